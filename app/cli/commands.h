@@ -1,0 +1,10 @@
+#pragma once
+// Each subcommand of quantscope-cli: parses its own arguments (args[0] is the command
+// name) and returns the process exit code: 0 ok, 1 failed check, 2 bad input or usage.
+#include <QStringList>
+
+namespace qscli {
+
+int runInspect(const QStringList& args);
+
+} // namespace qscli

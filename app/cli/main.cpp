@@ -1,0 +1,77 @@
+// quantscope-cli: the headless twin of the GUI.
+#include "commands.h"
+#include "error.h"
+
+#include <QCoreApplication>
+#include <QTextStream>
+
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <map>
+
+namespace {
+
+struct Command {
+    int (*run)(const QStringList&);
+    const char* summary;
+};
+
+const std::map<QString, Command>& commands()
+{
+    static const std::map<QString, Command> table{
+        {QStringLiteral("inspect"), {qscli::runInspect, "list a checkpoint's metadata, tensors and logical weights"}},
+    };
+    return table;
+}
+
+void printUsage(FILE* to)
+{
+    std::fprintf(to, "Usage: quantscope-cli COMMAND [options]\n\nCommands:\n");
+    for (const auto& [name, cmd] : commands())
+        std::fprintf(to, "  %-10s %s\n", qPrintable(name), cmd.summary);
+    std::fprintf(to, "\nRun 'quantscope-cli COMMAND --help' for a command's options.\n");
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setOrganizationName(QStringLiteral("Quantscope"));
+    QCoreApplication::setApplicationName(QStringLiteral("quantscope-cli"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(QUANTSCOPE_VERSION));
+
+    QStringList args = QCoreApplication::arguments();
+    args.removeFirst();
+    if (args.isEmpty()) {
+        printUsage(stderr);
+        return 2;
+    }
+    const QString name = args.first();
+    if (name == QLatin1String("--help") || name == QLatin1String("-h") || name == QLatin1String("help")) {
+        printUsage(stdout);
+        return 0;
+    }
+    if (name == QLatin1String("--version")) {
+        std::printf("quantscope-cli %s\n", QUANTSCOPE_VERSION);
+        return 0;
+    }
+    const auto it = commands().find(name);
+    if (it == commands().end()) {
+        std::fprintf(stderr, "quantscope-cli: unknown command '%s' (try --help)\n", qPrintable(name));
+        return 2;
+    }
+    try {
+        return it->second.run(args);
+    } catch (const qs::Error& e) {
+        std::fprintf(stderr, "quantscope-cli %s: %s\n", qPrintable(name), e.what());
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "quantscope-cli %s: out of memory\n", qPrintable(name));
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "quantscope-cli %s: internal error: %s\n", qPrintable(name), e.what());
+        return 2;
+    }
+}

@@ -1,0 +1,165 @@
+#include "container/checkpoint.h"
+
+#include "container/gguf.h"
+#include "container/safetensors.h"
+#include "error.h"
+#include "formats/detect.h"
+
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+namespace qs {
+
+std::string_view containerName(Container c)
+{
+    return c == Container::Gguf ? "gguf" : "safetensors";
+}
+
+std::string_view metaTypeName(MetaValue::Type t)
+{
+    static constexpr std::string_view names[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32",
+                                                  "bool", "string", "array", "u64", "i64", "f64"};
+    return names[static_cast<size_t>(t)];
+}
+
+std::string MetaValue::toDisplayString(size_t maxItems) const
+{
+    std::ostringstream out;
+    std::visit(
+        [&](const auto& v) {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::vector<MetaValue>>) {
+                out << '[';
+                for (size_t i = 0; i < v.size() && i < maxItems; ++i)
+                    out << (i ? ", " : "") << v[i].toDisplayString(maxItems);
+                if (v.size() > maxItems)
+                    out << ", ... (" << v.size() << " items)";
+                out << ']';
+            } else if constexpr (std::is_same_v<T, bool>) {
+                out << (v ? "true" : "false");
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                out << v;
+            } else {
+                out << v;
+            }
+        },
+        value);
+    return out.str();
+}
+
+uint64_t TensorEntry::elementCount() const
+{
+    uint64_t n = 1;
+    for (uint64_t d : shape)
+        n *= d;
+    return n;
+}
+
+uint32_t Checkpoint::addFile(std::shared_ptr<MappedFile> file)
+{
+    files.push_back(file->path());
+    m_maps.push_back(std::move(file));
+    return static_cast<uint32_t>(m_maps.size() - 1);
+}
+
+void Checkpoint::buildIndex()
+{
+    m_index.clear();
+    m_index.reserve(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        const auto& t = tensors[i];
+        if (!m_index.emplace(t.name, i).second)
+            fail(files.at(t.file), "duplicate tensor name '" + t.name + "'");
+    }
+}
+
+std::span<const uint8_t> Checkpoint::bytes(const TensorEntry& t) const
+{
+    return m_maps.at(t.file)->range(t.offset, t.nbytes, "tensor '" + t.name + "'");
+}
+
+int Checkpoint::indexOf(std::string_view name) const
+{
+    const auto it = m_index.find(std::string(name));
+    return it == m_index.end() ? -1 : static_cast<int>(it->second);
+}
+
+const TensorEntry* Checkpoint::find(std::string_view name) const
+{
+    const int i = indexOf(name);
+    return i < 0 ? nullptr : &tensors[static_cast<size_t>(i)];
+}
+
+const LogicalWeight* Checkpoint::findWeight(std::string_view nameOrMember) const
+{
+    for (const auto& w : weights)
+        if (w.name == nameOrMember)
+            return &w;
+    for (const auto& w : weights)
+        for (const auto& [role, idx] : w.members)
+            if (tensors[idx].name == nameOrMember)
+                return &w;
+    return nullptr;
+}
+
+const MetaValue* Checkpoint::meta(std::string_view key) const
+{
+    for (const auto& [k, v] : metadata)
+        if (k == key)
+            return &v;
+    return nullptr;
+}
+
+namespace {
+
+bool startsWithGgufMagic(const std::string& path)
+{
+    const MappedFile f(path);
+    return f.size() >= 4 && std::memcmp(f.bytes().data(), "GGUF", 4) == 0;
+}
+
+} // namespace
+
+std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string& path)
+{
+    namespace fs = std::filesystem;
+    auto ckpt = std::make_shared<Checkpoint>();
+    ckpt->path = path;
+    std::error_code ec;
+    const auto status = fs::status(path, ec);
+    if (ec || !fs::exists(status))
+        fail(path, "no such file or folder");
+    if (fs::is_directory(status)) {
+        // A folder of GGUF files (no safetensors) opens as its GGUF (split set).
+        std::vector<std::string> ggufs;
+        bool hasSafetensors = false;
+        for (const auto& e : fs::directory_iterator(path, ec)) {
+            const auto ext = e.path().extension().string();
+            if (ext == ".gguf")
+                ggufs.push_back(e.path().string());
+            else if (ext == ".safetensors" || e.path().string().ends_with(".safetensors.index.json"))
+                hasSafetensors = true;
+        }
+        if (!hasSafetensors && !ggufs.empty()) {
+            std::sort(ggufs.begin(), ggufs.end());
+            ckpt->container = Container::Gguf;
+            readGguf(*ckpt, ggufs.front());
+        } else {
+            ckpt->container = Container::Safetensors;
+            readSafetensorsFolder(*ckpt, path);
+        }
+    } else if (startsWithGgufMagic(path)) {
+        ckpt->container = Container::Gguf;
+        readGguf(*ckpt, path);
+    } else {
+        ckpt->container = Container::Safetensors;
+        readSafetensorsFile(*ckpt, path);
+        readHuggingFaceConfigs(*ckpt, fs::path(path).parent_path().string());
+    }
+    ckpt->buildIndex();
+    ckpt->weights = detectWeights(*ckpt);
+    return ckpt;
+}
+
+} // namespace qs

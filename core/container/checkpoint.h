@@ -1,0 +1,89 @@
+#pragma once
+// A checkpoint as opened from disk: one or more memory-mapped files (shards), the stored
+// tensors they hold (listing never touches tensor data), the container's metadata, the
+// Hugging Face configs beside it, and the logical weights that format detection found.
+#include "container/dtype.h"
+#include "container/mappedfile.h"
+#include "formats/logicalweight.h"
+
+#include <QJsonObject>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace qs {
+
+enum class Container { Safetensors, Gguf };
+std::string_view containerName(Container c);
+
+// A typed metadata value. Types and their numbering are GGUF's (0..12); safetensors
+// __metadata__ values are all String.
+struct MetaValue {
+    enum class Type : uint8_t { U8 = 0, I8, U16, I16, U32, I32, F32, Bool, String, Array, U64, I64, F64 };
+    Type type = Type::String;
+    Type arrayType = Type::U8; // element type when type == Array
+    std::variant<uint64_t, int64_t, double, bool, std::string, std::vector<MetaValue>> value;
+
+    // Human-readable, arrays abbreviated after `maxItems` elements.
+    std::string toDisplayString(size_t maxItems = 8) const;
+};
+std::string_view metaTypeName(MetaValue::Type t);
+
+struct TensorEntry {
+    std::string name;
+    DType dtype = DType::U8;
+    int ggmlType = -1;            // GGUF only: the ggml type id
+    std::string typeName;         // "F16", "I32", "Q4_K", "unknown(99)"
+    std::vector<uint64_t> shape;  // row-major, outermost first (GGUF: ne reversed, ne0 last)
+    uint32_t file = 0;            // index into Checkpoint::files
+    uint64_t offset = 0;          // absolute byte offset inside that file
+    uint64_t nbytes = 0;
+    bool known = true;            // false: type unknown to us; listed, never decoded
+    std::string note;
+
+    uint64_t elementCount() const; // product of shape (checked at read time)
+};
+
+class Checkpoint {
+public:
+    // Opens a .gguf or .safetensors file, a GGUF split set, or a folder (sharded index,
+    // one or more .safetensors, configs). Throws qs::Error naming the file and field.
+    static std::shared_ptr<const Checkpoint> open(const std::string& path);
+
+    Container container = Container::Safetensors;
+    std::string path;                 // what was opened
+    std::vector<std::string> files;   // every mapped file, in shard order
+    std::vector<TensorEntry> tensors; // in file order
+    std::vector<std::pair<std::string, MetaValue>> metadata; // in file order
+    int ggufVersion = 0;
+    uint64_t ggufAlignment = 0;
+    QJsonObject config;               // config.json (empty when absent)
+    QJsonObject quantizeConfig;       // quantize_config.json or quant_config.json
+    std::string quantizeConfigFile;   // which of the two, or empty
+    std::vector<LogicalWeight> weights; // format detection's result
+    std::vector<std::string> notes;   // container-level warnings
+
+    std::span<const uint8_t> bytes(const TensorEntry& t) const;
+    const TensorEntry* find(std::string_view name) const;
+    int indexOf(std::string_view name) const; // -1 when absent
+    const LogicalWeight* findWeight(std::string_view nameOrMember) const;
+    const MetaValue* meta(std::string_view key) const;
+
+    // Used by the readers while building.
+    uint32_t addFile(std::shared_ptr<MappedFile> file);
+    void buildIndex(); // throws on duplicate tensor names
+    const MappedFile& mappedFile(uint32_t i) const { return *m_maps.at(i); }
+
+private:
+    std::vector<std::shared_ptr<MappedFile>> m_maps;
+    std::unordered_map<std::string, size_t> m_index;
+};
+
+} // namespace qs

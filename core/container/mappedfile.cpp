@@ -1,0 +1,61 @@
+#include "container/mappedfile.h"
+
+#include "error.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace qs {
+
+MappedFile::MappedFile(const std::string& path)
+    : m_path(path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        fail(path, std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        fail(path, std::string("cannot stat: ") + std::strerror(err));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        fail(path, "is a directory, not a file");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        fail(path, "is not a regular file");
+    }
+    m_size = static_cast<uint64_t>(st.st_size);
+    if (m_size > 0) {
+        void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            const int err = errno;
+            ::close(fd);
+            fail(path, std::string("cannot map: ") + std::strerror(err));
+        }
+        m_data = static_cast<const uint8_t*>(p);
+    }
+    ::close(fd);
+}
+
+MappedFile::~MappedFile()
+{
+    if (m_data)
+        ::munmap(const_cast<uint8_t*>(m_data), m_size);
+}
+
+std::span<const uint8_t> MappedFile::range(uint64_t offset, uint64_t length, const std::string& what) const
+{
+    if (offset > m_size || length > m_size - offset)
+        fail(m_path, what + ": bytes " + std::to_string(offset) + "+" + std::to_string(length)
+                         + " lie past the end of the file (" + std::to_string(m_size) + " bytes)");
+    return {m_data + offset, static_cast<size_t>(length)};
+}
+
+} // namespace qs

@@ -1,0 +1,30 @@
+#pragma once
+// A file mapped read-only into memory. Opening never reads the contents; pages come in
+// when a span over them is touched.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace qs {
+
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path); // throws qs::Error
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const std::string& path() const { return m_path; }
+    uint64_t size() const { return m_size; }
+    std::span<const uint8_t> bytes() const { return {m_data, static_cast<size_t>(m_size)}; }
+    // A checked sub-range; throws naming the file and `what` when it is out of bounds.
+    std::span<const uint8_t> range(uint64_t offset, uint64_t length, const std::string& what) const;
+
+private:
+    std::string m_path;
+    const uint8_t* m_data = nullptr;
+    uint64_t m_size = 0;
+};
+
+} // namespace qs
