@@ -1,0 +1,42 @@
+#include "kernels/kernel.h"
+
+#include "error.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace qs {
+
+SimdPath bestSimdPath()
+{
+    static const SimdPath best = [] {
+        const char* env = std::getenv("QUANTSCOPE_SIMD");
+        if (env && std::strcmp(env, "scalar") == 0)
+            return SimdPath::Scalar;
+        __builtin_cpu_init();
+        const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+            && __builtin_cpu_supports("f16c") && __builtin_cpu_supports("bmi2");
+        return avx2 ? SimdPath::Avx2 : SimdPath::Scalar;
+    }();
+    return best;
+}
+
+std::string_view simdPathName(SimdPath p)
+{
+    return p == SimdPath::Avx2 ? "avx2" : "scalar";
+}
+
+const TensorEntry& WeightData::entry(std::string_view role) const
+{
+    const int i = weight.member(role);
+    if (i < 0)
+        throw Error("weight '" + weight.name + "' (" + weight.format + "): no '" + std::string(role) + "' tensor");
+    return ckpt.tensors.at(static_cast<size_t>(i));
+}
+
+std::span<const uint8_t> WeightData::bytes(std::string_view role) const
+{
+    return ckpt.bytes(entry(role));
+}
+
+} // namespace qs
