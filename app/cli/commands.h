@@ -6,5 +6,7 @@
 namespace qscli {
 
 int runInspect(const QStringList& args);
+int runDequant(const QStringList& args);
+int runCodes(const QStringList& args);
 
 } // namespace qscli
