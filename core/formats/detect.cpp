@@ -584,13 +584,17 @@ void Detector::readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize,
         w.notes.push_back("'" + t.name + "' has " + std::to_string(v->size()) + " entries for K = " + std::to_string(K));
         return;
     }
-    bool trivial = groupSize > 0;
+    if (groupSize <= 0) {
+        w.notes.push_back("group size unknown: act-order (g_idx) not checked");
+        return;
+    }
+    bool trivial = true;
     uint64_t outOfRange = 0;
     for (size_t k = 0; k < v->size(); ++k) {
         const int64_t x = (*v)[k];
         if (x < 0 || static_cast<uint64_t>(x) >= G)
             ++outOfRange;
-        if (groupSize > 0 && x != static_cast<int64_t>(k / static_cast<uint64_t>(groupSize)))
+        if (x != static_cast<int64_t>(k / static_cast<uint64_t>(groupSize)))
             trivial = false;
     }
     w.actOrder = !trivial;
