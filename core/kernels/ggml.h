@@ -30,10 +30,6 @@ const GgmlTypeTraits* ggmlTypeTraits(int ggmlType);
 // True when the type has a dequantizer here (every id that ggmlTypeTraits knows).
 bool ggmlTypeDecodable(int ggmlType);
 
-// IEEE binary16 -> binary32, exact (subnormals, inf; NaN keeps its payload and becomes quiet,
-// as F16C's vcvtph2ps and ggml's portable converter do).
-float ggmlF16ToF32(uint16_t h);
-
 // Dequantizes `nrows` rows of `rowElems` elements each (rowElems a multiple of the block size;
 // the rows lie back to back in `src`, as in a GGUF blob). Unknown types or a bad rowElems throw.
 // The reference is a plain loop in ggml's order of operations; the fast path uses AVX2 when

@@ -1,6 +1,6 @@
 // AVX2 fast paths for the ggml types, bit-identical to ggml_ref.cpp: codes are unpacked with
 // integer SIMD, converted exactly to float, then the same float operations run in the same
-// order (separate mul and add, never fused; signs as a multiplication by +-1).
+// order (separate mul and add, never fused; IQ signs as a negation, like the reference).
 // Compiled with -mavx2 -mfma -mf16c -mbmi2; only called when bestSimdPath() is Avx2.
 #include "kernels/ggml.h"
 
@@ -61,12 +61,12 @@ inline __m256i bitsToBytes(uint32_t bits)
     return _mm256_cmpeq_epi8(b, sel);
 }
 
-// 8 bits -> 8 float lanes of +1 or -1 (bit set = negative).
+// 8 bits -> 8 float sign masks (bit set = 0x80000000: negate by xor, as the reference negates).
 inline __m256 signs8(uint8_t s)
 {
     const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     const __m256i set = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(s), bit), bit);
-    return _mm256_blendv_ps(_mm256_set1_ps(1.f), _mm256_set1_ps(-1.f), _mm256_castsi256_ps(set));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(set, 31));
 }
 
 // ---- plain types ----
@@ -471,12 +471,12 @@ void avxTQ2_0(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-// ---- IQ grids: one 8-weight group = (db * grid byte) * sign ----
+// ---- IQ grids: one 8-weight group = +-(db * grid byte) ----
 
 inline void gridGroup(float* y, uint64_t grid, __m256 db, uint8_t signs)
 {
     const __m256 g = u8x8(_mm_cvtsi64_si128(int64_t(grid)));
-    _mm256_storeu_ps(y, _mm256_mul_ps(_mm256_mul_ps(db, g), signs8(signs)));
+    _mm256_storeu_ps(y, _mm256_xor_ps(_mm256_mul_ps(db, g), signs8(signs)));
 }
 
 void avxIQ2_XXS(const uint8_t* b, uint64_t nb, float* y)

@@ -1,11 +1,12 @@
 // Scalar references for every ggml type: one loop per block, written from the block layouts
 // of ../shared/spec/gguf.md section 2, in ggml's order of float operations (d*q then +m;
-// k-quants form d*scale first; signs applied as a multiplication by +-1). The build uses
+// k-quants form d*scale first; IQ signs as a negation, see sgn). The build uses
 // -ffp-contract=off, so nothing is fused. Also: the type table and the row dispatcher.
 #include "kernels/ggml.h"
 
 #include "error.h"
 #include "kernels/ggml_tables.h"
+#include "kernels/half.h"
 
 #include <omp.h>
 
@@ -21,8 +22,10 @@ namespace {
 
 uint16_t ld16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 uint32_t ld32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-float f16(const uint8_t* p) { return ggmlF16ToF32(ld16(p)); }
-float sgn(uint8_t mask, int j) { return (mask >> j) & 1 ? -1.f : 1.f; }
+float f16(const uint8_t* p) { return halfToFloat(ld16(p)); }
+// ggml writes "v * (bit ? -1.f : 1.f)", which compilers fold into a negation; the two differ
+// only in the sign of a NaN, and the negation is what the fast path reproduces (sign-bit xor).
+float sgn(float v, uint8_t mask, int j) { return (mask >> j) & 1 ? -v : v; }
 
 // ---- plain types ----
 
@@ -357,7 +360,7 @@ void refIQ2_XXS(const uint8_t* b, uint64_t nb, float* y)
             for (int l = 0; l < 4; ++l, y += 8) {
                 const uint64_t g = ggml::kIq2xxsGrid[w0[l]];
                 const uint8_t signs = ggml::kKsignsIq2xs[(w1 >> (7 * l)) & 127];
-                for (int j = 0; j < 8; ++j) y[j] = db * float(gridByte(g, j)) * sgn(signs, j);
+                for (int j = 0; j < 8; ++j) y[j] = sgn(db * float(gridByte(g, j)), signs, j);
             }
         }
     }
@@ -374,7 +377,7 @@ void refIQ2_XS(const uint8_t* b, uint64_t nb, float* y)
                 const uint16_t w = ld16(b + 2 + 2 * (4 * ib + l));
                 const uint64_t g = ggml::kIq2xsGrid[w & 511];
                 const uint8_t signs = ggml::kKsignsIq2xs[w >> 9];
-                for (int j = 0; j < 8; ++j) y[j] = db[l / 2] * float(gridByte(g, j)) * sgn(signs, j);
+                for (int j = 0; j < 8; ++j) y[j] = sgn(db[l / 2] * float(gridByte(g, j)), signs, j);
             }
         }
     }
@@ -393,7 +396,7 @@ void refIQ2_S(const uint8_t* b, uint64_t nb, float* y)
                 const int idx = qs[4 * ib + l] | ((qh[ib] >> (2 * l)) & 3) << 8;
                 const uint64_t g = ggml::kIq2sGrid[idx];
                 const uint8_t signs = qs[32 + 4 * ib + l];
-                for (int j = 0; j < 8; ++j) y[j] = db[l / 2] * float(gridByte(g, j)) * sgn(signs, j);
+                for (int j = 0; j < 8; ++j) y[j] = sgn(db[l / 2] * float(gridByte(g, j)), signs, j);
             }
         }
     }
@@ -412,8 +415,8 @@ void refIQ3_XXS(const uint8_t* b, uint64_t nb, float* y)
                 const uint32_t g1 = ggml::kIq3xxsGrid[qs[8 * ib + 2 * l]];
                 const uint32_t g2 = ggml::kIq3xxsGrid[qs[8 * ib + 2 * l + 1]];
                 for (int j = 0; j < 4; ++j) {
-                    y[j] = db * float(gridByte(g1, j)) * sgn(signs, j);
-                    y[j + 4] = db * float(gridByte(g2, j)) * sgn(signs, j + 4);
+                    y[j] = sgn(db * float(gridByte(g1, j)), signs, j);
+                    y[j + 4] = sgn(db * float(gridByte(g2, j)), signs, j + 4);
                 }
             }
         }
@@ -435,8 +438,8 @@ void refIQ3_S(const uint8_t* b, uint64_t nb, float* y)
                 const uint32_t g2 = ggml::kIq3sGrid[qs[8 * ib + 2 * l + 1] | ((qh[ib] >> (2 * l + 1)) & 1) << 8];
                 const uint8_t s = signs[4 * ib + l];
                 for (int j = 0; j < 4; ++j) {
-                    y[j] = db * float(gridByte(g1, j)) * sgn(s, j);
-                    y[j + 4] = db * float(gridByte(g2, j)) * sgn(s, j + 4);
+                    y[j] = sgn(db * float(gridByte(g1, j)), s, j);
+                    y[j + 4] = sgn(db * float(gridByte(g2, j)), s, j + 4);
                 }
             }
         }
@@ -474,7 +477,7 @@ void refIQ1_M(const uint8_t* b, uint64_t nb, float* y)
     for (uint64_t i = 0; i < nb; ++i, b += 56) {
         const uint8_t* qs = b;
         const uint8_t* qh = b + 32;
-        const float d = ggmlF16ToF32(iq1mScaleBits(b + 48));
+        const float d = halfToFloat(iq1mScaleBits(b + 48));
         for (int ib = 0; ib < 8; ++ib) {
             const uint16_t sw = ld16(b + 48 + 2 * (ib / 2));
             const float dl[2] = {d * float(2 * ((sw >> (6 * (ib % 2))) & 7) + 1),
@@ -562,32 +565,6 @@ uint64_t blockCount(const TypeRow& r, uint64_t nrows, uint64_t rowElems)
 }
 
 } // namespace
-
-float ggmlF16ToF32(uint16_t h)
-{
-    const uint32_t sign = uint32_t(h & 0x8000) << 16;
-    const uint32_t exp = (h >> 10) & 0x1F;
-    uint32_t mant = h & 0x3FF;
-    uint32_t bits;
-    if (exp == 0x1F) {
-        bits = sign | 0x7F800000u | (mant << 13) | (mant ? 0x00400000u : 0u);
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112) << 23) | (mant << 13);
-    } else if (mant == 0) {
-        bits = sign;
-    } else {
-        // Subnormal: shift the leading 1 into the implicit position.
-        int e = 113;
-        while (!(mant & 0x400)) {
-            mant <<= 1;
-            --e;
-        }
-        bits = sign | (uint32_t(e) << 23) | ((mant & 0x3FF) << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
-}
 
 const GgmlTypeTraits* ggmlTypeTraits(int ggmlType)
 {
