@@ -1,6 +1,7 @@
 #pragma once
 // Dequantization of every ggml tensor type (../shared/spec/gguf.md section 2) to float32,
 // bit for bit as ggml's scalar to_float: a plain scalar reference and an AVX2 fast path.
+#include "container/ggmltype.h"
 #include "kernels/kernel.h"
 
 #include <cstdint>
@@ -19,14 +20,9 @@ enum GgmlType : int {
     GgmlTypeCount = 43,
 };
 
-struct GgmlTypeTraits {
-    int id = -1;
-    std::string_view name;     // "Q4_K"
-    uint32_t blockWeights = 0; // 1 for plain types
-    uint32_t blockBytes = 0;
-};
-// nullptr for ids that are unknown or removed.
-const GgmlTypeTraits* ggmlTypeTraits(int ggmlType);
+// The block geometry (container/ggmltype.h) of a type that has a dequantizer here; nullptr
+// for unknown and removed ids.
+const GgmlTypeInfo* ggmlTypeTraits(int ggmlType);
 // True when the type has a dequantizer here (every id that ggmlTypeTraits knows).
 bool ggmlTypeDecodable(int ggmlType);
 

@@ -156,7 +156,7 @@ std::span<const GgmlBlockField> ggmlBlockFields(int ggmlType)
 
 GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
 {
-    const GgmlTypeTraits* tr = ggmlTypeTraits(ggmlType);
+    const GgmlTypeInfo* tr = ggmlTypeTraits(ggmlType);
     if (!tr || e >= tr->blockWeights)
         return {};
     Builder b;

@@ -492,86 +492,77 @@ void refIQ1_M(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-struct TypeRow {
-    GgmlTypeTraits traits;
-    ggml::BlocksFn ref;
-};
-
-const std::array<TypeRow, GgmlTypeCount>& typeTable()
+// The reference kernel of each type id; block sizes come from container/ggmltype.h.
+const std::array<ggml::BlocksFn, GgmlTypeCount>& refTable()
 {
-    static const std::array<TypeRow, GgmlTypeCount> table = [] {
-        std::array<TypeRow, GgmlTypeCount> t{};
-        auto add = [&](int id, std::string_view name, uint32_t bw, uint32_t bb, ggml::BlocksFn fn) {
-            t[size_t(id)] = TypeRow{GgmlTypeTraits{id, name, bw, bb}, fn};
-        };
-        add(GgmlF32, "F32", 1, 4, refF32);
-        add(GgmlF16, "F16", 1, 2, refF16);
-        add(GgmlQ4_0, "Q4_0", 32, 18, refQ4_0);
-        add(GgmlQ4_1, "Q4_1", 32, 20, refQ4_1);
-        add(GgmlQ5_0, "Q5_0", 32, 22, refQ5_0);
-        add(GgmlQ5_1, "Q5_1", 32, 24, refQ5_1);
-        add(GgmlQ8_0, "Q8_0", 32, 34, refQ8_0);
-        add(GgmlQ8_1, "Q8_1", 32, 36, refQ8_1);
-        add(GgmlQ2_K, "Q2_K", 256, 84, refQ2_K);
-        add(GgmlQ3_K, "Q3_K", 256, 110, refQ3_K);
-        add(GgmlQ4_K, "Q4_K", 256, 144, refQ4_K);
-        add(GgmlQ5_K, "Q5_K", 256, 176, refQ5_K);
-        add(GgmlQ6_K, "Q6_K", 256, 210, refQ6_K);
-        add(GgmlQ8_K, "Q8_K", 256, 292, refQ8_K);
-        add(GgmlIQ2_XXS, "IQ2_XXS", 256, 66, refIQ2_XXS);
-        add(GgmlIQ2_XS, "IQ2_XS", 256, 74, refIQ2_XS);
-        add(GgmlIQ3_XXS, "IQ3_XXS", 256, 98, refIQ3_XXS);
-        add(GgmlIQ1_S, "IQ1_S", 256, 50, refIQ1_S);
-        add(GgmlIQ4_NL, "IQ4_NL", 32, 18, refIQ4_NL);
-        add(GgmlIQ3_S, "IQ3_S", 256, 110, refIQ3_S);
-        add(GgmlIQ2_S, "IQ2_S", 256, 82, refIQ2_S);
-        add(GgmlIQ4_XS, "IQ4_XS", 256, 136, refIQ4_XS);
-        add(GgmlI8, "I8", 1, 1, refInt<int8_t>);
-        add(GgmlI16, "I16", 1, 2, refInt<int16_t>);
-        add(GgmlI32, "I32", 1, 4, refInt<int32_t>);
-        add(GgmlI64, "I64", 1, 8, refInt<int64_t>);
-        add(GgmlF64, "F64", 1, 8, refF64);
-        add(GgmlIQ1_M, "IQ1_M", 256, 56, refIQ1_M);
-        add(GgmlBF16, "BF16", 1, 2, refBF16);
-        add(GgmlTQ1_0, "TQ1_0", 256, 54, refTQ1_0);
-        add(GgmlTQ2_0, "TQ2_0", 256, 66, refTQ2_0);
-        add(GgmlMXFP4, "MXFP4", 32, 17, refMXFP4);
-        add(GgmlNVFP4, "NVFP4", 64, 36, refNVFP4);
-        add(GgmlQ1_0, "Q1_0", 128, 18, refQ1_0);
-        add(GgmlQ2_0, "Q2_0", 64, 18, refQ2_0);
+    static const std::array<ggml::BlocksFn, GgmlTypeCount> table = [] {
+        std::array<ggml::BlocksFn, GgmlTypeCount> t{};
+        t[GgmlF32] = refF32;
+        t[GgmlF16] = refF16;
+        t[GgmlQ4_0] = refQ4_0;
+        t[GgmlQ4_1] = refQ4_1;
+        t[GgmlQ5_0] = refQ5_0;
+        t[GgmlQ5_1] = refQ5_1;
+        t[GgmlQ8_0] = refQ8_0;
+        t[GgmlQ8_1] = refQ8_1;
+        t[GgmlQ2_K] = refQ2_K;
+        t[GgmlQ3_K] = refQ3_K;
+        t[GgmlQ4_K] = refQ4_K;
+        t[GgmlQ5_K] = refQ5_K;
+        t[GgmlQ6_K] = refQ6_K;
+        t[GgmlQ8_K] = refQ8_K;
+        t[GgmlIQ2_XXS] = refIQ2_XXS;
+        t[GgmlIQ2_XS] = refIQ2_XS;
+        t[GgmlIQ3_XXS] = refIQ3_XXS;
+        t[GgmlIQ1_S] = refIQ1_S;
+        t[GgmlIQ4_NL] = refIQ4_NL;
+        t[GgmlIQ3_S] = refIQ3_S;
+        t[GgmlIQ2_S] = refIQ2_S;
+        t[GgmlIQ4_XS] = refIQ4_XS;
+        t[GgmlI8] = refInt<int8_t>;
+        t[GgmlI16] = refInt<int16_t>;
+        t[GgmlI32] = refInt<int32_t>;
+        t[GgmlI64] = refInt<int64_t>;
+        t[GgmlF64] = refF64;
+        t[GgmlIQ1_M] = refIQ1_M;
+        t[GgmlBF16] = refBF16;
+        t[GgmlTQ1_0] = refTQ1_0;
+        t[GgmlTQ2_0] = refTQ2_0;
+        t[GgmlMXFP4] = refMXFP4;
+        t[GgmlNVFP4] = refNVFP4;
+        t[GgmlQ1_0] = refQ1_0;
+        t[GgmlQ2_0] = refQ2_0;
         return t;
     }();
     return table;
 }
 
-const TypeRow& rowFor(int type)
+const GgmlTypeInfo& infoFor(int type)
 {
-    const GgmlTypeTraits* t = ggmlTypeTraits(type);
+    const GgmlTypeInfo* t = ggmlTypeTraits(type);
     if (!t)
-        throw Error("ggml type " + std::to_string(type) + " has no dequantizer");
-    return typeTable()[size_t(type)];
+        throw Error("ggml type " + ggmlTypeName(type) + " has no dequantizer");
+    return *t;
 }
 
 // Number of blocks in nrows x rowElems; throws when rowElems is not a whole number of blocks.
-uint64_t blockCount(const TypeRow& r, uint64_t nrows, uint64_t rowElems)
+uint64_t blockCount(const GgmlTypeInfo& t, uint64_t nrows, uint64_t rowElems)
 {
-    if (rowElems % r.traits.blockWeights != 0)
-        throw Error("ggml " + std::string(r.traits.name) + ": row length " + std::to_string(rowElems)
-                    + " is not a multiple of the block size " + std::to_string(r.traits.blockWeights));
-    const uint64_t perRow = rowElems / r.traits.blockWeights;
-    if (perRow && nrows > std::numeric_limits<uint64_t>::max() / 4 / rowElems)
-        throw Error("ggml " + std::string(r.traits.name) + ": tensor too large");
-    return perRow * nrows;
+    if (rowElems % t.blockWeights != 0)
+        throw Error("ggml " + std::string(t.name) + ": row length " + std::to_string(rowElems)
+                    + " is not a multiple of the block size " + std::to_string(t.blockWeights));
+    if (rowElems && nrows > std::numeric_limits<uint64_t>::max() / 8 / rowElems)
+        throw Error("ggml " + std::string(t.name) + ": tensor too large");
+    return rowElems / t.blockWeights * nrows;
 }
 
 } // namespace
 
-const GgmlTypeTraits* ggmlTypeTraits(int ggmlType)
+const GgmlTypeInfo* ggmlTypeTraits(int id)
 {
-    if (ggmlType < 0 || ggmlType >= GgmlTypeCount)
+    if (id < 0 || id >= GgmlTypeCount || !refTable()[size_t(id)])
         return nullptr;
-    const TypeRow& r = typeTable()[size_t(ggmlType)];
-    return r.ref ? &r.traits : nullptr;
+    return ggmlType(id);
 }
 
 bool ggmlTypeDecodable(int ggmlType)
@@ -581,24 +572,24 @@ bool ggmlTypeDecodable(int ggmlType)
 
 ggml::BlocksFn ggml::refBlocksFn(int ggmlType)
 {
-    return ggmlTypeTraits(ggmlType) ? typeTable()[size_t(ggmlType)].ref : nullptr;
+    return ggmlTypeTraits(ggmlType) ? refTable()[size_t(ggmlType)] : nullptr;
 }
 
 void dequantizeGgmlRowsRef(int ggmlType, const uint8_t* src, uint64_t nrows, uint64_t rowElems, float* out)
 {
-    const TypeRow& r = rowFor(ggmlType);
-    r.ref(src, blockCount(r, nrows, rowElems), out);
+    const GgmlTypeInfo& t = infoFor(ggmlType);
+    refTable()[size_t(ggmlType)](src, blockCount(t, nrows, rowElems), out);
 }
 
 void dequantizeGgmlRows(int ggmlType, const uint8_t* src, uint64_t nrows, uint64_t rowElems, float* out, SimdPath path)
 {
-    const TypeRow& r = rowFor(ggmlType);
-    const uint64_t nblocks = blockCount(r, nrows, rowElems);
-    ggml::BlocksFn fn = r.ref;
+    const GgmlTypeInfo& t = infoFor(ggmlType);
+    const uint64_t nblocks = blockCount(t, nrows, rowElems);
+    ggml::BlocksFn fn = refTable()[size_t(ggmlType)];
     if (path == SimdPath::Avx2)
         if (ggml::BlocksFn f = ggml::avx2BlocksFn(ggmlType))
             fn = f;
-    const uint64_t bw = r.traits.blockWeights, bb = r.traits.blockBytes;
+    const uint64_t bw = t.blockWeights, bb = t.blockBytes;
     // Chunks of ~64 Ki weights: threads only pay off well above that.
     const uint64_t chunkBlocks = std::max<uint64_t>(1, (uint64_t(1) << 16) / bw);
     const uint64_t nchunks = (nblocks + chunkBlocks - 1) / chunkBlocks;
@@ -620,7 +611,7 @@ void dequantGgufWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowE
     const std::string where = "tensor '" + t.name + "' (" + t.typeName + ")";
     if (!ggmlTypeDecodable(t.ggmlType))
         throw Error(where + ": ggml type " + std::to_string(t.ggmlType) + " cannot be decoded");
-    const GgmlTypeTraits& tr = *ggmlTypeTraits(t.ggmlType);
+    const GgmlTypeInfo& tr = *ggmlTypeTraits(t.ggmlType);
     const uint64_t rowElems = w.weight.inFeatures();
     const uint64_t rows = w.weight.outFeatures();
     if (rowBegin > rowEnd || rowEnd > rows)

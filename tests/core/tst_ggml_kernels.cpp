@@ -84,7 +84,7 @@ const std::shared_ptr<const Checkpoint>& refFile()
 // Random blocks whose f16 / f32 scale fields are finite (exponent forced below all-ones).
 std::vector<uint8_t> randomBlocks(int type, uint64_t nblocks, uint32_t seed)
 {
-    const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+    const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
     std::mt19937 rng(seed);
     std::vector<uint8_t> bytes(nblocks * tr.blockBytes);
     for (uint8_t& b : bytes)
@@ -107,7 +107,7 @@ std::vector<uint8_t> randomBlocks(int type, uint64_t nblocks, uint32_t seed)
 // Every f16 scale field of every block set to `h` (IQ1_M: its scattered nibbles).
 void setHalfScales(int type, std::vector<uint8_t>& bytes, uint16_t h)
 {
-    const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+    const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
     for (size_t off = 0; off + tr.blockBytes <= bytes.size(); off += tr.blockBytes) {
         uint8_t* blk = bytes.data() + off;
         for (const GgmlBlockField& f : ggmlBlockFields(type))
@@ -410,7 +410,7 @@ private slots:
         QFETCH(QByteArray, block);
         QFETCH(float, others);
         QFETCH(QVector<float>, listed);
-        const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+        const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
         QCOMPARE(uint32_t(block.size()), tr.blockBytes);
         const std::vector<uint8_t> bytes(block.begin(), block.end());
         const std::vector<float> a = decodeRef(type, bytes, 1, tr.blockWeights);
@@ -441,7 +441,7 @@ private slots:
     void randomAgreement()
     {
         QFETCH(int, type);
-        const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+        const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
         // 3 rows of 2 super-blocks (or 512 weights) each.
         const uint64_t rowElems = tr.blockWeights == 1 ? 509 : tr.blockWeights * 2 * (256 / std::min<uint32_t>(256, tr.blockWeights));
         const uint64_t nrows = 3;
@@ -476,7 +476,7 @@ private slots:
     {
         QFETCH(int, type);
         QFETCH(int, half);
-        const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+        const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
         const uint64_t rowElems = std::max<uint32_t>(256, tr.blockWeights);
         std::vector<uint8_t> bytes = randomBlocks(type, rowElems / tr.blockWeights * 2, 99u + uint32_t(type));
         setHalfScales(type, bytes, uint16_t(half));
@@ -507,7 +507,7 @@ private slots:
         // Large enough to be split across threads.
         for (int type : {GgmlQ4_0, GgmlQ4_K, GgmlIQ2_XS, GgmlF16}) {
             const uint64_t rowElems = 4096, nrows = 96;
-            const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+            const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
             const std::vector<uint8_t> bytes = randomBlocks(type, nrows * rowElems / tr.blockWeights, 7u);
             const std::vector<float> a = decodeRef(type, bytes, nrows, rowElems);
             std::vector<float> b(a.size()), c(a.size());
@@ -515,6 +515,29 @@ private slots:
             dequantizeGgmlRows(type, bytes.data(), nrows, rowElems, c.data(), bestSimdPath());
             QS_COMPARE_BITS(a.data(), b.data(), a.size());
             QS_COMPARE_BITS(a.data(), c.data(), a.size());
+        }
+    }
+
+    void ggufWeightRowsAdapter()
+    {
+        // The DequantRowsFn adapter: member "weight", a row range of a 2-D tensor.
+        const Checkpoint& q = *quantFile();
+        for (const char* name : {"synthetic.q4_k", "real.iq2_xs", "synthetic.q5_0"}) {
+            const int idx = q.indexOf(name);
+            QVERIFY(idx >= 0);
+            const TensorEntry& t = q.tensors[size_t(idx)];
+            LogicalWeight w;
+            w.name = name;
+            w.format = "gguf-" + QString::fromStdString(t.typeName).toLower().toStdString();
+            w.shape = t.shape;
+            w.members = {{"weight", size_t(idx)}};
+            const WeightData wd{q, w};
+            const uint64_t cols = w.inFeatures(), rows = w.outFeatures();
+            std::vector<float> all(rows * cols), part(3 * cols);
+            dequantGgufWeightRows(wd, 0, rows, all.data(), SimdPath::Scalar);
+            dequantGgufWeightRows(wd, rows - 3, rows, part.data(), bestSimdPath());
+            QS_COMPARE_BITS(all.data() + (rows - 3) * cols, part.data(), part.size());
+            QVERIFY_THROWS_EXCEPTION(Error, dequantGgufWeightRows(wd, 1, rows + 1, part.data(), bestSimdPath()));
         }
     }
 
@@ -545,7 +568,7 @@ private slots:
     {
         // Byte 0 = 0x21: element 0 gets 1, element 16 (not 1) gets 2, for every half-interleaved type.
         for (int type : {GgmlQ4_0, GgmlQ4_1, GgmlIQ4_NL, GgmlMXFP4, GgmlQ5_0, GgmlQ5_1}) {
-            const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+            const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
             const GgmlElementLocation l0 = ggmlLocateElement(type, 0), l16 = ggmlLocateElement(type, 16), l1 = ggmlLocateElement(type, 1);
             QCOMPARE(l0.pieces[0].byteOffset, l16.pieces[0].byteOffset);
             QCOMPARE(l16.pieces[0].bitOffset, uint8_t(4));
@@ -650,7 +673,7 @@ private slots:
     void pitfall11_zeroBytesAreNotZeroWeights()
     {
         for (int type : {GgmlTQ1_0, GgmlTQ2_0, GgmlQ1_0, GgmlQ2_0}) {
-            const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+            const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
             std::vector<uint8_t> b(tr.blockBytes, 0);
             const GgmlElementLocation loc = ggmlLocateElement(type, 0);
             for (const GgmlBitPiece& p : loc.view())
@@ -726,7 +749,7 @@ private slots:
     void blockFields()
     {
         QFETCH(int, type);
-        const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+        const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
         const auto fields = ggmlBlockFields(type);
         QVERIFY(!fields.empty());
         uint32_t at = 0;
@@ -777,7 +800,7 @@ private:
     // Decoding every element from the bits the map names reproduces the reference kernel.
     void checkElementMap(int type, const std::vector<uint8_t>& bytes)
     {
-        const GgmlTypeTraits& tr = *ggmlTypeTraits(type);
+        const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
         const uint64_t nblocks = bytes.size() / tr.blockBytes;
         QVERIFY(nblocks > 0);
         const std::vector<float> want = decodeRef(type, bytes, nblocks, tr.blockWeights);
