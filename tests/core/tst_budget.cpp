@@ -134,7 +134,7 @@ private slots:
         QFETCH(QString, format);
         QFETCH(int, scaleBytes);
         QFETCH(QStringList, suffixes);
-        const auto ck = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + variant).toStdString());
+        const auto ck = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
         uint64_t stored = 0;
         for (const QString& s : suffixes)
             if (const qs::TensorEntry* t = ck->find((module + QLatin1Char('.') + s).toStdString()))

@@ -53,7 +53,7 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(QString, module);
         QFETCH(QString, source);
-        const auto ck = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + variant).toStdString());
+        const auto ck = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
         const bool nested = variant.contains(QStringLiteral("doublequant"));
         const bool nf4 = variant.contains(QStringLiteral("nf4"));
         const std::string w = module.toStdString() + ".weight";
