@@ -120,9 +120,14 @@ QString Inspector::weightHtml(const WeightRow& w) const
     html += QStringLiteral("<h4>%1</h4><table cellspacing='0' cellpadding='2'>").arg(esc(tr("Stored tensors")));
     html += QStringLiteral("<tr><th align='left'>%1</th><th align='left'>%2</th><th align='left'>%3</th><th align='left'>%4</th><th align='right'>%5</th></tr>")
                 .arg(esc(tr("Role")), esc(tr("Tensor")), esc(tr("Type")), esc(tr("Shape")), esc(tr("Bytes")));
-    for (const auto& m : w.members)
+    for (const auto& m : w.members) {
+        // The weight's name is in the heading; "….qweight" is enough here.
+        const QString shown = m.tensor.startsWith(w.name + QLatin1Char('.')) && m.tensor != w.name
+            ? QChar(0x2026) + m.tensor.mid(w.name.size())
+            : m.tensor;
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td align='right'>%5</td></tr>")
-                    .arg(esc(m.role), esc(m.tensor), esc(m.dtype), esc(m.shape), esc(QLocale().toString(qulonglong(m.bytes))));
+                    .arg(esc(m.role), esc(shown), esc(m.dtype), esc(m.shape), esc(QLocale().toString(qulonglong(m.bytes))));
+    }
     html += QStringLiteral("</table>");
 
     if (!w.evidence.isEmpty()) {

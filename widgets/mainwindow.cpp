@@ -213,7 +213,7 @@ void MainWindow::createDocks()
     inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
     inspectorDock->setWidget(m_inspector);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    resizeDocks({browserDock, inspectorDock}, {720, 420}, Qt::Horizontal);
+    resizeDocks({browserDock, inspectorDock}, {740, 390}, Qt::Horizontal);
 }
 
 void MainWindow::createActions()
@@ -371,9 +371,12 @@ void MainWindow::showSnapshot(const LoadResult& result)
     m_metadataModel->setSnapshot(m_snapshot);
     m_inspector->setSnapshot(m_snapshot);
     m_weightView->expandAll();
-    m_weightView->resizeColumnToContents(WeightTreeModel::NameColumn);
-    for (int c = WeightTreeModel::FormatColumn; c < WeightTreeModel::ColumnCount; ++c)
+    for (int c = 0; c < WeightTreeModel::ColumnCount; ++c)
         m_weightView->resizeColumnToContents(c);
+    // Layer rows list every format they hold; let those elide rather than widen the column.
+    m_weightView->setColumnWidth(WeightTreeModel::FormatColumn,
+                                 std::min(m_weightView->columnWidth(WeightTreeModel::FormatColumn),
+                                          m_weightView->fontMetrics().horizontalAdvance(QStringLiteral("compressed-tensors")) + 24));
     for (int c = 0; c < TensorTableModel::WeightColumn; ++c)
         m_tensorView->resizeColumnToContents(c);
     m_metadataView->resizeColumnToContents(MetadataModel::KeyColumn);

@@ -1,7 +1,6 @@
 #pragma once
 // Sorting and filtering for every browser: numbers sort as numbers and names naturally
 // ("layers.2" before "layers.10"); the filter keeps a layer when any weight in it matches.
-#include <QCollator>
 #include <QSortFilterProxyModel>
 
 namespace qsw {
@@ -14,8 +13,9 @@ public:
 protected:
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
-private:
-    QCollator m_collator;
 };
+
+// Case-insensitive, digit runs compared by value: "layers.2" < "layers.10".
+int naturalCompare(const QString& a, const QString& b);
 
 } // namespace qsw

@@ -221,15 +221,25 @@ QVariant WeightTreeModel::weightData(const WeightRow& w, int weightIndex, int co
 
 QVariant WeightTreeModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return QAbstractItemModel::headerData(section, orientation, role);
+    if (role == Qt::ToolTipRole) {
+        switch (section) {
+        case ShapeColumn: return tr("Logical shape [out_features, in_features]");
+        case BitsColumn: return tr("Bits per code (the float width for float formats)");
+        case GroupSizeColumn: return tr("Weights sharing one scale along the input axis");
+        case BpwColumn: return tr("Effective bits per weight, counting every scale, zero, index and padding byte");
+        case BytesColumn: return tr("Bytes stored for this weight, all member tensors");
+        default: return {};
+        }
+    }
     switch (section) {
     case NameColumn: return tr("Name");
     case FormatColumn: return tr("Format");
-    case ShapeColumn: return tr("Shape [out, in]");
+    case ShapeColumn: return tr("Shape");
     case BitsColumn: return tr("Bits");
     case GroupSizeColumn: return tr("Group");
-    case BpwColumn: return tr("Bits/weight");
+    case BpwColumn: return tr("Bits/w");
     case BytesColumn: return tr("Bytes");
     default: return {};
     }
