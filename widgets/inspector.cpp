@@ -19,7 +19,7 @@ QString row(const QString& key, const QString& value)
 
 QString bytesText(uint64_t bytes)
 {
-    return QLocale().formattedDataSize(qint64(bytes), 2, QLocale::DataSizeTraditionalFormat);
+    return QLocale().formattedDataSize(qint64(bytes), 2);
 }
 
 } // namespace

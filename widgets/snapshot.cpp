@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QLocale>
 #include <QRegularExpression>
 
 #include <set>
@@ -32,7 +33,7 @@ QString jsonValueText(const QJsonValue& v)
     if (v.isBool())
         return v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
     if (v.isDouble())
-        return QString::number(v.toDouble(), 'g', 17);
+        return QString::number(v.toDouble(), 'g', QLocale::FloatingPointShortest);
     if (v.isNull())
         return QStringLiteral("null");
     return v.toString();

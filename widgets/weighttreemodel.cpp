@@ -13,7 +13,7 @@ constexpr quintptr kTopLevel = 0;
 
 QString bytesText(uint64_t bytes)
 {
-    return QLocale().formattedDataSize(qint64(bytes), 1, QLocale::DataSizeTraditionalFormat);
+    return QLocale().formattedDataSize(qint64(bytes), 1);
 }
 
 QString bpwText(double bpw)
