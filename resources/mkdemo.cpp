@@ -12,6 +12,7 @@
 #include "analysis/rtn.h"
 #include "container/safetensors.h"
 #include "error.h"
+#include "kernels/gptq.h"
 #include "kernels/half.h"
 
 #include <QDir>
@@ -99,21 +100,6 @@ std::vector<uint16_t> toBf16(const std::vector<float>& v)
     return out;
 }
 
-// LSB-first bitstream of `bits`-wide fields, chunked into 32-bit words (GPTQ's layout
-// for every width, spec B.1).
-std::vector<uint32_t> packStream(const std::vector<uint32_t>& fields, int bits)
-{
-    std::vector<uint32_t> words((fields.size() * size_t(bits) + 31) / 32, 0);
-    for (size_t i = 0; i < fields.size(); ++i) {
-        const size_t bit = i * size_t(bits);
-        const uint64_t v = uint64_t(fields[i]) << (bit % 32);
-        words[bit / 32] |= uint32_t(v);
-        if ((bit % 32) + size_t(bits) > 32)
-            words[bit / 32 + 1] |= uint32_t(v >> 32);
-    }
-    return words;
-}
-
 struct Writer {
     std::vector<std::pair<qs::SafetensorsTensor, std::vector<uint8_t>>> tensors;
 
@@ -132,6 +118,18 @@ struct Writer {
     }
 };
 
+std::vector<int32_t> zerosOf(const qs::RtnResult& q)
+{
+    return std::vector<int32_t>(q.zeros.begin(), q.zeros.end());
+}
+
+void addPacked(Writer& out, const std::string& prefix, qs::PackedOutput packed)
+{
+    out.add(prefix + ".qweight", qs::DType::I32, packed.qweight.shape, std::move(packed.qweight.bytes));
+    out.add(prefix + ".qzeros", qs::DType::I32, packed.qzeros.shape, std::move(packed.qzeros.bytes));
+    out.add(prefix + ".scales", qs::DType::F16, packed.scales.shape, std::move(packed.scales.bytes));
+}
+
 void addGptq(Writer& out, const std::string& prefix, const std::vector<float>& w, uint64_t n, uint64_t k, int bits,
              int64_t group, std::vector<int32_t> gIdx)
 {
@@ -141,30 +139,7 @@ void addGptq(Writer& out, const std::string& prefix, const std::vector<float>& w
     opt.symmetric = true;
     opt.groupIndex = std::move(gIdx);
     const qs::RtnResult q = qs::quantizeRtn(w, n, k, opt);
-
-    // qweight [K·b/32, N]: column n is the bitstream of Q[.][n] along k.
-    const uint64_t packedRows = k * uint64_t(bits) / 32;
-    std::vector<uint32_t> qweight(packedRows * n);
-    std::vector<uint32_t> column(k);
-    for (uint64_t col = 0; col < n; ++col) {
-        for (uint64_t kk = 0; kk < k; ++kk)
-            column[kk] = q.code(col, kk);
-        const auto words = packStream(column, bits);
-        for (uint64_t r = 0; r < packedRows; ++r)
-            qweight[r * n + col] = words[r];
-    }
-    // qzeros [G, N·b/32], v1: the stored field is z − 1.
-    std::vector<uint32_t> qzeros;
-    std::vector<uint32_t> row(n);
-    for (uint64_t g = 0; g < q.groups; ++g) {
-        for (uint64_t col = 0; col < n; ++col)
-            row[col] = uint32_t(q.zero(g, col) - 1);
-        const auto words = packStream(row, bits);
-        qzeros.insert(qzeros.end(), words.begin(), words.end());
-    }
-    out.add(prefix + ".qweight", qs::DType::I32, {packedRows, n}, bytesOf(qweight));
-    out.add(prefix + ".qzeros", qs::DType::I32, {q.groups, n * uint64_t(bits) / 32}, bytesOf(qzeros));
-    out.add(prefix + ".scales", qs::DType::F16, {q.groups, n}, bytesOf(q.scales));
+    addPacked(out, prefix, qs::packGptq(q.codes, zerosOf(q), q.scales, bits, k, n, q.groups, /*v1=*/true, /*planar=*/false));
     out.add(prefix + ".g_idx", qs::DType::I32, {k}, bytesOf(q.groupIndex));
 }
 
@@ -175,23 +150,7 @@ void addAwq(Writer& out, const std::string& prefix, const std::vector<float>& w,
     opt.groupSize = group;
     opt.symmetric = false;
     const qs::RtnResult q = qs::quantizeRtn(w, n, k, opt);
-    static constexpr int kOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7}; // slot s holds column 8c + kOrder[s]
-    auto pack = [&](auto field, uint64_t rows) {
-        std::vector<uint32_t> words(rows * (n / 8));
-        for (uint64_t r = 0; r < rows; ++r)
-            for (uint64_t c = 0; c < n / 8; ++c) {
-                uint32_t word = 0;
-                for (int s = 0; s < 8; ++s)
-                    word |= uint32_t(field(r, 8 * c + uint64_t(kOrder[s]))) << (4 * s);
-                words[r * (n / 8) + c] = word;
-            }
-        return words;
-    };
-    const auto qweight = pack([&](uint64_t kk, uint64_t col) { return q.code(col, kk); }, k);
-    const auto qzeros = pack([&](uint64_t g, uint64_t col) { return q.zero(g, col); }, q.groups);
-    out.add(prefix + ".qweight", qs::DType::I32, {k, n / 8}, bytesOf(qweight));
-    out.add(prefix + ".qzeros", qs::DType::I32, {q.groups, n / 8}, bytesOf(qzeros));
-    out.add(prefix + ".scales", qs::DType::F16, {q.groups, n}, bytesOf(q.scales));
+    addPacked(out, prefix, qs::packAwqGemm(q.codes, zerosOf(q), q.scales, k, n, uint64_t(group)));
 }
 
 // Act-order: GPTQ visits columns by decreasing Hessian diagonal and groups them in that
