@@ -2,15 +2,18 @@
 // was made with, a corrupt file shows an error naming it and keeps the previous
 // checkpoint, views and weights are selectable by name, themes switch, recent files are
 // capped and pruned, and a screenshot is not blank.
+#include "container/checkpoint.h"
 #include "inspector.h"
 #include "mainwindow.h"
 #include "tablemodels.h"
+#include "testsupport.h"
 #include "weighttreemodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QSet>
 #include <QSettings>
 #include <QSortFilterProxyModel>
@@ -40,6 +43,7 @@ private slots:
     void browserSelectionDrivesInspectorAndTensors();
     void corruptFileShowsErrorAndKeepsPrevious_data();
     void corruptFileShowsErrorAndKeepsPrevious();
+    void dropOpensAndRemembers();
     void viewsByName();
     void themes();
     void recentFilesCappedAndPruned();
@@ -177,6 +181,34 @@ void TestMainWindow::corruptFileShowsErrorAndKeepsPrevious()
     QCOMPARE(w.snapshot(), before);
     QCOMPARE(w.weightModel()->rowCount(), 6);
     QVERIFY(!w.recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+}
+
+void TestMainWindow::dropOpensAndRemembers()
+{
+    const QString path = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/model.safetensors"));
+    MainWindow w;
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    waitOpened(w);
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QCOMPARE(w.snapshot()->path, path);
+    QCOMPARE(w.tensorModel()->rowCount(), qsizetype(w.checkpoint()->tensors.size()));
+    QCOMPARE(w.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+    QVERIFY(w.windowTitle().contains(QLatin1String("model.safetensors")));
+
+    // Anything that is not a checkpoint is refused at the door.
+    QMimeData text;
+    text.setUrls({QUrl::fromLocalFile(m_dir.filePath(QStringLiteral("notes.txt")))});
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    refused.setAccepted(false);
+    QApplication::sendEvent(&w, &refused);
+    QVERIFY(!refused.isAccepted());
 }
 
 void TestMainWindow::viewsByName()
