@@ -416,12 +416,16 @@ void avxQ8_K(const uint8_t* b, uint64_t nb, float* y)
 void avxIQ4_XS(const uint8_t* b, uint64_t nb, float* y)
 {
     const __m128i lut = table16(kValuesIq4nl);
+    const __m256i lowShift = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i highShift = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
     for (uint64_t i = 0; i < nb; ++i, b += 136) {
-        const float d = h2f(b);
-        const uint16_t sh = ld16(b + 2);
+        // The eight 6-bit scales at once: dl[ib] = d * float(ls(ib) - 32).
+        const __m256i low = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32(b + 4))), lowShift), _mm256_set1_epi32(0xF));
+        const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(ld16(b + 2)), highShift), _mm256_set1_epi32(3));
+        const __m256i ls = _mm256_sub_epi32(_mm256_or_si256(low, _mm256_slli_epi32(high, 4)), _mm256_set1_epi32(32));
+        const __m256 dl8 = _mm256_mul_ps(_mm256_set1_ps(h2f(b)), _mm256_cvtepi32_ps(ls));
         for (int ib = 0; ib < 8; ++ib, y += 32) {
-            const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | ((sh >> (2 * ib)) & 3) << 4;
-            const __m256 dl = _mm256_set1_ps(d * float(ls - 32));
+            const __m256 dl = _mm256_permutevar8x32_ps(dl8, _mm256_set1_epi32(ib));
             const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 8 + 16 * ib));
             mul16(y, _mm_shuffle_epi8(lut, nibbleLo(q)), dl);
             mul16(y + 16, _mm_shuffle_epi8(lut, nibbleHi(q)), dl);
