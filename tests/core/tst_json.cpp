@@ -192,6 +192,52 @@ private slots:
         }
     }
 
+    void containerLimit()
+    {
+        const qs::json::ParseOptions four{128, 4};
+        QCOMPARE(render(qs::json::parse("[1,2,3,4]", four)), std::string("[u1,u2,u3,u4]"));
+        try {
+            qs::json::parse("[1,2,3,4,5]", four);
+            QFAIL("parsed");
+        } catch (const qs::json::ParseError& e) {
+            QVERIFY(QString::fromUtf8(e.what()).contains(QLatin1String("array with more than 4 elements")));
+            QCOMPARE(e.pos(), size_t(9));
+        }
+        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError, qs::json::parse(R"({"a":1,"b":2,"c":3,"d":4,"e":5})", four));
+    }
+
+    void streamedMembers()
+    {
+        std::vector<std::string> seen;
+        const qs::json::ParseOptions small{8, 2};
+        const auto type = qs::json::parseObjectMembers(
+            R"( {"a": [1, 2], "b": {"k": "v"}, "c": 3} )", small,
+            [&](std::string&& key, Value&& value, size_t keyPos) {
+                seen.push_back(key + "@" + std::to_string(keyPos) + "=" + render(value));
+            });
+        QCOMPARE(type, Value::Type::Object);
+        QCOMPARE(seen, (std::vector<std::string>{"a@2=[u1,u2]", "b@15=" + std::string(R"({"k":"v"})"), "c@32=u3"}));
+        // The top level is not limited by maxContainerSize; nested containers are.
+        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError,
+                                 qs::json::parseObjectMembers(R"({"a":[1,2,3]})", small, [](auto&&...) {}));
+        // Other documents: their type, and no member callback.
+        int calls = 0;
+        QCOMPARE(qs::json::parseObjectMembers("[1]", small, [&](auto&&...) { ++calls; }), Value::Type::Array);
+        QCOMPARE(qs::json::parseObjectMembers(" 7 ", small, [&](auto&&...) { ++calls; }), Value::Type::UInt);
+        QCOMPARE(calls, 0);
+        // Errors anywhere, including after members were delivered, and duplicates at depth 1.
+        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError, qs::json::parseObjectMembers(R"({"a":1} x)", small, [](auto&&...) {}));
+        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError, qs::json::parseObjectMembers(R"({"a":1,)", small, [](auto&&...) {}));
+        try {
+            qs::json::parseObjectMembers(R"({"a":1,"a":2})", small, [](auto&&...) {});
+            QFAIL("parsed");
+        } catch (const qs::json::ParseError& e) {
+            QCOMPARE(e.duplicateKey(), std::string("a"));
+            QCOMPARE(e.depth(), 1);
+            QCOMPARE(e.pos(), size_t(7));
+        }
+    }
+
     void positionsOfValues()
     {
         const Value v = qs::json::parse(R"(  {"a": [1, "x"], "b": null})");
