@@ -11,10 +11,14 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace qs {
 namespace {
@@ -345,6 +349,14 @@ std::pair<std::string, std::string> splitName(const std::string& name)
 class Detector {
 public:
     explicit Detector(const Checkpoint& ckpt) : m_ckpt(ckpt), m_cfg(ckpt), m_used(ckpt.tensors.size(), false) {}
+    ~Detector()
+    {
+        for (int fd : m_fds)
+            if (fd >= 0)
+                ::close(fd);
+    }
+    Detector(const Detector&) = delete;
+    Detector& operator=(const Detector&) = delete;
 
     std::vector<LogicalWeight> run();
 
@@ -367,6 +379,9 @@ private:
         m_out.push_back(std::move(w));
     }
     // The bytes of a small member, or nullopt (with a note) when it is too big or unreadable.
+    // They are read with pread into one reused buffer rather than through the mapping, so that
+    // listing a large checkpoint does not leave megabytes of qzeros and g_idx pages resident.
+    // The span stays valid until the next call.
     std::optional<std::span<const uint8_t>> small(int idx, LogicalWeight& w, uint64_t cap = kSmallTensorCap)
     {
         const TensorEntry& t = T(idx);
@@ -376,7 +391,23 @@ private:
             return std::nullopt;
         }
         try {
-            return m_ckpt.bytes(t);
+            m_ckpt.mappedFile(t.file).range(t.offset, t.nbytes, "tensor '" + t.name + "'"); // bounds only
+            if (m_fds.size() < m_ckpt.files.size())
+                m_fds.resize(m_ckpt.files.size(), -1);
+            int& fd = m_fds[t.file];
+            if (fd < 0 && (fd = ::open(m_ckpt.files[t.file].c_str(), O_RDONLY | O_CLOEXEC)) < 0)
+                fail(m_ckpt.files[t.file], std::string("cannot open: ") + std::strerror(errno));
+            m_buf.resize(static_cast<size_t>(t.nbytes));
+            size_t done = 0;
+            while (done < m_buf.size()) {
+                const ssize_t n = ::pread(fd, m_buf.data() + done, m_buf.size() - done, static_cast<off_t>(t.offset + done));
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n <= 0)
+                    fail(m_ckpt.files[t.file], "cannot read tensor '" + t.name + "'" + (n < 0 ? ": " + std::string(std::strerror(errno)) : ""));
+                done += static_cast<size_t>(n);
+            }
+            return std::span<const uint8_t>(m_buf);
         } catch (const Error& e) {
             w.notes.push_back(e.what());
             return std::nullopt;
@@ -419,6 +450,8 @@ private:
     QuantConfig m_cfg;
     std::vector<bool> m_used;
     std::vector<LogicalWeight> m_out;
+    std::vector<int> m_fds; // per checkpoint file, opened on first small read
+    std::vector<uint8_t> m_buf;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -716,9 +749,10 @@ void Detector::detectGptq(const Group& g, LogicalWeight& w, int iq, int iz, int 
     }
     w.symmetric = false;
     w.params["zero_test"] = "asymmetric: label trusted";
-    w.evidence.push_back("qzeros read: zero fields vary (asymmetric), so the label decides v1/v2");
+    const std::string seen = z.allSame ? "every zero field is " + std::to_string(z.first) : "the zero fields vary";
+    w.evidence.push_back("qzeros read: " + seen + " (asymmetric), so the label decides v1/v2");
     if (cfgSym && *cfgSym)
-        w.notes.push_back("config says sym true, but the zero fields vary: asymmetric");
+        w.notes.push_back("config says sym true, but " + seen + ": asymmetric");
     if (!labelV2 && z.allOnes) {
         w.params["v1_all_ones_fields"] = std::to_string(z.allOnes);
         w.notes.push_back(std::to_string(z.allOnes) + " of " + std::to_string(z.fields) + " zero fields equal " +
