@@ -1,10 +1,15 @@
 #include "analysis/quantize_affine.h"
 
 #include "error.h"
+#include "kernels/bitstream.h"
+#include "kernels/gptq.h"
+#include "kernels/half.h"
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 #include <string>
 
 namespace qs {
@@ -190,6 +195,7 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
     q.cols = cols;
     q.bits = opt.bits;
     q.rule = opt.rule;
+    q.symmetric = opt.symmetric;
     q.groupSize = opt.granularity == AffineGranularity::Group ? std::min(opt.groupSize, std::max<uint64_t>(cols, 1))
                                                               : std::max<uint64_t>(cols, 1);
     if (opt.rule == AffineRule::Mlx && cols % q.groupSize != 0)
@@ -237,6 +243,153 @@ std::vector<float> dequantizeAffine(const AffineQuantized& q)
             out[n * q.cols + k] = q.rule == AffineRule::Mlx ? code * q.scales[gi] + q.zeros[gi]
                                                             : q.scales[gi] * (code - q.zeros[gi]);
         }
+    }
+    return out;
+}
+
+std::string_view affineTargetName(AffineTarget t)
+{
+    switch (t) {
+    case AffineTarget::GptqV1: return "gptq-v1";
+    case AffineTarget::GptqV2: return "gptq-v2";
+    case AffineTarget::AwqGemm: return "awq-gemm";
+    case AffineTarget::CompressedTensors: return "compressed-tensors";
+    case AffineTarget::Mlx: return "mlx";
+    }
+    return "?";
+}
+
+namespace {
+
+template <typename T>
+StoredTensor stored(std::string suffix, DType dtype, std::vector<uint64_t> shape, const std::vector<T>& values)
+{
+    StoredTensor t{std::move(suffix), dtype, std::move(shape), {}};
+    t.bytes.resize(values.size() * sizeof(T));
+    if (!values.empty())
+        std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+    return t;
+}
+
+StoredTensor fromPacked(std::string suffix, DType dtype, PackedTensor&& p)
+{
+    return StoredTensor{std::move(suffix), dtype, std::move(p.shape), std::move(p.bytes)};
+}
+
+// Scales [G][N] (or transposed to [N][G]) in the stored float type.
+StoredTensor floats(std::string suffix, const std::vector<float>& gn, uint64_t groups, uint64_t n, DType type,
+                    bool transpose)
+{
+    std::vector<float> order(gn.size());
+    for (uint64_t g = 0; g < groups; ++g)
+        for (uint64_t r = 0; r < n; ++r)
+            order[transpose ? r * groups + g : g * n + r] = gn[g * n + r];
+    const std::vector<uint64_t> shape = transpose ? std::vector<uint64_t>{n, groups} : std::vector<uint64_t>{groups, n};
+    if (type == DType::F32)
+        return stored(std::move(suffix), type, shape, order);
+    std::vector<uint16_t> half(order.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        half[i] = type == DType::BF16 ? floatToBf16(order[i]) : floatToHalf(order[i]);
+    return stored(std::move(suffix), type, shape, half);
+}
+
+std::vector<uint16_t> halfBits(const std::vector<float>& v, DType type)
+{
+    if (type != DType::F16 && type != DType::BF16)
+        throw Error("pack: GPTQ and AWQ scales are F16 or BF16");
+    std::vector<uint16_t> out(v.size());
+    for (size_t i = 0; i < v.size(); ++i)
+        out[i] = type == DType::BF16 ? floatToBf16(v[i]) : floatToHalf(v[i]);
+    return out;
+}
+
+std::vector<int32_t> integerZeros(const AffineQuantized& q)
+{
+    std::vector<int32_t> z(q.zeros.size());
+    for (size_t i = 0; i < z.size(); ++i) z[i] = int32_t(q.zeros[i]);
+    return z;
+}
+
+} // namespace
+
+std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget target, DType scaleType)
+{
+    if (scaleType != DType::F16 && scaleType != DType::BF16 && scaleType != DType::F32)
+        throw Error("pack: scales must be F16, BF16 or F32");
+    if ((target == AffineTarget::Mlx) != (q.rule == AffineRule::Mlx))
+        throw Error("pack: MLX stores a float bias, the other targets an integer zero; requantize with the matching rule");
+    if (target == AffineTarget::CompressedTensors && q.rule != AffineRule::CompressedTensors)
+        throw Error("pack: compressed-tensors needs its own rule (signed codes, zero point in range)");
+    const uint64_t N = q.rows, K = q.cols, G = q.groups, b = uint64_t(q.bits);
+    std::vector<StoredTensor> out;
+    try {
+        switch (target) {
+        case AffineTarget::GptqV1:
+        case AffineTarget::GptqV2: {
+            PackedOutput p = packGptq(q.codes, integerZeros(q), halfBits(q.scales, scaleType), q.bits, K, N, G,
+                                      target == AffineTarget::GptqV1, false);
+            std::vector<int32_t> gIdx(K);
+            for (uint64_t k = 0; k < K; ++k) gIdx[k] = int32_t(q.group(k));
+            out.push_back(fromPacked("qweight", DType::I32, std::move(p.qweight)));
+            out.push_back(fromPacked("qzeros", DType::I32, std::move(p.qzeros)));
+            out.push_back(fromPacked("scales", scaleType, std::move(p.scales)));
+            out.push_back(stored("g_idx", DType::I32, {K}, gIdx));
+            break;
+        }
+        case AffineTarget::AwqGemm: {
+            if (q.bits != 4 || K % q.groupSize != 0)
+                throw Error("pack: AWQ GEMM holds 4-bit codes in whole groups (the group size must divide K)");
+            PackedOutput p = packAwqGemm(q.codes, integerZeros(q), halfBits(q.scales, scaleType), K, N, q.groupSize);
+            out.push_back(fromPacked("qweight", DType::I32, std::move(p.qweight)));
+            out.push_back(fromPacked("qzeros", DType::I32, std::move(p.qzeros)));
+            out.push_back(fromPacked("scales", scaleType, std::move(p.scales)));
+            break;
+        }
+        case AffineTarget::CompressedTensors: {
+            // floor(32/b) codes per int32 along K (natural slots, unused top bits zero);
+            // zero points (already offset by 2^(b-1)) packed the same way along N.
+            const uint64_t pf = 32 / b, words = (K + pf - 1) / pf;
+            std::vector<uint8_t> packed;
+            packed.reserve(N * words * 4);
+            for (uint64_t n = 0; n < N; ++n) {
+                const std::span<const uint8_t> row(q.codes.data() + n * K, K);
+                const std::vector<uint8_t> w = bitstream::packSlots(row, q.bits, 32);
+                packed.insert(packed.end(), w.begin(), w.end());
+            }
+            out.push_back(StoredTensor{"weight_packed", DType::I32, {N, words}, std::move(packed)});
+            out.push_back(floats("weight_scale", q.scales, G, N, scaleType, true));
+            if (!q.symmetric) {
+                const uint64_t zw = (N + pf - 1) / pf;
+                std::vector<uint32_t> zp(zw * G, 0);
+                for (uint64_t g = 0; g < G; ++g) {
+                    std::vector<uint8_t> col(N);
+                    for (uint64_t n = 0; n < N; ++n) col[n] = uint8_t(q.zeros[g * N + n]);
+                    const std::vector<uint8_t> w = bitstream::packSlots(col, q.bits, 32);
+                    for (uint64_t i = 0; i < zw; ++i) std::memcpy(&zp[i * G + g], w.data() + i * 4, 4);
+                }
+                out.push_back(stored("weight_zero_point", DType::I32, {zw, G}, zp));
+            }
+            out.push_back(stored("weight_shape", DType::I64, {2}, std::vector<int64_t>{int64_t(N), int64_t(K)}));
+            break;
+        }
+        case AffineTarget::Mlx: {
+            if (K * b % 32 != 0)
+                throw Error("pack: MLX needs K * bits to be a multiple of 32");
+            std::vector<uint8_t> packed;
+            packed.reserve(N * K * b / 8);
+            for (uint64_t n = 0; n < N; ++n) {
+                const std::span<const uint8_t> row(q.codes.data() + n * K, K);
+                const std::vector<uint8_t> w = bitstream::packStream(row, q.bits, 32);
+                packed.insert(packed.end(), w.begin(), w.end());
+            }
+            out.push_back(StoredTensor{"weight", DType::U32, {N, K * b / 32}, std::move(packed)});
+            out.push_back(floats("scales", q.scales, G, N, scaleType, true));
+            out.push_back(floats("biases", q.zeros, G, N, scaleType, true));
+            break;
+        }
+        }
+    } catch (const std::invalid_argument& e) {
+        throw Error(std::string(affineTargetName(target)) + ": " + e.what());
     }
     return out;
 }
