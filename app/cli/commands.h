@@ -6,5 +6,6 @@
 namespace qscli {
 
 int runInspect(const QStringList& args);
+int runBudget(const QStringList& args);
 
 } // namespace qscli

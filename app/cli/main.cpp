@@ -21,6 +21,7 @@ const std::map<QString, Command>& commands()
 {
     static const std::map<QString, Command> table{
         {QStringLiteral("inspect"), {qscli::runInspect, "list a checkpoint's metadata, tensors and logical weights"}},
+        {QStringLiteral("budget"), {qscli::runBudget, "bits per weight of every format and the memory a model needs"}},
     };
     return table;
 }
