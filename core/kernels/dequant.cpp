@@ -2,6 +2,7 @@
 
 #include "container/checkpoint.h"
 #include "error.h"
+#include "kernels/ggml.h"
 #include "kernels/gptq.h"
 
 #include <omp.h>
@@ -30,6 +31,7 @@ constexpr Entry kTable[] = {
     {"awq-gemv", dequantPackedWeightRows},
     {"awq-gemv-fast", dequantPackedWeightRows},
     {"awq-marlin", dequantPackedWeightRows},
+    {"gguf-*", dequantGgufWeightRows},
 };
 
 // Rows per chunk: about 256 KiB of output (an L2-sized piece), at least 8 rows.
