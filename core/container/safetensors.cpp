@@ -1,9 +1,649 @@
 #include "container/safetensors.h"
+
+#include "container/json.h"
 #include "error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
+
 namespace qs {
-void readSafetensorsFile(Checkpoint&, const std::string& path) { fail(path, "safetensors reader not built yet"); }
-void readSafetensorsFolder(Checkpoint&, const std::string& dir) { fail(dir, "safetensors reader not built yet"); }
-void readHuggingFaceConfigs(Checkpoint&, const std::string&) {}
-void writeSafetensors(const std::string& path, const std::vector<SafetensorsTensor>&, const std::map<std::string, std::string>&)
-{ fail(path, "safetensors writer not built yet"); }
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string shapeString(const std::vector<uint64_t>& shape)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
 }
+
+std::string offsetsString(uint64_t begin, uint64_t end)
+{
+    return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+}
+
+std::string named(const std::string& name)
+{
+    return "'" + name + "'";
+}
+
+std::string jsonTypeOf(const json::Value& v)
+{
+    return std::string(json::typeName(v.type));
+}
+
+// Bytes for `shape` of `dtype`, as the reference computes them: checked element count,
+// checked bit count, whole bytes only. Returns false with `why` set on failure.
+bool tensorByteSize(DType dtype, const std::vector<uint64_t>& shape, uint64_t& bytes, std::string& why)
+{
+    uint64_t count = 1;
+    for (uint64_t d : shape) {
+        if (__builtin_mul_overflow(count, d, &count)) {
+            why = "shape " + shapeString(shape) + ": element count overflows 64 bits";
+            return false;
+        }
+    }
+    uint64_t bits = 0;
+    if (__builtin_mul_overflow(count, uint64_t(dtypeBits(dtype)), &bits)) {
+        why = "shape " + shapeString(shape) + " of " + std::string(dtypeName(dtype)) + ": bit count overflows 64 bits";
+        return false;
+    }
+    if (bits % 8 != 0) {
+        why = "misaligned slice: shape " + shapeString(shape) + " of " + std::string(dtypeName(dtype)) + " is "
+              + std::to_string(bits) + " bits, not a whole number of bytes";
+        return false;
+    }
+    bytes = bits / 8;
+    return true;
+}
+
+struct HeaderTensor {
+    std::string name;
+    DType dtype = DType::U8;
+    std::vector<uint64_t> shape;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+};
+
+// A field that must be a non-negative integer. Values above int64 are refused: later code
+// does signed arithmetic on shapes and offsets, and no real file comes near that.
+uint64_t nonNegativeInteger(const std::string& path, const std::string& tensor, const std::string& field,
+                            const json::Value& v)
+{
+    if (v.type != json::Value::Type::UInt) {
+        std::string shown = jsonTypeOf(v);
+        if (v.type == json::Value::Type::Int)
+            shown = std::to_string(v.sint);
+        fail(path, "tensor " + named(tensor) + ": " + field + " is " + shown + ", not a non-negative integer");
+    }
+    if (v.uint > uint64_t(INT64_MAX))
+        fail(path, "tensor " + named(tensor) + ": " + field + " = " + std::to_string(v.uint)
+                       + " does not fit in a signed 64-bit integer");
+    return v.uint;
+}
+
+HeaderTensor parseTensorInfo(const std::string& path, const std::string& name, const json::Value& v,
+                             std::set<std::string>& ignoredFields)
+{
+    HeaderTensor t;
+    t.name = name;
+    const std::string who = "tensor " + named(name);
+    if (!v.isObject())
+        fail(path, who + ": header entry is a " + jsonTypeOf(v) + ", not an object");
+    const json::Value* dtype = v.find("dtype");
+    const json::Value* shape = v.find("shape");
+    const json::Value* offsets = v.find("data_offsets");
+    if (!dtype)
+        fail(path, who + ": missing field 'dtype'");
+    if (!shape)
+        fail(path, who + ": missing field 'shape'");
+    if (!offsets)
+        fail(path, who + ": missing field 'data_offsets'");
+    for (const auto& [key, value] : v.object)
+        if (key != "dtype" && key != "shape" && key != "data_offsets")
+            ignoredFields.insert(key);
+
+    if (!dtype->isString())
+        fail(path, who + ": dtype is a " + jsonTypeOf(*dtype) + ", not a string");
+    const auto dt = dtypeFromName(dtype->string);
+    if (!dt)
+        fail(path, who + ": unknown dtype '" + dtype->string + "'");
+    t.dtype = *dt;
+
+    if (!shape->isArray())
+        fail(path, who + ": shape is a " + jsonTypeOf(*shape) + ", not an array");
+    t.shape.reserve(shape->array.size());
+    for (size_t i = 0; i < shape->array.size(); ++i)
+        t.shape.push_back(nonNegativeInteger(path, name, "shape[" + std::to_string(i) + "]", shape->array[i]));
+
+    if (!offsets->isArray() || offsets->array.size() != 2)
+        fail(path, who + ": data_offsets must be an array [begin, end] of two integers");
+    t.begin = nonNegativeInteger(path, name, "data_offsets[0]", offsets->array[0]);
+    t.end = nonNegativeInteger(path, name, "data_offsets[1]", offsets->array[1]);
+    return t;
+}
+
+void addMetadata(Checkpoint& ckpt, const std::string& path, const std::string& key, const std::string& value)
+{
+    MetaValue mv;
+    mv.type = MetaValue::Type::String;
+    mv.value = value;
+    if (const MetaValue* old = ckpt.meta(key)) {
+        const auto* s = std::get_if<std::string>(&old->value);
+        if (!s || *s != value)
+            ckpt.notes.push_back(path + ": __metadata__ '" + key + "' = '" + value + "' differs from '"
+                                 + old->toDisplayString() + "' in an earlier shard; the first is kept");
+        return;
+    }
+    ckpt.metadata.emplace_back(key, std::move(mv));
+}
+
+// A small JSON side file (index, config) mapped read-only; throws naming the file.
+json::Value readJsonFile(const std::string& path)
+{
+    const MappedFile f(path);
+    if (f.size() > kJsonSideFileMax)
+        fail(path, "file is " + std::to_string(f.size()) + " bytes; JSON side files are limited to "
+                       + std::to_string(kJsonSideFileMax) + " bytes");
+    const auto b = f.bytes();
+    try {
+        return json::parse(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+    } catch (const json::ParseError& e) {
+        fail(path, std::string("invalid JSON: ") + e.what());
+    }
+}
+
+std::string joinPath(const std::string& dir, const std::string& name)
+{
+    return (fs::path(dir.empty() ? "." : dir) / name).string();
+}
+
+bool isRegularFile(const fs::path& p)
+{
+    std::error_code ec;
+    return fs::is_regular_file(p, ec);
+}
+
+} // namespace
+
+void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
+{
+    auto map = std::make_shared<MappedFile>(path);
+    const uint64_t size = map->size();
+    if (size == 0)
+        fail(path, "empty file: no safetensors header length (8 bytes expected)");
+    if (size < 8)
+        fail(path, "header too small: the file has " + std::to_string(size)
+                       + " bytes, fewer than the 8-byte header length");
+    const uint8_t* p = map->bytes().data();
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = (n << 8) | p[i];
+    if (n > kSafetensorsMaxHeader)
+        fail(path, "header too large: header length " + std::to_string(n) + " exceeds the limit of "
+                       + std::to_string(kSafetensorsMaxHeader) + " bytes");
+    if (n > size - 8)
+        fail(path, "invalid header length: " + std::to_string(n) + " bytes of header do not fit in the "
+                       + std::to_string(size - 8) + " bytes after the length field");
+    const std::string_view header(reinterpret_cast<const char*>(p + 8), static_cast<size_t>(n));
+
+    json::Value root;
+    try {
+        root = json::parse(header, json::ParseOptions{16});
+    } catch (const json::ParseError& e) {
+        if (!e.duplicateKey().empty() && e.depth() == 1)
+            fail(path, "duplicate tensor name " + named(e.duplicateKey()) + " in the header (byte "
+                           + std::to_string(e.pos()) + " of the header)");
+        fail(path, std::string("header is not valid JSON: ") + e.what() + " of the header");
+    }
+    if (!root.isObject())
+        fail(path, "header is a JSON " + jsonTypeOf(root) + ", not an object");
+
+    std::vector<std::string> notes;
+    if (header.front() != '{')
+        notes.push_back(path + ": header starts with whitespace, not '{' (the reference reader accepts this; "
+                               "stricter readers do not)");
+    const size_t last = header.find_last_not_of(' ');
+    if (last != std::string_view::npos && header[last] != '}')
+        notes.push_back(path + ": header is padded with whitespace other than spaces");
+
+    std::vector<HeaderTensor> infos;
+    std::vector<std::pair<std::string, std::string>> metadata;
+    std::set<std::string> ignoredFields;
+    infos.reserve(root.object.size());
+    for (const auto& [key, value] : root.object) {
+        if (key == "__metadata__") {
+            if (!value.isObject())
+                fail(path, "__metadata__ is a " + jsonTypeOf(value) + ", not an object of strings");
+            for (const auto& [mk, mv] : value.object) {
+                if (!mv.isString())
+                    fail(path, "__metadata__ '" + mk + "' is a " + jsonTypeOf(mv) + ", not a string");
+                metadata.emplace_back(mk, mv.string);
+            }
+            continue;
+        }
+        infos.push_back(parseTensorInfo(path, key, value, ignoredFields));
+        if (key.empty())
+            notes.push_back(path + ": a tensor has an empty name");
+    }
+    for (const auto& f : ignoredFields)
+        notes.push_back(path + ": tensor field '" + f + "' is not part of safetensors; ignored");
+
+    // The reference's order: sort by data_offsets, then walk a cursor from 0 so that every
+    // overlap, gap or out-of-order range is an error, then check sizes against shapes.
+    std::stable_sort(infos.begin(), infos.end(), [](const HeaderTensor& a, const HeaderTensor& b) {
+        return std::pair(a.begin, a.end) < std::pair(b.begin, b.end);
+    });
+    const uint64_t dataSize = size - 8 - n;
+    uint64_t cursor = 0;
+    const HeaderTensor* previous = nullptr;
+    for (const auto& t : infos) {
+        const std::string who = "tensor " + named(t.name) + ": data_offsets " + offsetsString(t.begin, t.end);
+        if (t.end < t.begin)
+            fail(path, who + " end before they begin");
+        if (t.begin < cursor)
+            fail(path, who + " overlap tensor " + named(previous->name) + ", which ends at " + std::to_string(cursor));
+        if (t.begin > cursor)
+            fail(path, who + " leave a gap: data bytes [" + std::to_string(cursor) + ", " + std::to_string(t.begin)
+                           + ") belong to no tensor"
+                           + (previous ? " (after tensor " + named(previous->name) + ")" : std::string()));
+        cursor = t.end;
+        previous = &t;
+        uint64_t bytes = 0;
+        std::string why;
+        if (!tensorByteSize(t.dtype, t.shape, bytes, why))
+            fail(path, "tensor " + named(t.name) + ": " + why);
+        if (t.end - t.begin != bytes)
+            fail(path, who + " hold " + std::to_string(t.end - t.begin) + " bytes, but shape " + shapeString(t.shape)
+                           + " of " + std::string(dtypeName(t.dtype)) + " needs " + std::to_string(bytes));
+    }
+    if (cursor != dataSize) {
+        if (cursor > dataSize)
+            fail(path, "data_offsets of tensor " + named(previous->name) + " end at " + std::to_string(cursor)
+                           + ", past the " + std::to_string(dataSize)
+                           + " bytes of data in the file (offset out of range or file truncated)");
+        fail(path, "data not fully covered: tensors end at data byte " + std::to_string(cursor) + " but the file holds "
+                       + std::to_string(dataSize - cursor) + " more bytes");
+    }
+
+    const uint32_t file = ckpt.addFile(std::move(map));
+    ckpt.tensors.reserve(ckpt.tensors.size() + infos.size());
+    for (auto& t : infos) {
+        TensorEntry e;
+        e.name = std::move(t.name);
+        e.dtype = t.dtype;
+        e.typeName = std::string(dtypeName(t.dtype));
+        e.shape = std::move(t.shape);
+        e.file = file;
+        e.offset = 8 + n + t.begin;
+        e.nbytes = t.end - t.begin;
+        ckpt.tensors.push_back(std::move(e));
+    }
+    for (const auto& [k, v] : metadata)
+        addMetadata(ckpt, path, k, v);
+    ckpt.notes.insert(ckpt.notes.end(), notes.begin(), notes.end());
+}
+
+namespace {
+
+void readShardedFolder(Checkpoint& ckpt, const std::string& dir, const std::string& indexPath,
+                       const std::vector<std::string>& folderFiles)
+{
+    const json::Value root = readJsonFile(indexPath);
+    if (!root.isObject())
+        fail(indexPath, "index is a JSON " + jsonTypeOf(root) + ", not an object");
+    const json::Value* weightMap = root.find("weight_map");
+    if (!weightMap)
+        fail(indexPath, "missing field 'weight_map'");
+    if (!weightMap->isObject())
+        fail(indexPath, "weight_map is a " + jsonTypeOf(*weightMap) + ", not an object");
+
+    std::unordered_map<std::string, std::string> shardOf;
+    std::set<std::string> shards;
+    std::unordered_map<std::string, std::string> exampleTensor; // shard -> a tensor mapped to it
+    for (const auto& [name, file] : weightMap->object) {
+        if (!file.isString())
+            fail(indexPath, "weight_map: tensor " + named(name) + " maps to a " + jsonTypeOf(file)
+                                + ", not a file name");
+        const std::string& f = file.string;
+        if (f.empty() || f == "." || f == ".." || f.find('/') != std::string::npos || f.find('\0') != std::string::npos)
+            fail(indexPath, "weight_map: tensor " + named(name) + " maps to " + named(f)
+                                + ", which is not a file name in this folder");
+        shardOf.emplace(name, f);
+        shards.insert(f);
+        exampleTensor.emplace(f, name);
+    }
+    for (const auto& s : shards)
+        if (!isRegularFile(joinPath(dir, s)))
+            fail(indexPath, "weight_map: shard " + named(s) + " (holding tensor " + named(exampleTensor[s])
+                                + ") does not exist in the folder");
+
+    std::unordered_map<std::string, std::string> foundIn;
+    for (const auto& s : shards) {
+        const std::string shardPath = joinPath(dir, s);
+        const size_t first = ckpt.tensors.size();
+        readSafetensorsFile(ckpt, shardPath);
+        for (size_t i = first; i < ckpt.tensors.size(); ++i) {
+            const std::string& name = ckpt.tensors[i].name;
+            const auto [it, fresh] = foundIn.emplace(name, s);
+            if (!fresh)
+                fail(shardPath, "tensor " + named(name) + " is in two shards: " + named(it->second) + " and "
+                                    + named(s));
+            const auto m = shardOf.find(name);
+            if (m == shardOf.end())
+                fail(shardPath, "tensor " + named(name) + " is missing from the weight_map of "
+                                    + fs::path(indexPath).filename().string());
+            if (m->second != s)
+                fail(shardPath, "tensor " + named(name) + " is in this shard, but the weight_map of "
+                                    + fs::path(indexPath).filename().string() + " maps it to " + named(m->second));
+        }
+    }
+    for (const auto& [name, file] : weightMap->object)
+        if (!foundIn.count(name))
+            fail(indexPath, "weight_map: tensor " + named(name) + " maps to shard " + named(file.string)
+                                + ", which does not hold it");
+
+    // total_size is advisory (writers disagree on what it counts): a mismatch is a note.
+    if (const json::Value* meta = root.find("metadata"); meta && meta->isObject()) {
+        if (const json::Value* total = meta->find("total_size"); total && total->type == json::Value::Type::UInt) {
+            uint64_t sum = 0;
+            for (const auto& t : ckpt.tensors)
+                sum += t.nbytes;
+            if (sum != total->uint)
+                ckpt.notes.push_back(indexPath + ": metadata.total_size is " + std::to_string(total->uint)
+                                     + " but the tensors hold " + std::to_string(sum) + " bytes");
+        }
+    }
+    for (const auto& f : folderFiles)
+        if (!shards.count(f))
+            ckpt.notes.push_back(joinPath(dir, f) + ": not named by " + fs::path(indexPath).filename().string()
+                                 + "; ignored");
+}
+
+} // namespace
+
+void readSafetensorsFolder(Checkpoint& ckpt, const std::string& dir)
+{
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        fail(dir, "not a folder");
+    std::vector<std::string> indexes;
+    std::vector<std::string> files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!isRegularFile(it->path()))
+            continue;
+        if (name.ends_with(".safetensors.index.json"))
+            indexes.push_back(name);
+        else if (name.ends_with(".safetensors"))
+            files.push_back(name);
+    }
+    if (ec)
+        fail(dir, "cannot list the folder: " + ec.message());
+    std::sort(indexes.begin(), indexes.end());
+    std::sort(files.begin(), files.end());
+
+    if (!indexes.empty()) {
+        const auto preferred = std::find(indexes.begin(), indexes.end(), "model.safetensors.index.json");
+        const std::string index = preferred != indexes.end() ? *preferred : indexes.front();
+        if (indexes.size() > 1)
+            ckpt.notes.push_back(dir + ": several *.safetensors.index.json files; using " + index);
+        readShardedFolder(ckpt, dir, joinPath(dir, index), files);
+    } else if (!files.empty()) {
+        for (const auto& f : files)
+            readSafetensorsFile(ckpt, joinPath(dir, f));
+    } else {
+        fail(dir, "no checkpoint in this folder (no *.safetensors file and no *.safetensors.index.json)");
+    }
+    readHuggingFaceConfigs(ckpt, dir);
+}
+
+// The configs only steer format detection. A broken or oversized config must not hide a
+// checkpoint whose tensors validated strictly, so it becomes a note (shown by inspect)
+// and detection falls back to tensor names, dtypes and shapes.
+void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir)
+{
+    auto load = [&](const std::string& name, QJsonObject& out) {
+        const std::string path = joinPath(dir, name);
+        if (!isRegularFile(path))
+            return false;
+        try {
+            const json::Value v = readJsonFile(path);
+            if (!v.isObject()) {
+                ckpt.notes.push_back(path + ": a JSON " + jsonTypeOf(v) + ", not an object; ignored");
+                return false;
+            }
+            out = json::toQJsonValue(v).toObject();
+            return true;
+        } catch (const Error& e) {
+            ckpt.notes.push_back(std::string(e.what()) + "; ignored");
+            return false;
+        }
+    };
+    load("config.json", ckpt.config);
+    for (const char* name : {"quantize_config.json", "quant_config.json"}) {
+        if (load(name, ckpt.quantizeConfig)) {
+            ckpt.quantizeConfigFile = name;
+            break;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Writing
+
+namespace {
+
+// The reference's Dtype enum order, which its writer sorts by (descending) as "alignment".
+int writerRank(DType t)
+{
+    static constexpr DType order[] = {
+        DType::BOOL, DType::F4, DType::F6_E2M3, DType::F6_E3M2, DType::U8, DType::I8,
+        DType::F8_E5M2, DType::F8_E4M3, DType::F8_E8M0, DType::F8_E4M3FNUZ, DType::F8_E5M2FNUZ,
+        DType::I16, DType::U16, DType::F16, DType::BF16, DType::I32, DType::U32, DType::F32,
+        DType::C64, DType::F64, DType::I64, DType::U64,
+    };
+    for (size_t i = 0; i < std::size(order); ++i)
+        if (order[i] == t)
+            return static_cast<int>(i);
+    return -1;
+}
+
+[[noreturn]] void failErrno(const std::string& path, const std::string& what, int err)
+{
+    fail(path, what + ": " + std::strerror(err));
+}
+
+// Writes `pieces` to a temporary file beside `path`, fsyncs it and renames it over
+// `path`, so readers never see a half-written file.
+void writeFileAtomically(const std::string& path, const std::vector<std::span<const uint8_t>>& pieces)
+{
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string tmp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    const int fd = ::mkstemp(tmp.data());
+    if (fd < 0)
+        failErrno(path, "cannot create a temporary file in " + dir.string(), errno);
+    auto abandon = [&](const std::string& what, int err) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        failErrno(path, what, err);
+    };
+    if (::fchmod(fd, 0644) != 0)
+        abandon("cannot set permissions", errno);
+    for (const auto& piece : pieces) {
+        const uint8_t* data = piece.data();
+        size_t left = piece.size();
+        while (left > 0) {
+            const ssize_t w = ::write(fd, data, std::min<size_t>(left, size_t(1) << 30));
+            if (w < 0) {
+                if (errno == EINTR)
+                    continue;
+                abandon("cannot write", errno);
+            }
+            data += w;
+            left -= static_cast<size_t>(w);
+        }
+    }
+    if (::fsync(fd) != 0)
+        abandon("cannot sync", errno);
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        failErrno(path, "cannot close", err);
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        failErrno(path, "cannot rename the temporary file into place", err);
+    }
+    // Persist the rename itself; failure here leaves a complete file, so it is not an error.
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+std::span<const uint8_t> asBytes(const std::string& s)
+{
+    return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+} // namespace
+
+void writeSafetensors(const std::string& path, const std::vector<SafetensorsTensor>& tensors,
+                      const std::map<std::string, std::string>& metadata)
+{
+    std::set<std::string> names;
+    for (const auto& t : tensors) {
+        const std::string who = "tensor " + named(t.name);
+        if (t.name.empty() || t.name == "__metadata__")
+            fail(path, who + ": not a valid tensor name");
+        if (!names.insert(t.name).second)
+            fail(path, "duplicate tensor name " + named(t.name));
+        if (writerRank(t.dtype) < 0)
+            fail(path, who + ": dtype " + std::string(dtypeName(t.dtype)) + " cannot be stored in safetensors");
+        uint64_t bytes = 0;
+        std::string why;
+        if (!tensorByteSize(t.dtype, t.shape, bytes, why))
+            fail(path, who + ": " + why);
+        if (bytes != t.data.size())
+            fail(path, who + ": data holds " + std::to_string(t.data.size()) + " bytes, but shape "
+                           + shapeString(t.shape) + " of " + std::string(dtypeName(t.dtype)) + " needs "
+                           + std::to_string(bytes));
+    }
+    std::vector<const SafetensorsTensor*> order;
+    order.reserve(tensors.size());
+    for (const auto& t : tensors)
+        order.push_back(&t);
+    std::sort(order.begin(), order.end(), [](const SafetensorsTensor* a, const SafetensorsTensor* b) {
+        const int ra = writerRank(a->dtype), rb = writerRank(b->dtype);
+        return ra != rb ? ra > rb : a->name < b->name;
+    });
+
+    std::string header = "{";
+    if (!metadata.empty()) {
+        header += "\"__metadata__\":{";
+        bool firstKey = true;
+        for (const auto& [k, v] : metadata) {
+            if (!firstKey)
+                header += ',';
+            firstKey = false;
+            json::appendQuoted(header, k);
+            header += ':';
+            json::appendQuoted(header, v);
+        }
+        header += '}';
+    }
+    uint64_t offset = 0;
+    for (const auto* t : order) {
+        if (header.size() > 1)
+            header += ',';
+        json::appendQuoted(header, t->name);
+        header += ":{\"dtype\":\"";
+        header += dtypeName(t->dtype);
+        header += "\",\"shape\":[";
+        for (size_t i = 0; i < t->shape.size(); ++i)
+            header += (i ? "," : "") + std::to_string(t->shape[i]);
+        header += "],\"data_offsets\":[" + std::to_string(offset) + ",";
+        offset += t->data.size();
+        header += std::to_string(offset) + "]}";
+    }
+    header += '}';
+    // Names and metadata come from callers: refuse what a reader would reject (bad UTF-8).
+    try {
+        json::parse(header);
+    } catch (const json::ParseError& e) {
+        fail(path, std::string("tensor names or metadata are not valid UTF-8: ") + e.what());
+    }
+    header.append((8 - header.size() % 8) % 8, ' ');
+    if (header.size() > kSafetensorsMaxHeader)
+        fail(path, "header would be " + std::to_string(header.size()) + " bytes, over the reference limit");
+
+    uint8_t lengthField[8];
+    uint64_t n = header.size();
+    for (auto& b : lengthField) {
+        b = static_cast<uint8_t>(n & 0xff);
+        n >>= 8;
+    }
+    std::vector<std::span<const uint8_t>> pieces{std::span<const uint8_t>(lengthField, 8), asBytes(header)};
+    for (const auto* t : order)
+        pieces.push_back(t->data);
+    writeFileAtomically(path, pieces);
+}
+
+std::string shardFileName(size_t index, size_t count)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "model-%05zu-of-%05zu.safetensors", index + 1, count);
+    return buf;
+}
+
+void writeSafetensorsSharded(const std::string& dir, const std::vector<SafetensorsShard>& shards,
+                             const std::map<std::string, std::string>& metadata, const std::string& indexName)
+{
+    const std::string indexPath = joinPath(dir, indexName);
+    std::map<std::string, std::string> weightMap;
+    std::set<std::string> files;
+    uint64_t totalSize = 0;
+    for (const auto& s : shards) {
+        if (s.fileName.empty() || s.fileName.find('/') != std::string::npos || !s.fileName.ends_with(".safetensors"))
+            fail(indexPath, "shard " + named(s.fileName) + " is not a .safetensors file name");
+        if (!files.insert(s.fileName).second)
+            fail(indexPath, "shard " + named(s.fileName) + " listed twice");
+        for (const auto& t : s.tensors) {
+            if (!weightMap.emplace(t.name, s.fileName).second)
+                fail(indexPath, "tensor " + named(t.name) + " is in two shards");
+            totalSize += t.data.size();
+        }
+    }
+    for (const auto& s : shards)
+        writeSafetensors(joinPath(dir, s.fileName), s.tensors, metadata);
+
+    // The layout transformers writes (json.dumps(indent=2, sort_keys=True)).
+    std::string index = "{\n  \"metadata\": {\n    \"total_size\": " + std::to_string(totalSize)
+                        + "\n  },\n  \"weight_map\": {";
+    bool firstEntry = true;
+    for (const auto& [name, file] : weightMap) {
+        index += firstEntry ? "\n    " : ",\n    ";
+        firstEntry = false;
+        json::appendQuoted(index, name);
+        index += ": ";
+        json::appendQuoted(index, file);
+    }
+    index += firstEntry ? "}\n}\n" : "\n  }\n}\n";
+    writeFileAtomically(indexPath, {asBytes(index)});
+}
+
+} // namespace qs

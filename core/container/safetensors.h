@@ -2,6 +2,7 @@
 // safetensors reader and writer (../shared/spec/safetensors-quant.md, Part A).
 #include "container/checkpoint.h"
 
+#include <cstdint>
 #include <map>
 #include <span>
 #include <string>
@@ -9,11 +10,17 @@
 
 namespace qs {
 
+// The reference reader's limit on the JSON header (MAX_HEADER_SIZE).
+inline constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
+// Configs and index files larger than this are not read (they are a few KiB in practice).
+inline constexpr uint64_t kJsonSideFileMax = 64ull << 20;
+
 // Maps one .safetensors file, validates its header as the reference reader does, and
-// appends its tensors and __metadata__ to `ckpt`.
+// appends its tensors (in data order; TensorEntry::offset is absolute in the file) and
+// __metadata__ to `ckpt`. Reads only the header: tensor data is never touched.
 void readSafetensorsFile(Checkpoint& ckpt, const std::string& path);
-// A folder: a *.safetensors.index.json (sharded) or every *.safetensors in it, plus the
-// configs. Throws when it holds no checkpoint.
+// A folder: a *.safetensors.index.json (sharded, validated against the shards) or every
+// *.safetensors in it (sorted by name), plus the configs. Throws when it holds no checkpoint.
 void readSafetensorsFolder(Checkpoint& ckpt, const std::string& dir);
 // config.json, quantize_config.json / quant_config.json from `dir`, when present.
 void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir);
@@ -24,8 +31,21 @@ struct SafetensorsTensor {
     std::vector<uint64_t> shape;
     std::span<const uint8_t> data;
 };
-// Writes atomically (temporary file, then rename), laid out as the reference writer does.
+// Writes atomically (temporary file, then rename), laid out as the reference writer does:
+// tensors sorted by dtype alignment (descending) then name, header space-padded to 8 bytes.
 void writeSafetensors(const std::string& path, const std::vector<SafetensorsTensor>& tensors,
                       const std::map<std::string, std::string>& metadata = {});
+
+struct SafetensorsShard {
+    std::string fileName; // inside the folder, e.g. shardFileName(0, 2)
+    std::vector<SafetensorsTensor> tensors;
+};
+// "model-00001-of-00004.safetensors" for index 0 of 4.
+std::string shardFileName(size_t index, size_t count);
+// Writes every shard (each with `metadata`) and `indexName` into `dir` (which must exist),
+// as transformers does: {"metadata": {"total_size": ...}, "weight_map": {name: shard}}.
+void writeSafetensorsSharded(const std::string& dir, const std::vector<SafetensorsShard>& shards,
+                             const std::map<std::string, std::string>& metadata = {},
+                             const std::string& indexName = "model.safetensors.index.json");
 
 } // namespace qs

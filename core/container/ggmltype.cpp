@@ -1,0 +1,131 @@
+#include "container/ggmltype.h"
+
+#include <array>
+#include <cctype>
+
+namespace qs {
+namespace {
+
+constexpr GgmlTypeInfo plain(int id, std::string_view name, uint32_t bytes)
+{
+    return {id, name, 1, bytes, false, true};
+}
+constexpr GgmlTypeInfo block(int id, std::string_view name, uint32_t weights, uint32_t bytes, bool storage = true)
+{
+    return {id, name, weights, bytes, false, storage};
+}
+constexpr GgmlTypeInfo removed(int id, std::string_view name)
+{
+    return {id, name, 0, 0, true, false};
+}
+
+// Spec 2.1 (ggml.h enum ggml_type, ggml-common.h block structs).
+constexpr std::array<GgmlTypeInfo, kGgmlTypeCount> kTypes{
+    plain(0, "F32", 4),
+    plain(1, "F16", 2),
+    block(2, "Q4_0", 32, 18),
+    block(3, "Q4_1", 32, 20),
+    removed(4, "Q4_2"),
+    removed(5, "Q4_3"),
+    block(6, "Q5_0", 32, 22),
+    block(7, "Q5_1", 32, 24),
+    block(8, "Q8_0", 32, 34),
+    block(9, "Q8_1", 32, 36, false),
+    block(10, "Q2_K", 256, 84),
+    block(11, "Q3_K", 256, 110),
+    block(12, "Q4_K", 256, 144),
+    block(13, "Q5_K", 256, 176),
+    block(14, "Q6_K", 256, 210),
+    block(15, "Q8_K", 256, 292, false),
+    block(16, "IQ2_XXS", 256, 66),
+    block(17, "IQ2_XS", 256, 74),
+    block(18, "IQ3_XXS", 256, 98),
+    block(19, "IQ1_S", 256, 50),
+    block(20, "IQ4_NL", 32, 18),
+    block(21, "IQ3_S", 256, 110),
+    block(22, "IQ2_S", 256, 82),
+    block(23, "IQ4_XS", 256, 136),
+    plain(24, "I8", 1),
+    plain(25, "I16", 2),
+    plain(26, "I32", 4),
+    plain(27, "I64", 8),
+    plain(28, "F64", 8),
+    block(29, "IQ1_M", 256, 56),
+    plain(30, "BF16", 2),
+    removed(31, "Q4_0_4_4"),
+    removed(32, "Q4_0_4_8"),
+    removed(33, "Q4_0_8_8"),
+    block(34, "TQ1_0", 256, 54),
+    block(35, "TQ2_0", 256, 66),
+    removed(36, "IQ4_NL_4_4"),
+    removed(37, "IQ4_NL_4_8"),
+    removed(38, "IQ4_NL_8_8"),
+    block(39, "MXFP4", 32, 17),
+    block(40, "NVFP4", 64, 36),
+    block(41, "Q1_0", 128, 18),
+    block(42, "Q2_0", 64, 18),
+};
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+            return false;
+    return true;
+}
+
+// llama.h enum llama_ftype, values 0..41 (5, 6 and 33..35 are retired but still named).
+constexpr std::array<std::string_view, 42> kFileTypes{
+    "ALL_F32",         "MOSTLY_F16",     "MOSTLY_Q4_0",    "MOSTLY_Q4_1",    "MOSTLY_Q4_1_SOME_F16",
+    "MOSTLY_Q4_2",     "MOSTLY_Q4_3",    "MOSTLY_Q8_0",    "MOSTLY_Q5_0",    "MOSTLY_Q5_1",
+    "MOSTLY_Q2_K",     "MOSTLY_Q3_K_S",  "MOSTLY_Q3_K_M",  "MOSTLY_Q3_K_L",  "MOSTLY_Q4_K_S",
+    "MOSTLY_Q4_K_M",   "MOSTLY_Q5_K_S",  "MOSTLY_Q5_K_M",  "MOSTLY_Q6_K",    "MOSTLY_IQ2_XXS",
+    "MOSTLY_IQ2_XS",   "MOSTLY_Q2_K_S",  "MOSTLY_IQ3_XS",  "MOSTLY_IQ3_XXS", "MOSTLY_IQ1_S",
+    "MOSTLY_IQ4_NL",   "MOSTLY_IQ3_S",   "MOSTLY_IQ3_M",   "MOSTLY_IQ2_S",   "MOSTLY_IQ2_M",
+    "MOSTLY_IQ4_XS",   "MOSTLY_IQ1_M",   "MOSTLY_BF16",    "MOSTLY_Q4_0_4_4", "MOSTLY_Q4_0_4_8",
+    "MOSTLY_Q4_0_8_8", "MOSTLY_TQ1_0",   "MOSTLY_TQ2_0",   "MOSTLY_MXFP4_MOE", "MOSTLY_NVFP4",
+    "MOSTLY_Q1_0",     "MOSTLY_Q2_0",
+};
+constexpr uint32_t kFileTypeGuessed = 1024;
+
+} // namespace
+
+std::span<const GgmlTypeInfo> ggmlTypes() { return kTypes; }
+
+const GgmlTypeInfo* ggmlType(int64_t id)
+{
+    if (id < 0 || id >= kGgmlTypeCount)
+        return nullptr;
+    return &kTypes[static_cast<size_t>(id)];
+}
+
+const GgmlTypeInfo* ggmlTypeByName(std::string_view name)
+{
+    for (const auto& t : kTypes)
+        if (equalsIgnoreCase(t.name, name))
+            return &t;
+    return nullptr;
+}
+
+std::string ggmlTypeName(int64_t id)
+{
+    if (const GgmlTypeInfo* t = ggmlType(id))
+        return std::string(t->name);
+    return "unknown(" + std::to_string(id) + ")";
+}
+
+std::string llamaFileTypeName(uint32_t fileType)
+{
+    if (fileType & kFileTypeGuessed) {
+        const uint32_t base = fileType & ~kFileTypeGuessed;
+        if (base < kFileTypes.size())
+            return std::string(kFileTypes[base]) + "|GUESSED";
+    } else if (fileType < kFileTypes.size()) {
+        return std::string(kFileTypes[fileType]);
+    }
+    return "unknown(" + std::to_string(fileType) + ")";
+}
+
+} // namespace qs

@@ -1,0 +1,155 @@
+#include "kernels/dequant.h"
+
+#include "container/checkpoint.h"
+#include "error.h"
+#include "kernels/gptq.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+#include <mutex>
+
+namespace qs {
+
+namespace {
+
+struct Entry {
+    std::string_view id;
+    DequantRowsFn fn;
+};
+
+// One line per format id. A trailing '*' matches a prefix (e.g. "gguf-*").
+constexpr Entry kTable[] = {
+    {"gptq-v1", dequantPackedWeightRows},
+    {"gptq-v2", dequantPackedWeightRows},
+    {"gptq-planar", dequantPackedWeightRows},
+    {"gptq-marlin", dequantPackedWeightRows},
+    {"awq-gemm", dequantPackedWeightRows},
+    {"awq-gemv", dequantPackedWeightRows},
+    {"awq-gemv-fast", dequantPackedWeightRows},
+    {"awq-marlin", dequantPackedWeightRows},
+};
+
+// Rows per chunk: about 256 KiB of output (an L2-sized piece), at least 8 rows.
+uint64_t chunkRows(uint64_t cols)
+{
+    const uint64_t rows = (256 * 1024 / 4) / std::max<uint64_t>(cols, 1);
+    return std::max<uint64_t>(8, rows / 8 * 8);
+}
+
+} // namespace
+
+DequantRowsFn dequantFunction(std::string_view formatId)
+{
+    for (const Entry& e : kTable) {
+        if (!e.id.empty() && e.id.back() == '*') {
+            if (formatId.substr(0, e.id.size() - 1) == e.id.substr(0, e.id.size() - 1))
+                return e.fn;
+        } else if (e.id == formatId) {
+            return e.fn;
+        }
+    }
+    return nullptr;
+}
+
+bool canDequantize(std::string_view formatId)
+{
+    return dequantFunction(formatId) != nullptr;
+}
+
+std::vector<std::string> dequantFormats()
+{
+    std::vector<std::string> ids;
+    for (const Entry& e : kTable)
+        ids.emplace_back(e.id);
+    return ids;
+}
+
+void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t rowBegin, uint64_t rowEnd,
+                    float* out, SimdPath path)
+{
+    const DequantRowsFn fn = dequantFunction(weight.format);
+    if (!fn)
+        throw Error(ckpt.path + ": weight '" + weight.name + "': no dequantizer for format '" + weight.format + "'");
+    if (rowBegin > rowEnd || rowEnd > weight.outFeatures())
+        throw Error(ckpt.path + ": weight '" + weight.name + "': rows " + std::to_string(rowBegin) + ".."
+                    + std::to_string(rowEnd) + " outside 0.." + std::to_string(weight.outFeatures()));
+    const WeightData data{ckpt, weight};
+    fn(data, rowBegin, rowEnd, out, path);
+}
+
+void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads)
+{
+    const uint64_t rows = weight.outFeatures(), cols = weight.inFeatures();
+    const uint64_t step = chunkRows(cols);
+    const int64_t chunks = int64_t((rows + step - 1) / step);
+    if (chunks <= 1) {
+        dequantizeRows(ckpt, weight, 0, rows, out, path);
+        return;
+    }
+    std::exception_ptr error;
+    std::mutex errorLock;
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel for schedule(dynamic) num_threads(team)
+    for (int64_t c = 0; c < chunks; ++c) {
+        const uint64_t b = uint64_t(c) * step, e = std::min(rows, b + step);
+        try {
+            dequantizeRows(ckpt, weight, b, e, out + b * cols, path);
+        } catch (...) {
+            const std::lock_guard<std::mutex> lock(errorLock);
+            if (!error)
+                error = std::current_exception();
+        }
+    }
+    if (error)
+        std::rethrow_exception(error);
+}
+
+std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, SimdPath path, int threads)
+{
+    if (!canDequantize(weight.format))
+        throw Error(ckpt.path + ": weight '" + weight.name + "': no dequantizer for format '" + weight.format + "'");
+    std::vector<float> out(weight.elementCount());
+    dequantizeWeight(ckpt, weight, out.data(), path, threads);
+    return out;
+}
+
+WeightCodes extractCodes(const Checkpoint& ckpt, const LogicalWeight& weight)
+{
+    static constexpr std::string_view packed[] = {"gptq-v1", "gptq-v2", "gptq-planar", "gptq-marlin",
+                                                  "awq-gemm", "awq-gemv", "awq-gemv-fast", "awq-marlin"};
+    if (std::find(std::begin(packed), std::end(packed), weight.format) == std::end(packed))
+        throw Error(ckpt.path + ": weight '" + weight.name + "': format '" + weight.format
+                    + "' has no integer codes to extract here");
+    const WeightData data{ckpt, weight};
+    const PackedLinear p = describePacked(data);
+    WeightCodes c;
+    c.rows = p.N;
+    c.cols = p.K;
+    c.groups = p.groups;
+    c.codes.resize(p.N * p.K);
+    for (uint64_t n = 0; n < p.N; ++n)
+        for (uint64_t k = 0; k < p.K; ++k)
+            c.codes[n * p.K + k] = uint8_t(p.codeAt(n, k));
+    c.scales.resize(p.groups * p.N);
+    if (p.zeros == ZeroConvention::FloatBias)
+        c.biases.resize(p.groups * p.N);
+    else
+        c.zeros.resize(p.groups * p.N);
+    for (uint64_t g = 0; g < p.groups; ++g)
+        for (uint64_t n = 0; n < p.N; ++n) {
+            c.scales[g * p.N + n] = p.scaleAt(g, n);
+            if (p.zeros == ZeroConvention::FloatBias)
+                c.biases[g * p.N + n] = p.biasAt(g, n);
+            else
+                c.zeros[g * p.N + n] = p.zeroAt(g, n);
+        }
+    c.gIdx.resize(p.K);
+    for (uint64_t k = 0; k < p.K; ++k)
+        c.gIdx[k] = int32_t(p.groupOf(k));
+    return c;
+}
+
+} // namespace qs

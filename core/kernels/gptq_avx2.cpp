@@ -1,0 +1,225 @@
+// AVX2 paths for GPTQ (stream and planar, any width 2..8), AWQ GEMM and AWQ GEMV.
+// Same arithmetic as the reference: float(q - z) * s in float32, no FMA; the layouts put
+// eight output rows (GPTQ, AWQ GEMM) or eight input channels (GEMV) in the lanes.
+// Everything else (row or column tails, Marlin, GEMV_FAST) goes to the reference.
+#include "kernels/gptq.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace qs::avx2 {
+
+namespace {
+
+inline void transpose8(__m256 r[8])
+{
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+// Scales and zeros of eight consecutive rows for every group, read once per row block.
+struct GroupVectors {
+    std::vector<float> s;   // [groups][8]
+    std::vector<int32_t> z; // [groups][8]
+    void fill(const PackedLinear& p, uint64_t n)
+    {
+        s.resize(p.groups * 8);
+        z.resize(p.groups * 8);
+        for (uint64_t g = 0; g < p.groups; ++g)
+            for (uint64_t l = 0; l < 8; ++l) {
+                s[g * 8 + l] = p.scaleAt(g, n + l);
+                z[g * 8 + l] = p.zeroAt(g, n + l);
+            }
+    }
+    __m256 scale(uint64_t g) const { return _mm256_loadu_ps(s.data() + g * 8); }
+    __m256i zero(uint64_t g) const { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(z.data() + g * 8)); }
+};
+
+// Code j (0..31) of a 32-code chunk whose B words (lanes = eight rows) are in w.
+template <int B, bool Planar, int J>
+inline __m256i extract(const __m256i* w)
+{
+    if constexpr (!Planar) {
+        constexpr int bit = J * B, wi = bit / 32, sh = bit % 32;
+        __m256i v = _mm256_srli_epi32(w[wi], sh);
+        if constexpr (sh + B > 32)
+            v = _mm256_or_si256(v, _mm256_slli_epi32(w[wi + 1], 32 - sh));
+        return _mm256_and_si256(v, _mm256_set1_epi32((1 << B) - 1));
+    } else {
+        // Planes of B.1.6: widths from gptqPlanes(), low plane first, natural slots.
+        constexpr int hi = B >= 4 ? 4 : 2;                 // first plane
+        constexpr int mid = B == 6 || B == 7 ? 2 : 0;      // second plane of 6, 7
+        constexpr int lo = B == 3 || B == 5 || B == 7 ? 1 : 0; // the 1-bit plane
+        __m256i v = _mm256_and_si256(_mm256_srli_epi32(w[J / (32 / hi)], hi * (J % (32 / hi))),
+                                     _mm256_set1_epi32((1 << hi) - 1));
+        int base = hi, off = hi;
+        if constexpr (mid) {
+            const __m256i m = _mm256_and_si256(_mm256_srli_epi32(w[base + J / 16], 2 * (J % 16)), _mm256_set1_epi32(3));
+            v = _mm256_or_si256(v, _mm256_slli_epi32(m, off));
+            base += 2;
+            off += 2;
+        }
+        if constexpr (lo) {
+            const __m256i m = _mm256_and_si256(_mm256_srli_epi32(w[base], J), _mm256_set1_epi32(1));
+            v = _mm256_or_si256(v, _mm256_slli_epi32(m, off));
+        }
+        return v;
+    }
+}
+
+template <int B, bool Planar, size_t... J>
+inline void chunkValues(const __m256i* w, const uint32_t* grp, const GroupVectors& gv, __m256* vals,
+                        std::index_sequence<J...>)
+{
+    ((vals[J] = _mm256_mul_ps(gv.scale(grp[J]),
+                              _mm256_cvtepi32_ps(_mm256_sub_epi32(extract<B, Planar, int(J)>(w), gv.zero(grp[J]))))),
+     ...);
+}
+
+template <int B, bool Planar>
+void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    const uint64_t K = p.K, N = p.N;
+    const uint64_t fullK = K / 32 * 32;
+    std::vector<uint32_t> grp(K);
+    for (uint64_t k = 0; k < K; ++k)
+        grp[k] = uint32_t(p.groupOf(k));
+    GroupVectors gv;
+    uint64_t n = n0;
+    for (; n + 8 <= n1; n += 8) {
+        gv.fill(p, n);
+        float* rows = out + (n - n0) * K;
+        for (uint64_t c = 0; c < fullK / 32; ++c) {
+            __m256i w[B];
+            for (int i = 0; i < B; ++i)
+                w[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.qweight.data() + 4 * ((c * B + uint64_t(i)) * N + n)));
+            __m256 vals[32];
+            chunkValues<B, Planar>(w, grp.data() + 32 * c, gv, vals, std::make_index_sequence<32>());
+            for (int q = 0; q < 4; ++q) {
+                transpose8(vals + 8 * q);
+                for (int l = 0; l < 8; ++l)
+                    _mm256_storeu_ps(rows + uint64_t(l) * K + 32 * c + 8 * uint64_t(q), vals[8 * q + l]);
+            }
+        }
+        for (int l = 0; l < 8; ++l)
+            for (uint64_t k = fullK; k < K; ++k)
+                rows[uint64_t(l) * K + k] = p.valueAt(n + uint64_t(l), k);
+    }
+    dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
+}
+
+void awqGemmRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    const uint64_t K = p.K, words = p.N / 8;
+    uint64_t n = n0;
+    // Rows before the first word boundary take the reference.
+    const uint64_t lead = std::min(n1, (n0 + 7) / 8 * 8);
+    dequantPackedRowsRef(p, n0, lead, out);
+    n = lead;
+    const __m256i shifts = _mm256_setr_epi32(0, 16, 4, 20, 8, 24, 12, 28); // AWQ slot of column j, times 4
+    const __m256i mask = _mm256_set1_epi32(0xF);
+    GroupVectors gv;
+    for (; n + 8 <= n1; n += 8) {
+        gv.fill(p, n);
+        const uint64_t c = n / 8;
+        float* rows = out + (n - n0) * K;
+        uint64_t k = 0;
+        for (; k + 8 <= K; k += 8) {
+            __m256 v[8];
+            for (uint64_t i = 0; i < 8; ++i) {
+                uint32_t word;
+                std::memcpy(&word, p.qweight.data() + 4 * ((k + i) * words + c), 4);
+                const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(word)), shifts), mask);
+                const uint64_t g = (k + i) / p.groupSize;
+                v[i] = _mm256_mul_ps(gv.scale(g), _mm256_cvtepi32_ps(_mm256_sub_epi32(q, gv.zero(g))));
+            }
+            transpose8(v);
+            for (int l = 0; l < 8; ++l)
+                _mm256_storeu_ps(rows + uint64_t(l) * K + k, v[l]);
+        }
+        for (int l = 0; l < 8; ++l)
+            for (uint64_t kk = k; kk < K; ++kk)
+                rows[uint64_t(l) * K + kk] = p.valueAt(n + uint64_t(l), kk);
+    }
+    dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
+}
+
+void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    const uint64_t K = p.K, wordsPerRow = (K + 7) / 8;
+    const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i mask = _mm256_set1_epi32(0xF);
+    for (uint64_t n = n0; n < n1; ++n) {
+        float* row = out + (n - n0) * K;
+        uint64_t k = 0;
+        for (; k + 8 <= K; k += 8) {
+            uint32_t word;
+            std::memcpy(&word, p.qweight.data() + 4 * (n * wordsPerRow + k / 8), 4);
+            const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(word)), shifts), mask);
+            const uint64_t g = k / p.groupSize;
+            const __m256 s = _mm256_set1_ps(p.scaleAt(g, n));
+            const __m256i z = _mm256_set1_epi32(p.zeroAt(g, n));
+            _mm256_storeu_ps(row + k, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, z))));
+        }
+        for (; k < K; ++k)
+            row[k] = p.valueAt(n, k);
+    }
+}
+
+} // namespace
+
+void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    switch (p.kind) {
+    case PackedKind::Gptq:
+        switch (p.bits) {
+        case 2: return gptqRows<2, false>(p, n0, n1, out);
+        case 3: return gptqRows<3, false>(p, n0, n1, out);
+        case 4: return gptqRows<4, false>(p, n0, n1, out);
+        case 8: return gptqRows<8, false>(p, n0, n1, out);
+        default: break;
+        }
+        break;
+    case PackedKind::GptqPlanar:
+        switch (p.bits) {
+        case 2: return gptqRows<2, false>(p, n0, n1, out); // single plane = stream
+        case 3: return gptqRows<3, true>(p, n0, n1, out);
+        case 4: return gptqRows<4, false>(p, n0, n1, out);
+        case 5: return gptqRows<5, true>(p, n0, n1, out);
+        case 6: return gptqRows<6, true>(p, n0, n1, out);
+        case 7: return gptqRows<7, true>(p, n0, n1, out);
+        case 8: return gptqRows<8, false>(p, n0, n1, out);
+        default: break;
+        }
+        break;
+    case PackedKind::AwqGemm:
+        return awqGemmRows(p, n0, n1, out);
+    case PackedKind::AwqGemv:
+        if (p.groupSize % 8 == 0)
+            return awqGemvRows(p, n0, n1, out);
+        break;
+    default:
+        break;
+    }
+    dequantPackedRowsRef(p, n0, n1, out);
+}
+
+} // namespace qs::avx2
