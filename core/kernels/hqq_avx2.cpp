@@ -39,7 +39,7 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
         const float sc = s.scale.at(r), z = s.zero.at(r);
         const __m256 vs = _mm256_set1_ps(sc), vz = _mm256_set1_ps(z);
         const uint64_t part = r / s.step, base = (r % s.step) * s.viewCols;
-        float* o = out + (e - e0) - c0;
+        float* o = out + (e - e0); // o[i] is column c0 + i
         uint64_t c = c0;
         if (s.parts == 10) {
             const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(27 - 3 * part));
@@ -47,7 +47,7 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
                 const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.wq.data() + 4 * (base + c)));
                 const __m256i q = _mm256_and_si256(_mm256_srl_epi32(w, shift), _mm256_set1_epi32(7));
                 const __m256 d = roundTo<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
-                _mm256_storeu_ps(o + c, roundTo<T>(_mm256_mul_ps(d, vs)));
+                _mm256_storeu_ps(o + (c - c0), roundTo<T>(_mm256_mul_ps(d, vs)));
             }
         } else {
             const unsigned b = 8 / s.parts;
@@ -57,12 +57,12 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
                 const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.wq.data() + base + c));
                 const __m256i q = _mm256_and_si256(_mm256_srl_epi32(_mm256_cvtepu8_epi32(bytes), shift), mask);
                 const __m256 d = roundTo<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
-                _mm256_storeu_ps(o + c, roundTo<T>(_mm256_mul_ps(d, vs)));
+                _mm256_storeu_ps(o + (c - c0), roundTo<T>(_mm256_mul_ps(d, vs)));
             }
         }
         for (; c < c1; ++c) {
             const float d = roundToDtype(static_cast<float>(s.code(r, c)) - z, T);
-            o[c] = roundToDtype(d * sc, T);
+            o[c - c0] = roundToDtype(d * sc, T);
         }
         e += c1 - c0;
     }

@@ -8,12 +8,8 @@
 #include "testsupport.h"
 #include "kernels/kernel.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTest>
 
-#include <fstream>
 
 #include <bit>
 #include <cstring>
@@ -23,33 +19,11 @@
 
 namespace qsk {
 
-// Until the safetensors reader and writer are on main: a minimal reader of well-formed files.
 inline std::shared_ptr<qs::Checkpoint> openFile(const std::string& path)
 {
     auto ckpt = std::make_shared<qs::Checkpoint>();
     ckpt->path = path;
-    auto file = std::make_shared<qs::MappedFile>(path);
-    const auto b = file->bytes();
-    uint64_t n;
-    std::memcpy(&n, b.data(), 8);
-    const QJsonObject h = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(b.data() + 8), qsizetype(n))).object();
-    const uint32_t fi = ckpt->addFile(file);
-    for (auto it = h.begin(); it != h.end(); ++it) {
-        if (it.key() == QStringLiteral("__metadata__"))
-            continue;
-        const QJsonObject o = it.value().toObject();
-        qs::TensorEntry t;
-        t.name = it.key().toStdString();
-        t.dtype = *qs::dtypeFromName(o.value(QStringLiteral("dtype")).toString().toStdString());
-        t.typeName = std::string(qs::dtypeName(t.dtype));
-        for (const QJsonValue v : o.value(QStringLiteral("shape")).toArray())
-            t.shape.push_back(uint64_t(v.toInteger()));
-        const QJsonArray off = o.value(QStringLiteral("data_offsets")).toArray();
-        t.file = fi;
-        t.offset = 8 + n + uint64_t(off[0].toInteger());
-        t.nbytes = uint64_t(off[1].toInteger() - off[0].toInteger());
-        ckpt->tensors.push_back(t);
-    }
+    qs::readSafetensorsFile(*ckpt, path);
     ckpt->buildIndex();
     return ckpt;
 }
@@ -82,27 +56,10 @@ inline std::vector<uint8_t> halfBytes(const std::vector<float>& v, qs::DType t)
 inline std::string write(const QString& dir, const std::string& file, const std::vector<T>& tensors)
 {
     const std::string path = (dir + QStringLiteral("/")).toStdString() + file;
-    QJsonObject h;
-    uint64_t off = 0;
-    for (const auto& t : tensors) {
-        QJsonArray shape;
-        for (uint64_t d : t.shape)
-            shape.append(qint64(d));
-        h.insert(QString::fromStdString(t.name),
-                 QJsonObject{{QStringLiteral("dtype"), QString::fromUtf8(qs::dtypeName(t.dtype).data())},
-                             {QStringLiteral("shape"), shape},
-                             {QStringLiteral("data_offsets"), QJsonArray{qint64(off), qint64(off + t.data.size())}}});
-        off += t.data.size();
-    }
-    QByteArray hb = QJsonDocument(h).toJson(QJsonDocument::Compact);
-    while (hb.size() % 8)
-        hb.append(' ');
-    std::ofstream f(path, std::ios::binary);
-    const uint64_t n = uint64_t(hb.size());
-    f.write(reinterpret_cast<const char*>(&n), 8);
-    f.write(hb.constData(), hb.size());
+    std::vector<qs::SafetensorsTensor> st;
     for (const auto& t : tensors)
-        f.write(reinterpret_cast<const char*>(t.data.data()), std::streamsize(t.data.size()));
+        st.push_back({t.name, t.dtype, t.shape, std::span<const uint8_t>(t.data)});
+    qs::writeSafetensors(path, st, {{"format", "pt"}});
     return path;
 }
 

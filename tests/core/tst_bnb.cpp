@@ -3,6 +3,7 @@
 // worked out from the formulas, the seed probes and scalar-vs-AVX2 agreement.
 #include "kernel_probes.h"
 #include "kernel_testutil.h"
+#include "kernels/bitstream.h"
 #include "kernels/bnb.h"
 
 #include <QTemporaryDir>
@@ -140,6 +141,10 @@ private slots:
         }
         js += "}";
         ts.push_back({std::string("m.weight.quant_state.bitsandbytes__") + (fp4 ? "fp4" : "nf4"), DType::U8, {js.size()}, jsonBytes(js)});
+        // Our packer is the generic oracle's slot layout with order {1, 0} in 8-bit words.
+        const std::vector<uint8_t> q8(q.begin(), q.end());
+        const int order[] = {1, 0};
+        QVERIFY(bitstream::packSlots(q8, 4, 8, order) == packBnb(q));
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "bnb.safetensors", ts));
         const LogicalWeight w = bnbWeight(*ck, "m", fp4, nested, {N, K});

@@ -3,6 +3,7 @@
 // g_idx and half scales on hand-made checkpoints packed by our own packer, with the seed probes.
 #include "kernel_probes.h"
 #include "kernel_testutil.h"
+#include "kernels/bitstream.h"
 #include "kernels/ct.h"
 
 #include <QTemporaryDir>
@@ -144,6 +145,14 @@ private slots:
         if (actorder) {
             ts.push_back({"m.weight_g_idx", DType::I32, {K}, qsk::bytesOf(gidx)});
             roles.emplace_back("weight_g_idx", "m.weight_g_idx");
+        }
+        // Each packed row is the generic oracle's natural slot layout in 32-bit words.
+        const auto packedRows = packLastDim(q, N, K, bits);
+        const uint64_t wpr = (K + 32 / bits - 1) / (32 / bits);
+        for (uint64_t n = 0; n < N; ++n) {
+            const std::vector<uint8_t> row(q.begin() + n * K, q.begin() + (n + 1) * K);
+            const auto oracle = bitstream::packSlots(row, bits, 32);
+            QVERIFY(oracle.size() == wpr * 4 && std::memcmp(oracle.data(), packedRows.data() + n * wpr, oracle.size()) == 0);
         }
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "ct.safetensors", ts));

@@ -4,6 +4,7 @@
 // with the seed probes and scalar-vs-AVX2 agreement.
 #include "kernel_probes.h"
 #include "kernel_testutil.h"
+#include "kernels/bitstream.h"
 #include "kernels/hqq.h"
 #include "kernels/mlx.h"
 
@@ -90,9 +91,16 @@ private slots:
         }
         s[1] = 1e-6f; // an f16 subnormal scale
         s[1] = roundToDtype(s[1], t);
+        // Each packed row is the generic oracle's stream layout in 32-bit words.
+        const auto packed = packMlx(q, rows, K, bits);
+        for (uint64_t r = 0; r < rows; ++r) {
+            const std::vector<uint8_t> row(q.begin() + r * K, q.begin() + (r + 1) * K);
+            const auto oracle = bitstream::packStream(row, bits, 32);
+            QVERIFY(oracle.size() == K * bits / 8 && std::memcmp(oracle.data(), packed.data() + r * K * bits / 32, oracle.size()) == 0);
+        }
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "m.safetensors",
-            {{"m.weight", DType::U32, {E, N, K * bits / 32}, qsk::bytesOf(packMlx(q, rows, K, bits))},
+            {{"m.weight", DType::U32, {E, N, K * bits / 32}, qsk::bytesOf(packed)},
              {"m.scales", t, {E, N, G}, floatBytes(s, t)},
              {"m.biases", t, {E, N, G}, floatBytes(b, t)}}));
         const LogicalWeight w = qsk::weight(*ck, "m", "mlx-affine", {E, N, K}, {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}}, bits, group);
