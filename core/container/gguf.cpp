@@ -79,17 +79,18 @@ public:
         fail(m_path, std::string(field) + ": " + what);
     }
 
-    void need(uint64_t n, std::string_view field, std::string_view part) const
+    // `part` + `suffix` name the piece read; they are only joined when reporting a failure.
+    void need(uint64_t n, std::string_view field, std::string_view part, std::string_view suffix = {}) const
     {
         if (n > left())
-            failAt(field, std::string(part) + " needs " + num(n) + " bytes at offset " + num(m_pos)
-                              + ", past the end of the file (" + num(m_size) + " bytes)");
+            failAt(field, std::string(part) + std::string(suffix) + " needs " + num(n) + " bytes at offset "
+                              + num(m_pos) + ", past the end of the file (" + num(m_size) + " bytes)");
     }
 
     template <class T>
-    T get(std::string_view field, std::string_view part)
+    T get(std::string_view field, std::string_view part, std::string_view suffix = {})
     {
-        need(sizeof(T), field, part);
+        need(sizeof(T), field, part, suffix);
         T v;
         std::memcpy(&v, m_data + m_pos, sizeof(T));
         m_pos += sizeof(T);
@@ -97,17 +98,18 @@ public:
     }
 
     // String lengths, array counts and (v1) dimensions: u32 in v1, u64 from v2 on.
-    uint64_t count(std::string_view field, std::string_view part)
+    uint64_t count(std::string_view field, std::string_view part, std::string_view suffix = {})
     {
-        return m_v1 ? get<uint32_t>(field, part) : get<uint64_t>(field, part);
+        return m_v1 ? get<uint32_t>(field, part, suffix) : get<uint64_t>(field, part, suffix);
     }
 
     std::string_view string(std::string_view field, std::string_view part)
     {
-        const uint64_t n = count(field, std::string(part) + " length");
+        const uint64_t n = count(field, part, " length");
         if (n > kMaxStringBytes)
             failAt(field, std::string(part) + " length " + num(n) + " exceeds the 1 GiB limit");
-        need(n, field, std::string(part) + " of " + num(n) + " bytes");
+        if (n > left())
+            need(n, field, part, " of " + num(n) + " bytes");
         const std::string_view s(reinterpret_cast<const char*>(m_data + m_pos), n);
         m_pos += n;
         return s;
@@ -163,11 +165,16 @@ MetaValue readValue(Cursor& c, uint32_t type, std::string_view field, int depth,
         if (n > kMaxArrayCount)
             c.failAt(field, "array length " + num(n) + " exceeds the limit of 2^30 elements");
         v.arrayType = static_cast<Type>(elem);
-        std::vector<MetaValue> items;
+        auto& items = v.value.emplace<std::vector<MetaValue>>();
         items.reserve(n);
-        for (uint64_t i = 0; i < n; ++i)
-            items.push_back(readValue(c, elem, field, depth + 1, st));
-        v.value = std::move(items);
+        if (elem == static_cast<uint32_t>(Type::String)) {
+            // Tokenizer vocabularies hold hundreds of thousands of strings: build them in place.
+            for (uint64_t i = 0; i < n; ++i)
+                items.emplace_back().value.emplace<std::string>(c.string(field, "string"));
+        } else {
+            for (uint64_t i = 0; i < n; ++i)
+                items.push_back(readValue(c, elem, field, depth + 1, st));
+        }
         break;
     }
     }

@@ -1,13 +1,28 @@
 #pragma once
 // Format detection: groups stored tensors into logical weights and names their format
 // (../shared/spec/safetensors-quant.md Part C; GGUF tensors map one to one).
+//
+// Detection reads names, dtypes, shapes and the configs; besides those it reads only small
+// tensors (qzeros, g_idx, bnb quant_state JSON, weight_shape, HQQ scalars), never the codes.
+// When the config and the tensors disagree the tensors win and a note on the weight says so.
 #include "formats/logicalweight.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace qs {
 
 class Checkpoint;
 std::vector<LogicalWeight> detectWeights(const Checkpoint& ckpt);
+
+// Stored bytes and logical elements summed over a set of weights; bpw = bytes*8/elements.
+struct BitsSummary {
+    uint64_t storedBytes = 0;
+    uint64_t elements = 0;
+    uint64_t weights = 0;
+    double bitsPerWeight() const;
+};
+// All logical weights, or only those whose format is quantized.
+BitsSummary summarizeBits(const std::vector<LogicalWeight>& weights, bool quantizedOnly = false);
 
 } // namespace qs

@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -762,16 +763,13 @@ private slots:
         const auto owned = sampleTensors();
         qs::writeGguf(full, everyValueType(0), views(owned), version);
         const auto layout = qs::layoutGguf(full, everyValueType(0), views(owned), version);
-        std::vector<uint8_t> bytes;
-        {
-            const qs::MappedFile f(full);
-            bytes.assign(f.bytes().begin(), f.bytes().end());
-        }
-        const std::string cut = tmpPath(dir, "cut.gguf");
+        const std::string cut = full;
         const QStringList fields{QStringLiteral(": header"), QStringLiteral(": metadata"), QStringLiteral(": tensor"),
                                  QStringLiteral(": data section"), QStringLiteral(": empty file")};
-        for (size_t n = 0; n < layout.head.size() + layout.sizes[0]; ++n) {
-            writeBytes(cut, std::vector<uint8_t>(bytes.begin(), bytes.begin() + std::ptrdiff_t(n)));
+        // Cut points from the first tensor's last byte down to the empty file; shortening the
+        // same file each time keeps this quick.
+        for (size_t n = layout.head.size() + layout.sizes[0]; n-- > 0;) {
+            QCOMPARE(::truncate(cut.c_str(), off_t(n)), 0);
             try {
                 qs::Checkpoint ckpt;
                 qs::readGguf(ckpt, cut);

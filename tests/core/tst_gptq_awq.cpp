@@ -1,10 +1,16 @@
 // GPTQ / AWQ / Marlin kernels: hand-made layouts packed by the oracle-based packers,
 // checked value by value against s * (q - z) worked out from the logical arrays, for the
 // scalar reference and the AVX2 path (bit for bit); the upstream fixtures in fixtures_*.
+#include "container/checkpoint.h"
+#include "kernels/dequant.h"
 #include "kernels/gptq.h"
 #include "kernels/half.h"
 #include "error.h"
 
+#include "testsupport.h"
+
+#include <QDir>
+#include <QJsonObject>
 #include <QTest>
 
 #include <algorithm>
@@ -435,6 +441,72 @@ private slots:
         QVERIFY(std::isnan(p.valueAt(0, 0)));
         QVERIFY(std::isnan(p.valueAt(4, 0)));
         QCOMPARE(p.valueAt(2, 0), std::ldexp(1.f, -24) * float(int(l.codes[2 * l.K]) - l.zeros[2]));
+    }
+
+    // Every GPTQ and AWQ fixture weight, through the dispatcher, for both paths: our float32
+    // rounds (RNE) to the upstream fp16 bits stored in ref.safetensors.
+    void fixtures_data()
+    {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<QString>("module");
+        const QDir root(qstest::fixture(QStringLiteral("safetensors")));
+        const QStringList dirs = root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-*")}, QDir::Dirs, QDir::Name);
+        QVERIFY(dirs.size() >= 10);
+        for (const QString& d : dirs) {
+            const auto ckpt = Checkpoint::open(root.filePath(d + QStringLiteral("/model.safetensors")).toStdString());
+            for (const TensorEntry& t : ckpt->tensors) {
+                const QString name = QString::fromStdString(t.name);
+                if (name.endsWith(QLatin1String(".qweight"))) {
+                    const QString module = name.chopped(8);
+                    QTest::addRow("%s/%s", qPrintable(d), qPrintable(module.section(QLatin1Char('.'), -1))) << d << module;
+                }
+            }
+        }
+    }
+    void fixtures()
+    {
+        QFETCH(QString, dir);
+        QFETCH(QString, module);
+        const QString path = qstest::fixture(QStringLiteral("safetensors/") + dir);
+        const auto ckpt = Checkpoint::open(path.toStdString());
+        const auto ref = Checkpoint::open((path + QStringLiteral("/ref.safetensors")).toStdString());
+        const TensorEntry* want = ref->find((module + QStringLiteral(".weight")).toStdString());
+        QVERIFY(want);
+        QCOMPARE(want->shape.size(), size_t(2));
+
+        // The logical weight as detection describes it, built here from the config.
+        QJsonObject q = ckpt->config.value(QStringLiteral("quantization_config")).toObject();
+        QVERIFY(!q.isEmpty());
+        LogicalWeight w;
+        w.name = module.toStdString();
+        const bool awq = q.value(QStringLiteral("quant_method")).toString() == QLatin1String("awq");
+        w.format = awq ? "awq-gemm" : "gptq-v1";
+        w.bits = q.value(QStringLiteral("bits")).toInt();
+        w.groupSize = q.value(QStringLiteral("group_size")).toInt();
+        w.shape = want->shape;
+        for (const char* role : {"qweight", "qzeros", "scales", "g_idx"}) {
+            const int i = ckpt->indexOf(w.name + "." + role);
+            if (i >= 0)
+                w.members.emplace_back(role, size_t(i));
+        }
+        const uint64_t N = want->shape[0], K = want->shape[1];
+        std::vector<float> refValues(N * K);
+        std::memcpy(refValues.data(), ref->bytes(*want).data(), refValues.size() * 4);
+
+        std::vector<float> scalar(N * K), fast(N * K);
+        dequantizeRows(*ckpt, w, 0, N, scalar.data(), SimdPath::Scalar);
+        dequantizeRows(*ckpt, w, 0, N, fast.data(), bestSimdPath());
+        for (uint64_t i = 0; i < N * K; ++i) {
+            const uint16_t wantBits = floatToHalf(refValues[i]);
+            QCOMPARE(halfToFloat(wantBits), refValues[i]); // the reference really is fp16
+            if (floatToHalf(scalar[i]) != wantBits)
+                QFAIL(qPrintable(QStringLiteral("scalar (%1, %2): %3, reference %4").arg(i / K).arg(i % K).arg(scalar[i]).arg(refValues[i])));
+            if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(scalar[i]))
+                QFAIL(qPrintable(QStringLiteral("fast (%1, %2): %3, scalar %4").arg(i / K).arg(i % K).arg(fast[i]).arg(scalar[i])));
+        }
+        // And through the whole-weight helper (OpenMP over row chunks).
+        const std::vector<float> whole = dequantizeWeight(*ckpt, w, bestSimdPath(), 2);
+        QVERIFY(std::memcmp(whole.data(), fast.data(), whole.size() * 4) == 0);
     }
 
     void rejectsBadLayouts()

@@ -1,0 +1,28 @@
+#pragma once
+// Lookup tables of the ggml block types (values from ggml-common.h, stored as data).
+#include <cstdint>
+
+namespace qs::ggml {
+
+extern const uint8_t kKmaskIq2xs[8]; // kmask_iq2xs, CRC-32 0xe0631a53
+inline constexpr uint32_t kKmaskIq2xsCrc = 0xe0631a53u;
+extern const uint8_t kKsignsIq2xs[128]; // ksigns_iq2xs, CRC-32 0xffab7940
+inline constexpr uint32_t kKsignsIq2xsCrc = 0xffab7940u;
+extern const uint64_t kIq2xxsGrid[256]; // iq2xxs_grid, CRC-32 0x9924ff02
+inline constexpr uint32_t kIq2xxsGridCrc = 0x9924ff02u;
+extern const uint64_t kIq2xsGrid[512]; // iq2xs_grid, CRC-32 0xfa1e1bfd
+inline constexpr uint32_t kIq2xsGridCrc = 0xfa1e1bfdu;
+extern const uint64_t kIq2sGrid[1024]; // iq2s_grid, CRC-32 0x25ae5bf1
+inline constexpr uint32_t kIq2sGridCrc = 0x25ae5bf1u;
+extern const uint32_t kIq3xxsGrid[256]; // iq3xxs_grid, CRC-32 0x07ba9ed0
+inline constexpr uint32_t kIq3xxsGridCrc = 0x07ba9ed0u;
+extern const uint32_t kIq3sGrid[512]; // iq3s_grid, CRC-32 0xf576e4f3
+inline constexpr uint32_t kIq3sGridCrc = 0xf576e4f3u;
+extern const int8_t kValuesIq4nl[16]; // kvalues_iq4nl, CRC-32 0xbbe1a3fc
+inline constexpr uint32_t kValuesIq4nlCrc = 0xbbe1a3fcu;
+extern const int8_t kValuesFp4[16]; // kvalues_fp4, CRC-32 0x08e8de1e
+inline constexpr uint32_t kValuesFp4Crc = 0x08e8de1eu;
+extern const uint64_t kIq1sGrid[2048]; // iq1s_grid, CRC-32 0xb85e6ccf
+inline constexpr uint32_t kIq1sGridCrc = 0xb85e6ccfu;
+
+} // namespace qs::ggml
