@@ -3,6 +3,7 @@
 // worked out from the formulas, the seed probes and scalar-vs-AVX2 agreement.
 #include "kernel_probes.h"
 #include "kernel_testutil.h"
+#include "kernels/dequant.h"
 #include "kernels/bitstream.h"
 #include "kernels/bnb.h"
 
@@ -222,6 +223,35 @@ private slots:
         LogicalWeight big = w;
         big.shape = {4, 65};
         QVERIFY_THROWS_EXCEPTION(Error, qsk::run(dequantBnb4Rows, *ck, big, SimdPath::Scalar));
+    }
+
+    // The whole chain: Checkpoint::open (reader, configs, detection) -> dispatcher -> kernel.
+    void throughDetection_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<int>("path");
+        for (const char* v : {"bnb-nf4", "bnb-fp4", "bnb-nf4-doublequant", "bnb-fp4-doublequant"})
+            for (SimdPath p : paths())
+                QTest::addRow("%s %s", v, simdPathName(p).data()) << v << int(p);
+    }
+    void throughDetection()
+    {
+        QFETCH(QString, variant);
+        QFETCH(int, path);
+        const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
+        const auto ck = Checkpoint::open(dir.toStdString());
+        const auto ref = qsk::openFile((dir + QStringLiteral("/ref.safetensors")).toStdString());
+        int checked = 0;
+        for (const TensorEntry& r : ref->tensors) {
+            const std::string module = r.name.substr(0, r.name.size() - 7); // strip ".weight"
+            const LogicalWeight* w = ck->findWeight(module);
+            QVERIFY2(w, module.c_str());
+            QCOMPARE(w->format, std::string(variant.contains(QStringLiteral("fp4")) ? "bnb-fp4" : "bnb-nf4"));
+            const auto ours = dequantizeWeight(*ck, *w, SimdPath(path));
+            QSK_COMPARE_BITS(ours, qsk::floats(*ref, r.name), DType::F16);
+            ++checked;
+        }
+        QVERIFY(checked > 0);
     }
 };
 

@@ -3,6 +3,7 @@
 // g_idx and half scales on hand-made checkpoints packed by our own packer, with the seed probes.
 #include "kernel_probes.h"
 #include "kernel_testutil.h"
+#include "kernels/dequant.h"
 #include "kernels/bitstream.h"
 #include "kernels/ct.h"
 
@@ -190,6 +191,35 @@ private slots:
             QVERIFY2(std::string(e.what()).find("weight_packed") != std::string::npos, e.what());
             QVERIFY2(std::string(e.what()).find("'m'") != std::string::npos, e.what());
         }
+    }
+
+    // The whole chain: Checkpoint::open (reader, configs, detection) -> dispatcher -> kernel.
+    void throughDetection_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<int>("path");
+        for (const char* v : {"ct-pack-w4a16-channel-asym", "ct-pack-w4a16-g128-sym", "ct-pack-w4a16-g32-asym", "ct-pack-w8a16-channel-sym"})
+            for (SimdPath p : paths())
+                QTest::addRow("%s %s", v, simdPathName(p).data()) << v << int(p);
+    }
+    void throughDetection()
+    {
+        QFETCH(QString, variant);
+        QFETCH(int, path);
+        const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
+        const auto ck = Checkpoint::open(dir.toStdString());
+        const auto ref = qsk::openFile((dir + QStringLiteral("/ref.safetensors")).toStdString());
+        int checked = 0;
+        for (const TensorEntry& r : ref->tensors) {
+            const std::string module = r.name.substr(0, r.name.size() - 7); // strip ".weight"
+            const LogicalWeight* w = ck->findWeight(module);
+            QVERIFY2(w, module.c_str());
+            QCOMPARE(w->format, std::string("compressed-tensors"));
+            const auto ours = dequantizeWeight(*ck, *w, SimdPath(path));
+            QSK_COMPARE_BITS(ours, qsk::floats(*ref, r.name), DType::F32);
+            ++checked;
+        }
+        QVERIFY(checked > 0);
     }
 };
 
