@@ -1,4 +1,648 @@
 #include "mainwindow.h"
+
+#include "container/checkpoint.h"
+#include "demo.h"
+#include "error.h"
+#include "inspector.h"
+#include "sortproxy.h"
+#include "tablemodels.h"
+#include "weighttreemodel.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include <new>
+
 namespace qsw {
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) { setWindowTitle(tr("Quantscope")); }
+
+namespace {
+
+constexpr int kRecentMax = 10;
+constexpr int kStateVersion = 1;
+
+const QPalette& systemPalette()
+{
+    // The platform's palette before we replace it: "System" follows its lightness.
+    static const QPalette palette = QGuiApplication::palette();
+    return palette;
 }
+
+bool isCheckpointUrl(const QUrl& url)
+{
+    if (!url.isLocalFile())
+        return false;
+    const QFileInfo fi(url.toLocalFile());
+    return fi.isDir() || fi.suffix() == QLatin1String("gguf") || fi.suffix() == QLatin1String("safetensors")
+        || fi.fileName().endsWith(QLatin1String(".safetensors.index.json"));
+}
+
+QTreeView* makeTableView(QWidget* parent, const QString& objectName)
+{
+    auto* view = new QTreeView(parent);
+    view->setObjectName(objectName);
+    view->setRootIsDecorated(false);
+    view->setUniformRowHeights(true);
+    view->setSortingEnabled(true);
+    view->setAlternatingRowColors(true);
+    view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->header()->setStretchLastSection(true);
+    return view;
+}
+
+// A filter line above a view; the filter narrows `proxy`.
+QWidget* withFilter(QWidget* parent, QTreeView* view, QSortFilterProxyModel* proxy, const QString& placeholder,
+                    QLineEdit** editOut = nullptr)
+{
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->setSpacing(2);
+    auto* edit = new QLineEdit(box);
+    edit->setPlaceholderText(placeholder);
+    edit->setClearButtonEnabled(true);
+    QObject::connect(edit, &QLineEdit::textChanged, proxy, [proxy, view](const QString& text) {
+        proxy->setFilterFixedString(text);
+        if (!text.isEmpty())
+            view->expandAll();
+    });
+    layout->addWidget(edit);
+    layout->addWidget(view);
+    view->setParent(box);
+    if (editOut)
+        *editOut = edit;
+    return box;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
+
+MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), m_options(options)
+{
+    systemPalette();
+    setObjectName(QStringLiteral("mainWindow"));
+    setWindowTitle(tr("Quantscope"));
+    setAcceptDrops(true);
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+
+    m_weightModel = new WeightTreeModel(this);
+    m_weightProxy = new NaturalSortProxy(WeightTreeModel::SortRole, WeightTreeModel::FilterRole, this);
+    m_weightProxy->setSourceModel(m_weightModel);
+    m_tensorModel = new TensorTableModel(this);
+    m_tensorProxy = new NaturalSortProxy(TensorTableModel::SortRole, Qt::DisplayRole, this);
+    m_tensorProxy->setSourceModel(m_tensorModel);
+    m_metadataModel = new MetadataModel(this);
+    m_metadataProxy = new NaturalSortProxy(Qt::UserRole + 1, Qt::DisplayRole, this);
+    m_metadataProxy->setSourceModel(m_metadataModel);
+
+    m_watcher = new QFutureWatcher<LoadResult>(this);
+    connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::loadFinished);
+
+    createCentralViews();
+    createDocks();
+    createActions();
+    createStatusBar();
+
+    QSettings settings;
+    if (m_options.persistent) {
+        const QString mode = settings.value(QStringLiteral("theme"), QStringLiteral("system")).toString();
+        m_themeMode = mode == QLatin1String("dark") ? ThemeMode::Dark
+            : mode == QLatin1String("light")        ? ThemeMode::Light
+                                                    : ThemeMode::System;
+    }
+    m_themeActions[int(m_themeMode)]->setChecked(true);
+    applyTheme();
+
+    resize(1400, 900);
+    if (m_options.persistent) {
+        restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kStateVersion);
+    }
+    updateRecentMenu();
+    updateStatus();
+    m_inspector->setSnapshot(nullptr);
+}
+
+MainWindow::~MainWindow()
+{
+    // A load still running finishes on its own; nobody reads its result.
+    m_watcher->disconnect(this);
+}
+
+QSortFilterProxyModel* MainWindow::weightProxy() const
+{
+    return m_weightProxy;
+}
+
+void MainWindow::createCentralViews()
+{
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("views"));
+    m_tabs->setDocumentMode(true);
+
+    m_tensorView = makeTableView(m_tabs, QStringLiteral("tensors"));
+    m_tensorView->setModel(m_tensorProxy);
+    m_tensorView->sortByColumn(-1, Qt::AscendingOrder);
+    auto* tensorsPage = withFilter(m_tabs, m_tensorView, m_tensorProxy, tr("Filter stored tensors"));
+    tensorsPage->setObjectName(QStringLiteral("tensors"));
+    m_tabs->addTab(tensorsPage, tr("Stored tensors"));
+    connect(m_tensorView, &QTreeView::activated, this, [this](const QModelIndex& index) {
+        const int weight = index.data(TensorTableModel::WeightIndexRole).toInt();
+        if (weight >= 0)
+            selectWeight(m_snapshot->weights[weight].name);
+    });
+
+    m_metadataView = makeTableView(m_tabs, QStringLiteral("metadata"));
+    m_metadataView->setModel(m_metadataProxy);
+    m_metadataView->sortByColumn(-1, Qt::AscendingOrder);
+    auto* metadataPage = withFilter(m_tabs, m_metadataView, m_metadataProxy, tr("Filter metadata"));
+    metadataPage->setObjectName(QStringLiteral("metadata"));
+    m_tabs->addTab(metadataPage, tr("Metadata"));
+
+    setCentralWidget(m_tabs);
+}
+
+void MainWindow::createDocks()
+{
+    m_weightView = new QTreeView(this);
+    m_weightView->setObjectName(QStringLiteral("weightBrowser"));
+    m_weightView->setModel(m_weightProxy);
+    m_weightView->setUniformRowHeights(true);
+    m_weightView->setSortingEnabled(true);
+    m_weightView->sortByColumn(-1, Qt::AscendingOrder);
+    m_weightView->setAlternatingRowColors(true);
+    m_weightView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_weightView->header()->setStretchLastSection(false);
+    m_weightView->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Interactive);
+    connect(m_weightView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &MainWindow::onWeightSelectionChanged);
+
+    auto* browserDock = new QDockWidget(tr("Tensor browser"), this);
+    browserDock->setObjectName(QStringLiteral("browserDock"));
+    browserDock->setWidget(withFilter(browserDock, m_weightView, m_weightProxy,
+                                      tr("Filter by name or format (%1)").arg(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)),
+                                      &m_filter));
+    addDockWidget(Qt::LeftDockWidgetArea, browserDock);
+
+    m_inspector = new Inspector(this);
+    auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
+    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
+    inspectorDock->setWidget(m_inspector);
+    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
+    resizeDocks({browserDock, inspectorDock}, {740, 390}, Qt::Horizontal);
+}
+
+void MainWindow::createActions()
+{
+    auto* fileMenu = menuBar()->addMenu(tr("&File"));
+    auto* toolbar = addToolBar(tr("Main toolbar"));
+    toolbar->setObjectName(QStringLiteral("mainToolbar"));
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+
+    auto* open = fileMenu->addAction(tr("&Open File…"), this, &MainWindow::openFileDialog);
+    open->setShortcuts(QKeySequence::Open);
+    auto* openFolder = fileMenu->addAction(tr("Open &Folder…"), this, &MainWindow::openFolderDialog);
+    openFolder->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
+    m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
+    auto* demo = fileMenu->addAction(tr("Open &Demo Checkpoint"), this, &MainWindow::openDemo);
+    m_reloadAction = fileMenu->addAction(tr("Re&load"), this, [this] {
+        if (m_isDemo)
+            openDemo();
+        else if (m_snapshot)
+            openPath(m_snapshot->path);
+    });
+    m_reloadAction->setShortcuts(QKeySequence::Refresh);
+    fileMenu->addSeparator();
+    auto* close = fileMenu->addAction(tr("&Close Window"), this, &QWidget::close);
+    close->setShortcuts(QKeySequence::Close);
+    auto* quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows, Qt::QueuedConnection);
+    quit->setShortcuts(QKeySequence::Quit);
+    quit->setMenuRole(QAction::QuitRole);
+    toolbar->addAction(open);
+    toolbar->addAction(openFolder);
+    toolbar->addAction(demo);
+
+    auto* editMenu = menuBar()->addMenu(tr("&Edit"));
+    auto* find = editMenu->addAction(tr("&Find Weight"), this, [this] {
+        m_filter->setFocus();
+        m_filter->selectAll();
+    });
+    find->setShortcuts(QKeySequence::Find);
+    auto* copy = editMenu->addAction(tr("&Copy Weight Name"), this, &MainWindow::copySelectedName);
+    copy->setShortcuts(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_weightView->addAction(copy);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    for (auto* dock : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(dock->toggleViewAction());
+    m_viewMenu->addAction(toolbar->toggleViewAction());
+    m_viewMenu->addSeparator();
+    m_viewMenu->addAction(tr("E&xpand All Layers"), m_weightView, &QTreeView::expandAll);
+    m_viewMenu->addAction(tr("C&ollapse All Layers"), m_weightView, &QTreeView::collapseAll);
+    m_viewMenu->addSeparator();
+    auto* themeMenu = m_viewMenu->addMenu(tr("&Theme"));
+    auto* themeGroup = new QActionGroup(this);
+    const QString themeNames[] = {tr("&System"), tr("&Light"), tr("&Dark")};
+    for (int i = 0; i < 3; ++i) {
+        m_themeActions[i] = themeMenu->addAction(themeNames[i], this, [this, i] { setThemeMode(ThemeMode(i)); });
+        m_themeActions[i]->setCheckable(true);
+        themeGroup->addAction(m_themeActions[i]);
+    }
+    auto* fullScreen = m_viewMenu->addAction(tr("&Full Screen"), this, [this](bool on) {
+        setWindowState(on ? windowState() | Qt::WindowFullScreen : windowState() & ~Qt::WindowFullScreen);
+    });
+    fullScreen->setCheckable(true);
+    fullScreen->setShortcuts(QKeySequence::FullScreen);
+
+    auto* helpMenu = menuBar()->addMenu(tr("&Help"));
+    helpMenu->addAction(tr("&About Quantscope"), this, &MainWindow::showAbout);
+    helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createStatusBar()
+{
+    m_fileLabel = new QLabel(this);
+    m_countLabel = new QLabel(this);
+    m_sizeLabel = new QLabel(this);
+    m_mappedLabel = new QLabel(this);
+    m_busy = new QProgressBar(this);
+    m_busy->setRange(0, 0); // busy: listing has no meaningful progress
+    m_busy->setMaximumWidth(140);
+    m_busy->setTextVisible(false);
+    m_busy->hide();
+    m_fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    statusBar()->addWidget(m_fileLabel, 1);
+    statusBar()->addPermanentWidget(m_busy);
+    statusBar()->addPermanentWidget(m_countLabel);
+    statusBar()->addPermanentWidget(m_sizeLabel);
+    statusBar()->addPermanentWidget(m_mappedLabel);
+}
+
+void MainWindow::openPath(const QString& path)
+{
+    startLoad(path, false);
+}
+
+void MainWindow::openDemo()
+{
+    startLoad(QString(), true);
+}
+
+bool MainWindow::isLoading() const
+{
+    return m_watcher->isRunning();
+}
+
+void MainWindow::startLoad(const QString& path, bool demo)
+{
+    if (m_watcher->isRunning()) {
+        // One load at a time; a folder of shards may take a moment.
+        statusBar()->showMessage(tr("Still opening %1…").arg(m_loadingPath), 3000);
+        return;
+    }
+    m_loadingPath = demo ? tr("the demo checkpoint") : QDir::toNativeSeparators(path);
+    m_busy->show();
+    statusBar()->showMessage(tr("Opening %1…").arg(m_loadingPath));
+    m_watcher->setFuture(QtConcurrent::run([path, demo]() -> LoadResult {
+        LoadResult r;
+        r.demo = demo;
+        r.path = path;
+        try {
+            if (demo)
+                r.path = extractDemoCheckpoint();
+            r.checkpoint = qs::Checkpoint::open(r.path.toStdString());
+            r.snapshot = CheckpointSnapshot::fromCheckpoint(*r.checkpoint);
+        } catch (const qs::Error& e) {
+            r.error = QString::fromStdString(e.what());
+        } catch (const std::bad_alloc&) {
+            r.error = tr("%1: out of memory").arg(r.path);
+        } catch (const std::exception& e) {
+            r.error = tr("%1: internal error: %2").arg(r.path, QString::fromStdString(e.what()));
+        }
+        return r;
+    }));
+}
+
+void MainWindow::loadFinished()
+{
+    m_busy->hide();
+    statusBar()->clearMessage();
+    const LoadResult result = m_watcher->result();
+    if (!result.error.isEmpty()) {
+        showError(result.demo ? tr("the demo checkpoint") : result.path, result.error);
+        return;
+    }
+    showSnapshot(result);
+}
+
+void MainWindow::showSnapshot(const LoadResult& result)
+{
+    m_checkpoint = result.checkpoint;
+    m_snapshot = result.snapshot;
+    m_isDemo = result.demo;
+    m_lastError.clear();
+    m_weightModel->setSnapshot(m_snapshot);
+    m_tensorModel->setSnapshot(m_snapshot);
+    m_metadataModel->setSnapshot(m_snapshot);
+    m_inspector->setSnapshot(m_snapshot);
+    m_weightView->expandAll();
+    for (int c = 0; c < WeightTreeModel::ColumnCount; ++c)
+        m_weightView->resizeColumnToContents(c);
+    // Layer rows list every format they hold; let those elide rather than widen the column.
+    m_weightView->setColumnWidth(WeightTreeModel::FormatColumn,
+                                 std::min(m_weightView->columnWidth(WeightTreeModel::FormatColumn),
+                                          m_weightView->fontMetrics().horizontalAdvance(QStringLiteral("compressed-tensors")) + 24));
+    for (int c = 0; c < TensorTableModel::WeightColumn; ++c)
+        m_tensorView->resizeColumnToContents(c);
+    m_metadataView->resizeColumnToContents(MetadataModel::KeyColumn);
+    m_metadataView->resizeColumnToContents(MetadataModel::TypeColumn);
+    m_metadataView->setColumnWidth(MetadataModel::ValueColumn, 520);
+
+    const QString shown = m_isDemo ? tr("Demo checkpoint") : QFileInfo(m_snapshot->path).fileName();
+    setWindowTitle(tr("%1 — Quantscope").arg(shown));
+    setWindowFilePath(m_snapshot->path);
+    if (!m_isDemo)
+        addRecentFile(m_snapshot->path);
+    updateStatus();
+    emit checkpointOpened(m_snapshot->path);
+}
+
+void MainWindow::showError(const QString& path, const QString& message)
+{
+    m_lastError = message;
+    if (m_errorBox)
+        m_errorBox->deleteLater();
+    m_errorBox = new QMessageBox(QMessageBox::Critical, tr("Cannot open checkpoint"),
+                                 tr("Quantscope could not open %1.").arg(QDir::toNativeSeparators(path)), QMessageBox::Ok,
+                                 this);
+    m_errorBox->setObjectName(QStringLiteral("openErrorBox"));
+    m_errorBox->setInformativeText(message);
+    m_errorBox->setAttribute(Qt::WA_DeleteOnClose);
+    m_errorBox->setWindowModality(Qt::WindowModal);
+    m_errorBox->open();
+    if (m_snapshot)
+        statusBar()->showMessage(tr("Kept %1 open.").arg(QFileInfo(m_snapshot->path).fileName()), 8000);
+    emit openFailed(path, message);
+}
+
+void MainWindow::updateStatus()
+{
+    const QLocale locale;
+    if (!m_snapshot) {
+        m_fileLabel->setText(tr("No checkpoint open"));
+        m_countLabel->clear();
+        m_sizeLabel->clear();
+        m_mappedLabel->clear();
+        m_reloadAction->setEnabled(false);
+        return;
+    }
+    m_reloadAction->setEnabled(true);
+    m_fileLabel->setText(m_isDemo ? tr("Demo: %1").arg(QDir::toNativeSeparators(m_snapshot->path))
+                                  : QDir::toNativeSeparators(m_snapshot->path));
+    m_countLabel->setText(tr("%n tensor(s), ", nullptr, int(m_snapshot->tensors.size()))
+                          + tr("%n weight(s)", nullptr, int(m_snapshot->weights.size())));
+    m_sizeLabel->setText(tr("%1 on disk").arg(locale.formattedDataSize(qint64(m_snapshot->diskBytes))));
+    m_mappedLabel->setText(tr("%1 mapped in %n file(s)", nullptr, int(m_snapshot->files.size()))
+                               .arg(locale.formattedDataSize(qint64(m_snapshot->mappedBytes))));
+}
+
+QStringList MainWindow::updatedRecentFiles(QStringList list, const QString& path)
+{
+    const QString clean = QFileInfo(path).absoluteFilePath();
+    list.removeAll(clean);
+    list.prepend(clean);
+    list.erase(std::remove_if(list.begin(), list.end(), [](const QString& p) { return !QFileInfo::exists(p); }), list.end());
+    while (list.size() > kRecentMax)
+        list.removeLast();
+    return list;
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("recentFiles"), updatedRecentFiles(recentFiles(), path));
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    QStringList files = recentFiles();
+    const auto missing = std::remove_if(files.begin(), files.end(), [](const QString& p) { return !QFileInfo::exists(p); });
+    if (missing != files.end()) {
+        files.erase(missing, files.end());
+        QSettings().setValue(QStringLiteral("recentFiles"), files);
+    }
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files[i];
+        // &1..&9 and &0 as accelerators for the first ten.
+        const QString label = tr("&%1 %2").arg((i + 1) % 10).arg(QDir::toNativeSeparators(path));
+        m_recentMenu->addAction(label, this, [this, path] { openPath(path); });
+    }
+    if (!files.isEmpty())
+        m_recentMenu->addSeparator();
+    auto* clear = m_recentMenu->addAction(tr("&Clear List"), this, [this] {
+        QSettings().remove(QStringLiteral("recentFiles"));
+        updateRecentMenu();
+    });
+    clear->setEnabled(!files.isEmpty());
+}
+
+QStringList MainWindow::viewNames() const
+{
+    QStringList names;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        names << m_tabs->widget(i)->objectName();
+    return names;
+}
+
+bool MainWindow::showView(const QString& name)
+{
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->widget(i)->objectName() == name) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QString MainWindow::currentView() const
+{
+    return m_tabs->currentWidget() ? m_tabs->currentWidget()->objectName() : QString();
+}
+
+bool MainWindow::selectWeight(const QString& name)
+{
+    if (!m_snapshot)
+        return false;
+    const int weight = m_snapshot->findWeight(name);
+    if (weight < 0)
+        return false;
+    // The filter may hide it; clear the filter rather than select an invisible row.
+    QModelIndex proxyIndex = m_weightProxy->mapFromSource(m_weightModel->indexOfWeight(weight));
+    if (!proxyIndex.isValid()) {
+        m_filter->clear();
+        proxyIndex = m_weightProxy->mapFromSource(m_weightModel->indexOfWeight(weight));
+    }
+    m_weightView->setCurrentIndex(proxyIndex);
+    m_weightView->scrollTo(proxyIndex);
+    return true;
+}
+
+int MainWindow::selectedWeight() const
+{
+    return m_inspector->weight();
+}
+
+void MainWindow::onWeightSelectionChanged()
+{
+    const QModelIndex current = m_weightView->currentIndex();
+    const int weight = current.isValid() ? current.data(WeightTreeModel::WeightIndexRole).toInt() : -1;
+    m_inspector->showWeight(weight);
+    // Show the weight's stored tensors in the stored-tensor view too.
+    auto* selection = m_tensorView->selectionModel();
+    selection->clearSelection();
+    if (weight < 0 || !m_snapshot)
+        return;
+    QItemSelection rows;
+    for (const auto& m : m_snapshot->weights[weight].members) {
+        const QModelIndex idx = m_tensorProxy->mapFromSource(m_tensorModel->index(m.tensorIndex, 0));
+        if (idx.isValid())
+            rows.select(idx, idx.siblingAtColumn(TensorTableModel::ColumnCount - 1));
+    }
+    selection->select(rows, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (!rows.isEmpty())
+        m_tensorView->scrollTo(rows.first().topLeft());
+}
+
+void MainWindow::setThemeMode(ThemeMode mode)
+{
+    m_themeMode = mode;
+    m_themeActions[int(mode)]->setChecked(true);
+    if (m_options.persistent) {
+        static const char* names[] = {"system", "light", "dark"};
+        QSettings().setValue(QStringLiteral("theme"), QLatin1String(names[int(mode)]));
+    }
+    applyTheme();
+}
+
+void MainWindow::applyTheme()
+{
+    const bool dark = m_themeMode == ThemeMode::Dark || (m_themeMode == ThemeMode::System && isDark(systemPalette()));
+    m_applyingTheme = true;
+    QApplication::setPalette(dark ? darkPalette() : lightPalette());
+    m_applyingTheme = false;
+    // The PaletteChange event may not have reached us yet; take the new palette now.
+    m_theme = Theme::fromPalette(QApplication::palette());
+    m_weightModel->setTheme(m_theme);
+    m_tensorModel->setTheme(m_theme);
+    m_inspector->setTheme(m_theme);
+}
+
+void MainWindow::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange && !m_applyingTheme && m_inspector) {
+        m_theme = Theme::fromPalette(palette());
+        m_weightModel->setTheme(m_theme);
+        m_tensorModel->setTheme(m_theme);
+        m_inspector->setTheme(m_theme);
+    }
+    QMainWindow::changeEvent(event);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (m_options.persistent) {
+        QSettings settings;
+        settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+        settings.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
+    }
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && isCheckpointUrl(urls.first()))
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const auto urls = event->mimeData()->urls();
+    if (urls.size() == 1 && isCheckpointUrl(urls.first())) {
+        event->acceptProposedAction();
+        openPath(urls.first().toLocalFile());
+    }
+}
+
+void MainWindow::openFileDialog()
+{
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("lastDir")).toString();
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Checkpoint"), dir,
+        tr("Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());
+    openPath(path);
+}
+
+void MainWindow::openFolderDialog()
+{
+    QSettings settings;
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Checkpoint Folder"),
+                                                          settings.value(QStringLiteral("lastDir")).toString());
+    if (dir.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDir"), dir);
+    openPath(dir);
+}
+
+void MainWindow::copySelectedName()
+{
+    const QModelIndex current = m_weightView->currentIndex();
+    if (current.isValid())
+        QGuiApplication::clipboard()->setText(current.data(WeightTreeModel::FullNameRole).toString());
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Quantscope"),
+                       tr("<h3>Quantscope %1</h3><p>See and check how quantized LLM weights are laid out in memory: "
+                          "GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.</p>")
+                           .arg(QCoreApplication::applicationVersion().toHtmlEscaped()));
+}
+
+} // namespace qsw

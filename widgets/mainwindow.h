@@ -1,9 +1,159 @@
 #pragma once
+// The main window: a tensor browser dock, an inspector dock, and central tabs (stored
+// tensors, metadata; the bit-map and analysis views join as further tabs). Checkpoints
+// open on a worker thread; the window shows immutable snapshots of what they hold.
+#include "snapshot.h"
+#include "theme.h"
+
+#include <QFutureWatcher>
 #include <QMainWindow>
+#include <QMessageBox>
+#include <QPointer>
+
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QMenu;
+
+class QProgressBar;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTreeView;
+
+namespace qs {
+class Checkpoint;
+}
+
 namespace qsw {
+
+class Inspector;
+class MetadataModel;
+class NaturalSortProxy;
+class TensorTableModel;
+class WeightTreeModel;
+
+enum class ThemeMode { System, Light, Dark };
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    struct Options {
+        bool persistent = true; // restore and save geometry, state and theme (off for screenshots)
+    };
     explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(Options options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens on a worker thread; emits checkpointOpened or openFailed. On failure the
+    // previous checkpoint stays open.
+    void openPath(const QString& path);
+    void openDemo();
+    bool isLoading() const;
+
+    std::shared_ptr<const qs::Checkpoint> checkpoint() const { return m_checkpoint; }
+    std::shared_ptr<const CheckpointSnapshot> snapshot() const { return m_snapshot; }
+    bool isDemo() const { return m_isDemo; }
+
+    // Central views by stable name ("tensors", "metadata"); false when unknown.
+    QStringList viewNames() const;
+    bool showView(const QString& name);
+    QString currentView() const;
+    // Selects a logical weight (by name or a member tensor's name); false when absent.
+    bool selectWeight(const QString& name);
+    int selectedWeight() const;
+
+    void setThemeMode(ThemeMode mode);
+    ThemeMode themeMode() const { return m_themeMode; }
+    const Theme& theme() const { return m_theme; }
+
+    QStringList recentFiles() const;
+    QString lastError() const { return m_lastError; }
+    QMessageBox* errorBox() const { return m_errorBox; }
+
+    WeightTreeModel* weightModel() const { return m_weightModel; }
+    QSortFilterProxyModel* weightProxy() const;
+    TensorTableModel* tensorModel() const { return m_tensorModel; }
+    MetadataModel* metadataModel() const { return m_metadataModel; }
+    QTreeView* weightView() const { return m_weightView; }
+    QLineEdit* filterEdit() const { return m_filter; }
+
+    // Adds `path` to a recent-files list: most recent first, no duplicates, missing
+    // paths pruned, at most 10.
+    static QStringList updatedRecentFiles(QStringList list, const QString& path);
+
+signals:
+    void checkpointOpened(const QString& path);
+    void openFailed(const QString& path, const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    struct LoadResult {
+        std::shared_ptr<const qs::Checkpoint> checkpoint;
+        std::shared_ptr<const CheckpointSnapshot> snapshot;
+        QString path;
+        QString error;
+        bool demo = false;
+    };
+
+    void createActions();
+    void createDocks();
+    void createCentralViews();
+    void createStatusBar();
+    void startLoad(const QString& path, bool demo);
+    void loadFinished();
+    void showSnapshot(const LoadResult& result);
+    void showError(const QString& path, const QString& message);
+    void updateStatus();
+    void updateRecentMenu();
+    void addRecentFile(const QString& path);
+    void onWeightSelectionChanged();
+    void applyTheme();
+    void openFileDialog();
+    void openFolderDialog();
+    void copySelectedName();
+    void showAbout();
+
+    Options m_options;
+    std::shared_ptr<const qs::Checkpoint> m_checkpoint;
+    std::shared_ptr<const CheckpointSnapshot> m_snapshot;
+    bool m_isDemo = false;
+    QFutureWatcher<LoadResult>* m_watcher = nullptr;
+    QString m_loadingPath;
+    QString m_lastError;
+    QPointer<QMessageBox> m_errorBox;
+
+    ThemeMode m_themeMode = ThemeMode::System;
+    Theme m_theme;
+    bool m_applyingTheme = false;
+
+    WeightTreeModel* m_weightModel = nullptr;
+    NaturalSortProxy* m_weightProxy = nullptr;
+    TensorTableModel* m_tensorModel = nullptr;
+    NaturalSortProxy* m_tensorProxy = nullptr;
+    MetadataModel* m_metadataModel = nullptr;
+    NaturalSortProxy* m_metadataProxy = nullptr;
+
+    QTreeView* m_weightView = nullptr;
+    QTreeView* m_tensorView = nullptr;
+    QTreeView* m_metadataView = nullptr;
+    QLineEdit* m_filter = nullptr;
+    Inspector* m_inspector = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QLabel* m_fileLabel = nullptr;
+    QLabel* m_countLabel = nullptr;
+    QLabel* m_sizeLabel = nullptr;
+    QLabel* m_mappedLabel = nullptr;
+    QProgressBar* m_busy = nullptr;
+    QAction* m_reloadAction = nullptr;
+    QAction* m_themeActions[3] = {};
 };
-}
+
+} // namespace qsw

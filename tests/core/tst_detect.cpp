@@ -237,11 +237,20 @@ public:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(json);
     }
-    std::shared_ptr<const Checkpoint> open()
+    std::shared_ptr<const Checkpoint> open(const std::map<std::string, std::string>& metadata = {{"format", "pt"}})
     {
         const std::string path = m_dir + "/model.safetensors";
-        writeSafetensors(path, m_tensors, {{"format", "pt"}});
+        writeSafetensors(path, m_tensors, metadata);
         return Checkpoint::open(path);
+    }
+    // Two shards and an index: tensors [0, split) in the first, the rest in the second.
+    std::shared_ptr<const Checkpoint> openSharded(size_t split)
+    {
+        std::vector<SafetensorsShard> shards{{shardFileName(0, 2), {}}, {shardFileName(1, 2), {}}};
+        for (size_t i = 0; i < m_tensors.size(); ++i)
+            shards[i < split ? 0 : 1].tensors.push_back(m_tensors[i]);
+        writeSafetensorsSharded(m_dir, shards, {{"format", "pt"}});
+        return Checkpoint::open(m_dir);
     }
 
 private:
@@ -300,6 +309,16 @@ private slots:
     void compressedTensorsZeroPoints();
     void fp8Block();
     void plainTensorsAndStrays();
+    void shardedGptq();
+    void awqLayouts_data();
+    void awqLayouts();
+    void gptqMarlin();
+    void hqq();
+    void configFromMetadata();
+    void configUnderTextConfig();
+    void gptqModelDynamicOverride();
+    void bnbQuantTypeDisagreement();
+    void namedOnlyFormats();
     void formatRegistry();
     void parseFormatIds();
 };
@@ -753,6 +772,216 @@ void TestDetect::plainTensorsAndStrays()
     const BitsSummary all = summarizeBits(ckpt->weights);
     QCOMPARE(all.elements, uint64_t(512 + 16 + 512 + 2 + 8));
     QCOMPARE(summarizeBits(ckpt->weights, true).weights, uint64_t(0));
+}
+
+void TestDetect::shardedGptq()
+{
+    // A quantized linear split across shards: qweight and g_idx in shard 1, the rest in shard 2.
+    QTemporaryDir dir;
+    Writer w(dir);
+    const std::string p = "model.layers.0.mlp.up_proj";
+    w.words(p + ".qweight", DType::I32, {16, 64}, 0);
+    w.values(p + ".g_idx", DType::I32, {128}, sequentialGidx(128, 32));
+    w.words(p + ".qzeros", DType::I32, {4, 8}, 0x77777777);
+    w.zeros(p + ".scales", DType::F16, {4, 64});
+    w.config(QString::fromLatin1(kGptqConfig).arg(QStringLiteral("gptq")).toUtf8());
+    const auto ckpt = w.openSharded(2);
+    QCOMPARE(ckpt->files.size(), size_t(2));
+    QCOMPARE(ckpt->weights.size(), size_t(1));
+    const LogicalWeight& l = ckpt->weights[0];
+    QCOMPARE(l.format, std::string("gptq-v1"));
+    QCOMPARE(l.shape, (std::vector<uint64_t>{64, 128}));
+    QCOMPARE(sortedRoles(l), std::string("g_idx,qweight,qzeros,scales"));
+    QCOMPARE(ckpt->tensors[size_t(l.member("qweight"))].file, 0u);
+    QCOMPARE(ckpt->tensors[size_t(l.member("qzeros"))].file, 1u);
+    QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+}
+
+void TestDetect::awqLayouts_data()
+{
+    QTest::addColumn<QString>("version");
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<int>("bits");
+    QTest::addColumn<int>("groupSize");
+    // N = 64, K = 256, g = 128 (G = 2).
+    QTest::addRow("gemv") << "gemv" << "awq-gemv" << 4 << 128;
+    QTest::addRow("gemv_fast") << "gemv_fast" << "awq-gemv-fast" << 4 << 128;
+    QTest::addRow("marlin") << "marlin" << "awq-marlin" << 4 << 128;
+}
+
+void TestDetect::awqLayouts()
+{
+    QFETCH(QString, version);
+    QFETCH(QString, format);
+    QFETCH(int, bits);
+    QFETCH(int, groupSize);
+    QTemporaryDir dir;
+    Writer w(dir);
+    const std::string p = "model.layers.0.self_attn.k_proj";
+    const uint64_t N = 64, K = 256;
+    if (version == QLatin1String("gemv")) {
+        // Zw = roundup(ceil(G/8), 1) = 1 for g >= 128; scales padded to 8 columns.
+        w.words(p + ".qweight", DType::I32, {N, K / 8}, 0);
+        w.words(p + ".qzeros", DType::I32, {N, 1}, 0);
+        w.zeros(p + ".scales", DType::F16, {N, 8});
+    } else if (version == QLatin1String("gemv_fast")) {
+        w.zeros(p + ".qweight", DType::I16, {N / 4, K});
+        w.zeros(p + ".qzeros", DType::F16, {8, N});
+        w.zeros(p + ".scales", DType::F16, {8, N});
+    } else {
+        w.words(p + ".qweight", DType::I32, {K / 16, 2 * N}, 0);
+        w.zeros(p + ".scales", DType::F16, {2, N});
+    }
+    w.config(QStringLiteral(R"({"quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+        "zero_point": %1, "version": "%2"}})")
+                 .arg(version == QLatin1String("marlin") ? QStringLiteral("false") : QStringLiteral("true"), version)
+                 .toUtf8());
+    const auto ckpt = w.open();
+    QCOMPARE(ckpt->weights.size(), size_t(1));
+    const LogicalWeight& l = ckpt->weights[0];
+    QCOMPARE(QString::fromStdString(l.format), format);
+    QCOMPARE(l.bits, bits);
+    QCOMPARE(l.groupSize, int64_t(groupSize));
+    QCOMPARE(l.shape, (std::vector<uint64_t>{N, K}));
+    QCOMPARE(l.params.at("version"), version.toStdString());
+    QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+}
+
+void TestDetect::gptqMarlin()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    w.words("model.layers.0.mlp.down_proj.B", DType::I32, {16, 512}, 0); // K = 256, N = 256
+    w.zeros("model.layers.0.mlp.down_proj.s", DType::F16, {2, 256});
+    w.config(R"({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": true,
+        "checkpoint_format": "marlin"}})");
+    const auto ckpt = w.open();
+    const LogicalWeight& l = ckpt->weights.at(0);
+    QCOMPARE(l.format, std::string("gptq-marlin"));
+    QCOMPARE(l.shape, (std::vector<uint64_t>{256, 256}));
+    QCOMPARE(l.bits, 4);
+    QCOMPARE(l.groupSize, int64_t(128));
+    QCOMPARE(sortedRoles(l), std::string("B,s"));
+    QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+}
+
+void TestDetect::hqq()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    const std::string p = "model.layers.0.mlp.up_proj";
+    w.zeros(p + ".W_q", DType::U8, {1024, 64}); // 4-bit halves of the [2048, 64] grouped view of [64, 2048]
+    w.zeros(p + ".scale", DType::F16, {2048, 1});
+    w.zeros(p + ".zero", DType::F16, {2048, 1});
+    w.values(p + ".shape", DType::I64, {2}, std::vector<int64_t>{64, 2048});
+    w.values(p + ".nbits", DType::I32, {}, std::vector<int32_t>{4});
+    w.values(p + ".group_size", DType::I32, {}, std::vector<int32_t>{64});
+    w.values(p + ".axis", DType::I32, {}, std::vector<int32_t>{1});
+    w.bytes(p + ".packing", DType::U8, {7}, {'4', 'b', 'i', 't', '_', 'u', '8'});
+    w.zeros(p + ".bias", DType::F16, {64});
+    const auto ckpt = w.open();
+    QCOMPARE(ckpt->weights.size(), size_t(2));
+    const LogicalWeight* l = ckpt->findWeight(p);
+    QVERIFY(l);
+    QCOMPARE(l->format, std::string("hqq"));
+    QCOMPARE(l->bits, 4);
+    QCOMPARE(l->groupSize, int64_t(64));
+    QCOMPARE(l->shape, (std::vector<uint64_t>{64, 2048}));
+    QCOMPARE(l->params.at("packing"), std::string("4bit_u8"));
+    QCOMPARE(l->params.at("axis"), std::string("1"));
+    QCOMPARE(l->members.size(), size_t(8));
+    QCOMPARE(ckpt->findWeight(p + ".bias")->format, std::string("f16"));
+}
+
+void TestDetect::configFromMetadata()
+{
+    // No config files: AutoGPTQ's __metadata__ gptq_* keys are the config (8-bit, v2 label).
+    QTemporaryDir dir;
+    Writer w(dir);
+    gptqLayer(w, "model.layers.0.mlp.up_proj", 8, 0x80808080, false);
+    const auto ckpt = w.open({{"format", "pt"}, {"gptq_bits", "8"}, {"gptq_group_size", "32"},
+                              {"gptq_checkpoint_format", "gptq_v2"}, {"gptq_desc_act", "False"}});
+    const LogicalWeight& l = ckpt->weights.at(0);
+    QCOMPARE(l.format, std::string("gptq-v2"));
+    QCOMPARE(l.bits, 8);
+    QCOMPARE(l.shape, (std::vector<uint64_t>{64, 128})); // K from qweight rows and the metadata bits
+    QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+    QVERIFY(std::any_of(l.evidence.begin(), l.evidence.end(),
+                        [](const std::string& e) { return e.find("__metadata__") != std::string::npos; }));
+}
+
+void TestDetect::configUnderTextConfig()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    gptqLayer(w, "language_model.model.layers.0.mlp.up_proj", 4, 0x88888888);
+    w.config(R"({"text_config": {"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32,
+        "checkpoint_format": "gptq_v2", "sym": true}}})");
+    const auto ckpt = w.open();
+    const LogicalWeight& l = ckpt->weights.at(0);
+    QCOMPARE(l.format, std::string("gptq-v2"));
+    QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+    QCOMPARE(l.params.at("checkpoint_format"), std::string("gptq_v2"));
+}
+
+void TestDetect::gptqModelDynamicOverride()
+{
+    // GPTQModel `dynamic`: layer 1 is 8-bit by a regex override; without g_idx, K comes from
+    // the per-layer bits, so the override must be applied for the shape to come out right.
+    QTemporaryDir dir;
+    Writer w(dir);
+    gptqLayer(w, "model.layers.0.mlp.up_proj", 4, 0x77777777, false);
+    gptqLayer(w, "model.layers.1.mlp.up_proj", 8, 0x7F7F7F7F, false);
+    w.config(R"({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32, "sym": true,
+        "checkpoint_format": "gptq", "dynamic": {"+:.*\\.1\\..*": {"bits": 8}, "-:lm_head": {}}}})");
+    const auto ckpt = w.open();
+    const LogicalWeight* a = ckpt->findWeight("model.layers.0.mlp.up_proj");
+    const LogicalWeight* b = ckpt->findWeight("model.layers.1.mlp.up_proj");
+    QVERIFY(a && b);
+    QCOMPARE(a->bits, 4);
+    QCOMPARE(b->bits, 8);
+    QCOMPARE(a->shape, (std::vector<uint64_t>{64, 128}));
+    QCOMPARE(b->shape, (std::vector<uint64_t>{64, 128}));
+    QVERIFY2(b->notes.empty(), allNotes(*b).c_str());
+}
+
+void TestDetect::bnbQuantTypeDisagreement()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    const std::string p = "model.layers.0.mlp.up_proj.weight";
+    w.zeros(p, DType::U8, {1024, 1}); // [32, 64] / 2
+    w.zeros(p + ".absmax", DType::F32, {32});
+    w.zeros(p + ".quant_map", DType::F32, {16});
+    const QByteArray js = R"({"quant_type": "fp4", "blocksize": 64, "dtype": "bfloat16", "shape": [32, 64]})";
+    w.bytes(p + ".quant_state.bitsandbytes__fp4", DType::U8, {uint64_t(js.size())}, std::vector<uint8_t>(js.begin(), js.end()));
+    w.config(R"({"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true,
+        "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": false}})");
+    const auto ckpt = w.open();
+    const LogicalWeight& l = ckpt->weights.at(0);
+    QCOMPARE(l.format, std::string("bnb-fp4")); // the stored state wins
+    QCOMPARE(l.shape, (std::vector<uint64_t>{32, 64}));
+    QCOMPARE(l.params.at("dtype"), std::string("bfloat16"));
+    QVERIFY2(hasNote(l, "config says bnb_4bit_quant_type nf4, the stored quant_state says fp4"), allNotes(l).c_str());
+}
+
+void TestDetect::namedOnlyFormats()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    const std::string p = "model.layers.0.mlp.up_proj";
+    w.zeros(p + ".q_weight", DType::I32, {40, 64}); // 5 bits average over K = 256
+    w.zeros(p + ".q_scale", DType::I32, {2, 8});
+    w.zeros(p + ".q_scale_max", DType::F16, {2});
+    w.zeros(p + ".q_groups", DType::I16, {4});
+    w.zeros(p + ".q_invperm", DType::I16, {256});
+    const auto ckpt = w.open();
+    const LogicalWeight& l = ckpt->weights.at(0);
+    QCOMPARE(l.format, std::string("exl2"));
+    QCOMPARE(l.shape, (std::vector<uint64_t>{64, 256}));
+    QCOMPARE(l.bits, 5);
+    QVERIFY(hasNote(l, "not decoded"));
+    QCOMPARE(l.members.size(), size_t(5));
 }
 
 void TestDetect::formatRegistry()

@@ -1,0 +1,33 @@
+#pragma once
+// ggml's reference quantizers (quantize_row_*_ref, no importance matrix), reproduced bit for
+// bit: the same float operations in the same order, the same rounding helpers. Output bytes
+// equal what ggml_quantize_chunk(type, src, dst, 0, nrows, rowElems, NULL) writes.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace qs {
+
+// The ggml type ids this file can produce: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// Q2_K, Q3_K, Q4_K, Q5_K, Q6_K.
+bool ggmlCanQuantize(int ggmlType);
+std::span<const int> ggmlQuantizableTypes();
+
+// Weights per block and bytes per block of the quantizable types (1 and the element size
+// for F32/F16/BF16); 0 for a type this file does not produce.
+uint32_t ggmlQuantBlockWeights(int ggmlType);
+uint32_t ggmlQuantBlockBytes(int ggmlType);
+
+// Bytes of nrows rows of rowElems weights; throws qs::Error when the type is not
+// quantizable, rowElems is not a whole number of blocks, or the size overflows.
+uint64_t ggmlQuantizedBytes(int ggmlType, uint64_t nrows, uint64_t rowElems);
+
+// Quantizes nrows x rowElems float32 weights (row-major, ne0 = rowElems contiguous).
+// `parallel` spreads blocks over OpenMP threads; the bytes are the same either way.
+std::vector<uint8_t> quantizeGgml(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems,
+                                  bool parallel = true);
+// Same, into dst (ggmlQuantizedBytes bytes).
+void quantizeGgmlInto(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems, uint8_t* dst,
+                      bool parallel = true);
+
+} // namespace qs

@@ -1,0 +1,293 @@
+// The main window on the offscreen platform: the embedded demo opens with the formats it
+// was made with, a corrupt file shows an error naming it and keeps the previous
+// checkpoint, views and weights are selectable by name, themes switch, recent files are
+// capped and pruned, and a screenshot is not blank.
+#include "container/checkpoint.h"
+#include "inspector.h"
+#include "mainwindow.h"
+#include "tablemodels.h"
+#include "testsupport.h"
+#include "weighttreemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSet>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+using namespace qsw;
+
+namespace {
+
+constexpr int kOpenTimeoutMs = 20000;
+
+void waitOpened(MainWindow& w)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading() && (w.snapshot() || !w.lastError().isEmpty()), kOpenTimeoutMs);
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void demoOpensWithItsFormats();
+    void browserSelectionDrivesInspectorAndTensors();
+    void corruptFileShowsErrorAndKeepsPrevious_data();
+    void corruptFileShowsErrorAndKeepsPrevious();
+    void dropOpensAndRemembers();
+    void viewsByName();
+    void themes();
+    void recentFilesCappedAndPruned();
+    void screenshotIsNotBlank();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestMainWindow::initTestCase()
+{
+    // Settings and caches go to a temporary place, never the user's.
+    QVERIFY(m_dir.isValid());
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
+    QCoreApplication::setOrganizationName(QStringLiteral("QuantscopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("test"));
+}
+
+void TestMainWindow::demoOpensWithItsFormats()
+{
+    MainWindow w;
+    QAbstractItemModelTester t1(w.weightModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(w.weightProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(w.tensorModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t4(w.metadataModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    w.show();
+    w.openDemo();
+    QVERIFY(w.isLoading());
+    waitOpened(w);
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QVERIFY(w.isDemo());
+    const auto snap = w.snapshot();
+
+    // Every layer is named as it was made, and detection has nothing to warn about.
+    QSet<QString> formats;
+    for (const auto& weight : snap->weights) {
+        QVERIFY2(weight.notes.isEmpty(), qPrintable(weight.name + QLatin1String(": ") + weight.notes.join(QLatin1String("; "))));
+        formats.insert(weight.format);
+        if (weight.layer == QLatin1String("model.layers.0") && weight.format.startsWith(QLatin1String("gptq"))) {
+            QCOMPARE(weight.format, QStringLiteral("gptq-v1"));
+            QCOMPARE(weight.bits, 4);
+            QCOMPARE(weight.groupSize, 32);
+            QVERIFY(weight.actOrder);
+        } else if (weight.layer == QLatin1String("model.layers.1") && !weight.name.contains(QLatin1String("norm"))) {
+            QCOMPARE(weight.format, QStringLiteral("gptq-v1"));
+            QCOMPARE(weight.bits, 3);
+            QCOMPARE(weight.groupSize, 64);
+            QVERIFY(!weight.actOrder);
+        } else if (weight.layer == QLatin1String("model.layers.2") && !weight.name.contains(QLatin1String("norm"))) {
+            QCOMPARE(weight.format, QStringLiteral("awq-gemm"));
+            QCOMPARE(weight.bits, 4);
+            QCOMPARE(weight.groupSize, 64);
+            QVERIFY(!weight.symmetric);
+        } else if (weight.layer == QLatin1String("model.layers.3") && !weight.name.contains(QLatin1String("norm"))) {
+            QCOMPARE(weight.format, QStringLiteral("bf16"));
+        } else {
+            QCOMPARE(weight.format, QStringLiteral("f16"));
+        }
+    }
+    QCOMPARE(formats, (QSet<QString>{"gptq-v1", "awq-gemm", "bf16", "f16"}));
+    QCOMPARE(snap->weights.size(), 4 * 7 + 4 * 2 + 2);
+    QCOMPARE(w.weightModel()->rowCount(), 4 + 2); // four layers, embeddings, final norm
+    QCOMPARE(w.tensorModel()->rowCount(), snap->tensors.size());
+    QVERIFY(w.metadataModel()->rowCount() > 0);
+}
+
+void TestMainWindow::browserSelectionDrivesInspectorAndTensors()
+{
+    MainWindow w;
+    w.show();
+    w.openDemo();
+    waitOpened(w);
+    QVERIFY(w.snapshot());
+    QVERIFY(w.selectWeight(QStringLiteral("model.layers.1.mlp.down_proj")));
+    const int weight = w.snapshot()->findWeight(QStringLiteral("model.layers.1.mlp.down_proj"));
+    QCOMPARE(w.selectedWeight(), weight);
+    auto* inspector = w.findChild<Inspector*>(QStringLiteral("inspector"));
+    QVERIFY(inspector);
+    QVERIFY(inspector->toPlainText().contains(QLatin1String("model.layers.1.mlp.down_proj")));
+    QVERIFY(inspector->toPlainText().contains(QLatin1String("gptq-v1")));
+    // Its member tensors are selected in the stored-tensor view.
+    auto* tensors = w.findChild<QTreeView*>(QStringLiteral("tensors"));
+    QVERIFY(tensors);
+    QCOMPARE(tensors->selectionModel()->selectedRows().size(), w.snapshot()->weights[weight].members.size());
+    // By a member's name too; an unknown name selects nothing.
+    QVERIFY(w.selectWeight(QStringLiteral("model.layers.2.self_attn.q_proj.qzeros")));
+    QCOMPARE(w.snapshot()->weights[w.selectedWeight()].name, QStringLiteral("model.layers.2.self_attn.q_proj"));
+    QVERIFY(!w.selectWeight(QStringLiteral("no.such.weight")));
+    // The filter narrows the browser; selecting a hidden weight clears it.
+    w.filterEdit()->setText(QStringLiteral("awq"));
+    QCOMPARE(w.weightProxy()->rowCount(), 1);
+    QVERIFY(w.selectWeight(QStringLiteral("model.norm.weight")));
+    QVERIFY(w.filterEdit()->text().isEmpty());
+}
+
+void TestMainWindow::corruptFileShowsErrorAndKeepsPrevious_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("fileName");
+    QTest::addRow("header length past the end") << QByteArray("\xff\xff\xff\xff\0\0\0\0{}", 10) << "huge.safetensors";
+    QTest::addRow("invalid json") << QByteArray("\x05\0\0\0\0\0\0\0{oops", 13) << "badjson.safetensors";
+    QTest::addRow("truncated gguf") << QByteArray("GGUF\x03\0\0\0", 8) << "short.gguf";
+    QTest::addRow("empty") << QByteArray() << "empty.safetensors";
+}
+
+void TestMainWindow::corruptFileShowsErrorAndKeepsPrevious()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, fileName);
+    const QString path = m_dir.filePath(fileName);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+    f.close();
+
+    MainWindow w;
+    w.show();
+    w.openDemo();
+    waitOpened(w);
+    const auto before = w.snapshot();
+    QVERIFY(before);
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    w.openPath(path);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, kOpenTimeoutMs);
+    // The error names the file (and the reader's message names the field).
+    QVERIFY2(w.lastError().contains(fileName), qPrintable(w.lastError()));
+    QVERIFY(w.errorBox());
+    QTRY_VERIFY(w.errorBox()->isVisible());
+    QVERIFY(w.errorBox()->text().contains(fileName));
+    QCOMPARE(w.errorBox()->informativeText(), w.lastError());
+    // The previous checkpoint is still the one shown.
+    QCOMPARE(w.snapshot(), before);
+    QCOMPARE(w.weightModel()->rowCount(), 6);
+    QVERIFY(!w.recentFiles().contains(QFileInfo(path).absoluteFilePath()));
+}
+
+void TestMainWindow::dropOpensAndRemembers()
+{
+    const QString path = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/model.safetensors"));
+    MainWindow w;
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(path)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    waitOpened(w);
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QCOMPARE(w.snapshot()->path, path);
+    QCOMPARE(w.tensorModel()->rowCount(), qsizetype(w.checkpoint()->tensors.size()));
+    QCOMPARE(w.recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+    QVERIFY(w.windowTitle().contains(QLatin1String("model.safetensors")));
+
+    // Anything that is not a checkpoint is refused at the door.
+    QMimeData text;
+    text.setUrls({QUrl::fromLocalFile(m_dir.filePath(QStringLiteral("notes.txt")))});
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+    refused.setAccepted(false);
+    QApplication::sendEvent(&w, &refused);
+    QVERIFY(!refused.isAccepted());
+}
+
+void TestMainWindow::viewsByName()
+{
+    MainWindow w;
+    QVERIFY(w.viewNames().contains(QStringLiteral("tensors")));
+    QVERIFY(w.viewNames().contains(QStringLiteral("metadata")));
+    QVERIFY(w.showView(QStringLiteral("metadata")));
+    QCOMPARE(w.currentView(), QStringLiteral("metadata"));
+    QVERIFY(w.showView(QStringLiteral("tensors")));
+    QCOMPARE(w.currentView(), QStringLiteral("tensors"));
+    QVERIFY(!w.showView(QStringLiteral("nonsense")));
+    QCOMPARE(w.currentView(), QStringLiteral("tensors"));
+}
+
+void TestMainWindow::themes()
+{
+    MainWindow w;
+    w.setThemeMode(ThemeMode::Dark);
+    QVERIFY(w.theme().dark);
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 128);
+    QVERIFY(w.theme().text.lightness() > w.theme().background.lightness());
+    w.setThemeMode(ThemeMode::Light);
+    QVERIFY(!w.theme().dark);
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() >= 128);
+    QVERIFY(w.theme().text.lightness() < w.theme().background.lightness());
+    // Format families keep distinct colours in both palettes.
+    for (bool dark : {false, true}) {
+        const Theme t = Theme::fromPalette(dark ? darkPalette() : lightPalette());
+        QCOMPARE(t.dark, dark);
+        QCOMPARE(t.formatColor(QStringLiteral("gptq-v1")), t.integerFormat);
+        QCOMPARE(t.formatColor(QStringLiteral("gguf-q4_k")), t.blockFormat);
+        QCOMPARE(t.formatColor(QStringLiteral("gguf-iq4_xs")), t.codebookFormat);
+        QCOMPARE(t.formatColor(QStringLiteral("bf16")), t.floatFormat);
+        QVERIFY(t.integerFormat != t.floatFormat && t.blockFormat != t.codebookFormat);
+    }
+}
+
+void TestMainWindow::recentFilesCappedAndPruned()
+{
+    QStringList list;
+    for (int i = 0; i < 12; ++i) {
+        const QString p = m_dir.filePath(QStringLiteral("r%1.gguf").arg(i));
+        QFile f(p);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        list = MainWindow::updatedRecentFiles(list, p);
+    }
+    QCOMPARE(list.size(), 10);
+    QCOMPARE(list.first(), m_dir.filePath(QStringLiteral("r11.gguf")));
+    QCOMPARE(list.last(), m_dir.filePath(QStringLiteral("r2.gguf")));
+    // Re-adding moves to the front without duplicates; missing files are pruned.
+    list = MainWindow::updatedRecentFiles(list, m_dir.filePath(QStringLiteral("r5.gguf")));
+    QCOMPARE(list.first(), m_dir.filePath(QStringLiteral("r5.gguf")));
+    QCOMPARE(list.count(m_dir.filePath(QStringLiteral("r5.gguf"))), 1);
+    QVERIFY(QFile::remove(m_dir.filePath(QStringLiteral("r7.gguf"))));
+    list = MainWindow::updatedRecentFiles(list, m_dir.filePath(QStringLiteral("r0.gguf")));
+    QVERIFY(!list.contains(m_dir.filePath(QStringLiteral("r7.gguf"))));
+    QCOMPARE(list.size(), 10);
+}
+
+void TestMainWindow::screenshotIsNotBlank()
+{
+    MainWindow::Options options;
+    options.persistent = false;
+    MainWindow w(options);
+    w.resize(1600, 1000);
+    w.show();
+    w.openDemo();
+    waitOpened(w);
+    QVERIFY(w.selectWeight(QStringLiteral("model.layers.0.self_attn.q_proj")));
+    const QImage image = w.grab().toImage();
+    QCOMPARE(image.size(), QSize(1600, 1000) * w.devicePixelRatio());
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 7)
+        for (int x = 0; x < image.width(); x += 7)
+            colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

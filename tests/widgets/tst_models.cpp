@@ -1,0 +1,245 @@
+// The browser's models: QAbstractItemModelTester on each (and on the proxies), grouping,
+// natural sorting, recursive filtering, and rows that equal what Checkpoint and format
+// detection report for the fixtures (the same figures `quantscope-cli inspect --json` prints).
+#include "container/checkpoint.h"
+#include "snapshot.h"
+#include "sortproxy.h"
+#include "tablemodels.h"
+#include "testsupport.h"
+#include "weighttreemodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+using namespace qsw;
+
+namespace {
+
+// A checkpoint built in memory: no files, only what the models read.
+std::shared_ptr<qs::Checkpoint> handMade()
+{
+    auto c = std::make_shared<qs::Checkpoint>();
+    c->path = "/nowhere/model.safetensors";
+    auto addTensor = [&](const std::string& name, const char* type, std::vector<uint64_t> shape, uint64_t bytes) {
+        qs::TensorEntry t;
+        t.name = name;
+        t.typeName = type;
+        t.shape = std::move(shape);
+        t.nbytes = bytes;
+        t.offset = c->tensors.empty() ? 0 : c->tensors.back().offset + c->tensors.back().nbytes;
+        c->tensors.push_back(t);
+        return c->tensors.size() - 1;
+    };
+    auto addWeight = [&](const std::string& name, const std::string& format, int bits, std::vector<uint64_t> shape,
+                         std::vector<std::pair<std::string, size_t>> members) {
+        qs::LogicalWeight w;
+        w.name = name;
+        w.format = format;
+        w.bits = bits;
+        w.shape = std::move(shape);
+        w.members = std::move(members);
+        for (const auto& m : w.members)
+            w.storedBytes += c->tensors[m.second].nbytes;
+        c->weights.push_back(w);
+    };
+    for (int layer : {0, 2, 10}) {
+        const std::string p = "model.layers." + std::to_string(layer) + ".mlp.down_proj";
+        const auto qw = addTensor(p + ".qweight", "I32", {32, 64}, 8192);
+        const auto sc = addTensor(p + ".scales", "F16", {2, 64}, 256);
+        addWeight(p, "gptq-v1", 4, {64, 256}, {{"qweight", qw}, {"scales", sc}});
+        const std::string n = "model.layers." + std::to_string(layer) + ".input_layernorm.weight";
+        addWeight(n, "f16", 16, {256}, {{"weight", addTensor(n, "F16", {256}, 512)}});
+    }
+    addWeight("model.embed_tokens.weight", "bf16", 16, {100, 256},
+              {{"weight", addTensor("model.embed_tokens.weight", "BF16", {100, 256}, 51200)}});
+    c->weights.back().notes.push_back("a note from detection");
+    qs::MetaValue v;
+    v.value = std::string("pt");
+    c->metadata.push_back({"format", v});
+    c->config[QStringLiteral("model_type")] = QStringLiteral("llama");
+    c->buildIndex();
+    return c;
+}
+
+QStringList topLevelNames(const QAbstractItemModel& m, int column = 0)
+{
+    QStringList names;
+    for (int r = 0; r < m.rowCount(); ++r)
+        names << m.index(r, column).data(WeightTreeModel::FullNameRole).toString();
+    return names;
+}
+
+} // namespace
+
+class TestModels : public QObject {
+    Q_OBJECT
+private slots:
+    void layerOfNames_data();
+    void layerOfNames();
+    void weightTreeGroupsByLayer();
+    void weightTreeSortsNaturallyAndFilters();
+    void tableModels();
+    void browserRowsEqualDetection_data();
+    void browserRowsEqualDetection();
+};
+
+void TestModels::layerOfNames_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("layer");
+    QTest::addRow("hf") << "model.layers.12.mlp.up_proj" << "model.layers.12";
+    QTest::addRow("gguf") << "blk.3.attn_q.weight" << "blk.3";
+    QTest::addRow("vlm") << "model.language_model.layers.0.self_attn.q_proj" << "model.language_model.layers.0";
+    QTest::addRow("embed") << "model.embed_tokens.weight" << "";
+    QTest::addRow("not a layer number") << "model.layersX.1" << "";
+}
+
+void TestModels::layerOfNames()
+{
+    QFETCH(QString, name);
+    QFETCH(QString, layer);
+    QCOMPARE(layerOf(name), layer);
+}
+
+void TestModels::weightTreeGroupsByLayer()
+{
+    const auto ckpt = handMade();
+    const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
+    WeightTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSnapshot(snap);
+    // Three layers (in first-seen order), then the embedding on its own.
+    QCOMPARE(topLevelNames(model), (QStringList{"model.layers.0", "model.layers.2", "model.layers.10", "model.embed_tokens.weight"}));
+    const QModelIndex layer2 = model.index(1, 0);
+    QCOMPARE(model.rowCount(layer2), 2);
+    QCOMPARE(model.index(0, WeightTreeModel::NameColumn, layer2).data().toString(), QStringLiteral("mlp.down_proj"));
+    QCOMPARE(model.index(0, WeightTreeModel::FormatColumn, layer2).data().toString(), QStringLiteral("gptq-v1"));
+    QCOMPARE(model.index(0, WeightTreeModel::ShapeColumn, layer2).data().toString(), QStringLiteral("[64, 256]"));
+    QCOMPARE(model.index(0, WeightTreeModel::BitsColumn, layer2).data().toInt(), 4);
+    QCOMPARE(model.index(0, WeightTreeModel::BytesColumn, layer2).data(WeightTreeModel::SortRole).toULongLong(), 8448ull);
+    QCOMPARE(model.index(0, WeightTreeModel::BpwColumn, layer2).data(WeightTreeModel::SortRole).toDouble(), 8448.0 * 8 / (64 * 256));
+    // The layer row sums its weights and lists their formats.
+    QCOMPARE(model.index(1, WeightTreeModel::BytesColumn).data(WeightTreeModel::SortRole).toULongLong(), 8448ull + 512);
+    QCOMPARE(model.index(1, WeightTreeModel::FormatColumn).data().toString(), QStringLiteral("gptq-v1, f16"));
+    QCOMPARE(model.rowCount(model.index(3, 0)), 0);
+    QCOMPARE(model.index(3, 0).data(WeightTreeModel::WeightIndexRole).toInt(), 6);
+    QVERIFY(model.index(3, 0).data(Qt::ToolTipRole).toString().contains(QLatin1String("a note from detection")));
+    for (int w = 0; w < snap->weights.size(); ++w)
+        QCOMPARE(model.indexOfWeight(w).data(WeightTreeModel::FullNameRole).toString(), snap->weights[w].name);
+    model.setSnapshot(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+}
+
+void TestModels::weightTreeSortsNaturallyAndFilters()
+{
+    const auto snap = CheckpointSnapshot::fromCheckpoint(*handMade());
+    WeightTreeModel model;
+    NaturalSortProxy proxy(WeightTreeModel::SortRole, WeightTreeModel::FilterRole);
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSnapshot(snap);
+    proxy.sort(WeightTreeModel::NameColumn, Qt::AscendingOrder);
+    QCOMPARE(topLevelNames(proxy), (QStringList{"model.embed_tokens.weight", "model.layers.0", "model.layers.2", "model.layers.10"}));
+    proxy.sort(WeightTreeModel::BytesColumn, Qt::DescendingOrder);
+    QCOMPARE(topLevelNames(proxy).first(), QStringLiteral("model.embed_tokens.weight"));
+
+    // The filter matches full names inside a layer and keeps the layer row above them.
+    proxy.setFilterFixedString(QStringLiteral("layers.10.mlp"));
+    QCOMPARE(topLevelNames(proxy), QStringList{"model.layers.10"});
+    QCOMPARE(proxy.rowCount(proxy.index(0, 0)), 1);
+    // ... and formats.
+    proxy.setFilterFixedString(QStringLiteral("GPTQ"));
+    QCOMPARE(proxy.rowCount(), 3);
+    proxy.setFilterFixedString(QStringLiteral("bf16"));
+    QCOMPARE(topLevelNames(proxy), QStringList{"model.embed_tokens.weight"});
+    proxy.setFilterFixedString(QString());
+    QCOMPARE(proxy.rowCount(), 4);
+}
+
+void TestModels::tableModels()
+{
+    const auto snap = CheckpointSnapshot::fromCheckpoint(*handMade());
+    TensorTableModel tensors;
+    MetadataModel meta;
+    NaturalSortProxy tensorProxy(TensorTableModel::SortRole, Qt::DisplayRole);
+    tensorProxy.setSourceModel(&tensors);
+    QAbstractItemModelTester t1(&tensors, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&meta, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(&tensorProxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    tensors.setSnapshot(snap);
+    meta.setSnapshot(snap);
+    QCOMPARE(tensors.rowCount(), snap->tensors.size());
+    for (int r = 0; r < tensors.rowCount(); ++r) {
+        QCOMPARE(tensors.index(r, TensorTableModel::NameColumn).data().toString(), snap->tensors[r].name);
+        QCOMPARE(tensors.index(r, TensorTableModel::BytesColumn).data(TensorTableModel::SortRole).toULongLong(), snap->tensors[r].bytes);
+        QCOMPARE(tensors.index(r, TensorTableModel::OffsetColumn).data(TensorTableModel::SortRole).toULongLong(), snap->tensors[r].offset);
+    }
+    // Every member tensor points back at its weight and role.
+    const QModelIndex scales = tensors.index(1, TensorTableModel::WeightColumn);
+    QCOMPARE(scales.data(TensorTableModel::WeightIndexRole).toInt(), 0);
+    QVERIFY(scales.data().toString().contains(QLatin1String("(scales)")));
+    tensorProxy.sort(TensorTableModel::BytesColumn, Qt::DescendingOrder);
+    QCOMPARE(tensorProxy.index(0, 0).data().toString(), QStringLiteral("model.embed_tokens.weight"));
+
+    QCOMPARE(meta.rowCount(), 2);
+    QCOMPARE(meta.index(0, MetadataModel::KeyColumn).data().toString(), QStringLiteral("format"));
+    QCOMPARE(meta.index(0, MetadataModel::ValueColumn).data().toString(), QStringLiteral("pt"));
+    QCOMPARE(meta.index(1, MetadataModel::SourceColumn).data().toString(), QStringLiteral("config.json"));
+    QCOMPARE(meta.index(1, MetadataModel::ValueColumn).data().toString(), QStringLiteral("llama"));
+}
+
+void TestModels::browserRowsEqualDetection_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addRow("gguf") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
+    const QDir dir(qstest::fixture(QStringLiteral("safetensors")));
+    for (const QString& sub : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+        QTest::addRow("%s", qPrintable(sub)) << dir.filePath(sub + QStringLiteral("/model.safetensors"));
+}
+
+void TestModels::browserRowsEqualDetection()
+{
+    QFETCH(QString, path);
+    const auto ckpt = qs::Checkpoint::open(path.toStdString());
+    const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
+    WeightTreeModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setSnapshot(snap);
+    QVERIFY(!ckpt->weights.empty());
+    QCOMPARE(snap->weights.size(), qsizetype(ckpt->weights.size()));
+
+    // What the CLI prints for scripts must be what the browser shows.
+    const auto cli = qstest::runCli({QStringLiteral("inspect"), path, QStringLiteral("--json")});
+    QCOMPARE(cli.exitCode, 0);
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(cli.out, &err);
+    QCOMPARE(err.error, QJsonParseError::NoError);
+    const QJsonArray cliWeights = doc.object().value(QStringLiteral("weights")).toArray();
+    QCOMPARE(cliWeights.size(), qsizetype(ckpt->weights.size()));
+
+    for (int i = 0; i < int(ckpt->weights.size()); ++i) {
+        const auto& w = ckpt->weights[size_t(i)];
+        const QModelIndex idx = model.indexOfWeight(i);
+        QVERIFY(idx.isValid());
+        auto cell = [&](int column, int role = Qt::DisplayRole) { return idx.siblingAtColumn(column).data(role); };
+        QCOMPARE(cell(0, WeightTreeModel::FullNameRole).toString(), QString::fromStdString(w.name));
+        QCOMPARE(cell(WeightTreeModel::FormatColumn).toString(), QString::fromStdString(w.format));
+        QCOMPARE(cell(WeightTreeModel::BitsColumn, WeightTreeModel::SortRole).toInt(), w.bits);
+        QCOMPARE(cell(WeightTreeModel::GroupSizeColumn, WeightTreeModel::SortRole).toLongLong(), qlonglong(w.groupSize));
+        QCOMPARE(cell(WeightTreeModel::BytesColumn, WeightTreeModel::SortRole).toULongLong(), qulonglong(w.storedBytes));
+        QCOMPARE(cell(WeightTreeModel::BpwColumn, WeightTreeModel::SortRole).toDouble(), w.bitsPerWeight());
+        QCOMPARE(cell(WeightTreeModel::ShapeColumn).toString(), shapeText(QVector<uint64_t>(w.shape.begin(), w.shape.end())));
+
+        const QJsonObject j = cliWeights.at(i).toObject();
+        QCOMPARE(j.value(QStringLiteral("name")).toString(), cell(0, WeightTreeModel::FullNameRole).toString());
+        QCOMPARE(j.value(QStringLiteral("format")).toString(), cell(WeightTreeModel::FormatColumn).toString());
+        QCOMPARE(j.value(QStringLiteral("bits")).toInt(), cell(WeightTreeModel::BitsColumn, WeightTreeModel::SortRole).toInt());
+    }
+}
+
+QTEST_MAIN(TestModels)
+#include "tst_models.moc"

@@ -1,0 +1,119 @@
+#include "theme.h"
+
+namespace qsw {
+
+namespace {
+
+// Blends `a` towards `b` by t in [0, 1]; keeps derived colours readable on either palette.
+QColor mix(const QColor& a, const QColor& b, double t)
+{
+    return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
+                            float(a.blueF() * (1 - t) + b.blueF() * t));
+}
+
+} // namespace
+
+bool isDark(const QPalette& palette)
+{
+    return palette.color(QPalette::Window).lightness() < 128;
+}
+
+Theme Theme::fromPalette(const QPalette& palette)
+{
+    Theme t;
+    t.dark = isDark(palette);
+    t.text = palette.color(QPalette::Text);
+    t.background = palette.color(QPalette::Base);
+    t.mutedText = mix(t.text, t.background, 0.45);
+    t.alternate = palette.color(QPalette::AlternateBase);
+    t.accent = palette.color(QPalette::Highlight);
+    t.groupHeader = mix(t.background, t.accent, t.dark ? 0.22 : 0.12);
+    // Hues fixed by meaning (ImHex diff colours), lightness adapted to the background.
+    t.ok = t.dark ? QColor(0x6c, 0xc6, 0x7a) : QColor(0x38, 0x8b, 0x42);
+    t.warning = t.dark ? QColor(0xf1, 0xc4, 0x0f) : QColor(0x9a, 0x6b, 0x00);
+    t.error = t.dark ? QColor(0xff, 0x6b, 0x5b) : QColor(0xc0, 0x39, 0x2b);
+    t.floatFormat = t.dark ? QColor(0x9a, 0xb8, 0xd8) : QColor(0x2f, 0x5f, 0x8f);
+    t.integerFormat = t.dark ? QColor(0xe0, 0x9f, 0x5a) : QColor(0xa0, 0x52, 0x0a);
+    t.blockFormat = t.dark ? QColor(0xb4, 0x9a, 0xe6) : QColor(0x5e, 0x3c, 0x99);
+    t.codebookFormat = t.dark ? QColor(0x5f, 0xc9, 0xbd) : QColor(0x00, 0x7a, 0x6e);
+    return t;
+}
+
+QColor Theme::formatColor(const QString& formatId) const
+{
+    if (formatId.startsWith(QLatin1String("gguf-iq")) || formatId.startsWith(QLatin1String("bnb-nf4"))
+        || formatId.startsWith(QLatin1String("bnb-fp4")))
+        return codebookFormat;
+    if (formatId.startsWith(QLatin1String("gguf-")))
+        return blockFormat;
+    if (formatId.startsWith(QLatin1String("gptq")) || formatId.startsWith(QLatin1String("awq"))
+        || formatId.startsWith(QLatin1String("mlx")) || formatId.startsWith(QLatin1String("compressed"))
+        || formatId == QLatin1String("bnb-int8"))
+        return integerFormat;
+    if (formatId.isEmpty())
+        return mutedText;
+    return floatFormat;
+}
+
+QPalette darkPalette()
+{
+    QPalette p;
+    const QColor window(0x2b, 0x2d, 0x31), base(0x1e, 0x1f, 0x22), text(0xe6, 0xe6, 0xe6);
+    const QColor disabled(0x80, 0x80, 0x80), highlight(0x3d, 0x7e, 0xc9);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0x26, 0x28, 0x2c));
+    p.setColor(QPalette::ToolTipBase, QColor(0x3a, 0x3c, 0x41));
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, disabled);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, QColor(0xff, 0x6b, 0x5b));
+    p.setColor(QPalette::Light, QColor(0x45, 0x47, 0x4c));
+    p.setColor(QPalette::Midlight, QColor(0x38, 0x3a, 0x3f));
+    p.setColor(QPalette::Mid, QColor(0x24, 0x25, 0x28));
+    p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1b));
+    p.setColor(QPalette::Shadow, Qt::black);
+    p.setColor(QPalette::Highlight, highlight);
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(0x6e, 0xa8, 0xf0));
+    p.setColor(QPalette::LinkVisited, QColor(0xa8, 0x8e, 0xe6));
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    p.setColor(QPalette::Disabled, QPalette::Highlight, QColor(0x50, 0x52, 0x56));
+    return p;
+}
+
+QPalette lightPalette()
+{
+    QPalette p;
+    const QColor window(0xef, 0xf0, 0xf1), base(Qt::white), text(0x23, 0x26, 0x29);
+    const QColor disabled(0xa0, 0xa0, 0xa0), highlight(0x30, 0x8c, 0xc6);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, QColor(0xf5, 0xf6, 0xf7));
+    p.setColor(QPalette::ToolTipBase, QColor(0xff, 0xff, 0xe8));
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::PlaceholderText, disabled);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, QColor(0xc0, 0x39, 0x2b));
+    p.setColor(QPalette::Light, Qt::white);
+    p.setColor(QPalette::Midlight, QColor(0xf6, 0xf7, 0xf8));
+    p.setColor(QPalette::Mid, QColor(0xc4, 0xc9, 0xcd));
+    p.setColor(QPalette::Dark, QColor(0x88, 0x8e, 0x93));
+    p.setColor(QPalette::Shadow, QColor(0x47, 0x4a, 0x4c));
+    p.setColor(QPalette::Highlight, highlight);
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(0x29, 0x80, 0xb9));
+    p.setColor(QPalette::LinkVisited, QColor(0x7f, 0x8c, 0x8d));
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, disabled);
+    return p;
+}
+
+} // namespace qsw

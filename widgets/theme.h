@@ -1,0 +1,37 @@
+#pragma once
+// Colours by meaning, derived once from the palette (Okteta's helper.hpp idea): views ask
+// for "warning" or "quantized", never for a literal colour, so dark and light both work.
+#include <QColor>
+#include <QPalette>
+#include <QString>
+
+namespace qsw {
+
+struct Theme {
+    bool dark = false;
+    QColor text;
+    QColor mutedText;     // secondary labels, padding, units
+    QColor background;
+    QColor alternate;     // alternating tint for groups and blocks
+    QColor accent;        // selection outline, links
+    QColor groupHeader;   // tree rows that group a layer
+    QColor ok;            // checks that passed
+    QColor warning;       // disagreements between config and tensors
+    QColor error;         // failed checks, unreadable tensors
+    QColor floatFormat;   // unquantized weights (f32, f16, bf16, f8)
+    QColor integerFormat; // grouped integer codes (GPTQ, AWQ, MLX, compressed-tensors)
+    QColor blockFormat;   // GGUF block formats
+    QColor codebookFormat; // NF4/FP4 and IQ grids
+
+    static Theme fromPalette(const QPalette& palette);
+    // The colour of a format id's family ("gptq-v1" -> integerFormat, ...).
+    QColor formatColor(const QString& formatId) const;
+};
+
+// Fusion's own palettes are grey; these are ours, used with the Fusion style.
+QPalette darkPalette();
+QPalette lightPalette();
+// A palette is dark when its window colour has lightness below 128.
+bool isDark(const QPalette& palette);
+
+} // namespace qsw
