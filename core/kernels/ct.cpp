@@ -45,16 +45,42 @@ CtPacked ctPackedState(const WeightData& w)
     const std::string what = "weight '" + lw.name + "'";
     checkedMul(s.rows, s.cols, what);
 
-    const TensorEntry& p = w.entry("weight_packed");
-    s.wordsPerRow = (s.cols + s.pf - 1) / s.pf;
-    if (p.dtype != DType::I32 && p.dtype != DType::U32)
-        failWeight(lw, "weight_packed '" + p.name + "' is " + std::string(dtypeName(p.dtype)) + ", expected I32");
-    if (p.shape.size() != 2 || p.shape[0] != s.rows || p.shape[1] != s.wordsPerRow)
-        failWeight(lw, "weight_packed '" + p.name + "' should be [" + std::to_string(s.rows) + ", "
-                           + std::to_string(s.wordsPerRow) + "] for " + std::to_string(s.bits) + "-bit codes");
-    s.packed = w.ckpt.bytes(p);
-    if (s.packed.size() != checkedMul(checkedMul(s.rows, s.wordsPerRow, what), 4, what))
-        failWeight(lw, "weight_packed bytes do not match its shape");
+    if (w.has("weight_packed")) {
+        const TensorEntry& p = w.entry("weight_packed");
+        s.wordsPerRow = (s.cols + s.pf - 1) / s.pf;
+        if (p.dtype != DType::I32 && p.dtype != DType::U32)
+            failWeight(lw, "weight_packed '" + p.name + "' is " + std::string(dtypeName(p.dtype)) + ", expected I32");
+        if (p.shape.size() != 2 || p.shape[0] != s.rows || p.shape[1] != s.wordsPerRow)
+            failWeight(lw, "weight_packed '" + p.name + "' should be [" + std::to_string(s.rows) + ", "
+                               + std::to_string(s.wordsPerRow) + "] for " + std::to_string(s.bits) + "-bit codes");
+        s.packed = w.ckpt.bytes(p);
+        if (s.packed.size() != checkedMul(checkedMul(s.rows, s.wordsPerRow, what), 4, what))
+            failWeight(lw, "weight_packed bytes do not match its shape");
+    } else {
+        // int-quantized / naive-quantized (I8 codes) and float-quantized (F8): one element a byte.
+        const TensorEntry& q = w.entry("weight");
+        if (q.dtype == DType::I8) {
+            s.source = CtPacked::Source::Int8;
+            s.bits = 8;
+        } else if (q.dtype == DType::F8_E4M3 || q.dtype == DType::F8_E5M2) {
+            s.source = CtPacked::Source::Fp8;
+            s.fp8Dtype = q.dtype;
+        } else {
+            failWeight(lw, "weight '" + q.name + "' is " + std::string(dtypeName(q.dtype)) + ", expected I8 or F8");
+        }
+        s.pf = 1;
+        if (q.shape.size() != 2)
+            failWeight(lw, "weight '" + q.name + "' is not 2-D");
+        if (w.has("weight_shape") && (q.shape[0] != s.rows || q.shape[1] != s.cols))
+            failWeight(lw, "weight '" + q.name + "' disagrees with weight_shape");
+        s.rows = q.shape[0];
+        s.cols = q.shape[1];
+        if (!lw.shape.empty() && (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols))
+            failWeight(lw, "detected shape disagrees with weight '" + q.name + "'");
+        s.packed = w.ckpt.bytes(q);
+        if (s.packed.size() != checkedMul(s.rows, s.cols, what))
+            failWeight(lw, "weight bytes do not match its shape");
+    }
 
     const TensorEntry& sc = w.entry("weight_scale");
     s.scale = FloatView(w.ckpt.bytes(sc), sc.dtype, what + " tensor '" + sc.name + "'");
@@ -92,14 +118,15 @@ CtPacked ctPackedState(const WeightData& w)
 
     if (w.has("weight_zero_point")) {
         const TensorEntry& z = w.entry("weight_zero_point");
-        if (!dtypeIsInteger(z.dtype))
-            failWeight(lw, "weight_zero_point '" + z.name + "' is not an integer tensor");
+        if (!dtypeIsInteger(z.dtype) || s.source == CtPacked::Source::Fp8)
+            failWeight(lw, "weight_zero_point '" + z.name + "' is not an integer tensor for integer codes");
         s.zp = w.ckpt.bytes(z);
         s.zpDtype = z.dtype;
         const uint64_t packedRows = (s.rows + s.pf - 1) / s.pf;
         const uint64_t count = z.elementCount();
         const uint64_t g = s.tensorScale ? 1 : s.groups;
-        if ((z.dtype == DType::I32 || z.dtype == DType::U32) && count == packedRows * g) {
+        if (s.source == CtPacked::Source::Packed && (z.dtype == DType::I32 || z.dtype == DType::U32)
+            && count == packedRows * g) {
             s.zpKind = CtPacked::Zp::Packed;
         } else if (count == (s.tensorScale ? 1 : s.rows * g)) {
             // Before compressed-tensors PR #296: one signed zero point per (row, group), unpacked.
@@ -119,7 +146,11 @@ void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
         float* o = out + (n - r0) * s.cols;
         for (uint64_t k = 0; k < s.cols; ++k) {
             const uint64_t g = s.group(k);
-            o[k] = static_cast<float>(s.code(n, k) - s.zeroAt(n, g)) * s.scaleAt(n, g);
+            // float-quantized: x_q.to(scale dtype) is exact for FP8 in F16/BF16/F32, then one multiply.
+            const float v = s.source == CtPacked::Source::Fp8
+                ? (s.fp8Dtype == DType::F8_E4M3 ? f8e4m3ToF32(s.packed[n * s.cols + k]) : f8e5m2ToF32(s.packed[n * s.cols + k]))
+                : static_cast<float>(s.code(n, k) - s.zeroAt(n, g));
+            o[k] = v * s.scaleAt(n, g);
         }
     }
 }

@@ -12,6 +12,10 @@
 namespace qs {
 
 struct CtPacked {
+    // pack-quantized (weight_packed), or the unpacked int-quantized / float-quantized
+    // forms that share the scale / zero-point / g_idx rules: weight I8 or F8 [N, K].
+    enum class Source { Packed, Int8, Fp8 } source = Source::Packed;
+    DType fp8Dtype = DType::F8_E4M3;
     int bits = 4;
     unsigned pf = 8;           // codes per word
     uint64_t rows = 0, cols = 0;
@@ -27,8 +31,10 @@ struct CtPacked {
     std::span<const uint8_t> gidx; // I32 / I64 [K], act-order groups
     DType gidxDtype = DType::I32;
 
-    int code(uint64_t n, uint64_t k) const // signed q
+    int code(uint64_t n, uint64_t k) const // signed q (Packed, Int8)
     {
+        if (source == Source::Int8)
+            return static_cast<int8_t>(packed[n * cols + k]);
         const uint32_t word = loadLE<uint32_t>(packed.data() + 4 * (n * wordsPerRow + k / pf));
         return static_cast<int>((word >> (bits * (k % pf))) & ((1u << bits) - 1)) - (1 << (bits - 1));
     }
@@ -41,11 +47,12 @@ struct CtPacked {
 };
 CtPacked ctPackedState(const WeightData& w);
 
-// Rows [r0, r1): (q - zp) * scale in f32, exact before the reference's one rounding to the
+// Rows [r0, r1): (q - zp) * scale in f32 (FP8: fp8 value * scale), exact before the reference's one rounding to the
 // scale dtype ((q - zp) is exact in any float dtype for b <= 8).
 void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 
+// DequantRowsFn for compressed-tensors, compressed-tensors-int and compressed-tensors-fp8.
 void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 
 } // namespace qs

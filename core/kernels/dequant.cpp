@@ -39,6 +39,8 @@ constexpr Entry kTable[] = {
     {"bnb-fp4", dequantBnb4Rows},
     {"bnb-int8", dequantBnbInt8Rows},
     {"compressed-tensors", dequantCtRows},
+    {"compressed-tensors-int", dequantCtRows},
+    {"compressed-tensors-fp8", dequantCtRows},
     {"mlx-affine", dequantMlxRows},
     {"hqq", dequantHqqRows},
     {"f32", dequantFloatRows},

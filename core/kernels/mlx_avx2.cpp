@@ -27,11 +27,22 @@ inline __m256 roundTo(__m256 x)
 }
 
 template <DType T>
+inline __m256 dequant8(__m256 q, __m256 vs, __m256 vb)
+{
+    return roundTo<T>(_mm256_add_ps(roundTo<T>(_mm256_mul_ps(q, vs)), vb));
+}
+
+template <DType T>
 void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 {
     const Unpack8 unpack(s.bits);
     const uint8_t* end = s.packed.data() + s.packed.size();
     const bool chunked = s.groupSize % 8 == 0;
+    // b <= 4: the group's 2^b results are formed once (the same lane-wise operations on the
+    // same inputs, so the same bits) and each code selects its result with vpermps.
+    const bool table = s.bits <= 4;
+    const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256 iota8 = _mm256_add_ps(iota, _mm256_set1_ps(8));
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
@@ -44,9 +55,17 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             const __m256 vs = _mm256_set1_ps(scale), vb = _mm256_set1_ps(bias);
             const uint64_t k1 = (g + 1) * s.groupSize;
             uint64_t k = g * s.groupSize;
-            for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8) {
-                const __m256 q = _mm256_cvtepi32_ps(unpack(row + k * s.bits / 8));
-                _mm256_storeu_ps(o + k, roundTo<T>(_mm256_add_ps(roundTo<T>(_mm256_mul_ps(q, vs)), vb)));
+            if (table) {
+                const __m256 lo = dequant8<T>(iota, vs, vb), hi = dequant8<T>(iota8, vs, vb);
+                for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8) {
+                    const __m256i idx = unpack(row + k * s.bits / 8);
+                    const __m256 a = _mm256_permutevar8x32_ps(lo, idx);
+                    _mm256_storeu_ps(o + k, s.bits < 4 ? a
+                        : _mm256_blendv_ps(a, _mm256_permutevar8x32_ps(hi, idx), _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+                }
+            } else {
+                for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8)
+                    _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(unpack(row + k * s.bits / 8)), vs, vb));
             }
             for (; k < k1; ++k)
                 o[k] = roundToDtype(roundToDtype(static_cast<float>(s.code(n, k)) * scale, T) + bias, T);

@@ -207,7 +207,7 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(int, path);
         const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
-        const auto ck = Checkpoint::open(dir.toStdString());
+        const auto ck = Checkpoint::open((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
         const auto ref = qsk::openFile((dir + QStringLiteral("/ref.safetensors")).toStdString());
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {
@@ -220,6 +220,58 @@ private slots:
             ++checked;
         }
         QVERIFY(checked > 0);
+    }
+
+    // int-quantized (I8 codes, optional unpacked zero points) and float-quantized (F8 codes).
+    void unpackedForms_data()
+    {
+        QTest::addColumn<int>("dtype");
+        QTest::addColumn<int>("group");
+        QTest::addColumn<bool>("zp");
+        QTest::addRow("int8 channel zp") << int(DType::I8) << 0 << true;
+        QTest::addRow("int8 g16") << int(DType::I8) << 16 << false;
+        QTest::addRow("fp8 e4m3 channel") << int(DType::F8_E4M3) << 0 << false;
+        QTest::addRow("fp8 e5m2 g8") << int(DType::F8_E5M2) << 8 << false;
+    }
+    void unpackedForms()
+    {
+        QFETCH(int, dtype);
+        QFETCH(int, group);
+        QFETCH(bool, zp);
+        const DType t = DType(dtype);
+        const uint64_t N = 7, K = 48, G = group ? K / group : 1;
+        std::vector<uint8_t> q(N * K);
+        for (uint64_t i = 0; i < q.size(); ++i)
+            q[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+        q[0] = 0x80; // int8 -128; fp8 -0
+        q[1] = 0x7F; // int8 127; e4m3 NaN, e5m2 NaN
+        std::vector<float> scales(N * G);
+        for (uint64_t i = 0; i < scales.size(); ++i)
+            scales[i] = qs::roundToDtype(0.011f * static_cast<float>(i + 1) * (i % 2 ? -1.0f : 1.0f), DType::F16);
+        std::vector<int8_t> z(N * G);
+        for (uint64_t i = 0; i < z.size(); ++i)
+            z[i] = static_cast<int8_t>(static_cast<int>(i * 29 % 256) - 128);
+        std::vector<qsk::T> ts{{"m.weight", t, {N, K}, q}, {"m.weight_scale", DType::F16, {N, G}, qsk::halfBytes(scales, DType::F16)}};
+        std::vector<std::pair<std::string, std::string>> roles{{"weight", "m.weight"}, {"weight_scale", "m.weight_scale"}};
+        if (zp) {
+            ts.push_back({"m.weight_zero_point", DType::I8, {N, G}, qsk::bytesOf(z)});
+            roles.emplace_back("weight_zero_point", "m.weight_zero_point");
+        }
+        QTemporaryDir tmp;
+        const auto ck = qsk::openFile(qsk::write(tmp.path(), "ct.safetensors", ts));
+        const std::string fmt = t == DType::I8 ? "compressed-tensors-int" : "compressed-tensors-fp8";
+        const LogicalWeight w = qsk::weight(*ck, "m", fmt, {N, K}, roles, 8, group ? group : int64_t(K));
+        std::vector<float> expect(N * K);
+        const FloatView f8(q, t == DType::I8 ? DType::F8_E4M3 : t, "q");
+        for (uint64_t n = 0; n < N; ++n)
+            for (uint64_t k = 0; k < K; ++k) {
+                const uint64_t g = group ? k / group : 0;
+                const float v = t == DType::I8 ? static_cast<float>(static_cast<int8_t>(q[n * K + k]) - (zp ? z[n * G + g] : 0))
+                                               : f8.at(n * K + k);
+                expect[n * K + k] = qsk::mul32(v, scales[n * G + g]);
+            }
+        for (SimdPath p : paths())
+            QSK_COMPARE_BITS(qsk::run(dequantCtRows, *ck, w, p), expect, DType::F32);
     }
 };
 
