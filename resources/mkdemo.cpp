@@ -8,8 +8,9 @@
 // no single method describes this mix, so config.json holds only GPTQModel-style
 // per-module overrides (`dynamic`), one per quantized layer, each true for its layer;
 // the format itself is named by detection from the tensors.
-// Weights are deterministic: normal-ish with 0.5 % outliers, quantized round-to-nearest.
-#include "analysis/rtn.h"
+// Weights are deterministic: normal-ish with 0.5 % outliers, quantized round-to-nearest
+// with the GPTQ and AWQ rules of core/analysis/quantize_affine.h.
+#include "analysis/quantize_affine.h"
 #include "container/safetensors.h"
 #include "error.h"
 #include "kernels/gptq.h"
@@ -118,9 +119,17 @@ struct Writer {
     }
 };
 
-std::vector<int32_t> zerosOf(const qs::RtnResult& q)
+// The affine quantizer's zeros and scales as GPTQ/AWQ store them: integer zeros, f16 scales.
+std::vector<int32_t> zerosOf(const qs::AffineQuantized& q)
 {
-    return std::vector<int32_t>(q.zeros.begin(), q.zeros.end());
+    std::vector<int32_t> z(q.zeros.size());
+    std::transform(q.zeros.begin(), q.zeros.end(), z.begin(), [](float v) { return int32_t(v); });
+    return z;
+}
+
+std::vector<uint16_t> scalesOf(const qs::AffineQuantized& q)
+{
+    return toHalf(q.scales);
 }
 
 void addPacked(Writer& out, const std::string& prefix, qs::PackedOutput packed)
@@ -130,44 +139,52 @@ void addPacked(Writer& out, const std::string& prefix, qs::PackedOutput packed)
     out.add(prefix + ".scales", qs::DType::F16, packed.scales.shape, std::move(packed.scales.bytes));
 }
 
-void addGptq(Writer& out, const std::string& prefix, const std::vector<float>& w, uint64_t n, uint64_t k, int bits,
-             int64_t group, std::vector<int32_t> gIdx)
+qs::AffineQuantized quantize(const std::vector<float>& w, uint64_t n, uint64_t k, int bits, uint64_t group,
+                             qs::AffineRule rule, bool symmetric)
 {
-    qs::RtnOptions opt;
+    qs::AffineOptions opt;
     opt.bits = bits;
     opt.groupSize = group;
-    opt.symmetric = true;
-    opt.groupIndex = std::move(gIdx);
-    const qs::RtnResult q = qs::quantizeRtn(w, n, k, opt);
-    addPacked(out, prefix, qs::packGptq(q.codes, zerosOf(q), q.scales, bits, k, n, q.groups, /*v1=*/true, /*planar=*/false));
-    out.add(prefix + ".g_idx", qs::DType::I32, {k}, bytesOf(q.groupIndex));
+    opt.symmetric = symmetric;
+    opt.rule = rule;
+    return qs::quantizeAffine(w.data(), n, k, opt, /*parallel=*/false);
 }
 
-void addAwq(Writer& out, const std::string& prefix, const std::vector<float>& w, uint64_t n, uint64_t k, int64_t group)
+// GPTQ, symmetric, v1 zeros. With act-order, GPTQ visits the input channels by decreasing
+// Hessian diagonal (here: the channel's energy) and forms groups in that order, then stores
+// codes in natural order with g_idx[k] = position of k in that order / group size.
+void addGptq(Writer& out, const std::string& prefix, const std::vector<float>& w, uint64_t n, uint64_t k, int bits,
+             uint64_t group, bool actOrder)
 {
-    qs::RtnOptions opt;
-    opt.bits = 4;
-    opt.groupSize = group;
-    opt.symmetric = false;
-    const qs::RtnResult q = qs::quantizeRtn(w, n, k, opt);
-    addPacked(out, prefix, qs::packAwqGemm(q.codes, zerosOf(q), q.scales, k, n, uint64_t(group)));
-}
-
-// Act-order: GPTQ visits columns by decreasing Hessian diagonal and groups them in that
-// order. Here the "importance" is the column's energy, so g_idx scatters over K.
-std::vector<int32_t> actOrderGroups(const std::vector<float>& w, uint64_t n, uint64_t k, int64_t group)
-{
-    std::vector<double> energy(k, 0.0);
-    for (uint64_t r = 0; r < n; ++r)
-        for (uint64_t c = 0; c < k; ++c)
-            energy[c] += double(w[r * k + c]) * double(w[r * k + c]);
     std::vector<uint64_t> perm(k);
     std::iota(perm.begin(), perm.end(), 0);
-    std::stable_sort(perm.begin(), perm.end(), [&](uint64_t a, uint64_t b) { return energy[a] > energy[b]; });
+    if (actOrder) {
+        std::vector<double> energy(k, 0.0);
+        for (uint64_t r = 0; r < n; ++r)
+            for (uint64_t c = 0; c < k; ++c)
+                energy[c] += double(w[r * k + c]) * double(w[r * k + c]);
+        std::stable_sort(perm.begin(), perm.end(), [&](uint64_t a, uint64_t b) { return energy[a] > energy[b]; });
+    }
+    std::vector<float> visited(w.size());
+    for (uint64_t r = 0; r < n; ++r)
+        for (uint64_t pos = 0; pos < k; ++pos)
+            visited[r * k + pos] = w[r * k + perm[pos]];
+    const qs::AffineQuantized q = quantize(visited, n, k, bits, group, qs::AffineRule::Gptq, true);
+    std::vector<uint8_t> codes(q.codes.size());
     std::vector<int32_t> gIdx(k);
-    for (uint64_t pos = 0; pos < k; ++pos)
-        gIdx[perm[pos]] = int32_t(pos / uint64_t(group));
-    return gIdx;
+    for (uint64_t pos = 0; pos < k; ++pos) {
+        gIdx[perm[pos]] = int32_t(pos / group);
+        for (uint64_t r = 0; r < n; ++r)
+            codes[r * k + perm[pos]] = q.codes[r * k + pos];
+    }
+    addPacked(out, prefix, qs::packGptq(codes, zerosOf(q), scalesOf(q), bits, k, n, q.groups, /*v1=*/true, /*planar=*/false));
+    out.add(prefix + ".g_idx", qs::DType::I32, {k}, bytesOf(gIdx));
+}
+
+void addAwq(Writer& out, const std::string& prefix, const std::vector<float>& w, uint64_t n, uint64_t k, uint64_t group)
+{
+    const qs::AffineQuantized q = quantize(w, n, k, 4, group, qs::AffineRule::Awq, false);
+    addPacked(out, prefix, qs::packAwqGemm(q.codes, zerosOf(q), scalesOf(q), k, n, group));
 }
 
 std::vector<float> makeNorm(Rng& rng, uint64_t n)
@@ -244,8 +261,8 @@ int main(int argc, char** argv)
                 const auto w = makeWeight(rng, l.out, l.in);
                 const std::string prefix = p + l.name;
                 switch (layer) {
-                case 0: addGptq(out, prefix, w, l.out, l.in, 4, 32, actOrderGroups(w, l.out, l.in, 32)); break;
-                case 1: addGptq(out, prefix, w, l.out, l.in, 3, 64, {}); break;
+                case 0: addGptq(out, prefix, w, l.out, l.in, 4, 32, true); break;
+                case 1: addGptq(out, prefix, w, l.out, l.in, 3, 64, false); break;
                 case 2: addAwq(out, prefix, w, l.out, l.in, 64); break;
                 default: out.add(prefix + ".weight", qs::DType::BF16, {l.out, l.in}, bytesOf(toBf16(w))); break;
                 }

@@ -4,62 +4,62 @@
 <context>
     <name>main</name>
     <message>
-        <location filename="../app/gui/main.cpp" line="67" />
+        <location filename="../app/gui/main.cpp" line="67"/>
         <source>See and check the memory layouts of quantized LLM weights.</source>
         <translation>Speicherlayouts quantisierter LLM-Gewichte ansehen und prüfen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="71" />
+        <location filename="../app/gui/main.cpp" line="71"/>
         <source>A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens.</source>
         <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="73" />
+        <location filename="../app/gui/main.cpp" line="73"/>
         <source>Show the view NAME (tensors, metadata).</source>
         <translation>Die Ansicht NAME zeigen (tensors, metadata).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="75" />
+        <location filename="../app/gui/main.cpp" line="75"/>
         <source>Select the logical weight NAME.</source>
         <translation>Das logische Gewicht NAME auswählen.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="78" />
+        <location filename="../app/gui/main.cpp" line="78"/>
         <source>Render the window at 1600x1000 to FILE (PNG) and exit.</source>
         <translation>Das Fenster in 1600x1000 als DATEI (PNG) speichern und beenden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="80" />
-        <source>Use the language CODE (de, en, ...) instead of the system's.</source>
+        <location filename="../app/gui/main.cpp" line="80"/>
+        <source>Use the language CODE (de, en, ...) instead of the system&apos;s.</source>
         <translation>Die Sprache CODE (de, en, …) statt der Systemsprache verwenden.</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="82" />
+        <location filename="../app/gui/main.cpp" line="82"/>
         <source>Use the theme NAME (system, light, dark).</source>
         <translation>Das Farbschema NAME verwenden (system, light, dark).</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="88" />
+        <location filename="../app/gui/main.cpp" line="88"/>
         <source>quantscope: give at most one path</source>
         <translation>quantscope: höchstens einen Pfad angeben</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="106" />
-        <source>quantscope: unknown theme '%1'</source>
+        <location filename="../app/gui/main.cpp" line="106"/>
+        <source>quantscope: unknown theme &apos;%1&apos;</source>
         <translation>quantscope: unbekanntes Farbschema „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="120" />
-        <source>quantscope: no view '%1' (views: %2)</source>
+        <location filename="../app/gui/main.cpp" line="120"/>
+        <source>quantscope: no view &apos;%1&apos; (views: %2)</source>
         <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="123" />
-        <source>quantscope: no weight '%1'</source>
+        <location filename="../app/gui/main.cpp" line="123"/>
+        <source>quantscope: no weight &apos;%1&apos;</source>
         <translation>quantscope: kein Gewicht „%1“</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="129" />
+        <location filename="../app/gui/main.cpp" line="129"/>
         <source>quantscope: cannot write %1</source>
         <translation>quantscope: %1 kann nicht geschrieben werden</translation>
     </message>
@@ -67,169 +67,172 @@
 <context>
     <name>qsw::Inspector</name>
     <message>
-        <location filename="../widgets/inspector.cpp" line="55" />
+        <location filename="../widgets/inspector.cpp" line="55"/>
         <source>No checkpoint is open.</source>
         <translation>Kein Checkpoint geöffnet.</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="65" />
+        <location filename="../widgets/inspector.cpp" line="65"/>
         <source>Path</source>
         <translation>Pfad</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="66" />
+        <location filename="../widgets/inspector.cpp" line="66"/>
         <source>Container</source>
         <translation>Container</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="66" />
+        <location filename="../widgets/inspector.cpp" line="66"/>
         <source>%1 version %2</source>
         <translation>%1 Version %2</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="67" />
+        <location filename="../widgets/inspector.cpp" line="67"/>
         <source>Files</source>
         <translation>Dateien</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="68" />
+        <location filename="../widgets/inspector.cpp" line="68"/>
         <source>Size on disk</source>
         <translation>Größe auf der Festplatte</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="69" />
-        <location filename="../widgets/inspector.cpp" line="120" />
+        <location filename="../widgets/inspector.cpp" line="69"/>
+        <location filename="../widgets/inspector.cpp" line="120"/>
         <source>Stored tensors</source>
         <translation>Gespeicherte Tensoren</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="70" />
+        <location filename="../widgets/inspector.cpp" line="70"/>
         <source>Logical weights</source>
         <translation>Logische Gewichte</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="80" />
+        <location filename="../widgets/inspector.cpp" line="80"/>
         <source>Formats</source>
         <translation>Formate</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/inspector.cpp" line="84" />
+        <location filename="../widgets/inspector.cpp" line="84"/>
         <source>%n weight(s), %1</source>
-        <translation><numerusform>%n Gewicht, %1</numerusform><numerusform>%n Gewichte, %1</numerusform></translation>
+        <translation>
+            <numerusform>%n Gewicht, %1</numerusform>
+            <numerusform>%n Gewichte, %1</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="88" />
-        <location filename="../widgets/inspector.cpp" line="140" />
+        <location filename="../widgets/inspector.cpp" line="88"/>
+        <location filename="../widgets/inspector.cpp" line="140"/>
         <source>Notes</source>
         <translation>Hinweise</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="94" />
+        <location filename="../widgets/inspector.cpp" line="94"/>
         <source>Select a weight in the tensor browser to see its details.</source>
         <translation>Wählen Sie ein Gewicht im Tensor-Browser, um seine Details zu sehen.</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="102" />
+        <location filename="../widgets/inspector.cpp" line="102"/>
         <source>Logical shape [out, in]</source>
         <translation>Logische Form [out, in]</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="104" />
+        <location filename="../widgets/inspector.cpp" line="104"/>
         <source>Bits</source>
         <translation>Bits</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="106" />
+        <location filename="../widgets/inspector.cpp" line="106"/>
         <source>Group size</source>
         <translation>Gruppengröße</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="109" />
+        <location filename="../widgets/inspector.cpp" line="109"/>
         <source>Zero point</source>
         <translation>Nullpunkt</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="109" />
+        <location filename="../widgets/inspector.cpp" line="109"/>
         <source>symmetric</source>
         <translation>symmetrisch</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="109" />
+        <location filename="../widgets/inspector.cpp" line="109"/>
         <source>asymmetric</source>
         <translation>asymmetrisch</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="110" />
+        <location filename="../widgets/inspector.cpp" line="110"/>
         <source>Act-order</source>
         <translation>Act-Order</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="110" />
+        <location filename="../widgets/inspector.cpp" line="110"/>
         <source>yes (g_idx is not k / group size)</source>
         <translation>ja (g_idx ist nicht k / Gruppengröße)</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="111" />
+        <location filename="../widgets/inspector.cpp" line="111"/>
         <source>labelled desc_act, but groups are sequential</source>
         <translation>als desc_act markiert, aber die Gruppen sind fortlaufend</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="111" />
+        <location filename="../widgets/inspector.cpp" line="111"/>
         <source>no</source>
         <translation>nein</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="113" />
+        <location filename="../widgets/inspector.cpp" line="113"/>
         <source>Elements</source>
         <translation>Elemente</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="114" />
+        <location filename="../widgets/inspector.cpp" line="114"/>
         <source>Stored bytes</source>
         <translation>Gespeicherte Bytes</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="114" />
+        <location filename="../widgets/inspector.cpp" line="114"/>
         <source>%1 (%2 bytes)</source>
         <translation>%1 (%2 Bytes)</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="115" />
+        <location filename="../widgets/inspector.cpp" line="115"/>
         <source>Effective bits per weight</source>
         <translation>Effektive Bits pro Gewicht</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="122" />
+        <location filename="../widgets/inspector.cpp" line="122"/>
         <source>Role</source>
         <translation>Rolle</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="122" />
+        <location filename="../widgets/inspector.cpp" line="122"/>
         <source>Tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="122" />
+        <location filename="../widgets/inspector.cpp" line="122"/>
         <source>Type</source>
         <translation>Typ</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="122" />
+        <location filename="../widgets/inspector.cpp" line="122"/>
         <source>Shape</source>
         <translation>Form</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="122" />
+        <location filename="../widgets/inspector.cpp" line="122"/>
         <source>Bytes</source>
         <translation>Bytes</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="134" />
+        <location filename="../widgets/inspector.cpp" line="134"/>
         <source>Evidence</source>
         <translation>Belege</translation>
     </message>
     <message>
-        <location filename="../widgets/inspector.cpp" line="142" />
+        <location filename="../widgets/inspector.cpp" line="142"/>
         <source>Detection found nothing to report.</source>
         <translation>Die Erkennung hat nichts zu melden.</translation>
     </message>
@@ -237,273 +240,282 @@
 <context>
     <name>qsw::MainWindow</name>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="108" />
+        <location filename="../widgets/mainwindow.cpp" line="108"/>
         <source>Quantscope</source>
         <translation>Quantscope</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="170" />
+        <location filename="../widgets/mainwindow.cpp" line="170"/>
         <source>Filter stored tensors</source>
         <translation>Gespeicherte Tensoren filtern</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="172" />
+        <location filename="../widgets/mainwindow.cpp" line="172"/>
         <source>Stored tensors</source>
         <translation>Gespeicherte Tensoren</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="182" />
+        <location filename="../widgets/mainwindow.cpp" line="182"/>
         <source>Filter metadata</source>
         <translation>Metadaten filtern</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="184" />
+        <location filename="../widgets/mainwindow.cpp" line="184"/>
         <source>Metadata</source>
         <translation>Metadaten</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="204" />
+        <location filename="../widgets/mainwindow.cpp" line="204"/>
         <source>Tensor browser</source>
         <translation>Tensor-Browser</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="207" />
+        <location filename="../widgets/mainwindow.cpp" line="207"/>
         <source>Filter by name or format (%1)</source>
         <translation>Nach Name oder Format filtern (%1)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="212" />
+        <location filename="../widgets/mainwindow.cpp" line="212"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="221" />
+        <location filename="../widgets/mainwindow.cpp" line="221"/>
         <source>&amp;File</source>
         <translation>&amp;Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="222" />
+        <location filename="../widgets/mainwindow.cpp" line="222"/>
         <source>Main toolbar</source>
         <translation>Hauptwerkzeugleiste</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="226" />
+        <location filename="../widgets/mainwindow.cpp" line="226"/>
         <source>&amp;Open File…</source>
         <translation>Datei ö&amp;ffnen …</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="228" />
+        <location filename="../widgets/mainwindow.cpp" line="228"/>
         <source>Open &amp;Folder…</source>
         <translation>&amp;Ordner öffnen …</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="230" />
+        <location filename="../widgets/mainwindow.cpp" line="230"/>
         <source>Open &amp;Recent</source>
         <translation>&amp;Zuletzt geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="231" />
+        <location filename="../widgets/mainwindow.cpp" line="231"/>
         <source>Open &amp;Demo Checkpoint</source>
         <translation>De&amp;mo-Checkpoint öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="232" />
+        <location filename="../widgets/mainwindow.cpp" line="232"/>
         <source>Re&amp;load</source>
         <translation>&amp;Neu laden</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="240" />
+        <location filename="../widgets/mainwindow.cpp" line="240"/>
         <source>&amp;Close Window</source>
         <translation>Fenster &amp;schließen</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="242" />
+        <location filename="../widgets/mainwindow.cpp" line="242"/>
         <source>&amp;Quit</source>
         <translation>&amp;Beenden</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="249" />
+        <location filename="../widgets/mainwindow.cpp" line="249"/>
         <source>&amp;Edit</source>
         <translation>&amp;Bearbeiten</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="250" />
+        <location filename="../widgets/mainwindow.cpp" line="250"/>
         <source>&amp;Find Weight</source>
         <translation>Gewicht &amp;suchen</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="255" />
+        <location filename="../widgets/mainwindow.cpp" line="255"/>
         <source>&amp;Copy Weight Name</source>
         <translation>Gewichtsnamen &amp;kopieren</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="260" />
+        <location filename="../widgets/mainwindow.cpp" line="260"/>
         <source>&amp;View</source>
         <translation>&amp;Ansicht</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="265" />
+        <location filename="../widgets/mainwindow.cpp" line="265"/>
         <source>E&amp;xpand All Layers</source>
         <translation>Alle Schichten a&amp;usklappen</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="266" />
+        <location filename="../widgets/mainwindow.cpp" line="266"/>
         <source>C&amp;ollapse All Layers</source>
         <translation>Alle Schichten &amp;einklappen</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="268" />
+        <location filename="../widgets/mainwindow.cpp" line="268"/>
         <source>&amp;Theme</source>
         <translation>&amp;Farbschema</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="270" />
+        <location filename="../widgets/mainwindow.cpp" line="270"/>
         <source>&amp;System</source>
         <translation>&amp;System</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="270" />
+        <location filename="../widgets/mainwindow.cpp" line="270"/>
         <source>&amp;Light</source>
         <translation>&amp;Hell</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="270" />
+        <location filename="../widgets/mainwindow.cpp" line="270"/>
         <source>&amp;Dark</source>
         <translation>&amp;Dunkel</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="276" />
+        <location filename="../widgets/mainwindow.cpp" line="276"/>
         <source>&amp;Full Screen</source>
         <translation>&amp;Vollbild</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="282" />
+        <location filename="../widgets/mainwindow.cpp" line="282"/>
         <source>&amp;Help</source>
         <translation>&amp;Hilfe</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="283" />
+        <location filename="../widgets/mainwindow.cpp" line="283"/>
         <source>&amp;About Quantscope</source>
         <translation>&amp;Über Quantscope</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="284" />
+        <location filename="../widgets/mainwindow.cpp" line="284"/>
         <source>About &amp;Qt</source>
         <translation>Über &amp;Qt</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="325" />
+        <location filename="../widgets/mainwindow.cpp" line="325"/>
         <source>Still opening %1…</source>
         <translation>%1 wird noch geöffnet …</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="328" />
-        <location filename="../widgets/mainwindow.cpp" line="357" />
+        <location filename="../widgets/mainwindow.cpp" line="328"/>
+        <location filename="../widgets/mainwindow.cpp" line="357"/>
         <source>the demo checkpoint</source>
         <translation>den Demo-Checkpoint</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="330" />
+        <location filename="../widgets/mainwindow.cpp" line="330"/>
         <source>Opening %1…</source>
         <translation>%1 wird geöffnet …</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="343" />
+        <location filename="../widgets/mainwindow.cpp" line="343"/>
         <source>%1: out of memory</source>
         <translation>%1: Speicher erschöpft</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="345" />
+        <location filename="../widgets/mainwindow.cpp" line="345"/>
         <source>%1: internal error: %2</source>
         <translation>%1: interner Fehler: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="386" />
+        <location filename="../widgets/mainwindow.cpp" line="386"/>
         <source>Demo checkpoint</source>
         <translation>Demo-Checkpoint</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="387" />
+        <location filename="../widgets/mainwindow.cpp" line="387"/>
         <source>%1 — Quantscope</source>
         <translation>%1 — Quantscope</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="400" />
+        <location filename="../widgets/mainwindow.cpp" line="400"/>
         <source>Cannot open checkpoint</source>
         <translation>Checkpoint kann nicht geöffnet werden</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="401" />
+        <location filename="../widgets/mainwindow.cpp" line="401"/>
         <source>Quantscope could not open %1.</source>
         <translation>Quantscope konnte %1 nicht öffnen.</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="409" />
+        <location filename="../widgets/mainwindow.cpp" line="409"/>
         <source>Kept %1 open.</source>
         <translation>%1 bleibt geöffnet.</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="417" />
+        <location filename="../widgets/mainwindow.cpp" line="417"/>
         <source>No checkpoint open</source>
         <translation>Kein Checkpoint geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="425" />
+        <location filename="../widgets/mainwindow.cpp" line="425"/>
         <source>Demo: %1</source>
         <translation>Demo: %1</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="427" />
+        <location filename="../widgets/mainwindow.cpp" line="427"/>
         <source>%n tensor(s), </source>
-        <translation><numerusform>%n Tensor, </numerusform><numerusform>%n Tensoren, </numerusform></translation>
+        <translation>
+            <numerusform>%n Tensor, </numerusform>
+            <numerusform>%n Tensoren, </numerusform>
+        </translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="428" />
+        <location filename="../widgets/mainwindow.cpp" line="428"/>
         <source>%n weight(s)</source>
-        <translation><numerusform>%n Gewicht</numerusform><numerusform>%n Gewichte</numerusform></translation>
+        <translation>
+            <numerusform>%n Gewicht</numerusform>
+            <numerusform>%n Gewichte</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="429" />
+        <location filename="../widgets/mainwindow.cpp" line="429"/>
         <source>%1 on disk</source>
         <translation>%1 auf der Festplatte</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="430" />
+        <location filename="../widgets/mainwindow.cpp" line="430"/>
         <source>%1 mapped in %n file(s)</source>
-        <translation><numerusform>%1 in %n Datei eingeblendet</numerusform><numerusform>%1 in %n Dateien eingeblendet</numerusform></translation>
+        <translation>
+            <numerusform>%1 in %n Datei eingeblendet</numerusform>
+            <numerusform>%1 in %n Dateien eingeblendet</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="469" />
+        <location filename="../widgets/mainwindow.cpp" line="469"/>
         <source>&amp;%1 %2</source>
         <translation>&amp;%1 %2</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="474" />
+        <location filename="../widgets/mainwindow.cpp" line="474"/>
         <source>&amp;Clear List</source>
         <translation>Liste &amp;leeren</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="614" />
+        <location filename="../widgets/mainwindow.cpp" line="614"/>
         <source>Open Checkpoint</source>
         <translation>Checkpoint öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="615" />
+        <location filename="../widgets/mainwindow.cpp" line="615"/>
         <source>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)</source>
         <translation>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="625" />
+        <location filename="../widgets/mainwindow.cpp" line="625"/>
         <source>Open Checkpoint Folder</source>
         <translation>Checkpoint-Ordner öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="642" />
+        <location filename="../widgets/mainwindow.cpp" line="642"/>
         <source>About Quantscope</source>
         <translation>Über Quantscope</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="643" />
+        <location filename="../widgets/mainwindow.cpp" line="643"/>
         <source>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;See and check how quantized LLM weights are laid out in memory: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;Ansehen und prüfen, wie quantisierte LLM-Gewichte im Speicher liegen: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors und MLX.&lt;/p&gt;</translation>
     </message>
@@ -511,22 +523,22 @@
 <context>
     <name>qsw::MetadataModel</name>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="148" />
+        <location filename="../widgets/tablemodels.cpp" line="148"/>
         <source>Key</source>
         <translation>Schlüssel</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="149" />
+        <location filename="../widgets/tablemodels.cpp" line="149"/>
         <source>Type</source>
         <translation>Typ</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="150" />
+        <location filename="../widgets/tablemodels.cpp" line="150"/>
         <source>Value</source>
         <translation>Wert</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="151" />
+        <location filename="../widgets/tablemodels.cpp" line="151"/>
         <source>Source</source>
         <translation>Quelle</translation>
     </message>
@@ -534,42 +546,42 @@
 <context>
     <name>qsw::TensorTableModel</name>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="40" />
+        <location filename="../widgets/tablemodels.cpp" line="40"/>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="92" />
+        <location filename="../widgets/tablemodels.cpp" line="92"/>
         <source>Tensor</source>
         <translation>Tensor</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="93" />
+        <location filename="../widgets/tablemodels.cpp" line="93"/>
         <source>Type</source>
         <translation>Typ</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="94" />
+        <location filename="../widgets/tablemodels.cpp" line="94"/>
         <source>Shape</source>
         <translation>Form</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="95" />
+        <location filename="../widgets/tablemodels.cpp" line="95"/>
         <source>File</source>
         <translation>Datei</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="96" />
+        <location filename="../widgets/tablemodels.cpp" line="96"/>
         <source>Offset</source>
         <translation>Offset</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="97" />
+        <location filename="../widgets/tablemodels.cpp" line="97"/>
         <source>Bytes</source>
         <translation>Bytes</translation>
     </message>
     <message>
-        <location filename="../widgets/tablemodels.cpp" line="98" />
+        <location filename="../widgets/tablemodels.cpp" line="98"/>
         <source>Logical weight (role)</source>
         <translation>Logisches Gewicht (Rolle)</translation>
     </message>
@@ -577,67 +589,70 @@
 <context>
     <name>qsw::WeightTreeModel</name>
     <message numerus="yes">
-        <location filename="../widgets/weighttreemodel.cpp" line="160" />
+        <location filename="../widgets/weighttreemodel.cpp" line="160"/>
         <source>%n weight(s) in %1</source>
-        <translation><numerusform>%n Gewicht in %1</numerusform><numerusform>%n Gewichte in %1</numerusform></translation>
+        <translation>
+            <numerusform>%n Gewicht in %1</numerusform>
+            <numerusform>%n Gewichte in %1</numerusform>
+        </translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="228" />
+        <location filename="../widgets/weighttreemodel.cpp" line="228"/>
         <source>Logical shape [out_features, in_features]</source>
         <translation>Logische Form [out_features, in_features]</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="229" />
+        <location filename="../widgets/weighttreemodel.cpp" line="229"/>
         <source>Bits per code (the float width for float formats)</source>
         <translation>Bits pro Code (bei Gleitkommaformaten deren Breite)</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="230" />
+        <location filename="../widgets/weighttreemodel.cpp" line="230"/>
         <source>Weights sharing one scale along the input axis</source>
         <translation>Gewichte, die sich entlang der Eingangsachse eine Skala teilen</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="231" />
+        <location filename="../widgets/weighttreemodel.cpp" line="231"/>
         <source>Effective bits per weight, counting every scale, zero, index and padding byte</source>
         <translation>Effektive Bits pro Gewicht, mit jeder Skala, jedem Nullpunkt, Index und Füllbyte</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="232" />
+        <location filename="../widgets/weighttreemodel.cpp" line="232"/>
         <source>Bytes stored for this weight, all member tensors</source>
         <translation>Für dieses Gewicht gespeicherte Bytes, alle zugehörigen Tensoren</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="237" />
+        <location filename="../widgets/weighttreemodel.cpp" line="237"/>
         <source>Name</source>
         <translation>Name</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="238" />
+        <location filename="../widgets/weighttreemodel.cpp" line="238"/>
         <source>Format</source>
         <translation>Format</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="239" />
+        <location filename="../widgets/weighttreemodel.cpp" line="239"/>
         <source>Shape</source>
         <translation>Form</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="242" />
+        <location filename="../widgets/weighttreemodel.cpp" line="242"/>
         <source>Bits/w</source>
         <translation>Bits/G</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="240" />
+        <location filename="../widgets/weighttreemodel.cpp" line="240"/>
         <source>Bits</source>
         <translation>Bits</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="241" />
+        <location filename="../widgets/weighttreemodel.cpp" line="241"/>
         <source>Group</source>
         <translation>Gruppe</translation>
     </message>
     <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="243" />
+        <location filename="../widgets/weighttreemodel.cpp" line="243"/>
         <source>Bytes</source>
         <translation>Bytes</translation>
     </message>

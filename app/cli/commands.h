@@ -6,5 +6,8 @@
 namespace qscli {
 
 int runInspect(const QStringList& args);
+int runDequant(const QStringList& args);
+int runCodes(const QStringList& args);
+int runBudget(const QStringList& args);
 
 } // namespace qscli

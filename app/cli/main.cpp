@@ -21,6 +21,9 @@ const std::map<QString, Command>& commands()
 {
     static const std::map<QString, Command> table{
         {QStringLiteral("inspect"), {qscli::runInspect, "list a checkpoint's metadata, tensors and logical weights"}},
+        {QStringLiteral("dequant"), {qscli::runDequant, "dequantize one weight to a float32/float16 .npy [out, in]"}},
+        {QStringLiteral("codes"), {qscli::runCodes, "write a weight's integer codes, scales, zeros and g_idx as .npy"}},
+        {QStringLiteral("budget"), {qscli::runBudget, "bits per weight of every format and the memory a model needs"}},
     };
     return table;
 }

@@ -33,6 +33,9 @@ constexpr uint32_t kMaxDims = 4;
 // file of nested array headers cannot exhaust the stack.
 constexpr int kMaxArrayDepth = 16;
 constexpr int kTypeCount = 13;
+// Each metadata array element becomes a MetaValue (tens of bytes), so the total is capped
+// well above real tokenizers (about 10^6 elements) to keep a hostile file's memory bounded.
+constexpr uint64_t kMaxMetadataElements = uint64_t(1) << 24;
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
@@ -40,6 +43,17 @@ std::string typeName(uint32_t t)
 {
     return t < kTypeCount ? std::string(metaTypeName(static_cast<Type>(t))) : "type " + num(t);
 }
+
+// A name from the file as it appears in messages, shortened when absurdly long.
+std::string shownName(std::string_view name)
+{
+    constexpr size_t kMax = 120;
+    return "'" + std::string(name.substr(0, kMax)) + (name.size() > kMax ? "...' (" + num(name.size()) + " bytes)" : "'");
+}
+
+// Counts from the file only bound what is read; reservations stay modest so a corrupt count
+// in a large file cannot claim memory before the parse fails.
+size_t modest(uint64_t n) { return static_cast<size_t>(std::min<uint64_t>(n, 1u << 16)); }
 
 bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
@@ -124,7 +138,8 @@ private:
 };
 
 struct ParseState {
-    bool nonBinaryBool = false;
+    std::string nonBinaryBool; // the first field with a bool that is neither 0 nor 1
+    uint64_t elements = 0; // array elements expanded so far
 };
 
 MetaValue readValue(Cursor& c, uint32_t type, std::string_view field, int depth, ParseState& st)
@@ -145,8 +160,8 @@ MetaValue readValue(Cursor& c, uint32_t type, std::string_view field, int depth,
     case Type::Bool: {
         const uint8_t b = c.get<uint8_t>(field, "bool value");
         // ggml's reader takes any non-zero byte as true; the spec allows only 0 and 1.
-        if (b > 1)
-            st.nonBinaryBool = true;
+        if (b > 1 && st.nonBinaryBool.empty())
+            st.nonBinaryBool = field;
         v.value = b != 0;
         break;
     }
@@ -164,9 +179,13 @@ MetaValue readValue(Cursor& c, uint32_t type, std::string_view field, int depth,
                                 + num(c.left()) + " bytes left in the file");
         if (n > kMaxArrayCount)
             c.failAt(field, "array length " + num(n) + " exceeds the limit of 2^30 elements");
+        if (n > kMaxMetadataElements - st.elements)
+            c.failAt(field, "array of " + num(n) + " elements takes the metadata past " + num(kMaxMetadataElements)
+                                + " array elements in all, more than any real model carries");
+        st.elements += n;
         v.arrayType = static_cast<Type>(elem);
         auto& items = v.value.emplace<std::vector<MetaValue>>();
-        items.reserve(n);
+        items.reserve(modest(n));
         if (elem == static_cast<uint32_t>(Type::String)) {
             // Tokenizer vocabularies hold hundreds of thousands of strings: build them in place.
             for (uint64_t i = 0; i < n; ++i)
@@ -276,11 +295,11 @@ GgufFile parseGgufFile(const std::string& path)
 
     ParseState st;
     std::unordered_map<std::string_view, uint64_t> keys;
-    out.metadata.reserve(kvCount);
+    out.metadata.reserve(modest(kvCount));
     for (uint64_t i = 0; i < kvCount; ++i) {
         const std::string recField = "metadata record " + num(i);
         const std::string_view key = c.string(recField, "key");
-        const std::string field = "metadata key '" + std::string(key) + "'";
+        const std::string field = "metadata key " + shownName(key);
         if (const auto [it, fresh] = keys.emplace(key, i); !fresh)
             c.failAt(field, "duplicate key (records " + num(it->second) + " and " + num(i) + ")");
         const uint32_t type = c.get<uint32_t>(field, "value type");
@@ -288,8 +307,8 @@ GgufFile parseGgufFile(const std::string& path)
             c.failAt(field, "value type " + num(type) + " is not a GGUF value type (0..12)");
         out.metadata.emplace_back(std::string(key), readValue(c, type, field, 0, st));
     }
-    if (st.nonBinaryBool)
-        out.notes.push_back("a bool metadata value is neither 0 nor 1; read as true, as ggml does");
+    if (!st.nonBinaryBool.empty())
+        out.notes.push_back(path + ": " + st.nonBinaryBool + ": a bool value is neither 0 nor 1; read as true, as ggml does");
     out.alignment = alignmentOf(path, out.metadata);
 
     struct Pending {
@@ -298,14 +317,14 @@ GgufFile parseGgufFile(const std::string& path)
         bool sized;
     };
     std::vector<Pending> pending;
-    pending.reserve(tensorCount);
-    out.tensors.reserve(tensorCount);
+    pending.reserve(modest(tensorCount));
+    out.tensors.reserve(modest(tensorCount));
     std::unordered_map<std::string_view, uint64_t> names;
-    names.reserve(tensorCount);
+    names.reserve(modest(tensorCount));
     for (uint64_t i = 0; i < tensorCount; ++i) {
         const std::string infoField = "tensor info " + num(i);
         const std::string_view name = c.string(infoField, "name");
-        const std::string field = "tensor '" + std::string(name) + "'";
+        const std::string field = "tensor " + shownName(name);
         if (const auto [it, fresh] = names.emplace(name, i); !fresh)
             c.failAt(field, "duplicate tensor name (tensor infos " + num(it->second) + " and " + num(i) + ")");
         const uint32_t nDims = c.get<uint32_t>(field, "n_dims");
@@ -369,7 +388,7 @@ GgufFile parseGgufFile(const std::string& path)
     for (size_t i = 0; i < out.tensors.size(); ++i) {
         TensorEntry& t = out.tensors[i];
         const Pending& p = pending[i];
-        const std::string field = "tensor '" + t.name + "'";
+        const std::string field = "tensor " + shownName(t.name);
         if (p.offset % out.alignment != 0)
             c.failAt(field, "data offset " + num(p.offset) + " is not a multiple of the alignment "
                                 + num(out.alignment));
@@ -409,8 +428,8 @@ GgufFile parseGgufFile(const std::string& path)
         const TensorEntry& a = out.tensors[order[k]];
         const TensorEntry& b = out.tensors[order[k + 1]];
         if (pending[order[k]].sized && a.nbytes > 0 && a.offset + a.nbytes > b.offset)
-            fail(path, "tensor '" + a.name + "': data bytes " + num(a.offset) + ".." + num(a.offset + a.nbytes)
-                           + " overlap tensor '" + b.name + "' starting at " + num(b.offset));
+            fail(path, "tensor " + shownName(a.name) + ": data bytes " + num(a.offset) + ".." + num(a.offset + a.nbytes)
+                           + " overlap tensor " + shownName(b.name) + " starting at " + num(b.offset));
     }
 
     // ggml's writer packs tensors in info order; ggml's reader refuses anything else.
@@ -419,8 +438,8 @@ GgufFile parseGgufFile(const std::string& path)
         if (!pending[i].sized)
             break;
         if (pending[i].offset != expected) {
-            out.notes.push_back(path + ": tensor data is not packed in tensor-info order (first at tensor '"
-                                + out.tensors[i].name + "'); ggml's own reader would refuse this file");
+            out.notes.push_back(path + ": tensor data is not packed in tensor-info order (first at tensor "
+                                + shownName(out.tensors[i].name) + "); ggml's own reader would refuse this file");
             break;
         }
         expected += padTo(out.tensors[i].nbytes, out.alignment);
@@ -590,6 +609,7 @@ MetaValue scalar(Type t, uint64_t v)
 void readGguf(Checkpoint& ckpt, const std::string& path)
 {
     GgufFile first = parseGgufFile(path);
+    ckpt.container = Container::Gguf;
     const auto splitCount = metaCount(first, "split.count");
     if (!splitCount || *splitCount == 1) {
         ckpt.ggufVersion = first.version;

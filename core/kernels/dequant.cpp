@@ -5,6 +5,7 @@
 #include "kernels/bnb.h"
 #include "kernels/ct.h"
 #include "kernels/floats.h"
+#include "kernels/ggml.h"
 #include "kernels/gptq.h"
 #include "kernels/hqq.h"
 #include "kernels/mlx.h"
@@ -52,6 +53,7 @@ constexpr Entry kTable[] = {
     {"f8_e4m3fnuz", dequantFloatRows},
     {"f8_e5m2fnuz", dequantFloatRows},
     {"f8_e8m0", dequantFloatRows},
+    {"gguf-*", dequantGgufWeightRows},
 };
 
 // Rows per chunk: about 256 KiB of output (an L2-sized piece), at least 8 rows.

@@ -173,13 +173,19 @@ void avxQ5_1(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
+// 8 signed bytes at p -> 8 floats times d (the extension reads memory directly).
+inline void mul8mem(float* y, const uint8_t* p, __m256 d)
+{
+    _mm256_storeu_ps(y, _mm256_mul_ps(i8x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))), d));
+}
+
 template <int kQsOffset, int kBlockBytes>
 void avxQ8(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += kBlockBytes, y += 32) {
         const __m256 d = _mm256_set1_ps(h2f(b));
-        mul16(y, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + kQsOffset)), d);
-        mul16(y + 16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + kQsOffset + 16)), d);
+        for (int k = 0; k < 4; ++k)
+            mul8mem(y + 8 * k, b + kQsOffset + 8 * k, d);
     }
 }
 
@@ -402,20 +408,24 @@ void avxQ8_K(const uint8_t* b, uint64_t nb, float* y)
         float df;
         std::memcpy(&df, b, 4);
         const __m256 d = _mm256_set1_ps(df);
-        for (int k = 0; k < 16; ++k, y += 16)
-            mul16(y, _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 4 + 16 * k)), d);
+        for (int k = 0; k < 32; ++k, y += 8)
+            mul8mem(y, b + 4 + 8 * k, d);
     }
 }
 
 void avxIQ4_XS(const uint8_t* b, uint64_t nb, float* y)
 {
     const __m128i lut = table16(kValuesIq4nl);
+    const __m256i lowShift = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i highShift = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
     for (uint64_t i = 0; i < nb; ++i, b += 136) {
-        const float d = h2f(b);
-        const uint16_t sh = ld16(b + 2);
+        // The eight 6-bit scales at once: dl[ib] = d * float(ls(ib) - 32).
+        const __m256i low = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32(b + 4))), lowShift), _mm256_set1_epi32(0xF));
+        const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(ld16(b + 2)), highShift), _mm256_set1_epi32(3));
+        const __m256i ls = _mm256_sub_epi32(_mm256_or_si256(low, _mm256_slli_epi32(high, 4)), _mm256_set1_epi32(32));
+        const __m256 dl8 = _mm256_mul_ps(_mm256_set1_ps(h2f(b)), _mm256_cvtepi32_ps(ls));
         for (int ib = 0; ib < 8; ++ib, y += 32) {
-            const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | ((sh >> (2 * ib)) & 3) << 4;
-            const __m256 dl = _mm256_set1_ps(d * float(ls - 32));
+            const __m256 dl = _mm256_permutevar8x32_ps(dl8, _mm256_set1_epi32(ib));
             const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 8 + 16 * ib));
             mul16(y, _mm_shuffle_epi8(lut, nibbleLo(q)), dl);
             mul16(y + 16, _mm_shuffle_epi8(lut, nibbleHi(q)), dl);
@@ -425,12 +435,13 @@ void avxIQ4_XS(const uint8_t* b, uint64_t nb, float* y)
 
 // ---- ternary ----
 
-// Trit n of 16 bytes: ((B * 3^n) mod 256) * 3 >> 8, minus 1, as 16 signed bytes.
+// Trit n of 16 bytes: ((B * 3^n) mod 256) * 3 >> 8, minus 1, as 16 signed bytes. With B in
+// the high byte of a u16 lane, mullo wraps mod 256 by itself and mulhi by 3 is the "* 3 >> 8".
 inline __m128i trits16(__m128i bytes, int pow3)
 {
-    const __m256i w = _mm256_cvtepu8_epi16(bytes);
-    const __m256i q = _mm256_and_si256(_mm256_mullo_epi16(w, _mm256_set1_epi16(int16_t(pow3))), _mm256_set1_epi16(0xFF));
-    const __m256i t = _mm256_sub_epi16(_mm256_srli_epi16(_mm256_mullo_epi16(q, _mm256_set1_epi16(3)), 8), _mm256_set1_epi16(1));
+    const __m256i w = _mm256_slli_epi16(_mm256_cvtepu8_epi16(bytes), 8);
+    const __m256i q = _mm256_mullo_epi16(w, _mm256_set1_epi16(int16_t(pow3)));
+    const __m256i t = _mm256_sub_epi16(_mm256_mulhi_epu16(q, _mm256_set1_epi16(3)), _mm256_set1_epi16(1));
     return _mm_packs_epi16(_mm256_castsi256_si128(t), _mm256_extracti128_si256(t, 1));
 }
 
@@ -581,6 +592,8 @@ void avxIQ1_S(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
+inline __m256 iq1Delta(int nib) { return _mm256_set1_ps(nib & 8 ? -0.125f : 0.125f); }
+
 void avxIQ1_M(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 56) {
@@ -588,14 +601,15 @@ void avxIQ1_M(const uint8_t* b, uint64_t nb, float* y)
         const uint8_t* qh = b + 32;
         const uint16_t s0 = ld16(b + 48), s1 = ld16(b + 50), s2 = ld16(b + 52), s3 = ld16(b + 54);
         const float d = _cvtsh_ss(uint16_t((s0 >> 12) | ((s1 >> 8) & 0x00F0) | ((s2 >> 4) & 0x0F00) | (s3 & 0xF000)));
-        for (int ib = 0; ib < 8; ++ib) {
-            const uint16_t sw = ld16(b + 48 + 2 * (ib / 2));
-            const __m256 dl[2] = {_mm256_set1_ps(d * float(2 * ((sw >> (6 * (ib % 2))) & 7) + 1)),
-                                  _mm256_set1_ps(d * float(2 * ((sw >> (6 * (ib % 2) + 3)) & 7) + 1))};
-            for (int l = 0; l < 4; ++l, y += 8) {
-                const int nib = (qh[2 * ib + l / 2] >> (4 * (l % 2))) & 0xF;
-                iq1Group(y, kIq1sGrid[qs[4 * ib + l] | (nib & 7) << 8], dl[l / 2], _mm256_set1_ps(nib & 8 ? -0.125f : 0.125f));
-            }
+        for (int ib = 0; ib < 8; ++ib, qs += 4, qh += 2, y += 32) {
+            const unsigned sw = ld16(b + 48 + 2 * (ib / 2)) >> (6 * (ib % 2));
+            const __m256 dl1 = _mm256_set1_ps(d * float(2 * (sw & 7) + 1));
+            const __m256 dl2 = _mm256_set1_ps(d * float(2 * ((sw >> 3) & 7) + 1));
+            const int n0 = qh[0] & 0xF, n1 = qh[0] >> 4, n2 = qh[1] & 0xF, n3 = qh[1] >> 4;
+            iq1Group(y, kIq1sGrid[qs[0] | (n0 & 7) << 8], dl1, iq1Delta(n0));
+            iq1Group(y + 8, kIq1sGrid[qs[1] | (n1 & 7) << 8], dl1, iq1Delta(n1));
+            iq1Group(y + 16, kIq1sGrid[qs[2] | (n2 & 7) << 8], dl2, iq1Delta(n2));
+            iq1Group(y + 24, kIq1sGrid[qs[3] | (n3 & 7) << 8], dl2, iq1Delta(n3));
         }
     }
 }

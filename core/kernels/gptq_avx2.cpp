@@ -43,11 +43,19 @@ struct GroupVectors {
     {
         s.resize(p.groups * 8);
         z.resize(p.groups * 8);
-        for (uint64_t g = 0; g < p.groups; ++g)
-            for (uint64_t l = 0; l < 8; ++l) {
-                s[g * 8 + l] = p.scaleAt(g, n + l);
-                z[g * 8 + l] = p.zeroAt(g, n + l);
+        const bool rowMajorScales = p.kind != PackedKind::AwqGemv && p.kind != PackedKind::Marlin;
+        for (uint64_t g = 0; g < p.groups; ++g) {
+            if (rowMajorScales && p.scaleType == ScaleType::F16) {
+                // Eight consecutive F16 scales of group g: one F16C conversion.
+                const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (g * p.N + n)));
+                _mm256_storeu_ps(s.data() + g * 8, _mm256_cvtph_ps(h));
+            } else {
+                for (uint64_t l = 0; l < 8; ++l)
+                    s[g * 8 + l] = p.scaleAt(g, n + l);
             }
+            for (uint64_t l = 0; l < 8; ++l)
+                z[g * 8 + l] = p.zeroAt(g, n + l);
+        }
     }
     __m256 scale(uint64_t g) const { return _mm256_loadu_ps(s.data() + g * 8); }
     __m256i zero(uint64_t g) const { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(z.data() + g * 8)); }

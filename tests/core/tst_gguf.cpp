@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -505,6 +506,7 @@ private slots:
         qs::readGguf(ckpt, path);
         ckpt.buildIndex();
         const uint64_t align = alignment ? alignment : 32;
+        QCOMPARE(ckpt.container, qs::Container::Gguf);
         QCOMPARE(ckpt.ggufVersion, int(version));
         QCOMPARE(ckpt.ggufAlignment, align);
         QVERIFY(ckpt.notes.empty());
@@ -731,6 +733,11 @@ private slots:
             {"tensor 'a': data bytes 96..160 overlap tensor 'b' starting at 128"});
         add("duplicate tensor", Bytes{}.header(3, 2, 0).info("a", {4}, 0, 0).info("a", {4}, 0, 32).pad().data(64),
             {"tensor 'a': duplicate tensor name (tensor infos 0 and 1)"});
+        {
+            const std::string longName(1000, 'n');
+            add("long duplicate name", Bytes{}.header(3, 2, 0).info(longName, {4}, 0, 0).info(longName, {4}, 0, 32).pad().data(64),
+                {QStringLiteral("tensor '%1...' (1000 bytes): duplicate tensor name").arg(QString(120, QLatin1Char('n')))});
+        }
         add("tensor name past end", Bytes{}.header(3, 1, 0).put<uint64_t>(500).data(30),
             {"tensor info 0: name of 500 bytes needs 500 bytes at offset 32"});
     }
@@ -837,8 +844,82 @@ private slots:
         QCOMPARE(ckpt.ggufVersion, 2);
         QCOMPARE(std::get<bool>(ckpt.meta("flag")->value), true);
         QCOMPARE(ckpt.notes.size(), size_t(2));
-        QVERIFY(ckpt.notes[0].find("bool") != std::string::npos);
+        QCOMPARE(ckpt.notes[0], path + ": metadata key 'flag': a bool value is neither 0 nor 1; read as true, as ggml does");
         QVERIFY(ckpt.notes[1].find("not packed in tensor-info order (first at tensor 'a')") != std::string::npos);
+    }
+
+    // Metadata arrays are expanded into values: their total is capped before allocation.
+    void metadataElementBudget()
+    {
+        const uint64_t n = (uint64_t(1) << 24) + 1;
+        Bytes b;
+        b.header(3, 0, 1).str("blob").put<uint32_t>(9).put<uint32_t>(0).put<uint64_t>(n).data(size_t(n), 0);
+        QTemporaryDir dir;
+        const std::string path = tmpPath(dir, "blob.gguf");
+        writeBytes(path, b.b);
+        b.b.clear();
+        b.b.shrink_to_fit();
+        expectError(path, {QStringLiteral("metadata key 'blob': array of 16777217 elements takes the metadata past 16777216")});
+        QCOMPARE_LT(peakRssKiB(), 256 * 1024L);
+    }
+
+    // Random corruption of a valid file: every outcome is a listing or a qs::Error, never a
+    // crash, a hang or another exception (run under the sanitizers too).
+    void randomCorruption()
+    {
+        QTemporaryDir dir;
+        const std::string good = tmpPath(dir, "good.gguf");
+        const auto owned = sampleTensors();
+        qs::writeGguf(good, everyValueType(0), views(owned));
+        std::vector<uint8_t> bytes;
+        {
+            const qs::MappedFile f(good);
+            bytes.assign(f.bytes().begin(), f.bytes().end());
+        }
+        const size_t headSize = qs::layoutGguf(good, everyValueType(0), views(owned)).head.size();
+        const std::string path = tmpPath(dir, "fuzz.gguf");
+        writeBytes(path, bytes);
+        // Edits go into the same file in place and are undone after each round.
+        const int fd = ::open(path.c_str(), O_WRONLY);
+        QVERIFY(fd >= 0);
+        uint64_t state = 20261130;
+        auto next = [&] {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            return state >> 33;
+        };
+        auto poke = [&](size_t at, uint8_t v) { QCOMPARE(::pwrite(fd, &v, 1, off_t(at)), ssize_t(1)); };
+        int accepted = 0, refused = 0;
+        for (int round = 0; round < 3000; ++round) {
+            std::vector<size_t> touched;
+            const int edits = 1 + int(next() % 4);
+            for (int e = 0; e < edits; ++e) {
+                const size_t at = size_t(next() % headSize);
+                touched.push_back(at);
+                switch (next() % 3) {
+                case 0: poke(at, uint8_t(next())); break;                      // random byte
+                case 1: poke(at, bytes[at] ^ uint8_t(1u << (next() % 8))); break; // bit flip
+                default: poke(at, (next() & 1) ? 0xFF : 0x00); break;          // extremes
+                }
+            }
+            try {
+                qs::Checkpoint ckpt;
+                qs::readGguf(ckpt, path);
+                ckpt.buildIndex();
+                for (const auto& t : ckpt.tensors)
+                    QCOMPARE(ckpt.bytes(t).size(), size_t(t.nbytes));
+                ++accepted;
+            } catch (const qs::Error& e) {
+                QVERIFY2(QString::fromUtf8(e.what()).startsWith(QString::fromStdString(path) + QStringLiteral(": ")),
+                         e.what());
+                ++refused;
+            }
+            for (size_t at : touched)
+                poke(at, bytes[at]);
+        }
+        ::close(fd);
+        QVERIFY(refused > 1000);
+        QVERIFY(accepted > 0);
+        QCOMPARE_LT(peakRssKiB(), 256 * 1024L);
     }
 
     // Zero tensors: the file may end right after the metadata (ggml pads only before data).

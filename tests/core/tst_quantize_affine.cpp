@@ -112,6 +112,19 @@ private slots:
         for (uint64_t n = 0; n < m.n && !sym; ++n)
             for (uint64_t g = 0; g < q.groups; ++g)
                 QCOMPARE(float((zp[(n / pf) * q.groups + g] >> (uint64_t(bits) * (n % pf))) & mask), q.zeros[g * m.n + n]);
+
+        // Packed as compressed-tensors stores it: every tensor byte for byte.
+        const auto packedOut = qs::packAffine(q, qs::AffineTarget::CompressedTensors, qs::DType::F32);
+        QCOMPARE(packedOut.size(), size_t(sym ? 3 : 4));
+        for (const qs::StoredTensor& t : packedOut) {
+            const qs::TensorEntry* e = ck->find(pre + t.suffix);
+            QVERIFY2(e, t.suffix.c_str());
+            QCOMPARE(t.shape, e->shape);
+            QCOMPARE(t.dtype, e->dtype);
+            const auto want = ck->bytes(*e);
+            QVERIFY2(t.bytes.size() == want.size() && std::memcmp(t.bytes.data(), want.data(), want.size()) == 0,
+                     t.suffix.c_str());
+        }
     }
 
     void awq_data()
@@ -155,6 +168,16 @@ private slots:
         for (uint64_t g = 0; g < q.groups; ++g)
             for (uint64_t n = 0; n < m.n; ++n)
                 QCOMPARE(float((qzeros[g * (m.n / 8) + n / 8] >> (4 * kSlot[n % 8])) & 15), q.zeros[g * m.n + n]);
+
+        // Through the AWQ GEMM packer: the fixture's tensors byte for byte.
+        for (const qs::StoredTensor& t : qs::packAffine(q, qs::AffineTarget::AwqGemm)) {
+            const qs::TensorEntry* e = ck->find(pre + t.suffix);
+            QVERIFY2(e, t.suffix.c_str());
+            QCOMPARE(t.shape, e->shape);
+            const auto want = ck->bytes(*e);
+            QVERIFY2(t.bytes.size() == want.size() && std::memcmp(t.bytes.data(), want.data(), want.size()) == 0,
+                     t.suffix.c_str());
+        }
     }
 
     void gptqFirstGroup_data()
@@ -213,6 +236,71 @@ private slots:
         const auto qzeros = tensor<uint32_t>(*ck, pre + "qzeros");
         for (uint64_t w = 0; w < zwords; ++w)
             QCOMPARE(qzeros[w], want[w]);
+    }
+
+    void gptqPacking()
+    {
+        // Symmetric 4-bit: every zero is 8, so v1 words are 0x77777777 and v2 0x88888888 (spec B.1.1).
+        std::vector<float> w(16 * 64);
+        for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(float(i)) * 0.05f;
+        qs::AffineOptions o;
+        o.bits = 4;
+        o.groupSize = 32;
+        o.symmetric = true;
+        const qs::AffineQuantized q = qs::quantizeAffine(w.data(), 64, 16, o);
+        const auto v1 = qs::packAffine(q, qs::AffineTarget::GptqV1);
+        const auto v2 = qs::packAffine(q, qs::AffineTarget::GptqV2);
+        QCOMPARE(v1.size(), size_t(4));
+        QCOMPARE(v1[0].suffix, std::string("qweight"));
+        QCOMPARE(v1[0].shape, (std::vector<uint64_t>{2, 64}));
+        QCOMPARE(v1[1].shape, (std::vector<uint64_t>{1, 8}));
+        uint32_t word1, word2;
+        std::memcpy(&word1, v1[1].bytes.data(), 4);
+        std::memcpy(&word2, v2[1].bytes.data(), 4);
+        QCOMPARE(word1, 0x77777777u);
+        QCOMPARE(word2, 0x88888888u);
+        QCOMPARE(v1[3].suffix, std::string("g_idx"));
+        // Codes come back out of qweight: code (n, k) is field k of column n.
+        uint32_t col0;
+        std::memcpy(&col0, v1[0].bytes.data(), 4);
+        for (uint64_t k = 0; k < 8; ++k)
+            QCOMPARE((col0 >> (4 * k)) & 15u, uint32_t(q.codes[k]));
+        // Asymmetric with a zero of 0 (all weights >= 0): v1 cannot hold it, v2 can.
+        std::vector<float> pos(64 * 32);
+        for (size_t i = 0; i < pos.size(); ++i) pos[i] = float(i % 17);
+        o.symmetric = false;
+        const qs::AffineQuantized a = qs::quantizeAffine(pos.data(), 64, 32, o);
+        QCOMPARE(a.zeros[0], 0.0f);
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::packAffine(a, qs::AffineTarget::GptqV1));
+        QCOMPARE(qs::packAffine(a, qs::AffineTarget::GptqV2).size(), size_t(4));
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::packAffine(a, qs::AffineTarget::Mlx));
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::packAffine(a, qs::AffineTarget::CompressedTensors));
+    }
+
+    void mlxPacking()
+    {
+        std::vector<float> w(8 * 64);
+        for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(float(i) * 0.7f);
+        qs::AffineOptions o;
+        o.bits = 3;
+        o.groupSize = 32;
+        o.rule = qs::AffineRule::Mlx;
+        const qs::AffineQuantized q = qs::quantizeAffine(w.data(), 8, 64, o);
+        const auto t = qs::packAffine(q, qs::AffineTarget::Mlx, qs::DType::BF16);
+        QCOMPARE(t.size(), size_t(3));
+        QCOMPARE(t[0].shape, (std::vector<uint64_t>{8, 6})); // 64 * 3 / 32 words per row
+        QCOMPARE(t[1].shape, (std::vector<uint64_t>{8, 2}));
+        QCOMPARE(t[2].suffix, std::string("biases"));
+        // Row 1's bitstream starts at word 6: code k at bits [3k, 3k + 3).
+        for (uint64_t k = 0; k < 64; ++k) {
+            const uint64_t bit = 6 * 32 + 3 * k;
+            uint32_t v = 0;
+            for (int i = 0; i < 2; ++i) v |= uint32_t(t[0].bytes[bit / 8 + uint64_t(i)]) << (8 * i);
+            QCOMPARE((v >> (bit % 8)) & 7u, uint32_t(q.codes[64 + k]));
+        }
+        uint16_t s0;
+        std::memcpy(&s0, t[1].bytes.data() + 2, 2); // [N, G]: row 0, group 1
+        QCOMPARE(s0, qs::floatToBf16(q.scales[1 * 8 + 0]));
     }
 
     void gptqHandArithmetic()
@@ -292,8 +380,17 @@ private slots:
     {
         const float x[4] = {1, 2, 3, 4};
         qs::AffineOptions o;
-        o.bits = 1;
+        o.bits = 0;
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.bits = 1; // compressed-tensors' signed grid needs two bits
+        o.rule = qs::AffineRule::CompressedTensors;
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.rule = qs::AffineRule::Gptq;
+        o.groupIndex = {0, 5, 0, 0}; // out of range
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.groupIndex = {0, 1};       // wrong length
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.groupIndex.clear();
         o.bits = 9;
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
         o.bits = 4;
@@ -304,6 +401,28 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
         o.groupSize = 4;
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, ~0ull, ~0ull, o));
+    }
+
+    void actOrderAndStoredScale()
+    {
+        // Columns 0 and 2 in group 1, 1 and 3 in group 0; scales rounded to f16 before coding.
+        const float x[4] = {8.0f, 0.1f, -8.0f, -0.1f};
+        qs::AffineOptions o;
+        o.bits = 4;
+        o.groupSize = 2;
+        o.symmetric = true;
+        o.rule = qs::AffineRule::CompressedTensors;
+        o.codeScale = qs::DType::F16;
+        o.groupIndex = {1, 0, 1, 0};
+        const auto q = qs::quantizeAffine(x, 1, 4, o);
+        QCOMPARE(q.groups, uint64_t(2));
+        QCOMPARE(q.scales[1], qs::halfToFloat(qs::floatToHalf(16.0f / 15.0f)));
+        QCOMPARE(q.scales[0], qs::halfToFloat(qs::floatToHalf(0.2f / 15.0f)));
+        QCOMPARE(q.zeros[0], 8.0f);
+        QCOMPARE(q.codes, (std::vector<uint8_t>{15, 15, 0, 1})); // 0.1 / 0.013336 = 7.498 -> 7 + 8
+        const auto gptq = qs::packAffine(q, qs::AffineTarget::GptqV2);
+        QCOMPARE(gptq[3].bytes, (std::vector<uint8_t>{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}));
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::packAffine(q, qs::AffineTarget::CompressedTensors));
     }
 
     void parallelEqualsSerial()

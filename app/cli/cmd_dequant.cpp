@@ -1,0 +1,85 @@
+// quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]
+#include "commands.h"
+
+#include "container/checkpoint.h"
+#include "container/npy.h"
+#include "error.h"
+#include "kernels/dequant.h"
+#include "kernels/halfrow.h"
+
+#include <QCommandLineParser>
+
+#include <cstdio>
+
+namespace qscli {
+
+namespace {
+
+// Shared by dequant and codes: the weight by logical or member name, or a usage error.
+const qs::LogicalWeight* findWeightOrExplain(const qs::Checkpoint& ckpt, const QString& name)
+{
+    const qs::LogicalWeight* w = ckpt.findWeight(name.toStdString());
+    if (!w)
+        std::fprintf(stderr, "quantscope-cli: %s: no weight or member tensor named '%s'\n", ckpt.path.c_str(),
+                     qPrintable(name));
+    return w;
+}
+
+} // namespace
+
+int runDequant(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Dequantize one weight to a float .npy file, C order [out, in]."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("logical weight name or any member tensor name"));
+    const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output .npy file"),
+                                    QStringLiteral("OUT"));
+    const QCommandLineOption dtypeOpt(QStringLiteral("dtype"), QStringLiteral("f32 (default) or f16 (RNE)"),
+                                      QStringLiteral("DTYPE"), QStringLiteral("f32"));
+    const QCommandLineOption threadsOpt(QStringLiteral("threads"), QStringLiteral("worker threads (default: all)"),
+                                        QStringLiteral("N"), QStringLiteral("0"));
+    parser.addOption(outOpt);
+    parser.addOption(dtypeOpt);
+    parser.addOption(threadsOpt);
+    if (!parser.parse(args)) {
+        std::fprintf(stderr, "quantscope-cli dequant: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::printf("%s", qPrintable(parser.helpText()));
+        return 0;
+    }
+    const QStringList pos = parser.positionalArguments();
+    const QString dtype = parser.value(dtypeOpt);
+    bool threadsOk = false;
+    const int threads = parser.value(threadsOpt).toInt(&threadsOk);
+    if (pos.size() != 2 || !parser.isSet(outOpt) || (dtype != QLatin1String("f32") && dtype != QLatin1String("f16"))
+        || !threadsOk || threads < 0) {
+        std::fprintf(stderr, "usage: quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]\n");
+        return 2;
+    }
+    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const qs::LogicalWeight* w = findWeightOrExplain(*ckpt, pos.at(1));
+    if (!w)
+        return 2;
+    if (!qs::canDequantize(w->format)) {
+        std::fprintf(stderr, "quantscope-cli dequant: %s: weight '%s' has format '%s', which has no dequantizer\n",
+                     ckpt->path.c_str(), w->name.c_str(), w->format.c_str());
+        return 2;
+    }
+    const std::vector<float> values = qs::dequantizeWeight(*ckpt, *w, qs::bestSimdPath(), threads);
+    const std::vector<uint64_t> shape{w->outFeatures(), w->inFeatures()};
+    const std::string out = parser.value(outOpt).toStdString();
+    if (dtype == QLatin1String("f16")) {
+        std::vector<uint16_t> half(values.size());
+        qs::floatToHalfRow(values.data(), half.data(), values.size(), qs::bestSimdPath());
+        qs::npy::write(out, "<f2", shape, half);
+    } else {
+        qs::npy::write(out, "<f4", shape, values);
+    }
+    return 0;
+}
+
+} // namespace qscli

@@ -1,0 +1,284 @@
+// quantscope-bench: dequantization throughput per format through the dispatcher, on a
+// synthetic checkpoint written to a temporary folder. For each format: single-thread and
+// all-thread weights/s of the fast path, the fast/scalar ratio and the fast/memcpy ratio,
+// where memcpy copies the same number of output bytes, measured in the same run. Work goes
+// in L2-sized chunks (about 256 KiB of float32 output) that are rewritten in place.
+//
+// Usage: quantscope-bench [--quick] [FORMAT-ID ...]
+#include "container/checkpoint.h"
+#include "error.h"
+#include "container/ggmltype.h"
+#include "container/gguf.h"
+#include "container/safetensors.h"
+#include "kernels/dequant.h"
+#include "kernels/gptq.h"
+#include "kernels/half.h"
+
+#include <QTemporaryDir>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace qs;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr uint64_t kChunkBytes = 256 * 1024;
+
+struct Case {
+    std::string label;
+    std::shared_ptr<const Checkpoint> ckpt;
+    LogicalWeight weight;
+};
+
+// Seconds per call of each contender: the best of many short bursts, interleaved, so that
+// load from other processes on the machine hits every contender alike and mostly drops out.
+struct Contender {
+    std::function<void()> body;
+    uint64_t calls = 1;
+    double best = 1e30;
+};
+
+void race(std::vector<Contender*> cs, double seconds)
+{
+    for (Contender* c : cs) {
+        c->body(); // warm up caches and page in the mapping
+        const auto t0 = Clock::now();
+        c->body();
+        const double once = std::max(1e-7, std::chrono::duration<double>(Clock::now() - t0).count());
+        c->calls = std::max<uint64_t>(1, uint64_t(0.005 / once)); // bursts of about 5 ms
+    }
+    const auto start = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - start).count() < seconds)
+        for (Contender* c : cs) {
+            const auto t0 = Clock::now();
+            for (uint64_t i = 0; i < c->calls; ++i)
+                c->body();
+            c->best = std::min(c->best, std::chrono::duration<double>(Clock::now() - t0).count() / double(c->calls));
+        }
+}
+
+std::vector<uint8_t> randomBytes(size_t n, uint32_t seed)
+{
+    std::vector<uint8_t> v(n);
+    std::mt19937 rng(seed);
+    for (size_t i = 0; i + 4 <= n; i += 4) {
+        const uint32_t r = rng();
+        std::memcpy(v.data() + i, &r, 4);
+    }
+    return v;
+}
+
+SafetensorsTensor st(const std::string& name, DType dt, std::vector<uint64_t> shape, const std::vector<uint8_t>& b)
+{
+    return {name, dt, std::move(shape), std::span<const uint8_t>(b)};
+}
+
+LogicalWeight logical(const Checkpoint& c, const std::string& name, const std::string& format, int bits, int64_t g,
+                      uint64_t N, uint64_t K, std::initializer_list<std::pair<const char*, const char*>> roles)
+{
+    LogicalWeight w;
+    w.name = name;
+    w.format = format;
+    w.bits = bits;
+    w.groupSize = g;
+    w.shape = {N, K};
+    for (const auto& [role, tensor] : roles) {
+        const int i = c.indexOf(name + "." + tensor);
+        if (i < 0)
+            throw Error("bench: missing tensor " + name + "." + tensor);
+        w.members.emplace_back(role, size_t(i));
+    }
+    return w;
+}
+
+// GPTQ / AWQ / Marlin weights packed by our packers from random codes.
+std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
+{
+    std::mt19937 rng(1);
+    const uint64_t g = 128, G = K / g;
+    std::vector<uint16_t> scales(G * N);
+    for (auto& s : scales)
+        s = floatToHalf(float(rng() % 1000 + 1) * 1e-5f);
+    std::vector<int32_t> gidx(K);
+    for (uint64_t k = 0; k < K; ++k)
+        gidx[k] = int32_t(k / g);
+    const std::vector<uint8_t> gidxBytes(reinterpret_cast<const uint8_t*>(gidx.data()),
+                                         reinterpret_cast<const uint8_t*>(gidx.data()) + K * 4);
+    std::vector<std::vector<uint8_t>> keep; // tensor bytes must outlive writeSafetensors
+    std::vector<SafetensorsTensor> tensors;
+    auto hold = [&](std::vector<uint8_t> b) -> const std::vector<uint8_t>& {
+        keep.push_back(std::move(b));
+        return keep.back();
+    };
+    keep.reserve(64);
+    for (int bits : {2, 3, 4, 8}) {
+        std::vector<uint8_t> codes(N * K);
+        for (auto& c : codes)
+            c = uint8_t(rng() & ((1u << bits) - 1));
+        std::vector<int32_t> zeros(G * N);
+        for (auto& z : zeros)
+            z = int32_t(1 + rng() % ((1u << bits) - 1));
+        const PackedOutput po = packGptq(codes, zeros, scales, bits, K, N, G, true, false);
+        const std::string name = "gptq" + std::to_string(bits);
+        tensors.push_back(st(name + ".qweight", DType::I32, po.qweight.shape, hold(po.qweight.bytes)));
+        tensors.push_back(st(name + ".qzeros", DType::I32, po.qzeros.shape, hold(po.qzeros.bytes)));
+        tensors.push_back(st(name + ".scales", DType::F16, po.scales.shape, hold(po.scales.bytes)));
+        tensors.push_back(st(name + ".g_idx", DType::I32, {K}, gidxBytes));
+        if (bits == 4) {
+            const PackedOutput awq = packAwqGemm(codes, zeros, scales, K, N, g);
+            tensors.push_back(st("awq.qweight", DType::I32, awq.qweight.shape, hold(awq.qweight.bytes)));
+            tensors.push_back(st("awq.qzeros", DType::I32, awq.qzeros.shape, hold(awq.qzeros.bytes)));
+            tensors.push_back(st("awq.scales", DType::F16, awq.scales.shape, hold(awq.scales.bytes)));
+            const PackedOutput gemv = packAwqGemv(codes, zeros, scales, K, N, g);
+            tensors.push_back(st("gemv.qweight", DType::I32, gemv.qweight.shape, hold(gemv.qweight.bytes)));
+            tensors.push_back(st("gemv.qzeros", DType::I32, gemv.qzeros.shape, hold(gemv.qzeros.bytes)));
+            tensors.push_back(st("gemv.scales", DType::F16, gemv.scales.shape, hold(gemv.scales.bytes)));
+            const PackedOutput marlin = packMarlin(codes, scales, 4, K, N, G);
+            tensors.push_back(st("marlin.B", DType::I32, marlin.qweight.shape, hold(marlin.qweight.bytes)));
+            tensors.push_back(st("marlin.s", DType::F16, marlin.scales.shape, hold(marlin.scales.bytes)));
+        }
+    }
+    const std::string path = dir + "/packed.safetensors";
+    writeSafetensors(path, tensors);
+    const auto ckpt = Checkpoint::open(path);
+    std::vector<Case> cases;
+    for (int bits : {4, 3, 8, 2}) {
+        const std::string name = "gptq" + std::to_string(bits);
+        cases.push_back({"GPTQ-" + std::to_string(bits), ckpt,
+                         logical(*ckpt, name, "gptq-v1", bits, int64_t(g), N, K,
+                                 {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}, {"g_idx", "g_idx"}})});
+    }
+    cases.push_back({"AWQ-GEMM", ckpt, logical(*ckpt, "awq", "awq-gemm", 4, int64_t(g), N, K,
+                                               {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
+    cases.push_back({"AWQ-GEMV", ckpt, logical(*ckpt, "gemv", "awq-gemv", 4, int64_t(g), N, K,
+                                               {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
+    cases.push_back({"GPTQ-Marlin", ckpt, logical(*ckpt, "marlin", "gptq-marlin", 4, int64_t(g), N, K,
+                                                  {{"B", "B"}, {"s", "s"}})});
+    return cases;
+}
+
+// Every storable ggml type the dispatcher handles, random block bytes.
+std::vector<Case> ggufCases(const std::string& dir, uint64_t K, uint64_t N)
+{
+    std::vector<std::vector<uint8_t>> keep;
+    keep.reserve(kGgmlTypeCount);
+    std::vector<GgufTensor> tensors;
+    std::vector<std::pair<std::string, std::string>> ids;
+    for (const GgmlTypeInfo& t : ggmlTypes()) {
+        if (!t.hasSize() || t.removed || !t.storage || K % t.blockWeights)
+            continue;
+        std::string id = "gguf-" + std::string(t.name);
+        std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        if (!canDequantize(id) || t.name == "F32")
+            continue;
+        keep.push_back(randomBytes(t.rowBytes(K) * N, uint32_t(t.id)));
+        tensors.push_back({std::string(t.name), t.id, {K, N}, keep.back()});
+        ids.emplace_back(std::string(t.name), id);
+    }
+    if (tensors.empty())
+        return {};
+    const std::string path = dir + "/types.gguf";
+    writeGguf(path, {}, tensors);
+    const auto ckpt = Checkpoint::open(path);
+    std::vector<Case> cases;
+    for (const auto& [name, id] : ids) {
+        LogicalWeight w;
+        w.name = name;
+        w.format = id;
+        w.shape = {N, K};
+        w.members.emplace_back("weight", size_t(ckpt->indexOf(name)));
+        cases.push_back({name, ckpt, std::move(w)});
+    }
+    return cases;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    bool quick = false;
+    std::vector<std::string> only;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--quick") == 0)
+            quick = true;
+        else
+            only.emplace_back(argv[i]);
+    }
+    const double seconds = quick ? 0.3 : 1.5;
+    const uint64_t K = 4096, N = quick ? 256 : 1024;
+    QTemporaryDir tmp;
+    if (!tmp.isValid()) {
+        std::fprintf(stderr, "quantscope-bench: cannot create a temporary folder\n");
+        return 2;
+    }
+    const std::string dir = tmp.path().toStdString();
+    std::vector<Case> cases;
+    try {
+        cases = packedCases(dir, K, N);
+        for (Case& c : ggufCases(dir, K, N))
+            cases.push_back(std::move(c));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "quantscope-bench: %s\n", e.what());
+        return 2;
+    }
+    const SimdPath fast = bestSimdPath();
+    const int threads = omp_get_max_threads();
+    std::printf("quantscope-bench: K=%llu N=%llu, chunks of %llu KiB output, fast path %s, %d threads\n",
+                (unsigned long long)K, (unsigned long long)N, (unsigned long long)(kChunkBytes / 1024),
+                std::string(simdPathName(fast)).c_str(), threads);
+    std::printf("%-12s %12s %12s %12s %9s %9s %9s\n", "format", "scalar Mw/s", "fast 1T Mw/s", "fast nT Mw/s",
+                "fast/scal", "fast/mcpy", "nT/1T");
+    for (const Case& c : cases) {
+        if (!only.empty() && std::find(only.begin(), only.end(), c.weight.format) == only.end()
+            && std::find(only.begin(), only.end(), c.label) == only.end())
+            continue;
+        const uint64_t rowsPerChunk = std::max<uint64_t>(8, kChunkBytes / 4 / K / 8 * 8);
+        const uint64_t chunks = N / rowsPerChunk;
+        const uint64_t chunkWeights = rowsPerChunk * K;
+        std::vector<float> out(chunkWeights), src(chunkWeights, 1.f);
+        uint64_t next = 0;
+        auto oneChunk = [&](SimdPath path) {
+            const uint64_t b = (next++ % chunks) * rowsPerChunk;
+            dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, out.data(), path);
+        };
+        try {
+            std::vector<std::vector<float>> outs(static_cast<size_t>(threads), std::vector<float>(chunkWeights));
+            Contender scalar{[&] { oneChunk(SimdPath::Scalar); }};
+            Contender fast1{[&] { oneChunk(fast); }};
+            Contender copy{[&] {
+                std::memcpy(out.data(), src.data(), chunkWeights * 4);
+                asm volatile("" : : "r"(out.data()) : "memory"); // keep the copy
+            }};
+            // All threads: each dequantizes its own chunks into its own L2-sized buffer.
+            Contender fastN{[&] {
+#pragma omp parallel for schedule(static)
+                for (int64_t i = 0; i < int64_t(chunks); ++i) {
+                    const uint64_t b = uint64_t(i) * rowsPerChunk;
+                    dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, outs[size_t(omp_get_thread_num())].data(), fast);
+                }
+            }};
+            race({&scalar, &fast1, &copy, &fastN}, seconds);
+            const double w = double(chunkWeights);
+            const double rScalar = w / scalar.best, rFast = w / fast1.best, rCopy = w / copy.best;
+            const double rFastN = double(chunks) * w / fastN.best;
+            std::printf("%-12s %12.0f %12.0f %12.0f %9.1f %9.2f %9.2f\n", c.label.c_str(), rScalar / 1e6, rFast / 1e6,
+                        rFastN / 1e6, rFast / rScalar, rFast / rCopy, rFastN / rFast);
+        } catch (const std::exception& e) {
+            std::printf("%-12s error: %s\n", c.label.c_str(), e.what());
+        }
+        std::fflush(stdout);
+    }
+    return 0;
+}

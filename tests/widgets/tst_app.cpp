@@ -1,0 +1,125 @@
+// The quantscope executable: --screenshot renders 1600x1000 offscreen and exits 0,
+// --lang de speaks German, a bad path exits 2 with the reader's message, and the
+// committed German translation has no unfinished entry.
+#include "testsupport.h"
+
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+// quantscope sits beside quantscope-cli in the build tree.
+Run runApp(const QStringList& args)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    p.setProcessEnvironment(env);
+    p.start(QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope"), args);
+    Run r;
+    if (!p.waitForStarted() || !p.waitForFinished(60000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+} // namespace
+
+class TestApp : public QObject {
+    Q_OBJECT
+private slots:
+    void screenshot_data();
+    void screenshot();
+    void germanHelp();
+    void badPathExitsTwo();
+    void germanTranslationComplete();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestApp::screenshot_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addRow("demo, light") << QStringList{"--theme", "light", "--weight", "model.layers.1.mlp.down_proj"};
+    QTest::addRow("demo, dark, German, metadata") << QStringList{"--theme", "dark", "--lang", "de", "--view", "metadata"};
+    QTest::addRow("gguf fixture") << QStringList{qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")), "--theme", "light"};
+}
+
+void TestApp::screenshot()
+{
+    QFETCH(QStringList, args);
+    const QString png = m_dir.filePath(QStringLiteral("%1.png").arg(QTest::currentDataTag()));
+    const Run r = runApp(args << QStringLiteral("--screenshot") << png);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QImage image(png);
+    QCOMPARE(image.size(), QSize(1600, 1000));
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 5)
+        for (int x = 0; x < image.width(); x += 5)
+            colours.insert(image.pixel(x, y));
+    QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+}
+
+void TestApp::germanHelp()
+{
+    const Run r = runApp({QStringLiteral("--lang"), QStringLiteral("de"), QStringLiteral("--help")});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("Speicherlayouts quantisierter LLM-Gewichte"), r.out.constData());
+    // Qt's own strings come from qtbase_de.
+    QVERIFY2(r.out.contains("Optionen"), r.out.constData());
+}
+
+void TestApp::badPathExitsTwo()
+{
+    const QString path = m_dir.filePath(QStringLiteral("broken.safetensors"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QByteArray("\xff\xff\xff\xff\0\0\0\0{}", 10));
+    f.close();
+    const Run r = runApp({path, QStringLiteral("--screenshot"), m_dir.filePath(QStringLiteral("never.png"))});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("broken.safetensors"), r.err.constData());
+    QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("never.png"))));
+}
+
+void TestApp::germanTranslationComplete()
+{
+    const QString ts = QFINDTESTDATA("../../translations/quantscope_de.ts");
+    QVERIFY(!ts.isEmpty());
+    QFile f(ts);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&f);
+    int messages = 0;
+    QString source;
+    while (!xml.atEnd()) {
+        if (xml.readNext() != QXmlStreamReader::StartElement)
+            continue;
+        if (xml.name() == QLatin1String("message")) {
+            ++messages;
+        } else if (xml.name() == QLatin1String("source")) {
+            source = xml.readElementText();
+        } else if (xml.name() == QLatin1String("translation")) {
+            QVERIFY2(!xml.attributes().hasAttribute(QStringLiteral("type")), qPrintable(source));
+            const QString text = xml.readElementText(QXmlStreamReader::IncludeChildElements);
+            QVERIFY2(!text.trimmed().isEmpty(), qPrintable(source));
+        }
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(messages > 100);
+}
+
+QTEST_GUILESS_MAIN(TestApp)
+#include "tst_app.moc"
