@@ -386,7 +386,7 @@ void MainWindow::showSnapshot(const LoadResult& result)
     const QString shown = m_isDemo ? tr("Demo checkpoint") : QFileInfo(m_snapshot->path).fileName();
     setWindowTitle(tr("%1 — Quantscope").arg(shown));
     setWindowFilePath(m_snapshot->path);
-    if (!m_isDemo)
+    if (!m_isDemo && m_options.persistent)
         addRecentFile(m_snapshot->path);
     updateStatus();
     emit checkpointOpened(m_snapshot->path);
@@ -457,7 +457,7 @@ void MainWindow::addRecentFile(const QString& path)
 void MainWindow::updateRecentMenu()
 {
     m_recentMenu->clear();
-    QStringList files = recentFiles();
+    QStringList files = m_options.persistent ? recentFiles() : QStringList();
     const auto missing = std::remove_if(files.begin(), files.end(), [](const QString& p) { return !QFileInfo::exists(p); });
     if (missing != files.end()) {
         files.erase(missing, files.end());

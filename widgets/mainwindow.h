@@ -39,7 +39,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     struct Options {
-        bool persistent = true; // restore and save geometry, state and theme (off for screenshots)
+        bool persistent = true; // read and write settings: geometry, state, theme, recent files (off for screenshots)
     };
     explicit MainWindow(QWidget* parent = nullptr);
     explicit MainWindow(Options options, QWidget* parent = nullptr);

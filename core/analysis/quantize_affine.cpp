@@ -19,6 +19,19 @@ namespace {
 inline float rne(float v) { return std::nearbyint(v); }
 inline float clampf(float v, float lo, float hi) { return std::min(std::max(v, lo), hi); }
 
+// The scale as the file will hold it when the options ask for that (see codeScale).
+float storeScale(float v, DType t)
+{
+    if (t == DType::F32)
+        return v;
+    const uint16_t bits = t == DType::BF16 ? floatToBf16(v) : floatToHalf(v);
+    const float r = t == DType::BF16 ? bf16ToFloat(bits) : halfToFloat(bits);
+    if (r != 0.0f || v == 0.0f)
+        return r;
+    const float tiny = t == DType::BF16 ? bf16ToFloat(1) : halfToFloat(1);
+    return v < 0 ? -tiny : tiny;
+}
+
 struct Range {
     float min = INFINITY;
     float max = -INFINITY;
@@ -58,7 +71,7 @@ Params gptqParams(Range r, const AffineOptions& o)
         xmax = o.clipRatio * xmax;
     }
     Params p;
-    p.scale = (xmax - xmin) / maxq;
+    p.scale = storeScale((xmax - xmin) / maxq, o.codeScale);
     p.zero = o.symmetric ? (maxq + 1) / 2 : rne(-xmin / p.scale);
     p.qmin = 0;
     p.qmax = maxq;
@@ -71,7 +84,7 @@ Params awqParams(Range r, const AffineOptions& o)
     if (o.symmetric) {
         const float maxInt = float((1 << (o.bits - 1)) - 1);
         const float amax = std::max(r.absMax * o.clipRatio, 1e-5f);
-        p.scale = amax / maxInt;
+        p.scale = storeScale(amax / maxInt, o.codeScale);
         p.qmin = -maxInt - 1;
         p.qmax = maxInt;
         p.offset = maxInt + 1;
@@ -80,7 +93,7 @@ Params awqParams(Range r, const AffineOptions& o)
     }
     const float maxInt = float((1 << o.bits) - 1);
     const float mx = r.max * o.clipRatio, mn = r.min * o.clipRatio;
-    p.scale = std::max(mx - mn, 1e-5f) / maxInt;
+    p.scale = storeScale(std::max(mx - mn, 1e-5f) / maxInt, o.codeScale);
     p.zero = clampf(-rne(mn / p.scale), 0, maxInt);
     p.qmin = 0;
     p.qmax = maxInt;
@@ -99,10 +112,10 @@ Params ctParams(Range r, const AffineOptions& o)
     p.offset = -qmin;
     if (o.symmetric) {
         const float maxPos = std::max(std::fabs(mn), std::fabs(mx));
-        p.scale = std::max(maxPos / float(double(bitRange) / 2), FLT_EPSILON);
+        p.scale = storeScale(std::max(maxPos / float(double(bitRange) / 2), FLT_EPSILON), o.codeScale);
         p.zero = 0;
     } else {
-        p.scale = std::max((mx - mn) / bitRange, FLT_EPSILON);
+        p.scale = storeScale(std::max((mx - mn) / bitRange, FLT_EPSILON), o.codeScale);
         p.zero = rne(clampf(qmin - mn / p.scale, qmin, qmax));
     }
     return p;
@@ -124,8 +137,8 @@ Params mlxParams(Range r, const AffineOptions& o)
     }
     Params p;
     p.mlx = true;
-    p.scale = scale;
-    p.zero = bias;
+    p.scale = storeScale(scale, o.codeScale);
+    p.zero = o.codeScale == DType::F32 ? bias : storeScale(bias, o.codeScale);
     p.qmin = 0;
     p.qmax = nBins;
     return p;
@@ -180,12 +193,16 @@ std::string_view affineRuleName(AffineRule r)
 
 AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, const AffineOptions& opt, bool parallel)
 {
-    if (opt.bits < 2 || opt.bits > 8)
-        throw Error("quantize: bits must be 2..8, got " + std::to_string(opt.bits));
+    const bool signedGrid = opt.rule == AffineRule::CompressedTensors || (opt.rule == AffineRule::Awq && opt.symmetric);
+    if (opt.bits < (signedGrid ? 2 : 1) || opt.bits > 8)
+        throw Error("quantize: bits must be " + std::string(signedGrid ? "2" : "1") + "..8 for " + std::string(affineRuleName(opt.rule))
+                    + ", got " + std::to_string(opt.bits));
     if (!(opt.clipRatio > 0.0f && opt.clipRatio <= 1.0f))
         throw Error("quantize: clipping ratio must be in (0, 1]");
     if (opt.granularity == AffineGranularity::Group && opt.groupSize == 0)
         throw Error("quantize: group size must be positive");
+    if (opt.codeScale != DType::F32 && opt.codeScale != DType::F16 && opt.codeScale != DType::BF16)
+        throw Error("quantize: the code scale type must be F32, F16 or BF16");
     uint64_t total = 0;
     if (__builtin_mul_overflow(rows, cols, &total) || total > (uint64_t(1) << 40))
         throw Error("quantize: weight of " + std::to_string(rows) + " x " + std::to_string(cols) + " is too large");
@@ -202,6 +219,21 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
         throw Error("quantize: MLX needs the group size (" + std::to_string(q.groupSize) + ") to divide K ("
                     + std::to_string(cols) + ")");
     q.groups = cols == 0 ? 0 : (cols + q.groupSize - 1) / q.groupSize;
+    if (!opt.groupIndex.empty()) {
+        if (opt.granularity != AffineGranularity::Group || opt.rule == AffineRule::Mlx)
+            throw Error("quantize: a group index needs per-group quantization and an integer-zero rule");
+        if (opt.groupIndex.size() != cols)
+            throw Error("quantize: the group index has " + std::to_string(opt.groupIndex.size()) + " entries for K = "
+                        + std::to_string(cols));
+        int64_t maxGroup = -1;
+        for (int32_t g : opt.groupIndex) {
+            if (g < 0 || uint64_t(g) >= cols)
+                throw Error("quantize: group index entry " + std::to_string(g) + " is out of range");
+            maxGroup = std::max<int64_t>(maxGroup, g);
+        }
+        q.groups = uint64_t(maxGroup + 1);
+        q.groupIndex = opt.groupIndex;
+    }
     q.codes.resize(total);
     q.scales.resize(q.groups * rows);
     q.zeros.resize(q.groups * rows);
@@ -217,17 +249,16 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
     for (int64_t row = 0; row < n; ++row) {
         const float* x = w + uint64_t(row) * cols;
         uint8_t* c = q.codes.data() + uint64_t(row) * cols;
+        std::vector<Params> params(q.groups, tensorParams);
+        if (opt.granularity != AffineGranularity::Tensor) {
+            std::vector<Range> ranges(q.groups);
+            for (uint64_t k = 0; k < cols; ++k) ranges[q.group(k)].add(x[k]);
+            for (uint64_t g = 0; g < q.groups; ++g) params[g] = paramsFor(ranges[g], opt);
+        }
+        for (uint64_t k = 0; k < cols; ++k) c[k] = codeOf(x[k], params[q.group(k)], opt.rule);
         for (uint64_t g = 0; g < q.groups; ++g) {
-            const uint64_t k0 = g * q.groupSize, k1 = std::min(cols, k0 + q.groupSize);
-            Params p = tensorParams;
-            if (opt.granularity != AffineGranularity::Tensor) {
-                Range r;
-                for (uint64_t k = k0; k < k1; ++k) r.add(x[k]);
-                p = paramsFor(r, opt);
-            }
-            for (uint64_t k = k0; k < k1; ++k) c[k] = codeOf(x[k], p, opt.rule);
-            q.scales[g * rows + uint64_t(row)] = p.scale;
-            q.zeros[g * rows + uint64_t(row)] = storedZero(p);
+            q.scales[g * rows + uint64_t(row)] = params[g].scale;
+            q.zeros[g * rows + uint64_t(row)] = storedZero(params[g]);
         }
     }
     return q;
@@ -321,6 +352,11 @@ std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget targ
     if (target == AffineTarget::CompressedTensors && q.rule != AffineRule::CompressedTensors)
         throw Error("pack: compressed-tensors needs its own rule (signed codes, zero point in range)");
     const uint64_t N = q.rows, K = q.cols, G = q.groups, b = uint64_t(q.bits);
+    bool trivialIndex = true;
+    for (uint64_t k = 0; k < q.groupIndex.size(); ++k) trivialIndex &= q.group(k) == k / q.groupSize;
+    if (!trivialIndex && target != AffineTarget::GptqV1 && target != AffineTarget::GptqV2)
+        throw Error(std::string("pack: ") + std::string(affineTargetName(target))
+                    + " has no g_idx; an act-order quantization needs GPTQ");
     std::vector<StoredTensor> out;
     try {
         switch (target) {

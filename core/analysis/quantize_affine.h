@@ -31,6 +31,14 @@ struct AffineOptions {
     bool symmetric = false;
     float clipRatio = 1.0f;    // (0, 1]: the min/max range is multiplied by it before the scale is chosen
     AffineRule rule = AffineRule::Gptq;
+    // F32: codes and zeros against the float32 scale, as the upstream quantizers compute them.
+    // F16/BF16: the scale (and MLX bias) is rounded to the stored type first (a zero scale
+    // becomes the smallest positive value) and zeros and codes are computed against it, so
+    // the stored values dequantize to the nearest grid point.
+    DType codeScale = DType::F32;
+    // Act-order: the group of each input column (K entries, 0 .. G-1); empty = k / groupSize.
+    // Group granularity with the Gptq, Awq or CompressedTensors rule only.
+    std::vector<int32_t> groupIndex;
 };
 
 struct AffineQuantized {
@@ -47,10 +55,13 @@ struct AffineQuantized {
     // (w = s * q + bias).
     std::vector<float> zeros;
 
-    uint64_t group(uint64_t k) const { return k / groupSize; }
+    std::vector<int32_t> groupIndex; // as given in the options (empty: k / groupSize)
+
+    uint64_t group(uint64_t k) const { return groupIndex.empty() ? k / groupSize : uint64_t(groupIndex[k]); }
 };
 
-// Throws qs::Error on bits outside 2..8, a zero group size, a clip ratio outside (0, 1], an
+// Throws qs::Error on bits outside 1..8 (2..8 for compressed-tensors and symmetric AWQ), a
+// bad group index, a zero group size, a clip ratio outside (0, 1], an
 // Mlx group size that does not divide K, or a size that overflows.
 AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, const AffineOptions& opt,
                                bool parallel = true);

@@ -634,7 +634,8 @@ void Detector::readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize,
     w.evidence.push_back(std::string("g_idx read: ") + (trivial ? "g_idx[k] == k / group_size for every k (sequential)"
                                                                   : "non-trivial (act-order)"));
     if (outOfRange)
-        w.notes.push_back(std::to_string(outOfRange) + " g_idx entries are outside 0.." + std::to_string(G - 1));
+        w.notes.push_back(std::to_string(outOfRange) + " g_idx entries are not a group index (there are " +
+                          std::to_string(G) + " groups)");
     if (w.descAct && trivial)
         w.notes.push_back("config says desc_act true, but g_idx is sequential: no act-order in the stored data");
     if (!w.descAct && !trivial)
@@ -662,17 +663,21 @@ void Detector::detectGptq(const Group& g, LogicalWeight& w, int iq, int iz, int 
     if (!label && m_cfg.boolFor(g.prefix, {"is_marlin_format"}, &w).value_or(false))
         label = "marlin";
 
-    // K: g_idx length, else the configured bits, else groups x group size.
+    // K: the g_idx length, else groups x group size (independent of the bits label, so a
+    // wrong label shows), else qweight rows and the configured bits.
     uint64_t K = 0;
+    const auto validBits = [&](uint64_t k) { return k && (a * P) % k == 0 && a * P / k >= 2 && a * P / k <= 8; };
     if (ig >= 0 && T(ig).shape.size() == 1) {
         K = T(ig).shape[0];
         w.evidence.push_back("K = " + std::to_string(K) + " from the g_idx length");
-    } else if (cfgBits && *cfgBits > 0 && (a * P) % static_cast<uint64_t>(*cfgBits) == 0) {
-        K = a * P / static_cast<uint64_t>(*cfgBits);
-        w.evidence.push_back("K = " + std::to_string(K) + " from qweight rows and the configured bits");
-    } else if (cfgGroup && *cfgGroup > 0) {
+    }
+    if (!K && cfgGroup && *cfgGroup > 0 && validBits(G * static_cast<uint64_t>(*cfgGroup))) {
         K = G * static_cast<uint64_t>(*cfgGroup);
         w.evidence.push_back("K = " + std::to_string(K) + " from scales rows x group_size");
+    }
+    if (!K && cfgBits && *cfgBits > 0 && (a * P) % static_cast<uint64_t>(*cfgBits) == 0) {
+        K = a * P / static_cast<uint64_t>(*cfgBits);
+        w.evidence.push_back("K = " + std::to_string(K) + " from qweight rows and the configured bits");
     }
     int b = 0;
     if (K && (a * P) % K == 0)
@@ -1054,7 +1059,7 @@ bool Detector::detectCtPacked(const Group& g)
         w.params["strategy"] = "group";
         const auto cg = jsonInt(wcfg.value(QStringLiteral("group_size")));
         w.groupSize = cg && *cg > 0 && ceilDiv(K, static_cast<uint64_t>(*cg)) == G ? *cg
-                                                                                    : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
+                                                                                    : (G && K % G == 0 ? static_cast<int64_t>(K / G) : 0);
         if (cg && *cg != w.groupSize)
             w.notes.push_back("config says group_size " + std::to_string(*cg) + ", weight_scale " + shapeString(S) +
                               " gives " + std::to_string(w.groupSize));

@@ -102,14 +102,25 @@ inline void chunkValues(const __m256i* w, const uint32_t* grp, const GroupVector
      ...);
 }
 
+template <int B, bool Planar, size_t... J>
+inline void chunkValuesUniform(const __m256i* w, __m256 s, __m256i z, __m256* vals, std::index_sequence<J...>)
+{
+    ((vals[J] = _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_sub_epi32(extract<B, Planar, int(J)>(w), z)))), ...);
+}
+
 template <int B, bool Planar>
 void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     const uint64_t K = p.K, N = p.N;
     const uint64_t fullK = K / 32 * 32;
-    std::vector<uint32_t> grp(K);
-    for (uint64_t k = 0; k < K; ++k)
-        grp[k] = uint32_t(p.groupOf(k));
+    // Without g_idx and with groups of whole 32-code chunks, one scale/zero vector serves a chunk.
+    const bool uniform = p.gIdx.empty() && p.groupSize % 32 == 0;
+    std::vector<uint32_t> grp;
+    if (!uniform) {
+        grp.resize(K);
+        for (uint64_t k = 0; k < K; ++k)
+            grp[k] = uint32_t(p.groupOf(k));
+    }
     GroupVectors gv;
     uint64_t n = n0;
     for (; n + 8 <= n1; n += 8) {
@@ -120,7 +131,12 @@ void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             for (int i = 0; i < B; ++i)
                 w[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.qweight.data() + 4 * ((c * B + uint64_t(i)) * N + n)));
             __m256 vals[32];
-            chunkValues<B, Planar>(w, grp.data() + 32 * c, gv, vals, std::make_index_sequence<32>());
+            if (uniform) {
+                const uint64_t g = 32 * c / p.groupSize;
+                chunkValuesUniform<B, Planar>(w, gv.scale(g), gv.zero(g), vals, std::make_index_sequence<32>());
+            } else {
+                chunkValues<B, Planar>(w, grp.data() + 32 * c, gv, vals, std::make_index_sequence<32>());
+            }
             for (int q = 0; q < 4; ++q) {
                 transpose8(vals + 8 * q);
                 for (int l = 0; l < 8; ++l)

@@ -128,6 +128,14 @@ PackedLinear describePacked(const WeightData& w)
         p.gIdx = w.ckpt.bytes(gi);
     }
     p.validate();
+    // A trivial g_idx (k / group size everywhere) is dropped, so kernels take the contiguous path.
+    if (!p.gIdx.empty()) {
+        bool trivial = true;
+        for (uint64_t k = 0; k < p.K && trivial; ++k)
+            trivial = p.groupOf(k) == k / p.groupSize;
+        if (trivial)
+            p.gIdx = {};
+    }
     return p;
 }
 

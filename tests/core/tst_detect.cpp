@@ -300,6 +300,7 @@ private slots:
     void gptqLabelSaysV2ZerosSayV1();
     void gptq3BitV2Zeros();
     void gptqMislabeledBits();
+    void gptqMislabeledBitsWithoutGidx();
     void gptqWithoutGidx();
     void gptqActOrderWithoutDescAct();
     void awqWithoutConfig();
@@ -319,6 +320,7 @@ private slots:
     void gptqModelDynamicOverride();
     void bnbQuantTypeDisagreement();
     void namedOnlyFormats();
+    void hostileShapes();
     void formatRegistry();
     void parseFormatIds();
 };
@@ -563,6 +565,20 @@ void TestDetect::gptqMislabeledBits()
     QCOMPARE(l.shape, (std::vector<uint64_t>{64, 128}));
     QVERIFY2(hasNote(l, "config says bits 4"), allNotes(l).c_str());
     QVERIFY2(hasNote(l, ": 8 bits"), allNotes(l).c_str());
+}
+
+void TestDetect::gptqMislabeledBitsWithoutGidx()
+{
+    // Without g_idx, K comes from scales rows x group_size (4 x 32), not from the bits label.
+    QTemporaryDir dir;
+    Writer w(dir);
+    gptqLayer(w, "model.layers.0.mlp.up_proj", 8, 0x7F7F7F7F, false);
+    w.config(QString::fromLatin1(kGptqConfig).arg(QStringLiteral("gptq")).toUtf8());
+    const auto ckpt = w.open();
+    const LogicalWeight& l = ckpt->weights.at(0);
+    QCOMPARE(l.bits, 8);
+    QCOMPARE(l.shape, (std::vector<uint64_t>{64, 128}));
+    QVERIFY2(hasNote(l, "config says bits 4"), allNotes(l).c_str());
 }
 
 void TestDetect::gptqWithoutGidx()
@@ -982,6 +998,60 @@ void TestDetect::namedOnlyFormats()
     QCOMPARE(l.bits, 5);
     QVERIFY(hasNote(l, "not decoded"));
     QCOMPARE(l.members.size(), size_t(5));
+}
+
+void TestDetect::hostileShapes()
+{
+    // Shapes and small tensors that make no sense: detection must finish, claim each tensor
+    // once, and explain itself in notes instead of crashing or throwing.
+    QTemporaryDir dir;
+    Writer w(dir);
+    w.zeros("a.qweight", DType::I32, {0, 64});
+    w.zeros("a.scales", DType::F16, {4, 64});
+    w.zeros("a.qzeros", DType::I32, {4, 8});
+    w.zeros("a.g_idx", DType::I32, {0});
+    w.zeros("b.qweight", DType::I32, {16, 64});
+    w.zeros("b.scales", DType::F16, {0, 64});
+    w.zeros("b.qzeros", DType::F16, {0, 8});
+    w.values("b.g_idx", DType::I32, {128}, std::vector<int32_t>(128, -7));
+    w.zeros("c.weight_packed", DType::I32, {16, 8});
+    w.zeros("c.weight_scale", DType::F16, {16, 0});
+    w.values("c.weight_shape", DType::I64, {2}, std::vector<int64_t>{-1, int64_t(1) << 62});
+    const QByteArray junk = "{not json";
+    w.bytes("d.weight", DType::U8, {8, 1}, std::vector<uint8_t>(8, 0));
+    w.zeros("d.weight.absmax", DType::F32, {1});
+    w.bytes("d.weight.quant_state.bitsandbytes__nf4", DType::U8, {uint64_t(junk.size())}, std::vector<uint8_t>(junk.begin(), junk.end()));
+    const QByteArray huge = R"({"quant_type": "nf4", "blocksize": 0, "shape": [1099511627776, 1099511627776]})";
+    w.bytes("e.weight", DType::U8, {8, 1}, std::vector<uint8_t>(8, 0));
+    w.zeros("e.weight.absmax", DType::F32, {1});
+    w.bytes("e.weight.quant_state.bitsandbytes__nf4", DType::U8, {uint64_t(huge.size())}, std::vector<uint8_t>(huge.begin(), huge.end()));
+    w.zeros("f.weight", DType::U32, {64, 0});
+    w.zeros("f.scales", DType::F16, {64, 0});
+    w.zeros("f.biases", DType::F16, {64, 0});
+    w.zeros("g.W_q", DType::U8, {4, 4});
+    w.zeros("g.nbits", DType::F32, {});
+    w.zeros("g.shape", DType::I64, {3});
+    w.zeros("h.B", DType::I32, {0, 0});
+    w.zeros("h.s", DType::F16, {0, 0});
+    w.config(R"({"quantization_config": {"quant_method": "gptq", "bits": 0, "group_size": -1,
+        "dynamic": {"+:((": {"bits": 3}}}})");
+    std::shared_ptr<const Checkpoint> ckpt;
+    try {
+        ckpt = w.open();
+    } catch (const std::exception& e) {
+        QFAIL(e.what());
+    }
+    std::set<size_t> seen;
+    for (const auto& l : ckpt->weights)
+        for (const auto& [role, idx] : l.members)
+            QVERIFY(seen.insert(idx).second);
+    QCOMPARE(seen.size(), ckpt->tensors.size());
+    const LogicalWeight* d = ckpt->findWeight("d");
+    QVERIFY(d);
+    QVERIFY2(hasNote(*d, "is not a JSON object"), allNotes(*d).c_str());
+    const LogicalWeight* b = ckpt->findWeight("b");
+    QVERIFY(b);
+    QVERIFY(!b->notes.empty());
 }
 
 void TestDetect::formatRegistry()

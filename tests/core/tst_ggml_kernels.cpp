@@ -387,6 +387,13 @@ private slots:
             row("TV16_q2_0", GgmlQ2_0, b, 0.0f, {{0, -1.0f}, {1, 0.0f}, {2, 1.0f}, {3, 2.0f}});
         }
         {
+            // UE4M3 0x7F reads as zero but 0xFF does not (upstream compares the whole byte):
+            // 0xFF = 1.875 * 2^8, halved = 240; 0x80 = zero; 0x08 = 2^-6, halved; code 2 (doubled E2M1 1.0) -> 2 * scale.
+            std::vector<uint8_t> b = hexBytes("FF 7F 80 08 02 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 02");
+            b.resize(36, 0);
+            row("nvfp4_scale_byte_7f_vs_ff", GgmlNVFP4, b, 0.0f, {{0, 480.0f}, {16, 0.0f}, {32, 0.0f}, {48, 2.0f * std::ldexp(1.0f, -6) * 0.5f}});
+        }
+        {
             // Q8_1: s (= d*sum) must not act as a minimum.
             std::vector<uint8_t> b = {0x00, 0x38, 0x00, 0x4C};
             for (int e = 0; e < 32; ++e) b.push_back(uint8_t(e - 16));
@@ -539,6 +546,28 @@ private slots:
             QS_COMPARE_BITS(all.data() + (rows - 3) * cols, part.data(), part.size());
             QVERIFY_THROWS_EXCEPTION(Error, dequantGgufWeightRows(wd, 1, rows + 1, part.data(), bestSimdPath()));
         }
+    }
+
+    void moreThanTwoDims()
+    {
+        // A [2, 17, 256] view of synthetic.q4_k: 34 rows of 256, the same bytes as the 2-D tensor.
+        const Checkpoint& q = *quantFile();
+        const int idx = q.indexOf("synthetic.q4_k");
+        QVERIFY(idx >= 0);
+        LogicalWeight w;
+        w.name = "stacked";
+        w.format = "gguf-q4_k";
+        w.shape = {2, 17, 256};
+        w.members = {{"weight", size_t(idx)}};
+        QCOMPARE(w.outFeatures(), uint64_t(34));
+        std::vector<float> a(34 * 256), b(34 * 256);
+        dequantGgufWeightRows(WeightData{q, w}, 0, 34, a.data(), bestSimdPath());
+        const auto src = q.bytes(q.tensors[size_t(idx)]);
+        dequantizeGgmlRowsRef(GgmlQ4_K, src.data(), 34, 256, b.data());
+        QS_COMPARE_BITS(a.data(), b.data(), a.size());
+        std::vector<float> last(17 * 256);
+        dequantGgufWeightRows(WeightData{q, w}, 17, 34, last.data(), bestSimdPath());
+        QS_COMPARE_BITS(b.data() + 17 * 256, last.data(), last.size());
     }
 
     void badInput()

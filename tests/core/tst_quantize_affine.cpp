@@ -380,8 +380,17 @@ private slots:
     {
         const float x[4] = {1, 2, 3, 4};
         qs::AffineOptions o;
-        o.bits = 1;
+        o.bits = 0;
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.bits = 1; // compressed-tensors' signed grid needs two bits
+        o.rule = qs::AffineRule::CompressedTensors;
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.rule = qs::AffineRule::Gptq;
+        o.groupIndex = {0, 5, 0, 0}; // out of range
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.groupIndex = {0, 1};       // wrong length
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
+        o.groupIndex.clear();
         o.bits = 9;
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
         o.bits = 4;
@@ -392,6 +401,28 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
         o.groupSize = 4;
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, ~0ull, ~0ull, o));
+    }
+
+    void actOrderAndStoredScale()
+    {
+        // Columns 0 and 2 in group 1, 1 and 3 in group 0; scales rounded to f16 before coding.
+        const float x[4] = {8.0f, 0.1f, -8.0f, -0.1f};
+        qs::AffineOptions o;
+        o.bits = 4;
+        o.groupSize = 2;
+        o.symmetric = true;
+        o.rule = qs::AffineRule::CompressedTensors;
+        o.codeScale = qs::DType::F16;
+        o.groupIndex = {1, 0, 1, 0};
+        const auto q = qs::quantizeAffine(x, 1, 4, o);
+        QCOMPARE(q.groups, uint64_t(2));
+        QCOMPARE(q.scales[1], qs::halfToFloat(qs::floatToHalf(16.0f / 15.0f)));
+        QCOMPARE(q.scales[0], qs::halfToFloat(qs::floatToHalf(0.2f / 15.0f)));
+        QCOMPARE(q.zeros[0], 8.0f);
+        QCOMPARE(q.codes, (std::vector<uint8_t>{15, 15, 0, 1})); // 0.1 / 0.013336 = 7.498 -> 7 + 8
+        const auto gptq = qs::packAffine(q, qs::AffineTarget::GptqV2);
+        QCOMPARE(gptq[3].bytes, (std::vector<uint8_t>{1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}));
+        QVERIFY_THROWS_EXCEPTION(qs::Error, qs::packAffine(q, qs::AffineTarget::CompressedTensors));
     }
 
     void parallelEqualsSerial()
