@@ -107,6 +107,15 @@ void verifyPacked(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
             add("v1-zero-spill", std::to_string(spill) + " zero fields hold 2^b-1: a v1 checkpoint stores z-1, so these are "
                                  "z = 0 written as -1 (upstream then ORs ones into the higher fields of the word)");
     }
+    // Detection trusts the zeros of a symmetric GPTQ weight over the label; a disagreement is the
+    // v1/v2 off by one (a v2 checkpoint labelled v1 or the reverse).
+    if (const auto it = w.params.find("checkpoint_format"); it != w.params.end() && w.symmetric &&
+                                                             (w.format == "gptq-v1" || w.format == "gptq-v2")) {
+        const bool labelV2 = it->second == "gptq_v2";
+        if (labelV2 != (w.format == "gptq-v2"))
+            add("zero-convention", "checkpoint_format says " + it->second + " but the symmetric zero fields are those of " +
+                                       w.format + ": off by one, the v1/v2 convention is mixed");
+    }
     if (w.symmetric) {
         // Symmetric GPTQ/AWQ use z = 2^(b-1); the field is that minus one in v1, itself in v2.
         const int32_t mid = int32_t(1u << (b - 1));

@@ -42,13 +42,15 @@ private slots:
                                        QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray ws = weightsOf(r.out);
-        QCOMPARE(ws.size(), 3);
+        QCOMPARE(ws.size(), variant.contains(QLatin1String("g32")) ? 2 : 1);
         for (const QJsonValue& v : ws) {
+            // The references are rounded to f16 once, our dequant is exact: f16 rounding error only.
             const QJsonObject o = v.toObject();
-            QCOMPARE(o.value(QStringLiteral("rmse")).toDouble(-1), 0.0);
-            QCOMPARE(o.value(QStringLiteral("max_abs")).toDouble(-1), 0.0);
-            QVERIFY(o.value(QStringLiteral("sqnr_db")).isNull());
-            QCOMPARE(o.value(QStringLiteral("output")).toObject().value(QStringLiteral("cosine")).toDouble(), 1.0);
+            const double mx = o.value(QStringLiteral("max_abs")).toDouble(-1);
+            QVERIFY(mx >= 0 && mx < 1e-3);
+            const QJsonValue sqnr = o.value(QStringLiteral("sqnr_db")); // null: exactly equal
+            QVERIFY(sqnr.isNull() || sqnr.toDouble() > 60);
+            QVERIFY(o.value(QStringLiteral("output")).toObject().value(QStringLiteral("cosine")).toDouble() > 0.999999);
         }
     }
 
@@ -94,11 +96,13 @@ private slots:
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
         const QJsonObject out = weightsOf(ok.out).at(0).toObject().value(QStringLiteral("output")).toObject();
         QCOMPARE(out.value(QStringLiteral("tokens")).toInteger(), qint64(3));
-        QCOMPARE(out.value(QStringLiteral("relative_error")).toDouble(-1), 0.0);
-        // Activations of the wrong width: exit 2 naming the file.
-        const auto bad = qstest::runCli({QStringLiteral("stats"), v + QStringLiteral("/model.safetensors"),
+        const double rel = out.value(QStringLiteral("relative_error")).toDouble(-1);
+        QVERIFY(rel >= 0 && rel < 1e-3);
+        // Activations of the wrong width (q_proj has K = 64): exit 2 naming the file.
+        const QString v32 = variantDir(QStringLiteral("gptq-w4-g32-asym"));
+        const auto bad = qstest::runCli({QStringLiteral("stats"), v32 + QStringLiteral("/model.safetensors"),
                                          QStringLiteral("model.layers.0.self_attn.q_proj"), QStringLiteral("--ref"),
-                                         v + QStringLiteral("/ref.safetensors"), QStringLiteral("--activations"), xPath});
+                                         v32 + QStringLiteral("/ref.safetensors"), QStringLiteral("--activations"), xPath});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("x.npy"));
     }
