@@ -50,6 +50,22 @@ public:
         return v;
     }
 
+    Value::Type streamObject(const MemberCallback& onMember)
+    {
+        skipWhitespace();
+        Value::Type type = Value::Type::Object;
+        if (!atEnd() && peek() == '{')
+            parseMembers(1, [&](std::string&& key, Value&& value, size_t keyPos) {
+                onMember(std::move(key), std::move(value), keyPos);
+            });
+        else
+            type = parseValue(0).type;
+        skipWhitespace();
+        if (m_pos != m_text.size())
+            error("unexpected " + describe(m_pos) + " after the JSON value");
+        return type;
+    }
+
 private:
     [[noreturn]] void error(const std::string& what, size_t pos) const
     {
@@ -128,10 +144,12 @@ private:
             error("nesting deeper than " + std::to_string(m_options.maxDepth) + " levels");
     }
 
-    void parseObject(Value& v, int depth)
+    // Parses '{' members '}' at nesting `depth`, handing each member to `onMember(key, value,
+    // keyPos)`; keys are checked for duplicates as they arrive.
+    template <class OnMember>
+    void parseMembers(int depth, OnMember&& onMember)
     {
         enter(depth);
-        v.type = Value::Type::Object;
         ++m_pos; // '{'
         skipWhitespace();
         if (!atEnd() && peek() == '}') {
@@ -145,16 +163,15 @@ private:
                 error("unexpected " + describe(m_pos) + " (expected a quoted key)");
             const size_t keyPos = m_pos;
             std::string key = parseString();
+            if (!seen.insert(key).second)
+                throw ParseError("duplicate key \"" + key + "\" at byte " + std::to_string(keyPos), keyPos, key,
+                                 depth);
             skipWhitespace();
             if (atEnd() || peek() != ':')
                 error("unexpected " + describe(m_pos) + " (expected ':' after key)");
             ++m_pos;
             skipWhitespace();
-            Value member = parseValue(depth);
-            if (!seen.insert(key).second)
-                throw ParseError("duplicate key \"" + key + "\" at byte " + std::to_string(keyPos), keyPos, key,
-                                 depth);
-            v.object.emplace_back(std::move(key), std::move(member));
+            onMember(std::move(key), parseValue(depth), keyPos);
             skipWhitespace();
             if (atEnd())
                 error("unexpected end of input (expected ',' or '}')");
@@ -170,6 +187,22 @@ private:
         }
     }
 
+    void checkSize(size_t size, const char* what, size_t pos) const
+    {
+        if (size >= m_options.maxContainerSize)
+            error(std::string(what) + " with more than " + std::to_string(m_options.maxContainerSize) + " elements",
+                  pos);
+    }
+
+    void parseObject(Value& v, int depth)
+    {
+        v.type = Value::Type::Object;
+        parseMembers(depth, [&](std::string&& key, Value&& member, size_t keyPos) {
+            checkSize(v.object.size(), "object", keyPos);
+            v.object.emplace_back(std::move(key), std::move(member));
+        });
+    }
+
     void parseArray(Value& v, int depth)
     {
         enter(depth);
@@ -182,6 +215,7 @@ private:
         }
         for (;;) {
             skipWhitespace();
+            checkSize(v.array.size(), "array", m_pos);
             v.array.push_back(parseValue(depth));
             skipWhitespace();
             if (atEnd())
@@ -413,6 +447,11 @@ private:
 Value parse(std::string_view text, const ParseOptions& options)
 {
     return Parser(text, options).parseDocument();
+}
+
+Value::Type parseObjectMembers(std::string_view text, const ParseOptions& options, const MemberCallback& onMember)
+{
+    return Parser(text, options).streamObject(onMember);
 }
 
 void appendQuoted(std::string& out, std::string_view s)

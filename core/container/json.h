@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -62,11 +63,21 @@ private:
 
 struct ParseOptions {
     int maxDepth = 128;
+    // Most elements one array or object may hold (the streamed top level excepted): bounds
+    // the memory a hostile document can make the parser allocate.
+    size_t maxContainerSize = SIZE_MAX;
 };
 
 // Parses exactly one value, surrounded by optional JSON whitespace. Throws ParseError
 // whose message reads "<what> at byte <pos>".
 Value parse(std::string_view text, const ParseOptions& options = {});
+
+// Streams a document whose top level is an object: each member is parsed (within the
+// limits), handed to `onMember(key, value, keyPos)` and dropped, so memory stays
+// proportional to one member, not to the document. Returns the top-level type; when it
+// is not Object the document was another valid value and `onMember` was never called.
+using MemberCallback = std::function<void(std::string&& key, Value&& value, size_t keyPos)>;
+Value::Type parseObjectMembers(std::string_view text, const ParseOptions& options, const MemberCallback& onMember);
 
 // Appends `s` as a JSON string literal (quotes included), escaping as serde_json does:
 // '"', '\\', and control characters; other UTF-8 passes through unchanged.

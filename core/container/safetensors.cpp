@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -75,61 +76,59 @@ struct HeaderTensor {
     uint64_t end = 0;
 };
 
-// A field that must be a non-negative integer. Values above int64 are refused: later code
-// does signed arithmetic on shapes and offsets, and no real file comes near that.
-uint64_t nonNegativeInteger(const std::string& path, const std::string& tensor, const std::string& field,
+// A field that must be a non-negative integer ("shape[2]" is field "shape", index 2).
+// Values above int64 are refused: later code does signed arithmetic on shapes and
+// offsets, and no real file comes near that.
+uint64_t nonNegativeInteger(const std::string& path, const std::string& tensor, const char* field, size_t index,
                             const json::Value& v)
 {
-    if (v.type != json::Value::Type::UInt) {
-        std::string shown = jsonTypeOf(v);
-        if (v.type == json::Value::Type::Int)
-            shown = std::to_string(v.sint);
-        fail(path, "tensor " + named(tensor) + ": " + field + " is " + shown + ", not a non-negative integer");
-    }
-    if (v.uint > uint64_t(INT64_MAX))
-        fail(path, "tensor " + named(tensor) + ": " + field + " = " + std::to_string(v.uint)
-                       + " does not fit in a signed 64-bit integer");
-    return v.uint;
+    if (v.type == json::Value::Type::UInt && v.uint <= uint64_t(INT64_MAX))
+        return v.uint;
+    const std::string where = "tensor " + named(tensor) + ": " + field + "[" + std::to_string(index) + "]";
+    if (v.type == json::Value::Type::UInt)
+        fail(path, where + " = " + std::to_string(v.uint) + " does not fit in a signed 64-bit integer");
+    const std::string shown = v.type == json::Value::Type::Int ? std::to_string(v.sint) : jsonTypeOf(v);
+    fail(path, where + " is " + shown + ", not a non-negative integer");
 }
 
-HeaderTensor parseTensorInfo(const std::string& path, const std::string& name, const json::Value& v,
+HeaderTensor parseTensorInfo(const std::string& path, std::string&& name, const json::Value& v,
                              std::set<std::string>& ignoredFields)
 {
     HeaderTensor t;
-    t.name = name;
-    const std::string who = "tensor " + named(name);
+    t.name = std::move(name);
+    const auto who = [&t] { return "tensor " + named(t.name); };
     if (!v.isObject())
-        fail(path, who + ": header entry is a " + jsonTypeOf(v) + ", not an object");
+        fail(path, who() + ": header entry is a " + jsonTypeOf(v) + ", not an object");
     const json::Value* dtype = v.find("dtype");
     const json::Value* shape = v.find("shape");
     const json::Value* offsets = v.find("data_offsets");
     if (!dtype)
-        fail(path, who + ": missing field 'dtype'");
+        fail(path, who() + ": missing field 'dtype'");
     if (!shape)
-        fail(path, who + ": missing field 'shape'");
+        fail(path, who() + ": missing field 'shape'");
     if (!offsets)
-        fail(path, who + ": missing field 'data_offsets'");
+        fail(path, who() + ": missing field 'data_offsets'");
     for (const auto& [key, value] : v.object)
         if (key != "dtype" && key != "shape" && key != "data_offsets")
             ignoredFields.insert(key);
 
     if (!dtype->isString())
-        fail(path, who + ": dtype is a " + jsonTypeOf(*dtype) + ", not a string");
+        fail(path, who() + ": dtype is a " + jsonTypeOf(*dtype) + ", not a string");
     const auto dt = dtypeFromName(dtype->string);
     if (!dt)
-        fail(path, who + ": unknown dtype '" + dtype->string + "'");
+        fail(path, who() + ": unknown dtype '" + dtype->string + "'");
     t.dtype = *dt;
 
     if (!shape->isArray())
-        fail(path, who + ": shape is a " + jsonTypeOf(*shape) + ", not an array");
+        fail(path, who() + ": shape is a " + jsonTypeOf(*shape) + ", not an array");
     t.shape.reserve(shape->array.size());
     for (size_t i = 0; i < shape->array.size(); ++i)
-        t.shape.push_back(nonNegativeInteger(path, name, "shape[" + std::to_string(i) + "]", shape->array[i]));
+        t.shape.push_back(nonNegativeInteger(path, t.name, "shape", i, shape->array[i]));
 
     if (!offsets->isArray() || offsets->array.size() != 2)
-        fail(path, who + ": data_offsets must be an array [begin, end] of two integers");
-    t.begin = nonNegativeInteger(path, name, "data_offsets[0]", offsets->array[0]);
-    t.end = nonNegativeInteger(path, name, "data_offsets[1]", offsets->array[1]);
+        fail(path, who() + ": data_offsets must be an array [begin, end] of two integers");
+    t.begin = nonNegativeInteger(path, t.name, "data_offsets", 0, offsets->array[0]);
+    t.end = nonNegativeInteger(path, t.name, "data_offsets", 1, offsets->array[1]);
     return t;
 }
 
@@ -197,45 +196,61 @@ void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
                        + std::to_string(size - 8) + " bytes after the length field");
     const std::string_view header(reinterpret_cast<const char*>(p + 8), static_cast<size_t>(n));
 
-    json::Value root;
+    std::vector<std::string> notes;
+    std::vector<HeaderTensor> infos;
+    std::vector<std::pair<std::string, std::string>> metadata;
+    std::set<std::string> ignoredFields;
+    // Streamed member by member, so a 100 MB header of tiny entries costs memory for the
+    // resulting list only. No real header nests deeper than 3 or holds a container of
+    // more than a few dozen elements (the top-level object aside); the limits stop
+    // hostile ones from allocating far more than the header's own size.
+    const auto takeMember = [&](std::string&& key, json::Value&& value) {
+        if (key == "__metadata__") {
+            if (!value.isObject())
+                fail(path, "__metadata__ is a " + jsonTypeOf(value) + ", not an object of strings");
+            for (auto& [mk, mv] : value.object) {
+                if (!mv.isString())
+                    fail(path, "__metadata__ '" + mk + "' is a " + jsonTypeOf(mv) + ", not a string");
+                metadata.emplace_back(std::move(mk), std::move(mv.string));
+            }
+            return;
+        }
+        if (key.empty())
+            notes.push_back(path + ": a tensor has an empty name");
+        infos.push_back(parseTensorInfo(path, std::move(key), value, ignoredFields));
+    };
+    // A schema error is held back until the whole header has parsed, so that broken JSON is
+    // reported as such wherever it is.
+    std::optional<Error> schemaError;
+    const auto onMember = [&](std::string&& key, json::Value&& value, size_t) {
+        if (schemaError)
+            return;
+        try {
+            takeMember(std::move(key), std::move(value));
+        } catch (const Error& e) {
+            schemaError = e;
+        }
+    };
+    json::Value::Type topType;
     try {
-        root = json::parse(header, json::ParseOptions{16});
+        topType = json::parseObjectMembers(header, json::ParseOptions{16, 65536}, onMember);
     } catch (const json::ParseError& e) {
         if (!e.duplicateKey().empty() && e.depth() == 1)
             fail(path, "duplicate tensor name " + named(e.duplicateKey()) + " in the header (byte "
                            + std::to_string(e.pos()) + " of the header)");
         fail(path, std::string("header is not valid JSON: ") + e.what() + " of the header");
     }
-    if (!root.isObject())
-        fail(path, "header is a JSON " + jsonTypeOf(root) + ", not an object");
+    if (topType != json::Value::Type::Object)
+        fail(path, "header is a JSON " + std::string(json::typeName(topType)) + ", not an object");
+    if (schemaError)
+        throw *schemaError;
 
-    std::vector<std::string> notes;
     if (header.front() != '{')
         notes.push_back(path + ": header starts with whitespace, not '{' (the reference reader accepts this; "
                                "stricter readers do not)");
     const size_t last = header.find_last_not_of(' ');
     if (last != std::string_view::npos && header[last] != '}')
         notes.push_back(path + ": header is padded with whitespace other than spaces");
-
-    std::vector<HeaderTensor> infos;
-    std::vector<std::pair<std::string, std::string>> metadata;
-    std::set<std::string> ignoredFields;
-    infos.reserve(root.object.size());
-    for (const auto& [key, value] : root.object) {
-        if (key == "__metadata__") {
-            if (!value.isObject())
-                fail(path, "__metadata__ is a " + jsonTypeOf(value) + ", not an object of strings");
-            for (const auto& [mk, mv] : value.object) {
-                if (!mv.isString())
-                    fail(path, "__metadata__ '" + mk + "' is a " + jsonTypeOf(mv) + ", not a string");
-                metadata.emplace_back(mk, mv.string);
-            }
-            continue;
-        }
-        infos.push_back(parseTensorInfo(path, key, value, ignoredFields));
-        if (key.empty())
-            notes.push_back(path + ": a tensor has an empty name");
-    }
     for (const auto& f : ignoredFields)
         notes.push_back(path + ": tensor field '" + f + "' is not part of safetensors; ignored");
 
@@ -248,13 +263,13 @@ void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
     uint64_t cursor = 0;
     const HeaderTensor* previous = nullptr;
     for (const auto& t : infos) {
-        const std::string who = "tensor " + named(t.name) + ": data_offsets " + offsetsString(t.begin, t.end);
+        const auto who = [&t] { return "tensor " + named(t.name) + ": data_offsets " + offsetsString(t.begin, t.end); };
         if (t.end < t.begin)
-            fail(path, who + " end before they begin");
+            fail(path, who() + " end before they begin");
         if (t.begin < cursor)
-            fail(path, who + " overlap tensor " + named(previous->name) + ", which ends at " + std::to_string(cursor));
+            fail(path, who() + " overlap tensor " + named(previous->name) + ", which ends at " + std::to_string(cursor));
         if (t.begin > cursor)
-            fail(path, who + " leave a gap: data bytes [" + std::to_string(cursor) + ", " + std::to_string(t.begin)
+            fail(path, who() + " leave a gap: data bytes [" + std::to_string(cursor) + ", " + std::to_string(t.begin)
                            + ") belong to no tensor"
                            + (previous ? " (after tensor " + named(previous->name) + ")" : std::string()));
         cursor = t.end;
@@ -264,7 +279,7 @@ void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
         if (!tensorByteSize(t.dtype, t.shape, bytes, why))
             fail(path, "tensor " + named(t.name) + ": " + why);
         if (t.end - t.begin != bytes)
-            fail(path, who + " hold " + std::to_string(t.end - t.begin) + " bytes, but shape " + shapeString(t.shape)
+            fail(path, who() + " hold " + std::to_string(t.end - t.begin) + " bytes, but shape " + shapeString(t.shape)
                            + " of " + std::string(dtypeName(t.dtype)) + " needs " + std::to_string(bytes));
     }
     if (cursor != dataSize) {

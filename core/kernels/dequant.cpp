@@ -2,8 +2,13 @@
 
 #include "container/checkpoint.h"
 #include "error.h"
+#include "kernels/bnb.h"
+#include "kernels/ct.h"
+#include "kernels/floats.h"
 #include "kernels/ggml.h"
 #include "kernels/gptq.h"
+#include "kernels/hqq.h"
+#include "kernels/mlx.h"
 
 #include <omp.h>
 
@@ -31,6 +36,23 @@ constexpr Entry kTable[] = {
     {"awq-gemv", dequantPackedWeightRows},
     {"awq-gemv-fast", dequantPackedWeightRows},
     {"awq-marlin", dequantPackedWeightRows},
+    {"bnb-nf4", dequantBnb4Rows},
+    {"bnb-fp4", dequantBnb4Rows},
+    {"bnb-int8", dequantBnbInt8Rows},
+    {"compressed-tensors", dequantCtRows},
+    {"compressed-tensors-int", dequantCtRows},
+    {"compressed-tensors-fp8", dequantCtRows},
+    {"mlx-affine", dequantMlxRows},
+    {"hqq", dequantHqqRows},
+    {"f32", dequantFloatRows},
+    {"f16", dequantFloatRows},
+    {"bf16", dequantFloatRows},
+    {"f64", dequantFloatRows},
+    {"f8_e4m3", dequantFloatRows},
+    {"f8_e5m2", dequantFloatRows},
+    {"f8_e4m3fnuz", dequantFloatRows},
+    {"f8_e5m2fnuz", dequantFloatRows},
+    {"f8_e8m0", dequantFloatRows},
     {"gguf-*", dequantGgufWeightRows},
 };
 

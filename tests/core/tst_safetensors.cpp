@@ -15,7 +15,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <filesystem>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -734,6 +737,35 @@ private slots:
         }
     }
 
+    // A 6 GiB sparse file: listing it reads the header only, never a data page.
+    void hugeSparseFileListsWithoutTouchingData()
+    {
+        QTemporaryDir dir;
+        const uint64_t tensorBytes = uint64_t(2) << 30;
+        std::string header = "{";
+        for (int i = 0; i < 3; ++i) {
+            const uint64_t begin = uint64_t(i) * tensorBytes;
+            header += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(tensorBytes / 4 / 1024)
+                      + ",1024],\"data_offsets\":[" + std::to_string(begin) + "," + std::to_string(begin + tensorBytes) + "]}";
+        }
+        header += "}";
+        header.append((8 - header.size() % 8) % 8, ' ');
+        const std::string path = writeRaw(dir, "huge.safetensors", QByteArray::fromStdString(le64(header.size()) + header));
+        QVERIFY(QFile::resize(QString::fromStdString(path), qint64(8 + header.size() + 3 * tensorBytes)));
+        qs::Checkpoint c;
+        qs::readSafetensorsFile(c, path);
+        QCOMPARE(c.tensors.size(), size_t(3));
+        QCOMPARE(c.tensors[2].offset, 8 + header.size() + 2 * tensorBytes);
+        QCOMPARE(c.tensors[2].shape, (std::vector<uint64_t>{tensorBytes / 4 / 1024, 1024}));
+        // No page of the data section (beyond the one the header ends in) is resident.
+        const auto whole = c.mappedFile(0).bytes();
+        const size_t page = size_t(sysconf(_SC_PAGESIZE));
+        const size_t firstDataPage = (8 + header.size() + page - 1) / page * page;
+        std::vector<unsigned char> resident((whole.size() - firstDataPage + page - 1) / page);
+        QCOMPARE(mincore(const_cast<uint8_t*>(whole.data()) + firstDataPage, whole.size() - firstDataPage, resident.data()), 0);
+        QCOMPARE(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }), 0);
+    }
+
     void badHeader_data()
     {
         QTest::addColumn<QByteArray>("header");
@@ -788,6 +820,10 @@ private slots:
                                             << qint64(-1) << QStringList{"'a'", "shape[1]", "signed 64-bit"};
         QTest::addRow("shape beyond uint64") << "{" + tensor("a", "F32", "[18446744073709551616]", "[0,0]") + "}" << 0
                                              << qint64(-1) << QStringList{"'a'", "shape[0] is number"};
+        QTest::addRow("hostile shape length") << "{" + tensor("a", "U8", "[" + QByteArray("1,").repeated(70000) + "1]", "[0,1]") + "}"
+                                              << 1 << qint64(-1) << QStringList{"not valid JSON", "array with more than 65536"};
+        QTest::addRow("schema error then broken JSON") << "{" + tensor("a", "Q4", "[1]", "[0,1]") + ",}" << 1 << qint64(-1)
+                                                       << QStringList{"not valid JSON", "expected a quoted key"};
         QTest::addRow("shape not array") << "{" + tensor("a", "F32", "3", "[0,12]") + "}" << 12 << qint64(-1)
                                          << QStringList{"'a'", "shape is a integer"};
         QTest::addRow("offsets wrong arity") << "{" + tensor("a", "F32", "[1]", "[0,4,8]") + "}" << 4 << qint64(-1)

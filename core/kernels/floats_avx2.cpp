@@ -1,0 +1,35 @@
+// AVX2/F16C conversion of F16, BF16 and F32 tensors. vcvtph2ps is exact (every f16,
+// subnormals and NaN payloads included, as the scalar decoder); BF16 is a 16-bit shift.
+#include "kernels/floats.h"
+#include "kernels/floats_util.h"
+
+#include <immintrin.h>
+
+namespace qs {
+
+void floatElementsAvx2(const FloatTensor& t, uint64_t e0, uint64_t n, float* out)
+{
+    const uint8_t* p = t.bytes.data();
+    uint64_t i = 0;
+    if (t.dtype == DType::F16) {
+        const uint8_t* src = p + 2 * e0;
+        for (; i + 8 <= n; i += 8) {
+            const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
+            _mm256_storeu_ps(out + i, _mm256_cvtph_ps(h));
+        }
+    } else if (t.dtype == DType::BF16) {
+        const uint8_t* src = p + 2 * e0;
+        for (; i + 8 <= n; i += 8) {
+            const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + 2 * i));
+            const __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16);
+            _mm256_storeu_ps(out + i, _mm256_castsi256_ps(w));
+        }
+    } else if (t.dtype == DType::F32) {
+        const uint8_t* src = p + 4 * e0;
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(out + i, _mm256_loadu_ps(reinterpret_cast<const float*>(src + 4 * i)));
+    }
+    floatElementsScalar(t, e0 + i, n - i, out + i);
+}
+
+} // namespace qs

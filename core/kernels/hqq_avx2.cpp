@@ -1,0 +1,86 @@
+// AVX2 HQQ path for axis 1 (the transformers default): inside one view row the scale and
+// zero are constant and the codes of consecutive columns sit in consecutive bytes (words for
+// 3-bit) of one packed row. Axis 0 takes the scalar path.
+#include "kernels/hqq.h"
+
+#include <immintrin.h>
+
+namespace qs {
+
+namespace {
+
+template <DType T>
+inline __m256 roundTo(__m256 x)
+{
+    if constexpr (T == DType::F16) {
+        return _mm256_cvtph_ps(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    } else if constexpr (T == DType::BF16) {
+        const __m256i u = _mm256_castps_si256(x);
+        const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+        const __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
+        const __m256i nan = _mm256_or_si256(u, _mm256_set1_epi32(0x400000));
+        const __m256i isnan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+        const __m256i v = _mm256_blendv_epi8(r, nan, isnan);
+        return _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    } else {
+        return x;
+    }
+}
+
+template <DType T>
+void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
+{
+    const uint64_t end = e0 + n;
+    uint64_t e = e0;
+    while (e < end) {
+        const uint64_t r = e / s.viewCols;
+        const uint64_t c0 = e % s.viewCols;
+        const uint64_t c1 = std::min(s.viewCols, c0 + (end - e));
+        const float sc = s.scale.at(r), z = s.zero.at(r);
+        const __m256 vs = _mm256_set1_ps(sc), vz = _mm256_set1_ps(z);
+        const uint64_t part = r / s.step, base = (r % s.step) * s.viewCols;
+        float* o = out + (e - e0); // o[i] is column c0 + i
+        uint64_t c = c0;
+        if (s.parts == 10) {
+            const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(27 - 3 * part));
+            for (; c + 8 <= c1; c += 8) {
+                const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.wq.data() + 4 * (base + c)));
+                const __m256i q = _mm256_and_si256(_mm256_srl_epi32(w, shift), _mm256_set1_epi32(7));
+                const __m256 d = roundTo<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
+                _mm256_storeu_ps(o + (c - c0), roundTo<T>(_mm256_mul_ps(d, vs)));
+            }
+        } else {
+            const unsigned b = 8 / s.parts;
+            const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(8 - b * (part + 1)));
+            const __m256i mask = _mm256_set1_epi32(static_cast<int>((1u << b) - 1));
+            for (; c + 8 <= c1; c += 8) {
+                const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.wq.data() + base + c));
+                const __m256i q = _mm256_and_si256(_mm256_srl_epi32(_mm256_cvtepu8_epi32(bytes), shift), mask);
+                const __m256 d = roundTo<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
+                _mm256_storeu_ps(o + (c - c0), roundTo<T>(_mm256_mul_ps(d, vs)));
+            }
+        }
+        for (; c < c1; ++c) {
+            const float d = roundToDtype(static_cast<float>(s.code(r, c)) - z, T);
+            o[c - c0] = roundToDtype(d * sc, T);
+        }
+        e += c1 - c0;
+    }
+}
+
+} // namespace
+
+void hqqElementsAvx2(const Hqq& s, uint64_t e0, uint64_t n, float* out)
+{
+    if (s.axis != 1) {
+        hqqElementsScalar(s, e0, n, out);
+        return;
+    }
+    switch (s.dtype) {
+    case DType::F16: elements<DType::F16>(s, e0, n, out); break;
+    case DType::BF16: elements<DType::BF16>(s, e0, n, out); break;
+    default: elements<DType::F32>(s, e0, n, out); break;
+    }
+}
+
+} // namespace qs

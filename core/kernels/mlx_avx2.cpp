@@ -1,0 +1,87 @@
+// AVX2 MLX affine path: eight codes per step from the row's bitstream (any b), one
+// broadcast scale and bias per group, and the reference's two roundings to the scale dtype
+// (F16: vcvtps2ph with round-to-nearest-even, exact like the scalar encoder; BF16: integer RNE).
+#include "kernels/mlx.h"
+#include "kernels/mlx_unpack_avx2.h"
+
+namespace qs {
+
+namespace {
+
+template <DType T>
+inline __m256 roundTo(__m256 x)
+{
+    if constexpr (T == DType::F16) {
+        return _mm256_cvtph_ps(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    } else if constexpr (T == DType::BF16) {
+        const __m256i u = _mm256_castps_si256(x);
+        const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+        const __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
+        const __m256i nan = _mm256_or_si256(u, _mm256_set1_epi32(0x400000)); // quiet, payload truncated
+        const __m256i isnan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+        const __m256i v = _mm256_blendv_epi8(r, nan, isnan);
+        return _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
+    } else {
+        return x;
+    }
+}
+
+template <DType T>
+inline __m256 dequant8(__m256 q, __m256 vs, __m256 vb)
+{
+    return roundTo<T>(_mm256_add_ps(roundTo<T>(_mm256_mul_ps(q, vs)), vb));
+}
+
+template <DType T>
+void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
+{
+    const Unpack8 unpack(s.bits);
+    const uint8_t* end = s.packed.data() + s.packed.size();
+    const bool chunked = s.groupSize % 8 == 0;
+    // b <= 4: the group's 2^b results are formed once (the same lane-wise operations on the
+    // same inputs, so the same bits) and each code selects its result with vpermps.
+    const bool table = s.bits <= 4;
+    const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256 iota8 = _mm256_add_ps(iota, _mm256_set1_ps(8));
+    for (uint64_t n = r0; n < r1; ++n) {
+        const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
+        float* o = out + (n - r0) * s.cols;
+        if (!chunked) {
+            mlxRowsScalar(s, n, n + 1, o);
+            continue;
+        }
+        for (uint64_t g = 0; g < s.groups; ++g) {
+            const float scale = s.scales.at(n * s.groups + g), bias = s.biases.at(n * s.groups + g);
+            const __m256 vs = _mm256_set1_ps(scale), vb = _mm256_set1_ps(bias);
+            const uint64_t k1 = (g + 1) * s.groupSize;
+            uint64_t k = g * s.groupSize;
+            if (table) {
+                const __m256 lo = dequant8<T>(iota, vs, vb), hi = dequant8<T>(iota8, vs, vb);
+                for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8) {
+                    const __m256i idx = unpack(row + k * s.bits / 8);
+                    const __m256 a = _mm256_permutevar8x32_ps(lo, idx);
+                    _mm256_storeu_ps(o + k, s.bits < 4 ? a
+                        : _mm256_blendv_ps(a, _mm256_permutevar8x32_ps(hi, idx), _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+                }
+            } else {
+                for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8)
+                    _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(unpack(row + k * s.bits / 8)), vs, vb));
+            }
+            for (; k < k1; ++k)
+                o[k] = roundToDtype(roundToDtype(static_cast<float>(s.code(n, k)) * scale, T) + bias, T);
+        }
+    }
+}
+
+} // namespace
+
+void mlxRowsAvx2(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
+{
+    switch (s.dtype) {
+    case DType::F16: rows<DType::F16>(s, r0, r1, out); break;
+    case DType::BF16: rows<DType::BF16>(s, r0, r1, out); break;
+    default: rows<DType::F32>(s, r0, r1, out); break;
+    }
+}
+
+} // namespace qs
