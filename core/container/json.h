@@ -23,6 +23,15 @@ class Value {
 public:
     enum class Type : uint8_t { Null, Bool, UInt, Int, Float, String, Array, Object };
 
+    // Declared here, defaulted in json.cpp: clang with libstdc++ rejects an implicit destructor
+    // that needs std::pair<std::string, Value> complete while Value is not (QUANTSCOPE_FUZZ).
+    Value();
+    Value(const Value&);
+    Value(Value&&) noexcept;
+    Value& operator=(const Value&);
+    Value& operator=(Value&&) noexcept;
+    ~Value();
+
     Type type = Type::Null;
     bool boolean = false;
     uint64_t uint = 0;   // Type::UInt: a non-negative integer literal

@@ -63,6 +63,19 @@ uint64_t chunkRows(uint64_t cols)
     return std::max<uint64_t>(8, rows / 8 * 8);
 }
 
+// The kernels name the weight and tensor; a message must also name the checkpoint.
+template <typename F>
+auto namingCheckpoint(const Checkpoint& ckpt, F&& f)
+{
+    try {
+        return f();
+    } catch (const Error& e) {
+        if (std::string_view(e.what()).find(ckpt.path) != std::string_view::npos)
+            throw;
+        throw Error(ckpt.path + ": " + e.what());
+    }
+}
+
 } // namespace
 
 DequantRowsFn dequantFunction(std::string_view formatId)
@@ -101,7 +114,7 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
         throw Error(ckpt.path + ": weight '" + weight.name + "': rows " + std::to_string(rowBegin) + ".."
                     + std::to_string(rowEnd) + " outside 0.." + std::to_string(weight.outFeatures()));
     const WeightData data{ckpt, weight};
-    fn(data, rowBegin, rowEnd, out, path);
+    namingCheckpoint(ckpt, [&] { fn(data, rowBegin, rowEnd, out, path); });
 }
 
 void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads)
@@ -148,7 +161,7 @@ WeightCodes extractCodes(const Checkpoint& ckpt, const LogicalWeight& weight)
         throw Error(ckpt.path + ": weight '" + weight.name + "': format '" + weight.format
                     + "' has no integer codes to extract here");
     const WeightData data{ckpt, weight};
-    const PackedLinear p = describePacked(data);
+    const PackedLinear p = namingCheckpoint(ckpt, [&] { return describePacked(data); });
     WeightCodes c;
     c.rows = p.N;
     c.cols = p.K;

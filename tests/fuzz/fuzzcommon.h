@@ -1,0 +1,78 @@
+#pragma once
+// Shared by the libFuzzer targets: the fuzz input becomes a file in a private temporary
+// folder, which is opened, listed, detected and dequantized exactly as the CLI would.
+#include "container/checkpoint.h"
+#include "error.h"
+#include "formats/detect.h"
+#include "kernels/dequant.h"
+#include "kernels/kernel.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace qsfuzz {
+
+// Weights above this many elements are listed but not dequantized: libFuzzer's RSS limit is
+// for unbounded allocation, not for a legitimately large (but consistent) weight.
+constexpr uint64_t kMaxDequantElements = uint64_t(1) << 22;
+
+inline const std::string& workDir()
+{
+    static const std::string dir = [] {
+        char tmpl[] = "/tmp/qsfuzz-XXXXXX";
+        const char* d = mkdtemp(tmpl);
+        if (!d)
+            abort();
+        return std::string(d);
+    }();
+    return dir;
+}
+
+inline void writeFile(const std::string& path, const uint8_t* data, size_t size)
+{
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f)
+        abort();
+    if (size && std::fwrite(data, 1, size, f) != size)
+        abort();
+    std::fclose(f);
+}
+
+// Opens `path` and does everything a user can do with it without writing. qs::Error is the
+// expected way to refuse; any other exception escapes and libFuzzer reports it as a crash.
+inline void exercise(const std::string& path)
+{
+    try {
+        const auto ckpt = qs::Checkpoint::open(path);
+        for (const auto& [key, value] : ckpt->metadata)
+            (void)value.toDisplayString();
+        for (const auto& t : ckpt->tensors)
+            (void)ckpt->bytes(t);
+        (void)qs::summarizeBits(ckpt->weights);
+        for (const auto& w : ckpt->weights) {
+            if (!qs::canDequantize(w.format) || w.elementCount() > kMaxDequantElements)
+                continue;
+            try {
+                const std::vector<float> fast = qs::dequantizeWeight(*ckpt, w, qs::bestSimdPath(), 1);
+                const std::vector<float> ref = qs::dequantizeWeight(*ckpt, w, qs::SimdPath::Scalar, 1);
+                // Bit-exact: the fast path must agree with the reference on any input it accepts.
+                if (fast.size() != ref.size() || std::memcmp(fast.data(), ref.data(), fast.size() * sizeof(float)) != 0)
+                    abort();
+            } catch (const qs::Error&) {
+            }
+            try {
+                (void)qs::extractCodes(*ckpt, w);
+            } catch (const qs::Error&) {
+            }
+        }
+    } catch (const qs::Error&) {
+    }
+}
+
+} // namespace qsfuzz

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target for a bounded time with seeds made from ../shared/fixtures.
+# usage: tests/fuzz/run-fuzzers.sh BUILD_DIR [SECONDS_PER_TARGET (default 60)] [OUT_DIR]
+# BUILD_DIR was configured with CC=clang CXX=clang++ -DQUANTSCOPE_FUZZ=ON. Crashing inputs land
+# in OUT_DIR/<target>/ (replay one: BUILD_DIR/tests/fuzz/<target> FILE); copy each into
+# tests/corpus/ once fixed. Exit status 1 when any target found something.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+build="$(cd "${1:?usage: run-fuzzers.sh BUILD_DIR [SECONDS] [OUT_DIR]}" && pwd)"
+seconds="${2:-60}"
+out="${3:-$(mktemp -d /tmp/qsfuzz-run-XXXXXX)}"
+fixtures="${QS_SHARED_DIR:-$here/../../../shared}/fixtures"
+[ -d "$fixtures" ] || { echo "no fixtures at $fixtures (set QS_SHARED_DIR)" >&2; exit 2; }
+
+seeds="$out/seeds"
+mkdir -p "$seeds"/{fuzz_gguf,fuzz_safetensors,fuzz_json,fuzz_detect_dequant}
+cp "$fixtures/gguf/ggml-types.gguf" "$seeds/fuzz_gguf/"
+i=0
+for model in "$fixtures"/safetensors/*/model.safetensors "$fixtures/safetensors/sources.safetensors"; do
+  i=$((i + 1))
+  name="$(basename "$(dirname "$model")")"
+  { printf '\000'; cat "$model"; } > "$seeds/fuzz_safetensors/file-$i"
+  # The JSON header: 8-byte little-endian length, then that many bytes.
+  len=$(od -An -t u8 -N 8 "$model" | tr -d ' ')
+  tail -c +9 "$model" | head -c "$len" > "$seeds/fuzz_json/header-$i"
+  case "$name" in
+    gptq-*) pick='\001' ;; awq-*) pick='\002' ;; bnb-*) pick='\003' ;; ct-*) pick='\004' ;; *) pick='\000' ;;
+  esac
+  { printf "$pick"; cat "$model"; } > "$seeds/fuzz_detect_dequant/model-$i"
+done
+for cfg in "$fixtures"/safetensors/*/*config.json; do
+  i=$((i + 1))
+  cp "$cfg" "$seeds/fuzz_json/config-$i"
+done
+{ printf '\001'
+  printf '{"metadata":{"total_size":32},"weight_map":{"model.layers.0.mlp.up_proj.weight":"model-00001-of-00002.safetensors","model.layers.0.mlp.down_proj.weight":"model-00002-of-00002.safetensors"}}'
+} > "$seeds/fuzz_safetensors/index"
+
+status=0
+printf '%-22s %12s %10s %s\n' target executions findings "corpus dir"
+for target in fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant; do
+  exe="$build/tests/fuzz/$target"
+  [ -x "$exe" ] || { echo "missing $exe (build it first)" >&2; exit 2; }
+  mkdir -p "$out/$target/corpus" "$out/$target/findings"
+  log="$out/$target/log.txt"
+  # -rss_limit_mb and -malloc_limit_mb turn unbounded allocation into a finding;
+  # -timeout turns a hang into one. A target stops at its first finding.
+  set +e
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    OMP_NUM_THREADS=1 "$exe" "$out/$target/corpus" "$seeds/$target" \
+      -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=1048576 \
+      -artifact_prefix="$out/$target/findings/" -print_final_stats=1 > "$log" 2>&1
+  set -e
+  execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
+  findings=$(find "$out/$target/findings" -type f | wc -l)
+  printf '%-22s %12s %10s %s\n' "$target" "${execs:-?}" "$findings" "$out/$target"
+  [ "$findings" -eq 0 ] || status=1
+done
+exit $status
