@@ -9,5 +9,7 @@ int runInspect(const QStringList& args);
 int runDequant(const QStringList& args);
 int runCodes(const QStringList& args);
 int runBudget(const QStringList& args);
+int runStats(const QStringList& args);
+int runVerify(const QStringList& args);
 
 } // namespace qscli

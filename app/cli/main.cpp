@@ -24,6 +24,8 @@ const std::map<QString, Command>& commands()
         {QStringLiteral("dequant"), {qscli::runDequant, "dequantize one weight to a float32/float16 .npy [out, in]"}},
         {QStringLiteral("codes"), {qscli::runCodes, "write a weight's integer codes, scales, zeros and g_idx as .npy"}},
         {QStringLiteral("budget"), {qscli::runBudget, "bits per weight of every format and the memory a model needs"}},
+        {QStringLiteral("stats"), {qscli::runStats, "error against a float reference, output error y = Wx, histograms"}},
+        {QStringLiteral("verify"), {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
     };
     return table;
 }

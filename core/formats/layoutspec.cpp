@@ -52,6 +52,7 @@ const LayoutRegistry& layoutRegistry()
     static const LayoutRegistry registry = [] {
         LayoutRegistry r;
         registerGptqAwqLayouts(r);
+        registerGgufLayouts(r);
         return r;
     }();
     return registry;

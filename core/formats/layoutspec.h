@@ -127,5 +127,6 @@ const LayoutSpec* findLayoutSpec(std::string_view id);
 
 // Family registration functions (one per family; add yours here and in layoutspec.cpp).
 void registerGptqAwqLayouts(LayoutRegistry& r);
+void registerGgufLayouts(LayoutRegistry& r);
 
 } // namespace qs

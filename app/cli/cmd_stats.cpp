@@ -1,0 +1,219 @@
+// quantscope-cli stats PATH [WEIGHT] [--ref REF] [--activations X.npy] [--json] [--bins N]:
+// error of each weight against a float reference (matched by name), or value/code/scale
+// histograms without one. Weights stream a row slice at a time.
+#include "commands.h"
+
+#include "analysis/stats.h"
+#include "container/checkpoint.h"
+#include "container/npy.h"
+#include "error.h"
+#include "formats/formatid.h"
+#include "kernels/dequant.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+
+namespace qscli {
+
+namespace {
+
+QJsonObject histogramJson(const qs::Histogram& h)
+{
+    QJsonArray counts;
+    for (uint64_t c : h.counts)
+        counts.append(qint64(c));
+    return QJsonObject{{QStringLiteral("lo"), h.lo}, {QStringLiteral("hi"), h.hi}, {QStringLiteral("counts"), counts}};
+}
+
+// JSON has no infinity: an exact match reports sqnr_db null.
+QJsonValue finiteOrNull(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonObject comparisonJson(const qs::WeightComparison& c)
+{
+    const qs::ErrorStats& e = c.error;
+    QJsonArray groups;
+    for (const qs::GroupError& g : e.groups)
+        groups.append(QJsonObject{{QStringLiteral("group"), qint64(g.group)}, {QStringLiteral("rmse"), g.rmse},
+                                  {QStringLiteral("max_abs"), g.maxAbs}});
+    return QJsonObject{
+        {QStringLiteral("weight"), QString::fromStdString(c.weight)},
+        {QStringLiteral("reference"), QString::fromStdString(c.reference)},
+        {QStringLiteral("shape"), QJsonArray{qint64(c.shape.at(0)), qint64(c.shape.at(1))}},
+        {QStringLiteral("count"), qint64(e.count)},
+        {QStringLiteral("rmse"), e.rmse},
+        {QStringLiteral("mean_abs"), e.meanAbs},
+        {QStringLiteral("mean_signed"), e.meanSigned},
+        {QStringLiteral("max_abs"), e.maxAbs},
+        {QStringLiteral("sqnr_db"), finiteOrNull(e.sqnrDb)},
+        {QStringLiteral("percentiles_abs"),
+         QJsonObject{{QStringLiteral("p50"), e.p50}, {QStringLiteral("p95"), e.p95}, {QStringLiteral("p99"), e.p99},
+                     {QStringLiteral("p99_9"), e.p999}, {QStringLiteral("exact"), e.percentilesExact}}},
+        {QStringLiteral("signed_error_histogram"), histogramJson(e.signedError)},
+        {QStringLiteral("groups"), groups},
+        {QStringLiteral("output"), QJsonObject{{QStringLiteral("tokens"), qint64(c.output.tokens)},
+                                               {QStringLiteral("relative_error"), c.output.relativeError},
+                                               {QStringLiteral("cosine"), c.output.cosine}}},
+    };
+}
+
+QJsonObject histogramsJson(const qs::WeightHistograms& h)
+{
+    QJsonObject o{{QStringLiteral("weight"), QString::fromStdString(h.weight)},
+                  {QStringLiteral("min"), h.minValue},
+                  {QStringLiteral("max"), h.maxValue},
+                  {QStringLiteral("mean"), h.meanValue},
+                  {QStringLiteral("rms"), h.rmsValue},
+                  {QStringLiteral("values"), histogramJson(h.values)}};
+    if (!h.codes.empty()) {
+        QJsonArray codes;
+        for (uint64_t c : h.codes)
+            codes.append(qint64(c));
+        o.insert(QStringLiteral("codes"), codes);
+        o.insert(QStringLiteral("scales"), histogramJson(h.scales));
+    }
+    return o;
+}
+
+std::vector<float> readActivations(const std::string& path, uint64_t K)
+{
+    const qs::npy::Array a = qs::npy::read(path);
+    if (a.shape.empty() || a.shape.back() != K)
+        throw qs::Error(path + ": activations must be [tokens, " + std::to_string(K) + "]");
+    std::vector<float> x(a.count());
+    if (a.descr == "<f4") {
+        std::memcpy(x.data(), a.data.data(), x.size() * 4);
+    } else if (a.descr == "<f8") {
+        for (size_t i = 0; i < x.size(); ++i) {
+            double d;
+            std::memcpy(&d, a.data.data() + i * 8, 8);
+            x[i] = float(d);
+        }
+    } else {
+        throw qs::Error(path + ": activations must be float32 or float64, not " + a.descr);
+    }
+    return x;
+}
+
+} // namespace
+
+int runStats(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Error of each weight against a float reference (--ref, matched by name), or value/code/scale histograms."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("only this weight (optional)"), QStringLiteral("[WEIGHT]"));
+    const QCommandLineOption refOpt(QStringLiteral("ref"), QStringLiteral("float reference checkpoint"), QStringLiteral("REF"));
+    const QCommandLineOption actOpt(QStringLiteral("activations"),
+                                    QStringLiteral("activations [tokens, in] .npy (default: seeded normal with outliers)"),
+                                    QStringLiteral("X.npy"));
+    const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
+    const QCommandLineOption binsOpt(QStringLiteral("bins"), QStringLiteral("histogram bins (default 32)"), QStringLiteral("N"),
+                                     QStringLiteral("32"));
+    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt});
+    if (!parser.parse(args)) {
+        std::fprintf(stderr, "quantscope-cli stats: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::printf("%s", qPrintable(parser.helpText()));
+        return 0;
+    }
+    const QStringList pos = parser.positionalArguments();
+    bool binsOk = false;
+    const int bins = parser.value(binsOpt).toInt(&binsOk);
+    if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000) {
+        std::fprintf(stderr, "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF] [--activations X.npy] [--json] [--bins N]\n");
+        return 2;
+    }
+    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    std::vector<const qs::LogicalWeight*> todo;
+    if (pos.size() == 2) {
+        const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
+        if (!w) {
+            std::fprintf(stderr, "quantscope-cli stats: %s: no weight or member tensor named '%s'\n", ckpt->path.c_str(),
+                         qPrintable(pos.at(1)));
+            return 2;
+        }
+        todo.push_back(w);
+    } else {
+        for (const qs::LogicalWeight& w : ckpt->weights)
+            if (qs::canDequantize(w.format) && qs::findFormat(w.format) && qs::findFormat(w.format)->quantized)
+                todo.push_back(&w);
+    }
+    std::shared_ptr<const qs::Checkpoint> ref;
+    if (parser.isSet(refOpt))
+        ref = qs::Checkpoint::open(parser.value(refOpt).toStdString());
+
+    qs::StatsOptions opt;
+    opt.bins = bins;
+    opt.path = qs::bestSimdPath();
+    const bool progress = isatty(2);
+    const bool json = parser.isSet(jsonOpt);
+    QJsonArray out;
+    int skipped = 0;
+    for (size_t i = 0; i < todo.size(); ++i) {
+        const qs::LogicalWeight& w = *todo[i];
+        if (progress)
+            std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, todo.size(), w.name.c_str());
+        if (!qs::canDequantize(w.format))
+            throw qs::Error(ckpt->path + " " + w.name + ": no dequantizer for format " + w.format);
+        if (!ref) {
+            const qs::WeightHistograms h = qs::weightHistograms(*ckpt, w, opt);
+            if (json) {
+                out.append(histogramsJson(h));
+            } else {
+                std::printf("%s: min %.6g max %.6g mean %.6g rms %.6g\n", h.weight.c_str(), h.minValue, h.maxValue,
+                            h.meanValue, h.rmsValue);
+                if (!h.codes.empty()) {
+                    std::printf("  codes:");
+                    for (uint64_t c : h.codes)
+                        std::printf(" %llu", static_cast<unsigned long long>(c));
+                    std::printf("\n  scales: %.6g .. %.6g\n", h.scales.lo, h.scales.hi);
+                }
+            }
+            continue;
+        }
+        const qs::TensorEntry* t = qs::findReference(*ref, w);
+        if (!t) {
+            std::fprintf(stderr, "quantscope-cli stats: %s: no reference tensor %s.weight\n", ref->path.c_str(),
+                         w.name.c_str());
+            ++skipped;
+            continue;
+        }
+        std::vector<float> x;
+        if (parser.isSet(actOpt)) {
+            x = readActivations(parser.value(actOpt).toStdString(), w.inFeatures());
+            opt.activations = &x;
+        }
+        const qs::WeightComparison c = qs::compareWeight(*ckpt, w, *ref, *t, opt);
+        opt.activations = nullptr;
+        if (json) {
+            out.append(comparisonJson(c));
+        } else {
+            const qs::ErrorStats& e = c.error;
+            std::printf("%s vs %s: rmse %.6g mean|e| %.6g max|e| %.6g sqnr %.2f dB | p50 %.3g p95 %.3g p99 %.3g p99.9 %.3g%s"
+                        " | y=Wx rel %.4g cos %.6f\n",
+                        c.weight.c_str(), c.reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99,
+                        e.p999, e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
+        }
+    }
+    if (progress && !todo.empty())
+        std::fprintf(stderr, "\r\033[K");
+    if (json)
+        std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("weights"), out}}).toJson().constData());
+    return skipped ? 2 : 0;
+}
+
+} // namespace qscli

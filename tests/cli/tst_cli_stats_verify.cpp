@@ -1,0 +1,135 @@
+// quantscope-cli stats on the fixtures: JSON figures against the upstream references (all
+// zero), histograms without a reference, --activations from a .npy, and usage errors.
+#include "container/npy.h"
+#include "testsupport.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <vector>
+
+namespace {
+
+QString variantDir(const QString& v)
+{
+    return qstest::fixture(QStringLiteral("safetensors/") + v);
+}
+
+QJsonArray weightsOf(const QByteArray& out)
+{
+    return QJsonDocument::fromJson(out).object().value(QStringLiteral("weights")).toArray();
+}
+
+} // namespace
+
+class TestCliStatsVerify : public QObject {
+    Q_OBJECT
+private slots:
+    void statsAgainstRef_data()
+    {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : {"gptq-w2-g32-asym", "gptq-w3-g32-asym", "gptq-w4-g128-asym-actorder", "awq-gemm-w4-g32"})
+            QTest::addRow("%s", v) << QString::fromLatin1(v);
+    }
+    void statsAgainstRef()
+    {
+        QFETCH(QString, variant);
+        const auto r = qstest::runCli({QStringLiteral("stats"), variantDir(variant) + QStringLiteral("/model.safetensors"),
+                                       QStringLiteral("--ref"), variantDir(variant) + QStringLiteral("/ref.safetensors"),
+                                       QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray ws = weightsOf(r.out);
+        QCOMPARE(ws.size(), variant.contains(QLatin1String("g32")) ? 2 : 1);
+        for (const QJsonValue& v : ws) {
+            // The references are rounded to f16 once, our dequant is exact: f16 rounding error only.
+            const QJsonObject o = v.toObject();
+            const double mx = o.value(QStringLiteral("max_abs")).toDouble(-1);
+            QVERIFY(mx >= 0 && mx < 1e-3);
+            const QJsonValue sqnr = o.value(QStringLiteral("sqnr_db")); // null: exactly equal
+            QVERIFY(sqnr.isNull() || sqnr.toDouble() > 60);
+            QVERIFY(o.value(QStringLiteral("output")).toObject().value(QStringLiteral("cosine")).toDouble() > 0.999999);
+        }
+    }
+
+    void statsHistograms()
+    {
+        const auto r = qstest::runCli({QStringLiteral("stats"), variantDir(QStringLiteral("gptq-w4-g32-asym")) +
+                                       QStringLiteral("/model.safetensors"), QStringLiteral("model.layers.0.mlp.down_proj"),
+                                       QStringLiteral("--json"), QStringLiteral("--bins"), QStringLiteral("8")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray ws = weightsOf(r.out);
+        QCOMPARE(ws.size(), 1);
+        const QJsonObject o = ws.at(0).toObject();
+        const QJsonArray codes = o.value(QStringLiteral("codes")).toArray();
+        QCOMPARE(codes.size(), 16);
+        qint64 total = 0;
+        for (const QJsonValue& c : codes)
+            total += c.toInteger();
+        QCOMPARE(total, qint64(128 * 256));
+        QCOMPARE(o.value(QStringLiteral("values")).toObject().value(QStringLiteral("counts")).toArray().size(), 8);
+    }
+
+    void statsWithActivations()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        std::vector<float> x(3 * 256);
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = float(int(i % 7) - 3);
+        const QString xPath = tmp.filePath(QStringLiteral("x.npy"));
+        qs::npy::write(xPath.toStdString(), "<f4", {3, 256}, x);
+        const QString v = variantDir(QStringLiteral("gptq-w4-g128-sym"));
+        const auto r = qstest::runCli({QStringLiteral("stats"), v + QStringLiteral("/model.safetensors"),
+                                       QStringLiteral("model.layers.0.mlp.down_proj"), QStringLiteral("--ref"),
+                                       qstest::fixture(QStringLiteral("safetensors/sources.safetensors")),
+                                       QStringLiteral("--activations"), xPath, QStringLiteral("--json")});
+        // sources.safetensors names its tensors differently: no reference found, exit 2.
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("no reference tensor"));
+        const auto ok = qstest::runCli({QStringLiteral("stats"), v + QStringLiteral("/model.safetensors"),
+                                        QStringLiteral("model.layers.0.mlp.down_proj"), QStringLiteral("--ref"),
+                                        v + QStringLiteral("/ref.safetensors"), QStringLiteral("--activations"), xPath,
+                                        QStringLiteral("--json")});
+        QVERIFY2(ok.exitCode == 0, ok.err.constData());
+        const QJsonObject out = weightsOf(ok.out).at(0).toObject().value(QStringLiteral("output")).toObject();
+        QCOMPARE(out.value(QStringLiteral("tokens")).toInteger(), qint64(3));
+        const double rel = out.value(QStringLiteral("relative_error")).toDouble(-1);
+        QVERIFY(rel >= 0 && rel < 1e-3);
+        // Activations of the wrong width (q_proj has K = 64): exit 2 naming the file.
+        const QString v32 = variantDir(QStringLiteral("gptq-w4-g32-asym"));
+        const auto bad = qstest::runCli({QStringLiteral("stats"), v32 + QStringLiteral("/model.safetensors"),
+                                         QStringLiteral("model.layers.0.self_attn.q_proj"), QStringLiteral("--ref"),
+                                         v32 + QStringLiteral("/ref.safetensors"), QStringLiteral("--activations"), xPath});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("x.npy"));
+    }
+
+    void verifyFixtures()
+    {
+        const auto clean = qstest::runCli({QStringLiteral("verify"),
+                                           variantDir(QStringLiteral("gptq-w4-g32-asym")) + QStringLiteral("/model.safetensors"),
+                                           QStringLiteral("--json")});
+        QVERIFY2(clean.exitCode == 0, clean.out.constData());
+        const QJsonObject o = QJsonDocument::fromJson(clean.out).object();
+        QCOMPARE(o.value(QStringLiteral("checked")).toArray().size(), 2);
+        QVERIFY(o.value(QStringLiteral("findings")).toArray().isEmpty());
+        // Upstream's v1 zero-0 spill is a real defect of that checkpoint: exit 1.
+        const auto spill = qstest::runCli({QStringLiteral("verify"),
+                                           variantDir(QStringLiteral("gptq-w2-g32-asym")) + QStringLiteral("/model.safetensors")});
+        QCOMPARE(spill.exitCode, 1);
+        QVERIFY(spill.out.contains("v1-zero-spill"));
+        QCOMPARE(qstest::runCli({QStringLiteral("verify")}).exitCode, 2);
+    }
+
+    void statsUsage()
+    {
+        QCOMPARE(qstest::runCli({QStringLiteral("stats")}).exitCode, 2);
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), QStringLiteral("x"), QStringLiteral("--bins"), QStringLiteral("0")}).exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliStatsVerify)
+#include "tst_cli_stats_verify.moc"
