@@ -155,9 +155,11 @@ void blockQ8_0(const float* x, uint8_t* y)
 // ---- k-quant helpers (make_qx_quants with rmse_type 1 and no weights, make_q3_quants with
 // rmse, make_qkx2_quants)
 
-float makeQxQuantsRmse1(int n, int nmax, const float* x, int8_t* L)
+// The element of largest magnitude (first one on ties), as ggml's scans find it; returns |max|.
+float signedAbsMax(int n, const float* x, float& max)
 {
-    float max = 0, amax = 0;
+    float amax = 0;
+    max = 0;
     for (int i = 0; i < n; ++i) {
         const float ax = std::fabs(x[i]);
         if (ax > amax) {
@@ -165,6 +167,13 @@ float makeQxQuantsRmse1(int n, int nmax, const float* x, int8_t* L)
             max = x[i];
         }
     }
+    return amax;
+}
+
+float makeQxQuantsRmse1(int n, int nmax, const float* x, int8_t* L)
+{
+    float max = 0;
+    const float amax = signedAbsMax(n, x, max);
     if (amax < GROUP_MAX_EPS) {
         for (int i = 0; i < n; ++i) L[i] = 0;
         return 0.f;
@@ -206,14 +215,8 @@ float makeQxQuantsRmse1(int n, int nmax, const float* x, int8_t* L)
 
 float makeQ3QuantsRmse(int n, int nmax, const float* x, int8_t* L)
 {
-    float max = 0, amax = 0;
-    for (int i = 0; i < n; ++i) {
-        const float ax = std::fabs(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
+    float max = 0;
+    const float amax = signedAbsMax(n, x, max);
     if (amax < GROUP_MAX_EPS) {
         for (int i = 0; i < n; ++i) L[i] = 0;
         return 0.f;
