@@ -657,4 +657,352 @@
         <translation>Bytes</translation>
     </message>
 </context>
+<context>
+    <name>qsw::PlaygroundView</name>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="128"/>
+        <source>Playground</source>
+        <translation>Spielwiese</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="149"/>
+        <source>Row of the selected weight</source>
+        <translation>Zeile des ausgewählten Gewichts</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="150"/>
+        <source>Normal</source>
+        <translation>Normalverteilt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="151"/>
+        <source>Normal with outliers</source>
+        <translation>Normalverteilt mit Ausreißern</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="152"/>
+        <source>Uniform</source>
+        <translation>Gleichverteilt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="153"/>
+        <source>Laplace</source>
+        <translation>Laplace</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="154"/>
+        <source>&amp;Source:</source>
+        <translation>&amp;Quelle:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="159"/>
+        <source>&amp;Row:</source>
+        <translation>&amp;Zeile:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="166"/>
+        <source>S&amp;eed:</source>
+        <translation>S&amp;eed:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="174"/>
+        <source>&amp;Length:</source>
+        <translation>&amp;Länge:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="179"/>
+        <source>GPTQ v1</source>
+        <translation>GPTQ v1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="180"/>
+        <source>GPTQ v2</source>
+        <translation>GPTQ v2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="181"/>
+        <source>AWQ GEMM</source>
+        <translation>AWQ GEMM</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="182"/>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="183"/>
+        <source>MLX affine</source>
+        <translation>MLX affin</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="184"/>
+        <source>&amp;Format:</source>
+        <translation>&amp;Format:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="190"/>
+        <source>&amp;Bits:</source>
+        <translation>&amp;Bits:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="195"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="836"/>
+        <source>whole row</source>
+        <translation>ganze Zeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="197"/>
+        <source>&amp;Group size:</source>
+        <translation>&amp;Gruppengröße:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="199"/>
+        <source>S&amp;ymmetric</source>
+        <translation>S&amp;ymmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="213"/>
+        <source>&amp;Clipping:</source>
+        <translation>&amp;Clipping:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="221"/>
+        <source>&amp;Inspect group:</source>
+        <translation>Gruppe &amp;ansehen:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="434"/>
+        <source>Select a weight in the browser, or pick a synthetic source.</source>
+        <translation>Ein Gewicht im Browser auswählen oder eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="438"/>
+        <source>%1: no dequantizer for format %2; pick another weight or a synthetic source.</source>
+        <translation>%1: kein Dequantisierer für das Format %2; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="446"/>
+        <source>Quantizing row %1 of %2</source>
+        <translation>Zeile %1 von %2 wird quantisiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="473"/>
+        <source>Quantizing %1 synthetic values</source>
+        <translation>%1 synthetische Werte werden quantisiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="521"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="522"/>
+        <source>n%1</source>
+        <translation>n%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="560"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="643"/>
+        <source>weight value w</source>
+        <translation>Gewichtswert w</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="561"/>
+        <source>code q</source>
+        <translation>Code q</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/views/playgroundview.cpp" line="580"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="583"/>
+        <source>%n clamped</source>
+        <translation>
+            <numerusform>%n begrenzt</numerusform>
+            <numerusform>%n begrenzt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="617"/>
+        <source>min</source>
+        <translation>min</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="618"/>
+        <source>max</source>
+        <translation>max</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="625"/>
+        <source>Affine map · group %1 · s = %2 · b = %3</source>
+        <translation>Affine Abbildung · Gruppe %1 · s = %2 · b = %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="626"/>
+        <source>Affine map · group %1 · s = %2 · z = %3</source>
+        <translation>Affine Abbildung · Gruppe %1 · s = %2 · z = %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="628"/>
+        <source>q = clamp(round((w − b) / s)),  ŵ = s·q + b</source>
+        <translation>q = clamp(round((w − b) / s)),  ŵ = s·q + b</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="628"/>
+        <source>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</source>
+        <translation>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="632"/>
+        <source>w = 0 → q = %1</source>
+        <translation>w = 0 → q = %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="632"/>
+        <source>zero z = %1</source>
+        <translation>Nullpunkt z = %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="644"/>
+        <source>values</source>
+        <translation>Werte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="645"/>
+        <source>Buckets · group %1 · colour = code</source>
+        <translation>Eimer · Gruppe %1 · Farbe = Code</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="701"/>
+        <source>codes</source>
+        <translation>Codes</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="715"/>
+        <source>element k of the row</source>
+        <translation>Element k der Zeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="716"/>
+        <source>Codes and error along the row</source>
+        <translation>Codes und Fehler entlang der Zeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="717"/>
+        <source>error ŵ − w</source>
+        <translation>Fehler ŵ − w</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="781"/>
+        <source>Packed words: %1 cannot store this</source>
+        <translation>Gepackte Wörter: %1 kann dies nicht speichern</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="784"/>
+        <source>Packed words</source>
+        <translation>Gepackte Wörter</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="785"/>
+        <source>no layout spec for %1</source>
+        <translation>keine Layout-Spezifikation für %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="791"/>
+        <source>Packed words %1–%2 of %3 holding group %4 · %5</source>
+        <translation>Gepackte Wörter %1–%2 von %3 mit Gruppe %4 · %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="796"/>
+        <source>AWQ packs column k of 8 output rows per word, nibbles in order n0 n2 n4 n6 n1 n3 n5 n7; the chosen row is outlined</source>
+        <translation>AWQ packt Spalte k von 8 Ausgabezeilen je Wort, Nibbles in der Reihenfolge n0 n2 n4 n6 n1 n3 n5 n7; die gewählte Zeile ist umrandet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="799"/>
+        <source>%1-bit codes form one LSB-first bit stream: a code can straddle two words (·lo, ·hi)</source>
+        <translation>%1-Bit-Codes bilden einen Bitstrom, LSB zuerst: ein Code kann über zwei Wörter reichen (·lo, ·hi)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="802"/>
+        <source>%1 codes per word, the top %2 bits stay zero</source>
+        <translation>%1 Codes je Wort, die obersten %2 Bits bleiben null</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="804"/>
+        <source>%1 codes per word, element k in slot k mod %1</source>
+        <translation>%1 Codes je Wort, Element k in Slot k mod %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="816"/>
+        <source>&lt;b&gt;Group %1&lt;/b&gt; (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11</source>
+        <translation>&lt;b&gt;Gruppe %1&lt;/b&gt; (k %2–%3): Werte [%4, %5] · Stufen [%6, %7] · Skala %8 · %9 %10 · begrenzt %11</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="821"/>
+        <source>bias</source>
+        <translation>Bias</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="821"/>
+        <source>zero</source>
+        <translation>Nullpunkt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="824"/>
+        <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5</source>
+        <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4 Gruppen zu %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="834"/>
+        <source>Quantization playground</source>
+        <translation>Quantisierungs-Spielwiese</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="836"/>
+        <source>group %1</source>
+        <translation>Gruppe %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="837"/>
+        <source>%1 · %2 bits · %3 · %4 · clipping %5 · %6</source>
+        <translation>%1 · %2 Bit · %3 · %4 · Clipping %5 · %6</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="840"/>
+        <source>symmetric</source>
+        <translation>symmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="840"/>
+        <source>asymmetric</source>
+        <translation>asymmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="842"/>
+        <source>row %1 of %2</source>
+        <translation>Zeile %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="843"/>
+        <source>%1, seed %2, %3 values</source>
+        <translation>%1, Seed %2, %3 Werte</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::PlaygroundWords</name>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="58"/>
+        <source>k%1</source>
+        <translation>k%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="60"/>
+        <source>·lo</source>
+        <translation>·lo</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="60"/>
+        <source>·hi</source>
+        <translation>·hi</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="110"/>
+        <source>word %1</source>
+        <translation>Wort %1</translation>
+    </message>
+</context>
 </TS>

@@ -117,11 +117,9 @@ PlaygroundView::PlaygroundView(ViewContext* context, QWidget* parent) : Analysis
     updateWeight();
 }
 
-PlaygroundView::~PlaygroundView()
-{
-    if (context()->jobs())
-        context()->jobs()->cancel(kJobKey);
-}
+// The context (and its job runner) may already be gone: the main window creates it before
+// the views and deletes it first. Results of a running job find no view (QPointer) and drop.
+PlaygroundView::~PlaygroundView() = default;
 
 QString PlaygroundView::title() const
 {
@@ -625,7 +623,7 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     m_mapTitle->setText(mlx ? tr("Affine map · group %1 · s = %2 · b = %3").arg(m_group->value()).arg(num(grp.scale), num(grp.zero))
                             : tr("Affine map · group %1 · s = %2 · z = %3").arg(m_group->value()).arg(num(grp.scale), num(grp.zero)));
     auto* formula = label(m_map, m_map->axisRect(), grp.histHigh, 0,
-                          mlx ? tr("q = round((w − b) / s),  ŵ = s·q + b") : tr("q = round(w / s) + z,  ŵ = s·(q − z)"),
+                          mlx ? tr("q = clamp(round((w − b) / s)),  ŵ = s·q + b") : tr("q = clamp(round(w / s) + z),  ŵ = s·(q − z)"),
                           Qt::AlignRight | Qt::AlignBottom, t.text);
     formula->setBrush(t.background);
     formula->setPen(QPen(t.plotGrid));
