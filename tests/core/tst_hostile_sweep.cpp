@@ -5,6 +5,7 @@
 // file); a signal, a timeout, std::bad_alloc or any other exception fails it. The inputs that
 // once crashed live in tests/corpus/ and are replayed the same way. A small CLI sample checks
 // that quantscope-cli ends with 0, 1 or 2 and a message on the same kind of input.
+#include "analysis/verify.h"
 #include "container/checkpoint.h"
 #include "error.h"
 #include "formats/detect.h"
@@ -55,7 +56,7 @@ constexpr rlim_t kAddressSpace = rlim_t(2) << 30;
 enum ChildExit { Accepted = 0, Refused = 2, BadAlloc = 3, OtherException = 4, SilentError = 5 };
 
 // Everything a user can do with a file without writing it: open, list, show metadata,
-// dequantize every weight (alternating the scalar and the best SIMD path) and read codes.
+// verify, dequantize every weight (alternating the scalar and the best SIMD path) and read codes.
 int exercise(const std::string& path, const std::string& mustName, bool scalar)
 {
     try {
@@ -66,6 +67,7 @@ int exercise(const std::string& path, const std::string& mustName, bool scalar)
         for (const auto& t : ckpt->tensors)
             sink += t.name.size() + t.typeName.size() + ckpt->bytes(t).size();
         sink += size_t(qs::summarizeBits(ckpt->weights).elements);
+        sink += qs::verifyCheckpoint(*ckpt).findings.size();
         for (const auto& w : ckpt->weights) {
             if (!qs::canDequantize(w.format))
                 continue;
@@ -381,13 +383,13 @@ private slots:
     void corpus_data()
     {
         QTest::addColumn<QString>("path");
-        const QDir dir(QFileInfo(QStringLiteral(__FILE__)).absolutePath() + QStringLiteral("/../corpus"));
-        const QStringList entries = dir.entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        // QtTest's absolute source folder: __FILE__ is relative to the build folder under Ninja.
+        const QDir dir(QStringLiteral(QT_TESTCASE_SOURCEDIR "/corpus"));
+        QStringList entries = dir.entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+        entries.removeAll(QStringLiteral("README.md"));
+        QVERIFY2(!entries.isEmpty(), qPrintable(dir.path() + QStringLiteral(": no regression corpus")));
         for (const QString& e : entries)
-            if (e != QLatin1String("README.md"))
-                QTest::addRow("%s", qPrintable(e)) << dir.filePath(e);
-        if (entries.isEmpty())
-            QSKIP("no corpus");
+            QTest::addRow("%s", qPrintable(e)) << dir.filePath(e);
     }
 
     void corpus()
