@@ -3,8 +3,9 @@
 // each case in a forked child under a time bound (alarm) and a memory bound (RLIMIT_AS).
 // A case passes when the child exits 0 (accepted) or 2 (qs::Error with a message naming the
 // file); a signal, a timeout, std::bad_alloc or any other exception fails it. The inputs that
-// once crashed live in tests/corpus/ and are replayed the same way. A small CLI sample checks
-// that quantscope-cli ends with 0, 1 or 2 and a message on the same kind of input.
+// once crashed live in tests/corpus/ and are replayed the same way. A CLI sample (every
+// fixture, four damaged copies, inspect/verify/dequant) checks that quantscope-cli ends with
+// 0, 1 or 2 and a message on the same kind of input.
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
 #include "error.h"
@@ -299,16 +300,18 @@ private slots:
             QVERIFY2(ru.ru_maxrss < 256 * 1024, qPrintable(QStringLiteral("%1 KiB").arg(ru.ru_maxrss)));
     }
 
-    // The same kind of input through quantscope-cli: inspect, inspect --json and dequant of the
-    // first weight end with exit 0, 1 or 2 (a message on stderr when not 0), never a signal,
-    // within 30 s, under the same address-space limit.
+    // The same kind of input through quantscope-cli, for every fixture (files and folders):
+    // inspect, verify --json and dequant of the first weight end with exit 0, 1 or 2 (with a
+    // message when not 0), never a signal, within 30 s, under the same address-space limit.
     void cliSample_data()
     {
-        QTest::addColumn<QString>("fixture");
-        QTest::addColumn<QString>("mutate");
-        QTest::addRow("gguf") << QStringLiteral("gguf/ggml-types.gguf") << QString();
-        QTest::addRow("gptq") << QStringLiteral("safetensors/gptq-w4-g32-asym") << QStringLiteral("model.safetensors");
-        QTest::addRow("bnb") << QStringLiteral("safetensors/bnb-nf4-doublequant") << QStringLiteral("model.safetensors");
+        QTest::addColumn<QString>("fixture"); // relative to the fixtures folder
+        QTest::addColumn<QString>("mutate");  // the file inside a folder fixture
+        QTest::addRow("ggml-types.gguf") << QStringLiteral("gguf/ggml-types.gguf") << QString();
+        QTest::addRow("sources.safetensors") << QStringLiteral("safetensors/sources.safetensors") << QString();
+        const QDir st(qstest::fixture(QStringLiteral("safetensors")));
+        for (const QString& dir : st.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+            QTest::addRow("%s", qPrintable(dir)) << QStringLiteral("safetensors/") + dir << QStringLiteral("model.safetensors");
     }
 
     void cliSample()
@@ -328,20 +331,17 @@ private slots:
         const QString weight = QString::fromStdString(intact->weights.front().name);
         const qint64 header = headerEnd(file, original);
 
-        std::vector<QByteArray> cases;
-        for (int k = 0; k < 8; ++k)
-            cases.push_back(original.left(header * k / 8 + k));
-        cases.push_back(original.left(header + (original.size() - header) / 2));
-        QRandomGenerator rng(0xc11u);
-        for (int k = 0; k < 8; ++k) {
-            QByteArray b = original;
-            for (int j = 0; j < 3; ++j)
-                b[qsizetype(rng.bounded(quint64(header)))] = char(rng.bounded(256));
-            cases.push_back(b);
-        }
+        // Cut in the header, just before its end and in the data; bytes changed in the header.
+        std::vector<QByteArray> cases{original.left(header / 2), original.left(header - 1),
+                                      original.left(header + (original.size() - header) / 2)};
+        QRandomGenerator rng(0xc11u + quint32(fixture.size()));
+        QByteArray b = original;
+        for (int j = 0; j < 3; ++j)
+            b[qsizetype(rng.bounded(quint64(header)))] = char(rng.bounded(256));
+        cases.push_back(b);
         const QString npy = dir.filePath(QStringLiteral("out.npy"));
         const QList<QStringList> commands{{QStringLiteral("inspect"), open},
-                                          {QStringLiteral("inspect"), open, QStringLiteral("--json")},
+                                          {QStringLiteral("verify"), open, QStringLiteral("--json")},
                                           {QStringLiteral("dequant"), open, weight, QStringLiteral("-o"), npy}};
         QStringList failures;
         for (size_t c = 0; c < cases.size(); ++c) {
@@ -362,6 +362,7 @@ private slots:
                     p.waitForFinished();
                 }
                 const QByteArray err = p.readAllStandardError();
+                const QByteArray out = p.readAllStandardOutput();
                 const QString what = QStringLiteral("case %1, %2").arg(c).arg(args.first());
                 if (!finished)
                     failures << what + QStringLiteral(": timeout");
@@ -369,8 +370,10 @@ private slots:
                     failures << what + QStringLiteral(": crashed");
                 else if (p.exitCode() < 0 || p.exitCode() > 2)
                     failures << what + QStringLiteral(": exit %1").arg(p.exitCode());
-                else if (p.exitCode() != 0 && err.trimmed().isEmpty())
-                    failures << what + QStringLiteral(": exit %1 without a message").arg(p.exitCode());
+                else if (p.exitCode() == 2 && err.trimmed().isEmpty())
+                    failures << what + QStringLiteral(": exit 2 without a message");
+                else if (p.exitCode() == 1 && (err + out).trimmed().isEmpty()) // verify reports on stdout
+                    failures << what + QStringLiteral(": exit 1 without a message");
                 else if (err.contains("internal error") || err.contains("out of memory"))
                     failures << what + QStringLiteral(": ") + QString::fromUtf8(err.trimmed());
             }

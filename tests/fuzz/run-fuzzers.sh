@@ -14,7 +14,8 @@ fixtures="${QS_SHARED_DIR:-$here/../../../shared}/fixtures"
 
 seeds="$out/seeds"
 mkdir -p "$seeds"/{fuzz_gguf,fuzz_safetensors,fuzz_json,fuzz_detect_dequant}
-cp "$fixtures/gguf/ggml-types.gguf" "$seeds/fuzz_gguf/"
+# One small GGUF per fixture tensor: mutating the whole 600 KiB fixture runs ~50x slower.
+"$build/tests/fuzz/make_gguf_seeds" "$fixtures/gguf/ggml-types.gguf" "$seeds/fuzz_gguf" > /dev/null
 i=0
 for model in "$fixtures"/safetensors/*/model.safetensors "$fixtures/safetensors/sources.safetensors"; do
   i=$((i + 1))
@@ -35,6 +36,18 @@ done
 { printf '\001'
   printf '{"metadata":{"total_size":32},"weight_map":{"model.layers.0.mlp.up_proj.weight":"model-00001-of-00002.safetensors","model.layers.0.mlp.down_proj.weight":"model-00002-of-00002.safetensors"}}'
 } > "$seeds/fuzz_safetensors/index"
+
+# The regression corpus (inputs that once failed) seeds the matching targets too.
+while IFS= read -r f; do
+  i=$((i + 1))
+  case "$f" in
+    *.gguf) cp "$f" "$seeds/fuzz_gguf/corpus-$i.gguf" ;;
+    *.safetensors) { printf '\000'; cat "$f"; } > "$seeds/fuzz_safetensors/corpus-$i"
+                   { printf '\001'; cat "$f"; } > "$seeds/fuzz_detect_dequant/corpus-$i" ;;
+    *.index.json) { printf '\001'; cat "$f"; } > "$seeds/fuzz_safetensors/corpus-$i" ;;
+    *.json) cp "$f" "$seeds/fuzz_json/corpus-$i" ;;
+  esac
+done < <(find "$here/../corpus" -type f ! -name README.md)
 
 status=0
 printf '%-22s %12s %8s %8s %10s %s\n' target executions cov features findings "corpus dir"
