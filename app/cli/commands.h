@@ -11,5 +11,6 @@ int runCodes(const QStringList& args);
 int runBudget(const QStringList& args);
 int runStats(const QStringList& args);
 int runVerify(const QStringList& args);
+int runDiff(const QStringList& args);
 
 } // namespace qscli
