@@ -4,6 +4,10 @@
 #include "demo.h"
 #include "error.h"
 #include "inspector.h"
+#include "jobrunner.h"
+#include "viewcontext.h"
+#include "views/analysisview.h"
+#include "views/viewregistry.h"
 #include "sortproxy.h"
 #include "tablemodels.h"
 #include "weighttreemodel.h"
@@ -16,6 +20,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -29,6 +34,9 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QThread>
+#include <QTimer>
+#include <QToolButton>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -119,6 +127,9 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     m_metadataProxy = new NaturalSortProxy(Qt::UserRole + 1, Qt::DisplayRole, this);
     m_metadataProxy->setSourceModel(m_metadataModel);
 
+    m_context = new ViewContext(this);
+    connect(m_context, &ViewContext::viewRequested, this, [this](const QString& name) { showView(name); });
+
     m_watcher = new QFutureWatcher<LoadResult>(this);
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::loadFinished);
 
@@ -183,6 +194,16 @@ void MainWindow::createCentralViews()
     metadataPage->setObjectName(QStringLiteral("metadata"));
     m_tabs->addTab(metadataPage, tr("Metadata"));
 
+    m_views = createAnalysisViews(m_context, m_tabs);
+    for (AnalysisView* view : m_views) {
+        view->setObjectName(view->viewName());
+        m_tabs->addTab(view, view->title());
+    }
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_exportAction)
+            m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
+    });
+
     setCentralWidget(m_tabs);
 }
 
@@ -236,6 +257,10 @@ void MainWindow::createActions()
             openPath(m_snapshot->path);
     });
     m_reloadAction->setShortcuts(QKeySequence::Refresh);
+    fileMenu->addSeparator();
+    m_exportAction = fileMenu->addAction(tr("&Export View…"), this, &MainWindow::exportViewDialog);
+    m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
+    m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
     fileMenu->addSeparator();
     auto* close = fileMenu->addAction(tr("&Close Window"), this, &QWidget::close);
     close->setShortcuts(QKeySequence::Close);
@@ -297,6 +322,30 @@ void MainWindow::createStatusBar()
     m_busy->hide();
     m_fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_fileLabel, 1);
+
+    // Background jobs: the latest job's title and progress, and a cancel button.
+    m_jobLabel = new QLabel(this);
+    m_jobProgress = new QProgressBar(this);
+    m_jobProgress->setObjectName(QStringLiteral("jobProgress"));
+    m_jobProgress->setMaximumWidth(160);
+    m_jobProgress->setRange(0, 1000);
+    m_jobProgress->setTextVisible(false);
+    m_jobCancel = new QToolButton(this);
+    m_jobCancel->setObjectName(QStringLiteral("jobCancel"));
+    m_jobCancel->setText(tr("Cancel"));
+    m_jobCancel->setToolTip(tr("Cancel the background job"));
+    connect(m_jobCancel, &QToolButton::clicked, m_context->jobs(), &JobRunner::cancelAll);
+    statusBar()->addPermanentWidget(m_jobLabel);
+    statusBar()->addPermanentWidget(m_jobProgress);
+    statusBar()->addPermanentWidget(m_jobCancel);
+    m_jobTimer = new QTimer(this);
+    m_jobTimer->setInterval(100);
+    connect(m_jobTimer, &QTimer::timeout, this, &MainWindow::updateJobStatus);
+    connect(m_context->jobs(), &JobRunner::activityChanged, this, &MainWindow::updateJobStatus);
+    connect(m_context->jobs(), &JobRunner::failed, this, [this](const QString&, const QString& message) {
+        statusBar()->showMessage(message, 10000);
+    });
+    updateJobStatus();
     statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_countLabel);
     statusBar()->addPermanentWidget(m_sizeLabel);
@@ -316,6 +365,92 @@ void MainWindow::openDemo()
 bool MainWindow::isLoading() const
 {
     return m_watcher->isRunning();
+}
+
+bool MainWindow::isBusy() const
+{
+    return isLoading() || m_context->jobs()->isBusy();
+}
+
+bool MainWindow::waitForIdle(int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    // A finished load selects a weight, which may start jobs: wait for both in turn.
+    while (isBusy() && timer.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        if (!isLoading())
+            m_context->jobs()->waitForIdle(int(std::max<qint64>(0, timeoutMs - timer.elapsed())));
+        else
+            QThread::msleep(5);
+    }
+    QCoreApplication::processEvents();
+    return !isBusy();
+}
+
+JobRunner* MainWindow::jobRunner() const
+{
+    return m_context->jobs();
+}
+
+AnalysisView* MainWindow::analysisView(const QString& name) const
+{
+    for (AnalysisView* view : m_views)
+        if (view->viewName() == name)
+            return view;
+    return nullptr;
+}
+
+bool MainWindow::exportCurrentView(const QString& path, QString* error)
+{
+    auto* view = qobject_cast<AnalysisView*>(m_tabs->currentWidget());
+    if (!view) {
+        *error = tr("The current tab is not an analysis view.");
+        return false;
+    }
+    return exportView(view, path, error);
+}
+
+void MainWindow::exportViewDialog()
+{
+    auto* view = qobject_cast<AnalysisView*>(m_tabs->currentWidget());
+    if (!view)
+        return;
+    QString selectedFilter;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(view->title()),
+                                                      view->viewName() + QStringLiteral(".png"), exportFilter(),
+                                                      &selectedFilter);
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (exportView(view, path, &error))
+        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::updateJobStatus()
+{
+    const JobRunner* jobs = m_context->jobs();
+    const bool busy = jobs->isBusy();
+    m_jobLabel->setVisible(busy);
+    m_jobProgress->setVisible(busy);
+    m_jobCancel->setVisible(busy);
+    if (!busy) {
+        m_jobTimer->stop();
+        return;
+    }
+    if (!m_jobTimer->isActive())
+        m_jobTimer->start();
+    const int permille = jobs->currentPermille();
+    if (permille < 0)
+        m_jobProgress->setRange(0, 0);
+    else {
+        m_jobProgress->setRange(0, 1000);
+        m_jobProgress->setValue(permille);
+    }
+    const int count = jobs->runningCount();
+    m_jobLabel->setText(count > 1 ? tr("%1 (+%n more)", nullptr, count - 1).arg(jobs->currentTitle()) : jobs->currentTitle());
 }
 
 void MainWindow::startLoad(const QString& path, bool demo)
@@ -370,6 +505,7 @@ void MainWindow::showSnapshot(const LoadResult& result)
     m_tensorModel->setSnapshot(m_snapshot);
     m_metadataModel->setSnapshot(m_snapshot);
     m_inspector->setSnapshot(m_snapshot);
+    m_context->setCheckpoint(m_checkpoint, m_snapshot);
     m_weightView->expandAll();
     for (int c = 0; c < WeightTreeModel::ColumnCount; ++c)
         m_weightView->resizeColumnToContents(c);
@@ -389,6 +525,16 @@ void MainWindow::showSnapshot(const LoadResult& result)
     if (!m_isDemo && m_options.persistent)
         addRecentFile(m_snapshot->path);
     updateStatus();
+    // Start on the first quantized weight so the views have something to show.
+    if (!m_snapshot->weights.isEmpty()) {
+        int first = 0;
+        for (int i = 0; i < m_snapshot->weights.size(); ++i)
+            if (m_snapshot->weights[i].bits > 0 && m_snapshot->weights[i].bits < 16) {
+                first = i;
+                break;
+            }
+        selectWeight(m_snapshot->weights[first].name);
+    }
     emit checkpointOpened(m_snapshot->path);
 }
 
@@ -529,6 +675,7 @@ void MainWindow::onWeightSelectionChanged()
     const QModelIndex current = m_weightView->currentIndex();
     const int weight = current.isValid() ? current.data(WeightTreeModel::WeightIndexRole).toInt() : -1;
     m_inspector->showWeight(weight);
+    m_context->setWeight(weight);
     // Show the weight's stored tensors in the stored-tensor view too.
     auto* selection = m_tensorView->selectionModel();
     selection->clearSelection();
@@ -567,6 +714,7 @@ void MainWindow::applyTheme()
     m_weightModel->setTheme(m_theme);
     m_tensorModel->setTheme(m_theme);
     m_inspector->setTheme(m_theme);
+    m_context->setTheme(m_theme);
 }
 
 void MainWindow::changeEvent(QEvent* event)
@@ -576,6 +724,7 @@ void MainWindow::changeEvent(QEvent* event)
         m_weightModel->setTheme(m_theme);
         m_tensorModel->setTheme(m_theme);
         m_inspector->setTheme(m_theme);
+        m_context->setTheme(m_theme);
     }
     QMainWindow::changeEvent(event);
 }
@@ -587,6 +736,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
         settings.setValue(QStringLiteral("window/state"), saveState(kStateVersion));
     }
+    m_context->jobs()->cancelAll();
     event->accept();
 }
 

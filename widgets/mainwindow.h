@@ -19,6 +19,8 @@ class QMenu;
 class QProgressBar;
 class QSortFilterProxyModel;
 class QTabWidget;
+class QTimer;
+class QToolButton;
 class QTreeView;
 
 namespace qs {
@@ -27,10 +29,13 @@ class Checkpoint;
 
 namespace qsw {
 
+class AnalysisView;
 class Inspector;
+class JobRunner;
 class MetadataModel;
 class NaturalSortProxy;
 class TensorTableModel;
+class ViewContext;
 class WeightTreeModel;
 
 enum class ThemeMode { System, Light, Dark };
@@ -50,12 +55,17 @@ public:
     void openPath(const QString& path);
     void openDemo();
     bool isLoading() const;
+    // Loading or any background job running.
+    bool isBusy() const;
+    // Waits (processing events) until nothing runs in the background; false on timeout.
+    bool waitForIdle(int timeoutMs);
 
     std::shared_ptr<const qs::Checkpoint> checkpoint() const { return m_checkpoint; }
     std::shared_ptr<const CheckpointSnapshot> snapshot() const { return m_snapshot; }
     bool isDemo() const { return m_isDemo; }
 
-    // Central views by stable name ("tensors", "metadata"); false when unknown.
+    // Central views by stable name ("tensors", "metadata", then each AnalysisView's
+    // viewName()); false when unknown.
     QStringList viewNames() const;
     bool showView(const QString& name);
     QString currentView() const;
@@ -77,6 +87,11 @@ public:
     MetadataModel* metadataModel() const { return m_metadataModel; }
     QTreeView* weightView() const { return m_weightView; }
     QLineEdit* filterEdit() const { return m_filter; }
+    ViewContext* viewContext() const { return m_context; }
+    JobRunner* jobRunner() const;
+    AnalysisView* analysisView(const QString& name) const; // nullptr when unknown
+    // Exports the current analysis view (PNG, SVG or PDF by extension).
+    bool exportCurrentView(const QString& path, QString* error);
 
     // Adds `path` to a recent-files list: most recent first, no duplicates, missing
     // paths pruned, at most 10.
@@ -118,6 +133,8 @@ private:
     void openFolderDialog();
     void copySelectedName();
     void showAbout();
+    void exportViewDialog();
+    void updateJobStatus();
 
     Options m_options;
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
@@ -152,6 +169,13 @@ private:
     QLabel* m_sizeLabel = nullptr;
     QLabel* m_mappedLabel = nullptr;
     QProgressBar* m_busy = nullptr;
+    ViewContext* m_context = nullptr;
+    QList<AnalysisView*> m_views;
+    QLabel* m_jobLabel = nullptr;
+    QProgressBar* m_jobProgress = nullptr;
+    QToolButton* m_jobCancel = nullptr;
+    QTimer* m_jobTimer = nullptr;
+    QAction* m_exportAction = nullptr;
     QAction* m_reloadAction = nullptr;
     QAction* m_themeActions[3] = {};
 };

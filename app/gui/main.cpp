@@ -122,8 +122,10 @@ int main(int argc, char** argv)
         if (parser.isSet(weightOption) && !window.selectWeight(parser.value(weightOption)))
             std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: no weight '%1'").arg(parser.value(weightOption))));
         if (!screenshotFile.isEmpty()) {
-            // Let layouts settle before grabbing.
+            // Let layouts settle and background jobs (statistics, plots) finish before grabbing.
             QTimer::singleShot(200, &window, [&] {
+                if (!window.waitForIdle(60000))
+                    std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: background work still running; the screenshot shows it in progress")));
                 const QImage image = window.grab().toImage();
                 if (!image.save(screenshotFile, "PNG")) {
                     std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: cannot write %1").arg(screenshotFile)));

@@ -1,0 +1,203 @@
+// The analysis-view framework: background jobs keep the event loop running, report
+// progress, can be cancelled or replaced, and report failures; views export as PNG, SVG
+// and PDF atomically; the main window's export action follows the current tab.
+#include "error.h"
+#include "jobrunner.h"
+#include "mainwindow.h"
+#include "viewcontext.h"
+#include "views/analysisview.h"
+
+#include <QDir>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include <atomic>
+#include <thread>
+
+using namespace qsw;
+
+namespace {
+
+// A view that paints a known colour in a known place, so an export can be checked.
+class SwatchView : public AnalysisView {
+public:
+    using AnalysisView::AnalysisView;
+    QString viewName() const override { return QStringLiteral("swatch"); }
+    QString title() const override { return QStringLiteral("Swatch"); }
+    QSize exportSize() const override { return {200, 100}; }
+    void renderExport(QPainter& p, const QRect& target) override
+    {
+        p.fillRect(target, Qt::white);
+        p.fillRect(QRect(target.topLeft(), QSize(target.width() / 2, target.height())), QColor(200, 30, 40));
+        p.drawText(target, Qt::AlignCenter, QStringLiteral("swatch"));
+    }
+};
+
+} // namespace
+
+class TestViewFramework : public QObject {
+    Q_OBJECT
+private slots:
+    void jobKeepsEventLoopAndReportsProgress();
+    void cancelledJobDropsResult();
+    void replacedJobDropsResult();
+    void failingJobReportsMessage();
+    void exportFormats_data();
+    void exportFormats();
+    void exportUnknownSuffixWritesNothing();
+    void contextClearsElementsOnWeightChange();
+    void exportActionFollowsTab();
+};
+
+void TestViewFramework::jobKeepsEventLoopAndReportsProgress()
+{
+    JobRunner runner;
+    std::atomic<bool> release{false};
+    bool done = false;
+    runner.start(QStringLiteral("k"), QStringLiteral("Long"), [&](JobControl& c) -> JobRunner::Continuation {
+        c.setProgress(0.5);
+        while (!release.load() && !c.cancelled())
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        return [&] { done = true; };
+    });
+    QVERIFY(runner.isBusy());
+    int ticks = 0;
+    QTimer timer;
+    connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+    timer.start(5);
+    QTRY_VERIFY(ticks >= 10); // the GUI thread keeps running while the job works
+    QTRY_COMPARE(runner.currentPermille(), 500);
+    QCOMPARE(runner.currentTitle(), QStringLiteral("Long"));
+    QVERIFY(!done);
+    release = true;
+    QVERIFY(runner.waitForIdle(10000));
+    QVERIFY(done);
+}
+
+void TestViewFramework::cancelledJobDropsResult()
+{
+    JobRunner runner;
+    QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+    bool done = false;
+    std::atomic<bool> sawCancel{false};
+    runner.start(QStringLiteral("k"), QStringLiteral("Long"), [&](JobControl& c) -> JobRunner::Continuation {
+        while (!c.cancelled())
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        sawCancel = true;
+        return [&] { done = true; };
+    });
+    runner.cancel(QStringLiteral("k"));
+    QVERIFY(!runner.isBusy());
+    QCOMPARE(cancelled.count(), 1);
+    QTRY_VERIFY(sawCancel.load());
+    QTest::qWait(50);
+    QVERIFY(!done);
+}
+
+void TestViewFramework::replacedJobDropsResult()
+{
+    JobRunner runner;
+    std::atomic<bool> release{false};
+    QStringList results;
+    runner.start(QStringLiteral("k"), QStringLiteral("first"), [&](JobControl&) -> JobRunner::Continuation {
+        while (!release.load())
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return [&] { results << QStringLiteral("first"); };
+    });
+    runner.start(QStringLiteral("k"), QStringLiteral("second"), [&](JobControl&) -> JobRunner::Continuation {
+        return [&] { results << QStringLiteral("second"); };
+    });
+    release = true;
+    QVERIFY(runner.waitForIdle(10000));
+    QTest::qWait(50);
+    QCOMPARE(results, QStringList{QStringLiteral("second")});
+}
+
+void TestViewFramework::failingJobReportsMessage()
+{
+    JobRunner runner;
+    QSignalSpy failed(&runner, &JobRunner::failed);
+    runner.start(QStringLiteral("k"), QStringLiteral("bad"), [](JobControl&) -> JobRunner::Continuation {
+        qs::fail("model.gguf", "tensor 'blk.0.attn_q.weight': truncated");
+    });
+    QVERIFY(runner.waitForIdle(10000));
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("blk.0.attn_q.weight")));
+}
+
+void TestViewFramework::exportFormats_data()
+{
+    QTest::addColumn<QString>("suffix");
+    QTest::addColumn<QByteArray>("magic");
+    QTest::addRow("png") << QStringLiteral("png") << QByteArray("\x89PNG");
+    QTest::addRow("svg") << QStringLiteral("svg") << QByteArray("<?xml");
+    QTest::addRow("pdf") << QStringLiteral("pdf") << QByteArray("%PDF");
+}
+
+void TestViewFramework::exportFormats()
+{
+    QFETCH(QString, suffix);
+    QFETCH(QByteArray, magic);
+    QTemporaryDir dir;
+    ViewContext context;
+    SwatchView view(&context);
+    const QString path = dir.filePath(QStringLiteral("view.") + suffix);
+    QString error;
+    QVERIFY2(exportView(&view, path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.startsWith(magic));
+    if (suffix == QLatin1String("png")) {
+        const QImage image(path);
+        QCOMPARE(image.size(), QSize(400, 200)); // twice the logical size
+        QCOMPARE(image.pixelColor(20, 100), QColor(200, 30, 40));
+        QCOMPARE(image.pixelColor(380, 20), QColor(Qt::white));
+    } else if (suffix == QLatin1String("svg")) {
+        QVERIFY(bytes.contains("swatch"));
+        QVERIFY(bytes.contains("#c81e28")); // the swatch colour stays vector, not a bitmap
+    }
+}
+
+void TestViewFramework::exportUnknownSuffixWritesNothing()
+{
+    QTemporaryDir dir;
+    ViewContext context;
+    SwatchView view(&context);
+    QString error;
+    QVERIFY(!exportView(&view, dir.filePath(QStringLiteral("view.bmpx")), &error));
+    QVERIFY(error.contains(QStringLiteral("bmpx")));
+    QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).isEmpty());
+}
+
+void TestViewFramework::contextClearsElementsOnWeightChange()
+{
+    ViewContext context;
+    QSignalSpy hovered(&context, &ViewContext::hoveredChanged);
+    context.setWeight(2);
+    context.setHovered({2, 5, 7});
+    context.setHovered({2, 5, 7}); // unchanged: no second signal
+    QCOMPARE(hovered.count(), 1);
+    context.setSelected({2, 1, 1});
+    context.setWeight(3);
+    QVERIFY(!context.hovered().isValid());
+    QVERIFY(!context.selected().isValid());
+}
+
+void TestViewFramework::exportActionFollowsTab()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    MainWindow window(MainWindow::Options{false});
+    QVERIFY(window.showView(QStringLiteral("tensors")));
+    QString error;
+    QTemporaryDir dir;
+    QVERIFY(!window.exportCurrentView(dir.filePath(QStringLiteral("x.png")), &error));
+    QVERIFY(!error.isEmpty());
+}
+
+QTEST_MAIN(TestViewFramework)
+#include "tst_viewframework.moc"

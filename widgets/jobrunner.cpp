@@ -1,0 +1,134 @@
+#include "jobrunner.h"
+
+#include "error.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QThread>
+
+#include <algorithm>
+#include <new>
+
+namespace qsw {
+
+void JobControl::setProgress(double fraction)
+{
+    const double f = std::clamp(fraction, 0.0, 1.0);
+    m_permille.store(int(f * 1000.0 + 0.5), std::memory_order_relaxed);
+}
+
+JobRunner::JobRunner(QObject* parent) : QObject(parent)
+{
+    // Leave a core for the GUI thread when there are few.
+    m_pool.setMaxThreadCount(std::max(1, QThread::idealThreadCount() - 1));
+}
+
+JobRunner::~JobRunner()
+{
+    for (auto& [key, job] : m_jobs)
+        job.control->cancel();
+    m_pool.waitForDone();
+}
+
+void JobRunner::start(const QString& key, const QString& title, Work work)
+{
+    cancel(key);
+    Job job;
+    job.title = title;
+    job.serial = ++m_serial;
+    job.control = std::make_shared<JobControl>();
+    m_jobs[key] = job;
+    const uint64_t serial = job.serial;
+    auto control = job.control;
+    m_pool.start([this, key, serial, control, work = std::move(work)] {
+        Continuation continuation;
+        QString error;
+        try {
+            continuation = work(*control);
+        } catch (const qs::Error& e) {
+            error = QString::fromStdString(e.what());
+        } catch (const std::bad_alloc&) {
+            error = tr("out of memory");
+        } catch (const std::exception& e) {
+            error = tr("internal error: %1").arg(QString::fromUtf8(e.what()));
+        }
+        // The runner outlives its workers (the destructor waits), so `this` is valid here.
+        QMetaObject::invokeMethod(
+            this, [this, key, serial, continuation, error] { complete(key, serial, continuation, error); },
+            Qt::QueuedConnection);
+    });
+    emit started(key, title);
+    emit activityChanged();
+}
+
+void JobRunner::complete(const QString& key, uint64_t serial, const Continuation& continuation, const QString& error)
+{
+    const auto it = m_jobs.find(key);
+    if (it == m_jobs.end() || it->second.serial != serial)
+        return; // replaced or cancelled: cancel() already reported it
+    const bool wasCancelled = it->second.control->cancelled();
+    m_jobs.erase(it);
+    if (wasCancelled)
+        emit cancelled(key);
+    else if (!error.isEmpty())
+        emit failed(key, error);
+    else {
+        if (continuation)
+            continuation();
+        emit finished(key);
+    }
+    emit activityChanged();
+}
+
+void JobRunner::cancel(const QString& key)
+{
+    const auto it = m_jobs.find(key);
+    if (it == m_jobs.end())
+        return;
+    it->second.control->cancel();
+    m_jobs.erase(it);
+    emit cancelled(key);
+    emit activityChanged();
+}
+
+void JobRunner::cancelAll()
+{
+    while (!m_jobs.empty())
+        cancel(m_jobs.begin()->first);
+}
+
+bool JobRunner::isRunning(const QString& key) const
+{
+    return m_jobs.count(key) != 0;
+}
+
+QString JobRunner::currentTitle() const
+{
+    const Job* latest = nullptr;
+    for (const auto& [key, job] : m_jobs)
+        if (!latest || job.serial > latest->serial)
+            latest = &job;
+    return latest ? latest->title : QString();
+}
+
+int JobRunner::currentPermille() const
+{
+    const Job* latest = nullptr;
+    for (const auto& [key, job] : m_jobs)
+        if (!latest || job.serial > latest->serial)
+            latest = &job;
+    return latest ? latest->control->permille() : -1;
+}
+
+bool JobRunner::waitForIdle(int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    while (isBusy() && timer.elapsed() < timeoutMs) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+    return !isBusy();
+}
+
+} // namespace qsw

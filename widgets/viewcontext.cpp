@@ -1,0 +1,75 @@
+#include "viewcontext.h"
+
+#include "container/checkpoint.h"
+#include "jobrunner.h"
+
+namespace qsw {
+
+ViewContext::ViewContext(QObject* parent) : QObject(parent), m_jobs(new JobRunner(this)) {}
+
+const qs::LogicalWeight* ViewContext::logicalWeight() const
+{
+    if (!m_checkpoint || m_weight < 0 || size_t(m_weight) >= m_checkpoint->weights.size())
+        return nullptr;
+    return &m_checkpoint->weights[size_t(m_weight)];
+}
+
+const WeightRow* ViewContext::weightRow() const
+{
+    if (!m_snapshot || m_weight < 0 || m_weight >= m_snapshot->weights.size())
+        return nullptr;
+    return &m_snapshot->weights[m_weight];
+}
+
+void ViewContext::setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint,
+                                std::shared_ptr<const CheckpointSnapshot> snapshot)
+{
+    // Jobs computed on the old checkpoint would land on the wrong data.
+    m_jobs->cancelAll();
+    m_checkpoint = std::move(checkpoint);
+    m_snapshot = std::move(snapshot);
+    m_weight = -1;
+    m_hovered = {};
+    m_selected = {};
+    emit checkpointChanged();
+    emit weightChanged(-1);
+}
+
+void ViewContext::setWeight(int weight)
+{
+    if (weight == m_weight)
+        return;
+    m_weight = weight;
+    m_hovered = {};
+    m_selected = {};
+    emit weightChanged(weight);
+}
+
+void ViewContext::setTheme(const Theme& theme)
+{
+    m_theme = theme;
+    emit themeChanged();
+}
+
+void ViewContext::setHovered(const ElementRef& element)
+{
+    if (element == m_hovered)
+        return;
+    m_hovered = element;
+    emit hoveredChanged(element);
+}
+
+void ViewContext::setSelected(const ElementRef& element)
+{
+    if (element == m_selected)
+        return;
+    m_selected = element;
+    emit selectedChanged(element);
+}
+
+void ViewContext::requestView(const QString& name)
+{
+    emit viewRequested(name);
+}
+
+} // namespace qsw

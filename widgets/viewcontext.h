@@ -1,0 +1,76 @@
+#pragma once
+// What every analysis view observes: the open checkpoint, the selected weight, the theme,
+// the hovered and selected logical element (linked views: hovering in one highlights in all)
+// and the background job runner. Views never talk to each other, only to this.
+#include "snapshot.h"
+#include "theme.h"
+
+#include <QObject>
+
+#include <cstdint>
+#include <memory>
+
+namespace qs {
+class Checkpoint;
+struct LogicalWeight;
+}
+
+namespace qsw {
+
+class JobRunner;
+
+// A logical element of a weight: (row, col) of its [out, in] matrix. col may be -1 for a
+// whole row; row and col -1 for nothing.
+struct ElementRef {
+    int weight = -1;
+    int64_t row = -1;
+    int64_t col = -1;
+    bool isValid() const { return weight >= 0 && row >= 0; }
+    bool operator==(const ElementRef&) const = default;
+};
+
+class ViewContext : public QObject {
+    Q_OBJECT
+public:
+    explicit ViewContext(QObject* parent = nullptr);
+
+    std::shared_ptr<const qs::Checkpoint> checkpoint() const { return m_checkpoint; }
+    std::shared_ptr<const CheckpointSnapshot> snapshot() const { return m_snapshot; }
+    // Index into snapshot()->weights and checkpoint()->weights (the same order); -1 for none.
+    int weight() const { return m_weight; }
+    const qs::LogicalWeight* logicalWeight() const;
+    const WeightRow* weightRow() const;
+    const Theme& theme() const { return m_theme; }
+    ElementRef hovered() const { return m_hovered; }
+    ElementRef selected() const { return m_selected; }
+    JobRunner* jobs() const { return m_jobs; }
+
+    // Set by the main window.
+    void setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint, std::shared_ptr<const CheckpointSnapshot> snapshot);
+    void setWeight(int weight);
+    void setTheme(const Theme& theme);
+    // Set by any view; a change of weight clears both.
+    void setHovered(const ElementRef& element);
+    void setSelected(const ElementRef& element);
+    // Asks the window to bring view `name` to the front (e.g. a heatmap click opens the bit map).
+    void requestView(const QString& name);
+
+signals:
+    void checkpointChanged();
+    void weightChanged(int weight);
+    void themeChanged();
+    void hoveredChanged(const ElementRef& element);
+    void selectedChanged(const ElementRef& element);
+    void viewRequested(const QString& name);
+
+private:
+    std::shared_ptr<const qs::Checkpoint> m_checkpoint;
+    std::shared_ptr<const CheckpointSnapshot> m_snapshot;
+    int m_weight = -1;
+    Theme m_theme;
+    ElementRef m_hovered;
+    ElementRef m_selected;
+    JobRunner* m_jobs = nullptr;
+};
+
+} // namespace qsw

@@ -1,0 +1,41 @@
+#pragma once
+// Base of the central analysis views (bit map, slot order, scales, error, budget, diff,
+// playground). A view reads the ViewContext, draws core's data, and can paint itself for
+// export. New views are listed in viewregistry.cpp.
+#include <QWidget>
+
+class QPainter;
+
+namespace qsw {
+
+class ViewContext;
+
+class AnalysisView : public QWidget {
+    Q_OBJECT
+public:
+    explicit AnalysisView(ViewContext* context, QWidget* parent = nullptr);
+
+    // Stable name for --view and showView(); also the widget's objectName.
+    virtual QString viewName() const = 0;
+    // Tab title, translated.
+    virtual QString title() const = 0;
+    // The size the export paints at (logical pixels); the view's current size by default.
+    virtual QSize exportSize() const { return size(); }
+    // Paints the view into `target` for export. Vector views (QCustomPlot, QPainter diagrams)
+    // override it so SVG and PDF stay vector; the default renders the widget.
+    virtual void renderExport(QPainter& painter, const QRect& target);
+
+protected:
+    ViewContext* context() const { return m_context; }
+
+private:
+    ViewContext* m_context;
+};
+
+// Writes `view` to `path` as PNG (at twice the logical size), SVG or PDF, chosen by the
+// extension. Atomic: a failed export leaves no file. Returns false with `error` set.
+bool exportView(AnalysisView* view, const QString& path, QString* error);
+// "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
+QString exportFilter();
+
+} // namespace qsw
