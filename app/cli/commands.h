@@ -12,5 +12,7 @@ int runBudget(const QStringList& args);
 int runStats(const QStringList& args);
 int runVerify(const QStringList& args);
 int runDiff(const QStringList& args);
+int runQuantize(const QStringList& args);
+int runRepack(const QStringList& args);
 
 } // namespace qscli
