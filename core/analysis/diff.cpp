@@ -132,24 +132,19 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
     std::vector<Partial> parts(size_t((N + rows - 1) / rows));
     cancelled = !forEachChunk(a, b, p, opt, progressBase, progressTotal,
                               [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
-                                  Partial& s = parts[c];
+                                  // Locals, not the shared partial: the sums stay in registers.
+                                  Partial s;
                                   const uint64_t n = (r1 - r0) * K;
                                   for (uint64_t i = 0; i < n; ++i) {
-                                      const double xa = x[i], yb = y[i];
-                                      if (xa == yb) {
-                                          if (std::isfinite(xa)) {
-                                              s.aSq += xa * xa;
-                                              s.bSq += yb * yb;
-                                              s.dot += xa * yb;
+                                      const double xa = x[i], yb = y[i], e = xa - yb;
+                                      if (!std::isfinite(e)) [[unlikely]] {
+                                          if (!(xa == yb)) { // equal infinities are equal
+                                              ++s.nonFinite;
+                                              ++s.differing;
                                           }
                                           continue;
                                       }
-                                      ++s.differing;
-                                      const double e = xa - yb;
-                                      if (!std::isfinite(e)) {
-                                          ++s.nonFinite;
-                                          continue;
-                                      }
+                                      s.differing += xa != yb;
                                       const double ae = std::fabs(e);
                                       s.sumSq += e * e;
                                       s.sumAbs += ae;
@@ -162,6 +157,7 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
                                           s.maxAt = r0 * K + i;
                                       }
                                   }
+                                  parts[c] = s;
                               });
     Partial t;
     for (const Partial& s : parts) { // chunk order: the same sums for any thread count

@@ -3,6 +3,7 @@
 #include "analysis/quantize_affine.h"
 #include "analysis/quantize_bnb.h"
 #include "analysis/quantize_ggml.h"
+#include "analysis/valuescan.h"
 #include "error.h"
 #include "formats/formatid.h"
 #include "kernels/dequant.h"
@@ -280,6 +281,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         p.gMax.assign(size_t(nGroups), 0.0);
         if (range.on())
             p.hist.assign(range.n + 2, 0);
+        // Locals, not the shared partial: the sums stay in registers.
+        double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
         const uint64_t span = gs ? gs : K;
         for (uint64_t row = 0; row < r1 - r0; ++row) {
             const float* qr = q + row * K;
@@ -291,19 +294,24 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
                     const double e = double(qr[k]) - double(rr[k]);
                     const double a = std::fabs(e);
                     sq += e * e;
-                    p.sumAbs += a;
-                    p.sumSigned += e;
-                    p.refSq += double(rr[k]) * double(rr[k]);
+                    sumAbs += a;
+                    sumSigned += e;
+                    refSq += double(rr[k]) * double(rr[k]);
                     mx = std::max(mx, a);
                 }
-                p.sumSq += sq;
-                p.maxAbs = std::max(p.maxAbs, mx);
+                sumSq += sq;
+                maxAbs = std::max(maxAbs, mx);
                 if (gs) {
                     p.gSq[k0 / gs] += sq;
                     p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], mx);
                 }
             }
         }
+        p.sumSq = sumSq;
+        p.sumAbs = sumAbs;
+        p.sumSigned = sumSigned;
+        p.refSq = refSq;
+        p.maxAbs = maxAbs;
         if (range.on())
             for (uint64_t i = 0; i < n; ++i)
                 range.add(p.hist, double(q[i]) - double(r[i]));
@@ -562,43 +570,35 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     const uint64_t rows = chunkRows(opt, K);
     std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));
     const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-    // Per thread: the value histogram (65536 bfloat16 buckets, or the caller's bins + below +
-    // above) and the code counts.
-    std::vector<std::vector<uint64_t>> fine(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
+    // Per thread: the bfloat16-bucket histogram (65536 keys), the caller's bins + below +
+    // above when a range is given, and the code counts.
+    std::vector<std::vector<uint64_t>> fine(static_cast<size_t>(team)), ranged(static_cast<size_t>(team)),
+        codeCounts(static_cast<size_t>(team));
+    const bool avx2 = opt.path == SimdPath::Avx2;
     h.cancelled = !forEachChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const uint64_t n = (r1 - r0) * K;
         s.a.resize(size_t(n));
         dequantizeRows(ckpt, weight, r0, r1, s.a.data(), opt.path);
-        std::vector<uint64_t>& f = fine[size_t(omp_get_thread_num())];
-        if (f.empty())
-            f.assign(range.on() ? range.n + 2 : 65536, 0);
-        Part& p = parts[c];
+        const size_t t = size_t(omp_get_thread_num());
+        if (fine[t].empty())
+            fine[t].assign(kKeyCount, 0);
         const float* v = s.a.data();
-        double sum = 0, sumSq = 0;
-        float lo = std::numeric_limits<float>::infinity(), hi = -lo;
-        for (uint64_t i = 0; i < n; ++i) {
-            const float x = v[i];
-            if (!std::isfinite(x))
-                continue;
-            lo = std::min(lo, x);
-            hi = std::max(hi, x);
-            sum += x;
-            sumSq += double(x) * double(x);
-        }
-        if (range.on()) {
-            for (uint64_t i = 0; i < n; ++i)
-                range.add(f, v[i]);
-        } else {
-            // Order-preserving key: flip all bits of negatives, the sign bit of positives.
-            for (uint64_t i = 0; i < n; ++i) {
-                const uint32_t u = floatBits(v[i]);
-                ++f[(u & 0x80000000u) ? (~u >> 16) : ((u | 0x80000000u) >> 16)];
-            }
-        }
+        ValueLanes lanes;
+        if (avx2)
+            avx2::scanValues(v, n, lanes, fine[t].data());
+        else
+            scanValues(v, n, lanes, fine[t].data());
+        float lo = 0, hi = 0;
+        Part& p = parts[c];
+        lanes.combine(p.sum, p.sumSq, lo, hi);
         p.lo = lo;
         p.hi = hi;
-        p.sum = sum;
-        p.sumSq = sumSq;
+        if (range.on()) {
+            if (ranged[t].empty())
+                ranged[t].assign(range.n + 2, 0);
+            for (uint64_t i = 0; i < n; ++i)
+                range.add(ranged[t], v[i]);
+        }
         if (codes) {
             std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
             if (cc.empty())
@@ -639,19 +639,24 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         h.meanValue = sum / double(h.count);
         h.rmsValue = std::sqrt(sumSq / double(h.count));
     }
-    std::vector<uint64_t> merged(range.on() ? range.n + 2 : 65536, 0);
-    for (const std::vector<uint64_t>& f : fine)
-        for (size_t i = 0; i < f.size(); ++i)
-            merged[i] += f[i];
     if (range.on()) {
+        std::vector<uint64_t> merged(range.n + 2, 0);
+        for (const std::vector<uint64_t>& f : ranged)
+            for (size_t i = 0; i < f.size(); ++i)
+                merged[i] += f[i];
         h.values = fromRange(range, merged);
     } else {
+        std::vector<uint64_t> merged(kKeyCount, 0);
+        for (const std::vector<uint64_t>& f : fine)
+            for (size_t i = 0; i < f.size(); ++i)
+                merged[i] += f[i];
         h.values.lo = h.minValue;
         h.values.hi = h.maxValue;
         h.values.counts.assign(size_t(opt.bins), 0);
         for (uint32_t key = 0; key < 65536; ++key) {
             if (!merged[key])
                 continue;
+            // The key's value truncated to bfloat16 (NaN and Inf are not binned).
             const uint32_t top = (key & 0x8000u) ? (key & 0x7FFFu) : (~key & 0xFFFFu);
             addToHistogram(h.values, bitsFloat(top << 16), merged[key]);
         }

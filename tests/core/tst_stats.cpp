@@ -6,6 +6,7 @@
 #include "analysis/quantize_bnb.h"
 #include "analysis/quantize_ggml.h"
 #include "analysis/stats.h"
+#include "analysis/valuescan.h"
 #include "container/checkpoint.h"
 #include "error.h"
 #include "kernels/dequant.h"
@@ -20,6 +21,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace qs;
@@ -405,6 +407,82 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, compareRequantized(*src, *w, spec, {}));
         spec.format = "gguf-q8_0";
         QCOMPARE(compareRequantized(*src, *w, spec, {}).error.count, uint64_t(64 * 64));
+    }
+
+    void valueScanPathsAgree_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addRow("8") << 8;
+        QTest::addRow("1003 (a tail)") << 1003;
+        QTest::addRow("4096") << 4096;
+    }
+    void valueScanPathsAgree()
+    {
+        if (bestSimdPath() != SimdPath::Avx2)
+            QSKIP("no AVX2 on this machine");
+        QFETCH(int, n);
+        std::vector<float> v(static_cast<size_t>(n));
+        uint32_t x = 12345;
+        for (float& f : v) {
+            x = x * 1664525u + 1013904223u;
+            f = float(int32_t(x >> 8) - (1 << 23)) * 1e-6f;
+        }
+        v[3] = std::numeric_limits<float>::quiet_NaN();
+        v[5] = std::numeric_limits<float>::infinity();
+        v[6] = -0.0f;
+        v[size_t(n) - 1] = -std::numeric_limits<float>::infinity();
+        ValueLanes a, b;
+        std::vector<uint64_t> ha(kKeyCount, 0), hb(kKeyCount, 0);
+        scanValues(v.data(), v.size(), a, ha.data());
+        avx2::scanValues(v.data(), v.size(), b, hb.data());
+        QCOMPARE(std::memcmp(a.sum, b.sum, sizeof a.sum), 0);
+        QCOMPARE(std::memcmp(a.sumSq, b.sumSq, sizeof a.sumSq), 0);
+        QCOMPARE(std::memcmp(a.lo, b.lo, sizeof a.lo), 0);
+        QCOMPARE(std::memcmp(a.hi, b.hi, sizeof a.hi), 0);
+        QCOMPARE(ha, hb);
+        uint64_t total = 0;
+        for (uint64_t c : ha)
+            total += c;
+        QCOMPARE(total, uint64_t(n));
+        double sum = 0, sq = 0;
+        float lo = 0, hi = 0;
+        a.combine(sum, sq, lo, hi);
+        double expect = 0;
+        float elo = std::numeric_limits<float>::infinity(), ehi = -elo;
+        for (float f : v)
+            if (std::isfinite(f)) {
+                expect += f;
+                elo = std::min(elo, f);
+                ehi = std::max(ehi, f);
+            }
+        QVERIFY(std::fabs(sum - expect) <= 1e-9 * std::fabs(expect) + 1e-12);
+        QCOMPARE(lo, elo);
+        QCOMPARE(hi, ehi);
+        // Keys sort as the values do.
+        QVERIFY(valueKey(0xBF800000u) < valueKey(0x80000000u)); // -1 < -0
+        QVERIFY(valueKey(0x80000000u) < valueKey(0x00000000u)); // -0 < +0
+        QVERIFY(valueKey(0x00000000u) < valueKey(0x3F800000u)); // 0 < 1
+    }
+
+    void histogramPathsAgree()
+    {
+        if (bestSimdPath() != SimdPath::Avx2)
+            QSKIP("no AVX2 on this machine");
+        const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        const LogicalWeight* w = ckpt->findWeight("synthetic.q4_k");
+        QVERIFY(w);
+        StatsOptions opt;
+        opt.rowChunk = 5;
+        const WeightHistograms s = weightHistograms(*ckpt, *w, opt);
+        opt.path = SimdPath::Avx2;
+        opt.threads = 2;
+        const WeightHistograms a = weightHistograms(*ckpt, *w, opt);
+        QCOMPARE(std::memcmp(&s.minValue, &a.minValue, 8), 0);
+        QCOMPARE(std::memcmp(&s.maxValue, &a.maxValue, 8), 0);
+        QCOMPARE(std::memcmp(&s.meanValue, &a.meanValue, 8), 0);
+        QCOMPARE(std::memcmp(&s.rmsValue, &a.rmsValue, 8), 0);
+        QCOMPARE(s.values.counts, a.values.counts);
+        QCOMPARE(s.scales.counts, a.scales.counts);
     }
 
     void shapeMismatchThrows()
