@@ -8,12 +8,12 @@
 
 namespace qsw {
 
-namespace {
+// The figures are free functions: their strings get a context of their own.
+class ErrorHistogramText {
+    Q_DECLARE_TR_FUNCTIONS(qsw::ErrorHistogram)
+};
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("qsw::ErrorHistogram", text);
-}
+namespace {
 
 QCPAxisRect* resetPlot(QCustomPlot* plot, const QString& title)
 {
@@ -57,10 +57,10 @@ QCPBars* buildErrorHistogram(QCustomPlot* plot, const qs::Histogram& h, const Er
     bars->setWidthType(QCPBars::wtPlotCoords);
     bars->setPen(QPen(theme.accent.darker(theme.dark ? 100 : 130), 1));
     bars->setBrush(withAlpha(theme.accent, 170));
-    bars->setName(tr("elements"));
+    bars->setName(ErrorHistogramText::tr("elements"));
 
-    x->setLabel(options.xLabel.isEmpty() ? tr("signed error (dequantized − reference)") : options.xLabel);
-    y->setLabel(options.logScale ? tr("elements (log)") : tr("elements"));
+    x->setLabel(options.xLabel.isEmpty() ? ErrorHistogramText::tr("signed error (dequantized − reference)") : options.xLabel);
+    y->setLabel(options.logScale ? ErrorHistogramText::tr("elements (log)") : ErrorHistogramText::tr("elements"));
     const double pad = n > 0 ? width : 1.0;
     x->setRange(h.lo - pad, (h.hi > h.lo ? h.hi : h.lo + 1.0) + pad);
     if (options.logScale) {
@@ -97,13 +97,13 @@ QCPBars* buildGroupErrorChart(QCustomPlot* plot, const std::vector<qs::GroupErro
     bars->setWidth(0.8);
     bars->setPen(Qt::NoPen);
     bars->setBrush(withAlpha(theme.accent, 190));
-    bars->setName(tr("RMSE"));
+    bars->setName(ErrorHistogramText::tr("RMSE"));
     line->setData(keys, maxAbs, true);
     line->setPen(QPen(theme.warning, 1.5));
     line->setLineStyle(QCPGraph::lsStepCenter);
-    line->setName(tr("max |error|"));
-    x->setLabel(tr("group (storage order)"));
-    y->setLabel(tr("error"));
+    line->setName(ErrorHistogramText::tr("max |error|"));
+    x->setLabel(ErrorHistogramText::tr("group (storage order)"));
+    y->setLabel(ErrorHistogramText::tr("error"));
     x->setRange(-1, double(std::max<size_t>(groups.size(), 1)));
     y->setRange(0, top > 0 ? top * 1.1 : 1.0);
     // Clearing the layout deleted the default legend; this one lives in the new axis rect.

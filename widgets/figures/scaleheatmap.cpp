@@ -8,30 +8,26 @@
 
 namespace qsw {
 
-namespace {
-
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("qsw::ScaleHeatmap", text);
-}
-
-} // namespace
+// The figures are free functions: their strings get a context of their own.
+class ScaleHeatmapText {
+    Q_DECLARE_TR_FUNCTIONS(qsw::ScaleHeatmap)
+};
 
 QString scaleFieldLabel(const qs::GroupScales& scales, ScaleField field, qs::CellReduce reduce, bool decimated)
 {
     const std::string& meaning = field == ScaleField::Scales ? scales.scaleMeaning : scales.zeroMeaning;
     QString label = QString::fromStdString(meaning);
     if (field == ScaleField::Scales)
-        label = tr("%1 (weight units)").arg(label);
+        label = ScaleHeatmapText::tr("%1 (weight units)").arg(label);
     if (!decimated)
         return label;
     switch (reduce) {
     case qs::CellReduce::MaxAbs:
-        return tr("max |%1| per cell").arg(label);
+        return ScaleHeatmapText::tr("max |%1| per cell").arg(label);
     case qs::CellReduce::Min:
-        return tr("min %1 per cell").arg(label);
+        return ScaleHeatmapText::tr("min %1 per cell").arg(label);
     case qs::CellReduce::Max:
-        return tr("max %1 per cell").arg(label);
+        return ScaleHeatmapText::tr("max %1 per cell").arg(label);
     }
     return label;
 }
@@ -94,9 +90,9 @@ ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales,
 
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    x->setLabel(scales.gIdx.empty() ? tr("group (input columns / %1)").arg(scales.groupSize)
-                                    : tr("group (act-order: columns by g_idx)"));
-    y->setLabel(tr("output row"));
+    x->setLabel(scales.gIdx.empty() ? ScaleHeatmapText::tr("group (input columns / %1)").arg(scales.groupSize)
+                                    : ScaleHeatmapText::tr("group (act-order: columns by g_idx)"));
+    y->setLabel(ScaleHeatmapText::tr("output row"));
     y->setRangeReversed(true);
     x->setRange(-0.5, double(std::max<uint64_t>(scales.groups, 1)) - 0.5);
     y->setRange(-0.5, double(std::max<uint64_t>(scales.rows, 1)) - 0.5);

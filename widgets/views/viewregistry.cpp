@@ -1,6 +1,7 @@
 #include "viewregistry.h"
 
 #include "analysisview.h"
+#include "budgetview.h"
 #include "scalesview.h"
 
 namespace qsw {
@@ -10,6 +11,7 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
     QList<AnalysisView*> views;
     // One line per view, in tab order: views << new BitMapView(context, parent);
     views << new ScalesView(context, parent);
+    views << new BudgetView(context, parent);
     return views;
 }
 
