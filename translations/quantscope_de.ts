@@ -692,8 +692,8 @@
         <translation>bitsandbytes int8</translation>
     </message>
     <message>
-        <source>effective bits per weight (codes + scales + zeros + indices)</source>
-        <translation>effektive Bits pro Gewicht (Codes + Skalen + Nullpunkte + Indizes)</translation>
+        <source>bits per weight (every scale, zero and index counted)</source>
+        <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
     </message>
     <message>
         <source>fits</source>
@@ -708,12 +708,12 @@
         <translation>passt nicht</translation>
     </message>
     <message>
-        <source>memory for %L1 parameters (GiB, weights only)</source>
-        <translation>Speicher für %L1 Parameter (GiB, nur Gewichte)</translation>
+        <source>GiB for %1 parameters (weights only)</source>
+        <translation>GiB für %1 Parameter (nur Gewichte)</translation>
     </message>
     <message>
-        <source>memory (GiB, weights only)</source>
-        <translation>Speicher (GiB, nur Gewichte)</translation>
+        <source>GiB (weights only)</source>
+        <translation>GiB (nur Gewichte)</translation>
     </message>
     <message>
         <source>budget %L1 GiB</source>
@@ -730,14 +730,6 @@
 </context>
 <context>
     <name>qsw::BudgetView</name>
-    <message>
-        <source>%L1B</source>
-        <translation>%L1 Mrd.</translation>
-    </message>
-    <message>
-        <source>%L1M</source>
-        <translation>%L1 Mio.</translation>
-    </message>
     <message>
         <source>Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9</source>
         <translation>Parameterzahl: eine Vorgabe oder eine Zahl wie 8B, 1.5B, 350M oder 70e9</translation>

@@ -45,7 +45,8 @@ QCPItemStraightLine* verticalLine(QCustomPlot* plot, QCPAxisRect* rect, double x
     return line;
 }
 
-QCPItemText* lineLabel(QCustomPlot* plot, QCPAxisRect* rect, double x, const QString& text, const QColor& colour)
+QCPItemText* lineLabel(QCustomPlot* plot, QCPAxisRect* rect, double x, const QString& text, const QColor& colour,
+                       const QColor& background, Qt::Alignment side)
 {
     auto* label = new QCPItemText(plot);
     label->setClipAxisRect(rect);
@@ -53,10 +54,11 @@ QCPItemText* lineLabel(QCustomPlot* plot, QCPAxisRect* rect, double x, const QSt
     label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     label->position->setAxisRect(rect);
     label->position->setCoords(x, 0);
-    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    label->setPositionAlignment(side | Qt::AlignTop);
     label->setPadding(QMargins(4, 2, 4, 2));
     label->setText(text);
     label->setColor(colour);
+    label->setBrush(withAlpha(background, 215));
     return label;
 }
 
@@ -95,7 +97,7 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     out.memoryRect = new QCPAxisRect(plot);
     sub->addElement(0, 0, out.bitsRect);
     sub->addElement(0, 1, out.memoryRect);
-    sub->setColumnStretchFactors({1.0, 1.3});
+    sub->setColumnStretchFactors({1.0, 1.0});
     auto* margins = new QCPMarginGroup(plot);
     out.bitsRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     out.memoryRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
@@ -131,7 +133,7 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         maxGiB = std::max(maxGiB, r.gib);
     }
     QCPAxis* bx = out.bitsRect->axis(QCPAxis::atBottom);
-    bx->setLabel(BudgetChartText::tr("effective bits per weight (codes + scales + zeros + indices)"));
+    bx->setLabel(BudgetChartText::tr("bits per weight (every scale, zero and index counted)"));
     bx->setRange(0, std::max(maxBits, options.currentBpw) * 1.08 + 0.01);
 
     // Memory, split by whether it fits.
@@ -143,8 +145,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         (r.fits.value_or(true) ? out.fits : out.over)->addData(i, r.gib);
     }
     QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
-    mx->setLabel(options.params ? BudgetChartText::tr("memory for %L1 parameters (GiB, weights only)").arg(double(options.params), 0, 'g', 4)
-                                : BudgetChartText::tr("memory (GiB, weights only)"));
+    mx->setLabel(options.params ? BudgetChartText::tr("GiB for %1 parameters (weights only)").arg(options.paramsText)
+                                : BudgetChartText::tr("GiB (weights only)"));
     double top = maxGiB;
     if (options.memoryGiB)
         top = std::max(top, *options.memoryGiB);
@@ -153,25 +155,33 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     applyPlotTheme(plot, theme);
     if (options.memoryGiB) {
         verticalLine(plot, out.memoryRect, *options.memoryGiB, QPen(theme.text, 1.5, Qt::DashLine));
-        lineLabel(plot, out.memoryRect, *options.memoryGiB, BudgetChartText::tr("budget %L1 GiB").arg(*options.memoryGiB, 0, 'f', 1), theme.text);
+        lineLabel(plot, out.memoryRect, *options.memoryGiB, BudgetChartText::tr("budget %L1 GiB").arg(*options.memoryGiB, 0, 'f', 1),
+                  theme.text, theme.background, Qt::AlignRight);
     }
     if (options.currentBpw > 0) {
         const QPen pen(theme.accent, 2, Qt::DashDotLine);
         verticalLine(plot, out.bitsRect, options.currentBpw, pen);
-        lineLabel(plot, out.bitsRect, options.currentBpw,
-                  BudgetChartText::tr("%1: %L2 bpw").arg(options.currentLabel).arg(options.currentBpw, 0, 'f', 3), theme.accent);
+        auto* bitsLabel = lineLabel(plot, out.bitsRect, options.currentBpw,
+                                    BudgetChartText::tr("%1: %L2 bpw").arg(options.currentLabel).arg(options.currentBpw, 0, 'f', 3),
+                                    theme.accent, theme.background, Qt::AlignLeft);
+        bitsLabel->position->setCoords(options.currentBpw, 1);
+        bitsLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         if (options.params) {
             const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB;
             verticalLine(plot, out.memoryRect, gib, pen);
-            auto* label = lineLabel(plot, out.memoryRect, gib, BudgetChartText::tr("%1: %L2 GiB").arg(options.currentLabel).arg(gib, 0, 'f', 1),
-                                    theme.accent);
+            auto* label = lineLabel(plot, out.memoryRect, gib,
+                                    BudgetChartText::tr("%1: %L2 GiB").arg(options.currentLabel).arg(gib, 0, 'f', 1),
+                                    theme.accent, theme.background, Qt::AlignLeft);
             label->position->setCoords(gib, 1);
             label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         }
     }
-    // A legend of the families, inside the bits plot.
+    // A legend of the families, in one row above the plots.
     auto* legend = new QCPLegend;
-    out.bitsRect->insetLayout()->addElement(legend, Qt::AlignBottom | Qt::AlignRight);
+    plot->plotLayout()->insertRow(layoutRow);
+    plot->plotLayout()->addElement(layoutRow, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(layoutRow, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     legend->setLayer(QStringLiteral("legend"));
     for (QCPBars* b : out.bitsBars)
         b->addToLegend(legend);

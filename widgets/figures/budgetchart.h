@@ -24,6 +24,7 @@ struct BudgetChartOptions {
     double currentBpw = 0;           // > 0: marked on both plots
     QString currentLabel;            // "this checkpoint"
     uint64_t params = 0;             // for the memory marker of the current checkpoint
+    QString paramsText;              // "7B": the memory axis label
     QString title;
 };
 

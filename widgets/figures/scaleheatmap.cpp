@@ -58,7 +58,7 @@ ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales,
 
     out.map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     out.map->setInterpolate(false);
-    out.map->setTightBoundary(true);
+    out.map->setTightBoundary(false); // cells extend half a cell past their centres
     if (g.rows && g.cols) {
         // Cell i covers [i*step, (i+1)*step) and sits at its centre. QCPColorMap draws nothing
         // along an axis of one cell, so a single cell is stored twice, a quarter step apart.
@@ -96,8 +96,13 @@ ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales,
     y->setRangeReversed(true);
     x->setRange(-0.5, double(std::max<uint64_t>(scales.groups, 1)) - 0.5);
     y->setRange(-0.5, double(std::max<uint64_t>(scales.rows, 1)) - 0.5);
-    x->grid()->setVisible(false);
-    y->grid()->setVisible(false);
+    for (QCPAxis* axis : {x, y}) {
+        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+        ticker->setTickStep(1); // groups and rows are integers
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        axis->setTicker(ticker);
+        axis->grid()->setVisible(false);
+    }
     applyPlotTheme(plot, theme);
     out.colorScale->axis()->setBasePen(QPen(theme.mutedText));
     out.colorScale->axis()->setTickPen(QPen(theme.mutedText));

@@ -39,13 +39,16 @@ const std::set<std::string>& commonFormats()
     return ids;
 }
 
+// "7B", "1.5B", "623.7K": the notation parseParamCount reads back (not localised).
 QString countText(uint64_t n)
 {
     const double v = double(n);
     if (v >= 1e9)
-        return BudgetView::tr("%L1B").arg(v / 1e9, 0, 'g', 4);
+        return QString::number(v / 1e9, 'g', 4) + QLatin1Char('B');
     if (v >= 1e6)
-        return BudgetView::tr("%L1M").arg(v / 1e6, 0, 'g', 4);
+        return QString::number(v / 1e6, 'g', 4) + QLatin1Char('M');
+    if (v >= 1e3)
+        return QString::number(v / 1e3, 'g', 4) + QLatin1Char('K');
     return QString::number(n);
 }
 
@@ -57,7 +60,7 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     m_paramsBox = new QComboBox(this);
     m_paramsBox->setEditable(true);
     m_paramsBox->setInsertPolicy(QComboBox::NoInsert);
-    m_paramsBox->setMinimumContentsLength(14);
+    m_paramsBox->setMinimumContentsLength(22);
     m_paramsBox->setToolTip(tr("Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9"));
     m_paramsError = new QLabel(this);
     m_family = new QComboBox(this);
@@ -226,6 +229,7 @@ void BudgetView::rebuild()
     BudgetChartOptions opt;
     opt.memoryGiB = budget;
     opt.params = m_params;
+    opt.paramsText = countText(m_params);
     opt.currentBpw = m_checkpointBpw;
     opt.currentLabel = tr("this checkpoint");
     m_chart = buildBudgetChart(m_plot, std::move(rows), opt, context()->theme());
@@ -249,7 +253,8 @@ void BudgetView::rebuild()
                     .arg(best->gib, 0, 'f', 1);
     text += tr(" Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).");
     m_summary->setText(text);
-    m_plot->replot();
+    if (m_plot->isVisible())
+        m_plot->replot();
 }
 
 void BudgetView::hover(QMouseEvent* event)
@@ -274,6 +279,12 @@ void BudgetView::hover(QMouseEvent* event)
         return;
     }
     QToolTip::hideText();
+}
+
+void BudgetView::showEvent(QShowEvent* event)
+{
+    AnalysisView::showEvent(event);
+    m_plot->replot(); // changes made while hidden were not drawn
 }
 
 void BudgetView::renderExport(QPainter& painter, const QRect& target)

@@ -41,6 +41,9 @@ public:
     // The machine's physical memory in GiB (0 when unknown).
     static double machineMemoryGiB();
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void checkpointChanged();
     void paramsEdited();

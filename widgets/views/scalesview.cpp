@@ -118,6 +118,8 @@ void ScalesView::showEvent(QShowEvent* event)
     AnalysisView::showEvent(event);
     if (m_dirty)
         reload();
+    else
+        m_plot->replot(); // changes made while hidden were not drawn
 }
 
 void ScalesView::showMessage(const QString& text)
@@ -214,7 +216,8 @@ void ScalesView::rebuild()
     m_caption->setText(caption);
     m_stack->setCurrentWidget(m_plot);
     updateSelection();
-    m_plot->replot();
+    if (m_plot->isVisible())
+        m_plot->replot();
 }
 
 void ScalesView::updateSelection()
@@ -234,7 +237,8 @@ void ScalesView::updateSelection()
         m_marker->topLeft->setCoords(g0 - 0.5, r0 - 0.5);
         m_marker->bottomRight->setCoords(g0 + double(d.rowStep) - 0.5, r0 + double(d.colStep) - 0.5);
     }
-    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    if (m_plot->isVisible())
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool ScalesView::cellAt(const QPointF& pixel, uint64_t* group, uint64_t* row) const
