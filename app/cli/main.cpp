@@ -6,6 +6,7 @@
 #include <QTextStream>
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
@@ -26,6 +27,7 @@ const std::map<QString, Command>& commands()
         {QStringLiteral("budget"), {qscli::runBudget, "bits per weight of every format and the memory a model needs"}},
         {QStringLiteral("stats"), {qscli::runStats, "error against a float reference, output error y = Wx, histograms"}},
         {QStringLiteral("verify"), {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
+        {QStringLiteral("report"), {qscli::runReport, "write a layout specification (format or checkpoint) as HTML, Markdown or PDF"}},
     };
     return table;
 }
@@ -42,7 +44,9 @@ void printUsage(FILE* to)
 
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> app = argc > 1 && std::strcmp(argv[1], "report") == 0
+        ? qscli::makeGuiApplication(argc, argv)
+        : std::make_unique<QCoreApplication>(argc, argv);
     QCoreApplication::setOrganizationName(QStringLiteral("Quantscope"));
     QCoreApplication::setApplicationName(QStringLiteral("quantscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QUANTSCOPE_VERSION));
