@@ -330,14 +330,15 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     bits.blocks.push_back(paragraph("bits per weight = stored bytes * 8 / (N * K) = " + withThousands(bd.bytes) + " * 8 / ("
                                                       + withThousands(p.N) + " * " + withThousands(p.K) + ") = " + sum + " = "
                                                       + num(bd.bitsPerWeight, 8) + "."));
-    if (const LayoutTensor* gi = findTensor(spec, "g_idx"); gi && gi->optional) {
-        const BitsBreakdown wi = bitsBreakdown(spec, p, true);
-        bits.blocks.push_back(paragraph("With the optional tensors (act-order g_idx): " + num(wi.bitsPerWeight, 8) + " bits per weight."));
-    }
-    if (!bd.budgetId.empty() && bd.budgetBits >= 0)
+    const BitsBreakdown all = bitsBreakdown(spec, p, true);
+    if (all.bytes != bd.bytes)
+        bits.blocks.push_back(paragraph("With the optional tensors (e.g. act-order g_idx): " + num(all.bitsPerWeight, 8) + " bits per weight."));
+    if (!bd.budgetId.empty() && bd.budgetBits >= 0) {
+        const bool plain = std::abs(bd.budgetBits - bd.bitsPerWeight) < 1e-9, withOpt = std::abs(bd.budgetBits - all.bitsPerWeight) < 1e-9;
         bits.blocks.push_back(paragraph("The budget table's format " + bd.budgetId + " gives " + num(bd.budgetBits, 8)
-                                                          + " bits per weight at the same shape"
-                                                          + (std::abs(bd.budgetBits - bd.bitsPerWeight) < 1e-9 ? " (agrees)." : " (DISAGREES).")));
+                                        + " bits per weight at the same shape"
+                                        + (plain ? " (agrees)." : withOpt ? " (agrees, counting the optional tensors)." : " (DISAGREES).")));
+    }
     doc.sections.push_back(std::move(bits));
     control.check();
 
