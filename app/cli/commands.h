@@ -14,6 +14,8 @@ int runCodes(const QStringList& args);
 int runBudget(const QStringList& args);
 int runStats(const QStringList& args);
 int runVerify(const QStringList& args);
+int runQuantize(const QStringList& args);
+int runRepack(const QStringList& args);
 int runReport(const QStringList& args);
 // The application object of `report` (fonts for figures and PDF; offscreen unless set).
 std::unique_ptr<QCoreApplication> makeGuiApplication(int& argc, char** argv);
