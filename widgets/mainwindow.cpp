@@ -204,14 +204,6 @@ void MainWindow::createCentralViews()
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_exportAction)
             m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
-    fileMenu->addAction(tr("Export &Report…"), this, [this] {
-        if (!m_checkpoint)
-            return;
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QStringLiteral("report.html"),
-                                                          tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
-        if (!path.isEmpty())
-            exportReport(path);
-    });
     });
 
     setCentralWidget(m_tabs);
@@ -271,6 +263,14 @@ void MainWindow::createActions()
     m_exportAction = fileMenu->addAction(tr("&Export View…"), this, &MainWindow::exportViewDialog);
     m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
     m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
+    fileMenu->addAction(tr("Export &Report…"), this, [this] {
+        if (!m_checkpoint)
+            return;
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QStringLiteral("report.html"),
+                                                          tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
+        if (!path.isEmpty())
+            exportReport(path);
+    });
     fileMenu->addAction(tr("Export &Report…"), this, [this] {
         if (!m_checkpoint)
             return;

@@ -76,15 +76,17 @@ std::string signednessText(CodeSignedness s)
     return "?";
 }
 
-std::string kindOfRole(const LayoutSpec& spec, const std::string& role, const std::string& meaning)
+std::string kindOfRole(const LayoutSpec& spec, const std::string& role, const std::string& codeTensor)
 {
-    if (role == "g_idx" || role.find("perm") != std::string::npos)
+    if (role == codeTensor)
+        return "data";
+    if (role.find("g_idx") != std::string::npos || role.find("perm") != std::string::npos)
         return "indices";
-    if (role == "qzeros" || role.find("zero") != std::string::npos || role.find("bias") != std::string::npos)
+    if (role.find("zero") != std::string::npos || role.find("bias") != std::string::npos)
         return spec.zeroPoint == ZeroPointKind::FloatBias ? "zeros (float bias)" : "zeros";
-    if (role == "scales" || role == "s" || role.find("scale") != std::string::npos || role.find("absmax") != std::string::npos)
+    if (role == "s" || role.find("scale") != std::string::npos || role.find("absmax") != std::string::npos)
         return "scales";
-    return meaning.find("scale") != std::string::npos && role != "qweight" && role != "weight" && role != "B" ? "scales" : "data";
+    return "other";
 }
 
 std::string kindOfField(const BlockField& f)
@@ -146,10 +148,11 @@ BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool 
         for (const BlockField& f : spec.blockFields)
             b.parts.push_back({f.name, kindOfField(f), uint64_t(f.byteSize) * blocks, 0});
     } else {
+        const std::string code = spec.locate ? std::string(spec.locate(p, 0, 0).tensor) : std::string();
         for (const LayoutTensor& t : spec.tensors) {
-            if (t.role == "bias" || (t.optional && !withOptional))
+            if (t.role == "bias" || (t.optional && !withOptional) || !t.shape)
                 continue;
-            b.parts.push_back({t.role, kindOfRole(spec, t.role, t.meaning), tensorBytes(spec, t, p), 0});
+            b.parts.push_back({t.role, kindOfRole(spec, t.role, code), tensorBytes(spec, t, p), 0});
         }
     }
     for (BitsPart& part : b.parts) {
@@ -196,12 +199,14 @@ void checkParams(const LayoutSpec& spec, const LayoutParams& p)
         throw Error(where + "K = " + std::to_string(p.K) + " is not a multiple of the block size " + std::to_string(g->blockWeights));
     // The last element must lie inside its tensor: catches K or N that the packing cannot hold.
     for (const LayoutTensor& t : spec.tensors)
-        if (!t.optional && shapeProduct(t.shape(p), t.role) == 0)
+        if (!t.optional && t.shape && shapeProduct(t.shape(p), t.role) == 0)
             throw Error(where + t.role + " has no elements at K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N));
+    if (!spec.locate)
+        return;
     const ElementLocation e = spec.locate(p, p.N - 1, p.K - 1);
     const LayoutTensor* t = findTensor(spec, e.tensor);
-    if (!t)
-        throw Error(where + "locate() names an unknown tensor");
+    if (!t || !t->shape)
+        throw Error(where + "locate() names a tensor without a fixed shape");
     const uint64_t bytes = tensorBytes(spec, *t, p);
     for (int i = 0; i < e.pieceCount; ++i)
         if ((e.pieces[i].word * e.wordBits + e.pieces[i].bit + e.pieces[i].width + 7) / 8 > bytes)
@@ -265,8 +270,8 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     Block tt = tableBlock({});
     tt.table.header = {"tensor", "dtype", "shape (formula)", "shape", "bytes", "meaning"};
     for (const LayoutTensor& t : spec.tensors)
-        tt.table.rows.push_back({t.role + (t.optional ? " (optional)" : ""), t.dtype, t.shapeFormula, shapeText(t.shape(p)),
-                                 withThousands(tensorBytes(spec, t, p)), t.meaning});
+        tt.table.rows.push_back({t.role + (t.optional ? " (optional)" : ""), t.dtype, t.shapeFormula,
+                                 t.shape ? shapeText(t.shape(p)) : "-", t.shape ? withThousands(tensorBytes(spec, t, p)) : "-", t.meaning});
     tensors.blocks.push_back(tt);
     if (!spec.blockFields.empty()) {
         tensors.blocks.push_back(paragraph("Block fields, in byte order:"));
@@ -280,6 +285,13 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     doc.sections.push_back(std::move(tensors));
     control.check();
 
+    if (!spec.locate) {
+        Section none = section(2, "Layout");
+        none.blocks.push_back(paragraph("Format detection only names this format; its element layout is not modelled, so there are no "
+                                        "figures, bit budget or probes."));
+        doc.sections.push_back(std::move(none));
+        return;
+    }
     // Figures, then a few element locations as text (the figures' facts, searchable).
     Section layout = section(2, "Where each element lives");
     const size_t slotFig = doc.figures.size();
@@ -352,7 +364,8 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
                                  "Run at report time on a [" + std::to_string(q.N) + ", " + std::to_string(q.K) + "] weight (b = "
                                      + std::to_string(q.bits) + (gguf ? "" : ", g = " + std::to_string(q.effectiveGroupSize()))
                                      + "): patterned codes (7*row + 3*col) mod 2^b, random codes and all-max codes, placed by "
-                                       "locate(), packed by our packer and read by our reader."));
+                                       "locate(); each row names what they were compared against (our packer, our reader, "
+                                       "the scalar and fast dequantizers, where the format has them)."));
         Block pt = tableBlock({});
         pt.verdictColumn = 2;
         pt.table.header = {"probe", "check", "result", "detail"};

@@ -187,13 +187,17 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested)
     ProbeRun run;
     const LayoutParams p = probeParams(spec, requested);
     run.params = p;
+    if (!spec.locate) {
+        run.skipped = "the layout is not modelled (detection only names this format)";
+        return run;
+    }
     if (spec.packAxis == PackAxis::None) {
         run.skipped = "plain element type: every element is a whole stored value, nothing is packed";
         return run;
     }
     const ElementLocation first = spec.locate(p, 0, 0);
     const LayoutTensor* codeTensor = findTensor(spec, first.tensor);
-    if (!codeTensor)
+    if (!codeTensor || !codeTensor->shape)
         throw Error("report: " + spec.id + ": locate() names tensor '" + std::string(first.tensor) + "' the spec does not list");
     const size_t bytes = size_t(tensorBytes(spec, *codeTensor, p));
     const uint32_t wordBits = first.wordBits;

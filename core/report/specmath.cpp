@@ -34,7 +34,9 @@ uint64_t tensorBytes(const LayoutSpec& spec, const LayoutTensor& t, const Layout
         if (!g)
             throw Error("report: " + spec.id + ": block tensor without a ggml type");
         unit = g->blockBytes;
-    } else if (const auto d = dtypeFromName(t.dtype); d && dtypeBits(*d) % 8 == 0 && dtypeBits(*d)) {
+    } else if (const auto d = dtypeFromName(t.dtype); d && dtypeBits(*d)) {
+        if (dtypeBits(*d) % 8) // sub-byte elements (F4, F6): packed, the last byte padded
+            return count / 8 * dtypeBits(*d) + (count % 8 * dtypeBits(*d) + 7) / 8;
         unit = dtypeBits(*d) / 8;
     } else if (const GgmlTypeInfo* g = ggmlTypeOfSpec(spec)) {
         unit = g->blockBytes; // plain ggml types (I8, F64 ...) with one weight per "block"

@@ -36,7 +36,7 @@ private slots:
         const Theme theme = reportTheme();
         int specs = 0;
         for (const qs::LayoutSpec& s : qs::layoutRegistry().all()) {
-            if (s.packAxis == qs::PackAxis::None)
+            if (!s.locate || s.packAxis == qs::PackAxis::None)
                 continue;
             ++specs;
             for (FigureKind kind : {FigureKind::SlotOrder, FigureKind::Block}) {

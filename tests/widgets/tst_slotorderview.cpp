@@ -10,6 +10,8 @@
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
+#include <QScrollArea>
 #include <QSet>
 #include <QSettings>
 #include <QStandardPaths>

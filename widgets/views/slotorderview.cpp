@@ -80,7 +80,7 @@ SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent) : AnalysisVi
     m_format = new QComboBox(this);
     m_format->setObjectName(QStringLiteral("formatPicker"));
     for (const qs::LayoutSpec& s : qs::layoutRegistry().all())
-        if (s.packAxis != qs::PackAxis::None)
+        if (s.locate && s.packAxis != qs::PackAxis::None)
             m_format->addItem(QStringLiteral("%1 — %2").arg(QString::fromStdString(s.id), QString::fromStdString(s.name)), QString::fromStdString(s.id));
     m_format->setToolTip(tr("Any registered layout; follows the selected weight"));
     bar->addWidget(m_format, 1);
@@ -92,8 +92,9 @@ SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent) : AnalysisVi
     bar->addWidget(new QLabel(tr("Zoom:"), this));
     m_zoom = new QSlider(Qt::Horizontal, this);
     m_zoom->setRange(25, 300);
-    m_zoom->setValue(100);
-    m_zoom->setMaximumWidth(160);
+    m_zoom->setValue(65); // the diagrams are about 1000 px wide; fit a typical tab
+    m_zoom->setMinimumWidth(120);
+    m_zoom->setMaximumWidth(200);
     m_zoom->setToolTip(tr("Zoom"));
     bar->addWidget(m_zoom);
     m_note = new QLabel(this);
@@ -136,7 +137,7 @@ void SlotOrderView::followWeight()
 {
     const qs::LogicalWeight* w = context()->logicalWeight();
     const qs::LayoutSpec* spec = w ? qs::findLayoutSpec(w->format) : nullptr;
-    if (!spec || spec->packAxis == qs::PackAxis::None) {
+    if (!spec || !spec->locate || spec->packAxis == qs::PackAxis::None) {
         if (!m_spec && m_format->count()) {
             const QSignalBlocker block(m_format);
             m_format->setCurrentIndex(0);
