@@ -1,7 +1,10 @@
 #include "viewregistry.h"
 
 #include "analysisview.h"
+#include "budgetview.h"
 #include "playgroundview.h"
+#include "scalesview.h"
+#include "slotorderview.h"
 
 namespace qsw {
 
@@ -9,6 +12,9 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
 {
     QList<AnalysisView*> views;
     // One line per view, in tab order: views << new BitMapView(context, parent);
+    views << new SlotOrderView(context, parent);
+    views << new ScalesView(context, parent);
+    views << new BudgetView(context, parent);
     views << new PlaygroundView(context, parent);
     return views;
 }
