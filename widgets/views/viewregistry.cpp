@@ -1,6 +1,7 @@
 #include "viewregistry.h"
 
 #include "analysisview.h"
+#include "bitmapview.h"
 
 namespace qsw {
 
@@ -8,6 +9,7 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
 {
     QList<AnalysisView*> views;
     // One line per view, in tab order: views << new BitMapView(context, parent);
+    views << new BitMapView(context, parent);
     Q_UNUSED(context);
     Q_UNUSED(parent);
     return views;
