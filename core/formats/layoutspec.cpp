@@ -53,6 +53,11 @@ const LayoutRegistry& layoutRegistry()
         LayoutRegistry r;
         registerGptqAwqLayouts(r);
         registerGgufLayouts(r);
+        registerBnbLayouts(r);
+        registerCompressedTensorsLayouts(r);
+        registerMlxLayouts(r);
+        registerHqqLayouts(r);
+        registerPlainLayouts(r);
         return r;
     }();
     return registry;

@@ -54,6 +54,8 @@ struct LayoutTensor {
     std::string role;         // member role: qweight, qzeros, scales, g_idx, B, s, weight, ...
     std::string dtype;        // safetensors dtype name ("I32", "F16") or "block"
     std::string shapeFormula; // human-readable, e.g. "[ceil(K*b/32), N]"
+    // {} when the shape does not follow from the parameters (a JSON blob, a scalar, or a
+    // format detection only names).
     std::function<std::vector<uint64_t>(const LayoutParams&)> shape;
     std::string meaning;
     bool optional = false;
@@ -108,6 +110,7 @@ struct LayoutSpec {
     std::string padding;        // what happens when K or N is not a multiple of the pack factor
     std::vector<std::string> notes;
     // Exact and cheap; row < N, col < K. `group` ignores g_idx (the caller owns it).
+    // Empty for the formats detection only names (FormatFamily::Other): nothing is modelled.
     std::function<ElementLocation(const LayoutParams&, uint64_t row, uint64_t col)> locate;
 };
 
@@ -128,5 +131,10 @@ const LayoutSpec* findLayoutSpec(std::string_view id);
 // Family registration functions (one per family; add yours here and in layoutspec.cpp).
 void registerGptqAwqLayouts(LayoutRegistry& r);
 void registerGgufLayouts(LayoutRegistry& r);
+void registerBnbLayouts(LayoutRegistry& r);
+void registerCompressedTensorsLayouts(LayoutRegistry& r);
+void registerMlxLayouts(LayoutRegistry& r);
+void registerHqqLayouts(LayoutRegistry& r);
+void registerPlainLayouts(LayoutRegistry& r); // plain dtypes and the named-only formats
 
 } // namespace qs

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 
@@ -153,14 +154,120 @@ std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight&
     return out;
 }
 
+namespace {
+
+// Groups along K of `groupSize` flat elements when they tile every row; else no per-row
+// groups exist (blocks straddle rows): codes only, g_idx -1.
+void rowGroups(WeightCodes& c, uint64_t groupSize, const std::function<float(uint64_t flatGroup)>& scale)
+{
+    if (groupSize == 0 || c.cols % groupSize != 0) {
+        c.gIdx.assign(c.cols, -1);
+        return;
+    }
+    const uint64_t perRow = c.cols / groupSize;
+    c.groups = perRow;
+    c.scales.resize(perRow * c.rows);
+    for (uint64_t g = 0; g < perRow; ++g)
+        for (uint64_t n = 0; n < c.rows; ++n)
+            c.scales[g * c.rows + n] = scale(n * perRow + g);
+    c.gIdx.resize(c.cols);
+    for (uint64_t k = 0; k < c.cols; ++k)
+        c.gIdx[k] = int32_t(k / groupSize);
+}
+
+// bnb, compressed-tensors, MLX and HQQ codes, read through each kernel's own state accessors.
+// Codes are unsigned (signed q as q + 2^(b-1)), zeros in the same code space.
+bool extractOtherCodes(const WeightData& data, WeightCodes& c)
+{
+    const std::string& f = data.weight.format;
+    if (f == "bnb-nf4" || f == "bnb-fp4") {
+        const Bnb4 s = bnb4State(data);
+        c.rows = s.rows;
+        c.cols = s.cols;
+        c.codes.resize(s.rows * s.cols);
+        for (uint64_t e = 0; e < c.codes.size(); ++e)
+            c.codes[e] = (e & 1) ? (s.packed[e / 2] & 0x0F) : (s.packed[e / 2] >> 4);
+        rowGroups(c, s.blocksize, [&](uint64_t b) { return s.blockAbsmax(b); });
+        return true;
+    }
+    if (f == "bnb-int8") {
+        const BnbInt8 s = bnbInt8State(data);
+        c.rows = s.rows;
+        c.cols = s.cols;
+        c.codes.resize(s.rows * s.cols);
+        for (uint64_t e = 0; e < c.codes.size(); ++e)
+            c.codes[e] = uint8_t(s.q[e] ^ 0x80);
+        rowGroups(c, s.cols, [&](uint64_t n) { return s.scb.at(n); });
+        c.zeros.assign(s.rows, 128);
+        return true;
+    }
+    if (f == "compressed-tensors" || f == "compressed-tensors-int") {
+        const CtPacked s = ctPackedState(data);
+        if (s.source == CtPacked::Source::Fp8)
+            return false;
+        const int offset = 1 << (s.bits - 1);
+        c.rows = s.rows;
+        c.cols = s.cols;
+        c.codes.resize(s.rows * s.cols);
+        for (uint64_t n = 0; n < s.rows; ++n)
+            for (uint64_t k = 0; k < s.cols; ++k)
+                c.codes[n * s.cols + k] = uint8_t(s.code(n, k) + offset);
+        c.groups = s.groups;
+        c.scales.resize(s.groups * s.rows);
+        c.zeros.resize(s.groups * s.rows);
+        for (uint64_t g = 0; g < s.groups; ++g)
+            for (uint64_t n = 0; n < s.rows; ++n) {
+                c.scales[g * s.rows + n] = s.scaleAt(n, g);
+                c.zeros[g * s.rows + n] = s.zeroAt(n, g) + offset;
+            }
+        c.gIdx.resize(s.cols);
+        for (uint64_t k = 0; k < s.cols; ++k)
+            c.gIdx[k] = int32_t(s.group(k));
+        return true;
+    }
+    if (f == "mlx-affine") {
+        const MlxAffine s = mlxState(data);
+        c.rows = s.rows;
+        c.cols = s.cols;
+        c.codes.resize(s.rows * s.cols);
+        for (uint64_t n = 0; n < s.rows; ++n)
+            for (uint64_t k = 0; k < s.cols; ++k)
+                c.codes[n * s.cols + k] = uint8_t(s.code(n, k));
+        rowGroups(c, s.groupSize, [&](uint64_t g) { return s.scales.at(g); });
+        c.biases.resize(c.scales.size());
+        for (uint64_t g = 0; g < s.groups; ++g)
+            for (uint64_t n = 0; n < s.rows; ++n)
+                c.biases[g * s.rows + n] = s.biases.at(n * s.groups + g);
+        return true;
+    }
+    if (f == "hqq") {
+        const Hqq s = hqqState(data);
+        c.rows = s.rows;
+        c.cols = s.cols;
+        c.codes.resize(s.rows * s.cols);
+        for (uint64_t e = 0; e < c.codes.size(); ++e)
+            c.codes[e] = uint8_t(s.code(e / s.viewCols, e % s.viewCols));
+        // Axis 1 groups are runs of viewCols flat elements; axis 0 groups are strided.
+        rowGroups(c, s.axis == 1 ? s.viewCols : 0, [&](uint64_t r) { return s.scale.at(r); });
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 WeightCodes extractCodes(const Checkpoint& ckpt, const LogicalWeight& weight)
 {
     static constexpr std::string_view packed[] = {"gptq-v1", "gptq-v2", "gptq-planar", "gptq-marlin",
                                                   "awq-gemm", "awq-gemv", "awq-gemv-fast", "awq-marlin"};
-    if (std::find(std::begin(packed), std::end(packed), weight.format) == std::end(packed))
+    const WeightData data{ckpt, weight};
+    if (std::find(std::begin(packed), std::end(packed), weight.format) == std::end(packed)) {
+        WeightCodes c;
+        if (namingCheckpoint(ckpt, [&] { return extractOtherCodes(data, c); }))
+            return c;
         throw Error(ckpt.path + ": weight '" + weight.name + "': format '" + weight.format
                     + "' has no integer codes to extract here");
-    const WeightData data{ckpt, weight};
+    }
     const PackedLinear p = namingCheckpoint(ckpt, [&] { return describePacked(data); });
     WeightCodes c;
     c.rows = p.N;

@@ -28,7 +28,10 @@ std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight&
                                     int threads = 0);
 
 // What `quantscope-cli codes` writes: the logical integer codes [out, in] and the per-group
-// parameters as the reader uses them (true zeros, after the v1 +1 rule).
+// parameters as the reader uses them (true zeros, after the v1 +1 rule). Signed codes
+// (compressed-tensors, bnb int8) are given as q + 2^(b-1) with zeros in the same space.
+// bnb 4-bit blocks and HQQ axis-1 groups become per-row groups when they tile the rows
+// (else groups = 0 and g_idx -1: codes only); MLX gives biases, HQQ's float zeros are not included.
 struct WeightCodes {
     uint64_t rows = 0, cols = 0;
     std::vector<uint8_t> codes;             // [rows, cols]

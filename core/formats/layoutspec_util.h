@@ -1,0 +1,52 @@
+#pragma once
+// Small helpers shared by the layoutspec_<family>.cpp files.
+#include "formats/layoutspec.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace qs::layout {
+
+inline uint64_t ceilDiv(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+using ShapeFn = std::function<std::vector<uint64_t>(const LayoutParams&)>;
+
+inline LayoutTensor tensor(std::string role, std::string dtype, std::string formula, ShapeFn shape, std::string meaning,
+                           bool optional = false)
+{
+    return {std::move(role), std::move(dtype), std::move(formula), std::move(shape), std::move(meaning), optional};
+}
+
+// A `width`-bit field at bit `bit` of an LSB-first stream of `wordBits`-bit words starting at
+// word `firstWord`; a field crossing a word edge gives two pieces, low bits first.
+inline uint8_t streamPieces(BitPiece* out, uint64_t bit, int width, uint64_t firstWord, uint32_t wordBits)
+{
+    const uint64_t w = bit / wordBits;
+    const uint8_t sh = uint8_t(bit % wordBits);
+    if (sh + uint32_t(width) <= wordBits) {
+        out[0] = {firstWord + w, sh, uint8_t(width)};
+        return 1;
+    }
+    out[0] = {firstWord + w, sh, uint8_t(wordBits - sh)};
+    out[1] = {firstWord + w + 1, 0, uint8_t(uint32_t(width) - (wordBits - sh))};
+    return 2;
+}
+
+// One whole stored value per element: element (row, col) of a row-major [N, K] tensor.
+inline ElementLocation plainElement(std::string_view role, uint32_t bits, const LayoutParams& p, uint64_t row,
+                                    uint64_t col)
+{
+    ElementLocation e;
+    e.tensor = role;
+    e.wordBits = bits;
+    e.pieceCount = 1;
+    e.pieces[0] = {row * p.K + col, 0, uint8_t(bits)};
+    return e;
+}
+
+} // namespace qs::layout
