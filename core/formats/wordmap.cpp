@@ -391,7 +391,7 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
         const std::string what = where + " tensor " + t.name;
         if (t.dtype == DType::Ggml)
             v.hasScale = readBlockScale(spec, data.bytes(e.scaleTensor), e.scaleIndex, v.scale, what);
-        else {
+        else if (dtypeIsFloat(t.dtype) && dtypeBits(t.dtype) >= 16) { // quantized scales (bnb nested) are not read here
             v.scale = readFloat(data.bytes(e.scaleTensor), t.dtype, e.scaleIndex, what);
             v.hasScale = true;
         }

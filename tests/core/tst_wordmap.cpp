@@ -61,6 +61,15 @@ private slots:
         QTest::addRow("gptq-marlin-b4") << QStringLiteral("gptq-marlin") << 4 << 64 << 128 << 32;
         QTest::addRow("gptq-marlin-b8") << QStringLiteral("gptq-marlin") << 8 << 32 << 64 << 0;
         QTest::addRow("awq-marlin-b4") << QStringLiteral("awq-marlin") << 4 << 32 << 64 << 16;
+        for (int b : {3, 5, 6})
+            QTest::addRow("mlx-affine-b%d", b) << QStringLiteral("mlx-affine") << b << 192 << 8 << 64;
+        // Every other safetensors family (bnb, compressed-tensors, MLX, HQQ, FP8, plain dtypes).
+        for (const LayoutSpec& s : layoutRegistry().all()) {
+            if (s.container != LayoutContainer::Safetensors || !s.locate || s.id.starts_with("gptq-") || s.id.starts_with("awq-"))
+                continue;
+            QTest::addRow("%s", s.id.c_str()) << QString::fromStdString(s.id) << (s.bitWidths.empty() ? 8 : s.bitWidths[0])
+                                              << 256 << 24 << 64;
+        }
         for (const LayoutSpec& s : layoutRegistry().all()) {
             if (s.container != LayoutContainer::Gguf)
                 continue;
@@ -168,8 +177,8 @@ private slots:
         const auto ckpt = open(folder);
         for (const LogicalWeight& w : ckpt->weights) {
             const LayoutSpec* spec = findLayoutSpec(w.format);
-            if (!spec)
-                continue;
+            if (!spec || !(w.format.starts_with("gptq-") || w.format.starts_with("awq-")))
+                continue; // the reference tensors beside them
             const WeightCodes c = extractCodes(*ckpt, w);
             const LayoutParams p = layoutParams(w);
             QCOMPARE(p.N, c.rows);

@@ -423,7 +423,7 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
                     p.fillRect(r, colorOf(piece.row, piece.col, piece.code));
                     if (piece.pieceCount > 1 && m_cell >= 6) {
                         // A split code: a notch on the edge where it continues elsewhere.
-                        const QColor mark = m_theme.dark ? QColor(255, 255, 255, 200) : QColor(0, 0, 0, 170);
+                        const QColor mark = m_theme.text;
                         const int notch = std::max(2, m_cell / 3);
                         const bool continuesAbove = piece.piece + 1 < piece.pieceCount; // higher bits elsewhere
                         const int nx = continuesAbove ? r.left() : r.right() - notch + 1;

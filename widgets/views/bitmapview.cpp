@@ -233,12 +233,13 @@ void BitMapView::onHovered(std::optional<BitMapHit> hit)
     m_hasHit = hit.has_value();
     if (hit)
         m_lastHit = *hit;
-    if (hit && hit->isElement)
+    if (hit && hit->isElement) {
         context()->setHovered({context()->weight(), int64_t(hit->row), int64_t(hit->col)});
-    else {
-        context()->setHovered({});
-        showElement({}); // a metadata bit, padding or nothing
+        return;
     }
+    context()->setHovered({});
+    // A metadata or padding bit is described; off the map the selection is shown again.
+    showElement(hit ? ElementRef{} : context()->selected());
 }
 
 void BitMapView::onClicked(const BitMapHit& hit)
