@@ -1,5 +1,5 @@
-// quantscope-cli verify PATH [--json]: structural checks of every packed weight; exit 1
-// when there are findings.
+// quantscope-cli verify PATH [--json]: structural checks of every quantized weight; exit 1
+// when a finding is an error (warnings are printed and do not fail).
 #include "commands.h"
 
 #include "analysis/verify.h"
@@ -18,8 +18,9 @@ int runVerify(const QStringList& args)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Check every packed weight: repacking reproduces the stored words, shapes and g_idx agree with the layout, "
-        "scales are finite, zero points fit the declared convention. Exit 1 with findings."));
+        "Check every quantized weight: repacking the decoded fields reproduces the stored words, shapes and g_idx agree "
+        "with the layout, scales are finite, zero points fit the declared convention, recorded input permutations are "
+        "present. Exit 1 when a finding is an error; warnings (upstream quirks such as the GPTQ v1 zero-0 spill) do not fail."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
@@ -44,7 +45,8 @@ int runVerify(const QStringList& args)
         for (const qs::VerifyFinding& f : r.findings)
             findings.append(QJsonObject{{QStringLiteral("weight"), QString::fromStdString(f.weight)},
                                         {QStringLiteral("check"), QString::fromStdString(f.check)},
-                                        {QStringLiteral("message"), QString::fromStdString(f.message)}});
+                                        {QStringLiteral("message"), QString::fromStdString(f.message)},
+                                        {QStringLiteral("severity"), f.warning ? QStringLiteral("warning") : QStringLiteral("error")}});
         for (const std::string& s : r.checked)
             checked.append(QString::fromStdString(s));
         for (const std::string& s : r.unchecked)
@@ -56,12 +58,13 @@ int runVerify(const QStringList& args)
                               .constData());
     } else {
         for (const qs::VerifyFinding& f : r.findings)
-            std::printf("%s: %s: %s\n", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+            std::printf("%s: %s%s: %s\n", f.weight.c_str(), f.warning ? "warning: " : "", f.check.c_str(), f.message.c_str());
         for (const std::string& s : r.unchecked)
             std::printf("not checked: %s\n", s.c_str());
-        std::printf("%zu weights checked, %zu findings\n", r.checked.size(), r.findings.size());
+        std::printf("%zu weights checked, %zu errors, %zu warnings\n", r.checked.size(), r.errors(),
+                    r.findings.size() - r.errors());
     }
-    return r.findings.empty() ? 0 : 1;
+    return r.errors() == 0 ? 0 : 1;
 }
 
 } // namespace qscli

@@ -11,5 +11,7 @@ int runCodes(const QStringList& args);
 int runBudget(const QStringList& args);
 int runStats(const QStringList& args);
 int runVerify(const QStringList& args);
+int runQuantize(const QStringList& args);
+int runRepack(const QStringList& args);
 
 } // namespace qscli

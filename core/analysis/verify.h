@@ -1,9 +1,12 @@
 #pragma once
-// Structural checks of a checkpoint's packed weights: the stored words equal what the
-// oracle packers make of the unpacked codes and zeros (catches nonzero padding and
-// sign-extended fields), shapes and g_idx agree with the layout, scales are finite, and
-// zero points are plausible for the declared GPTQ convention (v1 stores z - 1, v2 z).
-// Covered: GPTQ (gptq-v1, gptq-v2) and AWQ GEMM; other formats are listed as unchecked.
+// Structural checks of a checkpoint's quantized weights: the stored words equal what the
+// oracle packers make of the unpacked fields (catches nonzero padding and sign-extended
+// fields), shapes and g_idx agree with the layout, scales are finite, zero points are
+// plausible for the declared convention (GPTQ v1 stores z - 1, v2 z), the config declares the
+// layout the tensors have, and recorded input permutations exist. GPTQ/AWQ/Marlin,
+// compressed-tensors, MLX, bitsandbytes and GGUF blocks have format checks; other decodable
+// formats are dequantized and checked for sizes and finite values (with a warning saying
+// why there is no round trip); weights without a decoder are listed as unchecked.
 #include "container/checkpoint.h"
 
 #include <string>
@@ -13,14 +16,20 @@ namespace qs {
 
 struct VerifyFinding {
     std::string weight;
-    std::string check;   // "shape", "qweight-roundtrip", "qzeros-roundtrip", "g_idx", "scale", "zero-convention", "v1-zero-spill"
+    // "shape", "qweight-roundtrip", "qzeros-roundtrip", "scales-roundtrip", "g_idx", "scale", "zero-convention",
+    // "v1-zero-spill", "quant_map", "codes", "config", "input-perm", "roundtrip-not-applicable"
+    std::string check;
     std::string message;
+    // Warnings describe data that upstream tools really write and read (the GPTQ v1 zero-0 spill):
+    // reported, not a failed check.
+    bool warning = false;
 };
 
 struct VerifyReport {
     std::vector<VerifyFinding> findings;
     std::vector<std::string> checked;   // weights every check ran on
     std::vector<std::string> unchecked; // quantized weights of formats verify does not cover
+    size_t errors() const;              // findings that are not warnings
 };
 
 VerifyReport verifyCheckpoint(const Checkpoint& ckpt);

@@ -1,4 +1,5 @@
 #include "kernels/bnb.h"
+#include "kernels/statecache.h"
 
 #include <QByteArray>
 #include <QJsonArray>
@@ -178,7 +179,7 @@ void bnbInt8RowsScalar(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out)
 
 void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const Bnb4 s = bnb4State(w);
+    const Bnb4& s = cachedState<Bnb4>(w, {"quant_state"}, bnb4State);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;

@@ -1,4 +1,5 @@
 #include "kernels/ct.h"
+#include "kernels/statecache.h"
 
 namespace qs {
 
@@ -157,7 +158,7 @@ void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
 
 void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const CtPacked s = ctPackedState(w);
+    const CtPacked& s = cachedState<CtPacked>(w, {"weight_shape", "weight_g_idx"}, ctPackedState);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     if (path == SimdPath::Scalar) {

@@ -1,7 +1,8 @@
 // AVX2 paths for GPTQ (stream and planar, any width 2..8), AWQ GEMM and AWQ GEMV.
 // Same arithmetic as the reference: float(q - z) * s in float32, no FMA; the layouts put
 // eight output rows (GPTQ, AWQ GEMM) or eight input channels (GEMV) in the lanes.
-// Everything else (row or column tails, Marlin, GEMV_FAST) goes to the reference.
+// Marlin and GEMV_FAST have their own lane layouts below; row or column tails go to the
+// reference.
 #include "kernels/gptq.h"
 
 #include <immintrin.h>
@@ -150,6 +151,54 @@ void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
 }
 
+// GPTQ with whole codes per word (b = 2, 4, 8) and contiguous groups of whole vectors: per
+// block of eight rows and per group, each row's codes come from broadcast words shifted into
+// k order, so no transpose is needed; the eight rows share the cache lines of their words.
+template <int B>
+void gptqSlotRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    constexpr uint64_t perWord = 32 / B;
+    const uint64_t K = p.K, N = p.N, fullK = K / 8 * 8;
+    alignas(32) int32_t sh[8];
+    for (int i = 0; i < 8; ++i)
+        sh[i] = B * (i % int(perWord));
+    const __m256i shifts = _mm256_load_si256(reinterpret_cast<const __m256i*>(sh));
+    const __m256i mask = _mm256_set1_epi32((1 << B) - 1);
+    const uint8_t* qw = p.qweight.data();
+    GroupVectors gv;
+    uint64_t n = n0;
+    for (; n + 8 <= n1; n += 8) {
+        gv.fill(p, n);
+        for (uint64_t l = 0; l < 8; ++l) {
+            float* row = out + (n + l - n0) * K;
+            const uint8_t* col = qw + 4 * (n + l);
+            for (uint64_t g = 0; g < p.groups; ++g) {
+                const __m256 vs = _mm256_set1_ps(gv.s[g * 8 + l]);
+                const __m256i vz = _mm256_set1_epi32(gv.z[g * 8 + l]);
+                const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
+                for (uint64_t k = g * p.groupSize; k < k1; k += 8) {
+                    __m256i v;
+                    if constexpr (B == 8) {
+                        uint32_t w0, w1;
+                        std::memcpy(&w0, col + 4 * (k / 4) * N, 4);
+                        std::memcpy(&w1, col + 4 * (k / 4 + 1) * N, 4);
+                        v = _mm256_setr_epi32(int(w0), int(w0), int(w0), int(w0), int(w1), int(w1), int(w1), int(w1));
+                    } else {
+                        uint32_t w;
+                        std::memcpy(&w, col + 4 * (k / perWord) * N, 4);
+                        v = _mm256_set1_epi32(int(w >> (B * (k % perWord))));
+                    }
+                    const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(v, shifts), mask);
+                    _mm256_storeu_ps(row + k, _mm256_mul_ps(vs, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, vz))));
+                }
+            }
+            for (uint64_t k = fullK; k < K; ++k)
+                row[k] = p.valueAt(n + l, k);
+        }
+    }
+    dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
+}
+
 void awqGemmRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     const uint64_t K = p.K, words = p.N / 8;
@@ -208,12 +257,115 @@ void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     }
 }
 
+// Marlin (B.4): for output row n the 16 codes of k-tile kt sit in four words at stride 4
+// (4-bit) or 8 (8-bit) inside the row's 128- (256-) word column block, four codes per word
+// at slots fixed by the row's half-tile; a lane per k picks its word and shifts to its slot.
+template <int B>
+void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    static constexpr int slot4[8] = {0, 4, 1, 5, 2, 6, 3, 7}; // inverse of {0,2,4,6,1,3,5,7}
+    static constexpr int slot8[4] = {0, 2, 1, 3};             // inverse of {0,2,1,3}
+    const uint64_t K = p.K, tiles = K / 16, wordsPerTile = p.N * uint64_t(B) / 2;
+    const __m256i mask = _mm256_set1_epi32((1 << B) - 1), zero = _mm256_set1_epi32(1 << (B - 1));
+    std::vector<float> sc(p.groups);
+    for (uint64_t n = n0; n < n1; ++n) {
+        const uint64_t nt = n / 16, nr = n % 16, c = nt >> 2, j = nt & 3, block = nr >> 3;
+        // Lane kr of the low (k 0..7) and high (k 8..15) vectors: slot of r = (kr & 1) | (kr >> 3) << 1.
+        alignas(32) int32_t shLo[8], shHi[8];
+        for (int kr = 0; kr < 8; ++kr) {
+            const int r0 = kr & 1, r1 = r0 | 2;
+            shLo[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r0)] : slot8[r0]);
+            shHi[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r1)] : slot8[r1]);
+        }
+        const __m256i vLo = _mm256_load_si256(reinterpret_cast<const __m256i*>(shLo));
+        const __m256i vHi = _mm256_load_si256(reinterpret_cast<const __m256i*>(shHi));
+        for (uint64_t g = 0; g < p.groups; ++g)
+            sc[g] = p.scaleAt(g, n);
+        float* o = out + (n - n0) * K;
+        // 4-bit: words 128c + 16(nr&7) + 4m + j; 8-bit: 256c + 32(nr&7) + 8m + 2j + block.
+        const uint8_t* col = p.qweight.data()
+            + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
+        const __m256i idx = _mm256_setr_epi32(int(j), int(j), int(j) + 4, int(j) + 4, int(j), int(j), int(j) + 4, int(j) + 4);
+        for (uint64_t kt = 0; kt < tiles; ++kt) {
+            const uint8_t* w = col + 4 * kt * wordsPerTile;
+            __m256i v;
+            if constexpr (B == 4) {
+                const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+                const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+                v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, idx), _mm256_permutevar8x32_epi32(hi, idx), 0xF0);
+            } else {
+                uint32_t m[4];
+                for (int i = 0; i < 4; ++i)
+                    std::memcpy(&m[i], w + 32 * i, 4);
+                v = _mm256_setr_epi32(int(m[0]), int(m[0]), int(m[1]), int(m[1]), int(m[2]), int(m[2]), int(m[3]), int(m[3]));
+            }
+            const __m256 s = _mm256_set1_ps(sc[16 * kt / p.groupSize]);
+            const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, vLo), mask), zero);
+            const __m256i q1 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, vHi), mask), zero);
+            _mm256_storeu_ps(o + 16 * kt, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q0)));
+            _mm256_storeu_ps(o + 16 * kt + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q1)));
+        }
+    }
+}
+
+// fp16 rounding (RNE) of eight floats, back to float.
+inline __m256 toHalf(__m256 x)
+{
+    return _mm256_cvtph_ps(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+// GEMV_FAST (B.2.3): int16 [N/4, K], nibble n%4 of position 32(k/32) + 4(k%8) + (k%32)/8.
+// Per four rows and 32 channels: the 32 int16 of the block, one row's nibbles packed to
+// bytes in position order, a byte shuffle to channel order, then fp16(fp16(q*s) + bias):
+// f32 holds the product exactly and its sum rounds to fp16 as the exact sum does (24 >= 2*11+2).
+void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    const uint64_t K = p.K;
+    const uint64_t a0 = std::min(n1, (n0 + 3) / 4 * 4);
+    dequantPackedRowsRef(p, n0, a0, out);
+    // In each 16-position half: positions 4e + a -> bytes [a][e], channels 8a + e (+4 in the high half).
+    const __m256i order = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                           0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i nib = _mm256_set1_epi16(0xF);
+    uint64_t n = a0;
+    for (; n + 4 <= n1; n += 4) {
+        const uint8_t* src = p.qweight.data() + 2 * (n / 4) * K;
+        for (uint64_t t = 0; t < 4; ++t) {
+            const __m128i shift = _mm_cvtsi32_si128(int(4 * t));
+            float* o = out + (n + t - n0) * K;
+            for (uint64_t b = 0; b < K / 32; ++b) {
+                const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 64 * b));
+                const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 64 * b + 32));
+                const __m256i c0 = _mm256_and_si256(_mm256_srl_epi16(x0, shift), nib);
+                const __m256i c1 = _mm256_and_si256(_mm256_srl_epi16(x1, shift), nib);
+                // packus interleaves 128-bit lanes; the permute restores position order 0..31.
+                const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(c0, c1), 0xD8);
+                const __m256i grouped = _mm256_shuffle_epi8(bytes, order);
+                const __m128i l = _mm256_castsi256_si128(grouped), h = _mm256_extracti128_si256(grouped, 1);
+                const __m128i k0 = _mm_unpacklo_epi32(l, h), k1 = _mm_unpackhi_epi32(l, h); // channels 0..15, 16..31
+                const uint64_t g = 32 * b / p.groupSize;
+                const __m256 s = _mm256_set1_ps(p.scaleAt(g, n + t)), z = _mm256_set1_ps(p.biasAt(g, n + t));
+                const __m128i parts[4] = {k0, _mm_srli_si128(k0, 8), k1, _mm_srli_si128(k1, 8)};
+                for (int i = 0; i < 4; ++i) {
+                    const __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[i]));
+                    _mm256_storeu_ps(o + 32 * b + 8 * uint64_t(i), toHalf(_mm256_add_ps(toHalf(_mm256_mul_ps(q, s)), z)));
+                }
+            }
+        }
+    }
+    dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
+}
+
 } // namespace
 
 void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     switch (p.kind) {
     case PackedKind::Gptq:
+        if (p.gIdx.empty() && p.groupSize % 8 == 0 && p.bits != 3)
+            return p.bits == 2 ? gptqSlotRows<2>(p, n0, n1, out)
+                 : p.bits == 4 ? gptqSlotRows<4>(p, n0, n1, out)
+                               : gptqSlotRows<8>(p, n0, n1, out);
         switch (p.bits) {
         case 2: return gptqRows<2, false>(p, n0, n1, out);
         case 3: return gptqRows<3, false>(p, n0, n1, out);
@@ -239,6 +391,14 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
     case PackedKind::AwqGemv:
         if (p.groupSize % 8 == 0)
             return awqGemvRows(p, n0, n1, out);
+        break;
+    case PackedKind::AwqGemvFast:
+        if (p.groupSize % 32 == 0)
+            return awqGemvFastRows(p, n0, n1, out);
+        break;
+    case PackedKind::Marlin:
+        if (p.groupSize % 16 == 0)
+            return p.bits == 4 ? marlinRows<4>(p, n0, n1, out) : marlinRows<8>(p, n0, n1, out);
         break;
     default:
         break;

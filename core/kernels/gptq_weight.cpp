@@ -1,6 +1,7 @@
 // From a detected logical weight (its stored tensors and config parameters) to the
 // PackedLinear description the GPTQ / AWQ / Marlin kernels read.
 #include "kernels/gptq.h"
+#include "kernels/statecache.h"
 
 #include "container/checkpoint.h"
 #include "error.h"
@@ -141,7 +142,7 @@ PackedLinear describePacked(const WeightData& w)
 
 void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const PackedLinear p = describePacked(w);
+    const PackedLinear& p = cachedState<PackedLinear>(w, {"g_idx"}, describePacked);
     if (rowBegin > rowEnd || rowEnd > p.N)
         throw Error(p.name + ": rows " + std::to_string(rowBegin) + ".." + std::to_string(rowEnd) + " outside 0.."
                     + std::to_string(p.N));

@@ -1,4 +1,5 @@
 #include "kernels/hqq.h"
+#include "kernels/statecache.h"
 
 #include <string>
 
@@ -124,7 +125,7 @@ void hqqElementsScalar(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 
 void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const Hqq s = hqqState(w);
+    const Hqq& s = cachedState<Hqq>(w, {"shape", "nbits", "group_size", "axis", "packing", "compute_dtype"}, hqqState);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;

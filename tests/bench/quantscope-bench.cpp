@@ -1,5 +1,5 @@
 // quantscope-bench: dequantization throughput per format through the dispatcher, on a
-// synthetic checkpoint written to a temporary folder. For each format: single-thread and
+// synthetic checkpoint written to a temporary folder, for every format with a dequantizer. For each format: single-thread and
 // all-thread weights/s of the fast path, the fast/scalar ratio and the fast/memcpy ratio,
 // where memcpy copies the same number of output bytes, measured in the same run. Work goes
 // in L2-sized chunks (about 256 KiB of float32 output) that are rewritten in place.
@@ -25,6 +25,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -123,14 +124,14 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
         return keep.back();
     };
     keep.reserve(64);
-    for (int bits : {2, 3, 4, 8}) {
+    for (int bits : {2, 3, 4, 5, 8}) {
         std::vector<uint8_t> codes(N * K);
         for (auto& c : codes)
             c = uint8_t(rng() & ((1u << bits) - 1));
         std::vector<int32_t> zeros(G * N);
         for (auto& z : zeros)
             z = int32_t(1 + rng() % ((1u << bits) - 1));
-        const PackedOutput po = packGptq(codes, zeros, scales, bits, K, N, G, true, false);
+        const PackedOutput po = packGptq(codes, zeros, scales, bits, K, N, G, bits != 5, bits == 5);
         const std::string name = "gptq" + std::to_string(bits);
         tensors.push_back(st(name + ".qweight", DType::I32, po.qweight.shape, hold(po.qweight.bytes)));
         tensors.push_back(st(name + ".qzeros", DType::I32, po.qzeros.shape, hold(po.qzeros.bytes)));
@@ -148,24 +149,151 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
             const PackedOutput marlin = packMarlin(codes, scales, 4, K, N, G);
             tensors.push_back(st("marlin.B", DType::I32, marlin.qweight.shape, hold(marlin.qweight.bytes)));
             tensors.push_back(st("marlin.s", DType::F16, marlin.scales.shape, hold(marlin.scales.bytes)));
+            std::vector<uint16_t> biases(G * N);
+            for (auto& b : biases)
+                b = floatToHalf(-float(rng() % 1000 + 1) * 1e-4f);
+            const PackedOutput fast = packAwqGemvFast(codes, biases, scales, K, N, g);
+            tensors.push_back(st("gemvfast.qweight", DType::I16, fast.qweight.shape, hold(fast.qweight.bytes)));
+            tensors.push_back(st("gemvfast.qzeros", DType::F16, fast.qzeros.shape, hold(fast.qzeros.bytes)));
+            tensors.push_back(st("gemvfast.scales", DType::F16, fast.scales.shape, hold(fast.scales.bytes)));
+        }
+        if (bits == 8) {
+            const PackedOutput marlin = packMarlin(codes, scales, 8, K, N, G);
+            tensors.push_back(st("marlin8.B", DType::I32, marlin.qweight.shape, hold(marlin.qweight.bytes)));
+            tensors.push_back(st("marlin8.s", DType::F16, marlin.scales.shape, hold(marlin.scales.bytes)));
         }
     }
     const std::string path = dir + "/packed.safetensors";
     writeSafetensors(path, tensors);
     const auto ckpt = Checkpoint::open(path);
     std::vector<Case> cases;
-    for (int bits : {4, 3, 8, 2}) {
+    for (int bits : {4, 3, 8, 2, 5}) {
         const std::string name = "gptq" + std::to_string(bits);
-        cases.push_back({"GPTQ-" + std::to_string(bits), ckpt,
-                         logical(*ckpt, name, "gptq-v1", bits, int64_t(g), N, K,
+        cases.push_back({bits == 5 ? "GPTQ-planar5" : "GPTQ-" + std::to_string(bits), ckpt,
+                         logical(*ckpt, name, bits == 5 ? "gptq-planar" : "gptq-v1", bits, int64_t(g), N, K,
                                  {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}, {"g_idx", "g_idx"}})});
     }
     cases.push_back({"AWQ-GEMM", ckpt, logical(*ckpt, "awq", "awq-gemm", 4, int64_t(g), N, K,
                                                {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
     cases.push_back({"AWQ-GEMV", ckpt, logical(*ckpt, "gemv", "awq-gemv", 4, int64_t(g), N, K,
                                                {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
+    cases.push_back({"AWQ-GEMVFAST", ckpt, logical(*ckpt, "gemvfast", "awq-gemv-fast", 4, int64_t(g), N, K,
+                                                   {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
     cases.push_back({"GPTQ-Marlin", ckpt, logical(*ckpt, "marlin", "gptq-marlin", 4, int64_t(g), N, K,
                                                   {{"B", "B"}, {"s", "s"}})});
+    cases.push_back({"Marlin-8", ckpt, logical(*ckpt, "marlin8", "gptq-marlin", 8, int64_t(g), N, K,
+                                               {{"B", "B"}, {"s", "s"}})});
+    return cases;
+}
+
+std::vector<uint8_t> halfs(size_t n, float base, bool bf16 = false)
+{
+    std::vector<uint8_t> b(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+        const float f = base * float(i % 13 + 1);
+        const uint16_t h = bf16 ? floatToBf16(f) : floatToHalf(f);
+        std::memcpy(b.data() + 2 * i, &h, 2);
+    }
+    return b;
+}
+
+template <typename V>
+std::vector<uint8_t> bytesOf(const std::vector<V>& v)
+{
+    std::vector<uint8_t> b(v.size() * sizeof(V));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+
+// bitsandbytes, compressed-tensors, MLX, HQQ, GEMV_FAST and the plain float dtypes: random
+// codes, plausible scales.
+std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
+{
+    struct Spec {
+        std::string label, format;
+        int bits;
+        int64_t group;
+        std::vector<std::tuple<std::string, DType, std::vector<uint64_t>, std::vector<uint8_t>>> tensors; // role ...
+    };
+    std::vector<Spec> specs;
+    for (const bool fp4 : {false, true}) {
+        const std::string js = std::string("{\"quant_type\": \"") + (fp4 ? "fp4" : "nf4") + "\", \"blocksize\": 64, "
+                               "\"dtype\": \"float16\", \"shape\": [" + std::to_string(N) + ", " + std::to_string(K) + "]}";
+        std::vector<float> absmax(N * K / 64);
+        for (size_t i = 0; i < absmax.size(); ++i)
+            absmax[i] = 0.01f * float(i % 17 + 1);
+        specs.push_back({fp4 ? "FP4" : "NF4", fp4 ? "bnb-fp4" : "bnb-nf4", 4, 64,
+                         {{"weight", DType::U8, {N * K / 2, 1}, randomBytes(N * K / 2, 21)},
+                          {"absmax", DType::F32, {absmax.size()}, bytesOf(absmax)},
+                          {"quant_state", DType::U8, {js.size()}, std::vector<uint8_t>(js.begin(), js.end())}}});
+    }
+    {
+        const uint64_t blocks = N * K / 64;
+        const std::string js = "{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"bfloat16\", \"shape\": ["
+                               + std::to_string(N) + ", " + std::to_string(K)
+                               + "], \"nested_blocksize\": 256, \"nested_offset\": 0.03}";
+        std::vector<float> map(256);
+        for (size_t i = 0; i < 256; ++i)
+            map[i] = float(int(i) - 128) / 128.0f;
+        specs.push_back({"NF4-nested", "bnb-nf4", 4, 64,
+                         {{"weight", DType::U8, {N * K / 2, 1}, randomBytes(N * K / 2, 22)},
+                          {"absmax", DType::U8, {blocks}, randomBytes(blocks, 23)},
+                          {"nested_absmax", DType::F32, {(blocks + 255) / 256}, bytesOf(std::vector<float>((blocks + 255) / 256, 0.02f))},
+                          {"nested_quant_map", DType::F32, {256}, bytesOf(map)},
+                          {"quant_state", DType::U8, {js.size()}, std::vector<uint8_t>(js.begin(), js.end())}}});
+    }
+    specs.push_back({"int8", "bnb-int8", 8, 0,
+                     {{"weight", DType::I8, {N, K}, randomBytes(N * K, 24)},
+                      {"SCB", DType::F32, {N}, bytesOf(std::vector<float>(N, 0.5f))}}});
+    const std::vector<int64_t> shape{int64_t(N), int64_t(K)};
+    specs.push_back({"CT-4", "compressed-tensors", 4, 128,
+                     {{"weight_packed", DType::I32, {N, K / 8}, randomBytes(N * K / 2, 25)},
+                      {"weight_scale", DType::BF16, {N, K / 128}, halfs(N * K / 128, 0.01f, true)},
+                      {"weight_shape", DType::I64, {2}, bytesOf(shape)},
+                      {"weight_zero_point", DType::I32, {N / 8, K / 128}, randomBytes(N / 8 * K / 128 * 4, 26)}}});
+    specs.push_back({"CT-8", "compressed-tensors", 8, 0,
+                     {{"weight_packed", DType::I32, {N, K / 4}, randomBytes(N * K, 27)},
+                      {"weight_scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)},
+                      {"weight_shape", DType::I64, {2}, bytesOf(shape)}}});
+    for (int b : {2, 3, 4, 8}) {
+        const uint64_t words = K * uint64_t(b) / 32;
+        specs.push_back({"MLX-" + std::to_string(b), "mlx-affine", b, 64,
+                         {{"weight", DType::U32, {N, words}, randomBytes(N * words * 4, 28 + uint32_t(b))},
+                          {"scales", DType::F16, {N, K / 64}, halfs(N * K / 64, 0.01f)},
+                          {"biases", DType::F16, {N, K / 64}, halfs(N * K / 64, -0.02f)}}});
+    }
+    for (int b : {4, 3}) {
+        const uint64_t R = N * K / 64, parts = b == 4 ? 2 : 10, step = (R + parts - 1) / parts;
+        const std::string cd = "torch.float16";
+        specs.push_back({"HQQ-" + std::to_string(b), "hqq", b, 64,
+                         {{"W_q", b == 3 ? DType::I32 : DType::U8, {step, 64}, randomBytes(step * 64 * (b == 3 ? 4 : 1), 40 + uint32_t(b))},
+                          {"scale", DType::F16, {R, 1}, halfs(R, 0.01f)},
+                          {"zero", DType::F16, {R, 1}, halfs(R, 0.5f)},
+                          {"compute_dtype", DType::U8, {cd.size()}, std::vector<uint8_t>(cd.begin(), cd.end())}}});
+    }
+    specs.push_back({"F16", "f16", 16, 0, {{"weight", DType::F16, {N, K}, halfs(N * K, 0.001f)}}});
+    specs.push_back({"BF16", "bf16", 16, 0, {{"weight", DType::BF16, {N, K}, randomBytes(N * K * 2, 50)}}});
+    specs.push_back({"F8_E4M3", "f8_e4m3", 8, 0, {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 51)}}});
+
+    std::vector<SafetensorsTensor> tensors;
+    for (const Spec& s : specs)
+        for (const auto& [role, dt, shp, bytes] : s.tensors)
+            tensors.push_back(st(s.label + "." + role, dt, shp, bytes));
+    const std::string path = dir + "/other.safetensors";
+    writeSafetensors(path, tensors);
+    const auto ckpt = Checkpoint::open(path);
+    std::vector<Case> cases;
+    for (const Spec& s : specs) {
+        LogicalWeight w;
+        w.name = s.label;
+        w.format = s.format;
+        w.bits = s.bits;
+        w.groupSize = s.group;
+        w.shape = {N, K};
+        for (const auto& t : s.tensors)
+            w.members.emplace_back(std::get<0>(t), size_t(ckpt->indexOf(s.label + "." + std::get<0>(t))));
+        cases.push_back({s.label, ckpt, std::move(w)});
+    }
     return cases;
 }
 
@@ -227,6 +355,8 @@ int main(int argc, char** argv)
     std::vector<Case> cases;
     try {
         cases = packedCases(dir, K, N);
+        for (Case& c : otherCases(dir, K, N))
+            cases.push_back(std::move(c));
         for (Case& c : ggufCases(dir, K, N))
             cases.push_back(std::move(c));
     } catch (const std::exception& e) {

@@ -116,11 +116,11 @@ private slots:
         const QJsonObject o = QJsonDocument::fromJson(clean.out).object();
         QCOMPARE(o.value(QStringLiteral("checked")).toArray().size(), 2);
         QVERIFY(o.value(QStringLiteral("findings")).toArray().isEmpty());
-        // Upstream's v1 zero-0 spill is a real defect of that checkpoint: exit 1.
+        // Upstream's v1 zero-0 spill is what AutoGPTQ really writes and reads: a warning, exit 0.
         const auto spill = qstest::runCli({QStringLiteral("verify"),
                                            variantDir(QStringLiteral("gptq-w2-g32-asym")) + QStringLiteral("/model.safetensors")});
-        QCOMPARE(spill.exitCode, 1);
-        QVERIFY(spill.out.contains("v1-zero-spill"));
+        QCOMPARE(spill.exitCode, 0);
+        QVERIFY(spill.out.contains("warning: v1-zero-spill"));
         QCOMPARE(qstest::runCli({QStringLiteral("verify")}).exitCode, 2);
     }
 

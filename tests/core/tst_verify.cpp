@@ -1,8 +1,12 @@
 // verify: the upstream fixtures verify clean except the v1 zero-0 spill that upstream really
 // wrote (gptq-w2-g32-asym and gptq-w3-g32-asym down_proj), and checkpoints broken on purpose
 // by this test (bytes patched in a copy) are caught by the right check.
+#include "analysis/quantize_checkpoint.h"
+#include "analysis/repack.h"
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
+#include "container/safetensors.h"
+#include "kernels/bitstream.h"
 
 #include "testsupport.h"
 
@@ -31,15 +35,15 @@ bool hasCheck(const VerifyReport& r, const std::string& weight, const std::strin
     return false;
 }
 
-// Copies the variant's model.safetensors and configs into `dir`, then lets `patch` change
-// the bytes of tensor `tensor` in the copy.
-QString brokenCopy(const QTemporaryDir& dir, const QString& variant, const std::string& tensor,
-                   const std::function<void(std::vector<uint8_t>&)>& patch)
+// Copies `file` and the configs of `srcDir` into `dir`, then lets `patch` change the bytes of
+// tensor `tensor` in the copy. Returns the copied file's path.
+QString patchedCopy(const QTemporaryDir& dir, const QString& srcDir, const QString& file, const std::string& tensor,
+                    const std::function<void(std::vector<uint8_t>&)>& patch)
 {
-    const QDir src(variantDir(variant));
-    for (const QString& f : src.entryList({QStringLiteral("*.json"), QStringLiteral("model.safetensors")}, QDir::Files))
+    const QDir src(srcDir);
+    for (const QString& f : src.entryList({QStringLiteral("*.json"), file}, QDir::Files))
         QFile::copy(src.filePath(f), dir.filePath(f));
-    const QString path = dir.filePath(QStringLiteral("model.safetensors"));
+    const QString path = dir.filePath(file);
     QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
     uint64_t offset = 0, nbytes = 0;
     {
@@ -58,7 +62,64 @@ QString brokenCopy(const QTemporaryDir& dir, const QString& variant, const std::
     patch(bytes);
     f.seek(qint64(offset));
     f.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
-    return dir.path();
+    return path;
+}
+
+QString brokenCopy(const QTemporaryDir& dir, const QString& variant, const std::string& tensor,
+                   const std::function<void(std::vector<uint8_t>&)>& patch)
+{
+    const QString p = patchedCopy(dir, variantDir(variant), QStringLiteral("model.safetensors"), tensor, patch);
+    return p.isEmpty() ? p : dir.path();
+}
+
+// Rewrites the checkpoint in `srcDir` into `dstDir` (configs copied) after `edit` changes its tensors.
+struct OwnedTensor {
+    std::string name;
+    DType dtype;
+    std::vector<uint64_t> shape;
+    std::vector<uint8_t> bytes;
+};
+void rewrite(const QString& srcDir, const QString& dstDir, const std::function<void(const Checkpoint&, std::vector<OwnedTensor>&)>& edit)
+{
+    const auto c = Checkpoint::open(srcDir.toStdString());
+    std::vector<OwnedTensor> ts;
+    for (const TensorEntry& t : c->tensors) {
+        const auto b = c->bytes(t);
+        ts.push_back({t.name, t.dtype, t.shape, {b.begin(), b.end()}});
+    }
+    edit(*c, ts);
+    QDir().mkpath(dstDir);
+    std::vector<SafetensorsTensor> out;
+    for (const OwnedTensor& t : ts)
+        out.push_back({t.name, t.dtype, t.shape, t.bytes});
+    writeSafetensors((dstDir + QStringLiteral("/model.safetensors")).toStdString(), out);
+    const QDir src(srcDir);
+    for (const QString& f : src.entryList({QStringLiteral("*.json")}, QDir::Files))
+        QFile::copy(src.filePath(f), dstDir + QLatin1Char('/') + f);
+}
+
+// A float source (the fixtures' stories260K wq as q_proj, F32) quantized to `format`.
+QString quantized(const QTemporaryDir& dir, const char* format, int bits, int group)
+{
+    const auto s = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    const TensorEntry* wq = s->find("stories260K.layers.0.wq");
+    const QString src = dir.filePath(QStringLiteral("float"));
+    QDir().mkpath(src);
+    writeSafetensors((src + QStringLiteral("/model.safetensors")).toStdString(),
+                     {{"model.layers.0.self_attn.q_proj.weight", DType::F32, wq->shape, s->bytes(*wq)}});
+    QuantizeCheckpointOptions o;
+    o.format = format;
+    o.bits = bits;
+    o.groupSize = group;
+    const QString out = dir.filePath(QStringLiteral("q"));
+    quantizeCheckpoint(*Checkpoint::open(src.toStdString()), out.toStdString(), o);
+    return out;
+}
+
+void setNanF32(std::vector<uint8_t>& b)
+{
+    const uint32_t nan = 0x7FC00000u;
+    std::memcpy(b.data(), &nan, 4);
 }
 
 } // namespace
@@ -68,25 +129,29 @@ class TestVerify : public QObject {
 private slots:
     void fixtures_data()
     {
-        QTest::addColumn<QString>("variant");
-        QTest::addColumn<int>("spills"); // weights with the v1 zero-0 spill
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<int>("spills"); // weights with the v1 zero-0 spill (a warning)
         const QDir root(qstest::fixture(QStringLiteral("safetensors")));
-        for (const QString& d : root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-gemm-*")}, QDir::Dirs, QDir::Name))
-            QTest::addRow("%s", qPrintable(d)) << d << ((d == QLatin1String("gptq-w2-g32-asym") || d == QLatin1String("gptq-w3-g32-asym")) ? 1 : 0);
+        for (const QString& d : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+            QTest::addRow("%s", qPrintable(d)) << root.filePath(d) + QStringLiteral("/model.safetensors")
+                                               << ((d == QLatin1String("gptq-w2-g32-asym") || d == QLatin1String("gptq-w3-g32-asym")) ? 1 : 0);
+        QTest::addRow("ggml-types.gguf") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")) << 0;
     }
     void fixtures()
     {
-        QFETCH(QString, variant);
+        QFETCH(QString, path);
         QFETCH(int, spills);
-        const auto c = Checkpoint::open((variantDir(variant) + QStringLiteral("/model.safetensors")).toStdString());
+        const auto c = Checkpoint::open(path.toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
-        QCOMPARE(r.checked.size(), size_t(variant.contains(QLatin1String("g32")) ? 2 : 1));
+        QVERIFY(!r.checked.empty());
         QVERIFY(r.unchecked.empty());
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
-        QCOMPARE(r.findings.size(), size_t(spills));
-        if (spills)
-            QVERIFY(hasCheck(r, "model.layers.0.mlp.down_proj", "v1-zero-spill"));
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.c_str());
+        QCOMPARE(r.errors(), size_t(0));
+        size_t spillWarnings = 0;
+        for (const VerifyFinding& f : r.findings)
+            spillWarnings += f.check == "v1-zero-spill" && f.warning && f.weight == "model.layers.0.mlp.down_proj";
+        QCOMPARE(spillWarnings, size_t(spills));
     }
 
     void broken_data()
@@ -150,6 +215,91 @@ private slots:
             qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
         const std::string weight = tensor.section(QLatin1Char('.'), 0, -2).toStdString();
         QVERIFY2(hasCheck(r, weight, check.toStdString()), qPrintable(check));
+    }
+
+    // Seed failures on checkpoints this test writes, each caught by the named check.
+    void made_data()
+    {
+        QTest::addColumn<int>("what");
+        QTest::addColumn<QString>("check");
+        QTest::addRow("wrong axis: GPTQ qweight packed along N") << 0 << "config";
+        QTest::addRow("nonzero padding: CT 3-bit top bits") << 1 << "qweight-roundtrip";
+        QTest::addRow("NaN scale: MLX") << 2 << "scale";
+        QTest::addRow("NaN scale: GGUF Q4_0 d") << 3 << "scale";
+        QTest::addRow("NaN absmax: bnb FP4") << 4 << "scale";
+        QTest::addRow("dropped act-order permutation") << 5 << "input-perm";
+        QTest::addRow("bnb NF4 quant_map altered") << 6 << "quant_map";
+    }
+    void made()
+    {
+        QFETCH(int, what);
+        QFETCH(QString, check);
+        QTemporaryDir tmp, tmp2;
+        QVERIFY(tmp.isValid() && tmp2.isValid());
+        QString path;
+        const std::string down = "model.layers.0.mlp.down_proj";
+        switch (what) {
+        case 0:
+            path = tmp.filePath(QStringLiteral("axis"));
+            rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), path, [&](const Checkpoint& c, std::vector<OwnedTensor>& ts) {
+                const LogicalMatrix m = readLogicalMatrix(c, *c.findWeight(down));
+                for (OwnedTensor& t : ts)
+                    if (t.name == down + ".qweight") {
+                        t.bytes.clear();
+                        for (uint64_t k = 0; k < m.K; ++k) {
+                            std::vector<uint8_t> row(m.N);
+                            for (uint64_t n = 0; n < m.N; ++n)
+                                row[n] = m.codes[n * m.K + k];
+                            const auto w = bitstream::packSlots(row, 4, 32);
+                            t.bytes.insert(t.bytes.end(), w.begin(), w.end());
+                        }
+                        t.shape = {m.K, m.N / 8};
+                    }
+            });
+            break;
+        case 1:
+            path = patchedCopy(tmp2, quantized(tmp, "compressed-tensors", 3, 32), QStringLiteral("model.safetensors"),
+                               "model.layers.0.self_attn.q_proj.weight_packed", [](std::vector<uint8_t>& b) { b[3] |= 0xC0; });
+            break;
+        case 2:
+            path = patchedCopy(tmp2, quantized(tmp, "mlx-affine", 4, 64), QStringLiteral("model.safetensors"),
+                               "model.layers.0.self_attn.q_proj.scales", setNanF32);
+            break;
+        case 3:
+            path = patchedCopy(tmp, qstest::fixture(QStringLiteral("gguf")), QStringLiteral("ggml-types.gguf"), "synthetic.q4_0",
+                               [](std::vector<uint8_t>& b) { b[0] = 0x00; b[1] = 0x7E; });
+            break;
+        case 4:
+            path = patchedCopy(tmp, variantDir(QStringLiteral("bnb-fp4")), QStringLiteral("model.safetensors"),
+                               down + ".weight.absmax", setNanF32);
+            break;
+        case 5: {
+            RepackOptions o;
+            o.to = "awq-gemm";
+            const QString awq = tmp.filePath(QStringLiteral("awq"));
+            repackCheckpoint(*Checkpoint::open((variantDir(QStringLiteral("gptq-w4-g128-asym-actorder"))).toStdString()),
+                             awq.toStdString(), o);
+            QCOMPARE(verifyCheckpoint(*Checkpoint::open(awq.toStdString())).errors(), size_t(0));
+            path = tmp.filePath(QStringLiteral("dropped"));
+            rewrite(awq, path, [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
+                std::erase_if(ts, [&](const OwnedTensor& t) { return t.name == down + ".input_perm"; });
+            });
+            break;
+        }
+        case 6:
+            path = patchedCopy(tmp, variantDir(QStringLiteral("bnb-nf4")), QStringLiteral("model.safetensors"),
+                               down + ".weight.quant_map", [](std::vector<uint8_t>& b) { b[12] ^= 1; });
+            break;
+        }
+        QVERIFY(!path.isEmpty());
+        const auto c = Checkpoint::open(path.toStdString());
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const VerifyFinding& f : r.findings)
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.c_str());
+        bool found = false;
+        for (const VerifyFinding& f : r.findings)
+            found |= f.check == check.toStdString() && !f.warning;
+        QVERIFY2(found, qPrintable(check));
     }
 };
 

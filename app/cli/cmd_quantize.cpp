@@ -1,0 +1,91 @@
+// quantscope-cli quantize PATH WEIGHT|--all --format ID [--bits B] [--group-size G] [--sym|--asym]
+// [--clip R] [--double-quant] -o OUT: float weights to a real checkpoint of the target format.
+#include "commands.h"
+
+#include "analysis/quantize_checkpoint.h"
+#include "container/checkpoint.h"
+
+#include <QCommandLineParser>
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace qscli {
+
+int runQuantize(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Quantize F32/F16/BF16 weights into a checkpoint other tools load: a folder (model.safetensors, config.json "
+        "with the quantization config, quantize_config.json for GPTQ) or a .gguf file. Other tensors are copied."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("weights to quantize (or --all)"), QStringLiteral("[WEIGHT...]"));
+    const QCommandLineOption allOpt(QStringLiteral("all"), QStringLiteral("every float weight matrix (safetensors: not embeddings or lm_head)"));
+    const QCommandLineOption formatOpt(QStringLiteral("format"),
+                                       QString::fromStdString("target: " + [] {
+                                           std::string s;
+                                           for (const std::string& t : qs::quantizeTargets())
+                                               s += (s.empty() ? "" : ", ") + t;
+                                           return s;
+                                       }()),
+                                       QStringLiteral("ID"));
+    const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("code width (affine targets, default 4)"), QStringLiteral("B"));
+    const QCommandLineOption groupOpt(QStringLiteral("group-size"),
+                                      QStringLiteral("weights per scale along K; -1 per channel (bnb: block size)"), QStringLiteral("G"));
+    const QCommandLineOption symOpt(QStringLiteral("sym"), QStringLiteral("symmetric (no zero point)"));
+    const QCommandLineOption asymOpt(QStringLiteral("asym"), QStringLiteral("asymmetric (zero point)"));
+    const QCommandLineOption clipOpt(QStringLiteral("clip"), QStringLiteral("clipping ratio in (0, 1]"), QStringLiteral("R"));
+    const QCommandLineOption dqOpt(QStringLiteral("double-quant"), QStringLiteral("bitsandbytes nested absmax"));
+    const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")},
+                                    QStringLiteral("output folder (safetensors) or .gguf file"), QStringLiteral("OUT"));
+    parser.addOptions({allOpt, formatOpt, bitsOpt, groupOpt, symOpt, asymOpt, clipOpt, dqOpt, outOpt});
+    if (!parser.parse(args)) {
+        std::fprintf(stderr, "quantscope-cli quantize: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::printf("%s", qPrintable(parser.helpText()));
+        return 0;
+    }
+    const QStringList pos = parser.positionalArguments();
+    const bool all = parser.isSet(allOpt);
+    if (pos.isEmpty() || !parser.isSet(formatOpt) || !parser.isSet(outOpt) || (pos.size() == 1) == !all ||
+        (parser.isSet(symOpt) && parser.isSet(asymOpt))) {
+        std::fprintf(stderr, "usage: quantscope-cli quantize PATH WEIGHT...|--all --format ID [--bits B] [--group-size G] "
+                             "[--sym|--asym] [--clip R] [--double-quant] -o OUT\n");
+        return 2;
+    }
+    qs::QuantizeCheckpointOptions opt;
+    opt.format = parser.value(formatOpt).toStdString();
+    bool ok = true;
+    if (parser.isSet(bitsOpt))
+        opt.bits = parser.value(bitsOpt).toInt(&ok);
+    if (ok && parser.isSet(groupOpt))
+        opt.groupSize = parser.value(groupOpt).toLongLong(&ok);
+    if (ok && parser.isSet(clipOpt))
+        opt.clipRatio = parser.value(clipOpt).toFloat(&ok);
+    if (!ok) {
+        std::fprintf(stderr, "quantscope-cli quantize: --bits, --group-size and --clip take numbers\n");
+        return 2;
+    }
+    opt.symmetric = parser.isSet(symOpt) ? 1 : parser.isSet(asymOpt) ? 0 : -1;
+    opt.doubleQuant = parser.isSet(dqOpt);
+    for (qsizetype i = 1; i < pos.size(); ++i)
+        opt.weights.push_back(pos.at(i).toStdString());
+    if (isatty(2))
+        opt.progress = [](size_t done, size_t total, const std::string& name) {
+            std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, name.c_str());
+            if (done == total)
+                std::fprintf(stderr, "\n");
+        };
+    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const qs::QuantizeCheckpointResult r = qs::quantizeCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
+    for (const std::string& n : r.notes)
+        std::fprintf(stderr, "note: %s\n", n.c_str());
+    std::printf("%s: %zu weights quantized to %s, %zu tensors copied\n", r.output.c_str(), r.quantized.size(),
+                qs::quantizeTargetId(opt.format).c_str(), r.copied.size());
+    return 0;
+}
+
+} // namespace qscli

@@ -1,0 +1,516 @@
+#include "analysis/repack.h"
+
+#include "analysis/quantize_affine.h"
+#include "analysis/quantize_checkpoint.h"
+#include "container/gguf.h"
+#include "container/safetensors.h"
+#include "error.h"
+#include "formats/formatid.h"
+#include "kernels/bitstream.h"
+#include "kernels/ct.h"
+#include "kernels/dequant.h"
+#include "kernels/ggml.h"
+#include "kernels/gptq.h"
+#include "kernels/half.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+
+namespace qs {
+
+bool LogicalMatrix::symmetric() const
+{
+    const int32_t mid = int32_t(1u << (bits - 1));
+    return std::all_of(zeros.begin(), zeros.end(), [mid](int32_t z) { return z == mid; });
+}
+
+bool LogicalMatrix::actOrder() const
+{
+    for (uint64_t k = 0; k < gIdx.size(); ++k)
+        if (uint64_t(gIdx[k]) != k / groupSize)
+            return true;
+    return false;
+}
+
+namespace {
+
+std::string weightError(const Checkpoint& c, const LogicalWeight& w, const std::string& what)
+{
+    return c.path + ": weight '" + w.name + "': " + what;
+}
+
+bool isGguf(const std::string& id) { return id.rfind("gguf-", 0) == 0; }
+
+int ggmlOf(const std::string& id)
+{
+    return id == "gguf-q4_1" ? GgmlQ4_1 : id == "gguf-q5_1" ? GgmlQ5_1 : GgmlQ8_0;
+}
+
+DType scaleDtype(ScaleType t)
+{
+    return t == ScaleType::F16 ? DType::F16 : t == ScaleType::BF16 ? DType::BF16 : DType::F32;
+}
+
+uint16_t halfBitsOf(float v, DType t) { return t == DType::BF16 ? floatToBf16(v) : floatToHalf(v); }
+
+struct Owned {
+    std::string name;
+    DType dtype;
+    std::vector<uint64_t> shape;
+    std::vector<uint8_t> bytes;
+};
+
+template <typename T>
+Owned owned(std::string name, DType dtype, std::vector<uint64_t> shape, const std::vector<T>& v)
+{
+    Owned o{std::move(name), dtype, std::move(shape), std::vector<uint8_t>(v.size() * sizeof(T))};
+    if (!v.empty())
+        std::memcpy(o.bytes.data(), v.data(), o.bytes.size());
+    return o;
+}
+
+// GPTQ v1 qzeros as AutoGPTQ's pack() writes them: each field is z - 1 converted to uint32 and
+// OR-ed in after shifting, so a zero of 0 (-1) sets every higher bit of its word (a field that
+// straddles into the next word contributes only its own bits there). Decoding that word with
+// the reference v1 rule gives back the zeros it came from, so v1 -> v2 -> v1 keeps the bytes.
+std::vector<uint32_t> gptqV1Zeros(const LogicalMatrix& m)
+{
+    const int b = m.bits;
+    const uint64_t N = m.N, cols = (N * uint64_t(b) + 31) / 32;
+    std::vector<uint32_t> out(m.groups * cols, 0);
+    for (uint64_t g = 0; g < m.groups; ++g) {
+        uint32_t* row = out.data() + g * cols;
+        for (uint64_t n = 0; n < N; ++n) {
+            const int32_t f = m.zeros[g * N + n] - 1;
+            if (f >= (1 << b) || f < -1)
+                throw Error("zero " + std::to_string(f + 1) + " (group " + std::to_string(g) + ", column " + std::to_string(n) +
+                            ") does not fit a " + std::to_string(b) + "-bit GPTQ v1 field");
+            const uint64_t bit = n * uint64_t(b);
+            const unsigned shift = unsigned(bit % 32);
+            const uint64_t word = bit / 32;
+            row[word] |= uint32_t(f) << shift; // f = -1 spills ones into the higher fields, as upstream
+            if (shift + unsigned(b) > 32)
+                row[word + 1] |= (uint32_t(f) >> (32 - shift)) & ((1u << (shift + unsigned(b) - 32)) - 1u);
+        }
+    }
+    return out;
+}
+
+// The permutation that makes the groups contiguous (stable sort by group) when the target has
+// no g_idx; applies it to the codes. Throws when the groups are not all full.
+std::vector<int32_t> makeContiguous(LogicalMatrix& m)
+{
+    std::vector<int32_t> perm(m.K);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::stable_sort(perm.begin(), perm.end(), [&](int32_t a, int32_t b) { return m.gIdx[size_t(a)] < m.gIdx[size_t(b)]; });
+    for (uint64_t i = 0; i < m.K; ++i)
+        if (uint64_t(m.gIdx[size_t(perm[i])]) != i / m.groupSize)
+            throw Error("act-order groups are not all " + std::to_string(m.groupSize) +
+                        " channels: sorting by g_idx does not give contiguous groups");
+    std::vector<uint8_t> codes(m.codes.size());
+    for (uint64_t n = 0; n < m.N; ++n)
+        for (uint64_t i = 0; i < m.K; ++i)
+            codes[n * m.K + i] = m.codes[n * m.K + uint64_t(perm[i])];
+    m.codes = std::move(codes);
+    for (uint64_t i = 0; i < m.K; ++i)
+        m.gIdx[i] = int32_t(i / m.groupSize);
+    return perm;
+}
+
+std::vector<uint16_t> scaleBits(const LogicalMatrix& m, DType t)
+{
+    std::vector<uint16_t> s(m.scales.size());
+    for (size_t i = 0; i < s.size(); ++i)
+        s[i] = halfBitsOf(m.scales[i], t);
+    return s;
+}
+
+AffineQuantized asAffine(const LogicalMatrix& m, AffineRule rule)
+{
+    AffineQuantized q;
+    q.rows = m.N;
+    q.cols = m.K;
+    q.bits = m.bits;
+    q.groupSize = m.groupSize;
+    q.groups = m.groups;
+    q.rule = rule;
+    q.symmetric = m.symmetric();
+    q.codes = m.codes;
+    q.scales = m.scales;
+    q.zeros.assign(m.zeros.begin(), m.zeros.end());
+    return q;
+}
+
+std::vector<Owned> encodeSafetensors(const LogicalMatrix& m, const std::string& to, const std::string& prefix)
+{
+    std::vector<Owned> out;
+    const DType st = m.scaleType == DType::BF16 ? DType::BF16 : DType::F16; // GPTQ/AWQ: half scales
+    try {
+        if (to == "gptq-v1" || to == "gptq-v2") {
+            std::vector<int32_t> z = m.zeros;
+            if (to == "gptq-v1")
+                std::fill(z.begin(), z.end(), 1); // qzeros replaced below; packGptq(v1) refuses z = 0
+            PackedOutput p = packGptq(m.codes, z, scaleBits(m, st), m.bits, m.K, m.N, m.groups, to == "gptq-v1", false);
+            if (to == "gptq-v1") {
+                const std::vector<uint32_t> zw = gptqV1Zeros(m);
+                std::memcpy(p.qzeros.bytes.data(), zw.data(), p.qzeros.bytes.size());
+            }
+            out.push_back({prefix + ".qweight", DType::I32, p.qweight.shape, std::move(p.qweight.bytes)});
+            out.push_back({prefix + ".qzeros", DType::I32, p.qzeros.shape, std::move(p.qzeros.bytes)});
+            out.push_back({prefix + ".scales", st, p.scales.shape, std::move(p.scales.bytes)});
+            out.push_back(owned(prefix + ".g_idx", DType::I32, {m.K}, m.gIdx));
+        } else if (to == "awq-gemm") {
+            if (m.bits > 4)
+                throw Error(std::to_string(m.bits) + "-bit codes do not fit AWQ GEMM's 4-bit fields");
+            if (m.K % m.groupSize)
+                throw Error("AWQ needs whole groups: group size " + std::to_string(m.groupSize) + " does not divide K = " +
+                            std::to_string(m.K));
+            PackedOutput p = packAwqGemm(m.codes, m.zeros, scaleBits(m, st), m.K, m.N, m.groupSize);
+            out.push_back({prefix + ".qweight", DType::I32, p.qweight.shape, std::move(p.qweight.bytes)});
+            out.push_back({prefix + ".qzeros", DType::I32, p.qzeros.shape, std::move(p.qzeros.bytes)});
+            out.push_back({prefix + ".scales", st, p.scales.shape, std::move(p.scales.bytes)});
+        } else {
+            // compressed-tensors keeps the source's scale dtype and stores g_idx itself (actorder "group").
+            const AffineQuantized q = asAffine(m, AffineRule::CompressedTensors);
+            if (m.bits < 2)
+                throw Error("compressed-tensors packs 2..8-bit codes");
+            for (StoredTensor& s : packAffine(q, AffineTarget::CompressedTensors, m.scaleType))
+                out.push_back({prefix + "." + s.suffix, s.dtype, std::move(s.shape), std::move(s.bytes)});
+            if (m.actOrder())
+                out.push_back(owned(prefix + ".weight_g_idx", DType::I32, {m.K}, m.gIdx));
+        }
+    } catch (const std::invalid_argument& e) {
+        throw Error(e.what());
+    }
+    return out;
+}
+
+// GGUF Q4_1 / Q5_1 / Q8_0 blocks of 32 along K: Q8_0 holds q = code - zero with d = s (exact
+// when s is an f16); Q4_1 / Q5_1 hold the code with d = s and m = -s * zero rounded to f16.
+std::vector<uint8_t> encodeGguf(const LogicalMatrix& m, int type)
+{
+    const int maxBits = type == GgmlQ4_1 ? 4 : type == GgmlQ5_1 ? 5 : 8;
+    if (m.bits > maxBits)
+        throw Error(std::to_string(m.bits) + "-bit codes do not fit " + std::string(ggmlTypeName(type)));
+    if (m.K % 32 || m.groupSize % 32)
+        throw Error("GGUF blocks are 32 weights along K: K = " + std::to_string(m.K) + " and the group size " +
+                    std::to_string(m.groupSize) + " must be multiples of 32");
+    const uint64_t blocksPerRow = m.K / 32;
+    const size_t bb = type == GgmlQ4_1 ? 20 : type == GgmlQ5_1 ? 24 : 34;
+    std::vector<uint8_t> out(m.N * blocksPerRow * bb, 0);
+    for (uint64_t n = 0; n < m.N; ++n)
+        for (uint64_t j = 0; j < blocksPerRow; ++j) {
+            uint8_t* blk = out.data() + (n * blocksPerRow + j) * bb;
+            const uint64_t gi = uint64_t(m.gIdx[j * 32]) * m.N + n;
+            const float s = m.scales[gi];
+            const int32_t z = m.zeros[gi];
+            const uint8_t* c = m.codes.data() + n * m.K + j * 32;
+            const uint16_t d = floatToHalf(s);
+            std::memcpy(blk, &d, 2);
+            if (type == GgmlQ8_0) {
+                for (int i = 0; i < 32; ++i)
+                    blk[2 + i] = uint8_t(int8_t(std::clamp(int32_t(c[i]) - z, -128, 127)));
+                continue;
+            }
+            const uint16_t mn = floatToHalf(-(s * float(z)));
+            std::memcpy(blk + 2, &mn, 2);
+            uint8_t* qs = blk + (type == GgmlQ4_1 ? 4 : 8);
+            uint32_t qh = 0;
+            for (int i = 0; i < 16; ++i) {
+                qs[i] = uint8_t((c[i] & 0x0F) | ((c[i + 16] & 0x0F) << 4));
+                qh |= uint32_t((c[i] >> 4) & 1) << i;
+                qh |= uint32_t((c[i + 16] >> 4) & 1) << (i + 16);
+            }
+            if (type == GgmlQ5_1)
+                std::memcpy(blk + 4, &qh, 4);
+        }
+    return out;
+}
+
+int ggmlPlainType(DType t)
+{
+    switch (t) {
+    case DType::F32: return GgmlF32;
+    case DType::F16: return GgmlF16;
+    case DType::BF16: return GgmlBF16;
+    case DType::I8: return GgmlI8;
+    case DType::I16: return GgmlI16;
+    case DType::I32: return GgmlI32;
+    case DType::I64: return GgmlI64;
+    case DType::F64: return GgmlF64;
+    default: return -1;
+    }
+}
+
+} // namespace
+
+LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w)
+{
+    static constexpr std::string_view packed[] = {"gptq-v1", "gptq-v2", "gptq-planar", "gptq-marlin",
+                                                  "awq-gemm", "awq-gemv", "awq-marlin"};
+    LogicalMatrix m;
+    const WeightData wd{ckpt, w};
+    try {
+        if (std::find(std::begin(packed), std::end(packed), w.format) != std::end(packed)) {
+            const PackedLinear p = describePacked(wd);
+            m.N = p.N;
+            m.K = p.K;
+            m.bits = p.bits;
+            m.groups = p.groups;
+            m.groupSize = p.groupSize;
+            m.scaleType = scaleDtype(p.scaleType);
+            m.codes.resize(m.N * m.K);
+            for (uint64_t n = 0; n < m.N; ++n)
+                for (uint64_t k = 0; k < m.K; ++k)
+                    m.codes[n * m.K + k] = uint8_t(p.codeAt(n, k));
+            m.scales.resize(m.groups * m.N);
+            m.zeros.resize(m.groups * m.N);
+            for (uint64_t g = 0; g < m.groups; ++g)
+                for (uint64_t n = 0; n < m.N; ++n) {
+                    m.scales[g * m.N + n] = p.scaleAt(g, n);
+                    m.zeros[g * m.N + n] = p.zeroAt(g, n);
+                }
+            m.gIdx.resize(m.K);
+            for (uint64_t k = 0; k < m.K; ++k)
+                m.gIdx[k] = int32_t(p.groupOf(k));
+        } else if (w.format == "compressed-tensors" || w.format == "compressed-tensors-int") {
+            const CtPacked s = ctPackedState(wd);
+            m.N = s.rows;
+            m.K = s.cols;
+            m.bits = s.source == CtPacked::Source::Int8 ? 8 : s.bits;
+            m.groups = s.tensorScale ? 1 : s.groups;
+            m.groupSize = s.gidx.empty() && s.groupSize ? s.groupSize : (m.K + m.groups - 1) / m.groups;
+            m.scaleType = s.scale.dtype();
+            const int off = 1 << (m.bits - 1);
+            m.codes.resize(m.N * m.K);
+            for (uint64_t n = 0; n < m.N; ++n)
+                for (uint64_t k = 0; k < m.K; ++k)
+                    m.codes[n * m.K + k] = uint8_t(s.code(n, k) + off);
+            m.scales.resize(m.groups * m.N);
+            m.zeros.resize(m.groups * m.N);
+            for (uint64_t g = 0; g < m.groups; ++g)
+                for (uint64_t n = 0; n < m.N; ++n) {
+                    m.scales[g * m.N + n] = s.scaleAt(n, g);
+                    m.zeros[g * m.N + n] = s.zeroAt(n, g) + off;
+                }
+            m.gIdx.resize(m.K);
+            for (uint64_t k = 0; k < m.K; ++k) {
+                const uint64_t g = s.group(k);
+                if (g >= m.groups)
+                    throw Error("weight_g_idx[" + std::to_string(k) + "] = " + std::to_string(g) + " is not a group");
+                m.gIdx[k] = int32_t(g);
+            }
+        } else {
+            throw Error("format '" + w.format + "' has no integer codes and zero points to repack");
+        }
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        throw Error(msg.rfind(ckpt.path, 0) == 0 ? msg : weightError(ckpt, w, msg));
+    }
+    if (m.groupSize == 0)
+        m.groupSize = m.K;
+    return m;
+}
+
+std::vector<std::string> repackTargets()
+{
+    return {"gptq-v1", "gptq-v2", "awq-gemm", "compressed-tensors", "gguf-q4_1", "gguf-q5_1", "gguf-q8_0"};
+}
+
+std::string repackTargetId(const std::string& text)
+{
+    std::string id;
+    for (char c : text)
+        if (c != ' ')
+            id += char(std::tolower(static_cast<unsigned char>(c)));
+    if (id == "gptq") id = "gptq-v1";
+    else if (id == "awq") id = "awq-gemm";
+    else if (id == "ct") id = "compressed-tensors";
+    else if (id == "q4_1" || id == "q5_1" || id == "q8_0") id = "gguf-" + id;
+    const auto all = repackTargets();
+    if (std::find(all.begin(), all.end(), id) == all.end()) {
+        std::string list;
+        for (const std::string& s : all)
+            list += (list.empty() ? "" : ", ") + s;
+        throw Error("--to: repack cannot produce '" + text + "'; targets: " + list);
+    }
+    return id;
+}
+
+RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, const RepackOptions& opt)
+{
+    const std::string to = repackTargetId(opt.to);
+    const bool gguf = isGguf(to);
+    RepackResult res;
+    res.output = out;
+
+    std::vector<const LogicalWeight*> todo;
+    std::vector<bool> member(src.tensors.size(), false);
+    for (const LogicalWeight& w : src.weights) {
+        const FormatInfo* f = findFormat(w.format);
+        if (!f || !f->quantized)
+            continue;
+        todo.push_back(&w);
+        for (const auto& [role, idx] : w.members)
+            member[idx] = true;
+    }
+    if (todo.empty())
+        fail(src.path, "no quantized weight to repack");
+
+    QuantScheme scheme;
+    scheme.format = to;
+    std::map<std::string, std::vector<Owned>> made; // first member tensor name -> replacement
+    std::map<std::string, std::vector<int32_t>> perms;
+    size_t done = 0;
+    for (const LogicalWeight* w : todo) {
+        if (opt.cancel && opt.cancel->load())
+            throw Error("repack: cancelled");
+        LogicalMatrix m = readLogicalMatrix(src, *w);
+        RepackWeight rw;
+        rw.name = w->name;
+        rw.from = w->format;
+        const bool needsContiguous = to == "awq-gemm" || gguf;
+        std::vector<int32_t> perm;
+        try {
+            if (needsContiguous && m.actOrder()) {
+                perm = makeContiguous(m);
+                rw.permuted = true;
+            }
+            std::vector<Owned> t;
+            if (gguf)
+                t.push_back(Owned{w->name + ".weight", DType::Ggml, {m.N, m.K}, encodeGguf(m, ggmlOf(to))});
+            else
+                t = encodeSafetensors(m, to, w->name);
+            if (!perm.empty()) {
+                t.push_back(owned(w->name + ".input_perm", DType::I32, {m.K}, perm));
+                scheme.inputPermutations.push_back(w->name);
+            }
+            made[src.tensors[w->members.front().second].name] = std::move(t);
+        } catch (const Error& e) {
+            fail(src.path, "weight '" + w->name + "' (" + w->format + " -> " + to + "): " + e.what());
+        }
+        if (!perm.empty())
+            perms[w->name] = std::move(perm);
+        scheme.bits = to == "awq-gemm" ? 4 : m.bits;
+        scheme.groupSize = m.groups == 1 ? -1 : int64_t(m.groupSize);
+        scheme.symmetric = m.symmetric();
+        scheme.actOrder |= m.actOrder() && (to == "compressed-tensors" || to == "gptq-v1" || to == "gptq-v2");
+        scheme.modelDtype = m.scaleType;
+        res.weights.push_back(rw);
+        ++done;
+        if (opt.progress)
+            opt.progress(done, todo.size() * (opt.verify ? 2 : 1), w->name);
+    }
+
+    if (gguf) {
+        GgufMetadata meta;
+        bool hasArch = false;
+        for (const auto& [k, v] : src.metadata) {
+            if (k == "general.file_type" || k == "general.quantization_version" || k.rfind("split.", 0) == 0)
+                continue;
+            hasArch |= k == "general.architecture";
+            if (src.container == Container::Gguf)
+                meta.emplace_back(k, v);
+        }
+        if (!hasArch)
+            meta.insert(meta.begin(), {"general.architecture",
+                                       MetaValue{MetaValue::Type::String, MetaValue::Type::U8,
+                                                 src.config.value(QStringLiteral("model_type")).toString(QStringLiteral("llama")).toStdString()}});
+        meta.emplace_back("general.quantization_version", MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
+        meta.emplace_back("general.file_type", MetaValue{MetaValue::Type::U32, MetaValue::Type::U8,
+                                                         uint64_t(llamaFileType(ggmlOf(to)))});
+        if (!scheme.inputPermutations.empty()) {
+            std::vector<MetaValue> names;
+            for (const std::string& p : scheme.inputPermutations)
+                names.push_back(MetaValue{MetaValue::Type::String, MetaValue::Type::U8, p + ".input_perm"});
+            meta.emplace_back("quantscope.input_permutations",
+                              MetaValue{MetaValue::Type::Array, MetaValue::Type::String, std::move(names)});
+        }
+        std::vector<GgufTensor> tensors;
+        for (size_t i = 0; i < src.tensors.size(); ++i) {
+            const TensorEntry& t = src.tensors[i];
+            if (const auto it = made.find(t.name); it != made.end()) {
+                for (const Owned& o : it->second)
+                    tensors.push_back(GgufTensor{o.name, o.dtype == DType::Ggml ? ggmlOf(to) : ggmlPlainType(o.dtype),
+                                                 {o.shape.rbegin(), o.shape.rend()}, o.bytes});
+                continue;
+            }
+            if (member[i])
+                continue;
+            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggmlPlainType(t.dtype);
+            if (type < 0)
+                fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
+            tensors.push_back(GgufTensor{t.name, type, {t.shape.rbegin(), t.shape.rend()}, src.bytes(t)});
+            res.copied.push_back(t.name);
+        }
+        writeGguf(out, meta, tensors);
+    } else {
+        if (src.container != Container::Safetensors)
+            fail(src.path, "safetensors targets need a safetensors input");
+        std::vector<SafetensorsTensor> tensors;
+        for (size_t i = 0; i < src.tensors.size(); ++i) {
+            const TensorEntry& t = src.tensors[i];
+            if (const auto it = made.find(t.name); it != made.end()) {
+                for (const Owned& o : it->second)
+                    tensors.push_back(SafetensorsTensor{o.name, o.dtype, o.shape, o.bytes});
+                continue;
+            }
+            if (member[i])
+                continue;
+            tensors.push_back(SafetensorsTensor{t.name, t.dtype, t.shape, src.bytes(t)});
+            res.copied.push_back(t.name);
+        }
+        QJsonObject base = src.config;
+        base.remove(QStringLiteral("quantization"));
+        base.remove(QStringLiteral("quantization_config"));
+        writeQuantizedFolder(out, base, scheme, tensors);
+    }
+
+    if (!opt.verify)
+        return res;
+    const auto dst = Checkpoint::open(out);
+    const SimdPath path = bestSimdPath();
+    for (RepackWeight& rw : res.weights) {
+        if (opt.cancel && opt.cancel->load())
+            throw Error("repack: cancelled");
+        const LogicalWeight* a = src.findWeight(rw.name);
+        const LogicalWeight* b = dst->findWeight(gguf ? rw.name + ".weight" : rw.name);
+        if (!b)
+            fail(out, "the repacked weight '" + rw.name + "' is not found when the output is read back");
+        if (b->format != to)
+            fail(out, "weight '" + rw.name + "' reads back as " + b->format + ", not " + to);
+        const std::vector<float> x = dequantizeWeight(src, *a, path, opt.threads);
+        const std::vector<float> y = dequantizeWeight(*dst, *b, path, opt.threads);
+        if (x.size() != y.size())
+            fail(out, "weight '" + rw.name + "' has " + std::to_string(y.size()) + " elements after repacking, " +
+                          std::to_string(x.size()) + " before");
+        const auto it = perms.find(rw.name);
+        const uint64_t K = a->inFeatures(), N = x.size() / K;
+        double sum = 0;
+        for (uint64_t n = 0; n < N; ++n)
+            for (uint64_t i = 0; i < K; ++i) {
+                const float xs = x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
+                const float yt = y[n * K + i];
+                if (std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt))
+                    ++rw.mismatches;
+                const double d = double(yt) - double(xs);
+                sum += d * d;
+                rw.maxAbsError = std::max(rw.maxAbsError, std::fabs(d));
+            }
+        rw.rmse = x.empty() ? 0 : std::sqrt(sum / double(x.size()));
+        rw.exact = rw.mismatches == 0;
+        rw.verified = true;
+        ++done;
+        if (opt.progress)
+            opt.progress(done, todo.size() * 2, rw.name);
+    }
+    return res;
+}
+
+} // namespace qs

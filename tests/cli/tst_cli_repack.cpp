@@ -1,0 +1,108 @@
+// quantscope-cli repack: round trips through the CLI give the original bytes, --json reports
+// exactness and error, act-order gets an input permutation, and every fixture verifies clean
+// (exit 0) while bad usage exits 2.
+#include "container/checkpoint.h"
+
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+QString model(const QString& variant)
+{
+    return qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors"));
+}
+
+QJsonArray repackJson(const QString& src, const QString& to, const QString& out)
+{
+    const auto r = qstest::runCli({QStringLiteral("repack"), src, QStringLiteral("--to"), to, QStringLiteral("-o"), out,
+                                   QStringLiteral("--json")});
+    if (r.exitCode != 0)
+        qWarning("%s", r.err.constData());
+    return QJsonDocument::fromJson(r.out).object().value(QStringLiteral("weights")).toArray();
+}
+
+} // namespace
+
+class TestCliRepack : public QObject {
+    Q_OBJECT
+private slots:
+    void roundTrip()
+    {
+        QTemporaryDir tmp;
+        const QString a = model(QStringLiteral("gptq-w4-g32-asym"));
+        const QString b = tmp.filePath(QStringLiteral("awq")), c = tmp.filePath(QStringLiteral("gptq"));
+        for (const QJsonArray& ws : {repackJson(a, QStringLiteral("awq"), b), repackJson(b, QStringLiteral("gptq-v1"), c)}) {
+            QCOMPARE(ws.size(), 2);
+            for (const QJsonValue& w : ws)
+                QVERIFY(w.toObject().value(QStringLiteral("exact")).toBool());
+        }
+        QFile x(a), y(c + QStringLiteral("/model.safetensors"));
+        QVERIFY(x.open(QIODevice::ReadOnly) && y.open(QIODevice::ReadOnly));
+        // Same tensors, same bytes; the header differs only by nothing: both are the reference layout.
+        const auto ca = qs::Checkpoint::open(a.toStdString()), cc = qs::Checkpoint::open(y.fileName().toStdString());
+        for (const qs::TensorEntry& t : ca->tensors) {
+            const qs::TensorEntry* u = cc->find(t.name);
+            QVERIFY(u);
+            const auto p = ca->bytes(t), q = cc->bytes(*u);
+            QVERIFY2(std::equal(p.begin(), p.end(), q.begin(), q.end()), t.name.c_str());
+        }
+    }
+
+    void ggufError()
+    {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("q41.gguf"));
+        const auto r = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("awq-gemm-w4-g128")), QStringLiteral("--to"),
+                                       QStringLiteral("q4_1"), QStringLiteral("-o"), out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(r.out.contains("elements differ, max |error|"));
+        const auto text = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-asym-actorder")),
+                                          QStringLiteral("--to"), QStringLiteral("q8_0"), QStringLiteral("-o"),
+                                          tmp.filePath(QStringLiteral("q8.gguf"))});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY(text.out.contains("(input channels permuted): bit-identical"));
+        QCOMPARE(qstest::runCli({QStringLiteral("verify"), tmp.filePath(QStringLiteral("q8.gguf"))}).exitCode, 0);
+    }
+
+    void fixturesVerifyClean_data()
+    {
+        QTest::addColumn<QString>("path");
+        const QDir root(qstest::fixture(QStringLiteral("safetensors")));
+        for (const QString& d : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+            QTest::addRow("%s", qPrintable(d)) << root.filePath(d) + QStringLiteral("/model.safetensors");
+        QTest::addRow("ggml-types.gguf") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
+    }
+    void fixturesVerifyClean()
+    {
+        QFETCH(QString, path);
+        const auto r = qstest::runCli({QStringLiteral("verify"), path});
+        QVERIFY2(r.exitCode == 0, r.out.constData());
+        QVERIFY(!r.out.contains("not checked"));
+    }
+
+    void usage()
+    {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("x"));
+        QCOMPARE(qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("-o"), out}).exitCode, 2);
+        QCOMPARE(qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("--to"),
+                                 QStringLiteral("exl2"), QStringLiteral("-o"), out}).exitCode,
+                 2);
+        const auto refused = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w8-g128-sym")), QStringLiteral("--to"),
+                                             QStringLiteral("awq"), QStringLiteral("-o"), out});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY(refused.err.contains("AWQ"));
+        QVERIFY(!QFile::exists(out));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliRepack)
+#include "tst_cli_repack.moc"
