@@ -65,6 +65,7 @@ public:
         if (!atEnd() && peek() == '{')
             parseMembers(1, [&](std::string&& key, Value&& value, size_t keyPos) {
                 onMember(std::move(key), std::move(value), keyPos);
+                m_values = 0; // the member is gone: the budget is per member
             });
         else
             type = parseValue(0).type;
@@ -112,6 +113,8 @@ private:
     {
         if (atEnd())
             error("unexpected end of input (expected a value)");
+        if (++m_values > m_options.maxValues)
+            error("more than " + std::to_string(m_options.maxValues) + " values");
         Value v;
         v.pos = m_pos;
         switch (peek()) {
@@ -448,6 +451,7 @@ private:
     std::string_view m_text;
     const ParseOptions& m_options;
     size_t m_pos = 0;
+    size_t m_values = 0;
 };
 
 } // namespace

@@ -75,6 +75,10 @@ struct ParseOptions {
     // Most elements one array or object may hold (the streamed top level excepted): bounds
     // the memory a hostile document can make the parser allocate.
     size_t maxContainerSize = SIZE_MAX;
+    // Most values one document (or one streamed top-level member) may hold. A value costs
+    // ~120 bytes of DOM against as little as 2 bytes of text, so this, not the text's size,
+    // is what bounds the parser's memory.
+    size_t maxValues = SIZE_MAX;
 };
 
 // Parses exactly one value, surrounded by optional JSON whitespace. Throws ParseError

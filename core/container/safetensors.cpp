@@ -156,7 +156,8 @@ json::Value readJsonFile(const std::string& path)
                        + std::to_string(kJsonSideFileMax) + " bytes");
     const auto b = f.bytes();
     try {
-        return json::parse(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()));
+        return json::parse(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()),
+                           json::ParseOptions{128, SIZE_MAX, kJsonSideFileMaxValues});
     } catch (const json::ParseError& e) {
         fail(path, std::string("invalid JSON: ") + e.what());
     }
@@ -233,7 +234,7 @@ void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
     };
     json::Value::Type topType;
     try {
-        topType = json::parseObjectMembers(header, json::ParseOptions{16, 65536}, onMember);
+        topType = json::parseObjectMembers(header, json::ParseOptions{16, 65536, kHeaderMemberMaxValues}, onMember);
     } catch (const json::ParseError& e) {
         if (!e.duplicateKey().empty() && e.depth() == 1)
             fail(path, "duplicate tensor name " + named(e.duplicateKey()) + " in the header (byte "

@@ -2,6 +2,7 @@
 // safetensors reader and writer (../shared/spec/safetensors-quant.md, Part A).
 #include "container/checkpoint.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -14,6 +15,13 @@ namespace qs {
 inline constexpr uint64_t kSafetensorsMaxHeader = 100'000'000;
 // Configs and index files larger than this are not read (they are a few KiB in practice).
 inline constexpr uint64_t kJsonSideFileMax = 64ull << 20;
+// Parser budgets (json::ParseOptions::maxValues): a JSON value costs ~120 bytes of DOM for as
+// little as 2 bytes of text. One header entry holds a dozen values and __metadata__ a few
+// dozen; 2^17 stays above the 65536-element container limit so that its message comes
+// first. The largest real index (a weight_map of a few hundred thousand tensors) stays
+// under 2^20, which caps the DOM of a side file near 130 MB.
+inline constexpr size_t kHeaderMemberMaxValues = size_t(1) << 17;
+inline constexpr size_t kJsonSideFileMaxValues = size_t(1) << 20;
 
 // Maps one .safetensors file, validates its header as the reference reader does, and
 // appends its tensors (in data order; TensorEntry::offset is absolute in the file) and

@@ -4,6 +4,7 @@
 // Marlin and GEMV_FAST have their own lane layouts below; row or column tails go to the
 // reference.
 #include "kernels/gptq.h"
+#include "kernels/mlx_unpack_avx2.h"
 
 #include <immintrin.h>
 
@@ -45,18 +46,53 @@ struct GroupVectors {
         s.resize(p.groups * 8);
         z.resize(p.groups * 8);
         const bool rowMajorScales = p.kind != PackedKind::AwqGemv && p.kind != PackedKind::Marlin;
+        const Unpack8 unpack(p.bits);
         for (uint64_t g = 0; g < p.groups; ++g) {
             if (rowMajorScales && p.scaleType == ScaleType::F16) {
                 // Eight consecutive F16 scales of group g: one F16C conversion.
                 const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (g * p.N + n)));
                 _mm256_storeu_ps(s.data() + g * 8, _mm256_cvtph_ps(h));
+            } else if (rowMajorScales && p.scaleType == ScaleType::BF16) {
+                // BF16 -> F32 is the 16-bit shift bf16ToFloat does.
+                const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (g * p.N + n)));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(s.data() + g * 8), _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
             } else {
                 for (uint64_t l = 0; l < 8; ++l)
                     s[g * 8 + l] = p.scaleAt(g, n + l);
             }
-            for (uint64_t l = 0; l < 8; ++l)
-                z[g * 8 + l] = p.zeroAt(g, n + l);
+            if (!zeros8(p, unpack, g, n, z.data() + g * 8))
+                for (uint64_t l = 0; l < 8; ++l)
+                    z[g * 8 + l] = p.zeroAt(g, n + l);
         }
+    }
+    // The true zeros of rows n..n+7 (n a multiple of 8) in group g, as zeroAt gives them, from
+    // one vector unpack of the packed field(s); false for layouts left to zeroAt.
+    static bool zeros8(const PackedLinear& p, const Unpack8& unpack, uint64_t g, uint64_t n, int32_t* out)
+    {
+        __m256i f;
+        if (p.kind == PackedKind::Gptq) {
+            // Row g of qzeros is the LSB-first stream of the N fields; row n's field starts at bit n*b.
+            const uint64_t rowBytes = 4 * ((p.N * uint64_t(p.bits) + 31) / 32);
+            const uint64_t at = g * rowBytes + n * uint64_t(p.bits) / 8;
+            if (n % 8 || at + 16 > p.qzeros.size())
+                return false;
+            f = unpack(p.qzeros.data() + at);
+        } else if (p.kind == PackedKind::AwqGemm && n % 8 == 0) {
+            uint32_t w;
+            std::memcpy(&w, p.qzeros.data() + 4 * (g * (p.N / 8) + n / 8), 4);
+            f = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(w)), _mm256_setr_epi32(0, 16, 4, 20, 8, 24, 12, 28)),
+                                 _mm256_set1_epi32(0xF));
+        } else {
+            return false;
+        }
+        if (p.zeros == ZeroConvention::StoredMinusOne) {
+            f = _mm256_add_epi32(f, _mm256_set1_epi32(1));
+            const bool wrap = p.v1Rule == V1ZeroRule::Wrap || (p.v1Rule == V1ZeroRule::Reference && p.bits != 3);
+            if (wrap)
+                f = _mm256_and_si256(f, _mm256_set1_epi32((1 << p.bits) - 1));
+        }
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), f);
+        return true;
     }
     __m256 scale(uint64_t g) const { return _mm256_loadu_ps(s.data() + g * 8); }
     __m256i zero(uint64_t g) const { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(z.data() + g * 8)); }
@@ -217,12 +253,17 @@ void awqGemmRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
         uint64_t k = 0;
         for (; k + 8 <= K; k += 8) {
             __m256 v[8];
+            // One group for all eight columns when groups are whole vectors (no division per k).
+            const bool whole = p.groupSize % 8 == 0;
+            const uint64_t g8 = k / p.groupSize;
+            const __m256 s8 = gv.scale(g8);
+            const __m256i z8 = gv.zero(g8);
             for (uint64_t i = 0; i < 8; ++i) {
                 uint32_t word;
                 std::memcpy(&word, p.qweight.data() + 4 * ((k + i) * words + c), 4);
                 const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(word)), shifts), mask);
-                const uint64_t g = (k + i) / p.groupSize;
-                v[i] = _mm256_mul_ps(gv.scale(g), _mm256_cvtepi32_ps(_mm256_sub_epi32(q, gv.zero(g))));
+                const uint64_t g = whole ? g8 : (k + i) / p.groupSize;
+                v[i] = _mm256_mul_ps(whole ? s8 : gv.scale(g), _mm256_cvtepi32_ps(_mm256_sub_epi32(q, whole ? z8 : gv.zero(g))));
             }
             transpose8(v);
             for (int l = 0; l < 8; ++l)

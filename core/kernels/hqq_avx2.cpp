@@ -41,6 +41,26 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
         const uint64_t part = r / s.step, base = (r % s.step) * s.viewCols;
         float* o = out + (e - e0); // o[i] is column c0 + i
         uint64_t c = c0;
+        if (s.parts != 1) {
+            // <= 4-bit codes: the row's 2^b results are formed once with the same lane-wise
+            // operations as below (so the same bits), and each code selects its result.
+            const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
+            const __m256 lo = roundTo<T>(_mm256_mul_ps(roundTo<T>(_mm256_sub_ps(iota, vz)), vs));
+            const __m256 hi = roundTo<T>(_mm256_mul_ps(roundTo<T>(_mm256_sub_ps(_mm256_add_ps(iota, _mm256_set1_ps(8)), vz)), vs));
+            const unsigned b = s.parts == 10 ? 3 : 8 / s.parts;
+            const int sh = s.parts == 10 ? int(27 - 3 * part) : int(8 - b * (part + 1));
+            const __m128i shift = _mm_cvtsi32_si128(sh);
+            const __m256i mask = _mm256_set1_epi32(static_cast<int>((1u << b) - 1));
+            for (; c + 8 <= c1; c += 8) {
+                const __m256i w = s.parts == 10
+                    ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.wq.data() + 4 * (base + c)))
+                    : _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.wq.data() + base + c)));
+                const __m256i q = _mm256_and_si256(_mm256_srl_epi32(w, shift), mask);
+                const __m256 v = _mm256_permutevar8x32_ps(lo, q);
+                _mm256_storeu_ps(o + (c - c0), b < 4 ? v
+                    : _mm256_blendv_ps(v, _mm256_permutevar8x32_ps(hi, q), _mm256_castsi256_ps(_mm256_slli_epi32(q, 28))));
+            }
+        }
         if (s.parts == 10) {
             const __m128i shift = _mm_cvtsi32_si128(static_cast<int>(27 - 3 * part));
             for (; c + 8 <= c1; c += 8) {

@@ -57,6 +57,22 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             uint64_t k = g * s.groupSize;
             if (table) {
                 const __m256 lo = dequant8<T>(iota, vs, vb), hi = dequant8<T>(iota8, vs, vb);
+                if (s.bits == 4) {
+                    // 32 codes from 16 bytes: low nibble first, interleaved back to element order.
+                    const __m128i m4 = _mm_set1_epi8(0x0F);
+                    for (; k + 32 <= k1; k += 32) {
+                        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k / 2));
+                        const __m128i l = _mm_and_si128(v, m4), h = _mm_and_si128(_mm_srli_epi16(v, 4), m4);
+                        const __m128i e0 = _mm_unpacklo_epi8(l, h), e1 = _mm_unpackhi_epi8(l, h);
+                        const __m128i q[4] = {e0, _mm_srli_si128(e0, 8), e1, _mm_srli_si128(e1, 8)};
+                        for (int i = 0; i < 4; ++i) {
+                            const __m256i idx = _mm256_cvtepu8_epi32(q[i]);
+                            _mm256_storeu_ps(o + k + 8 * uint64_t(i),
+                                             _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
+                                                              _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+                        }
+                    }
+                }
                 for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8) {
                     const __m256i idx = unpack(row + k * s.bits / 8);
                     const __m256 a = _mm256_permutevar8x32_ps(lo, idx);
@@ -64,6 +80,11 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
                         : _mm256_blendv_ps(a, _mm256_permutevar8x32_ps(hi, idx), _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
                 }
             } else {
+                if (s.bits == 8)
+                    for (; k + 8 <= k1; k += 8)
+                        _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                                                              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k)))),
+                                                          vs, vb));
                 for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8)
                     _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(unpack(row + k * s.bits / 8)), vs, vb));
             }

@@ -162,6 +162,36 @@ private slots:
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
     }
 
+    void gptqBf16Scales_data()
+    {
+        QTest::addColumn<int>("bits");
+        for (int bits : {2, 3, 4, 8})
+            QTest::addRow("b%d", bits) << bits;
+    }
+    // BF16 scales (the same 16-bit patterns read as bfloat16) through both paths, v1 zeros.
+    void gptqBf16Scales()
+    {
+        QFETCH(int, bits);
+        const Logical l = makeLogical(bits, 256, 40, 64, uint32_t(77 + bits), false, 1);
+        const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, true, false);
+        PackedLinear p;
+        p.kind = PackedKind::Gptq;
+        p.bits = bits;
+        p.K = l.K;
+        p.N = l.N;
+        p.groupSize = l.groupSize;
+        p.groups = l.groups;
+        p.zeros = ZeroConvention::StoredMinusOne;
+        p.scaleType = ScaleType::BF16;
+        p.qweight = po.qweight.bytes;
+        p.qzeros = po.qzeros.bytes;
+        p.scales = po.scales.bytes;
+        checkAll(p, [&](uint64_t n, uint64_t k) {
+            const uint64_t g = k / l.groupSize;
+            return bf16ToFloat(l.scales[g * l.N + n]) * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
+        });
+    }
+
     void gptqThreeBitWordsAreOneStream()
     {
         // B.1: codes 10 and 21 straddle words; the 96-bit stream holds code j at bits 3j.

@@ -14,7 +14,8 @@ fixtures="${QS_SHARED_DIR:-$here/../../../shared}/fixtures"
 
 seeds="$out/seeds"
 mkdir -p "$seeds"/{fuzz_gguf,fuzz_safetensors,fuzz_json,fuzz_detect_dequant}
-cp "$fixtures/gguf/ggml-types.gguf" "$seeds/fuzz_gguf/"
+# One small GGUF per fixture tensor: mutating the whole 600 KiB fixture runs ~50x slower.
+"$build/tests/fuzz/make_gguf_seeds" "$fixtures/gguf/ggml-types.gguf" "$seeds/fuzz_gguf" > /dev/null
 i=0
 for model in "$fixtures"/safetensors/*/model.safetensors "$fixtures/safetensors/sources.safetensors"; do
   i=$((i + 1))
@@ -22,7 +23,7 @@ for model in "$fixtures"/safetensors/*/model.safetensors "$fixtures/safetensors/
   { printf '\000'; cat "$model"; } > "$seeds/fuzz_safetensors/file-$i"
   # The JSON header: 8-byte little-endian length, then that many bytes.
   len=$(od -An -t u8 -N 8 "$model" | tr -d ' ')
-  tail -c +9 "$model" | head -c "$len" > "$seeds/fuzz_json/header-$i"
+  head -c "$((len + 8))" "$model" | tail -c +9 > "$seeds/fuzz_json/header-$i"
   case "$name" in
     gptq-*) pick='\001' ;; awq-*) pick='\002' ;; bnb-*) pick='\003' ;; ct-*) pick='\004' ;; *) pick='\000' ;;
   esac
@@ -36,8 +37,20 @@ done
   printf '{"metadata":{"total_size":32},"weight_map":{"model.layers.0.mlp.up_proj.weight":"model-00001-of-00002.safetensors","model.layers.0.mlp.down_proj.weight":"model-00002-of-00002.safetensors"}}'
 } > "$seeds/fuzz_safetensors/index"
 
+# The regression corpus (inputs that once failed) seeds the matching targets too.
+while IFS= read -r f; do
+  i=$((i + 1))
+  case "$f" in
+    *.gguf) cp "$f" "$seeds/fuzz_gguf/corpus-$i.gguf" ;;
+    *.safetensors) { printf '\000'; cat "$f"; } > "$seeds/fuzz_safetensors/corpus-$i"
+                   { printf '\001'; cat "$f"; } > "$seeds/fuzz_detect_dequant/corpus-$i" ;;
+    *.index.json) { printf '\001'; cat "$f"; } > "$seeds/fuzz_safetensors/corpus-$i" ;;
+    *.json) cp "$f" "$seeds/fuzz_json/corpus-$i" ;;
+  esac
+done < <(find "$here/../corpus" -type f ! -name README.md)
+
 status=0
-printf '%-22s %12s %10s %s\n' target executions findings "corpus dir"
+printf '%-22s %12s %8s %8s %10s %s\n' target executions cov features findings "corpus dir"
 for target in fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant; do
   exe="$build/tests/fuzz/$target"
   [ -x "$exe" ] || { echo "missing $exe (build it first)" >&2; exit 2; }
@@ -47,13 +60,17 @@ for target in fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant; do
   # -timeout turns a hang into one. A target stops at its first finding.
   set +e
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    OMP_NUM_THREADS=1 "$exe" "$out/$target/corpus" "$seeds/$target" \
-      -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=1048576 \
+    OMP_NUM_THREADS=1 nice -n 10 "$exe" "$out/$target/corpus" "$seeds/$target" \
+      -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -max_len=1048576 \
       -artifact_prefix="$out/$target/findings/" -print_final_stats=1 > "$log" 2>&1
   set -e
   execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
-  findings=$(find "$out/$target/findings" -type f | wc -l)
-  printf '%-22s %12s %10s %s\n' "$target" "${execs:-?}" "$findings" "$out/$target"
+  # The last status line: "#N ... cov: C ft: F corp: ..." (edges and features covered).
+  cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+  # slow-unit-* files are not findings: on a loaded machine any unit can stall.
+  findings=$(find "$out/$target/findings" -type f \( -name "crash-*" -o -name "leak-*" -o -name "timeout-*" -o -name "oom-*" \) | wc -l)
+  printf '%-22s %12s %8s %8s %10s %s\n' "$target" "${execs:-?}" "$(echo "$cov" | awk '{print $2}')" \
+    "$(echo "$cov" | awk '{print $4}')" "$findings" "$out/$target"
   [ "$findings" -eq 0 ] || status=1
 done
 exit $status
