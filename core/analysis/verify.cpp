@@ -22,6 +22,8 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
+#include <string_view>
 
 namespace qs {
 
@@ -100,8 +102,9 @@ void checkGroups(const Sink& add, uint64_t K, uint64_t G, uint64_t groupSize, co
 }
 
 // Stored member shapes against the format's LayoutSpec, where it describes them.
+// `roles`: only these (the members whose shape has one form); empty: every member the spec lists.
 void checkSpecShapes(const Sink& add, const Checkpoint& ckpt, const LogicalWeight& w, uint64_t K, uint64_t N, int bits,
-                     uint64_t groupSize)
+                     uint64_t groupSize, std::initializer_list<std::string_view> roles = {})
 {
     const LayoutSpec* spec = findLayoutSpec(w.format);
     if (!spec)
@@ -109,7 +112,8 @@ void checkSpecShapes(const Sink& add, const Checkpoint& ckpt, const LogicalWeigh
     const LayoutParams lp{K, N, bits, groupSize};
     for (const LayoutTensor& t : spec->tensors) {
         const int idx = w.member(t.role);
-        if (idx < 0 || !t.shape || t.role == "bias")
+        if (idx < 0 || !t.shape || t.role == "bias" ||
+            (roles.size() && std::find(roles.begin(), roles.end(), t.role) == roles.end()))
             continue;
         const std::vector<uint64_t> want = t.shape(lp);
         const std::vector<uint64_t>& got = ckpt.tensors[size_t(idx)].shape;
@@ -279,6 +283,8 @@ void verifyCt(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep)
         return;
     }
     const uint64_t N = s.rows, K = s.cols, G = s.tensorScale ? 1 : s.groups;
+    if (s.source == CtPacked::Source::Packed)
+        checkSpecShapes(add, ckpt, w, K, N, s.bits, s.groupSize, {"weight_packed", "weight_g_idx"});
     uint64_t bad = 0, nonPositive = 0;
     for (uint64_t i = 0; i < s.scale.size(); ++i) {
         const float v = s.scale.at(i);
@@ -341,6 +347,8 @@ void verifyMlx(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep
         add("shape", e.what());
         return;
     }
+    if (w.shape.size() == 2)
+        checkSpecShapes(add, ckpt, w, s.cols, s.rows, s.bits, s.groupSize, {"weight", "scales", "biases"});
     uint64_t bad = 0;
     for (uint64_t i = 0; i < s.scales.size(); ++i)
         bad += !std::isfinite(s.scales.at(i)) || !std::isfinite(s.biases.at(i));
@@ -375,6 +383,10 @@ void verifyBnb4(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& re
         return;
     }
     const uint64_t n = s.rows * s.cols;
+    if (w.member("weight") >= 0 && ckpt.tensors[size_t(w.member("weight"))].dtype == DType::U8)
+        checkSpecShapes(add, ckpt, w, s.cols, s.rows, 4, s.blocksize, {"weight", "absmax", "quant_map", "nested_quant_map"});
+    else
+        checkSpecShapes(add, ckpt, w, s.cols, s.rows, 4, s.blocksize, {"absmax", "quant_map", "nested_quant_map"});
     // Nibble round trip: the only bits a repacking can change are the padding nibble of an odd count.
     std::vector<uint8_t> repacked((n + 1) / 2, 0);
     for (uint64_t e = 0; e < n; ++e) {

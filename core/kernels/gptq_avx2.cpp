@@ -205,32 +205,39 @@ void gptqSlotRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     uint64_t n = n0;
     for (; n + 8 <= n1; n += 8) {
         gv.fill(p, n);
-        for (uint64_t l = 0; l < 8; ++l) {
-            float* row = out + (n + l - n0) * K;
-            const uint8_t* col = qw + 4 * (n + l);
-            for (uint64_t g = 0; g < p.groups; ++g) {
-                const __m256 vs = _mm256_set1_ps(gv.s[g * 8 + l]);
-                const __m256i vz = _mm256_set1_epi32(gv.z[g * 8 + l]);
-                const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
-                for (uint64_t k = g * p.groupSize; k < k1; k += 8) {
-                    __m256i v;
-                    if constexpr (B == 8) {
-                        uint32_t w0, w1;
-                        std::memcpy(&w0, col + 4 * (k / 4) * N, 4);
-                        std::memcpy(&w1, col + 4 * (k / 4 + 1) * N, 4);
-                        v = _mm256_setr_epi32(int(w0), int(w0), int(w0), int(w0), int(w1), int(w1), int(w1), int(w1));
-                    } else {
-                        uint32_t w;
-                        std::memcpy(&w, col + 4 * (k / perWord) * N, 4);
-                        v = _mm256_set1_epi32(int(w >> (B * (k % perWord))));
+        // Group-outer, in spans of at most 256 columns: the eight rows read the same few pages
+        // of qweight (rows of words are N*4 bytes apart, a page each for large N) while those
+        // are in the TLB.
+        for (uint64_t g = 0; g < p.groups; ++g) {
+            const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
+            for (uint64_t kb = g * p.groupSize; kb < k1; kb += 256) {
+                const uint64_t kEnd = std::min(k1, kb + 256);
+                for (uint64_t l = 0; l < 8; ++l) {
+                    float* row = out + (n + l - n0) * K;
+                    const uint8_t* col = qw + 4 * (n + l);
+                    const __m256 vs = _mm256_set1_ps(gv.s[g * 8 + l]);
+                    const __m256i vz = _mm256_set1_epi32(gv.z[g * 8 + l]);
+                    for (uint64_t k = kb; k < kEnd; k += 8) {
+                        __m256i v;
+                        if constexpr (B == 8) {
+                            uint32_t w0, w1;
+                            std::memcpy(&w0, col + 4 * (k / 4) * N, 4);
+                            std::memcpy(&w1, col + 4 * (k / 4 + 1) * N, 4);
+                            v = _mm256_setr_epi32(int(w0), int(w0), int(w0), int(w0), int(w1), int(w1), int(w1), int(w1));
+                        } else {
+                            uint32_t w;
+                            std::memcpy(&w, col + 4 * (k / perWord) * N, 4);
+                            v = _mm256_set1_epi32(int(w >> (B * (k % perWord))));
+                        }
+                        const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(v, shifts), mask);
+                        _mm256_storeu_ps(row + k, _mm256_mul_ps(vs, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, vz))));
                     }
-                    const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(v, shifts), mask);
-                    _mm256_storeu_ps(row + k, _mm256_mul_ps(vs, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, vz))));
                 }
             }
-            for (uint64_t k = fullK; k < K; ++k)
-                row[k] = p.valueAt(n + l, k);
         }
+        for (uint64_t l = 0; l < 8; ++l)
+            for (uint64_t k = fullK; k < K; ++k)
+                out[(n + l - n0) * K + k] = p.valueAt(n + l, k);
     }
     dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
 }
@@ -306,45 +313,60 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     static constexpr int slot4[8] = {0, 4, 1, 5, 2, 6, 3, 7}; // inverse of {0,2,4,6,1,3,5,7}
     static constexpr int slot8[4] = {0, 2, 1, 3};             // inverse of {0,2,1,3}
+    constexpr uint64_t Rows = 16;
     const uint64_t K = p.K, tiles = K / 16, wordsPerTile = p.N * uint64_t(B) / 2;
     const __m256i mask = _mm256_set1_epi32((1 << B) - 1), zero = _mm256_set1_epi32(1 << (B - 1));
-    std::vector<float> sc(p.groups);
-    for (uint64_t n = n0; n < n1; ++n) {
-        const uint64_t nt = n / 16, nr = n % 16, c = nt >> 2, j = nt & 3, block = nr >> 3;
-        // Lane kr of the low (k 0..7) and high (k 8..15) vectors: slot of r = (kr & 1) | (kr >> 3) << 1.
-        alignas(32) int32_t shLo[8], shHi[8];
-        for (int kr = 0; kr < 8; ++kr) {
-            const int r0 = kr & 1, r1 = r0 | 2;
-            shLo[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r0)] : slot8[r0]);
-            shHi[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r1)] : slot8[r1]);
-        }
-        const __m256i vLo = _mm256_load_si256(reinterpret_cast<const __m256i*>(shLo));
-        const __m256i vHi = _mm256_load_si256(reinterpret_cast<const __m256i*>(shHi));
-        for (uint64_t g = 0; g < p.groups; ++g)
-            sc[g] = p.scaleAt(g, n);
-        float* o = out + (n - n0) * K;
-        // 4-bit: words 128c + 16(nr&7) + 4m + j; 8-bit: 256c + 32(nr&7) + 8m + 2j + block.
-        const uint8_t* col = p.qweight.data()
-            + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
-        const __m256i idx = _mm256_setr_epi32(int(j), int(j), int(j) + 4, int(j) + 4, int(j), int(j), int(j) + 4, int(j) + 4);
-        for (uint64_t kt = 0; kt < tiles; ++kt) {
-            const uint8_t* w = col + 4 * kt * wordsPerTile;
-            __m256i v;
-            if constexpr (B == 4) {
-                const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-                const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
-                v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, idx), _mm256_permutevar8x32_epi32(hi, idx), 0xF0);
-            } else {
-                uint32_t m[4];
-                for (int i = 0; i < 4; ++i)
-                    std::memcpy(&m[i], w + 32 * i, 4);
-                v = _mm256_setr_epi32(int(m[0]), int(m[0]), int(m[1]), int(m[1]), int(m[2]), int(m[2]), int(m[3]), int(m[3]));
+    struct Row {
+        __m256i shLo, shHi, idx;
+        const uint8_t* col;
+        float* out;
+    };
+    Row rows[Rows];
+    std::vector<float> sc(Rows * p.groups);
+    // Blocks of up to 16 rows, k-tile outer: each tile's words (N*b/2 words apart, a page
+    // each for large N) are read for all the block's rows while in the TLB.
+    for (uint64_t nb = n0; nb < n1; nb += Rows) {
+        const uint64_t count = std::min(Rows, n1 - nb);
+        for (uint64_t r = 0; r < count; ++r) {
+            const uint64_t n = nb + r, nt = n / 16, nr = n % 16, c = nt >> 2, j = nt & 3, block = nr >> 3;
+            // Lane kr of the low (k 0..7) and high (k 8..15) vectors: slot of r = (kr & 1) | (kr >> 3) << 1.
+            alignas(32) int32_t shLo[8], shHi[8];
+            for (int kr = 0; kr < 8; ++kr) {
+                const int r0 = kr & 1, r1 = r0 | 2;
+                shLo[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r0)] : slot8[r0]);
+                shHi[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r1)] : slot8[r1]);
             }
-            const __m256 s = _mm256_set1_ps(sc[16 * kt / p.groupSize]);
-            const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, vLo), mask), zero);
-            const __m256i q1 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, vHi), mask), zero);
-            _mm256_storeu_ps(o + 16 * kt, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q0)));
-            _mm256_storeu_ps(o + 16 * kt + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q1)));
+            rows[r].shLo = _mm256_load_si256(reinterpret_cast<const __m256i*>(shLo));
+            rows[r].shHi = _mm256_load_si256(reinterpret_cast<const __m256i*>(shHi));
+            rows[r].idx = _mm256_setr_epi32(int(j), int(j), int(j) + 4, int(j) + 4, int(j), int(j), int(j) + 4, int(j) + 4);
+            // 4-bit: words 128c + 16(nr&7) + 4m + j; 8-bit: 256c + 32(nr&7) + 8m + 2j + block.
+            rows[r].col = p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
+            rows[r].out = out + (n - n0) * K;
+            for (uint64_t g = 0; g < p.groups; ++g)
+                sc[r * p.groups + g] = p.scaleAt(g, n);
+        }
+        for (uint64_t kt = 0; kt < tiles; ++kt) {
+            const uint64_t g = 16 * kt / p.groupSize;
+            for (uint64_t r = 0; r < count; ++r) {
+                const Row& row = rows[r];
+                const uint8_t* w = row.col + 4 * kt * wordsPerTile;
+                __m256i v;
+                if constexpr (B == 4) {
+                    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+                    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+                    v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx), _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
+                } else {
+                    uint32_t m[4];
+                    for (int i = 0; i < 4; ++i)
+                        std::memcpy(&m[i], w + 32 * i, 4);
+                    v = _mm256_setr_epi32(int(m[0]), int(m[0]), int(m[1]), int(m[1]), int(m[2]), int(m[2]), int(m[3]), int(m[3]));
+                }
+                const __m256 s = _mm256_set1_ps(sc[r * p.groups + g]);
+                const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shLo), mask), zero);
+                const __m256i q1 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shHi), mask), zero);
+                _mm256_storeu_ps(row.out + 16 * kt, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q0)));
+                _mm256_storeu_ps(row.out + 16 * kt + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q1)));
+            }
         }
     }
 }
