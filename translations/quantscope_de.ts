@@ -658,6 +658,333 @@
     </message>
 </context>
 <context>
+    <name>qsw::BudgetChart</name>
+    <message>
+        <source>float</source>
+        <translation>Gleitkomma</translation>
+    </message>
+    <message>
+        <source>GGUF</source>
+        <translation>GGUF</translation>
+    </message>
+    <message>
+        <source>GPTQ</source>
+        <translation>GPTQ</translation>
+    </message>
+    <message>
+        <source>AWQ</source>
+        <translation>AWQ</translation>
+    </message>
+    <message>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <source>MLX</source>
+        <translation>MLX</translation>
+    </message>
+    <message>
+        <source>bitsandbytes 4-bit</source>
+        <translation>bitsandbytes 4 Bit</translation>
+    </message>
+    <message>
+        <source>bitsandbytes int8</source>
+        <translation>bitsandbytes int8</translation>
+    </message>
+    <message>
+        <source>bits per weight (every scale, zero and index counted)</source>
+        <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>passt</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>does not fit</source>
+        <translation>passt nicht</translation>
+    </message>
+    <message>
+        <source>GiB for %1 parameters (weights only)</source>
+        <translation>GiB für %1 Parameter (nur Gewichte)</translation>
+    </message>
+    <message>
+        <source>GiB (weights only)</source>
+        <translation>GiB (nur Gewichte)</translation>
+    </message>
+    <message>
+        <source>budget %L1 GiB</source>
+        <translation>Budget %L1 GiB</translation>
+    </message>
+    <message>
+        <source>%1: %L2 bpw</source>
+        <translation>%1: %L2 Bit/Gewicht</translation>
+    </message>
+    <message>
+        <source>%1: %L2 GiB</source>
+        <translation>%1: %L2 GiB</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::BudgetView</name>
+    <message>
+        <source>Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9</source>
+        <translation>Parameterzahl: eine Vorgabe oder eine Zahl wie 8B, 1.5B, 350M oder 70e9</translation>
+    </message>
+    <message>
+        <source>Common formats</source>
+        <translation>Gängige Formate</translation>
+    </message>
+    <message>
+        <source>All formats</source>
+        <translation>Alle Formate</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source>Your RAM or VRAM: the budget line</source>
+        <translation>Ihr RAM oder VRAM: die Budgetlinie</translation>
+    </message>
+    <message>
+        <source>Model size:</source>
+        <translation>Modellgröße:</translation>
+    </message>
+    <message>
+        <source>Memory budget:</source>
+        <translation>Speicherbudget:</translation>
+    </message>
+    <message>
+        <source>Formats:</source>
+        <translation>Formate:</translation>
+    </message>
+    <message>
+        <source>%1 (this checkpoint)</source>
+        <translation>%1 (dieser Checkpoint)</translation>
+    </message>
+    <message>
+        <source>&lt;span style='color:%1'&gt;not a parameter count&lt;/span&gt;</source>
+        <translation>&lt;span style='color:%1'&gt;keine Parameterzahl&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>this checkpoint</source>
+        <translation>dieser Checkpoint</translation>
+    </message>
+    <message>
+        <source>%1 parameters in %L2 GiB: %3 of %4 formats fit.</source>
+        <translation>%1 Parameter in %L2 GiB: %3 von %4 Formaten passen.</translation>
+    </message>
+    <message>
+        <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %L3 GiB).</source>
+        <translation> Das genaueste passende: &lt;b&gt;%1&lt;/b&gt; (%L2 Bit/Gewicht, %L3 GiB).</translation>
+    </message>
+    <message>
+        <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).</source>
+        <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt nur Gewichte (kein KV-Cache, keine Aktivierungen).</translation>
+    </message>
+    <message>
+        <source>%1
+%L2 bits per weight: %3
+%L4 GiB (%L5 GB)</source>
+        <translation>%1
+%L2 Bits pro Gewicht: %3
+%L4 GiB (%L5 GB)</translation>
+    </message>
+    <message>
+        <source>
+fits the budget</source>
+        <translation>
+passt ins Budget</translation>
+    </message>
+    <message>
+        <source>
+does not fit the budget</source>
+        <translation>
+passt nicht ins Budget</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ErrorHistogram</name>
+    <message>
+        <source>elements</source>
+        <translation>Elemente</translation>
+    </message>
+    <message>
+        <source>signed error (dequantized − reference)</source>
+        <translation>vorzeichenbehafteter Fehler (dequantisiert − Referenz)</translation>
+    </message>
+    <message>
+        <source>elements (log)</source>
+        <translation>Elemente (log)</translation>
+    </message>
+    <message>
+        <source>RMSE</source>
+        <translation>RMSE</translation>
+    </message>
+    <message>
+        <source>max |error|</source>
+        <translation>max. |Fehler|</translation>
+    </message>
+    <message>
+        <source>group (storage order)</source>
+        <translation>Gruppe (Speicherreihenfolge)</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ScaleHeatmap</name>
+    <message>
+        <source>%1 (weight units)</source>
+        <translation>%1 (Gewichtseinheiten)</translation>
+    </message>
+    <message>
+        <source>max |%1| per cell</source>
+        <translation>max. |%1| pro Zelle</translation>
+    </message>
+    <message>
+        <source>min %1 per cell</source>
+        <translation>min. %1 pro Zelle</translation>
+    </message>
+    <message>
+        <source>max %1 per cell</source>
+        <translation>max. %1 pro Zelle</translation>
+    </message>
+    <message>
+        <source>group (input columns / %1)</source>
+        <translation>Gruppe (Eingangsspalten / %1)</translation>
+    </message>
+    <message>
+        <source>group (act-order: columns by g_idx)</source>
+        <translation>Gruppe (act-order: Spalten nach g_idx)</translation>
+    </message>
+    <message>
+        <source>output row</source>
+        <translation>Ausgangszeile</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ScalesView</name>
+    <message>
+        <source>Scales</source>
+        <translation>Skalen</translation>
+    </message>
+    <message>
+        <source>Zeros / minimums</source>
+        <translation>Nullpunkte / Minima</translation>
+    </message>
+    <message>
+        <source>Which per-group parameter the heatmap shows</source>
+        <translation>Welchen Gruppenparameter die Heatmap zeigt</translation>
+    </message>
+    <message>
+        <source>Cell: max |value|</source>
+        <translation>Zelle: max. |Wert|</translation>
+    </message>
+    <message>
+        <source>Cell: min</source>
+        <translation>Zelle: Minimum</translation>
+    </message>
+    <message>
+        <source>Cell: max</source>
+        <translation>Zelle: Maximum</translation>
+    </message>
+    <message>
+        <source>When the weight has more groups or rows than the plot has cells, each cell reduces the block it covers</source>
+        <translation>Hat das Gewicht mehr Gruppen oder Zeilen als der Plot Zellen, fasst jede Zelle den überdeckten Block zusammen</translation>
+    </message>
+    <message>
+        <source>GGUF: block scales (d, dmin)</source>
+        <translation>GGUF: Blockskalen (d, dmin)</translation>
+    </message>
+    <message>
+        <source>GGUF: sub-block scales (d × sc, dmin × m)</source>
+        <translation>GGUF: Unterblockskalen (d × sc, dmin × m)</translation>
+    </message>
+    <message>
+        <source>k-quants store a super-block scale d and small integer scales per sub-block</source>
+        <translation>k-Quants speichern eine Superblock-Skala d und kleine ganzzahlige Skalen pro Unterblock</translation>
+    </message>
+    <message>
+        <source>Select a quantized weight to see its scales.</source>
+        <translation>Wählen Sie ein quantisiertes Gewicht, um seine Skalen zu sehen.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; · %2</translation>
+    </message>
+    <message>
+        <source>%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; see the bit map for its encoding.</source>
+        <translation>%1 ist als %2 gespeichert: ein Gleitkomma-Gewicht hat keine Skalen oder Nullpunkte. Jedes Element ist sein eigener Wert; seine Kodierung zeigt die Bitkarte.</translation>
+    </message>
+    <message>
+        <source>Reading the scales of %1…</source>
+        <translation>Lese die Skalen von %1…</translation>
+    </message>
+    <message>
+        <source>Reading scales of %1</source>
+        <translation>Skalen von %1 lesen</translation>
+    </message>
+    <message>
+        <source>one per %1 input columns</source>
+        <translation>eine pro %1 Eingangsspalten</translation>
+    </message>
+    <message>
+        <source>one per group of %1 input columns, columns assigned by g_idx (act-order)</source>
+        <translation>eine pro Gruppe von %1 Eingangsspalten, Spalten nach g_idx zugeordnet (act-order)</translation>
+    </message>
+    <message>
+        <source>Showing %1 (%2)</source>
+        <translation>Gezeigt: %1 (%2)</translation>
+    </message>
+    <message>
+        <source> and %1</source>
+        <translation> und %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 rows × %4 groups&lt;br&gt;%5.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 Zeilen × %4 Gruppen&lt;br&gt;%5.</translation>
+    </message>
+    <message>
+        <source> Decimated: each cell covers %1 groups × %2 rows.</source>
+        <translation> Ausgedünnt: jede Zelle umfasst %1 Gruppen × %2 Zeilen.</translation>
+    </message>
+    <message>
+        <source>group %1, row %2
+scale %3</source>
+        <translation>Gruppe %1, Zeile %2
+Skala %3</translation>
+    </message>
+    <message>
+        <source>
+%1 %2</source>
+        <translation>
+%1 %2</translation>
+    </message>
+    <message>
+        <source>
+first column %1</source>
+        <translation>
+erste Spalte %1</translation>
+    </message>
+    <message>
+        <source>
+cell (%1 groups × %2 rows): %3</source>
+        <translation>
+Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
+    </message>
+</context>
+<context>
     <name>qsw::BitMapCanvas</name>
     <message>
         <location filename="../widgets/views/bitmapcanvas.cpp" line="130"/>

@@ -1,6 +1,7 @@
-// quantscope-cli stats PATH [WEIGHT] [--ref REF] [--activations X.npy] [--json] [--bins N]:
-// error of each weight against a float reference (matched by name), or value/code/scale
-// histograms without one. Weights stream a row slice at a time.
+// quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] [--group-size G]
+// [--sym]] [--activations X.npy] [--json] [--bins N] [--range LO,HI]: error of each weight
+// against a float reference (matched by name) or against its own requantization, or
+// value/code/scale histograms without one. Weights stream a row slice at a time.
 #include "commands.h"
 
 #include "analysis/stats.h"
@@ -29,7 +30,11 @@ QJsonObject histogramJson(const qs::Histogram& h)
     QJsonArray counts;
     for (uint64_t c : h.counts)
         counts.append(qint64(c));
-    return QJsonObject{{QStringLiteral("lo"), h.lo}, {QStringLiteral("hi"), h.hi}, {QStringLiteral("counts"), counts}};
+    return QJsonObject{{QStringLiteral("lo"), h.lo},
+                       {QStringLiteral("hi"), h.hi},
+                       {QStringLiteral("counts"), counts},
+                       {QStringLiteral("below"), qint64(h.below)},
+                       {QStringLiteral("above"), qint64(h.above)}};
 }
 
 // JSON has no infinity: an exact match reports sqnr_db null.
@@ -69,6 +74,7 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
 QJsonObject histogramsJson(const qs::WeightHistograms& h)
 {
     QJsonObject o{{QStringLiteral("weight"), QString::fromStdString(h.weight)},
+                  {QStringLiteral("count"), qint64(h.count)},
                   {QStringLiteral("min"), h.minValue},
                   {QStringLiteral("max"), h.maxValue},
                   {QStringLiteral("mean"), h.meanValue},
@@ -79,9 +85,23 @@ QJsonObject histogramsJson(const qs::WeightHistograms& h)
         for (uint64_t c : h.codes)
             codes.append(qint64(c));
         o.insert(QStringLiteral("codes"), codes);
-        o.insert(QStringLiteral("scales"), histogramJson(h.scales));
     }
+    if (!h.scales.counts.empty())
+        o.insert(QStringLiteral("scales"), histogramJson(h.scales));
     return o;
+}
+
+void printComparison(const qs::WeightComparison& c, bool json, QJsonArray& out)
+{
+    if (json) {
+        out.append(comparisonJson(c));
+        return;
+    }
+    const qs::ErrorStats& e = c.error;
+    std::printf("%s vs %s: rmse %.6g mean|e| %.6g max|e| %.6g sqnr %.2f dB | p50 %.3g p95 %.3g p99 %.3g p99.9 %.3g%s"
+                " | y=Wx rel %.4g cos %.6f\n",
+                c.weight.c_str(), c.reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99, e.p999,
+                e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
 }
 
 std::vector<float> readActivations(const std::string& path, uint64_t K)
@@ -121,7 +141,22 @@ int runStats(const QStringList& args)
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     const QCommandLineOption binsOpt(QStringLiteral("bins"), QStringLiteral("histogram bins (default 32)"), QStringLiteral("N"),
                                      QStringLiteral("32"));
-    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt});
+    const QCommandLineOption rangeOpt(QStringLiteral("range"),
+                                      QStringLiteral("histogram range (signed error with a reference, values without); "
+                                                     "outside values are counted as below/above"),
+                                      QStringLiteral("LO,HI"));
+    const QCommandLineOption requantOpt(QStringLiteral("requantize"),
+                                        QStringLiteral("reference = each weight as stored; candidate = it quantized to ID "
+                                                       "(gguf-q4_0..gguf-q8_0, gguf-q2_k..gguf-q6_k, gptq, awq, bnb-nf4, "
+                                                       "bnb-fp4) and dequantized"),
+                                        QStringLiteral("ID"));
+    const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("--requantize gptq/awq: code bits (default 4)"),
+                                     QStringLiteral("B"), QStringLiteral("4"));
+    const QCommandLineOption groupOpt(QStringLiteral("group-size"),
+                                      QStringLiteral("--requantize gptq/awq: group size (default 128)"), QStringLiteral("G"),
+                                      QStringLiteral("128"));
+    const QCommandLineOption symOpt(QStringLiteral("sym"), QStringLiteral("--requantize gptq/awq: symmetric"));
+    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt});
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli stats: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -131,10 +166,25 @@ int runStats(const QStringList& args)
         return 0;
     }
     const QStringList pos = parser.positionalArguments();
-    bool binsOk = false;
+    bool binsOk = false, bitsOk = false, groupOk = false, rangeOk = true;
     const int bins = parser.value(binsOpt).toInt(&binsOk);
-    if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000) {
-        std::fprintf(stderr, "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF] [--activations X.npy] [--json] [--bins N]\n");
+    const int bits = parser.value(bitsOpt).toInt(&bitsOk);
+    const qulonglong groupSize = parser.value(groupOpt).toULongLong(&groupOk);
+    double lo = 0, hi = 0;
+    if (parser.isSet(rangeOpt)) {
+        const QStringList r = parser.value(rangeOpt).split(QLatin1Char(','));
+        bool a = false, b = false;
+        if (r.size() == 2) {
+            lo = r.at(0).toDouble(&a);
+            hi = r.at(1).toDouble(&b);
+        }
+        rangeOk = a && b && std::isfinite(lo) && std::isfinite(hi) && hi > lo;
+    }
+    const bool requantize = parser.isSet(requantOpt);
+    if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000 || !rangeOk || !bitsOk || !groupOk ||
+        (requantize && parser.isSet(refOpt))) {
+        std::fprintf(stderr, "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] "
+                             "[--group-size G] [--sym]] [--activations X.npy] [--json] [--bins N] [--range LO,HI]\n");
         return 2;
     }
     const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
@@ -148,9 +198,13 @@ int runStats(const QStringList& args)
         }
         todo.push_back(w);
     } else {
-        for (const qs::LogicalWeight& w : ckpt->weights)
-            if (qs::canDequantize(w.format) && qs::findFormat(w.format) && qs::findFormat(w.format)->quantized)
+        // Quantized weights; with --requantize every matrix that can be dequantized (a float
+        // checkpoint's weights, norms and other vectors left out).
+        for (const qs::LogicalWeight& w : ckpt->weights) {
+            const qs::FormatInfo* f = qs::findFormat(w.format);
+            if (qs::canDequantize(w.format) && f && (requantize ? w.shape.size() >= 2 : f->quantized))
                 todo.push_back(&w);
+        }
     }
     std::shared_ptr<const qs::Checkpoint> ref;
     if (parser.isSet(refOpt))
@@ -158,17 +212,47 @@ int runStats(const QStringList& args)
 
     qs::StatsOptions opt;
     opt.bins = bins;
+    opt.rangeLo = lo;
+    opt.rangeHi = hi;
     opt.path = qs::bestSimdPath();
-    const bool progress = isatty(2);
+    qs::RequantizeSpec spec;
+    spec.format = parser.value(requantOpt).trimmed().toLower().toStdString();
+    spec.bits = bits;
+    spec.groupSize = groupSize;
+    spec.symmetric = parser.isSet(symOpt);
+    // Progress over the elements of every weight, from the core's per-chunk callback.
+    uint64_t all = 0, before = 0;
+    for (const qs::LogicalWeight* w : todo)
+        all += w->elementCount();
+    int shown = -1;
+    if (isatty(2))
+        opt.progress = [&](uint64_t done, uint64_t, const std::string& name) {
+            const int pct = all ? int((before + done) * 100 / all) : 100;
+            if (pct != shown) {
+                shown = pct;
+                std::fprintf(stderr, "\r[%3d%%] %s\033[K", pct, name.c_str());
+            }
+        };
     const bool json = parser.isSet(jsonOpt);
     QJsonArray out;
     int skipped = 0;
     for (size_t i = 0; i < todo.size(); ++i) {
         const qs::LogicalWeight& w = *todo[i];
-        if (progress)
-            std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", i + 1, todo.size(), w.name.c_str());
+        if (i)
+            before += todo[i - 1]->elementCount();
         if (!qs::canDequantize(w.format))
             throw qs::Error(ckpt->path + " " + w.name + ": no dequantizer for format " + w.format);
+        if (requantize) {
+            std::vector<float> x;
+            if (parser.isSet(actOpt)) {
+                x = readActivations(parser.value(actOpt).toStdString(), w.inFeatures());
+                opt.activations = &x;
+            }
+            const qs::WeightComparison c = qs::compareRequantized(*ckpt, w, spec, opt);
+            opt.activations = nullptr;
+            printComparison(c, json, out);
+            continue;
+        }
         if (!ref) {
             const qs::WeightHistograms h = qs::weightHistograms(*ckpt, w, opt);
             if (json) {
@@ -180,8 +264,11 @@ int runStats(const QStringList& args)
                     std::printf("  codes:");
                     for (uint64_t c : h.codes)
                         std::printf(" %llu", static_cast<unsigned long long>(c));
-                    std::printf("\n  scales: %.6g .. %.6g\n", h.scales.lo, h.scales.hi);
+                    std::printf("\n");
                 }
+                if (!h.scales.counts.empty())
+                    std::printf("  scales: %.6g .. %.6g (%llu)\n", h.scales.lo, h.scales.hi,
+                                static_cast<unsigned long long>(h.scales.total()));
             }
             continue;
         }
@@ -199,17 +286,9 @@ int runStats(const QStringList& args)
         }
         const qs::WeightComparison c = qs::compareWeight(*ckpt, w, *ref, *t, opt);
         opt.activations = nullptr;
-        if (json) {
-            out.append(comparisonJson(c));
-        } else {
-            const qs::ErrorStats& e = c.error;
-            std::printf("%s vs %s: rmse %.6g mean|e| %.6g max|e| %.6g sqnr %.2f dB | p50 %.3g p95 %.3g p99 %.3g p99.9 %.3g%s"
-                        " | y=Wx rel %.4g cos %.6f\n",
-                        c.weight.c_str(), c.reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99,
-                        e.p999, e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
-        }
+        printComparison(c, json, out);
     }
-    if (progress && !todo.empty())
+    if (shown >= 0)
         std::fprintf(stderr, "\r\033[K");
     if (json)
         std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("weights"), out}}).toJson().constData());

@@ -11,6 +11,7 @@ int runCodes(const QStringList& args);
 int runBudget(const QStringList& args);
 int runStats(const QStringList& args);
 int runVerify(const QStringList& args);
+int runDiff(const QStringList& args);
 int runQuantize(const QStringList& args);
 int runRepack(const QStringList& args);
 

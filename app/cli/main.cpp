@@ -25,6 +25,7 @@ const std::map<QString, Command>& commands()
         {QStringLiteral("codes"), {qscli::runCodes, "write a weight's integer codes, scales, zeros and g_idx as .npy"}},
         {QStringLiteral("budget"), {qscli::runBudget, "bits per weight of every format and the memory a model needs"}},
         {QStringLiteral("stats"), {qscli::runStats, "error against a float reference, output error y = Wx, histograms"}},
+        {QStringLiteral("diff"), {qscli::runDiff, "compare two checkpoints weight by weight (HF <-> GGUF names), worst first"}},
         {QStringLiteral("verify"), {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
         {QStringLiteral("quantize"), {qscli::runQuantize, "quantize float weights into a GPTQ/AWQ/CT/MLX/bnb/GGUF checkpoint"}},
         {QStringLiteral("repack"), {qscli::runRepack, "convert a quantized checkpoint to another layout through the logical codes"}},

@@ -1,15 +1,27 @@
 #include "analysis/stats.h"
 
+#include "analysis/quantize_affine.h"
+#include "analysis/quantize_bnb.h"
+#include "analysis/quantize_ggml.h"
+#include "analysis/valuescan.h"
 #include "error.h"
+#include "formats/formatid.h"
 #include "kernels/dequant.h"
+#include "kernels/ggml.h"
+#include "kernels/ggml_blocks.h"
+#include "kernels/gptq.h"
 #include "kernels/half.h"
 
 #include <Eigen/Dense>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <limits>
+#include <numeric>
+#include <optional>
 #include <random>
 
 namespace qs {
@@ -24,26 +36,73 @@ uint64_t Histogram::total() const
 
 namespace {
 
-void addToHistogram(Histogram& h, double v)
+// The bin of v in h (finite v); h.counts.size() when the range is degenerate.
+size_t binOf(const Histogram& h, double v)
 {
     const size_t n = h.counts.size();
-    if (!std::isfinite(v))
-        return; // NaN/Inf values are counted by verify, not binned
-    if (n == 0 || !(h.hi > h.lo)) {
-        if (n)
-            ++h.counts[n / 2]; // degenerate range: every value is the same
-        return;
-    }
-    double pos = (v - h.lo) / (h.hi - h.lo) * double(n);
-    size_t bin = pos <= 0 ? 0 : std::min(n - 1, size_t(pos));
-    ++h.counts[bin];
+    if (!(h.hi > h.lo))
+        return n / 2; // degenerate range: every value is the same
+    const double pos = (v - h.lo) / (h.hi - h.lo) * double(n);
+    return pos <= 0 ? 0 : std::min(n - 1, size_t(pos));
 }
 
-uint64_t chunkRows(const StatsOptions& opt, uint64_t K)
+void addToHistogram(Histogram& h, double v, uint64_t count = 1)
 {
-    if (opt.rowChunk)
-        return opt.rowChunk;
-    return std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(K, 1));
+    if (!std::isfinite(v) || h.counts.empty())
+        return; // NaN/Inf values are counted by verify, not binned
+    h.counts[binOf(h, v)] += count;
+}
+
+// A histogram over a range the caller chose: outside values go to below/above.
+struct RangeBins {
+    double lo = 0, hi = 0, scale = 0;
+    size_t n = 0;
+    bool on() const { return n > 0; }
+    void add(std::vector<uint64_t>& counts, double v) const
+    {
+        if (v < lo)
+            ++counts[n];
+        else if (v > hi)
+            ++counts[n + 1];
+        else if (v == v)
+            ++counts[std::min(n - 1, size_t((v - lo) * scale))];
+    }
+};
+
+RangeBins rangeBins(const StatsOptions& opt)
+{
+    RangeBins r;
+    if (opt.rangeHi > opt.rangeLo && std::isfinite(opt.rangeLo) && std::isfinite(opt.rangeHi)) {
+        r.lo = opt.rangeLo;
+        r.hi = opt.rangeHi;
+        r.n = size_t(opt.bins);
+        r.scale = double(opt.bins) / (r.hi - r.lo);
+    }
+    return r;
+}
+
+// counts = bins + below + above, as RangeBins::add fills them.
+Histogram fromRange(const RangeBins& r, const std::vector<uint64_t>& counts)
+{
+    Histogram h;
+    h.lo = r.lo;
+    h.hi = r.hi;
+    h.counts.assign(counts.begin(), counts.begin() + std::ptrdiff_t(r.n));
+    h.below = counts[r.n];
+    h.above = counts[r.n + 1];
+    return h;
+}
+
+void checkBins(const StatsOptions& opt, const std::string& where)
+{
+    if (opt.bins <= 0 || opt.bins > 100000)
+        throw Error(where + ": bins must be 1..100000");
+}
+
+uint64_t chunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
+{
+    uint64_t rows = opt.rowChunk ? opt.rowChunk : std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(K, 1));
+    return (rows + align - 1) / align * align;
 }
 
 // Rows [r0, r1) of a plain float tensor laid out [N, K].
@@ -62,15 +121,285 @@ void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, uint64_t K, uin
     }
 }
 
-double percentile(std::vector<float>& v, double p)
+uint32_t floatBits(float f)
 {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+}
+
+float bitsFloat(uint32_t u)
+{
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+// Nearest-rank percentiles (the smallest value with at least p of the values <= it) of
+// non-negative floats, exact without sorting: the IEEE bit pattern orders them, so a
+// histogram of the top 16 bits finds each rank's bucket and a second pass over the low 16
+// bits of that bucket's values finds the value.
+void exactPercentiles(const std::vector<float>& v, const std::vector<double>& ps, std::vector<double>& out)
+{
+    out.assign(ps.size(), 0.0);
     if (v.empty())
-        return 0;
-    // Nearest rank: the smallest value with at least p of the values <= it.
-    size_t rank = size_t(std::ceil(p * double(v.size())));
-    rank = std::clamp<size_t>(rank, 1, v.size()) - 1;
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(rank), v.end());
-    return v[rank];
+        return;
+    std::vector<uint64_t> top(65536, 0);
+    for (float x : v)
+        ++top[floatBits(x) >> 16];
+    std::vector<uint32_t> bucket(ps.size());
+    std::vector<uint64_t> rest(ps.size());
+    for (size_t i = 0; i < ps.size(); ++i) {
+        uint64_t rank = uint64_t(std::ceil(ps[i] * double(v.size())));
+        rank = std::clamp<uint64_t>(rank, 1, v.size()) - 1;
+        uint32_t b = 0;
+        while (rank >= top[b])
+            rank -= top[b++];
+        bucket[i] = b;
+        rest[i] = rank;
+    }
+    std::vector<uint32_t> distinct = bucket;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    std::vector<std::vector<uint64_t>> low(distinct.size(), std::vector<uint64_t>(65536, 0));
+    for (float x : v) {
+        const uint32_t u = floatBits(x);
+        for (size_t d = 0; d < distinct.size(); ++d)
+            if (u >> 16 == distinct[d])
+                ++low[d][u & 0xFFFF];
+    }
+    for (size_t i = 0; i < ps.size(); ++i) {
+        const auto& l = low[size_t(std::lower_bound(distinct.begin(), distinct.end(), bucket[i]) - distinct.begin())];
+        uint64_t rank = rest[i];
+        uint32_t lo = 0;
+        while (rank >= l[lo])
+            rank -= l[lo++];
+        out[i] = bitsFloat((bucket[i] << 16) | lo);
+    }
+}
+
+struct Scratch {
+    std::vector<float> a, b, c;
+    std::vector<uint8_t> bytes;
+};
+
+// Runs body(chunk, r0, r1, scratch) over row chunks of `rows` on an OpenMP team: exceptions
+// carried out, cancel polled before each chunk, progress reported from the calling thread.
+// Returns false when cancelled.
+template <typename Body>
+bool forEachChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name, Body&& body)
+{
+    const uint64_t chunks = N ? (N + rows - 1) / rows : 0;
+    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    std::exception_ptr failure;
+    std::atomic<uint64_t> done{0};
+    std::atomic<bool> stop{false};
+#pragma omp parallel num_threads(team)
+    {
+        Scratch s;
+#pragma omp for schedule(dynamic)
+        for (uint64_t c = 0; c < chunks; ++c) {
+            if (stop.load(std::memory_order_relaxed) || (opt.cancel && opt.cancel->load(std::memory_order_relaxed))) {
+                stop = true;
+                continue;
+            }
+            try {
+                const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+                body(c, r0, r1, s);
+                done += (r1 - r0) * K;
+            } catch (...) {
+#pragma omp critical(qs_stats_failure)
+                if (!failure)
+                    failure = std::current_exception();
+                stop = true;
+            }
+            if (omp_get_thread_num() == 0 && opt.progress)
+                opt.progress(done.load(), N * K, name);
+        }
+    }
+    if (failure)
+        std::rethrow_exception(failure);
+    if (opt.progress)
+        opt.progress(done.load(), N * K, name);
+    return !stop;
+}
+
+std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std::string& where, uint64_t& T)
+{
+    if (opt.activations) {
+        if (K == 0 || opt.activations->size() % K != 0 || opt.activations->empty())
+            throw Error(where + ": activations hold " + std::to_string(opt.activations->size()) +
+                        " values, not a multiple of K = " + std::to_string(K));
+        T = opt.activations->size() / K;
+        return *opt.activations;
+    }
+    T = opt.tokens;
+    return defaultActivations(T, K, opt.seed, opt.outlierChannels);
+}
+
+struct ErrorPartial {
+    double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
+    double yDiffSq = 0, yRefSq = 0, yQSq = 0, yDot = 0;
+    std::vector<double> gSq, gMax;
+    std::vector<uint64_t> hist; // caller's range: bins + below + above
+};
+
+// Loads rows [r0, r1) of the candidate into q and of the reference into r (each
+// (r1 - r0) * K floats, sized by the caller).
+using RowLoader = std::function<void(uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s)>;
+
+// The error figures of candidate against reference, streamed in chunks of `rows` rows.
+WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K, uint64_t groupSize, uint64_t rows,
+                                const StatsOptions& opt, const std::string& name, const RowLoader& load)
+{
+    checkBins(opt, where);
+    WeightComparison res;
+    res.shape = {N, K};
+    uint64_t T = 0;
+    const std::vector<float> x = activationsFor(opt, K, where, T);
+    using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    using MatF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const MatD X = Eigen::Map<const MatF>(x.data(), Eigen::Index(T), Eigen::Index(K)).cast<double>();
+
+    const uint64_t total = N * K;
+    const uint64_t stride = total > kExactPercentileLimit ? (total + kExactPercentileLimit - 1) / kExactPercentileLimit : 1;
+    std::vector<float> kept(size_t((total + stride - 1) / stride)); // signed errors at multiples of stride
+    const uint64_t gs = groupSize > 0 && groupSize < K ? groupSize : 0;
+    const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
+    const RangeBins range = rangeBins(opt);
+    std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
+
+    res.cancelled = !forEachChunk(N, K, rows, opt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+        const uint64_t n = (r1 - r0) * K;
+        s.a.resize(size_t(n));
+        s.b.resize(size_t(n));
+        load(r0, r1, s.a.data(), s.b.data(), s);
+        const float* q = s.a.data();
+        const float* r = s.b.data();
+        ErrorPartial& p = parts[c];
+        p.gSq.assign(size_t(nGroups), 0.0);
+        p.gMax.assign(size_t(nGroups), 0.0);
+        if (range.on())
+            p.hist.assign(range.n + 2, 0);
+        // Locals, not the shared partial: the sums stay in registers.
+        double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
+        const uint64_t span = gs ? gs : K;
+        for (uint64_t row = 0; row < r1 - r0; ++row) {
+            const float* qr = q + row * K;
+            const float* rr = r + row * K;
+            for (uint64_t k0 = 0; k0 < K; k0 += span) {
+                const uint64_t k1 = std::min(K, k0 + span);
+                double sq = 0, mx = 0;
+                for (uint64_t k = k0; k < k1; ++k) {
+                    const double e = double(qr[k]) - double(rr[k]);
+                    const double a = std::fabs(e);
+                    sq += e * e;
+                    sumAbs += a;
+                    sumSigned += e;
+                    refSq += double(rr[k]) * double(rr[k]);
+                    mx = std::max(mx, a);
+                }
+                sumSq += sq;
+                maxAbs = std::max(maxAbs, mx);
+                if (gs) {
+                    p.gSq[k0 / gs] += sq;
+                    p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], mx);
+                }
+            }
+        }
+        p.sumSq = sumSq;
+        p.sumAbs = sumAbs;
+        p.sumSigned = sumSigned;
+        p.refSq = refSq;
+        p.maxAbs = maxAbs;
+        if (range.on())
+            for (uint64_t i = 0; i < n; ++i)
+                range.add(p.hist, double(q[i]) - double(r[i]));
+        const uint64_t first = r0 * K;
+        for (uint64_t g = (first + stride - 1) / stride * stride; g < first + n; g += stride)
+            kept[size_t(g / stride)] = float(double(q[g - first]) - double(r[g - first]));
+        const auto nr = Eigen::Index(r1 - r0);
+        const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
+        const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
+        const MatD Yq = X * Wq.transpose();
+        const MatD Yr = X * Wr.transpose();
+        p.yDiffSq = (Yq - Yr).squaredNorm();
+        p.yRefSq = Yr.squaredNorm();
+        p.yQSq = Yq.squaredNorm();
+        p.yDot = Yq.cwiseProduct(Yr).sum();
+    });
+    if (res.cancelled)
+        return res;
+
+    ErrorPartial t;
+    t.gSq.assign(size_t(nGroups), 0.0);
+    t.gMax.assign(size_t(nGroups), 0.0);
+    t.hist.assign(range.n + 2, 0);
+    for (const ErrorPartial& p : parts) { // chunk order: the same sums for any thread count
+        t.sumSq += p.sumSq;
+        t.sumAbs += p.sumAbs;
+        t.sumSigned += p.sumSigned;
+        t.refSq += p.refSq;
+        t.maxAbs = std::max(t.maxAbs, p.maxAbs);
+        t.yDiffSq += p.yDiffSq;
+        t.yRefSq += p.yRefSq;
+        t.yQSq += p.yQSq;
+        t.yDot += p.yDot;
+        for (uint64_t g = 0; g < nGroups; ++g) {
+            t.gSq[g] += p.gSq[g];
+            t.gMax[g] = std::max(t.gMax[g], p.gMax[g]);
+        }
+        for (size_t i = 0; i < p.hist.size(); ++i)
+            t.hist[i] += p.hist[i];
+    }
+
+    ErrorStats& s = res.error;
+    s.count = total;
+    if (total) {
+        s.rmse = std::sqrt(t.sumSq / double(total));
+        s.meanAbs = t.sumAbs / double(total);
+        s.meanSigned = t.sumSigned / double(total);
+    }
+    s.maxAbs = t.maxAbs;
+    s.sqnrDb = t.sumSq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(t.refSq / t.sumSq);
+    s.percentilesExact = stride == 1;
+    if (range.on()) {
+        s.signedError = fromRange(range, t.hist);
+    } else {
+        s.signedError.lo = -t.maxAbs;
+        s.signedError.hi = t.maxAbs;
+        s.signedError.counts.assign(size_t(opt.bins), 0);
+        for (float e : kept)
+            addToHistogram(s.signedError, e);
+    }
+    for (float& e : kept)
+        e = std::fabs(e);
+    std::vector<double> pv;
+    exactPercentiles(kept, {0.50, 0.95, 0.99, 0.999}, pv);
+    s.p50 = pv[0];
+    s.p95 = pv[1];
+    s.p99 = pv[2];
+    s.p999 = pv[3];
+    for (uint64_t g = 0; g < nGroups; ++g) {
+        const uint64_t cols = std::min(gs, K - g * gs);
+        s.groups.push_back({g, std::sqrt(t.gSq[g] / double(cols * N)), t.gMax[g]});
+    }
+    res.output.tokens = T;
+    res.output.relativeError = t.yRefSq > 0 ? std::sqrt(t.yDiffSq / t.yRefSq) : (t.yDiffSq > 0 ? 1.0 : 0.0);
+    res.output.cosine = t.yQSq > 0 && t.yRefSq > 0 ? t.yDot / (std::sqrt(t.yQSq) * std::sqrt(t.yRefSq))
+                                                   : (t.yDiffSq == 0 ? 1.0 : 0.0);
+    return res;
+}
+
+// The ggml type id of a "gguf-*" format id the ggml quantizers produce; -1 otherwise.
+int quantizableGgmlType(const std::string& format)
+{
+    for (int t : ggmlQuantizableTypes()) {
+        const GgmlTypeInfo* info = ggmlTypeTraits(t);
+        if (info && ggmlQuantBlockWeights(t) > 1 && ggufFormatId(info->name) == format)
+            return t;
+    }
+    return -1;
 }
 
 } // namespace
@@ -107,165 +436,248 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     if (refTensor.elementCount() != N * K || (refTensor.shape.size() >= 2 && refTensor.shape.back() != K))
         throw Error(where + ": reference has " + std::to_string(refTensor.elementCount()) + " elements, the weight is [" +
                     std::to_string(N) + ", " + std::to_string(K) + "]");
-    if (opt.bins <= 0 || opt.bins > 100000)
-        throw Error(where + ": bins must be 1..100000");
-
-    WeightComparison res;
+    const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
+    WeightComparison res = compareStreams(where, N, K, gs, chunkRows(opt, K), opt, weight.name,
+                                          [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
+                                              dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
+                                              readFloatRows(ref, refTensor, K, r0, r1, r);
+                                          });
     res.weight = weight.name;
     res.reference = refTensor.name;
-    res.shape = {N, K};
+    return res;
+}
 
-    std::vector<float> x;
-    uint64_t T = 0;
-    if (opt.activations) {
-        if (K == 0 || opt.activations->size() % K != 0 || opt.activations->empty())
-            throw Error(where + ": activations hold " + std::to_string(opt.activations->size()) +
-                        " values, not a multiple of K = " + std::to_string(K));
-        x = *opt.activations;
-        T = x.size() / K;
+WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight& weight, const RequantizeSpec& spec,
+                                    const StatsOptions& opt)
+{
+    const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
+    const std::string where = ckpt.path + " " + weight.name + " requantized to " + spec.format;
+    const int ggml = quantizableGgmlType(spec.format);
+    const bool gptq = spec.format == "gptq" || spec.format == "gptq-v1" || spec.format == "gptq-v2";
+    const bool awq = spec.format == "awq" || spec.format == "awq-gemm";
+    const bool nf4 = spec.format == "bnb-nf4", fp4 = spec.format == "bnb-fp4";
+    uint64_t groupSize = 0, align = 1;
+    if (ggml >= 0) {
+        groupSize = ggmlQuantBlockWeights(ggml);
+        if (K % groupSize != 0)
+            throw Error(where + ": " + std::to_string(K) + " input features are not a whole number of " +
+                        std::to_string(groupSize) + "-weight blocks");
+    } else if (gptq || awq) {
+        if (spec.groupSize == 0 || spec.bits < 2 || spec.bits > 8)
+            throw Error(where + ": bits must be 2..8 and the group size positive");
+        groupSize = std::min<uint64_t>(spec.groupSize, K);
+    } else if (nf4 || fp4) {
+        groupSize = 64;
+        align = 64 / std::gcd<uint64_t>(K ? K : 1, 64); // whole blocks of 64 per chunk
     } else {
-        T = opt.tokens;
-        x = defaultActivations(T, K, opt.seed, opt.outlierChannels);
+        throw Error(where + ": cannot requantize to '" + spec.format +
+                    "' (gguf-q4_0 .. gguf-q8_0, gguf-q2_k .. gguf-q6_k, gptq, awq, bnb-nf4, bnb-fp4)");
     }
-    using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const MatD X = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-                       x.data(), Eigen::Index(T), Eigen::Index(K))
-                       .cast<double>();
-
-    const uint64_t total = N * K;
-    const uint64_t stride = total > kExactPercentileLimit ? (total + kExactPercentileLimit - 1) / kExactPercentileLimit : 1;
-    std::vector<float> kept;
-    kept.reserve(size_t(std::min(total, kExactPercentileLimit)));
-
-    const uint64_t gs = weight.groupSize > 0 && uint64_t(weight.groupSize) < K ? uint64_t(weight.groupSize) : 0;
-    const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
-    std::vector<double> gSq(nGroups, 0.0), gMax(nGroups, 0.0);
-
-    double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
-    double yDiffSq = 0, yRefSq = 0, yQSq = 0, yDot = 0;
-    const uint64_t chunk = chunkRows(opt, K);
-    std::vector<float> q(size_t(std::min(chunk, std::max<uint64_t>(N, 1)) * K)), r(q.size());
-    for (uint64_t r0 = 0; r0 < N; r0 += chunk) {
-        const uint64_t r1 = std::min(N, r0 + chunk);
-        dequantizeRows(ckpt, weight, r0, r1, q.data(), opt.path);
-        readFloatRows(ref, refTensor, K, r0, r1, r.data());
-        const uint64_t n = (r1 - r0) * K;
-        for (uint64_t i = 0; i < n; ++i) {
-            const double e = double(q[i]) - double(r[i]);
-            const double a = std::fabs(e);
-            sumSq += e * e;
-            sumAbs += a;
-            sumSigned += e;
-            refSq += double(r[i]) * double(r[i]);
-            maxAbs = std::max(maxAbs, a);
-            if (gs) {
-                const uint64_t g = (i % K) / gs;
-                gSq[g] += e * e;
-                gMax[g] = std::max(gMax[g], a);
-            }
-            if ((r0 * K + i) % stride == 0)
-                kept.push_back(float(e));
-        }
-        const auto rows = Eigen::Index(r1 - r0);
-        using MatF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-        const MatD Wq = Eigen::Map<const MatF>(q.data(), rows, Eigen::Index(K)).cast<double>();
-        const MatD Wr = Eigen::Map<const MatF>(r.data(), rows, Eigen::Index(K)).cast<double>();
-        const MatD Yq = X * Wq.transpose();
-        const MatD Yr = X * Wr.transpose();
-        yDiffSq += (Yq - Yr).squaredNorm();
-        yRefSq += Yr.squaredNorm();
-        yQSq += Yq.squaredNorm();
-        yDot += Yq.cwiseProduct(Yr).sum();
+    AffineOptions ao;
+    ao.bits = spec.bits;
+    ao.groupSize = groupSize;
+    ao.symmetric = spec.symmetric;
+    ao.rule = awq ? AffineRule::Awq : AffineRule::Gptq;
+    ao.codeScale = DType::F16;
+    WeightComparison res;
+    try {
+        res = compareStreams(where, N, K, groupSize, chunkRows(opt, K, align), opt, weight.name,
+                             [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
+                                 const uint64_t rows = r1 - r0, n = rows * K;
+                                 dequantizeRows(ckpt, weight, r0, r1, r, opt.path);
+                                 if (ggml >= 0) {
+                                     s.bytes.resize(size_t(ggmlQuantizedBytes(ggml, rows, K)));
+                                     quantizeGgmlInto(ggml, r, rows, K, s.bytes.data(), false);
+                                     dequantizeGgmlRows(ggml, s.bytes.data(), rows, K, q, opt.path);
+                                 } else if (gptq || awq) {
+                                     const std::vector<float> d = dequantizeAffine(quantizeAffine(r, rows, K, ao, false));
+                                     std::memcpy(q, d.data(), size_t(n) * 4);
+                                 } else {
+                                     // bitsandbytes quantizes the f16 model weight.
+                                     s.c.resize(size_t(n));
+                                     for (uint64_t i = 0; i < n; ++i)
+                                         s.c[i] = halfToFloat(floatToHalf(r[i]));
+                                     const Bnb4Type type = nf4 ? Bnb4Type::Nf4 : Bnb4Type::Fp4;
+                                     const std::vector<float> d = dequantizeBnb4(
+                                         quantizeBnb4(s.c.data(), n, type, 64, false, std::nullopt, false), type);
+                                     std::memcpy(q, d.data(), size_t(n) * 4);
+                                 }
+                             });
+    } catch (const Error& e) {
+        const std::string what = e.what();
+        if (what.find(weight.name) != std::string::npos)
+            throw;
+        throw Error(where + ": " + what);
     }
-
-    ErrorStats& s = res.error;
-    s.count = total;
-    if (total) {
-        s.rmse = std::sqrt(sumSq / double(total));
-        s.meanAbs = sumAbs / double(total);
-        s.meanSigned = sumSigned / double(total);
-    }
-    s.maxAbs = maxAbs;
-    s.sqnrDb = sumSq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(refSq / sumSq);
-    s.percentilesExact = stride == 1;
-    s.signedError.lo = -maxAbs;
-    s.signedError.hi = maxAbs;
-    s.signedError.counts.assign(size_t(opt.bins), 0);
-    for (float& e : kept) {
-        addToHistogram(s.signedError, e);
-        e = std::fabs(e);
-    }
-    s.p50 = percentile(kept, 0.50);
-    s.p95 = percentile(kept, 0.95);
-    s.p99 = percentile(kept, 0.99);
-    s.p999 = percentile(kept, 0.999);
-    for (uint64_t g = 0; g < nGroups; ++g) {
-        const uint64_t cols = std::min(gs, K - g * gs);
-        s.groups.push_back({g, std::sqrt(gSq[g] / double(cols * N)), gMax[g]});
-    }
-
-    res.output.tokens = T;
-    res.output.relativeError = yRefSq > 0 ? std::sqrt(yDiffSq / yRefSq) : (yDiffSq > 0 ? 1.0 : 0.0);
-    res.output.cosine = yQSq > 0 && yRefSq > 0 ? yDot / (std::sqrt(yQSq) * std::sqrt(yRefSq)) : (yDiffSq == 0 ? 1.0 : 0.0);
+    res.weight = weight.name;
+    res.reference = weight.name + " (as stored)";
     return res;
 }
 
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt)
 {
-    if (opt.bins <= 0 || opt.bins > 100000)
-        throw Error(ckpt.path + " " + weight.name + ": bins must be 1..100000");
+    checkBins(opt, ckpt.path + " " + weight.name);
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     WeightHistograms h;
     h.weight = weight.name;
     h.bits = weight.bits;
-    const uint64_t chunk = chunkRows(opt, K);
-    std::vector<float> q(size_t(std::min(chunk, std::max<uint64_t>(N, 1)) * K));
-    // Two passes: the range first, so the bins are fixed without keeping the values.
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0, sumSq = 0;
-    for (uint64_t r0 = 0; r0 < N; r0 += chunk) {
-        const uint64_t r1 = std::min(N, r0 + chunk);
-        dequantizeRows(ckpt, weight, r0, r1, q.data(), opt.path);
-        for (uint64_t i = 0; i < (r1 - r0) * K; ++i) {
-            lo = std::min(lo, double(q[i]));
-            hi = std::max(hi, double(q[i]));
-            sum += q[i];
-            sumSq += double(q[i]) * double(q[i]);
+    h.count = N * K;
+
+    // Integer codes and per-group scales where the layout has them.
+    std::optional<PackedLinear> packed;
+    static constexpr std::string_view packedFormats[] = {"gptq-v1",  "gptq-v2",       "gptq-planar", "gptq-marlin",
+                                                         "awq-gemm", "awq-gemv",      "awq-gemv-fast", "awq-marlin"};
+    if (std::find(std::begin(packedFormats), std::end(packedFormats), weight.format) != std::end(packedFormats)) {
+        try {
+            packed = describePacked(WeightData{ckpt, weight});
+        } catch (const Error& e) {
+            throw Error(ckpt.path + ": " + e.what());
         }
+        if (packed->N != N || packed->K != K)
+            packed.reset();
     }
-    const uint64_t total = N * K;
-    if (total) {
+    const bool codes = packed && h.bits > 0 && h.bits <= 8;
+    std::vector<float> scales;
+    // GGUF block types: the f16 scale d of every block.
+    const GgmlTypeInfo* gt = nullptr;
+    uint32_t dOffset = 0;
+    std::span<const uint8_t> blob;
+    if (packed) {
+        scales.resize(size_t(packed->groups * N));
+    } else if (weight.format.rfind("gguf-", 0) == 0 && weight.member("weight") >= 0) {
+        const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
+        gt = ggmlTypeTraits(t.ggmlType);
+        bool found = false;
+        if (gt && gt->blockWeights > 1 && K % gt->blockWeights == 0)
+            for (const GgmlBlockField& f : ggmlBlockFields(t.ggmlType))
+                if (f.kind == GgmlFieldKind::F16Scale) {
+                    dOffset = f.offset;
+                    found = true;
+                    break;
+                }
+        blob = ckpt.bytes(t);
+        if (found && blob.size() / gt->blockBytes >= N * (K / gt->blockWeights))
+            scales.resize(size_t(N * (K / gt->blockWeights)));
+        else
+            gt = nullptr;
+    }
+
+    const RangeBins range = rangeBins(opt);
+    struct Part {
+        double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+        double sum = 0, sumSq = 0;
+    };
+    const uint64_t rows = chunkRows(opt, K);
+    std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));
+    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    // Per thread: the bfloat16-bucket histogram (65536 keys), the caller's bins + below +
+    // above when a range is given, and the code counts.
+    std::vector<std::vector<uint64_t>> fine(static_cast<size_t>(team)), ranged(static_cast<size_t>(team)),
+        codeCounts(static_cast<size_t>(team));
+    const bool avx2 = opt.path == SimdPath::Avx2;
+    h.cancelled = !forEachChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+        const uint64_t n = (r1 - r0) * K;
+        s.a.resize(size_t(n));
+        dequantizeRows(ckpt, weight, r0, r1, s.a.data(), opt.path);
+        const size_t t = size_t(omp_get_thread_num());
+        if (fine[t].empty())
+            fine[t].assign(kKeyCount, 0);
+        const float* v = s.a.data();
+        ValueLanes lanes;
+        if (avx2)
+            avx2::scanValues(v, n, lanes, fine[t].data());
+        else
+            scanValues(v, n, lanes, fine[t].data());
+        float lo = 0, hi = 0;
+        Part& p = parts[c];
+        lanes.combine(p.sum, p.sumSq, lo, hi);
+        p.lo = lo;
+        p.hi = hi;
+        if (range.on()) {
+            if (ranged[t].empty())
+                ranged[t].assign(range.n + 2, 0);
+            for (uint64_t i = 0; i < n; ++i)
+                range.add(ranged[t], v[i]);
+        }
+        if (codes) {
+            std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
+            if (cc.empty())
+                cc.assign(size_t(1) << h.bits, 0);
+            for (uint64_t row = r0; row < r1; ++row)
+                for (uint64_t k = 0; k < K; ++k) {
+                    const uint32_t code = packed->codeAt(row, k);
+                    if (code < cc.size())
+                        ++cc[code];
+                }
+        }
+        if (packed) {
+            for (uint64_t g = 0; g < packed->groups; ++g)
+                for (uint64_t row = r0; row < r1; ++row)
+                    scales[size_t(g * N + row)] = packed->scaleAt(g, row);
+        } else if (gt) {
+            const uint64_t perRow = K / gt->blockWeights;
+            for (uint64_t b = r0 * perRow; b < r1 * perRow; ++b) {
+                uint16_t d;
+                std::memcpy(&d, blob.data() + b * gt->blockBytes + dOffset, 2);
+                scales[size_t(b)] = halfToFloat(d);
+            }
+        }
+    });
+    if (h.cancelled)
+        return h;
+
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0, sumSq = 0;
+    for (const Part& p : parts) {
+        lo = std::min(lo, p.lo);
+        hi = std::max(hi, p.hi);
+        sum += p.sum;
+        sumSq += p.sumSq;
+    }
+    if (h.count && lo <= hi) {
         h.minValue = lo;
         h.maxValue = hi;
-        h.meanValue = sum / double(total);
-        h.rmsValue = std::sqrt(sumSq / double(total));
+        h.meanValue = sum / double(h.count);
+        h.rmsValue = std::sqrt(sumSq / double(h.count));
     }
-    h.values.lo = h.minValue;
-    h.values.hi = h.maxValue;
-    h.values.counts.assign(size_t(opt.bins), 0);
-    for (uint64_t r0 = 0; r0 < N; r0 += chunk) {
-        const uint64_t r1 = std::min(N, r0 + chunk);
-        dequantizeRows(ckpt, weight, r0, r1, q.data(), opt.path);
-        for (uint64_t i = 0; i < (r1 - r0) * K; ++i)
-            addToHistogram(h.values, q[i]);
+    if (range.on()) {
+        std::vector<uint64_t> merged(range.n + 2, 0);
+        for (const std::vector<uint64_t>& f : ranged)
+            for (size_t i = 0; i < f.size(); ++i)
+                merged[i] += f[i];
+        h.values = fromRange(range, merged);
+    } else {
+        std::vector<uint64_t> merged(kKeyCount, 0);
+        for (const std::vector<uint64_t>& f : fine)
+            for (size_t i = 0; i < f.size(); ++i)
+                merged[i] += f[i];
+        h.values.lo = h.minValue;
+        h.values.hi = h.maxValue;
+        h.values.counts.assign(size_t(opt.bins), 0);
+        for (uint32_t key = 0; key < 65536; ++key) {
+            if (!merged[key])
+                continue;
+            // The key's value truncated to bfloat16 (NaN and Inf are not binned).
+            const uint32_t top = (key & 0x8000u) ? (key & 0x7FFFu) : (~key & 0xFFFFu);
+            addToHistogram(h.values, bitsFloat(top << 16), merged[key]);
+        }
     }
-    WeightCodes c;
-    try {
-        c = extractCodes(ckpt, weight);
-    } catch (const Error&) {
-        return h; // a format without integer codes: the value histogram is all there is
+    if (codes) {
+        h.codes.assign(size_t(1) << h.bits, 0);
+        for (const std::vector<uint64_t>& cc : codeCounts)
+            for (size_t i = 0; i < cc.size(); ++i)
+                h.codes[i] += cc[i];
     }
-    if (c.rows * c.cols != c.codes.size() || h.bits <= 0 || h.bits > 8)
-        return h;
-    h.codes.assign(size_t(1) << h.bits, 0);
-    for (uint8_t v : c.codes)
-        if (v < h.codes.size())
-            ++h.codes[v];
-    if (!c.scales.empty()) {
-        const auto [mn, mx] = std::minmax_element(c.scales.begin(), c.scales.end());
-        h.scales.lo = *mn;
-        h.scales.hi = *mx;
+    if (!scales.empty()) {
+        double slo = std::numeric_limits<double>::infinity(), shi = -slo;
+        for (float s : scales)
+            if (std::isfinite(s)) {
+                slo = std::min(slo, double(s));
+                shi = std::max(shi, double(s));
+            }
+        h.scales.lo = slo <= shi ? slo : 0;
+        h.scales.hi = slo <= shi ? shi : 0;
         h.scales.counts.assign(size_t(opt.bins), 0);
-        for (float s : c.scales)
+        for (float s : scales)
             addToHistogram(h.scales, s);
     }
     return h;

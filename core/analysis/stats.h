@@ -1,12 +1,15 @@
 #pragma once
-// Error statistics of a dequantized weight against a float reference, the output error
-// y = W x on activations, and value/code/scale histograms without a reference.
-// Weights stream a bounded row range at a time (dequantizeRows), so memory stays constant
-// apart from the |error| store for the percentiles (exact up to kExactPercentileLimit values,
-// see ErrorStats::percentilesExact).
+// Error statistics of a dequantized weight against a float reference (a second checkpoint,
+// or the weight itself requantized), the output error y = W x on activations, and
+// value/code/scale histograms without a reference.
+// Each weight streams in row chunks (dequantizeRows) in one pass, OpenMP across chunks, with
+// per-chunk partial sums reduced in chunk order (the figures do not depend on the thread
+// count). Memory stays constant apart from the |error| store for the percentiles (exact up
+// to kExactPercentileLimit values, see ErrorStats::percentilesExact) and the per-group scales.
 #include "container/checkpoint.h"
 #include "kernels/kernel.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -17,7 +20,8 @@ namespace qs {
 struct Histogram {
     double lo = 0, hi = 0;          // [lo, hi] split into counts.size() equal bins; hi inclusive
     std::vector<uint64_t> counts;
-    uint64_t total() const;
+    uint64_t below = 0, above = 0;  // outside [lo, hi] (only with a range chosen by the caller)
+    uint64_t total() const;         // the counts, without below/above
 };
 
 struct GroupError {
@@ -32,10 +36,11 @@ struct ErrorStats {
     double meanSigned = 0;
     double sqnrDb = 0;              // 10 log10(sum ref^2 / sum err^2); +inf when the error is 0
     double p50 = 0, p95 = 0, p99 = 0, p999 = 0; // of |error|, nearest-rank
-    // True: percentiles are exact (every |error| kept, nth_element). False: the weight had more
-    // than kExactPercentileLimit elements and a fixed-stride sample of that many was used.
+    // True: percentiles are exact (every |error| kept, ranks found by a radix histogram of the
+    // float bits). False: the weight had more than kExactPercentileLimit elements and a
+    // fixed-stride sample of that many was used (for the default-range histogram too).
     bool percentilesExact = true;
-    Histogram signedError;          // symmetric [-maxAbs, maxAbs]
+    Histogram signedError;          // [-maxAbs, maxAbs], or the caller's range (every element)
     std::vector<GroupError> groups; // empty when the weight is not grouped
 };
 
@@ -47,12 +52,19 @@ struct OutputError {
 
 struct StatsOptions {
     int bins = 32;
+    // rangeHi > rangeLo: the histogram range (signed error with a reference, values without),
+    // every element binned in the pass; outside values are counted in below/above.
+    double rangeLo = 0, rangeHi = 0;
     uint64_t rowChunk = 0;       // rows per dequantized slice; 0 = about 1 MiB of floats
     uint64_t tokens = 16;        // default activations: random normal [tokens, K]
     uint64_t seed = 1;
     int outlierChannels = 4;     // default activations: this many channels scaled by 20
     const std::vector<float>* activations = nullptr; // [tokens, K] when given (tokens = size / K)
     SimdPath path = SimdPath::Scalar;
+    int threads = 0;             // OpenMP threads across row chunks; <= 0 = the default
+    const std::atomic<bool>* cancel = nullptr; // polled between chunks; a cancelled result says so
+    // Called on the calling thread: elements done and in all, and the weight in progress.
+    std::function<void(uint64_t done, uint64_t total, const std::string& weight)> progress;
 };
 
 static constexpr uint64_t kExactPercentileLimit = uint64_t(1) << 24;
@@ -63,6 +75,7 @@ struct WeightComparison {
     std::vector<uint64_t> shape;  // [N, K]
     ErrorStats error;
     OutputError output;
+    bool cancelled = false;
 };
 
 // A float reference stored as a plain F32/F16/BF16 tensor [N, K] (or N*K elements).
@@ -72,14 +85,40 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
 // The reference tensor for `weight` in `ref`: "<name>.weight", then "<name>"; nullptr if none.
 const TensorEntry* findReference(const Checkpoint& ref, const LogicalWeight& weight);
 
-// Without a reference.
+// "Requantizing the same weights": the weight as stored (dequantized; a float weight as it
+// is) is the reference, and the candidate is that reference quantized to `format` by the
+// project's reference quantizers and dequantized again, a row chunk at a time. So the figures
+// say what `format` would cost on these weights (on a float checkpoint: the quantization error
+// of that format; on a quantized one: the loss of re-quantizing it).
+struct RequantizeSpec {
+    // gguf-q4_0, -q4_1, -q5_0, -q5_1, -q8_0, -q2_k .. -q6_k (ggml's quantize_row_*_ref);
+    // gptq / awq (affine round to nearest with that tool's scale and zero rule, scales in f16,
+    // `bits`, `groupSize`, `symmetric`); bnb-nf4 / bnb-fp4 (blocks of 64 of the f16-rounded weight).
+    std::string format;
+    int bits = 4;
+    uint64_t groupSize = 128;
+    bool symmetric = false;
+};
+// Throws qs::Error for a format it cannot produce or a weight it does not fit (K not a whole
+// number of ggml blocks, ...).
+WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight& weight, const RequantizeSpec& spec,
+                                    const StatsOptions& opt);
+
+// Without a reference, in one pass over the dequantized values.
 struct WeightHistograms {
     std::string weight;
+    uint64_t count = 0;
     double minValue = 0, maxValue = 0, meanValue = 0, rmsValue = 0;
+    // Over [min, max] (or the caller's range). With the default range each value is binned by
+    // its bfloat16 truncation (the top 16 bits of its float32), so a value within 2^-8 relative
+    // of a bin edge may land in the neighbouring bin; with a caller's range binning is exact.
     Histogram values;
     int bits = 0;
-    std::vector<uint64_t> codes;  // count of each code 0 .. 2^bits-1 (empty: no integer codes)
-    Histogram scales;             // empty counts when the format has no per-group scales
+    std::vector<uint64_t> codes;  // count of each code 0 .. 2^bits-1 (GPTQ/AWQ/Marlin; empty otherwise)
+    // Per-group scales (GPTQ/AWQ/Marlin), or each block's f16 scale d (GGUF block types);
+    // empty counts when there are none.
+    Histogram scales;
+    bool cancelled = false;
 };
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt);
 

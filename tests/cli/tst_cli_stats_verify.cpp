@@ -124,6 +124,51 @@ private slots:
         QCOMPARE(qstest::runCli({QStringLiteral("verify")}).exitCode, 2);
     }
 
+    void statsRangeAndRequantize()
+    {
+        const QString src = qstest::fixture(QStringLiteral("safetensors/sources.safetensors"));
+        // Requantizing the float source to Q4_0: every 2-D weight, error against itself.
+        const auto r = qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("gguf-q4_0"),
+                                       QStringLiteral("--json"), QStringLiteral("--bins"), QStringLiteral("4"),
+                                       QStringLiteral("--range=-0.01,0.01")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray ws = weightsOf(r.out);
+        QCOMPARE(ws.size(), 3);
+        for (const QJsonValue& v : ws) {
+            const QJsonObject o = v.toObject();
+            QVERIFY(o.value(QStringLiteral("reference")).toString().endsWith(QLatin1String("(as stored)")));
+            QVERIFY(o.value(QStringLiteral("rmse")).toDouble() > 0);
+            const QJsonObject h = o.value(QStringLiteral("signed_error_histogram")).toObject();
+            QCOMPARE(h.value(QStringLiteral("lo")).toDouble(), -0.01);
+            QCOMPARE(h.value(QStringLiteral("counts")).toArray().size(), 4);
+            qint64 total = h.value(QStringLiteral("below")).toInteger() + h.value(QStringLiteral("above")).toInteger();
+            for (const QJsonValue& c : h.value(QStringLiteral("counts")).toArray())
+                total += c.toInteger();
+            QCOMPARE(total, o.value(QStringLiteral("count")).toInteger());
+            QCOMPARE(o.value(QStringLiteral("groups")).toArray().size(),
+                     int(o.value(QStringLiteral("shape")).toArray().at(1).toInteger() / 32));
+        }
+        // GPTQ 3-bit g32 costs more than Q4_0 on the same weight.
+        const auto g3 = qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("synthetic.W_128x256"),
+                                        QStringLiteral("--requantize"), QStringLiteral("gptq"), QStringLiteral("--bits"),
+                                        QStringLiteral("3"), QStringLiteral("--group-size"), QStringLiteral("32"),
+                                        QStringLiteral("--json")});
+        QVERIFY2(g3.exitCode == 0, g3.err.constData());
+        const double rmse3 = weightsOf(g3.out).at(0).toObject().value(QStringLiteral("rmse")).toDouble();
+        double rmse4 = 0;
+        for (const QJsonValue& v : ws)
+            if (v.toObject().value(QStringLiteral("weight")).toString() == QLatin1String("synthetic.W_128x256"))
+                rmse4 = v.toObject().value(QStringLiteral("rmse")).toDouble();
+        QVERIFY(rmse4 > 0 && rmse3 > rmse4);
+        // A format the requantizer cannot make, --ref with --requantize, a bad range: exit 2.
+        const auto bad = qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("exl2")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("exl2"));
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("gguf-q4_0"),
+                                 QStringLiteral("--ref"), src}).exitCode, 2);
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--range"), QStringLiteral("1,0")}).exitCode, 2);
+    }
+
     void statsUsage()
     {
         QCOMPARE(qstest::runCli({QStringLiteral("stats")}).exitCode, 2);

@@ -2,10 +2,15 @@
 // rounding of our exact float32 values, checked element by element), and against the true float sources,
 // where the test recomputes RMSE, max, mean and the percentiles on its own from the full
 // dequantized weight and the source tensor.
+#include "analysis/quantize_affine.h"
+#include "analysis/quantize_bnb.h"
+#include "analysis/quantize_ggml.h"
 #include "analysis/stats.h"
+#include "analysis/valuescan.h"
 #include "container/checkpoint.h"
 #include "error.h"
 #include "kernels/dequant.h"
+#include "kernels/ggml.h"
 #include "kernels/half.h"
 
 #include "testsupport.h"
@@ -13,8 +18,10 @@
 #include <QTest>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 using namespace qs;
@@ -185,6 +192,297 @@ private slots:
             ++expect[v];
         QCOMPARE(h.codes, expect);
         QCOMPARE(h.scales.total(), uint64_t(codes.scales.size()));
+    }
+
+    void threadsAndChunksDoNotChangeFigures()
+    {
+        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("gptq-w4-g32-asym/model.safetensors")));
+        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
+        QVERIFY(w);
+        StatsOptions opt;
+        opt.rowChunk = 5;
+        opt.threads = 1;
+        const WeightComparison one = compareWeight(*ckpt, *w, *src, *src->find("synthetic.W_128x256"), opt);
+        opt.threads = 2;
+        uint64_t last = 0;
+        int calls = 0;
+        opt.progress = [&](uint64_t done, uint64_t total, const std::string& name) {
+            QCOMPARE(total, uint64_t(128 * 256));
+            QCOMPARE(name, w->name);
+            last = done;
+            ++calls;
+        };
+        const WeightComparison two = compareWeight(*ckpt, *w, *src, *src->find("synthetic.W_128x256"), opt);
+        // Partial sums are reduced in chunk order: bit-identical figures on any team.
+        QVERIFY(one.error.rmse == two.error.rmse && one.error.meanAbs == two.error.meanAbs);
+        QVERIFY(one.error.sqnrDb == two.error.sqnrDb && one.output.cosine == two.output.cosine);
+        QCOMPARE(one.error.signedError.counts, two.error.signedError.counts);
+        QVERIFY(calls > 0);
+        QCOMPARE(last, uint64_t(128 * 256));
+        std::atomic<bool> cancel{true};
+        opt.cancel = &cancel;
+        QVERIFY(compareWeight(*ckpt, *w, *src, *src->find("synthetic.W_128x256"), opt).cancelled);
+        QVERIFY(weightHistograms(*ckpt, *w, opt).cancelled);
+    }
+
+    void chosenRange()
+    {
+        // Signed error histogram over a range the caller picks: every element binned in the
+        // pass, the ones outside counted below / above.
+        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("gptq-w3-g32-asym/model.safetensors")));
+        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
+        QVERIFY(w);
+        StatsOptions opt;
+        opt.bins = 8;
+        opt.rangeLo = -0.01;
+        opt.rangeHi = 0.03;
+        const WeightComparison c = compareWeight(*ckpt, *w, *src, *src->find("synthetic.W_128x256"), opt);
+        const std::vector<float> q = dequantizeWeight(*ckpt, *w, SimdPath::Scalar);
+        const std::vector<float> r = readF32(*src, *src->find("synthetic.W_128x256"));
+        std::vector<uint64_t> expect(8, 0);
+        uint64_t below = 0, above = 0;
+        for (size_t i = 0; i < q.size(); ++i) {
+            const double e = double(q[i]) - double(r[i]);
+            if (e < -0.01)
+                ++below;
+            else if (e > 0.03)
+                ++above;
+            else
+                ++expect[std::min<size_t>(7, size_t((e + 0.01) * (8 / 0.04)))];
+        }
+        QCOMPARE(c.error.signedError.lo, -0.01);
+        QCOMPARE(c.error.signedError.hi, 0.03);
+        QCOMPARE(c.error.signedError.counts, expect);
+        QCOMPARE(c.error.signedError.below, below);
+        QCOMPARE(c.error.signedError.above, above);
+        QVERIFY(below > 0 && above > 0);
+
+        // Values over a chosen range, without a reference.
+        opt.rangeLo = -0.5;
+        opt.rangeHi = 0.0;
+        const WeightHistograms h = weightHistograms(*ckpt, *w, opt);
+        uint64_t vBelow = 0, vAbove = 0;
+        for (float v : q) {
+            vBelow += v < -0.5f;
+            vAbove += v > 0.0f;
+        }
+        QCOMPARE(h.values.below, vBelow);
+        QCOMPARE(h.values.above, vAbove);
+        QCOMPARE(h.values.total() + h.values.below + h.values.above, uint64_t(q.size()));
+    }
+
+    void valueHistogramBins()
+    {
+        // Default range: [min, max], each value binned by its bfloat16 truncation.
+        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("awq-gemm-w4-g32/model.safetensors")));
+        const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
+        QVERIFY(w);
+        StatsOptions opt;
+        opt.bins = 20;
+        const WeightHistograms h = weightHistograms(*ckpt, *w, opt);
+        const std::vector<float> q = dequantizeWeight(*ckpt, *w, SimdPath::Scalar);
+        const double lo = *std::min_element(q.begin(), q.end()), hi = *std::max_element(q.begin(), q.end());
+        std::vector<uint64_t> expect(20, 0);
+        double sum = 0;
+        for (float v : q) {
+            uint32_t u;
+            std::memcpy(&u, &v, 4);
+            u &= 0xFFFF0000u;
+            float t;
+            std::memcpy(&t, &u, 4);
+            const double pos = (double(t) - lo) / (hi - lo) * 20;
+            ++expect[pos <= 0 ? 0 : std::min<size_t>(19, size_t(pos))];
+            sum += v;
+        }
+        QCOMPARE(h.count, uint64_t(q.size()));
+        QCOMPARE(h.minValue, lo);
+        QCOMPARE(h.maxValue, hi);
+        QCOMPARE(h.values.counts, expect);
+        QVERIFY(std::fabs(h.meanValue - sum / double(q.size())) <= 1e-12);
+        QCOMPARE(h.codes.size(), size_t(16));
+    }
+
+    void ggufBlockScales()
+    {
+        const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        const LogicalWeight* w = ckpt->findWeight("synthetic.q4_k");
+        QVERIFY(w);
+        StatsOptions opt;
+        opt.bins = 4;
+        const WeightHistograms h = weightHistograms(*ckpt, *w, opt);
+        // Q4_K: 144-byte blocks of 256, d = the f16 at byte 0.
+        const auto bytes = ckpt->bytes(*ckpt->find("synthetic.q4_k"));
+        const size_t blocks = bytes.size() / 144;
+        QCOMPARE(blocks, size_t(34));
+        double lo = 1e30, hi = -1e30;
+        for (size_t b = 0; b < blocks; ++b) {
+            uint16_t d;
+            std::memcpy(&d, bytes.data() + b * 144, 2);
+            lo = std::min(lo, double(halfToFloat(d)));
+            hi = std::max(hi, double(halfToFloat(d)));
+        }
+        QCOMPARE(h.scales.total(), uint64_t(blocks));
+        QCOMPARE(h.scales.lo, lo);
+        QCOMPARE(h.scales.hi, hi);
+        QVERIFY(h.codes.empty());
+        QCOMPARE(h.values.total(), uint64_t(256 * 34));
+    }
+
+    void requantized_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<int>("bits");
+        QTest::addColumn<int>("group");
+        QTest::addColumn<bool>("sym");
+        QTest::addRow("gguf-q4_0") << "gguf-q4_0" << 0 << 32 << true;
+        QTest::addRow("gguf-q4_k") << "gguf-q4_k" << 0 << 256 << false;
+        QTest::addRow("gptq 4-bit g32 asym") << "gptq" << 4 << 32 << false;
+        QTest::addRow("awq 3-bit g64 sym") << "awq" << 3 << 64 << true;
+        QTest::addRow("bnb-nf4") << "bnb-nf4" << 4 << 64 << false;
+    }
+    void requantized()
+    {
+        // "Requantizing the same weights": the float source is the reference, the candidate
+        // is it quantized to the format and dequantized; recomputed here on the whole matrix.
+        QFETCH(QString, format);
+        QFETCH(int, bits);
+        QFETCH(int, group);
+        QFETCH(bool, sym);
+        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const LogicalWeight* w = src->findWeight("synthetic.W_128x256");
+        QVERIFY(w);
+        const std::vector<float> r = readF32(*src, *src->find("synthetic.W_128x256"));
+        std::vector<float> q(r.size());
+        if (format.startsWith(QLatin1String("gguf"))) {
+            const int type = format == QLatin1String("gguf-q4_0") ? GgmlQ4_0 : GgmlQ4_K;
+            const std::vector<uint8_t> b = quantizeGgml(type, r.data(), 128, 256);
+            dequantizeGgmlRowsRef(type, b.data(), 128, 256, q.data());
+        } else if (format == QLatin1String("bnb-nf4")) {
+            std::vector<float> h(r.size());
+            for (size_t i = 0; i < r.size(); ++i)
+                h[i] = halfToFloat(floatToHalf(r[i]));
+            q = dequantizeBnb4(quantizeBnb4(h.data(), h.size(), Bnb4Type::Nf4, 64), Bnb4Type::Nf4);
+        } else {
+            AffineOptions o;
+            o.bits = bits;
+            o.groupSize = uint64_t(group);
+            o.symmetric = sym;
+            o.rule = format == QLatin1String("awq") ? AffineRule::Awq : AffineRule::Gptq;
+            o.codeScale = DType::F16;
+            q = dequantizeAffine(quantizeAffine(r.data(), 128, 256, o));
+        }
+        double sq = 0, mx = 0;
+        for (size_t i = 0; i < r.size(); ++i) {
+            const double e = double(q[i]) - double(r[i]);
+            sq += e * e;
+            mx = std::max(mx, std::fabs(e));
+        }
+        RequantizeSpec spec;
+        spec.format = format.toStdString();
+        spec.bits = bits;
+        spec.groupSize = uint64_t(group);
+        spec.symmetric = sym;
+        StatsOptions opt;
+        opt.rowChunk = 3; // bnb: rounded up to whole 64-element blocks
+        opt.path = bestSimdPath();
+        const WeightComparison c = compareRequantized(*src, *w, spec, opt);
+        QCOMPARE(c.error.maxAbs, mx);
+        QCOMPARE(c.error.rmse, std::sqrt(sq / double(r.size())));
+        QVERIFY(mx > 0);
+        QCOMPARE(c.error.groups.size(), size_t(group < 256 ? 256 / group : 0)); // a group of all K is no grouping
+        QVERIFY(c.output.cosine > 0.9 && c.output.cosine < 1.0);
+    }
+
+    void requantizeRefusals()
+    {
+        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const LogicalWeight* w = src->findWeight("stories260K.layers.0.wq"); // [64, 64]
+        QVERIFY(w);
+        RequantizeSpec spec;
+        spec.format = "gguf-q4_k"; // 64 is not a whole 256-block
+        QVERIFY_THROWS_EXCEPTION(Error, compareRequantized(*src, *w, spec, {}));
+        spec.format = "exl2";
+        QVERIFY_THROWS_EXCEPTION(Error, compareRequantized(*src, *w, spec, {}));
+        spec.format = "gguf-q8_0";
+        QCOMPARE(compareRequantized(*src, *w, spec, {}).error.count, uint64_t(64 * 64));
+    }
+
+    void valueScanPathsAgree_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addRow("8") << 8;
+        QTest::addRow("1003 (a tail)") << 1003;
+        QTest::addRow("4096") << 4096;
+    }
+    void valueScanPathsAgree()
+    {
+        if (bestSimdPath() != SimdPath::Avx2)
+            QSKIP("no AVX2 on this machine");
+        QFETCH(int, n);
+        std::vector<float> v(static_cast<size_t>(n));
+        uint32_t x = 12345;
+        for (float& f : v) {
+            x = x * 1664525u + 1013904223u;
+            f = float(int32_t(x >> 8) - (1 << 23)) * 1e-6f;
+        }
+        v[3] = std::numeric_limits<float>::quiet_NaN();
+        v[5] = std::numeric_limits<float>::infinity();
+        v[6] = -0.0f;
+        v[size_t(n) - 1] = -std::numeric_limits<float>::infinity();
+        ValueLanes a, b;
+        std::vector<uint64_t> ha(kKeyCount, 0), hb(kKeyCount, 0);
+        scanValues(v.data(), v.size(), a, ha.data());
+        avx2::scanValues(v.data(), v.size(), b, hb.data());
+        QCOMPARE(std::memcmp(a.sum, b.sum, sizeof a.sum), 0);
+        QCOMPARE(std::memcmp(a.sumSq, b.sumSq, sizeof a.sumSq), 0);
+        QCOMPARE(std::memcmp(a.lo, b.lo, sizeof a.lo), 0);
+        QCOMPARE(std::memcmp(a.hi, b.hi, sizeof a.hi), 0);
+        QCOMPARE(ha, hb);
+        uint64_t total = 0;
+        for (uint64_t c : ha)
+            total += c;
+        QCOMPARE(total, uint64_t(n));
+        double sum = 0, sq = 0;
+        float lo = 0, hi = 0;
+        a.combine(sum, sq, lo, hi);
+        double expect = 0;
+        float elo = std::numeric_limits<float>::infinity(), ehi = -elo;
+        for (float f : v)
+            if (std::isfinite(f)) {
+                expect += f;
+                elo = std::min(elo, f);
+                ehi = std::max(ehi, f);
+            }
+        QVERIFY(std::fabs(sum - expect) <= 1e-9 * std::fabs(expect) + 1e-12);
+        QCOMPARE(lo, elo);
+        QCOMPARE(hi, ehi);
+        // Keys sort as the values do.
+        QVERIFY(valueKey(0xBF800000u) < valueKey(0x80000000u)); // -1 < -0
+        QVERIFY(valueKey(0x80000000u) < valueKey(0x00000000u)); // -0 < +0
+        QVERIFY(valueKey(0x00000000u) < valueKey(0x3F800000u)); // 0 < 1
+    }
+
+    void histogramPathsAgree()
+    {
+        if (bestSimdPath() != SimdPath::Avx2)
+            QSKIP("no AVX2 on this machine");
+        const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        const LogicalWeight* w = ckpt->findWeight("synthetic.q4_k");
+        QVERIFY(w);
+        StatsOptions opt;
+        opt.rowChunk = 5;
+        const WeightHistograms s = weightHistograms(*ckpt, *w, opt);
+        opt.path = SimdPath::Avx2;
+        opt.threads = 2;
+        const WeightHistograms a = weightHistograms(*ckpt, *w, opt);
+        QCOMPARE(std::memcmp(&s.minValue, &a.minValue, 8), 0);
+        QCOMPARE(std::memcmp(&s.maxValue, &a.maxValue, 8), 0);
+        QCOMPARE(std::memcmp(&s.meanValue, &a.meanValue, 8), 0);
+        QCOMPARE(std::memcmp(&s.rmsValue, &a.rmsValue, 8), 0);
+        QCOMPARE(s.values.counts, a.values.counts);
+        QCOMPARE(s.scales.counts, a.scales.counts);
     }
 
     void shapeMismatchThrows()

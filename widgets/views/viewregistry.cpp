@@ -2,6 +2,8 @@
 
 #include "analysisview.h"
 #include "bitmapview.h"
+#include "budgetview.h"
+#include "scalesview.h"
 
 namespace qsw {
 
@@ -10,8 +12,8 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
     QList<AnalysisView*> views;
     // One line per view, in tab order: views << new BitMapView(context, parent);
     views << new BitMapView(context, parent);
-    Q_UNUSED(context);
-    Q_UNUSED(parent);
+    views << new ScalesView(context, parent);
+    views << new BudgetView(context, parent);
     return views;
 }
 

@@ -1,0 +1,192 @@
+// quantscope-cli diff A B [--weight NAME] [--tolerance T] [--json]: every weight of A against
+// the weight of B with the same name (Hugging Face <-> GGUF names for llama-family archs,
+// q/k permutation undone), as dequantized float32 matrices, worst first. The tolerance is
+// on max |a - b| per weight; exit 1 when a weight exceeds it (or a NaN/Inf difference, or a
+// shape mismatch), 2 on bad input.
+#include "commands.h"
+
+#include "analysis/diff.h"
+#include "container/checkpoint.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace qscli {
+
+namespace {
+
+QJsonValue finiteOrNull(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonArray shapeJson(const std::vector<uint64_t>& s)
+{
+    QJsonArray a;
+    for (uint64_t d : s)
+        a.append(qint64(d));
+    return a;
+}
+
+QJsonArray namesJson(const std::vector<std::string>& names)
+{
+    QJsonArray a;
+    for (const std::string& n : names)
+        a.append(QString::fromStdString(n));
+    return a;
+}
+
+std::string shapeText(const std::vector<uint64_t>& s)
+{
+    std::string t;
+    for (size_t i = 0; i < s.size(); ++i)
+        t += (i ? "x" : "") + std::to_string(s[i]);
+    return t;
+}
+
+QJsonObject weightJson(const qs::WeightDiff& d)
+{
+    return QJsonObject{
+        {QStringLiteral("name_a"), QString::fromStdString(d.nameA)},
+        {QStringLiteral("name_b"), QString::fromStdString(d.nameB)},
+        {QStringLiteral("format_a"), QString::fromStdString(d.formatA)},
+        {QStringLiteral("format_b"), QString::fromStdString(d.formatB)},
+        {QStringLiteral("shape"), shapeJson(d.shape)},
+        {QStringLiteral("count"), qint64(d.count)},
+        {QStringLiteral("differing"), qint64(d.differing)},
+        {QStringLiteral("non_finite"), qint64(d.nonFinite)},
+        {QStringLiteral("max_abs"), d.maxAbs},
+        {QStringLiteral("max_at"), QJsonArray{qint64(d.maxRow), qint64(d.maxCol)}},
+        {QStringLiteral("rmse"), d.rmse},
+        {QStringLiteral("mean_abs"), d.meanAbs},
+        {QStringLiteral("mean_signed"), d.meanSigned},
+        {QStringLiteral("sqnr_db"), finiteOrNull(d.sqnrDb)},
+        {QStringLiteral("relative_error"), finiteOrNull(d.relativeError)},
+        {QStringLiteral("cosine"), d.cosine},
+        {QStringLiteral("pass"), d.pass},
+        {QStringLiteral("note"), QString::fromStdString(d.note)},
+    };
+}
+
+} // namespace
+
+int runDiff(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Compare two checkpoints weight by weight through their dequantized float32 matrices. Weights are matched by "
+        "name, also between Hugging Face and GGUF names (llama-family archs; llama.cpp's q/k row permutation and "
+        "Gemma's norm +1 are undone). B is the reference for SQNR and relative error. A weight fails when max |a - b| "
+        "exceeds the tolerance or a difference is NaN/Inf; exit 1 when any weight fails or two matched weights have "
+        "different shapes. Weights on one side only are listed."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("checkpoint file or folder (the reference)"));
+    const QCommandLineOption weightOpt(QStringLiteral("weight"), QStringLiteral("only this weight (either side's name)"),
+                                       QStringLiteral("NAME"));
+    const QCommandLineOption tolOpt(QStringLiteral("tolerance"),
+                                    QStringLiteral("largest allowed max |a - b| per weight (default 0: any difference fails)"),
+                                    QStringLiteral("T"), QStringLiteral("0"));
+    const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
+    parser.addOptions({weightOpt, tolOpt, jsonOpt});
+    if (!parser.parse(args)) {
+        std::fprintf(stderr, "quantscope-cli diff: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::printf("%s", qPrintable(parser.helpText()));
+        return 0;
+    }
+    const QStringList pos = parser.positionalArguments();
+    bool tolOk = false;
+    const double tolerance = parser.value(tolOpt).toDouble(&tolOk);
+    if (pos.size() != 2 || !tolOk || !(tolerance >= 0) || !std::isfinite(tolerance)) {
+        std::fprintf(stderr, "usage: quantscope-cli diff A B [--weight NAME] [--tolerance T >= 0] [--json]\n");
+        return 2;
+    }
+    const auto a = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto b = qs::Checkpoint::open(pos.at(1).toStdString());
+
+    qs::DiffOptions opt;
+    opt.weight = parser.value(weightOpt).toStdString();
+    opt.tolerance = tolerance;
+    opt.path = qs::bestSimdPath();
+    const bool progress = isatty(2);
+    int shown = -1;
+    if (progress)
+        opt.progress = [&shown](uint64_t done, uint64_t total, const std::string& w) {
+            const int pct = total ? int(done * 100 / total) : 100;
+            if (pct == shown)
+                return;
+            shown = pct;
+            std::fprintf(stderr, "\r[%3d%%] %s\033[K", pct, w.c_str());
+        };
+    const qs::DiffResult r = qs::diffCheckpoints(*a, *b, opt);
+    if (progress)
+        std::fprintf(stderr, "\r\033[K");
+    const bool passed = r.passed();
+
+    if (parser.isSet(jsonOpt)) {
+        QJsonArray weights, mismatches, skipped;
+        for (const qs::WeightDiff& d : r.weights)
+            weights.append(weightJson(d));
+        for (const qs::ShapeMismatch& m : r.shapeMismatches)
+            mismatches.append(QJsonObject{{QStringLiteral("name_a"), QString::fromStdString(m.nameA)},
+                                          {QStringLiteral("name_b"), QString::fromStdString(m.nameB)},
+                                          {QStringLiteral("shape_a"), shapeJson(m.shapeA)},
+                                          {QStringLiteral("shape_b"), shapeJson(m.shapeB)}});
+        for (const qs::SkippedPair& s : r.skipped)
+            skipped.append(QJsonObject{{QStringLiteral("name_a"), QString::fromStdString(s.nameA)},
+                                       {QStringLiteral("name_b"), QString::fromStdString(s.nameB)},
+                                       {QStringLiteral("reason"), QString::fromStdString(s.reason)}});
+        std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("a"), QString::fromStdString(a->path)},
+                                                    {QStringLiteral("b"), QString::fromStdString(b->path)},
+                                                    {QStringLiteral("tolerance"), tolerance},
+                                                    {QStringLiteral("passed"), passed},
+                                                    {QStringLiteral("weights"), weights},
+                                                    {QStringLiteral("only_in_a"), namesJson(r.onlyInA)},
+                                                    {QStringLiteral("only_in_b"), namesJson(r.onlyInB)},
+                                                    {QStringLiteral("shape_mismatches"), mismatches},
+                                                    {QStringLiteral("skipped"), skipped}})
+                              .toJson()
+                              .constData());
+        return passed ? 0 : 1;
+    }
+
+    std::printf("A: %s\nB: %s (reference)\n", a->path.c_str(), b->path.c_str());
+    size_t failed = 0;
+    for (const qs::WeightDiff& d : r.weights) {
+        failed += !d.pass;
+        const std::string name = d.nameA == d.nameB ? d.nameA : d.nameA + " <-> " + d.nameB;
+        std::printf("%-4s %s [%s] %s vs %s: max|a-b| %.6g at (%llu, %llu), rmse %.6g, rel %.4g, cos %.8f, sqnr %.2f dB, "
+                    "%llu of %llu differ%s%s%s\n",
+                    d.pass ? "ok" : "FAIL", name.c_str(), shapeText(d.shape).c_str(), d.formatA.c_str(), d.formatB.c_str(),
+                    d.maxAbs, static_cast<unsigned long long>(d.maxRow), static_cast<unsigned long long>(d.maxCol), d.rmse,
+                    d.relativeError, d.cosine, d.sqnrDb, static_cast<unsigned long long>(d.differing),
+                    static_cast<unsigned long long>(d.count),
+                    d.nonFinite ? (", " + std::to_string(d.nonFinite) + " NaN/Inf").c_str() : "",
+                    d.note.empty() ? "" : "; ", d.note.c_str());
+    }
+    for (const qs::ShapeMismatch& m : r.shapeMismatches)
+        std::printf("SHAPE %s [%s] vs %s [%s]\n", m.nameA.c_str(), shapeText(m.shapeA).c_str(), m.nameB.c_str(),
+                    shapeText(m.shapeB).c_str());
+    for (const qs::SkippedPair& s : r.skipped)
+        std::printf("skipped %s: %s\n", s.nameA.c_str(), s.reason.c_str());
+    for (const std::string& n : r.onlyInA)
+        std::printf("only in A: %s\n", n.c_str());
+    for (const std::string& n : r.onlyInB)
+        std::printf("only in B: %s\n", n.c_str());
+    std::printf("%zu of %zu weights within tolerance %g (max |a - b|), %zu shape mismatches, %zu only in A, %zu only "
+                "in B, %zu skipped\n",
+                r.weights.size() - failed, r.weights.size(), tolerance, r.shapeMismatches.size(), r.onlyInA.size(),
+                r.onlyInB.size(), r.skipped.size());
+    return passed ? 0 : 1;
+}
+
+} // namespace qscli

@@ -1,0 +1,375 @@
+#include "analysis/diff.h"
+
+#include "analysis/namemap.h"
+#include "error.h"
+#include "kernels/dequant.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
+
+namespace qs {
+
+namespace {
+
+std::string_view stripWeight(std::string_view name)
+{
+    constexpr std::string_view s = ".weight";
+    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s)
+        name.remove_suffix(s.size());
+    return name;
+}
+
+bool filterHits(const std::string& filter, std::string_view name)
+{
+    return filter.empty() || name == filter || stripWeight(name) == stripWeight(filter);
+}
+
+std::string shapeText(const std::vector<uint64_t>& s)
+{
+    std::string t = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        t += (i ? ", " : "") + std::to_string(s[i]);
+    return t + "]";
+}
+
+// Rows per chunk: about `elements` floats, a whole number of permutation head blocks.
+uint64_t chunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t elements)
+{
+    uint64_t rows = std::max<uint64_t>(1, (elements ? elements : (uint64_t(1) << 18)) / std::max<uint64_t>(K, 1));
+    uint64_t align = 1;
+    for (const SideTransform* t : {&p.ta, &p.tb})
+        if (t->permuteHeads)
+            align = std::lcm(align, N / t->permuteHeads);
+    rows = (rows + align - 1) / align * align;
+    return std::min(rows, std::max<uint64_t>(N, 1));
+}
+
+// Rows [r0, r1) of one side in HF order and values; `tmp` holds as many floats as `out`.
+void loadRows(const Checkpoint& c, const LogicalWeight& w, const SideTransform& t, uint64_t r0, uint64_t r1, float* out,
+              float* tmp, SimdPath path)
+{
+    const uint64_t K = w.inFeatures(), n = (r1 - r0) * K;
+    if (t.permuteHeads) {
+        dequantizeRows(c, w, r0, r1, tmp, path);
+        unpermuteRows(tmp, out, r1 - r0, K, w.outFeatures() / t.permuteHeads);
+    } else {
+        dequantizeRows(c, w, r0, r1, out, path);
+    }
+    if (t.normShift != 0)
+        for (uint64_t i = 0; i < n; ++i)
+            out[i] -= t.normShift;
+}
+
+// Runs body(chunkIndex, r0, r1, bufA, bufB) over the row chunks of a pair on an OpenMP team,
+// each thread with its own buffers; exceptions are carried out of the team, cancel is
+// polled before each chunk, and progress is reported from the calling thread.
+template <typename Body>
+bool forEachChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
+                  uint64_t progressBase, uint64_t progressTotal, Body&& body)
+{
+    const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
+    const uint64_t rows = chunkRows(p, N, K, opt.chunkElements);
+    const uint64_t chunks = (N + rows - 1) / rows;
+    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    std::exception_ptr failure;
+    std::atomic<uint64_t> done{0};
+    std::atomic<bool> stop{false};
+#pragma omp parallel num_threads(team)
+    {
+        std::vector<float> bufA, bufB, tmp;
+#pragma omp for schedule(dynamic)
+        for (uint64_t c = 0; c < chunks; ++c) {
+            if (stop.load(std::memory_order_relaxed) || (opt.cancel && opt.cancel->load(std::memory_order_relaxed))) {
+                stop = true;
+                continue;
+            }
+            try {
+                const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+                const size_t n = size_t((r1 - r0) * K);
+                bufA.resize(n);
+                bufB.resize(n);
+                tmp.resize(n);
+                loadRows(a, *p.a, p.ta, r0, r1, bufA.data(), tmp.data(), opt.path);
+                loadRows(b, *p.b, p.tb, r0, r1, bufB.data(), tmp.data(), opt.path);
+                body(c, r0, r1, bufA.data(), bufB.data());
+                done += n;
+            } catch (...) {
+#pragma omp critical(qs_diff_failure)
+                if (!failure)
+                    failure = std::current_exception();
+                stop = true;
+            }
+            if (omp_get_thread_num() == 0 && opt.progress)
+                opt.progress(progressBase + done.load(), progressTotal, p.a->name);
+        }
+    }
+    if (failure)
+        std::rethrow_exception(failure);
+    if (opt.progress)
+        opt.progress(progressBase + done.load(), progressTotal, p.a->name);
+    return !stop;
+}
+
+struct Partial {
+    double sumSq = 0, sumAbs = 0, sumSigned = 0, bSq = 0, aSq = 0, dot = 0, maxAbs = 0;
+    uint64_t maxAt = 0, nonFinite = 0, differing = 0;
+};
+
+WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
+                    uint64_t progressBase, uint64_t progressTotal, bool& cancelled)
+{
+    const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
+    if (N != p.b->outFeatures() || K != p.b->inFeatures())
+        throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " " +
+                    shapeText(p.b->shape) + ": shapes differ");
+    const uint64_t rows = chunkRows(p, N, K, opt.chunkElements);
+    std::vector<Partial> parts(size_t((N + rows - 1) / rows));
+    cancelled = !forEachChunk(a, b, p, opt, progressBase, progressTotal,
+                              [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
+                                  // Locals, not the shared partial: the sums stay in registers.
+                                  Partial s;
+                                  const uint64_t n = (r1 - r0) * K;
+                                  for (uint64_t i = 0; i < n; ++i) {
+                                      const double xa = x[i], yb = y[i], e = xa - yb;
+                                      if (!std::isfinite(e)) [[unlikely]] {
+                                          if (!(xa == yb)) { // equal infinities are equal
+                                              ++s.nonFinite;
+                                              ++s.differing;
+                                          }
+                                          continue;
+                                      }
+                                      s.differing += xa != yb;
+                                      const double ae = std::fabs(e);
+                                      s.sumSq += e * e;
+                                      s.sumAbs += ae;
+                                      s.sumSigned += e;
+                                      s.aSq += xa * xa;
+                                      s.bSq += yb * yb;
+                                      s.dot += xa * yb;
+                                      if (ae > s.maxAbs) {
+                                          s.maxAbs = ae;
+                                          s.maxAt = r0 * K + i;
+                                      }
+                                  }
+                                  parts[c] = s;
+                              });
+    Partial t;
+    for (const Partial& s : parts) { // chunk order: the same sums for any thread count
+        t.sumSq += s.sumSq;
+        t.sumAbs += s.sumAbs;
+        t.sumSigned += s.sumSigned;
+        t.aSq += s.aSq;
+        t.bSq += s.bSq;
+        t.dot += s.dot;
+        t.nonFinite += s.nonFinite;
+        t.differing += s.differing;
+        if (s.maxAbs > t.maxAbs) {
+            t.maxAbs = s.maxAbs;
+            t.maxAt = s.maxAt;
+        }
+    }
+    WeightDiff d;
+    d.nameA = p.a->name;
+    d.nameB = p.b->name;
+    d.formatA = p.a->format;
+    d.formatB = p.b->format;
+    d.shape = {N, K};
+    d.note = p.note;
+    d.count = N * K;
+    const double n = d.count ? double(d.count) : 1.0;
+    d.rmse = std::sqrt(t.sumSq / n);
+    d.meanAbs = t.sumAbs / n;
+    d.meanSigned = t.sumSigned / n;
+    d.maxAbs = t.maxAbs;
+    d.maxRow = K ? t.maxAt / K : 0;
+    d.maxCol = K ? t.maxAt % K : 0;
+    const double inf = std::numeric_limits<double>::infinity();
+    d.sqnrDb = t.sumSq == 0 ? inf : 10.0 * std::log10(t.bSq / t.sumSq);
+    d.relativeError = t.bSq > 0 ? std::sqrt(t.sumSq / t.bSq) : (t.sumSq > 0 ? inf : 0.0);
+    d.cosine = t.aSq > 0 && t.bSq > 0 ? t.dot / (std::sqrt(t.aSq) * std::sqrt(t.bSq)) : (t.aSq == t.bSq ? 1.0 : 0.0);
+    d.nonFinite = t.nonFinite;
+    d.differing = t.differing;
+    d.pass = d.nonFinite == 0 && d.maxAbs <= opt.tolerance;
+    return d;
+}
+
+} // namespace
+
+bool DiffResult::passed() const
+{
+    if (!shapeMismatches.empty())
+        return false;
+    return std::all_of(weights.begin(), weights.end(), [](const WeightDiff& w) { return w.pass; });
+}
+
+WeightMatch matchWeights(const Checkpoint& a, const Checkpoint& b, const std::string& filter)
+{
+    const bool aGguf = a.container == Container::Gguf, bGguf = b.container == Container::Gguf;
+    const bool cross = aGguf != bGguf;
+    const Checkpoint& gguf = aGguf ? a : b;
+    const Checkpoint& other = aGguf ? b : a;
+    std::string arch;
+    HeadCounts heads;
+    if (cross) {
+        arch = checkpointArchitecture(gguf);
+        if (arch.empty())
+            arch = checkpointArchitecture(other);
+        heads = headCounts(gguf);
+        if (!heads.heads)
+            heads = headCounts(other);
+    }
+    // The GGUF-side name of a weight, without ".weight".
+    const auto key = [&](const Checkpoint& c, const LogicalWeight& w) {
+        if (cross && c.container != Container::Gguf) {
+            const std::string g = hfToGguf(w.name, arch);
+            if (!g.empty())
+                return std::string(stripWeight(g));
+        }
+        return std::string(stripWeight(w.name));
+    };
+    std::unordered_map<std::string, size_t> inB;
+    for (size_t i = 0; i < b.weights.size(); ++i)
+        inB.emplace(key(b, b.weights[i]), i);
+    std::vector<bool> usedB(b.weights.size(), false);
+    WeightMatch m;
+    for (const LogicalWeight& wa : a.weights) {
+        const auto it = inB.find(key(a, wa));
+        if (it == inB.end() || usedB[it->second]) {
+            if (filterHits(filter, wa.name))
+                m.onlyInA.push_back(wa.name);
+            continue;
+        }
+        usedB[it->second] = true;
+        const LogicalWeight& wb = b.weights[it->second];
+        if (!filterHits(filter, wa.name) && !filterHits(filter, wb.name))
+            continue;
+        if (wa.outFeatures() != wb.outFeatures() || wa.inFeatures() != wb.inFeatures()) {
+            m.shapeMismatches.push_back({wa.name, wb.name, wa.shape, wb.shape});
+            continue;
+        }
+        WeightPair p{&wa, &wb, {}, {}, {}};
+        std::string reason;
+        for (const LogicalWeight* w : {&wa, &wb})
+            if (!canDequantize(w->format))
+                reason = "no dequantizer for " + w->name + " (format " + w->format + ")";
+        if (cross && reason.empty()) {
+            const LogicalWeight& g = aGguf ? wa : wb;
+            const GgufTransform t = ggufTransform(g.name, arch, heads);
+            const uint64_t N = g.outFeatures();
+            if (t.permuted && (!t.permuteHeads || N % (2 * t.permuteHeads) != 0)) {
+                reason = "llama.cpp permuted the rows of " + g.name + " by attention head, and the head count is " +
+                         (t.permuteHeads ? std::to_string(t.permuteHeads) + ", which does not divide its " +
+                                               std::to_string(N) + " rows in pairs"
+                                         : std::string("not in either checkpoint"));
+            } else {
+                SideTransform& st = aGguf ? p.ta : p.tb;
+                st.permuteHeads = t.permuted ? t.permuteHeads : 0;
+                st.normShift = t.normShift;
+                if (t.permuted)
+                    p.note = "q/k row permutation undone (" + std::to_string(t.permuteHeads) + " heads)";
+                if (t.normShift != 0)
+                    p.note = "gemma norm: GGUF holds 1 + w, compared as w";
+            }
+        }
+        if (!reason.empty()) {
+            m.skipped.push_back({wa.name, wb.name, reason});
+            continue;
+        }
+        m.pairs.push_back(p);
+    }
+    for (size_t i = 0; i < b.weights.size(); ++i)
+        if (!usedB[i] && filterHits(filter, b.weights[i].name))
+            m.onlyInB.push_back(b.weights[i].name);
+    return m;
+}
+
+WeightDiff diffWeights(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, const DiffOptions& opt)
+{
+    bool cancelled = false;
+    return diffPair(a, b, pair, opt, 0, pair.a->elementCount(), cancelled);
+}
+
+DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& opt)
+{
+    WeightMatch m = matchWeights(a, b, opt.weight);
+    if (!opt.weight.empty() && m.pairs.empty() && m.onlyInA.empty() && m.onlyInB.empty() && m.shapeMismatches.empty() &&
+        m.skipped.empty())
+        throw Error(a.path + ", " + b.path + ": no weight named '" + opt.weight + "' in either checkpoint");
+    DiffResult r;
+    r.onlyInA = std::move(m.onlyInA);
+    r.onlyInB = std::move(m.onlyInB);
+    r.shapeMismatches = std::move(m.shapeMismatches);
+    r.skipped = std::move(m.skipped);
+    uint64_t total = 0, done = 0;
+    for (const WeightPair& p : m.pairs)
+        total += p.a->elementCount();
+    for (const WeightPair& p : m.pairs) {
+        bool cancelled = false;
+        WeightDiff d = diffPair(a, b, p, opt, done, total, cancelled);
+        if (cancelled) {
+            r.cancelled = true;
+            break;
+        }
+        done += p.a->elementCount();
+        r.weights.push_back(std::move(d));
+    }
+    std::stable_sort(r.weights.begin(), r.weights.end(), [](const WeightDiff& x, const WeightDiff& y) {
+        if (x.pass != y.pass)
+            return !x.pass;
+        if (x.nonFinite != y.nonFinite)
+            return x.nonFinite > y.nonFinite;
+        return x.relativeError > y.relativeError;
+    });
+    return r;
+}
+
+DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, uint64_t maxRows, uint64_t maxCols,
+                const DiffOptions& opt)
+{
+    const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
+    if (N != p.b->outFeatures() || K != p.b->inFeatures())
+        throw Error(a.path + " " + p.a->name + " vs " + b.path + " " + p.b->name + ": shapes differ");
+    if (maxRows == 0 || maxCols == 0 || maxRows > 16384 || maxCols > 16384)
+        throw Error(a.path + " " + p.a->name + ": the difference map must be 1..16384 cells each way");
+    DiffMap m;
+    m.rows = N;
+    m.cols = K;
+    m.rowsPerCell = std::max<uint64_t>(1, (N + maxRows - 1) / maxRows);
+    m.colsPerCell = std::max<uint64_t>(1, (K + maxCols - 1) / maxCols);
+    m.cellRows = (N + m.rowsPerCell - 1) / m.rowsPerCell;
+    m.cellCols = (K + m.colsPerCell - 1) / m.colsPerCell;
+    const size_t cells = size_t(m.cellRows * m.cellCols);
+    m.cells.assign(cells, 0.0f);
+    std::vector<std::vector<float>> perThread(size_t(std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads())));
+    m.cancelled = !forEachChunk(a, b, p, opt, 0, N * K, [&](uint64_t, uint64_t r0, uint64_t r1, const float* x, const float* y) {
+        std::vector<float>& c = perThread[size_t(omp_get_thread_num()) % perThread.size()];
+        if (c.empty())
+            c.assign(cells, 0.0f);
+        for (uint64_t r = r0; r < r1; ++r) {
+            float* row = c.data() + (r / m.rowsPerCell) * m.cellCols;
+            const float* xr = x + (r - r0) * K;
+            const float* yr = y + (r - r0) * K;
+            for (uint64_t k = 0; k < K; ++k) {
+                float d = std::fabs(xr[k] - yr[k]);
+                if (std::isnan(d))
+                    d = xr[k] == yr[k] ? 0.0f : std::numeric_limits<float>::infinity();
+                float& cell = row[k / m.colsPerCell];
+                cell = std::max(cell, d);
+            }
+        }
+    });
+    for (const std::vector<float>& c : perThread)
+        for (size_t i = 0; i < c.size(); ++i)
+            m.cells[i] = std::max(m.cells[i], c[i]);
+    for (float v : m.cells)
+        m.maxAbs = std::max(m.maxAbs, v);
+    return m;
+}
+
+} // namespace qs

@@ -1,0 +1,221 @@
+// Benchmark: statistics of a whole Q4_K checkpoint against the dequantization alone.
+//
+// Writes, in a temporary folder, a GGUF laid out as a 7B llama in Q4_K (32 layers of
+// attn_q/k/v/output 4096x4096 and ffn_gate/up 11008x4096, ffn_down 4096x11008, token_embd and
+// output 32000x4096) as a sparse file: only the first --layers layers hold data (real Q4_K
+// blocks, ggml's reference quantizer on seeded normal weights, repeated), the rest are holes.
+// Then, over those layers' weights, each timed as the median of --runs:
+//   - dequant: every weight streamed through dequantizeRows in the same row chunks and
+//     OpenMP team as the statistics use, nothing else done with the floats (the baseline);
+//   - stats:   weightHistograms (one pass: min/max/mean/RMS, value histogram, block-scale
+//              histogram), what `quantscope-cli stats PATH` computes without a reference;
+//   - diff:    diffWeights of every weight against itself (two dequantizations per element).
+// Prints weights/s and elements/s for each and the ratios to the dequant baseline; the aim
+// is stats / dequant < 2, i.e. the statistics cost less than the dequantization itself.
+//
+// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR]
+#include "analysis/diff.h"
+#include "analysis/quantize_ggml.h"
+#include "analysis/stats.h"
+#include "container/checkpoint.h"
+#include "container/gguf.h"
+#include "kernels/dequant.h"
+#include "kernels/ggml.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+double seconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool writeAt(int fd, const uint8_t* p, size_t n, uint64_t offset)
+{
+    while (n) {
+        const ssize_t w = ::pwrite(fd, p, n, off_t(offset));
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= size_t(w);
+        offset += uint64_t(w);
+    }
+    return true;
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    int layers = 2, runs = 3, threads = 0;
+    std::string dirArg;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--layers" && i + 1 < argc)
+            layers = std::atoi(argv[++i]);
+        else if (a == "--runs" && i + 1 < argc)
+            runs = std::atoi(argv[++i]);
+        else if (a == "--threads" && i + 1 < argc)
+            threads = std::atoi(argv[++i]);
+        else if (a == "--dir" && i + 1 < argc)
+            dirArg = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR]\n");
+            return 2;
+        }
+    }
+    layers = std::clamp(layers, 1, 32);
+    runs = std::max(runs, 1);
+    const int team = threads > 0 ? threads : omp_get_max_threads();
+
+    namespace fs = std::filesystem;
+    const fs::path dir = dirArg.empty() ? fs::temp_directory_path() / ("bench_stats." + std::to_string(::getpid())) : fs::path(dirArg);
+    fs::create_directories(dir);
+    const std::string path = (dir / "llama-7b-q4_k.gguf").string();
+
+    // The 7B layout.
+    constexpr uint64_t dim = 4096, ffn = 11008, vocab = 32000;
+    struct Spec {
+        std::string name;
+        uint64_t ne0, ne1;
+        int layer; // -1: global
+    };
+    std::vector<Spec> specs{{"token_embd.weight", dim, vocab, -1}};
+    for (int l = 0; l < 32; ++l) {
+        const std::string b = "blk." + std::to_string(l) + ".";
+        for (const char* n : {"attn_q", "attn_k", "attn_v", "attn_output"})
+            specs.push_back({b + n + ".weight", dim, dim, l});
+        specs.push_back({b + "ffn_gate.weight", dim, ffn, l});
+        specs.push_back({b + "ffn_up.weight", dim, ffn, l});
+        specs.push_back({b + "ffn_down.weight", ffn, dim, l});
+    }
+    specs.push_back({"output.weight", dim, vocab, -1});
+    std::vector<qs::GgufTensor> tensors;
+    for (const Spec& s : specs)
+        tensors.push_back({s.name, qs::GgmlQ4_K, {s.ne0, s.ne1}, {}});
+    qs::MetaValue arch;
+    arch.value = std::string("llama");
+    const qs::GgufMetadata meta{{"general.architecture", arch}};
+    const qs::GgufLayout layout = qs::layoutGguf(path, meta, tensors);
+
+    // Real blocks for the measured layers: 64 rows quantized once per row width, repeated.
+    const double t0 = seconds();
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ::ftruncate(fd, off_t(layout.fileSize)) != 0 ||
+        !writeAt(fd, layout.head.data(), layout.head.size(), 0)) {
+        std::fprintf(stderr, "bench_stats: cannot write %s\n", path.c_str());
+        return 1;
+    }
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    std::vector<std::vector<uint8_t>> rowBlocks;
+    for (uint64_t width : {dim, ffn}) {
+        std::vector<float> w(64 * width);
+        for (float& x : w)
+            x = normal(rng);
+        rowBlocks.push_back(qs::quantizeGgml(qs::GgmlQ4_K, w.data(), 64, width));
+    }
+    uint64_t measuredElements = 0;
+    std::vector<std::string> measured;
+    for (size_t i = 0; i < specs.size(); ++i) {
+        if (specs[i].layer < 0 || specs[i].layer >= layers)
+            continue;
+        const std::vector<uint8_t>& blk = rowBlocks[specs[i].ne0 == dim ? 0 : 1];
+        const uint64_t base = layout.head.size() + layout.offsets[i];
+        for (uint64_t off = 0; off < layout.sizes[i]; off += blk.size())
+            if (!writeAt(fd, blk.data(), size_t(std::min<uint64_t>(blk.size(), layout.sizes[i] - off)), base + off)) {
+                std::fprintf(stderr, "bench_stats: cannot write %s\n", path.c_str());
+                return 1;
+            }
+        measured.push_back(specs[i].name);
+        measuredElements += specs[i].ne0 * specs[i].ne1;
+    }
+    ::close(fd);
+    std::printf("synthetic 7B Q4_K checkpoint: %s, %.2f GiB (sparse), %zu tensors; %d layer(s) with data, written in %.1f s\n",
+                path.c_str(), double(layout.fileSize) / 1073741824.0, specs.size(), layers, seconds() - t0);
+
+    const auto ckpt = qs::Checkpoint::open(path);
+    std::vector<const qs::LogicalWeight*> ws;
+    for (const std::string& n : measured)
+        ws.push_back(ckpt->findWeight(n));
+    const qs::SimdPath simd = qs::bestSimdPath();
+    std::printf("measuring %zu weights, %.1f M elements, SIMD %s, %d threads, median of %d runs\n", ws.size(),
+                double(measuredElements) / 1e6, std::string(qs::simdPathName(simd)).c_str(), team, runs);
+
+    // Baseline: the same chunks and team as the statistics, dequantization only.
+    qs::StatsOptions opt;
+    opt.path = simd;
+    opt.threads = team;
+    volatile float sink = 0;
+    std::vector<double> tDeq, tStats, tDiff;
+    for (int r = 0; r < runs; ++r) {
+        double s = seconds();
+        for (const qs::LogicalWeight* w : ws) {
+            const uint64_t N = w->outFeatures(), K = w->inFeatures();
+            const uint64_t rows = std::max<uint64_t>(1, (uint64_t(1) << 18) / K);
+            const uint64_t chunks = (N + rows - 1) / rows;
+#pragma omp parallel num_threads(team)
+            {
+                std::vector<float> buf(size_t(rows * K));
+                float acc = 0;
+#pragma omp for schedule(dynamic)
+                for (uint64_t c = 0; c < chunks; ++c) {
+                    const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+                    qs::dequantizeRows(*ckpt, *w, r0, r1, buf.data(), simd);
+                    acc += buf[0];
+                }
+#pragma omp critical
+                sink = sink + acc;
+            }
+        }
+        tDeq.push_back(seconds() - s);
+
+        s = seconds();
+        for (const qs::LogicalWeight* w : ws) {
+            const qs::WeightHistograms h = qs::weightHistograms(*ckpt, *w, opt);
+            sink = sink + float(h.rmsValue);
+        }
+        tStats.push_back(seconds() - s);
+
+        s = seconds();
+        qs::DiffOptions dopt;
+        dopt.path = simd;
+        dopt.threads = team;
+        for (const qs::LogicalWeight* w : ws) {
+            const qs::WeightDiff d = qs::diffWeights(*ckpt, *ckpt, qs::WeightPair{w, w, {}, {}, {}}, dopt);
+            sink = sink + float(d.maxAbs);
+        }
+        tDiff.push_back(seconds() - s);
+    }
+    const double deq = median(tDeq), st = median(tStats), df = median(tDiff);
+    const auto line = [&](const char* what, double t) {
+        std::printf("  %-8s %7.3f s  %7.1f weights/s  %7.1f M elements/s  x%.2f of dequant\n", what, t, double(ws.size()) / t,
+                    double(measuredElements) / t / 1e6, t / deq);
+    };
+    line("dequant", deq);
+    line("stats", st);
+    line("diff", df);
+    std::printf("stats overhead over the dequantization: %.0f%% (aim: < 100%%)\n", (st / deq - 1.0) * 100.0);
+    if (dirArg.empty())
+        fs::remove_all(dir);
+    return 0;
+}

@@ -1,0 +1,149 @@
+// The budget view: its bars are core's budgetTable (bits per weight, GiB, fits) bar for bar,
+// the parameter count defaults to the open checkpoint's and parses free entry, the memory
+// budget defaults to the machine's RAM, and the view is not blank.
+#include "analysis/budget.h"
+#include "container/checkpoint.h"
+#include "testsupport.h"
+#include "viewcontext.h"
+#include "views/budgetview.h"
+
+#include <qcustomplot.h>
+
+#include <QSet>
+#include <QtTest>
+
+#include <map>
+
+using namespace qsw;
+
+namespace {
+
+// The value of the bar at `key` among `bars`, or NaN when none has one.
+double barAt(const QVector<QCPBars*>& bars, int key)
+{
+    for (QCPBars* b : bars)
+        for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it)
+            if (int(it->key) == key)
+                return it->value;
+    return NAN;
+}
+
+} // namespace
+
+class TestBudgetView : public QObject {
+    Q_OBJECT
+private slots:
+    void barsEqualBudgetTable_data()
+    {
+        QTest::addColumn<qulonglong>("params");
+        QTest::addColumn<double>("memory");
+        QTest::addRow("7B in 8 GiB") << qulonglong(7000000000ull) << 8.0;
+        QTest::addRow("70B in 48 GiB") << qulonglong(70000000000ull) << 48.0;
+        QTest::addRow("1B in 1 GiB") << qulonglong(1000000000ull) << 1.0;
+    }
+    void barsEqualBudgetTable()
+    {
+        QFETCH(qulonglong, params);
+        QFETCH(double, memory);
+        ViewContext context;
+        BudgetView view(&context);
+        view.setFamilyFilter(1); // all formats
+        view.setMemoryGiB(memory);
+        view.setParams(params);
+        const std::vector<qs::BudgetRow> table = qs::budgetTable(params, memory);
+        std::map<std::string, const qs::BudgetRow*> byId;
+        for (const qs::BudgetRow& r : table)
+            byId[r.format.id] = &r;
+        const BudgetChart& chart = view.chart();
+        QCOMPARE(chart.rows.size(), table.size());
+        int fitting = 0;
+        for (size_t i = 0; i < chart.rows.size(); ++i) {
+            const qs::BudgetRow& shown = chart.rows[i];
+            QVERIFY(byId.count(shown.format.id));
+            const qs::BudgetRow& want = *byId[shown.format.id];
+            QCOMPARE(barAt(chart.bitsBars, int(i)), want.bitsPerWeight);
+            QVERIFY(want.fits.has_value());
+            const double inFits = barAt({chart.fits}, int(i)), inOver = barAt({chart.over}, int(i));
+            QCOMPARE(*want.fits ? inFits : inOver, want.gib);
+            QVERIFY(std::isnan(*want.fits ? inOver : inFits));
+            fitting += *want.fits;
+            if (i > 0)
+                QVERIFY(chart.rows[i - 1].bitsPerWeight >= shown.bitsPerWeight);
+        }
+        QCOMPARE(chart.fits->data()->size(), fitting);
+        QCOMPARE(chart.over->data()->size(), int(table.size()) - fitting);
+    }
+
+    void paramCountParses_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qulonglong>("want"); // 0: refused
+        QTest::addRow("7B") << "7B" << qulonglong(7000000000ull);
+        QTest::addRow("1.5b") << "1.5b" << qulonglong(1500000000ull);
+        QTest::addRow("350M") << "350M" << qulonglong(350000000ull);
+        QTest::addRow("70e9") << "70e9" << qulonglong(70000000000ull);
+        QTest::addRow("plain") << "13000000000" << qulonglong(13000000000ull);
+        QTest::addRow("preset label") << "8.03B (this checkpoint)" << qulonglong(8030000000ull);
+        QTest::addRow("words") << "seven" << qulonglong(0);
+        QTest::addRow("zero") << "0" << qulonglong(0);
+        QTest::addRow("negative") << "-7B" << qulonglong(0);
+    }
+    void paramCountParses()
+    {
+        QFETCH(QString, text);
+        QFETCH(qulonglong, want);
+        const std::optional<uint64_t> got = BudgetView::parseParamCount(text);
+        QCOMPARE(got.has_value(), want != 0);
+        if (got)
+            QCOMPARE(qulonglong(*got), want);
+    }
+
+    void defaultsFollowCheckpointAndMachine()
+    {
+        ViewContext context;
+        const auto ckpt = qs::Checkpoint::open(
+            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/model.safetensors")).toStdString());
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        BudgetView view(&context);
+        uint64_t params = 0;
+        std::vector<bool> member(ckpt->tensors.size());
+        for (const qs::LogicalWeight& w : ckpt->weights) {
+            params += w.elementCount();
+            for (const auto& m : w.members)
+                member[m.second] = true;
+        }
+        for (size_t i = 0; i < ckpt->tensors.size(); ++i)
+            if (!member[i])
+                params += ckpt->tensors[i].elementCount();
+        QCOMPARE(view.params(), params);
+        const double ram = BudgetView::machineMemoryGiB();
+        QVERIFY(ram > 0);
+        QCOMPARE(view.memoryGiB(), std::round(ram * 10) / 10);
+    }
+
+    void screenshotNotBlank_data()
+    {
+        QTest::addColumn<bool>("dark");
+        QTest::addRow("light") << false;
+        QTest::addRow("dark") << true;
+    }
+    void screenshotNotBlank()
+    {
+        QFETCH(bool, dark);
+        ViewContext context;
+        context.setTheme(Theme::fromPalette(dark ? darkPalette() : lightPalette()));
+        BudgetView view(&context);
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QImage image = view.grab().toImage();
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3)
+                colours.insert(image.pixel(x, y));
+        QVERIFY(colours.size() > 20);
+    }
+};
+
+QTEST_MAIN(TestBudgetView)
+#include "tst_budgetview.moc"

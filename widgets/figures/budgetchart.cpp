@@ -1,0 +1,195 @@
+#include "budgetchart.h"
+
+#include "plottheme.h"
+
+#include <qcustomplot.h>
+
+#include <QCoreApplication>
+
+#include <map>
+
+namespace qsw {
+
+// The figures are free functions: their strings get a context of their own.
+class BudgetChartText {
+    Q_DECLARE_TR_FUNCTIONS(qsw::BudgetChart)
+};
+
+namespace {
+
+QColor withAlpha(QColor c, int alpha)
+{
+    c.setAlpha(alpha);
+    return c;
+}
+
+QCPBars* makeBars(QCPAxisRect* rect, const QColor& colour, const QString& name)
+{
+    auto* bars = new QCPBars(rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom));
+    bars->setWidth(0.7);
+    bars->setPen(QPen(colour.darker(115), 1));
+    bars->setBrush(withAlpha(colour, 200));
+    bars->setName(name);
+    return bars;
+}
+
+QCPItemStraightLine* verticalLine(QCustomPlot* plot, QCPAxisRect* rect, double x, const QPen& pen)
+{
+    auto* line = new QCPItemStraightLine(plot);
+    line->setClipAxisRect(rect);
+    for (QCPItemPosition* p : {line->point1, line->point2})
+        p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(pen);
+    return line;
+}
+
+QCPItemText* lineLabel(QCustomPlot* plot, QCPAxisRect* rect, double x, const QString& text, const QColor& colour,
+                       const QColor& background, Qt::Alignment side)
+{
+    auto* label = new QCPItemText(plot);
+    label->setClipAxisRect(rect);
+    label->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setAxisRect(rect);
+    label->position->setCoords(x, 0);
+    label->setPositionAlignment(side | Qt::AlignTop);
+    label->setPadding(QMargins(4, 2, 4, 2));
+    label->setText(text);
+    label->setColor(colour);
+    label->setBrush(withAlpha(background, 215));
+    return label;
+}
+
+} // namespace
+
+QString budgetFamilyName(qs::BudgetKind kind)
+{
+    switch (kind) {
+    case qs::BudgetKind::Float: return BudgetChartText::tr("float");
+    case qs::BudgetKind::Gguf: return BudgetChartText::tr("GGUF");
+    case qs::BudgetKind::Gptq: return BudgetChartText::tr("GPTQ");
+    case qs::BudgetKind::Awq: return BudgetChartText::tr("AWQ");
+    case qs::BudgetKind::CompressedTensors: return BudgetChartText::tr("compressed-tensors");
+    case qs::BudgetKind::Mlx: return BudgetChartText::tr("MLX");
+    case qs::BudgetKind::Bnb4: return BudgetChartText::tr("bitsandbytes 4-bit");
+    case qs::BudgetKind::BnbInt8: return BudgetChartText::tr("bitsandbytes int8");
+    }
+    return {};
+}
+
+BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
+                             const Theme& theme)
+{
+    plot->clearPlottables();
+    plot->clearItems();
+    plot->plotLayout()->clear();
+    BudgetChart out;
+    out.rows = std::move(rows);
+    int layoutRow = 0;
+    if (!options.title.isEmpty())
+        plot->plotLayout()->addElement(layoutRow++, 0,
+                                       new QCPTextElement(plot, options.title, QFont(plot->font().family(), 11, QFont::Bold)));
+    auto* sub = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(layoutRow, 0, sub);
+    out.bitsRect = new QCPAxisRect(plot);
+    out.memoryRect = new QCPAxisRect(plot);
+    sub->addElement(0, 0, out.bitsRect);
+    sub->addElement(0, 1, out.memoryRect);
+    sub->setColumnStretchFactors({1.0, 1.0});
+    auto* margins = new QCPMarginGroup(plot);
+    out.bitsRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    out.memoryRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+
+    // Format names on the left axis of the bits plot, top to bottom.
+    QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+    const int n = int(out.rows.size());
+    for (int i = 0; i < n; ++i)
+        names->addTick(i, QString::fromStdString(out.rows[size_t(i)].format.id));
+    for (QCPAxisRect* rect : {out.bitsRect, out.memoryRect}) {
+        QCPAxis* y = rect->axis(QCPAxis::atLeft);
+        y->setRangeReversed(true);
+        y->setRange(-0.7, n - 0.3);
+        y->grid()->setVisible(false);
+        y->setTicker(names);
+        y->setSubTicks(false);
+        y->setTickLength(0, 2);
+    }
+    out.memoryRect->axis(QCPAxis::atLeft)->setTickLabels(false);
+
+    // Bits per weight, one bar series per family so each has its format colour.
+    std::map<qs::BudgetKind, QCPBars*> families;
+    double maxBits = 0, maxGiB = 0;
+    for (int i = 0; i < n; ++i) {
+        const qs::BudgetRow& r = out.rows[size_t(i)];
+        QCPBars*& bars = families[r.format.kind];
+        if (!bars) {
+            bars = makeBars(out.bitsRect, theme.formatColor(QString::fromStdString(r.format.id)), budgetFamilyName(r.format.kind));
+            out.bitsBars << bars;
+        }
+        bars->addData(i, r.bitsPerWeight);
+        maxBits = std::max(maxBits, r.bitsPerWeight);
+        maxGiB = std::max(maxGiB, r.gib);
+    }
+    QCPAxis* bx = out.bitsRect->axis(QCPAxis::atBottom);
+    bx->setLabel(BudgetChartText::tr("bits per weight (every scale, zero and index counted)"));
+    bx->setRange(0, std::max(maxBits, options.currentBpw) * 1.08 + 0.01);
+
+    // Memory, split by whether it fits.
+    out.fits = makeBars(out.memoryRect, options.memoryGiB ? theme.ok : theme.accent,
+                        options.memoryGiB ? BudgetChartText::tr("fits") : BudgetChartText::tr("memory"));
+    out.over = makeBars(out.memoryRect, theme.warning, BudgetChartText::tr("does not fit"));
+    for (int i = 0; i < n; ++i) {
+        const qs::BudgetRow& r = out.rows[size_t(i)];
+        (r.fits.value_or(true) ? out.fits : out.over)->addData(i, r.gib);
+    }
+    QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
+    mx->setLabel(options.params ? BudgetChartText::tr("GiB for %1 parameters (weights only)").arg(options.paramsText)
+                                : BudgetChartText::tr("GiB (weights only)"));
+    double top = maxGiB;
+    if (options.memoryGiB)
+        top = std::max(top, *options.memoryGiB);
+    mx->setRange(0, top * 1.1 + 1e-9);
+
+    applyPlotTheme(plot, theme);
+    if (options.memoryGiB) {
+        verticalLine(plot, out.memoryRect, *options.memoryGiB, QPen(theme.text, 1.5, Qt::DashLine));
+        lineLabel(plot, out.memoryRect, *options.memoryGiB, BudgetChartText::tr("budget %L1 GiB").arg(*options.memoryGiB, 0, 'f', 1),
+                  theme.text, theme.background, Qt::AlignRight);
+    }
+    if (options.currentBpw > 0) {
+        const QPen pen(theme.accent, 2, Qt::DashDotLine);
+        verticalLine(plot, out.bitsRect, options.currentBpw, pen);
+        auto* bitsLabel = lineLabel(plot, out.bitsRect, options.currentBpw,
+                                    BudgetChartText::tr("%1: %L2 bpw").arg(options.currentLabel).arg(options.currentBpw, 0, 'f', 3),
+                                    theme.accent, theme.background, Qt::AlignLeft);
+        bitsLabel->position->setCoords(options.currentBpw, 1);
+        bitsLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        if (options.params) {
+            const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB;
+            verticalLine(plot, out.memoryRect, gib, pen);
+            auto* label = lineLabel(plot, out.memoryRect, gib,
+                                    BudgetChartText::tr("%1: %L2 GiB").arg(options.currentLabel).arg(gib, 0, 'f', 1),
+                                    theme.accent, theme.background, Qt::AlignLeft);
+            label->position->setCoords(gib, 1);
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        }
+    }
+    // A legend of the families, in one row above the plots.
+    auto* legend = new QCPLegend;
+    plot->plotLayout()->insertRow(layoutRow);
+    plot->plotLayout()->addElement(layoutRow, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(layoutRow, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setLayer(QStringLiteral("legend"));
+    for (QCPBars* b : out.bitsBars)
+        b->addToLegend(legend);
+    legend->setBrush(withAlpha(theme.background, 220));
+    legend->setBorderPen(QPen(theme.mutedText));
+    legend->setTextColor(theme.text);
+    legend->setFont(QFont(plot->font().family(), 8));
+    return out;
+}
+
+} // namespace qsw

@@ -1,0 +1,47 @@
+#pragma once
+// The memory-budget chart: effective bits per weight of each format (left, coloured by format
+// family) and the memory a model of the chosen size needs in it (right, in GiB), with the
+// user's RAM/VRAM as a budget line, formats that fit in the theme's ok colour and the others
+// in its warning colour, and the open checkpoint's actual bits per weight marked. Rows come
+// from core's budgetTable unchanged. Used by the budget view and by reports.
+#include "analysis/budget.h"
+#include "theme.h"
+
+#include <QString>
+#include <QVector>
+
+#include <optional>
+#include <vector>
+
+class QCustomPlot;
+class QCPAxisRect;
+class QCPBars;
+
+namespace qsw {
+
+struct BudgetChartOptions {
+    std::optional<double> memoryGiB; // the budget line; rows' `fits` decide the colours
+    double currentBpw = 0;           // > 0: marked on both plots
+    QString currentLabel;            // "this checkpoint"
+    uint64_t params = 0;             // for the memory marker of the current checkpoint
+    QString paramsText;              // "7B": the memory axis label
+    QString title;
+};
+
+struct BudgetChart {
+    std::vector<qs::BudgetRow> rows; // bar i (top to bottom) is rows[i]
+    QVector<QCPBars*> bitsBars;      // one per format family present; keys are row indices
+    QCPBars* fits = nullptr;         // memory bars of rows that fit (or all, without a budget)
+    QCPBars* over = nullptr;         // memory bars of rows that do not fit
+    QCPAxisRect* bitsRect = nullptr;
+    QCPAxisRect* memoryRect = nullptr;
+};
+
+// Clears `plot` and fills it with `rows` in the order given.
+BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
+                             const Theme& theme);
+
+// "GGUF", "GPTQ", ... for a budget format.
+QString budgetFamilyName(qs::BudgetKind kind);
+
+} // namespace qsw
