@@ -240,6 +240,26 @@
 <context>
     <name>qsw::MainWindow</name>
     <message>
+        <source>Export &amp;Report…</source>
+        <translation>&amp;Bericht exportieren…</translation>
+    </message>
+    <message>
+        <source>Export Report</source>
+        <translation>Bericht exportieren</translation>
+    </message>
+    <message>
+        <source>HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)</source>
+        <translation>HTML-Seite (*.html);;Markdown mit PNG-Abbildungen (*.md);;PDF-Dokument (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Writing report</source>
+        <translation>Bericht wird geschrieben</translation>
+    </message>
+    <message>
+        <source>Report written to %1</source>
+        <translation>Bericht geschrieben nach %1</translation>
+    </message>
+    <message>
         <location filename="../widgets/mainwindow.cpp" line="108"/>
         <source>Quantscope</source>
         <translation>Quantscope</translation>
@@ -982,6 +1002,146 @@ erste Spalte %1</translation>
 cell (%1 groups × %2 rows): %3</source>
         <translation>
 Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
+    </message>
+</context>
+<context>
+    <name>SlotOrderFigure</name>
+    <message>
+        <source>no layout to draw</source>
+        <translation>kein Layout zum Zeichnen</translation>
+    </message>
+    <message>
+        <source>no element fits the diagram</source>
+        <translation>kein Element passt in das Diagramm</translation>
+    </message>
+    <message>
+        <source>natural</source>
+        <translation>natürlich</translation>
+    </message>
+    <message>
+        <source>%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5</source>
+        <translation>%1 · b = %2 · Packachse %3 · %4-Bit-Wörter · Slot-Reihenfolge %5</translation>
+    </message>
+    <message>
+        <source>%1 word %2</source>
+        <translation>%1 Wort %2</translation>
+    </message>
+    <message>
+        <source>slot %1</source>
+        <translation>Slot %1</translation>
+    </message>
+    <message>
+        <source>n = output row</source>
+        <translation>n = Ausgabezeile</translation>
+    </message>
+    <message>
+        <source>element index within the block</source>
+        <translation>Elementindex im Block</translation>
+    </message>
+    <message>
+        <source>k = input column, n = output row</source>
+        <translation>k = Eingabespalte, n = Ausgabezeile</translation>
+    </message>
+    <message>
+        <source>Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.</source>
+        <translation>Oben: logische Elemente (%1), Farbe je Element. Unten: Bits der gespeicherten %2-Wörter, Bit 0 (LSB) links.</translation>
+    </message>
+    <message>
+        <source>Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits.</source>
+        <translation>Elemente mit Teilen ₀ ₁ sind auf Wörter oder Bitebenen verteilt: Teil ₀ enthält die niedrigen Bits.</translation>
+    </message>
+    <message>
+        <source>Slot s holds the word's element order[s]: %1.</source>
+        <translation>Slot s enthält das Element order[s] des Worts: %1.</translation>
+    </message>
+</context>
+<context>
+    <name>WordFigure</name>
+    <message>
+        <source>One block: %1 bytes, fields in byte order, bit ticks within each byte</source>
+        <translation>Ein Block: %1 Bytes, Felder in Byte-Reihenfolge, Bitmarken in jedem Byte</translation>
+    </message>
+    <message>
+        <source>One %1-bit word of %2, bit 0 (LSB) on the left</source>
+        <translation>Ein %1-Bit-Wort von %2, Bit 0 (LSB) links</translation>
+    </message>
+    <message>
+        <source>%1  @%2, %3 bytes, %4: %5</source>
+        <translation>%1  @%2, %3 Bytes, %4: %5</translation>
+    </message>
+    <message>
+        <source>%1 word %2 holds:</source>
+        <translation>%1 Wort %2 enthält:</translation>
+    </message>
+    <message>
+        <source>word %1 bits %2..%3</source>
+        <translation>Wort %1 Bits %2..%3</translation>
+    </message>
+    <message>
+        <source>element (n %1, k %2)%3: %4</source>
+        <translation>Element (n %1, k %2)%3: %4</translation>
+    </message>
+    <message>
+        <source>, slot %1</source>
+        <translation>, Slot %1</translation>
+    </message>
+</context>
+<context>
+    <name>DataFigures</name>
+    <message>
+        <source>out_features (n)</source>
+        <translation>out_features (n)</translation>
+    </message>
+    <message>
+        <source>group</source>
+        <translation>Gruppe</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::SlotOrderView</name>
+    <message>
+        <source>Slot Order</source>
+        <translation>Slot-Reihenfolge</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>Format:</translation>
+    </message>
+    <message>
+        <source>Any registered layout; follows the selected weight</source>
+        <translation>Jedes registrierte Layout; folgt dem ausgewählten Gewicht</translation>
+    </message>
+    <message>
+        <source>Bits:</source>
+        <translation>Bits:</translation>
+    </message>
+    <message>
+        <source>Zoom:</source>
+        <translation>Zoom:</translation>
+    </message>
+    <message>
+        <source>Zoom</source>
+        <translation>Zoom</translation>
+    </message>
+    <message>
+        <source>Browsing %1 (not the selected weight's format).</source>
+        <translation>Ansicht von %1 (nicht das Format des ausgewählten Gewichts).</translation>
+    </message>
+    <message>
+        <source>%1 is %2: no packed layout. Pick a format to browse.</source>
+        <translation>%1 ist %2: kein gepacktes Layout. Format zum Ansehen wählen.</translation>
+    </message>
+    <message>
+        <source>Pick a format to browse its layout.</source>
+        <translation>Format wählen, um sein Layout anzusehen.</translation>
+    </message>
+    <message>
+        <source>%1: %2, [%3, %4], %5 bits%6</source>
+        <translation>%1: %2, [%3, %4], %5 Bits%6</translation>
+    </message>
+    <message>
+        <source>, group %1</source>
+        <translation>, Gruppe %1</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,8 @@
 #include "error.h"
 #include "inspector.h"
 #include "jobrunner.h"
+#include "report/report.h"
+#include "report/reportwriter.h"
 #include "viewcontext.h"
 #include "views/analysisview.h"
 #include "views/viewregistry.h"
@@ -261,6 +263,22 @@ void MainWindow::createActions()
     m_exportAction = fileMenu->addAction(tr("&Export View…"), this, &MainWindow::exportViewDialog);
     m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
     m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
+    fileMenu->addAction(tr("Export &Report…"), this, [this] {
+        if (!m_checkpoint)
+            return;
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QStringLiteral("report.html"),
+                                                          tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
+        if (!path.isEmpty())
+            exportReport(path);
+    });
+    fileMenu->addAction(tr("Export &Report…"), this, [this] {
+        if (!m_checkpoint)
+            return;
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QStringLiteral("report.html"),
+                                                          tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
+        if (!path.isEmpty())
+            exportReport(path);
+    });
     fileMenu->addSeparator();
     auto* close = fileMenu->addAction(tr("&Close Window"), this, &QWidget::close);
     close->setShortcuts(QKeySequence::Close);
@@ -427,6 +445,28 @@ void MainWindow::exportViewDialog()
         statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
     else
         QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::exportReport(const QString& path)
+{
+    if (!m_checkpoint)
+        return;
+    const std::shared_ptr<const qs::Checkpoint> ckpt = m_checkpoint;
+    const QPointer<MainWindow> self(this);
+    m_context->jobs()->start(QStringLiteral("report"), tr("Writing report"), [ckpt, path, self](JobControl& job) -> JobRunner::Continuation {
+        qs::report::Control control;
+        control.cancel = &job.cancelFlag();
+        control.progress = [&job](double f) { job.setProgress(0.5 * f); };
+        const qs::report::Document doc = qs::report::checkpointReport(*ckpt, {}, control);
+        control.progress = [&job](double f) { job.setProgress(0.5 + 0.5 * f); };
+        writeReport(doc, path, control);
+        return [self, path] {
+            if (!self)
+                return;
+            self->statusBar()->showMessage(tr("Report written to %1").arg(QDir::toNativeSeparators(path)), 8000);
+            emit self->reportExported(path);
+        };
+    });
 }
 
 void MainWindow::updateJobStatus()

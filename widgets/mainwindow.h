@@ -92,6 +92,9 @@ public:
     AnalysisView* analysisView(const QString& name) const; // nullptr when unknown
     // Exports the current analysis view (PNG, SVG or PDF by extension).
     bool exportCurrentView(const QString& path, QString* error);
+    // Writes the open checkpoint's report (.html, .md, .pdf) as a background job "report"
+    // with progress and cancel; atomic. Emits reportExported or shows the failure.
+    void exportReport(const QString& path);
 
     // Adds `path` to a recent-files list: most recent first, no duplicates, missing
     // paths pruned, at most 10.
@@ -100,6 +103,7 @@ public:
 signals:
     void checkpointOpened(const QString& path);
     void openFailed(const QString& path, const QString& message);
+    void reportExported(const QString& path);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

@@ -1,7 +1,10 @@
 #pragma once
 // Each subcommand of quantscope-cli: parses its own arguments (args[0] is the command
 // name) and returns the process exit code: 0 ok, 1 failed check, 2 bad input or usage.
+#include <QCoreApplication>
 #include <QStringList>
+
+#include <memory>
 
 namespace qscli {
 
@@ -14,5 +17,8 @@ int runVerify(const QStringList& args);
 int runDiff(const QStringList& args);
 int runQuantize(const QStringList& args);
 int runRepack(const QStringList& args);
+int runReport(const QStringList& args);
+// The application object of `report` (fonts for figures and PDF; offscreen unless set).
+std::unique_ptr<QCoreApplication> makeGuiApplication(int& argc, char** argv);
 
 } // namespace qscli

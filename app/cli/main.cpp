@@ -6,6 +6,7 @@
 #include <QTextStream>
 
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <map>
@@ -29,6 +30,7 @@ const std::map<QString, Command>& commands()
         {QStringLiteral("verify"), {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
         {QStringLiteral("quantize"), {qscli::runQuantize, "quantize float weights into a GPTQ/AWQ/CT/MLX/bnb/GGUF checkpoint"}},
         {QStringLiteral("repack"), {qscli::runRepack, "convert a quantized checkpoint to another layout through the logical codes"}},
+        {QStringLiteral("report"), {qscli::runReport, "write a layout specification (format or checkpoint) as HTML, Markdown or PDF"}},
     };
     return table;
 }
@@ -45,7 +47,9 @@ void printUsage(FILE* to)
 
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv);
+    const std::unique_ptr<QCoreApplication> app = argc > 1 && std::strcmp(argv[1], "report") == 0
+        ? qscli::makeGuiApplication(argc, argv)
+        : std::make_unique<QCoreApplication>(argc, argv);
     QCoreApplication::setOrganizationName(QStringLiteral("Quantscope"));
     QCoreApplication::setApplicationName(QStringLiteral("quantscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QUANTSCOPE_VERSION));

@@ -4,6 +4,7 @@
 #include "bitmapview.h"
 #include "budgetview.h"
 #include "scalesview.h"
+#include "slotorderview.h"
 
 namespace qsw {
 
@@ -12,6 +13,7 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
     QList<AnalysisView*> views;
     // One line per view, in tab order: views << new BitMapView(context, parent);
     views << new BitMapView(context, parent);
+    views << new SlotOrderView(context, parent);
     views << new ScalesView(context, parent);
     views << new BudgetView(context, parent);
     return views;

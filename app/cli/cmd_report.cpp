@@ -1,0 +1,137 @@
+// quantscope-cli report --format ID [--bits B] [--group-size G] [--k K --n N] -o OUT
+// quantscope-cli report PATH [--weight NAME] [--ref REF] -o OUT
+// A layout specification written by the tool: .html (self-contained), .md (PNG figures
+// beside it) or .pdf, by the extension of OUT. Exit 1 when a seed probe fails.
+#include "commands.h"
+
+#include "container/checkpoint.h"
+#include "error.h"
+#include "formats/formatid.h"
+#include "formats/layoutspec.h"
+#include "report/report.h"
+#include "report/reportwriter.h"
+
+#include <QCommandLineParser>
+#include <QGuiApplication>
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace qscli {
+
+std::unique_ptr<QCoreApplication> makeGuiApplication(int& argc, char** argv)
+{
+    // Figures and PDF text need fonts, hence a QGuiApplication; headless by default.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    return std::make_unique<QGuiApplication>(argc, argv);
+}
+
+namespace {
+
+bool anyProbeFailed(const qs::report::Document& doc)
+{
+    for (const auto& s : doc.sections)
+        for (const auto& b : s.blocks)
+            if (b.verdictColumn >= 0)
+                for (const auto& row : b.table.rows)
+                    if (size_t(b.verdictColumn) < row.size() && row[size_t(b.verdictColumn)] == "fail")
+                        return true;
+    return false;
+}
+
+} // namespace
+
+int runReport(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Write a layout specification for a format, or a report for a checkpoint.\n"
+        "  quantscope-cli report --format ID [--bits B] [--group-size G] [--k K --n N] -o OUT\n"
+        "  quantscope-cli report PATH [--weight NAME] [--ref REF] -o OUT\n"
+        "OUT ends in .html (self-contained), .md (PNG figures beside it) or .pdf."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"), QStringLiteral("[PATH]"));
+    const QCommandLineOption formatOpt(QStringLiteral("format"), QStringLiteral("format id (see inspect --formats)"), QStringLiteral("ID"));
+    const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("code width"), QStringLiteral("B"));
+    const QCommandLineOption groupOpt(QStringLiteral("group-size"), QStringLiteral("group size (0 = per channel)"), QStringLiteral("G"));
+    const QCommandLineOption kOpt(QStringLiteral("k"), QStringLiteral("in_features (default 4096)"), QStringLiteral("K"));
+    const QCommandLineOption nOpt(QStringLiteral("n"), QStringLiteral("out_features (default 4096)"), QStringLiteral("N"));
+    const QCommandLineOption weightOpt(QStringLiteral("weight"), QStringLiteral("only this weight"), QStringLiteral("NAME"));
+    const QCommandLineOption refOpt(QStringLiteral("ref"), QStringLiteral("float reference checkpoint for error statistics"), QStringLiteral("REF"));
+    const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output file (.html, .md, .pdf)"),
+                                    QStringLiteral("OUT"));
+    parser.addOptions({formatOpt, bitsOpt, groupOpt, kOpt, nOpt, weightOpt, refOpt, outOpt});
+    const char* usage = "usage: quantscope-cli report (--format ID [--bits B] [--group-size G] [--k K --n N] | PATH [--weight NAME] "
+                        "[--ref REF]) -o OUT.{html,md,pdf}\n";
+    if (!parser.parse(args)) {
+        std::fprintf(stderr, "quantscope-cli report: %s\n%s", qPrintable(parser.errorText()), usage);
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::printf("%s", qPrintable(parser.helpText()));
+        return 0;
+    }
+    const QStringList pos = parser.positionalArguments();
+    const bool byFormat = parser.isSet(formatOpt);
+    if (!parser.isSet(outOpt) || byFormat == (pos.size() == 1) || pos.size() > 1
+        || (byFormat && (parser.isSet(weightOpt) || parser.isSet(refOpt)))
+        || (!byFormat && (parser.isSet(bitsOpt) || parser.isSet(groupOpt) || parser.isSet(kOpt) || parser.isSet(nOpt)))) {
+        std::fprintf(stderr, "%s", usage);
+        return 2;
+    }
+    const QString out = parser.value(outOpt);
+    if (!qsw::reportFormatFor(out)) {
+        std::fprintf(stderr, "quantscope-cli report: %s: use .html, .md or .pdf\n", qPrintable(out));
+        return 2;
+    }
+    auto number = [&](const QCommandLineOption& o, uint64_t fallback, uint64_t max) {
+        if (!parser.isSet(o))
+            return fallback;
+        bool ok = false;
+        const qulonglong v = parser.value(o).toULongLong(&ok);
+        if (!ok || v > max)
+            throw qs::Error("--" + o.names().front().toStdString() + ": not a number up to " + std::to_string(max) + ": "
+                            + parser.value(o).toStdString());
+        return uint64_t(v);
+    };
+
+    const bool progress = isatty(2);
+    qs::report::Control control;
+    if (progress)
+        control.progress = [](double f) { std::fprintf(stderr, "\rreport: %3d%%", int(f * 100)); };
+    qs::report::Document doc;
+    if (byFormat) {
+        const qs::FormatInfo& info = qs::parseFormatId(parser.value(formatOpt).toStdString());
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(info.id);
+        if (!spec)
+            throw qs::Error("--format: " + info.id + " has no layout specification");
+        qs::LayoutParams p = qs::report::defaultParams(*spec);
+        p.bits = int(number(bitsOpt, uint64_t(p.bits), 64));
+        p.groupSize = number(groupOpt, p.groupSize, uint64_t(1) << 31);
+        p.K = number(kOpt, p.K, uint64_t(1) << 31);
+        p.N = number(nOpt, p.N, uint64_t(1) << 31);
+        doc = qs::report::formatReport(*spec, p, control);
+    } else {
+        const auto ckpt = qs::Checkpoint::open(pos.front().toStdString());
+        qs::report::CheckpointOptions o;
+        o.weight = parser.value(weightOpt).toStdString();
+        if (parser.isSet(refOpt)) {
+            o.refPath = parser.value(refOpt).toStdString();
+            o.ref = qs::Checkpoint::open(o.refPath);
+        }
+        doc = qs::report::checkpointReport(*ckpt, o, control);
+    }
+    qsw::writeReport(doc, out, control);
+    if (progress)
+        std::fprintf(stderr, "\r");
+    std::printf("wrote %s (%zu sections, %zu figures)\n", qPrintable(out), doc.sections.size(), doc.figures.size());
+    if (anyProbeFailed(doc)) {
+        std::fprintf(stderr, "quantscope-cli report: a seed probe failed (see the report)\n");
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace qscli

@@ -1,0 +1,308 @@
+// A checkpoint's report: what detection found and why, the per-weight table (with error
+// statistics against a reference), verify's findings, the memory budget, scale heatmaps and
+// error histograms of the largest weights, and the chapter of every format it uses.
+#include "report/report.h"
+
+#include "analysis/budget.h"
+#include "analysis/stats.h"
+#include "analysis/verify.h"
+#include "error.h"
+#include "formats/formatid.h"
+#include "kernels/dequant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace qs::report {
+
+namespace {
+
+std::string num(double v, int digits = 4)
+{
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+std::string shapeText(const std::vector<uint64_t>& s)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+std::string bytesText(double b)
+{
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        ++u;
+    }
+    return num(b, u ? 4 : 10) + " " + units[u];
+}
+
+bool isQuantized(const LogicalWeight& w)
+{
+    const FormatInfo* f = findFormat(w.format);
+    return f && f->quantized;
+}
+
+// Mean-pools a [rows x cols] map to at most maxRows x maxCols.
+void decimate(Figure& f, const std::vector<float>& v, uint64_t rows, uint64_t cols, uint64_t maxRows, uint64_t maxCols)
+{
+    const uint64_t sr = (rows + maxRows - 1) / maxRows, sc = (cols + maxCols - 1) / maxCols;
+    f.rows = (rows + sr - 1) / sr;
+    f.cols = (cols + sc - 1) / sc;
+    f.values.assign(f.rows * f.cols, 0.f);
+    for (uint64_t r = 0; r < f.rows; ++r)
+        for (uint64_t c = 0; c < f.cols; ++c) {
+            double sum = 0;
+            uint64_t n = 0;
+            for (uint64_t i = r * sr; i < std::min(rows, (r + 1) * sr); ++i)
+                for (uint64_t j = c * sc; j < std::min(cols, (c + 1) * sc); ++j) {
+                    sum += v[i * cols + j];
+                    ++n;
+                }
+            f.values[r * f.cols + c] = n ? float(sum / double(n)) : 0.f;
+        }
+}
+
+} // namespace
+
+LayoutParams weightParams(const LogicalWeight& w)
+{
+    LayoutParams p;
+    p.K = w.inFeatures();
+    p.N = w.outFeatures();
+    p.bits = w.bits;
+    p.groupSize = w.groupSize > 0 ? uint64_t(w.groupSize) : 0;
+    return p;
+}
+
+Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Control& control)
+{
+    Document doc;
+    doc.title = "Checkpoint report";
+    doc.subtitle = ckpt.path;
+    control.report(0);
+
+    std::vector<const LogicalWeight*> weights;
+    if (!opt.weight.empty()) {
+        const LogicalWeight* w = ckpt.findWeight(opt.weight);
+        if (!w)
+            throw Error(ckpt.path + ": no weight '" + opt.weight + "'");
+        weights.push_back(w);
+    } else {
+        for (const LogicalWeight& w : ckpt.weights)
+            weights.push_back(&w);
+    }
+
+    Section overview = section(1, "Checkpoint");
+    Block facts = factsBlock();
+    facts.facts = {{"Path", ckpt.path},
+                   {"Container", std::string(containerName(ckpt.container))
+                                     + (ckpt.ggufVersion ? " v" + std::to_string(ckpt.ggufVersion) : std::string())},
+                   {"Files", std::to_string(ckpt.files.size())},
+                   {"Stored tensors", std::to_string(ckpt.tensors.size())},
+                   {"Logical weights", std::to_string(ckpt.weights.size()) + (opt.weight.empty() ? "" : " (report covers " + opt.weight + ")")}};
+    if (!ckpt.quantizeConfigFile.empty())
+        facts.facts.push_back({"Quantization config", ckpt.quantizeConfigFile});
+    if (opt.ref)
+        facts.facts.push_back({"Reference", opt.refPath.empty() ? opt.ref->path : opt.refPath});
+    overview.blocks.push_back(facts);
+    for (const std::string& n : ckpt.notes)
+        overview.blocks.push_back(paragraph("Note: " + n));
+    doc.sections.push_back(std::move(overview));
+
+    // Detection: one entry per format (evidence of its first weight) with the recorded
+    // version and convention parameters.
+    Section detection = section(2, "Detection");
+    std::map<std::string, std::vector<const LogicalWeight*>> byFormat;
+    std::vector<std::string> formatOrder;
+    for (const LogicalWeight* w : weights) {
+        if (!byFormat.count(w->format))
+            formatOrder.push_back(w->format);
+        byFormat[w->format].push_back(w);
+    }
+    for (const std::string& f : formatOrder) {
+        const auto& ws = byFormat[f];
+        const FormatInfo* info = findFormat(f);
+        Block b = factsBlock();
+        b.facts.push_back({"Format", f + (info ? " - " + info->description : std::string())});
+        b.facts.push_back({"Weights", std::to_string(ws.size()) + " (first: " + ws.front()->name + ")"});
+        for (const std::string& e : ws.front()->evidence)
+            b.facts.push_back({"Evidence", e});
+        for (const auto& [k, v] : ws.front()->params)
+            b.facts.push_back({"Recorded " + k, v});
+        for (const std::string& n : ws.front()->notes)
+            b.facts.push_back({"Note", n});
+        detection.blocks.push_back(b);
+    }
+    doc.sections.push_back(std::move(detection));
+    control.check();
+
+    // Per-weight table, with error statistics when a reference is given.
+    Section table = section(2, "Weights");
+    Block wt = tableBlock({});
+    wt.table.header = {"weight", "format", "shape", "bits", "group", "bpw", "bytes"};
+    if (opt.ref)
+        for (const char* h : {"RMSE", "max |err|", "SQNR dB"})
+            wt.table.header.push_back(h);
+    StatsOptions so;
+    so.bins = 48;
+    so.path = bestSimdPath();
+    std::map<const LogicalWeight*, Histogram> errorHist;
+    const size_t steps = weights.size() * 2 + 4;
+    size_t step = 0;
+    for (const LogicalWeight* w : weights) {
+        control.check();
+        control.report(double(++step) / double(steps));
+        std::vector<std::string> row = {w->name, w->format, shapeText(w->shape), std::to_string(w->bits),
+                                        w->groupSize > 0 ? std::to_string(w->groupSize) : "-", num(w->bitsPerWeight(), 5),
+                                        bytesText(double(w->storedBytes))};
+        if (opt.ref) {
+            const TensorEntry* rt = isQuantized(*w) && canDequantize(w->format) ? findReference(*opt.ref, *w) : nullptr;
+            if (rt) {
+                try {
+                    const WeightComparison c = compareWeight(ckpt, *w, *opt.ref, *rt, so);
+                    row.push_back(num(c.error.rmse));
+                    row.push_back(num(c.error.maxAbs));
+                    row.push_back(num(c.error.sqnrDb));
+                    errorHist[w] = c.error.signedError;
+                } catch (const Error& e) {
+                    row.insert(row.end(), {"error", e.what(), ""});
+                }
+            } else {
+                row.insert(row.end(), {"-", "-", "-"});
+            }
+        }
+        wt.table.rows.push_back(std::move(row));
+    }
+    table.blocks.push_back(wt);
+    doc.sections.push_back(std::move(table));
+
+    // Verify.
+    Section verify = section(2, "Verify findings");
+    VerifyReport vr;
+    for (const LogicalWeight* w : weights) {
+        control.check();
+        control.report(double(++step) / double(steps));
+        verifyWeight(ckpt, *w, vr);
+    }
+    verify.blocks.push_back(paragraph(std::to_string(vr.checked.size()) + " weights checked, "
+                                                        + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "
+                                                        + std::to_string(vr.findings.size()) + " findings."));
+    if (!vr.findings.empty()) {
+        Block fb = tableBlock({});
+        fb.table.header = {"weight", "check", "finding"};
+        for (const VerifyFinding& f : vr.findings)
+            fb.table.rows.push_back({f.weight, f.check, f.message});
+        verify.blocks.push_back(fb);
+    }
+    doc.sections.push_back(std::move(verify));
+
+    // Budget: what this checkpoint stores per format, then the same parameter count in
+    // common formats.
+    Section budget = section(2, "Memory budget");
+    Block used = tableBlock({});
+    used.table.header = {"format", "weights", "parameters", "stored bytes", "bits per weight"};
+    uint64_t params = 0;
+    for (const std::string& f : formatOrder) {
+        uint64_t el = 0, by = 0;
+        for (const LogicalWeight* w : byFormat[f]) {
+            el += w->elementCount();
+            by += w->storedBytes;
+        }
+        params += el;
+        used.table.rows.push_back({f, std::to_string(byFormat[f].size()), std::to_string(el), bytesText(double(by)),
+                                   num(el ? double(by) * 8.0 / double(el) : 0.0, 5)});
+    }
+    budget.blocks.push_back(used);
+    if (params) {
+        budget.blocks.push_back(paragraph("The same " + std::to_string(params) + " parameters in other formats (each weight "
+                                                                                             "costed as in a 4096 x 4096 layer):"));
+        Block other = tableBlock({});
+        other.table.header = {"format", "bits per weight", "memory"};
+        static const std::set<std::string> pick = {"f16", "gguf-q8_0", "gguf-q6_k", "gguf-q4_k", "gguf-q4_0", "gguf-q3_k",
+                                                   "gptq-4-g128", "gptq-3-g128", "awq-4-g128", "mlx-4-g64", "bnb-nf4"};
+        for (const BudgetRow& r : budgetTable(params))
+            if (pick.count(r.format.id))
+                other.table.rows.push_back({r.format.id, num(r.bitsPerWeight, 5), bytesText(r.bytes)});
+        budget.blocks.push_back(other);
+    }
+    doc.sections.push_back(std::move(budget));
+    control.check();
+
+    // Figures for the largest quantized weights.
+    std::vector<const LogicalWeight*> largest;
+    for (const LogicalWeight* w : weights)
+        if (isQuantized(*w) && canDequantize(w->format))
+            largest.push_back(w);
+    std::stable_sort(largest.begin(), largest.end(),
+                     [](const LogicalWeight* a, const LogicalWeight* b) { return a->elementCount() > b->elementCount(); });
+    largest.resize(std::min(largest.size(), size_t(std::max(0, opt.figureWeights))));
+    Section figs = section(2, "Largest weights");
+    for (const LogicalWeight* w : largest) {
+        control.check();
+        try {
+            const WeightCodes codes = extractCodes(ckpt, *w);
+            if (!codes.scales.empty() && codes.groups) {
+                Figure f = figure(FigureKind::ScaleHeatmap, "Scales of " + w->name + " [" + std::to_string(codes.groups) + " groups x "
+                                                       + std::to_string(codes.rows) + " out_features]");
+                decimate(f, codes.scales, codes.groups, codes.rows, 256, 512);
+                f.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-scales";
+                figs.blocks.push_back(figureBlock(doc.figures.size()));
+                doc.figures.push_back(std::move(f));
+            }
+        } catch (const Error& e) {
+            figs.blocks.push_back(paragraph(w->name + ": no scale heatmap (" + e.what() + ")"));
+        }
+        Figure h = figure(FigureKind::ErrorHistogram, {});
+        if (const auto it = errorHist.find(w); it != errorHist.end()) {
+            h.histogram = it->second;
+            h.axisLabel = "signed error (dequantized - reference)";
+            h.caption = "Error histogram of " + w->name;
+        } else {
+            h.histogram = weightHistograms(ckpt, *w, so).values;
+            h.axisLabel = "dequantized value";
+            h.caption = "Value histogram of " + w->name + (opt.ref ? " (no reference tensor)" : " (no reference given)");
+        }
+        h.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-hist";
+        figs.blocks.push_back(figureBlock(doc.figures.size()));
+        doc.figures.push_back(std::move(h));
+        control.report(double(++step) / double(steps));
+    }
+    if (!figs.blocks.empty())
+        doc.sections.push_back(std::move(figs));
+
+    // The chapter of every format with a layout spec, at its largest weight's shape.
+    for (const std::string& f : formatOrder) {
+        control.check();
+        const LayoutSpec* spec = findLayoutSpec(f);
+        if (!spec)
+            continue;
+        const LogicalWeight* big = *std::max_element(byFormat[f].begin(), byFormat[f].end(), [](auto* a, auto* b) {
+            return a->elementCount() < b->elementCount();
+        });
+        try {
+            appendFormatChapter(doc, *spec, weightParams(*big), control);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const Error& e) {
+            Section none = section(1, "Format " + f);
+            none.blocks.push_back(paragraph(std::string("No chapter: ") + e.what()));
+            doc.sections.push_back(std::move(none));
+        }
+    }
+    control.report(1);
+    return doc;
+}
+
+} // namespace qs::report

@@ -1,0 +1,397 @@
+// A format's chapter, generated from its LayoutSpec: every sentence below is filled from the
+// spec's fields (or from the kernels and budget it shares), so no format has its own text.
+#include "report/report.h"
+
+#include "analysis/budget.h"
+#include "error.h"
+#include "report/specmath.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace qs::report {
+
+namespace {
+
+std::string num(double v, int digits = 4)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+std::string shapeText(const std::vector<uint64_t>& s)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < s.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + "]";
+}
+
+std::string withThousands(uint64_t v)
+{
+    std::string s = std::to_string(v), out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (i && (s.size() - i) % 3 == 0)
+            out += ',';
+        out += s[i];
+    }
+    return out;
+}
+
+std::string packAxisText(PackAxis a)
+{
+    switch (a) {
+    case PackAxis::None: return "none: one element per stored value";
+    case PackAxis::In: return "in (K): codes of consecutive input channels share a word";
+    case PackAxis::Out: return "out (N): codes of consecutive output rows share a word";
+    case PackAxis::Tile: return "tile: a fixed tile permutation decides each code's word and slot";
+    case PackAxis::Block: return "block: fixed-size blocks along K, each with its own struct";
+    }
+    return "?";
+}
+
+std::string zeroPointText(ZeroPointKind z)
+{
+    switch (z) {
+    case ZeroPointKind::None: return "none (symmetric)";
+    case ZeroPointKind::Stored: return "stored z: the zero field holds the zero point itself";
+    case ZeroPointKind::StoredMinusOne: return "stored z-1: the zero field holds the zero point minus one";
+    case ZeroPointKind::Implicit: return "implicit 2^(b-1): no zero tensor";
+    case ZeroPointKind::FloatBias: return "float bias: a float added after scaling (-s*z)";
+    case ZeroPointKind::BlockMin: return "block min: d * q + m with a per-block minimum";
+    }
+    return "?";
+}
+
+std::string signednessText(CodeSignedness s)
+{
+    switch (s) {
+    case CodeSignedness::Unsigned: return "unsigned 0 .. 2^b-1";
+    case CodeSignedness::Offset: return "offset: stored q + 2^(b-1) for a signed q";
+    case CodeSignedness::TwosComplement: return "two's complement";
+    case CodeSignedness::Float: return "the stored value is a float or a table index";
+    }
+    return "?";
+}
+
+std::string kindOfRole(const LayoutSpec& spec, const std::string& role, const std::string& codeTensor)
+{
+    if (role == codeTensor)
+        return "data";
+    if (role.find("g_idx") != std::string::npos || role.find("perm") != std::string::npos)
+        return "indices";
+    if (role.find("zero") != std::string::npos || role.find("bias") != std::string::npos)
+        return spec.zeroPoint == ZeroPointKind::FloatBias ? "zeros (float bias)" : "zeros";
+    if (role == "s" || role.find("scale") != std::string::npos || role.find("absmax") != std::string::npos)
+        return "scales";
+    return "other";
+}
+
+std::string kindOfField(const BlockField& f)
+{
+    const std::string& k = f.kind;
+    if (k.find("min") != std::string::npos)
+        return "mins";
+    if (k.find("scale") != std::string::npos || k.find("sum") != std::string::npos)
+        return "scales";
+    return "data";
+}
+
+std::string budgetIdFor(const LayoutSpec& spec, const LayoutParams& p)
+{
+    if (spec.container == LayoutContainer::Gguf)
+        return spec.id;
+    const uint64_t g = p.groupSize == 0 || p.groupSize >= p.K ? 0 : p.groupSize;
+    const std::string gs = g ? "-g" + std::to_string(g) : "-channel";
+    if (spec.id == "gptq-v1" || spec.id == "gptq-v2")
+        return "gptq-" + std::to_string(p.bits) + gs;
+    if (spec.id == "awq-gemm")
+        return "awq-" + std::to_string(p.bits) + gs;
+    return {};
+}
+
+std::string locationText(const ElementLocation& e)
+{
+    std::string out;
+    for (int i = 0; i < e.pieceCount; ++i) {
+        if (i)
+            out += " + ";
+        out += "word " + std::to_string(e.pieces[i].word) + " bits " + std::to_string(e.pieces[i].bit) + ".."
+            + std::to_string(e.pieces[i].bit + e.pieces[i].width - 1);
+    }
+    return out;
+}
+
+} // namespace
+
+void Control::check() const
+{
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        throw Cancelled();
+}
+
+void Control::report(double fraction) const
+{
+    if (progress)
+        progress(std::clamp(fraction, 0.0, 1.0));
+}
+
+BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool withOptional)
+{
+    BitsBreakdown b;
+    const double weights = double(p.N) * double(p.K);
+    const GgmlTypeInfo* g = ggmlTypeOfSpec(spec);
+    if (g && !spec.blockFields.empty()) {
+        const uint64_t blocks = p.N * (p.K / g->blockWeights);
+        for (const BlockField& f : spec.blockFields)
+            b.parts.push_back({f.name, kindOfField(f), uint64_t(f.byteSize) * blocks, 0});
+    } else {
+        const std::string code = spec.locate ? std::string(spec.locate(p, 0, 0).tensor) : std::string();
+        for (const LayoutTensor& t : spec.tensors) {
+            if (t.role == "bias" || (t.optional && !withOptional) || !t.shape)
+                continue;
+            b.parts.push_back({t.role, kindOfRole(spec, t.role, code), tensorBytes(spec, t, p), 0});
+        }
+    }
+    for (BitsPart& part : b.parts) {
+        part.bitsPerWeight = double(part.bytes) * 8.0 / weights;
+        b.bytes += part.bytes;
+    }
+    b.bitsPerWeight = double(b.bytes) * 8.0 / weights;
+    b.budgetId = budgetIdFor(spec, p);
+    if (const BudgetFormat* f = b.budgetId.empty() ? nullptr : budgetFormat(b.budgetId)) {
+        try {
+            b.budgetBits = budgetBitsPerWeight(*f, p.N, p.K);
+        } catch (const Error&) {
+            b.budgetBits = -1;
+        }
+    } else {
+        b.budgetId.clear();
+    }
+    return b;
+}
+
+LayoutParams defaultParams(const LayoutSpec& spec)
+{
+    LayoutParams p;
+    p.K = 4096;
+    p.N = 4096;
+    p.bits = spec.bitWidths.empty() ? 4 : spec.bitWidths.front();
+    p.groupSize = spec.container == LayoutContainer::Gguf ? 0 : 128;
+    return p;
+}
+
+void checkParams(const LayoutSpec& spec, const LayoutParams& p)
+{
+    const std::string where = "report: " + spec.id + ": ";
+    if (p.K == 0 || p.N == 0 || p.K > (uint64_t(1) << 31) || p.N > (uint64_t(1) << 31))
+        throw Error(where + "K and N must be between 1 and 2^31");
+    if (spec.container != LayoutContainer::Gguf && !spec.bitWidths.empty()
+        && std::find(spec.bitWidths.begin(), spec.bitWidths.end(), p.bits) == spec.bitWidths.end()) {
+        std::string list;
+        for (int b : spec.bitWidths)
+            list += (list.empty() ? "" : ", ") + std::to_string(b);
+        throw Error(where + std::to_string(p.bits) + " bits not supported (supported: " + list + ")");
+    }
+    if (const GgmlTypeInfo* g = ggmlTypeOfSpec(spec); g && p.K % g->blockWeights)
+        throw Error(where + "K = " + std::to_string(p.K) + " is not a multiple of the block size " + std::to_string(g->blockWeights));
+    // The last element must lie inside its tensor: catches K or N that the packing cannot hold.
+    for (const LayoutTensor& t : spec.tensors)
+        if (!t.optional && t.shape && shapeProduct(t.shape(p), t.role) == 0)
+            throw Error(where + t.role + " has no elements at K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N));
+    if (!spec.locate)
+        return;
+    const ElementLocation e = spec.locate(p, p.N - 1, p.K - 1);
+    const LayoutTensor* t = findTensor(spec, e.tensor);
+    if (!t || !t->shape)
+        throw Error(where + "locate() names a tensor without a fixed shape");
+    const uint64_t bytes = tensorBytes(spec, *t, p);
+    for (int i = 0; i < e.pieceCount; ++i)
+        if ((e.pieces[i].word * e.wordBits + e.pieces[i].bit + e.pieces[i].width + 7) / 8 > bytes)
+            throw Error(where + "K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N) + " do not fit the packing ("
+                        + spec.padding + ")");
+}
+
+void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Control& control)
+{
+    checkParams(spec, p);
+    const bool gguf = spec.container == LayoutContainer::Gguf;
+    const GgmlTypeInfo* g = ggmlTypeOfSpec(spec);
+    Section s;
+    s.level = 1;
+    s.title = "Format " + spec.id + ": " + spec.name;
+
+    Block facts = factsBlock();
+    facts.facts = {
+        {"Format id", spec.id},
+        {"Container", gguf ? "GGUF" : "safetensors"},
+        {"Word", g && g->blockWeights > 1
+                     ? "blocks of " + std::to_string(g->blockBytes) + " bytes for " + std::to_string(g->blockWeights)
+                           + " weights, addressed as little-endian " + std::to_string(spec.wordBits) + "-bit words"
+                     : "little-endian " + std::to_string(spec.wordBits) + "-bit words"},
+        {"Code width", std::to_string(p.bits) + " bits" + [&] {
+             std::string list;
+             for (int b : spec.bitWidths)
+                 list += (list.empty() ? "" : ", ") + std::to_string(b);
+             return list.empty() ? std::string() : " (supported: " + list + ")";
+         }()},
+        {"Pack axis", packAxisText(spec.packAxis)},
+        {"Codes straddle words", spec.straddles ? "yes: LSB-first stream, a code crossing a word edge keeps its low bits in the first word" : "no"},
+    };
+    if (!spec.slotOrder.empty()) {
+        std::string order;
+        for (size_t i = 0; i < spec.slotOrder.size(); ++i)
+            order += (i ? ", " : "") + std::to_string(spec.slotOrder[i]);
+        facts.facts.push_back({"Slot order", order + " (slot s, from bit 0 up, holds the word's element order[s])"});
+    } else {
+        facts.facts.push_back({"Slot order", "natural: element i of a word sits at bits [i*b, i*b + b)"});
+    }
+    facts.facts.push_back({"Code values", signednessText(spec.signedness)});
+    facts.facts.push_back({"Zero point", zeroPointText(spec.zeroPoint)});
+    if (!spec.formula.empty())
+        facts.facts.push_back({"Value", spec.formula});
+    if (!spec.exactness.empty())
+        facts.facts.push_back({"Exactness", spec.exactness});
+    s.blocks.push_back(facts);
+
+    Block params = factsBlock();
+    params.facts = {{"K (in_features)", withThousands(p.K)}, {"N (out_features)", withThousands(p.N)}, {"bits b", std::to_string(p.bits)}};
+    if (!gguf)
+        params.facts.push_back({"group size g", p.groupSize == 0 || p.groupSize >= p.K ? "per channel (g = K)" : std::to_string(p.groupSize)});
+    if (!gguf)
+        params.facts.push_back({"groups G", std::to_string(p.groups())});
+    s.blocks.push_back(paragraph("The numbers below are evaluated at:"));
+    s.blocks.push_back(params);
+    doc.sections.push_back(std::move(s));
+
+    Section tensors = section(2, "Stored tensors");
+    Block tt = tableBlock({});
+    tt.table.header = {"tensor", "dtype", "shape (formula)", "shape", "bytes", "meaning"};
+    for (const LayoutTensor& t : spec.tensors)
+        tt.table.rows.push_back({t.role + (t.optional ? " (optional)" : ""), t.dtype, t.shapeFormula,
+                                 t.shape ? shapeText(t.shape(p)) : "-", t.shape ? withThousands(tensorBytes(spec, t, p)) : "-", t.meaning});
+    tensors.blocks.push_back(tt);
+    if (!spec.blockFields.empty()) {
+        tensors.blocks.push_back(paragraph("Block fields, in byte order:"));
+        Block bf = tableBlock({});
+        bf.table.header = {"field", "offset", "bytes", "kind", "meaning"};
+        for (const BlockField& f : spec.blockFields)
+            bf.table.rows.push_back({f.name, std::to_string(f.byteOffset), std::to_string(f.byteSize), f.kind, f.meaning});
+        tensors.blocks.push_back(bf);
+    }
+    tensors.blocks.push_back(paragraph("Padding: " + (spec.padding.empty() ? std::string("none") : spec.padding) + "."));
+    doc.sections.push_back(std::move(tensors));
+    control.check();
+
+    if (!spec.locate) {
+        Section none = section(2, "Layout");
+        none.blocks.push_back(paragraph("Format detection only names this format; its element layout is not modelled, so there are no "
+                                        "figures, bit budget or probes."));
+        doc.sections.push_back(std::move(none));
+        return;
+    }
+    // Figures, then a few element locations as text (the figures' facts, searchable).
+    Section layout = section(2, "Where each element lives");
+    const size_t slotFig = doc.figures.size();
+    Figure order = figure(FigureKind::SlotOrder, "Slot order of " + spec.id + " (b = " + std::to_string(p.bits)
+                                                     + "): logical elements (top) and the bits that hold them (bottom), bit 0 on the left");
+    order.stem = "fig" + std::to_string(slotFig + 1) + "-slots-" + spec.id;
+    order.formatId = spec.id;
+    order.params = p;
+    Figure block = figure(FigureKind::Block, (g && g->blockWeights > 1 ? "One block of " : "One word of ") + spec.id + " with its fields");
+    block.stem = "fig" + std::to_string(slotFig + 2) + "-block-" + spec.id;
+    block.formatId = spec.id;
+    block.params = p;
+    doc.figures.push_back(std::move(order));
+    doc.figures.push_back(std::move(block));
+    layout.blocks.push_back(figureBlock(slotFig));
+    layout.blocks.push_back(figureBlock(slotFig + 1));
+    Block loc = tableBlock({});
+    loc.table.header = {"element (row, col)", "tensor", "bits", "slot", "group", "scale index"};
+    std::vector<std::pair<uint64_t, uint64_t>> samples;
+    for (uint64_t i = 0; i < 8; ++i) {
+        const uint64_t r = spec.packAxis == PackAxis::Out ? i : 0, c = spec.packAxis == PackAxis::Out ? 0 : i;
+        if (r < p.N && c < p.K)
+            samples.push_back({r, c});
+    }
+    samples.push_back({std::min<uint64_t>(1, p.N - 1), std::min<uint64_t>(1, p.K - 1)});
+    samples.push_back({p.N - 1, p.K - 1});
+    for (const auto& [r, c] : samples) {
+        const ElementLocation e = spec.locate(p, r, c);
+        loc.table.rows.push_back({"(" + std::to_string(r) + ", " + std::to_string(c) + ")", std::string(e.tensor), locationText(e),
+                                  e.slot >= 0 ? std::to_string(e.slot) : "-", std::to_string(e.group),
+                                  e.scaleTensor.empty() ? "-" : std::string(e.scaleTensor) + "[" + std::to_string(e.scaleIndex) + "]"});
+    }
+    layout.blocks.push_back(paragraph("locate() for sample elements (word indices are flat, in words of the tensor):"));
+    layout.blocks.push_back(loc);
+    doc.sections.push_back(std::move(layout));
+
+    Section bits = section(2, "Effective bits per weight");
+    const BitsBreakdown bd = bitsBreakdown(spec, p, false);
+    Block bt = tableBlock({});
+    bt.table.header = {g && !spec.blockFields.empty() ? "block field" : "tensor", "kind", "bytes", "bits per weight"};
+    for (const BitsPart& part : bd.parts)
+        bt.table.rows.push_back({part.role, part.kind, withThousands(part.bytes), num(part.bitsPerWeight, 8)});
+    bt.table.rows.push_back({"total", "", withThousands(bd.bytes), num(bd.bitsPerWeight, 8)});
+    bits.blocks.push_back(bt);
+    std::string sum;
+    for (const BitsPart& part : bd.parts)
+        sum += (sum.empty() ? "" : " + ") + num(part.bitsPerWeight, 8) + " " + part.kind;
+    bits.blocks.push_back(paragraph("bits per weight = stored bytes * 8 / (N * K) = " + withThousands(bd.bytes) + " * 8 / ("
+                                                      + withThousands(p.N) + " * " + withThousands(p.K) + ") = " + sum + " = "
+                                                      + num(bd.bitsPerWeight, 8) + "."));
+    const BitsBreakdown all = bitsBreakdown(spec, p, true);
+    if (all.bytes != bd.bytes)
+        bits.blocks.push_back(paragraph("With the optional tensors (e.g. act-order g_idx): " + num(all.bitsPerWeight, 8) + " bits per weight."));
+    if (!bd.budgetId.empty() && bd.budgetBits >= 0) {
+        const bool plain = std::abs(bd.budgetBits - bd.bitsPerWeight) < 1e-9, withOpt = std::abs(bd.budgetBits - all.bitsPerWeight) < 1e-9;
+        bits.blocks.push_back(paragraph("The budget table's format " + bd.budgetId + " gives " + num(bd.budgetBits, 8)
+                                        + " bits per weight at the same shape"
+                                        + (plain ? " (agrees)." : withOpt ? " (agrees, counting the optional tensors)." : " (DISAGREES).")));
+    }
+    doc.sections.push_back(std::move(bits));
+    control.check();
+
+    Section probes = section(2, "Seed probes");
+    const ProbeRun run = runProbes(spec, p);
+    if (!run.skipped.empty()) {
+        probes.blocks.push_back(paragraph("No probes: " + run.skipped + "."));
+    } else {
+        const LayoutParams& q = run.params;
+        probes.blocks.push_back(paragraph(
+                                 "Run at report time on a [" + std::to_string(q.N) + ", " + std::to_string(q.K) + "] weight (b = "
+                                     + std::to_string(q.bits) + (gguf ? "" : ", g = " + std::to_string(q.effectiveGroupSize()))
+                                     + "): patterned codes (7*row + 3*col) mod 2^b, random codes and all-max codes, placed by "
+                                       "locate(); each row names what they were compared against (our packer, our reader, "
+                                       "the scalar and fast dequantizers, where the format has them)."));
+        Block pt = tableBlock({});
+        pt.verdictColumn = 2;
+        pt.table.header = {"probe", "check", "result", "detail"};
+        for (const ProbeResult& r : run.results)
+            pt.table.rows.push_back({r.probe, r.check, r.pass ? "pass" : "fail", r.detail});
+        probes.blocks.push_back(pt);
+    }
+    doc.sections.push_back(std::move(probes));
+
+    if (!spec.notes.empty()) {
+        Section notes = section(2, "Notes");
+        for (const std::string& n : spec.notes)
+            notes.blocks.push_back(paragraph(n));
+        doc.sections.push_back(std::move(notes));
+    }
+}
+
+Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Control& control)
+{
+    Document doc;
+    doc.title = "Layout specification: " + spec.id;
+    doc.subtitle = spec.name;
+    control.report(0);
+    appendFormatChapter(doc, spec, p, control);
+    control.report(1);
+    return doc;
+}
+
+} // namespace qs::report

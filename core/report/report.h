@@ -1,0 +1,180 @@
+#pragma once
+// Layout spec reports (issue 6) as a content model: sections of paragraphs, fact lists,
+// tables and figure references, built from a LayoutSpec (never per-format text) and, for a
+// checkpoint, from detection, stats, verify and budget. Rendering (HTML, Markdown, PDF and
+// the figures themselves) lives in widgets/report; this part needs Qt6::Core only.
+#include "analysis/stats.h"
+#include "error.h"
+#include "container/checkpoint.h"
+#include "formats/layoutspec.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qs::report {
+
+struct Table {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+};
+
+enum class FigureKind {
+    SlotOrder,      // logical elements -> bit fields (spec + params)
+    Block,          // one word or block as a bit map with its fields (spec + params)
+    ScaleHeatmap,   // values [rows x cols] = scales [groups x out_features]
+    ErrorHistogram, // histogram of the signed error (or of the values without a reference)
+};
+
+struct Figure {
+    FigureKind kind = FigureKind::SlotOrder;
+    std::string caption;
+    std::string stem; // file-name stem, unique within a document: "fig3-slots-gptq-v1"
+    std::string formatId;
+    LayoutParams params;
+    uint64_t rows = 0, cols = 0; // ScaleHeatmap
+    std::vector<float> values;   // ScaleHeatmap, row-major
+    Histogram histogram;         // ErrorHistogram
+    std::string axisLabel;       // ErrorHistogram: what was binned
+};
+
+struct Block {
+    enum class Kind { Paragraph, Facts, Table, Figure, Code };
+    Kind kind = Kind::Paragraph;
+    std::string text;                                      // Paragraph, Code
+    std::vector<std::pair<std::string, std::string>> facts; // Facts: label, value
+    Table table;
+    size_t figure = 0;                                     // index into Document::figures
+    // A Table block's verdict column: rows whose cell in this column is "fail" are marked.
+    int verdictColumn = -1;
+};
+
+struct Section {
+    int level = 1; // 1 = chapter, 2 = section
+    std::string title;
+    std::vector<Block> blocks;
+};
+
+inline Block paragraph(std::string text)
+{
+    Block b;
+    b.text = std::move(text);
+    return b;
+}
+inline Block factsBlock()
+{
+    Block b;
+    b.kind = Block::Kind::Facts;
+    return b;
+}
+inline Block tableBlock(std::vector<std::string> header)
+{
+    Block b;
+    b.kind = Block::Kind::Table;
+    b.table.header = std::move(header);
+    return b;
+}
+inline Block figureBlock(size_t figure)
+{
+    Block b;
+    b.kind = Block::Kind::Figure;
+    b.figure = figure;
+    return b;
+}
+inline Section section(int level, std::string title)
+{
+    Section s;
+    s.level = level;
+    s.title = std::move(title);
+    return s;
+}
+inline Figure figure(FigureKind kind, std::string caption)
+{
+    Figure f;
+    f.kind = kind;
+    f.caption = std::move(caption);
+    return f;
+}
+
+struct Document {
+    std::string title;
+    std::string subtitle;
+    std::vector<Section> sections;
+    std::vector<Figure> figures;
+};
+
+// Thrown when the caller's cancel flag is set.
+class Cancelled : public Error {
+public:
+    Cancelled() : Error("report cancelled") {}
+};
+
+// Cancel and progress for long reports; both optional.
+struct Control {
+    const std::atomic<bool>* cancel = nullptr;
+    std::function<void(double)> progress; // fraction 0..1
+    void check() const; // throws Cancelled
+    void report(double fraction) const;
+};
+
+// ---- Seed probes against our packer and reader, run at report time. ----
+struct ProbeResult {
+    std::string probe; // patterned, random, allmax
+    std::string check; // what was compared
+    bool pass = false;
+    std::string detail;
+};
+struct ProbeRun {
+    LayoutParams params; // the (small) shape the probes ran at
+    std::vector<ProbeResult> results;
+    std::string skipped; // non-empty: why no probe applies (plain float types)
+};
+// The probe shape for `spec` near the requested bits and group size.
+LayoutParams probeParams(const LayoutSpec& spec, const LayoutParams& requested);
+ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested);
+
+// ---- Effective bits per weight from the spec's own tensor shapes. ----
+struct BitsPart {
+    std::string role;   // tensor role, or block field name
+    std::string kind;   // data, scales, zeros, indices, other
+    uint64_t bytes = 0; // for the whole [N, K] weight
+    double bitsPerWeight = 0;
+};
+struct BitsBreakdown {
+    std::vector<BitsPart> parts;
+    uint64_t bytes = 0;
+    double bitsPerWeight = 0;
+    std::string budgetId;        // matching budget.h format, or empty
+    double budgetBits = -1;      // budgetBitsPerWeight of that format at the same [N, K]
+};
+// `withOptional` counts optional tensors too (g_idx for act-order); bias never counts.
+BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool withOptional);
+
+// Default parameters for a format: its first bit width, group 128 when it has groups,
+// K = N = 4096 (rounded to what the format needs).
+LayoutParams defaultParams(const LayoutSpec& spec);
+// Throws qs::Error when the params do not fit the spec (unsupported bits, K or N not a
+// multiple of what the format packs).
+void checkParams(const LayoutSpec& spec, const LayoutParams& p);
+
+// Appends the format's chapter (and its two figures) to `doc`.
+void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Control& control);
+Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Control& control = {});
+
+struct CheckpointOptions {
+    std::string weight;                     // only this weight (name or member); empty = all
+    std::shared_ptr<const Checkpoint> ref;  // float reference for error statistics
+    std::string refPath;
+    int figureWeights = 2;                  // heatmap + histogram for this many largest weights
+    uint64_t budgetParams = 7000000000ull;  // parameter count of the budget table
+};
+Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Control& control = {});
+
+// Layout parameters of a detected weight (K, N, bits, group size).
+LayoutParams weightParams(const LogicalWeight& w);
+
+} // namespace qs::report

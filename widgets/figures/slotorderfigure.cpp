@@ -1,0 +1,319 @@
+#include "slotorderfigure.h"
+
+#include <QCoreApplication>
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <numeric>
+
+namespace qsw {
+
+namespace {
+
+constexpr double kMargin = 20, kTitle = 46, kBox = 34, kCurves = 120, kStrip = 30, kBelow = 40, kLegendLine = 18;
+constexpr size_t kMaxElements = 32;
+
+QString tr(const char* s)
+{
+    return QCoreApplication::translate("SlotOrderFigure", s);
+}
+
+QString elementLabel(qs::PackAxis axis, uint64_t row, uint64_t col)
+{
+    switch (axis) {
+    case qs::PackAxis::Out: return QStringLiteral("n%1").arg(row);
+    case qs::PackAxis::Tile: return QStringLiteral("n%1,k%2").arg(row).arg(col);
+    case qs::PackAxis::Block: return row ? QStringLiteral("%1,%2").arg(row).arg(col) : QString::number(col);
+    default: return row ? QStringLiteral("n%1,k%2").arg(row).arg(col) : QStringLiteral("k%1").arg(col);
+    }
+}
+
+} // namespace
+
+QColor itemColor(int index, const Theme& theme)
+{
+    // Golden-ratio hue steps keep neighbours apart even for many items.
+    const double hue = std::fmod(0.02 + 0.61803398875 * index, 1.0);
+    return QColor::fromHsvF(float(hue), theme.dark ? 0.50f : 0.55f, theme.dark ? 0.88f : 0.92f);
+}
+
+QColor textOn(const QColor& fill)
+{
+    return fill.lightness() > 140 ? QColor(0x10, 0x10, 0x10) : QColor(0xf4, 0xf4, 0xf4);
+}
+
+SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParams& p)
+{
+    SlotDiagram d;
+    if (!spec.locate || p.K == 0 || p.N == 0) {
+        d.error = tr("no layout to draw");
+        return d;
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> cands;
+    const uint64_t kCap = std::min<uint64_t>(p.K, 256), nCap = std::min<uint64_t>(p.N, 128);
+    switch (spec.packAxis) {
+    case qs::PackAxis::Out:
+        for (uint64_t r = 0; r < nCap; ++r)
+            cands.push_back({r, 0});
+        break;
+    case qs::PackAxis::Tile:
+        for (uint64_t r = 0; r < std::min<uint64_t>(p.N, 64); ++r)
+            for (uint64_t c = 0; c < std::min<uint64_t>(p.K, 64); ++c)
+                cands.push_back({r, c});
+        break;
+    default:
+        for (uint64_t c = 0; c < kCap; ++c)
+            cands.push_back({0, c});
+    }
+    std::vector<qs::ElementLocation> locs;
+    locs.reserve(cands.size());
+    for (const auto& [r, c] : cands)
+        locs.push_back(spec.locate(p, r, c));
+    const qs::ElementLocation& first = locs.front();
+    d.tensor = QString::fromUtf8(first.tensor.data(), qsizetype(first.tensor.size()));
+    d.wordBits = int(first.wordBits);
+
+    size_t maxWords = 1;
+    switch (spec.packAxis) {
+    case qs::PackAxis::In:
+    case qs::PackAxis::Out:
+        maxWords = spec.straddles ? size_t(p.bits / std::gcd(p.bits, d.wordBits)) : first.pieceCount > 1 ? size_t(p.bits) : 1;
+        break;
+    case qs::PackAxis::Block: maxWords = size_t(std::clamp(192 / d.wordBits, 2, 12)); break;
+    case qs::PackAxis::None: maxWords = 4; break;
+    case qs::PackAxis::Tile: maxWords = 1; break;
+    }
+    std::vector<uint64_t> shown; // first appearance order
+    for (const auto& l : locs)
+        for (int i = 0; i < l.pieceCount && shown.size() < maxWords; ++i)
+            if (std::find(shown.begin(), shown.end(), l.pieces[i].word) == shown.end())
+                shown.push_back(l.pieces[i].word);
+    for (size_t i = 0; i < locs.size() && d.elements.size() < kMaxElements; ++i) {
+        const auto& l = locs[i];
+        bool inside = l.pieceCount > 0;
+        for (int j = 0; j < l.pieceCount; ++j)
+            inside = inside && std::find(shown.begin(), shown.end(), l.pieces[j].word) != shown.end();
+        if (!inside)
+            continue;
+        Element e;
+        e.row = cands[i].first;
+        e.col = cands[i].second;
+        e.label = elementLabel(spec.packAxis, e.row, e.col);
+        e.slot = l.slot;
+        e.pieces.assign(l.pieces, l.pieces + l.pieceCount);
+        d.elements.push_back(std::move(e));
+        for (int j = 0; j < l.pieceCount; ++j)
+            d.words.push_back(l.pieces[j].word);
+    }
+    std::sort(d.words.begin(), d.words.end());
+    d.words.erase(std::unique(d.words.begin(), d.words.end()), d.words.end());
+    if (d.elements.empty())
+        d.error = tr("no element fits the diagram");
+    return d;
+}
+
+int SlotDiagram::elementAt(uint64_t word, int bit) const
+{
+    for (size_t i = 0; i < elements.size(); ++i)
+        for (const qs::BitPiece& pc : elements[i].pieces)
+            if (pc.word == word && bit >= pc.bit && bit < pc.bit + pc.width)
+                return int(i);
+    return -1;
+}
+
+SlotOrderFigure::SlotOrderFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& params)
+    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params))
+{
+    const double cells = double(std::max<size_t>(1, m_diagram.words.size()) * size_t(m_diagram.wordBits));
+    m_cell = std::clamp(1000.0 / cells, 7.0, 26.0);
+}
+
+QSizeF SlotOrderFigure::naturalSize() const
+{
+    const double gaps = m_diagram.words.empty() ? 0 : double(m_diagram.words.size() - 1) * 26;
+    const double strip = double(m_diagram.words.size() * size_t(m_diagram.wordBits)) * m_cell + gaps;
+    const double w = std::max(760.0, strip + 2 * kMargin);
+    return {w, kMargin + kTitle + kBox + kCurves + kStrip + kBelow + 3 * kLegendLine + kMargin};
+}
+
+void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
+{
+    const QSizeF size = naturalSize();
+    painter.save();
+    const double scale = std::min(target.width() / size.width(), target.height() / size.height());
+    painter.translate(target.topLeft() + QPointF((target.width() - size.width() * scale) / 2, (target.height() - size.height() * scale) / 2));
+    painter.scale(scale, scale);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillRect(QRectF(QPointF(0, 0), size), theme.background);
+
+    QFont base = painter.font();
+    base.setPixelSize(12);
+    QFont bold = base;
+    bold.setBold(true);
+    bold.setPixelSize(16);
+    QFont small = base;
+    small.setPixelSize(10);
+    painter.setFont(bold);
+    painter.setPen(theme.text);
+    painter.drawText(QPointF(kMargin, kMargin + 14), QString::fromStdString(m_spec.name));
+    painter.setFont(base);
+    painter.setPen(theme.mutedText);
+    const QString order = m_spec.slotOrder.empty() ? tr("natural") : [&] {
+        QStringList l;
+        for (int s : m_spec.slotOrder)
+            l << QString::number(s);
+        return l.join(QStringLiteral(", "));
+    }();
+    painter.drawText(QPointF(kMargin, kMargin + 34),
+                     tr("%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5")
+                         .arg(QString::fromStdString(m_spec.id))
+                         .arg(m_params.bits)
+                         .arg(QString::fromUtf8(qs::packAxisName(m_spec.packAxis).data()))
+                         .arg(m_diagram.wordBits)
+                         .arg(order));
+    if (!m_diagram.error.isEmpty()) {
+        painter.setPen(theme.error);
+        painter.drawText(QPointF(kMargin, kMargin + kTitle + 20), m_diagram.error);
+        painter.restore();
+        return;
+    }
+
+    // Word positions along the strip; a wider gap with an ellipsis where indices jump.
+    const double stripY = kMargin + kTitle + kBox + kCurves;
+    std::vector<double> wordX;
+    double x = kMargin;
+    const double stripWidth = double(m_diagram.words.size() * size_t(m_diagram.wordBits)) * m_cell
+        + (m_diagram.words.empty() ? 0 : double(m_diagram.words.size() - 1) * 26);
+    x += std::max(0.0, (size.width() - 2 * kMargin - stripWidth) / 2);
+    const double stripLeft = x;
+    for (size_t i = 0; i < m_diagram.words.size(); ++i) {
+        if (i) {
+            const bool jump = m_diagram.words[i] != m_diagram.words[i - 1] + 1;
+            if (jump) {
+                painter.setPen(theme.mutedText);
+                painter.drawText(QRectF(x, stripY, 26, kStrip), Qt::AlignCenter, QStringLiteral("…"));
+            }
+            x += 26;
+        }
+        wordX.push_back(x);
+        x += m_diagram.wordBits * m_cell;
+    }
+    auto cellX = [&](uint64_t word, int bit) {
+        const size_t i = size_t(std::lower_bound(m_diagram.words.begin(), m_diagram.words.end(), word) - m_diagram.words.begin());
+        return wordX[i] + bit * m_cell;
+    };
+
+    // Cells: owner's colour, hatched when no shown element owns the bit.
+    const int n = int(m_diagram.elements.size());
+    for (size_t i = 0; i < m_diagram.words.size(); ++i)
+        for (int b = 0; b < m_diagram.wordBits; ++b) {
+            const QRectF cell(wordX[i] + b * m_cell, stripY, m_cell, kStrip);
+            const int owner = m_diagram.elementAt(m_diagram.words[i], b);
+            if (owner >= 0) {
+                painter.fillRect(cell, itemColor(owner, theme));
+            } else {
+                painter.fillRect(cell, theme.alternate);
+                painter.fillRect(cell, QBrush(theme.mutedText, Qt::BDiagPattern));
+            }
+            painter.setPen(QPen(theme.mutedText, 0.5));
+            painter.drawRect(cell);
+        }
+
+    // Pieces: outlined, labelled when they are wide enough.
+    const QFontMetricsF fm(base);
+    for (int e = 0; e < n; ++e) {
+        const auto& el = m_diagram.elements[size_t(e)];
+        const QColor c = itemColor(e, theme);
+        for (size_t pi = 0; pi < el.pieces.size(); ++pi) {
+            const qs::BitPiece& pc = el.pieces[pi];
+            const QRectF r(cellX(pc.word, pc.bit), stripY, pc.width * m_cell, kStrip);
+            painter.setPen(QPen(theme.text, 1.2));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRect(r);
+            QString label = el.label;
+            if (el.pieces.size() > 1)
+                label += pi == 0 ? QStringLiteral("₀") : pi == 1 ? QStringLiteral("₁") : QStringLiteral("₂");
+            painter.setFont(fm.horizontalAdvance(label) + 4 <= r.width() ? base : small);
+            if (QFontMetricsF(painter.font()).horizontalAdvance(label) + 2 <= r.width()) {
+                painter.setPen(textOn(c));
+                painter.drawText(r, Qt::AlignCenter, label);
+            }
+        }
+    }
+    // Word borders, bit numbers and word labels.
+    painter.setFont(small);
+    for (size_t i = 0; i < m_diagram.words.size(); ++i) {
+        const QRectF wr(wordX[i], stripY, m_diagram.wordBits * m_cell, kStrip);
+        painter.setPen(QPen(theme.text, 2));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(wr);
+        painter.setPen(theme.mutedText);
+        const int step = m_cell >= 14 ? 4 : 8;
+        for (int b = 0; b < m_diagram.wordBits; ++b)
+            if (b % step == 0 || b == m_diagram.wordBits - 1)
+                painter.drawText(QRectF(wordX[i] + b * m_cell - 6, stripY + kStrip + 1, m_cell + 12, 12), Qt::AlignHCenter | Qt::AlignTop,
+                                 QString::number(b));
+        painter.setPen(theme.text);
+        painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop,
+                         tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]));
+    }
+
+    // Elements on top, curves to each piece.
+    const double topY = kMargin + kTitle;
+    const double span = std::max(stripWidth, 600.0);
+    const double left = stripLeft - (span - stripWidth) / 2;
+    const double slotW = span / std::max(1, n);
+    const double boxW = std::min(slotW - 4, 60.0);
+    for (int e = 0; e < n; ++e) {
+        const auto& el = m_diagram.elements[size_t(e)];
+        const QColor c = itemColor(e, theme);
+        const double cx = left + slotW * (e + 0.5);
+        const QRectF box(cx - boxW / 2, topY + 12, boxW, kBox - 12);
+        for (const qs::BitPiece& pc : el.pieces) {
+            const double px = cellX(pc.word, pc.bit) + pc.width * m_cell / 2;
+            QPainterPath path(QPointF(cx, box.bottom()));
+            const double mid = box.bottom() + kCurves / 2;
+            path.cubicTo(QPointF(cx, mid), QPointF(px, mid), QPointF(px, stripY));
+            painter.setPen(QPen(c.darker(theme.dark ? 100 : 135), 1.6));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawPath(path);
+        }
+        painter.setPen(QPen(theme.text, 1));
+        painter.setBrush(c);
+        painter.drawRoundedRect(box, 4, 4);
+        QString label = el.label;
+        painter.setFont(fm.horizontalAdvance(label) + 4 <= box.width() ? base : small);
+        painter.setPen(textOn(c));
+        painter.drawText(box, Qt::AlignCenter, label);
+        if (el.slot >= 0 && boxW >= 22) {
+            painter.setFont(small);
+            painter.setPen(theme.mutedText);
+            painter.drawText(QRectF(box.left() - 4, topY - 1, box.width() + 8, 12), Qt::AlignHCenter | Qt::AlignTop,
+                             tr("slot %1").arg(el.slot));
+        }
+    }
+
+    // Legend.
+    painter.setFont(base);
+    painter.setPen(theme.mutedText);
+    double ly = stripY + kStrip + kBelow;
+    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? tr("n = output row") : m_spec.packAxis == qs::PackAxis::Block
+        ? tr("element index within the block")
+        : tr("k = input column, n = output row");
+    painter.drawText(QPointF(kMargin, ly += kLegendLine),
+                     tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.")
+                         .arg(axis, m_diagram.tensor));
+    bool split = false;
+    for (const auto& el : m_diagram.elements)
+        split = split || el.pieces.size() > 1;
+    if (split)
+        painter.drawText(QPointF(kMargin, ly += kLegendLine),
+                         tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
+    if (!m_spec.slotOrder.empty())
+        painter.drawText(QPointF(kMargin, ly += kLegendLine), tr("Slot s holds the word's element order[s]: %1.").arg(order));
+    painter.restore();
+}
+
+} // namespace qsw

@@ -1,0 +1,204 @@
+#include "wordfigure.h"
+
+#include <QCoreApplication>
+#include <QFontMetricsF>
+#include <QPainter>
+
+#include <algorithm>
+
+namespace qsw {
+
+namespace {
+
+constexpr double kMargin = 20, kTitle = 46, kByteW = 44, kByteH = 28, kLegendLine = 20, kBitW = 28, kBitH = 40;
+constexpr int kBytesPerRow = 16;
+
+QString tr(const char* s)
+{
+    return QCoreApplication::translate("WordFigure", s);
+}
+
+} // namespace
+
+WordFigure::WordFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& params)
+    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params))
+{
+    for (const qs::BlockField& f : spec.blockFields)
+        m_blockBytes = std::max(m_blockBytes, f.byteOffset + f.byteSize);
+}
+
+QSizeF WordFigure::naturalSize() const
+{
+    if (isBlock()) {
+        const int rows = int((m_blockBytes + kBytesPerRow - 1) / kBytesPerRow);
+        return {2 * kMargin + kBytesPerRow * kByteW + 60,
+                kMargin + kTitle + rows * (kByteH + 4) + 10 + double(m_spec.blockFields.size()) * kLegendLine + kMargin};
+    }
+    const int wordBits = m_diagram.wordBits;
+    const size_t inWord = std::count_if(m_diagram.elements.begin(), m_diagram.elements.end(), [&](const SlotDiagram::Element& e) {
+        return !m_diagram.words.empty() && std::any_of(e.pieces.begin(), e.pieces.end(), [&](const qs::BitPiece& p) { return p.word == m_diagram.words.front(); });
+    });
+    return {std::max(640.0, 2 * kMargin + wordBits * kBitW), kMargin + kTitle + 18 + kBitH + 24 + double(inWord + 1) * kLegendLine + kMargin};
+}
+
+void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
+{
+    const QSizeF size = naturalSize();
+    painter.save();
+    const double scale = std::min(target.width() / size.width(), target.height() / size.height());
+    painter.translate(target.topLeft() + QPointF((target.width() - size.width() * scale) / 2, (target.height() - size.height() * scale) / 2));
+    painter.scale(scale, scale);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillRect(QRectF(QPointF(0, 0), size), theme.background);
+    QFont bold = painter.font();
+    bold.setBold(true);
+    bold.setPixelSize(16);
+    painter.setFont(bold);
+    painter.setPen(theme.text);
+    painter.drawText(QPointF(kMargin, kMargin + 14), QString::fromStdString(m_spec.name));
+    QFont base = painter.font();
+    base.setBold(false);
+    base.setPixelSize(12);
+    painter.setFont(base);
+    painter.setPen(theme.mutedText);
+    if (isBlock())
+        painter.drawText(QPointF(kMargin, kMargin + 34), tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
+    else
+        painter.drawText(QPointF(kMargin, kMargin + 34), tr("One %1-bit word of %2, bit 0 (LSB) on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
+    if (isBlock())
+        paintBlock(painter, theme);
+    else
+        paintWord(painter, theme);
+    painter.restore();
+}
+
+void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
+{
+    QFont base = painter.font();
+    QFont small = base;
+    small.setPixelSize(9);
+    QFont label = base;
+    label.setPixelSize(11);
+    label.setBold(true);
+    const double top = kMargin + kTitle;
+    const auto fieldOf = [&](uint32_t byte) {
+        for (size_t i = 0; i < m_spec.blockFields.size(); ++i)
+            if (byte >= m_spec.blockFields[i].byteOffset && byte < m_spec.blockFields[i].byteOffset + m_spec.blockFields[i].byteSize)
+                return int(i);
+        return -1;
+    };
+    for (uint32_t b = 0; b < m_blockBytes; ++b) {
+        const int row = int(b / kBytesPerRow), col = int(b % kBytesPerRow);
+        const QRectF r(kMargin + 44 + col * kByteW, top + row * (kByteH + 4), kByteW, kByteH);
+        const int f = fieldOf(b);
+        const QColor c = f >= 0 ? itemColor(f, theme) : theme.alternate;
+        painter.fillRect(r, c);
+        painter.setPen(QPen(textOn(c), 0.4));
+        for (int t = 1; t < 8; ++t)
+            painter.drawLine(QPointF(r.left() + t * kByteW / 8, r.bottom() - 5), QPointF(r.left() + t * kByteW / 8, r.bottom()));
+        painter.setPen(QPen(theme.background, 1));
+        painter.drawRect(r);
+        const bool fieldStart = f >= 0 && (b == m_spec.blockFields[size_t(f)].byteOffset || col == 0);
+        painter.setPen(textOn(c));
+        if (fieldStart) {
+            painter.setFont(label);
+            painter.drawText(r.adjusted(3, 1, 40, 0), Qt::AlignLeft | Qt::AlignTop, QString::fromStdString(m_spec.blockFields[size_t(f)].name));
+        }
+        if (col == 0) {
+            painter.setFont(small);
+            painter.setPen(theme.mutedText);
+            painter.drawText(QRectF(kMargin, r.top(), 40, kByteH), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(b));
+        }
+    }
+    // Field boundaries as heavier separators.
+    for (const qs::BlockField& f : m_spec.blockFields) {
+        const uint32_t b = f.byteOffset;
+        const QRectF r(kMargin + 44 + int(b % kBytesPerRow) * kByteW, top + int(b / kBytesPerRow) * (kByteH + 4), kByteW, kByteH);
+        painter.setPen(QPen(theme.text, 2));
+        painter.drawLine(r.topLeft(), r.bottomLeft());
+    }
+    const int rows = int((m_blockBytes + kBytesPerRow - 1) / kBytesPerRow);
+    double y = top + rows * (kByteH + 4) + 10;
+    painter.setFont(base);
+    const QFontMetricsF fm(base);
+    for (size_t i = 0; i < m_spec.blockFields.size(); ++i) {
+        const qs::BlockField& f = m_spec.blockFields[i];
+        painter.fillRect(QRectF(kMargin, y + 4, 12, 12), itemColor(int(i), theme));
+        painter.setPen(theme.text);
+        const QString text = tr("%1  @%2, %3 bytes, %4: %5")
+                                 .arg(QString::fromStdString(f.name))
+                                 .arg(f.byteOffset)
+                                 .arg(f.byteSize)
+                                 .arg(QString::fromStdString(f.kind), QString::fromStdString(f.meaning));
+        painter.drawText(QPointF(kMargin + 18, y + 14), fm.elidedText(text, Qt::ElideRight, kBytesPerRow * kByteW + 20));
+        y += kLegendLine;
+    }
+}
+
+void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
+{
+    if (m_diagram.words.empty()) {
+        painter.setPen(theme.error);
+        painter.drawText(QPointF(kMargin, kMargin + kTitle + 20), m_diagram.error);
+        return;
+    }
+    const uint64_t word = m_diagram.words.front();
+    const int wb = m_diagram.wordBits;
+    QFont base = painter.font();
+    QFont small = base;
+    small.setPixelSize(10);
+    const double top = kMargin + kTitle + 18;
+    painter.setFont(small);
+    for (int b = 0; b < wb; ++b) {
+        painter.setPen(theme.mutedText);
+        painter.drawText(QRectF(kMargin + b * kBitW, top - 16, kBitW, 14), Qt::AlignCenter, QString::number(b));
+        const QRectF r(kMargin + b * kBitW, top, kBitW, kBitH);
+        const int owner = m_diagram.elementAt(word, b);
+        if (owner >= 0) {
+            painter.fillRect(r, itemColor(owner, theme));
+        } else {
+            painter.fillRect(r, theme.alternate);
+            painter.fillRect(r, QBrush(theme.mutedText, Qt::BDiagPattern));
+        }
+        painter.setPen(QPen(theme.mutedText, 0.5));
+        painter.drawRect(r);
+    }
+    std::vector<int> inWord;
+    for (size_t i = 0; i < m_diagram.elements.size(); ++i)
+        for (const qs::BitPiece& pc : m_diagram.elements[i].pieces)
+            if (pc.word == word) {
+                const QRectF r(kMargin + pc.bit * kBitW, top, pc.width * kBitW, kBitH);
+                const QColor c = itemColor(int(i), theme);
+                painter.setPen(QPen(theme.text, 1.5));
+                painter.setBrush(Qt::NoBrush);
+                painter.drawRect(r);
+                painter.setFont(base);
+                painter.setPen(textOn(c));
+                if (QFontMetricsF(base).horizontalAdvance(m_diagram.elements[i].label) + 4 <= r.width())
+                    painter.drawText(r, Qt::AlignCenter, m_diagram.elements[i].label);
+                inWord.push_back(int(i));
+            }
+    painter.setPen(QPen(theme.text, 2));
+    painter.drawRect(QRectF(kMargin, top, wb * kBitW, kBitH));
+    painter.setFont(base);
+    double y = top + kBitH + 24;
+    painter.setPen(theme.text);
+    painter.drawText(QPointF(kMargin, y), tr("%1 word %2 holds:").arg(m_diagram.tensor).arg(word));
+    for (int i : inWord) {
+        const auto& el = m_diagram.elements[size_t(i)];
+        y += kLegendLine;
+        painter.fillRect(QRectF(kMargin, y - 11, 12, 12), itemColor(i, theme));
+        QStringList parts;
+        for (const qs::BitPiece& pc : el.pieces)
+            parts << tr("word %1 bits %2..%3").arg(pc.word).arg(pc.bit).arg(pc.bit + pc.width - 1);
+        painter.setPen(theme.text);
+        painter.drawText(QPointF(kMargin + 18, y),
+                         tr("element (n %1, k %2)%3: %4")
+                             .arg(el.row)
+                             .arg(el.col)
+                             .arg(el.slot >= 0 ? tr(", slot %1").arg(el.slot) : QString())
+                             .arg(parts.join(QStringLiteral(" + "))));
+    }
+}
+
+} // namespace qsw

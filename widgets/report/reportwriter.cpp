@@ -1,0 +1,307 @@
+#include "reportwriter.h"
+
+#include "figures/slotorderfigure.h"
+#include "figures/wordfigure.h"
+#include "report/datafigures.h"
+
+#include <QBuffer>
+#include <QFile>
+#include <QFileInfo>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QTextDocument>
+#include <QUrl>
+
+#include <cmath>
+#include <memory>
+
+namespace qsw {
+
+namespace {
+
+using namespace qs::report;
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString esc(const std::string& s)
+{
+    return q(s).toHtmlEscaped();
+}
+
+const qs::LayoutSpec& specOf(const Figure& f)
+{
+    const qs::LayoutSpec* s = qs::findLayoutSpec(f.formatId);
+    if (!s)
+        throw qs::Error("report: figure " + f.stem + ": unknown format " + f.formatId);
+    return *s;
+}
+
+QByteArray png(const QImage& image)
+{
+    QByteArray bytes;
+    QBuffer buf(&bytes);
+    buf.open(QIODevice::WriteOnly);
+    image.save(&buf, "PNG");
+    return bytes;
+}
+
+[[noreturn]] void failWrite(const QString& path, const QString& what)
+{
+    throw qs::Error(path.toStdString() + ": " + what.toStdString());
+}
+
+void commit(QSaveFile& file, const QString& path)
+{
+    if (!file.commit())
+        failWrite(path, file.errorString());
+}
+
+QString mdCell(const std::string& s)
+{
+    QString t = q(s);
+    t.replace(QLatin1Char('|'), QStringLiteral("\\|"));
+    t.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return t;
+}
+
+} // namespace
+
+std::optional<ReportFormat> reportFormatFor(const QString& path)
+{
+    const QString s = QFileInfo(path).suffix().toLower();
+    if (s == QLatin1String("html") || s == QLatin1String("htm"))
+        return ReportFormat::Html;
+    if (s == QLatin1String("md") || s == QLatin1String("markdown"))
+        return ReportFormat::Markdown;
+    if (s == QLatin1String("pdf"))
+        return ReportFormat::Pdf;
+    return std::nullopt;
+}
+
+Theme reportTheme()
+{
+    return Theme::fromPalette(lightPalette());
+}
+
+QSizeF figureSize(const Figure& f)
+{
+    switch (f.kind) {
+    case FigureKind::SlotOrder: return SlotOrderFigure(specOf(f), f.params).naturalSize();
+    case FigureKind::Block: return WordFigure(specOf(f), f.params).naturalSize();
+    default: return dataFigureSize(f);
+    }
+}
+
+void paintFigure(QPainter& painter, const QRectF& target, const Figure& f, const Theme& theme)
+{
+    switch (f.kind) {
+    case FigureKind::SlotOrder: SlotOrderFigure(specOf(f), f.params).paint(painter, target, theme); break;
+    case FigureKind::Block: WordFigure(specOf(f), f.params).paint(painter, target, theme); break;
+    case FigureKind::ScaleHeatmap: paintScaleHeatmap(painter, target, f, theme); break;
+    case FigureKind::ErrorHistogram: paintHistogram(painter, target, f, theme); break;
+    }
+}
+
+QImage renderFigure(const Figure& f, const Theme& theme, double scale)
+{
+    const QSizeF size = figureSize(f);
+    QImage image((size * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(theme.background);
+    QPainter painter(&image);
+    paintFigure(painter, QRectF(QPointF(0, 0), size * scale), f, theme);
+    return image;
+}
+
+QString reportHtml(const Document& doc, const std::function<QString(size_t)>& imageSource, int imageWidth)
+{
+    QString h;
+    h += QStringLiteral("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
+    h += QStringLiteral("<title>%1</title>\n").arg(esc(doc.title));
+    h += QStringLiteral(
+        "<style>\nbody { font-family: sans-serif; max-width: 72em; margin: 2em auto; color: #1b1b1b; }\n"
+        "table { border-collapse: collapse; margin: 0.5em 0 1em 0; }\n"
+        "th, td { border: 1px solid #b8b8b8; padding: 3px 7px; text-align: left; vertical-align: top; }\n"
+        "th { background: #eeeeee; }\n.fail { color: #c0392b; font-weight: bold; }\n.pass { color: #388b42; }\n"
+        "figure { margin: 1em 0; } figcaption { color: #555555; font-size: 90%; }\n"
+        "code, pre { font-family: monospace; }\n</style>\n</head>\n<body>\n");
+    h += QStringLiteral("<h1>%1</h1>\n").arg(esc(doc.title));
+    if (!doc.subtitle.empty())
+        h += QStringLiteral("<p><em>%1</em></p>\n").arg(esc(doc.subtitle));
+    for (const Section& s : doc.sections) {
+        const int level = std::clamp(s.level + 1, 2, 4);
+        h += QStringLiteral("<h%1>%2</h%1>\n").arg(level).arg(esc(s.title));
+        for (const Block& b : s.blocks) {
+            switch (b.kind) {
+            case Block::Kind::Paragraph: h += QStringLiteral("<p>%1</p>\n").arg(esc(b.text)); break;
+            case Block::Kind::Code: h += QStringLiteral("<pre>%1</pre>\n").arg(esc(b.text)); break;
+            case Block::Kind::Facts:
+                // A two-column table renders the same in browsers and QTextDocument.
+                h += QStringLiteral("<table class=\"facts\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
+                for (const auto& [label, value] : b.facts)
+                    h += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(esc(label), esc(value));
+                h += QStringLiteral("</table>\n");
+                break;
+            case Block::Kind::Table: {
+                h += QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<tr>");
+                for (const std::string& c : b.table.header)
+                    h += QStringLiteral("<th>%1</th>").arg(esc(c));
+                h += QStringLiteral("</tr>\n");
+                for (const auto& row : b.table.rows) {
+                    h += QStringLiteral("<tr>");
+                    for (size_t i = 0; i < row.size(); ++i) {
+                        if (int(i) == b.verdictColumn)
+                            h += row[i] == "fail" ? QStringLiteral("<td class=\"fail\"><font color=\"#c0392b\"><b>%1</b></font></td>").arg(esc(row[i]))
+                                                  : QStringLiteral("<td class=\"pass\"><font color=\"#388b42\">%1</font></td>").arg(esc(row[i]));
+                        else
+                            h += QStringLiteral("<td>%1</td>").arg(esc(row[i]));
+                    }
+                    h += QStringLiteral("</tr>\n");
+                }
+                h += QStringLiteral("</table>\n");
+                break;
+            }
+            case Block::Kind::Figure: {
+                const Figure& f = doc.figures.at(b.figure);
+                h += QStringLiteral("<figure><p><img src=\"%1\" width=\"%2\" alt=\"%3\"/></p><figcaption><p>Figure %4. %3</p></figcaption></figure>\n")
+                         .arg(imageSource(b.figure).toHtmlEscaped())
+                         .arg(imageWidth)
+                         .arg(esc(f.caption))
+                         .arg(b.figure + 1);
+                break;
+            }
+            }
+        }
+    }
+    h += QStringLiteral("</body>\n</html>\n");
+    return h;
+}
+
+QString reportMarkdown(const Document& doc, const QString& figurePrefix)
+{
+    QString m;
+    m += QStringLiteral("# %1\n\n").arg(q(doc.title));
+    if (!doc.subtitle.empty())
+        m += QStringLiteral("*%1*\n\n").arg(q(doc.subtitle));
+    for (const Section& s : doc.sections) {
+        m += QString(std::clamp(s.level + 1, 2, 4), QLatin1Char('#')) + QLatin1Char(' ') + q(s.title) + QStringLiteral("\n\n");
+        for (const Block& b : s.blocks) {
+            switch (b.kind) {
+            case Block::Kind::Paragraph: m += q(b.text) + QStringLiteral("\n\n"); break;
+            case Block::Kind::Code: m += QStringLiteral("```\n%1\n```\n\n").arg(q(b.text)); break;
+            case Block::Kind::Facts:
+                for (const auto& [label, value] : b.facts)
+                    m += QStringLiteral("- **%1:** %2\n").arg(q(label), q(value));
+                m += QLatin1Char('\n');
+                break;
+            case Block::Kind::Table: {
+                QStringList head, rule;
+                for (const std::string& c : b.table.header) {
+                    head << mdCell(c);
+                    rule << QStringLiteral("---");
+                }
+                m += QStringLiteral("| %1 |\n| %2 |\n").arg(head.join(QStringLiteral(" | ")), rule.join(QStringLiteral(" | ")));
+                for (const auto& row : b.table.rows) {
+                    QStringList cells;
+                    for (size_t i = 0; i < row.size(); ++i)
+                        cells << (int(i) == b.verdictColumn && row[i] == "fail" ? QStringLiteral("**FAIL**") : mdCell(row[i]));
+                    m += QStringLiteral("| %1 |\n").arg(cells.join(QStringLiteral(" | ")));
+                }
+                m += QLatin1Char('\n');
+                break;
+            }
+            case Block::Kind::Figure: {
+                const Figure& f = doc.figures.at(b.figure);
+                m += QStringLiteral("![Figure %1. %2](%3%4.png)\n\n*Figure %1. %2*\n\n")
+                         .arg(b.figure + 1)
+                         .arg(q(f.caption), figurePrefix, q(f.stem));
+                break;
+            }
+            }
+        }
+    }
+    return m;
+}
+
+void writeReport(const Document& doc, const QString& path, const Control& control)
+{
+    const auto format = reportFormatFor(path);
+    if (!format)
+        failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
+    const Theme theme = reportTheme();
+    // Figures first: the slow part, with progress and cancel between them.
+    std::vector<QImage> images;
+    for (size_t i = 0; i < doc.figures.size(); ++i) {
+        control.check();
+        images.push_back(renderFigure(doc.figures[i], theme, *format == ReportFormat::Pdf ? 2.5 : 2.0));
+        control.report(0.8 * double(i + 1) / double(doc.figures.size()));
+    }
+    control.check();
+
+    if (*format == ReportFormat::Html) {
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            failWrite(path, file.errorString());
+        const QString html = reportHtml(doc, [&](size_t i) {
+            return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png(images.at(i)).toBase64());
+        }, 900);
+        file.write(html.toUtf8());
+        control.check();
+        commit(file, path);
+    } else if (*format == ReportFormat::Markdown) {
+        const QFileInfo info(path);
+        const QString prefix = info.completeBaseName() + QLatin1Char('-');
+        std::vector<QString> written;
+        try {
+            for (size_t i = 0; i < images.size(); ++i) {
+                control.check();
+                const QString fig = info.absolutePath() + QLatin1Char('/') + prefix + q(doc.figures[i].stem) + QStringLiteral(".png");
+                QSaveFile file(fig);
+                if (!file.open(QIODevice::WriteOnly) || !images[i].save(&file, "PNG"))
+                    failWrite(fig, file.errorString());
+                commit(file, fig);
+                written.push_back(fig);
+            }
+            QSaveFile file(path);
+            if (!file.open(QIODevice::WriteOnly))
+                failWrite(path, file.errorString());
+            file.write(reportMarkdown(doc, prefix).toUtf8());
+            control.check();
+            commit(file, path);
+        } catch (...) {
+            for (const QString& f : written)
+                QFile::remove(f);
+            throw;
+        }
+    } else {
+        QSaveFile file(path);
+        if (!file.open(QIODevice::WriteOnly))
+            failWrite(path, file.errorString());
+        {
+            QPdfWriter writer(&file);
+            writer.setTitle(q(doc.title));
+            writer.setCreator(QStringLiteral("Quantscope"));
+            writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
+            writer.setResolution(150);
+            QTextDocument text;
+            QFont font = text.defaultFont();
+            font.setPointSizeF(9);
+            text.setDefaultFont(font);
+            for (size_t i = 0; i < images.size(); ++i)
+                text.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("fig:%1").arg(i)), images[i]);
+            text.setHtml(reportHtml(doc, [](size_t i) { return QStringLiteral("fig:%1").arg(i); }, 620));
+            control.check();
+            text.print(&writer);
+        }
+        control.check();
+        commit(file, path);
+    }
+    control.report(1);
+}
+
+} // namespace qsw

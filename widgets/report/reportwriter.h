@@ -1,0 +1,37 @@
+#pragma once
+// Renders a report Document: self-contained HTML (figures as base64 PNG, XHTML-compatible
+// markup), Markdown with PNG figures beside it, or PDF through QTextDocument + QPdfWriter.
+// The extension picks the format. Writing is atomic (QSaveFile): a failed or cancelled
+// export leaves no file behind. Needs a QGuiApplication (fonts); safe on a worker thread.
+#include "report/report.h"
+#include "theme.h"
+
+#include <QImage>
+#include <QString>
+
+#include <optional>
+
+class QPainter;
+
+namespace qsw {
+
+enum class ReportFormat { Html, Markdown, Pdf };
+// From the extension (.html/.htm, .md/.markdown, .pdf); nullopt otherwise.
+std::optional<ReportFormat> reportFormatFor(const QString& path);
+
+// The light, print-friendly theme reports use.
+Theme reportTheme();
+
+// Any report figure (slot order, block, heatmap, histogram): its natural size and painting.
+QSizeF figureSize(const qs::report::Figure& figure);
+void paintFigure(QPainter& painter, const QRectF& target, const qs::report::Figure& figure, const Theme& theme);
+QImage renderFigure(const qs::report::Figure& figure, const Theme& theme, double scale = 2.0);
+
+// The markup the HTML file holds; `imageSource(i)` gives figure i's src attribute.
+QString reportHtml(const qs::report::Document& doc, const std::function<QString(size_t)>& imageSource, int imageWidth);
+QString reportMarkdown(const qs::report::Document& doc, const QString& figurePrefix);
+
+// Throws qs::Error (naming the path) on failure and qs::report::Cancelled when cancelled.
+void writeReport(const qs::report::Document& doc, const QString& path, const qs::report::Control& control = {});
+
+} // namespace qsw

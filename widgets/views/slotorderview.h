@@ -1,0 +1,50 @@
+#pragma once
+// Slot order view ("slots"): the slot-order diagram and the word/block bit map of the
+// selected weight's format (bits and shape from the weight), or of any registered layout
+// spec picked in the format box; zoomable; exports as vector (SVG/PDF) through renderExport.
+#include "analysisview.h"
+
+#include "formats/layoutspec.h"
+
+class QComboBox;
+class QLabel;
+class QScrollArea;
+class QSlider;
+
+namespace qsw {
+
+class SlotOrderCanvas;
+
+class SlotOrderView : public AnalysisView {
+    Q_OBJECT
+public:
+    explicit SlotOrderView(ViewContext* context, QWidget* parent = nullptr);
+    QString viewName() const override { return QStringLiteral("slots"); }
+    QString title() const override { return tr("Slot Order"); }
+    QSize exportSize() const override;
+    void renderExport(QPainter& painter, const QRect& target) override;
+
+    // Shown spec and parameters; nullptr when nothing is shown.
+    const qs::LayoutSpec* spec() const { return m_spec; }
+    qs::LayoutParams params() const { return m_params; }
+    // Picks a registered spec by id (as the format box does); false when unknown.
+    bool showFormat(const QString& id);
+    double zoom() const;
+    void setZoom(double zoom);
+
+private:
+    void followWeight();
+    void rebuildBits();
+    void refresh();
+
+    QComboBox* m_format = nullptr;
+    QComboBox* m_bits = nullptr;
+    QSlider* m_zoom = nullptr;
+    QLabel* m_note = nullptr;
+    QScrollArea* m_scroll = nullptr;
+    SlotOrderCanvas* m_canvas = nullptr;
+    const qs::LayoutSpec* m_spec = nullptr;
+    qs::LayoutParams m_params;
+};
+
+} // namespace qsw
