@@ -1492,4 +1492,219 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
             <translation>Wort %1</translation>
         </message>
     </context>
+    <context>
+        <name>qsw::BitMapCanvas</name>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="130" />
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="559" />
+            <source>word  ·  bit</source>
+            <translation>Wort  ·  Bit</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="130" />
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="552" />
+            <source>row %1</source>
+            <translation>Zeile %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="547" />
+            <source>block %1</source>
+            <translation>Block %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="559" />
+            <source>out \ in</source>
+            <translation>aus \ ein</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::BitMapView</name>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="46" />
+            <source>As stored</source>
+            <translation>Wie gespeichert</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="47" />
+            <source>Logical matrix</source>
+            <translation>Logische Matrix</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="48" />
+            <source>Stored words bit by bit, or the logical [out, in] matrix one code per cell</source>
+            <translation>Gespeicherte Wörter Bit für Bit oder die logische [out, in]-Matrix mit einem Code pro Zelle</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="51" />
+            <source> px</source>
+            <translation> px</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="52" />
+            <source>Cell size (Ctrl+wheel)</source>
+            <translation>Zellengröße (Strg+Mausrad)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="53" />
+            <source>Go to word or row, col</source>
+            <translation>Gehe zu Wort oder Zeile, Spalte</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="60" />
+            <source>Order:</source>
+            <translation>Reihenfolge:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="63" />
+            <source>Cell:</source>
+            <translation>Zelle:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="169" />
+            <source>Select a weight in the tensor browser.</source>
+            <translation>Wählen Sie ein Gewicht im Tensor-Browser.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="171" />
+            <source>No layout spec for %1: its bits cannot be drawn yet.</source>
+            <translation>Keine Layout-Spezifikation für %1: seine Bits können noch nicht gezeichnet werden.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="176" />
+            <source>Cannot map the words of %1: %2</source>
+            <translation>Die Wörter von %1 lassen sich nicht zuordnen: %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="190" />
+            <source>%1 elements</source>
+            <translation>%1 Elemente</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="191" />
+            <source>%1 × %2</source>
+            <translation>%1 × %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="192" />
+            <source>%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6</source>
+            <translation>%1 · %2-Bit-Wörter · %3 Wörter · [%4, %5] · wiederholt sich alle %6</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="275" />
+            <location filename="../widgets/views/bitmapview.cpp" line="310" />
+            <source>Word</source>
+            <translation>Wort</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="276" />
+            <source>Bit</source>
+            <translation>Bit</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="277" />
+            <source>Byte offset</source>
+            <translation>Byte-Offset</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="279" />
+            <source>Block field</source>
+            <translation>Blockfeld</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="281" />
+            <source>Holds</source>
+            <translation>Enthält</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="281" />
+            <source>padding (no element)</source>
+            <translation>Auffüllung (kein Element)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="291" />
+            <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element's place in the layout's repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words.</source>
+            <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="306" />
+            <source>Element (%1, %2)</source>
+            <translation>Element (%1, %2)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="307" />
+            <source>Row (out)</source>
+            <translation>Zeile (aus)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="308" />
+            <source>Column (in)</source>
+            <translation>Spalte (ein)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="310" />
+            <source>Word (piece %1)</source>
+            <translation>Wort (Teil %1)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="311" />
+            <source>%1, bits %2</source>
+            <translation>%1, Bits %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="313" />
+            <source>Split</source>
+            <translation>Geteilt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="313" />
+            <source>%1 pieces, low bits first</source>
+            <translation>%1 Teile, niedrige Bits zuerst</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="315" />
+            <source>Slot</source>
+            <translation>Slot</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="322" />
+            <location filename="../widgets/views/bitmapview.cpp" line="333" />
+            <source>Code</source>
+            <translation>Code</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="323" />
+            <source>Group</source>
+            <translation>Gruppe</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="325" />
+            <source>Scale</source>
+            <translation>Skala</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="327" />
+            <source>Bias</source>
+            <translation>Bias</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="328" />
+            <source>Block min</source>
+            <translation>Blockminimum</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="329" />
+            <source>Zero</source>
+            <translation>Nullpunkt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="346" />
+            <source>Value</source>
+            <translation>Wert</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.h" line="34" />
+            <source>Bit map</source>
+            <translation>Bitkarte</translation>
+        </message>
+    </context>
 </TS>
