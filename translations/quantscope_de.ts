@@ -1,1147 +1,1710 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
-<context>
-    <name>main</name>
-    <message>
-        <location filename="../app/gui/main.cpp" line="67"/>
-        <source>See and check the memory layouts of quantized LLM weights.</source>
-        <translation>Speicherlayouts quantisierter LLM-Gewichte ansehen und prüfen.</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="71"/>
-        <source>A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens.</source>
-        <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="73"/>
-        <source>Show the view NAME (tensors, metadata).</source>
-        <translation>Die Ansicht NAME zeigen (tensors, metadata).</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="75"/>
-        <source>Select the logical weight NAME.</source>
-        <translation>Das logische Gewicht NAME auswählen.</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="78"/>
-        <source>Render the window at 1600x1000 to FILE (PNG) and exit.</source>
-        <translation>Das Fenster in 1600x1000 als DATEI (PNG) speichern und beenden.</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="80"/>
-        <source>Use the language CODE (de, en, ...) instead of the system&apos;s.</source>
-        <translation>Die Sprache CODE (de, en, …) statt der Systemsprache verwenden.</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="82"/>
-        <source>Use the theme NAME (system, light, dark).</source>
-        <translation>Das Farbschema NAME verwenden (system, light, dark).</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="88"/>
-        <source>quantscope: give at most one path</source>
-        <translation>quantscope: höchstens einen Pfad angeben</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="106"/>
-        <source>quantscope: unknown theme &apos;%1&apos;</source>
-        <translation>quantscope: unbekanntes Farbschema „%1“</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="120"/>
-        <source>quantscope: no view &apos;%1&apos; (views: %2)</source>
-        <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="123"/>
-        <source>quantscope: no weight &apos;%1&apos;</source>
-        <translation>quantscope: kein Gewicht „%1“</translation>
-    </message>
-    <message>
-        <location filename="../app/gui/main.cpp" line="129"/>
-        <source>quantscope: cannot write %1</source>
-        <translation>quantscope: %1 kann nicht geschrieben werden</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::Inspector</name>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="55"/>
-        <source>No checkpoint is open.</source>
-        <translation>Kein Checkpoint geöffnet.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="65"/>
-        <source>Path</source>
-        <translation>Pfad</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="66"/>
-        <source>Container</source>
-        <translation>Container</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="66"/>
-        <source>%1 version %2</source>
-        <translation>%1 Version %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="67"/>
-        <source>Files</source>
-        <translation>Dateien</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="68"/>
-        <source>Size on disk</source>
-        <translation>Größe auf der Festplatte</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="69"/>
-        <location filename="../widgets/inspector.cpp" line="120"/>
-        <source>Stored tensors</source>
-        <translation>Gespeicherte Tensoren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="70"/>
-        <source>Logical weights</source>
-        <translation>Logische Gewichte</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="80"/>
-        <source>Formats</source>
-        <translation>Formate</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../widgets/inspector.cpp" line="84"/>
-        <source>%n weight(s), %1</source>
-        <translation>
-            <numerusform>%n Gewicht, %1</numerusform>
-            <numerusform>%n Gewichte, %1</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="88"/>
-        <location filename="../widgets/inspector.cpp" line="140"/>
-        <source>Notes</source>
-        <translation>Hinweise</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="94"/>
-        <source>Select a weight in the tensor browser to see its details.</source>
-        <translation>Wählen Sie ein Gewicht im Tensor-Browser, um seine Details zu sehen.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="102"/>
-        <source>Logical shape [out, in]</source>
-        <translation>Logische Form [out, in]</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="104"/>
-        <source>Bits</source>
-        <translation>Bits</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="106"/>
-        <source>Group size</source>
-        <translation>Gruppengröße</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="109"/>
-        <source>Zero point</source>
-        <translation>Nullpunkt</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="109"/>
-        <source>symmetric</source>
-        <translation>symmetrisch</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="109"/>
-        <source>asymmetric</source>
-        <translation>asymmetrisch</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="110"/>
-        <source>Act-order</source>
-        <translation>Act-Order</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="110"/>
-        <source>yes (g_idx is not k / group size)</source>
-        <translation>ja (g_idx ist nicht k / Gruppengröße)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="111"/>
-        <source>labelled desc_act, but groups are sequential</source>
-        <translation>als desc_act markiert, aber die Gruppen sind fortlaufend</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="111"/>
-        <source>no</source>
-        <translation>nein</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="113"/>
-        <source>Elements</source>
-        <translation>Elemente</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="114"/>
-        <source>Stored bytes</source>
-        <translation>Gespeicherte Bytes</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="114"/>
-        <source>%1 (%2 bytes)</source>
-        <translation>%1 (%2 Bytes)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="115"/>
-        <source>Effective bits per weight</source>
-        <translation>Effektive Bits pro Gewicht</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="122"/>
-        <source>Role</source>
-        <translation>Rolle</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="122"/>
-        <source>Tensor</source>
-        <translation>Tensor</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="122"/>
-        <source>Type</source>
-        <translation>Typ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="122"/>
-        <source>Shape</source>
-        <translation>Form</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="122"/>
-        <source>Bytes</source>
-        <translation>Bytes</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="134"/>
-        <source>Evidence</source>
-        <translation>Belege</translation>
-    </message>
-    <message>
-        <location filename="../widgets/inspector.cpp" line="142"/>
-        <source>Detection found nothing to report.</source>
-        <translation>Die Erkennung hat nichts zu melden.</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::MainWindow</name>
-    <message>
-        <source>Export &amp;Report…</source>
-        <translation>&amp;Bericht exportieren…</translation>
-    </message>
-    <message>
-        <source>Export Report</source>
-        <translation>Bericht exportieren</translation>
-    </message>
-    <message>
-        <source>HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)</source>
-        <translation>HTML-Seite (*.html);;Markdown mit PNG-Abbildungen (*.md);;PDF-Dokument (*.pdf)</translation>
-    </message>
-    <message>
-        <source>Writing report</source>
-        <translation>Bericht wird geschrieben</translation>
-    </message>
-    <message>
-        <source>Report written to %1</source>
-        <translation>Bericht geschrieben nach %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="108"/>
-        <source>Quantscope</source>
-        <translation>Quantscope</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="170"/>
-        <source>Filter stored tensors</source>
-        <translation>Gespeicherte Tensoren filtern</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="172"/>
-        <source>Stored tensors</source>
-        <translation>Gespeicherte Tensoren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="182"/>
-        <source>Filter metadata</source>
-        <translation>Metadaten filtern</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="184"/>
-        <source>Metadata</source>
-        <translation>Metadaten</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="204"/>
-        <source>Tensor browser</source>
-        <translation>Tensor-Browser</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="207"/>
-        <source>Filter by name or format (%1)</source>
-        <translation>Nach Name oder Format filtern (%1)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="212"/>
-        <source>Inspector</source>
-        <translation>Inspektor</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="221"/>
-        <source>&amp;File</source>
-        <translation>&amp;Datei</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="222"/>
-        <source>Main toolbar</source>
-        <translation>Hauptwerkzeugleiste</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="226"/>
-        <source>&amp;Open File…</source>
-        <translation>Datei ö&amp;ffnen …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="228"/>
-        <source>Open &amp;Folder…</source>
-        <translation>&amp;Ordner öffnen …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="230"/>
-        <source>Open &amp;Recent</source>
-        <translation>&amp;Zuletzt geöffnet</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="231"/>
-        <source>Open &amp;Demo Checkpoint</source>
-        <translation>De&amp;mo-Checkpoint öffnen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="232"/>
-        <source>Re&amp;load</source>
-        <translation>&amp;Neu laden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="240"/>
-        <source>&amp;Close Window</source>
-        <translation>Fenster &amp;schließen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="242"/>
-        <source>&amp;Quit</source>
-        <translation>&amp;Beenden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="249"/>
-        <source>&amp;Edit</source>
-        <translation>&amp;Bearbeiten</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="250"/>
-        <source>&amp;Find Weight</source>
-        <translation>Gewicht &amp;suchen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="255"/>
-        <source>&amp;Copy Weight Name</source>
-        <translation>Gewichtsnamen &amp;kopieren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="260"/>
-        <source>&amp;View</source>
-        <translation>&amp;Ansicht</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="265"/>
-        <source>E&amp;xpand All Layers</source>
-        <translation>Alle Schichten a&amp;usklappen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="266"/>
-        <source>C&amp;ollapse All Layers</source>
-        <translation>Alle Schichten &amp;einklappen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="268"/>
-        <source>&amp;Theme</source>
-        <translation>&amp;Farbschema</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="270"/>
-        <source>&amp;System</source>
-        <translation>&amp;System</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="270"/>
-        <source>&amp;Light</source>
-        <translation>&amp;Hell</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="270"/>
-        <source>&amp;Dark</source>
-        <translation>&amp;Dunkel</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="276"/>
-        <source>&amp;Full Screen</source>
-        <translation>&amp;Vollbild</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="282"/>
-        <source>&amp;Help</source>
-        <translation>&amp;Hilfe</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="283"/>
-        <source>&amp;About Quantscope</source>
-        <translation>&amp;Über Quantscope</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="284"/>
-        <source>About &amp;Qt</source>
-        <translation>Über &amp;Qt</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="325"/>
-        <source>Still opening %1…</source>
-        <translation>%1 wird noch geöffnet …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="328"/>
-        <location filename="../widgets/mainwindow.cpp" line="357"/>
-        <source>the demo checkpoint</source>
-        <translation>den Demo-Checkpoint</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="330"/>
-        <source>Opening %1…</source>
-        <translation>%1 wird geöffnet …</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="343"/>
-        <source>%1: out of memory</source>
-        <translation>%1: Speicher erschöpft</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="345"/>
-        <source>%1: internal error: %2</source>
-        <translation>%1: interner Fehler: %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="386"/>
-        <source>Demo checkpoint</source>
-        <translation>Demo-Checkpoint</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="387"/>
-        <source>%1 — Quantscope</source>
-        <translation>%1 — Quantscope</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="400"/>
-        <source>Cannot open checkpoint</source>
-        <translation>Checkpoint kann nicht geöffnet werden</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="401"/>
-        <source>Quantscope could not open %1.</source>
-        <translation>Quantscope konnte %1 nicht öffnen.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="409"/>
-        <source>Kept %1 open.</source>
-        <translation>%1 bleibt geöffnet.</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="417"/>
-        <source>No checkpoint open</source>
-        <translation>Kein Checkpoint geöffnet</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="425"/>
-        <source>Demo: %1</source>
-        <translation>Demo: %1</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="427"/>
-        <source>%n tensor(s), </source>
-        <translation>
-            <numerusform>%n Tensor, </numerusform>
-            <numerusform>%n Tensoren, </numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="428"/>
-        <source>%n weight(s)</source>
-        <translation>
-            <numerusform>%n Gewicht</numerusform>
-            <numerusform>%n Gewichte</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="429"/>
-        <source>%1 on disk</source>
-        <translation>%1 auf der Festplatte</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../widgets/mainwindow.cpp" line="430"/>
-        <source>%1 mapped in %n file(s)</source>
-        <translation>
-            <numerusform>%1 in %n Datei eingeblendet</numerusform>
-            <numerusform>%1 in %n Dateien eingeblendet</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="469"/>
-        <source>&amp;%1 %2</source>
-        <translation>&amp;%1 %2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="474"/>
-        <source>&amp;Clear List</source>
-        <translation>Liste &amp;leeren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="614"/>
-        <source>Open Checkpoint</source>
-        <translation>Checkpoint öffnen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="615"/>
-        <source>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)</source>
-        <translation>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;Alle Dateien (*)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="625"/>
-        <source>Open Checkpoint Folder</source>
-        <translation>Checkpoint-Ordner öffnen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="642"/>
-        <source>About Quantscope</source>
-        <translation>Über Quantscope</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="643"/>
-        <source>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;See and check how quantized LLM weights are laid out in memory: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;Ansehen und prüfen, wie quantisierte LLM-Gewichte im Speicher liegen: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors und MLX.&lt;/p&gt;</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::MetadataModel</name>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="148"/>
-        <source>Key</source>
-        <translation>Schlüssel</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="149"/>
-        <source>Type</source>
-        <translation>Typ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="150"/>
-        <source>Value</source>
-        <translation>Wert</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="151"/>
-        <source>Source</source>
-        <translation>Quelle</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::TensorTableModel</name>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="40"/>
-        <source>%1 (%2)</source>
-        <translation>%1 (%2)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="92"/>
-        <source>Tensor</source>
-        <translation>Tensor</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="93"/>
-        <source>Type</source>
-        <translation>Typ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="94"/>
-        <source>Shape</source>
-        <translation>Form</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="95"/>
-        <source>File</source>
-        <translation>Datei</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="96"/>
-        <source>Offset</source>
-        <translation>Offset</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="97"/>
-        <source>Bytes</source>
-        <translation>Bytes</translation>
-    </message>
-    <message>
-        <location filename="../widgets/tablemodels.cpp" line="98"/>
-        <source>Logical weight (role)</source>
-        <translation>Logisches Gewicht (Rolle)</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::WeightTreeModel</name>
-    <message numerus="yes">
-        <location filename="../widgets/weighttreemodel.cpp" line="160"/>
-        <source>%n weight(s) in %1</source>
-        <translation>
-            <numerusform>%n Gewicht in %1</numerusform>
-            <numerusform>%n Gewichte in %1</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="228"/>
-        <source>Logical shape [out_features, in_features]</source>
-        <translation>Logische Form [out_features, in_features]</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="229"/>
-        <source>Bits per code (the float width for float formats)</source>
-        <translation>Bits pro Code (bei Gleitkommaformaten deren Breite)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="230"/>
-        <source>Weights sharing one scale along the input axis</source>
-        <translation>Gewichte, die sich entlang der Eingangsachse eine Skala teilen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="231"/>
-        <source>Effective bits per weight, counting every scale, zero, index and padding byte</source>
-        <translation>Effektive Bits pro Gewicht, mit jeder Skala, jedem Nullpunkt, Index und Füllbyte</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="232"/>
-        <source>Bytes stored for this weight, all member tensors</source>
-        <translation>Für dieses Gewicht gespeicherte Bytes, alle zugehörigen Tensoren</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="237"/>
-        <source>Name</source>
-        <translation>Name</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="238"/>
-        <source>Format</source>
-        <translation>Format</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="239"/>
-        <source>Shape</source>
-        <translation>Form</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="242"/>
-        <source>Bits/w</source>
-        <translation>Bits/G</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="240"/>
-        <source>Bits</source>
-        <translation>Bits</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="241"/>
-        <source>Group</source>
-        <translation>Gruppe</translation>
-    </message>
-    <message>
-        <location filename="../widgets/weighttreemodel.cpp" line="243"/>
-        <source>Bytes</source>
-        <translation>Bytes</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::BudgetChart</name>
-    <message>
-        <source>float</source>
-        <translation>Gleitkomma</translation>
-    </message>
-    <message>
-        <source>GGUF</source>
-        <translation>GGUF</translation>
-    </message>
-    <message>
-        <source>GPTQ</source>
-        <translation>GPTQ</translation>
-    </message>
-    <message>
-        <source>AWQ</source>
-        <translation>AWQ</translation>
-    </message>
-    <message>
-        <source>compressed-tensors</source>
-        <translation>compressed-tensors</translation>
-    </message>
-    <message>
-        <source>MLX</source>
-        <translation>MLX</translation>
-    </message>
-    <message>
-        <source>bitsandbytes 4-bit</source>
-        <translation>bitsandbytes 4 Bit</translation>
-    </message>
-    <message>
-        <source>bitsandbytes int8</source>
-        <translation>bitsandbytes int8</translation>
-    </message>
-    <message>
-        <source>bits per weight (every scale, zero and index counted)</source>
-        <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
-    </message>
-    <message>
-        <source>fits</source>
-        <translation>passt</translation>
-    </message>
-    <message>
-        <source>memory</source>
-        <translation>Speicher</translation>
-    </message>
-    <message>
-        <source>does not fit</source>
-        <translation>passt nicht</translation>
-    </message>
-    <message>
-        <source>GiB for %1 parameters (weights only)</source>
-        <translation>GiB für %1 Parameter (nur Gewichte)</translation>
-    </message>
-    <message>
-        <source>GiB (weights only)</source>
-        <translation>GiB (nur Gewichte)</translation>
-    </message>
-    <message>
-        <source>budget %L1 GiB</source>
-        <translation>Budget %L1 GiB</translation>
-    </message>
-    <message>
-        <source>%1: %L2 bpw</source>
-        <translation>%1: %L2 Bit/Gewicht</translation>
-    </message>
-    <message>
-        <source>%1: %L2 GiB</source>
-        <translation>%1: %L2 GiB</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::BudgetView</name>
-    <message>
-        <source>Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9</source>
-        <translation>Parameterzahl: eine Vorgabe oder eine Zahl wie 8B, 1.5B, 350M oder 70e9</translation>
-    </message>
-    <message>
-        <source>Common formats</source>
-        <translation>Gängige Formate</translation>
-    </message>
-    <message>
-        <source>All formats</source>
-        <translation>Alle Formate</translation>
-    </message>
-    <message>
-        <source> GiB</source>
-        <translation> GiB</translation>
-    </message>
-    <message>
-        <source>Your RAM or VRAM: the budget line</source>
-        <translation>Ihr RAM oder VRAM: die Budgetlinie</translation>
-    </message>
-    <message>
-        <source>Model size:</source>
-        <translation>Modellgröße:</translation>
-    </message>
-    <message>
-        <source>Memory budget:</source>
-        <translation>Speicherbudget:</translation>
-    </message>
-    <message>
-        <source>Formats:</source>
-        <translation>Formate:</translation>
-    </message>
-    <message>
-        <source>%1 (this checkpoint)</source>
-        <translation>%1 (dieser Checkpoint)</translation>
-    </message>
-    <message>
-        <source>&lt;span style='color:%1'&gt;not a parameter count&lt;/span&gt;</source>
-        <translation>&lt;span style='color:%1'&gt;keine Parameterzahl&lt;/span&gt;</translation>
-    </message>
-    <message>
-        <source>this checkpoint</source>
-        <translation>dieser Checkpoint</translation>
-    </message>
-    <message>
-        <source>%1 parameters in %L2 GiB: %3 of %4 formats fit.</source>
-        <translation>%1 Parameter in %L2 GiB: %3 von %4 Formaten passen.</translation>
-    </message>
-    <message>
-        <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %L3 GiB).</source>
-        <translation> Das genaueste passende: &lt;b&gt;%1&lt;/b&gt; (%L2 Bit/Gewicht, %L3 GiB).</translation>
-    </message>
-    <message>
-        <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).</source>
-        <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt nur Gewichte (kein KV-Cache, keine Aktivierungen).</translation>
-    </message>
-    <message>
-        <source>%1
+    <context>
+        <name>main</name>
+        <message>
+            <location filename="../app/gui/main.cpp" line="67" />
+            <source>See and check the memory layouts of quantized LLM weights.</source>
+            <translation>Speicherlayouts quantisierter LLM-Gewichte ansehen und prüfen.</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="71" />
+            <source>A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens.</source>
+            <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="73" />
+            <source>Show the view NAME (tensors, metadata).</source>
+            <translation>Die Ansicht NAME zeigen (tensors, metadata).</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="75" />
+            <source>Select the logical weight NAME.</source>
+            <translation>Das logische Gewicht NAME auswählen.</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="78" />
+            <source>Render the window at 1600x1000 to FILE (PNG) and exit.</source>
+            <translation>Das Fenster in 1600x1000 als DATEI (PNG) speichern und beenden.</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="80" />
+            <source>Use the language CODE (de, en, ...) instead of the system's.</source>
+            <translation>Die Sprache CODE (de, en, …) statt der Systemsprache verwenden.</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="82" />
+            <source>Use the theme NAME (system, light, dark).</source>
+            <translation>Das Farbschema NAME verwenden (system, light, dark).</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="88" />
+            <source>quantscope: give at most one path</source>
+            <translation>quantscope: höchstens einen Pfad angeben</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="106" />
+            <source>quantscope: unknown theme '%1'</source>
+            <translation>quantscope: unbekanntes Farbschema „%1“</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="120" />
+            <source>quantscope: no view '%1' (views: %2)</source>
+            <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="123" />
+            <source>quantscope: no weight '%1'</source>
+            <translation>quantscope: kein Gewicht „%1“</translation>
+        </message>
+        <message>
+            <location filename="../app/gui/main.cpp" line="129" />
+            <source>quantscope: cannot write %1</source>
+            <translation>quantscope: %1 kann nicht geschrieben werden</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::Inspector</name>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="55" />
+            <source>No checkpoint is open.</source>
+            <translation>Kein Checkpoint geöffnet.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="65" />
+            <source>Path</source>
+            <translation>Pfad</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="66" />
+            <source>Container</source>
+            <translation>Container</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="66" />
+            <source>%1 version %2</source>
+            <translation>%1 Version %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="67" />
+            <source>Files</source>
+            <translation>Dateien</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="68" />
+            <source>Size on disk</source>
+            <translation>Größe auf der Festplatte</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="69" />
+            <location filename="../widgets/inspector.cpp" line="120" />
+            <source>Stored tensors</source>
+            <translation>Gespeicherte Tensoren</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="70" />
+            <source>Logical weights</source>
+            <translation>Logische Gewichte</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="80" />
+            <source>Formats</source>
+            <translation>Formate</translation>
+        </message>
+        <message numerus="yes">
+            <location filename="../widgets/inspector.cpp" line="84" />
+            <source>%n weight(s), %1</source>
+            <translation>
+                <numerusform>%n Gewicht, %1</numerusform>
+                <numerusform>%n Gewichte, %1</numerusform>
+            </translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="88" />
+            <location filename="../widgets/inspector.cpp" line="140" />
+            <source>Notes</source>
+            <translation>Hinweise</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="94" />
+            <source>Select a weight in the tensor browser to see its details.</source>
+            <translation>Wählen Sie ein Gewicht im Tensor-Browser, um seine Details zu sehen.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="102" />
+            <source>Logical shape [out, in]</source>
+            <translation>Logische Form [out, in]</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="104" />
+            <source>Bits</source>
+            <translation>Bits</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="106" />
+            <source>Group size</source>
+            <translation>Gruppengröße</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="109" />
+            <source>Zero point</source>
+            <translation>Nullpunkt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="109" />
+            <source>symmetric</source>
+            <translation>symmetrisch</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="109" />
+            <source>asymmetric</source>
+            <translation>asymmetrisch</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="110" />
+            <source>Act-order</source>
+            <translation>Act-Order</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="110" />
+            <source>yes (g_idx is not k / group size)</source>
+            <translation>ja (g_idx ist nicht k / Gruppengröße)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="111" />
+            <source>labelled desc_act, but groups are sequential</source>
+            <translation>als desc_act markiert, aber die Gruppen sind fortlaufend</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="111" />
+            <source>no</source>
+            <translation>nein</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="113" />
+            <source>Elements</source>
+            <translation>Elemente</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="114" />
+            <source>Stored bytes</source>
+            <translation>Gespeicherte Bytes</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="114" />
+            <source>%1 (%2 bytes)</source>
+            <translation>%1 (%2 Bytes)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="115" />
+            <source>Effective bits per weight</source>
+            <translation>Effektive Bits pro Gewicht</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="122" />
+            <source>Role</source>
+            <translation>Rolle</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="122" />
+            <source>Tensor</source>
+            <translation>Tensor</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="122" />
+            <source>Type</source>
+            <translation>Typ</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="122" />
+            <source>Shape</source>
+            <translation>Form</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="122" />
+            <source>Bytes</source>
+            <translation>Bytes</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="134" />
+            <source>Evidence</source>
+            <translation>Belege</translation>
+        </message>
+        <message>
+            <location filename="../widgets/inspector.cpp" line="142" />
+            <source>Detection found nothing to report.</source>
+            <translation>Die Erkennung hat nichts zu melden.</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::MainWindow</name>
+        <message>
+            <source>Export &amp;Report…</source>
+            <translation>&amp;Bericht exportieren…</translation>
+        </message>
+        <message>
+            <source>Export Report</source>
+            <translation>Bericht exportieren</translation>
+        </message>
+        <message>
+            <source>HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)</source>
+            <translation>HTML-Seite (*.html);;Markdown mit PNG-Abbildungen (*.md);;PDF-Dokument (*.pdf)</translation>
+        </message>
+        <message>
+            <source>Writing report</source>
+            <translation>Bericht wird geschrieben</translation>
+        </message>
+        <message>
+            <source>Report written to %1</source>
+            <translation>Bericht geschrieben nach %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="108" />
+            <source>Quantscope</source>
+            <translation>Quantscope</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="170" />
+            <source>Filter stored tensors</source>
+            <translation>Gespeicherte Tensoren filtern</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="172" />
+            <source>Stored tensors</source>
+            <translation>Gespeicherte Tensoren</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="182" />
+            <source>Filter metadata</source>
+            <translation>Metadaten filtern</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="184" />
+            <source>Metadata</source>
+            <translation>Metadaten</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="204" />
+            <source>Tensor browser</source>
+            <translation>Tensor-Browser</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="207" />
+            <source>Filter by name or format (%1)</source>
+            <translation>Nach Name oder Format filtern (%1)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="212" />
+            <source>Inspector</source>
+            <translation>Inspektor</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="221" />
+            <source>&amp;File</source>
+            <translation>&amp;Datei</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="222" />
+            <source>Main toolbar</source>
+            <translation>Hauptwerkzeugleiste</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="226" />
+            <source>&amp;Open File…</source>
+            <translation>Datei ö&amp;ffnen …</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="228" />
+            <source>Open &amp;Folder…</source>
+            <translation>&amp;Ordner öffnen …</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="230" />
+            <source>Open &amp;Recent</source>
+            <translation>&amp;Zuletzt geöffnet</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="231" />
+            <source>Open &amp;Demo Checkpoint</source>
+            <translation>De&amp;mo-Checkpoint öffnen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="232" />
+            <source>Re&amp;load</source>
+            <translation>&amp;Neu laden</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="240" />
+            <source>&amp;Close Window</source>
+            <translation>Fenster &amp;schließen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="242" />
+            <source>&amp;Quit</source>
+            <translation>&amp;Beenden</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="249" />
+            <source>&amp;Edit</source>
+            <translation>&amp;Bearbeiten</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="250" />
+            <source>&amp;Find Weight</source>
+            <translation>Gewicht &amp;suchen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="255" />
+            <source>&amp;Copy Weight Name</source>
+            <translation>Gewichtsnamen &amp;kopieren</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="260" />
+            <source>&amp;View</source>
+            <translation>&amp;Ansicht</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="265" />
+            <source>E&amp;xpand All Layers</source>
+            <translation>Alle Schichten a&amp;usklappen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="266" />
+            <source>C&amp;ollapse All Layers</source>
+            <translation>Alle Schichten &amp;einklappen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="268" />
+            <source>&amp;Theme</source>
+            <translation>&amp;Farbschema</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="270" />
+            <source>&amp;System</source>
+            <translation>&amp;System</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="270" />
+            <source>&amp;Light</source>
+            <translation>&amp;Hell</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="270" />
+            <source>&amp;Dark</source>
+            <translation>&amp;Dunkel</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="276" />
+            <source>&amp;Full Screen</source>
+            <translation>&amp;Vollbild</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="282" />
+            <source>&amp;Help</source>
+            <translation>&amp;Hilfe</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="283" />
+            <source>&amp;About Quantscope</source>
+            <translation>&amp;Über Quantscope</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="284" />
+            <source>About &amp;Qt</source>
+            <translation>Über &amp;Qt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="325" />
+            <source>Still opening %1…</source>
+            <translation>%1 wird noch geöffnet …</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="328" />
+            <location filename="../widgets/mainwindow.cpp" line="357" />
+            <source>the demo checkpoint</source>
+            <translation>den Demo-Checkpoint</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="330" />
+            <source>Opening %1…</source>
+            <translation>%1 wird geöffnet …</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="343" />
+            <source>%1: out of memory</source>
+            <translation>%1: Speicher erschöpft</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="345" />
+            <source>%1: internal error: %2</source>
+            <translation>%1: interner Fehler: %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="386" />
+            <source>Demo checkpoint</source>
+            <translation>Demo-Checkpoint</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="387" />
+            <source>%1 — Quantscope</source>
+            <translation>%1 — Quantscope</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="400" />
+            <source>Cannot open checkpoint</source>
+            <translation>Checkpoint kann nicht geöffnet werden</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="401" />
+            <source>Quantscope could not open %1.</source>
+            <translation>Quantscope konnte %1 nicht öffnen.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="409" />
+            <source>Kept %1 open.</source>
+            <translation>%1 bleibt geöffnet.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="417" />
+            <source>No checkpoint open</source>
+            <translation>Kein Checkpoint geöffnet</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="425" />
+            <source>Demo: %1</source>
+            <translation>Demo: %1</translation>
+        </message>
+        <message numerus="yes">
+            <location filename="../widgets/mainwindow.cpp" line="427" />
+            <source>%n tensor(s), </source>
+            <translation>
+                <numerusform>%n Tensor, </numerusform>
+                <numerusform>%n Tensoren, </numerusform>
+            </translation>
+        </message>
+        <message numerus="yes">
+            <location filename="../widgets/mainwindow.cpp" line="428" />
+            <source>%n weight(s)</source>
+            <translation>
+                <numerusform>%n Gewicht</numerusform>
+                <numerusform>%n Gewichte</numerusform>
+            </translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="429" />
+            <source>%1 on disk</source>
+            <translation>%1 auf der Festplatte</translation>
+        </message>
+        <message numerus="yes">
+            <location filename="../widgets/mainwindow.cpp" line="430" />
+            <source>%1 mapped in %n file(s)</source>
+            <translation>
+                <numerusform>%1 in %n Datei eingeblendet</numerusform>
+                <numerusform>%1 in %n Dateien eingeblendet</numerusform>
+            </translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="469" />
+            <source>&amp;%1 %2</source>
+            <translation>&amp;%1 %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="474" />
+            <source>&amp;Clear List</source>
+            <translation>Liste &amp;leeren</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="614" />
+            <source>Open Checkpoint</source>
+            <translation>Checkpoint öffnen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="615" />
+            <source>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)</source>
+            <translation>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;Alle Dateien (*)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="625" />
+            <source>Open Checkpoint Folder</source>
+            <translation>Checkpoint-Ordner öffnen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="642" />
+            <source>About Quantscope</source>
+            <translation>Über Quantscope</translation>
+        </message>
+        <message>
+            <location filename="../widgets/mainwindow.cpp" line="643" />
+            <source>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;See and check how quantized LLM weights are laid out in memory: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.&lt;/p&gt;</source>
+            <translation>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;Ansehen und prüfen, wie quantisierte LLM-Gewichte im Speicher liegen: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors und MLX.&lt;/p&gt;</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::MetadataModel</name>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="148" />
+            <source>Key</source>
+            <translation>Schlüssel</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="149" />
+            <source>Type</source>
+            <translation>Typ</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="150" />
+            <source>Value</source>
+            <translation>Wert</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="151" />
+            <source>Source</source>
+            <translation>Quelle</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::TensorTableModel</name>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="40" />
+            <source>%1 (%2)</source>
+            <translation>%1 (%2)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="92" />
+            <source>Tensor</source>
+            <translation>Tensor</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="93" />
+            <source>Type</source>
+            <translation>Typ</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="94" />
+            <source>Shape</source>
+            <translation>Form</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="95" />
+            <source>File</source>
+            <translation>Datei</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="96" />
+            <source>Offset</source>
+            <translation>Offset</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="97" />
+            <source>Bytes</source>
+            <translation>Bytes</translation>
+        </message>
+        <message>
+            <location filename="../widgets/tablemodels.cpp" line="98" />
+            <source>Logical weight (role)</source>
+            <translation>Logisches Gewicht (Rolle)</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::WeightTreeModel</name>
+        <message numerus="yes">
+            <location filename="../widgets/weighttreemodel.cpp" line="160" />
+            <source>%n weight(s) in %1</source>
+            <translation>
+                <numerusform>%n Gewicht in %1</numerusform>
+                <numerusform>%n Gewichte in %1</numerusform>
+            </translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="228" />
+            <source>Logical shape [out_features, in_features]</source>
+            <translation>Logische Form [out_features, in_features]</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="229" />
+            <source>Bits per code (the float width for float formats)</source>
+            <translation>Bits pro Code (bei Gleitkommaformaten deren Breite)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="230" />
+            <source>Weights sharing one scale along the input axis</source>
+            <translation>Gewichte, die sich entlang der Eingangsachse eine Skala teilen</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="231" />
+            <source>Effective bits per weight, counting every scale, zero, index and padding byte</source>
+            <translation>Effektive Bits pro Gewicht, mit jeder Skala, jedem Nullpunkt, Index und Füllbyte</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="232" />
+            <source>Bytes stored for this weight, all member tensors</source>
+            <translation>Für dieses Gewicht gespeicherte Bytes, alle zugehörigen Tensoren</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="237" />
+            <source>Name</source>
+            <translation>Name</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="238" />
+            <source>Format</source>
+            <translation>Format</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="239" />
+            <source>Shape</source>
+            <translation>Form</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="242" />
+            <source>Bits/w</source>
+            <translation>Bits/G</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="240" />
+            <source>Bits</source>
+            <translation>Bits</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="241" />
+            <source>Group</source>
+            <translation>Gruppe</translation>
+        </message>
+        <message>
+            <location filename="../widgets/weighttreemodel.cpp" line="243" />
+            <source>Bytes</source>
+            <translation>Bytes</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::BudgetChart</name>
+        <message>
+            <source>float</source>
+            <translation>Gleitkomma</translation>
+        </message>
+        <message>
+            <source>GGUF</source>
+            <translation>GGUF</translation>
+        </message>
+        <message>
+            <source>GPTQ</source>
+            <translation>GPTQ</translation>
+        </message>
+        <message>
+            <source>AWQ</source>
+            <translation>AWQ</translation>
+        </message>
+        <message>
+            <source>compressed-tensors</source>
+            <translation>compressed-tensors</translation>
+        </message>
+        <message>
+            <source>MLX</source>
+            <translation>MLX</translation>
+        </message>
+        <message>
+            <source>bitsandbytes 4-bit</source>
+            <translation>bitsandbytes 4 Bit</translation>
+        </message>
+        <message>
+            <source>bitsandbytes int8</source>
+            <translation>bitsandbytes int8</translation>
+        </message>
+        <message>
+            <source>bits per weight (every scale, zero and index counted)</source>
+            <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
+        </message>
+        <message>
+            <source>fits</source>
+            <translation>passt</translation>
+        </message>
+        <message>
+            <source>memory</source>
+            <translation>Speicher</translation>
+        </message>
+        <message>
+            <source>does not fit</source>
+            <translation>passt nicht</translation>
+        </message>
+        <message>
+            <source>GiB for %1 parameters (weights only)</source>
+            <translation>GiB für %1 Parameter (nur Gewichte)</translation>
+        </message>
+        <message>
+            <source>GiB (weights only)</source>
+            <translation>GiB (nur Gewichte)</translation>
+        </message>
+        <message>
+            <source>budget %L1 GiB</source>
+            <translation>Budget %L1 GiB</translation>
+        </message>
+        <message>
+            <source>%1: %L2 bpw</source>
+            <translation>%1: %L2 Bit/Gewicht</translation>
+        </message>
+        <message>
+            <source>%1: %L2 GiB</source>
+            <translation>%1: %L2 GiB</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::BudgetView</name>
+        <message>
+            <source>Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9</source>
+            <translation>Parameterzahl: eine Vorgabe oder eine Zahl wie 8B, 1.5B, 350M oder 70e9</translation>
+        </message>
+        <message>
+            <source>Common formats</source>
+            <translation>Gängige Formate</translation>
+        </message>
+        <message>
+            <source>All formats</source>
+            <translation>Alle Formate</translation>
+        </message>
+        <message>
+            <source> GiB</source>
+            <translation> GiB</translation>
+        </message>
+        <message>
+            <source>Your RAM or VRAM: the budget line</source>
+            <translation>Ihr RAM oder VRAM: die Budgetlinie</translation>
+        </message>
+        <message>
+            <source>Model size:</source>
+            <translation>Modellgröße:</translation>
+        </message>
+        <message>
+            <source>Memory budget:</source>
+            <translation>Speicherbudget:</translation>
+        </message>
+        <message>
+            <source>Formats:</source>
+            <translation>Formate:</translation>
+        </message>
+        <message>
+            <source>%1 (this checkpoint)</source>
+            <translation>%1 (dieser Checkpoint)</translation>
+        </message>
+        <message>
+            <source>&lt;span style='color:%1'&gt;not a parameter count&lt;/span&gt;</source>
+            <translation>&lt;span style='color:%1'&gt;keine Parameterzahl&lt;/span&gt;</translation>
+        </message>
+        <message>
+            <source>this checkpoint</source>
+            <translation>dieser Checkpoint</translation>
+        </message>
+        <message>
+            <source>%1 parameters in %L2 GiB: %3 of %4 formats fit.</source>
+            <translation>%1 Parameter in %L2 GiB: %3 von %4 Formaten passen.</translation>
+        </message>
+        <message>
+            <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %L3 GiB).</source>
+            <translation> Das genaueste passende: &lt;b&gt;%1&lt;/b&gt; (%L2 Bit/Gewicht, %L3 GiB).</translation>
+        </message>
+        <message>
+            <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).</source>
+            <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt nur Gewichte (kein KV-Cache, keine Aktivierungen).</translation>
+        </message>
+        <message>
+            <source>%1
 %L2 bits per weight: %3
 %L4 GiB (%L5 GB)</source>
-        <translation>%1
+            <translation>%1
 %L2 Bits pro Gewicht: %3
 %L4 GiB (%L5 GB)</translation>
-    </message>
-    <message>
-        <source>
+        </message>
+        <message>
+            <source>
 fits the budget</source>
-        <translation>
+            <translation>
 passt ins Budget</translation>
-    </message>
-    <message>
-        <source>
+        </message>
+        <message>
+            <source>
 does not fit the budget</source>
-        <translation>
+            <translation>
 passt nicht ins Budget</translation>
-    </message>
-    <message>
-        <source>Budget</source>
-        <translation>Budget</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::ErrorHistogram</name>
-    <message>
-        <source>elements</source>
-        <translation>Elemente</translation>
-    </message>
-    <message>
-        <source>signed error (dequantized − reference)</source>
-        <translation>vorzeichenbehafteter Fehler (dequantisiert − Referenz)</translation>
-    </message>
-    <message>
-        <source>elements (log)</source>
-        <translation>Elemente (log)</translation>
-    </message>
-    <message>
-        <source>RMSE</source>
-        <translation>RMSE</translation>
-    </message>
-    <message>
-        <source>max |error|</source>
-        <translation>max. |Fehler|</translation>
-    </message>
-    <message>
-        <source>group (storage order)</source>
-        <translation>Gruppe (Speicherreihenfolge)</translation>
-    </message>
-    <message>
-        <source>error</source>
-        <translation>Fehler</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::ScaleHeatmap</name>
-    <message>
-        <source>%1 (weight units)</source>
-        <translation>%1 (Gewichtseinheiten)</translation>
-    </message>
-    <message>
-        <source>max |%1| per cell</source>
-        <translation>max. |%1| pro Zelle</translation>
-    </message>
-    <message>
-        <source>min %1 per cell</source>
-        <translation>min. %1 pro Zelle</translation>
-    </message>
-    <message>
-        <source>max %1 per cell</source>
-        <translation>max. %1 pro Zelle</translation>
-    </message>
-    <message>
-        <source>group (input columns / %1)</source>
-        <translation>Gruppe (Eingangsspalten / %1)</translation>
-    </message>
-    <message>
-        <source>group (act-order: columns by g_idx)</source>
-        <translation>Gruppe (act-order: Spalten nach g_idx)</translation>
-    </message>
-    <message>
-        <source>output row</source>
-        <translation>Ausgangszeile</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::ScalesView</name>
-    <message>
-        <source>Scales</source>
-        <translation>Skalen</translation>
-    </message>
-    <message>
-        <source>Zeros / minimums</source>
-        <translation>Nullpunkte / Minima</translation>
-    </message>
-    <message>
-        <source>Which per-group parameter the heatmap shows</source>
-        <translation>Welchen Gruppenparameter die Heatmap zeigt</translation>
-    </message>
-    <message>
-        <source>Cell: max |value|</source>
-        <translation>Zelle: max. |Wert|</translation>
-    </message>
-    <message>
-        <source>Cell: min</source>
-        <translation>Zelle: Minimum</translation>
-    </message>
-    <message>
-        <source>Cell: max</source>
-        <translation>Zelle: Maximum</translation>
-    </message>
-    <message>
-        <source>When the weight has more groups or rows than the plot has cells, each cell reduces the block it covers</source>
-        <translation>Hat das Gewicht mehr Gruppen oder Zeilen als der Plot Zellen, fasst jede Zelle den überdeckten Block zusammen</translation>
-    </message>
-    <message>
-        <source>GGUF: block scales (d, dmin)</source>
-        <translation>GGUF: Blockskalen (d, dmin)</translation>
-    </message>
-    <message>
-        <source>GGUF: sub-block scales (d × sc, dmin × m)</source>
-        <translation>GGUF: Unterblockskalen (d × sc, dmin × m)</translation>
-    </message>
-    <message>
-        <source>k-quants store a super-block scale d and small integer scales per sub-block</source>
-        <translation>k-Quants speichern eine Superblock-Skala d und kleine ganzzahlige Skalen pro Unterblock</translation>
-    </message>
-    <message>
-        <source>Select a quantized weight to see its scales.</source>
-        <translation>Wählen Sie ein quantisiertes Gewicht, um seine Skalen zu sehen.</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;%1&lt;/b&gt; · %2</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; · %2</translation>
-    </message>
-    <message>
-        <source>%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; see the bit map for its encoding.</source>
-        <translation>%1 ist als %2 gespeichert: ein Gleitkomma-Gewicht hat keine Skalen oder Nullpunkte. Jedes Element ist sein eigener Wert; seine Kodierung zeigt die Bitkarte.</translation>
-    </message>
-    <message>
-        <source>Reading the scales of %1…</source>
-        <translation>Lese die Skalen von %1…</translation>
-    </message>
-    <message>
-        <source>Reading scales of %1</source>
-        <translation>Skalen von %1 lesen</translation>
-    </message>
-    <message>
-        <source>one per %1 input columns</source>
-        <translation>eine pro %1 Eingangsspalten</translation>
-    </message>
-    <message>
-        <source>one per group of %1 input columns, columns assigned by g_idx (act-order)</source>
-        <translation>eine pro Gruppe von %1 Eingangsspalten, Spalten nach g_idx zugeordnet (act-order)</translation>
-    </message>
-    <message>
-        <source>Showing %1 (%2)</source>
-        <translation>Gezeigt: %1 (%2)</translation>
-    </message>
-    <message>
-        <source> and %1</source>
-        <translation> und %1</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 rows × %4 groups&lt;br&gt;%5.</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 Zeilen × %4 Gruppen&lt;br&gt;%5.</translation>
-    </message>
-    <message>
-        <source> Decimated: each cell covers %1 groups × %2 rows.</source>
-        <translation> Ausgedünnt: jede Zelle umfasst %1 Gruppen × %2 Zeilen.</translation>
-    </message>
-    <message>
-        <source>group %1, row %2
+        </message>
+        <message>
+            <source>Budget</source>
+            <translation>Budget</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::ErrorHistogram</name>
+        <message>
+            <source>elements</source>
+            <translation>Elemente</translation>
+        </message>
+        <message>
+            <source>signed error (dequantized − reference)</source>
+            <translation>vorzeichenbehafteter Fehler (dequantisiert − Referenz)</translation>
+        </message>
+        <message>
+            <source>elements (log)</source>
+            <translation>Elemente (log)</translation>
+        </message>
+        <message>
+            <source>RMSE</source>
+            <translation>RMSE</translation>
+        </message>
+        <message>
+            <source>max |error|</source>
+            <translation>max. |Fehler|</translation>
+        </message>
+        <message>
+            <source>group (storage order)</source>
+            <translation>Gruppe (Speicherreihenfolge)</translation>
+        </message>
+        <message>
+            <source>error</source>
+            <translation>Fehler</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::ScaleHeatmap</name>
+        <message>
+            <source>%1 (weight units)</source>
+            <translation>%1 (Gewichtseinheiten)</translation>
+        </message>
+        <message>
+            <source>max |%1| per cell</source>
+            <translation>max. |%1| pro Zelle</translation>
+        </message>
+        <message>
+            <source>min %1 per cell</source>
+            <translation>min. %1 pro Zelle</translation>
+        </message>
+        <message>
+            <source>max %1 per cell</source>
+            <translation>max. %1 pro Zelle</translation>
+        </message>
+        <message>
+            <source>group (input columns / %1)</source>
+            <translation>Gruppe (Eingangsspalten / %1)</translation>
+        </message>
+        <message>
+            <source>group (act-order: columns by g_idx)</source>
+            <translation>Gruppe (act-order: Spalten nach g_idx)</translation>
+        </message>
+        <message>
+            <source>output row</source>
+            <translation>Ausgangszeile</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::ScalesView</name>
+        <message>
+            <source>Scales</source>
+            <translation>Skalen</translation>
+        </message>
+        <message>
+            <source>Zeros / minimums</source>
+            <translation>Nullpunkte / Minima</translation>
+        </message>
+        <message>
+            <source>Which per-group parameter the heatmap shows</source>
+            <translation>Welchen Gruppenparameter die Heatmap zeigt</translation>
+        </message>
+        <message>
+            <source>Cell: max |value|</source>
+            <translation>Zelle: max. |Wert|</translation>
+        </message>
+        <message>
+            <source>Cell: min</source>
+            <translation>Zelle: Minimum</translation>
+        </message>
+        <message>
+            <source>Cell: max</source>
+            <translation>Zelle: Maximum</translation>
+        </message>
+        <message>
+            <source>When the weight has more groups or rows than the plot has cells, each cell reduces the block it covers</source>
+            <translation>Hat das Gewicht mehr Gruppen oder Zeilen als der Plot Zellen, fasst jede Zelle den überdeckten Block zusammen</translation>
+        </message>
+        <message>
+            <source>GGUF: block scales (d, dmin)</source>
+            <translation>GGUF: Blockskalen (d, dmin)</translation>
+        </message>
+        <message>
+            <source>GGUF: sub-block scales (d × sc, dmin × m)</source>
+            <translation>GGUF: Unterblockskalen (d × sc, dmin × m)</translation>
+        </message>
+        <message>
+            <source>k-quants store a super-block scale d and small integer scales per sub-block</source>
+            <translation>k-Quants speichern eine Superblock-Skala d und kleine ganzzahlige Skalen pro Unterblock</translation>
+        </message>
+        <message>
+            <source>Select a quantized weight to see its scales.</source>
+            <translation>Wählen Sie ein quantisiertes Gewicht, um seine Skalen zu sehen.</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;%1&lt;/b&gt; · %2</source>
+            <translation>&lt;b&gt;%1&lt;/b&gt; · %2</translation>
+        </message>
+        <message>
+            <source>%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; see the bit map for its encoding.</source>
+            <translation>%1 ist als %2 gespeichert: ein Gleitkomma-Gewicht hat keine Skalen oder Nullpunkte. Jedes Element ist sein eigener Wert; seine Kodierung zeigt die Bitkarte.</translation>
+        </message>
+        <message>
+            <source>Reading the scales of %1…</source>
+            <translation>Lese die Skalen von %1…</translation>
+        </message>
+        <message>
+            <source>Reading scales of %1</source>
+            <translation>Skalen von %1 lesen</translation>
+        </message>
+        <message>
+            <source>one per %1 input columns</source>
+            <translation>eine pro %1 Eingangsspalten</translation>
+        </message>
+        <message>
+            <source>one per group of %1 input columns, columns assigned by g_idx (act-order)</source>
+            <translation>eine pro Gruppe von %1 Eingangsspalten, Spalten nach g_idx zugeordnet (act-order)</translation>
+        </message>
+        <message>
+            <source>Showing %1 (%2)</source>
+            <translation>Gezeigt: %1 (%2)</translation>
+        </message>
+        <message>
+            <source> and %1</source>
+            <translation> und %1</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 rows × %4 groups&lt;br&gt;%5.</source>
+            <translation>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 Zeilen × %4 Gruppen&lt;br&gt;%5.</translation>
+        </message>
+        <message>
+            <source> Decimated: each cell covers %1 groups × %2 rows.</source>
+            <translation> Ausgedünnt: jede Zelle umfasst %1 Gruppen × %2 Zeilen.</translation>
+        </message>
+        <message>
+            <source>group %1, row %2
 scale %3</source>
-        <translation>Gruppe %1, Zeile %2
+            <translation>Gruppe %1, Zeile %2
 Skala %3</translation>
-    </message>
-    <message>
-        <source>
+        </message>
+        <message>
+            <source>
 %1 %2</source>
-        <translation>
+            <translation>
 %1 %2</translation>
-    </message>
-    <message>
-        <source>
+        </message>
+        <message>
+            <source>
 first column %1</source>
-        <translation>
+            <translation>
 erste Spalte %1</translation>
-    </message>
-    <message>
-        <source>
+        </message>
+        <message>
+            <source>
 cell (%1 groups × %2 rows): %3</source>
-        <translation>
+            <translation>
 Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
-    </message>
-</context>
-<context>
-    <name>SlotOrderFigure</name>
-    <message>
-        <source>no layout to draw</source>
-        <translation>kein Layout zum Zeichnen</translation>
-    </message>
-    <message>
-        <source>no element fits the diagram</source>
-        <translation>kein Element passt in das Diagramm</translation>
-    </message>
-    <message>
-        <source>natural</source>
-        <translation>natürlich</translation>
-    </message>
-    <message>
-        <source>%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5</source>
-        <translation>%1 · b = %2 · Packachse %3 · %4-Bit-Wörter · Slot-Reihenfolge %5</translation>
-    </message>
-    <message>
-        <source>%1 word %2</source>
-        <translation>%1 Wort %2</translation>
-    </message>
-    <message>
-        <source>slot %1</source>
-        <translation>Slot %1</translation>
-    </message>
-    <message>
-        <source>n = output row</source>
-        <translation>n = Ausgabezeile</translation>
-    </message>
-    <message>
-        <source>element index within the block</source>
-        <translation>Elementindex im Block</translation>
-    </message>
-    <message>
-        <source>k = input column, n = output row</source>
-        <translation>k = Eingabespalte, n = Ausgabezeile</translation>
-    </message>
-    <message>
-        <source>Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.</source>
-        <translation>Oben: logische Elemente (%1), Farbe je Element. Unten: Bits der gespeicherten %2-Wörter, Bit 0 (LSB) links.</translation>
-    </message>
-    <message>
-        <source>Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits.</source>
-        <translation>Elemente mit Teilen ₀ ₁ sind auf Wörter oder Bitebenen verteilt: Teil ₀ enthält die niedrigen Bits.</translation>
-    </message>
-    <message>
-        <source>Slot s holds the word's element order[s]: %1.</source>
-        <translation>Slot s enthält das Element order[s] des Worts: %1.</translation>
-    </message>
-</context>
-<context>
-    <name>WordFigure</name>
-    <message>
-        <source>One block: %1 bytes, fields in byte order, bit ticks within each byte</source>
-        <translation>Ein Block: %1 Bytes, Felder in Byte-Reihenfolge, Bitmarken in jedem Byte</translation>
-    </message>
-    <message>
-        <source>One %1-bit word of %2, bit 0 (LSB) on the left</source>
-        <translation>Ein %1-Bit-Wort von %2, Bit 0 (LSB) links</translation>
-    </message>
-    <message>
-        <source>%1  @%2, %3 bytes, %4: %5</source>
-        <translation>%1  @%2, %3 Bytes, %4: %5</translation>
-    </message>
-    <message>
-        <source>%1 word %2 holds:</source>
-        <translation>%1 Wort %2 enthält:</translation>
-    </message>
-    <message>
-        <source>word %1 bits %2..%3</source>
-        <translation>Wort %1 Bits %2..%3</translation>
-    </message>
-    <message>
-        <source>element (n %1, k %2)%3: %4</source>
-        <translation>Element (n %1, k %2)%3: %4</translation>
-    </message>
-    <message>
-        <source>, slot %1</source>
-        <translation>, Slot %1</translation>
-    </message>
-</context>
-<context>
-    <name>DataFigures</name>
-    <message>
-        <source>out_features (n)</source>
-        <translation>out_features (n)</translation>
-    </message>
-    <message>
-        <source>group</source>
-        <translation>Gruppe</translation>
-    </message>
-</context>
-<context>
-    <name>qsw::SlotOrderView</name>
-    <message>
-        <source>Slot Order</source>
-        <translation>Slot-Reihenfolge</translation>
-    </message>
-    <message>
-        <source>Format:</source>
-        <translation>Format:</translation>
-    </message>
-    <message>
-        <source>Any registered layout; follows the selected weight</source>
-        <translation>Jedes registrierte Layout; folgt dem ausgewählten Gewicht</translation>
-    </message>
-    <message>
-        <source>Bits:</source>
-        <translation>Bits:</translation>
-    </message>
-    <message>
-        <source>Zoom:</source>
-        <translation>Zoom:</translation>
-    </message>
-    <message>
-        <source>Zoom</source>
-        <translation>Zoom</translation>
-    </message>
-    <message>
-        <source>Browsing %1 (not the selected weight's format).</source>
-        <translation>Ansicht von %1 (nicht das Format des ausgewählten Gewichts).</translation>
-    </message>
-    <message>
-        <source>%1 is %2: no packed layout. Pick a format to browse.</source>
-        <translation>%1 ist %2: kein gepacktes Layout. Format zum Ansehen wählen.</translation>
-    </message>
-    <message>
-        <source>Pick a format to browse its layout.</source>
-        <translation>Format wählen, um sein Layout anzusehen.</translation>
-    </message>
-    <message>
-        <source>%1: %2, [%3, %4], %5 bits%6</source>
-        <translation>%1: %2, [%3, %4], %5 Bits%6</translation>
-    </message>
-    <message>
-        <source>, group %1</source>
-        <translation>, Gruppe %1</translation>
-    </message>
-</context>
+        </message>
+    </context>
+    <context>
+        <name>SlotOrderFigure</name>
+        <message>
+            <source>no layout to draw</source>
+            <translation>kein Layout zum Zeichnen</translation>
+        </message>
+        <message>
+            <source>no element fits the diagram</source>
+            <translation>kein Element passt in das Diagramm</translation>
+        </message>
+        <message>
+            <source>natural</source>
+            <translation>natürlich</translation>
+        </message>
+        <message>
+            <source>%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5</source>
+            <translation>%1 · b = %2 · Packachse %3 · %4-Bit-Wörter · Slot-Reihenfolge %5</translation>
+        </message>
+        <message>
+            <source>%1 word %2</source>
+            <translation>%1 Wort %2</translation>
+        </message>
+        <message>
+            <source>slot %1</source>
+            <translation>Slot %1</translation>
+        </message>
+        <message>
+            <source>n = output row</source>
+            <translation>n = Ausgabezeile</translation>
+        </message>
+        <message>
+            <source>element index within the block</source>
+            <translation>Elementindex im Block</translation>
+        </message>
+        <message>
+            <source>k = input column, n = output row</source>
+            <translation>k = Eingabespalte, n = Ausgabezeile</translation>
+        </message>
+        <message>
+            <source>Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.</source>
+            <translation>Oben: logische Elemente (%1), Farbe je Element. Unten: Bits der gespeicherten %2-Wörter, Bit 0 (LSB) links.</translation>
+        </message>
+        <message>
+            <source>Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits.</source>
+            <translation>Elemente mit Teilen ₀ ₁ sind auf Wörter oder Bitebenen verteilt: Teil ₀ enthält die niedrigen Bits.</translation>
+        </message>
+        <message>
+            <source>Slot s holds the word's element order[s]: %1.</source>
+            <translation>Slot s enthält das Element order[s] des Worts: %1.</translation>
+        </message>
+    </context>
+    <context>
+        <name>WordFigure</name>
+        <message>
+            <source>One block: %1 bytes, fields in byte order, bit ticks within each byte</source>
+            <translation>Ein Block: %1 Bytes, Felder in Byte-Reihenfolge, Bitmarken in jedem Byte</translation>
+        </message>
+        <message>
+            <source>One %1-bit word of %2, bit 0 (LSB) on the left</source>
+            <translation>Ein %1-Bit-Wort von %2, Bit 0 (LSB) links</translation>
+        </message>
+        <message>
+            <source>%1  @%2, %3 bytes, %4: %5</source>
+            <translation>%1  @%2, %3 Bytes, %4: %5</translation>
+        </message>
+        <message>
+            <source>%1 word %2 holds:</source>
+            <translation>%1 Wort %2 enthält:</translation>
+        </message>
+        <message>
+            <source>word %1 bits %2..%3</source>
+            <translation>Wort %1 Bits %2..%3</translation>
+        </message>
+        <message>
+            <source>element (n %1, k %2)%3: %4</source>
+            <translation>Element (n %1, k %2)%3: %4</translation>
+        </message>
+        <message>
+            <source>, slot %1</source>
+            <translation>, Slot %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>DataFigures</name>
+        <message>
+            <source>out_features (n)</source>
+            <translation>out_features (n)</translation>
+        </message>
+        <message>
+            <source>group</source>
+            <translation>Gruppe</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::SlotOrderView</name>
+        <message>
+            <source>Slot Order</source>
+            <translation>Slot-Reihenfolge</translation>
+        </message>
+        <message>
+            <source>Format:</source>
+            <translation>Format:</translation>
+        </message>
+        <message>
+            <source>Any registered layout; follows the selected weight</source>
+            <translation>Jedes registrierte Layout; folgt dem ausgewählten Gewicht</translation>
+        </message>
+        <message>
+            <source>Bits:</source>
+            <translation>Bits:</translation>
+        </message>
+        <message>
+            <source>Zoom:</source>
+            <translation>Zoom:</translation>
+        </message>
+        <message>
+            <source>Zoom</source>
+            <translation>Zoom</translation>
+        </message>
+        <message>
+            <source>Browsing %1 (not the selected weight's format).</source>
+            <translation>Ansicht von %1 (nicht das Format des ausgewählten Gewichts).</translation>
+        </message>
+        <message>
+            <source>%1 is %2: no packed layout. Pick a format to browse.</source>
+            <translation>%1 ist %2: kein gepacktes Layout. Format zum Ansehen wählen.</translation>
+        </message>
+        <message>
+            <source>Pick a format to browse its layout.</source>
+            <translation>Format wählen, um sein Layout anzusehen.</translation>
+        </message>
+        <message>
+            <source>%1: %2, [%3, %4], %5 bits%6</source>
+            <translation>%1: %2, [%3, %4], %5 Bits%6</translation>
+        </message>
+        <message>
+            <source>, group %1</source>
+            <translation>, Gruppe %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::PlaygroundView</name>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="128" />
+            <source>Playground</source>
+            <translation>Spielwiese</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="149" />
+            <source>Row of the selected weight</source>
+            <translation>Zeile des ausgewählten Gewichts</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="150" />
+            <source>Normal</source>
+            <translation>Normalverteilt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="151" />
+            <source>Normal with outliers</source>
+            <translation>Normalverteilt mit Ausreißern</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="152" />
+            <source>Uniform</source>
+            <translation>Gleichverteilt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="153" />
+            <source>Laplace</source>
+            <translation>Laplace</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="154" />
+            <source>&amp;Source:</source>
+            <translation>&amp;Quelle:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="159" />
+            <source>&amp;Row:</source>
+            <translation>&amp;Zeile:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="166" />
+            <source>S&amp;eed:</source>
+            <translation>S&amp;eed:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="174" />
+            <source>&amp;Length:</source>
+            <translation>&amp;Länge:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="179" />
+            <source>GPTQ v1</source>
+            <translation>GPTQ v1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="180" />
+            <source>GPTQ v2</source>
+            <translation>GPTQ v2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="181" />
+            <source>AWQ GEMM</source>
+            <translation>AWQ GEMM</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="182" />
+            <source>compressed-tensors</source>
+            <translation>compressed-tensors</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="183" />
+            <source>MLX affine</source>
+            <translation>MLX affin</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="184" />
+            <source>&amp;Format:</source>
+            <translation>&amp;Format:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="190" />
+            <source>&amp;Bits:</source>
+            <translation>&amp;Bits:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="195" />
+            <location filename="../widgets/views/playgroundview.cpp" line="836" />
+            <source>whole row</source>
+            <translation>ganze Zeile</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="197" />
+            <source>&amp;Group size:</source>
+            <translation>&amp;Gruppengröße:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="199" />
+            <source>S&amp;ymmetric</source>
+            <translation>S&amp;ymmetrisch</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="213" />
+            <source>&amp;Clipping:</source>
+            <translation>&amp;Clipping:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="221" />
+            <source>&amp;Inspect group:</source>
+            <translation>Gruppe &amp;ansehen:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="434" />
+            <source>Select a weight in the browser, or pick a synthetic source.</source>
+            <translation>Ein Gewicht im Browser auswählen oder eine synthetische Quelle wählen.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="438" />
+            <source>%1: no dequantizer for format %2; pick another weight or a synthetic source.</source>
+            <translation>%1: kein Dequantisierer für das Format %2; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="446" />
+            <source>Quantizing row %1 of %2</source>
+            <translation>Zeile %1 von %2 wird quantisiert</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="473" />
+            <source>Quantizing %1 synthetic values</source>
+            <translation>%1 synthetische Werte werden quantisiert</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="521" />
+            <location filename="../widgets/views/playgroundview.cpp" line="522" />
+            <source>n%1</source>
+            <translation>n%1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="560" />
+            <location filename="../widgets/views/playgroundview.cpp" line="643" />
+            <source>weight value w</source>
+            <translation>Gewichtswert w</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="561" />
+            <source>code q</source>
+            <translation>Code q</translation>
+        </message>
+        <message numerus="yes">
+            <location filename="../widgets/views/playgroundview.cpp" line="580" />
+            <location filename="../widgets/views/playgroundview.cpp" line="583" />
+            <source>%n clamped</source>
+            <translation>
+                <numerusform>%n begrenzt</numerusform>
+                <numerusform>%n begrenzt</numerusform>
+            </translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="617" />
+            <source>min</source>
+            <translation>min</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="618" />
+            <source>max</source>
+            <translation>max</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="625" />
+            <source>Affine map · group %1 · s = %2 · b = %3</source>
+            <translation>Affine Abbildung · Gruppe %1 · s = %2 · b = %3</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="626" />
+            <source>Affine map · group %1 · s = %2 · z = %3</source>
+            <translation>Affine Abbildung · Gruppe %1 · s = %2 · z = %3</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="628" />
+            <source>q = clamp(round((w − b) / s)),  ŵ = s·q + b</source>
+            <translation>q = clamp(round((w − b) / s)),  ŵ = s·q + b</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="628" />
+            <source>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</source>
+            <translation>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="632" />
+            <source>w = 0 → q = %1</source>
+            <translation>w = 0 → q = %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="632" />
+            <source>zero z = %1</source>
+            <translation>Nullpunkt z = %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="644" />
+            <source>values</source>
+            <translation>Werte</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="645" />
+            <source>Buckets · group %1 · colour = code</source>
+            <translation>Eimer · Gruppe %1 · Farbe = Code</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="701" />
+            <source>codes</source>
+            <translation>Codes</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="715" />
+            <source>element k of the row</source>
+            <translation>Element k der Zeile</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="716" />
+            <source>Codes and error along the row</source>
+            <translation>Codes und Fehler entlang der Zeile</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="717" />
+            <source>error ŵ − w</source>
+            <translation>Fehler ŵ − w</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="781" />
+            <source>Packed words: %1 cannot store this</source>
+            <translation>Gepackte Wörter: %1 kann dies nicht speichern</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="784" />
+            <source>Packed words</source>
+            <translation>Gepackte Wörter</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="785" />
+            <source>no layout spec for %1</source>
+            <translation>keine Layout-Spezifikation für %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="791" />
+            <source>Packed words %1–%2 of %3 holding group %4 · %5</source>
+            <translation>Gepackte Wörter %1–%2 von %3 mit Gruppe %4 · %5</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="796" />
+            <source>AWQ packs column k of 8 output rows per word, nibbles in order n0 n2 n4 n6 n1 n3 n5 n7; the chosen row is outlined</source>
+            <translation>AWQ packt Spalte k von 8 Ausgabezeilen je Wort, Nibbles in der Reihenfolge n0 n2 n4 n6 n1 n3 n5 n7; die gewählte Zeile ist umrandet</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="799" />
+            <source>%1-bit codes form one LSB-first bit stream: a code can straddle two words (·lo, ·hi)</source>
+            <translation>%1-Bit-Codes bilden einen Bitstrom, LSB zuerst: ein Code kann über zwei Wörter reichen (·lo, ·hi)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="802" />
+            <source>%1 codes per word, the top %2 bits stay zero</source>
+            <translation>%1 Codes je Wort, die obersten %2 Bits bleiben null</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="804" />
+            <source>%1 codes per word, element k in slot k mod %1</source>
+            <translation>%1 Codes je Wort, Element k in Slot k mod %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="816" />
+            <source>&lt;b&gt;Group %1&lt;/b&gt; (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11</source>
+            <translation>&lt;b&gt;Gruppe %1&lt;/b&gt; (k %2–%3): Werte [%4, %5] · Stufen [%6, %7] · Skala %8 · %9 %10 · begrenzt %11</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="821" />
+            <source>bias</source>
+            <translation>Bias</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="821" />
+            <source>zero</source>
+            <translation>Nullpunkt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="824" />
+            <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5</source>
+            <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4 Gruppen zu %5</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="834" />
+            <source>Quantization playground</source>
+            <translation>Quantisierungs-Spielwiese</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="836" />
+            <source>group %1</source>
+            <translation>Gruppe %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="837" />
+            <source>%1 · %2 bits · %3 · %4 · clipping %5 · %6</source>
+            <translation>%1 · %2 Bit · %3 · %4 · Clipping %5 · %6</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="840" />
+            <source>symmetric</source>
+            <translation>symmetrisch</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="840" />
+            <source>asymmetric</source>
+            <translation>asymmetrisch</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="842" />
+            <source>row %1 of %2</source>
+            <translation>Zeile %1 von %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundview.cpp" line="843" />
+            <source>%1, seed %2, %3 values</source>
+            <translation>%1, Seed %2, %3 Werte</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::PlaygroundWords</name>
+        <message>
+            <location filename="../widgets/views/playgroundwords.cpp" line="58" />
+            <source>k%1</source>
+            <translation>k%1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundwords.cpp" line="60" />
+            <source>·lo</source>
+            <translation>·lo</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundwords.cpp" line="60" />
+            <source>·hi</source>
+            <translation>·hi</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/playgroundwords.cpp" line="110" />
+            <source>word %1</source>
+            <translation>Wort %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::BitMapCanvas</name>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="130" />
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="559" />
+            <source>word  ·  bit</source>
+            <translation>Wort  ·  Bit</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="130" />
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="552" />
+            <source>row %1</source>
+            <translation>Zeile %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="547" />
+            <source>block %1</source>
+            <translation>Block %1</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapcanvas.cpp" line="559" />
+            <source>out \ in</source>
+            <translation>aus \ ein</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::BitMapView</name>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="46" />
+            <source>As stored</source>
+            <translation>Wie gespeichert</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="47" />
+            <source>Logical matrix</source>
+            <translation>Logische Matrix</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="48" />
+            <source>Stored words bit by bit, or the logical [out, in] matrix one code per cell</source>
+            <translation>Gespeicherte Wörter Bit für Bit oder die logische [out, in]-Matrix mit einem Code pro Zelle</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="51" />
+            <source> px</source>
+            <translation> px</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="52" />
+            <source>Cell size (Ctrl+wheel)</source>
+            <translation>Zellengröße (Strg+Mausrad)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="53" />
+            <source>Go to word or row, col</source>
+            <translation>Gehe zu Wort oder Zeile, Spalte</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="60" />
+            <source>Order:</source>
+            <translation>Reihenfolge:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="63" />
+            <source>Cell:</source>
+            <translation>Zelle:</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="169" />
+            <source>Select a weight in the tensor browser.</source>
+            <translation>Wählen Sie ein Gewicht im Tensor-Browser.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="171" />
+            <source>No layout spec for %1: its bits cannot be drawn yet.</source>
+            <translation>Keine Layout-Spezifikation für %1: seine Bits können noch nicht gezeichnet werden.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="176" />
+            <source>Cannot map the words of %1: %2</source>
+            <translation>Die Wörter von %1 lassen sich nicht zuordnen: %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="190" />
+            <source>%1 elements</source>
+            <translation>%1 Elemente</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="191" />
+            <source>%1 × %2</source>
+            <translation>%1 × %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="192" />
+            <source>%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6</source>
+            <translation>%1 · %2-Bit-Wörter · %3 Wörter · [%4, %5] · wiederholt sich alle %6</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="275" />
+            <location filename="../widgets/views/bitmapview.cpp" line="310" />
+            <source>Word</source>
+            <translation>Wort</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="276" />
+            <source>Bit</source>
+            <translation>Bit</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="277" />
+            <source>Byte offset</source>
+            <translation>Byte-Offset</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="279" />
+            <source>Block field</source>
+            <translation>Blockfeld</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="281" />
+            <source>Holds</source>
+            <translation>Enthält</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="281" />
+            <source>padding (no element)</source>
+            <translation>Auffüllung (kein Element)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="291" />
+            <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element's place in the layout's repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words.</source>
+            <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code.</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="306" />
+            <source>Element (%1, %2)</source>
+            <translation>Element (%1, %2)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="307" />
+            <source>Row (out)</source>
+            <translation>Zeile (aus)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="308" />
+            <source>Column (in)</source>
+            <translation>Spalte (ein)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="310" />
+            <source>Word (piece %1)</source>
+            <translation>Wort (Teil %1)</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="311" />
+            <source>%1, bits %2</source>
+            <translation>%1, Bits %2</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="313" />
+            <source>Split</source>
+            <translation>Geteilt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="313" />
+            <source>%1 pieces, low bits first</source>
+            <translation>%1 Teile, niedrige Bits zuerst</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="315" />
+            <source>Slot</source>
+            <translation>Slot</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="322" />
+            <location filename="../widgets/views/bitmapview.cpp" line="333" />
+            <source>Code</source>
+            <translation>Code</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="323" />
+            <source>Group</source>
+            <translation>Gruppe</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="325" />
+            <source>Scale</source>
+            <translation>Skala</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="327" />
+            <source>Bias</source>
+            <translation>Bias</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="328" />
+            <source>Block min</source>
+            <translation>Blockminimum</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="329" />
+            <source>Zero</source>
+            <translation>Nullpunkt</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.cpp" line="346" />
+            <source>Value</source>
+            <translation>Wert</translation>
+        </message>
+        <message>
+            <location filename="../widgets/views/bitmapview.h" line="34" />
+            <source>Bit map</source>
+            <translation>Bitkarte</translation>
+        </message>
+    </context>
 </TS>

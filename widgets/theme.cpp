@@ -1,5 +1,8 @@
 #include "theme.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace qsw {
 
 namespace {
@@ -36,7 +39,29 @@ Theme Theme::fromPalette(const QPalette& palette)
     t.integerFormat = t.dark ? QColor(0xe0, 0x9f, 0x5a) : QColor(0xa0, 0x52, 0x0a);
     t.blockFormat = t.dark ? QColor(0xb4, 0x9a, 0xe6) : QColor(0x5e, 0x3c, 0x99);
     t.codebookFormat = t.dark ? QColor(0x5f, 0xc9, 0xbd) : QColor(0x00, 0x7a, 0x6e);
+    t.clipped = t.dark ? QColor(0xff, 0x6b, 0x5b, 60) : QColor(0xc0, 0x39, 0x2b, 40);
+    t.plotGrid = mix(t.background, t.text, t.dark ? 0.18 : 0.12);
     return t;
+}
+
+QColor Theme::codeColor(double fraction) const
+{
+    // Viridis at five stops; on dark backgrounds the darkest end is lifted to stay visible.
+    static const QColor stops[] = {QColor(0x44, 0x01, 0x54), QColor(0x3b, 0x52, 0x8b), QColor(0x21, 0x91, 0x8c),
+                                   QColor(0x5e, 0xc9, 0x62), QColor(0xfd, 0xe7, 0x25)};
+    const double f = std::clamp(fraction, 0.0, 1.0) * 4.0;
+    const int i = std::min(int(f), 3);
+    const QColor c = mix(stops[i], stops[i + 1], f - i);
+    return dark ? mix(c, QColor(Qt::white), 0.18 * (1.0 - fraction)) : c;
+}
+
+QColor Theme::slotColor(int slot, double codeFraction) const
+{
+    // Golden-angle hues keep neighbouring slots apart for any slot count.
+    const int hue = int(std::lround(std::fmod(200.0 + 137.508 * std::max(slot, 0), 360.0)));
+    const double light = dark ? 0.30 + 0.35 * std::clamp(codeFraction, 0.0, 1.0)
+                              : 0.82 - 0.32 * std::clamp(codeFraction, 0.0, 1.0);
+    return QColor::fromHslF(hue / 360.0f, dark ? 0.45f : 0.60f, float(light));
 }
 
 QColor Theme::formatColor(const QString& formatId) const

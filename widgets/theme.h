@@ -23,7 +23,14 @@ struct Theme {
     QColor blockFormat;   // GGUF block formats
     QColor codebookFormat; // NF4/FP4 and IQ grids
 
+    QColor clipped;       // values clamped to an end code, and the range beyond the grid
+    QColor plotGrid;      // plot grid lines, bucket edges
+
     static Theme fromPalette(const QPalette& palette);
+    // Integer codes from low (0) to high (1): a perceptual ramp readable on both palettes.
+    QColor codeColor(double fraction) const;
+    // Packed-word slots: hue by slot, lightness by the code's fraction.
+    QColor slotColor(int slot, double codeFraction) const;
     // The colour of a format id's family ("gptq-v1" -> integerFormat, ...).
     QColor formatColor(const QString& formatId) const;
 };

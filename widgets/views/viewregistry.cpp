@@ -1,7 +1,9 @@
 #include "viewregistry.h"
 
 #include "analysisview.h"
+#include "bitmapview.h"
 #include "budgetview.h"
+#include "playgroundview.h"
 #include "scalesview.h"
 #include "slotorderview.h"
 
@@ -10,10 +12,12 @@ namespace qsw {
 QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
 {
     QList<AnalysisView*> views;
-    // One line per view, in tab order: views << new BitMapView(context, parent);
+    // In tab order.
+    views << new BitMapView(context, parent);
     views << new SlotOrderView(context, parent);
     views << new ScalesView(context, parent);
     views << new BudgetView(context, parent);
+    views << new PlaygroundView(context, parent);
     return views;
 }
 

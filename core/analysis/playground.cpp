@@ -1,0 +1,286 @@
+#include "analysis/playground.h"
+
+#include "error.h"
+#include "formats/layoutspec.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <numbers>
+
+namespace qs {
+namespace {
+
+// splitmix64: tiny, well mixed, and identical everywhere.
+struct Generator {
+    uint64_t state;
+    uint64_t next()
+    {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    // (0, 1): never 0, so logarithms stay finite.
+    double open01() { return (double(next() >> 11) + 0.5) * 0x1.0p-53; }
+    double normal() // Box-Muller, one value per call
+    {
+        const double u = open01(), v = open01();
+        return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * std::numbers::pi * v);
+    }
+};
+
+constexpr double kSigma = 0.02;
+
+double sqnr(double signal, double noise)
+{
+    if (noise == 0)
+        return std::numeric_limits<double>::infinity();
+    if (signal == 0)
+        return -std::numeric_limits<double>::infinity();
+    return 10.0 * std::log10(signal / noise);
+}
+
+PlaygroundGroup makeGroup(const PlaygroundResult& r, uint64_t g, int bins)
+{
+    const AffineQuantized& q = r.quantized;
+    PlaygroundGroup out;
+    out.begin = g * q.groupSize;
+    out.end = std::min(q.cols, out.begin + q.groupSize);
+    out.scale = q.scales[g * q.rows];
+    out.zero = q.zeros[g * q.rows];
+    const size_t codes = size_t(1) << q.bits;
+    out.levels.resize(codes);
+    for (size_t c = 0; c < codes; ++c)
+        out.levels[c] = q.rule == AffineRule::Mlx ? float(c) * out.scale + out.zero : out.scale * (float(c) - out.zero);
+    // MLX scales may be negative: the levels then fall with the code.
+    std::vector<float> sorted = out.levels;
+    std::sort(sorted.begin(), sorted.end());
+    out.lowLevel = sorted.front();
+    out.highLevel = sorted.back();
+    out.step = std::fabs(out.scale);
+    out.edges.resize(codes - 1);
+    for (size_t i = 0; i + 1 < codes; ++i) out.edges[i] = 0.5f * (sorted[i] + sorted[i + 1]);
+
+    const float* x = r.values.data();
+    const uint8_t* c = q.codes.data();
+    out.min = x[out.begin];
+    out.max = x[out.begin];
+    double signal = 0, noise = 0;
+    out.codeCounts.assign(codes, 0);
+    for (uint64_t k = out.begin; k < out.end; ++k) {
+        out.min = std::min(out.min, x[k]);
+        out.max = std::max(out.max, x[k]);
+        ++out.codeCounts[c[k]];
+        const double e = r.error[k];
+        signal += double(x[k]) * x[k];
+        noise += e * e;
+        out.maxAbs = std::max(out.maxAbs, std::fabs(e));
+        if (x[k] < out.lowLevel - 0.5f * out.step)
+            ++out.clippedLow;
+        else if (x[k] > out.highLevel + 0.5f * out.step)
+            ++out.clippedHigh;
+    }
+    out.rmse = std::sqrt(noise / double(out.end - out.begin));
+    out.sqnrDb = sqnr(signal, noise);
+
+    out.bins = bins;
+    out.histLow = std::min<double>(out.min, out.lowLevel - 0.5 * out.step);
+    out.histHigh = std::max<double>(out.max, out.highLevel + 0.5 * out.step);
+    if (!(out.histHigh > out.histLow))
+        out.histHigh = out.histLow + 1e-6;
+    out.histogram.assign(size_t(bins) * codes, 0);
+    const double width = (out.histHigh - out.histLow) / bins;
+    for (uint64_t k = out.begin; k < out.end; ++k) {
+        const int bin = std::clamp(int((x[k] - out.histLow) / width), 0, bins - 1);
+        ++out.histogram[size_t(bin) * codes + c[k]];
+    }
+    return out;
+}
+
+const StoredTensor* findStored(const PlaygroundResult& r, std::string_view suffix)
+{
+    for (const StoredTensor& t : r.stored)
+        if (t.suffix == suffix)
+            return &t;
+    return nullptr;
+}
+
+} // namespace
+
+std::string_view sampleDistributionName(SampleDistribution d)
+{
+    switch (d) {
+    case SampleDistribution::Normal: return "normal";
+    case SampleDistribution::NormalOutliers: return "normal-outliers";
+    case SampleDistribution::Uniform: return "uniform";
+    case SampleDistribution::Laplace: return "laplace";
+    }
+    return "?";
+}
+
+std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64_t length, uint64_t seed)
+{
+    uint64_t total = 0;
+    if (__builtin_mul_overflow(rows, length, &total) || total > (uint64_t(1) << 26))
+        throw Error("playground: " + std::to_string(rows) + " x " + std::to_string(length) + " samples are too many");
+    Generator gen{seed};
+    std::vector<float> out(total);
+    for (float& v : out) {
+        double x = 0;
+        switch (d) {
+        case SampleDistribution::Normal: x = gen.normal(); break;
+        case SampleDistribution::NormalOutliers:
+            x = gen.normal();
+            if (gen.next() % 64 == 0)
+                x = (x < 0 ? -1 : 1) * (6.0 + 6.0 * gen.open01());
+            break;
+        case SampleDistribution::Uniform: x = std::sqrt(3.0) * (2.0 * gen.open01() - 1.0); break;
+        case SampleDistribution::Laplace: {
+            // Inverse CDF with b = 1/sqrt(2) (unit variance).
+            const double u = gen.open01() - 0.5;
+            x = -std::numbers::sqrt2 / 2 * (u < 0 ? -1 : 1) * std::log(1.0 - 2.0 * std::fabs(u));
+            break;
+        }
+        }
+        v = float(kSigma * x);
+    }
+    return out;
+}
+
+uint64_t playgroundBlockRows(AffineTarget t)
+{
+    return t == AffineTarget::AwqGemm ? 8 : 1;
+}
+
+AffineRule playgroundRule(AffineTarget t)
+{
+    switch (t) {
+    case AffineTarget::GptqV1:
+    case AffineTarget::GptqV2: return AffineRule::Gptq;
+    case AffineTarget::AwqGemm: return AffineRule::Awq;
+    case AffineTarget::CompressedTensors: return AffineRule::CompressedTensors;
+    case AffineTarget::Mlx: return AffineRule::Mlx;
+    }
+    return AffineRule::Gptq;
+}
+
+std::string_view playgroundFormatId(AffineTarget t)
+{
+    return t == AffineTarget::Mlx ? "mlx-affine" : affineTargetName(t);
+}
+
+PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_t cols, const PlaygroundOptions& opt)
+{
+    uint64_t total = 0;
+    if (rows == 0 || cols == 0 || __builtin_mul_overflow(rows, cols, &total) || values.size() != total)
+        throw Error("playground: " + std::to_string(values.size()) + " values do not make a " + std::to_string(rows)
+                    + " x " + std::to_string(cols) + " block");
+    if (opt.histogramBins < 1 || opt.histogramBins > 4096)
+        throw Error("playground: histogram bins must be 1..4096");
+    for (uint64_t i = 0; i < total; ++i)
+        if (!std::isfinite(values[i]))
+            throw Error("playground: value " + std::to_string(i % cols) + " of row " + std::to_string(i / cols)
+                        + " is not finite");
+
+    PlaygroundResult r;
+    r.options = opt;
+    r.rule = playgroundRule(opt.target);
+    r.rows = rows;
+    r.cols = cols;
+    r.values = std::move(values);
+
+    AffineOptions ao;
+    ao.bits = opt.bits;
+    ao.granularity = opt.groupSize == 0 ? AffineGranularity::Channel : AffineGranularity::Group;
+    ao.groupSize = opt.groupSize == 0 ? cols : opt.groupSize;
+    ao.symmetric = opt.symmetric;
+    ao.clipRatio = opt.clipRatio;
+    ao.rule = r.rule;
+    ao.codeScale = opt.scaleType;
+    r.quantized = quantizeAffine(r.values.data(), rows, cols, ao, false);
+    r.dequantized = dequantizeAffine(r.quantized);
+
+    r.error.resize(cols);
+    double signal = 0, noise = 0;
+    for (uint64_t k = 0; k < cols; ++k) {
+        r.error[k] = r.dequantized[k] - r.values[k];
+        signal += double(r.values[k]) * r.values[k];
+        noise += double(r.error[k]) * r.error[k];
+        r.maxAbs = std::max(r.maxAbs, double(std::fabs(r.error[k])));
+    }
+    r.rmse = std::sqrt(noise / double(cols));
+    r.sqnrDb = sqnr(signal, noise);
+    for (uint64_t g = 0; g < r.quantized.groups; ++g) r.groups.push_back(makeGroup(r, g, opt.histogramBins));
+
+    try {
+        r.stored = packAffine(r.quantized, opt.target, opt.scaleType);
+    } catch (const Error& e) {
+        r.packError = e.what();
+    }
+    if (const LayoutSpec* spec = findLayoutSpec(playgroundFormatId(opt.target)); spec && spec->locate && r.packError.empty()) {
+        const LayoutParams lp{cols, rows, opt.bits, r.quantized.groupSize};
+        r.codeTensor = std::string(spec->locate(lp, 0, 0).tensor);
+        r.hasLayout = spec->wordBits == 32 && findStored(r, r.codeTensor) != nullptr;
+    }
+    return r;
+}
+
+std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t colBegin, uint64_t colEnd,
+                                            size_t maxWords)
+{
+    std::vector<PlaygroundWord> out;
+    const LayoutSpec* spec = findLayoutSpec(playgroundFormatId(r.options.target));
+    const StoredTensor* tensor = r.hasLayout ? findStored(r, r.codeTensor) : nullptr;
+    colEnd = std::min(colEnd, r.cols);
+    if (!spec || !tensor || colBegin >= colEnd || maxWords == 0)
+        return out;
+    const LayoutParams lp{r.cols, r.rows, r.options.bits, r.quantized.groupSize};
+    const uint64_t wordCount = tensor->bytes.size() / 4;
+
+    std::map<uint64_t, PlaygroundWord> words;
+    for (uint64_t k = colBegin; k < colEnd; ++k) {
+        const ElementLocation e = spec->locate(lp, 0, k);
+        for (int p = 0; p < e.pieceCount; ++p)
+            if (e.pieces[p].word < wordCount)
+                words[e.pieces[p].word].index = e.pieces[p].word;
+    }
+    while (words.size() > maxWords) words.erase(std::prev(words.end()));
+    if (words.empty())
+        return out;
+    // Every element whose bits can share these words: a word holds at most 32 codes of a
+    // row, so neighbours within 32 columns of the range, in every row of the block.
+    const uint64_t lo = colBegin > 32 ? colBegin - 32 : 0;
+    const uint64_t hi = std::min(r.cols, colEnd + 32);
+    for (uint64_t row = 0; row < r.rows; ++row) {
+        for (uint64_t k = lo; k < hi; ++k) {
+            const ElementLocation e = spec->locate(lp, row, k);
+            for (int p = 0; p < e.pieceCount; ++p) {
+                auto it = words.find(e.pieces[p].word);
+                if (it == words.end())
+                    continue;
+                PlaygroundField f;
+                f.bit = e.pieces[p].bit;
+                f.width = e.pieces[p].width;
+                f.row = row;
+                f.col = k;
+                f.slot = e.slot;
+                f.piece = p;
+                f.pieces = e.pieceCount;
+                f.code = r.quantized.codes[row * r.cols + k];
+                it->second.fields.push_back(f);
+            }
+        }
+    }
+    for (auto& [index, word] : words) {
+        std::memcpy(&word.value, tensor->bytes.data() + index * 4, 4); // little-endian host (x86-64)
+        std::sort(word.fields.begin(), word.fields.end(),
+                  [](const PlaygroundField& a, const PlaygroundField& b) { return a.bit < b.bit; });
+        out.push_back(std::move(word));
+    }
+    return out;
+}
+
+} // namespace qs

@@ -1,0 +1,106 @@
+#pragma once
+// The quantization playground's numbers. A row of weights (for AWQ GEMM a block of 8 rows,
+// since 8 output rows share one packed word) is quantized with quantizeAffine and packed with
+// packAffine exactly as the chosen storage format's tool does; this file derives everything a
+// teaching view draws from that result: each group's code levels and decision edges, the
+// values that fall on each code, the error per element, and which bits of which stored word
+// hold which element (from the format's LayoutSpec). The view only draws.
+#include "analysis/quantize_affine.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qs {
+
+enum class SampleDistribution { Normal, NormalOutliers, Uniform, Laplace };
+std::string_view sampleDistributionName(SampleDistribution d);
+
+// rows x length values with the spread of an LLM weight (standard deviation 0.02), the
+// same for a seed on every platform (own generator; <random>'s distributions are not portable).
+// NormalOutliers: 1 value in 64 is a 6 to 12 sigma outlier. Throws qs::Error above 2^26 values.
+std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64_t length, uint64_t seed);
+
+// Rows quantized together: 8 for AWQ GEMM (one word holds 8 output rows), else 1.
+uint64_t playgroundBlockRows(AffineTarget t);
+// The rule of the target's own tool: GPTQ v1/v2 -> Gptq, AWQ -> Awq, ...
+AffineRule playgroundRule(AffineTarget t);
+// The format id (formats/formatid.h) of what the target writes: "gptq-v1", "mlx-affine", ...
+std::string_view playgroundFormatId(AffineTarget t);
+
+struct PlaygroundOptions {
+    AffineTarget target = AffineTarget::GptqV1;
+    int bits = 4;
+    uint64_t groupSize = 32;  // 0: the whole row is one group
+    bool symmetric = false;
+    float clipRatio = 1.0f;
+    DType scaleType = DType::F16; // codes are chosen against the stored (rounded) scale
+    int histogramBins = 64;       // per group, 1..4096
+};
+
+// One group of the focus row (row 0 of the block).
+struct PlaygroundGroup {
+    uint64_t begin = 0, end = 0;  // columns [begin, end)
+    float scale = 0;              // as quantizeAffine reports it
+    float zero = 0;               // code units (w = s (q - z)); for MLX the float bias
+    float min = 0, max = 0;       // of the group's values
+    std::vector<float> levels;    // [2^b] the value code q stands for (as dequantizeAffine computes it)
+    float lowLevel = 0, highLevel = 0; // smallest and largest level
+    float step = 0;               // |scale|: distance between adjacent levels
+    std::vector<float> edges;     // [2^b - 1] ascending decision edges: midpoints of adjacent levels
+    std::vector<uint64_t> codeCounts; // [2^b] values per code
+    // Values beyond the outer levels by more than half a step: clamped to the end codes.
+    uint64_t clippedLow = 0, clippedHigh = 0;
+    double rmse = 0, maxAbs = 0, sqnrDb = 0;
+    // Histogram of the values over [histLow, histHigh] (covers the values and the levels),
+    // bins x 2^b counts, row-major: histogram[bin * 2^b + code].
+    double histLow = 0, histHigh = 0;
+    int bins = 0;
+    std::vector<uint32_t> histogram;
+};
+
+struct PlaygroundResult {
+    PlaygroundOptions options;
+    AffineRule rule = AffineRule::Gptq;
+    uint64_t rows = 0, cols = 0;    // the block; row 0 is the focus row
+    std::vector<float> values;      // [rows, cols] input
+    AffineQuantized quantized;      // quantizeAffine's result for the block
+    std::vector<float> dequantized; // [rows, cols] dequantizeAffine
+    std::vector<float> error;       // [cols] focus row: dequantized - value
+    std::vector<PlaygroundGroup> groups; // of the focus row
+    double rmse = 0, maxAbs = 0, sqnrDb = 0; // focus row; sqnrDb is +inf for an exact row
+    std::vector<StoredTensor> stored; // packAffine's tensors; empty when packError is set
+    std::string packError;            // why the target cannot hold this quantization
+    std::string codeTensor;           // role of the stored tensor holding the codes ("qweight", ...)
+    bool hasLayout = false;           // a LayoutSpec describes the target's bits
+};
+
+// Throws qs::Error on an empty block, bad sizes or options quantizeAffine refuses. A target
+// that cannot store the result (AWQ at 3 bits, a GPTQ v1 zero of 0, ...) sets packError instead.
+PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_t cols, const PlaygroundOptions& opt);
+
+// A bit field of a stored word and the element it belongs to.
+struct PlaygroundField {
+    uint8_t bit = 0;     // first bit, LSB = 0
+    uint8_t width = 0;
+    uint64_t row = 0;    // block row (0 = focus row)
+    uint64_t col = 0;
+    int slot = -1;       // slot in the word, -1 for bit streams
+    int piece = 0;       // 0 = low bits; 1, 2 for the rest of a code that straddles words
+    int pieces = 1;
+    uint8_t code = 0;
+};
+
+struct PlaygroundWord {
+    uint64_t index = 0;  // word index in the code tensor (row-major flat)
+    uint32_t value = 0;
+    std::vector<PlaygroundField> fields; // by bit, ascending; bits in no field are padding
+};
+
+// The words of the code tensor that hold focus-row columns [colBegin, colEnd), ascending,
+// at most maxWords of them, with every field they contain. Empty without a layout or packing.
+std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t colBegin, uint64_t colEnd,
+                                            size_t maxWords);
+
+} // namespace qs

@@ -1,0 +1,93 @@
+#pragma once
+// The inverse of LayoutSpec::locate(): which logical elements (row, col) have bits in a given
+// stored word. The bit-map view asks it for the visible words only.
+//
+// Every layout repeats: shifting an element by one tile (TR rows, TC cols; for block and
+// plain layouts TE elements of the flat row-major order) shifts its words by a constant.
+// WordMap finds that period by probing locate(), keeps a table of which base-tile elements
+// live at each word offset, and answers a word by solving word = offset + i*SR + j*SC for
+// the tile (i, j). Every answer is confirmed by locate() itself, so a piece is never wrong;
+// the tests check that no piece is missed.
+#include "formats/layoutspec.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace qs {
+
+class Checkpoint;
+struct LogicalWeight;
+
+// One bit field of an element inside a word.
+struct WordPiece {
+    uint64_t row = 0;
+    uint64_t col = 0;
+    uint8_t bit = 0;        // first bit in the word, LSB = 0
+    uint8_t width = 0;
+    uint8_t piece = 0;      // which of the element's pieces (0 = lowest code bits)
+    uint8_t pieceCount = 1; // > 1: the code is split over words (straddle or bit planes)
+};
+
+// The locate() parameters of a weight: K, N, bits and group size.
+LayoutParams layoutParams(const LogicalWeight& weight);
+
+class WordMap {
+public:
+    // Throws qs::Error when the spec has no locate() or no repeating tile is found.
+    WordMap(const LayoutSpec& spec, const LayoutParams& params);
+
+    const LayoutSpec& spec() const { return *m_spec; }
+    const LayoutParams& params() const { return m_params; }
+    uint32_t wordBits() const { return m_wordBits; }
+    // One past the highest word any element uses.
+    uint64_t wordCount() const { return m_wordCount; }
+    // The period found (rows/cols of a tile; flat layouts: tileCols elements, tileRows 0).
+    uint64_t tileRows() const { return m_tileRows; }
+    uint64_t tileCols() const { return m_tileCols; }
+
+    // The pieces in `word`, sorted by first bit.
+    std::vector<WordPiece> piecesIn(uint64_t word) const;
+
+private:
+    struct Entry {
+        uint64_t row = 0, col = 0; // inside the base tile (flat: col is the flat index)
+    };
+    void appendCandidates(uint64_t word, std::vector<std::pair<uint64_t, uint64_t>>& out) const;
+    bool tryPeriod2d(uint64_t tr, uint64_t tc);
+    bool tryPeriodFlat(uint64_t te);
+    void buildTable();
+    uint64_t maxWord(uint64_t row, uint64_t col) const;
+
+    const LayoutSpec* m_spec;
+    LayoutParams m_params;
+    uint32_t m_wordBits = 32;
+    bool m_flat = false;
+    uint64_t m_tileRows = 1, m_tileCols = 1;
+    uint64_t m_strideRow = 0, m_strideCol = 0; // words per tile step (flat: m_strideCol only)
+    uint64_t m_tilesRow = 1, m_tilesCol = 1;   // tiles along rows / cols (flat: along the order)
+    std::vector<uint64_t> m_offsets;           // distinct word offsets of the base tile, sorted
+    std::vector<std::vector<Entry>> m_atOffset; // base-tile elements per offset
+    uint64_t m_wordCount = 0;
+};
+
+// The stored code of an element and the parameters it is decoded with, for hover text.
+struct ElementValues {
+    uint64_t code = 0;
+    uint64_t group = 0;     // after g_idx remapping
+    bool hasScale = false;
+    double scale = 0;
+    bool hasZero = false;
+    double zero = 0;        // the true integer zero, a float bias or a block min, per `zeroKind`
+    ZeroPointKind zeroKind = ZeroPointKind::None;
+};
+// Reads the bits named by `loc` (and its scale and zero) from the weight's tensors. Throws
+// qs::Error naming the checkpoint and tensor when a piece lies outside its tensor.
+ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight, const LayoutSpec& spec,
+                            const LayoutParams& params, uint64_t row, uint64_t col);
+// The concatenated (LSB first) bits of `pieces` in little-endian words of `wordBits`.
+uint64_t readPieces(std::span<const uint8_t> bytes, std::span<const BitPiece> pieces, uint32_t wordBits,
+                    const std::string& what);
+
+} // namespace qs

@@ -1,0 +1,238 @@
+// The bit-map view on the offscreen platform: a pixel maps to the element locate() puts
+// there, for GPTQ-4, GPTQ-3 (both pieces of a straddling code), AWQ, Q4_0 and Q6_K, in stored
+// and logical order; hovering reaches the context and selection from another view scrolls
+// to the element; a 10-million-word tensor paints only what is visible; screenshots are
+// not blank.
+#include "views/bitmapcanvas.h"
+#include "views/bitmapview.h"
+#include "snapshot.h"
+#include "testsupport.h"
+#include "viewcontext.h"
+
+#include "container/checkpoint.h"
+#include "container/gguf.h"
+#include "formats/layoutspec.h"
+#include "formats/wordmap.h"
+#include "kernels/ggml.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace qsw;
+
+namespace {
+
+struct Fixture {
+    std::shared_ptr<const qs::Checkpoint> ckpt;
+    ViewContext context;
+    BitMapView* view = nullptr;
+    int weight = -1;
+
+    Fixture(const std::string& path, const QString& weightName)
+    {
+        ckpt = qs::Checkpoint::open(path);
+        const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
+        context.setCheckpoint(ckpt, snap);
+        weight = weightName.isEmpty() ? 0 : snap->findWeight(weightName);
+        view = new BitMapView(&context);
+        view->resize(1400, 900);
+        view->show();
+        context.setWeight(weight);
+    }
+    ~Fixture() { delete view; }
+    const qs::LogicalWeight& logical() const { return ckpt->weights.at(size_t(weight)); }
+};
+
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 3)
+        for (int x = 0; x < image.width(); x += 3)
+            colours.insert(image.pixel(x, y));
+    return colours.size();
+}
+
+} // namespace
+
+class TestBitMapView : public QObject {
+    Q_OBJECT
+private slots:
+    void hitTesting_data();
+    void hitTesting();
+    void linkedSelectionScrolls();
+    void toggleAndScreenshots();
+    void formatWithoutSpec();
+    void tenMillionWords();
+};
+
+void TestBitMapView::hitTesting_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("weight");
+    const QString st = QStringLiteral("safetensors/");
+    QTest::addRow("gptq-4") << qstest::fixture(st + QStringLiteral("gptq-w4-g32-asym")) << QString();
+    QTest::addRow("gptq-3") << qstest::fixture(st + QStringLiteral("gptq-w3-g32-asym")) << QString();
+    QTest::addRow("awq") << qstest::fixture(st + QStringLiteral("awq-gemm-w4-g32")) << QString();
+    QTest::addRow("q4_0") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")) << QStringLiteral("real.q4_0");
+    QTest::addRow("q6_k") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")) << QStringLiteral("real.q6_k");
+}
+
+void TestBitMapView::hitTesting()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, weight);
+    Fixture f(path.toStdString(), weight);
+    QVERIFY(f.weight >= 0);
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    const qs::LayoutSpec* spec = qs::findLayoutSpec(f.logical().format);
+    QVERIFY(spec);
+    BitMapCanvas* canvas = f.view->canvas();
+    QVERIFY(canvas->hasLayout());
+    QVERIFY(f.view->messageText().isEmpty());
+    const qs::LayoutParams p = qs::layoutParams(f.logical());
+
+    // Corners, the middle, neighbours in both directions, and for GPTQ-3 the codes that
+    // straddle (3 * col crosses a multiple of 32 at col 10 and 21).
+    std::vector<std::pair<uint64_t, uint64_t>> elements = {
+        {0, 0}, {0, 1}, {1, 0}, {7, 9}, {p.N / 2, p.K / 3}, {p.N - 1, p.K - 1}, {3, 10}, {5, 21}, {p.N - 1, 42}};
+    int straddles = 0;
+    for (const auto& [row, col] : elements) {
+        const qs::ElementLocation loc = spec->locate(p, row, col);
+        QVERIFY(loc.pieceCount > 0);
+        straddles += loc.pieceCount > 1;
+        for (uint8_t i = 0; i < loc.pieceCount; ++i) {
+            const qs::BitPiece& piece = loc.pieces[i];
+            canvas->scrollToWord(piece.word);
+            for (int bit : {int(piece.bit), int(piece.bit + piece.width - 1)}) {
+                const auto point = canvas->bitCenter(piece.word, bit);
+                QVERIFY2(point, qPrintable(QStringLiteral("word %1 bit %2 not on screen").arg(piece.word).arg(bit)));
+                const auto hit = canvas->hitTest(*point);
+                QVERIFY(hit && hit->isElement);
+                QCOMPARE(hit->word, piece.word);
+                QCOMPARE(hit->bit, bit);
+                QCOMPARE(hit->row, row);
+                QCOMPARE(hit->col, col);
+                // The mouse reaches the shared context.
+                QTest::mouseMove(canvas->viewport(), *point);
+                QTRY_COMPARE(f.context.hovered(), (ElementRef{f.weight, int64_t(row), int64_t(col)}));
+            }
+        }
+        QVERIFY(f.view->detailsText().contains(QStringLiteral("(%1, %2)").arg(row).arg(col)));
+    }
+    if (QTest::currentDataTag() == QByteArray("gptq-3"))
+        QVERIFY(straddles >= 2);
+
+    // Logical order: the cell of (row, col) is that element.
+    f.view->setStoredOrder(false);
+    QVERIFY(!canvas->storedOrder());
+    for (const auto& [row, col] : elements) {
+        canvas->scrollToElement(row, col);
+        const auto point = canvas->cellCenter(row, col);
+        QVERIFY(point);
+        const auto hit = canvas->hitTest(*point);
+        QVERIFY(hit && hit->isElement);
+        QCOMPARE(hit->row, row);
+        QCOMPARE(hit->col, col);
+    }
+}
+
+void TestBitMapView::linkedSelectionScrolls()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    const qs::LayoutSpec* spec = qs::findLayoutSpec(f.logical().format);
+    const qs::LayoutParams p = qs::layoutParams(f.logical());
+    BitMapCanvas* canvas = f.view->canvas();
+    // Another view (a heatmap click) selects the last row's element 200: the map scrolls to it.
+    const uint64_t row = p.N - 1, col = std::min<uint64_t>(200, p.K - 1);
+    const qs::ElementLocation loc = spec->locate(p, row, col);
+    QVERIFY(!canvas->bitCenter(loc.pieces[0].word, loc.pieces[0].bit));
+    f.context.setSelected({f.weight, int64_t(row), int64_t(col)});
+    const auto point = canvas->bitCenter(loc.pieces[0].word, loc.pieces[0].bit);
+    QVERIFY(point);
+    QCOMPARE(canvas->hitTest(*point)->col, col);
+    // A hover from elsewhere is named in the details panel with its code and value.
+    f.context.setHovered({f.weight, 2, 3});
+    QVERIFY(f.view->detailsText().contains(QStringLiteral("(2, 3)")));
+    QVERIFY(f.view->detailsText().contains(f.view->tr("Value")));
+    // Go to: a word index and an element.
+    QVERIFY(f.view->goTo(QStringLiteral("5, 7")));
+    QCOMPARE(f.context.selected(), (ElementRef{f.weight, 5, 7}));
+    QVERIFY(f.view->goTo(QString::number(canvas->wordCount() - 1)));
+    QVERIFY(!f.view->goTo(QString::number(canvas->wordCount())));
+    QVERIFY(!f.view->goTo(QStringLiteral("nonsense")));
+}
+
+void TestBitMapView::toggleAndScreenshots()
+{
+    for (bool dark : {false, true}) {
+        Fixture f(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString(), QStringLiteral("real.q4_k"));
+        f.context.setTheme(Theme::fromPalette(dark ? darkPalette() : lightPalette()));
+        QVERIFY(QTest::qWaitForWindowExposed(f.view));
+        auto* order = f.view->findChild<QComboBox*>();
+        QVERIFY(order);
+        for (int index : {0, 1}) {
+            order->setCurrentIndex(index);
+            QCOMPARE(f.view->canvas()->storedOrder(), index == 0);
+            const QImage shot = f.view->grab().toImage();
+            QVERIFY2(distinctColours(shot) > 40, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(shot))));
+        }
+    }
+}
+
+void TestBitMapView::formatWithoutSpec()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/bnb-nf4/model.safetensors")).toStdString(), QString());
+    const std::string format = f.logical().format;
+    if (qs::findLayoutSpec(format)) {
+        QVERIFY(f.view->messageText().isEmpty());
+        QVERIFY(f.view->canvas()->hasLayout());
+    } else {
+        QVERIFY(f.view->messageText().contains(QString::fromStdString(format)));
+        QVERIFY(!f.view->canvas()->hasLayout());
+    }
+}
+
+// A Q4_0 tensor of 4352 x 4096 (10,027,008 one-byte words) in a sparse GGUF: scrolling to
+// its end computes only the words on screen, and the last bit there is the last element's.
+void TestBitMapView::tenMillionWords()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath(QStringLiteral("big.gguf")).toStdString();
+    const uint64_t K = 4096, N = 4352;
+    const std::vector<qs::GgufTensor> tensors = {{"blk.0.ffn_down.weight", qs::GgmlQ4_0, {K, N}, {}}};
+    const qs::GgufLayout layout = qs::layoutGguf(path, {}, tensors);
+    {
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QCOMPARE(file.write(reinterpret_cast<const char*>(layout.head.data()), qint64(layout.head.size())),
+                 qint64(layout.head.size()));
+        QVERIFY(file.resize(qint64(layout.fileSize)));
+    }
+    Fixture f(path, QStringLiteral("blk.0.ffn_down.weight"));
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    QCOMPARE(canvas->wordCount(), N * (K / 32) * 18);
+    QVERIFY(canvas->wordCount() > 10'000'000);
+    const qs::LayoutSpec* spec = qs::findLayoutSpec(f.logical().format);
+    const qs::ElementLocation last = spec->locate(qs::layoutParams(f.logical()), N - 1, K - 1);
+    for (uint64_t word : {canvas->wordCount() / 2, canvas->wordCount() - 1, uint64_t(0), last.pieces[0].word}) {
+        canvas->scrollToWord(word);
+        const QImage shot = f.view->grab().toImage();
+        QVERIFY(!shot.isNull());
+    }
+    QVERIFY2(canvas->computedWords() < 20000, qPrintable(QString::number(canvas->computedWords())));
+    const auto point = canvas->bitCenter(last.pieces[0].word, last.pieces[0].bit);
+    QVERIFY(point);
+    const auto hit = canvas->hitTest(*point);
+    QVERIFY(hit && hit->isElement);
+    QCOMPARE(hit->row, N - 1);
+    QCOMPARE(hit->col, K - 1);
+}
+
+QTEST_MAIN(TestBitMapView)
+#include "tst_bitmapview.moc"

@@ -1,0 +1,225 @@
+// The playground view on the offscreen platform: what it shows equals core's quantizeAffine
+// and packAffine for the chosen settings (codes, scales, packed words), a real row comes
+// from the dequantizer, big rows run as a background job while the event loop keeps going,
+// bad settings show an error inside the view, and the view and its export are not blank.
+#include "analysis/playground.h"
+#include "container/checkpoint.h"
+#include "jobrunner.h"
+#include "kernels/dequant.h"
+#include "mainwindow.h"
+#include "viewcontext.h"
+#include "views/playgroundview.h"
+#include "views/playgroundwords.h"
+
+#include <QSet>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstring>
+
+using namespace qsw;
+
+Q_DECLARE_METATYPE(qs::AffineTarget)
+
+namespace {
+
+int distinctColours(const QImage& image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 5)
+        for (int x = 0; x < image.width(); x += 5) colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+} // namespace
+
+class TestPlaygroundView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void showsCoreNumbers_data();
+    void showsCoreNumbers();
+    void weightRowComesFromDequantizer();
+    void bigRowRunsAsJob();
+    void badSettingsShowError();
+    void notBlankAndExports();
+};
+
+void TestPlaygroundView::showsCoreNumbers_data()
+{
+    QTest::addColumn<qs::AffineTarget>("target");
+    QTest::addColumn<int>("bits");
+    QTest::addColumn<int>("groupSize");
+    QTest::addColumn<bool>("symmetric");
+    QTest::addColumn<int>("clipPercent");
+    QTest::addRow("gptq-v1 4 g32") << qs::AffineTarget::GptqV1 << 4 << 32 << false << 100;
+    QTest::addRow("gptq-v2 3 g64 sym") << qs::AffineTarget::GptqV2 << 3 << 64 << true << 100;
+    QTest::addRow("awq 4 g64 clip") << qs::AffineTarget::AwqGemm << 4 << 64 << false << 80;
+    QTest::addRow("ct 8 g128") << qs::AffineTarget::CompressedTensors << 8 << 128 << false << 100;
+    QTest::addRow("mlx 2 g32") << qs::AffineTarget::Mlx << 2 << 32 << false << 90;
+}
+
+void TestPlaygroundView::showsCoreNumbers()
+{
+    QFETCH(qs::AffineTarget, target);
+    QFETCH(int, bits);
+    QFETCH(int, groupSize);
+    QFETCH(bool, symmetric);
+    QFETCH(int, clipPercent);
+    ViewContext context;
+    PlaygroundView view(&context);
+    view.resize(1200, 800);
+    view.setSource(PlaygroundView::Source::NormalOutliers);
+    view.setSeed(42);
+    view.setLength(512);
+    view.setTarget(target);
+    view.setBits(bits);
+    view.setGroupSize(groupSize);
+    view.setSymmetric(symmetric);
+    view.setClipRatio(clipPercent / 100.0);
+    view.setInspectedGroup(1);
+    view.recompute();
+    const auto r = view.result();
+    QVERIFY2(r, qPrintable(view.errorText()));
+
+    const uint64_t rows = qs::playgroundBlockRows(target);
+    const std::vector<float> w = qs::playgroundSamples(qs::SampleDistribution::NormalOutliers, rows, 512, 42);
+    qs::AffineOptions o;
+    o.bits = bits;
+    o.groupSize = uint64_t(groupSize);
+    o.symmetric = symmetric;
+    o.clipRatio = float(clipPercent / 100.0);
+    o.rule = qs::playgroundRule(target);
+    o.codeScale = qs::DType::F16;
+    const qs::AffineQuantized q = qs::quantizeAffine(w.data(), rows, 512, o);
+    QVERIFY(r->values == w);
+    QVERIFY(r->quantized.codes == q.codes);
+    QVERIFY(r->quantized.scales == q.scales);
+    QVERIFY(r->quantized.zeros == q.zeros);
+
+    // The words on screen are the packer's words, for the inspected group.
+    const std::vector<qs::StoredTensor> packed = qs::packAffine(q, target, qs::DType::F16);
+    const auto* words = view.findChild<PlaygroundWords*>(QStringLiteral("words"));
+    QVERIFY(words);
+    QVERIFY(!words->content().words.empty());
+    QCOMPARE(words->content().focusBegin, uint64_t(groupSize));
+    const qs::StoredTensor& codes = packed.front();
+    QCOMPARE(QString::fromStdString(codes.suffix), QString::fromStdString(r->codeTensor));
+    for (const qs::PlaygroundWord& word : words->content().words) {
+        uint32_t expected = 0;
+        std::memcpy(&expected, codes.bytes.data() + word.index * 4, 4);
+        QCOMPARE(word.value, expected);
+        bool holdsGroup = false;
+        for (const qs::PlaygroundField& f : word.fields)
+            holdsGroup |= f.row == 0 && f.col >= uint64_t(groupSize) && f.col < uint64_t(2 * groupSize);
+        QVERIFY(holdsGroup);
+    }
+    QCOMPARE(view.inspectedGroup(), 1);
+}
+
+void TestPlaygroundView::weightRowComesFromDequantizer()
+{
+    MainWindow window(MainWindow::Options{false});
+    window.openDemo();
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 20000);
+    QVERIFY(window.selectWeight(QStringLiteral("model.layers.1.mlp.up_proj")));
+    auto* view = qobject_cast<PlaygroundView*>(window.analysisView(QStringLiteral("playground")));
+    QVERIFY(view);
+    view->setSource(PlaygroundView::Source::WeightRow);
+    view->setTarget(qs::AffineTarget::GptqV2);
+    view->setRow(7);
+    view->recompute();
+    QVERIFY(window.waitForIdle(20000));
+    const auto r = view->result();
+    QVERIFY2(r, qPrintable(view->errorText()));
+    const auto ckpt = window.checkpoint();
+    const qs::LogicalWeight& weight = ckpt->weights[size_t(window.selectedWeight())];
+    std::vector<float> row(weight.inFeatures());
+    qs::dequantizeRows(*ckpt, weight, 7, 8, row.data(), qs::SimdPath::Scalar);
+    QCOMPARE(r->rows, uint64_t(1));
+    QVERIFY(r->values == row);
+    QCOMPARE(view->findChild<QSpinBox*>(QStringLiteral("row"))->maximum(), int(weight.outFeatures()) - 1);
+}
+
+void TestPlaygroundView::bigRowRunsAsJob()
+{
+    ViewContext context;
+    PlaygroundView view(&context);
+    view.setSource(PlaygroundView::Source::Laplace);
+    view.setLength(int(PlaygroundView::kSyncLimit) * 4);
+    int ticks = 0;
+    QTimer timer;
+    connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+    timer.start(1);
+    view.recompute();
+    QVERIFY(context.jobs()->isRunning(QStringLiteral("playground")));
+    QTRY_VERIFY_WITH_TIMEOUT(view.result() && view.result()->cols == PlaygroundView::kSyncLimit * 4, 20000);
+    QVERIFY(ticks > 0); // the GUI thread ran while the job worked
+
+    // A newer small request replaces a running big one.
+    view.setLength(int(PlaygroundView::kSyncLimit) * 8);
+    view.recompute();
+    view.setLength(128);
+    view.recompute();
+    QVERIFY(!context.jobs()->isRunning(QStringLiteral("playground")));
+    QVERIFY(context.jobs()->waitForIdle(20000));
+    QTest::qWait(20);
+    QCOMPARE(view.result()->cols, uint64_t(128));
+}
+
+void TestPlaygroundView::badSettingsShowError()
+{
+    ViewContext context;
+    PlaygroundView view(&context);
+    view.setSource(PlaygroundView::Source::Uniform);
+    view.setLength(100);
+    view.setTarget(qs::AffineTarget::Mlx);
+    view.setGroupSize(64);
+    view.recompute();
+    QVERIFY(!view.result());
+    QVERIFY2(view.errorText().contains(QStringLiteral("divide")), qPrintable(view.errorText()));
+    // No weight selected: the weight source says what to do.
+    view.setSource(PlaygroundView::Source::WeightRow);
+    view.recompute();
+    QVERIFY(!view.errorText().isEmpty());
+    // Fixed: the error goes away.
+    view.setSource(PlaygroundView::Source::Uniform);
+    view.setGroupSize(50);
+    view.recompute();
+    QVERIFY(view.result());
+    QVERIFY(view.errorText().isEmpty());
+}
+
+void TestPlaygroundView::notBlankAndExports()
+{
+    ViewContext context;
+    context.setTheme(Theme::fromPalette(lightPalette()));
+    PlaygroundView view(&context);
+    view.resize(1200, 800);
+    view.show();
+    view.setSource(PlaygroundView::Source::Normal);
+    view.recompute();
+    QVERIFY(view.result());
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTest::qWait(50); // queued replots
+    const QImage image = view.grab().toImage();
+    QVERIFY2(distinctColours(image) > 30, qPrintable(QString::number(distinctColours(image))));
+
+    QTemporaryDir dir;
+    QString error;
+    const QString svg = dir.filePath(QStringLiteral("playground.svg"));
+    QVERIFY2(exportView(&view, svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.contains("Affine map"));
+    QVERIFY(bytes.contains("word 0"));
+    const QString png = dir.filePath(QStringLiteral("playground.png"));
+    QVERIFY2(exportView(&view, png, &error), qPrintable(error));
+    QVERIFY(distinctColours(QImage(png)) > 30);
+}
+
+QTEST_MAIN(TestPlaygroundView)
+#include "tst_playgroundview.moc"

@@ -1,0 +1,122 @@
+#pragma once
+// The drawing surface of the bit-map view: stored words as rows of bit cells (MSB left), or
+// the logical [out, in] matrix as cells, coloured by element (hue by position in the layout's
+// repeating tile, lightness by code). Virtualised: only the visible rows are computed and
+// painted, so a tensor of ten million words scrolls like a small one.
+#include "theme.h"
+
+#include "formats/layoutspec.h"
+
+#include <QAbstractScrollArea>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace qs {
+class Checkpoint;
+class WordMap;
+struct LogicalWeight;
+struct WordPiece;
+} // namespace qs
+
+namespace qsw {
+
+// What lies under a point: an element's piece, or a non-code bit of a block field.
+struct BitMapHit {
+    bool isElement = false;
+    uint64_t row = 0, col = 0;     // the element (isElement)
+    uint64_t word = 0;             // stored order: the word under the point
+    int bit = -1;                  // stored order: the bit under the point
+    QString field;                 // GGUF: the block field holding that bit
+};
+
+class BitMapCanvas : public QAbstractScrollArea {
+    Q_OBJECT
+public:
+    explicit BitMapCanvas(QWidget* parent = nullptr);
+    ~BitMapCanvas() override;
+
+    // `map` and `spec` describe `weight` of `checkpoint`; a null map clears the canvas.
+    void setLayout(std::shared_ptr<const qs::Checkpoint> checkpoint, const qs::LogicalWeight* weight,
+                   std::shared_ptr<const qs::WordMap> map);
+    void setTheme(const Theme& theme);
+    bool hasLayout() const { return bool(m_map); }
+
+    bool storedOrder() const { return m_stored; }
+    void setStoredOrder(bool stored);
+    int cellSize() const { return m_cell; }
+    void setCellSize(int pixels); // clamped to 3..40
+
+    // Linked elements: hovered (thin outline) and selected (thick outline) pieces.
+    void setHovered(std::optional<std::pair<uint64_t, uint64_t>> element);
+    void setSelected(std::optional<std::pair<uint64_t, uint64_t>> element);
+
+    uint64_t wordCount() const { return m_words; }
+    uint64_t wordsPerRow() const { return m_wordsPerRow; }
+    void scrollToWord(uint64_t word);
+    void scrollToElement(uint64_t row, uint64_t col); // its first piece (stored) or its cell
+    // The centre of a bit cell (stored order) or an element cell (logical order) in viewport
+    // coordinates; nullopt when it is not on screen.
+    std::optional<QPoint> bitCenter(uint64_t word, int bit) const;
+    std::optional<QPoint> cellCenter(uint64_t row, uint64_t col) const;
+    std::optional<BitMapHit> hitTest(QPoint viewportPos) const;
+    // Words whose pieces have been computed since the layout was set (virtualisation check).
+    uint64_t computedWords() const { return m_computedWords; }
+    // Paints the visible part into `painter` (export and paintEvent).
+    void paintContent(QPainter& painter, const QRect& area);
+
+signals:
+    void hoveredAt(std::optional<BitMapHit> hit);
+    void clickedAt(BitMapHit hit);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
+
+private:
+    struct Piece {
+        uint64_t row, col;
+        uint8_t bit, width, piece, pieceCount;
+        uint64_t code;
+    };
+    const std::vector<Piece>& piecesOf(uint64_t word) const;
+    uint64_t codeOf(uint64_t row, uint64_t col) const;
+    QColor colorOf(uint64_t row, uint64_t col, uint64_t code) const;
+    QString fieldAt(uint64_t word, int bit) const;
+    void updateGeometry();
+    int gutterWidth() const;
+    int headerHeight() const;
+    int wordWidth() const;
+    int rowHeight() const;
+    uint64_t rowCount() const;
+    uint64_t firstRow() const;
+    int firstColPixels() const;
+    void outlineElement(QPainter& p, uint64_t row, uint64_t col, const QColor& color, int width, const QRect& area);
+
+    std::shared_ptr<const qs::Checkpoint> m_checkpoint;
+    const qs::LogicalWeight* m_weight = nullptr;
+    std::shared_ptr<const qs::WordMap> m_map;
+    std::span<const uint8_t> m_codeBytes;
+    uint64_t m_words = 0;
+    uint64_t m_blockBytes = 0; // GGUF block size (rows start at block edges), 0 otherwise
+    uint64_t m_wordsPerRow = 1;
+    uint64_t m_hueCount = 1;
+    int m_codeBits = 4;
+    bool m_stored = true;
+    int m_cell = 12;
+    Theme m_theme;
+    std::optional<std::pair<uint64_t, uint64_t>> m_hovered, m_selected;
+    mutable std::unordered_map<uint64_t, std::vector<Piece>> m_cache;
+    mutable uint64_t m_computedWords = 0;
+};
+
+} // namespace qsw

@@ -1,0 +1,353 @@
+#include "bitmapview.h"
+
+#include "viewcontext.h"
+
+#include "container/checkpoint.h"
+#include "error.h"
+#include "formats/logicalweight.h"
+#include "formats/wordmap.h"
+#include "kernels/dequant.h"
+#include "kernels/kernel.h"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace qsw {
+
+namespace {
+
+QString bitRange(const qs::BitPiece& p)
+{
+    return p.width == 1 ? QString::number(p.bit) : QStringLiteral("%1..%2").arg(p.bit + p.width - 1).arg(p.bit);
+}
+
+QString number(double v)
+{
+    return QString::number(v, 'g', 7);
+}
+
+} // namespace
+
+BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
+    : AnalysisView(ctx, parent), m_canvas(new BitMapCanvas(this)), m_stack(new QStackedWidget(this)),
+      m_message(new QLabel(this)), m_details(new QLabel(this)), m_summary(new QLabel(this)),
+      m_order(new QComboBox(this)), m_zoom(new QSpinBox(this)), m_goTo(new QLineEdit(this))
+{
+    setObjectName(viewName());
+    m_canvas->setObjectName(QStringLiteral("bitmapCanvas"));
+    m_order->addItem(tr("As stored"));
+    m_order->addItem(tr("Logical matrix"));
+    m_order->setToolTip(tr("Stored words bit by bit, or the logical [out, in] matrix one code per cell"));
+    m_zoom->setRange(3, 40);
+    m_zoom->setValue(m_canvas->cellSize());
+    m_zoom->setSuffix(tr(" px"));
+    m_zoom->setToolTip(tr("Cell size (Ctrl+wheel)"));
+    m_goTo->setPlaceholderText(tr("Go to word or row, col"));
+    m_goTo->setClearButtonEnabled(true);
+    m_goTo->setMinimumWidth(180);
+    m_goTo->setMaximumWidth(260);
+
+    auto* tools = new QHBoxLayout;
+    tools->setContentsMargins(8, 6, 8, 6);
+    tools->addWidget(new QLabel(tr("Order:"), this));
+    tools->addWidget(m_order);
+    tools->addSpacing(12);
+    tools->addWidget(new QLabel(tr("Cell:"), this));
+    tools->addWidget(m_zoom);
+    tools->addSpacing(12);
+    tools->addWidget(m_goTo, 1);
+    tools->addStretch();
+    m_summary->setContentsMargins(8, 0, 8, 6);
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setWordWrap(true);
+    m_message->setObjectName(QStringLiteral("bitmapMessage"));
+    m_stack->addWidget(m_canvas);
+    m_stack->addWidget(m_message);
+
+    m_details->setObjectName(QStringLiteral("bitmapDetails"));
+    m_details->setTextFormat(Qt::RichText);
+    m_details->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_details->setWordWrap(true);
+    m_details->setMargin(10);
+    m_details->setAutoFillBackground(true);
+    m_details->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_body = new QBoxLayout(QBoxLayout::LeftToRight);
+    m_body->setContentsMargins(0, 0, 0, 0);
+    m_body->setSpacing(0);
+    m_body->addWidget(m_stack, 1);
+    m_body->addWidget(m_details);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(tools);
+    layout->addWidget(m_summary);
+    layout->addLayout(m_body, 1);
+
+    connect(m_order, &QComboBox::currentIndexChanged, this, [this](int i) { m_canvas->setStoredOrder(i == 0); });
+    connect(m_zoom, &QSpinBox::valueChanged, m_canvas, &BitMapCanvas::setCellSize);
+    connect(m_goTo, &QLineEdit::returnPressed, this, [this] {
+        m_goTo->setStyleSheet(goTo(m_goTo->text()) ? QString() : QStringLiteral("color: %1").arg(context()->theme().error.name()));
+    });
+    connect(m_canvas, &BitMapCanvas::hoveredAt, this, &BitMapView::onHovered);
+    connect(m_canvas, &BitMapCanvas::clickedAt, this, &BitMapView::onClicked);
+    connect(context(), &ViewContext::weightChanged, this, &BitMapView::rebuild);
+    connect(context(), &ViewContext::checkpointChanged, this, &BitMapView::rebuild);
+    connect(context(), &ViewContext::themeChanged, this, &BitMapView::applyTheme);
+    connect(context(), &ViewContext::hoveredChanged, this, [this](const ElementRef& e) {
+        const bool mine = e.isValid() && e.weight == context()->weight();
+        m_canvas->setHovered(mine ? std::optional(std::pair(uint64_t(e.row), uint64_t(std::max<int64_t>(e.col, 0))))
+                                  : std::nullopt);
+        showElement(mine ? e : context()->selected());
+    });
+    connect(context(), &ViewContext::selectedChanged, this, [this](const ElementRef& e) {
+        const bool mine = e.isValid() && e.weight == context()->weight();
+        m_canvas->setSelected(mine ? std::optional(std::pair(uint64_t(e.row), uint64_t(std::max<int64_t>(e.col, 0))))
+                                   : std::nullopt);
+        if (!context()->hovered().isValid())
+            showElement(e);
+    });
+    applyTheme();
+    rebuild();
+}
+
+BitMapView::~BitMapView() = default;
+
+void BitMapView::resizeEvent(QResizeEvent* event)
+{
+    AnalysisView::resizeEvent(event);
+    // Beside the map when there is room for both, below it otherwise.
+    const bool wide = width() >= 960;
+    m_body->setDirection(wide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    if (wide) {
+        m_details->setMinimumHeight(0);
+        m_details->setMaximumHeight(QWIDGETSIZE_MAX);
+        m_details->setFixedWidth(280);
+    } else {
+        m_details->setMinimumWidth(0);
+        m_details->setMaximumWidth(QWIDGETSIZE_MAX);
+        m_details->setFixedHeight(230);
+    }
+}
+
+void BitMapView::applyTheme()
+{
+    const Theme& t = context()->theme();
+    m_canvas->setTheme(t);
+    QPalette pal = m_details->palette();
+    pal.setColor(QPalette::Window, t.alternate);
+    pal.setColor(QPalette::WindowText, t.text);
+    m_details->setPalette(pal);
+    m_message->setStyleSheet(QStringLiteral("color: %1").arg(t.mutedText.name()));
+    showElement(context()->hovered().isValid() ? context()->hovered() : context()->selected());
+}
+
+void BitMapView::setStoredOrder(bool stored)
+{
+    m_order->setCurrentIndex(stored ? 0 : 1);
+}
+
+void BitMapView::rebuild()
+{
+    m_map.reset();
+    m_cachedRow = ~uint64_t(0);
+    m_rowValues.clear();
+    m_hasHit = false;
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    QString problem;
+    if (!w) {
+        problem = tr("Select a weight in the tensor browser.");
+    } else if (const qs::LayoutSpec* spec = qs::findLayoutSpec(w->format); !spec) {
+        problem = tr("No layout spec for %1: its bits cannot be drawn yet.").arg(QString::fromStdString(w->format));
+    } else {
+        try {
+            m_map = std::make_shared<const qs::WordMap>(*spec, qs::layoutParams(*w));
+        } catch (const qs::Error& e) {
+            problem = tr("Cannot map the words of %1: %2").arg(QString::fromStdString(w->name), QString::fromUtf8(e.what()));
+        }
+    }
+    m_canvas->setLayout(context()->checkpoint(), m_map ? w : nullptr, m_map);
+    if (!m_map) {
+        m_message->setText(problem);
+        m_stack->setCurrentWidget(m_message);
+        m_summary->clear();
+        m_details->setText(QString());
+        return;
+    }
+    m_stack->setCurrentWidget(m_canvas);
+    const QLocale locale;
+    const qs::LayoutParams& p = m_map->params();
+    const QString tile = m_map->tileRows() == 0 ? tr("%1 elements").arg(m_map->tileCols())
+                                                : tr("%1 × %2").arg(m_map->tileRows()).arg(m_map->tileCols());
+    m_summary->setText(tr("%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6")
+                           .arg(QString::fromStdString(m_map->spec().name))
+                           .arg(m_map->wordBits())
+                           .arg(locale.toString(qulonglong(m_canvas->wordCount())))
+                           .arg(p.N)
+                           .arg(p.K)
+                           .arg(tile));
+    showElement(context()->selected());
+}
+
+bool BitMapView::goTo(const QString& text)
+{
+    if (!m_map)
+        return false;
+    const QRegularExpression element(QStringLiteral("^\\s*(\\d+)\\s*[, ]\\s*(\\d+)\\s*$"));
+    const QRegularExpression word(QStringLiteral("^\\s*(\\d+)\\s*$"));
+    if (const auto m = element.match(text); m.hasMatch()) {
+        bool okRow = false, okCol = false;
+        const qulonglong row = m.captured(1).toULongLong(&okRow), col = m.captured(2).toULongLong(&okCol);
+        if (!okRow || !okCol || row >= m_map->params().N || col >= m_map->params().K)
+            return false;
+        context()->setSelected({context()->weight(), int64_t(row), int64_t(col)});
+        return true;
+    }
+    if (const auto m = word.match(text); m.hasMatch()) {
+        bool ok = false;
+        const qulonglong w = m.captured(1).toULongLong(&ok);
+        if (!ok || w >= m_canvas->wordCount())
+            return false;
+        setStoredOrder(true);
+        m_canvas->scrollToWord(w);
+        const auto pieces = m_map->piecesIn(w);
+        if (!pieces.empty())
+            context()->setSelected({context()->weight(), int64_t(pieces.front().row), int64_t(pieces.front().col)});
+        return true;
+    }
+    return false;
+}
+
+void BitMapView::onHovered(std::optional<BitMapHit> hit)
+{
+    m_hasHit = hit.has_value();
+    if (hit)
+        m_lastHit = *hit;
+    if (hit && hit->isElement) {
+        context()->setHovered({context()->weight(), int64_t(hit->row), int64_t(hit->col)});
+        return;
+    }
+    context()->setHovered({});
+    // A metadata or padding bit is described; off the map the selection is shown again.
+    showElement(hit ? ElementRef{} : context()->selected());
+}
+
+void BitMapView::onClicked(const BitMapHit& hit)
+{
+    if (hit.isElement)
+        context()->setSelected({context()->weight(), int64_t(hit.row), int64_t(hit.col)});
+}
+
+QString BitMapView::detailsText() const
+{
+    return m_details->text();
+}
+
+QString BitMapView::messageText() const
+{
+    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+}
+
+void BitMapView::showElement(const ElementRef& element)
+{
+    if (!m_map)
+        return;
+    const Theme& t = context()->theme();
+    const QString muted = t.mutedText.name();
+    QString html;
+    auto line = [&](const QString& label, const QString& value) {
+        html += QStringLiteral("<tr><td style='color:%1; padding-right:10px'>%2</td><td><tt>%3</tt></td></tr>")
+                    .arg(muted, label.toHtmlEscaped(), value.toHtmlEscaped());
+    };
+    const bool hitHere = m_hasHit && m_canvas->storedOrder();
+    if (!element.isValid() || element.weight != context()->weight()) {
+        if (hitHere) {
+            html += QStringLiteral("<table>");
+            line(tr("Word"), QString::number(m_lastHit.word));
+            line(tr("Bit"), QString::number(m_lastHit.bit));
+            line(tr("Byte offset"), QStringLiteral("0x%1").arg(m_lastHit.word * m_map->wordBits() / 8 + uint64_t(m_lastHit.bit) / 8, 0, 16));
+            if (!m_lastHit.field.isEmpty())
+                line(tr("Block field"), m_lastHit.field);
+            else
+                line(tr("Holds"), tr("padding (no element)"));
+            html += QStringLiteral("</table>");
+            if (!m_lastHit.field.isEmpty())
+                for (const qs::BlockField& f : m_map->spec().blockFields)
+                    if (QString::fromStdString(f.name) == m_lastHit.field)
+                        html += QStringLiteral("<p style='color:%1'>%2: %3</p>")
+                                    .arg(muted, QString::fromStdString(f.kind).toHtmlEscaped(),
+                                         QString::fromStdString(f.meaning).toHtmlEscaped());
+        } else {
+            html = QStringLiteral("<p style='color:%1'>%2</p>")
+                       .arg(muted, tr("Hover a bit to see which element it belongs to; click to select it. "
+                                      "Hue: the element's place in the layout's repeating tile. "
+                                      "Lightness: its code (dark = low). "
+                                      "A notch marks a code split over two words.")
+                                       .toHtmlEscaped());
+        }
+        m_details->setText(html);
+        return;
+    }
+    const uint64_t row = uint64_t(element.row), col = uint64_t(std::max<int64_t>(element.col, 0));
+    const qs::LayoutParams& p = m_map->params();
+    if (row >= p.N || col >= p.K)
+        return;
+    const qs::LayoutSpec& spec = m_map->spec();
+    const qs::ElementLocation loc = spec.locate(p, row, col);
+    html += QStringLiteral("<p><b>%1</b></p><table>").arg(tr("Element (%1, %2)").arg(row).arg(col).toHtmlEscaped());
+    line(tr("Row (out)"), QString::number(row));
+    line(tr("Column (in)"), QString::number(col));
+    for (uint8_t i = 0; i < loc.pieceCount; ++i)
+        line(loc.pieceCount > 1 ? tr("Word (piece %1)").arg(i + 1) : tr("Word"),
+             tr("%1, bits %2").arg(loc.pieces[i].word).arg(bitRange(loc.pieces[i])));
+    if (loc.pieceCount > 1)
+        line(tr("Split"), tr("%1 pieces, low bits first").arg(loc.pieceCount));
+    if (loc.slot >= 0)
+        line(tr("Slot"), QString::number(loc.slot));
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    try {
+        const qs::ElementValues v = qs::elementValues(*context()->checkpoint(), *w, spec, p, row, col);
+        int width = 0;
+        for (uint8_t i = 0; i < loc.pieceCount; ++i)
+            width += loc.pieces[i].width;
+        line(tr("Code"), QStringLiteral("%1  (0b%2)").arg(v.code).arg(v.code, std::min(width, 64), 2, QLatin1Char('0')));
+        line(tr("Group"), QString::number(v.group));
+        if (v.hasScale)
+            line(tr("Scale"), number(v.scale));
+        if (v.hasZero) {
+            const QString label = v.zeroKind == qs::ZeroPointKind::FloatBias ? tr("Bias")
+                                : v.zeroKind == qs::ZeroPointKind::BlockMin ? tr("Block min")
+                                                                            : tr("Zero");
+            line(label, number(v.zero));
+        }
+    } catch (const std::exception& e) {
+        line(tr("Code"), QString::fromUtf8(e.what()));
+    }
+    if (row != m_cachedRow) {
+        m_cachedRow = row;
+        m_rowError.clear();
+        m_rowValues.assign(p.K, 0.f);
+        try {
+            qs::dequantizeRows(*context()->checkpoint(), *w, row, row + 1, m_rowValues.data(), qs::bestSimdPath());
+        } catch (const std::exception& e) {
+            m_rowValues.clear();
+            m_rowError = QString::fromUtf8(e.what());
+        }
+    }
+    line(tr("Value"), m_rowValues.size() == p.K ? number(m_rowValues[col]) : m_rowError);
+    html += QStringLiteral("</table>");
+    html += QStringLiteral("<p style='color:%1'>%2</p>").arg(muted, QString::fromStdString(spec.formula).toHtmlEscaped());
+    m_details->setText(html);
+}
+
+} // namespace qsw

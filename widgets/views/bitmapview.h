@@ -1,0 +1,74 @@
+#pragma once
+// View 1, the bit map: what each bit of each stored word means. Words (GGUF: blocks, field by
+// field) are rows of bit cells coloured by logical element; hovering names the word, bit
+// range, element (row, col), code, group, scale, zero and dequantized value, and is shared
+// with every other view through the ViewContext. Toggles between stored and logical order.
+#include "analysisview.h"
+#include "bitmapcanvas.h"
+
+#include <memory>
+#include <vector>
+
+class QBoxLayout;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QStackedWidget;
+
+namespace qs {
+class WordMap;
+}
+
+namespace qsw {
+
+struct ElementRef;
+
+class BitMapView : public AnalysisView {
+    Q_OBJECT
+public:
+    explicit BitMapView(ViewContext* context, QWidget* parent = nullptr);
+    ~BitMapView() override;
+
+    QString viewName() const override { return QStringLiteral("bitmap"); }
+    QString title() const override { return tr("Bit map"); }
+
+    BitMapCanvas* canvas() const { return m_canvas; }
+    // "as stored" (true) or "logical matrix" order; the toggle in the tool row.
+    void setStoredOrder(bool stored);
+    // Accepts a word index ("1234") or an element ("row, col"); false when it cannot parse or
+    // lies outside the weight.
+    bool goTo(const QString& text);
+    // The text of the side panel and of the message shown instead of the map (for tests).
+    QString detailsText() const;
+    QString messageText() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void rebuild();
+    void onHovered(std::optional<BitMapHit> hit);
+    void onClicked(const BitMapHit& hit);
+    void showElement(const ElementRef& element);
+    void applyTheme();
+
+    BitMapCanvas* m_canvas;
+    QStackedWidget* m_stack;
+    QBoxLayout* m_body = nullptr;
+    QLabel* m_message;
+    QLabel* m_details;
+    QLabel* m_summary;
+    QComboBox* m_order;
+    QSpinBox* m_zoom;
+    QLineEdit* m_goTo;
+    std::shared_ptr<const qs::WordMap> m_map;
+    BitMapHit m_lastHit;
+    bool m_hasHit = false;
+    // One dequantized row for the hover text; the rest of the tensor is never decoded here.
+    uint64_t m_cachedRow = ~uint64_t(0);
+    std::vector<float> m_rowValues;
+    QString m_rowError;
+};
+
+} // namespace qsw

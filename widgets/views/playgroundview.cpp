@@ -1,0 +1,888 @@
+#include "playgroundview.h"
+
+#include "jobrunner.h"
+#include "playgroundwords.h"
+#include "viewcontext.h"
+
+#include "container/checkpoint.h"
+#include "error.h"
+#include "formats/layoutspec.h"
+#include "kernels/dequant.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+#include <QPicture>
+#include <QPointer>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include <cmath>
+
+namespace qsw {
+
+namespace {
+
+const QString kJobKey = QStringLiteral("playground");
+constexpr int kMaxWords = 8;
+
+QString num(double v)
+{
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    return QString::number(v, 'g', 4);
+}
+
+void stylePlot(QCustomPlot* plot, const Theme& t)
+{
+    plot->setBackground(t.background);
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        rect->setBackground(t.background);
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setBasePen(QPen(t.mutedText));
+            axis->setTickPen(QPen(t.mutedText));
+            axis->setSubTickPen(QPen(t.mutedText));
+            axis->setTickLabelColor(t.text);
+            axis->setLabelColor(t.text);
+            axis->grid()->setPen(QPen(t.plotGrid, 1, Qt::DotLine));
+            axis->grid()->setZeroLinePen(QPen(t.plotGrid));
+        }
+    }
+    if (plot->legend) { // null once the default layout is cleared
+        plot->legend->setBrush(t.background);
+        plot->legend->setTextColor(t.text);
+        plot->legend->setBorderPen(QPen(t.plotGrid));
+    }
+}
+
+QCPColorGradient codeGradient(const Theme& t, int codes)
+{
+    QCPColorGradient g;
+    g.clearColorStops();
+    for (int i = 0; i <= 8; ++i) g.setColorStopAt(i / 8.0, t.codeColor(i / 8.0));
+    g.setLevelCount(std::max(2, codes));
+    return g;
+}
+
+// A vertical line over the whole axis rect at x.
+QCPItemStraightLine* vline(QCustomPlot* plot, QCPAxisRect* rect, double x, const QPen& pen)
+{
+    auto* line = new QCPItemStraightLine(plot);
+    line->setClipAxisRect(rect);
+    for (QCPItemPosition* p : {line->point1, line->point2}) p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(pen);
+    return line;
+}
+
+QCPItemText* label(QCustomPlot* plot, QCPAxisRect* rect, double x, double y, const QString& text, Qt::Alignment align,
+                   const QColor& color)
+{
+    auto* item = new QCPItemText(plot);
+    item->setClipAxisRect(rect);
+    item->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    item->position->setCoords(x, y);
+    item->setPositionAlignment(align);
+    item->setText(text);
+    item->setColor(color);
+    item->setPadding(QMargins(3, 1, 3, 1));
+    return item;
+}
+
+} // namespace
+
+PlaygroundView::PlaygroundView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+{
+    m_debounce = new QTimer(this);
+    m_debounce->setSingleShot(true);
+    m_debounce->setInterval(80);
+    connect(m_debounce, &QTimer::timeout, this, &PlaygroundView::recompute);
+    buildControls();
+    connect(context, &ViewContext::weightChanged, this, [this] { updateWeight(); });
+    connect(context, &ViewContext::checkpointChanged, this, [this] { updateWeight(); });
+    connect(context, &ViewContext::themeChanged, this, [this] { applyTheme(); });
+    connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
+        if (key == kJobKey)
+            showError(message);
+    });
+    applyTheme();
+    updateWeight();
+}
+
+// The context (and its job runner) may already be gone: the main window creates it before
+// the views and deletes it first. Results of a running job find no view (QPointer) and drop.
+PlaygroundView::~PlaygroundView() = default;
+
+QString PlaygroundView::title() const
+{
+    return tr("Playground");
+}
+
+void PlaygroundView::buildControls()
+{
+    m_building = true;
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(6, 6, 6, 6);
+    outer->setSpacing(6);
+
+    auto* controls = new QGridLayout;
+    controls->setHorizontalSpacing(8);
+    controls->setVerticalSpacing(4);
+    auto addPair = [&](int row, int col, QLabel* lbl, QWidget* w) {
+        lbl->setBuddy(w);
+        controls->addWidget(lbl, row, col, Qt::AlignRight);
+        controls->addWidget(w, row, col + 1);
+    };
+
+    m_source = new QComboBox(this);
+    m_source->setObjectName(QStringLiteral("source"));
+    m_source->addItem(tr("Row of the selected weight"), int(Source::WeightRow));
+    m_source->addItem(tr("Normal"), int(Source::Normal));
+    m_source->addItem(tr("Normal with outliers"), int(Source::NormalOutliers));
+    m_source->addItem(tr("Uniform"), int(Source::Uniform));
+    m_source->addItem(tr("Laplace"), int(Source::Laplace));
+    addPair(0, 0, new QLabel(tr("&Source:"), this), m_source);
+
+    m_row = new QSpinBox(this);
+    m_row->setObjectName(QStringLiteral("row"));
+    m_row->setRange(0, 0);
+    m_rowLabel = new QLabel(tr("&Row:"), this);
+    addPair(0, 2, m_rowLabel, m_row);
+
+    m_seed = new QSpinBox(this);
+    m_seed->setObjectName(QStringLiteral("seed"));
+    m_seed->setRange(0, 999999);
+    m_seed->setValue(1);
+    m_seedLabel = new QLabel(tr("S&eed:"), this);
+    addPair(0, 4, m_seedLabel, m_seed);
+
+    m_length = new QSpinBox(this);
+    m_length->setObjectName(QStringLiteral("length"));
+    m_length->setRange(8, 1 << 20);
+    m_length->setSingleStep(64);
+    m_length->setValue(256);
+    m_lengthLabel = new QLabel(tr("&Length:"), this);
+    addPair(0, 6, m_lengthLabel, m_length);
+
+    m_target = new QComboBox(this);
+    m_target->setObjectName(QStringLiteral("format"));
+    m_target->addItem(tr("GPTQ v1"), int(qs::AffineTarget::GptqV1));
+    m_target->addItem(tr("GPTQ v2"), int(qs::AffineTarget::GptqV2));
+    m_target->addItem(tr("AWQ GEMM"), int(qs::AffineTarget::AwqGemm));
+    m_target->addItem(tr("compressed-tensors"), int(qs::AffineTarget::CompressedTensors));
+    m_target->addItem(tr("MLX affine"), int(qs::AffineTarget::Mlx));
+    addPair(1, 0, new QLabel(tr("&Format:"), this), m_target);
+
+    m_bits = new QSpinBox(this);
+    m_bits->setObjectName(QStringLiteral("bits"));
+    m_bits->setRange(2, 8);
+    m_bits->setValue(4);
+    addPair(1, 2, new QLabel(tr("&Bits:"), this), m_bits);
+
+    m_groupSize = new QComboBox(this);
+    m_groupSize->setObjectName(QStringLiteral("groupSize"));
+    for (int g : {16, 32, 64, 128, 256}) m_groupSize->addItem(QString::number(g), g);
+    m_groupSize->addItem(tr("whole row"), 0);
+    m_groupSize->setCurrentIndex(1);
+    addPair(1, 4, new QLabel(tr("&Group size:"), this), m_groupSize);
+
+    m_symmetric = new QCheckBox(tr("S&ymmetric"), this);
+    m_symmetric->setObjectName(QStringLiteral("symmetric"));
+    controls->addWidget(m_symmetric, 1, 6, 1, 2);
+
+    auto* clipBox = new QHBoxLayout;
+    m_clip = new QSlider(Qt::Horizontal, this);
+    m_clip->setObjectName(QStringLiteral("clip"));
+    m_clip->setRange(5, 100);
+    m_clip->setValue(100);
+    m_clip->setMinimumWidth(120);
+    m_clipValue = new QLabel(this);
+    m_clipValue->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0.000")));
+    clipBox->addWidget(m_clip);
+    clipBox->addWidget(m_clipValue);
+    auto* clipLabel = new QLabel(tr("&Clipping:"), this);
+    clipLabel->setBuddy(m_clip);
+    controls->addWidget(clipLabel, 1, 8, Qt::AlignRight);
+    controls->addLayout(clipBox, 1, 9);
+
+    m_group = new QSpinBox(this);
+    m_group->setObjectName(QStringLiteral("inspectedGroup"));
+    m_group->setRange(0, 0);
+    addPair(0, 8, new QLabel(tr("&Inspect group:"), this), m_group);
+    controls->setColumnStretch(10, 1);
+    outer->addLayout(controls);
+
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("summary"));
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setWordWrap(true);
+    outer->addWidget(m_summary);
+    m_error = new QLabel(this);
+    m_error->setObjectName(QStringLiteral("error"));
+    m_error->setWordWrap(true);
+    m_error->hide();
+    outer->addWidget(m_error);
+
+    auto* grid = new QGridLayout;
+    grid->setSpacing(6);
+    m_map = new QCustomPlot(this);
+    m_map->setObjectName(QStringLiteral("affineMap"));
+    m_buckets = new QCustomPlot(this);
+    m_buckets->setObjectName(QStringLiteral("buckets"));
+    m_row_plot = new QCustomPlot(this);
+    m_row_plot->setObjectName(QStringLiteral("rowPlot"));
+    m_row_plot->plotLayout()->clear();
+    m_codesRect = new QCPAxisRect(m_row_plot);
+    m_errorRect = new QCPAxisRect(m_row_plot);
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    m_mapTitle = new QCPTextElement(m_map, QString(), titleFont);
+    m_bucketsTitle = new QCPTextElement(m_buckets, QString(), titleFont);
+    m_rowTitle = new QCPTextElement(m_row_plot, QString(), titleFont);
+    for (auto [plot, title] : {std::pair{m_map, m_mapTitle}, std::pair{m_buckets, m_bucketsTitle}}) {
+        plot->plotLayout()->insertRow(0);
+        plot->plotLayout()->addElement(0, 0, title);
+    }
+    m_row_plot->plotLayout()->addElement(0, 0, m_rowTitle);
+    m_row_plot->plotLayout()->addElement(1, 0, m_codesRect);
+    m_row_plot->plotLayout()->addElement(2, 0, m_errorRect);
+    m_row_plot->plotLayout()->setRowStretchFactor(0, 0.01);
+    m_row_plot->plotLayout()->setRowStretchFactor(1, 0.22);
+    m_row_plot->plotLayout()->setRowStretchFactor(2, 0.77);
+    auto* margins = new QCPMarginGroup(m_row_plot);
+    m_codesRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_errorRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
+    m_words = new PlaygroundWords(this);
+    m_words->setObjectName(QStringLiteral("words"));
+    for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->setMinimumSize(200, 160);
+    grid->addWidget(m_map, 0, 0);
+    grid->addWidget(m_buckets, 0, 1);
+    grid->addWidget(m_row_plot, 1, 0);
+    grid->addWidget(m_words, 1, 1);
+    grid->setColumnStretch(0, 1);
+    grid->setColumnStretch(1, 1);
+    grid->setRowStretch(0, 1);
+    grid->setRowStretch(1, 1);
+    outer->addLayout(grid, 1);
+
+    // Clicking the row plot inspects the group under the mouse.
+    connect(m_row_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+        if (!m_result || m_result->quantized.groupSize == 0)
+            return;
+        const double k = m_errorRect->axis(QCPAxis::atBottom)->pixelToCoord(event->position().x());
+        if (k >= 0 && k < double(m_result->cols))
+            m_group->setValue(int(uint64_t(k) / m_result->quantized.groupSize));
+    });
+
+    connect(m_source, &QComboBox::currentIndexChanged, this, [this] {
+        updateSourceControls();
+        scheduleRecompute();
+    });
+    for (QSpinBox* spin : {m_row, m_seed, m_length, m_bits})
+        connect(spin, &QSpinBox::valueChanged, this, &PlaygroundView::scheduleRecompute);
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
+        // AWQ GEMM stores 4-bit codes only.
+        const bool awq = m_target->currentData().toInt() == int(qs::AffineTarget::AwqGemm);
+        if (awq)
+            m_bits->setValue(4);
+        m_bits->setEnabled(!awq);
+        scheduleRecompute();
+    });
+    connect(m_groupSize, &QComboBox::currentIndexChanged, this, &PlaygroundView::scheduleRecompute);
+    connect(m_symmetric, &QCheckBox::toggled, this, &PlaygroundView::scheduleRecompute);
+    connect(m_clip, &QSlider::valueChanged, this, [this](int v) {
+        m_clipValue->setText(QString::number(v / 100.0, 'f', 2));
+        scheduleRecompute();
+    });
+    connect(m_group, &QSpinBox::valueChanged, this, [this](int group) {
+        m_wantedGroup = group;
+        redraw();
+    });
+    m_clipValue->setText(QStringLiteral("1.00"));
+    m_building = false;
+    updateSourceControls();
+}
+
+void PlaygroundView::setSource(Source source)
+{
+    m_source->setCurrentIndex(m_source->findData(int(source)));
+}
+
+void PlaygroundView::setRow(int row)
+{
+    m_row->setValue(row);
+}
+
+void PlaygroundView::setSeed(int seed)
+{
+    m_seed->setValue(seed);
+}
+
+void PlaygroundView::setLength(int length)
+{
+    m_length->setValue(length);
+}
+
+void PlaygroundView::setTarget(qs::AffineTarget target)
+{
+    m_target->setCurrentIndex(m_target->findData(int(target)));
+}
+
+void PlaygroundView::setBits(int bits)
+{
+    m_bits->setValue(bits);
+}
+
+void PlaygroundView::setGroupSize(int groupSize)
+{
+    int index = m_groupSize->findData(groupSize);
+    if (index < 0) {
+        m_groupSize->addItem(QString::number(groupSize), groupSize);
+        index = m_groupSize->count() - 1;
+    }
+    m_groupSize->setCurrentIndex(index);
+}
+
+void PlaygroundView::setSymmetric(bool symmetric)
+{
+    m_symmetric->setChecked(symmetric);
+}
+
+void PlaygroundView::setClipRatio(double ratio)
+{
+    m_clip->setValue(int(std::lround(ratio * 100)));
+}
+
+void PlaygroundView::setInspectedGroup(int group)
+{
+    m_wantedGroup = group;
+    m_group->setValue(group);
+}
+
+int PlaygroundView::inspectedGroup() const
+{
+    return m_group->value();
+}
+
+QString PlaygroundView::errorText() const
+{
+    return m_error->isVisible() || !m_error->isHidden() ? m_error->text() : QString();
+}
+
+void PlaygroundView::updateSourceControls()
+{
+    const bool weight = m_source->currentData().toInt() == int(Source::WeightRow);
+    m_row->setVisible(weight);
+    m_rowLabel->setVisible(weight);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_seed, m_seedLabel, m_length, m_lengthLabel}) w->setVisible(!weight);
+}
+
+void PlaygroundView::updateWeight()
+{
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    const int rows = w ? int(std::min<uint64_t>(w->outFeatures(), uint64_t(INT32_MAX))) : 0;
+    m_row->setRange(0, std::max(0, rows - 1));
+    if (m_source->currentData().toInt() == int(Source::WeightRow))
+        scheduleRecompute();
+}
+
+void PlaygroundView::scheduleRecompute()
+{
+    if (!m_building)
+        m_debounce->start();
+}
+
+qs::PlaygroundOptions PlaygroundView::options() const
+{
+    qs::PlaygroundOptions o;
+    o.target = qs::AffineTarget(m_target->currentData().toInt());
+    o.bits = m_bits->value();
+    o.groupSize = uint64_t(m_groupSize->currentData().toInt());
+    o.symmetric = m_symmetric->isChecked();
+    o.clipRatio = float(m_clip->value() / 100.0);
+    return o;
+}
+
+void PlaygroundView::recompute()
+{
+    m_debounce->stop();
+    const qs::PlaygroundOptions opt = options();
+    const uint64_t blockRows = qs::playgroundBlockRows(opt.target);
+    const auto source = Source(m_source->currentData().toInt());
+    QPointer<PlaygroundView> self(this);
+    auto deliver = [self](std::shared_ptr<const qs::PlaygroundResult> r) {
+        return [self, r] {
+            if (self)
+                self->setResult(r);
+        };
+    };
+
+    if (source == Source::WeightRow) {
+        const auto ckpt = context()->checkpoint();
+        const qs::LogicalWeight* w = context()->logicalWeight();
+        if (!ckpt || !w) {
+            showError(tr("Select a weight in the browser, or pick a synthetic source."));
+            return;
+        }
+        if (!qs::canDequantize(w->format)) {
+            showError(tr("%1: no dequantizer for format %2; pick another weight or a synthetic source.")
+                          .arg(QString::fromStdString(w->name), QString::fromStdString(w->format)));
+            return;
+        }
+        const uint64_t n = w->outFeatures(), k = w->inFeatures(), first = uint64_t(m_row->value());
+        const size_t index = size_t(context()->weight());
+        m_blockStart = first;
+        m_blockRowsOfWeight = n;
+        context()->jobs()->start(kJobKey, tr("Quantizing row %1 of %2").arg(first).arg(QString::fromStdString(w->name)),
+                                 [ckpt, index, n, k, first, blockRows, opt, deliver](JobControl&) -> JobRunner::Continuation {
+                                     const qs::LogicalWeight& weight = ckpt->weights[index];
+                                     std::vector<float> values(blockRows * k);
+                                     // The block's row 0 is the chosen row; AWQ's 8-row block wraps at the end.
+                                     for (uint64_t i = 0; i < blockRows; ++i) {
+                                         const uint64_t r = (first + i) % n;
+                                         qs::dequantizeRows(*ckpt, weight, r, r + 1, values.data() + i * k,
+                                                            qs::bestSimdPath());
+                                     }
+                                     auto result = std::make_shared<const qs::PlaygroundResult>(
+                                         qs::runPlayground(std::move(values), blockRows, k, opt));
+                                     return deliver(result);
+                                 });
+        return;
+    }
+
+    const qs::SampleDistribution dist = source == Source::Normal           ? qs::SampleDistribution::Normal
+                                        : source == Source::NormalOutliers ? qs::SampleDistribution::NormalOutliers
+                                        : source == Source::Uniform        ? qs::SampleDistribution::Uniform
+                                                                           : qs::SampleDistribution::Laplace;
+    const uint64_t length = uint64_t(m_length->value()), seed = uint64_t(m_seed->value());
+    auto work = [dist, length, seed, blockRows, opt, deliver](JobControl&) -> JobRunner::Continuation {
+        return deliver(std::make_shared<const qs::PlaygroundResult>(
+            qs::runPlayground(qs::playgroundSamples(dist, blockRows, length, seed), blockRows, length, opt)));
+    };
+    if (blockRows * length > kSyncLimit) {
+        context()->jobs()->start(kJobKey, tr("Quantizing %1 synthetic values").arg(blockRows * length), work);
+        return;
+    }
+    context()->jobs()->cancel(kJobKey); // a slower, older request must not overwrite this one
+    try {
+        JobControl control;
+        work(control)();
+    } catch (const std::exception& e) {
+        showError(QString::fromStdString(e.what()));
+    }
+}
+
+void PlaygroundView::showError(const QString& message)
+{
+    m_result.reset();
+    m_error->setText(message);
+    m_error->show();
+    redraw();
+    emit resultChanged();
+}
+
+void PlaygroundView::setResult(std::shared_ptr<const qs::PlaygroundResult> result)
+{
+    m_result = std::move(result);
+    m_error->hide();
+    m_error->clear();
+    const int groups = int(m_result->groups.size());
+    m_group->blockSignals(true);
+    m_group->setRange(0, std::max(0, groups - 1));
+    m_group->setValue(std::min(m_wantedGroup, groups - 1));
+    m_group->blockSignals(false);
+    redraw();
+    emit resultChanged();
+}
+
+void PlaygroundView::applyTheme()
+{
+    const Theme& t = context()->theme();
+    QPalette errorPalette = m_error->palette();
+    errorPalette.setColor(QPalette::WindowText, t.error);
+    m_error->setPalette(errorPalette);
+    m_words->setTheme(t);
+    redraw();
+}
+
+QString PlaygroundView::rowName(uint64_t blockRow) const
+{
+    if (m_source->currentData().toInt() == int(Source::WeightRow) && m_blockRowsOfWeight > 0)
+        return tr("n%1").arg((m_blockStart + blockRow) % m_blockRowsOfWeight);
+    return tr("n%1").arg(blockRow);
+}
+
+void PlaygroundView::redraw()
+{
+    const Theme& t = context()->theme();
+    for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) {
+        plot->clearPlottables();
+        plot->clearItems();
+        stylePlot(plot, t);
+    }
+    for (QCPTextElement* title : {m_mapTitle, m_bucketsTitle, m_rowTitle}) {
+        title->setTextColor(t.text);
+        title->setText(QString());
+    }
+    if (!m_result || m_result->groups.empty()) {
+        m_summary->clear();
+        m_words->setContent({});
+        for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const size_t g = size_t(std::clamp(m_group->value(), 0, int(m_result->groups.size()) - 1));
+    drawMap(m_result->groups[g]);
+    drawBuckets(m_result->groups[g]);
+    drawRow();
+    updateWords();
+    updateSummary();
+    for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
+{
+    const Theme& t = context()->theme();
+    const qs::PlaygroundResult& r = *m_result;
+    const int codes = int(grp.levels.size());
+    const bool mlx = r.rule == qs::AffineRule::Mlx;
+    QCPAxis* x = m_map->xAxis;
+    QCPAxis* y = m_map->yAxis;
+    x->setLabel(tr("weight value w"));
+    y->setLabel(tr("code q"));
+    x->setRange(grp.histLow, grp.histHigh);
+    y->setRange(-0.6, codes - 0.4);
+    y->ticker()->setTickCount(std::min(codes, 9));
+
+    // Beyond the outer levels by more than half a step every value lands on an end code.
+    const double lowClamp = grp.lowLevel - 0.5 * grp.step, highClamp = grp.highLevel + 0.5 * grp.step;
+    auto clampedBand = [&](double from, double to) {
+        if (to <= from)
+            return;
+        auto* rect = new QCPItemRect(m_map);
+        rect->topLeft->setCoords(from, codes);
+        rect->bottomRight->setCoords(to, -1);
+        rect->setPen(Qt::NoPen);
+        rect->setBrush(t.clipped);
+    };
+    clampedBand(grp.histLow, lowClamp);
+    clampedBand(highClamp, grp.histHigh);
+    if (grp.clippedLow)
+        label(m_map, m_map->axisRect(), lowClamp, codes - 0.6, tr("%n clamped", nullptr, int(grp.clippedLow)),
+              Qt::AlignRight | Qt::AlignTop, t.error);
+    if (grp.clippedHigh)
+        label(m_map, m_map->axisRect(), highClamp, 0, tr("%n clamped", nullptr, int(grp.clippedHigh)),
+              Qt::AlignLeft | Qt::AlignBottom, t.error);
+
+    // Bucket edges (skipped at 7-8 bits, where they would fill the plot).
+    if (codes <= 64)
+        for (float e : grp.edges) vline(m_map, m_map->axisRect(), e, QPen(t.plotGrid, 1, Qt::SolidLine));
+
+    // The staircase q(w): each code from its lower edge to its upper edge.
+    std::vector<std::pair<float, int>> byLevel;
+    for (int c = 0; c < codes; ++c) byLevel.emplace_back(grp.levels[size_t(c)], c);
+    std::sort(byLevel.begin(), byLevel.end());
+    auto* stairs = new QCPCurve(x, y);
+    double from = grp.histLow;
+    int tIndex = 0;
+    for (size_t i = 0; i < byLevel.size(); ++i) {
+        const double to = i + 1 < byLevel.size() ? double(grp.edges[i]) : grp.histHigh;
+        stairs->addData(tIndex++, from, byLevel[i].second);
+        stairs->addData(tIndex++, to, byLevel[i].second);
+        from = to;
+    }
+    stairs->setPen(QPen(t.text, 1.5));
+
+    auto* levels = m_map->addGraph(x, y);
+    levels->setLineStyle(QCPGraph::lsNone);
+    QVector<double> lx, ly;
+    for (int c = 0; c < codes; ++c) {
+        lx << grp.levels[size_t(c)];
+        ly << c;
+    }
+    levels->setData(lx, ly, false);
+    levels->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, t.accent, t.accent, codes <= 32 ? 6 : 3));
+
+    // The data range and where w = 0 lands.
+    for (double v : {double(grp.min), double(grp.max)}) vline(m_map, m_map->axisRect(), v, QPen(t.warning, 1, Qt::DashLine));
+    label(m_map, m_map->axisRect(), grp.min, codes - 0.5, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
+    label(m_map, m_map->axisRect(), grp.max, codes - 0.5, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
+    const double zeroCode = mlx ? (grp.scale != 0 ? -grp.zero / grp.scale : 0) : grp.zero;
+    auto* zeroLine = new QCPItemStraightLine(m_map);
+    zeroLine->point1->setCoords(0, zeroCode);
+    zeroLine->point2->setCoords(1, zeroCode);
+    zeroLine->setPen(QPen(t.accent, 1, Qt::DashLine));
+
+    m_mapTitle->setText(mlx ? tr("Affine map · group %1 · s = %2 · b = %3").arg(m_group->value()).arg(num(grp.scale), num(grp.zero))
+                            : tr("Affine map · group %1 · s = %2 · z = %3").arg(m_group->value()).arg(num(grp.scale), num(grp.zero)));
+    auto* formula = label(m_map, m_map->axisRect(), grp.histHigh, 0,
+                          mlx ? tr("q = clamp(round((w − b) / s)),  ŵ = s·q + b") : tr("q = clamp(round(w / s) + z),  ŵ = s·(q − z)"),
+                          Qt::AlignRight | Qt::AlignBottom, t.text);
+    formula->setBrush(t.background);
+    formula->setPen(QPen(t.plotGrid));
+    label(m_map, m_map->axisRect(), 0, zeroCode, mlx ? tr("w = 0 → q = %1").arg(num(zeroCode)) : tr("zero z = %1").arg(num(zeroCode)),
+          Qt::AlignLeft | Qt::AlignBottom, t.accent);
+    m_map->legend->setVisible(false);
+}
+
+void PlaygroundView::drawBuckets(const qs::PlaygroundGroup& grp)
+{
+    const Theme& t = context()->theme();
+    const int codes = int(grp.levels.size());
+    QCPAxis* x = m_buckets->xAxis;
+    QCPAxis* y = m_buckets->yAxis;
+    x->setLabel(tr("weight value w"));
+    y->setLabel(tr("values"));
+    m_bucketsTitle->setText(tr("Buckets · group %1 · colour = code").arg(m_group->value()));
+    x->setRange(grp.histLow, grp.histHigh);
+    m_buckets->legend->setVisible(false);
+
+    const double width = (grp.histHigh - grp.histLow) / grp.bins;
+    QCPBars* below = nullptr;
+    double top = 1;
+    std::vector<double> stack(size_t(grp.bins), 0.0);
+    for (int c = 0; c < codes; ++c) {
+        if (grp.codeCounts[size_t(c)] == 0)
+            continue;
+        QVector<double> keys, values;
+        for (int b = 0; b < grp.bins; ++b) {
+            const uint32_t n = grp.histogram[size_t(b) * size_t(codes) + size_t(c)];
+            if (n == 0)
+                continue;
+            keys << grp.histLow + (b + 0.5) * width;
+            values << n;
+            stack[size_t(b)] += n;
+            top = std::max(top, stack[size_t(b)]);
+        }
+        auto* bars = new QCPBars(x, y);
+        bars->setWidth(width);
+        bars->setStackingGap(0);
+        bars->setData(keys, values, true);
+        const QColor color = t.codeColor(codes > 1 ? double(c) / (codes - 1) : 0);
+        bars->setBrush(color);
+        bars->setPen(QPen(color.darker(t.dark ? 80 : 130), 0.5));
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+    }
+    y->setRange(0, top * 1.12);
+    if (codes <= 64)
+        for (float e : grp.edges) vline(m_buckets, m_buckets->axisRect(), e, QPen(t.plotGrid, 1, Qt::SolidLine));
+    // Each level's code under the plot's top edge, where it is readable.
+    if (codes <= 16)
+        for (int c = 0; c < codes; ++c)
+            label(m_buckets, m_buckets->axisRect(), grp.levels[size_t(c)], top * 1.1, QString::number(c),
+                  Qt::AlignHCenter | Qt::AlignTop, t.mutedText);
+}
+
+void PlaygroundView::drawRow()
+{
+    const Theme& t = context()->theme();
+    const qs::PlaygroundResult& r = *m_result;
+    const int codes = 1 << r.options.bits;
+    const double K = double(r.cols);
+    const size_t g = size_t(std::clamp(m_group->value(), 0, int(r.groups.size()) - 1));
+
+    QCPAxis* cx = m_codesRect->axis(QCPAxis::atBottom);
+    QCPAxis* cy = m_codesRect->axis(QCPAxis::atLeft);
+    cx->setRange(-0.5, K - 0.5);
+    cx->setTickLabels(false);
+    cy->setRange(-0.5, 0.5);
+    cy->setTicks(false);
+    cy->setLabel(tr("codes"));
+    auto* strip = new QCPColorMap(cx, cy);
+    // Two identical cell rows: QCustomPlot draws a one-cell-high map with zero height.
+    strip->data()->setSize(int(r.cols), 2);
+    strip->data()->setRange(QCPRange(0, K - 1), QCPRange(-0.25, 0.25));
+    for (uint64_t k = 0; k < r.cols; ++k)
+        for (int row = 0; row < 2; ++row) strip->data()->setCell(int(k), row, r.quantized.codes[k]);
+    strip->setGradient(codeGradient(t, codes));
+    strip->setDataRange(QCPRange(0, codes - 1));
+    strip->setInterpolate(false);
+
+    QCPAxis* ex = m_errorRect->axis(QCPAxis::atBottom);
+    QCPAxis* ey = m_errorRect->axis(QCPAxis::atLeft);
+    ex->setRange(-0.5, K - 0.5);
+    ex->setLabel(tr("element k of the row"));
+    m_rowTitle->setText(tr("Codes and error along the row"));
+    ey->setLabel(tr("error ŵ − w"));
+    // ±half a step per group: round to nearest stays inside; clamped values do not.
+    auto* upper = new QCPGraph(ex, ey);
+    auto* lower = new QCPGraph(ex, ey);
+    for (const qs::PlaygroundGroup& grp : r.groups) {
+        for (double k : {double(grp.begin) - 0.5, double(grp.end) - 0.5}) {
+            upper->addData(k, 0.5 * grp.step);
+            lower->addData(k, -0.5 * grp.step);
+        }
+    }
+    for (QCPGraph* band : {upper, lower}) {
+        band->setLineStyle(QCPGraph::lsStepLeft);
+        band->setPen(QPen(t.plotGrid, 1));
+    }
+    QColor bandFill = t.accent;
+    bandFill.setAlpha(28);
+    upper->setBrush(bandFill);
+    upper->setChannelFillGraph(lower);
+
+    auto* err = new QCPGraph(ex, ey);
+    QVector<double> keys(int(r.cols)), values(int(r.cols));
+    double maxAbs = 0;
+    for (uint64_t k = 0; k < r.cols; ++k) {
+        keys[int(k)] = double(k);
+        values[int(k)] = r.error[k];
+        maxAbs = std::max(maxAbs, std::fabs(double(r.error[k])));
+    }
+    err->setData(keys, values, true);
+    err->setLineStyle(r.cols <= 2048 ? QCPGraph::lsImpulse : QCPGraph::lsLine);
+    err->setPen(QPen(t.error, r.cols <= 512 ? 1.5 : 1));
+    const double span = std::max(maxAbs, 0.5 * double(r.groups[g].step)) * 1.15;
+    ey->setRange(-(span > 0 ? span : 1), span > 0 ? span : 1);
+
+    // The inspected group, outlined on both strips.
+    for (QCPAxisRect* rect : {m_codesRect, m_errorRect}) {
+        auto* box = new QCPItemRect(m_row_plot);
+        box->setClipAxisRect(rect);
+        for (QCPItemPosition* p : {box->topLeft, box->bottomRight})
+            p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        const QCPRange yr = rect->axis(QCPAxis::atLeft)->range();
+        box->topLeft->setCoords(double(r.groups[g].begin) - 0.5, yr.upper);
+        box->bottomRight->setCoords(double(r.groups[g].end) - 0.5, yr.lower);
+        box->setPen(QPen(t.accent, 2));
+        box->setBrush(Qt::NoBrush);
+    }
+    if (r.groups.size() <= 64)
+        for (const qs::PlaygroundGroup& grp : r.groups)
+            if (grp.begin > 0)
+                vline(m_row_plot, m_errorRect, double(grp.begin) - 0.5, QPen(t.plotGrid, 1, Qt::DashLine));
+}
+
+void PlaygroundView::updateWords()
+{
+    const qs::PlaygroundResult& r = *m_result;
+    const size_t g = size_t(std::clamp(m_group->value(), 0, int(r.groups.size()) - 1));
+    const qs::PlaygroundGroup& grp = r.groups[g];
+    PlaygroundWords::Content c;
+    c.bits = r.options.bits;
+    c.packsRows = r.rows > 1;
+    for (uint64_t i = 0; i < r.rows; ++i) c.rowNames.push_back(rowName(i));
+    c.focusBegin = grp.begin;
+    c.focusEnd = grp.end;
+    const QString format = QString::fromLatin1(qs::playgroundFormatId(r.options.target).data());
+    if (!r.packError.empty()) {
+        c.title = tr("Packed words: %1 cannot store this").arg(format);
+        c.note = QString::fromStdString(r.packError);
+    } else if (!r.hasLayout) {
+        c.title = tr("Packed words");
+        c.note = tr("no layout spec for %1").arg(format);
+    } else {
+        c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::playgroundFormatId(r.options.target));
+        const QString first = c.words.empty() ? QString() : QString::number(c.words.front().index);
+        const QString last = c.words.empty() ? QString() : QString::number(c.words.back().index);
+        c.title = tr("Packed words %1–%2 of %3 holding group %4 · %5")
+                      .arg(first, last, QString::fromStdString(r.codeTensor))
+                      .arg(g)
+                      .arg(spec ? QString::fromStdString(spec->name) : format);
+        if (r.options.target == qs::AffineTarget::AwqGemm)
+            c.note = tr("AWQ packs column k of 8 output rows per word, nibbles in order n0 n2 n4 n6 n1 n3 n5 n7; "
+                        "the chosen row is outlined");
+        else if (32 % r.options.bits != 0 && r.options.target != qs::AffineTarget::CompressedTensors)
+            c.note = tr("%1-bit codes form one LSB-first bit stream: a code can straddle two words (·lo, ·hi)")
+                         .arg(r.options.bits);
+        else if (32 % r.options.bits != 0)
+            c.note = tr("%1 codes per word, the top %2 bits stay zero").arg(32 / r.options.bits).arg(32 % r.options.bits);
+        else
+            c.note = tr("%1 codes per word, element k in slot k mod %1").arg(32 / r.options.bits);
+    }
+    m_words->setContent(std::move(c));
+}
+
+void PlaygroundView::updateSummary()
+{
+    const qs::PlaygroundResult& r = *m_result;
+    const size_t g = size_t(std::clamp(m_group->value(), 0, int(r.groups.size()) - 1));
+    const qs::PlaygroundGroup& grp = r.groups[g];
+    const bool mlx = r.rule == qs::AffineRule::Mlx;
+    const QString muted = context()->theme().mutedText.name();
+    QString text = tr("<b>Group %1</b> (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11")
+                       .arg(g)
+                       .arg(grp.begin)
+                       .arg(grp.end - 1)
+                       .arg(num(grp.min), num(grp.max), num(grp.lowLevel), num(grp.highLevel), num(grp.scale),
+                            mlx ? tr("bias") : tr("zero"), num(grp.zero))
+                       .arg(grp.clippedLow + grp.clippedHigh);
+    text += QStringLiteral(" &nbsp;<span style='color:%1'>|</span>&nbsp; ").arg(muted);
+    text += tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5")
+                .arg(num(r.rmse), num(r.maxAbs), num(r.sqnrDb))
+                .arg(r.groups.size())
+                .arg(r.quantized.groupSize);
+    m_summary->setText(text);
+}
+
+QString PlaygroundView::settingsCaption() const
+{
+    if (!m_result)
+        return tr("Quantization playground");
+    const qs::PlaygroundOptions& o = m_result->options;
+    const QString group = o.groupSize == 0 ? tr("whole row") : tr("group %1").arg(o.groupSize);
+    return tr("%1 · %2 bits · %3 · %4 · clipping %5 · %6")
+        .arg(m_target->currentText())
+        .arg(o.bits)
+        .arg(group, o.symmetric ? tr("symmetric") : tr("asymmetric"), QString::number(o.clipRatio, 'f', 2),
+             m_source->currentData().toInt() == int(Source::WeightRow)
+                 ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? context()->weightRow()->name : QString())
+                 : tr("%1, seed %2, %3 values").arg(m_source->currentText()).arg(m_seed->value()).arg(m_length->value()));
+}
+
+QSize PlaygroundView::exportSize() const
+{
+    return size().expandedTo(QSize(1200, 800));
+}
+
+void PlaygroundView::renderExport(QPainter& painter, const QRect& target)
+{
+    // Vector export: the settings as a caption, the summary, each plot through QCustomPlot's
+    // own painter (recorded in a QPicture) and the words through their paint routine, each
+    // at its place in the view scaled to the target.
+    const Theme& t = context()->theme();
+    painter.save();
+    painter.fillRect(target, t.background);
+    const QSize source = size();
+    painter.translate(target.topLeft());
+    if (source.width() > 0 && source.height() > 0 && source != target.size())
+        painter.scale(double(target.width()) / source.width(), double(target.height()) / source.height());
+    const int top = m_summary->geometry().top();
+    QFont bold = font();
+    bold.setBold(true);
+    painter.setFont(bold);
+    painter.setPen(t.text);
+    painter.drawText(QRect(8, 0, source.width() - 16, top), Qt::AlignLeft | Qt::AlignVCenter, settingsCaption());
+    painter.setFont(font());
+    painter.save();
+    painter.translate(m_summary->geometry().topLeft());
+    m_summary->render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+    painter.restore();
+    if (m_error->isVisible()) {
+        painter.setPen(t.error);
+        painter.drawText(m_error->geometry(), Qt::AlignLeft | Qt::TextWordWrap, m_error->text());
+    }
+    for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) {
+        QPicture picture;
+        {
+            QCPPainter qp(&picture);
+            plot->toPainter(&qp, plot->width(), plot->height());
+        }
+        painter.drawPicture(plot->geometry().topLeft(), picture);
+    }
+    m_words->paint(painter, m_words->geometry());
+    painter.restore();
+}
+
+} // namespace qsw

@@ -1,0 +1,117 @@
+#pragma once
+// The quantization playground (issue 5, view 7): a row of real weights or a synthetic
+// distribution, quantized and packed as a chosen storage format does it. Shows the affine
+// map (bucket edges, code levels, clamped range, scale and zero), the buckets (values
+// coloured by code), the codes of the row, the packed words and the error, updating live.
+// Every number comes from core/analysis/playground.h; this view only draws.
+#include "analysisview.h"
+
+#include "analysis/playground.h"
+
+#include <memory>
+
+class QCheckBox;
+class QComboBox;
+class QCPAxisRect;
+class QCPTextElement;
+class QCustomPlot;
+class QLabel;
+class QSlider;
+class QSpinBox;
+class QTimer;
+
+namespace qsw {
+
+class PlaygroundWords;
+
+class PlaygroundView : public AnalysisView {
+    Q_OBJECT
+public:
+    enum class Source { WeightRow, Normal, NormalOutliers, Uniform, Laplace };
+
+    explicit PlaygroundView(ViewContext* context, QWidget* parent = nullptr);
+    ~PlaygroundView() override;
+
+    QString viewName() const override { return QStringLiteral("playground"); }
+    QString title() const override;
+    QSize exportSize() const override;
+    void renderExport(QPainter& painter, const QRect& target) override;
+
+    // The settings; each setter schedules a (debounced) recomputation.
+    void setSource(Source source);
+    void setRow(int row);
+    void setSeed(int seed);
+    void setLength(int length);
+    void setTarget(qs::AffineTarget target);
+    void setBits(int bits);
+    void setGroupSize(int groupSize); // 0: the whole row
+    void setSymmetric(bool symmetric);
+    void setClipRatio(double ratio);   // 0.05 .. 1
+    void setInspectedGroup(int group);
+
+    // Computes now instead of after the debounce (tests, screenshots). Big inputs still run
+    // as a background job.
+    void recompute();
+    // The result on screen; null before the first computation or after a failure.
+    std::shared_ptr<const qs::PlaygroundResult> result() const { return m_result; }
+    int inspectedGroup() const;
+    QString errorText() const;
+    // Below this many values a synthetic source is computed on the GUI thread.
+    static constexpr uint64_t kSyncLimit = 65536;
+
+signals:
+    void resultChanged();
+
+private:
+    void buildControls();
+    void scheduleRecompute();
+    void setResult(std::shared_ptr<const qs::PlaygroundResult> result);
+    void showError(const QString& message);
+    void updateSourceControls();
+    void updateWeight();
+    void applyTheme();
+    void redraw();
+    void drawMap(const qs::PlaygroundGroup& group);
+    void drawBuckets(const qs::PlaygroundGroup& group);
+    void drawRow();
+    void updateWords();
+    void updateSummary();
+    qs::PlaygroundOptions options() const;
+    QString settingsCaption() const;
+    QString rowName(uint64_t blockRow) const;
+
+    QComboBox* m_source = nullptr;
+    QSpinBox* m_row = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QSpinBox* m_length = nullptr;
+    QLabel* m_rowLabel = nullptr;
+    QLabel* m_seedLabel = nullptr;
+    QLabel* m_lengthLabel = nullptr;
+    QComboBox* m_target = nullptr;
+    QSpinBox* m_bits = nullptr;
+    QComboBox* m_groupSize = nullptr;
+    QCheckBox* m_symmetric = nullptr;
+    QSlider* m_clip = nullptr;
+    QLabel* m_clipValue = nullptr;
+    QSpinBox* m_group = nullptr;
+    QLabel* m_summary = nullptr;
+    QLabel* m_error = nullptr;
+    QCustomPlot* m_map = nullptr;
+    QCustomPlot* m_buckets = nullptr;
+    QCustomPlot* m_row_plot = nullptr;
+    QCPAxisRect* m_codesRect = nullptr;
+    QCPAxisRect* m_errorRect = nullptr;
+    QCPTextElement* m_mapTitle = nullptr;
+    QCPTextElement* m_bucketsTitle = nullptr;
+    QCPTextElement* m_rowTitle = nullptr;
+    PlaygroundWords* m_words = nullptr;
+    QTimer* m_debounce = nullptr;
+
+    std::shared_ptr<const qs::PlaygroundResult> m_result;
+    uint64_t m_blockStart = 0; // first weight row of the block (weight source)
+    uint64_t m_blockRowsOfWeight = 0;
+    bool m_building = false;
+    int m_wantedGroup = 0; // kept while the spin box's range is smaller
+};
+
+} // namespace qsw
