@@ -114,6 +114,9 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
     if (rowBegin > rowEnd || rowEnd > weight.outFeatures())
         throw Error(ckpt.path + ": weight '" + weight.name + "': rows " + std::to_string(rowBegin) + ".."
                     + std::to_string(rowEnd) + " outside 0.." + std::to_string(weight.outFeatures()));
+    // Nothing to write: an empty weight's spans may be null, and memcpy(null, null, 0) is UB.
+    if (rowBegin == rowEnd || weight.inFeatures() == 0)
+        return;
     const WeightData data{ckpt, weight};
     namingCheckpoint(ckpt, [&] { fn(data, rowBegin, rowEnd, out, path); });
 }
