@@ -124,6 +124,8 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
 void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads)
 {
     const uint64_t rows = weight.outFeatures(), cols = weight.inFeatures();
+    if (rows == 0 || cols == 0) // else 2^40 rows of nothing still loop over every chunk
+        return;
     const uint64_t step = chunkRows(cols);
     const int64_t chunks = int64_t((rows + step - 1) / step);
     if (chunks <= 1) {
