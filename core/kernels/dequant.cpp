@@ -114,6 +114,9 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
     if (rowBegin > rowEnd || rowEnd > weight.outFeatures())
         throw Error(ckpt.path + ": weight '" + weight.name + "': rows " + std::to_string(rowBegin) + ".."
                     + std::to_string(rowEnd) + " outside 0.." + std::to_string(weight.outFeatures()));
+    // Nothing to write: an empty weight's spans may be null, and memcpy(null, null, 0) is UB.
+    if (rowBegin == rowEnd || weight.inFeatures() == 0)
+        return;
     const WeightData data{ckpt, weight};
     namingCheckpoint(ckpt, [&] { fn(data, rowBegin, rowEnd, out, path); });
 }
@@ -121,6 +124,8 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
 void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads)
 {
     const uint64_t rows = weight.outFeatures(), cols = weight.inFeatures();
+    if (rows == 0 || cols == 0) // else 2^40 rows of nothing still loop over every chunk
+        return;
     const uint64_t step = chunkRows(cols);
     const int64_t chunks = int64_t((rows + step - 1) / step);
     if (chunks <= 1) {
