@@ -2,30 +2,13 @@
 // zero are constant and the codes of consecutive columns sit in consecutive bytes (words for
 // 3-bit) of one packed row. Axis 0 takes the scalar path.
 #include "kernels/hqq.h"
+#include "kernels/dtyperound_avx2.h"
 
 #include <immintrin.h>
 
 namespace qs {
 
 namespace {
-
-template <DType T>
-inline __m256 roundTo(__m256 x)
-{
-    if constexpr (T == DType::F16) {
-        return _mm256_cvtph_ps(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    } else if constexpr (T == DType::BF16) {
-        const __m256i u = _mm256_castps_si256(x);
-        const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-        const __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
-        const __m256i nan = _mm256_or_si256(u, _mm256_set1_epi32(0x400000));
-        const __m256i isnan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-        const __m256i v = _mm256_blendv_epi8(r, nan, isnan);
-        return _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
-    } else {
-        return x;
-    }
-}
 
 template <DType T>
 void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
@@ -45,8 +28,8 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
             // <= 4-bit codes: the row's 2^b results are formed once with the same lane-wise
             // operations as below (so the same bits), and each code selects its result.
             const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
-            const __m256 lo = roundTo<T>(_mm256_mul_ps(roundTo<T>(_mm256_sub_ps(iota, vz)), vs));
-            const __m256 hi = roundTo<T>(_mm256_mul_ps(roundTo<T>(_mm256_sub_ps(_mm256_add_ps(iota, _mm256_set1_ps(8)), vz)), vs));
+            const __m256 lo = roundToDtype8<T>(_mm256_mul_ps(roundToDtype8<T>(_mm256_sub_ps(iota, vz)), vs));
+            const __m256 hi = roundToDtype8<T>(_mm256_mul_ps(roundToDtype8<T>(_mm256_sub_ps(_mm256_add_ps(iota, _mm256_set1_ps(8)), vz)), vs));
             const unsigned b = s.parts == 10 ? 3 : 8 / s.parts;
             const int sh = s.parts == 10 ? int(27 - 3 * part) : int(8 - b * (part + 1));
             const __m128i shift = _mm_cvtsi32_si128(sh);
@@ -66,8 +49,8 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
             for (; c + 8 <= c1; c += 8) {
                 const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.wq.data() + 4 * (base + c)));
                 const __m256i q = _mm256_and_si256(_mm256_srl_epi32(w, shift), _mm256_set1_epi32(7));
-                const __m256 d = roundTo<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
-                _mm256_storeu_ps(o + (c - c0), roundTo<T>(_mm256_mul_ps(d, vs)));
+                const __m256 d = roundToDtype8<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
+                _mm256_storeu_ps(o + (c - c0), roundToDtype8<T>(_mm256_mul_ps(d, vs)));
             }
         } else {
             const unsigned b = 8 / s.parts;
@@ -76,8 +59,8 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
             for (; c + 8 <= c1; c += 8) {
                 const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.wq.data() + base + c));
                 const __m256i q = _mm256_and_si256(_mm256_srl_epi32(_mm256_cvtepu8_epi32(bytes), shift), mask);
-                const __m256 d = roundTo<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
-                _mm256_storeu_ps(o + (c - c0), roundTo<T>(_mm256_mul_ps(d, vs)));
+                const __m256 d = roundToDtype8<T>(_mm256_sub_ps(_mm256_cvtepi32_ps(q), vz));
+                _mm256_storeu_ps(o + (c - c0), roundToDtype8<T>(_mm256_mul_ps(d, vs)));
             }
         }
         for (; c < c1; ++c) {

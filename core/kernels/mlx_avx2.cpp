@@ -2,6 +2,7 @@
 // broadcast scale and bias per group, and the reference's two roundings to the scale dtype
 // (F16: vcvtps2ph with round-to-nearest-even, exact like the scalar encoder; BF16: integer RNE).
 #include "kernels/mlx.h"
+#include "kernels/dtyperound_avx2.h"
 #include "kernels/mlx_unpack_avx2.h"
 
 namespace qs {
@@ -9,27 +10,9 @@ namespace qs {
 namespace {
 
 template <DType T>
-inline __m256 roundTo(__m256 x)
-{
-    if constexpr (T == DType::F16) {
-        return _mm256_cvtph_ps(_mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    } else if constexpr (T == DType::BF16) {
-        const __m256i u = _mm256_castps_si256(x);
-        const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-        const __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7FFF)));
-        const __m256i nan = _mm256_or_si256(u, _mm256_set1_epi32(0x400000)); // quiet, payload truncated
-        const __m256i isnan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-        const __m256i v = _mm256_blendv_epi8(r, nan, isnan);
-        return _mm256_castsi256_ps(_mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(0xFFFF0000u))));
-    } else {
-        return x;
-    }
-}
-
-template <DType T>
 inline __m256 dequant8(__m256 q, __m256 vs, __m256 vb)
 {
-    return roundTo<T>(_mm256_add_ps(roundTo<T>(_mm256_mul_ps(q, vs)), vb));
+    return roundToDtype8<T>(_mm256_add_ps(roundToDtype8<T>(_mm256_mul_ps(q, vs)), vb));
 }
 
 template <DType T>
