@@ -774,7 +774,7 @@ void PlaygroundView::updateWords()
     for (uint64_t i = 0; i < r.rows; ++i) c.rowNames.push_back(rowName(i));
     c.focusBegin = grp.begin;
     c.focusEnd = grp.end;
-    const QString format = QString::fromLatin1(qs::playgroundFormatId(r.options.target).data());
+    const QString format = QString::fromLatin1(qs::affineTargetName(r.options.target).data());
     if (!r.packError.empty()) {
         c.title = tr("Packed words: %1 cannot store this").arg(format);
         c.note = QString::fromStdString(r.packError);
@@ -783,7 +783,7 @@ void PlaygroundView::updateWords()
         c.note = tr("no layout spec for %1").arg(format);
     } else {
         c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
-        const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::playgroundFormatId(r.options.target));
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::affineTargetName(r.options.target));
         const QString first = c.words.empty() ? QString() : QString::number(c.words.front().index);
         const QString last = c.words.empty() ? QString() : QString::number(c.words.back().index);
         c.title = tr("Packed words %1–%2 of %3 holding group %4 · %5")
