@@ -4,7 +4,9 @@
 // where memcpy copies the same number of output bytes, measured in the same run. Work goes
 // in L2-sized chunks (about 256 KiB of float32 output) that are rewritten in place.
 //
-// Usage: quantscope-bench [--quick] [FORMAT-ID ...]
+// Usage: quantscope-bench [--quick] [--profile] [FORMAT-ID ...]
+// --profile runs only the single-thread fast path of each chosen format for a few seconds and
+// prints nothing else, so a sampling profiler sees the kernel and not the setup.
 #include "container/checkpoint.h"
 #include "error.h"
 #include "container/ggmltype.h"
@@ -338,11 +340,13 @@ std::vector<Case> ggufCases(const std::string& dir, uint64_t K, uint64_t N)
 
 int main(int argc, char** argv)
 {
-    bool quick = false;
+    bool quick = false, profile = false;
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
+        else if (std::strcmp(argv[i], "--profile") == 0)
+            profile = true;
         else
             only.emplace_back(argv[i]);
     }
@@ -385,6 +389,12 @@ int main(int argc, char** argv)
             const uint64_t b = (next++ % chunks) * rowsPerChunk;
             dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, out.data(), path);
         };
+        if (profile) {
+            const auto t0 = Clock::now();
+            while (std::chrono::duration<double>(Clock::now() - t0).count() < 3.0)
+                oneChunk(fast);
+            continue;
+        }
         try {
             std::vector<std::vector<float>> outs(static_cast<size_t>(threads), std::vector<float>(chunkWeights));
             Contender scalar{[&] { oneChunk(SimdPath::Scalar); }};
