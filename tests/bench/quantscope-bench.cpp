@@ -24,10 +24,12 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,22 @@ struct Case {
     std::string label;
     std::shared_ptr<const Checkpoint> ckpt;
     LogicalWeight weight;
+};
+
+// Output buffers start on a cache line, as memcpy aligns its own stores: a buffer at malloc's
+// 16-byte offset would split every other 32-byte store of the kernels across two lines and
+// measure that instead of the kernel.
+class AlignedFloats {
+public:
+    explicit AlignedFloats(size_t n) : m_p(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64))) {}
+    AlignedFloats(AlignedFloats&& o) noexcept : m_p(std::exchange(o.m_p, nullptr)) {}
+    AlignedFloats(const AlignedFloats&) = delete;
+    AlignedFloats& operator=(const AlignedFloats&) = delete;
+    ~AlignedFloats() { std::free(m_p); }
+    float* data() const { return m_p; }
+
+private:
+    float* m_p;
 };
 
 // Seconds per call of each contender: the best of many short bursts, interleaved, so that
@@ -383,7 +401,8 @@ int main(int argc, char** argv)
         const uint64_t rowsPerChunk = std::max<uint64_t>(8, kChunkBytes / 4 / K / 8 * 8);
         const uint64_t chunks = N / rowsPerChunk;
         const uint64_t chunkWeights = rowsPerChunk * K;
-        std::vector<float> out(chunkWeights), src(chunkWeights, 1.f);
+        AlignedFloats out(chunkWeights), src(chunkWeights);
+        std::fill(src.data(), src.data() + chunkWeights, 1.f);
         uint64_t next = 0;
         auto oneChunk = [&](SimdPath path) {
             const uint64_t b = (next++ % chunks) * rowsPerChunk;
@@ -396,7 +415,9 @@ int main(int argc, char** argv)
             continue;
         }
         try {
-            std::vector<std::vector<float>> outs(static_cast<size_t>(threads), std::vector<float>(chunkWeights));
+            std::vector<AlignedFloats> outs;
+            for (int t = 0; t < threads; ++t)
+                outs.emplace_back(chunkWeights);
             Contender scalar{[&] { oneChunk(SimdPath::Scalar); }};
             Contender fast1{[&] { oneChunk(fast); }};
             Contender copy{[&] {
