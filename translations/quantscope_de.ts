@@ -1707,4 +1707,279 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
             <translation>Bitkarte</translation>
         </message>
     </context>
+    <context>
+        <name>qsw::ErrorView</name>
+        <message>
+            <source>the weight&apos;s own format</source>
+            <translation>eigenes Format des Gewichts</translation>
+        </message>
+        <message>
+            <source>GGUF Q8_0</source>
+            <translation>GGUF Q8_0</translation>
+        </message>
+        <message>
+            <source>GGUF Q6_K</source>
+            <translation>GGUF Q6_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q5_K</source>
+            <translation>GGUF Q5_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q4_K</source>
+            <translation>GGUF Q4_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q4_0</source>
+            <translation>GGUF Q4_0</translation>
+        </message>
+        <message>
+            <source>GGUF Q3_K</source>
+            <translation>GGUF Q3_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q2_K</source>
+            <translation>GGUF Q2_K</translation>
+        </message>
+        <message>
+            <source>GPTQ 8-bit g128 sym</source>
+            <translation>GPTQ 8 Bit g128 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 4-bit g128 sym</source>
+            <translation>GPTQ 4 Bit g128 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 4-bit g32 sym</source>
+            <translation>GPTQ 4 Bit g32 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 3-bit g128 sym</source>
+            <translation>GPTQ 3 Bit g128 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 2-bit g64 asym</source>
+            <translation>GPTQ 2 Bit g64 asym</translation>
+        </message>
+        <message>
+            <source>AWQ 4-bit g128</source>
+            <translation>AWQ 4 Bit g128</translation>
+        </message>
+        <message>
+            <source>AWQ 4-bit g64</source>
+            <translation>AWQ 4 Bit g64</translation>
+        </message>
+        <message>
+            <source>bitsandbytes NF4</source>
+            <translation>bitsandbytes NF4</translation>
+        </message>
+        <message>
+            <source>bitsandbytes FP4</source>
+            <translation>bitsandbytes FP4</translation>
+        </message>
+        <message>
+            <source>Requantize the same weights</source>
+            <translation>Dieselben Gewichte neu quantisieren</translation>
+        </message>
+        <message>
+            <source>Reference: the weight as stored, requantized to a format (what that format would cost on these weights), or the float tensor of the same name in another checkpoint</source>
+            <translation>Referenz: das gespeicherte Gewicht, neu quantisiert in ein Format (was dieses Format bei diesen Gewichten kosten würde), oder der gleichnamige Float-Tensor eines anderen Checkpoints</translation>
+        </message>
+        <message>
+            <source>Reference…</source>
+            <translation>Referenz…</translation>
+        </message>
+        <message>
+            <source>Open an fp16/bf16/f32 checkpoint to compare against</source>
+            <translation>Einen fp16/bf16/f32-Checkpoint zum Vergleich öffnen</translation>
+        </message>
+        <message>
+            <source>bins: </source>
+            <translation>Klassen: </translation>
+        </message>
+        <message>
+            <source>Log scale</source>
+            <translation>Log. Skala</translation>
+        </message>
+        <message>
+            <source>Reference:</source>
+            <translation>Referenz:</translation>
+        </message>
+        <message>
+            <source>as</source>
+            <translation>als</translation>
+        </message>
+        <message>
+            <source>Cancelled. Change a setting or select the weight again to restart.</source>
+            <translation>Abgebrochen. Ändern Sie eine Einstellung oder wählen Sie das Gewicht erneut, um neu zu starten.</translation>
+        </message>
+        <message>
+            <source>Select a weight to see its error.</source>
+            <translation>Wählen Sie ein Gewicht, um seinen Fehler zu sehen.</translation>
+        </message>
+        <message>
+            <source>Open a reference checkpoint</source>
+            <translation>Referenz-Checkpoint öffnen</translation>
+        </message>
+        <message>
+            <source>Checkpoints (*.safetensors *.gguf);;All files (*)</source>
+            <translation>Checkpoints (*.safetensors *.gguf);;Alle Dateien (*)</translation>
+        </message>
+        <message>
+            <source>Opening %1</source>
+            <translation>Öffne %1</translation>
+        </message>
+        <message>
+            <source>GPTQ 4-bit g128 sym (the weight is %1)</source>
+            <translation>GPTQ 4 Bit g128 sym (das Gewicht ist %1)</translation>
+        </message>
+        <message>
+            <source>its own format, %1</source>
+            <translation>sein eigenes Format, %1</translation>
+        </message>
+        <message>
+            <source>%1 is stored as %2, which cannot be requantized to itself here: choose a format under &quot;as&quot; or open a float reference.</source>
+            <translation>%1 ist als %2 gespeichert und kann hier nicht in sich selbst neu quantisiert werden: Wählen Sie ein Format unter „als“ oder öffnen Sie eine Float-Referenz.</translation>
+        </message>
+        <message>
+            <source>itself requantized to %1</source>
+            <translation>sich selbst, neu quantisiert in %1</translation>
+        </message>
+        <message>
+            <source>Requantizing %1 and comparing…</source>
+            <translation>Quantisiere %1 neu und vergleiche…</translation>
+        </message>
+        <message>
+            <source>Error of %1</source>
+            <translation>Fehler von %1</translation>
+        </message>
+        <message>
+            <source>%1 has no tensor named %2.weight or %2.</source>
+            <translation>%1 hat keinen Tensor namens %2.weight oder %2.</translation>
+        </message>
+        <message>
+            <source>%1 in %2</source>
+            <translation>%1 in %2</translation>
+        </message>
+        <message>
+            <source>Comparing %1 with %2…</source>
+            <translation>Vergleiche %1 mit %2…</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] against %4. Error = dequantized − reference.</source>
+            <translation>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] gegen %4. Fehler = dequantisiert − Referenz.</translation>
+        </message>
+        <message>
+            <source>Weight error</source>
+            <translation>Gewichtsfehler</translation>
+        </message>
+        <message>
+            <source>elements</source>
+            <translation>Elemente</translation>
+        </message>
+        <message>
+            <source>RMSE</source>
+            <translation>RMSE</translation>
+        </message>
+        <message>
+            <source>mean |error|</source>
+            <translation>mittlerer |Fehler|</translation>
+        </message>
+        <message>
+            <source>max |error|</source>
+            <translation>max. |Fehler|</translation>
+        </message>
+        <message>
+            <source>mean signed error</source>
+            <translation>mittlerer vorzeichenbehafteter Fehler</translation>
+        </message>
+        <message>
+            <source>SQNR</source>
+            <translation>SQNR</translation>
+        </message>
+        <message>
+            <source>∞ (exact)</source>
+            <translation>∞ (exakt)</translation>
+        </message>
+        <message>
+            <source>%1 dB</source>
+            <translation>%1 dB</translation>
+        </message>
+        <message>
+            <source>Percentiles of |error|</source>
+            <translation>Perzentile von |Fehler|</translation>
+        </message>
+        <message>
+            <source>Percentiles of |error| (sampled)</source>
+            <translation>Perzentile von |Fehler| (Stichprobe)</translation>
+        </message>
+        <message>
+            <source>p50</source>
+            <translation>p50</translation>
+        </message>
+        <message>
+            <source>p95</source>
+            <translation>p95</translation>
+        </message>
+        <message>
+            <source>p99</source>
+            <translation>p99</translation>
+        </message>
+        <message>
+            <source>p99.9</source>
+            <translation>p99,9</translation>
+        </message>
+        <message>
+            <source>Output y = W x</source>
+            <translation>Ausgabe y = W x</translation>
+        </message>
+        <message>
+            <source>relative error</source>
+            <translation>relativer Fehler</translation>
+        </message>
+        <message>
+            <source>cosine</source>
+            <translation>Kosinus</translation>
+        </message>
+        <message>
+            <source>activations</source>
+            <translation>Aktivierungen</translation>
+        </message>
+        <message>
+            <source>%1 tokens, outlier channels</source>
+            <translation>%1 Tokens, Ausreißerkanäle</translation>
+        </message>
+        <message>
+            <source>Groups</source>
+            <translation>Gruppen</translation>
+        </message>
+        <message>
+            <source>groups</source>
+            <translation>Gruppen</translation>
+        </message>
+        <message>
+            <source>%1 of %2 columns</source>
+            <translation>%1 zu je %2 Spalten</translation>
+        </message>
+        <message>
+            <source>worst group (RMSE)</source>
+            <translation>schlechteste Gruppe (RMSE)</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1: %2</translation>
+        </message>
+        <message>
+            <source>Signed error, %1 bins</source>
+            <translation>Vorzeichenbehafteter Fehler, %1 Klassen</translation>
+        </message>
+        <message>
+            <source>Error per group of %1 columns (click: select the group)</source>
+            <translation>Fehler je Gruppe von %1 Spalten (Klick: Gruppe auswählen)</translation>
+        </message>
+        <message>
+            <source>Error</source>
+            <translation>Fehler</translation>
+        </message>
+    </context>
 </TS>
