@@ -63,6 +63,10 @@
             <source>quantscope: cannot write %1</source>
             <translation>quantscope: %1 kann nicht geschrieben werden</translation>
         </message>
+        <message>
+            <source>quantscope: background work still running; the screenshot shows it in progress</source>
+            <translation>quantscope: Hintergrundarbeit läuft noch; der Screenshot zeigt sie im Gange</translation>
+        </message>
     </context>
     <context>
         <name>qsw::Inspector</name>
@@ -539,6 +543,53 @@
             <source>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;See and check how quantized LLM weights are laid out in memory: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;Ansehen und prüfen, wie quantisierte LLM-Gewichte im Speicher liegen: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors und MLX.&lt;/p&gt;</translation>
         </message>
+        <message>
+            <source>&amp;Export View…</source>
+            <translation>Ansicht &amp;exportieren…</translation>
+        </message>
+        <message>
+            <source>Cancel</source>
+            <translation>Abbrechen</translation>
+        </message>
+        <message>
+            <source>Cancel the background job</source>
+            <translation>Die Hintergrundaufgabe abbrechen</translation>
+        </message>
+        <message>
+            <source>Memory this process holds in RAM (resident set), mapped pages that were read included</source>
+            <translation>Speicher, den dieser Prozess im RAM hält (Resident Set), gelesene eingeblendete Seiten eingeschlossen</translation>
+        </message>
+        <message>
+            <source>%1 in RAM</source>
+            <translation>%1 im RAM</translation>
+        </message>
+        <message>
+            <source>The current tab is not an analysis view.</source>
+            <translation>Der aktuelle Reiter ist keine Analyseansicht.</translation>
+        </message>
+        <message>
+            <source>Export %1</source>
+            <translation>%1 exportieren</translation>
+        </message>
+        <message>
+            <source>Exported %1</source>
+            <translation>%1 exportiert</translation>
+        </message>
+        <message>
+            <source>Export failed</source>
+            <translation>Export fehlgeschlagen</translation>
+        </message>
+        <message>
+            <source>%1: use .html, .md or .pdf</source>
+            <translation>%1: .html, .md oder .pdf verwenden</translation>
+        </message>
+        <message numerus="yes">
+            <source>%1 (+%n more)</source>
+            <translation>
+                <numerusform>%1 (+%n weitere)</numerusform>
+                <numerusform>%1 (+%n weitere)</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>qsw::MetadataModel</name>
@@ -728,24 +779,60 @@
             <translation>passt nicht</translation>
         </message>
         <message>
-            <source>GiB for %1 parameters (weights only)</source>
-            <translation>GiB für %1 Parameter (nur Gewichte)</translation>
-        </message>
-        <message>
-            <source>GiB (weights only)</source>
-            <translation>GiB (nur Gewichte)</translation>
-        </message>
-        <message>
-            <source>budget %L1 GiB</source>
-            <translation>Budget %L1 GiB</translation>
-        </message>
-        <message>
             <source>%1: %L2 bpw</source>
             <translation>%1: %L2 Bit/Gewicht</translation>
         </message>
         <message>
-            <source>%1: %L2 GiB</source>
-            <translation>%1: %L2 GiB</translation>
+            <source>TiB</source>
+            <translation>TiB</translation>
+        </message>
+        <message>
+            <source>GiB</source>
+            <translation>GiB</translation>
+        </message>
+        <message>
+            <source>MiB</source>
+            <translation>MiB</translation>
+        </message>
+        <message>
+            <source>KiB</source>
+            <translation>KiB</translation>
+        </message>
+        <message>
+            <source>%L1 %2</source>
+            <translation>%L1 %2</translation>
+        </message>
+        <message>
+            <source>codebook (NF4, FP4, IQ)</source>
+            <translation>Codebuch (NF4, FP4, IQ)</translation>
+        </message>
+        <message>
+            <source>GGUF blocks</source>
+            <translation>GGUF-Blöcke</translation>
+        </message>
+        <message>
+            <source>integer codes + scales</source>
+            <translation>Ganzzahl-Codes + Skalen</translation>
+        </message>
+        <message>
+            <source>%1 for %2 parameters (weights only)</source>
+            <translation>%1 für %2 Parameter (nur Gewichte)</translation>
+        </message>
+        <message>
+            <source>%1 (weights only)</source>
+            <translation>%1 (nur Gewichte)</translation>
+        </message>
+        <message>
+            <source>; budget %1 off scale →</source>
+            <translation>; Budget %1 außerhalb der Skala →</translation>
+        </message>
+        <message>
+            <source>budget %1</source>
+            <translation>Budget %1</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1: %2</translation>
         </message>
     </context>
     <context>
@@ -795,24 +882,8 @@
             <translation>dieser Checkpoint</translation>
         </message>
         <message>
-            <source>%1 parameters in %L2 GiB: %3 of %4 formats fit.</source>
-            <translation>%1 Parameter in %L2 GiB: %3 von %4 Formaten passen.</translation>
-        </message>
-        <message>
-            <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %L3 GiB).</source>
-            <translation> Das genaueste passende: &lt;b&gt;%1&lt;/b&gt; (%L2 Bit/Gewicht, %L3 GiB).</translation>
-        </message>
-        <message>
             <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).</source>
             <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt nur Gewichte (kein KV-Cache, keine Aktivierungen).</translation>
-        </message>
-        <message>
-            <source>%1
-%L2 bits per weight: %3
-%L4 GiB (%L5 GB)</source>
-            <translation>%1
-%L2 Bits pro Gewicht: %3
-%L4 GiB (%L5 GB)</translation>
         </message>
         <message>
             <source>
@@ -829,6 +900,22 @@ passt nicht ins Budget</translation>
         <message>
             <source>Budget</source>
             <translation>Budget</translation>
+        </message>
+        <message>
+            <source>%1 parameters in %2: %3 of %4 formats fit.</source>
+            <translation>%1 Parameter in %2: %3 von %4 Formaten passen.</translation>
+        </message>
+        <message>
+            <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</source>
+            <translation> Das genaueste, das passt: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</translation>
+        </message>
+        <message>
+            <source>%1
+%L2 bits per weight: %3
+%4 (%L5 GB)</source>
+            <translation>%1
+%L2 Bits pro Gewicht: %3
+%4 (%L5 GB)</translation>
         </message>
     </context>
     <context>
@@ -891,6 +978,10 @@ passt nicht ins Budget</translation>
         <message>
             <source>output row</source>
             <translation>Ausgangszeile</translation>
+        </message>
+        <message>
+            <source>group</source>
+            <translation>Gruppe</translation>
         </message>
     </context>
     <context>
@@ -1087,17 +1178,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         </message>
     </context>
     <context>
-        <name>DataFigures</name>
-        <message>
-            <source>out_features (n)</source>
-            <translation>out_features (n)</translation>
-        </message>
-        <message>
-            <source>group</source>
-            <translation>Gruppe</translation>
-        </message>
-    </context>
-    <context>
         <name>qsw::SlotOrderView</name>
         <message>
             <source>Slot Order</source>
@@ -1142,6 +1222,14 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <message>
             <source>, group %1</source>
             <translation>, Gruppe %1</translation>
+        </message>
+        <message>
+            <source>Fit</source>
+            <translation>Einpassen</translation>
+        </message>
+        <message>
+            <source>Scale the diagrams to fill the view</source>
+            <translation>Die Diagramme auf die Ansicht skalieren</translation>
         </message>
     </context>
     <context>
@@ -1705,6 +1793,326 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
             <location filename="../widgets/views/bitmapview.h" line="34" />
             <source>Bit map</source>
             <translation>Bitkarte</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::ErrorView</name>
+        <message>
+            <source>the weight&apos;s own format</source>
+            <translation>eigenes Format des Gewichts</translation>
+        </message>
+        <message>
+            <source>GGUF Q8_0</source>
+            <translation>GGUF Q8_0</translation>
+        </message>
+        <message>
+            <source>GGUF Q6_K</source>
+            <translation>GGUF Q6_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q5_K</source>
+            <translation>GGUF Q5_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q4_K</source>
+            <translation>GGUF Q4_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q4_0</source>
+            <translation>GGUF Q4_0</translation>
+        </message>
+        <message>
+            <source>GGUF Q3_K</source>
+            <translation>GGUF Q3_K</translation>
+        </message>
+        <message>
+            <source>GGUF Q2_K</source>
+            <translation>GGUF Q2_K</translation>
+        </message>
+        <message>
+            <source>GPTQ 8-bit g128 sym</source>
+            <translation>GPTQ 8 Bit g128 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 4-bit g128 sym</source>
+            <translation>GPTQ 4 Bit g128 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 4-bit g32 sym</source>
+            <translation>GPTQ 4 Bit g32 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 3-bit g128 sym</source>
+            <translation>GPTQ 3 Bit g128 sym</translation>
+        </message>
+        <message>
+            <source>GPTQ 2-bit g64 asym</source>
+            <translation>GPTQ 2 Bit g64 asym</translation>
+        </message>
+        <message>
+            <source>AWQ 4-bit g128</source>
+            <translation>AWQ 4 Bit g128</translation>
+        </message>
+        <message>
+            <source>AWQ 4-bit g64</source>
+            <translation>AWQ 4 Bit g64</translation>
+        </message>
+        <message>
+            <source>bitsandbytes NF4</source>
+            <translation>bitsandbytes NF4</translation>
+        </message>
+        <message>
+            <source>bitsandbytes FP4</source>
+            <translation>bitsandbytes FP4</translation>
+        </message>
+        <message>
+            <source>Requantize the same weights</source>
+            <translation>Dieselben Gewichte neu quantisieren</translation>
+        </message>
+        <message>
+            <source>Reference: the weight as stored, requantized to a format (what that format would cost on these weights), or the float tensor of the same name in another checkpoint</source>
+            <translation>Referenz: das gespeicherte Gewicht, neu quantisiert in ein Format (was dieses Format bei diesen Gewichten kosten würde), oder der gleichnamige Float-Tensor eines anderen Checkpoints</translation>
+        </message>
+        <message>
+            <source>Reference…</source>
+            <translation>Referenz…</translation>
+        </message>
+        <message>
+            <source>Open an fp16/bf16/f32 checkpoint to compare against</source>
+            <translation>Einen fp16/bf16/f32-Checkpoint zum Vergleich öffnen</translation>
+        </message>
+        <message>
+            <source>bins: </source>
+            <translation>Klassen: </translation>
+        </message>
+        <message>
+            <source>Log scale</source>
+            <translation>Log. Skala</translation>
+        </message>
+        <message>
+            <source>Reference:</source>
+            <translation>Referenz:</translation>
+        </message>
+        <message>
+            <source>as</source>
+            <translation>als</translation>
+        </message>
+        <message>
+            <source>Cancelled. Change a setting or select the weight again to restart.</source>
+            <translation>Abgebrochen. Ändern Sie eine Einstellung oder wählen Sie das Gewicht erneut, um neu zu starten.</translation>
+        </message>
+        <message>
+            <source>Select a weight to see its error.</source>
+            <translation>Wählen Sie ein Gewicht, um seinen Fehler zu sehen.</translation>
+        </message>
+        <message>
+            <source>Open a reference checkpoint</source>
+            <translation>Referenz-Checkpoint öffnen</translation>
+        </message>
+        <message>
+            <source>Checkpoints (*.safetensors *.gguf);;All files (*)</source>
+            <translation>Checkpoints (*.safetensors *.gguf);;Alle Dateien (*)</translation>
+        </message>
+        <message>
+            <source>Opening %1</source>
+            <translation>Öffne %1</translation>
+        </message>
+        <message>
+            <source>GPTQ 4-bit g128 sym (the weight is %1)</source>
+            <translation>GPTQ 4 Bit g128 sym (das Gewicht ist %1)</translation>
+        </message>
+        <message>
+            <source>its own format, %1</source>
+            <translation>sein eigenes Format, %1</translation>
+        </message>
+        <message>
+            <source>%1 is stored as %2, which cannot be requantized to itself here: choose a format under &quot;as&quot; or open a float reference.</source>
+            <translation>%1 ist als %2 gespeichert und kann hier nicht in sich selbst neu quantisiert werden: Wählen Sie ein Format unter „als“ oder öffnen Sie eine Float-Referenz.</translation>
+        </message>
+        <message>
+            <source>itself requantized to %1</source>
+            <translation>sich selbst, neu quantisiert in %1</translation>
+        </message>
+        <message>
+            <source>Requantizing %1 and comparing…</source>
+            <translation>Quantisiere %1 neu und vergleiche…</translation>
+        </message>
+        <message>
+            <source>Error of %1</source>
+            <translation>Fehler von %1</translation>
+        </message>
+        <message>
+            <source>%1 has no tensor named %2.weight or %2.</source>
+            <translation>%1 hat keinen Tensor namens %2.weight oder %2.</translation>
+        </message>
+        <message>
+            <source>%1 in %2</source>
+            <translation>%1 in %2</translation>
+        </message>
+        <message>
+            <source>Comparing %1 with %2…</source>
+            <translation>Vergleiche %1 mit %2…</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] against %4. Error = dequantized − reference.</source>
+            <translation>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] gegen %4. Fehler = dequantisiert − Referenz.</translation>
+        </message>
+        <message>
+            <source>Weight error</source>
+            <translation>Gewichtsfehler</translation>
+        </message>
+        <message>
+            <source>elements</source>
+            <translation>Elemente</translation>
+        </message>
+        <message>
+            <source>RMSE</source>
+            <translation>RMSE</translation>
+        </message>
+        <message>
+            <source>mean |error|</source>
+            <translation>mittlerer |Fehler|</translation>
+        </message>
+        <message>
+            <source>max |error|</source>
+            <translation>max. |Fehler|</translation>
+        </message>
+        <message>
+            <source>mean signed error</source>
+            <translation>mittlerer vorzeichenbehafteter Fehler</translation>
+        </message>
+        <message>
+            <source>SQNR</source>
+            <translation>SQNR</translation>
+        </message>
+        <message>
+            <source>∞ (exact)</source>
+            <translation>∞ (exakt)</translation>
+        </message>
+        <message>
+            <source>%1 dB</source>
+            <translation>%1 dB</translation>
+        </message>
+        <message>
+            <source>Percentiles of |error|</source>
+            <translation>Perzentile von |Fehler|</translation>
+        </message>
+        <message>
+            <source>Percentiles of |error| (sampled)</source>
+            <translation>Perzentile von |Fehler| (Stichprobe)</translation>
+        </message>
+        <message>
+            <source>p50</source>
+            <translation>p50</translation>
+        </message>
+        <message>
+            <source>p95</source>
+            <translation>p95</translation>
+        </message>
+        <message>
+            <source>p99</source>
+            <translation>p99</translation>
+        </message>
+        <message>
+            <source>p99.9</source>
+            <translation>p99,9</translation>
+        </message>
+        <message>
+            <source>Output y = W x</source>
+            <translation>Ausgabe y = W x</translation>
+        </message>
+        <message>
+            <source>relative error</source>
+            <translation>relativer Fehler</translation>
+        </message>
+        <message>
+            <source>cosine</source>
+            <translation>Kosinus</translation>
+        </message>
+        <message>
+            <source>activations</source>
+            <translation>Aktivierungen</translation>
+        </message>
+        <message>
+            <source>%1 tokens, outlier channels</source>
+            <translation>%1 Tokens, Ausreißerkanäle</translation>
+        </message>
+        <message>
+            <source>Groups</source>
+            <translation>Gruppen</translation>
+        </message>
+        <message>
+            <source>groups</source>
+            <translation>Gruppen</translation>
+        </message>
+        <message>
+            <source>%1 of %2 columns</source>
+            <translation>%1 zu je %2 Spalten</translation>
+        </message>
+        <message>
+            <source>worst group (RMSE)</source>
+            <translation>schlechteste Gruppe (RMSE)</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1: %2</translation>
+        </message>
+        <message>
+            <source>Signed error, %1 bins</source>
+            <translation>Vorzeichenbehafteter Fehler, %1 Klassen</translation>
+        </message>
+        <message>
+            <source>Error per group of %1 columns (click: select the group)</source>
+            <translation>Fehler je Gruppe von %1 Spalten (Klick: Gruppe auswählen)</translation>
+        </message>
+        <message>
+            <source>Error</source>
+            <translation>Fehler</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::AnalysisView</name>
+        <message>
+            <source>PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)</source>
+            <translation>PNG-Bild (*.png);;SVG-Bild (*.svg);;PDF-Dokument (*.pdf)</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1: %2</translation>
+        </message>
+        <message>
+            <source>%1: cannot encode PNG</source>
+            <translation>%1: PNG kann nicht kodiert werden</translation>
+        </message>
+        <message>
+            <source>Exported from Quantscope</source>
+            <translation>Aus Quantscope exportiert</translation>
+        </message>
+        <message>
+            <source>%1: unknown export format &quot;%2&quot; (use .png, .svg or .pdf)</source>
+            <translation>%1: unbekanntes Exportformat „%2“ (.png, .svg oder .pdf verwenden)</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::DataFigures</name>
+        <message>
+            <source>mean scale per cell</source>
+            <translation>mittlere Skala je Zelle</translation>
+        </message>
+        <message>
+            <source>scale</source>
+            <translation>Skala</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::JobRunner</name>
+        <message>
+            <source>out of memory</source>
+            <translation>Speicher erschöpft</translation>
+        </message>
+        <message>
+            <source>internal error: %1</source>
+            <translation>interner Fehler: %1</translation>
         </message>
     </context>
 </TS>

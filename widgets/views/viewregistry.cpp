@@ -3,6 +3,7 @@
 #include "analysisview.h"
 #include "bitmapview.h"
 #include "budgetview.h"
+#include "errorview.h"
 #include "playgroundview.h"
 #include "scalesview.h"
 #include "slotorderview.h"
@@ -16,6 +17,7 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
     views << new BitMapView(context, parent);
     views << new SlotOrderView(context, parent);
     views << new ScalesView(context, parent);
+    views << new ErrorView(context, parent);
     views << new BudgetView(context, parent);
     views << new PlaygroundView(context, parent);
     return views;

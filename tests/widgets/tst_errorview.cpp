@@ -1,0 +1,259 @@
+// The error view: its histogram bars are core's counts (against a float reference checkpoint
+// and against the weight requantized), the statistics table shows core's figures, bins and
+// log scale apply, and a long comparison keeps the event loop running and can be cancelled.
+#include "analysis/stats.h"
+#include "container/checkpoint.h"
+#include "container/safetensors.h"
+#include "jobrunner.h"
+#include "kernels/half.h"
+#include "testsupport.h"
+#include "viewcontext.h"
+#include "views/errorview.h"
+
+#include <qcustomplot.h>
+
+#include <QSet>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+using namespace qsw;
+
+namespace {
+
+constexpr int kJobTimeoutMs = 20000;
+
+std::vector<uint64_t> barCounts(QCPBars* bars)
+{
+    std::vector<uint64_t> out;
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+        out.push_back(uint64_t(it->value));
+    return out;
+}
+
+int firstQuantized(const qs::Checkpoint& c)
+{
+    for (size_t i = 0; i < c.weights.size(); ++i)
+        if (c.weights[i].format.rfind("gptq", 0) == 0 || c.weights[i].format.rfind("awq", 0) == 0)
+            return int(i);
+    return -1;
+}
+
+} // namespace
+
+class TestErrorView : public QObject {
+    Q_OBJECT
+private slots:
+    void countsEqualCoreAgainstReference_data()
+    {
+        QTest::addColumn<QString>("dir");
+        QTest::addColumn<int>("bins");
+        QTest::addRow("gptq act-order, 64 bins") << "gptq-w4-g32-sym-actorder" << 64;
+        QTest::addRow("awq, 17 bins") << "awq-gemm-w4-g32" << 17;
+    }
+    void countsEqualCoreAgainstReference()
+    {
+        QFETCH(QString, dir);
+        QFETCH(int, bins);
+        const QString base = qstest::fixture(QStringLiteral("safetensors/") + dir);
+        const auto ckpt = qs::Checkpoint::open((base + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ref = qs::Checkpoint::open((base + QStringLiteral("/ref.safetensors")).toStdString());
+        const int index = firstQuantized(*ckpt);
+        QVERIFY(index >= 0);
+        ViewContext context;
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        ErrorView view(&context);
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setBins(bins);
+        view.addReference(ref);
+        context.setWeight(index);
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(view.result(), qPrintable(view.message()));
+
+        const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
+        qs::StatsOptions opt;
+        opt.bins = bins;
+        const qs::WeightComparison want = qs::compareWeight(*ckpt, w, *ref, *qs::findReference(*ref, w), opt);
+        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(view.result()->error.rmse, want.error.rmse);
+        QVERIFY(view.statisticsText().contains(QString::number(want.error.rmse, 'g', 5)));
+        QVERIFY(!want.error.groups.empty());
+
+        // Log scale keeps the counts and switches the axis.
+        view.setLogScale(true);
+        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(view.histogramBars()->valueAxis()->scaleType(), QCPAxis::stLogarithmic);
+    }
+
+    void countsEqualCoreRequantized()
+    {
+        const auto ckpt = qs::Checkpoint::open(
+            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/model.safetensors")).toStdString());
+        const int index = firstQuantized(*ckpt);
+        QVERIFY(index >= 0);
+        ViewContext context;
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        ErrorView view(&context);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setBins(40);
+        view.setRequantizeTarget(4); // GGUF Q4_K
+        context.setWeight(index);
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        if (!view.result())
+            QVERIFY2(view.message().contains(QStringLiteral("256")), qPrintable(view.message())); // K too small for Q4_K
+        view.setRequantizeTarget(9); // GPTQ 4-bit g128 sym
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(view.result(), qPrintable(view.message()));
+        qs::RequantizeSpec spec;
+        spec.format = "gptq";
+        spec.bits = 4;
+        spec.groupSize = 128;
+        spec.symmetric = true;
+        qs::StatsOptions opt;
+        opt.bins = 40;
+        const qs::WeightComparison want = qs::compareRequantized(*ckpt, ckpt->weights[size_t(index)], spec, opt);
+        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(view.result()->error.maxAbs, want.error.maxAbs);
+    }
+
+    void longJobKeepsEventLoopAndCancels()
+    {
+        // A 4096 x 8192 f16 weight: requantizing and comparing it takes a while.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const uint64_t n = 4096, k = 8192;
+        std::vector<uint16_t> values(n * k);
+        uint32_t state = 1;
+        for (uint16_t& v : values) {
+            state = state * 1664525u + 1013904223u;
+            v = qs::floatToHalf(float(int(state >> 16) - 32768) / 32768.0f * 0.05f);
+        }
+        const std::string path = dir.filePath(QStringLiteral("big.safetensors")).toStdString();
+        qs::writeSafetensors(path, {{"model.layers.0.mlp.down_proj.weight", qs::DType::F16, {n, k},
+                                     {reinterpret_cast<const uint8_t*>(values.data()), values.size() * 2}}},
+                             {});
+        values = {};
+        const auto ckpt = qs::Checkpoint::open(path);
+        ViewContext context;
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        ErrorView view(&context);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        int ticks = 0;
+        QTimer timer;
+        connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+        timer.start(5);
+        context.setWeight(0);
+        QVERIFY(context.jobs()->isRunning(QStringLiteral("error")));
+        QTRY_VERIFY(ticks >= 10); // the GUI thread keeps running while the job works
+        QVERIFY(context.jobs()->isRunning(QStringLiteral("error")));
+        context.jobs()->cancel(QStringLiteral("error"));
+        QVERIFY(!context.jobs()->isBusy());
+        QVERIFY(view.message().contains(QStringLiteral("Cancelled")));
+        QTest::qWait(100);
+        QVERIFY(!view.result());
+        // The worker notices the flag and stops: the runner's pool drains quickly.
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+    }
+
+    // A click on the per-group chart selects that group's first element in the context.
+    void groupClickSelectsGroup()
+    {
+        const QString base = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-sym-actorder"));
+        const auto ckpt = qs::Checkpoint::open((base + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ref = qs::Checkpoint::open((base + QStringLiteral("/ref.safetensors")).toStdString());
+        const int index = firstQuantized(*ckpt);
+        ViewContext context;
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        ErrorView view(&context);
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.addReference(ref);
+        context.setWeight(index);
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(view.result(), qPrintable(view.message()));
+        const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
+        QCOMPARE(view.groupSize(), uint64_t(w.groupSize));
+        const size_t groups = view.result()->error.groups.size();
+        QCOMPARE(groups, size_t(w.inFeatures() / uint64_t(w.groupSize)));
+        QCustomPlot* plot = view.groupPlot();
+        plot->replot();
+        QCPAxis* x = plot->plottable(0)->keyAxis();
+        QCPAxis* y = plot->plottable(0)->valueAxis();
+        const int last = int(groups) - 1;
+        const QPointF pixel(x->coordToPixel(last), y->coordToPixel(y->range().center()));
+        const ElementRef e = view.groupElementAt(pixel);
+        QCOMPARE(e.weight, index);
+        QCOMPARE(e.col, int64_t(last) * w.groupSize);
+        QSignalSpy spy(&context, &ViewContext::selectedChanged);
+        QTest::mouseClick(plot, Qt::LeftButton, {}, pixel.toPoint());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(context.selected(), e);
+        // Outside the groups: nothing.
+        QVERIFY(!view.groupElementAt(QPointF(x->coordToPixel(double(groups) + 0.8), pixel.y())).isValid());
+    }
+
+    // A float weight has no format of its own: the view shows what GPTQ 4-bit g128 would cost.
+    void floatWeightShowsRequantizationCost()
+    {
+        const auto ckpt = qs::Checkpoint::open(
+            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-sym-actorder/ref.safetensors")).toStdString());
+        QVERIFY(!ckpt->weights.empty());
+        ViewContext context;
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        ErrorView view(&context);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        context.setWeight(0);
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(view.result(), qPrintable(view.message()));
+        qs::RequantizeSpec spec;
+        spec.format = "gptq";
+        spec.bits = 4;
+        spec.groupSize = 128;
+        spec.symmetric = true;
+        qs::StatsOptions opt;
+        opt.bins = 64;
+        const qs::WeightComparison want = qs::compareRequantized(*ckpt, ckpt->weights[0], spec, opt);
+        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(view.result()->error.rmse, want.error.rmse);
+        QVERIFY(want.error.rmse > 0);
+    }
+
+    void screenshotNotBlank_data()
+    {
+        QTest::addColumn<bool>("dark");
+        QTest::addRow("light") << false;
+        QTest::addRow("dark") << true;
+    }
+    void screenshotNotBlank()
+    {
+        QFETCH(bool, dark);
+        const QString base = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-sym-actorder"));
+        const auto ckpt = qs::Checkpoint::open((base + QStringLiteral("/model.safetensors")).toStdString());
+        ViewContext context;
+        context.setTheme(Theme::fromPalette(dark ? darkPalette() : lightPalette()));
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        ErrorView view(&context);
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        context.setWeight(firstQuantized(*ckpt));
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(view.result(), qPrintable(view.message()));
+        const QImage image = view.grab().toImage();
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3)
+                colours.insert(image.pixel(x, y));
+        QVERIFY(colours.size() > 20);
+    }
+};
+
+QTEST_MAIN(TestErrorView)
+#include "tst_errorview.moc"

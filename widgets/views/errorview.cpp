@@ -1,0 +1,522 @@
+#include "errorview.h"
+
+#include "figures/errorhistogram.h"
+#include "figures/plottheme.h"
+#include "jobrunner.h"
+#include "viewcontext.h"
+
+#include "container/checkpoint.h"
+#include "error.h"
+#include "formats/formatid.h"
+#include "kernels/kernel.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace qsw {
+
+namespace {
+
+const QString kJob = QStringLiteral("error");
+const QString kOpenJob = QStringLiteral("error-reference");
+
+QString num(double v)
+{
+    return QString::number(v, 'g', 5);
+}
+
+qs::RequantizeSpec spec(const char* format, int bits = 4, uint64_t group = 128, bool symmetric = false)
+{
+    qs::RequantizeSpec s;
+    s.format = format;
+    s.bits = bits;
+    s.groupSize = group;
+    s.symmetric = symmetric;
+    return s;
+}
+
+} // namespace
+
+ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+{
+    setObjectName(viewName());
+    m_targets = {{tr("the weight's own format"), {}},
+                 {tr("GGUF Q8_0"), spec("gguf-q8_0")},
+                 {tr("GGUF Q6_K"), spec("gguf-q6_k")},
+                 {tr("GGUF Q5_K"), spec("gguf-q5_k")},
+                 {tr("GGUF Q4_K"), spec("gguf-q4_k")},
+                 {tr("GGUF Q4_0"), spec("gguf-q4_0")},
+                 {tr("GGUF Q3_K"), spec("gguf-q3_k")},
+                 {tr("GGUF Q2_K"), spec("gguf-q2_k")},
+                 {tr("GPTQ 8-bit g128 sym"), spec("gptq", 8, 128, true)},
+                 {tr("GPTQ 4-bit g128 sym"), spec("gptq", 4, 128, true)},
+                 {tr("GPTQ 4-bit g32 sym"), spec("gptq", 4, 32, true)},
+                 {tr("GPTQ 3-bit g128 sym"), spec("gptq", 3, 128, true)},
+                 {tr("GPTQ 2-bit g64 asym"), spec("gptq", 2, 64, false)},
+                 {tr("AWQ 4-bit g128"), spec("awq", 4, 128, false)},
+                 {tr("AWQ 4-bit g64"), spec("awq", 4, 64, false)},
+                 {tr("bitsandbytes NF4"), spec("bnb-nf4")},
+                 {tr("bitsandbytes FP4"), spec("bnb-fp4")}};
+
+    m_caption = new QLabel(this);
+    m_caption->setWordWrap(true);
+    m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_reference = new QComboBox(this);
+    m_reference->addItem(tr("Requantize the same weights"));
+    m_reference->setToolTip(tr("Reference: the weight as stored, requantized to a format (what that format would cost "
+                               "on these weights), or the float tensor of the same name in another checkpoint"));
+    m_browse = new QPushButton(tr("Reference…"), this);
+    m_browse->setToolTip(tr("Open an fp16/bf16/f32 checkpoint to compare against"));
+    m_target = new QComboBox(this);
+    for (const Target& t : m_targets)
+        m_target->addItem(t.label);
+    m_bins = new QSpinBox(this);
+    m_bins->setRange(4, 4096);
+    m_bins->setValue(64);
+    m_bins->setPrefix(tr("bins: "));
+    m_log = new QCheckBox(tr("Log scale"), this);
+
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Reference:"), this));
+    controls->addWidget(m_reference);
+    controls->addWidget(m_browse);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("as"), this));
+    controls->addWidget(m_target);
+    controls->addSpacing(12);
+    controls->addWidget(m_bins);
+    controls->addWidget(m_log);
+    controls->addStretch(1);
+
+    m_histogram = new QCustomPlot(this);
+    m_groups = new QCustomPlot(this);
+    m_plots = new QSplitter(Qt::Vertical, this);
+    m_plots->addWidget(m_histogram);
+    m_plots->addWidget(m_groups);
+    m_plots->setStretchFactor(0, 3);
+    m_plots->setStretchFactor(1, 2);
+    m_stats = new QLabel(this);
+    m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_stats->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_stats->setMinimumWidth(260);
+    auto* results = new QWidget(this);
+    auto* resultsLayout = new QHBoxLayout(results);
+    resultsLayout->setContentsMargins(0, 0, 0, 0);
+    resultsLayout->addWidget(m_plots, 1);
+    resultsLayout->addWidget(m_stats);
+    m_message = new QLabel(this);
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_stack = new QStackedWidget(this);
+    m_stack->addWidget(results);
+    m_stack->addWidget(m_message);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_caption);
+    layout->addLayout(controls);
+    layout->addWidget(m_stack, 1);
+
+    connect(m_reference, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_target->setEnabled(i == 0);
+        recompute();
+    });
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this] { recompute(); });
+    connect(m_bins, &QSpinBox::valueChanged, this, [this] { recompute(); });
+    connect(m_log, &QCheckBox::toggled, this, [this] { redraw(); });
+    connect(m_browse, &QPushButton::clicked, this, &ErrorView::chooseReferenceFile);
+    connect(context, &ViewContext::checkpointChanged, this, [this] {
+        m_cache.clear();
+        m_dirty = true;
+    });
+    connect(context, &ViewContext::weightChanged, this, [this] {
+        m_dirty = true;
+        if (isVisible())
+            recompute();
+    });
+    connect(context, &ViewContext::themeChanged, this, [this] { redraw(); });
+    connect(context, &ViewContext::selectedChanged, this, [this] { updateGroupMarker(); });
+    connect(m_groups, &QCustomPlot::mousePress, this, &ErrorView::clickGroup);
+    connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
+        if (key == kJob || key == kOpenJob)
+            showMessage(message);
+    });
+    connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
+        if (key == kJob) {
+            m_dirty = true;
+            showMessage(tr("Cancelled. Change a setting or select the weight again to restart."));
+        }
+    });
+    showMessage(tr("Select a weight to see its error."));
+}
+
+QString ErrorView::message() const
+{
+    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+}
+
+QString ErrorView::statisticsText() const
+{
+    return m_stats->text();
+}
+
+void ErrorView::setBins(int bins)
+{
+    m_bins->setValue(bins);
+}
+
+void ErrorView::setLogScale(bool on)
+{
+    m_log->setChecked(on);
+}
+
+void ErrorView::setRequantizeTarget(int index)
+{
+    m_target->setCurrentIndex(index);
+}
+
+void ErrorView::setReferenceIndex(int index)
+{
+    m_reference->setCurrentIndex(index);
+}
+
+void ErrorView::addReference(std::shared_ptr<const qs::Checkpoint> reference)
+{
+    m_references.push_back(std::move(reference));
+    const QString path = QString::fromStdString(m_references.back()->path);
+    m_reference->addItem(QFileInfo(path).fileName(), path);
+    m_reference->setItemData(m_reference->count() - 1, path, Qt::ToolTipRole);
+    m_reference->setCurrentIndex(m_reference->count() - 1);
+}
+
+void ErrorView::chooseReferenceFile()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), QString(),
+                                                      tr("Checkpoints (*.safetensors *.gguf);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    QPointer<ErrorView> self(this);
+    const std::string file = path.toStdString();
+    context()->jobs()->start(kOpenJob, tr("Opening %1").arg(QFileInfo(path).fileName()),
+                             [file, self](JobControl&) -> JobRunner::Continuation {
+                                 auto ref = qs::Checkpoint::open(file);
+                                 return [self, ref] {
+                                     if (self)
+                                         self->addReference(ref);
+                                 };
+                             });
+}
+
+void ErrorView::showEvent(QShowEvent* event)
+{
+    AnalysisView::showEvent(event);
+    if (m_dirty)
+        recompute();
+}
+
+void ErrorView::showMessage(const QString& text)
+{
+    m_message->setText(text);
+    m_stack->setCurrentWidget(m_message);
+}
+
+std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWeight& w, QString* label, QString* why) const
+{
+    const int index = std::max(0, m_target->currentIndex());
+    const Target& t = m_targets[size_t(index)];
+    if (!t.spec.format.empty()) {
+        *label = t.label;
+        return t.spec;
+    }
+    const std::string& f = w.format;
+    const qs::FormatInfo* info = qs::findFormat(f);
+    if (!info || !info->quantized) {
+        // A float weight has no format of its own to requantize to: show what a common
+        // 4-bit format would cost on it.
+        *label = tr("GPTQ 4-bit g128 sym (the weight is %1)").arg(QString::fromStdString(f));
+        return spec("gptq", 4, 128, true);
+    }
+    *label = tr("its own format, %1").arg(QString::fromStdString(f));
+    const uint64_t group = w.groupSize > 0 ? uint64_t(w.groupSize) : w.inFeatures();
+    if (info->family == qs::FormatFamily::Gguf || f == "bnb-nf4" || f == "bnb-fp4")
+        return spec(f.c_str());
+    if (info->family == qs::FormatFamily::Awq)
+        return spec("awq", w.bits, group, w.symmetric);
+    if (w.bits >= 2 && w.bits <= 8 && info->family != qs::FormatFamily::Bitsandbytes &&
+        info->family != qs::FormatFamily::Fp8 && info->family != qs::FormatFamily::Other)
+        return spec("gptq", w.bits, group, w.symmetric); // GPTQ, Marlin, MLX, compressed-tensors, HQQ: affine codes
+    *why = tr("%1 is stored as %2, which cannot be requantized to itself here: choose a format under \"as\" or "
+              "open a float reference.")
+               .arg(QString::fromStdString(w.name), QString::fromStdString(f));
+    return std::nullopt;
+}
+
+uint64_t ErrorView::requantizedGroupSize(const qs::RequantizeSpec& s, uint64_t K)
+{
+    // The groups core's compareRequantized reports: ggml blocks, bitsandbytes blocks of 64,
+    // or the affine group size.
+    if (s.format.rfind("gguf-", 0) == 0)
+        return s.format.size() > 2 && s.format.compare(s.format.size() - 2, 2, "_k") == 0 ? 256 : 32;
+    if (s.format.rfind("bnb-", 0) == 0)
+        return 64;
+    return std::min<uint64_t>(s.groupSize, K);
+}
+
+QString ErrorView::cacheKey() const
+{
+    return QStringLiteral("%1|%2|%3")
+        .arg(context()->weight())
+        .arg(m_reference->currentIndex() == 0 ? QStringLiteral("requant:%1").arg(m_target->currentIndex())
+                                              : m_reference->currentData().toString())
+        .arg(m_bins->value());
+}
+
+void ErrorView::recompute()
+{
+    m_dirty = false;
+    const auto ckpt = context()->checkpoint();
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    context()->jobs()->cancel(kJob);
+    m_result.reset();
+    m_weight = -1;
+    if (!ckpt || !w) {
+        m_caption->clear();
+        showMessage(tr("Select a weight to see its error."));
+        return;
+    }
+    Job job;
+    job.key = cacheKey();
+    job.weight = context()->weight();
+    if (auto it = m_cache.find(job.key); it != m_cache.end()) {
+        showResult(it->second.first, it->second.second);
+        return;
+    }
+    qs::StatsOptions opt;
+    opt.bins = m_bins->value();
+    opt.path = qs::bestSimdPath();
+    const int index = job.weight;
+    const QString name = QString::fromStdString(w->name);
+    QPointer<ErrorView> self(this);
+    auto finish = [self](const Job& job, std::shared_ptr<const qs::WeightComparison> r) -> JobRunner::Continuation {
+        return [self, job, r] {
+            if (!self)
+                return;
+            self->m_cache[job.key] = {job, r};
+            if (self->context()->weight() == job.weight && self->cacheKey() == job.key)
+                self->showResult(job, r);
+        };
+    };
+    auto progress = [](JobControl& control) {
+        return [&control](uint64_t done, uint64_t total, const std::string&) {
+            control.setProgress(total ? double(done) / double(total) : 0.0);
+        };
+    };
+    if (m_reference->currentIndex() == 0) {
+        QString why;
+        const std::optional<qs::RequantizeSpec> s = requantizeSpec(*w, &job.reference, &why);
+        if (!s) {
+            m_caption->setText(QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
+            showMessage(why);
+            return;
+        }
+        const uint64_t gs = requantizedGroupSize(*s, w->inFeatures());
+        job.groupSize = gs < w->inFeatures() ? gs : 0;
+        job.reference = tr("itself requantized to %1").arg(job.reference);
+        showMessage(tr("Requantizing %1 and comparing…").arg(name));
+        context()->jobs()->start(kJob, tr("Error of %1").arg(name),
+                                 [ckpt, index, opt, spec = *s, job, finish, progress](JobControl& control) mutable
+                                 -> JobRunner::Continuation {
+                                     opt.cancel = &control.cancelFlag();
+                                     opt.progress = progress(control);
+                                     auto r = std::make_shared<const qs::WeightComparison>(
+                                         qs::compareRequantized(*ckpt, ckpt->weights.at(size_t(index)), spec, opt));
+                                     if (r->cancelled)
+                                         return {};
+                                     return finish(job, r);
+                                 });
+        return;
+    }
+    const auto ref = m_references.at(size_t(m_reference->currentIndex() - 1));
+    const qs::TensorEntry* refTensor = qs::findReference(*ref, *w);
+    if (!refTensor) {
+        m_caption->setText(QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
+        showMessage(tr("%1 has no tensor named %2.weight or %2.").arg(QString::fromStdString(ref->path), name));
+        return;
+    }
+    job.groupSize = w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? uint64_t(w->groupSize) : 0;
+    job.reference = tr("%1 in %2").arg(QString::fromStdString(refTensor->name), m_reference->currentText());
+    showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));
+    context()->jobs()->start(kJob, tr("Error of %1").arg(name),
+                             [ckpt, ref, index, opt, job, finish, progress](JobControl& control) mutable -> JobRunner::Continuation {
+                                 opt.cancel = &control.cancelFlag();
+                                 opt.progress = progress(control);
+                                 const qs::LogicalWeight& weight = ckpt->weights.at(size_t(index));
+                                 const qs::TensorEntry* refTensor = qs::findReference(*ref, weight);
+                                 if (!refTensor)
+                                     throw qs::Error(ref->path + ": no reference tensor for " + weight.name);
+                                 auto r = std::make_shared<const qs::WeightComparison>(
+                                     qs::compareWeight(*ckpt, weight, *ref, *refTensor, opt));
+                                 if (r->cancelled)
+                                     return {};
+                                 return finish(job, r);
+                             });
+}
+
+void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightComparison> result)
+{
+    m_result = std::move(result);
+    m_weight = job.weight;
+    m_groupSize = m_result->error.groups.empty() ? 0 : job.groupSize;
+    const qs::WeightComparison& r = *m_result;
+    const qs::ErrorStats& e = r.error;
+    m_caption->setText(tr("<b>%1</b> [%2 × %3] against %4. Error = dequantized − reference.")
+                           .arg(QString::fromStdString(r.weight).toHtmlEscaped())
+                           .arg(r.shape.size() > 0 ? r.shape[0] : 0)
+                           .arg(r.shape.size() > 1 ? r.shape[1] : 0)
+                           .arg(job.reference.toHtmlEscaped()));
+    const QString muted = context()->theme().mutedText.name();
+    auto head = [&](const QString& k) {
+        return QStringLiteral("<tr><td colspan='2' style='padding-top:8px'><b>%1</b></td></tr>").arg(k.toHtmlEscaped());
+    };
+    auto row = [&](const QString& k, const QString& v) {
+        return QStringLiteral("<tr><td style='color:%3'>%1</td><td align='right'>%2</td></tr>").arg(k.toHtmlEscaped(), v, muted);
+    };
+    QString t = QStringLiteral("<table cellspacing='3'>");
+    t += head(tr("Weight error"));
+    t += row(tr("elements"), QString::number(e.count));
+    t += row(tr("RMSE"), num(e.rmse));
+    t += row(tr("mean |error|"), num(e.meanAbs));
+    t += row(tr("max |error|"), num(e.maxAbs));
+    t += row(tr("mean signed error"), num(e.meanSigned));
+    t += row(tr("SQNR"), std::isinf(e.sqnrDb) ? tr("∞ (exact)") : tr("%1 dB").arg(e.sqnrDb, 0, 'f', 2));
+    t += head(e.percentilesExact ? tr("Percentiles of |error|") : tr("Percentiles of |error| (sampled)"));
+    t += row(tr("p50"), num(e.p50));
+    t += row(tr("p95"), num(e.p95));
+    t += row(tr("p99"), num(e.p99));
+    t += row(tr("p99.9"), num(e.p999));
+    t += head(tr("Output y = W x"));
+    t += row(tr("relative error"), num(r.output.relativeError));
+    t += row(tr("cosine"), QString::number(r.output.cosine, 'f', 6));
+    t += row(tr("activations"), tr("%1 tokens, outlier channels").arg(r.output.tokens));
+    if (!e.groups.empty()) {
+        t += head(tr("Groups"));
+        t += row(tr("groups"), tr("%1 of %2 columns").arg(e.groups.size()).arg(m_groupSize));
+        const auto worst = std::max_element(e.groups.begin(), e.groups.end(),
+                                            [](const qs::GroupError& a, const qs::GroupError& b) { return a.rmse < b.rmse; });
+        t += row(tr("worst group (RMSE)"), tr("%1: %2").arg(worst->group).arg(num(worst->rmse)));
+    }
+    t += QStringLiteral("</table>");
+    m_stats->setText(t);
+    m_stack->setCurrentIndex(0);
+    redraw();
+}
+
+void ErrorView::redraw()
+{
+    if (!m_result)
+        return;
+    const Theme& theme = context()->theme();
+    ErrorHistogramOptions opt;
+    opt.logScale = m_log->isChecked();
+    opt.title = tr("Signed error, %1 bins").arg(m_result->error.signedError.counts.size());
+    m_bars = buildErrorHistogram(m_histogram, m_result->error.signedError, opt, theme);
+    m_histogram->replot();
+    const bool grouped = !m_result->error.groups.empty();
+    m_groups->setVisible(grouped);
+    m_groupMarker = nullptr;
+    if (grouped) {
+        QCPBars* bars = buildGroupErrorChart(m_groups, m_result->error.groups,
+                                             tr("Error per group of %1 columns (click: select the group)").arg(m_groupSize), theme);
+        // Groups are whole numbers: no ticks between them; few groups read better as points.
+        QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
+        ticker->setTickStep(1);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        bars->keyAxis()->setTicker(ticker);
+        if (m_result->error.groups.size() <= 64)
+            for (int i = 0; i < m_groups->graphCount(); ++i) {
+                m_groups->graph(i)->setLineStyle(QCPGraph::lsNone);
+                m_groups->graph(i)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, 7));
+            }
+        // Headroom so the legend in the top right corner covers no group's max.
+        bars->valueAxis()->setRange(0, bars->valueAxis()->range().upper * 1.3);
+        m_groupMarker = new QCPItemRect(m_groups);
+        m_groupMarker->setClipAxisRect(bars->keyAxis()->axisRect());
+        m_groupMarker->topLeft->setAxes(bars->keyAxis(), bars->valueAxis());
+        m_groupMarker->bottomRight->setAxes(bars->keyAxis(), bars->valueAxis());
+        m_groupMarker->setPen(QPen(theme.text, 1.5, Qt::DashLine));
+        m_groupMarker->setBrush(Qt::NoBrush);
+        updateGroupMarker();
+        m_groups->replot();
+    }
+}
+
+void ErrorView::updateGroupMarker()
+{
+    if (!m_groupMarker || !m_result)
+        return;
+    const ElementRef sel = context()->selected();
+    const bool on = sel.weight == m_weight && m_groupSize > 0 && sel.col >= 0 &&
+                    uint64_t(sel.col) / m_groupSize < m_result->error.groups.size();
+    m_groupMarker->setVisible(on);
+    if (on) {
+        const double g = double(uint64_t(sel.col) / m_groupSize);
+        const QCPRange y = m_groupMarker->topLeft->valueAxis()->range();
+        m_groupMarker->topLeft->setCoords(g - 0.5, y.upper);
+        m_groupMarker->bottomRight->setCoords(g + 0.5, y.lower);
+    }
+    if (m_groups->isVisible())
+        m_groups->replot(QCustomPlot::rpQueuedReplot);
+}
+
+ElementRef ErrorView::groupElementAt(const QPointF& pixel) const
+{
+    if (!m_result || m_groupSize == 0 || !m_groupMarker || m_stack->currentIndex() != 0)
+        return {};
+    QCPAxis* x = m_groupMarker->topLeft->keyAxis();
+    if (!x->axisRect()->rect().contains(pixel.toPoint()))
+        return {};
+    const double g = std::floor(x->pixelToCoord(pixel.x()) + 0.5);
+    if (g < 0 || g >= double(m_result->error.groups.size()))
+        return {};
+    // A group spans every row: select its first element.
+    return {m_weight, 0, int64_t(uint64_t(g) * m_groupSize)};
+}
+
+void ErrorView::clickGroup(QMouseEvent* event)
+{
+    const ElementRef e = groupElementAt(event->position());
+    if (e.isValid())
+        context()->setSelected(e);
+}
+
+void ErrorView::renderExport(QPainter& painter, const QRect& target)
+{
+    if (m_stack->currentWidget() == m_message || !m_result) {
+        AnalysisView::renderExport(painter, target);
+        return;
+    }
+    if (!m_groups->isVisible()) {
+        paintPlot(m_histogram, painter, target);
+        return;
+    }
+    const int top = target.height() * 3 / 5;
+    paintPlot(m_histogram, painter, QRect(target.topLeft(), QSize(target.width(), top)));
+    paintPlot(m_groups, painter, QRect(target.left(), target.top() + top, target.width(), target.height() - top));
+}
+
+} // namespace qsw

@@ -1,0 +1,109 @@
+#pragma once
+// Error (issue 5, view 4): the signed error of the selected weight against a reference, as
+// core's histogram (counts unchanged), with the statistics table (RMSE, mean/max |error|,
+// SQNR, percentiles, y = Wx relative error and cosine), a log-scale toggle, a bins spin box
+// and the per-group RMSE chart (a click selects the group's first element in the context).
+// The reference is the weight requantized (default) or a float tensor of a checkpoint opened
+// with "Reference..." (off the GUI thread). Runs as a background job; results are cached.
+#include "analysisview.h"
+
+#include "analysis/stats.h"
+#include "viewcontext.h"
+
+#include <map>
+#include <optional>
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QCPBars;
+class QCPItemRect;
+class QMouseEvent;
+class QLabel;
+class QPushButton;
+class QSpinBox;
+class QSplitter;
+class QStackedWidget;
+
+namespace qsw {
+
+class ErrorView : public AnalysisView {
+    Q_OBJECT
+public:
+    explicit ErrorView(ViewContext* context, QWidget* parent = nullptr);
+
+    QString viewName() const override { return QStringLiteral("error"); }
+    QString title() const override { return tr("Error"); }
+    void renderExport(QPainter& painter, const QRect& target) override;
+
+    // For tests.
+    QCustomPlot* histogramPlot() const { return m_histogram; }
+    QCPBars* histogramBars() const { return m_bars; }
+    std::shared_ptr<const qs::WeightComparison> result() const { return m_result; }
+    QString message() const;
+    QString statisticsText() const;
+    void setBins(int bins);
+    void setLogScale(bool on);
+    // Index into the requantize targets (0 = the weight's own format).
+    void setRequantizeTarget(int index);
+    // Adds an opened float checkpoint as a reference and selects it.
+    void addReference(std::shared_ptr<const qs::Checkpoint> reference);
+    // The reference combo: 0 = requantize, then the opened checkpoints.
+    void setReferenceIndex(int index);
+    // For tests: the per-group chart, the group size its groups span (0 when ungrouped) and
+    // the element a click at `pixel` on it selects.
+    QCustomPlot* groupPlot() const { return m_groups; }
+    uint64_t groupSize() const { return m_groupSize; }
+    ElementRef groupElementAt(const QPointF& pixel) const;
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    struct Target {
+        QString label;
+        qs::RequantizeSpec spec; // format empty: the weight's own format
+    };
+    struct Job {
+        QString key;
+        int weight = -1;
+        uint64_t groupSize = 0;
+        QString reference; // for the caption
+    };
+    void chooseReferenceFile();
+    void recompute();
+    void showResult(const Job& job, std::shared_ptr<const qs::WeightComparison> result);
+    void updateGroupMarker();
+    void clickGroup(QMouseEvent* event);
+    void showMessage(const QString& text);
+    void redraw();
+    std::optional<qs::RequantizeSpec> requantizeSpec(const qs::LogicalWeight& w, QString* label, QString* why) const;
+    QString cacheKey() const;
+    static uint64_t requantizedGroupSize(const qs::RequantizeSpec& spec, uint64_t K);
+
+    QLabel* m_caption;
+    QComboBox* m_reference;
+    QPushButton* m_browse;
+    QComboBox* m_target;
+    QSpinBox* m_bins;
+    QCheckBox* m_log;
+    QStackedWidget* m_stack;
+    QSplitter* m_plots;
+    QCustomPlot* m_histogram;
+    QCustomPlot* m_groups;
+    QLabel* m_stats;
+    QLabel* m_message;
+    QCPBars* m_bars = nullptr;
+    QCPItemRect* m_groupMarker = nullptr;
+    int m_weight = -1;          // the weight m_result belongs to
+    uint64_t m_groupSize = 0;   // columns per group of m_result's groups
+    std::vector<Target> m_targets;
+    std::vector<std::shared_ptr<const qs::Checkpoint>> m_references;
+    std::shared_ptr<const qs::WeightComparison> m_result;
+    std::map<QString, std::pair<Job, std::shared_ptr<const qs::WeightComparison>>> m_cache;
+    bool m_dirty = true;
+};
+
+} // namespace qsw
