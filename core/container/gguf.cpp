@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -407,16 +408,15 @@ GgufFile parseGgufFile(const std::string& path)
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         return out.tensors[a].offset != out.tensors[b].offset ? out.tensors[a].offset < out.tensors[b].offset : a < b;
     });
-    for (size_t k = 0; k < order.size(); ++k) {
+    // Walked backwards, `end` is the first offset past the current one: linear even when
+    // many tensors share an offset.
+    uint64_t end = f.size();
+    for (size_t k = order.size(); k-- > 0;) {
         TensorEntry& t = out.tensors[order[k]];
+        if (k + 1 < order.size() && out.tensors[order[k + 1]].offset > t.offset)
+            end = out.tensors[order[k + 1]].offset;
         if (pending[order[k]].sized)
             continue;
-        uint64_t end = f.size();
-        for (size_t j = k + 1; j < order.size(); ++j)
-            if (out.tensors[order[j]].offset > t.offset) {
-                end = out.tensors[order[j]].offset;
-                break;
-            }
         t.nbytes = end - t.offset;
         const uint32_t type = pending[order[k]].type;
         const std::string what = ggmlType(type) ? "ggml type " + num(type) + " (" + t.typeName + ") was removed from ggml"
@@ -484,10 +484,16 @@ bool parseSplitName(const std::string& path, std::string& prefix, uint32_t& no, 
 void appendFile(Checkpoint& ckpt, GgufFile& g)
 {
     const uint32_t idx = ckpt.addFile(g.map);
-    for (auto& t : g.tensors) {
+    for (auto& t : g.tensors)
         t.file = idx;
-        ckpt.tensors.push_back(std::move(t));
+    // Taken whole when it is the first file: no second copy of the records at the peak.
+    if (ckpt.tensors.empty()) {
+        ckpt.tensors = std::move(g.tensors);
+    } else {
+        ckpt.tensors.reserve(ckpt.tensors.size() + g.tensors.size());
+        std::move(g.tensors.begin(), g.tensors.end(), std::back_inserter(ckpt.tensors));
     }
+    g.tensors = {};
     for (auto& n : g.notes)
         ckpt.notes.push_back(std::move(n));
 }

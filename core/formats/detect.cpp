@@ -465,6 +465,7 @@ bool ggmlHasMin(std::string_view name)
 
 void Detector::detectGguf()
 {
+    m_out.reserve(m_ckpt.tensors.size()); // exactly one each: no doubling at the peak
     for (size_t i = 0; i < m_ckpt.tensors.size(); ++i) {
         const TensorEntry& t = T(i);
         LogicalWeight w;

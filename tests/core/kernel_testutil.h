@@ -4,16 +4,17 @@
 // by hand (so kernel tests do not depend on detection), run a DequantRowsFn, compare bits.
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
+#include "formats/layoutspec.h"
 #include "kernels/floats_util.h"
-#include "testsupport.h"
 #include "kernels/kernel.h"
+#include "testsupport.h"
 
 #include <QTest>
-
 
 #include <bit>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,40 @@ inline std::shared_ptr<qs::Checkpoint> openFile(const std::string& path)
     qs::readSafetensorsFile(*ckpt, path);
     ckpt->buildIndex();
     return ckpt;
+}
+
+// `file` ("model.safetensors", "ref.safetensors") of the fixture folder safetensors/<variant>.
+inline std::shared_ptr<qs::Checkpoint> openFixture(const QString& variant, const char* file)
+{
+    return openFile(qstest::fixture(QStringLiteral("safetensors/") + variant + QLatin1Char('/') + QLatin1String(file))
+                        .toStdString());
+}
+
+// The paths a kernel test runs on this machine: scalar, and AVX2 where the CPU has it.
+inline std::vector<qs::SimdPath> simdPaths()
+{
+    std::vector<qs::SimdPath> p{qs::SimdPath::Scalar};
+    if (qs::bestSimdPath() == qs::SimdPath::Avx2)
+        p.push_back(qs::SimdPath::Avx2);
+    return p;
+}
+
+// The bits at `pieces` concatenated LSB first; ~0 when a piece lies outside `bytes`.
+inline uint64_t readPieces(std::span<const uint8_t> bytes, uint32_t wordBits, const qs::BitPiece* pieces, int count)
+{
+    uint64_t v = 0;
+    int shift = 0;
+    for (int i = 0; i < count; ++i) {
+        const uint64_t first = pieces[i].word * wordBits + pieces[i].bit;
+        if ((first + pieces[i].width + 7) / 8 > bytes.size())
+            return ~uint64_t(0);
+        for (uint32_t b = 0; b < pieces[i].width; ++b) {
+            const uint64_t at = first + b;
+            v |= uint64_t((bytes[at / 8] >> (at % 8)) & 1) << (shift + int(b));
+        }
+        shift += pieces[i].width;
+    }
+    return v;
 }
 
 // A tensor to write: raw little-endian bytes.

@@ -19,14 +19,6 @@ namespace {
 
 const char* kModules[] = {"model.layers.0.mlp.down_proj", "model.layers.0.mlp.gate_proj", "model.layers.0.self_attn.q_proj"};
 
-std::vector<SimdPath> paths()
-{
-    std::vector<SimdPath> p{SimdPath::Scalar};
-    if (bestSimdPath() == SimdPath::Avx2)
-        p.push_back(SimdPath::Avx2);
-    return p;
-}
-
 LogicalWeight bnbWeight(const Checkpoint& ck, const std::string& m, bool fp4, bool nested, std::vector<uint64_t> shape)
 {
     std::vector<std::pair<std::string, std::string>> roles{
@@ -67,7 +59,7 @@ private slots:
         QTest::addColumn<int>("path");
         for (const char* v : {"bnb-nf4", "bnb-fp4", "bnb-nf4-doublequant", "bnb-fp4-doublequant"})
             for (const char* m : kModules)
-                for (SimdPath p : paths())
+                for (SimdPath p : qsk::simdPaths())
                     QTest::addRow("%s %s %s", v, m, simdPathName(p).data()) << v << m << int(p);
     }
     void fixtures()
@@ -75,9 +67,8 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(QString, module);
         QFETCH(int, path);
-        const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
-        const auto ck = qsk::openFile((dir + QStringLiteral("/model.safetensors")).toStdString());
-        const auto ref = qsk::openFile((dir + QStringLiteral("/ref.safetensors")).toStdString());
+        const auto ck = qsk::openFixture(variant, "model.safetensors");
+        const auto ref = qsk::openFixture(variant, "ref.safetensors");
         const std::string m = module.toStdString();
         const TensorEntry* r = ref->find(m + ".weight");
         QVERIFY(r);
@@ -171,7 +162,7 @@ private slots:
     void int8_data()
     {
         QTest::addColumn<int>("path");
-        for (SimdPath p : paths())
+        for (SimdPath p : qsk::simdPaths())
             QTest::addRow("%s", simdPathName(p).data()) << int(p);
     }
     void int8()
@@ -231,7 +222,7 @@ private slots:
         QTest::addColumn<QString>("variant");
         QTest::addColumn<int>("path");
         for (const char* v : {"bnb-nf4", "bnb-fp4", "bnb-nf4-doublequant", "bnb-fp4-doublequant"})
-            for (SimdPath p : paths())
+            for (SimdPath p : qsk::simdPaths())
                 QTest::addRow("%s %s", v, simdPathName(p).data()) << v << int(p);
     }
     void throughDetection()
@@ -240,7 +231,7 @@ private slots:
         QFETCH(int, path);
         const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
         const auto ck = Checkpoint::open((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
-        const auto ref = qsk::openFile((dir + QStringLiteral("/ref.safetensors")).toStdString());
+        const auto ref = qsk::openFixture(variant, "ref.safetensors");
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {
             const std::string module = r.name.substr(0, r.name.size() - 7); // strip ".weight"

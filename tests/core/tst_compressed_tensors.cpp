@@ -14,14 +14,6 @@ using namespace qs;
 
 namespace {
 
-std::vector<SimdPath> paths()
-{
-    std::vector<SimdPath> p{SimdPath::Scalar};
-    if (bestSimdPath() == SimdPath::Avx2)
-        p.push_back(SimdPath::Avx2);
-    return p;
-}
-
 // pack_to_int32 along the last dim: code j of a row at bits (j % pf) * b of word j / pf.
 std::vector<int32_t> packLastDim(const std::vector<unsigned>& u, uint64_t rows, uint64_t cols, int b)
 {
@@ -65,7 +57,7 @@ private slots:
         };
         for (const auto& v : vs)
             for (const char* m : v.modules)
-                for (SimdPath p : paths())
+                for (SimdPath p : qsk::simdPaths())
                     QTest::addRow("%s %s %s", v.name, m, simdPathName(p).data()) << v.name << m << v.bits << v.group << int(p);
     }
     void fixtures()
@@ -75,9 +67,8 @@ private slots:
         QFETCH(int, bits);
         QFETCH(int, group);
         QFETCH(int, path);
-        const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
-        const auto ck = qsk::openFile((dir + QStringLiteral("/model.safetensors")).toStdString());
-        const auto ref = qsk::openFile((dir + QStringLiteral("/ref.safetensors")).toStdString());
+        const auto ck = qsk::openFixture(variant, "model.safetensors");
+        const auto ref = qsk::openFixture(variant, "ref.safetensors");
         const std::string m = module.toStdString();
         std::vector<std::pair<std::string, std::string>> roles{
             {"weight_packed", m + ".weight_packed"}, {"weight_scale", m + ".weight_scale"}, {"weight_shape", m + ".weight_shape"}};
@@ -199,7 +190,7 @@ private slots:
         QTest::addColumn<QString>("variant");
         QTest::addColumn<int>("path");
         for (const char* v : {"ct-pack-w4a16-channel-asym", "ct-pack-w4a16-g128-sym", "ct-pack-w4a16-g32-asym", "ct-pack-w8a16-channel-sym"})
-            for (SimdPath p : paths())
+            for (SimdPath p : qsk::simdPaths())
                 QTest::addRow("%s %s", v, simdPathName(p).data()) << v << int(p);
     }
     void throughDetection()
@@ -208,7 +199,7 @@ private slots:
         QFETCH(int, path);
         const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
         const auto ck = Checkpoint::open((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
-        const auto ref = qsk::openFile((dir + QStringLiteral("/ref.safetensors")).toStdString());
+        const auto ref = qsk::openFixture(variant, "ref.safetensors");
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {
             const std::string module = r.name.substr(0, r.name.size() - 7); // strip ".weight"
@@ -270,7 +261,7 @@ private slots:
                                                : f8.at(n * K + k);
                 expect[n * K + k] = qsk::mul32(v, scales[n * G + g]);
             }
-        for (SimdPath p : paths())
+        for (SimdPath p : qsk::simdPaths())
             QSK_COMPARE_BITS(qsk::run(dequantCtRows, *ck, w, p), expect, DType::F32);
     }
 };

@@ -22,6 +22,7 @@
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -32,24 +33,13 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <new>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAsan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAsan = true;
-#else
-constexpr bool kAsan = false;
-#endif
-#else
-constexpr bool kAsan = false;
-#endif
 
 constexpr unsigned kTimeLimitSeconds = 20;
 constexpr rlim_t kAddressSpace = rlim_t(2) << 30;
@@ -108,22 +98,32 @@ struct Outcome {
     QString what;
 };
 
-Outcome runIsolated(const std::string& path, const std::string& mustName, bool scalar)
+// Forks a child that runs exercise() under the time and memory bounds; returns its pid.
+pid_t startIsolated(const std::string& path, const std::string& mustName, bool scalar)
 {
     std::fflush(nullptr);
     const pid_t pid = fork();
     if (pid == 0) {
         alarm(kTimeLimitSeconds);
-        if (!kAsan) { // ASan reserves terabytes of shadow address space
+        if (!qstest::kAsan) { // ASan reserves terabytes of shadow address space
             const rlimit lim{kAddressSpace, kAddressSpace};
             setrlimit(RLIMIT_AS, &lim);
         }
         _exit(exercise(path, mustName, scalar));
     }
+    return pid;
+}
+
+Outcome finishIsolated(pid_t pid)
+{
     int status = 0;
+    Outcome o;
+    if (pid < 0) {
+        o.what = QStringLiteral("fork failed");
+        return o;
+    }
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    Outcome o;
     if (WIFSIGNALED(status)) {
         o.code = -WTERMSIG(status);
         o.what = WTERMSIG(status) == SIGALRM ? QStringLiteral("timeout") : QStringLiteral("signal %1").arg(WTERMSIG(status));
@@ -137,6 +137,17 @@ Outcome runIsolated(const std::string& path, const std::string& mustName, bool s
         o.what = names.count(o.code) ? QString::fromLatin1(names.at(o.code)) : QStringLiteral("exit %1").arg(o.code);
     }
     return o;
+}
+
+Outcome runIsolated(const std::string& path, const std::string& mustName, bool scalar)
+{
+    return finishIsolated(startIsolated(path, mustName, scalar));
+}
+
+// Cases run this many at a time, each in its own copy of the target.
+int sweepSlots()
+{
+    return std::clamp(QThread::idealThreadCount(), 1, 4);
 }
 
 QByteArray readAll(const QString& path)
@@ -265,21 +276,37 @@ private slots:
             cases.emplace_back(QStringLiteral("bytes changed at %1").arg(where.join(QLatin1Char(','))), b);
         }
 
-        const std::string open = t.open.toStdString();
+        // Every slot works on its own copy of the target (same names, so messages still name it).
+        const QString top = QFileInfo(t.open).fileName();
+        const QString inside = t.mutate.mid(t.open.size());
+        std::vector<std::pair<std::string, QString>> copies; // what to open, what to mutate
+        for (int k = 0; k < sweepSlots(); ++k) {
+            const QString dir = m_tmp.path() + QStringLiteral("/slot%1").arg(k);
+            QVERIFY(QDir().mkpath(dir));
+            std::filesystem::copy(t.open.toStdString(), (dir + QLatin1Char('/') + top).toStdString(),
+                                  std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+            copies.emplace_back((dir + QLatin1Char('/') + top).toStdString(), dir + QLatin1Char('/') + top + inside);
+        }
         const std::string name = t.name.toStdString();
         int accepted = 0, refused = 0;
         QStringList failures;
-        for (size_t c = 0; c < cases.size(); ++c) {
-            QVERIFY(writeAll(t.mutate, cases[c].second));
-            const Outcome o = runIsolated(open, name, c % 2 == 1);
-            if (!o.ok) {
-                failures << cases[c].first + QStringLiteral(": ") + o.what;
-                QDir().mkpath(m_tmp.path() + QStringLiteral("/failed"));
-                writeAll(m_tmp.path() + QStringLiteral("/failed/%1-%2").arg(t.name).arg(c), cases[c].second);
+        for (size_t first = 0; first < cases.size(); first += copies.size()) {
+            const size_t last = std::min(cases.size(), first + copies.size());
+            std::vector<pid_t> running;
+            for (size_t c = first; c < last; ++c) {
+                QVERIFY(writeAll(copies[c - first].second, cases[c].second));
+                running.push_back(startIsolated(copies[c - first].first, name, c % 2 == 1));
             }
-            (o.code == Accepted ? accepted : refused)++;
+            for (size_t c = first; c < last; ++c) {
+                const Outcome o = finishIsolated(running[c - first]);
+                if (!o.ok) {
+                    failures << cases[c].first + QStringLiteral(": ") + o.what;
+                    QDir().mkpath(m_tmp.path() + QStringLiteral("/failed"));
+                    writeAll(m_tmp.path() + QStringLiteral("/failed/%1-%2").arg(t.name).arg(c), cases[c].second);
+                }
+                (o.code == Accepted ? accepted : refused)++;
+            }
         }
-        QVERIFY(writeAll(t.mutate, original));
         qInfo("%s: %zu cases (%zu truncations), %d accepted, %d refused", qPrintable(t.name), cases.size(),
               cuts.size(), accepted, refused);
         if (!failures.isEmpty())
@@ -293,11 +320,11 @@ private slots:
 
     void sweepMemory()
     {
-        rusage ru{};
-        QCOMPARE(getrusage(RUSAGE_CHILDREN, &ru), 0);
-        qInfo("peak RSS of any sweep child: %ld KiB", ru.ru_maxrss);
-        if (!kAsan)
-            QVERIFY2(ru.ru_maxrss < 256 * 1024, qPrintable(QStringLiteral("%1 KiB").arg(ru.ru_maxrss)));
+        const long peak = qstest::childrenPeakRssKiB();
+        QVERIFY(peak > 0);
+        qInfo("peak RSS of any sweep child: %ld KiB", peak);
+        if (!qstest::kAsan)
+            QVERIFY2(peak < 256 * 1024, qPrintable(QStringLiteral("%1 KiB").arg(peak)));
     }
 
     // The same kind of input through quantscope-cli, for every fixture (files and folders):
@@ -346,15 +373,21 @@ private slots:
         QStringList failures;
         for (size_t c = 0; c < cases.size(); ++c) {
             QVERIFY(writeAll(file, cases[c]));
+            // The three commands only read the file: they run side by side.
+            std::vector<std::unique_ptr<QProcess>> procs;
             for (const QStringList& args : commands) {
-                QProcess p;
-                p.setChildProcessModifier([] {
-                    if (!kAsan) {
+                auto& p = procs.emplace_back(std::make_unique<QProcess>());
+                p->setChildProcessModifier([] {
+                    if (!qstest::kAsan) {
                         const rlimit lim{kAddressSpace, kAddressSpace};
                         setrlimit(RLIMIT_AS, &lim);
                     }
                 });
-                p.start(QStringLiteral(QS_CLI_PATH), args);
+                p->start(QStringLiteral(QS_CLI_PATH), args);
+            }
+            for (size_t k = 0; k < procs.size(); ++k) {
+                QProcess& p = *procs[k];
+                const QStringList& args = commands[qsizetype(k)];
                 QVERIFY(p.waitForStarted());
                 const bool finished = p.waitForFinished(30000);
                 if (!finished) {

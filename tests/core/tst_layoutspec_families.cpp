@@ -33,23 +33,6 @@ bool twosComplement(const LayoutSpec& s)
     return s.signedness == CodeSignedness::TwosComplement;
 }
 
-uint64_t readPieces(std::span<const uint8_t> bytes, uint32_t wordBits, const BitPiece* pieces, int count)
-{
-    uint64_t v = 0;
-    int shift = 0;
-    for (int i = 0; i < count; ++i) {
-        const uint64_t first = pieces[i].word * wordBits + pieces[i].bit;
-        if ((first + pieces[i].width + 7) / 8 > bytes.size())
-            return ~uint64_t(0);
-        for (uint32_t b = 0; b < pieces[i].width; ++b) {
-            const uint64_t at = first + b;
-            v |= uint64_t((bytes[at / 8] >> (at % 8)) & 1) << (shift + int(b));
-        }
-        shift += pieces[i].width;
-    }
-    return v;
-}
-
 // Writes `value` into the pieces; false outside the tensor, on any bit already set when
 // `exclusive` (an element's code bits are its own), else on a set bit that should be clear.
 bool writePieces(std::vector<uint8_t>& bytes, uint32_t wordBits, const BitPiece* pieces, int count, uint64_t value,
@@ -226,7 +209,7 @@ void compareCodes(const LayoutSpec& spec, const Checkpoint& ck, const LogicalWei
     for (uint64_t n = 0; n < lp.N; ++n)
         for (uint64_t k = 0; k < lp.K; ++k) {
             const ElementLocation e = spec.locate(lp, n, k);
-            const uint64_t bits = readPieces(codeBytes, e.wordBits, e.pieces, e.pieceCount);
+            const uint64_t bits = qsk::readPieces(codeBytes, e.wordBits, e.pieces, e.pieceCount);
             const uint64_t code = c.codes[n * lp.K + k];
             if ((bits ^ flip) != code)
                 QFAIL(qPrintable(QStringLiteral("%1 (%2, %3): located bits %4, extractCodes %5")
@@ -241,7 +224,7 @@ void compareCodes(const LayoutSpec& spec, const Checkpoint& ck, const LogicalWei
                     QFAIL(qPrintable(QStringLiteral("(%1, %2): located scale %3, extractCodes %4").arg(n).arg(k).arg(s).arg(want)));
             }
             if (e.zeroPieceCount && d.has(e.zeroTensor) && spec.id.rfind("compressed-tensors", 0) == 0) {
-                const uint64_t z = readPieces(d.bytes(e.zeroTensor), e.wordBits == 8 ? 8 : 32, e.zeroPieces,
+                const uint64_t z = qsk::readPieces(d.bytes(e.zeroTensor), e.wordBits == 8 ? 8 : 32, e.zeroPieces,
                                               e.zeroPieceCount);
                 QCOMPARE(int64_t(z ^ flip), int64_t(c.zeros[uint64_t(c.gIdx[k]) * lp.N + n]));
             }
@@ -350,7 +333,7 @@ private slots:
                 const ElementLocation e = spec->locate(lp, n, k);
                 QCOMPARE(e.pieceCount, uint8_t(1));
                 QCOMPARE(e.pieces[0].width, uint8_t(dtypeBits(t)));
-                const uint64_t v = readPieces(data, e.wordBits, e.pieces, 1);
+                const uint64_t v = qsk::readPieces(data, e.wordBits, e.pieces, 1);
                 std::vector<uint8_t> one(bytes);
                 std::memcpy(one.data(), &v, bytes);
                 const FloatView fv(one, t, "one");
@@ -458,7 +441,7 @@ private slots:
                 for (uint64_t n = 0; n < lp.N; ++n)
                     for (uint64_t k = 0; k < lp.K; ++k) {
                         const ElementLocation e = spec->locate(lp, n, k);
-                        if (readPieces(bytes, e.wordBits, e.pieces, e.pieceCount) != wc.codes[n * lp.K + k])
+                        if (qsk::readPieces(bytes, e.wordBits, e.pieces, e.pieceCount) != wc.codes[n * lp.K + k])
                             QFAIL(qPrintable(QStringLiteral("%1 (%2, %3)").arg(QString::fromStdString(w.name)).arg(n).arg(k)));
                     }
             } else {

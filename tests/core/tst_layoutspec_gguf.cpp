@@ -8,7 +8,7 @@
 #include "kernels/ggml.h"
 #include "kernels/ggml_blocks.h"
 #include "kernels/half.h"
-#include "testsupport.h"
+#include "kernel_testutil.h"
 
 #include <QTest>
 
@@ -20,24 +20,6 @@
 using namespace qs;
 
 namespace {
-
-// Concatenates the pieces LSB first; ~0 when a piece lies outside `bytes`.
-uint64_t readPieces(std::span<const uint8_t> bytes, uint32_t wordBits, const BitPiece* pieces, int count)
-{
-    uint64_t v = 0;
-    int shift = 0;
-    for (int i = 0; i < count; ++i) {
-        const uint64_t first = pieces[i].word * wordBits + pieces[i].bit;
-        if ((first + pieces[i].width + 7) / 8 > bytes.size())
-            return ~uint64_t(0);
-        for (uint32_t b = 0; b < pieces[i].width; ++b) {
-            const uint64_t at = first + b;
-            v |= uint64_t((bytes[at / 8] >> (at % 8)) & 1) << (shift + int(b));
-        }
-        shift += pieces[i].width;
-    }
-    return v;
-}
 
 // The role whose bits are the element's code in the block map.
 GgmlPieceRole codeRoleOf(const GgmlElementLocation& loc)
@@ -117,10 +99,10 @@ private slots:
                 QCOMPARE(e.group, block);
                 const GgmlElementLocation loc = ggmlLocateElement(type, uint32_t(col % t.blockWeights));
                 const uint64_t want = ggmlExtractBits(bytes.data() + block * t.blockBytes, loc, codeRoleOf(loc));
-                QCOMPARE(readPieces(bytes, e.wordBits, e.pieces, e.pieceCount), want);
+                QCOMPARE(qsk::readPieces(bytes, e.wordBits, e.pieces, e.pieceCount), want);
                 if (e.zeroPieceCount) {
                     const uint64_t min = ggmlExtractBits(bytes.data() + block * t.blockBytes, loc, GgmlPieceRole::SuperMin);
-                    QCOMPARE(readPieces(bytes, e.wordBits, e.zeroPieces, e.zeroPieceCount), min);
+                    QCOMPARE(qsk::readPieces(bytes, e.wordBits, e.zeroPieces, e.zeroPieceCount), min);
                 }
             }
     }
@@ -152,7 +134,7 @@ private slots:
                 const ElementLocation e = s->locate(p, row, col);
                 const uint64_t block = row * (p.K / tr.blockWeights) + col / tr.blockWeights;
                 const GgmlElementLocation loc = ggmlLocateElement(t->ggmlType, uint32_t(col % tr.blockWeights));
-                const uint64_t code = readPieces(bytes, e.wordBits, e.pieces, e.pieceCount);
+                const uint64_t code = qsk::readPieces(bytes, e.wordBits, e.pieces, e.pieceCount);
                 QCOMPARE(code, ggmlExtractBits(bytes.data() + block * tr.blockBytes, loc, GgmlPieceRole::Code));
                 if (offsetCode) {
                     const float d = halfToFloat(uint16_t(bytes[e.scaleIndex] | bytes[e.scaleIndex + 1] << 8));

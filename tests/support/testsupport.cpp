@@ -4,6 +4,11 @@
 #include <QProcess>
 #include <QtGlobal>
 
+#include <sys/resource.h>
+
+#include <cstring>
+#include <fstream>
+
 namespace qstest {
 
 QString sharedDir()
@@ -34,6 +39,28 @@ CliResult runCli(const QStringList& args, int timeoutMs)
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+long statusKiB(const char* field)
+{
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    const size_t n = std::strlen(field);
+    while (std::getline(in, line))
+        if (line.compare(0, n, field) == 0 && line.size() > n && line[n] == ':')
+            return std::stol(line.substr(n + 1));
+    return -1;
+}
+
+void resetPeakRss()
+{
+    std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+long childrenPeakRssKiB()
+{
+    rusage ru{};
+    return getrusage(RUSAGE_CHILDREN, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
 } // namespace qstest

@@ -1,5 +1,6 @@
 #pragma once
-// Shared test helpers: where the fixtures are, temporary folders, running the CLI.
+// Shared test helpers: where the fixtures are, temporary folders, running the CLI, and what a
+// process costs in memory.
 #include <QString>
 #include <QStringList>
 
@@ -19,5 +20,26 @@ struct CliResult {
 };
 // Runs quantscope-cli with `args`, at most `timeoutMs`.
 CliResult runCli(const QStringList& args, int timeoutMs = 60000);
+
+// AddressSanitizer builds (QUANTSCOPE_SANITIZE): shadow memory, redzones and quarantine make
+// RSS and address-space limits meaningless, and everything runs several times slower.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAsan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAsan = true;
+#else
+inline constexpr bool kAsan = false;
+#endif
+#else
+inline constexpr bool kAsan = false;
+#endif
+
+// A field of /proc/self/status in KiB ("VmHWM", "VmRSS"), or -1.
+long statusKiB(const char* field);
+// Sets this process's peak RSS (VmHWM) to its current RSS, so that growth can be measured.
+void resetPeakRss();
+// The largest peak RSS of any waited-for child (getrusage), in KiB.
+long childrenPeakRssKiB();
 
 } // namespace qstest
