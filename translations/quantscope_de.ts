@@ -779,10 +779,6 @@
             <translation>passt nicht</translation>
         </message>
         <message>
-            <source>%1: %L2 bpw</source>
-            <translation>%1: %L2 Bit/Gewicht</translation>
-        </message>
-        <message>
             <source>TiB</source>
             <translation>TiB</translation>
         </message>
@@ -831,8 +827,8 @@
             <translation>Budget %1</translation>
         </message>
         <message>
-            <source>%1: %2</source>
-            <translation>%1: %2</translation>
+            <source>%L1 bpw</source>
+            <translation>%L1 bpw</translation>
         </message>
     </context>
     <context>

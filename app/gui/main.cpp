@@ -13,6 +13,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
+#include <memory>
 
 namespace {
 
@@ -29,7 +31,7 @@ QString earlyOption(int argc, char** argv, const char* name)
     return {};
 }
 
-void installTranslators(QApplication& app, const QLocale& locale)
+void installTranslators(QCoreApplication& app, const QLocale& locale)
 {
     auto* qtbase = new QTranslator(&app);
     if (qtbase->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
@@ -37,6 +39,15 @@ void installTranslators(QApplication& app, const QLocale& locale)
     auto* own = new QTranslator(&app);
     if (own->load(locale, QStringLiteral("quantscope"), QStringLiteral("_"), QStringLiteral(":/i18n")))
         QCoreApplication::installTranslator(own);
+}
+
+bool hasFlag(int argc, char** argv, std::initializer_list<const char*> names)
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char* name : names)
+            if (std::strcmp(argv[i], name) == 0)
+                return true;
+    return false;
 }
 
 } // namespace
@@ -47,15 +58,20 @@ int main(int argc, char** argv)
     // A screenshot needs no display.
     if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-
-    QApplication app(argc, argv);
+    // Help and version print text only: no display either (the parser exits before any window).
+    const bool textOnly = hasFlag(argc, argv, {"-h", "--help", "--help-all", "-?", "-v", "--version"});
+    std::unique_ptr<QCoreApplication> application = textOnly ? std::make_unique<QCoreApplication>(argc, argv)
+                                                              : std::make_unique<QApplication>(argc, argv);
+    QCoreApplication& app = *application;
     QCoreApplication::setOrganizationName(QStringLiteral("Quantscope"));
     QCoreApplication::setApplicationName(QStringLiteral("quantscope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QUANTSCOPE_VERSION));
-    QGuiApplication::setApplicationDisplayName(QStringLiteral("Quantscope"));
-    QGuiApplication::setDesktopFileName(QStringLiteral("quantscope"));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/quantscope.svg")));
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    if (!textOnly) {
+        QGuiApplication::setApplicationDisplayName(QStringLiteral("Quantscope"));
+        QGuiApplication::setDesktopFileName(QStringLiteral("quantscope"));
+        QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/quantscope.svg")));
+        QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    }
 
     const QString lang = earlyOption(argc, argv, "--lang");
     const QLocale locale = lang.isEmpty() ? QLocale::system() : QLocale(lang);

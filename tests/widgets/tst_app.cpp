@@ -1,6 +1,7 @@
 // The quantscope executable: --screenshot renders 1600x1000 offscreen and exits 0,
 // --lang de speaks German, a bad path exits 2 with the reader's message, and the
-// committed German translation has no unfinished entry.
+// committed German translation has no unfinished entry and covers every tr() string
+// (lupdate over the sources), and --help/--version need no display.
 #include "testsupport.h"
 
 #include <QFileInfo>
@@ -19,11 +20,16 @@ struct Run {
 };
 
 // quantscope sits beside quantscope-cli in the build tree.
-Run runApp(const QStringList& args)
+Run runApp(const QStringList& args, bool display = true)
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    if (display) {
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    } else {
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+            env.remove(QLatin1String(name));
+    }
     p.setProcessEnvironment(env);
     p.start(QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope"), args);
     Run r;
@@ -45,6 +51,9 @@ private slots:
     void germanHelp();
     void badPathExitsTwo();
     void germanTranslationComplete();
+    void helpNeedsNoDisplay_data();
+    void helpNeedsNoDisplay();
+    void everyTrStringHasGerman();
 
 private:
     QTemporaryDir m_dir;
@@ -119,6 +128,56 @@ void TestApp::germanTranslationComplete()
     }
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QVERIFY(messages > 100);
+}
+
+void TestApp::helpNeedsNoDisplay_data()
+{
+    QTest::addColumn<QString>("flag");
+    QTest::addColumn<QByteArray>("needle");
+    QTest::addRow("--help") << "--help" << QByteArray("--screenshot");
+    QTest::addRow("--version") << "--version" << QByteArray("quantscope");
+}
+
+// An installed package is first tried with --help, often over ssh: no platform plugin needed.
+void TestApp::helpNeedsNoDisplay()
+{
+    QFETCH(QString, flag);
+    QFETCH(QByteArray, needle);
+    const Run r = runApp({flag}, false);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains(needle), r.out.constData());
+}
+
+// lupdate over the application's sources finds no string the committed German lacks.
+void TestApp::everyTrStringHasGerman()
+{
+    const QString ts = m_dir.filePath(QStringLiteral("check_de.ts"));
+    QVERIFY(QFile::copy(QStringLiteral(QS_SOURCE_DIR "/translations/quantscope_de.ts"), ts));
+    QFile(ts).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    QProcess lupdate;
+    lupdate.setWorkingDirectory(QStringLiteral(QS_SOURCE_DIR));
+    lupdate.start(QStringLiteral(QS_LUPDATE), {QStringLiteral("-no-obsolete"), QStringLiteral("-locations"), QStringLiteral("none"),
+                                               QStringLiteral("app/gui"), QStringLiteral("widgets"), QStringLiteral("core"),
+                                               QStringLiteral("-ts"), ts});
+    QVERIFY(lupdate.waitForFinished(60000));
+    QCOMPARE(lupdate.exitCode(), 0);
+    QFile f(ts);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&f);
+    QString context, source;
+    QStringList missing;
+    while (!xml.atEnd()) {
+        if (xml.readNext() != QXmlStreamReader::StartElement)
+            continue;
+        if (xml.name() == QLatin1String("name"))
+            context = xml.readElementText();
+        else if (xml.name() == QLatin1String("source"))
+            source = xml.readElementText();
+        else if (xml.name() == QLatin1String("translation") && xml.attributes().hasAttribute(QStringLiteral("type")))
+            missing << context + QStringLiteral(": ") + source;
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char('\n'))));
 }
 
 QTEST_GUILESS_MAIN(TestApp)

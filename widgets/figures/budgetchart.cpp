@@ -196,29 +196,35 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         lineLabel(plot, out.memoryRect, budget, BudgetChartText::tr("budget %1").arg(memoryText(*options.memoryGiB)), theme.text,
                   theme.background, Qt::AlignRight);
     }
-    // A marker label sits right of its line unless the line is in the right third.
+    // A marker label sits right of its line in the left part of the plot, else left of it
+    // (a long label, German, would be clipped at the right edge).
     auto placeLabel = [](QCPItemText* label, QCPAxis* axis, double x) {
-        const bool right = x > axis->range().lower + 0.65 * axis->range().size();
+        const bool right = x > axis->range().lower + 0.4 * axis->range().size();
         label->position->setCoords(x, 1);
         label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
     };
+    // The checkpoint's marker: the legend names it, the lines carry only the figures, so the
+    // labels stay short enough for the narrow plots.
+    QCPGraph* marker = nullptr;
     if (options.currentBpw > 0) {
         const QPen pen(theme.accent, 2, Qt::DashDotLine);
+        marker = new QCPGraph(out.bitsRect->axis(QCPAxis::atBottom), out.bitsRect->axis(QCPAxis::atLeft));
+        marker->setPen(pen);
+        marker->setName(options.currentLabel);
         verticalLine(plot, out.bitsRect, options.currentBpw, pen);
         auto* bitsLabel = lineLabel(plot, out.bitsRect, options.currentBpw,
-                                    BudgetChartText::tr("%1: %L2 bpw").arg(options.currentLabel).arg(options.currentBpw, 0, 'f', 3),
-                                    theme.accent, theme.background, Qt::AlignLeft);
+                                    BudgetChartText::tr("%L1 bpw").arg(options.currentBpw, 0, 'f', 3), theme.accent,
+                                    theme.background, Qt::AlignLeft);
         placeLabel(bitsLabel, bx, options.currentBpw);
         if (options.params) {
             const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB;
             verticalLine(plot, out.memoryRect, gib * unit.perGiB, pen);
-            auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB,
-                                    BudgetChartText::tr("%1: %2").arg(options.currentLabel, memoryText(gib)), theme.accent,
-                                    theme.background, Qt::AlignLeft);
+            auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB, memoryText(gib), theme.accent, theme.background,
+                                    Qt::AlignLeft);
             placeLabel(label, mx, gib * unit.perGiB);
         }
     }
-    // A legend of the families, in one row above the plots.
+    // A legend of the storage kinds and the marker, in one row above the plots.
     auto* legend = new QCPLegend;
     plot->plotLayout()->insertRow(layoutRow);
     plot->plotLayout()->addElement(layoutRow, 0, legend);
@@ -227,6 +233,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     legend->setLayer(QStringLiteral("legend"));
     for (QCPBars* b : out.bitsBars)
         b->addToLegend(legend);
+    if (marker)
+        marker->addToLegend(legend);
     legend->setBrush(withAlpha(theme.background, 220));
     legend->setBorderPen(QPen(theme.mutedText));
     legend->setTextColor(theme.text);
