@@ -64,6 +64,10 @@
             <translation>quantscope: %1 kann nicht geschrieben werden</translation>
         </message>
         <message>
+            <source>quantscope: background work still running; the screenshot shows it in progress</source>
+            <translation>quantscope: Hintergrundarbeit läuft noch; der Screenshot zeigt sie im Gange</translation>
+        </message>
+        <message>
             <source>Compare the checkpoint with checkpoint B (the Diff view).</source>
             <translation>Den Checkpoint mit Checkpoint B vergleichen (die Ansicht Vergleich).</translation>
         </message>
@@ -543,6 +547,53 @@
             <source>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;See and check how quantized LLM weights are laid out in memory: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.&lt;/p&gt;</source>
             <translation>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;Ansehen und prüfen, wie quantisierte LLM-Gewichte im Speicher liegen: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors und MLX.&lt;/p&gt;</translation>
         </message>
+        <message>
+            <source>&amp;Export View…</source>
+            <translation>Ansicht &amp;exportieren…</translation>
+        </message>
+        <message>
+            <source>Cancel</source>
+            <translation>Abbrechen</translation>
+        </message>
+        <message>
+            <source>Cancel the background job</source>
+            <translation>Die Hintergrundaufgabe abbrechen</translation>
+        </message>
+        <message>
+            <source>Memory this process holds in RAM (resident set), mapped pages that were read included</source>
+            <translation>Speicher, den dieser Prozess im RAM hält (Resident Set), gelesene eingeblendete Seiten eingeschlossen</translation>
+        </message>
+        <message>
+            <source>%1 in RAM</source>
+            <translation>%1 im RAM</translation>
+        </message>
+        <message>
+            <source>The current tab is not an analysis view.</source>
+            <translation>Der aktuelle Reiter ist keine Analyseansicht.</translation>
+        </message>
+        <message>
+            <source>Export %1</source>
+            <translation>%1 exportieren</translation>
+        </message>
+        <message>
+            <source>Exported %1</source>
+            <translation>%1 exportiert</translation>
+        </message>
+        <message>
+            <source>Export failed</source>
+            <translation>Export fehlgeschlagen</translation>
+        </message>
+        <message>
+            <source>%1: use .html, .md or .pdf</source>
+            <translation>%1: .html, .md oder .pdf verwenden</translation>
+        </message>
+        <message numerus="yes">
+            <source>%1 (+%n more)</source>
+            <translation>
+                <numerusform>%1 (+%n weitere)</numerusform>
+                <numerusform>%1 (+%n weitere)</numerusform>
+            </translation>
+        </message>
     </context>
     <context>
         <name>qsw::MetadataModel</name>
@@ -732,24 +783,60 @@
             <translation>passt nicht</translation>
         </message>
         <message>
-            <source>GiB for %1 parameters (weights only)</source>
-            <translation>GiB für %1 Parameter (nur Gewichte)</translation>
-        </message>
-        <message>
-            <source>GiB (weights only)</source>
-            <translation>GiB (nur Gewichte)</translation>
-        </message>
-        <message>
-            <source>budget %L1 GiB</source>
-            <translation>Budget %L1 GiB</translation>
-        </message>
-        <message>
             <source>%1: %L2 bpw</source>
             <translation>%1: %L2 Bit/Gewicht</translation>
         </message>
         <message>
-            <source>%1: %L2 GiB</source>
-            <translation>%1: %L2 GiB</translation>
+            <source>TiB</source>
+            <translation>TiB</translation>
+        </message>
+        <message>
+            <source>GiB</source>
+            <translation>GiB</translation>
+        </message>
+        <message>
+            <source>MiB</source>
+            <translation>MiB</translation>
+        </message>
+        <message>
+            <source>KiB</source>
+            <translation>KiB</translation>
+        </message>
+        <message>
+            <source>%L1 %2</source>
+            <translation>%L1 %2</translation>
+        </message>
+        <message>
+            <source>codebook (NF4, FP4, IQ)</source>
+            <translation>Codebuch (NF4, FP4, IQ)</translation>
+        </message>
+        <message>
+            <source>GGUF blocks</source>
+            <translation>GGUF-Blöcke</translation>
+        </message>
+        <message>
+            <source>integer codes + scales</source>
+            <translation>Ganzzahl-Codes + Skalen</translation>
+        </message>
+        <message>
+            <source>%1 for %2 parameters (weights only)</source>
+            <translation>%1 für %2 Parameter (nur Gewichte)</translation>
+        </message>
+        <message>
+            <source>%1 (weights only)</source>
+            <translation>%1 (nur Gewichte)</translation>
+        </message>
+        <message>
+            <source>; budget %1 off scale →</source>
+            <translation>; Budget %1 außerhalb der Skala →</translation>
+        </message>
+        <message>
+            <source>budget %1</source>
+            <translation>Budget %1</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1: %2</translation>
         </message>
     </context>
     <context>
@@ -799,24 +886,8 @@
             <translation>dieser Checkpoint</translation>
         </message>
         <message>
-            <source>%1 parameters in %L2 GiB: %3 of %4 formats fit.</source>
-            <translation>%1 Parameter in %L2 GiB: %3 von %4 Formaten passen.</translation>
-        </message>
-        <message>
-            <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %L3 GiB).</source>
-            <translation> Das genaueste passende: &lt;b&gt;%1&lt;/b&gt; (%L2 Bit/Gewicht, %L3 GiB).</translation>
-        </message>
-        <message>
             <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).</source>
             <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt nur Gewichte (kein KV-Cache, keine Aktivierungen).</translation>
-        </message>
-        <message>
-            <source>%1
-%L2 bits per weight: %3
-%L4 GiB (%L5 GB)</source>
-            <translation>%1
-%L2 Bits pro Gewicht: %3
-%L4 GiB (%L5 GB)</translation>
         </message>
         <message>
             <source>
@@ -833,6 +904,22 @@ passt nicht ins Budget</translation>
         <message>
             <source>Budget</source>
             <translation>Budget</translation>
+        </message>
+        <message>
+            <source>%1 parameters in %2: %3 of %4 formats fit.</source>
+            <translation>%1 Parameter in %2: %3 von %4 Formaten passen.</translation>
+        </message>
+        <message>
+            <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</source>
+            <translation> Das genaueste, das passt: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</translation>
+        </message>
+        <message>
+            <source>%1
+%L2 bits per weight: %3
+%4 (%L5 GB)</source>
+            <translation>%1
+%L2 Bits pro Gewicht: %3
+%4 (%L5 GB)</translation>
         </message>
     </context>
     <context>
@@ -895,6 +982,10 @@ passt nicht ins Budget</translation>
         <message>
             <source>output row</source>
             <translation>Ausgangszeile</translation>
+        </message>
+        <message>
+            <source>group</source>
+            <translation>Gruppe</translation>
         </message>
     </context>
     <context>
@@ -1091,17 +1182,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         </message>
     </context>
     <context>
-        <name>DataFigures</name>
-        <message>
-            <source>out_features (n)</source>
-            <translation>out_features (n)</translation>
-        </message>
-        <message>
-            <source>group</source>
-            <translation>Gruppe</translation>
-        </message>
-    </context>
-    <context>
         <name>qsw::SlotOrderView</name>
         <message>
             <source>Slot Order</source>
@@ -1146,6 +1226,14 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <message>
             <source>, group %1</source>
             <translation>, Gruppe %1</translation>
+        </message>
+        <message>
+            <source>Fit</source>
+            <translation>Einpassen</translation>
+        </message>
+        <message>
+            <source>Scale the diagrams to fill the view</source>
+            <translation>Die Diagramme auf die Ansicht skalieren</translation>
         </message>
     </context>
     <context>
@@ -1984,6 +2072,51 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <message>
             <source>Error</source>
             <translation>Fehler</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::AnalysisView</name>
+        <message>
+            <source>PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)</source>
+            <translation>PNG-Bild (*.png);;SVG-Bild (*.svg);;PDF-Dokument (*.pdf)</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1: %2</translation>
+        </message>
+        <message>
+            <source>%1: cannot encode PNG</source>
+            <translation>%1: PNG kann nicht kodiert werden</translation>
+        </message>
+        <message>
+            <source>Exported from Quantscope</source>
+            <translation>Aus Quantscope exportiert</translation>
+        </message>
+        <message>
+            <source>%1: unknown export format &quot;%2&quot; (use .png, .svg or .pdf)</source>
+            <translation>%1: unbekanntes Exportformat „%2“ (.png, .svg oder .pdf verwenden)</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::DataFigures</name>
+        <message>
+            <source>mean scale per cell</source>
+            <translation>mittlere Skala je Zelle</translation>
+        </message>
+        <message>
+            <source>scale</source>
+            <translation>Skala</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::JobRunner</name>
+        <message>
+            <source>out of memory</source>
+            <translation>Speicher erschöpft</translation>
+        </message>
+        <message>
+            <source>internal error: %1</source>
+            <translation>interner Fehler: %1</translation>
         </message>
     </context>
     <context>

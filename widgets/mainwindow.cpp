@@ -23,6 +23,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -46,18 +47,33 @@
 
 #include <new>
 
+#include <unistd.h>
+
 namespace qsw {
 
 namespace {
 
 constexpr int kRecentMax = 10;
-constexpr int kStateVersion = 1;
+constexpr int kStateVersion = 2; // 2: the inspector sits below the browser
 
 const QPalette& systemPalette()
 {
     // The platform's palette before we replace it: "System" follows its lightness.
     static const QPalette palette = QGuiApplication::palette();
     return palette;
+}
+
+// The resident set of this process (Linux /proc); 0 when unknown.
+qint64 residentBytes()
+{
+    QFile statm(QStringLiteral("/proc/self/statm"));
+    if (!statm.open(QIODevice::ReadOnly))
+        return 0;
+    const QList<QByteArray> fields = statm.readAll().split(' ');
+    bool ok = false;
+    const qint64 pages = fields.size() > 1 ? fields[1].toLongLong(&ok) : 0;
+    const long page = sysconf(_SC_PAGESIZE);
+    return ok && page > 0 ? pages * page : 0;
 }
 
 bool isCheckpointUrl(const QUrl& url)
@@ -239,8 +255,12 @@ void MainWindow::createDocks()
     auto* inspectorDock = new QDockWidget(tr("Inspector"), this);
     inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
     inspectorDock->setWidget(m_inspector);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    resizeDocks({browserDock, inspectorDock}, {740, 390}, Qt::Horizontal);
+    // Below the browser, at its full width: a side column beside the views left the
+    // inspector's tables a few characters wide at 1600 px.
+    addDockWidget(Qt::LeftDockWidgetArea, inspectorDock);
+    splitDockWidget(browserDock, inspectorDock, Qt::Vertical);
+    resizeDocks({browserDock}, {560}, Qt::Horizontal);
+    resizeDocks({browserDock, inspectorDock}, {560, 380}, Qt::Vertical);
 }
 
 void MainWindow::createActions()
@@ -267,14 +287,6 @@ void MainWindow::createActions()
     m_exportAction = fileMenu->addAction(tr("&Export View…"), this, &MainWindow::exportViewDialog);
     m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
     m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
-    fileMenu->addAction(tr("Export &Report…"), this, [this] {
-        if (!m_checkpoint)
-            return;
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QStringLiteral("report.html"),
-                                                          tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
-        if (!path.isEmpty())
-            exportReport(path);
-    });
     fileMenu->addAction(tr("Export &Report…"), this, [this] {
         if (!m_checkpoint)
             return;
@@ -372,6 +384,23 @@ void MainWindow::createStatusBar()
     statusBar()->addPermanentWidget(m_countLabel);
     statusBar()->addPermanentWidget(m_sizeLabel);
     statusBar()->addPermanentWidget(m_mappedLabel);
+    m_memoryLabel = new QLabel(this);
+    m_memoryLabel->setObjectName(QStringLiteral("memoryLabel"));
+    m_memoryLabel->setToolTip(tr("Memory this process holds in RAM (resident set), mapped pages that were read included"));
+    statusBar()->addPermanentWidget(m_memoryLabel);
+    auto* memoryTimer = new QTimer(this);
+    memoryTimer->setInterval(2000);
+    connect(memoryTimer, &QTimer::timeout, this, &MainWindow::updateMemory);
+    memoryTimer->start();
+    updateMemory();
+}
+
+void MainWindow::updateMemory()
+{
+    const qint64 bytes = residentBytes();
+    m_memoryLabel->setVisible(bytes > 0);
+    if (bytes > 0)
+        m_memoryLabel->setText(tr("%1 in RAM").arg(QLocale().formattedDataSize(bytes)));
 }
 
 void MainWindow::openPath(const QString& path)
@@ -455,20 +484,43 @@ void MainWindow::exportReport(const QString& path)
 {
     if (!m_checkpoint)
         return;
+    const auto format = reportFormatFor(path);
+    if (!format) {
+        statusBar()->showMessage(tr("%1: use .html, .md or .pdf").arg(QDir::toNativeSeparators(path)), 8000);
+        return;
+    }
+    // Three steps: the content on a worker, the figures on the GUI thread (QCustomPlot is a
+    // widget), the file on a worker again. Each is the job "report", so Cancel stops any.
     const std::shared_ptr<const qs::Checkpoint> ckpt = m_checkpoint;
     const QPointer<MainWindow> self(this);
-    m_context->jobs()->start(QStringLiteral("report"), tr("Writing report"), [ckpt, path, self](JobControl& job) -> JobRunner::Continuation {
+    const QString title = tr("Writing report");
+    m_context->jobs()->start(QStringLiteral("report"), title, [ckpt, path, self, format, title](JobControl& job) -> JobRunner::Continuation {
         qs::report::Control control;
         control.cancel = &job.cancelFlag();
-        control.progress = [&job](double f) { job.setProgress(0.5 * f); };
-        const qs::report::Document doc = qs::report::checkpointReport(*ckpt, {}, control);
-        control.progress = [&job](double f) { job.setProgress(0.5 + 0.5 * f); };
-        writeReport(doc, path, control);
-        return [self, path] {
+        control.progress = [&job](double f) { job.setProgress(0.6 * f); };
+        auto doc = std::make_shared<const qs::report::Document>(qs::report::checkpointReport(*ckpt, {}, control));
+        return [self, doc, path, format, title] {
             if (!self)
                 return;
-            self->statusBar()->showMessage(tr("Report written to %1").arg(QDir::toNativeSeparators(path)), 8000);
-            emit self->reportExported(path);
+            std::vector<QImage> figures;
+            try {
+                figures = renderReportFigures(*doc, *format);
+            } catch (const qs::Error& e) {
+                self->statusBar()->showMessage(QString::fromStdString(e.what()), 10000);
+                return;
+            }
+            self->m_context->jobs()->start(QStringLiteral("report"), title, [self, doc, path, figures](JobControl& job) -> JobRunner::Continuation {
+                qs::report::Control control;
+                control.cancel = &job.cancelFlag();
+                control.progress = [&job](double f) { job.setProgress(0.7 + 0.3 * f); };
+                writeReport(*doc, path, figures, control);
+                return [self, path] {
+                    if (!self)
+                        return;
+                    self->statusBar()->showMessage(tr("Report written to %1").arg(QDir::toNativeSeparators(path)), 8000);
+                    emit self->reportExported(path);
+                };
+            });
         };
     });
 }
@@ -619,6 +671,7 @@ void MainWindow::updateStatus()
     m_sizeLabel->setText(tr("%1 on disk").arg(locale.formattedDataSize(qint64(m_snapshot->diskBytes))));
     m_mappedLabel->setText(tr("%1 mapped in %n file(s)", nullptr, int(m_snapshot->files.size()))
                                .arg(locale.formattedDataSize(qint64(m_snapshot->mappedBytes))));
+    updateMemory();
 }
 
 QStringList MainWindow::updatedRecentFiles(QStringList list, const QString& path)

@@ -139,6 +139,7 @@ private:
     void showAbout();
     void exportViewDialog();
     void updateJobStatus();
+    void updateMemory();
 
     Options m_options;
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
@@ -172,6 +173,7 @@ private:
     QLabel* m_countLabel = nullptr;
     QLabel* m_sizeLabel = nullptr;
     QLabel* m_mappedLabel = nullptr;
+    QLabel* m_memoryLabel = nullptr;
     QProgressBar* m_busy = nullptr;
     ViewContext* m_context = nullptr;
     QList<AnalysisView*> m_views;

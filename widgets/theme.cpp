@@ -73,6 +73,7 @@ QColor Theme::formatColor(const QString& formatId) const
         return blockFormat;
     if (formatId.startsWith(QLatin1String("gptq")) || formatId.startsWith(QLatin1String("awq"))
         || formatId.startsWith(QLatin1String("mlx")) || formatId.startsWith(QLatin1String("compressed"))
+        || formatId.startsWith(QLatin1String("ct-"))
         || formatId == QLatin1String("bnb-int8"))
         return integerFormat;
     if (formatId.isEmpty())

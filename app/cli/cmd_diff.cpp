@@ -153,7 +153,8 @@ int runDiff(const QStringList& args)
                                                     {QStringLiteral("only_in_a"), namesJson(r.onlyInA)},
                                                     {QStringLiteral("only_in_b"), namesJson(r.onlyInB)},
                                                     {QStringLiteral("shape_mismatches"), mismatches},
-                                                    {QStringLiteral("skipped"), skipped}})
+                                                    {QStringLiteral("skipped"), skipped},
+                                                    {QStringLiteral("warnings"), namesJson(r.warnings)}})
                               .toJson()
                               .constData());
         return passed ? 0 : 1;
@@ -178,6 +179,8 @@ int runDiff(const QStringList& args)
                     shapeText(m.shapeB).c_str());
     for (const qs::SkippedPair& s : r.skipped)
         std::printf("skipped %s: %s\n", s.nameA.c_str(), s.reason.c_str());
+    for (const std::string& w : r.warnings)
+        std::printf("warning: %s\n", w.c_str());
     for (const std::string& n : r.onlyInA)
         std::printf("only in A: %s\n", n.c_str());
     for (const std::string& n : r.onlyInB)

@@ -1,5 +1,6 @@
 // quantscope-cli repack SRC --to ID -o DST [--no-verify] [--json]: convert every quantized
-// weight through its logical codes, then dequantize source and target and compare.
+// weight through its logical codes (streamed to DST one weight at a time), then dequantize
+// source and target and compare.
 #include "commands.h"
 
 #include "analysis/repack.h"
@@ -71,6 +72,8 @@ int runRepack(const QStringList& args)
                 o.insert(QStringLiteral("max_abs_error"), w.maxAbsError);
                 o.insert(QStringLiteral("rmse"), w.rmse);
             }
+            if (!w.note.empty())
+                o.insert(QStringLiteral("note"), QString::fromStdString(w.note));
             ws.append(o);
         }
         std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("output"), QString::fromStdString(r.output)},
@@ -90,6 +93,8 @@ int runRepack(const QStringList& args)
         else
             std::printf(": %llu elements differ, max |error| %.6g, RMSE %.6g\n", static_cast<unsigned long long>(w.mismatches),
                         w.maxAbsError, w.rmse);
+        if (!w.note.empty())
+            std::printf("  note: %s\n", w.note.c_str());
     }
     std::printf("%s: %zu weights repacked, %zu tensors copied\n", r.output.c_str(), r.weights.size(), r.copied.size());
     return 0;

@@ -12,7 +12,7 @@
 #include "report/reportwriter.h"
 
 #include <QCommandLineParser>
-#include <QGuiApplication>
+#include <QApplication>
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,10 +22,11 @@ namespace qscli {
 
 std::unique_ptr<QCoreApplication> makeGuiApplication(int& argc, char** argv)
 {
-    // Figures and PDF text need fonts, hence a QGuiApplication; headless by default.
+    // Figures and PDF text need fonts, and the data figures are QCustomPlot widgets, hence a
+    // QApplication; headless by default.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    return std::make_unique<QGuiApplication>(argc, argv);
+    return std::make_unique<QApplication>(argc, argv);
 }
 
 namespace {

@@ -1,7 +1,9 @@
 #include "analysis/diff.h"
 
+#include "analysis/diffscan.h"
 #include "analysis/namemap.h"
 #include "error.h"
+#include "formats/detect.h"
 #include "kernels/dequant.h"
 
 #include <omp.h>
@@ -116,11 +118,6 @@ bool forEachChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p,
     return !stop;
 }
 
-struct Partial {
-    double sumSq = 0, sumAbs = 0, sumSigned = 0, bSq = 0, aSq = 0, dot = 0, maxAbs = 0;
-    uint64_t maxAt = 0, nonFinite = 0, differing = 0;
-};
-
 WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
                     uint64_t progressBase, uint64_t progressTotal, bool& cancelled)
 {
@@ -129,38 +126,19 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
         throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " " +
                     shapeText(p.b->shape) + ": shapes differ");
     const uint64_t rows = chunkRows(p, N, K, opt.chunkElements);
-    std::vector<Partial> parts(size_t((N + rows - 1) / rows));
+    std::vector<DiffSums> parts(size_t((N + rows - 1) / rows));
     cancelled = !forEachChunk(a, b, p, opt, progressBase, progressTotal,
                               [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
-                                  // Locals, not the shared partial: the sums stay in registers.
-                                  Partial s;
                                   const uint64_t n = (r1 - r0) * K;
-                                  for (uint64_t i = 0; i < n; ++i) {
-                                      const double xa = x[i], yb = y[i], e = xa - yb;
-                                      if (!std::isfinite(e)) [[unlikely]] {
-                                          if (!(xa == yb)) { // equal infinities are equal
-                                              ++s.nonFinite;
-                                              ++s.differing;
-                                          }
-                                          continue;
-                                      }
-                                      s.differing += xa != yb;
-                                      const double ae = std::fabs(e);
-                                      s.sumSq += e * e;
-                                      s.sumAbs += ae;
-                                      s.sumSigned += e;
-                                      s.aSq += xa * xa;
-                                      s.bSq += yb * yb;
-                                      s.dot += xa * yb;
-                                      if (ae > s.maxAbs) {
-                                          s.maxAbs = ae;
-                                          s.maxAt = r0 * K + i;
-                                      }
-                                  }
-                                  parts[c] = s;
+                                  DiffLanes lanes;
+                                  if (opt.path == SimdPath::Avx2)
+                                      avx2::scanDiff(x, y, n, r0 * K, lanes);
+                                  else
+                                      scanDiff(x, y, n, r0 * K, lanes);
+                                  parts[c] = mergeLanes(lanes);
                               });
-    Partial t;
-    for (const Partial& s : parts) { // chunk order: the same sums for any thread count
+    DiffSums t;
+    for (const DiffSums& s : parts) { // chunk order: the same sums for any thread count
         t.sumSq += s.sumSq;
         t.sumAbs += s.sumAbs;
         t.sumSigned += s.sumSigned;
@@ -309,6 +287,11 @@ DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffO
     uint64_t total = 0, done = 0;
     for (const WeightPair& p : m.pairs)
         total += p.a->elementCount();
+    for (const WeightPair& p : m.pairs)
+        for (const auto& [c, w] : {std::pair{&a, p.a}, std::pair{&b, p.b}})
+            for (const std::string& note : w->notes)
+                if (note.rfind(kZeroConventionNote, 0) == 0)
+                    r.warnings.push_back(c->path + ": " + w->name + ": " + note);
     for (const WeightPair& p : m.pairs) {
         bool cancelled = false;
         WeightDiff d = diffPair(a, b, p, opt, done, total, cancelled);

@@ -86,6 +86,9 @@ struct DiffResult {
     std::vector<std::string> onlyInA, onlyInB;
     std::vector<ShapeMismatch> shapeMismatches;
     std::vector<SkippedPair> skipped;
+    // Detection notes on the compared weights that put the figures in doubt ("<weight>: zero
+    // convention: ..." for GPTQ v1/v2 zeros mixed), in A's then B's order.
+    std::vector<std::string> warnings;
     bool cancelled = false;
     // No weight over the tolerance and no shape mismatch (one-sided weights are only listed).
     bool passed() const;

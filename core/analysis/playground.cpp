@@ -167,11 +167,6 @@ AffineRule playgroundRule(AffineTarget t)
     return AffineRule::Gptq;
 }
 
-std::string_view playgroundFormatId(AffineTarget t)
-{
-    return t == AffineTarget::Mlx ? "mlx-affine" : affineTargetName(t);
-}
-
 PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_t cols, const PlaygroundOptions& opt)
 {
     uint64_t total = 0;
@@ -220,7 +215,7 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
     } catch (const Error& e) {
         r.packError = e.what();
     }
-    if (const LayoutSpec* spec = findLayoutSpec(playgroundFormatId(opt.target)); spec && spec->locate && r.packError.empty()) {
+    if (const LayoutSpec* spec = findLayoutSpec(affineTargetName(opt.target)); spec && spec->locate && r.packError.empty()) {
         const LayoutParams lp{cols, rows, opt.bits, r.quantized.groupSize};
         r.codeTensor = std::string(spec->locate(lp, 0, 0).tensor);
         r.hasLayout = spec->wordBits == 32 && findStored(r, r.codeTensor) != nullptr;
@@ -232,7 +227,7 @@ std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t 
                                             size_t maxWords)
 {
     std::vector<PlaygroundWord> out;
-    const LayoutSpec* spec = findLayoutSpec(playgroundFormatId(r.options.target));
+    const LayoutSpec* spec = findLayoutSpec(affineTargetName(r.options.target));
     const StoredTensor* tensor = r.hasLayout ? findStored(r, r.codeTensor) : nullptr;
     colEnd = std::min(colEnd, r.cols);
     if (!spec || !tensor || colBegin >= colEnd || maxWords == 0)

@@ -26,8 +26,6 @@ std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64
 uint64_t playgroundBlockRows(AffineTarget t);
 // The rule of the target's own tool: GPTQ v1/v2 -> Gptq, AWQ -> Awq, ...
 AffineRule playgroundRule(AffineTarget t);
-// The format id (formats/formatid.h) of what the target writes: "gptq-v1", "mlx-affine", ...
-std::string_view playgroundFormatId(AffineTarget t);
 
 struct PlaygroundOptions {
     AffineTarget target = AffineTarget::GptqV1;

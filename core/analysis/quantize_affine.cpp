@@ -285,7 +285,7 @@ std::string_view affineTargetName(AffineTarget t)
     case AffineTarget::GptqV2: return "gptq-v2";
     case AffineTarget::AwqGemm: return "awq-gemm";
     case AffineTarget::CompressedTensors: return "compressed-tensors";
-    case AffineTarget::Mlx: return "mlx";
+    case AffineTarget::Mlx: return "mlx-affine";
     }
     return "?";
 }

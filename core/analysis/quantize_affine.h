@@ -76,6 +76,7 @@ std::vector<float> dequantizeAffine(const AffineQuantized& q);
 //                      weight_shape (the rule must be CompressedTensors: zeros are signed there);
 //   Mlx: weight (U32 stream along K), scales, biases (the rule must be Mlx).
 enum class AffineTarget { GptqV1, GptqV2, AwqGemm, CompressedTensors, Mlx };
+// The format id (formats/formatid.h) the target writes: "gptq-v1", ..., "mlx-affine".
 std::string_view affineTargetName(AffineTarget t);
 
 struct StoredTensor {

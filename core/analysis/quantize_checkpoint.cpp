@@ -3,6 +3,7 @@
 #include "analysis/quantize_affine.h"
 #include "analysis/quantize_bnb.h"
 #include "analysis/quantize_ggml.h"
+#include "analysis/streamwriter.h"
 #include "container/ggmltype.h"
 #include "container/gguf.h"
 #include "error.h"
@@ -410,6 +411,11 @@ void writeQuantizedFolder(const std::string& dir, const QJsonObject& baseConfig,
     if (!QDir().mkpath(QString::fromStdString(dir)))
         fail(dir, "cannot create the output folder");
     writeSafetensors(dir + "/model.safetensors", tensors, {{"format", "pt"}});
+    writeQuantizedConfigs(dir, baseConfig, s);
+}
+
+void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s)
+{
     writeJsonFile(dir + "/config.json", quantizedConfig(baseConfig, s));
     const auto side = quantizeSideConfig(s);
     if (!side.first.empty())
@@ -476,28 +482,42 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         fail(src.path, "no F32/F16/BF16 weight matrix to quantize");
 
     const int ggmlT = gguf ? ggmlTypeOf(r.format) : -1;
-    std::map<std::string, std::vector<OwnedTensor>> made; // source tensor name -> its replacement
     const SimdPath path = bestSimdPath();
+    std::map<size_t, const LogicalWeight*> byTensor; // source tensor index -> weight to quantize
+    for (const LogicalWeight* w : todo)
+        byTensor[size_t(w->members.at(0).second)] = w;
     size_t done = 0;
-    for (const LogicalWeight* w : todo) {
+    const auto progress = [&](const std::string& name) {
+        ++done;
+        if (opt.progress)
+            opt.progress(done, todo.size(), name);
+    };
+    // A weight GGUF cannot hold (ne0 not whole blocks) stays in float; known before any data.
+    const auto ggufKeeps = [&](const LogicalWeight& w) { return w.inFeatures() % ggmlQuantBlockWeights(ggmlT) != 0; };
+    const auto keep = [&](const LogicalWeight& w, DType dtype, const std::string& why) {
+        if (!opt.weights.empty())
+            fail(src.path, "weight '" + w.name + "': " + why);
+        res.notes.push_back(w.name + " kept as " + std::string(dtypeName(dtype)) + ": " + why);
+        if (!gguf)
+            scheme.skipped.push_back(modulePrefix(w.name));
+        progress(w.name);
+    };
+    // Quantizes one weight into its output tensors (only this weight's output is in memory);
+    // empty when the weight is kept as it is.
+    const auto quantizeOne = [&](const LogicalWeight& w) -> std::vector<OwnedTensor> {
         if (opt.cancel && opt.cancel->load())
             throw Error("quantize: cancelled");
-        const TensorEntry& t = src.tensors[size_t(w->members.at(0).second)];
-        const uint64_t N = w->outFeatures(), K = w->inFeatures();
+        const TensorEntry& t = src.tensors[size_t(w.members.at(0).second)];
+        const uint64_t N = w.outFeatures(), K = w.inFeatures();
         const DType dtype = entryDtype(t);
         scheme.modelDtype = dtype;
-        const std::string prefix = modulePrefix(w->name);
+        const std::string prefix = modulePrefix(w.name);
         std::vector<OwnedTensor> tensors;
         try {
             const bool parallel = opt.threads != 1;
-            const std::vector<float> x = dequantizeWeight(src, *w, path, opt.threads);
+            const std::vector<float> x = dequantizeWeight(src, w, path, opt.threads);
             if (gguf) {
-                if (K % ggmlQuantBlockWeights(ggmlT) != 0)
-                    throw Error("ne0 " + std::to_string(K) + " is not a multiple of the " + r.format.substr(5) +
-                                " block (" + std::to_string(ggmlQuantBlockWeights(ggmlT)) + ")");
-                std::vector<uint8_t> bytes = quantizeGgml(ggmlT, x.data(), N, K, parallel);
-                OwnedTensor o{w->name, DType::Ggml, t.shape, std::move(bytes)};
-                tensors.push_back(std::move(o));
+                tensors.push_back(OwnedTensor{w.name, DType::Ggml, t.shape, quantizeGgml(ggmlT, x.data(), N, K, parallel)});
             } else if (isBnbTarget(r.format)) {
                 const Bnb4Type bt = r.format == "bnb-nf4" ? Bnb4Type::Nf4 : Bnb4Type::Fp4;
                 const Bnb4Quantized q = quantizeBnb4(x.data(), N * K, bt, scheme.blocksize, scheme.nested, std::nullopt, parallel);
@@ -520,24 +540,16 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
                     tensors.push_back(OwnedTensor{prefix + "." + s.suffix, s.dtype, std::move(s.shape), std::move(s.bytes)});
             }
         } catch (const Error& e) {
-            if (!opt.weights.empty())
-                fail(src.path, "weight '" + w->name + "': " + e.what());
-            res.notes.push_back(w->name + " kept as " + std::string(dtypeName(dtype)) + ": " + e.what());
-            if (!gguf)
-                scheme.skipped.push_back(prefix);
-            ++done;
-            if (opt.progress)
-                opt.progress(done, todo.size(), w->name);
-            continue;
+            // The GGUF header already names this tensor's type: no way back to float there.
+            if (gguf)
+                fail(src.path, "weight '" + w.name + "': " + e.what());
+            keep(w, dtype, e.what());
+            return {};
         }
-        res.quantized.push_back(w->name);
-        made[t.name] = std::move(tensors);
-        ++done;
-        if (opt.progress)
-            opt.progress(done, todo.size(), w->name);
-    }
-    if (res.quantized.empty())
-        fail(src.path, "no weight could be quantized to " + r.format + ": " + res.notes.front());
+        res.quantized.push_back(w.name);
+        progress(w.name);
+        return tensors;
+    };
 
     // Output in the input's tensor order, replacements in place of their source.
     if (gguf) {
@@ -557,40 +569,83 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         meta.emplace_back("general.quantization_version", MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
         meta.emplace_back("general.file_type",
                           MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(llamaFileType(ggmlT))});
-        std::vector<GgufTensor> tensors;
-        for (const TensorEntry& t : src.tensors) {
+        std::vector<GgufTensor> plan;
+        std::vector<bool> quantized(src.tensors.size(), false);
+        for (size_t i = 0; i < src.tensors.size(); ++i) {
+            const TensorEntry& t = src.tensors[i];
             std::vector<uint64_t> ne(t.shape.rbegin(), t.shape.rend());
-            if (const auto it = made.find(t.name); it != made.end()) {
-                tensors.push_back(GgufTensor{t.name, ggmlT, ne, it->second.front().bytes});
-            } else {
-                int type = t.ggmlType;
-                if (t.dtype != DType::Ggml) {
-                    static const std::map<DType, int> plain{{DType::F32, GgmlF32}, {DType::F16, GgmlF16}, {DType::BF16, GgmlBF16},
-                                                            {DType::I8, GgmlI8},   {DType::I16, GgmlI16}, {DType::I32, GgmlI32},
-                                                            {DType::I64, GgmlI64}, {DType::F64, GgmlF64}};
-                    const auto p = plain.find(t.dtype);
-                    if (p == plain.end())
-                        fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
-                    type = p->second;
+            if (const auto it = byTensor.find(i); it != byTensor.end()) {
+                if (!ggufKeeps(*it->second)) {
+                    quantized[i] = true;
+                    plan.push_back(GgufTensor{t.name, ggmlT, ne, {}});
+                    continue;
                 }
-                tensors.push_back(GgufTensor{t.name, type, ne, src.bytes(t)});
-                res.copied.push_back(t.name);
+                keep(*it->second, entryDtype(t),
+                     "ne0 " + std::to_string(it->second->inFeatures()) + " is not a multiple of the " + r.format.substr(5) +
+                         " block (" + std::to_string(ggmlQuantBlockWeights(ggmlT)) + ")");
             }
+            int type = t.ggmlType;
+            if (t.dtype != DType::Ggml) {
+                static const std::map<DType, int> plain{{DType::F32, GgmlF32}, {DType::F16, GgmlF16}, {DType::BF16, GgmlBF16},
+                                                        {DType::I8, GgmlI8},   {DType::I16, GgmlI16}, {DType::I32, GgmlI32},
+                                                        {DType::I64, GgmlI64}, {DType::F64, GgmlF64}};
+                const auto p = plain.find(t.dtype);
+                if (p == plain.end())
+                    fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
+                type = p->second;
+            }
+            plan.push_back(GgufTensor{t.name, type, ne, {}});
         }
-        writeGguf(out, meta, tensors);
+        if (std::find(quantized.begin(), quantized.end(), true) == quantized.end())
+            fail(src.path, "no weight could be quantized to " + r.format + ": " + res.notes.front());
+        GgufStreamWriter writer(out, meta, plan);
+        for (size_t i = 0; i < src.tensors.size(); ++i) {
+            if (quantized[i]) {
+                writer.append(quantizeOne(*byTensor.at(i)).front().bytes);
+                continue;
+            }
+            writer.append(src.bytes(src.tensors[i]));
+            res.copied.push_back(src.tensors[i].name);
+        }
+        writer.commit();
         return res;
     }
-    std::vector<SafetensorsTensor> tensors;
-    for (const TensorEntry& t : src.tensors) {
-        if (const auto it = made.find(t.name); it != made.end()) {
-            for (const OwnedTensor& o : it->second)
-                tensors.push_back(SafetensorsTensor{o.name, o.dtype, o.shape, o.bytes});
-        } else {
-            tensors.push_back(SafetensorsTensor{t.name, t.dtype, t.shape, src.bytes(t)});
+
+    const std::map<std::string, std::string> stMeta{{"format", "pt"}};
+    uint64_t reserve = SafetensorsStreamWriter::metadataBound(stMeta);
+    for (size_t i = 0; i < src.tensors.size(); ++i) {
+        const TensorEntry& t = src.tensors[i];
+        // bnb writes the most tensors per weight (6) with the longest suffix (".weight.quant_state.bitsandbytes__nf4").
+        reserve += byTensor.count(i) ? 6 * SafetensorsStreamWriter::entryBound(t.name + std::string(40, ' '), 2)
+                                     : SafetensorsStreamWriter::entryBound(t.name, t.shape.size());
+    }
+    const QString dir = QString::fromStdString(out);
+    const bool existed = QDir(dir).exists();
+    if (!QDir().mkpath(dir))
+        fail(out, "cannot create the output folder");
+    try {
+        SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
+        for (size_t i = 0; i < src.tensors.size(); ++i) {
+            const TensorEntry& t = src.tensors[i];
+            if (const auto it = byTensor.find(i); it != byTensor.end()) {
+                const std::vector<OwnedTensor> q = quantizeOne(*it->second);
+                for (const OwnedTensor& o : q)
+                    writer.append(o.name, o.dtype, o.shape, o.bytes);
+                if (!q.empty())
+                    continue;
+            }
+            writer.append(t.name, t.dtype, t.shape, src.bytes(t));
             res.copied.push_back(t.name);
         }
+        if (res.quantized.empty())
+            fail(src.path, "no weight could be quantized to " + r.format + ": " + res.notes.front());
+        writer.commit(stMeta);
+        writeQuantizedConfigs(out, src.config, scheme);
+    } catch (...) {
+        if (!existed)
+            QDir(dir).removeRecursively();
+        throw;
     }
-    writeQuantizedFolder(out, src.config, scheme, tensors);
     return res;
 }
 

@@ -48,6 +48,9 @@ std::pair<std::string, QJsonObject> quantizeSideConfig(const QuantScheme& s);
 // the side config. Atomic per file.
 void writeQuantizedFolder(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s,
                           const std::vector<SafetensorsTensor>& tensors);
+// config.json and the side config only, into the existing `dir` (model.safetensors streamed
+// by the caller). Atomic per file.
+void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s);
 
 // Accepts format ids and the short forms "mlx", "q4_k", "nf4", "fp4"; throws qs::Error for a
 // format quantize cannot produce.
@@ -75,7 +78,8 @@ struct QuantizeCheckpointResult {
     std::vector<std::string> notes;     // weights kept in float and why
 };
 
-// Quantizes and writes `out`. Nothing is written when it throws (bad option, a named weight
+// Quantizes and streams `out` one weight at a time (memory: the largest weight, not the
+// checkpoint). Nothing is left behind when it throws (bad option, a named weight
 // that is missing, not float or does not fit the target, cancel).
 QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::string& out,
                                             const QuantizeCheckpointOptions& opt);

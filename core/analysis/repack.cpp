@@ -2,6 +2,7 @@
 
 #include "analysis/quantize_affine.h"
 #include "analysis/quantize_checkpoint.h"
+#include "analysis/streamwriter.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "error.h"
@@ -12,6 +13,8 @@
 #include "kernels/ggml.h"
 #include "kernels/gptq.h"
 #include "kernels/half.h"
+
+#include <QDir>
 
 #include <algorithm>
 #include <bit>
@@ -168,9 +171,13 @@ std::vector<Owned> encodeSafetensors(const LogicalMatrix& m, const std::string& 
         } else if (to == "awq-gemm") {
             if (m.bits > 4)
                 throw Error(std::to_string(m.bits) + "-bit codes do not fit AWQ GEMM's 4-bit fields");
+            // AutoAWQ's WQLinear_GEMM asserts both: a padded weight would not load as the model's layer.
+            if (m.N % 8)
+                throw Error("AWQ GEMM packs 8 output features per int32 (AutoAWQ asserts out_features % 8 == 0): N = " +
+                            std::to_string(m.N) + " cannot be stored");
             if (m.K % m.groupSize)
-                throw Error("AWQ needs whole groups: group size " + std::to_string(m.groupSize) + " does not divide K = " +
-                            std::to_string(m.K));
+                throw Error("AWQ needs whole groups (AutoAWQ asserts in_features % group_size == 0): group size " +
+                            std::to_string(m.groupSize) + " does not divide K = " + std::to_string(m.K));
             PackedOutput p = packAwqGemm(m.codes, m.zeros, scaleBits(m, st), m.K, m.N, m.groupSize);
             out.push_back({prefix + ".qweight", DType::I32, p.qweight.shape, std::move(p.qweight.bytes)});
             out.push_back({prefix + ".qzeros", DType::I32, p.qzeros.shape, std::move(p.qzeros.bytes)});
@@ -250,7 +257,7 @@ int ggmlPlainType(DType t)
 
 } // namespace
 
-LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w)
+LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w, bool withCodes)
 {
     static constexpr std::string_view packed[] = {"gptq-v1", "gptq-v2", "gptq-planar", "gptq-marlin",
                                                   "awq-gemm", "awq-gemv", "awq-marlin"};
@@ -265,8 +272,8 @@ LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w)
             m.groups = p.groups;
             m.groupSize = p.groupSize;
             m.scaleType = scaleDtype(p.scaleType);
-            m.codes.resize(m.N * m.K);
-            for (uint64_t n = 0; n < m.N; ++n)
+            m.codes.resize(withCodes ? m.N * m.K : 0);
+            for (uint64_t n = 0; n < m.N && withCodes; ++n)
                 for (uint64_t k = 0; k < m.K; ++k)
                     m.codes[n * m.K + k] = uint8_t(p.codeAt(n, k));
             m.scales.resize(m.groups * m.N);
@@ -288,8 +295,8 @@ LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w)
             m.groupSize = s.gidx.empty() && s.groupSize ? s.groupSize : (m.K + m.groups - 1) / m.groups;
             m.scaleType = s.scale.dtype();
             const int off = 1 << (m.bits - 1);
-            m.codes.resize(m.N * m.K);
-            for (uint64_t n = 0; n < m.N; ++n)
+            m.codes.resize(withCodes ? m.N * m.K : 0);
+            for (uint64_t n = 0; n < m.N && withCodes; ++n)
                 for (uint64_t k = 0; k < m.K; ++k)
                     m.codes[n * m.K + k] = uint8_t(s.code(n, k) + off);
             m.scales.resize(m.groups * m.N);
@@ -320,7 +327,7 @@ LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w)
 
 std::vector<std::string> repackTargets()
 {
-    return {"gptq-v1", "gptq-v2", "awq-gemm", "compressed-tensors", "gguf-q4_1", "gguf-q5_1", "gguf-q8_0"};
+    return {"gptq-v1", "gptq-v2", "awq-gemm", "compressed-tensors", "mlx-affine", "gguf-q4_1", "gguf-q5_1", "gguf-q8_0"};
 }
 
 std::string repackTargetId(const std::string& text)
@@ -332,6 +339,7 @@ std::string repackTargetId(const std::string& text)
     if (id == "gptq") id = "gptq-v1";
     else if (id == "awq") id = "awq-gemm";
     else if (id == "ct") id = "compressed-tensors";
+    else if (id == "mlx") id = "mlx-affine";
     else if (id == "q4_1" || id == "q5_1" || id == "q8_0") id = "gguf-" + id;
     const auto all = repackTargets();
     if (std::find(all.begin(), all.end(), id) == all.end()) {
@@ -343,19 +351,70 @@ std::string repackTargetId(const std::string& text)
     return id;
 }
 
+namespace {
+
+// The module's output tensors when the target is a safetensors format, for the header bound.
+constexpr size_t kMaxTensorsPerWeight = 6;
+constexpr size_t kMaxSuffix = 24; // ".weight_zero_point", ".input_perm", ...
+
+// One weight repacked: its tensors (in the order written) and what happened.
+struct Repacked {
+    std::vector<Owned> tensors;
+    std::vector<int32_t> perm;
+};
+
+bool ggufFallback(uint64_t K) { return K % 32 != 0; }
+
+uint16_t roundedBits(float v, DType t) { return t == DType::BF16 ? floatToBf16(v) : floatToHalf(v); }
+float fromBits(uint16_t b, DType t) { return t == DType::BF16 ? bf16ToFloat(b) : halfToFloat(b); }
+
+// MLX affine: w = s * q + bias with bias = -s * z, scales and biases in the weight's dtype.
+// s * q and -s * z are exact in float32 and so is their sum (|q - z| < 2^8), so the result is
+// the source's s * (q - z) whenever the bias survives the rounding to the stored dtype.
+std::vector<Owned> encodeMlx(const LogicalMatrix& m, const std::string& prefix, std::string& note)
+{
+    static constexpr uint64_t groups[] = {32, 64, 128};
+    if (m.bits < 2 || m.bits > 8 || m.bits == 7)
+        throw Error("MLX packs 2, 3, 4, 5, 6 or 8-bit codes, not " + std::to_string(m.bits));
+    if (std::find(std::begin(groups), std::end(groups), m.groupSize) == std::end(groups) || m.K % m.groupSize)
+        throw Error("mlx.core.quantize takes groups of 32, 64 or 128 that divide K; the source has groups of " +
+                    std::to_string(m.groupSize) + " for K = " + std::to_string(m.K));
+    AffineQuantized q = asAffine(m, AffineRule::Mlx);
+    const DType st = m.scaleType;
+    uint64_t inexact = 0;
+    for (size_t i = 0; i < q.zeros.size(); ++i) {
+        const float bias = -(m.scales[i] * float(m.zeros[i]));
+        q.zeros[i] = bias;
+        inexact += st != DType::F32 && fromBits(roundedBits(bias, st), st) != bias;
+    }
+    if (inexact)
+        note = std::to_string(inexact) + " of " + std::to_string(q.zeros.size()) + " biases (-scale * zero) round to " +
+               std::string(dtypeName(st)) + ": the MLX weight is not bit-identical (error below)";
+    std::vector<Owned> out;
+    for (StoredTensor& t : packAffine(q, AffineTarget::Mlx, st))
+        out.push_back({prefix + "." + t.suffix, t.dtype, std::move(t.shape), std::move(t.bytes)});
+    return out;
+}
+
+} // namespace
+
 RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, const RepackOptions& opt)
 {
     const std::string to = repackTargetId(opt.to);
     const bool gguf = isGguf(to);
     RepackResult res;
     res.output = out;
+    if (!gguf && src.container != Container::Safetensors)
+        fail(src.path, "safetensors targets need a safetensors input");
 
     std::vector<const LogicalWeight*> todo;
     std::vector<bool> member(src.tensors.size(), false);
+    std::map<size_t, size_t> firstMember; // tensor index -> index into todo
     for (const LogicalWeight& w : src.weights) {
         const FormatInfo* f = findFormat(w.format);
         if (!f || !f->quantized)
             continue;
+        firstMember[w.members.front().second] = todo.size();
         todo.push_back(&w);
         for (const auto& [role, idx] : w.members)
             member[idx] = true;
@@ -365,50 +424,95 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
 
     QuantScheme scheme;
     scheme.format = to;
-    std::map<std::string, std::vector<Owned>> made; // first member tensor name -> replacement
     std::map<std::string, std::vector<int32_t>> perms;
+    std::map<std::string, bool> fallback; // GGUF: weights stored as F32 (K not whole blocks)
+    res.weights.resize(todo.size());
     size_t done = 0;
-    for (const LogicalWeight* w : todo) {
+    const auto progress = [&](const std::string& name) {
+        ++done;
+        if (opt.progress)
+            opt.progress(done, todo.size() * (opt.verify ? 2 : 1), name);
+    };
+    // Reads, repacks and forgets one weight: only its own tensors are in memory at a time.
+    const auto repackOne = [&](size_t wi) -> std::vector<Owned> {
+        const LogicalWeight& w = *todo[wi];
         if (opt.cancel && opt.cancel->load())
             throw Error("repack: cancelled");
-        LogicalMatrix m = readLogicalMatrix(src, *w);
-        RepackWeight rw;
-        rw.name = w->name;
-        rw.from = w->format;
-        const bool needsContiguous = to == "awq-gemm" || gguf;
-        std::vector<int32_t> perm;
+        RepackWeight& rw = res.weights[wi];
+        rw.name = w.name;
+        rw.from = w.format;
+        std::vector<Owned> t;
         try {
+            if (gguf && ggufFallback(w.inFeatures())) {
+                // llama.cpp's quantize keeps such a tensor in float (F16) too; F32 holds it exactly.
+                std::vector<float> x = dequantizeWeight(src, w, bestSimdPath(), opt.threads);
+                rw.note = "K = " + std::to_string(w.inFeatures()) + " is not a whole number of 32-weight blocks: stored as F32";
+                t.push_back(owned(w.name + ".weight", DType::F32, {w.outFeatures(), w.inFeatures()}, x));
+                progress(w.name);
+                return t;
+            }
+            LogicalMatrix m = readLogicalMatrix(src, w);
+            const bool needsContiguous = to == "awq-gemm" || to == "mlx-affine" || gguf;
+            std::vector<int32_t> perm;
             if (needsContiguous && m.actOrder()) {
                 perm = makeContiguous(m);
                 rw.permuted = true;
             }
-            std::vector<Owned> t;
             if (gguf)
-                t.push_back(Owned{w->name + ".weight", DType::Ggml, {m.N, m.K}, encodeGguf(m, ggmlOf(to))});
+                t.push_back(Owned{w.name + ".weight", DType::Ggml, {m.N, m.K}, encodeGguf(m, ggmlOf(to))});
+            else if (to == "mlx-affine")
+                t = encodeMlx(m, w.name, rw.note);
             else
-                t = encodeSafetensors(m, to, w->name);
+                t = encodeSafetensors(m, to, w.name);
             if (!perm.empty()) {
-                t.push_back(owned(w->name + ".input_perm", DType::I32, {m.K}, perm));
-                scheme.inputPermutations.push_back(w->name);
+                t.push_back(owned(w.name + ".input_perm", DType::I32, {m.K}, perm));
+                if (!gguf) // GGUF names them in its metadata, laid out before any weight is read
+                    scheme.inputPermutations.push_back(w.name);
+                perms[w.name] = std::move(perm);
             }
-            made[src.tensors[w->members.front().second].name] = std::move(t);
+            scheme.bits = to == "awq-gemm" ? 4 : m.bits;
+            scheme.groupSize = m.groups == 1 && to != "mlx-affine" ? -1 : int64_t(m.groupSize);
+            scheme.symmetric = m.symmetric();
+            scheme.actOrder |= m.actOrder() && (to == "compressed-tensors" || to == "gptq-v1" || to == "gptq-v2");
+            scheme.modelDtype = m.scaleType;
         } catch (const Error& e) {
-            fail(src.path, "weight '" + w->name + "' (" + w->format + " -> " + to + "): " + e.what());
+            const std::string msg = e.what();
+            if (msg.rfind(src.path, 0) == 0)
+                throw;
+            fail(src.path, "weight '" + w.name + "' (" + w.format + " -> " + to + "): " + msg);
         }
-        if (!perm.empty())
-            perms[w->name] = std::move(perm);
-        scheme.bits = to == "awq-gemm" ? 4 : m.bits;
-        scheme.groupSize = m.groups == 1 ? -1 : int64_t(m.groupSize);
-        scheme.symmetric = m.symmetric();
-        scheme.actOrder |= m.actOrder() && (to == "compressed-tensors" || to == "gptq-v1" || to == "gptq-v2");
-        scheme.modelDtype = m.scaleType;
-        res.weights.push_back(rw);
-        ++done;
-        if (opt.progress)
-            opt.progress(done, todo.size() * (opt.verify ? 2 : 1), w->name);
-    }
+        progress(w.name);
+        return t;
+    };
 
     if (gguf) {
+        // The tensor infos come first in a GGUF file: each weight's output tensors are known
+        // from its shape and g_idx alone (no codes read).
+        std::vector<GgufTensor> plan;
+        for (size_t i = 0; i < src.tensors.size(); ++i) {
+            const TensorEntry& t = src.tensors[i];
+            if (const auto it = firstMember.find(i); it != firstMember.end()) {
+                const LogicalWeight& w = *todo[it->second];
+                const uint64_t N = w.outFeatures(), K = w.inFeatures();
+                if (ggufFallback(K)) {
+                    fallback[w.name] = true;
+                    plan.push_back(GgufTensor{w.name + ".weight", GgmlF32, {K, N}, {}});
+                    continue;
+                }
+                plan.push_back(GgufTensor{w.name + ".weight", ggmlOf(to), {K, N}, {}});
+                if (readLogicalMatrix(src, w, false).actOrder()) {
+                    plan.push_back(GgufTensor{w.name + ".input_perm", GgmlI32, {K}, {}});
+                    scheme.inputPermutations.push_back(w.name);
+                }
+                continue;
+            }
+            if (member[i])
+                continue;
+            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggmlPlainType(t.dtype);
+            if (type < 0)
+                fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
+            plan.push_back(GgufTensor{t.name, type, {t.shape.rbegin(), t.shape.rend()}, {}});
+        }
         GgufMetadata meta;
         bool hasArch = false;
         for (const auto& [k, v] : src.metadata) {
@@ -427,53 +531,74 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
                                                          uint64_t(llamaFileType(ggmlOf(to)))});
         if (!scheme.inputPermutations.empty()) {
             std::vector<MetaValue> names;
-            for (const std::string& p : scheme.inputPermutations)
-                names.push_back(MetaValue{MetaValue::Type::String, MetaValue::Type::U8, p + ".input_perm"});
+            for (const std::string& p : scheme.inputPermutations) {
+                MetaValue v; // built in place: GCC 12 misreads the variant's copy from a temporary as uninitialized
+                v.value = p + ".input_perm";
+                names.push_back(std::move(v));
+            }
             meta.emplace_back("quantscope.input_permutations",
                               MetaValue{MetaValue::Type::Array, MetaValue::Type::String, std::move(names)});
         }
-        std::vector<GgufTensor> tensors;
+        GgufStreamWriter writer(out, meta, plan);
         for (size_t i = 0; i < src.tensors.size(); ++i) {
-            const TensorEntry& t = src.tensors[i];
-            if (const auto it = made.find(t.name); it != made.end()) {
-                for (const Owned& o : it->second)
-                    tensors.push_back(GgufTensor{o.name, o.dtype == DType::Ggml ? ggmlOf(to) : ggmlPlainType(o.dtype),
-                                                 {o.shape.rbegin(), o.shape.rend()}, o.bytes});
+            if (const auto it = firstMember.find(i); it != firstMember.end()) {
+                for (const Owned& o : repackOne(it->second))
+                    writer.append(o.bytes);
                 continue;
             }
             if (member[i])
                 continue;
-            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggmlPlainType(t.dtype);
-            if (type < 0)
-                fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
-            tensors.push_back(GgufTensor{t.name, type, {t.shape.rbegin(), t.shape.rend()}, src.bytes(t)});
-            res.copied.push_back(t.name);
+            writer.append(src.bytes(src.tensors[i]));
+            res.copied.push_back(src.tensors[i].name);
         }
-        writeGguf(out, meta, tensors);
+        writer.commit();
     } else {
-        if (src.container != Container::Safetensors)
-            fail(src.path, "safetensors targets need a safetensors input");
-        std::vector<SafetensorsTensor> tensors;
+        const std::map<std::string, std::string> stMeta{{"format", "pt"}};
+        uint64_t reserve = SafetensorsStreamWriter::metadataBound(stMeta);
         for (size_t i = 0; i < src.tensors.size(); ++i) {
-            const TensorEntry& t = src.tensors[i];
-            if (const auto it = made.find(t.name); it != made.end()) {
-                for (const Owned& o : it->second)
-                    tensors.push_back(SafetensorsTensor{o.name, o.dtype, o.shape, o.bytes});
-                continue;
-            }
-            if (member[i])
-                continue;
-            tensors.push_back(SafetensorsTensor{t.name, t.dtype, t.shape, src.bytes(t)});
-            res.copied.push_back(t.name);
+            if (const auto it = firstMember.find(i); it != firstMember.end())
+                reserve += kMaxTensorsPerWeight *
+                           SafetensorsStreamWriter::entryBound(todo[it->second]->name + std::string(kMaxSuffix, ' '), 2);
+            else if (!member[i])
+                reserve += SafetensorsStreamWriter::entryBound(src.tensors[i].name, src.tensors[i].shape.size());
         }
-        QJsonObject base = src.config;
-        base.remove(QStringLiteral("quantization"));
-        base.remove(QStringLiteral("quantization_config"));
-        writeQuantizedFolder(out, base, scheme, tensors);
+        const QString dir = QString::fromStdString(out);
+        const bool existed = QDir(dir).exists();
+        if (!QDir().mkpath(dir))
+            fail(out, "cannot create the output folder");
+        try {
+            SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
+            for (size_t i = 0; i < src.tensors.size(); ++i) {
+                const TensorEntry& t = src.tensors[i];
+                if (const auto it = firstMember.find(i); it != firstMember.end()) {
+                    for (const Owned& o : repackOne(it->second))
+                        writer.append(o.name, o.dtype, o.shape, o.bytes);
+                    continue;
+                }
+                if (member[i])
+                    continue;
+                writer.append(t.name, t.dtype, t.shape, src.bytes(t));
+                res.copied.push_back(t.name);
+            }
+            writer.commit(stMeta);
+            QJsonObject base = src.config;
+            base.remove(QStringLiteral("quantization"));
+            base.remove(QStringLiteral("quantization_config"));
+            writeQuantizedConfigs(out, base, scheme);
+        } catch (...) {
+            if (!existed)
+                QDir(dir).removeRecursively();
+            throw;
+        }
     }
-
-    if (!opt.verify)
+    const auto collectNotes = [&res] {
+        for (const RepackWeight& rw : res.weights)
+            if (!rw.note.empty())
+                res.notes.push_back(rw.name + ": " + rw.note);
         return res;
+    };
+    if (!opt.verify)
+        return collectNotes();
     const auto dst = Checkpoint::open(out);
     const SimdPath path = bestSimdPath();
     for (RepackWeight& rw : res.weights) {
@@ -481,10 +606,11 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             throw Error("repack: cancelled");
         const LogicalWeight* a = src.findWeight(rw.name);
         const LogicalWeight* b = dst->findWeight(gguf ? rw.name + ".weight" : rw.name);
+        const std::string expect = fallback.count(rw.name) ? "gguf-f32" : to;
         if (!b)
             fail(out, "the repacked weight '" + rw.name + "' is not found when the output is read back");
-        if (b->format != to)
-            fail(out, "weight '" + rw.name + "' reads back as " + b->format + ", not " + to);
+        if (b->format != expect)
+            fail(out, "weight '" + rw.name + "' reads back as " + b->format + ", not " + expect);
         const std::vector<float> x = dequantizeWeight(src, *a, path, opt.threads);
         const std::vector<float> y = dequantizeWeight(*dst, *b, path, opt.threads);
         if (x.size() != y.size())
@@ -506,11 +632,16 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         rw.rmse = x.empty() ? 0 : std::sqrt(sum / double(x.size()));
         rw.exact = rw.mismatches == 0;
         rw.verified = true;
+        if (!rw.exact && to == "mlx-affine") {
+            const std::string st(dtypeName(dst->tensors[size_t(b->member("scales"))].dtype));
+            rw.note += std::string(rw.note.empty() ? "" : "; ") + "MLX dequantizes in " + st + " arithmetic (q * scale and + bias each rounded to " +
+                       st + "), the source in float32";
+        }
         ++done;
         if (opt.progress)
             opt.progress(done, todo.size() * 2, rw.name);
     }
-    return res;
+    return collectNotes();
 }
 
 } // namespace qs

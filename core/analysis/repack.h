@@ -1,14 +1,21 @@
 #pragma once
 // Repacking through the logical matrix: a quantized weight is decoded into its integer codes
 // [N, K], scales, true zero points and g_idx (never by reinterpreting words), then encoded by the
-// target's packer. Targets: gptq-v1, gptq-v2, awq-gemm, compressed-tensors (pack-quantized) and
+// target's packer. Targets: gptq-v1, gptq-v2, awq-gemm, compressed-tensors (pack-quantized),
+// mlx-affine (mlx-lm's "quantization" config; bias = -scale * zero in the weight's dtype) and
 // the GGUF block types gguf-q4_1, gguf-q5_1, gguf-q8_0. Sources: every integer-code format
 // (GPTQ v1/v2/planar, AWQ GEMM/GEMV, Marlin, compressed-tensors pack/int).
 //
-// Act-order (non-monotonic g_idx) into a layout without g_idx (AWQ, GGUF): the columns of K are
-// permuted into contiguous groups (stable sort by group) and the permutation is stored as
+// Act-order (non-monotonic g_idx) into a layout without g_idx (AWQ, MLX, GGUF): the columns of
+// K are permuted into contiguous groups (stable sort by group) and the permutation is stored as
 // "<module>.input_perm" (I32 [K]) and named in the config: the layer's input must be gathered
 // x' = x[perm] before the repacked weight is applied.
+//
+// Odd dimensions. compressed-tensors pads its packed words and records the logical shape
+// (weight_shape). GGUF blocks need K % 32 == 0 and llama.cpp checks every weight's ne against
+// the model, so a padded tensor would not load: such a weight is written as F32 (exact; llama.cpp's
+// quantize falls back to float for it as well) with a note. AWQ GEMM needs N % 8 == 0 and whole
+// groups (AutoAWQ asserts both): refused with that reason. MLX needs groups of 32, 64 or 128.
 #include "container/checkpoint.h"
 
 #include <atomic>
@@ -33,8 +40,9 @@ struct LogicalMatrix {
     bool actOrder() const;       // g_idx is not k / groupSize
 };
 
-// Throws qs::Error naming the weight for formats without integer codes and zeros.
-LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& weight);
+// Throws qs::Error naming the weight for formats without integer codes and zeros. Without
+// codes: shape, scales, zeros and g_idx only (codes stays empty).
+LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& weight, bool withCodes = true);
 
 // Accepts the ids above and the short forms "gptq", "awq", "ct", "q8_0"...; throws otherwise.
 std::string repackTargetId(const std::string& text);
@@ -57,16 +65,18 @@ struct RepackWeight {
     double maxAbsError = 0;
     double rmse = 0;
     uint64_t mismatches = 0;  // elements whose float bits differ
+    std::string note;         // why the target cannot be exact, or how it holds the weight
 };
 
 struct RepackResult {
     std::string output; // folder (safetensors targets) or .gguf file
     std::vector<RepackWeight> weights;
     std::vector<std::string> copied;
-    std::vector<std::string> notes;
+    std::vector<std::string> notes; // "<weight>: <note>" for every weight with a note
 };
 
-// Writes `out`; throws qs::Error (nothing written) when a weight cannot be repacked.
+// Streams `out` one weight at a time (memory: the largest weight, not the checkpoint); throws
+// qs::Error (nothing left behind) when a weight cannot be repacked.
 RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, const RepackOptions& opt);
 
 } // namespace qs

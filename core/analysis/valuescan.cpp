@@ -26,9 +26,14 @@ void ValueLanes::combine(double& sumOut, double& sumSqOut, float& loOut, float& 
     }
 }
 
-void scanValues(const float* v, uint64_t n, ValueLanes& L, uint64_t* keyHist)
+void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint64_t* keyHist)
 {
-    for (uint64_t i = 0; i < n; ++i) {
+    scanValueRange(v, 0, n, lanes, keyHist);
+}
+
+void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, uint64_t* keyHist)
+{
+    for (uint64_t i = from; i < n; ++i) {
         const float x = v[i];
         uint32_t u;
         std::memcpy(&u, &x, 4);

@@ -28,6 +28,9 @@ inline constexpr uint64_t kKeyCount = 65536;
 // Adds v[0..n) to the lanes and ++keyHist[valueKey(bits)] for every element (kKeyCount
 // counters; NaN and Inf included, under their own keys).
 void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint64_t* keyHist);
+// Elements [from, n) of v in the reference order: the scalar path is scanValueRange(v, 0, n),
+// the AVX2 path its tail after the whole groups of eight.
+void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& lanes, uint64_t* keyHist);
 namespace avx2 {
 void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint64_t* keyHist);
 } // namespace avx2

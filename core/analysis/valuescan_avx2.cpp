@@ -5,7 +5,6 @@
 #include <immintrin.h>
 
 #include <cmath>
-#include <cstring>
 
 namespace qs::avx2 {
 
@@ -44,19 +43,7 @@ void scanValues(const float* v, uint64_t n, ValueLanes& L, uint64_t* keyHist)
     _mm256_storeu_pd(L.sumSq + 4, q1);
     _mm256_storeu_ps(L.lo, lo);
     _mm256_storeu_ps(L.hi, hi);
-    for (; i < n; ++i) { // the tail, in the lanes the reference uses (i % 8)
-        const float x = v[i];
-        uint32_t u;
-        std::memcpy(&u, &x, 4);
-        ++keyHist[valueKey(u)];
-        if (!std::isfinite(x))
-            continue;
-        const size_t l = size_t(i % 8);
-        L.lo[l] = x < L.lo[l] ? x : L.lo[l];
-        L.hi[l] = x > L.hi[l] ? x : L.hi[l];
-        L.sum[l] += double(x);
-        L.sumSq[l] += double(x) * double(x);
-    }
+    scanValueRange(v, i, n, L, keyHist); // the tail, in the lanes the reference uses (i % 8)
 }
 
 } // namespace qs::avx2

@@ -2,6 +2,7 @@
 
 #include "analysis/quantize_bnb.h"
 #include "error.h"
+#include "formats/detect.h"
 #include "formats/formatid.h"
 #include "formats/layoutspec.h"
 #include "kernels/bitstream.h"
@@ -550,6 +551,9 @@ void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
         for (const char* p : {"config says quant_method", "config says version", "config says bits", "config says num_bits"})
             if (note.rfind(p, 0) == 0)
                 rep.findings.push_back({w.name, "config", note + ": the stored layout is not the one the config declares"});
+    for (const std::string& note : w.notes)
+        if (note.rfind(kZeroConventionNote, 0) == 0)
+            rep.findings.push_back({w.name, "zero-convention-mixed", note, true});
     if (std::find(std::begin(packed), std::end(packed), w.format) != std::end(packed))
         verifyPacked(ckpt, w, rep);
     else if (w.format == "compressed-tensors" || w.format == "compressed-tensors-int")

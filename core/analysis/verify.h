@@ -17,7 +17,8 @@ namespace qs {
 struct VerifyFinding {
     std::string weight;
     // "shape", "qweight-roundtrip", "qzeros-roundtrip", "scales-roundtrip", "g_idx", "scale", "zero-convention",
-    // "v1-zero-spill", "quant_map", "codes", "config", "input-perm", "roundtrip-not-applicable"
+    // "v1-zero-spill", "quant_map", "codes", "config", "input-perm", "roundtrip-not-applicable",
+    // "zero-convention-mixed" (a warning: detection found GPTQ v1 and v2 zeros mixed)
     std::string check;
     std::string message;
     // Warnings describe data that upstream tools really write and read (the GPTQ v1 zero-0 spill):

@@ -507,6 +507,7 @@ struct ZeroScan {
     bool allSame = true;
     uint32_t first = 0;
     uint64_t allOnes = 0;    // fields equal to 2^b - 1
+    uint64_t v1Sym = 0, v2Sym = 0; // fields equal to 2^(b-1) - 1 (v1 symmetric) and 2^(b-1) (v2)
     std::string leadWords;   // the first word(s) in hex, for notes
 };
 
@@ -530,6 +531,8 @@ ZeroScan scanFields(std::span<const uint8_t> bytes, uint64_t rows, uint64_t rowB
             else if (v != z.first)
                 z.allSame = false;
             z.allOnes += v == mask;
+            z.v1Sym += v == (1u << (b - 1)) - 1;
+            z.v2Sym += v == 1u << (b - 1);
             ++z.fields;
         }
     }
@@ -751,6 +754,16 @@ void Detector::detectGptq(const Group& g, LogicalWeight& w, int iq, int iz, int 
             w.notes.push_back("config says sym false, but every zero field is " + std::to_string(z.first) + ": symmetric");
         w.format = v2 ? "gptq-v2" : "gptq-v1";
         return;
+    }
+    if (z.fields && z.v1Sym && z.v2Sym && z.v1Sym + z.v2Sym == z.fields) {
+        // Every field is one of the two symmetric zeros: a writer that mixed the conventions
+        // (some groups stored z - 1, others z). Read as asymmetric by the label, which is right
+        // for one kind of group only; say so rather than pick silently.
+        w.params["zero_convention"] = "mixed";
+        w.notes.push_back(std::string(kZeroConventionNote) + " qzeros mix GPTQ v1 and v2 symmetric zeros: " +
+                          std::to_string(z.v1Sym) + " fields are " + std::to_string(v1Sym) + " (v1), " +
+                          std::to_string(z.v2Sym) + " are " + std::to_string(v2Sym) + " (v2); read as " +
+                          (labelV2 ? "v2" : "v1") + " by the label, so the other groups are off by one");
     }
     w.symmetric = false;
     w.params["zero_test"] = "asymmetric: label trusted";
@@ -1380,7 +1393,22 @@ std::vector<LogicalWeight> Detector::run()
 
 std::vector<LogicalWeight> detectWeights(const Checkpoint& ckpt)
 {
-    return Detector(ckpt).run();
+    std::vector<LogicalWeight> out = Detector(ckpt).run();
+    // Symmetric GPTQ weights are read by their own zeros (v1 or v2 each). One checkpoint holding
+    // both means its writer mixed the conventions: every such weight says so.
+    std::vector<LogicalWeight*> v1, v2;
+    for (LogicalWeight& w : out)
+        if (w.symmetric && w.params.count("zero_test"))
+            (w.format == "gptq-v2" ? v2 : v1).push_back(&w);
+    if (!v1.empty() && !v2.empty())
+        for (auto* group : {&v1, &v2})
+            for (LogicalWeight* w : *group) {
+                w->params["zero_convention"] = "mixed";
+                w->notes.push_back(std::string(kZeroConventionNote) + " this checkpoint mixes GPTQ v1 and v2 symmetric zeros (" +
+                                   std::to_string(v1.size()) + " weights v1, " + std::to_string(v2.size()) +
+                                   " v2); this one reads as " + (group == &v2 ? "v2" : "v1") + " by its own zeros");
+            }
+    return out;
 }
 
 double BitsSummary::bitsPerWeight() const

@@ -15,6 +15,11 @@ namespace qs {
 class Checkpoint;
 std::vector<LogicalWeight> detectWeights(const Checkpoint& ckpt);
 
+// Notes starting with this (and params["zero_convention"] = "mixed") say a GPTQ checkpoint
+// mixes the v1 (z - 1) and v2 (z) zero conventions, within a weight or across weights;
+// verify and diff report them as warnings.
+inline constexpr const char* kZeroConventionNote = "zero convention:";
+
 // Stored bytes and logical elements summed over a set of weights; bpw = bytes*8/elements.
 struct BitsSummary {
     uint64_t storedBytes = 0;

@@ -60,6 +60,10 @@ void decimate(Figure& f, const std::vector<float>& v, uint64_t rows, uint64_t co
     const uint64_t sr = (rows + maxRows - 1) / maxRows, sc = (cols + maxCols - 1) / maxCols;
     f.rows = (rows + sr - 1) / sr;
     f.cols = (cols + sc - 1) / sc;
+    f.sourceRows = rows;
+    f.sourceCols = cols;
+    f.rowStep = sr;
+    f.colStep = sc;
     f.values.assign(f.rows * f.cols, 0.f);
     for (uint64_t r = 0; r < f.rows; ++r)
         for (uint64_t c = 0; c < f.cols; ++c) {

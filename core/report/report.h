@@ -38,6 +38,8 @@ struct Figure {
     LayoutParams params;
     uint64_t rows = 0, cols = 0; // ScaleHeatmap
     std::vector<float> values;   // ScaleHeatmap, row-major
+    // ScaleHeatmap: the grid before mean-pooling, and source rows/cols per cell.
+    uint64_t sourceRows = 0, sourceCols = 0, rowStep = 1, colStep = 1;
     Histogram histogram;         // ErrorHistogram
     std::string axisLabel;       // ErrorHistogram: what was binned
 };

@@ -72,6 +72,33 @@ private slots:
         QCOMPARE(qstest::runCli({QStringLiteral("verify"), tmp.filePath(QStringLiteral("q8.gguf"))}).exitCode, 0);
     }
 
+    // MLX as a target: the config's "quantization" block, a note per weight (rounded biases,
+    // f16 arithmetic) and the error in --json and in the text output.
+    void mlx()
+    {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("mlx"));
+        const QJsonArray ws = repackJson(model(QStringLiteral("gptq-w4-g32-asym")), QStringLiteral("mlx"), out);
+        QCOMPARE(ws.size(), 2);
+        for (const QJsonValue& v : ws) {
+            const QJsonObject w = v.toObject();
+            QVERIFY(w.value(QStringLiteral("verified")).toBool());
+            QVERIFY(!w.value(QStringLiteral("exact")).toBool());
+            QVERIFY(w.value(QStringLiteral("max_abs_error")).toDouble() < 1e-3);
+            QVERIFY(w.value(QStringLiteral("note")).toString().contains(QStringLiteral("biases")));
+        }
+        QFile cfg(out + QStringLiteral("/config.json"));
+        QVERIFY(cfg.open(QIODevice::ReadOnly));
+        const QJsonObject q = QJsonDocument::fromJson(cfg.readAll()).object().value(QStringLiteral("quantization")).toObject();
+        QCOMPARE(q.value(QStringLiteral("group_size")).toInt(), 32);
+        QCOMPARE(q.value(QStringLiteral("bits")).toInt(), 4);
+        const auto text = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("--to"),
+                                          QStringLiteral("mlx-affine"), QStringLiteral("-o"), tmp.filePath(QStringLiteral("m2"))});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY(text.out.contains("note: MLX dequantizes in F16 arithmetic"));
+        QCOMPARE(qstest::runCli({QStringLiteral("verify"), tmp.filePath(QStringLiteral("m2"))}).exitCode, 0);
+    }
+
     void fixturesVerifyClean_data()
     {
         QTest::addColumn<QString>("path");
@@ -100,6 +127,7 @@ private slots:
                                              QStringLiteral("awq"), QStringLiteral("-o"), out});
         QCOMPARE(refused.exitCode, 2);
         QVERIFY(refused.err.contains("AWQ"));
+        QVERIFY2(refused.err.contains("gptq-w8-g128-sym") && refused.err.contains("mlp.down_proj"), refused.err.constData());
         QVERIFY(!QFile::exists(out));
     }
 };

@@ -3,6 +3,7 @@
 // +1, the figures of one pair against values recomputed here, the difference map, and the
 // seed's wrong conversions (made by corrupting a copy of a correct fixture pack) caught.
 #include "analysis/diff.h"
+#include "analysis/diffscan.h"
 #include "analysis/namemap.h"
 #include "container/checkpoint.h"
 #include "container/gguf.h"
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 using namespace qs;
 
@@ -381,6 +383,58 @@ private slots:
         QVERIFY(QString::fromStdString(r.skipped[0].reason).contains(QLatin1String("head count")));
     }
 
+    // The AVX2 comparison loop gives the scalar reference's bits: sums, the first index of
+    // the largest |a - b| (a tie placed before it in another lane), non-finite and differing
+    // counts, for lengths with and without a tail.
+    void scanPaths_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addRow("8") << 8;
+        QTest::addRow("67") << 67;
+        QTest::addRow("4099") << 4099;
+    }
+    void scanPaths()
+    {
+        if (bestSimdPath() != SimdPath::Avx2)
+            QSKIP("no AVX2 on this machine");
+        QFETCH(int, n);
+        std::vector<float> a(static_cast<size_t>(n)), b(a.size());
+        uint32_t x = 99;
+        for (size_t i = 0; i < a.size(); ++i) {
+            x = x * 1664525u + 1013904223u;
+            a[i] = float(int32_t(x >> 8) - (1 << 23)) * 1e-7f;
+            b[i] = (i % 3 == 0) ? a[i] : a[i] + float(int32_t(x % 1000) - 500) * 1e-6f;
+        }
+        const float inf = std::numeric_limits<float>::infinity();
+        a[1] = inf, b[1] = inf;                                      // equal infinities: equal
+        a[2] = std::numeric_limits<float>::quiet_NaN();              // non-finite, differing
+        b[4] = -inf;                                                 // non-finite, differing
+        a[5] = 0.0f, b[5] = 2.0f;                                    // the largest |a - b| first here...
+        a[size_t(n) - 1] = 1.0f, b[size_t(n) - 1] = -1.0f;           // ... and again in another lane
+        DiffLanes s, v;
+        scanDiff(a.data(), b.data(), uint64_t(n), 1000, s);
+        avx2::scanDiff(a.data(), b.data(), uint64_t(n), 1000, v);
+        for (const auto& [p, q] : {std::pair{s.sumSq, v.sumSq}, {s.sumAbs, v.sumAbs}, {s.sumSigned, v.sumSigned},
+                                   {s.aSq, v.aSq}, {s.bSq, v.bSq}, {s.dot, v.dot}, {s.maxAbs, v.maxAbs}})
+            QCOMPARE(std::memcmp(p, q, 8 * sizeof(double)), 0);
+        QCOMPARE(std::memcmp(s.maxAt, v.maxAt, sizeof s.maxAt), 0);
+        QCOMPARE(s.nonFinite, v.nonFinite);
+        QCOMPARE(s.differing, v.differing);
+        const DiffSums m = mergeLanes(v);
+        QCOMPARE(m.maxAbs, 2.0);
+        QCOMPARE(m.maxAt, uint64_t(1005));
+        QCOMPARE(m.nonFinite, uint64_t(2));
+        uint64_t differing = 0;
+        double sumSigned = 0;
+        for (size_t i = 0; i < a.size(); ++i) {
+            differing += !(a[i] == b[i]);
+            const double e = double(a[i]) - double(b[i]);
+            if (std::isfinite(e))
+                sumSigned += e;
+        }
+        QCOMPARE(m.differing, differing);
+        QVERIFY(std::fabs(m.sumSigned - sumSigned) <= 1e-12 * (1 + std::fabs(sumSigned)));
+    }
     void figures()
     {
         // A quantized fixture against its float source under the same name: every figure

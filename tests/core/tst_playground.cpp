@@ -3,6 +3,8 @@
 // those codes; packed-word fields that read back the codes bit by bit, in the layout's slots.
 #include "analysis/playground.h"
 #include "error.h"
+#include "formats/formatid.h"
+#include "formats/layoutspec.h"
 
 #include <QTest>
 
@@ -60,6 +62,8 @@ private slots:
     void exactRowHasInfiniteSqnr();
     void unpackableTargetKeepsCodes();
     void refusesBadInput();
+    void targetNamesAreFormatIds_data();
+    void targetNamesAreFormatIds();
 };
 
 void TestPlayground::samplesAreReproducible_data()
@@ -333,6 +337,29 @@ void TestPlayground::refusesBadInput()
     o.target = AffineTarget::Mlx;
     o.groupSize = 3; // must divide K
     QVERIFY_THROWS_EXCEPTION(qs::Error, runPlayground({1, 2, 3, 4}, 1, 4, o));
+}
+
+// affineTargetName is the format id every consumer looks the target up by (the
+// playground's layout spec, the quantizer's messages): "mlx-affine", not "mlx".
+void TestPlayground::targetNamesAreFormatIds_data()
+{
+    QTest::addColumn<int>("target");
+    QTest::addColumn<QString>("id");
+    QTest::addRow("gptq-v1") << int(AffineTarget::GptqV1) << QStringLiteral("gptq-v1");
+    QTest::addRow("gptq-v2") << int(AffineTarget::GptqV2) << QStringLiteral("gptq-v2");
+    QTest::addRow("awq") << int(AffineTarget::AwqGemm) << QStringLiteral("awq-gemm");
+    QTest::addRow("ct") << int(AffineTarget::CompressedTensors) << QStringLiteral("compressed-tensors");
+    QTest::addRow("mlx") << int(AffineTarget::Mlx) << QStringLiteral("mlx-affine");
+}
+
+void TestPlayground::targetNamesAreFormatIds()
+{
+    QFETCH(int, target);
+    QFETCH(QString, id);
+    const std::string_view name = affineTargetName(AffineTarget(target));
+    QCOMPARE(QString::fromLatin1(name.data(), qsizetype(name.size())), id);
+    QVERIFY(findFormat(name) != nullptr);
+    QVERIFY(findLayoutSpec(name) != nullptr);
 }
 
 QTEST_GUILESS_MAIN(TestPlayground)

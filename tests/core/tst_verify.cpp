@@ -3,9 +3,11 @@
 // by this test (bytes patched in a copy) are caught by the right check.
 #include "analysis/quantize_checkpoint.h"
 #include "analysis/repack.h"
+#include "analysis/diff.h"
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
+#include "formats/detect.h"
 #include "kernels/bitstream.h"
 
 #include "testsupport.h"
@@ -15,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -300,6 +303,84 @@ private slots:
         for (const VerifyFinding& f : r.findings)
             found |= f.check == check.toStdString() && !f.warning;
         QVERIFY2(found, qPrintable(check));
+    }
+    // A symmetric GPTQ checkpoint whose writer mixed the zero conventions (v1 stores z - 1 = 7,
+    // v2 stores z = 8 for 4 bits): within one weight (half the fields each way) and across
+    // weights (one weight all 7, the other all 8). Detection reads each weight on its own, so
+    // it records a note, and verify and diff report it as a warning.
+    void mixedZeroConventions_data()
+    {
+        QTest::addColumn<bool>("acrossWeights");
+        QTest::addRow("within a weight") << false;
+        QTest::addRow("across weights") << true;
+    }
+    void mixedZeroConventions()
+    {
+        QFETCH(bool, acrossWeights);
+        QTemporaryDir dir;
+        const auto s = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+        const TensorEntry* wq = s->find("stories260K.layers.0.wq");
+        const QString src = dir.filePath(QStringLiteral("float"));
+        QDir().mkpath(src);
+        writeSafetensors((src + QStringLiteral("/model.safetensors")).toStdString(),
+                         {{"model.layers.0.self_attn.q_proj.weight", DType::F32, wq->shape, s->bytes(*wq)}});
+        QuantizeCheckpointOptions o;
+        o.format = "gptq-v2";
+        o.bits = 4;
+        o.groupSize = 32;
+        o.symmetric = 1;
+        const QString sym = dir.filePath(QStringLiteral("sym"));
+        quantizeCheckpoint(*Checkpoint::open(src.toStdString()), sym.toStdString(), o);
+        {
+            const auto c = Checkpoint::open(sym.toStdString());
+            QCOMPARE(c->weights.front().format, std::string("gptq-v2"));
+            QVERIFY(!c->weights.front().params.count("zero_convention"));
+            QVERIFY(verifyCheckpoint(*c).findings.empty());
+        }
+        const QString mixed = dir.filePath(QStringLiteral("mixed"));
+        const std::string q = "model.layers.0.self_attn.q_proj", k = "model.layers.0.self_attn.k_proj";
+        rewrite(sym, mixed, [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
+            const size_t n = ts.size();
+            for (size_t i = 0; i < n; ++i) {
+                if (ts[i].name != q + ".qzeros")
+                    continue;
+                if (!acrossWeights) {
+                    for (size_t b = 0; b < ts[i].bytes.size(); b += 2)
+                        ts[i].bytes[b] = 0x77; // two fields of 7 in every other byte
+                    continue;
+                }
+                for (size_t j = 0; j < n; ++j)
+                    if (ts[j].name.rfind(q + ".", 0) == 0) {
+                        OwnedTensor t = ts[j];
+                        t.name = k + ts[j].name.substr(q.size());
+                        if (t.name == k + ".qzeros")
+                            std::fill(t.bytes.begin(), t.bytes.end(), uint8_t(0x77));
+                        ts.push_back(std::move(t));
+                    }
+            }
+        });
+        const auto c = Checkpoint::open(mixed.toStdString());
+        QCOMPARE(c->weights.size(), size_t(acrossWeights ? 2 : 1));
+        for (const LogicalWeight& w : c->weights) {
+            QCOMPARE(w.params.count("zero_convention"), size_t(1));
+            QVERIFY(std::any_of(w.notes.begin(), w.notes.end(),
+                                [](const std::string& n) { return n.rfind(kZeroConventionNote, 0) == 0; }));
+        }
+        if (acrossWeights) {
+            QCOMPARE(c->findWeight(q)->format, std::string("gptq-v2"));
+            QCOMPARE(c->findWeight(k)->format, std::string("gptq-v1"));
+        }
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const LogicalWeight& w : c->weights) {
+            QVERIFY(hasCheck(r, w.name, "zero-convention-mixed"));
+            for (const VerifyFinding& f : r.findings)
+                if (f.check == "zero-convention-mixed")
+                    QVERIFY(f.warning);
+        }
+        DiffOptions d;
+        const DiffResult dr = diffCheckpoints(*c, *c, d);
+        QCOMPARE(dr.warnings.size(), 2 * c->weights.size());
+        QVERIFY(dr.passed());
     }
 };
 

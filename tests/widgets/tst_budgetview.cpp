@@ -64,7 +64,7 @@ private slots:
             QCOMPARE(barAt(chart.bitsBars, int(i)), want.bitsPerWeight);
             QVERIFY(want.fits.has_value());
             const double inFits = barAt({chart.fits}, int(i)), inOver = barAt({chart.over}, int(i));
-            QCOMPARE(*want.fits ? inFits : inOver, want.gib);
+            QCOMPARE(*want.fits ? inFits : inOver, want.gib * chart.memoryScale);
             QVERIFY(std::isnan(*want.fits ? inOver : inFits));
             fitting += *want.fits;
             if (i > 0)
@@ -72,6 +72,41 @@ private slots:
         }
         QCOMPARE(chart.fits->data()->size(), fitting);
         QCOMPARE(chart.over->data()->size(), int(table.size()) - fitting);
+    }
+
+    // A tiny checkpoint against a big budget: the memory axis switches unit and leaves the
+    // budget off scale, so the longest bar still spans most of the axis.
+    void memoryAxisFitsTheBars_data()
+    {
+        QTest::addColumn<qulonglong>("params");
+        QTest::addColumn<double>("memory");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<bool>("budgetOnAxis");
+        QTest::addRow("623.7K in 23.5 GiB") << qulonglong(623700) << 23.5 << "MiB" << false;
+        QTest::addRow("20K in 16 GiB") << qulonglong(20000) << 16.0 << "KiB" << false;
+        QTest::addRow("7B in 8 GiB") << qulonglong(7000000000ull) << 8.0 << "GiB" << true;
+        QTest::addRow("1T in 64 GiB") << qulonglong(1000000000000ull) << 64.0 << "TiB" << true;
+    }
+    void memoryAxisFitsTheBars()
+    {
+        QFETCH(qulonglong, params);
+        QFETCH(double, memory);
+        QFETCH(QString, unit);
+        QFETCH(bool, budgetOnAxis);
+        ViewContext context;
+        BudgetView view(&context);
+        view.setMemoryGiB(memory);
+        view.setParams(params);
+        const BudgetChart& chart = view.chart();
+        QCOMPARE(chart.memoryUnit, unit);
+        QCOMPARE(chart.budgetOnAxis, budgetOnAxis);
+        double longest = 0;
+        for (QCPBars* b : {chart.fits, chart.over})
+            for (auto it = b->data()->constBegin(); it != b->data()->constEnd(); ++it)
+                longest = std::max(longest, it->value);
+        const QCPRange range = chart.memoryRect->axis(QCPAxis::atBottom)->range();
+        QVERIFY2(longest >= 0.3 * range.upper, qPrintable(QStringLiteral("%1 of %2").arg(longest).arg(range.upper)));
+        QCOMPARE_GE(longest, 1.0); // never a bar of 0.00 units
     }
 
     void paramCountParses_data()

@@ -1,7 +1,8 @@
 // The main window on the offscreen platform: the embedded demo opens with the formats it
 // was made with, a corrupt file shows an error naming it and keeps the previous
 // checkpoint, views and weights are selectable by name, themes switch, recent files are
-// capped and pruned, and a screenshot is not blank.
+// capped and pruned, a screenshot is not blank, the status bar shows file and memory
+// figures, the inspector has room, and reports export with their figures.
 #include "container/checkpoint.h"
 #include "inspector.h"
 #include "mainwindow.h"
@@ -10,6 +11,12 @@
 #include "weighttreemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QDockWidget>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QStatusBar>
 #include <QFile>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -48,6 +55,11 @@ private slots:
     void themes();
     void recentFilesCappedAndPruned();
     void screenshotIsNotBlank();
+    void statusBarShowsFileAndMemory();
+    void inspectorHasRoomAt1600();
+    void fileMenuHasEachActionOnce();
+    void exportsReport_data();
+    void exportsReport();
 
 private:
     QTemporaryDir m_dir;
@@ -287,6 +299,89 @@ void TestMainWindow::screenshotIsNotBlank()
         for (int x = 0; x < image.width(); x += 7)
             colours.insert(image.pixel(x, y));
     QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+}
+
+void TestMainWindow::statusBarShowsFileAndMemory()
+{
+    MainWindow w(MainWindow::Options{false});
+    w.show();
+    w.openDemo();
+    waitOpened(w);
+    const auto labelText = [&](const char* name) {
+        auto* label = w.statusBar()->findChild<QLabel*>(QLatin1String(name));
+        return label && label->isVisible() ? label->text() : QString();
+    };
+    // The file and its figures: path, disk and mapped bytes.
+    const QList<QLabel*> labels = w.statusBar()->findChildren<QLabel*>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(),
+                        [&](QLabel* l) { return l->text().contains(QDir::toNativeSeparators(w.snapshot()->path)); }));
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text().contains(QLatin1String("on disk")); }));
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text().contains(QLatin1String("mapped")); }));
+    // Memory: the resident set, a positive size with its unit.
+    const QString memory = labelText("memoryLabel");
+    const QRegularExpression size(QStringLiteral("^(\\d+(?:[.,]\\d+)?) (KiB|MiB|GiB) in RAM$"));
+    const QRegularExpressionMatch m = size.match(memory);
+    QVERIFY2(m.hasMatch(), qPrintable(memory));
+    const double value = QLocale().toDouble(m.captured(1));
+    const double bytes = value * (m.captured(2) == QLatin1String("KiB") ? 1024.0 : m.captured(2) == QLatin1String("MiB") ? 1048576.0 : 1073741824.0);
+    QVERIFY2(bytes > 4 * 1048576.0, qPrintable(memory)); // a Qt application holds more than 4 MiB
+}
+
+void TestMainWindow::inspectorHasRoomAt1600()
+{
+    MainWindow w(MainWindow::Options{false});
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* inspector = w.findChild<QDockWidget*>(QStringLiteral("inspectorDock"));
+    auto* browser = w.findChild<QDockWidget*>(QStringLiteral("browserDock"));
+    QVERIFY(inspector && browser);
+    // Below the browser at its width: the inspector's tables need some 400 px.
+    QCOMPARE(w.dockWidgetArea(inspector), Qt::LeftDockWidgetArea);
+    QVERIFY2(inspector->width() >= 450, qPrintable(QString::number(inspector->width())));
+    QVERIFY(inspector->geometry().top() >= browser->geometry().bottom());
+    // The views keep most of the window.
+    QVERIFY(w.centralWidget()->width() >= 900);
+}
+
+void TestMainWindow::fileMenuHasEachActionOnce()
+{
+    MainWindow w(MainWindow::Options{false});
+    QStringList texts;
+    for (QAction* a : w.menuBar()->actions())
+        for (QAction* item : a->menu()->actions())
+            if (!item->isSeparator())
+                texts << a->text() + QLatin1Char('/') + item->text();
+    for (const QString& t : texts)
+        QVERIFY2(texts.count(t) == 1, qPrintable(t));
+}
+
+void TestMainWindow::exportsReport_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QByteArray>("needle");
+    QTest::addRow("html") << "report.html" << QByteArray("width=\"100%\"");
+    QTest::addRow("pdf") << "report.pdf" << QByteArray("%PDF");
+}
+
+void TestMainWindow::exportsReport()
+{
+    QFETCH(QString, name);
+    QFETCH(QByteArray, needle);
+    MainWindow w(MainWindow::Options{false});
+    w.openDemo();
+    waitOpened(w);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(name);
+    QSignalSpy done(&w, &MainWindow::reportExported);
+    w.exportReport(path);
+    QVERIFY(w.isBusy());
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY(bytes.size() > 20000); // figures included
+    QVERIFY(bytes.contains(needle));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,7 +1,8 @@
 // The playground view on the offscreen platform: what it shows equals core's quantizeAffine
 // and packAffine for the chosen settings (codes, scales, packed words), a real row comes
 // from the dequantizer, big rows run as a background job while the event loop keeps going,
-// bad settings show an error inside the view, and the view and its export are not blank.
+// bad settings show an error inside the view, the view and its export are not blank, and
+// hovering a real row's codes links to the weight's element in the other views.
 #include "analysis/playground.h"
 #include "container/checkpoint.h"
 #include "jobrunner.h"
@@ -10,6 +11,8 @@
 #include "viewcontext.h"
 #include "views/playgroundview.h"
 #include "views/playgroundwords.h"
+#include "views/bitmapcanvas.h"
+#include "views/bitmapview.h"
 
 #include <QSet>
 #include <QSpinBox>
@@ -17,7 +20,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cstring>
+#include <set>
 
 using namespace qsw;
 
@@ -45,6 +50,8 @@ private slots:
     void bigRowRunsAsJob();
     void badSettingsShowError();
     void notBlankAndExports();
+    void hoverLinksToWeight_data();
+    void hoverLinksToWeight();
 };
 
 void TestPlaygroundView::showsCoreNumbers_data()
@@ -219,6 +226,88 @@ void TestPlaygroundView::notBlankAndExports()
     const QString png = dir.filePath(QStringLiteral("playground.png"));
     QVERIFY2(exportView(&view, png, &error), qPrintable(error));
     QVERIFY(distinctColours(QImage(png)) > 30);
+}
+
+void TestPlaygroundView::hoverLinksToWeight_data()
+{
+    QTest::addColumn<qs::AffineTarget>("target");
+    QTest::addColumn<int>("row");
+    QTest::addRow("gptq-v2: one row") << qs::AffineTarget::GptqV2 << 7;
+    QTest::addRow("awq: an 8-row block wrapping at the end") << qs::AffineTarget::AwqGemm << 252;
+}
+
+// Hovering a packed field or the row plot of a real weight's row sets the context's hovered
+// element to that weight's (row, col), and the bit map outlines it; synthetic rows do not.
+void TestPlaygroundView::hoverLinksToWeight()
+{
+    QFETCH(qs::AffineTarget, target);
+    QFETCH(int, row);
+    MainWindow window(MainWindow::Options{false});
+    window.resize(1600, 1000);
+    window.show();
+    window.openDemo();
+    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 20000);
+    QVERIFY(window.selectWeight(QStringLiteral("model.layers.1.mlp.up_proj"))); // [256, 128]
+    QVERIFY(window.showView(QStringLiteral("playground")));
+    auto* view = qobject_cast<PlaygroundView*>(window.analysisView(QStringLiteral("playground")));
+    QVERIFY(view);
+    view->setSource(PlaygroundView::Source::WeightRow);
+    view->setTarget(target);
+    view->setRow(row);
+    view->recompute();
+    QVERIFY(window.waitForIdle(20000));
+    QVERIFY2(view->result(), qPrintable(view->errorText()));
+    ViewContext* context = window.viewContext();
+    const int weight = window.selectedWeight();
+    const uint64_t rows = 256;
+
+    // Every field of every shown word: the mouse over it names its element.
+    PlaygroundWords* words = view->words();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    int fields = 0;
+    std::set<std::pair<uint64_t, uint64_t>> seen;
+    for (int y = 0; y < words->height(); y += 3)
+        for (int x = 0; x < words->width(); x += 4) {
+            const auto hit = words->fieldAt(QPoint(x, y));
+            if (!hit || !seen.insert(*hit).second)
+                continue;
+            QMouseEvent move(QEvent::MouseMove, QPointF(x, y), words->mapToGlobal(QPointF(x, y)), Qt::NoButton, Qt::NoButton,
+                             Qt::NoModifier);
+            QCoreApplication::sendEvent(words, &move);
+            const ElementRef want{weight, int64_t((uint64_t(row) + hit->first) % rows), int64_t(hit->second)};
+            QCOMPARE(context->hovered(), want);
+            QCOMPARE(words->highlighted(), hit);
+            ++fields;
+        }
+    QVERIFY(fields >= 8);
+    // Some hits belong to other block rows for AWQ, whose words hold eight rows.
+    if (target == qs::AffineTarget::AwqGemm)
+        QVERIFY(std::any_of(seen.begin(), seen.end(), [](const auto& h) { return h.first == 7; }));
+
+    // The row plot: column k of the focus row.
+    view->hoverElement(0, 21);
+    QCOMPARE(context->hovered(), (ElementRef{weight, row, 21}));
+    // The bit map, on the same weight, outlines the element.
+    auto* bitmap = qobject_cast<BitMapView*>(window.analysisView(QStringLiteral("bitmap")));
+    QVERIFY(bitmap);
+    QCOMPARE(bitmap->canvas()->hovered(), std::optional(std::pair(uint64_t(row), uint64_t(21))));
+    // Leaving clears it.
+    view->hoverElement(-1, -1);
+    QVERIFY(!context->hovered().isValid());
+    QVERIFY(!bitmap->canvas()->hovered());
+
+    // Another view hovering an element of a shown row outlines its field here.
+    context->setHovered({weight, row, 3});
+    QCOMPARE(words->highlighted(), std::optional(std::pair(uint64_t(0), uint64_t(3))));
+    context->setHovered({});
+
+    // A synthetic row names no weight element.
+    view->setSource(PlaygroundView::Source::Normal);
+    view->recompute();
+    QVERIFY(window.waitForIdle(20000));
+    view->hoverElement(0, 5);
+    QVERIFY(!context->hovered().isValid());
+    QCOMPARE(words->highlighted(), std::optional(std::pair(uint64_t(0), uint64_t(5))));
 }
 
 QTEST_MAIN(TestPlaygroundView)

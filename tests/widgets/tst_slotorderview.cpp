@@ -1,5 +1,5 @@
 // Slot order view: follows the selected weight (GPTQ-3 straddles, AWQ's interleave in the
-// demo checkpoint), browses any spec (Q4_0's split halves), zooms, exports as PNG/SVG/PDF,
+// demo checkpoint), browses any spec (Q4_0's split halves), fits the tab, zooms, exports as PNG/SVG/PDF,
 // and paints something in light and dark.
 #include "figures/slotorderfigure.h"
 #include "mainwindow.h"
@@ -12,6 +12,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
@@ -98,6 +99,48 @@ private slots:
         }
     }
 
+    // The diagrams open fitted to the tab (they opened at 65%, most of the tab empty), and
+    // follow its size until the zoom slider takes over.
+    void fitsTheViewByDefault_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addRow("gptq-v1") << "gptq-v1";
+        QTest::addRow("awq-gemm") << "awq-gemm";
+        QTest::addRow("gguf-q6_k") << "gguf-q6_k";
+        QTest::addRow("bnb-nf4") << "bnb-nf4";
+    }
+    void fitsTheViewByDefault()
+    {
+        QFETCH(QString, format);
+        QVERIFY(m_view->fitsToView());
+        QVERIFY(m_view->showFormat(format));
+        auto* scroll = m_view->findChild<QScrollArea*>();
+        // The note above may rewrap and resize the viewport: the fit follows.
+        QTRY_VERIFY(scroll->widget()->width() >= scroll->viewport()->width() * 0.95
+                    || scroll->widget()->height() >= scroll->viewport()->height() * 0.95);
+        const QSize viewport = scroll->viewport()->size(), canvas = scroll->widget()->size();
+        const double covered = double(canvas.width()) * canvas.height() / (double(viewport.width()) * viewport.height());
+        // Wide diagrams (NF4's 64-bit words) cannot fill a 4:3 tab; they fill its width.
+        QVERIFY2(covered >= 0.5, qPrintable(QStringLiteral("%1x%2 in %3x%4").arg(canvas.width()).arg(canvas.height())
+                                               .arg(viewport.width()).arg(viewport.height())));
+        QVERIFY2(canvas.width() <= viewport.width() && canvas.height() <= viewport.height(), qPrintable(QStringLiteral("%1x%2 in %3x%4").arg(canvas.width()).arg(canvas.height()).arg(viewport.width()).arg(viewport.height())));
+        QVERIFY(scroll->horizontalScrollBar()->maximum() == 0 && scroll->verticalScrollBar()->maximum() == 0);
+    }
+
+    void refitsWhenResized()
+    {
+        QVERIFY(m_view->fitsToView());
+        auto* scroll = m_view->findChild<QScrollArea*>();
+        const QSize before = scroll->widget()->size();
+        m_window->resize(1200, 800);
+        QTRY_VERIFY(scroll->widget()->width() < before.width() || scroll->widget()->height() < before.height());
+        QVERIFY(scroll->widget()->width() <= scroll->viewport()->width());
+        QVERIFY(scroll->widget()->height() <= scroll->viewport()->height());
+        m_window->resize(1600, 1000);
+        QTRY_VERIFY(scroll->widget()->width() >= scroll->viewport()->width() * 0.95
+                    || scroll->widget()->height() >= scroll->viewport()->height() * 0.95);
+    }
+
     void browsesQ40SplitHalves()
     {
         QVERIFY(m_view->showFormat(QStringLiteral("gguf-q4_0")));
@@ -119,6 +162,7 @@ private slots:
         QVERIFY(m_view->showFormat(QStringLiteral("awq-gemm")));
         auto* canvas = m_view->findChild<QScrollArea*>()->widget();
         m_view->setZoom(1.0);
+        QVERIFY(!m_view->fitsToView()); // the slider took over
         const QSize one = canvas->size();
         m_view->setZoom(2.0);
         QCOMPARE(canvas->width(), 2 * one.width());

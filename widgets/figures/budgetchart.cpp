@@ -62,7 +62,30 @@ QCPItemText* lineLabel(QCustomPlot* plot, QCPAxisRect* rect, double x, const QSt
     return label;
 }
 
+struct MemoryUnit {
+    QString name;
+    double perGiB; // units in one GiB: a power of two, so scaling is exact
+};
+
+MemoryUnit memoryUnitFor(double gib)
+{
+    if (gib >= 1024)
+        return {BudgetChartText::tr("TiB"), 1.0 / 1024};
+    if (gib >= 1)
+        return {BudgetChartText::tr("GiB"), 1};
+    if (gib * 1024 >= 1)
+        return {BudgetChartText::tr("MiB"), 1024};
+    return {BudgetChartText::tr("KiB"), 1024.0 * 1024};
+}
+
 } // namespace
+
+QString memoryText(double gib)
+{
+    const MemoryUnit unit = memoryUnitFor(gib);
+    const double v = gib * unit.perGiB;
+    return BudgetChartText::tr("%L1 %2").arg(v, 0, 'f', v < 10 ? 2 : 1).arg(unit.name);
+}
 
 QString budgetFamilyName(qs::BudgetKind kind)
 {
@@ -118,14 +141,20 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     }
     out.memoryRect->axis(QCPAxis::atLeft)->setTickLabels(false);
 
-    // Bits per weight, one bar series per family so each has its format colour.
-    std::map<qs::BudgetKind, QCPBars*> families;
+    // Bits per weight, one bar series per storage kind: the theme colours formats by kind
+    // (float, integer codes, GGUF blocks, codebooks), so the legend names kinds, not families.
+    std::map<QRgb, QCPBars*> kinds;
     double maxBits = 0, maxGiB = 0;
     for (int i = 0; i < n; ++i) {
         const qs::BudgetRow& r = out.rows[size_t(i)];
-        QCPBars*& bars = families[r.format.kind];
+        const QColor colour = theme.formatColor(QString::fromStdString(r.format.id));
+        QCPBars*& bars = kinds[colour.rgba()];
         if (!bars) {
-            bars = makeBars(out.bitsRect, theme.formatColor(QString::fromStdString(r.format.id)), budgetFamilyName(r.format.kind));
+            const QString name = colour == theme.codebookFormat ? BudgetChartText::tr("codebook (NF4, FP4, IQ)")
+                : colour == theme.blockFormat                  ? BudgetChartText::tr("GGUF blocks")
+                : colour == theme.integerFormat                ? BudgetChartText::tr("integer codes + scales")
+                                                               : BudgetChartText::tr("float");
+            bars = makeBars(out.bitsRect, colour, name);
             out.bitsBars << bars;
         }
         bars->addData(i, r.bitsPerWeight);
@@ -136,44 +165,57 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     bx->setLabel(BudgetChartText::tr("bits per weight (every scale, zero and index counted)"));
     bx->setRange(0, std::max(maxBits, options.currentBpw) * 1.08 + 0.01);
 
-    // Memory, split by whether it fits.
+    // Memory, split by whether it fits, in the unit that suits the largest bar: a
+    // 600K-parameter checkpoint in GiB would be bars of width zero.
+    const MemoryUnit unit = memoryUnitFor(maxGiB);
+    out.memoryScale = unit.perGiB;
+    out.memoryUnit = unit.name;
     out.fits = makeBars(out.memoryRect, options.memoryGiB ? theme.ok : theme.accent,
                         options.memoryGiB ? BudgetChartText::tr("fits") : BudgetChartText::tr("memory"));
     out.over = makeBars(out.memoryRect, theme.warning, BudgetChartText::tr("does not fit"));
     for (int i = 0; i < n; ++i) {
         const qs::BudgetRow& r = out.rows[size_t(i)];
-        (r.fits.value_or(true) ? out.fits : out.over)->addData(i, r.gib);
+        (r.fits.value_or(true) ? out.fits : out.over)->addData(i, r.gib * unit.perGiB);
     }
     QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
-    mx->setLabel(options.params ? BudgetChartText::tr("GiB for %1 parameters (weights only)").arg(options.paramsText)
-                                : BudgetChartText::tr("GiB (weights only)"));
-    double top = maxGiB;
-    if (options.memoryGiB)
-        top = std::max(top, *options.memoryGiB);
-    mx->setRange(0, top * 1.1 + 1e-9);
+    QString axisLabel = options.params ? BudgetChartText::tr("%1 for %2 parameters (weights only)").arg(unit.name, options.paramsText)
+                                       : BudgetChartText::tr("%1 (weights only)").arg(unit.name);
+    // A budget far beyond every bar stays off the axis (named in its label) so the bars
+    // keep a readable length.
+    const double barsTop = maxGiB * unit.perGiB;
+    const double budget = options.memoryGiB ? *options.memoryGiB * unit.perGiB : 0;
+    out.budgetOnAxis = options.memoryGiB && budget <= 3 * barsTop;
+    if (options.memoryGiB && !out.budgetOnAxis)
+        axisLabel += BudgetChartText::tr("; budget %1 off scale →").arg(memoryText(*options.memoryGiB));
+    mx->setLabel(axisLabel);
+    mx->setRange(0, std::max(barsTop, out.budgetOnAxis ? budget : 0.0) * 1.1 + 1e-9);
 
     applyPlotTheme(plot, theme);
-    if (options.memoryGiB) {
-        verticalLine(plot, out.memoryRect, *options.memoryGiB, QPen(theme.text, 1.5, Qt::DashLine));
-        lineLabel(plot, out.memoryRect, *options.memoryGiB, BudgetChartText::tr("budget %L1 GiB").arg(*options.memoryGiB, 0, 'f', 1),
-                  theme.text, theme.background, Qt::AlignRight);
+    if (out.budgetOnAxis) {
+        verticalLine(plot, out.memoryRect, budget, QPen(theme.text, 1.5, Qt::DashLine));
+        lineLabel(plot, out.memoryRect, budget, BudgetChartText::tr("budget %1").arg(memoryText(*options.memoryGiB)), theme.text,
+                  theme.background, Qt::AlignRight);
     }
+    // A marker label sits right of its line unless the line is in the right third.
+    auto placeLabel = [](QCPItemText* label, QCPAxis* axis, double x) {
+        const bool right = x > axis->range().lower + 0.65 * axis->range().size();
+        label->position->setCoords(x, 1);
+        label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+    };
     if (options.currentBpw > 0) {
         const QPen pen(theme.accent, 2, Qt::DashDotLine);
         verticalLine(plot, out.bitsRect, options.currentBpw, pen);
         auto* bitsLabel = lineLabel(plot, out.bitsRect, options.currentBpw,
                                     BudgetChartText::tr("%1: %L2 bpw").arg(options.currentLabel).arg(options.currentBpw, 0, 'f', 3),
                                     theme.accent, theme.background, Qt::AlignLeft);
-        bitsLabel->position->setCoords(options.currentBpw, 1);
-        bitsLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        placeLabel(bitsLabel, bx, options.currentBpw);
         if (options.params) {
             const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB;
-            verticalLine(plot, out.memoryRect, gib, pen);
-            auto* label = lineLabel(plot, out.memoryRect, gib,
-                                    BudgetChartText::tr("%1: %L2 GiB").arg(options.currentLabel).arg(gib, 0, 'f', 1),
-                                    theme.accent, theme.background, Qt::AlignLeft);
-            label->position->setCoords(gib, 1);
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+            verticalLine(plot, out.memoryRect, gib * unit.perGiB, pen);
+            auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB,
+                                    BudgetChartText::tr("%1: %2").arg(options.currentLabel, memoryText(gib)), theme.accent,
+                                    theme.background, Qt::AlignLeft);
+            placeLabel(label, mx, gib * unit.perGiB);
         }
     }
     // A legend of the families, in one row above the plots.

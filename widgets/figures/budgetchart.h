@@ -1,6 +1,6 @@
 #pragma once
-// The memory-budget chart: effective bits per weight of each format (left, coloured by format
-// family) and the memory a model of the chosen size needs in it (right, in GiB), with the
+// The memory-budget chart: effective bits per weight of each format (left, coloured by storage
+// kind) and the memory a model of the chosen size needs in it (right, in KiB to TiB), with the
 // user's RAM/VRAM as a budget line, formats that fit in the theme's ok colour and the others
 // in its warning colour, and the open checkpoint's actual bits per weight marked. Rows come
 // from core's budgetTable unchanged. Used by the budget view and by reports.
@@ -30,16 +30,23 @@ struct BudgetChartOptions {
 
 struct BudgetChart {
     std::vector<qs::BudgetRow> rows; // bar i (top to bottom) is rows[i]
-    QVector<QCPBars*> bitsBars;      // one per format family present; keys are row indices
+    QVector<QCPBars*> bitsBars;      // one per storage kind present (the format colours); keys are row indices
     QCPBars* fits = nullptr;         // memory bars of rows that fit (or all, without a budget)
     QCPBars* over = nullptr;         // memory bars of rows that do not fit
     QCPAxisRect* bitsRect = nullptr;
     QCPAxisRect* memoryRect = nullptr;
+    // The memory axis's unit: a bar's value is gib * memoryScale (1024^k, exact).
+    QString memoryUnit;
+    double memoryScale = 1;
+    bool budgetOnAxis = false; // false: the budget is far right of every bar, marked off scale
 };
 
 // Clears `plot` and fills it with `rows` in the order given.
 BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
                              const Theme& theme);
+
+// "23.5 GiB", "584.2 KiB": a memory size in the unit that suits it.
+QString memoryText(double gib);
 
 // "GGUF", "GPTQ", ... for a budget format.
 QString budgetFamilyName(qs::BudgetKind kind);

@@ -35,13 +35,31 @@ QString scaleFieldLabel(const qs::GroupScales& scales, ScaleField field, qs::Cel
 ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales, const ScaleHeatmapOptions& options,
                                const Theme& theme)
 {
+    const std::vector<float>& values = options.field == ScaleField::Scales ? scales.scales : scales.zeros;
+    // The core grid is [groups, rows]: groups become x, rows y.
+    const bool decimated = scales.groups > options.maxGroupCells || scales.rows > options.maxRowCells;
+    GridHeatmapLabels labels;
+    labels.title = options.title;
+    labels.groups = scales.groups;
+    labels.rows = scales.rows;
+    labels.xLabel = scales.gIdx.empty() ? ScaleHeatmapText::tr("group (input columns / %1)").arg(scales.groupSize)
+                                        : ScaleHeatmapText::tr("group (act-order: columns by g_idx)");
+    labels.colourLabel = scaleFieldLabel(scales, options.field, options.reduce, decimated);
+    return buildGridHeatmap(plot,
+                            qs::decimateGrid(values, scales.groups, scales.rows, options.maxGroupCells, options.maxRowCells,
+                                             decimated ? options.reduce : qs::CellReduce::Max),
+                            labels, theme);
+}
+
+ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const GridHeatmapLabels& labels, const Theme& theme)
+{
     plot->clearPlottables();
     plot->clearItems();
     plot->plotLayout()->clear();
     auto* rect = new QCPAxisRect(plot);
     int row = 0;
-    if (!options.title.isEmpty()) {
-        plot->plotLayout()->addElement(row++, 0, new QCPTextElement(plot, options.title, QFont(plot->font().family(), 11, QFont::Bold)));
+    if (!labels.title.isEmpty()) {
+        plot->plotLayout()->addElement(row++, 0, new QCPTextElement(plot, labels.title, QFont(plot->font().family(), 11, QFont::Bold)));
     }
     plot->plotLayout()->addElement(row, 0, rect);
     rect->setupFullAxesBox(false);
@@ -49,11 +67,7 @@ ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales,
         a->setVisible(false);
 
     ScaleHeatmap out;
-    const std::vector<float>& values = options.field == ScaleField::Scales ? scales.scales : scales.zeros;
-    // The core grid is [groups, rows]: groups become x, rows y.
-    const bool decimated = scales.groups > options.maxGroupCells || scales.rows > options.maxRowCells;
-    out.grid = qs::decimateGrid(values, scales.groups, scales.rows, options.maxGroupCells, options.maxRowCells,
-                                decimated ? options.reduce : qs::CellReduce::Max);
+    out.grid = std::move(grid);
     const qs::DecimatedGrid& g = out.grid;
 
     out.map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
@@ -83,19 +97,18 @@ ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales,
     out.map->setGradient(sequentialGradient());
     const double lo = g.lo, hi = g.hi > g.lo ? g.hi : g.lo + (g.lo == 0 ? 1.0 : std::fabs(g.lo) * 1e-3);
     out.map->setDataRange(QCPRange(lo, hi));
-    out.colorScale->axis()->setLabel(scaleFieldLabel(scales, options.field, options.reduce, decimated));
+    out.colorScale->axis()->setLabel(labels.colourLabel);
     auto* margins = new QCPMarginGroup(plot);
     rect->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     out.colorScale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
 
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    x->setLabel(scales.gIdx.empty() ? ScaleHeatmapText::tr("group (input columns / %1)").arg(scales.groupSize)
-                                    : ScaleHeatmapText::tr("group (act-order: columns by g_idx)"));
+    x->setLabel(labels.xLabel.isEmpty() ? ScaleHeatmapText::tr("group") : labels.xLabel);
     y->setLabel(ScaleHeatmapText::tr("output row"));
     y->setRangeReversed(true);
-    x->setRange(-0.5, double(std::max<uint64_t>(scales.groups, 1)) - 0.5);
-    y->setRange(-0.5, double(std::max<uint64_t>(scales.rows, 1)) - 0.5);
+    x->setRange(-0.5, double(std::max<uint64_t>(labels.groups, 1)) - 0.5);
+    y->setRange(-0.5, double(std::max<uint64_t>(labels.rows, 1)) - 0.5);
     for (QCPAxis* axis : {x, y}) {
         QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
         ticker->setTickStep(1); // groups and rows are integers

@@ -37,6 +37,20 @@ struct ScaleHeatmap {
 ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales, const ScaleHeatmapOptions& options,
                                const Theme& theme);
 
+// What buildGridHeatmap writes around a grid: the source extent (groups along x, output rows
+// along y, before decimation) and the axis and colour-scale labels.
+struct GridHeatmapLabels {
+    uint64_t groups = 0, rows = 0;
+    QString xLabel;      // default "group"
+    QString colourLabel; // what the colours mean
+    QString title;
+};
+
+// Clears `plot` and draws an already reduced grid [group cells, row cells] (cell i covers
+// source groups [i*rowStep, (i+1)*rowStep)); the core of buildScaleHeatmap, and what reports
+// use for their pooled grids.
+ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const GridHeatmapLabels& labels, const Theme& theme);
+
 // "scale (weight units)", "zero point (code units)" ...: the colour scale's label; with
 // `decimated`, what each cell reduces to ("max |scale (weight units)| per cell").
 QString scaleFieldLabel(const qs::GroupScales& scales, ScaleField field, qs::CellReduce reduce, bool decimated);

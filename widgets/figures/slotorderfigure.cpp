@@ -1,5 +1,7 @@
 #include "slotorderfigure.h"
 
+#include "figurepainter.h"
+
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
@@ -15,10 +17,10 @@ namespace {
 constexpr double kMargin = 20, kTitle = 46, kBox = 34, kCurves = 120, kStrip = 30, kBelow = 40, kLegendLine = 18;
 constexpr size_t kMaxElements = 32;
 
-QString tr(const char* s)
-{
-    return QCoreApplication::translate("SlotOrderFigure", s);
-}
+// A named context lupdate can see (a free Text::tr() wrapper hid these strings from it).
+class Text {
+    Q_DECLARE_TR_FUNCTIONS(SlotOrderFigure)
+};
 
 QString elementLabel(qs::PackAxis axis, uint64_t row, uint64_t col)
 {
@@ -48,7 +50,7 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
 {
     SlotDiagram d;
     if (!spec.locate || p.K == 0 || p.N == 0) {
-        d.error = tr("no layout to draw");
+        d.error = Text::tr("no layout to draw");
         return d;
     }
     std::vector<std::pair<uint64_t, uint64_t>> cands;
@@ -110,7 +112,7 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
     std::sort(d.words.begin(), d.words.end());
     d.words.erase(std::unique(d.words.begin(), d.words.end()), d.words.end());
     if (d.elements.empty())
-        d.error = tr("no element fits the diagram");
+        d.error = Text::tr("no element fits the diagram");
     return d;
 }
 
@@ -141,12 +143,7 @@ QSizeF SlotOrderFigure::naturalSize() const
 void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
 {
     const QSizeF size = naturalSize();
-    painter.save();
-    const double scale = std::min(target.width() / size.width(), target.height() / size.height());
-    painter.translate(target.topLeft() + QPointF((target.width() - size.width() * scale) / 2, (target.height() - size.height() * scale) / 2));
-    painter.scale(scale, scale);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.fillRect(QRectF(QPointF(0, 0), size), theme.background);
+    beginFigure(painter, target, size, theme.background);
 
     QFont base = painter.font();
     base.setPixelSize(12);
@@ -160,14 +157,14 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     painter.drawText(QPointF(kMargin, kMargin + 14), QString::fromStdString(m_spec.name));
     painter.setFont(base);
     painter.setPen(theme.mutedText);
-    const QString order = m_spec.slotOrder.empty() ? tr("natural") : [&] {
+    const QString order = m_spec.slotOrder.empty() ? Text::tr("natural") : [&] {
         QStringList l;
         for (int s : m_spec.slotOrder)
             l << QString::number(s);
         return l.join(QStringLiteral(", "));
     }();
     painter.drawText(QPointF(kMargin, kMargin + 34),
-                     tr("%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5")
+                     Text::tr("%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5")
                          .arg(QString::fromStdString(m_spec.id))
                          .arg(m_params.bits)
                          .arg(QString::fromUtf8(qs::packAxisName(m_spec.packAxis).data()))
@@ -257,7 +254,7 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
                                  QString::number(b));
         painter.setPen(theme.text);
         painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop,
-                         tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]));
+                         Text::tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]));
     }
 
     // Elements on top, curves to each piece.
@@ -291,7 +288,7 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
             painter.setFont(small);
             painter.setPen(theme.mutedText);
             painter.drawText(QRectF(box.left() - 4, topY - 1, box.width() + 8, 12), Qt::AlignHCenter | Qt::AlignTop,
-                             tr("slot %1").arg(el.slot));
+                             Text::tr("slot %1").arg(el.slot));
         }
     }
 
@@ -299,20 +296,20 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     painter.setFont(base);
     painter.setPen(theme.mutedText);
     double ly = stripY + kStrip + kBelow;
-    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? tr("n = output row") : m_spec.packAxis == qs::PackAxis::Block
-        ? tr("element index within the block")
-        : tr("k = input column, n = output row");
+    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? Text::tr("n = output row") : m_spec.packAxis == qs::PackAxis::Block
+        ? Text::tr("element index within the block")
+        : Text::tr("k = input column, n = output row");
     painter.drawText(QPointF(kMargin, ly += kLegendLine),
-                     tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.")
+                     Text::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.")
                          .arg(axis, m_diagram.tensor));
     bool split = false;
     for (const auto& el : m_diagram.elements)
         split = split || el.pieces.size() > 1;
     if (split)
         painter.drawText(QPointF(kMargin, ly += kLegendLine),
-                         tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
+                         Text::tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
     if (!m_spec.slotOrder.empty())
-        painter.drawText(QPointF(kMargin, ly += kLegendLine), tr("Slot s holds the word's element order[s]: %1.").arg(order));
+        painter.drawText(QPointF(kMargin, ly += kLegendLine), Text::tr("Slot s holds the word's element order[s]: %1.").arg(order));
     painter.restore();
 }
 

@@ -1,5 +1,7 @@
 #include "wordfigure.h"
 
+#include "figurepainter.h"
+
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
@@ -13,10 +15,10 @@ namespace {
 constexpr double kMargin = 20, kTitle = 46, kByteW = 44, kByteH = 28, kLegendLine = 20, kBitW = 28, kBitH = 40;
 constexpr int kBytesPerRow = 16;
 
-QString tr(const char* s)
-{
-    return QCoreApplication::translate("WordFigure", s);
-}
+// A named context lupdate can see (a free Text::tr() wrapper hid these strings from it).
+class Text {
+    Q_DECLARE_TR_FUNCTIONS(WordFigure)
+};
 
 } // namespace
 
@@ -44,12 +46,7 @@ QSizeF WordFigure::naturalSize() const
 void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
 {
     const QSizeF size = naturalSize();
-    painter.save();
-    const double scale = std::min(target.width() / size.width(), target.height() / size.height());
-    painter.translate(target.topLeft() + QPointF((target.width() - size.width() * scale) / 2, (target.height() - size.height() * scale) / 2));
-    painter.scale(scale, scale);
-    painter.setRenderHint(QPainter::Antialiasing);
-    painter.fillRect(QRectF(QPointF(0, 0), size), theme.background);
+    beginFigure(painter, target, size, theme.background);
     QFont bold = painter.font();
     bold.setBold(true);
     bold.setPixelSize(16);
@@ -62,9 +59,9 @@ void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& the
     painter.setFont(base);
     painter.setPen(theme.mutedText);
     if (isBlock())
-        painter.drawText(QPointF(kMargin, kMargin + 34), tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
+        painter.drawText(QPointF(kMargin, kMargin + 34), Text::tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
     else
-        painter.drawText(QPointF(kMargin, kMargin + 34), tr("One %1-bit word of %2, bit 0 (LSB) on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
+        painter.drawText(QPointF(kMargin, kMargin + 34), Text::tr("One %1-bit word of %2, bit 0 (LSB) on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
     if (isBlock())
         paintBlock(painter, theme);
     else
@@ -125,7 +122,7 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
         const qs::BlockField& f = m_spec.blockFields[i];
         painter.fillRect(QRectF(kMargin, y + 4, 12, 12), itemColor(int(i), theme));
         painter.setPen(theme.text);
-        const QString text = tr("%1  @%2, %3 bytes, %4: %5")
+        const QString text = Text::tr("%1  @%2, %3 bytes, %4: %5")
                                  .arg(QString::fromStdString(f.name))
                                  .arg(f.byteOffset)
                                  .arg(f.byteSize)
@@ -183,20 +180,20 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
     painter.setFont(base);
     double y = top + kBitH + 24;
     painter.setPen(theme.text);
-    painter.drawText(QPointF(kMargin, y), tr("%1 word %2 holds:").arg(m_diagram.tensor).arg(word));
+    painter.drawText(QPointF(kMargin, y), Text::tr("%1 word %2 holds:").arg(m_diagram.tensor).arg(word));
     for (int i : inWord) {
         const auto& el = m_diagram.elements[size_t(i)];
         y += kLegendLine;
         painter.fillRect(QRectF(kMargin, y - 11, 12, 12), itemColor(i, theme));
         QStringList parts;
         for (const qs::BitPiece& pc : el.pieces)
-            parts << tr("word %1 bits %2..%3").arg(pc.word).arg(pc.bit).arg(pc.bit + pc.width - 1);
+            parts << Text::tr("word %1 bits %2..%3").arg(pc.word).arg(pc.bit).arg(pc.bit + pc.width - 1);
         painter.setPen(theme.text);
         painter.drawText(QPointF(kMargin + 18, y),
-                         tr("element (n %1, k %2)%3: %4")
+                         Text::tr("element (n %1, k %2)%3: %4")
                              .arg(el.row)
                              .arg(el.col)
-                             .arg(el.slot >= 0 ? tr(", slot %1").arg(el.slot) : QString())
+                             .arg(el.slot >= 0 ? Text::tr(", slot %1").arg(el.slot) : QString())
                              .arg(parts.join(QStringLiteral(" + "))));
     }
 }

@@ -1,6 +1,7 @@
 #pragma once
-// The report's data figures painted with QPainter from core's numbers: a scale heatmap
-// [groups x out_features] with its colour scale, and a histogram with axes. Vector-friendly.
+// The report's data figures, drawn by the views' own QCustomPlot builders
+// (figures/scaleheatmap, figures/errorhistogram) on an offscreen plot and replayed as vector
+// commands. QCustomPlot is a widget: call these on the GUI thread only.
 #include "report/report.h"
 #include "theme.h"
 
@@ -12,7 +13,7 @@ class QPainter;
 namespace qsw {
 
 QSizeF dataFigureSize(const qs::report::Figure& figure);
-void paintScaleHeatmap(QPainter& painter, const QRectF& target, const qs::report::Figure& figure, const Theme& theme);
-void paintHistogram(QPainter& painter, const QRectF& target, const qs::report::Figure& figure, const Theme& theme);
+// A ScaleHeatmap or ErrorHistogram figure, aspect kept and centred in `target`.
+void paintDataFigure(QPainter& painter, const QRectF& target, const qs::report::Figure& figure, const Theme& theme);
 
 } // namespace qsw

@@ -5,6 +5,7 @@
 #include "report/datafigures.h"
 
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QPageLayout>
@@ -13,6 +14,7 @@
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QTextDocument>
+#include <QThread>
 #include <QUrl>
 
 #include <cmath>
@@ -103,8 +105,8 @@ void paintFigure(QPainter& painter, const QRectF& target, const Figure& f, const
     switch (f.kind) {
     case FigureKind::SlotOrder: SlotOrderFigure(specOf(f), f.params).paint(painter, target, theme); break;
     case FigureKind::Block: WordFigure(specOf(f), f.params).paint(painter, target, theme); break;
-    case FigureKind::ScaleHeatmap: paintScaleHeatmap(painter, target, f, theme); break;
-    case FigureKind::ErrorHistogram: paintHistogram(painter, target, f, theme); break;
+    case FigureKind::ScaleHeatmap:
+    case FigureKind::ErrorHistogram: paintDataFigure(painter, target, f, theme); break;
     }
 }
 
@@ -142,13 +144,13 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
             case Block::Kind::Code: h += QStringLiteral("<pre>%1</pre>\n").arg(esc(b.text)); break;
             case Block::Kind::Facts:
                 // A two-column table renders the same in browsers and QTextDocument.
-                h += QStringLiteral("<table class=\"facts\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
+                h += QStringLiteral("<table class=\"facts\" width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
                 for (const auto& [label, value] : b.facts)
                     h += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(esc(label), esc(value));
                 h += QStringLiteral("</table>\n");
                 break;
             case Block::Kind::Table: {
-                h += QStringLiteral("<table border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<tr>");
+                h += QStringLiteral("<table width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<tr>");
                 for (const std::string& c : b.table.header)
                     h += QStringLiteral("<th>%1</th>").arg(esc(c));
                 h += QStringLiteral("</tr>\n");
@@ -228,19 +230,41 @@ QString reportMarkdown(const Document& doc, const QString& figurePrefix)
     return m;
 }
 
+std::vector<QImage> renderReportFigures(const Document& doc, ReportFormat format, const Control& control)
+{
+    // Data figures draw through a QCustomPlot, a widget.
+    if (QThread::currentThread() != QCoreApplication::instance()->thread())
+        throw qs::Error("report: figures are rendered on the GUI thread");
+    const Theme theme = reportTheme();
+    std::vector<QImage> images;
+    for (size_t i = 0; i < doc.figures.size(); ++i) {
+        control.check();
+        images.push_back(renderFigure(doc.figures[i], theme, format == ReportFormat::Pdf ? 2.5 : 2.0));
+        control.report(double(i + 1) / double(doc.figures.size()));
+    }
+    control.check();
+    return images;
+}
+
 void writeReport(const Document& doc, const QString& path, const Control& control)
 {
     const auto format = reportFormatFor(path);
     if (!format)
         failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
-    const Theme theme = reportTheme();
     // Figures first: the slow part, with progress and cancel between them.
-    std::vector<QImage> images;
-    for (size_t i = 0; i < doc.figures.size(); ++i) {
-        control.check();
-        images.push_back(renderFigure(doc.figures[i], theme, *format == ReportFormat::Pdf ? 2.5 : 2.0));
-        control.report(0.8 * double(i + 1) / double(doc.figures.size()));
-    }
+    Control figures = control;
+    figures.progress = [&control](double f) { control.report(0.8 * f); };
+    const std::vector<QImage> images = renderReportFigures(doc, *format, figures);
+    writeReport(doc, path, images, control);
+}
+
+void writeReport(const Document& doc, const QString& path, const std::vector<QImage>& images, const Control& control)
+{
+    const auto format = reportFormatFor(path);
+    if (!format)
+        failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
+    if (images.size() != doc.figures.size())
+        failWrite(path, QStringLiteral("%1 figures rendered for %2").arg(images.size()).arg(doc.figures.size()));
     control.check();
 
     if (*format == ReportFormat::Html) {

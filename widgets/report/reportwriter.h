@@ -2,14 +2,16 @@
 // Renders a report Document: self-contained HTML (figures as base64 PNG, XHTML-compatible
 // markup), Markdown with PNG figures beside it, or PDF through QTextDocument + QPdfWriter.
 // The extension picks the format. Writing is atomic (QSaveFile): a failed or cancelled
-// export leaves no file behind. Needs a QGuiApplication (fonts); safe on a worker thread.
+// export leaves no file behind. Needs a QApplication: data figures are QCustomPlot widgets.
 #include "report/report.h"
 #include "theme.h"
 
 #include <QImage>
 #include <QString>
 
+#include <functional>
 #include <optional>
+#include <vector>
 
 class QPainter;
 
@@ -31,7 +33,16 @@ QImage renderFigure(const qs::report::Figure& figure, const Theme& theme, double
 QString reportHtml(const qs::report::Document& doc, const std::function<QString(size_t)>& imageSource, int imageWidth);
 QString reportMarkdown(const qs::report::Document& doc, const QString& figurePrefix);
 
+// Every figure of `doc` as an image at the resolution `format` wants. The data figures draw
+// through QCustomPlot (a widget), so this runs on the GUI thread (qs::Error otherwise).
+std::vector<QImage> renderReportFigures(const qs::report::Document& doc, ReportFormat format,
+                                        const qs::report::Control& control = {});
+
 // Throws qs::Error (naming the path) on failure and qs::report::Cancelled when cancelled.
+// Renders the figures, then writes: GUI thread.
 void writeReport(const qs::report::Document& doc, const QString& path, const qs::report::Control& control = {});
+// Writes with figures from renderReportFigures (one per doc.figures); safe on a worker thread.
+void writeReport(const qs::report::Document& doc, const QString& path, const std::vector<QImage>& figures,
+                 const qs::report::Control& control = {});
 
 } // namespace qsw

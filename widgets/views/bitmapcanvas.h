@@ -54,6 +54,7 @@ public:
     // Linked elements: hovered (thin outline) and selected (thick outline) pieces.
     void setHovered(std::optional<std::pair<uint64_t, uint64_t>> element);
     void setSelected(std::optional<std::pair<uint64_t, uint64_t>> element);
+    std::optional<std::pair<uint64_t, uint64_t>> hovered() const { return m_hovered; }
 
     uint64_t wordCount() const { return m_words; }
     uint64_t wordsPerRow() const { return m_wordsPerRow; }

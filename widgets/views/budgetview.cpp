@@ -241,16 +241,15 @@ void BudgetView::rebuild()
             if (!best || r.bitsPerWeight > best->bitsPerWeight)
                 best = &r;
         }
-    QString text = tr("%1 parameters in %L2 GiB: %3 of %4 formats fit.")
-                       .arg(countText(m_params))
-                       .arg(budget, 0, 'f', 1)
+    QString text = tr("%1 parameters in %2: %3 of %4 formats fit.")
+                       .arg(countText(m_params), memoryText(budget))
                        .arg(fit)
                        .arg(m_chart.rows.size());
     if (best)
-        text += tr(" The most precise that fits: <b>%1</b> (%L2 bpw, %L3 GiB).")
+        text += tr(" The most precise that fits: <b>%1</b> (%L2 bpw, %3).")
                     .arg(QString::fromStdString(best->format.id))
                     .arg(best->bitsPerWeight, 0, 'f', 3)
-                    .arg(best->gib, 0, 'f', 1);
+                    .arg(memoryText(best->gib));
     text += tr(" Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).");
     m_summary->setText(text);
     if (m_plot->isVisible())
@@ -267,12 +266,11 @@ void BudgetView::hover(QMouseEvent* event)
         if (i < 0 || i >= int(m_chart.rows.size()))
             break;
         const qs::BudgetRow& r = m_chart.rows[size_t(i)];
-        QString text = tr("%1\n%L2 bits per weight: %3\n%L4 GiB (%L5 GB)")
+        QString text = tr("%1\n%L2 bits per weight: %3\n%4 (%L5 GB)")
                            .arg(QString::fromStdString(r.format.id))
                            .arg(r.bitsPerWeight, 0, 'f', 4)
-                           .arg(QString::fromStdString(qs::budgetBreakdown(r.format, 4096, 4096)))
-                           .arg(r.gib, 0, 'f', 2)
-                           .arg(r.gb, 0, 'f', 2);
+                           .arg(QString::fromStdString(qs::budgetBreakdown(r.format, 4096, 4096)), memoryText(r.gib))
+                           .arg(r.gb, 0, 'g', 4);
         if (r.fits)
             text += *r.fits ? tr("\nfits the budget") : tr("\ndoes not fit the budget");
         QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);

@@ -109,6 +109,14 @@ PlaygroundView::PlaygroundView(ViewContext* context, QWidget* parent) : Analysis
     connect(context, &ViewContext::weightChanged, this, [this] { updateWeight(); });
     connect(context, &ViewContext::checkpointChanged, this, [this] { updateWeight(); });
     connect(context, &ViewContext::themeChanged, this, [this] { applyTheme(); });
+    connect(context, &ViewContext::hoveredChanged, this, &PlaygroundView::showLinkedHover);
+    connect(m_words, &PlaygroundWords::hoveredField, this, [this](qint64 row, qint64 col) { hoverElement(row, col); });
+    connect(m_row_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        const double k = m_errorRect->axis(QCPAxis::atBottom)->pixelToCoord(event->position().x());
+        const bool inside = m_codesRect->rect().united(m_errorRect->rect()).contains(event->position().toPoint());
+        hoverElement(inside && m_result && k > -0.5 ? 0 : -1, inside ? qint64(std::floor(k + 0.5)) : -1);
+    });
+    m_row_plot->installEventFilter(this);
     connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
         if (key == kJobKey)
             showError(message);
@@ -120,6 +128,50 @@ PlaygroundView::PlaygroundView(ViewContext* context, QWidget* parent) : Analysis
 // The context (and its job runner) may already be gone: the main window creates it before
 // the views and deletes it first. Results of a running job find no view (QPointer) and drop.
 PlaygroundView::~PlaygroundView() = default;
+
+bool PlaygroundView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_row_plot && event->type() == QEvent::Leave)
+        hoverElement(-1, -1);
+    return AnalysisView::eventFilter(watched, event);
+}
+
+ElementRef PlaygroundView::weightElement(qint64 blockRow, qint64 col) const
+{
+    if (!m_result || blockRow < 0 || col < 0 || uint64_t(blockRow) >= m_result->rows || uint64_t(col) >= m_result->cols
+        || m_shownWeight < 0 || m_shownWeight != context()->weight() || m_shownWeightRows == 0)
+        return {};
+    return {m_shownWeight, int64_t((m_shownBlockStart + uint64_t(blockRow)) % m_shownWeightRows), col};
+}
+
+void PlaygroundView::hoverElement(qint64 blockRow, qint64 col)
+{
+    const bool valid = m_result && blockRow >= 0 && col >= 0 && uint64_t(blockRow) < m_result->rows
+                       && uint64_t(col) < m_result->cols;
+    m_words->setHighlighted(valid ? std::optional(std::pair(uint64_t(blockRow), uint64_t(col))) : std::nullopt);
+    // Only a row of a real weight names an element the other views know.
+    const ElementRef element = valid ? weightElement(blockRow, col) : ElementRef{};
+    if (element.isValid() || m_ownHover.isValid()) {
+        m_ownHover = element;
+        context()->setHovered(element);
+    }
+}
+
+void PlaygroundView::showLinkedHover(const ElementRef& element)
+{
+    if (m_ownHover.isValid() && element == m_ownHover)
+        return; // our own hover, already highlighted
+    m_ownHover = {};
+    // Another view hovers an element of the rows shown here: outline its field.
+    std::optional<std::pair<uint64_t, uint64_t>> lit;
+    if (m_result && element.isValid() && element.weight == m_shownWeight && m_shownWeightRows > 0 && element.col >= 0)
+        for (uint64_t i = 0; i < m_result->rows; ++i)
+            if ((m_shownBlockStart + i) % m_shownWeightRows == uint64_t(element.row)) {
+                lit = std::pair(i, uint64_t(element.col));
+                break;
+            }
+    m_words->setHighlighted(lit);
+}
 
 QString PlaygroundView::title() const
 {
@@ -418,10 +470,16 @@ void PlaygroundView::recompute()
     const uint64_t blockRows = qs::playgroundBlockRows(opt.target);
     const auto source = Source(m_source->currentData().toInt());
     QPointer<PlaygroundView> self(this);
-    auto deliver = [self](std::shared_ptr<const qs::PlaygroundResult> r) {
-        return [self, r] {
-            if (self)
-                self->setResult(r);
+    // Where the result's rows came from travels with it: the row box may change meanwhile.
+    auto deliver = [self](std::shared_ptr<const qs::PlaygroundResult> r, int weight = -1, uint64_t blockStart = 0,
+                          uint64_t weightRows = 0) {
+        return [self, r, weight, blockStart, weightRows] {
+            if (!self)
+                return;
+            self->m_shownWeight = weight;
+            self->m_shownBlockStart = blockStart;
+            self->m_shownWeightRows = weightRows;
+            self->setResult(r);
         };
     };
 
@@ -453,7 +511,7 @@ void PlaygroundView::recompute()
                                      }
                                      auto result = std::make_shared<const qs::PlaygroundResult>(
                                          qs::runPlayground(std::move(values), blockRows, k, opt));
-                                     return deliver(result);
+                                     return deliver(result, int(index), first, n);
                                  });
         return;
     }
@@ -535,7 +593,7 @@ void PlaygroundView::redraw()
     if (!m_result || m_result->groups.empty()) {
         m_summary->clear();
         m_words->setContent({});
-        for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->replot(QCustomPlot::rpQueuedReplot);
+        replotVisible();
         return;
     }
     const size_t g = size_t(std::clamp(m_group->value(), 0, int(m_result->groups.size()) - 1));
@@ -544,7 +602,20 @@ void PlaygroundView::redraw()
     drawRow();
     updateWords();
     updateSummary();
-    for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->replot(QCustomPlot::rpQueuedReplot);
+    replotVisible();
+}
+
+void PlaygroundView::replotVisible()
+{
+    // A plot that was never shown has no paint buffer yet; showEvent draws it.
+    if (isVisible())
+        for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlaygroundView::showEvent(QShowEvent* event)
+{
+    AnalysisView::showEvent(event);
+    replotVisible();
 }
 
 void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
@@ -774,7 +845,7 @@ void PlaygroundView::updateWords()
     for (uint64_t i = 0; i < r.rows; ++i) c.rowNames.push_back(rowName(i));
     c.focusBegin = grp.begin;
     c.focusEnd = grp.end;
-    const QString format = QString::fromLatin1(qs::playgroundFormatId(r.options.target).data());
+    const QString format = QString::fromLatin1(qs::affineTargetName(r.options.target).data());
     if (!r.packError.empty()) {
         c.title = tr("Packed words: %1 cannot store this").arg(format);
         c.note = QString::fromStdString(r.packError);
@@ -783,7 +854,7 @@ void PlaygroundView::updateWords()
         c.note = tr("no layout spec for %1").arg(format);
     } else {
         c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
-        const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::playgroundFormatId(r.options.target));
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::affineTargetName(r.options.target));
         const QString first = c.words.empty() ? QString() : QString::number(c.words.front().index);
         const QString last = c.words.empty() ? QString() : QString::number(c.words.back().index);
         c.title = tr("Packed words %1–%2 of %3 holding group %4 · %5")

@@ -7,6 +7,7 @@
 #include "analysisview.h"
 
 #include "analysis/playground.h"
+#include "viewcontext.h"
 
 #include <memory>
 
@@ -59,10 +60,22 @@ public:
     // Below this many values a synthetic source is computed on the GUI thread.
     static constexpr uint64_t kSyncLimit = 65536;
 
+    // Hovering the row plot or a packed field of row `blockRow` (0: the focus row), column
+    // `col`; -1 for nothing. When the rows come from the selected weight this sets the
+    // context's hovered element, so the bit map outlines the same element.
+    void hoverElement(qint64 blockRow, qint64 col);
+    PlaygroundWords* words() const { return m_words; }
+
 signals:
     void resultChanged();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
 private:
+    ElementRef weightElement(qint64 blockRow, qint64 col) const;
+    void showLinkedHover(const ElementRef& element);
     void buildControls();
     void scheduleRecompute();
     void setResult(std::shared_ptr<const qs::PlaygroundResult> result);
@@ -71,6 +84,7 @@ private:
     void updateWeight();
     void applyTheme();
     void redraw();
+    void replotVisible();
     void drawMap(const qs::PlaygroundGroup& group);
     void drawBuckets(const qs::PlaygroundGroup& group);
     void drawRow();
@@ -108,6 +122,11 @@ private:
     QTimer* m_debounce = nullptr;
 
     std::shared_ptr<const qs::PlaygroundResult> m_result;
+    // The rows of the result on screen: weight index (-1: synthetic), first row, row count.
+    int m_shownWeight = -1;
+    uint64_t m_shownBlockStart = 0;
+    uint64_t m_shownWeightRows = 0;
+    ElementRef m_ownHover; // the context's hovered element when this view set it
     uint64_t m_blockStart = 0; // first weight row of the block (weight source)
     uint64_t m_blockRowsOfWeight = 0;
     bool m_building = false;

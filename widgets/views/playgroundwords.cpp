@@ -1,7 +1,10 @@
 #include "playgroundwords.h"
 
 #include <QFontDatabase>
+#include <QMouseEvent>
 #include <QPainter>
+
+#include <cmath>
 
 namespace qsw {
 
@@ -24,6 +27,63 @@ int titleHeight(const QFontMetrics& fm, bool note)
 PlaygroundWords::PlaygroundWords(QWidget* parent) : QWidget(parent)
 {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    setMouseTracking(true);
+}
+
+PlaygroundWords::Geometry PlaygroundWords::layoutIn(const QRect& rect) const
+{
+    const QFontMetrics fm(font());
+    Geometry g;
+    g.firstTop = rect.top() + kMargin + titleHeight(fm, !m_content.note.isEmpty()) + kHeader;
+    g.cellsLeft = rect.left() + kMargin + kGutter;
+    g.cell = std::clamp((rect.right() - kMargin - g.cellsLeft) / 32.0, 10.0, 34.0);
+    g.pitch = kCellHeight + kLabelHeight + kRowGap;
+    return g;
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> PlaygroundWords::fieldAt(const QPoint& pos) const
+{
+    const Geometry g = layoutIn(rect());
+    if (pos.y() < g.firstTop || pos.x() < g.cellsLeft || g.pitch <= 0)
+        return std::nullopt;
+    const size_t word = size_t((pos.y() - g.firstTop) / g.pitch);
+    const int top = g.firstTop + int(word) * g.pitch;
+    if (word >= m_content.words.size() || pos.y() >= top + kCellHeight || top + kCellHeight > rect().bottom())
+        return std::nullopt;
+    const int bit = 31 - int(std::floor((pos.x() - g.cellsLeft) / g.cell));
+    if (bit < 0)
+        return std::nullopt;
+    for (const qs::PlaygroundField& f : m_content.words[word].fields)
+        if (bit >= f.bit && bit < f.bit + f.width)
+            return std::pair(f.row, f.col);
+    return std::nullopt;
+}
+
+void PlaygroundWords::setHighlighted(std::optional<std::pair<uint64_t, uint64_t>> element)
+{
+    if (element == m_highlighted)
+        return;
+    m_highlighted = element;
+    update();
+}
+
+void PlaygroundWords::mouseMoveEvent(QMouseEvent* event)
+{
+    const auto hit = fieldAt(event->position().toPoint());
+    if (hit != m_lastHover) {
+        m_lastHover = hit;
+        emit hoveredField(hit ? qint64(hit->first) : -1, hit ? qint64(hit->second) : -1);
+    }
+    QWidget::mouseMoveEvent(event);
+}
+
+void PlaygroundWords::leaveEvent(QEvent* event)
+{
+    if (m_lastHover) {
+        m_lastHover.reset();
+        emit hoveredField(-1, -1);
+    }
+    QWidget::leaveEvent(event);
 }
 
 void PlaygroundWords::setContent(Content content)
@@ -82,11 +142,10 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
         p.drawText(QRect(left, y + fm.height(), rect.width() - 2 * kMargin, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(m_content.note, Qt::ElideRight, rect.width() - 2 * kMargin));
     }
-    y += titleHeight(fm, !m_content.note.isEmpty());
-
-    const int cellsLeft = left + kGutter;
-    const double cell = std::clamp((rect.right() - kMargin - cellsLeft) / 32.0, 10.0, 34.0);
-    auto cellX = [&](int bit) { return cellsLeft + (31 - bit) * cell; };
+    const Geometry g = layoutIn(rect);
+    y = g.firstTop - kHeader;
+    const double cell = g.cell;
+    auto cellX = [&](int bit) { return g.cellsLeft + (31 - bit) * cell; };
 
     QFont small = font;
     small.setPointSizeF(std::max(6.0, font.pointSizeF() * 0.8));
@@ -140,7 +199,9 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
             const int hi = std::min(f.bit + f.width - 1, 31);
             const QRectF box(cellX(hi), y, cell * (hi - f.bit + 1), kCellHeight);
             const bool focus = f.row == 0 && f.col >= m_content.focusBegin && f.col < m_content.focusEnd;
-            p.setPen(QPen(focus && m_content.packsRows ? m_theme.accent : m_theme.text, focus && m_content.packsRows ? 2.0 : 1.0));
+            const bool lit = m_highlighted && m_highlighted->first == f.row && m_highlighted->second == f.col;
+            p.setPen(lit ? QPen(m_theme.accent, 3.0)
+                         : QPen(focus && m_content.packsRows ? m_theme.accent : m_theme.text, focus && m_content.packsRows ? 2.0 : 1.0));
             p.setBrush(Qt::NoBrush);
             p.drawRect(box);
             p.setPen(focus ? m_theme.text : m_theme.mutedText);
@@ -149,7 +210,7 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
             if (fm.horizontalAdvance(label) * 0.8 <= labelBox.width() + 2)
                 p.drawText(labelBox, Qt::AlignCenter, label);
         }
-        y += kCellHeight + kLabelHeight + kRowGap;
+        y += g.pitch;
     }
     p.restore();
 }

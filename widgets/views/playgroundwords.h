@@ -2,11 +2,14 @@
 // The playground's packed words: each stored word as a row of 32 bit cells (bit 31 on the
 // left), coloured by the element that owns the bits (hue by element, lightness by code),
 // with the word's index and hex value and a label under every field. Padding bits are grey.
+// Hovering a field reports its element; a highlighted element is outlined.
 #include "analysis/playground.h"
 #include "theme.h"
 
 #include <QWidget>
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace qsw {
@@ -34,14 +37,37 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
+    // The field under `pos` (widget coordinates) as (block row, column); none over padding,
+    // labels or empty space.
+    std::optional<std::pair<uint64_t, uint64_t>> fieldAt(const QPoint& pos) const;
+    // The element whose fields get a thick outline (linked hover).
+    void setHighlighted(std::optional<std::pair<uint64_t, uint64_t>> element);
+    std::optional<std::pair<uint64_t, uint64_t>> highlighted() const { return m_highlighted; }
+
+signals:
+    // The mouse moved onto a field (row, col) or off every field (-1, -1).
+    void hoveredField(qint64 row, qint64 col);
+
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
 
 private:
+    // Where the words sit inside `rect`, shared by paint and fieldAt.
+    struct Geometry {
+        int firstTop = 0;  // top of the first word's cells
+        int cellsLeft = 0; // x of bit 31
+        double cell = 0;   // width of one bit cell
+        int pitch = 0;     // from one word's top to the next
+    };
+    Geometry layoutIn(const QRect& rect) const;
     QString fieldLabel(const qs::PlaygroundField& f) const;
 
     Content m_content;
     Theme m_theme;
+    std::optional<std::pair<uint64_t, uint64_t>> m_highlighted;
+    std::optional<std::pair<uint64_t, uint64_t>> m_lastHover;
 };
 
 } // namespace qsw

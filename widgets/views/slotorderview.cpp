@@ -7,19 +7,24 @@
 
 #include "formats/logicalweight.h"
 
+#include <cmath>
+
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace qsw {
 
 namespace {
 constexpr double kGap = 16;
+constexpr int kMinZoom = 25, kMaxZoom = 300; // percent
 }
 
 // Paints both figures, stacked, at the view's zoom.
@@ -37,11 +42,12 @@ public:
         setFixedSize((s * m_zoom).toSize().expandedTo(QSize(1, 1)));
         QWidget::update();
     }
-    QSizeF naturalSize() const
+    QSizeF naturalSize() const { return naturalSize(m_spec, m_params); }
+    static QSizeF naturalSize(const qs::LayoutSpec* spec, const qs::LayoutParams& p)
     {
-        if (!m_spec)
+        if (!spec)
             return {1, 1};
-        const QSizeF a = SlotOrderFigure(*m_spec, m_params).naturalSize(), b = WordFigure(*m_spec, m_params).naturalSize();
+        const QSizeF a = SlotOrderFigure(*spec, p).naturalSize(), b = WordFigure(*spec, p).naturalSize();
         return {std::max(a.width(), b.width()), a.height() + kGap + b.height()};
     }
     void paintAll(QPainter& painter, const QRectF& target) const
@@ -91,12 +97,19 @@ SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent) : AnalysisVi
     bar->addSpacing(12);
     bar->addWidget(new QLabel(tr("Zoom:"), this));
     m_zoom = new QSlider(Qt::Horizontal, this);
-    m_zoom->setRange(25, 300);
-    m_zoom->setValue(65); // the diagrams are about 1000 px wide; fit a typical tab
+    m_zoom->setRange(kMinZoom, kMaxZoom);
+    m_zoom->setValue(100);
     m_zoom->setMinimumWidth(120);
     m_zoom->setMaximumWidth(200);
     m_zoom->setToolTip(tr("Zoom"));
     bar->addWidget(m_zoom);
+    m_fit = new QToolButton(this);
+    m_fit->setObjectName(QStringLiteral("fit"));
+    m_fit->setText(tr("Fit"));
+    m_fit->setToolTip(tr("Scale the diagrams to fill the view"));
+    m_fit->setCheckable(true);
+    m_fit->setChecked(true);
+    bar->addWidget(m_fit);
     m_note = new QLabel(this);
     m_note->setObjectName(QStringLiteral("note"));
     m_note->setWordWrap(true);
@@ -126,7 +139,14 @@ SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent) : AnalysisVi
             m_params.bits = m_bits->currentData().toInt();
         refresh();
     });
-    connect(m_zoom, &QSlider::valueChanged, this, [this] { refresh(); });
+    connect(m_zoom, &QSlider::valueChanged, this, [this] {
+        // Dragging the slider takes over from fitting.
+        if (!m_fitting)
+            m_fit->setChecked(false);
+        refresh();
+    });
+    connect(m_fit, &QToolButton::toggled, this, [this] { refresh(); });
+    m_scroll->viewport()->installEventFilter(this);
     connect(context, &ViewContext::weightChanged, this, &SlotOrderView::followWeight);
     connect(context, &ViewContext::checkpointChanged, this, &SlotOrderView::followWeight);
     connect(context, &ViewContext::themeChanged, this, [this] { refresh(); });
@@ -203,8 +223,36 @@ void SlotOrderView::setZoom(double zoom)
     m_zoom->setValue(int(zoom * 100));
 }
 
+bool SlotOrderView::fitsToView() const
+{
+    return m_fit->isChecked();
+}
+
+void SlotOrderView::setFitToView(bool fit)
+{
+    m_fit->setChecked(fit);
+}
+
+bool SlotOrderView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_scroll->viewport() && event->type() == QEvent::Resize && m_fit->isChecked())
+        refresh();
+    return AnalysisView::eventFilter(watched, event);
+}
+
 void SlotOrderView::refresh()
 {
+    if (m_fit->isChecked()) {
+        // A few pixels short of the viewport, so no scroll bar appears and shrinks it again.
+        const QSizeF n = SlotOrderCanvas::naturalSize(m_spec, m_params);
+        const QSize v = m_scroll->viewport()->size() - QSize(6, 6);
+        if (v.width() > 0 && v.height() > 0 && n.width() > 1 && n.height() > 1) {
+            const double fit = std::min(v.width() / n.width(), v.height() / n.height());
+            m_fitting = true;
+            m_zoom->setValue(std::clamp(int(std::floor(fit * 100)), kMinZoom, kMaxZoom));
+            m_fitting = false;
+        }
+    }
     m_canvas->set(m_spec, m_params, context()->theme(), zoom());
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Slot order view ("slots"): the slot-order diagram and the word/block bit map of the
 // selected weight's format (bits and shape from the weight), or of any registered layout
-// spec picked in the format box; zoomable; exports as vector (SVG/PDF) through renderExport.
+// spec picked in the format box; fitted to the view or zoomed; exports as vector (SVG/PDF) through renderExport.
 #include "analysisview.h"
 
 #include "formats/layoutspec.h"
@@ -10,6 +10,7 @@ class QComboBox;
 class QLabel;
 class QScrollArea;
 class QSlider;
+class QToolButton;
 
 namespace qsw {
 
@@ -30,7 +31,14 @@ public:
     // Picks a registered spec by id (as the format box does); false when unknown.
     bool showFormat(const QString& id);
     double zoom() const;
+    // Turns fitting off.
     void setZoom(double zoom);
+    // On by default: the zoom follows the view's size so the diagrams fill it.
+    bool fitsToView() const;
+    void setFitToView(bool fit);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void followWeight();
@@ -40,6 +48,8 @@ private:
     QComboBox* m_format = nullptr;
     QComboBox* m_bits = nullptr;
     QSlider* m_zoom = nullptr;
+    QToolButton* m_fit = nullptr;
+    bool m_fitting = false;
     QLabel* m_note = nullptr;
     QScrollArea* m_scroll = nullptr;
     SlotOrderCanvas* m_canvas = nullptr;

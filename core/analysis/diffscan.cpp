@@ -1,0 +1,64 @@
+#include "analysis/diffscan.h"
+
+#include <cmath>
+
+namespace qs {
+
+namespace {
+
+double tree(const double* l)
+{
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+} // namespace
+
+DiffSums mergeLanes(const DiffLanes& L)
+{
+    DiffSums s;
+    s.sumSq = tree(L.sumSq);
+    s.sumAbs = tree(L.sumAbs);
+    s.sumSigned = tree(L.sumSigned);
+    s.aSq = tree(L.aSq);
+    s.bSq = tree(L.bSq);
+    s.dot = tree(L.dot);
+    for (int l = 0; l < 8; ++l)
+        if (L.maxAbs[l] > s.maxAbs || (L.maxAbs[l] == s.maxAbs && L.maxAbs[l] > 0 && L.maxAt[l] < s.maxAt)) {
+            s.maxAbs = L.maxAbs[l];
+            s.maxAt = L.maxAt[l];
+        }
+    s.nonFinite = L.nonFinite;
+    s.differing = L.differing;
+    return s;
+}
+
+void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLanes& lanes)
+{
+    scanDiffRange(a, b, 0, n, base, lanes);
+}
+
+void scanDiffRange(const float* a, const float* b, uint64_t from, uint64_t n, uint64_t base, DiffLanes& L)
+{
+    for (uint64_t i = from; i < n; ++i) {
+        const double xa = a[i], yb = b[i], e = xa - yb;
+        L.differing += !(xa == yb);
+        if (!std::isfinite(e)) {
+            L.nonFinite += !(xa == yb); // equal infinities are equal
+            continue;
+        }
+        const size_t l = size_t(i % 8);
+        const double ae = std::fabs(e);
+        L.sumSq[l] += e * e;
+        L.sumAbs[l] += ae;
+        L.sumSigned[l] += e;
+        L.aSq[l] += xa * xa;
+        L.bSq[l] += yb * yb;
+        L.dot[l] += xa * yb;
+        if (ae > L.maxAbs[l]) {
+            L.maxAbs[l] = ae;
+            L.maxAt[l] = base + i;
+        }
+    }
+}
+
+} // namespace qs

@@ -1,0 +1,228 @@
+#include "analysis/streamwriter.h"
+
+#include "container/json.h"
+#include "container/safetensors.h"
+#include "error.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+namespace qs {
+
+namespace fs = std::filesystem;
+
+TempFile::TempFile(std::string path) : m_path(std::move(path))
+{
+    const fs::path target(m_path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    m_tmp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    m_fd = ::mkstemp(m_tmp.data());
+    if (m_fd < 0)
+        fail(m_path, "cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
+    if (::fchmod(m_fd, 0644) != 0)
+        failWith("cannot set permissions", errno);
+}
+
+TempFile::~TempFile()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        ::unlink(m_tmp.c_str());
+    }
+}
+
+void TempFile::failWith(const std::string& what, int err)
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        ::unlink(m_tmp.c_str());
+        m_fd = -1;
+    }
+    fail(m_path, what + ": " + std::strerror(err));
+}
+
+void TempFile::writeAt(uint64_t offset, std::span<const uint8_t> data)
+{
+    if (m_fd < 0)
+        fail(m_path, "write after the file was closed");
+    const uint8_t* p = data.data();
+    size_t left = data.size();
+    while (left > 0) {
+        const ssize_t w = ::pwrite(m_fd, p, std::min<size_t>(left, size_t(1) << 30), off_t(offset));
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            failWith("cannot write", errno);
+        }
+        p += w;
+        left -= size_t(w);
+        offset += uint64_t(w);
+    }
+    m_size = std::max(m_size, offset);
+}
+
+void TempFile::write(std::span<const uint8_t> data)
+{
+    writeAt(m_size, data);
+}
+
+void TempFile::writeZeros(uint64_t n)
+{
+    static const uint8_t zeros[4096] = {};
+    while (n) {
+        const size_t k = size_t(std::min<uint64_t>(n, sizeof zeros));
+        write({zeros, k});
+        n -= k;
+    }
+}
+
+void TempFile::commit()
+{
+    if (m_fd < 0)
+        fail(m_path, "commit after the file was closed");
+    if (::fsync(m_fd) != 0)
+        failWith("cannot sync", errno);
+    const int fd = m_fd;
+    m_fd = -1;
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(m_tmp.c_str());
+        fail(m_path, std::string("cannot close: ") + std::strerror(err));
+    }
+    if (std::rename(m_tmp.c_str(), m_path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(m_tmp.c_str());
+        fail(m_path, std::string("cannot rename the temporary file into place: ") + std::strerror(err));
+    }
+}
+
+GgufStreamWriter::GgufStreamWriter(const std::string& path, const GgufMetadata& metadata,
+                                   const std::vector<GgufTensor>& tensors, uint32_t version)
+    : m_file(path), m_layout(layoutGguf(path, metadata, tensors, version))
+{
+    for (const GgufTensor& t : tensors)
+        m_names.push_back(t.name);
+    m_file.write(m_layout.head);
+}
+
+void GgufStreamWriter::append(std::span<const uint8_t> data)
+{
+    const std::string& path = m_file.path();
+    if (m_next >= m_names.size())
+        fail(path, "more tensor data than the " + std::to_string(m_names.size()) + " tensors laid out");
+    const size_t i = m_next++;
+    if (data.size() != m_layout.sizes[i])
+        fail(path, "tensor '" + m_names[i] + "': data holds " + std::to_string(data.size()) +
+                       " bytes, its type and ne need " + std::to_string(m_layout.sizes[i]));
+    m_file.write(data);
+    const uint64_t end = i + 1 < m_names.size() ? m_layout.head.size() + m_layout.offsets[i + 1] : m_layout.fileSize;
+    m_file.writeZeros(end - m_file.size());
+}
+
+void GgufStreamWriter::commit()
+{
+    if (m_next != m_names.size())
+        fail(m_file.path(), "tensor '" + m_names[m_next] + "' was laid out but its data never came");
+    m_file.commit();
+}
+
+uint64_t SafetensorsStreamWriter::entryBound(const std::string& name, size_t rank)
+{
+    // ,"<name escaped>":{"dtype":"XXXX","shape":[<rank x 20 digits + commas>],"data_offsets":[<20>,<20>]}
+    return 6 * name.size() + 2 + 64 + rank * 21 + 42;
+}
+
+uint64_t SafetensorsStreamWriter::metadataBound(const std::map<std::string, std::string>& metadata)
+{
+    uint64_t n = 32;
+    for (const auto& [k, v] : metadata)
+        n += 6 * (k.size() + v.size()) + 8;
+    return n;
+}
+
+SafetensorsStreamWriter::SafetensorsStreamWriter(const std::string& path, uint64_t headerReserve)
+    : m_file(path), m_reserve((headerReserve + 2 + 7) / 8 * 8)
+{
+    if (m_reserve > kSafetensorsMaxHeader)
+        fail(path, "the header would need up to " + std::to_string(m_reserve) + " bytes, over the reference limit");
+    m_file.writeZeros(8 + m_reserve);
+}
+
+void SafetensorsStreamWriter::append(const std::string& name, DType dtype, const std::vector<uint64_t>& shape,
+                                     std::span<const uint8_t> data)
+{
+    const std::string& path = m_file.path();
+    if (name.empty() || name == "__metadata__")
+        fail(path, "tensor '" + name + "': not a valid tensor name");
+    if (!m_names.insert(name).second)
+        fail(path, "duplicate tensor name '" + name + "'");
+    const unsigned bits = dtype == DType::Ggml ? 0 : dtypeBits(dtype);
+    if (bits == 0 || bits % 8 != 0)
+        fail(path, "tensor '" + name + "': dtype " + std::string(dtypeName(dtype)) + " cannot be stored in safetensors");
+    uint64_t count = 1;
+    for (uint64_t d : shape)
+        if (__builtin_mul_overflow(count, d, &count))
+            fail(path, "tensor '" + name + "': its shape overflows");
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(count, uint64_t(bits / 8), &bytes) || bytes != data.size())
+        fail(path, "tensor '" + name + "': data holds " + std::to_string(data.size()) + " bytes, its shape and " +
+                       std::string(dtypeName(dtype)) + " need " + std::to_string(count) + " elements");
+    m_file.write(data);
+    m_entries.push_back({name, dtype, shape, m_data, m_data + bytes});
+    m_data += bytes;
+}
+
+void SafetensorsStreamWriter::commit(const std::map<std::string, std::string>& metadata)
+{
+    const std::string& path = m_file.path();
+    std::string header = "{";
+    if (!metadata.empty()) {
+        header += "\"__metadata__\":{";
+        bool first = true;
+        for (const auto& [k, v] : metadata) {
+            header += first ? "" : ",";
+            first = false;
+            json::appendQuoted(header, k);
+            header += ':';
+            json::appendQuoted(header, v);
+        }
+        header += '}';
+    }
+    for (const Entry& e : m_entries) {
+        if (header.size() > 1)
+            header += ',';
+        json::appendQuoted(header, e.name);
+        header += ":{\"dtype\":\"" + std::string(dtypeName(e.dtype)) + "\",\"shape\":[";
+        for (size_t i = 0; i < e.shape.size(); ++i)
+            header += (i ? "," : "") + std::to_string(e.shape[i]);
+        header += "],\"data_offsets\":[" + std::to_string(e.begin) + "," + std::to_string(e.end) + "]}";
+    }
+    header += '}';
+    try {
+        json::parse(header);
+    } catch (const json::ParseError& e) {
+        fail(path, std::string("tensor names or metadata are not valid UTF-8: ") + e.what());
+    }
+    if (header.size() > m_reserve)
+        fail(path, "the header needs " + std::to_string(header.size()) + " bytes, " + std::to_string(m_reserve) +
+                       " were reserved");
+    header.append(m_reserve - header.size(), ' ');
+    uint8_t length[8];
+    uint64_t n = header.size();
+    for (uint8_t& b : length) {
+        b = uint8_t(n & 0xff);
+        n >>= 8;
+    }
+    m_file.writeAt(0, {length, 8});
+    m_file.writeAt(8, {reinterpret_cast<const uint8_t*>(header.data()), header.size()});
+    m_file.commit();
+}
+
+} // namespace qs
