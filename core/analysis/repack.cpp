@@ -16,11 +16,14 @@
 
 #include <QDir>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cmath>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -273,9 +276,11 @@ LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w, 
             m.groupSize = p.groupSize;
             m.scaleType = scaleDtype(p.scaleType);
             m.codes.resize(withCodes ? m.N * m.K : 0);
-            for (uint64_t n = 0; n < m.N && withCodes; ++n)
+            const int64_t rows = withCodes ? int64_t(m.N) : 0;
+#pragma omp parallel for schedule(static)
+            for (int64_t n = 0; n < rows; ++n) // codeAt only reads: rows are independent
                 for (uint64_t k = 0; k < m.K; ++k)
-                    m.codes[n * m.K + k] = uint8_t(p.codeAt(n, k));
+                    m.codes[uint64_t(n) * m.K + k] = uint8_t(p.codeAt(uint64_t(n), k));
             m.scales.resize(m.groups * m.N);
             m.zeros.resize(m.groups * m.N);
             for (uint64_t g = 0; g < m.groups; ++g)
@@ -296,9 +301,11 @@ LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w, 
             m.scaleType = s.scale.dtype();
             const int off = 1 << (m.bits - 1);
             m.codes.resize(withCodes ? m.N * m.K : 0);
-            for (uint64_t n = 0; n < m.N && withCodes; ++n)
+            const int64_t rows = withCodes ? int64_t(m.N) : 0;
+#pragma omp parallel for schedule(static)
+            for (int64_t n = 0; n < rows; ++n)
                 for (uint64_t k = 0; k < m.K; ++k)
-                    m.codes[n * m.K + k] = uint8_t(s.code(n, k) + off);
+                    m.codes[uint64_t(n) * m.K + k] = uint8_t(s.code(uint64_t(n), k) + off);
             m.scales.resize(m.groups * m.N);
             m.zeros.resize(m.groups * m.N);
             for (uint64_t g = 0; g < m.groups; ++g)
@@ -611,25 +618,57 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             fail(out, "the repacked weight '" + rw.name + "' is not found when the output is read back");
         if (b->format != expect)
             fail(out, "weight '" + rw.name + "' reads back as " + b->format + ", not " + expect);
-        const std::vector<float> x = dequantizeWeight(src, *a, path, opt.threads);
-        const std::vector<float> y = dequantizeWeight(*dst, *b, path, opt.threads);
-        if (x.size() != y.size())
-            fail(out, "weight '" + rw.name + "' has " + std::to_string(y.size()) + " elements after repacking, " +
-                          std::to_string(x.size()) + " before");
+        const uint64_t K = a->inFeatures(), N = a->outFeatures();
+        if (b->inFeatures() != K || b->outFeatures() != N)
+            fail(out, "weight '" + rw.name + "' reads back as [" + std::to_string(b->outFeatures()) + ", " +
+                          std::to_string(b->inFeatures()) + "], not [" + std::to_string(N) + ", " + std::to_string(K) + "]");
+        // Row chunks of about 1 MiB per side, OpenMP across chunks, partial sums combined in
+        // chunk order: constant memory and the same figures for any thread count.
         const auto it = perms.find(rw.name);
-        const uint64_t K = a->inFeatures(), N = x.size() / K;
-        double sum = 0;
-        for (uint64_t n = 0; n < N; ++n)
-            for (uint64_t i = 0; i < K; ++i) {
-                const float xs = x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
-                const float yt = y[n * K + i];
-                if (std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt))
-                    ++rw.mismatches;
-                const double d = double(yt) - double(xs);
-                sum += d * d;
-                rw.maxAbsError = std::max(rw.maxAbsError, std::fabs(d));
+        const uint64_t rows = std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(K, 1));
+        const int64_t chunks = int64_t((N + rows - 1) / rows);
+        std::vector<double> sums(size_t(chunks), 0.0), maxima(size_t(chunks), 0.0);
+        std::vector<uint64_t> mismatches(size_t(chunks), 0);
+        std::exception_ptr failure;
+#pragma omp parallel num_threads(opt.threads > 0 ? opt.threads : omp_get_max_threads())
+        {
+            std::vector<float> x(size_t(std::min(N, rows) * K)), y(x.size());
+#pragma omp for schedule(dynamic)
+            for (int64_t c = 0; c < chunks; ++c) {
+                try {
+                    const uint64_t r0 = uint64_t(c) * rows, r1 = std::min(N, r0 + rows);
+                    dequantizeRows(src, *a, r0, r1, x.data(), path);
+                    dequantizeRows(*dst, *b, r0, r1, y.data(), path);
+                    double sum = 0, mx = 0;
+                    uint64_t differ = 0;
+                    for (uint64_t n = 0; n < r1 - r0; ++n)
+                        for (uint64_t i = 0; i < K; ++i) {
+                            const float xs = x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
+                            const float yt = y[n * K + i];
+                            differ += std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt);
+                            const double d = double(yt) - double(xs);
+                            sum += d * d;
+                            mx = std::max(mx, std::fabs(d));
+                        }
+                    sums[size_t(c)] = sum;
+                    maxima[size_t(c)] = mx;
+                    mismatches[size_t(c)] = differ;
+                } catch (...) {
+#pragma omp critical(qs_repack_verify)
+                    if (!failure)
+                        failure = std::current_exception();
+                }
             }
-        rw.rmse = x.empty() ? 0 : std::sqrt(sum / double(x.size()));
+        }
+        if (failure)
+            std::rethrow_exception(failure);
+        double sum = 0;
+        for (int64_t c = 0; c < chunks; ++c) {
+            sum += sums[size_t(c)];
+            rw.maxAbsError = std::max(rw.maxAbsError, maxima[size_t(c)]);
+            rw.mismatches += mismatches[size_t(c)];
+        }
+        rw.rmse = N && K ? std::sqrt(sum / double(N * K)) : 0;
         rw.exact = rw.mismatches == 0;
         rw.verified = true;
         if (!rw.exact && to == "mlx-affine") {

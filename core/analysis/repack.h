@@ -51,7 +51,7 @@ std::vector<std::string> repackTargets();
 struct RepackOptions {
     std::string to;     // repackTargetId() form
     bool verify = true; // dequantize source and target and compare
-    int threads = 0;    // for the comparison's dequantization (0: OpenMP default)
+    int threads = 0;    // the comparison's OpenMP team across row chunks (0: OpenMP default)
     std::function<void(size_t done, size_t total, const std::string& weight)> progress;
     const std::atomic<bool>* cancel = nullptr;
 };

@@ -41,6 +41,16 @@ float Bnb4::blockAbsmax(uint64_t block) const
     return d + nestedOffset;
 }
 
+void Bnb4::blockAbsmaxes(uint64_t first, uint64_t count, float* out) const
+{
+    if (!nested) {
+        absmax.read(first, count, out);
+        return;
+    }
+    for (uint64_t i = 0; i < count; ++i)
+        out[i] = blockAbsmax(first + i);
+}
+
 namespace {
 
 FloatView floatMember(const WeightData& w, std::string_view role)

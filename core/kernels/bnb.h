@@ -34,6 +34,8 @@ struct Bnb4 {
     uint64_t blocks() const { return (rows * cols + blocksize - 1) / blocksize; }
     // The block's absmax in f32: nested = fl32(fl32(map[u8] * nested_absmax[b / 256]) + offset).
     float blockAbsmax(uint64_t block) const;
+    // blockAbsmax of blocks [first, first + count) into out.
+    void blockAbsmaxes(uint64_t first, uint64_t count, float* out) const;
 };
 Bnb4 bnb4State(const WeightData& w);
 

@@ -1,9 +1,13 @@
 // AVX2 bitsandbytes paths. 4-bit: per block the 16 products code[i] * absmax are formed
 // once (the same f32 multiply the reference does per element, so the same bits), then each
-// nibble selects its product with two vpermps and a blend on the code's bit 3.
+// nibble, shifted into its lane from a broadcast word, selects its product with two vpermps
+// (which read the low three bits only) and a blend on the code's bit 3.
 #include "kernels/bnb.h"
 
 #include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
 
 namespace qs {
 
@@ -22,33 +26,40 @@ void bnb4ElementsAvx2(const Bnb4& s, uint64_t e0, uint64_t n, float* out)
 {
     const float* code = s.table();
     const uint8_t* packed = s.packed.data();
-    const __m128i low4 = _mm_set1_epi8(0x0F);
+    const __m256 codeLo = _mm256_loadu_ps(code), codeHi = _mm256_loadu_ps(code + 8);
+    // Element 2i is the high nibble of byte i: from four bytes, lane j takes nibble j.
+    const __m256i shifts = _mm256_setr_epi32(4, 0, 12, 8, 20, 16, 28, 24);
     const uint64_t end = e0 + n;
     uint64_t e = e0;
+    uint64_t block = e / s.blocksize;
+    // The blocks' absmax values a batch at a time (a nested absmax costs two table reads).
+    constexpr uint64_t Batch = 64;
+    float absmax[Batch];
+    uint64_t batchFirst = block, batchCount = 0;
     while (e < end) {
-        const uint64_t block = e / s.blocksize;
+        if (block - batchFirst >= batchCount) {
+            batchFirst = block;
+            batchCount = std::min<uint64_t>(Batch, (end - 1) / s.blocksize + 1 - block);
+            s.blockAbsmaxes(batchFirst, batchCount, absmax);
+        }
         const uint64_t blockEnd = std::min((block + 1) * s.blocksize, end);
-        const float a = s.blockAbsmax(block);
+        const __m256 a = _mm256_set1_ps(absmax[block - batchFirst]);
+        // code[q] * absmax for the 16 codes: the reference's own f32 products.
+        const __m256 lo = _mm256_mul_ps(codeLo, a), hi = _mm256_mul_ps(codeHi, a);
         alignas(32) float t[16];
-        for (int i = 0; i < 16; ++i)
-            t[i] = code[i] * a;
-        const __m256 lo = _mm256_load_ps(t), hi = _mm256_load_ps(t + 8);
+        _mm256_store_ps(t, lo);
+        _mm256_store_ps(t + 8, hi);
         float* o = out + (e - e0);
-        for (; e < blockEnd && (e & 31); ++e, ++o)
+        for (; e < blockEnd && (e & 7); ++e, ++o)
             *o = t[(e & 1) ? (packed[e / 2] & 0x0F) : (packed[e / 2] >> 4)];
-        for (; e + 32 <= blockEnd; e += 32, o += 32) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed + e / 2));
-            const __m128i h = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
-            const __m128i l = _mm_and_si128(v, low4);
-            const __m128i c0 = _mm_unpacklo_epi8(h, l); // elements 0..15 in order
-            const __m128i c1 = _mm_unpackhi_epi8(h, l); // elements 16..31
-            _mm256_storeu_ps(o, select16(lo, hi, _mm256_cvtepu8_epi32(c0)));
-            _mm256_storeu_ps(o + 8, select16(lo, hi, _mm256_cvtepu8_epi32(_mm_srli_si128(c0, 8))));
-            _mm256_storeu_ps(o + 16, select16(lo, hi, _mm256_cvtepu8_epi32(c1)));
-            _mm256_storeu_ps(o + 24, select16(lo, hi, _mm256_cvtepu8_epi32(_mm_srli_si128(c1, 8))));
+        for (; e + 8 <= blockEnd; e += 8, o += 8) {
+            int32_t w;
+            std::memcpy(&w, packed + e / 2, 4);
+            _mm256_storeu_ps(o, select16(lo, hi, _mm256_srlv_epi32(_mm256_set1_epi32(w), shifts)));
         }
         for (; e < blockEnd; ++e, ++o)
             *o = t[(e & 1) ? (packed[e / 2] & 0x0F) : (packed[e / 2] >> 4)];
+        ++block;
     }
 }
 

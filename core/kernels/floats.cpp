@@ -91,6 +91,24 @@ float FloatView::at(uint64_t i) const
     }
 }
 
+void FloatView::read(uint64_t first, uint64_t count, float* out) const
+{
+    switch (m_dtype) {
+    case DType::F32: std::memcpy(out, m_data + 4 * first, 4 * count); return;
+    case DType::F16:
+        for (uint64_t j = 0; j < count; ++j)
+            out[j] = halfToFloat(loadLE<uint16_t>(m_data + 2 * (first + j)));
+        return;
+    case DType::BF16:
+        for (uint64_t j = 0; j < count; ++j)
+            out[j] = bf16ToFloat(loadLE<uint16_t>(m_data + 2 * (first + j)));
+        return;
+    default:
+        for (uint64_t j = 0; j < count; ++j)
+            out[j] = at(first + j);
+    }
+}
+
 bool dtypeIsInteger(DType t)
 {
     switch (t) {
@@ -203,13 +221,15 @@ const float* f8Table(DType t)
 void floatElementsFast(const FloatTensor& t, uint64_t e0, uint64_t n, float* out, SimdPath path)
 {
     const uint8_t* p = t.bytes.data();
+    if (path == SimdPath::Avx2
+        && (t.dtype == DType::F16 || t.dtype == DType::BF16 || t.dtype == DType::F32 || t.dtype == DType::F8_E4M3
+            || t.dtype == DType::F8_E5M2)) {
+        floatElementsAvx2(t, e0, n, out);
+        return;
+    }
     if (const float* lut = f8Table(t.dtype)) {
         for (uint64_t i = 0; i < n; ++i)
             out[i] = lut[p[e0 + i]];
-        return;
-    }
-    if (path == SimdPath::Avx2 && (t.dtype == DType::F16 || t.dtype == DType::BF16 || t.dtype == DType::F32)) {
-        floatElementsAvx2(t, e0, n, out);
         return;
     }
     floatElementsScalar(t, e0, n, out);

@@ -39,7 +39,10 @@ public:
     FloatView(std::span<const uint8_t> bytes, DType dtype, const std::string& what);
     uint64_t size() const { return m_count; }
     DType dtype() const { return m_dtype; }
+    const uint8_t* data() const { return m_data; }
     float at(uint64_t i) const;
+    // at(first + j) for j < count into out, the dtype dispatched once.
+    void read(uint64_t first, uint64_t count, float* out) const;
 
 private:
     const uint8_t* m_data = nullptr;

@@ -135,10 +135,19 @@ void avxQ4_0(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
+// d and m, the block's first two halves, broadcast: one F16C conversion for both.
+inline void halfPair(const uint8_t* b, __m256& d, __m256& m)
+{
+    const __m256 dm = _mm256_castps128_ps256(_mm_cvtph_ps(_mm_cvtsi32_si128(int(ld32(b)))));
+    d = _mm256_permutevar8x32_ps(dm, _mm256_setzero_si256());
+    m = _mm256_permutevar8x32_ps(dm, _mm256_set1_epi32(1));
+}
+
 void avxQ4_1(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 20, y += 32) {
-        const __m256 d = _mm256_set1_ps(h2f(b)), m = _mm256_set1_ps(h2f(b + 2));
+        __m256 d, m;
+        halfPair(b, d, m);
         const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 4));
         mulAdd16(y, nibbleLo(q), d, m);
         mulAdd16(y + 16, nibbleHi(q), d, m);
@@ -166,7 +175,8 @@ void avxQ5_0(const uint8_t* b, uint64_t nb, float* y)
 void avxQ5_1(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 24, y += 32) {
-        const __m256 d = _mm256_set1_ps(h2f(b)), m = _mm256_set1_ps(h2f(b + 2));
+        __m256 d, m;
+        halfPair(b, d, m);
         const __m256i c = q5Codes(b + 8, ld32(b + 4));
         mulAdd16(y, _mm256_castsi256_si128(c), d, m);
         mulAdd16(y + 16, _mm256_extracti128_si256(c, 1), d, m);
@@ -308,14 +318,20 @@ void avxQ2_K(const uint8_t* b, uint64_t nb, float* y)
 void avxQ3_K(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 110) {
-        const float d = h2f(b + 108);
+        const __m256 d = _mm256_set1_ps(h2f(b + 108));
         const uint8_t* S = b + 96;
-        float dl[16];
-        for (int s = 0; s < 16; ++s) {
-            const int low4 = s < 8 ? S[s] & 0xF : S[s - 8] >> 4;
-            const int high2 = (S[8 + s % 4] >> (2 * (s / 4))) & 3;
-            dl[s] = d * float((low4 | high2 << 4) - 32);
-        }
+        // The 16 six-bit scales, eight lanes at a time: low nibbles of S[0..7] then their high
+        // nibbles; two high bits from S[8 + s%4] at bit 2*(s/4).
+        const __m256i low = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(S)));
+        const __m256i high = _mm256_cvtepu8_epi32(_mm_set1_epi32(int(ld32(S + 8))));
+        const __m256i three = _mm256_set1_epi32(3), bias = _mm256_set1_epi32(32);
+        const __m256i h0 = _mm256_and_si256(_mm256_srlv_epi32(high, _mm256_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2)), three);
+        const __m256i h1 = _mm256_and_si256(_mm256_srlv_epi32(high, _mm256_setr_epi32(4, 4, 4, 4, 6, 6, 6, 6)), three);
+        const __m256i s0 = _mm256_or_si256(_mm256_and_si256(low, _mm256_set1_epi32(0xF)), _mm256_slli_epi32(h0, 4));
+        const __m256i s1 = _mm256_or_si256(_mm256_srli_epi32(low, 4), _mm256_slli_epi32(h1, 4));
+        alignas(32) float dl[16];
+        _mm256_store_ps(dl, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_sub_epi32(s0, bias))));
+        _mm256_store_ps(dl + 8, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_sub_epi32(s1, bias))));
         const __m256i hm = load256(b);
         for (int h = 0; h < 2; ++h) {
             const __m256i qs = load256(b + 32 + 32 * h);

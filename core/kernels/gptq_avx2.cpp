@@ -187,62 +187,186 @@ void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
 }
 
-// GPTQ with whole codes per word (b = 2, 4, 8) and contiguous groups of whole vectors: per
-// block of eight rows and per group, each row's codes come from broadcast words shifted into
-// k order, so no transpose is needed; the eight rows share the cache lines of their words.
-template <int B>
-void gptqSlotRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+// Per row of a block of R rows: its scale and zero of the current group, each broadcast to a
+// full vector, so the inner loop folds them into vmulps / vpsubd memory operands.
+template <int R>
+struct RowGroupVectors {
+    alignas(32) float s[R][8];
+    alignas(32) int32_t z[R][8];
+    void set(const GroupVectors* gv, uint64_t g)
+    {
+        for (int l = 0; l < R; ++l) {
+            _mm256_store_ps(s[l], _mm256_set1_ps(gv[l / 8].s[g * 8 + uint64_t(l % 8)]));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(z[l]), _mm256_set1_epi32(gv[l / 8].z[g * 8 + uint64_t(l % 8)]));
+        }
+    }
+    __m256 value(int l, __m256i q) const
+    {
+        return _mm256_mul_ps(_mm256_load_ps(s[l]),
+                             _mm256_cvtepi32_ps(_mm256_sub_epi32(q, _mm256_load_si256(reinterpret_cast<const __m256i*>(z[l])))));
+    }
+};
+
+// Eight 2-bit codes of row l at k (a multiple of 8), from the row of words at w: half a word.
+inline __m256i codes2(const uint8_t* w, int l, uint64_t k)
 {
-    constexpr uint64_t perWord = 32 / B;
+    int32_t word;
+    std::memcpy(&word, w + 4 * l, 4);
+    const __m256i sh = (k % 16) ? _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30) : _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+    return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), _mm256_set1_epi32(3));
+}
+
+// GPTQ with whole codes per word (b = 2, 4, 8) and contiguous groups of whole vectors: each
+// row's codes come from its broadcast word shifted into k order, no transpose. Rows of words
+// are N*4 bytes apart, which for a power-of-two N puts them all in one L1 set: a span of eight
+// rows of words (64 codes at 4 bits) is read for all R rows while those few lines stay cached,
+// and each output row is still written in runs of whole cache lines.
+template <int B, int R>
+void gptqSlotBlock(const PackedLinear& p, uint64_t n, float* rows, const GroupVectors* gv)
+{
+    constexpr uint64_t Span = 8 * 32 / B;
     const uint64_t K = p.K, N = p.N, fullK = K / 8 * 8;
-    alignas(32) int32_t sh[8];
-    for (int i = 0; i < 8; ++i)
-        sh[i] = B * (i % int(perWord));
-    const __m256i shifts = _mm256_load_si256(reinterpret_cast<const __m256i*>(sh));
-    const __m256i mask = _mm256_set1_epi32((1 << B) - 1);
-    const uint8_t* qw = p.qweight.data();
-    GroupVectors gv;
-    uint64_t n = n0;
-    for (; n + 8 <= n1; n += 8) {
-        gv.fill(p, n);
-        // Group-outer, in spans of at most 256 columns: the eight rows read the same few pages
-        // of qweight (rows of words are N*4 bytes apart, a page each for large N) while those
-        // are in the TLB.
-        for (uint64_t g = 0; g < p.groups; ++g) {
-            const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
-            for (uint64_t kb = g * p.groupSize; kb < k1; kb += 256) {
-                const uint64_t kEnd = std::min(k1, kb + 256);
-                for (uint64_t l = 0; l < 8; ++l) {
-                    float* row = out + (n + l - n0) * K;
-                    const uint8_t* col = qw + 4 * (n + l);
-                    const __m256 vs = _mm256_set1_ps(gv.s[g * 8 + l]);
-                    const __m256i vz = _mm256_set1_epi32(gv.z[g * 8 + l]);
-                    for (uint64_t k = kb; k < kEnd; k += 8) {
-                        __m256i v;
-                        if constexpr (B == 8) {
-                            uint32_t w0, w1;
-                            std::memcpy(&w0, col + 4 * (k / 4) * N, 4);
-                            std::memcpy(&w1, col + 4 * (k / 4 + 1) * N, 4);
-                            v = _mm256_setr_epi32(int(w0), int(w0), int(w0), int(w0), int(w1), int(w1), int(w1), int(w1));
-                        } else {
-                            uint32_t w;
-                            std::memcpy(&w, col + 4 * (k / perWord) * N, 4);
-                            v = _mm256_set1_epi32(int(w >> (B * (k % perWord))));
-                        }
-                        const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(v, shifts), mask);
-                        _mm256_storeu_ps(row + k, _mm256_mul_ps(vs, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, vz))));
+    const uint8_t* qw = p.qweight.data() + 4 * n;
+    RowGroupVectors<R> rg;
+    for (uint64_t g = 0; g < p.groups; ++g) {
+        rg.set(gv, g);
+        const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
+        for (uint64_t kb = g * p.groupSize; kb < k1; kb += Span) {
+            const uint64_t ke = std::min(k1, kb + Span);
+            const uint8_t* w0 = qw + 4 * (kb * B / 32) * N;
+            // Each row of words is its own page for large N: no hardware prefetcher follows
+            // that stride, so the rows of words two spans ahead are fetched now.
+            for (uint64_t i = 0; i < 8; ++i) {
+                const uint64_t ahead = kb * B / 32 + 48 + i;
+                if (ahead < K * B / 32)
+                    _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * ahead * N), _MM_HINT_T0);
+            }
+            for (int l = 0; l < R; ++l) {
+                float* row = rows + uint64_t(l) * K;
+                uint64_t k = kb;
+                const uint8_t* w = w0 + 4 * l;
+                if constexpr (B == 4) {
+                    // Pointer steps only: one word per eight codes, the next row of words 4N on.
+                    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF);
+                    for (; k < ke; k += 8, w += 4 * N) {
+                        int32_t word;
+                        std::memcpy(&word, w, 4);
+                        _mm256_storeu_ps(row + k, rg.value(l, _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), mask)));
                     }
+                } else if constexpr (B == 8) {
+                    for (; k < ke; k += 8, w += 8 * N) {
+                        int32_t a, b;
+                        std::memcpy(&a, w, 4);
+                        std::memcpy(&b, w + 4 * N, 4);
+                        _mm256_storeu_ps(row + k, rg.value(l, _mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(a), b, 1))));
+                    }
+                } else {
+                    for (; k < ke; k += 8)
+                        _mm256_storeu_ps(row + k, rg.value(l, codes2(qw + 4 * (k / 16) * N, l, k)));
                 }
             }
         }
-        for (uint64_t l = 0; l < 8; ++l)
-            for (uint64_t k = fullK; k < K; ++k)
-                out[(n + l - n0) * K + k] = p.valueAt(n + l, k);
     }
-    dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
+    for (uint64_t l = 0; l < uint64_t(R); ++l)
+        for (uint64_t k = fullK; k < K; ++k)
+            rows[l * K + k] = p.valueAt(n + l, k);
+}
+
+template <int B>
+void gptqSlotRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    GroupVectors gv[2];
+    uint64_t n = n0;
+    for (; n + 16 <= n1; n += 16) {
+        gv[0].fill(p, n);
+        gv[1].fill(p, n + 8);
+        gptqSlotBlock<B, 16>(p, n, out + (n - n0) * p.K, gv);
+    }
+    for (; n + 8 <= n1; n += 8) {
+        gv[0].fill(p, n);
+        gptqSlotBlock<B, 8>(p, n, out + (n - n0) * p.K, gv);
+    }
+    dequantPackedRowsRef(p, n, n1, out + (n - n0) * p.K);
+}
+
+// AWQ GEMM with groups of whole vectors, written row by row (no transpose): word (k, c)
+// holds columns 8c..8c+7, so the words of eight consecutive k of one word column, as one
+// vector (lanes = k), give any of its eight rows' codes with one shift and mask. Per span of
+// up to 64 k the C word columns' vectors are built once (C = 2: the eight bytes of both
+// columns per k, one load each), then each of the 8*C rows is written in a run.
+template <int C>
+void awqGemmBlock(const PackedLinear& p, uint64_t n, float* rows, const GroupVectors* gv)
+{
+    constexpr int R = 8 * C;
+    constexpr uint64_t Span = 64;
+    const uint64_t K = p.K, stride = 4 * (p.N / 8), fullK = K / 8 * 8;
+    const uint8_t* col = p.qweight.data() + 4 * (n / 8);
+    alignas(32) int32_t shifts[8][8];
+    for (int j = 0; j < 8; ++j) // AWQ slot of column j, times 4
+        _mm256_store_si256(reinterpret_cast<__m256i*>(shifts[j]), _mm256_set1_epi32(4 * ((j & 1) * 4 + j / 2)));
+    const __m256i mask = _mm256_set1_epi32(0xF);
+    RowGroupVectors<R> rg;
+    __m256i words[C][Span / 8];
+    for (uint64_t g = 0; g < p.groups; ++g) {
+        rg.set(gv, g);
+        const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
+        for (uint64_t kb = g * p.groupSize; kb < k1; kb += Span) {
+            const uint64_t steps = (std::min(k1, kb + Span) - kb) / 8;
+            // The next span's 64 rows of words, one line each, N/2 bytes apart.
+            for (uint64_t r = kb + Span; r < std::min(K, kb + 2 * Span); ++r)
+                _mm_prefetch(reinterpret_cast<const char*>(col + r * stride), _MM_HINT_T0);
+            for (uint64_t i = 0; i < steps; ++i) {
+                const uint8_t* w = col + (kb + 8 * i) * stride;
+                if constexpr (C == 2) {
+                    __m128i q[8];
+                    for (int r = 0; r < 8; ++r)
+                        q[r] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(w + uint64_t(r) * stride));
+                    // a = k0 k1 | k4 k5, b = k2 k3 | k6 k7 (each k: column c, column c+1).
+                    const __m256 a = _mm256_castsi256_ps(_mm256_set_m128i(_mm_unpacklo_epi64(q[4], q[5]), _mm_unpacklo_epi64(q[0], q[1])));
+                    const __m256 b = _mm256_castsi256_ps(_mm256_set_m128i(_mm_unpacklo_epi64(q[6], q[7]), _mm_unpacklo_epi64(q[2], q[3])));
+                    words[0][i] = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88));
+                    words[C - 1][i] = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xDD));
+                } else {
+                    int32_t v[8];
+                    for (int r = 0; r < 8; ++r)
+                        std::memcpy(&v[r], w + uint64_t(r) * stride, 4);
+                    words[0][i] = _mm256_setr_epi32(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+                }
+            }
+            for (int l = 0; l < R; ++l) {
+                float* o = rows + uint64_t(l) * K + kb;
+                const __m256i sh = _mm256_load_si256(reinterpret_cast<const __m256i*>(shifts[l % 8]));
+                for (uint64_t i = 0; i < steps; ++i)
+                    _mm256_storeu_ps(o + 8 * i, rg.value(l, _mm256_and_si256(_mm256_srlv_epi32(words[l / 8][i], sh), mask)));
+            }
+        }
+    }
+    for (uint64_t l = 0; l < uint64_t(R); ++l)
+        for (uint64_t k = fullK; k < K; ++k)
+            rows[l * K + k] = p.valueAt(n + l, k);
 }
 
 void awqGemmRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    // Rows before the first word boundary take the reference.
+    const uint64_t lead = std::min(n1, (n0 + 7) / 8 * 8);
+    dequantPackedRowsRef(p, n0, lead, out);
+    GroupVectors gv[2];
+    uint64_t n = lead;
+    for (; n + 16 <= n1; n += 16) {
+        gv[0].fill(p, n);
+        gv[1].fill(p, n + 8);
+        awqGemmBlock<2>(p, n, out + (n - n0) * p.K, gv);
+    }
+    for (; n + 8 <= n1; n += 8) {
+        gv[0].fill(p, n);
+        awqGemmBlock<1>(p, n, out + (n - n0) * p.K, gv);
+    }
+    dequantPackedRowsRef(p, n, n1, out + (n - n0) * p.K);
+}
+
+// Groups that are not whole vectors: eight columns per k from one word, transposed to rows.
+void awqGemmRowsTransposed(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     const uint64_t K = p.K, words = p.N / 8;
     uint64_t n = n0;
@@ -450,7 +574,7 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
         }
         break;
     case PackedKind::AwqGemm:
-        return awqGemmRows(p, n0, n1, out);
+        return p.groupSize % 8 == 0 ? awqGemmRows(p, n0, n1, out) : awqGemmRowsTransposed(p, n0, n1, out);
     case PackedKind::AwqGemv:
         if (p.groupSize % 8 == 0)
             return awqGemvRows(p, n0, n1, out);

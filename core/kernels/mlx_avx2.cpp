@@ -5,14 +5,39 @@
 #include "kernels/dtyperound_avx2.h"
 #include "kernels/mlx_unpack_avx2.h"
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 namespace qs {
 
 namespace {
+
+// Entry idx & 15 of the 16-entry table (lo, hi): vpermps reads bits 0..2, bit 3 blends.
+inline __m256 select16(__m256 lo, __m256 hi, __m256i idx)
+{
+    return _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
+                            _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
+}
 
 template <DType T>
 inline __m256 dequant8(__m256 q, __m256 vs, __m256 vb)
 {
     return roundToDtype8<T>(_mm256_add_ps(roundToDtype8<T>(_mm256_mul_ps(q, vs)), vb));
+}
+
+// FloatView::read with F16C for F16 (exact, as halfToFloat).
+void readScales(const FloatView& v, uint64_t first, uint64_t count, float* out)
+{
+    if (v.dtype() != DType::F16) {
+        v.read(first, count, out);
+        return;
+    }
+    const uint8_t* p = v.data() + 2 * first;
+    uint64_t i = 0;
+    for (; i + 8 <= count; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i))));
+    v.read(first + i, count - i, out + i);
 }
 
 template <DType T>
@@ -22,10 +47,17 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
     const uint8_t* end = s.packed.data() + s.packed.size();
     const bool chunked = s.groupSize % 8 == 0;
     // b <= 4: the group's 2^b results are formed once (the same lane-wise operations on the
-    // same inputs, so the same bits) and each code selects its result with vpermps.
+    // same inputs, so the same bits) and each code selects its result with vpermps, which
+    // reads an index's low three bits only: a code shifted into its lane from a broadcast word
+    // needs no mask (4-bit: bit 3 picks the high half by a blend; 2-bit: the table repeats
+    // every four lanes, so the neighbour's bit 2 is harmless).
     const bool table = s.bits <= 4;
     const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256 iota8 = _mm256_add_ps(iota, _mm256_set1_ps(8));
+    const __m256 iota4 = _mm256_setr_ps(0, 1, 2, 3, 0, 1, 2, 3);
+    const __m256i sh4 = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i sh2lo = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14), sh2hi = _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30);
+    std::vector<float> scales(s.groups), biases(s.groups);
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
@@ -33,34 +65,34 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             mlxRowsScalar(s, n, n + 1, o);
             continue;
         }
+        readScales(s.scales, n * s.groups, s.groups, scales.data());
+        readScales(s.biases, n * s.groups, s.groups, biases.data());
         for (uint64_t g = 0; g < s.groups; ++g) {
-            const float scale = s.scales.at(n * s.groups + g), bias = s.biases.at(n * s.groups + g);
+            const float scale = scales[g], bias = biases[g];
             const __m256 vs = _mm256_set1_ps(scale), vb = _mm256_set1_ps(bias);
-            const uint64_t k1 = (g + 1) * s.groupSize;
+            const uint64_t k1 = std::min(s.cols, (g + 1) * s.groupSize);
             uint64_t k = g * s.groupSize;
             if (table) {
-                const __m256 lo = dequant8<T>(iota, vs, vb), hi = dequant8<T>(iota8, vs, vb);
+                const __m256 lo = dequant8<T>(s.bits == 2 ? iota4 : iota, vs, vb);
+                const __m256 hi = s.bits == 4 ? dequant8<T>(iota8, vs, vb) : lo;
                 if (s.bits == 4) {
-                    // 32 codes from 16 bytes: low nibble first, interleaved back to element order.
-                    const __m128i m4 = _mm_set1_epi8(0x0F);
-                    for (; k + 32 <= k1; k += 32) {
-                        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k / 2));
-                        const __m128i l = _mm_and_si128(v, m4), h = _mm_and_si128(_mm_srli_epi16(v, 4), m4);
-                        const __m128i e0 = _mm_unpacklo_epi8(l, h), e1 = _mm_unpackhi_epi8(l, h);
-                        const __m128i q[4] = {e0, _mm_srli_si128(e0, 8), e1, _mm_srli_si128(e1, 8)};
-                        for (int i = 0; i < 4; ++i) {
-                            const __m256i idx = _mm256_cvtepu8_epi32(q[i]);
-                            _mm256_storeu_ps(o + k + 8 * uint64_t(i),
-                                             _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
-                                                              _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
-                        }
+                    for (; k + 8 <= k1; k += 8) {
+                        int32_t w;
+                        std::memcpy(&w, row + k / 2, 4);
+                        _mm256_storeu_ps(o + k, select16(lo, hi, _mm256_srlv_epi32(_mm256_set1_epi32(w), sh4)));
+                    }
+                } else if (s.bits == 2) {
+                    for (; k + 16 <= k1; k += 16) {
+                        int32_t w;
+                        std::memcpy(&w, row + k / 4, 4);
+                        const __m256i b = _mm256_set1_epi32(w);
+                        _mm256_storeu_ps(o + k, _mm256_permutevar8x32_ps(lo, _mm256_srlv_epi32(b, sh2lo)));
+                        _mm256_storeu_ps(o + k + 8, _mm256_permutevar8x32_ps(lo, _mm256_srlv_epi32(b, sh2hi)));
                     }
                 }
-                for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8) {
+                for (; k + 8 <= k1 && row + k * s.bits / 8 + 16 <= end; k += 8) {
                     const __m256i idx = unpack(row + k * s.bits / 8);
-                    const __m256 a = _mm256_permutevar8x32_ps(lo, idx);
-                    _mm256_storeu_ps(o + k, s.bits < 4 ? a
-                        : _mm256_blendv_ps(a, _mm256_permutevar8x32_ps(hi, idx), _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+                    _mm256_storeu_ps(o + k, s.bits < 4 ? _mm256_permutevar8x32_ps(lo, idx) : select16(lo, hi, idx));
                 }
             } else {
                 if (s.bits == 8)
@@ -68,7 +100,7 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
                         _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
                                                               _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k)))),
                                                           vs, vb));
-                for (; k < k1 && row + k * s.bits / 8 + 16 <= end; k += 8)
+                for (; k + 8 <= k1 && row + k * s.bits / 8 + 16 <= end; k += 8)
                     _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(unpack(row + k * s.bits / 8)), vs, vb));
             }
             for (; k < k1; ++k)

@@ -4,7 +4,9 @@
 // where memcpy copies the same number of output bytes, measured in the same run. Work goes
 // in L2-sized chunks (about 256 KiB of float32 output) that are rewritten in place.
 //
-// Usage: quantscope-bench [--quick] [FORMAT-ID ...]
+// Usage: quantscope-bench [--quick] [--profile] [FORMAT-ID ...]
+// --profile runs only the single-thread fast path of each chosen format for a few seconds and
+// prints nothing else, so a sampling profiler sees the kernel and not the setup.
 #include "container/checkpoint.h"
 #include "error.h"
 #include "container/ggmltype.h"
@@ -22,10 +24,12 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -41,6 +45,22 @@ struct Case {
     std::string label;
     std::shared_ptr<const Checkpoint> ckpt;
     LogicalWeight weight;
+};
+
+// Output buffers start on a cache line, as memcpy aligns its own stores: a buffer at malloc's
+// 16-byte offset would split every other 32-byte store of the kernels across two lines and
+// measure that instead of the kernel.
+class AlignedFloats {
+public:
+    explicit AlignedFloats(size_t n) : m_p(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64))) {}
+    AlignedFloats(AlignedFloats&& o) noexcept : m_p(std::exchange(o.m_p, nullptr)) {}
+    AlignedFloats(const AlignedFloats&) = delete;
+    AlignedFloats& operator=(const AlignedFloats&) = delete;
+    ~AlignedFloats() { std::free(m_p); }
+    float* data() const { return m_p; }
+
+private:
+    float* m_p;
 };
 
 // Seconds per call of each contender: the best of many short bursts, interleaved, so that
@@ -338,11 +358,13 @@ std::vector<Case> ggufCases(const std::string& dir, uint64_t K, uint64_t N)
 
 int main(int argc, char** argv)
 {
-    bool quick = false;
+    bool quick = false, profile = false;
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
+        else if (std::strcmp(argv[i], "--profile") == 0)
+            profile = true;
         else
             only.emplace_back(argv[i]);
     }
@@ -379,14 +401,23 @@ int main(int argc, char** argv)
         const uint64_t rowsPerChunk = std::max<uint64_t>(8, kChunkBytes / 4 / K / 8 * 8);
         const uint64_t chunks = N / rowsPerChunk;
         const uint64_t chunkWeights = rowsPerChunk * K;
-        std::vector<float> out(chunkWeights), src(chunkWeights, 1.f);
+        AlignedFloats out(chunkWeights), src(chunkWeights);
+        std::fill(src.data(), src.data() + chunkWeights, 1.f);
         uint64_t next = 0;
         auto oneChunk = [&](SimdPath path) {
             const uint64_t b = (next++ % chunks) * rowsPerChunk;
             dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, out.data(), path);
         };
+        if (profile) {
+            const auto t0 = Clock::now();
+            while (std::chrono::duration<double>(Clock::now() - t0).count() < 3.0)
+                oneChunk(fast);
+            continue;
+        }
         try {
-            std::vector<std::vector<float>> outs(static_cast<size_t>(threads), std::vector<float>(chunkWeights));
+            std::vector<AlignedFloats> outs;
+            for (int t = 0; t < threads; ++t)
+                outs.emplace_back(chunkWeights);
             Contender scalar{[&] { oneChunk(SimdPath::Scalar); }};
             Contender fast1{[&] { oneChunk(fast); }};
             Contender copy{[&] {
