@@ -67,6 +67,10 @@
             <source>quantscope: background work still running; the screenshot shows it in progress</source>
             <translation>quantscope: Hintergrundarbeit läuft noch; der Screenshot zeigt sie im Gange</translation>
         </message>
+        <message>
+            <source>Compare the checkpoint with checkpoint B (the Diff view).</source>
+            <translation>Den Checkpoint mit Checkpoint B vergleichen (die Ansicht Vergleich).</translation>
+        </message>
     </context>
     <context>
         <name>qsw::Inspector</name>
@@ -2109,6 +2113,236 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <message>
             <source>internal error: %1</source>
             <translation>interner Fehler: %1</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::DiffListModel</name>
+        <message>
+            <source>%1 vs %2</source>
+            <translation>%1 gegen %2</translation>
+        </message>
+        <message>
+            <source>shape mismatch %1</source>
+            <translation>Formen verschieden %1</translation>
+        </message>
+        <message>
+            <source>skipped: %1</source>
+            <translation>übersprungen: %1</translation>
+        </message>
+        <message>
+            <source>only in A</source>
+            <translation>nur in A</translation>
+        </message>
+        <message>
+            <source>only in B</source>
+            <translation>nur in B</translation>
+        </message>
+        <message>
+            <source>%1 non-finite</source>
+            <translation>%1 nicht endlich</translation>
+        </message>
+        <message>
+            <source>identical</source>
+            <translation>identisch</translation>
+        </message>
+        <message>
+            <source>over tolerance</source>
+            <translation>über der Toleranz</translation>
+        </message>
+        <message>
+            <source>within tolerance</source>
+            <translation>innerhalb der Toleranz</translation>
+        </message>
+        <message>
+            <source>%1 (%2) vs %3 (%4), shape %5
+mean |a − b| %6, relative error %7, cosine %8
+%9 of %10 elements differ</source>
+            <translation>%1 (%2) gegen %3 (%4), Form %5
+mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
+%9 von %10 Elementen verschieden</translation>
+        </message>
+        <message>
+            <source>largest difference at row %1, column %2</source>
+            <translation>größte Differenz in Zeile %1, Spalte %2</translation>
+        </message>
+        <message>
+            <source>Weight in A</source>
+            <translation>Gewicht in A</translation>
+        </message>
+        <message>
+            <source>Weight in B</source>
+            <translation>Gewicht in B</translation>
+        </message>
+        <message>
+            <source>RMSE</source>
+            <translation>RMSE</translation>
+        </message>
+        <message>
+            <source>max |a − b|</source>
+            <translation>max. |a − b|</translation>
+        </message>
+        <message>
+            <source>SQNR dB</source>
+            <translation>SQNR dB</translation>
+        </message>
+        <message>
+            <source>Status</source>
+            <translation>Status</translation>
+        </message>
+    </context>
+    <context>
+        <name>qsw::DiffView</name>
+        <message>
+            <source>Open B…</source>
+            <translation>B öffnen…</translation>
+        </message>
+        <message>
+            <source>Open a second checkpoint (file or folder) to compare with this one; or drop it on this view</source>
+            <translation>Einen zweiten Checkpoint (Datei oder Ordner) zum Vergleich öffnen; oder ihn auf diese Ansicht ziehen</translation>
+        </message>
+        <message>
+            <source>tolerance: </source>
+            <translation>Toleranz: </translation>
+        </message>
+        <message>
+            <source>A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)</source>
+            <translation>Ein Paar liegt über der Toleranz, wenn sein max. |a − b| sie übersteigt (oder eine Differenz nicht endlich ist)</translation>
+        </message>
+        <message>
+            <source>Compare again</source>
+            <translation>Erneut vergleichen</translation>
+        </message>
+        <message>
+            <source>input column</source>
+            <translation>Eingabespalte</translation>
+        </message>
+        <message>
+            <source>output row</source>
+            <translation>Ausgabezeile</translation>
+        </message>
+        <message>
+            <source>|a − b| (max per cell)</source>
+            <translation>|a − b| (Maximum je Zelle)</translation>
+        </message>
+        <message>
+            <source>Comparison cancelled. Press “Compare again” to restart it.</source>
+            <translation>Vergleich abgebrochen. „Erneut vergleichen“ startet ihn neu.</translation>
+        </message>
+        <message>
+            <source>Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, or start with quantscope A --diff B.</source>
+            <translation>Öffnen Sie einen zweiten Checkpoint (B), um ihn Gewicht für Gewicht mit diesem zu vergleichen: „B öffnen…“, hierher ziehen oder mit quantscope A --diff B starten.</translation>
+        </message>
+        <message>
+            <source>Open checkpoint B</source>
+            <translation>Checkpoint B öffnen</translation>
+        </message>
+        <message>
+            <source>Checkpoints (*.gguf *.safetensors);;All files (*)</source>
+            <translation>Checkpoints (*.gguf *.safetensors);;Alle Dateien (*)</translation>
+        </message>
+        <message>
+            <source>Open a checkpoint (A) first.</source>
+            <translation>Öffnen Sie zuerst einen Checkpoint (A).</translation>
+        </message>
+        <message>
+            <source>Pairing the weights of %1…</source>
+            <translation>Ordne die Gewichte von %1 zu…</translation>
+        </message>
+        <message>
+            <source>Opening %1…</source>
+            <translation>Öffne %1…</translation>
+        </message>
+        <message>
+            <source>Opening %1 as B</source>
+            <translation>Öffne %1 als B</translation>
+        </message>
+        <message>
+            <source>B: &lt;b&gt;%1&lt;/b&gt;</source>
+            <translation>B: &lt;b&gt;%1&lt;/b&gt;</translation>
+        </message>
+        <message>
+            <source>Comparing every weight of A with its match in B…</source>
+            <translation>Vergleiche jedes Gewicht von A mit seinem Gegenstück in B…</translation>
+        </message>
+        <message>
+            <source>Comparing %1 with %2</source>
+            <translation>Vergleiche %1 mit %2</translation>
+        </message>
+        <message>
+            <source>%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · %7 only in B</source>
+            <translation>%1 Paare verglichen: %2 identisch, %3 über der Toleranz · %4 mit verschiedener Form · %5 übersprungen · %6 nur in A · %7 nur in B</translation>
+        </message>
+        <message>
+            <source>A: %1</source>
+            <translation>A: %1</translation>
+        </message>
+        <message>
+            <source>A</source>
+            <translation>A</translation>
+        </message>
+        <message>
+            <source>B: %1</source>
+            <translation>B: %1</translation>
+        </message>
+        <message>
+            <source>B: not open</source>
+            <translation>B: nicht geöffnet</translation>
+        </message>
+        <message>
+            <source>Open a checkpoint B to see the difference of each weight as a heatmap.</source>
+            <translation>Öffnen Sie einen Checkpoint B, um die Differenz jedes Gewichts als Heatmap zu sehen.</translation>
+        </message>
+        <message>
+            <source>Select a weight.</source>
+            <translation>Wählen Sie ein Gewicht.</translation>
+        </message>
+        <message>
+            <source>Pairing the weights…</source>
+            <translation>Ordne die Gewichte zu…</translation>
+        </message>
+        <message>
+            <source>%1: %2</source>
+            <translation>%1: %2</translation>
+        </message>
+        <message>
+            <source>%1 has no match in B.</source>
+            <translation>%1 hat kein Gegenstück in B.</translation>
+        </message>
+        <message>
+            <source>Computing the difference of %1…</source>
+            <translation>Berechne die Differenz von %1…</translation>
+        </message>
+        <message>
+            <source>Difference map of %1</source>
+            <translation>Differenzkarte von %1</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;%1&lt;/b&gt;: A and B are identical.</source>
+            <translation>&lt;b&gt;%1&lt;/b&gt;: A und B sind identisch.</translation>
+        </message>
+        <message>
+            <source>&lt;b&gt;%1&lt;/b&gt;: |a − b| per element, max %2.</source>
+            <translation>&lt;b&gt;%1&lt;/b&gt;: |a − b| je Element, Maximum %2.</translation>
+        </message>
+        <message>
+            <source> Decimated: each cell is the max over %1 rows × %2 columns.</source>
+            <translation> Ausgedünnt: Jede Zelle ist das Maximum über %1 Zeilen × %2 Spalten.</translation>
+        </message>
+        <message>
+            <source> Click selects the element.</source>
+            <translation> Ein Klick wählt das Element aus.</translation>
+        </message>
+        <message>
+            <source>%1 has no match in A.</source>
+            <translation>%1 hat kein Gegenstück in A.</translation>
+        </message>
+        <message>
+            <source>%1 is only in B.</source>
+            <translation>%1 ist nur in B.</translation>
+        </message>
+        <message>
+            <source>Diff</source>
+            <translation>Vergleich</translation>
         </message>
     </context>
 </TS>

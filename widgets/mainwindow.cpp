@@ -147,6 +147,10 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
 
     m_context = new ViewContext(this);
     connect(m_context, &ViewContext::viewRequested, this, [this](const QString& name) { showView(name); });
+    connect(m_context, &ViewContext::weightRequested, this, [this](int weight) {
+        if (m_snapshot && weight >= 0 && weight < m_snapshot->weights.size())
+            selectWeight(m_snapshot->weights[weight].name);
+    });
 
     m_watcher = new QFutureWatcher<LoadResult>(this);
     connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::loadFinished);

@@ -72,4 +72,9 @@ void ViewContext::requestView(const QString& name)
     emit viewRequested(name);
 }
 
+void ViewContext::requestWeight(int weight)
+{
+    emit weightRequested(weight);
+}
+
 } // namespace qsw

@@ -54,6 +54,9 @@ public:
     void setSelected(const ElementRef& element);
     // Asks the window to bring view `name` to the front (e.g. a heatmap click opens the bit map).
     void requestView(const QString& name);
+    // Asks the window to select `weight` (an index of checkpoint()->weights) in the browser,
+    // which answers with setWeight() (e.g. a row of the diff list).
+    void requestWeight(int weight);
 
 signals:
     void checkpointChanged();
@@ -62,6 +65,7 @@ signals:
     void hoveredChanged(const ElementRef& element);
     void selectedChanged(const ElementRef& element);
     void viewRequested(const QString& name);
+    void weightRequested(int weight);
 
 private:
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;

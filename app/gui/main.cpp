@@ -1,5 +1,6 @@
 // quantscope: the desktop application.
 #include "mainwindow.h"
+#include "views/diffview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -97,7 +98,9 @@ int main(int argc, char** argv)
                                         QStringLiteral("code"));
     const QCommandLineOption themeOption(QStringLiteral("theme"), QCoreApplication::translate("main", "Use the theme NAME (system, light, dark)."),
                                          QStringLiteral("name"));
-    parser.addOptions({viewOption, weightOption, screenshotOption, langOption, themeOption});
+    const QCommandLineOption diffOption(QStringLiteral("diff"), QCoreApplication::translate("main", "Compare the checkpoint with checkpoint B (the Diff view)."),
+                                        QStringLiteral("B"));
+    parser.addOptions({viewOption, weightOption, screenshotOption, langOption, themeOption, diffOption});
     parser.process(app);
 
     if (parser.positionalArguments().size() > 1) {
@@ -137,6 +140,9 @@ int main(int argc, char** argv)
                                                         .arg(parser.value(viewOption), window.viewNames().join(QLatin1String(", ")))));
         if (parser.isSet(weightOption) && !window.selectWeight(parser.value(weightOption)))
             std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: no weight '%1'").arg(parser.value(weightOption))));
+        if (parser.isSet(diffOption))
+            if (auto* diff = window.findChild<qsw::DiffView*>())
+                diff->openComparison(parser.value(diffOption));
         if (!screenshotFile.isEmpty()) {
             // Let layouts settle and background jobs (statistics, plots) finish before grabbing.
             QTimer::singleShot(200, &window, [&] {

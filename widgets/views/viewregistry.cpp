@@ -3,6 +3,7 @@
 #include "analysisview.h"
 #include "bitmapview.h"
 #include "budgetview.h"
+#include "diffview.h"
 #include "errorview.h"
 #include "playgroundview.h"
 #include "scalesview.h"
@@ -19,6 +20,7 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
     views << new ScalesView(context, parent);
     views << new ErrorView(context, parent);
     views << new BudgetView(context, parent);
+    views << new DiffView(context, parent);
     views << new PlaygroundView(context, parent);
     return views;
 }

@@ -1,0 +1,305 @@
+// The diff view: its list holds core's diffCheckpoints figures in core's order (also after a
+// new tolerance), one-sided weights and shape mismatches get their status, the heatmap holds
+// core's diffMap cell by cell, a checkpoint against itself is all zeros, the browser's
+// selection selects the match in B, a heatmap click selects the element, the comparison can
+// be cancelled, and the view is not blank.
+#include "analysis/diff.h"
+#include "container/checkpoint.h"
+#include "container/safetensors.h"
+#include "jobrunner.h"
+#include "kernels/half.h"
+#include "testsupport.h"
+#include "viewcontext.h"
+#include "views/diffview.h"
+#include "weighttreemodel.h"
+
+#include <qcustomplot.h>
+
+#include <QAbstractItemModelTester>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace qsw;
+
+namespace {
+
+constexpr int kJobTimeoutMs = 20000;
+
+struct Tensor {
+    std::string name;
+    std::vector<uint64_t> shape;
+    std::vector<float> values;
+};
+
+Tensor makeTensor(const std::string& name, uint64_t rows, uint64_t cols, uint32_t seed, float scale = 0.05f)
+{
+    Tensor t{name, {rows, cols}, std::vector<float>(size_t(rows * cols))};
+    uint32_t state = seed;
+    for (float& v : t.values) {
+        state = state * 1664525u + 1013904223u;
+        v = float(int(state >> 8) - (1 << 23)) / float(1 << 23) * scale;
+    }
+    return t;
+}
+
+std::string write(const QTemporaryDir& dir, const QString& file, const std::vector<Tensor>& tensors)
+{
+    std::vector<qs::SafetensorsTensor> out;
+    for (const Tensor& t : tensors)
+        out.push_back({t.name, qs::DType::F32, t.shape,
+                       {reinterpret_cast<const uint8_t*>(t.values.data()), t.values.size() * sizeof(float)}});
+    const std::string path = dir.filePath(file).toStdString();
+    qs::writeSafetensors(path, out);
+    return path;
+}
+
+// A and B: a weight that differs (big enough to be decimated), one that is equal, one only
+// in A, one only in B, one whose shapes disagree.
+struct Pair {
+    QTemporaryDir dir;
+    std::string a, b;
+    Pair()
+    {
+        Tensor changed = makeTensor("model.layers.0.mlp.down_proj.weight", 600, 1100, 1);
+        Tensor changedB = changed;
+        for (size_t i = 0; i < changedB.values.size(); i += 7)
+            changedB.values[i] += 0.001f * float(i % 13);
+        const Tensor same = makeTensor("model.layers.0.mlp.up_proj.weight", 64, 96, 2);
+        Tensor small = makeTensor("model.layers.0.self_attn.q_proj.weight", 48, 64, 3);
+        Tensor smallB = small;
+        smallB.values[5] += 0.5f; // worst relative error
+        const Tensor onlyA = makeTensor("model.layers.0.self_attn.k_proj.weight", 16, 64, 4);
+        const Tensor onlyB = makeTensor("model.layers.0.self_attn.v_proj.weight", 16, 64, 5);
+        const Tensor shapeA = makeTensor("model.layers.0.self_attn.o_proj.weight", 32, 64, 6);
+        const Tensor shapeB = makeTensor("model.layers.0.self_attn.o_proj.weight", 64, 32, 6);
+        a = write(dir, QStringLiteral("a.safetensors"), {changed, same, small, onlyA, shapeA});
+        b = write(dir, QStringLiteral("b.safetensors"), {changedB, same, smallB, onlyB, shapeB});
+    }
+};
+
+struct Fixture {
+    ViewContext context;
+    DiffView view{&context};
+    std::shared_ptr<const qs::Checkpoint> a;
+
+    explicit Fixture(const std::string& pathA)
+    {
+        // Without a main window, a weight request selects the weight directly.
+        QObject::connect(&context, &ViewContext::weightRequested, &context, [this](int w) { context.setWeight(w); });
+        a = qs::Checkpoint::open(pathA);
+        context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
+        view.resize(1100, 900);
+        view.show();
+    }
+    bool open(const std::string& pathB)
+    {
+        if (!QTest::qWaitForWindowExposed(&view))
+            return false;
+        view.openComparison(QString::fromStdString(pathB));
+        return context.jobs()->waitForIdle(kJobTimeoutMs);
+    }
+    int weight(const std::string& name) const
+    {
+        const qs::LogicalWeight* w = a->findWeight(name);
+        return w ? int(w - a->weights.data()) : -1;
+    }
+};
+
+QString display(const QAbstractItemModel* m, int row, int column)
+{
+    return m->index(row, column).data().toString();
+}
+
+} // namespace
+
+class TestDiffView : public QObject {
+    Q_OBJECT
+private slots:
+    void listEqualsCoreOrderAndFigures()
+    {
+        Pair p;
+        Fixture f(p.a);
+        QAbstractItemModelTester tester(f.view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(f.open(p.b));
+        QVERIFY2(f.view.model()->result(), qPrintable(f.view.statusText()));
+        const auto b = qs::Checkpoint::open(p.b);
+        for (double tolerance : {0.0, 0.01, 1.0}) {
+            f.view.setTolerance(tolerance);
+            qs::DiffOptions opt;
+            opt.tolerance = tolerance;
+            const qs::DiffResult want = qs::diffCheckpoints(*f.a, *b, opt);
+            const DiffListModel* m = f.view.model();
+            QCOMPARE(m->rowCount(), int(want.weights.size() + want.shapeMismatches.size() + want.skipped.size() +
+                                        want.onlyInA.size() + want.onlyInB.size()));
+            for (size_t i = 0; i < want.weights.size(); ++i) {
+                const DiffListModel::Row* r = m->rowAt(int(i));
+                QVERIFY(r && r->diff);
+                QCOMPARE(r->nameA, want.weights[i].nameA);
+                QCOMPARE(r->nameB, want.weights[i].nameB);
+                QCOMPARE(r->diff->rmse, want.weights[i].rmse);
+                QCOMPARE(r->diff->maxAbs, want.weights[i].maxAbs);
+                QCOMPARE(r->over, !want.weights[i].pass);
+                QCOMPARE(display(m, int(i), DiffListModel::Rmse), QString::number(want.weights[i].rmse, 'g', 4));
+            }
+            // Worst first: the pair with one large difference leads once it is over the tolerance.
+            QCOMPARE(m->rowAt(0)->nameA, std::string(tolerance < 0.5 ? "model.layers.0.self_attn.q_proj.weight"
+                                                                      : want.weights[0].nameA));
+        }
+        const DiffListModel* m = f.view.model();
+        const int n = m->rowCount();
+        QStringList statuses;
+        for (int i = 0; i < n; ++i)
+            statuses << display(m, i, DiffListModel::Status);
+        QVERIFY2(statuses.contains(QStringLiteral("only in A")), qPrintable(statuses.join(QLatin1Char('|'))));
+        QVERIFY(statuses.contains(QStringLiteral("only in B")));
+        QVERIFY(statuses.contains(QStringLiteral("identical")));
+        QVERIFY(statuses.contains(QStringLiteral("shape mismatch [32, 64] vs [64, 32]")));
+        QCOMPARE(m->rowAt(m->rowOfA("model.layers.0.self_attn.k_proj.weight"))->kind, DiffListModel::Kind::OnlyInA);
+        QCOMPARE(m->rowAt(m->rowOfB("model.layers.0.self_attn.v_proj.weight"))->kind, DiffListModel::Kind::OnlyInB);
+    }
+
+    void heatmapEqualsDiffMap()
+    {
+        Pair p;
+        Fixture f(p.a);
+        QVERIFY(f.open(p.b));
+        const int w = f.weight("model.layers.0.mlp.down_proj.weight");
+        QVERIFY(w >= 0);
+        f.context.setWeight(w);
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(f.view.map(), qPrintable(f.view.statusText()));
+        const auto b = qs::Checkpoint::open(p.b);
+        const qs::WeightMatch match = qs::matchWeights(*f.a, *b, "model.layers.0.mlp.down_proj.weight");
+        QCOMPARE(match.pairs.size(), size_t(1));
+        const qs::DiffMap want = qs::diffMap(*f.a, *b, match.pairs[0], DiffView::kMapRows, DiffView::kMapCols, {});
+        QVERIFY(want.rowsPerCell > 1 && want.colsPerCell > 1); // decimated
+        QVERIFY(want.maxAbs > 0);
+        QCPColorMapData* d = f.view.colorMap()->data();
+        QCOMPARE(uint64_t(d->keySize()), want.cellCols);
+        QCOMPARE(uint64_t(d->valueSize()), want.cellRows);
+        for (uint64_t i = 0; i < want.cellRows; ++i)
+            for (uint64_t j = 0; j < want.cellCols; ++j)
+                QCOMPARE(d->cell(int(j), int(i)), double(want.cells[size_t(i * want.cellCols + j)]));
+
+        // A click selects the element under the cursor.
+        f.view.plot()->replot();
+        QCPAxis* x = f.view.plot()->xAxis;
+        QCPAxis* y = f.view.plot()->yAxis;
+        const QPointF pixel(x->coordToPixel(700), y->coordToPixel(300));
+        const ElementRef e = f.view.elementAt(pixel);
+        QCOMPARE(e.weight, w);
+        QVERIFY(std::abs(e.row - 300) <= 2 && std::abs(e.col - 700) <= 2);
+        QTest::mouseClick(f.view.plot(), Qt::LeftButton, {}, pixel.toPoint());
+        QCOMPARE(f.context.selected(), e);
+    }
+
+    void selfDiffIsAllZeros()
+    {
+        Pair p;
+        Fixture f(p.a);
+        QVERIFY(f.open(p.a));
+        const DiffListModel* m = f.view.model();
+        QVERIFY2(m->result(), qPrintable(f.view.statusText()));
+        QCOMPARE(m->result()->weights.size(), f.a->weights.size());
+        for (const qs::WeightDiff& d : m->result()->weights) {
+            QCOMPARE(d.maxAbs, 0.0);
+            QCOMPARE(d.rmse, 0.0);
+            QCOMPARE(d.differing, uint64_t(0));
+        }
+        QCOMPARE(m->overCount(), 0);
+        f.context.setWeight(f.weight("model.layers.0.mlp.down_proj.weight"));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(f.view.map());
+        QCOMPARE(f.view.map()->maxAbs, 0.0f);
+        for (float v : f.view.map()->cells)
+            QCOMPARE(v, 0.0f);
+    }
+
+    // The browser's selection selects the match in B and the row in the list; a row of the
+    // list or of B's weights asks for its A weight.
+    void selectionIsSynchronised()
+    {
+        Pair p;
+        Fixture f(p.a);
+        QVERIFY(f.open(p.b));
+        const auto b = f.view.other();
+        QVERIFY(b);
+        const int w = f.weight("model.layers.0.self_attn.q_proj.weight");
+        f.context.setWeight(w);
+        const int matched = f.view.matchedB();
+        QVERIFY(matched >= 0);
+        QCOMPARE(b->weights[size_t(matched)].name, std::string("model.layers.0.self_attn.q_proj.weight"));
+        QCOMPARE(f.view.listB()->currentIndex().data(WeightTreeModel::WeightIndexRole).toInt(), matched);
+        QCOMPARE(f.view.listA()->currentIndex().data(WeightTreeModel::WeightIndexRole).toInt(), w);
+        QCOMPARE(f.view.list()->currentIndex().row(), f.view.model()->rowOfA("model.layers.0.self_attn.q_proj.weight"));
+
+        QSignalSpy spy(&f.context, &ViewContext::weightRequested);
+        const int row = f.view.model()->rowOfA("model.layers.0.mlp.up_proj.weight");
+        const QRect rect = f.view.list()->visualRect(f.view.model()->index(row, 0));
+        QTest::mouseClick(f.view.list()->viewport(), Qt::LeftButton, {}, rect.center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(f.context.weight(), f.weight("model.layers.0.mlp.up_proj.weight"));
+        QCOMPARE(b->weights[size_t(f.view.matchedB())].name, std::string("model.layers.0.mlp.up_proj.weight"));
+        // A weight only in A has no match.
+        f.context.setWeight(f.weight("model.layers.0.self_attn.k_proj.weight"));
+        QCOMPARE(f.view.matchedB(), -1);
+        QVERIFY(!f.view.listB()->currentIndex().isValid());
+    }
+
+    void cancelStopsTheComparison()
+    {
+        QTemporaryDir dir;
+        const Tensor big = makeTensor("model.layers.0.mlp.down_proj.weight", 2048, 8192, 7);
+        const std::string a = write(dir, QStringLiteral("a.safetensors"), {big});
+        Fixture f(a);
+        QVERIFY(QTest::qWaitForWindowExposed(&f.view));
+        // Cancel as soon as the comparison starts (the pairing job before it is quick).
+        bool started = false;
+        connect(f.context.jobs(), &JobRunner::started, &f.view, [&](const QString& key) {
+            if (key != DiffView::kCompareJob)
+                return;
+            started = true;
+            QVERIFY(f.context.jobs()->isRunning(DiffView::kCompareJob));
+            f.view.cancelComparison();
+        });
+        f.view.openComparison(QString::fromStdString(a));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(started);
+        QVERIFY(!f.context.jobs()->isRunning(DiffView::kCompareJob));
+        QVERIFY2(f.view.statusText().contains(QStringLiteral("cancelled")), qPrintable(f.view.statusText()));
+        QVERIFY(!f.view.model()->result());
+        QCOMPARE(f.view.model()->rowCount(), 0);
+    }
+
+    void screenshotNotBlank_data()
+    {
+        QTest::addColumn<bool>("dark");
+        QTest::addRow("light") << false;
+        QTest::addRow("dark") << true;
+    }
+    void screenshotNotBlank()
+    {
+        QFETCH(bool, dark);
+        Pair p;
+        Fixture f(p.a);
+        f.context.setTheme(Theme::fromPalette(dark ? darkPalette() : lightPalette()));
+        QVERIFY(f.open(p.b));
+        f.context.setWeight(f.weight("model.layers.0.mlp.down_proj.weight"));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(f.view.map());
+        const QImage image = f.view.grab().toImage();
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 3)
+            for (int x = 0; x < image.width(); x += 3)
+                colours.insert(image.pixel(x, y));
+        QVERIFY(colours.size() > 20);
+    }
+};
+
+QTEST_MAIN(TestDiffView)
+#include "tst_diffview.moc"

@@ -1,0 +1,844 @@
+#include "diffview.h"
+
+#include "figures/plottheme.h"
+#include "jobrunner.h"
+#include "weighttreemodel.h"
+
+#include "container/checkpoint.h"
+#include "formats/logicalweight.h"
+#include "kernels/kernel.h"
+
+#include <qcustomplot.h>
+
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMimeData>
+#include <QPointer>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace qsw {
+
+const QString DiffView::kOpenJob = QStringLiteral("diff-open");
+const QString DiffView::kCompareJob = QStringLiteral("diff-all");
+const QString DiffView::kMapJob = QStringLiteral("diff-map");
+
+namespace {
+
+QString num(double v)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    return QString::number(v, 'g', 4);
+}
+
+QString q(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+QString shapeText(const std::vector<uint64_t>& shape)
+{
+    QStringList parts;
+    for (uint64_t d : shape)
+        parts << QString::number(d);
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+bool acceptsPath(const QMimeData* mime)
+{
+    if (!mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().front().isLocalFile())
+        return false;
+    const QFileInfo info(mime->urls().front().toLocalFile());
+    return info.isDir() || info.suffix().compare(QStringLiteral("gguf"), Qt::CaseInsensitive) == 0 ||
+           info.suffix().compare(QStringLiteral("safetensors"), Qt::CaseInsensitive) == 0;
+}
+
+QTreeView* makeWeightList(QWidget* parent, WeightTreeModel* model, const QString& name)
+{
+    auto* view = new QTreeView(parent);
+    view->setObjectName(name);
+    view->setModel(model);
+    view->setUniformRowHeights(true);
+    view->setAlternatingRowColors(true);
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // Name, format and shape are what pairing is about; the browser has the rest.
+    for (int c = WeightTreeModel::BitsColumn; c < WeightTreeModel::ColumnCount; ++c)
+        view->setColumnHidden(c, true);
+    view->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Stretch);
+    view->header()->setStretchLastSection(false);
+    return view;
+}
+
+} // namespace
+
+// ---- DiffListModel ----
+
+DiffListModel::DiffListModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void DiffListModel::setResult(std::shared_ptr<const qs::DiffResult> result, std::unordered_map<std::string, int> orderA,
+                              double tolerance)
+{
+    beginResetModel();
+    m_result = std::move(result);
+    m_orderA = std::move(orderA);
+    m_tolerance = tolerance;
+    rebuild();
+    endResetModel();
+}
+
+void DiffListModel::setTolerance(double tolerance)
+{
+    if (tolerance == m_tolerance)
+        return;
+    beginResetModel();
+    m_tolerance = tolerance;
+    rebuild();
+    endResetModel();
+}
+
+void DiffListModel::setTheme(const Theme& theme)
+{
+    m_theme = theme;
+    if (!m_rows.empty())
+        emit dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+void DiffListModel::rebuild()
+{
+    m_rows.clear();
+    if (!m_result)
+        return;
+    const qs::DiffResult& r = *m_result;
+    for (const qs::WeightDiff& d : r.weights)
+        m_rows.push_back({Kind::Pair, d.nameA, d.nameB, &d, {}, d.nonFinite > 0 || d.maxAbs > m_tolerance});
+    auto posA = [this](const std::string& name) {
+        const auto it = m_orderA.find(name);
+        return it == m_orderA.end() ? INT32_MAX : it->second;
+    };
+    // core's order (diffCheckpoints): failing first, then more non-finite, then larger
+    // relative error; its stable sort keeps A's order among ties.
+    std::sort(m_rows.begin(), m_rows.end(), [&](const Row& x, const Row& y) {
+        if (x.over != y.over)
+            return x.over;
+        if (x.diff->nonFinite != y.diff->nonFinite)
+            return x.diff->nonFinite > y.diff->nonFinite;
+        if (x.diff->relativeError != y.diff->relativeError)
+            return x.diff->relativeError > y.diff->relativeError;
+        return posA(x.nameA) < posA(y.nameA);
+    });
+    for (const qs::ShapeMismatch& s : r.shapeMismatches)
+        m_rows.push_back({Kind::ShapeMismatch, s.nameA, s.nameB, nullptr,
+                          tr("%1 vs %2").arg(shapeText(s.shapeA), shapeText(s.shapeB)), true});
+    for (const qs::SkippedPair& s : r.skipped)
+        m_rows.push_back({Kind::Skipped, s.nameA, s.nameB, nullptr, q(s.reason), false});
+    for (const std::string& name : r.onlyInA)
+        m_rows.push_back({Kind::OnlyInA, name, {}, nullptr, {}, false});
+    for (const std::string& name : r.onlyInB)
+        m_rows.push_back({Kind::OnlyInB, {}, name, nullptr, {}, false});
+}
+
+const DiffListModel::Row* DiffListModel::rowAt(int row) const
+{
+    return row >= 0 && size_t(row) < m_rows.size() ? &m_rows[size_t(row)] : nullptr;
+}
+
+int DiffListModel::rowOfA(const std::string& nameA) const
+{
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if (!nameA.empty() && m_rows[i].nameA == nameA)
+            return int(i);
+    return -1;
+}
+
+int DiffListModel::rowOfB(const std::string& nameB) const
+{
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if (!nameB.empty() && m_rows[i].nameB == nameB)
+            return int(i);
+    return -1;
+}
+
+int DiffListModel::overCount() const
+{
+    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.over; }));
+}
+
+int DiffListModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int DiffListModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant DiffListModel::data(const QModelIndex& index, int role) const
+{
+    const Row* r = index.isValid() && index.model() == this ? rowAt(index.row()) : nullptr;
+    if (!r)
+        return {};
+    const qs::WeightDiff* d = r->diff;
+    const int column = index.column();
+    if (role == Qt::DisplayRole) {
+        switch (column) {
+        case NameA: return r->nameA.empty() ? QStringLiteral("—") : q(r->nameA);
+        case NameB: return r->nameB.empty() ? QStringLiteral("—") : q(r->nameB);
+        case Rmse: return d ? num(d->rmse) : QString();
+        case MaxAbs: return d ? num(d->maxAbs) : QString();
+        case Sqnr: return d ? num(d->sqnrDb) : QString();
+        case Status:
+            switch (r->kind) {
+            case Kind::ShapeMismatch: return tr("shape mismatch %1").arg(r->detail);
+            case Kind::Skipped: return tr("skipped: %1").arg(r->detail);
+            case Kind::OnlyInA: return tr("only in A");
+            case Kind::OnlyInB: return tr("only in B");
+            case Kind::Pair:
+                if (d->nonFinite)
+                    return tr("%1 non-finite").arg(d->nonFinite);
+                if (d->differing == 0)
+                    return tr("identical");
+                return r->over ? tr("over tolerance") : tr("within tolerance");
+            }
+        }
+        return {};
+    }
+    if (role == SortRole) {
+        if (d && column == Rmse)
+            return d->rmse;
+        if (d && column == MaxAbs)
+            return d->maxAbs;
+        if (d && column == Sqnr)
+            return d->sqnrDb;
+        return data(index, Qt::DisplayRole);
+    }
+    if (role == KindRole)
+        return int(r->kind);
+    if (role == Qt::ForegroundRole) {
+        if (r->over && column == Status)
+            return m_theme.error;
+        if (r->kind == Kind::Pair && d->differing == 0 && column == Status)
+            return m_theme.ok;
+        if (r->kind != Kind::Pair)
+            return m_theme.mutedText;
+        return {};
+    }
+    if (role == Qt::FontRole && r->over) {
+        QFont f;
+        f.setBold(true);
+        return f;
+    }
+    if (role == Qt::TextAlignmentRole && column >= Rmse && column <= Sqnr)
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole && d) {
+        QString tip = tr("%1 (%2) vs %3 (%4), shape %5\nmean |a − b| %6, relative error %7, cosine %8\n%9 of %10 elements differ")
+                          .arg(q(d->nameA), q(d->formatA), q(d->nameB), q(d->formatB), shapeText(d->shape), num(d->meanAbs),
+                               num(d->relativeError), QString::number(d->cosine, 'f', 6))
+                          .arg(d->differing)
+                          .arg(d->count);
+        if (d->differing)
+            tip += QLatin1Char('\n') + tr("largest difference at row %1, column %2").arg(d->maxRow).arg(d->maxCol);
+        if (!d->note.empty())
+            tip += QLatin1Char('\n') + q(d->note);
+        return tip;
+    }
+    if (role == Qt::ToolTipRole && !r->detail.isEmpty())
+        return r->detail;
+    return {};
+}
+
+QVariant DiffListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case NameA: return tr("Weight in A");
+    case NameB: return tr("Weight in B");
+    case Rmse: return tr("RMSE");
+    case MaxAbs: return tr("max |a − b|");
+    case Sqnr: return tr("SQNR dB");
+    case Status: return tr("Status");
+    }
+    return {};
+}
+
+// ---- DiffView ----
+
+DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+{
+    setObjectName(viewName());
+    setAcceptDrops(true);
+
+    m_open = new QPushButton(tr("Open B…"), this);
+    m_open->setToolTip(tr("Open a second checkpoint (file or folder) to compare with this one; or drop it on this view"));
+    m_bName = new QLabel(this);
+    m_bName->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_tolerance = new QDoubleSpinBox(this);
+    m_tolerance->setDecimals(6);
+    m_tolerance->setRange(0, 1e6);
+    m_tolerance->setSingleStep(0.001);
+    m_tolerance->setPrefix(tr("tolerance: "));
+    m_tolerance->setToolTip(tr("A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)"));
+    m_compare = new QPushButton(tr("Compare again"), this);
+    m_compare->setEnabled(false);
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_open);
+    bar->addWidget(m_bName, 1);
+    bar->addWidget(m_tolerance);
+    bar->addWidget(m_compare);
+
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_modelA = new WeightTreeModel(this);
+    m_modelB = new WeightTreeModel(this);
+    m_listA = makeWeightList(this, m_modelA, QStringLiteral("weightsA"));
+    m_listB = makeWeightList(this, m_modelB, QStringLiteral("weightsB"));
+    m_titleA = new QLabel(this);
+    m_titleB = new QLabel(this);
+    auto side = [this](QLabel* title, QTreeView* list) {
+        auto* w = new QWidget(this);
+        auto* l = new QVBoxLayout(w);
+        l->setContentsMargins(0, 0, 0, 0);
+        l->setSpacing(2);
+        l->addWidget(title);
+        l->addWidget(list, 1);
+        return w;
+    };
+    auto* lists = new QSplitter(Qt::Horizontal, this);
+    lists->addWidget(side(m_titleA, m_listA));
+    lists->addWidget(side(m_titleB, m_listB));
+
+    m_mapCaption = new QLabel(this);
+    m_mapCaption->setWordWrap(true);
+    m_plot = new QCustomPlot(this);
+    m_plot->setMinimumHeight(160);
+    m_colorMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
+    m_colorScale = new QCPColorScale(m_plot);
+    m_plot->plotLayout()->addElement(0, 1, m_colorScale);
+    m_colorMap->setColorScale(m_colorScale);
+    m_colorMap->setInterpolate(false);
+    m_colorMap->setGradient(sequentialGradient());
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_plot->axisRect()->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    m_colorScale->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    m_plot->yAxis->setRangeReversed(true); // row 0 on top, as the matrix is written
+    m_plot->xAxis->setLabel(tr("input column"));
+    m_plot->yAxis->setLabel(tr("output row"));
+    m_colorScale->axis()->setLabel(tr("|a − b| (max per cell)"));
+    m_marker = new QCPItemRect(m_plot);
+    m_marker->setVisible(false);
+    auto* mapBox = new QWidget(this);
+    auto* mapLayout = new QVBoxLayout(mapBox);
+    mapLayout->setContentsMargins(0, 0, 0, 0);
+    mapLayout->setSpacing(2);
+    mapLayout->addWidget(m_mapCaption);
+    mapLayout->addWidget(m_plot, 1);
+
+    m_model = new DiffListModel(this);
+    m_table = new QTreeView(this);
+    m_table->setObjectName(QStringLiteral("diffList"));
+    m_table->setModel(m_model);
+    m_table->setRootIsDecorated(false);
+    m_table->setUniformRowHeights(true);
+    m_table->setAlternatingRowColors(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->header()->setSectionResizeMode(DiffListModel::NameA, QHeaderView::Stretch);
+    m_table->header()->setSectionResizeMode(DiffListModel::NameB, QHeaderView::Stretch);
+    m_table->header()->setStretchLastSection(false);
+    for (int c = DiffListModel::Rmse; c < DiffListModel::ColumnCount; ++c)
+        m_table->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(lists);
+    split->addWidget(mapBox);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connect(m_open, &QPushButton::clicked, this, &DiffView::openDialog);
+    connect(m_compare, &QPushButton::clicked, this, &DiffView::compareAll);
+    connect(m_tolerance, &QDoubleSpinBox::valueChanged, this, [this](double t) {
+        m_model->setTolerance(t);
+        updateWeight();
+        if (m_model->result())
+            showResult(m_model->result());
+    });
+    connect(m_listA, &QTreeView::clicked, this, &DiffView::listAActivated);
+    connect(m_listA, &QTreeView::activated, this, &DiffView::listAActivated);
+    connect(m_listB, &QTreeView::clicked, this, &DiffView::listBActivated);
+    connect(m_listB, &QTreeView::activated, this, &DiffView::listBActivated);
+    connect(m_table, &QTreeView::clicked, this, &DiffView::tableActivated);
+    connect(m_table, &QTreeView::activated, this, &DiffView::tableActivated);
+    connect(m_plot, &QCustomPlot::mousePress, this, &DiffView::clickMap);
+    connect(context, &ViewContext::checkpointChanged, this, [this] {
+        m_modelA->setSnapshot(this->context()->snapshot());
+        m_listA->expandAll();
+        m_match.reset();
+        m_matchedA.reset();
+        m_model->setResult(nullptr, {}, m_tolerance->value());
+        setMap(-1, nullptr);
+        // The same B against the new A.
+        if (m_b && this->context()->checkpoint())
+            startMatch(q(m_b->path), m_b);
+        updateWeight();
+    });
+    connect(context, &ViewContext::weightChanged, this, [this] { updateWeight(); });
+    connect(context, &ViewContext::selectedChanged, this, [this] { updateMarker(); });
+    connect(context, &ViewContext::themeChanged, this, [this] { applyTheme(); });
+    connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
+        if (key == kOpenJob || key == kCompareJob || key == kMapJob)
+            setStatus(message, true);
+    });
+    connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
+        if (key == kCompareJob)
+            setStatus(tr("Comparison cancelled. Press “Compare again” to restart it."));
+    });
+    m_modelA->setSnapshot(context->snapshot());
+    m_listA->expandAll();
+    setStatus(tr("Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, "
+                 "or start with quantscope A --diff B."));
+    applyTheme();
+    updateWeight();
+}
+
+QString DiffView::statusText() const
+{
+    return m_status->text();
+}
+
+void DiffView::setStatus(const QString& text, bool error)
+{
+    m_statusIsError = error;
+    m_status->setText(text);
+    QPalette p = m_status->palette();
+    p.setColor(QPalette::WindowText, error ? context()->theme().error : context()->theme().text);
+    m_status->setPalette(p);
+}
+
+void DiffView::setTolerance(double tolerance)
+{
+    m_tolerance->setValue(tolerance);
+}
+
+void DiffView::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open checkpoint B"), QString(),
+                                                      tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
+    if (!path.isEmpty())
+        openComparison(path);
+}
+
+void DiffView::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (acceptsPath(event->mimeData()))
+        event->acceptProposedAction();
+}
+
+void DiffView::dropEvent(QDropEvent* event)
+{
+    if (!acceptsPath(event->mimeData()))
+        return;
+    event->acceptProposedAction();
+    openComparison(event->mimeData()->urls().front().toLocalFile());
+}
+
+void DiffView::openComparison(const QString& path)
+{
+    startMatch(path, nullptr);
+}
+
+void DiffView::startMatch(const QString& path, std::shared_ptr<const qs::Checkpoint> b)
+{
+    const auto a = context()->checkpoint();
+    if (!a) {
+        setStatus(tr("Open a checkpoint (A) first."), true);
+        return;
+    }
+    context()->jobs()->cancel(kCompareJob);
+    setStatus(b ? tr("Pairing the weights of %1…").arg(QFileInfo(path).fileName())
+                : tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    QPointer<DiffView> self(this);
+    const std::string file = path.toStdString();
+    context()->jobs()->start(kOpenJob, tr("Opening %1 as B").arg(QFileInfo(path).fileName()),
+                             [a, b, file, self](JobControl&) -> JobRunner::Continuation {
+                                 Opened o;
+                                 o.a = a;
+                                 o.b = b ? b : qs::Checkpoint::open(file);
+                                 o.snapshotB = CheckpointSnapshot::fromCheckpoint(*o.b);
+                                 o.match = std::make_shared<const qs::WeightMatch>(qs::matchWeights(*a, *o.b));
+                                 return [self, o] {
+                                     if (self)
+                                         self->setOpened(o);
+                                 };
+                             });
+}
+
+void DiffView::setOpened(const Opened& o)
+{
+    if (o.a != context()->checkpoint())
+        return; // A changed meanwhile; its own match is on its way
+    m_b = o.b;
+    m_matchedA = o.a;
+    m_match = o.match;
+    m_modelB->setSnapshot(o.snapshotB);
+    m_listB->expandAll();
+    m_model->setResult(nullptr, {}, m_tolerance->value());
+    m_compare->setEnabled(true);
+    m_bName->setText(tr("B: <b>%1</b>").arg(q(m_b->path).toHtmlEscaped()));
+    setMap(-1, nullptr);
+    updateWeight();
+    compareAll();
+}
+
+std::unordered_map<std::string, int> DiffView::orderA() const
+{
+    std::unordered_map<std::string, int> order;
+    if (m_matchedA)
+        for (size_t i = 0; i < m_matchedA->weights.size(); ++i)
+            order.emplace(m_matchedA->weights[i].name, int(i));
+    return order;
+}
+
+void DiffView::compareAll()
+{
+    const auto a = m_matchedA, b = m_b;
+    if (!a || !b || a != context()->checkpoint())
+        return;
+    setStatus(tr("Comparing every weight of A with its match in B…"));
+    const double tolerance = m_tolerance->value();
+    QPointer<DiffView> self(this);
+    context()->jobs()->start(kCompareJob,
+                             tr("Comparing %1 with %2").arg(QFileInfo(q(a->path)).fileName(), QFileInfo(q(b->path)).fileName()),
+                             [a, b, tolerance, self](JobControl& control) -> JobRunner::Continuation {
+                                 qs::DiffOptions opt;
+                                 opt.tolerance = tolerance;
+                                 opt.path = qs::bestSimdPath();
+                                 opt.cancel = &control.cancelFlag();
+                                 opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
+                                     control.setProgress(total ? double(done) / double(total) : 1.0);
+                                 };
+                                 auto result = std::make_shared<const qs::DiffResult>(qs::diffCheckpoints(*a, *b, opt));
+                                 if (result->cancelled)
+                                     return {};
+                                 return [self, a, result] {
+                                     if (self && self->m_matchedA == a)
+                                         self->showResult(result);
+                                 };
+                             });
+}
+
+void DiffView::cancelComparison()
+{
+    context()->jobs()->cancel(kCompareJob);
+}
+
+void DiffView::showResult(std::shared_ptr<const qs::DiffResult> result)
+{
+    if (result != m_model->result())
+        m_model->setResult(result, orderA(), m_tolerance->value());
+    const qs::DiffResult& r = *result;
+    int identical = 0;
+    for (const qs::WeightDiff& d : r.weights)
+        identical += d.differing == 0 && d.nonFinite == 0;
+    const int over = m_model->overCount();
+    setStatus(tr("%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · "
+                 "%7 only in B")
+                  .arg(r.weights.size())
+                  .arg(identical)
+                  .arg(over)
+                  .arg(r.shapeMismatches.size())
+                  .arg(r.skipped.size())
+                  .arg(r.onlyInA.size())
+                  .arg(r.onlyInB.size()),
+              over > 0);
+    updateWeight();
+}
+
+int DiffView::indexInA(const qs::LogicalWeight* w) const
+{
+    if (!w || !m_matchedA || m_matchedA->weights.empty())
+        return -1;
+    const qs::LogicalWeight* first = m_matchedA->weights.data();
+    return w >= first && w < first + m_matchedA->weights.size() ? int(w - first) : -1;
+}
+
+int DiffView::indexInB(const qs::LogicalWeight* w) const
+{
+    if (!w || !m_b || m_b->weights.empty())
+        return -1;
+    const qs::LogicalWeight* first = m_b->weights.data();
+    return w >= first && w < first + m_b->weights.size() ? int(w - first) : -1;
+}
+
+const qs::WeightPair* DiffView::pairOfA(int weightA) const
+{
+    if (!m_match || m_matchedA != context()->checkpoint() || weightA < 0)
+        return nullptr;
+    for (const qs::WeightPair& p : m_match->pairs)
+        if (indexInA(p.a) == weightA)
+            return &p;
+    return nullptr;
+}
+
+int DiffView::matchedB() const
+{
+    const qs::WeightPair* p = pairOfA(context()->weight());
+    return p ? indexInB(p->b) : -1;
+}
+
+void DiffView::selectInList(QTreeView* view, const QModelIndex& index)
+{
+    const QSignalBlocker block(view->selectionModel());
+    if (!index.isValid()) {
+        view->clearSelection();
+        view->setCurrentIndex({});
+    } else {
+        view->setCurrentIndex(index);
+        view->scrollTo(index);
+    }
+    view->viewport()->update();
+}
+
+void DiffView::updateWeight()
+{
+    const int weight = context()->weight();
+    const auto a = context()->checkpoint();
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    m_titleA->setText(a ? tr("A: %1").arg(QFileInfo(q(a->path)).fileName().toHtmlEscaped()) : tr("A"));
+    m_titleB->setText(m_b ? tr("B: %1").arg(QFileInfo(q(m_b->path)).fileName().toHtmlEscaped()) : tr("B: not open"));
+    selectInList(m_listA, weight >= 0 ? m_modelA->indexOfWeight(weight) : QModelIndex());
+    const qs::WeightPair* pair = pairOfA(weight);
+    const int b = pair ? indexInB(pair->b) : -1;
+    selectInList(m_listB, b >= 0 ? m_modelB->indexOfWeight(b) : QModelIndex());
+    const int row = w ? m_model->rowOfA(w->name) : -1;
+    selectInList(m_table, row >= 0 ? m_model->index(row, 0) : QModelIndex());
+
+    if (!pair) {
+        context()->jobs()->cancel(kMapJob);
+        setMap(weight, nullptr);
+        QString why;
+        if (!m_b)
+            why = tr("Open a checkpoint B to see the difference of each weight as a heatmap.");
+        else if (!w)
+            why = tr("Select a weight.");
+        else if (!m_match)
+            why = tr("Pairing the weights…");
+        else if (const DiffListModel::Row* r = m_model->rowAt(row); r && r->kind != DiffListModel::Kind::Pair)
+            why = tr("%1: %2").arg(q(w->name), m_model->data(m_model->index(row, DiffListModel::Status)).toString());
+        else
+            why = tr("%1 has no match in B.").arg(q(w->name));
+        m_mapCaption->setText(why.toHtmlEscaped());
+        return;
+    }
+    if (m_map && m_mapWeight == weight)
+        return;
+    const auto bCkpt = m_b;
+    const auto match = m_match;
+    const size_t index = size_t(pair - match->pairs.data());
+    m_mapCaption->setText(tr("Computing the difference of %1…").arg(q(pair->a->name).toHtmlEscaped()));
+    QPointer<DiffView> self(this);
+    context()->jobs()->start(kMapJob, tr("Difference map of %1").arg(q(pair->a->name)),
+                             [a, bCkpt, match, index, weight, self](JobControl& control) -> JobRunner::Continuation {
+                                 qs::DiffOptions opt;
+                                 opt.path = qs::bestSimdPath();
+                                 opt.cancel = &control.cancelFlag();
+                                 opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
+                                     control.setProgress(total ? double(done) / double(total) : 1.0);
+                                 };
+                                 auto map = std::make_shared<const qs::DiffMap>(
+                                     qs::diffMap(*a, *bCkpt, match->pairs[index], kMapRows, kMapCols, opt));
+                                 if (map->cancelled)
+                                     return {};
+                                 return [self, weight, map] {
+                                     if (self && self->context()->weight() == weight)
+                                         self->setMap(weight, map);
+                                 };
+                             });
+}
+
+void DiffView::setMap(int weightA, std::shared_ptr<const qs::DiffMap> map)
+{
+    m_map = std::move(map);
+    m_mapWeight = m_map ? weightA : -1;
+    redrawMap();
+}
+
+void DiffView::applyTheme()
+{
+    const Theme& t = context()->theme();
+    m_model->setTheme(t);
+    m_modelA->setTheme(t);
+    m_modelB->setTheme(t);
+    applyPlotTheme(m_plot, t);
+    QCPAxis* axis = m_colorScale->axis();
+    axis->setBasePen(QPen(t.mutedText));
+    axis->setTickPen(QPen(t.mutedText));
+    axis->setSubTickPen(QPen(t.mutedText));
+    axis->setTickLabelColor(t.text);
+    axis->setLabelColor(t.text);
+    m_plot->xAxis->grid()->setVisible(false);
+    m_plot->yAxis->grid()->setVisible(false);
+    m_marker->setPen(QPen(t.accent, 2));
+    setStatus(m_status->text(), m_statusIsError);
+    if (isVisible())
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void DiffView::redrawMap()
+{
+    if (!m_map || m_map->cellRows == 0 || m_map->cellCols == 0) {
+        m_colorMap->data()->clear();
+        m_colorMap->setVisible(false);
+        m_colorScale->setVisible(false);
+        m_marker->setVisible(false);
+        if (m_plot->isVisible())
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const qs::DiffMap& d = *m_map;
+    // Cell (i, j) covers rows [i * rowsPerCell, ...) and columns [j * colsPerCell, ...): the
+    // map spans element coordinates. A single cell along an axis is doubled, because
+    // QCustomPlot gives one cell no extent.
+    const int nx = int(std::max<uint64_t>(d.cellCols, 2)), ny = int(std::max<uint64_t>(d.cellRows, 2));
+    auto range = [](uint64_t cells, uint64_t per, uint64_t total) {
+        if (cells == 1)
+            return QCPRange(0.25 * double(total) - 0.5, 0.75 * double(total) - 0.5);
+        return QCPRange(0.5 * double(per) - 0.5, (double(cells) - 0.5) * double(per) - 0.5);
+    };
+    // NaN or infinite differences (diffMap's +inf) take the top colour.
+    float top = 0;
+    for (float v : d.cells)
+        if (std::isfinite(v))
+            top = std::max(top, v);
+    m_colorMap->data()->setSize(nx, ny);
+    m_colorMap->data()->setRange(range(d.cellCols, d.colsPerCell, d.cols), range(d.cellRows, d.rowsPerCell, d.rows));
+    for (int y = 0; y < ny; ++y)
+        for (int x = 0; x < nx; ++x) {
+            const uint64_t i = std::min<uint64_t>(uint64_t(y), d.cellRows - 1), j = std::min<uint64_t>(uint64_t(x), d.cellCols - 1);
+            const float v = d.cells[size_t(i * d.cellCols + j)];
+            m_colorMap->data()->setCell(x, y, std::isfinite(v) ? double(v) : double(top));
+        }
+    m_colorMap->setDataRange(QCPRange(0, top > 0 ? double(top) : 1.0));
+    m_colorMap->setVisible(true);
+    m_colorScale->setVisible(true);
+    m_plot->xAxis->setRange(-0.5, double(d.cols) - 0.5);
+    m_plot->yAxis->setRange(-0.5, double(d.rows) - 0.5);
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    const QString name = w ? q(w->name).toHtmlEscaped() : QString();
+    QString caption = d.maxAbs == 0 ? tr("<b>%1</b>: A and B are identical.").arg(name)
+                                    : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, num(d.maxAbs));
+    if (d.rowsPerCell > 1 || d.colsPerCell > 1)
+        caption += tr(" Decimated: each cell is the max over %1 rows × %2 columns.").arg(d.rowsPerCell).arg(d.colsPerCell);
+    caption += tr(" Click selects the element.");
+    m_mapCaption->setText(caption);
+    updateMarker();
+    if (m_plot->isVisible())
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void DiffView::updateMarker()
+{
+    const ElementRef sel = context()->selected();
+    const bool on = m_map && sel.weight == m_mapWeight && sel.row >= 0 && sel.col >= 0 && uint64_t(sel.row) < m_map->rows &&
+                    uint64_t(sel.col) < m_map->cols;
+    m_marker->setVisible(on);
+    if (on) {
+        // Outline the cell that holds the element.
+        const uint64_t r0 = uint64_t(sel.row) / m_map->rowsPerCell * m_map->rowsPerCell;
+        const uint64_t c0 = uint64_t(sel.col) / m_map->colsPerCell * m_map->colsPerCell;
+        m_marker->topLeft->setCoords(double(c0) - 0.5, double(r0) - 0.5);
+        m_marker->bottomRight->setCoords(double(c0 + m_map->colsPerCell) - 0.5, double(r0 + m_map->rowsPerCell) - 0.5);
+    }
+    if (m_plot->isVisible())
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+ElementRef DiffView::elementAt(const QPointF& pixel) const
+{
+    if (!m_map || !m_colorMap->visible() || !m_plot->axisRect()->rect().contains(pixel.toPoint()))
+        return {};
+    const double col = std::floor(m_plot->xAxis->pixelToCoord(pixel.x()) + 0.5);
+    const double row = std::floor(m_plot->yAxis->pixelToCoord(pixel.y()) + 0.5);
+    if (col < 0 || row < 0 || col >= double(m_map->cols) || row >= double(m_map->rows))
+        return {};
+    return {m_mapWeight, int64_t(row), int64_t(col)};
+}
+
+void DiffView::clickMap(QMouseEvent* event)
+{
+    const ElementRef e = elementAt(event->position());
+    if (e.isValid())
+        context()->setSelected(e);
+}
+
+void DiffView::listAActivated(const QModelIndex& index)
+{
+    const int weight = index.data(WeightTreeModel::WeightIndexRole).toInt();
+    if (index.isValid() && weight >= 0 && weight != context()->weight())
+        context()->requestWeight(weight);
+}
+
+void DiffView::listBActivated(const QModelIndex& index)
+{
+    const int weightB = index.data(WeightTreeModel::WeightIndexRole).toInt();
+    if (!index.isValid() || weightB < 0 || !m_match)
+        return;
+    for (const qs::WeightPair& p : m_match->pairs)
+        if (indexInB(p.b) == weightB) {
+            const int weightA = indexInA(p.a);
+            if (weightA >= 0 && weightA != context()->weight())
+                context()->requestWeight(weightA);
+            return;
+        }
+    m_mapCaption->setText(tr("%1 has no match in A.").arg(index.data(WeightTreeModel::FullNameRole).toString().toHtmlEscaped()));
+}
+
+void DiffView::tableActivated(const QModelIndex& index)
+{
+    const DiffListModel::Row* r = m_model->rowAt(index.row());
+    if (!r)
+        return;
+    if (!r->nameA.empty() && m_matchedA) {
+        if (const qs::LogicalWeight* w = m_matchedA->findWeight(r->nameA); w && indexInA(w) != context()->weight())
+            context()->requestWeight(indexInA(w));
+        return;
+    }
+    if (m_b)
+        if (const qs::LogicalWeight* w = m_b->findWeight(r->nameB)) {
+            selectInList(m_listB, m_modelB->indexOfWeight(indexInB(w)));
+            m_mapCaption->setText(tr("%1 is only in B.").arg(q(r->nameB).toHtmlEscaped()));
+        }
+}
+
+void DiffView::renderExport(QPainter& painter, const QRect& target)
+{
+    if (m_map && m_colorMap->visible())
+        paintPlot(m_plot, painter, target);
+    else
+        AnalysisView::renderExport(painter, target);
+}
+
+} // namespace qsw
