@@ -93,8 +93,11 @@ void JobRunner::cancel(const QString& key)
 
 void JobRunner::cancelAll()
 {
-    while (!m_jobs.empty())
-        cancel(m_jobs.begin()->first);
+    // A copy: cancel() erases the map node that holds the key before it emits cancelled(key).
+    while (!m_jobs.empty()) {
+        const QString key = m_jobs.begin()->first;
+        cancel(key);
+    }
 }
 
 bool JobRunner::isRunning(const QString& key) const

@@ -108,6 +108,13 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     checkpointChanged();
 }
 
+BudgetView::~BudgetView()
+{
+    // ~QWidget hides the window, and the focus-out makes the line edit emit editingFinished
+    // into a half-destroyed view (UBSan).
+    m_paramsBox->lineEdit()->disconnect(this);
+}
+
 std::optional<uint64_t> BudgetView::parseParamCount(const QString& text)
 {
     QString s = text.trimmed();

@@ -21,6 +21,7 @@ class BudgetView : public AnalysisView {
     Q_OBJECT
 public:
     explicit BudgetView(ViewContext* context, QWidget* parent = nullptr);
+    ~BudgetView() override;
 
     QString viewName() const override { return QStringLiteral("budget"); }
     QString title() const override { return tr("Budget"); }
