@@ -113,7 +113,9 @@ private slots:
             const auto ours = qsk::run(dequantFloatRows, *ck, w, p);
             QSK_COMPARE_BITS(ours, expect, DType::F32);
             const auto part = qsk::run(dequantFloatRows, *ck, w, p, 1, rows - 1);
-            QVERIFY(std::memcmp(part.data(), ours.data() + 8, part.size() * 4) == 0);
+            QCOMPARE(part.size(), ours.size() - 16);
+            // memcmp with a null pointer is undefined even for zero bytes (two-row dtypes).
+            QVERIFY(part.empty() || std::memcmp(part.data(), ours.data() + 8, part.size() * 4) == 0);
         }
     }
 

@@ -397,7 +397,8 @@ private slots:
               static_cast<unsigned long long>(grew));
         // One weight's codes (1 MiB) and output (0.5 MiB) are in memory at a time; the whole
         // output held in memory would be 17 MiB.
-        QVERIFY2(grew < outputKiB / 4, qPrintable(QStringLiteral("%1 KiB of %2").arg(grew).arg(outputKiB)));
+        if (!qstest::kAsan) // ASan's redzones and quarantine make peak RSS meaningless
+            QVERIFY2(grew < outputKiB / 4, qPrintable(QStringLiteral("%1 KiB of %2").arg(grew).arg(outputKiB)));
         const auto b = Checkpoint::open(r.output);
         QCOMPARE(b->weights.size(), size_t(weights));
         QCOMPARE(b->weights.back().format, std::string("awq-gemm"));
