@@ -619,11 +619,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         reserve += byTensor.count(i) ? 6 * SafetensorsStreamWriter::entryBound(t.name + std::string(40, ' '), 2)
                                      : SafetensorsStreamWriter::entryBound(t.name, t.shape.size());
     }
-    const QString dir = QString::fromStdString(out);
-    const bool existed = QDir(dir).exists();
-    if (!QDir().mkpath(dir))
-        fail(out, "cannot create the output folder");
-    try {
+    writeIntoFolder(out, [&] {
         SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
         for (size_t i = 0; i < src.tensors.size(); ++i) {
             const TensorEntry& t = src.tensors[i];
@@ -641,11 +637,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
             fail(src.path, "no weight could be quantized to " + r.format + ": " + res.notes.front());
         writer.commit(stMeta);
         writeQuantizedConfigs(out, src.config, scheme);
-    } catch (...) {
-        if (!existed)
-            QDir(dir).removeRecursively();
-        throw;
-    }
+    });
     return res;
 }
 

@@ -569,11 +569,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             else if (!member[i])
                 reserve += SafetensorsStreamWriter::entryBound(src.tensors[i].name, src.tensors[i].shape.size());
         }
-        const QString dir = QString::fromStdString(out);
-        const bool existed = QDir(dir).exists();
-        if (!QDir().mkpath(dir))
-            fail(out, "cannot create the output folder");
-        try {
+        writeIntoFolder(out, [&] {
             SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
             for (size_t i = 0; i < src.tensors.size(); ++i) {
                 const TensorEntry& t = src.tensors[i];
@@ -592,11 +588,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             base.remove(QStringLiteral("quantization"));
             base.remove(QStringLiteral("quantization_config"));
             writeQuantizedConfigs(out, base, scheme);
-        } catch (...) {
-            if (!existed)
-                QDir(dir).removeRecursively();
-            throw;
-        }
+        });
     }
     const auto collectNotes = [&res] {
         for (const RepackWeight& rw : res.weights)

@@ -225,4 +225,21 @@ void SafetensorsStreamWriter::commit(const std::map<std::string, std::string>& m
     m_file.commit();
 }
 
+void writeIntoFolder(const std::string& out, const std::function<void()>& write)
+{
+    const std::filesystem::path dir(out);
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(dir, ec);
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir, ec))
+        fail(out, "cannot create the output folder");
+    try {
+        write();
+    } catch (...) {
+        if (!existed)
+            std::filesystem::remove_all(dir, ec);
+        throw;
+    }
+}
+
 } // namespace qs

@@ -13,6 +13,7 @@
 #include "container/gguf.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <span>
@@ -81,5 +82,9 @@ private:
     std::vector<Entry> m_entries;
     std::set<std::string> m_names;
 };
+
+// Creates the output folder `out`, runs `write`, and removes the folder again when `write`
+// throws and the folder did not exist before (the exception is rethrown).
+void writeIntoFolder(const std::string& out, const std::function<void()>& write);
 
 } // namespace qs
