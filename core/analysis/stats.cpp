@@ -196,6 +196,10 @@ bool forEachChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt
 #pragma omp parallel num_threads(team)
     {
         Scratch s;
+        // A team of one is not an active region: without this the kernels' own parallel
+        // loops would fork inside a run asked to use one thread.
+        if (team == 1)
+            omp_set_num_threads(1);
 #pragma omp for schedule(dynamic)
         for (uint64_t c = 0; c < chunks; ++c) {
             if (stop.load(std::memory_order_relaxed) || (opt.cancel && opt.cancel->load(std::memory_order_relaxed))) {
