@@ -212,6 +212,28 @@ uint64_t PackedLinear::groupOf(uint64_t k) const
     return k / groupSize;
 }
 
+std::vector<PackedLinear::GroupRun> PackedLinear::groupRuns() const
+{
+    std::vector<GroupRun> r;
+    for (uint64_t k = 0; k < K; ++k) {
+        const uint64_t g = groupOf(k);
+        if (!r.empty() && r.back().group == g) {
+            r.back().k1 = k + 1;
+            continue;
+        }
+        if (!r.empty() && g < r.back().group)
+            return {};
+        r.push_back({k, k + 1, g});
+    }
+    return r;
+}
+
+void PackedLinear::indexGroupRuns()
+{
+    runs = groupRuns();
+    runsIndexed = true;
+}
+
 uint32_t PackedLinear::codeAt(uint64_t n, uint64_t k) const
 {
     const uint32_t mask = (1u << bits) - 1u;

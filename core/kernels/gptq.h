@@ -59,6 +59,19 @@ struct PackedLinear {
     std::span<const uint8_t> qweight, qzeros, scales, gIdx; // gIdx empty: group = k / groupSize
     std::string name = "weight"; // for error messages: "file: tensor"
 
+    // Maximal runs of k in one group, when groups never decrease along k (no g_idx, or the
+    // g_idx GPTQ writes for desc_act=False and a repack leaves): the kernels then read a
+    // scale per run, not per element. Empty when g_idx is not monotonic. indexGroupRuns()
+    // fills `runs` once per weight (describePacked calls it); kernels given a description
+    // without it work the runs out per call.
+    struct GroupRun {
+        uint64_t k0, k1, group;
+    };
+    std::vector<GroupRun> runs;
+    bool runsIndexed = false;
+    std::vector<GroupRun> groupRuns() const;
+    void indexGroupRuns();
+
     // Checks every size, shape rule and g_idx entry against the layout; throws qs::Error.
     void validate() const;
 

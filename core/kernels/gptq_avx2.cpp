@@ -37,6 +37,49 @@ inline void transpose8(__m256 r[8])
     r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
+// The weight's group runs (cached in the description, else worked out now); empty when g_idx
+// is not monotonic.
+const std::vector<PackedLinear::GroupRun>& runsOf(const PackedLinear& p, std::vector<PackedLinear::GroupRun>& local)
+{
+    if (p.runsIndexed)
+        return p.runs;
+    local = p.groupRuns();
+    return local;
+}
+
+// [0, end) (end a multiple of `step`) cut at multiples of `step` into spans of whole steps in
+// one group, and single steps whose lanes straddle runs (group -1; for step 8 `lanes` holds
+// each lane's group).
+struct Segment {
+    uint64_t k0, k1;
+    int64_t group;
+    uint64_t lanes[8];
+};
+std::vector<Segment> stepSegments(const std::vector<PackedLinear::GroupRun>& runs, uint64_t end, uint64_t step)
+{
+    std::vector<Segment> segs;
+    size_t r = 0;
+    for (uint64_t k = 0; k < end;) {
+        while (runs[r].k1 <= k)
+            ++r;
+        if (runs[r].k1 >= k + step) {
+            const uint64_t e = std::min(end, runs[r].k1 / step * step);
+            segs.push_back({k, e, int64_t(runs[r].group), {}});
+            k = e;
+        } else {
+            Segment sg{k, k + step, -1, {}};
+            for (uint64_t i = 0, q = r; i < 8 && step == 8; ++i) {
+                while (runs[q].k1 <= k + i)
+                    ++q;
+                sg.lanes[i] = runs[q].group;
+            }
+            segs.push_back(sg);
+            k += step;
+        }
+    }
+    return segs;
+}
+
 // Scales and zeros of eight consecutive rows for every group, read once per row block.
 struct GroupVectors {
     std::vector<float> s;   // [groups][8]
@@ -150,10 +193,17 @@ void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     const uint64_t K = p.K, N = p.N;
     const uint64_t fullK = K / 32 * 32;
-    // Without g_idx and with groups of whole 32-code chunks, one scale/zero vector serves a chunk.
-    const bool uniform = p.gIdx.empty() && p.groupSize % 32 == 0;
+    // A 32-code chunk inside one group run takes one scale/zero vector; the others (chunks
+    // that straddle runs, every chunk of a non-monotonic g_idx) look groups up per code.
+    std::vector<PackedLinear::GroupRun> local;
+    const auto& runs = runsOf(p, local);
+    std::vector<int64_t> chunkGroup(fullK / 32, -1);
+    if (!runs.empty())
+        for (const Segment& sg : stepSegments(runs, fullK, 32))
+            for (uint64_t c = sg.k0 / 32; c < sg.k1 / 32; ++c)
+                chunkGroup[c] = sg.group;
     std::vector<uint32_t> grp;
-    if (!uniform) {
+    if (std::find(chunkGroup.begin(), chunkGroup.end(), -1) != chunkGroup.end()) {
         grp.resize(K);
         for (uint64_t k = 0; k < K; ++k)
             grp[k] = uint32_t(p.groupOf(k));
@@ -168,8 +218,8 @@ void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             for (int i = 0; i < B; ++i)
                 w[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.qweight.data() + 4 * ((c * B + uint64_t(i)) * N + n)));
             __m256 vals[32];
-            if (uniform) {
-                const uint64_t g = 32 * c / p.groupSize;
+            if (chunkGroup[c] >= 0) {
+                const uint64_t g = uint64_t(chunkGroup[c]);
                 chunkValuesUniform<B, Planar>(w, gv.scale(g), gv.zero(g), vals, std::make_index_sequence<32>());
             } else {
                 chunkValues<B, Planar>(w, grp.data() + 32 * c, gv, vals, std::make_index_sequence<32>());
@@ -216,23 +266,60 @@ inline __m256i codes2(const uint8_t* w, int l, uint64_t k)
     return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), _mm256_set1_epi32(3));
 }
 
-// GPTQ with whole codes per word (b = 2, 4, 8) and contiguous groups of whole vectors: each
-// row's codes come from its broadcast word shifted into k order, no transpose. Rows of words
-// are N*4 bytes apart, which for a power-of-two N puts them all in one L1 set: a span of eight
-// rows of words (64 codes at 4 bits) is read for all R rows while those few lines stay cached,
-// and each output row is still written in runs of whole cache lines.
+// Eight codes k..k+7 (k a multiple of 8) of row l, b = 2, 4 or 8; qw points at the block's column.
+template <int B>
+inline __m256i slotCodes(const uint8_t* qw, uint64_t N, int l, uint64_t k)
+{
+    const uint8_t* w = qw + 4 * (k * B / 32) * N + 4 * uint64_t(l);
+    if constexpr (B == 2)
+        return codes2(qw + 4 * (k / 16) * N, l, k);
+    int32_t a;
+    std::memcpy(&a, w, 4);
+    if constexpr (B == 4)
+        return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(a), _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
+                                _mm256_set1_epi32(0xF));
+    int32_t b;
+    std::memcpy(&b, w + 4 * N, 4);
+    return _mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(a), b, 1));
+}
+
+// GPTQ with whole codes per word (b = 2, 4, 8) and groups in runs along k: each row's codes
+// come from its broadcast word shifted into k order, no transpose. Rows of words are N*4
+// bytes apart, which for a power-of-two N puts them all in one L1 set: a span of eight rows
+// of words (64 codes at 4 bits) is read for all R rows while those few lines stay cached, and
+// each output row is still written in runs of whole cache lines. Vectors whose lanes straddle
+// two runs (a g_idx with runs not in whole vectors) take per-lane scales and zeros.
 template <int B, int R>
-void gptqSlotBlock(const PackedLinear& p, uint64_t n, float* rows, const GroupVectors* gv)
+void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint64_t n, float* rows, const GroupVectors* gv)
 {
     constexpr uint64_t Span = 8 * 32 / B;
     const uint64_t K = p.K, N = p.N, fullK = K / 8 * 8;
     const uint8_t* qw = p.qweight.data() + 4 * n;
     RowGroupVectors<R> rg;
-    for (uint64_t g = 0; g < p.groups; ++g) {
-        rg.set(gv, g);
-        const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
-        for (uint64_t kb = g * p.groupSize; kb < k1; kb += Span) {
-            const uint64_t ke = std::min(k1, kb + Span);
+    for (const Segment& sg : segs) {
+        if (sg.group < 0) {
+            // Lanes in runs (groups never decrease): each run's values with its broadcast
+            // scale and zero, blended into the lanes from its first one on.
+            for (int l = 0; l < R; ++l) {
+                const GroupVectors& v = gv[l / 8];
+                const __m256i q = slotCodes<B>(qw, N, l, sg.k0);
+                __m256 val = _mm256_setzero_ps();
+                for (int i = 0; i < 8;) {
+                    const uint64_t at = 8 * sg.lanes[i] + uint64_t(l % 8);
+                    const __m256 x = _mm256_mul_ps(_mm256_set1_ps(v.s[at]),
+                                                   _mm256_cvtepi32_ps(_mm256_sub_epi32(q, _mm256_set1_epi32(v.z[at]))));
+                    val = _mm256_blendv_ps(val, x, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(i - 1))));
+                    const uint64_t g = sg.lanes[i];
+                    while (i < 8 && sg.lanes[i] == g)
+                        ++i;
+                }
+                _mm256_storeu_ps(rows + uint64_t(l) * K + sg.k0, val);
+            }
+            continue;
+        }
+        rg.set(gv, uint64_t(sg.group));
+        for (uint64_t kb = sg.k0; kb < sg.k1; kb += Span) {
+            const uint64_t ke = std::min(sg.k1, kb + Span);
             const uint8_t* w0 = qw + 4 * (kb * B / 32) * N;
             // Each row of words is its own page for large N: no hardware prefetcher follows
             // that stride, so the rows of words two spans ahead are fetched now.
@@ -273,18 +360,19 @@ void gptqSlotBlock(const PackedLinear& p, uint64_t n, float* rows, const GroupVe
 }
 
 template <int B>
-void gptqSlotRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+void gptqSlotRows(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>& runs, uint64_t n0, uint64_t n1, float* out)
 {
+    const std::vector<Segment> segs = stepSegments(runs, p.K / 8 * 8, 8);
     GroupVectors gv[2];
     uint64_t n = n0;
     for (; n + 16 <= n1; n += 16) {
         gv[0].fill(p, n);
         gv[1].fill(p, n + 8);
-        gptqSlotBlock<B, 16>(p, n, out + (n - n0) * p.K, gv);
+        gptqSlotBlock<B, 16>(p, segs, n, out + (n - n0) * p.K, gv);
     }
     for (; n + 8 <= n1; n += 8) {
         gv[0].fill(p, n);
-        gptqSlotBlock<B, 8>(p, n, out + (n - n0) * p.K, gv);
+        gptqSlotBlock<B, 8>(p, segs, n, out + (n - n0) * p.K, gv);
     }
     dequantPackedRowsRef(p, n, n1, out + (n - n0) * p.K);
 }
@@ -548,11 +636,13 @@ void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out
 void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     switch (p.kind) {
-    case PackedKind::Gptq:
-        if (p.gIdx.empty() && p.groupSize % 8 == 0 && p.bits != 3)
-            return p.bits == 2 ? gptqSlotRows<2>(p, n0, n1, out)
-                 : p.bits == 4 ? gptqSlotRows<4>(p, n0, n1, out)
-                               : gptqSlotRows<8>(p, n0, n1, out);
+    case PackedKind::Gptq: {
+        std::vector<PackedLinear::GroupRun> local;
+        const auto& runs = runsOf(p, local);
+        if (!runs.empty() && p.bits != 3)
+            return p.bits == 2 ? gptqSlotRows<2>(p, runs, n0, n1, out)
+                 : p.bits == 4 ? gptqSlotRows<4>(p, runs, n0, n1, out)
+                               : gptqSlotRows<8>(p, runs, n0, n1, out);
         switch (p.bits) {
         case 2: return gptqRows<2, false>(p, n0, n1, out);
         case 3: return gptqRows<3, false>(p, n0, n1, out);
@@ -561,6 +651,7 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
         default: break;
         }
         break;
+    }
     case PackedKind::GptqPlanar:
         switch (p.bits) {
         case 2: return gptqRows<2, false>(p, n0, n1, out); // single plane = stream

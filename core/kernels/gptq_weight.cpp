@@ -137,6 +137,7 @@ PackedLinear describePacked(const WeightData& w)
         if (trivial)
             p.gIdx = {};
     }
+    p.indexGroupRuns();
     return p;
 }
 

@@ -139,6 +139,23 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
         gidx[k] = int32_t(k / g);
     const std::vector<uint8_t> gidxBytes(reinterpret_cast<const uint8_t*>(gidx.data()),
                                          reinterpret_cast<const uint8_t*>(gidx.data()) + K * 4);
+    // Act-order g_idx: monotonic with uneven runs (g +- 5, boundaries inside vectors), and the
+    // permuted one desc_act writes.
+    std::vector<int32_t> mono(K), perm(K);
+    for (uint64_t k = 0, grp = 0, end = g - 5; k < K; ++k) {
+        if (k == end && grp + 1 < G)
+            end += (++grp % 2) ? g + 10 : g - 10;
+        mono[k] = int32_t(grp);
+    }
+    std::vector<uint64_t> order(K);
+    for (uint64_t k = 0; k < K; ++k)
+        order[k] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (uint64_t i = 0; i < K; ++i)
+        perm[order[i]] = int32_t(i / g);
+    const auto i32Bytes = [](const std::vector<int32_t>& v) {
+        return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), reinterpret_cast<const uint8_t*>(v.data()) + v.size() * 4);
+    };
     std::vector<std::vector<uint8_t>> keep; // tensor bytes must outlive writeSafetensors
     std::vector<SafetensorsTensor> tensors;
     auto hold = [&](std::vector<uint8_t> b) -> const std::vector<uint8_t>& {
@@ -160,6 +177,8 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
         tensors.push_back(st(name + ".scales", DType::F16, po.scales.shape, hold(po.scales.bytes)));
         tensors.push_back(st(name + ".g_idx", DType::I32, {K}, gidxBytes));
         if (bits == 4) {
+            tensors.push_back(st(name + ".g_idx_mono", DType::I32, {K}, hold(i32Bytes(mono))));
+            tensors.push_back(st(name + ".g_idx_perm", DType::I32, {K}, hold(i32Bytes(perm))));
             const PackedOutput awq = packAwqGemm(codes, zeros, scales, K, N, g);
             tensors.push_back(st("awq.qweight", DType::I32, awq.qweight.shape, hold(awq.qweight.bytes)));
             tensors.push_back(st("awq.qzeros", DType::I32, awq.qzeros.shape, hold(awq.qzeros.bytes)));
@@ -195,6 +214,10 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
                          logical(*ckpt, name, bits == 5 ? "gptq-planar" : "gptq-v1", bits, int64_t(g), N, K,
                                  {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}, {"g_idx", "g_idx"}})});
     }
+    for (const char* gi : {"g_idx_mono", "g_idx_perm"})
+        cases.push_back({gi == std::string("g_idx_mono") ? "GPTQ-4-gmono" : "GPTQ-4-gperm", ckpt,
+                         logical(*ckpt, "gptq4", "gptq-v1", 4, int64_t(g), N, K,
+                                 {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}, {"g_idx", gi}})});
     cases.push_back({"AWQ-GEMM", ckpt, logical(*ckpt, "awq", "awq-gemm", 4, int64_t(g), N, K,
                                                {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
     cases.push_back({"AWQ-GEMV", ckpt, logical(*ckpt, "gemv", "awq-gemv", 4, int64_t(g), N, K,

@@ -66,6 +66,33 @@ Logical makeLogical(int bits, uint64_t K, uint64_t N, uint64_t groupSize, uint32
     return l;
 }
 
+// The g_idx patterns of the act-order rows: none, a random permutation in runs of groupSize
+// (desc_act), arange // groupSize (desc_act=False), and non-decreasing runs of uneven lengths
+// (1 up to several vectors, some groups skipped), as a repack may leave them.
+enum class GIdx { None, ActOrder, Arange, Uneven };
+
+void setGIdx(Logical& l, GIdx kind, uint32_t seed)
+{
+    if (kind == GIdx::None || kind == GIdx::ActOrder)
+        return;
+    l.gIdx.resize(l.K);
+    std::mt19937 rng(seed);
+    static constexpr uint64_t lengths[] = {1, 3, 5, 8, 13, 16, 29, 40, 64};
+    uint64_t g = 0, left = lengths[rng() % 9];
+    for (uint64_t k = 0; k < l.K; ++k) {
+        if (kind == GIdx::Arange) {
+            l.gIdx[k] = int32_t(k / l.groupSize);
+            continue;
+        }
+        if (left == 0) {
+            g = std::min(l.groups - 1, g + 1 + rng() % 2);
+            left = lengths[rng() % 9];
+        }
+        --left;
+        l.gIdx[k] = int32_t(g);
+    }
+}
+
 float expected(const Logical& l, uint64_t n, uint64_t k, int zeroShift = 0)
 {
     const uint64_t g = l.gIdx.empty() ? k / l.groupSize : uint64_t(l.gIdx[k]);
@@ -117,20 +144,28 @@ private slots:
         QTest::addColumn<int>("groupSize");
         QTest::addColumn<bool>("v1");
         QTest::addColumn<bool>("planar");
-        QTest::addColumn<bool>("actOrder");
+        QTest::addColumn<int>("gIdxKind"); // GIdx
         for (int bits : {2, 3, 4, 8})
             for (bool v1 : {true, false}) {
-                QTest::addRow("b%d-%s-g32", bits, v1 ? "v1" : "v2") << bits << 256 << 72 << 32 << v1 << false << false;
-                QTest::addRow("b%d-%s-g64-actorder", bits, v1 ? "v1" : "v2") << bits << 192 << 40 << 64 << v1 << false << true;
-                QTest::addRow("b%d-%s-perchannel", bits, v1 ? "v1" : "v2") << bits << 128 << 32 << 128 << v1 << false << false;
+                const char* v = v1 ? "v1" : "v2";
+                QTest::addRow("b%d-%s-g32", bits, v) << bits << 256 << 72 << 32 << v1 << false << int(GIdx::None);
+                QTest::addRow("b%d-%s-g64-actorder", bits, v) << bits << 192 << 40 << 64 << v1 << false << int(GIdx::ActOrder);
+                QTest::addRow("b%d-%s-g64-gidx-arange", bits, v) << bits << 192 << 40 << 64 << v1 << false << int(GIdx::Arange);
+                QTest::addRow("b%d-%s-g32-gidx-uneven", bits, v) << bits << 320 << 40 << 32 << v1 << false << int(GIdx::Uneven);
+                QTest::addRow("b%d-%s-perchannel", bits, v) << bits << 128 << 32 << 128 << v1 << false << int(GIdx::None);
             }
-        // Odd sizes: K not a multiple of the pack factor (last word zero-padded), N not of 8.
-        QTest::addRow("b4-v2-K40-N12") << 4 << 40 << 12 << 8 << false << false << false;
-        QTest::addRow("b2-v2-K20-N7") << 2 << 20 << 7 << 5 << false << false << false;
-        QTest::addRow("b8-v2-K36-N9-g12") << 8 << 36 << 9 << 12 << false << false << false;
-        QTest::addRow("b3-v2-K64-N32-g20") << 3 << 64 << 32 << 20 << false << false << false;
+        // Odd sizes: K not a multiple of the pack factor (last word zero-padded), N not of 8;
+        // groups that are not whole vectors.
+        QTest::addRow("b4-v2-K40-N12") << 4 << 40 << 12 << 8 << false << false << int(GIdx::None);
+        QTest::addRow("b2-v2-K20-N7") << 2 << 20 << 7 << 5 << false << false << int(GIdx::None);
+        QTest::addRow("b8-v2-K36-N9-g12") << 8 << 36 << 9 << 12 << false << false << int(GIdx::None);
+        QTest::addRow("b4-v1-K100-N24-g12") << 4 << 100 << 24 << 12 << true << false << int(GIdx::None);
+        QTest::addRow("b4-v2-K100-N24-g12-gidx-uneven") << 4 << 100 << 24 << 12 << false << false << int(GIdx::Uneven);
+        QTest::addRow("b3-v2-K64-N32-g20") << 3 << 64 << 32 << 20 << false << false << int(GIdx::None);
         for (int bits : {2, 3, 4, 5, 6, 7, 8})
-            QTest::addRow("planar-b%d", bits) << bits << 128 << 64 << 32 << false << true << (bits == 5);
+            QTest::addRow("planar-b%d", bits) << bits << 128 << 64 << 32 << false << true << int(bits == 5 ? GIdx::ActOrder : GIdx::None);
+        for (int bits : {3, 5})
+            QTest::addRow("planar-b%d-gidx-uneven", bits) << bits << 256 << 32 << 32 << false << true << int(GIdx::Uneven);
     }
     void gptq()
     {
@@ -140,9 +175,11 @@ private slots:
         QFETCH(int, groupSize);
         QFETCH(bool, v1);
         QFETCH(bool, planar);
-        QFETCH(bool, actOrder);
-        const Logical l = makeLogical(bits, uint64_t(K), uint64_t(N), uint64_t(groupSize), uint32_t(bits * 1000 + K + N),
-                                      actOrder, v1 ? 1 : 0);
+        QFETCH(int, gIdxKind);
+        const GIdx gIdx = GIdx(gIdxKind);
+        Logical l = makeLogical(bits, uint64_t(K), uint64_t(N), uint64_t(groupSize), uint32_t(bits * 1000 + K + N),
+                                gIdx == GIdx::ActOrder, v1 ? 1 : 0);
+        setGIdx(l, gIdx, uint32_t(bits + K));
         const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, v1, planar);
         QCOMPARE(po.qweight.shape, (std::vector<uint64_t>{(l.K * uint64_t(bits) + 31) / 32, l.N}));
         QCOMPARE(po.qzeros.shape, (std::vector<uint64_t>{l.groups, (l.N * uint64_t(bits) + 31) / 32}));
@@ -157,9 +194,31 @@ private slots:
         p.qweight = po.qweight.bytes;
         p.qzeros = po.qzeros.bytes;
         p.scales = po.scales.bytes;
-        if (actOrder)
-            p.gIdx = bytesOf(l.gIdx);
+        p.gIdx = bytesOf(l.gIdx);
+        // Runs as the kernels find them per call, then as the cached weight state holds them.
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
+        p.indexGroupRuns();
+        QCOMPARE(p.runs.empty(), gIdx == GIdx::ActOrder);
+        checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
+    }
+
+    void groupRuns()
+    {
+        PackedLinear p;
+        p.K = 10;
+        p.groupSize = 4;
+        p.groups = 5;
+        auto runs = [&](std::vector<int32_t> g) {
+            p.gIdx = g.empty() ? std::span<const uint8_t>() : bytesOf(g);
+            std::vector<uint64_t> flat;
+            for (const auto& r : p.groupRuns())
+                flat.insert(flat.end(), {r.k0, r.k1, r.group});
+            return flat;
+        };
+        QCOMPARE(runs({}), (std::vector<uint64_t>{0, 4, 0, 4, 8, 1, 8, 10, 2}));
+        QCOMPARE(runs({0, 0, 0, 2, 2, 3, 3, 3, 3, 4}), (std::vector<uint64_t>{0, 3, 0, 3, 5, 2, 5, 9, 3, 9, 10, 4}));
+        QCOMPARE(runs({1, 1, 1, 1, 1, 1, 1, 1, 1, 1}), (std::vector<uint64_t>{0, 10, 1}));
+        QVERIFY(runs({0, 0, 1, 1, 0, 2, 2, 3, 3, 4}).empty()); // decreases once: not monotonic
     }
 
     void gptqBf16Scales_data()

@@ -1,0 +1,170 @@
+// The memory bound of the column-packed layouts (GPTQ qweight [K*b/32, N], AWQ GEMM
+// qweight [K, N/8]) on the L2-sized chunks quantscope-bench uses (16 output rows x K):
+// the AVX2 kernel, a read-only loop that touches the same qweight lines in the same order
+// with no compute (one load per line, software prefetch as the kernel does), and that loop
+// plus plain 32-byte stores of the chunk's output, each as a ratio to memcpy of the same
+// output bytes, measured interleaved in one process. When the touch loop alone is slower
+// than half of memcpy, the 0.5x aim is out of reach for that layout at that chunk size.
+// Usage: bench_layoutbound [N, default 1024]
+#include "kernels/gptq.h"
+#include "kernels/half.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace qs;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Contender {
+    const char* name;
+    std::function<void()> body;
+    uint64_t calls = 1;
+    double best = 1e30;
+};
+
+// Best of ~1 ms bursts, the contenders interleaved so load from other processes hits all alike.
+void race(std::vector<Contender>& cs, double seconds)
+{
+    for (Contender& c : cs) {
+        c.body();
+        const auto t0 = Clock::now();
+        c.body();
+        c.calls = std::max<uint64_t>(1, uint64_t(0.001 / std::max(1e-7, std::chrono::duration<double>(Clock::now() - t0).count())));
+    }
+    const auto start = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - start).count() < seconds)
+        for (Contender& c : cs) {
+            const auto t0 = Clock::now();
+            for (uint64_t i = 0; i < c.calls; ++i)
+                c.body();
+            c.best = std::min(c.best, std::chrono::duration<double>(Clock::now() - t0).count() / double(c.calls));
+        }
+}
+
+std::vector<uint8_t> randomBytes(size_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> v(n);
+    for (auto& b : v)
+        b = uint8_t(rng());
+    return v;
+}
+
+std::vector<uint8_t> halfScales(size_t n)
+{
+    std::vector<uint8_t> b(2 * n);
+    for (size_t i = 0; i < n; ++i) {
+        const uint16_t h = floatToHalf(1e-3f * float(i % 13 + 1));
+        std::memcpy(b.data() + 2 * i, &h, 2);
+    }
+    return b;
+}
+
+// One load per qweight line a 16-row chunk's kernel reads, in its order, with the kernel's
+// software prefetch; with `out`, also the chunk's 32-byte output stores (values irrelevant).
+__attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out)
+{
+    const uint8_t* col = qweight + 4 * n;
+    uint32_t acc = 0;
+    for (uint64_t r = 0; r < K / 8; ++r) {
+        if (r + 48 < K / 8)
+            _mm_prefetch(reinterpret_cast<const char*>(col + 4 * (r + 48) * N), _MM_HINT_T0);
+        uint32_t w;
+        std::memcpy(&w, col + 4 * r * N, 4);
+        acc += w;
+        if (out) // the 16 rows x 8 floats this row of words becomes
+            for (uint64_t l = 0; l < 16; ++l)
+                _mm256_store_ps(out + l * K + 8 * r, _mm256_set1_ps(float(acc)));
+    }
+    return acc;
+}
+
+__attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out)
+{
+    const uint8_t* col = qweight + 4 * (n / 8);
+    const uint64_t stride = 4 * (N / 8);
+    uint32_t acc = 0;
+    for (uint64_t k = 0; k < K; ++k) {
+        if (k + 64 < K)
+            _mm_prefetch(reinterpret_cast<const char*>(col + (k + 64) * stride), _MM_HINT_T0);
+        uint32_t w;
+        std::memcpy(&w, col + k * stride, 4);
+        acc += w;
+        if (out && k % 8 == 7)
+            for (uint64_t l = 0; l < 16; ++l)
+                _mm256_store_ps(out + l * K + k - 7, _mm256_set1_ps(float(acc)));
+    }
+    return acc;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const uint64_t K = 4096, N = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024, G = 32, Rows = 16;
+    if (N < Rows || N % Rows) {
+        std::fprintf(stderr, "bench_layoutbound: N must be a multiple of %llu\n", (unsigned long long)Rows);
+        return 2;
+    }
+    if (bestSimdPath() != SimdPath::Avx2) {
+        std::printf("bench_layoutbound: no AVX2 path on this machine\n");
+        return 0;
+    }
+    const std::vector<uint8_t> gq = randomBytes(K / 8 * N * 4, 1), gz = randomBytes(G * N / 8 * 4, 2);
+    const std::vector<uint8_t> aq = randomBytes(K * N / 8 * 4, 3), az = randomBytes(G * N / 8 * 4, 4);
+    const std::vector<uint8_t> sc = halfScales(G * N);
+    PackedLinear gptq;
+    gptq.kind = PackedKind::Gptq;
+    gptq.K = K;
+    gptq.N = N;
+    gptq.groupSize = K / G;
+    gptq.groups = G;
+    gptq.qweight = gq;
+    gptq.qzeros = gz;
+    gptq.scales = sc;
+    gptq.indexGroupRuns();
+    PackedLinear awq = gptq;
+    awq.kind = PackedKind::AwqGemm;
+    awq.qweight = aq;
+    awq.qzeros = az;
+    gptq.validate();
+    awq.validate();
+
+    float* out = static_cast<float*>(std::aligned_alloc(64, Rows * K * 4));
+    float* src = static_cast<float*>(std::aligned_alloc(64, Rows * K * 4));
+    std::fill(src, src + Rows * K, 1.f);
+    std::fill(out, out + Rows * K, 0.f);
+    uint64_t next = 0;
+    volatile uint32_t sink = 0;
+    const auto chunk = [&] { return (next++ % (N / Rows)) * Rows; };
+    std::vector<Contender> cs = {
+        {"memcpy", [&] { std::memcpy(out, src, Rows * K * 4); asm volatile("" : : "r"(out) : "memory"); }},
+        {"GPTQ-4 kernel", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx2); }},
+        {"GPTQ-4 touch", [&] { sink = touchGptq(gq.data(), N, K, chunk(), nullptr); }},
+        {"GPTQ-4 touch+store", [&] { sink = touchGptq(gq.data(), N, K, chunk(), out); }},
+        {"AWQ kernel", [&] { const uint64_t n = chunk(); dequantPackedRows(awq, n, n + Rows, out, SimdPath::Avx2); }},
+        {"AWQ touch", [&] { sink = touchAwq(aq.data(), N, K, chunk(), nullptr); }},
+        {"AWQ touch+store", [&] { sink = touchAwq(aq.data(), N, K, chunk(), out); }},
+    };
+    race(cs, 4.0);
+    std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",
+                (unsigned long long)K, (unsigned long long)N, (unsigned long long)Rows, (unsigned long long)(Rows * K * 4 / 1024));
+    std::printf("%-20s %10s %14s\n", "loop", "us/chunk", "memcpy/loop");
+    for (const Contender& c : cs)
+        std::printf("%-20s %10.2f %14.2f\n", c.name, c.best * 1e6, cs[0].best / c.best);
+    std::free(out);
+    std::free(src);
+    return 0;
+}
