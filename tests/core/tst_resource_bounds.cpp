@@ -120,9 +120,11 @@ QByteArray safetensorsHeader(const QByteArray& json, uint64_t claimed = 0)
     return Bytes{}.put<uint64_t>(std::max<uint64_t>(claimed, uint64_t(json.size()))).raw(json).b;
 }
 
-// Peak-RSS bound for opening 200,000 tensors: about 225 MiB measured (~1.1 KiB a tensor, most
-// of it the detected weights: a LogicalWeight with its params map and evidence each).
-constexpr int kManyBoundMiB = 300;
+// Peak-RSS bound for opening 200,000 tensors. Measured: GGUF 167 MiB (~0.85 KiB a tensor: the
+// record, and the detected weight with its params and evidence), unknown types 203 MiB (their
+// notes), safetensors 139 MiB. Before the lean records (a hash-map name index, std::map
+// params, detection's grouping held to the end): 218, 228 and 230 MiB.
+constexpr int kManyBoundMiB = 256;
 
 class TestResourceBounds : public QObject {
     Q_OBJECT
