@@ -1,2348 +1,2633 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
-    <context>
-        <name>main</name>
-        <message>
-            <location filename="../app/gui/main.cpp" line="67" />
-            <source>See and check the memory layouts of quantized LLM weights.</source>
-            <translation>Speicherlayouts quantisierter LLM-Gewichte ansehen und prüfen.</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="71" />
-            <source>A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens.</source>
-            <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="73" />
-            <source>Show the view NAME (tensors, metadata).</source>
-            <translation>Die Ansicht NAME zeigen (tensors, metadata).</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="75" />
-            <source>Select the logical weight NAME.</source>
-            <translation>Das logische Gewicht NAME auswählen.</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="78" />
-            <source>Render the window at 1600x1000 to FILE (PNG) and exit.</source>
-            <translation>Das Fenster in 1600x1000 als DATEI (PNG) speichern und beenden.</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="80" />
-            <source>Use the language CODE (de, en, ...) instead of the system's.</source>
-            <translation>Die Sprache CODE (de, en, …) statt der Systemsprache verwenden.</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="82" />
-            <source>Use the theme NAME (system, light, dark).</source>
-            <translation>Das Farbschema NAME verwenden (system, light, dark).</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="88" />
-            <source>quantscope: give at most one path</source>
-            <translation>quantscope: höchstens einen Pfad angeben</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="106" />
-            <source>quantscope: unknown theme '%1'</source>
-            <translation>quantscope: unbekanntes Farbschema „%1“</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="120" />
-            <source>quantscope: no view '%1' (views: %2)</source>
-            <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="123" />
-            <source>quantscope: no weight '%1'</source>
-            <translation>quantscope: kein Gewicht „%1“</translation>
-        </message>
-        <message>
-            <location filename="../app/gui/main.cpp" line="129" />
-            <source>quantscope: cannot write %1</source>
-            <translation>quantscope: %1 kann nicht geschrieben werden</translation>
-        </message>
-        <message>
-            <source>quantscope: background work still running; the screenshot shows it in progress</source>
-            <translation>quantscope: Hintergrundarbeit läuft noch; der Screenshot zeigt sie im Gange</translation>
-        </message>
-        <message>
-            <source>Compare the checkpoint with checkpoint B (the Diff view).</source>
-            <translation>Den Checkpoint mit Checkpoint B vergleichen (die Ansicht Vergleich).</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::Inspector</name>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="55" />
-            <source>No checkpoint is open.</source>
-            <translation>Kein Checkpoint geöffnet.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="65" />
-            <source>Path</source>
-            <translation>Pfad</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="66" />
-            <source>Container</source>
-            <translation>Container</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="66" />
-            <source>%1 version %2</source>
-            <translation>%1 Version %2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="67" />
-            <source>Files</source>
-            <translation>Dateien</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="68" />
-            <source>Size on disk</source>
-            <translation>Größe auf der Festplatte</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="69" />
-            <location filename="../widgets/inspector.cpp" line="120" />
-            <source>Stored tensors</source>
-            <translation>Gespeicherte Tensoren</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="70" />
-            <source>Logical weights</source>
-            <translation>Logische Gewichte</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="80" />
-            <source>Formats</source>
-            <translation>Formate</translation>
-        </message>
-        <message numerus="yes">
-            <location filename="../widgets/inspector.cpp" line="84" />
-            <source>%n weight(s), %1</source>
-            <translation>
-                <numerusform>%n Gewicht, %1</numerusform>
-                <numerusform>%n Gewichte, %1</numerusform>
-            </translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="88" />
-            <location filename="../widgets/inspector.cpp" line="140" />
-            <source>Notes</source>
-            <translation>Hinweise</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="94" />
-            <source>Select a weight in the tensor browser to see its details.</source>
-            <translation>Wählen Sie ein Gewicht im Tensor-Browser, um seine Details zu sehen.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="102" />
-            <source>Logical shape [out, in]</source>
-            <translation>Logische Form [out, in]</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="104" />
-            <source>Bits</source>
-            <translation>Bits</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="106" />
-            <source>Group size</source>
-            <translation>Gruppengröße</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="109" />
-            <source>Zero point</source>
-            <translation>Nullpunkt</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="109" />
-            <source>symmetric</source>
-            <translation>symmetrisch</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="109" />
-            <source>asymmetric</source>
-            <translation>asymmetrisch</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="110" />
-            <source>Act-order</source>
-            <translation>Act-Order</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="110" />
-            <source>yes (g_idx is not k / group size)</source>
-            <translation>ja (g_idx ist nicht k / Gruppengröße)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="111" />
-            <source>labelled desc_act, but groups are sequential</source>
-            <translation>als desc_act markiert, aber die Gruppen sind fortlaufend</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="111" />
-            <source>no</source>
-            <translation>nein</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="113" />
-            <source>Elements</source>
-            <translation>Elemente</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="114" />
-            <source>Stored bytes</source>
-            <translation>Gespeicherte Bytes</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="114" />
-            <source>%1 (%2 bytes)</source>
-            <translation>%1 (%2 Bytes)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="115" />
-            <source>Effective bits per weight</source>
-            <translation>Effektive Bits pro Gewicht</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="122" />
-            <source>Role</source>
-            <translation>Rolle</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="122" />
-            <source>Tensor</source>
-            <translation>Tensor</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="122" />
-            <source>Type</source>
-            <translation>Typ</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="122" />
-            <source>Shape</source>
-            <translation>Form</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="122" />
-            <source>Bytes</source>
-            <translation>Bytes</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="134" />
-            <source>Evidence</source>
-            <translation>Belege</translation>
-        </message>
-        <message>
-            <location filename="../widgets/inspector.cpp" line="142" />
-            <source>Detection found nothing to report.</source>
-            <translation>Die Erkennung hat nichts zu melden.</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::MainWindow</name>
-        <message>
-            <source>Export &amp;Report…</source>
-            <translation>&amp;Bericht exportieren…</translation>
-        </message>
-        <message>
-            <source>Export Report</source>
-            <translation>Bericht exportieren</translation>
-        </message>
-        <message>
-            <source>HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)</source>
-            <translation>HTML-Seite (*.html);;Markdown mit PNG-Abbildungen (*.md);;PDF-Dokument (*.pdf)</translation>
-        </message>
-        <message>
-            <source>Writing report</source>
-            <translation>Bericht wird geschrieben</translation>
-        </message>
-        <message>
-            <source>Report written to %1</source>
-            <translation>Bericht geschrieben nach %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="108" />
-            <source>Quantscope</source>
-            <translation>Quantscope</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="170" />
-            <source>Filter stored tensors</source>
-            <translation>Gespeicherte Tensoren filtern</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="172" />
-            <source>Stored tensors</source>
-            <translation>Gespeicherte Tensoren</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="182" />
-            <source>Filter metadata</source>
-            <translation>Metadaten filtern</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="184" />
-            <source>Metadata</source>
-            <translation>Metadaten</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="204" />
-            <source>Tensor browser</source>
-            <translation>Tensor-Browser</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="207" />
-            <source>Filter by name or format (%1)</source>
-            <translation>Nach Name oder Format filtern (%1)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="212" />
-            <source>Inspector</source>
-            <translation>Inspektor</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="221" />
-            <source>&amp;File</source>
-            <translation>&amp;Datei</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="222" />
-            <source>Main toolbar</source>
-            <translation>Hauptwerkzeugleiste</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="226" />
-            <source>&amp;Open File…</source>
-            <translation>Datei ö&amp;ffnen …</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="228" />
-            <source>Open &amp;Folder…</source>
-            <translation>&amp;Ordner öffnen …</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="230" />
-            <source>Open &amp;Recent</source>
-            <translation>&amp;Zuletzt geöffnet</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="231" />
-            <source>Open &amp;Demo Checkpoint</source>
-            <translation>De&amp;mo-Checkpoint öffnen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="232" />
-            <source>Re&amp;load</source>
-            <translation>&amp;Neu laden</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="240" />
-            <source>&amp;Close Window</source>
-            <translation>Fenster &amp;schließen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="242" />
-            <source>&amp;Quit</source>
-            <translation>&amp;Beenden</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="249" />
-            <source>&amp;Edit</source>
-            <translation>&amp;Bearbeiten</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="250" />
-            <source>&amp;Find Weight</source>
-            <translation>Gewicht &amp;suchen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="255" />
-            <source>&amp;Copy Weight Name</source>
-            <translation>Gewichtsnamen &amp;kopieren</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="260" />
-            <source>&amp;View</source>
-            <translation>&amp;Ansicht</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="265" />
-            <source>E&amp;xpand All Layers</source>
-            <translation>Alle Schichten a&amp;usklappen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="266" />
-            <source>C&amp;ollapse All Layers</source>
-            <translation>Alle Schichten &amp;einklappen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="268" />
-            <source>&amp;Theme</source>
-            <translation>&amp;Farbschema</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="270" />
-            <source>&amp;System</source>
-            <translation>&amp;System</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="270" />
-            <source>&amp;Light</source>
-            <translation>&amp;Hell</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="270" />
-            <source>&amp;Dark</source>
-            <translation>&amp;Dunkel</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="276" />
-            <source>&amp;Full Screen</source>
-            <translation>&amp;Vollbild</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="282" />
-            <source>&amp;Help</source>
-            <translation>&amp;Hilfe</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="283" />
-            <source>&amp;About Quantscope</source>
-            <translation>&amp;Über Quantscope</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="284" />
-            <source>About &amp;Qt</source>
-            <translation>Über &amp;Qt</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="325" />
-            <source>Still opening %1…</source>
-            <translation>%1 wird noch geöffnet …</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="328" />
-            <location filename="../widgets/mainwindow.cpp" line="357" />
-            <source>the demo checkpoint</source>
-            <translation>den Demo-Checkpoint</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="330" />
-            <source>Opening %1…</source>
-            <translation>%1 wird geöffnet …</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="343" />
-            <source>%1: out of memory</source>
-            <translation>%1: Speicher erschöpft</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="345" />
-            <source>%1: internal error: %2</source>
-            <translation>%1: interner Fehler: %2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="386" />
-            <source>Demo checkpoint</source>
-            <translation>Demo-Checkpoint</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="387" />
-            <source>%1 — Quantscope</source>
-            <translation>%1 — Quantscope</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="400" />
-            <source>Cannot open checkpoint</source>
-            <translation>Checkpoint kann nicht geöffnet werden</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="401" />
-            <source>Quantscope could not open %1.</source>
-            <translation>Quantscope konnte %1 nicht öffnen.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="409" />
-            <source>Kept %1 open.</source>
-            <translation>%1 bleibt geöffnet.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="417" />
-            <source>No checkpoint open</source>
-            <translation>Kein Checkpoint geöffnet</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="425" />
-            <source>Demo: %1</source>
-            <translation>Demo: %1</translation>
-        </message>
-        <message numerus="yes">
-            <location filename="../widgets/mainwindow.cpp" line="427" />
-            <source>%n tensor(s), </source>
-            <translation>
-                <numerusform>%n Tensor, </numerusform>
-                <numerusform>%n Tensoren, </numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <location filename="../widgets/mainwindow.cpp" line="428" />
-            <source>%n weight(s)</source>
-            <translation>
-                <numerusform>%n Gewicht</numerusform>
-                <numerusform>%n Gewichte</numerusform>
-            </translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="429" />
-            <source>%1 on disk</source>
-            <translation>%1 auf der Festplatte</translation>
-        </message>
-        <message numerus="yes">
-            <location filename="../widgets/mainwindow.cpp" line="430" />
-            <source>%1 mapped in %n file(s)</source>
-            <translation>
-                <numerusform>%1 in %n Datei eingeblendet</numerusform>
-                <numerusform>%1 in %n Dateien eingeblendet</numerusform>
-            </translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="469" />
-            <source>&amp;%1 %2</source>
-            <translation>&amp;%1 %2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="474" />
-            <source>&amp;Clear List</source>
-            <translation>Liste &amp;leeren</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="614" />
-            <source>Open Checkpoint</source>
-            <translation>Checkpoint öffnen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="615" />
-            <source>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)</source>
-            <translation>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;Alle Dateien (*)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="625" />
-            <source>Open Checkpoint Folder</source>
-            <translation>Checkpoint-Ordner öffnen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="642" />
-            <source>About Quantscope</source>
-            <translation>Über Quantscope</translation>
-        </message>
-        <message>
-            <location filename="../widgets/mainwindow.cpp" line="643" />
-            <source>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;See and check how quantized LLM weights are laid out in memory: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.&lt;/p&gt;</source>
-            <translation>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;Ansehen und prüfen, wie quantisierte LLM-Gewichte im Speicher liegen: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors und MLX.&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>&amp;Export View…</source>
-            <translation>Ansicht &amp;exportieren…</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>Abbrechen</translation>
-        </message>
-        <message>
-            <source>Cancel the background job</source>
-            <translation>Die Hintergrundaufgabe abbrechen</translation>
-        </message>
-        <message>
-            <source>Memory this process holds in RAM (resident set), mapped pages that were read included</source>
-            <translation>Speicher, den dieser Prozess im RAM hält (Resident Set), gelesene eingeblendete Seiten eingeschlossen</translation>
-        </message>
-        <message>
-            <source>%1 in RAM</source>
-            <translation>%1 im RAM</translation>
-        </message>
-        <message>
-            <source>The current tab is not an analysis view.</source>
-            <translation>Der aktuelle Reiter ist keine Analyseansicht.</translation>
-        </message>
-        <message>
-            <source>Export %1</source>
-            <translation>%1 exportieren</translation>
-        </message>
-        <message>
-            <source>Exported %1</source>
-            <translation>%1 exportiert</translation>
-        </message>
-        <message>
-            <source>Export failed</source>
-            <translation>Export fehlgeschlagen</translation>
-        </message>
-        <message>
-            <source>%1: use .html, .md or .pdf</source>
-            <translation>%1: .html, .md oder .pdf verwenden</translation>
-        </message>
-        <message numerus="yes">
-            <source>%1 (+%n more)</source>
-            <translation>
-                <numerusform>%1 (+%n weitere)</numerusform>
-                <numerusform>%1 (+%n weitere)</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::MetadataModel</name>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="148" />
-            <source>Key</source>
-            <translation>Schlüssel</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="149" />
-            <source>Type</source>
-            <translation>Typ</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="150" />
-            <source>Value</source>
-            <translation>Wert</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="151" />
-            <source>Source</source>
-            <translation>Quelle</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::TensorTableModel</name>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="40" />
-            <source>%1 (%2)</source>
-            <translation>%1 (%2)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="92" />
-            <source>Tensor</source>
-            <translation>Tensor</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="93" />
-            <source>Type</source>
-            <translation>Typ</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="94" />
-            <source>Shape</source>
-            <translation>Form</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="95" />
-            <source>File</source>
-            <translation>Datei</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="96" />
-            <source>Offset</source>
-            <translation>Offset</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="97" />
-            <source>Bytes</source>
-            <translation>Bytes</translation>
-        </message>
-        <message>
-            <location filename="../widgets/tablemodels.cpp" line="98" />
-            <source>Logical weight (role)</source>
-            <translation>Logisches Gewicht (Rolle)</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::WeightTreeModel</name>
-        <message numerus="yes">
-            <location filename="../widgets/weighttreemodel.cpp" line="160" />
-            <source>%n weight(s) in %1</source>
-            <translation>
-                <numerusform>%n Gewicht in %1</numerusform>
-                <numerusform>%n Gewichte in %1</numerusform>
-            </translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="228" />
-            <source>Logical shape [out_features, in_features]</source>
-            <translation>Logische Form [out_features, in_features]</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="229" />
-            <source>Bits per code (the float width for float formats)</source>
-            <translation>Bits pro Code (bei Gleitkommaformaten deren Breite)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="230" />
-            <source>Weights sharing one scale along the input axis</source>
-            <translation>Gewichte, die sich entlang der Eingangsachse eine Skala teilen</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="231" />
-            <source>Effective bits per weight, counting every scale, zero, index and padding byte</source>
-            <translation>Effektive Bits pro Gewicht, mit jeder Skala, jedem Nullpunkt, Index und Füllbyte</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="232" />
-            <source>Bytes stored for this weight, all member tensors</source>
-            <translation>Für dieses Gewicht gespeicherte Bytes, alle zugehörigen Tensoren</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="237" />
-            <source>Name</source>
-            <translation>Name</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="238" />
-            <source>Format</source>
-            <translation>Format</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="239" />
-            <source>Shape</source>
-            <translation>Form</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="242" />
-            <source>Bits/w</source>
-            <translation>Bits/G</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="240" />
-            <source>Bits</source>
-            <translation>Bits</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="241" />
-            <source>Group</source>
-            <translation>Gruppe</translation>
-        </message>
-        <message>
-            <location filename="../widgets/weighttreemodel.cpp" line="243" />
-            <source>Bytes</source>
-            <translation>Bytes</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::BudgetChart</name>
-        <message>
-            <source>float</source>
-            <translation>Gleitkomma</translation>
-        </message>
-        <message>
-            <source>GGUF</source>
-            <translation>GGUF</translation>
-        </message>
-        <message>
-            <source>GPTQ</source>
-            <translation>GPTQ</translation>
-        </message>
-        <message>
-            <source>AWQ</source>
-            <translation>AWQ</translation>
-        </message>
-        <message>
-            <source>compressed-tensors</source>
-            <translation>compressed-tensors</translation>
-        </message>
-        <message>
-            <source>MLX</source>
-            <translation>MLX</translation>
-        </message>
-        <message>
-            <source>bitsandbytes 4-bit</source>
-            <translation>bitsandbytes 4 Bit</translation>
-        </message>
-        <message>
-            <source>bitsandbytes int8</source>
-            <translation>bitsandbytes int8</translation>
-        </message>
-        <message>
-            <source>bits per weight (every scale, zero and index counted)</source>
-            <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
-        </message>
-        <message>
-            <source>fits</source>
-            <translation>passt</translation>
-        </message>
-        <message>
-            <source>memory</source>
-            <translation>Speicher</translation>
-        </message>
-        <message>
-            <source>does not fit</source>
-            <translation>passt nicht</translation>
-        </message>
-        <message>
-            <source>TiB</source>
-            <translation>TiB</translation>
-        </message>
-        <message>
-            <source>GiB</source>
-            <translation>GiB</translation>
-        </message>
-        <message>
-            <source>MiB</source>
-            <translation>MiB</translation>
-        </message>
-        <message>
-            <source>KiB</source>
-            <translation>KiB</translation>
-        </message>
-        <message>
-            <source>%L1 %2</source>
-            <translation>%L1 %2</translation>
-        </message>
-        <message>
-            <source>codebook (NF4, FP4, IQ)</source>
-            <translation>Codebuch (NF4, FP4, IQ)</translation>
-        </message>
-        <message>
-            <source>GGUF blocks</source>
-            <translation>GGUF-Blöcke</translation>
-        </message>
-        <message>
-            <source>integer codes + scales</source>
-            <translation>Ganzzahl-Codes + Skalen</translation>
-        </message>
-        <message>
-            <source>%1 for %2 parameters (weights only)</source>
-            <translation>%1 für %2 Parameter (nur Gewichte)</translation>
-        </message>
-        <message>
-            <source>%1 (weights only)</source>
-            <translation>%1 (nur Gewichte)</translation>
-        </message>
-        <message>
-            <source>; budget %1 off scale →</source>
-            <translation>; Budget %1 außerhalb der Skala →</translation>
-        </message>
-        <message>
-            <source>budget %1</source>
-            <translation>Budget %1</translation>
-        </message>
-        <message>
-            <source>%L1 bpw</source>
-            <translation>%L1 bpw</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::BudgetView</name>
-        <message>
-            <source>Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9</source>
-            <translation>Parameterzahl: eine Vorgabe oder eine Zahl wie 8B, 1.5B, 350M oder 70e9</translation>
-        </message>
-        <message>
-            <source>Common formats</source>
-            <translation>Gängige Formate</translation>
-        </message>
-        <message>
-            <source>All formats</source>
-            <translation>Alle Formate</translation>
-        </message>
-        <message>
-            <source> GiB</source>
-            <translation> GiB</translation>
-        </message>
-        <message>
-            <source>Your RAM or VRAM: the budget line</source>
-            <translation>Ihr RAM oder VRAM: die Budgetlinie</translation>
-        </message>
-        <message>
-            <source>Model size:</source>
-            <translation>Modellgröße:</translation>
-        </message>
-        <message>
-            <source>Memory budget:</source>
-            <translation>Speicherbudget:</translation>
-        </message>
-        <message>
-            <source>Formats:</source>
-            <translation>Formate:</translation>
-        </message>
-        <message>
-            <source>%1 (this checkpoint)</source>
-            <translation>%1 (dieser Checkpoint)</translation>
-        </message>
-        <message>
-            <source>&lt;span style='color:%1'&gt;not a parameter count&lt;/span&gt;</source>
-            <translation>&lt;span style='color:%1'&gt;keine Parameterzahl&lt;/span&gt;</translation>
-        </message>
-        <message>
-            <source>this checkpoint</source>
-            <translation>dieser Checkpoint</translation>
-        </message>
-        <message>
-            <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).</source>
-            <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt nur Gewichte (kein KV-Cache, keine Aktivierungen).</translation>
-        </message>
-        <message>
-            <source>
+<context>
+    <name>SlotOrderFigure</name>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="53"/>
+        <source>no layout to draw</source>
+        <translation>kein Layout zum Zeichnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="115"/>
+        <source>no element fits the diagram</source>
+        <translation>kein Element passt in das Diagramm</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="160"/>
+        <source>natural</source>
+        <translation>natürlich</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="167"/>
+        <source>%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5</source>
+        <translation>%1 · b = %2 · Packachse %3 · %4-Bit-Wörter · Slot-Reihenfolge %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="257"/>
+        <source>%1 word %2</source>
+        <translation>%1 Wort %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="291"/>
+        <source>slot %1</source>
+        <translation>Slot %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="299"/>
+        <source>n = output row</source>
+        <translation>n = Ausgabezeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="300"/>
+        <source>element index within the block</source>
+        <translation>Elementindex im Block</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="301"/>
+        <source>k = input column, n = output row</source>
+        <translation>k = Eingabespalte, n = Ausgabezeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="303"/>
+        <source>Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.</source>
+        <translation>Oben: logische Elemente (%1), Farbe je Element. Unten: Bits der gespeicherten %2-Wörter, Bit 0 (LSB) links.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="310"/>
+        <source>Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits.</source>
+        <translation>Elemente mit Teilen ₀ ₁ sind auf Wörter oder Bitebenen verteilt: Teil ₀ enthält die niedrigen Bits.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/slotorderfigure.cpp" line="312"/>
+        <source>Slot s holds the word&apos;s element order[s]: %1.</source>
+        <translation>Slot s enthält das Element order[s] des Worts: %1.</translation>
+    </message>
+</context>
+<context>
+    <name>WordFigure</name>
+    <message>
+        <location filename="../widgets/figures/wordfigure.cpp" line="62"/>
+        <source>One block: %1 bytes, fields in byte order, bit ticks within each byte</source>
+        <translation>Ein Block: %1 Bytes, Felder in Byte-Reihenfolge, Bitmarken in jedem Byte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/wordfigure.cpp" line="64"/>
+        <source>One %1-bit word of %2, bit 0 (LSB) on the left</source>
+        <translation>Ein %1-Bit-Wort von %2, Bit 0 (LSB) links</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/wordfigure.cpp" line="125"/>
+        <source>%1  @%2, %3 bytes, %4: %5</source>
+        <translation>%1  @%2, %3 Bytes, %4: %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/wordfigure.cpp" line="183"/>
+        <source>%1 word %2 holds:</source>
+        <translation>%1 Wort %2 enthält:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/wordfigure.cpp" line="190"/>
+        <source>word %1 bits %2..%3</source>
+        <translation>Wort %1 Bits %2..%3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/wordfigure.cpp" line="193"/>
+        <source>element (n %1, k %2)%3: %4</source>
+        <translation>Element (n %1, k %2)%3: %4</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/wordfigure.cpp" line="196"/>
+        <source>, slot %1</source>
+        <translation>, Slot %1</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="27"/>
+        <source>See and check the memory layouts of quantized LLM weights.</source>
+        <translation>Speicherlayouts quantisierter LLM-Gewichte ansehen und prüfen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="31"/>
+        <source>A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens.</source>
+        <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="33"/>
+        <source>Show the view NAME (tensors, metadata).</source>
+        <translation>Die Ansicht NAME zeigen (tensors, metadata).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="34"/>
+        <source>Select the logical weight NAME.</source>
+        <translation>Das logische Gewicht NAME auswählen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="35"/>
+        <source>Render the window at 1600x1000 to FILE (PNG) and exit.</source>
+        <translation>Das Fenster in 1600x1000 als DATEI (PNG) speichern und beenden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="37"/>
+        <source>Use the language CODE (de, en, ...) instead of the system&apos;s.</source>
+        <translation>Die Sprache CODE (de, en, …) statt der Systemsprache verwenden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="39"/>
+        <source>Use the theme NAME (system, light, dark).</source>
+        <translation>Das Farbschema NAME verwenden (system, light, dark).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="53"/>
+        <source>quantscope: give at most one path</source>
+        <translation>quantscope: höchstens einen Pfad angeben</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="71"/>
+        <source>quantscope: unknown theme &apos;%1&apos;</source>
+        <translation>quantscope: unbekanntes Farbschema „%1“</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="88"/>
+        <source>quantscope: no view &apos;%1&apos; (views: %2)</source>
+        <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="90"/>
+        <source>quantscope: no weight &apos;%1&apos;</source>
+        <translation>quantscope: kein Gewicht „%1“</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="117"/>
+        <source>quantscope: cannot write %1</source>
+        <translation>quantscope: %1 kann nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <location filename="../app/gui/main.cpp" line="114"/>
+        <source>quantscope: background work still running; the screenshot shows it in progress</source>
+        <translation>quantscope: Hintergrundarbeit läuft noch; der Screenshot zeigt sie im Gange</translation>
+    </message>
+    <message>
+        <location filename="../widgets/launchoptions.cpp" line="40"/>
+        <source>Compare the checkpoint with checkpoint B (the Diff view).</source>
+        <translation>Den Checkpoint mit Checkpoint B vergleichen (die Ansicht Vergleich).</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::AnalysisView</name>
+    <message>
+        <location filename="../widgets/views/analysisview.cpp" line="30"/>
+        <source>PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG-Bild (*.png);;SVG-Bild (*.svg);;PDF-Dokument (*.pdf)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/analysisview.cpp" line="40"/>
+        <location filename="../widgets/views/analysisview.cpp" line="85"/>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/analysisview.cpp" line="54"/>
+        <source>%1: cannot encode PNG</source>
+        <translation>%1: PNG kann nicht kodiert werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/analysisview.cpp" line="64"/>
+        <source>Exported from Quantscope</source>
+        <translation>Aus Quantscope exportiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/analysisview.cpp" line="80"/>
+        <source>%1: unknown export format &quot;%2&quot; (use .png, .svg or .pdf)</source>
+        <translation>%1: unbekanntes Exportformat „%2“ (.png, .svg oder .pdf verwenden)</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::BitMapCanvas</name>
+    <message>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="130"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="559"/>
+        <source>word  ·  bit</source>
+        <translation>Wort  ·  Bit</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="130"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="552"/>
+        <source>row %1</source>
+        <translation>Zeile %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="547"/>
+        <source>block %1</source>
+        <translation>Block %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="559"/>
+        <source>out \ in</source>
+        <translation>aus \ ein</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::BitMapView</name>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="47"/>
+        <source>As stored</source>
+        <translation>Wie gespeichert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="48"/>
+        <source>Logical matrix</source>
+        <translation>Logische Matrix</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="49"/>
+        <source>Stored words bit by bit, or the logical [out, in] matrix one code per cell</source>
+        <translation>Gespeicherte Wörter Bit für Bit oder die logische [out, in]-Matrix mit einem Code pro Zelle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="52"/>
+        <source> px</source>
+        <translation> px</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="53"/>
+        <source>Cell size (Ctrl+wheel)</source>
+        <translation>Zellengröße (Strg+Mausrad)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="54"/>
+        <source>Go to word or row, col</source>
+        <translation>Gehe zu Wort oder Zeile, Spalte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="61"/>
+        <source>Order:</source>
+        <translation>Reihenfolge:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="64"/>
+        <source>Cell:</source>
+        <translation>Zelle:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="170"/>
+        <source>Select a weight in the tensor browser.</source>
+        <translation>Wählen Sie ein Gewicht im Tensor-Browser.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="172"/>
+        <source>No layout spec for %1: its bits cannot be drawn yet.</source>
+        <translation>Keine Layout-Spezifikation für %1: seine Bits können noch nicht gezeichnet werden.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="177"/>
+        <source>Cannot map the words of %1: %2</source>
+        <translation>Die Wörter von %1 lassen sich nicht zuordnen: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="191"/>
+        <source>%1 elements</source>
+        <translation>%1 Elemente</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="192"/>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="193"/>
+        <source>%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6</source>
+        <translation>%1 · %2-Bit-Wörter · %3 Wörter · [%4, %5] · wiederholt sich alle %6</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="277"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="312"/>
+        <source>Word</source>
+        <translation>Wort</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="278"/>
+        <source>Bit</source>
+        <translation>Bit</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="279"/>
+        <source>Byte offset</source>
+        <translation>Byte-Offset</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="281"/>
+        <source>Block field</source>
+        <translation>Blockfeld</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="283"/>
+        <source>Holds</source>
+        <translation>Enthält</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="283"/>
+        <source>padding (no element)</source>
+        <translation>Auffüllung (kein Element)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="293"/>
+        <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words.</source>
+        <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="308"/>
+        <source>Element (%1, %2)</source>
+        <translation>Element (%1, %2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="309"/>
+        <source>Row (out)</source>
+        <translation>Zeile (aus)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="310"/>
+        <source>Column (in)</source>
+        <translation>Spalte (ein)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="312"/>
+        <source>Word (piece %1)</source>
+        <translation>Wort (Teil %1)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="313"/>
+        <source>%1, bits %2</source>
+        <translation>%1, Bits %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="315"/>
+        <source>Split</source>
+        <translation>Geteilt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="315"/>
+        <source>%1 pieces, low bits first</source>
+        <translation>%1 Teile, niedrige Bits zuerst</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="317"/>
+        <source>Slot</source>
+        <translation>Slot</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="324"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="335"/>
+        <source>Code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="325"/>
+        <source>Group</source>
+        <translation>Gruppe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="327"/>
+        <source>Scale</source>
+        <translation>Skala</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="329"/>
+        <source>Bias</source>
+        <translation>Bias</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="330"/>
+        <source>Block min</source>
+        <translation>Blockminimum</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="331"/>
+        <source>Zero</source>
+        <translation>Nullpunkt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.cpp" line="348"/>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/bitmapview.h" line="34"/>
+        <source>Bit map</source>
+        <translation>Bitkarte</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::BudgetChart</name>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="93"/>
+        <location filename="../widgets/figures/budgetchart.cpp" line="156"/>
+        <source>float</source>
+        <translation>Gleitkomma</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="94"/>
+        <source>GGUF</source>
+        <translation>GGUF</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="95"/>
+        <source>GPTQ</source>
+        <translation>GPTQ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="96"/>
+        <source>AWQ</source>
+        <translation>AWQ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="97"/>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="98"/>
+        <source>MLX</source>
+        <translation>MLX</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="99"/>
+        <source>bitsandbytes 4-bit</source>
+        <translation>bitsandbytes 4 Bit</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="100"/>
+        <source>bitsandbytes int8</source>
+        <translation>bitsandbytes int8</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="165"/>
+        <source>bits per weight (every scale, zero and index counted)</source>
+        <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="174"/>
+        <source>fits</source>
+        <translation>passt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="174"/>
+        <source>memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="175"/>
+        <source>does not fit</source>
+        <translation>passt nicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="73"/>
+        <source>TiB</source>
+        <translation>TiB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="75"/>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="77"/>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="78"/>
+        <source>KiB</source>
+        <translation>KiB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="87"/>
+        <source>%L1 %2</source>
+        <translation>%L1 %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="153"/>
+        <source>codebook (NF4, FP4, IQ)</source>
+        <translation>Codebuch (NF4, FP4, IQ)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="154"/>
+        <source>GGUF blocks</source>
+        <translation>GGUF-Blöcke</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="155"/>
+        <source>integer codes + scales</source>
+        <translation>Ganzzahl-Codes + Skalen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="181"/>
+        <source>%1 for %2 parameters (weights only)</source>
+        <translation>%1 für %2 Parameter (nur Gewichte)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="182"/>
+        <source>%1 (weights only)</source>
+        <translation>%1 (nur Gewichte)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="189"/>
+        <source>; budget %1 off scale →</source>
+        <translation>; Budget %1 außerhalb der Skala →</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="196"/>
+        <source>budget %1</source>
+        <translation>Budget %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="216"/>
+        <source>%L1 bpw</source>
+        <translation>%L1 bpw</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::BudgetView</name>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="64"/>
+        <source>Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9</source>
+        <translation>Parameterzahl: eine Vorgabe oder eine Zahl wie 8B, 1.5B, 350M oder 70e9</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="67"/>
+        <source>Common formats</source>
+        <translation>Gängige Formate</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="68"/>
+        <source>All formats</source>
+        <translation>Alle Formate</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="74"/>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="75"/>
+        <source>Your RAM or VRAM: the budget line</source>
+        <translation>Ihr RAM oder VRAM: die Budgetlinie</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="80"/>
+        <source>Model size:</source>
+        <translation>Modellgröße:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="84"/>
+        <source>Memory budget:</source>
+        <translation>Speicherbudget:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="87"/>
+        <source>Formats:</source>
+        <translation>Formate:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="200"/>
+        <source>%1 (this checkpoint)</source>
+        <translation>%1 (dieser Checkpoint)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="215"/>
+        <source>&lt;span style=&apos;color:%1&apos;&gt;not a parameter count&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:%1&apos;&gt;keine Parameterzahl&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="244"/>
+        <source>this checkpoint</source>
+        <translation>dieser Checkpoint</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="263"/>
+        <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).</source>
+        <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt nur Gewichte (kein KV-Cache, keine Aktivierungen).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="285"/>
+        <source>
 fits the budget</source>
-            <translation>
+        <translation>
 passt ins Budget</translation>
-        </message>
-        <message>
-            <source>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="285"/>
+        <source>
 does not fit the budget</source>
-            <translation>
+        <translation>
 passt nicht ins Budget</translation>
-        </message>
-        <message>
-            <source>Budget</source>
-            <translation>Budget</translation>
-        </message>
-        <message>
-            <source>%1 parameters in %2: %3 of %4 formats fit.</source>
-            <translation>%1 Parameter in %2: %3 von %4 Formaten passen.</translation>
-        </message>
-        <message>
-            <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</source>
-            <translation> Das genaueste, das passt: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</translation>
-        </message>
-        <message>
-            <source>%1
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.h" line="27"/>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="254"/>
+        <source>%1 parameters in %2: %3 of %4 formats fit.</source>
+        <translation>%1 Parameter in %2: %3 von %4 Formaten passen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="259"/>
+        <source> The most precise that fits: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</source>
+        <translation> Das genaueste, das passt: &lt;b&gt;%1&lt;/b&gt; (%L2 bpw, %3).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="279"/>
+        <source>%1
 %L2 bits per weight: %3
 %4 (%L5 GB)</source>
-            <translation>%1
+        <translation>%1
 %L2 Bits pro Gewicht: %3
 %4 (%L5 GB)</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::ErrorHistogram</name>
-        <message>
-            <source>elements</source>
-            <translation>Elemente</translation>
-        </message>
-        <message>
-            <source>signed error (dequantized − reference)</source>
-            <translation>vorzeichenbehafteter Fehler (dequantisiert − Referenz)</translation>
-        </message>
-        <message>
-            <source>elements (log)</source>
-            <translation>Elemente (log)</translation>
-        </message>
-        <message>
-            <source>RMSE</source>
-            <translation>RMSE</translation>
-        </message>
-        <message>
-            <source>max |error|</source>
-            <translation>max. |Fehler|</translation>
-        </message>
-        <message>
-            <source>group (storage order)</source>
-            <translation>Gruppe (Speicherreihenfolge)</translation>
-        </message>
-        <message>
-            <source>error</source>
-            <translation>Fehler</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::ScaleHeatmap</name>
-        <message>
-            <source>%1 (weight units)</source>
-            <translation>%1 (Gewichtseinheiten)</translation>
-        </message>
-        <message>
-            <source>max |%1| per cell</source>
-            <translation>max. |%1| pro Zelle</translation>
-        </message>
-        <message>
-            <source>min %1 per cell</source>
-            <translation>min. %1 pro Zelle</translation>
-        </message>
-        <message>
-            <source>max %1 per cell</source>
-            <translation>max. %1 pro Zelle</translation>
-        </message>
-        <message>
-            <source>group (input columns / %1)</source>
-            <translation>Gruppe (Eingangsspalten / %1)</translation>
-        </message>
-        <message>
-            <source>group (act-order: columns by g_idx)</source>
-            <translation>Gruppe (act-order: Spalten nach g_idx)</translation>
-        </message>
-        <message>
-            <source>output row</source>
-            <translation>Ausgangszeile</translation>
-        </message>
-        <message>
-            <source>group</source>
-            <translation>Gruppe</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::ScalesView</name>
-        <message>
-            <source>Scales</source>
-            <translation>Skalen</translation>
-        </message>
-        <message>
-            <source>Zeros / minimums</source>
-            <translation>Nullpunkte / Minima</translation>
-        </message>
-        <message>
-            <source>Which per-group parameter the heatmap shows</source>
-            <translation>Welchen Gruppenparameter die Heatmap zeigt</translation>
-        </message>
-        <message>
-            <source>Cell: max |value|</source>
-            <translation>Zelle: max. |Wert|</translation>
-        </message>
-        <message>
-            <source>Cell: min</source>
-            <translation>Zelle: Minimum</translation>
-        </message>
-        <message>
-            <source>Cell: max</source>
-            <translation>Zelle: Maximum</translation>
-        </message>
-        <message>
-            <source>When the weight has more groups or rows than the plot has cells, each cell reduces the block it covers</source>
-            <translation>Hat das Gewicht mehr Gruppen oder Zeilen als der Plot Zellen, fasst jede Zelle den überdeckten Block zusammen</translation>
-        </message>
-        <message>
-            <source>GGUF: block scales (d, dmin)</source>
-            <translation>GGUF: Blockskalen (d, dmin)</translation>
-        </message>
-        <message>
-            <source>GGUF: sub-block scales (d × sc, dmin × m)</source>
-            <translation>GGUF: Unterblockskalen (d × sc, dmin × m)</translation>
-        </message>
-        <message>
-            <source>k-quants store a super-block scale d and small integer scales per sub-block</source>
-            <translation>k-Quants speichern eine Superblock-Skala d und kleine ganzzahlige Skalen pro Unterblock</translation>
-        </message>
-        <message>
-            <source>Select a quantized weight to see its scales.</source>
-            <translation>Wählen Sie ein quantisiertes Gewicht, um seine Skalen zu sehen.</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;%1&lt;/b&gt; · %2</source>
-            <translation>&lt;b&gt;%1&lt;/b&gt; · %2</translation>
-        </message>
-        <message>
-            <source>%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; see the bit map for its encoding.</source>
-            <translation>%1 ist als %2 gespeichert: ein Gleitkomma-Gewicht hat keine Skalen oder Nullpunkte. Jedes Element ist sein eigener Wert; seine Kodierung zeigt die Bitkarte.</translation>
-        </message>
-        <message>
-            <source>Reading the scales of %1…</source>
-            <translation>Lese die Skalen von %1…</translation>
-        </message>
-        <message>
-            <source>Reading scales of %1</source>
-            <translation>Skalen von %1 lesen</translation>
-        </message>
-        <message>
-            <source>one per %1 input columns</source>
-            <translation>eine pro %1 Eingangsspalten</translation>
-        </message>
-        <message>
-            <source>one per group of %1 input columns, columns assigned by g_idx (act-order)</source>
-            <translation>eine pro Gruppe von %1 Eingangsspalten, Spalten nach g_idx zugeordnet (act-order)</translation>
-        </message>
-        <message>
-            <source>Showing %1 (%2)</source>
-            <translation>Gezeigt: %1 (%2)</translation>
-        </message>
-        <message>
-            <source> and %1</source>
-            <translation> und %1</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 rows × %4 groups&lt;br&gt;%5.</source>
-            <translation>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 Zeilen × %4 Gruppen&lt;br&gt;%5.</translation>
-        </message>
-        <message>
-            <source> Decimated: each cell covers %1 groups × %2 rows.</source>
-            <translation> Ausgedünnt: jede Zelle umfasst %1 Gruppen × %2 Zeilen.</translation>
-        </message>
-        <message>
-            <source>group %1, row %2
-scale %3</source>
-            <translation>Gruppe %1, Zeile %2
-Skala %3</translation>
-        </message>
-        <message>
-            <source>
-%1 %2</source>
-            <translation>
-%1 %2</translation>
-        </message>
-        <message>
-            <source>
-first column %1</source>
-            <translation>
-erste Spalte %1</translation>
-        </message>
-        <message>
-            <source>
-cell (%1 groups × %2 rows): %3</source>
-            <translation>
-Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
-        </message>
-    </context>
-    <context>
-        <name>SlotOrderFigure</name>
-        <message>
-            <source>no layout to draw</source>
-            <translation>kein Layout zum Zeichnen</translation>
-        </message>
-        <message>
-            <source>no element fits the diagram</source>
-            <translation>kein Element passt in das Diagramm</translation>
-        </message>
-        <message>
-            <source>natural</source>
-            <translation>natürlich</translation>
-        </message>
-        <message>
-            <source>%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5</source>
-            <translation>%1 · b = %2 · Packachse %3 · %4-Bit-Wörter · Slot-Reihenfolge %5</translation>
-        </message>
-        <message>
-            <source>%1 word %2</source>
-            <translation>%1 Wort %2</translation>
-        </message>
-        <message>
-            <source>slot %1</source>
-            <translation>Slot %1</translation>
-        </message>
-        <message>
-            <source>n = output row</source>
-            <translation>n = Ausgabezeile</translation>
-        </message>
-        <message>
-            <source>element index within the block</source>
-            <translation>Elementindex im Block</translation>
-        </message>
-        <message>
-            <source>k = input column, n = output row</source>
-            <translation>k = Eingabespalte, n = Ausgabezeile</translation>
-        </message>
-        <message>
-            <source>Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.</source>
-            <translation>Oben: logische Elemente (%1), Farbe je Element. Unten: Bits der gespeicherten %2-Wörter, Bit 0 (LSB) links.</translation>
-        </message>
-        <message>
-            <source>Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits.</source>
-            <translation>Elemente mit Teilen ₀ ₁ sind auf Wörter oder Bitebenen verteilt: Teil ₀ enthält die niedrigen Bits.</translation>
-        </message>
-        <message>
-            <source>Slot s holds the word's element order[s]: %1.</source>
-            <translation>Slot s enthält das Element order[s] des Worts: %1.</translation>
-        </message>
-    </context>
-    <context>
-        <name>WordFigure</name>
-        <message>
-            <source>One block: %1 bytes, fields in byte order, bit ticks within each byte</source>
-            <translation>Ein Block: %1 Bytes, Felder in Byte-Reihenfolge, Bitmarken in jedem Byte</translation>
-        </message>
-        <message>
-            <source>One %1-bit word of %2, bit 0 (LSB) on the left</source>
-            <translation>Ein %1-Bit-Wort von %2, Bit 0 (LSB) links</translation>
-        </message>
-        <message>
-            <source>%1  @%2, %3 bytes, %4: %5</source>
-            <translation>%1  @%2, %3 Bytes, %4: %5</translation>
-        </message>
-        <message>
-            <source>%1 word %2 holds:</source>
-            <translation>%1 Wort %2 enthält:</translation>
-        </message>
-        <message>
-            <source>word %1 bits %2..%3</source>
-            <translation>Wort %1 Bits %2..%3</translation>
-        </message>
-        <message>
-            <source>element (n %1, k %2)%3: %4</source>
-            <translation>Element (n %1, k %2)%3: %4</translation>
-        </message>
-        <message>
-            <source>, slot %1</source>
-            <translation>, Slot %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::SlotOrderView</name>
-        <message>
-            <source>Slot Order</source>
-            <translation>Slot-Reihenfolge</translation>
-        </message>
-        <message>
-            <source>Format:</source>
-            <translation>Format:</translation>
-        </message>
-        <message>
-            <source>Any registered layout; follows the selected weight</source>
-            <translation>Jedes registrierte Layout; folgt dem ausgewählten Gewicht</translation>
-        </message>
-        <message>
-            <source>Bits:</source>
-            <translation>Bits:</translation>
-        </message>
-        <message>
-            <source>Zoom:</source>
-            <translation>Zoom:</translation>
-        </message>
-        <message>
-            <source>Zoom</source>
-            <translation>Zoom</translation>
-        </message>
-        <message>
-            <source>Browsing %1 (not the selected weight's format).</source>
-            <translation>Ansicht von %1 (nicht das Format des ausgewählten Gewichts).</translation>
-        </message>
-        <message>
-            <source>%1 is %2: no packed layout. Pick a format to browse.</source>
-            <translation>%1 ist %2: kein gepacktes Layout. Format zum Ansehen wählen.</translation>
-        </message>
-        <message>
-            <source>Pick a format to browse its layout.</source>
-            <translation>Format wählen, um sein Layout anzusehen.</translation>
-        </message>
-        <message>
-            <source>%1: %2, [%3, %4], %5 bits%6</source>
-            <translation>%1: %2, [%3, %4], %5 Bits%6</translation>
-        </message>
-        <message>
-            <source>, group %1</source>
-            <translation>, Gruppe %1</translation>
-        </message>
-        <message>
-            <source>Fit</source>
-            <translation>Einpassen</translation>
-        </message>
-        <message>
-            <source>Scale the diagrams to fill the view</source>
-            <translation>Die Diagramme auf die Ansicht skalieren</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::PlaygroundView</name>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="128" />
-            <source>Playground</source>
-            <translation>Spielwiese</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="149" />
-            <source>Row of the selected weight</source>
-            <translation>Zeile des ausgewählten Gewichts</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="150" />
-            <source>Normal</source>
-            <translation>Normalverteilt</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="151" />
-            <source>Normal with outliers</source>
-            <translation>Normalverteilt mit Ausreißern</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="152" />
-            <source>Uniform</source>
-            <translation>Gleichverteilt</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="153" />
-            <source>Laplace</source>
-            <translation>Laplace</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="154" />
-            <source>&amp;Source:</source>
-            <translation>&amp;Quelle:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="159" />
-            <source>&amp;Row:</source>
-            <translation>&amp;Zeile:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="166" />
-            <source>S&amp;eed:</source>
-            <translation>S&amp;eed:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="174" />
-            <source>&amp;Length:</source>
-            <translation>&amp;Länge:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="179" />
-            <source>GPTQ v1</source>
-            <translation>GPTQ v1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="180" />
-            <source>GPTQ v2</source>
-            <translation>GPTQ v2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="181" />
-            <source>AWQ GEMM</source>
-            <translation>AWQ GEMM</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="182" />
-            <source>compressed-tensors</source>
-            <translation>compressed-tensors</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="183" />
-            <source>MLX affine</source>
-            <translation>MLX affin</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="184" />
-            <source>&amp;Format:</source>
-            <translation>&amp;Format:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="190" />
-            <source>&amp;Bits:</source>
-            <translation>&amp;Bits:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="195" />
-            <location filename="../widgets/views/playgroundview.cpp" line="836" />
-            <source>whole row</source>
-            <translation>ganze Zeile</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="197" />
-            <source>&amp;Group size:</source>
-            <translation>&amp;Gruppengröße:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="199" />
-            <source>S&amp;ymmetric</source>
-            <translation>S&amp;ymmetrisch</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="213" />
-            <source>&amp;Clipping:</source>
-            <translation>&amp;Clipping:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="221" />
-            <source>&amp;Inspect group:</source>
-            <translation>Gruppe &amp;ansehen:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="434" />
-            <source>Select a weight in the browser, or pick a synthetic source.</source>
-            <translation>Ein Gewicht im Browser auswählen oder eine synthetische Quelle wählen.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="438" />
-            <source>%1: no dequantizer for format %2; pick another weight or a synthetic source.</source>
-            <translation>%1: kein Dequantisierer für das Format %2; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="446" />
-            <source>Quantizing row %1 of %2</source>
-            <translation>Zeile %1 von %2 wird quantisiert</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="473" />
-            <source>Quantizing %1 synthetic values</source>
-            <translation>%1 synthetische Werte werden quantisiert</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="521" />
-            <location filename="../widgets/views/playgroundview.cpp" line="522" />
-            <source>n%1</source>
-            <translation>n%1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="560" />
-            <location filename="../widgets/views/playgroundview.cpp" line="643" />
-            <source>weight value w</source>
-            <translation>Gewichtswert w</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="561" />
-            <source>code q</source>
-            <translation>Code q</translation>
-        </message>
-        <message numerus="yes">
-            <location filename="../widgets/views/playgroundview.cpp" line="580" />
-            <location filename="../widgets/views/playgroundview.cpp" line="583" />
-            <source>%n clamped</source>
-            <translation>
-                <numerusform>%n begrenzt</numerusform>
-                <numerusform>%n begrenzt</numerusform>
-            </translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="617" />
-            <source>min</source>
-            <translation>min</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="618" />
-            <source>max</source>
-            <translation>max</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="625" />
-            <source>Affine map · group %1 · s = %2 · b = %3</source>
-            <translation>Affine Abbildung · Gruppe %1 · s = %2 · b = %3</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="626" />
-            <source>Affine map · group %1 · s = %2 · z = %3</source>
-            <translation>Affine Abbildung · Gruppe %1 · s = %2 · z = %3</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="628" />
-            <source>q = clamp(round((w − b) / s)),  ŵ = s·q + b</source>
-            <translation>q = clamp(round((w − b) / s)),  ŵ = s·q + b</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="628" />
-            <source>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</source>
-            <translation>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="632" />
-            <source>w = 0 → q = %1</source>
-            <translation>w = 0 → q = %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="632" />
-            <source>zero z = %1</source>
-            <translation>Nullpunkt z = %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="644" />
-            <source>values</source>
-            <translation>Werte</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="645" />
-            <source>Buckets · group %1 · colour = code</source>
-            <translation>Eimer · Gruppe %1 · Farbe = Code</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="701" />
-            <source>codes</source>
-            <translation>Codes</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="715" />
-            <source>element k of the row</source>
-            <translation>Element k der Zeile</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="716" />
-            <source>Codes and error along the row</source>
-            <translation>Codes und Fehler entlang der Zeile</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="717" />
-            <source>error ŵ − w</source>
-            <translation>Fehler ŵ − w</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="781" />
-            <source>Packed words: %1 cannot store this</source>
-            <translation>Gepackte Wörter: %1 kann dies nicht speichern</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="784" />
-            <source>Packed words</source>
-            <translation>Gepackte Wörter</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="785" />
-            <source>no layout spec for %1</source>
-            <translation>keine Layout-Spezifikation für %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="791" />
-            <source>Packed words %1–%2 of %3 holding group %4 · %5</source>
-            <translation>Gepackte Wörter %1–%2 von %3 mit Gruppe %4 · %5</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="796" />
-            <source>AWQ packs column k of 8 output rows per word, nibbles in order n0 n2 n4 n6 n1 n3 n5 n7; the chosen row is outlined</source>
-            <translation>AWQ packt Spalte k von 8 Ausgabezeilen je Wort, Nibbles in der Reihenfolge n0 n2 n4 n6 n1 n3 n5 n7; die gewählte Zeile ist umrandet</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="799" />
-            <source>%1-bit codes form one LSB-first bit stream: a code can straddle two words (·lo, ·hi)</source>
-            <translation>%1-Bit-Codes bilden einen Bitstrom, LSB zuerst: ein Code kann über zwei Wörter reichen (·lo, ·hi)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="802" />
-            <source>%1 codes per word, the top %2 bits stay zero</source>
-            <translation>%1 Codes je Wort, die obersten %2 Bits bleiben null</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="804" />
-            <source>%1 codes per word, element k in slot k mod %1</source>
-            <translation>%1 Codes je Wort, Element k in Slot k mod %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="816" />
-            <source>&lt;b&gt;Group %1&lt;/b&gt; (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11</source>
-            <translation>&lt;b&gt;Gruppe %1&lt;/b&gt; (k %2–%3): Werte [%4, %5] · Stufen [%6, %7] · Skala %8 · %9 %10 · begrenzt %11</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="821" />
-            <source>bias</source>
-            <translation>Bias</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="821" />
-            <source>zero</source>
-            <translation>Nullpunkt</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="824" />
-            <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5</source>
-            <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4 Gruppen zu %5</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="834" />
-            <source>Quantization playground</source>
-            <translation>Quantisierungs-Spielwiese</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="836" />
-            <source>group %1</source>
-            <translation>Gruppe %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="837" />
-            <source>%1 · %2 bits · %3 · %4 · clipping %5 · %6</source>
-            <translation>%1 · %2 Bit · %3 · %4 · Clipping %5 · %6</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="840" />
-            <source>symmetric</source>
-            <translation>symmetrisch</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="840" />
-            <source>asymmetric</source>
-            <translation>asymmetrisch</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="842" />
-            <source>row %1 of %2</source>
-            <translation>Zeile %1 von %2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundview.cpp" line="843" />
-            <source>%1, seed %2, %3 values</source>
-            <translation>%1, Seed %2, %3 Werte</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::PlaygroundWords</name>
-        <message>
-            <location filename="../widgets/views/playgroundwords.cpp" line="58" />
-            <source>k%1</source>
-            <translation>k%1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundwords.cpp" line="60" />
-            <source>·lo</source>
-            <translation>·lo</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundwords.cpp" line="60" />
-            <source>·hi</source>
-            <translation>·hi</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/playgroundwords.cpp" line="110" />
-            <source>word %1</source>
-            <translation>Wort %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::BitMapCanvas</name>
-        <message>
-            <location filename="../widgets/views/bitmapcanvas.cpp" line="130" />
-            <location filename="../widgets/views/bitmapcanvas.cpp" line="559" />
-            <source>word  ·  bit</source>
-            <translation>Wort  ·  Bit</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapcanvas.cpp" line="130" />
-            <location filename="../widgets/views/bitmapcanvas.cpp" line="552" />
-            <source>row %1</source>
-            <translation>Zeile %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapcanvas.cpp" line="547" />
-            <source>block %1</source>
-            <translation>Block %1</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapcanvas.cpp" line="559" />
-            <source>out \ in</source>
-            <translation>aus \ ein</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::BitMapView</name>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="46" />
-            <source>As stored</source>
-            <translation>Wie gespeichert</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="47" />
-            <source>Logical matrix</source>
-            <translation>Logische Matrix</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="48" />
-            <source>Stored words bit by bit, or the logical [out, in] matrix one code per cell</source>
-            <translation>Gespeicherte Wörter Bit für Bit oder die logische [out, in]-Matrix mit einem Code pro Zelle</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="51" />
-            <source> px</source>
-            <translation> px</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="52" />
-            <source>Cell size (Ctrl+wheel)</source>
-            <translation>Zellengröße (Strg+Mausrad)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="53" />
-            <source>Go to word or row, col</source>
-            <translation>Gehe zu Wort oder Zeile, Spalte</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="60" />
-            <source>Order:</source>
-            <translation>Reihenfolge:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="63" />
-            <source>Cell:</source>
-            <translation>Zelle:</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="169" />
-            <source>Select a weight in the tensor browser.</source>
-            <translation>Wählen Sie ein Gewicht im Tensor-Browser.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="171" />
-            <source>No layout spec for %1: its bits cannot be drawn yet.</source>
-            <translation>Keine Layout-Spezifikation für %1: seine Bits können noch nicht gezeichnet werden.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="176" />
-            <source>Cannot map the words of %1: %2</source>
-            <translation>Die Wörter von %1 lassen sich nicht zuordnen: %2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="190" />
-            <source>%1 elements</source>
-            <translation>%1 Elemente</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="191" />
-            <source>%1 × %2</source>
-            <translation>%1 × %2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="192" />
-            <source>%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6</source>
-            <translation>%1 · %2-Bit-Wörter · %3 Wörter · [%4, %5] · wiederholt sich alle %6</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="275" />
-            <location filename="../widgets/views/bitmapview.cpp" line="310" />
-            <source>Word</source>
-            <translation>Wort</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="276" />
-            <source>Bit</source>
-            <translation>Bit</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="277" />
-            <source>Byte offset</source>
-            <translation>Byte-Offset</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="279" />
-            <source>Block field</source>
-            <translation>Blockfeld</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="281" />
-            <source>Holds</source>
-            <translation>Enthält</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="281" />
-            <source>padding (no element)</source>
-            <translation>Auffüllung (kein Element)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="291" />
-            <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element's place in the layout's repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words.</source>
-            <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code.</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="306" />
-            <source>Element (%1, %2)</source>
-            <translation>Element (%1, %2)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="307" />
-            <source>Row (out)</source>
-            <translation>Zeile (aus)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="308" />
-            <source>Column (in)</source>
-            <translation>Spalte (ein)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="310" />
-            <source>Word (piece %1)</source>
-            <translation>Wort (Teil %1)</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="311" />
-            <source>%1, bits %2</source>
-            <translation>%1, Bits %2</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="313" />
-            <source>Split</source>
-            <translation>Geteilt</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="313" />
-            <source>%1 pieces, low bits first</source>
-            <translation>%1 Teile, niedrige Bits zuerst</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="315" />
-            <source>Slot</source>
-            <translation>Slot</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="322" />
-            <location filename="../widgets/views/bitmapview.cpp" line="333" />
-            <source>Code</source>
-            <translation>Code</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="323" />
-            <source>Group</source>
-            <translation>Gruppe</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="325" />
-            <source>Scale</source>
-            <translation>Skala</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="327" />
-            <source>Bias</source>
-            <translation>Bias</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="328" />
-            <source>Block min</source>
-            <translation>Blockminimum</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="329" />
-            <source>Zero</source>
-            <translation>Nullpunkt</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.cpp" line="346" />
-            <source>Value</source>
-            <translation>Wert</translation>
-        </message>
-        <message>
-            <location filename="../widgets/views/bitmapview.h" line="34" />
-            <source>Bit map</source>
-            <translation>Bitkarte</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::ErrorView</name>
-        <message>
-            <source>the weight&apos;s own format</source>
-            <translation>eigenes Format des Gewichts</translation>
-        </message>
-        <message>
-            <source>GGUF Q8_0</source>
-            <translation>GGUF Q8_0</translation>
-        </message>
-        <message>
-            <source>GGUF Q6_K</source>
-            <translation>GGUF Q6_K</translation>
-        </message>
-        <message>
-            <source>GGUF Q5_K</source>
-            <translation>GGUF Q5_K</translation>
-        </message>
-        <message>
-            <source>GGUF Q4_K</source>
-            <translation>GGUF Q4_K</translation>
-        </message>
-        <message>
-            <source>GGUF Q4_0</source>
-            <translation>GGUF Q4_0</translation>
-        </message>
-        <message>
-            <source>GGUF Q3_K</source>
-            <translation>GGUF Q3_K</translation>
-        </message>
-        <message>
-            <source>GGUF Q2_K</source>
-            <translation>GGUF Q2_K</translation>
-        </message>
-        <message>
-            <source>GPTQ 8-bit g128 sym</source>
-            <translation>GPTQ 8 Bit g128 sym</translation>
-        </message>
-        <message>
-            <source>GPTQ 4-bit g128 sym</source>
-            <translation>GPTQ 4 Bit g128 sym</translation>
-        </message>
-        <message>
-            <source>GPTQ 4-bit g32 sym</source>
-            <translation>GPTQ 4 Bit g32 sym</translation>
-        </message>
-        <message>
-            <source>GPTQ 3-bit g128 sym</source>
-            <translation>GPTQ 3 Bit g128 sym</translation>
-        </message>
-        <message>
-            <source>GPTQ 2-bit g64 asym</source>
-            <translation>GPTQ 2 Bit g64 asym</translation>
-        </message>
-        <message>
-            <source>AWQ 4-bit g128</source>
-            <translation>AWQ 4 Bit g128</translation>
-        </message>
-        <message>
-            <source>AWQ 4-bit g64</source>
-            <translation>AWQ 4 Bit g64</translation>
-        </message>
-        <message>
-            <source>bitsandbytes NF4</source>
-            <translation>bitsandbytes NF4</translation>
-        </message>
-        <message>
-            <source>bitsandbytes FP4</source>
-            <translation>bitsandbytes FP4</translation>
-        </message>
-        <message>
-            <source>Requantize the same weights</source>
-            <translation>Dieselben Gewichte neu quantisieren</translation>
-        </message>
-        <message>
-            <source>Reference: the weight as stored, requantized to a format (what that format would cost on these weights), or the float tensor of the same name in another checkpoint</source>
-            <translation>Referenz: das gespeicherte Gewicht, neu quantisiert in ein Format (was dieses Format bei diesen Gewichten kosten würde), oder der gleichnamige Float-Tensor eines anderen Checkpoints</translation>
-        </message>
-        <message>
-            <source>Reference…</source>
-            <translation>Referenz…</translation>
-        </message>
-        <message>
-            <source>Open an fp16/bf16/f32 checkpoint to compare against</source>
-            <translation>Einen fp16/bf16/f32-Checkpoint zum Vergleich öffnen</translation>
-        </message>
-        <message>
-            <source>bins: </source>
-            <translation>Klassen: </translation>
-        </message>
-        <message>
-            <source>Log scale</source>
-            <translation>Log. Skala</translation>
-        </message>
-        <message>
-            <source>Reference:</source>
-            <translation>Referenz:</translation>
-        </message>
-        <message>
-            <source>as</source>
-            <translation>als</translation>
-        </message>
-        <message>
-            <source>Cancelled. Change a setting or select the weight again to restart.</source>
-            <translation>Abgebrochen. Ändern Sie eine Einstellung oder wählen Sie das Gewicht erneut, um neu zu starten.</translation>
-        </message>
-        <message>
-            <source>Select a weight to see its error.</source>
-            <translation>Wählen Sie ein Gewicht, um seinen Fehler zu sehen.</translation>
-        </message>
-        <message>
-            <source>Open a reference checkpoint</source>
-            <translation>Referenz-Checkpoint öffnen</translation>
-        </message>
-        <message>
-            <source>Checkpoints (*.safetensors *.gguf);;All files (*)</source>
-            <translation>Checkpoints (*.safetensors *.gguf);;Alle Dateien (*)</translation>
-        </message>
-        <message>
-            <source>Opening %1</source>
-            <translation>Öffne %1</translation>
-        </message>
-        <message>
-            <source>GPTQ 4-bit g128 sym (the weight is %1)</source>
-            <translation>GPTQ 4 Bit g128 sym (das Gewicht ist %1)</translation>
-        </message>
-        <message>
-            <source>its own format, %1</source>
-            <translation>sein eigenes Format, %1</translation>
-        </message>
-        <message>
-            <source>%1 is stored as %2, which cannot be requantized to itself here: choose a format under &quot;as&quot; or open a float reference.</source>
-            <translation>%1 ist als %2 gespeichert und kann hier nicht in sich selbst neu quantisiert werden: Wählen Sie ein Format unter „als“ oder öffnen Sie eine Float-Referenz.</translation>
-        </message>
-        <message>
-            <source>itself requantized to %1</source>
-            <translation>sich selbst, neu quantisiert in %1</translation>
-        </message>
-        <message>
-            <source>Requantizing %1 and comparing…</source>
-            <translation>Quantisiere %1 neu und vergleiche…</translation>
-        </message>
-        <message>
-            <source>Error of %1</source>
-            <translation>Fehler von %1</translation>
-        </message>
-        <message>
-            <source>%1 has no tensor named %2.weight or %2.</source>
-            <translation>%1 hat keinen Tensor namens %2.weight oder %2.</translation>
-        </message>
-        <message>
-            <source>%1 in %2</source>
-            <translation>%1 in %2</translation>
-        </message>
-        <message>
-            <source>Comparing %1 with %2…</source>
-            <translation>Vergleiche %1 mit %2…</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] against %4. Error = dequantized − reference.</source>
-            <translation>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] gegen %4. Fehler = dequantisiert − Referenz.</translation>
-        </message>
-        <message>
-            <source>Weight error</source>
-            <translation>Gewichtsfehler</translation>
-        </message>
-        <message>
-            <source>elements</source>
-            <translation>Elemente</translation>
-        </message>
-        <message>
-            <source>RMSE</source>
-            <translation>RMSE</translation>
-        </message>
-        <message>
-            <source>mean |error|</source>
-            <translation>mittlerer |Fehler|</translation>
-        </message>
-        <message>
-            <source>max |error|</source>
-            <translation>max. |Fehler|</translation>
-        </message>
-        <message>
-            <source>mean signed error</source>
-            <translation>mittlerer vorzeichenbehafteter Fehler</translation>
-        </message>
-        <message>
-            <source>SQNR</source>
-            <translation>SQNR</translation>
-        </message>
-        <message>
-            <source>∞ (exact)</source>
-            <translation>∞ (exakt)</translation>
-        </message>
-        <message>
-            <source>%1 dB</source>
-            <translation>%1 dB</translation>
-        </message>
-        <message>
-            <source>Percentiles of |error|</source>
-            <translation>Perzentile von |Fehler|</translation>
-        </message>
-        <message>
-            <source>Percentiles of |error| (sampled)</source>
-            <translation>Perzentile von |Fehler| (Stichprobe)</translation>
-        </message>
-        <message>
-            <source>p50</source>
-            <translation>p50</translation>
-        </message>
-        <message>
-            <source>p95</source>
-            <translation>p95</translation>
-        </message>
-        <message>
-            <source>p99</source>
-            <translation>p99</translation>
-        </message>
-        <message>
-            <source>p99.9</source>
-            <translation>p99,9</translation>
-        </message>
-        <message>
-            <source>Output y = W x</source>
-            <translation>Ausgabe y = W x</translation>
-        </message>
-        <message>
-            <source>relative error</source>
-            <translation>relativer Fehler</translation>
-        </message>
-        <message>
-            <source>cosine</source>
-            <translation>Kosinus</translation>
-        </message>
-        <message>
-            <source>activations</source>
-            <translation>Aktivierungen</translation>
-        </message>
-        <message>
-            <source>%1 tokens, outlier channels</source>
-            <translation>%1 Tokens, Ausreißerkanäle</translation>
-        </message>
-        <message>
-            <source>Groups</source>
-            <translation>Gruppen</translation>
-        </message>
-        <message>
-            <source>groups</source>
-            <translation>Gruppen</translation>
-        </message>
-        <message>
-            <source>%1 of %2 columns</source>
-            <translation>%1 zu je %2 Spalten</translation>
-        </message>
-        <message>
-            <source>worst group (RMSE)</source>
-            <translation>schlechteste Gruppe (RMSE)</translation>
-        </message>
-        <message>
-            <source>%1: %2</source>
-            <translation>%1: %2</translation>
-        </message>
-        <message>
-            <source>Signed error, %1 bins</source>
-            <translation>Vorzeichenbehafteter Fehler, %1 Klassen</translation>
-        </message>
-        <message>
-            <source>Error per group of %1 columns (click: select the group)</source>
-            <translation>Fehler je Gruppe von %1 Spalten (Klick: Gruppe auswählen)</translation>
-        </message>
-        <message>
-            <source>Error</source>
-            <translation>Fehler</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::AnalysisView</name>
-        <message>
-            <source>PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)</source>
-            <translation>PNG-Bild (*.png);;SVG-Bild (*.svg);;PDF-Dokument (*.pdf)</translation>
-        </message>
-        <message>
-            <source>%1: %2</source>
-            <translation>%1: %2</translation>
-        </message>
-        <message>
-            <source>%1: cannot encode PNG</source>
-            <translation>%1: PNG kann nicht kodiert werden</translation>
-        </message>
-        <message>
-            <source>Exported from Quantscope</source>
-            <translation>Aus Quantscope exportiert</translation>
-        </message>
-        <message>
-            <source>%1: unknown export format &quot;%2&quot; (use .png, .svg or .pdf)</source>
-            <translation>%1: unbekanntes Exportformat „%2“ (.png, .svg oder .pdf verwenden)</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::DataFigures</name>
-        <message>
-            <source>mean scale per cell</source>
-            <translation>mittlere Skala je Zelle</translation>
-        </message>
-        <message>
-            <source>scale</source>
-            <translation>Skala</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::JobRunner</name>
-        <message>
-            <source>out of memory</source>
-            <translation>Speicher erschöpft</translation>
-        </message>
-        <message>
-            <source>internal error: %1</source>
-            <translation>interner Fehler: %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::DiffListModel</name>
-        <message>
-            <source>%1 vs %2</source>
-            <translation>%1 gegen %2</translation>
-        </message>
-        <message>
-            <source>shape mismatch %1</source>
-            <translation>Formen verschieden %1</translation>
-        </message>
-        <message>
-            <source>skipped: %1</source>
-            <translation>übersprungen: %1</translation>
-        </message>
-        <message>
-            <source>only in A</source>
-            <translation>nur in A</translation>
-        </message>
-        <message>
-            <source>only in B</source>
-            <translation>nur in B</translation>
-        </message>
-        <message>
-            <source>%1 non-finite</source>
-            <translation>%1 nicht endlich</translation>
-        </message>
-        <message>
-            <source>identical</source>
-            <translation>identisch</translation>
-        </message>
-        <message>
-            <source>over tolerance</source>
-            <translation>über der Toleranz</translation>
-        </message>
-        <message>
-            <source>within tolerance</source>
-            <translation>innerhalb der Toleranz</translation>
-        </message>
-        <message>
-            <source>%1 (%2) vs %3 (%4), shape %5
+    </message>
+</context>
+<context>
+    <name>qsw::DataFigures</name>
+    <message>
+        <location filename="../widgets/report/datafigures.cpp" line="43"/>
+        <source>mean scale per cell</source>
+        <translation>mittlere Skala je Zelle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/report/datafigures.cpp" line="44"/>
+        <source>scale</source>
+        <translation>Skala</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::DiffListModel</name>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="145"/>
+        <source>%1 vs %2</source>
+        <translation>%1 gegen %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="206"/>
+        <source>shape mismatch %1</source>
+        <translation>Formen verschieden %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="207"/>
+        <source>skipped: %1</source>
+        <translation>übersprungen: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="208"/>
+        <source>only in A</source>
+        <translation>nur in A</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="209"/>
+        <source>only in B</source>
+        <translation>nur in B</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="212"/>
+        <source>%1 non-finite</source>
+        <translation>%1 nicht endlich</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="214"/>
+        <source>identical</source>
+        <translation>identisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="215"/>
+        <source>over tolerance</source>
+        <translation>über der Toleranz</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="215"/>
+        <source>within tolerance</source>
+        <translation>innerhalb der Toleranz</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="248"/>
+        <source>%1 (%2) vs %3 (%4), shape %5
 mean |a − b| %6, relative error %7, cosine %8
 %9 of %10 elements differ</source>
-            <translation>%1 (%2) gegen %3 (%4), Form %5
+        <translation>%1 (%2) gegen %3 (%4), Form %5
 mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
 %9 von %10 Elementen verschieden</translation>
-        </message>
-        <message>
-            <source>largest difference at row %1, column %2</source>
-            <translation>größte Differenz in Zeile %1, Spalte %2</translation>
-        </message>
-        <message>
-            <source>Weight in A</source>
-            <translation>Gewicht in A</translation>
-        </message>
-        <message>
-            <source>Weight in B</source>
-            <translation>Gewicht in B</translation>
-        </message>
-        <message>
-            <source>RMSE</source>
-            <translation>RMSE</translation>
-        </message>
-        <message>
-            <source>max |a − b|</source>
-            <translation>max. |a − b|</translation>
-        </message>
-        <message>
-            <source>SQNR dB</source>
-            <translation>SQNR dB</translation>
-        </message>
-        <message>
-            <source>Status</source>
-            <translation>Status</translation>
-        </message>
-    </context>
-    <context>
-        <name>qsw::DiffView</name>
-        <message>
-            <source>Open B…</source>
-            <translation>B öffnen…</translation>
-        </message>
-        <message>
-            <source>Open a second checkpoint (file or folder) to compare with this one; or drop it on this view</source>
-            <translation>Einen zweiten Checkpoint (Datei oder Ordner) zum Vergleich öffnen; oder ihn auf diese Ansicht ziehen</translation>
-        </message>
-        <message>
-            <source>tolerance: </source>
-            <translation>Toleranz: </translation>
-        </message>
-        <message>
-            <source>A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)</source>
-            <translation>Ein Paar liegt über der Toleranz, wenn sein max. |a − b| sie übersteigt (oder eine Differenz nicht endlich ist)</translation>
-        </message>
-        <message>
-            <source>Compare again</source>
-            <translation>Erneut vergleichen</translation>
-        </message>
-        <message>
-            <source>input column</source>
-            <translation>Eingabespalte</translation>
-        </message>
-        <message>
-            <source>output row</source>
-            <translation>Ausgabezeile</translation>
-        </message>
-        <message>
-            <source>|a − b| (max per cell)</source>
-            <translation>|a − b| (Maximum je Zelle)</translation>
-        </message>
-        <message>
-            <source>Comparison cancelled. Press “Compare again” to restart it.</source>
-            <translation>Vergleich abgebrochen. „Erneut vergleichen“ startet ihn neu.</translation>
-        </message>
-        <message>
-            <source>Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, or start with quantscope A --diff B.</source>
-            <translation>Öffnen Sie einen zweiten Checkpoint (B), um ihn Gewicht für Gewicht mit diesem zu vergleichen: „B öffnen…“, hierher ziehen oder mit quantscope A --diff B starten.</translation>
-        </message>
-        <message>
-            <source>Open checkpoint B</source>
-            <translation>Checkpoint B öffnen</translation>
-        </message>
-        <message>
-            <source>Checkpoints (*.gguf *.safetensors);;All files (*)</source>
-            <translation>Checkpoints (*.gguf *.safetensors);;Alle Dateien (*)</translation>
-        </message>
-        <message>
-            <source>Open a checkpoint (A) first.</source>
-            <translation>Öffnen Sie zuerst einen Checkpoint (A).</translation>
-        </message>
-        <message>
-            <source>Pairing the weights of %1…</source>
-            <translation>Ordne die Gewichte von %1 zu…</translation>
-        </message>
-        <message>
-            <source>Opening %1…</source>
-            <translation>Öffne %1…</translation>
-        </message>
-        <message>
-            <source>Opening %1 as B</source>
-            <translation>Öffne %1 als B</translation>
-        </message>
-        <message>
-            <source>B: &lt;b&gt;%1&lt;/b&gt;</source>
-            <translation>B: &lt;b&gt;%1&lt;/b&gt;</translation>
-        </message>
-        <message>
-            <source>Comparing every weight of A with its match in B…</source>
-            <translation>Vergleiche jedes Gewicht von A mit seinem Gegenstück in B…</translation>
-        </message>
-        <message>
-            <source>Comparing %1 with %2</source>
-            <translation>Vergleiche %1 mit %2</translation>
-        </message>
-        <message>
-            <source>%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · %7 only in B</source>
-            <translation>%1 Paare verglichen: %2 identisch, %3 über der Toleranz · %4 mit verschiedener Form · %5 übersprungen · %6 nur in A · %7 nur in B</translation>
-        </message>
-        <message>
-            <source>A: %1</source>
-            <translation>A: %1</translation>
-        </message>
-        <message>
-            <source>A</source>
-            <translation>A</translation>
-        </message>
-        <message>
-            <source>B: %1</source>
-            <translation>B: %1</translation>
-        </message>
-        <message>
-            <source>B: not open</source>
-            <translation>B: nicht geöffnet</translation>
-        </message>
-        <message>
-            <source>Open a checkpoint B to see the difference of each weight as a heatmap.</source>
-            <translation>Öffnen Sie einen Checkpoint B, um die Differenz jedes Gewichts als Heatmap zu sehen.</translation>
-        </message>
-        <message>
-            <source>Select a weight.</source>
-            <translation>Wählen Sie ein Gewicht.</translation>
-        </message>
-        <message>
-            <source>Pairing the weights…</source>
-            <translation>Ordne die Gewichte zu…</translation>
-        </message>
-        <message>
-            <source>%1: %2</source>
-            <translation>%1: %2</translation>
-        </message>
-        <message>
-            <source>%1 has no match in B.</source>
-            <translation>%1 hat kein Gegenstück in B.</translation>
-        </message>
-        <message>
-            <source>Computing the difference of %1…</source>
-            <translation>Berechne die Differenz von %1…</translation>
-        </message>
-        <message>
-            <source>Difference map of %1</source>
-            <translation>Differenzkarte von %1</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;%1&lt;/b&gt;: A and B are identical.</source>
-            <translation>&lt;b&gt;%1&lt;/b&gt;: A und B sind identisch.</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;%1&lt;/b&gt;: |a − b| per element, max %2.</source>
-            <translation>&lt;b&gt;%1&lt;/b&gt;: |a − b| je Element, Maximum %2.</translation>
-        </message>
-        <message>
-            <source> Decimated: each cell is the max over %1 rows × %2 columns.</source>
-            <translation> Ausgedünnt: Jede Zelle ist das Maximum über %1 Zeilen × %2 Spalten.</translation>
-        </message>
-        <message>
-            <source> Click selects the element.</source>
-            <translation> Ein Klick wählt das Element aus.</translation>
-        </message>
-        <message>
-            <source>%1 has no match in A.</source>
-            <translation>%1 hat kein Gegenstück in A.</translation>
-        </message>
-        <message>
-            <source>%1 is only in B.</source>
-            <translation>%1 ist nur in B.</translation>
-        </message>
-        <message>
-            <source>Diff</source>
-            <translation>Vergleich</translation>
-        </message>
-    </context>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="253"/>
+        <source>largest difference at row %1, column %2</source>
+        <translation>größte Differenz in Zeile %1, Spalte %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="268"/>
+        <source>Weight in A</source>
+        <translation>Gewicht in A</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="269"/>
+        <source>Weight in B</source>
+        <translation>Gewicht in B</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="270"/>
+        <source>RMSE</source>
+        <translation>RMSE</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="271"/>
+        <source>max |a − b|</source>
+        <translation>max. |a − b|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="272"/>
+        <source>SQNR dB</source>
+        <translation>SQNR dB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="273"/>
+        <source>Status</source>
+        <translation>Status</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::DiffView</name>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="285"/>
+        <source>Open B…</source>
+        <translation>B öffnen…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="286"/>
+        <source>Open a second checkpoint (file or folder) to compare with this one; or drop it on this view</source>
+        <translation>Einen zweiten Checkpoint (Datei oder Ordner) zum Vergleich öffnen; oder ihn auf diese Ansicht ziehen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="293"/>
+        <source>tolerance: </source>
+        <translation>Toleranz: </translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="294"/>
+        <source>A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)</source>
+        <translation>Ein Paar liegt über der Toleranz, wenn sein max. |a − b| sie übersteigt (oder eine Differenz nicht endlich ist)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="295"/>
+        <source>Compare again</source>
+        <translation>Erneut vergleichen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="340"/>
+        <source>input column</source>
+        <translation>Eingabespalte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="341"/>
+        <source>output row</source>
+        <translation>Ausgabezeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="342"/>
+        <source>|a − b| (max per cell)</source>
+        <translation>|a − b| (Maximum je Zelle)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="437"/>
+        <source>Comparison cancelled. Press “Compare again” to restart it.</source>
+        <translation>Vergleich abgebrochen. „Erneut vergleichen“ startet ihn neu.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="441"/>
+        <source>Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, or start with quantscope A --diff B.</source>
+        <translation>Öffnen Sie einen zweiten Checkpoint (B), um ihn Gewicht für Gewicht mit diesem zu vergleichen: „B öffnen…“, hierher ziehen oder mit quantscope A --diff B starten.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="468"/>
+        <source>Open checkpoint B</source>
+        <translation>Checkpoint B öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="469"/>
+        <source>Checkpoints (*.gguf *.safetensors);;All files (*)</source>
+        <translation>Checkpoints (*.gguf *.safetensors);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="497"/>
+        <source>Open a checkpoint (A) first.</source>
+        <translation>Öffnen Sie zuerst einen Checkpoint (A).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="501"/>
+        <source>Pairing the weights of %1…</source>
+        <translation>Ordne die Gewichte von %1 zu…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="502"/>
+        <source>Opening %1…</source>
+        <translation>Öffne %1…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="505"/>
+        <source>Opening %1 as B</source>
+        <translation>Öffne %1 als B</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="530"/>
+        <source>B: &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>B: &lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="550"/>
+        <source>Comparing every weight of A with its match in B…</source>
+        <translation>Vergleiche jedes Gewicht von A mit seinem Gegenstück in B…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="554"/>
+        <source>Comparing %1 with %2</source>
+        <translation>Vergleiche %1 mit %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="587"/>
+        <source>%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · %7 only in B</source>
+        <translation>%1 Paare verglichen: %2 identisch, %3 über der Toleranz · %4 mit verschiedener Form · %5 übersprungen · %6 nur in A · %7 nur in B</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="622"/>
+        <source>%1 · %2: the zero points mix GPTQ v1 (z − 1) and v2 (z) conventions, so some groups may read one zero step off and the figures of this weight are in doubt.</source>
+        <translation>%1 · %2: Die Nullpunkte mischen die GPTQ-Konventionen v1 (z − 1) und v2 (z); manche Gruppen werden daher womöglich um eine Nullpunktstufe versetzt gelesen, und die Werte dieses Gewichts sind fraglich.</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/views/diffview.cpp" line="630"/>
+        <source>&lt;b&gt;%n warning(s)&lt;/b&gt; about the compared weights:</source>
+        <translation>
+            <numerusform>&lt;b&gt;%n Warnung&lt;/b&gt; zu den verglichenen Gewichten:</numerusform>
+            <numerusform>&lt;b&gt;%n Warnungen&lt;/b&gt; zu den verglichenen Gewichten:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="684"/>
+        <source>A: %1</source>
+        <translation>A: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="684"/>
+        <source>A</source>
+        <translation>A</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="685"/>
+        <source>B: %1</source>
+        <translation>B: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="685"/>
+        <source>B: not open</source>
+        <translation>B: nicht geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="698"/>
+        <source>Open a checkpoint B to see the difference of each weight as a heatmap.</source>
+        <translation>Öffnen Sie einen Checkpoint B, um die Differenz jedes Gewichts als Heatmap zu sehen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="700"/>
+        <source>Select a weight.</source>
+        <translation>Wählen Sie ein Gewicht.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="702"/>
+        <source>Pairing the weights…</source>
+        <translation>Ordne die Gewichte zu…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="704"/>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="706"/>
+        <source>%1 has no match in B.</source>
+        <translation>%1 hat kein Gegenstück in B.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="715"/>
+        <source>Computing the difference of %1…</source>
+        <translation>Berechne die Differenz von %1…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="717"/>
+        <source>Difference map of %1</source>
+        <translation>Differenzkarte von %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="811"/>
+        <source>&lt;b&gt;%1&lt;/b&gt;: A and B are identical.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;: A und B sind identisch.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="812"/>
+        <source>&lt;b&gt;%1&lt;/b&gt;: |a − b| per element, max %2.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;: |a − b| je Element, Maximum %2.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="814"/>
+        <source> Decimated: each cell is the max over %1 rows × %2 columns.</source>
+        <translation> Ausgedünnt: Jede Zelle ist das Maximum über %1 Zeilen × %2 Spalten.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="815"/>
+        <source> Click selects the element.</source>
+        <translation> Ein Klick wählt das Element aus.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="876"/>
+        <source>%1 has no match in A.</source>
+        <translation>%1 hat kein Gegenstück in A.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.cpp" line="892"/>
+        <source>%1 is only in B.</source>
+        <translation>%1 ist nur in B.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/diffview.h" line="94"/>
+        <source>Diff</source>
+        <translation>Vergleich</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ErrorHistogram</name>
+    <message>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="60"/>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="63"/>
+        <source>elements</source>
+        <translation>Elemente</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="62"/>
+        <source>signed error (dequantized − reference)</source>
+        <translation>vorzeichenbehafteter Fehler (dequantisiert − Referenz)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="63"/>
+        <source>elements (log)</source>
+        <translation>Elemente (log)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="100"/>
+        <source>RMSE</source>
+        <translation>RMSE</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="104"/>
+        <source>max |error|</source>
+        <translation>max. |Fehler|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="105"/>
+        <source>group (storage order)</source>
+        <translation>Gruppe (Speicherreihenfolge)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/errorhistogram.cpp" line="106"/>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ErrorView</name>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="59"/>
+        <source>the weight&apos;s own format</source>
+        <translation>eigenes Format des Gewichts</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="60"/>
+        <source>GGUF Q8_0</source>
+        <translation>GGUF Q8_0</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="61"/>
+        <source>GGUF Q6_K</source>
+        <translation>GGUF Q6_K</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="62"/>
+        <source>GGUF Q5_K</source>
+        <translation>GGUF Q5_K</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="63"/>
+        <source>GGUF Q4_K</source>
+        <translation>GGUF Q4_K</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="64"/>
+        <source>GGUF Q4_0</source>
+        <translation>GGUF Q4_0</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="65"/>
+        <source>GGUF Q3_K</source>
+        <translation>GGUF Q3_K</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="66"/>
+        <source>GGUF Q2_K</source>
+        <translation>GGUF Q2_K</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="67"/>
+        <source>GPTQ 8-bit g128 sym</source>
+        <translation>GPTQ 8 Bit g128 sym</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="68"/>
+        <source>GPTQ 4-bit g128 sym</source>
+        <translation>GPTQ 4 Bit g128 sym</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="69"/>
+        <source>GPTQ 4-bit g32 sym</source>
+        <translation>GPTQ 4 Bit g32 sym</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="70"/>
+        <source>GPTQ 3-bit g128 sym</source>
+        <translation>GPTQ 3 Bit g128 sym</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="71"/>
+        <source>GPTQ 2-bit g64 asym</source>
+        <translation>GPTQ 2 Bit g64 asym</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="72"/>
+        <source>AWQ 4-bit g128</source>
+        <translation>AWQ 4 Bit g128</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="73"/>
+        <source>AWQ 4-bit g64</source>
+        <translation>AWQ 4 Bit g64</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="74"/>
+        <source>bitsandbytes NF4</source>
+        <translation>bitsandbytes NF4</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="75"/>
+        <source>bitsandbytes FP4</source>
+        <translation>bitsandbytes FP4</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="81"/>
+        <source>Requantize the same weights</source>
+        <translation>Dieselben Gewichte neu quantisieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="82"/>
+        <source>Reference: the weight as stored, requantized to a format (what that format would cost on these weights), or the float tensor of the same name in another checkpoint</source>
+        <translation>Referenz: das gespeicherte Gewicht, neu quantisiert in ein Format (was dieses Format bei diesen Gewichten kosten würde), oder der gleichnamige Float-Tensor eines anderen Checkpoints</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="84"/>
+        <source>Reference…</source>
+        <translation>Referenz…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="85"/>
+        <source>Open an fp16/bf16/f32 checkpoint to compare against</source>
+        <translation>Einen fp16/bf16/f32-Checkpoint zum Vergleich öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="92"/>
+        <source>bins: </source>
+        <translation>Klassen: </translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="93"/>
+        <source>Log scale</source>
+        <translation>Log. Skala</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="96"/>
+        <source>Reference:</source>
+        <translation>Referenz:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="100"/>
+        <source>as</source>
+        <translation>als</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="168"/>
+        <source>Cancelled. Change a setting or select the weight again to restart.</source>
+        <translation>Abgebrochen. Ändern Sie eine Einstellung oder wählen Sie das Gewicht erneut, um neu zu starten.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="171"/>
+        <location filename="../widgets/views/errorview.cpp" line="305"/>
+        <source>Select a weight to see its error.</source>
+        <translation>Wählen Sie ein Gewicht, um seinen Fehler zu sehen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="215"/>
+        <source>Open a reference checkpoint</source>
+        <translation>Referenz-Checkpoint öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="216"/>
+        <source>Checkpoints (*.safetensors *.gguf);;All files (*)</source>
+        <translation>Checkpoints (*.safetensors *.gguf);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="221"/>
+        <source>Opening %1</source>
+        <translation>Öffne %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="257"/>
+        <source>GPTQ 4-bit g128 sym (the weight is %1)</source>
+        <translation>GPTQ 4 Bit g128 sym (das Gewicht ist %1)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="260"/>
+        <source>its own format, %1</source>
+        <translation>sein eigenes Format, %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="269"/>
+        <source>%1 is stored as %2, which cannot be requantized to itself here: choose a format under &quot;as&quot; or open a float reference.</source>
+        <translation>%1 ist als %2 gespeichert und kann hier nicht in sich selbst neu quantisiert werden: Wählen Sie ein Format unter „als“ oder öffnen Sie eine Float-Referenz.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="345"/>
+        <source>itself requantized to %1</source>
+        <translation>sich selbst, neu quantisiert in %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="346"/>
+        <source>Requantizing %1 and comparing…</source>
+        <translation>Quantisiere %1 neu und vergleiche…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="347"/>
+        <location filename="../widgets/views/errorview.cpp" line="370"/>
+        <source>Error of %1</source>
+        <translation>Fehler von %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="364"/>
+        <source>%1 has no tensor named %2.weight or %2.</source>
+        <translation>%1 hat keinen Tensor namens %2.weight oder %2.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="368"/>
+        <source>%1 in %2</source>
+        <translation>%1 in %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="369"/>
+        <source>Comparing %1 with %2…</source>
+        <translation>Vergleiche %1 mit %2…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="393"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] against %4. Error = dequantized − reference.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] gegen %4. Fehler = dequantisiert − Referenz.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="406"/>
+        <source>Weight error</source>
+        <translation>Gewichtsfehler</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="407"/>
+        <source>elements</source>
+        <translation>Elemente</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="408"/>
+        <source>RMSE</source>
+        <translation>RMSE</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="409"/>
+        <source>mean |error|</source>
+        <translation>mittlerer |Fehler|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="410"/>
+        <source>max |error|</source>
+        <translation>max. |Fehler|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="411"/>
+        <source>mean signed error</source>
+        <translation>mittlerer vorzeichenbehafteter Fehler</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="412"/>
+        <source>SQNR</source>
+        <translation>SQNR</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="412"/>
+        <source>∞ (exact)</source>
+        <translation>∞ (exakt)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="412"/>
+        <source>%1 dB</source>
+        <translation>%1 dB</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="413"/>
+        <source>Percentiles of |error|</source>
+        <translation>Perzentile von |Fehler|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="413"/>
+        <source>Percentiles of |error| (sampled)</source>
+        <translation>Perzentile von |Fehler| (Stichprobe)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="414"/>
+        <source>p50</source>
+        <translation>p50</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="415"/>
+        <source>p95</source>
+        <translation>p95</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="416"/>
+        <source>p99</source>
+        <translation>p99</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="417"/>
+        <source>p99.9</source>
+        <translation>p99,9</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="418"/>
+        <source>Output y = W x</source>
+        <translation>Ausgabe y = W x</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="419"/>
+        <source>relative error</source>
+        <translation>relativer Fehler</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="420"/>
+        <source>cosine</source>
+        <translation>Kosinus</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="421"/>
+        <source>activations</source>
+        <translation>Aktivierungen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="421"/>
+        <source>%1 tokens, outlier channels</source>
+        <translation>%1 Tokens, Ausreißerkanäle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="423"/>
+        <source>Groups</source>
+        <translation>Gruppen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="424"/>
+        <source>groups</source>
+        <translation>Gruppen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="424"/>
+        <source>%1 of %2 columns</source>
+        <translation>%1 zu je %2 Spalten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="427"/>
+        <source>worst group (RMSE)</source>
+        <translation>schlechteste Gruppe (RMSE)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="427"/>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="442"/>
+        <source>Signed error, %1 bins</source>
+        <translation>Vorzeichenbehafteter Fehler, %1 Klassen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="450"/>
+        <source>Error per group of %1 columns (click: select the group)</source>
+        <translation>Fehler je Gruppe von %1 Spalten (Klick: Gruppe auswählen)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.h" line="38"/>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::Inspector</name>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="55"/>
+        <source>No checkpoint is open.</source>
+        <translation>Kein Checkpoint geöffnet.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="65"/>
+        <source>Path</source>
+        <translation>Pfad</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="66"/>
+        <source>Container</source>
+        <translation>Container</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="66"/>
+        <source>%1 version %2</source>
+        <translation>%1 Version %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="67"/>
+        <source>Files</source>
+        <translation>Dateien</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="68"/>
+        <source>Size on disk</source>
+        <translation>Größe auf der Festplatte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="69"/>
+        <location filename="../widgets/inspector.cpp" line="120"/>
+        <source>Stored tensors</source>
+        <translation>Gespeicherte Tensoren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="70"/>
+        <source>Logical weights</source>
+        <translation>Logische Gewichte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="80"/>
+        <source>Formats</source>
+        <translation>Formate</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/inspector.cpp" line="84"/>
+        <source>%n weight(s), %1</source>
+        <translation>
+            <numerusform>%n Gewicht, %1</numerusform>
+            <numerusform>%n Gewichte, %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="88"/>
+        <location filename="../widgets/inspector.cpp" line="140"/>
+        <source>Notes</source>
+        <translation>Hinweise</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="94"/>
+        <source>Select a weight in the tensor browser to see its details.</source>
+        <translation>Wählen Sie ein Gewicht im Tensor-Browser, um seine Details zu sehen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="102"/>
+        <source>Logical shape [out, in]</source>
+        <translation>Logische Form [out, in]</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="104"/>
+        <source>Bits</source>
+        <translation>Bits</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="106"/>
+        <source>Group size</source>
+        <translation>Gruppengröße</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="109"/>
+        <source>Zero point</source>
+        <translation>Nullpunkt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="109"/>
+        <source>symmetric</source>
+        <translation>symmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="109"/>
+        <source>asymmetric</source>
+        <translation>asymmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="110"/>
+        <source>Act-order</source>
+        <translation>Act-Order</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="110"/>
+        <source>yes (g_idx is not k / group size)</source>
+        <translation>ja (g_idx ist nicht k / Gruppengröße)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="111"/>
+        <source>labelled desc_act, but groups are sequential</source>
+        <translation>als desc_act markiert, aber die Gruppen sind fortlaufend</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="111"/>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="113"/>
+        <source>Elements</source>
+        <translation>Elemente</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="114"/>
+        <source>Stored bytes</source>
+        <translation>Gespeicherte Bytes</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="114"/>
+        <source>%1 (%2 bytes)</source>
+        <translation>%1 (%2 Bytes)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="115"/>
+        <source>Effective bits per weight</source>
+        <translation>Effektive Bits pro Gewicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="122"/>
+        <source>Role</source>
+        <translation>Rolle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="122"/>
+        <source>Tensor</source>
+        <translation>Tensor</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="122"/>
+        <source>Type</source>
+        <translation>Typ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="122"/>
+        <source>Shape</source>
+        <translation>Form</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="122"/>
+        <source>Bytes</source>
+        <translation>Bytes</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="134"/>
+        <source>Evidence</source>
+        <translation>Belege</translation>
+    </message>
+    <message>
+        <location filename="../widgets/inspector.cpp" line="142"/>
+        <source>Detection found nothing to report.</source>
+        <translation>Die Erkennung hat nichts zu melden.</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::JobRunner</name>
+    <message>
+        <location filename="../widgets/jobrunner.cpp" line="51"/>
+        <source>out of memory</source>
+        <translation>Speicher erschöpft</translation>
+    </message>
+    <message>
+        <location filename="../widgets/jobrunner.cpp" line="53"/>
+        <source>internal error: %1</source>
+        <translation>interner Fehler: %1</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::MainWindow</name>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="290"/>
+        <source>Export &amp;Report…</source>
+        <translation>&amp;Bericht exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="293"/>
+        <source>Export Report</source>
+        <translation>Bericht exportieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="294"/>
+        <source>HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)</source>
+        <translation>HTML-Seite (*.html);;Markdown mit PNG-Abbildungen (*.md);;PDF-Dokument (*.pdf)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="496"/>
+        <source>Writing report</source>
+        <translation>Bericht wird geschrieben</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="520"/>
+        <source>Report written to %1</source>
+        <translation>Bericht geschrieben nach %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="134"/>
+        <source>Quantscope</source>
+        <translation>Quantscope</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="203"/>
+        <source>Filter stored tensors</source>
+        <translation>Gespeicherte Tensoren filtern</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="205"/>
+        <source>Stored tensors</source>
+        <translation>Gespeicherte Tensoren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="215"/>
+        <source>Filter metadata</source>
+        <translation>Metadaten filtern</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="217"/>
+        <source>Metadata</source>
+        <translation>Metadaten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="247"/>
+        <source>Tensor browser</source>
+        <translation>Tensor-Browser</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="250"/>
+        <source>Filter by name or format (%1)</source>
+        <translation>Nach Name oder Format filtern (%1)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="255"/>
+        <source>Inspector</source>
+        <translation>Inspektor</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="268"/>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="269"/>
+        <source>Main toolbar</source>
+        <translation>Hauptwerkzeugleiste</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="273"/>
+        <source>&amp;Open File…</source>
+        <translation>Datei ö&amp;ffnen …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="275"/>
+        <source>Open &amp;Folder…</source>
+        <translation>&amp;Ordner öffnen …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="277"/>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="278"/>
+        <source>Open &amp;Demo Checkpoint</source>
+        <translation>De&amp;mo-Checkpoint öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="279"/>
+        <source>Re&amp;load</source>
+        <translation>&amp;Neu laden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="299"/>
+        <source>&amp;Close Window</source>
+        <translation>Fenster &amp;schließen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="301"/>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="308"/>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="309"/>
+        <source>&amp;Find Weight</source>
+        <translation>Gewicht &amp;suchen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="314"/>
+        <source>&amp;Copy Weight Name</source>
+        <translation>Gewichtsnamen &amp;kopieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="319"/>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="324"/>
+        <source>E&amp;xpand All Layers</source>
+        <translation>Alle Schichten a&amp;usklappen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="325"/>
+        <source>C&amp;ollapse All Layers</source>
+        <translation>Alle Schichten &amp;einklappen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="327"/>
+        <source>&amp;Theme</source>
+        <translation>&amp;Farbschema</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="329"/>
+        <source>&amp;System</source>
+        <translation>&amp;System</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="329"/>
+        <source>&amp;Light</source>
+        <translation>&amp;Hell</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="329"/>
+        <source>&amp;Dark</source>
+        <translation>&amp;Dunkel</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="335"/>
+        <source>&amp;Full Screen</source>
+        <translation>&amp;Vollbild</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="341"/>
+        <source>&amp;Help</source>
+        <translation>&amp;Hilfe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="342"/>
+        <source>&amp;About Quantscope</source>
+        <translation>&amp;Über Quantscope</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="343"/>
+        <source>About &amp;Qt</source>
+        <translation>Über &amp;Qt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="556"/>
+        <source>Still opening %1…</source>
+        <translation>%1 wird noch geöffnet …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="559"/>
+        <location filename="../widgets/mainwindow.cpp" line="588"/>
+        <source>the demo checkpoint</source>
+        <translation>den Demo-Checkpoint</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="561"/>
+        <source>Opening %1…</source>
+        <translation>%1 wird geöffnet …</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="574"/>
+        <source>%1: out of memory</source>
+        <translation>%1: Speicher erschöpft</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="576"/>
+        <source>%1: internal error: %2</source>
+        <translation>%1: interner Fehler: %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="618"/>
+        <source>Demo checkpoint</source>
+        <translation>Demo-Checkpoint</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="619"/>
+        <source>%1 — Quantscope</source>
+        <translation>%1 — Quantscope</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="642"/>
+        <source>Cannot open checkpoint</source>
+        <translation>Checkpoint kann nicht geöffnet werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="643"/>
+        <source>Quantscope could not open %1.</source>
+        <translation>Quantscope konnte %1 nicht öffnen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="651"/>
+        <source>Kept %1 open.</source>
+        <translation>%1 bleibt geöffnet.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="659"/>
+        <source>No checkpoint open</source>
+        <translation>Kein Checkpoint geöffnet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="667"/>
+        <source>Demo: %1</source>
+        <translation>Demo: %1</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/mainwindow.cpp" line="669"/>
+        <source>%n tensor(s), </source>
+        <translation>
+            <numerusform>%n Tensor, </numerusform>
+            <numerusform>%n Tensoren, </numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/mainwindow.cpp" line="670"/>
+        <source>%n weight(s)</source>
+        <translation>
+            <numerusform>%n Gewicht</numerusform>
+            <numerusform>%n Gewichte</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="671"/>
+        <source>%1 on disk</source>
+        <translation>%1 auf der Festplatte</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/mainwindow.cpp" line="672"/>
+        <source>%1 mapped in %n file(s)</source>
+        <translation>
+            <numerusform>%1 in %n Datei eingeblendet</numerusform>
+            <numerusform>%1 in %n Dateien eingeblendet</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="712"/>
+        <source>&amp;%1 %2</source>
+        <translation>&amp;%1 %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="717"/>
+        <source>&amp;Clear List</source>
+        <translation>Liste &amp;leeren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="861"/>
+        <source>Open Checkpoint</source>
+        <translation>Checkpoint öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="862"/>
+        <source>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)</source>
+        <translation>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="872"/>
+        <source>Open Checkpoint Folder</source>
+        <translation>Checkpoint-Ordner öffnen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="889"/>
+        <source>About Quantscope</source>
+        <translation>Über Quantscope</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="890"/>
+        <source>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;See and check how quantized LLM weights are laid out in memory: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors and MLX.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Quantscope %1&lt;/h3&gt;&lt;p&gt;Ansehen und prüfen, wie quantisierte LLM-Gewichte im Speicher liegen: GGUF, GPTQ, AWQ, bitsandbytes, compressed-tensors und MLX.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="287"/>
+        <source>&amp;Export View…</source>
+        <translation>Ansicht &amp;exportieren…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="369"/>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="370"/>
+        <source>Cancel the background job</source>
+        <translation>Die Hintergrundaufgabe abbrechen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="389"/>
+        <source>Memory this process holds in RAM (resident set), mapped pages that were read included</source>
+        <translation>Speicher, den dieser Prozess im RAM hält (Resident Set), gelesene eingeblendete Seiten eingeschlossen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="403"/>
+        <source>%1 in RAM</source>
+        <translation>%1 im RAM</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="459"/>
+        <source>The current tab is not an analysis view.</source>
+        <translation>Der aktuelle Reiter ist keine Analyseansicht.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="471"/>
+        <source>Export %1</source>
+        <translation>%1 exportieren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="478"/>
+        <source>Exported %1</source>
+        <translation>%1 exportiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="480"/>
+        <source>Export failed</source>
+        <translation>Export fehlgeschlagen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/mainwindow.cpp" line="489"/>
+        <source>%1: use .html, .md or .pdf</source>
+        <translation>%1: .html, .md oder .pdf verwenden</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/mainwindow.cpp" line="549"/>
+        <source>%1 (+%n more)</source>
+        <translation>
+            <numerusform>%1 (+%n weitere)</numerusform>
+            <numerusform>%1 (+%n weitere)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>qsw::MetadataModel</name>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="148"/>
+        <source>Key</source>
+        <translation>Schlüssel</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="149"/>
+        <source>Type</source>
+        <translation>Typ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="150"/>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="151"/>
+        <source>Source</source>
+        <translation>Quelle</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::PlaygroundView</name>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="177"/>
+        <source>Playground</source>
+        <translation>Spielwiese</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="198"/>
+        <source>Row of the selected weight</source>
+        <translation>Zeile des ausgewählten Gewichts</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="199"/>
+        <source>Normal</source>
+        <translation>Normalverteilt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="200"/>
+        <source>Normal with outliers</source>
+        <translation>Normalverteilt mit Ausreißern</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="201"/>
+        <source>Uniform</source>
+        <translation>Gleichverteilt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="202"/>
+        <source>Laplace</source>
+        <translation>Laplace</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="203"/>
+        <source>&amp;Source:</source>
+        <translation>&amp;Quelle:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="208"/>
+        <source>&amp;Row:</source>
+        <translation>&amp;Zeile:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="215"/>
+        <source>S&amp;eed:</source>
+        <translation>S&amp;eed:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="223"/>
+        <source>&amp;Length:</source>
+        <translation>&amp;Länge:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="228"/>
+        <source>GPTQ v1</source>
+        <translation>GPTQ v1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="229"/>
+        <source>GPTQ v2</source>
+        <translation>GPTQ v2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="230"/>
+        <source>AWQ GEMM</source>
+        <translation>AWQ GEMM</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="231"/>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="232"/>
+        <source>MLX affine</source>
+        <translation>MLX affin</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="233"/>
+        <source>&amp;Format:</source>
+        <translation>&amp;Format:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="239"/>
+        <source>&amp;Bits:</source>
+        <translation>&amp;Bits:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="244"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="904"/>
+        <source>whole row</source>
+        <translation>ganze Zeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="246"/>
+        <source>&amp;Group size:</source>
+        <translation>&amp;Gruppengröße:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="248"/>
+        <source>S&amp;ymmetric</source>
+        <translation>S&amp;ymmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="262"/>
+        <source>&amp;Clipping:</source>
+        <translation>&amp;Clipping:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="270"/>
+        <source>&amp;Inspect group:</source>
+        <translation>Gruppe &amp;ansehen:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="489"/>
+        <source>Select a weight in the browser, or pick a synthetic source.</source>
+        <translation>Ein Gewicht im Browser auswählen oder eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="493"/>
+        <source>%1: no dequantizer for format %2; pick another weight or a synthetic source.</source>
+        <translation>%1: kein Dequantisierer für das Format %2; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="501"/>
+        <source>Quantizing row %1 of %2</source>
+        <translation>Zeile %1 von %2 wird quantisiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="528"/>
+        <source>Quantizing %1 synthetic values</source>
+        <translation>%1 synthetische Werte werden quantisiert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="576"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="577"/>
+        <source>n%1</source>
+        <translation>n%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="628"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="711"/>
+        <source>weight value w</source>
+        <translation>Gewichtswert w</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="629"/>
+        <source>code q</source>
+        <translation>Code q</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../widgets/views/playgroundview.cpp" line="648"/>
+        <location filename="../widgets/views/playgroundview.cpp" line="651"/>
+        <source>%n clamped</source>
+        <translation>
+            <numerusform>%n begrenzt</numerusform>
+            <numerusform>%n begrenzt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="685"/>
+        <source>min</source>
+        <translation>min</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="686"/>
+        <source>max</source>
+        <translation>max</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="693"/>
+        <source>Affine map · group %1 · s = %2 · b = %3</source>
+        <translation>Affine Abbildung · Gruppe %1 · s = %2 · b = %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="694"/>
+        <source>Affine map · group %1 · s = %2 · z = %3</source>
+        <translation>Affine Abbildung · Gruppe %1 · s = %2 · z = %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="696"/>
+        <source>q = clamp(round((w − b) / s)),  ŵ = s·q + b</source>
+        <translation>q = clamp(round((w − b) / s)),  ŵ = s·q + b</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="696"/>
+        <source>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</source>
+        <translation>q = clamp(round(w / s) + z),  ŵ = s·(q − z)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="700"/>
+        <source>w = 0 → q = %1</source>
+        <translation>w = 0 → q = %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="700"/>
+        <source>zero z = %1</source>
+        <translation>Nullpunkt z = %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="712"/>
+        <source>values</source>
+        <translation>Werte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="713"/>
+        <source>Buckets · group %1 · colour = code</source>
+        <translation>Eimer · Gruppe %1 · Farbe = Code</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="769"/>
+        <source>codes</source>
+        <translation>Codes</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="783"/>
+        <source>element k of the row</source>
+        <translation>Element k der Zeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="784"/>
+        <source>Codes and error along the row</source>
+        <translation>Codes und Fehler entlang der Zeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="785"/>
+        <source>error ŵ − w</source>
+        <translation>Fehler ŵ − w</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="849"/>
+        <source>Packed words: %1 cannot store this</source>
+        <translation>Gepackte Wörter: %1 kann dies nicht speichern</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="852"/>
+        <source>Packed words</source>
+        <translation>Gepackte Wörter</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="853"/>
+        <source>no layout spec for %1</source>
+        <translation>keine Layout-Spezifikation für %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="859"/>
+        <source>Packed words %1–%2 of %3 holding group %4 · %5</source>
+        <translation>Gepackte Wörter %1–%2 von %3 mit Gruppe %4 · %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="864"/>
+        <source>AWQ packs column k of 8 output rows per word, nibbles in order n0 n2 n4 n6 n1 n3 n5 n7; the chosen row is outlined</source>
+        <translation>AWQ packt Spalte k von 8 Ausgabezeilen je Wort, Nibbles in der Reihenfolge n0 n2 n4 n6 n1 n3 n5 n7; die gewählte Zeile ist umrandet</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="867"/>
+        <source>%1-bit codes form one LSB-first bit stream: a code can straddle two words (·lo, ·hi)</source>
+        <translation>%1-Bit-Codes bilden einen Bitstrom, LSB zuerst: ein Code kann über zwei Wörter reichen (·lo, ·hi)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="870"/>
+        <source>%1 codes per word, the top %2 bits stay zero</source>
+        <translation>%1 Codes je Wort, die obersten %2 Bits bleiben null</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="872"/>
+        <source>%1 codes per word, element k in slot k mod %1</source>
+        <translation>%1 Codes je Wort, Element k in Slot k mod %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="884"/>
+        <source>&lt;b&gt;Group %1&lt;/b&gt; (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11</source>
+        <translation>&lt;b&gt;Gruppe %1&lt;/b&gt; (k %2–%3): Werte [%4, %5] · Stufen [%6, %7] · Skala %8 · %9 %10 · begrenzt %11</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="889"/>
+        <source>bias</source>
+        <translation>Bias</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="889"/>
+        <source>zero</source>
+        <translation>Nullpunkt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="892"/>
+        <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5</source>
+        <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4 Gruppen zu %5</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="902"/>
+        <source>Quantization playground</source>
+        <translation>Quantisierungs-Spielwiese</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="904"/>
+        <source>group %1</source>
+        <translation>Gruppe %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="905"/>
+        <source>%1 · %2 bits · %3 · %4 · clipping %5 · %6</source>
+        <translation>%1 · %2 Bit · %3 · %4 · Clipping %5 · %6</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="908"/>
+        <source>symmetric</source>
+        <translation>symmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="908"/>
+        <source>asymmetric</source>
+        <translation>asymmetrisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="910"/>
+        <source>row %1 of %2</source>
+        <translation>Zeile %1 von %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundview.cpp" line="911"/>
+        <source>%1, seed %2, %3 values</source>
+        <translation>%1, Seed %2, %3 Werte</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::PlaygroundWords</name>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="118"/>
+        <source>k%1</source>
+        <translation>k%1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="120"/>
+        <source>·lo</source>
+        <translation>·lo</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="120"/>
+        <source>·hi</source>
+        <translation>·hi</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/playgroundwords.cpp" line="169"/>
+        <source>word %1</source>
+        <translation>Wort %1</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ScaleHeatmap</name>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="21"/>
+        <source>%1 (weight units)</source>
+        <translation>%1 (Gewichtseinheiten)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="26"/>
+        <source>max |%1| per cell</source>
+        <translation>max. |%1| pro Zelle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="28"/>
+        <source>min %1 per cell</source>
+        <translation>min. %1 pro Zelle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="30"/>
+        <source>max %1 per cell</source>
+        <translation>max. %1 pro Zelle</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="45"/>
+        <source>group (input columns / %1)</source>
+        <translation>Gruppe (Eingangsspalten / %1)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="46"/>
+        <source>group (act-order: columns by g_idx)</source>
+        <translation>Gruppe (act-order: Spalten nach g_idx)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="108"/>
+        <source>output row</source>
+        <translation>Ausgangszeile</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/scaleheatmap.cpp" line="107"/>
+        <source>group</source>
+        <translation>Gruppe</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ScalesView</name>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="40"/>
+        <location filename="../widgets/views/scalesview.h" line="30"/>
+        <source>Scales</source>
+        <translation>Skalen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="41"/>
+        <source>Zeros / minimums</source>
+        <translation>Nullpunkte / Minima</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="42"/>
+        <source>Which per-group parameter the heatmap shows</source>
+        <translation>Welchen Gruppenparameter die Heatmap zeigt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="44"/>
+        <source>Cell: max |value|</source>
+        <translation>Zelle: max. |Wert|</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="45"/>
+        <source>Cell: min</source>
+        <translation>Zelle: Minimum</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="46"/>
+        <source>Cell: max</source>
+        <translation>Zelle: Maximum</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="47"/>
+        <source>When the weight has more groups or rows than the plot has cells, each cell reduces the block it covers</source>
+        <translation>Hat das Gewicht mehr Gruppen oder Zeilen als der Plot Zellen, fasst jede Zelle den überdeckten Block zusammen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="49"/>
+        <source>GGUF: block scales (d, dmin)</source>
+        <translation>GGUF: Blockskalen (d, dmin)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="50"/>
+        <source>GGUF: sub-block scales (d × sc, dmin × m)</source>
+        <translation>GGUF: Unterblockskalen (d × sc, dmin × m)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="51"/>
+        <source>k-quants store a super-block scale d and small integer scales per sub-block</source>
+        <translation>k-Quants speichern eine Superblock-Skala d und kleine ganzzahlige Skalen pro Unterblock</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="94"/>
+        <location filename="../widgets/views/scalesview.cpp" line="142"/>
+        <source>Select a quantized weight to see its scales.</source>
+        <translation>Wählen Sie ein quantisiertes Gewicht, um seine Skalen zu sehen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="147"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; · %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="148"/>
+        <source>%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; see the bit map for its encoding.</source>
+        <translation>%1 ist als %2 gespeichert: ein Gleitkomma-Gewicht hat keine Skalen oder Nullpunkte. Jedes Element ist sein eigener Wert; seine Kodierung zeigt die Bitkarte.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="160"/>
+        <source>Reading the scales of %1…</source>
+        <translation>Lese die Skalen von %1…</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="162"/>
+        <source>Reading scales of %1</source>
+        <translation>Skalen von %1 lesen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="185"/>
+        <source>one per %1 input columns</source>
+        <translation>eine pro %1 Eingangsspalten</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="186"/>
+        <source>one per group of %1 input columns, columns assigned by g_idx (act-order)</source>
+        <translation>eine pro Gruppe von %1 Eingangsspalten, Spalten nach g_idx zugeordnet (act-order)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="187"/>
+        <source>Showing %1 (%2)</source>
+        <translation>Gezeigt: %1 (%2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="189"/>
+        <source> and %1</source>
+        <translation> und %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="190"/>
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 rows × %4 groups&lt;br&gt;%5.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 Zeilen × %4 Gruppen&lt;br&gt;%5.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="216"/>
+        <source> Decimated: each cell covers %1 groups × %2 rows.</source>
+        <translation> Ausgedünnt: jede Zelle umfasst %1 Gruppen × %2 Zeilen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="279"/>
+        <source>group %1, row %2
+scale %3</source>
+        <translation>Gruppe %1, Zeile %2
+Skala %3</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="281"/>
+        <source>
+%1 %2</source>
+        <translation>
+%1 %2</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="284"/>
+        <source>
+first column %1</source>
+        <translation>
+erste Spalte %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/scalesview.cpp" line="288"/>
+        <source>
+cell (%1 groups × %2 rows): %3</source>
+        <translation>
+Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::SlotOrderView</name>
+    <message>
+        <location filename="../widgets/views/slotorderview.h" line="24"/>
+        <source>Slot Order</source>
+        <translation>Slot-Reihenfolge</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="85"/>
+        <source>Format:</source>
+        <translation>Format:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="91"/>
+        <source>Any registered layout; follows the selected weight</source>
+        <translation>Jedes registrierte Layout; folgt dem ausgewählten Gewicht</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="93"/>
+        <source>Bits:</source>
+        <translation>Bits:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="98"/>
+        <source>Zoom:</source>
+        <translation>Zoom:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="104"/>
+        <source>Zoom</source>
+        <translation>Zoom</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="133"/>
+        <source>Browsing %1 (not the selected weight&apos;s format).</source>
+        <translation>Ansicht von %1 (nicht das Format des ausgewählten Gewichts).</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="168"/>
+        <source>%1 is %2: no packed layout. Pick a format to browse.</source>
+        <translation>%1 ist %2: kein gepacktes Layout. Format zum Ansehen wählen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="170"/>
+        <source>Pick a format to browse its layout.</source>
+        <translation>Format wählen, um sein Layout anzusehen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="182"/>
+        <source>%1: %2, [%3, %4], %5 bits%6</source>
+        <translation>%1: %2, [%3, %4], %5 Bits%6</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="187"/>
+        <source>, group %1</source>
+        <translation>, Gruppe %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="108"/>
+        <source>Fit</source>
+        <translation>Einpassen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/slotorderview.cpp" line="109"/>
+        <source>Scale the diagrams to fill the view</source>
+        <translation>Die Diagramme auf die Ansicht skalieren</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::TensorTableModel</name>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="40"/>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="92"/>
+        <source>Tensor</source>
+        <translation>Tensor</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="93"/>
+        <source>Type</source>
+        <translation>Typ</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="94"/>
+        <source>Shape</source>
+        <translation>Form</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="95"/>
+        <source>File</source>
+        <translation>Datei</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="96"/>
+        <source>Offset</source>
+        <translation>Offset</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="97"/>
+        <source>Bytes</source>
+        <translation>Bytes</translation>
+    </message>
+    <message>
+        <location filename="../widgets/tablemodels.cpp" line="98"/>
+        <source>Logical weight (role)</source>
+        <translation>Logisches Gewicht (Rolle)</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::WeightTreeModel</name>
+    <message numerus="yes">
+        <location filename="../widgets/weighttreemodel.cpp" line="160"/>
+        <source>%n weight(s) in %1</source>
+        <translation>
+            <numerusform>%n Gewicht in %1</numerusform>
+            <numerusform>%n Gewichte in %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="228"/>
+        <source>Logical shape [out_features, in_features]</source>
+        <translation>Logische Form [out_features, in_features]</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="229"/>
+        <source>Bits per code (the float width for float formats)</source>
+        <translation>Bits pro Code (bei Gleitkommaformaten deren Breite)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="230"/>
+        <source>Weights sharing one scale along the input axis</source>
+        <translation>Gewichte, die sich entlang der Eingangsachse eine Skala teilen</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="231"/>
+        <source>Effective bits per weight, counting every scale, zero, index and padding byte</source>
+        <translation>Effektive Bits pro Gewicht, mit jeder Skala, jedem Nullpunkt, Index und Füllbyte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="232"/>
+        <source>Bytes stored for this weight, all member tensors</source>
+        <translation>Für dieses Gewicht gespeicherte Bytes, alle zugehörigen Tensoren</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="237"/>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="238"/>
+        <source>Format</source>
+        <translation>Format</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="239"/>
+        <source>Shape</source>
+        <translation>Form</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="242"/>
+        <source>Bits/w</source>
+        <translation>Bits/G</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="240"/>
+        <source>Bits</source>
+        <translation>Bits</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="241"/>
+        <source>Group</source>
+        <translation>Gruppe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/weighttreemodel.cpp" line="243"/>
+        <source>Bytes</source>
+        <translation>Bytes</translation>
+    </message>
+</context>
 </TS>

@@ -1,10 +1,9 @@
 // quantscope: the desktop application.
+#include "launchoptions.h"
 #include "mainwindow.h"
-#include "views/diffview.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDir>
 #include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
@@ -16,6 +15,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 
 namespace {
 
@@ -81,93 +81,45 @@ int main(int argc, char** argv)
     installTranslators(app, locale);
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QCoreApplication::translate("main", "See and check the memory layouts of quantized LLM weights."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("path"),
-                                 QCoreApplication::translate("main", "A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens."),
-                                 QStringLiteral("[path]"));
-    const QCommandLineOption viewOption(QStringLiteral("view"), QCoreApplication::translate("main", "Show the view NAME (tensors, metadata)."),
-                                        QStringLiteral("name"));
-    const QCommandLineOption weightOption(QStringLiteral("weight"), QCoreApplication::translate("main", "Select the logical weight NAME."),
-                                          QStringLiteral("name"));
-    const QCommandLineOption screenshotOption(QStringLiteral("screenshot"),
-                                              QCoreApplication::translate("main", "Render the window at 1600x1000 to FILE (PNG) and exit."),
-                                              QStringLiteral("file"));
-    const QCommandLineOption langOption(QStringLiteral("lang"), QCoreApplication::translate("main", "Use the language CODE (de, en, ...) instead of the system's."),
-                                        QStringLiteral("code"));
-    const QCommandLineOption themeOption(QStringLiteral("theme"), QCoreApplication::translate("main", "Use the theme NAME (system, light, dark)."),
-                                         QStringLiteral("name"));
-    const QCommandLineOption diffOption(QStringLiteral("diff"), QCoreApplication::translate("main", "Compare the checkpoint with checkpoint B (the Diff view)."),
-                                        QStringLiteral("B"));
-    parser.addOptions({viewOption, weightOption, screenshotOption, langOption, themeOption, diffOption});
-    parser.process(app);
-
-    if (parser.positionalArguments().size() > 1) {
-        std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: give at most one path")));
+    QString error;
+    const std::optional<qsw::LaunchOptions> options = qsw::parseLaunchArguments(parser, app.arguments(), &error);
+    if (!options) {
+        std::fprintf(stderr, "%s\n", qPrintable(error));
         return 2;
     }
-    const QString path = parser.positionalArguments().value(0);
-    const QString screenshotFile = parser.value(screenshotOption);
+    if (options->help)
+        parser.showHelp(0);
+    if (options->version)
+        parser.showVersion();
 
-    qsw::MainWindow::Options options;
-    options.persistent = screenshotFile.isEmpty();
-    qsw::MainWindow window(options);
-    if (parser.isSet(themeOption)) {
-        const QString theme = parser.value(themeOption);
-        if (theme == QLatin1String("dark"))
-            window.setThemeMode(qsw::ThemeMode::Dark);
-        else if (theme == QLatin1String("light"))
-            window.setThemeMode(qsw::ThemeMode::Light);
-        else if (theme == QLatin1String("system"))
-            window.setThemeMode(qsw::ThemeMode::System);
-        else {
-            std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: unknown theme '%1'").arg(theme)));
-            return 2;
-        }
-    }
-    if (!screenshotFile.isEmpty())
+    qsw::MainWindow::Options windowOptions;
+    windowOptions.persistent = options->screenshot.isEmpty();
+    qsw::MainWindow window(windowOptions);
+    if (!options->screenshot.isEmpty()) {
         window.resize(1600, 1000);
-
-    // --view and --weight apply once, to the first checkpoint that opens.
-    QObject::connect(&window, &qsw::MainWindow::checkpointOpened, &window, [&] {
-        static bool applied = false;
-        if (applied)
-            return;
-        applied = true;
-        if (parser.isSet(viewOption) && !window.showView(parser.value(viewOption)))
-            std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: no view '%1' (views: %2)")
-                                                        .arg(parser.value(viewOption), window.viewNames().join(QLatin1String(", ")))));
-        if (parser.isSet(weightOption) && !window.selectWeight(parser.value(weightOption)))
-            std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: no weight '%1'").arg(parser.value(weightOption))));
-        if (parser.isSet(diffOption))
-            if (auto* diff = window.findChild<qsw::DiffView*>())
-                diff->openComparison(parser.value(diffOption));
-        if (!screenshotFile.isEmpty()) {
+        QObject::connect(&window, &qsw::MainWindow::openFailed, &window, [](const QString&, const QString& message) {
+            std::fprintf(stderr, "quantscope: %s\n", qPrintable(message));
+            QCoreApplication::exit(2);
+        });
+    }
+    window.show();
+    qsw::applyLaunchOptions(window, *options);
+    // Connected after applyLaunchOptions' handler: the view, weight and B are set before the
+    // grab waits for the background work they start.
+    if (!options->screenshot.isEmpty())
+        QObject::connect(&window, &qsw::MainWindow::checkpointOpened, &window, [&window, file = options->screenshot] {
             // Let layouts settle and background jobs (statistics, plots) finish before grabbing.
-            QTimer::singleShot(200, &window, [&] {
+            QTimer::singleShot(200, &window, [&window, file] {
                 if (!window.waitForIdle(60000))
                     std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: background work still running; the screenshot shows it in progress")));
                 const QImage image = window.grab().toImage();
-                if (!image.save(screenshotFile, "PNG")) {
-                    std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: cannot write %1").arg(screenshotFile)));
+                if (!image.save(file, "PNG")) {
+                    std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: cannot write %1").arg(file)));
                     QCoreApplication::exit(2);
                     return;
                 }
                 QCoreApplication::exit(0);
             });
-        }
-    });
-    if (!screenshotFile.isEmpty())
-        QObject::connect(&window, &qsw::MainWindow::openFailed, &window, [](const QString&, const QString& message) {
-            std::fprintf(stderr, "quantscope: %s\n", qPrintable(message));
-            QCoreApplication::exit(2);
-        });
-
-    window.show();
-    if (path.isEmpty())
-        window.openDemo();
-    else
-        window.openPath(QDir::fromNativeSeparators(path));
+        }, Qt::SingleShotConnection);
     return app.exec();
 }

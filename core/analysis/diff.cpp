@@ -85,6 +85,10 @@ bool forEachChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p,
 #pragma omp parallel num_threads(team)
     {
         std::vector<float> bufA, bufB, tmp;
+        // A team of one is not an active region: without this the kernels' own parallel
+        // loops would fork inside a run asked to use one thread.
+        if (team == 1)
+            omp_set_num_threads(1);
 #pragma omp for schedule(dynamic)
         for (uint64_t c = 0; c < chunks; ++c) {
             if (stop.load(std::memory_order_relaxed) || (opt.cancel && opt.cancel->load(std::memory_order_relaxed))) {

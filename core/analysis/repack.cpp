@@ -129,6 +129,62 @@ std::vector<int32_t> makeContiguous(LogicalMatrix& m)
     return perm;
 }
 
+// Runs fn(b) for b in [0, count) on an OpenMP team, carrying the first exception out.
+template <typename Fn>
+void parallelBlocks(uint64_t count, Fn&& fn)
+{
+    std::exception_ptr failure;
+#pragma omp parallel for schedule(dynamic)
+    for (int64_t b = 0; b < int64_t(count); ++b) {
+        try {
+            fn(uint64_t(b));
+        } catch (...) {
+#pragma omp critical(qs_repack_blocks)
+            if (!failure)
+                failure = std::current_exception();
+        }
+    }
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+// Codes of GPTQ qweight (column n: the LSB-first bitstream of row n's K codes) into
+// codes[n * K + k], a block of 64 columns at a time: each word row of the block is one
+// contiguous read, each column's pending bits held in a 64-bit buffer. The same codes as
+// PackedLinear::codeAt (tests compare them on every fixture).
+void gptqCodes(const PackedLinear& p, uint8_t* codes)
+{
+    const uint64_t N = p.N, K = p.K, bits = uint64_t(p.bits);
+    const uint64_t wordRows = (K * bits + 31) / 32;
+    if (p.qweight.size() / 4 / wordRows < N)
+        throw Error(p.name + ": qweight holds fewer words than " + std::to_string(wordRows) + " x " + std::to_string(N));
+    const uint64_t mask = (uint64_t(1) << bits) - 1;
+    parallelBlocks((N + 63) / 64, [&](uint64_t b) {
+        const uint64_t n0 = b * 64, w = std::min<uint64_t>(64, N - n0);
+        uint64_t acc[64] = {};
+        uint64_t have = 0, k = 0;
+        for (uint64_t r = 0; r < wordRows && k < K; ++r) {
+            const uint8_t* row = p.qweight.data() + 4 * (r * N + n0);
+            for (uint64_t j = 0; j < w; ++j) {
+                uint32_t word;
+                std::memcpy(&word, row + 4 * j, 4);
+                acc[j] |= uint64_t(word) << have; // have < bits: room for 32 more
+            }
+            have += 32;
+            const uint64_t ready = std::min(have / bits, K - k);
+            for (uint64_t j = 0; j < w; ++j) {
+                uint64_t a = acc[j];
+                uint8_t* dst = codes + (n0 + j) * K + k;
+                for (uint64_t i = 0; i < ready; ++i, a >>= bits)
+                    dst[i] = uint8_t(a & mask);
+                acc[j] = a;
+            }
+            have -= ready * bits;
+            k += ready;
+        }
+    });
+}
+
 std::vector<uint16_t> scaleBits(const LogicalMatrix& m, DType t)
 {
     std::vector<uint16_t> s(m.scales.size());
@@ -181,10 +237,32 @@ std::vector<Owned> encodeSafetensors(const LogicalMatrix& m, const std::string& 
             if (m.K % m.groupSize)
                 throw Error("AWQ needs whole groups (AutoAWQ asserts in_features % group_size == 0): group size " +
                             std::to_string(m.groupSize) + " does not divide K = " + std::to_string(m.K));
-            PackedOutput p = packAwqGemm(m.codes, m.zeros, scaleBits(m, st), m.K, m.N, m.groupSize);
-            out.push_back({prefix + ".qweight", DType::I32, p.qweight.shape, std::move(p.qweight.bytes)});
-            out.push_back({prefix + ".qzeros", DType::I32, p.qzeros.shape, std::move(p.qzeros.bytes)});
-            out.push_back({prefix + ".scales", st, p.scales.shape, std::move(p.scales.bytes)});
+            // The packer (the bitstream oracle) on blocks of 64 rows in parallel: it gathers each
+            // k's codes across the rows, which within a block stay in cache. A block's words
+            // are columns [n0 / 8, n1 / 8) of qweight and qzeros.
+            const std::vector<uint16_t> sb = scaleBits(m, st);
+            const uint64_t words = m.N / 8, groups = m.groups;
+            std::vector<uint8_t> qweight(m.K * words * 4), qzeros(groups * words * 4);
+            parallelBlocks((m.N + 63) / 64, [&](uint64_t b) {
+                const uint64_t n0 = b * 64, nb = std::min<uint64_t>(64, m.N - n0);
+                std::vector<int32_t> z(groups * nb);
+                std::vector<uint16_t> sc(groups * nb);
+                for (uint64_t g = 0; g < groups; ++g)
+                    for (uint64_t j = 0; j < nb; ++j) {
+                        z[g * nb + j] = m.zeros[g * m.N + n0 + j];
+                        sc[g * nb + j] = sb[g * m.N + n0 + j];
+                    }
+                const PackedOutput p = packAwqGemm(std::span<const uint8_t>(m.codes).subspan(n0 * m.K, nb * m.K), z, sc, m.K,
+                                                   nb, m.groupSize);
+                const uint64_t bw = nb / 8 * 4; // bytes of the block per row of words
+                for (uint64_t k = 0; k < m.K; ++k)
+                    std::memcpy(qweight.data() + (k * words + n0 / 8) * 4, p.qweight.bytes.data() + k * bw, bw);
+                for (uint64_t g = 0; g < groups; ++g)
+                    std::memcpy(qzeros.data() + (g * words + n0 / 8) * 4, p.qzeros.bytes.data() + g * bw, bw);
+            });
+            out.push_back({prefix + ".qweight", DType::I32, {m.K, words}, std::move(qweight)});
+            out.push_back({prefix + ".qzeros", DType::I32, {groups, words}, std::move(qzeros)});
+            out.push_back(owned(prefix + ".scales", st, {groups, m.N}, sb));
         } else {
             // compressed-tensors keeps the source's scale dtype and stores g_idx itself (actorder "group").
             const AffineQuantized q = asAffine(m, AffineRule::CompressedTensors);
@@ -277,10 +355,14 @@ LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w, 
             m.scaleType = scaleDtype(p.scaleType);
             m.codes.resize(withCodes ? m.N * m.K : 0);
             const int64_t rows = withCodes ? int64_t(m.N) : 0;
+            if (withCodes && p.kind == PackedKind::Gptq) {
+                gptqCodes(p, m.codes.data());
+            } else {
 #pragma omp parallel for schedule(static)
-            for (int64_t n = 0; n < rows; ++n) // codeAt only reads: rows are independent
-                for (uint64_t k = 0; k < m.K; ++k)
-                    m.codes[uint64_t(n) * m.K + k] = uint8_t(p.codeAt(uint64_t(n), k));
+                for (int64_t n = 0; n < rows; ++n) // codeAt only reads: rows are independent
+                    for (uint64_t k = 0; k < m.K; ++k)
+                        m.codes[uint64_t(n) * m.K + k] = uint8_t(p.codeAt(uint64_t(n), k));
+            }
             m.scales.resize(m.groups * m.N);
             m.zeros.resize(m.groups * m.N);
             for (uint64_t g = 0; g < m.groups; ++g)

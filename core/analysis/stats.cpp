@@ -7,6 +7,7 @@
 #include "error.h"
 #include "formats/formatid.h"
 #include "kernels/dequant.h"
+#include "kernels/floats.h"
 #include "kernels/ggml.h"
 #include "kernels/ggml_blocks.h"
 #include "kernels/gptq.h"
@@ -16,6 +17,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -105,27 +107,32 @@ uint64_t chunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
     return (rows + align - 1) / align * align;
 }
 
-// Rows [r0, r1) of a plain float tensor laid out [N, K].
-void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, uint64_t K, uint64_t r0, uint64_t r1, float* out)
+// The plain float type of a reference tensor: safetensors F32/F16/BF16, or GGUF's F32, F16
+// and BF16 ggml types; nullopt for anything else.
+std::optional<DType> plainFloatType(const TensorEntry& t)
 {
-    const std::span<const uint8_t> b = ckpt.bytes(t);
-    const uint64_t n = (r1 - r0) * K, first = r0 * K;
-    if (t.dtype == DType::F32) {
-        std::memcpy(out, b.data() + first * 4, n * 4);
-        return;
-    }
-    for (uint64_t i = 0; i < n; ++i) {
-        uint16_t h;
-        std::memcpy(&h, b.data() + (first + i) * 2, 2);
-        out[i] = t.dtype == DType::F16 ? halfToFloat(h) : bf16ToFloat(h);
-    }
+    if (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16)
+        return t.dtype;
+    if (t.dtype == DType::Ggml)
+        switch (t.ggmlType) {
+        case GgmlF32: return DType::F32;
+        case GgmlF16: return DType::F16;
+        case GgmlBF16: return DType::BF16;
+        default: break;
+        }
+    return std::nullopt;
 }
 
-uint32_t floatBits(float f)
+// Rows [r0, r1) of a plain float tensor of type `type` laid out [N, K] (F16 and BF16 through
+// the float kernels' conversions).
+void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, DType type, uint64_t K, uint64_t r0, uint64_t r1,
+                   float* out, SimdPath path)
 {
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return u;
+    const FloatTensor ft{type, ckpt.bytes(t), 0, K};
+    if (path == SimdPath::Avx2)
+        floatElementsAvx2(ft, r0 * K, (r1 - r0) * K, out);
+    else
+        floatElementsScalar(ft, r0 * K, (r1 - r0) * K, out);
 }
 
 float bitsFloat(uint32_t u)
@@ -135,47 +142,39 @@ float bitsFloat(uint32_t u)
     return f;
 }
 
-// Nearest-rank percentiles (the smallest value with at least p of the values <= it) of
-// non-negative floats, exact without sorting: the IEEE bit pattern orders them, so a
-// histogram of the top 16 bits finds each rank's bucket and a second pass over the low 16
-// bits of that bucket's values finds the value.
-void exactPercentiles(const std::vector<float>& v, const std::vector<double>& ps, std::vector<double>& out)
+// Exact nearest-rank percentiles (the smallest value with at least p of the values <= it)
+// of the finite |e| of the kept errors, without sorting them: the coarse histogram (12-bit
+// keys of |e|, counted in the streaming pass while each chunk is in cache) names the key
+// holding each rank; one pass over the kept errors gathers the values of those few keys
+// (and bins the default-range signed histogram, which needs the final maxAbs), and a
+// selection (nth_element) over each gathered set gives the value. Inf and NaN take no rank.
+struct RankTarget {
+    uint32_t key = 0;
+    std::vector<size_t> which; // indices into the percentile list
+    std::vector<uint64_t> rankInKey;
+    std::vector<float> values; // the |e| of the kept errors under this key
+};
+
+std::vector<RankTarget> rankTargets(const std::vector<uint64_t>& coarse, const std::vector<double>& ps, uint64_t finite)
 {
-    out.assign(ps.size(), 0.0);
-    if (v.empty())
-        return;
-    std::vector<uint64_t> top(65536, 0);
-    for (float x : v)
-        ++top[floatBits(x) >> 16];
-    std::vector<uint32_t> bucket(ps.size());
-    std::vector<uint64_t> rest(ps.size());
+    std::vector<RankTarget> targets;
+    if (finite == 0)
+        return targets;
     for (size_t i = 0; i < ps.size(); ++i) {
-        uint64_t rank = uint64_t(std::ceil(ps[i] * double(v.size())));
-        rank = std::clamp<uint64_t>(rank, 1, v.size()) - 1;
-        uint32_t b = 0;
-        while (rank >= top[b])
-            rank -= top[b++];
-        bucket[i] = b;
-        rest[i] = rank;
+        uint64_t rank = uint64_t(std::ceil(ps[i] * double(finite)));
+        rank = std::clamp<uint64_t>(rank, 1, finite) - 1;
+        uint32_t k = 0;
+        while (rank >= coarse[k]) // ends below kCoarseNonFinite: rank < the finite count
+            rank -= coarse[k++];
+        auto t = std::find_if(targets.begin(), targets.end(), [&](const RankTarget& x) { return x.key == k; });
+        if (t == targets.end()) {
+            targets.push_back({k, {}, {}, {}});
+            t = targets.end() - 1;
+        }
+        t->which.push_back(i);
+        t->rankInKey.push_back(rank);
     }
-    std::vector<uint32_t> distinct = bucket;
-    std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-    std::vector<std::vector<uint64_t>> low(distinct.size(), std::vector<uint64_t>(65536, 0));
-    for (float x : v) {
-        const uint32_t u = floatBits(x);
-        for (size_t d = 0; d < distinct.size(); ++d)
-            if (u >> 16 == distinct[d])
-                ++low[d][u & 0xFFFF];
-    }
-    for (size_t i = 0; i < ps.size(); ++i) {
-        const auto& l = low[size_t(std::lower_bound(distinct.begin(), distinct.end(), bucket[i]) - distinct.begin())];
-        uint64_t rank = rest[i];
-        uint32_t lo = 0;
-        while (rank >= l[lo])
-            rank -= l[lo++];
-        out[i] = bitsFloat((bucket[i] << 16) | lo);
-    }
+    return targets;
 }
 
 struct Scratch {
@@ -197,6 +196,10 @@ bool forEachChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt
 #pragma omp parallel num_threads(team)
     {
         Scratch s;
+        // A team of one is not an active region: without this the kernels' own parallel
+        // loops would fork inside a run asked to use one thread.
+        if (team == 1)
+            omp_set_num_threads(1);
 #pragma omp for schedule(dynamic)
         for (uint64_t c = 0; c < chunks; ++c) {
             if (stop.load(std::memory_order_relaxed) || (opt.cancel && opt.cancel->load(std::memory_order_relaxed))) {
@@ -241,7 +244,6 @@ struct ErrorPartial {
     double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
     double yDiffSq = 0, yRefSq = 0, yQSq = 0, yDot = 0;
     std::vector<double> gSq, gMax;
-    std::vector<uint64_t> hist; // caller's range: bins + below + above
 };
 
 // Loads rows [r0, r1) of the candidate into q and of the reference into r (each
@@ -263,61 +265,85 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
 
     const uint64_t total = N * K;
     const uint64_t stride = total > kExactPercentileLimit ? (total + kExactPercentileLimit - 1) / kExactPercentileLimit : 1;
-    std::vector<float> kept(size_t((total + stride - 1) / stride)); // signed errors at multiples of stride
+    // The signed errors float(e) at multiples of stride; every slot is written unless cancelled.
+    // Kept by the calling thread from one weight to the next: a fresh 64 MiB every weight
+    // spends more on page faults than the scan spends on the errors.
+    const uint64_t keptCount = (total + stride - 1) / stride;
+    static thread_local std::vector<float> keptStore;
+    if (keptStore.size() < keptCount)
+        keptStore.resize(size_t(keptCount));
+    float* const kept = keptStore.data();
     const uint64_t gs = groupSize > 0 && groupSize < K ? groupSize : 0;
     const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
     const RangeBins range = rangeBins(opt);
     std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
+    const bool avx2 = opt.path == SimdPath::Avx2;
+    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    // Per thread (integer counts: the merge order does not matter): the coarse |error| keys of
+    // the kept errors, and the caller's bins + below + above.
+    std::vector<std::vector<uint32_t>> coarse(static_cast<size_t>(team));
+    std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team));
 
     res.cancelled = !forEachChunk(N, K, rows, opt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-        const uint64_t n = (r1 - r0) * K;
+        const uint64_t n = (r1 - r0) * K, first = r0 * K;
+        const size_t t = size_t(omp_get_thread_num());
+        if (coarse[t].empty())
+            coarse[t].assign(kCoarseKeys * kKeySplit, 0);
+        if (range.on() && ranged[t].empty())
+            ranged[t].assign(range.n + 2, 0);
         s.a.resize(size_t(n));
         s.b.resize(size_t(n));
         load(r0, r1, s.a.data(), s.b.data(), s);
         const float* q = s.a.data();
         const float* r = s.b.data();
+        // Unsampled, the errors go straight to their kept slots.
+        float* err = kept + first;
+        if (stride > 1) {
+            s.c.resize(size_t(n));
+            err = s.c.data();
+        }
         ErrorPartial& p = parts[c];
         p.gSq.assign(size_t(nGroups), 0.0);
         p.gMax.assign(size_t(nGroups), 0.0);
-        if (range.on())
-            p.hist.assign(range.n + 2, 0);
-        // Locals, not the shared partial: the sums stay in registers.
+        // Each span (a group's columns of a row, or the row) summed by the lane scan, the
+        // spans added in order.
         double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
         const uint64_t span = gs ? gs : K;
-        for (uint64_t row = 0; row < r1 - r0; ++row) {
-            const float* qr = q + row * K;
-            const float* rr = r + row * K;
+        for (uint64_t row = 0; row < r1 - r0; ++row)
             for (uint64_t k0 = 0; k0 < K; k0 += span) {
-                const uint64_t k1 = std::min(K, k0 + span);
-                double sq = 0, mx = 0;
-                for (uint64_t k = k0; k < k1; ++k) {
-                    const double e = double(qr[k]) - double(rr[k]);
-                    const double a = std::fabs(e);
-                    sq += e * e;
-                    sumAbs += a;
-                    sumSigned += e;
-                    refSq += double(rr[k]) * double(rr[k]);
-                    mx = std::max(mx, a);
-                }
-                sumSq += sq;
-                maxAbs = std::max(maxAbs, mx);
+                const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
+                const ErrorSums e = avx2 ? avx2::scanError(q + at, r + at, len, err + at) : scanError(q + at, r + at, len, err + at);
+                sumSq += e.sumSq;
+                sumAbs += e.sumAbs;
+                sumSigned += e.sumSigned;
+                refSq += e.refSq;
+                maxAbs = std::max(maxAbs, e.maxAbs);
                 if (gs) {
-                    p.gSq[k0 / gs] += sq;
-                    p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], mx);
+                    p.gSq[k0 / gs] += e.sumSq;
+                    p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
                 }
             }
-        }
         p.sumSq = sumSq;
         p.sumAbs = sumAbs;
         p.sumSigned = sumSigned;
         p.refSq = refSq;
         p.maxAbs = maxAbs;
+        float* keptHere = err;
+        uint64_t keptN = n;
+        if (stride > 1) {
+            const uint64_t g0 = (first + stride - 1) / stride * stride;
+            keptHere = kept + g0 / stride;
+            keptN = 0;
+            for (uint64_t g = g0; g < first + n; g += stride)
+                keptHere[keptN++] = err[g - first];
+        }
+        if (avx2)
+            avx2::countCoarse(keptHere, keptN, coarse[t].data());
+        else
+            countCoarse(keptHere, keptN, coarse[t].data());
         if (range.on())
             for (uint64_t i = 0; i < n; ++i)
-                range.add(p.hist, double(q[i]) - double(r[i]));
-        const uint64_t first = r0 * K;
-        for (uint64_t g = (first + stride - 1) / stride * stride; g < first + n; g += stride)
-            kept[size_t(g / stride)] = float(double(q[g - first]) - double(r[g - first]));
+                range.add(ranged[t], double(q[i]) - double(r[i]));
         const auto nr = Eigen::Index(r1 - r0);
         const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
         const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
@@ -334,7 +360,6 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     ErrorPartial t;
     t.gSq.assign(size_t(nGroups), 0.0);
     t.gMax.assign(size_t(nGroups), 0.0);
-    t.hist.assign(range.n + 2, 0);
     for (const ErrorPartial& p : parts) { // chunk order: the same sums for any thread count
         t.sumSq += p.sumSq;
         t.sumAbs += p.sumAbs;
@@ -349,8 +374,6 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             t.gSq[g] += p.gSq[g];
             t.gMax[g] = std::max(t.gMax[g], p.gMax[g]);
         }
-        for (size_t i = 0; i < p.hist.size(); ++i)
-            t.hist[i] += p.hist[i];
     }
 
     ErrorStats& s = res.error;
@@ -363,19 +386,83 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     s.maxAbs = t.maxAbs;
     s.sqnrDb = t.sumSq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(t.refSq / t.sumSq);
     s.percentilesExact = stride == 1;
+
+    std::vector<uint64_t> keyCounts(kCoarseKeys, 0);
+    for (const std::vector<uint32_t>& cc : coarse)
+        for (size_t i = 0; i < cc.size(); ++i)
+            keyCounts[i / kKeySplit] += cc[i];
+    uint64_t finite = 0;
+    for (uint32_t k = 0; k < kCoarseNonFinite; ++k)
+        finite += keyCounts[k];
+    const std::vector<double> ps{0.50, 0.95, 0.99, 0.999};
+    std::vector<RankTarget> targets = rankTargets(keyCounts, ps, finite);
+    std::array<uint8_t, kCoarseKeys> targetOf{}; // 1 + the target index; 0: none
+    for (size_t i = 0; i < targets.size(); ++i)
+        targetOf[targets[i].key] = uint8_t(i + 1);
+
     if (range.on()) {
-        s.signedError = fromRange(range, t.hist);
+        std::vector<uint64_t> merged(range.n + 2, 0);
+        for (const std::vector<uint64_t>& f : ranged)
+            for (size_t i = 0; i < f.size(); ++i)
+                merged[i] += f[i];
+        s.signedError = fromRange(range, merged);
     } else {
-        s.signedError.lo = -t.maxAbs;
-        s.signedError.hi = t.maxAbs;
+        // [-maxAbs, maxAbs], over the largest finite |e| when an error is infinite.
+        double hi = t.maxAbs;
+        if (!std::isfinite(hi)) {
+            hi = 0;
+            for (uint64_t i = 0; i < keptCount; ++i)
+                if (std::isfinite(kept[i]))
+                    hi = std::max(hi, double(std::fabs(kept[i])));
+        }
+        s.signedError.lo = -hi;
+        s.signedError.hi = hi;
         s.signedError.counts.assign(size_t(opt.bins), 0);
-        for (float e : kept)
-            addToHistogram(s.signedError, e);
     }
-    for (float& e : kept)
-        e = std::fabs(e);
-    std::vector<double> pv;
-    exactPercentiles(kept, {0.50, 0.95, 0.99, 0.999}, pv);
+    // One parallel pass over the kept errors: the default-range histogram and the values under
+    // the rank keys.
+    const bool binHere = !range.on();
+    const uint64_t block = uint64_t(1) << 16, blocks = (keptCount + block - 1) / block;
+    std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(team));
+    std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(team));
+#pragma omp parallel for schedule(static) num_threads(team)
+    for (uint64_t bi = 0; bi < blocks; ++bi) {
+        const size_t th = size_t(omp_get_thread_num());
+        std::vector<uint64_t>& h = binned[th];
+        std::vector<std::vector<float>>& g = gathered[th];
+        if (binHere && h.empty())
+            h.assign(size_t(opt.bins), 0);
+        if (g.empty())
+            g.resize(targets.size());
+        const uint64_t i1 = std::min(keptCount, (bi + 1) * block);
+        for (uint64_t i = bi * block; i < i1; ++i) {
+            const float e = kept[i];
+            uint32_t u;
+            std::memcpy(&u, &e, 4);
+            if (const uint8_t tg = targetOf[coarseKey(u)])
+                g[tg - 1].push_back(bitsFloat(u & 0x7FFFFFFFu));
+            if (binHere && std::isfinite(e))
+                ++h[binOf(s.signedError, e)];
+        }
+    }
+    if (binHere)
+        for (const std::vector<uint64_t>& h : binned)
+            for (size_t i = 0; i < h.size(); ++i)
+                s.signedError.counts[i] += h[i];
+    double pv[4] = {0, 0, 0, 0};
+    for (size_t ti = 0; ti < targets.size(); ++ti) {
+        RankTarget& tg = targets[ti];
+        for (std::vector<std::vector<float>>& g : gathered)
+            if (ti < g.size()) {
+                tg.values.insert(tg.values.end(), g[ti].begin(), g[ti].end());
+                std::vector<float>().swap(g[ti]);
+            }
+        for (size_t j = 0; j < tg.which.size(); ++j) {
+            const auto nth = tg.values.begin() + std::ptrdiff_t(tg.rankInKey[j]);
+            std::nth_element(tg.values.begin(), nth, tg.values.end());
+            pv[tg.which[j]] = *nth;
+        }
+    }
     s.p50 = pv[0];
     s.p95 = pv[1];
     s.p99 = pv[2];
@@ -431,16 +518,19 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + refTensor.name;
-    if (refTensor.dtype != DType::F32 && refTensor.dtype != DType::F16 && refTensor.dtype != DType::BF16)
+    const std::optional<DType> refType = plainFloatType(refTensor);
+    if (!refType)
         throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
     if (refTensor.elementCount() != N * K || (refTensor.shape.size() >= 2 && refTensor.shape.back() != K))
         throw Error(where + ": reference has " + std::to_string(refTensor.elementCount()) + " elements, the weight is [" +
                     std::to_string(N) + ", " + std::to_string(K) + "]");
+    if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
+        throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
     WeightComparison res = compareStreams(where, N, K, gs, chunkRows(opt, K), opt, weight.name,
                                           [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
                                               dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
-                                              readFloatRows(ref, refTensor, K, r0, r1, r);
+                                              readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
                                           });
     res.weight = weight.name;
     res.reference = refTensor.name;
@@ -576,13 +666,14 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     // Per thread: the bfloat16-bucket histogram (65536 keys), the caller's bins + below +
     // above when a range is given, and the code counts.
-    std::vector<std::vector<uint64_t>> fine(static_cast<size_t>(team)), ranged(static_cast<size_t>(team)),
-        codeCounts(static_cast<size_t>(team));
+    std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
+    std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
     const bool avx2 = opt.path == SimdPath::Avx2;
     h.cancelled = !forEachChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const size_t t = size_t(omp_get_thread_num());
-        if (fine[t].empty())
-            fine[t].assign(kKeyCount, 0);
+        if (!fine[t])
+            fine[t].emplace();
+        KeyCounts& keys = *fine[t];
         if (range.on() && ranged[t].empty())
             ranged[t].assign(range.n + 2, 0);
         // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
@@ -594,10 +685,11 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
             const uint64_t s1 = std::min(r1, s0 + sliceRows), n = (s1 - s0) * K;
             const float* v = s.a.data();
             dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
+            keys.makeRoom(n);
             if (avx2)
-                avx2::scanValues(v, n, lanes, fine[t].data());
+                avx2::scanValues(v, n, lanes, keys.split.data());
             else
-                scanValues(v, n, lanes, fine[t].data());
+                scanValues(v, n, lanes, keys.split.data());
             if (range.on())
                 for (uint64_t i = 0; i < n; ++i)
                     range.add(ranged[t], v[i]);
@@ -655,9 +747,12 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         h.values = fromRange(range, merged);
     } else {
         std::vector<uint64_t> merged(kKeyCount, 0);
-        for (const std::vector<uint64_t>& f : fine)
-            for (size_t i = 0; i < f.size(); ++i)
-                merged[i] += f[i];
+        for (std::optional<KeyCounts>& f : fine)
+            if (f) {
+                f->flush();
+                for (size_t i = 0; i < kKeyCount; ++i)
+                    merged[i] += f->totals[i];
+            }
         h.values.lo = h.minValue;
         h.values.hi = h.maxValue;
         h.values.counts.assign(size_t(opt.bins), 0);

@@ -26,18 +26,41 @@ void ValueLanes::combine(double& sumOut, double& sumSqOut, float& loOut, float& 
     }
 }
 
-void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint64_t* keyHist)
+KeyCounts::KeyCounts() : split(kKeyCount * kKeySplit, 0), totals(kKeyCount, 0) {}
+
+void KeyCounts::makeRoom(uint64_t n)
 {
-    scanValueRange(v, 0, n, lanes, keyHist);
+    // A copy gets at most ceil(elements / kKeySplit) counts per call; pending + n bounds it.
+    if (pending + n > std::numeric_limits<uint32_t>::max())
+        flush();
+    pending += n;
 }
 
-void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, uint64_t* keyHist)
+void KeyCounts::flush()
+{
+    for (uint64_t k = 0; k < kKeyCount; ++k) {
+        uint64_t t = 0;
+        for (uint64_t c = 0; c < kKeySplit; ++c) {
+            t += split[k * kKeySplit + c];
+            split[k * kKeySplit + c] = 0;
+        }
+        totals[k] += t;
+    }
+    pending = 0;
+}
+
+void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split)
+{
+    scanValueRange(v, 0, n, lanes, split);
+}
+
+void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, uint32_t* split)
 {
     for (uint64_t i = from; i < n; ++i) {
         const float x = v[i];
         uint32_t u;
         std::memcpy(&u, &x, 4);
-        ++keyHist[valueKey(u)];
+        ++split[valueKey(u) * kKeySplit + i % kKeySplit];
         if (!std::isfinite(x))
             continue;
         const size_t l = size_t(i % 8);
@@ -45,6 +68,57 @@ void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, ui
         L.hi[l] = x > L.hi[l] ? x : L.hi[l];
         L.sum[l] += double(x);
         L.sumSq[l] += double(x) * double(x);
+    }
+}
+
+namespace {
+
+double tree(const double* l)
+{
+    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+} // namespace
+
+ErrorSums ErrorLanes::merge() const
+{
+    ErrorSums s;
+    s.sumSq = tree(sumSq);
+    s.sumAbs = tree(sumAbs);
+    s.sumSigned = tree(sumSigned);
+    s.refSq = tree(refSq);
+    for (double m : maxAbs)
+        s.maxAbs = s.maxAbs < m ? m : s.maxAbs;
+    return s;
+}
+
+void scanErrorRange(const float* q, const float* r, uint64_t from, uint64_t n, float* err, ErrorLanes& L)
+{
+    for (uint64_t i = from; i < n; ++i) {
+        const double e = double(q[i]) - double(r[i]), a = std::fabs(e), ref = r[i];
+        const size_t l = size_t(i % 8);
+        L.sumSq[l] += e * e;
+        L.sumAbs[l] += a;
+        L.sumSigned[l] += e;
+        L.refSq[l] += ref * ref;
+        L.maxAbs[l] = L.maxAbs[l] < a ? a : L.maxAbs[l];
+        err[i] = float(e);
+    }
+}
+
+ErrorSums scanError(const float* q, const float* r, uint64_t n, float* err)
+{
+    ErrorLanes lanes;
+    scanErrorRange(q, r, 0, n, err, lanes);
+    return lanes.merge();
+}
+
+void countCoarse(const float* e, uint64_t n, uint32_t* counts)
+{
+    for (uint64_t i = 0; i < n; ++i) {
+        uint32_t u;
+        std::memcpy(&u, &e[i], 4);
+        ++counts[coarseKey(u) * kKeySplit + i % kKeySplit];
     }
 }
 

@@ -67,6 +67,11 @@ void forRowChunks(uint64_t rowBegin, uint64_t rowEnd, uint64_t rowsPerChunk, Fn 
     if (rowsPerChunk == 0)
         rowsPerChunk = 1;
     const int64_t chunks = static_cast<int64_t>((rowEnd - rowBegin + rowsPerChunk - 1) / rowsPerChunk);
+    if (chunks <= 1) { // an inactive parallel region still costs a team set-up per call
+        if (chunks == 1)
+            fn(rowBegin, rowEnd);
+        return;
+    }
 #pragma omp parallel for schedule(static) if (chunks > 1)
     for (int64_t c = 0; c < chunks; ++c) {
         const uint64_t r0 = rowBegin + static_cast<uint64_t>(c) * rowsPerChunk;

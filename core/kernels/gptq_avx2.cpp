@@ -495,24 +495,62 @@ void awqGemmRowsTransposed(const PackedLinear& p, uint64_t n0, uint64_t n1, floa
     dequantPackedRowsRef(p, n, n1, out + (n - n0) * K);
 }
 
+// AWQ GEMV: a row's codes are contiguous along k, eight per word; its scale and zero are
+// read once per group, not per vector.
 void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
-    const uint64_t K = p.K, wordsPerRow = (K + 7) / 8;
+    const uint64_t K = p.K, wordsPerRow = (K + 7) / 8, fullK = K / 8 * 8;
     const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
     const __m256i mask = _mm256_set1_epi32(0xF);
+    std::vector<float> scales(p.groups);
+    std::vector<int32_t> zeros(p.groups);
     for (uint64_t n = n0; n < n1; ++n) {
         float* row = out + (n - n0) * K;
-        uint64_t k = 0;
-        for (; k + 8 <= K; k += 8) {
-            uint32_t word;
-            std::memcpy(&word, p.qweight.data() + 4 * (n * wordsPerRow + k / 8), 4);
-            const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(word)), shifts), mask);
-            const uint64_t g = k / p.groupSize;
-            const __m256 s = _mm256_set1_ps(p.scaleAt(g, n));
-            const __m256i z = _mm256_set1_epi32(p.zeroAt(g, n));
-            _mm256_storeu_ps(row + k, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, z))));
+        const uint8_t* words = p.qweight.data() + 4 * n * wordsPerRow;
+        // The row's scales and zeros up front: F16 scales are contiguous per row.
+        uint64_t g = 0;
+        if (p.scaleType == ScaleType::F16)
+            for (; g + 8 <= p.groups; g += 8)
+                _mm256_storeu_ps(scales.data() + g, _mm256_cvtph_ps(_mm_loadu_si128(
+                                                        reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (n * p.scaleRows + g)))));
+        for (; g < p.groups; ++g)
+            scales[g] = p.scaleAt(g, n);
+        // Zeros: group g's nibble g%8 of word g/8 in the row's Zw words (AutoAWQ stores z).
+        for (g = 0; g < p.groups; ++g) {
+            if (p.zeros != ZeroConvention::Stored) {
+                zeros[g] = p.zeroAt(g, n);
+                continue;
+            }
+            uint32_t w;
+            std::memcpy(&w, p.qzeros.data() + 4 * (n * p.zeroWords + g / 8), 4);
+            zeros[g] = int32_t((w >> (4 * (g % 8))) & 0xF);
         }
-        for (; k < K; ++k)
+        for (g = 0; g < p.groups; ++g) {
+            const __m256 s = _mm256_set1_ps(scales[g]);
+            const __m256i z = _mm256_set1_epi32(zeros[g]);
+            const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
+            uint64_t k = g * p.groupSize;
+            // 32 codes from 16 bytes: nibbles split and interleaved into k order, the zero
+            // taken off as bytes (q - z fits int8), widened eight at a time.
+            const __m128i zb = _mm_set1_epi8(char(zeros[g]));
+            const __m128i low4 = _mm_set1_epi8(0x0F);
+            for (; k + 32 <= k1; k += 32) {
+                const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + k / 2));
+                const __m128i lo = _mm_and_si128(v, low4), hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
+                const __m128i c0 = _mm_sub_epi8(_mm_unpacklo_epi8(lo, hi), zb), c1 = _mm_sub_epi8(_mm_unpackhi_epi8(lo, hi), zb);
+                _mm256_storeu_ps(row + k, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(c0))));
+                _mm256_storeu_ps(row + k + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(c0, 8)))));
+                _mm256_storeu_ps(row + k + 16, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(c1))));
+                _mm256_storeu_ps(row + k + 24, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(c1, 8)))));
+            }
+            for (; k < k1; k += 8) {
+                int32_t word;
+                std::memcpy(&word, words + k / 2, 4);
+                const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), shifts), mask);
+                _mm256_storeu_ps(row + k, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, z))));
+            }
+        }
+        for (uint64_t k = fullK; k < K; ++k)
             row[k] = p.valueAt(n, k);
     }
 }

@@ -73,20 +73,25 @@ std::vector<uint8_t> halfScales(size_t n)
 }
 
 // One load per qweight line a 16-row chunk's kernel reads, in its order, with the kernel's
-// software prefetch; with `out`, also the chunk's 32-byte output stores (values irrelevant).
+// software prefetch; with `out`, also the chunk's output written as the kernel writes it (per
+// span of 64 k, each of the 16 rows' 64 floats in a run), a constant instead of values.
 __attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out)
 {
     const uint8_t* col = qweight + 4 * n;
     uint32_t acc = 0;
-    for (uint64_t r = 0; r < K / 8; ++r) {
-        if (r + 48 < K / 8)
-            _mm_prefetch(reinterpret_cast<const char*>(col + 4 * (r + 48) * N), _MM_HINT_T0);
-        uint32_t w;
-        std::memcpy(&w, col + 4 * r * N, 4);
-        acc += w;
-        if (out) // the 16 rows x 8 floats this row of words becomes
+    const __m256 one = _mm256_set1_ps(1.f);
+    for (uint64_t r0 = 0; r0 < K / 8; r0 += 8) {
+        for (uint64_t r = r0; r < r0 + 8; ++r) {
+            if (r + 48 < K / 8)
+                _mm_prefetch(reinterpret_cast<const char*>(col + 4 * (r + 48) * N), _MM_HINT_T0);
+            uint32_t w;
+            std::memcpy(&w, col + 4 * r * N, 4);
+            acc += w;
+        }
+        if (out)
             for (uint64_t l = 0; l < 16; ++l)
-                _mm256_store_ps(out + l * K + 8 * r, _mm256_set1_ps(float(acc)));
+                for (uint64_t i = 0; i < 8; ++i)
+                    _mm256_store_ps(out + l * K + 8 * (r0 + i), one);
     }
     return acc;
 }
@@ -96,15 +101,19 @@ __attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64
     const uint8_t* col = qweight + 4 * (n / 8);
     const uint64_t stride = 4 * (N / 8);
     uint32_t acc = 0;
-    for (uint64_t k = 0; k < K; ++k) {
-        if (k + 64 < K)
-            _mm_prefetch(reinterpret_cast<const char*>(col + (k + 64) * stride), _MM_HINT_T0);
-        uint32_t w;
-        std::memcpy(&w, col + k * stride, 4);
-        acc += w;
-        if (out && k % 8 == 7)
+    const __m256 one = _mm256_set1_ps(1.f);
+    for (uint64_t k0 = 0; k0 < K; k0 += 64) {
+        for (uint64_t k = k0; k < k0 + 64; ++k) {
+            if (k + 64 < K)
+                _mm_prefetch(reinterpret_cast<const char*>(col + (k + 64) * stride), _MM_HINT_T0);
+            uint32_t w;
+            std::memcpy(&w, col + k * stride, 4);
+            acc += w;
+        }
+        if (out)
             for (uint64_t l = 0; l < 16; ++l)
-                _mm256_store_ps(out + l * K + k - 7, _mm256_set1_ps(float(acc)));
+                for (uint64_t i = 0; i < 8; ++i)
+                    _mm256_store_ps(out + l * K + k0 + 8 * i, one);
     }
     return acc;
 }

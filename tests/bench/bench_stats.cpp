@@ -9,11 +9,17 @@
 //     OpenMP team as the statistics use, nothing else done with the floats (the baseline);
 //   - stats:   weightHistograms (one pass: min/max/mean/RMS, value histogram, block-scale
 //              histogram), what `quantscope-cli stats PATH` computes without a reference;
+//   - compare: compareWeight against a float reference (`stats PATH --ref REF`): error sums,
+//              exact |error| percentiles, signed error histogram, per-group figures and the
+//              output error y = W x on 16 tokens. The reference is a sparse F16 GGUF of the
+//              same names whose data are holes (all zero), so the error is the weight itself;
 //   - diff:    diffWeights of every weight against itself (two dequantizations per element).
+// --threads N caps every OpenMP level at N (omp_set_num_threads): with a team of 1 the
+// kernels' own parallel loops would otherwise fork inside the "single-threaded" measurement.
 // Prints weights/s and elements/s for each and the ratios to the dequant baseline; the aim
 // is stats / dequant < 2, i.e. the statistics cost less than the dequantization itself.
 //
-// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR]
+// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|diff]...
 #include "analysis/diff.h"
 #include "analysis/quantize_ggml.h"
 #include "analysis/stats.h"
@@ -29,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fcntl.h>
 #include <filesystem>
 #include <random>
@@ -41,6 +48,15 @@ namespace {
 double seconds()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU time of the whole process (every thread): on a loaded machine the wall clock also
+// counts the time other processes held the cores.
+double cpuSeconds()
+{
+    timespec ts{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 bool writeAt(int fd, const uint8_t* p, size_t n, uint64_t offset)
@@ -68,6 +84,7 @@ int main(int argc, char** argv)
 {
     int layers = 2, runs = 3, threads = 0;
     std::string dirArg;
+    std::vector<std::string> skip;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--layers" && i + 1 < argc)
@@ -78,14 +95,17 @@ int main(int argc, char** argv)
             threads = std::atoi(argv[++i]);
         else if (a == "--dir" && i + 1 < argc)
             dirArg = argv[++i];
+        else if (a == "--skip" && i + 1 < argc)
+            skip.push_back(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR]\n");
+            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|diff]...\n");
             return 2;
         }
     }
     layers = std::clamp(layers, 1, 32);
     runs = std::max(runs, 1);
     const int team = threads > 0 ? threads : omp_get_max_threads();
+    omp_set_num_threads(team);
 
     namespace fs = std::filesystem;
     const fs::path dir = dirArg.empty() ? fs::temp_directory_path() / ("bench_stats." + std::to_string(::getpid())) : fs::path(dirArg);
@@ -150,10 +170,24 @@ int main(int argc, char** argv)
         measuredElements += specs[i].ne0 * specs[i].ne1;
     }
     ::close(fd);
+    // The reference: the same names in F16, all holes.
+    const std::string refPath = (dir / "llama-7b-f16-zero.gguf").string();
+    std::vector<qs::GgufTensor> refTensors;
+    for (const Spec& s : specs)
+        refTensors.push_back({s.name, qs::GgmlF16, {s.ne0, s.ne1}, {}});
+    const qs::GgufLayout refLayout = qs::layoutGguf(refPath, meta, refTensors);
+    const int rfd = ::open(refPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (rfd < 0 || ::ftruncate(rfd, off_t(refLayout.fileSize)) != 0 ||
+        !writeAt(rfd, refLayout.head.data(), refLayout.head.size(), 0)) {
+        std::fprintf(stderr, "bench_stats: cannot write %s\n", refPath.c_str());
+        return 1;
+    }
+    ::close(rfd);
     std::printf("synthetic 7B Q4_K checkpoint: %s, %.2f GiB (sparse), %zu tensors; %d layer(s) with data, written in %.1f s\n",
                 path.c_str(), double(layout.fileSize) / 1073741824.0, specs.size(), layers, seconds() - t0);
 
     const auto ckpt = qs::Checkpoint::open(path);
+    const auto ref = qs::Checkpoint::open(refPath);
     std::vector<const qs::LogicalWeight*> ws;
     for (const std::string& n : measured)
         ws.push_back(ckpt->findWeight(n));
@@ -166,9 +200,10 @@ int main(int argc, char** argv)
     opt.path = simd;
     opt.threads = team;
     volatile float sink = 0;
-    std::vector<double> tDeq, tStats, tDiff;
+    std::vector<double> tDeq, tStats, tCompare, tDiff, cDeq, cStats, cCompare, cDiff;
+    const auto skipped = [&](const char* what) { return std::find(skip.begin(), skip.end(), what) != skip.end(); };
     for (int r = 0; r < runs; ++r) {
-        double s = seconds();
+        double s = seconds(), c = cpuSeconds();
         for (const qs::LogicalWeight* w : ws) {
             const uint64_t N = w->outFeatures(), K = w->inFeatures();
             const uint64_t rows = std::max<uint64_t>(1, (uint64_t(1) << 18) / K);
@@ -188,33 +223,58 @@ int main(int argc, char** argv)
             }
         }
         tDeq.push_back(seconds() - s);
+        cDeq.push_back(cpuSeconds() - c);
 
         s = seconds();
+        c = cpuSeconds();
         for (const qs::LogicalWeight* w : ws) {
+            if (skipped("stats"))
+                break;
             const qs::WeightHistograms h = qs::weightHistograms(*ckpt, *w, opt);
             sink = sink + float(h.rmsValue);
         }
         tStats.push_back(seconds() - s);
+        cStats.push_back(cpuSeconds() - c);
 
         s = seconds();
+        c = cpuSeconds();
+        for (const qs::LogicalWeight* w : ws) {
+            if (skipped("compare"))
+                break;
+            const qs::WeightComparison c = qs::compareWeight(*ckpt, *w, *ref, *qs::findReference(*ref, *w), opt);
+            sink = sink + float(c.error.p99);
+        }
+        tCompare.push_back(seconds() - s);
+        cCompare.push_back(cpuSeconds() - c);
+
+        s = seconds();
+        c = cpuSeconds();
         qs::DiffOptions dopt;
         dopt.path = simd;
         dopt.threads = team;
         for (const qs::LogicalWeight* w : ws) {
+            if (skipped("diff"))
+                break;
             const qs::WeightDiff d = qs::diffWeights(*ckpt, *ckpt, qs::WeightPair{w, w, {}, {}, {}}, dopt);
             sink = sink + float(d.maxAbs);
         }
         tDiff.push_back(seconds() - s);
+        cDiff.push_back(cpuSeconds() - c);
     }
-    const double deq = median(tDeq), st = median(tStats), df = median(tDiff);
-    const auto line = [&](const char* what, double t) {
-        std::printf("  %-8s %7.3f s  %7.1f weights/s  %7.1f M elements/s  x%.2f of dequant\n", what, t, double(ws.size()) / t,
-                    double(measuredElements) / t / 1e6, t / deq);
+    const double deq = median(tDeq), cdeq = median(cDeq), st = median(tStats);
+    const auto line = [&](const char* what, const std::vector<double>& wall, const std::vector<double>& cpu) {
+        if (skipped(what))
+            return;
+        const double t = median(wall), ct = median(cpu);
+        std::printf("  %-8s %7.3f s  %7.1f weights/s  %7.1f M elements/s  x%.2f of dequant   cpu %7.3f s  x%.2f\n", what, t,
+                    double(ws.size()) / t, double(measuredElements) / t / 1e6, t / deq, ct, ct / cdeq);
     };
-    line("dequant", deq);
-    line("stats", st);
-    line("diff", df);
-    std::printf("stats overhead over the dequantization: %.0f%% (aim: < 100%%)\n", (st / deq - 1.0) * 100.0);
+    line("dequant", tDeq, cDeq);
+    line("stats", tStats, cStats);
+    line("compare", tCompare, cCompare);
+    line("diff", tDiff, cDiff);
+    if (!skipped("stats"))
+        std::printf("stats overhead over the dequantization: %.0f%% (aim: < 100%%)\n", (st / deq - 1.0) * 100.0);
     if (dirArg.empty())
         fs::remove_all(dir);
     return 0;

@@ -149,6 +149,56 @@ private slots:
         QCOMPARE(verifyCheckpoint(*b).errors(), size_t(0));
     }
 
+    void codesMatchTheOracle_data()
+    {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : {"gptq-w2-g32-asym", "gptq-w3-g128-sym", "gptq-w3-g32-asym", "gptq-w4-g128-asym-actorder",
+                              "gptq-w4-g128-sym", "gptq-w8-g128-sym", "awq-gemm-w4-g32"})
+            QTest::addRow("%s", v) << QString::fromLatin1(v);
+        QTest::addRow("synthetic 3-bit 72x96 (a partial column block)") << QString();
+    }
+    void codesMatchTheOracle()
+    {
+        // readLogicalMatrix reads GPTQ codes a word row of 64 columns at a time; codeAt is the
+        // element-by-element oracle (what `codes` writes).
+        QFETCH(QString, variant);
+        QTemporaryDir tmp;
+        std::shared_ptr<const Checkpoint> c;
+        if (variant.isEmpty()) {
+            const uint64_t N = 72, K = 96, rows = K * 3 / 32;
+            std::mt19937 rng(5);
+            std::vector<uint32_t> qweight(rows * N), qzeros((N * 3 + 31) / 32), gIdx(K, 0);
+            for (uint32_t& w : qweight)
+                w = rng();
+            for (uint32_t& w : qzeros)
+                w = rng();
+            std::vector<uint16_t> scales(N, floatToHalf(0.01f));
+            const auto bytes = [](const auto& v) {
+                return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(v[0]));
+            };
+            const std::string p = "model.layers.0.mlp.down_proj.";
+            writeSafetensors(tmp.filePath(QStringLiteral("model.safetensors")).toStdString(),
+                             {{p + "qweight", DType::I32, {rows, N}, bytes(qweight)},
+                              {p + "qzeros", DType::I32, {1, qzeros.size()}, bytes(qzeros)},
+                              {p + "scales", DType::F16, {1, N}, bytes(scales)},
+                              {p + "g_idx", DType::I32, {K}, bytes(gIdx)}});
+            QFile cfg(tmp.filePath(QStringLiteral("quantize_config.json")));
+            QVERIFY(cfg.open(QIODevice::WriteOnly));
+            cfg.write(R"({"bits": 3, "group_size": 96, "desc_act": false, "sym": false, "quant_method": "gptq"})");
+            cfg.close();
+            c = Checkpoint::open(tmp.path().toStdString());
+        } else {
+            c = fixture(variant);
+        }
+        QVERIFY(!c->weights.empty());
+        for (const LogicalWeight& w : c->weights) {
+            const LogicalMatrix m = readLogicalMatrix(*c, w);
+            const WeightCodes oracle = extractCodes(*c, w);
+            QCOMPARE(m.codes.size(), oracle.codes.size());
+            QVERIFY2(m.codes == oracle.codes, w.name.c_str());
+        }
+    }
+
     void actOrderToAwq()
     {
         QTemporaryDir tmp;

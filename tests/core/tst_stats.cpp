@@ -8,6 +8,7 @@
 #include "analysis/stats.h"
 #include "analysis/valuescan.h"
 #include "container/checkpoint.h"
+#include "container/safetensors.h"
 #include "error.h"
 #include "kernels/dequant.h"
 #include "kernels/ggml.h"
@@ -15,9 +16,11 @@
 
 #include "testsupport.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -52,7 +55,32 @@ double rankOf(const std::vector<double>& sorted, double p)
     return sorted[std::clamp<size_t>(r, 1, sorted.size()) - 1];
 }
 
+float bitsToFloat(uint32_t u)
+{
+    return std::bit_cast<float>(u);
+}
+
+// The reference figures from the full error vector: nearest-rank percentiles of the finite
+// |float(q - r)|, 0 when none is finite.
+std::vector<double> expectedPercentiles(const std::vector<float>& q, const std::vector<float>& r)
+{
+    std::vector<double> a;
+    for (size_t i = 0; i < q.size(); ++i) {
+        const float e = float(double(q[i]) - double(r[i]));
+        if (std::isfinite(e))
+            a.push_back(double(std::fabs(e)));
+    }
+    std::sort(a.begin(), a.end());
+    std::vector<double> out;
+    for (double p : {0.5, 0.95, 0.99, 0.999})
+        out.push_back(a.empty() ? 0.0 : rankOf(a, p));
+    return out;
+}
+
 } // namespace
+
+using Floats = std::vector<float>;
+Q_DECLARE_METATYPE(Floats)
 
 class TestStats : public QObject {
     Q_OBJECT
@@ -432,9 +460,14 @@ private slots:
         v[6] = -0.0f;
         v[size_t(n) - 1] = -std::numeric_limits<float>::infinity();
         ValueLanes a, b;
-        std::vector<uint64_t> ha(kKeyCount, 0), hb(kKeyCount, 0);
-        scanValues(v.data(), v.size(), a, ha.data());
-        avx2::scanValues(v.data(), v.size(), b, hb.data());
+        KeyCounts ka, kb;
+        scanValues(v.data(), v.size(), a, ka.split.data());
+        avx2::scanValues(v.data(), v.size(), b, kb.split.data());
+        QCOMPARE(ka.split, kb.split);
+        ka.flush();
+        kb.flush();
+        const std::vector<uint64_t>& ha = ka.totals;
+        const std::vector<uint64_t>& hb = kb.totals;
         QCOMPARE(std::memcmp(a.sum, b.sum, sizeof a.sum), 0);
         QCOMPARE(std::memcmp(a.sumSq, b.sumSq, sizeof a.sumSq), 0);
         QCOMPARE(std::memcmp(a.lo, b.lo, sizeof a.lo), 0);
@@ -483,6 +516,141 @@ private slots:
         QCOMPARE(std::memcmp(&s.rmsValue, &a.rmsValue, 8), 0);
         QCOMPARE(s.values.counts, a.values.counts);
         QCOMPARE(s.scales.counts, a.scales.counts);
+    }
+
+    void exactPercentilesAdversarial_data()
+    {
+        // Candidate q and reference r, [N, K]; every row is checked on both paths, with one
+        // and two threads and row chunks of 3, against a sort of the whole error vector.
+        QTest::addColumn<int>("K");
+        QTest::addColumn<Floats>("q");
+        QTest::addColumn<Floats>("r");
+        const auto fill = [](size_t n, const auto& f) {
+            Floats v(n);
+            for (size_t i = 0; i < n; ++i)
+                v[i] = f(i);
+            return v;
+        };
+        const size_t n = 40 * 64;
+        QTest::addRow("all equal") << 64 << Floats(n, 0.5f) << Floats(n, 0.0f);
+        QTest::addRow("no error") << 64 << fill(n, [](size_t i) { return float(i) * 0.25f - 3.0f; })
+                                  << fill(n, [](size_t i) { return float(i) * 0.25f - 3.0f; });
+        QTest::addRow("two values") << 64 << fill(n, [](size_t i) { return i % 2 ? 2e-3f : -1e-3f; }) << Floats(n, 0.0f);
+        // NaN and Inf take no rank (and are not binned); the ranks are over the finite errors.
+        QTest::addRow("NaN and Inf excluded")
+            << 64 << fill(n, [](size_t i) {
+                   if (i % 7 == 3)
+                       return std::numeric_limits<float>::quiet_NaN();
+                   if (i % 11 == 5)
+                       return i % 2 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+                   return float(i % 97) * 1e-4f;
+               })
+            << Floats(n, 0.0f);
+        QTest::addRow("only NaN") << 64 << Floats(n, std::numeric_limits<float>::quiet_NaN()) << Floats(n, 0.0f);
+        // From subnormals (a whole run in the lowest key) to 3e38, and a tail K of 37.
+        QTest::addRow("huge range, K 37") << 37 << fill(40 * 37, [](size_t i) {
+            const int e = int(i * 7919 % 277) - 149;
+            return std::ldexp(1.0f + float(i % 5) / 8.0f, std::min(e, 127)) * (i % 3 ? 1.0f : -1.0f);
+        }) << Floats(40 * 37, 0.0f);
+        // Ranks on the borders of the 12-bit keys: 1.0625 - ulp is the last value of 1.0's key,
+        // 1.0625 the first of the next; 1280 of each puts p50 on the last of the lower key.
+        QTest::addRow("ranks on key borders")
+            << 64 << fill(n, [](size_t i) { return i % 2 ? bitsToFloat(0x3F87FFFFu) : bitsToFloat(0x3F880000u); })
+            << Floats(n, 0.0f);
+        // p95, p99 and p999 on the first and last elements of keys: 2432 below one border,
+        // 2534 below the next (n = 2560).
+        QTest::addRow("upper ranks on borders") << 64 << fill(n, [](size_t i) {
+            if (i < 2432)
+                return bitsToFloat(0x3F87FFFFu);
+            if (i < 2535)
+                return bitsToFloat(0x3F880000u);
+            return bitsToFloat(0x3F900000u) * (i % 2 ? 1.0f : -1.0f);
+        }) << Floats(n, 0.0f);
+        // Errors that round to a key border from the double difference.
+        QTest::addRow("nonzero reference") << 64 << fill(n, [](size_t i) { return 1.0f + float(i % 13) * 0.0625f; })
+                                           << fill(n, [](size_t i) { return float(i % 9) * 1e-8f; });
+    }
+    void exactPercentilesAdversarial()
+    {
+        QFETCH(int, K);
+        QFETCH(Floats, q);
+        QFETCH(Floats, r);
+        const uint64_t N = q.size() / uint64_t(K);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath(QStringLiteral("m.safetensors")).toStdString();
+        const auto bytes = [](const Floats& v) { return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4); };
+        writeSafetensors(path, {{"cand.weight", DType::F32, {N, uint64_t(K)}, bytes(q)},
+                                {"ref.weight", DType::F32, {N, uint64_t(K)}, bytes(r)}});
+        const auto ckpt = Checkpoint::open(path);
+        const LogicalWeight* w = ckpt->findWeight("cand.weight");
+        QVERIFY(w);
+        const TensorEntry* ref = ckpt->find("ref.weight");
+        QVERIFY(ref);
+        const std::vector<double> want = expectedPercentiles(q, r);
+        uint64_t finite = 0;
+        for (size_t i = 0; i < q.size(); ++i)
+            finite += std::isfinite(double(q[i]) - double(r[i]));
+        for (const SimdPath path : {SimdPath::Scalar, bestSimdPath()})
+            for (const int threads : {1, 2}) {
+                StatsOptions opt;
+                opt.path = path;
+                opt.threads = threads;
+                opt.rowChunk = 3;
+                opt.bins = 7;
+                const WeightComparison c = compareWeight(*ckpt, *w, *ckpt, *ref, opt);
+                QVERIFY(c.error.percentilesExact);
+                const double got[4] = {c.error.p50, c.error.p95, c.error.p99, c.error.p999};
+                for (int i = 0; i < 4; ++i)
+                    QVERIFY2(got[i] == want[size_t(i)], qPrintable(QStringLiteral("percentile %1: %2, expected %3 (%4, %5 threads)")
+                                                                      .arg(i)
+                                                                      .arg(got[i], 0, 'g', 17)
+                                                                      .arg(want[size_t(i)], 0, 'g', 17)
+                                                                      .arg(QString::fromLatin1(simdPathName(path)))
+                                                                      .arg(threads)));
+                QCOMPARE(c.error.signedError.total(), finite);
+            }
+    }
+
+    void errorScanPathsAgree_data()
+    {
+        QTest::addColumn<int>("n");
+        QTest::addRow("8") << 8;
+        QTest::addRow("1003 (a tail)") << 1003;
+        QTest::addRow("4096") << 4096;
+    }
+    void errorScanPathsAgree()
+    {
+        if (bestSimdPath() != SimdPath::Avx2)
+            QSKIP("no AVX2 on this machine");
+        QFETCH(int, n);
+        std::vector<float> q(static_cast<size_t>(n)), r(q.size());
+        uint32_t x = 777;
+        for (size_t i = 0; i < q.size(); ++i) {
+            x = x * 1664525u + 1013904223u;
+            q[i] = float(int32_t(x >> 8) - (1 << 23)) * 1e-6f;
+            r[i] = q[i] * 0.999f + float(i % 5) * 1e-7f;
+        }
+        q[2] = std::numeric_limits<float>::quiet_NaN();
+        q[size_t(n) - 1] = std::numeric_limits<float>::infinity();
+        std::vector<float> ea(q.size()), eb(q.size());
+        const ErrorSums a = scanError(q.data(), r.data(), q.size(), ea.data());
+        const ErrorSums b = avx2::scanError(q.data(), r.data(), q.size(), eb.data());
+        QCOMPARE(std::memcmp(&a, &b, sizeof a), 0);
+        QCOMPARE(std::memcmp(ea.data(), eb.data(), ea.size() * 4), 0);
+        QCOMPARE(a.maxAbs, std::numeric_limits<double>::infinity());
+        std::vector<uint32_t> ca(kCoarseKeys * kKeySplit, 0), cb(ca.size(), 0);
+        countCoarse(ea.data(), ea.size(), ca.data());
+        avx2::countCoarse(eb.data(), eb.size(), cb.data());
+        QCOMPARE(ca, cb);
+        // Without the NaN the max is the largest |e|.
+        q[2] = 0.5f;
+        q[size_t(n) - 1] = 0.25f;
+        const ErrorSums c = scanError(q.data(), r.data(), q.size(), ea.data());
+        double mx = 0;
+        for (size_t i = 0; i < q.size(); ++i)
+            mx = std::max(mx, std::fabs(double(q[i]) - double(r[i])));
+        QCOMPARE(c.maxAbs, mx);
     }
 
     void shapeMismatchThrows()

@@ -2,7 +2,9 @@
 // new tolerance), one-sided weights and shape mismatches get their status, the heatmap holds
 // core's diffMap cell by cell, a checkpoint against itself is all zeros, the browser's
 // selection selects the match in B, a heatmap click selects the element, the comparison can
-// be cancelled, and the view is not blank.
+// be cancelled, the view is not blank, numbers follow the locale (decimal comma in German),
+// core's warnings (GPTQ zero conventions mixed) are listed in English and German, and a
+// checkpoint dropped on the view opens as B.
 #include "analysis/diff.h"
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
@@ -16,9 +18,16 @@
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QListWidget>
+#include <QMimeData>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTranslator>
 #include <QTreeView>
 #include <QtTest>
 
@@ -110,6 +119,41 @@ struct Fixture {
     }
 };
 
+// The symmetric 4-bit GPTQ fixture with every other byte of its first weight's qzeros
+// rewritten from 0x77 (v1: z - 1 = 7) to 0x88 (v2: z = 8): the conventions mixed within a
+// weight, which detection notes and diffCheckpoints reports as a warning.
+QString mixedZeroConventions(const QTemporaryDir& dir, std::string* weight)
+{
+    const QString src = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym"));
+    const QString dst = dir.filePath(QStringLiteral("mixed"));
+    if (!QDir().mkpath(dst))
+        return {};
+    for (const QFileInfo& f : QDir(src).entryInfoList(QDir::Files))
+        if (!QFile::copy(f.filePath(), dst + QLatin1Char('/') + f.fileName()))
+            return {};
+    const auto c = qs::Checkpoint::open((dst + QStringLiteral("/model.safetensors")).toStdString());
+    const qs::TensorEntry* zeros = nullptr;
+    for (const qs::TensorEntry& t : c->tensors)
+        if (!zeros && t.name.size() > 7 && t.name.compare(t.name.size() - 7, 7, ".qzeros") == 0)
+            zeros = &t;
+    if (!zeros)
+        return {};
+    *weight = zeros->name.substr(0, zeros->name.size() - 7);
+    QByteArray bytes(qsizetype(zeros->nbytes), '\x77');
+    for (qsizetype i = 0; i < bytes.size(); i += 2)
+        bytes[i] = '\x88';
+    QFile file(dst + QStringLiteral("/model.safetensors"));
+    if (!file.open(QIODevice::ReadWrite) || !file.seek(qint64(zeros->offset)) || file.write(bytes) != bytes.size())
+        return {};
+    return dst;
+}
+
+// The German catalogue quantscope embeds, as lrelease left it beside the executables.
+QString germanCatalogue()
+{
+    return QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope_de.qm");
+}
+
 QString display(const QAbstractItemModel* m, int row, int column)
 {
     return m->index(row, column).data().toString();
@@ -120,6 +164,12 @@ QString display(const QAbstractItemModel* m, int row, int column)
 class TestDiffView : public QObject {
     Q_OBJECT
 private slots:
+    void init()
+    {
+        // A plot painted at zero size (hidden, squeezed) warns so; none may.
+        QTest::failOnWarning(QRegularExpression(QStringLiteral("^QPainter::begin")));
+    }
+
     void listEqualsCoreOrderAndFigures()
     {
         Pair p;
@@ -144,7 +194,7 @@ private slots:
                 QCOMPARE(r->diff->rmse, want.weights[i].rmse);
                 QCOMPARE(r->diff->maxAbs, want.weights[i].maxAbs);
                 QCOMPARE(r->over, !want.weights[i].pass);
-                QCOMPARE(display(m, int(i), DiffListModel::Rmse), QString::number(want.weights[i].rmse, 'g', 4));
+                QCOMPARE(display(m, int(i), DiffListModel::Rmse), QLocale().toString(want.weights[i].rmse, 'g', 4));
             }
             // Worst first: the pair with one large difference leads once it is over the tolerance.
             QCOMPARE(m->rowAt(0)->nameA, std::string(tolerance < 0.5 ? "model.layers.0.self_attn.q_proj.weight"
@@ -274,6 +324,109 @@ private slots:
         QVERIFY2(f.view.statusText().contains(QStringLiteral("cancelled")), qPrintable(f.view.statusText()));
         QVERIFY(!f.view.model()->result());
         QCOMPARE(f.view.model()->rowCount(), 0);
+    }
+
+    // The German UI writes decimal commas in the list (the figures stay core's doubles).
+    void listNumbersFollowTheLocale()
+    {
+        const QLocale before;
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        Pair p;
+        Fixture f(p.a);
+        QVERIFY(f.open(p.b));
+        const DiffListModel* m = f.view.model();
+        QVERIFY2(m->result(), qPrintable(f.view.statusText()));
+        int decimals = 0;
+        for (int i = 0; i < m->rowCount(); ++i) {
+            const DiffListModel::Row* r = m->rowAt(i);
+            if (!r->diff || r->diff->rmse == 0)
+                continue;
+            const QString rmse = display(m, i, DiffListModel::Rmse);
+            QCOMPARE(rmse, QLocale(QLocale::German).toString(r->diff->rmse, 'g', 4));
+            QVERIFY2(rmse.contains(QLatin1Char(',')) && !rmse.contains(QLatin1Char('.')), qPrintable(rmse));
+            QVERIFY(display(m, i, DiffListModel::MaxAbs).contains(QLatin1Char(',')));
+            ++decimals;
+        }
+        QVERIFY(decimals >= 2);
+    }
+
+    // core's warnings on the compared weights are listed above the list, one item each, the
+    // detail in the tooltip; the German UI translates the sentence.
+    void warningsAreListed_data()
+    {
+        QTest::addColumn<bool>("german");
+        QTest::addRow("English") << false;
+        QTest::addRow("German") << true;
+    }
+    void warningsAreListed()
+    {
+        QFETCH(bool, german);
+        QTranslator translator;
+        if (german) {
+            QVERIFY2(translator.load(germanCatalogue()), qPrintable(germanCatalogue()));
+            QVERIFY(QCoreApplication::installTranslator(&translator));
+        }
+        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        QTemporaryDir dir;
+        std::string weight;
+        const QString mixed = mixedZeroConventions(dir, &weight);
+        QVERIFY(!mixed.isEmpty());
+        const std::string clean = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")).toStdString();
+
+        // Without a warning the strip is hidden.
+        {
+            Fixture f(clean);
+            QVERIFY(f.open(clean));
+            QVERIFY(f.view.model()->result());
+            QCOMPARE(f.view.warningList()->count(), 0);
+            QVERIFY(!f.view.warningList()->isVisibleTo(&f.view));
+        }
+        Fixture f(mixed.toStdString());
+        QVERIFY(f.open(clean));
+        const auto result = f.view.model()->result();
+        QVERIFY2(result, qPrintable(f.view.statusText()));
+        QCOMPARE(result->warnings.size(), size_t(1));
+        QListWidget* list = f.view.warningList();
+        QVERIFY(list->isVisibleTo(&f.view));
+        QCOMPARE(list->count(), 1);
+        const QString text = list->item(0)->text();
+        QVERIFY2(text.contains(QString::fromStdString(weight)), qPrintable(text));
+        QVERIFY2(text.startsWith(QStringLiteral("mixed · ")), qPrintable(text)); // A's folder
+        QVERIFY2(text.contains(german ? QStringLiteral("Nullpunkte") : QStringLiteral("zero points")), qPrintable(text));
+        QCOMPARE(list->item(0)->toolTip(), QString::fromStdString(result->warnings[0]));
+    }
+
+    void dropOpensB()
+    {
+        Pair p;
+        Fixture f(p.a);
+        QVERIFY(QTest::qWaitForWindowExposed(&f.view));
+        // Two files, or a file that is no checkpoint, are refused.
+        QMimeData two;
+        two.setUrls({QUrl::fromLocalFile(QString::fromStdString(p.a)), QUrl::fromLocalFile(QString::fromStdString(p.b))});
+        QMimeData text;
+        text.setUrls({QUrl::fromLocalFile(QDir::temp().filePath(QStringLiteral("notes.txt")))});
+        for (QMimeData* mime : {&two, &text}) {
+            QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+            refused.setAccepted(false);
+            QApplication::sendEvent(&f.view, &refused);
+            QVERIFY(!refused.isAccepted());
+        }
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(p.b))});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        enter.setAccepted(false);
+        QApplication::sendEvent(&f.view, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&f.view, &drop);
+        QVERIFY(drop.isAccepted());
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(f.view.other());
+        QCOMPARE(f.view.other()->path, p.b);
+        QCOMPARE(f.context.checkpoint(), f.a); // A stays
+        QVERIFY(f.view.model()->result());
     }
 
     void screenshotNotBlank_data()

@@ -1,6 +1,7 @@
 // The error view: its histogram bars are core's counts (against a float reference checkpoint
 // and against the weight requantized), the statistics table shows core's figures, bins and
-// log scale apply, and a long comparison keeps the event loop running and can be cancelled.
+// log scale apply, a long comparison keeps the event loop running and can be cancelled, and
+// the table writes numbers in the application's locale.
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
@@ -12,6 +13,7 @@
 
 #include <qcustomplot.h>
 
+#include <QScopeGuard>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -40,11 +42,51 @@ int firstQuantized(const qs::Checkpoint& c)
     return -1;
 }
 
+// A checkpoint in a context and an error view on it, shown at 1000 x 700.
+struct Fixture {
+    std::shared_ptr<const qs::Checkpoint> ckpt;
+    ViewContext context;
+    ErrorView view{&context};
+
+    explicit Fixture(const QString& path, const Theme& theme = Theme::fromPalette(lightPalette()))
+        : ckpt(qs::Checkpoint::open(path.toStdString()))
+    {
+        context.setTheme(theme);
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        view.resize(1000, 700);
+        view.show();
+    }
+    // Selects the weight and waits until its comparison is done.
+    bool select(int weight)
+    {
+        if (!QTest::qWaitForWindowExposed(&view))
+            return false;
+        context.setWeight(weight);
+        return context.jobs()->waitForIdle(kJobTimeoutMs);
+    }
+};
+
+QString fixtureModel(const QString& dir)
+{
+    return qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(dir));
+}
+
+std::shared_ptr<const qs::Checkpoint> fixtureReference(const QString& dir)
+{
+    return qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/%1/ref.safetensors").arg(dir)).toStdString());
+}
+
 } // namespace
 
 class TestErrorView : public QObject {
     Q_OBJECT
 private slots:
+    void init()
+    {
+        // A plot painted at zero size (hidden, squeezed) warns so; none may.
+        QTest::failOnWarning(QRegularExpression(QStringLiteral("^QPainter::begin")));
+    }
+
     void countsEqualCoreAgainstReference_data()
     {
         QTest::addColumn<QString>("dir");
@@ -56,58 +98,43 @@ private slots:
     {
         QFETCH(QString, dir);
         QFETCH(int, bins);
-        const QString base = qstest::fixture(QStringLiteral("safetensors/") + dir);
-        const auto ckpt = qs::Checkpoint::open((base + QStringLiteral("/model.safetensors")).toStdString());
-        const auto ref = qs::Checkpoint::open((base + QStringLiteral("/ref.safetensors")).toStdString());
-        const int index = firstQuantized(*ckpt);
+        Fixture f(fixtureModel(dir));
+        const auto ref = fixtureReference(dir);
+        const int index = firstQuantized(*f.ckpt);
         QVERIFY(index >= 0);
-        ViewContext context;
-        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-        ErrorView view(&context);
-        view.resize(1000, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setBins(bins);
-        view.addReference(ref);
-        context.setWeight(index);
-        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
-        QVERIFY2(view.result(), qPrintable(view.message()));
+        f.view.setBins(bins);
+        f.view.addReference(ref);
+        QVERIFY(f.select(index));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
 
-        const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
+        const qs::LogicalWeight& w = f.ckpt->weights[size_t(index)];
         qs::StatsOptions opt;
         opt.bins = bins;
-        const qs::WeightComparison want = qs::compareWeight(*ckpt, w, *ref, *qs::findReference(*ref, w), opt);
-        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
-        QCOMPARE(view.result()->error.rmse, want.error.rmse);
-        QVERIFY(view.statisticsText().contains(QString::number(want.error.rmse, 'g', 5)));
+        const qs::WeightComparison want = qs::compareWeight(*f.ckpt, w, *ref, *qs::findReference(*ref, w), opt);
+        QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(f.view.result()->error.rmse, want.error.rmse);
+        QVERIFY(f.view.statisticsText().contains(QLocale().toString(want.error.rmse, 'g', 5)));
         QVERIFY(!want.error.groups.empty());
 
         // Log scale keeps the counts and switches the axis.
-        view.setLogScale(true);
-        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
-        QCOMPARE(view.histogramBars()->valueAxis()->scaleType(), QCPAxis::stLogarithmic);
+        f.view.setLogScale(true);
+        QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(f.view.histogramBars()->valueAxis()->scaleType(), QCPAxis::stLogarithmic);
     }
 
     void countsEqualCoreRequantized()
     {
-        const auto ckpt = qs::Checkpoint::open(
-            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/model.safetensors")).toStdString());
-        const int index = firstQuantized(*ckpt);
+        Fixture f(fixtureModel(QStringLiteral("gptq-w4-g128-sym")));
+        const int index = firstQuantized(*f.ckpt);
         QVERIFY(index >= 0);
-        ViewContext context;
-        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-        ErrorView view(&context);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.setBins(40);
-        view.setRequantizeTarget(4); // GGUF Q4_K
-        context.setWeight(index);
-        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
-        if (!view.result())
-            QVERIFY2(view.message().contains(QStringLiteral("256")), qPrintable(view.message())); // K too small for Q4_K
-        view.setRequantizeTarget(9); // GPTQ 4-bit g128 sym
-        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
-        QVERIFY2(view.result(), qPrintable(view.message()));
+        f.view.setBins(40);
+        f.view.setRequantizeTarget(4); // GGUF Q4_K
+        QVERIFY(f.select(index));
+        if (!f.view.result())
+            QVERIFY2(f.view.message().contains(QStringLiteral("256")), qPrintable(f.view.message())); // K too small for Q4_K
+        f.view.setRequantizeTarget(9); // GPTQ 4-bit g128 sym
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
         qs::RequantizeSpec spec;
         spec.format = "gptq";
         spec.bits = 4;
@@ -115,9 +142,9 @@ private slots:
         spec.symmetric = true;
         qs::StatsOptions opt;
         opt.bins = 40;
-        const qs::WeightComparison want = qs::compareRequantized(*ckpt, ckpt->weights[size_t(index)], spec, opt);
-        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
-        QCOMPARE(view.result()->error.maxAbs, want.error.maxAbs);
+        const qs::WeightComparison want = qs::compareRequantized(*f.ckpt, f.ckpt->weights[size_t(index)], spec, opt);
+        QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(f.view.result()->error.maxAbs, want.error.maxAbs);
     }
 
     void longJobKeepsEventLoopAndCancels()
@@ -137,12 +164,9 @@ private slots:
                                      {reinterpret_cast<const uint8_t*>(values.data()), values.size() * 2}}},
                              {});
         values = {};
-        const auto ckpt = qs::Checkpoint::open(path);
-        ViewContext context;
-        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-        ErrorView view(&context);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        Fixture f(QString::fromStdString(path));
+        QVERIFY(QTest::qWaitForWindowExposed(&f.view));
+        ViewContext& context = f.context;
         int ticks = 0;
         QTimer timer;
         connect(&timer, &QTimer::timeout, [&] { ++ticks; });
@@ -153,9 +177,9 @@ private slots:
         QVERIFY(context.jobs()->isRunning(QStringLiteral("error")));
         context.jobs()->cancel(QStringLiteral("error"));
         QVERIFY(!context.jobs()->isBusy());
-        QVERIFY(view.message().contains(QStringLiteral("Cancelled")));
+        QVERIFY(f.view.message().contains(QStringLiteral("Cancelled")));
         QTest::qWait(100);
-        QVERIFY(!view.result());
+        QVERIFY(!f.view.result());
         // The worker notices the flag and stops: the runner's pool drains quickly.
         QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
     }
@@ -163,21 +187,15 @@ private slots:
     // A click on the per-group chart selects that group's first element in the context.
     void groupClickSelectsGroup()
     {
-        const QString base = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-sym-actorder"));
-        const auto ckpt = qs::Checkpoint::open((base + QStringLiteral("/model.safetensors")).toStdString());
-        const auto ref = qs::Checkpoint::open((base + QStringLiteral("/ref.safetensors")).toStdString());
-        const int index = firstQuantized(*ckpt);
-        ViewContext context;
-        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-        ErrorView view(&context);
-        view.resize(1000, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        view.addReference(ref);
-        context.setWeight(index);
-        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
-        QVERIFY2(view.result(), qPrintable(view.message()));
-        const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
+        const QString dir = QStringLiteral("gptq-w4-g32-sym-actorder");
+        Fixture f(fixtureModel(dir));
+        const int index = firstQuantized(*f.ckpt);
+        f.view.addReference(fixtureReference(dir));
+        QVERIFY(f.select(index));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        ErrorView& view = f.view;
+        ViewContext& context = f.context;
+        const qs::LogicalWeight& w = f.ckpt->weights[size_t(index)];
         QCOMPARE(view.groupSize(), uint64_t(w.groupSize));
         const size_t groups = view.result()->error.groups.size();
         QCOMPARE(groups, size_t(w.inFeatures() / uint64_t(w.groupSize)));
@@ -201,17 +219,10 @@ private slots:
     // A float weight has no format of its own: the view shows what GPTQ 4-bit g128 would cost.
     void floatWeightShowsRequantizationCost()
     {
-        const auto ckpt = qs::Checkpoint::open(
-            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-sym-actorder/ref.safetensors")).toStdString());
-        QVERIFY(!ckpt->weights.empty());
-        ViewContext context;
-        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-        ErrorView view(&context);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        context.setWeight(0);
-        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
-        QVERIFY2(view.result(), qPrintable(view.message()));
+        Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-sym-actorder/ref.safetensors")));
+        QVERIFY(!f.ckpt->weights.empty());
+        QVERIFY(f.select(0));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
         qs::RequantizeSpec spec;
         spec.format = "gptq";
         spec.bits = 4;
@@ -219,10 +230,34 @@ private slots:
         spec.symmetric = true;
         qs::StatsOptions opt;
         opt.bins = 64;
-        const qs::WeightComparison want = qs::compareRequantized(*ckpt, ckpt->weights[0], spec, opt);
-        QCOMPARE(barCounts(view.histogramBars()), want.error.signedError.counts);
-        QCOMPARE(view.result()->error.rmse, want.error.rmse);
+        const qs::WeightComparison want = qs::compareRequantized(*f.ckpt, f.ckpt->weights[0], spec, opt);
+        QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(f.view.result()->error.rmse, want.error.rmse);
         QVERIFY(want.error.rmse > 0);
+    }
+
+    // The German UI writes decimal commas and grouped counts in the statistics table.
+    void statisticsFollowTheLocale()
+    {
+        const QLocale before;
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        const QLocale german(QLocale::German, QLocale::Germany);
+        QLocale::setDefault(german);
+        const QString dir = QStringLiteral("gptq-w4-g32-sym-actorder");
+        Fixture f(fixtureModel(dir));
+        f.view.addReference(fixtureReference(dir));
+        QVERIFY(f.select(firstQuantized(*f.ckpt)));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        const qs::ErrorStats& e = f.view.result()->error;
+        const QString table = f.view.statisticsText();
+        for (double v : {e.rmse, e.meanAbs, e.maxAbs, e.p99}) {
+            const QString text = german.toString(v, 'g', 5);
+            QVERIFY2(text.contains(QLatin1Char(',')), qPrintable(text));
+            QVERIFY2(table.contains(QLatin1Char('>') + text + QLatin1Char('<')), qPrintable(text));
+            QVERIFY(!table.contains(QString::number(v, 'g', 5)));
+        }
+        QVERIFY(table.contains(german.toString(f.view.result()->output.cosine, 'f', 6)));
+        QVERIFY(table.contains(german.toString(qulonglong(e.count))));
     }
 
     void screenshotNotBlank_data()
@@ -234,19 +269,11 @@ private slots:
     void screenshotNotBlank()
     {
         QFETCH(bool, dark);
-        const QString base = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-sym-actorder"));
-        const auto ckpt = qs::Checkpoint::open((base + QStringLiteral("/model.safetensors")).toStdString());
-        ViewContext context;
-        context.setTheme(Theme::fromPalette(dark ? darkPalette() : lightPalette()));
-        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-        ErrorView view(&context);
-        view.resize(1000, 700);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
-        context.setWeight(firstQuantized(*ckpt));
-        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
-        QVERIFY2(view.result(), qPrintable(view.message()));
-        const QImage image = view.grab().toImage();
+        Fixture f(fixtureModel(QStringLiteral("gptq-w4-g32-sym-actorder")),
+                  Theme::fromPalette(dark ? darkPalette() : lightPalette()));
+        QVERIFY(f.select(firstQuantized(*f.ckpt)));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        const QImage image = f.view.grab().toImage();
         QSet<QRgb> colours;
         for (int y = 0; y < image.height(); y += 3)
             for (int x = 0; x < image.width(); x += 3)

@@ -2,15 +2,20 @@
 // was made with, a corrupt file shows an error naming it and keeps the previous
 // checkpoint, views and weights are selectable by name, themes switch, recent files are
 // capped and pruned, a screenshot is not blank, the status bar shows file and memory
-// figures, the inspector has room, and reports export with their figures.
+// figures, the inspector has room, and reports export with their figures. Files and folders
+// dropped on the window open as A, dropped on the Diff view open as B; the command line
+// `quantscope A --diff B` (parseLaunchArguments + applyLaunchOptions) opens both.
 #include "container/checkpoint.h"
 #include "inspector.h"
+#include "launchoptions.h"
 #include "mainwindow.h"
 #include "tablemodels.h"
 #include "testsupport.h"
+#include "views/diffview.h"
 #include "weighttreemodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QCommandLineParser>
 #include <QDockWidget>
 #include <QLabel>
 #include <QMenu>
@@ -35,6 +40,26 @@ namespace {
 
 constexpr int kOpenTimeoutMs = 20000;
 
+// Drags `urls` over the window at `pos` (window coordinates) and drops them there, through the
+// window as the platform delivers it, so the widget under the cursor receives the drop.
+// Returns whether the drag was accepted.
+bool dropOnWindow(QMainWindow& w, const QList<QUrl>& urls, const QPoint& pos)
+{
+    QMimeData mime;
+    mime.setUrls(urls);
+    QDragEnterEvent enter(pos, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    enter.setAccepted(false);
+    QApplication::sendEvent(w.windowHandle(), &enter);
+    if (!enter.isAccepted()) {
+        QDragLeaveEvent leave;
+        QApplication::sendEvent(w.windowHandle(), &leave);
+        return false;
+    }
+    QDropEvent drop(QPointF(pos), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(w.windowHandle(), &drop);
+    return drop.isAccepted();
+}
+
 void waitOpened(MainWindow& w)
 {
     QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading() && (w.snapshot() || !w.lastError().isEmpty()), kOpenTimeoutMs);
@@ -46,11 +71,16 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase();
+    void init();
     void demoOpensWithItsFormats();
     void browserSelectionDrivesInspectorAndTensors();
     void corruptFileShowsErrorAndKeepsPrevious_data();
     void corruptFileShowsErrorAndKeepsPrevious();
     void dropOpensAndRemembers();
+    void dropFolderOnWindowAndFileOnDiff();
+    void launchWithDiff();
+    void launchUsageErrors_data();
+    void launchUsageErrors();
     void viewsByName();
     void themes();
     void recentFilesCappedAndPruned();
@@ -64,6 +94,12 @@ private slots:
 private:
     QTemporaryDir m_dir;
 };
+
+void TestMainWindow::init()
+{
+    // A plot painted at zero size (hidden, squeezed) warns so; none may.
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("^QPainter::begin")));
+}
 
 void TestMainWindow::initTestCase()
 {
@@ -221,6 +257,87 @@ void TestMainWindow::dropOpensAndRemembers()
     refused.setAccepted(false);
     QApplication::sendEvent(&w, &refused);
     QVERIFY(!refused.isAccepted());
+}
+
+// A folder dropped on the browser opens as the checkpoint (A); a file dropped on the Diff view
+// opens as B there and leaves A open.
+void TestMainWindow::dropFolderOnWindowAndFileOnDiff()
+{
+    const QString folder = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym"));
+    const QString other = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/model.safetensors"));
+    MainWindow w(MainWindow::Options{false});
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(!dropOnWindow(w, {QUrl::fromLocalFile(folder), QUrl::fromLocalFile(other)}, QPoint(40, 200))); // two at once
+    QVERIFY(dropOnWindow(w, {QUrl::fromLocalFile(folder)}, w.weightView()->mapTo(&w, w.weightView()->rect().center())));
+    waitOpened(w);
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QCOMPARE(w.snapshot()->path, folder);
+    const auto a = w.checkpoint();
+
+    QVERIFY(w.showView(QStringLiteral("diff")));
+    auto* diff = qobject_cast<DiffView*>(w.analysisView(QStringLiteral("diff")));
+    QVERIFY(diff);
+    QVERIFY(dropOnWindow(w, {QUrl::fromLocalFile(other)}, diff->mapTo(&w, diff->rect().center())));
+    QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+    QVERIFY(diff->other());
+    QCOMPARE(QString::fromStdString(diff->other()->path), other);
+    QCOMPARE(w.checkpoint(), a); // A stays open
+    QVERIFY2(diff->model()->result(), qPrintable(diff->statusText()));
+}
+
+// `quantscope A --diff B --weight W` through the application's own parser: A opens, the Diff
+// view shows, B is compared, W is selected.
+void TestMainWindow::launchWithDiff()
+{
+    const QString a = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym"));
+    const QString b = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/ref.safetensors"));
+    QCommandLineParser parser;
+    QString error;
+    const auto o = parseLaunchArguments(
+        parser, {QStringLiteral("quantscope"), a, QStringLiteral("--diff"), b, QStringLiteral("--theme"), QStringLiteral("dark"),
+                 QStringLiteral("--weight"), QStringLiteral("model.layers.0.mlp.down_proj")},
+        &error);
+    QVERIFY2(o, qPrintable(error));
+    QCOMPARE(o->path, a);
+    QCOMPARE(o->diff, b);
+    QVERIFY(o->theme && *o->theme == ThemeMode::Dark);
+    MainWindow w(MainWindow::Options{false});
+    w.show();
+    applyLaunchOptions(w, *o);
+    waitOpened(w);
+    QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
+    QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+    QCOMPARE(w.snapshot()->path, a);
+    QCOMPARE(w.themeMode(), ThemeMode::Dark);
+    QCOMPARE(w.currentView(), QStringLiteral("diff"));
+    QCOMPARE(w.checkpoint()->weights[size_t(w.selectedWeight())].name, std::string("model.layers.0.mlp.down_proj"));
+    auto* diff = qobject_cast<DiffView*>(w.analysisView(QStringLiteral("diff")));
+    QVERIFY(diff && diff->other());
+    QCOMPARE(QString::fromStdString(diff->other()->path), b);
+    QVERIFY2(diff->model()->result(), qPrintable(diff->statusText()));
+    QVERIFY(diff->matchedB() >= 0); // the float reference holds the selected weight
+}
+
+void TestMainWindow::launchUsageErrors_data()
+{
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("error");
+    QTest::addRow("two paths") << QStringList{"a.gguf", "b.gguf"} << "at most one path";
+    QTest::addRow("unknown theme") << QStringList{"--theme", "sepia"} << "sepia";
+    QTest::addRow("unknown option") << QStringList{"--bogus"} << "bogus";
+    QTest::addRow("--diff without B") << QStringList{"a.gguf", "--diff"} << "diff";
+}
+
+void TestMainWindow::launchUsageErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, error);
+    QCommandLineParser parser;
+    QString message;
+    QVERIFY(!parseLaunchArguments(parser, QStringList{QStringLiteral("quantscope")} + args, &message));
+    QVERIFY2(message.contains(error), qPrintable(message));
 }
 
 void TestMainWindow::viewsByName()

@@ -1,4 +1,5 @@
 #include "bitmapview.h"
+#include "numbers.h"
 
 #include "viewcontext.h"
 
@@ -31,7 +32,7 @@ QString bitRange(const qs::BitPiece& p)
 
 QString number(double v)
 {
-    return QString::number(v, 'g', 7);
+    return localNumber(v, 'g', 7);
 }
 
 } // namespace

@@ -93,6 +93,9 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_plot = new QCustomPlot(this);
     m_plot->setMouseTracking(true);
+    // QCustomPlot replots on every resize, hidden or not: a zero-height plot (the wrapped
+    // summary taking a narrow hidden tab's height) printed QPainter::begin warnings.
+    m_plot->setMinimumHeight(160);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addWidget(m_summary);

@@ -2,9 +2,11 @@
 
 #include "figures/plottheme.h"
 #include "jobrunner.h"
+#include "numbers.h"
 #include "weighttreemodel.h"
 
 #include "container/checkpoint.h"
+#include "formats/detect.h"
 #include "formats/logicalweight.h"
 #include "kernels/kernel.h"
 
@@ -18,6 +20,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
 #include <QMimeData>
 #include <QPointer>
 #include <QPushButton>
@@ -38,11 +41,7 @@ namespace {
 
 QString num(double v)
 {
-    if (std::isnan(v))
-        return QStringLiteral("NaN");
-    if (std::isinf(v))
-        return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
-    return QString::number(v, 'g', 4);
+    return localNumber(v, 'g', 4);
 }
 
 QString q(const std::string& s)
@@ -248,9 +247,8 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole && d) {
         QString tip = tr("%1 (%2) vs %3 (%4), shape %5\nmean |a − b| %6, relative error %7, cosine %8\n%9 of %10 elements differ")
                           .arg(q(d->nameA), q(d->formatA), q(d->nameB), q(d->formatB), shapeText(d->shape), num(d->meanAbs),
-                               num(d->relativeError), QString::number(d->cosine, 'f', 6))
-                          .arg(d->differing)
-                          .arg(d->count);
+                               num(d->relativeError), localNumber(d->cosine, 'f', 6))
+                          .arg(localCount(d->differing), localCount(d->count));
         if (d->differing)
             tip += QLatin1Char('\n') + tr("largest difference at row %1, column %2").arg(d->maxRow).arg(d->maxCol);
         if (!d->note.empty())
@@ -351,6 +349,21 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     mapLayout->addWidget(m_mapCaption);
     mapLayout->addWidget(m_plot, 1);
 
+    // core's warnings (GPTQ zero conventions mixed, ...) sit above the list they qualify.
+    m_warningTitle = new QLabel(this);
+    m_warningList = new QListWidget(this);
+    m_warningList->setObjectName(QStringLiteral("diffWarnings"));
+    m_warningList->setWordWrap(true);
+    m_warningList->setSelectionMode(QAbstractItemView::NoSelection);
+    m_warningList->setMaximumHeight(5 * fontMetrics().lineSpacing() + 8);
+    m_warnings = new QWidget(this);
+    auto* warningLayout = new QVBoxLayout(m_warnings);
+    warningLayout->setContentsMargins(0, 0, 0, 0);
+    warningLayout->setSpacing(2);
+    warningLayout->addWidget(m_warningTitle);
+    warningLayout->addWidget(m_warningList);
+    m_warnings->setVisible(false);
+
     m_model = new DiffListModel(this);
     m_table = new QTreeView(this);
     m_table->setObjectName(QStringLiteral("diffList"));
@@ -368,7 +381,13 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(lists);
     split->addWidget(mapBox);
-    split->addWidget(m_table);
+    auto* listBox = new QWidget(this);
+    auto* listLayout = new QVBoxLayout(listBox);
+    listLayout->setContentsMargins(0, 0, 0, 0);
+    listLayout->setSpacing(4);
+    listLayout->addWidget(m_warnings);
+    listLayout->addWidget(m_table, 1);
+    split->addWidget(listBox);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 4);
     split->setStretchFactor(2, 3);
@@ -378,6 +397,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     layout->addWidget(m_status);
     layout->addWidget(split, 1);
 
+    connect(m_model, &QAbstractItemModel::modelReset, this, &DiffView::updateWarnings);
     connect(m_open, &QPushButton::clicked, this, &DiffView::openDialog);
     connect(m_compare, &QPushButton::clicked, this, &DiffView::compareAll);
     connect(m_tolerance, &QDoubleSpinBox::valueChanged, this, [this](double t) {
@@ -577,6 +597,40 @@ void DiffView::showResult(std::shared_ptr<const qs::DiffResult> result)
     updateWeight();
 }
 
+void DiffView::updateWarnings()
+{
+    m_warningList->clear();
+    const auto result = m_model->result();
+    QStringList seen; // a checkpoint against itself repeats each note
+    for (const std::string& warning : result ? result->warnings : std::vector<std::string>{}) {
+        const QString raw = q(warning);
+        if (seen.contains(raw))
+            continue;
+        seen << raw;
+        // core writes "<file>: <weight>: <note>"; the file is A's or B's path.
+        QString file, rest = raw;
+        for (const auto& c : {m_matchedA, m_b})
+            if (c && raw.startsWith(q(c->path) + QStringLiteral(": "))) {
+                file = QFileInfo(q(c->path)).fileName();
+                rest = raw.mid(q(c->path).size() + 2);
+                break;
+            }
+        const QString zeroNote = QStringLiteral(": ") + QString::fromLatin1(qs::kZeroConventionNote);
+        const qsizetype at = rest.indexOf(zeroNote);
+        QString text;
+        if (at > 0)
+            text = tr("%1 · %2: the zero points mix GPTQ v1 (z − 1) and v2 (z) conventions, so some groups may read one "
+                      "zero step off and the figures of this weight are in doubt.")
+                       .arg(file, rest.left(at));
+        else
+            text = file.isEmpty() ? raw : QStringLiteral("%1 · %2").arg(file, rest);
+        auto* item = new QListWidgetItem(text, m_warningList);
+        item->setToolTip(raw); // core's detail: how many fields are which
+    }
+    m_warningTitle->setText(tr("<b>%n warning(s)</b> about the compared weights:", nullptr, m_warningList->count()));
+    m_warnings->setVisible(m_warningList->count() > 0);
+}
+
 int DiffView::indexInA(const qs::LogicalWeight* w) const
 {
     if (!w || !m_matchedA || m_matchedA->weights.empty())
@@ -702,6 +756,12 @@ void DiffView::applyTheme()
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->yAxis->grid()->setVisible(false);
     m_marker->setPen(QPen(t.accent, 2));
+    QPalette warning = m_warnings->palette();
+    warning.setColor(QPalette::WindowText, t.warning);
+    warning.setColor(QPalette::Text, t.warning);
+    m_warnings->setPalette(warning);
+    m_warningList->setPalette(warning);
+    m_warningTitle->setPalette(warning);
     setStatus(m_status->text(), m_statusIsError);
     if (isVisible())
         m_plot->replot(QCustomPlot::rpQueuedReplot);

@@ -26,6 +26,7 @@ class QCPItemRect;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
+class QListWidget;
 class QMouseEvent;
 class QPushButton;
 class QTreeView;
@@ -104,6 +105,8 @@ public:
     std::shared_ptr<const qs::Checkpoint> other() const { return m_b; }
     DiffListModel* model() const { return m_model; }
     QTreeView* list() const { return m_table; }
+    // core's warnings on the compared weights (DiffResult::warnings), one item each.
+    QListWidget* warningList() const { return m_warningList; }
     QTreeView* listA() const { return m_listA; }
     QTreeView* listB() const { return m_listB; }
     QCustomPlot* plot() const { return m_plot; }
@@ -134,6 +137,7 @@ private:
     void setOpened(const Opened& opened);
     void updateWeight();
     void showResult(std::shared_ptr<const qs::DiffResult> result);
+    void updateWarnings();
     void setMap(int weightA, std::shared_ptr<const qs::DiffMap> map);
     void redrawMap();
     void updateMarker();
@@ -165,6 +169,9 @@ private:
     QCPColorMap* m_colorMap;
     QCPColorScale* m_colorScale;
     QCPItemRect* m_marker;
+    QWidget* m_warnings;
+    QLabel* m_warningTitle;
+    QListWidget* m_warningList;
     QTreeView* m_table;
     DiffListModel* m_model;
 

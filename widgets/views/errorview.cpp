@@ -3,6 +3,7 @@
 #include "figures/errorhistogram.h"
 #include "figures/plottheme.h"
 #include "jobrunner.h"
+#include "numbers.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -37,7 +38,7 @@ const QString kOpenJob = QStringLiteral("error-reference");
 
 QString num(double v)
 {
-    return QString::number(v, 'g', 5);
+    return localNumber(v, 'g', 5);
 }
 
 qs::RequantizeSpec spec(const char* format, int bits = 4, uint64_t group = 128, bool symmetric = false)
@@ -110,6 +111,11 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     m_plots->addWidget(m_groups);
     m_plots->setStretchFactor(0, 3);
     m_plots->setStretchFactor(1, 2);
+    // QCustomPlot replots on every resize: a plot squeezed to zero height (the group chart
+    // while hidden) paints into a null pixmap and prints QPainter::begin warnings.
+    m_histogram->setMinimumHeight(160);
+    m_groups->setMinimumHeight(120);
+    m_plots->setChildrenCollapsible(false);
     m_stats = new QLabel(this);
     m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_stats->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -398,12 +404,12 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     };
     QString t = QStringLiteral("<table cellspacing='3'>");
     t += head(tr("Weight error"));
-    t += row(tr("elements"), QString::number(e.count));
+    t += row(tr("elements"), localCount(e.count));
     t += row(tr("RMSE"), num(e.rmse));
     t += row(tr("mean |error|"), num(e.meanAbs));
     t += row(tr("max |error|"), num(e.maxAbs));
     t += row(tr("mean signed error"), num(e.meanSigned));
-    t += row(tr("SQNR"), std::isinf(e.sqnrDb) ? tr("∞ (exact)") : tr("%1 dB").arg(e.sqnrDb, 0, 'f', 2));
+    t += row(tr("SQNR"), std::isinf(e.sqnrDb) ? tr("∞ (exact)") : tr("%1 dB").arg(localNumber(e.sqnrDb, 'f', 2)));
     t += head(e.percentilesExact ? tr("Percentiles of |error|") : tr("Percentiles of |error| (sampled)"));
     t += row(tr("p50"), num(e.p50));
     t += row(tr("p95"), num(e.p95));
@@ -411,8 +417,8 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     t += row(tr("p99.9"), num(e.p999));
     t += head(tr("Output y = W x"));
     t += row(tr("relative error"), num(r.output.relativeError));
-    t += row(tr("cosine"), QString::number(r.output.cosine, 'f', 6));
-    t += row(tr("activations"), tr("%1 tokens, outlier channels").arg(r.output.tokens));
+    t += row(tr("cosine"), localNumber(r.output.cosine, 'f', 6));
+    t += row(tr("activations"), tr("%1 tokens, outlier channels").arg(localCount(r.output.tokens)));
     if (!e.groups.empty()) {
         t += head(tr("Groups"));
         t += row(tr("groups"), tr("%1 of %2 columns").arg(e.groups.size()).arg(m_groupSize));

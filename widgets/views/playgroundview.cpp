@@ -1,4 +1,5 @@
 #include "playgroundview.h"
+#include "numbers.h"
 
 #include "jobrunner.h"
 #include "playgroundwords.h"
@@ -35,9 +36,7 @@ constexpr int kMaxWords = 8;
 
 QString num(double v)
 {
-    if (std::isinf(v))
-        return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
-    return QString::number(v, 'g', 4);
+    return localNumber(v, 'g', 4);
 }
 
 void stylePlot(QCustomPlot* plot, const Theme& t)
@@ -351,14 +350,14 @@ void PlaygroundView::buildControls()
     connect(m_groupSize, &QComboBox::currentIndexChanged, this, &PlaygroundView::scheduleRecompute);
     connect(m_symmetric, &QCheckBox::toggled, this, &PlaygroundView::scheduleRecompute);
     connect(m_clip, &QSlider::valueChanged, this, [this](int v) {
-        m_clipValue->setText(QString::number(v / 100.0, 'f', 2));
+        m_clipValue->setText(localNumber(v / 100.0, 'f', 2));
         scheduleRecompute();
     });
     connect(m_group, &QSpinBox::valueChanged, this, [this](int group) {
         m_wantedGroup = group;
         redraw();
     });
-    m_clipValue->setText(QStringLiteral("1.00"));
+    m_clipValue->setText(localNumber(1.0, 'f', 2));
     m_building = false;
     updateSourceControls();
 }
@@ -906,7 +905,7 @@ QString PlaygroundView::settingsCaption() const
     return tr("%1 · %2 bits · %3 · %4 · clipping %5 · %6")
         .arg(m_target->currentText())
         .arg(o.bits)
-        .arg(group, o.symmetric ? tr("symmetric") : tr("asymmetric"), QString::number(o.clipRatio, 'f', 2),
+        .arg(group, o.symmetric ? tr("symmetric") : tr("asymmetric"), localNumber(o.clipRatio, 'f', 2),
              m_source->currentData().toInt() == int(Source::WeightRow)
                  ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? context()->weightRow()->name : QString())
                  : tr("%1, seed %2, %3 values").arg(m_source->currentText()).arg(m_seed->value()).arg(m_length->value()));

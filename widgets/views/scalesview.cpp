@@ -1,4 +1,5 @@
 #include "scalesview.h"
+#include "numbers.h"
 
 #include "figures/plottheme.h"
 #include "jobrunner.h"
@@ -24,7 +25,7 @@ const QString kJob = QStringLiteral("scales");
 
 QString number(double v)
 {
-    return QString::number(v, 'g', 6);
+    return localNumber(v, 'g', 6);
 }
 
 } // namespace

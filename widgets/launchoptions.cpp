@@ -1,0 +1,101 @@
+#include "launchoptions.h"
+
+#include "mainwindow.h"
+#include "views/diffview.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+
+#include <cstdio>
+#include <memory>
+
+// The strings keep their translation context "main" from when they lived in app/gui/main.cpp.
+namespace qsw {
+
+namespace {
+
+void warn(const QString& message)
+{
+    std::fprintf(stderr, "%s\n", qPrintable(message));
+}
+
+} // namespace
+
+std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, const QStringList& arguments, QString* error)
+{
+    parser.setApplicationDescription(QCoreApplication::translate("main", "See and check the memory layouts of quantized LLM weights."));
+    const QCommandLineOption help = parser.addHelpOption();
+    const QCommandLineOption version = parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("path"),
+                                 QCoreApplication::translate("main", "A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens."),
+                                 QStringLiteral("[path]"));
+    const QCommandLineOption view(QStringLiteral("view"), QCoreApplication::translate("main", "Show the view NAME (tensors, metadata)."), QStringLiteral("name"));
+    const QCommandLineOption weight(QStringLiteral("weight"), QCoreApplication::translate("main", "Select the logical weight NAME."), QStringLiteral("name"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QCoreApplication::translate("main", "Render the window at 1600x1000 to FILE (PNG) and exit."),
+                                       QStringLiteral("file"));
+    const QCommandLineOption lang(QStringLiteral("lang"), QCoreApplication::translate("main", "Use the language CODE (de, en, ...) instead of the system's."),
+                                  QStringLiteral("code"));
+    const QCommandLineOption theme(QStringLiteral("theme"), QCoreApplication::translate("main", "Use the theme NAME (system, light, dark)."), QStringLiteral("name"));
+    const QCommandLineOption diff(QStringLiteral("diff"), QCoreApplication::translate("main", "Compare the checkpoint with checkpoint B (the Diff view)."),
+                                  QStringLiteral("B"));
+    parser.addOptions({view, weight, screenshot, lang, theme, diff});
+    if (!parser.parse(arguments)) {
+        *error = QStringLiteral("quantscope: ") + parser.errorText();
+        return std::nullopt;
+    }
+    LaunchOptions o;
+    o.help = parser.isSet(help);
+    o.version = parser.isSet(version);
+    if (o.help || o.version)
+        return o;
+    if (parser.positionalArguments().size() > 1) {
+        *error = QCoreApplication::translate("main", "quantscope: give at most one path");
+        return std::nullopt;
+    }
+    o.path = QDir::fromNativeSeparators(parser.positionalArguments().value(0));
+    o.view = parser.value(view);
+    o.weight = parser.value(weight);
+    o.diff = parser.value(diff);
+    o.screenshot = parser.value(screenshot);
+    o.lang = parser.value(lang);
+    if (parser.isSet(theme)) {
+        const QString name = parser.value(theme);
+        if (name == QLatin1String("dark"))
+            o.theme = ThemeMode::Dark;
+        else if (name == QLatin1String("light"))
+            o.theme = ThemeMode::Light;
+        else if (name == QLatin1String("system"))
+            o.theme = ThemeMode::System;
+        else {
+            *error = QCoreApplication::translate("main", "quantscope: unknown theme '%1'").arg(name);
+            return std::nullopt;
+        }
+    }
+    return o;
+}
+
+void applyLaunchOptions(MainWindow& window, const LaunchOptions& o)
+{
+    if (o.theme)
+        window.setThemeMode(*o.theme);
+    // View, weight and B apply once, to the first checkpoint that opens.
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = QObject::connect(&window, &MainWindow::checkpointOpened, &window, [&window, o, connection] {
+        QObject::disconnect(*connection);
+        const QString view = o.view.isEmpty() && !o.diff.isEmpty() ? QStringLiteral("diff") : o.view;
+        if (!view.isEmpty() && !window.showView(view))
+            warn(QCoreApplication::translate("main", "quantscope: no view '%1' (views: %2)").arg(view, window.viewNames().join(QLatin1String(", "))));
+        if (!o.weight.isEmpty() && !window.selectWeight(o.weight))
+            warn(QCoreApplication::translate("main", "quantscope: no weight '%1'").arg(o.weight));
+        if (!o.diff.isEmpty())
+            if (auto* diff = qobject_cast<DiffView*>(window.analysisView(QStringLiteral("diff"))))
+                diff->openComparison(QDir::fromNativeSeparators(o.diff));
+    });
+    if (o.path.isEmpty())
+        window.openDemo();
+    else
+        window.openPath(o.path);
+}
+
+} // namespace qsw

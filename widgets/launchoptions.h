@@ -1,0 +1,34 @@
+#pragma once
+// The quantscope command line: `quantscope [path] [--view NAME] [--weight NAME] [--diff B]
+// [--theme NAME] [--lang CODE] [--screenshot FILE]`, parsed without exiting (so tests can
+// drive it) and applied to a main window.
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+class QCommandLineParser;
+
+namespace qsw {
+
+class MainWindow;
+enum class ThemeMode;
+
+struct LaunchOptions {
+    QString path;       // empty: the demo checkpoint
+    QString view, weight, diff, screenshot, lang;
+    std::optional<ThemeMode> theme;
+    bool help = false, version = false;
+};
+
+// Declares the options on `parser` and parses `arguments` (argv, program name first). On a
+// usage error returns nullopt with `error` set (the caller exits 2). --help and --version
+// only set their flags: the caller prints parser.helpText() or the version.
+std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, const QStringList& arguments, QString* error);
+
+// Applies the theme now, then opens the path (or the demo); once the first checkpoint has
+// opened, shows the view (the Diff view for --diff when no --view is given), selects the
+// weight and opens B in the Diff view. Unknown views or weights are reported on stderr.
+void applyLaunchOptions(MainWindow& window, const LaunchOptions& options);
+
+} // namespace qsw

@@ -1,0 +1,23 @@
+#include "numbers.h"
+
+#include <QLocale>
+
+#include <cmath>
+
+namespace qsw {
+
+QString localNumber(double v, char format, int precision)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("∞") : QStringLiteral("−∞");
+    return QLocale().toString(v, format, precision);
+}
+
+QString localCount(uint64_t n)
+{
+    return QLocale().toString(qulonglong(n));
+}
+
+} // namespace qsw
