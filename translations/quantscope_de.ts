@@ -207,24 +207,24 @@
 <context>
     <name>qsw::BitMapCanvas</name>
     <message>
-        <location filename="../widgets/views/bitmapcanvas.cpp" line="130"/>
-        <location filename="../widgets/views/bitmapcanvas.cpp" line="559"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="138"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="567"/>
         <source>word  ·  bit</source>
         <translation>Wort  ·  Bit</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapcanvas.cpp" line="130"/>
-        <location filename="../widgets/views/bitmapcanvas.cpp" line="552"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="138"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="560"/>
         <source>row %1</source>
         <translation>Zeile %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapcanvas.cpp" line="547"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="555"/>
         <source>block %1</source>
         <translation>Block %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapcanvas.cpp" line="559"/>
+        <location filename="../widgets/views/bitmapcanvas.cpp" line="567"/>
         <source>out \ in</source>
         <translation>aus \ ein</translation>
     </message>
@@ -272,149 +272,149 @@
         <translation>Zelle:</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="170"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="166"/>
         <source>Select a weight in the tensor browser.</source>
         <translation>Wählen Sie ein Gewicht im Tensor-Browser.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="172"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="168"/>
         <source>No layout spec for %1: its bits cannot be drawn yet.</source>
         <translation>Keine Layout-Spezifikation für %1: seine Bits können noch nicht gezeichnet werden.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="177"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="173"/>
         <source>Cannot map the words of %1: %2</source>
         <translation>Die Wörter von %1 lassen sich nicht zuordnen: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="191"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="186"/>
         <source>%1 elements</source>
         <translation>%1 Elemente</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="192"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="187"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="193"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="188"/>
         <source>%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6</source>
         <translation>%1 · %2-Bit-Wörter · %3 Wörter · [%4, %5] · wiederholt sich alle %6</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="277"/>
-        <location filename="../widgets/views/bitmapview.cpp" line="312"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="272"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="307"/>
         <source>Word</source>
         <translation>Wort</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="278"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="273"/>
         <source>Bit</source>
         <translation>Bit</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="279"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="274"/>
         <source>Byte offset</source>
         <translation>Byte-Offset</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="281"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="276"/>
         <source>Block field</source>
         <translation>Blockfeld</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="283"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="278"/>
         <source>Holds</source>
         <translation>Enthält</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="283"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="278"/>
         <source>padding (no element)</source>
         <translation>Auffüllung (kein Element)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="293"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="288"/>
         <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words.</source>
         <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="308"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="303"/>
         <source>Element (%1, %2)</source>
         <translation>Element (%1, %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="309"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="304"/>
         <source>Row (out)</source>
         <translation>Zeile (aus)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="310"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="305"/>
         <source>Column (in)</source>
         <translation>Spalte (ein)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="312"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="307"/>
         <source>Word (piece %1)</source>
         <translation>Wort (Teil %1)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="313"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="308"/>
         <source>%1, bits %2</source>
         <translation>%1, Bits %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="315"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="310"/>
         <source>Split</source>
         <translation>Geteilt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="315"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="310"/>
         <source>%1 pieces, low bits first</source>
         <translation>%1 Teile, niedrige Bits zuerst</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="317"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="312"/>
         <source>Slot</source>
         <translation>Slot</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="324"/>
-        <location filename="../widgets/views/bitmapview.cpp" line="335"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="319"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="330"/>
         <source>Code</source>
         <translation>Code</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="325"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="320"/>
         <source>Group</source>
         <translation>Gruppe</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="327"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="322"/>
         <source>Scale</source>
         <translation>Skala</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="329"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="324"/>
         <source>Bias</source>
         <translation>Bias</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="330"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="325"/>
         <source>Block min</source>
         <translation>Blockminimum</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="331"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="326"/>
         <source>Zero</source>
         <translation>Nullpunkt</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="348"/>
+        <location filename="../widgets/views/bitmapview.cpp" line="343"/>
         <source>Value</source>
         <translation>Wert</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.h" line="34"/>
+        <location filename="../widgets/views/bitmapview.h" line="35"/>
         <source>Bit map</source>
         <translation>Bitkarte</translation>
     </message>
@@ -665,52 +665,52 @@ passt nicht ins Budget</translation>
 <context>
     <name>qsw::DiffListModel</name>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="145"/>
+        <location filename="../widgets/views/diffview.cpp" line="159"/>
         <source>%1 vs %2</source>
         <translation>%1 gegen %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="206"/>
+        <location filename="../widgets/views/diffview.cpp" line="220"/>
         <source>shape mismatch %1</source>
         <translation>Formen verschieden %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="207"/>
+        <location filename="../widgets/views/diffview.cpp" line="221"/>
         <source>skipped: %1</source>
         <translation>übersprungen: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="208"/>
+        <location filename="../widgets/views/diffview.cpp" line="222"/>
         <source>only in A</source>
         <translation>nur in A</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="209"/>
+        <location filename="../widgets/views/diffview.cpp" line="223"/>
         <source>only in B</source>
         <translation>nur in B</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="212"/>
+        <location filename="../widgets/views/diffview.cpp" line="226"/>
         <source>%1 non-finite</source>
         <translation>%1 nicht endlich</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="214"/>
+        <location filename="../widgets/views/diffview.cpp" line="228"/>
         <source>identical</source>
         <translation>identisch</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="215"/>
+        <location filename="../widgets/views/diffview.cpp" line="229"/>
         <source>over tolerance</source>
         <translation>über der Toleranz</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="215"/>
+        <location filename="../widgets/views/diffview.cpp" line="229"/>
         <source>within tolerance</source>
         <translation>innerhalb der Toleranz</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="248"/>
+        <location filename="../widgets/views/diffview.cpp" line="262"/>
         <source>%1 (%2) vs %3 (%4), shape %5
 mean |a − b| %6, relative error %7, cosine %8
 %9 of %10 elements differ</source>
@@ -719,37 +719,37 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
 %9 von %10 Elementen verschieden</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="253"/>
+        <location filename="../widgets/views/diffview.cpp" line="267"/>
         <source>largest difference at row %1, column %2</source>
         <translation>größte Differenz in Zeile %1, Spalte %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="268"/>
+        <location filename="../widgets/views/diffview.cpp" line="282"/>
         <source>Weight in A</source>
         <translation>Gewicht in A</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="269"/>
+        <location filename="../widgets/views/diffview.cpp" line="283"/>
         <source>Weight in B</source>
         <translation>Gewicht in B</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="270"/>
+        <location filename="../widgets/views/diffview.cpp" line="284"/>
         <source>RMSE</source>
         <translation>RMSE</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="271"/>
+        <location filename="../widgets/views/diffview.cpp" line="285"/>
         <source>max |a − b|</source>
         <translation>max. |a − b|</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="272"/>
+        <location filename="../widgets/views/diffview.cpp" line="286"/>
         <source>SQNR dB</source>
         <translation>SQNR dB</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="273"/>
+        <location filename="../widgets/views/diffview.cpp" line="287"/>
         <source>Status</source>
         <translation>Status</translation>
     </message>
@@ -757,112 +757,112 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
 <context>
     <name>qsw::DiffView</name>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="285"/>
+        <location filename="../widgets/views/diffview.cpp" line="299"/>
         <source>Open B…</source>
         <translation>B öffnen…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="286"/>
+        <location filename="../widgets/views/diffview.cpp" line="300"/>
         <source>Open a second checkpoint (file or folder) to compare with this one; or drop it on this view</source>
         <translation>Einen zweiten Checkpoint (Datei oder Ordner) zum Vergleich öffnen; oder ihn auf diese Ansicht ziehen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="293"/>
+        <location filename="../widgets/views/diffview.cpp" line="307"/>
         <source>tolerance: </source>
         <translation>Toleranz: </translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="294"/>
+        <location filename="../widgets/views/diffview.cpp" line="308"/>
         <source>A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)</source>
         <translation>Ein Paar liegt über der Toleranz, wenn sein max. |a − b| sie übersteigt (oder eine Differenz nicht endlich ist)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="295"/>
+        <location filename="../widgets/views/diffview.cpp" line="309"/>
         <source>Compare again</source>
         <translation>Erneut vergleichen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="340"/>
+        <location filename="../widgets/views/diffview.cpp" line="345"/>
         <source>input column</source>
         <translation>Eingabespalte</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="341"/>
+        <location filename="../widgets/views/diffview.cpp" line="346"/>
         <source>output row</source>
         <translation>Ausgabezeile</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="342"/>
+        <location filename="../widgets/views/diffview.cpp" line="347"/>
         <source>|a − b| (max per cell)</source>
         <translation>|a − b| (Maximum je Zelle)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="437"/>
+        <location filename="../widgets/views/diffview.cpp" line="425"/>
         <source>Comparison cancelled. Press “Compare again” to restart it.</source>
         <translation>Vergleich abgebrochen. „Erneut vergleichen“ startet ihn neu.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="441"/>
+        <location filename="../widgets/views/diffview.cpp" line="429"/>
         <source>Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, or start with quantscope A --diff B.</source>
         <translation>Öffnen Sie einen zweiten Checkpoint (B), um ihn Gewicht für Gewicht mit diesem zu vergleichen: „B öffnen…“, hierher ziehen oder mit quantscope A --diff B starten.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="468"/>
+        <location filename="../widgets/views/diffview.cpp" line="456"/>
         <source>Open checkpoint B</source>
         <translation>Checkpoint B öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="469"/>
+        <location filename="../widgets/views/diffview.cpp" line="457"/>
         <source>Checkpoints (*.gguf *.safetensors);;All files (*)</source>
         <translation>Checkpoints (*.gguf *.safetensors);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="497"/>
+        <location filename="../widgets/views/diffview.cpp" line="485"/>
         <source>Open a checkpoint (A) first.</source>
         <translation>Öffnen Sie zuerst einen Checkpoint (A).</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="501"/>
+        <location filename="../widgets/views/diffview.cpp" line="489"/>
         <source>Pairing the weights of %1…</source>
         <translation>Ordne die Gewichte von %1 zu…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="502"/>
+        <location filename="../widgets/views/diffview.cpp" line="490"/>
         <source>Opening %1…</source>
         <translation>Öffne %1…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="505"/>
+        <location filename="../widgets/views/diffview.cpp" line="493"/>
         <source>Opening %1 as B</source>
         <translation>Öffne %1 als B</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="530"/>
+        <location filename="../widgets/views/diffview.cpp" line="518"/>
         <source>B: &lt;b&gt;%1&lt;/b&gt;</source>
         <translation>B: &lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="550"/>
+        <location filename="../widgets/views/diffview.cpp" line="538"/>
         <source>Comparing every weight of A with its match in B…</source>
         <translation>Vergleiche jedes Gewicht von A mit seinem Gegenstück in B…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="554"/>
+        <location filename="../widgets/views/diffview.cpp" line="542"/>
         <source>Comparing %1 with %2</source>
         <translation>Vergleiche %1 mit %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="587"/>
+        <location filename="../widgets/views/diffview.cpp" line="575"/>
         <source>%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · %7 only in B</source>
         <translation>%1 Paare verglichen: %2 identisch, %3 über der Toleranz · %4 mit verschiedener Form · %5 übersprungen · %6 nur in A · %7 nur in B</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="622"/>
+        <location filename="../widgets/views/diffview.cpp" line="610"/>
         <source>%1 · %2: the zero points mix GPTQ v1 (z − 1) and v2 (z) conventions, so some groups may read one zero step off and the figures of this weight are in doubt.</source>
         <translation>%1 · %2: Die Nullpunkte mischen die GPTQ-Konventionen v1 (z − 1) und v2 (z); manche Gruppen werden daher womöglich um eine Nullpunktstufe versetzt gelesen, und die Werte dieses Gewichts sind fraglich.</translation>
     </message>
     <message numerus="yes">
-        <location filename="../widgets/views/diffview.cpp" line="630"/>
+        <location filename="../widgets/views/diffview.cpp" line="618"/>
         <source>&lt;b&gt;%n warning(s)&lt;/b&gt; about the compared weights:</source>
         <translation>
             <numerusform>&lt;b&gt;%n Warnung&lt;/b&gt; zu den verglichenen Gewichten:</numerusform>
@@ -870,87 +870,87 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         </translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="684"/>
+        <location filename="../widgets/views/diffview.cpp" line="672"/>
         <source>A: %1</source>
         <translation>A: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="684"/>
+        <location filename="../widgets/views/diffview.cpp" line="672"/>
         <source>A</source>
         <translation>A</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="685"/>
+        <location filename="../widgets/views/diffview.cpp" line="673"/>
         <source>B: %1</source>
         <translation>B: %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="685"/>
+        <location filename="../widgets/views/diffview.cpp" line="673"/>
         <source>B: not open</source>
         <translation>B: nicht geöffnet</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="698"/>
+        <location filename="../widgets/views/diffview.cpp" line="686"/>
         <source>Open a checkpoint B to see the difference of each weight as a heatmap.</source>
         <translation>Öffnen Sie einen Checkpoint B, um die Differenz jedes Gewichts als Heatmap zu sehen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="700"/>
+        <location filename="../widgets/views/diffview.cpp" line="688"/>
         <source>Select a weight.</source>
         <translation>Wählen Sie ein Gewicht.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="702"/>
+        <location filename="../widgets/views/diffview.cpp" line="690"/>
         <source>Pairing the weights…</source>
         <translation>Ordne die Gewichte zu…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="704"/>
+        <location filename="../widgets/views/diffview.cpp" line="692"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="706"/>
+        <location filename="../widgets/views/diffview.cpp" line="694"/>
         <source>%1 has no match in B.</source>
         <translation>%1 hat kein Gegenstück in B.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="715"/>
+        <location filename="../widgets/views/diffview.cpp" line="703"/>
         <source>Computing the difference of %1…</source>
         <translation>Berechne die Differenz von %1…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="717"/>
+        <location filename="../widgets/views/diffview.cpp" line="705"/>
         <source>Difference map of %1</source>
         <translation>Differenzkarte von %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="811"/>
+        <location filename="../widgets/views/diffview.cpp" line="799"/>
         <source>&lt;b&gt;%1&lt;/b&gt;: A and B are identical.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;: A und B sind identisch.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="812"/>
+        <location filename="../widgets/views/diffview.cpp" line="800"/>
         <source>&lt;b&gt;%1&lt;/b&gt;: |a − b| per element, max %2.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;: |a − b| je Element, Maximum %2.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="814"/>
+        <location filename="../widgets/views/diffview.cpp" line="802"/>
         <source> Decimated: each cell is the max over %1 rows × %2 columns.</source>
         <translation> Ausgedünnt: Jede Zelle ist das Maximum über %1 Zeilen × %2 Spalten.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="815"/>
+        <location filename="../widgets/views/diffview.cpp" line="803"/>
         <source> Click selects the element.</source>
         <translation> Ein Klick wählt das Element aus.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="876"/>
+        <location filename="../widgets/views/diffview.cpp" line="864"/>
         <source>%1 has no match in A.</source>
         <translation>%1 hat kein Gegenstück in A.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="892"/>
+        <location filename="../widgets/views/diffview.cpp" line="880"/>
         <source>%1 is only in B.</source>
         <translation>%1 ist nur in B.</translation>
     </message>
@@ -1002,344 +1002,344 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
 <context>
     <name>qsw::ErrorView</name>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="59"/>
+        <location filename="../widgets/views/errorview.cpp" line="74"/>
         <source>the weight&apos;s own format</source>
         <translation>eigenes Format des Gewichts</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="60"/>
+        <location filename="../widgets/views/errorview.cpp" line="75"/>
         <source>GGUF Q8_0</source>
         <translation>GGUF Q8_0</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="61"/>
+        <location filename="../widgets/views/errorview.cpp" line="76"/>
         <source>GGUF Q6_K</source>
         <translation>GGUF Q6_K</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="62"/>
+        <location filename="../widgets/views/errorview.cpp" line="77"/>
         <source>GGUF Q5_K</source>
         <translation>GGUF Q5_K</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="63"/>
+        <location filename="../widgets/views/errorview.cpp" line="78"/>
         <source>GGUF Q4_K</source>
         <translation>GGUF Q4_K</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="64"/>
+        <location filename="../widgets/views/errorview.cpp" line="79"/>
         <source>GGUF Q4_0</source>
         <translation>GGUF Q4_0</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="65"/>
+        <location filename="../widgets/views/errorview.cpp" line="80"/>
         <source>GGUF Q3_K</source>
         <translation>GGUF Q3_K</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="66"/>
+        <location filename="../widgets/views/errorview.cpp" line="81"/>
         <source>GGUF Q2_K</source>
         <translation>GGUF Q2_K</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="67"/>
+        <location filename="../widgets/views/errorview.cpp" line="82"/>
         <source>GPTQ 8-bit g128 sym</source>
         <translation>GPTQ 8 Bit g128 sym</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="68"/>
+        <location filename="../widgets/views/errorview.cpp" line="83"/>
         <source>GPTQ 4-bit g128 sym</source>
         <translation>GPTQ 4 Bit g128 sym</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="69"/>
+        <location filename="../widgets/views/errorview.cpp" line="84"/>
         <source>GPTQ 4-bit g32 sym</source>
         <translation>GPTQ 4 Bit g32 sym</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="70"/>
+        <location filename="../widgets/views/errorview.cpp" line="85"/>
         <source>GPTQ 3-bit g128 sym</source>
         <translation>GPTQ 3 Bit g128 sym</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="71"/>
+        <location filename="../widgets/views/errorview.cpp" line="86"/>
         <source>GPTQ 2-bit g64 asym</source>
         <translation>GPTQ 2 Bit g64 asym</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="72"/>
+        <location filename="../widgets/views/errorview.cpp" line="87"/>
         <source>AWQ 4-bit g128</source>
         <translation>AWQ 4 Bit g128</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="73"/>
+        <location filename="../widgets/views/errorview.cpp" line="88"/>
         <source>AWQ 4-bit g64</source>
         <translation>AWQ 4 Bit g64</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="74"/>
+        <location filename="../widgets/views/errorview.cpp" line="89"/>
         <source>bitsandbytes NF4</source>
         <translation>bitsandbytes NF4</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="75"/>
+        <location filename="../widgets/views/errorview.cpp" line="90"/>
         <source>bitsandbytes FP4</source>
         <translation>bitsandbytes FP4</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="81"/>
+        <location filename="../widgets/views/errorview.cpp" line="96"/>
         <source>Requantize the same weights</source>
         <translation>Dieselben Gewichte neu quantisieren</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="82"/>
+        <location filename="../widgets/views/errorview.cpp" line="97"/>
         <source>Reference: the weight as stored, requantized to a format (what that format would cost on these weights), or the float tensor of the same name in another checkpoint</source>
         <translation>Referenz: das gespeicherte Gewicht, neu quantisiert in ein Format (was dieses Format bei diesen Gewichten kosten würde), oder der gleichnamige Float-Tensor eines anderen Checkpoints</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="84"/>
+        <location filename="../widgets/views/errorview.cpp" line="99"/>
         <source>Reference…</source>
         <translation>Referenz…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="85"/>
+        <location filename="../widgets/views/errorview.cpp" line="100"/>
         <source>Open an fp16/bf16/f32 checkpoint to compare against</source>
         <translation>Einen fp16/bf16/f32-Checkpoint zum Vergleich öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="92"/>
+        <location filename="../widgets/views/errorview.cpp" line="107"/>
         <source>bins: </source>
         <translation>Klassen: </translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="93"/>
+        <location filename="../widgets/views/errorview.cpp" line="108"/>
         <source>Log scale</source>
         <translation>Log. Skala</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="96"/>
+        <location filename="../widgets/views/errorview.cpp" line="111"/>
         <source>Reference:</source>
         <translation>Referenz:</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="100"/>
+        <location filename="../widgets/views/errorview.cpp" line="115"/>
         <source>as</source>
         <translation>als</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="168"/>
+        <location filename="../widgets/views/errorview.cpp" line="177"/>
         <source>Cancelled. Change a setting or select the weight again to restart.</source>
         <translation>Abgebrochen. Ändern Sie eine Einstellung oder wählen Sie das Gewicht erneut, um neu zu starten.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="171"/>
-        <location filename="../widgets/views/errorview.cpp" line="305"/>
+        <location filename="../widgets/views/errorview.cpp" line="180"/>
+        <location filename="../widgets/views/errorview.cpp" line="302"/>
         <source>Select a weight to see its error.</source>
         <translation>Wählen Sie ein Gewicht, um seinen Fehler zu sehen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="215"/>
+        <location filename="../widgets/views/errorview.cpp" line="224"/>
         <source>Open a reference checkpoint</source>
         <translation>Referenz-Checkpoint öffnen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="216"/>
+        <location filename="../widgets/views/errorview.cpp" line="225"/>
         <source>Checkpoints (*.safetensors *.gguf);;All files (*)</source>
         <translation>Checkpoints (*.safetensors *.gguf);;Alle Dateien (*)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="221"/>
+        <location filename="../widgets/views/errorview.cpp" line="230"/>
         <source>Opening %1</source>
         <translation>Öffne %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="257"/>
+        <location filename="../widgets/views/errorview.cpp" line="265"/>
         <source>GPTQ 4-bit g128 sym (the weight is %1)</source>
         <translation>GPTQ 4 Bit g128 sym (das Gewicht ist %1)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="260"/>
+        <location filename="../widgets/views/errorview.cpp" line="268"/>
         <source>its own format, %1</source>
         <translation>sein eigenes Format, %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="269"/>
+        <location filename="../widgets/views/errorview.cpp" line="277"/>
         <source>%1 is stored as %2, which cannot be requantized to itself here: choose a format under &quot;as&quot; or open a float reference.</source>
         <translation>%1 ist als %2 gespeichert und kann hier nicht in sich selbst neu quantisiert werden: Wählen Sie ein Format unter „als“ oder öffnen Sie eine Float-Referenz.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="345"/>
+        <location filename="../widgets/views/errorview.cpp" line="342"/>
         <source>itself requantized to %1</source>
         <translation>sich selbst, neu quantisiert in %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="346"/>
+        <location filename="../widgets/views/errorview.cpp" line="343"/>
         <source>Requantizing %1 and comparing…</source>
         <translation>Quantisiere %1 neu und vergleiche…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="347"/>
-        <location filename="../widgets/views/errorview.cpp" line="370"/>
+        <location filename="../widgets/views/errorview.cpp" line="344"/>
+        <location filename="../widgets/views/errorview.cpp" line="367"/>
         <source>Error of %1</source>
         <translation>Fehler von %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="364"/>
+        <location filename="../widgets/views/errorview.cpp" line="361"/>
         <source>%1 has no tensor named %2.weight or %2.</source>
         <translation>%1 hat keinen Tensor namens %2.weight oder %2.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="368"/>
+        <location filename="../widgets/views/errorview.cpp" line="365"/>
         <source>%1 in %2</source>
         <translation>%1 in %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="369"/>
+        <location filename="../widgets/views/errorview.cpp" line="366"/>
         <source>Comparing %1 with %2…</source>
         <translation>Vergleiche %1 mit %2…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="393"/>
+        <location filename="../widgets/views/errorview.cpp" line="390"/>
         <source>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] against %4. Error = dequantized − reference.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; [%2 × %3] gegen %4. Fehler = dequantisiert − Referenz.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="406"/>
+        <location filename="../widgets/views/errorview.cpp" line="403"/>
         <source>Weight error</source>
         <translation>Gewichtsfehler</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="407"/>
+        <location filename="../widgets/views/errorview.cpp" line="404"/>
         <source>elements</source>
         <translation>Elemente</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="408"/>
+        <location filename="../widgets/views/errorview.cpp" line="405"/>
         <source>RMSE</source>
         <translation>RMSE</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="409"/>
+        <location filename="../widgets/views/errorview.cpp" line="406"/>
         <source>mean |error|</source>
         <translation>mittlerer |Fehler|</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="410"/>
+        <location filename="../widgets/views/errorview.cpp" line="407"/>
         <source>max |error|</source>
         <translation>max. |Fehler|</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="411"/>
+        <location filename="../widgets/views/errorview.cpp" line="408"/>
         <source>mean signed error</source>
         <translation>mittlerer vorzeichenbehafteter Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="412"/>
+        <location filename="../widgets/views/errorview.cpp" line="409"/>
         <source>SQNR</source>
         <translation>SQNR</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="412"/>
+        <location filename="../widgets/views/errorview.cpp" line="409"/>
         <source>∞ (exact)</source>
         <translation>∞ (exakt)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="412"/>
+        <location filename="../widgets/views/errorview.cpp" line="409"/>
         <source>%1 dB</source>
         <translation>%1 dB</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="413"/>
+        <location filename="../widgets/views/errorview.cpp" line="410"/>
         <source>Percentiles of |error|</source>
         <translation>Perzentile von |Fehler|</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="413"/>
+        <location filename="../widgets/views/errorview.cpp" line="410"/>
         <source>Percentiles of |error| (sampled)</source>
         <translation>Perzentile von |Fehler| (Stichprobe)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="414"/>
+        <location filename="../widgets/views/errorview.cpp" line="411"/>
         <source>p50</source>
         <translation>p50</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="415"/>
+        <location filename="../widgets/views/errorview.cpp" line="412"/>
         <source>p95</source>
         <translation>p95</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="416"/>
+        <location filename="../widgets/views/errorview.cpp" line="413"/>
         <source>p99</source>
         <translation>p99</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="417"/>
+        <location filename="../widgets/views/errorview.cpp" line="414"/>
         <source>p99.9</source>
         <translation>p99,9</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="418"/>
+        <location filename="../widgets/views/errorview.cpp" line="415"/>
         <source>Output y = W x</source>
         <translation>Ausgabe y = W x</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="419"/>
+        <location filename="../widgets/views/errorview.cpp" line="416"/>
         <source>relative error</source>
         <translation>relativer Fehler</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="420"/>
+        <location filename="../widgets/views/errorview.cpp" line="417"/>
         <source>cosine</source>
         <translation>Kosinus</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="421"/>
+        <location filename="../widgets/views/errorview.cpp" line="418"/>
         <source>activations</source>
         <translation>Aktivierungen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="421"/>
+        <location filename="../widgets/views/errorview.cpp" line="418"/>
         <source>%1 tokens, outlier channels</source>
         <translation>%1 Tokens, Ausreißerkanäle</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="423"/>
+        <location filename="../widgets/views/errorview.cpp" line="420"/>
         <source>Groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="424"/>
+        <location filename="../widgets/views/errorview.cpp" line="421"/>
         <source>groups</source>
         <translation>Gruppen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="424"/>
+        <location filename="../widgets/views/errorview.cpp" line="421"/>
         <source>%1 of %2 columns</source>
         <translation>%1 zu je %2 Spalten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="427"/>
+        <location filename="../widgets/views/errorview.cpp" line="424"/>
         <source>worst group (RMSE)</source>
         <translation>schlechteste Gruppe (RMSE)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="427"/>
+        <location filename="../widgets/views/errorview.cpp" line="424"/>
         <source>%1: %2</source>
         <translation>%1: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="442"/>
+        <location filename="../widgets/views/errorview.cpp" line="439"/>
         <source>Signed error, %1 bins</source>
         <translation>Vorzeichenbehafteter Fehler, %1 Klassen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="450"/>
+        <location filename="../widgets/views/errorview.cpp" line="447"/>
         <source>Error per group of %1 columns (click: select the group)</source>
         <translation>Fehler je Gruppe von %1 Spalten (Klick: Gruppe auswählen)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.h" line="38"/>
+        <location filename="../widgets/views/errorview.h" line="39"/>
         <source>Error</source>
         <translation>Fehler</translation>
     </message>
@@ -2314,7 +2314,7 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     <name>qsw::ScalesView</name>
     <message>
         <location filename="../widgets/views/scalesview.cpp" line="40"/>
-        <location filename="../widgets/views/scalesview.h" line="30"/>
+        <location filename="../widgets/views/scalesview.h" line="31"/>
         <source>Scales</source>
         <translation>Skalen</translation>
     </message>
@@ -2364,84 +2364,84 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <translation>k-Quants speichern eine Superblock-Skala d und kleine ganzzahlige Skalen pro Unterblock</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="94"/>
-        <location filename="../widgets/views/scalesview.cpp" line="142"/>
+        <location filename="../widgets/views/scalesview.cpp" line="88"/>
+        <location filename="../widgets/views/scalesview.cpp" line="135"/>
         <source>Select a quantized weight to see its scales.</source>
         <translation>Wählen Sie ein quantisiertes Gewicht, um seine Skalen zu sehen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="147"/>
+        <location filename="../widgets/views/scalesview.cpp" line="140"/>
         <source>&lt;b&gt;%1&lt;/b&gt; · %2</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; · %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="148"/>
+        <location filename="../widgets/views/scalesview.cpp" line="141"/>
         <source>%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; see the bit map for its encoding.</source>
         <translation>%1 ist als %2 gespeichert: ein Gleitkomma-Gewicht hat keine Skalen oder Nullpunkte. Jedes Element ist sein eigener Wert; seine Kodierung zeigt die Bitkarte.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="160"/>
+        <location filename="../widgets/views/scalesview.cpp" line="153"/>
         <source>Reading the scales of %1…</source>
         <translation>Lese die Skalen von %1…</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="162"/>
+        <location filename="../widgets/views/scalesview.cpp" line="155"/>
         <source>Reading scales of %1</source>
         <translation>Skalen von %1 lesen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="185"/>
+        <location filename="../widgets/views/scalesview.cpp" line="178"/>
         <source>one per %1 input columns</source>
         <translation>eine pro %1 Eingangsspalten</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="186"/>
+        <location filename="../widgets/views/scalesview.cpp" line="179"/>
         <source>one per group of %1 input columns, columns assigned by g_idx (act-order)</source>
         <translation>eine pro Gruppe von %1 Eingangsspalten, Spalten nach g_idx zugeordnet (act-order)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="187"/>
+        <location filename="../widgets/views/scalesview.cpp" line="180"/>
         <source>Showing %1 (%2)</source>
         <translation>Gezeigt: %1 (%2)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="189"/>
+        <location filename="../widgets/views/scalesview.cpp" line="182"/>
         <source> and %1</source>
         <translation> und %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="190"/>
+        <location filename="../widgets/views/scalesview.cpp" line="183"/>
         <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 rows × %4 groups&lt;br&gt;%5.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 Zeilen × %4 Gruppen&lt;br&gt;%5.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="216"/>
+        <location filename="../widgets/views/scalesview.cpp" line="209"/>
         <source> Decimated: each cell covers %1 groups × %2 rows.</source>
         <translation> Ausgedünnt: jede Zelle umfasst %1 Gruppen × %2 Zeilen.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="279"/>
+        <location filename="../widgets/views/scalesview.cpp" line="272"/>
         <source>group %1, row %2
 scale %3</source>
         <translation>Gruppe %1, Zeile %2
 Skala %3</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="281"/>
+        <location filename="../widgets/views/scalesview.cpp" line="274"/>
         <source>
 %1 %2</source>
         <translation>
 %1 %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="284"/>
+        <location filename="../widgets/views/scalesview.cpp" line="277"/>
         <source>
 first column %1</source>
         <translation>
 erste Spalte %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="288"/>
+        <location filename="../widgets/views/scalesview.cpp" line="281"/>
         <source>
 cell (%1 groups × %2 rows): %3</source>
         <translation>

@@ -422,6 +422,11 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     // One parallel pass over the kept errors: the default-range histogram and the values under
     // the rank keys.
     const bool binHere = !range.on();
+    // The default range's bin by one multiply (as the caller's range bins); a degenerate
+    // range puts every error in the middle bin, as binOf does.
+    const double binScale = s.signedError.hi > s.signedError.lo ? double(opt.bins) / (s.signedError.hi - s.signedError.lo) : 0;
+    const double binLo = s.signedError.lo;
+    const size_t lastBin = size_t(opt.bins) - 1, midBin = size_t(opt.bins) / 2;
     const uint64_t block = uint64_t(1) << 16, blocks = (keptCount + block - 1) / block;
     std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(team));
     std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(team));
@@ -441,8 +446,10 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             std::memcpy(&u, &e, 4);
             if (const uint8_t tg = targetOf[coarseKey(u)])
                 g[tg - 1].push_back(bitsFloat(u & 0x7FFFFFFFu));
-            if (binHere && std::isfinite(e))
-                ++h[binOf(s.signedError, e)];
+            if (binHere && std::isfinite(e)) {
+                const double pos = (double(e) - binLo) * binScale;
+                ++h[binScale == 0 ? midBin : pos <= 0 ? 0 : std::min(lastBin, size_t(pos))];
+            }
         }
     }
     if (binHere)

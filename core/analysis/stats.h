@@ -4,7 +4,8 @@
 // value/code/scale histograms without a reference.
 // Each weight streams in row chunks (dequantizeRows) in one pass, OpenMP across chunks, with
 // per-chunk partial sums reduced in chunk order (the figures do not depend on the thread
-// count). Memory stays constant apart from the |error| store for the percentiles (exact up
+// count); within a chunk each row's groups (or the row) are summed by an 8-lane scan
+// (valuescan.h: pairwise-style, at least as accurate as one running sum) and added in order. Memory stays constant apart from the |error| store for the percentiles (exact up
 // to kExactPercentileLimit values, see ErrorStats::percentilesExact) and the per-group scales.
 #include "container/checkpoint.h"
 #include "kernels/kernel.h"
@@ -35,12 +36,15 @@ struct ErrorStats {
     double rmse = 0, meanAbs = 0, maxAbs = 0;
     double meanSigned = 0;
     double sqnrDb = 0;              // 10 log10(sum ref^2 / sum err^2); +inf when the error is 0
-    double p50 = 0, p95 = 0, p99 = 0, p999 = 0; // of |error|, nearest-rank
-    // True: percentiles are exact (every |error| kept, ranks found by a radix histogram of the
-    // float bits). False: the weight had more than kExactPercentileLimit elements and a
+    double p50 = 0, p95 = 0, p99 = 0, p999 = 0; // of the finite |float(error)|, nearest-rank (NaN/Inf take no rank)
+    // True: percentiles are exact (every error kept; a 12-bit key histogram of |error| counted
+    // in the pass names the key holding each rank, and a selection over that key's values
+    // gives it). False: the weight had more than kExactPercentileLimit elements and a
     // fixed-stride sample of that many was used (for the default-range histogram too).
     bool percentilesExact = true;
-    Histogram signedError;          // [-maxAbs, maxAbs], or the caller's range (every element)
+    // [-maxAbs, maxAbs] (the largest finite |error| when one is infinite), or the caller's
+    // range (every element); finite errors only.
+    Histogram signedError;
     std::vector<GroupError> groups; // empty when the weight is not grouped
 };
 

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "formats/detect.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -65,12 +66,21 @@ uint32_t Checkpoint::addFile(std::shared_ptr<MappedFile> file)
 
 void Checkpoint::buildIndex()
 {
-    m_index.clear();
-    m_index.reserve(tensors.size());
-    for (size_t i = 0; i < tensors.size(); ++i) {
-        const auto& t = tensors[i];
-        if (!m_index.emplace(t.name, i).second)
-            fail(files.at(t.file), "duplicate tensor name '" + t.name + "'");
+    if (tensors.size() > UINT32_MAX)
+        fail(files.empty() ? path : files.front(), std::to_string(tensors.size()) + " tensors are more than can be indexed");
+    m_index.resize(tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i)
+        m_index[i] = static_cast<uint32_t>(i);
+    // Stable: of two tensors with one name, the earlier in file order is found first.
+    std::stable_sort(m_index.begin(), m_index.end(),
+                     [this](uint32_t a, uint32_t b) { return tensors[a].name < tensors[b].name; });
+    for (size_t k = 1; k < m_index.size(); ++k) {
+        const auto& t = tensors[m_index[k]];
+        if (t.name == tensors[m_index[k - 1]].name) {
+            const auto& first = tensors[std::min(m_index[k], m_index[k - 1])];
+            const auto& second = tensors[std::max(m_index[k], m_index[k - 1])];
+            fail(files.at(second.file), "duplicate tensor name '" + first.name + "'");
+        }
     }
 }
 
@@ -81,8 +91,9 @@ std::span<const uint8_t> Checkpoint::bytes(const TensorEntry& t) const
 
 int Checkpoint::indexOf(std::string_view name) const
 {
-    const auto it = m_index.find(std::string(name));
-    return it == m_index.end() ? -1 : static_cast<int>(it->second);
+    const auto it = std::lower_bound(m_index.begin(), m_index.end(), name,
+                                     [this](uint32_t i, std::string_view key) { return tensors[i].name < key; });
+    return it == m_index.end() || tensors[*it].name != name ? -1 : static_cast<int>(*it);
 }
 
 const TensorEntry* Checkpoint::find(std::string_view name) const

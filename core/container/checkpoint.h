@@ -83,7 +83,9 @@ public:
 
 private:
     std::vector<std::shared_ptr<MappedFile>> m_maps;
-    std::unordered_map<std::string, size_t> m_index;
+    // Tensor indices sorted by name: 4 bytes a tensor (a hash map of copied names cost ~100),
+    // and valid however `tensors` moves.
+    std::vector<uint32_t> m_index;
 };
 
 } // namespace qs

@@ -465,7 +465,6 @@ bool ggmlHasMin(std::string_view name)
 
 void Detector::detectGguf()
 {
-    m_out.reserve(m_ckpt.tensors.size()); // exactly one each: no doubling at the peak
     for (size_t i = 0; i < m_ckpt.tensors.size(); ++i) {
         const TensorEntry& t = T(i);
         LogicalWeight w;
@@ -490,6 +489,7 @@ void Detector::detectGguf()
         w.bits = f ? f->bits : 0;
         w.groupSize = info->blockWeights > 1 ? info->blockWeights : 0;
         w.symmetric = !ggmlHasMin(info->name);
+        w.params.reserve(3); // exactly: one allocation
         w.params["ggml_type"] = std::to_string(t.ggmlType);
         w.params["block_weights"] = std::to_string(info->blockWeights);
         w.params["block_bytes"] = std::to_string(info->blockBytes);
@@ -1360,33 +1360,56 @@ void Detector::detectGroup(const Group& g)
 
 std::vector<LogicalWeight> Detector::run()
 {
+    // At most one weight a tensor: no doubling at the peak (a reservation costs RSS as it fills).
+    m_out.reserve(m_ckpt.tensors.size());
     if (m_ckpt.container == Container::Gguf) {
         detectGguf();
         return std::move(m_out);
     }
-    std::vector<Group> groups;
-    std::unordered_map<std::string, size_t> byPrefix;
-    for (size_t i = 0; i < m_ckpt.tensors.size(); ++i) {
-        auto [prefix, suffix] = splitName(m_ckpt.tensors[i].name);
-        auto [it, fresh] = byPrefix.emplace(prefix, groups.size());
-        if (fresh)
-            groups.push_back({prefix, {}});
-        groups[it->second].members.emplace_back(std::move(suffix), i);
+    {
+        // Freed before the plain tensors become weights: the grouping (~250 bytes a tensor) and
+        // the full list of weights are never held together.
+        std::vector<Group> groups;
+        std::unordered_map<std::string, size_t> byPrefix;
+        for (size_t i = 0; i < m_ckpt.tensors.size(); ++i) {
+            auto [prefix, suffix] = splitName(m_ckpt.tensors[i].name);
+            auto [it, fresh] = byPrefix.emplace(prefix, groups.size());
+            if (fresh)
+                groups.push_back({prefix, {}});
+            groups[it->second].members.emplace_back(std::move(suffix), i);
+        }
+        for (const auto& g : groups)
+            detectGroup(g);
     }
-    for (const auto& g : groups)
-        detectGroup(g);
     for (size_t i = 0; i < m_ckpt.tensors.size(); ++i)
         if (!m_used[i])
             plain(i);
-    // File order of each weight's first member: a stable, familiar listing order.
-    const auto firstMember = [](const LogicalWeight& w) {
-        size_t m = SIZE_MAX;
-        for (const auto& [r, idx] : w.members)
-            m = std::min(m, idx);
-        return m;
-    };
-    std::stable_sort(m_out.begin(), m_out.end(),
-                     [&](const LogicalWeight& a, const LogicalWeight& b) { return firstMember(a) < firstMember(b); });
+    // File order of each weight's first member: a stable, familiar listing order. Sorted as a
+    // permutation applied in place: std::stable_sort would copy half the weights aside.
+    std::vector<size_t> first(m_out.size(), SIZE_MAX);
+    for (size_t i = 0; i < m_out.size(); ++i)
+        for (const auto& [r, idx] : m_out[i].members)
+            first[i] = std::min(first[i], idx);
+    if (std::is_sorted(first.begin(), first.end()))
+        return std::move(m_out);
+    std::vector<size_t> from(m_out.size()); // position k receives the weight now at from[k]
+    for (size_t i = 0; i < from.size(); ++i)
+        from[i] = i;
+    std::stable_sort(from.begin(), from.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+    for (size_t i = 0; i < from.size(); ++i) {
+        if (from[i] == i)
+            continue;
+        LogicalWeight held = std::move(m_out[i]);
+        size_t j = i;
+        while (from[j] != i) {
+            const size_t next = from[j];
+            m_out[j] = std::move(m_out[next]);
+            from[j] = j;
+            j = next;
+        }
+        m_out[j] = std::move(held);
+        from[j] = j;
+    }
     return std::move(m_out);
 }
 

@@ -1,6 +1,40 @@
 #include "formats/logicalweight.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace qs {
+
+namespace {
+
+bool keyLess(const WeightParams::value_type& item, std::string_view key)
+{
+    return item.first < key;
+}
+
+} // namespace
+
+std::string& WeightParams::operator[](std::string_view key)
+{
+    const auto it = std::lower_bound(m_items.begin(), m_items.end(), key, keyLess);
+    if (it != m_items.end() && it->first == key)
+        return it->second;
+    return m_items.insert(it, {std::string(key), std::string()})->second;
+}
+
+const std::string& WeightParams::at(std::string_view key) const
+{
+    const auto it = find(key);
+    if (it == end())
+        throw std::out_of_range("no parameter '" + std::string(key) + "'");
+    return it->second;
+}
+
+WeightParams::const_iterator WeightParams::find(std::string_view key) const
+{
+    const auto it = std::lower_bound(m_items.begin(), m_items.end(), key, keyLess);
+    return it != m_items.end() && it->first == key ? it : m_items.end();
+}
 
 uint64_t LogicalWeight::inFeatures() const
 {

@@ -323,6 +323,7 @@ private slots:
     void hostileShapes();
     void formatRegistry();
     void parseFormatIds();
+    void paramsFlatMap();
 };
 
 void TestDetect::fixtureWeight_data()
@@ -436,6 +437,10 @@ void TestDetect::ggufFixture()
         QCOMPARE(w->bitsPerWeight(), double(t->blockBytes) * 8.0 / double(t->blockWeights));
         QCOMPARE(w->groupSize, t->blockWeights > 1 ? int64_t(t->blockWeights) : int64_t(0));
         QVERIFY(w->notes.empty());
+        QCOMPARE(w->params.size(), size_t(3));
+        QCOMPARE(w->params.at("ggml_type"), std::to_string(t->id));
+        QCOMPARE(w->params.at("block_weights"), std::to_string(t->blockWeights));
+        QCOMPARE(w->params.at("block_bytes"), std::to_string(t->blockBytes));
     }
     QCOMPARE(ckpt->findWeight("synthetic.q4_0")->bitsPerWeight(), 4.5);
     QCOMPARE(ckpt->findWeight("synthetic.q4_0")->bits, 4);
@@ -1096,6 +1101,28 @@ void TestDetect::parseFormatIds()
     }
     QVERIFY_THROWS_EXCEPTION(Error, parseFormatId("unknown"));
     QVERIFY_THROWS_EXCEPTION(Error, parseFormatId(""));
+}
+
+// LogicalWeight::params: a sorted flat map with std::map's calls.
+void TestDetect::paramsFlatMap()
+{
+    WeightParams p;
+    QVERIFY(p.empty());
+    p["zero_test"] = "v1";
+    p["ct_format"] = "pack-quantized";
+    p["mode"] = "affine";
+    p["ct_format"] += "!"; // an existing key: the same entry
+    QCOMPARE(p.size(), size_t(3));
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : p)
+        keys.push_back(k);
+    QCOMPARE(keys, (std::vector<std::string>{"ct_format", "mode", "zero_test"}));
+    QCOMPARE(p.at("ct_format"), std::string("pack-quantized!"));
+    QCOMPARE(p.count("mode"), size_t(1));
+    QCOMPARE(p.count("mod"), size_t(0));
+    QVERIFY(p.find("zero") == p.end());
+    QCOMPARE(p.find("zero_test")->second, std::string("v1"));
+    QVERIFY_THROWS_EXCEPTION(std::out_of_range, p.at("absent"));
 }
 
 QTEST_GUILESS_MAIN(TestDetect)

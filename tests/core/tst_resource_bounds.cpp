@@ -120,9 +120,11 @@ QByteArray safetensorsHeader(const QByteArray& json, uint64_t claimed = 0)
     return Bytes{}.put<uint64_t>(std::max<uint64_t>(claimed, uint64_t(json.size()))).raw(json).b;
 }
 
-// Peak-RSS bound for opening 200,000 tensors: about 225 MiB measured (~1.1 KiB a tensor, most
-// of it the detected weights: a LogicalWeight with its params map and evidence each).
-constexpr int kManyBoundMiB = 300;
+// Peak-RSS bound for opening 200,000 tensors. Measured: GGUF 167 MiB (~0.85 KiB a tensor: the
+// record, and the detected weight with its params and evidence), unknown types 203 MiB (their
+// notes), safetensors 139 MiB. Before the lean records (a hash-map name index, std::map
+// params, detection's grouping held to the end): 218, 228 and 230 MiB.
+constexpr int kManyBoundMiB = 256;
 
 class TestResourceBounds : public QObject {
     Q_OBJECT
@@ -181,20 +183,21 @@ private slots:
             << "e.safetensors" << safetensorsHeader(tiny) << 0ll << false << "" << 64;
         // Valid-looking headers of 200,000 small tensors with llama.cpp-style names: what listing
         // and detecting costs per tensor once accepted (the records, the name index, the weights).
-        constexpr int kMany = 200000;
+        // ASan (which cannot measure RSS) checks that they open at a tenth of the count.
+        constexpr int kMany = qstest::kAsan ? 20000 : 200000;
         Bytes g = Bytes{}.gguf(kMany, 0);
         for (int i = 0; i < kMany; ++i)
             g.str("blk." + QByteArray::number(i) + ".ffn_down.weight").put<uint32_t>(1).put<uint64_t>(8).put<uint32_t>(0)
                 .put<uint64_t>(uint64_t(i) * 32);
         const qint64 ggufData = (g.b.size() + 31) / 32 * 32;
-        QTest::addRow("GGUF 200000 tensors (accepted)")
+        QTest::addRow("GGUF %d tensors (accepted)", kMany)
             << "big.gguf" << g.b << ggufData + qint64(kMany) * 32 << false << "" << kManyBoundMiB;
         // Tensors of a type we cannot size extend to the next offset: found in one pass, not
         // by a scan per tensor over all that share its offset (minutes at this count).
         Bytes u = Bytes{}.gguf(kMany, 0);
         for (int i = 0; i < kMany; ++i)
             u.str("blk." + QByteArray::number(i) + ".unknown").put<uint32_t>(1).put<uint64_t>(8).put<uint32_t>(99).put<uint64_t>(0);
-        QTest::addRow("GGUF 200000 tensors of an unknown type at one offset (accepted)")
+        QTest::addRow("GGUF %d tensors of an unknown type at one offset (accepted)", kMany)
             << "unknown.gguf" << u.b << (u.b.size() + 31) / 32 * 32 + 64 << false << "" << kManyBoundMiB;
         QByteArray st = "{";
         for (int i = 0; i < kMany; ++i)
@@ -202,7 +205,7 @@ private slots:
                   "\"shape\":[8],\"data_offsets\":[" + QByteArray::number(qint64(i) * 32) + ","
                   + QByteArray::number(qint64(i) * 32 + 32) + "]}";
         st += "}";
-        QTest::addRow("safetensors 200000 tensors (accepted)")
+        QTest::addRow("safetensors %d tensors (accepted)", kMany)
             << "big.safetensors" << safetensorsHeader(st) << 8 + st.size() + qint64(kMany) * 32 << false << ""
             << kManyBoundMiB;
         QTest::addRow("index of nested arrays")

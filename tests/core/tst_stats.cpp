@@ -589,8 +589,26 @@ private slots:
         QVERIFY(ref);
         const std::vector<double> want = expectedPercentiles(q, r);
         uint64_t finite = 0;
-        for (size_t i = 0; i < q.size(); ++i)
-            finite += std::isfinite(double(q[i]) - double(r[i]));
+        double hi = 0, finiteHi = 0;
+        for (size_t i = 0; i < q.size(); ++i) {
+            const double e = double(q[i]) - double(r[i]);
+            finite += std::isfinite(e);
+            hi = std::max(hi, std::fabs(e));
+            if (std::isfinite(e))
+                finiteHi = std::max(finiteHi, double(std::fabs(float(e))));
+        }
+        // The default-range signed histogram: [-hi, hi] (the largest finite |error| when one is
+        // infinite), each finite float(e) binned by one multiply.
+        if (!std::isfinite(hi))
+            hi = finiteHi;
+        std::vector<uint64_t> bins(7, 0);
+        for (size_t i = 0; i < q.size(); ++i) {
+            const float e = float(double(q[i]) - double(r[i]));
+            if (!std::isfinite(e))
+                continue;
+            const double pos = (double(e) + hi) * (7.0 / (2 * hi));
+            ++bins[hi > 0 ? (pos <= 0 ? 0 : std::min<size_t>(6, size_t(pos))) : 3];
+        }
         for (const SimdPath path : {SimdPath::Scalar, bestSimdPath()})
             for (const int threads : {1, 2}) {
                 StatsOptions opt;
@@ -609,6 +627,8 @@ private slots:
                                                                       .arg(QString::fromLatin1(simdPathName(path)))
                                                                       .arg(threads)));
                 QCOMPARE(c.error.signedError.total(), finite);
+                QCOMPARE(c.error.signedError.hi, hi);
+                QCOMPARE(c.error.signedError.counts, bins);
             }
     }
 

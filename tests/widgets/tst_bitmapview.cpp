@@ -2,7 +2,7 @@
 // there, for GPTQ-4, GPTQ-3 (both pieces of a straddling code), AWQ, Q4_0 and Q6_K, in stored
 // and logical order; hovering reaches the context and selection from another view scrolls
 // to the element; a 10-million-word tensor paints only what is visible; screenshots are
-// not blank.
+// not blank; the default cell is wide enough to number every bit.
 #include "views/bitmapcanvas.h"
 #include "views/bitmapview.h"
 #include "snapshot.h"
@@ -66,7 +66,24 @@ private slots:
     void toggleAndScreenshots();
     void formatWithoutSpec();
     void tenMillionWords();
+    void defaultCellNumbersEveryBit();
 };
+
+// At the default zoom the header numbers each bit (31, 30, ... 0), not every fourth, and a
+// whole 32-bit word still fits the view at 1400 pixels.
+void TestBitMapView::defaultCellNumbersEveryBit()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    QVERIFY(canvas->storedOrder());
+    const int twoDigits = canvas->fontMetrics().horizontalAdvance(QStringLiteral("00"));
+    QCOMPARE_GE(canvas->cellSize(), twoDigits + 2);
+    QCOMPARE(canvas->bitLabelStep(), 1);
+    QCOMPARE_GE(canvas->viewport()->width(), 32 * canvas->cellSize());
+    canvas->setCellSize(6);
+    QCOMPARE(canvas->bitLabelStep(), twoDigits <= 24 ? 4 : 8);
+}
 
 void TestBitMapView::hitTesting_data()
 {

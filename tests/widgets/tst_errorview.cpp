@@ -147,6 +147,31 @@ private slots:
         QCOMPARE(f.view.result()->error.maxAbs, want.error.maxAbs);
     }
 
+    // The per-group chart spans the groups core's comparison reports: ggml blocks, bnb blocks
+    // of 64, or the affine group.
+    void requantizedGroupsMatchCore_data()
+    {
+        QTest::addColumn<int>("target");
+        QTest::addColumn<int>("groupSize");
+        QTest::addRow("GGUF Q8_0") << 1 << 32;
+        QTest::addRow("GGUF Q4_K") << 4 << 256;
+        QTest::addRow("GPTQ 4-bit g32") << 10 << 32;
+        QTest::addRow("bitsandbytes NF4") << 15 << 64;
+    }
+    void requantizedGroupsMatchCore()
+    {
+        QFETCH(int, target);
+        QFETCH(int, groupSize);
+        Fixture f(fixtureModel(QStringLiteral("gptq-w4-g128-sym"))); // K = 256
+        const int index = firstQuantized(*f.ckpt);
+        QCOMPARE(f.ckpt->weights[size_t(index)].inFeatures(), uint64_t(256));
+        f.view.setRequantizeTarget(target);
+        QVERIFY(f.select(index));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        QCOMPARE(f.view.groupSize(), uint64_t(groupSize) < 256 ? uint64_t(groupSize) : 0);
+        QCOMPARE(f.view.result()->error.groups.size(), size_t(256 / groupSize > 1 ? 256 / groupSize : 0));
+    }
+
     void longJobKeepsEventLoopAndCancels()
     {
         // A 4096 x 8192 f16 weight: requantizing and comparing it takes a while.

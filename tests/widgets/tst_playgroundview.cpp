@@ -38,6 +38,33 @@ int distinctColours(const QImage& image)
     return int(colours.size());
 }
 
+// The demo in a shown main window with model.layers.1.mlp.up_proj ([256, 128]) selected and
+// the playground quantizing one of its rows for a target.
+struct DemoRow {
+    MainWindow window{MainWindow::Options{false}};
+    PlaygroundView* view = nullptr;
+
+    // False, with `error` saying which step failed, when the row could not be shown.
+    bool load(qs::AffineTarget target, int row, QString* error)
+    {
+        window.resize(1600, 1000);
+        window.show();
+        window.openDemo();
+        if (!QTest::qWaitFor([&] { return window.snapshot() != nullptr; }, 20000))
+            return *error = QStringLiteral("the demo did not open"), false;
+        if (!window.selectWeight(QStringLiteral("model.layers.1.mlp.up_proj")) || !window.showView(QStringLiteral("playground")))
+            return *error = QStringLiteral("no up_proj or no playground view"), false;
+        view = qobject_cast<PlaygroundView*>(window.analysisView(QStringLiteral("playground")));
+        view->setSource(PlaygroundView::Source::WeightRow);
+        view->setTarget(target);
+        view->setRow(row);
+        view->recompute();
+        if (!window.waitForIdle(20000) || !view->result())
+            return *error = QStringLiteral("no result: ") + view->errorText(), false;
+        return QTest::qWaitForWindowExposed(&window) || (*error = QStringLiteral("not exposed"), false);
+    }
+};
+
 } // namespace
 
 class TestPlaygroundView : public QObject {
@@ -128,19 +155,12 @@ void TestPlaygroundView::showsCoreNumbers()
 
 void TestPlaygroundView::weightRowComesFromDequantizer()
 {
-    MainWindow window(MainWindow::Options{false});
-    window.openDemo();
-    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 20000);
-    QVERIFY(window.selectWeight(QStringLiteral("model.layers.1.mlp.up_proj")));
-    auto* view = qobject_cast<PlaygroundView*>(window.analysisView(QStringLiteral("playground")));
-    QVERIFY(view);
-    view->setSource(PlaygroundView::Source::WeightRow);
-    view->setTarget(qs::AffineTarget::GptqV2);
-    view->setRow(7);
-    view->recompute();
-    QVERIFY(window.waitForIdle(20000));
+    DemoRow demo;
+    QString error;
+    QVERIFY2(demo.load(qs::AffineTarget::GptqV2, 7, &error), qPrintable(error));
+    MainWindow& window = demo.window;
+    PlaygroundView* view = demo.view;
     const auto r = view->result();
-    QVERIFY2(r, qPrintable(view->errorText()));
     const auto ckpt = window.checkpoint();
     const qs::LogicalWeight& weight = ckpt->weights[size_t(window.selectedWeight())];
     std::vector<float> row(weight.inFeatures());
@@ -242,28 +262,17 @@ void TestPlaygroundView::hoverLinksToWeight()
 {
     QFETCH(qs::AffineTarget, target);
     QFETCH(int, row);
-    MainWindow window(MainWindow::Options{false});
-    window.resize(1600, 1000);
-    window.show();
-    window.openDemo();
-    QTRY_VERIFY_WITH_TIMEOUT(window.snapshot() != nullptr, 20000);
-    QVERIFY(window.selectWeight(QStringLiteral("model.layers.1.mlp.up_proj"))); // [256, 128]
-    QVERIFY(window.showView(QStringLiteral("playground")));
-    auto* view = qobject_cast<PlaygroundView*>(window.analysisView(QStringLiteral("playground")));
-    QVERIFY(view);
-    view->setSource(PlaygroundView::Source::WeightRow);
-    view->setTarget(target);
-    view->setRow(row);
-    view->recompute();
-    QVERIFY(window.waitForIdle(20000));
-    QVERIFY2(view->result(), qPrintable(view->errorText()));
+    DemoRow demo;
+    QString error;
+    QVERIFY2(demo.load(target, row, &error), qPrintable(error));
+    MainWindow& window = demo.window;
+    PlaygroundView* view = demo.view;
     ViewContext* context = window.viewContext();
     const int weight = window.selectedWeight();
     const uint64_t rows = 256;
 
     // Every field of every shown word: the mouse over it names its element.
     PlaygroundWords* words = view->words();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
     int fields = 0;
     std::set<std::pair<uint64_t, uint64_t>> seen;
     for (int y = 0; y < words->height(); y += 3)

@@ -38,6 +38,14 @@ BitMapCanvas::BitMapCanvas(QWidget* parent) : QAbstractScrollArea(parent)
     viewport()->setMouseTracking(true);
     setFrameShape(QFrame::NoFrame);
     verticalScrollBar()->setSingleStep(1);
+    // Wide enough to number every bit of a word in the header ("31" .. "0") at this font.
+    m_cell = std::clamp(fontMetrics().horizontalAdvance(QStringLiteral("00")) + 4, 12, 40);
+}
+
+int BitMapCanvas::bitLabelStep() const
+{
+    const int label = fontMetrics().horizontalAdvance(QStringLiteral("00"));
+    return m_cell >= label + 2 ? 1 : m_cell * 4 >= label ? 4 : 8;
 }
 
 BitMapCanvas::~BitMapCanvas() = default;
@@ -498,7 +506,7 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
     p.setClipRect(QRect(ax + gutter, ay, area.width() - gutter, header));
     if (m_stored) {
         const int W = int(m_map->wordBits());
-        const int step = m_cell >= fm.horizontalAdvance(QStringLiteral("00")) + 2 ? 1 : m_cell * 4 >= fm.horizontalAdvance(QStringLiteral("00")) ? 4 : 8;
+        const int step = bitLabelStep();
         for (uint64_t k = 0; k < m_wordsPerRow; ++k) {
             const int x0 = ax + gutter + int(k) * wordWidth() - scrollX;
             for (int b = 0; b < W; ++b) {

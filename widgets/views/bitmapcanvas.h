@@ -50,6 +50,9 @@ public:
     void setStoredOrder(bool stored);
     int cellSize() const { return m_cell; }
     void setCellSize(int pixels); // clamped to 3..40
+    // The header numbers every this many bits (1, 4 or 8): every bit once a cell is as wide
+    // as a two-digit number, which the default cell size is.
+    int bitLabelStep() const;
 
     // Linked elements: hovered (thin outline) and selected (thick outline) pieces.
     void setHovered(std::optional<std::pair<uint64_t, uint64_t>> element);

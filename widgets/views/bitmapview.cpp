@@ -1,6 +1,7 @@
 #include "bitmapview.h"
-#include "numbers.h"
 
+#include "messagestack.h"
+#include "numbers.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -18,7 +19,6 @@
 #include <QLocale>
 #include <QRegularExpression>
 #include <QSpinBox>
-#include <QStackedWidget>
 #include <QVBoxLayout>
 
 namespace qsw {
@@ -38,8 +38,8 @@ QString number(double v)
 } // namespace
 
 BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
-    : AnalysisView(ctx, parent), m_canvas(new BitMapCanvas(this)), m_stack(new QStackedWidget(this)),
-      m_message(new QLabel(this)), m_details(new QLabel(this)), m_summary(new QLabel(this)),
+    : AnalysisView(ctx, parent), m_canvas(new BitMapCanvas(this)), m_stack(new MessageStack(m_canvas, this)),
+      m_details(new QLabel(this)), m_summary(new QLabel(this)),
       m_order(new QComboBox(this)), m_zoom(new QSpinBox(this)), m_goTo(new QLineEdit(this))
 {
     setObjectName(viewName());
@@ -69,11 +69,7 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
     m_summary->setContentsMargins(8, 0, 8, 6);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setObjectName(QStringLiteral("bitmapMessage"));
-    m_stack->addWidget(m_canvas);
-    m_stack->addWidget(m_message);
+    m_stack->label()->setObjectName(QStringLiteral("bitmapMessage"));
 
     m_details->setObjectName(QStringLiteral("bitmapDetails"));
     m_details->setTextFormat(Qt::RichText);
@@ -149,7 +145,7 @@ void BitMapView::applyTheme()
     pal.setColor(QPalette::Window, t.alternate);
     pal.setColor(QPalette::WindowText, t.text);
     m_details->setPalette(pal);
-    m_message->setStyleSheet(QStringLiteral("color: %1").arg(t.mutedText.name()));
+    m_stack->label()->setStyleSheet(QStringLiteral("color: %1").arg(t.mutedText.name()));
     showElement(context()->hovered().isValid() ? context()->hovered() : context()->selected());
 }
 
@@ -179,13 +175,12 @@ void BitMapView::rebuild()
     }
     m_canvas->setLayout(context()->checkpoint(), m_map ? w : nullptr, m_map);
     if (!m_map) {
-        m_message->setText(problem);
-        m_stack->setCurrentWidget(m_message);
+        m_stack->showMessage(problem);
         m_summary->clear();
         m_details->setText(QString());
         return;
     }
-    m_stack->setCurrentWidget(m_canvas);
+    m_stack->showContent();
     const QLocale locale;
     const qs::LayoutParams& p = m_map->params();
     const QString tile = m_map->tileRows() == 0 ? tr("%1 elements").arg(m_map->tileCols())
@@ -256,7 +251,7 @@ QString BitMapView::detailsText() const
 
 QString BitMapView::messageText() const
 {
-    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+    return m_stack->message();
 }
 
 void BitMapView::showElement(const ElementRef& element)

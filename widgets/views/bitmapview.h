@@ -14,13 +14,14 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
-class QStackedWidget;
 
 namespace qs {
 class WordMap;
 }
 
 namespace qsw {
+
+class MessageStack;
 
 struct ElementRef;
 
@@ -54,9 +55,8 @@ private:
     void applyTheme();
 
     BitMapCanvas* m_canvas;
-    QStackedWidget* m_stack;
+    MessageStack* m_stack;
     QBoxLayout* m_body = nullptr;
-    QLabel* m_message;
     QLabel* m_details;
     QLabel* m_summary;
     QComboBox* m_order;

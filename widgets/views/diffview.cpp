@@ -29,6 +29,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <initializer_list>
+#include <iterator>
 #include <cmath>
 
 namespace qsw {
@@ -81,6 +83,18 @@ QTreeView* makeWeightList(QWidget* parent, WeightTreeModel* model, const QString
     view->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Stretch);
     view->header()->setStretchLastSection(false);
     return view;
+}
+
+// The widgets one above the other without margins, the last taking the spare height.
+QWidget* column(QWidget* parent, std::initializer_list<QWidget*> widgets, int spacing = 2)
+{
+    auto* box = new QWidget(parent);
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(spacing);
+    for (QWidget* w : widgets)
+        layout->addWidget(w, w == *std::prev(widgets.end()) ? 1 : 0);
+    return box;
 }
 
 } // namespace
@@ -310,18 +324,9 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     m_listB = makeWeightList(this, m_modelB, QStringLiteral("weightsB"));
     m_titleA = new QLabel(this);
     m_titleB = new QLabel(this);
-    auto side = [this](QLabel* title, QTreeView* list) {
-        auto* w = new QWidget(this);
-        auto* l = new QVBoxLayout(w);
-        l->setContentsMargins(0, 0, 0, 0);
-        l->setSpacing(2);
-        l->addWidget(title);
-        l->addWidget(list, 1);
-        return w;
-    };
     auto* lists = new QSplitter(Qt::Horizontal, this);
-    lists->addWidget(side(m_titleA, m_listA));
-    lists->addWidget(side(m_titleB, m_listB));
+    lists->addWidget(column(this, {m_titleA, m_listA}));
+    lists->addWidget(column(this, {m_titleB, m_listB}));
 
     m_mapCaption = new QLabel(this);
     m_mapCaption->setWordWrap(true);
@@ -342,12 +347,6 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     m_colorScale->axis()->setLabel(tr("|a − b| (max per cell)"));
     m_marker = new QCPItemRect(m_plot);
     m_marker->setVisible(false);
-    auto* mapBox = new QWidget(this);
-    auto* mapLayout = new QVBoxLayout(mapBox);
-    mapLayout->setContentsMargins(0, 0, 0, 0);
-    mapLayout->setSpacing(2);
-    mapLayout->addWidget(m_mapCaption);
-    mapLayout->addWidget(m_plot, 1);
 
     // core's warnings (GPTQ zero conventions mixed, ...) sit above the list they qualify.
     m_warningTitle = new QLabel(this);
@@ -356,12 +355,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     m_warningList->setWordWrap(true);
     m_warningList->setSelectionMode(QAbstractItemView::NoSelection);
     m_warningList->setMaximumHeight(5 * fontMetrics().lineSpacing() + 8);
-    m_warnings = new QWidget(this);
-    auto* warningLayout = new QVBoxLayout(m_warnings);
-    warningLayout->setContentsMargins(0, 0, 0, 0);
-    warningLayout->setSpacing(2);
-    warningLayout->addWidget(m_warningTitle);
-    warningLayout->addWidget(m_warningList);
+    m_warnings = column(this, {m_warningTitle, m_warningList});
     m_warnings->setVisible(false);
 
     m_model = new DiffListModel(this);
@@ -380,14 +374,8 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(lists);
-    split->addWidget(mapBox);
-    auto* listBox = new QWidget(this);
-    auto* listLayout = new QVBoxLayout(listBox);
-    listLayout->setContentsMargins(0, 0, 0, 0);
-    listLayout->setSpacing(4);
-    listLayout->addWidget(m_warnings);
-    listLayout->addWidget(m_table, 1);
-    split->addWidget(listBox);
+    split->addWidget(column(this, {m_mapCaption, m_plot}));
+    split->addWidget(column(this, {m_warnings, m_table}, 4));
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 4);
     split->setStretchFactor(2, 3);

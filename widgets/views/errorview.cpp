@@ -3,10 +3,12 @@
 #include "figures/errorhistogram.h"
 #include "figures/plottheme.h"
 #include "jobrunner.h"
+#include "messagestack.h"
 #include "numbers.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
+#include "container/ggmltype.h"
 #include "error.h"
 #include "formats/formatid.h"
 #include "kernels/kernel.h"
@@ -23,7 +25,6 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -49,6 +50,20 @@ qs::RequantizeSpec spec(const char* format, int bits = 4, uint64_t group = 128, 
     s.groupSize = group;
     s.symmetric = symmetric;
     return s;
+}
+
+// The groups compareRequantized reports its per-group error over: a ggml block (its size from
+// core's type table), a bitsandbytes block of 64 (RequantizeSpec's contract), or the affine
+// group, at most K. core returns no group size with the comparison.
+uint64_t requantizedGroupSize(const qs::RequantizeSpec& s, uint64_t K)
+{
+    if (s.format.rfind("gguf-", 0) == 0) {
+        const qs::GgmlTypeInfo* type = qs::ggmlTypeByName(std::string_view(s.format).substr(5));
+        return type ? type->blockWeights : 0;
+    }
+    if (s.format.rfind("bnb-", 0) == 0)
+        return 64;
+    return std::min<uint64_t>(s.groupSize, K);
 }
 
 } // namespace
@@ -125,13 +140,7 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     resultsLayout->setContentsMargins(0, 0, 0, 0);
     resultsLayout->addWidget(m_plots, 1);
     resultsLayout->addWidget(m_stats);
-    m_message = new QLabel(this);
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_stack = new QStackedWidget(this);
-    m_stack->addWidget(results);
-    m_stack->addWidget(m_message);
+    m_stack = new MessageStack(results, this);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_caption);
@@ -173,7 +182,7 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
 
 QString ErrorView::message() const
 {
-    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+    return m_stack->message();
 }
 
 QString ErrorView::statisticsText() const
@@ -237,8 +246,7 @@ void ErrorView::showEvent(QShowEvent* event)
 
 void ErrorView::showMessage(const QString& text)
 {
-    m_message->setText(text);
-    m_stack->setCurrentWidget(m_message);
+    m_stack->showMessage(text);
 }
 
 std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWeight& w, QString* label, QString* why) const
@@ -270,17 +278,6 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
               "open a float reference.")
                .arg(QString::fromStdString(w.name), QString::fromStdString(f));
     return std::nullopt;
-}
-
-uint64_t ErrorView::requantizedGroupSize(const qs::RequantizeSpec& s, uint64_t K)
-{
-    // The groups core's compareRequantized reports: ggml blocks, bitsandbytes blocks of 64,
-    // or the affine group size.
-    if (s.format.rfind("gguf-", 0) == 0)
-        return s.format.size() > 2 && s.format.compare(s.format.size() - 2, 2, "_k") == 0 ? 256 : 32;
-    if (s.format.rfind("bnb-", 0) == 0)
-        return 64;
-    return std::min<uint64_t>(s.groupSize, K);
 }
 
 QString ErrorView::cacheKey() const
@@ -428,7 +425,7 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     }
     t += QStringLiteral("</table>");
     m_stats->setText(t);
-    m_stack->setCurrentIndex(0);
+    m_stack->showContent();
     redraw();
 }
 
@@ -491,7 +488,7 @@ void ErrorView::updateGroupMarker()
 
 ElementRef ErrorView::groupElementAt(const QPointF& pixel) const
 {
-    if (!m_result || m_groupSize == 0 || !m_groupMarker || m_stack->currentIndex() != 0)
+    if (!m_result || m_groupSize == 0 || !m_groupMarker || m_stack->showsMessage())
         return {};
     QCPAxis* x = m_groupMarker->topLeft->keyAxis();
     if (!x->axisRect()->rect().contains(pixel.toPoint()))
@@ -512,7 +509,7 @@ void ErrorView::clickGroup(QMouseEvent* event)
 
 void ErrorView::renderExport(QPainter& painter, const QRect& target)
 {
-    if (m_stack->currentWidget() == m_message || !m_result) {
+    if (m_stack->showsMessage() || !m_result) {
         AnalysisView::renderExport(painter, target);
         return;
     }

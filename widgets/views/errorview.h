@@ -25,9 +25,10 @@ class QLabel;
 class QPushButton;
 class QSpinBox;
 class QSplitter;
-class QStackedWidget;
 
 namespace qsw {
+
+class MessageStack;
 
 class ErrorView : public AnalysisView {
     Q_OBJECT
@@ -81,7 +82,6 @@ private:
     void redraw();
     std::optional<qs::RequantizeSpec> requantizeSpec(const qs::LogicalWeight& w, QString* label, QString* why) const;
     QString cacheKey() const;
-    static uint64_t requantizedGroupSize(const qs::RequantizeSpec& spec, uint64_t K);
 
     QLabel* m_caption;
     QComboBox* m_reference;
@@ -89,12 +89,11 @@ private:
     QComboBox* m_target;
     QSpinBox* m_bins;
     QCheckBox* m_log;
-    QStackedWidget* m_stack;
+    MessageStack* m_stack;
     QSplitter* m_plots;
     QCustomPlot* m_histogram;
     QCustomPlot* m_groups;
     QLabel* m_stats;
-    QLabel* m_message;
     QCPBars* m_bars = nullptr;
     QCPItemRect* m_groupMarker = nullptr;
     int m_weight = -1;          // the weight m_result belongs to

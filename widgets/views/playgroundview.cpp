@@ -1,7 +1,7 @@
 #include "playgroundview.h"
-#include "numbers.h"
 
 #include "jobrunner.h"
+#include "numbers.h"
 #include "playgroundwords.h"
 #include "viewcontext.h"
 

@@ -1,8 +1,9 @@
 #include "scalesview.h"
-#include "numbers.h"
 
 #include "figures/plottheme.h"
 #include "jobrunner.h"
+#include "messagestack.h"
+#include "numbers.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -13,7 +14,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPointer>
-#include <QStackedWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -58,13 +58,7 @@ ScalesView::ScalesView(ViewContext* context, QWidget* parent) : AnalysisView(con
 
     m_plot = new QCustomPlot(this);
     m_plot->setMouseTracking(true);
-    m_message = new QLabel(this);
-    m_message->setAlignment(Qt::AlignCenter);
-    m_message->setWordWrap(true);
-    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_stack = new QStackedWidget(this);
-    m_stack->addWidget(m_plot);
-    m_stack->addWidget(m_message);
+    m_stack = new MessageStack(m_plot, this);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_caption);
@@ -96,7 +90,7 @@ ScalesView::ScalesView(ViewContext* context, QWidget* parent) : AnalysisView(con
 
 QString ScalesView::message() const
 {
-    return m_stack->currentWidget() == m_message ? m_message->text() : QString();
+    return m_stack->message();
 }
 
 void ScalesView::setField(ScaleField field)
@@ -125,8 +119,7 @@ void ScalesView::showEvent(QShowEvent* event)
 
 void ScalesView::showMessage(const QString& text)
 {
-    m_message->setText(text);
-    m_stack->setCurrentWidget(m_message);
+    m_stack->showMessage(text);
 }
 
 void ScalesView::reload()
@@ -215,7 +208,7 @@ void ScalesView::rebuild()
     if (g.rowStep > 1 || g.colStep > 1)
         caption += tr(" Decimated: each cell covers %1 groups × %2 rows.").arg(g.rowStep).arg(g.colStep);
     m_caption->setText(caption);
-    m_stack->setCurrentWidget(m_plot);
+    m_stack->showContent();
     updateSelection();
     if (m_plot->isVisible())
         m_plot->replot();
@@ -244,7 +237,7 @@ void ScalesView::updateSelection()
 
 bool ScalesView::cellAt(const QPointF& pixel, uint64_t* group, uint64_t* row) const
 {
-    if (!m_scales || !m_heatmap.map || m_stack->currentWidget() != m_plot)
+    if (!m_scales || !m_heatmap.map || m_stack->showsMessage())
         return false;
     QCPAxisRect* rect = m_heatmap.map->keyAxis()->axisRect();
     if (!rect->rect().contains(pixel.toPoint()))
@@ -302,7 +295,7 @@ void ScalesView::click(QMouseEvent* event)
 
 void ScalesView::renderExport(QPainter& painter, const QRect& target)
 {
-    if (m_stack->currentWidget() == m_plot)
+    if (!m_stack->showsMessage())
         paintPlot(m_plot, painter, target);
     else
         AnalysisView::renderExport(painter, target);

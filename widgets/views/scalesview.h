@@ -16,10 +16,11 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QMouseEvent;
-class QStackedWidget;
 class QCPItemRect;
 
 namespace qsw {
+
+class MessageStack;
 
 class ScalesView : public AnalysisView {
     Q_OBJECT
@@ -59,9 +60,8 @@ private:
     QComboBox* m_field;
     QComboBox* m_reduce;
     QComboBox* m_level;
-    QStackedWidget* m_stack;
+    MessageStack* m_stack;
     QCustomPlot* m_plot;
-    QLabel* m_message;
     QCPItemRect* m_marker = nullptr;
     ScaleHeatmap m_heatmap;
     int m_weight = -1;
