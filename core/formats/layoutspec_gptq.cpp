@@ -2,17 +2,13 @@
 // (spec safetensors-quant.md B.1, B.2, B.4). The locate() answers use the same index
 // arithmetic as the kernels in kernels/gptq.h, and tests read codes back through them.
 #include "formats/layoutspec.h"
+#include "intmath.h"
 
 #include "kernels/gptq.h"
 
 namespace qs {
 
 namespace {
-
-uint64_t ceilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
 
 // A `width`-bit field at stream bit `bit` of a column whose words are `stride` apart.
 uint8_t streamPieces(BitPiece* out, uint64_t bit, int width, uint64_t firstWord, uint64_t stride)

@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the layoutspec_<family>.cpp files.
 #include "formats/layoutspec.h"
+#include "intmath.h"
 
 #include <cstdint>
 #include <functional>
@@ -9,10 +10,7 @@
 
 namespace qs::layout {
 
-inline uint64_t ceilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
+using qs::ceilDiv;
 
 using ShapeFn = std::function<std::vector<uint64_t>(const LayoutParams&)>;
 

@@ -1,4 +1,5 @@
 #include "formats/wordmap.h"
+#include "intmath.h"
 
 #include "container/checkpoint.h"
 #include "error.h"
@@ -45,11 +46,6 @@ bool sameShape(const ElementLocation& a, const ElementLocation& b, uint64_t& str
             return false;
     }
     return true;
-}
-
-uint64_t ceilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
 }
 
 } // namespace

@@ -1,4 +1,5 @@
 #include "kernels/gptq.h"
+#include "intmath.h"
 
 #include "error.h"
 #include "kernels/bitstream.h"
@@ -24,11 +25,6 @@ uint16_t loadU16(const uint8_t* p)
     uint16_t v;
     std::memcpy(&v, p, 2);
     return v;
-}
-
-uint64_t ceilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
 }
 
 // a * b * c with overflow checks (shapes come from files).

@@ -2,6 +2,7 @@
 // oracle (bitstream.h) from the logical codes, so a reader that agrees with these packers
 // agrees with the oracle.
 #include "kernels/gptq.h"
+#include "intmath.h"
 
 #include "kernels/bitstream.h"
 
@@ -12,11 +13,6 @@
 namespace qs {
 
 namespace {
-
-uint64_t ceilDiv(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
 
 void checkSize(size_t got, uint64_t want, const char* what)
 {
