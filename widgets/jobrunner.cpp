@@ -125,13 +125,25 @@ int JobRunner::currentPermille() const
 
 bool JobRunner::waitForIdle(int timeoutMs)
 {
+    return waitUntilQuiet([this] { return isBusy(); }, timeoutMs);
+}
+
+bool JobRunner::waitUntilQuiet(const std::function<bool()>& busy, int timeoutMs)
+{
+    constexpr int kQuietRounds = 3;
     QElapsedTimer timer;
     timer.start();
-    while (isBusy() && timer.elapsed() < timeoutMs) {
+    int quiet = 0;
+    while (timer.elapsed() < timeoutMs) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        QThread::msleep(5);
+        if (busy()) {
+            quiet = 0;
+            QThread::msleep(5);
+        } else if (++quiet == kQuietRounds) {
+            return true;
+        }
     }
-    return !isBusy();
+    return false;
 }
 
 } // namespace qsw

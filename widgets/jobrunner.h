@@ -54,6 +54,10 @@ public:
     // Blocks (processing events) until idle or `timeoutMs` passes; true when idle. For
     // screenshots and tests.
     bool waitForIdle(int timeoutMs);
+    // Processes events until `busy` stays false across several rounds of event processing, or
+    // `timeoutMs` passes; true when quiet. A finished job may start the next one from a posted
+    // event or a zero timer, so one idle look is not enough.
+    static bool waitUntilQuiet(const std::function<bool()>& busy, int timeoutMs);
 
 signals:
     void started(const QString& key, const QString& title);

@@ -45,6 +45,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent>
 
+#include <algorithm>
 #include <new>
 
 #include <unistd.h>
@@ -420,23 +421,14 @@ bool MainWindow::isLoading() const
 
 bool MainWindow::isBusy() const
 {
-    return isLoading() || m_context->jobs()->isBusy();
+    return isLoading() || m_context->jobs()->isBusy()
+        || std::any_of(m_views.begin(), m_views.end(), [](const AnalysisView* v) { return v->hasPendingWork(); });
 }
 
 bool MainWindow::waitForIdle(int timeoutMs)
 {
-    QElapsedTimer timer;
-    timer.start();
-    // A finished load selects a weight, which may start jobs: wait for both in turn.
-    while (isBusy() && timer.elapsed() < timeoutMs) {
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        if (!isLoading())
-            m_context->jobs()->waitForIdle(int(std::max<qint64>(0, timeoutMs - timer.elapsed())));
-        else
-            QThread::msleep(5);
-    }
-    QCoreApplication::processEvents();
-    return !isBusy();
+    // A finished load selects a weight, which may start jobs and debounced recomputes.
+    return JobRunner::waitUntilQuiet([this] { return isBusy(); }, timeoutMs);
 }
 
 JobRunner* MainWindow::jobRunner() const

@@ -55,7 +55,7 @@ public:
     void openPath(const QString& path);
     void openDemo();
     bool isLoading() const;
-    // Loading or any background job running.
+    // Loading, any background job running, or a view's debounced work pending.
     bool isBusy() const;
     // Waits (processing events) until nothing runs in the background; false on timeout.
     bool waitForIdle(int timeoutMs);

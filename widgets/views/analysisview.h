@@ -24,6 +24,9 @@ public:
     // Paints the view into `target` for export. Vector views (QCustomPlot, QPainter diagrams)
     // override it so SVG and PDF stay vector; the default renders the widget.
     virtual void renderExport(QPainter& painter, const QRect& target);
+    // Work scheduled but not yet started as a job (a debounced recompute): the window counts it
+    // as busy, so "idle" for screenshots and tests means the view has settled.
+    virtual bool hasPendingWork() const { return false; }
 
 protected:
     ViewContext* context() const { return m_context; }

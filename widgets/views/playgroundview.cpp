@@ -445,6 +445,11 @@ void PlaygroundView::updateWeight()
         scheduleRecompute();
 }
 
+bool PlaygroundView::hasPendingWork() const
+{
+    return m_debounce->isActive();
+}
+
 void PlaygroundView::scheduleRecompute()
 {
     if (!m_building)

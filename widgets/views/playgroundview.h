@@ -37,6 +37,7 @@ public:
     QString title() const override;
     QSize exportSize() const override;
     void renderExport(QPainter& painter, const QRect& target) override;
+    bool hasPendingWork() const override;
 
     // The settings; each setter schedules a (debounced) recomputation.
     void setSource(Source source);
