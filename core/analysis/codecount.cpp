@@ -50,8 +50,8 @@ void countByElement(const PackedLinear& p, uint64_t r0, uint64_t r1, uint64_t k0
         }
 }
 
-// Rows [r0, r1) of a layout that packs `per` rows into each word along N ([outer][N / per]
-// words of `wordBytes`: AWQ GEMM): the whole words of the block's rows as bytes, the rows sharing a
+// Rows [r0, r1) of a layout that packs `per` rows into each unit along N ([outer][N / per]
+// units of `wordBytes`: AWQ GEMM words, Marlin tiles): the whole words of the block's rows as bytes, the rows sharing a
 // word with rows outside the block element by element.
 void countAlongN(const PackedLinear& p, uint64_t r0, uint64_t r1, uint64_t per, uint64_t outer, uint64_t wordBytes,
                  ByteCounts& bytes, std::vector<uint64_t>& counts)
@@ -115,8 +115,13 @@ void countCodes(const PackedLinear& p, uint64_t r0, uint64_t r1, std::vector<uin
         byteBits = 4;
         break;
     }
-    case PackedKind::GptqPlanar:
     case PackedKind::Marlin:
+        // [K/16, N*b/2] words: the 16 x 64 tile of k-tile row kt and columns 64c .. 64c+63 is
+        // the 32*b words from kt * N*b/2 + 32*b*c on (spec B.4).
+        countAlongN(p, r0, r1, 64, p.K / 16, 128 * uint64_t(p.bits), bytes, counts);
+        byteBits = p.bits;
+        break;
+    case PackedKind::GptqPlanar:
         countByElement(p, r0, r1, 0, p.K, counts);
         break;
     }

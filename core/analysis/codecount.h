@@ -1,9 +1,10 @@
 #pragma once
 // The code histogram of weightHistograms, a row block at a time: for the layouts whose
 // words hold whole codes of the block's rows only (GPTQ 2/4/8-bit, AWQ GEMM, GEMV,
-// GEMV_FAST), a byte histogram of those words split into the codes each byte holds (counting
-// needs no order); every other element (Marlin tiles, 3-bit streams, rows that share a word
-// with rows outside the block, padding words) through PackedLinear::codeAt.
+// GEMV_FAST, Marlin tiles of 64 rows), a byte histogram of those words split into the codes
+// each byte holds (counting needs no order); every other element (3-bit streams, planar
+// GPTQ, rows that share a word or tile with rows outside the block, padding) through
+// PackedLinear::codeAt.
 #include "kernels/gptq.h"
 
 #include <cstdint>

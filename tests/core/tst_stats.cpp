@@ -84,7 +84,7 @@ void checkCodeCounts(const PackedLinear& p)
 {
     const uint64_t N = p.N;
     const std::pair<uint64_t, uint64_t> blocks[] = {
-        {0, N}, {3, N - 5}, {5, 6}, {8, std::min<uint64_t>(16, N)}, {1, N}, {0, N - 1}, {N / 2, N}};
+        {0, N}, {3, N - 5}, {5, 6}, {8, std::min<uint64_t>(16, N)}, {1, N}, {0, N - 1}, {N / 2, N}, {N / 3, N}};
     for (const auto& [r0, r1] : blocks) {
         if (r0 >= r1)
             continue;
@@ -786,6 +786,8 @@ private slots:
         QTest::addRow("awq gemv_fast") << "gemv-fast" << 4 << 96 << 12;
         QTest::addRow("marlin 4-bit") << "marlin" << 4 << 32 << 64;
         QTest::addRow("marlin 8-bit") << "marlin" << 8 << 32 << 64;
+        QTest::addRow("marlin 4-bit N 192") << "marlin" << 4 << 48 << 192;
+        QTest::addRow("marlin 8-bit N 128") << "marlin" << 8 << 32 << 128;
     }
     void codeCountsSynthetic()
     {
