@@ -51,6 +51,18 @@ bool hasFlag(int argc, char** argv, std::initializer_list<const char*> names)
     return false;
 }
 
+// A usage error is reported like --help: without a display. The arguments are parsed once
+// here, before any application object exists, only to tell whether they are valid.
+bool validUsage(int argc, char** argv)
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    QCommandLineParser parser;
+    QString error;
+    return qsw::parseLaunchArguments(parser, arguments, &error).has_value();
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -59,8 +71,9 @@ int main(int argc, char** argv)
     // A screenshot needs no display.
     if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    // Help and version print text only: no display either (the parser exits before any window).
-    const bool textOnly = hasFlag(argc, argv, {"-h", "--help", "--help-all", "-?", "-v", "--version"});
+    // Help, version and usage errors print text only: no display either (the parser exits
+    // before any window).
+    const bool textOnly = hasFlag(argc, argv, {"-h", "--help", "--help-all", "-?", "-v", "--version"}) || !validUsage(argc, argv);
     std::unique_ptr<QCoreApplication> application = textOnly ? std::make_unique<QCoreApplication>(argc, argv)
                                                               : std::make_unique<QApplication>(argc, argv);
     QCoreApplication& app = *application;

@@ -1,5 +1,6 @@
 #include "analysis/stats.h"
 
+#include "analysis/codecount.h"
 #include "analysis/quantize_affine.h"
 #include "analysis/quantize_bnb.h"
 #include "analysis/quantize_ggml.h"
@@ -665,10 +666,10 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         double sum = 0, sumSq = 0;
     };
     const uint64_t rows = chunkRows(opt, K);
-    // About 16 Ki floats (64 KiB, in L2 on every x86 of the last decade), a multiple of 8 values.
+    // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values.
     const uint64_t sliceAlign = 8 / std::gcd<uint64_t>(K ? K : 8, 8);
     const uint64_t sliceRows =
-        std::min(rows, std::max(sliceAlign, (uint64_t(1) << 14) / std::max<uint64_t>(K, 1) / sliceAlign * sliceAlign));
+        std::min(rows, std::max(sliceAlign, (uint64_t(1) << 13) / std::max<uint64_t>(K, 1) / sliceAlign * sliceAlign));
     std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));
     const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     // Per thread: the bfloat16-bucket histogram (65536 keys), the caller's bins + below +
@@ -710,12 +711,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
             std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
             if (cc.empty())
                 cc.assign(size_t(1) << h.bits, 0);
-            for (uint64_t row = r0; row < r1; ++row)
-                for (uint64_t k = 0; k < K; ++k) {
-                    const uint32_t code = packed->codeAt(row, k);
-                    if (code < cc.size())
-                        ++cc[code];
-                }
+            countCodes(*packed, r0, r1, cc);
         }
         if (packed) {
             for (uint64_t g = 0; g < packed->groups; ++g)

@@ -8,6 +8,28 @@
 
 namespace qs::avx2 {
 
+namespace {
+
+// ++counts[idx[j]] for the eight indices, taken out two at a time through general registers:
+// a vector store reloaded as eight scalars waits on store forwarding and costs about twice as
+// much (bench_stats: 0.8 -> 0.45 ns per element on Zen 5).
+inline void countKeys(uint32_t* counts, __m256i idx)
+{
+    const __m128i lo = _mm256_castsi256_si128(idx), hi = _mm256_extracti128_si256(idx, 1);
+    const uint64_t a = uint64_t(_mm_cvtsi128_si64(lo)), b = uint64_t(_mm_extract_epi64(lo, 1));
+    const uint64_t c = uint64_t(_mm_cvtsi128_si64(hi)), d = uint64_t(_mm_extract_epi64(hi, 1));
+    ++counts[uint32_t(a)];
+    ++counts[a >> 32];
+    ++counts[uint32_t(b)];
+    ++counts[b >> 32];
+    ++counts[uint32_t(c)];
+    ++counts[c >> 32];
+    ++counts[uint32_t(d)];
+    ++counts[d >> 32];
+}
+
+} // namespace
+
 void scanValues(const float* v, uint64_t n, ValueLanes& L, uint32_t* split)
 {
     __m256d s0 = _mm256_loadu_pd(L.sum), s1 = _mm256_loadu_pd(L.sum + 4);
@@ -18,7 +40,6 @@ void scanValues(const float* v, uint64_t n, ValueLanes& L, uint32_t* split)
     const __m256i sign = _mm256_set1_epi32(int32_t(0x80000000u));
     static_assert(kKeySplit == 4);
     const __m256i copy = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
-    alignas(32) uint32_t keys[8];
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 x = _mm256_loadu_ps(v + i);
@@ -37,9 +58,7 @@ void scanValues(const float* v, uint64_t n, ValueLanes& L, uint32_t* split)
         const __m256i flip = _mm256_or_si256(_mm256_srai_epi32(u, 31), sign);
         // key * kKeySplit + i % kKeySplit: (key << 2) | (lane & 3)
         const __m256i key = _mm256_srli_epi32(_mm256_xor_si256(u, flip), 16);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(keys), _mm256_or_si256(_mm256_slli_epi32(key, 2), copy));
-        for (int j = 0; j < 8; ++j)
-            ++split[keys[j]];
+        countKeys(split, _mm256_or_si256(_mm256_slli_epi32(key, 2), copy));
     }
     _mm256_storeu_pd(L.sum, s0);
     _mm256_storeu_pd(L.sum + 4, s1);
@@ -95,13 +114,10 @@ void countCoarse(const float* e, uint64_t n, uint32_t* counts)
 {
     static_assert(kKeySplit == 4);
     const __m256i low = _mm256_set1_epi32(0x7FFFFFFF), copy = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
-    alignas(32) uint32_t keys[8];
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256i u = _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(e + i)), low);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(keys), _mm256_or_si256(_mm256_slli_epi32(_mm256_srli_epi32(u, 19), 2), copy));
-        for (int j = 0; j < 8; ++j)
-            ++counts[keys[j]];
+        countKeys(counts, _mm256_or_si256(_mm256_slli_epi32(_mm256_srli_epi32(u, 19), 2), copy));
     }
     qs::countCoarse(e + i, n - i, counts); // i is a multiple of 8: the copies line up
 }

@@ -2,6 +2,7 @@
 // rounding of our exact float32 values, checked element by element), and against the true float sources,
 // where the test recomputes RMSE, max, mean and the percentiles on its own from the full
 // dequantized weight and the source tensor.
+#include "analysis/codecount.h"
 #include "analysis/quantize_affine.h"
 #include "analysis/quantize_bnb.h"
 #include "analysis/quantize_ggml.h"
@@ -12,6 +13,7 @@
 #include "error.h"
 #include "kernels/dequant.h"
 #include "kernels/ggml.h"
+#include "kernels/gptq.h"
 #include "kernels/half.h"
 
 #include "testsupport.h"
@@ -75,6 +77,24 @@ std::vector<double> expectedPercentiles(const std::vector<float>& q, const std::
     for (double p : {0.5, 0.95, 0.99, 0.999})
         out.push_back(a.empty() ? 0.0 : rankOf(a, p));
     return out;
+}
+
+// countCodes on whole weights and on row blocks that cut packed words, against codeAt.
+void checkCodeCounts(const PackedLinear& p)
+{
+    const uint64_t N = p.N;
+    const std::pair<uint64_t, uint64_t> blocks[] = {
+        {0, N}, {3, N - 5}, {5, 6}, {8, std::min<uint64_t>(16, N)}, {1, N}, {0, N - 1}, {N / 2, N}, {N / 3, N}};
+    for (const auto& [r0, r1] : blocks) {
+        if (r0 >= r1)
+            continue;
+        std::vector<uint64_t> expect(size_t(1) << p.bits, 0), got(expect.size(), 0);
+        for (uint64_t n = r0; n < r1; ++n)
+            for (uint64_t k = 0; k < p.K; ++k)
+                ++expect[p.codeAt(n, k)];
+        countCodes(p, r0, r1, got);
+        QCOMPARE(got, expect);
+    }
 }
 
 } // namespace
@@ -671,6 +691,156 @@ private slots:
         for (size_t i = 0; i < q.size(); ++i)
             mx = std::max(mx, std::fabs(double(q[i]) - double(r[i])));
         QCOMPARE(c.maxAbs, mx);
+    }
+
+    void valueScanAdversarial_data()
+    {
+        // Every key the scans count, on both paths, against a plain count of valueKey.
+        QTest::addColumn<Floats>("v");
+        const auto bits = [](uint32_t u) { return bitsToFloat(u); };
+        QTest::addRow("all equal") << Floats(1000, 0.5f);
+        QTest::addRow("all -0") << Floats(777, -0.0f);
+        Floats span, sub, zeros, special, edges;
+        uint32_t x = 99;
+        for (int e = 1; e <= 254; ++e)
+            for (uint32_t sign : {0u, 0x80000000u}) {
+                x = x * 1664525u + 1013904223u;
+                span.push_back(bits(sign | (uint32_t(e) << 23) | (x >> 9))); // 2^-126 .. 2^127
+            }
+        for (int i = 0; i < 300; ++i) {
+            x = x * 1664525u + 1013904223u;
+            sub.push_back(bits((x & 0x80000000u) | ((x >> 9) & 0x7FFFFFu))); // subnormals and zeros of both signs
+            zeros.push_back(i % 3 ? 0.0f : -0.0f);
+        }
+        for (float f : {std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+                        std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                        std::numeric_limits<float>::max(), -std::numeric_limits<float>::max(),
+                        std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min()})
+            for (int i = 0; i < 13; ++i)
+                special.push_back(f);
+        // Values on either side of key boundaries: the last float of a key and the first of the next.
+        for (uint32_t k : {0x3F80u, 0x3F7Fu, 0x0080u, 0x007Fu, 0x7F7Fu, 0x0000u, 0x8000u, 0xBF80u})
+            for (uint32_t low : {0x0000u, 0xFFFFu, 0x8000u})
+                edges.push_back(bits((k << 16) | low));
+        QTest::addRow("2^-126 .. 2^127, both signs") << span;
+        QTest::addRow("subnormals") << sub;
+        QTest::addRow("+0 and -0") << zeros;
+        QTest::addRow("NaN, Inf, max, denorm_min") << special;
+        QTest::addRow("key edges") << edges;
+    }
+    void valueScanAdversarial()
+    {
+        QFETCH(Floats, v);
+        std::vector<uint64_t> expect(kKeyCount, 0);
+        for (float f : v)
+            ++expect[valueKey(std::bit_cast<uint32_t>(f))];
+        ValueLanes a;
+        KeyCounts ka;
+        scanValues(v.data(), v.size(), a, ka.split.data());
+        KeyCounts kf = ka;
+        kf.flush();
+        QCOMPARE(kf.totals, expect);
+        if (bestSimdPath() != SimdPath::Avx2)
+            return;
+        ValueLanes b;
+        KeyCounts kb;
+        avx2::scanValues(v.data(), v.size(), b, kb.split.data());
+        QCOMPARE(kb.split, ka.split);
+        QCOMPARE(std::memcmp(a.sum, b.sum, sizeof a.sum), 0);
+        QCOMPARE(std::memcmp(a.sumSq, b.sumSq, sizeof a.sumSq), 0);
+        QCOMPARE(std::memcmp(a.lo, b.lo, sizeof a.lo), 0);
+        QCOMPARE(std::memcmp(a.hi, b.hi, sizeof a.hi), 0);
+    }
+
+    void codeCountsFixtures_data()
+    {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : kVariants)
+            QTest::addRow("%s", v) << QString::fromLatin1(v);
+    }
+    void codeCountsFixtures()
+    {
+        // Row blocks that start and end inside AWQ words of 8 rows, and whole weights.
+        QFETCH(QString, variant);
+        const auto ckpt = Checkpoint::open(fixturePath(variant + QStringLiteral("/model.safetensors")));
+        const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
+        QVERIFY(w);
+        const PackedLinear p = describePacked(WeightData{*ckpt, *w});
+        checkCodeCounts(p);
+    }
+
+    void codeCountsSynthetic_data()
+    {
+        // Every layout countCodes reads in words, with K that leaves partial words.
+        QTest::addColumn<QString>("layout");
+        QTest::addColumn<int>("bits");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("N");
+        QTest::addRow("gptq 2-bit K 100") << "gptq" << 2 << 100 << 20;
+        QTest::addRow("gptq 3-bit K 100") << "gptq" << 3 << 100 << 20;
+        QTest::addRow("gptq 4-bit K 100") << "gptq" << 4 << 100 << 20;
+        QTest::addRow("gptq 8-bit K 100") << "gptq" << 8 << 100 << 20;
+        QTest::addRow("gptq planar 4-bit") << "planar" << 4 << 96 << 32;
+        QTest::addRow("awq gemm K 100") << "gemm" << 4 << 100 << 24;
+        QTest::addRow("awq gemv K 100") << "gemv" << 4 << 100 << 20;
+        QTest::addRow("awq gemv_fast") << "gemv-fast" << 4 << 96 << 12;
+        QTest::addRow("marlin 4-bit") << "marlin" << 4 << 32 << 64;
+        QTest::addRow("marlin 8-bit") << "marlin" << 8 << 32 << 64;
+        QTest::addRow("marlin 4-bit N 192") << "marlin" << 4 << 48 << 192;
+        QTest::addRow("marlin 8-bit N 128") << "marlin" << 8 << 32 << 128;
+    }
+    void codeCountsSynthetic()
+    {
+        QFETCH(QString, layout);
+        QFETCH(int, bits);
+        QFETCH(int, K);
+        QFETCH(int, N);
+        const uint64_t k = uint64_t(K), n = uint64_t(N);
+        // Skewed codes (a run of the top code, then a ramp) so a miscounted word shows.
+        std::vector<uint8_t> codes(size_t(n * k));
+        uint32_t x = 5;
+        for (size_t i = 0; i < codes.size(); ++i) {
+            x = x * 1664525u + 1013904223u;
+            codes[i] = uint8_t(i % 7 == 0 ? (1u << bits) - 1u : (x >> 24) % (1u << bits));
+        }
+        const std::vector<int32_t> zeros(n, 1);
+        const std::vector<uint16_t> scales(n, 0x3C00);
+        PackedLinear p;
+        p.bits = bits;
+        p.K = k;
+        p.N = n;
+        p.groupSize = k;
+        p.groups = 1;
+        PackedOutput out;
+        if (layout == "gptq" || layout == "planar") {
+            out = packGptq(codes, zeros, scales, bits, k, n, 1, false, layout == "planar");
+            p.kind = layout == "planar" ? PackedKind::GptqPlanar : PackedKind::Gptq;
+        } else if (layout == "gemm") {
+            out = packAwqGemm(codes, zeros, scales, k, n, k);
+            p.kind = PackedKind::AwqGemm;
+        } else if (layout == "gemv") {
+            out = packAwqGemv(codes, zeros, scales, k, n, k);
+            p.kind = PackedKind::AwqGemv;
+            p.zeroWords = out.qzeros.shape.at(1);
+            p.scaleRows = out.scales.shape.at(1);
+        } else if (layout == "gemv-fast") {
+            out = packAwqGemvFast(codes, scales, scales, k, n, k);
+            p.kind = PackedKind::AwqGemvFast;
+            p.zeros = ZeroConvention::FloatBias;
+            p.scaleRows = out.scales.shape.at(0);
+        } else {
+            out = packMarlin(codes, scales, bits, k, n, 1);
+            p.kind = PackedKind::Marlin;
+            p.zeros = ZeroConvention::Implicit;
+        }
+        p.qweight = out.qweight.bytes;
+        p.qzeros = out.qzeros.bytes;
+        p.scales = out.scales.bytes;
+        p.validate();
+        for (uint64_t r = 0; r < n; ++r)
+            for (uint64_t c = 0; c < k; ++c)
+                QCOMPARE(p.codeAt(r, c), uint32_t(codes[size_t(r * k + c)]));
+        checkCodeCounts(p);
     }
 
     void shapeMismatchThrows()

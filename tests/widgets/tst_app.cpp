@@ -2,7 +2,7 @@
 // QPainter warning (also for `A --diff B`),
 // --lang de speaks German, a bad path exits 2 with the reader's message, and the
 // committed German translation has no unfinished entry and covers every tr() string
-// (lupdate over the sources), and --help/--version need no display.
+// (lupdate over the sources), and --help/--version and usage errors need no display.
 #include "testsupport.h"
 
 #include <QFileInfo>
@@ -54,6 +54,7 @@ private slots:
     void germanTranslationComplete();
     void helpNeedsNoDisplay_data();
     void helpNeedsNoDisplay();
+    void usageErrorNeedsNoDisplay();
     void everyTrStringHasGerman();
 
 private:
@@ -151,6 +152,15 @@ void TestApp::helpNeedsNoDisplay()
     const Run r = runApp({flag}, false);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY2(r.out.contains(needle), r.out.constData());
+}
+
+// A mistyped option over ssh gets the usage error and exit 2, not a platform-plugin abort.
+void TestApp::usageErrorNeedsNoDisplay()
+{
+    const Run r = runApp({QStringLiteral("--bogus")}, false);
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("bogus"), r.err.constData());
+    QVERIFY2(!r.err.contains("platform plugin"), r.err.constData());
 }
 
 // lupdate over the application's sources finds no string the committed German lacks.
