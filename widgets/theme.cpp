@@ -5,16 +5,17 @@
 
 namespace qsw {
 
-namespace {
-
-// Blends `a` towards `b` by t in [0, 1]; keeps derived colours readable on either palette.
 QColor mix(const QColor& a, const QColor& b, double t)
 {
     return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
                             float(a.blueF() * (1 - t) + b.blueF() * t));
 }
 
-} // namespace
+QColor withAlpha(QColor c, int alpha)
+{
+    c.setAlpha(alpha);
+    return c;
+}
 
 bool isDark(const QPalette& palette)
 {

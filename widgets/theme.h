@@ -40,5 +40,9 @@ QPalette darkPalette();
 QPalette lightPalette();
 // A palette is dark when its window colour has lightness below 128.
 bool isDark(const QPalette& palette);
+// Blends `a` towards `b` by t in [0, 1]; keeps derived colours readable on either palette.
+QColor mix(const QColor& a, const QColor& b, double t);
+// `c` with alpha `alpha` (0..255).
+QColor withAlpha(QColor c, int alpha);
 
 } // namespace qsw

@@ -26,14 +26,6 @@ QJsonValue finiteOrNull(double v)
     return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
 }
 
-QJsonArray shapeJson(const std::vector<uint64_t>& s)
-{
-    QJsonArray a;
-    for (uint64_t d : s)
-        a.append(qint64(d));
-    return a;
-}
-
 QJsonArray namesJson(const std::vector<std::string>& names)
 {
     QJsonArray a;
@@ -42,7 +34,7 @@ QJsonArray namesJson(const std::vector<std::string>& names)
     return a;
 }
 
-std::string shapeText(const std::vector<uint64_t>& s)
+std::string dimsText(const std::vector<uint64_t>& s)
 {
     std::string t;
     for (size_t i = 0; i < s.size(); ++i)
@@ -167,7 +159,7 @@ int runDiff(const QStringList& args)
         const std::string name = d.nameA == d.nameB ? d.nameA : d.nameA + " <-> " + d.nameB;
         std::printf("%-4s %s [%s] %s vs %s: max|a-b| %.6g at (%llu, %llu), rmse %.6g, rel %.4g, cos %.8f, sqnr %.2f dB, "
                     "%llu of %llu differ%s%s%s\n",
-                    d.pass ? "ok" : "FAIL", name.c_str(), shapeText(d.shape).c_str(), d.formatA.c_str(), d.formatB.c_str(),
+                    d.pass ? "ok" : "FAIL", name.c_str(), dimsText(d.shape).c_str(), d.formatA.c_str(), d.formatB.c_str(),
                     d.maxAbs, static_cast<unsigned long long>(d.maxRow), static_cast<unsigned long long>(d.maxCol), d.rmse,
                     d.relativeError, d.cosine, d.sqnrDb, static_cast<unsigned long long>(d.differing),
                     static_cast<unsigned long long>(d.count),
@@ -175,8 +167,8 @@ int runDiff(const QStringList& args)
                     d.note.empty() ? "" : "; ", d.note.c_str());
     }
     for (const qs::ShapeMismatch& m : r.shapeMismatches)
-        std::printf("SHAPE %s [%s] vs %s [%s]\n", m.nameA.c_str(), shapeText(m.shapeA).c_str(), m.nameB.c_str(),
-                    shapeText(m.shapeB).c_str());
+        std::printf("SHAPE %s [%s] vs %s [%s]\n", m.nameA.c_str(), dimsText(m.shapeA).c_str(), m.nameB.c_str(),
+                    dimsText(m.shapeB).c_str());
     for (const qs::SkippedPair& s : r.skipped)
         std::printf("skipped %s: %s\n", s.nameA.c_str(), s.reason.c_str());
     for (const std::string& w : r.warnings)

@@ -19,6 +19,14 @@
 #include <vector>
 
 namespace qscli {
+
+QJsonArray shapeJson(const std::vector<uint64_t>& shape)
+{
+    QJsonArray a;
+    for (uint64_t d : shape)
+        a.append(static_cast<qint64>(d));
+    return a;
+}
 namespace {
 
 // Arrays in metadata (a tokenizer's 150k strings) are cut to this many items in both outputs.
@@ -43,14 +51,6 @@ std::string fixed(double v, int digits)
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);
     return buf;
-}
-
-QJsonArray shapeJson(const std::vector<uint64_t>& shape)
-{
-    QJsonArray a;
-    for (uint64_t d : shape)
-        a.append(static_cast<qint64>(d));
-    return a;
 }
 
 QJsonValue scalarJson(const qs::MetaValue& v)

@@ -2,9 +2,12 @@
 // Each subcommand of quantscope-cli: parses its own arguments (args[0] is the command
 // name) and returns the process exit code: 0 ok, 1 failed check, 2 bad input or usage.
 #include <QCoreApplication>
+#include <QJsonArray>
 #include <QStringList>
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace qscli {
 
@@ -18,6 +21,8 @@ int runDiff(const QStringList& args);
 int runQuantize(const QStringList& args);
 int runRepack(const QStringList& args);
 int runReport(const QStringList& args);
+// A tensor shape as a JSON array of integers.
+QJsonArray shapeJson(const std::vector<uint64_t>& shape);
 // The application object of `report` (fonts for figures and PDF; offscreen unless set).
 std::unique_ptr<QCoreApplication> makeGuiApplication(int& argc, char** argv);
 

@@ -7,7 +7,6 @@ namespace qs {
 
 namespace {
 
-using layout::ceilDiv;
 using layout::tensor;
 
 // LayoutParams::groupSize carries the blocksize (flat elements per absmax); 0 = bnb's default 64.

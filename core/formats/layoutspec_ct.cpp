@@ -7,7 +7,6 @@ namespace qs {
 
 namespace {
 
-using layout::ceilDiv;
 using layout::tensor;
 
 // Codes per int32 word: floor(32 / b), the top 32 - pf*b bits unused.

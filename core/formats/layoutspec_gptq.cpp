@@ -1,14 +1,15 @@
 // Layout specs of GPTQ (v1, v2, planar), AWQ (GEMM, GEMV, GEMV_FAST) and Marlin
 // (spec safetensors-quant.md B.1, B.2, B.4). The locate() answers use the same index
 // arithmetic as the kernels in kernels/gptq.h, and tests read codes back through them.
-#include "formats/layoutspec.h"
-#include "intmath.h"
+#include "formats/layoutspec_util.h"
 
 #include "kernels/gptq.h"
 
 namespace qs {
 
 namespace {
+
+using layout::tensor;
 
 // A `width`-bit field at stream bit `bit` of a column whose words are `stride` apart.
 uint8_t streamPieces(BitPiece* out, uint64_t bit, int width, uint64_t firstWord, uint64_t stride)
@@ -36,13 +37,6 @@ uint8_t planarPieces(BitPiece* out, uint64_t index, int bits, uint64_t firstWord
         wordRow += uint64_t(w);
     }
     return count;
-}
-
-LayoutTensor tensor(std::string role, std::string dtype, std::string formula,
-                    std::function<std::vector<uint64_t>(const LayoutParams&)> shape, std::string meaning,
-                    bool optional = false)
-{
-    return {std::move(role), std::move(dtype), std::move(formula), std::move(shape), std::move(meaning), optional};
 }
 
 LayoutSpec gptq(bool v1, bool planar)

@@ -9,7 +9,6 @@ namespace qs {
 
 namespace {
 
-using layout::ceilDiv;
 using layout::tensor;
 
 uint64_t groupOf(const LayoutParams& p)

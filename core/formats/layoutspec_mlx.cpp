@@ -8,7 +8,6 @@ namespace qs {
 
 namespace {
 
-using layout::ceilDiv;
 using layout::tensor;
 
 struct Mode {

@@ -10,8 +10,6 @@
 
 namespace qs::layout {
 
-using qs::ceilDiv;
-
 using ShapeFn = std::function<std::vector<uint64_t>(const LayoutParams&)>;
 
 inline LayoutTensor tensor(std::string role, std::string dtype, std::string formula, ShapeFn shape, std::string meaning,

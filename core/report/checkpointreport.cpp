@@ -9,6 +9,7 @@
 #include "error.h"
 #include "formats/formatid.h"
 #include "kernels/dequant.h"
+#include "report/specmath.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,23 +20,6 @@
 namespace qs::report {
 
 namespace {
-
-std::string num(double v, int digits = 4)
-{
-    if (std::isinf(v))
-        return v > 0 ? "inf" : "-inf";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
-
-std::string shapeText(const std::vector<uint64_t>& s)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-}
 
 std::string bytesText(double b)
 {

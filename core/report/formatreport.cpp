@@ -14,21 +14,6 @@ namespace qs::report {
 
 namespace {
 
-std::string num(double v, int digits = 4)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-    return buf;
-}
-
-std::string shapeText(const std::vector<uint64_t>& s)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-}
-
 std::string withThousands(uint64_t v)
 {
     std::string s = std::to_string(v), out;

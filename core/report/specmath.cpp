@@ -4,7 +4,27 @@
 #include "error.h"
 #include "formats/formatid.h"
 
+#include <cmath>
+#include <cstdio>
+
 namespace qs::report {
+
+std::string num(double v, int digits)
+{
+    if (std::isinf(v))
+        return v > 0 ? "inf" : "-inf";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
+std::string shapeText(const std::vector<uint64_t>& shape)
+{
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
 
 const GgmlTypeInfo* ggmlTypeOfSpec(const LayoutSpec& spec)
 {

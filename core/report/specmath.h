@@ -1,6 +1,6 @@
 #pragma once
-// Small shared helpers of the report builders: the bytes a spec's tensor occupies and the
-// ggml type behind a gguf-* spec.
+// Small shared helpers of the report builders: the bytes a spec's tensor occupies, the ggml
+// type behind a gguf-* spec, and how numbers and shapes are written.
 #include "container/ggmltype.h"
 #include "formats/layoutspec.h"
 
@@ -15,5 +15,9 @@ uint64_t shapeProduct(const std::vector<uint64_t>& shape, const std::string& wha
 // Stored bytes of tensor `t` at `p` ("block" tensors count whole blocks).
 uint64_t tensorBytes(const LayoutSpec& spec, const LayoutTensor& t, const LayoutParams& p);
 const LayoutTensor* findTensor(const LayoutSpec& spec, std::string_view role);
+// `v` with `digits` significant digits (%g); "inf" / "-inf".
+std::string num(double v, int digits = 4);
+// "[4096, 11008]"
+std::string shapeText(const std::vector<uint64_t>& shape);
 
 } // namespace qs::report

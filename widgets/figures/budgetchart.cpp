@@ -17,12 +17,6 @@ class BudgetChartText {
 
 namespace {
 
-QColor withAlpha(QColor c, int alpha)
-{
-    c.setAlpha(alpha);
-    return c;
-}
-
 QCPBars* makeBars(QCPAxisRect* rect, const QColor& colour, const QString& name)
 {
     auto* bars = new QCPBars(rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom));

@@ -28,12 +28,6 @@ QCPAxisRect* resetPlot(QCustomPlot* plot, const QString& title)
     return rect;
 }
 
-QColor withAlpha(QColor c, int alpha)
-{
-    c.setAlpha(alpha);
-    return c;
-}
-
 } // namespace
 
 QCPBars* buildErrorHistogram(QCustomPlot* plot, const qs::Histogram& h, const ErrorHistogramOptions& options,

@@ -6,12 +6,6 @@ namespace qsw {
 
 namespace {
 
-QColor mix(const QColor& a, const QColor& b, double t)
-{
-    return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
-                            float(a.blueF() * (1 - t) + b.blueF() * t));
-}
-
 void styleAxis(QCPAxis* axis, const Theme& theme)
 {
     const QPen line(theme.mutedText, 1);

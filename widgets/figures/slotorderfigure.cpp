@@ -14,11 +14,11 @@ namespace qsw {
 
 namespace {
 
-constexpr double kMargin = 20, kTitle = 46, kBox = 34, kCurves = 120, kStrip = 30, kBelow = 40, kLegendLine = 18;
+constexpr double kBox = 34, kCurves = 120, kStrip = 30, kBelow = 40, kLegendLine = 18;
 constexpr size_t kMaxElements = 32;
 
 // A named context lupdate can see (a free Text::tr() wrapper hid these strings from it).
-class Text {
+class SlotText {
     Q_DECLARE_TR_FUNCTIONS(SlotOrderFigure)
 };
 
@@ -50,7 +50,7 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
 {
     SlotDiagram d;
     if (!spec.locate || p.K == 0 || p.N == 0) {
-        d.error = Text::tr("no layout to draw");
+        d.error = SlotText::tr("no layout to draw");
         return d;
     }
     std::vector<std::pair<uint64_t, uint64_t>> cands;
@@ -112,7 +112,7 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
     std::sort(d.words.begin(), d.words.end());
     d.words.erase(std::unique(d.words.begin(), d.words.end()), d.words.end());
     if (d.elements.empty())
-        d.error = Text::tr("no element fits the diagram");
+        d.error = SlotText::tr("no element fits the diagram");
     return d;
 }
 
@@ -136,8 +136,8 @@ QSizeF SlotOrderFigure::naturalSize() const
 {
     const double gaps = m_diagram.words.empty() ? 0 : double(m_diagram.words.size() - 1) * 26;
     const double strip = double(m_diagram.words.size() * size_t(m_diagram.wordBits)) * m_cell + gaps;
-    const double w = std::max(760.0, strip + 2 * kMargin);
-    return {w, kMargin + kTitle + kBox + kCurves + kStrip + kBelow + 3 * kLegendLine + kMargin};
+    const double w = std::max(760.0, strip + 2 * kFigureMargin);
+    return {w, kFigureMargin + kFigureTitle + kBox + kCurves + kStrip + kBelow + 3 * kLegendLine + kFigureMargin};
 }
 
 void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
@@ -154,17 +154,17 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     small.setPixelSize(10);
     painter.setFont(bold);
     painter.setPen(theme.text);
-    painter.drawText(QPointF(kMargin, kMargin + 14), QString::fromStdString(m_spec.name));
+    painter.drawText(QPointF(kFigureMargin, kFigureMargin + 14), QString::fromStdString(m_spec.name));
     painter.setFont(base);
     painter.setPen(theme.mutedText);
-    const QString order = m_spec.slotOrder.empty() ? Text::tr("natural") : [&] {
+    const QString order = m_spec.slotOrder.empty() ? SlotText::tr("natural") : [&] {
         QStringList l;
         for (int s : m_spec.slotOrder)
             l << QString::number(s);
         return l.join(QStringLiteral(", "));
     }();
-    painter.drawText(QPointF(kMargin, kMargin + 34),
-                     Text::tr("%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5")
+    painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34),
+                     SlotText::tr("%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5")
                          .arg(QString::fromStdString(m_spec.id))
                          .arg(m_params.bits)
                          .arg(QString::fromUtf8(qs::packAxisName(m_spec.packAxis).data()))
@@ -172,18 +172,18 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
                          .arg(order));
     if (!m_diagram.error.isEmpty()) {
         painter.setPen(theme.error);
-        painter.drawText(QPointF(kMargin, kMargin + kTitle + 20), m_diagram.error);
+        painter.drawText(QPointF(kFigureMargin, kFigureMargin + kFigureTitle + 20), m_diagram.error);
         painter.restore();
         return;
     }
 
     // Word positions along the strip; a wider gap with an ellipsis where indices jump.
-    const double stripY = kMargin + kTitle + kBox + kCurves;
+    const double stripY = kFigureMargin + kFigureTitle + kBox + kCurves;
     std::vector<double> wordX;
-    double x = kMargin;
+    double x = kFigureMargin;
     const double stripWidth = double(m_diagram.words.size() * size_t(m_diagram.wordBits)) * m_cell
         + (m_diagram.words.empty() ? 0 : double(m_diagram.words.size() - 1) * 26);
-    x += std::max(0.0, (size.width() - 2 * kMargin - stripWidth) / 2);
+    x += std::max(0.0, (size.width() - 2 * kFigureMargin - stripWidth) / 2);
     const double stripLeft = x;
     for (size_t i = 0; i < m_diagram.words.size(); ++i) {
         if (i) {
@@ -254,11 +254,11 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
                                  QString::number(b));
         painter.setPen(theme.text);
         painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop,
-                         Text::tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]));
+                         SlotText::tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]));
     }
 
     // Elements on top, curves to each piece.
-    const double topY = kMargin + kTitle;
+    const double topY = kFigureMargin + kFigureTitle;
     const double span = std::max(stripWidth, 600.0);
     const double left = stripLeft - (span - stripWidth) / 2;
     const double slotW = span / std::max(1, n);
@@ -288,7 +288,7 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
             painter.setFont(small);
             painter.setPen(theme.mutedText);
             painter.drawText(QRectF(box.left() - 4, topY - 1, box.width() + 8, 12), Qt::AlignHCenter | Qt::AlignTop,
-                             Text::tr("slot %1").arg(el.slot));
+                             SlotText::tr("slot %1").arg(el.slot));
         }
     }
 
@@ -296,20 +296,20 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     painter.setFont(base);
     painter.setPen(theme.mutedText);
     double ly = stripY + kStrip + kBelow;
-    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? Text::tr("n = output row") : m_spec.packAxis == qs::PackAxis::Block
-        ? Text::tr("element index within the block")
-        : Text::tr("k = input column, n = output row");
-    painter.drawText(QPointF(kMargin, ly += kLegendLine),
-                     Text::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.")
+    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? SlotText::tr("n = output row") : m_spec.packAxis == qs::PackAxis::Block
+        ? SlotText::tr("element index within the block")
+        : SlotText::tr("k = input column, n = output row");
+    painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
+                     SlotText::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.")
                          .arg(axis, m_diagram.tensor));
     bool split = false;
     for (const auto& el : m_diagram.elements)
         split = split || el.pieces.size() > 1;
     if (split)
-        painter.drawText(QPointF(kMargin, ly += kLegendLine),
-                         Text::tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
+        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
+                         SlotText::tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
     if (!m_spec.slotOrder.empty())
-        painter.drawText(QPointF(kMargin, ly += kLegendLine), Text::tr("Slot s holds the word's element order[s]: %1.").arg(order));
+        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine), SlotText::tr("Slot s holds the word's element order[s]: %1.").arg(order));
     painter.restore();
 }
 

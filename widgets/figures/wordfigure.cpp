@@ -12,11 +12,11 @@ namespace qsw {
 
 namespace {
 
-constexpr double kMargin = 20, kTitle = 46, kByteW = 44, kByteH = 28, kLegendLine = 20, kBitW = 28, kBitH = 40;
+constexpr double kByteW = 44, kByteH = 28, kFieldLine = 20, kBitW = 28, kBitH = 40;
 constexpr int kBytesPerRow = 16;
 
 // A named context lupdate can see (a free Text::tr() wrapper hid these strings from it).
-class Text {
+class WordText {
     Q_DECLARE_TR_FUNCTIONS(WordFigure)
 };
 
@@ -33,14 +33,14 @@ QSizeF WordFigure::naturalSize() const
 {
     if (isBlock()) {
         const int rows = int((m_blockBytes + kBytesPerRow - 1) / kBytesPerRow);
-        return {2 * kMargin + kBytesPerRow * kByteW + 60,
-                kMargin + kTitle + rows * (kByteH + 4) + 10 + double(m_spec.blockFields.size()) * kLegendLine + kMargin};
+        return {2 * kFigureMargin + kBytesPerRow * kByteW + 60,
+                kFigureMargin + kFigureTitle + rows * (kByteH + 4) + 10 + double(m_spec.blockFields.size()) * kFieldLine + kFigureMargin};
     }
     const int wordBits = m_diagram.wordBits;
     const size_t inWord = std::count_if(m_diagram.elements.begin(), m_diagram.elements.end(), [&](const SlotDiagram::Element& e) {
         return !m_diagram.words.empty() && std::any_of(e.pieces.begin(), e.pieces.end(), [&](const qs::BitPiece& p) { return p.word == m_diagram.words.front(); });
     });
-    return {std::max(640.0, 2 * kMargin + wordBits * kBitW), kMargin + kTitle + 18 + kBitH + 24 + double(inWord + 1) * kLegendLine + kMargin};
+    return {std::max(640.0, 2 * kFigureMargin + wordBits * kBitW), kFigureMargin + kFigureTitle + 18 + kBitH + 24 + double(inWord + 1) * kFieldLine + kFigureMargin};
 }
 
 void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
@@ -52,16 +52,16 @@ void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& the
     bold.setPixelSize(16);
     painter.setFont(bold);
     painter.setPen(theme.text);
-    painter.drawText(QPointF(kMargin, kMargin + 14), QString::fromStdString(m_spec.name));
+    painter.drawText(QPointF(kFigureMargin, kFigureMargin + 14), QString::fromStdString(m_spec.name));
     QFont base = painter.font();
     base.setBold(false);
     base.setPixelSize(12);
     painter.setFont(base);
     painter.setPen(theme.mutedText);
     if (isBlock())
-        painter.drawText(QPointF(kMargin, kMargin + 34), Text::tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
+        painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34), WordText::tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
     else
-        painter.drawText(QPointF(kMargin, kMargin + 34), Text::tr("One %1-bit word of %2, bit 0 (LSB) on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
+        painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34), WordText::tr("One %1-bit word of %2, bit 0 (LSB) on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
     if (isBlock())
         paintBlock(painter, theme);
     else
@@ -77,7 +77,7 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
     QFont label = base;
     label.setPixelSize(11);
     label.setBold(true);
-    const double top = kMargin + kTitle;
+    const double top = kFigureMargin + kFigureTitle;
     const auto fieldOf = [&](uint32_t byte) {
         for (size_t i = 0; i < m_spec.blockFields.size(); ++i)
             if (byte >= m_spec.blockFields[i].byteOffset && byte < m_spec.blockFields[i].byteOffset + m_spec.blockFields[i].byteSize)
@@ -86,7 +86,7 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
     };
     for (uint32_t b = 0; b < m_blockBytes; ++b) {
         const int row = int(b / kBytesPerRow), col = int(b % kBytesPerRow);
-        const QRectF r(kMargin + 44 + col * kByteW, top + row * (kByteH + 4), kByteW, kByteH);
+        const QRectF r(kFigureMargin + 44 + col * kByteW, top + row * (kByteH + 4), kByteW, kByteH);
         const int f = fieldOf(b);
         const QColor c = f >= 0 ? itemColor(f, theme) : theme.alternate;
         painter.fillRect(r, c);
@@ -104,13 +104,13 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
         if (col == 0) {
             painter.setFont(small);
             painter.setPen(theme.mutedText);
-            painter.drawText(QRectF(kMargin, r.top(), 40, kByteH), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(b));
+            painter.drawText(QRectF(kFigureMargin, r.top(), 40, kByteH), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(b));
         }
     }
     // Field boundaries as heavier separators.
     for (const qs::BlockField& f : m_spec.blockFields) {
         const uint32_t b = f.byteOffset;
-        const QRectF r(kMargin + 44 + int(b % kBytesPerRow) * kByteW, top + int(b / kBytesPerRow) * (kByteH + 4), kByteW, kByteH);
+        const QRectF r(kFigureMargin + 44 + int(b % kBytesPerRow) * kByteW, top + int(b / kBytesPerRow) * (kByteH + 4), kByteW, kByteH);
         painter.setPen(QPen(theme.text, 2));
         painter.drawLine(r.topLeft(), r.bottomLeft());
     }
@@ -120,15 +120,15 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
     const QFontMetricsF fm(base);
     for (size_t i = 0; i < m_spec.blockFields.size(); ++i) {
         const qs::BlockField& f = m_spec.blockFields[i];
-        painter.fillRect(QRectF(kMargin, y + 4, 12, 12), itemColor(int(i), theme));
+        painter.fillRect(QRectF(kFigureMargin, y + 4, 12, 12), itemColor(int(i), theme));
         painter.setPen(theme.text);
-        const QString text = Text::tr("%1  @%2, %3 bytes, %4: %5")
+        const QString text = WordText::tr("%1  @%2, %3 bytes, %4: %5")
                                  .arg(QString::fromStdString(f.name))
                                  .arg(f.byteOffset)
                                  .arg(f.byteSize)
                                  .arg(QString::fromStdString(f.kind), QString::fromStdString(f.meaning));
-        painter.drawText(QPointF(kMargin + 18, y + 14), fm.elidedText(text, Qt::ElideRight, kBytesPerRow * kByteW + 20));
-        y += kLegendLine;
+        painter.drawText(QPointF(kFigureMargin + 18, y + 14), fm.elidedText(text, Qt::ElideRight, kBytesPerRow * kByteW + 20));
+        y += kFieldLine;
     }
 }
 
@@ -136,7 +136,7 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
 {
     if (m_diagram.words.empty()) {
         painter.setPen(theme.error);
-        painter.drawText(QPointF(kMargin, kMargin + kTitle + 20), m_diagram.error);
+        painter.drawText(QPointF(kFigureMargin, kFigureMargin + kFigureTitle + 20), m_diagram.error);
         return;
     }
     const uint64_t word = m_diagram.words.front();
@@ -144,12 +144,12 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
     QFont base = painter.font();
     QFont small = base;
     small.setPixelSize(10);
-    const double top = kMargin + kTitle + 18;
+    const double top = kFigureMargin + kFigureTitle + 18;
     painter.setFont(small);
     for (int b = 0; b < wb; ++b) {
         painter.setPen(theme.mutedText);
-        painter.drawText(QRectF(kMargin + b * kBitW, top - 16, kBitW, 14), Qt::AlignCenter, QString::number(b));
-        const QRectF r(kMargin + b * kBitW, top, kBitW, kBitH);
+        painter.drawText(QRectF(kFigureMargin + b * kBitW, top - 16, kBitW, 14), Qt::AlignCenter, QString::number(b));
+        const QRectF r(kFigureMargin + b * kBitW, top, kBitW, kBitH);
         const int owner = m_diagram.elementAt(word, b);
         if (owner >= 0) {
             painter.fillRect(r, itemColor(owner, theme));
@@ -164,7 +164,7 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
     for (size_t i = 0; i < m_diagram.elements.size(); ++i)
         for (const qs::BitPiece& pc : m_diagram.elements[i].pieces)
             if (pc.word == word) {
-                const QRectF r(kMargin + pc.bit * kBitW, top, pc.width * kBitW, kBitH);
+                const QRectF r(kFigureMargin + pc.bit * kBitW, top, pc.width * kBitW, kBitH);
                 const QColor c = itemColor(int(i), theme);
                 painter.setPen(QPen(theme.text, 1.5));
                 painter.setBrush(Qt::NoBrush);
@@ -176,24 +176,24 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
                 inWord.push_back(int(i));
             }
     painter.setPen(QPen(theme.text, 2));
-    painter.drawRect(QRectF(kMargin, top, wb * kBitW, kBitH));
+    painter.drawRect(QRectF(kFigureMargin, top, wb * kBitW, kBitH));
     painter.setFont(base);
     double y = top + kBitH + 24;
     painter.setPen(theme.text);
-    painter.drawText(QPointF(kMargin, y), Text::tr("%1 word %2 holds:").arg(m_diagram.tensor).arg(word));
+    painter.drawText(QPointF(kFigureMargin, y), WordText::tr("%1 word %2 holds:").arg(m_diagram.tensor).arg(word));
     for (int i : inWord) {
         const auto& el = m_diagram.elements[size_t(i)];
-        y += kLegendLine;
-        painter.fillRect(QRectF(kMargin, y - 11, 12, 12), itemColor(i, theme));
+        y += kFieldLine;
+        painter.fillRect(QRectF(kFigureMargin, y - 11, 12, 12), itemColor(i, theme));
         QStringList parts;
         for (const qs::BitPiece& pc : el.pieces)
-            parts << Text::tr("word %1 bits %2..%3").arg(pc.word).arg(pc.bit).arg(pc.bit + pc.width - 1);
+            parts << WordText::tr("word %1 bits %2..%3").arg(pc.word).arg(pc.bit).arg(pc.bit + pc.width - 1);
         painter.setPen(theme.text);
-        painter.drawText(QPointF(kMargin + 18, y),
-                         Text::tr("element (n %1, k %2)%3: %4")
+        painter.drawText(QPointF(kFigureMargin + 18, y),
+                         WordText::tr("element (n %1, k %2)%3: %4")
                              .arg(el.row)
                              .arg(el.col)
-                             .arg(el.slot >= 0 ? Text::tr(", slot %1").arg(el.slot) : QString())
+                             .arg(el.slot >= 0 ? WordText::tr(", slot %1").arg(el.slot) : QString())
                              .arg(parts.join(QStringLiteral(" + "))));
     }
 }

@@ -19,12 +19,6 @@ constexpr int kWordGap = 6;
 constexpr int kRowGap = 3;
 constexpr size_t kCacheLimit = 1 << 15; // words kept; far more than a screen holds
 
-QColor mix(const QColor& a, const QColor& b, double t)
-{
-    return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t), float(a.greenF() * (1 - t) + b.greenF() * t),
-                            float(a.blueF() * (1 - t) + b.blueF() * t));
-}
-
 int clampToInt(uint64_t v)
 {
     return v > uint64_t(INT_MAX) ? INT_MAX : int(v);

@@ -41,11 +41,6 @@ const QString DiffView::kMapJob = QStringLiteral("diff-map");
 
 namespace {
 
-QString num(double v)
-{
-    return localNumber(v, 'g', 4);
-}
-
 QString q(const std::string& s)
 {
     return QString::fromStdString(s);
@@ -212,9 +207,9 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
         switch (column) {
         case NameA: return r->nameA.empty() ? QStringLiteral("—") : q(r->nameA);
         case NameB: return r->nameB.empty() ? QStringLiteral("—") : q(r->nameB);
-        case Rmse: return d ? num(d->rmse) : QString();
-        case MaxAbs: return d ? num(d->maxAbs) : QString();
-        case Sqnr: return d ? num(d->sqnrDb) : QString();
+        case Rmse: return d ? localNumber(d->rmse, 'g', 4) : QString();
+        case MaxAbs: return d ? localNumber(d->maxAbs, 'g', 4) : QString();
+        case Sqnr: return d ? localNumber(d->sqnrDb, 'g', 4) : QString();
         case Status:
             switch (r->kind) {
             case Kind::ShapeMismatch: return tr("shape mismatch %1").arg(r->detail);
@@ -260,8 +255,8 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && d) {
         QString tip = tr("%1 (%2) vs %3 (%4), shape %5\nmean |a − b| %6, relative error %7, cosine %8\n%9 of %10 elements differ")
-                          .arg(q(d->nameA), q(d->formatA), q(d->nameB), q(d->formatB), shapeText(d->shape), num(d->meanAbs),
-                               num(d->relativeError), localNumber(d->cosine, 'f', 6))
+                          .arg(q(d->nameA), q(d->formatA), q(d->nameB), q(d->formatB), shapeText(d->shape), localNumber(d->meanAbs, 'g', 4),
+                               localNumber(d->relativeError, 'g', 4), localNumber(d->cosine, 'f', 6))
                           .arg(localCount(d->differing), localCount(d->count));
         if (d->differing)
             tip += QLatin1Char('\n') + tr("largest difference at row %1, column %2").arg(d->maxRow).arg(d->maxCol);
@@ -797,7 +792,7 @@ void DiffView::redrawMap()
     const qs::LogicalWeight* w = context()->logicalWeight();
     const QString name = w ? q(w->name).toHtmlEscaped() : QString();
     QString caption = d.maxAbs == 0 ? tr("<b>%1</b>: A and B are identical.").arg(name)
-                                    : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, num(d.maxAbs));
+                                    : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, localNumber(d.maxAbs, 'g', 4));
     if (d.rowsPerCell > 1 || d.colsPerCell > 1)
         caption += tr(" Decimated: each cell is the max over %1 rows × %2 columns.").arg(d.rowsPerCell).arg(d.colsPerCell);
     caption += tr(" Click selects the element.");

@@ -34,13 +34,8 @@ namespace qsw {
 
 namespace {
 
-const QString kJob = QStringLiteral("error");
+const QString kErrorJob = QStringLiteral("error");
 const QString kOpenJob = QStringLiteral("error-reference");
-
-QString num(double v)
-{
-    return localNumber(v, 'g', 5);
-}
 
 qs::RequantizeSpec spec(const char* format, int bits = 4, uint64_t group = 128, bool symmetric = false)
 {
@@ -168,11 +163,11 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     connect(context, &ViewContext::selectedChanged, this, [this] { updateGroupMarker(); });
     connect(m_groups, &QCustomPlot::mousePress, this, &ErrorView::clickGroup);
     connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
-        if (key == kJob || key == kOpenJob)
+        if (key == kErrorJob || key == kOpenJob)
             showMessage(message);
     });
     connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
-        if (key == kJob) {
+        if (key == kErrorJob) {
             m_dirty = true;
             showMessage(tr("Cancelled. Change a setting or select the weight again to restart."));
         }
@@ -294,7 +289,7 @@ void ErrorView::recompute()
     m_dirty = false;
     const auto ckpt = context()->checkpoint();
     const qs::LogicalWeight* w = context()->logicalWeight();
-    context()->jobs()->cancel(kJob);
+    context()->jobs()->cancel(kErrorJob);
     m_result.reset();
     m_weight = -1;
     if (!ckpt || !w) {
@@ -341,7 +336,7 @@ void ErrorView::recompute()
         job.groupSize = gs < w->inFeatures() ? gs : 0;
         job.reference = tr("itself requantized to %1").arg(job.reference);
         showMessage(tr("Requantizing %1 and comparing…").arg(name));
-        context()->jobs()->start(kJob, tr("Error of %1").arg(name),
+        context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
                                  [ckpt, index, opt, spec = *s, job, finish, progress](JobControl& control) mutable
                                  -> JobRunner::Continuation {
                                      opt.cancel = &control.cancelFlag();
@@ -364,7 +359,7 @@ void ErrorView::recompute()
     job.groupSize = w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? uint64_t(w->groupSize) : 0;
     job.reference = tr("%1 in %2").arg(QString::fromStdString(refTensor->name), m_reference->currentText());
     showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));
-    context()->jobs()->start(kJob, tr("Error of %1").arg(name),
+    context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
                              [ckpt, ref, index, opt, job, finish, progress](JobControl& control) mutable -> JobRunner::Continuation {
                                  opt.cancel = &control.cancelFlag();
                                  opt.progress = progress(control);
@@ -402,18 +397,18 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     QString t = QStringLiteral("<table cellspacing='3'>");
     t += head(tr("Weight error"));
     t += row(tr("elements"), localCount(e.count));
-    t += row(tr("RMSE"), num(e.rmse));
-    t += row(tr("mean |error|"), num(e.meanAbs));
-    t += row(tr("max |error|"), num(e.maxAbs));
-    t += row(tr("mean signed error"), num(e.meanSigned));
+    t += row(tr("RMSE"), localNumber(e.rmse, 'g', 5));
+    t += row(tr("mean |error|"), localNumber(e.meanAbs, 'g', 5));
+    t += row(tr("max |error|"), localNumber(e.maxAbs, 'g', 5));
+    t += row(tr("mean signed error"), localNumber(e.meanSigned, 'g', 5));
     t += row(tr("SQNR"), std::isinf(e.sqnrDb) ? tr("∞ (exact)") : tr("%1 dB").arg(localNumber(e.sqnrDb, 'f', 2)));
     t += head(e.percentilesExact ? tr("Percentiles of |error|") : tr("Percentiles of |error| (sampled)"));
-    t += row(tr("p50"), num(e.p50));
-    t += row(tr("p95"), num(e.p95));
-    t += row(tr("p99"), num(e.p99));
-    t += row(tr("p99.9"), num(e.p999));
+    t += row(tr("p50"), localNumber(e.p50, 'g', 5));
+    t += row(tr("p95"), localNumber(e.p95, 'g', 5));
+    t += row(tr("p99"), localNumber(e.p99, 'g', 5));
+    t += row(tr("p99.9"), localNumber(e.p999, 'g', 5));
     t += head(tr("Output y = W x"));
-    t += row(tr("relative error"), num(r.output.relativeError));
+    t += row(tr("relative error"), localNumber(r.output.relativeError, 'g', 5));
     t += row(tr("cosine"), localNumber(r.output.cosine, 'f', 6));
     t += row(tr("activations"), tr("%1 tokens, outlier channels").arg(localCount(r.output.tokens)));
     if (!e.groups.empty()) {
@@ -421,7 +416,7 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
         t += row(tr("groups"), tr("%1 of %2 columns").arg(e.groups.size()).arg(m_groupSize));
         const auto worst = std::max_element(e.groups.begin(), e.groups.end(),
                                             [](const qs::GroupError& a, const qs::GroupError& b) { return a.rmse < b.rmse; });
-        t += row(tr("worst group (RMSE)"), tr("%1: %2").arg(worst->group).arg(num(worst->rmse)));
+        t += row(tr("worst group (RMSE)"), tr("%1: %2").arg(worst->group).arg(localNumber(worst->rmse, 'g', 5)));
     }
     t += QStringLiteral("</table>");
     m_stats->setText(t);

@@ -34,11 +34,6 @@ namespace {
 const QString kJobKey = QStringLiteral("playground");
 constexpr int kMaxWords = 8;
 
-QString num(double v)
-{
-    return localNumber(v, 'g', 4);
-}
-
 void stylePlot(QCustomPlot* plot, const Theme& t)
 {
     plot->setBackground(t.background);
@@ -695,14 +690,14 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     zeroLine->point2->setCoords(1, zeroCode);
     zeroLine->setPen(QPen(t.accent, 1, Qt::DashLine));
 
-    m_mapTitle->setText(mlx ? tr("Affine map · group %1 · s = %2 · b = %3").arg(m_group->value()).arg(num(grp.scale), num(grp.zero))
-                            : tr("Affine map · group %1 · s = %2 · z = %3").arg(m_group->value()).arg(num(grp.scale), num(grp.zero)));
+    m_mapTitle->setText(mlx ? tr("Affine map · group %1 · s = %2 · b = %3").arg(m_group->value()).arg(localNumber(grp.scale, 'g', 4), localNumber(grp.zero, 'g', 4))
+                            : tr("Affine map · group %1 · s = %2 · z = %3").arg(m_group->value()).arg(localNumber(grp.scale, 'g', 4), localNumber(grp.zero, 'g', 4)));
     auto* formula = label(m_map, m_map->axisRect(), grp.histHigh, 0,
                           mlx ? tr("q = clamp(round((w − b) / s)),  ŵ = s·q + b") : tr("q = clamp(round(w / s) + z),  ŵ = s·(q − z)"),
                           Qt::AlignRight | Qt::AlignBottom, t.text);
     formula->setBrush(t.background);
     formula->setPen(QPen(t.plotGrid));
-    label(m_map, m_map->axisRect(), 0, zeroCode, mlx ? tr("w = 0 → q = %1").arg(num(zeroCode)) : tr("zero z = %1").arg(num(zeroCode)),
+    label(m_map, m_map->axisRect(), 0, zeroCode, mlx ? tr("w = 0 → q = %1").arg(localNumber(zeroCode, 'g', 4)) : tr("zero z = %1").arg(localNumber(zeroCode, 'g', 4)),
           Qt::AlignLeft | Qt::AlignBottom, t.accent);
     m_map->legend->setVisible(false);
 }
@@ -890,12 +885,12 @@ void PlaygroundView::updateSummary()
                        .arg(g)
                        .arg(grp.begin)
                        .arg(grp.end - 1)
-                       .arg(num(grp.min), num(grp.max), num(grp.lowLevel), num(grp.highLevel), num(grp.scale),
-                            mlx ? tr("bias") : tr("zero"), num(grp.zero))
+                       .arg(localNumber(grp.min, 'g', 4), localNumber(grp.max, 'g', 4), localNumber(grp.lowLevel, 'g', 4), localNumber(grp.highLevel, 'g', 4), localNumber(grp.scale, 'g', 4),
+                            mlx ? tr("bias") : tr("zero"), localNumber(grp.zero, 'g', 4))
                        .arg(grp.clippedLow + grp.clippedHigh);
     text += QStringLiteral(" &nbsp;<span style='color:%1'>|</span>&nbsp; ").arg(muted);
     text += tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5")
-                .arg(num(r.rmse), num(r.maxAbs), num(r.sqnrDb))
+                .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4))
                 .arg(r.groups.size())
                 .arg(r.quantized.groupSize);
     m_summary->setText(text);

@@ -21,7 +21,7 @@ namespace qsw {
 
 namespace {
 
-const QString kJob = QStringLiteral("scales");
+const QString kScalesJob = QStringLiteral("scales");
 
 QString number(double v)
 {
@@ -82,7 +82,7 @@ ScalesView::ScalesView(ViewContext* context, QWidget* parent) : AnalysisView(con
     connect(context, &ViewContext::themeChanged, this, [this] { rebuild(); });
     connect(context, &ViewContext::selectedChanged, this, [this] { updateSelection(); });
     connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
-        if (key == kJob)
+        if (key == kScalesJob)
             showMessage(message);
     });
     showMessage(tr("Select a quantized weight to see its scales."));
@@ -129,7 +129,7 @@ void ScalesView::reload()
     m_weight = context()->weight();
     const auto ckpt = context()->checkpoint();
     const qs::LogicalWeight* w = context()->logicalWeight();
-    context()->jobs()->cancel(kJob);
+    context()->jobs()->cancel(kScalesJob);
     if (!ckpt || !w) {
         m_caption->clear();
         showMessage(tr("Select a quantized weight to see its scales."));
@@ -152,7 +152,7 @@ void ScalesView::reload()
     }
     showMessage(tr("Reading the scales of %1…").arg(QString::fromStdString(w->name)));
     QPointer<ScalesView> self(this);
-    context()->jobs()->start(kJob, tr("Reading scales of %1").arg(QString::fromStdString(w->name)),
+    context()->jobs()->start(kScalesJob, tr("Reading scales of %1").arg(QString::fromStdString(w->name)),
                              [ckpt, index, lvl, self](JobControl& control) -> JobRunner::Continuation {
                                  auto s = std::make_shared<const qs::GroupScales>(
                                      qs::groupScales(*ckpt, ckpt->weights.at(size_t(index)), lvl, &control.cancelFlag()));
