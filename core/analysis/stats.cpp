@@ -102,6 +102,11 @@ void checkBins(const StatsOptions& opt, const std::string& where)
         throw Error(where + ": bins must be 1..100000");
 }
 
+// The packed kernels' fast paths (GPTQ/AWQ/Marlin AVX2) take blocks of 8 and 16 rows and
+// hand any rest to the scalar reference, tens of times slower: default chunks and the
+// histogram's slices are whole blocks of 16 rows.
+constexpr uint64_t kKernelRows = 16;
+
 uint64_t chunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
 {
     uint64_t rows = opt.rowChunk ? opt.rowChunk : std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(K, 1));
@@ -535,7 +540,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
         throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
-    WeightComparison res = compareStreams(where, N, K, gs, chunkRows(opt, K), opt, weight.name,
+    WeightComparison res = compareStreams(where, N, K, gs, chunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows), opt, weight.name,
                                           [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
                                               dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
                                               readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
@@ -665,9 +670,10 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
         double sum = 0, sumSq = 0;
     };
-    const uint64_t rows = chunkRows(opt, K);
-    // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values.
-    const uint64_t sliceAlign = 8 / std::gcd<uint64_t>(K ? K : 8, 8);
+    const uint64_t rows = chunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows);
+    // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
+    // packed layouts whole kernel blocks.
+    const uint64_t sliceAlign = packed ? kKernelRows : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
     const uint64_t sliceRows =
         std::min(rows, std::max(sliceAlign, (uint64_t(1) << 13) / std::max<uint64_t>(K, 1) / sliceAlign * sliceAlign));
     std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));

@@ -4,7 +4,9 @@
 // with no compute (one load per line, software prefetch as the kernel does), and that loop
 // plus plain 32-byte stores of the chunk's output, each as a ratio to memcpy of the same
 // output bytes, measured interleaved in one process. When the touch loop alone is slower
-// than half of memcpy, the 0.5x aim is out of reach for that layout at that chunk size.
+// than half of memcpy, the 0.5x aim is out of reach for that layout at that chunk size. Three
+// more loops give the compute floors of the 4-bit kernels' building blocks on sequential
+// output (see floorStores below).
 // Usage: bench_layoutbound [N, default 1024]
 #include "kernels/gptq.h"
 #include "kernels/half.h"
@@ -118,6 +120,55 @@ __attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64
     return acc;
 }
 
+// Compute floors over the chunk's output written sequentially, codes read from an L1-sized
+// buffer: plain 32-byte stores (the AVX2 store ceiling; memcpy here may use wider stores),
+// one broadcast word shifted into eight lanes by vpsrlvd per eight outputs (how the GPTQ, AWQ,
+// NF4 and MLX kernels extract nibbles), that plus the GPTQ / AWQ arithmetic, and the 16-entry
+// select of NF4 / MLX-4 (two vpermps and a blend) on codes already widened to lanes.
+__attribute__((target("avx2"))) void floorStores(float* out, uint64_t n)
+{
+    const __m256 one = _mm256_set1_ps(1.f);
+    for (uint64_t i = 0; i < n; i += 8)
+        _mm256_store_ps(out + i, one);
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+__attribute__((target("avx2"))) void floorShift(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    for (uint64_t i = 0; i < n; i += 8) {
+        int32_t w;
+        std::memcpy(&w, codes + (i / 2) % 4096, 4);
+        _mm256_store_ps(out + i, _mm256_castsi256_ps(_mm256_srlv_epi32(_mm256_set1_epi32(w), sh)));
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+// The GPTQ / AWQ value: float(q - z) * s after the shift and mask, all in registers.
+__attribute__((target("avx2"))) void floorAffine(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF), z = _mm256_set1_epi32(8);
+    const __m256 s = _mm256_set1_ps(1e-3f);
+    for (uint64_t i = 0; i < n; i += 8) {
+        int32_t w;
+        std::memcpy(&w, codes + (i / 2) % 4096, 4);
+        const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(w), sh), mask);
+        _mm256_store_ps(out + i, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_sub_epi32(q, z))));
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+__attribute__((target("avx2"))) void floorSelect(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m256 lo = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), hi = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint64_t i = 0; i < n; i += 8) {
+        const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + i % 4096)));
+        _mm256_store_ps(out + i, _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
+                                                  _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -158,6 +209,7 @@ int main(int argc, char** argv)
     uint64_t next = 0;
     volatile uint32_t sink = 0;
     const auto chunk = [&] { return (next++ % (N / Rows)) * Rows; };
+    const std::vector<uint8_t> codes = randomBytes(4096 + 8, 5);
     std::vector<Contender> cs = {
         {"memcpy", [&] { std::memcpy(out, src, Rows * K * 4); asm volatile("" : : "r"(out) : "memory"); }},
         {"GPTQ-4 kernel", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx2); }},
@@ -166,6 +218,10 @@ int main(int argc, char** argv)
         {"AWQ kernel", [&] { const uint64_t n = chunk(); dequantPackedRows(awq, n, n + Rows, out, SimdPath::Avx2); }},
         {"AWQ touch", [&] { sink = touchAwq(aq.data(), N, K, chunk(), nullptr); }},
         {"AWQ touch+store", [&] { sink = touchAwq(aq.data(), N, K, chunk(), out); }},
+        {"32-byte stores", [&] { floorStores(out, Rows * K); }},
+        {"word+vpsrlvd+store", [&] { floorShift(codes.data(), out, Rows * K); }},
+        {"word+affine+store", [&] { floorAffine(codes.data(), out, Rows * K); }},
+        {"select16+store", [&] { floorSelect(codes.data(), out, Rows * K); }},
     };
     race(cs, 4.0);
     std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",
