@@ -5,6 +5,7 @@
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
 #include "formats/detect.h"
+#include "shapetext.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -32,14 +33,6 @@ namespace {
 // Arrays in metadata (a tokenizer's 150k strings) are cut to this many items in both outputs.
 constexpr size_t kTableItems = 8;
 constexpr size_t kJsonItems = 16;
-
-std::string shapeText(const std::vector<uint64_t>& shape)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
 
 std::string tensorType(const qs::TensorEntry& t)
 {
@@ -284,7 +277,7 @@ std::string toText(const qs::Checkpoint& c)
     out += "\nTensors (" + std::to_string(c.tensors.size()) + ")\n";
     Table tensors({"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true});
     for (const auto& t : c.tensors)
-        tensors.add({t.name, tensorType(t), shapeText(t.shape), std::to_string(t.file), std::to_string(t.offset),
+        tensors.add({t.name, tensorType(t), qs::shapeText(t.shape), std::to_string(t.file), std::to_string(t.offset),
                      std::to_string(t.nbytes)});
     out += tensors.render();
 
@@ -297,7 +290,7 @@ std::string toText(const qs::Checkpoint& c)
         for (const auto& [role, idx] : w.members)
             members += (members.empty() ? "" : ",") + role;
         weights.add({w.name, w.format, std::to_string(w.bits), w.groupSize ? std::to_string(w.groupSize) : "-",
-                     shapeText(w.shape), std::to_string(w.storedBytes), fixed(w.bitsPerWeight(), 4), members});
+                     qs::shapeText(w.shape), std::to_string(w.storedBytes), fixed(w.bitsPerWeight(), 4), members});
         for (const auto& n : w.notes)
             notes += "  " + w.name + ": " + n + "\n";
     }

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "formats/detect.h"
 #include "kernels/dequant.h"
+#include "shapetext.h"
 
 #include <omp.h>
 
@@ -30,14 +31,6 @@ std::string_view stripWeight(std::string_view name)
 bool filterHits(const std::string& filter, std::string_view name)
 {
     return filter.empty() || name == filter || stripWeight(name) == stripWeight(filter);
-}
-
-std::string shapeText(const std::vector<uint64_t>& s)
-{
-    std::string t = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
 }
 
 // Rows per chunk: about `elements` floats, a whole number of permutation head blocks.

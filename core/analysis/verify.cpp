@@ -14,6 +14,7 @@
 #include "kernels/gptq.h"
 #include "kernels/half.h"
 #include "kernels/mlx.h"
+#include "shapetext.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -119,13 +120,7 @@ void checkSpecShapes(const Sink& add, const Checkpoint& ckpt, const LogicalWeigh
         const std::vector<uint64_t> want = t.shape(lp);
         const std::vector<uint64_t>& got = ckpt.tensors[size_t(idx)].shape;
         if (got != want) {
-            auto str = [](const std::vector<uint64_t>& s) {
-                std::string o = "[";
-                for (size_t i = 0; i < s.size(); ++i)
-                    o += (i ? ", " : "") + std::to_string(s[i]);
-                return o + "]";
-            };
-            add("shape", t.role + " is " + str(got) + ", the " + w.format + " layout gives " + t.shapeFormula + " = " + str(want));
+            add("shape", t.role + " is " + shapeText(got) + ", the " + w.format + " layout gives " + t.shapeFormula + " = " + shapeText(want));
         }
     }
 }

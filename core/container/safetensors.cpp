@@ -2,6 +2,7 @@
 
 #include "container/json.h"
 #include "error.h"
+#include "shapetext.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -19,14 +20,6 @@ namespace qs {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string shapeString(const std::vector<uint64_t>& shape)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
 
 std::string offsetsString(uint64_t begin, uint64_t end)
 {
@@ -50,17 +43,17 @@ bool tensorByteSize(DType dtype, const std::vector<uint64_t>& shape, uint64_t& b
     uint64_t count = 1;
     for (uint64_t d : shape) {
         if (__builtin_mul_overflow(count, d, &count)) {
-            why = "shape " + shapeString(shape) + ": element count overflows 64 bits";
+            why = "shape " + shapeText(shape) + ": element count overflows 64 bits";
             return false;
         }
     }
     uint64_t bits = 0;
     if (__builtin_mul_overflow(count, uint64_t(dtypeBits(dtype)), &bits)) {
-        why = "shape " + shapeString(shape) + " of " + std::string(dtypeName(dtype)) + ": bit count overflows 64 bits";
+        why = "shape " + shapeText(shape) + " of " + std::string(dtypeName(dtype)) + ": bit count overflows 64 bits";
         return false;
     }
     if (bits % 8 != 0) {
-        why = "misaligned slice: shape " + shapeString(shape) + " of " + std::string(dtypeName(dtype)) + " is "
+        why = "misaligned slice: shape " + shapeText(shape) + " of " + std::string(dtypeName(dtype)) + " is "
               + std::to_string(bits) + " bits, not a whole number of bytes";
         return false;
     }
@@ -280,7 +273,7 @@ void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
         if (!tensorByteSize(t.dtype, t.shape, bytes, why))
             fail(path, "tensor " + named(t.name) + ": " + why);
         if (t.end - t.begin != bytes)
-            fail(path, who() + " hold " + std::to_string(t.end - t.begin) + " bytes, but shape " + shapeString(t.shape)
+            fail(path, who() + " hold " + std::to_string(t.end - t.begin) + " bytes, but shape " + shapeText(t.shape)
                            + " of " + std::string(dtypeName(t.dtype)) + " needs " + std::to_string(bytes));
     }
     if (cursor != dataSize) {
@@ -556,7 +549,7 @@ void writeSafetensors(const std::string& path, const std::vector<SafetensorsTens
             fail(path, who + ": " + why);
         if (bytes != t.data.size())
             fail(path, who + ": data holds " + std::to_string(t.data.size()) + " bytes, but shape "
-                           + shapeString(t.shape) + " of " + std::string(dtypeName(t.dtype)) + " needs "
+                           + shapeText(t.shape) + " of " + std::string(dtypeName(t.dtype)) + " needs "
                            + std::to_string(bytes));
     }
     std::vector<const SafetensorsTensor*> order;

@@ -4,6 +4,7 @@
 #include "container/ggmltype.h"
 #include "error.h"
 #include "formats/formatid.h"
+#include "shapetext.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -33,14 +34,6 @@ std::string lower(std::string s)
     for (char& c : s)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
-}
-
-std::string shapeString(const std::vector<uint64_t>& shape)
-{
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
 }
 
 std::string hex32(uint32_t v)
@@ -595,14 +588,14 @@ bool Detector::detectQweight(const Group& g)
         return false;
     if (verdict == "gptq") {
         if (method == "awq")
-            w.notes.push_back("config says quant_method awq, but qweight " + shapeString(q.shape) + " and scales " +
-                              shapeString(S) + " have the GPTQ layout (qweight.cols == scales.cols)");
+            w.notes.push_back("config says quant_method awq, but qweight " + shapeText(q.shape) + " and scales " +
+                              shapeText(S) + " have the GPTQ layout (qweight.cols == scales.cols)");
         detectGptq(g, w, iq, iz, is, ig);
         finish(std::move(w));
     } else {
         if (method == "gptq")
             w.notes.push_back("config says quant_method gptq, but the shapes fit AWQ " + verdict.substr(4) +
-                              " (qweight " + shapeString(q.shape) + ", scales " + shapeString(S) + ")");
+                              " (qweight " + shapeText(q.shape) + ", scales " + shapeText(S) + ")");
         if (!version.empty() && version != verdict.substr(4) && !(version == "exllama" || version == "ipex"))
             w.notes.push_back("config says version " + version + ", but the shapes fit " + verdict.substr(4));
         detectAwq(g, w, verdict.substr(4), iq, iz, is);
@@ -656,8 +649,8 @@ void Detector::detectGptq(const Group& g, LogicalWeight& w, int iq, int iz, int 
     add(w, "g_idx", ig);
     const uint64_t a = q.shape[0], N = S[1], G = S[0];
     const uint64_t P = dtypeBits(q.dtype); // container width: int32 normally (GPTQModel pack_dtype)
-    w.evidence.push_back("qweight " + std::string(dtypeName(q.dtype)) + " " + shapeString(q.shape) + ", scales " +
-                         shapeString(S) + ": qweight.cols == scales.cols (GPTQ, packed along K)");
+    w.evidence.push_back("qweight " + std::string(dtypeName(q.dtype)) + " " + shapeText(q.shape) + ", scales " +
+                         shapeText(S) + ": qweight.cols == scales.cols (GPTQ, packed along K)");
 
     const auto cfgBits = m_cfg.intFor(g.prefix, {"bits", "w_bit"}, &w);
     const auto cfgGroup = m_cfg.intFor(g.prefix, {"group_size", "q_group_size", "groupsize"}, &w);
@@ -687,10 +680,10 @@ void Detector::detectGptq(const Group& g, LogicalWeight& w, int iq, int iz, int 
     if (K && (a * P) % K == 0)
         b = static_cast<int>(a * P / K);
     if (b < 2 || b > 8) {
-        w.notes.push_back("bits cannot be derived: qweight " + shapeString(q.shape) + " for K = " + std::to_string(K));
+        w.notes.push_back("bits cannot be derived: qweight " + shapeText(q.shape) + " for K = " + std::to_string(K));
         b = cfgBits ? static_cast<int>(*cfgBits) : 0;
     } else if (cfgBits && *cfgBits != b) {
-        w.notes.push_back("config says bits " + std::to_string(*cfgBits) + ", but qweight " + shapeString(q.shape) +
+        w.notes.push_back("config says bits " + std::to_string(*cfgBits) + ", but qweight " + shapeText(q.shape) +
                           " for K = " + std::to_string(K) + " holds " + std::to_string(b) + "-bit codes: " +
                           std::to_string(b) + " bits");
     }
@@ -698,7 +691,7 @@ void Detector::detectGptq(const Group& g, LogicalWeight& w, int iq, int iz, int 
     w.shape = {N, K};
     w.format = "gptq-v1";
     if (iz >= 0 && b > 0 && T(iz).shape.size() == 2 && T(iz).shape[1] * P != ceilDiv(N * b, P) * P)
-        w.notes.push_back("qzeros " + shapeString(T(iz).shape) + " does not hold " + std::to_string(N) + " " +
+        w.notes.push_back("qzeros " + shapeText(T(iz).shape) + " does not hold " + std::to_string(N) + " " +
                           std::to_string(b) + "-bit fields per group");
     if (iz < 0)
         w.notes.push_back("no qzeros: zero points cannot be checked");
@@ -798,25 +791,25 @@ void Detector::detectAwq(const Group& g, LogicalWeight& w, const std::string& ve
     if (version == "gemm") {
         w.format = "awq-gemm";
         K = a, N = S[1], G = S[0];
-        w.evidence.push_back("qweight " + shapeString(q.shape) + ", qzeros, scales " + shapeString(S) +
+        w.evidence.push_back("qweight " + shapeText(q.shape) + ", qzeros, scales " + shapeText(S) +
                              ": qweight.cols*8 == scales.cols, rows = K (AWQ GEMM, packed along N)");
     } else if (version == "gemv") {
         w.format = "awq-gemv";
         N = a, K = c * 8;
-        w.evidence.push_back("qweight " + shapeString(q.shape) + ", scales " + shapeString(S) +
+        w.evidence.push_back("qweight " + shapeText(q.shape) + ", scales " + shapeText(S) +
                              ": rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)");
     } else if (version == "gemv_fast") {
         w.format = "awq-gemv-fast";
         N = a * 4, K = c;
-        w.evidence.push_back("qweight I16 " + shapeString(q.shape) + " (AWQ GEMV_FAST)");
+        w.evidence.push_back("qweight I16 " + shapeText(q.shape) + " (AWQ GEMV_FAST)");
         if (S[1] != N)
-            w.notes.push_back("scales " + shapeString(S) + " do not have N = " + std::to_string(N) + " columns");
+            w.notes.push_back("scales " + shapeText(S) + " do not have N = " + std::to_string(N) + " columns");
     } else {
         w.format = "awq-marlin";
         w.symmetric = true;
         K = a * 16, N = S[1], G = S[0];
         w.bits = c == 4 * S[1] ? 8 : 4;
-        w.evidence.push_back("qweight " + shapeString(q.shape) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") +
+        w.evidence.push_back("qweight " + shapeText(q.shape) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") +
                              "], no qzeros (AWQ Marlin tiles)");
     }
     if (cfgBits && *cfgBits != w.bits)
@@ -855,7 +848,7 @@ bool Detector::detectMarlinBs(const Group& g)
     w.shape = {N, K};
     w.groupSize = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
     w.symmetric = true;
-    w.evidence.push_back("B " + shapeString(B) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") + "], s " + shapeString(S) +
+    w.evidence.push_back("B " + shapeText(B) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") + "], s " + shapeText(S) +
                          " (Marlin tiles)");
     if (const auto lab = m_cfg.strFor(g.prefix, {"checkpoint_format", "format"}, &w); lab && *lab != "marlin")
         w.notes.push_back("config says checkpoint_format " + *lab + ", but the tensors are Marlin's B and s");
@@ -893,7 +886,7 @@ bool Detector::detectBnb4(const Group& g)
     add(w, "nested_absmax", role("nested_absmax"));
     add(w, "nested_quant_map", role("nested_quant_map"));
     add(w, "quant_state", iqs);
-    w.evidence.push_back("'" + T(iw).name + "' " + std::string(dtypeName(T(iw).dtype)) + " " + shapeString(T(iw).shape) +
+    w.evidence.push_back("'" + T(iw).name + "' " + std::string(dtypeName(T(iw).dtype)) + " " + shapeText(T(iw).shape) +
                          " with absmax/quant_map/quant_state members (bitsandbytes 4-bit)");
     std::string quantType = typeFromName;
     int64_t blocksize = 64;
@@ -953,7 +946,7 @@ bool Detector::detectBnb4(const Group& g)
     const uint64_t n = w.elementCount();
     if (ceilDiv(n, 2) != T(iw).nbytes)
         w.notes.push_back("weight holds " + std::to_string(T(iw).nbytes) + " bytes, " + std::to_string(ceilDiv(n, 2)) +
-                          " expected for " + shapeString(w.shape));
+                          " expected for " + shapeText(w.shape));
     if (ia >= 0 && T(ia).elementCount() != ceilDiv(n, static_cast<uint64_t>(blocksize)))
         w.notes.push_back("absmax has " + std::to_string(T(ia).elementCount()) + " entries, " +
                           std::to_string(ceilDiv(n, static_cast<uint64_t>(blocksize))) + " blocks expected");
@@ -979,7 +972,7 @@ bool Detector::detectBnb8(const Group& g)
     add(w, "weight_format", g.find("weight_format"));
     w.shape = T(iw).shape;
     w.groupSize = static_cast<int64_t>(w.shape[1]);
-    w.evidence.push_back("weight I8 " + shapeString(w.shape) + " + SCB " + shapeString(T(is).shape) + " (LLM.int8)");
+    w.evidence.push_back("weight I8 " + shapeText(w.shape) + " + SCB " + shapeText(T(is).shape) + " (LLM.int8)");
     if (T(is).elementCount() != w.shape[0])
         w.notes.push_back("SCB has " + std::to_string(T(is).elementCount()) + " entries for " +
                           std::to_string(w.shape[0]) + " rows");
@@ -1019,7 +1012,7 @@ bool Detector::detectCtPacked(const Group& g)
         if (const auto v = ints(ishape, w); v && v->size() == 2 && (*v)[0] >= 0 && (*v)[1] >= 0) {
             N = static_cast<uint64_t>((*v)[0]);
             K = static_cast<uint64_t>((*v)[1]);
-            w.evidence.push_back("weight_shape read: " + shapeString({N, K}));
+            w.evidence.push_back("weight_shape read: " + shapeText({N, K}));
         }
     }
     if (p.dtype == DType::U8 && w.member("weight_global_scale") >= 0) {
@@ -1049,17 +1042,17 @@ bool Detector::detectCtPacked(const Group& g)
             fits.push_back(cand);
     if (cfgBits && std::find(fits.begin(), fits.end(), static_cast<int>(*cfgBits)) != fits.end()) {
         b = static_cast<int>(*cfgBits);
-        w.evidence.push_back("num_bits " + std::to_string(b) + " from the config fits weight_packed " + shapeString(p.shape));
+        w.evidence.push_back("num_bits " + std::to_string(b) + " from the config fits weight_packed " + shapeText(p.shape));
     } else if (!fits.empty()) {
         b = fits.back();
         if (cfgBits)
             w.notes.push_back("config says num_bits " + std::to_string(*cfgBits) + ", but weight_packed " +
-                              shapeString(p.shape) + " for K = " + std::to_string(K) + " fits " + std::to_string(b) + " bits");
+                              shapeText(p.shape) + " for K = " + std::to_string(K) + " fits " + std::to_string(b) + " bits");
         else if (fits.size() > 1)
             w.notes.push_back("bits ambiguous from shapes (" + std::to_string(fits.front()) + ".." +
                               std::to_string(fits.back()) + " pack alike) and no config: " + std::to_string(b) + " assumed");
     } else {
-        w.notes.push_back("weight_packed " + shapeString(p.shape) + " fits no bit width for K = " + std::to_string(K));
+        w.notes.push_back("weight_packed " + shapeText(p.shape) + " fits no bit width for K = " + std::to_string(K));
         b = cfgBits ? static_cast<int>(*cfgBits) : 0;
     }
     w.bits = b;
@@ -1075,14 +1068,14 @@ bool Detector::detectCtPacked(const Group& g)
         w.groupSize = cg && *cg > 0 && ceilDiv(K, static_cast<uint64_t>(*cg)) == G ? *cg
                                                                                     : (G && K % G == 0 ? static_cast<int64_t>(K / G) : 0);
         if (cg && *cg != w.groupSize)
-            w.notes.push_back("config says group_size " + std::to_string(*cg) + ", weight_scale " + shapeString(S) +
+            w.notes.push_back("config says group_size " + std::to_string(*cg) + ", weight_scale " + shapeText(S) +
                               " gives " + std::to_string(w.groupSize));
     } else {
         w.params["strategy"] = "tensor";
         w.groupSize = static_cast<int64_t>(K);
     }
     if (const QString st = wcfg.value(QStringLiteral("strategy")).toString(); !st.isEmpty() && st.toStdString() != w.params["strategy"])
-        w.notes.push_back("config says strategy " + st.toStdString() + ", weight_scale " + shapeString(S) + " is " +
+        w.notes.push_back("config says strategy " + st.toStdString() + ", weight_scale " + shapeText(S) + " is " +
                           w.params["strategy"]);
     const int iz = w.member("weight_zero_point");
     w.symmetric = iz < 0;
@@ -1091,10 +1084,10 @@ bool Detector::detectCtPacked(const Group& g)
         const bool packed = z.dtype == DType::I32 && z.shape.size() == 2 && b > 0 && z.shape[0] == ceilDiv(N, P / static_cast<uint64_t>(b));
         const bool unpacked = z.shape.size() == 2 && z.shape[0] == N;
         w.params["zero_point_layout"] = packed ? "packed" : unpacked ? "unpacked" : "unknown";
-        w.evidence.push_back("weight_zero_point " + std::string(dtypeName(z.dtype)) + " " + shapeString(z.shape) + ": asymmetric, " +
+        w.evidence.push_back("weight_zero_point " + std::string(dtypeName(z.dtype)) + " " + shapeText(z.shape) + ": asymmetric, " +
                              w.params["zero_point_layout"]);
         if (!packed && !unpacked)
-            w.notes.push_back("weight_zero_point " + shapeString(z.shape) + " fits neither the packed nor the unpacked layout");
+            w.notes.push_back("weight_zero_point " + shapeText(z.shape) + " fits neither the packed nor the unpacked layout");
     }
     if (const auto sym = jsonBool(wcfg.value(QStringLiteral("symmetric"))); sym && *sym != w.symmetric)
         w.notes.push_back(std::string("config says symmetric ") + (*sym ? "true" : "false") + ", but weight_zero_point is " +
@@ -1128,7 +1121,7 @@ bool Detector::detectScaledWeight(const Group& g)
             w.groupSize = static_cast<int64_t>(ceilDiv(t.shape[1], S[1]));
             w.params["block"] = std::to_string(ceilDiv(t.shape[0], S[0])) + "x" + std::to_string(w.groupSize);
         }
-        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale_inv " + shapeString(S));
+        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale_inv " + shapeText(S));
     } else if ((isFp8(t.dtype) || t.dtype == DType::I8) && is >= 0) {
         w.format = isFp8(t.dtype) ? "compressed-tensors-fp8" : "compressed-tensors-int";
         add(w, "weight", iw);
@@ -1142,7 +1135,7 @@ bool Detector::detectScaledWeight(const Group& g)
             w.groupSize = static_cast<int64_t>(t.shape[1] / S[1]);
         else if (t.shape.size() == 2)
             w.groupSize = static_cast<int64_t>(t.shape[1]);
-        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale " + shapeString(S));
+        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale " + shapeText(S));
     } else {
         return false;
     }
@@ -1186,7 +1179,7 @@ bool Detector::detectMlx(const Group& g)
         w.format = "mlx-affine";
         w.symmetric = false;
         if (ib >= 0 && T(ib).shape != S)
-            w.notes.push_back("biases " + shapeString(T(ib).shape) + " differ from scales " + shapeString(S));
+            w.notes.push_back("biases " + shapeText(T(ib).shape) + " differ from scales " + shapeText(S));
     }
     // 32 * Wc = b * K and Sc * g = K: b * g = 32 * Wc / Sc.
     const auto fits = [&](int64_t bb, int64_t gg) {
@@ -1195,7 +1188,7 @@ bool Detector::detectMlx(const Group& g)
     if (!(b && gs && fits(*b, *gs))) {
         if (b && gs)
             w.notes.push_back("config bits " + std::to_string(*b) + " / group_size " + std::to_string(*gs) +
-                              " do not fit weight " + shapeString(W) + " and scales " + shapeString(S));
+                              " do not fit weight " + shapeText(W) + " and scales " + shapeText(S));
         std::optional<std::pair<int64_t, int64_t>> found;
         for (int64_t gg : {gs.value_or(64), int64_t(64), int64_t(32), int64_t(128)}) {
             for (int64_t bb : {b.value_or(4), int64_t(4), int64_t(8), int64_t(2), int64_t(3), int64_t(6), int64_t(5)})
@@ -1220,7 +1213,7 @@ bool Detector::detectMlx(const Group& g)
     w.shape.assign(W.begin(), W.end() - 1);
     w.shape.push_back(w.bits ? 32 * Wc / static_cast<uint64_t>(w.bits) : 0);
     w.params["mode"] = mode;
-    w.evidence.push_back("weight U32 " + shapeString(W) + " + scales " + shapeString(S) + (ib >= 0 ? " + biases" : "") +
+    w.evidence.push_back("weight U32 " + shapeText(W) + " + scales " + shapeText(S) + (ib >= 0 ? " + biases" : "") +
                          " (MLX)");
     finish(std::move(w));
     return true;

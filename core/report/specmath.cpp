@@ -18,14 +18,6 @@ std::string num(double v, int digits)
     return buf;
 }
 
-std::string shapeText(const std::vector<uint64_t>& shape)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(shape[i]);
-    return out + "]";
-}
-
 const GgmlTypeInfo* ggmlTypeOfSpec(const LayoutSpec& spec)
 {
     if (spec.container != LayoutContainer::Gguf)

@@ -1,8 +1,9 @@
 #pragma once
 // Small shared helpers of the report builders: the bytes a spec's tensor occupies, the ggml
-// type behind a gguf-* spec, and how numbers and shapes are written.
+// type behind a gguf-* spec, and how numbers are written.
 #include "container/ggmltype.h"
 #include "formats/layoutspec.h"
+#include "shapetext.h"
 
 #include <cstdint>
 
@@ -17,7 +18,5 @@ uint64_t tensorBytes(const LayoutSpec& spec, const LayoutTensor& t, const Layout
 const LayoutTensor* findTensor(const LayoutSpec& spec, std::string_view role);
 // `v` with `digits` significant digits (%g); "inf" / "-inf".
 std::string num(double v, int digits = 4);
-// "[4096, 11008]"
-std::string shapeText(const std::vector<uint64_t>& shape);
 
 } // namespace qs::report
