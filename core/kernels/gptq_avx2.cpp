@@ -606,10 +606,15 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
                     const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
                     v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx), _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
                 } else {
-                    uint32_t m[4];
-                    for (int i = 0; i < 4; ++i)
-                        std::memcpy(&m[i], w + 32 * i, 4);
-                    v = _mm256_setr_epi32(int(m[0]), int(m[0]), int(m[1]), int(m[1]), int(m[2]), int(m[2]), int(m[3]), int(m[3]));
+                    // Built in registers: four 4-byte stores read back as one vector would
+                    // miss store forwarding on every tile.
+                    int32_t m0, m1, m2, m3;
+                    std::memcpy(&m0, w, 4);
+                    std::memcpy(&m1, w + 32, 4);
+                    std::memcpy(&m2, w + 64, 4);
+                    std::memcpy(&m3, w + 96, 4);
+                    const __m128i x = _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(m0), m1, 1), m2, 2), m3, 3);
+                    v = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(x), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
                 }
                 const __m256 s = _mm256_set1_ps(sc[r * p.groups + g]);
                 const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shLo), mask), zero);
