@@ -1,6 +1,7 @@
 #include "analysis/stats.h"
 
 #include "analysis/codecount.h"
+#include "analysis/codestats.h"
 #include "analysis/quantize_affine.h"
 #include "analysis/quantize_bnb.h"
 #include "analysis/quantize_ggml.h"
@@ -11,6 +12,7 @@
 #include "kernels/floats.h"
 #include "kernels/ggml.h"
 #include "kernels/ggml_blocks.h"
+#include "kernels/ggml_codes.h"
 #include "kernels/gptq.h"
 #include "kernels/half.h"
 
@@ -55,22 +57,6 @@ void addToHistogram(Histogram& h, double v, uint64_t count = 1)
         return; // NaN/Inf values are counted by verify, not binned
     h.counts[binOf(h, v)] += count;
 }
-
-// A histogram over a range the caller chose: outside values go to below/above.
-struct RangeBins {
-    double lo = 0, hi = 0, scale = 0;
-    size_t n = 0;
-    bool on() const { return n > 0; }
-    void add(std::vector<uint64_t>& counts, double v) const
-    {
-        if (v < lo)
-            ++counts[n];
-        else if (v > hi)
-            ++counts[n + 1];
-        else if (v == v)
-            ++counts[std::min(n - 1, size_t((v - lo) * scale))];
-    }
-};
 
 RangeBins rangeBins(const StatsOptions& opt)
 {
@@ -349,7 +335,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             countCoarse(keptHere, keptN, coarse[t].data());
         if (range.on())
             for (uint64_t i = 0; i < n; ++i)
-                range.add(ranged[t], double(q[i]) - double(r[i]));
+                range.add(ranged[t].data(), double(q[i]) - double(r[i]));
         const auto nr = Eigen::Index(r1 - r0);
         const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
         const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
@@ -664,11 +650,29 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         else
             gt = nullptr;
     }
+    // GGUF types whose values are a function of a code per group are counted in the code
+    // domain (codestats.h) on the sizes dequantGgufWeightRows checks; the rest dequantized.
+    int codeType = -1;
+    uint64_t codeRowBytes = 0, codeRowBlocks = 0;
+    std::span<const uint8_t> codeBlob;
+    if (weight.format.rfind("gguf-", 0) == 0 && weight.member("weight") >= 0) {
+        const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
+        const GgmlTypeInfo* info = ggmlTypeTraits(t.ggmlType);
+        GgmlCodeShape shape;
+        if (info && ggmlCodeShape(t.ggmlType, shape) && K && K % info->blockWeights == 0) {
+            codeBlob = ckpt.bytes(t);
+            codeRowBlocks = K / info->blockWeights;
+            codeRowBytes = codeRowBlocks * info->blockBytes;
+            if (N <= codeBlob.size() / codeRowBytes)
+                codeType = t.ggmlType;
+        }
+    }
 
     const RangeBins range = rangeBins(opt);
     struct Part {
         double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
         double sum = 0, sumSq = 0;
+        uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's extremes (orderedBits)
     };
     const uint64_t rows = chunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows);
     // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
@@ -690,29 +694,44 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         KeyCounts& keys = *fine[t];
         if (range.on() && ranged[t].empty())
             ranged[t].assign(range.n + 2, 0);
-        // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
-        // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
-        // the chunk) and the figures are those of one scan over the whole chunk.
-        s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
-        ValueLanes lanes;
-        for (uint64_t s0 = r0; s0 < r1; s0 += sliceRows) {
-            const uint64_t s1 = std::min(r1, s0 + sliceRows), n = (s1 - s0) * K;
-            const float* v = s.a.data();
-            dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
-            keys.makeRoom(n);
-            if (avx2)
-                avx2::scanValues(v, n, lanes, keys.split.data());
-            else
-                scanValues(v, n, lanes, keys.split.data());
-            if (range.on())
-                for (uint64_t i = 0; i < n; ++i)
-                    range.add(ranged[t], v[i]);
-        }
-        float lo = 0, hi = 0;
         Part& p = parts[c];
-        lanes.combine(p.sum, p.sumSq, lo, hi);
-        p.lo = lo;
-        p.hi = hi;
+        if (codeType >= 0) {
+            CodeTally tally;
+            for (uint64_t s0 = r0; s0 < r1; s0 += sliceRows) {
+                const uint64_t s1 = std::min(r1, s0 + sliceRows);
+                keys.makeRoom((s1 - s0) * K);
+                (avx2 ? avx2::tallyGgmlBlocks : tallyGgmlBlocks)(
+                    codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally, keys.split.data(),
+                    range.on() ? &range : nullptr, range.on() ? ranged[t].data() : nullptr);
+            }
+            p.sum = tally.total();
+            p.sumSq = tally.totalSq();
+            p.loBits = tally.lo;
+            p.hiBits = tally.hi;
+        } else {
+            // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
+            // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
+            // the chunk) and the figures are those of one scan over the whole chunk.
+            s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
+            ValueLanes lanes;
+            for (uint64_t s0 = r0; s0 < r1; s0 += sliceRows) {
+                const uint64_t s1 = std::min(r1, s0 + sliceRows), n = (s1 - s0) * K;
+                const float* v = s.a.data();
+                dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
+                keys.makeRoom(n);
+                if (avx2)
+                    avx2::scanValues(v, n, lanes, keys.split.data());
+                else
+                    scanValues(v, n, lanes, keys.split.data());
+                if (range.on())
+                    for (uint64_t i = 0; i < n; ++i)
+                        range.add(ranged[t].data(), v[i]);
+            }
+            float lo = 0, hi = 0;
+            lanes.combine(p.sum, p.sumSq, lo, hi);
+            p.lo = lo;
+            p.hi = hi;
+        }
         if (codes) {
             std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
             if (cc.empty())
@@ -736,11 +755,18 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         return h;
 
     double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0, sumSq = 0;
+    uint32_t loBits = 0xFFFFFFFFu, hiBits = 0;
     for (const Part& p : parts) {
         lo = std::min(lo, p.lo);
         hi = std::max(hi, p.hi);
+        loBits = std::min(loBits, p.loBits);
+        hiBits = std::max(hiBits, p.hiBits);
         sum += p.sum;
         sumSq += p.sumSq;
+    }
+    if (codeType >= 0 && loBits <= hiBits) {
+        lo = bitsFloat(unorderedBits(loBits));
+        hi = bitsFloat(unorderedBits(hiBits));
     }
     if (h.count && lo <= hi) {
         h.minValue = lo;

@@ -1,0 +1,81 @@
+#pragma once
+// weightHistograms in the code domain: a group of a quantized block (ggml_codes.h) holds at
+// most `codes` distinct values, so each group's codes are counted and each code's value is
+// taken once, with its count. No float per element is written. The value-key histogram, the
+// caller's-range histogram, min and max come out identical to dequantizing and scanning every
+// element (valuescan.h); the sums are formed differently (CodeTally). The AVX2 path gives
+// the same bits as the scalar reference.
+#include "analysis/valuescan.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace qs {
+
+// A histogram over a range the caller chose: counts[0 .. n) the bins, counts[n] the values
+// below lo (-Inf included), counts[n + 1] those above hi; NaN is not counted.
+struct RangeBins {
+    double lo = 0, hi = 0, scale = 0;
+    size_t n = 0;
+    bool on() const { return n > 0; }
+    void add(uint64_t* counts, double v, uint64_t count = 1) const
+    {
+        if (v < lo)
+            counts[n] += count;
+        else if (v > hi)
+            counts[n + 1] += count;
+        else if (v == v)
+            counts[std::min(n - 1, size_t((v - lo) * scale))] += count;
+    }
+};
+
+// A float's bits mapped so that unsigned order is value order, with -0 below +0 (valueKey is
+// its top 16 bits).
+inline uint32_t orderedBits(uint32_t bits)
+{
+    return bits ^ (uint32_t(int32_t(bits) >> 31) | 0x80000000u);
+}
+inline uint32_t unorderedBits(uint32_t o)
+{
+    return o & 0x80000000u ? o ^ 0x80000000u : ~o;
+}
+
+// Sums and extremes of the finite values. Summation order: the product count * value of
+// code c (exact in double: a count <= 256 times a float) goes to lane c % 16, and
+// count * value^2 (that product times the value, rounded once) to the same lane of sumSq; a
+// lane takes its codes in ascending order, group after group through the whole call, and
+// the 16 lanes are merged by a pairwise tree (total()). So no lane waits on another, and a
+// lane's error bound is that of a running sum over its terms.
+// min and max compare orderedBits (so -0 < +0), which makes them independent of the order
+// and the chunking; the element-wise scan keeps the first of equal values instead, so the
+// two can differ in the sign of a zero extreme only.
+struct CodeTally {
+    static constexpr int kLanes = 16;
+    double sum[kLanes] = {}, sumSq[kLanes] = {};
+    uint32_t lo = 0xFFFFFFFFu, hi = 0; // orderedBits of the extremes; lo > hi: none yet
+    static double tree(const double* l)
+    {
+        return (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) +
+               (((l[8] + l[9]) + (l[10] + l[11])) + ((l[12] + l[13]) + (l[14] + l[15])));
+    }
+    double total() const { return tree(sum); }
+    double totalSq() const { return tree(sumSq); }
+};
+
+// One group: counts[c] elements hold values[c] for c < codes (a multiple of 4). Adds each
+// count to split[valueKey(value) * kKeySplit + c % kKeySplit] (NaN and Inf too, under
+// their own keys), the finite values to the tally, every value to the range bins when given.
+void tallyCodeGroup(const float* values, const uint32_t* counts, uint32_t codes, CodeTally& t, uint32_t* split,
+                    const RangeBins* range, uint64_t* rangeCounts);
+
+// `nblocks` consecutive blocks of a ggml type that ggmlCodeShape accepts, group by group.
+void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
+                     const RangeBins* range, uint64_t* rangeCounts);
+namespace avx2 {
+// Q4_K without a range: codes counted from bit planes, values computed 16 at a time; every
+// other case (and a block whose d or dmin is not finite) through the reference.
+void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
+                     const RangeBins* range, uint64_t* rangeCounts);
+} // namespace avx2
+
+} // namespace qs
