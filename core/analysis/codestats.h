@@ -41,39 +41,38 @@ inline uint32_t unorderedBits(uint32_t o)
 }
 
 // Sums and extremes of the finite values. Summation order: the product count * value of
-// code c (exact in double: a count <= 256 times a float) goes to lane c % 16, and
+// code c (exact in double: a count <= 256 times a float) goes to lane c % 8, and
 // count * value^2 (that product times the value, rounded once) to the same lane of sumSq; a
 // lane takes its codes in ascending order, group after group through the whole call, and
-// the 16 lanes are merged by a pairwise tree (total()). So no lane waits on another, and a
-// lane's error bound is that of a running sum over its terms.
+// the 8 lanes are merged by a pairwise tree (total()). A lane's error bound is that of a
+// running sum over its terms.
 // min and max compare orderedBits (so -0 < +0), which makes them independent of the order
 // and the chunking; the element-wise scan keeps the first of equal values instead, so the
 // two can differ in the sign of a zero extreme only.
 struct CodeTally {
-    static constexpr int kLanes = 16;
+    static constexpr int kLanes = 8;
     double sum[kLanes] = {}, sumSq[kLanes] = {};
     uint32_t lo = 0xFFFFFFFFu, hi = 0; // orderedBits of the extremes; lo > hi: none yet
-    static double tree(const double* l)
-    {
-        return (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) +
-               (((l[8] + l[9]) + (l[10] + l[11])) + ((l[12] + l[13]) + (l[14] + l[15])));
-    }
+    static double tree(const double* l) { return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); }
     double total() const { return tree(sum); }
     double totalSq() const { return tree(sumSq); }
 };
 
-// One group: counts[c] elements hold values[c] for c < codes (a multiple of 4). Adds each
-// count to split[valueKey(value) * kKeySplit + c % kKeySplit] (NaN and Inf too, under
-// their own keys), the finite values to the tally, every value to the range bins when given.
-void tallyCodeGroup(const float* values, const uint32_t* counts, uint32_t codes, CodeTally& t, uint32_t* split,
-                    const RangeBins* range, uint64_t* rangeCounts);
-
-// `nblocks` consecutive blocks of a ggml type that ggmlCodeShape accepts, group by group.
+// `nblocks` consecutive blocks of a ggml type that ggmlCodeShape accepts, group by group:
+// each code present adds its count to split[valueKey(value) * kKeySplit + code % kKeySplit]
+// (NaN and Inf too, under their own keys) and to the range bins when given, and its finite
+// value to the tally.
 void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
                      const RangeBins* range, uint64_t* rangeCounts);
+// The types weightHistograms counts in the code domain: those with an AVX2 tally below (the
+// scalar tally is the reference, slower than dequantizing with AVX2 and scanning; a type is
+// switched on both paths or neither, so that both give the same bits).
+bool codeDomainStats(int ggmlType);
+
 namespace avx2 {
-// Q4_K without a range: codes counted from bit planes, values computed 16 at a time; every
-// other case (and a block whose d or dmin is not finite) through the reference.
+// The codeDomainStats types without a range: codes counted from bit planes, values formed
+// 16 at a time; every other case (and a block whose scales are not finite) through the
+// reference.
 void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
                      const RangeBins* range, uint64_t* rangeCounts);
 } // namespace avx2

@@ -650,8 +650,8 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         else
             gt = nullptr;
     }
-    // GGUF types whose values are a function of a code per group are counted in the code
-    // domain (codestats.h) on the sizes dequantGgufWeightRows checks; the rest dequantized.
+    // GGUF types counted in the code domain (codestats.h), on the sizes dequantGgufWeightRows
+    // checks; the rest dequantized.
     int codeType = -1;
     uint64_t codeRowBytes = 0, codeRowBlocks = 0;
     std::span<const uint8_t> codeBlob;
@@ -659,7 +659,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
         const GgmlTypeInfo* info = ggmlTypeTraits(t.ggmlType);
         GgmlCodeShape shape;
-        if (info && ggmlCodeShape(t.ggmlType, shape) && K && K % info->blockWeights == 0) {
+        if (info && codeDomainStats(t.ggmlType) && ggmlCodeShape(t.ggmlType, shape) && K && K % info->blockWeights == 0) {
             codeBlob = ckpt.bytes(t);
             codeRowBlocks = K / info->blockWeights;
             codeRowBytes = codeRowBlocks * info->blockBytes;
