@@ -12,6 +12,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace qs::avx2 {
@@ -29,26 +30,32 @@ inline __m256i codestatsPopcount32(__m256i v)
     return _mm256_madd_epi16(_mm256_maddubs_epi16(bytes, _mm256_set1_epi8(1)), _mm256_set1_epi16(1));
 }
 
-// split[idx] += count for the eight lanes of `packed` (idx | count << 18, as group() packs
-// them), taken out two at a time through general registers: a vector store reloaded as
-// scalars waits on store forwarding, and one extraction per two codes is what limits.
-[[gnu::always_inline]] inline void codestatsAddCounts(uint32_t* split, __m256i packed)
-{
-    const __m128i l = _mm256_castsi256_si128(packed), h = _mm256_extracti128_si256(packed, 1);
-    const uint64_t x[4] = {uint64_t(_mm_cvtsi128_si64(l)), uint64_t(_mm_extract_epi64(l, 1)),
-                           uint64_t(_mm_cvtsi128_si64(h)), uint64_t(_mm_extract_epi64(h, 1))};
-#pragma GCC unroll 4
-    for (uint64_t v : x) {
-        split[v & 0x3FFFF] += uint32_t(v >> 18) & 0x3F;
-        split[(v >> 32) & 0x3FFFF] += uint32_t(v >> 50);
-    }
-}
-
 struct CodestatsNibbles {
     __m256d s[2], q[2];    // CodeTally::sum / sumSq: lanes 0-3 (codes 0-3, 8-11), 4-7 (codes 4-7, 12-15)
     __m256i lo, hi;        // orderedBits extremes per lane
     uint32_t* split;
-    __m256i sign, copy, keyMask, c0, c1, c2;
+    // Per group: split index | count << 24 of its 16 codes, for the group just formed and the
+    // one before. A group is added to the split counters while the next one is formed: by
+    // then its stores have left the store buffer, and the scalar loads do not wait on
+    // forwarding from a vector store.
+    alignas(32) uint32_t pending[32] = {};
+    uint32_t parity = 0;
+    __m256i sign, keyMask, c0, c1, c2;
+
+    [[gnu::always_inline]] inline void drain(const uint32_t* g)
+    {
+#pragma GCC unroll 16
+        for (int c = 0; c < 16; ++c)
+            split[g[c] & 0xFFFFFFu] += g[c] >> 24;
+    }
+
+    // Adds the group still pending (before the reference takes a block, and at the end).
+    void flush()
+    {
+        uint32_t* g = pending + 16 * parity;
+        drain(g);
+        std::fill(g, g + 16, 0u);
+    }
 
     // One group: bit planes p0..p3 of its 32 codes, the values of codes 0-7 and 8-15.
     [[gnu::always_inline]] inline void group(uint32_t p0, uint32_t p1, uint32_t p2, uint32_t p3, __m256 vLo, __m256 vHi)
@@ -62,11 +69,14 @@ struct CodestatsNibbles {
         const __m256i uLo = _mm256_castps_si256(vLo), uHi = _mm256_castps_si256(vHi);
         const __m256i oLo = _mm256_xor_si256(uLo, _mm256_or_si256(_mm256_srai_epi32(uLo, 31), sign));
         const __m256i oHi = _mm256_xor_si256(uHi, _mm256_or_si256(_mm256_srai_epi32(uHi, 31), sign));
-        // valueKey * kKeySplit + code % kKeySplit (< 2^18), the count (<= 32) above it
-        codestatsAddCounts(split, _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oLo, 14), keyMask), copy),
-                                                  _mm256_slli_epi32(nLo, 18)));
-        codestatsAddCounts(split, _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oHi, 14), keyMask), copy),
-                                                  _mm256_slli_epi32(nHi, 18)));
+        // valueKey * kKeySplit (< 2^18; every code in copy 0: the codes of a group have
+        // distinct keys, and a group's increments are far from the next one's), count above.
+        uint32_t* out = pending + 16 * (parity ^= 1);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out),
+                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oLo, 14), keyMask), _mm256_slli_epi32(nLo, 24)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out + 8),
+                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oHi, 14), keyMask), _mm256_slli_epi32(nHi, 24)));
+        drain(pending + 16 * (parity ^ 1));
         const __m256i zero = _mm256_setzero_si256();
         const __m256i aLo = _mm256_cmpeq_epi32(nLo, zero), aHi = _mm256_cmpeq_epi32(nHi, zero);
         lo = _mm256_min_epu32(lo, _mm256_min_epu32(_mm256_or_si256(oLo, aLo), _mm256_or_si256(oHi, aHi)));
@@ -149,7 +159,6 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
     k.hi = _mm256_set1_epi32(int32_t(t.hi));
     k.split = split;
     k.sign = _mm256_set1_epi32(int32_t(0x80000000u));
-    k.copy = _mm256_setr_epi32(0, 1, 2, 3, 0, 1, 2, 3);
     k.keyMask = _mm256_set1_epi32(~3);
     // Lane c holds code c (or c + 8): plane k is complemented where bit k of c is clear.
     k.c0 = _mm256_setr_epi32(-1, 0, -1, 0, -1, 0, -1, 0);
@@ -162,6 +171,7 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
     // A block whose scales are NaN or Inf goes through the reference, which sorts out what
     // is binned and summed.
     const auto reference = [&](const uint8_t* block) {
+        k.flush();
         store();
         qs::tallyGgmlBlocks(type, block, 1, t, split, nullptr, nullptr);
         load();
@@ -255,6 +265,7 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
             }
         }
     }
+    k.flush();
     store();
     alignas(32) uint32_t lo[8], hi[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lo), k.lo);

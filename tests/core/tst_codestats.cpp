@@ -323,7 +323,16 @@ private slots:
         tallyGgmlBlocks(ct.type, b.data(), blocks, ts, s.data(), nullptr, nullptr);
         avx2::tallyGgmlBlocks(ct.type, b.data(), blocks, ta, a.data(), nullptr, nullptr);
         QCOMPARE(std::memcmp(&ts, &ta, sizeof ts), 0);
-        QVERIFY(s == a);
+        // Per key, the copies folded (which copy a count lands in is the path's choice).
+        for (uint64_t key = 0; key < kKeyCount; ++key) {
+            uint64_t fs = 0, fa = 0;
+            for (uint64_t c = 0; c < kKeySplit; ++c) {
+                fs += s[key * kKeySplit + c];
+                fa += a[key * kKeySplit + c];
+            }
+            if (fs != fa)
+                QFAIL(qPrintable(QString("key %1: %2 vs %3").arg(key).arg(fs).arg(fa)));
+        }
         QVERIFY(ts.lo <= ts.hi);
     }
 
