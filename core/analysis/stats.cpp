@@ -627,7 +627,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     }
     const bool codes = packed && h.bits > 0 && h.bits <= 8;
     std::vector<float> scales;
-    // GGUF block types: the f16 scale d of every block.
+    // GGUF block types: the f16 scale d of every block, counted per f16 pattern (per thread).
     const GgmlTypeInfo* gt = nullptr;
     uint32_t dOffset = 0;
     std::span<const uint8_t> blob;
@@ -645,9 +645,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
                     break;
                 }
         blob = ckpt.bytes(t);
-        if (found && blob.size() / gt->blockBytes >= N * (K / gt->blockWeights))
-            scales.resize(size_t(N * (K / gt->blockWeights)));
-        else
+        if (!found || blob.size() / gt->blockBytes < N * (K / gt->blockWeights) || N * K == 0)
             gt = nullptr;
     }
     // GGUF types counted in the code domain (codestats.h), on the sizes dequantGgufWeightRows
@@ -686,6 +684,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     // above when a range is given, and the code counts.
     std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
+    std::vector<std::vector<uint64_t>> halfCounts(static_cast<size_t>(team));
     const bool avx2 = opt.path == SimdPath::Avx2;
     h.cancelled = !forEachChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const size_t t = size_t(omp_get_thread_num());
@@ -743,11 +742,14 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
                 for (uint64_t row = r0; row < r1; ++row)
                     scales[size_t(g * N + row)] = packed->scaleAt(g, row);
         } else if (gt) {
+            std::vector<uint64_t>& hc = halfCounts[t];
+            if (hc.empty())
+                hc.assign(65536, 0);
             const uint64_t perRow = K / gt->blockWeights;
             for (uint64_t b = r0 * perRow; b < r1 * perRow; ++b) {
                 uint16_t d;
                 std::memcpy(&d, blob.data() + b * gt->blockBytes + dOffset, 2);
-                scales[size_t(b)] = halfToFloat(d);
+                ++hc[d];
             }
         }
     });
@@ -817,6 +819,23 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         h.scales.counts.assign(size_t(opt.bins), 0);
         for (float s : scales)
             addToHistogram(h.scales, s);
+    } else if (gt) {
+        std::vector<uint64_t> merged(65536, 0);
+        for (const std::vector<uint64_t>& hc : halfCounts)
+            for (size_t i = 0; i < hc.size(); ++i)
+                merged[i] += hc[i];
+        double slo = std::numeric_limits<double>::infinity(), shi = -slo;
+        for (uint32_t d = 0; d < 65536; ++d)
+            if (merged[d] && std::isfinite(halfToFloat(uint16_t(d)))) {
+                slo = std::min(slo, double(halfToFloat(uint16_t(d))));
+                shi = std::max(shi, double(halfToFloat(uint16_t(d))));
+            }
+        h.scales.lo = slo <= shi ? slo : 0;
+        h.scales.hi = slo <= shi ? shi : 0;
+        h.scales.counts.assign(size_t(opt.bins), 0);
+        for (uint32_t d = 0; d < 65536; ++d)
+            if (merged[d])
+                addToHistogram(h.scales, halfToFloat(uint16_t(d)), merged[d]);
     }
     return h;
 }
