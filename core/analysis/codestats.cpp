@@ -34,7 +34,8 @@ inline void codestatsTallyCode(float v, uint32_t n, uint32_t c, CodeTally& t, ui
 
 bool codeDomainStats(int type)
 {
-    return type == GgmlQ4_K || type == GgmlQ4_0 || type == GgmlQ4_1 || type == GgmlIQ4_NL || type == GgmlIQ4_XS;
+    GgmlCodeShape shape;
+    return ggmlCodeShape(type, shape);
 }
 
 void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,

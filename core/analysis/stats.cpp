@@ -466,6 +466,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     s.p95 = pv[1];
     s.p99 = pv[2];
     s.p999 = pv[3];
+    s.groupSize = nGroups ? gs : 0;
     for (uint64_t g = 0; g < nGroups; ++g) {
         const uint64_t cols = std::min(gs, K - g * gs);
         s.groups.push_back({g, std::sqrt(t.gSq[g] / double(cols * N)), t.gMax[g]});

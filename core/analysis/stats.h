@@ -46,6 +46,7 @@ struct ErrorStats {
     // range (every element); finite errors only.
     Histogram signedError;
     std::vector<GroupError> groups; // empty when the weight is not grouped
+    uint64_t groupSize = 0;         // columns per group of `groups` (the last may be shorter); 0: none
 };
 
 struct OutputError {

@@ -347,17 +347,6 @@ void avxQ3_K(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-inline void scaleMinK4(const uint8_t* S, int s, int& sc, int& m)
-{
-    if (s < 4) {
-        sc = S[s] & 63;
-        m = S[s + 4] & 63;
-    } else {
-        sc = (S[s + 4] & 0xF) | ((S[s - 4] >> 6) << 4);
-        m = (S[s + 4] >> 4) | ((S[s] >> 6) << 4);
-    }
-}
-
 // 32 codes (bytes, element order) of one 32-weight sub-block: y = (d*sc) * q - dmin*m.
 inline void kSub32(float* y, __m256i q, float d, float dmin, const uint8_t* S, int s)
 {

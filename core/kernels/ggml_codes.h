@@ -13,13 +13,13 @@ struct GgmlCodeShape {
     uint32_t groups = 0;       // groups per block
 };
 
-// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS; false for the rest.
+// Q4_0, Q4_1, Q4_K, IQ4_NL and IQ4_XS: 4-bit codes in 32-weight groups, the types with an AVX2
+// code counter (for the others, dequantizing and scanning is faster); false for the rest.
 bool ggmlCodeShape(int ggmlType, GgmlCodeShape& shape);
 
 // One block of a type ggmlCodeShape accepts: values[g * codes + c] is the value code c takes
 // in group g, bit for bit what dequantizeGgmlRowsRef writes for an element of group g holding
 // code c; codes[e] is the code of element e (its group is e / groupWeights).
-// Q3_K's code is q2 | hbit << 2 (a clear high bit subtracts 4); Q8_0's is the byte.
 void ggmlBlockCodes(int ggmlType, const uint8_t* block, float* values, uint8_t* codes);
 
 } // namespace qs

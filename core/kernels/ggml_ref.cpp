@@ -226,18 +226,6 @@ void refQ3_K(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-// The 6-bit scale and min of sub-block s (0..7) of Q4_K/Q5_K.
-void scaleMinK4(const uint8_t* S, int s, int& sc, int& m)
-{
-    if (s < 4) {
-        sc = S[s] & 63;
-        m = S[s + 4] & 63;
-    } else {
-        sc = (S[s + 4] & 0xF) | ((S[s - 4] >> 6) << 4);
-        m = (S[s + 4] >> 4) | ((S[s] >> 6) << 4);
-    }
-}
-
 void refQ4_K(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 144, y += 256) {
@@ -245,7 +233,7 @@ void refQ4_K(const uint8_t* b, uint64_t nb, float* y)
         const uint8_t* qs = b + 16;
         for (int e = 0; e < 256; ++e) {
             int sc, m;
-            scaleMinK4(b + 4, e / 32, sc, m);
+            ggml::scaleMinK4(b + 4, e / 32, sc, m);
             const uint8_t byte = qs[32 * (e / 64) + e % 32];
             const int q = (e / 32) % 2 ? byte >> 4 : byte & 0xF;
             y[e] = (d * float(sc)) * float(q) - dmin * float(m);
@@ -261,7 +249,7 @@ void refQ5_K(const uint8_t* b, uint64_t nb, float* y)
         const uint8_t* qs = b + 48;
         for (int e = 0; e < 256; ++e) {
             int sc, m;
-            scaleMinK4(b + 4, e / 32, sc, m);
+            ggml::scaleMinK4(b + 4, e / 32, sc, m);
             const uint8_t byte = qs[32 * (e / 64) + e % 32];
             const int q = ((e / 32) % 2 ? byte >> 4 : byte & 0xF) + ((qh[e % 32] >> (e / 32)) & 1 ? 16 : 0);
             y[e] = (d * float(sc)) * float(q) - dmin * float(m);

@@ -1,8 +1,23 @@
 #pragma once
-// Lookup tables of the ggml block types (values from ggml-common.h, stored as data).
+// Lookup tables of the ggml block types (values from ggml-common.h, stored as data), and the
+// unpacking of Q4_K/Q5_K's packed 6-bit scales that the reference, the AVX2 path and the
+// code-domain statistics share.
 #include <cstdint>
 
 namespace qs::ggml {
+
+// The 6-bit scale and min of sub-block s (0..7) of Q4_K/Q5_K from their 12 packed bytes S
+// (gguf.md 2.4).
+inline void scaleMinK4(const uint8_t* S, int s, int& sc, int& m)
+{
+    if (s < 4) {
+        sc = S[s] & 63;
+        m = S[s + 4] & 63;
+    } else {
+        sc = (S[s + 4] & 0xF) | ((S[s - 4] >> 6) << 4);
+        m = (S[s + 4] >> 4) | ((S[s] >> 6) << 4);
+    }
+}
 
 extern const uint8_t kKmaskIq2xs[8]; // kmask_iq2xs, CRC-32 0xe0631a53
 inline constexpr uint32_t kKmaskIq2xsCrc = 0xe0631a53u;

@@ -39,10 +39,8 @@ struct CoveredType {
 const std::vector<CoveredType>& coveredTypes()
 {
     static const std::vector<CoveredType> t{
-        {"q4_0", GgmlQ4_0, {0}},       {"q4_1", GgmlQ4_1, {0, 2}},   {"q5_0", GgmlQ5_0, {0}},
-        {"q5_1", GgmlQ5_1, {0, 2}},    {"q8_0", GgmlQ8_0, {0}},      {"q2_k", GgmlQ2_K, {80, 82}},
-        {"q3_k", GgmlQ3_K, {108}},     {"q4_k", GgmlQ4_K, {0, 2}},   {"q5_k", GgmlQ5_K, {0, 2}},
-        {"q6_k", GgmlQ6_K, {208}},     {"iq4_nl", GgmlIQ4_NL, {0}},  {"iq4_xs", GgmlIQ4_XS, {0}},
+        {"q4_0", GgmlQ4_0, {0}},      {"q4_1", GgmlQ4_1, {0, 2}}, {"q4_k", GgmlQ4_K, {0, 2}},
+        {"iq4_nl", GgmlIQ4_NL, {0}}, {"iq4_xs", GgmlIQ4_XS, {0}},
     };
     return t;
 }

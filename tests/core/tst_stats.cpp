@@ -440,6 +440,7 @@ private slots:
         QCOMPARE(c.error.rmse, std::sqrt(sq / double(r.size())));
         QVERIFY(mx > 0);
         QCOMPARE(c.error.groups.size(), size_t(group < 256 ? 256 / group : 0)); // a group of all K is no grouping
+        QCOMPARE(c.error.groupSize, uint64_t(group < 256 ? group : 0));
         QVERIFY(c.output.cosine > 0.9 && c.output.cosine < 1.0);
     }
 

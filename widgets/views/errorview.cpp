@@ -8,7 +8,6 @@
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
-#include "container/ggmltype.h"
 #include "error.h"
 #include "formats/formatid.h"
 #include "kernels/kernel.h"
@@ -45,20 +44,6 @@ qs::RequantizeSpec spec(const char* format, int bits = 4, uint64_t group = 128, 
     s.groupSize = group;
     s.symmetric = symmetric;
     return s;
-}
-
-// The groups compareRequantized reports its per-group error over: a ggml block (its size from
-// core's type table), a bitsandbytes block of 64 (RequantizeSpec's contract), or the affine
-// group, at most K. core returns no group size with the comparison.
-uint64_t requantizedGroupSize(const qs::RequantizeSpec& s, uint64_t K)
-{
-    if (s.format.rfind("gguf-", 0) == 0) {
-        const qs::GgmlTypeInfo* type = qs::ggmlTypeByName(std::string_view(s.format).substr(5));
-        return type ? type->blockWeights : 0;
-    }
-    if (s.format.rfind("bnb-", 0) == 0)
-        return 64;
-    return std::min<uint64_t>(s.groupSize, K);
 }
 
 } // namespace
@@ -332,8 +317,6 @@ void ErrorView::recompute()
             showMessage(why);
             return;
         }
-        const uint64_t gs = requantizedGroupSize(*s, w->inFeatures());
-        job.groupSize = gs < w->inFeatures() ? gs : 0;
         job.reference = tr("itself requantized to %1").arg(job.reference);
         showMessage(tr("Requantizing %1 and comparing…").arg(name));
         context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
@@ -356,7 +339,6 @@ void ErrorView::recompute()
         showMessage(tr("%1 has no tensor named %2.weight or %2.").arg(QString::fromStdString(ref->path), name));
         return;
     }
-    job.groupSize = w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? uint64_t(w->groupSize) : 0;
     job.reference = tr("%1 in %2").arg(QString::fromStdString(refTensor->name), m_reference->currentText());
     showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));
     context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
@@ -379,7 +361,7 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
 {
     m_result = std::move(result);
     m_weight = job.weight;
-    m_groupSize = m_result->error.groups.empty() ? 0 : job.groupSize;
+    m_groupSize = m_result->error.groupSize;
     const qs::WeightComparison& r = *m_result;
     const qs::ErrorStats& e = r.error;
     m_caption->setText(tr("<b>%1</b> [%2 × %3] against %4. Error = dequantized − reference.")

@@ -70,7 +70,6 @@ private:
     struct Job {
         QString key;
         int weight = -1;
-        uint64_t groupSize = 0;
         QString reference; // for the caption
     };
     void chooseReferenceFile();
