@@ -1315,7 +1315,7 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     </message>
     <message>
         <location filename="../widgets/views/errorview.cpp" line="421"/>
-        <source>%1 of %2 columns</source>
+        <source>%1 of %2 columns each</source>
         <translation>%1 zu je %2 Spalten</translation>
     </message>
     <message>

@@ -395,7 +395,7 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     t += row(tr("activations"), tr("%1 tokens, outlier channels").arg(localCount(r.output.tokens)));
     if (!e.groups.empty()) {
         t += head(tr("Groups"));
-        t += row(tr("groups"), tr("%1 of %2 columns").arg(e.groups.size()).arg(m_groupSize));
+        t += row(tr("groups"), tr("%1 of %2 columns each").arg(e.groups.size()).arg(m_groupSize));
         const auto worst = std::max_element(e.groups.begin(), e.groups.end(),
                                             [](const qs::GroupError& a, const qs::GroupError& b) { return a.rmse < b.rmse; });
         t += row(tr("worst group (RMSE)"), tr("%1: %2").arg(worst->group).arg(localNumber(worst->rmse, 'g', 5)));
