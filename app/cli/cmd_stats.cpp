@@ -16,9 +16,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <unistd.h>
 
 namespace qscli {
@@ -91,7 +93,26 @@ QJsonObject histogramsJson(const qs::WeightHistograms& h)
     return o;
 }
 
-void printComparison(const qs::WeightComparison& c, bool json, QJsonArray& out)
+// A histogram as text, one line a bin ("[lo, hi)", the count, a bar scaled to the largest
+// bin; the last bin includes hi), then what fell outside a chosen range.
+void printHistogram(const char* title, const qs::Histogram& h)
+{
+    const size_t n = h.counts.size();
+    std::printf("  %s, %zu bins:\n", title, n);
+    const uint64_t most = n ? *std::max_element(h.counts.begin(), h.counts.end()) : 0;
+    const double width = n ? (h.hi - h.lo) / double(n) : 0;
+    for (size_t i = 0; i < n; ++i) {
+        const double a = h.lo + width * double(i), b = i + 1 == n ? h.hi : h.lo + width * double(i + 1);
+        const int bar = most ? int((h.counts[i] * 40 + most - 1) / most) : 0;
+        std::printf("    [%11.4g, %11.4g%c %10llu%s%s\n", a, b, i + 1 == n ? ']' : ')',
+                    static_cast<unsigned long long>(h.counts[i]), bar ? " " : "", std::string(size_t(bar), '#').c_str());
+    }
+    if (h.below || h.above)
+        std::printf("    below %llu, above %llu\n", static_cast<unsigned long long>(h.below),
+                    static_cast<unsigned long long>(h.above));
+}
+
+void printComparison(const qs::WeightComparison& c, bool json, bool histogram, QJsonArray& out)
 {
     if (json) {
         out.append(comparisonJson(c));
@@ -102,6 +123,8 @@ void printComparison(const qs::WeightComparison& c, bool json, QJsonArray& out)
                 " | y=Wx rel %.4g cos %.6f\n",
                 c.weight.c_str(), c.reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99, e.p999,
                 e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
+    if (histogram)
+        printHistogram("signed error (dequantized - reference)", e.signedError);
 }
 
 std::vector<float> readActivations(const std::string& path, uint64_t K)
@@ -234,6 +257,8 @@ int runStats(const QStringList& args)
             }
         };
     const bool json = parser.isSet(jsonOpt);
+    // The text output is a line per weight; asking for bins or a range adds the histogram.
+    const bool histogram = parser.isSet(binsOpt) || parser.isSet(rangeOpt);
     QJsonArray out;
     int skipped = 0;
     for (size_t i = 0; i < todo.size(); ++i) {
@@ -250,7 +275,7 @@ int runStats(const QStringList& args)
             }
             const qs::WeightComparison c = qs::compareRequantized(*ckpt, w, spec, opt);
             opt.activations = nullptr;
-            printComparison(c, json, out);
+            printComparison(c, json, histogram, out);
             continue;
         }
         if (!ref) {
@@ -260,6 +285,8 @@ int runStats(const QStringList& args)
             } else {
                 std::printf("%s: min %.6g max %.6g mean %.6g rms %.6g\n", h.weight.c_str(), h.minValue, h.maxValue,
                             h.meanValue, h.rmsValue);
+                if (histogram)
+                    printHistogram("values", h.values);
                 if (!h.codes.empty()) {
                     std::printf("  codes:");
                     for (uint64_t c : h.codes)
@@ -286,7 +313,7 @@ int runStats(const QStringList& args)
         }
         const qs::WeightComparison c = qs::compareWeight(*ckpt, w, *ref, *t, opt);
         opt.activations = nullptr;
-        printComparison(c, json, out);
+        printComparison(c, json, histogram, out);
     }
     if (shown >= 0)
         std::fprintf(stderr, "\r\033[K");

@@ -6,6 +6,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -70,6 +71,42 @@ private slots:
             total += c.toInteger();
         QCOMPARE(total, qint64(128 * 256));
         QCOMPARE(o.value(QStringLiteral("values")).toObject().value(QStringLiteral("counts")).toArray().size(), 8);
+    }
+
+    // Text output: a line per weight; --bins or --range adds the histogram, a line per bin.
+    void statsTextHistogram()
+    {
+        const QString path = qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
+        const QString weight = QStringLiteral("real.q4_k");
+        const auto plain = qstest::runCli({QStringLiteral("stats"), path, weight});
+        QVERIFY2(plain.exitCode == 0, plain.err.constData());
+        QVERIFY(!plain.out.contains("bins:"));
+
+        const auto binned = qstest::runCli({QStringLiteral("stats"), path, weight, QStringLiteral("--bins"), QStringLiteral("5")});
+        QVERIFY2(binned.exitCode == 0, binned.err.constData());
+        const QList<QByteArray> lines = binned.out.split('\n');
+        QVERIFY(binned.out.contains("  values, 5 bins:"));
+        // "    [lo, hi) count ###" (no bar for an empty bin), the last bin closed: "hi]".
+        static const QRegularExpression bin(QStringLiteral(R"(^    \[[^,]+,[^\)\]]+[\)\]]\s+(\d+)( #+)?$)"));
+        qint64 total = 0;
+        int rows = 0;
+        for (const QByteArray& l : lines)
+            if (const QRegularExpressionMatch m = bin.match(QString::fromUtf8(l)); m.hasMatch()) {
+                ++rows;
+                total += m.captured(1).toLongLong();
+            }
+        QCOMPARE(rows, 5);
+        QCOMPARE(total, qint64(16384)); // every element of the weight
+
+        const auto ranged = qstest::runCli({QStringLiteral("stats"), path, weight, QStringLiteral("--range"), QStringLiteral("-0.5,0.5")});
+        QVERIFY2(ranged.exitCode == 0, ranged.err.constData());
+        QVERIFY(ranged.out.contains("  values, 32 bins:"));
+        QVERIFY(ranged.out.contains("    below "));
+
+        const auto err = qstest::runCli({QStringLiteral("stats"), path, weight, QStringLiteral("--requantize"),
+                                         QStringLiteral("gguf-q4_0"), QStringLiteral("--bins"), QStringLiteral("3")});
+        QVERIFY2(err.exitCode == 0, err.err.constData());
+        QVERIFY(err.out.contains("  signed error (dequantized - reference), 3 bins:"));
     }
 
     void statsWithActivations()
