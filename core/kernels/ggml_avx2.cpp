@@ -18,7 +18,6 @@ namespace {
 
 inline uint16_t ld16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
 inline uint32_t ld32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-inline uint64_t ld64(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
 inline float h2f(const uint8_t* p) { return _cvtsh_ss(ld16(p)); }
 
 inline __m128i lo64(__m128i v) { return v; }
