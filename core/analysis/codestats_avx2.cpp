@@ -95,17 +95,6 @@ struct CodestatsNibbles {
     }
 };
 
-// The 6-bit scales and mins of the eight Q4_K sub-blocks.
-inline void codestatsScalesQ4K(const uint8_t* S, int32_t* sc, int32_t* m)
-{
-    for (int s = 0; s < 4; ++s) {
-        sc[s] = S[s] & 63;
-        m[s] = S[s + 4] & 63;
-        sc[s + 4] = (S[s + 8] & 0xF) | ((S[s] >> 6) << 4);
-        m[s + 4] = (S[s + 8] >> 4) | ((S[s + 4] >> 6) << 4);
-    }
-}
-
 // The eight bit planes of 32 code bytes: p[k] bit i = bit k of byte i.
 [[gnu::always_inline]] inline void codestatsPlanes(__m256i x, uint32_t* p)
 {
@@ -124,11 +113,6 @@ inline void codestatsScalesQ4K(const uint8_t* S, int32_t* sc, int32_t* m)
 inline uint32_t codestatsHalfPlane(const uint32_t* p, int k, int half)
 {
     return half ? (p[k] >> 16) | (p[k + 4] & 0xFFFF0000u) : (p[k] & 0xFFFFu) | (p[k + 4] << 16);
-}
-
-float codestatsHalf(const uint8_t* p)
-{
-    return halfToFloat(uint16_t(p[0] | (p[1] << 8)));
 }
 
 } // namespace
@@ -182,12 +166,12 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
         // Legacy 32-weight blocks, two at a time: d (and Q4_1's m) first, then 16 code bytes.
         const uint64_t bytes = type == GgmlQ4_1 ? 20 : 18, qs = type == GgmlQ4_1 ? 4 : 2;
         const auto values = [&](const uint8_t* b, __m256& vLo, __m256& vHi) {
-            const __m256 d = _mm256_set1_ps(codestatsHalf(b));
+            const __m256 d = _mm256_set1_ps(halfAt(b));
             if (type == GgmlQ4_0) { // float(q - 8) * d
                 vLo = _mm256_mul_ps(_mm256_sub_ps(q0, _mm256_set1_ps(8)), d);
                 vHi = _mm256_mul_ps(_mm256_sub_ps(q1, _mm256_set1_ps(8)), d);
             } else if (type == GgmlQ4_1) { // float(q) * d + m
-                const __m256 m = _mm256_set1_ps(codestatsHalf(b + 2));
+                const __m256 m = _mm256_set1_ps(halfAt(b + 2));
                 vLo = _mm256_add_ps(_mm256_mul_ps(q0, d), m);
                 vHi = _mm256_add_ps(_mm256_mul_ps(q1, d), m);
             } else { // d * float(kvalues_iq4nl[q])
@@ -196,7 +180,7 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
             }
         };
         const auto finite = [&](const uint8_t* b) {
-            return std::isfinite(codestatsHalf(b)) && (type != GgmlQ4_1 || std::isfinite(codestatsHalf(b + 2)));
+            return std::isfinite(halfAt(b)) && (type != GgmlQ4_1 || std::isfinite(halfAt(b + 2)));
         };
         for (uint64_t i = 0; i < nblocks; i += 2) {
             const uint8_t* b0 = src + i * bytes;
@@ -223,19 +207,17 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
     }
     if (type == GgmlIQ4_XS) {
         for (uint64_t i = 0; i < nblocks; ++i, src += 136) {
-            const float d = codestatsHalf(src);
+            const float d = halfAt(src);
             if (!std::isfinite(d)) {
                 reference(src);
                 continue;
             }
-            const uint16_t sh = uint16_t(src[2] | (src[3] << 8));
             for (int j = 0; j < 4; ++j) {
                 alignas(32) uint32_t p[8];
                 codestatsPlanes(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 8 + 32 * j)), p);
                 for (int h = 0; h < 2; ++h) {
                     const int ib = 2 * j + h;
-                    const int ls = ((src[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | ((sh >> (2 * ib)) & 3) << 4;
-                    const __m256 dl = _mm256_set1_ps(d * float(ls - 32));
+                    const __m256 dl = _mm256_set1_ps(d * float(ggml::iq4xsScale(src, ib) - 32));
                     k.group(codestatsHalfPlane(p, 0, h), codestatsHalfPlane(p, 1, h), codestatsHalfPlane(p, 2, h),
                             codestatsHalfPlane(p, 3, h), _mm256_mul_ps(dl, t0), _mm256_mul_ps(dl, t1));
                 }
@@ -244,13 +226,14 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
         nblocks = 0;
     }
     for (uint64_t i = 0; i < nblocks; ++i, src += 144) {
-        const float d = codestatsHalf(src), dmin = codestatsHalf(src + 2);
+        const float d = halfAt(src), dmin = halfAt(src + 2);
         if (!std::isfinite(d) || !std::isfinite(dmin)) {
             reference(src);
             continue;
         }
         alignas(32) int32_t sc[8], mn[8];
-        codestatsScalesQ4K(src + 4, sc, mn);
+        for (int s = 0; s < 8; ++s)
+            ggml::scaleMinK4(src + 4, s, sc[s], mn[s]);
         alignas(32) float d1s[8], m1s[8];
         _mm256_store_ps(d1s, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(sc)))));
         _mm256_store_ps(m1s, _mm256_mul_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(mn)))));

@@ -41,10 +41,6 @@ inline void putHalf(uint8_t* p, float f)
     p[0] = uint8_t(h & 0xFF);
     p[1] = uint8_t(h >> 8);
 }
-inline float getHalf(const uint8_t* p)
-{
-    return halfToFloat(uint16_t(p[0] | (p[1] << 8)));
-}
 
 // ---- legacy 32-weight blocks
 
@@ -375,7 +371,7 @@ void blockQ2_K(const float* x, uint8_t* y)
     } else {
         putHalf(y + 82, 0.f);
     }
-    const float dAll = getHalf(y + 80), mAll = getHalf(y + 82);
+    const float dAll = halfAt(y + 80), mAll = halfAt(y + 82);
     for (int j = 0; j < 16; ++j) {
         const float d = dAll * float(sc[j] & 0xF);
         if (d == 0.0f) continue;
@@ -421,7 +417,7 @@ void blockQ3_K(const float* x, uint8_t* y)
     } else {
         putHalf(y + 108, 0.f);
     }
-    const float dAll = getHalf(y + 108);
+    const float dAll = halfAt(y + 108);
     for (int j = 0; j < 16; ++j) {
         int8_t s = int8_t(j < 8 ? sc[j] & 0xF : sc[j - 8] >> 4);
         s = int8_t((s | (((sc[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32);
@@ -480,7 +476,7 @@ void kquantScalesMins(const float* x, uint8_t* y, uint8_t* L, int nmax, float rm
     }
     putHalf(y, maxScale / 63.f);
     putHalf(y + 2, maxMin / 63.f);
-    const float dAll = getHalf(y), mAll = getHalf(y + 2);
+    const float dAll = halfAt(y), mAll = halfAt(y + 2);
     for (int j = 0; j < 8; ++j) {
         uint8_t s, m;
         getScaleMinK4(j, sc, &s, &m);
@@ -559,7 +555,7 @@ void blockQ6_K(const float* x, uint8_t* y)
     int8_t* sc = reinterpret_cast<int8_t*>(y + 192);
     for (int ib = 0; ib < 16; ++ib)
         sc[ib] = int8_t(std::min(127, nearestInt(iscale * scales[ib])));
-    const float dAll = getHalf(y + 208);
+    const float dAll = halfAt(y + 208);
     for (int j = 0; j < 16; ++j) {
         const float d = dAll * float(sc[j]);
         if (d == 0.0f) continue;

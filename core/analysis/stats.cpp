@@ -12,7 +12,6 @@
 #include "kernels/floats.h"
 #include "kernels/ggml.h"
 #include "kernels/ggml_blocks.h"
-#include "kernels/ggml_codes.h"
 #include "kernels/gptq.h"
 #include "kernels/half.h"
 
@@ -71,6 +70,26 @@ RangeBins rangeBins(const StatsOptions& opt)
 }
 
 // counts = bins + below + above, as RangeBins::add fills them.
+// `bins` bins over [min, max] of the finite values that each(visit) passes as visit(value,
+// count); every value is then binned as addToHistogram does ([0, 0] when none is finite).
+template <typename Each>
+Histogram finiteSpanHistogram(int bins, const Each& each)
+{
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    each([&](float v, uint64_t) {
+        if (std::isfinite(v)) {
+            lo = std::min(lo, double(v));
+            hi = std::max(hi, double(v));
+        }
+    });
+    Histogram h;
+    h.lo = lo <= hi ? lo : 0;
+    h.hi = lo <= hi ? hi : 0;
+    h.counts.assign(size_t(bins), 0);
+    each([&](float v, uint64_t count) { addToHistogram(h, v, count); });
+    return h;
+}
+
 Histogram fromRange(const RangeBins& r, const std::vector<uint64_t>& counts)
 {
     Histogram h;
@@ -657,8 +676,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     if (weight.format.rfind("gguf-", 0) == 0 && weight.member("weight") >= 0) {
         const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
         const GgmlTypeInfo* info = ggmlTypeTraits(t.ggmlType);
-        GgmlCodeShape shape;
-        if (info && codeDomainStats(t.ggmlType) && ggmlCodeShape(t.ggmlType, shape) && K && K % info->blockWeights == 0) {
+        if (info && codeDomainStats(t.ggmlType) && K && K % info->blockWeights == 0) {
             codeBlob = ckpt.bytes(t);
             codeRowBlocks = K / info->blockWeights;
             codeRowBytes = codeRowBlocks * info->blockBytes;
@@ -809,34 +827,20 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
                 h.codes[i] += cc[i];
     }
     if (!scales.empty()) {
-        double slo = std::numeric_limits<double>::infinity(), shi = -slo;
-        for (float s : scales)
-            if (std::isfinite(s)) {
-                slo = std::min(slo, double(s));
-                shi = std::max(shi, double(s));
-            }
-        h.scales.lo = slo <= shi ? slo : 0;
-        h.scales.hi = slo <= shi ? shi : 0;
-        h.scales.counts.assign(size_t(opt.bins), 0);
-        for (float s : scales)
-            addToHistogram(h.scales, s);
+        h.scales = finiteSpanHistogram(opt.bins, [&](const auto& visit) {
+            for (float s : scales)
+                visit(s, 1);
+        });
     } else if (gt) {
         std::vector<uint64_t> merged(65536, 0);
         for (const std::vector<uint64_t>& hc : halfCounts)
             for (size_t i = 0; i < hc.size(); ++i)
                 merged[i] += hc[i];
-        double slo = std::numeric_limits<double>::infinity(), shi = -slo;
-        for (uint32_t d = 0; d < 65536; ++d)
-            if (merged[d] && std::isfinite(halfToFloat(uint16_t(d)))) {
-                slo = std::min(slo, double(halfToFloat(uint16_t(d))));
-                shi = std::max(shi, double(halfToFloat(uint16_t(d))));
-            }
-        h.scales.lo = slo <= shi ? slo : 0;
-        h.scales.hi = slo <= shi ? shi : 0;
-        h.scales.counts.assign(size_t(opt.bins), 0);
-        for (uint32_t d = 0; d < 65536; ++d)
-            if (merged[d])
-                addToHistogram(h.scales, halfToFloat(uint16_t(d)), merged[d]);
+        h.scales = finiteSpanHistogram(opt.bins, [&](const auto& visit) {
+            for (uint32_t d = 0; d < 65536; ++d)
+                if (merged[d])
+                    visit(halfToFloat(uint16_t(d)), merged[d]);
+        });
     }
     return h;
 }

@@ -110,13 +110,13 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
                                     const StatsOptions& opt);
 
 // Without a reference, in one pass. GGUF Q4_K, Q4_0, Q4_1, IQ4_NL and IQ4_XS are counted in
-// the code domain (codestats.h): per 32-weight group the count of each code and the code's value, computed once as the
-// reference dequantizer does; no float per element. The value histograms, count and min/max
-// are those of the element-wise scan (a zero extreme may differ in sign only: the code domain
-// orders -0 below +0); mean and RMS come from the per-code products count * value (exact in
-// double) and count * value^2, summed in 8 lanes (code % 8), a pairwise tree per chunk and the
-// chunks in order (CodeTally). Everything else is dequantized a slice at a time and scanned
-// (valuescan.h).
+// the code domain (codestats.h): per 32-weight group the count of each code and the code's
+// value, computed once as the reference dequantizer does; no float per element. The value
+// histograms, count and min/max are those of the element-wise scan (a zero extreme may differ
+// in sign only: the code domain orders -0 below +0); mean and RMS come from the per-code
+// products count * value (exact in double) and count * value^2, summed in 8 lanes (code % 8),
+// a pairwise tree per chunk and the chunks in order (CodeTally). Everything else is
+// dequantized a slice at a time and scanned (valuescan.h).
 struct WeightHistograms {
     std::string weight;
     uint64_t count = 0;

@@ -5,6 +5,7 @@
 // from a broadcast word (one operation fewer per eight values than splitting 16 bytes of
 // nibbles and widening them).
 #include "kernels/bnb.h"
+#include "kernels/select16_avx2.h"
 
 #include <immintrin.h>
 
@@ -13,17 +14,6 @@
 #include <vector>
 
 namespace qs {
-
-namespace {
-
-// Entry idx & 15 of the 16-entry table (lo, hi): vpermps reads bits 0..2, bit 3 blends.
-inline __m256 select16(__m256 lo, __m256 hi, __m256i idx)
-{
-    return _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
-                            _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
-}
-
-} // namespace
 
 void bnb4ElementsAvx2(const Bnb4& s, uint64_t e0, uint64_t n, float* out)
 {

@@ -10,11 +10,6 @@ namespace qs {
 namespace {
 
 // File-local names carry a prefix: core/ is compiled in unity batches.
-float codesF16(const uint8_t* p)
-{
-    return halfToFloat(uint16_t(p[0] | (p[1] << 8)));
-}
-
 // Legacy 32-weight blocks: low nibble of byte j -> element j, high nibble -> element j + 16.
 void codesNibbles(const uint8_t* qs, uint8_t* codes)
 {
@@ -39,25 +34,25 @@ void ggmlBlockCodes(int type, const uint8_t* b, float* v, uint8_t* codes)
 {
     switch (type) {
     case GgmlQ4_0: {
-        const float d = codesF16(b);
+        const float d = halfAt(b);
         for (int c = 0; c < 16; ++c) v[c] = float(c - 8) * d;
         codesNibbles(b + 2, codes);
         break;
     }
     case GgmlQ4_1: {
-        const float d = codesF16(b), m = codesF16(b + 2);
+        const float d = halfAt(b), m = halfAt(b + 2);
         for (int c = 0; c < 16; ++c) v[c] = float(c) * d + m;
         codesNibbles(b + 4, codes);
         break;
     }
     case GgmlIQ4_NL: {
-        const float d = codesF16(b);
+        const float d = halfAt(b);
         for (int c = 0; c < 16; ++c) v[c] = d * float(ggml::kValuesIq4nl[c]);
         codesNibbles(b + 2, codes);
         break;
     }
     case GgmlQ4_K: {
-        const float d = codesF16(b), dmin = codesF16(b + 2);
+        const float d = halfAt(b), dmin = halfAt(b + 2);
         for (int s = 0; s < 8; ++s) {
             int sc, m;
             ggml::scaleMinK4(b + 4, s, sc, m);
@@ -70,11 +65,9 @@ void ggmlBlockCodes(int type, const uint8_t* b, float* v, uint8_t* codes)
         break;
     }
     case GgmlIQ4_XS: {
-        const float d = codesF16(b);
-        const uint16_t sh = uint16_t(b[2] | (b[3] << 8));
+        const float d = halfAt(b);
         for (int ib = 0; ib < 8; ++ib) {
-            const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | ((sh >> (2 * ib)) & 3) << 4;
-            const float dl = d * float(ls - 32);
+            const float dl = d * float(ggml::iq4xsScale(b, ib) - 32);
             for (int c = 0; c < 16; ++c) v[16 * ib + c] = dl * float(ggml::kValuesIq4nl[c]);
             codesNibbles(b + 8 + 16 * ib, codes + 32 * ib);
         }

@@ -22,7 +22,6 @@ namespace {
 
 uint16_t ld16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
 uint32_t ld32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-float f16(const uint8_t* p) { return halfToFloat(ld16(p)); }
 // ggml writes "v * (bit ? -1.f : 1.f)", which compilers fold into a negation; the two differ
 // only in the sign of a NaN, and the negation is what the fast path reproduces (sign-bit xor).
 float sgn(float v, uint8_t mask, int j) { return (mask >> j) & 1 ? -v : v; }
@@ -30,7 +29,7 @@ float sgn(float v, uint8_t mask, int j) { return (mask >> j) & 1 ? -v : v; }
 // ---- plain types ----
 
 void refF32(const uint8_t* s, uint64_t n, float* y) { std::memcpy(y, s, n * 4); }
-void refF16(const uint8_t* s, uint64_t n, float* y) { for (uint64_t i = 0; i < n; ++i) y[i] = f16(s + 2 * i); }
+void refF16(const uint8_t* s, uint64_t n, float* y) { for (uint64_t i = 0; i < n; ++i) y[i] = halfAt(s + 2 * i); }
 void refBF16(const uint8_t* s, uint64_t n, float* y)
 {
     for (uint64_t i = 0; i < n; ++i) {
@@ -53,7 +52,7 @@ void refInt(const uint8_t* s, uint64_t n, float* y)
 void refQ4_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 18, y += 32) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         for (int j = 0; j < 16; ++j) {
             y[j] = float((b[2 + j] & 0xF) - 8) * d;
             y[j + 16] = float((b[2 + j] >> 4) - 8) * d;
@@ -64,7 +63,7 @@ void refQ4_0(const uint8_t* b, uint64_t nb, float* y)
 void refQ4_1(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 20, y += 32) {
-        const float d = f16(b), m = f16(b + 2);
+        const float d = halfAt(b), m = halfAt(b + 2);
         for (int j = 0; j < 16; ++j) {
             y[j] = float(b[4 + j] & 0xF) * d + m;
             y[j + 16] = float(b[4 + j] >> 4) * d + m;
@@ -75,7 +74,7 @@ void refQ4_1(const uint8_t* b, uint64_t nb, float* y)
 void refQ5_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 22, y += 32) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         const uint32_t qh = ld32(b + 2);
         for (int j = 0; j < 16; ++j) {
             const int q0 = (b[6 + j] & 0xF) | int((qh >> j) & 1) << 4;
@@ -89,7 +88,7 @@ void refQ5_0(const uint8_t* b, uint64_t nb, float* y)
 void refQ5_1(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 24, y += 32) {
-        const float d = f16(b), m = f16(b + 2);
+        const float d = halfAt(b), m = halfAt(b + 2);
         const uint32_t qh = ld32(b + 4);
         for (int j = 0; j < 16; ++j) {
             const int q0 = (b[8 + j] & 0xF) | int((qh >> j) & 1) << 4;
@@ -103,7 +102,7 @@ void refQ5_1(const uint8_t* b, uint64_t nb, float* y)
 void refQ8_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 34, y += 32) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         for (int j = 0; j < 32; ++j) y[j] = float(int8_t(b[2 + j])) * d;
     }
 }
@@ -112,7 +111,7 @@ void refQ8_0(const uint8_t* b, uint64_t nb, float* y)
 void refQ8_1(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 36, y += 32) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         for (int j = 0; j < 32; ++j) y[j] = float(int8_t(b[4 + j])) * d;
     }
 }
@@ -120,7 +119,7 @@ void refQ8_1(const uint8_t* b, uint64_t nb, float* y)
 void refIQ4_NL(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 18, y += 32) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         for (int j = 0; j < 16; ++j) {
             y[j] = d * float(ggml::kValuesIq4nl[b[2 + j] & 0xF]);
             y[j + 16] = d * float(ggml::kValuesIq4nl[b[2 + j] >> 4]);
@@ -176,7 +175,7 @@ void refNVFP4(const uint8_t* b, uint64_t nb, float* y)
 void refQ1_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 18, y += 128) {
-        const float d = f16(b), nd = -d;
+        const float d = halfAt(b), nd = -d;
         for (int j = 0; j < 128; ++j) y[j] = (b[2 + j / 8] >> (j % 8)) & 1 ? d : nd;
     }
 }
@@ -184,7 +183,7 @@ void refQ1_0(const uint8_t* b, uint64_t nb, float* y)
 void refQ2_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 18, y += 64) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         for (int j = 0; j < 64; ++j) y[j] = float(((b[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
     }
 }
@@ -196,7 +195,7 @@ void refQ2_K(const uint8_t* b, uint64_t nb, float* y)
     for (uint64_t i = 0; i < nb; ++i, b += 84, y += 256) {
         const uint8_t* sc = b;
         const uint8_t* qs = b + 16;
-        const float d = f16(b + 80), dmin = f16(b + 82);
+        const float d = halfAt(b + 80), dmin = halfAt(b + 82);
         for (int e = 0; e < 256; ++e) {
             const int h = e / 128, j = (e % 128) / 32, l = e % 32;
             const int q = (qs[32 * h + l] >> (2 * j)) & 3;
@@ -213,7 +212,7 @@ void refQ3_K(const uint8_t* b, uint64_t nb, float* y)
         const uint8_t* hm = b;
         const uint8_t* qs = b + 32;
         const uint8_t* S = b + 96;
-        const float d = f16(b + 108);
+        const float d = halfAt(b + 108);
         for (int e = 0; e < 256; ++e) {
             const int h = e / 128, j = (e % 128) / 32, l = e % 32, s = e / 16;
             const int q2 = (qs[32 * h + l] >> (2 * j)) & 3;
@@ -229,7 +228,7 @@ void refQ3_K(const uint8_t* b, uint64_t nb, float* y)
 void refQ4_K(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 144, y += 256) {
-        const float d = f16(b), dmin = f16(b + 2);
+        const float d = halfAt(b), dmin = halfAt(b + 2);
         const uint8_t* qs = b + 16;
         for (int e = 0; e < 256; ++e) {
             int sc, m;
@@ -244,7 +243,7 @@ void refQ4_K(const uint8_t* b, uint64_t nb, float* y)
 void refQ5_K(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 176, y += 256) {
-        const float d = f16(b), dmin = f16(b + 2);
+        const float d = halfAt(b), dmin = halfAt(b + 2);
         const uint8_t* qh = b + 16;
         const uint8_t* qs = b + 48;
         for (int e = 0; e < 256; ++e) {
@@ -262,7 +261,7 @@ void refQ6_K(const uint8_t* b, uint64_t nb, float* y)
     for (uint64_t i = 0; i < nb; ++i, b += 210, y += 256) {
         const uint8_t* ql = b;
         const uint8_t* qh = b + 128;
-        const float d = f16(b + 208);
+        const float d = halfAt(b + 208);
         for (int e = 0; e < 256; ++e) {
             const int h = e / 128, k = (e % 128) / 32, l = e % 32;
             const uint8_t low = ql[64 * h + 32 * (k % 2) + l];
@@ -285,11 +284,9 @@ void refQ8_K(const uint8_t* b, uint64_t nb, float* y)
 void refIQ4_XS(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 136) {
-        const float d = f16(b);
-        const uint16_t sh = ld16(b + 2);
+        const float d = halfAt(b);
         for (int ib = 0; ib < 8; ++ib, y += 32) {
-            const int ls = ((b[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | ((sh >> (2 * ib)) & 3) << 4;
-            const float dl = d * float(ls - 32);
+            const float dl = d * float(ggml::iq4xsScale(b, ib) - 32);
             const uint8_t* q = b + 8 + 16 * ib;
             for (int j = 0; j < 16; ++j) {
                 y[j] = dl * float(ggml::kValuesIq4nl[q[j] & 0xF]);
@@ -312,7 +309,7 @@ int trit(uint8_t byte, int n)
 void refTQ1_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 54, y += 256) {
-        const float d = f16(b + 52);
+        const float d = halfAt(b + 52);
         for (int n = 0; n < 5; ++n)
             for (int m = 0; m < 32; ++m) y[32 * n + m] = float(trit(b[m], n) - 1) * d;
         for (int n = 0; n < 5; ++n)
@@ -325,7 +322,7 @@ void refTQ1_0(const uint8_t* b, uint64_t nb, float* y)
 void refTQ2_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 66, y += 256) {
-        const float d = f16(b + 64);
+        const float d = halfAt(b + 64);
         for (int e = 0; e < 256; ++e) {
             const int c = e / 128, n = (e % 128) / 32, m = e % 32;
             y[e] = float(((b[32 * c + m] >> (2 * n)) & 3) - 1) * d;
@@ -340,7 +337,7 @@ uint8_t gridByte(uint64_t entry, int j) { return uint8_t(entry >> (8 * j)); }
 void refIQ2_XXS(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 66) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         for (int ib = 0; ib < 8; ++ib) {
             const uint8_t* w0 = b + 2 + 8 * ib;
             const uint32_t w1 = ld32(w0 + 4);
@@ -357,7 +354,7 @@ void refIQ2_XXS(const uint8_t* b, uint64_t nb, float* y)
 void refIQ2_XS(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 74) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         for (int ib = 0; ib < 8; ++ib) {
             const uint8_t sc = b[66 + ib];
             const float db[2] = {d * (0.5f + float(sc & 0xF)) * 0.25f, d * (0.5f + float(sc >> 4)) * 0.25f};
@@ -374,7 +371,7 @@ void refIQ2_XS(const uint8_t* b, uint64_t nb, float* y)
 void refIQ2_S(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 82) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         const uint8_t* qs = b + 2;
         const uint8_t* qh = b + 66;
         for (int ib = 0; ib < 8; ++ib) {
@@ -393,7 +390,7 @@ void refIQ2_S(const uint8_t* b, uint64_t nb, float* y)
 void refIQ3_XXS(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 98) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         const uint8_t* qs = b + 2;
         for (int ib = 0; ib < 8; ++ib) {
             const uint32_t a = ld32(qs + 64 + 4 * ib);
@@ -414,7 +411,7 @@ void refIQ3_XXS(const uint8_t* b, uint64_t nb, float* y)
 void refIQ3_S(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 110) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         const uint8_t* qs = b + 2;
         const uint8_t* qh = b + 66;
         const uint8_t* signs = b + 74;
@@ -439,7 +436,7 @@ constexpr float kIq1Delta = 0.125f;
 void refIQ1_S(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 50) {
-        const float d = f16(b);
+        const float d = halfAt(b);
         const uint8_t* qs = b + 2;
         for (int ib = 0; ib < 8; ++ib) {
             const uint16_t h = ld16(b + 34 + 2 * ib);

@@ -1,7 +1,7 @@
 #pragma once
 // Lookup tables of the ggml block types (values from ggml-common.h, stored as data), and the
-// unpacking of Q4_K/Q5_K's packed 6-bit scales that the reference, the AVX2 path and the
-// code-domain statistics share.
+// unpacking of the packed 6-bit sub-block scales (Q4_K/Q5_K, IQ4_XS) that the reference, the
+// AVX2 path and the code-domain statistics share.
 #include <cstdint>
 
 namespace qs::ggml {
@@ -17,6 +17,14 @@ inline void scaleMinK4(const uint8_t* S, int s, int& sc, int& m)
         sc = (S[s + 4] & 0xF) | ((S[s - 4] >> 6) << 4);
         m = (S[s + 4] >> 4) | ((S[s] >> 6) << 4);
     }
+}
+
+// The 6-bit scale ls of sub-block ib (0..7) of an IQ4_XS block (d, scales_h, scales_l, ...);
+// the sub-block's multiplier is d * float(ls - 32) (gguf.md 2.7).
+inline int iq4xsScale(const uint8_t* block, int ib)
+{
+    const unsigned high = unsigned(block[2] | (block[3] << 8));
+    return ((block[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | int((high >> (2 * ib)) & 3) << 4;
 }
 
 extern const uint8_t kKmaskIq2xs[8]; // kmask_iq2xs, CRC-32 0xe0631a53

@@ -63,6 +63,12 @@ inline uint16_t floatToHalf(float f)
     return uint16_t(sign | q);
 }
 
+// The little-endian binary16 field at p (a block's scale), as float.
+inline float halfAt(const uint8_t* p)
+{
+    return halfToFloat(uint16_t(p[0] | (p[1] << 8)));
+}
+
 inline float bf16ToFloat(uint16_t b)
 {
     return std::bit_cast<float>(uint32_t(b) << 16);

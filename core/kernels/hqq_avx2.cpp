@@ -3,6 +3,7 @@
 // 3-bit) of one packed row. Axis 0 takes the scalar path.
 #include "kernels/hqq.h"
 #include "kernels/dtyperound_avx2.h"
+#include "kernels/select16_avx2.h"
 
 #include <immintrin.h>
 
@@ -39,9 +40,7 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
                     ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.wq.data() + 4 * (base + c)))
                     : _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s.wq.data() + base + c)));
                 const __m256i q = _mm256_and_si256(_mm256_srl_epi32(w, shift), mask);
-                const __m256 v = _mm256_permutevar8x32_ps(lo, q);
-                _mm256_storeu_ps(o + (c - c0), b < 4 ? v
-                    : _mm256_blendv_ps(v, _mm256_permutevar8x32_ps(hi, q), _mm256_castsi256_ps(_mm256_slli_epi32(q, 28))));
+                _mm256_storeu_ps(o + (c - c0), b < 4 ? _mm256_permutevar8x32_ps(lo, q) : select16(lo, hi, q));
             }
         }
         if (s.parts == 10) {

@@ -4,6 +4,7 @@
 #include "kernels/mlx.h"
 #include "kernels/dtyperound_avx2.h"
 #include "kernels/mlx_unpack_avx2.h"
+#include "kernels/select16_avx2.h"
 
 #include <algorithm>
 #include <cstring>
@@ -12,13 +13,6 @@
 namespace qs {
 
 namespace {
-
-// Entry idx & 15 of the 16-entry table (lo, hi): vpermps reads bits 0..2, bit 3 blends.
-inline __m256 select16(__m256 lo, __m256 hi, __m256i idx)
-{
-    return _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
-                            _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28)));
-}
 
 template <DType T>
 inline __m256 dequant8(__m256 q, __m256 vs, __m256 vb)
