@@ -10,11 +10,11 @@
 // the format itself is named by detection from the tensors.
 // Weights are deterministic: normal-ish with 0.5 % outliers, quantized round-to-nearest
 // with the GPTQ and AWQ rules of core/analysis/quantize_affine.h.
-#include "analysis/quantize_affine.h"
+#include "formats/affine/quantize_affine.h"
 #include "container/safetensors.h"
-#include "error.h"
-#include "kernels/gptq.h"
-#include "kernels/half.h"
+#include "base/error.h"
+#include "formats/gptq/gptq.h"
+#include "base/half.h"
 
 #include <QDir>
 #include <QFile>

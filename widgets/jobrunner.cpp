@@ -1,6 +1,6 @@
 #include "jobrunner.h"
 
-#include "error.h"
+#include "base/error.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

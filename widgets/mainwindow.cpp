@@ -2,7 +2,7 @@
 
 #include "container/checkpoint.h"
 #include "demo.h"
-#include "error.h"
+#include "base/error.h"
 #include "inspector.h"
 #include "jobrunner.h"
 #include "report/report.h"

@@ -4,8 +4,8 @@
 
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "error.h"
-#include "kernels/dequant.h"
+#include "base/error.h"
+#include "formats/dequant.h"
 
 #include <QCommandLineParser>
 

@@ -3,9 +3,9 @@
 
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "error.h"
-#include "kernels/dequant.h"
-#include "kernels/halfrow.h"
+#include "base/error.h"
+#include "formats/dequant.h"
+#include "formats/plain/halfrow.h"
 
 #include <QCommandLineParser>
 

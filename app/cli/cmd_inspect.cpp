@@ -5,7 +5,7 @@
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
 #include "formats/detect.h"
-#include "shapetext.h"
+#include "base/shapetext.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>

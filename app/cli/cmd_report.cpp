@@ -5,7 +5,7 @@
 #include "commands.h"
 
 #include "container/checkpoint.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
 #include "formats/layoutspec.h"
 #include "report/report.h"

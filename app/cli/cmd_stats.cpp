@@ -7,9 +7,9 @@
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
-#include "kernels/dequant.h"
+#include "formats/dequant.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>

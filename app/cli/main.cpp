@@ -1,6 +1,6 @@
 // quantscope-cli: the headless twin of the GUI.
 #include "commands.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <QCoreApplication>
 #include <QTextStream>

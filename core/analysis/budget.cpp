@@ -1,7 +1,7 @@
 #include "analysis/budget.h"
 
 #include "container/ggmltype.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <cctype>
 #include <cstdio>

@@ -2,10 +2,10 @@
 
 #include "analysis/diffscan.h"
 #include "analysis/namemap.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/detect.h"
-#include "kernels/dequant.h"
-#include "shapetext.h"
+#include "formats/dequant.h"
+#include "base/shapetext.h"
 
 #include <omp.h>
 

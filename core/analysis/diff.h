@@ -6,7 +6,7 @@
 // per-weight error figures come back worst first. B is the reference side: SQNR and the
 // relative error divide by B's energy.
 #include "container/checkpoint.h"
-#include "kernels/kernel.h"
+#include "formats/kernel.h"
 
 #include <atomic>
 #include <cstdint>

@@ -1,13 +1,13 @@
 #include "analysis/groupscales.h"
 
-#include "error.h"
-#include "kernels/bnb.h"
-#include "kernels/ct.h"
-#include "kernels/ggml.h"
-#include "kernels/ggml_blocks.h"
-#include "kernels/gptq.h"
-#include "kernels/half.h"
-#include "kernels/mlx.h"
+#include "base/error.h"
+#include "formats/bnb/bnb.h"
+#include "formats/compressed_tensors/ct.h"
+#include "formats/ggml/ggml.h"
+#include "formats/ggml/ggml_blocks.h"
+#include "formats/gptq/gptq.h"
+#include "base/half.h"
+#include "formats/mlx/mlx.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "analysis/playground.h"
 
-#include "error.h"
+#include "base/error.h"
 #include "formats/layoutspec.h"
 
 #include <algorithm>

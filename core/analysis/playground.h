@@ -5,7 +5,7 @@
 // teaching view draws from that result: each group's code levels and decision edges, the
 // values that fall on each code, the error per element, and which bits of which stored word
 // hold which element (from the format's LayoutSpec). The view only draws.
-#include "analysis/quantize_affine.h"
+#include "formats/affine/quantize_affine.h"
 
 #include <cstdint>
 #include <string>

@@ -1,16 +1,16 @@
 #include "analysis/quantize_checkpoint.h"
 
-#include "analysis/quantize_affine.h"
-#include "analysis/quantize_bnb.h"
-#include "analysis/quantize_ggml.h"
+#include "formats/affine/quantize_affine.h"
+#include "formats/bnb/quantize_bnb.h"
+#include "formats/ggml/quantize_ggml.h"
 #include "analysis/streamwriter.h"
 #include "container/ggmltype.h"
 #include "container/gguf.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
-#include "kernels/dequant.h"
-#include "kernels/ggml.h"
-#include "kernels/half.h"
+#include "formats/dequant.h"
+#include "formats/ggml/ggml.h"
+#include "base/half.h"
 
 #include <QDir>
 #include <QFile>

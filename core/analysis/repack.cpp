@@ -1,18 +1,18 @@
 #include "analysis/repack.h"
 
-#include "analysis/quantize_affine.h"
+#include "formats/affine/quantize_affine.h"
 #include "analysis/quantize_checkpoint.h"
 #include "analysis/streamwriter.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
-#include "kernels/bitstream.h"
-#include "kernels/ct.h"
-#include "kernels/dequant.h"
-#include "kernels/ggml.h"
-#include "kernels/gptq.h"
-#include "kernels/half.h"
+#include "base/bitstream.h"
+#include "formats/compressed_tensors/ct.h"
+#include "formats/dequant.h"
+#include "formats/ggml/ggml.h"
+#include "formats/gptq/gptq.h"
+#include "base/half.h"
 
 #include <QDir>
 

@@ -8,7 +8,7 @@
 // (valuescan.h: pairwise-style, at least as accurate as one running sum) and added in order. Memory stays constant apart from the |error| store for the percentiles (exact up
 // to kExactPercentileLimit values, see ErrorStats::percentilesExact) and the per-group scales.
 #include "container/checkpoint.h"
-#include "kernels/kernel.h"
+#include "formats/kernel.h"
 
 #include <atomic>
 #include <cstdint>

@@ -2,7 +2,7 @@
 
 #include "container/json.h"
 #include "container/safetensors.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

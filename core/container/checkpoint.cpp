@@ -2,7 +2,7 @@
 
 #include "container/gguf.h"
 #include "container/safetensors.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/detect.h"
 
 #include <algorithm>

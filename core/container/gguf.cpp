@@ -1,7 +1,7 @@
 #include "container/gguf.h"
 
 #include "container/ggmltype.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,6 +1,6 @@
 #include "container/mappedfile.h"
 
-#include "error.h"
+#include "base/error.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include "container/npy.h"
 
 #include "container/mappedfile.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <cstdio>
 #include <cstring>

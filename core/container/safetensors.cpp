@@ -1,8 +1,8 @@
 #include "container/safetensors.h"
 
 #include "container/json.h"
-#include "error.h"
-#include "shapetext.h"
+#include "base/error.h"
+#include "base/shapetext.h"
 
 #include <algorithm>
 #include <cerrno>

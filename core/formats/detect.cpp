@@ -2,9 +2,9 @@
 
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
-#include "shapetext.h"
+#include "base/shapetext.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

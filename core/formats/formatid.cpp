@@ -1,7 +1,7 @@
 #include "formats/formatid.h"
 
 #include "container/ggmltype.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 #pragma once
 // Small helpers shared by the layoutspec_<family>.cpp files.
 #include "formats/layoutspec.h"
-#include "intmath.h"
+#include "base/intmath.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,11 +1,11 @@
 #include "formats/wordmap.h"
-#include "intmath.h"
+#include "base/intmath.h"
 
 #include "container/checkpoint.h"
-#include "error.h"
-#include "kernels/gptq.h"
-#include "kernels/half.h"
-#include "kernels/kernel.h"
+#include "base/error.h"
+#include "formats/gptq/gptq.h"
+#include "base/half.h"
+#include "formats/kernel.h"
 
 #include <algorithm>
 #include <cmath>

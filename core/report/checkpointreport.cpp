@@ -6,9 +6,9 @@
 #include "analysis/budget.h"
 #include "analysis/stats.h"
 #include "analysis/verify.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
-#include "kernels/dequant.h"
+#include "formats/dequant.h"
 #include "report/specmath.h"
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 #include "report/report.h"
 
 #include "analysis/budget.h"
-#include "error.h"
+#include "base/error.h"
 #include "report/specmath.h"
 
 #include <algorithm>

@@ -5,11 +5,11 @@
 #include "report/report.h"
 
 #include "container/ggmltype.h"
-#include "error.h"
-#include "kernels/ggml.h"
-#include "kernels/ggml_blocks.h"
-#include "kernels/gptq.h"
-#include "kernels/half.h"
+#include "base/error.h"
+#include "formats/ggml/ggml.h"
+#include "formats/ggml/ggml_blocks.h"
+#include "formats/gptq/gptq.h"
+#include "base/half.h"
 #include "report/specmath.h"
 
 #include <algorithm>

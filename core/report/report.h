@@ -4,7 +4,7 @@
 // checkpoint, from detection, stats, verify and budget. Rendering (HTML, Markdown, PDF and
 // the figures themselves) lives in widgets/report; this part needs Qt6::Core only.
 #include "analysis/stats.h"
-#include "error.h"
+#include "base/error.h"
 #include "container/checkpoint.h"
 #include "formats/layoutspec.h"
 

@@ -1,7 +1,7 @@
 #include "report/specmath.h"
 
 #include "container/dtype.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
 
 #include <cmath>

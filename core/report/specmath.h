@@ -3,7 +3,7 @@
 // type behind a gguf-* spec, and how numbers are written.
 #include "container/ggmltype.h"
 #include "formats/layoutspec.h"
-#include "shapetext.h"
+#include "base/shapetext.h"
 
 #include <cstdint>
 

@@ -3,7 +3,7 @@
 // all measured in this process. The three are interleaved in rounds and the best round of
 // each is kept, so load from other processes affects them alike.
 // Usage: bench_ggml [milliseconds per measurement, default 40] [rounds, default 7]
-#include "kernels/ggml.h"
+#include "formats/ggml/ggml.h"
 
 #include <omp.h>
 

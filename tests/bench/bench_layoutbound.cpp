@@ -8,8 +8,8 @@
 // more loops give the compute floors of the 4-bit kernels' building blocks on sequential
 // output (see floorStores below).
 // Usage: bench_layoutbound [N, default 1024]
-#include "kernels/gptq.h"
-#include "kernels/half.h"
+#include "formats/gptq/gptq.h"
+#include "base/half.h"
 
 #include <immintrin.h>
 

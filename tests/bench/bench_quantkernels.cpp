@@ -3,12 +3,12 @@
 // chunk (16 rows x 4096 = 256 KiB of f32), the fast/scalar ratio, and fast/memcpy where
 // memcpy copies the same number of output bytes in the same run.
 #include "container/safetensors.h"
-#include "kernels/bnb.h"
-#include "kernels/ct.h"
-#include "kernels/floats.h"
-#include "kernels/half.h"
-#include "kernels/hqq.h"
-#include "kernels/mlx.h"
+#include "formats/bnb/bnb.h"
+#include "formats/compressed_tensors/ct.h"
+#include "formats/plain/floats.h"
+#include "base/half.h"
+#include "formats/hqq/hqq.h"
+#include "formats/mlx/mlx.h"
 
 #include <QTemporaryDir>
 

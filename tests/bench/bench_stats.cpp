@@ -21,12 +21,12 @@
 //
 // Usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|diff]...
 #include "analysis/diff.h"
-#include "analysis/quantize_ggml.h"
+#include "formats/ggml/quantize_ggml.h"
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
 #include "container/gguf.h"
-#include "kernels/dequant.h"
-#include "kernels/ggml.h"
+#include "formats/dequant.h"
+#include "formats/ggml/ggml.h"
 
 #include <omp.h>
 

@@ -8,13 +8,13 @@
 // --profile runs only the single-thread fast path of each chosen format for a few seconds and
 // prints nothing else, so a sampling profiler sees the kernel and not the setup.
 #include "container/checkpoint.h"
-#include "error.h"
+#include "base/error.h"
 #include "container/ggmltype.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
-#include "kernels/dequant.h"
-#include "kernels/gptq.h"
-#include "kernels/half.h"
+#include "formats/dequant.h"
+#include "formats/gptq/gptq.h"
+#include "base/half.h"
 
 #include <QTemporaryDir>
 

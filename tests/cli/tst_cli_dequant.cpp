@@ -2,8 +2,8 @@
 // upstream references; usage and input errors exit 2 with a one-line message.
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "error.h"
-#include "kernels/half.h"
+#include "base/error.h"
+#include "base/half.h"
 #include "testsupport.h"
 
 #include <QDir>

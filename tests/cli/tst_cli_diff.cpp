@@ -1,7 +1,7 @@
 // quantscope-cli diff: exit codes (0 same, 1 over tolerance, 2 bad input), JSON that parses
 // with the figures, the --weight filter, and an HF float checkpoint against a Q8_0 GGUF made
 // from it with llama.cpp's q/k permutation (written by this test with the project's writers).
-#include "analysis/quantize_ggml.h"
+#include "formats/ggml/quantize_ggml.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
 

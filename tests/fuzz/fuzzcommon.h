@@ -3,10 +3,10 @@
 // folder, which is opened, listed, detected and dequantized exactly as the CLI would.
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/detect.h"
-#include "kernels/dequant.h"
-#include "kernels/kernel.h"
+#include "formats/dequant.h"
+#include "formats/kernel.h"
 
 #include <stdlib.h>
 #include <unistd.h>

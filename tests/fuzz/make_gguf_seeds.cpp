@@ -3,7 +3,7 @@
 // usage: make_gguf_seeds INPUT.gguf OUT_DIR
 #include "container/checkpoint.h"
 #include "container/gguf.h"
-#include "error.h"
+#include "base/error.h"
 
 #include <algorithm>
 #include <cstdio>

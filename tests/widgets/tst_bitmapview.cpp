@@ -13,7 +13,7 @@
 #include "container/gguf.h"
 #include "formats/layoutspec.h"
 #include "formats/wordmap.h"
-#include "kernels/ggml.h"
+#include "formats/ggml/ggml.h"
 
 #include <QComboBox>
 #include <QFile>

@@ -3,7 +3,7 @@
 // with outliers); act-order groups hold exactly group-size channels each.
 #include "container/checkpoint.h"
 #include "demo.h"
-#include "kernels/dequant.h"
+#include "formats/dequant.h"
 
 #include <QStandardPaths>
 #include <QtTest>

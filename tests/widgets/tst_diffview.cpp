@@ -9,7 +9,7 @@
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
 #include "jobrunner.h"
-#include "kernels/half.h"
+#include "base/half.h"
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/diffview.h"

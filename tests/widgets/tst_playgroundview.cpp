@@ -6,7 +6,7 @@
 #include "analysis/playground.h"
 #include "container/checkpoint.h"
 #include "jobrunner.h"
-#include "kernels/dequant.h"
+#include "formats/dequant.h"
 #include "mainwindow.h"
 #include "viewcontext.h"
 #include "views/playgroundview.h"

@@ -5,7 +5,7 @@
 #include "container/checkpoint.h"
 #include "figures/scaleheatmap.h"
 #include "jobrunner.h"
-#include "kernels/dequant.h"
+#include "formats/dequant.h"
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/scalesview.h"

@@ -1,7 +1,7 @@
 // The analysis-view framework: background jobs keep the event loop running, report
 // progress, can be cancelled or replaced, and report failures; views export as PNG, SVG
 // and PDF atomically; the main window's export action follows the current tab.
-#include "error.h"
+#include "base/error.h"
 #include "jobrunner.h"
 #include "mainwindow.h"
 #include "viewcontext.h"

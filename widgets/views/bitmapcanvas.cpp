@@ -1,7 +1,7 @@
 #include "bitmapcanvas.h"
 
 #include "container/checkpoint.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/wordmap.h"
 
 #include <QMouseEvent>

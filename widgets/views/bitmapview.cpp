@@ -5,11 +5,11 @@
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/logicalweight.h"
 #include "formats/wordmap.h"
-#include "kernels/dequant.h"
-#include "kernels/kernel.h"
+#include "formats/dequant.h"
+#include "formats/kernel.h"
 
 #include <QComboBox>
 #include <QFontDatabase>

@@ -8,7 +8,7 @@
 #include "container/checkpoint.h"
 #include "formats/detect.h"
 #include "formats/logicalweight.h"
-#include "kernels/kernel.h"
+#include "formats/kernel.h"
 
 #include <qcustomplot.h>
 

@@ -8,9 +8,9 @@
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/formatid.h"
-#include "kernels/kernel.h"
+#include "formats/kernel.h"
 
 #include <qcustomplot.h>
 

@@ -6,9 +6,9 @@
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
-#include "error.h"
+#include "base/error.h"
 #include "formats/layoutspec.h"
-#include "kernels/dequant.h"
+#include "formats/dequant.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,0 +1,10 @@
+#include "base/error.h"
+
+namespace qs {
+
+void fail(const std::string& file, const std::string& what)
+{
+    throw Error(file + ": " + what);
+}
+
+} // namespace qs

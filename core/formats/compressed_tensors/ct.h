@@ -1,0 +1,58 @@
+#pragma once
+// compressed-tensors "pack-quantized" (spec B.7): signed int codes stored unsigned
+// (q + 2^(b-1)), pf = floor(32/b) codes per int32 word along K, natural slot order, the top
+// 32 - pf*b bits unused (3-bit: 10 per word, not a bitstream). Zero points packed the same
+// way along N (dim 0, padded), or unpacked signed I8 [N, G] in files before PR #296.
+#include "formats/kernelutil.h"
+#include "formats/kernel.h"
+
+#include <cstdint>
+#include <span>
+
+namespace qs {
+
+struct CtPacked {
+    // pack-quantized (weight_packed), or the unpacked int-quantized / float-quantized
+    // forms that share the scale / zero-point / g_idx rules: weight I8 or F8 [N, K].
+    enum class Source { Packed, Int8, Fp8 } source = Source::Packed;
+    DType fp8Dtype = DType::F8_E4M3;
+    int bits = 4;
+    unsigned pf = 8;           // codes per word
+    uint64_t rows = 0, cols = 0;
+    uint64_t wordsPerRow = 0;
+    std::span<const uint8_t> packed; // int32 [N, wordsPerRow]
+    FloatView scale;
+    uint64_t groups = 1;       // scale columns G (1: channel; tensor strategy: one scale)
+    bool tensorScale = false;
+    uint64_t groupSize = 0;    // columns per group when there is no g_idx
+    enum class Zp { None, Packed, Unpacked } zpKind = Zp::None;
+    std::span<const uint8_t> zp;
+    DType zpDtype = DType::I32;
+    std::span<const uint8_t> gidx; // I32 / I64 [K], act-order groups
+    DType gidxDtype = DType::I32;
+
+    int code(uint64_t n, uint64_t k) const // signed q (Packed, Int8)
+    {
+        if (source == Source::Int8)
+            return static_cast<int8_t>(packed[n * cols + k]);
+        const uint32_t word = loadLE<uint32_t>(packed.data() + 4 * (n * wordsPerRow + k / pf));
+        return static_cast<int>((word >> (bits * (k % pf))) & ((1u << bits) - 1)) - (1 << (bits - 1));
+    }
+    uint64_t group(uint64_t k) const
+    {
+        return gidx.empty() ? (groupSize ? k / groupSize : 0) : static_cast<uint64_t>(readInt(gidx, gidxDtype, k));
+    }
+    float scaleAt(uint64_t n, uint64_t g) const { return tensorScale ? scale.at(0) : scale.at(n * groups + g); }
+    int zeroAt(uint64_t n, uint64_t g) const;
+};
+CtPacked ctPackedState(const WeightData& w);
+
+// Rows [r0, r1): (q - zp) * scale in f32 (FP8: fp8 value * scale), exact before the reference's one rounding to the
+// scale dtype ((q - zp) is exact in any float dtype for b <= 8).
+void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
+void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
+
+// DequantRowsFn for compressed-tensors, compressed-tensors-int and compressed-tensors-fp8.
+void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+
+} // namespace qs

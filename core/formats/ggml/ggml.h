@@ -1,0 +1,47 @@
+#pragma once
+// Dequantization of every ggml tensor type (../shared/spec/gguf.md section 2) to float32,
+// bit for bit as ggml's scalar to_float: a plain scalar reference and an AVX2 fast path.
+#include "container/ggmltype.h"
+#include "formats/kernel.h"
+
+#include <cstdint>
+#include <string_view>
+
+namespace qs {
+
+// ggml type ids (include/ggml.h); ids 4, 5 and 31..33, 36..38 were removed upstream.
+enum GgmlType : int {
+    GgmlF32 = 0, GgmlF16 = 1, GgmlQ4_0 = 2, GgmlQ4_1 = 3, GgmlQ5_0 = 6, GgmlQ5_1 = 7, GgmlQ8_0 = 8,
+    GgmlQ8_1 = 9, GgmlQ2_K = 10, GgmlQ3_K = 11, GgmlQ4_K = 12, GgmlQ5_K = 13, GgmlQ6_K = 14,
+    GgmlQ8_K = 15, GgmlIQ2_XXS = 16, GgmlIQ2_XS = 17, GgmlIQ3_XXS = 18, GgmlIQ1_S = 19,
+    GgmlIQ4_NL = 20, GgmlIQ3_S = 21, GgmlIQ2_S = 22, GgmlIQ4_XS = 23, GgmlI8 = 24, GgmlI16 = 25,
+    GgmlI32 = 26, GgmlI64 = 27, GgmlF64 = 28, GgmlIQ1_M = 29, GgmlBF16 = 30, GgmlTQ1_0 = 34,
+    GgmlTQ2_0 = 35, GgmlMXFP4 = 39, GgmlNVFP4 = 40, GgmlQ1_0 = 41, GgmlQ2_0 = 42,
+    GgmlTypeCount = 43,
+};
+
+// The block geometry (container/ggmltype.h) of a type that has a dequantizer here; nullptr
+// for unknown and removed ids.
+const GgmlTypeInfo* ggmlTypeTraits(int ggmlType);
+// True when the type has a dequantizer here (every id that ggmlTypeTraits knows).
+bool ggmlTypeDecodable(int ggmlType);
+
+// Dequantizes `nrows` rows of `rowElems` elements each (rowElems a multiple of the block size;
+// the rows lie back to back in `src`, as in a GGUF blob). Unknown types or a bad rowElems throw.
+// The reference is a plain loop in ggml's order of operations; the fast path uses AVX2 when
+// path == SimdPath::Avx2 (the caller checked bestSimdPath()) and OpenMP for large inputs.
+void dequantizeGgmlRowsRef(int ggmlType, const uint8_t* src, uint64_t nrows, uint64_t rowElems, float* out);
+void dequantizeGgmlRows(int ggmlType, const uint8_t* src, uint64_t nrows, uint64_t rowElems, float* out, SimdPath path);
+
+// DequantRowsFn for the logical weights of format gguf-*: member role "weight" is the stored
+// tensor; rows are the product of its outer dims, each inFeatures() (= ne0) long.
+void dequantGgufWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+
+namespace ggml {
+// Block kernels: `nblocks` consecutive blocks of one type -> nblocks * blockWeights floats.
+using BlocksFn = void (*)(const uint8_t* src, uint64_t nblocks, float* out);
+BlocksFn refBlocksFn(int ggmlType);  // nullptr when unknown
+BlocksFn avx2BlocksFn(int ggmlType); // nullptr when the type has no AVX2 kernel (the reference serves)
+} // namespace ggml
+
+} // namespace qs

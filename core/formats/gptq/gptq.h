@@ -1,0 +1,150 @@
+#pragma once
+// GPTQ, AWQ and Marlin: integer codes packed into int32 (int16 for GEMV_FAST) words, with
+// per-group scales and zero points (spec safetensors-quant.md B.1, B.2, B.4, Part D).
+// One description (PackedLinear) serves every variant; the scalar reference reads each
+// element through codeAt/zeroAt/scaleAt, the plainest statement of the layout, and the
+// AVX2 path must give the same float32 bits.
+//
+// Output: logical [N = out_features, K = in_features], float32 s * (q - z), the exact value
+// before the reference libraries round to the scale dtype (F16/BF16 scales times a <= 9-bit
+// integer are exact in float32). GEMV_FAST is the exception: its reference computes
+// q*s + bias in fp16 with two roundings, so that is what we return (widened to float32).
+#include "formats/kernel.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace qs {
+
+enum class PackedKind {
+    Gptq,        // qweight [K*b/32, N] LSB-first bitstream along K; qzeros [G, N*b/32] along N
+    GptqPlanar,  // GPTQModel gptq_p: split bit planes per 32 codes (B.1.6), zeros v2
+    AwqGemm,     // qweight [K, N/8] along N in AWQ slot order; qzeros [G, N/8]
+    AwqGemv,     // qweight [N, K/8] along K; qzeros [N, Zw] along groups; scales [N, 8*Zw]
+    AwqGemvFast, // qweight I16 [N/4, K], 4 rows per int16; scales, biases F16 [8*Zw, N]
+    Marlin,      // B [K/16, N*b/2] in Marlin tiles; scales permuted [G, N]; zero 2^(b-1)
+};
+
+enum class ZeroConvention {
+    StoredMinusOne, // GPTQ v1: the field holds z - 1
+    Stored,         // GPTQ v2, planar, AWQ GEMM/GEMV: the field holds z
+    FloatBias,      // AWQ GEMV_FAST: a float -s*z per (group, n)
+    Implicit,       // Marlin: z = 2^(b-1)
+};
+
+// What a v1 reader makes of a stored field f. The upstream readers disagree (spec B.1.1):
+//  Reference: AutoGPTQ qlinear_cuda_old's torch path, which produced the fixtures:
+//             (f + 1) & (2^b - 1) for 2/4/8 bits, f + 1 unmasked for 3 bits;
+//  NoWrap:    f + 1 always (qlinear_cuda / exllama; a field 2^b - 1 gives z = 2^b);
+//  Wrap:      (f + 1) & (2^b - 1) always.
+enum class V1ZeroRule { Reference, NoWrap, Wrap };
+std::string_view v1ZeroRuleName(V1ZeroRule r);
+
+enum class ScaleType { F16, BF16, F32 };
+
+struct PackedLinear {
+    PackedKind kind = PackedKind::Gptq;
+    int bits = 4;
+    uint64_t K = 0; // in_features
+    uint64_t N = 0; // out_features
+    uint64_t groupSize = 0; // resolved: K for per-channel
+    uint64_t groups = 0;    // ceil(K / groupSize) (GPTQ with g_idx: the scales' row count)
+    ZeroConvention zeros = ZeroConvention::Stored;
+    V1ZeroRule v1Rule = V1ZeroRule::Reference;
+    ScaleType scaleType = ScaleType::F16;
+    uint64_t zeroWords = 0;  // GEMV: words per qzeros row (Zw)
+    uint64_t scaleRows = 0;  // GEMV: scale columns per row; GEMV_FAST: scale rows (8*Zw)
+    std::span<const uint8_t> qweight, qzeros, scales, gIdx; // gIdx empty: group = k / groupSize
+    std::string name = "weight"; // for error messages: "file: tensor"
+
+    // Maximal runs of k in one group, when groups never decrease along k (no g_idx, or the
+    // g_idx GPTQ writes for desc_act=False and a repack leaves): the kernels then read a
+    // scale per run, not per element. Empty when g_idx is not monotonic. indexGroupRuns()
+    // fills `runs` once per weight (describePacked calls it); kernels given a description
+    // without it work the runs out per call.
+    struct GroupRun {
+        uint64_t k0, k1, group;
+    };
+    std::vector<GroupRun> runs;
+    bool runsIndexed = false;
+    std::vector<GroupRun> groupRuns() const;
+    void indexGroupRuns();
+
+    // Checks every size, shape rule and g_idx entry against the layout; throws qs::Error.
+    void validate() const;
+
+    // The logical view, element by element (the oracle). Indices must be in range.
+    uint32_t codeAt(uint64_t n, uint64_t k) const;   // stored code (Marlin: unsigned u)
+    uint64_t groupOf(uint64_t k) const;
+    int32_t zeroAt(uint64_t grp, uint64_t n) const;  // the true integer zero the reader uses
+    float scaleAt(uint64_t grp, uint64_t n) const;
+    float biasAt(uint64_t grp, uint64_t n) const;    // GEMV_FAST only
+    float valueAt(uint64_t n, uint64_t k) const;
+};
+
+// Rows [n0, n1) of the logical matrix into out[(n - n0) * K + k].
+void dequantPackedRowsRef(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
+void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out, SimdPath path);
+
+namespace avx2 {
+// Handles whatever it can (aligned row blocks of the kinds it knows) and falls back to the
+// reference for the rest.
+void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
+} // namespace avx2
+
+// Planar layout (B.1.6): plane widths per code width, low plane first.
+std::vector<int> gptqPlanes(int bits);
+
+// ---- Packers: logical codes -> stored tensors, through the generic bitstream oracle. ----
+// codes: [N][K] row-major (logical, unsigned); zeros: true zeros [G][N]; scales: raw
+// F16 bits [G][N]. Output tensors are little-endian bytes in the stored shapes.
+struct PackedTensor {
+    std::vector<uint8_t> bytes;
+    std::vector<uint64_t> shape;
+};
+struct PackedOutput {
+    PackedTensor qweight, qzeros, scales;
+};
+// GPTQ v1 stores z - 1 (throws when a zero is 0: v1 cannot hold it, spec B.3); v2 stores z.
+PackedOutput packGptq(std::span<const uint8_t> codes, std::span<const int32_t> zeros,
+                      std::span<const uint16_t> scales, int bits, uint64_t K, uint64_t N,
+                      uint64_t groups, bool v1, bool planar);
+PackedOutput packAwqGemm(std::span<const uint8_t> codes, std::span<const int32_t> zeros,
+                         std::span<const uint16_t> scales, uint64_t K, uint64_t N, uint64_t groupSize);
+// Zw as AutoAWQ computes it for GEMV (B.2.2).
+uint64_t awqGemvZeroWords(uint64_t K, uint64_t groupSize);
+PackedOutput packAwqGemv(std::span<const uint8_t> codes, std::span<const int32_t> zeros,
+                         std::span<const uint16_t> scales, uint64_t K, uint64_t N, uint64_t groupSize);
+// GEMV_FAST: biases are raw F16 bits [G][N] (-s*z as stored); qzeros holds them.
+PackedOutput packAwqGemvFast(std::span<const uint8_t> codes, std::span<const uint16_t> biases,
+                             std::span<const uint16_t> scales, uint64_t K, uint64_t N, uint64_t groupSize);
+// Marlin: codes are the unsigned stored u (q + 2^(b-1)), bits 4 or 8.
+PackedOutput packMarlin(std::span<const uint8_t> codes, std::span<const uint16_t> scales, int bits,
+                        uint64_t K, uint64_t N, uint64_t groups);
+
+// Marlin's bijection (B.4): where logical (k, n) lives, word index within the [K/16, N*b/2]
+// tensor and slot; and the stored position of scale (grp, n).
+struct MarlinPos {
+    uint64_t word;
+    int slot;
+};
+MarlinPos marlinLocate(uint64_t k, uint64_t n, int bits, uint64_t N);
+uint64_t marlinScaleIndex(uint64_t grp, uint64_t n, uint64_t N, uint64_t groups);
+
+// GEMV_FAST: storage position p in a row of 32-blocks -> input channel k (B.2.3) and back.
+uint64_t gemvFastChannel(uint64_t p);
+uint64_t gemvFastPosition(uint64_t k);
+
+} // namespace qs
+
+namespace qs {
+// The description of a detected GPTQ / AWQ / Marlin weight (format ids gptq-v1, gptq-v2,
+// gptq-planar, awq-gemm, awq-gemv, awq-gemv-fast, gptq-marlin, awq-marlin). Member roles:
+// qweight (or B), qzeros, scales (or s), g_idx. LogicalWeight::params may carry
+// "v1_zero_rule" = reference | no-wrap | wrap. Validated; throws qs::Error.
+PackedLinear describePacked(const WeightData& w);
+// DequantRowsFn for those formats.
+void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+} // namespace qs

@@ -1,0 +1,89 @@
+#pragma once
+// Small helpers shared by the bnb, compressed-tensors, MLX, HQQ and float kernels:
+// unaligned little-endian loads from mapped bytes, typed float views over scale tensors,
+// checked shape arithmetic and the OpenMP split of a row range.
+#include "container/checkpoint.h"
+#include "base/error.h"
+#include "base/half.h"
+#include "formats/kernel.h"
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+
+namespace qs {
+
+// Exact decoders of the 8-bit float dtypes (floats.cpp); F16 and BF16 are in half.h.
+float f8e4m3ToF32(uint8_t v);     // float8_e4m3fn: no inf, S.1111.111 = NaN
+float f8e5m2ToF32(uint8_t v);     // float8_e5m2: IEEE-style inf/NaN
+float f8e4m3fnuzToF32(uint8_t v); // bias 8, 0x80 = the only NaN, no -0, no inf
+float f8e5m2fnuzToF32(uint8_t v); // bias 16, 0x80 = the only NaN, no -0, no inf
+float f8e8m0ToF32(uint8_t v);     // 2^(v-127), 0xFF = NaN
+
+// Rounds an f32 to `t` (F16 or BF16, RNE) and back; other dtypes pass through unchanged.
+float roundToDtype(float f, DType t);
+
+template <typename T>
+inline T loadLE(const uint8_t* p)
+{
+    T v;
+    std::memcpy(&v, p, sizeof v); // x86 is little-endian; memcpy tolerates any alignment
+    return v;
+}
+
+// A read-only view of a floating-point tensor of any stored float dtype, read as f32.
+class FloatView {
+public:
+    FloatView() = default;
+    FloatView(std::span<const uint8_t> bytes, DType dtype, const std::string& what);
+    uint64_t size() const { return m_count; }
+    DType dtype() const { return m_dtype; }
+    const uint8_t* data() const { return m_data; }
+    float at(uint64_t i) const;
+    // at(first + j) for j < count into out, the dtype dispatched once.
+    void read(uint64_t first, uint64_t count, float* out) const;
+
+private:
+    const uint8_t* m_data = nullptr;
+    uint64_t m_count = 0;
+    DType m_dtype = DType::F32;
+};
+
+// Reads every element of an integer tensor (I8..I64, U8..U64) as int64.
+int64_t readInt(std::span<const uint8_t> bytes, DType dtype, uint64_t i);
+bool dtypeIsInteger(DType t);
+
+// a * b, throwing (naming `what`) on overflow.
+uint64_t checkedMul(uint64_t a, uint64_t b, const std::string& what);
+
+// "weight 'x' (fmt): message"
+[[noreturn]] void failWeight(const LogicalWeight& w, const std::string& what);
+
+// Splits [rowBegin, rowEnd) into chunks run in parallel (OpenMP); fn(r0, r1, outOffsetRows).
+template <typename Fn>
+void forRowChunks(uint64_t rowBegin, uint64_t rowEnd, uint64_t rowsPerChunk, Fn fn)
+{
+    if (rowsPerChunk == 0)
+        rowsPerChunk = 1;
+    const int64_t chunks = static_cast<int64_t>((rowEnd - rowBegin + rowsPerChunk - 1) / rowsPerChunk);
+    if (chunks <= 1) { // an inactive parallel region still costs a team set-up per call
+        if (chunks == 1)
+            fn(rowBegin, rowEnd);
+        return;
+    }
+#pragma omp parallel for schedule(static) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        const uint64_t r0 = rowBegin + static_cast<uint64_t>(c) * rowsPerChunk;
+        const uint64_t r1 = r0 + rowsPerChunk < rowEnd ? r0 + rowsPerChunk : rowEnd;
+        fn(r0, r1);
+    }
+}
+
+// Rows per parallel chunk so that a chunk covers about 64k output elements.
+inline uint64_t rowsPerChunkFor(uint64_t inFeatures)
+{
+    return inFeatures >= 65536 ? 1 : 65536 / (inFeatures ? inFeatures : 1);
+}
+
+} // namespace qs

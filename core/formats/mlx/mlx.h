@@ -1,0 +1,44 @@
+#pragma once
+// MLX affine quantization (spec B.8): unsigned b-bit codes (b = 2, 3, 4, 5, 6, 8) as one
+// LSB-first bitstream per row along K in uint32 words; per group of g columns a scale and a
+// bias; w = q * scale + bias with both operations rounded to the scale dtype, as the MLX
+// CPU path does (its half types compute in f32 and round back after every operation).
+// Scales may be negative; NaN/Inf/subnormal scales and biases flow through unchanged
+// (MLX does no checks and, on CPU, no flush-to-zero).
+#include "formats/kernelutil.h"
+#include "formats/kernel.h"
+
+#include <cstdint>
+#include <span>
+
+namespace qs {
+
+struct MlxAffine {
+    int bits = 4;
+    uint64_t rows = 0, cols = 0; // rows = product of all leading dims
+    uint64_t groupSize = 64, groups = 0;
+    uint64_t wordsPerRow = 0;
+    std::span<const uint8_t> packed; // uint32 [rows, wordsPerRow]
+    FloatView scales, biases;        // [rows, groups]
+    DType dtype = DType::F32;        // the dtype the arithmetic rounds to
+
+    unsigned code(uint64_t n, uint64_t k) const
+    {
+        const uint8_t* row = packed.data() + 4 * n * wordsPerRow;
+        const uint64_t bit = k * static_cast<uint64_t>(bits);
+        const uint64_t byte = bit / 8;
+        // Two bytes always cover a code of <= 8 bits; the second exists unless it is past the row.
+        unsigned v = row[byte];
+        if (byte + 1 < 4 * wordsPerRow)
+            v |= static_cast<unsigned>(row[byte + 1]) << 8;
+        return (v >> (bit % 8)) & ((1u << bits) - 1);
+    }
+};
+MlxAffine mlxState(const WeightData& w);
+
+void mlxRowsScalar(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
+void mlxRowsAvx2(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
+
+void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+
+} // namespace qs

@@ -1,0 +1,388 @@
+// verify: the upstream fixtures verify clean except the v1 zero-0 spill that upstream really
+// wrote (gptq-w2-g32-asym and gptq-w3-g32-asym down_proj), and checkpoints broken on purpose
+// by this test (bytes patched in a copy) are caught by the right check.
+#include "analysis/quantize_checkpoint.h"
+#include "analysis/repack.h"
+#include "analysis/diff.h"
+#include "analysis/verify.h"
+#include "container/checkpoint.h"
+#include "container/safetensors.h"
+#include "formats/detect.h"
+#include "base/bitstream.h"
+
+#include "testsupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+using namespace qs;
+
+namespace {
+
+QString variantDir(const QString& v)
+{
+    return qstest::fixture(QStringLiteral("safetensors/") + v);
+}
+
+bool hasCheck(const VerifyReport& r, const std::string& weight, const std::string& check)
+{
+    for (const VerifyFinding& f : r.findings)
+        if (f.check == check && f.weight == weight)
+            return true;
+    return false;
+}
+
+// Copies `file` and the configs of `srcDir` into `dir`, then lets `patch` change the bytes of
+// tensor `tensor` in the copy. Returns the copied file's path.
+QString patchedCopy(const QTemporaryDir& dir, const QString& srcDir, const QString& file, const std::string& tensor,
+                    const std::function<void(std::vector<uint8_t>&)>& patch)
+{
+    const QDir src(srcDir);
+    for (const QString& f : src.entryList({QStringLiteral("*.json"), file}, QDir::Files))
+        QFile::copy(src.filePath(f), dir.filePath(f));
+    const QString path = dir.filePath(file);
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+    uint64_t offset = 0, nbytes = 0;
+    {
+        const auto c = Checkpoint::open(path.toStdString());
+        const TensorEntry* t = c->find(tensor);
+        if (!t)
+            return {};
+        offset = t->offset;
+        nbytes = t->nbytes;
+    }
+    QFile f(path);
+    if (!f.open(QIODevice::ReadWrite) || !f.seek(qint64(offset)))
+        return {};
+    const QByteArray old = f.read(qint64(nbytes));
+    std::vector<uint8_t> bytes(old.begin(), old.end());
+    patch(bytes);
+    f.seek(qint64(offset));
+    f.write(reinterpret_cast<const char*>(bytes.data()), qint64(bytes.size()));
+    return path;
+}
+
+QString brokenCopy(const QTemporaryDir& dir, const QString& variant, const std::string& tensor,
+                   const std::function<void(std::vector<uint8_t>&)>& patch)
+{
+    const QString p = patchedCopy(dir, variantDir(variant), QStringLiteral("model.safetensors"), tensor, patch);
+    return p.isEmpty() ? p : dir.path();
+}
+
+// Rewrites the checkpoint in `srcDir` into `dstDir` (configs copied) after `edit` changes its tensors.
+struct OwnedTensor {
+    std::string name;
+    DType dtype;
+    std::vector<uint64_t> shape;
+    std::vector<uint8_t> bytes;
+};
+void rewrite(const QString& srcDir, const QString& dstDir, const std::function<void(const Checkpoint&, std::vector<OwnedTensor>&)>& edit)
+{
+    const auto c = Checkpoint::open(srcDir.toStdString());
+    std::vector<OwnedTensor> ts;
+    for (const TensorEntry& t : c->tensors) {
+        const auto b = c->bytes(t);
+        ts.push_back({t.name, t.dtype, t.shape, {b.begin(), b.end()}});
+    }
+    edit(*c, ts);
+    QDir().mkpath(dstDir);
+    std::vector<SafetensorsTensor> out;
+    for (const OwnedTensor& t : ts)
+        out.push_back({t.name, t.dtype, t.shape, t.bytes});
+    writeSafetensors((dstDir + QStringLiteral("/model.safetensors")).toStdString(), out);
+    const QDir src(srcDir);
+    for (const QString& f : src.entryList({QStringLiteral("*.json")}, QDir::Files))
+        QFile::copy(src.filePath(f), dstDir + QLatin1Char('/') + f);
+}
+
+// A float source (the fixtures' stories260K wq as q_proj, F32) quantized to `format`.
+QString quantized(const QTemporaryDir& dir, const char* format, int bits, int group)
+{
+    const auto s = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    const TensorEntry* wq = s->find("stories260K.layers.0.wq");
+    const QString src = dir.filePath(QStringLiteral("float"));
+    QDir().mkpath(src);
+    writeSafetensors((src + QStringLiteral("/model.safetensors")).toStdString(),
+                     {{"model.layers.0.self_attn.q_proj.weight", DType::F32, wq->shape, s->bytes(*wq)}});
+    QuantizeCheckpointOptions o;
+    o.format = format;
+    o.bits = bits;
+    o.groupSize = group;
+    const QString out = dir.filePath(QStringLiteral("q"));
+    quantizeCheckpoint(*Checkpoint::open(src.toStdString()), out.toStdString(), o);
+    return out;
+}
+
+void setNanF32(std::vector<uint8_t>& b)
+{
+    const uint32_t nan = 0x7FC00000u;
+    std::memcpy(b.data(), &nan, 4);
+}
+
+} // namespace
+
+class TestVerify : public QObject {
+    Q_OBJECT
+private slots:
+    void fixtures_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<int>("spills"); // weights with the v1 zero-0 spill (a warning)
+        const QDir root(qstest::fixture(QStringLiteral("safetensors")));
+        for (const QString& d : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+            QTest::addRow("%s", qPrintable(d)) << root.filePath(d) + QStringLiteral("/model.safetensors")
+                                               << ((d == QLatin1String("gptq-w2-g32-asym") || d == QLatin1String("gptq-w3-g32-asym")) ? 1 : 0);
+        QTest::addRow("ggml-types.gguf") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")) << 0;
+    }
+    void fixtures()
+    {
+        QFETCH(QString, path);
+        QFETCH(int, spills);
+        const auto c = Checkpoint::open(path.toStdString());
+        const VerifyReport r = verifyCheckpoint(*c);
+        QVERIFY(!r.checked.empty());
+        QVERIFY(r.unchecked.empty());
+        for (const VerifyFinding& f : r.findings)
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.c_str());
+        QCOMPARE(r.errors(), size_t(0));
+        size_t spillWarnings = 0;
+        for (const VerifyFinding& f : r.findings)
+            spillWarnings += f.check == "v1-zero-spill" && f.warning && f.weight == "model.layers.0.mlp.down_proj";
+        QCOMPARE(spillWarnings, size_t(spills));
+    }
+
+    void broken_data()
+    {
+        QTest::addColumn<QString>("variant");
+        QTest::addColumn<QString>("tensor");
+        QTest::addColumn<int>("what");
+        QTest::addColumn<QString>("check");
+        QTest::addRow("zero off by one") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qzeros" << 0 << "zero-convention";
+        QTest::addRow("sign-extended top slot") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qzeros" << 1 << "v1-zero-spill";
+        QTest::addRow("g_idx out of range") << "gptq-w4-g32-sym-actorder" << "model.layers.0.mlp.down_proj.g_idx" << 3 << "shape";
+        QTest::addRow("g_idx overfull group") << "gptq-w4-g32-sym-actorder" << "model.layers.0.mlp.down_proj.g_idx" << 4 << "g_idx";
+        QTest::addRow("NaN scale") << "awq-gemm-w4-g32" << "model.layers.0.mlp.down_proj.scales" << 5 << "scale";
+    }
+    void broken()
+    {
+        QFETCH(QString, variant);
+        QFETCH(QString, tensor);
+        QFETCH(int, what);
+        QFETCH(QString, check);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = brokenCopy(tmp, variant, tensor.toStdString(), [what](std::vector<uint8_t>& b) {
+            uint32_t w;
+            switch (what) {
+            case 0: // every v1 field 7 becomes 8: a v2 checkpoint declared v1
+                for (uint8_t& x : b)
+                    x = uint8_t(((x & 0x0F) == 7 ? 8 : (x & 0x0F)) | (((x >> 4) == 7 ? 8 : (x >> 4)) << 4));
+                break;
+            case 1: // z = 0 stored as -1 sign-extended over the top of the first word
+                w = 0xFFFF7777u;
+                std::memcpy(b.data(), &w, 4);
+                break;
+            case 3: // g_idx[0] = 1000
+                w = 1000;
+                std::memcpy(b.data(), &w, 4);
+                break;
+            case 4: { // g_idx[0] := g_idx of a channel in another group: that group gets 33 channels
+                int32_t g0, gOther = -1;
+                std::memcpy(&g0, b.data(), 4);
+                for (size_t k = 1; k * 4 < b.size() && gOther < 0; ++k) {
+                    int32_t g;
+                    std::memcpy(&g, b.data() + 4 * k, 4);
+                    if (g != g0)
+                        gOther = g;
+                }
+                std::memcpy(b.data(), &gOther, 4);
+                break;
+            }
+            case 5: { // scales[0] = NaN (f16)
+                const uint16_t h = 0x7E00;
+                std::memcpy(b.data(), &h, 2);
+                break;
+            }
+            }
+        });
+        QVERIFY(!dir.isEmpty());
+        const auto c = Checkpoint::open((dir + QStringLiteral("/model.safetensors")).toStdString());
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const VerifyFinding& f : r.findings)
+            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+        const std::string weight = tensor.section(QLatin1Char('.'), 0, -2).toStdString();
+        QVERIFY2(hasCheck(r, weight, check.toStdString()), qPrintable(check));
+    }
+
+    // Seed failures on checkpoints this test writes, each caught by the named check.
+    void made_data()
+    {
+        QTest::addColumn<int>("what");
+        QTest::addColumn<QString>("check");
+        QTest::addRow("wrong axis: GPTQ qweight packed along N") << 0 << "config";
+        QTest::addRow("nonzero padding: CT 3-bit top bits") << 1 << "qweight-roundtrip";
+        QTest::addRow("NaN scale: MLX") << 2 << "scale";
+        QTest::addRow("NaN scale: GGUF Q4_0 d") << 3 << "scale";
+        QTest::addRow("NaN absmax: bnb FP4") << 4 << "scale";
+        QTest::addRow("dropped act-order permutation") << 5 << "input-perm";
+        QTest::addRow("bnb NF4 quant_map altered") << 6 << "quant_map";
+    }
+    void made()
+    {
+        QFETCH(int, what);
+        QFETCH(QString, check);
+        QTemporaryDir tmp, tmp2;
+        QVERIFY(tmp.isValid() && tmp2.isValid());
+        QString path;
+        const std::string down = "model.layers.0.mlp.down_proj";
+        switch (what) {
+        case 0:
+            path = tmp.filePath(QStringLiteral("axis"));
+            rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), path, [&](const Checkpoint& c, std::vector<OwnedTensor>& ts) {
+                const LogicalMatrix m = readLogicalMatrix(c, *c.findWeight(down));
+                for (OwnedTensor& t : ts)
+                    if (t.name == down + ".qweight") {
+                        t.bytes.clear();
+                        for (uint64_t k = 0; k < m.K; ++k) {
+                            std::vector<uint8_t> row(m.N);
+                            for (uint64_t n = 0; n < m.N; ++n)
+                                row[n] = m.codes[n * m.K + k];
+                            const auto w = bitstream::packSlots(row, 4, 32);
+                            t.bytes.insert(t.bytes.end(), w.begin(), w.end());
+                        }
+                        t.shape = {m.K, m.N / 8};
+                    }
+            });
+            break;
+        case 1:
+            path = patchedCopy(tmp2, quantized(tmp, "compressed-tensors", 3, 32), QStringLiteral("model.safetensors"),
+                               "model.layers.0.self_attn.q_proj.weight_packed", [](std::vector<uint8_t>& b) { b[3] |= 0xC0; });
+            break;
+        case 2:
+            path = patchedCopy(tmp2, quantized(tmp, "mlx-affine", 4, 64), QStringLiteral("model.safetensors"),
+                               "model.layers.0.self_attn.q_proj.scales", setNanF32);
+            break;
+        case 3:
+            path = patchedCopy(tmp, qstest::fixture(QStringLiteral("gguf")), QStringLiteral("ggml-types.gguf"), "synthetic.q4_0",
+                               [](std::vector<uint8_t>& b) { b[0] = 0x00; b[1] = 0x7E; });
+            break;
+        case 4:
+            path = patchedCopy(tmp, variantDir(QStringLiteral("bnb-fp4")), QStringLiteral("model.safetensors"),
+                               down + ".weight.absmax", setNanF32);
+            break;
+        case 5: {
+            RepackOptions o;
+            o.to = "awq-gemm";
+            const QString awq = tmp.filePath(QStringLiteral("awq"));
+            repackCheckpoint(*Checkpoint::open((variantDir(QStringLiteral("gptq-w4-g128-asym-actorder"))).toStdString()),
+                             awq.toStdString(), o);
+            QCOMPARE(verifyCheckpoint(*Checkpoint::open(awq.toStdString())).errors(), size_t(0));
+            path = tmp.filePath(QStringLiteral("dropped"));
+            rewrite(awq, path, [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
+                std::erase_if(ts, [&](const OwnedTensor& t) { return t.name == down + ".input_perm"; });
+            });
+            break;
+        }
+        case 6:
+            path = patchedCopy(tmp, variantDir(QStringLiteral("bnb-nf4")), QStringLiteral("model.safetensors"),
+                               down + ".weight.quant_map", [](std::vector<uint8_t>& b) { b[12] ^= 1; });
+            break;
+        }
+        QVERIFY(!path.isEmpty());
+        const auto c = Checkpoint::open(path.toStdString());
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const VerifyFinding& f : r.findings)
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.c_str());
+        bool found = false;
+        for (const VerifyFinding& f : r.findings)
+            found |= f.check == check.toStdString() && !f.warning;
+        QVERIFY2(found, qPrintable(check));
+    }
+    // A symmetric GPTQ checkpoint whose writer mixed the zero conventions (v1 stores z - 1 = 7,
+    // v2 stores z = 8 for 4 bits): within one weight (half the fields each way) and across
+    // weights (one weight all 7, the other all 8). Detection reads each weight on its own, so
+    // it records a note, and verify and diff report it as a warning.
+    void mixedZeroConventions_data()
+    {
+        QTest::addColumn<bool>("acrossWeights");
+        QTest::addRow("within a weight") << false;
+        QTest::addRow("across weights") << true;
+    }
+    void mixedZeroConventions()
+    {
+        QFETCH(bool, acrossWeights);
+        QTemporaryDir dir;
+        const auto s = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+        const TensorEntry* wq = s->find("stories260K.layers.0.wq");
+        const QString src = dir.filePath(QStringLiteral("float"));
+        QDir().mkpath(src);
+        writeSafetensors((src + QStringLiteral("/model.safetensors")).toStdString(),
+                         {{"model.layers.0.self_attn.q_proj.weight", DType::F32, wq->shape, s->bytes(*wq)}});
+        QuantizeCheckpointOptions o;
+        o.format = "gptq-v2";
+        o.bits = 4;
+        o.groupSize = 32;
+        o.symmetric = 1;
+        const QString sym = dir.filePath(QStringLiteral("sym"));
+        quantizeCheckpoint(*Checkpoint::open(src.toStdString()), sym.toStdString(), o);
+        {
+            const auto c = Checkpoint::open(sym.toStdString());
+            QCOMPARE(c->weights.front().format, std::string("gptq-v2"));
+            QVERIFY(!c->weights.front().params.count("zero_convention"));
+            QVERIFY(verifyCheckpoint(*c).findings.empty());
+        }
+        const QString mixed = dir.filePath(QStringLiteral("mixed"));
+        const std::string q = "model.layers.0.self_attn.q_proj", k = "model.layers.0.self_attn.k_proj";
+        rewrite(sym, mixed, [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
+            const size_t n = ts.size();
+            for (size_t i = 0; i < n; ++i) {
+                if (ts[i].name != q + ".qzeros")
+                    continue;
+                if (!acrossWeights) {
+                    for (size_t b = 0; b < ts[i].bytes.size(); b += 2)
+                        ts[i].bytes[b] = 0x77; // two fields of 7 in every other byte
+                    continue;
+                }
+                for (size_t j = 0; j < n; ++j)
+                    if (ts[j].name.rfind(q + ".", 0) == 0) {
+                        OwnedTensor t = ts[j];
+                        t.name = k + ts[j].name.substr(q.size());
+                        if (t.name == k + ".qzeros")
+                            std::fill(t.bytes.begin(), t.bytes.end(), uint8_t(0x77));
+                        ts.push_back(std::move(t));
+                    }
+            }
+        });
+        const auto c = Checkpoint::open(mixed.toStdString());
+        QCOMPARE(c->weights.size(), size_t(acrossWeights ? 2 : 1));
+        for (const LogicalWeight& w : c->weights) {
+            QCOMPARE(w.params.count("zero_convention"), size_t(1));
+            QVERIFY(std::any_of(w.notes.begin(), w.notes.end(),
+                                [](const std::string& n) { return n.rfind(kZeroConventionNote, 0) == 0; }));
+        }
+        if (acrossWeights) {
+            QCOMPARE(c->findWeight(q)->format, std::string("gptq-v2"));
+            QCOMPARE(c->findWeight(k)->format, std::string("gptq-v1"));
+        }
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const LogicalWeight& w : c->weights) {
+            QVERIFY(hasCheck(r, w.name, "zero-convention-mixed"));
+            for (const VerifyFinding& f : r.findings)
+                if (f.check == "zero-convention-mixed")
+                    QVERIFY(f.warning);
+        }
+        DiffOptions d;
+        const DiffResult dr = diffCheckpoints(*c, *c, d);
+        QCOMPARE(dr.warnings.size(), 2 * c->weights.size());
+        QVERIFY(dr.passed());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVerify)
+#include "tst_verify.moc"
