@@ -25,7 +25,7 @@ bool isPacked(const std::string& f)
 {
     return std::find(std::begin(kPacked), std::end(kPacked), f) != std::end(kPacked);
 }
-bool isGguf(const std::string& f) { return f.rfind("gguf-", 0) == 0; }
+bool isGgufScaleFormat(const std::string& f) { return f.rfind("gguf-", 0) == 0; }
 bool isCt(const std::string& f) { return f == "compressed-tensors" || f == "compressed-tensors-int"; }
 bool isBnb4(const std::string& f) { return f == "bnb-nf4" || f == "bnb-fp4"; }
 
@@ -357,7 +357,7 @@ bool hasGroupScales(const Checkpoint& ckpt, const LogicalWeight& weight)
     const std::string& f = weight.format;
     if (isPacked(f) || f == "mlx-affine" || isCt(f) || isBnb4(f))
         return true;
-    if (isGguf(f)) {
+    if (isGgufScaleFormat(f)) {
         GgufBlob blob;
         return ggufBlob(ckpt, weight, blob, false) && ggufBlockScalable(blob.type);
     }
@@ -367,7 +367,7 @@ bool hasGroupScales(const Checkpoint& ckpt, const LogicalWeight& weight)
 bool hasGgufSubBlockScales(const Checkpoint& ckpt, const LogicalWeight& weight)
 {
     GgufBlob blob;
-    return isGguf(weight.format) && ggufBlob(ckpt, weight, blob, false) && ggufHasSubBlocks(blob.type);
+    return isGgufScaleFormat(weight.format) && ggufBlob(ckpt, weight, blob, false) && ggufHasSubBlocks(blob.type);
 }
 
 GroupScales groupScales(const Checkpoint& ckpt, const LogicalWeight& weight, GgufScaleLevel level,
@@ -383,7 +383,7 @@ GroupScales groupScales(const Checkpoint& ckpt, const LogicalWeight& weight, Ggu
         s = ctScales(ckpt, weight, cancel);
     else if (isBnb4(f))
         s = bnbScales(ckpt, weight, cancel);
-    else if (isGguf(f))
+    else if (isGgufScaleFormat(f))
         s = ggufScales(ckpt, weight, level, cancel);
     else
         failWeight(ckpt, weight, "format '" + f + "' has no per-group scales");
