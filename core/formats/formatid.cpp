@@ -1,7 +1,8 @@
 #include "formats/formatid.h"
 
-#include "container/ggmltype.h"
 #include "base/error.h"
+#include "container/ggmltype.h"
+#include "formats/ggml/ggml.h"
 
 #include <algorithm>
 #include <cctype>
@@ -98,49 +99,111 @@ struct QuantRow {
     std::string_view id;
     FormatFamily family;
     int bits;
+    StorageKind storage;
+    ColourRole colour;
+    bool integerCodes, affineCodes;
+    RequantizeRule requantize;
+    bool quantizeTarget, repackTarget;
+    std::string_view alias;
     std::string_view what;
 };
 
+using enum FormatFamily;
+using enum StorageKind;
+constexpr RequantizeRule NoRule = RequantizeRule::None, Ggml = RequantizeRule::Ggml,
+                         GptqAffine = RequantizeRule::GptqAffine, Awq = RequantizeRule::Awq, Bnb4 = RequantizeRule::Bnb4;
+constexpr ColourRole Int = ColourRole::Integer, Flt = ColourRole::Float, Book = ColourRole::Codebook,
+                     Named = ColourRole::None;
+
 // Part B/C of ../shared/spec/safetensors-quant.md: every format detection names.
+//  id  family  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
 constexpr QuantRow kQuant[] = {
-    {"gptq-v1", FormatFamily::Gptq, 0,
+    {"gptq-v1", Gptq, 0, PackedLinear, Int, true, true, GptqAffine, true, true, "gptq",
      "GPTQ (AutoGPTQ checkpoint_format gptq): qweight packed along K, zeros stored as z-1"},
-    {"gptq-v2", FormatFamily::Gptq, 0, "GPTQ v2 (GPTQModel gptq_v2): qweight packed along K, zeros stored as z"},
-    {"gptq-planar", FormatFamily::Gptq, 0, "GPTQModel split-plane layout (format gptq_p; 5/6/7-bit), v2 zeros"},
-    {"awq-gemm", FormatFamily::Awq, 4, "AutoAWQ GEMM: qweight [K, N/8] packed along N in AWQ order, zeros as-is"},
-    {"awq-gemv", FormatFamily::Awq, 4, "AutoAWQ GEMV: qweight [N, K/8] packed along K, padded zeros and scales"},
-    {"awq-gemv-fast", FormatFamily::Awq, 4,
+    {"gptq-v2", Gptq, 0, PackedLinear, Int, true, true, GptqAffine, true, true, "",
+     "GPTQ v2 (GPTQModel gptq_v2): qweight packed along K, zeros stored as z"},
+    {"gptq-planar", Gptq, 0, PackedLinear, Int, true, true, GptqAffine, false, false, "",
+     "GPTQModel split-plane layout (format gptq_p; 5/6/7-bit), v2 zeros"},
+    {"awq-gemm", Gptq, 4, PackedLinear, Int, true, true, Awq, true, true, "awq",
+     "AutoAWQ GEMM: qweight [K, N/8] packed along N in AWQ order, zeros as-is"},
+    {"awq-gemv", Gptq, 4, PackedLinear, Int, true, true, Awq, false, false, "",
+     "AutoAWQ GEMV: qweight [N, K/8] packed along K, padded zeros and scales"},
+    // Its zeros are stored folded into float biases (-s*z): codes yes, integer zeros no.
+    {"awq-gemv-fast", Gptq, 4, PackedLinear, Int, true, false, Awq, false, false, "",
      "llm-awq GEMV_FAST: int16 qweight [N/4, K] interleaved, f16 scales and -s*z biases"},
-    {"gptq-marlin", FormatFamily::Marlin, 4, "Marlin tiles (B, s): symmetric GPTQ, 16x16 tiles permuted for mma"},
-    {"awq-marlin", FormatFamily::Marlin, 4, "AutoAWQ version marlin: symmetric 4-bit Marlin tiles (qweight, scales)"},
-    {"bnb-nf4", FormatFamily::Bitsandbytes, 4, "bitsandbytes 4-bit NormalFloat, blockwise absmax (optionally nested)"},
-    {"bnb-fp4", FormatFamily::Bitsandbytes, 4, "bitsandbytes 4-bit float (its own E2M1 variant), blockwise absmax"},
-    {"bnb-int8", FormatFamily::Bitsandbytes, 8, "bitsandbytes LLM.int8: int8 rows with per-row absmax (SCB)"},
-    {"compressed-tensors", FormatFamily::CompressedTensors, 0,
+    {"gptq-marlin", Gptq, 4, PackedLinear, Int, true, true, GptqAffine, false, false, "",
+     "Marlin tiles (B, s): symmetric GPTQ, 16x16 tiles permuted for mma"},
+    {"awq-marlin", Gptq, 4, PackedLinear, Int, true, true, GptqAffine, false, false, "",
+     "AutoAWQ version marlin: symmetric 4-bit Marlin tiles (qweight, scales)"},
+    {"bnb-nf4", Bitsandbytes, 4, Codebook, Book, true, false, Bnb4, true, false, "nf4",
+     "bitsandbytes 4-bit NormalFloat, blockwise absmax (optionally nested)"},
+    {"bnb-fp4", Bitsandbytes, 4, Codebook, Book, true, false, Bnb4, true, false, "fp4",
+     "bitsandbytes 4-bit float (its own E2M1 variant), blockwise absmax"},
+    {"bnb-int8", Bitsandbytes, 8, RowInt8, Int, true, false, NoRule, false, false, "",
+     "bitsandbytes LLM.int8: int8 rows with per-row absmax (SCB)"},
+    {"compressed-tensors", CompressedTensors, 0, GroupAffine, Int, true, true, GptqAffine, true, true, "ct",
      "compressed-tensors pack-quantized: signed codes +2^(b-1) packed along K in int32"},
-    {"compressed-tensors-int", FormatFamily::CompressedTensors, 0,
+    {"compressed-tensors-int", CompressedTensors, 0, GroupAffine, Int, true, true, GptqAffine, false, false, "",
      "compressed-tensors int-/naive-quantized: unpacked int8 codes + weight_scale"},
-    {"compressed-tensors-fp8", FormatFamily::CompressedTensors, 8,
+    {"compressed-tensors-fp8", CompressedTensors, 8, ScaledFloat, Int, false, false, NoRule, false, false, "",
      "compressed-tensors float-quantized: FP8 weight + weight_scale"},
-    {"compressed-tensors-nvfp4", FormatFamily::CompressedTensors, 4,
+    {"compressed-tensors-nvfp4", CompressedTensors, 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
      "compressed-tensors nvfp4-pack-quantized: FP4 E2M1 pairs, FP8 scales per 16, global scale"},
-    {"mlx-affine", FormatFamily::Mlx, 0, "MLX affine: uint32 words packed along K, scales and biases per group"},
-    {"mlx-mxfp4", FormatFamily::Mlx, 4, "MLX mxfp4: FP4 codes in uint32 words, E8M0 scales per 32"},
-    {"mlx-nvfp4", FormatFamily::Mlx, 4, "MLX nvfp4: FP4 codes in uint32 words, FP8 scales per 16"},
-    {"mlx-mxfp8", FormatFamily::Mlx, 8, "MLX mxfp8: FP8 codes in uint32 words, E8M0 scales per 32"},
-    {"hqq", FormatFamily::Hqq, 0, "HQQ: W_q packed by halves of the grouped view, float scale and zero"},
-    {"fp8-block", FormatFamily::Fp8, 8, "block FP8 (DeepSeek style): FP8 weight + weight_scale_inv per 128x128"},
-    {"exl2", FormatFamily::Other, 0, "ExLlamaV2 EXL2 (q_weight, q_scale, q_perm ...): named, not decoded"},
-    {"exl3", FormatFamily::Other, 0, "ExLlamaV3 EXL3 (trellis): named, not decoded"},
-    {"aqlm", FormatFamily::Other, 0, "AQLM additive codebooks (codes, codebooks, scales): named, not decoded"},
-    {"quanto", FormatFamily::Other, 0, "optimum-quanto (weight._data, weight._scale): named, not decoded"},
+    {"mlx-affine", Mlx, 0, GroupAffine, Int, true, false, GptqAffine, true, true, "mlx",
+     "MLX affine: uint32 words packed along K, scales and biases per group"},
+    {"mlx-mxfp4", Mlx, 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
+     "MLX mxfp4: FP4 codes in uint32 words, E8M0 scales per 32"},
+    {"mlx-nvfp4", Mlx, 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
+     "MLX nvfp4: FP4 codes in uint32 words, FP8 scales per 16"},
+    {"mlx-mxfp8", Mlx, 8, ScaledFloat, Int, false, false, NoRule, false, false, "",
+     "MLX mxfp8: FP8 codes in uint32 words, E8M0 scales per 32"},
+    {"hqq", Hqq, 0, GroupAffine, Int, true, false, GptqAffine, false, false, "",
+     "HQQ: W_q packed by halves of the grouped view, float scale and zero"},
+    {"fp8-block", CompressedTensors, 8, ScaledFloat, Flt, false, false, NoRule, false, false, "",
+     "block FP8 (DeepSeek style): FP8 weight + weight_scale_inv per 128x128"},
+    {"exl2", Other, 0, StorageKind::None, Named, false, false, NoRule, false, false, "",
+     "ExLlamaV2 EXL2 (q_weight, q_scale, q_perm ...): named, not decoded"},
+    {"exl3", Other, 0, StorageKind::None, Named, false, false, NoRule, false, false, "",
+     "ExLlamaV3 EXL3 (trellis): named, not decoded"},
+    {"aqlm", Other, 0, StorageKind::None, Named, false, false, NoRule, false, false, "",
+     "AQLM additive codebooks (codes, codebooks, scales): named, not decoded"},
+    {"quanto", Other, 0, StorageKind::None, Named, false, false, NoRule, false, false, "",
+     "optimum-quanto (weight._data, weight._scale): named, not decoded"},
 };
+
+// The GGUF types the ggml quantizers write (quantize --format) and the ones repack writes.
+bool ggmlQuantizeTarget(int type)
+{
+    for (int t : {GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0, GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K})
+        if (t == type)
+            return true;
+    return false;
+}
+bool ggmlRepackTarget(int type)
+{
+    return type == GgmlQ4_1 || type == GgmlQ5_1 || type == GgmlQ8_0;
+}
+
+FormatInfo info(std::string id, std::string what, FormatFamily family, int bits, bool quantized)
+{
+    FormatInfo f;
+    f.id = std::move(id);
+    f.description = std::move(what);
+    f.family = family;
+    f.bits = bits;
+    f.quantized = quantized;
+    return f;
+}
 
 std::vector<FormatInfo> buildRegistry()
 {
     std::vector<FormatInfo> out;
-    for (const auto& p : kPlain)
-        out.push_back({std::string(p.id), std::string(p.what), FormatFamily::Plain, int(dtypeBits(p.dtype)), false});
+    for (const auto& p : kPlain) {
+        FormatInfo f = info(std::string(p.id), std::string(p.what), FormatFamily::Plain, int(dtypeBits(p.dtype)), false);
+        f.storage = dtypeIsFloat(p.dtype) ? Float : Integer;
+        f.colour = Flt;
+        out.push_back(std::move(f));
+    }
     for (const auto& t : ggmlTypes()) {
         if (t.removed)
             continue;
@@ -150,12 +213,30 @@ std::vector<FormatInfo> buildRegistry()
         std::string what = "GGUF " + std::string(t.name);
         if (traits != std::end(kGgufTraits))
             what += ": " + std::string(traits->what);
-        out.push_back({"gguf-" + lower(t.name), what, FormatFamily::Gguf,
-                       traits != std::end(kGgufTraits) ? traits->bits : 0, !plain});
+        FormatInfo f = info("gguf-" + lower(t.name), what, FormatFamily::Gguf,
+                            traits != std::end(kGgufTraits) ? traits->bits : 0, !plain);
+        f.storage = !plain ? GgmlBlock : t.name[0] == 'I' ? Integer : Float;
+        f.colour = lower(t.name).rfind("iq", 0) == 0 ? Book : ColourRole::Block;
+        f.requantize = plain ? NoRule : Ggml;
+        f.quantizeTarget = ggmlQuantizeTarget(t.id);
+        f.repackTarget = ggmlRepackTarget(t.id);
+        f.alias = lower(t.name);
+        out.push_back(std::move(f));
     }
-    for (const auto& q : kQuant)
-        out.push_back({std::string(q.id), std::string(q.what), q.family, q.bits, true});
-    out.push_back({"unknown", "not recognised: listed, never decoded", FormatFamily::Unknown, 0, false});
+    for (const auto& q : kQuant) {
+        FormatInfo f = info(std::string(q.id), std::string(q.what), q.family, q.bits, true);
+        f.storage = q.storage;
+        f.colour = q.colour;
+        f.integerCodes = q.integerCodes;
+        f.affineCodes = q.affineCodes;
+        f.requantize = q.requantize;
+        f.quantizeTarget = q.quantizeTarget;
+        f.repackTarget = q.repackTarget;
+        f.alias = std::string(q.alias);
+        out.push_back(std::move(f));
+    }
+    out.push_back(info("unknown", "not recognised: listed, never decoded", FormatFamily::Unknown, 0, false));
+    out.back().colour = Named;
     return out;
 }
 
@@ -174,9 +255,15 @@ std::span<const FormatInfo> formatInfos()
 
 const FormatInfo* findFormat(std::string_view id)
 {
-    const std::string key = lower(id);
+    // Without a lowered copy: the dispatcher asks once per row chunk.
+    const auto same = [&](const std::string& known) {
+        return known.size() == id.size()
+            && std::equal(known.begin(), known.end(), id.begin(), [](char k, char c) {
+                   return k == std::tolower(static_cast<unsigned char>(c));
+               });
+    };
     for (const auto& f : registry())
-        if (f.id == key)
+        if (same(f.id))
             return &f;
     return nullptr;
 }

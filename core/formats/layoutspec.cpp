@@ -1,5 +1,7 @@
 #include "formats/layoutspec.h"
 
+#include "formats/family.h"
+
 #include <algorithm>
 
 namespace qs {
@@ -48,16 +50,10 @@ const LayoutSpec* LayoutRegistry::find(std::string_view id) const
 
 const LayoutRegistry& layoutRegistry()
 {
-    // One line per family.
     static const LayoutRegistry registry = [] {
         LayoutRegistry r;
-        registerGptqAwqLayouts(r);
-        registerGgufLayouts(r);
-        registerBnbLayouts(r);
-        registerCompressedTensorsLayouts(r);
-        registerMlxLayouts(r);
-        registerHqqLayouts(r);
-        registerPlainLayouts(r);
+        for (const FamilyRow& family : familyRows())
+            family.registerLayouts(r);
         return r;
     }();
     return registry;

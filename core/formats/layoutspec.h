@@ -4,8 +4,8 @@
 // picture or a report cannot drift from what the kernel does.
 //
 // A family registers its specs with a function `void registerXxxLayouts(LayoutRegistry&)`
-// listed in layoutspec.cpp (one line per family), e.g. GPTQ/AWQ/Marlin in
-// layoutspec_gptq.cpp.
+// that its row of the family table names (formats/family.h), e.g. GPTQ/AWQ/Marlin in
+// gptq/layoutspec_gptq.cpp.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -128,7 +128,7 @@ private:
 const LayoutRegistry& layoutRegistry();
 const LayoutSpec* findLayoutSpec(std::string_view id);
 
-// Family registration functions (one per family; add yours here and in layoutspec.cpp).
+// Family registration functions (one per family; its FamilyRow names it).
 void registerGptqAwqLayouts(LayoutRegistry& r);
 void registerGgufLayouts(LayoutRegistry& r);
 void registerBnbLayouts(LayoutRegistry& r);

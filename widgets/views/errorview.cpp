@@ -247,13 +247,16 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
     }
     *label = tr("its own format, %1").arg(QString::fromStdString(f));
     const uint64_t group = w.groupSize > 0 ? uint64_t(w.groupSize) : w.inFeatures();
-    if (info->family == qs::FormatFamily::Gguf || f == "bnb-nf4" || f == "bnb-fp4")
-        return spec(f.c_str());
-    if (info->family == qs::FormatFamily::Awq)
-        return spec("awq", w.bits, group, w.symmetric);
-    if (w.bits >= 2 && w.bits <= 8 && info->family != qs::FormatFamily::Bitsandbytes &&
-        info->family != qs::FormatFamily::Fp8 && info->family != qs::FormatFamily::Other)
-        return spec("gptq", w.bits, group, w.symmetric); // GPTQ, Marlin, MLX, compressed-tensors, HQQ: affine codes
+    switch (info->requantize) {
+    case qs::RequantizeRule::Ggml:
+    case qs::RequantizeRule::Bnb4: return spec(f.c_str());
+    case qs::RequantizeRule::Awq: return spec("awq", w.bits, group, w.symmetric);
+    case qs::RequantizeRule::GptqAffine:
+        if (w.bits >= 2 && w.bits <= 8)
+            return spec("gptq", w.bits, group, w.symmetric); // GPTQ, Marlin, MLX, compressed-tensors, HQQ: affine codes
+        break;
+    case qs::RequantizeRule::None: break;
+    }
     *why = tr("%1 is stored as %2, which cannot be requantized to itself here: choose a format under \"as\" or "
               "open a float reference.")
                .arg(QString::fromStdString(w.name), QString::fromStdString(f));

@@ -1,0 +1,36 @@
+#include "formats/family.h"
+
+#include <array>
+
+namespace qs {
+
+std::span<const FamilyRow> familyRows()
+{
+    // One line per family.
+    static const std::array<FamilyRow, 7> rows = {
+        gptqFamily(),
+        ggmlFamily(),
+        bnbFamily(),
+        compressedTensorsFamily(),
+        mlxFamily(),
+        hqqFamily(),
+        plainFamily(),
+    };
+    return rows;
+}
+
+const FamilyRow* familyRow(FormatFamily family)
+{
+    for (const FamilyRow& r : familyRows())
+        if (r.family == family)
+            return &r;
+    return nullptr;
+}
+
+const FamilyRow* familyRowOf(std::string_view formatId)
+{
+    const FormatInfo* f = findFormat(formatId);
+    return f ? familyRow(f->family) : nullptr;
+}
+
+} // namespace qs

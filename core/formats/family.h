@@ -1,0 +1,46 @@
+#pragma once
+// The family table: one row per format family (one folder under core/formats/ each). Code
+// outside a family's folder reaches the family's kernels, codes and layouts only through its
+// row, and asks a format's traits (formats/formatid.h) instead of comparing ids, as Tiled
+// reaches map formats only through its registry and ggml reads one type_traits row per type.
+//
+// A family fills its row in <folder>/<folder>_family.cpp; family.cpp lists the rows, one
+// line each.
+#include "formats/formatid.h"
+#include "formats/kernel.h"
+
+#include <span>
+
+namespace qs {
+
+class LayoutRegistry;
+struct WeightCodes;
+
+struct FamilyRow {
+    FormatFamily family = FormatFamily::Unknown;
+    std::string_view name; // the folder: "gptq", "ggml", ...
+    // Adds the family's LayoutSpecs (one per format id).
+    void (*registerLayouts)(LayoutRegistry&) = nullptr;
+    // The rows kernel of one of the family's formats; nullptr when that format is not decoded.
+    DequantRowsFn (*dequant)(const FormatInfo& format) = nullptr;
+    // The logical integer codes with their scales and zeros (FormatInfo::integerCodes);
+    // false when this weight has none (a float-coded variant). Throws on malformed tensors.
+    bool (*codes)(const WeightData& weight, WeightCodes& out) = nullptr;
+};
+
+std::span<const FamilyRow> familyRows();
+// The row of `family`; nullptr for Other and Unknown (named only, never decoded).
+const FamilyRow* familyRow(FormatFamily family);
+// The row of a format id's family; nullptr when the id is unknown or its family has no row.
+const FamilyRow* familyRowOf(std::string_view formatId);
+
+// Each family's row (defined in its folder).
+const FamilyRow& ggmlFamily();
+const FamilyRow& gptqFamily();
+const FamilyRow& bnbFamily();
+const FamilyRow& compressedTensorsFamily();
+const FamilyRow& mlxFamily();
+const FamilyRow& hqqFamily();
+const FamilyRow& plainFamily();
+
+} // namespace qs

@@ -1,0 +1,36 @@
+#include "formats/family.h"
+
+#include "formats/codes.h"
+#include "formats/layoutspec.h"
+#include "formats/hqq/hqq.h"
+
+namespace qs {
+namespace {
+
+DequantRowsFn hqqDequant(const FormatInfo& format)
+{
+    return format.id == "hqq" ? dequantHqqRows : nullptr;
+}
+
+bool hqqCodes(const WeightData& data, WeightCodes& c)
+{
+    const Hqq s = hqqState(data);
+    c.rows = s.rows;
+    c.cols = s.cols;
+    c.codes.resize(s.rows * s.cols);
+    for (uint64_t e = 0; e < c.codes.size(); ++e)
+        c.codes[e] = uint8_t(s.code(e / s.viewCols, e % s.viewCols));
+    // Axis 1 groups are runs of viewCols flat elements; axis 0 groups are strided.
+    rowGroups(c, s.axis == 1 ? s.viewCols : 0, [&](uint64_t r) { return s.scale.at(r); });
+    return true;
+}
+
+} // namespace
+
+const FamilyRow& hqqFamily()
+{
+    static const FamilyRow row{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes};
+    return row;
+}
+
+} // namespace qs

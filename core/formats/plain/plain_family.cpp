@@ -1,0 +1,30 @@
+#include "formats/family.h"
+
+#include "formats/codes.h"
+#include "formats/layoutspec.h"
+#include "formats/plain/floats.h"
+
+namespace qs {
+namespace {
+
+DequantRowsFn plainDequant(const FormatInfo& format)
+{
+    // The float element types the float kernel widens; integers and sub-byte floats are
+    // listed, not decoded.
+    static constexpr std::string_view decoded[] = {"f32",     "f16",     "bf16",        "f64",        "f8_e4m3",
+                                                   "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e8m0"};
+    for (std::string_view id : decoded)
+        if (format.id == id)
+            return dequantFloatRows;
+    return nullptr;
+}
+
+} // namespace
+
+const FamilyRow& plainFamily()
+{
+    static const FamilyRow row{FormatFamily::Plain, "plain", registerPlainLayouts, plainDequant, nullptr};
+    return row;
+}
+
+} // namespace qs
