@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/outputpath.h"
 #include "formats/dequant.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 
@@ -40,7 +41,7 @@ int runCodes(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli codes PATH WEIGHT -o DIR [--force]\n");
         return 2;
     }
-    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const std::string dir = parser.value(outOpt).toStdString();
     qs::checkOutputPath(dir, ckpt->sources());
     const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
