@@ -1,5 +1,6 @@
 #include "demo.h"
 
+#include "base/atomicfile.h"
 #include "base/error.h"
 
 #include <QCoreApplication>
@@ -7,7 +8,6 @@
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QFile>
-#include <QSaveFile>
 #include <QStandardPaths>
 
 namespace qsw {
@@ -45,9 +45,7 @@ QString extractDemoCheckpoint()
         }
         if (!QDir().mkpath(QFileInfo(dst).absolutePath()))
             qs::fail(dst.toStdString(), "cannot create the folder for the demo checkpoint");
-        QSaveFile out(dst);
-        if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
-            qs::fail(dst.toStdString(), "cannot write the demo checkpoint: " + out.errorString().toStdString());
+        qs::writeFileAtomically(dst.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
     }
     return dir;
 }

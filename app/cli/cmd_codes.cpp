@@ -1,17 +1,18 @@
-// quantscope-cli codes PATH WEIGHT -o DIR: the logical integer codes and the per-group
-// parameters as the reader uses them, for debugging a converter.
+// quantscope-cli codes PATH WEIGHT -o DIR [--force]: the logical integer codes and the
+// per-group parameters as the reader uses them, for debugging a converter. DIR must lie
+// outside PATH.
 #include "commands.h"
 
 #include "container/checkpoint.h"
 #include "container/npy.h"
 #include "base/error.h"
+#include "base/outputpath.h"
 #include "formats/dequant.h"
 #include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 
 #include <cstdio>
-#include <filesystem>
 
 namespace qscli {
 
@@ -25,7 +26,8 @@ int runCodes(const QStringList& args)
     parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("logical weight name or any member tensor name"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output folder"),
                                     QStringLiteral("DIR"));
-    parser.addOption(outOpt);
+    const QCommandLineOption forceOpt(QStringLiteral("force"), forceHelp());
+    parser.addOptions({outOpt, forceOpt});
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli codes: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -36,10 +38,12 @@ int runCodes(const QStringList& args)
     }
     const QStringList pos = parser.positionalArguments();
     if (pos.size() != 2 || !parser.isSet(outOpt)) {
-        std::fprintf(stderr, "usage: quantscope-cli codes PATH WEIGHT -o DIR\n");
+        std::fprintf(stderr, "usage: quantscope-cli codes PATH WEIGHT -o DIR [--force]\n");
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
+    const std::string dir = parser.value(outOpt).toStdString();
+    qs::checkOutputPath(dir, ckpt->sources());
     const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
     if (!w) {
         std::fprintf(stderr, "quantscope-cli codes: %s: no weight or member tensor named '%s'\n", ckpt->path.c_str(),
@@ -47,18 +51,15 @@ int runCodes(const QStringList& args)
         return 2;
     }
     const qs::WeightCodes c = qs::extractCodes(*ckpt, *w);
-    const std::string dir = parser.value(outOpt).toStdString();
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir))
-        throw qs::Error(dir + ": cannot create the output folder");
-    qs::npy::write(dir + "/codes.npy", "|u1", {c.rows, c.cols}, c.codes);
-    qs::npy::write(dir + "/scales.npy", "<f4", {c.groups, c.rows}, c.scales);
-    if (!c.zeros.empty())
-        qs::npy::write(dir + "/zeros.npy", "<i4", {c.groups, c.rows}, c.zeros);
-    if (!c.biases.empty())
-        qs::npy::write(dir + "/biases.npy", "<f4", {c.groups, c.rows}, c.biases);
-    qs::npy::write(dir + "/g_idx.npy", "<i4", {c.cols}, c.gIdx);
+    printLeftAlone(dir, qs::writeIntoFolder(dir, parser.isSet(forceOpt), [&] {
+        qs::npy::write(dir + "/codes.npy", "|u1", {c.rows, c.cols}, c.codes);
+        qs::npy::write(dir + "/scales.npy", "<f4", {c.groups, c.rows}, c.scales);
+        if (!c.zeros.empty())
+            qs::npy::write(dir + "/zeros.npy", "<i4", {c.groups, c.rows}, c.zeros);
+        if (!c.biases.empty())
+            qs::npy::write(dir + "/biases.npy", "<f4", {c.groups, c.rows}, c.biases);
+        qs::npy::write(dir + "/g_idx.npy", "<i4", {c.cols}, c.gIdx);
+    }));
     return 0;
 }
 

@@ -1,9 +1,10 @@
-// quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]
+// quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]; OUT must lie outside PATH.
 #include "commands.h"
 
 #include "container/checkpoint.h"
 #include "container/npy.h"
 #include "base/error.h"
+#include "base/outputpath.h"
 #include "formats/dequant.h"
 #include "formats/plain/halfrow.h"
 #include "formats/opencheckpoint.h"
@@ -71,6 +72,8 @@ int runDequant(const QStringList& args)
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
+    const std::string out = parser.value(outOpt).toStdString();
+    qs::checkOutputPath(out, ckpt->sources());
     const qs::LogicalWeight* w = findWeightOrExplain(*ckpt, pos.at(1));
     if (!w)
         return 2;
@@ -81,7 +84,6 @@ int runDequant(const QStringList& args)
     }
     const std::vector<float> values = qs::dequantizeWeight(*ckpt, *w, qs::bestSimdPath(), threads);
     const std::vector<uint64_t> shape{w->outFeatures(), w->inFeatures()};
-    const std::string out = parser.value(outOpt).toStdString();
     if (dtype == qs::DType::F16) {
         std::vector<uint16_t> half(values.size());
         qs::floatToHalfRow(values.data(), half.data(), values.size(), qs::bestSimdPath());

@@ -1,5 +1,6 @@
 // quantscope-cli quantize PATH WEIGHT|--all --format ID [--bits B] [--group-size G] [--sym|--asym]
-// [--clip R] [--double-quant] -o OUT: float weights to a real checkpoint of the target format.
+// [--clip R] [--double-quant] -o OUT [--force]: float weights to a real checkpoint of the target
+// format. OUT must lie outside PATH.
 #include "commands.h"
 
 #include "analysis/quantize_checkpoint.h"
@@ -40,7 +41,8 @@ int runQuantize(const QStringList& args)
     const QCommandLineOption dqOpt(QStringLiteral("double-quant"), QStringLiteral("bitsandbytes nested absmax"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")},
                                     QStringLiteral("output folder (safetensors) or .gguf file"), QStringLiteral("OUT"));
-    parser.addOptions({allOpt, formatOpt, bitsOpt, groupOpt, symOpt, asymOpt, clipOpt, dqOpt, outOpt});
+    const QCommandLineOption forceOpt(QStringLiteral("force"), forceHelp());
+    parser.addOptions({allOpt, formatOpt, bitsOpt, groupOpt, symOpt, asymOpt, clipOpt, dqOpt, outOpt, forceOpt});
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli quantize: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -54,7 +56,7 @@ int runQuantize(const QStringList& args)
     if (pos.isEmpty() || !parser.isSet(formatOpt) || !parser.isSet(outOpt) || (pos.size() == 1) == !all ||
         (parser.isSet(symOpt) && parser.isSet(asymOpt))) {
         std::fprintf(stderr, "usage: quantscope-cli quantize PATH WEIGHT...|--all --format ID [--bits B] [--group-size G] "
-                             "[--sym|--asym] [--clip R] [--double-quant] -o OUT\n");
+                             "[--sym|--asym] [--clip R] [--double-quant] -o OUT [--force]\n");
         return 2;
     }
     qs::QuantizeCheckpointOptions opt;
@@ -72,6 +74,7 @@ int runQuantize(const QStringList& args)
     }
     opt.symmetric = parser.isSet(symOpt) ? 1 : parser.isSet(asymOpt) ? 0 : -1;
     opt.doubleQuant = parser.isSet(dqOpt);
+    opt.force = parser.isSet(forceOpt);
     for (qsizetype i = 1; i < pos.size(); ++i)
         opt.weights.push_back(pos.at(i).toStdString());
     if (isatty(2))
@@ -84,6 +87,7 @@ int runQuantize(const QStringList& args)
     const qs::QuantizeCheckpointResult r = qs::quantizeCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
     for (const std::string& n : r.notes)
         std::fprintf(stderr, "note: %s\n", n.c_str());
+    printLeftAlone(r.output, r.leftAlone);
     std::printf("%s: %zu weights quantized to %s, %zu tensors copied\n", r.output.c_str(), r.quantized.size(),
                 qs::quantizeTargetId(opt.format).c_str(), r.copied.size());
     return 0;

@@ -1,9 +1,10 @@
-// quantscope-cli repack SRC --to ID -o DST [--no-verify] [--json]: convert every quantized
-// weight through its logical codes (streamed to DST one weight at a time), then dequantize
-// source and target and compare.
+// quantscope-cli repack SRC --to ID -o DST [--force] [--no-verify] [--json]: convert every
+// quantized weight through its logical codes (streamed to DST one weight at a time), then
+// dequantize source and target and compare. DST must lie outside SRC.
 #include "commands.h"
 
 #include "analysis/repack.h"
+#include "base/outputpath.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
 
@@ -32,9 +33,10 @@ int runRepack(const QStringList& args)
     const QCommandLineOption toOpt(QStringLiteral("to"), QStringLiteral("target: ") + targets, QStringLiteral("ID"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")},
                                     QStringLiteral("output folder (safetensors) or .gguf file"), QStringLiteral("DST"));
+    const QCommandLineOption forceOpt(QStringLiteral("force"), forceHelp());
     const QCommandLineOption noVerifyOpt(QStringLiteral("no-verify"), QStringLiteral("skip the dequantize-and-compare step"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
-    parser.addOptions({toOpt, outOpt, noVerifyOpt, jsonOpt});
+    parser.addOptions({toOpt, outOpt, forceOpt, noVerifyOpt, jsonOpt});
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli repack: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -45,12 +47,13 @@ int runRepack(const QStringList& args)
     }
     const QStringList pos = parser.positionalArguments();
     if (pos.size() != 1 || !parser.isSet(toOpt) || !parser.isSet(outOpt)) {
-        std::fprintf(stderr, "usage: quantscope-cli repack SRC --to ID -o DST [--no-verify] [--json]\n");
+        std::fprintf(stderr, "usage: quantscope-cli repack SRC --to ID -o DST [--force] [--no-verify] [--json]\n");
         return 2;
     }
     qs::RepackOptions opt;
     opt.to = parser.value(toOpt).toStdString();
     opt.verify = !parser.isSet(noVerifyOpt);
+    opt.force = parser.isSet(forceOpt);
     if (isatty(2))
         opt.progress = [](size_t done, size_t total, const std::string& name) {
             std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, name.c_str());
@@ -60,6 +63,7 @@ int runRepack(const QStringList& args)
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const qs::RepackResult r = qs::repackCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
     const std::string to = qs::repackTargetId(opt.to);
+    printLeftAlone(r.output, r.leftAlone);
     if (parser.isSet(jsonOpt)) {
         QJsonArray ws;
         for (const qs::RepackWeight& w : r.weights) {

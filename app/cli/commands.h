@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace qscli {
@@ -21,6 +22,10 @@ int runDiff(const QStringList& args);
 int runQuantize(const QStringList& args);
 int runRepack(const QStringList& args);
 int runReport(const QStringList& args);
+// The help of --force, shared by the commands that write a folder.
+QString forceHelp();
+// "note: left alone in OUT ..." on stderr when a forced write kept files it did not write.
+void printLeftAlone(const std::string& out, const std::vector<std::string>& names);
 // A tensor shape as a JSON array of integers.
 QJsonArray shapeJson(const std::vector<uint64_t>& shape);
 // The application object of `report` (fonts for figures and PDF; offscreen unless set).

@@ -16,7 +16,6 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <charconv>
@@ -92,9 +91,8 @@ std::string pythonFloat(double v)
 
 void writeJsonFile(const std::string& path, const QJsonObject& o)
 {
-    QSaveFile f(QString::fromStdString(path));
-    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(o).toJson(QJsonDocument::Indented)) < 0 || !f.commit())
-        fail(path, "cannot write: " + f.errorString().toStdString());
+    const QByteArray json = QJsonDocument(o).toJson(QJsonDocument::Indented);
+    writeFileAtomically(path, std::string_view(json.constData(), size_t(json.size())));
 }
 
 // Module prefix of "a.b.weight" ("a.b"); the name itself when it has no ".weight" suffix.
@@ -425,6 +423,7 @@ void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig
 QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::string& out,
                                             const QuantizeCheckpointOptions& opt)
 {
+    checkOutputPath(out, src.sources());
     const Resolved r = resolve(opt);
     const bool gguf = isGgufTarget(r.format);
     if (gguf && src.container != Container::Gguf)
@@ -619,7 +618,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         reserve += byTensor.count(i) ? 6 * SafetensorsStreamWriter::entryBound(t.name + std::string(40, ' '), 2)
                                      : SafetensorsStreamWriter::entryBound(t.name, t.shape.size());
     }
-    writeIntoFolder(out, [&] {
+    res.leftAlone = writeIntoFolder(out, opt.force, [&] {
         SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
         for (size_t i = 0; i < src.tensors.size(); ++i) {
             const TensorEntry& t = src.tensors[i];

@@ -69,6 +69,7 @@ struct QuantizeCheckpointOptions {
     // Called after each weight (done of total, the weight's name); from the calling thread.
     std::function<void(size_t done, size_t total, const std::string& weight)> progress;
     const std::atomic<bool>* cancel = nullptr; // checked between weights: throws qs::Error "cancelled"
+    bool force = false; // write into a non-empty output folder (replacing only the files quantize writes)
 };
 
 struct QuantizeCheckpointResult {
@@ -76,6 +77,7 @@ struct QuantizeCheckpointResult {
     std::vector<std::string> quantized; // source tensor names
     std::vector<std::string> copied;    // stored tensors written unchanged
     std::vector<std::string> notes;     // weights kept in float and why
+    std::vector<std::string> leftAlone; // entries of an existing output folder that quantize did not write
 };
 
 // Quantizes and streams `out` one weight at a time (memory: the largest weight, not the

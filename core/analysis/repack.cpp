@@ -476,6 +476,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     const bool gguf = isGguf(to);
     RepackResult res;
     res.output = out;
+    checkOutputPath(out, src.sources());
     if (!gguf && src.container != Container::Safetensors)
         fail(src.path, "safetensors targets need a safetensors input");
 
@@ -634,7 +635,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             else if (!member[i])
                 reserve += SafetensorsStreamWriter::entryBound(src.tensors[i].name, src.tensors[i].shape.size());
         }
-        writeIntoFolder(out, [&] {
+        res.leftAlone = writeIntoFolder(out, opt.force, [&] {
             SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
             for (size_t i = 0; i < src.tensors.size(); ++i) {
                 const TensorEntry& t = src.tensors[i];

@@ -54,6 +54,7 @@ struct RepackOptions {
     int threads = 0;    // the comparison's OpenMP team across row chunks (0: OpenMP default)
     std::function<void(size_t done, size_t total, const std::string& weight)> progress;
     const std::atomic<bool>* cancel = nullptr;
+    bool force = false; // write into a non-empty output folder (replacing only the files repack writes)
 };
 
 struct RepackWeight {
@@ -73,6 +74,7 @@ struct RepackResult {
     std::vector<RepackWeight> weights;
     std::vector<std::string> copied;
     std::vector<std::string> notes; // "<weight>: <note>" for every weight with a note
+    std::vector<std::string> leftAlone; // entries of an existing output folder that repack did not write
 };
 
 // Streams `out` one weight at a time (memory: the largest weight, not the checkpoint); throws

@@ -4,104 +4,7 @@
 #include "container/safetensors.h"
 #include "base/error.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-
 namespace qs {
-
-namespace fs = std::filesystem;
-
-TempFile::TempFile(std::string path) : m_path(std::move(path))
-{
-    const fs::path target(m_path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    m_tmp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-    m_fd = ::mkstemp(m_tmp.data());
-    if (m_fd < 0)
-        fail(m_path, "cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
-    if (::fchmod(m_fd, 0644) != 0)
-        failWith("cannot set permissions", errno);
-}
-
-TempFile::~TempFile()
-{
-    if (m_fd >= 0) {
-        ::close(m_fd);
-        ::unlink(m_tmp.c_str());
-    }
-}
-
-void TempFile::failWith(const std::string& what, int err)
-{
-    if (m_fd >= 0) {
-        ::close(m_fd);
-        ::unlink(m_tmp.c_str());
-        m_fd = -1;
-    }
-    fail(m_path, what + ": " + std::strerror(err));
-}
-
-void TempFile::writeAt(uint64_t offset, std::span<const uint8_t> data)
-{
-    if (m_fd < 0)
-        fail(m_path, "write after the file was closed");
-    const uint8_t* p = data.data();
-    size_t left = data.size();
-    while (left > 0) {
-        const ssize_t w = ::pwrite(m_fd, p, std::min<size_t>(left, size_t(1) << 30), off_t(offset));
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            failWith("cannot write", errno);
-        }
-        p += w;
-        left -= size_t(w);
-        offset += uint64_t(w);
-    }
-    m_size = std::max(m_size, offset);
-}
-
-void TempFile::write(std::span<const uint8_t> data)
-{
-    writeAt(m_size, data);
-}
-
-void TempFile::writeZeros(uint64_t n)
-{
-    static const uint8_t zeros[4096] = {};
-    while (n) {
-        const size_t k = size_t(std::min<uint64_t>(n, sizeof zeros));
-        write({zeros, k});
-        n -= k;
-    }
-}
-
-void TempFile::commit()
-{
-    if (m_fd < 0)
-        fail(m_path, "commit after the file was closed");
-    if (::fsync(m_fd) != 0)
-        failWith("cannot sync", errno);
-    const int fd = m_fd;
-    m_fd = -1;
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(m_tmp.c_str());
-        fail(m_path, std::string("cannot close: ") + std::strerror(err));
-    }
-    if (std::rename(m_tmp.c_str(), m_path.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(m_tmp.c_str());
-        fail(m_path, std::string("cannot rename the temporary file into place: ") + std::strerror(err));
-    }
-}
 
 GgufStreamWriter::GgufStreamWriter(const std::string& path, const GgufMetadata& metadata,
                                    const std::vector<GgufTensor>& tensors, uint32_t version)
@@ -223,23 +126,6 @@ void SafetensorsStreamWriter::commit(const std::map<std::string, std::string>& m
     m_file.writeAt(0, {length, 8});
     m_file.writeAt(8, {reinterpret_cast<const uint8_t*>(header.data()), header.size()});
     m_file.commit();
-}
-
-void writeIntoFolder(const std::string& out, const std::function<void()>& write)
-{
-    const std::filesystem::path dir(out);
-    std::error_code ec;
-    const bool existed = std::filesystem::exists(dir, ec);
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir, ec))
-        fail(out, "cannot create the output folder");
-    try {
-        write();
-    } catch (...) {
-        if (!existed)
-            std::filesystem::remove_all(dir, ec);
-        throw;
-    }
 }
 
 } // namespace qs

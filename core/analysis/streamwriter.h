@@ -1,8 +1,8 @@
 #pragma once
 // Writers that take a checkpoint one tensor at a time, so that repack and quantize hold one
-// weight's output in memory, never the whole checkpoint. Both write a temporary file next to
-// the target and rename it into place on commit(); destroyed uncommitted (an exception on the
-// way), they remove it and leave nothing behind.
+// weight's output in memory, never the whole checkpoint. Both write through an AtomicFile:
+// renamed into place on commit(); destroyed uncommitted (an exception on the way), they leave
+// nothing behind.
 //   GgufStreamWriter: the tensor infos are known up front (name, type, ne), so the header is
 //     laid out first (layoutGguf) and each tensor's data follows, padded, in the given order.
 //   SafetensorsStreamWriter: the header space is reserved up front (an upper bound from the
@@ -10,10 +10,11 @@
 //     last into the reserved space, padded with spaces (valid JSON whitespace, as the
 //     reference writer pads to 8). Tensors stay in the order given, contiguous, as the
 //     format requires; they are not sorted by dtype as the reference writer sorts them.
+#include "base/atomicfile.h"
+#include "base/outputpath.h"
 #include "container/gguf.h"
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <set>
 #include <span>
@@ -21,27 +22,6 @@
 #include <vector>
 
 namespace qs {
-
-class TempFile {
-public:
-    explicit TempFile(std::string path);
-    ~TempFile();
-    TempFile(const TempFile&) = delete;
-    TempFile& operator=(const TempFile&) = delete;
-
-    void write(std::span<const uint8_t> data);
-    void writeZeros(uint64_t n);
-    void writeAt(uint64_t offset, std::span<const uint8_t> data);
-    void commit();
-    const std::string& path() const { return m_path; }
-    uint64_t size() const { return m_size; }
-
-private:
-    [[noreturn]] void failWith(const std::string& what, int err);
-    std::string m_path, m_tmp;
-    int m_fd = -1;
-    uint64_t m_size = 0;
-};
 
 class GgufStreamWriter {
 public:
@@ -52,7 +32,7 @@ public:
     void commit();
 
 private:
-    TempFile m_file;
+    AtomicFile m_file;
     GgufLayout m_layout;
     std::vector<std::string> m_names;
     size_t m_next = 0;
@@ -76,15 +56,11 @@ private:
         std::vector<uint64_t> shape;
         uint64_t begin, end;
     };
-    TempFile m_file;
+    AtomicFile m_file;
     uint64_t m_reserve = 0;
     uint64_t m_data = 0;
     std::vector<Entry> m_entries;
     std::set<std::string> m_names;
 };
-
-// Creates the output folder `out`, runs `write`, and removes the folder again when `write`
-// throws and the folder did not exist before (the exception is rethrown).
-void writeIntoFolder(const std::string& out, const std::function<void()>& write);
 
 } // namespace qs

@@ -113,6 +113,13 @@ const LogicalWeight* Checkpoint::findWeight(std::string_view nameOrMember) const
     return nullptr;
 }
 
+std::vector<std::string> Checkpoint::sources() const
+{
+    std::vector<std::string> all{path};
+    all.insert(all.end(), files.begin(), files.end());
+    return all;
+}
+
 const MetaValue* Checkpoint::meta(std::string_view key) const
 {
     for (const auto& [k, v] : metadata)

@@ -77,6 +77,8 @@ public:
     int indexOf(std::string_view name) const; // -1 when absent
     const LogicalWeight* findWeight(std::string_view nameOrMember) const;
     const MetaValue* meta(std::string_view key) const;
+    // What was opened and every mapped file: what a command must never write over.
+    std::vector<std::string> sources() const;
 
     // Used by the readers while building.
     uint32_t addFile(std::shared_ptr<MappedFile> file);

@@ -1,11 +1,11 @@
 #include "container/gguf.h"
 
 #include "container/ggmltype.h"
+#include "base/atomicfile.h"
 #include "base/error.h"
 
 #include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,7 +14,6 @@
 #include <memory>
 #include <optional>
 #include <unordered_map>
-#include <unistd.h>
 
 namespace qs {
 
@@ -754,32 +753,14 @@ void writeGguf(const std::string& path, const GgufMetadata& metadata, const std:
             fail(path, "tensor '" + tensors[i].name + "': data holds " + num(tensors[i].data.size())
                            + " bytes, its type and ne need " + num(layout.sizes[i]));
 
-    const std::string tmp = path + ".tmp-" + num(static_cast<uint64_t>(::getpid()));
-    std::FILE* fp = std::fopen(tmp.c_str(), "wb");
-    if (!fp)
-        fail(path, "cannot create temporary file " + tmp + ": " + std::strerror(errno));
-    bool ok = std::fwrite(layout.head.data(), 1, layout.head.size(), fp) == layout.head.size();
-    uint64_t written = 0;
-    static const uint8_t zeros[256] = {};
-    for (size_t i = 0; ok && i < tensors.size(); ++i) {
-        const auto& d = tensors[i].data;
-        ok = d.empty() || std::fwrite(d.data(), 1, d.size(), fp) == d.size();
-        written = layout.offsets[i] + d.size();
-        const uint64_t next = i + 1 < tensors.size() ? layout.offsets[i + 1] : layout.fileSize - layout.head.size();
-        while (ok && written < next) {
-            const size_t n = static_cast<size_t>(std::min<uint64_t>(sizeof zeros, next - written));
-            ok = std::fwrite(zeros, 1, n, fp) == n;
-            written += n;
-        }
+    AtomicFile file(path);
+    file.write(layout.head);
+    for (size_t i = 0; i < tensors.size(); ++i) {
+        file.write(tensors[i].data);
+        const uint64_t next = i + 1 < tensors.size() ? layout.head.size() + layout.offsets[i + 1] : layout.fileSize;
+        file.writeZeros(next - file.size());
     }
-    ok = std::fflush(fp) == 0 && ok;
-    const int err = errno;
-    ok = std::fclose(fp) == 0 && ok;
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        const std::string why = std::strerror(ok ? errno : err);
-        std::remove(tmp.c_str());
-        fail(path, "cannot write: " + why);
-    }
+    file.commit();
 }
 
 std::string ggufSplitPath(const std::string& prefix, uint32_t no, uint32_t count)

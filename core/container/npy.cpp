@@ -1,12 +1,11 @@
 #include "container/npy.h"
 
 #include "container/mappedfile.h"
+#include "base/atomicfile.h"
 #include "base/error.h"
 
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string_view>
 
 namespace qs::npy {
@@ -95,28 +94,9 @@ void write(const std::string& path, const std::string& descr, const std::vector<
     header += '\n';
     if (header.size() > 65535)
         fail(path, "npy: header too long");
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            fail(path, "cannot write (" + std::string(std::strerror(errno)) + ")");
-        out.write(kMagic, 6);
-        const char version[2] = {1, 0};
-        out.write(version, 2);
-        const uint16_t len = uint16_t(header.size());
-        const char lenBytes[2] = {char(len & 0xFF), char(len >> 8)};
-        out.write(lenBytes, 2);
-        out.write(header.data(), std::streamsize(header.size()));
-        out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
-        if (!out.flush())
-            fail(path, "write failed (" + std::string(std::strerror(errno)) + ")");
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        fail(path, "cannot rename the temporary file into place");
-    }
+    const uint16_t len = uint16_t(header.size());
+    const std::string head = std::string(kMagic, 6) + '\x01' + '\x00' + char(len & 0xFF) + char(len >> 8) + header;
+    writeFileAtomically(path, {{reinterpret_cast<const uint8_t*>(head.data()), head.size()}, data});
 }
 
 Array read(const std::string& path)

@@ -1,19 +1,15 @@
 #include "container/safetensors.h"
 
 #include "container/json.h"
+#include "base/atomicfile.h"
 #include "base/error.h"
 #include "base/shapetext.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <optional>
 #include <set>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <unordered_map>
 
 namespace qs {
@@ -471,62 +467,6 @@ int writerRank(DType t)
     return -1;
 }
 
-[[noreturn]] void failErrno(const std::string& path, const std::string& what, int err)
-{
-    fail(path, what + ": " + std::strerror(err));
-}
-
-// Writes `pieces` to a temporary file beside `path`, fsyncs it and renames it over
-// `path`, so readers never see a half-written file.
-void writeFileAtomically(const std::string& path, const std::vector<std::span<const uint8_t>>& pieces)
-{
-    const fs::path target(path);
-    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::string tmp = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-    const int fd = ::mkstemp(tmp.data());
-    if (fd < 0)
-        failErrno(path, "cannot create a temporary file in " + dir.string(), errno);
-    auto abandon = [&](const std::string& what, int err) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        failErrno(path, what, err);
-    };
-    if (::fchmod(fd, 0644) != 0)
-        abandon("cannot set permissions", errno);
-    for (const auto& piece : pieces) {
-        const uint8_t* data = piece.data();
-        size_t left = piece.size();
-        while (left > 0) {
-            const ssize_t w = ::write(fd, data, std::min<size_t>(left, size_t(1) << 30));
-            if (w < 0) {
-                if (errno == EINTR)
-                    continue;
-                abandon("cannot write", errno);
-            }
-            data += w;
-            left -= static_cast<size_t>(w);
-        }
-    }
-    if (::fsync(fd) != 0)
-        abandon("cannot sync", errno);
-    if (::close(fd) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        failErrno(path, "cannot close", err);
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        ::unlink(tmp.c_str());
-        failErrno(path, "cannot rename the temporary file into place", err);
-    }
-    // Persist the rename itself; failure here leaves a complete file, so it is not an error.
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        ::fsync(dfd);
-        ::close(dfd);
-    }
-}
-
 std::span<const uint8_t> asBytes(const std::string& s)
 {
     return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
@@ -655,7 +595,7 @@ void writeSafetensorsSharded(const std::string& dir, const std::vector<Safetenso
         json::appendQuoted(index, file);
     }
     index += firstEntry ? "}\n}\n" : "\n  }\n}\n";
-    writeFileAtomically(indexPath, {asBytes(index)});
+    writeFileAtomically(indexPath, index);
 }
 
 } // namespace qs

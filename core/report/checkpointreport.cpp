@@ -79,6 +79,10 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     Document doc;
     doc.title = "Checkpoint report";
     doc.subtitle = ckpt.path;
+    doc.inputs = ckpt.sources();
+    if (opt.ref)
+        for (const std::string& s : opt.ref->sources())
+            doc.inputs.push_back(s);
     control.report(0);
 
     std::vector<const LogicalWeight*> weights;

@@ -107,6 +107,7 @@ struct Document {
     std::string subtitle;
     std::vector<Section> sections;
     std::vector<Figure> figures;
+    std::vector<std::string> inputs; // the checkpoints it was made from: never written over
 };
 
 // Thrown when the caller's cancel flag is set.

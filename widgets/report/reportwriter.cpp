@@ -4,6 +4,9 @@
 #include "figures/wordfigure.h"
 #include "report/datafigures.h"
 
+#include "base/atomicfile.h"
+#include "base/outputpath.h"
+
 #include <QBuffer>
 #include <QCoreApplication>
 #include <QFile>
@@ -12,7 +15,6 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QTextDocument>
 #include <QThread>
 #include <QUrl>
@@ -58,10 +60,9 @@ QByteArray png(const QImage& image)
     throw qs::Error(path.toStdString() + ": " + what.toStdString());
 }
 
-void commit(QSaveFile& file, const QString& path)
+void writeBytes(const QString& path, const QByteArray& bytes)
 {
-    if (!file.commit())
-        failWrite(path, file.errorString());
+    qs::writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
 }
 
 QString mdCell(const std::string& s)
@@ -251,6 +252,7 @@ void writeReport(const Document& doc, const QString& path, const Control& contro
     const auto format = reportFormatFor(path);
     if (!format)
         failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
+    qs::checkOutputPath(path.toStdString(), doc.inputs); // before the slow part
     // Figures first: the slow part, with progress and cancel between them.
     Control figures = control;
     figures.progress = [&control](double f) { control.report(0.8 * f); };
@@ -265,18 +267,15 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
         failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
     if (images.size() != doc.figures.size())
         failWrite(path, QStringLiteral("%1 figures rendered for %2").arg(images.size()).arg(doc.figures.size()));
+    qs::checkOutputPath(path.toStdString(), doc.inputs);
     control.check();
 
     if (*format == ReportFormat::Html) {
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly))
-            failWrite(path, file.errorString());
         const QString html = reportHtml(doc, [&](size_t i) {
             return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png(images.at(i)).toBase64());
         }, 900);
-        file.write(html.toUtf8());
         control.check();
-        commit(file, path);
+        writeBytes(path, html.toUtf8());
     } else if (*format == ReportFormat::Markdown) {
         const QFileInfo info(path);
         const QString prefix = info.completeBaseName() + QLatin1Char('-');
@@ -285,29 +284,27 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
             for (size_t i = 0; i < images.size(); ++i) {
                 control.check();
                 const QString fig = info.absolutePath() + QLatin1Char('/') + prefix + q(doc.figures[i].stem) + QStringLiteral(".png");
-                QSaveFile file(fig);
-                if (!file.open(QIODevice::WriteOnly) || !images[i].save(&file, "PNG"))
-                    failWrite(fig, file.errorString());
-                commit(file, fig);
+                qs::checkOutputPath(fig.toStdString(), doc.inputs);
+                const QByteArray bytes = png(images[i]);
+                if (bytes.isEmpty())
+                    failWrite(fig, QStringLiteral("cannot encode PNG"));
+                writeBytes(fig, bytes);
                 written.push_back(fig);
             }
-            QSaveFile file(path);
-            if (!file.open(QIODevice::WriteOnly))
-                failWrite(path, file.errorString());
-            file.write(reportMarkdown(doc, prefix).toUtf8());
+            const QByteArray markdown = reportMarkdown(doc, prefix).toUtf8();
             control.check();
-            commit(file, path);
+            writeBytes(path, markdown);
         } catch (...) {
             for (const QString& f : written)
                 QFile::remove(f);
             throw;
         }
     } else {
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly))
-            failWrite(path, file.errorString());
+        QByteArray pdf;
         {
-            QPdfWriter writer(&file);
+            QBuffer buffer(&pdf);
+            buffer.open(QIODevice::WriteOnly);
+            QPdfWriter writer(&buffer);
             writer.setTitle(q(doc.title));
             writer.setCreator(QStringLiteral("Quantscope"));
             writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
@@ -323,7 +320,7 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
             text.print(&writer);
         }
         control.check();
-        commit(file, path);
+        writeBytes(path, pdf);
     }
     control.report(1);
 }

@@ -2,12 +2,15 @@
 
 #include "viewcontext.h"
 
+#include "base/atomicfile.h"
+#include "base/error.h"
+
+#include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
 namespace qsw {
@@ -35,11 +38,9 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
     const QString suffix = QFileInfo(path).suffix().toLower();
     const QSize size = view->exportSize().expandedTo(QSize(1, 1));
     const QRect target(QPoint(0, 0), size);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        *error = AnalysisView::tr("%1: %2").arg(path, file.errorString());
-        return false;
-    }
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     if (suffix == QLatin1String("png")) {
         // Twice the logical size: sharp on high-DPI screens and in slides.
         QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);
@@ -50,14 +51,13 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
             painter.setRenderHint(QPainter::Antialiasing);
             view->renderExport(painter, target);
         }
-        if (!image.save(&file, "PNG")) {
+        if (!image.save(&buffer, "PNG")) {
             *error = AnalysisView::tr("%1: cannot encode PNG").arg(path);
-            file.cancelWriting();
             return false;
         }
     } else if (suffix == QLatin1String("svg")) {
         QSvgGenerator svg;
-        svg.setOutputDevice(&file);
+        svg.setOutputDevice(&buffer);
         svg.setSize(size);
         svg.setViewBox(target);
         svg.setTitle(view->title());
@@ -65,7 +65,7 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
         QPainter painter(&svg);
         view->renderExport(painter, target);
     } else if (suffix == QLatin1String("pdf")) {
-        QPdfWriter pdf(&file);
+        QPdfWriter pdf(&buffer);
         pdf.setTitle(view->title());
         pdf.setCreator(QStringLiteral("Quantscope"));
         pdf.setResolution(96);
@@ -78,11 +78,12 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
         view->renderExport(painter, target);
     } else {
         *error = AnalysisView::tr("%1: unknown export format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
-        file.cancelWriting();
         return false;
     }
-    if (!file.commit()) {
-        *error = AnalysisView::tr("%1: %2").arg(path, file.errorString());
+    try {
+        qs::writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
+    } catch (const qs::Error& e) {
+        *error = QString::fromStdString(e.what());
         return false;
     }
     return true;
