@@ -6,8 +6,10 @@
 //
 // A family fills its row in <folder>/<folder>_family.cpp; family.cpp lists the rows, one
 // line each.
+#include "formats/findings.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
+#include "formats/scalegrid.h"
 
 #include <span>
 
@@ -26,6 +28,19 @@ struct FamilyRow {
     // The logical integer codes with their scales and zeros (FormatInfo::integerCodes);
     // false when this weight has none (a float-coded variant). Throws on malformed tensors.
     bool (*codes)(const WeightData& weight, WeightCodes& out) = nullptr;
+
+    // --- verify and group scales (analysis/verify.cpp, analysis/groupscales.cpp) ---
+    // The format checks of one of the family's formats; nullptr when the format has none
+    // (verify then dequantizes the weight and checks its values).
+    VerifyFn (*verify)(const FormatInfo& format) = nullptr;
+    // The reader of a format's per-group parameters; nullptr when the format stores none.
+    GroupScalesFn (*groupScales)(const FormatInfo& format) = nullptr;
+    // Whether that reader applies to this weight's tensors (GGUF: a block type with a block
+    // scale, whose blocks tile the row); nullptr: it applies to every weight of the format.
+    bool (*groupScalesApply)(const Checkpoint& ckpt, const LogicalWeight& weight) = nullptr;
+    // Whether the weight's blocks carry integer sub-block scales that GgufScaleLevel::SubBlock
+    // shows (GGUF k-quants); nullptr: no format of the family has them.
+    bool (*subBlockScales)(const Checkpoint& ckpt, const LogicalWeight& weight) = nullptr;
 };
 
 std::span<const FamilyRow> familyRows();

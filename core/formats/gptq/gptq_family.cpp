@@ -42,11 +42,28 @@ bool gptqCodes(const WeightData& data, WeightCodes& out)
     return true;
 }
 
+// Every format of the family has the packer round trip and group scales.
+VerifyFn gptqVerify(const FormatInfo&)
+{
+    return verifyPackedWeight;
+}
+
+GroupScalesFn gptqGroupScales(const FormatInfo&)
+{
+    return packedGroupScales;
+}
+
 } // namespace
 
 const FamilyRow& gptqFamily()
 {
-    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes};
+        // verify and group scales
+        r.verify = gptqVerify;
+        r.groupScales = gptqGroupScales;
+        return r;
+    }();
     return row;
 }
 
