@@ -9,6 +9,7 @@
 #include "formats/findings.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
+#include "formats/probecheck.h"
 #include "formats/scalegrid.h"
 
 #include <span>
@@ -29,7 +30,7 @@ struct FamilyRow {
     // false when this weight has none (a float-coded variant). Throws on malformed tensors.
     bool (*codes)(const WeightData& weight, WeightCodes& out) = nullptr;
 
-    // --- verify and group scales (analysis/verify.cpp, analysis/groupscales.cpp) ---
+    // --- verify, group scales, the layout report (analysis/verify.cpp, analysis/groupscales.cpp, report/) ---
     // The format checks of one of the family's formats; nullptr when the format has none
     // (verify then dequantizes the weight and checks its values).
     VerifyFn (*verify)(const FormatInfo& format) = nullptr;
@@ -41,6 +42,12 @@ struct FamilyRow {
     // Whether the weight's blocks carry integer sub-block scales that GgufScaleLevel::SubBlock
     // shows (GGUF k-quants); nullptr: no format of the family has them.
     bool (*subBlockScales)(const Checkpoint& ckpt, const LogicalWeight& weight) = nullptr;
+    // The layout report's seed probe checks of the family's own packer or block map on codes
+    // placed by a spec's locate() (report/probes.cpp); nullptr: the placement checks only.
+    PackProbeFn packProbe = nullptr;
+    // The id of the budget table's row (analysis/budget.h) for the format at these parameters,
+    // which the layout report compares with its own count; "" or nullptr: the table has none.
+    std::string (*budgetPreset)(const FormatInfo& format, const LayoutParams& p) = nullptr;
 };
 
 std::span<const FamilyRow> familyRows();

@@ -4,6 +4,7 @@
 #include "container/ggmltype.h"
 #include "formats/findings.h"
 #include "formats/kernel.h"
+#include "formats/probecheck.h"
 #include "formats/scalegrid.h"
 
 #include <cstdint>
@@ -54,5 +55,8 @@ bool ggufBlockScalesApply(const Checkpoint& ckpt, const LogicalWeight& w);
 bool ggufSubBlockScalesApply(const Checkpoint& ckpt, const LogicalWeight& w);
 GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                             const std::atomic<bool>* cancel);
+
+// The report's seed probe checks of the block map and the row dequantizers (ggml_probe.cpp).
+std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in);
 
 } // namespace qs

@@ -31,11 +31,12 @@ const FamilyRow& ggmlFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr};
-        // verify and group scales
+        // verify, group scales, the layout report
         r.verify = ggmlVerify;
         r.groupScales = ggmlGroupScales;
         r.groupScalesApply = ggufBlockScalesApply;
         r.subBlockScales = ggufSubBlockScalesApply;
+        r.packProbe = ggmlProbe;
         return r;
     }();
     return row;

@@ -11,6 +11,7 @@
 // q*s + bias in fp16 with two roundings, so that is what we return (widened to float32).
 #include "formats/findings.h"
 #include "formats/kernel.h"
+#include "formats/probecheck.h"
 #include "formats/scalegrid.h"
 
 #include <cstdint>
@@ -153,4 +154,6 @@ void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t ro
 void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
 GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                               const std::atomic<bool>* cancel);
+// The report's seed probe checks of our packers and reader (gptq_probe.cpp).
+std::vector<ProbeCheck> packedProbe(const ProbeInput& in);
 } // namespace qs
