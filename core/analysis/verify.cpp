@@ -1,11 +1,11 @@
 #include "analysis/verify.h"
 
 #include "base/error.h"
+#include "container/ggmltype.h"
 #include "formats/dequant.h"
 #include "formats/detect.h"
 #include "formats/family.h"
 #include "formats/formatid.h"
-#include "formats/ggml/ggml.h"
 #include "formats/verify_util.h"
 
 #include <QJsonArray>

@@ -8,12 +8,12 @@ namespace qs {
 namespace {
 
 // GPTQ, AWQ and Marlin: every format is read by the one PackedLinear kernel.
-DequantRowsFn gptqDequant(const FormatInfo&)
+DequantRowsFn gptqFamilyDequant(const FormatInfo&)
 {
     return dequantPackedWeightRows;
 }
 
-bool gptqCodes(const WeightData& data, WeightCodes& out)
+bool gptqFamilyCodes(const WeightData& data, WeightCodes& out)
 {
     const PackedLinear p = describePacked(data);
     out.rows = p.N;
@@ -70,7 +70,7 @@ std::string gptqBudgetPreset(const FormatInfo& format, const LayoutParams& p)
 const FamilyRow& gptqFamily()
 {
     static const FamilyRow row = [] {
-        FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes};
+        FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes};
         // verify, group scales, the layout report
         r.verify = gptqVerify;
         r.groupScales = gptqGroupScales;
