@@ -6,8 +6,11 @@
 //
 // A family fills its row in <folder>/<folder>_family.cpp; family.cpp lists the rows, one
 // line each.
+#include "formats/findings.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
+#include "formats/probecheck.h"
+#include "formats/scalegrid.h"
 
 #include <span>
 
@@ -26,6 +29,25 @@ struct FamilyRow {
     // The logical integer codes with their scales and zeros (FormatInfo::integerCodes);
     // false when this weight has none (a float-coded variant). Throws on malformed tensors.
     bool (*codes)(const WeightData& weight, WeightCodes& out) = nullptr;
+
+    // --- verify, group scales, the layout report (analysis/verify.cpp, analysis/groupscales.cpp, report/) ---
+    // The format checks of one of the family's formats; nullptr when the format has none
+    // (verify then dequantizes the weight and checks its values).
+    VerifyFn (*verify)(const FormatInfo& format) = nullptr;
+    // The reader of a format's per-group parameters; nullptr when the format stores none.
+    GroupScalesFn (*groupScales)(const FormatInfo& format) = nullptr;
+    // Whether that reader applies to this weight's tensors (GGUF: a block type with a block
+    // scale, whose blocks tile the row); nullptr: it applies to every weight of the format.
+    bool (*groupScalesApply)(const Checkpoint& ckpt, const LogicalWeight& weight) = nullptr;
+    // Whether the weight's blocks carry integer sub-block scales that GgufScaleLevel::SubBlock
+    // shows (GGUF k-quants); nullptr: no format of the family has them.
+    bool (*subBlockScales)(const Checkpoint& ckpt, const LogicalWeight& weight) = nullptr;
+    // The layout report's seed probe checks of the family's own packer or block map on codes
+    // placed by a spec's locate() (report/probes.cpp); nullptr: the placement checks only.
+    PackProbeFn packProbe = nullptr;
+    // The id of the budget table's row (analysis/budget.h) for the format at these parameters,
+    // which the layout report compares with its own count; "" or nullptr: the table has none.
+    std::string (*budgetPreset)(const FormatInfo& format, const LayoutParams& p) = nullptr;
 };
 
 std::span<const FamilyRow> familyRows();

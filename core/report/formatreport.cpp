@@ -4,6 +4,7 @@
 
 #include "analysis/budget.h"
 #include "base/error.h"
+#include "formats/family.h"
 #include "report/specmath.h"
 
 #include <algorithm>
@@ -88,13 +89,9 @@ std::string budgetIdFor(const LayoutSpec& spec, const LayoutParams& p)
 {
     if (spec.container == LayoutContainer::Gguf)
         return spec.id;
-    const uint64_t g = p.groupSize == 0 || p.groupSize >= p.K ? 0 : p.groupSize;
-    const std::string gs = g ? "-g" + std::to_string(g) : "-channel";
-    if (spec.id == "gptq-v1" || spec.id == "gptq-v2")
-        return "gptq-" + std::to_string(p.bits) + gs;
-    if (spec.id == "awq-gemm")
-        return "awq-" + std::to_string(p.bits) + gs;
-    return {};
+    const FormatInfo* f = findFormat(spec.id);
+    const FamilyRow* row = f ? familyRow(f->family) : nullptr;
+    return row && row->budgetPreset ? row->budgetPreset(*f, p) : std::string();
 }
 
 std::string locationText(const ElementLocation& e)

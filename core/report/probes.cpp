@@ -1,20 +1,17 @@
 // The seed probes (patterned (7*row + 3*col) mod 2^b, random, all-max) run at report time:
 // codes are placed through LayoutSpec::locate() (the oracle placement), and checked against
-// our packers (GPTQ/AWQ/Marlin) and our readers (the kernels' element view and the scalar vs
-// fast dequantizers). A report therefore states what the code does today, not what it did.
+// the family's own packer and readers (FamilyRow::packProbe: GPTQ/AWQ/Marlin packers, the ggml
+// block map, the scalar vs fast dequantizers). A report therefore states what the code does
+// today, not what it did.
 #include "report/report.h"
 
-#include "container/ggmltype.h"
 #include "base/error.h"
-#include "formats/ggml/ggml.h"
-#include "formats/ggml/ggml_blocks.h"
-#include "formats/gptq/gptq.h"
-#include "base/half.h"
+#include "container/ggmltype.h"
+#include "formats/family.h"
+#include "formats/probecheck.h"
 #include "report/specmath.h"
 
 #include <algorithm>
-#include <cstring>
-#include <map>
 #include <random>
 
 namespace qs::report {
@@ -96,72 +93,6 @@ bool samePieces(const ElementLocation& a, const ElementLocation& b)
     return true;
 }
 
-std::string at(uint64_t r, uint64_t c)
-{
-    return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
-}
-
-bool gptqFamily(const std::string& id)
-{
-    return id.rfind("gptq-", 0) == 0 || id.rfind("awq-", 0) == 0;
-}
-
-// The packers' and readers' view for the GPTQ / AWQ / Marlin family.
-struct PackedProbe {
-    PackedOutput out;
-    PackedLinear linear;
-};
-
-PackedProbe packFamily(const LayoutSpec& spec, const LayoutParams& p, const std::vector<uint8_t>& codes)
-{
-    const uint64_t G = p.groups();
-    const uint32_t maxq = (1u << p.bits) - 1;
-    std::vector<int32_t> zeros(G * p.N);
-    std::vector<uint16_t> scales(G * p.N);
-    for (uint64_t i = 0; i < zeros.size(); ++i) {
-        zeros[i] = 1 + int32_t((7 * i) % maxq); // >= 1: GPTQ v1 cannot store a zero of 0
-        scales[i] = floatToHalf(float(i % 97 + 1) / 64.f);
-    }
-    PackedProbe r;
-    PackedLinear& l = r.linear;
-    l.bits = p.bits;
-    l.K = p.K;
-    l.N = p.N;
-    l.groupSize = p.effectiveGroupSize();
-    l.groups = G;
-    l.name = "probe " + spec.id;
-    const std::string& id = spec.id;
-    if (id == "gptq-v1" || id == "gptq-v2" || id == "gptq-planar") {
-        r.out = packGptq(codes, zeros, scales, p.bits, p.K, p.N, G, id == "gptq-v1", id == "gptq-planar");
-        l.kind = id == "gptq-planar" ? PackedKind::GptqPlanar : PackedKind::Gptq;
-        l.zeros = id == "gptq-v1" ? ZeroConvention::StoredMinusOne : ZeroConvention::Stored;
-    } else if (id == "awq-gemm") {
-        r.out = packAwqGemm(codes, zeros, scales, p.K, p.N, l.groupSize);
-        l.kind = PackedKind::AwqGemm;
-    } else if (id == "awq-gemv") {
-        r.out = packAwqGemv(codes, zeros, scales, p.K, p.N, l.groupSize);
-        l.kind = PackedKind::AwqGemv;
-        l.zeroWords = r.out.qzeros.shape.at(1);
-        l.scaleRows = r.out.scales.shape.at(1);
-    } else if (id == "awq-gemv-fast") {
-        r.out = packAwqGemvFast(codes, scales, scales, p.K, p.N, l.groupSize);
-        l.kind = PackedKind::AwqGemvFast;
-        l.zeros = ZeroConvention::FloatBias;
-        l.scaleRows = r.out.scales.shape.at(0);
-    } else if (id == "gptq-marlin" || id == "awq-marlin") {
-        r.out = packMarlin(codes, scales, p.bits, p.K, p.N, G);
-        l.kind = PackedKind::Marlin;
-        l.zeros = ZeroConvention::Implicit;
-    } else {
-        throw Error("report: no packer for " + id);
-    }
-    l.qweight = r.out.qweight.bytes;
-    l.qzeros = r.out.qzeros.bytes;
-    l.scales = r.out.scales.bytes;
-    l.validate();
-    return r;
-}
-
 } // namespace
 
 LayoutParams probeParams(const LayoutSpec& spec, const LayoutParams& requested)
@@ -217,12 +148,12 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested)
             const ElementLocation& loc = locs[e] = spec.locate(p, r, c);
             writer[e] = e;
             if (loc.tensor != first.tensor || pieceWidth(loc.pieces, loc.pieceCount) != width) {
-                layoutProblem = at(r, c) + " lies in another tensor or has another width";
+                layoutProblem = probeCell(r, c) + " lies in another tensor or has another width";
                 break;
             }
             for (int i = 0; i < loc.pieceCount && layoutProblem.empty(); ++i) {
                 if (!inBounds(loc.pieces[i], wordBits, bytes)) {
-                    layoutProblem = at(r, c) + " lies outside the " + codeTensor->role + " tensor";
+                    layoutProblem = probeCell(r, c) + " lies outside the " + codeTensor->role + " tensor";
                     break;
                 }
                 const uint64_t b0 = loc.pieces[i].word * wordBits + loc.pieces[i].bit;
@@ -233,7 +164,7 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested)
                     } else if (o != e + 1) {
                         const uint64_t other = o - 1;
                         if (!samePieces(locs[other], loc)) {
-                            layoutProblem = at(r, c) + " overlaps " + at(other / p.K, other % p.K);
+                            layoutProblem = probeCell(r, c) + " overlaps " + probeCell(other / p.K, other % p.K);
                             break;
                         }
                         writer[e] = writer[other];
@@ -253,6 +184,8 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested)
 
     const GgmlTypeInfo* ggml = ggmlTypeOfSpec(spec);
     const SimdPath fast = bestSimdPath();
+    const FamilyRow* row = familyRowOf(spec.id);
+    const PackProbeFn packProbe = row ? row->packProbe : nullptr;
     for (Probe probe : {Probe::Patterned, Probe::Random, Probe::AllMax}) {
         const std::string name = probeName(probe);
         std::vector<uint8_t> codes = probeCodes(probe, p.N, p.K, codeBits);
@@ -260,61 +193,19 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested)
             codes[e] = codes[writer[e]]; // shared bits hold one value
 
         // Oracle placement, on a background of 0x3C bytes (f16 scales of about 1.06) so the
-        // dequantizers below see finite, non-zero scales.
+        // ggml dequantizers of the family probe see finite, non-zero scales.
         std::vector<uint8_t> placed(bytes, ggml ? uint8_t(0x3C) : uint8_t(0));
         for (uint64_t e = 0; e < codes.size(); ++e)
             writePieces(placed, wordBits, locs[e].pieces, locs[e].pieceCount, codes[e]);
         std::string bad;
         for (uint64_t e = 0; e < codes.size() && bad.empty(); ++e)
             if (readPieces(placed, wordBits, locs[e].pieces, locs[e].pieceCount) != codes[e])
-                bad = at(e / p.K, e % p.K);
+                bad = probeCell(e / p.K, e % p.K);
         run.results.push_back({name, "codes placed by locate() read back", bad.empty(), bad});
 
-        if (gptqFamily(spec.id)) {
-            const PackedProbe pk = packFamily(spec, p, codes);
-            const bool same = pk.out.qweight.bytes == placed;
-            run.results.push_back({name, "our packer writes the bytes the spec describes", same,
-                                   same ? "" : "packed " + codeTensor->role + " differs from the spec's placement"});
-            bad.clear();
-            for (uint64_t e = 0; e < codes.size() && bad.empty(); ++e)
-                if (pk.linear.codeAt(e / p.K, e % p.K) != codes[e])
-                    bad = at(e / p.K, e % p.K) + ": reader says " + std::to_string(pk.linear.codeAt(e / p.K, e % p.K))
-                        + ", packed " + std::to_string(codes[e]);
-            run.results.push_back({name, "our reader returns every code", bad.empty(), bad});
-            std::vector<float> ref(p.N * p.K), fst(p.N * p.K);
-            dequantPackedRowsRef(pk.linear, 0, p.N, ref.data());
-            dequantPackedRows(pk.linear, 0, p.N, fst.data(), fast);
-            const bool eq = std::memcmp(ref.data(), fst.data(), ref.size() * sizeof(float)) == 0;
-            run.results.push_back({name, std::string("scalar and ") + std::string(simdPathName(fast)) + " dequantizers agree bit for bit",
-                                   eq, ""});
-        } else if (ggml) {
-            bad.clear();
-            for (uint64_t e = 0; e < codes.size() && bad.empty(); ++e) {
-                const uint64_t r = e / p.K, c = e % p.K;
-                const GgmlElementLocation gl = ggmlLocateElement(ggml->id, uint32_t(c % ggml->blockWeights));
-                if (gl.count == 0) {
-                    bad = at(r, c) + ": no block-map entry";
-                    break;
-                }
-                GgmlPieceRole role = gl.pieces[0].role;
-                for (GgmlPieceRole want : {GgmlPieceRole::Value, GgmlPieceRole::Code, GgmlPieceRole::GridIndex, GgmlPieceRole::TritByte})
-                    if (std::any_of(gl.view().begin(), gl.view().end(), [&](const GgmlBitPiece& x) { return x.role == want; })) {
-                        role = want;
-                        break;
-                    }
-                const uint64_t block = r * (p.K / ggml->blockWeights) + c / ggml->blockWeights;
-                const uint64_t got = ggmlExtractBits(placed.data() + block * ggml->blockBytes, gl, role);
-                if ((got & ((uint64_t(1) << codeBits) - 1)) != codes[e])
-                    bad = at(r, c) + ": block map reads " + std::to_string(got) + ", placed " + std::to_string(codes[e]);
-            }
-            run.results.push_back({name, "the ggml block map reads every code", bad.empty(), bad});
-            std::vector<float> ref(p.N * p.K), fst(p.N * p.K);
-            dequantizeGgmlRowsRef(ggml->id, placed.data(), p.N, p.K, ref.data());
-            dequantizeGgmlRows(ggml->id, placed.data(), p.N, p.K, fst.data(), fast);
-            const bool eq = std::memcmp(ref.data(), fst.data(), ref.size() * sizeof(float)) == 0;
-            run.results.push_back({name, std::string("scalar and ") + std::string(simdPathName(fast)) + " dequantizers agree bit for bit",
-                                   eq, ""});
-        }
+        if (packProbe)
+            for (ProbeCheck& c : packProbe({spec, p, codes, placed, codeTensor->role, codeBits, fast}))
+                run.results.push_back({name, std::move(c.check), c.pass, std::move(c.detail)});
     }
     return run;
 }

@@ -2,8 +2,10 @@
 // bitsandbytes dequantization (spec B.5, B.6): 4-bit NF4 / FP4 with and without nested
 // (double-quantized) absmax, and LLM.int8 with SCB. Output is the exact f32 the upstream
 // default kernels compute before their final cast to the quant state's dtype.
+#include "formats/findings.h"
 #include "formats/kernelutil.h"
 #include "formats/kernel.h"
+#include "formats/scalegrid.h"
 
 #include <cstdint>
 #include <span>
@@ -54,5 +56,11 @@ void bnbInt8RowsAvx2(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
 // DequantRowsFn for bnb-nf4 / bnb-fp4 and bnb-int8.
 void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 void dequantBnbInt8Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+
+// verify's checks (bnb_verify.cpp) and the 4-bit block absmax grid (bnb_scales.cpp).
+void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
+void verifyBnbInt8Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
+GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
+                            const std::atomic<bool>* cancel);
 
 } // namespace qs

@@ -39,11 +39,32 @@ bool bnbCodes(const WeightData& data, WeightCodes& c)
     return true;
 }
 
+VerifyFn bnbVerify(const FormatInfo& format)
+{
+    if (format.id == "bnb-nf4" || format.id == "bnb-fp4")
+        return verifyBnb4Weight;
+    if (format.id == "bnb-int8")
+        return verifyBnbInt8Weight;
+    return nullptr;
+}
+
+// LLM.int8's one absmax per row is no group grid.
+GroupScalesFn bnbGroupScales(const FormatInfo& format)
+{
+    return format.id == "bnb-nf4" || format.id == "bnb-fp4" ? bnb4GroupScales : nullptr;
+}
+
 } // namespace
 
 const FamilyRow& bnbFamily()
 {
-    static const FamilyRow row{FormatFamily::Bitsandbytes, "bnb", registerBnbLayouts, bnbDequant, bnbCodes};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::Bitsandbytes, "bnb", registerBnbLayouts, bnbDequant, bnbCodes};
+        // verify and group scales
+        r.verify = bnbVerify;
+        r.groupScales = bnbGroupScales;
+        return r;
+    }();
     return row;
 }
 

@@ -40,11 +40,33 @@ bool ctCodes(const WeightData& data, WeightCodes& c)
     return true;
 }
 
+// The integer formats; the float ones (FP8, NVFP4, block FP8) have no integer fields to round trip.
+bool ctIntegerFormat(const FormatInfo& format)
+{
+    return format.id == "compressed-tensors" || format.id == "compressed-tensors-int";
+}
+
+VerifyFn ctVerify(const FormatInfo& format)
+{
+    return ctIntegerFormat(format) ? verifyCtWeight : nullptr;
+}
+
+GroupScalesFn ctGroupScalesOf(const FormatInfo& format)
+{
+    return ctIntegerFormat(format) ? ctGroupScales : nullptr;
+}
+
 } // namespace
 
 const FamilyRow& compressedTensorsFamily()
 {
-    static const FamilyRow row{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant, ctCodes};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant, ctCodes};
+        // verify and group scales
+        r.verify = ctVerify;
+        r.groupScales = ctGroupScalesOf;
+        return r;
+    }();
     return row;
 }
 

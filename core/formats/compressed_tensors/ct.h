@@ -3,8 +3,10 @@
 // (q + 2^(b-1)), pf = floor(32/b) codes per int32 word along K, natural slot order, the top
 // 32 - pf*b bits unused (3-bit: 10 per word, not a bitstream). Zero points packed the same
 // way along N (dim 0, padded), or unpacked signed I8 [N, G] in files before PR #296.
+#include "formats/findings.h"
 #include "formats/kernelutil.h"
 #include "formats/kernel.h"
+#include "formats/scalegrid.h"
 
 #include <cstdint>
 #include <span>
@@ -54,5 +56,10 @@ void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 
 // DequantRowsFn for compressed-tensors, compressed-tensors-int and compressed-tensors-fp8.
 void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+
+// verify's checks of the integer formats (ct_verify.cpp) and their group scales (ct_scales.cpp).
+void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
+GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
+                          const std::atomic<bool>* cancel);
 
 } // namespace qs

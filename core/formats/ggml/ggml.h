@@ -2,7 +2,10 @@
 // Dequantization of every ggml tensor type (../shared/spec/gguf.md section 2) to float32,
 // bit for bit as ggml's scalar to_float: a plain scalar reference and an AVX2 fast path.
 #include "container/ggmltype.h"
+#include "formats/findings.h"
 #include "formats/kernel.h"
+#include "formats/probecheck.h"
+#include "formats/scalegrid.h"
 
 #include <cstdint>
 #include <string_view>
@@ -32,5 +35,17 @@ using BlocksFn = void (*)(const uint8_t* src, uint64_t nblocks, float* out);
 BlocksFn refBlocksFn(int ggmlType);  // nullptr when unknown
 BlocksFn avx2BlocksFn(int ggmlType); // nullptr when the type has no AVX2 kernel (the reference serves)
 } // namespace ggml
+
+// verify's checks of GGUF block weights (ggml_verify.cpp).
+void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
+// Their block or sub-block scales (ggml_scales.cpp): whether the weight's type has a block scale
+// and blocks that tile the row, whether it is a k-quant with integer sub-block scales, the grid.
+bool ggufBlockScalesApply(const Checkpoint& ckpt, const LogicalWeight& w);
+bool ggufSubBlockScalesApply(const Checkpoint& ckpt, const LogicalWeight& w);
+GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
+                            const std::atomic<bool>* cancel);
+
+// The report's seed probe checks of the block map and the row dequantizers (ggml_probe.cpp).
+std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in);
 
 } // namespace qs

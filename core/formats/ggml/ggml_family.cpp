@@ -13,11 +13,32 @@ DequantRowsFn ggmlDequant(const FormatInfo&)
     return dequantGgufWeightRows;
 }
 
+VerifyFn ggmlVerify(const FormatInfo& format)
+{
+    return format.storage == StorageKind::GgmlBlock ? verifyGgufWeight : nullptr;
+}
+
+// Every GGUF type: the reader says why a plain or scale-less type has none (ggufBlockScalesApply
+// tells them apart beforehand).
+GroupScalesFn ggmlGroupScales(const FormatInfo&)
+{
+    return ggufGroupScales;
+}
+
 } // namespace
 
 const FamilyRow& ggmlFamily()
 {
-    static const FamilyRow row{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr};
+        // verify, group scales, the layout report
+        r.verify = ggmlVerify;
+        r.groupScales = ggmlGroupScales;
+        r.groupScalesApply = ggufBlockScalesApply;
+        r.subBlockScales = ggufSubBlockScalesApply;
+        r.packProbe = ggmlProbe;
+        return r;
+    }();
     return row;
 }
 

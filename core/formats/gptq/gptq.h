@@ -9,7 +9,10 @@
 // before the reference libraries round to the scale dtype (F16/BF16 scales times a <= 9-bit
 // integer are exact in float32). GEMV_FAST is the exception: its reference computes
 // q*s + bias in fp16 with two roundings, so that is what we return (widened to float32).
+#include "formats/findings.h"
 #include "formats/kernel.h"
+#include "formats/probecheck.h"
+#include "formats/scalegrid.h"
 
 #include <cstdint>
 #include <span>
@@ -147,4 +150,10 @@ namespace qs {
 PackedLinear describePacked(const WeightData& w);
 // DequantRowsFn for those formats.
 void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+// verify's checks of those weights (gptq_verify.cpp) and their group scales (gptq_scales.cpp).
+void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
+GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
+                              const std::atomic<bool>* cancel);
+// The report's seed probe checks of our packers and reader (gptq_probe.cpp).
+std::vector<ProbeCheck> packedProbe(const ProbeInput& in);
 } // namespace qs

@@ -42,11 +42,42 @@ bool gptqFamilyCodes(const WeightData& data, WeightCodes& out)
     return true;
 }
 
+// Every format of the family has the packer round trip and group scales.
+VerifyFn gptqVerify(const FormatInfo&)
+{
+    return verifyPackedWeight;
+}
+
+GroupScalesFn gptqGroupScales(const FormatInfo&)
+{
+    return packedGroupScales;
+}
+
+// The budget table lists GPTQ and AWQ GEMM by bits and group size ("gptq-4-g128", "awq-4-channel").
+std::string gptqBudgetPreset(const FormatInfo& format, const LayoutParams& p)
+{
+    const uint64_t g = p.groupSize == 0 || p.groupSize >= p.K ? 0 : p.groupSize;
+    const std::string gs = g ? "-g" + std::to_string(g) : "-channel";
+    if (format.id == "gptq-v1" || format.id == "gptq-v2")
+        return "gptq-" + std::to_string(p.bits) + gs;
+    if (format.id == "awq-gemm")
+        return "awq-" + std::to_string(p.bits) + gs;
+    return {};
+}
+
 } // namespace
 
 const FamilyRow& gptqFamily()
 {
-    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes};
+        // verify, group scales, the layout report
+        r.verify = gptqVerify;
+        r.groupScales = gptqGroupScales;
+        r.packProbe = packedProbe;
+        r.budgetPreset = gptqBudgetPreset;
+        return r;
+    }();
     return row;
 }
 

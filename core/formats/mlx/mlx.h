@@ -5,8 +5,10 @@
 // CPU path does (its half types compute in f32 and round back after every operation).
 // Scales may be negative; NaN/Inf/subnormal scales and biases flow through unchanged
 // (MLX does no checks and, on CPU, no flush-to-zero).
+#include "formats/findings.h"
 #include "formats/kernelutil.h"
 #include "formats/kernel.h"
+#include "formats/scalegrid.h"
 
 #include <cstdint>
 #include <span>
@@ -40,5 +42,10 @@ void mlxRowsScalar(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
 void mlxRowsAvx2(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
 
 void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+
+// verify's checks of MLX affine weights (mlx_verify.cpp) and their group scales (mlx_scales.cpp).
+void verifyMlxWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
+GroupScales mlxGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
+                           const std::atomic<bool>* cancel);
 
 } // namespace qs

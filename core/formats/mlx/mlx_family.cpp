@@ -29,11 +29,27 @@ bool mlxCodes(const WeightData& data, WeightCodes& c)
     return true;
 }
 
+VerifyFn mlxVerify(const FormatInfo& format)
+{
+    return format.id == "mlx-affine" ? verifyMlxWeight : nullptr;
+}
+
+GroupScalesFn mlxGroupScalesOf(const FormatInfo& format)
+{
+    return format.id == "mlx-affine" ? mlxGroupScales : nullptr;
+}
+
 } // namespace
 
 const FamilyRow& mlxFamily()
 {
-    static const FamilyRow row{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes};
+        // verify and group scales
+        r.verify = mlxVerify;
+        r.groupScales = mlxGroupScalesOf;
+        return r;
+    }();
     return row;
 }
 

@@ -1,0 +1,36 @@
+// The block absmax values of bitsandbytes 4-bit weights, as a [blocks per row, rows] grid.
+#include "formats/bnb/bnb.h"
+
+#include "formats/scalegrid_util.h"
+
+namespace qs {
+
+GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel,
+                            const std::atomic<bool>* cancel)
+{
+    const WeightData data{ckpt, w};
+    const Bnb4 b = namingScalesFile(ckpt, [&] { return bnb4State(data); });
+    if (b.blocksize == 0 || b.cols % b.blocksize != 0)
+        failScales(ckpt, w, "blocks of " + std::to_string(b.blocksize) + " do not tile rows of " + std::to_string(b.cols) +
+                                " (a block spans two rows)");
+    GroupScales s;
+    s.rows = b.rows;
+    s.cols = b.cols;
+    s.groups = b.cols / b.blocksize;
+    s.groupSize = b.blocksize;
+    s.scaleMeaning = b.nested ? "absmax (nested: double-quantized)" : "absmax";
+    const uint64_t cells = scalesCheckedMul(ckpt, w, s.groups, b.rows);
+    if (cells > b.blocks())
+        failScales(ckpt, w, "absmax holds fewer blocks than the weight needs");
+    std::vector<float> scales(cells);
+    for (uint64_t n = 0; n < b.rows; ++n) {
+        if (scalesCancelled(cancel))
+            return s;
+        for (uint64_t g = 0; g < s.groups; ++g)
+            scales[g * b.rows + n] = b.blockAbsmax(n * s.groups + g);
+    }
+    s.scales = std::move(scales);
+    return s;
+}
+
+} // namespace qs

@@ -1,0 +1,162 @@
+// verify's checks of GPTQ, AWQ and Marlin weights: shapes, scales, g_idx, the stored words
+// against the oracle packers, and the zero-point conventions (v1 z - 1, v2 z).
+#include "formats/gptq/gptq.h"
+
+#include "base/bitstream.h"
+#include "base/error.h"
+#include "base/half.h"
+#include "formats/verify_util.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace qs {
+
+namespace {
+
+uint16_t packedScaleBits(float v, ScaleType t) { return t == ScaleType::BF16 ? floatToBf16(v) : floatToHalf(v); }
+
+} // namespace
+
+void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep)
+{
+    const FindingSink add{w, rep};
+    const WeightData wd{ckpt, w};
+    PackedLinear p;
+    try {
+        p = describePacked(wd); // validates every size, shape and g_idx entry
+    } catch (const Error& e) {
+        add("shape", e.what());
+        return;
+    }
+    const int b = p.bits;
+    const uint32_t maxq = (1u << b) - 1u;
+    const uint64_t N = p.N, K = p.K, G = p.groups;
+    checkSpecShapes(add, ckpt, w, K, N, b, p.groupSize);
+
+    uint64_t bad = 0, nonPositive = 0;
+    for (uint64_t g = 0; g < G; ++g)
+        for (uint64_t n = 0; n < N; ++n) {
+            const float s = p.scaleAt(g, n);
+            bad += !std::isfinite(s);
+            nonPositive += std::isfinite(s) && s <= 0.0f;
+        }
+    countNonFinite(add, bad, G * N, "scales");
+    if (nonPositive)
+        add("scale", std::to_string(nonPositive) + " of " + std::to_string(G * N) +
+                         " scales are zero or negative (GPTQ/AWQ quantizers give positive scales)");
+    if (!p.gIdx.empty())
+        checkGroups(add, K, G, p.groupSize, [&](uint64_t k) { return p.groupOf(k); });
+    if (w.descAct && !w.actOrder && G > 1)
+        add("g_idx", "desc_act is true but g_idx is sequential: static groups, or the act-order permutation was dropped", true);
+
+    // Codes: unpack every element, repack with the oracle packer, compare with the stored words.
+    std::vector<uint8_t> codes(N * K);
+    for (uint64_t n = 0; n < N; ++n)
+        for (uint64_t k = 0; k < K; ++k)
+            codes[n * K + k] = uint8_t(p.codeAt(n, k));
+    // Raw zero fields as stored (v1: z - 1), so the zeros round trip is independent of the v1 rule.
+    std::vector<int32_t> raw;
+    if (p.zeros == ZeroConvention::StoredMinusOne || p.zeros == ZeroConvention::Stored) {
+        raw.resize(G * N);
+        const uint64_t rowBytes = 4 * ((N * uint64_t(b) + 31) / 32);
+        for (uint64_t g = 0; g < G; ++g)
+            for (uint64_t n = 0; n < N; ++n)
+                raw[g * N + n] = p.kind == PackedKind::Gptq
+                                     ? int32_t(bitstream::readField(p.qzeros.data() + g * rowBytes, n * uint64_t(b), b))
+                                     : p.zeroAt(g, n);
+    }
+    std::vector<uint16_t> scaleBits(G * N, 0);
+    const bool halfScales = p.scaleType != ScaleType::F32;
+    if (halfScales)
+        for (uint64_t g = 0; g < G; ++g)
+            for (uint64_t n = 0; n < N; ++n)
+                scaleBits[g * N + n] = packedScaleBits(p.scaleAt(g, n), p.scaleType);
+    PackedOutput out;
+    bool compareScales = halfScales; // the layouts that pad or permute scales
+    try {
+        switch (p.kind) {
+        case PackedKind::Gptq:
+        case PackedKind::GptqPlanar:
+            out = packGptq(codes, raw, scaleBits, b, K, N, G, false, p.kind == PackedKind::GptqPlanar);
+            compareScales = false; // plain [G, N]: nothing to pad
+            break;
+        case PackedKind::AwqGemm:
+            out = packAwqGemm(codes, raw, scaleBits, K, N, p.groupSize);
+            compareScales = false;
+            break;
+        case PackedKind::AwqGemv:
+            out = packAwqGemv(codes, raw, scaleBits, K, N, p.groupSize);
+            break;
+        case PackedKind::AwqGemvFast: {
+            std::vector<uint16_t> biases(G * N);
+            for (uint64_t g = 0; g < G; ++g)
+                for (uint64_t n = 0; n < N; ++n)
+                    biases[g * N + n] = floatToHalf(p.biasAt(g, n));
+            out = packAwqGemvFast(codes, biases, scaleBits, K, N, p.groupSize);
+            break;
+        }
+        case PackedKind::Marlin:
+            out = packMarlin(codes, scaleBits, b, K, N, G);
+            break;
+        }
+    } catch (const std::exception& e) {
+        add("qweight-roundtrip", std::string("the decoded fields cannot be repacked: ") + e.what());
+        return;
+    }
+    checkRoundTrip(add, "qweight-roundtrip", p.qweight, out.qweight.bytes, "codes");
+    if (p.zeros != ZeroConvention::Implicit)
+        checkRoundTrip(add, "qzeros-roundtrip", p.qzeros, out.qzeros.bytes, "zeros");
+    if (compareScales)
+        checkRoundTrip(add, "scales-roundtrip", p.scales, out.scales.bytes, "scales (padding, order)", 2);
+
+    // Zero-point conventions.
+    if (p.zeros == ZeroConvention::StoredMinusOne) {
+        // AutoGPTQ writes z = 0 as -1 OR-ed in after shifting: that field and every higher field of
+        // its word are all ones. Upstream readers disagree on it (spec B.1.1): a warning. Fields of
+        // 2^b-1 followed by other values in the same word are not what any writer makes: an error.
+        const uint64_t perWord = 32 % b == 0 ? uint64_t(32 / b) : 0;
+        uint64_t spill = 0, broken = 0;
+        for (uint64_t g = 0; g < G; ++g)
+            for (uint64_t n = 0; n < N; ++n) {
+                if (raw[g * N + n] != int32_t(maxq))
+                    continue;
+                ++spill;
+                if (perWord && n + 1 < N && (n + 1) % perWord != 0 && raw[g * N + n + 1] != int32_t(maxq))
+                    ++broken;
+            }
+        if (spill)
+            add("v1-zero-spill", std::to_string(spill) + " zero fields hold 2^b-1: a v1 checkpoint stores z-1, so these are "
+                                 "z = 0 written as -1 (upstream then ORs ones into the higher fields of the word)",
+                broken == 0 && !w.symmetric);
+        if (broken)
+            add("v1-zero-spill", std::to_string(broken) + " fields of 2^b-1 are followed by other values in the same word: "
+                                 "not the upstream -1 spill, a corrupt or sign-extended field");
+    }
+    // Detection trusts the zeros of a symmetric GPTQ weight over the label; a disagreement is the
+    // v1/v2 off by one (a v2 checkpoint labelled v1 or the reverse).
+    if (const auto it = w.params.find("checkpoint_format"); it != w.params.end() && w.symmetric &&
+                                                             (w.format == "gptq-v1" || w.format == "gptq-v2")) {
+        const bool labelV2 = it->second == "gptq_v2";
+        if (labelV2 != (w.format == "gptq-v2"))
+            add("zero-convention", "checkpoint_format says " + it->second + " but the symmetric zero fields are those of " +
+                                       w.format + ": off by one, the v1/v2 convention is mixed");
+    }
+    if (w.symmetric && !raw.empty()) {
+        // Symmetric GPTQ/AWQ use z = 2^(b-1); the field is that minus one in v1, itself in v2.
+        const int32_t mid = int32_t(1u << (b - 1));
+        const int32_t expect = p.zeros == ZeroConvention::StoredMinusOne ? mid - 1 : mid;
+        const int32_t other = p.zeros == ZeroConvention::StoredMinusOne ? mid : mid - 1;
+        const uint64_t off = uint64_t(std::count(raw.begin(), raw.end(), other));
+        const uint64_t ok = uint64_t(std::count(raw.begin(), raw.end(), expect));
+        if (off > 0 && off >= ok)
+            add("zero-convention", std::to_string(off) + " of " + std::to_string(raw.size()) + " zero fields are " +
+                                       std::to_string(other) + ", expected " + std::to_string(expect) + " for a symmetric " +
+                                       w.format + " checkpoint: off by one, the v1/v2 convention looks mixed");
+        else if (ok != raw.size())
+            add("zero-convention", std::to_string(raw.size() - ok) + " zero fields of a symmetric checkpoint are not " +
+                                       std::to_string(expect));
+    }
+}
+
+} // namespace qs

@@ -1,0 +1,99 @@
+#include "formats/verify_util.h"
+
+#include "base/shapetext.h"
+#include "formats/layoutspec.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace qs {
+
+size_t VerifyReport::errors() const
+{
+    return size_t(std::count_if(findings.begin(), findings.end(), [](const VerifyFinding& f) { return !f.warning; }));
+}
+
+namespace {
+
+bool equalBytes(std::span<const uint8_t> stored, const std::vector<uint8_t>& packed)
+{
+    return stored.size() == packed.size() && std::equal(stored.begin(), stored.end(), packed.begin());
+}
+
+// First differing 32-bit word (or byte, for byte-sized data), for the message.
+std::string firstDiff(std::span<const uint8_t> stored, const std::vector<uint8_t>& packed, size_t unit)
+{
+    if (stored.size() != packed.size())
+        return "size " + std::to_string(stored.size()) + " bytes, expected " + std::to_string(packed.size());
+    for (size_t i = 0; i + unit <= stored.size(); i += unit)
+        if (std::memcmp(stored.data() + i, packed.data() + i, unit) != 0) {
+            uint32_t a = 0, b = 0;
+            std::memcpy(&a, stored.data() + i, unit);
+            std::memcpy(&b, packed.data() + i, unit);
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "%s %zu is 0x%0*x, repacked 0x%0*x", unit == 4 ? "word" : "byte", i / unit,
+                          int(2 * unit), a, int(2 * unit), b);
+            return buf;
+        }
+    return "trailing bytes differ";
+}
+
+} // namespace
+
+void checkRoundTrip(const FindingSink& add, const char* check, std::span<const uint8_t> stored,
+                    const std::vector<uint8_t>& repacked, const std::string& what, size_t unit)
+{
+    if (!equalBytes(stored, repacked))
+        add(check, "stored " + what + " differ from their repacking (nonzero padding or sign-extended fields?): " +
+                       firstDiff(stored, repacked, unit));
+}
+
+void countNonFinite(const FindingSink& add, uint64_t bad, uint64_t total, const std::string& what)
+{
+    if (bad)
+        add("scale", std::to_string(bad) + " of " + std::to_string(total) + " " + what + " are NaN or Inf");
+}
+
+void checkGroups(const FindingSink& add, uint64_t K, uint64_t G, uint64_t groupSize,
+                 const std::function<uint64_t(uint64_t)>& groupOf)
+{
+    std::vector<uint64_t> count(G, 0);
+    for (uint64_t k = 0; k < K; ++k) {
+        const uint64_t g = groupOf(k);
+        if (g >= G) {
+            add("g_idx", "g_idx[" + std::to_string(k) + "] = " + std::to_string(g) + " is not one of the " + std::to_string(G) +
+                             " groups");
+            return;
+        }
+        ++count[g];
+    }
+    for (uint64_t g = 0; g < G; ++g)
+        if (count[g] > groupSize) {
+            add("g_idx", "group " + std::to_string(g) + " has " + std::to_string(count[g]) + " channels, group size is " +
+                             std::to_string(groupSize));
+            return;
+        }
+}
+
+void checkSpecShapes(const FindingSink& add, const Checkpoint& ckpt, const LogicalWeight& w, uint64_t K, uint64_t N,
+                     int bits, uint64_t groupSize, std::initializer_list<std::string_view> roles)
+{
+    const LayoutSpec* spec = findLayoutSpec(w.format);
+    if (!spec)
+        return;
+    const LayoutParams lp{K, N, bits, groupSize};
+    for (const LayoutTensor& t : spec->tensors) {
+        const int idx = w.member(t.role);
+        if (idx < 0 || !t.shape || t.role == "bias" ||
+            (roles.size() && std::find(roles.begin(), roles.end(), t.role) == roles.end()))
+            continue;
+        const std::vector<uint64_t> want = t.shape(lp);
+        const std::vector<uint64_t>& got = ckpt.tensors[size_t(idx)].shape;
+        if (got != want) {
+            add("shape", t.role + " is " + shapeText(got) + ", the " + w.format + " layout gives " + t.shapeFormula + " = " + shapeText(want));
+        }
+    }
+}
+
+} // namespace qs
