@@ -84,7 +84,7 @@ int runQuantize(const QStringList& args)
     for (const std::string& n : r.notes)
         std::fprintf(stderr, "note: %s\n", n.c_str());
     std::printf("%s: %zu weights quantized to %s, %zu tensors copied\n", r.output.c_str(), r.quantized.size(),
-                qs::quantizeTargetId(opt.format).c_str(), r.copied.size());
+                qs::parseQuantizeTarget(opt.format).id.c_str(), r.copied.size());
     return 0;
 }
 

@@ -58,7 +58,7 @@ int runRepack(const QStringList& args)
         };
     const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
     const qs::RepackResult r = qs::repackCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
-    const std::string to = qs::repackTargetId(opt.to);
+    const std::string to = qs::parseRepackTarget(opt.to).id;
     if (parser.isSet(jsonOpt)) {
         QJsonArray ws;
         for (const qs::RepackWeight& w : r.weights) {

@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/ggml/ggml.h"
 
 namespace qs {
@@ -17,7 +18,7 @@ DequantRowsFn ggmlDequant(const FormatInfo&)
 
 const FamilyRow& ggmlFamily()
 {
-    static const FamilyRow row{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr};
+    static const FamilyRow row{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr, &ggmlTargets()};
     return row;
 }
 

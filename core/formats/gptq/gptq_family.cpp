@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/gptq/gptq.h"
 
 namespace qs {
@@ -13,16 +14,19 @@ DequantRowsFn gptqDequant(const FormatInfo&)
     return dequantPackedWeightRows;
 }
 
-bool gptqCodes(const WeightData& data, WeightCodes& out)
+bool gptqCodes(const WeightData& data, WeightCodes& out, CodeParts parts)
 {
     const PackedLinear p = describePacked(data);
     out.rows = p.N;
     out.cols = p.K;
+    out.bits = p.bits;
     out.groups = p.groups;
-    out.codes.resize(p.N * p.K);
-    for (uint64_t n = 0; n < p.N; ++n)
-        for (uint64_t k = 0; k < p.K; ++k)
-            out.codes[n * p.K + k] = uint8_t(p.codeAt(n, k));
+    out.groupSize = p.groupSize ? p.groupSize : p.K;
+    out.scaleType = p.scaleType == ScaleType::F16 ? DType::F16 : p.scaleType == ScaleType::BF16 ? DType::BF16 : DType::F32;
+    if (parts == CodeParts::All) {
+        out.codes.resize(p.N * p.K);
+        packedCodes(p, out.codes.data());
+    }
     out.scales.resize(p.groups * p.N);
     if (p.zeros == ZeroConvention::FloatBias)
         out.biases.resize(p.groups * p.N);
@@ -46,7 +50,7 @@ bool gptqCodes(const WeightData& data, WeightCodes& out)
 
 const FamilyRow& gptqFamily()
 {
-    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes};
+    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes, &gptqTargets()};
     return row;
 }
 

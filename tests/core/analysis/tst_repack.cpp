@@ -9,6 +9,7 @@
 #include "container/safetensors.h"
 #include "base/error.h"
 #include "formats/dequant.h"
+#include "formats/gptq/gptq.h"
 #include "base/half.h"
 
 #include "testsupport.h"
@@ -159,8 +160,8 @@ private slots:
     }
     void codesMatchTheOracle()
     {
-        // readLogicalMatrix reads GPTQ codes a word row of 64 columns at a time; codeAt is the
-        // element-by-element oracle (what `codes` writes).
+        // readLogicalMatrix (the family's codes) reads GPTQ codes a word row of 64 columns at a
+        // time; PackedLinear::codeAt is the element-by-element oracle.
         QFETCH(QString, variant);
         QTemporaryDir tmp;
         std::shared_ptr<const Checkpoint> c;
@@ -192,10 +193,15 @@ private slots:
         }
         QVERIFY(!c->weights.empty());
         for (const LogicalWeight& w : c->weights) {
-            const LogicalMatrix m = readLogicalMatrix(*c, w);
-            const WeightCodes oracle = extractCodes(*c, w);
-            QCOMPARE(m.codes.size(), oracle.codes.size());
-            QVERIFY2(m.codes == oracle.codes, w.name.c_str());
+            const WeightCodes m = readLogicalMatrix(*c, w);
+            const PackedLinear p = describePacked(WeightData{*c, w});
+            std::vector<uint8_t> oracle(p.N * p.K);
+            for (uint64_t n = 0; n < p.N; ++n)
+                for (uint64_t k = 0; k < p.K; ++k)
+                    oracle[n * p.K + k] = uint8_t(p.codeAt(n, k));
+            QCOMPARE(m.codes.size(), oracle.size());
+            QVERIFY2(m.codes == oracle, w.name.c_str());
+            QVERIFY2(extractCodes(*c, w).codes == oracle, w.name.c_str());
         }
     }
 
