@@ -460,6 +460,26 @@ private slots:
         QCOMPARE(b->weights.back().format, std::string("awq-gemm"));
     }
 
+    // The targets are the formats whose traits say so; ids and aliases through the one parser.
+    void targets()
+    {
+        QCOMPARE(repackTargets(), (std::vector<std::string>{"gptq-v1", "gptq-v2", "awq-gemm", "compressed-tensors",
+                                                            "mlx-affine", "gguf-q4_1", "gguf-q5_1", "gguf-q8_0"}));
+        QCOMPARE(parseRepackTarget("gptq").id, std::string("gptq-v1"));
+        QCOMPARE(parseRepackTarget(" AWQ ").id, std::string("awq-gemm"));
+        QCOMPARE(parseRepackTarget("ct").id, std::string("compressed-tensors"));
+        QCOMPARE(parseRepackTarget("mlx").id, std::string("mlx-affine"));
+        QCOMPARE(parseRepackTarget("q5_1").id, std::string("gguf-q5_1"));
+        try {
+            parseRepackTarget("nf4");
+            QFAIL("bnb-nf4 is not a repack target");
+        } catch (const Error& e) {
+            QCOMPARE(std::string(e.what()), std::string("--to: repack cannot produce 'nf4'; targets: gptq-v1, gptq-v2, "
+                                                        "awq-gemm, compressed-tensors, mlx-affine, gguf-q4_1, gguf-q5_1, "
+                                                        "gguf-q8_0"));
+        }
+    }
+
     void refusals_data()
     {
         QTest::addColumn<QString>("variant");
