@@ -3,14 +3,14 @@
 #include "analysis/quantize_checkpoint.h"
 #include "analysis/streamwriter.h"
 #include "base/error.h"
+#include "base/parallel.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "formats/dequant.h"
 #include "formats/family.h"
 #include "formats/ggml/quantize_ggml.h"
+#include "formats/opencheckpoint.h"
 #include "formats/target.h"
-
-#include <omp.h>
 
 #include <algorithm>
 #include <bit>
@@ -297,7 +297,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     };
     if (!opt.verify)
         return collectNotes();
-    const auto dst = Checkpoint::open(out);
+    const auto dst = openCheckpoint(out);
     const SimdPath path = bestSimdPath();
     for (RepackWeight& rw : res.weights) {
         if (opt.cancel && opt.cancel->load())
@@ -320,39 +320,30 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         const int64_t chunks = int64_t((N + rows - 1) / rows);
         std::vector<double> sums(size_t(chunks), 0.0), maxima(size_t(chunks), 0.0);
         std::vector<uint64_t> mismatches(size_t(chunks), 0);
-        std::exception_ptr failure;
-#pragma omp parallel num_threads(opt.threads > 0 ? opt.threads : omp_get_max_threads())
-        {
-            std::vector<float> x(size_t(std::min(N, rows) * K)), y(x.size());
-#pragma omp for schedule(dynamic)
-            for (int64_t c = 0; c < chunks; ++c) {
-                try {
-                    const uint64_t r0 = uint64_t(c) * rows, r1 = std::min(N, r0 + rows);
-                    dequantizeRows(src, *a, r0, r1, x.data(), path);
-                    dequantizeRows(*dst, *b, r0, r1, y.data(), path);
-                    double sum = 0, mx = 0;
-                    uint64_t differ = 0;
-                    for (uint64_t n = 0; n < r1 - r0; ++n)
-                        for (uint64_t i = 0; i < K; ++i) {
-                            const float xs = x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
-                            const float yt = y[n * K + i];
-                            differ += std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt);
-                            const double d = double(yt) - double(xs);
-                            sum += d * d;
-                            mx = std::max(mx, std::fabs(d));
-                        }
-                    sums[size_t(c)] = sum;
-                    maxima[size_t(c)] = mx;
-                    mismatches[size_t(c)] = differ;
-                } catch (...) {
-#pragma omp critical(qs_repack_verify)
-                    if (!failure)
-                        failure = std::current_exception();
+        struct Rows {
+            std::vector<float> x, y;
+        };
+        runChunks<Rows>(uint64_t(chunks), opt.threads, nullptr, [&](uint64_t c, Rows& buf) {
+            const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+            buf.x.resize(size_t((r1 - r0) * K));
+            buf.y.resize(buf.x.size());
+            dequantizeRows(src, *a, r0, r1, buf.x.data(), path);
+            dequantizeRows(*dst, *b, r0, r1, buf.y.data(), path);
+            double sum = 0, mx = 0;
+            uint64_t differ = 0;
+            for (uint64_t n = 0; n < r1 - r0; ++n)
+                for (uint64_t i = 0; i < K; ++i) {
+                    const float xs = buf.x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
+                    const float yt = buf.y[n * K + i];
+                    differ += std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt);
+                    const double d = double(yt) - double(xs);
+                    sum += d * d;
+                    mx = std::max(mx, std::fabs(d));
                 }
-            }
-        }
-        if (failure)
-            std::rethrow_exception(failure);
+            sums[c] = sum;
+            maxima[c] = mx;
+            mismatches[c] = differ;
+        });
         double sum = 0;
         for (int64_t c = 0; c < chunks; ++c) {
             sum += sums[size_t(c)];

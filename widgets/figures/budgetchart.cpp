@@ -141,7 +141,7 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     double maxBits = 0, maxGiB = 0;
     for (int i = 0; i < n; ++i) {
         const qs::BudgetRow& r = out.rows[size_t(i)];
-        const QColor colour = theme.formatColor(QString::fromStdString(r.format.info->id)); // the stored format, not the row name
+        const QColor colour = theme.formatColor(r.format.info->colour); // the stored format's role, not the row name
         QCPBars*& bars = kinds[colour.rgba()];
         if (!bars) {
             const QString name = colour == theme.codebookFormat ? BudgetChartText::tr("codebook (NF4, FP4, IQ)")

@@ -6,7 +6,7 @@
 
 #include "container/checkpoint.h"
 #include "base/error.h"
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 #include "formats/wordmap.h"
 #include "formats/dequant.h"
 #include "formats/kernel.h"

@@ -23,7 +23,7 @@ void gptqStreamCodes(const PackedLinear& p, uint8_t* codes)
     if (p.qweight.size() / 4 / wordRows < N)
         throw Error(p.name + ": qweight holds fewer words than " + std::to_string(wordRows) + " x " + std::to_string(N));
     const uint64_t mask = (uint64_t(1) << bits) - 1;
-    parallelBlocks((N + 63) / 64, [&](uint64_t b) {
+    runChunks((N + 63) / 64, 0, nullptr, [&](uint64_t b, NoChunkState&) {
         const uint64_t n0 = b * 64, w = std::min<uint64_t>(64, N - n0);
         uint64_t acc[64] = {};
         uint64_t have = 0, k = 0;

@@ -170,7 +170,7 @@ std::vector<StoredTensor> gptqPackAwq(const WeightCodes& m, DType st)
     const std::vector<uint16_t> sb = gptqScaleBits(m, st);
     const uint64_t words = N / 8, groups = m.groups;
     std::vector<uint8_t> qweight(K * words * 4), qzeros(groups * words * 4);
-    parallelBlocks((N + 63) / 64, [&](uint64_t b) {
+    runChunks((N + 63) / 64, 0, nullptr, [&](uint64_t b, NoChunkState&) {
         const uint64_t n0 = b * 64, nb = std::min<uint64_t>(64, N - n0);
         std::vector<int32_t> z(groups * nb);
         std::vector<uint16_t> sc(groups * nb);
