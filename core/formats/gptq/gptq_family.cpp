@@ -9,12 +9,12 @@ namespace qs {
 namespace {
 
 // GPTQ, AWQ and Marlin: every format is read by the one PackedLinear kernel.
-DequantRowsFn gptqDequant(const FormatInfo&)
+DequantRowsFn gptqFamilyDequant(const FormatInfo&)
 {
     return dequantPackedWeightRows;
 }
 
-bool gptqCodes(const WeightData& data, WeightCodes& out, CodeParts parts)
+bool gptqFamilyCodes(const WeightData& data, WeightCodes& out, CodeParts parts)
 {
     const PackedLinear p = describePacked(data);
     out.rows = p.N;
@@ -50,7 +50,8 @@ bool gptqCodes(const WeightData& data, WeightCodes& out, CodeParts parts)
 
 const FamilyRow& gptqFamily()
 {
-    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes, &gptqTargets()};
+    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes,
+                               &gptqTargets()};
     return row;
 }
 
