@@ -4,6 +4,7 @@
 #include "analysis/streamwriter.h"
 #include "base/error.h"
 #include "base/parallel.h"
+#include "container/ggmltype.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "formats/dequant.h"
