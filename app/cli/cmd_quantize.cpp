@@ -89,7 +89,7 @@ int runQuantize(const QStringList& args)
         std::fprintf(stderr, "note: %s\n", n.c_str());
     printLeftAlone(r.output, r.leftAlone);
     std::printf("%s: %zu weights quantized to %s, %zu tensors copied\n", r.output.c_str(), r.quantized.size(),
-                qs::quantizeTargetId(opt.format).c_str(), r.copied.size());
+                qs::parseQuantizeTarget(opt.format).id.c_str(), r.copied.size());
     return 0;
 }
 

@@ -62,7 +62,7 @@ int runRepack(const QStringList& args)
         };
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const qs::RepackResult r = qs::repackCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
-    const std::string to = qs::repackTargetId(opt.to);
+    const std::string to = qs::parseRepackTarget(opt.to).id;
     printLeftAlone(r.output, r.leftAlone);
     if (parser.isSet(jsonOpt)) {
         QJsonArray ws;

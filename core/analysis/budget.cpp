@@ -1,15 +1,14 @@
 #include "analysis/budget.h"
 
-#include "container/ggmltype.h"
 #include "base/error.h"
+#include "base/intmath.h"
+#include "container/ggmltype.h"
+#include "formats/family.h"
 
-#include <cctype>
 #include <cstdio>
 
 namespace qs {
 namespace {
-
-uint64_t ceilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 // Byte counts of one weight's stored tensors, by role.
 struct Parts {
@@ -115,24 +114,6 @@ std::string fmt(double v)
     return buf;
 }
 
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-BudgetFormat make(std::string id, BudgetKind kind, int bits, uint64_t group = 0, bool sym = true)
-{
-    BudgetFormat f;
-    f.id = std::move(id);
-    f.kind = kind;
-    f.bits = bits;
-    f.groupSize = group;
-    f.symmetric = sym;
-    return f;
-}
-
 } // namespace
 
 uint64_t budgetStoredBytes(const BudgetFormat& f, uint64_t n, uint64_t k)
@@ -190,39 +171,13 @@ std::string budgetBreakdown(const BudgetFormat& f, uint64_t n, uint64_t k)
 std::vector<BudgetFormat> budgetFormats()
 {
     std::vector<BudgetFormat> out;
-    out.push_back(make("f32", BudgetKind::Float, 32));
-    out.push_back(make("f16", BudgetKind::Float, 16));
-    out.push_back(make("bf16", BudgetKind::Float, 16));
-    for (const GgmlTypeInfo& t : ggmlTypes()) {
-        if (t.removed || !t.storage || t.blockWeights <= 1)
-            continue;
-        BudgetFormat f = make("gguf-" + lower(t.name), BudgetKind::Gguf, 0);
-        f.ggmlType = t.id;
-        f.bits = int(t.blockBytes * 8 / t.blockWeights);
-        out.push_back(f);
+    // The table's order: the baselines, then GGUF, then the safetensors families.
+    for (FormatFamily family : {FormatFamily::Plain, FormatFamily::Gguf, FormatFamily::Gptq, FormatFamily::CompressedTensors,
+                                FormatFamily::Mlx, FormatFamily::Bitsandbytes}) {
+        const FamilyRow* row = familyRow(family);
+        if (row && row->targets && row->targets->budget)
+            row->targets->budget(out);
     }
-    for (int b : {2, 3, 4, 8})
-        for (uint64_t g : {32, 64, 128, 0})
-            out.push_back(make("gptq-" + std::to_string(b) + (g ? "-g" + std::to_string(g) : "-channel"),
-                               BudgetKind::Gptq, b, g, false));
-    for (uint64_t g : {32, 64, 128})
-        out.push_back(make("awq-4-g" + std::to_string(g), BudgetKind::Awq, 4, g, false));
-    out.push_back(make("ct-w4-g128-sym", BudgetKind::CompressedTensors, 4, 128, true));
-    out.push_back(make("ct-w4-g128-asym", BudgetKind::CompressedTensors, 4, 128, false));
-    out.push_back(make("ct-w4-g32-asym", BudgetKind::CompressedTensors, 4, 32, false));
-    out.push_back(make("ct-w4-channel-sym", BudgetKind::CompressedTensors, 4, 0, true));
-    out.push_back(make("ct-w8-channel-sym", BudgetKind::CompressedTensors, 8, 0, true));
-    for (int b : {2, 3, 4, 5, 6, 8})
-        for (uint64_t g : {32, 64, 128})
-            out.push_back(make("mlx-" + std::to_string(b) + "-g" + std::to_string(g), BudgetKind::Mlx, b, g, false));
-    for (const char* t : {"nf4", "fp4"}) {
-        BudgetFormat f = make(std::string("bnb-") + t, BudgetKind::Bnb4, 4, 64);
-        out.push_back(f);
-        f.id += "-nested";
-        f.nested = true;
-        out.push_back(f);
-    }
-    out.push_back(make("bnb-int8", BudgetKind::BnbInt8, 8));
     return out;
 }
 

@@ -3,6 +3,8 @@
 // one logical weight [N, K] (out x in): codes, scales, zeros, g_idx, shape tensors, lookup
 // tables, block headers and word padding, over N * K. Per-layer extras (g_idx, quant_map)
 // depend on the layer shape, so every figure names the [N, K] it was amortised over.
+#include "formats/target.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,19 +12,8 @@
 
 namespace qs {
 
-enum class BudgetKind { Float, Gguf, Gptq, Awq, CompressedTensors, Mlx, Bnb4, BnbInt8 };
-
-struct BudgetFormat {
-    std::string id;      // "gguf-q4_k", "gptq-4-g128", "awq-4-g128", "bnb-nf4-nested", ...
-    BudgetKind kind = BudgetKind::Float;
-    int bits = 16;          // code width (Float: element width)
-    uint64_t groupSize = 0; // 0: one group per row (per channel)
-    bool symmetric = true;  // asymmetric formats store zero points
-    bool gIdx = false;      // GPTQ / compressed-tensors act-order: an int32 g_idx of K entries
-    bool nested = false;    // bnb double quant
-    int ggmlType = -1;      // Gguf
-    int scaleBytes = 2;     // scale (and MLX bias) element size: f16/bf16 = 2, f32 = 4
-};
+// BudgetKind and BudgetFormat (one row of the table) are in formats/target.h: each family
+// gives its rows.
 
 // Bytes one [N, K] weight occupies in the format. Throws qs::Error when the shape does not
 // fit it (a GGUF row that is not a whole number of blocks, MLX/AWQ group not dividing K).
@@ -35,10 +26,10 @@ double budgetAsymptoticBits(const BudgetFormat& f);
 // Human summary of where the bits go: "4 code + 0.125 scale + 0.03125 zero + 0.0078 g_idx".
 std::string budgetBreakdown(const BudgetFormat& f, uint64_t n, uint64_t k);
 
-// Every format of the budget table: F32/F16/BF16, every GGUF type with a block size, GPTQ
-// 2/3/4/8 x g32/g64/g128/channel (+ act-order), AWQ 4 x g32/g64/g128, compressed-tensors w4
-// (sym/asym, g32/g128/channel) and w8 channel, MLX 2/3/4/5/6/8 x g32/g64/g128, bnb NF4/FP4
-// with and without nested absmax, bnb int8.
+// Every format of the budget table, the families' rows in this order: F32/F16/BF16, every
+// GGUF type with a block size, GPTQ 2/3/4/8 x g32/g64/g128/channel, AWQ 4 x g32/g64/g128,
+// compressed-tensors w4 (sym/asym, g32/g128/channel) and w8 channel, MLX 2/3/4/5/6/8 x
+// g32/g64/g128, bnb NF4/FP4 with and without nested absmax, bnb int8.
 std::vector<BudgetFormat> budgetFormats();
 const BudgetFormat* budgetFormat(const std::string& id);
 

@@ -10,60 +10,42 @@
 //   metadata, general.file_type and general.quantization_version. Tensor names are kept: GGUF
 //   output needs a GGUF input or GGUF-style names (HF -> GGUF naming is not done here).
 #include "container/checkpoint.h"
-#include "container/safetensors.h"
+#include "formats/target.h"
 
 #include <QJsonObject>
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <utility>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace qs {
 
-// The parameters a quantized safetensors checkpoint's config describes.
-struct QuantScheme {
-    std::string format;       // target format id (formats/formatid.h)
-    int bits = 4;
-    int64_t groupSize = 128;  // -1: one group per row (per channel)
-    bool symmetric = false;
-    bool actOrder = false;    // GPTQ desc_act / compressed-tensors actorder "group"
-    uint32_t blocksize = 64;  // bnb
-    bool nested = false;      // bnb double quant
-    DType modelDtype = DType::F16;
-    std::vector<std::string> skipped; // module names left unquantized (AWQ / bnb / CT lists)
-    // Modules whose K columns were permuted into contiguous groups (repack of act-order into a
-    // layout without g_idx): "<module>.input_perm" holds the gather the layer input needs.
-    std::vector<std::string> inputPermutations;
-};
+// QuantScheme (what the written config describes) is in formats/target.h.
 
 // `base` (the input's config.json, may be empty) with the target's quantization config
 // inserted, as the upstream tool writes it.
 QJsonObject quantizedConfig(const QJsonObject& base, const QuantScheme& s);
 // quantize_config.json (GPTQ) or quant_config.json (AWQ) when the target has one; empty otherwise.
 std::pair<std::string, QJsonObject> quantizeSideConfig(const QuantScheme& s);
-// Writes `dir` (created when missing): model.safetensors (metadata format=pt), config.json and
-// the side config. Atomic per file.
-void writeQuantizedFolder(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s,
-                          const std::vector<SafetensorsTensor>& tensors);
 // config.json and the side config only, into the existing `dir` (model.safetensors streamed
 // by the caller). Atomic per file.
 void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s);
 
-// Accepts format ids and the short forms "mlx", "q4_k", "nf4", "fp4"; throws qs::Error for a
-// format quantize cannot produce.
-std::string quantizeTargetId(const std::string& text);
+// A format id or alias (parseFormatId) whose format quantize writes (FormatInfo::quantizeTarget);
+// throws qs::Error "--format: quantize cannot produce 'x'; targets: ..." otherwise.
+const FormatInfo& parseQuantizeTarget(std::string_view text);
+// The ids of those formats: the safetensors targets, then the GGUF ones.
 std::vector<std::string> quantizeTargets();
 
-struct QuantizeCheckpointOptions {
-    std::string format;              // quantizeTargetId() form
-    int bits = 0;                    // 0: 4 (affine targets); fixed by the type for GGUF / bnb
-    int64_t groupSize = 0;           // 0: the target's default (128; MLX 64; bnb blocksize 64); -1: per channel
-    int symmetric = -1;              // -1: default (asymmetric, except compressed-tensors)
-    float clipRatio = 1.0f;
-    bool doubleQuant = false;        // bnb nested absmax
+// The request's bits, groupSize, symmetric, clipRatio and doubleQuant (formats/target.h):
+// 0 (-1 for symmetric) is the target's default (4 bits; group 128, MLX 64, bnb blocks of 64;
+// asymmetric except compressed-tensors); GGUF and bnb fix the bits; groupSize -1 is per channel.
+struct QuantizeCheckpointOptions : QuantizeRequest {
+    std::string format;              // what the user typed: parseQuantizeTarget()
     std::vector<std::string> weights; // names (tensor or module) to quantize; empty: every eligible weight
     int threads = 0;                 // 1: serial; otherwise OpenMP across rows/blocks (0: its default count)
     // Called after each weight (done of total, the weight's name); from the calling thread.

@@ -17,39 +17,33 @@
 // quantize falls back to float for it as well) with a note. AWQ GEMM needs N % 8 == 0 and whole
 // groups (AutoAWQ asserts both): refused with that reason. MLX needs groups of 32, 64 or 128.
 #include "container/checkpoint.h"
+#include "formats/codes.h"
+#include "formats/formatid.h"
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace qs {
 
-struct LogicalMatrix {
-    uint64_t N = 0, K = 0;
-    int bits = 4;
-    uint64_t groupSize = 0; // K for one group per row
-    uint64_t groups = 0;
-    std::vector<uint8_t> codes;  // [N][K] unsigned codes: w = s * (code - zero)
-    std::vector<float> scales;   // [G][N] values of the stored scales
-    DType scaleType = DType::F16;
-    std::vector<int32_t> zeros;  // [G][N] true integer zeros
-    std::vector<int32_t> gIdx;   // [K]
-    bool symmetric() const;      // every zero is 2^(b-1)
-    bool actOrder() const;       // g_idx is not k / groupSize
-};
+// A weight's logical codes (formats/codes.h) read by its family row (FamilyRow::codes), for
+// the formats whose codes are affine with integer zeros (FormatInfo::affineCodes: GPTQ, AWQ
+// GEMM/GEMV, Marlin, compressed-tensors; not AWQ GEMV_FAST, whose zeros are float biases).
+// groupSize is set (K for one group per row). Throws qs::Error naming the weight for other
+// formats. Without codes: shape, scales, zeros and g_idx (codes may stay empty).
+WeightCodes readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& weight, bool withCodes = true);
 
-// Throws qs::Error naming the weight for formats without integer codes and zeros. Without
-// codes: shape, scales, zeros and g_idx only (codes stays empty).
-LogicalMatrix readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& weight, bool withCodes = true);
-
-// Accepts the ids above and the short forms "gptq", "awq", "ct", "q8_0"...; throws otherwise.
-std::string repackTargetId(const std::string& text);
+// A format id or alias (parseFormatId) whose format repack writes (FormatInfo::repackTarget);
+// throws qs::Error "--to: repack cannot produce 'x'; targets: ..." otherwise.
+const FormatInfo& parseRepackTarget(std::string_view text);
+// The ids of those formats: the safetensors targets, then the GGUF ones.
 std::vector<std::string> repackTargets();
 
 struct RepackOptions {
-    std::string to;     // repackTargetId() form
+    std::string to;     // what the user typed: parseRepackTarget()
     bool verify = true; // dequantize source and target and compare
     int threads = 0;    // the comparison's OpenMP team across row chunks (0: OpenMP default)
     std::function<void(size_t done, size_t total, const std::string& weight)> progress;

@@ -477,15 +477,21 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     return res;
 }
 
-// The ggml type id of a "gguf-*" format id the ggml quantizers produce; -1 otherwise.
-int quantizableGgmlType(const std::string& format)
+// The ggml type id of a GGUF block format the ggml quantizers produce; -1 otherwise.
+int quantizableGgmlType(const FormatInfo& format)
 {
-    for (int t : ggmlQuantizableTypes()) {
-        const GgmlTypeInfo* info = ggmlTypeTraits(t);
-        if (info && ggmlQuantBlockWeights(t) > 1 && ggufFormatId(info->name) == format)
-            return t;
-    }
-    return -1;
+    const int t = ggufFormatType(format);
+    return t >= 0 && ggmlCanQuantize(t) && ggmlQuantBlockWeights(t) > 1 ? t : -1;
+}
+
+// What has a reference quantizer here, for the refusal: the ids with a requantize rule.
+std::string requantizableIds()
+{
+    std::string list;
+    for (const FormatInfo& f : formatInfos())
+        if (f.requantize != RequantizeRule::None && (f.requantize != RequantizeRule::Ggml || quantizableGgmlType(f) >= 0))
+            list += (list.empty() ? "" : ", ") + f.id;
+    return list;
 }
 
 } // namespace
@@ -541,32 +547,33 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     const std::string where = ckpt.path + " " + weight.name + " requantized to " + spec.format;
-    const int ggml = quantizableGgmlType(spec.format);
-    const bool gptq = spec.format == "gptq" || spec.format == "gptq-v1" || spec.format == "gptq-v2";
-    const bool awq = spec.format == "awq" || spec.format == "awq-gemm";
-    const bool nf4 = spec.format == "bnb-nf4", fp4 = spec.format == "bnb-fp4";
+    // The format's requantize rule says which reference quantizer reproduces it.
+    const FormatInfo* format = resolveFormatId(spec.format);
+    const RequantizeRule rule = format ? format->requantize : RequantizeRule::None;
+    const int ggml = rule == RequantizeRule::Ggml ? quantizableGgmlType(*format) : -1;
+    const bool affine = rule == RequantizeRule::GptqAffine || rule == RequantizeRule::Awq;
+    const bool bnb4 = rule == RequantizeRule::Bnb4;
     uint64_t groupSize = 0, align = 1;
     if (ggml >= 0) {
         groupSize = ggmlQuantBlockWeights(ggml);
         if (K % groupSize != 0)
             throw Error(where + ": " + std::to_string(K) + " input features are not a whole number of " +
                         std::to_string(groupSize) + "-weight blocks");
-    } else if (gptq || awq) {
+    } else if (affine) {
         if (spec.groupSize == 0 || spec.bits < 2 || spec.bits > 8)
             throw Error(where + ": bits must be 2..8 and the group size positive");
         groupSize = std::min<uint64_t>(spec.groupSize, K);
-    } else if (nf4 || fp4) {
+    } else if (bnb4) {
         groupSize = 64;
         align = 64 / std::gcd<uint64_t>(K ? K : 1, 64); // whole blocks of 64 per chunk
     } else {
-        throw Error(where + ": cannot requantize to '" + spec.format +
-                    "' (gguf-q4_0 .. gguf-q8_0, gguf-q2_k .. gguf-q6_k, gptq, awq, bnb-nf4, bnb-fp4)");
+        throw Error(where + ": cannot requantize to '" + spec.format + "' (" + requantizableIds() + ")");
     }
     AffineOptions ao;
     ao.bits = spec.bits;
     ao.groupSize = groupSize;
     ao.symmetric = spec.symmetric;
-    ao.rule = awq ? AffineRule::Awq : AffineRule::Gptq;
+    ao.rule = rule == RequantizeRule::Awq ? AffineRule::Awq : AffineRule::Gptq;
     ao.codeScale = DType::F16;
     WeightComparison res;
     try {
@@ -578,7 +585,7 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
                                      s.bytes.resize(size_t(ggmlQuantizedBytes(ggml, rows, K)));
                                      quantizeGgmlInto(ggml, r, rows, K, s.bytes.data(), false);
                                      dequantizeGgmlRows(ggml, s.bytes.data(), rows, K, q, opt.path);
-                                 } else if (gptq || awq) {
+                                 } else if (affine) {
                                      const std::vector<float> d = dequantizeAffine(quantizeAffine(r, rows, K, ao, false));
                                      std::memcpy(q, d.data(), size_t(n) * 4);
                                  } else {
@@ -586,7 +593,7 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
                                      s.c.resize(size_t(n));
                                      for (uint64_t i = 0; i < n; ++i)
                                          s.c[i] = halfToFloat(floatToHalf(r[i]));
-                                     const Bnb4Type type = nf4 ? Bnb4Type::Nf4 : Bnb4Type::Fp4;
+                                     const Bnb4Type type = bnb4TypeOf(*format);
                                      const std::vector<float> d = dequantizeBnb4(
                                          quantizeBnb4(s.c.data(), n, type, 64, false, std::nullopt, false), type);
                                      std::memcpy(q, d.data(), size_t(n) * 4);
@@ -614,9 +621,9 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
 
     // Integer codes and per-group scales where the layout has them.
     std::optional<PackedLinear> packed;
-    static constexpr std::string_view packedFormats[] = {"gptq-v1",  "gptq-v2",       "gptq-planar", "gptq-marlin",
-                                                         "awq-gemm", "awq-gemv",      "awq-gemv-fast", "awq-marlin"};
-    if (std::find(std::begin(packedFormats), std::end(packedFormats), weight.format) != std::end(packedFormats)) {
+    const FormatInfo* format = findFormat(weight.format);
+    const bool gguf = format && format->family == FormatFamily::Gguf;
+    if (format && format->storage == StorageKind::PackedLinear) {
         try {
             packed = describePacked(WeightData{ckpt, weight});
         } catch (const Error& e) {
@@ -633,7 +640,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     std::span<const uint8_t> blob;
     if (packed) {
         scales.resize(size_t(packed->groups * N));
-    } else if (weight.format.rfind("gguf-", 0) == 0 && weight.member("weight") >= 0) {
+    } else if (gguf && weight.member("weight") >= 0) {
         const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
         gt = ggmlTypeTraits(t.ggmlType);
         bool found = false;
@@ -653,7 +660,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     int codeType = -1;
     uint64_t codeRowBytes = 0, codeRowBlocks = 0;
     std::span<const uint8_t> codeBlob;
-    if (weight.format.rfind("gguf-", 0) == 0 && weight.member("weight") >= 0) {
+    if (gguf && weight.member("weight") >= 0) {
         const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
         const GgmlTypeInfo* info = ggmlTypeTraits(t.ggmlType);
         if (info && codeDomainStats(t.ggmlType) && K && K % info->blockWeights == 0) {

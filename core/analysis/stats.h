@@ -96,9 +96,10 @@ const TensorEntry* findReference(const Checkpoint& ref, const LogicalWeight& wei
 // say what `format` would cost on these weights (on a float checkpoint: the quantization error
 // of that format; on a quantized one: the loss of re-quantizing it).
 struct RequantizeSpec {
-    // gguf-q4_0, -q4_1, -q5_0, -q5_1, -q8_0, -q2_k .. -q6_k (ggml's quantize_row_*_ref);
-    // gptq / awq (affine round to nearest with that tool's scale and zero rule, scales in f16,
-    // `bits`, `groupSize`, `symmetric`); bnb-nf4 / bnb-fp4 (blocks of 64 of the f16-rounded weight).
+    // A format id or alias (formats/formatid.h: parseFormatId's spellings); its RequantizeRule
+    // says how: Ggml (ggml's quantize_row_*_ref of that type: gguf-q4_0 .. -q8_0, -q2_k .. -q6_k),
+    // GptqAffine / Awq (affine round to nearest with that tool's scale and zero rule, scales in
+    // f16, `bits`, `groupSize`, `symmetric`), Bnb4 (blocks of 64 of the f16-rounded weight).
     std::string format;
     int bits = 4;
     uint64_t groupSize = 128;

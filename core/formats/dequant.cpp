@@ -88,30 +88,13 @@ std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight&
     return out;
 }
 
-void rowGroups(WeightCodes& c, uint64_t groupSize, const std::function<float(uint64_t flatGroup)>& scale)
-{
-    if (groupSize == 0 || c.cols % groupSize != 0) {
-        c.gIdx.assign(c.cols, -1);
-        return;
-    }
-    const uint64_t perRow = c.cols / groupSize;
-    c.groups = perRow;
-    c.scales.resize(perRow * c.rows);
-    for (uint64_t g = 0; g < perRow; ++g)
-        for (uint64_t n = 0; n < c.rows; ++n)
-            c.scales[g * c.rows + n] = scale(n * perRow + g);
-    c.gIdx.resize(c.cols);
-    for (uint64_t k = 0; k < c.cols; ++k)
-        c.gIdx[k] = int32_t(k / groupSize);
-}
-
 WeightCodes extractCodes(const Checkpoint& ckpt, const LogicalWeight& weight)
 {
     const FormatInfo* f = findFormat(weight.format);
     const FamilyRow* row = f && f->integerCodes ? familyRow(f->family) : nullptr;
     WeightCodes c;
     const WeightData data{ckpt, weight};
-    if (row && row->codes && namingCheckpoint(ckpt, [&] { return row->codes(data, c); }))
+    if (row && row->codes && namingCheckpoint(ckpt, [&] { return row->codes(data, c, CodeParts::All); }))
         return c;
     throw Error(ckpt.path + ": weight '" + weight.name + "': format '" + weight.format
                 + "' has no integer codes to extract here");

@@ -18,6 +18,8 @@ namespace qs {
 
 class LayoutRegistry;
 struct WeightCodes;
+struct FamilyTargets;
+enum class CodeParts : uint8_t;
 
 struct FamilyRow {
     FormatFamily family = FormatFamily::Unknown;
@@ -28,7 +30,10 @@ struct FamilyRow {
     DequantRowsFn (*dequant)(const FormatInfo& format) = nullptr;
     // The logical integer codes with their scales and zeros (FormatInfo::integerCodes);
     // false when this weight has none (a float-coded variant). Throws on malformed tensors.
-    bool (*codes)(const WeightData& weight, WeightCodes& out) = nullptr;
+    bool (*codes)(const WeightData& weight, WeightCodes& out, CodeParts parts) = nullptr;
+
+    // ---- writing the family's formats: quantize, repack, the budget table (formats/target.h) ----
+    const FamilyTargets* targets = nullptr;
 
     // --- verify, group scales, the layout report (analysis/verify.cpp, analysis/groupscales.cpp, report/) ---
     // The format checks of one of the family's formats; nullptr when the format has none

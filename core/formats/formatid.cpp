@@ -19,6 +19,17 @@ std::string lower(std::string_view s)
     return out;
 }
 
+// What a user typed, as ids are spelled: lowercase, without surrounding blanks.
+std::string formatKey(std::string_view text)
+{
+    size_t b = 0, e = text.size();
+    while (b < e && std::isspace(static_cast<unsigned char>(text[b])))
+        ++b;
+    while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1])))
+        --e;
+    return lower(text.substr(b, e - b));
+}
+
 struct GgufTraits {
     std::string_view name;
     int bits;
@@ -284,17 +295,25 @@ std::string ggufFormatId(std::string_view ggmlTypeName)
     return "gguf-" + lower(t->name);
 }
 
+const FormatInfo* resolveFormatId(std::string_view text)
+{
+    const std::string key = formatKey(text);
+    const FormatInfo* f = findFormat(key);
+    if (!f)
+        for (const auto& a : registry())
+            if (!a.alias.empty() && a.alias == key) {
+                f = &a;
+                break;
+            }
+    return f && f->family != FormatFamily::Unknown ? f : nullptr;
+}
+
 const FormatInfo& parseFormatId(std::string_view text, std::string_view option)
 {
-    size_t b = 0, e = text.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(text[b])))
-        ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1])))
-        --e;
-    const std::string key = lower(text.substr(b, e - b));
-    if (const FormatInfo* f = findFormat(key); f && f->family != FormatFamily::Unknown)
+    if (const FormatInfo* f = resolveFormatId(text))
         return *f;
-    // Suggest ids that contain what was typed ("q4_k" -> "gguf-q4_k"), at most five.
+    const std::string key = formatKey(text);
+    // Suggest ids that contain what was typed ("q4" -> "gguf-q4_0, gguf-q4_1, ..."), at most five.
     std::string hint;
     int shown = 0;
     if (!key.empty())

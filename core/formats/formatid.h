@@ -78,8 +78,13 @@ std::string plainFormatId(DType dtype);
 // "gguf-q4_k" for a ggml type name ("Q4_K"); "" when the name is not a storable ggml type.
 std::string ggufFormatId(std::string_view ggmlTypeName);
 
-// Parses an id typed by a user (case and surrounding blanks ignored). Throws qs::Error
-// "<option>: unknown format 'x'" plus the closest ids when it is not registered.
+// The one parser of ids typed by users (--format, --to, --requantize ...): a registered id
+// or a format's alias ("gptq" -> gptq-v1, "q4_k" -> gguf-q4_k), case and surrounding blanks
+// ignored; ids win over aliases ("f16" is the plain type, not gguf-f16). nullptr when it
+// names no format ("unknown" included).
+const FormatInfo* resolveFormatId(std::string_view text);
+// resolveFormatId, throwing qs::Error "<option>: unknown format 'x'" plus the closest ids
+// when it names no format.
 const FormatInfo& parseFormatId(std::string_view text, std::string_view option = "format");
 
 } // namespace qs

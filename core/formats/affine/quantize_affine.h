@@ -11,6 +11,7 @@
 //   Mlx:   mlx affine quantize (scale signed so the larger-magnitude edge is exact, bias = edge).
 // Codes are unsigned (0..2^b-1); compressed-tensors' signed q is stored as q + 2^(b-1).
 #include "container/dtype.h"
+#include "formats/target.h" // StoredTensor
 
 #include <cstdint>
 #include <string>
@@ -78,13 +79,6 @@ std::vector<float> dequantizeAffine(const AffineQuantized& q);
 enum class AffineTarget { GptqV1, GptqV2, AwqGemm, CompressedTensors, Mlx };
 // The format id (formats/formatid.h) the target writes: "gptq-v1", ..., "mlx-affine".
 std::string_view affineTargetName(AffineTarget t);
-
-struct StoredTensor {
-    std::string suffix; // appended to the module prefix: "qweight", "weight_scale", ...
-    DType dtype = DType::I32;
-    std::vector<uint64_t> shape;
-    std::vector<uint8_t> bytes; // little-endian
-};
 
 // Scales (and MLX biases) are rounded once to `scaleType` (F16, BF16 or F32; GPTQ and AWQ
 // take F16 or BF16). Throws qs::Error when the target cannot hold the quantization.

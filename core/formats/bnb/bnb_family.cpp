@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/bnb/bnb.h"
 
 namespace qs {
@@ -16,12 +17,14 @@ DequantRowsFn bnbDequant(const FormatInfo& format)
     return nullptr;
 }
 
-bool bnbCodes(const WeightData& data, WeightCodes& c)
+bool bnbCodes(const WeightData& data, WeightCodes& c, CodeParts)
 {
     if (data.weight.format == "bnb-int8") {
         const BnbInt8 s = bnbInt8State(data);
         c.rows = s.rows;
         c.cols = s.cols;
+        c.bits = 8;
+        c.scaleType = s.scb.dtype();
         c.codes.resize(s.rows * s.cols);
         for (uint64_t e = 0; e < c.codes.size(); ++e)
             c.codes[e] = uint8_t(s.q[e] ^ 0x80);
@@ -32,6 +35,8 @@ bool bnbCodes(const WeightData& data, WeightCodes& c)
     const Bnb4 s = bnb4State(data);
     c.rows = s.rows;
     c.cols = s.cols;
+    c.bits = 4;
+    c.scaleType = s.nested ? DType::F32 : s.absmax.dtype(); // nested: absmax decoded to float32
     c.codes.resize(s.rows * s.cols);
     for (uint64_t e = 0; e < c.codes.size(); ++e)
         c.codes[e] = (e & 1) ? (s.packed[e / 2] & 0x0F) : (s.packed[e / 2] >> 4);
@@ -60,6 +65,7 @@ const FamilyRow& bnbFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Bitsandbytes, "bnb", registerBnbLayouts, bnbDequant, bnbCodes};
+        r.targets = &bnbTargets();
         // verify and group scales
         r.verify = bnbVerify;
         r.groupScales = bnbGroupScales;

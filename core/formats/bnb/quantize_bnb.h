@@ -14,6 +14,9 @@
 namespace qs {
 
 enum class Bnb4Type { Nf4, Fp4 };
+struct FormatInfo;
+// The 4-bit type of bnb-nf4 / bnb-fp4.
+Bnb4Type bnb4TypeOf(const FormatInfo& format);
 
 // The 4-bit table (get_4bit_type): what a file stores as quant_map, what the quantizer
 // searches and what dequantization multiplies.

@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/compressed_tensors/ct.h"
 
 namespace qs {
@@ -14,7 +15,7 @@ DequantRowsFn ctDequant(const FormatInfo& format)
                                                                                                     : nullptr;
 }
 
-bool ctCodes(const WeightData& data, WeightCodes& c)
+bool ctCodes(const WeightData& data, WeightCodes& c, CodeParts parts)
 {
     const CtPacked s = ctPackedState(data);
     if (s.source == CtPacked::Source::Fp8)
@@ -22,11 +23,19 @@ bool ctCodes(const WeightData& data, WeightCodes& c)
     const int offset = 1 << (s.bits - 1);
     c.rows = s.rows;
     c.cols = s.cols;
-    c.codes.resize(s.rows * s.cols);
-    for (uint64_t n = 0; n < s.rows; ++n)
-        for (uint64_t k = 0; k < s.cols; ++k)
-            c.codes[n * s.cols + k] = uint8_t(s.code(n, k) + offset);
+    c.bits = s.bits;
+    if (parts == CodeParts::All) {
+        c.codes.resize(s.rows * s.cols);
+        const int64_t rows = int64_t(s.rows);
+#pragma omp parallel for schedule(static)
+        for (int64_t n = 0; n < rows; ++n) // code() only reads: rows are independent
+            for (uint64_t k = 0; k < s.cols; ++k)
+                c.codes[uint64_t(n) * s.cols + k] = uint8_t(s.code(uint64_t(n), k) + offset);
+    }
     c.groups = s.groups;
+    // The config's group size when there is no g_idx, else ceil(K / G).
+    c.groupSize = s.gidx.empty() && s.groupSize ? s.groupSize : (s.cols + s.groups - 1) / s.groups;
+    c.scaleType = s.scale.dtype();
     c.scales.resize(s.groups * s.rows);
     c.zeros.resize(s.groups * s.rows);
     for (uint64_t g = 0; g < s.groups; ++g)
@@ -62,6 +71,7 @@ const FamilyRow& compressedTensorsFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant, ctCodes};
+        r.targets = &compressedTensorsTargets();
         // verify and group scales
         r.verify = ctVerify;
         r.groupScales = ctGroupScalesOf;

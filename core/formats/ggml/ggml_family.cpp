@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/ggml/ggml.h"
 
 namespace qs {
@@ -31,6 +32,7 @@ const FamilyRow& ggmlFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr};
+        r.targets = &ggmlTargets();
         // verify, group scales, the layout report
         r.verify = ggmlVerify;
         r.groupScales = ggmlGroupScales;

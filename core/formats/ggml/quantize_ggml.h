@@ -2,11 +2,20 @@
 // ggml's reference quantizers (quantize_row_*_ref, no importance matrix), reproduced bit for
 // bit: the same float operations in the same order, the same rounding helpers. Output bytes
 // equal what ggml_quantize_chunk(type, src, dst, 0, nrows, rowElems, NULL) writes.
+#include "container/dtype.h"
+
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace qs {
+
+struct FormatInfo;
+// The ggml type id a GGUF format id stands for (gguf-q4_k: Q4_K); -1 for other families.
+int ggufFormatType(const FormatInfo& format);
+// The GGUF type that stores a dtype element for element (F32, F16, BF16, F64, I8 .. I64); -1
+// when there is none.
+int ggufPlainType(DType dtype);
 
 // The ggml type ids this file can produce: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
 // Q2_K, Q3_K, Q4_K, Q5_K, Q6_K.

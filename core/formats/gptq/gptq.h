@@ -97,6 +97,10 @@ namespace avx2 {
 void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
 } // namespace avx2
 
+// Every stored code into codes[n * K + k] ([N][K]; Marlin: the unsigned u), as codeAt reads
+// it one by one. Throws qs::Error when qweight is short.
+void packedCodes(const PackedLinear& p, uint8_t* codes);
+
 // Planar layout (B.1.6): plane widths per code width, low plane first.
 std::vector<int> gptqPlanes(int bits);
 

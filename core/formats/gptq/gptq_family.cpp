@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/gptq/gptq.h"
 
 namespace qs {
@@ -13,16 +14,19 @@ DequantRowsFn gptqFamilyDequant(const FormatInfo&)
     return dequantPackedWeightRows;
 }
 
-bool gptqFamilyCodes(const WeightData& data, WeightCodes& out)
+bool gptqFamilyCodes(const WeightData& data, WeightCodes& out, CodeParts parts)
 {
     const PackedLinear p = describePacked(data);
     out.rows = p.N;
     out.cols = p.K;
+    out.bits = p.bits;
     out.groups = p.groups;
-    out.codes.resize(p.N * p.K);
-    for (uint64_t n = 0; n < p.N; ++n)
-        for (uint64_t k = 0; k < p.K; ++k)
-            out.codes[n * p.K + k] = uint8_t(p.codeAt(n, k));
+    out.groupSize = p.groupSize ? p.groupSize : p.K;
+    out.scaleType = p.scaleType == ScaleType::F16 ? DType::F16 : p.scaleType == ScaleType::BF16 ? DType::BF16 : DType::F32;
+    if (parts == CodeParts::All) {
+        out.codes.resize(p.N * p.K);
+        packedCodes(p, out.codes.data());
+    }
     out.scales.resize(p.groups * p.N);
     if (p.zeros == ZeroConvention::FloatBias)
         out.biases.resize(p.groups * p.N);
@@ -71,6 +75,7 @@ const FamilyRow& gptqFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes};
+        r.targets = &gptqTargets();
         // verify, group scales, the layout report
         r.verify = gptqVerify;
         r.groupScales = gptqGroupScales;

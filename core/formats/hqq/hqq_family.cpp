@@ -12,11 +12,13 @@ DequantRowsFn hqqDequant(const FormatInfo& format)
     return format.id == "hqq" ? dequantHqqRows : nullptr;
 }
 
-bool hqqCodes(const WeightData& data, WeightCodes& c)
+bool hqqCodes(const WeightData& data, WeightCodes& c, CodeParts)
 {
     const Hqq s = hqqState(data);
     c.rows = s.rows;
     c.cols = s.cols;
+    c.bits = s.bits;
+    c.scaleType = s.scale.dtype();
     c.codes.resize(s.rows * s.cols);
     for (uint64_t e = 0; e < c.codes.size(); ++e)
         c.codes[e] = uint8_t(s.code(e / s.viewCols, e % s.viewCols));

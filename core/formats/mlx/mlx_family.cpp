@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/mlx/mlx.h"
 
 namespace qs {
@@ -12,11 +13,13 @@ DequantRowsFn mlxDequant(const FormatInfo& format)
     return format.id == "mlx-affine" ? dequantMlxRows : nullptr;
 }
 
-bool mlxCodes(const WeightData& data, WeightCodes& c)
+bool mlxCodes(const WeightData& data, WeightCodes& c, CodeParts)
 {
     const MlxAffine s = mlxState(data);
     c.rows = s.rows;
     c.cols = s.cols;
+    c.bits = s.bits;
+    c.scaleType = s.scales.dtype();
     c.codes.resize(s.rows * s.cols);
     for (uint64_t n = 0; n < s.rows; ++n)
         for (uint64_t k = 0; k < s.cols; ++k)
@@ -45,6 +48,7 @@ const FamilyRow& mlxFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes};
+        r.targets = &mlxTargets();
         // verify and group scales
         r.verify = mlxVerify;
         r.groupScales = mlxGroupScalesOf;

@@ -2,6 +2,7 @@
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
+#include "formats/target.h"
 #include "formats/plain/floats.h"
 
 namespace qs {
@@ -23,7 +24,7 @@ DequantRowsFn plainDequant(const FormatInfo& format)
 
 const FamilyRow& plainFamily()
 {
-    static const FamilyRow row{FormatFamily::Plain, "plain", registerPlainLayouts, plainDequant, nullptr};
+    static const FamilyRow row{FormatFamily::Plain, "plain", registerPlainLayouts, plainDequant, nullptr, &plainTargets()};
     return row;
 }
 

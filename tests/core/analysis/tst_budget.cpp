@@ -73,6 +73,32 @@ private slots:
         QVERIFY(!qs::budgetFormat("gguf-q8_k"));
     }
 
+    // Every row names the format it stores (views colour rows by it, not by the row name).
+    void everyRowNamesItsFormat_data()
+    {
+        QTest::addColumn<QString>("row");
+        QTest::addColumn<QString>("format");
+        QTest::addRow("f16") << "f16" << "f16";
+        QTest::addRow("q4_k") << "gguf-q4_k" << "gguf-q4_k";
+        QTest::addRow("gptq") << "gptq-4-g128" << "gptq-v1";
+        QTest::addRow("awq") << "awq-4-g32" << "awq-gemm";
+        QTest::addRow("ct") << "ct-w8-channel-sym" << "compressed-tensors";
+        QTest::addRow("mlx") << "mlx-5-g64" << "mlx-affine";
+        QTest::addRow("nf4 nested") << "bnb-nf4-nested" << "bnb-nf4";
+        QTest::addRow("fp4") << "bnb-fp4" << "bnb-fp4";
+        QTest::addRow("int8") << "bnb-int8" << "bnb-int8";
+    }
+    void everyRowNamesItsFormat()
+    {
+        QFETCH(QString, row);
+        QFETCH(QString, format);
+        const qs::BudgetFormat* f = qs::budgetFormat(row.toStdString());
+        QVERIFY(f && f->info);
+        QCOMPARE(QString::fromStdString(f->info->id), format);
+        for (const qs::BudgetFormat& r : qs::budgetFormats())
+            QVERIFY2(r.info, r.id.c_str());
+    }
+
     void memoryTable()
     {
         QCOMPARE(qs::budgetDefaultParamCounts(), (std::vector<uint64_t>{1000000000ull, 7000000000ull, 13000000000ull,

@@ -300,6 +300,28 @@ private slots:
         QCOMPARE(dst->tensors.size(), src->tensors.size());
     }
 
+    // The targets are the formats whose traits say so; ids and aliases through the one parser.
+    void targets()
+    {
+        QCOMPARE(quantizeTargets(),
+                 (std::vector<std::string>{"gptq-v1", "gptq-v2", "awq-gemm", "bnb-nf4", "bnb-fp4", "compressed-tensors",
+                                           "mlx-affine", "gguf-q4_0", "gguf-q4_1", "gguf-q5_0", "gguf-q5_1", "gguf-q8_0",
+                                           "gguf-q2_k", "gguf-q3_k", "gguf-q4_k", "gguf-q5_k", "gguf-q6_k"}));
+        QCOMPARE(parseQuantizeTarget("gptq").id, std::string("gptq-v1"));
+        QCOMPARE(parseQuantizeTarget("AWQ").id, std::string("awq-gemm"));
+        QCOMPARE(parseQuantizeTarget("mlx").id, std::string("mlx-affine"));
+        QCOMPARE(parseQuantizeTarget("nf4").id, std::string("bnb-nf4"));
+        QCOMPARE(parseQuantizeTarget("fp4").id, std::string("bnb-fp4"));
+        QCOMPARE(parseQuantizeTarget(" q4_k ").id, std::string("gguf-q4_k"));
+        try {
+            parseQuantizeTarget("gguf-iq4_xs");
+            QFAIL("no quantizer writes IQ4_XS");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).rfind("--format: quantize cannot produce 'gguf-iq4_xs'; targets: gptq-v1, ", 0) == 0,
+                     e.what());
+        }
+    }
+
     void refusals()
     {
         QTemporaryDir tmp;

@@ -9,6 +9,7 @@
 #include "container/safetensors.h"
 #include "base/error.h"
 #include "formats/dequant.h"
+#include "formats/gptq/gptq.h"
 #include "base/half.h"
 
 #include "testsupport.h"
@@ -160,8 +161,8 @@ private slots:
     }
     void codesMatchTheOracle()
     {
-        // readLogicalMatrix reads GPTQ codes a word row of 64 columns at a time; codeAt is the
-        // element-by-element oracle (what `codes` writes).
+        // readLogicalMatrix (the family's codes) reads GPTQ codes a word row of 64 columns at a
+        // time; PackedLinear::codeAt is the element-by-element oracle.
         QFETCH(QString, variant);
         QTemporaryDir tmp;
         std::shared_ptr<const Checkpoint> c;
@@ -193,10 +194,15 @@ private slots:
         }
         QVERIFY(!c->weights.empty());
         for (const LogicalWeight& w : c->weights) {
-            const LogicalMatrix m = readLogicalMatrix(*c, w);
-            const WeightCodes oracle = extractCodes(*c, w);
-            QCOMPARE(m.codes.size(), oracle.codes.size());
-            QVERIFY2(m.codes == oracle.codes, w.name.c_str());
+            const WeightCodes m = readLogicalMatrix(*c, w);
+            const PackedLinear p = describePacked(WeightData{*c, w});
+            std::vector<uint8_t> oracle(p.N * p.K);
+            for (uint64_t n = 0; n < p.N; ++n)
+                for (uint64_t k = 0; k < p.K; ++k)
+                    oracle[n * p.K + k] = uint8_t(p.codeAt(n, k));
+            QCOMPARE(m.codes.size(), oracle.size());
+            QVERIFY2(m.codes == oracle, w.name.c_str());
+            QVERIFY2(extractCodes(*c, w).codes == oracle, w.name.c_str());
         }
     }
 
@@ -453,6 +459,26 @@ private slots:
         const auto b = openCheckpoint(r.output);
         QCOMPARE(b->weights.size(), size_t(weights));
         QCOMPARE(b->weights.back().format, std::string("awq-gemm"));
+    }
+
+    // The targets are the formats whose traits say so; ids and aliases through the one parser.
+    void targets()
+    {
+        QCOMPARE(repackTargets(), (std::vector<std::string>{"gptq-v1", "gptq-v2", "awq-gemm", "compressed-tensors",
+                                                            "mlx-affine", "gguf-q4_1", "gguf-q5_1", "gguf-q8_0"}));
+        QCOMPARE(parseRepackTarget("gptq").id, std::string("gptq-v1"));
+        QCOMPARE(parseRepackTarget(" AWQ ").id, std::string("awq-gemm"));
+        QCOMPARE(parseRepackTarget("ct").id, std::string("compressed-tensors"));
+        QCOMPARE(parseRepackTarget("mlx").id, std::string("mlx-affine"));
+        QCOMPARE(parseRepackTarget("q5_1").id, std::string("gguf-q5_1"));
+        try {
+            parseRepackTarget("nf4");
+            QFAIL("bnb-nf4 is not a repack target");
+        } catch (const Error& e) {
+            QCOMPARE(std::string(e.what()), std::string("--to: repack cannot produce 'nf4'; targets: gptq-v1, gptq-v2, "
+                                                        "awq-gemm, compressed-tensors, mlx-affine, gguf-q4_1, gguf-q5_1, "
+                                                        "gguf-q8_0"));
+        }
     }
 
     void refusals_data()

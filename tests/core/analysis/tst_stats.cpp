@@ -456,7 +456,13 @@ private slots:
         spec.format = "exl2";
         QVERIFY_THROWS_EXCEPTION(Error, compareRequantized(*src, *w, spec, {}));
         spec.format = "gguf-q8_0";
-        QCOMPARE(compareRequantized(*src, *w, spec, {}).error.count, uint64_t(64 * 64));
+        const WeightComparison q8 = compareRequantized(*src, *w, spec, {});
+        QCOMPARE(q8.error.count, uint64_t(64 * 64));
+        // Aliases name the same format (one parser): the same figures.
+        spec.format = "q8_0";
+        QCOMPARE(compareRequantized(*src, *w, spec, {}).error.rmse, q8.error.rmse);
+        spec.format = "gguf-iq4_xs"; // a ggml type without a reference quantizer here
+        QVERIFY_THROWS_EXCEPTION(Error, compareRequantized(*src, *w, spec, {}));
     }
 
     void valueScanPathsAgree_data()

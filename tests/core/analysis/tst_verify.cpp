@@ -246,18 +246,18 @@ private slots:
         case 0:
             path = tmp.filePath(QStringLiteral("axis"));
             rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), path, [&](const Checkpoint& c, std::vector<OwnedTensor>& ts) {
-                const LogicalMatrix m = readLogicalMatrix(c, *c.findWeight(down));
+                const WeightCodes m = readLogicalMatrix(c, *c.findWeight(down));
                 for (OwnedTensor& t : ts)
                     if (t.name == down + ".qweight") {
                         t.bytes.clear();
-                        for (uint64_t k = 0; k < m.K; ++k) {
-                            std::vector<uint8_t> row(m.N);
-                            for (uint64_t n = 0; n < m.N; ++n)
-                                row[n] = m.codes[n * m.K + k];
+                        for (uint64_t k = 0; k < m.cols; ++k) {
+                            std::vector<uint8_t> row(m.rows);
+                            for (uint64_t n = 0; n < m.rows; ++n)
+                                row[n] = m.codes[n * m.cols + k];
                             const auto w = bitstream::packSlots(row, 4, 32);
                             t.bytes.insert(t.bytes.end(), w.begin(), w.end());
                         }
-                        t.shape = {m.K, m.N / 8};
+                        t.shape = {m.cols, m.rows / 8};
                     }
             });
             break;

@@ -1092,12 +1092,21 @@ void TestDetect::parseFormatIds()
 {
     QCOMPARE(parseFormatId("gptq-v2").id, std::string("gptq-v2"));
     QCOMPARE(parseFormatId("  GGUF-Q4_K ").id, std::string("gguf-q4_k"));
+    // Aliases: the short names users type; an id wins over an alias (gguf-f16's is "f16").
+    QCOMPARE(parseFormatId("q4_k").id, std::string("gguf-q4_k"));
+    QCOMPARE(parseFormatId(" GPTQ").id, std::string("gptq-v1"));
+    QCOMPARE(parseFormatId("awq").id, std::string("awq-gemm"));
+    QCOMPARE(parseFormatId("mlx").id, std::string("mlx-affine"));
+    QCOMPARE(parseFormatId("ct").id, std::string("compressed-tensors"));
+    QCOMPARE(parseFormatId("nf4").id, std::string("bnb-nf4"));
+    QCOMPARE(parseFormatId("f16").id, std::string("f16"));
+    QVERIFY(!resolveFormatId("q4"));
     try {
-        parseFormatId("q4_k", "--to");
+        parseFormatId("q4", "--to");
         QFAIL("no error for an unknown id");
     } catch (const Error& e) {
         const std::string msg = e.what();
-        QVERIFY2(msg.find("--to: unknown format 'q4_k'") != std::string::npos, e.what());
+        QVERIFY2(msg.find("--to: unknown format 'q4'") != std::string::npos, e.what());
         QVERIFY2(msg.find("gguf-q4_k") != std::string::npos, e.what());
     }
     QVERIFY_THROWS_EXCEPTION(Error, parseFormatId("unknown"));

@@ -1,0 +1,126 @@
+// The GGUF block types as targets: quantize's scheme and quantizer (ggml's reference
+// quantizers), repack's Q4_1 / Q5_1 / Q8_0 block writer, and the budget table's GGUF rows.
+#include "formats/ggml/quantize_ggml.h"
+#include "formats/codes.h"
+#include "formats/target.h"
+
+#include "base/error.h"
+#include "base/half.h"
+#include "container/ggmltype.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace qs {
+
+int ggufFormatType(const FormatInfo& format)
+{
+    if (format.family != FormatFamily::Gguf)
+        return -1;
+    for (const GgmlTypeInfo& t : ggmlTypes())
+        if (!t.removed && ggufFormatId(t.name) == format.id)
+            return t.id;
+    return -1;
+}
+
+int ggufPlainType(DType t)
+{
+    switch (t) {
+    case DType::F32: return GgmlF32;
+    case DType::F16: return GgmlF16;
+    case DType::BF16: return GgmlBF16;
+    case DType::I8: return GgmlI8;
+    case DType::I16: return GgmlI16;
+    case DType::I32: return GgmlI32;
+    case DType::I64: return GgmlI64;
+    case DType::F64: return GgmlF64;
+    default: return -1;
+    }
+}
+
+namespace {
+
+void ggmlQuantizeScheme(const QuantizeRequest& r, QuantScheme& s)
+{
+    s.bits = fixedCodeBits(r, *s.format);
+    if (r.groupSize || r.symmetric >= 0 || r.clipRatio != 1.0f)
+        throw Error("quantize: " + s.format->id + " has fixed blocks: --group-size, --sym/--asym and --clip do not apply");
+    s.groupSize = 0;
+}
+
+std::vector<StoredTensor> ggmlQuantize(const QuantScheme& s, const float* x, uint64_t rows, uint64_t cols, bool parallel)
+{
+    return {StoredTensor{"weight", DType::Ggml, {rows, cols}, quantizeGgml(ggufFormatType(*s.format), x, rows, cols, parallel)}};
+}
+
+bool ggmlKeepsGroupIndex(const FormatInfo&)
+{
+    return false;
+}
+
+// GGUF Q4_1 / Q5_1 / Q8_0 blocks of 32 along K: Q8_0 holds q = code - zero with d = s (exact
+// when s is an f16); Q4_1 / Q5_1 hold the code with d = s and m = -s * zero rounded to f16.
+PackedWeight ggmlPack(const WeightCodes& m, QuantScheme& s)
+{
+    const int type = ggufFormatType(*s.format);
+    const int maxBits = type == GgmlQ4_1 ? 4 : type == GgmlQ5_1 ? 5 : 8;
+    if (m.bits > maxBits)
+        throw Error(std::to_string(m.bits) + "-bit codes do not fit " + std::string(ggmlTypeName(type)));
+    if (m.cols % 32 || m.groupSize % 32)
+        throw Error("GGUF blocks are 32 weights along K: K = " + std::to_string(m.cols) + " and the group size " +
+                    std::to_string(m.groupSize) + " must be multiples of 32");
+    const uint64_t N = m.rows, K = m.cols, blocksPerRow = K / 32;
+    const size_t bb = type == GgmlQ4_1 ? 20 : type == GgmlQ5_1 ? 24 : 34;
+    std::vector<uint8_t> out(N * blocksPerRow * bb, 0);
+    for (uint64_t n = 0; n < N; ++n)
+        for (uint64_t j = 0; j < blocksPerRow; ++j) {
+            uint8_t* blk = out.data() + (n * blocksPerRow + j) * bb;
+            const uint64_t gi = uint64_t(m.gIdx[j * 32]) * N + n;
+            const float sc = m.scales[gi];
+            const int32_t z = m.zeros[gi];
+            const uint8_t* c = m.codes.data() + n * K + j * 32;
+            const uint16_t d = floatToHalf(sc);
+            std::memcpy(blk, &d, 2);
+            if (type == GgmlQ8_0) {
+                for (int i = 0; i < 32; ++i)
+                    blk[2 + i] = uint8_t(int8_t(std::clamp(int32_t(c[i]) - z, -128, 127)));
+                continue;
+            }
+            const uint16_t mn = floatToHalf(-(sc * float(z)));
+            std::memcpy(blk + 2, &mn, 2);
+            uint8_t* qs = blk + (type == GgmlQ4_1 ? 4 : 8);
+            uint32_t qh = 0;
+            for (int i = 0; i < 16; ++i) {
+                qs[i] = uint8_t((c[i] & 0x0F) | ((c[i + 16] & 0x0F) << 4));
+                qh |= uint32_t((c[i] >> 4) & 1) << i;
+                qh |= uint32_t((c[i + 16] >> 4) & 1) << (i + 16);
+            }
+            if (type == GgmlQ5_1)
+                std::memcpy(blk + 4, &qh, 4);
+        }
+    PackedWeight p;
+    p.tensors.push_back(StoredTensor{"weight", DType::Ggml, {N, K}, std::move(out)});
+    return p;
+}
+
+void ggmlBudget(std::vector<BudgetFormat>& out)
+{
+    for (const GgmlTypeInfo& t : ggmlTypes()) {
+        if (t.removed || !t.storage || t.blockWeights <= 1)
+            continue;
+        const std::string id = ggufFormatId(t.name);
+        BudgetFormat f = budgetRow(id, findFormat(id), BudgetKind::Gguf, int(t.blockBytes * 8 / t.blockWeights));
+        f.ggmlType = t.id;
+        out.push_back(f);
+    }
+}
+
+} // namespace
+
+const FamilyTargets& ggmlTargets()
+{
+    static const FamilyTargets t{ggmlQuantizeScheme, ggmlQuantize, nullptr, nullptr, ggmlKeepsGroupIndex, ggmlPack, ggmlBudget};
+    return t;
+}
+
+} // namespace qs

@@ -1,0 +1,24 @@
+// Plain floats in the budget table (the unquantized baselines); nothing is written in them.
+#include "formats/target.h"
+
+namespace qs {
+
+namespace {
+
+void plainBudget(std::vector<BudgetFormat>& out)
+{
+    for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+        const std::string id = plainFormatId(t);
+        out.push_back(budgetRow(id, findFormat(id), BudgetKind::Float, int(dtypeBits(t))));
+    }
+}
+
+} // namespace
+
+const FamilyTargets& plainTargets()
+{
+    static const FamilyTargets t{nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, plainBudget};
+    return t;
+}
+
+} // namespace qs

@@ -1,0 +1,144 @@
+#pragma once
+// Writing a family's formats: what `quantize` (float weights -> a checkpoint of the target
+// format), `repack` (another format's logical codes -> the target's tensors) and the budget
+// table need from a family. A family that writes formats fills one FamilyTargets in
+// <folder>/<folder>_targets.cpp and its FamilyRow points at it; the drivers
+// (analysis/quantize_checkpoint, analysis/repack, analysis/budget) reach the per-format
+// pieces only through it, and pick targets by their traits (FormatInfo::quantizeTarget,
+// repackTarget), never by id.
+#include "container/dtype.h"
+#include "formats/formatid.h"
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+class QJsonObject;
+class QJsonValue;
+
+namespace qs {
+
+struct WeightCodes;
+
+// One tensor of a written weight, named "<module>.<suffix>" (safetensors targets; a GGUF
+// target gives one tensor, the ggml blocks, which the driver names).
+struct StoredTensor {
+    std::string suffix; // appended to the module prefix: "qweight", "weight_scale", ...
+    DType dtype = DType::I32;
+    std::vector<uint64_t> shape;
+    std::vector<uint8_t> bytes; // little-endian
+};
+
+// A StoredTensor holding `values` as they lie in memory (little-endian).
+template <typename T>
+StoredTensor storedTensor(std::string suffix, DType dtype, std::vector<uint64_t> shape, const std::vector<T>& values)
+{
+    StoredTensor t{std::move(suffix), dtype, std::move(shape), std::vector<uint8_t>(values.size() * sizeof(T))};
+    if (!values.empty())
+        std::memcpy(t.bytes.data(), values.data(), t.bytes.size());
+    return t;
+}
+
+// What the user asked `quantize` for; 0 (-1 for symmetric) takes the target's default.
+struct QuantizeRequest {
+    int bits = 0;
+    int64_t groupSize = 0; // -1: one group per row (per channel)
+    int symmetric = -1;
+    float clipRatio = 1.0f;
+    bool doubleQuant = false; // bnb nested absmax
+};
+
+// The parameters a quantized checkpoint's config describes (and the quantizer uses).
+struct QuantScheme {
+    const FormatInfo* format = nullptr; // the target
+    int bits = 4;
+    int64_t groupSize = 128;  // -1: one group per row (per channel)
+    bool symmetric = false;
+    bool actOrder = false;    // GPTQ desc_act / compressed-tensors actorder "group"
+    uint32_t blocksize = 64;  // bnb
+    bool nested = false;      // bnb double quant
+    float clipRatio = 1.0f;   // quantize only; not in the config
+    DType modelDtype = DType::F16;
+    std::vector<std::string> skipped; // module names left unquantized (AWQ / bnb / CT lists)
+    // Modules whose K columns were permuted into contiguous groups (repack of act-order into a
+    // layout without g_idx): "<module>.input_perm" holds the gather the layer input needs.
+    std::vector<std::string> inputPermutations;
+};
+
+// A weight repacked into the target.
+struct PackedWeight {
+    std::vector<StoredTensor> tensors;
+    std::string note;        // how the target holds the weight when it cannot be exact
+    std::string inexactNote; // why the read-back can differ; added when it does
+};
+
+// What the budget table's rows cost (analysis/budget.h computes it per kind).
+enum class BudgetKind { Float, Gguf, Gptq, Awq, CompressedTensors, Mlx, Bnb4, BnbInt8 };
+
+// One row of the budget table: a stored format with its parameters.
+struct BudgetFormat {
+    std::string id; // the row's name: "gguf-q4_k", "gptq-4-g128", "awq-4-g128", "bnb-nf4-nested", ...
+    const FormatInfo* info = nullptr; // the format the row stores (family, colour)
+    BudgetKind kind = BudgetKind::Float;
+    int bits = 16;          // code width (Float: element width)
+    uint64_t groupSize = 0; // 0: one group per row (per channel)
+    bool symmetric = true;  // asymmetric formats store zero points
+    bool gIdx = false;      // GPTQ / compressed-tensors act-order: an int32 g_idx of K entries
+    bool nested = false;    // bnb double quant
+    int ggmlType = -1;      // Gguf
+    int scaleBytes = 2;     // scale (and MLX bias) element size: f16/bf16 = 2, f32 = 4
+};
+BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group = 0,
+                       bool symmetric = true);
+
+struct FamilyTargets {
+    // ---- quantize (the formats whose FormatInfo::quantizeTarget is set) ----
+    // Fills bits, groupSize and symmetric of `s` (s.format is the target) from the request;
+    // throws qs::Error "quantize: ..." for an option the target does not take.
+    void (*quantizeScheme)(const QuantizeRequest& request, QuantScheme& s) = nullptr;
+    // One float weight [rows, cols] in the target's tensors (s.modelDtype: this weight's
+    // dtype). Throws qs::Error when the weight does not fit the target.
+    std::vector<StoredTensor> (*quantize)(const QuantScheme& s, const float* weight, uint64_t rows, uint64_t cols,
+                                          bool parallel) = nullptr;
+    // Inserts the target's quantization config into config.json's object, as the upstream
+    // tool writes it. nullptr: GGUF targets (the metadata is the file's own).
+    void (*config)(const QuantScheme& s, QJsonObject& config) = nullptr;
+    // The side config file the upstream tool writes (quantize_config.json ...) into `side`,
+    // returning its name; nullptr or "" when there is none.
+    std::string (*sideConfig)(const QuantScheme& s, QJsonObject& side) = nullptr;
+
+    // ---- repack (the formats whose FormatInfo::repackTarget is set) ----
+    // Whether the target stores g_idx; without it an act-order weight's columns are sorted
+    // into contiguous groups first (and the permutation written as input_perm).
+    bool (*packKeepsGroupIndex)(const FormatInfo& target) = nullptr;
+    // The logical codes (true integer zeros) in s.format's tensors. The driver has set s from
+    // the codes (bits, groupSize, symmetric, ...); the target corrects what its config says
+    // differently. Throws qs::Error when the target cannot hold the codes.
+    PackedWeight (*pack)(const WeightCodes& codes, QuantScheme& s) = nullptr;
+
+    // ---- the budget table ----
+    // Appends the family's rows.
+    void (*budget)(std::vector<BudgetFormat>& out) = nullptr;
+};
+
+// Each writing family's targets (defined in <folder>/<folder>_targets.cpp).
+const FamilyTargets& gptqTargets();
+const FamilyTargets& ggmlTargets();
+const FamilyTargets& bnbTargets();
+const FamilyTargets& compressedTensorsTargets();
+const FamilyTargets& mlxTargets();
+const FamilyTargets& plainTargets();
+
+// The family's targets of a format; nullptr when its family writes nothing.
+const FamilyTargets* familyTargets(const FormatInfo& format);
+
+// "float16", "bfloat16", "float32": torch's name of a model dtype, as configs spell it.
+std::string torchDtypeName(DType t);
+// The skipped modules as a JSON list; null when there are none (AWQ / bnb configs).
+QJsonValue skippedModulesJson(const QuantScheme& s);
+// The request's bits when the target has fixed-width codes (GGUF, bnb 4-bit): throws qs::Error
+// when --bits asks for another width.
+int fixedCodeBits(const QuantizeRequest& request, const FormatInfo& target);
+
+} // namespace qs
