@@ -10,11 +10,17 @@
 #include "formats/kernel.h"
 
 #include <span>
+#include <vector>
 
 namespace qs {
 
 class LayoutRegistry;
 struct WeightCodes;
+struct LogicalWeight;
+namespace detect {
+class Context;
+struct Group;
+} // namespace detect
 
 struct FamilyRow {
     FormatFamily family = FormatFamily::Unknown;
@@ -26,6 +32,17 @@ struct FamilyRow {
     // The logical integer codes with their scales and zeros (FormatInfo::integerCodes);
     // false when this weight has none (a float-coded variant). Throws on malformed tensors.
     bool (*codes)(const WeightData& weight, WeightCodes& out) = nullptr;
+
+    // ---- Detection (formats/detect.cpp asks the rows in table order; formats/detectutil.h) ----
+    // Claims every tensor of a checkpoint whose container the family owns (GGUF); false
+    // for any other container.
+    bool (*detectCheckpoint)(detect::Context& cx) = nullptr;
+    // Claims a group of tensors sharing a module prefix: adds its weights to cx and returns
+    // true, or returns false and leaves the group to the next row.
+    bool (*detectGroup)(detect::Context& cx, const detect::Group& group) = nullptr;
+    // Runs once every weight is detected, for notes that need them all (GPTQ: v1 and v2
+    // symmetric zeros mixed across weights).
+    void (*detectAcross)(std::vector<LogicalWeight>& weights) = nullptr;
 };
 
 std::span<const FamilyRow> familyRows();

@@ -55,4 +55,11 @@ void bnbInt8RowsAvx2(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
 void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 void dequantBnbInt8Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (bnb_detect.cpp), reached through the family row (formats/family.h).
+bool bnbGroup(Context& cx, const Group& group);
+} // namespace detect
+
 } // namespace qs

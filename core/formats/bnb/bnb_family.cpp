@@ -43,7 +43,9 @@ bool bnbCodes(const WeightData& data, WeightCodes& c)
 
 const FamilyRow& bnbFamily()
 {
-    static const FamilyRow row{FormatFamily::Bitsandbytes, "bnb", registerBnbLayouts, bnbDequant, bnbCodes};
+    static const FamilyRow row{FormatFamily::Bitsandbytes, "bnb", registerBnbLayouts, bnbDequant, bnbCodes,
+                               // detection
+                               nullptr, detect::bnbGroup, nullptr};
     return row;
 }
 

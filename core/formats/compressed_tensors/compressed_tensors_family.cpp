@@ -44,7 +44,9 @@ bool ctCodes(const WeightData& data, WeightCodes& c)
 
 const FamilyRow& compressedTensorsFamily()
 {
-    static const FamilyRow row{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant, ctCodes};
+    static const FamilyRow row{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant, ctCodes,
+                               // detection
+                               nullptr, detect::compressedTensorsGroup, nullptr};
     return row;
 }
 

@@ -55,4 +55,11 @@ void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 // DequantRowsFn for compressed-tensors, compressed-tensors-int and compressed-tensors-fp8.
 void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (ct_detect.cpp), reached through the family row (formats/family.h).
+bool compressedTensorsGroup(Context& cx, const Group& group);
+} // namespace detect
+
 } // namespace qs

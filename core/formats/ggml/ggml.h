@@ -44,4 +44,11 @@ BlocksFn refBlocksFn(int ggmlType);  // nullptr when unknown
 BlocksFn avx2BlocksFn(int ggmlType); // nullptr when the type has no AVX2 kernel (the reference serves)
 } // namespace ggml
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (ggml_detect.cpp), reached through the family row (formats/family.h).
+bool ggufCheckpoint(Context& cx);
+} // namespace detect
+
 } // namespace qs

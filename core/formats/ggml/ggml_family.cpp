@@ -17,7 +17,9 @@ DequantRowsFn ggmlDequant(const FormatInfo&)
 
 const FamilyRow& ggmlFamily()
 {
-    static const FamilyRow row{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr};
+    static const FamilyRow row{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr,
+                               // detection
+                               detect::ggufCheckpoint, nullptr, nullptr};
     return row;
 }
 

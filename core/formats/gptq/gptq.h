@@ -147,4 +147,13 @@ namespace qs {
 PackedLinear describePacked(const WeightData& w);
 // DequantRowsFn for those formats.
 void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
+
+namespace detect {
+class Context;
+struct Group;
+// Detection (gptq_detect.cpp), reached through the family row (formats/family.h).
+bool gptqGroup(Context& cx, const Group& group);
+void gptqAcrossWeights(std::vector<LogicalWeight>& weights);
+} // namespace detect
+
 } // namespace qs

@@ -46,7 +46,9 @@ bool gptqCodes(const WeightData& data, WeightCodes& out)
 
 const FamilyRow& gptqFamily()
 {
-    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes};
+    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes,
+                               // detection
+                               nullptr, detect::gptqGroup, detect::gptqAcrossWeights};
     return row;
 }
 

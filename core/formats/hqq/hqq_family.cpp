@@ -29,7 +29,9 @@ bool hqqCodes(const WeightData& data, WeightCodes& c)
 
 const FamilyRow& hqqFamily()
 {
-    static const FamilyRow row{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes};
+    static const FamilyRow row{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes,
+                               // detection
+                               nullptr, detect::hqqGroup, nullptr};
     return row;
 }
 

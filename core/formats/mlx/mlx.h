@@ -41,4 +41,11 @@ void mlxRowsAvx2(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
 
 void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (mlx_detect.cpp), reached through the family row (formats/family.h).
+bool mlxGroup(Context& cx, const Group& group);
+} // namespace detect
+
 } // namespace qs

@@ -33,7 +33,9 @@ bool mlxCodes(const WeightData& data, WeightCodes& c)
 
 const FamilyRow& mlxFamily()
 {
-    static const FamilyRow row{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes};
+    static const FamilyRow row{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes,
+                               // detection
+                               nullptr, detect::mlxGroup, nullptr};
     return row;
 }
 
