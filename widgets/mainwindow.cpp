@@ -13,6 +13,7 @@
 #include "sortproxy.h"
 #include "tablemodels.h"
 #include "weighttreemodel.h"
+#include "formats/opencheckpoint.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -558,7 +559,7 @@ void MainWindow::startLoad(const QString& path, bool demo)
         try {
             if (demo)
                 r.path = extractDemoCheckpoint();
-            r.checkpoint = qs::Checkpoint::open(r.path.toStdString());
+            r.checkpoint = qs::openCheckpoint(r.path.toStdString());
             r.snapshot = CheckpointSnapshot::fromCheckpoint(*r.checkpoint);
         } catch (const qs::Error& e) {
             r.error = QString::fromStdString(e.what());
@@ -597,10 +598,11 @@ void MainWindow::showSnapshot(const LoadResult& result)
     m_weightView->expandAll();
     for (int c = 0; c < WeightTreeModel::ColumnCount; ++c)
         m_weightView->resizeColumnToContents(c);
-    // Layer rows list every format they hold; let those elide rather than widen the column.
+    // Layer rows list every format they hold; let those elide rather than widen the column
+    // past about 18 characters (most format ids fit).
     m_weightView->setColumnWidth(WeightTreeModel::FormatColumn,
                                  std::min(m_weightView->columnWidth(WeightTreeModel::FormatColumn),
-                                          m_weightView->fontMetrics().horizontalAdvance(QStringLiteral("compressed-tensors")) + 24));
+                                          m_weightView->fontMetrics().averageCharWidth() * 18 + 24));
     for (int c = 0; c < TensorTableModel::WeightColumn; ++c)
         m_tensorView->resizeColumnToContents(c);
     m_metadataView->resizeColumnToContents(MetadataModel::KeyColumn);

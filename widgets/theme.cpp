@@ -65,21 +65,22 @@ QColor Theme::slotColor(int slot, double codeFraction) const
     return QColor::fromHslF(hue / 360.0f, dark ? 0.45f : 0.60f, float(light));
 }
 
+QColor Theme::formatColor(qs::ColourRole role) const
+{
+    switch (role) {
+    case qs::ColourRole::Float: return floatFormat;
+    case qs::ColourRole::Integer: return integerFormat;
+    case qs::ColourRole::Block: return blockFormat;
+    case qs::ColourRole::Codebook: return codebookFormat;
+    case qs::ColourRole::None: break;
+    }
+    return mutedText;
+}
+
 QColor Theme::formatColor(const QString& formatId) const
 {
-    if (formatId.startsWith(QLatin1String("gguf-iq")) || formatId.startsWith(QLatin1String("bnb-nf4"))
-        || formatId.startsWith(QLatin1String("bnb-fp4")))
-        return codebookFormat;
-    if (formatId.startsWith(QLatin1String("gguf-")))
-        return blockFormat;
-    if (formatId.startsWith(QLatin1String("gptq")) || formatId.startsWith(QLatin1String("awq"))
-        || formatId.startsWith(QLatin1String("mlx")) || formatId.startsWith(QLatin1String("compressed"))
-        || formatId.startsWith(QLatin1String("ct-"))
-        || formatId == QLatin1String("bnb-int8"))
-        return integerFormat;
-    if (formatId.isEmpty())
-        return mutedText;
-    return floatFormat;
+    const qs::FormatInfo* info = qs::findFormat(formatId.toStdString());
+    return formatColor(info ? info->colour : qs::ColourRole::None);
 }
 
 QPalette darkPalette()

@@ -1,6 +1,8 @@
 #pragma once
 // Colours by meaning, derived once from the palette (Okteta's helper.hpp idea): views ask
 // for "warning" or "quantized", never for a literal colour, so dark and light both work.
+#include "formats/formatid.h"
+
 #include <QColor>
 #include <QPalette>
 #include <QString>
@@ -31,7 +33,9 @@ struct Theme {
     QColor codeColor(double fraction) const;
     // Packed-word slots: hue by slot, lightness by the code's fraction.
     QColor slotColor(int slot, double codeFraction) const;
-    // The colour of a format id's family ("gptq-v1" -> integerFormat, ...).
+    // The colour of a format's colour role (qs::FormatInfo::colour), and of a registered
+    // format id's role (mutedText when the id is not registered).
+    QColor formatColor(qs::ColourRole role) const;
     QColor formatColor(const QString& formatId) const;
 };
 

@@ -5,6 +5,7 @@
 
 #include "analysis/budget.h"
 #include "container/checkpoint.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -152,7 +153,7 @@ int runBudget(const QStringList& args)
 
     std::optional<CheckpointSummary> ckpt;
     if (!pos.isEmpty()) {
-        const auto c = qs::Checkpoint::open(pos.first().toStdString());
+        const auto c = qs::openCheckpoint(pos.first().toStdString());
         ckpt = summarise(*c);
         if (!p.isSet(params))
             counts = {std::max<uint64_t>(ckpt->elements, 1)};

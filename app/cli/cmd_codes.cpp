@@ -6,6 +6,7 @@
 #include "container/npy.h"
 #include "base/error.h"
 #include "formats/dequant.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 
@@ -38,7 +39,7 @@ int runCodes(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli codes PATH WEIGHT -o DIR\n");
         return 2;
     }
-    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
     if (!w) {
         std::fprintf(stderr, "quantscope-cli codes: %s: no weight or member tensor named '%s'\n", ckpt->path.c_str(),

@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "formats/dequant.h"
 #include "formats/plain/halfrow.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 
@@ -25,6 +26,12 @@ const qs::LogicalWeight* findWeightOrExplain(const qs::Checkpoint& ckpt, const Q
     return w;
 }
 
+// --dtype takes the output dtype's name in lower case ("f32", "f16").
+QString dtypeOption(qs::DType t)
+{
+    return QString::fromLatin1(qs::dtypeName(t).data(), qsizetype(qs::dtypeName(t).size())).toLower();
+}
+
 } // namespace
 
 int runDequant(const QStringList& args)
@@ -37,7 +44,7 @@ int runDequant(const QStringList& args)
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output .npy file"),
                                     QStringLiteral("OUT"));
     const QCommandLineOption dtypeOpt(QStringLiteral("dtype"), QStringLiteral("f32 (default) or f16 (RNE)"),
-                                      QStringLiteral("DTYPE"), QStringLiteral("f32"));
+                                      QStringLiteral("DTYPE"), dtypeOption(qs::DType::F32));
     const QCommandLineOption threadsOpt(QStringLiteral("threads"), QStringLiteral("worker threads (default: all)"),
                                         QStringLiteral("N"), QStringLiteral("0"));
     parser.addOption(outOpt);
@@ -52,15 +59,18 @@ int runDequant(const QStringList& args)
         return 0;
     }
     const QStringList pos = parser.positionalArguments();
-    const QString dtype = parser.value(dtypeOpt);
+    // The output element type, spelled as the dtype's name in lower case.
+    const qs::DType dtype = parser.value(dtypeOpt) == dtypeOption(qs::DType::F16) ? qs::DType::F16 : qs::DType::F32;
     bool threadsOk = false;
     const int threads = parser.value(threadsOpt).toInt(&threadsOk);
-    if (pos.size() != 2 || !parser.isSet(outOpt) || (dtype != QLatin1String("f32") && dtype != QLatin1String("f16"))
+    const QString dtypeText = parser.value(dtypeOpt);
+    if (pos.size() != 2 || !parser.isSet(outOpt)
+        || (dtypeText != dtypeOption(qs::DType::F32) && dtypeText != dtypeOption(qs::DType::F16))
         || !threadsOk || threads < 0) {
         std::fprintf(stderr, "usage: quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]\n");
         return 2;
     }
-    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const qs::LogicalWeight* w = findWeightOrExplain(*ckpt, pos.at(1));
     if (!w)
         return 2;
@@ -72,7 +82,7 @@ int runDequant(const QStringList& args)
     const std::vector<float> values = qs::dequantizeWeight(*ckpt, *w, qs::bestSimdPath(), threads);
     const std::vector<uint64_t> shape{w->outFeatures(), w->inFeatures()};
     const std::string out = parser.value(outOpt).toStdString();
-    if (dtype == QLatin1String("f16")) {
+    if (dtype == qs::DType::F16) {
         std::vector<uint16_t> half(values.size());
         qs::floatToHalfRow(values.data(), half.data(), values.size(), qs::bestSimdPath());
         qs::npy::write(out, "<f2", shape, half);

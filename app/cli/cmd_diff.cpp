@@ -7,6 +7,7 @@
 
 #include "analysis/diff.h"
 #include "container/checkpoint.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -102,8 +103,8 @@ int runDiff(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli diff A B [--weight NAME] [--tolerance T >= 0] [--json]\n");
         return 2;
     }
-    const auto a = qs::Checkpoint::open(pos.at(0).toStdString());
-    const auto b = qs::Checkpoint::open(pos.at(1).toStdString());
+    const auto a = qs::openCheckpoint(pos.at(0).toStdString());
+    const auto b = qs::openCheckpoint(pos.at(1).toStdString());
 
     qs::DiffOptions opt;
     opt.weight = parser.value(weightOpt).toStdString();

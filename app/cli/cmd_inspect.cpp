@@ -6,6 +6,7 @@
 #include "container/ggmltype.h"
 #include "formats/detect.h"
 #include "base/shapetext.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -338,7 +339,7 @@ int runInspect(const QStringList& args)
                      pos.isEmpty() ? "missing PATH" : "expected exactly one PATH");
         return 2;
     }
-    const auto ckpt = qs::Checkpoint::open(pos.first().toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.first().toStdString());
     if (parser.isSet(json)) {
         const QByteArray out = toJson(*ckpt);
         std::fwrite(out.constData(), 1, static_cast<size_t>(out.size()), stdout);

@@ -4,6 +4,7 @@
 
 #include "analysis/quantize_checkpoint.h"
 #include "container/checkpoint.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 
@@ -79,7 +80,7 @@ int runQuantize(const QStringList& args)
             if (done == total)
                 std::fprintf(stderr, "\n");
         };
-    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const qs::QuantizeCheckpointResult r = qs::quantizeCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
     for (const std::string& n : r.notes)
         std::fprintf(stderr, "note: %s\n", n.c_str());

@@ -5,6 +5,7 @@
 
 #include "analysis/repack.h"
 #include "container/checkpoint.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -56,7 +57,7 @@ int runRepack(const QStringList& args)
             if (done == total)
                 std::fprintf(stderr, "\n");
         };
-    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const qs::RepackResult r = qs::repackCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
     const std::string to = qs::repackTargetId(opt.to);
     if (parser.isSet(jsonOpt)) {

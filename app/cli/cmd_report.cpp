@@ -10,6 +10,7 @@
 #include "formats/layoutspec.h"
 #include "report/report.h"
 #include "report/reportwriter.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QApplication>
@@ -115,12 +116,12 @@ int runReport(const QStringList& args)
         p.N = number(nOpt, p.N, uint64_t(1) << 31);
         doc = qs::report::formatReport(*spec, p, control);
     } else {
-        const auto ckpt = qs::Checkpoint::open(pos.front().toStdString());
+        const auto ckpt = qs::openCheckpoint(pos.front().toStdString());
         qs::report::CheckpointOptions o;
         o.weight = parser.value(weightOpt).toStdString();
         if (parser.isSet(refOpt)) {
             o.refPath = parser.value(refOpt).toStdString();
-            o.ref = qs::Checkpoint::open(o.refPath);
+            o.ref = qs::openCheckpoint(o.refPath);
         }
         doc = qs::report::checkpointReport(*ckpt, o, control);
     }

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "formats/formatid.h"
 #include "formats/dequant.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -210,7 +211,7 @@ int runStats(const QStringList& args)
                              "[--group-size G] [--sym]] [--activations X.npy] [--json] [--bins N] [--range LO,HI]\n");
         return 2;
     }
-    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     std::vector<const qs::LogicalWeight*> todo;
     if (pos.size() == 2) {
         const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
@@ -231,7 +232,7 @@ int runStats(const QStringList& args)
     }
     std::shared_ptr<const qs::Checkpoint> ref;
     if (parser.isSet(refOpt))
-        ref = qs::Checkpoint::open(parser.value(refOpt).toStdString());
+        ref = qs::openCheckpoint(parser.value(refOpt).toStdString());
 
     qs::StatsOptions opt;
     opt.bins = bins;

@@ -4,6 +4,7 @@
 
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
@@ -38,7 +39,7 @@ int runVerify(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli verify PATH [--json]\n");
         return 2;
     }
-    const auto ckpt = qs::Checkpoint::open(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const qs::VerifyReport r = qs::verifyCheckpoint(*ckpt);
     if (parser.isSet(jsonOpt)) {
         QJsonArray findings, checked, unchecked;

@@ -3,6 +3,7 @@
 #include "analysis/diffscan.h"
 #include "analysis/namemap.h"
 #include "base/error.h"
+#include "base/parallel.h"
 #include "formats/detect.h"
 #include "formats/dequant.h"
 #include "base/shapetext.h"
@@ -71,48 +72,30 @@ bool forEachChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p,
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     const uint64_t rows = chunkRows(p, N, K, opt.chunkElements);
     const uint64_t chunks = (N + rows - 1) / rows;
-    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-    std::exception_ptr failure;
+    struct Buffers {
+        std::vector<float> a, b, tmp;
+    };
     std::atomic<uint64_t> done{0};
-    std::atomic<bool> stop{false};
-#pragma omp parallel num_threads(team)
-    {
-        std::vector<float> bufA, bufB, tmp;
-        // A team of one is not an active region: without this the kernels' own parallel
-        // loops would fork inside a run asked to use one thread.
-        if (team == 1)
-            omp_set_num_threads(1);
-#pragma omp for schedule(dynamic)
-        for (uint64_t c = 0; c < chunks; ++c) {
-            if (stop.load(std::memory_order_relaxed) || (opt.cancel && opt.cancel->load(std::memory_order_relaxed))) {
-                stop = true;
-                continue;
-            }
-            try {
-                const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
-                const size_t n = size_t((r1 - r0) * K);
-                bufA.resize(n);
-                bufB.resize(n);
-                tmp.resize(n);
-                loadRows(a, *p.a, p.ta, r0, r1, bufA.data(), tmp.data(), opt.path);
-                loadRows(b, *p.b, p.tb, r0, r1, bufB.data(), tmp.data(), opt.path);
-                body(c, r0, r1, bufA.data(), bufB.data());
-                done += n;
-            } catch (...) {
-#pragma omp critical(qs_diff_failure)
-                if (!failure)
-                    failure = std::current_exception();
-                stop = true;
-            }
-            if (omp_get_thread_num() == 0 && opt.progress)
+    const bool finished = runChunks<Buffers>(
+        chunks, opt.threads, opt.cancel,
+        [&](uint64_t c, Buffers& buf) {
+            const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+            const size_t n = size_t((r1 - r0) * K);
+            buf.a.resize(n);
+            buf.b.resize(n);
+            buf.tmp.resize(n);
+            loadRows(a, *p.a, p.ta, r0, r1, buf.a.data(), buf.tmp.data(), opt.path);
+            loadRows(b, *p.b, p.tb, r0, r1, buf.b.data(), buf.tmp.data(), opt.path);
+            body(c, r0, r1, buf.a.data(), buf.b.data());
+            done += n;
+        },
+        [&] {
+            if (opt.progress)
                 opt.progress(progressBase + done.load(), progressTotal, p.a->name);
-        }
-    }
-    if (failure)
-        std::rethrow_exception(failure);
+        });
     if (opt.progress)
         opt.progress(progressBase + done.load(), progressTotal, p.a->name);
-    return !stop;
+    return finished;
 }
 
 WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,

@@ -6,6 +6,7 @@
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "base/error.h"
+#include "base/parallel.h"
 #include "formats/formatid.h"
 #include "base/bitstream.h"
 #include "formats/compressed_tensors/ct.h"
@@ -13,6 +14,7 @@
 #include "formats/ggml/ggml.h"
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 
@@ -129,25 +131,6 @@ std::vector<int32_t> makeContiguous(LogicalMatrix& m)
     return perm;
 }
 
-// Runs fn(b) for b in [0, count) on an OpenMP team, carrying the first exception out.
-template <typename Fn>
-void parallelBlocks(uint64_t count, Fn&& fn)
-{
-    std::exception_ptr failure;
-#pragma omp parallel for schedule(dynamic)
-    for (int64_t b = 0; b < int64_t(count); ++b) {
-        try {
-            fn(uint64_t(b));
-        } catch (...) {
-#pragma omp critical(qs_repack_blocks)
-            if (!failure)
-                failure = std::current_exception();
-        }
-    }
-    if (failure)
-        std::rethrow_exception(failure);
-}
-
 // Codes of GPTQ qweight (column n: the LSB-first bitstream of row n's K codes) into
 // codes[n * K + k], a block of 64 columns at a time: each word row of the block is one
 // contiguous read, each column's pending bits held in a 64-bit buffer. The same codes as
@@ -159,7 +142,7 @@ void gptqCodes(const PackedLinear& p, uint8_t* codes)
     if (p.qweight.size() / 4 / wordRows < N)
         throw Error(p.name + ": qweight holds fewer words than " + std::to_string(wordRows) + " x " + std::to_string(N));
     const uint64_t mask = (uint64_t(1) << bits) - 1;
-    parallelBlocks((N + 63) / 64, [&](uint64_t b) {
+    runChunks((N + 63) / 64, 0, nullptr, [&](uint64_t b, NoChunkState&) {
         const uint64_t n0 = b * 64, w = std::min<uint64_t>(64, N - n0);
         uint64_t acc[64] = {};
         uint64_t have = 0, k = 0;
@@ -243,7 +226,7 @@ std::vector<Owned> encodeSafetensors(const LogicalMatrix& m, const std::string& 
             const std::vector<uint16_t> sb = scaleBits(m, st);
             const uint64_t words = m.N / 8, groups = m.groups;
             std::vector<uint8_t> qweight(m.K * words * 4), qzeros(groups * words * 4);
-            parallelBlocks((m.N + 63) / 64, [&](uint64_t b) {
+            runChunks((m.N + 63) / 64, 0, nullptr, [&](uint64_t b, NoChunkState&) {
                 const uint64_t n0 = b * 64, nb = std::min<uint64_t>(64, m.N - n0);
                 std::vector<int32_t> z(groups * nb);
                 std::vector<uint16_t> sc(groups * nb);
@@ -680,7 +663,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     };
     if (!opt.verify)
         return collectNotes();
-    const auto dst = Checkpoint::open(out);
+    const auto dst = openCheckpoint(out);
     const SimdPath path = bestSimdPath();
     for (RepackWeight& rw : res.weights) {
         if (opt.cancel && opt.cancel->load())
@@ -703,39 +686,30 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         const int64_t chunks = int64_t((N + rows - 1) / rows);
         std::vector<double> sums(size_t(chunks), 0.0), maxima(size_t(chunks), 0.0);
         std::vector<uint64_t> mismatches(size_t(chunks), 0);
-        std::exception_ptr failure;
-#pragma omp parallel num_threads(opt.threads > 0 ? opt.threads : omp_get_max_threads())
-        {
-            std::vector<float> x(size_t(std::min(N, rows) * K)), y(x.size());
-#pragma omp for schedule(dynamic)
-            for (int64_t c = 0; c < chunks; ++c) {
-                try {
-                    const uint64_t r0 = uint64_t(c) * rows, r1 = std::min(N, r0 + rows);
-                    dequantizeRows(src, *a, r0, r1, x.data(), path);
-                    dequantizeRows(*dst, *b, r0, r1, y.data(), path);
-                    double sum = 0, mx = 0;
-                    uint64_t differ = 0;
-                    for (uint64_t n = 0; n < r1 - r0; ++n)
-                        for (uint64_t i = 0; i < K; ++i) {
-                            const float xs = x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
-                            const float yt = y[n * K + i];
-                            differ += std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt);
-                            const double d = double(yt) - double(xs);
-                            sum += d * d;
-                            mx = std::max(mx, std::fabs(d));
-                        }
-                    sums[size_t(c)] = sum;
-                    maxima[size_t(c)] = mx;
-                    mismatches[size_t(c)] = differ;
-                } catch (...) {
-#pragma omp critical(qs_repack_verify)
-                    if (!failure)
-                        failure = std::current_exception();
+        struct Rows {
+            std::vector<float> x, y;
+        };
+        runChunks<Rows>(uint64_t(chunks), opt.threads, nullptr, [&](uint64_t c, Rows& buf) {
+            const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+            buf.x.resize(size_t((r1 - r0) * K));
+            buf.y.resize(buf.x.size());
+            dequantizeRows(src, *a, r0, r1, buf.x.data(), path);
+            dequantizeRows(*dst, *b, r0, r1, buf.y.data(), path);
+            double sum = 0, mx = 0;
+            uint64_t differ = 0;
+            for (uint64_t n = 0; n < r1 - r0; ++n)
+                for (uint64_t i = 0; i < K; ++i) {
+                    const float xs = buf.x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
+                    const float yt = buf.y[n * K + i];
+                    differ += std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt);
+                    const double d = double(yt) - double(xs);
+                    sum += d * d;
+                    mx = std::max(mx, std::fabs(d));
                 }
-            }
-        }
-        if (failure)
-            std::rethrow_exception(failure);
+            sums[c] = sum;
+            maxima[c] = mx;
+            mismatches[c] = differ;
+        });
         double sum = 0;
         for (int64_t c = 0; c < chunks; ++c) {
             sum += sums[size_t(c)];

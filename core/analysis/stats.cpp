@@ -7,6 +7,7 @@
 #include "formats/ggml/quantize_ggml.h"
 #include "analysis/valuescan.h"
 #include "base/error.h"
+#include "base/parallel.h"
 #include "formats/formatid.h"
 #include "formats/dequant.h"
 #include "formats/plain/floats.h"
@@ -200,42 +201,21 @@ template <typename Body>
 bool forEachChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name, Body&& body)
 {
     const uint64_t chunks = N ? (N + rows - 1) / rows : 0;
-    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-    std::exception_ptr failure;
     std::atomic<uint64_t> done{0};
-    std::atomic<bool> stop{false};
-#pragma omp parallel num_threads(team)
-    {
-        Scratch s;
-        // A team of one is not an active region: without this the kernels' own parallel
-        // loops would fork inside a run asked to use one thread.
-        if (team == 1)
-            omp_set_num_threads(1);
-#pragma omp for schedule(dynamic)
-        for (uint64_t c = 0; c < chunks; ++c) {
-            if (stop.load(std::memory_order_relaxed) || (opt.cancel && opt.cancel->load(std::memory_order_relaxed))) {
-                stop = true;
-                continue;
-            }
-            try {
-                const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
-                body(c, r0, r1, s);
-                done += (r1 - r0) * K;
-            } catch (...) {
-#pragma omp critical(qs_stats_failure)
-                if (!failure)
-                    failure = std::current_exception();
-                stop = true;
-            }
-            if (omp_get_thread_num() == 0 && opt.progress)
+    const bool finished = runChunks<Scratch>(
+        chunks, opt.threads, opt.cancel,
+        [&](uint64_t c, Scratch& s) {
+            const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+            body(c, r0, r1, s);
+            done += (r1 - r0) * K;
+        },
+        [&] {
+            if (opt.progress)
                 opt.progress(done.load(), N * K, name);
-        }
-    }
-    if (failure)
-        std::rethrow_exception(failure);
+        });
     if (opt.progress)
         opt.progress(done.load(), N * K, name);
-    return !stop;
+    return finished;
 }
 
 std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std::string& where, uint64_t& T)

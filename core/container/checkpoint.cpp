@@ -3,7 +3,6 @@
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "base/error.h"
-#include "formats/detect.h"
 
 #include <algorithm>
 #include <cstring>
@@ -132,7 +131,7 @@ bool startsWithGgufMagic(const std::string& path)
 
 } // namespace
 
-std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string& path)
+std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path)
 {
     namespace fs = std::filesystem;
     auto ckpt = std::make_shared<Checkpoint>();
@@ -169,7 +168,6 @@ std::shared_ptr<const Checkpoint> Checkpoint::open(const std::string& path)
         readHuggingFaceConfigs(*ckpt, fs::path(path).parent_path().string());
     }
     ckpt->buildIndex();
-    ckpt->weights = detectWeights(*ckpt);
     return ckpt;
 }
 

@@ -1,10 +1,11 @@
 #pragma once
 // A checkpoint as opened from disk: one or more memory-mapped files (shards), the stored
 // tensors they hold (listing never touches tensor data), the container's metadata, the
-// Hugging Face configs beside it, and the logical weights that format detection found.
+// Hugging Face configs beside it, and the logical weights that format detection found
+// (formats/opencheckpoint.h reads and detects; the container readers leave `weights` empty).
 #include "container/dtype.h"
 #include "container/mappedfile.h"
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 
 #include <QJsonObject>
 
@@ -53,9 +54,10 @@ struct TensorEntry {
 
 class Checkpoint {
 public:
-    // Opens a .gguf or .safetensors file, a GGUF split set, or a folder (sharded index,
-    // one or more .safetensors, configs). Throws qs::Error naming the file and field.
-    static std::shared_ptr<const Checkpoint> open(const std::string& path);
+    // Reads a .gguf or .safetensors file, a GGUF split set, or a folder (sharded index,
+    // one or more .safetensors, configs): files mapped, tensors listed, no detection.
+    // Throws qs::Error naming the file and field.
+    static std::shared_ptr<Checkpoint> read(const std::string& path);
 
     Container container = Container::Safetensors;
     std::string path;                 // what was opened

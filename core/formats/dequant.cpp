@@ -1,15 +1,12 @@
 #include "formats/dequant.h"
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "container/checkpoint.h"
 #include "formats/family.h"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <exception>
 #include <functional>
-#include <mutex>
 
 namespace qs {
 
@@ -76,22 +73,10 @@ void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float
         dequantizeRows(ckpt, weight, 0, rows, out, path);
         return;
     }
-    std::exception_ptr error;
-    std::mutex errorLock;
-    const int team = threads > 0 ? threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic) num_threads(team)
-    for (int64_t c = 0; c < chunks; ++c) {
-        const uint64_t b = uint64_t(c) * step, e = std::min(rows, b + step);
-        try {
-            dequantizeRows(ckpt, weight, b, e, out + b * cols, path);
-        } catch (...) {
-            const std::lock_guard<std::mutex> lock(errorLock);
-            if (!error)
-                error = std::current_exception();
-        }
-    }
-    if (error)
-        std::rethrow_exception(error);
+    runChunks(uint64_t(chunks), threads, nullptr, [&](uint64_t c, NoChunkState&) {
+        const uint64_t b = c * step, e = std::min(rows, b + step);
+        dequantizeRows(ckpt, weight, b, e, out + b * cols, path);
+    });
 }
 
 std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, SimdPath path, int threads)

@@ -5,7 +5,7 @@
 // Detection reads names, dtypes, shapes and the configs; besides those it reads only small
 // tensors (qzeros, g_idx, bnb quant_state JSON, weight_shape, HQQ scalars), never the codes.
 // When the config and the tensors disagree the tensors win and a note on the weight says so.
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 
 #include <cstdint>
 #include <vector>

@@ -4,7 +4,7 @@
 // family's detect function reads tensors through and hands its weights to. A family
 // claims a group in <folder>/<folder>_detect.cpp, reached through its FamilyRow.
 #include "container/dtype.h"
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 
 #include <QJsonObject>
 #include <QJsonValue>

@@ -7,7 +7,7 @@
 //     3 shards, about 9 GiB, index + config.json with its quantization_config).
 // Only headers are written; the data regions are holes (ftruncate), so nothing large touches
 // the disk. Then, each in a fresh child process so that peak RSS belongs to that run alone:
-//   - Checkpoint::open (container + format detection), timed inside the child;
+//   - openCheckpoint (container + format detection), timed inside the child;
 //   - `quantscope-cli inspect --json` (stdout discarded);
 //   - an idle child of this program, the baseline the figures are compared with.
 // Wall time and peak RSS (wait4's rusage) are printed as medians over the runs.
@@ -15,6 +15,7 @@
 // Usage: bench_inspect [--cli PATH] [--runs N] [--dir DIR] [--keep]
 #include "container/checkpoint.h"
 #include "container/gguf.h"
+#include "formats/opencheckpoint.h"
 
 #include <algorithm>
 #include <chrono>
@@ -325,7 +326,7 @@ int childOpen(const std::string& path)
 {
     try {
         const auto start = std::chrono::steady_clock::now();
-        const auto ckpt = qs::Checkpoint::open(path);
+        const auto ckpt = qs::openCheckpoint(path);
         const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         rusage ru {};
         ::getrusage(RUSAGE_SELF, &ru);
@@ -354,7 +355,7 @@ void report(const char* what, const Figures& f, const Figures& idle)
     std::printf("  %-40s wall %7.1f ms  CPU %7.1f ms  peak RSS %5.1f MiB  (vs idle: CPU x%.1f, RSS +%.1f MiB)", what,
                 f.wallMs, f.cpuMs, f.rssMiB, f.cpuMs / std::max(idle.cpuMs, 0.1), f.rssMiB - idle.rssMiB);
     if (f.innerMs > 0)
-        std::printf("  Checkpoint::open %.1f ms", f.innerMs);
+        std::printf("  openCheckpoint %.1f ms", f.innerMs);
     std::printf("\n");
 }
 
@@ -412,7 +413,7 @@ int main(int argc, char** argv)
     const bool haveCli = fs::exists(cli);
     for (const auto& [label, path] : {std::pair{"GGUF", gguf}, std::pair{"safetensors folder", st}}) {
         const Figures open = measure({self, "--open", path}, runs, true);
-        report((std::string(label) + ": Checkpoint::open").c_str(), open, idle);
+        report((std::string(label) + ": openCheckpoint").c_str(), open, idle);
         if (open.ok)
             std::printf("  %-40s %s\n", "", open.firstLine.c_str());
         if (haveCli)

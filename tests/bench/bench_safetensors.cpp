@@ -1,11 +1,12 @@
 // Opening a large sharded safetensors checkpoint: a sparse folder of 8 shards, 336 tensors,
-// about 5 GiB of (absent) data. Prints the time of Checkpoint::open on the folder, the
+// about 5 GiB of (absent) data. Prints the time of openCheckpoint on the folder, the
 // time of a baseline that only maps every shard and copies its header bytes, their ratio,
 // and the peak RSS growth. Aim (issue 2): well under a second and under 64 MiB RSS.
 #include "container/checkpoint.h"
 #include "container/json.h"
 #include "container/mappedfile.h"
 #include "container/safetensors.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 
@@ -124,14 +125,14 @@ int main()
     const auto b1 = std::chrono::steady_clock::now();
     size_t listed = 0;
     for (int r = 0; r < kRuns; ++r)
-        listed += qs::Checkpoint::open(d)->tensors.size();
+        listed += qs::openCheckpoint(d)->tensors.size();
     const auto b2 = std::chrono::steady_clock::now();
     const long rssAfter = peakRssKiB();
 
     const double base = seconds(b0, b1) / kRuns, open = seconds(b1, b2) / kRuns;
     std::printf("sharded safetensors: %d shards, %d tensors, %.2f GiB of data (sparse), header bytes %zu\n", kShards,
                 tensors, double(total) / double(1ull << 30), sink / kRuns);
-    std::printf("Checkpoint::open(folder): %.3f ms per open (%zu tensors listed)\n", open * 1e3, listed / kRuns);
+    std::printf("openCheckpoint(folder): %.3f ms per open (%zu tensors listed)\n", open * 1e3, listed / kRuns);
     std::printf("baseline (map + copy headers): %.3f ms; open / baseline = %.1fx\n", base * 1e3, open / base);
     std::printf("peak RSS: %.1f MiB before, %.1f MiB after (growth %.1f MiB)\n", rssBefore / 1024.0, rssAfter / 1024.0,
                 (rssAfter - rssBefore) / 1024.0);

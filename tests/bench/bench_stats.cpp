@@ -27,6 +27,7 @@
 #include "container/gguf.h"
 #include "formats/dequant.h"
 #include "formats/ggml/ggml.h"
+#include "formats/opencheckpoint.h"
 
 #include <omp.h>
 
@@ -186,8 +187,8 @@ int main(int argc, char** argv)
     std::printf("synthetic 7B Q4_K checkpoint: %s, %.2f GiB (sparse), %zu tensors; %d layer(s) with data, written in %.1f s\n",
                 path.c_str(), double(layout.fileSize) / 1073741824.0, specs.size(), layers, seconds() - t0);
 
-    const auto ckpt = qs::Checkpoint::open(path);
-    const auto ref = qs::Checkpoint::open(refPath);
+    const auto ckpt = qs::openCheckpoint(path);
+    const auto ref = qs::openCheckpoint(refPath);
     std::vector<const qs::LogicalWeight*> ws;
     for (const std::string& n : measured)
         ws.push_back(ckpt->findWeight(n));

@@ -15,6 +15,7 @@
 #include "formats/dequant.h"
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 
@@ -206,7 +207,7 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
     }
     const std::string path = dir + "/packed.safetensors";
     writeSafetensors(path, tensors);
-    const auto ckpt = Checkpoint::open(path);
+    const auto ckpt = openCheckpoint(path);
     std::vector<Case> cases;
     for (int bits : {4, 3, 8, 2, 5}) {
         const std::string name = "gptq" + std::to_string(bits);
@@ -326,7 +327,7 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
             tensors.push_back(st(s.label + "." + role, dt, shp, bytes));
     const std::string path = dir + "/other.safetensors";
     writeSafetensors(path, tensors);
-    const auto ckpt = Checkpoint::open(path);
+    const auto ckpt = openCheckpoint(path);
     std::vector<Case> cases;
     for (const Spec& s : specs) {
         LogicalWeight w;
@@ -364,7 +365,7 @@ std::vector<Case> ggufCases(const std::string& dir, uint64_t K, uint64_t N)
         return {};
     const std::string path = dir + "/types.gguf";
     writeGguf(path, {}, tensors);
-    const auto ckpt = Checkpoint::open(path);
+    const auto ckpt = openCheckpoint(path);
     std::vector<Case> cases;
     for (const auto& [name, id] : ids) {
         LogicalWeight w;

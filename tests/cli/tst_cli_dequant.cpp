@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/half.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QTemporaryDir>
@@ -36,7 +37,7 @@ private slots:
         QTest::addColumn<QString>("member");
         const QDir root(qstest::fixture(QStringLiteral("safetensors")));
         for (const QString& d : root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-*")}, QDir::Dirs, QDir::Name)) {
-            const auto ckpt = Checkpoint::open(root.filePath(d).toStdString());
+            const auto ckpt = openCheckpoint(root.filePath(d).toStdString());
             for (const LogicalWeight& w : ckpt->weights)
                 if (w.member("scales") >= 0) // the folder's ref.safetensors is listed too
                     QTest::addRow("%s/%s", qPrintable(d), w.name.c_str())
@@ -58,7 +59,7 @@ private slots:
         r = qstest::runCli({QStringLiteral("dequant"), path, member, QStringLiteral("-o"), out16,
                             QStringLiteral("--dtype"), QStringLiteral("f16"), QStringLiteral("--threads"), QStringLiteral("1")});
         QCOMPARE(r.exitCode, 0);
-        const auto ref = Checkpoint::open((path + QStringLiteral("/ref.safetensors")).toStdString());
+        const auto ref = openCheckpoint((path + QStringLiteral("/ref.safetensors")).toStdString());
         // ref.safetensors names the module's "<prefix>.weight".
         const std::string prefix = member.chopped(7).toStdString(); // minus ".scales"
         const TensorEntry* want = ref->find(prefix + ".weight");
@@ -84,8 +85,8 @@ private slots:
     void ggufFixture()
     {
         const QString path = qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
-        const auto ckpt = Checkpoint::open(path.toStdString());
-        const auto ref = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
+        const auto ckpt = openCheckpoint(path.toStdString());
+        const auto ref = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
         int checked = 0;
         for (const LogicalWeight& w : ckpt->weights) {
             if (w.format != "gguf-q4_k" && w.format != "gguf-q8_0")

@@ -4,6 +4,7 @@
 #include "container/safetensors.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QFile>
@@ -18,7 +19,7 @@ namespace {
 // sources.safetensors' float tensors under llama module names, plus an embedding and a norm.
 QString writeSource(const QTemporaryDir& dir)
 {
-    const auto s = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    const auto s = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
     const qs::TensorEntry* w = s->find("synthetic.W_128x256");
     const qs::TensorEntry* q = s->find("stories260K.layers.0.wq");
     static std::vector<float> embed(16 * 64, 0.25f), norm(64, 1.0f);

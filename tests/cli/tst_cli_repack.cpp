@@ -4,6 +4,7 @@
 #include "container/checkpoint.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QFile>
@@ -47,7 +48,7 @@ private slots:
         QFile x(a), y(c + QStringLiteral("/model.safetensors"));
         QVERIFY(x.open(QIODevice::ReadOnly) && y.open(QIODevice::ReadOnly));
         // Same tensors, same bytes; the header differs only by nothing: both are the reference layout.
-        const auto ca = qs::Checkpoint::open(a.toStdString()), cc = qs::Checkpoint::open(y.fileName().toStdString());
+        const auto ca = qs::openCheckpoint(a.toStdString()), cc = qs::openCheckpoint(y.fileName().toStdString());
         for (const qs::TensorEntry& t : ca->tensors) {
             const qs::TensorEntry* u = cc->find(t.name);
             QVERIFY(u);

@@ -7,6 +7,7 @@
 #include "formats/detect.h"
 #include "formats/dequant.h"
 #include "formats/kernel.h"
+#include "formats/opencheckpoint.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -51,7 +52,7 @@ inline void writeFile(const std::string& path, const uint8_t* data, size_t size)
 inline void exercise(const std::string& path)
 {
     try {
-        const auto ckpt = qs::Checkpoint::open(path);
+        const auto ckpt = qs::openCheckpoint(path);
         for (const auto& [key, value] : ckpt->metadata)
             (void)value.toDisplayString();
         for (const auto& t : ckpt->tensors)

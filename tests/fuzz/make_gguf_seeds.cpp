@@ -4,6 +4,7 @@
 #include "container/checkpoint.h"
 #include "container/gguf.h"
 #include "base/error.h"
+#include "formats/opencheckpoint.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,7 +17,7 @@ int main(int argc, char** argv)
         return 2;
     }
     try {
-        const auto ckpt = qs::Checkpoint::open(argv[1]);
+        const auto ckpt = qs::openCheckpoint(argv[1]);
         size_t n = 0;
         for (const auto& t : ckpt->tensors) {
             qs::GgufTensor g;

@@ -14,6 +14,7 @@
 #include "formats/layoutspec.h"
 #include "formats/wordmap.h"
 #include "formats/ggml/ggml.h"
+#include "formats/opencheckpoint.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -33,7 +34,7 @@ struct Fixture {
 
     Fixture(const std::string& path, const QString& weightName)
     {
-        ckpt = qs::Checkpoint::open(path);
+        ckpt = qs::openCheckpoint(path);
         const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
         context.setCheckpoint(ckpt, snap);
         weight = weightName.isEmpty() ? 0 : snap->findWeight(weightName);

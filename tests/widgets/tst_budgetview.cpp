@@ -6,6 +6,7 @@
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/budgetview.h"
+#include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
@@ -136,7 +137,7 @@ private slots:
     void defaultsFollowCheckpointAndMachine()
     {
         ViewContext context;
-        const auto ckpt = qs::Checkpoint::open(
+        const auto ckpt = qs::openCheckpoint(
             qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/model.safetensors")).toStdString());
         context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
         BudgetView view(&context);

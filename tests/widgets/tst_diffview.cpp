@@ -14,6 +14,7 @@
 #include "viewcontext.h"
 #include "views/diffview.h"
 #include "weighttreemodel.h"
+#include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
@@ -100,7 +101,7 @@ struct Fixture {
     {
         // Without a main window, a weight request selects the weight directly.
         QObject::connect(&context, &ViewContext::weightRequested, &context, [this](int w) { context.setWeight(w); });
-        a = qs::Checkpoint::open(pathA);
+        a = qs::openCheckpoint(pathA);
         context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
         view.resize(1100, 900);
         view.show();
@@ -131,7 +132,7 @@ QString mixedZeroConventions(const QTemporaryDir& dir, std::string* weight)
     for (const QFileInfo& f : QDir(src).entryInfoList(QDir::Files))
         if (!QFile::copy(f.filePath(), dst + QLatin1Char('/') + f.fileName()))
             return {};
-    const auto c = qs::Checkpoint::open((dst + QStringLiteral("/model.safetensors")).toStdString());
+    const auto c = qs::openCheckpoint((dst + QStringLiteral("/model.safetensors")).toStdString());
     const qs::TensorEntry* zeros = nullptr;
     for (const qs::TensorEntry& t : c->tensors)
         if (!zeros && t.name.size() > 7 && t.name.compare(t.name.size() - 7, 7, ".qzeros") == 0)
@@ -177,7 +178,7 @@ private slots:
         QAbstractItemModelTester tester(f.view.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QVERIFY(f.open(p.b));
         QVERIFY2(f.view.model()->result(), qPrintable(f.view.statusText()));
-        const auto b = qs::Checkpoint::open(p.b);
+        const auto b = qs::openCheckpoint(p.b);
         for (double tolerance : {0.0, 0.01, 1.0}) {
             f.view.setTolerance(tolerance);
             qs::DiffOptions opt;
@@ -223,7 +224,7 @@ private slots:
         f.context.setWeight(w);
         QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
         QVERIFY2(f.view.map(), qPrintable(f.view.statusText()));
-        const auto b = qs::Checkpoint::open(p.b);
+        const auto b = qs::openCheckpoint(p.b);
         const qs::WeightMatch match = qs::matchWeights(*f.a, *b, "model.layers.0.mlp.down_proj.weight");
         QCOMPARE(match.pairs.size(), size_t(1));
         const qs::DiffMap want = qs::diffMap(*f.a, *b, match.pairs[0], DiffView::kMapRows, DiffView::kMapCols, {});

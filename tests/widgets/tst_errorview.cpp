@@ -10,6 +10,7 @@
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/errorview.h"
+#include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
@@ -49,7 +50,7 @@ struct Fixture {
     ErrorView view{&context};
 
     explicit Fixture(const QString& path, const Theme& theme = Theme::fromPalette(lightPalette()))
-        : ckpt(qs::Checkpoint::open(path.toStdString()))
+        : ckpt(qs::openCheckpoint(path.toStdString()))
     {
         context.setTheme(theme);
         context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
@@ -73,7 +74,7 @@ QString fixtureModel(const QString& dir)
 
 std::shared_ptr<const qs::Checkpoint> fixtureReference(const QString& dir)
 {
-    return qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/%1/ref.safetensors").arg(dir)).toStdString());
+    return qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/ref.safetensors").arg(dir)).toStdString());
 }
 
 } // namespace

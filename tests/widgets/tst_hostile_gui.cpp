@@ -6,6 +6,7 @@
 #include "mainwindow.h"
 #include "tablemodels.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDirIterator>
 #include <QFile>
@@ -150,7 +151,7 @@ void TestHostileGui::errorDialogKeepsPreviousAndWritesNothing()
 
     if (to == "cut") {
         // Cut inside the tensor infos: after the metadata, before the first tensor's data.
-        const auto ckpt = qs::Checkpoint::open(file.toStdString());
+        const auto ckpt = qs::openCheckpoint(file.toStdString());
         uint64_t dataStart = UINT64_MAX;
         for (const auto& t : ckpt->tensors)
             dataStart = std::min(dataStart, t.offset);

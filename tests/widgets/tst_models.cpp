@@ -7,6 +7,7 @@
 #include "tablemodels.h"
 #include "testsupport.h"
 #include "weighttreemodel.h"
+#include "formats/opencheckpoint.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -204,7 +205,7 @@ void TestModels::browserRowsEqualDetection_data()
 void TestModels::browserRowsEqualDetection()
 {
     QFETCH(QString, path);
-    const auto ckpt = qs::Checkpoint::open(path.toStdString());
+    const auto ckpt = qs::openCheckpoint(path.toStdString());
     const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
     WeightTreeModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

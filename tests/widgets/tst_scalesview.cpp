@@ -9,6 +9,7 @@
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/scalesview.h"
+#include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
@@ -24,7 +25,7 @@ namespace {
 
 std::shared_ptr<const qs::Checkpoint> openFixture(const QString& rel)
 {
-    return qs::Checkpoint::open(qstest::fixture(rel).toStdString());
+    return qs::openCheckpoint(qstest::fixture(rel).toStdString());
 }
 
 int weightIndex(const qs::Checkpoint& c, const std::string& format)

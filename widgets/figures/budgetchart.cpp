@@ -72,6 +72,15 @@ MemoryUnit memoryUnitFor(double gib)
     return {BudgetChartText::tr("KiB"), 1024.0 * 1024};
 }
 
+// A budget row names a registered format ("gguf-q4_k", "bnb-nf4") or a parameterised
+// candidate of one ("gptq-4-g128", "bnb-nf4-nested"): the latter take their kind's role.
+qs::ColourRole budgetColourRole(const qs::BudgetFormat& f)
+{
+    if (const qs::FormatInfo* info = qs::findFormat(f.id))
+        return info->colour;
+    return f.kind == qs::BudgetKind::Bnb4 ? qs::ColourRole::Codebook : qs::ColourRole::Integer;
+}
+
 } // namespace
 
 QString memoryText(double gib)
@@ -141,7 +150,7 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     double maxBits = 0, maxGiB = 0;
     for (int i = 0; i < n; ++i) {
         const qs::BudgetRow& r = out.rows[size_t(i)];
-        const QColor colour = theme.formatColor(QString::fromStdString(r.format.id));
+        const QColor colour = theme.formatColor(budgetColourRole(r.format));
         QCPBars*& bars = kinds[colour.rgba()];
         if (!bars) {
             const QString name = colour == theme.codebookFormat ? BudgetChartText::tr("codebook (NF4, FP4, IQ)")

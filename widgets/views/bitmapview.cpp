@@ -6,7 +6,7 @@
 
 #include "container/checkpoint.h"
 #include "base/error.h"
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 #include "formats/wordmap.h"
 #include "formats/dequant.h"
 #include "formats/kernel.h"
@@ -30,7 +30,8 @@ QString bitRange(const qs::BitPiece& p)
     return p.width == 1 ? QString::number(p.bit) : QStringLiteral("%1..%2").arg(p.bit + p.width - 1).arg(p.bit);
 }
 
-QString number(double v)
+// A decoded value with the 7 significant digits a float's bits need to be told apart.
+QString valueText(double v)
 {
     return localNumber(v, 'g', 7);
 }
@@ -319,12 +320,12 @@ void BitMapView::showElement(const ElementRef& element)
         line(tr("Code"), QStringLiteral("%1  (0b%2)").arg(v.code).arg(v.code, std::min(width, 64), 2, QLatin1Char('0')));
         line(tr("Group"), QString::number(v.group));
         if (v.hasScale)
-            line(tr("Scale"), number(v.scale));
+            line(tr("Scale"), valueText(v.scale));
         if (v.hasZero) {
             const QString label = v.zeroKind == qs::ZeroPointKind::FloatBias ? tr("Bias")
                                 : v.zeroKind == qs::ZeroPointKind::BlockMin ? tr("Block min")
                                                                             : tr("Zero");
-            line(label, number(v.zero));
+            line(label, valueText(v.zero));
         }
     } catch (const std::exception& e) {
         line(tr("Code"), QString::fromUtf8(e.what()));
@@ -340,7 +341,7 @@ void BitMapView::showElement(const ElementRef& element)
             m_rowError = QString::fromUtf8(e.what());
         }
     }
-    line(tr("Value"), m_rowValues.size() == p.K ? number(m_rowValues[col]) : m_rowError);
+    line(tr("Value"), m_rowValues.size() == p.K ? valueText(m_rowValues[col]) : m_rowError);
     html += QStringLiteral("</table>");
     html += QStringLiteral("<p style='color:%1'>%2</p>").arg(muted, QString::fromStdString(spec.formula).toHtmlEscaped());
     m_details->setText(html);

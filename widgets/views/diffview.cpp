@@ -7,8 +7,9 @@
 
 #include "container/checkpoint.h"
 #include "formats/detect.h"
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 #include "formats/kernel.h"
+#include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
@@ -489,7 +490,7 @@ void DiffView::startMatch(const QString& path, std::shared_ptr<const qs::Checkpo
                              [a, b, file, self](JobControl&) -> JobRunner::Continuation {
                                  Opened o;
                                  o.a = a;
-                                 o.b = b ? b : qs::Checkpoint::open(file);
+                                 o.b = b ? b : qs::openCheckpoint(file);
                                  o.snapshotB = CheckpointSnapshot::fromCheckpoint(*o.b);
                                  o.match = std::make_shared<const qs::WeightMatch>(qs::matchWeights(*a, *o.b));
                                  return [self, o] {

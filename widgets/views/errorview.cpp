@@ -11,6 +11,7 @@
 #include "base/error.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
+#include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
@@ -209,7 +210,7 @@ void ErrorView::chooseReferenceFile()
     const std::string file = path.toStdString();
     context()->jobs()->start(kOpenJob, tr("Opening %1").arg(QFileInfo(path).fileName()),
                              [file, self](JobControl&) -> JobRunner::Continuation {
-                                 auto ref = qs::Checkpoint::open(file);
+                                 auto ref = qs::openCheckpoint(file);
                                  return [self, ref] {
                                      if (self)
                                          self->addReference(ref);

@@ -23,11 +23,6 @@ namespace {
 
 const QString kScalesJob = QStringLiteral("scales");
 
-QString number(double v)
-{
-    return localNumber(v, 'g', 6);
-}
-
 } // namespace
 
 ScalesView::ScalesView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
@@ -269,16 +264,16 @@ void ScalesView::hover(QMouseEvent* event)
         return;
     }
     const qs::GroupScales& s = *m_scales;
-    QString text = tr("group %1, row %2\nscale %3").arg(g).arg(r).arg(number(s.scaleAt(g, r)));
+    QString text = tr("group %1, row %2\nscale %3").arg(g).arg(r).arg(localNumber(s.scaleAt(g, r)));
     if (!s.zeros.empty())
-        text += tr("\n%1 %2").arg(QString::fromStdString(s.zeroMeaning), number(s.zeroAt(g, r)));
+        text += tr("\n%1 %2").arg(QString::fromStdString(s.zeroMeaning), localNumber(s.zeroAt(g, r)));
     const uint64_t col = s.firstColumn(g);
     if (col < s.cols)
         text += tr("\nfirst column %1").arg(col);
     const qs::DecimatedGrid& d = m_heatmap.grid;
     if (d.rowStep > 1 || d.colStep > 1) {
         const float cell = d.cells[(g / d.rowStep) * d.cols + r / d.colStep];
-        text += tr("\ncell (%1 groups × %2 rows): %3").arg(d.rowStep).arg(d.colStep).arg(number(cell));
+        text += tr("\ncell (%1 groups × %2 rows): %3").arg(d.rowStep).arg(d.colStep).arg(localNumber(cell));
     }
     QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
     context()->setHovered(elementAt(event->position()));

@@ -5,7 +5,7 @@
 #include "report/report.h"
 #include "viewcontext.h"
 
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 
 #include <cmath>
 

@@ -18,14 +18,10 @@
 namespace qs {
 namespace {
 
-enum : int {
-    kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8,
-    kQ2_K = 10, kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kBF16 = 30,
-};
 constexpr int QK_K = 256;
 constexpr float GROUP_MAX_EPS = 1e-15f;
-constexpr std::array<int, 13> kTypes = {kF32, kF16, kBF16, kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0,
-                                        kQ2_K, kQ3_K, kQ4_K, kQ5_K, kQ6_K};
+constexpr std::array<int, 13> kTypes = {GgmlF32, GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0,
+                                        GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K};
 
 // ggml's rounding trick: add 1.5 * 2^23 so the integer lands in the mantissa
 // (round half to even), valid for |f| <= 2^22 - 1.
@@ -598,19 +594,19 @@ struct TypeInfo {
 TypeInfo info(int type)
 {
     switch (type) {
-    case kF32: return {1, 4, elemF32};
-    case kF16: return {1, 2, elemF16};
-    case kBF16: return {1, 2, elemBF16};
-    case kQ4_0: return {32, 18, blockQ4_0};
-    case kQ4_1: return {32, 20, blockQ4_1};
-    case kQ5_0: return {32, 22, blockQ5_0};
-    case kQ5_1: return {32, 24, blockQ5_1};
-    case kQ8_0: return {32, 34, blockQ8_0};
-    case kQ2_K: return {256, 84, blockQ2_K};
-    case kQ3_K: return {256, 110, blockQ3_K};
-    case kQ4_K: return {256, 144, blockQ4_K};
-    case kQ5_K: return {256, 176, blockQ5_K};
-    case kQ6_K: return {256, 210, blockQ6_K};
+    case GgmlF32: return {1, 4, elemF32};
+    case GgmlF16: return {1, 2, elemF16};
+    case GgmlBF16: return {1, 2, elemBF16};
+    case GgmlQ4_0: return {32, 18, blockQ4_0};
+    case GgmlQ4_1: return {32, 20, blockQ4_1};
+    case GgmlQ5_0: return {32, 22, blockQ5_0};
+    case GgmlQ5_1: return {32, 24, blockQ5_1};
+    case GgmlQ8_0: return {32, 34, blockQ8_0};
+    case GgmlQ2_K: return {256, 84, blockQ2_K};
+    case GgmlQ3_K: return {256, 110, blockQ3_K};
+    case GgmlQ4_K: return {256, 144, blockQ4_K};
+    case GgmlQ5_K: return {256, 176, blockQ5_K};
+    case GgmlQ6_K: return {256, 210, blockQ6_K};
     default: return {};
     }
 }

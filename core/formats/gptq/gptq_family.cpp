@@ -8,12 +8,12 @@ namespace qs {
 namespace {
 
 // GPTQ, AWQ and Marlin: every format is read by the one PackedLinear kernel.
-DequantRowsFn gptqDequant(const FormatInfo&)
+DequantRowsFn gptqFamilyDequant(const FormatInfo&)
 {
     return dequantPackedWeightRows;
 }
 
-bool gptqCodes(const WeightData& data, WeightCodes& out)
+bool gptqFamilyCodes(const WeightData& data, WeightCodes& out)
 {
     const PackedLinear p = describePacked(data);
     out.rows = p.N;
@@ -46,7 +46,7 @@ bool gptqCodes(const WeightData& data, WeightCodes& out)
 
 const FamilyRow& gptqFamily()
 {
-    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqDequant, gptqCodes,
+    static const FamilyRow row{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes,
                                // detection
                                nullptr, detect::gptqGroup, detect::gptqAcrossWeights};
     return row;

@@ -1,5 +1,5 @@
 #pragma once
-// Eight floats rounded to a scale dtype and back, as the scalar roundToDtype (floats.h)
+// Eight floats rounded to a scale dtype and back, as the scalar roundToDtype (kernelutil.h)
 // does: F16 by vcvtps2ph round-to-nearest-even, BF16 by integer RNE with NaNs kept quiet
 // (payload truncated), F32 unchanged. Only for *_avx2.cpp translation units.
 #include "container/dtype.h"

@@ -5,6 +5,7 @@
 #include "base/error.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTest>
 
@@ -134,7 +135,7 @@ private slots:
         QFETCH(QString, format);
         QFETCH(int, scaleBytes);
         QFETCH(QStringList, suffixes);
-        const auto ck = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ck = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
         uint64_t stored = 0;
         for (const QString& s : suffixes)
             if (const qs::TensorEntry* t = ck->find((module + QLatin1Char('.') + s).toStdString()))
@@ -175,7 +176,7 @@ private slots:
     {
         QFETCH(QString, tensor);
         QFETCH(QString, format);
-        static const auto ck = qs::Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        static const auto ck = qs::openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
         const qs::TensorEntry* t = ck->find(tensor.toStdString());
         QVERIFY(t);
         QCOMPARE(t->shape.size(), size_t(2));

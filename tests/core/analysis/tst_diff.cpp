@@ -12,6 +12,7 @@
 #include "formats/dequant.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QFile>
@@ -161,7 +162,7 @@ bool corruptedCopy(const QString& dir, const QString& variant, const std::string
     std::vector<uint8_t> bytes;
     uint64_t offset = 0;
     {
-        const auto c = Checkpoint::open(path.toStdString());
+        const auto c = openCheckpoint(path.toStdString());
         const TensorEntry* t = c->find(tensor);
         if (!t)
             return false;
@@ -303,8 +304,8 @@ private slots:
         QVERIFY(tmp.isValid());
         const QString gguf = tmp.filePath(QStringLiteral("model.gguf"));
         writePair(tmp.path(), gguf, arch.toStdString(), permute);
-        const auto hfC = Checkpoint::open(tmp.path().toStdString());
-        const auto ggC = Checkpoint::open(gguf.toStdString());
+        const auto hfC = openCheckpoint(tmp.path().toStdString());
+        const auto ggC = openCheckpoint(gguf.toStdString());
         const Checkpoint& a = ggufFirst ? *ggC : *hfC;
         const Checkpoint& b = ggufFirst ? *hfC : *ggC;
         DiffOptions opt;
@@ -334,8 +335,8 @@ private slots:
         QVERIFY(tmp.isValid());
         const QString gguf = tmp.filePath(QStringLiteral("model.gguf"));
         writePair(tmp.path(), gguf, "llama", false);
-        const auto hfC = Checkpoint::open(tmp.path().toStdString());
-        const auto ggC = Checkpoint::open(gguf.toStdString());
+        const auto hfC = openCheckpoint(tmp.path().toStdString());
+        const auto ggC = openCheckpoint(gguf.toStdString());
         const DiffResult r = diffCheckpoints(*hfC, *ggC, {});
         QVERIFY(!r.passed());
         QCOMPARE(r.weights.size(), size_t(7));
@@ -357,8 +358,8 @@ private slots:
         QVERIFY(tmp.isValid());
         const QString gguf = tmp.filePath(QStringLiteral("model.gguf"));
         writePair(tmp.path(), gguf, "gemma", false, 1.0f);
-        const auto hfC = Checkpoint::open(tmp.path().toStdString());
-        const auto ggC = Checkpoint::open(gguf.toStdString());
+        const auto hfC = openCheckpoint(tmp.path().toStdString());
+        const auto ggC = openCheckpoint(gguf.toStdString());
         const DiffResult r = diffCheckpoints(*hfC, *ggC, {});
         QVERIFY(r.passed());
         const WeightDiff* n = findDiff(r, "model.norm.weight");
@@ -377,7 +378,7 @@ private slots:
         writeSafetensors(hf.toStdString(), {{"model.layers.0.self_attn.q_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)}});
         writeGguf(gg.toStdString(), {{"general.architecture", metaStr("llama")}},
                   {{"blk.0.attn_q.weight", 0, {kDim, kDim}, bytesOf(s.q)}});
-        const DiffResult r = diffCheckpoints(*Checkpoint::open(hf.toStdString()), *Checkpoint::open(gg.toStdString()), {});
+        const DiffResult r = diffCheckpoints(*openCheckpoint(hf.toStdString()), *openCheckpoint(gg.toStdString()), {});
         QVERIFY(r.weights.empty());
         QCOMPARE(r.skipped.size(), size_t(1));
         QVERIFY(QString::fromStdString(r.skipped[0].reason).contains(QLatin1String("head count")));
@@ -441,7 +442,7 @@ private slots:
         // recomputed here from the full matrices.
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const auto q = Checkpoint::open((variantDir(QStringLiteral("gptq-w3-g32-asym")) + QStringLiteral("/model.safetensors")).toStdString());
+        const auto q = openCheckpoint((variantDir(QStringLiteral("gptq-w3-g32-asym")) + QStringLiteral("/model.safetensors")).toStdString());
         const LogicalWeight* w = q->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         const std::vector<float> x = dequantizeWeight(*q, *w, SimdPath::Scalar);
@@ -450,7 +451,7 @@ private slots:
             y[i] = x[i] + (i % 5 == 0 ? float(i % 7) * 0.01f : 0.0f);
         const QString other = tmp.filePath(QStringLiteral("ref.safetensors"));
         writeSafetensors(other.toStdString(), {{"model.layers.0.mlp.down_proj.weight", DType::F32, {128, 256}, bytesOf(y)}});
-        const auto ref = Checkpoint::open(other.toStdString());
+        const auto ref = openCheckpoint(other.toStdString());
         DiffOptions opt;
         opt.weight = "model.layers.0.mlp.down_proj";
         opt.tolerance = 0.05;
@@ -594,8 +595,8 @@ private slots:
             }
         });
         QVERIFY(ok);
-        const auto good = Checkpoint::open((variantDir(variant) + QStringLiteral("/model.safetensors")).toStdString());
-        const auto bad = Checkpoint::open((tmp.path() + QStringLiteral("/model.safetensors")).toStdString());
+        const auto good = openCheckpoint((variantDir(variant) + QStringLiteral("/model.safetensors")).toStdString());
+        const auto bad = openCheckpoint((tmp.path() + QStringLiteral("/model.safetensors")).toStdString());
         DiffOptions opt;
         opt.tolerance = 1e-6;
         const DiffResult r = diffCheckpoints(*good, *bad, opt);

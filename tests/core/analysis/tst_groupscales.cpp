@@ -7,6 +7,7 @@
 #include "formats/dequant.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTest>
 
@@ -18,8 +19,8 @@ namespace {
 std::shared_ptr<const qs::Checkpoint> open(const QString& rel)
 {
     if (rel.startsWith(QLatin1String("safetensors/")) && !rel.endsWith(QLatin1String(".safetensors")))
-        return qs::Checkpoint::open(qstest::fixture(rel + QStringLiteral("/model.safetensors")).toStdString());
-    return qs::Checkpoint::open(qstest::fixture(rel).toStdString());
+        return qs::openCheckpoint(qstest::fixture(rel + QStringLiteral("/model.safetensors")).toStdString());
+    return qs::openCheckpoint(qstest::fixture(rel).toStdString());
 }
 
 // The first weight whose format is quantized (the fixtures hold one quantized linear each).

@@ -13,6 +13,7 @@
 #include "formats/dequant.h"
 #include "formats/kernel.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QDirIterator>
@@ -51,7 +52,7 @@ enum ChildExit { Accepted = 0, Refused = 2, BadAlloc = 3, OtherException = 4, Si
 int exercise(const std::string& path, const std::string& mustName, bool scalar)
 {
     try {
-        const auto ckpt = qs::Checkpoint::open(path);
+        const auto ckpt = qs::openCheckpoint(path);
         size_t sink = 0;
         for (const auto& [key, value] : ckpt->metadata)
             sink += key.size() + value.toDisplayString().size();
@@ -170,7 +171,7 @@ qint64 headerEnd(const QString& path, const QByteArray& bytes)
         std::memcpy(&n, bytes.constData(), 8);
         return qint64(std::min<quint64>(n + 8, quint64(bytes.size())));
     }
-    const auto ckpt = qs::Checkpoint::open(path.toStdString());
+    const auto ckpt = qs::openCheckpoint(path.toStdString());
     uint64_t first = uint64_t(bytes.size());
     for (const auto& t : ckpt->tensors)
         first = std::min(first, t.offset);
@@ -364,7 +365,7 @@ private slots:
         QFile::remove(open + QStringLiteral("/ref.safetensors")); // expected output, not part of the checkpoint
         const QString file = mutate.isEmpty() ? open : open + QLatin1Char('/') + mutate;
         const QByteArray original = readAll(file);
-        const auto intact = qs::Checkpoint::open(open.toStdString());
+        const auto intact = qs::openCheckpoint(open.toStdString());
         QVERIFY(!intact->weights.empty());
         const QString weight = QString::fromStdString(intact->weights.front().name);
         const qint64 header = headerEnd(file, original);

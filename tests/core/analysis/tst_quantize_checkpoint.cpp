@@ -14,6 +14,7 @@
 #include "base/half.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -33,7 +34,7 @@ const char* kQ = "model.layers.0.self_attn.q_proj";
 
 std::vector<float> fixtureFloats(const char* name)
 {
-    const auto c = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    const auto c = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
     const TensorEntry* t = c->find(name);
     std::vector<float> v(t->elementCount());
     std::memcpy(v.data(), c->bytes(*t).data(), v.size() * 4);
@@ -119,7 +120,7 @@ private slots:
         QFETCH(int, group);
         QFETCH(int, sym);
         QTemporaryDir tmp;
-        const auto src = Checkpoint::open(writeSource(tmp).toStdString());
+        const auto src = openCheckpoint(writeSource(tmp).toStdString());
         QuantizeCheckpointOptions o;
         o.format = format.toStdString();
         o.bits = bits;
@@ -134,7 +135,7 @@ private slots:
         const QuantizeCheckpointResult r = quantizeCheckpoint(*src, out, o);
         QCOMPARE(r.quantized.size(), size_t(2));
         QCOMPARE(calls, size_t(2));
-        const auto dst = Checkpoint::open(out);
+        const auto dst = openCheckpoint(out);
         QVERIFY(dst->find("model.embed_tokens.weight") && dst->find("model.norm.weight"));
         for (const char* mod : {kDown, kQ}) {
             const LogicalWeight* w = dst->findWeight(mod);
@@ -185,7 +186,7 @@ private slots:
     void configs()
     {
         QTemporaryDir tmp;
-        const auto src = Checkpoint::open(writeSource(tmp).toStdString());
+        const auto src = openCheckpoint(writeSource(tmp).toStdString());
         QuantizeCheckpointOptions o;
         o.format = "gptq-v2";
         o.groupSize = 64;
@@ -233,14 +234,14 @@ private slots:
         QFETCH(QString, format);
         QFETCH(bool, nested);
         QTemporaryDir tmp;
-        const auto src = Checkpoint::open(writeSource(tmp).toStdString());
+        const auto src = openCheckpoint(writeSource(tmp).toStdString());
         QuantizeCheckpointOptions o;
         o.format = format.toStdString();
         o.doubleQuant = nested;
         o.weights = {kDown};
         const std::string out = tmp.filePath(QStringLiteral("out")).toStdString();
         quantizeCheckpoint(*src, out, o);
-        const auto dst = Checkpoint::open(out);
+        const auto dst = openCheckpoint(out);
         const LogicalWeight* w = dst->findWeight(kDown);
         QVERIFY(w);
         QCOMPARE(QString::fromStdString(w->format), format);
@@ -275,14 +276,14 @@ private slots:
     {
         QFETCH(QString, type);
         QTemporaryDir tmp;
-        const auto src = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
+        const auto src = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
         QuantizeCheckpointOptions o;
         o.format = type.toStdString();
         o.weights = {"source.synthetic", "source.synthetic4096"};
         const std::string out = tmp.filePath(QStringLiteral("out.gguf")).toStdString();
         quantizeCheckpoint(*src, out, o);
-        const auto dst = Checkpoint::open(out);
-        const auto ggml = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        const auto dst = openCheckpoint(out);
+        const auto ggml = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
         for (const char* s : {"synthetic", "synthetic4096"}) {
             const LogicalWeight* w = dst->findWeight(std::string("source.") + s);
             QVERIFY(w);
@@ -302,7 +303,7 @@ private slots:
     void refusals()
     {
         QTemporaryDir tmp;
-        const auto src = Checkpoint::open(writeSource(tmp).toStdString());
+        const auto src = openCheckpoint(writeSource(tmp).toStdString());
         const std::string out = tmp.filePath(QStringLiteral("bad")).toStdString();
         QuantizeCheckpointOptions o;
         o.format = "awq-gemm";

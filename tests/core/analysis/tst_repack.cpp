@@ -12,6 +12,7 @@
 #include "base/half.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QFile>
@@ -33,7 +34,7 @@ namespace {
 
 std::shared_ptr<const Checkpoint> fixture(const QString& variant)
 {
-    return Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
+    return openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
 }
 
 RepackResult repackTo(const Checkpoint& src, const QString& dir, const QString& to)
@@ -71,7 +72,7 @@ QString ctWeight(const QTemporaryDir& tmp, const QString& name, uint64_t N, uint
     o.bits = 4;
     o.groupSize = groupSize;
     const QString out = tmp.filePath(name);
-    quantizeCheckpoint(*Checkpoint::open(src.toStdString()), out.toStdString(), o);
+    quantizeCheckpoint(*openCheckpoint(src.toStdString()), out.toStdString(), o);
     return out;
 }
 
@@ -126,14 +127,14 @@ private slots:
         QTemporaryDir tmp;
         const auto a = fixture(variant);
         const RepackResult r1 = repackTo(*a, tmp.filePath(QStringLiteral("b")), via);
-        const auto b = Checkpoint::open(r1.output);
+        const auto b = openCheckpoint(r1.output);
         const RepackResult r2 = repackTo(*b, tmp.filePath(QStringLiteral("c")), back);
         for (const RepackResult* r : {&r1, &r2})
             for (const RepackWeight& w : r->weights) {
                 QVERIFY(w.verified);
                 QVERIFY2(w.exact, qPrintable(QString::fromStdString(w.name) + QStringLiteral(" max error %1").arg(w.maxAbsError)));
             }
-        const auto c = Checkpoint::open(r2.output);
+        const auto c = openCheckpoint(r2.output);
         for (const TensorEntry& t : a->tensors) {
             const TensorEntry* u = c->find(t.name);
             QVERIFY2(u, t.name.c_str());
@@ -186,7 +187,7 @@ private slots:
             QVERIFY(cfg.open(QIODevice::WriteOnly));
             cfg.write(R"({"bits": 3, "group_size": 96, "desc_act": false, "sym": false, "quant_method": "gptq"})");
             cfg.close();
-            c = Checkpoint::open(tmp.path().toStdString());
+            c = openCheckpoint(tmp.path().toStdString());
         } else {
             c = fixture(variant);
         }
@@ -207,7 +208,7 @@ private slots:
         QCOMPARE(r.weights.size(), size_t(1));
         QVERIFY(r.weights[0].permuted);
         QVERIFY(r.weights[0].exact); // compared column i with source column perm[i]
-        const auto b = Checkpoint::open(r.output);
+        const auto b = openCheckpoint(r.output);
         const std::string mod = r.weights[0].name;
         const TensorEntry* perm = b->find(mod + ".input_perm");
         QVERIFY(perm);
@@ -255,7 +256,7 @@ private slots:
         QTemporaryDir tmp;
         const auto a = fixture(variant);
         const RepackResult r = repackTo(*a, tmp.filePath(QStringLiteral("out.gguf")), to);
-        const auto b = Checkpoint::open(r.output);
+        const auto b = openCheckpoint(r.output);
         QCOMPARE(b->container, Container::Gguf);
         QVERIFY(b->meta("general.architecture") && b->meta("general.file_type"));
         for (const RepackWeight& w : r.weights) {
@@ -297,7 +298,7 @@ private slots:
         QTemporaryDir tmp;
         const auto a = fixture(variant);
         const RepackResult r = repackTo(*a, tmp.filePath(QStringLiteral("mlx")), QStringLiteral("mlx"));
-        const auto b = Checkpoint::open(r.output);
+        const auto b = openCheckpoint(r.output);
         for (const RepackWeight& w : r.weights) {
             QVERIFY(w.verified);
             QVERIFY(!w.exact);
@@ -334,9 +335,9 @@ private slots:
     void oddDimensions()
     {
         QTemporaryDir tmp;
-        const auto oddK = Checkpoint::open(ctWeight(tmp, QStringLiteral("k75"), 40, 75, -1).toStdString());
-        const auto oddN = Checkpoint::open(ctWeight(tmp, QStringLiteral("n37"), 37, 64, 32).toStdString());
-        const auto oddBoth = Checkpoint::open(ctWeight(tmp, QStringLiteral("nk"), 37, 75, -1).toStdString());
+        const auto oddK = openCheckpoint(ctWeight(tmp, QStringLiteral("k75"), 40, 75, -1).toStdString());
+        const auto oddN = openCheckpoint(ctWeight(tmp, QStringLiteral("n37"), 37, 64, 32).toStdString());
+        const auto oddBoth = openCheckpoint(ctWeight(tmp, QStringLiteral("nk"), 37, 75, -1).toStdString());
         QCOMPARE(oddK->weights.front().format, std::string("compressed-tensors"));
         QCOMPARE(oddBoth->weights.front().inFeatures(), uint64_t(75));
 
@@ -356,21 +357,21 @@ private slots:
             const QString name = QString::fromLatin1(t.via);
             const RepackResult r1 = repackTo(*t.a, tmp.filePath(name + QStringLiteral("-b-") + QString::number(t.a->weights.front().inFeatures())), name);
             QVERIFY2(exactAll(r1), t.via);
-            const auto b = Checkpoint::open(r1.output);
+            const auto b = openCheckpoint(r1.output);
             QCOMPARE(b->weights.front().outFeatures(), t.a->weights.front().outFeatures());
             QCOMPARE(b->weights.front().inFeatures(), t.a->weights.front().inFeatures());
             QCOMPARE(verifyCheckpoint(*b).errors(), size_t(0));
             const RepackResult r2 = repackTo(*b, tmp.filePath(name + QStringLiteral("-c-") + QString::number(t.a->weights.front().inFeatures())),
                                              QStringLiteral("compressed-tensors"));
             QVERIFY2(exactAll(r2), t.via);
-            sameTensors(*t.a, *Checkpoint::open(r2.output));
+            sameTensors(*t.a, *openCheckpoint(r2.output));
         }
 
         // GGUF: K = 75 is not whole 32-weight blocks: F32, exact, with a note.
         const RepackResult g = repackTo(*oddBoth, tmp.filePath(QStringLiteral("odd.gguf")), QStringLiteral("q8_0"));
         QVERIFY(exactAll(g));
         QVERIFY(QString::fromStdString(g.weights.front().note).contains(QStringLiteral("F32")));
-        const auto gb = Checkpoint::open(g.output);
+        const auto gb = openCheckpoint(g.output);
         QCOMPARE(gb->findWeight(g.weights.front().name + ".weight")->format, std::string("gguf-f32"));
         QCOMPARE(verifyCheckpoint(*gb).errors(), size_t(0));
 
@@ -388,7 +389,7 @@ private slots:
         // MLX: odd N, groups of 32 (its f16 arithmetic costs a reported rounding error).
         const RepackResult m = repackTo(*oddN, tmp.filePath(QStringLiteral("mlx-odd-n")), QStringLiteral("mlx"));
         QVERIFY(m.weights.front().verified && m.weights.front().maxAbsError < 1e-3);
-        QCOMPARE(Checkpoint::open(m.output)->weights.front().outFeatures(), uint64_t(37));
+        QCOMPARE(openCheckpoint(m.output)->weights.front().outFeatures(), uint64_t(37));
     }
 
     // The output streams weight by weight: repacking 32 weights holds about one weight's
@@ -429,7 +430,7 @@ private slots:
                      "desc_act": false, "sym": true, "checkpoint_format": "gptq"}})");
         cfg.close();
         ts.clear();
-        const auto a = Checkpoint::open(src.toStdString());
+        const auto a = openCheckpoint(src.toStdString());
         QCOMPARE(a->weights.size(), size_t(weights));
 
         RepackOptions o;
@@ -449,7 +450,7 @@ private slots:
         // output held in memory would be 17 MiB.
         if (!qstest::kAsan) // ASan's redzones and quarantine make peak RSS meaningless
             QVERIFY2(grew < outputKiB / 4, qPrintable(QStringLiteral("%1 KiB of %2").arg(grew).arg(outputKiB)));
-        const auto b = Checkpoint::open(r.output);
+        const auto b = openCheckpoint(r.output);
         QCOMPARE(b->weights.size(), size_t(weights));
         QCOMPARE(b->weights.back().format, std::string("awq-gemm"));
     }

@@ -5,6 +5,7 @@
 #include "formats/layoutspec.h"
 #include "report/report.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTest>
 
@@ -163,9 +164,9 @@ private slots:
 
     void checkpointReportGptq()
     {
-        const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString());
+        const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString());
         CheckpointOptions o;
-        o.ref = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym/ref.safetensors")).toStdString());
+        o.ref = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym/ref.safetensors")).toStdString());
         double last = -1;
         bool monotonic = true;
         Control c;

@@ -9,6 +9,7 @@
 #include "container/safetensors.h"
 #include "base/error.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QFile>
@@ -72,7 +73,7 @@ Result openInChild(const std::string& path)
         std::string message;
         bool refused = false;
         try {
-            const auto ckpt = qs::Checkpoint::open(path);
+            const auto ckpt = qs::openCheckpoint(path);
             for (const auto& note : ckpt->notes)
                 message += note + "\n";
         } catch (const qs::Error& e) {

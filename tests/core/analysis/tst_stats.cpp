@@ -17,6 +17,7 @@
 #include "base/half.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -114,8 +115,8 @@ private slots:
     void againstRef()
     {
         QFETCH(QString, variant);
-        const auto ckpt = Checkpoint::open(fixturePath(variant + QStringLiteral("/model.safetensors")));
-        const auto ref = Checkpoint::open(fixturePath(variant + QStringLiteral("/ref.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(variant + QStringLiteral("/model.safetensors")));
+        const auto ref = openCheckpoint(fixturePath(variant + QStringLiteral("/ref.safetensors")));
         int compared = 0;
         for (const LogicalWeight& w : ckpt->weights) {
             if (!canDequantize(w.format))
@@ -171,8 +172,8 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(QString, module);
         QFETCH(QString, source);
-        const auto ckpt = Checkpoint::open(fixturePath(variant + QStringLiteral("/model.safetensors")));
-        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(variant + QStringLiteral("/model.safetensors")));
+        const auto src = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
         const LogicalWeight* w = ckpt->findWeight(module.toStdString());
         QVERIFY(w);
         const TensorEntry* t = src->find(source.toStdString());
@@ -223,7 +224,7 @@ private slots:
 
     void histogramsWithoutReference()
     {
-        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("gptq-w4-g32-asym/model.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(QStringLiteral("gptq-w4-g32-asym/model.safetensors")));
         const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         StatsOptions opt;
@@ -244,8 +245,8 @@ private slots:
 
     void threadsAndChunksDoNotChangeFigures()
     {
-        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("gptq-w4-g32-asym/model.safetensors")));
-        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(QStringLiteral("gptq-w4-g32-asym/model.safetensors")));
+        const auto src = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
         const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         StatsOptions opt;
@@ -278,8 +279,8 @@ private slots:
     {
         // Signed error histogram over a range the caller picks: every element binned in the
         // pass, the ones outside counted below / above.
-        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("gptq-w3-g32-asym/model.safetensors")));
-        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(QStringLiteral("gptq-w3-g32-asym/model.safetensors")));
+        const auto src = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
         const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         StatsOptions opt;
@@ -324,7 +325,7 @@ private slots:
     void valueHistogramBins()
     {
         // Default range: [min, max], each value binned by its bfloat16 truncation.
-        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("awq-gemm-w4-g32/model.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(QStringLiteral("awq-gemm-w4-g32/model.safetensors")));
         const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         StatsOptions opt;
@@ -354,7 +355,7 @@ private slots:
 
     void ggufBlockScales()
     {
-        const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
         const LogicalWeight* w = ckpt->findWeight("synthetic.q4_k");
         QVERIFY(w);
         StatsOptions opt;
@@ -398,7 +399,7 @@ private slots:
         QFETCH(int, bits);
         QFETCH(int, group);
         QFETCH(bool, sym);
-        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const auto src = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
         const LogicalWeight* w = src->findWeight("synthetic.W_128x256");
         QVERIFY(w);
         const std::vector<float> r = readF32(*src, *src->find("synthetic.W_128x256"));
@@ -446,7 +447,7 @@ private slots:
 
     void requantizeRefusals()
     {
-        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const auto src = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
         const LogicalWeight* w = src->findWeight("stories260K.layers.0.wq"); // [64, 64]
         QVERIFY(w);
         RequantizeSpec spec;
@@ -522,7 +523,7 @@ private slots:
     {
         if (bestSimdPath() != SimdPath::Avx2)
             QSKIP("no AVX2 on this machine");
-        const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
         const LogicalWeight* w = ckpt->findWeight("synthetic.q4_k");
         QVERIFY(w);
         StatsOptions opt;
@@ -603,7 +604,7 @@ private slots:
         const auto bytes = [](const Floats& v) { return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4); };
         writeSafetensors(path, {{"cand.weight", DType::F32, {N, uint64_t(K)}, bytes(q)},
                                 {"ref.weight", DType::F32, {N, uint64_t(K)}, bytes(r)}});
-        const auto ckpt = Checkpoint::open(path);
+        const auto ckpt = openCheckpoint(path);
         const LogicalWeight* w = ckpt->findWeight("cand.weight");
         QVERIFY(w);
         const TensorEntry* ref = ckpt->find("ref.weight");
@@ -763,7 +764,7 @@ private slots:
     {
         // Row blocks that start and end inside AWQ words of 8 rows, and whole weights.
         QFETCH(QString, variant);
-        const auto ckpt = Checkpoint::open(fixturePath(variant + QStringLiteral("/model.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(variant + QStringLiteral("/model.safetensors")));
         const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         const PackedLinear p = describePacked(WeightData{*ckpt, *w});
@@ -846,8 +847,8 @@ private slots:
 
     void shapeMismatchThrows()
     {
-        const auto ckpt = Checkpoint::open(fixturePath(QStringLiteral("gptq-w4-g128-sym/model.safetensors")));
-        const auto src = Checkpoint::open(fixturePath(QStringLiteral("sources.safetensors")));
+        const auto ckpt = openCheckpoint(fixturePath(QStringLiteral("gptq-w4-g128-sym/model.safetensors")));
+        const auto src = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
         const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         QVERIFY_THROWS_EXCEPTION(Error, compareWeight(*ckpt, *w, *src, *src->find("stories260K.layers.0.wq"), {}));

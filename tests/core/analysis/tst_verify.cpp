@@ -11,6 +11,7 @@
 #include "base/bitstream.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QFile>
@@ -50,7 +51,7 @@ QString patchedCopy(const QTemporaryDir& dir, const QString& srcDir, const QStri
     QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
     uint64_t offset = 0, nbytes = 0;
     {
-        const auto c = Checkpoint::open(path.toStdString());
+        const auto c = openCheckpoint(path.toStdString());
         const TensorEntry* t = c->find(tensor);
         if (!t)
             return {};
@@ -84,7 +85,7 @@ struct OwnedTensor {
 };
 void rewrite(const QString& srcDir, const QString& dstDir, const std::function<void(const Checkpoint&, std::vector<OwnedTensor>&)>& edit)
 {
-    const auto c = Checkpoint::open(srcDir.toStdString());
+    const auto c = openCheckpoint(srcDir.toStdString());
     std::vector<OwnedTensor> ts;
     for (const TensorEntry& t : c->tensors) {
         const auto b = c->bytes(t);
@@ -104,7 +105,7 @@ void rewrite(const QString& srcDir, const QString& dstDir, const std::function<v
 // A float source (the fixtures' stories260K wq as q_proj, F32) quantized to `format`.
 QString quantized(const QTemporaryDir& dir, const char* format, int bits, int group)
 {
-    const auto s = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    const auto s = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
     const TensorEntry* wq = s->find("stories260K.layers.0.wq");
     const QString src = dir.filePath(QStringLiteral("float"));
     QDir().mkpath(src);
@@ -115,7 +116,7 @@ QString quantized(const QTemporaryDir& dir, const char* format, int bits, int gr
     o.bits = bits;
     o.groupSize = group;
     const QString out = dir.filePath(QStringLiteral("q"));
-    quantizeCheckpoint(*Checkpoint::open(src.toStdString()), out.toStdString(), o);
+    quantizeCheckpoint(*openCheckpoint(src.toStdString()), out.toStdString(), o);
     return out;
 }
 
@@ -144,7 +145,7 @@ private slots:
     {
         QFETCH(QString, path);
         QFETCH(int, spills);
-        const auto c = Checkpoint::open(path.toStdString());
+        const auto c = openCheckpoint(path.toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         QVERIFY(!r.checked.empty());
         QVERIFY(r.unchecked.empty());
@@ -212,7 +213,7 @@ private slots:
             }
         });
         QVERIFY(!dir.isEmpty());
-        const auto c = Checkpoint::open((dir + QStringLiteral("/model.safetensors")).toStdString());
+        const auto c = openCheckpoint((dir + QStringLiteral("/model.safetensors")).toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
             qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
@@ -280,9 +281,9 @@ private slots:
             RepackOptions o;
             o.to = "awq-gemm";
             const QString awq = tmp.filePath(QStringLiteral("awq"));
-            repackCheckpoint(*Checkpoint::open((variantDir(QStringLiteral("gptq-w4-g128-asym-actorder"))).toStdString()),
+            repackCheckpoint(*openCheckpoint((variantDir(QStringLiteral("gptq-w4-g128-asym-actorder"))).toStdString()),
                              awq.toStdString(), o);
-            QCOMPARE(verifyCheckpoint(*Checkpoint::open(awq.toStdString())).errors(), size_t(0));
+            QCOMPARE(verifyCheckpoint(*openCheckpoint(awq.toStdString())).errors(), size_t(0));
             path = tmp.filePath(QStringLiteral("dropped"));
             rewrite(awq, path, [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
                 std::erase_if(ts, [&](const OwnedTensor& t) { return t.name == down + ".input_perm"; });
@@ -295,7 +296,7 @@ private slots:
             break;
         }
         QVERIFY(!path.isEmpty());
-        const auto c = Checkpoint::open(path.toStdString());
+        const auto c = openCheckpoint(path.toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
             qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.c_str());
@@ -318,7 +319,7 @@ private slots:
     {
         QFETCH(bool, acrossWeights);
         QTemporaryDir dir;
-        const auto s = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+        const auto s = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
         const TensorEntry* wq = s->find("stories260K.layers.0.wq");
         const QString src = dir.filePath(QStringLiteral("float"));
         QDir().mkpath(src);
@@ -330,9 +331,9 @@ private slots:
         o.groupSize = 32;
         o.symmetric = 1;
         const QString sym = dir.filePath(QStringLiteral("sym"));
-        quantizeCheckpoint(*Checkpoint::open(src.toStdString()), sym.toStdString(), o);
+        quantizeCheckpoint(*openCheckpoint(src.toStdString()), sym.toStdString(), o);
         {
-            const auto c = Checkpoint::open(sym.toStdString());
+            const auto c = openCheckpoint(sym.toStdString());
             QCOMPARE(c->weights.front().format, std::string("gptq-v2"));
             QVERIFY(!c->weights.front().params.count("zero_convention"));
             QVERIFY(verifyCheckpoint(*c).findings.empty());
@@ -359,7 +360,7 @@ private slots:
                     }
             }
         });
-        const auto c = Checkpoint::open(mixed.toStdString());
+        const auto c = openCheckpoint(mixed.toStdString());
         QCOMPARE(c->weights.size(), size_t(acrossWeights ? 2 : 1));
         for (const LogicalWeight& w : c->weights) {
             QCOMPARE(w.params.count("zero_convention"), size_t(1));

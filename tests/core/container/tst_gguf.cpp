@@ -5,6 +5,7 @@
 #include "container/gguf.h"
 #include "base/error.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -430,7 +431,7 @@ private slots:
     void fixtureContainer()
     {
         const std::string path = qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString();
-        const auto ckpt = qs::Checkpoint::open(path);
+        const auto ckpt = qs::openCheckpoint(path);
         QCOMPARE(ckpt->container, qs::Container::Gguf);
         QCOMPARE(ckpt->ggufVersion, 3);
         QCOMPARE(ckpt->ggufAlignment, uint64_t(32));
@@ -583,7 +584,7 @@ private slots:
         QCOMPARE(paths.size(), size_t(3));
         QCOMPARE(paths[1], tmpPath(dir, "model-00002-of-00003.gguf"));
 
-        const auto ckpt = qs::Checkpoint::open(paths[size_t(openIndex)]);
+        const auto ckpt = qs::openCheckpoint(paths[size_t(openIndex)]);
         QCOMPARE(ckpt->files, paths);
         QCOMPARE(ckpt->ggufAlignment, uint64_t(64));
         QCOMPARE(ckpt->tensors.size(), owned.size());
@@ -603,7 +604,7 @@ private slots:
         QCOMPARE(std::get<int64_t>(ckpt->meta("split.tensors.count")->value), int64_t(6));
 
         // A folder holding only the split set opens as that set.
-        const auto folder = qs::Checkpoint::open(dir.path().toStdString());
+        const auto folder = qs::openCheckpoint(dir.path().toStdString());
         QCOMPARE(folder->files, paths);
         QCOMPARE(folder->tensors.size(), owned.size());
     }
@@ -648,7 +649,7 @@ private slots:
         qs::writeGguf(p1, withKeys(0, 2, 2), {{"a", 0, {1}, d}});
         qs::writeGguf(p2, withKeys(1, 2, 2), {{"a", 0, {1}, d}});
         try {
-            auto c = qs::Checkpoint::open(p1);
+            auto c = qs::openCheckpoint(p1);
             QFAIL("duplicate across splits not reported");
         } catch (const qs::Error& e) {
             QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("duplicate tensor name 'a'")), e.what());
@@ -805,7 +806,7 @@ private slots:
         QTemporaryDir dir;
         const std::string path = tmpPath(dir, "unknown.gguf");
         writeBytes(path, b.b);
-        const auto ckpt = qs::Checkpoint::open(path);
+        const auto ckpt = qs::openCheckpoint(path);
         QCOMPARE(ckpt->tensors.size(), size_t(4));
         const auto& fork = ckpt->tensors[1];
         QVERIFY(!fork.known);

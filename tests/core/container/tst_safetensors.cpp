@@ -4,6 +4,7 @@
 #include "container/safetensors.h"
 #include "base/error.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -361,7 +362,7 @@ QString readError(const std::string& path)
 QString openError(const std::string& path)
 {
     try {
-        qs::Checkpoint::open(path);
+        qs::openCheckpoint(path);
     } catch (const qs::Error& e) {
         return QString::fromUtf8(e.what());
     }
@@ -500,7 +501,7 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(QString, quantizeConfigFile);
         QFETCH(QString, quantMethod);
-        const auto c = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(variant)).toStdString());
+        const auto c = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(variant)).toStdString());
         QCOMPARE(c->container, qs::Container::Safetensors);
         const QJsonObject qc = c->config.value(QStringLiteral("quantization_config")).toObject();
         QCOMPARE(qc.value(QStringLiteral("quant_method")).toString(), quantMethod);
@@ -626,7 +627,7 @@ private slots:
         qs::writeSafetensorsSharded(d, shards, {{"format", "pt"}});
         writeRaw(dir, "config.json", R"({"architectures": ["LlamaForCausalLM"], "big": 18446744073709551615})");
 
-        const auto ckpt = qs::Checkpoint::open(d);
+        const auto ckpt = qs::openCheckpoint(d);
         QCOMPARE(ckpt->files.size(), size_t(3));
         QCOMPARE(ckpt->tensors.size(), size_t(5));
         for (const TensorSet* s : {&a, &b, &c})
@@ -664,7 +665,7 @@ private slots:
         qs::writeSafetensors((dir.path() + QStringLiteral("/b.safetensors")).toStdString(), b.view());
         qs::writeSafetensors((dir.path() + QStringLiteral("/a.safetensors")).toStdString(), a.view());
         writeRaw(dir, "quant_config.json", R"({"w_bit": 4, "q_group_size": 128})");
-        const auto c = qs::Checkpoint::open(dir.path().toStdString());
+        const auto c = qs::openCheckpoint(dir.path().toStdString());
         QCOMPARE(c->files.size(), size_t(2));
         QVERIFY(QString::fromStdString(c->files[0]).endsWith(QLatin1String("/a.safetensors")));
         QCOMPARE(c->tensors[0].name, std::string("x"));
@@ -682,7 +683,7 @@ private slots:
         qs::writeSafetensors((dir.path() + QStringLiteral("/model.safetensors")).toStdString(), a.view());
         writeRaw(dir, "config.json", R"({"a": 1,})");
         writeRaw(dir, "quantize_config.json", "[1]");
-        const auto c = qs::Checkpoint::open(dir.path().toStdString());
+        const auto c = qs::openCheckpoint(dir.path().toStdString());
         QCOMPARE(c->tensors.size(), size_t(1));
         QVERIFY(c->config.isEmpty());
         QVERIFY(c->quantizeConfig.isEmpty());
@@ -1003,7 +1004,7 @@ private slots:
         text.replace("\"total_size\": 16", "\"total_size\": 17");
         writeRaw(dir, "model.safetensors.index.json", text);
         qs::writeSafetensors(d + "/stray.safetensors", a.view());
-        const auto c = qs::Checkpoint::open(d);
+        const auto c = qs::openCheckpoint(d);
         QCOMPARE(c->tensors.size(), size_t(1));
         QCOMPARE(c->notes.size(), size_t(2));
         VERIFY_MESSAGE(QString::fromStdString(c->notes[0]), QStringLiteral("total_size is 17"));

@@ -8,6 +8,7 @@
 #include "formats/detect.h"
 #include "formats/formatid.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -196,7 +197,7 @@ std::string allNotes(const LogicalWeight& w)
 
 std::shared_ptr<const Checkpoint> openFixture(const QString& folder)
 {
-    return Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + folder + QStringLiteral("/model.safetensors")).toStdString());
+    return openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + folder + QStringLiteral("/model.safetensors")).toStdString());
 }
 
 // Writes a model.safetensors (and optionally config.json) into a temporary folder.
@@ -241,7 +242,7 @@ public:
     {
         const std::string path = m_dir + "/model.safetensors";
         writeSafetensors(path, m_tensors, metadata);
-        return Checkpoint::open(path);
+        return openCheckpoint(path);
     }
     // Two shards and an index: tensors [0, split) in the first, the rest in the second.
     std::shared_ptr<const Checkpoint> openSharded(size_t split)
@@ -250,7 +251,7 @@ public:
         for (size_t i = 0; i < m_tensors.size(); ++i)
             shards[i < split ? 0 : 1].tensors.push_back(m_tensors[i]);
         writeSafetensorsSharded(m_dir, shards, {{"format", "pt"}});
-        return Checkpoint::open(m_dir);
+        return openCheckpoint(m_dir);
     }
 
 private:
@@ -422,7 +423,7 @@ void TestDetect::fixtureBitsPerWeightByHand()
 
 void TestDetect::ggufFixture()
 {
-    const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+    const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
     QCOMPARE(ckpt->weights.size(), std::size(kGgufTensors));
     for (const auto& e : kGgufTensors) {
         const LogicalWeight* w = ckpt->findWeight(e.name);
@@ -452,7 +453,7 @@ void TestDetect::ggufFixture()
 
 void TestDetect::ggufRefFixture()
 {
-    const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
+    const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
     QCOMPARE(ckpt->weights.size(), size_t(76)); // 72 references + 4 sources
     for (const auto& w : ckpt->weights)
         QCOMPARE(w.format, std::string("gguf-f32"));

@@ -14,6 +14,7 @@
 #include "formats/bnb/bnb.h"
 #include "formats/dequant.h"
 #include "formats/plain/floats.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -422,7 +423,7 @@ private slots:
     void fixtures()
     {
         QFETCH(QString, dir);
-        const auto ck = Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + dir + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ck = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + dir + QStringLiteral("/model.safetensors")).toStdString());
         int weights = 0;
         for (const LogicalWeight& w : ck->weights) {
             const FormatInfo* f = findFormat(w.format);

@@ -8,6 +8,7 @@
 #include "formats/dequant.h"
 #include "formats/kernel.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QStringList>
 #include <QTest>
@@ -33,7 +34,7 @@ std::vector<Key> keys(const std::vector<WordPiece>& pieces)
 
 std::shared_ptr<const Checkpoint> open(const QString& relative)
 {
-    return Checkpoint::open(qstest::fixture(relative).toStdString());
+    return openCheckpoint(qstest::fixture(relative).toStdString());
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "base/half.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTest>
 
@@ -29,7 +30,7 @@ constexpr Module kModules[] = {
 
 std::vector<float> source(const char* name, bool roundToF16)
 {
-    static const auto src = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    static const auto src = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
     const auto b = src->bytes(*src->find(name));
     std::vector<float> x(b.size() / 4);
     std::memcpy(x.data(), b.data(), x.size() * 4);
@@ -52,7 +53,7 @@ std::vector<T> tensor(const qs::Checkpoint& ck, const std::string& name)
 
 std::shared_ptr<const qs::Checkpoint> variant(const QString& v)
 {
-    return qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + v + QStringLiteral("/model.safetensors")).toStdString());
+    return qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + v + QStringLiteral("/model.safetensors")).toStdString());
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "formats/dequant.h"
 #include "base/bitstream.h"
 #include "formats/bnb/bnb.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -216,7 +217,7 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, qsk::run(dequantBnb4Rows, *ck, big, SimdPath::Scalar));
     }
 
-    // The whole chain: Checkpoint::open (reader, configs, detection) -> dispatcher -> kernel.
+    // The whole chain: openCheckpoint (reader, configs, detection) -> dispatcher -> kernel.
     void throughDetection_data()
     {
         QTest::addColumn<QString>("variant");
@@ -230,7 +231,7 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(int, path);
         const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
-        const auto ck = Checkpoint::open((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
+        const auto ck = openCheckpoint((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
         const auto ref = qsk::openFixture(variant, "ref.safetensors");
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {

@@ -6,6 +6,7 @@
 #include "base/half.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -19,7 +20,7 @@ namespace {
 
 std::vector<float> sourceF16(const char* name)
 {
-    static const auto src = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    static const auto src = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
     const qs::TensorEntry* t = src->find(name);
     if (!t)
         return {};
@@ -53,7 +54,7 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(QString, module);
         QFETCH(QString, source);
-        const auto ck = qs::Checkpoint::open(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ck = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
         const bool nested = variant.contains(QStringLiteral("doublequant"));
         const bool nf4 = variant.contains(QStringLiteral("nf4"));
         const std::string w = module.toStdString() + ".weight";

@@ -6,6 +6,7 @@
 #include "formats/dequant.h"
 #include "base/bitstream.h"
 #include "formats/compressed_tensors/ct.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -184,7 +185,7 @@ private slots:
         }
     }
 
-    // The whole chain: Checkpoint::open (reader, configs, detection) -> dispatcher -> kernel.
+    // The whole chain: openCheckpoint (reader, configs, detection) -> dispatcher -> kernel.
     void throughDetection_data()
     {
         QTest::addColumn<QString>("variant");
@@ -198,7 +199,7 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(int, path);
         const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
-        const auto ck = Checkpoint::open((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
+        const auto ck = openCheckpoint((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
         const auto ref = qsk::openFixture(variant, "ref.safetensors");
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {

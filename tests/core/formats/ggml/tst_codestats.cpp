@@ -14,6 +14,7 @@
 #include "formats/kernel.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -235,7 +236,7 @@ private slots:
     {
         QFETCH(QString, file);
         QFETCH(QString, tensor);
-        const auto ckpt = Checkpoint::open(file.toStdString());
+        const auto ckpt = openCheckpoint(file.toStdString());
         const TensorEntry* t = ckpt->find(tensor.toStdString());
         QVERIFY(t);
         GgmlCodeShape shape;
@@ -285,7 +286,7 @@ private slots:
         QFETCH(QString, weight);
         QFETCH(SimdPath, path);
         QFETCH(bool, ranged);
-        const auto ckpt = Checkpoint::open(file.toStdString());
+        const auto ckpt = openCheckpoint(file.toStdString());
         const LogicalWeight* w = ckpt->findWeight(weight.toStdString());
         QVERIFY(w);
         StatsOptions opt;
@@ -336,7 +337,7 @@ private slots:
 
     void threadsDoNotChangeFigures()
     {
-        const auto ckpt = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
         for (const CoveredType& ct : coveredTypes()) {
             const LogicalWeight* w = ckpt->findWeight(std::string("real.") + ct.name);
             QVERIFY(w);

@@ -8,6 +8,7 @@
 #include "formats/ggml/ggml_tables.h"
 #include "base/half.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTest>
 
@@ -72,12 +73,12 @@ std::vector<uint8_t> hexBytes(const char* hex)
 
 const std::shared_ptr<const Checkpoint>& quantFile()
 {
-    static const auto c = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+    static const auto c = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
     return c;
 }
 const std::shared_ptr<const Checkpoint>& refFile()
 {
-    static const auto c = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
+    static const auto c = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
     return c;
 }
 

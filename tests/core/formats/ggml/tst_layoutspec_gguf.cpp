@@ -9,6 +9,7 @@
 #include "formats/ggml/ggml_blocks.h"
 #include "base/half.h"
 #include "kernel_testutil.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTest>
 
@@ -33,12 +34,12 @@ GgmlPieceRole codeRoleOf(const GgmlElementLocation& loc)
 
 const std::shared_ptr<const Checkpoint>& quantFile()
 {
-    static const auto c = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+    static const auto c = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
     return c;
 }
 const std::shared_ptr<const Checkpoint>& refFile()
 {
-    static const auto c = Checkpoint::open(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
+    static const auto c = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
     return c;
 }
 

@@ -6,6 +6,7 @@
 #include "base/half.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QTest>
 
@@ -18,7 +19,7 @@ namespace {
 
 std::shared_ptr<const qs::Checkpoint> load(const char* rel)
 {
-    return qs::Checkpoint::open(qstest::fixture(QString::fromLatin1(rel)).toStdString());
+    return qs::openCheckpoint(qstest::fixture(QString::fromLatin1(rel)).toStdString());
 }
 
 struct Type {

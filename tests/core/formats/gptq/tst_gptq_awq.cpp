@@ -10,6 +10,7 @@
 #include "base/error.h"
 
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QJsonObject>
@@ -544,7 +545,7 @@ private slots:
         const QStringList dirs = root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-*")}, QDir::Dirs, QDir::Name);
         QVERIFY(dirs.size() >= 10);
         for (const QString& d : dirs) {
-            const auto ckpt = Checkpoint::open(root.filePath(d + QStringLiteral("/model.safetensors")).toStdString());
+            const auto ckpt = openCheckpoint(root.filePath(d + QStringLiteral("/model.safetensors")).toStdString());
             for (const TensorEntry& t : ckpt->tensors) {
                 const QString name = QString::fromStdString(t.name);
                 if (name.endsWith(QLatin1String(".qweight"))) {
@@ -559,8 +560,8 @@ private slots:
         QFETCH(QString, dir);
         QFETCH(QString, module);
         const QString path = qstest::fixture(QStringLiteral("safetensors/") + dir);
-        const auto ckpt = Checkpoint::open(path.toStdString());
-        const auto ref = Checkpoint::open((path + QStringLiteral("/ref.safetensors")).toStdString());
+        const auto ckpt = openCheckpoint(path.toStdString());
+        const auto ref = openCheckpoint((path + QStringLiteral("/ref.safetensors")).toStdString());
         const TensorEntry* want = ref->find((module + QStringLiteral(".weight")).toStdString());
         QVERIFY(want);
         QCOMPARE(want->shape.size(), size_t(2));

@@ -1,4 +1,4 @@
-#include "formats/logicalweight.h"
+#include "container/logicalweight.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,0 +1,313 @@
+// The interface suite of the family table (Okteta's abstract-interface tests, one case per
+// implementation): every FamilyRow in familyRows() runs the same checks.
+//  - its layouts: what the row registers is exactly the specs of its family's format ids;
+//  - its traits: a decoded format has a rows kernel; integerCodes means the row reads codes;
+//  - its checkpoints (upstream fixtures, else files the suite writes) detect as its family;
+//    every SIMD path this machine has writes the scalar reference's bits for every weight;
+//    the codes of an integer-coded weight are the bits LayoutSpec::locate() names;
+//    verify checks the weight and finds no error;
+//  - quantize then detect round-trips for each of its quantize targets.
+// A new family row without a case here fails `everyRowHasACase`.
+#include "analysis/quantize_checkpoint.h"
+#include "analysis/verify.h"
+#include "base/half.h"
+#include "container/checkpoint.h"
+#include "formats/dequant.h"
+#include "formats/family.h"
+#include "formats/formatid.h"
+#include "formats/layoutspec.h"
+#include "formats/opencheckpoint.h"
+#include "formats/wordmap.h"
+#include "kernel_testutil.h"
+#include "testsupport.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+using namespace qs;
+
+namespace {
+
+// Fixture paths (relative to ../shared/fixtures) whose weights exercise each row.
+struct RowCase {
+    std::string_view family;
+    std::vector<const char*> fixtures;
+    const char* quantizeSource = nullptr; // float checkpoint for the quantize round trip
+    std::vector<std::string> quantizeWeights = {}; // which of its weights (empty: every eligible one)
+};
+
+const std::vector<RowCase>& rowCases()
+{
+    static const std::vector<RowCase> cases = {
+        {"gptq",
+         {"safetensors/gptq-w4-g128-sym/model.safetensors", "safetensors/gptq-w4-g128-asym-actorder/model.safetensors",
+          "safetensors/gptq-w8-g128-sym/model.safetensors", "safetensors/awq-gemm-w4-g32/model.safetensors"},
+         "safetensors/gptq-w4-g128-sym/ref.safetensors"},
+        {"ggml",
+         {"gguf/ggml-types.gguf", "gguf/ggml-types.ref.gguf"},
+         "gguf/ggml-types.ref.gguf",
+         {"source.synthetic", "source.synthetic4096"}},
+        {"bnb",
+         {"safetensors/bnb-nf4/model.safetensors", "safetensors/bnb-fp4-doublequant/model.safetensors"},
+         "safetensors/gptq-w4-g128-sym/ref.safetensors"},
+        {"compressed_tensors",
+         {"safetensors/ct-pack-w4a16-g128-sym/model.safetensors",
+          "safetensors/ct-pack-w4a16-channel-asym/model.safetensors",
+          "safetensors/ct-pack-w8a16-channel-sym/model.safetensors"},
+         "safetensors/gptq-w4-g128-sym/ref.safetensors"},
+        // No upstream MLX or HQQ quantized fixture: MLX comes from our quantizer (checked against
+        // mlx's rounding in tst_quantize_affine), HQQ from a file this suite writes.
+        {"mlx", {}, "safetensors/gptq-w4-g128-sym/ref.safetensors"},
+        {"hqq", {}, nullptr},
+        {"plain", {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"}, nullptr},
+    };
+    return cases;
+}
+
+const RowCase* caseOf(std::string_view family)
+{
+    for (const RowCase& c : rowCases())
+        if (c.family == family)
+            return &c;
+    return nullptr;
+}
+
+// An HQQ weight as hqq's quantizer stores it: 4-bit halves of the [2048, 64] grouped view of a
+// [64, 2048] weight, f16 scale and zero per group, random codes and parameters.
+std::string writeHqq(const QString& dir)
+{
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(0.01f, 0.2f);
+    const std::string p = "model.layers.0.mlp.up_proj";
+    std::vector<uint8_t> wq(1024 * 64);
+    for (auto& b : wq)
+        b = uint8_t(rng());
+    std::vector<float> scale(2048), zero(2048);
+    for (size_t i = 0; i < scale.size(); ++i) {
+        scale[i] = u(rng);
+        zero[i] = 15.0f * u(rng) * 5;
+    }
+    return qsk::write(dir, "hqq.safetensors",
+                      {{p + ".W_q", DType::U8, {1024, 64}, wq},
+                       {p + ".scale", DType::F16, {2048, 1}, qsk::halfBytes(scale, DType::F16)},
+                       {p + ".zero", DType::F16, {2048, 1}, qsk::halfBytes(zero, DType::F16)},
+                       {p + ".shape", DType::I64, {2}, qsk::bytesOf(std::vector<int64_t>{64, 2048})},
+                       {p + ".nbits", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{4})},
+                       {p + ".group_size", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{64})},
+                       {p + ".axis", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{1})},
+                       {p + ".packing", DType::U8, {7}, {'4', 'b', 'i', 't', '_', 'u', '8'}}});
+}
+
+// The quantize output path of a target: a GGUF file, or a safetensors folder.
+std::string quantizeOutput(const QTemporaryDir& dir, const FormatInfo& f)
+{
+    return (dir.path() + QStringLiteral("/") + QString::fromStdString(f.id)).toStdString()
+        + (f.family == FormatFamily::Gguf ? ".gguf" : "");
+}
+
+// The bits locate() names for element (n, k) of a weight's code tensor.
+uint64_t locatedCode(const LayoutSpec& spec, const LayoutParams& lp, const WeightData& d, uint64_t n, uint64_t k)
+{
+    const ElementLocation e = spec.locate(lp, n, k);
+    const uint64_t bits = qsk::readPieces(d.bytes(e.tensor), e.wordBits, e.pieces, e.pieceCount);
+    return spec.signedness == CodeSignedness::TwosComplement ? bits ^ (uint64_t(1) << (lp.bits - 1)) : bits;
+}
+
+// Every check of one weight of the row's family (QFAIL on a mismatch).
+void checkWeight(const FamilyRow& row, const Checkpoint& ck, const LogicalWeight& w)
+{
+    const FormatInfo* f = findFormat(w.format);
+    QVERIFY2(f, w.format.c_str());
+    QCOMPARE(int(f->family), int(row.family));
+    QVERIFY2(canDequantize(w.format), w.format.c_str());
+    const std::vector<float> ref = dequantizeWeight(ck, w, SimdPath::Scalar, 1);
+    for (SimdPath path : qsk::simdPaths()) {
+        const std::vector<float> fast = dequantizeWeight(ck, w, path, 2);
+        QVERIFY2(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)) == 0,
+                 qPrintable(QStringLiteral("%1 (%2): the %3 path differs from the scalar reference")
+                                .arg(QString::fromStdString(w.name), QString::fromStdString(w.format),
+                                     QString::fromLatin1(simdPathName(path).data()))));
+    }
+    if (f->integerCodes) {
+        QVERIFY(row.codes);
+        const WeightCodes c = extractCodes(ck, w);
+        const LayoutSpec* spec = findLayoutSpec(w.format);
+        QVERIFY2(spec && spec->locate, w.format.c_str());
+        const LayoutParams lp = layoutParams(w);
+        const WeightData d{ck, w};
+        // Every element of a small weight, a strided sample of a large one.
+        const uint64_t step = std::max<uint64_t>(1, c.rows * c.cols / 65536);
+        for (uint64_t e = 0; e < c.rows * c.cols; e += step) {
+            const uint64_t n = e / c.cols, k = e % c.cols;
+            if (locatedCode(*spec, lp, d, n, k) != c.codes[e])
+                QFAIL(qPrintable(QStringLiteral("%1 (%2, %3): locate() names code %4, extractCodes gives %5")
+                                     .arg(QString::fromStdString(w.name))
+                                     .arg(n)
+                                     .arg(k)
+                                     .arg(locatedCode(*spec, lp, d, n, k))
+                                     .arg(c.codes[e])));
+        }
+    }
+    if (f->quantized) {
+        VerifyReport rep;
+        verifyWeight(ck, w, rep);
+        std::string errors;
+        for (const VerifyFinding& x : rep.findings)
+            if (!x.warning)
+                errors += x.check + ": " + x.message + "; ";
+        QVERIFY2(errors.empty(), (w.name + ": " + errors).c_str());
+        QVERIFY2(std::find(rep.checked.begin(), rep.checked.end(), w.name) != rep.checked.end(),
+                 (w.name + ": verify checked nothing").c_str());
+    }
+}
+
+// The weights of `family` in a checkpoint, each checked; returns how many.
+int checkCheckpoint(const FamilyRow& row, const Checkpoint& ck)
+{
+    int n = 0;
+    for (const LogicalWeight& w : ck.weights) {
+        const FormatInfo* f = findFormat(w.format);
+        if (!f || f->family != row.family || !canDequantize(w.format))
+            continue;
+        checkWeight(row, ck, w);
+        if (QTest::currentTestFailed())
+            return n;
+        ++n;
+    }
+    return n;
+}
+
+} // namespace
+
+class TestFamilyRows : public QObject {
+    Q_OBJECT
+private slots:
+    void everyRowHasACase()
+    {
+        QVERIFY(familyRows().size() >= 7);
+        for (const FamilyRow& row : familyRows()) {
+            QVERIFY2(caseOf(row.name), std::string(row.name).c_str());
+            QVERIFY2(row.registerLayouts && row.dequant, std::string(row.name).c_str());
+            QCOMPARE(familyRow(row.family), &row);
+        }
+    }
+
+    void layouts_data()
+    {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < familyRows().size(); ++i)
+            QTest::addRow("%s", std::string(familyRows()[i].name).c_str()) << int(i);
+    }
+    // What a row registers is its own family's ids, and every decoded id of the family has a spec.
+    void layouts()
+    {
+        QFETCH(int, index);
+        const FamilyRow& row = familyRows()[size_t(index)];
+        LayoutRegistry r;
+        row.registerLayouts(r);
+        QVERIFY(!r.all().empty());
+        for (const LayoutSpec& s : r.all()) {
+            const FormatInfo* f = findFormat(s.id);
+            QVERIFY2(f, s.id.c_str());
+            // The plain row also names the formats detection only lists (family Other).
+            QVERIFY2(f->family == row.family || (row.family == FormatFamily::Plain && f->family == FormatFamily::Other),
+                     s.id.c_str());
+            QCOMPARE(findLayoutSpec(s.id)->name, s.name);
+        }
+        for (const FormatInfo& f : formatInfos()) {
+            if (f.family != row.family)
+                continue;
+            QVERIFY2(r.find(f.id), (f.id + " has no layout spec in its row").c_str());
+            if (f.integerCodes)
+                QVERIFY2(row.codes, (f.id + ": integer codes but the row reads none").c_str());
+            if (f.quantizeTarget || f.repackTarget || f.affineCodes)
+                QVERIFY2(row.dequant(f), (f.id + ": written or repacked but not decoded").c_str());
+        }
+    }
+
+    void checkpoints_data()
+    {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < familyRows().size(); ++i)
+            QTest::addRow("%s", std::string(familyRows()[i].name).c_str()) << int(i);
+    }
+    void checkpoints()
+    {
+        QFETCH(int, index);
+        const FamilyRow& row = familyRows()[size_t(index)];
+        const RowCase* c = caseOf(row.name);
+        QVERIFY(c);
+        int weights = 0;
+        for (const char* fixture : c->fixtures) {
+            const auto ck = openCheckpoint(qstest::fixture(QString::fromLatin1(fixture)).toStdString());
+            const int n = checkCheckpoint(row, *ck);
+            if (QTest::currentTestFailed())
+                return;
+            QVERIFY2(n > 0, fixture);
+            weights += n;
+        }
+        if (row.family == FormatFamily::Hqq) {
+            QTemporaryDir tmp;
+            const auto ck = openCheckpoint(writeHqq(tmp.path()));
+            weights += checkCheckpoint(row, *ck);
+        }
+        // The quantizer's output stands in for a missing fixture (MLX) and is checked like one.
+        if (c->fixtures.empty() && c->quantizeSource) {
+            QTemporaryDir tmp;
+            const auto src = openCheckpoint(qstest::fixture(QString::fromLatin1(c->quantizeSource)).toStdString());
+            for (const FormatInfo& f : formatInfos()) {
+                if (f.family != row.family || !f.quantizeTarget)
+                    continue;
+                QuantizeCheckpointOptions opt;
+                opt.format = f.id;
+                const auto out = openCheckpoint(quantizeCheckpoint(*src, quantizeOutput(tmp, f), opt).output);
+                weights += checkCheckpoint(row, *out);
+            }
+        }
+        QVERIFY2(weights > 0, "no weight of this family was checked");
+    }
+
+    void quantizeRoundTrip_data()
+    {
+        QTest::addColumn<QString>("id");
+        for (const FormatInfo& f : formatInfos())
+            if (f.quantizeTarget)
+                QTest::addRow("%s", f.id.c_str()) << QString::fromStdString(f.id);
+    }
+    // quantize writes what detection reads back as the same format, decodable by its row.
+    void quantizeRoundTrip()
+    {
+        QFETCH(QString, id);
+        const FormatInfo* f = findFormat(id.toStdString());
+        QVERIFY(f);
+        const FamilyRow* row = familyRow(f->family);
+        QVERIFY(row);
+        const RowCase* c = caseOf(row->name);
+        QVERIFY2(c && c->quantizeSource, qPrintable(id));
+        const auto src = openCheckpoint(qstest::fixture(QString::fromLatin1(c->quantizeSource)).toStdString());
+        QTemporaryDir tmp;
+        QuantizeCheckpointOptions opt;
+        opt.format = f->id;
+        opt.weights = c->quantizeWeights;
+        const QuantizeCheckpointResult res = quantizeCheckpoint(*src, quantizeOutput(tmp, *f), opt);
+        QVERIFY(!res.quantized.empty());
+        const auto out = openCheckpoint(res.output);
+        int found = 0;
+        for (const LogicalWeight& w : out->weights)
+            if (w.format == f->id) {
+                ++found;
+                QVERIFY(row->dequant(*f));
+                const std::vector<float> ref = dequantizeWeight(*out, w, SimdPath::Scalar, 1);
+                const std::vector<float> fast = dequantizeWeight(*out, w, bestSimdPath(), 1);
+                QVERIFY(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)) == 0);
+            }
+        QCOMPARE(size_t(found), res.quantized.size());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFamilyRows)
+#include "tst_family_rows.moc"
