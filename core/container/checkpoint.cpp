@@ -123,10 +123,48 @@ const MetaValue* Checkpoint::meta(std::string_view key) const
 
 namespace {
 
-bool startsWithGgufMagic(const std::string& path)
+// The first four bytes of a file (fewer when it is shorter).
+std::string magicOf(const std::string& path)
 {
     const MappedFile f(path);
-    return f.size() >= 4 && std::memcmp(f.bytes().data(), "GGUF", 4) == 0;
+    return std::string(reinterpret_cast<const char*>(f.bytes().data()), std::min<size_t>(4, f.size()));
+}
+
+// The magic as text when it is printable, else as hex bytes.
+std::string shownMagic(const std::string& magic)
+{
+    std::string text = "'", hex;
+    bool printable = true;
+    for (unsigned char ch : magic) {
+        printable &= ch >= 0x20 && ch < 0x7f;
+        text += char(ch);
+        static constexpr char digits[] = "0123456789abcdef";
+        hex += std::string(hex.empty() ? "" : " ") + digits[ch >> 4] + digits[ch & 15];
+    }
+    return printable ? text + "'" : hex;
+}
+
+// A file that is not GGUF goes to the safetensors reader. When it looks like a GGUF (its
+// name, or the pre-release magic) both readings are reported in one message.
+void readSafetensorsOrExplain(Checkpoint& ckpt, const std::string& path, const std::string& magic)
+{
+    const bool prerelease = magic == "FUGG";
+    if (!prerelease && !path.ends_with(".gguf")) {
+        readSafetensorsFile(ckpt, path);
+        return;
+    }
+    try {
+        readSafetensorsFile(ckpt, path);
+    } catch (const Error& e) {
+        std::string why = e.what();
+        if (why.rfind(path + ": ", 0) == 0)
+            why = why.substr(path.size() + 2);
+        std::string msg = path + ": not a GGUF file: it starts with " + shownMagic(magic) + ", not 'GGUF'";
+        if (prerelease)
+            msg += " ('FUGG' is the magic of pre-release GGUF files that gguf.py wrote in July and August 2023, "
+                   "before the format was released; llama.cpp refuses them too)";
+        throw Error(msg + "; read as safetensors it fails as well: " + why);
+    }
 }
 
 } // namespace
@@ -159,12 +197,12 @@ std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path)
             ckpt->container = Container::Safetensors;
             readSafetensorsFolder(*ckpt, path);
         }
-    } else if (startsWithGgufMagic(path)) {
+    } else if (const std::string magic = magicOf(path); magic == "GGUF") {
         ckpt->container = Container::Gguf;
         readGguf(*ckpt, path);
     } else {
         ckpt->container = Container::Safetensors;
-        readSafetensorsFile(*ckpt, path);
+        readSafetensorsOrExplain(*ckpt, path, magic);
         readHuggingFaceConfigs(*ckpt, fs::path(path).parent_path().string());
     }
     ckpt->buildIndex();

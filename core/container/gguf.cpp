@@ -301,12 +301,19 @@ GgufFile parseGgufFile(const std::string& path)
         const std::string recField = "metadata record " + num(i);
         const std::string_view key = c.string(recField, "key");
         const std::string field = "metadata key " + shownName(key);
-        if (const auto [it, fresh] = keys.emplace(key, i); !fresh)
-            c.failAt(field, "duplicate key (records " + num(it->second) + " and " + num(i) + ")");
+        const auto [first, fresh] = keys.emplace(key, out.metadata.size());
         const uint32_t type = c.get<uint32_t>(field, "value type");
         if (type >= kTypeCount)
             c.failAt(field, "value type " + num(type) + " is not a GGUF value type (0..12)");
         out.metadata.emplace_back(std::string(key), readValue(c, type, field, 0, st));
+        // The file stays readable: list both records, say which one lookups use and what the
+        // upstream readers do with it.
+        if (!fresh)
+            out.notes.push_back(path + ": " + field + " appears twice: record " + num(first->second) + " holds "
+                                + out.metadata[first->second].second.toDisplayString() + ", record " + num(i)
+                                + " holds " + out.metadata.back().second.toDisplayString()
+                                + "; Quantscope uses the first, llama.cpp refuses the file (duplicate key), "
+                                  "gguf-py warns and keeps both");
     }
     if (!st.nonBinaryBool.empty())
         out.notes.push_back(path + ": " + st.nonBinaryBool + ": a bool value is neither 0 nor 1; read as true, as ggml does");

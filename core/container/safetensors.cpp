@@ -200,6 +200,9 @@ void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
     // hostile ones from allocating far more than the header's own size.
     const auto takeMember = [&](std::string&& key, json::Value&& value) {
         if (key == "__metadata__") {
+            // Optional, and null means absent (the reference reader's Option; MLX writes null).
+            if (value.isNull())
+                return;
             if (!value.isObject())
                 fail(path, "__metadata__ is a " + jsonTypeOf(value) + ", not an object of strings");
             for (auto& [mk, mv] : value.object) {

@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/half.h"
+#include "container/ggmltype.h"
 
 #include <algorithm>
 #include <array>

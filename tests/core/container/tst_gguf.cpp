@@ -704,8 +704,6 @@ private slots:
             b.put<uint32_t>(0).put<uint64_t>(0);
             add("arrays nested too deep", b, {"metadata key 'deep': arrays nested more than 16 levels deep"});
         }
-        add("duplicate key", Bytes{}.header(3, 0, 2).kvU32("a.b", 1).kvU32("a.b", 2),
-            {"metadata key 'a.b': duplicate key (records 0 and 1)"});
         add("alignment not u32", Bytes{}.header(3, 0, 1).str("general.alignment").put<uint32_t>(10).put<uint64_t>(32),
             {"metadata key 'general.alignment': must be of type u32, found u64"});
         add("alignment zero", Bytes{}.header(3, 0, 1).kvU32("general.alignment", 0),
@@ -753,6 +751,27 @@ private slots:
         QVERIFY(!QTest::currentTestFailed());
         // Absurd counts fail before any allocation of their size.
         QCOMPARE_LT(peakRssKiB(), 256 * 1024L);
+    }
+
+    // A duplicate metadata key leaves the file readable: it opens, both records are listed,
+    // lookups take the first, and a note names the key, both records and their values and
+    // what the upstream readers do (llama.cpp refuses such files; issue 14).
+    void duplicateKeyOpensWithANote()
+    {
+        QTemporaryDir dir;
+        const std::string path = tmpPath(dir, "dup.gguf");
+        writeBytes(path, Bytes{}.header(3, 0, 3).kvU32("a.b", 1).kvU32("c", 7).kvU32("a.b", 2).b);
+        qs::Checkpoint ckpt;
+        qs::readGguf(ckpt, path);
+        QCOMPARE(ckpt.metadata.size(), size_t(3));
+        QCOMPARE(ckpt.metadata[2].first, std::string("a.b"));
+        QCOMPARE(std::get<uint64_t>(ckpt.meta("a.b")->value), uint64_t(1));
+        QCOMPARE(ckpt.notes.size(), size_t(1));
+        const std::string& note = ckpt.notes[0];
+        for (const char* part : {": metadata key 'a.b' appears twice: record 0 holds 1, record 2 holds 2",
+                                 "llama.cpp refuses the file"})
+            QVERIFY2(note.find(part) != std::string::npos, note.c_str());
+        QVERIFY2(note.rfind(path, 0) == 0, note.c_str());
     }
 
     // Every cut point inside the header region of a file with every value type is an error
