@@ -6,7 +6,8 @@ namespace qs {
 
 std::span<const FamilyRow> familyRows()
 {
-    // One line per family.
+    // One line per family. Detection asks them in this order, most specific member names
+    // first: changing it changes which family claims an ambiguous module.
     static const std::array<FamilyRow, 7> rows = {
         gptqFamily(),
         ggmlFamily(),

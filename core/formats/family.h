@@ -13,6 +13,7 @@
 #include "formats/scalegrid.h"
 
 #include <span>
+#include <vector>
 
 namespace qs {
 
@@ -20,6 +21,11 @@ class LayoutRegistry;
 struct WeightCodes;
 struct FamilyTargets;
 enum class CodeParts : uint8_t;
+struct LogicalWeight;
+namespace detect {
+class Context;
+struct Group;
+} // namespace detect
 
 struct FamilyRow {
     FormatFamily family = FormatFamily::Unknown;
@@ -34,6 +40,18 @@ struct FamilyRow {
 
     // ---- writing the family's formats: quantize, repack, the budget table (formats/target.h) ----
     const FamilyTargets* targets = nullptr;
+
+
+    // ---- Detection (formats/detect.cpp asks the rows in table order; formats/detectutil.h) ----
+    // Claims every tensor of a checkpoint whose container the family owns (GGUF); false
+    // for any other container.
+    bool (*detectCheckpoint)(detect::Context& cx) = nullptr;
+    // Claims a group of tensors sharing a module prefix: adds its weights to cx and returns
+    // true, or returns false and leaves the group to the next row.
+    bool (*detectGroup)(detect::Context& cx, const detect::Group& group) = nullptr;
+    // Runs once every weight is detected, for notes that need them all (GPTQ: v1 and v2
+    // symmetric zeros mixed across weights).
+    void (*detectAcross)(std::vector<LogicalWeight>& weights) = nullptr;
 
     // --- verify, group scales, the layout report (analysis/verify.cpp, analysis/groupscales.cpp, report/) ---
     // The format checks of one of the family's formats; nullptr when the format has none

@@ -112,6 +112,11 @@ struct LayoutSpec {
     // Exact and cheap; row < N, col < K. `group` ignores g_idx (the caller owns it).
     // Empty for the formats detection only names (FormatFamily::Other): nothing is modelled.
     std::function<ElementLocation(const LayoutParams&, uint64_t row, uint64_t col)> locate;
+
+    // ---- Word arrangement the packed-word kernel reads (formats/gptq: PackedLinear takes its
+    // variant from these with packAxis, wordBits, slotOrder and zeroPoint; others ignore them) ----
+    bool planar = false;     // codes split into bit planes per 32 codes (GPTQModel gptq_p), not one stream
+    bool transposed = false; // codes stored [in, out] (torch's [K, N] qweight: GPTQ, AWQ GEMM), not [out, in]
 };
 
 class LayoutRegistry {

@@ -63,4 +63,11 @@ void verifyBnbInt8Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyR
 GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                             const std::atomic<bool>* cancel);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (bnb_detect.cpp), reached through the family row (formats/family.h).
+bool bnbGroup(Context& cx, const Group& group);
+} // namespace detect
+
 } // namespace qs

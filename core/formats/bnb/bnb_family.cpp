@@ -65,6 +65,8 @@ const FamilyRow& bnbFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Bitsandbytes, "bnb", registerBnbLayouts, bnbDequant, bnbCodes};
+        // detection
+        r.detectGroup = detect::bnbGroup;
         r.targets = &bnbTargets();
         // verify and group scales
         r.verify = bnbVerify;

@@ -71,6 +71,8 @@ const FamilyRow& compressedTensorsFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant, ctCodes};
+        // detection
+        r.detectGroup = detect::compressedTensorsGroup;
         r.targets = &compressedTensorsTargets();
         // verify and group scales
         r.verify = ctVerify;

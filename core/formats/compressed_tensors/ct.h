@@ -62,4 +62,11 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
 GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                           const std::atomic<bool>* cancel);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (ct_detect.cpp), reached through the family row (formats/family.h).
+bool compressedTensorsGroup(Context& cx, const Group& group);
+} // namespace detect
+
 } // namespace qs

@@ -48,4 +48,11 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
 // The report's seed probe checks of the block map and the row dequantizers (ggml_probe.cpp).
 std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (ggml_detect.cpp), reached through the family row (formats/family.h).
+bool ggufCheckpoint(Context& cx);
+} // namespace detect
+
 } // namespace qs

@@ -32,6 +32,8 @@ const FamilyRow& ggmlFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Gguf, "ggml", registerGgufLayouts, ggmlDequant, nullptr};
+        // detection
+        r.detectCheckpoint = detect::ggufCheckpoint;
         r.targets = &ggmlTargets();
         // verify, group scales, the layout report
         r.verify = ggmlVerify;

@@ -104,13 +104,11 @@ MarlinPos marlinLocate(uint64_t k, uint64_t n, int bits, uint64_t N)
     const uint64_t c = nt >> 2, j = nt & 3;
     const uint64_t wordsPerRow = N * uint64_t(bits) / 2;
     if (bits == 4) {
-        static constexpr int slotOf[8] = {0, 4, 1, 5, 2, 6, 3, 7}; // inverse of {0,2,4,6,1,3,5,7}
         const uint64_t w = 128 * c + 4 * i + j;
-        return {kt * wordsPerRow + w, slotOf[4 * block + r]};
+        return {kt * wordsPerRow + w, kMarlinSlotOf4[4 * block + r]};
     }
-    static constexpr int slotOf8[4] = {0, 2, 1, 3}; // inverse of {0,2,1,3}
     const uint64_t w = 256 * c + 8 * i + 2 * j + block;
-    return {kt * wordsPerRow + w, slotOf8[r]};
+    return {kt * wordsPerRow + w, kMarlinSlotOf8[r]};
 }
 
 uint64_t marlinScaleIndex(uint64_t grp, uint64_t n, uint64_t N, uint64_t groups)
@@ -258,10 +256,8 @@ uint32_t PackedLinear::codeAt(uint64_t n, uint64_t k) const
         }
         return code;
     }
-    case PackedKind::AwqGemm: {
-        static constexpr int slotOf[8] = {0, 4, 1, 5, 2, 6, 3, 7}; // AWQ_REVERSE_ORDER
-        return (loadU32(qweight.data() + 4 * (k * (N / 8) + n / 8)) >> (4 * slotOf[n % 8])) & 0xF;
-    }
+    case PackedKind::AwqGemm:
+        return (loadU32(qweight.data() + 4 * (k * (N / 8) + n / 8)) >> (4 * kAwqSlotOf[n % 8])) & 0xF;
     case PackedKind::AwqGemv:
         return (loadU32(qweight.data() + 4 * (n * ceilDiv(K, 8) + k / 8)) >> (4 * (k % 8))) & 0xF;
     case PackedKind::AwqGemvFast:
@@ -299,11 +295,9 @@ int32_t PackedLinear::zeroAt(uint64_t grp, uint64_t n) const
         }
         break;
     }
-    case PackedKind::AwqGemm: {
-        static constexpr int slotOf[8] = {0, 4, 1, 5, 2, 6, 3, 7};
-        field = (loadU32(qzeros.data() + 4 * (grp * (N / 8) + n / 8)) >> (4 * slotOf[n % 8])) & 0xF;
+    case PackedKind::AwqGemm:
+        field = (loadU32(qzeros.data() + 4 * (grp * (N / 8) + n / 8)) >> (4 * kAwqSlotOf[n % 8])) & 0xF;
         break;
-    }
     case PackedKind::AwqGemv:
         field = (loadU32(qzeros.data() + 4 * (n * zeroWords + grp / 8)) >> (4 * (grp % 8))) & 0xF;
         break;

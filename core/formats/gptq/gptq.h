@@ -14,7 +14,9 @@
 #include "formats/probecheck.h"
 #include "formats/scalegrid.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -46,6 +48,17 @@ enum class V1ZeroRule { Reference, NoWrap, Wrap };
 std::string_view v1ZeroRuleName(V1ZeroRule r);
 
 enum class ScaleType { F16, BF16, F32 };
+
+// AutoAWQ's GEMM pack order (AWQ_ORDER): slot s of a word holds column 8c + kAwqPackOrder[s].
+// The awq-gemm LayoutSpec registers it as its slotOrder; the kernels read its inverse.
+inline constexpr std::array<int, 8> kAwqPackOrder = {0, 2, 4, 6, 1, 3, 5, 7};
+// The slot of column 8c + j (AWQ_REVERSE_ORDER).
+inline constexpr std::array<int, 8> kAwqSlotOf = [] {
+    std::array<int, 8> inv{};
+    for (int s = 0; s < 8; ++s)
+        inv[size_t(kAwqPackOrder[size_t(s)])] = s;
+    return inv;
+}();
 
 struct PackedLinear {
     PackedKind kind = PackedKind::Gptq;
@@ -138,6 +151,10 @@ struct MarlinPos {
     int slot;
 };
 MarlinPos marlinLocate(uint64_t k, uint64_t n, int bits, uint64_t N);
+// Marlin's interleave within a word, as the slot of each position: the inverses of
+// 0,2,4,6,1,3,5,7 (4-bit) and 0,2,1,3 (8-bit). The reference and the AVX2 path both read these.
+inline constexpr int kMarlinSlotOf4[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+inline constexpr int kMarlinSlotOf8[4] = {0, 2, 1, 3};
 uint64_t marlinScaleIndex(uint64_t grp, uint64_t n, uint64_t N, uint64_t groups);
 
 // GEMV_FAST: storage position p in a row of 32-blocks -> input channel k (B.2.3) and back.
@@ -147,10 +164,21 @@ uint64_t gemvFastPosition(uint64_t k);
 } // namespace qs
 
 namespace qs {
+struct LayoutSpec;
+// The kernel variant and zero convention a registered LayoutSpec describes (its pack axis,
+// word width, slot order, planes, storage orientation and zero point); nullopt for a layout
+// the packed kernel does not read.
+struct PackedLayout {
+    PackedKind kind;
+    ZeroConvention zeros;
+};
+std::optional<PackedLayout> packedLayoutOf(const LayoutSpec& spec);
+
 // The description of a detected GPTQ / AWQ / Marlin weight (format ids gptq-v1, gptq-v2,
 // gptq-planar, awq-gemm, awq-gemv, awq-gemv-fast, gptq-marlin, awq-marlin). Member roles:
-// qweight (or B), qzeros, scales (or s), g_idx. LogicalWeight::params may carry
-// "v1_zero_rule" = reference | no-wrap | wrap. Validated; throws qs::Error.
+// qweight (or B), qzeros, scales (or s), g_idx. The layout comes from the format's
+// LayoutSpec (packedLayoutOf). LogicalWeight::params may carry "v1_zero_rule" =
+// reference | no-wrap | wrap. Validated; throws qs::Error.
 PackedLinear describePacked(const WeightData& w);
 // DequantRowsFn for those formats.
 void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
@@ -160,4 +188,14 @@ GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gg
                               const std::atomic<bool>* cancel);
 // The report's seed probe checks of our packers and reader (gptq_probe.cpp).
 std::vector<ProbeCheck> packedProbe(const ProbeInput& in);
+
+
+namespace detect {
+class Context;
+struct Group;
+// Detection (gptq_detect.cpp), reached through the family row (formats/family.h).
+bool gptqGroup(Context& cx, const Group& group);
+void gptqAcrossWeights(std::vector<LogicalWeight>& weights);
+} // namespace detect
+
 } // namespace qs

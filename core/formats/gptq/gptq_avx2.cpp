@@ -80,6 +80,13 @@ std::vector<Segment> stepSegments(const std::vector<PackedLinear::GroupRun>& run
     return segs;
 }
 
+// Lane j: the bit shift of AWQ GEMM column 8c + j in its word (4 * kAwqSlotOf[j]).
+inline __m256i awqSlotShifts()
+{
+    return _mm256_setr_epi32(4 * kAwqSlotOf[0], 4 * kAwqSlotOf[1], 4 * kAwqSlotOf[2], 4 * kAwqSlotOf[3],
+                             4 * kAwqSlotOf[4], 4 * kAwqSlotOf[5], 4 * kAwqSlotOf[6], 4 * kAwqSlotOf[7]);
+}
+
 // Scales and zeros of eight consecutive rows for every group, read once per row block.
 struct GroupVectors {
     std::vector<float> s;   // [groups][8]
@@ -123,8 +130,7 @@ struct GroupVectors {
         } else if (p.kind == PackedKind::AwqGemm && n % 8 == 0) {
             uint32_t w;
             std::memcpy(&w, p.qzeros.data() + 4 * (g * (p.N / 8) + n / 8), 4);
-            f = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(w)), _mm256_setr_epi32(0, 16, 4, 20, 8, 24, 12, 28)),
-                                 _mm256_set1_epi32(0xF));
+            f = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(w)), awqSlotShifts()), _mm256_set1_epi32(0xF));
         } else {
             return false;
         }
@@ -403,8 +409,8 @@ void awqGemmBlock(const PackedLinear& p, uint64_t n, float* rows, const GroupVec
     const uint64_t K = p.K, stride = 4 * (p.N / 8), fullK = K / 8 * 8;
     const uint8_t* col = p.qweight.data() + 4 * (n / 8);
     alignas(32) int32_t shifts[8][8];
-    for (int j = 0; j < 8; ++j) // AWQ slot of column j, times 4
-        _mm256_store_si256(reinterpret_cast<__m256i*>(shifts[j]), _mm256_set1_epi32(4 * ((j & 1) * 4 + j / 2)));
+    for (size_t j = 0; j < 8; ++j) // AWQ slot of column j, times 4
+        _mm256_store_si256(reinterpret_cast<__m256i*>(shifts[j]), _mm256_set1_epi32(4 * kAwqSlotOf[j]));
     const __m256i mask = _mm256_set1_epi32(0xF);
     RowGroupVectors<R> rg;
     __m256i words[C][Span / 8];
@@ -476,7 +482,7 @@ void awqGemmRowsTransposed(const PackedLinear& p, uint64_t n0, uint64_t n1, floa
     const uint64_t lead = std::min(n1, (n0 + 7) / 8 * 8);
     dequantPackedRowsRef(p, n0, lead, out);
     n = lead;
-    const __m256i shifts = _mm256_setr_epi32(0, 16, 4, 20, 8, 24, 12, 28); // AWQ slot of column j, times 4
+    const __m256i shifts = awqSlotShifts();
     const __m256i mask = _mm256_set1_epi32(0xF);
     GroupVectors gv;
     for (; n + 8 <= n1; n += 8) {
@@ -575,8 +581,6 @@ void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 template <int B>
 void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
-    static constexpr int slot4[8] = {0, 4, 1, 5, 2, 6, 3, 7}; // inverse of {0,2,4,6,1,3,5,7}
-    static constexpr int slot8[4] = {0, 2, 1, 3};             // inverse of {0,2,1,3}
     constexpr uint64_t Rows = 16;
     const uint64_t K = p.K, tiles = K / 16, wordsPerTile = p.N * uint64_t(B) / 2;
     const __m256i mask = _mm256_set1_epi32((1 << B) - 1), zero = _mm256_set1_epi32(1 << (B - 1));
@@ -597,8 +601,8 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             alignas(32) int32_t shLo[8], shHi[8];
             for (int kr = 0; kr < 8; ++kr) {
                 const int r0 = kr & 1, r1 = r0 | 2;
-                shLo[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r0)] : slot8[r0]);
-                shHi[kr] = B * (B == 4 ? slot4[4 * block + uint64_t(r1)] : slot8[r1]);
+                shLo[kr] = B * (B == 4 ? kMarlinSlotOf4[4 * block + uint64_t(r0)] : kMarlinSlotOf8[r0]);
+                shHi[kr] = B * (B == 4 ? kMarlinSlotOf4[4 * block + uint64_t(r1)] : kMarlinSlotOf8[r1]);
             }
             rows[r].shLo = _mm256_load_si256(reinterpret_cast<const __m256i*>(shLo));
             rows[r].shHi = _mm256_load_si256(reinterpret_cast<const __m256i*>(shHi));

@@ -75,6 +75,9 @@ const FamilyRow& gptqFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes};
+        // detection
+        r.detectGroup = detect::gptqGroup;
+        r.detectAcross = detect::gptqAcrossWeights;
         r.targets = &gptqTargets();
         // verify, group scales, the layout report
         r.verify = gptqVerify;

@@ -1,10 +1,14 @@
 // From a detected logical weight (its stored tensors and config parameters) to the
 // PackedLinear description the GPTQ / AWQ / Marlin kernels read.
 #include "formats/gptq/gptq.h"
+#include "formats/formatid.h"
+#include "formats/layoutspec.h"
 #include "formats/statecache.h"
 
 #include "container/checkpoint.h"
 #include "base/error.h"
+
+#include <algorithm>
 
 namespace qs {
 
@@ -36,6 +40,40 @@ void expectRank(const WeightData& w, const TensorEntry& t, size_t rank)
 
 } // namespace
 
+std::optional<PackedLayout> packedLayoutOf(const LayoutSpec& spec)
+{
+    std::optional<PackedKind> kind;
+    const bool natural = spec.slotOrder.empty();
+    switch (spec.packAxis) {
+    case PackAxis::In: // codes of consecutive input channels share a word
+        if (spec.wordBits == 32 && natural)
+            kind = spec.planar ? PackedKind::GptqPlanar : spec.transposed ? PackedKind::Gptq : PackedKind::AwqGemv;
+        break;
+    case PackAxis::Out: // codes of consecutive output rows share a word
+        if (spec.wordBits == 32 && spec.transposed && !spec.planar
+            && std::equal(spec.slotOrder.begin(), spec.slotOrder.end(), kAwqPackOrder.begin(), kAwqPackOrder.end()))
+            kind = PackedKind::AwqGemm;
+        else if (spec.wordBits == 16 && !spec.transposed && !spec.planar && natural)
+            kind = PackedKind::AwqGemvFast; // four rows per int16, channels interleaved (gemvFastPosition)
+        break;
+    case PackAxis::Tile:
+        if (spec.wordBits == 32)
+            kind = PackedKind::Marlin;
+        break;
+    default:
+        break;
+    }
+    if (!kind)
+        return std::nullopt;
+    switch (spec.zeroPoint) {
+    case ZeroPointKind::StoredMinusOne: return PackedLayout{*kind, ZeroConvention::StoredMinusOne};
+    case ZeroPointKind::Stored: return PackedLayout{*kind, ZeroConvention::Stored};
+    case ZeroPointKind::FloatBias: return PackedLayout{*kind, ZeroConvention::FloatBias};
+    case ZeroPointKind::Implicit: return PackedLayout{*kind, ZeroConvention::Implicit};
+    default: return std::nullopt;
+    }
+}
+
 PackedLinear describePacked(const WeightData& w)
 {
     const LogicalWeight& lw = w.weight;
@@ -46,23 +84,13 @@ PackedLinear describePacked(const WeightData& w)
         const auto it = lw.params.find(key);
         return it == lw.params.end() ? std::string() : it->second;
     };
-    const bool planar = f == "gptq-planar" || param("checkpoint_format") == "gptq_p" || param("format") == "gptq_p";
-    if (f == "gptq-v1" || f == "gptq-v2" || f == "gptq-planar") {
-        p.kind = planar ? PackedKind::GptqPlanar : PackedKind::Gptq;
-        p.zeros = f == "gptq-v1" && !planar ? ZeroConvention::StoredMinusOne : ZeroConvention::Stored;
-    } else if (f == "awq-gemm") {
-        p.kind = PackedKind::AwqGemm;
-    } else if (f == "awq-gemv") {
-        p.kind = PackedKind::AwqGemv;
-    } else if (f == "awq-gemv-fast") {
-        p.kind = PackedKind::AwqGemvFast;
-        p.zeros = ZeroConvention::FloatBias;
-    } else if (f == "gptq-marlin" || f == "awq-marlin") {
-        p.kind = PackedKind::Marlin;
-        p.zeros = ZeroConvention::Implicit;
-    } else {
+    const FormatInfo* info = findFormat(f);
+    const LayoutSpec* spec = info && info->storage == StorageKind::PackedLinear ? findLayoutSpec(f) : nullptr;
+    const std::optional<PackedLayout> layout = spec ? packedLayoutOf(*spec) : std::nullopt;
+    if (!layout)
         throw Error(p.name + ": format '" + f + "' is not a GPTQ/AWQ/Marlin layout");
-    }
+    p.kind = layout->kind;
+    p.zeros = layout->zeros;
     const std::string rule = param("v1_zero_rule");
     p.v1Rule = rule == "no-wrap" ? V1ZeroRule::NoWrap : rule == "wrap" ? V1ZeroRule::Wrap : V1ZeroRule::Reference;
 

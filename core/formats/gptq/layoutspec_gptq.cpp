@@ -47,6 +47,8 @@ LayoutSpec gptq(bool v1, bool planar)
                                                              : "GPTQ v2 (GPTQModel gptq_v2)";
     s.bitWidths = planar ? std::vector<int>{2, 3, 4, 5, 6, 7, 8} : std::vector<int>{2, 3, 4, 8};
     s.packAxis = PackAxis::In;
+    s.transposed = true;
+    s.planar = planar;
     s.straddles = !planar;
     s.zeroPoint = v1 ? ZeroPointKind::StoredMinusOne : ZeroPointKind::Stored;
     s.formula = v1 ? "W[n][k] = s[g_idx[k]][n] * (q[k][n] - (zs[g_idx[k]][n] + 1))"
@@ -99,7 +101,8 @@ LayoutSpec awqGemm()
     s.name = "AWQ GEMM (AutoAWQ version gemm)";
     s.bitWidths = {4};
     s.packAxis = PackAxis::Out;
-    s.slotOrder = {0, 2, 4, 6, 1, 3, 5, 7};
+    s.transposed = true;
+    s.slotOrder.assign(kAwqPackOrder.begin(), kAwqPackOrder.end());
     s.zeroPoint = ZeroPointKind::Stored;
     s.formula = "W[n][k] = s[k/g][n] * (q[k][n] - z[k/g][n]); column 8c+j in slot AWQ_REVERSE_ORDER[j]";
     s.exactness = "float32 product, one RNE to F16 in the reference";
@@ -114,10 +117,9 @@ LayoutSpec awqGemm()
     };
     s.padding = "N must be a multiple of 8 and K of the group size (AutoAWQ); no padding exists";
     s.locate = [](const LayoutParams& p, uint64_t row, uint64_t col) {
-        static constexpr int slotOf[8] = {0, 4, 1, 5, 2, 6, 3, 7};
         ElementLocation e;
         e.tensor = "qweight";
-        e.slot = slotOf[row % 8];
+        e.slot = kAwqSlotOf[row % 8];
         e.pieceCount = 1;
         e.pieces[0] = {col * (p.N / 8) + row / 8, uint8_t(4 * e.slot), 4};
         e.group = col / p.effectiveGroupSize();

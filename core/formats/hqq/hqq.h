@@ -49,4 +49,11 @@ void hqqElementsAvx2(const Hqq& s, uint64_t e0, uint64_t n, float* out);
 
 void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (hqq_detect.cpp), reached through the family row (formats/family.h).
+bool hqqGroup(Context& cx, const Group& group);
+} // namespace detect
+
 } // namespace qs

@@ -31,7 +31,12 @@ bool hqqCodes(const WeightData& data, WeightCodes& c, CodeParts)
 
 const FamilyRow& hqqFamily()
 {
-    static const FamilyRow row{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes};
+        // detection
+        r.detectGroup = detect::hqqGroup;
+        return r;
+    }();
     return row;
 }
 

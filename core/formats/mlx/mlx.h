@@ -48,4 +48,11 @@ void verifyMlxWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepor
 GroupScales mlxGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                            const std::atomic<bool>* cancel);
 
+namespace detect {
+class Context;
+struct Group;
+// Detection (mlx_detect.cpp), reached through the family row (formats/family.h).
+bool mlxGroup(Context& cx, const Group& group);
+} // namespace detect
+
 } // namespace qs

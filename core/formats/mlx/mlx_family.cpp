@@ -48,6 +48,8 @@ const FamilyRow& mlxFamily()
 {
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes};
+        // detection
+        r.detectGroup = detect::mlxGroup;
         r.targets = &mlxTargets();
         // verify and group scales
         r.verify = mlxVerify;

@@ -3,7 +3,9 @@
 // scalar reference and the AVX2 path (bit for bit); the upstream fixtures in fixtures_*.
 #include "container/checkpoint.h"
 #include "formats/dequant.h"
+#include "formats/formatid.h"
 #include "formats/gptq/gptq.h"
+#include "formats/layoutspec.h"
 #include "base/half.h"
 #include "base/error.h"
 
@@ -631,6 +633,37 @@ private slots:
         Logical z = l;
         z.zeros[0] = 0;
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, packGptq(z.codes, z.zeros, z.scales, 4, z.K, z.N, z.groups, true, false));
+    }
+
+    // The kernel's variant and zero convention come from each format's registered LayoutSpec:
+    // every format stored for the packed kernel has one it understands.
+    void layoutsFromSpecs()
+    {
+        const std::pair<const char*, PackedLayout> expected[] = {
+            {"gptq-v1", {PackedKind::Gptq, ZeroConvention::StoredMinusOne}},
+            {"gptq-v2", {PackedKind::Gptq, ZeroConvention::Stored}},
+            {"gptq-planar", {PackedKind::GptqPlanar, ZeroConvention::Stored}},
+            {"awq-gemm", {PackedKind::AwqGemm, ZeroConvention::Stored}},
+            {"awq-gemv", {PackedKind::AwqGemv, ZeroConvention::Stored}},
+            {"awq-gemv-fast", {PackedKind::AwqGemvFast, ZeroConvention::FloatBias}},
+            {"gptq-marlin", {PackedKind::Marlin, ZeroConvention::Implicit}},
+            {"awq-marlin", {PackedKind::Marlin, ZeroConvention::Implicit}},
+        };
+        for (const auto& [id, want] : expected) {
+            const LayoutSpec* spec = findLayoutSpec(id);
+            QVERIFY(spec);
+            const std::optional<PackedLayout> got = packedLayoutOf(*spec);
+            QVERIFY2(got && got->kind == want.kind && got->zeros == want.zeros, id);
+        }
+        for (const FormatInfo& f : formatInfos())
+            if (f.storage == StorageKind::PackedLinear) {
+                const LayoutSpec* spec = findLayoutSpec(f.id);
+                QVERIFY2(spec && packedLayoutOf(*spec), f.id.c_str());
+            }
+        // A spec whose slot order the kernel does not read is declined, not read in AWQ order.
+        LayoutSpec shuffled = *findLayoutSpec("awq-gemm");
+        std::reverse(shuffled.slotOrder.begin(), shuffled.slotOrder.end());
+        QVERIFY(!packedLayoutOf(shuffled));
     }
 };
 

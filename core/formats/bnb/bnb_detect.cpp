@@ -1,0 +1,144 @@
+// Detection of bitsandbytes weights: 4-bit NF4/FP4 (a packed weight with absmax, quant_map
+// and a quant_state JSON, or GPTQModel's flattened spelling) and LLM.int8 (I8 with SCB).
+#include "formats/bnb/bnb.h"
+
+#include "base/intmath.h"
+#include "base/shapetext.h"
+#include "container/checkpoint.h"
+#include "formats/detectutil.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace qs::detect {
+namespace {
+
+bool detectBnb4(Context& cx, const Group& g)
+{
+    const int iw = g.find("weight");
+    int iqs = g.find("weight.quant_state.bitsandbytes__nf4");
+    std::string typeFromName = "nf4";
+    if (iqs < 0) {
+        iqs = g.find("weight.quant_state.bitsandbytes__fp4");
+        typeFromName = "fp4";
+    }
+    if (iqs < 0) {
+        iqs = g.find("weight_quant_state"); // GPTQModel's flattened spelling
+        typeFromName.clear();
+    }
+    const bool flat = g.find("weight.absmax") < 0 && g.find("weight_absmax") >= 0;
+    const auto role = [&](const char* r) { return g.find((flat ? "weight_" : "weight.") + std::string(r)); };
+    const int ia = role("absmax");
+    if (iw < 0 || (iqs < 0 && ia < 0))
+        return false;
+    LogicalWeight w;
+    w.name = g.prefix;
+    w.bits = 4;
+    cx.add(w, "weight", iw);
+    cx.add(w, "absmax", ia);
+    cx.add(w, "quant_map", role("quant_map"));
+    cx.add(w, "nested_absmax", role("nested_absmax"));
+    cx.add(w, "nested_quant_map", role("nested_quant_map"));
+    cx.add(w, "quant_state", iqs);
+    w.evidence.push_back("'" + cx.tensor(iw).name + "' " + std::string(dtypeName(cx.tensor(iw).dtype)) + " " + shapeText(cx.tensor(iw).shape) +
+                         " with absmax/quant_map/quant_state members (bitsandbytes 4-bit)");
+    std::string quantType = typeFromName;
+    int64_t blocksize = 64;
+    if (iqs >= 0) {
+        if (const auto js = cx.small(iqs, w, kJsonCap)) {
+            QJsonParseError err{};
+            const QJsonDocument doc = QJsonDocument::fromJson(
+                QByteArray(reinterpret_cast<const char*>(js->data()), static_cast<qsizetype>(js->size())), &err);
+            if (!doc.isObject()) {
+                w.notes.push_back("'" + cx.tensor(iqs).name + "' is not a JSON object: " + err.errorString().toStdString());
+            } else {
+                const QJsonObject o = doc.object();
+                w.evidence.push_back("quant_state JSON read");
+                for (auto it = o.begin(); it != o.end(); ++it)
+                    if (!it.value().isArray() && !it.value().isObject())
+                        w.params[it.key().toStdString()] = jsonValueString(it.value());
+                const std::string qt = lower(o.value(QStringLiteral("quant_type")).toString().toStdString());
+                if (!qt.empty()) {
+                    if (!typeFromName.empty() && qt != typeFromName)
+                        w.notes.push_back("quant_state says quant_type " + qt + ", its tensor name says " + typeFromName);
+                    quantType = qt;
+                }
+                if (const auto bs = jsonInt(o.value(QStringLiteral("blocksize"))); bs && *bs > 0)
+                    blocksize = *bs;
+                const QJsonArray shape = o.value(QStringLiteral("shape")).toArray();
+                for (const QJsonValue d : shape)
+                    if (const auto v = jsonInt(d); v && *v >= 0)
+                        w.shape.push_back(static_cast<uint64_t>(*v));
+                if (w.shape.size() != static_cast<size_t>(shape.size()))
+                    w.shape.clear();
+            }
+        }
+    }
+    if (quantType.empty())
+        quantType = cx.config().strFor(g.prefix, {"bnb_4bit_quant_type"}, &w).value_or("");
+    w.format = quantType == "nf4" ? "bnb-nf4" : quantType == "fp4" ? "bnb-fp4" : "unknown";
+    if (w.format == "unknown")
+        w.notes.push_back("bitsandbytes 4-bit quant_type unknown ('" + quantType + "')");
+    if (const auto cfgType = cx.config().strFor(g.prefix, {"bnb_4bit_quant_type"}, nullptr); cfgType && *cfgType != quantType)
+        w.notes.push_back("config says bnb_4bit_quant_type " + *cfgType + ", the stored quant_state says " + quantType);
+    w.groupSize = blocksize;
+    w.params["blocksize"] = std::to_string(blocksize);
+    w.params["quant_type"] = quantType;
+    w.params["quant_storage"] = lower(std::string(dtypeName(cx.tensor(iw).dtype)));
+    const bool nested = w.member("nested_absmax") >= 0;
+    w.params["nested"] = nested ? "true" : "false";
+    if (nested != (ia >= 0 && cx.tensor(ia).dtype == DType::U8))
+        w.notes.push_back("nested_absmax " + std::string(nested ? "present" : "absent") + " but absmax is " +
+                          (ia >= 0 ? std::string(dtypeName(cx.tensor(ia).dtype)) : std::string("absent")));
+    if (const auto dq = cx.config().boolFor(g.prefix, {"bnb_4bit_use_double_quant"}, nullptr); dq && *dq != nested)
+        w.notes.push_back(std::string("config says bnb_4bit_use_double_quant ") + (*dq ? "true" : "false") +
+                          ", the stored state is " + (nested ? "nested" : "not nested"));
+    if (w.shape.empty()) {
+        w.notes.push_back("original shape unknown (quant_state has no shape): listed as a flat vector");
+        w.shape = {cx.tensor(iw).nbytes * 2};
+    }
+    const uint64_t n = w.elementCount();
+    if (ceilDiv(n, 2) != cx.tensor(iw).nbytes)
+        w.notes.push_back("weight holds " + std::to_string(cx.tensor(iw).nbytes) + " bytes, " + std::to_string(ceilDiv(n, 2)) +
+                          " expected for " + shapeText(w.shape));
+    if (ia >= 0 && cx.tensor(ia).elementCount() != ceilDiv(n, static_cast<uint64_t>(blocksize)))
+        w.notes.push_back("absmax has " + std::to_string(cx.tensor(ia).elementCount()) + " entries, " +
+                          std::to_string(ceilDiv(n, static_cast<uint64_t>(blocksize))) + " blocks expected");
+    cx.finish(std::move(w));
+    return true;
+}
+
+bool detectBnb8(Context& cx, const Group& g)
+{
+    const int iw = g.find("weight");
+    int is = g.find("SCB");
+    if (is < 0)
+        is = g.find("weight_scb");
+    if (iw < 0 || is < 0 || cx.tensor(iw).dtype != DType::I8 || cx.tensor(iw).shape.size() != 2)
+        return false;
+    LogicalWeight w;
+    w.name = g.prefix;
+    w.format = "bnb-int8";
+    w.bits = 8;
+    w.symmetric = true;
+    cx.add(w, "weight", iw);
+    cx.add(w, "SCB", is);
+    cx.add(w, "weight_format", g.find("weight_format"));
+    w.shape = cx.tensor(iw).shape;
+    w.groupSize = static_cast<int64_t>(w.shape[1]);
+    w.evidence.push_back("weight I8 " + shapeText(w.shape) + " + SCB " + shapeText(cx.tensor(is).shape) + " (LLM.int8)");
+    if (cx.tensor(is).elementCount() != w.shape[0])
+        w.notes.push_back("SCB has " + std::to_string(cx.tensor(is).elementCount()) + " entries for " +
+                          std::to_string(w.shape[0]) + " rows");
+    cx.finish(std::move(w));
+    return true;
+}
+
+} // namespace
+
+bool bnbGroup(Context& cx, const Group& g)
+{
+    return detectBnb4(cx, g) || detectBnb8(cx, g);
+}
+
+} // namespace qs::detect

@@ -1,0 +1,193 @@
+// Detection of compressed-tensors weights (pack-quantized, NVFP4, float and int with a
+// weight_scale, matched to their config group) and block FP8 (weight_scale_inv).
+#include "formats/compressed_tensors/ct.h"
+
+#include "base/intmath.h"
+#include "base/shapetext.h"
+#include "container/checkpoint.h"
+#include "formats/detectutil.h"
+
+#include <algorithm>
+
+namespace qs::detect {
+namespace {
+
+// Words of `perWord` codes each that hold `codes` codes. 0 when not even one code fits a
+// word (a sub-byte dtype such as F4 under a wider num_bits), so only an empty tensor matches.
+uint64_t ctWordsFor(uint64_t codes, uint64_t perWord)
+{
+    return perWord ? ceilDiv(codes, perWord) : 0;
+}
+
+bool detectCtPacked(Context& cx, const Group& g)
+{
+    const int ip = g.find("weight_packed"), is = g.find("weight_scale");
+    if (ip < 0 || is < 0 || cx.tensor(ip).shape.size() != 2)
+        return false;
+    LogicalWeight w;
+    w.name = g.prefix;
+    const TensorEntry& p = cx.tensor(ip);
+    cx.add(w, "weight_packed", ip);
+    cx.add(w, "weight_scale", is);
+    const int ishape = g.find("weight_shape");
+    cx.add(w, "weight_shape", ishape);
+    cx.add(w, "weight_zero_point", g.find("weight_zero_point"));
+    cx.add(w, "weight_g_idx", g.find("weight_g_idx"));
+    cx.add(w, "weight_global_scale", g.find("weight_global_scale"));
+    cx.add(w, "input_global_scale", g.find("input_global_scale"));
+    const auto grp = cx.config().ctGroupFor(g.prefix);
+    QJsonObject wcfg;
+    if (grp) {
+        wcfg = grp->second.value(QStringLiteral("weights")).toObject();
+        w.evidence.push_back(cx.config().ctSource() + ": config_groups." + grp->first + " targets this module");
+        const std::string fmt = grp->second.value(QStringLiteral("format")).toString().toStdString();
+        w.params["ct_format"] = fmt.empty() ? cx.config().ctFormat() : fmt;
+    }
+    uint64_t N = p.shape[0], K = 0;
+    if (ishape >= 0) {
+        if (const auto v = cx.ints(ishape, w); v && v->size() == 2 && (*v)[0] >= 0 && (*v)[1] >= 0) {
+            N = static_cast<uint64_t>((*v)[0]);
+            K = static_cast<uint64_t>((*v)[1]);
+            w.evidence.push_back("weight_shape read: " + shapeText({N, K}));
+        }
+    }
+    if (p.dtype == DType::U8 && w.member("weight_global_scale") >= 0) {
+        w.format = "compressed-tensors-nvfp4";
+        w.bits = 4;
+        w.groupSize = 16;
+        if (!K)
+            K = p.shape[1] * 2;
+        w.shape = {N, K};
+        w.evidence.push_back("weight_packed U8 + weight_global_scale (NVFP4)");
+        cx.finish(std::move(w));
+        return true;
+    }
+    w.format = "compressed-tensors";
+    w.params["ct_format"] = w.params.count("ct_format") ? w.params["ct_format"] : "pack-quantized";
+    const uint64_t P = dtypeBits(p.dtype);
+    const auto cfgBits = jsonInt(wcfg.value(QStringLiteral("num_bits")));
+    if (!K) {
+        w.notes.push_back("no weight_shape: K taken as the packed width");
+        K = p.shape[1] * (P / static_cast<uint64_t>(cfgBits.value_or(4)));
+    }
+    // Each word holds floor(P/b) codes; 5..8 bits share 4 per int32, so shapes alone are ambiguous there.
+    int b = 0;
+    std::vector<int> fits;
+    for (int cand = 1; cand <= 8; ++cand)
+        if (ctWordsFor(K, P / static_cast<uint64_t>(cand)) == p.shape[1])
+            fits.push_back(cand);
+    if (cfgBits && std::find(fits.begin(), fits.end(), static_cast<int>(*cfgBits)) != fits.end()) {
+        b = static_cast<int>(*cfgBits);
+        w.evidence.push_back("num_bits " + std::to_string(b) + " from the config fits weight_packed " + shapeText(p.shape));
+    } else if (!fits.empty()) {
+        b = fits.back();
+        if (cfgBits)
+            w.notes.push_back("config says num_bits " + std::to_string(*cfgBits) + ", but weight_packed " +
+                              shapeText(p.shape) + " for K = " + std::to_string(K) + " fits " + std::to_string(b) + " bits");
+        else if (fits.size() > 1)
+            w.notes.push_back("bits ambiguous from shapes (" + std::to_string(fits.front()) + ".." +
+                              std::to_string(fits.back()) + " pack alike) and no config: " + std::to_string(b) + " assumed");
+    } else {
+        w.notes.push_back("weight_packed " + shapeText(p.shape) + " fits no bit width for K = " + std::to_string(K));
+        b = cfgBits ? static_cast<int>(*cfgBits) : 0;
+    }
+    w.bits = b;
+    w.shape = {N, K};
+    const auto& S = cx.tensor(is).shape;
+    const uint64_t G = S.size() == 2 ? S[1] : 1;
+    if (S.size() == 2 && S[0] == N && G == 1) {
+        w.params["strategy"] = "channel";
+        w.groupSize = static_cast<int64_t>(K);
+    } else if (S.size() == 2 && S[0] == N) {
+        w.params["strategy"] = "group";
+        const auto cg = jsonInt(wcfg.value(QStringLiteral("group_size")));
+        w.groupSize = cg && *cg > 0 && ceilDiv(K, static_cast<uint64_t>(*cg)) == G ? *cg
+                                                                                    : (G && K % G == 0 ? static_cast<int64_t>(K / G) : 0);
+        if (cg && *cg != w.groupSize)
+            w.notes.push_back("config says group_size " + std::to_string(*cg) + ", weight_scale " + shapeText(S) +
+                              " gives " + std::to_string(w.groupSize));
+    } else {
+        w.params["strategy"] = "tensor";
+        w.groupSize = static_cast<int64_t>(K);
+    }
+    if (const QString st = wcfg.value(QStringLiteral("strategy")).toString(); !st.isEmpty() && st.toStdString() != w.params["strategy"])
+        w.notes.push_back("config says strategy " + st.toStdString() + ", weight_scale " + shapeText(S) + " is " +
+                          w.params["strategy"]);
+    const int iz = w.member("weight_zero_point");
+    w.symmetric = iz < 0;
+    if (iz >= 0) {
+        const TensorEntry& z = cx.tensor(iz);
+        const bool packed = z.dtype == DType::I32 && z.shape.size() == 2 && b > 0 && z.shape[0] == ctWordsFor(N, P / static_cast<uint64_t>(b));
+        const bool unpacked = z.shape.size() == 2 && z.shape[0] == N;
+        w.params["zero_point_layout"] = packed ? "packed" : unpacked ? "unpacked" : "unknown";
+        w.evidence.push_back("weight_zero_point " + std::string(dtypeName(z.dtype)) + " " + shapeText(z.shape) + ": asymmetric, " +
+                             w.params["zero_point_layout"]);
+        if (!packed && !unpacked)
+            w.notes.push_back("weight_zero_point " + shapeText(z.shape) + " fits neither the packed nor the unpacked layout");
+    }
+    if (const auto sym = jsonBool(wcfg.value(QStringLiteral("symmetric"))); sym && *sym != w.symmetric)
+        w.notes.push_back(std::string("config says symmetric ") + (*sym ? "true" : "false") + ", but weight_zero_point is " +
+                          (iz < 0 ? "absent" : "present"));
+    if (const QJsonValue ao = wcfg.value(QStringLiteral("actorder")); ao.isString())
+        w.params["actorder"] = ao.toString().toStdString();
+    w.descAct = w.params.count("actorder") && (w.params["actorder"] == "group" || w.params["actorder"] == "dynamic");
+    if (const int ig = w.member("weight_g_idx"); ig >= 0 && K)
+        cx.readGidx(w, ig, K, w.groupSize, G);
+    cx.finish(std::move(w));
+    return true;
+}
+
+// FP8 / int8 weights with a scale beside them: block FP8, compressed-tensors float/int.
+bool detectScaledWeight(Context& cx, const Group& g)
+{
+    const int iw = g.find("weight");
+    if (iw < 0)
+        return false;
+    const TensorEntry& t = cx.tensor(iw);
+    const int inv = g.find("weight_scale_inv"), is = g.find("weight_scale");
+    LogicalWeight w;
+    w.name = g.prefix;
+    w.shape = t.shape;
+    if (isFp8(t.dtype) && inv >= 0) {
+        w.format = "fp8-block";
+        cx.add(w, "weight", iw);
+        cx.add(w, "weight_scale_inv", inv);
+        const auto& S = cx.tensor(inv).shape;
+        if (S.size() == 2 && t.shape.size() == 2 && S[0] && S[1]) {
+            w.groupSize = static_cast<int64_t>(ceilDiv(t.shape[1], S[1]));
+            w.params["block"] = std::to_string(ceilDiv(t.shape[0], S[0])) + "x" + std::to_string(w.groupSize);
+        }
+        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale_inv " + shapeText(S));
+    } else if ((isFp8(t.dtype) || t.dtype == DType::I8) && is >= 0) {
+        w.format = isFp8(t.dtype) ? "compressed-tensors-fp8" : "compressed-tensors-int";
+        cx.add(w, "weight", iw);
+        cx.add(w, "weight_scale", is);
+        cx.add(w, "weight_zero_point", g.find("weight_zero_point"));
+        cx.add(w, "input_scale", g.find("input_scale"));
+        w.symmetric = w.member("weight_zero_point") < 0;
+        const auto& S = cx.tensor(is).shape;
+        w.params["strategy"] = S.size() == 2 && S[1] > 1 ? "group" : S.size() == 2 ? "channel" : "tensor";
+        if (S.size() == 2 && S[1] > 1 && t.shape.size() == 2 && t.shape[1] % S[1] == 0)
+            w.groupSize = static_cast<int64_t>(t.shape[1] / S[1]);
+        else if (t.shape.size() == 2)
+            w.groupSize = static_cast<int64_t>(t.shape[1]);
+        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale " + shapeText(S));
+    } else {
+        return false;
+    }
+    w.bits = 8;
+    if (const auto grp = cx.config().ctGroupFor(g.prefix))
+        if (const auto nb = jsonInt(grp->second.value(QStringLiteral("weights")).toObject().value(QStringLiteral("num_bits"))))
+            w.bits = static_cast<int>(*nb);
+    cx.finish(std::move(w));
+    return true;
+}
+
+} // namespace
+
+bool compressedTensorsGroup(Context& cx, const Group& g)
+{
+    return detectCtPacked(cx, g) || detectScaledWeight(cx, g);
+}
+
+} // namespace qs::detect

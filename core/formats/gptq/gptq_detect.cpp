@@ -1,0 +1,376 @@
+// Detection of GPTQ, AWQ and Marlin (spec safetensors-quant.md Part C): modules with a
+// qweight, told apart by the shapes of qweight, qzeros and scales (the config only breaks
+// ties), and AutoGPTQ's Marlin B and s.
+#include "formats/gptq/gptq.h"
+
+#include "base/intmath.h"
+#include "base/shapetext.h"
+#include "container/checkpoint.h"
+#include "formats/detect.h"
+#include "formats/detectutil.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace qs::detect {
+namespace {
+
+std::string zeroWordHex(uint32_t v)
+{
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%08X", v);
+    return buf;
+}
+
+struct ZeroScan {
+    uint64_t fields = 0;
+    bool allSame = true;
+    uint32_t first = 0;
+    uint64_t allOnes = 0;    // fields equal to 2^b - 1
+    uint64_t v1Sym = 0, v2Sym = 0; // fields equal to 2^(b-1) - 1 (v1 symmetric) and 2^(b-1) (v2)
+    std::string leadWords;   // the first word(s) in hex, for notes
+};
+
+// Decodes `fieldsPerRow` b-bit fields of each of `rows` rows, each row an LSB-first
+// little-endian bitstream of `rowBytes` bytes (which is how every packing width lays it out).
+ZeroScan scanFields(std::span<const uint8_t> bytes, uint64_t rows, uint64_t rowBytes, uint64_t fieldsPerRow, int b)
+{
+    ZeroScan z;
+    const uint32_t mask = (1u << b) - 1;
+    for (uint64_t r = 0; r < rows; ++r) {
+        const uint8_t* row = bytes.data() + r * rowBytes;
+        for (uint64_t n = 0; n < fieldsPerRow; ++n) {
+            const uint64_t bit = n * static_cast<uint64_t>(b);
+            const uint64_t byte = bit / 8;
+            uint32_t v = row[byte];
+            if (byte + 1 < rowBytes)
+                v |= static_cast<uint32_t>(row[byte + 1]) << 8;
+            v = (v >> (bit % 8)) & mask;
+            if (z.fields == 0)
+                z.first = v;
+            else if (v != z.first)
+                z.allSame = false;
+            z.allOnes += v == mask;
+            z.v1Sym += v == (1u << (b - 1)) - 1;
+            z.v2Sym += v == 1u << (b - 1);
+            ++z.fields;
+        }
+    }
+    const size_t words = std::min<size_t>(b == 3 ? 3 : 1, bytes.size() / 4);
+    for (size_t i = 0; i < words; ++i) {
+        uint32_t w = 0;
+        std::memcpy(&w, bytes.data() + 4 * i, 4);
+        z.leadWords += (i ? " " : "") + zeroWordHex(w);
+    }
+    return z;
+}
+
+void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, int is, int ig)
+{
+    const TensorEntry& q = cx.tensor(iq);
+    const auto& S = cx.tensor(is).shape;
+    cx.add(w, "qweight", iq);
+    cx.add(w, "qzeros", iz);
+    cx.add(w, "scales", is);
+    cx.add(w, "g_idx", ig);
+    const uint64_t a = q.shape[0], N = S[1], G = S[0];
+    const uint64_t P = dtypeBits(q.dtype); // container width: int32 normally (GPTQModel pack_dtype)
+    w.evidence.push_back("qweight " + std::string(dtypeName(q.dtype)) + " " + shapeText(q.shape) + ", scales " +
+                         shapeText(S) + ": qweight.cols == scales.cols (GPTQ, packed along K)");
+
+    const auto cfgBits = cx.config().intFor(g.prefix, {"bits", "w_bit"}, &w);
+    const auto cfgGroup = cx.config().intFor(g.prefix, {"group_size", "q_group_size", "groupsize"}, &w);
+    w.descAct = cx.config().boolFor(g.prefix, {"desc_act"}, &w).value_or(false);
+    const auto cfgSym = cx.config().boolFor(g.prefix, {"sym"}, &w);
+    auto label = cx.config().strFor(g.prefix, {"checkpoint_format", "format"}, &w);
+    if (!label && cx.config().boolFor(g.prefix, {"is_marlin_format"}, &w).value_or(false))
+        label = "marlin";
+
+    // K: the g_idx length, else groups x group size (independent of the bits label, so a
+    // wrong label shows), else qweight rows and the configured bits.
+    uint64_t K = 0;
+    const auto validBits = [&](uint64_t k) { return k && (a * P) % k == 0 && a * P / k >= 2 && a * P / k <= 8; };
+    if (ig >= 0 && cx.tensor(ig).shape.size() == 1) {
+        K = cx.tensor(ig).shape[0];
+        w.evidence.push_back("K = " + std::to_string(K) + " from the g_idx length");
+    }
+    if (!K && cfgGroup && *cfgGroup > 0 && validBits(G * static_cast<uint64_t>(*cfgGroup))) {
+        K = G * static_cast<uint64_t>(*cfgGroup);
+        w.evidence.push_back("K = " + std::to_string(K) + " from scales rows x group_size");
+    }
+    if (!K && cfgBits && *cfgBits > 0 && (a * P) % static_cast<uint64_t>(*cfgBits) == 0) {
+        K = a * P / static_cast<uint64_t>(*cfgBits);
+        w.evidence.push_back("K = " + std::to_string(K) + " from qweight rows and the configured bits");
+    }
+    int b = 0;
+    if (K && (a * P) % K == 0)
+        b = static_cast<int>(a * P / K);
+    if (b < 2 || b > 8) {
+        w.notes.push_back("bits cannot be derived: qweight " + shapeText(q.shape) + " for K = " + std::to_string(K));
+        b = cfgBits ? static_cast<int>(*cfgBits) : 0;
+    } else if (cfgBits && *cfgBits != b) {
+        w.notes.push_back("config says bits " + std::to_string(*cfgBits) + ", but qweight " + shapeText(q.shape) +
+                          " for K = " + std::to_string(K) + " holds " + std::to_string(b) + "-bit codes: " +
+                          std::to_string(b) + " bits");
+    }
+    w.bits = b;
+    w.shape = {N, K};
+    w.format = "gptq-v1";
+    if (iz >= 0 && b > 0 && cx.tensor(iz).shape.size() == 2 && cx.tensor(iz).shape[1] * P != ceilDiv(N * b, P) * P)
+        w.notes.push_back("qzeros " + shapeText(cx.tensor(iz).shape) + " does not hold " + std::to_string(N) + " " +
+                          std::to_string(b) + "-bit fields per group");
+    if (iz < 0)
+        w.notes.push_back("no qzeros: zero points cannot be checked");
+
+    // Group size.
+    int64_t gs = 0;
+    if (cfgGroup && (*cfgGroup <= 0 || static_cast<uint64_t>(*cfgGroup) >= K))
+        gs = static_cast<int64_t>(K);
+    else if (cfgGroup)
+        gs = *cfgGroup;
+    if (K && (!gs || ceilDiv(K, static_cast<uint64_t>(gs)) != G)) {
+        if (gs)
+            w.notes.push_back("config group_size " + std::to_string(gs) + " does not give " + std::to_string(G) +
+                              " groups for K = " + std::to_string(K));
+        gs = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
+    }
+    w.groupSize = gs;
+    if (ig >= 0 && K)
+        cx.readGidx(w, ig, K, gs, G);
+
+    // v1 / v2: the label, then the stored zeros (B.1.1), which win when they disagree.
+    const std::string lab = label.value_or("gptq");
+    w.params["checkpoint_format"] = lab;
+    if (lab == "gptq_p" || (b >= 5 && b <= 7)) {
+        w.format = "gptq-planar";
+        w.symmetric = cfgSym.value_or(true);
+        return;
+    }
+    if (lab == "marlin" || lab == "bitblas")
+        w.notes.push_back("config says checkpoint_format " + lab + ", but the tensors have the plain GPTQ layout");
+    const bool labelV2 = lab == "gptq_v2";
+    w.format = labelV2 ? "gptq-v2" : "gptq-v1";
+    w.symmetric = cfgSym.value_or(true);
+    if (iz < 0 || b <= 0 || b > 8)
+        return;
+    const TensorEntry& zt = cx.tensor(iz);
+    const auto zb = cx.small(iz, w);
+    if (!zb)
+        return;
+    const uint64_t rowBytes = zt.shape[1] * (dtypeBits(zt.dtype) / 8);
+    if (rowBytes * zt.shape[0] > zb->size() || ceilDiv(N * b, 8) > rowBytes)
+        return;
+    const ZeroScan z = scanFields(*zb, zt.shape[0], rowBytes, N, b);
+    const uint32_t v1Sym = (1u << (b - 1)) - 1, v2Sym = 1u << (b - 1);
+    const std::string said = label ? "config says checkpoint_format " + lab : "no checkpoint_format in the config (gptq assumed)";
+    if (z.fields && z.allSame && (z.first == v1Sym || z.first == v2Sym)) {
+        const bool v2 = z.first == v2Sym;
+        w.symmetric = true;
+        w.params["zero_test"] = v2 ? "v2 (every zero field is 2^(b-1))" : "v1 (every zero field is 2^(b-1)-1)";
+        w.evidence.push_back("qzeros read: every field is " + std::to_string(z.first) + " (" + z.leadWords + ")");
+        if (v2 != labelV2)
+            w.notes.push_back(said + ", zeros read " + z.leadWords + ": " + (v2 ? "v2" : "v1"));
+        if (cfgSym && !*cfgSym)
+            w.notes.push_back("config says sym false, but every zero field is " + std::to_string(z.first) + ": symmetric");
+        w.format = v2 ? "gptq-v2" : "gptq-v1";
+        return;
+    }
+    if (z.fields && z.v1Sym && z.v2Sym && z.v1Sym + z.v2Sym == z.fields) {
+        // Every field is one of the two symmetric zeros: a writer that mixed the conventions
+        // (some groups stored z - 1, others z). Read as asymmetric by the label, which is right
+        // for one kind of group only; say so rather than pick silently.
+        w.params["zero_convention"] = "mixed";
+        w.notes.push_back(std::string(kZeroConventionNote) + " qzeros mix GPTQ v1 and v2 symmetric zeros: " +
+                          std::to_string(z.v1Sym) + " fields are " + std::to_string(v1Sym) + " (v1), " +
+                          std::to_string(z.v2Sym) + " are " + std::to_string(v2Sym) + " (v2); read as " +
+                          (labelV2 ? "v2" : "v1") + " by the label, so the other groups are off by one");
+    }
+    w.symmetric = false;
+    w.params["zero_test"] = "asymmetric: label trusted";
+    const std::string seen = z.allSame ? "every zero field is " + std::to_string(z.first) : "the zero fields vary";
+    w.evidence.push_back("qzeros read: " + seen + " (asymmetric), so the label decides v1/v2");
+    if (cfgSym && *cfgSym)
+        w.notes.push_back("config says sym true, but " + seen + ": asymmetric");
+    if (!labelV2 && z.allOnes) {
+        w.params["v1_all_ones_fields"] = std::to_string(z.allOnes);
+        w.notes.push_back(std::to_string(z.allOnes) + " of " + std::to_string(z.fields) + " zero fields equal " +
+                          std::to_string((1u << b) - 1) +
+                          " = 2^b-1: v1 cannot store zero point 0, so these are ambiguous or corrupt");
+    }
+}
+
+void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string& version, int iq, int iz, int is)
+{
+    const TensorEntry& q = cx.tensor(iq);
+    const auto& S = cx.tensor(is).shape;
+    cx.add(w, "qweight", iq);
+    cx.add(w, "qzeros", iz);
+    cx.add(w, "scales", is);
+    const auto cfgGroup = cx.config().intFor(g.prefix, {"group_size", "q_group_size"}, &w);
+    const auto cfgBits = cx.config().intFor(g.prefix, {"bits", "w_bit"}, &w);
+    const auto zeroPoint = cx.config().boolFor(g.prefix, {"zero_point"}, &w);
+    w.params["version"] = version;
+    w.bits = 4;
+    w.symmetric = iz < 0;
+    uint64_t N = 0, K = 0, G = 0;
+    const uint64_t a = q.shape[0], c = q.shape[1];
+    if (version == "gemm") {
+        w.format = "awq-gemm";
+        K = a, N = S[1], G = S[0];
+        w.evidence.push_back("qweight " + shapeText(q.shape) + ", qzeros, scales " + shapeText(S) +
+                             ": qweight.cols*8 == scales.cols, rows = K (AWQ GEMM, packed along N)");
+    } else if (version == "gemv") {
+        w.format = "awq-gemv";
+        N = a, K = c * 8;
+        w.evidence.push_back("qweight " + shapeText(q.shape) + ", scales " + shapeText(S) +
+                             ": rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)");
+    } else if (version == "gemv_fast") {
+        w.format = "awq-gemv-fast";
+        N = a * 4, K = c;
+        w.evidence.push_back("qweight I16 " + shapeText(q.shape) + " (AWQ GEMV_FAST)");
+        if (S[1] != N)
+            w.notes.push_back("scales " + shapeText(S) + " do not have N = " + std::to_string(N) + " columns");
+    } else {
+        w.format = "awq-marlin";
+        w.symmetric = true;
+        K = a * 16, N = S[1], G = S[0];
+        w.bits = c == 4 * S[1] ? 8 : 4;
+        w.evidence.push_back("qweight " + shapeText(q.shape) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") +
+                             "], no qzeros (AWQ Marlin tiles)");
+    }
+    if (cfgBits && *cfgBits != w.bits)
+        w.notes.push_back("config says bits " + std::to_string(*cfgBits) + ", the shapes give " + std::to_string(w.bits));
+    if (zeroPoint && *zeroPoint == w.symmetric)
+        w.notes.push_back(std::string("config says zero_point ") + (*zeroPoint ? "true" : "false") + ", but qzeros is " +
+                          (iz < 0 ? "absent" : "present"));
+    w.shape = {N, K};
+    if (G) {
+        w.groupSize = G == 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
+        if (cfgGroup && *cfgGroup > 0 && *cfgGroup != w.groupSize)
+            w.notes.push_back("config says group_size " + std::to_string(*cfgGroup) + ", the shapes give " +
+                              std::to_string(w.groupSize));
+    } else if (cfgGroup) {
+        w.groupSize = *cfgGroup > 0 ? *cfgGroup : static_cast<int64_t>(K);
+    } else {
+        w.notes.push_back("group size unknown: no config and the padded " + version + " layout does not tell");
+    }
+}
+
+bool detectQweight(Context& cx, const Group& g)
+{
+    const int iq = g.find("qweight");
+    if (iq < 0)
+        return false;
+    const int iz = g.find("qzeros"), is = g.find("scales"), ig = g.find("g_idx");
+    const TensorEntry& q = cx.tensor(iq);
+    LogicalWeight w;
+    w.name = g.prefix;
+    const std::string version = cx.config().strFor(g.prefix, {"version"}, nullptr).value_or("");
+    const std::string method = cx.config().method();
+
+    if (is < 0 || q.shape.size() != 2 || cx.tensor(is).shape.size() != 2 || !isIntDType(q.dtype)) {
+        return false; // not a layout we know: its tensors are listed as plain ones
+    }
+    if (q.dtype == DType::I16) {
+        detectAwq(cx, g, w, "gemv_fast", iq, iz, is);
+        cx.finish(std::move(w));
+        return true;
+    }
+    const auto& S = cx.tensor(is).shape;
+    const uint64_t a = q.shape[0], c = q.shape[1];
+    const bool hasZ = iz >= 0 && cx.tensor(iz).shape.size() == 2;
+    const auto Z = hasZ ? cx.tensor(iz).shape : std::vector<uint64_t>{0, 0};
+    const bool gptqShape = c == S[1] && (!hasZ || Z[0] == S[0]);
+    const bool gemmShape = hasZ && c * 8 == S[1] && Z[0] == S[0] && Z[1] == c;
+    const bool gemvShape = hasZ && a == S[0] && Z[0] == a && S[1] == 8 * Z[1];
+    const bool marlinShape = !hasZ && (c == 2 * S[1] || c == 4 * S[1]);
+
+    const bool saysAwq = method == "awq" || !version.empty();
+    if (marlinShape && (version == "marlin" || saysAwq || !gptqShape)) {
+        detectAwq(cx, g, w, "marlin", iq, iz, is);
+        cx.finish(std::move(w));
+        return true;
+    }
+    // Shapes first; the config decides only between layouts that fit the shapes equally.
+    std::string verdict;
+    if (gemvShape && (version == "gemv" || (!gptqShape && !gemmShape)))
+        verdict = "awq-gemv";
+    else if (gptqShape && !(gemmShape && saysAwq))
+        verdict = "gptq";
+    else if (gemmShape)
+        verdict = "awq-gemm";
+    else if (gemvShape)
+        verdict = "awq-gemv";
+    if (verdict.empty())
+        return false;
+    if (verdict == "gptq") {
+        if (method == "awq")
+            w.notes.push_back("config says quant_method awq, but qweight " + shapeText(q.shape) + " and scales " +
+                              shapeText(S) + " have the GPTQ layout (qweight.cols == scales.cols)");
+        detectGptq(cx, g, w, iq, iz, is, ig);
+        cx.finish(std::move(w));
+    } else {
+        if (method == "gptq")
+            w.notes.push_back("config says quant_method gptq, but the shapes fit AWQ " + verdict.substr(4) +
+                              " (qweight " + shapeText(q.shape) + ", scales " + shapeText(S) + ")");
+        if (!version.empty() && version != verdict.substr(4) && !(version == "exllama" || version == "ipex"))
+            w.notes.push_back("config says version " + version + ", but the shapes fit " + verdict.substr(4));
+        detectAwq(cx, g, w, verdict.substr(4), iq, iz, is);
+        cx.finish(std::move(w));
+    }
+    return true;
+}
+
+// Marlin as AutoGPTQ stores it: tensors B and s.
+bool detectMarlinBs(Context& cx, const Group& g)
+{
+    const int ib = g.find("B"), is = g.find("s");
+    if (ib < 0 || is < 0 || cx.tensor(ib).shape.size() != 2 || cx.tensor(is).shape.size() != 2 || !isIntDType(cx.tensor(ib).dtype))
+        return false;
+    const auto& B = cx.tensor(ib).shape;
+    const auto& S = cx.tensor(is).shape;
+    LogicalWeight w;
+    w.name = g.prefix;
+    w.format = "gptq-marlin";
+    cx.add(w, "B", ib);
+    cx.add(w, "s", is);
+    const uint64_t K = B[0] * 16, N = S[1], G = S[0];
+    w.bits = B[1] == 4 * N ? 8 : 4;
+    w.shape = {N, K};
+    w.groupSize = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
+    w.symmetric = true;
+    w.evidence.push_back("B " + shapeText(B) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") + "], s " + shapeText(S) +
+                         " (Marlin tiles)");
+    if (const auto lab = cx.config().strFor(g.prefix, {"checkpoint_format", "format"}, &w); lab && *lab != "marlin")
+        w.notes.push_back("config says checkpoint_format " + *lab + ", but the tensors are Marlin's B and s");
+    cx.finish(std::move(w));
+    return true;
+}
+
+} // namespace
+
+bool gptqGroup(Context& cx, const Group& g)
+{
+    return detectQweight(cx, g) || detectMarlinBs(cx, g);
+}
+
+void gptqAcrossWeights(std::vector<LogicalWeight>& weights)
+{
+    // Symmetric GPTQ weights are read by their own zeros (v1 or v2 each). One checkpoint holding
+    // both means its writer mixed the conventions: every such weight says so.
+    std::vector<LogicalWeight*> v1, v2;
+    for (LogicalWeight& w : weights)
+        if (w.symmetric && w.params.count("zero_test"))
+            (w.format == "gptq-v2" ? v2 : v1).push_back(&w);
+    if (!v1.empty() && !v2.empty())
+        for (auto* group : {&v1, &v2})
+            for (LogicalWeight* w : *group) {
+                w->params["zero_convention"] = "mixed";
+                w->notes.push_back(std::string(kZeroConventionNote) + " this checkpoint mixes GPTQ v1 and v2 symmetric zeros (" +
+                                   std::to_string(v1.size()) + " weights v1, " + std::to_string(v2.size()) +
+                                   " v2); this one reads as " + (group == &v2 ? "v2" : "v1") + " by its own zeros");
+            }
+}
+
+} // namespace qs::detect

@@ -1,0 +1,82 @@
+// Detection of MLX quantized weights: a U32 weight with scales (and biases for affine mode),
+// bits and group size from the config's quantization entries, else inferred from the shapes.
+#include "formats/mlx/mlx.h"
+
+#include "base/shapetext.h"
+#include "container/checkpoint.h"
+#include "formats/detectutil.h"
+
+#include <algorithm>
+
+namespace qs::detect {
+
+bool mlxGroup(Context& cx, const Group& g)
+{
+    const int iw = g.find("weight"), is = g.find("scales"), ib = g.find("biases");
+    if (iw < 0 || is < 0 || cx.tensor(iw).dtype != DType::U32 || cx.tensor(iw).shape.size() < 2 ||
+        cx.tensor(is).shape.size() != cx.tensor(iw).shape.size())
+        return false;
+    const auto& W = cx.tensor(iw).shape;
+    const auto& S = cx.tensor(is).shape;
+    if (!std::equal(W.begin(), W.end() - 1, S.begin()))
+        return false;
+    LogicalWeight w;
+    w.name = g.prefix;
+    cx.add(w, "weight", iw);
+    cx.add(w, "scales", is);
+    cx.add(w, "biases", ib);
+    std::string mode = cx.config().strFor(g.prefix, {"mode"}, nullptr).value_or("affine");
+    if (ib < 0 && mode == "affine")
+        mode = "mxfp4";
+    const uint64_t Wc = W.back(), Sc = S.back();
+    auto b = cx.config().intFor(g.prefix, {"bits"}, &w);
+    auto gs = cx.config().intFor(g.prefix, {"group_size"}, &w);
+    if (mode != "affine") {
+        w.format = "mlx-" + mode;
+        b = b.value_or(mode == "mxfp8" ? 8 : 4);
+        gs = gs.value_or(mode == "nvfp4" ? 16 : 32);
+    } else {
+        w.format = "mlx-affine";
+        w.symmetric = false;
+        if (ib >= 0 && cx.tensor(ib).shape != S)
+            w.notes.push_back("biases " + shapeText(cx.tensor(ib).shape) + " differ from scales " + shapeText(S));
+    }
+    // 32 * Wc = b * K and Sc * g = K: b * g = 32 * Wc / Sc.
+    const auto fits = [&](int64_t bb, int64_t gg) {
+        return bb > 0 && gg > 0 && (32 * Wc) % static_cast<uint64_t>(bb) == 0 && 32 * Wc / static_cast<uint64_t>(bb) == Sc * static_cast<uint64_t>(gg);
+    };
+    if (!(b && gs && fits(*b, *gs))) {
+        if (b && gs)
+            w.notes.push_back("config bits " + std::to_string(*b) + " / group_size " + std::to_string(*gs) +
+                              " do not fit weight " + shapeText(W) + " and scales " + shapeText(S));
+        std::optional<std::pair<int64_t, int64_t>> found;
+        for (int64_t gg : {gs.value_or(64), int64_t(64), int64_t(32), int64_t(128)}) {
+            for (int64_t bb : {b.value_or(4), int64_t(4), int64_t(8), int64_t(2), int64_t(3), int64_t(6), int64_t(5)})
+                if (fits(bb, gg)) {
+                    found = std::make_pair(bb, gg);
+                    break;
+                }
+            if (found)
+                break;
+        }
+        if (found) {
+            if (!(b && gs))
+                w.notes.push_back("no MLX quantization config for this module: bits " + std::to_string(found->first) +
+                                  " and group_size " + std::to_string(found->second) +
+                                  " inferred from shapes (ambiguous: only bits x group_size is fixed)");
+            b = found->first;
+            gs = found->second;
+        }
+    }
+    w.bits = static_cast<int>(b.value_or(0));
+    w.groupSize = gs.value_or(0);
+    w.shape.assign(W.begin(), W.end() - 1);
+    w.shape.push_back(w.bits ? 32 * Wc / static_cast<uint64_t>(w.bits) : 0);
+    w.params["mode"] = mode;
+    w.evidence.push_back("weight U32 " + shapeText(W) + " + scales " + shapeText(S) + (ib >= 0 ? " + biases" : "") +
+                         " (MLX)");
+    cx.finish(std::move(w));
+    return true;
+}
+
+} // namespace qs::detect
