@@ -183,12 +183,6 @@
         <translation>PNG-Bild (*.png);;SVG-Bild (*.svg);;PDF-Dokument (*.pdf)</translation>
     </message>
     <message>
-        <location filename="../widgets/views/analysisview.cpp" line="40"/>
-        <location filename="../widgets/views/analysisview.cpp" line="85"/>
-        <source>%1: %2</source>
-        <translation>%1: %2</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/analysisview.cpp" line="54"/>
         <source>%1: cannot encode PNG</source>
         <translation>%1: PNG kann nicht kodiert werden</translation>
@@ -1007,86 +1001,6 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <translation>eigenes Format des Gewichts</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="75"/>
-        <source>GGUF Q8_0</source>
-        <translation>GGUF Q8_0</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="76"/>
-        <source>GGUF Q6_K</source>
-        <translation>GGUF Q6_K</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="77"/>
-        <source>GGUF Q5_K</source>
-        <translation>GGUF Q5_K</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="78"/>
-        <source>GGUF Q4_K</source>
-        <translation>GGUF Q4_K</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="79"/>
-        <source>GGUF Q4_0</source>
-        <translation>GGUF Q4_0</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="80"/>
-        <source>GGUF Q3_K</source>
-        <translation>GGUF Q3_K</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="81"/>
-        <source>GGUF Q2_K</source>
-        <translation>GGUF Q2_K</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="82"/>
-        <source>GPTQ 8-bit g128 sym</source>
-        <translation>GPTQ 8 Bit g128 sym</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="83"/>
-        <source>GPTQ 4-bit g128 sym</source>
-        <translation>GPTQ 4 Bit g128 sym</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="84"/>
-        <source>GPTQ 4-bit g32 sym</source>
-        <translation>GPTQ 4 Bit g32 sym</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="85"/>
-        <source>GPTQ 3-bit g128 sym</source>
-        <translation>GPTQ 3 Bit g128 sym</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="86"/>
-        <source>GPTQ 2-bit g64 asym</source>
-        <translation>GPTQ 2 Bit g64 asym</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="87"/>
-        <source>AWQ 4-bit g128</source>
-        <translation>AWQ 4 Bit g128</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="88"/>
-        <source>AWQ 4-bit g64</source>
-        <translation>AWQ 4 Bit g64</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="89"/>
-        <source>bitsandbytes NF4</source>
-        <translation>bitsandbytes NF4</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="90"/>
-        <source>bitsandbytes FP4</source>
-        <translation>bitsandbytes FP4</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/errorview.cpp" line="96"/>
         <source>Requantize the same weights</source>
         <translation>Dieselben Gewichte neu quantisieren</translation>
@@ -1151,11 +1065,6 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <location filename="../widgets/views/errorview.cpp" line="230"/>
         <source>Opening %1</source>
         <translation>Öffne %1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="265"/>
-        <source>GPTQ 4-bit g128 sym (the weight is %1)</source>
-        <translation>GPTQ 4 Bit g128 sym (das Gewicht ist %1)</translation>
     </message>
     <message>
         <location filename="../widgets/views/errorview.cpp" line="268"/>
@@ -1342,6 +1251,11 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <location filename="../widgets/views/errorview.h" line="39"/>
         <source>Error</source>
         <translation>Fehler</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/errorview.cpp" line="223"/>
+        <source>%1 (the weight is %2)</source>
+        <translation>%1 (das Gewicht ist %2)</translation>
     </message>
 </context>
 <context>
@@ -2628,6 +2542,89 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <location filename="../widgets/weighttreemodel.cpp" line="243"/>
         <source>Bytes</source>
         <translation>Bytes</translation>
+    </message>
+</context>
+<context>
+    <name>qs::RequantizePreset</name>
+    <message>
+        <location filename="../core/formats/bnb/bnb_targets.cpp" line="138"/>
+        <source>bitsandbytes NF4</source>
+        <translation>bitsandbytes NF4</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/bnb/bnb_targets.cpp" line="139"/>
+        <source>bitsandbytes FP4</source>
+        <translation>bitsandbytes FP4</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/ggml/ggml_targets.cpp" line="127"/>
+        <source>GGUF Q8_0</source>
+        <translation>GGUF Q8_0</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/ggml/ggml_targets.cpp" line="128"/>
+        <source>GGUF Q6_K</source>
+        <translation>GGUF Q6_K</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/ggml/ggml_targets.cpp" line="129"/>
+        <source>GGUF Q5_K</source>
+        <translation>GGUF Q5_K</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/ggml/ggml_targets.cpp" line="130"/>
+        <source>GGUF Q4_K</source>
+        <translation>GGUF Q4_K</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/ggml/ggml_targets.cpp" line="131"/>
+        <source>GGUF Q4_0</source>
+        <translation>GGUF Q4_0</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/ggml/ggml_targets.cpp" line="132"/>
+        <source>GGUF Q3_K</source>
+        <translation>GGUF Q3_K</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/ggml/ggml_targets.cpp" line="133"/>
+        <source>GGUF Q2_K</source>
+        <translation>GGUF Q2_K</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/gptq/gptq_targets.cpp" line="232"/>
+        <source>GPTQ 8-bit g128 sym</source>
+        <translation>GPTQ 8 Bit g128 sym</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/gptq/gptq_targets.cpp" line="233"/>
+        <source>GPTQ 4-bit g128 sym</source>
+        <translation>GPTQ 4 Bit g128 sym</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/gptq/gptq_targets.cpp" line="234"/>
+        <source>GPTQ 4-bit g32 sym</source>
+        <translation>GPTQ 4 Bit g32 sym</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/gptq/gptq_targets.cpp" line="235"/>
+        <source>GPTQ 3-bit g128 sym</source>
+        <translation>GPTQ 3 Bit g128 sym</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/gptq/gptq_targets.cpp" line="236"/>
+        <source>GPTQ 2-bit g64 asym</source>
+        <translation>GPTQ 2 Bit g64 asym</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/gptq/gptq_targets.cpp" line="237"/>
+        <source>AWQ 4-bit g128</source>
+        <translation>AWQ 4 Bit g128</translation>
+    </message>
+    <message>
+        <location filename="../core/formats/gptq/gptq_targets.cpp" line="238"/>
+        <source>AWQ 4-bit g64</source>
+        <translation>AWQ 4 Bit g64</translation>
     </message>
 </context>
 </TS>

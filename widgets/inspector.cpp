@@ -1,5 +1,9 @@
 #include "inspector.h"
 
+#include "numbers.h"
+
+#include "formats/formatid.h"
+
 #include <QFileInfo>
 #include <QLocale>
 
@@ -15,11 +19,6 @@ QString esc(const QString& s)
 QString row(const QString& key, const QString& value)
 {
     return QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>").arg(esc(key), esc(value));
-}
-
-QString bytesText(uint64_t bytes)
-{
-    return QLocale().formattedDataSize(qint64(bytes), 2);
 }
 
 } // namespace
@@ -65,7 +64,7 @@ QString Inspector::summaryHtml() const
     html += row(tr("Path"), s.path);
     html += row(tr("Container"), s.ggufVersion ? tr("%1 version %2").arg(s.container).arg(s.ggufVersion) : s.container);
     html += row(tr("Files"), QString::number(s.files.size()));
-    html += row(tr("Size on disk"), bytesText(s.diskBytes));
+    html += row(tr("Size on disk"), localBytes(s.diskBytes));
     html += row(tr("Stored tensors"), QString::number(s.tensors.size()));
     html += row(tr("Logical weights"), QString::number(s.weights.size()));
     html += QStringLiteral("</table>");
@@ -81,7 +80,7 @@ QString Inspector::summaryHtml() const
         for (auto it = formats.begin(); it != formats.end(); ++it)
             html += QStringLiteral("<tr><td style='padding-right:12px; color:%1'><b>%2</b></td><td>%3</td></tr>")
                         .arg(m_theme.formatColor(it.key()).name(), esc(it.key()),
-                             esc(tr("%n weight(s), %1", nullptr, it.value().first).arg(bytesText(it.value().second))));
+                             esc(tr("%n weight(s), %1", nullptr, it.value().first).arg(localBytes(it.value().second))));
         html += QStringLiteral("</table>");
     }
     if (!s.notes.isEmpty()) {
@@ -104,14 +103,16 @@ QString Inspector::weightHtml(const WeightRow& w) const
         html += row(tr("Bits"), QString::number(w.bits));
     if (w.groupSize > 0)
         html += row(tr("Group size"), QString::number(w.groupSize));
-    if (w.format.startsWith(QLatin1String("gptq")) || w.format.startsWith(QLatin1String("awq"))
-        || w.format.startsWith(QLatin1String("mlx")) || w.format.startsWith(QLatin1String("compressed"))) {
+    // Zero points and act-order belong to the integer-coded group formats.
+    const qs::FormatInfo* info = qs::findFormat(w.format.toStdString());
+    if (info && info->integerCodes
+        && (info->storage == qs::StorageKind::PackedLinear || info->storage == qs::StorageKind::GroupAffine)) {
         html += row(tr("Zero point"), w.symmetric ? tr("symmetric") : tr("asymmetric"));
         html += row(tr("Act-order"), w.actOrder ? tr("yes (g_idx is not k / group size)")
                                                 : (w.descAct ? tr("labelled desc_act, but groups are sequential") : tr("no")));
     }
     html += row(tr("Elements"), QLocale().toString(qulonglong(w.elements)));
-    html += row(tr("Stored bytes"), tr("%1 (%2 bytes)").arg(bytesText(w.storedBytes), QLocale().toString(qulonglong(w.storedBytes))));
+    html += row(tr("Stored bytes"), tr("%1 (%2 bytes)").arg(localBytes(w.storedBytes), QLocale().toString(qulonglong(w.storedBytes))));
     html += row(tr("Effective bits per weight"), QLocale().toString(w.bitsPerWeight, 'f', 4));
     for (const auto& [k, v] : w.params)
         html += row(k, v);

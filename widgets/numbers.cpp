@@ -20,4 +20,9 @@ QString localCount(uint64_t n)
     return QLocale().toString(qulonglong(n));
 }
 
+QString localBytes(uint64_t bytes, int decimals)
+{
+    return QLocale().formattedDataSize(qint64(bytes), decimals);
+}
+
 } // namespace qsw

@@ -12,5 +12,7 @@ namespace qsw {
 QString localNumber(double v, char format = 'g', int precision = 6);
 // With the locale's group separators.
 QString localCount(uint64_t n);
+// "1,5 GiB": the locale's data size with `decimals` decimals.
+QString localBytes(uint64_t bytes, int decimals = 2);
 
 } // namespace qsw

@@ -1,5 +1,7 @@
 #include "snapshot.h"
 
+#include "qtext.h"
+
 #include "container/checkpoint.h"
 
 #include <QFileInfo>
@@ -13,11 +15,6 @@
 namespace qsw {
 
 namespace {
-
-QString qstr(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
 
 QVector<uint64_t> toVector(const std::vector<uint64_t>& v)
 {
@@ -77,11 +74,11 @@ QString shapeText(const QVector<uint64_t>& shape)
 std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(const qs::Checkpoint& ckpt)
 {
     auto s = std::make_shared<CheckpointSnapshot>();
-    s->path = qstr(ckpt.path);
-    s->container = qstr(std::string(qs::containerName(ckpt.container)));
+    s->path = qtext(ckpt.path);
+    s->container = qtext(std::string(qs::containerName(ckpt.container)));
     s->ggufVersion = ckpt.ggufVersion;
     for (size_t i = 0; i < ckpt.files.size(); ++i) {
-        s->files << qstr(ckpt.files[i]);
+        s->files << qtext(ckpt.files[i]);
         s->mappedBytes += ckpt.mappedFile(uint32_t(i)).size();
     }
     s->diskBytes = s->mappedBytes;
@@ -99,23 +96,23 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(con
     s->tensors.reserve(qsizetype(ckpt.tensors.size()));
     for (const auto& t : ckpt.tensors) {
         TensorRow r;
-        r.name = qstr(t.name);
-        r.type = qstr(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName);
+        r.name = qtext(t.name);
+        r.type = qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName);
         r.shape = toVector(t.shape);
         r.file = int(t.file);
         r.offset = t.offset;
         r.bytes = t.nbytes;
         r.known = t.known;
-        r.note = qstr(t.note);
+        r.note = qtext(t.note);
         s->tensors.push_back(std::move(r));
     }
 
     s->weights.reserve(qsizetype(ckpt.weights.size()));
     for (const auto& w : ckpt.weights) {
         WeightRow r;
-        r.name = qstr(w.name);
+        r.name = qtext(w.name);
         r.layer = layerOf(r.name);
-        r.format = qstr(w.format);
+        r.format = qtext(w.format);
         r.shape = toVector(w.shape);
         r.bits = w.bits;
         r.groupSize = w.groupSize;
@@ -131,27 +128,27 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(con
                 continue;
             const auto& t = ckpt.tensors[idx];
             auto& tr = s->tensors[qsizetype(idx)];
-            r.members.push_back({qstr(role), tr.name, tr.type, shapeText(tr.shape), t.nbytes, int(idx)});
+            r.members.push_back({qtext(role), tr.name, tr.type, shapeText(tr.shape), t.nbytes, int(idx)});
             tr.weight = weightIndex;
-            tr.role = qstr(role);
+            tr.role = qtext(role);
         }
         for (const auto& [k, v] : w.params)
-            r.params.push_back({qstr(k), qstr(v)});
+            r.params.push_back({qtext(k), qtext(v)});
         for (const auto& e : w.evidence)
-            r.evidence << qstr(e);
+            r.evidence << qtext(e);
         for (const auto& n : w.notes)
-            r.notes << qstr(n);
+            r.notes << qtext(n);
         s->weights.push_back(std::move(r));
     }
 
     for (const auto& [key, value] : ckpt.metadata)
-        s->metadata.push_back({qstr(key), qstr(std::string(qs::metaTypeName(value.type))), qstr(value.toDisplayString(16)),
+        s->metadata.push_back({qtext(key), qtext(std::string(qs::metaTypeName(value.type))), qtext(value.toDisplayString(16)),
                                s->container});
     addJson(s->metadata, ckpt.config, QStringLiteral("config.json"));
     if (!ckpt.quantizeConfigFile.empty())
-        addJson(s->metadata, ckpt.quantizeConfig, QFileInfo(qstr(ckpt.quantizeConfigFile)).fileName());
+        addJson(s->metadata, ckpt.quantizeConfig, QFileInfo(qtext(ckpt.quantizeConfigFile)).fileName());
     for (const auto& n : ckpt.notes)
-        s->notes << qstr(n);
+        s->notes << qtext(n);
     return s;
 }
 

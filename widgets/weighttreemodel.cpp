@@ -1,5 +1,7 @@
 #include "weighttreemodel.h"
 
+#include "numbers.h"
+
 #include <QLocale>
 
 #include <map>
@@ -10,11 +12,6 @@ namespace {
 
 // Internal ids: 0 for top-level rows, group + 1 for the weights inside a group.
 constexpr quintptr kTopLevel = 0;
-
-QString bytesText(uint64_t bytes)
-{
-    return QLocale().formattedDataSize(qint64(bytes), 1);
-}
 
 QString bpwText(double bpw)
 {
@@ -137,7 +134,7 @@ QVariant WeightTreeModel::groupData(const Group& g, int column, int role) const
         case NameColumn: return g.name;
         case FormatColumn: return g.formats;
         case BpwColumn: return bpwText(bpw);
-        case BytesColumn: return bytesText(g.bytes);
+        case BytesColumn: return localBytes(g.bytes, 1);
         default: return {};
         }
     case SortRole:
@@ -178,7 +175,7 @@ QVariant WeightTreeModel::weightData(const WeightRow& w, int weightIndex, int co
         case BitsColumn: return w.bits ? QVariant(w.bits) : QVariant();
         case GroupSizeColumn: return w.groupSize > 0 ? QVariant(qlonglong(w.groupSize)) : QVariant();
         case BpwColumn: return bpwText(w.bitsPerWeight);
-        case BytesColumn: return bytesText(w.storedBytes);
+        case BytesColumn: return localBytes(w.storedBytes, 1);
         default: return {};
         }
     case SortRole:

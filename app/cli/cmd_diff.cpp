@@ -22,11 +22,6 @@ namespace qscli {
 
 namespace {
 
-QJsonValue finiteOrNull(double v)
-{
-    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
-}
-
 QJsonArray namesJson(const std::vector<std::string>& names)
 {
     QJsonArray a;

@@ -41,11 +41,6 @@ QJsonObject histogramJson(const qs::Histogram& h)
 }
 
 // JSON has no infinity: an exact match reports sqnr_db null.
-QJsonValue finiteOrNull(double v)
-{
-    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
-}
-
 QJsonObject comparisonJson(const qs::WeightComparison& c)
 {
     const qs::ErrorStats& e = c.error;

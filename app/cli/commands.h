@@ -3,8 +3,10 @@
 // name) and returns the process exit code: 0 ok, 1 failed check, 2 bad input or usage.
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QJsonValue>
 #include <QStringList>
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -28,6 +30,11 @@ QString forceHelp();
 void printLeftAlone(const std::string& out, const std::vector<std::string>& names);
 // A tensor shape as a JSON array of integers.
 QJsonArray shapeJson(const std::vector<uint64_t>& shape);
+// A JSON number, or null for NaN and the infinities (JSON has no spelling for them).
+inline QJsonValue finiteOrNull(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null);
+}
 // The application object of `report` (fonts for figures and PDF; offscreen unless set).
 std::unique_ptr<QCoreApplication> makeGuiApplication(int& argc, char** argv);
 

@@ -26,7 +26,7 @@ uint64_t groupsOf(const BudgetFormat& f, uint64_t k)
     throw Error("budget: " + f.id + " cannot hold a [" + std::to_string(n) + ", " + std::to_string(k) + "] weight: " + why);
 }
 
-Parts parts(const BudgetFormat& f, uint64_t n, uint64_t k)
+Parts budgetParts(const BudgetFormat& f, uint64_t n, uint64_t k)
 {
     if (n == 0 || k == 0 || n > (uint64_t(1) << 32) || k > (uint64_t(1) << 32))
         unfit(f, n, k, "dimensions must be 1 .. 2^32");
@@ -118,7 +118,7 @@ std::string fmt(double v)
 
 uint64_t budgetStoredBytes(const BudgetFormat& f, uint64_t n, uint64_t k)
 {
-    return parts(f, n, k).total();
+    return budgetParts(f, n, k).total();
 }
 
 double budgetBitsPerWeight(const BudgetFormat& f, uint64_t n, uint64_t k)
@@ -155,7 +155,7 @@ double budgetAsymptoticBits(const BudgetFormat& f)
 
 std::string budgetBreakdown(const BudgetFormat& f, uint64_t n, uint64_t k)
 {
-    const Parts p = parts(f, n, k);
+    const Parts p = budgetParts(f, n, k);
     const double w = double(n) * double(k);
     auto bits = [&](uint64_t bytes) { return fmt(double(bytes) * 8.0 / w); };
     if (f.kind == BudgetKind::Gguf)

@@ -35,7 +35,7 @@ bool filterHits(const std::string& filter, std::string_view name)
 }
 
 // Rows per chunk: about `elements` floats, a whole number of permutation head blocks.
-uint64_t chunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t elements)
+uint64_t diffChunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t elements)
 {
     uint64_t rows = std::max<uint64_t>(1, (elements ? elements : (uint64_t(1) << 18)) / std::max<uint64_t>(K, 1));
     uint64_t align = 1;
@@ -66,11 +66,11 @@ void loadRows(const Checkpoint& c, const LogicalWeight& w, const SideTransform& 
 // each thread with its own buffers; exceptions are carried out of the team, cancel is
 // polled before each chunk, and progress is reported from the calling thread.
 template <typename Body>
-bool forEachChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
+bool forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
                   uint64_t progressBase, uint64_t progressTotal, Body&& body)
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
-    const uint64_t rows = chunkRows(p, N, K, opt.chunkElements);
+    const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     const uint64_t chunks = (N + rows - 1) / rows;
     struct Buffers {
         std::vector<float> a, b, tmp;
@@ -105,9 +105,9 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
     if (N != p.b->outFeatures() || K != p.b->inFeatures())
         throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " " +
                     shapeText(p.b->shape) + ": shapes differ");
-    const uint64_t rows = chunkRows(p, N, K, opt.chunkElements);
+    const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     std::vector<DiffSums> parts(size_t((N + rows - 1) / rows));
-    cancelled = !forEachChunk(a, b, p, opt, progressBase, progressTotal,
+    cancelled = !forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
                               [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
                                   const uint64_t n = (r1 - r0) * K;
                                   DiffLanes lanes;
@@ -310,7 +310,7 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
     const size_t cells = size_t(m.cellRows * m.cellCols);
     m.cells.assign(cells, 0.0f);
     std::vector<std::vector<float>> perThread(size_t(std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads())));
-    m.cancelled = !forEachChunk(a, b, p, opt, 0, N * K, [&](uint64_t, uint64_t r0, uint64_t r1, const float* x, const float* y) {
+    m.cancelled = !forEachDiffChunk(a, b, p, opt, 0, N * K, [&](uint64_t, uint64_t r0, uint64_t r1, const float* x, const float* y) {
         std::vector<float>& c = perThread[size_t(omp_get_thread_num()) % perThread.size()];
         if (c.empty())
             c.assign(cells, 0.0f);

@@ -1,27 +1,19 @@
 #include "analysis/diffscan.h"
+#include "analysis/lanesum.h"
 
 #include <cmath>
 
 namespace qs {
 
-namespace {
-
-double tree(const double* l)
-{
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-
-} // namespace
-
 DiffSums mergeLanes(const DiffLanes& L)
 {
     DiffSums s;
-    s.sumSq = tree(L.sumSq);
-    s.sumAbs = tree(L.sumAbs);
-    s.sumSigned = tree(L.sumSigned);
-    s.aSq = tree(L.aSq);
-    s.bSq = tree(L.bSq);
-    s.dot = tree(L.dot);
+    s.sumSq = mergeLaneSums(L.sumSq);
+    s.sumAbs = mergeLaneSums(L.sumAbs);
+    s.sumSigned = mergeLaneSums(L.sumSigned);
+    s.aSq = mergeLaneSums(L.aSq);
+    s.bSq = mergeLaneSums(L.bSq);
+    s.dot = mergeLaneSums(L.dot);
     for (int l = 0; l < 8; ++l)
         if (L.maxAbs[l] > s.maxAbs || (L.maxAbs[l] == s.maxAbs && L.maxAbs[l] > 0 && L.maxAt[l] < s.maxAt)) {
             s.maxAbs = L.maxAbs[l];

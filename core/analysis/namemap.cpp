@@ -1,10 +1,11 @@
 #include "analysis/namemap.h"
 
+#include "base/asciicase.h"
+
 #include <QJsonValue>
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstring>
 
 namespace qs {
@@ -101,7 +102,7 @@ std::string metaString(const Checkpoint& ckpt, std::string_view key)
     return {};
 }
 
-uint64_t metaCount(const Checkpoint& ckpt, const std::string& key)
+uint64_t metaCountOrZero(const Checkpoint& ckpt, const std::string& key)
 {
     const MetaValue* v = ckpt.meta(key);
     if (!v)
@@ -126,8 +127,7 @@ std::string checkpointArchitecture(const Checkpoint& ckpt)
     std::string arch = metaString(ckpt, "general.architecture");
     if (arch.empty())
         arch = ckpt.config.value(QLatin1String("model_type")).toString().toStdString();
-    std::transform(arch.begin(), arch.end(), arch.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return arch;
+    return asciiLower(arch);
 }
 
 std::string ggufArchOf(std::string_view arch)
@@ -144,8 +144,8 @@ HeadCounts headCounts(const Checkpoint& ckpt)
     HeadCounts h;
     const std::string arch = metaString(ckpt, "general.architecture");
     if (!arch.empty()) {
-        h.heads = metaCount(ckpt, arch + ".attention.head_count");
-        h.headsKv = metaCount(ckpt, arch + ".attention.head_count_kv");
+        h.heads = metaCountOrZero(ckpt, arch + ".attention.head_count");
+        h.headsKv = metaCountOrZero(ckpt, arch + ".attention.head_count_kv");
     }
     if (!h.heads) {
         h.heads = configCount(ckpt, "num_attention_heads");

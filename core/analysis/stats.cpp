@@ -113,7 +113,7 @@ void checkBins(const StatsOptions& opt, const std::string& where)
 // histogram's slices are whole blocks of 16 rows.
 constexpr uint64_t kKernelRows = 16;
 
-uint64_t chunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
+uint64_t statsChunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
 {
     uint64_t rows = opt.rowChunk ? opt.rowChunk : std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(K, 1));
     return (rows + align - 1) / align * align;
@@ -198,7 +198,7 @@ struct Scratch {
 // carried out, cancel polled before each chunk, progress reported from the calling thread.
 // Returns false when cancelled.
 template <typename Body>
-bool forEachChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name, Body&& body)
+bool forEachStatsChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name, Body&& body)
 {
     const uint64_t chunks = N ? (N + rows - 1) / rows : 0;
     std::atomic<uint64_t> done{0};
@@ -275,7 +275,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     std::vector<std::vector<uint32_t>> coarse(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team));
 
-    res.cancelled = !forEachChunk(N, K, rows, opt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+    res.cancelled = !forEachStatsChunk(N, K, rows, opt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const uint64_t n = (r1 - r0) * K, first = r0 * K;
         const size_t t = size_t(omp_get_thread_num());
         if (coarse[t].empty())
@@ -532,7 +532,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
         throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
-    WeightComparison res = compareStreams(where, N, K, gs, chunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows), opt, weight.name,
+    WeightComparison res = compareStreams(where, N, K, gs, statsChunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows), opt, weight.name,
                                           [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
                                               dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
                                               readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
@@ -577,7 +577,7 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
     ao.codeScale = DType::F16;
     WeightComparison res;
     try {
-        res = compareStreams(where, N, K, groupSize, chunkRows(opt, K, align), opt, weight.name,
+        res = compareStreams(where, N, K, groupSize, statsChunkRows(opt, K, align), opt, weight.name,
                              [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
                                  const uint64_t rows = r1 - r0, n = rows * K;
                                  dequantizeRows(ckpt, weight, r0, r1, r, opt.path);
@@ -678,7 +678,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         double sum = 0, sumSq = 0;
         uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's extremes (orderedBits)
     };
-    const uint64_t rows = chunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows);
+    const uint64_t rows = statsChunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows);
     // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
     // packed layouts whole kernel blocks.
     const uint64_t sliceAlign = packed ? kKernelRows : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
@@ -692,7 +692,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> halfCounts(static_cast<size_t>(team));
     const bool avx2 = opt.path == SimdPath::Avx2;
-    h.cancelled = !forEachChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+    h.cancelled = !forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const size_t t = size_t(omp_get_thread_num());
         if (!fine[t])
             fine[t].emplace();

@@ -9,6 +9,7 @@
 // to kExactPercentileLimit values, see ErrorStats::percentilesExact) and the per-group scales.
 #include "container/checkpoint.h"
 #include "formats/kernel.h"
+#include "formats/target.h"
 
 #include <atomic>
 #include <cstdint>
@@ -95,16 +96,7 @@ const TensorEntry* findReference(const Checkpoint& ref, const LogicalWeight& wei
 // project's reference quantizers and dequantized again, a row chunk at a time. So the figures
 // say what `format` would cost on these weights (on a float checkpoint: the quantization error
 // of that format; on a quantized one: the loss of re-quantizing it).
-struct RequantizeSpec {
-    // A format id or alias (formats/formatid.h: parseFormatId's spellings); its RequantizeRule
-    // says how: Ggml (ggml's quantize_row_*_ref of that type: gguf-q4_0 .. -q8_0, -q2_k .. -q6_k),
-    // GptqAffine / Awq (affine round to nearest with that tool's scale and zero rule, scales in
-    // f16, `bits`, `groupSize`, `symmetric`), Bnb4 (blocks of 64 of the f16-rounded weight).
-    std::string format;
-    int bits = 4;
-    uint64_t groupSize = 128;
-    bool symmetric = false;
-};
+// RequantizeSpec (the format, bits, group size and zero rule) is in formats/target.h.
 // Throws qs::Error for a format it cannot produce or a weight it does not fit (K not a whole
 // number of ggml blocks, ...).
 WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight& weight, const RequantizeSpec& spec,

@@ -1,4 +1,5 @@
 #include "analysis/valuescan.h"
+#include "analysis/lanesum.h"
 
 #include <cmath>
 #include <cstring>
@@ -16,8 +17,8 @@ ValueLanes::ValueLanes()
 
 void ValueLanes::combine(double& sumOut, double& sumSqOut, float& loOut, float& hiOut) const
 {
-    sumOut = ((sum[0] + sum[1]) + (sum[2] + sum[3])) + ((sum[4] + sum[5]) + (sum[6] + sum[7]));
-    sumSqOut = ((sumSq[0] + sumSq[1]) + (sumSq[2] + sumSq[3])) + ((sumSq[4] + sumSq[5]) + (sumSq[6] + sumSq[7]));
+    sumOut = mergeLaneSums(sum);
+    sumSqOut = mergeLaneSums(sumSq);
     loOut = lo[0];
     hiOut = hi[0];
     for (int l = 1; l < 8; ++l) {
@@ -71,22 +72,13 @@ void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, ui
     }
 }
 
-namespace {
-
-double tree(const double* l)
-{
-    return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-}
-
-} // namespace
-
 ErrorSums ErrorLanes::merge() const
 {
     ErrorSums s;
-    s.sumSq = tree(sumSq);
-    s.sumAbs = tree(sumAbs);
-    s.sumSigned = tree(sumSigned);
-    s.refSq = tree(refSq);
+    s.sumSq = mergeLaneSums(sumSq);
+    s.sumAbs = mergeLaneSums(sumAbs);
+    s.sumSigned = mergeLaneSums(sumSigned);
+    s.refSq = mergeLaneSums(refSq);
     for (double m : maxAbs)
         s.maxAbs = s.maxAbs < m ? m : s.maxAbs;
     return s;

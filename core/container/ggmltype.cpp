@@ -1,12 +1,13 @@
 #include "container/ggmltype.h"
 
+#include "base/asciicase.h"
+
 #include <array>
-#include <cctype>
 
 namespace qs {
 namespace {
 
-constexpr GgmlTypeInfo plain(int id, std::string_view name, uint32_t bytes)
+constexpr GgmlTypeInfo plainTypeRow(int id, std::string_view name, uint32_t bytes)
 {
     return {id, name, 1, bytes, false, true};
 }
@@ -21,8 +22,8 @@ constexpr GgmlTypeInfo removed(int id, std::string_view name)
 
 // Spec 2.1 (ggml.h enum ggml_type, ggml-common.h block structs).
 constexpr std::array<GgmlTypeInfo, kGgmlTypeCount> kTypes{
-    plain(GgmlF32, "F32", 4),
-    plain(GgmlF16, "F16", 2),
+    plainTypeRow(GgmlF32, "F32", 4),
+    plainTypeRow(GgmlF16, "F16", 2),
     block(GgmlQ4_0, "Q4_0", 32, 18),
     block(GgmlQ4_1, "Q4_1", 32, 20),
     removed(4, "Q4_2"),
@@ -45,13 +46,13 @@ constexpr std::array<GgmlTypeInfo, kGgmlTypeCount> kTypes{
     block(GgmlIQ3_S, "IQ3_S", 256, 110),
     block(GgmlIQ2_S, "IQ2_S", 256, 82),
     block(GgmlIQ4_XS, "IQ4_XS", 256, 136),
-    plain(GgmlI8, "I8", 1),
-    plain(GgmlI16, "I16", 2),
-    plain(GgmlI32, "I32", 4),
-    plain(GgmlI64, "I64", 8),
-    plain(GgmlF64, "F64", 8),
+    plainTypeRow(GgmlI8, "I8", 1),
+    plainTypeRow(GgmlI16, "I16", 2),
+    plainTypeRow(GgmlI32, "I32", 4),
+    plainTypeRow(GgmlI64, "I64", 8),
+    plainTypeRow(GgmlF64, "F64", 8),
     block(GgmlIQ1_M, "IQ1_M", 256, 56),
-    plain(GgmlBF16, "BF16", 2),
+    plainTypeRow(GgmlBF16, "BF16", 2),
     removed(31, "Q4_0_4_4"),
     removed(32, "Q4_0_4_8"),
     removed(33, "Q4_0_8_8"),
@@ -74,16 +75,6 @@ constexpr bool rowsAtTheirIds()
     return true;
 }
 static_assert(rowsAtTheirIds());
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b)
-{
-    if (a.size() != b.size())
-        return false;
-    for (size_t i = 0; i < a.size(); ++i)
-        if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-            return false;
-    return true;
-}
 
 // llama.h enum llama_ftype, values 0..41 (5, 6 and 33..35 are retired but still named).
 constexpr std::array<std::string_view, 42> kFileTypes{

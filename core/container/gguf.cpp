@@ -605,7 +605,7 @@ void writeValue(Out& out, const MetaValue& v, std::string_view field)
     out.failAt(field, "invalid value type");
 }
 
-MetaValue scalar(Type t, uint64_t v)
+MetaValue scalarMeta(Type t, uint64_t v)
 {
     MetaValue m;
     m.type = t;
@@ -788,9 +788,9 @@ std::vector<std::string> writeGgufSplits(const std::string& prefix, const GgufMe
             if (k == 0 || kv.first == "general.alignment")
                 meta.push_back(kv);
         }
-        meta.emplace_back("split.no", scalar(Type::U16, k));
-        meta.emplace_back("split.count", scalar(Type::U16, count));
-        meta.emplace_back("split.tensors.count", scalar(Type::I32, tensors.size()));
+        meta.emplace_back("split.no", scalarMeta(Type::U16, k));
+        meta.emplace_back("split.count", scalarMeta(Type::U16, count));
+        meta.emplace_back("split.tensors.count", scalarMeta(Type::I32, tensors.size()));
         const auto begin = tensors.begin() + static_cast<std::ptrdiff_t>(std::min(tensors.size(), k * tensorsPerSplit));
         const auto end = tensors.begin() + static_cast<std::ptrdiff_t>(std::min(tensors.size(), (k + 1) * tensorsPerSplit));
         paths.push_back(ggufSplitPath(prefix, static_cast<uint32_t>(k + 1), static_cast<uint32_t>(count)));

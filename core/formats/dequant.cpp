@@ -13,7 +13,7 @@ namespace qs {
 namespace {
 
 // Rows per chunk: about 256 KiB of output (an L2-sized piece), at least 8 rows.
-uint64_t chunkRows(uint64_t cols)
+uint64_t dequantChunkRows(uint64_t cols)
 {
     const uint64_t rows = (256 * 1024 / 4) / std::max<uint64_t>(cols, 1);
     return std::max<uint64_t>(8, rows / 8 * 8);
@@ -67,7 +67,7 @@ void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float
     const uint64_t rows = weight.outFeatures(), cols = weight.inFeatures();
     if (rows == 0 || cols == 0) // else 2^40 rows of nothing still loop over every chunk
         return;
-    const uint64_t step = chunkRows(cols);
+    const uint64_t step = dequantChunkRows(cols);
     const int64_t chunks = int64_t((rows + step - 1) / step);
     if (chunks <= 1) {
         dequantizeRows(ckpt, weight, 0, rows, out, path);

@@ -1,6 +1,7 @@
 #include "formats/detect.h"
 #include "formats/detectutil.h"
 
+#include "base/asciicase.h"
 #include "base/error.h"
 #include "container/checkpoint.h"
 #include "formats/family.h"
@@ -21,13 +22,6 @@
 
 namespace qs {
 namespace detect {
-
-std::string lower(std::string s)
-{
-    for (char& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 
 bool isIntDType(DType t)
 {
@@ -220,13 +214,13 @@ std::optional<std::string> QuantConfig::strFor(const std::string& prefix, std::i
         return std::nullopt;
     if (ev)
         ev->evidence.push_back(h->describe());
-    return lower(h->value.toString().toStdString());
+    return asciiLower(h->value.toString().toStdString());
 }
 
 std::string QuantConfig::method() const
 {
     if (const auto h = get({"quant_method", "method"}); h && h->value.isString())
-        return lower(h->value.toString().toStdString());
+        return asciiLower(h->value.toString().toStdString());
     return m_mlx.isEmpty() ? std::string() : std::string("mlx");
 }
 

@@ -29,7 +29,6 @@ namespace detect {
 inline constexpr uint64_t kSmallTensorCap = 64ull << 20;
 inline constexpr uint64_t kJsonCap = 1ull << 20;
 
-std::string lower(std::string s);
 bool isIntDType(DType t);
 bool isFp8(DType t);
 // Little-endian integer element `i` of a tensor of integer dtype `t` (bounds checked by the caller).

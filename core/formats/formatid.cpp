@@ -1,5 +1,6 @@
 #include "formats/formatid.h"
 
+#include "base/asciicase.h"
 #include "base/error.h"
 #include "container/ggmltype.h"
 #include "formats/ggml/ggml.h"
@@ -11,14 +12,6 @@
 namespace qs {
 namespace {
 
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
 // What a user typed, as ids are spelled: lowercase, without surrounding blanks.
 std::string formatKey(std::string_view text)
 {
@@ -27,7 +20,7 @@ std::string formatKey(std::string_view text)
         ++b;
     while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1])))
         --e;
-    return lower(text.substr(b, e - b));
+    return asciiLower(text.substr(b, e - b));
 }
 
 struct GgufTraits {
@@ -195,7 +188,7 @@ bool ggmlRepackTarget(int type)
     return type == GgmlQ4_1 || type == GgmlQ5_1 || type == GgmlQ8_0;
 }
 
-FormatInfo info(std::string id, std::string what, FormatFamily family, int bits, bool quantized)
+FormatInfo makeFormatInfo(std::string id, std::string what, FormatFamily family, int bits, bool quantized)
 {
     FormatInfo f;
     f.id = std::move(id);
@@ -210,7 +203,7 @@ std::vector<FormatInfo> buildRegistry()
 {
     std::vector<FormatInfo> out;
     for (const auto& p : kPlain) {
-        FormatInfo f = info(std::string(p.id), std::string(p.what), FormatFamily::Plain, int(dtypeBits(p.dtype)), false);
+        FormatInfo f = makeFormatInfo(std::string(p.id), std::string(p.what), FormatFamily::Plain, int(dtypeBits(p.dtype)), false);
         f.storage = dtypeIsFloat(p.dtype) ? Float : Integer;
         f.colour = Flt;
         out.push_back(std::move(f));
@@ -224,18 +217,18 @@ std::vector<FormatInfo> buildRegistry()
         std::string what = "GGUF " + std::string(t.name);
         if (traits != std::end(kGgufTraits))
             what += ": " + std::string(traits->what);
-        FormatInfo f = info("gguf-" + lower(t.name), what, FormatFamily::Gguf,
+        FormatInfo f = makeFormatInfo("gguf-" + asciiLower(t.name), what, FormatFamily::Gguf,
                             traits != std::end(kGgufTraits) ? traits->bits : 0, !plain);
         f.storage = !plain ? GgmlBlock : t.name[0] == 'I' ? Integer : Float;
-        f.colour = lower(t.name).rfind("iq", 0) == 0 ? Book : ColourRole::Block;
+        f.colour = asciiLower(t.name).rfind("iq", 0) == 0 ? Book : ColourRole::Block;
         f.requantize = plain ? NoRule : Ggml;
         f.quantizeTarget = ggmlQuantizeTarget(t.id);
         f.repackTarget = ggmlRepackTarget(t.id);
-        f.alias = lower(t.name);
+        f.alias = asciiLower(t.name);
         out.push_back(std::move(f));
     }
     for (const auto& q : kQuant) {
-        FormatInfo f = info(std::string(q.id), std::string(q.what), q.family, q.bits, true);
+        FormatInfo f = makeFormatInfo(std::string(q.id), std::string(q.what), q.family, q.bits, true);
         f.storage = q.storage;
         f.colour = q.colour;
         f.integerCodes = q.integerCodes;
@@ -246,7 +239,7 @@ std::vector<FormatInfo> buildRegistry()
         f.alias = std::string(q.alias);
         out.push_back(std::move(f));
     }
-    out.push_back(info("unknown", "not recognised: listed, never decoded", FormatFamily::Unknown, 0, false));
+    out.push_back(makeFormatInfo("unknown", "not recognised: listed, never decoded", FormatFamily::Unknown, 0, false));
     out.back().colour = Named;
     return out;
 }
@@ -267,14 +260,8 @@ std::span<const FormatInfo> formatInfos()
 const FormatInfo* findFormat(std::string_view id)
 {
     // Without a lowered copy: the dispatcher asks once per row chunk.
-    const auto same = [&](const std::string& known) {
-        return known.size() == id.size()
-            && std::equal(known.begin(), known.end(), id.begin(), [](char k, char c) {
-                   return k == std::tolower(static_cast<unsigned char>(c));
-               });
-    };
     for (const auto& f : registry())
-        if (same(f.id))
+        if (equalsIgnoreCase(f.id, id))
             return &f;
     return nullptr;
 }
@@ -292,7 +279,7 @@ std::string ggufFormatId(std::string_view ggmlTypeName)
     const GgmlTypeInfo* t = ggmlTypeByName(ggmlTypeName);
     if (!t || t->removed)
         return {};
-    return "gguf-" + lower(t->name);
+    return "gguf-" + asciiLower(t->name);
 }
 
 const FormatInfo* resolveFormatId(std::string_view text)

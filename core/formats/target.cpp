@@ -6,6 +6,8 @@
 #include <QJsonArray>
 #include <QJsonValue>
 
+#include <algorithm>
+
 namespace qs {
 
 const FamilyTargets* familyTargets(const FormatInfo& format)
@@ -24,6 +26,43 @@ BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, 
     f.groupSize = group;
     f.symmetric = symmetric;
     return f;
+}
+
+void markBudgetPresets(std::vector<BudgetFormat>& rows,
+                       std::initializer_list<std::pair<std::string_view, BudgetPreset>> presets)
+{
+    for (const auto& [id, preset] : presets) {
+        const auto it = std::find_if(rows.begin(), rows.end(), [&](const BudgetFormat& f) { return f.id == id; });
+        if (it == rows.end())
+            throw Error("budget preset names no row: " + std::string(id));
+        it->preset = preset;
+    }
+}
+
+std::vector<RequantizePreset> requantizePresets()
+{
+    std::vector<RequantizePreset> out;
+    for (int f = 0; f <= int(FormatFamily::Unknown); ++f) {
+        const FamilyRow* row = familyRow(FormatFamily(f));
+        if (row && row->targets && row->targets->requantizePresets)
+            row->targets->requantizePresets(out);
+    }
+    return out;
+}
+
+std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric)
+{
+    switch (format.requantize) {
+    case RequantizeRule::Ggml:
+    case RequantizeRule::Bnb4: return RequantizeSpec{format.id};
+    case RequantizeRule::GptqAffine: // GPTQ, Marlin, MLX, compressed-tensors, HQQ: affine codes
+        if (bits < 2 || bits > 8)
+            return std::nullopt;
+        [[fallthrough]];
+    case RequantizeRule::Awq: return RequantizeSpec{format.id, bits, groupSize, symmetric};
+    case RequantizeRule::None: break;
+    }
+    return std::nullopt;
 }
 
 std::string torchDtypeName(DType t)

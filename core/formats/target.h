@@ -11,7 +11,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 class QJsonObject;
@@ -76,6 +80,11 @@ struct PackedWeight {
 // What the budget table's rows cost (analysis/budget.h computes it per kind).
 enum class BudgetKind { Float, Gguf, Gptq, Awq, CompressedTensors, Mlx, Bnb4, BnbInt8 };
 
+// How prominent a budget row is: the Budget view's "common" filter shows the Common and
+// Headline rows (what people usually choose between), the layout report's comparison table
+// the Headline rows only.
+enum class BudgetPreset : uint8_t { None, Common, Headline };
+
 // One row of the budget table: a stored format with its parameters.
 struct BudgetFormat {
     std::string id; // the row's name: "gguf-q4_k", "gptq-4-g128", "awq-4-g128", "bnb-nf4-nested", ...
@@ -88,9 +97,37 @@ struct BudgetFormat {
     bool nested = false;    // bnb double quant
     int ggmlType = -1;      // Gguf
     int scaleBytes = 2;     // scale (and MLX bias) element size: f16/bf16 = 2, f32 = 4
+    BudgetPreset preset = BudgetPreset::None;
 };
 BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group = 0,
                        bool symmetric = true);
+// Sets the preset of the rows named in `presets` (a family marks its own rows).
+void markBudgetPresets(std::vector<BudgetFormat>& rows,
+                       std::initializer_list<std::pair<std::string_view, BudgetPreset>> presets);
+
+// A reference requantization of a weight (analysis/stats.h compareRequantized): a format id
+// or alias whose RequantizeRule says how (Ggml: ggml's quantize_row_*_ref of that type;
+// GptqAffine / Awq: affine round to nearest with that tool's scale and zero rule, scales in
+// f16, `bits`, `groupSize`, `symmetric`; Bnb4: blocks of 64 of the f16-rounded weight).
+struct RequantizeSpec {
+    std::string format;
+    int bits = 4;
+    uint64_t groupSize = 128;
+    bool symmetric = false;
+};
+// A requantization the views offer by name. `label` is marked with
+// QT_TRANSLATE_NOOP("qs::RequantizePreset", ...): views translate it in that context.
+struct RequantizePreset {
+    const char* label = "";
+    RequantizeSpec spec;
+    bool forFloat = false; // what the Error view costs a float weight in (it has no format of its own)
+};
+// Every family's presets, the families in FormatFamily order.
+std::vector<RequantizePreset> requantizePresets();
+// The requantization that reproduces a weight of `format` with these parameters (the Error
+// view's "its own format"); nullopt when the format has no reference quantizer or an affine
+// format's width is outside 2..8.
+std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric);
 
 struct FamilyTargets {
     // ---- quantize (the formats whose FormatInfo::quantizeTarget is set) ----
@@ -120,6 +157,10 @@ struct FamilyTargets {
     // ---- the budget table ----
     // Appends the family's rows.
     void (*budget)(std::vector<BudgetFormat>& out) = nullptr;
+
+    // ---- reference requantization (the Error view's "as" list) ----
+    // Appends the family's presets.
+    void (*requantizePresets)(std::vector<RequantizePreset>& out) = nullptr;
 };
 
 // Each writing family's targets (defined in <folder>/<folder>_targets.cpp).

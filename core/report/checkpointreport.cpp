@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <set>
 
 namespace qs::report {
 
@@ -222,10 +221,8 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
                                                                                              "costed as in a 4096 x 4096 layer):"));
         Block other = tableBlock({});
         other.table.header = {"format", "bits per weight", "memory"};
-        static const std::set<std::string> pick = {"f16", "gguf-q8_0", "gguf-q6_k", "gguf-q4_k", "gguf-q4_0", "gguf-q3_k",
-                                                   "gptq-4-g128", "gptq-3-g128", "awq-4-g128", "mlx-4-g64", "bnb-nf4"};
         for (const BudgetRow& r : budgetTable(params))
-            if (pick.count(r.format.id))
+            if (r.format.preset == BudgetPreset::Headline)
                 other.table.rows.push_back({r.format.id, num(r.bitsPerWeight, 5), bytesText(r.bytes)});
         budget.blocks.push_back(other);
     }

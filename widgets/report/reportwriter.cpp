@@ -2,6 +2,7 @@
 
 #include "figures/slotorderfigure.h"
 #include "figures/wordfigure.h"
+#include "qtext.h"
 #include "report/datafigures.h"
 
 #include "base/atomicfile.h"
@@ -28,14 +29,9 @@ namespace {
 
 using namespace qs::report;
 
-QString q(const std::string& s)
+QString htmlText(const std::string& s)
 {
-    return QString::fromStdString(s);
-}
-
-QString esc(const std::string& s)
-{
-    return q(s).toHtmlEscaped();
+    return qtext(s).toHtmlEscaped();
 }
 
 const qs::LayoutSpec& specOf(const Figure& f)
@@ -67,7 +63,7 @@ void writeBytes(const QString& path, const QByteArray& bytes)
 
 QString mdCell(const std::string& s)
 {
-    QString t = q(s);
+    QString t = qtext(s);
     t.replace(QLatin1Char('|'), QStringLiteral("\\|"));
     t.replace(QLatin1Char('\n'), QLatin1Char(' '));
     return t;
@@ -125,7 +121,7 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
 {
     QString h;
     h += QStringLiteral("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
-    h += QStringLiteral("<title>%1</title>\n").arg(esc(doc.title));
+    h += QStringLiteral("<title>%1</title>\n").arg(htmlText(doc.title));
     h += QStringLiteral(
         "<style>\nbody { font-family: sans-serif; max-width: 72em; margin: 2em auto; color: #1b1b1b; }\n"
         "table { border-collapse: collapse; margin: 0.5em 0 1em 0; }\n"
@@ -133,36 +129,36 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
         "th { background: #eeeeee; }\n.fail { color: #c0392b; font-weight: bold; }\n.pass { color: #388b42; }\n"
         "figure { margin: 1em 0; } figcaption { color: #555555; font-size: 90%; }\n"
         "code, pre { font-family: monospace; }\n</style>\n</head>\n<body>\n");
-    h += QStringLiteral("<h1>%1</h1>\n").arg(esc(doc.title));
+    h += QStringLiteral("<h1>%1</h1>\n").arg(htmlText(doc.title));
     if (!doc.subtitle.empty())
-        h += QStringLiteral("<p><em>%1</em></p>\n").arg(esc(doc.subtitle));
+        h += QStringLiteral("<p><em>%1</em></p>\n").arg(htmlText(doc.subtitle));
     for (const Section& s : doc.sections) {
         const int level = std::clamp(s.level + 1, 2, 4);
-        h += QStringLiteral("<h%1>%2</h%1>\n").arg(level).arg(esc(s.title));
+        h += QStringLiteral("<h%1>%2</h%1>\n").arg(level).arg(htmlText(s.title));
         for (const Block& b : s.blocks) {
             switch (b.kind) {
-            case Block::Kind::Paragraph: h += QStringLiteral("<p>%1</p>\n").arg(esc(b.text)); break;
-            case Block::Kind::Code: h += QStringLiteral("<pre>%1</pre>\n").arg(esc(b.text)); break;
+            case Block::Kind::Paragraph: h += QStringLiteral("<p>%1</p>\n").arg(htmlText(b.text)); break;
+            case Block::Kind::Code: h += QStringLiteral("<pre>%1</pre>\n").arg(htmlText(b.text)); break;
             case Block::Kind::Facts:
                 // A two-column table renders the same in browsers and QTextDocument.
                 h += QStringLiteral("<table class=\"facts\" width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
                 for (const auto& [label, value] : b.facts)
-                    h += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(esc(label), esc(value));
+                    h += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(htmlText(label), htmlText(value));
                 h += QStringLiteral("</table>\n");
                 break;
             case Block::Kind::Table: {
                 h += QStringLiteral("<table width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<tr>");
                 for (const std::string& c : b.table.header)
-                    h += QStringLiteral("<th>%1</th>").arg(esc(c));
+                    h += QStringLiteral("<th>%1</th>").arg(htmlText(c));
                 h += QStringLiteral("</tr>\n");
                 for (const auto& row : b.table.rows) {
                     h += QStringLiteral("<tr>");
                     for (size_t i = 0; i < row.size(); ++i) {
                         if (int(i) == b.verdictColumn)
-                            h += row[i] == "fail" ? QStringLiteral("<td class=\"fail\"><font color=\"#c0392b\"><b>%1</b></font></td>").arg(esc(row[i]))
-                                                  : QStringLiteral("<td class=\"pass\"><font color=\"#388b42\">%1</font></td>").arg(esc(row[i]));
+                            h += row[i] == "fail" ? QStringLiteral("<td class=\"fail\"><font color=\"#c0392b\"><b>%1</b></font></td>").arg(htmlText(row[i]))
+                                                  : QStringLiteral("<td class=\"pass\"><font color=\"#388b42\">%1</font></td>").arg(htmlText(row[i]));
                         else
-                            h += QStringLiteral("<td>%1</td>").arg(esc(row[i]));
+                            h += QStringLiteral("<td>%1</td>").arg(htmlText(row[i]));
                     }
                     h += QStringLiteral("</tr>\n");
                 }
@@ -174,7 +170,7 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
                 h += QStringLiteral("<figure><p><img src=\"%1\" width=\"%2\" alt=\"%3\"/></p><figcaption><p>Figure %4. %3</p></figcaption></figure>\n")
                          .arg(imageSource(b.figure).toHtmlEscaped())
                          .arg(imageWidth)
-                         .arg(esc(f.caption))
+                         .arg(htmlText(f.caption))
                          .arg(b.figure + 1);
                 break;
             }
@@ -188,18 +184,18 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
 QString reportMarkdown(const Document& doc, const QString& figurePrefix)
 {
     QString m;
-    m += QStringLiteral("# %1\n\n").arg(q(doc.title));
+    m += QStringLiteral("# %1\n\n").arg(qtext(doc.title));
     if (!doc.subtitle.empty())
-        m += QStringLiteral("*%1*\n\n").arg(q(doc.subtitle));
+        m += QStringLiteral("*%1*\n\n").arg(qtext(doc.subtitle));
     for (const Section& s : doc.sections) {
-        m += QString(std::clamp(s.level + 1, 2, 4), QLatin1Char('#')) + QLatin1Char(' ') + q(s.title) + QStringLiteral("\n\n");
+        m += QString(std::clamp(s.level + 1, 2, 4), QLatin1Char('#')) + QLatin1Char(' ') + qtext(s.title) + QStringLiteral("\n\n");
         for (const Block& b : s.blocks) {
             switch (b.kind) {
-            case Block::Kind::Paragraph: m += q(b.text) + QStringLiteral("\n\n"); break;
-            case Block::Kind::Code: m += QStringLiteral("```\n%1\n```\n\n").arg(q(b.text)); break;
+            case Block::Kind::Paragraph: m += qtext(b.text) + QStringLiteral("\n\n"); break;
+            case Block::Kind::Code: m += QStringLiteral("```\n%1\n```\n\n").arg(qtext(b.text)); break;
             case Block::Kind::Facts:
                 for (const auto& [label, value] : b.facts)
-                    m += QStringLiteral("- **%1:** %2\n").arg(q(label), q(value));
+                    m += QStringLiteral("- **%1:** %2\n").arg(qtext(label), qtext(value));
                 m += QLatin1Char('\n');
                 break;
             case Block::Kind::Table: {
@@ -222,7 +218,7 @@ QString reportMarkdown(const Document& doc, const QString& figurePrefix)
                 const Figure& f = doc.figures.at(b.figure);
                 m += QStringLiteral("![Figure %1. %2](%3%4.png)\n\n*Figure %1. %2*\n\n")
                          .arg(b.figure + 1)
-                         .arg(q(f.caption), figurePrefix, q(f.stem));
+                         .arg(qtext(f.caption), figurePrefix, qtext(f.stem));
                 break;
             }
             }
@@ -283,7 +279,7 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
         try {
             for (size_t i = 0; i < images.size(); ++i) {
                 control.check();
-                const QString fig = info.absolutePath() + QLatin1Char('/') + prefix + q(doc.figures[i].stem) + QStringLiteral(".png");
+                const QString fig = info.absolutePath() + QLatin1Char('/') + prefix + qtext(doc.figures[i].stem) + QStringLiteral(".png");
                 qs::checkOutputPath(fig.toStdString(), doc.inputs);
                 const QByteArray bytes = png(images[i]);
                 if (bytes.isEmpty())
@@ -305,7 +301,7 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
             QBuffer buffer(&pdf);
             buffer.open(QIODevice::WriteOnly);
             QPdfWriter writer(&buffer);
-            writer.setTitle(q(doc.title));
+            writer.setTitle(qtext(doc.title));
             writer.setCreator(QStringLiteral("Quantscope"));
             writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
             writer.setResolution(150);

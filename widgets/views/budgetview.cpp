@@ -15,7 +15,6 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <set>
 #include <unistd.h>
 
 namespace qsw {
@@ -27,17 +26,6 @@ enum Filter { FilterCommon, FilterAll, FilterFirstFamily };
 const qs::BudgetKind kFamilies[] = {qs::BudgetKind::Float, qs::BudgetKind::Gguf, qs::BudgetKind::Gptq,
                                     qs::BudgetKind::Awq,   qs::BudgetKind::Mlx,  qs::BudgetKind::CompressedTensors,
                                     qs::BudgetKind::Bnb4,  qs::BudgetKind::BnbInt8};
-
-// What people usually choose between: one or two of each family.
-const std::set<std::string>& commonFormats()
-{
-    static const std::set<std::string> ids{
-        "f16",         "bf16",        "gguf-q8_0",   "gguf-q6_k",      "gguf-q5_k",      "gguf-q4_k",
-        "gguf-q4_0",   "gguf-q3_k",   "gguf-q2_k",   "gguf-iq4_xs",    "gguf-iq2_xxs",   "gptq-8-g128",
-        "gptq-4-g128", "gptq-4-g32",  "gptq-3-g128", "gptq-2-g64",     "awq-4-g128",     "mlx-4-g64",
-        "mlx-8-g64",   "bnb-nf4",     "bnb-nf4-nested", "bnb-int8",    "ct-w4-g128-sym", "ct-w8-channel-sym"};
-    return ids;
-}
 
 // "7B", "1.5B", "623.7K": the notation parseParamCount reads back (not localised).
 QString countText(uint64_t n)
@@ -229,7 +217,7 @@ void BudgetView::rebuild()
     std::vector<qs::BudgetRow> rows;
     const int filter = m_family->currentIndex();
     for (const qs::BudgetRow& r : all) {
-        const bool keep = filter == FilterAll || (filter == FilterCommon && commonFormats().count(r.format.id)) ||
+        const bool keep = filter == FilterAll || (filter == FilterCommon && r.format.preset != qs::BudgetPreset::None) ||
                           (filter >= FilterFirstFamily && r.format.kind == kFamilies[filter - FilterFirstFamily]);
         if (keep)
             rows.push_back(r);

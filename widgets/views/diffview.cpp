@@ -3,11 +3,13 @@
 #include "figures/plottheme.h"
 #include "jobrunner.h"
 #include "numbers.h"
+#include "qtext.h"
 #include "weighttreemodel.h"
 
+#include "base/shapetext.h"
 #include "container/checkpoint.h"
-#include "formats/detect.h"
 #include "container/logicalweight.h"
+#include "formats/detect.h"
 #include "formats/kernel.h"
 #include "formats/opencheckpoint.h"
 
@@ -31,8 +33,8 @@
 
 #include <algorithm>
 #include <initializer_list>
-#include <iterator>
 #include <cmath>
+#include <iterator>
 
 namespace qsw {
 
@@ -41,19 +43,6 @@ const QString DiffView::kCompareJob = QStringLiteral("diff-all");
 const QString DiffView::kMapJob = QStringLiteral("diff-map");
 
 namespace {
-
-QString q(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
-
-QString shapeText(const std::vector<uint64_t>& shape)
-{
-    QStringList parts;
-    for (uint64_t d : shape)
-        parts << QString::number(d);
-    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
-}
 
 bool acceptsPath(const QMimeData* mime)
 {
@@ -152,9 +141,9 @@ void DiffListModel::rebuild()
     });
     for (const qs::ShapeMismatch& s : r.shapeMismatches)
         m_rows.push_back({Kind::ShapeMismatch, s.nameA, s.nameB, nullptr,
-                          tr("%1 vs %2").arg(shapeText(s.shapeA), shapeText(s.shapeB)), true});
+                          tr("%1 vs %2").arg(qtext(qs::shapeText(s.shapeA)), qtext(qs::shapeText(s.shapeB))), true});
     for (const qs::SkippedPair& s : r.skipped)
-        m_rows.push_back({Kind::Skipped, s.nameA, s.nameB, nullptr, q(s.reason), false});
+        m_rows.push_back({Kind::Skipped, s.nameA, s.nameB, nullptr, qtext(s.reason), false});
     for (const std::string& name : r.onlyInA)
         m_rows.push_back({Kind::OnlyInA, name, {}, nullptr, {}, false});
     for (const std::string& name : r.onlyInB)
@@ -206,8 +195,8 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
     const int column = index.column();
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case NameA: return r->nameA.empty() ? QStringLiteral("—") : q(r->nameA);
-        case NameB: return r->nameB.empty() ? QStringLiteral("—") : q(r->nameB);
+        case NameA: return r->nameA.empty() ? QStringLiteral("—") : qtext(r->nameA);
+        case NameB: return r->nameB.empty() ? QStringLiteral("—") : qtext(r->nameB);
         case Rmse: return d ? localNumber(d->rmse, 'g', 4) : QString();
         case MaxAbs: return d ? localNumber(d->maxAbs, 'g', 4) : QString();
         case Sqnr: return d ? localNumber(d->sqnrDb, 'g', 4) : QString();
@@ -256,13 +245,13 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && d) {
         QString tip = tr("%1 (%2) vs %3 (%4), shape %5\nmean |a − b| %6, relative error %7, cosine %8\n%9 of %10 elements differ")
-                          .arg(q(d->nameA), q(d->formatA), q(d->nameB), q(d->formatB), shapeText(d->shape), localNumber(d->meanAbs, 'g', 4),
+                          .arg(qtext(d->nameA), qtext(d->formatA), qtext(d->nameB), qtext(d->formatB), qtext(qs::shapeText(d->shape)), localNumber(d->meanAbs, 'g', 4),
                                localNumber(d->relativeError, 'g', 4), localNumber(d->cosine, 'f', 6))
                           .arg(localCount(d->differing), localCount(d->count));
         if (d->differing)
             tip += QLatin1Char('\n') + tr("largest difference at row %1, column %2").arg(d->maxRow).arg(d->maxCol);
         if (!d->note.empty())
-            tip += QLatin1Char('\n') + q(d->note);
+            tip += QLatin1Char('\n') + qtext(d->note);
         return tip;
     }
     if (role == Qt::ToolTipRole && !r->detail.isEmpty())
@@ -406,7 +395,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
         setMap(-1, nullptr);
         // The same B against the new A.
         if (m_b && this->context()->checkpoint())
-            startMatch(q(m_b->path), m_b);
+            startMatch(qtext(m_b->path), m_b);
         updateWeight();
     });
     connect(context, &ViewContext::weightChanged, this, [this] { updateWeight(); });
@@ -511,7 +500,7 @@ void DiffView::setOpened(const Opened& o)
     m_listB->expandAll();
     m_model->setResult(nullptr, {}, m_tolerance->value());
     m_compare->setEnabled(true);
-    m_bName->setText(tr("B: <b>%1</b>").arg(q(m_b->path).toHtmlEscaped()));
+    m_bName->setText(tr("B: <b>%1</b>").arg(qtext(m_b->path).toHtmlEscaped()));
     setMap(-1, nullptr);
     updateWeight();
     compareAll();
@@ -535,7 +524,7 @@ void DiffView::compareAll()
     const double tolerance = m_tolerance->value();
     QPointer<DiffView> self(this);
     context()->jobs()->start(kCompareJob,
-                             tr("Comparing %1 with %2").arg(QFileInfo(q(a->path)).fileName(), QFileInfo(q(b->path)).fileName()),
+                             tr("Comparing %1 with %2").arg(QFileInfo(qtext(a->path)).fileName(), QFileInfo(qtext(b->path)).fileName()),
                              [a, b, tolerance, self](JobControl& control) -> JobRunner::Continuation {
                                  qs::DiffOptions opt;
                                  opt.tolerance = tolerance;
@@ -587,16 +576,16 @@ void DiffView::updateWarnings()
     const auto result = m_model->result();
     QStringList seen; // a checkpoint against itself repeats each note
     for (const std::string& warning : result ? result->warnings : std::vector<std::string>{}) {
-        const QString raw = q(warning);
+        const QString raw = qtext(warning);
         if (seen.contains(raw))
             continue;
         seen << raw;
         // core writes "<file>: <weight>: <note>"; the file is A's or B's path.
         QString file, rest = raw;
         for (const auto& c : {m_matchedA, m_b})
-            if (c && raw.startsWith(q(c->path) + QStringLiteral(": "))) {
-                file = QFileInfo(q(c->path)).fileName();
-                rest = raw.mid(q(c->path).size() + 2);
+            if (c && raw.startsWith(qtext(c->path) + QStringLiteral(": "))) {
+                file = QFileInfo(qtext(c->path)).fileName();
+                rest = raw.mid(qtext(c->path).size() + 2);
                 break;
             }
         const QString zeroNote = QStringLiteral(": ") + QString::fromLatin1(qs::kZeroConventionNote);
@@ -665,8 +654,8 @@ void DiffView::updateWeight()
     const int weight = context()->weight();
     const auto a = context()->checkpoint();
     const qs::LogicalWeight* w = context()->logicalWeight();
-    m_titleA->setText(a ? tr("A: %1").arg(QFileInfo(q(a->path)).fileName().toHtmlEscaped()) : tr("A"));
-    m_titleB->setText(m_b ? tr("B: %1").arg(QFileInfo(q(m_b->path)).fileName().toHtmlEscaped()) : tr("B: not open"));
+    m_titleA->setText(a ? tr("A: %1").arg(QFileInfo(qtext(a->path)).fileName().toHtmlEscaped()) : tr("A"));
+    m_titleB->setText(m_b ? tr("B: %1").arg(QFileInfo(qtext(m_b->path)).fileName().toHtmlEscaped()) : tr("B: not open"));
     selectInList(m_listA, weight >= 0 ? m_modelA->indexOfWeight(weight) : QModelIndex());
     const qs::WeightPair* pair = pairOfA(weight);
     const int b = pair ? indexInB(pair->b) : -1;
@@ -685,9 +674,9 @@ void DiffView::updateWeight()
         else if (!m_match)
             why = tr("Pairing the weights…");
         else if (const DiffListModel::Row* r = m_model->rowAt(row); r && r->kind != DiffListModel::Kind::Pair)
-            why = tr("%1: %2").arg(q(w->name), m_model->data(m_model->index(row, DiffListModel::Status)).toString());
+            why = tr("%1: %2").arg(qtext(w->name), m_model->data(m_model->index(row, DiffListModel::Status)).toString());
         else
-            why = tr("%1 has no match in B.").arg(q(w->name));
+            why = tr("%1 has no match in B.").arg(qtext(w->name));
         m_mapCaption->setText(why.toHtmlEscaped());
         return;
     }
@@ -696,9 +685,9 @@ void DiffView::updateWeight()
     const auto bCkpt = m_b;
     const auto match = m_match;
     const size_t index = size_t(pair - match->pairs.data());
-    m_mapCaption->setText(tr("Computing the difference of %1…").arg(q(pair->a->name).toHtmlEscaped()));
+    m_mapCaption->setText(tr("Computing the difference of %1…").arg(qtext(pair->a->name).toHtmlEscaped()));
     QPointer<DiffView> self(this);
-    context()->jobs()->start(kMapJob, tr("Difference map of %1").arg(q(pair->a->name)),
+    context()->jobs()->start(kMapJob, tr("Difference map of %1").arg(qtext(pair->a->name)),
                              [a, bCkpt, match, index, weight, self](JobControl& control) -> JobRunner::Continuation {
                                  qs::DiffOptions opt;
                                  opt.path = qs::bestSimdPath();
@@ -791,7 +780,7 @@ void DiffView::redrawMap()
     m_plot->xAxis->setRange(-0.5, double(d.cols) - 0.5);
     m_plot->yAxis->setRange(-0.5, double(d.rows) - 0.5);
     const qs::LogicalWeight* w = context()->logicalWeight();
-    const QString name = w ? q(w->name).toHtmlEscaped() : QString();
+    const QString name = w ? qtext(w->name).toHtmlEscaped() : QString();
     QString caption = d.maxAbs == 0 ? tr("<b>%1</b>: A and B are identical.").arg(name)
                                     : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, localNumber(d.maxAbs, 'g', 4));
     if (d.rowsPerCell > 1 || d.colsPerCell > 1)
@@ -873,7 +862,7 @@ void DiffView::tableActivated(const QModelIndex& index)
     if (m_b)
         if (const qs::LogicalWeight* w = m_b->findWeight(r->nameB)) {
             selectInList(m_listB, m_modelB->indexOfWeight(indexInB(w)));
-            m_mapCaption->setText(tr("%1 is only in B.").arg(q(r->nameB).toHtmlEscaped()));
+            m_mapCaption->setText(tr("%1 is only in B.").arg(qtext(r->nameB).toHtmlEscaped()));
         }
 }
 

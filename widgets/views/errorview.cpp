@@ -37,38 +37,14 @@ namespace {
 const QString kErrorJob = QStringLiteral("error");
 const QString kOpenJob = QStringLiteral("error-reference");
 
-qs::RequantizeSpec spec(const char* format, int bits = 4, uint64_t group = 128, bool symmetric = false)
-{
-    qs::RequantizeSpec s;
-    s.format = format;
-    s.bits = bits;
-    s.groupSize = group;
-    s.symmetric = symmetric;
-    return s;
-}
-
 } // namespace
 
 ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
 {
     setObjectName(viewName());
-    m_targets = {{tr("the weight's own format"), {}},
-                 {tr("GGUF Q8_0"), spec("gguf-q8_0")},
-                 {tr("GGUF Q6_K"), spec("gguf-q6_k")},
-                 {tr("GGUF Q5_K"), spec("gguf-q5_k")},
-                 {tr("GGUF Q4_K"), spec("gguf-q4_k")},
-                 {tr("GGUF Q4_0"), spec("gguf-q4_0")},
-                 {tr("GGUF Q3_K"), spec("gguf-q3_k")},
-                 {tr("GGUF Q2_K"), spec("gguf-q2_k")},
-                 {tr("GPTQ 8-bit g128 sym"), spec("gptq", 8, 128, true)},
-                 {tr("GPTQ 4-bit g128 sym"), spec("gptq", 4, 128, true)},
-                 {tr("GPTQ 4-bit g32 sym"), spec("gptq", 4, 32, true)},
-                 {tr("GPTQ 3-bit g128 sym"), spec("gptq", 3, 128, true)},
-                 {tr("GPTQ 2-bit g64 asym"), spec("gptq", 2, 64, false)},
-                 {tr("AWQ 4-bit g128"), spec("awq", 4, 128, false)},
-                 {tr("AWQ 4-bit g64"), spec("awq", 4, 64, false)},
-                 {tr("bitsandbytes NF4"), spec("bnb-nf4")},
-                 {tr("bitsandbytes FP4"), spec("bnb-fp4")}};
+    m_targets = {{tr("the weight's own format"), {}}};
+    for (const qs::RequantizePreset& p : qs::requantizePresets())
+        m_targets.push_back({QCoreApplication::translate("qs::RequantizePreset", p.label), p.spec, p.forFloat});
 
     m_caption = new QLabel(this);
     m_caption->setWordWrap(true);
@@ -243,21 +219,14 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
     if (!info || !info->quantized) {
         // A float weight has no format of its own to requantize to: show what a common
         // 4-bit format would cost on it.
-        *label = tr("GPTQ 4-bit g128 sym (the weight is %1)").arg(QString::fromStdString(f));
-        return spec("gptq", 4, 128, true);
+        const auto common = std::find_if(m_targets.begin(), m_targets.end(), [](const Target& c) { return c.forFloat; });
+        *label = tr("%1 (the weight is %2)").arg(common->label, QString::fromStdString(f));
+        return common->spec;
     }
     *label = tr("its own format, %1").arg(QString::fromStdString(f));
     const uint64_t group = w.groupSize > 0 ? uint64_t(w.groupSize) : w.inFeatures();
-    switch (info->requantize) {
-    case qs::RequantizeRule::Ggml:
-    case qs::RequantizeRule::Bnb4: return spec(f.c_str());
-    case qs::RequantizeRule::Awq: return spec("awq", w.bits, group, w.symmetric);
-    case qs::RequantizeRule::GptqAffine:
-        if (w.bits >= 2 && w.bits <= 8)
-            return spec("gptq", w.bits, group, w.symmetric); // GPTQ, Marlin, MLX, compressed-tensors, HQQ: affine codes
-        break;
-    case qs::RequantizeRule::None: break;
-    }
+    if (std::optional<qs::RequantizeSpec> own = qs::ownRequantizeSpec(*info, w.bits, group, w.symmetric))
+        return own;
     *why = tr("%1 is stored as %2, which cannot be requantized to itself here: choose a format under \"as\" or "
               "open a float reference.")
                .arg(QString::fromStdString(w.name), QString::fromStdString(f));

@@ -66,6 +66,7 @@ private:
     struct Target {
         QString label;
         qs::RequantizeSpec spec; // format empty: the weight's own format
+        bool forFloat = false;   // the format a float weight is costed in
     };
     struct Job {
         QString key;

@@ -2,6 +2,7 @@
 // and a quant_state JSON, or GPTQModel's flattened spelling) and LLM.int8 (I8 with SCB).
 #include "formats/bnb/bnb.h"
 
+#include "base/asciicase.h"
 #include "base/intmath.h"
 #include "base/shapetext.h"
 #include "container/checkpoint.h"
@@ -57,7 +58,7 @@ bool detectBnb4(Context& cx, const Group& g)
                 for (auto it = o.begin(); it != o.end(); ++it)
                     if (!it.value().isArray() && !it.value().isObject())
                         w.params[it.key().toStdString()] = jsonValueString(it.value());
-                const std::string qt = lower(o.value(QStringLiteral("quant_type")).toString().toStdString());
+                const std::string qt = asciiLower(o.value(QStringLiteral("quant_type")).toString().toStdString());
                 if (!qt.empty()) {
                     if (!typeFromName.empty() && qt != typeFromName)
                         w.notes.push_back("quant_state says quant_type " + qt + ", its tensor name says " + typeFromName);
@@ -84,7 +85,7 @@ bool detectBnb4(Context& cx, const Group& g)
     w.groupSize = blocksize;
     w.params["blocksize"] = std::to_string(blocksize);
     w.params["quant_type"] = quantType;
-    w.params["quant_storage"] = lower(std::string(dtypeName(cx.tensor(iw).dtype)));
+    w.params["quant_storage"] = asciiLower(std::string(dtypeName(cx.tensor(iw).dtype)));
     const bool nested = w.member("nested_absmax") >= 0;
     w.params["nested"] = nested ? "true" : "false";
     if (nested != (ia >= 0 && cx.tensor(ia).dtype == DType::U8))

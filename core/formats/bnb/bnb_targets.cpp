@@ -8,6 +8,7 @@
 
 #include <QJsonObject>
 #include <QJsonValue>
+#include <QtGlobal>
 
 #include <algorithm>
 #include <charconv>
@@ -128,13 +129,22 @@ void bnbBudget(std::vector<BudgetFormat>& out)
         out.push_back(f);
     }
     out.push_back(budgetRow("bnb-int8", findFormat("bnb-int8"), BudgetKind::BnbInt8, 8));
+    markBudgetPresets(out, {{"bnb-nf4", BudgetPreset::Headline}, {"bnb-nf4-nested", BudgetPreset::Common},
+                            {"bnb-int8", BudgetPreset::Common}});
+}
+
+void bnbRequantizePresets(std::vector<RequantizePreset>& out)
+{
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "bitsandbytes NF4"), {"bnb-nf4"}});
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "bitsandbytes FP4"), {"bnb-fp4"}});
 }
 
 } // namespace
 
 const FamilyTargets& bnbTargets()
 {
-    static const FamilyTargets t{bnbQuantizeScheme, bnbQuantize, bnbConfig, nullptr, nullptr, nullptr, bnbBudget};
+    static const FamilyTargets t{bnbQuantizeScheme, bnbQuantize, bnbConfig, nullptr, nullptr, nullptr, bnbBudget,
+                                 bnbRequantizePresets};
     return t;
 }
 

@@ -67,8 +67,10 @@ bool detectCtPacked(Context& cx, const Group& g)
     const uint64_t P = dtypeBits(p.dtype);
     const auto cfgBits = jsonInt(wcfg.value(QStringLiteral("num_bits")));
     if (!K) {
+        // A num_bits outside 1..P (0 in a hostile config) says nothing: assume 4.
+        const uint64_t bits = cfgBits && *cfgBits >= 1 && uint64_t(*cfgBits) <= P ? uint64_t(*cfgBits) : 4;
         w.notes.push_back("no weight_shape: K taken as the packed width");
-        K = p.shape[1] * (P / static_cast<uint64_t>(cfgBits.value_or(4)));
+        K = p.shape[1] * (P / bits);
     }
     // Each word holds floor(P/b) codes; 5..8 bits share 4 per int32, so shapes alone are ambiguous there.
     int b = 0;

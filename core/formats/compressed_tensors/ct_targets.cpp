@@ -89,6 +89,7 @@ void ctBudget(std::vector<BudgetFormat>& out)
     out.push_back(budgetRow("ct-w4-g32-asym", ct, BudgetKind::CompressedTensors, 4, 32, false));
     out.push_back(budgetRow("ct-w4-channel-sym", ct, BudgetKind::CompressedTensors, 4, 0, true));
     out.push_back(budgetRow("ct-w8-channel-sym", ct, BudgetKind::CompressedTensors, 8, 0, true));
+    markBudgetPresets(out, {{"ct-w4-g128-sym", BudgetPreset::Common}, {"ct-w8-channel-sym", BudgetPreset::Common}});
 }
 
 } // namespace

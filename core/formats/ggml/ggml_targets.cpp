@@ -8,6 +8,8 @@
 #include "base/half.h"
 #include "container/ggmltype.h"
 
+#include <QtGlobal>
+
 #include <algorithm>
 #include <cstring>
 
@@ -113,13 +115,31 @@ void ggmlBudget(std::vector<BudgetFormat>& out)
         f.ggmlType = t.id;
         out.push_back(f);
     }
+    markBudgetPresets(out, {{"gguf-q8_0", BudgetPreset::Headline}, {"gguf-q6_k", BudgetPreset::Headline},
+                            {"gguf-q5_k", BudgetPreset::Common},   {"gguf-q4_k", BudgetPreset::Headline},
+                            {"gguf-q4_0", BudgetPreset::Headline}, {"gguf-q3_k", BudgetPreset::Headline},
+                            {"gguf-q2_k", BudgetPreset::Common},   {"gguf-iq4_xs", BudgetPreset::Common},
+                            {"gguf-iq2_xxs", BudgetPreset::Common}});
+}
+
+void ggmlRequantizePresets(std::vector<RequantizePreset>& out)
+{
+    for (const auto& [label, id] : {std::pair{QT_TRANSLATE_NOOP("qs::RequantizePreset", "GGUF Q8_0"), "gguf-q8_0"},
+                                    {QT_TRANSLATE_NOOP("qs::RequantizePreset", "GGUF Q6_K"), "gguf-q6_k"},
+                                    {QT_TRANSLATE_NOOP("qs::RequantizePreset", "GGUF Q5_K"), "gguf-q5_k"},
+                                    {QT_TRANSLATE_NOOP("qs::RequantizePreset", "GGUF Q4_K"), "gguf-q4_k"},
+                                    {QT_TRANSLATE_NOOP("qs::RequantizePreset", "GGUF Q4_0"), "gguf-q4_0"},
+                                    {QT_TRANSLATE_NOOP("qs::RequantizePreset", "GGUF Q3_K"), "gguf-q3_k"},
+                                    {QT_TRANSLATE_NOOP("qs::RequantizePreset", "GGUF Q2_K"), "gguf-q2_k"}})
+        out.push_back({label, {id}});
 }
 
 } // namespace
 
 const FamilyTargets& ggmlTargets()
 {
-    static const FamilyTargets t{ggmlQuantizeScheme, ggmlQuantize, nullptr, nullptr, ggmlKeepsGroupIndex, ggmlPack, ggmlBudget};
+    static const FamilyTargets t{ggmlQuantizeScheme, ggmlQuantize, nullptr, nullptr, ggmlKeepsGroupIndex, ggmlPack, ggmlBudget,
+                                 ggmlRequantizePresets};
     return t;
 }
 

@@ -592,7 +592,7 @@ struct TypeInfo {
     void (*block)(const float*, uint8_t*) = nullptr;
 };
 
-TypeInfo info(int type)
+TypeInfo quantTypeInfo(int type)
 {
     switch (type) {
     case GgmlF32: return {1, 4, elemF32};
@@ -614,14 +614,14 @@ TypeInfo info(int type)
 
 } // namespace
 
-bool ggmlCanQuantize(int ggmlType) { return info(ggmlType).block != nullptr; }
+bool ggmlCanQuantize(int ggmlType) { return quantTypeInfo(ggmlType).block != nullptr; }
 std::span<const int> ggmlQuantizableTypes() { return kTypes; }
-uint32_t ggmlQuantBlockWeights(int ggmlType) { return info(ggmlType).weights; }
-uint32_t ggmlQuantBlockBytes(int ggmlType) { return info(ggmlType).bytes; }
+uint32_t ggmlQuantBlockWeights(int ggmlType) { return quantTypeInfo(ggmlType).weights; }
+uint32_t ggmlQuantBlockBytes(int ggmlType) { return quantTypeInfo(ggmlType).bytes; }
 
 uint64_t ggmlQuantizedBytes(int ggmlType, uint64_t nrows, uint64_t rowElems)
 {
-    const TypeInfo t = info(ggmlType);
+    const TypeInfo t = quantTypeInfo(ggmlType);
     if (!t.block)
         throw Error("quantize: ggml type " + std::to_string(ggmlType) + " has no reference quantizer here");
     if (rowElems % t.weights != 0)
@@ -638,7 +638,7 @@ uint64_t ggmlQuantizedBytes(int ggmlType, uint64_t nrows, uint64_t rowElems)
 void quantizeGgmlInto(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems, uint8_t* dst, bool parallel)
 {
     ggmlQuantizedBytes(ggmlType, nrows, rowElems); // validates
-    const TypeInfo t = info(ggmlType);
+    const TypeInfo t = quantTypeInfo(ggmlType);
     // Reference quantizers treat each block on its own, so blocks can run in any order.
     const int64_t nblocks = int64_t(nrows * (rowElems / t.weights));
 #pragma omp parallel for schedule(static) if (parallel && nblocks > 64)

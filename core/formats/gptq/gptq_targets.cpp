@@ -11,6 +11,7 @@
 #include "base/parallel.h"
 
 #include <QJsonObject>
+#include <QtGlobal>
 
 #include <algorithm>
 #include <cstring>
@@ -221,6 +222,20 @@ void gptqBudget(std::vector<BudgetFormat>& out)
                                     BudgetKind::Gptq, b, g, false));
     for (uint64_t g : {32, 64, 128})
         out.push_back(budgetRow("awq-4-g" + std::to_string(g), awq, BudgetKind::Awq, 4, g, false));
+    markBudgetPresets(out, {{"gptq-8-g128", BudgetPreset::Common}, {"gptq-4-g128", BudgetPreset::Headline},
+                            {"gptq-4-g32", BudgetPreset::Common},  {"gptq-3-g128", BudgetPreset::Headline},
+                            {"gptq-2-g64", BudgetPreset::Common},  {"awq-4-g128", BudgetPreset::Headline}});
+}
+
+void gptqRequantizePresets(std::vector<RequantizePreset>& out)
+{
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "GPTQ 8-bit g128 sym"), {"gptq", 8, 128, true}});
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "GPTQ 4-bit g128 sym"), {"gptq", 4, 128, true}, true});
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "GPTQ 4-bit g32 sym"), {"gptq", 4, 32, true}});
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "GPTQ 3-bit g128 sym"), {"gptq", 3, 128, true}});
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "GPTQ 2-bit g64 asym"), {"gptq", 2, 64, false}});
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "AWQ 4-bit g128"), {"awq", 4, 128, false}});
+    out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "AWQ 4-bit g64"), {"awq", 4, 64, false}});
 }
 
 } // namespace
@@ -228,7 +243,8 @@ void gptqBudget(std::vector<BudgetFormat>& out)
 const FamilyTargets& gptqTargets()
 {
     static const FamilyTargets t{gptqQuantizeScheme, gptqQuantize, gptqConfig, gptqSideConfig,
-                                 gptqKeepsGroupIndex, gptqPack,    gptqBudget};
+                                 gptqKeepsGroupIndex, gptqPack,    gptqBudget,
+                                 gptqRequantizePresets};
     return t;
 }
 

@@ -1,6 +1,6 @@
 // Layout spec of HQQ (mobiusml/hqq as transformers serializes it; spec safetensors-quant.md
 // B.9). The [N, K] weight is viewed as [N*K/g, g] (axis 1); packing splits the FIRST dim of
-// that view into parts (halves for 4 bits, quarters, eighths, tenths in int32 for 3 bits),
+// that view into hqqParts (halves for 4 bits, quarters, eighths, tenths in int32 for 3 bits),
 // so element e = n*K + k sits in view row r = e / g, and view rows r and r + R/parts share a
 // byte. locate() uses the arithmetic of formats/hqq/hqq.h.
 #include "formats/layoutspec_util.h"
@@ -11,28 +11,28 @@ namespace {
 
 using layout::tensor;
 
-uint64_t groupOf(const LayoutParams& p)
+uint64_t hqqGroupOf(const LayoutParams& p)
 {
     return p.groupSize ? p.groupSize : 64;
 }
 
 uint64_t viewRows(const LayoutParams& p)
 {
-    return p.N * p.K / groupOf(p);
+    return p.N * p.K / hqqGroupOf(p);
 }
 
-unsigned parts(int bits)
+unsigned hqqParts(int bits)
 {
     return bits == 4 ? 2 : bits == 2 ? 4 : bits == 1 ? 8 : bits == 3 ? 10 : 1;
 }
 
-// Packed rows: R / parts (3 bits: rows padded to a multiple of 10).
+// Packed rows: R / hqqParts (3 bits: rows padded to a multiple of 10).
 uint64_t step(const LayoutParams& p)
 {
-    return parts(p.bits) == 10 ? ceilDiv(viewRows(p), 10) : viewRows(p) / parts(p.bits);
+    return hqqParts(p.bits) == 10 ? ceilDiv(viewRows(p), 10) : viewRows(p) / hqqParts(p.bits);
 }
 
-LayoutTensor scalar(const char* role, const char* dtype, const char* meaning)
+LayoutTensor hqqScalarTensor(const char* role, const char* dtype, const char* meaning)
 {
     return tensor(role, dtype, "[] or [1]", [](const LayoutParams&) { return std::vector<uint64_t>{}; }, meaning, true);
 }
@@ -53,16 +53,16 @@ LayoutSpec hqq()
     s.tensors = {
         tensor("W_q", "U8", "[R/parts, g], R = N*K/g, parts = 2 (4-bit), 4 (2-bit), 8 (1-bit), 1 (5/6/8-bit); "
                             "3-bit: I32 [ceil(R/10), g]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{step(p), groupOf(p)}; },
+               [](const LayoutParams& p) { return std::vector<uint64_t>{step(p), hqqGroupOf(p)}; },
                "codes of view rows r, r + R/parts, ... in one byte, the first part in the high bits"),
         tensor("scale", "F16", "[R, 1]", [](const LayoutParams& p) { return std::vector<uint64_t>{viewRows(p), 1}; },
                "per-view-row multiplier (HQQ stores it already inverted)"),
         tensor("zero", "F16", "[R, 1]", [](const LayoutParams& p) { return std::vector<uint64_t>{viewRows(p), 1}; },
                "per-view-row zero, real-valued unless round_zero"),
         tensor("shape", "I64", "[2]", [](const LayoutParams&) { return std::vector<uint64_t>{2}; }, "the original [N, K]", true),
-        scalar("nbits", "I32", "code width"),
-        scalar("group_size", "I32", "g"),
-        scalar("axis", "I32", "1 (rows of g) or 0 (columns of g)"),
+        hqqScalarTensor("nbits", "I32", "code width"),
+        hqqScalarTensor("group_size", "I32", "g"),
+        hqqScalarTensor("axis", "I32", "1 (rows of g) or 0 (columns of g)"),
         tensor("packing", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
                "ASCII, e.g. 4bit_u8 or 3bit_32", true),
         tensor("compute_dtype", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
@@ -76,8 +76,8 @@ LayoutSpec hqq()
                "an element's zero is zero[scaleIndex] (a float, not bit fields)",
                "with view_as_float the packed bytes are labelled with the compute dtype; the bits are the same"};
     s.locate = [](const LayoutParams& p, uint64_t row, uint64_t col) {
-        const uint64_t g = groupOf(p), e0 = row * p.K + col, r = e0 / g, c = e0 % g;
-        const unsigned n = parts(p.bits);
+        const uint64_t g = hqqGroupOf(p), e0 = row * p.K + col, r = e0 / g, c = e0 % g;
+        const unsigned n = hqqParts(p.bits);
         const uint64_t st = step(p), part = r / st, i = (r % st) * g + c;
         ElementLocation e;
         e.tensor = "W_q";

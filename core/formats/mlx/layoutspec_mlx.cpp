@@ -25,7 +25,7 @@ uint64_t bitsOf(const Mode& m, const LayoutParams& p)
     return uint64_t(m.bits ? m.bits : p.bits);
 }
 
-uint64_t groupOf(const Mode& m, const LayoutParams& p)
+uint64_t mlxGroupOf(const Mode& m, const LayoutParams& p)
 {
     return m.group ? m.group : p.groupSize ? p.groupSize : 64;
 }
@@ -50,12 +50,12 @@ LayoutSpec mlx(const Mode& m)
                [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K * bitsOf(m, p), 32)}; },
                "codes along K, LSB-first bitstream per row"),
         tensor("scales", m.scaleDtype, "[N, K/g]",
-               [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, groupOf(m, p))}; },
+               [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, mlxGroupOf(m, p))}; },
                affine ? "per-group scale (may be negative)" : "per-group scale"),
     };
     if (affine)
         s.tensors.push_back(tensor("biases", m.scaleDtype, "[N, K/g]",
-                                   [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, groupOf(m, p))}; },
+                                   [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, mlxGroupOf(m, p))}; },
                                    "per-group bias added after scaling (-z*s for converted integer zeros)"));
     s.padding = "none: K % g == 0 and K*b % 32 == 0 are required";
     s.notes = {"leading dims ([E, N, K*b/32] for MoE experts) fold into N: row = flat index over them",
@@ -65,7 +65,7 @@ LayoutSpec mlx(const Mode& m)
     if (!affine)
         s.notes.push_back("detected and laid out only: no dequantizer is registered for this mode");
     s.locate = [m](const LayoutParams& p, uint64_t row, uint64_t col) {
-        const uint64_t g = groupOf(m, p), groups = ceilDiv(p.K, g), b = bitsOf(m, p);
+        const uint64_t g = mlxGroupOf(m, p), groups = ceilDiv(p.K, g), b = bitsOf(m, p);
         ElementLocation e;
         e.tensor = "weight";
         e.pieceCount = layout::streamPieces(e.pieces, col * b, int(b), row * ceilDiv(p.K * b, 32), 32);

@@ -86,6 +86,7 @@ void mlxBudget(std::vector<BudgetFormat>& out)
     for (int b : {2, 3, 4, 5, 6, 8})
         for (uint64_t g : {32, 64, 128})
             out.push_back(budgetRow("mlx-" + std::to_string(b) + "-g" + std::to_string(g), mlx, BudgetKind::Mlx, b, g, false));
+    markBudgetPresets(out, {{"mlx-4-g64", BudgetPreset::Headline}, {"mlx-8-g64", BudgetPreset::Common}});
 }
 
 } // namespace

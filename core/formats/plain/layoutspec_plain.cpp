@@ -17,7 +17,7 @@ constexpr DType kPlainTypes[] = {DType::BOOL, DType::U8, DType::I8, DType::U16, 
                                  DType::F8_E4M3, DType::F8_E5M2, DType::F8_E4M3FNUZ, DType::F8_E5M2FNUZ, DType::F8_E8M0,
                                  DType::F4, DType::F6_E2M3, DType::F6_E3M2};
 
-LayoutSpec plain(DType t)
+LayoutSpec plainSpec(DType t)
 {
     const unsigned bits = dtypeBits(t);
     const std::string dt(dtypeName(t));
@@ -77,7 +77,7 @@ LayoutSpec namedOnly(const char* id, const char* name, std::vector<std::string> 
 void registerPlainLayouts(LayoutRegistry& r)
 {
     for (DType t : kPlainTypes)
-        r.add(plain(t));
+        r.add(plainSpec(t));
     r.add(namedOnly("exl2", "ExLlamaV2 EXL2",
                     {"q_weight", "q_scale", "q_scale_max", "q_groups", "q_group_map", "q_perm", "q_invperm"},
                     "mixed 2..8-bit groups with a row permutation"));

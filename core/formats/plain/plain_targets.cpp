@@ -11,6 +11,7 @@ void plainBudget(std::vector<BudgetFormat>& out)
         const std::string id = plainFormatId(t);
         out.push_back(budgetRow(id, findFormat(id), BudgetKind::Float, int(dtypeBits(t))));
     }
+    markBudgetPresets(out, {{"f16", BudgetPreset::Headline}, {"bf16", BudgetPreset::Common}});
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 //    verify checks the weight and finds no error;
 //  - quantize then detect round-trips for each of its quantize targets.
 // A new family row without a case here fails `everyRowHasACase`.
+#include "analysis/budget.h"
 #include "analysis/quantize_checkpoint.h"
 #include "analysis/verify.h"
 #include "base/half.h"
@@ -17,6 +18,7 @@
 #include "formats/formatid.h"
 #include "formats/layoutspec.h"
 #include "formats/opencheckpoint.h"
+#include "formats/target.h"
 #include "formats/wordmap.h"
 #include "kernel_testutil.h"
 #include "testsupport.h"
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <set>
 
 using namespace qs;
 
@@ -306,6 +309,56 @@ private slots:
                 QVERIFY(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)) == 0);
             }
         QCOMPARE(size_t(found), res.quantized.size());
+    }
+
+    // The Error view's "as" list comes from the rows: each preset names a format with a
+    // reference quantizer, labels are distinct, and exactly one is the float weights' default.
+    void requantizePresets()
+    {
+        const std::vector<RequantizePreset> presets = qs::requantizePresets();
+        QVERIFY(!presets.empty());
+        std::set<std::string> labels;
+        int forFloat = 0;
+        for (const RequantizePreset& p : presets) {
+            const FormatInfo* f = resolveFormatId(p.spec.format);
+            QVERIFY2(f && f->requantize != RequantizeRule::None, p.label);
+            QVERIFY2(labels.insert(p.label).second, p.label);
+            forFloat += p.forFloat;
+        }
+        QCOMPARE(forFloat, 1);
+        // Families in FormatFamily order: GGUF first, as the view lists them.
+        QCOMPARE(resolveFormatId(presets.front().spec.format)->family, FormatFamily::Gguf);
+    }
+
+    // A weight's own format: affine formats keep their parameters, widths outside 2..8 have
+    // no reference quantizer, formats without a rule none.
+    void ownRequantizeSpec()
+    {
+        const std::optional<RequantizeSpec> mlx = qs::ownRequantizeSpec(*findFormat("mlx-affine"), 3, 64, false);
+        QVERIFY(mlx);
+        QCOMPARE(mlx->format, std::string("mlx-affine"));
+        QCOMPARE(mlx->bits, 3);
+        QCOMPARE(mlx->groupSize, uint64_t(64));
+        QVERIFY(!qs::ownRequantizeSpec(*findFormat("gptq-planar"), 1, 128, true));
+        QVERIFY(!qs::ownRequantizeSpec(*findFormat("bnb-int8"), 8, 0, true));
+        QCOMPARE(qs::ownRequantizeSpec(*findFormat("gguf-q4_k"), 4, 256, false)->format, std::string("gguf-q4_k"));
+    }
+
+    // Every headline budget row (the layout report's comparison) is also a common one (the
+    // Budget view's default filter), and every family that has budget rows marks some.
+    void budgetPresets()
+    {
+        std::set<FormatFamily> marked, all;
+        int headline = 0;
+        for (const BudgetFormat& f : budgetFormats()) {
+            QVERIFY2(f.info, f.id.c_str());
+            all.insert(f.info->family);
+            if (f.preset != BudgetPreset::None)
+                marked.insert(f.info->family);
+            headline += f.preset == BudgetPreset::Headline;
+        }
+        QVERIFY(headline > 0);
+        QVERIFY(marked == all);
     }
 };
 

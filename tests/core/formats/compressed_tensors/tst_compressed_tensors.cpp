@@ -8,6 +8,7 @@
 #include "formats/compressed_tensors/ct.h"
 #include "formats/opencheckpoint.h"
 
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -183,6 +184,36 @@ private slots:
             QVERIFY2(std::string(e.what()).find("weight_packed") != std::string::npos, e.what());
             QVERIFY2(std::string(e.what()).find("'m'") != std::string::npos, e.what());
         }
+    }
+
+    // A config saying num_bits 0 (or more than a word holds) with no weight_shape beside the
+    // packed codes: detection assumes 4 bits per code for K instead of dividing by zero.
+    void nonsenseBitsWithoutShape_data()
+    {
+        QTest::addColumn<int>("bits");
+        QTest::addRow("0") << 0;
+        QTest::addRow("-3") << -3;
+        QTest::addRow("33") << 33;
+    }
+    void nonsenseBitsWithoutShape()
+    {
+        QFETCH(int, bits);
+        QTemporaryDir tmp;
+        qsk::write(tmp.path(), "model.safetensors",
+                   {{"m.weight_packed", DType::I32, {4, 2}, std::vector<uint8_t>(4 * 2 * 4)},
+                    {"m.weight_scale", DType::F16, {4, 1}, std::vector<uint8_t>(8)}});
+        QFile cfg(tmp.filePath(QStringLiteral("config.json")));
+        QVERIFY(cfg.open(QIODevice::WriteOnly));
+        cfg.write(QStringLiteral(R"({"quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": %1, "type": "int"}}}}})")
+                      .arg(bits)
+                      .toUtf8());
+        cfg.close();
+        const auto ck = openCheckpoint(tmp.path().toStdString());
+        const LogicalWeight* w = ck->findWeight("m");
+        QVERIFY(w);
+        QCOMPARE(w->format, std::string("compressed-tensors"));
+        QCOMPARE(w->shape, (std::vector<uint64_t>{4, 16})); // 2 words of 8 four-bit codes
     }
 
     // The whole chain: openCheckpoint (reader, configs, detection) -> dispatcher -> kernel.
