@@ -141,7 +141,7 @@ void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, DType type, uin
                    float* out, SimdPath path)
 {
     const FloatTensor ft{type, ckpt.bytes(t), 0, K};
-    if (path == SimdPath::Avx2)
+    if (hasAvx2(path))
         floatElementsAvx2(ft, r0 * K, (r1 - r0) * K, out);
     else
         floatElementsScalar(ft, r0 * K, (r1 - r0) * K, out);
@@ -268,7 +268,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
     const RangeBins range = rangeBins(opt);
     std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
-    const bool avx2 = opt.path == SimdPath::Avx2;
+    const bool avx2 = hasAvx2(opt.path);
     const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     // Per thread (integer counts: the merge order does not matter): the coarse |error| keys of
     // the kept errors, and the caller's bins + below + above.
@@ -691,7 +691,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> halfCounts(static_cast<size_t>(team));
-    const bool avx2 = opt.path == SimdPath::Avx2;
+    const bool avx2 = hasAvx2(opt.path);
     h.cancelled = !forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const size_t t = size_t(omp_get_thread_num());
         if (!fine[t])

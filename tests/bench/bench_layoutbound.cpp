@@ -178,7 +178,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "bench_layoutbound: N must be a multiple of %llu\n", (unsigned long long)Rows);
         return 2;
     }
-    if (bestSimdPath() != SimdPath::Avx2) {
+    if (!hasAvx2(cpuSimdPath())) {
         std::printf("bench_layoutbound: no AVX2 path on this machine\n");
         return 0;
     }

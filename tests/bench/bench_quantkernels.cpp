@@ -169,7 +169,7 @@ int main()
             });
         };
         const double ts = runPath(SimdPath::Scalar);
-        const double tf = bestSimdPath() == SimdPath::Avx2 ? runPath(SimdPath::Avx2) : ts;
+        const double tf = hasAvx2(cpuSimdPath()) ? runPath(SimdPath::Avx2) : ts;
         std::printf("%-14s %12.3f %12.3f %10.1f %10.2f\n", c.name, weights / ts / 1e9, weights / tf / 1e9, ts / tf, tMemcpy / tf);
     }
     return 0;

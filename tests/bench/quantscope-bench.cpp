@@ -1,8 +1,10 @@
 // quantscope-bench: dequantization throughput per format through the dispatcher, on a
-// synthetic checkpoint written to a temporary folder, for every format with a dequantizer. For each format: single-thread and
-// all-thread weights/s of the fast path, the fast/scalar ratio and the fast/memcpy ratio,
-// where memcpy copies the same number of output bytes, measured in the same run. Work goes
-// in L2-sized chunks (about 256 KiB of float32 output) that are rewritten in place.
+// synthetic checkpoint written to a temporary folder, for every format with a dequantizer. For each
+// format: the single-thread weights/s of the scalar path and the ratio to memcpy of every SIMD path
+// the CPU has, side by side (memcpy copies the same number of output bytes, measured in the same
+// run), the best path's all-thread weights/s and its all-thread/one-thread ratio; at the end the
+// geometric mean of each path's ratios. Work goes in L2-sized chunks (about 256 KiB of float32
+// output) that are rewritten in place. QUANTSCOPE_SIMD lowers the best path.
 //
 // Usage: quantscope-bench [--quick] [--profile] [FORMAT-ID ...]
 // --profile runs only the single-thread fast path of each chosen format for a few seconds and
@@ -23,6 +25,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -412,12 +415,20 @@ int main(int argc, char** argv)
         return 2;
     }
     const SimdPath fast = bestSimdPath();
+    std::vector<SimdPath> paths; // the SIMD paths raced, up to the best
+    for (SimdPath p : cpuSimdPaths())
+        if (p != SimdPath::Scalar && p <= fast)
+            paths.push_back(p);
     const int threads = omp_get_max_threads();
-    std::printf("quantscope-bench: K=%llu N=%llu, chunks of %llu KiB output, fast path %s, %d threads\n",
+    std::printf("quantscope-bench: K=%llu N=%llu, chunks of %llu KiB output, best path %s, %d threads\n",
                 (unsigned long long)K, (unsigned long long)N, (unsigned long long)(kChunkBytes / 1024),
                 std::string(simdPathName(fast)).c_str(), threads);
-    std::printf("%-12s %12s %12s %12s %9s %9s %9s\n", "format", "scalar Mw/s", "fast 1T Mw/s", "fast nT Mw/s",
-                "fast/scal", "fast/mcpy", "nT/1T");
+    std::printf("%-12s %12s %9s", "format", "scalar Mw/s", "scal/mcpy");
+    for (SimdPath p : paths)
+        std::printf(" %11s", (std::string(simdPathName(p)) + "/mcpy").c_str());
+    std::printf(" %12s %12s %9s\n", "best 1T Mw/s", "best nT Mw/s", "nT/1T");
+    std::vector<double> logSum(paths.size() + 1, 0.0); // scalar, then each path
+    int measured = 0;
     for (const Case& c : cases) {
         if (!only.empty() && std::find(only.begin(), only.end(), c.weight.format) == only.end()
             && std::find(only.begin(), only.end(), c.label) == only.end())
@@ -443,7 +454,9 @@ int main(int argc, char** argv)
             for (int t = 0; t < threads; ++t)
                 outs.emplace_back(chunkWeights);
             Contender scalar{[&] { oneChunk(SimdPath::Scalar); }};
-            Contender fast1{[&] { oneChunk(fast); }};
+            std::vector<Contender> simd;
+            for (SimdPath p : paths)
+                simd.push_back(Contender{[&oneChunk, p] { oneChunk(p); }});
             Contender copy{[&] {
                 std::memcpy(out.data(), src.data(), chunkWeights * 4);
                 asm volatile("" : : "r"(out.data()) : "memory"); // keep the copy
@@ -456,16 +469,32 @@ int main(int argc, char** argv)
                     dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, outs[size_t(omp_get_thread_num())].data(), fast);
                 }
             }};
-            race({&scalar, &fast1, &copy, &fastN}, seconds);
+            std::vector<Contender*> all{&scalar, &copy, &fastN};
+            for (Contender& s : simd)
+                all.push_back(&s);
+            race(all, seconds);
             const double w = double(chunkWeights);
-            const double rScalar = w / scalar.best, rFast = w / fast1.best, rCopy = w / copy.best;
+            const double rScalar = w / scalar.best, rCopy = w / copy.best;
+            const double rFast = simd.empty() ? rScalar : w / simd.back().best;
             const double rFastN = double(chunks) * w / fastN.best;
-            std::printf("%-12s %12.0f %12.0f %12.0f %9.1f %9.2f %9.2f\n", c.label.c_str(), rScalar / 1e6, rFast / 1e6,
-                        rFastN / 1e6, rFast / rScalar, rFast / rCopy, rFastN / rFast);
+            std::printf("%-12s %12.0f %9.2f", c.label.c_str(), rScalar / 1e6, rScalar / rCopy);
+            logSum[0] += std::log(rScalar / rCopy);
+            for (size_t i = 0; i < simd.size(); ++i) {
+                std::printf(" %11.2f", w / simd[i].best / rCopy);
+                logSum[i + 1] += std::log(w / simd[i].best / rCopy);
+            }
+            ++measured;
+            std::printf(" %12.0f %12.0f %9.2f\n", rFast / 1e6, rFastN / 1e6, rFastN / rFast);
         } catch (const std::exception& e) {
             std::printf("%-12s error: %s\n", c.label.c_str(), e.what());
         }
         std::fflush(stdout);
+    }
+    if (measured > 0 && !profile) {
+        std::printf("%-12s %12s %9.3f", "geomean", "", std::exp(logSum[0] / measured));
+        for (size_t i = 0; i < paths.size(); ++i)
+            std::printf(" %11.3f", std::exp(logSum[i + 1] / measured));
+        std::printf("\n");
     }
     return 0;
 }

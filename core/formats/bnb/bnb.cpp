@@ -187,8 +187,9 @@ void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, fl
         bnb4ElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
         return;
     }
+    const auto kernel = path == SimdPath::Avx512 ? bnb4ElementsAvx512 : bnb4ElementsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K), [&](uint64_t r0, uint64_t r1) {
-        bnb4ElementsAvx2(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
+        kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
     });
 }
 

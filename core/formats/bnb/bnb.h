@@ -42,6 +42,7 @@ Bnb4 bnb4State(const WeightData& w);
 // Flat elements [e0, e0 + n): code[q] * absmax[e / blocksize] in f32.
 void bnb4ElementsScalar(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
 void bnb4ElementsAvx2(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
+void bnb4ElementsAvx512(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
 
 struct BnbInt8 {
     uint64_t rows = 0, cols = 0;

@@ -20,8 +20,9 @@ bool ggmlTypeDecodable(int ggmlType);
 
 // Dequantizes `nrows` rows of `rowElems` elements each (rowElems a multiple of the block size;
 // the rows lie back to back in `src`, as in a GGUF blob). Unknown types or a bad rowElems throw.
-// The reference is a plain loop in ggml's order of operations; the fast path uses AVX2 when
-// path == SimdPath::Avx2 (the caller checked bestSimdPath()) and OpenMP for large inputs.
+// The reference is a plain loop in ggml's order of operations; the fast path uses the AVX-512
+// or AVX2 kernel of the type that `path` allows (the caller checked bestSimdPath()) and OpenMP
+// for large inputs.
 void dequantizeGgmlRowsRef(int ggmlType, const uint8_t* src, uint64_t nrows, uint64_t rowElems, float* out);
 void dequantizeGgmlRows(int ggmlType, const uint8_t* src, uint64_t nrows, uint64_t rowElems, float* out, SimdPath path);
 
@@ -34,6 +35,9 @@ namespace ggml {
 using BlocksFn = void (*)(const uint8_t* src, uint64_t nblocks, float* out);
 BlocksFn refBlocksFn(int ggmlType);  // nullptr when unknown
 BlocksFn avx2BlocksFn(int ggmlType); // nullptr when the type has no AVX2 kernel (the reference serves)
+BlocksFn avx512BlocksFn(int ggmlType); // nullptr when the type has no AVX-512 kernel (AVX2 serves)
+// The kernel `path` runs for the type: its best one at or below the path.
+BlocksFn blocksFn(int ggmlType, SimdPath path);
 } // namespace ggml
 
 // verify's checks of GGUF block weights (ggml_verify.cpp).

@@ -560,6 +560,17 @@ ggml::BlocksFn ggml::refBlocksFn(int ggmlType)
     return ggmlTypeTraits(ggmlType) ? refTable()[size_t(ggmlType)] : nullptr;
 }
 
+ggml::BlocksFn ggml::blocksFn(int ggmlType, SimdPath path)
+{
+    if (path == SimdPath::Avx512)
+        if (BlocksFn f = avx512BlocksFn(ggmlType))
+            return f;
+    if (hasAvx2(path))
+        if (BlocksFn f = avx2BlocksFn(ggmlType))
+            return f;
+    return refBlocksFn(ggmlType);
+}
+
 void dequantizeGgmlRowsRef(int ggmlType, const uint8_t* src, uint64_t nrows, uint64_t rowElems, float* out)
 {
     const GgmlTypeInfo& t = infoFor(ggmlType);
@@ -570,10 +581,7 @@ void dequantizeGgmlRows(int ggmlType, const uint8_t* src, uint64_t nrows, uint64
 {
     const GgmlTypeInfo& t = infoFor(ggmlType);
     const uint64_t nblocks = blockCount(t, nrows, rowElems);
-    ggml::BlocksFn fn = refTable()[size_t(ggmlType)];
-    if (path == SimdPath::Avx2)
-        if (ggml::BlocksFn f = ggml::avx2BlocksFn(ggmlType))
-            fn = f;
+    const ggml::BlocksFn fn = ggml::blocksFn(ggmlType, path);
     const uint64_t bw = t.blockWeights, bb = t.blockBytes;
     // Chunks of ~64 Ki weights: threads only pay off well above that.
     const uint64_t chunkBlocks = std::max<uint64_t>(1, (uint64_t(1) << 16) / bw);

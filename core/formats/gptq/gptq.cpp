@@ -354,7 +354,7 @@ void dequantPackedRowsRef(const PackedLinear& p, uint64_t n0, uint64_t n1, float
 
 void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out, SimdPath path)
 {
-    if (path == SimdPath::Avx2)
+    if (hasAvx2(path))
         avx2::dequantPackedRows(p, n0, n1, out);
     else
         dequantPackedRowsRef(p, n0, n1, out);

@@ -221,7 +221,7 @@ const float* f8Table(DType t)
 void floatElementsFast(const FloatTensor& t, uint64_t e0, uint64_t n, float* out, SimdPath path)
 {
     const uint8_t* p = t.bytes.data();
-    if (path == SimdPath::Avx2
+    if (hasAvx2(path)
         && (t.dtype == DType::F16 || t.dtype == DType::BF16 || t.dtype == DType::F32 || t.dtype == DType::F8_E4M3
             || t.dtype == DType::F8_E5M2)) {
         floatElementsAvx2(t, e0, n, out);

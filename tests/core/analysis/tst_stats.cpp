@@ -474,7 +474,7 @@ private slots:
     }
     void valueScanPathsAgree()
     {
-        if (bestSimdPath() != SimdPath::Avx2)
+        if (!hasAvx2(cpuSimdPath()))
             QSKIP("no AVX2 on this machine");
         QFETCH(int, n);
         std::vector<float> v(static_cast<size_t>(n));
@@ -527,7 +527,7 @@ private slots:
 
     void histogramPathsAgree()
     {
-        if (bestSimdPath() != SimdPath::Avx2)
+        if (!hasAvx2(cpuSimdPath()))
             QSKIP("no AVX2 on this machine");
         const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
         const LogicalWeight* w = ckpt->findWeight("synthetic.q4_k");
@@ -669,7 +669,7 @@ private slots:
     }
     void errorScanPathsAgree()
     {
-        if (bestSimdPath() != SimdPath::Avx2)
+        if (!hasAvx2(cpuSimdPath()))
             QSKIP("no AVX2 on this machine");
         QFETCH(int, n);
         std::vector<float> q(static_cast<size_t>(n)), r(q.size());
@@ -748,7 +748,7 @@ private slots:
         KeyCounts kf = ka;
         kf.flush();
         QCOMPARE(kf.totals, expect);
-        if (bestSimdPath() != SimdPath::Avx2)
+        if (!hasAvx2(cpuSimdPath()))
             return;
         ValueLanes b;
         KeyCounts kb;

@@ -305,8 +305,11 @@ private slots:
                 ++found;
                 QVERIFY(row->dequant(*f));
                 const std::vector<float> ref = dequantizeWeight(*out, w, SimdPath::Scalar, 1);
-                const std::vector<float> fast = dequantizeWeight(*out, w, bestSimdPath(), 1);
-                QVERIFY(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)) == 0);
+                for (SimdPath path : qsk::simdPaths()) {
+                    const std::vector<float> fast = dequantizeWeight(*out, w, path, 1);
+                    QVERIFY2(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)) == 0,
+                             std::string(simdPathName(path)).c_str());
+                }
             }
         QCOMPARE(size_t(found), res.quantized.size());
     }

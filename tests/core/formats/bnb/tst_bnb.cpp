@@ -150,11 +150,13 @@ private slots:
             expect[e] = qsk::mul32(table[q[e]], a);
         }
         QSK_COMPARE_BITS(scalar, expect, DType::F32);
-        if (bestSimdPath() == SimdPath::Avx2) {
-            const auto fast = qsk::run(dequantBnb4Rows, *ck, w, SimdPath::Avx2);
+        for (SimdPath path : qsk::simdPaths()) {
+            if (path == SimdPath::Scalar)
+                continue;
+            const auto fast = qsk::run(dequantBnb4Rows, *ck, w, path);
             QSK_COMPARE_BITS(fast, scalar, DType::F32);
             for (uint64_t r0 = 0; r0 < N; r0 += 3) { // odd row starts: element offsets not 32-aligned
-                const auto part = qsk::run(dequantBnb4Rows, *ck, w, SimdPath::Avx2, r0, std::min(N, r0 + 2));
+                const auto part = qsk::run(dequantBnb4Rows, *ck, w, path, r0, std::min(N, r0 + 2));
                 QVERIFY(std::memcmp(part.data(), scalar.data() + r0 * K, part.size() * 4) == 0);
             }
         }

@@ -160,9 +160,11 @@ private slots:
             }
         const auto scalar = qsk::run(dequantCtRows, *ck, w, SimdPath::Scalar);
         QSK_COMPARE_BITS(scalar, expect, DType::F32);
-        if (bestSimdPath() == SimdPath::Avx2) {
-            QSK_COMPARE_BITS(qsk::run(dequantCtRows, *ck, w, SimdPath::Avx2), expect, DType::F32);
-            const auto part = qsk::run(dequantCtRows, *ck, w, SimdPath::Avx2, 4, 9);
+        for (SimdPath path : qsk::simdPaths()) {
+            if (path == SimdPath::Scalar)
+                continue;
+            QSK_COMPARE_BITS(qsk::run(dequantCtRows, *ck, w, path), expect, DType::F32);
+            const auto part = qsk::run(dequantCtRows, *ck, w, path, 4, 9);
             QVERIFY(std::memcmp(part.data(), scalar.data() + 4 * K, part.size() * 4) == 0);
         }
     }

@@ -13,6 +13,7 @@
 #include "formats/ggml/ggml_codes.h"
 #include "formats/kernel.h"
 
+#include "kernel_testutil.h"
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
@@ -176,9 +177,9 @@ void checkAgainstScan(const Checkpoint& ckpt, const LogicalWeight& w, const Stat
 
 QList<SimdPath> paths()
 {
-    QList<SimdPath> p{SimdPath::Scalar};
-    if (bestSimdPath() == SimdPath::Avx2)
-        p << SimdPath::Avx2;
+    QList<SimdPath> p;
+    for (SimdPath s : qsk::simdPaths())
+        p << s;
     return p;
 }
 
@@ -272,11 +273,11 @@ private slots:
         for (SimdPath p : paths())
             for (bool ranged : {false, true})
                 for (const CoveredType& ct : coveredTypes()) {
-                    const char* pn = p == SimdPath::Avx2 ? "avx2" : "scalar";
+                    const std::string pn(simdPathName(p));
                     const char* rn = ranged ? "range" : "default";
                     for (const char* prefix : {"synthetic.", "synthetic4096.", "real."})
-                        QTest::addRow("%s%s %s %s", prefix, ct.name, pn, rn) << fixture << QString(prefix) + ct.name << p << ranged;
-                    QTest::addRow("adversarial %s %s %s", ct.name, pn, rn)
+                        QTest::addRow("%s%s %s %s", prefix, ct.name, pn.c_str(), rn) << fixture << QString(prefix) + ct.name << p << ranged;
+                    QTest::addRow("adversarial %s %s %s", ct.name, pn.c_str(), rn)
                         << QString::fromStdString(m_random) << QString("adv.") + ct.name << p << ranged;
                 }
     }
@@ -311,7 +312,7 @@ private slots:
     }
     void tallyPathsAgree()
     {
-        if (bestSimdPath() != SimdPath::Avx2)
+        if (!hasAvx2(cpuSimdPath()))
             QSKIP("no AVX2 on this machine");
         QFETCH(int, index);
         const CoveredType& ct = coveredTypes()[size_t(index)];

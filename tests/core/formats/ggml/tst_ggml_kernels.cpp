@@ -7,6 +7,7 @@
 #include "formats/ggml/ggml_blocks.h"
 #include "formats/ggml/ggml_tables.h"
 #include "base/half.h"
+#include "kernel_testutil.h"
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
@@ -37,10 +38,10 @@ std::vector<float> decodeRef(int type, const std::vector<uint8_t>& bytes, uint64
     return out;
 }
 
-std::vector<float> decodeFast(int type, const std::vector<uint8_t>& bytes, uint64_t nrows, uint64_t rowElems)
+std::vector<float> decodeFast(int type, const std::vector<uint8_t>& bytes, uint64_t nrows, uint64_t rowElems, SimdPath path)
 {
     std::vector<float> out(nrows * rowElems);
-    dequantizeGgmlRows(type, bytes.data(), nrows, rowElems, out.data(), bestSimdPath());
+    dequantizeGgmlRows(type, bytes.data(), nrows, rowElems, out.data(), path);
     return out;
 }
 
@@ -53,14 +54,33 @@ int64_t firstBitMismatch(const float* a, const float* b, size_t n)
     return -1;
 }
 
-#define QS_COMPARE_BITS(a, b, n)                                                                     \
+#define QS_COMPARE_BITS_ON(where, a, b, n)                                                           \
     do {                                                                                             \
         const int64_t bad_ = firstBitMismatch((a), (b), (n));                                        \
         if (bad_ >= 0)                                                                               \
-            QFAIL(qPrintable(QStringLiteral("element %1: %2 (0x%3) vs %4 (0x%5)")                    \
+            QFAIL(qPrintable(QStringLiteral("%6element %1: %2 (0x%3) vs %4 (0x%5)")                  \
                                  .arg(bad_).arg(double((a)[bad_])).arg(std::bit_cast<uint32_t>((a)[bad_]), 8, 16, QChar('0')) \
-                                 .arg(double((b)[bad_])).arg(std::bit_cast<uint32_t>((b)[bad_]), 8, 16, QChar('0')))); \
+                                 .arg(double((b)[bad_])).arg(std::bit_cast<uint32_t>((b)[bad_]), 8, 16, QChar('0')) \
+                                 .arg(QString::fromLatin1(where))));                                 \
     } while (0)
+#define QS_COMPARE_BITS(a, b, n) QS_COMPARE_BITS_ON("", a, b, n)
+
+// The fast paths this CPU has (the suite says which ones it lacks), and the "path: " prefix of
+// their mismatch messages.
+std::vector<SimdPath> fastPaths()
+{
+    std::vector<SimdPath> p = qsk::simdPaths();
+    p.erase(p.begin()); // scalar: the fast paths are compared with it
+    return p;
+}
+std::string pathPrefix(SimdPath p) { return std::string(simdPathName(p)) + " path: "; }
+
+// Every fast path's output of the rows against `want`.
+#define QS_COMPARE_FAST(want, type, bytes, nrows, rowElems)                                          \
+    for (SimdPath path_ : fastPaths()) {                                                             \
+        const std::vector<float> got_ = decodeFast((type), (bytes), (nrows), (rowElems), path_);     \
+        QS_COMPARE_BITS_ON(pathPrefix(path_).c_str(), (want).data(), got_.data(), (want).size());    \
+    }
 
 std::vector<uint8_t> hexBytes(const char* hex)
 {
@@ -267,9 +287,7 @@ private slots:
         const std::vector<uint8_t> bytes(src.begin(), src.end());
         const std::vector<float> a = decodeRef(t->ggmlType, bytes, nrows, rowElems);
         QS_COMPARE_BITS(a.data(), want.data(), want.size());
-        std::vector<float> b(want.size());
-        dequantizeGgmlRows(t->ggmlType, src.data(), nrows, rowElems, b.data(), bestSimdPath());
-        QS_COMPARE_BITS(b.data(), want.data(), want.size());
+        QS_COMPARE_FAST(want, t->ggmlType, bytes, nrows, rowElems);
     }
 
     // ---- worked test vectors of spec section 3 (and hand-made blocks for Q8_1, Q8_K) ----
@@ -422,8 +440,7 @@ private slots:
         QCOMPARE(uint32_t(block.size()), tr.blockBytes);
         const std::vector<uint8_t> bytes(block.begin(), block.end());
         const std::vector<float> a = decodeRef(type, bytes, 1, tr.blockWeights);
-        const std::vector<float> b = decodeFast(type, bytes, 1, tr.blockWeights);
-        QS_COMPARE_BITS(a.data(), b.data(), a.size());
+        QS_COMPARE_FAST(a, type, bytes, 1, tr.blockWeights);
         std::vector<bool> seen(tr.blockWeights, false);
         for (qsizetype i = 0; i + 1 < listed.size(); i += 2) {
             const int e = int(listed[i]);
@@ -456,16 +473,17 @@ private slots:
         const uint64_t nblocks = nrows * rowElems / tr.blockWeights;
         const std::vector<uint8_t> bytes = randomBlocks(type, nblocks, 1234u + uint32_t(type));
         const std::vector<float> a = decodeRef(type, bytes, nrows, rowElems);
-        const std::vector<float> b = decodeFast(type, bytes, nrows, rowElems);
-        QS_COMPARE_BITS(a.data(), b.data(), a.size());
+        QS_COMPARE_FAST(a, type, bytes, nrows, rowElems);
         if (tr.blockWeights > 1 && type != GgmlMXFP4) // E8M0 reaches 2^127: large codes overflow to Inf
             QVERIFY(std::all_of(a.begin(), a.end(), [](float v) { return std::isfinite(v); }));
         // Unaligned source (pitfall 12): every field loaded byte-wise.
         std::vector<uint8_t> shifted(bytes.size() + 1);
         std::memcpy(shifted.data() + 1, bytes.data(), bytes.size());
         std::vector<float> c(a.size());
-        dequantizeGgmlRows(type, shifted.data() + 1, nrows, rowElems, c.data(), bestSimdPath());
-        QS_COMPARE_BITS(a.data(), c.data(), a.size());
+        for (SimdPath path : fastPaths()) {
+            dequantizeGgmlRows(type, shifted.data() + 1, nrows, rowElems, c.data(), path);
+            QS_COMPARE_BITS_ON(pathPrefix(path).c_str(), a.data(), c.data(), a.size());
+        }
     }
 
     void specialScales_data()
@@ -489,8 +507,7 @@ private slots:
         std::vector<uint8_t> bytes = randomBlocks(type, rowElems / tr.blockWeights * 2, 99u + uint32_t(type));
         setHalfScales(type, bytes, uint16_t(half));
         const std::vector<float> a = decodeRef(type, bytes, 2, rowElems);
-        const std::vector<float> b = decodeFast(type, bytes, 2, rowElems);
-        QS_COMPARE_BITS(a.data(), b.data(), a.size());
+        QS_COMPARE_FAST(a, type, bytes, 2, rowElems);
         if (half == 0x7E00) // a NaN scale gives NaN everywhere (no code multiplies it away)
             QVERIFY(std::all_of(a.begin(), a.end(), [](float v) { return std::isnan(v); }));
     }
@@ -527,8 +544,7 @@ private slots:
                     bytes[off + f.offset + 1] = uint8_t(h >> 8);
                 }
         const std::vector<float> a = decodeRef(type, bytes, 2, rowElems);
-        const std::vector<float> b = decodeFast(type, bytes, 2, rowElems);
-        QS_COMPARE_BITS(a.data(), b.data(), a.size());
+        QS_COMPARE_FAST(a, type, bytes, 2, rowElems);
         // The reference's own bits where they are defined by value: a finite d and m give finite
         // weights; an Inf or NaN min reaches every weight (Q4_1/Q5_1 add it to each).
         const bool dFinite = (d & 0x7C00) != 0x7C00, mFinite = (m & 0x7C00) != 0x7C00;
@@ -544,8 +560,7 @@ private slots:
         std::vector<uint8_t> bytes(65536 * 2);
         for (uint32_t h = 0; h < 65536; ++h) { bytes[2 * h] = uint8_t(h); bytes[2 * h + 1] = uint8_t(h >> 8); }
         const std::vector<float> a = decodeRef(GgmlF16, bytes, 1, 65536);
-        const std::vector<float> b = decodeFast(GgmlF16, bytes, 1, 65536);
-        QS_COMPARE_BITS(a.data(), b.data(), a.size());
+        QS_COMPARE_FAST(a, GgmlF16, bytes, 1, 65536);
         for (uint32_t h = 0; h < 65536; ++h)
             QCOMPARE(std::bit_cast<uint32_t>(a[h]), std::bit_cast<uint32_t>(halfToFloat(uint16_t(h))));
         QCOMPARE(a[1], std::ldexp(1.0f, -24));
@@ -563,9 +578,11 @@ private slots:
             const std::vector<float> a = decodeRef(type, bytes, nrows, rowElems);
             std::vector<float> b(a.size()), c(a.size());
             dequantizeGgmlRows(type, bytes.data(), nrows, rowElems, b.data(), SimdPath::Scalar);
-            dequantizeGgmlRows(type, bytes.data(), nrows, rowElems, c.data(), bestSimdPath());
             QS_COMPARE_BITS(a.data(), b.data(), a.size());
-            QS_COMPARE_BITS(a.data(), c.data(), a.size());
+            for (SimdPath path : fastPaths()) {
+                dequantizeGgmlRows(type, bytes.data(), nrows, rowElems, c.data(), path);
+                QS_COMPARE_BITS_ON(pathPrefix(path).c_str(), a.data(), c.data(), a.size());
+            }
         }
     }
 
@@ -586,9 +603,11 @@ private slots:
             const uint64_t cols = w.inFeatures(), rows = w.outFeatures();
             std::vector<float> all(rows * cols), part(3 * cols);
             dequantGgufWeightRows(wd, 0, rows, all.data(), SimdPath::Scalar);
-            dequantGgufWeightRows(wd, rows - 3, rows, part.data(), bestSimdPath());
-            QS_COMPARE_BITS(all.data() + (rows - 3) * cols, part.data(), part.size());
-            QVERIFY_THROWS_EXCEPTION(Error, dequantGgufWeightRows(wd, 1, rows + 1, part.data(), bestSimdPath()));
+            for (SimdPath path : fastPaths()) {
+                dequantGgufWeightRows(wd, rows - 3, rows, part.data(), path);
+                QS_COMPARE_BITS_ON(pathPrefix(path).c_str(), all.data() + (rows - 3) * cols, part.data(), part.size());
+                QVERIFY_THROWS_EXCEPTION(Error, dequantGgufWeightRows(wd, 1, rows + 1, part.data(), path));
+            }
         }
     }
 
@@ -605,13 +624,15 @@ private slots:
         w.members = {{"weight", size_t(idx)}};
         QCOMPARE(w.outFeatures(), uint64_t(34));
         std::vector<float> a(34 * 256), b(34 * 256);
-        dequantGgufWeightRows(WeightData{q, w}, 0, 34, a.data(), bestSimdPath());
         const auto src = q.bytes(q.tensors[size_t(idx)]);
         dequantizeGgmlRowsRef(GgmlQ4_K, src.data(), 34, 256, b.data());
-        QS_COMPARE_BITS(a.data(), b.data(), a.size());
-        std::vector<float> last(17 * 256);
-        dequantGgufWeightRows(WeightData{q, w}, 17, 34, last.data(), bestSimdPath());
-        QS_COMPARE_BITS(b.data() + 17 * 256, last.data(), last.size());
+        for (SimdPath path : qsk::simdPaths()) {
+            dequantGgufWeightRows(WeightData{q, w}, 0, 34, a.data(), path);
+            QS_COMPARE_BITS_ON(pathPrefix(path).c_str(), a.data(), b.data(), a.size());
+            std::vector<float> last(17 * 256);
+            dequantGgufWeightRows(WeightData{q, w}, 17, 34, last.data(), path);
+            QS_COMPARE_BITS_ON(pathPrefix(path).c_str(), b.data() + 17 * 256, last.data(), last.size());
+        }
     }
 
     void badInput()
@@ -619,7 +640,8 @@ private slots:
         std::vector<uint8_t> bytes(1024);
         std::vector<float> out(1024);
         QVERIFY_THROWS_EXCEPTION(Error, dequantizeGgmlRowsRef(GgmlQ4_K, bytes.data(), 1, 100, out.data()));
-        QVERIFY_THROWS_EXCEPTION(Error, dequantizeGgmlRows(GgmlQ4_0, bytes.data(), 1, 33, out.data(), bestSimdPath()));
+        for (SimdPath path : qsk::simdPaths())
+            QVERIFY_THROWS_EXCEPTION(Error, dequantizeGgmlRows(GgmlQ4_0, bytes.data(), 1, 33, out.data(), path));
         QVERIFY_THROWS_EXCEPTION(Error, dequantizeGgmlRowsRef(99, bytes.data(), 1, 32, out.data()));
     }
 
@@ -634,8 +656,10 @@ private slots:
         const auto src = q.bytes(*t);
         std::vector<float> all(256 * 64), part(4 * 64);
         dequantizeGgmlRowsRef(t->ggmlType, src.data(), 256, 64, all.data());
-        dequantizeGgmlRows(t->ggmlType, src.data() + 5 * 36, 4, 64, part.data(), bestSimdPath());
-        QS_COMPARE_BITS(all.data() + 5 * 64, part.data(), part.size());
+        for (SimdPath path : qsk::simdPaths()) {
+            dequantizeGgmlRows(t->ggmlType, src.data() + 5 * 36, 4, 64, part.data(), path);
+            QS_COMPARE_BITS_ON(pathPrefix(path).c_str(), all.data() + 5 * 64, part.data(), part.size());
+        }
     }
     void pitfall02_halfInterleavedNibbles()
     {
@@ -681,8 +705,7 @@ private slots:
         const std::vector<float> y = decodeRef(GgmlQ5_K, b, 1, 256);
         for (int e = 0; e < 256; ++e)
             QCOMPARE(y[size_t(e)], e == 163 ? 16.0f : 0.0f);
-        const std::vector<float> f = decodeFast(GgmlQ5_K, b, 1, 256);
-        QS_COMPARE_BITS(y.data(), f.data(), 256);
+        QS_COMPARE_FAST(y, GgmlQ5_K, b, 1, 256);
     }
     void pitfall05_iq1mScatteredSuperScale()
     {
@@ -693,8 +716,7 @@ private slots:
         const std::vector<float> y = decodeRef(GgmlIQ1_M, b, 1, 256);
         for (float v : y)
             QCOMPARE(v, -0.875f); // grid 0 = all -1, delta +1/8, dl = d * 1
-        const std::vector<float> f = decodeFast(GgmlIQ1_M, b, 1, 256);
-        QS_COMPARE_BITS(y.data(), f.data(), 256);
+        QS_COMPARE_FAST(y, GgmlIQ1_M, b, 1, 256);
     }
     void pitfall06_iqScaleFormulas()
     {
@@ -717,7 +739,8 @@ private slots:
         std::vector<uint8_t> b(17, 0);
         b[0] = 127; b[1] = 0x07;
         QCOMPARE(decodeRef(GgmlMXFP4, b, 1, 32)[0], 6.0f);
-        QCOMPARE(decodeFast(GgmlMXFP4, b, 1, 32)[0], 6.0f);
+        for (SimdPath path : fastPaths())
+            QCOMPARE(decodeFast(GgmlMXFP4, b, 1, 32, path)[0], 6.0f);
         std::vector<uint8_t> n(36, 0);
         n[0] = 0x38; n[4] = 0x07; // UE4M3 1.0
         QCOMPARE(decodeRef(GgmlNVFP4, n, 1, 64)[0], 6.0f);
@@ -753,11 +776,9 @@ private slots:
                 if (p.role == GgmlPieceRole::SuperScale)
                     b[p.byteOffset + 1] = 0x40; // d = 2.0
             const std::vector<float> y = decodeRef(type, b, 1, tr.blockWeights);
-            const std::vector<float> f = decodeFast(type, b, 1, tr.blockWeights);
-            for (uint32_t e = 0; e < tr.blockWeights; ++e) {
+            for (uint32_t e = 0; e < tr.blockWeights; ++e)
                 QCOMPARE(y[e], -2.0f);
-                QCOMPARE(f[e], -2.0f);
-            }
+            QS_COMPARE_FAST(y, type, b, 1, tr.blockWeights);
         }
     }
     void pitfall13_unknownTypeIds()
@@ -768,7 +789,8 @@ private slots:
         QVERIFY(ggmlTypeDecodable(GgmlQ2_0));
         std::vector<uint8_t> b(64);
         std::vector<float> y(64);
-        QVERIFY_THROWS_EXCEPTION(Error, dequantizeGgmlRows(36, b.data(), 1, 32, y.data(), bestSimdPath()));
+        for (SimdPath path : qsk::simdPaths())
+            QVERIFY_THROWS_EXCEPTION(Error, dequantizeGgmlRows(36, b.data(), 1, 32, y.data(), path));
     }
 
     // ---- tables ----

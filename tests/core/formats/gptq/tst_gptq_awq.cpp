@@ -121,16 +121,21 @@ void checkAll(const PackedLinear& p, F want)
             if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(w) && !(std::isnan(got) && std::isnan(w)))
                 QFAIL(qPrintable(QStringLiteral("scalar (%1, %2): got %3 want %4").arg(n).arg(k).arg(got).arg(w)));
         }
-    if (bestSimdPath() != SimdPath::Avx2)
+    if (!hasAvx2(cpuSimdPath()))
         return;
     const uint64_t ranges[][2] = {{0, p.N}, {1, p.N}, {3, std::min<uint64_t>(p.N, 21)}, {p.N / 2, p.N}};
-    for (const auto& r : ranges) {
-        if (r[0] >= r[1])
+    for (SimdPath path : cpuSimdPaths()) {
+        if (path == SimdPath::Scalar)
             continue;
-        dequantPackedRows(p, r[0], r[1], fast.data(), SimdPath::Avx2);
-        for (uint64_t i = 0; i < (r[1] - r[0]) * p.K; ++i)
-            if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(ref[r[0] * p.K + i]))
-                QFAIL(qPrintable(QStringLiteral("avx2 rows %1..%2, element %3 differs").arg(r[0]).arg(r[1]).arg(i)));
+        for (const auto& r : ranges) {
+            if (r[0] >= r[1])
+                continue;
+            dequantPackedRows(p, r[0], r[1], fast.data(), path);
+            for (uint64_t i = 0; i < (r[1] - r[0]) * p.K; ++i)
+                if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(ref[r[0] * p.K + i]))
+                    QFAIL(qPrintable(QStringLiteral("%4 rows %1..%2, element %3 differs").arg(r[0]).arg(r[1]).arg(i)
+                                         .arg(QString::fromLatin1(simdPathName(path)))));
+        }
     }
 }
 
@@ -587,18 +592,20 @@ private slots:
 
         std::vector<float> scalar(N * K), fast(N * K);
         dequantizeRows(*ckpt, w, 0, N, scalar.data(), SimdPath::Scalar);
-        dequantizeRows(*ckpt, w, 0, N, fast.data(), bestSimdPath());
-        for (uint64_t i = 0; i < N * K; ++i) {
-            const uint16_t wantBits = floatToHalf(refValues[i]);
-            QCOMPARE(halfToFloat(wantBits), refValues[i]); // the reference really is fp16
-            if (floatToHalf(scalar[i]) != wantBits)
-                QFAIL(qPrintable(QStringLiteral("scalar (%1, %2): %3, reference %4").arg(i / K).arg(i % K).arg(scalar[i]).arg(refValues[i])));
-            if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(scalar[i]))
-                QFAIL(qPrintable(QStringLiteral("fast (%1, %2): %3, scalar %4").arg(i / K).arg(i % K).arg(fast[i]).arg(scalar[i])));
+        for (SimdPath path : cpuSimdPaths()) {
+            dequantizeRows(*ckpt, w, 0, N, fast.data(), path);
+            for (uint64_t i = 0; i < N * K; ++i) {
+                const uint16_t wantBits = floatToHalf(refValues[i]);
+                QCOMPARE(halfToFloat(wantBits), refValues[i]); // the reference really is fp16
+                if (floatToHalf(scalar[i]) != wantBits)
+                    QFAIL(qPrintable(QStringLiteral("scalar (%1, %2): %3, reference %4").arg(i / K).arg(i % K).arg(scalar[i]).arg(refValues[i])));
+                if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(scalar[i]))
+                    QFAIL(qPrintable(QStringLiteral("fast (%1, %2): %3, scalar %4").arg(i / K).arg(i % K).arg(fast[i]).arg(scalar[i])));
+            }
+            // And through the whole-weight helper (OpenMP over row chunks).
+            const std::vector<float> whole = dequantizeWeight(*ckpt, w, path, 2);
+            QVERIFY(std::memcmp(whole.data(), fast.data(), whole.size() * 4) == 0);
         }
-        // And through the whole-weight helper (OpenMP over row chunks).
-        const std::vector<float> whole = dequantizeWeight(*ckpt, w, bestSimdPath(), 2);
-        QVERIFY(std::memcmp(whole.data(), fast.data(), whole.size() * 4) == 0);
     }
 
     void rejectsBadLayouts()

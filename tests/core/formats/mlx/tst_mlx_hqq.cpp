@@ -56,7 +56,7 @@ private slots:
              {"m.scales", DType::F16, {1, 1}, qsk::halfBytes({0.1f}, DType::F16)},
              {"m.biases", DType::F16, {1, 1}, qsk::halfBytes({0.5f}, DType::F16)}}));
         const LogicalWeight w = qsk::weight(*ck, "m", "mlx-affine", {1, 8}, {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}}, 4, 8);
-        for (SimdPath p : {SimdPath::Scalar, bestSimdPath()}) {
+        for (SimdPath p : qsk::simdPaths()) {
             const auto out = qsk::run(dequantMlxRows, *ck, w, p);
             QCOMPARE(out[0], 0.7998046875f);
             QCOMPARE(out[2], 0.5f);
@@ -113,9 +113,11 @@ private slots:
             }
         const auto scalar = qsk::run(dequantMlxRows, *ck, w, SimdPath::Scalar);
         QSK_COMPARE_BITS(scalar, expect, DType::F32);
-        if (bestSimdPath() == SimdPath::Avx2) {
-            QSK_COMPARE_BITS(qsk::run(dequantMlxRows, *ck, w, SimdPath::Avx2), expect, DType::F32);
-            const auto part = qsk::run(dequantMlxRows, *ck, w, SimdPath::Avx2, 3, 8);
+        for (SimdPath path : qsk::simdPaths()) {
+            if (path == SimdPath::Scalar)
+                continue;
+            QSK_COMPARE_BITS(qsk::run(dequantMlxRows, *ck, w, path), expect, DType::F32);
+            const auto part = qsk::run(dequantMlxRows, *ck, w, path, 3, 8);
             QVERIFY(std::memcmp(part.data(), scalar.data() + 3 * K, part.size() * 4) == 0);
         }
         // Without the detected K, bits and group size from the config fix the shape.
@@ -216,9 +218,11 @@ private slots:
         }
         const auto scalar = qsk::run(dequantHqqRows, *ck, w, SimdPath::Scalar);
         QSK_COMPARE_BITS(scalar, expect, DType::F32);
-        if (bestSimdPath() == SimdPath::Avx2) {
-            QSK_COMPARE_BITS(qsk::run(dequantHqqRows, *ck, w, SimdPath::Avx2), expect, DType::F32);
-            const auto part = qsk::run(dequantHqqRows, *ck, w, SimdPath::Avx2, 5, 11);
+        for (SimdPath path : qsk::simdPaths()) {
+            if (path == SimdPath::Scalar)
+                continue;
+            QSK_COMPARE_BITS(qsk::run(dequantHqqRows, *ck, w, path), expect, DType::F32);
+            const auto part = qsk::run(dequantHqqRows, *ck, w, path, 5, 11);
             QVERIFY(std::memcmp(part.data(), scalar.data() + 5 * K, part.size() * 4) == 0);
         }
     }

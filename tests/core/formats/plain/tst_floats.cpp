@@ -109,7 +109,7 @@ private slots:
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "f.safetensors", {{"x.weight", t, {2, rows / 2, 8}, data}}));
         const LogicalWeight w = qsk::weight(*ck, "x.weight", std::string(dtypeName(t)), {2, rows / 2, 8}, {{"weight", "x.weight"}});
-        for (SimdPath p : {SimdPath::Scalar, bestSimdPath()}) {
+        for (SimdPath p : qsk::simdPaths()) {
             const auto ours = qsk::run(dequantFloatRows, *ck, w, p);
             QSK_COMPARE_BITS(ours, expect, DType::F32);
             const auto part = qsk::run(dequantFloatRows, *ck, w, p, 1, rows - 1);

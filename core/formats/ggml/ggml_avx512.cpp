@@ -1,0 +1,290 @@
+// AVX-512 fast paths for the ggml types, bit-identical to ggml_ref.cpp. The codes of a 4- or
+// 5-bit type index a table of the (at most 32) values a block or sub-block can take, and one
+// permute writes 16 floats: each table entry is computed with the same float operations, in the
+// same order, as the reference computes an element (separate mul and add, never fused), so the
+// permuted values carry the same bits. Wider codes convert exactly to float first.
+// Compiled with the AVX-512 flags of core/CMakeLists.txt; only called when bestSimdPath() is
+// Avx512. Types without a kernel here take the AVX2 one.
+#include "formats/ggml/ggml.h"
+
+#include "formats/ggml/ggml_tables.h"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+namespace qs::ggml {
+
+namespace {
+
+inline uint16_t ld16v(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
+inline uint32_t ld32v(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+inline float half512(const uint8_t* p) { return _cvtsh_ss(ld16v(p)); }
+
+inline __m128i load128(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+// 16 bytes -> 16 dword lanes (zero-extended): a byte's low nibble indexes a 16-entry table as it
+// is (vpermps reads bits 0..3 of each lane), its high nibble after a shift by 4.
+inline __m512i lanes16(const uint8_t* p) { return _mm512_cvtepu8_epi32(load128(p)); }
+
+const __m512 kIota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+
+// The 16 values of a 16-entry integer table as floats.
+inline __m512 tableFloats(const int8_t* t) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t)))); }
+
+// y[0..31] of a 32-weight block whose 16 bytes at q hold element j in the low nibble of byte j
+// and element j+16 in the high nibble.
+inline void nibbles32(float* y, const uint8_t* q, __m512 table)
+{
+    const __m512i v = lanes16(q);
+    _mm512_storeu_ps(y, _mm512_permutexvar_ps(v, table));
+    _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(_mm512_srli_epi32(v, 4), table));
+}
+
+// ---- plain types ----
+
+void avx512F16(const uint8_t* s, uint64_t n, float* y)
+{
+    uint64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * i))));
+    const __mmask16 k = __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, k, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(k, s + 2 * i)));
+}
+
+void avx512BF16(const uint8_t* s, uint64_t n, float* y)
+{
+    uint64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m512i v = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 2 * i)));
+        _mm512_storeu_ps(y + i, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+    }
+    const __mmask16 k = __mmask16((1u << (n - i)) - 1);
+    const __m512i v = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(k, s + 2 * i));
+    _mm512_mask_storeu_ps(y + i, k, _mm512_castsi512_ps(_mm512_slli_epi32(v, 16)));
+}
+
+// ---- 32-weight blocks ----
+
+void avx512Q4_0(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 codes = _mm512_sub_ps(kIota, _mm512_set1_ps(8)); // float(q - 8), exact
+    for (uint64_t i = 0; i < nb; ++i, b += 18, y += 32)
+        nibbles32(y, b + 2, _mm512_mul_ps(codes, _mm512_set1_ps(half512(b))));
+}
+
+void avx512Q4_1(const uint8_t* b, uint64_t nb, float* y)
+{
+    for (uint64_t i = 0; i < nb; ++i, b += 20, y += 32) {
+        const __m512 t = _mm512_add_ps(_mm512_mul_ps(kIota, _mm512_set1_ps(half512(b))), _mm512_set1_ps(half512(b + 2)));
+        nibbles32(y, b + 4, t);
+    }
+}
+
+// Q5_0/Q5_1: the fifth bit of element j is bit j of qh; a 32-entry table in two registers.
+inline void q5Block(float* y, const uint8_t* qs, uint32_t qh, __m512 t0, __m512 t1)
+{
+    const __m512i v = lanes16(qs);
+    const __m512i bit4 = _mm512_set1_epi32(0x10);
+    const __m512i lo = _mm512_mask_or_epi32(_mm512_and_si512(v, _mm512_set1_epi32(0xF)), __mmask16(qh), v, bit4);
+    const __m512i hi0 = _mm512_srli_epi32(v, 4);
+    const __m512i hi = _mm512_mask_or_epi32(hi0, __mmask16(qh >> 16), hi0, bit4);
+    _mm512_storeu_ps(y, _mm512_permutex2var_ps(t0, lo, t1));
+    _mm512_storeu_ps(y + 16, _mm512_permutex2var_ps(t0, hi, t1));
+}
+
+void avx512Q5_0(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 c0 = _mm512_sub_ps(kIota, _mm512_set1_ps(16)), c1 = kIota; // float(q - 16)
+    for (uint64_t i = 0; i < nb; ++i, b += 22, y += 32) {
+        const __m512 d = _mm512_set1_ps(half512(b));
+        q5Block(y, b + 6, ld32v(b + 2), _mm512_mul_ps(c0, d), _mm512_mul_ps(c1, d));
+    }
+}
+
+void avx512Q5_1(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 c1 = _mm512_add_ps(kIota, _mm512_set1_ps(16));
+    for (uint64_t i = 0; i < nb; ++i, b += 24, y += 32) {
+        const __m512 d = _mm512_set1_ps(half512(b)), m = _mm512_set1_ps(half512(b + 2));
+        q5Block(y, b + 8, ld32v(b + 4), _mm512_add_ps(_mm512_mul_ps(kIota, d), m), _mm512_add_ps(_mm512_mul_ps(c1, d), m));
+    }
+}
+
+template <int kQsOffset, int kBlockBytes>
+void avx512Q8(const uint8_t* b, uint64_t nb, float* y)
+{
+    for (uint64_t i = 0; i < nb; ++i, b += kBlockBytes, y += 32) {
+        const __m512 d = _mm512_set1_ps(half512(b));
+        const __m512i q0 = _mm512_cvtepi8_epi32(load128(b + kQsOffset));
+        const __m512i q1 = _mm512_cvtepi8_epi32(load128(b + kQsOffset + 16));
+        _mm512_storeu_ps(y, _mm512_mul_ps(_mm512_cvtepi32_ps(q0), d));
+        _mm512_storeu_ps(y + 16, _mm512_mul_ps(_mm512_cvtepi32_ps(q1), d));
+    }
+}
+
+void avx512IQ4_NL(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 values = tableFloats(kValuesIq4nl);
+    for (uint64_t i = 0; i < nb; ++i, b += 18, y += 32)
+        nibbles32(y, b + 2, _mm512_mul_ps(_mm512_set1_ps(half512(b)), values));
+}
+
+void avx512MXFP4(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 values = tableFloats(kValuesFp4);
+    for (uint64_t i = 0; i < nb; ++i, b += 17, y += 32) {
+        const uint32_t bits = b[0] < 2 ? 0x00200000u << b[0] : uint32_t(b[0] - 1) << 23;
+        float d;
+        std::memcpy(&d, &bits, 4);
+        nibbles32(y, b + 1, _mm512_mul_ps(values, _mm512_set1_ps(d)));
+    }
+}
+
+// ---- k-quants ----
+
+// The eight sub-block multipliers of a Q4_K/Q5_K block: lanes 0..7 d * float(sc[s]), lanes
+// 8..15 dmin * float(m[s]), the 6-bit values unpacked as scaleMinK4 does, all lanes at once.
+inline __m512 kScalesMins(const uint8_t* block)
+{
+    const __m128i S = load128(block + 4); // the 12 scale bytes and 4 of the codes
+    // Lane L = s + 8 * isMin. Low part: (S[i] >> sh) & mask; high part (s >= 4): S[j] >> 6 << 4.
+    const __m128i iLow = _mm_setr_epi8(0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 8, 9, 10, 11);
+    const __m128i iHigh = _mm_setr_epi8(-1, -1, -1, -1, 0, 1, 2, 3, -1, -1, -1, -1, 4, 5, 6, 7);
+    const __m512i sh = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4);
+    const __m512i mask = _mm512_setr_epi32(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15);
+    const __m512i low = _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iLow)), sh), mask);
+    const __m512i high = _mm512_slli_epi32(_mm512_srli_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iHigh)), 6), 4);
+    const __m512 d = _mm512_mask_blend_ps(__mmask16(0xFF00), _mm512_set1_ps(half512(block)), _mm512_set1_ps(half512(block + 2)));
+    return _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_or_si512(low, high)));
+}
+
+void avx512Q4_K(const uint8_t* b, uint64_t nb, float* y)
+{
+    alignas(64) float dm[16];
+    for (uint64_t i = 0; i < nb; ++i, b += 144) {
+        _mm512_store_ps(dm, kScalesMins(b));
+        for (int p = 0; p < 4; ++p, y += 64) {
+            // (d * sc) * float(q) - dmin * m for q = 0..15, for sub-blocks 2p and 2p+1.
+            const __m512 t0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dm[2 * p]), kIota), _mm512_set1_ps(dm[8 + 2 * p]));
+            const __m512 t1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dm[2 * p + 1]), kIota), _mm512_set1_ps(dm[9 + 2 * p]));
+            const uint8_t* q = b + 16 + 32 * p;
+            const __m512i v0 = lanes16(q), v1 = lanes16(q + 16);
+            _mm512_storeu_ps(y, _mm512_permutexvar_ps(v0, t0));
+            _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(v1, t0));
+            _mm512_storeu_ps(y + 32, _mm512_permutexvar_ps(_mm512_srli_epi32(v0, 4), t1));
+            _mm512_storeu_ps(y + 48, _mm512_permutexvar_ps(_mm512_srli_epi32(v1, 4), t1));
+        }
+    }
+}
+
+void avx512Q5_K(const uint8_t* b, uint64_t nb, float* y)
+{
+    alignas(64) float dm[16];
+    const __m512 iota16 = _mm512_add_ps(kIota, _mm512_set1_ps(16));
+    const __m512i bit4 = _mm512_set1_epi32(0x10);
+    for (uint64_t i = 0; i < nb; ++i, b += 176) {
+        _mm512_store_ps(dm, kScalesMins(b));
+        // qh[l] bit s is the fifth bit of element l of sub-block s: moved to bit 4 + s here, so a
+        // right shift by s brings it to the table-select bit of permutex2var.
+        const __m512i h0 = _mm512_slli_epi32(lanes16(b + 16), 4), h1 = _mm512_slli_epi32(lanes16(b + 32), 4);
+        for (int p = 0; p < 4; ++p, y += 64) {
+            const uint8_t* q = b + 48 + 32 * p;
+            const __m512i v0 = lanes16(q), v1 = lanes16(q + 16);
+            for (int half = 0; half < 2; ++half) {
+                const int s = 2 * p + half;
+                const __m512 dl = _mm512_set1_ps(dm[s]), ml = _mm512_set1_ps(dm[8 + s]);
+                const __m512 t0 = _mm512_sub_ps(_mm512_mul_ps(dl, kIota), ml);
+                const __m512 t1 = _mm512_sub_ps(_mm512_mul_ps(dl, iota16), ml);
+                const __m128i cnt = _mm_cvtsi32_si128(s);
+                const __m512i n0 = half ? _mm512_srli_epi32(v0, 4) : v0, n1 = half ? _mm512_srli_epi32(v1, 4) : v1;
+                // 0xCA = A ? B : C per bit: bit 4 from the shifted qh, the rest from the codes.
+                const __m512i i0 = _mm512_ternarylogic_epi32(bit4, _mm512_srl_epi32(h0, cnt), n0, 0xCA);
+                const __m512i i1 = _mm512_ternarylogic_epi32(bit4, _mm512_srl_epi32(h1, cnt), n1, 0xCA);
+                _mm512_storeu_ps(y + 32 * half, _mm512_permutex2var_ps(t0, i0, t1));
+                _mm512_storeu_ps(y + 32 * half + 16, _mm512_permutex2var_ps(t0, i1, t1));
+            }
+        }
+    }
+}
+
+void avx512IQ4_XS(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 values = tableFloats(kValuesIq4nl);
+    const __m256i lowShift = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const __m256i highShift = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+    alignas(32) float dl[8];
+    for (uint64_t i = 0; i < nb; ++i, b += 136) {
+        // dl[ib] = d * float(ls(ib) - 32), the eight 6-bit scales at once.
+        const __m256i low = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32v(b + 4))), lowShift), _mm256_set1_epi32(0xF));
+        const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(ld16v(b + 2)), highShift), _mm256_set1_epi32(3));
+        const __m256i ls = _mm256_sub_epi32(_mm256_or_si256(low, _mm256_slli_epi32(high, 4)), _mm256_set1_epi32(32));
+        _mm256_store_ps(dl, _mm256_mul_ps(_mm256_set1_ps(half512(b)), _mm256_cvtepi32_ps(ls)));
+        for (int ib = 0; ib < 8; ++ib, y += 32)
+            nibbles32(y, b + 8 + 16 * ib, _mm512_mul_ps(_mm512_set1_ps(dl[ib]), values));
+    }
+}
+
+// ---- ternary ----
+
+// Trit n of a base-3 fixed-point byte B is ((B * 3^n) mod 256) * 3 >> 8: with B in the high byte
+// of a 16-bit lane, mullo wraps mod 256 by itself and mulhi by 3 is the "* 3 >> 8". The trit
+// (0..2) then indexes the table float(t - 1) * d.
+inline __m512i trits(__m512i wordsHigh, int pow3)
+{
+    return _mm512_mulhi_epu16(_mm512_mullo_epi16(wordsHigh, _mm512_set1_epi16(int16_t(pow3))), _mm512_set1_epi16(3));
+}
+
+void avx512TQ1_0(const uint8_t* b, uint64_t nb, float* y)
+{
+    static constexpr int pow3[5] = {1, 3, 9, 27, 81};
+    const __m512 codes = _mm512_sub_ps(kIota, _mm512_set1_ps(1));
+    // Bytes 0..31 into 16-bit lanes, byte m (m < 16) in the high byte of lane 2m and byte m + 16
+    // in that of lane 2m + 1: dword lane m then yields element m in its low half and element
+    // m + 16 in its high half. The other bytes are zero (mask 0xAAAA...).
+    alignas(64) static constexpr uint8_t kSpread[64] = {
+        0, 0, 0, 16, 0, 1, 0, 17, 0, 2, 0, 18, 0, 3, 0, 19, 0, 4, 0, 20, 0, 5, 0, 21, 0, 6, 0, 22, 0, 7, 0, 23,
+        0, 8, 0, 24, 0, 9, 0, 25, 0, 10, 0, 26, 0, 11, 0, 27, 0, 12, 0, 28, 0, 13, 0, 29, 0, 14, 0, 30, 0, 15, 0, 31};
+    const __m512i spread = _mm512_load_si512(kSpread);
+    // The last 16 elements: byte m of qh, trit n, at 4n + m.
+    const __m512i qhPow = _mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27);
+    for (uint64_t i = 0; i < nb; ++i, b += 54, y += 256) {
+        const __m512 t = _mm512_mul_ps(codes, _mm512_set1_ps(half512(b + 52)));
+        const __m512i w = _mm512_maskz_permutexvar_epi8(0xAAAAAAAAAAAAAAAAull, spread,
+                                                        _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b))));
+        const __m512i w2 = _mm512_slli_epi32(lanes16(b + 32), 8);
+        for (int n = 0; n < 5; ++n) {
+            const __m512i tr = trits(w, pow3[n]);
+            _mm512_storeu_ps(y + 32 * n, _mm512_permutexvar_ps(tr, t));
+            _mm512_storeu_ps(y + 32 * n + 16, _mm512_permutexvar_ps(_mm512_srli_epi32(tr, 16), t));
+            _mm512_storeu_ps(y + 160 + 16 * n, _mm512_permutexvar_ps(trits(w2, pow3[n]), t));
+        }
+        const __m512i qh = _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_set1_epi32(int(ld32v(b + 48)))), 8);
+        const __m512i tr = _mm512_mulhi_epu16(_mm512_mullo_epi16(qh, qhPow), _mm512_set1_epi16(3));
+        _mm512_storeu_ps(y + 240, _mm512_permutexvar_ps(tr, t));
+    }
+}
+
+} // namespace
+
+BlocksFn avx512BlocksFn(int ggmlType)
+{
+    switch (ggmlType) {
+    case GgmlF16: return avx512F16;
+    case GgmlBF16: return avx512BF16;
+    case GgmlQ4_0: return avx512Q4_0;
+    case GgmlQ4_1: return avx512Q4_1;
+    case GgmlQ5_0: return avx512Q5_0;
+    case GgmlQ5_1: return avx512Q5_1;
+    case GgmlQ8_0: return avx512Q8<2, 34>;
+    case GgmlQ8_1: return avx512Q8<4, 36>;
+    case GgmlIQ4_NL: return avx512IQ4_NL;
+    case GgmlMXFP4: return avx512MXFP4;
+    case GgmlQ4_K: return avx512Q4_K;
+    case GgmlQ5_K: return avx512Q5_K;
+    case GgmlIQ4_XS: return avx512IQ4_XS;
+    case GgmlTQ1_0: return avx512TQ1_0;
+    default: return nullptr;
+    }
+}
+
+} // namespace qs::ggml
