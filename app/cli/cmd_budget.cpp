@@ -83,10 +83,18 @@ CheckpointSummary summarise(const qs::Checkpoint& c)
     return s;
 }
 
-std::string gib(uint64_t bytes)
+// "1.00 GiB", "85.0 KiB": bytes in the binary unit that suits them.
+std::string sizeText(uint64_t bytes)
 {
+    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = double(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f GiB", double(bytes) / qs::kBytesPerGiB);
+    std::snprintf(buf, sizeof buf, u ? "%.2f %s" : "%.0f %s", v, units[u]);
     return buf;
 }
 
@@ -327,25 +335,25 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
     if (arch.contextLength)
         std::printf(", trained context %llu", static_cast<unsigned long long>(arch.contextLength));
     std::printf("\nweights: %s\n", weightsNote.c_str());
-    std::printf("context %llu = %llu cells (%u stream%s of %llu), K %s, V %s, %u sequence%s, %s, flash attention %s, -ngl %d\n\n",
+    std::printf("context %llu = %llu cells (%u stream%s of %llu), K %s, V %s, %u sequence%s%s, flash attention %s, -ngl %d\n\n",
                 static_cast<unsigned long long>(o.context), static_cast<unsigned long long>(r.nCtx), r.streams,
                 r.streams == 1 ? "" : "s", static_cast<unsigned long long>(r.cellsPerStream), qs::kvCacheTypeName(o.typeK).c_str(),
                 qs::kvCacheTypeName(o.typeV).c_str(), o.parallel, o.parallel == 1 ? "" : "s",
-                o.swaFull ? "full-size SWA cache" : "window-sized SWA cache", o.flashAttention ? "on" : "off", o.gpuLayers);
-    std::printf("%-20s %16s %12s\n", "", "bytes", "GiB");
+                !sliding ? "" : o.swaFull ? ", full-size SWA cache" : ", window-sized SWA cache", o.flashAttention ? "on" : "off", o.gpuLayers);
+    std::printf("%-20s %16s %12s\n", "", "bytes", "");
     const std::pair<const char*, uint64_t> lines[] = {{"weights", r.weightsBytes},   {"KV cache", r.kvCacheBytes},
                                                       {"recurrent state", r.recurrentBytes}, {"output buffer", r.outputBytes},
                                                       {"compute (estimate)", r.computeEstimate}, {"total", r.totalBytes()}};
     for (const auto& [name, bytes] : lines)
-        std::printf("%-20s %16llu %12.3f\n", name, static_cast<unsigned long long>(bytes), double(bytes) / qs::kBytesPerGiB);
+        std::printf("%-20s %16llu %12s\n", name, static_cast<unsigned long long>(bytes), sizeText(bytes).c_str());
     std::printf("KV cache per token: %llu bytes\n\n", static_cast<unsigned long long>(r.kvBytesPerToken));
     std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s\n", "device", "layers", "weights", "KV cache", "recurrent", "output",
                 "compute*", "total", "memory");
     for (const qs::DeviceBudget& d : r.devices) {
         std::string layersText = std::to_string(d.layers) + (d.hasOutput ? "+out" : "");
-        std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s%s\n", d.name.c_str(), layersText.c_str(), gib(d.weights).c_str(),
-                    gib(d.kvCache).c_str(), gib(d.recurrent).c_str(), gib(d.output).c_str(), gib(d.compute).c_str(),
-                    gib(d.total()).c_str(), d.capacity ? gib(*d.capacity).c_str() : "-", d.capacity ? (d.fits() ? "  fits" : "  over") : "");
+        std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s%s\n", d.name.c_str(), layersText.c_str(), sizeText(d.weights).c_str(),
+                    sizeText(d.kvCache).c_str(), sizeText(d.recurrent).c_str(), sizeText(d.output).c_str(), sizeText(d.compute).c_str(),
+                    sizeText(d.total()).c_str(), d.capacity ? sizeText(*d.capacity).c_str() : "-", d.capacity ? (d.fits() ? "  fits" : "  over") : "");
     }
     std::printf("(* an estimate; CPU weights are memory-mapped from the file)\n");
     if (!memory.empty()) {
@@ -360,8 +368,8 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
     }
     std::printf("\n%-10s %12s %12s%s\n", "context", "KV cache", "total", memory.empty() ? "" : "   fits");
     for (const qs::RunBudget& t : table)
-        std::printf("%-10llu %12s %12s%s\n", static_cast<unsigned long long>(t.options.context), gib(t.kvCacheBytes + t.recurrentBytes).c_str(),
-                    gib(t.totalBytes()).c_str(), memory.empty() ? "" : t.fits() ? "   yes" : "   no");
+        std::printf("%-10llu %12s %12s%s\n", static_cast<unsigned long long>(t.options.context), sizeText(t.kvCacheBytes + t.recurrentBytes).c_str(),
+                    sizeText(t.totalBytes()).c_str(), memory.empty() ? "" : t.fits() ? "   yes" : "   no");
     for (const std::string& n : arch.notes)
         std::printf("note: %s\n", n.c_str());
     for (const std::string& n : r.notes)
