@@ -212,7 +212,7 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
                                     theme.background, Qt::AlignLeft);
         placeLabel(bitsLabel, bx, options.currentBpw);
         if (options.params) {
-            const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB;
+            const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB + options.extraGiB;
             verticalLine(plot, out.memoryRect, gib * unit.perGiB, pen);
             auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB, memoryText(gib), theme.accent, theme.background,
                                     Qt::AlignLeft);
@@ -246,9 +246,14 @@ DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const 
     plot->plotLayout()->addElement(0, 0, rect);
     DeviceChart out;
     const int n = int(run.devices.size());
-    double top = 0;
-    for (const qs::DeviceBudget& d : run.devices)
-        top = std::max({top, double(d.total()), d.capacity ? double(*d.capacity) : 0.0});
+    // As in the formats chart: a memory far beyond every bar stays off the axis.
+    double bars = 0, capacity = 0;
+    for (const qs::DeviceBudget& d : run.devices) {
+        bars = std::max(bars, double(d.total()));
+        capacity = std::max(capacity, d.capacity ? double(*d.capacity) : 0.0);
+    }
+    out.capacitiesOnAxis = capacity <= 3 * bars;
+    const double top = out.capacitiesOnAxis ? std::max(bars, capacity) : bars;
     const MemoryUnit unit = memoryUnitFor(top / qs::kBytesPerGiB);
     out.unit = unit.name;
     out.perGiB = unit.perGiB;
@@ -274,7 +279,10 @@ DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const 
         out.buffers->addData(i, scaled(d.output + d.compute));
     }
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
-    x->setLabel(BudgetChartText::tr("%1 per device at %2 tokens").arg(unit.name).arg(run.nCtx));
+    QString label = BudgetChartText::tr("%1 per device at %2 tokens").arg(unit.name).arg(run.nCtx);
+    if (!out.capacitiesOnAxis)
+        label += BudgetChartText::tr("; memory %1 off scale →").arg(memoryText(capacity / qs::kBytesPerGiB));
+    x->setLabel(label);
     x->setRange(0, scaled(uint64_t(top)) * 1.12 + 1e-9);
     applyPlotTheme(plot, theme);
     // The legend in one row above the bars, as in the formats chart.
@@ -293,7 +301,7 @@ DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const 
     // Each device's memory: a tick across its bar, in the warning colour when the bar passes it.
     for (int i = 0; i < n; ++i) {
         const qs::DeviceBudget& d = run.devices[size_t(i)];
-        if (!d.capacity)
+        if (!d.capacity || !out.capacitiesOnAxis)
             continue;
         auto* tick = new QCPItemLine(plot);
         tick->setClipAxisRect(rect);

@@ -28,6 +28,7 @@ struct BudgetChartOptions {
     QString paramsText;              // "7B": the memory axis label
     QString title;
     QString memoryWhat;              // what the memory bars count; empty: the weights only
+    double extraGiB = 0;             // added to every bar (KV cache, buffers): the marker too
 };
 
 struct BudgetChart {
@@ -56,6 +57,7 @@ struct DeviceChart {
     QCPBars* buffers = nullptr;
     QString unit;
     double perGiB = 1;
+    bool capacitiesOnAxis = true; // false: a memory far beyond the bars is named in the label
 };
 DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const Theme& theme);
 

@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "container/checkpoint.h"
+#include "container/ggmltype.h"
 
 #include <qcustomplot.h>
 
@@ -106,15 +107,16 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
 
     // Running the model.
     m_arch = new QComboBox(this);
+    m_arch->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_arch->setToolTip(tr("The architecture the KV cache and buffers are computed for: the open checkpoint's or a published one"));
     m_arch->addItem(tr("weights only"), QString());
     for (const std::string& name : qs::archPresetNames())
         m_arch->addItem(QString::fromStdString(name), QString::fromStdString(name));
     m_weightsAs = new QComboBox(this);
     m_weightsAs->setToolTip(tr("The format the weights of the device bars are priced in"));
-    for (const std::string& id : {"bf16", "gguf-q8_0", "gguf-q6_k", "gguf-q5_k", "gguf-q4_k", "gguf-q3_k", "gguf-q2_k", "gptq-4-g128",
-                                  "awq-4-g128", "mlx-4-g64", "bnb-nf4"})
-        m_weightsAs->addItem(QString::fromStdString(id), QString::fromStdString(id));
+    for (const qs::BudgetFormat& f : qs::budgetFormats())
+        if (commonFormats().count(f.id))
+            m_weightsAs->addItem(QString::fromStdString(f.id), QString::fromStdString(f.id));
     m_weightsAs->setCurrentIndex(m_weightsAs->findData(QStringLiteral("gguf-q4_k")));
     m_contextSlider = new QSlider(Qt::Horizontal, this);
     m_contextSlider->setMinimumWidth(140);
@@ -173,6 +175,7 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     deviceControls->addWidget(m_gpuMemory);
     deviceControls->addStretch(1);
     m_runSummary = new QLabel(this);
+    m_runSummary->setObjectName(QStringLiteral("runSummary"));
     m_runSummary->setWordWrap(true);
     m_runSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_devicePlot = new QCustomPlot(this);
@@ -557,8 +560,10 @@ void BudgetView::rebuild()
     opt.paramsText = countText(m_params);
     opt.currentBpw = m_checkpointBpw;
     opt.currentLabel = tr("this checkpoint");
-    if (m_run)
+    if (m_run) {
         opt.memoryWhat = tr("weights + KV cache + buffers at %L1 tokens").arg(m_run->options.context);
+        opt.extraGiB = double(overhead) / qs::kBytesPerGiB;
+    }
     m_chart = buildBudgetChart(m_plot, std::move(rows), opt, context()->theme());
     int fit = 0;
     const qs::BudgetRow* best = nullptr;
