@@ -107,7 +107,7 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
 
     // Running the model.
     m_arch = new QComboBox(this);
-    m_arch->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_arch->setMinimumContentsLength(20);
     m_arch->setToolTip(tr("The architecture the KV cache and buffers are computed for: the open checkpoint's or a published one"));
     m_arch->addItem(tr("weights only"), QString());
     for (const std::string& name : qs::archPresetNames())
