@@ -107,7 +107,7 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
 
     // Running the model.
     m_arch = new QComboBox(this);
-    m_arch->setMinimumContentsLength(20);
+    m_arch->setMinimumContentsLength(16);
     m_arch->setToolTip(tr("The architecture the KV cache and buffers are computed for: the open checkpoint's or a published one"));
     m_arch->addItem(tr("weights only"), QString());
     for (const std::string& name : qs::archPresetNames())
@@ -119,7 +119,7 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
             m_weightsAs->addItem(QString::fromStdString(f.id), QString::fromStdString(f.id));
     m_weightsAs->setCurrentIndex(m_weightsAs->findData(QStringLiteral("gguf-q4_k")));
     m_contextSlider = new QSlider(Qt::Horizontal, this);
-    m_contextSlider->setMinimumWidth(140);
+    m_contextSlider->setMinimumWidth(100);
     m_contextSlider->setToolTip(tr("Context length (llama.cpp -c), on a log scale"));
     m_context = new QSpinBox(this);
     m_context->setRange(1, int(kNoCap));
@@ -150,20 +150,22 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     m_swaFull = new QCheckBox(tr("full-size SWA"), this);
     m_swaFull->setToolTip(tr("Size sliding-window layers like the others (llama.cpp --swa-full; the library default, not the tools')"));
 
+    // Three short rows: one long row would widen the view past what the window gives it.
     auto* runControls = new QHBoxLayout;
     runControls->addWidget(new QLabel(tr("Running:"), this));
     runControls->addWidget(m_arch);
     runControls->addWidget(new QLabel(tr("weights as"), this));
     runControls->addWidget(m_weightsAs);
-    runControls->addSpacing(12);
-    runControls->addWidget(new QLabel(tr("Context:"), this));
-    runControls->addWidget(m_contextSlider, 1);
-    runControls->addWidget(m_context);
-    runControls->addSpacing(12);
-    runControls->addWidget(new QLabel(tr("K/V cache:"), this));
-    runControls->addWidget(m_cacheK);
-    runControls->addWidget(m_cacheV);
-    runControls->addWidget(m_swaFull);
+    runControls->addStretch(1);
+    auto* contextControls = new QHBoxLayout;
+    contextControls->addWidget(new QLabel(tr("Context:"), this));
+    contextControls->addWidget(m_contextSlider, 1);
+    contextControls->addWidget(m_context);
+    contextControls->addSpacing(12);
+    contextControls->addWidget(new QLabel(tr("K/V cache:"), this));
+    contextControls->addWidget(m_cacheK);
+    contextControls->addWidget(m_cacheV);
+    contextControls->addWidget(m_swaFull);
     auto* deviceControls = new QHBoxLayout;
     deviceControls->addWidget(new QLabel(tr("Sequences:"), this));
     deviceControls->addWidget(m_parallel);
@@ -193,6 +195,7 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addLayout(runControls);
+    layout->addLayout(contextControls);
     layout->addLayout(deviceControls);
     layout->addWidget(m_runSummary);
     layout->addWidget(m_devicePlot);
