@@ -517,16 +517,6 @@
         <translation>Ganzzahl-Codes + Skalen</translation>
     </message>
     <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="181"/>
-        <source>%1 for %2 parameters (weights only)</source>
-        <translation>%1 für %2 Parameter (nur Gewichte)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="182"/>
-        <source>%1 (weights only)</source>
-        <translation>%1 (nur Gewichte)</translation>
-    </message>
-    <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="189"/>
         <source>; budget %1 off scale →</source>
         <translation>; Budget %1 außerhalb der Skala →</translation>
@@ -540,6 +530,46 @@
         <location filename="../widgets/figures/budgetchart.cpp" line="216"/>
         <source>%L1 bpw</source>
         <translation>%L1 bpw</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="175"/>
+        <source>weights only</source>
+        <translation>nur Gewichte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="176"/>
+        <source>%1 for %2 parameters (%3)</source>
+        <translation>%1 für %2 Parameter (%3)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="177"/>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="264"/>
+        <source>weights</source>
+        <translation>Gewichte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="265"/>
+        <source>KV cache and state</source>
+        <translation>KV-Cache und Zustand</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="266"/>
+        <source>output and compute buffers (compute estimated)</source>
+        <translation>Ausgabe- und Rechenpuffer (Rechenpuffer geschätzt)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/figures/budgetchart.cpp" line="277"/>
+        <source>%1 per device at %2 tokens</source>
+        <translation>%1 je Gerät bei %2 Token</translation>
+    </message>
+    <message>
+        <location filename="../work/wt-kv-budget/widgets/figures/budgetchart.cpp" line="284"/>
+        <source>; memory %1 off scale →</source>
+        <translation>; Speicher %1 außerhalb der Skala →</translation>
     </message>
 </context>
 <context>
@@ -641,6 +671,171 @@ passt nicht ins Budget</translation>
         <translation>%1
 %L2 Bits pro Gewicht: %3
 %4 (%L5 GB)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="109"/>
+        <source>The architecture the KV cache and buffers are computed for: the open checkpoint&apos;s or a published one</source>
+        <translation>Die Architektur, für die KV-Cache und Puffer berechnet werden: die des geöffneten Checkpoints oder eine veröffentlichte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="110"/>
+        <source>weights only</source>
+        <translation>nur Gewichte</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="114"/>
+        <source>The format the weights of the device bars are priced in</source>
+        <translation>Das Format, in dem die Gewichte der Gerätebalken gerechnet werden</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="121"/>
+        <source>Context length (llama.cpp -c), on a log scale</source>
+        <translation>Kontextlänge (llama.cpp -c), logarithmisch</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="125"/>
+        <source> tokens</source>
+        <translation> Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="126"/>
+        <source>Context length (llama.cpp -c), shared by the sequences</source>
+        <translation>Kontextlänge (llama.cpp -c), von den Sequenzen geteilt</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="132"/>
+        <source>K cache type (llama.cpp -ctk)</source>
+        <translation>Typ des K-Caches (llama.cpp -ctk)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="133"/>
+        <source>V cache type (llama.cpp -ctv)</source>
+        <translation>Typ des V-Caches (llama.cpp -ctv)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="138"/>
+        <source>Parallel sequences (llama.cpp -np)</source>
+        <translation>Parallele Sequenzen (llama.cpp -np)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="141"/>
+        <source>Layers on the GPU (llama.cpp -ngl): the last blocks; blocks + 1 adds the output layer</source>
+        <translation>Schichten auf der GPU (llama.cpp -ngl): die letzten Blöcke; Blöcke + 1 nimmt die Ausgabeschicht dazu</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="146"/>
+        <source>no GPU</source>
+        <translation>keine GPU</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="147"/>
+        <source>GPU memory; the memory budget above is the system&apos;s RAM</source>
+        <translation>GPU-Speicher; das Speicherbudget oben ist dann der Arbeitsspeicher des Systems</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="148"/>
+        <source>full-size SWA</source>
+        <translation>SWA in voller Größe</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="149"/>
+        <source>Size sliding-window layers like the others (llama.cpp --swa-full; the library default, not the tools&apos;)</source>
+        <translation>Schichten mit gleitendem Fenster wie die übrigen bemessen (llama.cpp --swa-full; Vorgabe der Bibliothek, nicht der Werkzeuge)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="152"/>
+        <source>Running:</source>
+        <translation>Ausführen:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="154"/>
+        <source>weights as</source>
+        <translation>Gewichte als</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="157"/>
+        <source>Context:</source>
+        <translation>Kontext:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="161"/>
+        <source>K/V cache:</source>
+        <translation>K/V-Cache:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="166"/>
+        <source>Sequences:</source>
+        <translation>Sequenzen:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="169"/>
+        <source>GPU layers:</source>
+        <translation>GPU-Schichten:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="172"/>
+        <source>GPU memory:</source>
+        <translation>GPU-Speicher:</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="366"/>
+        <source>this checkpoint (%1)</source>
+        <translation>dieser Checkpoint (%1)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="373"/>
+        <source>stored</source>
+        <translation>gespeichert</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="453"/>
+        <source>Choose an architecture to add the KV cache and buffers of running the model.</source>
+        <translation>Eine Architektur wählen, um KV-Cache und Puffer für das Ausführen des Modells hinzuzunehmen.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="454"/>
+        <source>Running this checkpoint: %1</source>
+        <translation>Diesen Checkpoint ausführen: %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="492"/>
+        <source>&lt;span style=&apos;color:%1&apos;&gt;%2&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:%1&apos;&gt;%2&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="497"/>
+        <source>At %L1 tokens (%L2 cells): KV cache &lt;b&gt;%3&lt;/b&gt; (%L4 bytes a token)</source>
+        <translation>Bei %L1 Token (%L2 Zellen): KV-Cache &lt;b&gt;%3&lt;/b&gt; (%L4 Bytes je Token)</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="503"/>
+        <source>, recurrent state %1</source>
+        <translation>, rekurrenter Zustand %1</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="504"/>
+        <source>, output buffer %1, compute buffer about %2 (an estimate); total &lt;b&gt;%3&lt;/b&gt;.</source>
+        <translation>, Ausgabepuffer %1, Rechenpuffer etwa %2 (geschätzt); gesamt &lt;b&gt;%3&lt;/b&gt;.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="508"/>
+        <source> Largest context that fits: &lt;b&gt;%L1 tokens&lt;/b&gt;.</source>
+        <translation> Größter Kontext, der passt: &lt;b&gt;%L1 Token&lt;/b&gt;.</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="510"/>
+        <source> &lt;span style=&apos;color:%1&apos;&gt;Not even %L2 tokens fit.&lt;/span&gt;</source>
+        <translation> &lt;span style=&apos;color:%1&apos;&gt;Nicht einmal %L2 Token passen.&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="562"/>
+        <source>weights + KV cache + buffers at %L1 tokens</source>
+        <translation>Gewichte + KV-Cache + Puffer bei %L1 Token</translation>
+    </message>
+    <message>
+        <location filename="../widgets/views/budgetview.cpp" line="582"/>
+        <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts the weights, the KV cache and the buffers at the chosen context, against RAM plus GPU memory.</source>
+        <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt Gewichte, KV-Cache und Puffer beim gewählten Kontext, gegen Arbeitsspeicher plus GPU-Speicher.</translation>
     </message>
 </context>
 <context>

@@ -1,9 +1,13 @@
 // quantscope-cli budget [--params N[,N...]] [PATH] [--memory GiB] [--layer NxK] [--json]:
 // effective bits per weight of every format (every scale, zero, index and table counted,
 // amortised over an N x K layer) and the memory a model of each parameter count needs.
+// With --context or --arch: the memory for running the model as llama.cpp allocates it
+// (weights per device, KV cache, buffers) and the largest context that fits --memory.
 #include "commands.h"
 
 #include "analysis/budget.h"
+#include "analysis/runbudget.h"
+#include "base/error.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
 
@@ -79,6 +83,301 @@ CheckpointSummary summarise(const qs::Checkpoint& c)
     return s;
 }
 
+// "1.00 GiB", "85.0 KiB": bytes in the binary unit that suits them.
+std::string sizeText(uint64_t bytes)
+{
+    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = double(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+const char* layerKindName(qs::LayerMemory k)
+{
+    switch (k) {
+    case qs::LayerMemory::Full: return "full";
+    case qs::LayerMemory::Sliding: return "sliding";
+    case qs::LayerMemory::Recurrent: return "recurrent";
+    case qs::LayerMemory::None: return "none";
+    }
+    return "";
+}
+
+QJsonObject budgetFigures(const qs::RunBudget& r)
+{
+    QJsonObject o;
+    o[QStringLiteral("context")] = qint64(r.options.context);
+    o[QStringLiteral("n_ctx")] = qint64(r.nCtx);
+    o[QStringLiteral("weights_bytes")] = qint64(r.weightsBytes);
+    o[QStringLiteral("kv_cache_bytes")] = qint64(r.kvCacheBytes);
+    o[QStringLiteral("recurrent_bytes")] = qint64(r.recurrentBytes);
+    o[QStringLiteral("output_bytes")] = qint64(r.outputBytes);
+    o[QStringLiteral("compute_bytes_estimate")] = qint64(r.computeEstimate);
+    o[QStringLiteral("total_bytes")] = qint64(r.totalBytes());
+    return o;
+}
+
+// The budget of running the model: `budget PATH --context N ...` or `budget --arch NAME ...`.
+int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const std::vector<double>& memory)
+{
+    const QString archName = p.value(QStringLiteral("arch"));
+    if (pos.isEmpty() == archName.isEmpty()) {
+        std::fprintf(stderr, "quantscope-cli budget: give a checkpoint PATH or --arch NAME (not both) with --context\n");
+        return 2;
+    }
+    qs::RunOptions o;
+    auto number = [&](const char* name, uint64_t lo, uint64_t hi, uint64_t& out) {
+        if (!p.isSet(QLatin1String(name)))
+            return true;
+        bool ok = false;
+        const qulonglong v = p.value(QLatin1String(name)).toULongLong(&ok);
+        if (!ok || v < lo || v > hi) {
+            std::fprintf(stderr, "quantscope-cli budget: --%s needs a whole number %llu .. %llu\n", name,
+                         static_cast<unsigned long long>(lo), static_cast<unsigned long long>(hi));
+            return false;
+        }
+        out = v;
+        return true;
+    };
+    uint64_t parallel = 1, gpuLayers = 0, ubatch = 512;
+    if (!number("context", 1, uint64_t(1) << 26, o.context) || !number("parallel", 1, 256, parallel) ||
+        !number("gpu-layers", 0, 100000, gpuLayers) || !number("ubatch", 1, 1 << 20, ubatch))
+        return 2;
+    o.parallel = uint32_t(parallel);
+    o.ubatch = uint32_t(ubatch);
+    o.swaFull = p.isSet(QStringLiteral("swa-full"));
+    o.unifiedKv = p.isSet(QStringLiteral("kv-unified"));
+    o.flashAttention = !p.isSet(QStringLiteral("no-flash-attn"));
+    const bool both = p.isSet(QStringLiteral("cache-type"));
+    if (both && (p.isSet(QStringLiteral("cache-type-k")) || p.isSet(QStringLiteral("cache-type-v")))) {
+        std::fprintf(stderr, "quantscope-cli budget: --cache-type or --cache-type-k/--cache-type-v, not both\n");
+        return 2;
+    }
+    for (const auto& [option, slot] : {std::pair{"cache-type-k", &o.typeK}, std::pair{"cache-type-v", &o.typeV}}) {
+        const QString name = both ? p.value(QStringLiteral("cache-type")) : p.value(QLatin1String(option));
+        if (name.isEmpty())
+            continue;
+        const auto t = qs::kvCacheTypeByName(name.toStdString());
+        if (!t) {
+            std::string list;
+            for (int k : qs::kvCacheTypes())
+                list += (list.empty() ? "" : ", ") + qs::kvCacheTypeName(k);
+            std::fprintf(stderr, "quantscope-cli budget: unknown cache type '%s' (%s)\n", qPrintable(name), list.c_str());
+            return 2;
+        }
+        *slot = *t;
+    }
+
+    qs::ModelArch arch;
+    qs::WeightSplit weights;
+    std::string weightsNote;
+    if (!archName.isEmpty()) {
+        const auto a = qs::archPreset(archName.toStdString());
+        if (!a) {
+            std::string list;
+            for (const std::string& n : qs::archPresetNames())
+                list += (list.empty() ? "" : ", ") + n;
+            std::fprintf(stderr, "quantscope-cli budget: unknown --arch '%s' (%s)\n", qPrintable(archName), list.c_str());
+            return 2;
+        }
+        arch = *a;
+        const std::string formatId = p.isSet(QStringLiteral("weights")) ? p.value(QStringLiteral("weights")).toStdString()
+                                                                         : qs::publishedWeightsFormat().id;
+        const qs::BudgetFormat* f = qs::budgetFormat(formatId);
+        if (!f) {
+            std::fprintf(stderr, "quantscope-cli budget: unknown --weights format '%s' (a format id of the budget table)\n", formatId.c_str());
+            return 2;
+        }
+        const double bpw = qs::budgetBitsPerWeight(*f, 4096, 4096);
+        weights = qs::weightSplitOfParams(arch, arch.params, bpw);
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s parameters at %s (%.4f bits per weight)", countText(arch.params).c_str(), formatId.c_str(), bpw);
+        weightsNote = buf;
+    } else {
+        if (p.isSet(QStringLiteral("weights"))) {
+            std::fprintf(stderr, "quantscope-cli budget: --weights prices an --arch preset; a checkpoint's weights are its own\n");
+            return 2;
+        }
+        const auto c = qs::Checkpoint::read(pos.first().toStdString());
+        arch = qs::modelArchOf(*c);
+        weights = qs::weightSplitOf(*c, arch);
+        weightsNote = "the checkpoint's stored tensors";
+    }
+    // -ngl: with GPU memory sizes and no --gpu-layers, every block and the output layer.
+    o.gpuLayers = p.isSet(QStringLiteral("gpu-layers")) ? int(gpuLayers) : memory.size() > 1 ? int(arch.layers) + 1 : 0;
+
+    const qs::RunBudget r = qs::runBudget(arch, weights, o, memory);
+    std::optional<uint64_t> maxCtx;
+    std::optional<int> fitType;
+    if (!memory.empty()) {
+        maxCtx = qs::maxContext(arch, weights, o, memory);
+        if (!r.fits())
+            fitType = qs::cacheTypeThatFits(arch, weights, o, memory);
+    }
+    std::vector<qs::RunBudget> table;
+    for (uint64_t ctx : qs::commonContexts(arch)) {
+        qs::RunOptions t = o;
+        t.context = ctx;
+        try {
+            table.push_back(qs::runBudget(arch, weights, t, memory));
+        } catch (const qs::Error&) {
+            // a context too short for the sequences: left out of the table
+        }
+    }
+
+    if (p.isSet(QStringLiteral("json"))) {
+        QJsonObject root = budgetFigures(r);
+        QJsonObject a;
+        a[QStringLiteral("arch")] = QString::fromStdString(arch.arch);
+        a[QStringLiteral("source")] = QString::fromStdString(arch.source);
+        a[QStringLiteral("layers")] = qint64(arch.layers);
+        a[QStringLiteral("embedding_length")] = qint64(arch.embd);
+        a[QStringLiteral("vocab_size")] = qint64(arch.vocab);
+        a[QStringLiteral("context_length")] = qint64(arch.contextLength);
+        a[QStringLiteral("key_length")] = qint64(arch.keyLength);
+        a[QStringLiteral("value_length")] = qint64(arch.valueLength);
+        a[QStringLiteral("sliding_window")] = qint64(arch.slidingWindow);
+        a[QStringLiteral("mla")] = arch.mla;
+        a[QStringLiteral("expert_count")] = qint64(arch.experts);
+        a[QStringLiteral("expert_used_count")] = qint64(arch.expertsUsed);
+        root[QStringLiteral("architecture")] = a;
+        root[QStringLiteral("weights_source")] = QString::fromStdString(weightsNote);
+        root[QStringLiteral("parallel")] = qint64(o.parallel);
+        root[QStringLiteral("cache_type_k")] = QString::fromStdString(qs::kvCacheTypeName(o.typeK));
+        root[QStringLiteral("cache_type_v")] = QString::fromStdString(qs::kvCacheTypeName(o.typeV));
+        root[QStringLiteral("gpu_layers")] = o.gpuLayers;
+        root[QStringLiteral("swa_full")] = o.swaFull;
+        root[QStringLiteral("kv_unified")] = o.unifiedKv;
+        root[QStringLiteral("flash_attention")] = o.flashAttention;
+        root[QStringLiteral("cells_per_stream")] = qint64(r.cellsPerStream);
+        root[QStringLiteral("streams")] = qint64(r.streams);
+        root[QStringLiteral("kv_bytes_per_token")] = qint64(r.kvBytesPerToken);
+        QJsonArray devices;
+        for (const qs::DeviceBudget& d : r.devices) {
+            QJsonObject j;
+            j[QStringLiteral("name")] = QString::fromStdString(d.name);
+            j[QStringLiteral("layers")] = d.layers;
+            j[QStringLiteral("output_layer")] = d.hasOutput;
+            j[QStringLiteral("weights_bytes")] = qint64(d.weights);
+            j[QStringLiteral("weights_mapped")] = &d == &r.devices.front();
+            j[QStringLiteral("kv_cache_bytes")] = qint64(d.kvCache);
+            j[QStringLiteral("recurrent_bytes")] = qint64(d.recurrent);
+            j[QStringLiteral("output_bytes")] = qint64(d.output);
+            j[QStringLiteral("compute_bytes_estimate")] = qint64(d.compute);
+            j[QStringLiteral("total_bytes")] = qint64(d.total());
+            if (d.capacity) {
+                j[QStringLiteral("memory_bytes")] = qint64(*d.capacity);
+                j[QStringLiteral("fits")] = d.fits();
+            }
+            devices.append(j);
+        }
+        root[QStringLiteral("devices")] = devices;
+        QJsonArray layers;
+        for (const qs::LayerBudget& l : r.layers) {
+            QJsonObject j;
+            j[QStringLiteral("layer")] = qint64(l.layer);
+            j[QStringLiteral("kind")] = QLatin1String(layerKindName(l.kind));
+            j[QStringLiteral("cells")] = qint64(l.cells);
+            j[QStringLiteral("k_bytes")] = qint64(l.kBytes);
+            j[QStringLiteral("v_bytes")] = qint64(l.vBytes);
+            j[QStringLiteral("state_bytes")] = qint64(l.stateBytes);
+            j[QStringLiteral("device")] = QString::fromStdString(r.devices[size_t(l.device)].name);
+            layers.append(j);
+        }
+        root[QStringLiteral("layers")] = layers;
+        QJsonArray contexts;
+        for (const qs::RunBudget& t : table) {
+            QJsonObject j = budgetFigures(t);
+            if (!memory.empty())
+                j[QStringLiteral("fits")] = t.fits();
+            contexts.append(j);
+        }
+        root[QStringLiteral("contexts")] = contexts;
+        if (!memory.empty()) {
+            QJsonArray m;
+            for (double v : memory)
+                m.append(v);
+            root[QStringLiteral("memory_gib")] = m;
+            root[QStringLiteral("fits")] = r.fits();
+            root[QStringLiteral("max_context")] = maxCtx ? QJsonValue(qint64(*maxCtx)) : QJsonValue();
+            if (!r.fits())
+                root[QStringLiteral("cache_type_that_fits")] = fitType ? QJsonValue(QString::fromStdString(qs::kvCacheTypeName(*fitType))) : QJsonValue();
+        }
+        QJsonArray notes;
+        for (const std::string& n : arch.notes)
+            notes.append(QString::fromStdString(n));
+        for (const std::string& n : r.notes)
+            notes.append(QString::fromStdString(n));
+        root[QStringLiteral("notes")] = notes;
+        std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
+        return 0;
+    }
+
+    uint32_t full = 0, sliding = 0, recurrent = 0;
+    for (qs::LayerMemory k : arch.kinds) {
+        full += k == qs::LayerMemory::Full;
+        sliding += k == qs::LayerMemory::Sliding;
+        recurrent += k == qs::LayerMemory::Recurrent;
+    }
+    std::printf("%s: %s (%s), %u blocks", pos.isEmpty() ? qPrintable(archName) : qPrintable(pos.first()), arch.arch.c_str(),
+                arch.source.c_str(), arch.layers);
+    if (full + sliding)
+        std::printf(", K %u x V %u per KV head%s", arch.keyLength, arch.mla ? 0u : arch.valueLength, arch.mla ? " (MLA: V is a view of K)" : "");
+    if (sliding)
+        std::printf(", %u of them sliding over %u tokens", sliding, arch.slidingWindow);
+    if (recurrent)
+        std::printf(", %u recurrent", recurrent);
+    if (arch.contextLength)
+        std::printf(", trained context %llu", static_cast<unsigned long long>(arch.contextLength));
+    std::printf("\nweights: %s\n", weightsNote.c_str());
+    std::printf("context %llu = %llu cells (%u stream%s of %llu), K %s, V %s, %u sequence%s%s, flash attention %s, -ngl %d\n\n",
+                static_cast<unsigned long long>(o.context), static_cast<unsigned long long>(r.nCtx), r.streams,
+                r.streams == 1 ? "" : "s", static_cast<unsigned long long>(r.cellsPerStream), qs::kvCacheTypeName(o.typeK).c_str(),
+                qs::kvCacheTypeName(o.typeV).c_str(), o.parallel, o.parallel == 1 ? "" : "s",
+                !sliding ? "" : o.swaFull ? ", full-size SWA cache" : ", window-sized SWA cache", o.flashAttention ? "on" : "off", o.gpuLayers);
+    std::printf("%-20s %16s %12s\n", "", "bytes", "");
+    const std::pair<const char*, uint64_t> lines[] = {{"weights", r.weightsBytes},   {"KV cache", r.kvCacheBytes},
+                                                      {"recurrent state", r.recurrentBytes}, {"output buffer", r.outputBytes},
+                                                      {"compute (estimate)", r.computeEstimate}, {"total", r.totalBytes()}};
+    for (const auto& [name, bytes] : lines)
+        std::printf("%-20s %16llu %12s\n", name, static_cast<unsigned long long>(bytes), sizeText(bytes).c_str());
+    std::printf("KV cache per token: %llu bytes\n\n", static_cast<unsigned long long>(r.kvBytesPerToken));
+    std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s\n", "device", "layers", "weights", "KV cache", "recurrent", "output",
+                "compute*", "total", "memory");
+    for (const qs::DeviceBudget& d : r.devices) {
+        std::string layersText = std::to_string(d.layers) + (d.hasOutput ? "+out" : "");
+        std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s%s\n", d.name.c_str(), layersText.c_str(), sizeText(d.weights).c_str(),
+                    sizeText(d.kvCache).c_str(), sizeText(d.recurrent).c_str(), sizeText(d.output).c_str(), sizeText(d.compute).c_str(),
+                    sizeText(d.total()).c_str(), d.capacity ? sizeText(*d.capacity).c_str() : "-", d.capacity ? (d.fits() ? "  fits" : "  over") : "");
+    }
+    std::printf("(* an estimate; CPU weights are memory-mapped from the file)\n");
+    if (!memory.empty()) {
+        if (maxCtx)
+            std::printf("\nlargest context that fits: %llu%s\n", static_cast<unsigned long long>(*maxCtx),
+                        arch.contextLength && *maxCtx == arch.contextLength ? " (the whole trained context)" : "");
+        else
+            std::printf("\nlargest context that fits: none (not even 256 tokens)\n");
+        if (!r.fits())
+            std::printf("cache type that makes context %llu fit: %s\n", static_cast<unsigned long long>(o.context),
+                        fitType ? qs::kvCacheTypeName(*fitType).c_str() : "none");
+    }
+    std::printf("\n%-10s %12s %12s%s\n", "context", "KV cache", "total", memory.empty() ? "" : "   fits");
+    for (const qs::RunBudget& t : table)
+        std::printf("%-10llu %12s %12s%s\n", static_cast<unsigned long long>(t.options.context), sizeText(t.kvCacheBytes + t.recurrentBytes).c_str(),
+                    sizeText(t.totalBytes()).c_str(), memory.empty() ? "" : t.fits() ? "   yes" : "   no");
+    for (const std::string& n : arch.notes)
+        std::printf("note: %s\n", n.c_str());
+    for (const std::string& n : r.notes)
+        std::printf("note: %s\n", n.c_str());
+    return 0;
+}
+
 } // namespace
 
 int runBudget(const QStringList& args)
@@ -93,11 +392,31 @@ int runBudget(const QStringList& args)
     const QCommandLineOption params(QStringLiteral("params"), QCoreApplication::translate("budget",
         "Parameter counts, comma separated (7B, 1.5B, 350M, 405e9). Default: 1B,7B,13B,70B,405B."), QStringLiteral("N"));
     const QCommandLineOption memory(QStringLiteral("memory"), QCoreApplication::translate("budget",
-        "Memory in GiB: mark which sizes fit."), QStringLiteral("GiB"));
+        "Memory in GiB: mark which sizes fit. With --context: RAM[,GPU0[,GPU1...]], the largest context that fits."), QStringLiteral("GiB"));
     const QCommandLineOption layer(QStringLiteral("layer"), QCoreApplication::translate("budget",
         "Layer shape N x K the per-layer costs (g_idx, tables) are amortised over. Default: 4096x4096."), QStringLiteral("NxK"));
     const QCommandLineOption json(QStringLiteral("json"), QCoreApplication::translate("budget", "Print JSON."));
     p.addOptions({params, memory, layer, json});
+    // Running the model (llama.cpp's allocation).
+    p.addOptions({
+        {QStringLiteral("context"), QCoreApplication::translate("budget", "Context length as llama.cpp's -c (shared by the sequences): the memory for running the model."), QStringLiteral("N")},
+        {QStringLiteral("arch"), QCoreApplication::translate("budget", "A published architecture instead of PATH: %1.").arg(QString::fromStdString([] {
+             std::string l;
+             for (const std::string& n : qs::archPresetNames())
+                 l += (l.empty() ? "" : ", ") + n;
+             return l;
+         }())), QStringLiteral("NAME")},
+        {QStringLiteral("weights"), QCoreApplication::translate("budget", "With --arch: the format the weights are priced in (a format id above). Default: bf16."), QStringLiteral("FORMAT")},
+        {QStringLiteral("parallel"), QCoreApplication::translate("budget", "Parallel sequences (-np). Default: 1."), QStringLiteral("P")},
+        {QStringLiteral("cache-type"), QCoreApplication::translate("budget", "K and V cache type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl. Default: f16."), QStringLiteral("T")},
+        {QStringLiteral("cache-type-k"), QCoreApplication::translate("budget", "K cache type (-ctk)."), QStringLiteral("T")},
+        {QStringLiteral("cache-type-v"), QCoreApplication::translate("budget", "V cache type (-ctv)."), QStringLiteral("T")},
+        {QStringLiteral("gpu-layers"), QCoreApplication::translate("budget", "Layers on the GPU (-ngl): the last L blocks; blocks + 1 adds the output layer. Default: all with GPU memory given, else 0."), QStringLiteral("L")},
+        {QStringLiteral("ubatch"), QCoreApplication::translate("budget", "Physical batch (-ub). Default: 512."), QStringLiteral("N")},
+        {QStringLiteral("swa-full"), QCoreApplication::translate("budget", "Size sliding-window layers like the others (--swa-full).")},
+        {QStringLiteral("kv-unified"), QCoreApplication::translate("budget", "One KV stream for all sequences (--kv-unified).")},
+        {QStringLiteral("no-flash-attn"), QCoreApplication::translate("budget", "Without flash attention (-fa off): V transposed, no quantized V cache.")},
+    });
     if (!p.parse(args)) {
         std::fprintf(stderr, "quantscope-cli budget: %s\n", qPrintable(p.errorText()));
         return 2;
@@ -124,6 +443,39 @@ int runBudget(const QStringList& args)
         }
         if (counts.empty()) {
             std::fprintf(stderr, "quantscope-cli budget: --params needs at least one count\n");
+            return 2;
+        }
+    }
+    static const char* const runOptions[] = {"context", "arch", "weights", "parallel", "cache-type", "cache-type-k",
+                                             "cache-type-v", "gpu-layers", "ubatch", "swa-full", "kv-unified", "no-flash-attn"};
+    bool running = false;
+    for (const char* o : runOptions)
+        running = running || p.isSet(QLatin1String(o));
+    if (running) {
+        if (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("arch"))) {
+            std::fprintf(stderr, "quantscope-cli budget: the options of running a model need --context N (or --arch NAME)\n");
+            return 2;
+        }
+        if (p.isSet(params) || p.isSet(layer)) {
+            std::fprintf(stderr, "quantscope-cli budget: --params and --layer belong to the format table, not to --context\n");
+            return 2;
+        }
+        // --memory RAM[,GPU0[,GPU1...]] in GiB.
+        std::vector<double> mem;
+        if (p.isSet(memory))
+            for (const QString& s : p.value(memory).split(QLatin1Char(','))) {
+                bool ok = false;
+                const double m = s.toDouble(&ok);
+                if (!ok || !(m > 0) || !std::isfinite(m)) {
+                    std::fprintf(stderr, "quantscope-cli budget: --memory needs positive GiB, RAM first then each GPU: '%s'\n", qPrintable(s));
+                    return 2;
+                }
+                mem.push_back(m);
+            }
+        try {
+            return runMemoryBudget(p, pos, mem);
+        } catch (const qs::Error& e) {
+            std::fprintf(stderr, "quantscope-cli budget: %s\n", e.what());
             return 2;
         }
     }

@@ -80,10 +80,11 @@ struct PackedWeight {
 // What the budget table's rows cost (analysis/budget.h computes it per kind).
 enum class BudgetKind { Float, Gguf, Gptq, Awq, CompressedTensors, Mlx, Bnb4, BnbInt8 };
 
-// How prominent a budget row is: the Budget view's "common" filter shows the Common and
-// Headline rows (what people usually choose between), the layout report's comparison table
-// the Headline rows only.
-enum class BudgetPreset : uint8_t { None, Common, Headline };
+// How prominent a budget row is, each level including the ones below it: the Budget view's
+// "common" filter shows the Common rows (what people usually choose between), the layout
+// report's comparison table the Headline rows, and the view starts on the Default row (one
+// in the whole table: the format most people run).
+enum class BudgetPreset : uint8_t { None, Common, Headline, Default };
 
 // One row of the budget table: a stored format with its parameters.
 struct BudgetFormat {

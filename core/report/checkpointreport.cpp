@@ -222,7 +222,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
         Block other = tableBlock({});
         other.table.header = {"format", "bits per weight", "memory"};
         for (const BudgetRow& r : budgetTable(params))
-            if (r.format.preset == BudgetPreset::Headline)
+            if (r.format.preset >= BudgetPreset::Headline)
                 other.table.rows.push_back({r.format.id, num(r.bitsPerWeight, 5), bytesText(r.bytes)});
         budget.blocks.push_back(other);
     }

@@ -89,6 +89,96 @@ private slots:
         QVERIFY(out.contains(QRegularExpression(QStringLiteral("f16\\s+16\\.0000\\s+14\\.00 / 13\\.04  "))));
     }
 
+    // --context: llama.cpp's allocation, figures computed by hand from the published shape.
+    void runningMemory()
+    {
+        // Llama-3-8B at 8192: f16 K and V, 32 layers x 1024 elements x 2 bytes x 2 x 8192 = 1 GiB;
+        // q8_0: 1088 bytes a row.
+        QJsonObject root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
+                                       QStringLiteral("8192")});
+        QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(1073741824));
+        QCOMPARE(root.value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(131072));
+        QCOMPARE(root.value(QStringLiteral("output_bytes")).toInteger(), qint64(128256 * 4));
+        // bf16 weights by default: 8030261248 x 2 bytes.
+        QCOMPARE(root.value(QStringLiteral("weights_bytes")).toInteger(), qint64(8030261248) * 2);
+        QVERIFY(root.value(QStringLiteral("compute_bytes_estimate")).toInteger() > 0);
+        QCOMPARE(root.value(QStringLiteral("total_bytes")).toInteger(),
+                 root.value(QStringLiteral("weights_bytes")).toInteger() + root.value(QStringLiteral("kv_cache_bytes")).toInteger() +
+                     root.value(QStringLiteral("output_bytes")).toInteger() +
+                     root.value(QStringLiteral("compute_bytes_estimate")).toInteger());
+        QCOMPARE(root.value(QStringLiteral("contexts")).toArray().size(), 3); // 2K, 4K, 8K (trained 8192)
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"), QStringLiteral("8192"),
+                           QStringLiteral("--cache-type"), QStringLiteral("q8_0")});
+        QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(570425344));
+        // K q8_0, V f16: (1088 + 2048) x 32 x 8192.
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"), QStringLiteral("8192"),
+                           QStringLiteral("--cache-type-k"), QStringLiteral("q8_0"), QStringLiteral("--cache-type-v"), QStringLiteral("f16")});
+        QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(3136) * 32 * 8192);
+        // Gemma-2-9B: the sliding half by its window (4096 + 512 cells), or full-size.
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("gemma-2-9b"), QStringLiteral("--context"), QStringLiteral("8192")});
+        QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(21) * 8192 * (8192 + 4608));
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("gemma-2-9b"), QStringLiteral("--context"), QStringLiteral("8192"),
+                           QStringLiteral("--swa-full")});
+        QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(42) * 8192 * 8192);
+        // DeepSeek-V3's MLA cache: 61 x 576 x 2 bytes a token.
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("deepseek-v3"), QStringLiteral("--context"), QStringLiteral("8192")});
+        QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(575668224));
+    }
+
+    void offloadAndFit()
+    {
+        // 64 GiB RAM and a 12 GiB GPU: every block and the output on the GPU, the input
+        // embedding (128256 x 4096 x 4.5 bits) in RAM.
+        const QJsonObject root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--weights"),
+                                             QStringLiteral("gguf-q4_k"), QStringLiteral("--context"), QStringLiteral("8192"),
+                                             QStringLiteral("--memory"), QStringLiteral("64,12")});
+        QCOMPARE(root.value(QStringLiteral("gpu_layers")).toInt(), 33);
+        const QJsonArray devices = root.value(QStringLiteral("devices")).toArray();
+        QCOMPARE(devices.size(), 2);
+        QCOMPARE(devices.at(0).toObject().value(QStringLiteral("weights_bytes")).toInteger(), qint64(128256) * 4096 * 9 / 16);
+        QCOMPARE(devices.at(1).toObject().value(QStringLiteral("layers")).toInt(), 32);
+        QCOMPARE(devices.at(1).toObject().value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(1073741824));
+        QVERIFY(root.value(QStringLiteral("fits")).toBool());
+        QCOMPARE(root.value(QStringLiteral("max_context")).toInteger(), qint64(8192));
+        // -ngl 16: half the blocks, the output and its KV stay on the CPU.
+        const QJsonObject half = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
+                                             QStringLiteral("8192"), QStringLiteral("--gpu-layers"), QStringLiteral("16"),
+                                             QStringLiteral("--memory"), QStringLiteral("64,12")});
+        const QJsonArray d2 = half.value(QStringLiteral("devices")).toArray();
+        QCOMPARE(d2.at(0).toObject().value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(1073741824) / 2);
+        QVERIFY(d2.at(0).toObject().value(QStringLiteral("output_layer")).toBool());
+        // Too little memory for the context: the largest that fits, and the cache type that would.
+        const QJsonObject tight = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--weights"),
+                                              QStringLiteral("gguf-q4_k"), QStringLiteral("--context"), QStringLiteral("65536"),
+                                              QStringLiteral("--memory"), QStringLiteral("10")});
+        QVERIFY(!tight.value(QStringLiteral("fits")).toBool());
+        const qint64 maxCtx = tight.value(QStringLiteral("max_context")).toInteger();
+        QVERIFY(maxCtx > 8192 && maxCtx < 65536 && maxCtx % 256 == 0);
+        QCOMPARE(tight.value(QStringLiteral("cache_type_that_fits")).toString(), QStringLiteral("q8_0"));
+    }
+
+    void runningFromCheckpoint()
+    {
+        // stories260K (llama.cpp's converter): 5 blocks, 4 KV heads of 8; at 256 tokens
+        // 5 x 32 x 2 bytes x 2 x 256.
+        const QString path = qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf"));
+        const QJsonObject root = budgetJson({path, QStringLiteral("--context"), QStringLiteral("256")});
+        QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(5 * 32 * 2 * 2 * 256));
+        QCOMPARE(root.value(QStringLiteral("architecture")).toObject().value(QStringLiteral("arch")).toString(), QStringLiteral("llama"));
+        QCOMPARE(root.value(QStringLiteral("layers")).toArray().size(), 5);
+        const qstest::CliResult human = qstest::runCli({QStringLiteral("budget"), path, QStringLiteral("--context"), QStringLiteral("256")});
+        QCOMPARE(human.exitCode, 0);
+        QVERIFY(human.out.contains("KV cache per token: 640 bytes"));
+        QVERIFY(human.out.contains("compute (estimate)"));
+        // A checkpoint without an architecture the budget knows: named, not guessed.
+        const qstest::CliResult bad = qstest::runCli({QStringLiteral("budget"),
+                                                      qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")),
+                                                      QStringLiteral("--context"), QStringLiteral("256")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("is not one whose memory rules quantscope knows") || bad.err.contains("is missing"), bad.err.constData());
+        QVERIFY(bad.out.isEmpty());
+    }
+
     void badUsage_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -98,6 +188,20 @@ private slots:
         QTest::addRow("bad layer") << QStringList{QStringLiteral("--layer"), QStringLiteral("4096")};
         QTest::addRow("missing file") << QStringList{QStringLiteral("/nonexistent/model.safetensors")};
         QTest::addRow("two paths") << QStringList{QStringLiteral("a"), QStringLiteral("b")};
+        QTest::addRow("parallel without context") << QStringList{QStringLiteral("--parallel"), QStringLiteral("2")};
+        QTest::addRow("context without model") << QStringList{QStringLiteral("--context"), QStringLiteral("4096")};
+        QTest::addRow("unknown arch") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-9")};
+        QTest::addRow("unknown cache type") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"),
+                                                           QStringLiteral("--cache-type"), QStringLiteral("q4_k")};
+        QTest::addRow("both cache options") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--cache-type"),
+                                                           QStringLiteral("q8_0"), QStringLiteral("--cache-type-k"), QStringLiteral("f16")};
+        QTest::addRow("zero context") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
+                                                     QStringLiteral("0")};
+        QTest::addRow("bad memory list") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--memory"),
+                                                        QStringLiteral("64,x")};
+        QTest::addRow("quantized V without flash attention")
+            << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--cache-type"), QStringLiteral("q8_0"),
+                           QStringLiteral("--no-flash-attn")};
     }
     void badUsage()
     {

@@ -2,6 +2,8 @@
 // the parameter count defaults to the open checkpoint's and parses free entry, the memory
 // budget defaults to the machine's RAM, and the view is not blank.
 #include "analysis/budget.h"
+#include "analysis/runbudget.h"
+#include "container/ggmltype.h"
 #include "container/checkpoint.h"
 #include "testsupport.h"
 #include "viewcontext.h"
@@ -10,6 +12,7 @@
 
 #include <qcustomplot.h>
 
+#include <QLabel>
 #include <QSet>
 #include <QtTest>
 
@@ -155,6 +158,74 @@ private slots:
         const double ram = BudgetView::machineMemoryGiB();
         QVERIFY(ram > 0);
         QCOMPARE(view.memoryGiB(), std::round(ram * 10) / 10);
+    }
+
+    // Running a published architecture: the view's figures are core's runBudget at the
+    // controls' values (Llama-3-8B at 8192: f16 1 GiB, q8_0 570425344 bytes by hand), the
+    // formats' bars add the KV cache and buffers, and the largest context follows the memory.
+    void runningAPreset()
+    {
+        ViewContext context;
+        BudgetView view(&context);
+        QVERIFY(!view.run());
+        view.setMemoryGiB(64);
+        QVERIFY(view.setArchitecture(QStringLiteral("llama-3-8b")));
+        QVERIFY2(view.run(), qPrintable(view.findChild<QLabel*>(QStringLiteral("runSummary"))->text()));
+        QCOMPARE(view.params(), uint64_t(8030261248ull));
+        view.setContext(8192);
+        QVERIFY(view.run());
+        QCOMPARE(view.run()->kvCacheBytes, uint64_t(1073741824));
+        view.setCacheTypes(qs::GgmlQ8_0, qs::GgmlQ8_0);
+        QCOMPARE(view.run()->kvCacheBytes, uint64_t(570425344));
+        QCOMPARE(view.maxContext().value(), uint64_t(8192)); // the whole trained context in 64 GiB
+        QVERIFY(view.runSummary().contains(QStringLiteral("8,192 tokens")) || view.runSummary().contains(QStringLiteral("8192 tokens")));
+        // Each format's bar: its weights plus the run's KV cache and buffers.
+        const uint64_t overhead = view.run()->totalBytes() - view.run()->weightsBytes;
+        for (const qs::BudgetRow& r : view.chart().rows)
+            if (r.format.id == "f16")
+                QCOMPARE(r.bytes, 8030261248.0 * 2 + double(overhead));
+        // A small GPU: every layer goes there (the output included), the largest context shrinks.
+        view.setGpuMemoryGiB(4.5); // 3.95 GiB of blocks and output at q4_k, about 0.26 of compute
+        QCOMPARE(view.run()->devices.size(), size_t(2));
+        QCOMPARE(view.run()->options.gpuLayers, 33);
+        QCOMPARE(view.deviceChart().weights->data()->size(), 2);
+        const auto onGpu = view.maxContext();
+        QVERIFY(onGpu && *onGpu > 256 && *onGpu < 8192);
+        qs::RunOptions o = view.run()->options;
+        const qs::ModelArch arch = *qs::archPreset("llama-3-8b");
+        const qs::BudgetFormat* q4k = qs::budgetFormat("gguf-q4_k");
+        const qs::WeightSplit w = qs::weightSplitOfParams(arch, arch.params, qs::budgetBitsPerWeight(*q4k, 4096, 4096));
+        QCOMPARE(view.maxContext(), qs::maxContext(arch, w, o, {64, 4.5}));
+        // Half the layers: the rest and their cache back in RAM.
+        view.setGpuLayers(16);
+        QCOMPARE(view.run()->devices[1].layers, 16);
+        QCOMPARE(view.run()->devices[1].kvCache, uint64_t(570425344) / 2);
+        // Back to weights only: the bars are budgetTable's again.
+        QVERIFY(view.setArchitecture(QString()));
+        QVERIFY(!view.run());
+    }
+
+    void runningARealGguf()
+    {
+        ViewContext context;
+        const auto ckpt = qs::openCheckpoint(qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString());
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        BudgetView view(&context);
+        QVERIFY2(view.run(), qPrintable(view.findChild<QLabel*>(QStringLiteral("runSummary"))->text())); // the checkpoint's own architecture
+        view.setContext(1024);
+        // 5 layers x 4 KV heads x 8 x 2 bytes x 2 x 1024 cells.
+        QCOMPARE(view.run()->kvCacheBytes, uint64_t(5 * 32 * 2 * 2 * 1024));
+        uint64_t stored = 0;
+        for (const qs::TensorEntry& t : ckpt->tensors)
+            stored += t.nbytes;
+        QCOMPARE(view.run()->weightsBytes, stored);
+        // A checkpoint without an architecture the budget knows says so.
+        const auto other = qs::openCheckpoint(qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")).toStdString());
+        context.setCheckpoint(other, CheckpointSnapshot::fromCheckpoint(*other));
+        QVERIFY(!view.run());
+        const QLabel* summary = view.findChild<QLabel*>(QStringLiteral("runSummary"));
+        QVERIFY(summary);
+        QVERIFY2(summary->text().contains(QStringLiteral("'superpoint' is not one whose memory rules")), qPrintable(summary->text()));
     }
 
     void screenshotNotBlank_data()

@@ -172,8 +172,9 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         (r.fits.value_or(true) ? out.fits : out.over)->addData(i, r.gib * unit.perGiB);
     }
     QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
-    QString axisLabel = options.params ? BudgetChartText::tr("%1 for %2 parameters (weights only)").arg(unit.name, options.paramsText)
-                                       : BudgetChartText::tr("%1 (weights only)").arg(unit.name);
+    const QString what = options.memoryWhat.isEmpty() ? BudgetChartText::tr("weights only") : options.memoryWhat;
+    QString axisLabel = options.params ? BudgetChartText::tr("%1 for %2 parameters (%3)").arg(unit.name, options.paramsText, what)
+                                       : BudgetChartText::tr("%1 (%2)").arg(unit.name, what);
     // A budget far beyond every bar stays off the axis (named in its label) so the bars
     // keep a readable length.
     const double barsTop = maxGiB * unit.perGiB;
@@ -211,7 +212,7 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
                                     theme.background, Qt::AlignLeft);
         placeLabel(bitsLabel, bx, options.currentBpw);
         if (options.params) {
-            const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB;
+            const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB + options.extraGiB;
             verticalLine(plot, out.memoryRect, gib * unit.perGiB, pen);
             auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB, memoryText(gib), theme.accent, theme.background,
                                     Qt::AlignLeft);
@@ -233,6 +234,83 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     legend->setBorderPen(QPen(theme.mutedText));
     legend->setTextColor(theme.text);
     legend->setFont(QFont(plot->font().family(), 8));
+    return out;
+}
+
+DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const Theme& theme)
+{
+    plot->clearPlottables();
+    plot->clearItems();
+    plot->plotLayout()->clear();
+    auto* rect = new QCPAxisRect(plot);
+    plot->plotLayout()->addElement(0, 0, rect);
+    DeviceChart out;
+    const int n = int(run.devices.size());
+    // As in the formats chart: a memory far beyond every bar stays off the axis.
+    double bars = 0, capacity = 0;
+    for (const qs::DeviceBudget& d : run.devices) {
+        bars = std::max(bars, double(d.total()));
+        capacity = std::max(capacity, d.capacity ? double(*d.capacity) : 0.0);
+    }
+    out.capacitiesOnAxis = capacity <= 3 * bars;
+    const double top = out.capacitiesOnAxis ? std::max(bars, capacity) : bars;
+    const MemoryUnit unit = memoryUnitFor(top / qs::kBytesPerGiB);
+    out.unit = unit.name;
+    out.perGiB = unit.perGiB;
+    QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+    for (int i = 0; i < n; ++i)
+        names->addTick(i, QString::fromStdString(run.devices[size_t(i)].name));
+    QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    y->setRangeReversed(true);
+    y->setRange(-0.6, n - 0.4);
+    y->grid()->setVisible(false);
+    y->setTicker(names);
+    y->setSubTicks(false);
+    out.weights = makeBars(rect, theme.integerFormat, BudgetChartText::tr("weights"));
+    out.cache = makeBars(rect, theme.accent, BudgetChartText::tr("KV cache and state"));
+    out.buffers = makeBars(rect, theme.mutedText, BudgetChartText::tr("output and compute buffers (compute estimated)"));
+    out.cache->moveAbove(out.weights);
+    out.buffers->moveAbove(out.cache);
+    auto scaled = [&](uint64_t bytes) { return double(bytes) / qs::kBytesPerGiB * unit.perGiB; };
+    for (int i = 0; i < n; ++i) {
+        const qs::DeviceBudget& d = run.devices[size_t(i)];
+        out.weights->addData(i, scaled(d.weights));
+        out.cache->addData(i, scaled(d.kvCache + d.recurrent));
+        out.buffers->addData(i, scaled(d.output + d.compute));
+    }
+    QCPAxis* x = rect->axis(QCPAxis::atBottom);
+    QString label = BudgetChartText::tr("%1 per device at %2 tokens").arg(unit.name).arg(run.nCtx);
+    if (!out.capacitiesOnAxis)
+        label += BudgetChartText::tr("; memory %1 off scale →").arg(memoryText(capacity / qs::kBytesPerGiB));
+    x->setLabel(label);
+    x->setRange(0, scaled(uint64_t(top)) * 1.12 + 1e-9);
+    applyPlotTheme(plot, theme);
+    // The legend in one row above the bars, as in the formats chart.
+    auto* legend = new QCPLegend;
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setLayer(QStringLiteral("legend"));
+    for (QCPBars* b : {out.weights, out.cache, out.buffers})
+        b->addToLegend(legend);
+    legend->setBrush(withAlpha(theme.background, 220));
+    legend->setBorderPen(QPen(theme.mutedText));
+    legend->setTextColor(theme.text);
+    legend->setFont(QFont(plot->font().family(), 8));
+    // Each device's memory: a tick across its bar, in the warning colour when the bar passes it.
+    for (int i = 0; i < n; ++i) {
+        const qs::DeviceBudget& d = run.devices[size_t(i)];
+        if (!d.capacity || !out.capacitiesOnAxis)
+            continue;
+        auto* tick = new QCPItemLine(plot);
+        tick->setClipAxisRect(rect);
+        for (QCPItemPosition* p : {tick->start, tick->end})
+            p->setAxes(x, y);
+        tick->start->setCoords(scaled(*d.capacity), i - 0.45);
+        tick->end->setCoords(scaled(*d.capacity), i + 0.45);
+        tick->setPen(QPen(d.fits() ? theme.text : theme.warning, 2.5));
+    }
     return out;
 }
 

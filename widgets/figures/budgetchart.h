@@ -5,6 +5,7 @@
 // in its warning colour, and the open checkpoint's actual bits per weight marked. Rows come
 // from core's budgetTable unchanged. Used by the budget view and by reports.
 #include "analysis/budget.h"
+#include "analysis/runbudget.h"
 #include "theme.h"
 
 #include <QString>
@@ -26,6 +27,8 @@ struct BudgetChartOptions {
     uint64_t params = 0;             // for the memory marker of the current checkpoint
     QString paramsText;              // "7B": the memory axis label
     QString title;
+    QString memoryWhat;              // what the memory bars count; empty: the weights only
+    double extraGiB = 0;             // added to every bar (KV cache, buffers): the marker too
 };
 
 struct BudgetChart {
@@ -44,6 +47,19 @@ struct BudgetChart {
 // Clears `plot` and fills it with `rows` in the order given.
 BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
                              const Theme& theme);
+
+// Memory per device for running the model (core's runBudget): one stacked bar per device,
+// weights, KV cache and recurrent state, buffers (output and the compute estimate), with the
+// device's memory marked. Returns the bars in that order.
+struct DeviceChart {
+    QCPBars* weights = nullptr;
+    QCPBars* cache = nullptr;
+    QCPBars* buffers = nullptr;
+    QString unit;
+    double perGiB = 1;
+    bool capacitiesOnAxis = true; // false: a memory far beyond the bars is named in the label
+};
+DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const Theme& theme);
 
 // "23.5 GiB", "584.2 KiB": a memory size in the unit that suits it.
 QString memoryText(double gib);

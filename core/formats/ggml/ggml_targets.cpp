@@ -116,7 +116,7 @@ void ggmlBudget(std::vector<BudgetFormat>& out)
         out.push_back(f);
     }
     markBudgetPresets(out, {{"gguf-q8_0", BudgetPreset::Headline}, {"gguf-q6_k", BudgetPreset::Headline},
-                            {"gguf-q5_k", BudgetPreset::Common},   {"gguf-q4_k", BudgetPreset::Headline},
+                            {"gguf-q5_k", BudgetPreset::Common},   {"gguf-q4_k", BudgetPreset::Default},
                             {"gguf-q4_0", BudgetPreset::Headline}, {"gguf-q3_k", BudgetPreset::Headline},
                             {"gguf-q2_k", BudgetPreset::Common},   {"gguf-iq4_xs", BudgetPreset::Common},
                             {"gguf-iq2_xxs", BudgetPreset::Common}});

@@ -347,20 +347,22 @@ private slots:
         QCOMPARE(qs::ownRequantizeSpec(*findFormat("gguf-q4_k"), 4, 256, false)->format, std::string("gguf-q4_k"));
     }
 
-    // Every headline budget row (the layout report's comparison) is also a common one (the
-    // Budget view's default filter), and every family that has budget rows marks some.
+    // The budget presets: some headline rows (the layout report's comparison), one row the
+    // Budget view starts on, and every family that has budget rows marks some of them.
     void budgetPresets()
     {
         std::set<FormatFamily> marked, all;
-        int headline = 0;
+        int headline = 0, start = 0;
         for (const BudgetFormat& f : budgetFormats()) {
             QVERIFY2(f.info, f.id.c_str());
             all.insert(f.info->family);
             if (f.preset != BudgetPreset::None)
                 marked.insert(f.info->family);
-            headline += f.preset == BudgetPreset::Headline;
+            headline += f.preset >= BudgetPreset::Headline;
+            start += f.preset == BudgetPreset::Default;
         }
         QVERIFY(headline > 0);
+        QCOMPARE(start, 1);
         QVERIFY(marked == all);
     }
 };
