@@ -1148,6 +1148,14 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <source>Diff</source>
         <translation>Vergleich</translation>
     </message>
+    <message>
+        <source>Close B</source>
+        <translation>B schließen</translation>
+    </message>
+    <message>
+        <source>Close checkpoint B and unmap its files</source>
+        <translation>Checkpoint B schließen und seine Dateien freigeben</translation>
+    </message>
 </context>
 <context>
     <name>qsw::ErrorHistogram</name>
@@ -1452,6 +1460,10 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <source>%1 (the weight is %2)</source>
         <translation>%1 (das Gewicht ist %2)</translation>
     </message>
+    <message>
+        <source>Open a reference checkpoint with “Reference…”.</source>
+        <translation>Öffnen Sie einen Referenz-Checkpoint mit „Referenz…“.</translation>
+    </message>
 </context>
 <context>
     <name>qsw::Inspector</name>
@@ -1743,8 +1755,8 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="299"/>
-        <source>&amp;Close Window</source>
-        <translation>Fenster &amp;schließen</translation>
+        <source>Close &amp;Window</source>
+        <translation>&amp;Fenster schließen</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="301"/>
@@ -1963,13 +1975,13 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="389"/>
-        <source>Memory this process holds in RAM (resident set), mapped pages that were read included</source>
-        <translation>Speicher, den dieser Prozess im RAM hält (Resident Set), gelesene eingeblendete Seiten eingeschlossen</translation>
+        <source>Memory this process holds for itself (private resident memory), mapped checkpoint pages not counted</source>
+        <translation>Speicher, den dieser Prozess für sich hält (privater residenter Speicher), eingeblendete Checkpoint-Seiten nicht mitgezählt</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="403"/>
-        <source>%1 in RAM</source>
-        <translation>%1 im RAM</translation>
+        <source>%1 private</source>
+        <translation>%1 privat</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="459"/>
@@ -2003,6 +2015,72 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
             <numerusform>%1 (+%n weitere)</numerusform>
             <numerusform>%1 (+%n weitere)</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Clear Re&amp;ference</source>
+        <translation>Re&amp;ferenz entfernen</translation>
+    </message>
+    <message>
+        <source>Close the Error view&apos;s reference checkpoint and unmap its files</source>
+        <translation>Den Referenz-Checkpoint der Fehleransicht schließen und seine Dateien freigeben</translation>
+    </message>
+    <message>
+        <source>Close &amp;B</source>
+        <translation>&amp;B schließen</translation>
+    </message>
+    <message>
+        <source>Close the Diff view&apos;s checkpoint B and unmap its files</source>
+        <translation>Checkpoint B der Diff-Ansicht schließen und seine Dateien freigeben</translation>
+    </message>
+    <message>
+        <source>&amp;Close Checkpoint</source>
+        <translation>Checkpoint s&amp;chließen</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1: %2</translation>
+    </message>
+    <message>
+        <source>%1 of the checkpoint in RAM</source>
+        <translation>%1 des Checkpoints im RAM</translation>
+    </message>
+    <message>
+        <source>Pages of the mapped checkpoint files that have been read and are held in the page cache (the system drops them when it needs the memory):
+%1</source>
+        <translation>Seiten der eingeblendeten Checkpoint-Dateien, die gelesen wurden und im Seitencache liegen (das System gibt sie frei, wenn es den Speicher braucht):
+%1</translation>
+    </message>
+    <message>
+        <source>the reference %1</source>
+        <translation>die Referenz %1</translation>
+    </message>
+    <message>
+        <source>checkpoint B %1</source>
+        <translation>Checkpoint B %1</translation>
+    </message>
+    <message>
+        <source>Keep the comparison?</source>
+        <translation>Vergleich behalten?</translation>
+    </message>
+    <message>
+        <source>Keep %1 for %2?</source>
+        <translation>%1 für %2 behalten?</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation> und </translation>
+    </message>
+    <message>
+        <source>They were opened for the previous checkpoint. Closing them unmaps their files.</source>
+        <translation>Sie wurden für den vorigen Checkpoint geöffnet. Schließen gibt ihre Dateien frei.</translation>
+    </message>
+    <message>
+        <source>Keep</source>
+        <translation>Behalten</translation>
+    </message>
+    <message>
+        <source>Close Them</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 <context>
@@ -2153,8 +2231,8 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="501"/>
-        <source>Quantizing row %1 of %2</source>
-        <translation>Zeile %1 von %2 wird quantisiert</translation>
+        <source>Playground on %1, row %2</source>
+        <translation>Spielwiese für %1, Zeile %2</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="528"/>

@@ -65,17 +65,20 @@ const QPalette& systemPalette()
     return palette;
 }
 
-// The resident set of this process (Linux /proc); 0 when unknown.
-qint64 residentBytes()
+// The private (anonymous) resident memory of this process, without the mapped checkpoint
+// pages that the page cache holds (Linux /proc); 0 when unknown.
+qint64 privateBytes()
 {
-    QFile statm(QStringLiteral("/proc/self/statm"));
-    if (!statm.open(QIODevice::ReadOnly))
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
         return 0;
-    const QList<QByteArray> fields = statm.readAll().split(' ');
-    bool ok = false;
-    const qint64 pages = fields.size() > 1 ? fields[1].toLongLong(&ok) : 0;
-    const long page = sysconf(_SC_PAGESIZE);
-    return ok && page > 0 ? pages * page : 0;
+    for (const QByteArray& line : status.readAll().split('\n'))
+        if (line.startsWith("RssAnon:")) {
+            bool ok = false;
+            const qint64 kib = line.mid(8).trimmed().split(' ').value(0).toLongLong(&ok);
+            return ok ? kib * 1024 : 0;
+        }
+    return 0;
 }
 
 bool isCheckpointUrl(const QUrl& url)
@@ -298,14 +301,25 @@ void MainWindow::createActions()
             exportReport(path);
     });
     fileMenu->addSeparator();
-    auto* close = fileMenu->addAction(tr("&Close Window"), this, &QWidget::close);
-    close->setShortcuts(QKeySequence::Close);
+    m_clearReferenceAction = fileMenu->addAction(tr("Clear Re&ference"), this, [this] { m_context->setReference(nullptr); });
+    m_clearReferenceAction->setToolTip(tr("Close the Error view's reference checkpoint and unmap its files"));
+    m_closeBAction = fileMenu->addAction(tr("Close &B"), this, [this] { m_context->setComparison(nullptr); });
+    m_closeBAction->setToolTip(tr("Close the Diff view's checkpoint B and unmap its files"));
+    // Ctrl+W closes the checkpoint (as a document), not the application.
+    m_closeCheckpointAction = fileMenu->addAction(tr("&Close Checkpoint"), this, &MainWindow::closeCheckpoint);
+    m_closeCheckpointAction->setShortcuts(QKeySequence::Close);
+    auto* close = fileMenu->addAction(tr("Close &Window"), this, &QWidget::close);
+    close->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_W);
     auto* quit = fileMenu->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows, Qt::QueuedConnection);
     quit->setShortcuts(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
     toolbar->addAction(open);
     toolbar->addAction(openFolder);
     toolbar->addAction(demo);
+    connect(m_context, &ViewContext::referenceChanged, this, &MainWindow::updateSessionActions);
+    connect(m_context, &ViewContext::comparisonChanged, this, &MainWindow::updateSessionActions);
+    connect(m_context, &ViewContext::checkpointChanged, this, &MainWindow::updateSessionActions);
+    updateSessionActions();
 
     auto* editMenu = menuBar()->addMenu(tr("&Edit"));
     auto* find = editMenu->addAction(tr("&Find Weight"), this, [this] {
@@ -386,9 +400,13 @@ void MainWindow::createStatusBar()
     statusBar()->addPermanentWidget(m_countLabel);
     statusBar()->addPermanentWidget(m_sizeLabel);
     statusBar()->addPermanentWidget(m_mappedLabel);
+    m_residentLabel = new QLabel(this);
+    m_residentLabel->setObjectName(QStringLiteral("residentLabel"));
+    statusBar()->addPermanentWidget(m_residentLabel);
     m_memoryLabel = new QLabel(this);
     m_memoryLabel->setObjectName(QStringLiteral("memoryLabel"));
-    m_memoryLabel->setToolTip(tr("Memory this process holds in RAM (resident set), mapped pages that were read included"));
+    m_memoryLabel->setToolTip(tr("Memory this process holds for itself (private resident memory), mapped checkpoint "
+                                 "pages not counted"));
     statusBar()->addPermanentWidget(m_memoryLabel);
     auto* memoryTimer = new QTimer(this);
     memoryTimer->setInterval(2000);
@@ -399,10 +417,25 @@ void MainWindow::createStatusBar()
 
 void MainWindow::updateMemory()
 {
-    const qint64 bytes = residentBytes();
+    const QLocale locale;
+    const qint64 bytes = privateBytes();
     m_memoryLabel->setVisible(bytes > 0);
     if (bytes > 0)
-        m_memoryLabel->setText(tr("%1 in RAM").arg(QLocale().formattedDataSize(bytes)));
+        m_memoryLabel->setText(tr("%1 private").arg(locale.formattedDataSize(bytes)));
+    // The open checkpoint, its reference and B: pages the system may drop again at any time.
+    qint64 resident = 0;
+    QStringList parts;
+    for (const auto& c : {m_checkpoint, m_context->reference(), m_context->comparison()})
+        if (c) {
+            const qint64 r = qint64(c->residentBytes());
+            resident += r;
+            parts << tr("%1: %2").arg(QFileInfo(QString::fromStdString(c->path)).fileName(), locale.formattedDataSize(r));
+        }
+    m_residentLabel->setVisible(!parts.isEmpty());
+    m_residentLabel->setText(tr("%1 of the checkpoint in RAM").arg(locale.formattedDataSize(resident)));
+    m_residentLabel->setToolTip(tr("Pages of the mapped checkpoint files that have been read and are held in the page "
+                                   "cache (the system drops them when it needs the memory):\n%1")
+                                    .arg(parts.join(QLatin1Char('\n'))));
 }
 
 void MainWindow::openPath(const QString& path)
@@ -574,9 +607,14 @@ void MainWindow::startLoad(const QString& path, bool demo)
 
 void MainWindow::loadFinished()
 {
+    // The empty future set below reports "finished" too.
+    if (m_watcher->future().resultCount() == 0)
+        return;
     m_busy->hide();
     statusBar()->clearMessage();
     const LoadResult result = m_watcher->result();
+    // The watcher's future keeps its result: let go of it, or a closed checkpoint stays mapped.
+    m_watcher->setFuture(QFuture<LoadResult>());
     if (!result.error.isEmpty()) {
         showError(result.demo ? tr("the demo checkpoint") : result.path, result.error);
         return;
@@ -594,7 +632,15 @@ void MainWindow::showSnapshot(const LoadResult& result)
     m_tensorModel->setSnapshot(m_snapshot);
     m_metadataModel->setSnapshot(m_snapshot);
     m_inspector->setSnapshot(m_snapshot);
-    m_context->setCheckpoint(m_checkpoint, m_snapshot);
+    // The reference and B belong to the previous checkpoint.
+    std::shared_ptr<const qs::Checkpoint> oldReference = m_context->reference(), oldComparison = m_context->comparison();
+    if (m_keepBox)
+        m_keepBox->done(QMessageBox::Discard);
+    m_context->setCheckpoint(m_checkpoint, m_snapshot, m_options.carry == SessionCarry::Keep);
+    if (m_options.carry == SessionCarry::Ask && (oldReference || oldComparison))
+        offerToKeepSession(std::move(oldReference), std::move(oldComparison));
+    oldReference.reset();
+    oldComparison.reset();
     m_weightView->expandAll();
     for (int c = 0; c < WeightTreeModel::ColumnCount; ++c)
         m_weightView->resizeColumnToContents(c);
@@ -626,6 +672,68 @@ void MainWindow::showSnapshot(const LoadResult& result)
         selectWeight(m_snapshot->weights[first].name);
     }
     emit checkpointOpened(m_snapshot->path);
+}
+
+void MainWindow::offerToKeepSession(std::shared_ptr<const qs::Checkpoint> reference,
+                                    std::shared_ptr<const qs::Checkpoint> comparison)
+{
+    QStringList what;
+    if (reference)
+        what << tr("the reference %1").arg(QFileInfo(QString::fromStdString(reference->path)).fileName());
+    if (comparison)
+        what << tr("checkpoint B %1").arg(QFileInfo(QString::fromStdString(comparison->path)).fileName());
+    m_keepBox = new QMessageBox(QMessageBox::Question, tr("Keep the comparison?"),
+                                tr("Keep %1 for %2?").arg(what.join(tr(" and ")), QFileInfo(m_snapshot->path).fileName()),
+                                QMessageBox::NoButton, this);
+    m_keepBox->setObjectName(QStringLiteral("keepSessionBox"));
+    m_keepBox->setInformativeText(tr("They were opened for the previous checkpoint. Closing them unmaps their files."));
+    m_keepBox->addButton(tr("Keep"), QMessageBox::AcceptRole)->setObjectName(QStringLiteral("keep"));
+    m_keepBox->addButton(tr("Close Them"), QMessageBox::RejectRole)->setObjectName(QStringLiteral("close"));
+    m_keepBox->setAttribute(Qt::WA_DeleteOnClose);
+    m_keepBox->setWindowModality(Qt::WindowModal);
+    // The box holds the old checkpoints only until it is answered.
+    const auto ckpt = m_checkpoint;
+    connect(m_keepBox, &QMessageBox::buttonClicked, this, [this, ckpt, reference, comparison](QAbstractButton* button) {
+        if (button->objectName() != QLatin1String("keep") || m_checkpoint != ckpt)
+            return;
+        if (reference)
+            m_context->setReference(reference);
+        if (comparison)
+            m_context->setComparison(comparison);
+    });
+    connect(m_keepBox, &QMessageBox::finished, m_keepBox, [box = m_keepBox.data()] {
+        // Drop the captured checkpoints with the connection, not with the deferred delete.
+        box->disconnect();
+    });
+    m_keepBox->open();
+}
+
+void MainWindow::closeCheckpoint()
+{
+    if (!m_checkpoint)
+        return;
+    if (m_keepBox)
+        m_keepBox->done(QMessageBox::Discard);
+    m_context->setCheckpoint(nullptr, nullptr);
+    m_checkpoint.reset();
+    m_snapshot.reset();
+    m_isDemo = false;
+    m_weightModel->setSnapshot(nullptr);
+    m_tensorModel->setSnapshot(nullptr);
+    m_metadataModel->setSnapshot(nullptr);
+    m_inspector->setSnapshot(nullptr);
+    setWindowTitle(tr("Quantscope"));
+    setWindowFilePath(QString());
+    updateStatus();
+}
+
+void MainWindow::updateSessionActions()
+{
+    m_closeCheckpointAction->setEnabled(m_context->checkpoint() != nullptr);
+    m_clearReferenceAction->setEnabled(m_context->reference() != nullptr);
+    m_closeBAction->setEnabled(m_context->comparison() != nullptr);
+    if (m_memoryLabel)
+        updateMemory();
 }
 
 void MainWindow::showError(const QString& path, const QString& message)

@@ -43,8 +43,15 @@ enum class ThemeMode { System, Light, Dark };
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
+    // What happens to the reference and checkpoint B when another checkpoint opens.
+    enum class SessionCarry {
+        Ask,   // close them, and offer to keep them (keepSessionBox)
+        Keep,  // keep them for the new checkpoint
+        Close, // close them
+    };
     struct Options {
         bool persistent = true; // read and write settings: geometry, state, theme, recent files (off for screenshots)
+        SessionCarry carry = SessionCarry::Ask;
     };
     explicit MainWindow(QWidget* parent = nullptr);
     explicit MainWindow(Options options, QWidget* parent = nullptr);
@@ -63,6 +70,12 @@ public:
     std::shared_ptr<const qs::Checkpoint> checkpoint() const { return m_checkpoint; }
     std::shared_ptr<const CheckpointSnapshot> snapshot() const { return m_snapshot; }
     bool isDemo() const { return m_isDemo; }
+    // Closes the checkpoint with its reference and B (Ctrl+W); the window stays open and
+    // every mapped file is released once the last job on it has finished.
+    void closeCheckpoint();
+    // The offer to keep the previous checkpoint's reference and B (SessionCarry::Ask);
+    // nullptr when none is shown. Its "Keep" button restores them.
+    QMessageBox* keepSessionBox() const { return m_keepBox; }
 
     // Central views by stable name ("tensors", "metadata", then each AnalysisView's
     // viewName()); false when unknown.
@@ -140,6 +153,8 @@ private:
     void exportViewDialog();
     void updateJobStatus();
     void updateMemory();
+    void updateSessionActions();
+    void offerToKeepSession(std::shared_ptr<const qs::Checkpoint> reference, std::shared_ptr<const qs::Checkpoint> comparison);
 
     Options m_options;
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
@@ -149,6 +164,7 @@ private:
     QString m_loadingPath;
     QString m_lastError;
     QPointer<QMessageBox> m_errorBox;
+    QPointer<QMessageBox> m_keepBox;
 
     ThemeMode m_themeMode = ThemeMode::System;
     Theme m_theme;
@@ -173,7 +189,8 @@ private:
     QLabel* m_countLabel = nullptr;
     QLabel* m_sizeLabel = nullptr;
     QLabel* m_mappedLabel = nullptr;
-    QLabel* m_memoryLabel = nullptr;
+    QLabel* m_memoryLabel = nullptr;  // private memory of the process
+    QLabel* m_residentLabel = nullptr; // checkpoint pages in RAM
     QProgressBar* m_busy = nullptr;
     ViewContext* m_context = nullptr;
     QList<AnalysisView*> m_views;
@@ -183,6 +200,9 @@ private:
     QTimer* m_jobTimer = nullptr;
     QAction* m_exportAction = nullptr;
     QAction* m_reloadAction = nullptr;
+    QAction* m_closeCheckpointAction = nullptr;
+    QAction* m_closeBAction = nullptr;
+    QAction* m_clearReferenceAction = nullptr;
     QAction* m_themeActions[3] = {};
 };
 

@@ -22,7 +22,7 @@ const WeightRow* ViewContext::weightRow() const
 }
 
 void ViewContext::setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint,
-                                std::shared_ptr<const CheckpointSnapshot> snapshot)
+                                std::shared_ptr<const CheckpointSnapshot> snapshot, bool keepSession)
 {
     // Jobs computed on the old checkpoint would land on the wrong data.
     m_jobs->cancelAll();
@@ -31,8 +31,33 @@ void ViewContext::setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint
     m_weight = -1;
     m_hovered = {};
     m_selected = {};
+    const bool hadReference = m_reference != nullptr, hadComparison = m_comparison != nullptr;
+    if (!keepSession || !m_checkpoint) {
+        m_reference.reset();
+        m_comparison.reset();
+    }
     emit checkpointChanged();
+    if (hadReference && !m_reference)
+        emit referenceChanged();
+    if (hadComparison && !m_comparison)
+        emit comparisonChanged();
     emit weightChanged(-1);
+}
+
+void ViewContext::setReference(std::shared_ptr<const qs::Checkpoint> reference)
+{
+    if (reference == m_reference)
+        return;
+    m_reference = std::move(reference);
+    emit referenceChanged();
+}
+
+void ViewContext::setComparison(std::shared_ptr<const qs::Checkpoint> comparison)
+{
+    if (comparison == m_comparison)
+        return;
+    m_comparison = std::move(comparison);
+    emit comparisonChanged();
 }
 
 void ViewContext::setWeight(int weight)

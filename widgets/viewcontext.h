@@ -44,9 +44,20 @@ public:
     ElementRef hovered() const { return m_hovered; }
     ElementRef selected() const { return m_selected; }
     JobRunner* jobs() const { return m_jobs; }
+    // The session of the open checkpoint: the float reference the Error view compares with
+    // and checkpoint B the Diff view compares against. Both belong to the open checkpoint:
+    // a new checkpoint clears them unless the window keeps them, and dropping the last
+    // holder unmaps them.
+    std::shared_ptr<const qs::Checkpoint> reference() const { return m_reference; }
+    std::shared_ptr<const qs::Checkpoint> comparison() const { return m_comparison; }
 
-    // Set by the main window.
-    void setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint, std::shared_ptr<const CheckpointSnapshot> snapshot);
+    // Set by the main window. `keepSession`: the reference and B stay (the user chose to
+    // keep them for the new checkpoint); otherwise both are cleared.
+    void setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint, std::shared_ptr<const CheckpointSnapshot> snapshot,
+                       bool keepSession = false);
+    // Set by the views that open them and by the window's Close B / Clear Reference.
+    void setReference(std::shared_ptr<const qs::Checkpoint> reference);
+    void setComparison(std::shared_ptr<const qs::Checkpoint> comparison);
     void setWeight(int weight);
     void setTheme(const Theme& theme);
     // Set by any view; a change of weight clears both.
@@ -60,6 +71,8 @@ public:
 
 signals:
     void checkpointChanged();
+    void referenceChanged();
+    void comparisonChanged();
     void weightChanged(int weight);
     void themeChanged();
     void hoveredChanged(const ElementRef& element);
@@ -70,6 +83,8 @@ signals:
 private:
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
+    std::shared_ptr<const qs::Checkpoint> m_reference;
+    std::shared_ptr<const qs::Checkpoint> m_comparison;
     int m_weight = -1;
     Theme m_theme;
     ElementRef m_hovered;

@@ -120,6 +120,14 @@ std::vector<std::string> Checkpoint::sources() const
     return all;
 }
 
+uint64_t Checkpoint::residentBytes() const
+{
+    uint64_t bytes = 0;
+    for (const auto& map : m_maps)
+        bytes += map->residentBytes();
+    return bytes;
+}
+
 const MetaValue* Checkpoint::meta(std::string_view key) const
 {
     for (const auto& [k, v] : metadata)

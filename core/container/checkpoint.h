@@ -79,6 +79,8 @@ public:
     const MetaValue* meta(std::string_view key) const;
     // What was opened and every mapped file: what a command must never write over.
     std::vector<std::string> sources() const;
+    // Bytes of the mapped files now held in RAM (MappedFile::residentBytes summed).
+    uint64_t residentBytes() const;
 
     // Used by the readers while building.
     uint32_t addFile(std::shared_ptr<MappedFile> file);

@@ -18,6 +18,9 @@ public:
     const std::string& path() const { return m_path; }
     uint64_t size() const { return m_size; }
     std::span<const uint8_t> bytes() const { return {m_data, static_cast<size_t>(m_size)}; }
+    // Bytes of the mapping now held in RAM (pages read and not yet evicted); 0 where the
+    // system cannot tell.
+    uint64_t residentBytes() const;
     // A checked sub-range; throws naming the file and `what` when it is out of bounds.
     std::span<const uint8_t> range(uint64_t offset, uint64_t length, const std::string& what) const;
 

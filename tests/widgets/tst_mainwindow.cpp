@@ -2,7 +2,7 @@
 // was made with, a corrupt file shows an error naming it and keeps the previous
 // checkpoint, views and weights are selectable by name, themes switch, recent files are
 // capped and pruned, a screenshot is not blank, the status bar shows file and memory
-// figures, the inspector has room, and reports export with their figures. Files and folders
+// figures (private memory and checkpoint pages apart), the inspector has room, and reports export with their figures. Files and folders
 // dropped on the window open as A, dropped on the Diff view open as B; the command line
 // `quantscope A --diff B` (parseLaunchArguments + applyLaunchOptions) opens both.
 #include "container/checkpoint.h"
@@ -434,14 +434,17 @@ void TestMainWindow::statusBarShowsFileAndMemory()
                         [&](QLabel* l) { return l->text().contains(QDir::toNativeSeparators(w.snapshot()->path)); }));
     QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text().contains(QLatin1String("on disk")); }));
     QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text().contains(QLatin1String("mapped")); }));
-    // Memory: the resident set, a positive size with its unit.
+    // Memory: the private memory, a positive size with its unit, and beside it (not in it)
+    // the checkpoint's pages in RAM.
     const QString memory = labelText("memoryLabel");
-    const QRegularExpression size(QStringLiteral("^(\\d+(?:[.,]\\d+)?) (KiB|MiB|GiB) in RAM$"));
+    const QRegularExpression size(QStringLiteral("^(\\d+(?:[.,]\\d+)?) (KiB|MiB|GiB) private$"));
     const QRegularExpressionMatch m = size.match(memory);
     QVERIFY2(m.hasMatch(), qPrintable(memory));
     const double value = QLocale().toDouble(m.captured(1));
     const double bytes = value * (m.captured(2) == QLatin1String("KiB") ? 1024.0 : m.captured(2) == QLatin1String("MiB") ? 1048576.0 : 1073741824.0);
     QVERIFY2(bytes > 4 * 1048576.0, qPrintable(memory)); // a Qt application holds more than 4 MiB
+    const QString resident = labelText("residentLabel");
+    QVERIFY2(resident.endsWith(QLatin1String(" of the checkpoint in RAM")), qPrintable(resident));
 }
 
 void TestMainWindow::inspectorHasRoomAt1600()

@@ -293,8 +293,13 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     m_tolerance->setToolTip(tr("A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)"));
     m_compare = new QPushButton(tr("Compare again"), this);
     m_compare->setEnabled(false);
+    m_closeB = new QPushButton(tr("Close B"), this);
+    m_closeB->setObjectName(QStringLiteral("closeB"));
+    m_closeB->setToolTip(tr("Close checkpoint B and unmap its files"));
+    m_closeB->setEnabled(false);
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_open);
+    bar->addWidget(m_closeB);
     bar->addWidget(m_bName, 1);
     bar->addWidget(m_tolerance);
     bar->addWidget(m_compare);
@@ -386,6 +391,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     connect(m_table, &QTreeView::clicked, this, &DiffView::tableActivated);
     connect(m_table, &QTreeView::activated, this, &DiffView::tableActivated);
     connect(m_plot, &QCustomPlot::mousePress, this, &DiffView::clickMap);
+    connect(m_closeB, &QPushButton::clicked, this, [this] { this->context()->setComparison(nullptr); });
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         m_modelA->setSnapshot(this->context()->snapshot());
         m_listA->expandAll();
@@ -393,10 +399,20 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
         m_matchedA.reset();
         m_model->setResult(nullptr, {}, m_tolerance->value());
         setMap(-1, nullptr);
-        // The same B against the new A.
-        if (m_b && this->context()->checkpoint())
-            startMatch(qtext(m_b->path), m_b);
+        // B kept for the new A: pair it again; else it went with the old A.
+        const auto b = this->context()->comparison();
+        if (b && this->context()->checkpoint())
+            startMatch(qtext(b->path), b);
+        else
+            closeB();
         updateWeight();
+    });
+    connect(context, &ViewContext::comparisonChanged, this, [this] {
+        const auto b = this->context()->comparison();
+        if (!b)
+            closeB();
+        else if (b != m_b)
+            startMatch(qtext(b->path), b);
     });
     connect(context, &ViewContext::weightChanged, this, [this] { updateWeight(); });
     connect(context, &ViewContext::selectedChanged, this, [this] { updateMarker(); });
@@ -411,9 +427,34 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     });
     m_modelA->setSnapshot(context->snapshot());
     m_listA->expandAll();
-    setStatus(tr("Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, "
-                 "or start with quantscope A --diff B."));
+    setStatus(openHint());
     applyTheme();
+    updateWeight();
+}
+
+QString DiffView::openHint()
+{
+    return tr("Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, "
+              "or start with quantscope A --diff B.");
+}
+
+void DiffView::closeB()
+{
+    const bool had = m_b || context()->jobs()->isRunning(kOpenJob);
+    for (const QString& key : {kOpenJob, kCompareJob, kMapJob})
+        context()->jobs()->cancel(key);
+    // Drop every reference to B so that its files are unmapped.
+    m_b.reset();
+    m_match.reset();
+    m_matchedA.reset();
+    m_modelB->setSnapshot(nullptr);
+    m_model->setResult(nullptr, {}, m_tolerance->value());
+    setMap(-1, nullptr);
+    m_compare->setEnabled(false);
+    m_closeB->setEnabled(false);
+    m_bName->clear();
+    if (had)
+        setStatus(openHint());
     updateWeight();
 }
 
@@ -442,6 +483,12 @@ void DiffView::openDialog()
                                                       tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
     if (!path.isEmpty())
         openComparison(path);
+}
+
+void DiffView::showEvent(QShowEvent* event)
+{
+    AnalysisView::showEvent(event);
+    updateWeight();
 }
 
 void DiffView::dragEnterEvent(QDragEnterEvent* event)
@@ -496,6 +543,8 @@ void DiffView::setOpened(const Opened& o)
     m_b = o.b;
     m_matchedA = o.a;
     m_match = o.match;
+    m_closeB->setEnabled(true);
+    context()->setComparison(m_b);
     m_modelB->setSnapshot(o.snapshotB);
     m_listB->expandAll();
     m_model->setResult(nullptr, {}, m_tolerance->value());
@@ -682,6 +731,12 @@ void DiffView::updateWeight()
     }
     if (m_map && m_mapWeight == weight)
         return;
+    // The heatmap is computed for what is on screen: a hidden view computes it when shown.
+    if (!isVisible()) {
+        context()->jobs()->cancel(kMapJob);
+        setMap(-1, nullptr);
+        return;
+    }
     const auto bCkpt = m_b;
     const auto match = m_match;
     const size_t index = size_t(pair - match->pairs.data());

@@ -94,7 +94,7 @@ public:
     QString title() const override { return tr("Diff"); }
     void renderExport(QPainter& painter, const QRect& target) override;
 
-    // Opens `path` as B in the background, pairs its weights with A's and compares them all.
+    // Opens `path` as B in the background (it becomes the session's comparison, ViewContext), pairs its weights with A's and compares them all.
     Q_INVOKABLE void openComparison(const QString& path);
     // The whole-checkpoint comparison as a job with progress and cancel.
     void compareAll();
@@ -123,6 +123,7 @@ public:
     static constexpr uint64_t kMapRows = 256, kMapCols = 512;
 
 protected:
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -133,6 +134,9 @@ private:
         std::shared_ptr<const qs::WeightMatch> match;
     };
     void openDialog();
+    // Forgets B (the session's comparison was closed or went with the old A).
+    void closeB();
+    static QString openHint();
     void startMatch(const QString& path, std::shared_ptr<const qs::Checkpoint> b);
     void setOpened(const Opened& opened);
     void updateWeight();
@@ -157,6 +161,7 @@ private:
     QLabel* m_bName;
     QDoubleSpinBox* m_tolerance;
     QPushButton* m_compare;
+    QPushButton* m_closeB;
     QLabel* m_status;
     QLabel* m_titleA;
     QLabel* m_titleB;

@@ -116,6 +116,7 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
         m_cache.clear();
         m_dirty = true;
     });
+    connect(context, &ViewContext::referenceChanged, this, &ErrorView::updateReferenceChoice);
     connect(context, &ViewContext::weightChanged, this, [this] {
         m_dirty = true;
         if (isVisible())
@@ -169,16 +170,36 @@ void ErrorView::setReferenceIndex(int index)
 
 void ErrorView::addReference(std::shared_ptr<const qs::Checkpoint> reference)
 {
-    m_references.push_back(std::move(reference));
-    const QString path = QString::fromStdString(m_references.back()->path);
-    m_reference->addItem(QFileInfo(path).fileName(), path);
-    m_reference->setItemData(m_reference->count() - 1, path, Qt::ToolTipRole);
-    m_reference->setCurrentIndex(m_reference->count() - 1);
+    context()->setReference(std::move(reference));
+}
+
+void ErrorView::updateReferenceChoice()
+{
+    // The combo lists the session's reference after "requantize"; a new one is chosen.
+    const auto ref = context()->reference();
+    const QSignalBlocker block(m_reference);
+    while (m_reference->count() > 1)
+        m_reference->removeItem(1);
+    if (ref) {
+        const QString path = QString::fromStdString(ref->path);
+        m_reference->addItem(QFileInfo(path).fileName(), path);
+        m_reference->setItemData(1, path, Qt::ToolTipRole);
+        m_reference->setCurrentIndex(1);
+    } else {
+        m_reference->setCurrentIndex(0);
+    }
+    m_target->setEnabled(m_reference->currentIndex() == 0);
+    m_dirty = true;
+    if (isVisible())
+        recompute();
 }
 
 void ErrorView::chooseReferenceFile()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), QString(),
+    // A float reference usually sits beside the checkpoint.
+    const auto ckpt = context()->checkpoint();
+    const QString dir = ckpt ? QFileInfo(QString::fromStdString(ckpt->path)).absolutePath() : QString();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), dir,
                                                       tr("Checkpoints (*.safetensors *.gguf);;All files (*)"));
     if (path.isEmpty())
         return;
@@ -305,7 +326,11 @@ void ErrorView::recompute()
                                  });
         return;
     }
-    const auto ref = m_references.at(size_t(m_reference->currentIndex() - 1));
+    const auto ref = context()->reference();
+    if (!ref) {
+        showMessage(tr("Open a reference checkpoint with “Reference…”."));
+        return;
+    }
     const qs::TensorEntry* refTensor = qs::findReference(*ref, *w);
     if (!refTensor) {
         m_caption->setText(QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));

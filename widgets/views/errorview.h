@@ -49,9 +49,10 @@ public:
     void setLogScale(bool on);
     // Index into the requantize targets (0 = the weight's own format).
     void setRequantizeTarget(int index);
-    // Adds an opened float checkpoint as a reference and selects it.
+    // Makes an opened float checkpoint the session's reference (ViewContext::setReference)
+    // and selects it.
     void addReference(std::shared_ptr<const qs::Checkpoint> reference);
-    // The reference combo: 0 = requantize, then the opened checkpoints.
+    // The reference combo: 0 = requantize, 1 = the session's reference.
     void setReferenceIndex(int index);
     // For tests: the per-group chart, the group size its groups span (0 when ungrouped) and
     // the element a click at `pixel` on it selects.
@@ -74,6 +75,7 @@ private:
         QString reference; // for the caption
     };
     void chooseReferenceFile();
+    void updateReferenceChoice();
     void recompute();
     void showResult(const Job& job, std::shared_ptr<const qs::WeightComparison> result);
     void updateGroupMarker();
@@ -99,7 +101,6 @@ private:
     int m_weight = -1;          // the weight m_result belongs to
     uint64_t m_groupSize = 0;   // columns per group of m_result's groups
     std::vector<Target> m_targets;
-    std::vector<std::shared_ptr<const qs::Checkpoint>> m_references;
     std::shared_ptr<const qs::WeightComparison> m_result;
     std::map<QString, std::pair<Job, std::shared_ptr<const qs::WeightComparison>>> m_cache;
     bool m_dirty = true;

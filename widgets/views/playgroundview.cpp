@@ -447,8 +447,14 @@ bool PlaygroundView::hasPendingWork() const
 
 void PlaygroundView::scheduleRecompute()
 {
-    if (!m_building)
-        m_debounce->start();
+    if (m_building)
+        return;
+    // Work only for what is on screen: a hidden playground recomputes when it is shown.
+    if (!isVisible()) {
+        m_stale = true;
+        return;
+    }
+    m_debounce->start();
 }
 
 qs::PlaygroundOptions PlaygroundView::options() const
@@ -465,6 +471,7 @@ qs::PlaygroundOptions PlaygroundView::options() const
 void PlaygroundView::recompute()
 {
     m_debounce->stop();
+    m_stale = false;
     const qs::PlaygroundOptions opt = options();
     const uint64_t blockRows = qs::playgroundBlockRows(opt.target);
     const auto source = Source(m_source->currentData().toInt());
@@ -498,7 +505,7 @@ void PlaygroundView::recompute()
         const size_t index = size_t(context()->weight());
         m_blockStart = first;
         m_blockRowsOfWeight = n;
-        context()->jobs()->start(kJobKey, tr("Quantizing row %1 of %2").arg(first).arg(QString::fromStdString(w->name)),
+        context()->jobs()->start(kJobKey, tr("Playground on %1, row %2").arg(QString::fromStdString(w->name)).arg(first),
                                  [ckpt, index, n, k, first, blockRows, opt, deliver](JobControl&) -> JobRunner::Continuation {
                                      const qs::LogicalWeight& weight = ckpt->weights[index];
                                      std::vector<float> values(blockRows * k);
@@ -614,6 +621,8 @@ void PlaygroundView::replotVisible()
 void PlaygroundView::showEvent(QShowEvent* event)
 {
     AnalysisView::showEvent(event);
+    if (m_stale)
+        recompute();
     replotVisible();
 }
 

@@ -131,6 +131,7 @@ private:
     uint64_t m_blockStart = 0; // first weight row of the block (weight source)
     uint64_t m_blockRowsOfWeight = 0;
     bool m_building = false;
+    bool m_stale = true; // a recompute was asked for while hidden
     int m_wantedGroup = 0; // kept while the spin box's range is smaller
 };
 

@@ -28,6 +28,20 @@ private slots:
             QVERIFY(msg.contains(QStringLiteral("tensor 'a'")));
         }
     }
+    void residentBytesCountsPagesInRam()
+    {
+        QTemporaryDir dir;
+        const std::string path = (dir.path() + QStringLiteral("/r.bin")).toStdString();
+        const std::string data(3 * 65536 + 123, 'x');
+        { std::ofstream(path, std::ios::binary) << data; }
+        const qs::MappedFile f(path);
+        uint64_t sum = 0;
+        for (uint8_t b : f.bytes()) // read every page in
+            sum += b;
+        QCOMPARE(sum, uint64_t('x') * data.size());
+        // Every page was just read: all of the file is resident, never more than its size.
+        QCOMPARE(f.residentBytes(), f.size());
+    }
     void emptyFileAndMissingFile()
     {
         QTemporaryDir dir;
@@ -35,6 +49,7 @@ private slots:
         { std::ofstream(path, std::ios::binary); }
         const qs::MappedFile f(path);
         QCOMPARE(f.size(), uint64_t(0));
+        QCOMPARE(f.residentBytes(), uint64_t(0));
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::MappedFile(path + ".missing"));
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::MappedFile(dir.path().toStdString()));
     }
