@@ -2900,4 +2900,94 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>AWQ 4 Bit g64</translation>
     </message>
 </context>
+<context>
+    <name>qsw::RecipeView</name>
+    <message>
+        <source>other</source>
+        <translation>übrige</translation>
+    </message>
+    <message>
+        <source>blk %1</source>
+        <translation>Block %1</translation>
+    </message>
+    <message>
+        <source>differs in B</source>
+        <translation>anders in B</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;%1 bytes against the nominal type</source>
+        <translation>&lt;br&gt;%1 Bytes gegenüber dem Nenntyp</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;B: %1</source>
+        <translation>&lt;br&gt;B: %1</translation>
+    </message>
+    <message>
+        <source>absent</source>
+        <translation>fehlt</translation>
+    </message>
+    <message>
+        <source>Compare with…</source>
+        <translation>Vergleichen mit…</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>Leeren</translation>
+    </message>
+    <message>
+        <source>Compare the recipe with</source>
+        <translation>Rezept vergleichen mit</translation>
+    </message>
+    <message>
+        <source>Checkpoints (*.gguf *.safetensors);;All files (*)</source>
+        <translation>Checkpoints (*.gguf *.safetensors);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Opening %1…</source>
+        <translation>%1 wird geöffnet…</translation>
+    </message>
+    <message>
+        <source>Comparing the recipe with %1</source>
+        <translation>Rezept wird mit %1 verglichen</translation>
+    </message>
+    <message>
+        <source>Open a checkpoint to see its quantization recipe.</source>
+        <translation>Einen Checkpoint öffnen, um sein Quantisierungsrezept zu sehen.</translation>
+    </message>
+    <message>
+        <source>B: %1</source>
+        <translation>B: %1</translation>
+    </message>
+    <message>
+        <source>A: bits per weight</source>
+        <translation>A: Bits pro Gewicht</translation>
+    </message>
+    <message>
+        <source>B: bits per weight</source>
+        <translation>B: Bits pro Gewicht</translation>
+    </message>
+    <message>
+        <source>nominal %1</source>
+        <translation>nominal %1</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>Schicht</translation>
+    </message>
+    <message>
+        <source>bits per weight</source>
+        <translation>Bits pro Gewicht</translation>
+    </message>
+    <message>
+        <source>Recipe</source>
+        <translation>Rezept</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tensor(s) differ in type (outlined), %1 on both sides</source>
+        <translation>
+            <numerusform>%n Tensor hat einen anderen Typ (umrandet), %1 auf beiden Seiten</numerusform>
+            <numerusform>%n Tensoren haben einen anderen Typ (umrandet), %1 auf beiden Seiten</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -2,6 +2,7 @@
 
 #include "mainwindow.h"
 #include "views/diffview.h"
+#include "views/recipeview.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -91,6 +92,9 @@ void applyLaunchOptions(MainWindow& window, const LaunchOptions& o)
         if (!o.diff.isEmpty())
             if (auto* diff = qobject_cast<DiffView*>(window.analysisView(QStringLiteral("diff"))))
                 diff->openComparison(QDir::fromNativeSeparators(o.diff));
+        if (!o.diff.isEmpty())
+            if (auto* recipe = qobject_cast<RecipeView*>(window.analysisView(QStringLiteral("recipe"))))
+                recipe->openComparison(QDir::fromNativeSeparators(o.diff));
     });
     if (o.path.isEmpty())
         window.openDemo();

@@ -2,6 +2,7 @@
 // and every logical weight with its format and effective bits per weight.
 #include "commands.h"
 
+#include "analysis/recipe.h"
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
 #include "formats/detect.h"
@@ -40,12 +41,6 @@ std::string tensorType(const qs::TensorEntry& t)
     return t.dtype == qs::DType::Ggml ? t.typeName : std::string(qs::dtypeName(t.dtype));
 }
 
-std::string fixed(double v, int digits)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-    return buf;
-}
 
 QJsonValue scalarJson(const qs::MetaValue& v)
 {
@@ -206,38 +201,6 @@ QByteArray toJson(const qs::Checkpoint& c)
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
-// A plain text table: columns padded to their widest cell; numeric columns right-aligned.
-class Table {
-public:
-    Table(std::vector<std::string> head, std::vector<bool> rightAligned) : m_right(std::move(rightAligned))
-    {
-        m_rows.push_back(std::move(head));
-    }
-    void add(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
-    std::string render() const
-    {
-        std::vector<size_t> width(m_rows.front().size(), 0);
-        for (const auto& r : m_rows)
-            for (size_t i = 0; i < r.size(); ++i)
-                width[i] = std::max(width[i], r[i].size());
-        std::string out;
-        for (const auto& r : m_rows) {
-            std::string line = " ";
-            for (size_t i = 0; i < r.size(); ++i) {
-                const std::string pad(width[i] - r[i].size(), ' ');
-                line += ' ';
-                line += m_right[i] ? pad + r[i] : r[i] + (i + 1 < r.size() ? pad : "");
-            }
-            out += line + '\n';
-        }
-        return out;
-    }
-
-private:
-    std::vector<std::vector<std::string>> m_rows;
-    std::vector<bool> m_right;
-};
-
 std::string toText(const qs::Checkpoint& c)
 {
     std::string out;
@@ -260,9 +223,17 @@ std::string toText(const qs::Checkpoint& c)
                QJsonDocument(c.quantizeConfig).toJson(QJsonDocument::Compact).toStdString() + "\n";
     for (const auto& n : c.notes)
         out += "Note: " + n + "\n";
+    const qs::RecipeSummary recipe = qs::summarizeRecipe(c);
+    if (recipe.hasNominal) {
+        for (const auto& line : qs::recipeOverview(recipe))
+            out += line + "\n";
+        if (recipe.count(qs::RecipeKind::Fallback))
+            out += "Note: " + std::to_string(recipe.count(qs::RecipeKind::Fallback)) +
+                   " weights fell back from the nominal type; `quantscope-cli recipe` lists them\n";
+    }
 
     out += "\nMetadata (" + std::to_string(c.metadata.size()) + ")\n";
-    Table meta({"KEY", "TYPE", "VALUE"}, {false, false, false});
+    TextTable meta({"KEY", "TYPE", "VALUE"}, {false, false, false});
     for (const auto& [k, v] : c.metadata) {
         std::string type(qs::metaTypeName(v.type));
         if (v.type == qs::MetaValue::Type::Array)
@@ -276,14 +247,14 @@ std::string toText(const qs::Checkpoint& c)
     out += meta.render();
 
     out += "\nTensors (" + std::to_string(c.tensors.size()) + ")\n";
-    Table tensors({"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true});
+    TextTable tensors({"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true});
     for (const auto& t : c.tensors)
         tensors.add({t.name, tensorType(t), qs::shapeText(t.shape), std::to_string(t.file), std::to_string(t.offset),
                      std::to_string(t.nbytes)});
     out += tensors.render();
 
     out += "\nLogical weights (" + std::to_string(c.weights.size()) + ")\n";
-    Table weights({"NAME", "FORMAT", "BITS", "GROUP", "SHAPE [out, in]", "BYTES", "BPW", "MEMBERS"},
+    TextTable weights({"NAME", "FORMAT", "BITS", "GROUP", "SHAPE [out, in]", "BYTES", "BPW", "MEMBERS"},
                   {false, false, true, true, false, true, true, false});
     std::string notes;
     for (const auto& w : c.weights) {
@@ -291,7 +262,7 @@ std::string toText(const qs::Checkpoint& c)
         for (const auto& [role, idx] : w.members)
             members += (members.empty() ? "" : ",") + role;
         weights.add({w.name, w.format, std::to_string(w.bits), w.groupSize ? std::to_string(w.groupSize) : "-",
-                     qs::shapeText(w.shape), std::to_string(w.storedBytes), fixed(w.bitsPerWeight(), 4), members});
+                     qs::shapeText(w.shape), std::to_string(w.storedBytes), fixedText(w.bitsPerWeight(), 4), members});
         for (const auto& n : w.notes)
             notes += "  " + w.name + ": " + n + "\n";
     }
@@ -302,9 +273,9 @@ std::string toText(const qs::Checkpoint& c)
     const auto all = qs::summarizeBits(c.weights);
     const auto quant = qs::summarizeBits(c.weights, true);
     out += "\nTotal: " + std::to_string(all.weights) + " weights, " + std::to_string(all.elements) + " elements in " +
-           std::to_string(all.storedBytes) + " bytes = " + fixed(all.bitsPerWeight(), 4) + " bits per weight\n";
+           std::to_string(all.storedBytes) + " bytes = " + fixedText(all.bitsPerWeight(), 4) + " bits per weight\n";
     if (quant.weights)
-        out += "Quantized only: " + std::to_string(quant.weights) + " weights, " + fixed(quant.bitsPerWeight(), 4) +
+        out += "Quantized only: " + std::to_string(quant.weights) + " weights, " + fixedText(quant.bitsPerWeight(), 4) +
                " bits per weight\n";
     return out;
 }

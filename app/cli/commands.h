@@ -6,8 +6,10 @@
 #include <QJsonValue>
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@ int runDiff(const QStringList& args);
 int runQuantize(const QStringList& args);
 int runRepack(const QStringList& args);
 int runReport(const QStringList& args);
+int runRecipe(const QStringList& args);
 // The help of --force, shared by the commands that write a folder.
 QString forceHelp();
 // "note: left alone in OUT ..." on stderr when a forced write kept files it did not write.
@@ -37,5 +40,46 @@ inline QJsonValue finiteOrNull(double v)
 }
 // The application object of `report` (fonts for figures and PDF; offscreen unless set).
 std::unique_ptr<QCoreApplication> makeGuiApplication(int& argc, char** argv);
+
+// printf("%.*f").
+inline std::string fixedText(double v, int digits)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+}
+
+// A plain text table: columns padded to their widest cell; numeric columns right-aligned.
+class TextTable {
+public:
+    TextTable(std::vector<std::string> head, std::vector<bool> rightAligned) : m_right(std::move(rightAligned))
+    {
+        m_rows.push_back(std::move(head));
+    }
+    void add(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
+    std::string render() const
+    {
+        std::vector<size_t> width(m_rows.front().size(), 0);
+        for (const auto& r : m_rows)
+            for (size_t i = 0; i < r.size(); ++i)
+                width[i] = std::max(width[i], r[i].size());
+        std::string out;
+        for (const auto& r : m_rows) {
+            std::string line = " ";
+            for (size_t i = 0; i < r.size(); ++i) {
+                const std::string pad(width[i] - r[i].size(), ' ');
+                line += ' ';
+                line += m_right[i] ? pad + r[i] : r[i] + (i + 1 < r.size() ? pad : "");
+            }
+            out += line + '\n';
+        }
+        return out;
+    }
+
+private:
+    std::vector<std::vector<std::string>> m_rows;
+    std::vector<bool> m_right;
+};
+
 
 } // namespace qscli

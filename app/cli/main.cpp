@@ -30,6 +30,7 @@ const std::map<QString, Command>& commands()
         {QStringLiteral("verify"), {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
         {QStringLiteral("quantize"), {qscli::runQuantize, "quantize float weights into a GPTQ/AWQ/CT/MLX/bnb/GGUF checkpoint"}},
         {QStringLiteral("repack"), {qscli::runRepack, "convert a quantized checkpoint to another layout through the logical codes"}},
+        {QStringLiteral("recipe"), {qscli::runRecipe, "which weight got which type, the fallbacks and their cost; two recipes side by side"}},
         {QStringLiteral("report"), {qscli::runReport, "write a layout specification (format or checkpoint) as HTML, Markdown or PDF"}},
     };
     return table;

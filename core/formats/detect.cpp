@@ -230,6 +230,55 @@ bool QuantConfig::mlxModuleDisabled(const std::string& prefix) const
     return m.isBool() && !m.toBool();
 }
 
+QJsonValue QuantConfig::mlxModule(const std::string& prefix) const
+{
+    return m_mlx.value(QString::fromStdString(prefix));
+}
+
+std::optional<QuantConfig::DynamicHit> QuantConfig::dynamicFor(const std::string& prefix) const
+{
+    // GPTQModel takes the first matching key; a QJsonObject iterates its keys sorted, as getFor does.
+    const QString name = QString::fromStdString(prefix);
+    for (auto it = m_dynamic.begin(); it != m_dynamic.end(); ++it) {
+        QString pat = it.key();
+        const bool skip = pat.startsWith(QLatin1String("-:"));
+        if (skip || pat.startsWith(QLatin1String("+:")))
+            pat = pat.mid(2);
+        const QRegularExpression re(QStringLiteral("\\A(?:") + pat + QStringLiteral(")"));
+        if (re.isValid() && re.match(name).hasMatch())
+            return DynamicHit{it.key().toStdString(), skip, it.value().toObject()};
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> QuantConfig::excludedBy(const std::string& prefix) const
+{
+    const QString name = QString::fromStdString(prefix);
+    for (const auto& s : m_sources) {
+        for (const char* key : {"modules_to_not_convert", "llm_int8_skip_modules", "skip_modules", "ignore"}) {
+            const bool ct = std::string_view(key) == "ignore";
+            for (const QJsonValue e : s.obj.value(QLatin1String(key)).toArray()) {
+                const QString entry = e.toString();
+                if (entry.isEmpty())
+                    continue;
+                bool hit = false;
+                if (ct && entry.startsWith(QLatin1String("re:"))) {
+                    const QRegularExpression re(QStringLiteral("\\A(?:") + entry.mid(3) + QStringLiteral(")"));
+                    hit = re.isValid() && re.match(name).hasMatch();
+                } else if (ct) {
+                    hit = entry == name;
+                } else {
+                    hit = entry == name || name.contains(entry + QLatin1Char('.')) ||
+                          name.endsWith(QLatin1Char('.') + entry);
+                }
+                if (hit)
+                    return s.name + ": " + key + " lists " + entry.toStdString();
+            }
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<std::pair<std::string, QJsonObject>> QuantConfig::ctGroupFor(const std::string& prefix) const
 {
     const QString name = QString::fromStdString(prefix);

@@ -63,6 +63,21 @@ public:
 
     std::string method() const; // quant_method, lowercase; "mlx" for an MLX config; "" when none
     bool mlxModuleDisabled(const std::string& prefix) const;
+    // The MLX per-path entry of a module (an object of overrides, or false); undefined when none.
+    QJsonValue mlxModule(const std::string& prefix) const;
+    // The GPTQModel `dynamic` key matching a module: the first negative one ("-:...", the
+    // module is skipped) or the first positive one with its overrides; nullopt when none.
+    struct DynamicHit {
+        std::string key;
+        bool skip = false;
+        QJsonObject overrides;
+    };
+    std::optional<DynamicHit> dynamicFor(const std::string& prefix) const;
+    // Where a config keeps a module unquantized: modules_to_not_convert (matched as transformers
+    // does: the name, or a dotted part of it), llm_int8_skip_modules, skip_modules, and the
+    // compressed-tensors ignore list (exact names and "re:" patterns). "source: key lists entry".
+    std::optional<std::string> excludedBy(const std::string& prefix) const;
+    bool hasCtGroups() const { return !m_ctGroups.isEmpty(); }
 
     // The compressed-tensors config group whose targets match `prefix`: regex targets
     // ("re:...", matched from the start) and exact names before class names ("Linear").

@@ -20,6 +20,7 @@ namespace qs {
 class LayoutRegistry;
 struct WeightCodes;
 struct FamilyTargets;
+struct RecipeRules;
 enum class CodeParts : uint8_t;
 struct LogicalWeight;
 namespace detect {
@@ -71,6 +72,10 @@ struct FamilyRow {
     // The id of the budget table's row (analysis/budget.h) for the format at these parameters,
     // which the layout report compares with its own count; "" or nullptr: the table has none.
     std::string (*budgetPreset)(const FormatInfo& format, const LayoutParams& p) = nullptr;
+
+    // ---- the recipe summary (analysis/recipe.h, formats/recipe.h) ----
+    // The nominal type and each weight's verdict against it; nullptr: the family has no recipe.
+    const RecipeRules* recipe = nullptr;
 };
 
 std::span<const FamilyRow> familyRows();

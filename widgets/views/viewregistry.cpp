@@ -6,6 +6,7 @@
 #include "diffview.h"
 #include "errorview.h"
 #include "playgroundview.h"
+#include "recipeview.h"
 #include "scalesview.h"
 #include "slotorderview.h"
 
@@ -21,6 +22,7 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
     views << new ErrorView(context, parent);
     views << new BudgetView(context, parent);
     views << new DiffView(context, parent);
+    views << new RecipeView(context, parent);
     views << new PlaygroundView(context, parent);
     return views;
 }

@@ -1,4 +1,5 @@
 #include "formats/family.h"
+#include "formats/recipe.h"
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
@@ -71,6 +72,7 @@ const FamilyRow& bnbFamily()
         // verify and group scales
         r.verify = bnbVerify;
         r.groupScales = bnbGroupScales;
+        r.recipe = &recipeFromConfig();
         return r;
     }();
     return row;

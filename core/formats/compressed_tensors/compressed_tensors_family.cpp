@@ -1,4 +1,5 @@
 #include "formats/family.h"
+#include "formats/recipe.h"
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
@@ -77,6 +78,7 @@ const FamilyRow& compressedTensorsFamily()
         // verify and group scales
         r.verify = ctVerify;
         r.groupScales = ctGroupScalesOf;
+        r.recipe = &recipeFromConfig();
         return r;
     }();
     return row;

@@ -40,6 +40,10 @@ BlocksFn avx512BlocksFn(int ggmlType); // nullptr when the type has no AVX-512 k
 BlocksFn blocksFn(int ggmlType, SimdPath path);
 } // namespace ggml
 
+struct RecipeRules;
+// general.file_type and llama-quantize's type choice and fallback rules (ggml_recipe.cpp).
+const RecipeRules& ggmlRecipeRules();
+
 // verify's checks of GGUF block weights (ggml_verify.cpp).
 void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
 // Their block or sub-block scales (ggml_scales.cpp): whether the weight's type has a block scale

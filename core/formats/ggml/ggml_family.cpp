@@ -1,4 +1,5 @@
 #include "formats/family.h"
+#include "formats/recipe.h"
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
@@ -41,6 +42,7 @@ const FamilyRow& ggmlFamily()
         r.groupScalesApply = ggufBlockScalesApply;
         r.subBlockScales = ggufSubBlockScalesApply;
         r.packProbe = ggmlProbe;
+        r.recipe = &ggmlRecipeRules();
         return r;
     }();
     return row;

@@ -1,4 +1,5 @@
 #include "formats/family.h"
+#include "formats/recipe.h"
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
@@ -84,6 +85,7 @@ const FamilyRow& gptqFamily()
         r.groupScales = gptqGroupScales;
         r.packProbe = packedProbe;
         r.budgetPreset = gptqBudgetPreset;
+        r.recipe = &recipeFromConfig();
         return r;
     }();
     return row;

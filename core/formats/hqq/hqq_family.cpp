@@ -1,4 +1,5 @@
 #include "formats/family.h"
+#include "formats/recipe.h"
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
@@ -35,6 +36,7 @@ const FamilyRow& hqqFamily()
         FamilyRow r{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes};
         // detection
         r.detectGroup = detect::hqqGroup;
+        r.recipe = &recipeFromConfig();
         return r;
     }();
     return row;

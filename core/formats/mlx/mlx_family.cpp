@@ -1,4 +1,5 @@
 #include "formats/family.h"
+#include "formats/recipe.h"
 
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
@@ -54,6 +55,7 @@ const FamilyRow& mlxFamily()
         // verify and group scales
         r.verify = mlxVerify;
         r.groupScales = mlxGroupScalesOf;
+        r.recipe = &recipeFromConfig();
         return r;
     }();
     return row;

@@ -1,0 +1,220 @@
+// quantscope-cli recipe PATH [--json] / recipe A B [--json]: which weight got which type, per
+// type and per layer, against the nominal type, with the fallbacks and what they cost; or two
+// recipes side by side.
+#include "commands.h"
+
+#include "analysis/recipe.h"
+#include "formats/formatid.h"
+#include "formats/opencheckpoint.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+#include <string>
+
+namespace qscli {
+namespace {
+
+QString qstr(const std::string& s)
+{
+    return QString::fromStdString(s);
+}
+
+std::string layerText(int layer)
+{
+    return layer < 0 ? "-" : std::to_string(layer);
+}
+
+QJsonObject recipeSummaryJson(const qs::RecipeSummary& s)
+{
+    QJsonObject root;
+    root[QStringLiteral("path")] = qstr(s.path);
+    if (s.hasNominal) {
+        QJsonObject n;
+        n[QStringLiteral("name")] = qstr(s.nominal.name);
+        n[QStringLiteral("source")] = qstr(s.nominal.source);
+        n[QStringLiteral("format")] = s.nominal.format ? QJsonValue(qstr(s.nominal.format->id)) : QJsonValue();
+        n[QStringLiteral("bits")] = s.nominal.bits;
+        n[QStringLiteral("group_size")] = static_cast<qint64>(s.nominal.groupSize);
+        n[QStringLiteral("bpw")] = s.nominal.bitsPerWeight;
+        root[QStringLiteral("nominal")] = n;
+    } else {
+        root[QStringLiteral("nominal")] = QJsonValue();
+    }
+    QJsonArray types;
+    for (const auto& t : s.types)
+        types.append(QJsonObject{{QStringLiteral("type"), qstr(t.label)},
+                                 {QStringLiteral("tensors"), static_cast<qint64>(t.tensors)},
+                                 {QStringLiteral("elements"), static_cast<qint64>(t.elements)},
+                                 {QStringLiteral("bytes"), static_cast<qint64>(t.bytes)},
+                                 {QStringLiteral("share"), t.share},
+                                 {QStringLiteral("bpw"), t.bitsPerWeight()}});
+    root[QStringLiteral("types")] = types;
+    QJsonArray layers;
+    for (const auto& l : s.layers)
+        layers.append(QJsonObject{{QStringLiteral("layer"), l.layer},
+                                  {QStringLiteral("elements"), static_cast<qint64>(l.elements)},
+                                  {QStringLiteral("bytes"), static_cast<qint64>(l.bytes)},
+                                  {QStringLiteral("bpw"), l.bitsPerWeight()}});
+    root[QStringLiteral("layers")] = layers;
+    QJsonArray tensors;
+    for (const auto& t : s.tensors) {
+        QJsonObject o{{QStringLiteral("name"), qstr(t.name)},
+                      {QStringLiteral("layer"), t.layer},
+                      {QStringLiteral("role"), qstr(t.role)},
+                      {QStringLiteral("type"), qstr(t.label)},
+                      {QStringLiteral("elements"), static_cast<qint64>(t.elements)},
+                      {QStringLiteral("bytes"), static_cast<qint64>(t.bytes)},
+                      {QStringLiteral("bpw"), t.bitsPerWeight()},
+                      {QStringLiteral("kind"), QString::fromLatin1(qs::recipeKindName(t.verdict.kind))},
+                      {QStringLiteral("extra_bits"), t.extraBits}};
+        if (!t.verdict.reason.empty())
+            o[QStringLiteral("reason")] = qstr(t.verdict.reason);
+        tensors.append(o);
+    }
+    root[QStringLiteral("tensors")] = tensors;
+    QJsonObject totals{{QStringLiteral("weights"), static_cast<qint64>(s.tensors.size())},
+                       {QStringLiteral("elements"), static_cast<qint64>(s.elements)},
+                       {QStringLiteral("bytes"), static_cast<qint64>(s.bytes)},
+                       {QStringLiteral("bpw"), s.bitsPerWeight()},
+                       {QStringLiteral("quantized_weights"), static_cast<qint64>(s.quantizable)},
+                       {QStringLiteral("quantized_bpw"), s.quantizableBitsPerWeight()},
+                       {QStringLiteral("fallbacks"), static_cast<qint64>(s.count(qs::RecipeKind::Fallback))},
+                       {QStringLiteral("fallback_extra_bits"), s.extraBits(qs::RecipeKind::Fallback)}};
+    root[QStringLiteral("totals")] = totals;
+    return root;
+}
+
+std::string recipeSummaryText(const qs::RecipeSummary& s)
+{
+    std::string out = "Path:       " + s.path + "\n";
+    for (const auto& line : qs::recipeOverview(s))
+        out += line + "\n";
+    out += "\nTypes (" + std::to_string(s.types.size()) + ")\n";
+    TextTable types({"TYPE", "TENSORS", "PARAMS", "BYTES", "SHARE", "BPW"}, {false, true, true, true, true, true});
+    for (const auto& t : s.types)
+        types.add({t.label, std::to_string(t.tensors), std::to_string(t.elements), std::to_string(t.bytes),
+                   fixedText(100.0 * t.share, 1) + "%", fixedText(t.bitsPerWeight(), 2)});
+    out += types.render();
+    out += "\nLayers (" + std::to_string(s.layers.size()) + ")\n";
+    TextTable layers({"LAYER", "PARAMS", "BYTES", "BPW"}, {false, true, true, true});
+    for (const auto& l : s.layers)
+        layers.add({l.layer < 0 ? "other" : std::to_string(l.layer), std::to_string(l.elements), std::to_string(l.bytes),
+                    fixedText(l.bitsPerWeight(), 2)});
+    out += layers.render();
+    if (!s.hasNominal)
+        return out;
+    const size_t differing = s.tensors.size() - s.count(qs::RecipeKind::Nominal);
+    out += "\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name) + " (" +
+           std::to_string(differing) + ")\n";
+    TextTable diff({"NAME", "TYPE", "KIND", "BPW", "EXTRA BYTES", "REASON"}, {false, false, false, true, true, false});
+    for (const auto& t : s.tensors)
+        if (t.verdict.kind != qs::RecipeKind::Nominal)
+            diff.add({t.name, t.label, qs::recipeKindName(t.verdict.kind), fixedText(t.bitsPerWeight(), 2),
+                      fixedText(t.extraBits / 8.0, 0), t.verdict.reason});
+    out += diff.render();
+    return out;
+}
+
+QJsonObject comparisonJson(const qs::RecipeComparison& c)
+{
+    QJsonObject root{{QStringLiteral("a"), recipeSummaryJson(c.a)}, {QStringLiteral("b"), recipeSummaryJson(c.b)}};
+    QJsonArray rows;
+    for (const auto& r : c.differing)
+        rows.append(QJsonObject{{QStringLiteral("layer"), r.layer},
+                                {QStringLiteral("role"), qstr(r.role)},
+                                {QStringLiteral("name_a"), r.nameA.empty() ? QJsonValue() : QJsonValue(qstr(r.nameA))},
+                                {QStringLiteral("name_b"), r.nameB.empty() ? QJsonValue() : QJsonValue(qstr(r.nameB))},
+                                {QStringLiteral("type_a"), r.labelA.empty() ? QJsonValue() : QJsonValue(qstr(r.labelA))},
+                                {QStringLiteral("type_b"), r.labelB.empty() ? QJsonValue() : QJsonValue(qstr(r.labelB))},
+                                {QStringLiteral("bpw_a"), r.bitsA},
+                                {QStringLiteral("bpw_b"), r.bitsB}});
+    root[QStringLiteral("differing")] = rows;
+    root[QStringLiteral("matched")] = static_cast<qint64>(c.matched);
+    QJsonArray layers;
+    for (const auto& l : c.layers)
+        layers.append(QJsonObject{{QStringLiteral("layer"), l.layer},
+                                  {QStringLiteral("bpw_a"), l.bitsA},
+                                  {QStringLiteral("bpw_b"), l.bitsB}});
+    root[QStringLiteral("layers")] = layers;
+    return root;
+}
+
+std::string comparisonText(const qs::RecipeComparison& c)
+{
+    std::string out;
+    for (const auto* s : {&c.a, &c.b}) {
+        out += std::string(s == &c.a ? "A" : "B") + ": " + s->path + "\n";
+        for (const auto& line : qs::recipeOverview(*s))
+            out += "   " + line + "\n";
+    }
+    out += "\nTotals: A " + fixedText(c.a.bitsPerWeight(), 2) + " bits per weight (" + std::to_string(c.a.bytes) +
+           " bytes), B " + fixedText(c.b.bitsPerWeight(), 2) + " (" + std::to_string(c.b.bytes) + " bytes)\n";
+    out += "\nLayers\n";
+    TextTable layers({"LAYER", "BPW A", "BPW B", "B - A"}, {false, true, true, true});
+    for (const auto& l : c.layers)
+        layers.add({l.layer < 0 ? "other" : std::to_string(l.layer), fixedText(l.bitsA, 2), fixedText(l.bitsB, 2),
+                    fixedText(l.bitsB - l.bitsA, 2)});
+    out += layers.render();
+    out += "\nDiffering tensors (" + std::to_string(c.differing.size()) + "; " + std::to_string(c.matched) +
+           " weights on both sides)\n";
+    TextTable rows({"LAYER", "ROLE", "TYPE A", "TYPE B", "BPW A", "BPW B"}, {true, false, false, false, true, true});
+    for (const auto& r : c.differing)
+        rows.add({layerText(r.layer), r.role, r.labelA.empty() ? "(absent)" : r.labelA,
+                  r.labelB.empty() ? "(absent)" : r.labelB, fixedText(r.bitsA, 2), fixedText(r.bitsB, 2)});
+    out += rows.render();
+    return out;
+}
+
+} // namespace
+
+int runRecipe(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Show a checkpoint's quantization recipe: the stored types per type and per layer, the nominal type "
+        "(general.file_type, the quantization config) and every weight stored otherwise, with the reason "
+        "(fallback, the mix, a per-module override) and the bits it costs. With two checkpoints, the two "
+        "recipes side by side."));
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
+    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON (schema in the README) instead of tables."));
+    parser.addOption(help);
+    parser.addOption(json);
+    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("A checkpoint (file or folder)."));
+    parser.addPositionalArgument(QStringLiteral("[B]"), QStringLiteral("A second checkpoint to compare with."));
+    const char* usage = "usage: quantscope-cli recipe PATH [B] [--json]";
+    if (!parser.parse(args)) {
+        std::fprintf(stderr, "quantscope-cli recipe: %s (try --help)\n", qPrintable(parser.errorText()));
+        return 2;
+    }
+    if (parser.isSet(help)) {
+        std::printf("Usage: quantscope-cli recipe PATH [B] [--json]\n\n%s\n",
+                    qPrintable(parser.helpText().section(QLatin1Char('\n'), 1)));
+        return 0;
+    }
+    const QStringList pos = parser.positionalArguments();
+    if (pos.isEmpty() || pos.size() > 2) {
+        std::fprintf(stderr, "quantscope-cli recipe: %s (%s)\n", pos.isEmpty() ? "missing PATH" : "at most two checkpoints",
+                     usage);
+        return 2;
+    }
+    std::string out;
+    const auto a = qs::openCheckpoint(pos[0].toStdString());
+    if (pos.size() == 1) {
+        const qs::RecipeSummary s = qs::summarizeRecipe(*a);
+        out = parser.isSet(json) ? QJsonDocument(recipeSummaryJson(s)).toJson(QJsonDocument::Indented).toStdString()
+                                 : recipeSummaryText(s);
+    } else {
+        const auto b = qs::openCheckpoint(pos[1].toStdString());
+        const qs::RecipeComparison c = qs::compareRecipes(*a, *b);
+        out = parser.isSet(json) ? QJsonDocument(comparisonJson(c)).toJson(QJsonDocument::Indented).toStdString()
+                                 : comparisonText(c);
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+} // namespace qscli

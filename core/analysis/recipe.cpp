@@ -1,0 +1,247 @@
+#include "analysis/recipe.h"
+
+#include "analysis/namemap.h"
+#include "formats/family.h"
+#include "formats/formatid.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+
+namespace qs {
+namespace {
+
+double recipeBpw(uint64_t bytes, uint64_t elements)
+{
+    return elements ? double(bytes) * 8.0 / double(elements) : 0.0;
+}
+
+std::string stripParamSuffix(std::string s)
+{
+    for (std::string_view suffix : {".weight", ".bias"})
+        if (s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0)
+            return s.substr(0, s.size() - suffix.size());
+    return s;
+}
+
+// "<head>N.<rest>" at the first occurrence of head followed by digits and a dot.
+std::optional<std::pair<int, std::string>> splitLayer(const std::string& name, std::string_view head)
+{
+    for (size_t at = name.find(head); at != std::string::npos; at = name.find(head, at + 1)) {
+        if (at > 0 && name[at - 1] != '.')
+            continue;
+        const size_t digits = at + head.size();
+        int layer = 0;
+        const auto [end, ec] = std::from_chars(name.data() + digits, name.data() + name.size(), layer);
+        if (ec != std::errc() || end == name.data() + digits || end == name.data() + name.size() || *end != '.')
+            continue;
+        return std::make_pair(layer, stripParamSuffix(std::string(end + 1)));
+    }
+    return std::nullopt;
+}
+
+// The family whose rules judge the checkpoint: that of the quantized format holding the most
+// parameters, else that of the format holding the most.
+FormatFamily recipeFamily(const Checkpoint& ckpt)
+{
+    std::map<FormatFamily, uint64_t> quantized, all;
+    for (const LogicalWeight& w : ckpt.weights)
+        if (const FormatInfo* f = findFormat(w.format)) {
+            all[f->family] += w.elementCount();
+            if (f->quantized)
+                quantized[f->family] += w.elementCount();
+        }
+    const auto& pick = quantized.empty() ? all : quantized;
+    FormatFamily best = FormatFamily::Unknown;
+    uint64_t most = 0;
+    for (const auto& [family, n] : pick)
+        if (n > most) {
+            best = family;
+            most = n;
+        }
+    return best;
+}
+
+} // namespace
+
+double RecipeTypeRow::bitsPerWeight() const { return recipeBpw(bytes, elements); }
+double RecipeLayerRow::bitsPerWeight() const { return recipeBpw(bytes, elements); }
+double RecipeTensor::bitsPerWeight() const { return recipeBpw(bytes, elements); }
+double RecipeSummary::bitsPerWeight() const { return recipeBpw(bytes, elements); }
+double RecipeSummary::quantizableBitsPerWeight() const { return recipeBpw(quantizableBytes, quantizableElements); }
+
+size_t RecipeSummary::count(RecipeKind k) const
+{
+    return size_t(std::count_if(tensors.begin(), tensors.end(), [k](const RecipeTensor& t) { return t.verdict.kind == k; }));
+}
+
+double RecipeSummary::extraBits(RecipeKind k) const
+{
+    double sum = 0;
+    for (const RecipeTensor& t : tensors)
+        if (t.verdict.kind == k)
+            sum += t.extraBits;
+    return sum;
+}
+
+std::pair<int, std::string> recipeLayerRole(const std::string& name, std::string_view ggufArch)
+{
+    if (auto s = splitLayer(name, "blk."))
+        return *s;
+    const std::string gguf = ggufArch.empty() ? std::string() : hfToGguf(name, ggufArch);
+    if (!gguf.empty()) {
+        if (auto s = splitLayer(gguf, "blk."))
+            return *s;
+        return {-1, stripParamSuffix(gguf)};
+    }
+    if (auto s = splitLayer(name, "layers."))
+        return *s;
+    return {-1, stripParamSuffix(name)};
+}
+
+RecipeSummary summarizeRecipe(const Checkpoint& ckpt)
+{
+    RecipeSummary s;
+    s.path = ckpt.path;
+    const FamilyRow* row = familyRow(recipeFamily(ckpt));
+    const RecipeRules* rules = row ? row->recipe : nullptr;
+    std::vector<RecipeVerdict> verdicts;
+    if (rules && rules->nominal(ckpt, s.nominal)) {
+        s.hasNominal = true;
+        rules->judge(ckpt, s.nominal, ckpt.weights, verdicts);
+    }
+    const std::string arch = ggufArchOf(checkpointArchitecture(ckpt));
+    std::map<std::string, size_t> typeIndex;
+    std::map<int, RecipeLayerRow> layers;
+    s.tensors.reserve(ckpt.weights.size());
+    for (size_t i = 0; i < ckpt.weights.size(); ++i) {
+        const LogicalWeight& w = ckpt.weights[i];
+        RecipeTensor t;
+        t.name = w.name;
+        std::tie(t.layer, t.role) = recipeLayerRole(w.name, arch);
+        t.label = rules ? rules->typeLabel(ckpt, w) : w.format;
+        t.elements = w.elementCount();
+        t.bytes = w.storedBytes;
+        if (i < verdicts.size())
+            t.verdict = verdicts[i];
+        if (s.hasNominal && s.nominal.bitsPerWeight > 0 && t.verdict.kind != RecipeKind::Nominal)
+            t.extraBits = double(t.bytes) * 8.0 - s.nominal.bitsPerWeight * double(t.elements);
+        s.elements += t.elements;
+        s.bytes += t.bytes;
+        if (t.verdict.kind != RecipeKind::KeptFloat && t.verdict.kind != RecipeKind::Excluded) {
+            ++s.quantizable;
+            s.quantizableElements += t.elements;
+            s.quantizableBytes += t.bytes;
+        }
+        auto [it, fresh] = typeIndex.try_emplace(t.label, s.types.size());
+        if (fresh)
+            s.types.push_back({t.label});
+        RecipeTypeRow& tr = s.types[it->second];
+        ++tr.tensors;
+        tr.elements += t.elements;
+        tr.bytes += t.bytes;
+        RecipeLayerRow& lr = layers[t.layer];
+        lr.layer = t.layer;
+        lr.elements += t.elements;
+        lr.bytes += t.bytes;
+        s.tensors.push_back(std::move(t));
+    }
+    for (RecipeTypeRow& tr : s.types)
+        tr.share = s.elements ? double(tr.elements) / double(s.elements) : 0;
+    std::stable_sort(s.types.begin(), s.types.end(),
+                     [](const RecipeTypeRow& x, const RecipeTypeRow& y) { return x.elements > y.elements; });
+    for (const auto& [layer, lr] : layers)
+        if (layer >= 0)
+            s.layers.push_back(lr);
+    if (const auto it = layers.find(-1); it != layers.end())
+        s.layers.push_back(it->second);
+    return s;
+}
+
+std::vector<std::string> recipeOverview(const RecipeSummary& s)
+{
+    const auto num = [](double v, int digits) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+        return std::string(buf);
+    };
+    std::vector<std::string> out;
+    if (!s.hasNominal) {
+        out.push_back("Recipe:     no nominal type (no general.file_type or quantization config); " +
+                      std::to_string(s.types.size()) + " stored types");
+        return out;
+    }
+    const RecipeNominal& n = s.nominal;
+    std::string head = "Recipe:     " + n.name + " (" + n.source + ")";
+    if (n.format)
+        head += ": nominal " + n.format->id + (n.bitsPerWeight > 0 ? " at " + num(n.bitsPerWeight, 2) + " bits per weight" : "");
+    out.push_back(head);
+    std::string stored = "Stored:     " + std::to_string(s.quantizable) + " quantized weights at " +
+                         num(s.quantizableBitsPerWeight(), 2) + " bits per weight";
+    if (n.bitsPerWeight > 0 && s.quantizableElements)
+        stored += " (" + std::string(s.quantizableBitsPerWeight() >= n.bitsPerWeight ? "+" : "") +
+                  num(100.0 * (s.quantizableBitsPerWeight() / n.bitsPerWeight - 1.0), 1) + "% over the nominal)";
+    stored += "; " + std::to_string(s.count(RecipeKind::Nominal)) + " of them as the nominal type; all " +
+              std::to_string(s.tensors.size()) + " weights: " + num(s.bitsPerWeight(), 2) + " bits per weight";
+    out.push_back(stored);
+    const size_t fb = s.count(RecipeKind::Fallback);
+    if (fb)
+        out.push_back("Fell back:  " + std::to_string(fb) + " of " + std::to_string(s.quantizable) +
+                      " quantized weights did not fit the nominal type's block, costing " +
+                      num(s.extraBits(RecipeKind::Fallback) / 8.0, 0) + " bytes (" +
+                      num(s.quantizableElements ? s.extraBits(RecipeKind::Fallback) / double(s.quantizableElements) : 0, 2) +
+                      " bits per weight)");
+    const size_t other = s.count(RecipeKind::Mix) + s.count(RecipeKind::Override) + s.count(RecipeKind::Unexplained);
+    if (other)
+        out.push_back("Otherwise:  " + std::to_string(s.count(RecipeKind::Mix)) + " by the mix, " +
+                      std::to_string(s.count(RecipeKind::Override)) + " by per-module overrides, " +
+                      std::to_string(s.count(RecipeKind::Unexplained)) + " unexplained");
+    return out;
+}
+
+RecipeComparison compareRecipes(const Checkpoint& a, const Checkpoint& b)
+{
+    RecipeComparison c;
+    c.a = summarizeRecipe(a);
+    c.b = summarizeRecipe(b);
+    std::map<std::pair<int, std::string>, size_t> inB;
+    for (size_t i = 0; i < c.b.tensors.size(); ++i)
+        inB.emplace(std::make_pair(c.b.tensors[i].layer, c.b.tensors[i].role), i);
+    std::vector<bool> usedB(c.b.tensors.size(), false);
+    for (const RecipeTensor& ta : c.a.tensors) {
+        RecipeComparison::Row r{ta.layer, ta.role, ta.name, "", ta.label, "", ta.bitsPerWeight(), 0};
+        if (const auto it = inB.find({ta.layer, ta.role}); it != inB.end() && !usedB[it->second]) {
+            const RecipeTensor& tb = c.b.tensors[it->second];
+            usedB[it->second] = true;
+            ++c.matched;
+            if (tb.label == ta.label)
+                continue;
+            r.nameB = tb.name;
+            r.labelB = tb.label;
+            r.bitsB = tb.bitsPerWeight();
+        }
+        c.differing.push_back(std::move(r));
+    }
+    for (size_t i = 0; i < c.b.tensors.size(); ++i)
+        if (!usedB[i]) {
+            const RecipeTensor& tb = c.b.tensors[i];
+            c.differing.push_back({tb.layer, tb.role, "", tb.name, "", tb.label, 0, tb.bitsPerWeight()});
+        }
+    std::map<int, RecipeComparison::Layer> layers;
+    for (const RecipeLayerRow& l : c.a.layers)
+        layers[l.layer] = {l.layer, l.bitsPerWeight(), 0};
+    for (const RecipeLayerRow& l : c.b.layers) {
+        auto& e = layers[l.layer];
+        e.layer = l.layer;
+        e.bitsB = l.bitsPerWeight();
+    }
+    for (const auto& [layer, e] : layers)
+        if (layer >= 0)
+            c.layers.push_back(e);
+    if (const auto it = layers.find(-1); it != layers.end())
+        c.layers.push_back(it->second);
+    return c;
+}
+
+} // namespace qs

@@ -1,0 +1,99 @@
+// The Recipe view on llama-quantize's own Q4_K_M output: one cell per weight in a layers x roles
+// grid coloured by stored type, the per-layer chart equal to core's summary, a click selects the
+// weight, and a second checkpoint outlines exactly the cells core's comparison lists.
+#include "analysis/recipe.h"
+#include "container/checkpoint.h"
+#include "formats/opencheckpoint.h"
+#include "jobrunner.h"
+#include "snapshot.h"
+#include "testsupport.h"
+#include "viewcontext.h"
+#include "views/recipeview.h"
+
+#include <qcustomplot.h>
+
+#include <QSignalSpy>
+#include <QtTest>
+
+using namespace qsw;
+
+namespace {
+
+QString mix(const char* name)
+{
+    return qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-%1.gguf").arg(QLatin1String(name)));
+}
+
+int differingCells(const RecipeGridModel& g)
+{
+    int n = 0;
+    for (const auto& row : g.cells)
+        for (const auto& c : row)
+            n += c.differs;
+    return n;
+}
+
+} // namespace
+
+class TestRecipeView : public QObject {
+    Q_OBJECT
+private slots:
+    void gridChartClickAndComparison()
+    {
+        ViewContext context;
+        RecipeView view(&context);
+        view.resize(1200, 800);
+        const auto a = qs::openCheckpoint(mix("Q4_K_M").toStdString());
+        context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
+        QVERIFY(view.summary());
+        QVERIFY(view.summaryText().contains(QStringLiteral("MOSTLY_Q4_K_M")));
+
+        // 5 blocks and the tensors outside them; every weight in exactly one cell.
+        const RecipeGridModel& g = view.grid();
+        QCOMPARE(g.layers, (std::vector<int>{0, 1, 2, 3, 4, -1}));
+        QCOMPARE(g.roles.front(), QStringLiteral("attn_q"));
+        int filled = 0;
+        for (size_t r = 0; r < g.cells.size(); ++r)
+            for (size_t c = 0; c < g.cells[r].size(); ++c)
+                if (const int t = g.cells[r][c].tensor; t >= 0) {
+                    ++filled;
+                    QCOMPARE(view.summary()->tensors[size_t(t)].layer, g.layers[r]);
+                    QCOMPARE(QString::fromStdString(view.summary()->tensors[size_t(t)].role), g.roles[c]);
+                }
+        QCOMPARE(filled, 48);
+        QCOMPARE(g.legend.size(), size_t(4)); // Q5_0, Q8_0, F16, F32
+        QVERIFY(g.colours.at("Q5_0") != g.colours.at("Q8_0"));
+
+        // The chart: one bar per layer, core's bits per weight.
+        auto* bars = qobject_cast<QCPBars*>(view.plot()->plottable(0));
+        QVERIFY(bars);
+        QCOMPARE(bars->data()->size(), 6);
+        for (int i = 0; i < 6; ++i)
+            QCOMPARE(bars->data()->at(i)->value, view.summary()->layers[size_t(i)].bitsPerWeight());
+
+        // A click on blk.2's attn_v selects that weight.
+        QSignalSpy spy(&context, &ViewContext::weightRequested);
+        const int col = int(std::find(g.roles.begin(), g.roles.end(), QStringLiteral("attn_v")) - g.roles.begin());
+        QTest::mouseClick(view.gridWidget(), Qt::LeftButton, {}, view.gridCellRect(2, col).center());
+        QCOMPARE(spy.count(), 1);
+        const int w = spy.front().front().toInt();
+        QCOMPARE(a->weights[size_t(w)].name, std::string("blk.2.attn_v.weight"));
+
+        // Against Q5_K_M: the outlined cells are core's differing rows, and the chart has B's bars.
+        view.openComparison(mix("Q5_K_M"));
+        QVERIFY(context.jobs()->waitForIdle(30000));
+        QVERIFY(view.comparison());
+        QCOMPARE(differingCells(view.grid()), int(view.comparison()->differing.size()));
+        QVERIFY(differingCells(view.grid()) > 0);
+        QCOMPARE(view.plot()->plottableCount(), 3); // A, B and the nominal line
+        auto* barsB = qobject_cast<QCPBars*>(view.plot()->plottable(1));
+        QVERIFY(barsB);
+        for (int i = 0; i < 6; ++i)
+            QCOMPARE(barsB->data()->at(i)->value, view.comparison()->layers[size_t(i)].bitsB);
+        view.clearComparison();
+        QCOMPARE(differingCells(view.grid()), 0);
+    }
+};
+
+QTEST_MAIN(TestRecipeView)
+#include "tst_recipeview.moc"

@@ -1,0 +1,455 @@
+#include "recipeview.h"
+
+#include "figures/plottheme.h"
+#include "jobrunner.h"
+#include "viewcontext.h"
+
+#include "container/checkpoint.h"
+#include "formats/opencheckpoint.h"
+
+#include <qcustomplot.h>
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPointer>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <set>
+
+namespace qsw {
+
+const QString RecipeView::kCompareJob = QStringLiteral("recipe-compare");
+
+namespace {
+
+// Columns in this order first; other roles follow in the order the checkpoint lists them.
+const char* const kRoleOrder[] = {"attn_q", "attn_k", "attn_v", "attn_qkv", "attn_output", "ffn_gate", "ffn_up",
+                                  "ffn_down", "ffn_gate_inp", "ffn_gate_exps", "ffn_up_exps", "ffn_down_exps",
+                                  "attn_norm", "ffn_norm"};
+
+QString recipeLayerName(int layer)
+{
+    return layer < 0 ? RecipeView::tr("other") : QString::number(layer);
+}
+
+QString recipeBits(double bpw)
+{
+    return QString::number(bpw, 'f', 2);
+}
+
+} // namespace
+
+RecipeGridModel RecipeGridModel::build(const qs::Checkpoint& ckpt, const qs::RecipeSummary& a,
+                                       const qs::RecipeComparison* comparison, const Theme& theme)
+{
+    RecipeGridModel g;
+    std::vector<std::string> roles;
+    for (const char* r : kRoleOrder)
+        if (std::any_of(a.tensors.begin(), a.tensors.end(), [r](const qs::RecipeTensor& t) { return t.role == r; }))
+            roles.push_back(r);
+    for (const qs::RecipeTensor& t : a.tensors)
+        if (std::find(roles.begin(), roles.end(), t.role) == roles.end())
+            roles.push_back(t.role);
+    for (const std::string& r : roles)
+        g.roles.push_back(QString::fromStdString(r));
+    for (const qs::RecipeLayerRow& l : a.layers)
+        g.layers.push_back(l.layer);
+    g.cells.assign(g.layers.size(), std::vector<Cell>(roles.size()));
+    std::map<std::pair<int, std::string>, const qs::RecipeComparison::Row*> differing;
+    if (comparison)
+        for (const auto& r : comparison->differing)
+            if (!r.nameA.empty())
+                differing[{r.layer, r.role}] = &r;
+    for (size_t i = 0; i < a.tensors.size(); ++i) {
+        const qs::RecipeTensor& t = a.tensors[i];
+        const size_t row = size_t(std::find(g.layers.begin(), g.layers.end(), t.layer) - g.layers.begin());
+        const size_t col = size_t(std::find(roles.begin(), roles.end(), t.role) - roles.begin());
+        if (row >= g.layers.size() || col >= roles.size() || g.cells[row][col].tensor >= 0)
+            continue; // a second tensor of the same role (a bias): the weight keeps the cell
+        Cell& c = g.cells[row][col];
+        c.tensor = int(i);
+        if (const auto it = differing.find({t.layer, t.role}); it != differing.end()) {
+            c.differs = true;
+            c.labelB = QString::fromStdString(it->second->labelB);
+        }
+    }
+    // Colour: the format's role colour, lighter for fewer bits per weight.
+    std::map<std::string, std::pair<double, QString>> types; // label -> (bpw, format id)
+    for (size_t i = 0; i < a.tensors.size() && i < ckpt.weights.size(); ++i)
+        types.emplace(a.tensors[i].label,
+                      std::make_pair(a.tensors[i].bitsPerWeight(), QString::fromStdString(ckpt.weights[i].format)));
+    for (const auto& [label, v] : types)
+        g.legend.push_back(label);
+    std::sort(g.legend.begin(), g.legend.end(),
+              [&](const std::string& x, const std::string& y) { return types[x].first < types[y].first; });
+    for (size_t k = 0; k < g.legend.size(); ++k) {
+        const QColor base = theme.formatColor(types[g.legend[k]].second);
+        const double f = g.legend.size() > 1 ? double(k) / double(g.legend.size() - 1) : 0.5;
+        // Lightness 0.78 (fewest bits) to 0.34 (most), the role's hue and saturation kept.
+        g.colours[g.legend[k]] = QColor::fromHslF(base.hslHueF() < 0 ? 0 : base.hslHueF(), std::max(0.25f, base.hslSaturationF()),
+                                                  float(0.78 - 0.44 * f));
+    }
+    return g;
+}
+
+// The grid itself: painted cells, a tooltip per cell, a click selects the weight.
+class RecipeGrid : public QWidget {
+public:
+    RecipeGrid(ViewContext* context, QWidget* parent) : QWidget(parent), m_context(context)
+    {
+        setMouseTracking(true);
+        setObjectName(QStringLiteral("recipeGrid"));
+    }
+
+    void setContents(RecipeGridModel model, const qs::RecipeSummary* summary)
+    {
+        m_model = std::move(model);
+        m_summary = summary;
+        m_hover = {-1, -1};
+        updateGeometry();
+        resize(sizeHint());
+        update();
+    }
+    const RecipeGridModel& model() const { return m_model; }
+
+    QSize sizeHint() const override
+    {
+        return {kHeaderWidth + int(m_model.roles.size()) * kCellWidth + 8,
+                kHeaderHeight + int(m_model.layers.size()) * kCellHeight + kLegendHeight};
+    }
+
+    // The cell under a widget position: (row, column), or (-1, -1).
+    std::pair<int, int> cellAt(const QPoint& p) const
+    {
+        const int col = (p.x() - kHeaderWidth) / kCellWidth, row = (p.y() - kHeaderHeight) / kCellHeight;
+        if (p.x() < kHeaderWidth || p.y() < kHeaderHeight || col >= int(m_model.roles.size()) ||
+            row >= int(m_model.layers.size()))
+            return {-1, -1};
+        return {row, col};
+    }
+    QRect cellRect(int row, int col) const
+    {
+        return {kHeaderWidth + col * kCellWidth, kHeaderHeight + row * kCellHeight, kCellWidth - 2, kCellHeight - 2};
+    }
+
+    void paintGrid(QPainter& p) const
+    {
+        const Theme& theme = m_context->theme();
+        p.fillRect(QRect(QPoint(0, 0), sizeHint()), theme.background);
+        QFont small = font();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+        p.setFont(small);
+        p.setPen(theme.mutedText);
+        for (size_t c = 0; c < m_model.roles.size(); ++c)
+            p.drawText(QRect(kHeaderWidth + int(c) * kCellWidth, 0, kCellWidth - 2, kHeaderHeight - 2),
+                       Qt::AlignHCenter | Qt::AlignBottom | Qt::TextWordWrap,
+                       QString(m_model.roles[c]).replace(QLatin1Char('_'), QStringLiteral("_\u200b")));
+        for (size_t r = 0; r < m_model.layers.size(); ++r)
+            p.drawText(QRect(0, kHeaderHeight + int(r) * kCellHeight, kHeaderWidth - 6, kCellHeight),
+                       Qt::AlignRight | Qt::AlignVCenter,
+                       m_model.layers[r] < 0 ? RecipeView::tr("other") : RecipeView::tr("blk %1").arg(m_model.layers[r]));
+        const int selected = m_context->weight();
+        for (size_t r = 0; r < m_model.cells.size(); ++r)
+            for (size_t c = 0; c < m_model.cells[r].size(); ++c) {
+                const RecipeGridModel::Cell& cell = m_model.cells[r][c];
+                const QRect rect = cellRect(int(r), int(c));
+                if (cell.tensor < 0) {
+                    p.fillRect(rect, theme.alternate);
+                    continue;
+                }
+                const qs::RecipeTensor& t = m_summary->tensors[size_t(cell.tensor)];
+                const QColor fill = m_model.colours.at(t.label);
+                p.fillRect(rect, fill);
+                p.setPen(fill.lightnessF() > 0.55 ? QColor(Qt::black) : QColor(Qt::white));
+                p.drawText(rect, Qt::AlignCenter, QString::fromStdString(t.label) + QLatin1Char('\n') + recipeBits(t.bitsPerWeight()));
+                QPen outline(Qt::NoPen);
+                if (cell.differs)
+                    outline = QPen(theme.warning, 3);
+                if (cell.tensor == selected || (int(r) == m_hover.first && int(c) == m_hover.second))
+                    outline = QPen(theme.accent, cell.tensor == selected ? 3 : 2);
+                if (outline.style() != Qt::NoPen) {
+                    p.setPen(outline);
+                    p.setBrush(Qt::NoBrush);
+                    p.drawRect(rect.adjusted(1, 1, -1, -1));
+                }
+            }
+        // The legend: one swatch per stored type, fewest bits first.
+        int x = kHeaderWidth;
+        const int y = kHeaderHeight + int(m_model.layers.size()) * kCellHeight + 8;
+        for (const std::string& label : m_model.legend) {
+            p.fillRect(QRect(x, y, 14, 14), m_model.colours.at(label));
+            p.setPen(theme.text);
+            const QString text = QString::fromStdString(label);
+            p.drawText(QPoint(x + 18, y + 12), text);
+            x += 30 + p.fontMetrics().horizontalAdvance(text);
+        }
+        if (std::any_of(m_model.cells.begin(), m_model.cells.end(), [](const auto& row) {
+                return std::any_of(row.begin(), row.end(), [](const RecipeGridModel::Cell& c) { return c.differs; });
+            })) {
+            p.setPen(QPen(theme.warning, 3));
+            p.drawRect(QRect(x, y, 14, 14));
+            p.setPen(theme.text);
+            p.drawText(QPoint(x + 18, y + 12), RecipeView::tr("differs in B"));
+        }
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter p(this);
+        paintGrid(p);
+    }
+    void mouseMoveEvent(QMouseEvent* e) override
+    {
+        const auto cell = cellAt(e->position().toPoint());
+        if (cell != m_hover) {
+            m_hover = cell;
+            update();
+        }
+        const RecipeGridModel::Cell* c = cell.first >= 0 ? &m_model.cells[size_t(cell.first)][size_t(cell.second)] : nullptr;
+        if (!c || c->tensor < 0) {
+            QToolTip::hideText();
+            return;
+        }
+        const qs::RecipeTensor& t = m_summary->tensors[size_t(c->tensor)];
+        QString tip = QStringLiteral("<b>%1</b><br>%2, %3 bits per weight, %4 parameters<br>%5")
+                          .arg(QString::fromStdString(t.name).toHtmlEscaped(), QString::fromStdString(t.label),
+                               recipeBits(t.bitsPerWeight()), QString::number(t.elements),
+                               QString::fromLatin1(qs::recipeKindName(t.verdict.kind)));
+        if (!t.verdict.reason.empty())
+            tip += QStringLiteral(": ") + QString::fromStdString(t.verdict.reason).toHtmlEscaped();
+        if (t.extraBits != 0)
+            tip += RecipeView::tr("<br>%1 bytes against the nominal type").arg(QString::number(t.extraBits / 8.0, 'f', 0));
+        if (c->differs)
+            tip += RecipeView::tr("<br>B: %1").arg(c->labelB.isEmpty() ? RecipeView::tr("absent") : c->labelB);
+        QToolTip::showText(e->globalPosition().toPoint(), tip, this);
+    }
+    void leaveEvent(QEvent*) override
+    {
+        m_hover = {-1, -1};
+        update();
+    }
+    void mousePressEvent(QMouseEvent* e) override
+    {
+        const auto cell = cellAt(e->position().toPoint());
+        if (cell.first < 0 || e->button() != Qt::LeftButton)
+            return;
+        const int tensor = m_model.cells[size_t(cell.first)][size_t(cell.second)].tensor;
+        if (tensor >= 0)
+            m_context->requestWeight(tensor);
+    }
+
+private:
+    static constexpr int kHeaderWidth = 64, kHeaderHeight = 36, kCellWidth = 74, kCellHeight = 34, kLegendHeight = 32;
+    ViewContext* m_context;
+    RecipeGridModel m_model;
+    const qs::RecipeSummary* m_summary = nullptr;
+    std::pair<int, int> m_hover{-1, -1};
+};
+
+RecipeView::RecipeView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent),
+      m_summaryLabel(new QLabel(this)),
+      m_open(new QPushButton(tr("Compare with…"), this)),
+      m_clear(new QPushButton(tr("Clear"), this)),
+      m_grid(new RecipeGrid(context, this)),
+      m_plot(new QCustomPlot(this))
+{
+    m_summaryLabel->setObjectName(QStringLiteral("recipeSummary"));
+    m_summaryLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summaryLabel->setWordWrap(true);
+    m_plot->setObjectName(QStringLiteral("recipeChart"));
+    m_plot->setMinimumHeight(160);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_grid);
+    scroll->setWidgetResizable(false);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_summaryLabel, 1);
+    buttons->addWidget(m_open, 0, Qt::AlignTop);
+    buttons->addWidget(m_clear, 0, Qt::AlignTop);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(scroll);
+    split->addWidget(m_plot);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(split, 1);
+    m_clear->setEnabled(false);
+    connect(m_open, &QPushButton::clicked, this, &RecipeView::openDialog);
+    connect(m_clear, &QPushButton::clicked, this, &RecipeView::clearComparison);
+    connect(context, &ViewContext::checkpointChanged, this, [this] {
+        m_comparison.reset();
+        m_clear->setEnabled(false);
+        rebuild();
+    });
+    connect(context, &ViewContext::themeChanged, this, &RecipeView::rebuild);
+    connect(context, &ViewContext::weightChanged, m_grid, qOverload<>(&QWidget::update));
+    rebuild();
+}
+
+RecipeView::~RecipeView() = default;
+
+const RecipeGridModel& RecipeView::grid() const
+{
+    return m_grid->model();
+}
+
+QWidget* RecipeView::gridWidget() const
+{
+    return m_grid;
+}
+
+QRect RecipeView::gridCellRect(int row, int column) const
+{
+    return m_grid->cellRect(row, column);
+}
+
+QString RecipeView::summaryText() const
+{
+    return m_summaryLabel->text();
+}
+
+void RecipeView::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare the recipe with"), {},
+                                                      tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
+    if (!path.isEmpty())
+        openComparison(path);
+}
+
+void RecipeView::openComparison(const QString& path)
+{
+    const auto a = context()->checkpoint();
+    if (!a)
+        return;
+    m_summaryLabel->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+    QPointer<RecipeView> self(this);
+    const std::string file = path.toStdString();
+    context()->jobs()->start(kCompareJob, tr("Comparing the recipe with %1").arg(QFileInfo(path).fileName()),
+                             [a, file, self](JobControl&) -> JobRunner::Continuation {
+                                 const auto b = qs::openCheckpoint(file);
+                                 auto c = std::make_shared<const qs::RecipeComparison>(qs::compareRecipes(*a, *b));
+                                 return [self, a, c] {
+                                     if (!self || a != self->context()->checkpoint())
+                                         return;
+                                     self->m_comparison = c;
+                                     self->m_clear->setEnabled(true);
+                                     self->rebuild();
+                                 };
+                             });
+}
+
+void RecipeView::clearComparison()
+{
+    m_comparison.reset();
+    m_clear->setEnabled(false);
+    rebuild();
+}
+
+void RecipeView::rebuild()
+{
+    const auto ckpt = context()->checkpoint();
+    if (!ckpt) {
+        m_summary.reset();
+        m_summaryLabel->setText(tr("Open a checkpoint to see its quantization recipe."));
+        m_grid->setContents({}, nullptr);
+        redrawChart();
+        return;
+    }
+    // The comparison's own summary of A when there is one: the same figures, computed once.
+    m_summary = m_comparison ? m_comparison->a : qs::summarizeRecipe(*ckpt);
+    QStringList lines;
+    for (const std::string& l : qs::recipeOverview(*m_summary))
+        lines << QString::fromStdString(l).simplified();
+    if (m_comparison) {
+        lines << tr("B: %1").arg(QString::fromStdString(m_comparison->b.path));
+        for (const std::string& l : qs::recipeOverview(m_comparison->b))
+            lines << QStringLiteral("   ") + QString::fromStdString(l).simplified();
+        lines << tr("%n tensor(s) differ in type (outlined), %1 on both sides", nullptr, int(m_comparison->differing.size()))
+                     .arg(m_comparison->matched);
+    }
+    m_summaryLabel->setText(lines.join(QLatin1Char('\n')));
+    m_grid->setContents(RecipeGridModel::build(*ckpt, *m_summary, m_comparison.get(), context()->theme()), &*m_summary);
+    redrawChart();
+}
+
+void RecipeView::redrawChart()
+{
+    m_plot->clearPlottables();
+    const Theme& theme = context()->theme();
+    applyPlotTheme(m_plot, theme);
+    if (!m_summary) {
+        m_plot->replot();
+        return;
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    auto* a = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    a->setName(tr("A: bits per weight"));
+    a->setPen(Qt::NoPen);
+    a->setBrush(theme.blockFormat);
+    QCPBars* b = nullptr;
+    if (m_comparison) {
+        b = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+        b->setName(tr("B: bits per weight"));
+        b->setPen(Qt::NoPen);
+        b->setBrush(theme.warning);
+        a->setWidth(0.4);
+        b->setWidth(0.4);
+        for (size_t i = 0; i < m_comparison->layers.size(); ++i) {
+            const auto& l = m_comparison->layers[i];
+            a->addData(double(i) - 0.2, l.bitsA);
+            b->addData(double(i) + 0.2, l.bitsB);
+            ticker->addTick(double(i), recipeLayerName(l.layer));
+        }
+    } else {
+        a->setWidth(0.7);
+        for (size_t i = 0; i < m_summary->layers.size(); ++i) {
+            a->addData(double(i), m_summary->layers[i].bitsPerWeight());
+            ticker->addTick(double(i), recipeLayerName(m_summary->layers[i].layer));
+        }
+    }
+    if (m_summary->hasNominal && m_summary->nominal.bitsPerWeight > 0) {
+        auto* nominal = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
+        nominal->setName(tr("nominal %1").arg(QString::fromStdString(m_summary->nominal.name)));
+        nominal->setPen(QPen(theme.text, 1, Qt::DashLine));
+        const double n = double(m_comparison ? m_comparison->layers.size() : m_summary->layers.size());
+        nominal->addData(-0.5, m_summary->nominal.bitsPerWeight);
+        nominal->addData(n - 0.5, m_summary->nominal.bitsPerWeight);
+    }
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setLabel(tr("layer"));
+    m_plot->yAxis->setLabel(tr("bits per weight"));
+    m_plot->rescaleAxes();
+    m_plot->xAxis->setRange(m_plot->xAxis->range().lower - 0.6, m_plot->xAxis->range().upper + 0.6);
+    m_plot->yAxis->setRange(0, m_plot->yAxis->range().upper * 1.45); // room for the legend above the bars
+    m_plot->legend->setVisible(true);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    applyPlotTheme(m_plot, theme);
+    m_plot->replot();
+}
+
+void RecipeView::renderExport(QPainter& painter, const QRect& target)
+{
+    // The grid above, the chart below, each scaled into its share of the target.
+    const QSize gridSize = m_grid->sizeHint();
+    const int gridHeight = int(target.height() * 0.6);
+    painter.save();
+    painter.translate(target.topLeft());
+    const double s = std::min(1.0, std::min(double(target.width()) / gridSize.width(), double(gridHeight) / gridSize.height()));
+    painter.scale(s, s);
+    m_grid->paintGrid(painter);
+    painter.restore();
+    paintPlot(m_plot, painter, QRect(target.left(), target.top() + gridHeight, target.width(), target.height() - gridHeight));
+}
+
+} // namespace qsw
