@@ -152,6 +152,9 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(con
         addJson(s->metadata, ckpt.quantizeConfig, QFileInfo(qstr(ckpt.quantizeConfigFile)).fileName());
     for (const auto& n : ckpt.notes)
         s->notes << qstr(n);
+    s->openedAs = qstr(ckpt.openedAs);
+    for (const auto& f : ckpt.leftOut)
+        s->leftOut << qstr(f);
     return s;
 }
 
