@@ -521,7 +521,7 @@ void TestMainWindow::folderOfSeveralCheckpointsAsks()
     QTRY_VERIFY(ask->isVisible());
     QCOMPARE(ask->comboBoxItems(), (QStringList{QStringLiteral("adapter.safetensors"), QStringLiteral("base.safetensors")}));
     if (!qEnvironmentVariableIsEmpty("QS_SCREENSHOT_DIR"))
-        w.grab().save(qEnvironmentVariable("QS_SCREENSHOT_DIR") + QStringLiteral("/folder-choice.png"));
+        ask->grab().save(qEnvironmentVariable("QS_SCREENSHOT_DIR") + QStringLiteral("/folder-choice.png"));
     ask->setTextValue(QStringLiteral("base.safetensors"));
     ask->accept();
     QTRY_VERIFY_WITH_TIMEOUT(w.snapshot() && w.snapshot()->tensors.size() == 1, kOpenTimeoutMs);
