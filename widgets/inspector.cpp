@@ -64,6 +64,8 @@ QString Inspector::summaryHtml() const
     html += row(tr("Path"), s.path);
     html += row(tr("Container"), s.ggufVersion ? tr("%1 version %2").arg(s.container).arg(s.ggufVersion) : s.container);
     html += row(tr("Files"), QString::number(s.files.size()));
+    if (!s.openedAs.isEmpty())
+        html += row(tr("Opened as"), s.openedAs);
     html += row(tr("Size on disk"), localBytes(s.diskBytes));
     html += row(tr("Stored tensors"), QString::number(s.tensors.size()));
     html += row(tr("Logical weights"), QString::number(s.weights.size()));
@@ -82,6 +84,12 @@ QString Inspector::summaryHtml() const
                         .arg(m_theme.formatColor(it.key()).name(), esc(it.key()),
                              esc(tr("%n weight(s), %1", nullptr, it.value().first).arg(localBytes(it.value().second))));
         html += QStringLiteral("</table>");
+    }
+    if (!s.leftOut.isEmpty()) {
+        html += QStringLiteral("<h4 style='color:%1'>%2</h4><ul>").arg(m_theme.warning.name(), esc(tr("Left out (in the folder, not read)")));
+        for (const auto& f : s.leftOut)
+            html += QStringLiteral("<li>%1</li>").arg(esc(f));
+        html += QStringLiteral("</ul>");
     }
     if (!s.notes.isEmpty()) {
         html += QStringLiteral("<h4 style='color:%1'>%2</h4><ul>").arg(m_theme.warning.name(), esc(tr("Notes")));

@@ -32,6 +32,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenuBar>
+#include <QInputDialog>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
@@ -575,7 +576,7 @@ void MainWindow::updateJobStatus()
     m_jobLabel->setText(count > 1 ? tr("%1 (+%n more)", nullptr, count - 1).arg(jobs->currentTitle()) : jobs->currentTitle());
 }
 
-void MainWindow::startLoad(const QString& path, bool demo)
+void MainWindow::startLoad(const QString& path, bool demo, const std::vector<std::string>& chosen)
 {
     if (m_watcher->isRunning()) {
         // One load at a time; a folder of shards may take a moment.
@@ -585,15 +586,18 @@ void MainWindow::startLoad(const QString& path, bool demo)
     m_loadingPath = demo ? tr("the demo checkpoint") : QDir::toNativeSeparators(path);
     m_busy->show();
     statusBar()->showMessage(tr("Opening %1…").arg(m_loadingPath));
-    m_watcher->setFuture(QtConcurrent::run([path, demo]() -> LoadResult {
+    m_watcher->setFuture(QtConcurrent::run([path, demo, chosen]() -> LoadResult {
         LoadResult r;
         r.demo = demo;
         r.path = path;
         try {
             if (demo)
                 r.path = extractDemoCheckpoint();
-            r.checkpoint = qs::openCheckpoint(r.path.toStdString());
+            r.checkpoint = qs::openCheckpoint(r.path.toStdString(), chosen);
             r.snapshot = CheckpointSnapshot::fromCheckpoint(*r.checkpoint);
+        } catch (const qs::FolderChoiceError& e) {
+            r.error = QString::fromStdString(e.what());
+            r.candidates = e.candidates();
         } catch (const qs::Error& e) {
             r.error = QString::fromStdString(e.what());
         } catch (const std::bad_alloc&) {
@@ -615,11 +619,41 @@ void MainWindow::loadFinished()
     const LoadResult result = m_watcher->result();
     // The watcher's future keeps its result: let go of it, or a closed checkpoint stays mapped.
     m_watcher->setFuture(QFuture<LoadResult>());
+    if (!result.candidates.empty()) {
+        askFolderChoice(result);
+        return;
+    }
     if (!result.error.isEmpty()) {
         showError(result.demo ? tr("the demo checkpoint") : result.path, result.error);
         return;
     }
     showSnapshot(result);
+}
+
+void MainWindow::askFolderChoice(const LoadResult& result)
+{
+    auto* dialog = new QInputDialog(this);
+    dialog->setObjectName(QStringLiteral("folderChoiceDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Which checkpoint?"));
+    dialog->setLabelText(tr("%1 holds several checkpoints and no index or model.safetensors that says which one "
+                            "to open. Open:")
+                             .arg(QDir::toNativeSeparators(result.path)));
+    QStringList items;
+    for (const qs::FolderCandidate& c : result.candidates)
+        items << (c.files.size() == 1 ? QString::fromStdString(c.label)
+                                      : tr("%1 (%n shards)", nullptr, int(c.files.size())).arg(QString::fromStdString(c.label)));
+    dialog->setComboBoxItems(items);
+    dialog->setOption(QInputDialog::UseListViewForComboBoxItems);
+    dialog->resize(560, 320);
+    const QString path = result.path;
+    const std::vector<qs::FolderCandidate> candidates = result.candidates;
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, path, candidates, items](const QString& picked) {
+        const qsizetype i = items.indexOf(picked);
+        if (i >= 0)
+            startLoad(path, false, candidates[size_t(i)].files);
+    });
+    dialog->open();
 }
 
 void MainWindow::showSnapshot(const LoadResult& result)
@@ -661,6 +695,8 @@ void MainWindow::showSnapshot(const LoadResult& result)
     if (!m_isDemo && m_options.persistent)
         addRecentFile(m_snapshot->path);
     updateStatus();
+    if (!m_snapshot->leftOut.isEmpty())
+        statusBar()->showMessage(tr("Opened %1; left out: %2").arg(m_snapshot->openedAs, m_snapshot->leftOut.join(QStringLiteral(", "))));
     // Start on the first quantized weight so the views have something to show.
     if (!m_snapshot->weights.isEmpty()) {
         int first = 0;

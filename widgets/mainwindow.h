@@ -11,6 +11,8 @@
 #include <QPointer>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 class QLabel;
 class QLineEdit;
@@ -25,6 +27,7 @@ class QTreeView;
 
 namespace qs {
 class Checkpoint;
+struct FolderCandidate;
 }
 
 namespace qsw {
@@ -131,13 +134,16 @@ private:
         QString path;
         QString error;
         bool demo = false;
+        std::vector<qs::FolderCandidate> candidates; // a folder of several checkpoints: the user picks one
     };
 
     void createActions();
     void createDocks();
     void createCentralViews();
     void createStatusBar();
-    void startLoad(const QString& path, bool demo);
+    void startLoad(const QString& path, bool demo, const std::vector<std::string>& chosen = {});
+    // Lists a folder's checkpoints (a non-blocking dialog) and opens the one the user picks.
+    void askFolderChoice(const LoadResult& result);
     void loadFinished();
     void showSnapshot(const LoadResult& result);
     void showError(const QString& path, const QString& message);

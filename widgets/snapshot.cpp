@@ -149,6 +149,9 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(con
         addJson(s->metadata, ckpt.quantizeConfig, QFileInfo(qtext(ckpt.quantizeConfigFile)).fileName());
     for (const auto& n : ckpt.notes)
         s->notes << qtext(n);
+    s->openedAs = qtext(ckpt.openedAs);
+    for (const auto& f : ckpt.leftOut)
+        s->leftOut << qtext(f);
     return s;
 }
 

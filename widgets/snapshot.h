@@ -73,6 +73,8 @@ struct CheckpointSnapshot {
     QVector<TensorRow> tensors;
     QVector<MetaRow> metadata;
     QStringList notes;          // container-level warnings
+    QString openedAs;           // a folder: what it opened as (its index, model.safetensors, a shard set)
+    QStringList leftOut;        // a folder: its checkpoint files that were not read
 
     static std::shared_ptr<const CheckpointSnapshot> fromCheckpoint(const qs::Checkpoint& ckpt);
     int findWeight(const QString& nameOrMember) const; // -1 when absent

@@ -83,7 +83,9 @@ int runDequant(const QStringList& args)
         return 2;
     }
     const std::vector<float> values = qs::dequantizeWeight(*ckpt, *w, qs::bestSimdPath(), threads);
-    const std::vector<uint64_t> shape{w->outFeatures(), w->inFeatures()};
+    // A vector stays a vector (its shape as inspect shows it); matrices and stacks of them are [out, in].
+    const std::vector<uint64_t> shape = w->shape.size() == 1 ? w->shape
+                                                             : std::vector<uint64_t>{w->outFeatures(), w->inFeatures()};
     if (dtype == qs::DType::F16) {
         std::vector<uint16_t> half(values.size());
         qs::floatToHalfRow(values.data(), half.data(), values.size(), qs::bestSimdPath());

@@ -125,6 +125,10 @@ QByteArray toJson(const qs::Checkpoint& c)
     const auto cn = qs::containerName(c.container);
     root[QStringLiteral("container")] = QString::fromUtf8(cn.data(), qsizetype(cn.size()));
     root[QStringLiteral("files")] = stringsJson(c.files);
+    if (!c.openedAs.empty()) {
+        root[QStringLiteral("opened_as")] = QString::fromStdString(c.openedAs);
+        root[QStringLiteral("left_out")] = stringsJson(c.leftOut);
+    }
     if (c.container == qs::Container::Gguf) {
         root[QStringLiteral("gguf_version")] = c.ggufVersion;
         root[QStringLiteral("alignment")] = static_cast<qint64>(c.ggufAlignment);
@@ -211,6 +215,10 @@ std::string toText(const qs::Checkpoint& c)
     out += ", " + std::to_string(c.files.size()) + (c.files.size() == 1 ? " file\n" : " files\n");
     for (size_t i = 0; i < c.files.size(); ++i)
         out += "  file " + std::to_string(i) + ": " + c.files[i] + "\n";
+    if (!c.openedAs.empty())
+        out += "Opened as:  " + c.openedAs + "\n";
+    for (const auto& f : c.leftOut)
+        out += "Left out:   " + f + " (in the folder, not read)\n";
     if (const auto ft = fileType(c))
         out += "File type:  " + qs::llamaFileTypeName(static_cast<uint32_t>(*ft)) + " (general.file_type = " +
                std::to_string(*ft) + ")\n";

@@ -121,6 +121,38 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
     }
 }
 
+
+// What would otherwise pass as an all-clear: tensors detection could not assemble into a
+// quantized weight (a member with the wrong shape splits its weight into plain tensors),
+// tensors no weight claims, and a checkpoint in which nothing was checked at all.
+void verifyCoverage(const Checkpoint& ckpt, VerifyReport& rep)
+{
+    std::vector<bool> claimed(ckpt.tensors.size(), false);
+    for (const LogicalWeight& w : ckpt.weights) {
+        for (const auto& [role, index] : w.members)
+            if (index < claimed.size())
+                claimed[index] = true;
+        for (const std::string& note : w.notes)
+            if (note.rfind(kStrayMemberNote, 0) == 0)
+                rep.findings.push_back({w.name, "stray-member",
+                                        "tensor " + w.name + ":" + note.substr(std::strlen(kStrayMemberNote))
+                                            + " (a member of a wrong shape or dtype, or a missing one, splits a quantized "
+                                              "weight into plain tensors, which verify cannot check)"});
+    }
+    for (size_t i = 0; i < ckpt.tensors.size(); ++i)
+        if (!claimed[i])
+            rep.findings.push_back({ckpt.tensors[i].name, "unmatched",
+                                    "tensor " + ckpt.tensors[i].name + " belongs to no weight that detection found"});
+    if (rep.checked.empty()) {
+        std::string what = ckpt.tensors.empty() ? "no tensors (metadata only, e.g. a vocabulary file)"
+                                                : std::to_string(ckpt.tensors.size()) + " tensors and no quantized weight";
+        if (!rep.unchecked.empty())
+            what += " of a format verify covers";
+        rep.findings.push_back({ckpt.path, "nothing-checked", "no weight was checked: the checkpoint holds " + what
+                                                                   + ", so verify cannot vouch for anything"});
+    }
+}
+
 } // namespace
 
 VerifyReport verifyCheckpoint(const Checkpoint& ckpt)
@@ -129,6 +161,7 @@ VerifyReport verifyCheckpoint(const Checkpoint& ckpt)
     for (const LogicalWeight& w : ckpt.weights)
         verifyWeight(ckpt, w, rep);
     verifyInputPermutations(ckpt, rep);
+    verifyCoverage(ckpt, rep);
     return rep;
 }
 

@@ -1,5 +1,6 @@
 #include "container/checkpoint.h"
 
+#include "container/folder.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "base/error.h"
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 namespace qs {
@@ -182,9 +184,46 @@ void readSafetensorsOrExplain(Checkpoint& ckpt, const std::string& path, const s
     }
 }
 
+// A folder's checkpoint: its GGUF when it holds no safetensors (or a GGUF was chosen), else
+// its safetensors checkpoint; every other checkpoint file in it is listed as left out.
+void readFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<std::string>& chosen)
+{
+    const auto isSafetensors = [](const std::string& n) {
+        return n.ends_with(".safetensors") || n.ends_with(".safetensors.index.json");
+    };
+    const bool hasSafetensors = std::any_of(folder.names.begin(), folder.names.end(), isSafetensors);
+    const bool chosenGguf = !chosen.empty() && chosen.front().ends_with(".gguf");
+    const std::vector<FileSet> ggufs = fileSets(folder.names, ".gguf");
+    if (chosenGguf || (!hasSafetensors && !ggufs.empty())) {
+        // A split set opens from any of its splits (readGguf finds the siblings).
+        std::string first;
+        if (chosenGguf) {
+            first = chosen.front();
+            if (!folder.has(first))
+                fail(folder.pathOf(first), "no such file in the folder");
+            ckpt.openedAs = first;
+        } else {
+            const FileSet& set = pickFileSet(folder.dir, ggufs, "GGUF");
+            first = set.files.front();
+            ckpt.openedAs = set.label;
+        }
+        ckpt.container = Container::Gguf;
+        readGguf(ckpt, folder.open(first));
+    } else {
+        ckpt.container = Container::Safetensors;
+        readSafetensorsFolder(ckpt, folder, chosen);
+    }
+    std::set<std::string> read;
+    for (const auto& f : ckpt.files)
+        read.insert(std::filesystem::path(f).filename().string());
+    for (const auto& name : folder.names)
+        if ((isSafetensors(name) || name.ends_with(".gguf")) && !read.count(name) && name != ckpt.openedAs)
+            ckpt.leftOut.push_back(name);
+}
+
 } // namespace
 
-std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path)
+std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path, const std::vector<std::string>& chosen)
 {
     namespace fs = std::filesystem;
     auto ckpt = std::make_shared<Checkpoint>();
@@ -194,24 +233,9 @@ std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path)
     if (ec || !fs::exists(status))
         fail(path, "no such file or folder");
     if (fs::is_directory(status)) {
-        // A folder of GGUF files (no safetensors) opens as its GGUF (split set).
-        std::vector<std::string> ggufs;
-        bool hasSafetensors = false;
-        for (const auto& e : fs::directory_iterator(path, ec)) {
-            const auto ext = e.path().extension().string();
-            if (ext == ".gguf")
-                ggufs.push_back(e.path().string());
-            else if (ext == ".safetensors" || e.path().string().ends_with(".safetensors.index.json"))
-                hasSafetensors = true;
-        }
-        if (!hasSafetensors && !ggufs.empty()) {
-            std::sort(ggufs.begin(), ggufs.end());
-            ckpt->container = Container::Gguf;
-            readGguf(*ckpt, ggufs.front());
-        } else {
-            ckpt->container = Container::Safetensors;
-            readSafetensorsFolder(*ckpt, path);
-        }
+        readFolder(*ckpt, diskFolder(path), chosen);
+    } else if (!chosen.empty()) {
+        fail(path, "not a folder, so no files can be chosen in it");
     } else if (const std::string magic = magicOf(path); magic == "GGUF") {
         ckpt->container = Container::Gguf;
         readGguf(*ckpt, path);
@@ -220,6 +244,16 @@ std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path)
         readSafetensorsOrExplain(*ckpt, path, magic);
         readHuggingFaceConfigs(*ckpt, fs::path(path).parent_path().string());
     }
+    ckpt->buildIndex();
+    return ckpt;
+}
+
+std::shared_ptr<Checkpoint> Checkpoint::readMemory(const std::vector<MemoryFile>& files)
+{
+    auto ckpt = std::make_shared<Checkpoint>();
+    const FolderFiles folder = memoryFolder(files);
+    ckpt->path = folder.dir;
+    readFolder(*ckpt, folder, {});
     ckpt->buildIndex();
     return ckpt;
 }

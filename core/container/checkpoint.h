@@ -6,6 +6,7 @@
 #include "container/dtype.h"
 #include "container/mappedfile.h"
 #include "container/logicalweight.h"
+#include "base/error.h"
 
 #include <QJsonObject>
 
@@ -52,12 +53,37 @@ struct TensorEntry {
     uint64_t elementCount() const; // product of shape (checked at read time)
 };
 
+// A file's bytes already in memory (the caller keeps them alive as long as the checkpoint).
+struct MemoryFile {
+    std::string name;
+    std::span<const uint8_t> bytes;
+};
+
+// One checkpoint a folder could hold: a single file or a shard set.
+struct FolderCandidate {
+    std::string label;              // the file, or the shard set's pattern
+    std::vector<std::string> files; // file names inside the folder, in shard order
+};
+// A folder holding several checkpoints and nothing that says which one to open (container/folder.h).
+class FolderChoiceError : public Error {
+public:
+    FolderChoiceError(const std::string& message, std::vector<FolderCandidate> candidates)
+        : Error(message), m_candidates(std::move(candidates)) {}
+    const std::vector<FolderCandidate>& candidates() const { return m_candidates; }
+
+private:
+    std::vector<FolderCandidate> m_candidates;
+};
+
 class Checkpoint {
 public:
-    // Reads a .gguf or .safetensors file, a GGUF split set, or a folder (sharded index,
-    // one or more .safetensors, configs): files mapped, tensors listed, no detection.
-    // Throws qs::Error naming the file and field.
-    static std::shared_ptr<Checkpoint> read(const std::string& path);
+    // Reads a .gguf or .safetensors file, a GGUF split set, or a folder (container/folder.h says
+    // which of its files): files mapped, tensors listed, no detection. `chosen` (file names in the
+    // folder, e.g. a FolderCandidate's) overrides the folder's choice. Throws qs::Error naming the
+    // file and field; FolderChoiceError for a folder of several checkpoints.
+    static std::shared_ptr<Checkpoint> read(const std::string& path, const std::vector<std::string>& chosen = {});
+    // The same from memory, as a folder holding `files` (a single file is a folder of one).
+    static std::shared_ptr<Checkpoint> readMemory(const std::vector<MemoryFile>& files);
 
     Container container = Container::Safetensors;
     std::string path;                 // what was opened
@@ -71,6 +97,10 @@ public:
     std::string quantizeConfigFile;   // which of the two, or empty
     std::vector<LogicalWeight> weights; // format detection's result
     std::vector<std::string> notes;   // container-level warnings
+    // A folder: what it opened as (its index, model.safetensors, a shard set, ...) and the
+    // checkpoint files in it that were not read (file names, sorted).
+    std::string openedAs;
+    std::vector<std::string> leftOut;
 
     std::span<const uint8_t> bytes(const TensorEntry& t) const;
     const TensorEntry* find(std::string_view name) const;

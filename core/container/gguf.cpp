@@ -271,10 +271,11 @@ void checkMagicAndVersion(Cursor& c, const MappedFile& f, int& version)
     version = static_cast<int>(v);
 }
 
-GgufFile parseGgufFile(const std::string& path)
+GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
 {
     GgufFile out;
-    out.map = std::make_shared<MappedFile>(path);
+    out.map = std::move(map);
+    const std::string path = out.map->path();
     const MappedFile& f = *out.map;
     Cursor c(f, false);
     checkMagicAndVersion(c, f, out.version);
@@ -620,7 +621,13 @@ MetaValue scalarMeta(Type t, uint64_t v)
 
 void readGguf(Checkpoint& ckpt, const std::string& path)
 {
-    GgufFile first = parseGgufFile(path);
+    readGguf(ckpt, std::make_shared<MappedFile>(path));
+}
+
+void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
+{
+    const std::string path = map->path();
+    GgufFile first = parseGgufFile(std::move(map));
     ckpt.container = Container::Gguf;
     const auto splitCount = metaCount(first, "split.count");
     if (!splitCount || *splitCount == 1) {
@@ -657,7 +664,7 @@ void readGguf(Checkpoint& ckpt, const std::string& path)
         if (!std::filesystem::exists(sibling, ec))
             fail(sibling, "split " + num(k + 1) + " of " + num(count) + " is missing (the set was opened from "
                               + path + ")");
-        splits[k] = parseGgufFile(sibling);
+        splits[k] = parseGgufFile(std::make_shared<MappedFile>(sibling));
         const auto no = metaCount(splits[k], "split.no");
         const auto cnt = metaCount(splits[k], "split.count");
         if (no != k || cnt != count)

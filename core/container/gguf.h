@@ -14,6 +14,8 @@ namespace qs {
 // and tensors to `ckpt`. Opening any split of a set opens the whole set, in split order.
 // Little-endian only: a big-endian file is recognised and refused with a clear error.
 void readGguf(Checkpoint& ckpt, const std::string& path);
+// The same for a file already mapped (or in memory); its siblings are looked for on disk.
+void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map);
 
 using GgufMetadata = std::vector<std::pair<std::string, MetaValue>>;
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <utility>
 #include <vector>
 
 namespace qs {
@@ -43,13 +44,21 @@ MappedFile::MappedFile(const std::string& path)
             fail(path, std::string("cannot map: ") + std::strerror(err));
         }
         m_data = static_cast<const uint8_t*>(p);
+        m_mapped = true;
     }
     ::close(fd);
 }
 
+MappedFile::MappedFile(std::string name, std::span<const uint8_t> bytes)
+    : m_path(std::move(name))
+    , m_data(bytes.data())
+    , m_size(bytes.size())
+{
+}
+
 MappedFile::~MappedFile()
 {
-    if (m_data)
+    if (m_mapped)
         ::munmap(const_cast<uint8_t*>(m_data), m_size);
 }
 

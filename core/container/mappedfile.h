@@ -11,6 +11,9 @@ namespace qs {
 class MappedFile {
 public:
     explicit MappedFile(const std::string& path); // throws qs::Error
+    // Bytes already in memory, read as the file `name` (the fuzz targets parse without a file
+    // per input). Not copied: the caller keeps them alive as long as this object.
+    MappedFile(std::string name, std::span<const uint8_t> bytes);
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;
@@ -28,6 +31,7 @@ private:
     std::string m_path;
     const uint8_t* m_data = nullptr;
     uint64_t m_size = 0;
+    bool m_mapped = false; // false: borrowed memory, nothing to unmap
 };
 
 } // namespace qs

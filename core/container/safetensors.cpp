@@ -1,5 +1,6 @@
 #include "container/safetensors.h"
 
+#include "container/folder.h"
 #include "container/json.h"
 #include "base/atomicfile.h"
 #include "base/error.h"
@@ -136,10 +137,10 @@ void addMetadata(Checkpoint& ckpt, const std::string& path, const std::string& k
     ckpt.metadata.emplace_back(key, std::move(mv));
 }
 
-// A small JSON side file (index, config) mapped read-only; throws naming the file.
-json::Value readJsonFile(const std::string& path)
+// A small JSON side file (index, config); throws naming the file.
+json::Value readJsonFile(const MappedFile& f)
 {
-    const MappedFile f(path);
+    const std::string& path = f.path();
     if (f.size() > kJsonSideFileMax)
         fail(path, "file is " + std::to_string(f.size()) + " bytes; JSON side files are limited to "
                        + std::to_string(kJsonSideFileMax) + " bytes");
@@ -157,17 +158,16 @@ std::string joinPath(const std::string& dir, const std::string& name)
     return (fs::path(dir.empty() ? "." : dir) / name).string();
 }
 
-bool isRegularFile(const fs::path& p)
-{
-    std::error_code ec;
-    return fs::is_regular_file(p, ec);
-}
-
 } // namespace
 
 void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
 {
-    auto map = std::make_shared<MappedFile>(path);
+    readSafetensorsMapped(ckpt, std::make_shared<MappedFile>(path));
+}
+
+void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
+{
+    const std::string path = map->path();
     const uint64_t size = map->size();
     if (size == 0)
         fail(path, "empty file: no safetensors header length (8 bytes expected)");
@@ -304,10 +304,10 @@ void readSafetensorsFile(Checkpoint& ckpt, const std::string& path)
 
 namespace {
 
-void readShardedFolder(Checkpoint& ckpt, const std::string& dir, const std::string& indexPath,
-                       const std::vector<std::string>& folderFiles)
+void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::string& indexName)
 {
-    const json::Value root = readJsonFile(indexPath);
+    const std::string indexPath = folder.pathOf(indexName);
+    const json::Value root = readJsonFile(*folder.open(indexName));
     if (!root.isObject())
         fail(indexPath, "index is a JSON " + jsonTypeOf(root) + ", not an object");
     const json::Value* weightMap = root.find("weight_map");
@@ -332,15 +332,15 @@ void readShardedFolder(Checkpoint& ckpt, const std::string& dir, const std::stri
         exampleTensor.emplace(f, name);
     }
     for (const auto& s : shards)
-        if (!isRegularFile(joinPath(dir, s)))
+        if (!folder.has(s))
             fail(indexPath, "weight_map: shard " + named(s) + " (holding tensor " + named(exampleTensor[s])
                                 + ") does not exist in the folder");
 
     std::unordered_map<std::string, std::string> foundIn;
     for (const auto& s : shards) {
-        const std::string shardPath = joinPath(dir, s);
+        const std::string shardPath = folder.pathOf(s);
         const size_t first = ckpt.tensors.size();
-        readSafetensorsFile(ckpt, shardPath);
+        readSafetensorsMapped(ckpt, folder.open(s));
         for (size_t i = first; i < ckpt.tensors.size(); ++i) {
             const std::string& name = ckpt.tensors[i].name;
             const auto [it, fresh] = foundIn.emplace(name, s);
@@ -372,61 +372,59 @@ void readShardedFolder(Checkpoint& ckpt, const std::string& dir, const std::stri
                                      + " but the tensors hold " + std::to_string(sum) + " bytes");
         }
     }
-    for (const auto& f : folderFiles)
-        if (!shards.count(f))
-            ckpt.notes.push_back(joinPath(dir, f) + ": not named by " + fs::path(indexPath).filename().string()
-                                 + "; ignored");
 }
 
 } // namespace
 
-void readSafetensorsFolder(Checkpoint& ckpt, const std::string& dir)
+void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<std::string>& chosen)
 {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        fail(dir, "not a folder");
-    std::vector<std::string> indexes;
-    std::vector<std::string> files;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (!isRegularFile(it->path()))
-            continue;
-        if (name.ends_with(".safetensors.index.json"))
-            indexes.push_back(name);
-        else if (name.ends_with(".safetensors"))
-            files.push_back(name);
-    }
-    if (ec)
-        fail(dir, "cannot list the folder: " + ec.message());
-    std::sort(indexes.begin(), indexes.end());
-    std::sort(files.begin(), files.end());
-
-    if (!indexes.empty()) {
-        const auto preferred = std::find(indexes.begin(), indexes.end(), "model.safetensors.index.json");
-        const std::string index = preferred != indexes.end() ? *preferred : indexes.front();
-        if (indexes.size() > 1)
-            ckpt.notes.push_back(dir + ": several *.safetensors.index.json files; using " + index);
-        readShardedFolder(ckpt, dir, joinPath(dir, index), files);
-    } else if (!files.empty()) {
-        for (const auto& f : files)
-            readSafetensorsFile(ckpt, joinPath(dir, f));
+    const std::string& dir = folder.dir;
+    if (!chosen.empty()) {
+        for (const auto& f : chosen) {
+            if (!folder.has(f))
+                fail(folder.pathOf(f), "no such file in the folder");
+            readSafetensorsMapped(ckpt, folder.open(f));
+        }
+        ckpt.openedAs = chosen.size() == 1 ? chosen.front() : "the " + std::to_string(chosen.size()) + " chosen files";
     } else {
-        fail(dir, "no checkpoint in this folder (no *.safetensors file and no *.safetensors.index.json)");
+        std::vector<std::string> indexes;
+        for (const auto& name : folder.names)
+            if (name.ends_with(".safetensors.index.json"))
+                indexes.push_back(name);
+        const std::vector<FileSet> sets = fileSets(folder.names, ".safetensors");
+        if (!indexes.empty()) {
+            const auto preferred = std::find(indexes.begin(), indexes.end(), "model.safetensors.index.json");
+            const std::string index = preferred != indexes.end() ? *preferred : indexes.front();
+            if (indexes.size() > 1)
+                ckpt.notes.push_back(dir + ": several *.safetensors.index.json files; using " + index);
+            readShardedFolder(ckpt, folder, index);
+            ckpt.openedAs = index;
+        } else if (folder.has("model.safetensors")) {
+            readSafetensorsMapped(ckpt, folder.open("model.safetensors"));
+            ckpt.openedAs = "model.safetensors";
+        } else if (!sets.empty()) {
+            const FileSet& set = pickFileSet(dir, sets, "safetensors");
+            for (const auto& f : set.files)
+                readSafetensorsMapped(ckpt, folder.open(f));
+            ckpt.openedAs = set.label;
+        } else {
+            fail(dir, "no checkpoint in this folder (no *.safetensors file and no *.safetensors.index.json)");
+        }
     }
-    readHuggingFaceConfigs(ckpt, dir);
+    readHuggingFaceConfigs(ckpt, folder);
 }
 
 // The configs only steer format detection. A broken or oversized config must not hide a
 // checkpoint whose tensors validated strictly, so it becomes a note (shown by inspect)
 // and detection falls back to tensor names, dtypes and shapes.
-void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir)
+void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder)
 {
     auto load = [&](const std::string& name, QJsonObject& out) {
-        const std::string path = joinPath(dir, name);
-        if (!isRegularFile(path))
+        if (!folder.has(name))
             return false;
+        const std::string path = folder.pathOf(name);
         try {
-            const json::Value v = readJsonFile(path);
+            const json::Value v = readJsonFile(*folder.open(name));
             if (!v.isObject()) {
                 ckpt.notes.push_back(path + ": a JSON " + jsonTypeOf(v) + ", not an object; ignored");
                 return false;
@@ -445,6 +443,13 @@ void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir)
             break;
         }
     }
+}
+
+void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir)
+{
+    // Only the configs: the folder of a single file may be large or unlistable.
+    FolderFiles folder = diskFolder(dir, {"config.json", "quant_config.json", "quantize_config.json"});
+    readHuggingFaceConfigs(ckpt, folder);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #pragma once
 // safetensors reader and writer (../shared/spec/safetensors-quant.md, Part A).
 #include "container/checkpoint.h"
+#include "container/folder.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,10 +28,15 @@ inline constexpr size_t kJsonSideFileMaxValues = size_t(1) << 20;
 // appends its tensors (in data order; TensorEntry::offset is absolute in the file) and
 // __metadata__ to `ckpt`. Reads only the header: tensor data is never touched.
 void readSafetensorsFile(Checkpoint& ckpt, const std::string& path);
-// A folder: a *.safetensors.index.json (sharded, validated against the shards) or every
-// *.safetensors in it (sorted by name), plus the configs. Throws when it holds no checkpoint.
-void readSafetensorsFolder(Checkpoint& ckpt, const std::string& dir);
-// config.json, quantize_config.json / quant_config.json from `dir`, when present.
+// The same for a file already mapped (or in memory).
+void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map);
+// A folder's safetensors checkpoint as container/folder.h chooses it (a *.safetensors.index.json
+// validated against its shards, model.safetensors, one shard set, the one file), or the
+// `chosen` files; plus the configs. Sets ckpt.openedAs. Throws when it holds no checkpoint,
+// FolderChoiceError when it holds several.
+void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<std::string>& chosen = {});
+// config.json, quantize_config.json / quant_config.json from the folder, when present.
+void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder);
 void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir);
 
 struct SafetensorsTensor {

@@ -532,10 +532,12 @@ void detectPlain(Context& cx, size_t i)
     w.bits = static_cast<int>(dtypeBits(t.dtype));
     w.evidence.push_back("unquantized " + std::string(dtypeName(t.dtype)) + " tensor");
     const std::string suffix = splitName(t.name).second;
-    static constexpr std::string_view stray[] = {"qzeros", "g_idx", "SCB", "weight_scale", "weight_zero_point",
-                                                 "weight.absmax", "weight.quant_map", "biases", "weight_scale_inv"};
+    static constexpr std::string_view stray[] = {"qweight", "qzeros", "scales", "g_idx", "SCB", "weight_scale",
+                                                 "weight_zero_point", "weight_packed", "weight_shape", "weight.absmax",
+                                                 "weight.quant_map", "biases", "weight_scale_inv"};
     if (std::find(std::begin(stray), std::end(stray), suffix) != std::end(stray))
-        w.notes.push_back("'" + suffix + "' looks like a member of a quantized weight, but its module has no matching codes");
+        w.notes.push_back(std::string(kStrayMemberNote) + " '" + suffix
+                          + "' looks like a member of a quantized weight, but its module has no matching codes");
     if (!t.note.empty())
         w.notes.push_back(t.note);
     cx.finish(std::move(w));

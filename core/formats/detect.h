@@ -19,6 +19,9 @@ std::vector<LogicalWeight> detectWeights(const Checkpoint& ckpt);
 // mixes the v1 (z - 1) and v2 (z) zero conventions, within a weight or across weights;
 // verify and diff report them as warnings.
 inline constexpr const char* kZeroConventionNote = "zero convention:";
+// Notes starting with this mark a plain tensor whose name says it belongs to a quantized weight
+// (qweight, qzeros, scales, g_idx, ...) that detection could not assemble; verify reports them.
+inline constexpr const char* kStrayMemberNote = "stray member:";
 
 // Stored bytes and logical elements summed over a set of weights; bpw = bytes*8/elements.
 struct BitsSummary {

@@ -4,9 +4,9 @@
 
 namespace qs {
 
-std::shared_ptr<const Checkpoint> openCheckpoint(const std::string& path)
+std::shared_ptr<const Checkpoint> openCheckpoint(const std::string& path, const std::vector<std::string>& chosen)
 {
-    std::shared_ptr<Checkpoint> ckpt = Checkpoint::read(path);
+    std::shared_ptr<Checkpoint> ckpt = Checkpoint::read(path, chosen);
     ckpt->weights = detectWeights(*ckpt);
     return ckpt;
 }

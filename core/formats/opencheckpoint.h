@@ -9,6 +9,6 @@
 namespace qs {
 
 // Throws qs::Error naming the file, tensor or field (see Checkpoint::read).
-std::shared_ptr<const Checkpoint> openCheckpoint(const std::string& path);
+std::shared_ptr<const Checkpoint> openCheckpoint(const std::string& path, const std::vector<std::string>& chosen = {});
 
 } // namespace qs

@@ -2,6 +2,7 @@
 // upstream references; usage and input errors exit 2 with a one-line message.
 #include "container/checkpoint.h"
 #include "container/npy.h"
+#include "container/safetensors.h"
 #include "base/error.h"
 #include "base/half.h"
 #include "testsupport.h"
@@ -105,6 +106,21 @@ private slots:
             ++checked;
         }
         QVERIFY(checked >= 2);
+    }
+
+    // A vector is written with the shape inspect shows ([N]), not as a [1, N] matrix.
+    void vectorKeepsItsShape()
+    {
+        QTemporaryDir tmp;
+        const std::vector<uint8_t> bytes(6 * 4, 0);
+        const QString dir = tmp.filePath(QStringLiteral("m"));
+        QDir().mkpath(dir);
+        writeSafetensors((dir + QStringLiteral("/model.safetensors")).toStdString(),
+                         {{"model.norm.weight", DType::F32, {6}, bytes}});
+        const QString out = tmp.filePath(QStringLiteral("v.npy"));
+        const auto r = qstest::runCli({QStringLiteral("dequant"), dir, QStringLiteral("model.norm.weight"), QStringLiteral("-o"), out});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(npy::read(out.toStdString()).shape, std::vector<uint64_t>{6});
     }
 
     void codes()

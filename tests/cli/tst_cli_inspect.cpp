@@ -1,6 +1,7 @@
 // quantscope-cli inspect: JSON against the fixture expectations, the human table, exit codes.
 #include "container/checkpoint.h"
 #include "container/gguf.h"
+#include "container/safetensors.h"
 #include "testsupport.h"
 
 #include <QFile>
@@ -64,6 +65,7 @@ private slots:
     void exitCodes_data();
     void exitCodes();
     void help();
+    void folderLeftOut();
 };
 
 void TestCliInspect::gptqJson()
@@ -279,6 +281,34 @@ void TestCliInspect::help()
     QCOMPARE(e.exitCode, 2);
     QVERIFY2(e.err.contains(bad.toUtf8()), e.err.constData());
     QCOMPARE(e.err.count('\n'), 1);
+}
+
+
+// A folder's other checkpoint files are named (text and JSON); a folder of several
+// checkpoints is refused with their names (exit 2, one line).
+void TestCliInspect::folderLeftOut()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    static const std::vector<uint8_t> z(16, 0);
+    const std::span<const uint8_t> data(z.data(), z.size());
+    qs::writeSafetensors(d + "/model.safetensors", {{"model.norm.weight", qs::DType::F32, {4}, data}});
+    qs::writeSafetensors(d + "/adapters.safetensors", {{"lora_a", qs::DType::F32, {4}, data}});
+    const QJsonObject o = inspectJson(dir.path());
+    QCOMPARE(o.value(QStringLiteral("opened_as")).toString(), QStringLiteral("model.safetensors"));
+    QCOMPARE(o.value(QStringLiteral("left_out")).toArray(), QJsonArray{QStringLiteral("adapters.safetensors")});
+    QCOMPARE(o.value(QStringLiteral("tensors")).toArray().size(), 1);
+    const qstest::CliResult text = qstest::runCli({QStringLiteral("inspect"), dir.path()});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("Left out:   adapters.safetensors"), text.out.constData());
+
+    QFile::remove(dir.filePath(QStringLiteral("model.safetensors")));
+    qs::writeSafetensors(d + "/base.safetensors", {{"w", qs::DType::F32, {4}, data}});
+    const qstest::CliResult r = qstest::runCli({QStringLiteral("inspect"), dir.path()});
+    QCOMPARE(r.exitCode, 2);
+    const QString err = QString::fromUtf8(r.err).trimmed();
+    QVERIFY2(err.contains(QStringLiteral("adapters.safetensors, base.safetensors")), qPrintable(err));
+    QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err));
 }
 
 QTEST_GUILESS_MAIN(TestCliInspect)

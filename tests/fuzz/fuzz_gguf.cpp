@@ -3,8 +3,6 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    const std::string path = qsfuzz::workDir() + "/input.gguf";
-    qsfuzz::writeFile(path, data, size);
-    qsfuzz::exercise(path);
+    qsfuzz::exercise({{"input.gguf", {data, size}}});
     return 0;
 }

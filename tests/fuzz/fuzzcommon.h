@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the libFuzzer targets: the fuzz input becomes a file in a private temporary
-// folder, which is opened, listed, detected and dequantized exactly as the CLI would.
+// Shared by the libFuzzer targets: the fuzz input becomes one or more files in memory (never on
+// disk, so a target runs thousands of inputs a second), which are opened as a folder, listed,
+// detected and dequantized as the CLI would.
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
 #include "base/error.h"
@@ -9,13 +10,12 @@
 #include "formats/kernel.h"
 #include "formats/opencheckpoint.h"
 
-#include <stdlib.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -25,34 +25,47 @@ namespace qsfuzz {
 // for unbounded allocation, not for a legitimately large (but consistent) weight.
 constexpr uint64_t kMaxDequantElements = uint64_t(1) << 22;
 
-inline const std::string& workDir()
+// A folder packed into one input (the seed maker writes them): repeated
+// [name length: 1 byte][name][data length: 4 bytes little-endian][data]; a length past the end
+// takes what is left. The files point into `data`.
+inline std::vector<qs::MemoryFile> unpackFolder(const uint8_t* data, size_t size)
 {
-    static const std::string dir = [] {
-        char tmpl[] = "/tmp/qsfuzz-XXXXXX";
-        const char* d = mkdtemp(tmpl);
-        if (!d)
-            abort();
-        return std::string(d);
-    }();
-    return dir;
+    std::vector<qs::MemoryFile> files;
+    size_t at = 0;
+    while (at < size && files.size() < 16) {
+        const size_t nameLen = data[at++];
+        if (nameLen > size - at)
+            break;
+        std::string name(reinterpret_cast<const char*>(data + at), nameLen);
+        at += nameLen;
+        uint32_t len = 0;
+        for (int i = 0; i < 4 && at < size; ++i)
+            len |= uint32_t(data[at++]) << (8 * i);
+        const size_t n = std::min<size_t>(len, size - at);
+        files.push_back({std::move(name), {data + at, n}});
+        at += n;
+    }
+    return files;
 }
 
-inline void writeFile(const std::string& path, const uint8_t* data, size_t size)
+inline void appendPacked(std::string& out, const std::string& name, std::span<const uint8_t> bytes)
 {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f)
-        abort();
-    if (size && std::fwrite(data, 1, size, f) != size)
-        abort();
-    std::fclose(f);
+    out += char(name.size());
+    out += name;
+    for (int i = 0; i < 4; ++i)
+        out += char((bytes.size() >> (8 * i)) & 0xff);
+    out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-// Opens `path` and does everything a user can do with it without writing. qs::Error is the
-// expected way to refuse; any other exception escapes and libFuzzer reports it as a crash.
-inline void exercise(const std::string& path)
+// Opens the in-memory folder `files` (no file is written) and does everything a user can do
+// with it without writing. qs::Error is the expected way to refuse; any other exception escapes
+// and libFuzzer reports it as a crash.
+inline void exercise(const std::vector<qs::MemoryFile>& files)
 {
     try {
-        const auto ckpt = qs::openCheckpoint(path);
+        std::shared_ptr<qs::Checkpoint> opened = qs::Checkpoint::readMemory(files);
+        opened->weights = qs::detectWeights(*opened);
+        const std::shared_ptr<const qs::Checkpoint> ckpt = opened;
         for (const auto& [key, value] : ckpt->metadata)
             (void)value.toDisplayString();
         for (const auto& t : ckpt->tensors)

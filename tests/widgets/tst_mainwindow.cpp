@@ -6,6 +6,7 @@
 // dropped on the window open as A, dropped on the Diff view open as B; the command line
 // `quantscope A --diff B` (parseLaunchArguments + applyLaunchOptions) opens both.
 #include "container/checkpoint.h"
+#include "container/safetensors.h"
 #include "inspector.h"
 #include "launchoptions.h"
 #include "mainwindow.h"
@@ -17,6 +18,7 @@
 #include <QAbstractItemModelTester>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
@@ -90,6 +92,7 @@ private slots:
     void fileMenuHasEachActionOnce();
     void exportsReport_data();
     void exportsReport();
+    void folderOfSeveralCheckpointsAsks();
 
 private:
     QTemporaryDir m_dir;
@@ -502,6 +505,34 @@ void TestMainWindow::exportsReport()
     const QByteArray bytes = file.readAll();
     QVERIFY(bytes.size() > 20000); // figures included
     QVERIFY(bytes.contains(needle));
+}
+
+// A folder of two checkpoints and nothing that says which: the window lists them, opens the
+// one picked, and says (status bar, inspector) which file was left out.
+void TestMainWindow::folderOfSeveralCheckpointsAsks()
+{
+    QTemporaryDir dir;
+    const std::string d = dir.path().toStdString();
+    static const std::vector<uint8_t> z(32, 0);
+    qs::writeSafetensors(d + "/base.safetensors", {{"model.norm.weight", qs::DType::F32, {8}, z}});
+    qs::writeSafetensors(d + "/adapter.safetensors", {{"lora_a", qs::DType::F32, {4}, {z.data(), 16}}});
+    MainWindow w;
+    w.show();
+    w.openPath(dir.path());
+    QInputDialog* ask = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((ask = w.findChild<QInputDialog*>(QStringLiteral("folderChoiceDialog"))) != nullptr, kOpenTimeoutMs);
+    QTRY_VERIFY(ask->isVisible());
+    QCOMPARE(ask->comboBoxItems(), (QStringList{QStringLiteral("adapter.safetensors"), QStringLiteral("base.safetensors")}));
+    if (!qEnvironmentVariableIsEmpty("QS_SCREENSHOT_DIR"))
+        ask->grab().save(qEnvironmentVariable("QS_SCREENSHOT_DIR") + QStringLiteral("/folder-choice.png"));
+    ask->setTextValue(QStringLiteral("base.safetensors"));
+    ask->accept();
+    QTRY_VERIFY_WITH_TIMEOUT(w.snapshot() && w.snapshot()->tensors.size() == 1, kOpenTimeoutMs);
+    QCOMPARE(w.snapshot()->tensors.front().name, QStringLiteral("model.norm.weight"));
+    QCOMPARE(w.snapshot()->openedAs, QStringLiteral("base.safetensors"));
+    QCOMPARE(w.snapshot()->leftOut, QStringList{QStringLiteral("adapter.safetensors")});
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("left out: adapter.safetensors")),
+             qPrintable(w.statusBar()->currentMessage()));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -11,6 +11,7 @@
 #include "base/parallel.h"
 
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QtGlobal>
 
 #include <algorithm>
@@ -75,6 +76,15 @@ std::string gptqSideConfig(const QuantScheme& s, QJsonObject& side)
                        {QStringLiteral("quant_method"), QStringLiteral("gptq")},
                        {QStringLiteral("checkpoint_format"),
                         gptqV1Target(*s.format) ? QStringLiteral("gptq") : QStringLiteral("gptq_v2")}};
+    // AutoGPTQ's config has no key for modules left in float; GPTQModel and vLLM read them from
+    // `dynamic` as negative matches ("-:" + a regex matched at the start of the module name).
+    if (!s.skipped.empty()) {
+        QJsonObject dynamic;
+        for (const std::string& m : s.skipped)
+            dynamic.insert(QStringLiteral("-:") + QRegularExpression::escape(QString::fromStdString(m)) + QLatin1Char('$'),
+                           QJsonObject{});
+        side.insert(QStringLiteral("dynamic"), dynamic);
+    }
     return "quantize_config.json";
 }
 

@@ -197,6 +197,11 @@ private slots:
         QCOMPARE(qc.value(QStringLiteral("group_size")).toInt(), 64);
         QCOMPARE(qc.value(QStringLiteral("sym")).toBool(true), false);
         QCOMPARE(qc.value(QStringLiteral("quant_method")).toString(), QStringLiteral("gptq"));
+        // The modules left in float, as GPTQModel and vLLM read them: `dynamic` negative matches.
+        const QJsonObject dynamic = qc.value(QStringLiteral("dynamic")).toObject();
+        QVERIFY2(dynamic.contains(QStringLiteral("-:model\\.embed_tokens$")),
+                 QJsonDocument(dynamic).toJson(QJsonDocument::Compact).constData());
+        QVERIFY(dynamic.value(QStringLiteral("-:model\\.embed_tokens$")).toObject().isEmpty());
         const QJsonObject cfg = readJson(gptq + QStringLiteral("/config.json"));
         QCOMPARE(cfg.value(QStringLiteral("quantization_config")).toObject(), qc);
         QCOMPARE(cfg.value(QStringLiteral("model_type")).toString(), QStringLiteral("llama"));

@@ -158,6 +158,57 @@ private slots:
         QCOMPARE(spillWarnings, size_t(spills));
     }
 
+    // "0 weights checked, 0 errors" must never pass as an all-clear (issue 14).
+    void strayMembersAreFindings()
+    {
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath(QStringLiteral("bad-qzeros"));
+        const std::string qzeros = "model.layers.0.mlp.down_proj.qzeros";
+        rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), dir, [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
+            for (OwnedTensor& t : ts)
+                if (t.name == qzeros) // the same words as one column: not the [groups, N / 8] GPTQ stores
+                    t.shape = {t.shape[0] * t.shape[1], 1};
+        });
+        const auto c = openCheckpoint(dir.toStdString());
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const VerifyFinding& f : r.findings)
+            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+        QVERIFY(hasCheck(r, qzeros, "stray-member"));
+        QVERIFY(hasCheck(r, "model.layers.0.mlp.down_proj.qweight", "stray-member"));
+        QVERIFY(r.errors() >= 2);
+        for (const VerifyFinding& f : r.findings)
+            if (f.check == "stray-member")
+                QVERIFY2(f.message.find("tensor " + f.weight + ":") == 0, f.message.c_str());
+    }
+
+    void nothingCheckedIsAFinding()
+    {
+        const std::string path = qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString();
+        const VerifyReport r = verifyCheckpoint(*openCheckpoint(path));
+        QVERIFY(r.checked.empty());
+        QCOMPARE(r.errors(), size_t(1));
+        QVERIFY(hasCheck(r, path, "nothing-checked"));
+        QVERIFY2(r.findings.back().message.find("and no quantized weight") != std::string::npos, r.findings.back().message.c_str());
+    }
+
+    // A tensor that no detected weight claims is reported, not silently skipped.
+    void unmatchedTensorIsAFinding()
+    {
+        std::shared_ptr<Checkpoint> c = Checkpoint::read(variantDir(QStringLiteral("gptq-w4-g128-sym")).toStdString());
+        c->weights = detectWeights(*c);
+        QVERIFY(verifyCheckpoint(*c).errors() == 0);
+        const LogicalWeight dropped = c->weights.back();
+        c->weights.pop_back();
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const VerifyFinding& f : r.findings)
+            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+        // The fixture holds one weight: with it gone, nothing was checked either.
+        QCOMPARE(r.errors(), dropped.members.size() + 1);
+        QVERIFY(hasCheck(r, c->path, "nothing-checked"));
+        for (const auto& [role, index] : dropped.members)
+            QVERIFY(hasCheck(r, c->tensors[index].name, "unmatched"));
+    }
+
     void broken_data()
     {
         QTest::addColumn<QString>("variant");
