@@ -7,6 +7,7 @@
 #include "formats/ggml/quantize_ggml.h"
 #include "analysis/valuescan.h"
 #include "base/error.h"
+#include "base/shapetext.h"
 #include "base/parallel.h"
 #include "formats/formatid.h"
 #include "formats/dequant.h"
@@ -190,7 +191,7 @@ std::vector<RankTarget> rankTargets(const std::vector<uint64_t>& coarse, const s
 }
 
 struct Scratch {
-    std::vector<float> a, b, c;
+    std::vector<float> a, b, c, tmp;
     std::vector<uint8_t> bytes;
 };
 
@@ -496,11 +497,42 @@ std::string requantizableIds()
 
 } // namespace
 
-const TensorEntry* findReference(const Checkpoint& ref, const LogicalWeight& weight)
+ReferenceMatch findReference(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref)
 {
-    if (const TensorEntry* t = ref.find(weight.name + ".weight"))
-        return t;
-    return ref.find(weight.name);
+    ReferenceMatch r;
+    const WeightMatch m = matchWeights(ckpt, ref, weight.name);
+    for (const WeightPair& p : m.pairs)
+        if (p.a == &weight) {
+            r.reference = p.b;
+            r.weightSide = p.ta;
+            r.referenceSide = p.tb;
+            r.note = p.note;
+            if (p.b->members.size() == 1)
+                r.tensor = &ref.tensors.at(p.b->members.front().second);
+            else
+                r.problem = ref.path + " " + p.b->name + ": the reference is " + p.b->format + ", not a float tensor";
+            return r;
+        }
+    for (const ShapeMismatch& s : m.shapeMismatches)
+        if (s.nameA == weight.name) {
+            r.problem = ref.path + " " + s.nameB + ": the reference is " + shapeText(s.shapeB) + ", the weight " +
+                        shapeText(s.shapeA);
+            return r;
+        }
+    for (const SkippedPair& s : m.skipped)
+        if (s.nameA == weight.name) {
+            r.problem = ref.path + " " + s.nameB + ": " + s.reason;
+            return r;
+        }
+    const std::string arch = checkpointArchitecture(ckpt.container == Container::Gguf ? ckpt : ref);
+    std::string also = weight.name;
+    for (const std::string& other : {hfToGguf(weight.name, arch), ggufToHf(weight.name, arch)})
+        if (!other.empty())
+            also = other;
+    r.problem = ref.path + ": no reference tensor for " + weight.name +
+                (also != weight.name && ckpt.container != ref.container ? " or " + also : std::string()) + "; it has " +
+                namingHint(ref);
+    return r;
 }
 
 std::vector<float> defaultActivations(uint64_t tokens, uint64_t K, uint64_t seed, int outlierChannels)
@@ -539,6 +571,37 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
                                           });
     res.weight = weight.name;
     res.reference = refTensor.name;
+    return res;
+}
+
+WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
+                               const ReferenceMatch& match, const StatsOptions& opt)
+{
+    if (!match.found())
+        throw Error(ckpt.path + " " + weight.name + ": " + (match.problem.empty() ? "no reference" : match.problem));
+    const LogicalWeight& rw = *match.reference;
+    const TensorEntry& refTensor = *match.tensor;
+    const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
+    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + refTensor.name;
+    if (!plainFloatType(refTensor))
+        throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
+    if (rw.outFeatures() != N || rw.inFeatures() != K)
+        throw Error(where + ": the reference is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
+    // Chunks of whole permutation head blocks on a permuted side.
+    uint64_t align = opt.rowChunk ? 1 : kKernelRows;
+    for (const SideTransform* t : {&match.weightSide, &match.referenceSide})
+        if (t->permuteHeads)
+            align = std::lcm(align, N / t->permuteHeads);
+    const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
+    WeightComparison res = compareStreams(where, N, K, gs, chunkRows(opt, K, align), opt, weight.name,
+                                          [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
+                                              s.tmp.resize(size_t((r1 - r0) * K));
+                                              loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
+                                              loadMatchedRows(ref, rw, match.referenceSide, r0, r1, r, s.tmp.data(), opt.path);
+                                          });
+    res.weight = weight.name;
+    res.reference = refTensor.name;
+    res.note = match.note;
     return res;
 }
 

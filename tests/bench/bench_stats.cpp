@@ -242,7 +242,7 @@ int main(int argc, char** argv)
         for (const qs::LogicalWeight* w : ws) {
             if (skipped("compare"))
                 break;
-            const qs::WeightComparison c = qs::compareWeight(*ckpt, *w, *ref, *qs::findReference(*ref, *w), opt);
+            const qs::WeightComparison c = qs::compareWeight(*ckpt, *w, *ref, qs::findReference(*ckpt, *w, *ref), opt);
             sink = sink + float(c.error.p99);
         }
         tCompare.push_back(seconds() - s);

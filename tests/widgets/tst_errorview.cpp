@@ -111,7 +111,7 @@ private slots:
         const qs::LogicalWeight& w = f.ckpt->weights[size_t(index)];
         qs::StatsOptions opt;
         opt.bins = bins;
-        const qs::WeightComparison want = qs::compareWeight(*f.ckpt, w, *ref, *qs::findReference(*ref, w), opt);
+        const qs::WeightComparison want = qs::compareWeight(*f.ckpt, w, *ref, qs::findReference(*f.ckpt, w, *ref), opt);
         QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
         QCOMPARE(f.view.result()->error.rmse, want.error.rmse);
         QVERIFY(f.view.statisticsText().contains(QLocale().toString(want.error.rmse, 'g', 5)));

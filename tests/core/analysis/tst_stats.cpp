@@ -6,6 +6,7 @@
 #include "formats/affine/quantize_affine.h"
 #include "formats/bnb/quantize_bnb.h"
 #include "formats/ggml/quantize_ggml.h"
+#include "analysis/diff.h"
 #include "analysis/stats.h"
 #include "analysis/valuescan.h"
 #include "container/checkpoint.h"
@@ -106,6 +107,53 @@ Q_DECLARE_METATYPE(Floats)
 class TestStats : public QObject {
     Q_OBJECT
 private slots:
+    // A GGUF quantized from a Hugging Face checkpoint by llama.cpp's converter, against that
+    // checkpoint: paired as diff pairs (output.weight = lm_head.weight, blk.0.attn_q =
+    // q_proj with the row permutation undone), with the same max |error| as diff finds.
+    void ggufAgainstHuggingFaceReference()
+    {
+        for (const bool permute : {true, false}) {
+            QTemporaryDir tmp;
+            QVERIFY(tmp.isValid());
+            qstest::writeConvertedLlama(tmp.path(), permute);
+            const auto gguf = openCheckpoint(tmp.filePath(QStringLiteral("model.gguf")).toStdString());
+            const auto hf = openCheckpoint(tmp.filePath(QStringLiteral("hf")).toStdString());
+            const DiffResult diff = diffCheckpoints(*gguf, *hf, {});
+            QCOMPARE(diff.weights.size(), size_t(4));
+            for (const LogicalWeight& w : gguf->weights) {
+                const ReferenceMatch m = findReference(*gguf, w, *hf);
+                QVERIFY2(m.found(), m.problem.c_str());
+                const bool qk = w.name == "blk.0.attn_q.weight" || w.name == "blk.0.attn_k.weight";
+                QCOMPARE(m.weightSide.permuteHeads, uint64_t(qk ? (w.name == "blk.0.attn_q.weight" ? 4 : 2) : 0));
+                if (w.name == "output.weight")
+                    QCOMPARE(m.tensor->name, std::string("lm_head.weight"));
+                const WeightComparison c = compareWeight(*gguf, w, *hf, m, {});
+                const auto d = std::find_if(diff.weights.begin(), diff.weights.end(),
+                                            [&](const WeightDiff& x) { return x.nameA == w.name; });
+                QVERIFY(d != diff.weights.end());
+                QCOMPARE(c.error.maxAbs, d->maxAbs);
+                QCOMPARE(c.error.count, d->count);
+                // Q8_0 of values in [-1.1, 1.1]: a step of at most 1.1 / 127.
+                QVERIFY2((c.error.maxAbs < 0.01) == (permute || !qk), w.name.c_str());
+            }
+        }
+    }
+
+    // What no reference matches is said with the names looked for and the reference's naming.
+    void missingReferenceNamesBoth()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        qstest::writeConvertedLlama(tmp.path());
+        const auto gguf = openCheckpoint(tmp.filePath(QStringLiteral("model.gguf")).toStdString());
+        const auto other = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
+        const ReferenceMatch m = findReference(*gguf, *gguf->findWeight("output.weight"), *other);
+        QVERIFY(!m.found());
+        QVERIFY2(m.problem.find("no reference tensor for output.weight or lm_head.weight") != std::string::npos,
+                 m.problem.c_str());
+        QVERIFY_THROWS_EXCEPTION(Error, compareWeight(*gguf, *gguf->findWeight("output.weight"), *other, m, {}));
+    }
+
     void againstRef_data()
     {
         QTest::addColumn<QString>("variant");
@@ -121,15 +169,15 @@ private slots:
         for (const LogicalWeight& w : ckpt->weights) {
             if (!canDequantize(w.format))
                 continue;
-            const TensorEntry* t = findReference(*ref, w);
-            QVERIFY2(t, w.name.c_str());
+            const ReferenceMatch t = findReference(*ckpt, w, *ref);
+            QVERIFY2(t.found(), t.problem.c_str());
             StatsOptions opt;
             opt.rowChunk = 7; // slices that do not divide N
-            const WeightComparison c = compareWeight(*ckpt, w, *ref, *t, opt);
+            const WeightComparison c = compareWeight(*ckpt, w, *ref, t, opt);
             // Our kernels return the exact float32 s * (q - z); upstream rounds it to f16 once.
             // So the reference is exactly our value rounded to f16, and the error is that rounding.
             const std::vector<float> q = dequantizeWeight(*ckpt, w, SimdPath::Scalar);
-            const std::vector<float> r = readF32(*ref, *t);
+            const std::vector<float> r = readF32(*ref, *t.tensor);
             QCOMPARE(q.size(), r.size());
             double sq = 0, mx = 0;
             for (size_t i = 0; i < q.size(); ++i) {
