@@ -61,14 +61,9 @@ void addToHistogram(Histogram& h, double v, uint64_t count = 1)
 
 RangeBins rangeBins(const StatsOptions& opt)
 {
-    RangeBins r;
-    if (opt.rangeHi > opt.rangeLo && std::isfinite(opt.rangeLo) && std::isfinite(opt.rangeHi)) {
-        r.lo = opt.rangeLo;
-        r.hi = opt.rangeHi;
-        r.n = size_t(opt.bins);
-        r.scale = double(opt.bins) / (r.hi - r.lo);
-    }
-    return r;
+    if (opt.rangeHi > opt.rangeLo && std::isfinite(opt.rangeLo) && std::isfinite(opt.rangeHi))
+        return RangeBins::over(opt.rangeLo, opt.rangeHi, size_t(opt.bins));
+    return {};
 }
 
 // counts = bins + below + above, as RangeBins::add fills them.
@@ -276,7 +271,14 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     std::vector<std::vector<uint32_t>> coarse(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team));
 
-    res.cancelled = !forEachChunk(N, K, rows, opt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+    // A sampled weight's default-range histogram needs the final max |error| before any error
+    // is binned and the sample does not hold every error: a second pass bins them all. Its
+    // progress is the second half of the weight's.
+    const bool secondPass = stride > 1 && !range.on();
+    StatsOptions firstOpt = opt;
+    if (secondPass && opt.progress)
+        firstOpt.progress = [&opt](uint64_t done, uint64_t all, const std::string& w) { opt.progress(done / 2, all, w); };
+    res.cancelled = !forEachChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const uint64_t n = (r1 - r0) * K, first = r0 * K;
         const size_t t = size_t(omp_get_thread_num());
         if (coarse[t].empty())
@@ -411,14 +413,43 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         s.signedError.hi = hi;
         s.signedError.counts.assign(size_t(opt.bins), 0);
     }
-    // One parallel pass over the kept errors: the default-range histogram and the values under
-    // the rank keys.
-    const bool binHere = !range.on();
-    // The default range's bin by one multiply (as the caller's range bins); a degenerate
-    // range puts every error in the middle bin, as binOf does.
-    const double binScale = s.signedError.hi > s.signedError.lo ? double(opt.bins) / (s.signedError.hi - s.signedError.lo) : 0;
-    const double binLo = s.signedError.lo;
-    const size_t lastBin = size_t(opt.bins) - 1, midBin = size_t(opt.bins) / 2;
+    // The default range's bins as the caller's range bins them (RangeBins::bin: an error of 0
+    // in the bin that holds 0); a degenerate range puts every error in the middle bin, as
+    // binOf does.
+    const bool spread = s.signedError.hi > s.signedError.lo;
+    const RangeBins errorBins = spread ? RangeBins::over(s.signedError.lo, s.signedError.hi, size_t(opt.bins)) : RangeBins{};
+    const size_t midBin = size_t(opt.bins) / 2;
+    const auto errorBin = [&](double e) { return spread ? errorBins.bin(e) : midBin; };
+    if (secondPass) {
+        std::vector<std::vector<uint64_t>> perThread(static_cast<size_t>(team));
+        StatsOptions secondOpt = opt;
+        if (opt.progress)
+            secondOpt.progress = [&opt, total](uint64_t done, uint64_t all, const std::string& w) {
+                opt.progress(total / 2 + done / 2, all, w);
+            };
+        res.cancelled = !forEachChunk(N, K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
+            const uint64_t n = (r1 - r0) * K;
+            std::vector<uint64_t>& h = perThread[size_t(omp_get_thread_num())];
+            if (h.empty())
+                h.assign(size_t(opt.bins), 0);
+            sc.a.resize(size_t(n));
+            sc.b.resize(size_t(n));
+            load(r0, r1, sc.a.data(), sc.b.data(), sc);
+            for (uint64_t i = 0; i < n; ++i) {
+                const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
+                if (std::isfinite(e))
+                    ++h[errorBin(e)];
+            }
+        });
+        if (res.cancelled)
+            return res;
+        for (const std::vector<uint64_t>& h : perThread)
+            for (size_t i = 0; i < h.size(); ++i)
+                s.signedError.counts[i] += h[i];
+    }
+    // One parallel pass over the kept errors: the values under the rank keys, and the
+    // default-range histogram when they are every error.
+    const bool binHere = !range.on() && !secondPass;
     const uint64_t block = uint64_t(1) << 16, blocks = (keptCount + block - 1) / block;
     std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(team));
     std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(team));
@@ -438,10 +469,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             std::memcpy(&u, &e, 4);
             if (const uint8_t tg = targetOf[coarseKey(u)])
                 g[tg - 1].push_back(bitsFloat(u & 0x7FFFFFFFu));
-            if (binHere && std::isfinite(e)) {
-                const double pos = (double(e) - binLo) * binScale;
-                ++h[binScale == 0 ? midBin : pos <= 0 ? 0 : std::min(lastBin, size_t(pos))];
-            }
+            if (binHere && std::isfinite(e))
+                ++h[errorBin(e)];
         }
     }
     if (binHere)

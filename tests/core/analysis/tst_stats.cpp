@@ -40,6 +40,11 @@ const char* const kVariants[] = {
     "gptq-w4-g32-asym", "gptq-w4-g32-sym-actorder", "gptq-w8-g128-sym", "awq-gemm-w4-g128", "awq-gemm-w4-g32",
 };
 
+std::span<const uint8_t> floatBytes(const std::vector<float>& v)
+{
+    return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4};
+}
+
 std::string fixturePath(const QString& rel)
 {
     return qstest::fixture(QStringLiteral("safetensors/") + rel).toStdString();
@@ -137,6 +142,75 @@ private slots:
                 QVERIFY2((c.error.maxAbs < 0.01) == (permute || !qk), w.name.c_str());
             }
         }
+    }
+
+    // An error of exactly 0 is counted in the bin that holds 0 ([0, w) of [-m, m] in 32 bins),
+    // also for an m where (0 + m) * (32 / 2m) rounds below 16.
+    void zeroErrorInTheBinOfZero()
+    {
+        const float m = 0.008083f;
+        QVERIFY(double(m) * (32.0 / (2.0 * double(m))) < 16.0); // the rounding that put 0 in bin 15
+        const uint64_t N = 16, K = 64;
+        std::vector<float> q(N * K, 0.25f), r(N * K, 0.25f);
+        r[5] = 0.0f;
+        q[5] = m; // the one error, the largest: the range is [-m, m]
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::string path = tmp.filePath(QStringLiteral("pair.safetensors")).toStdString();
+        writeSafetensors(path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
+        const auto ckpt = openCheckpoint(path);
+        for (const bool ranged : {false, true}) {
+            StatsOptions opt;
+            if (ranged) { // the caller's range [-m, m] bins the same
+                opt.rangeLo = -double(m);
+                opt.rangeHi = double(m);
+            }
+            const WeightComparison c = compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
+            QCOMPARE(c.error.signedError.counts.size(), size_t(32));
+            QCOMPARE(c.error.signedError.counts[15], uint64_t(0));
+            QCOMPARE(c.error.signedError.counts[16], N * K - 1);
+            QCOMPARE(c.error.signedError.counts[31], uint64_t(1));
+        }
+    }
+
+    // Above kExactPercentileLimit elements the percentiles come from a sample, but the
+    // signed-error histogram still counts every element (a second pass).
+    void largeWeightHistogramCountsEveryError()
+    {
+        const uint64_t N = 4097, K = 4096, total = N * K;
+        QVERIFY(total > kExactPercentileLimit);
+        // Errors -2^-10, 0, +2^-10 by i % 3: bins 0, 16 and 31 of [-2^-10, 2^-10].
+        std::vector<float> q(total), r(total, 0.5f);
+        uint64_t per[3] = {0, 0, 0};
+        for (uint64_t i = 0; i < total; ++i) {
+            q[i] = 0.5f + float(int(i % 3) - 1) * 0x1p-10f;
+            ++per[i % 3];
+        }
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::string path = tmp.filePath(QStringLiteral("big.safetensors")).toStdString();
+        writeSafetensors(path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
+        std::vector<float>().swap(q);
+        std::vector<float>().swap(r);
+        const auto ckpt = openCheckpoint(path);
+        StatsOptions opt;
+        opt.tokens = 1;
+        uint64_t last = 0, calls = 0;
+        bool monotonic = true;
+        opt.progress = [&](uint64_t done, uint64_t all, const std::string&) {
+            monotonic = monotonic && done >= last && all == total;
+            last = done;
+            ++calls;
+        };
+        const WeightComparison c = compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
+        QVERIFY(!c.error.percentilesExact);
+        const Histogram& h = c.error.signedError;
+        QCOMPARE(h.total(), total);
+        QCOMPARE(h.counts[0], per[0]);
+        QCOMPARE(h.counts[16], per[1]);
+        QCOMPARE(h.counts[31], per[2]);
+        QVERIFY(monotonic && calls > 2);
+        QCOMPARE(last, total);
     }
 
     // What no reference matches is said with the names looked for and the reference's naming.
