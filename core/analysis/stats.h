@@ -41,10 +41,12 @@ struct ErrorStats {
     // True: percentiles are exact (every error kept; a 12-bit key histogram of |error| counted
     // in the pass names the key holding each rank, and a selection over that key's values
     // gives it). False: the weight had more than kExactPercentileLimit elements and a
-    // fixed-stride sample of that many was used (for the default-range histogram too).
+    // fixed-stride sample of that many was used (for the percentiles only).
     bool percentilesExact = true;
     // [-maxAbs, maxAbs] (the largest finite |error| when one is infinite), or the caller's
-    // range (every element); finite errors only.
+    // range; every finite error is binned (a weight above kExactPercentileLimit elements is
+    // read a second time for the default range, which needs maxAbs first). An error of 0 is in
+    // the bin that holds 0 (RangeBins::bin).
     Histogram signedError;
     std::vector<GroupError> groups; // empty when the weight is not grouped
     uint64_t groupSize = 0;         // columns per group of `groups` (the last may be shorter); 0: none
