@@ -50,7 +50,8 @@ QJsonObject weightJson(const qs::WeightDiff& d)
         {QStringLiteral("differing"), qint64(d.differing)},
         {QStringLiteral("non_finite"), qint64(d.nonFinite)},
         {QStringLiteral("max_abs"), d.maxAbs},
-        {QStringLiteral("max_at"), QJsonArray{qint64(d.maxRow), qint64(d.maxCol)}},
+        {QStringLiteral("max_at"), QJsonArray{qint64(d.maxRowA), qint64(d.maxCol)}},
+        {QStringLiteral("max_at_b"), QJsonArray{qint64(d.maxRowB), qint64(d.maxCol)}},
         {QStringLiteral("rmse"), d.rmse},
         {QStringLiteral("mean_abs"), d.meanAbs},
         {QStringLiteral("mean_signed"), d.meanSigned},
@@ -153,10 +154,15 @@ int runDiff(const QStringList& args)
     for (const qs::WeightDiff& d : r.weights) {
         failed += !d.pass;
         const std::string name = d.nameA == d.nameB ? d.nameA : d.nameA + " <-> " + d.nameB;
-        std::printf("%-4s %s [%s] %s vs %s: max|a-b| %.6g at (%llu, %llu), rmse %.6g, rel %.4g, cos %.8f, sqnr %.2f dB, "
+        // Each side's own row when they differ (a GGUF q/k weight llama.cpp permuted).
+        const std::string at = "(" + std::to_string(d.maxRowA) + ", " + std::to_string(d.maxCol) + ")" +
+                               (d.maxRowA == d.maxRowB ? std::string()
+                                                       : " in A, (" + std::to_string(d.maxRowB) + ", " +
+                                                             std::to_string(d.maxCol) + ") in B");
+        std::printf("%-4s %s [%s] %s vs %s: max|a-b| %.6g at %s, rmse %.6g, rel %.4g, cos %.8f, sqnr %.2f dB, "
                     "%llu of %llu differ%s%s%s\n",
                     d.pass ? "ok" : "FAIL", name.c_str(), dimsText(d.shape).c_str(), d.formatA.c_str(), d.formatB.c_str(),
-                    d.maxAbs, static_cast<unsigned long long>(d.maxRow), static_cast<unsigned long long>(d.maxCol), d.rmse,
+                    d.maxAbs, at.c_str(), d.rmse,
                     d.relativeError, d.cosine, d.sqnrDb, static_cast<unsigned long long>(d.differing),
                     static_cast<unsigned long long>(d.count),
                     d.nonFinite ? (", " + std::to_string(d.nonFinite) + " NaN/Inf").c_str() : "",

@@ -48,7 +48,7 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
     for (const qs::GroupError& g : e.groups)
         groups.append(QJsonObject{{QStringLiteral("group"), qint64(g.group)}, {QStringLiteral("rmse"), g.rmse},
                                   {QStringLiteral("max_abs"), g.maxAbs}});
-    return QJsonObject{
+    QJsonObject o{
         {QStringLiteral("weight"), QString::fromStdString(c.weight)},
         {QStringLiteral("reference"), QString::fromStdString(c.reference)},
         {QStringLiteral("shape"), QJsonArray{qint64(c.shape.at(0)), qint64(c.shape.at(1))}},
@@ -67,6 +67,9 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
                                                {QStringLiteral("relative_error"), c.output.relativeError},
                                                {QStringLiteral("cosine"), c.output.cosine}}},
     };
+    if (!c.note.empty()) // how the pair was matched: "q/k row permutation undone (32 heads)", ...
+        o.insert(QStringLiteral("note"), QString::fromStdString(c.note));
+    return o;
 }
 
 QJsonObject histogramsJson(const qs::WeightHistograms& h)
@@ -115,9 +118,10 @@ void printComparison(const qs::WeightComparison& c, bool json, bool histogram, Q
         return;
     }
     const qs::ErrorStats& e = c.error;
+    const std::string reference = c.note.empty() ? c.reference : c.reference + " (" + c.note + ")";
     std::printf("%s vs %s: rmse %.6g mean|e| %.6g max|e| %.6g sqnr %.2f dB | p50 %.3g p95 %.3g p99 %.3g p99.9 %.3g%s"
                 " | y=Wx rel %.4g cos %.6f\n",
-                c.weight.c_str(), c.reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99, e.p999,
+                c.weight.c_str(), reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99, e.p999,
                 e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
     if (histogram)
         printHistogram("signed error (dequantized - reference)", e.signedError);
@@ -295,10 +299,10 @@ int runStats(const QStringList& args)
             }
             continue;
         }
-        const qs::TensorEntry* t = qs::findReference(*ref, w);
-        if (!t) {
-            std::fprintf(stderr, "quantscope-cli stats: %s: no reference tensor %s.weight\n", ref->path.c_str(),
-                         w.name.c_str());
+        // Paired as diff pairs weights: Hugging Face <-> GGUF names, q/k permutation undone.
+        const qs::ReferenceMatch match = qs::findReference(*ckpt, w, *ref);
+        if (!match.found()) {
+            std::fprintf(stderr, "quantscope-cli stats: %s\n", match.problem.c_str());
             ++skipped;
             continue;
         }
@@ -307,7 +311,7 @@ int runStats(const QStringList& args)
             x = readActivations(parser.value(actOpt).toStdString(), w.inFeatures());
             opt.activations = &x;
         }
-        const qs::WeightComparison c = qs::compareWeight(*ckpt, w, *ref, *t, opt);
+        const qs::WeightComparison c = qs::compareWeight(*ckpt, w, *ref, match, opt);
         opt.activations = nullptr;
         printComparison(c, json, histogram, out);
     }

@@ -21,19 +21,6 @@ namespace qs {
 
 namespace {
 
-std::string_view stripWeight(std::string_view name)
-{
-    constexpr std::string_view s = ".weight";
-    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s)
-        name.remove_suffix(s.size());
-    return name;
-}
-
-bool filterHits(const std::string& filter, std::string_view name)
-{
-    return filter.empty() || name == filter || stripWeight(name) == stripWeight(filter);
-}
-
 // Rows per chunk: about `elements` floats, a whole number of permutation head blocks.
 uint64_t diffChunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t elements)
 {
@@ -44,22 +31,6 @@ uint64_t diffChunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t ele
             align = std::lcm(align, N / t->permuteHeads);
     rows = (rows + align - 1) / align * align;
     return std::min(rows, std::max<uint64_t>(N, 1));
-}
-
-// Rows [r0, r1) of one side in HF order and values; `tmp` holds as many floats as `out`.
-void loadRows(const Checkpoint& c, const LogicalWeight& w, const SideTransform& t, uint64_t r0, uint64_t r1, float* out,
-              float* tmp, SimdPath path)
-{
-    const uint64_t K = w.inFeatures(), n = (r1 - r0) * K;
-    if (t.permuteHeads) {
-        dequantizeRows(c, w, r0, r1, tmp, path);
-        unpermuteRows(tmp, out, r1 - r0, K, w.outFeatures() / t.permuteHeads);
-    } else {
-        dequantizeRows(c, w, r0, r1, out, path);
-    }
-    if (t.normShift != 0)
-        for (uint64_t i = 0; i < n; ++i)
-            out[i] -= t.normShift;
 }
 
 // Runs body(chunkIndex, r0, r1, bufA, bufB) over the row chunks of a pair on an OpenMP team,
@@ -84,8 +55,8 @@ bool forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair
             buf.a.resize(n);
             buf.b.resize(n);
             buf.tmp.resize(n);
-            loadRows(a, *p.a, p.ta, r0, r1, buf.a.data(), buf.tmp.data(), opt.path);
-            loadRows(b, *p.b, p.tb, r0, r1, buf.b.data(), buf.tmp.data(), opt.path);
+            loadMatchedRows(a, *p.a, p.ta, r0, r1, buf.a.data(), buf.tmp.data(), opt.path);
+            loadMatchedRows(b, *p.b, p.tb, r0, r1, buf.b.data(), buf.tmp.data(), opt.path);
             body(c, r0, r1, buf.a.data(), buf.b.data());
             done += n;
         },
@@ -145,7 +116,8 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
     d.meanAbs = t.sumAbs / n;
     d.meanSigned = t.sumSigned / n;
     d.maxAbs = t.maxAbs;
-    d.maxRow = K ? t.maxAt / K : 0;
+    d.maxRowA = storedRow(p.ta, K ? t.maxAt / K : 0, N);
+    d.maxRowB = storedRow(p.tb, K ? t.maxAt / K : 0, N);
     d.maxCol = K ? t.maxAt % K : 0;
     const double inf = std::numeric_limits<double>::infinity();
     d.sqnrDb = t.sumSq == 0 ? inf : 10.0 * std::log10(t.bSq / t.sumSq);
@@ -166,87 +138,6 @@ bool DiffResult::passed() const
     return std::all_of(weights.begin(), weights.end(), [](const WeightDiff& w) { return w.pass; });
 }
 
-WeightMatch matchWeights(const Checkpoint& a, const Checkpoint& b, const std::string& filter)
-{
-    const bool aGguf = a.container == Container::Gguf, bGguf = b.container == Container::Gguf;
-    const bool cross = aGguf != bGguf;
-    const Checkpoint& gguf = aGguf ? a : b;
-    const Checkpoint& other = aGguf ? b : a;
-    std::string arch;
-    HeadCounts heads;
-    if (cross) {
-        arch = checkpointArchitecture(gguf);
-        if (arch.empty())
-            arch = checkpointArchitecture(other);
-        heads = headCounts(gguf);
-        if (!heads.heads)
-            heads = headCounts(other);
-    }
-    // The GGUF-side name of a weight, without ".weight".
-    const auto key = [&](const Checkpoint& c, const LogicalWeight& w) {
-        if (cross && c.container != Container::Gguf) {
-            const std::string g = hfToGguf(w.name, arch);
-            if (!g.empty())
-                return std::string(stripWeight(g));
-        }
-        return std::string(stripWeight(w.name));
-    };
-    std::unordered_map<std::string, size_t> inB;
-    for (size_t i = 0; i < b.weights.size(); ++i)
-        inB.emplace(key(b, b.weights[i]), i);
-    std::vector<bool> usedB(b.weights.size(), false);
-    WeightMatch m;
-    for (const LogicalWeight& wa : a.weights) {
-        const auto it = inB.find(key(a, wa));
-        if (it == inB.end() || usedB[it->second]) {
-            if (filterHits(filter, wa.name))
-                m.onlyInA.push_back(wa.name);
-            continue;
-        }
-        usedB[it->second] = true;
-        const LogicalWeight& wb = b.weights[it->second];
-        if (!filterHits(filter, wa.name) && !filterHits(filter, wb.name))
-            continue;
-        if (wa.outFeatures() != wb.outFeatures() || wa.inFeatures() != wb.inFeatures()) {
-            m.shapeMismatches.push_back({wa.name, wb.name, wa.shape, wb.shape});
-            continue;
-        }
-        WeightPair p{&wa, &wb, {}, {}, {}};
-        std::string reason;
-        for (const LogicalWeight* w : {&wa, &wb})
-            if (!canDequantize(w->format))
-                reason = "no dequantizer for " + w->name + " (format " + w->format + ")";
-        if (cross && reason.empty()) {
-            const LogicalWeight& g = aGguf ? wa : wb;
-            const GgufTransform t = ggufTransform(g.name, arch, heads);
-            const uint64_t N = g.outFeatures();
-            if (t.permuted && (!t.permuteHeads || N % (2 * t.permuteHeads) != 0)) {
-                reason = "llama.cpp permuted the rows of " + g.name + " by attention head, and the head count is " +
-                         (t.permuteHeads ? std::to_string(t.permuteHeads) + ", which does not divide its " +
-                                               std::to_string(N) + " rows in pairs"
-                                         : std::string("not in either checkpoint"));
-            } else {
-                SideTransform& st = aGguf ? p.ta : p.tb;
-                st.permuteHeads = t.permuted ? t.permuteHeads : 0;
-                st.normShift = t.normShift;
-                if (t.permuted)
-                    p.note = "q/k row permutation undone (" + std::to_string(t.permuteHeads) + " heads)";
-                if (t.normShift != 0)
-                    p.note = "gemma norm: GGUF holds 1 + w, compared as w";
-            }
-        }
-        if (!reason.empty()) {
-            m.skipped.push_back({wa.name, wb.name, reason});
-            continue;
-        }
-        m.pairs.push_back(p);
-    }
-    for (size_t i = 0; i < b.weights.size(); ++i)
-        if (!usedB[i] && filterHits(filter, b.weights[i].name))
-            m.onlyInB.push_back(b.weights[i].name);
-    return m;
-}
-
 WeightDiff diffWeights(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, const DiffOptions& opt)
 {
     bool cancelled = false;
@@ -259,6 +150,11 @@ DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffO
     if (!opt.weight.empty() && m.pairs.empty() && m.onlyInA.empty() && m.onlyInB.empty() && m.shapeMismatches.empty() &&
         m.skipped.empty())
         throw Error(a.path + ", " + b.path + ": no weight named '" + opt.weight + "' in either checkpoint");
+    if (m.pairs.empty() && m.shapeMismatches.empty() && m.skipped.empty())
+        throw Error(a.path + ", " + b.path + ": no weight " + (opt.weight.empty() ? "" : "named '" + opt.weight + "' ") +
+                    "is in both checkpoints, nothing to compare. A has " + namingHint(a) + "; B has " + namingHint(b) +
+                    ". Names pair when equal (\".weight\" ignored) or, between a GGUF and a Hugging Face checkpoint, "
+                    "through llama.cpp's tensor names");
     DiffResult r;
     r.onlyInA = std::move(m.onlyInA);
     r.onlyInB = std::move(m.onlyInB);
@@ -315,7 +211,7 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
         if (c.empty())
             c.assign(cells, 0.0f);
         for (uint64_t r = r0; r < r1; ++r) {
-            float* row = c.data() + (r / m.rowsPerCell) * m.cellCols;
+            float* row = c.data() + (storedRow(p.ta, r, N) / m.rowsPerCell) * m.cellCols;
             const float* xr = x + (r - r0) * K;
             const float* yr = y + (r - r0) * K;
             for (uint64_t k = 0; k < K; ++k) {

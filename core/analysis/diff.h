@@ -5,6 +5,7 @@
 // row chunks (dequantizeRows on both sides, OpenMP across chunks, constant memory), and the
 // per-weight error figures come back worst first. B is the reference side: SQNR and the
 // relative error divide by B's energy.
+#include "analysis/namemap.h"
 #include "container/checkpoint.h"
 #include "formats/kernel.h"
 
@@ -15,43 +16,6 @@
 #include <vector>
 
 namespace qs {
-
-// How one side's dequantized rows are brought into Hugging Face order and values.
-struct SideTransform {
-    uint64_t permuteHeads = 0; // > 0: the side is a GGUF q/k weight permuted for this many heads
-    float normShift = 0;       // subtracted from every value (Gemma norms in GGUF: 1)
-};
-
-struct WeightPair {
-    const LogicalWeight* a = nullptr;
-    const LogicalWeight* b = nullptr;
-    SideTransform ta, tb;
-    std::string note; // "q/k permutation undone (32 heads)", "gemma norm +1 undone", ...
-};
-
-struct ShapeMismatch {
-    std::string nameA, nameB;
-    std::vector<uint64_t> shapeA, shapeB;
-};
-
-struct SkippedPair {
-    std::string nameA, nameB;
-    std::string reason; // no dequantizer for a format, q/k heads unknown, ...
-};
-
-struct WeightMatch {
-    std::vector<WeightPair> pairs; // in A's order
-    std::vector<std::string> onlyInA, onlyInB;
-    std::vector<ShapeMismatch> shapeMismatches;
-    std::vector<SkippedPair> skipped;
-};
-
-// Pairs the logical weights of `a` and `b`: by name with a trailing ".weight" ignored (a
-// quantized weight is named by its module prefix, a float one by its tensor name); when
-// exactly one side is GGUF, the other side's names go through hfToGguf for the GGUF side's
-// architecture. `weightFilter` (empty = all) keeps the pairs where either name, with or
-// without ".weight", equals it.
-WeightMatch matchWeights(const Checkpoint& a, const Checkpoint& b, const std::string& weightFilter = {});
 
 struct DiffOptions {
     std::string weight;          // only this weight (either side's name); empty = every pair
@@ -68,11 +32,13 @@ struct DiffOptions {
 struct WeightDiff {
     std::string nameA, nameB;
     std::string formatA, formatB;
-    std::vector<uint64_t> shape; // [N, K] in A's (HF) orientation
+    std::vector<uint64_t> shape; // [N, K]
     std::string note;
     uint64_t count = 0;
     double rmse = 0, meanAbs = 0, maxAbs = 0, meanSigned = 0; // of a - b
-    uint64_t maxRow = 0, maxCol = 0;   // where max |a - b| is (first such element)
+    // Where max |a - b| is (the first such element in Hugging Face row order), as each side
+    // stores it: the rows differ when one side is a GGUF q/k weight llama.cpp permuted.
+    uint64_t maxRowA = 0, maxRowB = 0, maxCol = 0;
     double sqnrDb = 0;                 // 10 log10(sum b^2 / sum (a-b)^2); +inf when equal
     double relativeError = 0;          // ||a - b|| / ||b|| (Frobenius); 0 when both are zero
     double cosine = 0;                 // <a, b> / (||a|| ||b||); 1 when both are zero
@@ -94,14 +60,16 @@ struct DiffResult {
     bool passed() const;
 };
 
-// Throws qs::Error naming the file and weight for malformed data, and when `opt.weight`
-// names no weight of either checkpoint.
+// Throws qs::Error naming the file and weight for malformed data, when `opt.weight` names no
+// weight of either checkpoint, and when no pair is left to compare (no weight, shape mismatch
+// or skipped pair: the error says which naming each side uses and its first names).
 DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& opt);
 // One pair (from matchWeights); the pair's shapes must agree.
 WeightDiff diffWeights(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, const DiffOptions& opt);
 
 // |a - b| of one pair reduced to at most maxRows x maxCols cells, each the max over its
-// block of elements (NaN differences count as +inf), for a heatmap. Row-major cells.
+// block of elements (NaN differences count as +inf), for a heatmap. Row-major cells, the rows
+// in A's stored order (a GGUF q/k weight's rows as llama.cpp permuted them).
 struct DiffMap {
     uint64_t rows = 0, cols = 0;              // the weight [N, K]
     uint64_t cellRows = 0, cellCols = 0;      // the map's size

@@ -1,12 +1,14 @@
 #include "analysis/namemap.h"
 
 #include "base/asciicase.h"
+#include "formats/dequant.h"
 
 #include <QJsonValue>
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <unordered_map>
 
 namespace qs {
 
@@ -120,6 +122,19 @@ uint64_t configCount(const Checkpoint& ckpt, const char* key)
     return d >= 1 && d < 1e9 ? uint64_t(d) : 0;
 }
 
+std::string_view stripWeight(std::string_view name)
+{
+    constexpr std::string_view s = ".weight";
+    if (name.size() > s.size() && name.substr(name.size() - s.size()) == s)
+        name.remove_suffix(s.size());
+    return name;
+}
+
+bool filterHits(const std::string& filter, std::string_view name)
+{
+    return filter.empty() || name == filter || stripWeight(name) == stripWeight(filter);
+}
+
 } // namespace
 
 std::string checkpointArchitecture(const Checkpoint& ckpt)
@@ -223,6 +238,124 @@ void unpermuteRows(const float* in, float* out, uint64_t n, uint64_t cols, uint6
         const uint64_t g = h * headRows + 2 * (rem % half) + rem / half;
         std::memcpy(out + r * cols, in + g * cols, cols * sizeof(float));
     }
+}
+
+WeightMatch matchWeights(const Checkpoint& a, const Checkpoint& b, const std::string& filter)
+{
+    const bool aGguf = a.container == Container::Gguf, bGguf = b.container == Container::Gguf;
+    const bool cross = aGguf != bGguf;
+    const Checkpoint& gguf = aGguf ? a : b;
+    const Checkpoint& other = aGguf ? b : a;
+    std::string arch;
+    HeadCounts heads;
+    if (cross) {
+        arch = checkpointArchitecture(gguf);
+        if (arch.empty())
+            arch = checkpointArchitecture(other);
+        heads = headCounts(gguf);
+        if (!heads.heads)
+            heads = headCounts(other);
+    }
+    // The GGUF name of a weight, without ".weight": a GGUF that kept the Hugging Face names
+    // (repack writes them) is keyed like its source.
+    const auto key = [&](const LogicalWeight& w) {
+        if (cross) {
+            const std::string g = hfToGguf(w.name, arch);
+            if (!g.empty())
+                return std::string(stripWeight(g));
+        }
+        return std::string(stripWeight(w.name));
+    };
+    std::unordered_map<std::string, size_t> inB;
+    for (size_t i = 0; i < b.weights.size(); ++i)
+        inB.emplace(key(b.weights[i]), i);
+    std::vector<bool> usedB(b.weights.size(), false);
+    WeightMatch m;
+    for (const LogicalWeight& wa : a.weights) {
+        const auto it = inB.find(key(wa));
+        if (it == inB.end() || usedB[it->second]) {
+            if (filterHits(filter, wa.name))
+                m.onlyInA.push_back(wa.name);
+            continue;
+        }
+        usedB[it->second] = true;
+        const LogicalWeight& wb = b.weights[it->second];
+        if (!filterHits(filter, wa.name) && !filterHits(filter, wb.name))
+            continue;
+        if (wa.outFeatures() != wb.outFeatures() || wa.inFeatures() != wb.inFeatures()) {
+            m.shapeMismatches.push_back({wa.name, wb.name, wa.shape, wb.shape});
+            continue;
+        }
+        WeightPair p{&wa, &wb, {}, {}, {}};
+        std::string reason;
+        for (const LogicalWeight* w : {&wa, &wb})
+            if (!canDequantize(w->format))
+                reason = "no dequantizer for " + w->name + " (format " + w->format + ")";
+        if (cross && reason.empty()) {
+            const LogicalWeight& g = aGguf ? wa : wb;
+            const GgufTransform t = ggufTransform(g.name, arch, heads);
+            const uint64_t N = g.outFeatures();
+            if (t.permuted && (!t.permuteHeads || N % (2 * t.permuteHeads) != 0)) {
+                reason = "llama.cpp permuted the rows of " + g.name + " by attention head, and the head count is " +
+                         (t.permuteHeads ? std::to_string(t.permuteHeads) + ", which does not divide its " +
+                                               std::to_string(N) + " rows in pairs"
+                                         : std::string("not in either checkpoint"));
+            } else {
+                SideTransform& st = aGguf ? p.ta : p.tb;
+                st.permuteHeads = t.permuted ? t.permuteHeads : 0;
+                st.normShift = t.normShift;
+                if (t.permuted)
+                    p.note = "q/k row permutation undone (" + std::to_string(t.permuteHeads) + " heads)";
+                if (t.normShift != 0)
+                    p.note = "gemma norm: GGUF holds 1 + w, compared as w";
+            }
+        }
+        if (!reason.empty()) {
+            m.skipped.push_back({wa.name, wb.name, reason});
+            continue;
+        }
+        m.pairs.push_back(p);
+    }
+    for (size_t i = 0; i < b.weights.size(); ++i)
+        if (!usedB[i] && filterHits(filter, b.weights[i].name))
+            m.onlyInB.push_back(b.weights[i].name);
+    return m;
+}
+
+void loadMatchedRows(const Checkpoint& c, const LogicalWeight& w, const SideTransform& t, uint64_t r0, uint64_t r1,
+                     float* out, float* tmp, SimdPath path)
+{
+    const uint64_t K = w.inFeatures(), n = (r1 - r0) * K;
+    if (t.permuteHeads) {
+        dequantizeRows(c, w, r0, r1, tmp, path);
+        unpermuteRows(tmp, out, r1 - r0, K, w.outFeatures() / t.permuteHeads);
+    } else {
+        dequantizeRows(c, w, r0, r1, out, path);
+    }
+    if (t.normShift != 0)
+        for (uint64_t i = 0; i < n; ++i)
+            out[i] -= t.normShift;
+}
+
+
+uint64_t storedRow(const SideTransform& t, uint64_t r, uint64_t rows)
+{
+    return t.permuteHeads ? permutedRow(r, rows, t.permuteHeads) : r;
+}
+
+std::string namingHint(const Checkpoint& c)
+{
+    const std::string arch = checkpointArchitecture(c);
+    size_t hf = 0, gguf = 0;
+    for (const LogicalWeight& w : c.weights) {
+        hf += !hfToGguf(w.name, arch).empty();
+        gguf += !ggufToHf(w.name, arch).empty();
+    }
+    std::string t = hf > gguf ? "Hugging Face names" : gguf > hf ? "GGUF names" : "names of neither Hugging Face nor GGUF";
+    t += " (" + std::to_string(c.weights.size()) + " weights";
+    for (size_t i = 0; i < c.weights.size() && i < 3; ++i)
+        t += (i ? ", " : ": ") + c.weights[i].name;
+    return t + (c.weights.size() > 3 ? ", ...)" : ")");
 }
 
 } // namespace qs

@@ -7,6 +7,7 @@
 #include "formats/ggml/quantize_ggml.h"
 #include "analysis/valuescan.h"
 #include "base/error.h"
+#include "base/shapetext.h"
 #include "base/parallel.h"
 #include "formats/formatid.h"
 #include "formats/dequant.h"
@@ -60,14 +61,9 @@ void addToHistogram(Histogram& h, double v, uint64_t count = 1)
 
 RangeBins rangeBins(const StatsOptions& opt)
 {
-    RangeBins r;
-    if (opt.rangeHi > opt.rangeLo && std::isfinite(opt.rangeLo) && std::isfinite(opt.rangeHi)) {
-        r.lo = opt.rangeLo;
-        r.hi = opt.rangeHi;
-        r.n = size_t(opt.bins);
-        r.scale = double(opt.bins) / (r.hi - r.lo);
-    }
-    return r;
+    if (opt.rangeHi > opt.rangeLo && std::isfinite(opt.rangeLo) && std::isfinite(opt.rangeHi))
+        return RangeBins::over(opt.rangeLo, opt.rangeHi, size_t(opt.bins));
+    return {};
 }
 
 // counts = bins + below + above, as RangeBins::add fills them.
@@ -190,7 +186,7 @@ std::vector<RankTarget> rankTargets(const std::vector<uint64_t>& coarse, const s
 }
 
 struct Scratch {
-    std::vector<float> a, b, c;
+    std::vector<float> a, b, c, tmp;
     std::vector<uint8_t> bytes;
 };
 
@@ -275,7 +271,14 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     std::vector<std::vector<uint32_t>> coarse(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team));
 
-    res.cancelled = !forEachStatsChunk(N, K, rows, opt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+    // A sampled weight's default-range histogram needs the final max |error| before any error
+    // is binned and the sample does not hold every error: a second pass bins them all. Its
+    // progress is the second half of the weight's.
+    const bool secondPass = stride > 1 && !range.on();
+    StatsOptions firstOpt = opt;
+    if (secondPass && opt.progress)
+        firstOpt.progress = [&opt](uint64_t done, uint64_t all, const std::string& w) { opt.progress(done / 2, all, w); };
+    res.cancelled = !forEachStatsChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const uint64_t n = (r1 - r0) * K, first = r0 * K;
         const size_t t = size_t(omp_get_thread_num());
         if (coarse[t].empty())
@@ -410,14 +413,43 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         s.signedError.hi = hi;
         s.signedError.counts.assign(size_t(opt.bins), 0);
     }
-    // One parallel pass over the kept errors: the default-range histogram and the values under
-    // the rank keys.
-    const bool binHere = !range.on();
-    // The default range's bin by one multiply (as the caller's range bins); a degenerate
-    // range puts every error in the middle bin, as binOf does.
-    const double binScale = s.signedError.hi > s.signedError.lo ? double(opt.bins) / (s.signedError.hi - s.signedError.lo) : 0;
-    const double binLo = s.signedError.lo;
-    const size_t lastBin = size_t(opt.bins) - 1, midBin = size_t(opt.bins) / 2;
+    // The default range's bins as the caller's range bins them (RangeBins::bin: an error of 0
+    // in the bin that holds 0); a degenerate range puts every error in the middle bin, as
+    // binOf does.
+    const bool spread = s.signedError.hi > s.signedError.lo;
+    const RangeBins errorBins = spread ? RangeBins::over(s.signedError.lo, s.signedError.hi, size_t(opt.bins)) : RangeBins{};
+    const size_t midBin = size_t(opt.bins) / 2;
+    const auto errorBin = [&](double e) { return spread ? errorBins.bin(e) : midBin; };
+    if (secondPass) {
+        std::vector<std::vector<uint64_t>> perThread(static_cast<size_t>(team));
+        StatsOptions secondOpt = opt;
+        if (opt.progress)
+            secondOpt.progress = [&opt, total](uint64_t done, uint64_t all, const std::string& w) {
+                opt.progress(total / 2 + done / 2, all, w);
+            };
+        res.cancelled = !forEachStatsChunk(N, K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
+            const uint64_t n = (r1 - r0) * K;
+            std::vector<uint64_t>& h = perThread[size_t(omp_get_thread_num())];
+            if (h.empty())
+                h.assign(size_t(opt.bins), 0);
+            sc.a.resize(size_t(n));
+            sc.b.resize(size_t(n));
+            load(r0, r1, sc.a.data(), sc.b.data(), sc);
+            for (uint64_t i = 0; i < n; ++i) {
+                const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
+                if (std::isfinite(e))
+                    ++h[errorBin(e)];
+            }
+        });
+        if (res.cancelled)
+            return res;
+        for (const std::vector<uint64_t>& h : perThread)
+            for (size_t i = 0; i < h.size(); ++i)
+                s.signedError.counts[i] += h[i];
+    }
+    // One parallel pass over the kept errors: the values under the rank keys, and the
+    // default-range histogram when they are every error.
+    const bool binHere = !range.on() && !secondPass;
     const uint64_t block = uint64_t(1) << 16, blocks = (keptCount + block - 1) / block;
     std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(team));
     std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(team));
@@ -437,10 +469,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             std::memcpy(&u, &e, 4);
             if (const uint8_t tg = targetOf[coarseKey(u)])
                 g[tg - 1].push_back(bitsFloat(u & 0x7FFFFFFFu));
-            if (binHere && std::isfinite(e)) {
-                const double pos = (double(e) - binLo) * binScale;
-                ++h[binScale == 0 ? midBin : pos <= 0 ? 0 : std::min(lastBin, size_t(pos))];
-            }
+            if (binHere && std::isfinite(e))
+                ++h[errorBin(e)];
         }
     }
     if (binHere)
@@ -496,11 +526,42 @@ std::string requantizableIds()
 
 } // namespace
 
-const TensorEntry* findReference(const Checkpoint& ref, const LogicalWeight& weight)
+ReferenceMatch findReference(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref)
 {
-    if (const TensorEntry* t = ref.find(weight.name + ".weight"))
-        return t;
-    return ref.find(weight.name);
+    ReferenceMatch r;
+    const WeightMatch m = matchWeights(ckpt, ref, weight.name);
+    for (const WeightPair& p : m.pairs)
+        if (p.a == &weight) {
+            r.reference = p.b;
+            r.weightSide = p.ta;
+            r.referenceSide = p.tb;
+            r.note = p.note;
+            if (p.b->members.size() == 1)
+                r.tensor = &ref.tensors.at(p.b->members.front().second);
+            else
+                r.problem = ref.path + " " + p.b->name + ": the reference is " + p.b->format + ", not a float tensor";
+            return r;
+        }
+    for (const ShapeMismatch& s : m.shapeMismatches)
+        if (s.nameA == weight.name) {
+            r.problem = ref.path + " " + s.nameB + ": the reference is " + shapeText(s.shapeB) + ", the weight " +
+                        shapeText(s.shapeA);
+            return r;
+        }
+    for (const SkippedPair& s : m.skipped)
+        if (s.nameA == weight.name) {
+            r.problem = ref.path + " " + s.nameB + ": " + s.reason;
+            return r;
+        }
+    const std::string arch = checkpointArchitecture(ckpt.container == Container::Gguf ? ckpt : ref);
+    std::string also = weight.name;
+    for (const std::string& other : {hfToGguf(weight.name, arch), ggufToHf(weight.name, arch)})
+        if (!other.empty())
+            also = other;
+    r.problem = ref.path + ": no reference tensor for " + weight.name +
+                (also != weight.name && ckpt.container != ref.container ? " or " + also : std::string()) + "; it has " +
+                namingHint(ref);
+    return r;
 }
 
 std::vector<float> defaultActivations(uint64_t tokens, uint64_t K, uint64_t seed, int outlierChannels)
@@ -539,6 +600,37 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
                                           });
     res.weight = weight.name;
     res.reference = refTensor.name;
+    return res;
+}
+
+WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
+                               const ReferenceMatch& match, const StatsOptions& opt)
+{
+    if (!match.found())
+        throw Error(ckpt.path + " " + weight.name + ": " + (match.problem.empty() ? "no reference" : match.problem));
+    const LogicalWeight& rw = *match.reference;
+    const TensorEntry& refTensor = *match.tensor;
+    const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
+    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + refTensor.name;
+    if (!plainFloatType(refTensor))
+        throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
+    if (rw.outFeatures() != N || rw.inFeatures() != K)
+        throw Error(where + ": the reference is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
+    // Chunks of whole permutation head blocks on a permuted side.
+    uint64_t align = opt.rowChunk ? 1 : kKernelRows;
+    for (const SideTransform* t : {&match.weightSide, &match.referenceSide})
+        if (t->permuteHeads)
+            align = std::lcm(align, N / t->permuteHeads);
+    const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
+    WeightComparison res = compareStreams(where, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
+                                          [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
+                                              s.tmp.resize(size_t((r1 - r0) * K));
+                                              loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
+                                              loadMatchedRows(ref, rw, match.referenceSide, r0, r1, r, s.tmp.data(), opt.path);
+                                          });
+    res.weight = weight.name;
+    res.reference = refTensor.name;
+    res.note = match.note;
     return res;
 }
 

@@ -7,6 +7,7 @@
 // count); within a chunk each row's groups (or the row) are summed by an 8-lane scan
 // (valuescan.h: pairwise-style, at least as accurate as one running sum) and added in order. Memory stays constant apart from the |error| store for the percentiles (exact up
 // to kExactPercentileLimit values, see ErrorStats::percentilesExact) and the per-group scales.
+#include "analysis/namemap.h"
 #include "container/checkpoint.h"
 #include "formats/kernel.h"
 #include "formats/target.h"
@@ -41,10 +42,12 @@ struct ErrorStats {
     // True: percentiles are exact (every error kept; a 12-bit key histogram of |error| counted
     // in the pass names the key holding each rank, and a selection over that key's values
     // gives it). False: the weight had more than kExactPercentileLimit elements and a
-    // fixed-stride sample of that many was used (for the default-range histogram too).
+    // fixed-stride sample of that many was used (for the percentiles only).
     bool percentilesExact = true;
     // [-maxAbs, maxAbs] (the largest finite |error| when one is infinite), or the caller's
-    // range (every element); finite errors only.
+    // range; every finite error is binned (a weight above kExactPercentileLimit elements is
+    // read a second time for the default range, which needs maxAbs first). An error of 0 is in
+    // the bin that holds 0 (RangeBins::bin).
     Histogram signedError;
     std::vector<GroupError> groups; // empty when the weight is not grouped
     uint64_t groupSize = 0;         // columns per group of `groups` (the last may be shorter); 0: none
@@ -78,18 +81,37 @@ static constexpr uint64_t kExactPercentileLimit = uint64_t(1) << 24;
 struct WeightComparison {
     std::string weight;
     std::string reference;        // the reference tensor's name
+    std::string note;             // what was undone to pair them (ReferenceMatch::note)
     std::vector<uint64_t> shape;  // [N, K]
     ErrorStats error;
     OutputError output;
     bool cancelled = false;
 };
 
-// A float reference stored as a plain F32/F16/BF16 tensor [N, K] (or N*K elements).
-// Throws qs::Error naming both files and tensors when the shapes disagree.
+// A float reference stored as a plain F32/F16/BF16 tensor [N, K] (or N*K elements), read as
+// stored. Throws qs::Error naming both files and tensors when the shapes disagree.
 WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
                                const TensorEntry& refTensor, const StatsOptions& opt);
-// The reference tensor for `weight` in `ref`: "<name>.weight", then "<name>"; nullptr if none.
-const TensorEntry* findReference(const Checkpoint& ref, const LogicalWeight& weight);
+
+// The reference of `weight` (a weight of `ckpt`) in `ref`, paired as diff pairs weights
+// (matchWeights, namemap.h): the same name with ".weight" ignored, or Hugging Face <-> GGUF
+// names, with llama.cpp's q/k row permutation and Gemma's norm +1 undone on the GGUF side.
+struct ReferenceMatch {
+    const LogicalWeight* reference = nullptr; // the paired weight of `ref`; nullptr: none
+    const TensorEntry* tensor = nullptr;      // its one stored tensor (nullptr: not a single tensor)
+    SideTransform weightSide, referenceSide;  // what brings each side into Hugging Face order
+    std::string note;                         // what was undone, "" when nothing
+    // Why there is no usable reference: "no reference tensor for <weight>" (and the names looked
+    // for), the paired weight's shape or format, an unknown head count; "" when found.
+    std::string problem;
+    bool found() const { return reference && tensor && problem.empty(); }
+};
+ReferenceMatch findReference(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref);
+// `weight` against the reference `match` found (match.found()): both sides in Hugging Face
+// row order, so every figure is that of the same elements paired. Throws qs::Error naming both
+// files and weights when the reference is not F32, F16 or BF16.
+WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
+                               const ReferenceMatch& match, const StatsOptions& opt);
 
 // "Requantizing the same weights": the weight as stored (dequantized; a float weight as it
 // is) is the reference, and the candidate is that reference quantized to `format` by the

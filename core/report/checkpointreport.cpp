@@ -159,10 +159,11 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
                                         w->groupSize > 0 ? std::to_string(w->groupSize) : "-", num(w->bitsPerWeight(), 5),
                                         bytesText(double(w->storedBytes))};
         if (opt.ref) {
-            const TensorEntry* rt = isQuantized(*w) && canDequantize(w->format) ? findReference(*opt.ref, *w) : nullptr;
-            if (rt) {
+            const ReferenceMatch rm =
+                isQuantized(*w) && canDequantize(w->format) ? findReference(ckpt, *w, *opt.ref) : ReferenceMatch{};
+            if (rm.found()) {
                 try {
-                    const WeightComparison c = compareWeight(ckpt, *w, *opt.ref, *rt, so);
+                    const WeightComparison c = compareWeight(ckpt, *w, *opt.ref, rm, so);
                     row.push_back(num(c.error.rmse));
                     row.push_back(num(c.error.maxAbs));
                     row.push_back(num(c.error.sqnrDb));
@@ -170,6 +171,8 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
                 } catch (const Error& e) {
                     row.insert(row.end(), {"error", e.what(), ""});
                 }
+            } else if (rm.reference) { // paired, but not comparable (shape, format, head count)
+                row.insert(row.end(), {"error", rm.problem, ""});
             } else {
                 row.insert(row.end(), {"-", "-", "-"});
             }

@@ -13,6 +13,9 @@
 //              exact |error| percentiles, signed error histogram, per-group figures and the
 //              output error y = W x on 16 tokens. The reference is a sparse F16 GGUF of the
 //              same names whose data are holes (all zero), so the error is the weight itself;
+//   - compare-range: the same with --range -1,1 (one pass: the caller's range bins every error
+//              in it), against which compare's second pass over weights above 2^24 elements
+//              (binning every error over [-max, max]) is measured;
 //   - diff:    diffWeights of every weight against itself (two dequantizations per element).
 // --threads N caps every OpenMP level at N (omp_set_num_threads): with a team of 1 the
 // kernels' own parallel loops would otherwise fork inside the "single-threaded" measurement.
@@ -201,7 +204,7 @@ int main(int argc, char** argv)
     opt.path = simd;
     opt.threads = team;
     volatile float sink = 0;
-    std::vector<double> tDeq, tStats, tCompare, tDiff, cDeq, cStats, cCompare, cDiff;
+    std::vector<double> tDeq, tStats, tCompare, tCompareRange, tDiff, cDeq, cStats, cCompare, cCompareRange, cDiff;
     const auto skipped = [&](const char* what) { return std::find(skip.begin(), skip.end(), what) != skip.end(); };
     for (int r = 0; r < runs; ++r) {
         double s = seconds(), c = cpuSeconds();
@@ -242,11 +245,28 @@ int main(int argc, char** argv)
         for (const qs::LogicalWeight* w : ws) {
             if (skipped("compare"))
                 break;
-            const qs::WeightComparison c = qs::compareWeight(*ckpt, *w, *ref, *qs::findReference(*ref, *w), opt);
+            const qs::WeightComparison c = qs::compareWeight(*ckpt, *w, *ref, qs::findReference(*ckpt, *w, *ref), opt);
             sink = sink + float(c.error.p99);
         }
         tCompare.push_back(seconds() - s);
         cCompare.push_back(cpuSeconds() - c);
+
+        // The same with a caller's range: one pass, every error binned in it. A weight above
+        // kExactPercentileLimit elements (ffn, embeddings) takes a second pass by default to bin
+        // every error over [-max, max]: compare / compare-range is that pass's cost.
+        s = seconds();
+        c = cpuSeconds();
+        qs::StatsOptions ranged = opt;
+        ranged.rangeLo = -1;
+        ranged.rangeHi = 1;
+        for (const qs::LogicalWeight* w : ws) {
+            if (skipped("compare"))
+                break;
+            const qs::WeightComparison c = qs::compareWeight(*ckpt, *w, *ref, qs::findReference(*ckpt, *w, *ref), ranged);
+            sink = sink + float(c.error.p99);
+        }
+        tCompareRange.push_back(seconds() - s);
+        cCompareRange.push_back(cpuSeconds() - c);
 
         s = seconds();
         c = cpuSeconds();
@@ -273,6 +293,12 @@ int main(int argc, char** argv)
     line("dequant", tDeq, cDeq);
     line("stats", tStats, cStats);
     line("compare", tCompare, cCompare);
+    if (!skipped("compare")) {
+        line("compare-range", tCompareRange, cCompareRange);
+        std::printf("second pass of the signed-error histogram (weights above 2^24 elements): compare / compare-range "
+                    "x%.2f wall, x%.2f cpu\n",
+                    median(tCompare) / median(tCompareRange), median(cCompare) / median(cCompareRange));
+    }
     line("diff", tDiff, cDiff);
     if (!skipped("stats"))
         std::printf("stats overhead over the dequantization: %.0f%% (aim: < 100%%)\n", (st / deq - 1.0) * 100.0);

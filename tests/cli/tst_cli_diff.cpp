@@ -207,6 +207,72 @@ private slots:
         QVERIFY(text.out.contains("SHAPE x.weight [8x4] vs x.weight [4x8]"));
     }
 
+    // repack keeps the Hugging Face names in the GGUF it writes: diff pairs every weight
+    // with its source, and reports the worst element in each side's coordinates.
+    void repackedGgufAgainstSource()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString src = variantFile(QStringLiteral("gptq-w4-g32-asym"));
+        const QString out = tmp.filePath(QStringLiteral("q8.gguf"));
+        const auto rp = qstest::runCli({QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("q8_0"),
+                                        QStringLiteral("-o"), out});
+        QVERIFY2(rp.exitCode == 0, rp.err.constData());
+        const auto r = qstest::runCli({QStringLiteral("diff"), out, src, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject o = parse(r.out);
+        QCOMPARE(o.value(QStringLiteral("weights")).toArray().size(), 2);
+        QVERIFY(o.value(QStringLiteral("only_in_a")).toArray().isEmpty());
+        QVERIFY(o.value(QStringLiteral("only_in_b")).toArray().isEmpty());
+        for (const QJsonValue& v : o.value(QStringLiteral("weights")).toArray())
+            QCOMPARE(v.toObject().value(QStringLiteral("max_at_b")).toArray(), (QJsonArray{0, 0}));
+    }
+
+    // No common name: exit 2 and a hint naming each side's naming and first names.
+    void nothingToCompare()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        writePair(tmp.path(), true);
+        const std::vector<float> w(8 * 4, 0.5f);
+        const QString other = tmp.filePath(QStringLiteral("other.safetensors"));
+        qs::writeSafetensors(other.toStdString(), {{"encoder.proj.weight", qs::DType::F32, {8, 4}, bytesOf(w)}});
+        const auto r = qstest::runCli({QStringLiteral("diff"), tmp.filePath(QStringLiteral("model.gguf")), other});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("nothing to compare"), r.err.constData());
+        QVERIFY2(r.err.contains("A has GGUF names (3 weights: blk.0.attn_q.weight"), r.err.constData());
+        QVERIFY2(r.err.contains("B has names of neither Hugging Face nor GGUF (1 weights: encoder.proj.weight)"),
+                 r.err.constData());
+    }
+
+    // With the GGUF as A, the position of the worst q element is given in both sides' rows.
+    void positionsInEachSidesRows()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        writePair(tmp.path(), false); // the permutation forgotten: q and k differ
+        const auto r = qstest::runCli({QStringLiteral("diff"), tmp.filePath(QStringLiteral("model.gguf")),
+                                       tmp.filePath(QStringLiteral("hf")), QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        bool seen = false;
+        for (const QJsonValue& v : parse(r.out).value(QStringLiteral("weights")).toArray()) {
+            const QJsonObject w = v.toObject();
+            if (w.value(QStringLiteral("name_a")).toString() != QStringLiteral("blk.0.attn_q.weight"))
+                continue;
+            seen = true;
+            const QJsonArray a = w.value(QStringLiteral("max_at")).toArray(), b = w.value(QStringLiteral("max_at_b")).toArray();
+            QCOMPARE(a.at(1), b.at(1));
+            // A's GGUF row g was compared with B's HF row whose permuted row is g.
+            const int g = a.at(0).toInt(), hf = b.at(0).toInt(), headRows = int(kDim / kHeads), half = headRows / 2;
+            QCOMPARE(g, hf / headRows * headRows + 2 * (hf % headRows % half) + hf % headRows / half);
+            QVERIFY(g != hf);
+        }
+        QVERIFY(seen);
+        const auto text = qstest::runCli({QStringLiteral("diff"), tmp.filePath(QStringLiteral("model.gguf")),
+                                          tmp.filePath(QStringLiteral("hf"))});
+        QVERIFY2(text.out.contains(") in A, ("), text.out.constData());
+    }
+
     void usage()
     {
         const QString f = variantFile(QStringLiteral("gptq-w4-g32-asym"));

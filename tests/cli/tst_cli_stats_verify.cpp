@@ -109,6 +109,35 @@ private slots:
         QVERIFY(err.out.contains("  signed error (dequantized - reference), 3 bins:"));
     }
 
+    // stats PATH.gguf --ref HF_FOLDER: llama.cpp's names paired with the Hugging Face ones
+    // (output.weight = lm_head.weight) and the q/k permutation undone, as diff does.
+    void statsGgufAgainstHuggingFace()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        qstest::writeConvertedLlama(tmp.path());
+        const auto r = qstest::runCli({QStringLiteral("stats"), tmp.filePath(QStringLiteral("model.gguf")),
+                                       QStringLiteral("--ref"), tmp.filePath(QStringLiteral("hf")), QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray ws = weightsOf(r.out);
+        QCOMPARE(ws.size(), 4);
+        for (const QJsonValue& v : ws) {
+            const QJsonObject w = v.toObject();
+            const QString name = w.value(QStringLiteral("weight")).toString();
+            QVERIFY2(w.value(QStringLiteral("max_abs")).toDouble() < 0.01, qPrintable(name)); // Q8_0's rounding only
+            if (name == QStringLiteral("output.weight"))
+                QCOMPARE(w.value(QStringLiteral("reference")).toString(), QStringLiteral("lm_head.weight"));
+            if (name == QStringLiteral("blk.0.attn_q.weight"))
+                QCOMPARE(w.value(QStringLiteral("note")).toString(), QStringLiteral("q/k row permutation undone (4 heads)"));
+        }
+        const auto text = qstest::runCli({QStringLiteral("stats"), tmp.filePath(QStringLiteral("model.gguf")),
+                                          QStringLiteral("blk.0.attn_k.weight"), QStringLiteral("--ref"),
+                                          tmp.filePath(QStringLiteral("hf"))});
+        QVERIFY2(text.out.contains("blk.0.attn_k.weight vs model.layers.0.self_attn.k_proj.weight (q/k row permutation "
+                                   "undone (2 heads))"),
+                 text.out.constData());
+    }
+
     void statsWithActivations()
     {
         QTemporaryDir tmp;

@@ -1,13 +1,22 @@
 #include "testsupport.h"
 
+#include "container/gguf.h"
+#include "container/safetensors.h"
+#include "formats/ggml/quantize_ggml.h"
+
 #include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QtGlobal>
 
 #include <sys/resource.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <span>
+#include <stdexcept>
+#include <vector>
 
 namespace qstest {
 
@@ -61,6 +70,57 @@ long childrenPeakRssKiB()
 {
     rusage ru{};
     return getrusage(RUSAGE_CHILDREN, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+void writeConvertedLlama(const QString& dir, bool permute)
+{
+    constexpr uint64_t dim = 64, heads = 4, headsKv = 2, kv = dim / heads * headsKv, vocab = 16;
+    const auto smooth = [](uint64_t rows, uint64_t cols, uint64_t seed) {
+        std::vector<float> w(rows * cols);
+        for (uint64_t i = 0; i < w.size(); ++i)
+            w[i] = float(std::sin(double(i * 7 + seed * 13) * 0.37) * (1.0 + double(i / cols) * 0.01));
+        return w;
+    };
+    // LlamaModel.permute: rows viewed as (n, 2, rows / n / 2), the last two axes swapped.
+    const auto permuted = [permute](const std::vector<float>& w, uint64_t rows, uint64_t cols, uint64_t n) {
+        if (!permute)
+            return w;
+        const uint64_t half = rows / n / 2;
+        std::vector<float> out(w.size());
+        for (uint64_t h = 0; h < n; ++h)
+            for (uint64_t a = 0; a < 2; ++a)
+                for (uint64_t j = 0; j < half; ++j)
+                    std::memcpy(&out[((h * half + j) * 2 + a) * cols], &w[((h * 2 + a) * half + j) * cols], cols * 4);
+        return out;
+    };
+    const auto bytes = [](const std::vector<float>& v) {
+        return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4);
+    };
+    const std::vector<float> q = smooth(dim, dim, 1), k = smooth(kv, dim, 2), up = smooth(2 * dim, dim, 3),
+                             head = smooth(vocab, dim, 4);
+    if (!QDir(dir).mkpath(QStringLiteral("hf")))
+        throw std::runtime_error("cannot make " + dir.toStdString() + "/hf");
+    qs::writeSafetensors((dir + QStringLiteral("/hf/model.safetensors")).toStdString(),
+                         {{"model.layers.0.self_attn.q_proj.weight", qs::DType::F32, {dim, dim}, bytes(q)},
+                          {"model.layers.0.self_attn.k_proj.weight", qs::DType::F32, {kv, dim}, bytes(k)},
+                          {"model.layers.0.mlp.up_proj.weight", qs::DType::F32, {2 * dim, dim}, bytes(up)},
+                          {"lm_head.weight", qs::DType::F32, {vocab, dim}, bytes(head)}});
+    QFile cfg(dir + QStringLiteral("/hf/config.json"));
+    if (!cfg.open(QIODevice::WriteOnly))
+        throw std::runtime_error("cannot write " + cfg.fileName().toStdString());
+    cfg.write("{\"model_type\": \"llama\", \"num_attention_heads\": 4, \"num_key_value_heads\": 2}");
+    cfg.close();
+    const std::vector<uint8_t> q8 = qs::quantizeGgml(8, permuted(q, dim, dim, heads).data(), dim, dim);
+    const std::vector<uint8_t> k8 = qs::quantizeGgml(8, permuted(k, kv, dim, headsKv).data(), kv, dim);
+    const std::vector<uint8_t> up8 = qs::quantizeGgml(8, up.data(), 2 * dim, dim);
+    const std::vector<uint8_t> head8 = qs::quantizeGgml(8, head.data(), vocab, dim);
+    qs::MetaValue arch;
+    arch.value = std::string("llama");
+    qs::writeGguf((dir + QStringLiteral("/model.gguf")).toStdString(), {{"general.architecture", arch}},
+                  {{"blk.0.attn_q.weight", 8, {dim, dim}, q8},
+                   {"blk.0.attn_k.weight", 8, {dim, kv}, k8},
+                   {"blk.0.ffn_up.weight", 8, {dim, 2 * dim}, up8},
+                   {"output.weight", 8, {dim, vocab}, head8}});
 }
 
 } // namespace qstest

@@ -35,6 +35,12 @@ inline constexpr bool kAsan = false;
 inline constexpr bool kAsan = false;
 #endif
 
+// A llama checkpoint as Hugging Face writes it and as llama.cpp's converter turns it into a
+// GGUF: `dir`/hf (model.safetensors, F32 q_proj [64, 64], k_proj [32, 64], up_proj [128, 64],
+// lm_head [16, 64], and config.json with 4 heads, 2 KV heads) and `dir`/model.gguf (Q8_0,
+// llama.cpp's names, q and k rows permuted per head unless `permute` is false).
+void writeConvertedLlama(const QString& dir, bool permute = true);
+
 // A field of /proc/self/status in KiB ("VmHWM", "VmRSS"), or -1.
 long statusKiB(const char* field);
 // Sets this process's peak RSS (VmHWM) to its current RSS, so that growth can be measured.

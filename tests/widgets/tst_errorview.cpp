@@ -88,6 +88,30 @@ private slots:
         QTest::failOnWarning(QRegularExpression(QStringLiteral("^QPainter::begin")));
     }
 
+    // A GGUF against the Hugging Face checkpoint it was converted from: the view finds the
+    // reference as diff and stats --ref pair weights (output.weight = lm_head.weight, q with
+    // llama.cpp's row permutation undone) and shows core's figures.
+    void ggufAgainstHuggingFaceReference()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        qstest::writeConvertedLlama(tmp.path());
+        Fixture f(tmp.filePath(QStringLiteral("model.gguf")));
+        const auto ref = qs::openCheckpoint(tmp.filePath(QStringLiteral("hf")).toStdString());
+        f.view.addReference(ref);
+        for (const char* name : {"output.weight", "blk.0.attn_q.weight"}) {
+            const qs::LogicalWeight* w = f.ckpt->findWeight(name);
+            QVERIFY(w);
+            QVERIFY(f.select(int(w - f.ckpt->weights.data())));
+            QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+            const qs::WeightComparison want = qs::compareWeight(*f.ckpt, *w, *ref, qs::findReference(*f.ckpt, *w, *ref), {});
+            QCOMPARE(f.view.result()->reference, want.reference);
+            QCOMPARE(f.view.result()->error.maxAbs, want.error.maxAbs);
+            QVERIFY(want.error.maxAbs < 0.01); // Q8_0's rounding: the rows are paired right
+        }
+        QCOMPARE(f.view.result()->note, std::string("q/k row permutation undone (4 heads)"));
+    }
+
     void countsEqualCoreAgainstReference_data()
     {
         QTest::addColumn<QString>("dir");
@@ -111,7 +135,7 @@ private slots:
         const qs::LogicalWeight& w = f.ckpt->weights[size_t(index)];
         qs::StatsOptions opt;
         opt.bins = bins;
-        const qs::WeightComparison want = qs::compareWeight(*f.ckpt, w, *ref, *qs::findReference(*ref, w), opt);
+        const qs::WeightComparison want = qs::compareWeight(*f.ckpt, w, *ref, qs::findReference(*f.ckpt, w, *ref), opt);
         QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
         QCOMPARE(f.view.result()->error.rmse, want.error.rmse);
         QVERIFY(f.view.statisticsText().contains(QLocale().toString(want.error.rmse, 'g', 5)));

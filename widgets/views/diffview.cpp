@@ -249,7 +249,12 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
                                localNumber(d->relativeError, 'g', 4), localNumber(d->cosine, 'f', 6))
                           .arg(localCount(d->differing), localCount(d->count));
         if (d->differing)
-            tip += QLatin1Char('\n') + tr("largest difference at row %1, column %2").arg(d->maxRow).arg(d->maxCol);
+            tip += QLatin1Char('\n') + (d->maxRowA == d->maxRowB
+                                              ? tr("largest difference at row %1, column %2").arg(d->maxRowA).arg(d->maxCol)
+                                              : tr("largest difference at row %1, column %2 of A (row %3 of B)")
+                                                    .arg(d->maxRowA)
+                                                    .arg(d->maxCol)
+                                                    .arg(d->maxRowB));
         if (!d->note.empty())
             tip += QLatin1Char('\n') + qtext(d->note);
         return tip;

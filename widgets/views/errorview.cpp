@@ -331,24 +331,25 @@ void ErrorView::recompute()
         showMessage(tr("Open a reference checkpoint with “Reference…”."));
         return;
     }
-    const qs::TensorEntry* refTensor = qs::findReference(*ref, *w);
-    if (!refTensor) {
+    // Paired as the Diff view and the CLI pair weights (Hugging Face <-> GGUF included).
+    const qs::ReferenceMatch match = qs::findReference(*ckpt, *w, *ref);
+    if (!match.found()) {
         m_caption->setText(QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
-        showMessage(tr("%1 has no tensor named %2.weight or %2.").arg(QString::fromStdString(ref->path), name));
+        showMessage(QString::fromStdString(match.problem));
         return;
     }
-    job.reference = tr("%1 in %2").arg(QString::fromStdString(refTensor->name), m_reference->currentText());
+    job.reference = tr("%1 in %2").arg(QString::fromStdString(match.tensor->name), m_reference->currentText());
+    if (!match.note.empty())
+        job.reference += QStringLiteral(" (%1)").arg(QString::fromStdString(match.note));
     showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));
+    // The match points into ckpt and ref, which the job keeps alive.
     context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
-                             [ckpt, ref, index, opt, job, finish, progress](JobControl& control) mutable -> JobRunner::Continuation {
+                             [ckpt, ref, index, match, opt, job, finish, progress](JobControl& control) mutable -> JobRunner::Continuation {
                                  opt.cancel = &control.cancelFlag();
                                  opt.progress = progress(control);
                                  const qs::LogicalWeight& weight = ckpt->weights.at(size_t(index));
-                                 const qs::TensorEntry* refTensor = qs::findReference(*ref, weight);
-                                 if (!refTensor)
-                                     throw qs::Error(ref->path + ": no reference tensor for " + weight.name);
                                  auto r = std::make_shared<const qs::WeightComparison>(
-                                     qs::compareWeight(*ckpt, weight, *ref, *refTensor, opt));
+                                     qs::compareWeight(*ckpt, weight, *ref, match, opt));
                                  if (r->cancelled)
                                      return {};
                                  return finish(job, r);

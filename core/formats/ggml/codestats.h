@@ -15,12 +15,30 @@
 
 namespace qs {
 
-// A histogram over a range the caller chose: counts[0 .. n) the bins, counts[n] the values
-// below lo (-Inf included), counts[n + 1] those above hi; NaN is not counted.
+// A histogram over [lo, hi] in n bins: counts[0 .. n) the bins, counts[n] the values below
+// lo (-Inf included), counts[n + 1] those above hi; NaN is not counted. The bin of v is
+// v * scale + offset with offset = (0 - lo) / (hi - lo) * n formed once, so 0 lands exactly
+// at its position (in the bin that contains it: [0, w) when 0 is an edge, as for [-m, m]
+// with an even n) rather than one rounding of (v - lo) * scale below it.
 struct RangeBins {
-    double lo = 0, hi = 0, scale = 0;
+    double lo = 0, hi = 0, scale = 0, offset = 0;
     size_t n = 0;
+    static RangeBins over(double lo, double hi, size_t n)
+    {
+        RangeBins r;
+        r.lo = lo;
+        r.hi = hi;
+        r.n = n;
+        r.scale = double(n) / (hi - lo);
+        r.offset = (0.0 - lo) / (hi - lo) * double(n);
+        return r;
+    }
     bool on() const { return n > 0; }
+    size_t bin(double v) const
+    {
+        const double pos = v * scale + offset;
+        return pos <= 0 ? 0 : std::min(n - 1, size_t(pos));
+    }
     void add(uint64_t* counts, double v, uint64_t count = 1) const
     {
         if (v < lo)
@@ -28,7 +46,7 @@ struct RangeBins {
         else if (v > hi)
             counts[n + 1] += count;
         else if (v == v)
-            counts[std::min(n - 1, size_t((v - lo) * scale))] += count;
+            counts[bin(v)] += count;
     }
 };
 

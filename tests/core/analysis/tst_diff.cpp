@@ -347,9 +347,98 @@ private slots:
         // Unpermuting a plain GGUF reads HF row r from GGUF row permutedRow(r): row 3 of each
         // head gets row 6 (3000 off), rows 0 and 7 stay in place.
         QCOMPARE(q->maxAbs, 3000.0);
-        QCOMPARE(q->maxRow, uint64_t(3));
+        QCOMPARE(q->maxRowA, uint64_t(3));
+        QCOMPARE(q->maxRowB, uint64_t(6)); // B's own row: the GGUF row that was read for HF row 3
         QCOMPARE(q->maxCol, uint64_t(0));
         QCOMPARE(q->differing, uint64_t(6 * kHeads * kDim));
+    }
+
+    // With the GGUF as A, the worst element is reported in each side's stored rows (A's GGUF
+    // row 6, B's HF row 3) and the difference map is drawn in A's row order.
+    void ggufSideCoordinates()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString gguf = tmp.filePath(QStringLiteral("model.gguf"));
+        writePair(tmp.path(), gguf, "llama", false);
+        const auto hfC = openCheckpoint(tmp.path().toStdString());
+        const auto ggC = openCheckpoint(gguf.toStdString());
+        const DiffResult r = diffCheckpoints(*ggC, *hfC, {});
+        const WeightDiff* q = findDiff(r, "blk.0.attn_q.weight");
+        QVERIFY(q);
+        QCOMPARE(q->maxAbs, 3000.0);
+        QCOMPARE(q->maxRowA, uint64_t(6));
+        QCOMPARE(q->maxRowB, uint64_t(3));
+        const WeightDiff* v = findDiff(r, "blk.0.attn_v.weight"); // not permuted: the same row
+        QVERIFY(v && v->maxRowA == v->maxRowB);
+
+        const WeightMatch m = matchWeights(*ggC, *hfC, "blk.0.attn_q.weight");
+        QCOMPARE(m.pairs.size(), size_t(1));
+        const DiffMap map = diffMap(*ggC, *hfC, m.pairs[0], kDim, kDim, {});
+        QCOMPARE(map.rowsPerCell, uint64_t(1));
+        // GGUF row g holds HF row g (this converter forgot the permutation) and is compared
+        // with the HF row that permutes to g: |g - unpermuted(g)| * 1000 in every column.
+        for (uint64_t g = 0; g < kDim; ++g) {
+            uint64_t hf = 0;
+            while (permutedRow(hf, kDim, kHeads) != g)
+                ++hf;
+            const float want = std::fabs(float(g) - float(hf)) * 1000.0f;
+            QCOMPARE(map.cells[size_t(g * kDim)], want);
+        }
+    }
+
+    // Two checkpoints without a common name: an error saying which naming each side uses.
+    void nothingToCompare()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString gguf = tmp.filePath(QStringLiteral("model.gguf"));
+        writePair(tmp.path(), gguf, "llama", true);
+        const std::vector<float> w(8 * 4, 0.5f);
+        const std::string other = tmp.filePath(QStringLiteral("other.safetensors")).toStdString();
+        writeSafetensors(other, {{"encoder.proj.weight", DType::F32, {8, 4}, bytesOf(w)}});
+        const auto ggC = openCheckpoint(gguf.toStdString());
+        const auto oC = openCheckpoint(other);
+        try {
+            diffCheckpoints(*ggC, *oC, {});
+            QFAIL("comparing nothing must be an error");
+        } catch (const Error& e) {
+            const std::string what = e.what();
+            QVERIFY2(what.find("nothing to compare") != std::string::npos, what.c_str());
+            QVERIFY2(what.find("A has GGUF names") != std::string::npos, what.c_str());
+            QVERIFY2(what.find("token_embd.weight") != std::string::npos, what.c_str());
+            QVERIFY2(what.find("encoder.proj.weight") != std::string::npos, what.c_str());
+        }
+        const auto hfC = openCheckpoint(tmp.path().toStdString() + "/model.safetensors");
+        try {
+            diffCheckpoints(*oC, *hfC, {});
+            QFAIL("comparing nothing must be an error");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("B has Hugging Face names") != std::string::npos, e.what());
+        }
+    }
+
+    // A GGUF that kept the Hugging Face names (what repack writes) pairs with its source.
+    void huggingFaceNamedGgufPairs()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        writePair(tmp.path(), tmp.filePath(QStringLiteral("unused.gguf")), "llama", true);
+        const auto hfC = openCheckpoint(tmp.path().toStdString() + "/model.safetensors");
+        std::vector<GgufTensor> tensors;
+        std::vector<std::vector<float>> data;
+        for (const LogicalWeight& w : hfC->weights) {
+            std::vector<float>& d = data.emplace_back(w.elementCount());
+            dequantizeRows(*hfC, w, 0, w.outFeatures(), d.data(), SimdPath::Scalar);
+            tensors.push_back({w.name, 0, {w.shape.rbegin(), w.shape.rend()}, bytesOf(d)});
+        }
+        const std::string gguf = tmp.filePath(QStringLiteral("hfnames.gguf")).toStdString();
+        writeGguf(gguf, {{"general.architecture", metaStr("llama")}}, tensors);
+        const auto ggC = openCheckpoint(gguf);
+        const DiffResult r = diffCheckpoints(*ggC, *hfC, {});
+        QCOMPARE(r.weights.size(), hfC->weights.size());
+        QVERIFY(r.onlyInA.empty() && r.onlyInB.empty() && r.skipped.empty());
+        QVERIFY(r.passed()); // not permuted: the names say the converter did not run
     }
 
     void gemmaNormShift()
@@ -488,7 +577,7 @@ private slots:
         QCOMPARE(d.count, uint64_t(x.size()));
         QCOMPARE(d.differing, differing);
         QCOMPARE(d.maxAbs, mx);
-        QCOMPARE(d.maxRow, at / 256);
+        QCOMPARE(d.maxRowA, at / 256);
         QCOMPARE(d.maxCol, at % 256);
         QVERIFY(std::fabs(d.rmse - std::sqrt(sq / n)) <= 1e-12 * d.rmse);
         QVERIFY(std::fabs(d.meanAbs - abs / n) <= 1e-12 * d.meanAbs);

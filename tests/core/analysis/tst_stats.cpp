@@ -6,6 +6,7 @@
 #include "formats/affine/quantize_affine.h"
 #include "formats/bnb/quantize_bnb.h"
 #include "formats/ggml/quantize_ggml.h"
+#include "analysis/diff.h"
 #include "analysis/stats.h"
 #include "analysis/valuescan.h"
 #include "container/checkpoint.h"
@@ -38,6 +39,11 @@ const char* const kVariants[] = {
     "gptq-w2-g32-asym", "gptq-w3-g128-sym", "gptq-w3-g32-asym", "gptq-w4-g128-asym-actorder", "gptq-w4-g128-sym",
     "gptq-w4-g32-asym", "gptq-w4-g32-sym-actorder", "gptq-w8-g128-sym", "awq-gemm-w4-g128", "awq-gemm-w4-g32",
 };
+
+std::span<const uint8_t> floatBytes(const std::vector<float>& v)
+{
+    return {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4};
+}
 
 std::string fixturePath(const QString& rel)
 {
@@ -106,6 +112,122 @@ Q_DECLARE_METATYPE(Floats)
 class TestStats : public QObject {
     Q_OBJECT
 private slots:
+    // A GGUF quantized from a Hugging Face checkpoint by llama.cpp's converter, against that
+    // checkpoint: paired as diff pairs (output.weight = lm_head.weight, blk.0.attn_q =
+    // q_proj with the row permutation undone), with the same max |error| as diff finds.
+    void ggufAgainstHuggingFaceReference()
+    {
+        for (const bool permute : {true, false}) {
+            QTemporaryDir tmp;
+            QVERIFY(tmp.isValid());
+            qstest::writeConvertedLlama(tmp.path(), permute);
+            const auto gguf = openCheckpoint(tmp.filePath(QStringLiteral("model.gguf")).toStdString());
+            const auto hf = openCheckpoint(tmp.filePath(QStringLiteral("hf")).toStdString());
+            const DiffResult diff = diffCheckpoints(*gguf, *hf, {});
+            QCOMPARE(diff.weights.size(), size_t(4));
+            for (const LogicalWeight& w : gguf->weights) {
+                const ReferenceMatch m = findReference(*gguf, w, *hf);
+                QVERIFY2(m.found(), m.problem.c_str());
+                const bool qk = w.name == "blk.0.attn_q.weight" || w.name == "blk.0.attn_k.weight";
+                QCOMPARE(m.weightSide.permuteHeads, uint64_t(qk ? (w.name == "blk.0.attn_q.weight" ? 4 : 2) : 0));
+                if (w.name == "output.weight")
+                    QCOMPARE(m.tensor->name, std::string("lm_head.weight"));
+                const WeightComparison c = compareWeight(*gguf, w, *hf, m, {});
+                const auto d = std::find_if(diff.weights.begin(), diff.weights.end(),
+                                            [&](const WeightDiff& x) { return x.nameA == w.name; });
+                QVERIFY(d != diff.weights.end());
+                QCOMPARE(c.error.maxAbs, d->maxAbs);
+                QCOMPARE(c.error.count, d->count);
+                // Q8_0 of values in [-1.1, 1.1]: a step of at most 1.1 / 127.
+                QVERIFY2((c.error.maxAbs < 0.01) == (permute || !qk), w.name.c_str());
+            }
+        }
+    }
+
+    // An error of exactly 0 is counted in the bin that holds 0 ([0, w) of [-m, m] in 32 bins),
+    // also for an m where (0 + m) * (32 / 2m) rounds below 16.
+    void zeroErrorInTheBinOfZero()
+    {
+        const float m = 0.008083f;
+        QVERIFY(double(m) * (32.0 / (2.0 * double(m))) < 16.0); // the rounding that put 0 in bin 15
+        const uint64_t N = 16, K = 64;
+        std::vector<float> q(N * K, 0.25f), r(N * K, 0.25f);
+        r[5] = 0.0f;
+        q[5] = m; // the one error, the largest: the range is [-m, m]
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::string path = tmp.filePath(QStringLiteral("pair.safetensors")).toStdString();
+        writeSafetensors(path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
+        const auto ckpt = openCheckpoint(path);
+        for (const bool ranged : {false, true}) {
+            StatsOptions opt;
+            if (ranged) { // the caller's range [-m, m] bins the same
+                opt.rangeLo = -double(m);
+                opt.rangeHi = double(m);
+            }
+            const WeightComparison c = compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
+            QCOMPARE(c.error.signedError.counts.size(), size_t(32));
+            QCOMPARE(c.error.signedError.counts[15], uint64_t(0));
+            QCOMPARE(c.error.signedError.counts[16], N * K - 1);
+            QCOMPARE(c.error.signedError.counts[31], uint64_t(1));
+        }
+    }
+
+    // Above kExactPercentileLimit elements the percentiles come from a sample, but the
+    // signed-error histogram still counts every element (a second pass).
+    void largeWeightHistogramCountsEveryError()
+    {
+        const uint64_t N = 4097, K = 4096, total = N * K;
+        QVERIFY(total > kExactPercentileLimit);
+        // Errors -2^-10, 0, +2^-10 by i % 3: bins 0, 16 and 31 of [-2^-10, 2^-10].
+        std::vector<float> q(total), r(total, 0.5f);
+        uint64_t per[3] = {0, 0, 0};
+        for (uint64_t i = 0; i < total; ++i) {
+            q[i] = 0.5f + float(int(i % 3) - 1) * 0x1p-10f;
+            ++per[i % 3];
+        }
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::string path = tmp.filePath(QStringLiteral("big.safetensors")).toStdString();
+        writeSafetensors(path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
+        std::vector<float>().swap(q);
+        std::vector<float>().swap(r);
+        const auto ckpt = openCheckpoint(path);
+        StatsOptions opt;
+        opt.tokens = 1;
+        uint64_t last = 0, calls = 0;
+        bool monotonic = true;
+        opt.progress = [&](uint64_t done, uint64_t all, const std::string&) {
+            monotonic = monotonic && done >= last && all == total;
+            last = done;
+            ++calls;
+        };
+        const WeightComparison c = compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
+        QVERIFY(!c.error.percentilesExact);
+        const Histogram& h = c.error.signedError;
+        QCOMPARE(h.total(), total);
+        QCOMPARE(h.counts[0], per[0]);
+        QCOMPARE(h.counts[16], per[1]);
+        QCOMPARE(h.counts[31], per[2]);
+        QVERIFY(monotonic && calls > 2);
+        QCOMPARE(last, total);
+    }
+
+    // What no reference matches is said with the names looked for and the reference's naming.
+    void missingReferenceNamesBoth()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        qstest::writeConvertedLlama(tmp.path());
+        const auto gguf = openCheckpoint(tmp.filePath(QStringLiteral("model.gguf")).toStdString());
+        const auto other = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
+        const ReferenceMatch m = findReference(*gguf, *gguf->findWeight("output.weight"), *other);
+        QVERIFY(!m.found());
+        QVERIFY2(m.problem.find("no reference tensor for output.weight or lm_head.weight") != std::string::npos,
+                 m.problem.c_str());
+        QVERIFY_THROWS_EXCEPTION(Error, compareWeight(*gguf, *gguf->findWeight("output.weight"), *other, m, {}));
+    }
+
     void againstRef_data()
     {
         QTest::addColumn<QString>("variant");
@@ -121,15 +243,15 @@ private slots:
         for (const LogicalWeight& w : ckpt->weights) {
             if (!canDequantize(w.format))
                 continue;
-            const TensorEntry* t = findReference(*ref, w);
-            QVERIFY2(t, w.name.c_str());
+            const ReferenceMatch t = findReference(*ckpt, w, *ref);
+            QVERIFY2(t.found(), t.problem.c_str());
             StatsOptions opt;
             opt.rowChunk = 7; // slices that do not divide N
-            const WeightComparison c = compareWeight(*ckpt, w, *ref, *t, opt);
+            const WeightComparison c = compareWeight(*ckpt, w, *ref, t, opt);
             // Our kernels return the exact float32 s * (q - z); upstream rounds it to f16 once.
             // So the reference is exactly our value rounded to f16, and the error is that rounding.
             const std::vector<float> q = dequantizeWeight(*ckpt, w, SimdPath::Scalar);
-            const std::vector<float> r = readF32(*ref, *t);
+            const std::vector<float> r = readF32(*ref, *t.tensor);
             QCOMPARE(q.size(), r.size());
             double sq = 0, mx = 0;
             for (size_t i = 0; i < q.size(); ++i) {
