@@ -942,6 +942,10 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <source>Status</source>
         <translation>Status</translation>
     </message>
+    <message>
+        <source>largest difference at row %1, column %2 of A (row %3 of B)</source>
+        <translation>größte Differenz in Zeile %1, Spalte %2 von A (Zeile %3 von B)</translation>
+    </message>
 </context>
 <context>
     <name>qsw::DiffView</name>
@@ -1296,11 +1300,6 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <translation>Fehler von %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="361"/>
-        <source>%1 has no tensor named %2.weight or %2.</source>
-        <translation>%1 hat keinen Tensor namens %2.weight oder %2.</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/errorview.cpp" line="365"/>
         <source>%1 in %2</source>
         <translation>%1 in %2</translation>
@@ -1636,6 +1635,14 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <location filename="../widgets/inspector.cpp" line="142"/>
         <source>Detection found nothing to report.</source>
         <translation>Die Erkennung hat nichts zu melden.</translation>
+    </message>
+    <message>
+        <source>Opened as</source>
+        <translation>Geöffnet als</translation>
+    </message>
+    <message>
+        <source>Left out (in the folder, not read)</source>
+        <translation>Ausgelassen (im Ordner, nicht gelesen)</translation>
     </message>
 </context>
 <context>
@@ -2081,6 +2088,25 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     <message>
         <source>Close Them</source>
         <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Which checkpoint?</source>
+        <translation>Welcher Checkpoint?</translation>
+    </message>
+    <message>
+        <source>%1 holds several checkpoints and no index or model.safetensors that says which one to open. Open:</source>
+        <translation>%1 enthält mehrere Checkpoints und keinen Index und keine model.safetensors, die sagen, welcher zu öffnen ist. Öffnen:</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n shards)</source>
+        <translation>
+            <numerusform>%1 (%n Shard)</numerusform>
+            <numerusform>%1 (%n Shards)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Opened %1; left out: %2</source>
+        <translation>%1 geöffnet; ausgelassen: %2</translation>
     </message>
 </context>
 <context>

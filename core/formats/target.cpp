@@ -31,11 +31,11 @@ BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, 
 void markBudgetPresets(std::vector<BudgetFormat>& rows,
                        std::initializer_list<std::pair<std::string_view, BudgetPreset>> presets)
 {
-    for (const auto& [id, preset] : presets) {
-        const auto it = std::find_if(rows.begin(), rows.end(), [&](const BudgetFormat& f) { return f.id == id; });
+    for (const auto& p : presets) {
+        const auto it = std::find_if(rows.begin(), rows.end(), [&](const BudgetFormat& f) { return f.id == p.first; });
         if (it == rows.end())
-            throw Error("budget preset names no row: " + std::string(id));
-        it->preset = preset;
+            throw Error("budget preset names no row: " + std::string(p.first));
+        it->preset = p.second;
     }
 }
 
