@@ -231,15 +231,6 @@ const std::vector<Preset>& presets()
     return all;
 }
 
-// common/arg.cpp kv_cache_types, in bits per element order (the fit search's order); each
-// spelled as its ggml type name in lowercase.
-const std::vector<int>& cacheTypes()
-{
-    static const std::vector<int> all{GgmlF32,  GgmlF16,  GgmlBF16,   GgmlQ8_0, GgmlQ5_1,
-                                      GgmlQ5_0, GgmlQ4_1, GgmlIQ4_NL, GgmlQ4_0};
-    return all;
-}
-
 uint64_t rowBytesOf(int type, uint64_t width, uint32_t layer, const char* which)
 {
     const GgmlTypeInfo* t = ggmlType(type);
@@ -494,14 +485,18 @@ std::optional<ModelArch> archPreset(const std::string& name)
     return std::nullopt;
 }
 
+// common/arg.cpp kv_cache_types, in bits per element order (the fit search's order); each
+// spelled as its ggml type name in lowercase.
 const std::vector<int>& kvCacheTypes()
 {
-    return cacheTypes();
+    static const std::vector<int> all{GgmlF32,  GgmlF16,  GgmlBF16,   GgmlQ8_0, GgmlQ5_1,
+                                      GgmlQ5_0, GgmlQ4_1, GgmlIQ4_NL, GgmlQ4_0};
+    return all;
 }
 
 std::optional<int> kvCacheTypeByName(const std::string& name)
 {
-    for (int t : cacheTypes())
+    for (int t : kvCacheTypes())
         if (equalsIgnoreCase(ggmlTypeName(t), name))
             return t;
     return std::nullopt;
