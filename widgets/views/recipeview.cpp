@@ -321,7 +321,7 @@ QString RecipeView::summaryText() const
 
 void RecipeView::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Compare the recipe with"), {},
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare the recipe with"), context()->checkpointFolder(),
                                                       tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
     if (!path.isEmpty())
         openComparison(path);
