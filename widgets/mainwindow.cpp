@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "inspector.h"
 #include "jobrunner.h"
+#include "numbers.h"
 #include "report/report.h"
 #include "report/reportwriter.h"
 #include "viewcontext.h"
@@ -31,7 +32,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QMenuBar>
 #include <QInputDialog>
 #include <QMessageBox>
@@ -442,11 +442,10 @@ void MainWindow::createStatusBar()
 
 void MainWindow::updateMemory()
 {
-    const QLocale locale;
     const qint64 bytes = privateBytes();
     m_memoryLabel->setVisible(bytes > 0);
     if (bytes > 0)
-        m_memoryLabel->setText(tr("%1 private").arg(locale.formattedDataSize(bytes)));
+        m_memoryLabel->setText(tr("%1 private").arg(localBytes(uint64_t(bytes))));
     // The open checkpoint, its reference and B: pages the system may drop again at any time.
     qint64 resident = 0;
     QStringList parts;
@@ -454,10 +453,10 @@ void MainWindow::updateMemory()
         if (c) {
             const qint64 r = qint64(c->residentBytes());
             resident += r;
-            parts << tr("%1: %2").arg(QFileInfo(QString::fromStdString(c->path)).fileName(), locale.formattedDataSize(r));
+            parts << tr("%1: %2").arg(QFileInfo(QString::fromStdString(c->path)).fileName(), localBytes(uint64_t(r)));
         }
     m_residentLabel->setVisible(!parts.isEmpty());
-    m_residentLabel->setText(tr("%1 of the checkpoint in RAM").arg(locale.formattedDataSize(resident)));
+    m_residentLabel->setText(tr("%1 of the checkpoint in RAM").arg(localBytes(uint64_t(resident))));
     m_residentLabel->setToolTip(tr("Pages of the mapped checkpoint files that have been read and are held in the page "
                                    "cache (the system drops them when it needs the memory):\n%1")
                                     .arg(parts.join(QLatin1Char('\n'))));
@@ -834,7 +833,6 @@ void MainWindow::fetchMoreMetadata()
 
 void MainWindow::updateStatus()
 {
-    const QLocale locale;
     if (!m_snapshot) {
         m_fileLabel->setText(tr("No checkpoint open"));
         m_countLabel->clear();
@@ -848,9 +846,9 @@ void MainWindow::updateStatus()
                                   : QDir::toNativeSeparators(m_snapshot->path));
     m_countLabel->setText(tr("%n tensor(s), ", nullptr, int(m_snapshot->tensors.size()))
                           + tr("%n weight(s)", nullptr, int(m_snapshot->weights.size())));
-    m_sizeLabel->setText(tr("%1 on disk").arg(locale.formattedDataSize(qint64(m_snapshot->diskBytes))));
+    m_sizeLabel->setText(tr("%1 on disk").arg(localBytes(m_snapshot->diskBytes)));
     m_mappedLabel->setText(tr("%1 mapped in %n file(s)", nullptr, int(m_snapshot->files.size()))
-                               .arg(locale.formattedDataSize(qint64(m_snapshot->mappedBytes))));
+                               .arg(localBytes(m_snapshot->mappedBytes)));
     updateMemory();
 }
 

@@ -1,11 +1,11 @@
 #include "tablemodels.h"
 
+#include "numbers.h"
 #include "qtext.h"
 
 #include "container/checkpoint.h"
 
 #include <QFileInfo>
-#include <QLocale>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -52,8 +52,8 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         case TypeColumn: return t.type;
         case ShapeColumn: return shapeText(t.shape);
         case FileColumn: return QFileInfo(m_snapshot->files.value(t.file)).fileName();
-        case OffsetColumn: return QLocale().toString(qulonglong(t.offset));
-        case BytesColumn: return QLocale().toString(qulonglong(t.bytes));
+        case OffsetColumn: return localCount(t.offset);
+        case BytesColumn: return localCount(t.bytes);
         case WeightColumn: return weightText;
         default: return {};
         }

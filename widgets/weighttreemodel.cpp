@@ -2,7 +2,6 @@
 
 #include "numbers.h"
 
-#include <QLocale>
 #include <QPainter>
 #include <QPixmap>
 
@@ -17,7 +16,7 @@ constexpr quintptr kTopLevel = 0;
 
 QString bpwText(double bpw)
 {
-    return QLocale().toString(bpw, 'f', 3);
+    return localNumber(bpw, 'f', 3);
 }
 
 // A warning triangle in the theme's warning colour: the mark of a weight with notes.
