@@ -207,7 +207,8 @@ bool MetadataModel::hasChildren(const QModelIndex& parent) const
 bool MetadataModel::canFetchMore(const QModelIndex& parent) const
 {
     const Node* n = nodeOf(parent);
-    return parent.column() <= 0 && qsizetype(n->children.size()) < n->total;
+    // Not while rows are being inserted: a view (or a tester) asking then would nest them.
+    return !m_fetching && parent.column() <= 0 && qsizetype(n->children.size()) < n->total;
 }
 
 void MetadataModel::fetchMore(const QModelIndex& parent)
@@ -217,6 +218,7 @@ void MetadataModel::fetchMore(const QModelIndex& parent)
     Node* p = nodeOf(parent);
     const int first = int(p->children.size());
     const int last = int(std::min<qsizetype>(p->total, first + kPage)) - 1;
+    m_fetching = true;
     beginInsertRows(parent, first, last);
     const QJsonObject object = p->json.toObject();
     const QStringList keys = object.keys();
@@ -242,6 +244,7 @@ void MetadataModel::fetchMore(const QModelIndex& parent)
         p->children.push_back(std::move(node));
     }
     endInsertRows();
+    m_fetching = false;
 }
 
 QVariant MetadataModel::data(const QModelIndex& index, int role) const
