@@ -158,7 +158,11 @@ void MetadataModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapsh
             m_root->children.push_back(std::move(node));
         }
     m_root->total = qsizetype(m_root->children.size());
+    // The reset's listeners (a model tester walking the tree) fetch nothing yet: rows
+    // inserted inside the reset's signal would nest in it.
+    m_fetching = true;
     endResetModel();
+    m_fetching = false;
 }
 
 MetadataModel::Node* MetadataModel::nodeOf(const QModelIndex& index) const
@@ -207,7 +211,7 @@ bool MetadataModel::hasChildren(const QModelIndex& parent) const
 bool MetadataModel::canFetchMore(const QModelIndex& parent) const
 {
     const Node* n = nodeOf(parent);
-    // Not while rows are being inserted: a view (or a tester) asking then would nest them.
+    // Not while rows are being inserted or the model resets: asking then would nest them.
     return !m_fetching && parent.column() <= 0 && qsizetype(n->children.size()) < n->total;
 }
 

@@ -75,7 +75,7 @@ private:
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
     std::unique_ptr<Node> m_root;
-    bool m_fetching = false; // inside fetchMore's insertion
+    bool m_fetching = false; // inside fetchMore's insertion or the reset's signal
 };
 
 } // namespace qsw
