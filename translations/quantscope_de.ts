@@ -115,11 +115,6 @@
         <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
     </message>
     <message>
-        <location filename="../widgets/launchoptions.cpp" line="33"/>
-        <source>Show the view NAME (tensors, metadata).</source>
-        <translation>Die Ansicht NAME zeigen (tensors, metadata).</translation>
-    </message>
-    <message>
         <location filename="../widgets/launchoptions.cpp" line="34"/>
         <source>Select the logical weight NAME.</source>
         <translation>Das logische Gewicht NAME auswählen.</translation>
@@ -155,11 +150,6 @@
         <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
     </message>
     <message>
-        <location filename="../widgets/launchoptions.cpp" line="90"/>
-        <source>quantscope: no weight &apos;%1&apos;</source>
-        <translation>quantscope: kein Gewicht „%1“</translation>
-    </message>
-    <message>
         <location filename="../app/gui/main.cpp" line="117"/>
         <source>quantscope: cannot write %1</source>
         <translation>quantscope: %1 kann nicht geschrieben werden</translation>
@@ -173,6 +163,14 @@
         <location filename="../widgets/launchoptions.cpp" line="40"/>
         <source>Compare the checkpoint with checkpoint B (the Diff view).</source>
         <translation>Den Checkpoint mit Checkpoint B vergleichen (die Ansicht Vergleich).</translation>
+    </message>
+    <message>
+        <source>Show the view NAME: %1.</source>
+        <translation>Die Ansicht NAME zeigen: %1.</translation>
+    </message>
+    <message>
+        <source>quantscope: %1 has no weight &apos;%2&apos;</source>
+        <translation>quantscope: %1 hat kein Gewicht „%2“</translation>
     </message>
 </context>
 <context>
@@ -1160,6 +1158,22 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <source>Close checkpoint B and unmap its files</source>
         <translation>Checkpoint B schließen und seine Dateien freigeben</translation>
     </message>
+    <message>
+        <source>row %1, col %2
+a %3
+b %4
+|a − b| %5</source>
+        <translation>Zeile %1, Spalte %2
+a %3
+b %4
+|a − b| %5</translation>
+    </message>
+    <message>
+        <source>
+cell (%1 rows × %2 columns): max %3</source>
+        <translation>
+Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
+    </message>
 </context>
 <context>
     <name>qsw::ErrorHistogram</name>
@@ -1462,6 +1476,117 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     <message>
         <source>Open a reference checkpoint with “Reference…”.</source>
         <translation>Öffnen Sie einen Referenz-Checkpoint mit „Referenz…“.</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::GuideDialog</name>
+    <message>
+        <source>Stored tensors</source>
+        <translation>Gespeicherte Tensoren</translation>
+    </message>
+    <message>
+        <source>Every tensor as the file stores it: type, shape, file, byte offset and size, and the logical weight it belongs to with its role (qweight, scales, qzeros, ...). Double-click a row to select its weight. Tensors of a type Quantscope cannot decode are listed in the error colour.</source>
+        <translation>Jeder Tensor so, wie die Datei ihn speichert: Typ, Form, Datei, Byte-Offset und Größe sowie das logische Gewicht, zu dem er gehört, mit seiner Rolle (qweight, scales, qzeros, ...). Ein Doppelklick auf eine Zeile wählt ihr Gewicht aus. Tensoren eines Typs, den Quantscope nicht dekodieren kann, stehen in der Fehlerfarbe.</translation>
+    </message>
+    <message>
+        <source>Metadata</source>
+        <translation>Metadaten</translation>
+    </message>
+    <message>
+        <source>The container&apos;s key/value pairs and the configs beside it. Nested JSON (quantization_config) and GGUF arrays open as a tree; a long array such as a vocabulary loads a page at a time as you scroll. general.file_type is shown by the name llama.cpp gives it.</source>
+        <translation>Die Schlüssel/Wert-Paare des Containers und die Konfigurationen daneben. Verschachteltes JSON (quantization_config) und GGUF-Arrays öffnen sich als Baum; ein langes Array wie ein Vokabular lädt beim Blättern seitenweise. general.file_type erscheint mit dem Namen, den llama.cpp ihm gibt.</translation>
+    </message>
+    <message>
+        <source>Bit map</source>
+        <translation>Bitkarte</translation>
+    </message>
+    <message>
+        <source>What each bit of each stored word of the selected weight means: every field of a word or GGUF block in the colour of its element. Hover a cell for the word, bit range, element, code, group, scale, zero and value; click to select the element in every view. Start here to see how a 4-bit code sits in a 32-bit word.</source>
+        <translation>Was jedes Bit jedes gespeicherten Worts des gewählten Gewichts bedeutet: jedes Feld eines Worts oder GGUF-Blocks in der Farbe seines Elements. Über einer Zelle erscheinen Wort, Bitbereich, Element, Code, Gruppe, Skala, Nullpunkt und Wert; ein Klick wählt das Element in allen Ansichten aus. Beginnen Sie hier, um zu sehen, wie ein 4-Bit-Code in einem 32-Bit-Wort liegt.</translation>
+    </message>
+    <message>
+        <source>Slot order</source>
+        <translation>Slot-Reihenfolge</translation>
+    </message>
+    <message>
+        <source>Which logical element lands in which slot of a packed word or block: the interleaving that makes GPTQ, AWQ, Marlin and the GGUF k-quants differ although they store the same codes.</source>
+        <translation>Welches logische Element in welchem Slot eines gepackten Worts oder Blocks landet: die Verschränkung, in der sich GPTQ, AWQ, Marlin und die GGUF-k-Quants unterscheiden, obwohl sie dieselben Codes speichern.</translation>
+    </message>
+    <message>
+        <source>Scales</source>
+        <translation>Skalen</translation>
+    </message>
+    <message>
+        <source>The per-group scales (or zero points) as a heatmap, groups across and output rows down. Outlier rows and dead groups stand out; hover for the values, click to open the element in the bit map.</source>
+        <translation>Die Skalen (oder Nullpunkte) je Gruppe als Heatmap, Gruppen waagerecht, Ausgabezeilen senkrecht. Ausreißerzeilen und tote Gruppen fallen auf; über einer Zelle erscheinen die Werte, ein Klick öffnet das Element in der Bitkarte.</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>How far the stored values are from a float reference: a histogram of the error and its statistics per weight. Open the float checkpoint the quantized one was made from to see the real error; without one the view requantizes the weight to show what other formats would cost.</source>
+        <translation>Wie weit die gespeicherten Werte von einer Gleitkomma-Referenz entfernt sind: ein Histogramm des Fehlers und seine Statistik je Gewicht. Öffnen Sie den Gleitkomma-Checkpoint, aus dem der quantisierte entstand, um den echten Fehler zu sehen; ohne ihn quantisiert die Ansicht das Gewicht neu und zeigt, was andere Formate kosten würden.</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <source>Bits per weight and memory of every format for a model of the size you choose, against your RAM or VRAM, with the KV cache and buffers of a context length and a GPU offload split. The open checkpoint is marked.</source>
+        <translation>Bits pro Gewicht und Speicher jedes Formats für ein Modell der gewählten Größe, gemessen an Ihrem RAM oder VRAM, mit KV-Cache und Puffern für eine Kontextlänge und einer Aufteilung auf die GPU. Der geöffnete Checkpoint ist markiert.</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>Vergleich</translation>
+    </message>
+    <message>
+        <source>The open checkpoint (A) against a second one (B), weight by weight, Hugging Face and GGUF names paired: a list worst first and a heatmap of |a − b| for the selected weight. Hover the heatmap for both values.</source>
+        <translation>Der geöffnete Checkpoint (A) gegen einen zweiten (B), Gewicht für Gewicht, Hugging-Face- und GGUF-Namen gepaart: eine Liste, das Schlechteste zuerst, und eine Heatmap von |a − b| für das gewählte Gewicht. Über der Heatmap erscheinen beide Werte.</translation>
+    </message>
+    <message>
+        <source>Recipe</source>
+        <translation>Rezept</translation>
+    </message>
+    <message>
+        <source>The type the file is labelled with (general.file_type or the quantization config) and every weight stored otherwise, with the reason: the mix llama-quantize or the quantizer chose.</source>
+        <translation>Der Typ, mit dem die Datei beschriftet ist (general.file_type oder die Quantisierungskonfiguration), und jedes anders gespeicherte Gewicht mit dem Grund: die Mischung, die llama-quantize oder der Quantisierer gewählt hat.</translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation>Prüfen</translation>
+    </message>
+    <message>
+        <source>Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words against what the packers make of their fields, shapes, g_idx, finite scales, plausible zero points. Click a finding to select its weight in every view.</source>
+        <translation>Strukturprüfungen jedes quantisierten Gewichts, wie quantscope-cli verify sie ausführt: gespeicherte Wörter gegen das, was die Packer aus ihren Feldern machen, Formen, g_idx, endliche Skalen, plausible Nullpunkte. Ein Klick auf einen Befund wählt sein Gewicht in allen Ansichten aus.</translation>
+    </message>
+    <message>
+        <source>Playground</source>
+        <translation>Spielwiese</translation>
+    </message>
+    <message>
+        <source>A row of real weights or a synthetic distribution, quantized and packed as a format does it: the bucket edges, code levels, scale and zero, the codes, the packed words and the error, updating as you change bits, group size and symmetry. Made for teaching what a quantizer does.</source>
+        <translation>Eine Zeile echter Gewichte oder eine synthetische Verteilung, quantisiert und gepackt wie ein Format es tut: Intervallgrenzen, Code-Stufen, Skala und Nullpunkt, die Codes, die gepackten Wörter und der Fehler, laufend aktualisiert, während Sie Bits, Gruppengröße und Symmetrie ändern. Gemacht, um zu zeigen, was ein Quantisierer tut.</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Quantscope guide&lt;/h2&gt;&lt;p&gt;Quantscope shows how quantized LLM weights are laid out in memory and checks them. Every view follows the weight selected in the &lt;b&gt;tensor browser&lt;/b&gt; on the left, and an element selected in one view is selected in all.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;Quantscope-Leitfaden&lt;/h2&gt;&lt;p&gt;Quantscope zeigt, wie quantisierte LLM-Gewichte im Speicher liegen, und prüft sie. Jede Ansicht folgt dem im &lt;b&gt;Tensor-Browser&lt;/b&gt; links gewählten Gewicht, und ein in einer Ansicht gewähltes Element ist in allen gewählt.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;First steps&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;Open a .gguf or .safetensors file or a checkpoint folder (File &amp;gt; Open, or drop it on the window); File &amp;gt; Open Demo Checkpoint has a small one to try.&lt;/li&gt;&lt;li&gt;Pick a weight in the tensor browser (Ctrl+F filters by name or format); a warning mark says detection left a note on it, shown in its tooltip and in the inspector.&lt;/li&gt;&lt;li&gt;Switch views with the tabs, Ctrl+Tab or Ctrl+PgDown; export one with Ctrl+E.&lt;/li&gt;&lt;/ol&gt;</source>
+        <translation>&lt;h3&gt;Erste Schritte&lt;/h3&gt;&lt;ol&gt;&lt;li&gt;Öffnen Sie eine .gguf- oder .safetensors-Datei oder einen Checkpoint-Ordner (Datei &amp;gt; Öffnen oder per Ablegen auf dem Fenster); Datei &amp;gt; Demo-Checkpoint öffnen bietet einen kleinen zum Ausprobieren.&lt;/li&gt;&lt;li&gt;Wählen Sie ein Gewicht im Tensor-Browser (Strg+F filtert nach Name oder Format); ein Warnzeichen bedeutet, dass die Erkennung eine Anmerkung hinterlassen hat, zu sehen im Tooltip und im Inspektor.&lt;/li&gt;&lt;li&gt;Wechseln Sie die Ansicht mit den Reitern, Strg+Tab oder Strg+Bild ab; exportieren Sie sie mit Strg+E.&lt;/li&gt;&lt;/ol&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;Views&lt;/h3&gt;</source>
+        <translation>&lt;h3&gt;Ansichten&lt;/h3&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;For teaching&lt;/h3&gt;&lt;p&gt;Open one model in two formats (a GPTQ folder and a GGUF of the same weights) and compare them in the Diff view; show a group&apos;s codes in the Bit map and its scale in Scales; let students predict the error of 3 bits against 4 in the Playground before they look at the Error view. quantscope FILE --view NAME --weight W --screenshot out.png makes the same figure from a script.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Für den Unterricht&lt;/h3&gt;&lt;p&gt;Öffnen Sie ein Modell in zwei Formaten (einen GPTQ-Ordner und ein GGUF derselben Gewichte) und vergleichen Sie sie in der Vergleichsansicht; zeigen Sie die Codes einer Gruppe in der Bitkarte und ihre Skala unter Skalen; lassen Sie die Lernenden in der Spielwiese den Fehler von 3 gegen 4 Bits vorhersagen, bevor sie die Fehleransicht ansehen. quantscope DATEI --view NAME --weight W --screenshot out.png erzeugt dieselbe Abbildung aus einem Skript.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Quantscope Guide</source>
+        <translation>Quantscope-Leitfaden</translation>
     </message>
 </context>
 <context>
@@ -2108,6 +2233,18 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <source>Opened %1; left out: %2</source>
         <translation>%1 geöffnet; ausgelassen: %2</translation>
     </message>
+    <message>
+        <source>&amp;Next View</source>
+        <translation>&amp;Nächste Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Previous View</source>
+        <translation>&amp;Vorige Ansicht</translation>
+    </message>
+    <message>
+        <source>Quantscope &amp;Guide</source>
+        <translation>Quantscope-&amp;Leitfaden</translation>
+    </message>
 </context>
 <context>
     <name>qsw::MetadataModel</name>
@@ -2130,6 +2267,13 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <location filename="../widgets/tablemodels.cpp" line="151"/>
         <source>Source</source>
         <translation>Quelle</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n item(s): expand the row to browse them</source>
+        <translation>
+            <numerusform>%n Eintrag: Zeile aufklappen, um ihn anzusehen</numerusform>
+            <numerusform>%n Einträge: Zeile aufklappen, um sie anzusehen</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2773,6 +2917,102 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     </message>
 </context>
 <context>
+    <name>qsw::VerifyView</name>
+    <message>
+        <source>Run Checks</source>
+        <translation>Prüfungen starten</translation>
+    </message>
+    <message>
+        <source>Check every quantized weight again, as quantscope-cli verify does</source>
+        <translation>Jedes quantisierte Gewicht erneut prüfen, wie quantscope-cli verify es tut</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>Schwere</translation>
+    </message>
+    <message>
+        <source>Weight</source>
+        <translation>Gewicht</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>Prüfung</translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation>Befund</translation>
+    </message>
+    <message>
+        <source>Checks cancelled. Press “Run Checks” to start them again.</source>
+        <translation>Prüfungen abgebrochen. „Prüfungen starten“ beginnt sie neu.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Checking %n weight(s)…</source>
+        <translation>
+            <numerusform>Prüfe %n Gewicht…</numerusform>
+            <numerusform>Prüfe %n Gewichte…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Verifying %1</source>
+        <translation>Prüfe %1</translation>
+    </message>
+    <message>
+        <source>The checks run when this view is shown.</source>
+        <translation>Die Prüfungen laufen, sobald diese Ansicht gezeigt wird.</translation>
+    </message>
+    <message>
+        <source>Open a checkpoint to check its quantized weights.</source>
+        <translation>Öffnen Sie einen Checkpoint, um seine quantisierten Gewichte zu prüfen.</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>Warnung</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>not checked</source>
+        <translation>nicht geprüft</translation>
+    </message>
+    <message>
+        <source>no check covers this format</source>
+        <translation>keine Prüfung deckt dieses Format ab</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n weight(s) checked: </source>
+        <translation>
+            <numerusform>%n Gewicht geprüft: </numerusform>
+            <numerusform>%n Gewichte geprüft: </numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no findings.</source>
+        <translation>keine Befunde.</translation>
+    </message>
+    <message>
+        <source>%1 error(s), %2 warning(s).</source>
+        <translation>%1 Fehler, %2 Warnung(en).</translation>
+    </message>
+    <message numerus="yes">
+        <source> %n quantized weight(s) not covered by any check.</source>
+        <translation>
+            <numerusform> %n quantisiertes Gewicht wird von keiner Prüfung abgedeckt.</numerusform>
+            <numerusform> %n quantisierte Gewichte werden von keiner Prüfung abgedeckt.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> Click a finding to select its weight.</source>
+        <translation> Ein Klick auf einen Befund wählt sein Gewicht aus.</translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation>Prüfen</translation>
+    </message>
+</context>
+<context>
     <name>qsw::WeightTreeModel</name>
     <message numerus="yes">
         <location filename="../widgets/weighttreemodel.cpp" line="160"/>
@@ -2841,6 +3081,13 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <location filename="../widgets/weighttreemodel.cpp" line="243"/>
         <source>Bytes</source>
         <translation>Bytes</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n of them with notes from detection</source>
+        <translation>
+            <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
+            <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -5,7 +5,6 @@
 #include "formats/formatid.h"
 
 #include <QFileInfo>
-#include <QLocale>
 
 namespace qsw {
 
@@ -63,12 +62,12 @@ QString Inspector::summaryHtml() const
     QString html = QStringLiteral("<h3>%1</h3><table>").arg(esc(QFileInfo(s.path).fileName()));
     html += row(tr("Path"), s.path);
     html += row(tr("Container"), s.ggufVersion ? tr("%1 version %2").arg(s.container).arg(s.ggufVersion) : s.container);
-    html += row(tr("Files"), QString::number(s.files.size()));
+    html += row(tr("Files"), localCount(uint64_t(s.files.size())));
     if (!s.openedAs.isEmpty())
         html += row(tr("Opened as"), s.openedAs);
     html += row(tr("Size on disk"), localBytes(s.diskBytes));
-    html += row(tr("Stored tensors"), QString::number(s.tensors.size()));
-    html += row(tr("Logical weights"), QString::number(s.weights.size()));
+    html += row(tr("Stored tensors"), localCount(uint64_t(s.tensors.size())));
+    html += row(tr("Logical weights"), localCount(uint64_t(s.weights.size())));
     html += QStringLiteral("</table>");
     // Which formats, and how much of the checkpoint each one holds.
     QMap<QString, QPair<int, uint64_t>> formats;
@@ -108,9 +107,9 @@ QString Inspector::weightHtml(const WeightRow& w) const
     html += QStringLiteral("<p><b style='color:%1'>%2</b></p><table>").arg(m_theme.formatColor(w.format).name(), esc(w.format));
     html += row(tr("Logical shape [out, in]"), shapeText(w.shape));
     if (w.bits)
-        html += row(tr("Bits"), QString::number(w.bits));
+        html += row(tr("Bits"), localCount(uint64_t(w.bits)));
     if (w.groupSize > 0)
-        html += row(tr("Group size"), QString::number(w.groupSize));
+        html += row(tr("Group size"), localCount(uint64_t(w.groupSize)));
     // Zero points and act-order belong to the integer-coded group formats.
     const qs::FormatInfo* info = qs::findFormat(w.format.toStdString());
     if (info && info->integerCodes
@@ -119,9 +118,9 @@ QString Inspector::weightHtml(const WeightRow& w) const
         html += row(tr("Act-order"), w.actOrder ? tr("yes (g_idx is not k / group size)")
                                                 : (w.descAct ? tr("labelled desc_act, but groups are sequential") : tr("no")));
     }
-    html += row(tr("Elements"), QLocale().toString(qulonglong(w.elements)));
-    html += row(tr("Stored bytes"), tr("%1 (%2 bytes)").arg(localBytes(w.storedBytes), QLocale().toString(qulonglong(w.storedBytes))));
-    html += row(tr("Effective bits per weight"), QLocale().toString(w.bitsPerWeight, 'f', 4));
+    html += row(tr("Elements"), localCount(w.elements));
+    html += row(tr("Stored bytes"), tr("%1 (%2 bytes)").arg(localBytes(w.storedBytes), localCount(w.storedBytes)));
+    html += row(tr("Effective bits per weight"), localNumber(w.bitsPerWeight, 'f', 4));
     for (const auto& [k, v] : w.params)
         html += row(k, v);
     html += QStringLiteral("</table>");
@@ -135,7 +134,7 @@ QString Inspector::weightHtml(const WeightRow& w) const
             ? QChar(0x2026) + m.tensor.mid(w.name.size())
             : m.tensor;
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td align='right'>%5</td></tr>")
-                    .arg(esc(m.role), esc(shown), esc(m.dtype), esc(m.shape), esc(QLocale().toString(qulonglong(m.bytes))));
+                    .arg(esc(m.role), esc(shown), esc(m.dtype), esc(m.shape), esc(localCount(m.bytes)));
     }
     html += QStringLiteral("</table>");
 

@@ -3,10 +3,12 @@
 #include "mainwindow.h"
 #include "views/diffview.h"
 #include "views/recipeview.h"
+#include "views/viewregistry.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFileInfo>
 
 #include <cstdio>
 #include <memory>
@@ -21,6 +23,11 @@ void warn(const QString& message)
     std::fprintf(stderr, "%s\n", qPrintable(message));
 }
 
+QString noViewMessage(const QString& view)
+{
+    return QCoreApplication::translate("main", "quantscope: no view '%1' (views: %2)").arg(view, centralViewNames().join(QLatin1String(", ")));
+}
+
 } // namespace
 
 std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, const QStringList& arguments, QString* error)
@@ -31,7 +38,9 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     parser.addPositionalArgument(QStringLiteral("path"),
                                  QCoreApplication::translate("main", "A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens."),
                                  QStringLiteral("[path]"));
-    const QCommandLineOption view(QStringLiteral("view"), QCoreApplication::translate("main", "Show the view NAME (tensors, metadata)."), QStringLiteral("name"));
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QCoreApplication::translate("main", "Show the view NAME: %1.").arg(centralViewNames().join(QLatin1String(", "))),
+                                  QStringLiteral("name"));
     const QCommandLineOption weight(QStringLiteral("weight"), QCoreApplication::translate("main", "Select the logical weight NAME."), QStringLiteral("name"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), QCoreApplication::translate("main", "Render the window at 1600x1000 to FILE (PNG) and exit."),
                                        QStringLiteral("file"));
@@ -56,6 +65,10 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     }
     o.path = QDir::fromNativeSeparators(parser.positionalArguments().value(0));
     o.view = parser.value(view);
+    if (!o.view.isEmpty() && !centralViewNames().contains(o.view)) {
+        *error = noViewMessage(o.view);
+        return std::nullopt;
+    }
     o.weight = parser.value(weight);
     o.diff = parser.value(diff);
     o.screenshot = parser.value(screenshot);
@@ -76,19 +89,26 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     return o;
 }
 
-void applyLaunchOptions(MainWindow& window, const LaunchOptions& o)
+void applyLaunchOptions(MainWindow& window, const LaunchOptions& o, std::function<void(const QString&)> fail)
 {
+    if (!fail)
+        fail = warn;
     if (o.theme)
         window.setThemeMode(*o.theme);
     // View, weight and B apply once, to the first checkpoint that opens.
     auto connection = std::make_shared<QMetaObject::Connection>();
-    *connection = QObject::connect(&window, &MainWindow::checkpointOpened, &window, [&window, o, connection] {
+    *connection = QObject::connect(&window, &MainWindow::checkpointOpened, &window, [&window, o, connection, fail] {
         QObject::disconnect(*connection);
         const QString view = o.view.isEmpty() && !o.diff.isEmpty() ? QStringLiteral("diff") : o.view;
-        if (!view.isEmpty() && !window.showView(view))
-            warn(QCoreApplication::translate("main", "quantscope: no view '%1' (views: %2)").arg(view, window.viewNames().join(QLatin1String(", "))));
-        if (!o.weight.isEmpty() && !window.selectWeight(o.weight))
-            warn(QCoreApplication::translate("main", "quantscope: no weight '%1'").arg(o.weight));
+        if (!view.isEmpty() && !window.showView(view)) {
+            fail(noViewMessage(view));
+            return;
+        }
+        if (!o.weight.isEmpty() && !window.selectWeight(o.weight)) {
+            fail(QCoreApplication::translate("main", "quantscope: %1 has no weight '%2'")
+                     .arg(QFileInfo(window.snapshot()->path).fileName(), o.weight));
+            return;
+        }
         if (!o.diff.isEmpty())
             if (auto* diff = qobject_cast<DiffView*>(window.analysisView(QStringLiteral("diff"))))
                 diff->openComparison(QDir::fromNativeSeparators(o.diff));

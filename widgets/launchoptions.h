@@ -5,6 +5,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 class QCommandLineParser;
@@ -28,7 +29,10 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
 
 // Applies the theme now, then opens the path (or the demo); once the first checkpoint has
 // opened, shows the view (the Diff view for --diff when no --view is given), selects the
-// weight and opens B in the Diff view. Unknown views or weights are reported on stderr.
-void applyLaunchOptions(MainWindow& window, const LaunchOptions& options);
+// weight and opens B in the Diff view. A weight the checkpoint lacks (or a view, when the
+// options did not come from parseLaunchArguments, which refuses unknown views) goes to
+// `fail` with a message naming it, and nothing more is applied; without `fail` it is
+// printed on stderr. The application exits 2 there.
+void applyLaunchOptions(MainWindow& window, const LaunchOptions& options, std::function<void(const QString&)> fail = {});
 
 } // namespace qsw

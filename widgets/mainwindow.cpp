@@ -2,9 +2,11 @@
 
 #include "container/checkpoint.h"
 #include "demo.h"
+#include "guide.h"
 #include "base/error.h"
 #include "inspector.h"
 #include "jobrunner.h"
+#include "numbers.h"
 #include "report/report.h"
 #include "report/reportwriter.h"
 #include "viewcontext.h"
@@ -30,12 +32,12 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QMenuBar>
 #include <QInputDialog>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -216,8 +218,14 @@ void MainWindow::createCentralViews()
     });
 
     m_metadataView = makeTableView(m_tabs, QStringLiteral("metadata"));
+    m_metadataView->setRootIsDecorated(true); // nested configs and arrays open as a tree
     m_metadataView->setModel(m_metadataProxy);
     m_metadataView->sortByColumn(-1, Qt::AscendingOrder);
+    // A long array comes a page at a time: scrolling to the end of it fetches the next page.
+    connect(m_metadataView->verticalScrollBar(), &QScrollBar::valueChanged, this, [this](int value) {
+        if (value == m_metadataView->verticalScrollBar()->maximum())
+            fetchMoreMetadata();
+    });
     auto* metadataPage = withFilter(m_tabs, m_metadataView, m_metadataProxy, tr("Filter metadata"));
     metadataPage->setObjectName(QStringLiteral("metadata"));
     m_tabs->addTab(metadataPage, tr("Metadata"));
@@ -246,7 +254,10 @@ void MainWindow::createDocks()
     m_weightView->setAlternatingRowColors(true);
     m_weightView->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_weightView->header()->setStretchLastSection(false);
-    m_weightView->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Interactive);
+    m_weightView->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Stretch);
+    m_weightView->header()->setMinimumSectionSize(m_weightView->fontMetrics().averageCharWidth() * 4);
+    m_weightView->setTextElideMode(Qt::ElideMiddle);
+    m_weightView->setIndentation(m_weightView->fontMetrics().averageCharWidth() * 2); // names keep the room
     connect(m_weightView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &MainWindow::onWeightSelectionChanged);
 
@@ -265,7 +276,7 @@ void MainWindow::createDocks()
     // inspector's tables a few characters wide at 1600 px.
     addDockWidget(Qt::LeftDockWidgetArea, inspectorDock);
     splitDockWidget(browserDock, inspectorDock, Qt::Vertical);
-    resizeDocks({browserDock}, {560}, Qt::Horizontal);
+    resizeDocks({browserDock}, {600}, Qt::Horizontal);
     resizeDocks({browserDock, inspectorDock}, {560, 380}, Qt::Vertical);
 }
 
@@ -354,8 +365,21 @@ void MainWindow::createActions()
     });
     fullScreen->setCheckable(true);
     fullScreen->setShortcuts(QKeySequence::FullScreen);
+    m_viewMenu->addSeparator();
+    // Ctrl+Tab and Ctrl+PgDown as in browsers and IDEs, wherever the focus is.
+    auto* nextView = m_viewMenu->addAction(tr("&Next View"), this, [this] { stepView(1); });
+    nextView->setObjectName(QStringLiteral("nextView"));
+    nextView->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageDown)});
+    auto* previousView = m_viewMenu->addAction(tr("&Previous View"), this, [this] { stepView(-1); });
+    previousView->setObjectName(QStringLiteral("previousView"));
+    previousView->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
+    for (QAction* a : {nextView, previousView})
+        a->setShortcutContext(Qt::WindowShortcut);
 
     auto* helpMenu = menuBar()->addMenu(tr("&Help"));
+    auto* guide = helpMenu->addAction(tr("Quantscope &Guide"), this, &MainWindow::showGuide);
+    guide->setShortcuts(QKeySequence::HelpContents);
+    helpMenu->addSeparator();
     helpMenu->addAction(tr("&About Quantscope"), this, &MainWindow::showAbout);
     helpMenu->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
@@ -418,11 +442,10 @@ void MainWindow::createStatusBar()
 
 void MainWindow::updateMemory()
 {
-    const QLocale locale;
     const qint64 bytes = privateBytes();
     m_memoryLabel->setVisible(bytes > 0);
     if (bytes > 0)
-        m_memoryLabel->setText(tr("%1 private").arg(locale.formattedDataSize(bytes)));
+        m_memoryLabel->setText(tr("%1 private").arg(localBytes(uint64_t(bytes))));
     // The open checkpoint, its reference and B: pages the system may drop again at any time.
     qint64 resident = 0;
     QStringList parts;
@@ -430,10 +453,10 @@ void MainWindow::updateMemory()
         if (c) {
             const qint64 r = qint64(c->residentBytes());
             resident += r;
-            parts << tr("%1: %2").arg(QFileInfo(QString::fromStdString(c->path)).fileName(), locale.formattedDataSize(r));
+            parts << tr("%1: %2").arg(QFileInfo(QString::fromStdString(c->path)).fileName(), localBytes(uint64_t(r)));
         }
     m_residentLabel->setVisible(!parts.isEmpty());
-    m_residentLabel->setText(tr("%1 of the checkpoint in RAM").arg(locale.formattedDataSize(resident)));
+    m_residentLabel->setText(tr("%1 of the checkpoint in RAM").arg(localBytes(uint64_t(resident))));
     m_residentLabel->setToolTip(tr("Pages of the mapped checkpoint files that have been read and are held in the page "
                                    "cache (the system drops them when it needs the memory):\n%1")
                                     .arg(parts.join(QLatin1Char('\n'))));
@@ -664,7 +687,7 @@ void MainWindow::showSnapshot(const LoadResult& result)
     m_lastError.clear();
     m_weightModel->setSnapshot(m_snapshot);
     m_tensorModel->setSnapshot(m_snapshot);
-    m_metadataModel->setSnapshot(m_snapshot);
+    m_metadataModel->setSnapshot(m_snapshot, m_checkpoint);
     m_inspector->setSnapshot(m_snapshot);
     // The reference and B belong to the previous checkpoint.
     std::shared_ptr<const qs::Checkpoint> oldReference = m_context->reference(), oldComparison = m_context->comparison();
@@ -676,13 +699,7 @@ void MainWindow::showSnapshot(const LoadResult& result)
     oldReference.reset();
     oldComparison.reset();
     m_weightView->expandAll();
-    for (int c = 0; c < WeightTreeModel::ColumnCount; ++c)
-        m_weightView->resizeColumnToContents(c);
-    // Layer rows list every format they hold; let those elide rather than widen the column
-    // past about 18 characters (most format ids fit).
-    m_weightView->setColumnWidth(WeightTreeModel::FormatColumn,
-                                 std::min(m_weightView->columnWidth(WeightTreeModel::FormatColumn),
-                                          m_weightView->fontMetrics().averageCharWidth() * 18 + 24));
+    fitWeightColumns();
     for (int c = 0; c < TensorTableModel::WeightColumn; ++c)
         m_tensorView->resizeColumnToContents(c);
     m_metadataView->resizeColumnToContents(MetadataModel::KeyColumn);
@@ -790,9 +807,32 @@ void MainWindow::showError(const QString& path, const QString& message)
     emit openFailed(path, message);
 }
 
+void MainWindow::fitWeightColumns()
+{
+    // The figures keep their full width; the name takes what is left of the dock and elides
+    // in the middle (its tooltip has it whole), so every column is in view without scrolling.
+    for (int c = WeightTreeModel::FormatColumn; c < WeightTreeModel::ColumnCount; ++c)
+        m_weightView->resizeColumnToContents(c);
+    // Layer rows list every format they hold; let those elide rather than widen the column
+    // past about 18 characters (most format ids fit).
+    m_weightView->setColumnWidth(WeightTreeModel::FormatColumn,
+                                 std::min(m_weightView->columnWidth(WeightTreeModel::FormatColumn),
+                                          m_weightView->fontMetrics().averageCharWidth() * 18 + 24));
+}
+
+void MainWindow::fetchMoreMetadata()
+{
+    // The last row shown belongs to the innermost open node that has more to give.
+    const QModelIndex last = m_metadataView->indexAt(QPoint(1, m_metadataView->viewport()->height() - 2));
+    for (QModelIndex parent = last.isValid() ? last.parent() : QModelIndex(); parent.isValid(); parent = parent.parent())
+        if (m_metadataProxy->canFetchMore(parent)) {
+            m_metadataProxy->fetchMore(parent);
+            return;
+        }
+}
+
 void MainWindow::updateStatus()
 {
-    const QLocale locale;
     if (!m_snapshot) {
         m_fileLabel->setText(tr("No checkpoint open"));
         m_countLabel->clear();
@@ -806,9 +846,9 @@ void MainWindow::updateStatus()
                                   : QDir::toNativeSeparators(m_snapshot->path));
     m_countLabel->setText(tr("%n tensor(s), ", nullptr, int(m_snapshot->tensors.size()))
                           + tr("%n weight(s)", nullptr, int(m_snapshot->weights.size())));
-    m_sizeLabel->setText(tr("%1 on disk").arg(locale.formattedDataSize(qint64(m_snapshot->diskBytes))));
+    m_sizeLabel->setText(tr("%1 on disk").arg(localBytes(m_snapshot->diskBytes)));
     m_mappedLabel->setText(tr("%1 mapped in %n file(s)", nullptr, int(m_snapshot->files.size()))
-                               .arg(locale.formattedDataSize(qint64(m_snapshot->mappedBytes))));
+                               .arg(localBytes(m_snapshot->mappedBytes)));
     updateMemory();
 }
 
@@ -1020,6 +1060,36 @@ void MainWindow::copySelectedName()
     const QModelIndex current = m_weightView->currentIndex();
     if (current.isValid())
         QGuiApplication::clipboard()->setText(current.data(WeightTreeModel::FullNameRole).toString());
+}
+
+void MainWindow::stepView(int step)
+{
+    const int n = m_tabs->count();
+    if (n > 0)
+        m_tabs->setCurrentIndex(((m_tabs->currentIndex() + step) % n + n) % n);
+}
+
+void MainWindow::showGuide()
+{
+    if (m_options.persistent)
+        QSettings().setValue(QStringLiteral("guideShown"), true);
+    if (!m_guide) {
+        m_guide = new GuideDialog(this);
+        connect(m_guide, &GuideDialog::viewRequested, this, [this](const QString& name) { showView(name); });
+    }
+    m_guide->show();
+    m_guide->raise();
+    m_guide->activateWindow();
+}
+
+GuideDialog* MainWindow::guide() const
+{
+    return m_guide;
+}
+
+bool MainWindow::guideShownBefore() const
+{
+    return QSettings().value(QStringLiteral("guideShown"), false).toBool();
 }
 
 void MainWindow::showAbout()

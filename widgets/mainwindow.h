@@ -33,6 +33,7 @@ struct FolderCandidate;
 namespace qsw {
 
 class AnalysisView;
+class GuideDialog;
 class Inspector;
 class JobRunner;
 class MetadataModel;
@@ -88,6 +89,12 @@ public:
     // Selects a logical weight (by name or a member tensor's name); false when absent.
     bool selectWeight(const QString& name);
     int selectedWeight() const;
+
+    // The in-app guide (Help > Guide, F1); a "view:NAME" link in it shows that view.
+    void showGuide();
+    GuideDialog* guide() const;
+    // Whether the guide was shown in an earlier session (the application shows it on the first start).
+    bool guideShownBefore() const;
 
     void setThemeMode(ThemeMode mode);
     ThemeMode themeMode() const { return m_themeMode; }
@@ -156,10 +163,13 @@ private:
     void openFolderDialog();
     void copySelectedName();
     void showAbout();
+    void stepView(int step);
     void exportViewDialog();
     void updateJobStatus();
     void updateMemory();
     void updateSessionActions();
+    void fetchMoreMetadata();
+    void fitWeightColumns();
     void offerToKeepSession(std::shared_ptr<const qs::Checkpoint> reference, std::shared_ptr<const qs::Checkpoint> comparison);
 
     Options m_options;
@@ -171,6 +181,7 @@ private:
     QString m_lastError;
     QPointer<QMessageBox> m_errorBox;
     QPointer<QMessageBox> m_keepBox;
+    QPointer<GuideDialog> m_guide;
 
     ThemeMode m_themeMode = ThemeMode::System;
     Theme m_theme;

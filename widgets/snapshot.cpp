@@ -3,6 +3,7 @@
 #include "qtext.h"
 
 #include "container/checkpoint.h"
+#include "container/ggmltype.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -21,7 +22,15 @@ QVector<uint64_t> toVector(const std::vector<uint64_t>& v)
     return QVector<uint64_t>(v.begin(), v.end());
 }
 
-QString jsonValueText(const QJsonValue& v)
+void addJson(QVector<MetaRow>& rows, const QJsonObject& obj, const QString& source)
+{
+    for (auto it = obj.begin(); it != obj.end(); ++it)
+        rows.push_back({it.key(), jsonType(it.value()), jsonText(it.value()), source, it.value(), -1});
+}
+
+} // namespace
+
+QString jsonText(const QJsonValue& v)
 {
     if (v.isObject())
         return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
@@ -36,7 +45,7 @@ QString jsonValueText(const QJsonValue& v)
     return v.toString();
 }
 
-QString jsonTypeName(const QJsonValue& v)
+QString jsonType(const QJsonValue& v)
 {
     switch (v.type()) {
     case QJsonValue::Bool: return QStringLiteral("bool");
@@ -47,14 +56,6 @@ QString jsonTypeName(const QJsonValue& v)
     default: return QStringLiteral("null");
     }
 }
-
-void addJson(QVector<MetaRow>& rows, const QJsonObject& obj, const QString& source)
-{
-    for (auto it = obj.begin(); it != obj.end(); ++it)
-        rows.push_back({it.key(), jsonTypeName(it.value()), jsonValueText(it.value()), source});
-}
-
-} // namespace
 
 QString layerOf(const QString& name)
 {
@@ -141,9 +142,15 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(con
         s->weights.push_back(std::move(r));
     }
 
-    for (const auto& [key, value] : ckpt.metadata)
-        s->metadata.push_back({qtext(key), qtext(std::string(qs::metaTypeName(value.type))), qtext(value.toDisplayString(16)),
-                               s->container});
+    const auto fileType = qs::ggufFileType(ckpt);
+    for (size_t i = 0; i < ckpt.metadata.size(); ++i) {
+        const auto& [key, value] = ckpt.metadata[i];
+        MetaRow row{qtext(key), qtext(std::string(qs::metaTypeName(value.type))), qtext(value.toDisplayString(16)), s->container, {}, int(i)};
+        // general.file_type by its llama.cpp name, as inspect prints it.
+        if (fileType && key == "general.file_type")
+            row.value = QStringLiteral("%1 (%2)").arg(qtext(qs::llamaFileTypeName(uint32_t(*fileType)))).arg(*fileType);
+        s->metadata.push_back(std::move(row));
+    }
     addJson(s->metadata, ckpt.config, QStringLiteral("config.json"));
     if (!ckpt.quantizeConfigFile.empty())
         addJson(s->metadata, ckpt.quantizeConfig, QFileInfo(qtext(ckpt.quantizeConfigFile)).fileName());

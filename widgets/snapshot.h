@@ -1,6 +1,7 @@
 #pragma once
 // An immutable, display-ready copy of what a Checkpoint and format detection report.
 // Built off the GUI thread; the models only adapt it (hotspot's value-type results).
+#include <QJsonValue>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -60,6 +61,8 @@ struct MetaRow {
     QString type;
     QString value;
     QString source;     // "gguf", "safetensors", "config.json", ...
+    QJsonValue json;    // a config's value (objects and arrays open as a tree)
+    int metaIndex = -1; // a container value: its index in Checkpoint::metadata (arrays open lazily)
 };
 
 struct CheckpointSnapshot {
@@ -84,5 +87,8 @@ struct CheckpointSnapshot {
 QString layerOf(const QString& name);
 // "[4096, 11008]"
 QString shapeText(const QVector<uint64_t>& shape);
+// A JSON value as one line (objects and arrays compact) and its type ("object", "number", ...).
+QString jsonText(const QJsonValue& v);
+QString jsonType(const QJsonValue& v);
 
 } // namespace qsw

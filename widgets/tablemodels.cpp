@@ -1,7 +1,13 @@
 #include "tablemodels.h"
 
+#include "numbers.h"
+#include "qtext.h"
+
+#include "container/checkpoint.h"
+
 #include <QFileInfo>
-#include <QLocale>
+#include <QJsonArray>
+#include <QJsonObject>
 
 namespace qsw {
 
@@ -46,8 +52,8 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         case TypeColumn: return t.type;
         case ShapeColumn: return shapeText(t.shape);
         case FileColumn: return QFileInfo(m_snapshot->files.value(t.file)).fileName();
-        case OffsetColumn: return QLocale().toString(qulonglong(t.offset));
-        case BytesColumn: return QLocale().toString(qulonglong(t.bytes));
+        case OffsetColumn: return localCount(t.offset);
+        case BytesColumn: return localCount(t.bytes);
         case WeightColumn: return weightText;
         default: return {};
         }
@@ -100,50 +106,198 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, 
     }
 }
 
-MetadataModel::MetadataModel(QObject* parent) : QAbstractTableModel(parent) {}
+// A node of the metadata tree. A top-level node is a snapshot row; below it, a JSON member
+// or item (json) or a GGUF array item (meta).
+struct MetadataModel::Node {
+    Node* parent = nullptr;
+    int row = 0;
+    int metaRow = -1;                    // top level: the snapshot's row
+    QString key;                         // below: the member name or "[i]"
+    QJsonValue json;                     // a JSON value (Undefined for GGUF values)
+    const qs::MetaValue* meta = nullptr; // a GGUF value
+    std::vector<std::unique_ptr<Node>> children; // the fetched ones, in order
+    qsizetype total = 0;                 // children in all
+};
 
-void MetadataModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot)
+namespace {
+
+qsizetype metaChildCount(const qs::MetaValue* v)
+{
+    const auto* items = v ? std::get_if<std::vector<qs::MetaValue>>(&v->value) : nullptr;
+    return items ? qsizetype(items->size()) : 0;
+}
+
+qsizetype jsonChildCount(const QJsonValue& v)
+{
+    return v.isObject() ? v.toObject().size() : v.isArray() ? v.toArray().size() : 0;
+}
+
+} // namespace
+
+MetadataModel::MetadataModel(QObject* parent) : QAbstractItemModel(parent), m_root(std::make_unique<Node>()) {}
+
+MetadataModel::~MetadataModel() = default;
+
+void MetadataModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot, std::shared_ptr<const qs::Checkpoint> checkpoint)
 {
     beginResetModel();
     m_snapshot = std::move(snapshot);
+    m_checkpoint = std::move(checkpoint);
+    m_root = std::make_unique<Node>();
+    if (m_snapshot)
+        for (qsizetype i = 0; i < m_snapshot->metadata.size(); ++i) {
+            const MetaRow& m = m_snapshot->metadata[i];
+            auto node = std::make_unique<Node>();
+            node->parent = m_root.get();
+            node->row = int(i);
+            node->metaRow = int(i);
+            node->json = m.json;
+            if (m_checkpoint && m.metaIndex >= 0 && size_t(m.metaIndex) < m_checkpoint->metadata.size())
+                node->meta = &m_checkpoint->metadata[size_t(m.metaIndex)].second;
+            node->total = node->meta ? metaChildCount(node->meta) : jsonChildCount(node->json);
+            m_root->children.push_back(std::move(node));
+        }
+    m_root->total = qsizetype(m_root->children.size());
+    // The reset's listeners (a model tester walking the tree) fetch nothing yet: rows
+    // inserted inside the reset's signal would nest in it.
+    m_fetching = true;
     endResetModel();
+    m_fetching = false;
+}
+
+MetadataModel::Node* MetadataModel::nodeOf(const QModelIndex& index) const
+{
+    return index.isValid() ? static_cast<Node*>(index.internalPointer()) : m_root.get();
+}
+
+qsizetype MetadataModel::childTotal(const QModelIndex& parent) const
+{
+    return nodeOf(parent)->total;
+}
+
+QModelIndex MetadataModel::index(int row, int column, const QModelIndex& parent) const
+{
+    const Node* p = nodeOf(parent);
+    if (row < 0 || column < 0 || column >= ColumnCount || size_t(row) >= p->children.size())
+        return {};
+    return createIndex(row, column, p->children[size_t(row)].get());
+}
+
+QModelIndex MetadataModel::parent(const QModelIndex& child) const
+{
+    const Node* n = nodeOf(child);
+    if (!child.isValid() || n->parent == m_root.get())
+        return {};
+    return createIndex(n->parent->row, 0, n->parent);
 }
 
 int MetadataModel::rowCount(const QModelIndex& parent) const
 {
-    return parent.isValid() || !m_snapshot ? 0 : int(m_snapshot->metadata.size());
+    if (parent.column() > 0)
+        return 0;
+    return int(nodeOf(parent)->children.size());
 }
 
-int MetadataModel::columnCount(const QModelIndex& parent) const
+int MetadataModel::columnCount(const QModelIndex&) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return ColumnCount;
+}
+
+bool MetadataModel::hasChildren(const QModelIndex& parent) const
+{
+    return parent.column() <= 0 && nodeOf(parent)->total > 0;
+}
+
+bool MetadataModel::canFetchMore(const QModelIndex& parent) const
+{
+    const Node* n = nodeOf(parent);
+    // Not while rows are being inserted or the model resets: asking then would nest them.
+    return !m_fetching && parent.column() <= 0 && qsizetype(n->children.size()) < n->total;
+}
+
+void MetadataModel::fetchMore(const QModelIndex& parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    Node* p = nodeOf(parent);
+    const int first = int(p->children.size());
+    const int last = int(std::min<qsizetype>(p->total, first + kPage)) - 1;
+    m_fetching = true;
+    beginInsertRows(parent, first, last);
+    const QJsonObject object = p->json.toObject();
+    const QStringList keys = object.keys();
+    const QJsonArray array = p->json.toArray();
+    const auto* items = p->meta ? std::get_if<std::vector<qs::MetaValue>>(&p->meta->value) : nullptr;
+    for (int i = first; i <= last; ++i) {
+        auto node = std::make_unique<Node>();
+        node->parent = p;
+        node->row = i;
+        if (items) {
+            node->meta = &(*items)[size_t(i)];
+            node->key = QStringLiteral("[%1]").arg(i);
+            node->total = metaChildCount(node->meta);
+        } else if (p->json.isObject()) {
+            node->key = keys.at(i);
+            node->json = object.value(node->key);
+            node->total = jsonChildCount(node->json);
+        } else {
+            node->key = QStringLiteral("[%1]").arg(i);
+            node->json = array.at(i);
+            node->total = jsonChildCount(node->json);
+        }
+        p->children.push_back(std::move(node));
+    }
+    endInsertRows();
+    m_fetching = false;
 }
 
 QVariant MetadataModel::data(const QModelIndex& index, int role) const
 {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    const auto& m = m_snapshot->metadata[index.row()];
+    const Node* n = nodeOf(index);
     if (role == Qt::DisplayRole || role == Qt::UserRole + 1) {
+        if (n->metaRow >= 0) {
+            const MetaRow& m = m_snapshot->metadata[n->metaRow];
+            switch (index.column()) {
+            case KeyColumn: return m.key;
+            case TypeColumn: return m.type;
+            case ValueColumn:
+                // Long values (vocabularies, nested configs) stay readable in one row.
+                return role == Qt::DisplayRole && m.value.size() > 200 ? m.value.left(200) + QChar(0x2026) : m.value;
+            case SourceColumn: return m.source;
+            default: return {};
+            }
+        }
         switch (index.column()) {
-        case KeyColumn: return m.key;
-        case TypeColumn: return m.type;
-        case ValueColumn:
-            // Long values (vocabularies, nested configs) stay readable in one row.
-            return role == Qt::DisplayRole && m.value.size() > 200 ? m.value.left(200) + QChar(0x2026) : m.value;
-        case SourceColumn: return m.source;
+        case KeyColumn:
+            // Array items sort by their index, not as text.
+            return role == Qt::UserRole + 1 && n->key.startsWith(QLatin1Char('[')) ? QVariant(n->row) : QVariant(n->key);
+        case TypeColumn:
+            return n->meta ? qtext(std::string(qs::metaTypeName(n->meta->type))) : jsonType(n->json);
+        case ValueColumn: {
+            const QString v = n->meta ? qtext(n->meta->toDisplayString(16)) : jsonText(n->json);
+            return role == Qt::DisplayRole && v.size() > 200 ? v.left(200) + QChar(0x2026) : v;
+        }
         default: return {};
         }
     }
-    if (role == Qt::ToolTipRole && index.column() == ValueColumn)
-        return m.value.left(4000);
+    if (role == Qt::ToolTipRole && index.column() == ValueColumn) {
+        const QString v = n->metaRow >= 0 ? m_snapshot->metadata[n->metaRow].value
+                          : n->meta       ? qtext(n->meta->toDisplayString(16))
+                                          : jsonText(n->json);
+        QString tip = v.left(4000);
+        if (n->total > 0)
+            tip += QLatin1Char('\n') + tr("%n item(s): expand the row to browse them", nullptr, int(n->total));
+        return tip;
+    }
     return {};
 }
 
 QVariant MetadataModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
-        return QAbstractTableModel::headerData(section, orientation, role);
+        return QAbstractItemModel::headerData(section, orientation, role);
     switch (section) {
     case KeyColumn: return tr("Key");
     case TypeColumn: return tr("Type");

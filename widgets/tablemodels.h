@@ -4,7 +4,15 @@
 #include "snapshot.h"
 #include "theme.h"
 
+#include <QAbstractItemModel>
 #include <QAbstractTableModel>
+
+#include <memory>
+
+namespace qs {
+class Checkpoint;
+struct MetaValue;
+}
 
 namespace qsw {
 
@@ -29,22 +37,45 @@ private:
     Theme m_theme;
 };
 
-class MetadataModel : public QAbstractTableModel {
+// The metadata as a tree: one top-level row per key; JSON objects and arrays (a config's
+// quantization_config) and GGUF arrays open into their members. Children are made when a
+// node is expanded, kPage at a time, so a 151k-token vocabulary costs nothing until it is
+// opened and a page when it is (canFetchMore / fetchMore; a view asks for the next page at
+// the end of the last one).
+class MetadataModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     enum Column { KeyColumn, TypeColumn, ValueColumn, SourceColumn, ColumnCount };
+    static constexpr int kPage = 1000;
 
     explicit MetadataModel(QObject* parent = nullptr);
-    void setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
+    ~MetadataModel() override;
+    // `checkpoint` holds the container values the snapshot's rows index (metaIndex); without
+    // it GGUF arrays do not open.
+    void setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot,
+                     std::shared_ptr<const qs::Checkpoint> checkpoint = nullptr);
+    // Children a node has in all (fetched or not).
+    qsizetype childTotal(const QModelIndex& parent) const;
 
 public: // QAbstractItemModel API
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
+    bool hasChildren(const QModelIndex& parent = {}) const override;
+    bool canFetchMore(const QModelIndex& parent) const override;
+    void fetchMore(const QModelIndex& parent) override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    struct Node;
+    Node* nodeOf(const QModelIndex& index) const;
+
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
+    std::shared_ptr<const qs::Checkpoint> m_checkpoint;
+    std::unique_ptr<Node> m_root;
+    bool m_fetching = false; // inside fetchMore's insertion or the reset's signal
 };
 
 } // namespace qsw

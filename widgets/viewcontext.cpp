@@ -2,6 +2,9 @@
 
 #include "container/checkpoint.h"
 #include "jobrunner.h"
+#include "qtext.h"
+
+#include <QFileInfo>
 
 namespace qsw {
 
@@ -19,6 +22,14 @@ const WeightRow* ViewContext::weightRow() const
     if (!m_snapshot || m_weight < 0 || m_weight >= m_snapshot->weights.size())
         return nullptr;
     return &m_snapshot->weights[m_weight];
+}
+
+QString ViewContext::checkpointFolder() const
+{
+    if (!m_checkpoint)
+        return {};
+    const QFileInfo fi(qtext(m_checkpoint->path));
+    return fi.isDir() ? fi.absoluteFilePath() : fi.absolutePath();
 }
 
 void ViewContext::setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint,

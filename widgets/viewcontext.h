@@ -50,6 +50,9 @@ public:
     // holder unmaps them.
     std::shared_ptr<const qs::Checkpoint> reference() const { return m_reference; }
     std::shared_ptr<const qs::Checkpoint> comparison() const { return m_comparison; }
+    // Where the file dialogs for a reference or B start: the open checkpoint's folder (the
+    // folder itself when it was opened as one); empty without a checkpoint.
+    QString checkpointFolder() const;
 
     // Set by the main window. `keepSession`: the reference and B stay (the user chose to
     // keep them for the new checkpoint); otherwise both are cleared.

@@ -2,7 +2,8 @@
 
 #include "numbers.h"
 
-#include <QLocale>
+#include <QPainter>
+#include <QPixmap>
 
 #include <map>
 
@@ -15,7 +16,23 @@ constexpr quintptr kTopLevel = 0;
 
 QString bpwText(double bpw)
 {
-    return QLocale().toString(bpw, 'f', 3);
+    return localNumber(bpw, 'f', 3);
+}
+
+// A warning triangle in the theme's warning colour: the mark of a weight with notes.
+QIcon noteMarkIcon(const QColor& colour, const QColor& mark)
+{
+    QPixmap pixmap(32, 32);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(colour);
+    p.drawPolygon(QPolygonF({QPointF(16, 2), QPointF(30, 29), QPointF(2, 29)}));
+    p.setPen(QPen(mark, 3.5, Qt::SolidLine, Qt::RoundCap));
+    p.drawLine(QPointF(16, 11), QPointF(16, 19));
+    p.drawPoint(QPointF(16, 24.5));
+    return QIcon(pixmap);
 }
 
 } // namespace
@@ -42,13 +59,14 @@ void WeightTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snap
             } else {
                 g = int(m_groups.size());
                 byLayer.emplace(w.layer, g);
-                m_groups.push_back({w.layer, {}, 0, 0, {}});
+                m_groups.push_back({w.layer, {}, 0, 0, {}, 0});
             }
             auto& group = m_groups[g];
             m_weightPos[i] = {g, int(group.weights.size())};
             group.weights.push_back(i);
             group.bytes += w.storedBytes;
             group.elements += w.elements;
+            group.withNotes += !w.notes.isEmpty();
             if (!group.formats.split(QLatin1String(", "), Qt::SkipEmptyParts).contains(w.format))
                 group.formats += (group.formats.isEmpty() ? QString() : QStringLiteral(", ")) + w.format;
         }
@@ -59,12 +77,15 @@ void WeightTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snap
 void WeightTreeModel::setTheme(const Theme& theme)
 {
     m_theme = theme;
+    m_noteIcon = theme.warning.isValid() ? noteMarkIcon(theme.warning, theme.background.isValid() ? theme.background : Qt::white)
+                                         : QIcon();
     if (!m_groups.isEmpty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::ForegroundRole, Qt::BackgroundRole});
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
+                         {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
     for (int g = 0; g < m_groups.size(); ++g) {
         const QModelIndex parent = index(g, 0);
         if (const int n = rowCount(parent))
-            emit dataChanged(index(0, 0, parent), index(n - 1, ColumnCount - 1, parent), {Qt::ForegroundRole});
+            emit dataChanged(index(0, 0, parent), index(n - 1, ColumnCount - 1, parent), {Qt::ForegroundRole, Qt::DecorationRole});
     }
 }
 
@@ -153,8 +174,15 @@ QVariant WeightTreeModel::groupData(const Group& g, int column, int role) const
         return -1;
     case Qt::BackgroundRole:
         return m_theme.groupHeader.isValid() ? QVariant(m_theme.groupHeader) : QVariant();
-    case Qt::ToolTipRole:
-        return tr("%n weight(s) in %1", nullptr, int(g.weights.size())).arg(g.name);
+    case Qt::DecorationRole:
+        // A collapsed layer still shows that a weight inside has notes.
+        return column == NameColumn && g.withNotes > 0 && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
+    case Qt::ToolTipRole: {
+        QString tip = tr("%n weight(s) in %1", nullptr, int(g.weights.size())).arg(g.name);
+        if (g.withNotes > 0)
+            tip += QLatin1Char('\n') + tr("%n of them with notes from detection", nullptr, g.withNotes);
+        return tip;
+    }
     case Qt::TextAlignmentRole:
         return column >= BitsColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
     default:
@@ -205,6 +233,8 @@ QVariant WeightTreeModel::weightData(const WeightRow& w, int weightIndex, int co
         if (column == NameColumn && !w.notes.isEmpty() && m_theme.warning.isValid())
             return m_theme.warning;
         return {};
+    case Qt::DecorationRole:
+        return column == NameColumn && !w.notes.isEmpty() && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
     case Qt::ToolTipRole:
         if (!w.notes.isEmpty())
             return w.name + QLatin1Char('\n') + w.notes.join(QLatin1Char('\n'));

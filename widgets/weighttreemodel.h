@@ -5,6 +5,7 @@
 #include "theme.h"
 
 #include <QAbstractItemModel>
+#include <QIcon>
 
 namespace qsw {
 
@@ -40,6 +41,7 @@ private:
         uint64_t bytes = 0;
         uint64_t elements = 0;
         QString formats;     // the distinct formats, comma separated
+        int withNotes = 0;   // weights with notes from detection
     };
     QVariant groupData(const Group& g, int column, int role) const;
     QVariant weightData(const WeightRow& w, int weightIndex, int column, int role) const;
@@ -48,6 +50,7 @@ private:
     QVector<Group> m_groups;
     QVector<QPair<int, int>> m_weightPos; // weight -> (group, row)
     Theme m_theme;
+    QIcon m_noteIcon; // the warning mark of weights with notes
 };
 
 } // namespace qsw

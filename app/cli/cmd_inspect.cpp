@@ -88,18 +88,6 @@ QJsonObject metaJson(const std::string& key, const qs::MetaValue& v)
     return o;
 }
 
-std::optional<uint64_t> fileType(const qs::Checkpoint& c)
-{
-    const qs::MetaValue* v = c.meta("general.file_type");
-    if (!v)
-        return std::nullopt;
-    if (const auto* u = std::get_if<uint64_t>(&v->value))
-        return *u;
-    if (const auto* i = std::get_if<int64_t>(&v->value); i && *i >= 0)
-        return static_cast<uint64_t>(*i);
-    return std::nullopt;
-}
-
 QJsonObject bitsJson(const qs::BitsSummary& s)
 {
     QJsonObject o;
@@ -132,7 +120,7 @@ QByteArray toJson(const qs::Checkpoint& c)
     if (c.container == qs::Container::Gguf) {
         root[QStringLiteral("gguf_version")] = c.ggufVersion;
         root[QStringLiteral("alignment")] = static_cast<qint64>(c.ggufAlignment);
-        if (const auto ft = fileType(c)) {
+        if (const auto ft = qs::ggufFileType(c)) {
             QJsonObject o;
             o[QStringLiteral("value")] = static_cast<qint64>(*ft);
             o[QStringLiteral("name")] = QString::fromStdString(qs::llamaFileTypeName(static_cast<uint32_t>(*ft)));
@@ -219,7 +207,7 @@ std::string toText(const qs::Checkpoint& c)
         out += "Opened as:  " + c.openedAs + "\n";
     for (const auto& f : c.leftOut)
         out += "Left out:   " + f + " (in the folder, not read)\n";
-    if (const auto ft = fileType(c))
+    if (const auto ft = qs::ggufFileType(c))
         out += "File type:  " + qs::llamaFileTypeName(static_cast<uint32_t>(*ft)) + " (general.file_type = " +
                std::to_string(*ft) + ")\n";
     const QJsonValue qc = c.config.value(QStringLiteral("quantization_config"));

@@ -116,7 +116,14 @@ int main(int argc, char** argv)
         });
     }
     window.show();
-    qsw::applyLaunchOptions(window, *options);
+    // The guide once, on the first start of an interactive session.
+    if (windowOptions.persistent && !window.guideShownBefore())
+        window.showGuide();
+    // An unknown view or weight is a usage error: exit 2 with the message, as for a bad path.
+    qsw::applyLaunchOptions(window, *options, [](const QString& message) {
+        std::fprintf(stderr, "%s\n", qPrintable(message));
+        QCoreApplication::exit(2);
+    });
     // Connected after applyLaunchOptions' handler: the view, weight and B are set before the
     // grab waits for the background work they start.
     if (!options->screenshot.isEmpty())

@@ -231,4 +231,30 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
     return m;
 }
 
+DiffValues diffValuesAt(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, uint64_t row, uint64_t col,
+                        SimdPath path)
+{
+    const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
+    if (row >= N || col >= K || N != p.b->outFeatures() || K != p.b->inFeatures())
+        throw Error(a.path + " " + p.a->name + ": element (" + std::to_string(row) + ", " + std::to_string(col) +
+                    ") is outside " + shapeText(p.a->shape) + " or B's shape differs");
+    // Rows load in blocks that both sides' permutations keep whole (a permutation moves rows
+    // only within a head).
+    const uint64_t blockA = p.ta.permuteHeads ? N / p.ta.permuteHeads : 1;
+    const uint64_t blockB = p.tb.permuteHeads ? N / p.tb.permuteHeads : 1;
+    const uint64_t block = std::lcm(blockA, blockB);
+    const uint64_t r0 = row / block * block, r1 = std::min(N, r0 + block);
+    uint64_t h = r0; // the Hugging Face row A stores at `row`
+    while (h < r1 && storedRow(p.ta, h, N) != row)
+        ++h;
+    if (h == r1)
+        throw Error(a.path + " " + p.a->name + ": row " + std::to_string(row) + " is not in its head block");
+    const size_t n = size_t((r1 - r0) * K);
+    std::vector<float> x(n), y(n), tmp(n);
+    loadMatchedRows(a, *p.a, p.ta, r0, r1, x.data(), tmp.data(), path);
+    loadMatchedRows(b, *p.b, p.tb, r0, r1, y.data(), tmp.data(), path);
+    const size_t at = size_t((h - r0) * K + col);
+    return {x[at], y[at]};
+}
+
 } // namespace qs

@@ -81,4 +81,14 @@ struct DiffMap {
 DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, uint64_t maxRows, uint64_t maxCols,
                 const DiffOptions& opt);
 
+// The two values a pair compares at diffMap's element coordinates (A's stored row `row`,
+// column `col`), as the comparison reads them (Hugging Face order and values). Reads the one
+// row, or the head block a q/k permutation moves it within. Throws for a position outside
+// the weight.
+struct DiffValues {
+    float a = 0, b = 0;
+};
+DiffValues diffValuesAt(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, uint64_t row, uint64_t col,
+                        SimdPath path);
+
 } // namespace qs

@@ -155,11 +155,17 @@ void verifyCoverage(const Checkpoint& ckpt, VerifyReport& rep)
 
 } // namespace
 
-VerifyReport verifyCheckpoint(const Checkpoint& ckpt)
+VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const std::atomic<bool>* cancel,
+                              const std::function<void(size_t, size_t)>& progress)
 {
     VerifyReport rep;
-    for (const LogicalWeight& w : ckpt.weights)
-        verifyWeight(ckpt, w, rep);
+    for (size_t i = 0; i < ckpt.weights.size(); ++i) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return rep;
+        verifyWeight(ckpt, ckpt.weights[i], rep);
+        if (progress)
+            progress(i + 1, ckpt.weights.size());
+    }
     verifyInputPermutations(ckpt, rep);
     verifyCoverage(ckpt, rep);
     return rep;

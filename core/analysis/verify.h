@@ -12,9 +12,15 @@
 #include "container/checkpoint.h"
 #include "formats/findings.h"
 
+#include <atomic>
+#include <functional>
+
 namespace qs {
 
-VerifyReport verifyCheckpoint(const Checkpoint& ckpt);
+// `cancel` is polled between weights (a cancelled run returns what it has; the caller knows it
+// cancelled); `progress` hears (weights done, weights in all) after each.
+VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const std::atomic<bool>* cancel = nullptr,
+                              const std::function<void(size_t, size_t)>& progress = {});
 // One weight; appends to `report`.
 void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& weight, VerifyReport& report);
 

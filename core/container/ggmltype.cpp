@@ -1,6 +1,7 @@
 #include "container/ggmltype.h"
 
 #include "base/asciicase.h"
+#include "container/checkpoint.h"
 
 #include <array>
 
@@ -126,6 +127,18 @@ std::string llamaFileTypeName(uint32_t fileType)
         return std::string(kFileTypes[fileType]);
     }
     return "unknown(" + std::to_string(fileType) + ")";
+}
+
+std::optional<uint64_t> ggufFileType(const Checkpoint& ckpt)
+{
+    const MetaValue* v = ckpt.meta("general.file_type");
+    if (!v)
+        return std::nullopt;
+    if (const auto* u = std::get_if<uint64_t>(&v->value))
+        return *u;
+    if (const auto* i = std::get_if<int64_t>(&v->value); i && *i >= 0)
+        return static_cast<uint64_t>(*i);
+    return std::nullopt;
 }
 
 } // namespace qs

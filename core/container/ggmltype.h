@@ -2,6 +2,7 @@
 // Every ggml tensor type id (../shared/spec/gguf.md, section 2.1) with its block geometry,
 // and the llama.cpp names of general.file_type (llama_ftype, section 1.10).
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,5 +49,9 @@ std::string ggmlTypeName(int64_t id);
 // "ALL_F32"); removed values are named too; "GUESSED" flag (1024) is appended as "|GUESSED";
 // anything else is "unknown(<value>)".
 std::string llamaFileTypeName(uint32_t fileType);
+class Checkpoint;
+// general.file_type of a checkpoint (any integer width, negative values ignored); nullopt when
+// absent. The CLI's inspect, the recipe and the GUI's metadata read it here.
+std::optional<uint64_t> ggufFileType(const Checkpoint& ckpt);
 
 } // namespace qs

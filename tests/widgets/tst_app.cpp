@@ -51,6 +51,7 @@ private slots:
     void screenshot();
     void germanHelp();
     void badPathExitsTwo();
+    void unknownViewOrWeightExitsTwo();
     void germanTranslationComplete();
     void helpNeedsNoDisplay_data();
     void helpNeedsNoDisplay();
@@ -108,6 +109,19 @@ void TestApp::badPathExitsTwo()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("broken.safetensors"), r.err.constData());
     QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("never.png"))));
+}
+
+// Like a bad path: the message names what is unknown, and no screenshot is written.
+void TestApp::unknownViewOrWeightExitsTwo()
+{
+    const QString png = m_dir.filePath(QStringLiteral("unknown.png"));
+    const Run view = runApp({QStringLiteral("--view"), QStringLiteral("bitmpa"), QStringLiteral("--screenshot"), png}, false);
+    QCOMPARE(view.exitCode, 2);
+    QVERIFY2(view.err.contains("'bitmpa'") && view.err.contains("verify"), view.err.constData());
+    const Run weight = runApp({QStringLiteral("--weight"), QStringLiteral("no.such.weight"), QStringLiteral("--screenshot"), png});
+    QCOMPARE(weight.exitCode, 2);
+    QVERIFY2(weight.err.contains("'no.such.weight'"), weight.err.constData());
+    QVERIFY(!QFileInfo::exists(png));
 }
 
 void TestApp::germanTranslationComplete()

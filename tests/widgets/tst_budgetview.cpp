@@ -12,6 +12,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QSet>
 #include <QtTest>
@@ -76,6 +77,42 @@ private slots:
         }
         QCOMPARE(chart.fits->data()->size(), fitting);
         QCOMPARE(chart.over->data()->size(), int(table.size()) - fitting);
+    }
+
+    // "All formats": some 75 bars, each format name at least a line below the previous one
+    // (the plot grows and scrolls), and the legend names every colour: the storage kinds and
+    // the memory bars' fits / does not fit.
+    void allFormatsAreLegible()
+    {
+        ViewContext context;
+        BudgetView view(&context);
+        view.resize(1000, 700);
+        view.setFamilyFilter(1);
+        view.setMemoryGiB(8);
+        view.setParams(7000000000ull);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const BudgetChart& chart = view.chart();
+        QVERIFY(chart.rows.size() > 60);
+        view.plot()->replot();
+        QCPAxis* names = chart.bitsRect->axis(QCPAxis::atLeft);
+        const double step = std::fabs(names->coordToPixel(1) - names->coordToPixel(0));
+        const int line = QFontMetrics(names->tickLabelFont()).height();
+        QVERIFY2(step >= line, qPrintable(QStringLiteral("%1 px per bar, labels %2 px").arg(step).arg(line)));
+        // Every name lies inside the plot (none clipped at the top or bottom).
+        QVERIFY(names->coordToPixel(0) - line / 2.0 >= 0);
+        QVERIFY(names->coordToPixel(double(chart.rows.size() - 1)) + line / 2.0 <= view.plot()->height());
+        QCPLegend* legend = nullptr;
+        for (QCPLayoutElement* e : view.plot()->plotLayout()->elements(true))
+            if (auto* l = qobject_cast<QCPLegend*>(e))
+                legend = l;
+        QVERIFY(legend);
+        for (QCPBars* b : chart.bitsBars)
+            QVERIFY(legend->hasItemWithPlottable(b));
+        QVERIFY(legend->hasItemWithPlottable(chart.fits));
+        QVERIFY(legend->hasItemWithPlottable(chart.over));
+        // The export draws the whole chart, not the part in view.
+        QVERIFY(view.exportSize().height() >= int(chart.rows.size()) * line);
     }
 
     // A tiny checkpoint against a big budget: the memory axis switches unit and leaves the

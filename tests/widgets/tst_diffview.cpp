@@ -9,6 +9,8 @@
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
 #include "jobrunner.h"
+#include "numbers.h"
+#include "theme.h"
 #include "base/half.h"
 #include "testsupport.h"
 #include "viewcontext.h"
@@ -247,6 +249,64 @@ private slots:
         QVERIFY(std::abs(e.row - 300) <= 2 && std::abs(e.col - 700) <= 2);
         QTest::mouseClick(f.view.plot(), Qt::LeftButton, {}, pixel.toPoint());
         QCOMPARE(f.context.selected(), e);
+    }
+
+    // Hovering the heatmap tells the element, both values and their difference, as the
+    // Scales heatmap tells its cell.
+    void hoverShowsBothValues()
+    {
+        Pair p;
+        Fixture f(p.a);
+        QVERIFY(f.open(p.b));
+        const int w = f.weight("model.layers.0.mlp.down_proj.weight");
+        f.context.setWeight(w);
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(f.view.map(), qPrintable(f.view.statusText()));
+        f.view.plot()->replot();
+        const QPointF pixel(f.view.plot()->xAxis->coordToPixel(707), f.view.plot()->yAxis->coordToPixel(301));
+        const ElementRef e = f.view.elementAt(pixel);
+        QVERIFY(e.isValid() && e.col >= 0);
+        const Tensor a = makeTensor("model.layers.0.mlp.down_proj.weight", 600, 1100, 1);
+        const size_t i = size_t(e.row * 1100 + e.col);
+        const float va = a.values[i], vb = i % 7 == 0 ? va + 0.001f * float(i % 13) : va;
+        const QString text = f.view.hoverText(pixel);
+        QVERIFY2(text.contains(QStringLiteral("row %1, col %2").arg(e.row).arg(e.col)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("a ") + localNumber(va)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("b ") + localNumber(vb)), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("|a − b| ") + localNumber(std::fabs(double(va) - double(vb)))), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("cell (")), qPrintable(text)); // decimated: the cell's max too
+        QVERIFY(f.view.hoverText(QPointF(-5, -5)).isEmpty());
+    }
+
+    // A theme switched while the view is hidden is drawn when it shows again (the plot kept
+    // its old picture), and a new A without B leaves no frame with the old weight's axes.
+    void hiddenChangesAreDrawn()
+    {
+        Pair p;
+        Fixture f(p.a);
+        f.context.setTheme(Theme::fromPalette(lightPalette()));
+        QVERIFY(f.open(p.b));
+        f.context.setWeight(f.weight("model.layers.0.mlp.down_proj.weight"));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(f.view.map());
+        QCoreApplication::processEvents();
+        f.view.hide();
+        const Theme dark = Theme::fromPalette(darkPalette());
+        f.context.setTheme(dark);
+        f.view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&f.view));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        const QImage image = f.view.plot()->grab().toImage();
+        QCOMPARE(QColor(image.pixel(2, 2)), dark.background);
+        // A new A: B went with the old one, so there is no map and no plot.
+        f.view.hide();
+        const auto other = qs::openCheckpoint(p.b);
+        f.context.setCheckpoint(other, CheckpointSnapshot::fromCheckpoint(*other));
+        f.context.setWeight(0);
+        f.view.show();
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(!f.view.map());
+        QVERIFY(!f.view.plot()->isVisibleTo(&f.view));
     }
 
     void selfDiffIsAllZeros()

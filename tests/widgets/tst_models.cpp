@@ -8,6 +8,7 @@
 #include "testsupport.h"
 #include "weighttreemodel.h"
 #include "formats/opencheckpoint.h"
+#include "theme.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -86,6 +87,8 @@ private slots:
     void tableModels();
     void browserRowsEqualDetection_data();
     void browserRowsEqualDetection();
+    void weightsWithNotesAreMarked();
+    void metadataIsATree();
 };
 
 void TestModels::layerOfNames_data()
@@ -240,6 +243,106 @@ void TestModels::browserRowsEqualDetection()
         QCOMPARE(j.value(QStringLiteral("format")).toString(), cell(WeightTreeModel::FormatColumn).toString());
         QCOMPARE(j.value(QStringLiteral("bits")).toInt(), cell(WeightTreeModel::BitsColumn, WeightTreeModel::SortRole).toInt());
     }
+}
+
+// A weight with notes from detection carries the warning mark, and so does its layer (when
+// collapsed it still says so); weights without notes carry none.
+void TestModels::weightsWithNotesAreMarked()
+{
+    auto ckpt = handMade();
+    ckpt->weights[0].notes.push_back("group size unknown: act-order (g_idx) not checked"); // model.layers.0.mlp.down_proj
+    const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
+    WeightTreeModel model;
+    model.setTheme(Theme::fromPalette(lightPalette()));
+    model.setSnapshot(snap);
+    auto mark = [&](const QModelIndex& i) { return i.siblingAtColumn(WeightTreeModel::NameColumn).data(Qt::DecorationRole); };
+    const QModelIndex noted = model.indexOfWeight(0), plain = model.indexOfWeight(1);
+    QVERIFY(mark(noted).canConvert<QIcon>() && !mark(noted).value<QIcon>().isNull());
+    QVERIFY(!mark(plain).isValid());
+    QVERIFY(mark(noted.parent()).isValid());                        // layer 0 holds it
+    QVERIFY(!mark(model.indexOfWeight(2).parent()).isValid());      // layer 2 has no notes
+    QVERIFY(mark(model.indexOfWeight(int(ckpt->weights.size()) - 1)).isValid()); // the embedding's note
+    QVERIFY(noted.parent().data(Qt::ToolTipRole).toString().contains(QLatin1String("notes")));
+    QVERIFY(!model.index(noted.row(), WeightTreeModel::FormatColumn, noted.parent()).data(Qt::DecorationRole).isValid());
+}
+
+// Nested JSON opens as a tree, a GGUF array opens a page at a time (a 151k-token vocabulary
+// makes no rows until asked), and general.file_type reads as llama.cpp names it.
+void TestModels::metadataIsATree()
+{
+    auto ckpt = handMade();
+    qs::MetaValue tokens;
+    tokens.type = qs::MetaValue::Type::Array;
+    tokens.arrayType = qs::MetaValue::Type::String;
+    std::vector<qs::MetaValue> items(151000);
+    for (size_t i = 0; i < items.size(); ++i)
+        items[i].value = "tok" + std::to_string(i);
+    tokens.value = std::move(items);
+    ckpt->metadata.push_back({"tokenizer.ggml.tokens", tokens});
+    qs::MetaValue fileType;
+    fileType.type = qs::MetaValue::Type::U32;
+    fileType.value = uint64_t(15);
+    ckpt->metadata.push_back({"general.file_type", fileType});
+    ckpt->buildIndex();
+    ckpt->config[QStringLiteral("quantization_config")] =
+        QJsonObject{{QStringLiteral("bits"), 4}, {QStringLiteral("group_size"), 128},
+                    {QStringLiteral("modules_to_not_convert"), QJsonArray{QStringLiteral("lm_head")}}};
+    const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
+    MetadataModel meta;
+    meta.setSnapshot(snap, ckpt);
+    auto row = [&](const QString& key) {
+        for (int r = 0; r < meta.rowCount(); ++r)
+            if (meta.index(r, MetadataModel::KeyColumn).data().toString() == key)
+                return meta.index(r, 0);
+        return QModelIndex();
+    };
+    const QModelIndex ft = row(QStringLiteral("general.file_type"));
+    QVERIFY(ft.isValid());
+    QCOMPARE(ft.siblingAtColumn(MetadataModel::ValueColumn).data().toString(), QStringLiteral("MOSTLY_Q4_K_M (15)"));
+    QVERIFY(!meta.hasChildren(ft));
+
+    const QModelIndex vocab = row(QStringLiteral("tokenizer.ggml.tokens"));
+    QVERIFY(meta.hasChildren(vocab));
+    QCOMPARE(meta.childTotal(vocab), qsizetype(151000));
+    QCOMPARE(meta.rowCount(vocab), 0); // nothing made before it is opened
+    QVERIFY(meta.canFetchMore(vocab));
+    meta.fetchMore(vocab);
+    QCOMPARE(meta.rowCount(vocab), MetadataModel::kPage);
+    meta.fetchMore(vocab);
+    QCOMPARE(meta.rowCount(vocab), 2 * MetadataModel::kPage);
+    const QModelIndex item = meta.index(1234, MetadataModel::KeyColumn, vocab);
+    QCOMPARE(item.data().toString(), QStringLiteral("[1234]"));
+    QCOMPARE(item.siblingAtColumn(MetadataModel::ValueColumn).data().toString(), QStringLiteral("tok1234"));
+    QCOMPARE(item.siblingAtColumn(MetadataModel::TypeColumn).data().toString(), QStringLiteral("string"));
+    QCOMPARE(meta.parent(item), vocab);
+
+    const QModelIndex qc = row(QStringLiteral("quantization_config"));
+    QVERIFY(qc.isValid());
+    QCOMPARE(meta.childTotal(qc), qsizetype(3));
+    meta.fetchMore(qc);
+    QCOMPARE(meta.rowCount(qc), 3);
+    QStringList keys;
+    for (int r = 0; r < 3; ++r)
+        keys << meta.index(r, MetadataModel::KeyColumn, qc).data().toString();
+    QCOMPARE(keys, (QStringList{"bits", "group_size", "modules_to_not_convert"}));
+    QCOMPARE(meta.index(1, MetadataModel::ValueColumn, qc).data().toString(), QStringLiteral("128"));
+    const QModelIndex modules = meta.index(2, 0, qc);
+    meta.fetchMore(modules);
+    QCOMPARE(meta.index(0, MetadataModel::ValueColumn, modules).data().toString(), QStringLiteral("lm_head"));
+
+    // The model keeps Qt's rules while pages come in (the tester fetches what it can).
+    {
+        QAbstractItemModelTester tester(&meta, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        meta.fetchMore(vocab);
+        QCOMPARE(meta.rowCount(vocab) % MetadataModel::kPage, 0);
+    }
+
+    // The filter finds a member inside a config and keeps its parent.
+    NaturalSortProxy proxy(Qt::UserRole + 1, Qt::DisplayRole);
+    proxy.setSourceModel(&meta);
+    proxy.setFilterFixedString(QStringLiteral("group_size"));
+    QCOMPARE(proxy.rowCount(), 1);
+    QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("quantization_config"));
 }
 
 QTEST_MAIN(TestModels)

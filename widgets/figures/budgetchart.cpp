@@ -96,6 +96,14 @@ QString budgetFamilyName(qs::BudgetKind kind)
     return {};
 }
 
+int budgetChartHeight(const QCustomPlot* plot, int rows)
+{
+    const QFontMetrics metrics(plot->font()); // the axes' label font
+    // 1.4 lines per bar keeps a gap between the names; about eight lines for the title,
+    // the legend and the bottom axis with its label.
+    return int(std::ceil((1.4 * rows + 8) * metrics.height()));
+}
+
 BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
                              const Theme& theme)
 {
@@ -228,6 +236,10 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     legend->setLayer(QStringLiteral("legend"));
     for (QCPBars* b : out.bitsBars)
         b->addToLegend(legend);
+    // The memory bars' colours: "fits" / "does not fit" against a budget, else one colour.
+    out.fits->addToLegend(legend);
+    if (options.memoryGiB)
+        out.over->addToLegend(legend);
     if (marker)
         marker->addToLegend(legend);
     legend->setBrush(withAlpha(theme.background, 220));

@@ -44,7 +44,12 @@ struct BudgetChart {
     bool budgetOnAxis = false; // false: the budget is far right of every bar, marked off scale
 };
 
-// Clears `plot` and fills it with `rows` in the order given.
+// The height `rows` bars need so that no two format names overlap (a label's line height
+// per bar, plus the legend, title and axes): the plot's minimum height.
+int budgetChartHeight(const QCustomPlot* plot, int rows);
+
+// Clears `plot` and fills it with `rows` in the order given; the legend names the storage
+// kinds, the memory colours (fits, does not fit) and the checkpoint's marker.
 BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
                              const Theme& theme);
 

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QToolTip>
@@ -182,6 +183,13 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     // QCustomPlot replots on every resize, hidden or not: a zero-height plot (the wrapped
     // summary taking a narrow hidden tab's height) printed QPainter::begin warnings.
     m_plot->setMinimumHeight(160);
+    // "All formats" lists some 75 bars: each keeps a label's height and the plot scrolls.
+    m_plotScroll = new QScrollArea(this);
+    m_plotScroll->setObjectName(QStringLiteral("budgetScroll"));
+    m_plotScroll->setWidgetResizable(true);
+    m_plotScroll->setFrameShape(QFrame::NoFrame);
+    m_plotScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_plotScroll->setWidget(m_plot);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(controls);
     layout->addLayout(runControls);
@@ -190,7 +198,7 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     layout->addWidget(m_runSummary);
     layout->addWidget(m_devicePlot);
     layout->addWidget(m_summary);
-    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_plotScroll, 1);
 
     connect(m_paramsBox, &QComboBox::activated, this, [this] { paramsEdited(); });
     connect(m_paramsBox->lineEdit(), &QLineEdit::editingFinished, this, [this] { paramsEdited(); });
@@ -558,6 +566,7 @@ void BudgetView::rebuild()
         opt.extraGiB = double(overhead) / qs::kBytesPerGiB;
     }
     m_chart = buildBudgetChart(m_plot, std::move(rows), opt, context()->theme());
+    m_plot->setMinimumHeight(std::max(160, budgetChartHeight(m_plot, int(m_chart.rows.size()))));
     int fit = 0;
     const qs::BudgetRow* best = nullptr;
     for (const qs::BudgetRow& r : m_chart.rows)
@@ -612,6 +621,12 @@ void BudgetView::showEvent(QShowEvent* event)
     AnalysisView::showEvent(event);
     m_plot->replot(); // changes made while hidden were not drawn
     m_devicePlot->replot();
+}
+
+QSize BudgetView::exportSize() const
+{
+    // The whole chart, also the part scrolled out of sight.
+    return QSize(m_plot->width(), std::max(m_plot->height(), m_plot->minimumHeight()));
 }
 
 void BudgetView::renderExport(QPainter& painter, const QRect& target)

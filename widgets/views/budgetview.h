@@ -19,6 +19,7 @@ class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
 class QMouseEvent;
+class QScrollArea;
 class QSlider;
 class QSpinBox;
 
@@ -33,6 +34,7 @@ public:
     QString viewName() const override { return QStringLiteral("budget"); }
     QString title() const override { return tr("Budget"); }
     void renderExport(QPainter& painter, const QRect& target) override;
+    QSize exportSize() const override;
 
     // For tests.
     QCustomPlot* plot() const { return m_plot; }
@@ -76,6 +78,7 @@ private:
     std::vector<double> deviceMemory() const;
     void rebuildRun();
 
+    QScrollArea* m_plotScroll;
     QComboBox* m_paramsBox;
     QComboBox* m_family;
     QDoubleSpinBox* m_memory;

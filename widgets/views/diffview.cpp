@@ -6,6 +6,7 @@
 #include "qtext.h"
 #include "weighttreemodel.h"
 
+#include "base/error.h"
 #include "base/shapetext.h"
 #include "container/checkpoint.h"
 #include "container/logicalweight.h"
@@ -29,6 +30,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeView>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -327,6 +329,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     m_mapCaption->setWordWrap(true);
     m_plot = new QCustomPlot(this);
     m_plot->setMinimumHeight(160);
+    m_plot->setMouseTracking(true);
     m_colorMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_colorScale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_colorScale);
@@ -396,6 +399,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     connect(m_table, &QTreeView::clicked, this, &DiffView::tableActivated);
     connect(m_table, &QTreeView::activated, this, &DiffView::tableActivated);
     connect(m_plot, &QCustomPlot::mousePress, this, &DiffView::clickMap);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &DiffView::hoverMap);
     connect(m_closeB, &QPushButton::clicked, this, [this] { this->context()->setComparison(nullptr); });
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         m_modelA->setSnapshot(this->context()->snapshot());
@@ -484,7 +488,7 @@ void DiffView::setTolerance(double tolerance)
 
 void DiffView::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open checkpoint B"), QString(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open checkpoint B"), context()->checkpointFolder(),
                                                       tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
     if (!path.isEmpty())
         openComparison(path);
@@ -493,6 +497,9 @@ void DiffView::openDialog()
 void DiffView::showEvent(QShowEvent* event)
 {
     AnalysisView::showEvent(event);
+    // Changes made while hidden (a theme, a closed B) were not drawn: the plot kept the old
+    // picture, axes and colours.
+    m_plot->replot();
     updateWeight();
 }
 
@@ -807,10 +814,11 @@ void DiffView::redrawMap()
         m_colorMap->setVisible(false);
         m_colorScale->setVisible(false);
         m_marker->setVisible(false);
-        if (m_plot->isVisible())
-            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        // No empty frame with the previous weight's axes: the caption says why there is no map.
+        m_plot->setVisible(false);
         return;
     }
+    m_plot->setVisible(true);
     const qs::DiffMap& d = *m_map;
     // Cell (i, j) covers rows [i * rowsPerCell, ...) and columns [j * colsPerCell, ...): the
     // map spans element coordinates. A single cell along an axis is doubled, because
@@ -878,6 +886,41 @@ ElementRef DiffView::elementAt(const QPointF& pixel) const
     if (col < 0 || row < 0 || col >= double(m_map->cols) || row >= double(m_map->rows))
         return {};
     return {m_mapWeight, int64_t(row), int64_t(col)};
+}
+
+QString DiffView::hoverText(const QPointF& pixel) const
+{
+    const ElementRef e = elementAt(pixel);
+    const qs::WeightPair* pair = pairOfA(m_mapWeight);
+    if (!e.isValid() || e.col < 0 || !pair || !m_b)
+        return {};
+    qs::DiffValues v;
+    try {
+        v = qs::diffValuesAt(*m_matchedA, *m_b, *pair, uint64_t(e.row), uint64_t(e.col), qs::bestSimdPath());
+    } catch (const qs::Error& error) {
+        return qtext(error.what());
+    }
+    QString text = tr("row %1, col %2\na %3\nb %4\n|a − b| %5")
+                       .arg(localCount(uint64_t(e.row)), localCount(uint64_t(e.col)), localNumber(v.a), localNumber(v.b),
+                            localNumber(std::fabs(double(v.a) - double(v.b))));
+    const qs::DiffMap& d = *m_map;
+    if (d.rowsPerCell > 1 || d.colsPerCell > 1) {
+        const float cell = d.cells[size_t(uint64_t(e.row) / d.rowsPerCell * d.cellCols + uint64_t(e.col) / d.colsPerCell)];
+        text += tr("\ncell (%1 rows × %2 columns): max %3")
+                    .arg(localCount(d.rowsPerCell), localCount(d.colsPerCell), localNumber(cell));
+    }
+    return text;
+}
+
+void DiffView::hoverMap(QMouseEvent* event)
+{
+    const QString text = hoverText(event->position());
+    if (text.isEmpty()) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+    context()->setHovered(elementAt(event->position()));
 }
 
 void DiffView::clickMap(QMouseEvent* event)

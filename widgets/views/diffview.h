@@ -115,6 +115,9 @@ public:
     QString statusText() const;
     // The element of A a heatmap position points at, as a click selects it.
     ElementRef elementAt(const QPointF& pixel) const;
+    // What hovering there tells: row, col, a, b and |a - b| (and the cell's max when the map is
+    // decimated); empty off the map.
+    QString hoverText(const QPointF& pixel) const;
     // Index into B's weights of the selected weight's match; -1 for none.
     int matchedB() const;
 
@@ -152,6 +155,7 @@ private:
     void listBActivated(const QModelIndex& index);
     void tableActivated(const QModelIndex& index);
     void clickMap(QMouseEvent* event);
+    void hoverMap(QMouseEvent* event);
     const qs::WeightPair* pairOfA(int weightA) const;
     int indexInA(const qs::LogicalWeight* w) const;
     int indexInB(const qs::LogicalWeight* w) const;

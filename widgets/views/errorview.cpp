@@ -197,9 +197,7 @@ void ErrorView::updateReferenceChoice()
 void ErrorView::chooseReferenceFile()
 {
     // A float reference usually sits beside the checkpoint.
-    const auto ckpt = context()->checkpoint();
-    const QString dir = ckpt ? QFileInfo(QString::fromStdString(ckpt->path)).absolutePath() : QString();
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), dir,
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), context()->checkpointFolder(),
                                                       tr("Checkpoints (*.safetensors *.gguf);;All files (*)"));
     if (path.isEmpty())
         return;

@@ -2,6 +2,7 @@
 
 #include "figures/plottheme.h"
 #include "jobrunner.h"
+#include "numbers.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -43,7 +44,7 @@ QString recipeLayerName(int layer)
 
 QString recipeBits(double bpw)
 {
-    return QString::number(bpw, 'f', 2);
+    return localNumber(bpw, 'f', 2);
 }
 
 } // namespace
@@ -223,12 +224,12 @@ protected:
         const qs::RecipeTensor& t = m_summary->tensors[size_t(c->tensor)];
         QString tip = QStringLiteral("<b>%1</b><br>%2, %3 bits per weight, %4 parameters<br>%5")
                           .arg(QString::fromStdString(t.name).toHtmlEscaped(), QString::fromStdString(t.label),
-                               recipeBits(t.bitsPerWeight()), QString::number(t.elements),
+                               recipeBits(t.bitsPerWeight()), localCount(t.elements),
                                QString::fromLatin1(qs::recipeKindName(t.verdict.kind)));
         if (!t.verdict.reason.empty())
             tip += QStringLiteral(": ") + QString::fromStdString(t.verdict.reason).toHtmlEscaped();
         if (t.extraBits != 0)
-            tip += RecipeView::tr("<br>%1 bytes against the nominal type").arg(QString::number(t.extraBits / 8.0, 'f', 0));
+            tip += RecipeView::tr("<br>%1 bytes against the nominal type").arg(localNumber(t.extraBits / 8.0, 'f', 0));
         if (c->differs)
             tip += RecipeView::tr("<br>B: %1").arg(c->labelB.isEmpty() ? RecipeView::tr("absent") : c->labelB);
         QToolTip::showText(e->globalPosition().toPoint(), tip, this);
@@ -321,7 +322,7 @@ QString RecipeView::summaryText() const
 
 void RecipeView::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Compare the recipe with"), {},
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare the recipe with"), context()->checkpointFolder(),
                                                       tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
     if (!path.isEmpty())
         openComparison(path);

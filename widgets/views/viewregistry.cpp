@@ -9,6 +9,7 @@
 #include "recipeview.h"
 #include "scalesview.h"
 #include "slotorderview.h"
+#include "verifyview.h"
 
 namespace qsw {
 
@@ -23,8 +24,17 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
     views << new BudgetView(context, parent);
     views << new DiffView(context, parent);
     views << new RecipeView(context, parent);
+    views << new VerifyView(context, parent);
     views << new PlaygroundView(context, parent);
     return views;
+}
+
+QStringList centralViewNames()
+{
+    // The order of createAnalysisViews; tst_mainwindow checks the two agree.
+    return {QStringLiteral("tensors"), QStringLiteral("metadata"), QStringLiteral("bitmap"),  QStringLiteral("slots"),
+            QStringLiteral("scales"),  QStringLiteral("error"),    QStringLiteral("budget"),  QStringLiteral("diff"),
+            QStringLiteral("recipe"),  QStringLiteral("verify"),   QStringLiteral("playground")};
 }
 
 } // namespace qsw

@@ -1,5 +1,6 @@
 #pragma once
 #include <QList>
+#include <QStringList>
 
 class QWidget;
 
@@ -10,5 +11,8 @@ class ViewContext;
 
 // Every analysis view, in tab order, parented to `parent`.
 QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent);
+// Every central view's name in tab order ("tensors", "metadata", then each analysis view's
+// viewName()), known without creating the views: for --help and for checking --view.
+QStringList centralViewNames();
 
 } // namespace qsw

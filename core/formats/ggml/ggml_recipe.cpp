@@ -65,18 +65,6 @@ int ggmlTypeForRow(int type, uint64_t nx)
     return nx % ggmlBlockOf(f) == 0 ? f : int(GgmlF16);
 }
 
-std::optional<uint64_t> ggufFileType(const Checkpoint& ckpt)
-{
-    const MetaValue* v = ckpt.meta("general.file_type");
-    if (!v)
-        return std::nullopt;
-    if (const auto* u = std::get_if<uint64_t>(&v->value))
-        return *u;
-    if (const auto* i = std::get_if<int64_t>(&v->value); i && *i >= 0)
-        return static_cast<uint64_t>(*i);
-    return std::nullopt;
-}
-
 bool ggmlRecipeNominal(const Checkpoint& ckpt, RecipeNominal& out)
 {
     if (ckpt.container != Container::Gguf)

@@ -1,0 +1,213 @@
+// The smaller things a Qt application gets right (issue 16): the view names the registry,
+// --help and --view agree on; Ctrl+Tab / Ctrl+PgDown switch views wherever the focus is; an
+// unknown --view or --weight is an error naming it; the guide covers every view and its
+// links switch views; the Verify view's findings select their weight in every view and
+// follow the selection; the tensor browser's columns fit the dock; the file dialogs for a
+// reference or B start in the checkpoint's folder.
+#include "container/checkpoint.h"
+#include "guide.h"
+#include "launchoptions.h"
+#include "mainwindow.h"
+#include "testsupport.h"
+#include "viewcontext.h"
+#include "views/verifyview.h"
+#include "views/viewregistry.h"
+#include "weighttreemodel.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFontMetrics>
+#include <QSortFilterProxyModel>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QtTest>
+
+using namespace qsw;
+
+namespace {
+
+constexpr int kOpenTimeoutMs = 20000;
+
+void waitOpened(MainWindow& w)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(!w.isLoading() && (w.snapshot() || !w.lastError().isEmpty()), kOpenTimeoutMs);
+}
+
+} // namespace
+
+class TestWindowPolish : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings::setDefaultFormat(QSettings::IniFormat);
+        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
+        QCoreApplication::setOrganizationName(QStringLiteral("QuantscopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_windowpolish"));
+    }
+
+    void viewNamesAgree()
+    {
+        MainWindow w(MainWindow::Options{false});
+        QCOMPARE(w.viewNames(), centralViewNames());
+        QVERIFY(w.analysisView(QStringLiteral("verify")));
+        // --help lists every one of them.
+        QCommandLineParser parser;
+        QString error;
+        QVERIFY(parseLaunchArguments(parser, {QStringLiteral("quantscope"), QStringLiteral("--help")}, &error));
+        const QString help = parser.helpText();
+        for (const QString& name : centralViewNames())
+            QVERIFY2(help.contains(name), qPrintable(name));
+    }
+
+    void keyboardSwitchesViews()
+    {
+        MainWindow w(MainWindow::Options{false});
+        w.show();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        const QStringList names = w.viewNames();
+        QVERIFY(w.showView(QStringLiteral("tensors")));
+        // From the tensor browser too: the shortcuts belong to the window.
+        w.weightView()->setFocus();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Tab, Qt::ControlModifier);
+        QCOMPARE(w.currentView(), names[1]);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_PageDown, Qt::ControlModifier);
+        QCOMPARE(w.currentView(), names[2]);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_PageUp, Qt::ControlModifier);
+        QCOMPARE(w.currentView(), names[1]);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(w.currentView(), names[0]);
+        // It wraps around.
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_PageUp, Qt::ControlModifier);
+        QCOMPARE(w.currentView(), names.last());
+    }
+
+    void unknownViewIsAUsageError()
+    {
+        QCommandLineParser parser;
+        QString error;
+        QVERIFY(!parseLaunchArguments(parser, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("bitmpa")},
+                                      &error));
+        QVERIFY2(error.contains(QLatin1String("'bitmpa'")) && error.contains(QLatin1String("bitmap")), qPrintable(error));
+        QCommandLineParser ok;
+        QVERIFY(parseLaunchArguments(ok, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("verify")}, &error));
+    }
+
+    void unknownWeightFails()
+    {
+        QCommandLineParser parser;
+        QString error;
+        const auto o = parseLaunchArguments(
+            parser, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("scales"), QStringLiteral("--weight"),
+                     QStringLiteral("model.layers.99.nothing")},
+            &error);
+        QVERIFY2(o, qPrintable(error));
+        MainWindow w(MainWindow::Options{false});
+        w.show();
+        QStringList failures;
+        applyLaunchOptions(w, *o, [&failures](const QString& message) { failures << message; });
+        waitOpened(w);
+        QTRY_COMPARE_WITH_TIMEOUT(failures.size(), 1, kOpenTimeoutMs);
+        QVERIFY2(failures[0].contains(QLatin1String("'model.layers.99.nothing'")), qPrintable(failures[0]));
+    }
+
+    void guideCoversEveryView()
+    {
+        const QString html = guideHtml();
+        for (const QString& name : centralViewNames())
+            QVERIFY2(html.contains(QStringLiteral("href=\"view:%1\"").arg(name)), qPrintable(name));
+        QVERIFY(html.size() > 4000); // a paragraph per view, not a list of names
+        MainWindow w(MainWindow::Options{false});
+        w.show();
+        w.showGuide();
+        QVERIFY(w.guide() && w.guide()->isVisible());
+        emit w.guide()->browser()->anchorClicked(QUrl(QStringLiteral("view:budget")));
+        QCOMPARE(w.currentView(), QStringLiteral("budget"));
+    }
+
+    // The w2 fixture holds AutoGPTQ's v1 zero spill, which verify reports as a warning.
+    void verifyFindingsSelectTheirWeight()
+    {
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        w.openPath(qstest::fixture(QStringLiteral("safetensors/gptq-w2-g32-asym")));
+        waitOpened(w);
+        QVERIFY2(w.snapshot(), qPrintable(w.lastError()));
+        auto* view = qobject_cast<VerifyView*>(w.analysisView(QStringLiteral("verify")));
+        QVERIFY(view);
+        QVERIFY(!view->report()); // the checks run only once the view is shown
+        QVERIFY(w.showView(QStringLiteral("verify")));
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QVERIFY2(view->report(), qPrintable(view->summaryText()));
+        QVERIFY(!view->report()->findings.empty());
+        QVERIFY(view->summaryText().contains(QLatin1String("warning")));
+        QTreeWidgetItem* finding = view->list()->topLevelItem(0);
+        const int weight = finding->data(VerifyView::WeightColumn, VerifyView::WeightIndexRole).toInt();
+        QVERIFY(weight >= 0);
+        QCOMPARE(w.snapshot()->weights[weight].name, finding->text(VerifyView::WeightColumn));
+        // Select another weight first, then click the finding: the browser follows.
+        const int other = weight == 0 ? 1 : 0;
+        QVERIFY(w.selectWeight(w.snapshot()->weights[other].name));
+        QVERIFY(!finding->isSelected());
+        QTest::mouseClick(view->list()->viewport(), Qt::LeftButton, {}, view->list()->visualItemRect(finding).center());
+        QCOMPARE(w.selectedWeight(), weight);
+        QCOMPARE(w.viewContext()->weight(), weight);
+        QVERIFY(finding->isSelected());
+    }
+
+    void browserColumnsFit()
+    {
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.openPath(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")));
+        waitOpened(w);
+        QVERIFY2(w.snapshot(), qPrintable(w.lastError()));
+        QCoreApplication::processEvents();
+        QTreeView* view = w.weightView();
+        const QHeaderView* header = view->header();
+        QVERIFY2(header->length() <= view->viewport()->width(),
+                 qPrintable(QStringLiteral("%1 > %2").arg(header->length()).arg(view->viewport()->width())));
+        // The figures of every weight are shown whole.
+        const QFontMetrics metrics(view->font());
+        for (int weight = 0; weight < w.snapshot()->weights.size(); ++weight) {
+            const QModelIndex row = w.weightProxy()->mapFromSource(w.weightModel()->indexOfWeight(weight));
+            for (int c = WeightTreeModel::ShapeColumn; c < WeightTreeModel::ColumnCount; ++c) {
+                const QModelIndex cell = row.siblingAtColumn(c);
+                QVERIFY2(header->sectionSize(c) >= metrics.horizontalAdvance(cell.data().toString()),
+                         qPrintable(cell.data().toString()));
+            }
+        }
+        QVERIFY(header->sectionSize(WeightTreeModel::NameColumn) > 0);
+    }
+
+    void dialogsStartInTheCheckpointsFolder()
+    {
+        MainWindow w(MainWindow::Options{false});
+        const QString folder = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym"));
+        w.openPath(folder);
+        waitOpened(w);
+        QVERIFY2(w.snapshot(), qPrintable(w.lastError()));
+        QCOMPARE(w.viewContext()->checkpointFolder(), QFileInfo(folder).absoluteFilePath());
+        const QString file = qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
+        w.openPath(file);
+        QTRY_VERIFY_WITH_TIMEOUT(w.snapshot() && w.snapshot()->path == file, kOpenTimeoutMs);
+        QCOMPARE(w.viewContext()->checkpointFolder(), QFileInfo(file).absolutePath());
+    }
+
+private:
+    QTemporaryDir m_dir;
+};
+
+QTEST_MAIN(TestWindowPolish)
+#include "tst_windowpolish.moc"

@@ -1,0 +1,194 @@
+#include "verifyview.h"
+
+#include "jobrunner.h"
+#include "numbers.h"
+#include "qtext.h"
+#include "viewcontext.h"
+
+#include "analysis/verify.h"
+#include "container/checkpoint.h"
+
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QStyle>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace qsw {
+
+const QString VerifyView::kJob = QStringLiteral("verify");
+
+VerifyView::VerifyView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+{
+    setObjectName(viewName());
+    m_run = new QPushButton(tr("Run Checks"), this);
+    m_run->setObjectName(QStringLiteral("runChecks"));
+    m_run->setToolTip(tr("Check every quantized weight again, as quantscope-cli verify does"));
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_list = new QTreeWidget(this);
+    m_list->setObjectName(QStringLiteral("findings"));
+    m_list->setRootIsDecorated(false);
+    m_list->setAlternatingRowColors(true);
+    m_list->setColumnCount(ColumnCount);
+    m_list->setHeaderLabels({tr("Severity"), tr("Weight"), tr("Check"), tr("Finding")});
+    m_list->header()->setStretchLastSection(true);
+    m_list->setWordWrap(true); // a finding's message wraps in its row
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_run);
+    bar->addWidget(m_summary, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_list, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &VerifyView::run);
+    connect(m_list, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { activated(item); });
+    connect(m_list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { activated(item); });
+    connect(context, &ViewContext::checkpointChanged, this, [this] {
+        this->context()->jobs()->cancel(kJob);
+        showReport(nullptr);
+        // The checks run for what is on screen: a hidden view runs them when shown.
+        if (isVisible())
+            run();
+    });
+    connect(context, &ViewContext::weightChanged, this, [this] { followWeight(); });
+    connect(context, &ViewContext::themeChanged, this, [this] { applyTheme(); });
+    connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
+        if (key == kJob)
+            m_summary->setText(message.toHtmlEscaped());
+    });
+    connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
+        if (key == kJob)
+            m_summary->setText(tr("Checks cancelled. Press “Run Checks” to start them again."));
+    });
+    showReport(nullptr);
+}
+
+QString VerifyView::summaryText() const
+{
+    return m_summary->text();
+}
+
+void VerifyView::showEvent(QShowEvent* event)
+{
+    AnalysisView::showEvent(event);
+    if (context()->checkpoint() && m_checked != context()->checkpoint() && !context()->jobs()->isRunning(kJob))
+        run();
+}
+
+void VerifyView::run()
+{
+    const auto ckpt = context()->checkpoint();
+    if (!ckpt)
+        return;
+    m_summary->setText(tr("Checking %n weight(s)…", nullptr, int(ckpt->weights.size())));
+    QPointer<VerifyView> self(this);
+    context()->jobs()->start(kJob, tr("Verifying %1").arg(QFileInfo(qtext(ckpt->path)).fileName()),
+                             [ckpt, self](JobControl& job) -> JobRunner::Continuation {
+                                 auto report = std::make_shared<const qs::VerifyReport>(qs::verifyCheckpoint(
+                                     *ckpt, &job.cancelFlag(),
+                                     [&job](size_t done, size_t total) { job.setProgress(double(done) / double(total)); }));
+                                 if (job.cancelled())
+                                     return {};
+                                 return [self, ckpt, report] {
+                                     if (self && self->context()->checkpoint() == ckpt) {
+                                         self->m_checked = ckpt;
+                                         self->showReport(report);
+                                     }
+                                 };
+                             });
+}
+
+void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
+{
+    m_report = std::move(report);
+    if (!m_report)
+        m_checked.reset();
+    m_list->clear();
+    m_run->setEnabled(context()->checkpoint() != nullptr);
+    if (!m_report) {
+        m_summary->setText(context()->checkpoint() ? tr("The checks run when this view is shown.")
+                                                   : tr("Open a checkpoint to check its quantized weights."));
+        return;
+    }
+    const auto snapshot = context()->snapshot();
+    auto weightIndex = [&](const std::string& name) { return snapshot ? snapshot->findWeight(qtext(name)) : -1; };
+    const qs::VerifyReport& r = *m_report;
+    QList<QTreeWidgetItem*> items;
+    for (const qs::VerifyFinding& f : r.findings) {
+        auto* item = new QTreeWidgetItem({f.warning ? tr("warning") : tr("error"), qtext(f.weight), qtext(f.check), qtext(f.message)});
+        item->setData(SeverityColumn, Qt::UserRole, f.warning);
+        item->setData(WeightColumn, WeightIndexRole, weightIndex(f.weight));
+        item->setToolTip(MessageColumn, qtext(f.message));
+        items << item;
+    }
+    for (const std::string& name : r.unchecked) {
+        auto* item = new QTreeWidgetItem({tr("not checked"), qtext(name), QString(), tr("no check covers this format")});
+        item->setData(WeightColumn, WeightIndexRole, weightIndex(name));
+        items << item;
+    }
+    m_list->addTopLevelItems(items);
+    const size_t errors = r.errors(), warnings = r.findings.size() - errors;
+    QString text = tr("%n weight(s) checked: ", nullptr, int(r.checked.size()));
+    text += errors == 0 && warnings == 0 ? tr("no findings.")
+                                         : tr("%1 error(s), %2 warning(s).").arg(localCount(errors), localCount(warnings));
+    if (!r.unchecked.empty())
+        text += tr(" %n quantized weight(s) not covered by any check.", nullptr, int(r.unchecked.size()));
+    if (!items.isEmpty())
+        text += tr(" Click a finding to select its weight.");
+    m_summary->setText(text);
+    applyTheme();
+    // With the icons in: they widen the severity column.
+    for (int c = SeverityColumn; c < MessageColumn; ++c)
+        m_list->resizeColumnToContents(c);
+    followWeight();
+}
+
+void VerifyView::applyTheme()
+{
+    const Theme& t = context()->theme();
+    const QIcon errorIcon = style()->standardIcon(QStyle::SP_MessageBoxCritical);
+    const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = m_list->topLevelItem(i);
+        const bool unchecked = item->text(CheckColumn).isEmpty();
+        const bool warning = item->data(SeverityColumn, Qt::UserRole).toBool();
+        if (unchecked) {
+            item->setForeground(SeverityColumn, t.mutedText);
+            continue;
+        }
+        item->setIcon(SeverityColumn, warning ? warningIcon : errorIcon);
+        item->setForeground(SeverityColumn, warning ? t.warning : t.error);
+    }
+}
+
+void VerifyView::followWeight()
+{
+    const int weight = context()->weight();
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = m_list->topLevelItem(i);
+        if (weight >= 0 && item->data(WeightColumn, WeightIndexRole).toInt() == weight) {
+            const QSignalBlocker block(m_list);
+            m_list->setCurrentItem(item);
+            m_list->scrollToItem(item);
+            return;
+        }
+    }
+    const QSignalBlocker block(m_list);
+    m_list->clearSelection();
+}
+
+void VerifyView::activated(QTreeWidgetItem* item)
+{
+    const int weight = item ? item->data(WeightColumn, WeightIndexRole).toInt() : -1;
+    if (weight >= 0 && weight != context()->weight())
+        context()->requestWeight(weight);
+}
+
+} // namespace qsw

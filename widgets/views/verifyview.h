@@ -1,0 +1,62 @@
+#pragma once
+// Verify: the structural checks of quantscope-cli verify (core's verifyCheckpoint) on the
+// open checkpoint, run in the background when the view is first shown or on "Run checks",
+// with progress and cancel. Each finding names its weight: a click selects the weight in
+// every view, and selecting a weight elsewhere selects its first finding here. Errors and
+// warnings in the theme's colours; quantized weights no check covers are listed too.
+#include "analysisview.h"
+
+#include "formats/findings.h"
+
+#include <memory>
+
+class QLabel;
+class QPushButton;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace qs {
+class Checkpoint;
+}
+
+namespace qsw {
+
+class VerifyView : public AnalysisView {
+    Q_OBJECT
+public:
+    explicit VerifyView(ViewContext* context, QWidget* parent = nullptr);
+
+    QString viewName() const override { return QStringLiteral("verify"); }
+    QString title() const override { return tr("Verify"); }
+
+    // Runs the checks on the open checkpoint (the job kJob).
+    void run();
+
+    enum Column { SeverityColumn, WeightColumn, CheckColumn, MessageColumn, ColumnCount };
+    // The item's weight: an index of the checkpoint's weights, -1 for none.
+    static constexpr int WeightIndexRole = Qt::UserRole + 1;
+
+    // For tests.
+    const qs::VerifyReport* report() const { return m_report.get(); }
+    QTreeWidget* list() const { return m_list; }
+    QString summaryText() const;
+
+    static const QString kJob;
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void showReport(std::shared_ptr<const qs::VerifyReport> report);
+    void applyTheme();
+    void followWeight();
+    void activated(QTreeWidgetItem* item);
+
+    QPushButton* m_run;
+    QLabel* m_summary;
+    QTreeWidget* m_list;
+    std::shared_ptr<const qs::Checkpoint> m_checked; // the checkpoint m_report is of
+    std::shared_ptr<const qs::VerifyReport> m_report;
+};
+
+} // namespace qsw
