@@ -119,8 +119,7 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
 } // namespace avx2
 
 namespace avx512 {
-// GPTQ 4/8-bit with groups in whole vectors, AWQ GEMM and GEMV; false for what it leaves to
-// the AVX2 path.
+// Marlin 4/8-bit and AWQ GEMV; false for what it leaves to the AVX2 path.
 bool dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
 } // namespace avx512
 
