@@ -202,8 +202,9 @@ void dequantBnbInt8Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd,
         bnbInt8RowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
+    const auto kernel = path == SimdPath::Avx512 ? bnbInt8RowsAvx512 : bnbInt8RowsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
-        bnbInt8RowsAvx2(s, r0, r1, out + (r0 - rowBegin) * s.cols);
+        kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
     });
 }
 

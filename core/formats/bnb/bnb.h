@@ -53,6 +53,7 @@ BnbInt8 bnbInt8State(const WeightData& w);
 // Rows [r0, r1): fl32(fl32(q * SCB[n]) * fl32(1/127)), as the default int8_vectorwise_dequant.
 void bnbInt8RowsScalar(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
 void bnbInt8RowsAvx2(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
+void bnbInt8RowsAvx512(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
 
 // DequantRowsFn for bnb-nf4 / bnb-fp4 and bnb-int8.
 void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);

@@ -1,4 +1,4 @@
-// AVX-512 bitsandbytes 4-bit path: per block the 16 products code[i] * absmax are formed by one
+// AVX-512 bitsandbytes paths. 4-bit: per block the 16 products code[i] * absmax are formed by one
 // vector multiply (the reference's own f32 products, so the same bits); then 16 elements at a
 // time, one VBMI multishift moves each element's nibble (element 2i: high nibble of byte i,
 // 2i+1: low nibble) to the bottom of its lane from eight broadcast bytes, and one vpermps, which
@@ -50,6 +50,26 @@ void bnb4ElementsAvx512(const Bnb4& s, uint64_t e0, uint64_t n, float* out)
             _mm512_store_ps(t, prod);
             for (; e < blockEnd; ++e, ++o)
                 *o = scalarAt(e, t);
+        }
+    }
+}
+
+// LLM.int8: the AVX2 path's two multiplies, 16 lanes at a time; rows that are not whole
+// vectors go to the AVX2 path.
+void bnbInt8RowsAvx512(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out)
+{
+    if (s.cols % 16) {
+        bnbInt8RowsAvx2(s, r0, r1, out);
+        return;
+    }
+    const __m512 inv127 = _mm512_set1_ps(7.874015718698502e-3f);
+    for (uint64_t r = r0; r < r1; ++r) {
+        const __m512 vs = _mm512_set1_ps(s.scb.at(r));
+        const uint8_t* q = s.q.data() + r * s.cols;
+        float* o = out + (r - r0) * s.cols;
+        for (uint64_t k = 0; k < s.cols; k += 16) {
+            const __m512 f = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + k))));
+            _mm512_storeu_ps(o + k, _mm512_mul_ps(_mm512_mul_ps(f, vs), inv127));
         }
     }
 }

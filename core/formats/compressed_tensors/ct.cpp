@@ -165,8 +165,9 @@ void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, floa
         ctRowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
+    const auto kernel = path == SimdPath::Avx512 ? ctRowsAvx512 : ctRowsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
-        ctRowsAvx2(s, r0, r1, out + (r0 - rowBegin) * s.cols);
+        kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
     });
 }
 

@@ -53,6 +53,8 @@ CtPacked ctPackedState(const WeightData& w);
 // scale dtype ((q - zp) is exact in any float dtype for b <= 8).
 void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
+// 4/8-bit packed and int8 rows with contiguous groups; the rest through ctRowsAvx2.
+void ctRowsAvx512(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 
 // DequantRowsFn for compressed-tensors, compressed-tensors-int and compressed-tensors-fp8.
 void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);

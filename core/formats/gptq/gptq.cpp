@@ -354,6 +354,8 @@ void dequantPackedRowsRef(const PackedLinear& p, uint64_t n0, uint64_t n1, float
 
 void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out, SimdPath path)
 {
+    if (path == SimdPath::Avx512 && avx512::dequantPackedRows(p, n0, n1, out))
+        return;
     if (hasAvx2(path))
         avx2::dequantPackedRows(p, n0, n1, out);
     else

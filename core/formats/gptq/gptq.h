@@ -3,7 +3,7 @@
 // per-group scales and zero points (spec safetensors-quant.md B.1, B.2, B.4, Part D).
 // One description (PackedLinear) serves every variant; the scalar reference reads each
 // element through codeAt/zeroAt/scaleAt, the plainest statement of the layout, and the
-// AVX2 path must give the same float32 bits.
+// AVX2 and AVX-512 paths must give the same float32 bits.
 //
 // Output: logical [N = out_features, K = in_features], float32 s * (q - z), the exact value
 // before the reference libraries round to the scale dtype (F16/BF16 scales times a <= 9-bit
@@ -87,6 +87,14 @@ struct PackedLinear {
     bool runsIndexed = false;
     std::vector<GroupRun> groupRuns() const;
     void indexGroupRuns();
+    // The indexed runs, else the runs worked out into `local`.
+    const std::vector<GroupRun>& groupRuns(std::vector<GroupRun>& local) const
+    {
+        if (runsIndexed)
+            return runs;
+        local = groupRuns();
+        return local;
+    }
 
     // Checks every size, shape rule and g_idx entry against the layout; throws qs::Error.
     void validate() const;
@@ -109,6 +117,11 @@ namespace avx2 {
 // reference for the rest.
 void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
 } // namespace avx2
+
+namespace avx512 {
+// Marlin 4/8-bit and AWQ GEMV; false for what it leaves to the AVX2 path.
+bool dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
+} // namespace avx512
 
 // Every stored code into codes[n * K + k] ([N][K]; Marlin: the unsigned u), as codeAt reads
 // it one by one. Throws qs::Error when qweight is short.

@@ -37,16 +37,6 @@ inline void transpose8(__m256 r[8])
     r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
 }
 
-// The weight's group runs (cached in the description, else worked out now); empty when g_idx
-// is not monotonic.
-const std::vector<PackedLinear::GroupRun>& runsOf(const PackedLinear& p, std::vector<PackedLinear::GroupRun>& local)
-{
-    if (p.runsIndexed)
-        return p.runs;
-    local = p.groupRuns();
-    return local;
-}
-
 // [0, end) (end a multiple of `step`) cut at multiples of `step` into spans of whole steps in
 // one group, and single steps whose lanes straddle runs (group -1; for step 8 `lanes` holds
 // each lane's group).
@@ -202,7 +192,7 @@ void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     // A 32-code chunk inside one group run takes one scale/zero vector; the others (chunks
     // that straddle runs, every chunk of a non-monotonic g_idx) look groups up per code.
     std::vector<PackedLinear::GroupRun> local;
-    const auto& runs = runsOf(p, local);
+    const auto& runs = p.groupRuns(local);
     std::vector<int64_t> chunkGroup(fullK / 32, -1);
     if (!runs.empty())
         for (const Segment& sg : stepSegments(runs, fullK, 32))
@@ -699,7 +689,7 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
     switch (p.kind) {
     case PackedKind::Gptq: {
         std::vector<PackedLinear::GroupRun> local;
-        const auto& runs = runsOf(p, local);
+        const auto& runs = p.groupRuns(local);
         if (!runs.empty() && p.bits != 3)
             return p.bits == 2 ? gptqSlotRows<2>(p, runs, n0, n1, out)
                  : p.bits == 4 ? gptqSlotRows<4>(p, runs, n0, n1, out)

@@ -133,8 +133,9 @@ void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, flo
         hqqElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
         return;
     }
+    const auto kernel = path == SimdPath::Avx512 ? hqqElementsAvx512 : hqqElementsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K), [&](uint64_t r0, uint64_t r1) {
-        hqqElementsAvx2(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
+        kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
     });
 }
 

@@ -88,8 +88,9 @@ void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, flo
         mlxRowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
+    const auto kernel = path == SimdPath::Avx512 ? mlxRowsAvx512 : mlxRowsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
-        mlxRowsAvx2(s, r0, r1, out + (r0 - rowBegin) * s.cols);
+        kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
     });
 }
 

@@ -4,6 +4,7 @@
 #include "formats/mlx/mlx.h"
 #include "formats/plain/dtyperound_avx2.h"
 #include "formats/mlx/mlx_unpack_avx2.h"
+#include "formats/mlx/mlx_simd.h"
 #include "base/select16_avx2.h"
 
 #include <algorithm>
@@ -13,26 +14,6 @@
 namespace qs {
 
 namespace {
-
-template <DType T>
-inline __m256 dequant8(__m256 q, __m256 vs, __m256 vb)
-{
-    return roundToDtype8<T>(_mm256_add_ps(roundToDtype8<T>(_mm256_mul_ps(q, vs)), vb));
-}
-
-// FloatView::read with F16C for F16 (exact, as halfToFloat).
-void readScales(const FloatView& v, uint64_t first, uint64_t count, float* out)
-{
-    if (v.dtype() != DType::F16) {
-        v.read(first, count, out);
-        return;
-    }
-    const uint8_t* p = v.data() + 2 * first;
-    uint64_t i = 0;
-    for (; i + 8 <= count; i += 8)
-        _mm256_storeu_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 2 * i))));
-    v.read(first + i, count - i, out + i);
-}
 
 template <DType T>
 void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
@@ -59,16 +40,16 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             mlxRowsScalar(s, n, n + 1, o);
             continue;
         }
-        readScales(s.scales, n * s.groups, s.groups, scales.data());
-        readScales(s.biases, n * s.groups, s.groups, biases.data());
+        mlxReadScales(s.scales, n * s.groups, s.groups, scales.data());
+        mlxReadScales(s.biases, n * s.groups, s.groups, biases.data());
         for (uint64_t g = 0; g < s.groups; ++g) {
             const float scale = scales[g], bias = biases[g];
             const __m256 vs = _mm256_set1_ps(scale), vb = _mm256_set1_ps(bias);
             const uint64_t k1 = std::min(s.cols, (g + 1) * s.groupSize);
             uint64_t k = g * s.groupSize;
             if (table) {
-                const __m256 lo = dequant8<T>(s.bits == 2 ? iota4 : iota, vs, vb);
-                const __m256 hi = s.bits == 4 ? dequant8<T>(iota8, vs, vb) : lo;
+                const __m256 lo = mlxDequant8<T>(s.bits == 2 ? iota4 : iota, vs, vb);
+                const __m256 hi = s.bits == 4 ? mlxDequant8<T>(iota8, vs, vb) : lo;
                 if (s.bits == 4) {
                     for (; k + 8 <= k1; k += 8) {
                         int32_t w;
@@ -91,11 +72,11 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             } else {
                 if (s.bits == 8)
                     for (; k + 8 <= k1; k += 8)
-                        _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+                        _mm256_storeu_ps(o + k, mlxDequant8<T>(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
                                                               _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k)))),
                                                           vs, vb));
                 for (; k + 8 <= k1 && row + k * s.bits / 8 + 16 <= end; k += 8)
-                    _mm256_storeu_ps(o + k, dequant8<T>(_mm256_cvtepi32_ps(unpack(row + k * s.bits / 8)), vs, vb));
+                    _mm256_storeu_ps(o + k, mlxDequant8<T>(_mm256_cvtepi32_ps(unpack(row + k * s.bits / 8)), vs, vb));
             }
             for (; k < k1; ++k)
                 o[k] = roundToDtype(roundToDtype(static_cast<float>(s.code(n, k)) * scale, T) + bias, T);

@@ -224,7 +224,7 @@ void floatElementsFast(const FloatTensor& t, uint64_t e0, uint64_t n, float* out
     if (hasAvx2(path)
         && (t.dtype == DType::F16 || t.dtype == DType::BF16 || t.dtype == DType::F32 || t.dtype == DType::F8_E4M3
             || t.dtype == DType::F8_E5M2)) {
-        floatElementsAvx2(t, e0, n, out);
+        (path == SimdPath::Avx512 ? floatElementsAvx512 : floatElementsAvx2)(t, e0, n, out);
         return;
     }
     if (const float* lut = f8Table(t.dtype)) {

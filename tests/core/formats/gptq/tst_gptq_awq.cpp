@@ -170,6 +170,10 @@ private slots:
         QTest::addRow("b4-v1-K100-N24-g12") << 4 << 100 << 24 << 12 << true << false << int(GIdx::None);
         QTest::addRow("b4-v2-K100-N24-g12-gidx-uneven") << 4 << 100 << 24 << 12 << false << false << int(GIdx::Uneven);
         QTest::addRow("b3-v2-K64-N32-g20") << 3 << 64 << 32 << 20 << false << false << int(GIdx::None);
+        // Groups of whole 16-code vectors with a K tail past the last whole vector (the AVX-512
+        // blocks' column tail), 16-row blocks plus a remainder.
+        QTest::addRow("b4-v2-K200-N40-g16") << 4 << 200 << 40 << 16 << false << false << int(GIdx::None);
+        QTest::addRow("b8-v1-K72-N40-g16") << 8 << 72 << 40 << 16 << true << false << int(GIdx::None);
         for (int bits : {2, 3, 4, 5, 6, 7, 8})
             QTest::addRow("planar-b%d", bits) << bits << 128 << 64 << 32 << false << true << int(bits == 5 ? GIdx::ActOrder : GIdx::None);
         for (int bits : {3, 5})
@@ -343,6 +347,7 @@ private slots:
         QTest::addRow("g128") << 256 << 128 << 128;
         QTest::addRow("g32") << 64 << 72 << 32;
         QTest::addRow("odd-K") << 100 << 24 << 20;
+        QTest::addRow("g16-K200") << 200 << 40 << 16;
     }
     void awqGemm()
     {
