@@ -12,6 +12,7 @@
 
 namespace qs {
 class Checkpoint;
+struct Imatrix;
 struct LogicalWeight;
 }
 
@@ -50,6 +51,9 @@ public:
     // holder unmaps them.
     std::shared_ptr<const qs::Checkpoint> reference() const { return m_reference; }
     std::shared_ptr<const qs::Checkpoint> comparison() const { return m_comparison; }
+    // The importance matrix the Recipe view opened (analysis/imatrix.h). It stays when another
+    // checkpoint opens: one imatrix serves every quantization of the same model.
+    std::shared_ptr<const qs::Imatrix> imatrix() const { return m_imatrix; }
 
     // Set by the main window. `keepSession`: the reference and B stay (the user chose to
     // keep them for the new checkpoint); otherwise both are cleared.
@@ -58,6 +62,7 @@ public:
     // Set by the views that open them and by the window's Close B / Clear Reference.
     void setReference(std::shared_ptr<const qs::Checkpoint> reference);
     void setComparison(std::shared_ptr<const qs::Checkpoint> comparison);
+    void setImatrix(std::shared_ptr<const qs::Imatrix> imatrix);
     void setWeight(int weight);
     void setTheme(const Theme& theme);
     // Set by any view; a change of weight clears both.
@@ -73,6 +78,7 @@ signals:
     void checkpointChanged();
     void referenceChanged();
     void comparisonChanged();
+    void imatrixChanged();
     void weightChanged(int weight);
     void themeChanged();
     void hoveredChanged(const ElementRef& element);
@@ -85,6 +91,7 @@ private:
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const qs::Checkpoint> m_reference;
     std::shared_ptr<const qs::Checkpoint> m_comparison;
+    std::shared_ptr<const qs::Imatrix> m_imatrix;
     int m_weight = -1;
     Theme m_theme;
     ElementRef m_hovered;
