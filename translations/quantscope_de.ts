@@ -3099,8 +3099,8 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>Eingangskanal</translation>
     </message>
     <message>
-        <source>importance (mean x²)</source>
-        <translation>Wichtigkeit (Mittel x²)</translation>
+        <source>importance: mean x²</source>
+        <translation>Wichtigkeit: Mittel x²</translation>
     </message>
 </context>
 </TS>

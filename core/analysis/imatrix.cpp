@@ -310,9 +310,16 @@ ImatrixWeightMatch matchImatrixWeight(const Imatrix& imatrix, const Checkpoint& 
         m.problem = "not a matrix: llama-imatrix collects matrix inputs only";
         return m;
     }
-    std::vector<std::string> names{w.name, w.name + ".weight"};
+    // The name and, for a module prefix, its ".weight" tensor; then the same of its GGUF name.
+    std::vector<std::string> names;
+    const auto add = [&names](const std::string& n) {
+        for (const std::string& c : {n, n + ".weight"})
+            if (!c.ends_with(".weight.weight") && std::find(names.begin(), names.end(), c) == names.end())
+                names.push_back(c);
+    };
+    add(w.name);
     if (const std::string g = hfToGguf(w.name, ggufArchOf(checkpointArchitecture(ckpt))); !g.empty())
-        names.insert(names.end(), {g, g + ".weight"});
+        add(g);
     for (const std::string& n : names)
         if (const ImatrixEntry* e = imatrix.find(n)) {
             m.entry = e;

@@ -297,6 +297,7 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
     m_importanceTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_importanceTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_importanceTable->horizontalHeader()->setStretchLastSection(true);
+    m_importanceTable->setWordWrap(false);
     m_channelPlot->setObjectName(QStringLiteral("importanceChannels"));
     m_channelPlot->setMinimumHeight(150);
     auto* panelLayout = new QVBoxLayout(m_importancePanel);
@@ -310,6 +311,7 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
     beside->addWidget(m_importancePanel);
     beside->setStretchFactor(0, 3);
     beside->setStretchFactor(1, 2);
+    beside->setSizes({600, 400});
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(beside);
     split->addWidget(m_plot);
@@ -483,7 +485,7 @@ void RecipeView::redrawChannels()
     const bool current = m_matchedCheckpoint == context()->checkpoint() && m_matchedImatrix == context()->imatrix();
     const qs::ImatrixWeightMatch* m = m_imatrixMatch && current && w ? m_imatrixMatch->find(w->name) : nullptr;
     m_channelPlot->xAxis->setLabel(tr("input channel"));
-    m_channelPlot->yAxis->setLabel(tr("importance (mean x²)"));
+    m_channelPlot->yAxis->setLabel(tr("importance: mean x²"));
     if (m && m->fits()) {
         auto* bars = new QCPBars(m_channelPlot->xAxis, m_channelPlot->yAxis);
         bars->setName(QString::fromStdString(w->name));
