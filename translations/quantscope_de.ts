@@ -172,6 +172,10 @@
         <source>quantscope: %1 has no weight &apos;%2&apos;</source>
         <translation>quantscope: %1 hat kein Gewicht „%2“</translation>
     </message>
+    <message>
+        <source>Open the importance matrix FILE (llama-imatrix output) in the Recipe view.</source>
+        <translation>Die Wichtigkeitsmatrix FILE (Ausgabe von llama-imatrix) in der Rezeptansicht öffnen.</translation>
+    </message>
 </context>
 <context>
     <name>qsw::AnalysisView</name>
@@ -1476,6 +1480,26 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>Open a reference checkpoint with “Reference…”.</source>
         <translation>Öffnen Sie einen Referenz-Checkpoint mit „Referenz…“.</translation>
+    </message>
+    <message>
+        <source>Importance-weighted (imatrix)</source>
+        <translation>Nach Wichtigkeit gewichtet (Imatrix)</translation>
+    </message>
+    <message>
+        <source>weighted MSE</source>
+        <translation>gewichteter MSE</translation>
+    </message>
+    <message>
+        <source>plain MSE</source>
+        <translation>ungewichteter MSE</translation>
+    </message>
+    <message>
+        <source>weighted sum</source>
+        <translation>gewichtete Summe</translation>
+    </message>
+    <message>
+        <source>relative to the weights</source>
+        <translation>relativ zu den Gewichten</translation>
     </message>
 </context>
 <context>
@@ -3261,6 +3285,69 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
             <numerusform>%n Tensor hat einen anderen Typ (umrandet), %1 auf beiden Seiten</numerusform>
             <numerusform>%n Tensoren haben einen anderen Typ (umrandet), %1 auf beiden Seiten</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Importance matrix…</source>
+        <translation>Wichtigkeitsmatrix…</translation>
+    </message>
+    <message>
+        <source>Weight</source>
+        <translation>Gewicht</translation>
+    </message>
+    <message>
+        <source>Channels</source>
+        <translation>Kanäle</translation>
+    </message>
+    <message>
+        <source>Mean</source>
+        <translation>Mittel</translation>
+    </message>
+    <message>
+        <source>Max / mean</source>
+        <translation>Max. / Mittel</translation>
+    </message>
+    <message>
+        <source>Imatrix</source>
+        <translation>Imatrix</translation>
+    </message>
+    <message>
+        <source>Open an importance matrix</source>
+        <translation>Wichtigkeitsmatrix öffnen</translation>
+    </message>
+    <message>
+        <source>Importance matrices (*.gguf *.dat);;All files (*)</source>
+        <translation>Wichtigkeitsmatrizen (*.gguf *.dat);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>Lese %1…</translation>
+    </message>
+    <message>
+        <source>Reading the importance matrix %1</source>
+        <translation>Lese die Wichtigkeitsmatrix %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Importance matrix %1 (%2, %n entries)</source>
+        <translation>
+            <numerusform>Wichtigkeitsmatrix %1 (%2, %n Eintrag)</numerusform>
+            <numerusform>Wichtigkeitsmatrix %1 (%2, %n Einträge)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Fits %1 of %2 matrix weights; %3 with other lengths, %4 entries for no weight</source>
+        <translation>Passt zu %1 von %2 Matrixgewichten; %3 mit anderen Längen, %4 Einträge ohne Gewicht</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>passt</translation>
+    </message>
+    <message>
+        <source>input channel</source>
+        <translation>Eingangskanal</translation>
+    </message>
+    <message>
+        <source>importance: mean x²</source>
+        <translation>Wichtigkeit: Mittel x²</translation>
     </message>
 </context>
 </TS>

@@ -49,7 +49,10 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     const QCommandLineOption theme(QStringLiteral("theme"), QCoreApplication::translate("main", "Use the theme NAME (system, light, dark)."), QStringLiteral("name"));
     const QCommandLineOption diff(QStringLiteral("diff"), QCoreApplication::translate("main", "Compare the checkpoint with checkpoint B (the Diff view)."),
                                   QStringLiteral("B"));
-    parser.addOptions({view, weight, screenshot, lang, theme, diff});
+    const QCommandLineOption imatrix(QStringLiteral("imatrix"),
+                                     QCoreApplication::translate("main", "Open the importance matrix FILE (llama-imatrix output) in the Recipe view."),
+                                     QStringLiteral("file"));
+    parser.addOptions({view, weight, screenshot, lang, theme, diff, imatrix});
     if (!parser.parse(arguments)) {
         *error = QStringLiteral("quantscope: ") + parser.errorText();
         return std::nullopt;
@@ -71,6 +74,7 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     }
     o.weight = parser.value(weight);
     o.diff = parser.value(diff);
+    o.imatrix = parser.value(imatrix);
     o.screenshot = parser.value(screenshot);
     o.lang = parser.value(lang);
     if (parser.isSet(theme)) {
@@ -115,6 +119,9 @@ void applyLaunchOptions(MainWindow& window, const LaunchOptions& o, std::functio
         if (!o.diff.isEmpty())
             if (auto* recipe = qobject_cast<RecipeView*>(window.analysisView(QStringLiteral("recipe"))))
                 recipe->openComparison(QDir::fromNativeSeparators(o.diff));
+        if (!o.imatrix.isEmpty())
+            if (auto* recipe = qobject_cast<RecipeView*>(window.analysisView(QStringLiteral("recipe"))))
+                recipe->openImatrix(QDir::fromNativeSeparators(o.imatrix));
     });
     if (o.path.isEmpty())
         window.openDemo();

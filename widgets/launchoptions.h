@@ -1,6 +1,6 @@
 #pragma once
 // The quantscope command line: `quantscope [path] [--view NAME] [--weight NAME] [--diff B]
-// [--theme NAME] [--lang CODE] [--screenshot FILE]`, parsed without exiting (so tests can
+// [--imatrix FILE] [--theme NAME] [--lang CODE] [--screenshot FILE]`, parsed without exiting (so tests can
 // drive it) and applied to a main window.
 #include <QString>
 #include <QStringList>
@@ -17,7 +17,7 @@ enum class ThemeMode;
 
 struct LaunchOptions {
     QString path;       // empty: the demo checkpoint
-    QString view, weight, diff, screenshot, lang;
+    QString view, weight, diff, imatrix, screenshot, lang;
     std::optional<ThemeMode> theme;
     bool help = false, version = false;
 };
@@ -29,7 +29,7 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
 
 // Applies the theme now, then opens the path (or the demo); once the first checkpoint has
 // opened, shows the view (the Diff view for --diff when no --view is given), selects the
-// weight and opens B in the Diff view. A weight the checkpoint lacks (or a view, when the
+// weight, opens B in the Diff view and the importance matrix in the Recipe view. A weight the checkpoint lacks (or a view, when the
 // options did not come from parseLaunchArguments, which refuses unknown views) goes to
 // `fail` with a message naming it, and nothing more is applied; without `fail` it is
 // printed on stderr. The application exits 2 there.

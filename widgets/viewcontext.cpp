@@ -71,6 +71,14 @@ void ViewContext::setComparison(std::shared_ptr<const qs::Checkpoint> comparison
     emit comparisonChanged();
 }
 
+void ViewContext::setImatrix(std::shared_ptr<const qs::Imatrix> imatrix)
+{
+    if (imatrix == m_imatrix)
+        return;
+    m_imatrix = std::move(imatrix);
+    emit imatrixChanged();
+}
+
 void ViewContext::setWeight(int weight)
 {
     if (weight == m_weight)

@@ -12,6 +12,7 @@
 
 namespace qs {
 class Checkpoint;
+struct Imatrix;
 struct LogicalWeight;
 }
 
@@ -53,6 +54,9 @@ public:
     // Where the file dialogs for a reference or B start: the open checkpoint's folder (the
     // folder itself when it was opened as one); empty without a checkpoint.
     QString checkpointFolder() const;
+    // The importance matrix the Recipe view opened (analysis/imatrix.h). It stays when another
+    // checkpoint opens: one imatrix serves every quantization of the same model.
+    std::shared_ptr<const qs::Imatrix> imatrix() const { return m_imatrix; }
 
     // Set by the main window. `keepSession`: the reference and B stay (the user chose to
     // keep them for the new checkpoint); otherwise both are cleared.
@@ -61,6 +65,7 @@ public:
     // Set by the views that open them and by the window's Close B / Clear Reference.
     void setReference(std::shared_ptr<const qs::Checkpoint> reference);
     void setComparison(std::shared_ptr<const qs::Checkpoint> comparison);
+    void setImatrix(std::shared_ptr<const qs::Imatrix> imatrix);
     void setWeight(int weight);
     void setTheme(const Theme& theme);
     // Set by any view; a change of weight clears both.
@@ -76,6 +81,7 @@ signals:
     void checkpointChanged();
     void referenceChanged();
     void comparisonChanged();
+    void imatrixChanged();
     void weightChanged(int weight);
     void themeChanged();
     void hoveredChanged(const ElementRef& element);
@@ -88,6 +94,7 @@ private:
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const qs::Checkpoint> m_reference;
     std::shared_ptr<const qs::Checkpoint> m_comparison;
+    std::shared_ptr<const qs::Imatrix> m_imatrix;
     int m_weight = -1;
     Theme m_theme;
     ElementRef m_hovered;

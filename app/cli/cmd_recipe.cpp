@@ -1,9 +1,13 @@
 // quantscope-cli recipe PATH [--json] / recipe A B [--json]: which weight got which type, per
 // type and per layer, against the nominal type, with the fallbacks and what they cost; or two
-// recipes side by side.
+// recipes side by side. --imatrix FILE adds the importance matrix: how its entries fit the
+// weights, tensor by tensor, the importance per tensor and, with --ref REF or --requantize ID,
+// the weights ranked by importance-weighted error (where more bits would help most).
 #include "commands.h"
 
+#include "analysis/imatrix.h"
 #include "analysis/recipe.h"
+#include "base/simd.h"
 #include "formats/formatid.h"
 #include "formats/opencheckpoint.h"
 
@@ -169,6 +173,117 @@ std::string comparisonText(const qs::RecipeComparison& c)
     return out;
 }
 
+struct ImatrixSection {
+    qs::Imatrix imatrix;
+    qs::ImatrixMatch match;
+    bool ranked = false;
+    std::string rankedAgainst; // "REF" or "requantized to ID"
+    qs::ImportanceRanking ranking;
+};
+
+QJsonObject imatrixJson(const ImatrixSection& s)
+{
+    const qs::Imatrix& im = s.imatrix;
+    QJsonArray datasets;
+    for (const auto& d : im.datasets)
+        datasets.append(qstr(d));
+    QJsonArray weights;
+    for (const auto& m : s.match.weights) {
+        QJsonObject o{{QStringLiteral("name"), qstr(m.weight->name)},
+                      {QStringLiteral("entry"), m.entry ? QJsonValue(qstr(m.entry->name)) : QJsonValue()},
+                      {QStringLiteral("fits"), m.fits()}};
+        if (!m.problem.empty())
+            o[QStringLiteral("problem")] = qstr(m.problem);
+        if (m.fits()) {
+            const qs::ImportanceSummary sum = qs::summarizeImportance(*m.entry);
+            o[QStringLiteral("channels")] = static_cast<qint64>(m.entry->columns);
+            o[QStringLiteral("matrices")] = static_cast<qint64>(m.entry->matrices);
+            o[QStringLiteral("mean")] = sum.mean;
+            o[QStringLiteral("max")] = sum.max;
+            o[QStringLiteral("min")] = sum.min;
+        }
+        weights.append(o);
+    }
+    QJsonArray unused;
+    for (const auto& n : s.match.unusedEntries)
+        unused.append(qstr(n));
+    QJsonObject root{{QStringLiteral("path"), qstr(im.path)},
+                     {QStringLiteral("format"), QString::fromLatin1(qs::imatrixFormatName(im.format))},
+                     {QStringLiteral("datasets"), datasets},
+                     {QStringLiteral("chunk_count"), static_cast<qint64>(im.chunkCount)},
+                     {QStringLiteral("chunk_size"), static_cast<qint64>(im.chunkSize)},
+                     {QStringLiteral("entries"), static_cast<qint64>(im.entries.size())},
+                     {QStringLiteral("weights"), weights},
+                     {QStringLiteral("unused_entries"), unused}};
+    if (s.ranked) {
+        QJsonArray rows;
+        for (const auto& r : s.ranking.rows)
+            rows.append(QJsonObject{{QStringLiteral("name"), qstr(r.weight)},
+                                    {QStringLiteral("format"), qstr(r.format)},
+                                    {QStringLiteral("elements"), static_cast<qint64>(r.elements)},
+                                    {QStringLiteral("bpw"), r.bitsPerWeight},
+                                    {QStringLiteral("mse"), r.mse},
+                                    {QStringLiteral("weighted_sum_sq"), r.weightedSumSq},
+                                    {QStringLiteral("share"), r.share}});
+        QJsonArray skipped;
+        for (const auto& k : s.ranking.skipped)
+            skipped.append(qstr(k));
+        root[QStringLiteral("ranking")] = QJsonObject{{QStringLiteral("against"), qstr(s.rankedAgainst)},
+                                                      {QStringLiteral("rows"), rows},
+                                                      {QStringLiteral("skipped"), skipped}};
+    }
+    return root;
+}
+
+std::string imatrixText(const ImatrixSection& s)
+{
+    const qs::Imatrix& im = s.imatrix;
+    std::string out = "\nImportance matrix: " + im.path + " (" + std::string(qs::imatrixFormatName(im.format)) + ", " +
+                      std::to_string(im.entries.size()) + " entries";
+    if (im.chunkCount)
+        out += ", " + std::to_string(im.chunkCount) + " chunks" +
+               (im.chunkSize ? " of " + std::to_string(im.chunkSize) + " tokens" : std::string());
+    for (size_t i = 0; i < im.datasets.size(); ++i)
+        out += (i ? ", " : "; dataset ") + im.datasets[i];
+    out += ")\n";
+    out += "Fits " + std::to_string(s.match.fitting()) + " of " + std::to_string(s.match.weights.size()) +
+           " matrix weights; " + std::to_string(s.match.mismatched()) + " with lengths that differ, " +
+           std::to_string(s.match.unusedEntries.size()) + " entries for no weight\n";
+    const size_t notFitting = s.match.weights.size() - s.match.fitting();
+    if (notFitting || !s.match.unusedEntries.empty()) {
+        out += "\nNot matched (" + std::to_string(notFitting + s.match.unusedEntries.size()) + ")\n";
+        TextTable t({"NAME", "PROBLEM"}, {false, false});
+        for (const auto& m : s.match.weights)
+            if (!m.fits())
+                t.add({m.weight->name, m.problem});
+        for (const auto& n : s.match.unusedEntries)
+            t.add({n, "an imatrix entry for no weight of the checkpoint"});
+        out += t.render();
+    }
+    out += "\nImportance per tensor (mean x^2 per input channel)\n";
+    TextTable imp({"NAME", "CHANNELS", "MEAN", "MAX", "MIN", "MAX/MEAN"}, {false, true, true, true, true, true});
+    for (const auto& m : s.match.weights)
+        if (m.fits()) {
+            const qs::ImportanceSummary sum = qs::summarizeImportance(*m.entry);
+            imp.add({m.weight->name, std::to_string(m.entry->importance.size()), sciText(sum.mean), sciText(sum.max),
+                     sciText(sum.min), sum.mean > 0 ? fixedText(sum.max / sum.mean, 1) : "-"});
+        }
+    out += imp.render();
+    if (!s.ranked)
+        return out;
+    out += "\nWhere more bits would help most: importance-weighted squared error, against " + s.rankedAgainst + "\n";
+    TextTable rank({"RANK", "NAME", "FORMAT", "BPW", "MSE", "WEIGHTED", "SHARE"}, {true, false, false, true, true, true, true});
+    for (size_t i = 0; i < s.ranking.rows.size(); ++i) {
+        const auto& r = s.ranking.rows[i];
+        rank.add({std::to_string(i + 1), r.weight, r.format, fixedText(r.bitsPerWeight, 2), sciText(r.mse),
+                  sciText(r.weightedSumSq), fixedText(100.0 * r.share, 1) + "%"});
+    }
+    out += rank.render();
+    for (const auto& k : s.ranking.skipped)
+        out += "  not ranked: " + k + "\n";
+    return out;
+}
+
 } // namespace
 
 int runRecipe(const QStringList& args)
@@ -181,17 +296,31 @@ int runRecipe(const QStringList& args)
         "recipes side by side."));
     const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON (schema in the README) instead of tables."));
+    const QCommandLineOption imatrixOpt(QStringLiteral("imatrix"),
+                                        QStringLiteral("llama-imatrix output (GGUF or legacy .dat): how it fits, the "
+                                                       "importance per tensor"),
+                                        QStringLiteral("FILE"));
+    const QCommandLineOption refOpt(QStringLiteral("ref"),
+                                    QStringLiteral("with --imatrix: rank the weights by importance-weighted error "
+                                                   "against this float reference"),
+                                    QStringLiteral("REF"));
+    const QCommandLineOption requantOpt(QStringLiteral("requantize"),
+                                        QStringLiteral("with --imatrix: rank by the error of requantizing each weight to ID"),
+                                        QStringLiteral("ID"));
     parser.addOption(help);
     parser.addOption(json);
+    parser.addOptions({imatrixOpt, refOpt, requantOpt});
     parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("A checkpoint (file or folder)."));
     parser.addPositionalArgument(QStringLiteral("[B]"), QStringLiteral("A second checkpoint to compare with."));
-    const char* usage = "usage: quantscope-cli recipe PATH [B] [--json]";
+    const char* usage =
+        "usage: quantscope-cli recipe PATH [B] [--json] | recipe PATH --imatrix FILE [--ref REF | --requantize ID] [--json]";
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli recipe: %s (try --help)\n", qPrintable(parser.errorText()));
         return 2;
     }
     if (parser.isSet(help)) {
-        std::printf("Usage: quantscope-cli recipe PATH [B] [--json]\n\n%s\n",
+        std::printf("Usage: quantscope-cli recipe PATH [B] [--json]\n"
+                    "       quantscope-cli recipe PATH --imatrix FILE [--ref REF | --requantize ID] [--json]\n\n%s\n",
                     qPrintable(parser.helpText().section(QLatin1Char('\n'), 1)));
         return 0;
     }
@@ -201,12 +330,45 @@ int runRecipe(const QStringList& args)
                      usage);
         return 2;
     }
+    const bool withImatrix = parser.isSet(imatrixOpt);
+    if ((withImatrix && pos.size() != 1) || (!withImatrix && (parser.isSet(refOpt) || parser.isSet(requantOpt))) ||
+        (parser.isSet(refOpt) && parser.isSet(requantOpt))) {
+        std::fprintf(stderr, "quantscope-cli recipe: --imatrix takes one checkpoint, --ref and --requantize need "
+                             "--imatrix and exclude each other (%s)\n", usage);
+        return 2;
+    }
     std::string out;
     const auto a = qs::openCheckpoint(pos[0].toStdString());
     if (pos.size() == 1) {
         const qs::RecipeSummary s = qs::summarizeRecipe(*a);
-        out = parser.isSet(json) ? QJsonDocument(recipeSummaryJson(s)).toJson(QJsonDocument::Indented).toStdString()
-                                 : recipeSummaryText(s);
+        if (!withImatrix) {
+            out = parser.isSet(json) ? QJsonDocument(recipeSummaryJson(s)).toJson(QJsonDocument::Indented).toStdString()
+                                     : recipeSummaryText(s);
+        } else {
+            ImatrixSection im{qs::readImatrix(parser.value(imatrixOpt).toStdString()), {}, false, {}, {}};
+            im.match = qs::matchImatrix(im.imatrix, *a);
+            qs::StatsOptions opt;
+            opt.path = qs::bestSimdPath();
+            if (parser.isSet(refOpt)) {
+                const auto ref = qs::openCheckpoint(parser.value(refOpt).toStdString());
+                im.ranking = qs::rankByImportance(*a, im.match, ref.get(), nullptr, opt);
+                im.ranked = true;
+                im.rankedAgainst = ref->path;
+            } else if (parser.isSet(requantOpt)) {
+                qs::RequantizeSpec spec;
+                spec.format = parser.value(requantOpt).trimmed().toLower().toStdString();
+                im.ranking = qs::rankByImportance(*a, im.match, nullptr, &spec, opt);
+                im.ranked = true;
+                im.rankedAgainst = "each weight requantized to " + spec.format;
+            }
+            if (parser.isSet(json)) {
+                QJsonObject root = recipeSummaryJson(s);
+                root[QStringLiteral("imatrix")] = imatrixJson(im);
+                out = QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString();
+            } else {
+                out = recipeSummaryText(s) + imatrixText(im);
+            }
+        }
     } else {
         const auto b = qs::openCheckpoint(pos[1].toStdString());
         const qs::RecipeComparison c = qs::compareRecipes(*a, *b);

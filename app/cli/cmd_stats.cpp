@@ -1,9 +1,11 @@
 // quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] [--group-size G]
-// [--sym]] [--activations X.npy] [--json] [--bins N] [--range LO,HI]: error of each weight
-// against a float reference (matched by name) or against its own requantization, or
-// value/code/scale histograms without one. Weights stream a row slice at a time.
+// [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] [--range LO,HI]: error of
+// each weight against a float reference (matched by name) or against its own requantization
+// (with an imatrix also weighted by its importance), or value/code/scale histograms without
+// one. Weights stream a row slice at a time.
 #include "commands.h"
 
+#include "analysis/imatrix.h"
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
 #include "container/npy.h"
@@ -21,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <unistd.h>
 
@@ -69,6 +72,12 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
     };
     if (!c.note.empty()) // how the pair was matched: "q/k row permutation undone (32 heads)", ...
         o.insert(QStringLiteral("note"), QString::fromStdString(c.note));
+    if (e.weighted)
+        o.insert(QStringLiteral("importance_weighted"),
+                 QJsonObject{{QStringLiteral("sum_sq"), e.weightedSumSq},
+                             {QStringLiteral("mse"), e.weightedMse},
+                             {QStringLiteral("plain_mse"), e.rmse * e.rmse},
+                             {QStringLiteral("relative"), e.weightedRelative}});
     return o;
 }
 
@@ -123,6 +132,9 @@ void printComparison(const qs::WeightComparison& c, bool json, bool histogram, Q
                 " | y=Wx rel %.4g cos %.6f\n",
                 c.weight.c_str(), reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99, e.p999,
                 e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
+    if (e.weighted)
+        std::printf("  importance-weighted: mse %.6g (plain %.6g) sum %.6g relative %.6g\n", e.weightedMse,
+                    e.rmse * e.rmse, e.weightedSumSq, e.weightedRelative);
     if (histogram)
         printHistogram("signed error (dequantized - reference)", e.signedError);
 }
@@ -179,7 +191,11 @@ int runStats(const QStringList& args)
                                       QStringLiteral("--requantize gptq/awq: group size (default 128)"), QStringLiteral("G"),
                                       QStringLiteral("128"));
     const QCommandLineOption symOpt(QStringLiteral("sym"), QStringLiteral("--requantize gptq/awq: symmetric"));
-    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt});
+    const QCommandLineOption imatrixOpt(QStringLiteral("imatrix"),
+                                        QStringLiteral("llama-imatrix output (GGUF or legacy .dat): with --ref or "
+                                                       "--requantize, also the importance-weighted error"),
+                                        QStringLiteral("FILE"));
+    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt, imatrixOpt});
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli stats: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -205,9 +221,10 @@ int runStats(const QStringList& args)
     }
     const bool requantize = parser.isSet(requantOpt);
     if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000 || !rangeOk || !bitsOk || !groupOk ||
-        (requantize && parser.isSet(refOpt))) {
+        (requantize && parser.isSet(refOpt)) || (parser.isSet(imatrixOpt) && !requantize && !parser.isSet(refOpt))) {
         std::fprintf(stderr, "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] "
-                             "[--group-size G] [--sym]] [--activations X.npy] [--json] [--bins N] [--range LO,HI]\n");
+                             "[--group-size G] [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] "
+                             "[--range LO,HI]\n");
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
@@ -232,6 +249,23 @@ int runStats(const QStringList& args)
     std::shared_ptr<const qs::Checkpoint> ref;
     if (parser.isSet(refOpt))
         ref = qs::openCheckpoint(parser.value(refOpt).toStdString());
+    // The weights the imatrix does not fit are compared unweighted, each named on stderr.
+    std::optional<qs::Imatrix> imatrix;
+    qs::ImatrixMatch imatrixMatch;
+    if (parser.isSet(imatrixOpt)) {
+        imatrix = qs::readImatrix(parser.value(imatrixOpt).toStdString());
+        imatrixMatch = qs::matchImatrix(*imatrix, *ckpt);
+    }
+    const auto importanceOf = [&](const qs::LogicalWeight& w) -> const std::vector<float>* {
+        if (!imatrix)
+            return nullptr;
+        const qs::ImatrixWeightMatch* m = imatrixMatch.find(w.name);
+        if (m && m->fits())
+            return &m->entry->importance;
+        std::fprintf(stderr, "quantscope-cli stats: %s %s: unweighted: %s\n", imatrix->path.c_str(), w.name.c_str(),
+                     m ? m->problem.c_str() : "not a matrix");
+        return nullptr;
+    };
 
     qs::StatsOptions opt;
     opt.bins = bins;
@@ -273,6 +307,7 @@ int runStats(const QStringList& args)
                 x = readActivations(parser.value(actOpt).toStdString(), w.inFeatures());
                 opt.activations = &x;
             }
+            opt.importance = importanceOf(w);
             const qs::WeightComparison c = qs::compareRequantized(*ckpt, w, spec, opt);
             opt.activations = nullptr;
             printComparison(c, json, histogram, out);
@@ -311,6 +346,7 @@ int runStats(const QStringList& args)
             x = readActivations(parser.value(actOpt).toStdString(), w.inFeatures());
             opt.activations = &x;
         }
+        opt.importance = importanceOf(w);
         const qs::WeightComparison c = qs::compareWeight(*ckpt, w, *ref, match, opt);
         opt.activations = nullptr;
         printComparison(c, json, histogram, out);

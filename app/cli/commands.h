@@ -49,6 +49,14 @@ inline std::string fixedText(double v, int digits)
     return buf;
 }
 
+// printf("%.4g"): figures that span orders of magnitude.
+inline std::string sciText(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
 // A plain text table: columns padded to their widest cell; numeric columns right-aligned.
 class TextTable {
 public:

@@ -230,6 +230,7 @@ std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std
 struct ErrorPartial {
     double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
     double yDiffSq = 0, yRefSq = 0, yQSq = 0, yDot = 0;
+    double wSq = 0, wRefSq = 0; // importance-weighted error^2 and reference^2
     std::vector<double> gSq, gMax;
 };
 
@@ -260,6 +261,12 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     if (keptStore.size() < keptCount)
         keptStore.resize(size_t(keptCount));
     float* const kept = keptStore.data();
+    const std::vector<float>* imp = opt.importance;
+    const uint64_t matrices = imp && K ? imp->size() / K : 0;
+    if (imp && (K == 0 || imp->empty() || imp->size() % K != 0 || N % matrices != 0))
+        throw Error(where + ": the importance holds " + std::to_string(imp->size()) + " values, not K = " +
+                    std::to_string(K) + " per matrix of the " + std::to_string(N) + " rows");
+    const uint64_t rowsPerMatrix = matrices ? N / matrices : 0;
     const uint64_t gs = groupSize > 0 && groupSize < K ? groupSize : 0;
     const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
     const RangeBins range = rangeBins(opt);
@@ -322,6 +329,18 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         p.sumSigned = sumSigned;
         p.refSq = refSq;
         p.maxAbs = maxAbs;
+        if (imp)
+            for (uint64_t row = 0; row < r1 - r0; ++row) {
+                const float* w = imp->data() + (r0 + row) / rowsPerMatrix * K;
+                double wSq = 0, wRefSq = 0;
+                for (uint64_t k = 0; k < K; ++k) {
+                    const double e = double(q[row * K + k]) - double(r[row * K + k]);
+                    wSq += double(w[k]) * e * e;
+                    wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
+                }
+                p.wSq += wSq;
+                p.wRefSq += wRefSq;
+            }
         float* keptHere = err;
         uint64_t keptN = n;
         if (stride > 1) {
@@ -364,6 +383,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         t.yRefSq += p.yRefSq;
         t.yQSq += p.yQSq;
         t.yDot += p.yDot;
+        t.wSq += p.wSq;
+        t.wRefSq += p.wRefSq;
         for (uint64_t g = 0; g < nGroups; ++g) {
             t.gSq[g] += p.gSq[g];
             t.gMax[g] = std::max(t.gMax[g], p.gMax[g]);
@@ -380,6 +401,12 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     s.maxAbs = t.maxAbs;
     s.sqnrDb = t.sumSq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(t.refSq / t.sumSq);
     s.percentilesExact = stride == 1;
+    if (imp) {
+        s.weighted = true;
+        s.weightedSumSq = t.wSq;
+        s.weightedMse = total ? t.wSq / double(total) : 0;
+        s.weightedRelative = t.wRefSq > 0 ? t.wSq / t.wRefSq : 0;
+    }
 
     std::vector<uint64_t> keyCounts(kCoarseKeys, 0);
     for (const std::vector<uint32_t>& cc : coarse)

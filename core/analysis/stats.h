@@ -51,6 +51,11 @@ struct ErrorStats {
     Histogram signedError;
     std::vector<GroupError> groups; // empty when the weight is not grouped
     uint64_t groupSize = 0;         // columns per group of `groups` (the last may be shorter); 0: none
+    // With StatsOptions::importance: the importance-weighted squared error, the sum over
+    // elements of importance[column] * error^2 (the weighting an imatrix gives llama-quantize's
+    // error, imatrix.h), its mean per element, and relative to the weighted sum of reference^2.
+    bool weighted = false;
+    double weightedSumSq = 0, weightedMse = 0, weightedRelative = 0;
 };
 
 struct OutputError {
@@ -69,6 +74,9 @@ struct StatsOptions {
     uint64_t seed = 1;
     int outlierChannels = 4;     // default activations: this many channels scaled by 20
     const std::vector<float>* activations = nullptr; // [tokens, K] when given (tokens = size / K)
+    // Per input channel importance (an imatrix entry, imatrix.h): K values, or E x K for a weight
+    // of E matrices stacked by rows (experts: rows [e N/E, (e+1) N/E) take the e-th K values).
+    const std::vector<float>* importance = nullptr;
     SimdPath path = SimdPath::Scalar;
     int threads = 0;             // OpenMP threads across row chunks; <= 0 = the default
     const std::atomic<bool>* cancel = nullptr; // polled between chunks; a cancelled result says so

@@ -1,11 +1,17 @@
 // quantscope-cli recipe: one checkpoint (JSON and text) and two side by side on llama-quantize's
-// own outputs; inspect's header names the fallbacks; usage errors.
+// own outputs; inspect's header names the fallbacks; usage errors; with --imatrix (a legacy .dat
+// written here) the fit tensor by tensor, the ranking against the F16 source, and stats'
+// importance-weighted error beside the plain one.
 #include "testsupport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <cstring>
+#include <fstream>
 
 namespace {
 
@@ -22,6 +28,31 @@ QJsonObject runJson(const QStringList& args)
         return {};
     }
     return QJsonDocument::fromJson(r.out).object();
+}
+
+void putI32(std::string& out, int32_t v)
+{
+    out.append(reinterpret_cast<const char*>(&v), 4);
+}
+
+// A legacy llama-imatrix .dat: per entry the name, ncall 1 and the values; then the trailer.
+QString writeLegacyImatrix(const QTemporaryDir& dir, const std::vector<std::pair<std::string, std::vector<float>>>& entries)
+{
+    std::string out;
+    putI32(out, int32_t(entries.size()));
+    for (const auto& [name, values] : entries) {
+        putI32(out, int32_t(name.size()));
+        out += name;
+        putI32(out, 1);
+        putI32(out, int32_t(values.size()));
+        out.append(reinterpret_cast<const char*>(values.data()), values.size() * 4);
+    }
+    putI32(out, 10);
+    putI32(out, 5);
+    out += "calib";
+    const QString path = dir.filePath(QStringLiteral("imatrix.dat"));
+    std::ofstream(path.toStdString(), std::ios::binary).write(out.data(), std::streamsize(out.size()));
+    return path;
 }
 
 } // namespace
@@ -89,6 +120,83 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("Recipe:     MOSTLY_Q4_K_M"));
         QVERIFY(r.out.contains("Note: 37 weights fell back from the nominal type"));
+    }
+
+    void importanceMatrix()
+    {
+        QTemporaryDir dir;
+        std::vector<float> down(172);
+        for (size_t i = 0; i < down.size(); ++i)
+            down[i] = float(i % 7) + 0.5f;
+        const QString imatrix = writeLegacyImatrix(dir, {{"blk.0.attn_q.weight", std::vector<float>(64, 2.0f)},
+                                                         {"blk.0.ffn_down.weight", down},
+                                                         {"blk.0.attn_k.weight", std::vector<float>(32, 1.0f)},
+                                                         {"blk.99.attn_q.weight", std::vector<float>(64, 1.0f)}});
+        const QJsonObject o = runJson({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix,
+                                       QStringLiteral("--ref"), quantized("Q4_K_M").replace(QStringLiteral("mix-Q4_K_M"),
+                                                                                            QStringLiteral("pure-F16")),
+                                       QStringLiteral("--json")});
+        const QJsonObject im = o.value(QStringLiteral("imatrix")).toObject();
+        QCOMPARE(im.value(QStringLiteral("format")).toString(), QStringLiteral("legacy .dat"));
+        QCOMPARE(im.value(QStringLiteral("datasets")).toArray().at(0).toString(), QStringLiteral("calib"));
+        QCOMPARE(im.value(QStringLiteral("unused_entries")).toArray().at(0).toString(), QStringLiteral("blk.99.attn_q.weight"));
+        int fits = 0;
+        for (const QJsonValue v : im.value(QStringLiteral("weights")).toArray()) {
+            const QJsonObject w = v.toObject();
+            const QString name = w.value(QStringLiteral("name")).toString();
+            fits += w.value(QStringLiteral("fits")).toBool();
+            if (name == QStringLiteral("blk.0.attn_k.weight"))
+                QCOMPARE(w.value(QStringLiteral("problem")).toString(),
+                         QStringLiteral("the imatrix entry 'blk.0.attn_k.weight' has 32 channels, the weight [32, 64] needs "
+                                        "64 input channels"));
+            if (name == QStringLiteral("blk.0.attn_q.weight"))
+                QCOMPARE(w.value(QStringLiteral("mean")).toDouble(), 2.0);
+            if (name == QStringLiteral("blk.1.attn_q.weight"))
+                QVERIFY(w.value(QStringLiteral("problem")).toString().startsWith(QStringLiteral("no imatrix entry")));
+        }
+        QCOMPARE(fits, 2);
+        // Ranked against the F16 source: both fitting weights, largest weighted error first (the
+        // F16-stored ffn_down has none).
+        const QJsonArray rows = im.value(QStringLiteral("ranking")).toObject().value(QStringLiteral("rows")).toArray();
+        QCOMPARE(rows.size(), 2);
+        const double first = rows.at(0).toObject().value(QStringLiteral("weighted_sum_sq")).toDouble();
+        const double second = rows.at(1).toObject().value(QStringLiteral("weighted_sum_sq")).toDouble();
+        QVERIFY(first > 0 && first >= second);
+        QCOMPARE(rows.at(0).toObject().value(QStringLiteral("share")).toDouble() +
+                     rows.at(1).toObject().value(QStringLiteral("share")).toDouble(),
+                 1.0);
+
+        // stats: with importance 2 everywhere the weighted MSE is twice the plain one.
+        const QJsonObject st = runJson({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("blk.0.attn_q.weight"),
+                                        QStringLiteral("--ref"),
+                                        quantized("Q4_K_M").replace(QStringLiteral("mix-Q4_K_M"), QStringLiteral("pure-F16")),
+                                        QStringLiteral("--imatrix"), imatrix, QStringLiteral("--json")});
+        const QJsonObject w = st.value(QStringLiteral("weights")).toArray().at(0).toObject();
+        const QJsonObject weighted = w.value(QStringLiteral("importance_weighted")).toObject();
+        const double rmse = w.value(QStringLiteral("rmse")).toDouble();
+        QVERIFY(rmse > 0);
+        QCOMPARE(weighted.value(QStringLiteral("plain_mse")).toDouble(), rmse * rmse);
+        QCOMPARE(weighted.value(QStringLiteral("mse")).toDouble(), 2.0 * rmse * rmse);
+        QCOMPARE(weighted.value(QStringLiteral("sum_sq")).toDouble(), 2.0 * rmse * rmse * 64 * 64);
+        // The text names both figures; a weight the imatrix does not fit is compared unweighted.
+        const qstest::CliResult text = qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY(text.out.contains("Importance matrix: "));
+        QVERIFY(text.out.contains("Fits 2 of "));
+        QVERIFY(text.out.contains("an imatrix entry for no weight of the checkpoint"));
+        const qstest::CliResult k = qstest::runCli({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("blk.0.attn_k.weight"),
+                                                    QStringLiteral("--requantize"), QStringLiteral("gguf-q8_0"),
+                                                    QStringLiteral("--imatrix"), imatrix});
+        QCOMPARE(k.exitCode, 0);
+        QVERIFY(k.err.contains("unweighted: the imatrix entry 'blk.0.attn_k.weight' has 32 channels"));
+        QVERIFY(!k.out.contains("importance-weighted"));
+        // --imatrix needs a reference in stats; --ref needs --imatrix in recipe.
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix}).exitCode, 2);
+        QCOMPARE(qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--ref"), imatrix}).exitCode, 2);
+        const qstest::CliResult bad = qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"),
+                                                      quantized("Q4_K_M")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("not an importance matrix"));
     }
 
     void usageErrors()

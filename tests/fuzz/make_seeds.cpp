@@ -6,7 +6,9 @@
 //   safetensors quantize target's output (each family's tensors and configs), a sharded
 //   index with its shards, and the folder rules' cases (an adapter beside model.safetensors,
 //   consolidated.safetensors beside shards, two shard sets, an incomplete set);
-// - fuzz_json: the configs and indexes written above.
+// - fuzz_json: the configs and indexes written above;
+// - fuzz_imatrix: an importance matrix in each llama-imatrix format (GGUF with in_sum2, counts
+//   and in_sum for a plain weight and two experts; legacy .dat with and without its trailer).
 // usage: make_seeds FIXTURES_DIR OUT_DIR
 #include "analysis/quantize_checkpoint.h"
 #include "container/ggmltype.h"
@@ -252,6 +254,57 @@ void seedFolders(const fs::path& tiny)
     seedFolder("incomplete", incomplete);
 }
 
+void putInt32(std::string& out, int32_t v)
+{
+    out.append(reinterpret_cast<const char*>(&v), 4);
+}
+
+void seedImatrix()
+{
+    using T = qs::MetaValue::Type;
+    const qs::GgufMetadata md = {{"general.type", meta(T::String, std::string("imatrix"))},
+                                 {"imatrix.datasets", array(T::String, {meta(T::String, std::string("calib.txt"))})},
+                                 {"imatrix.chunk_count", meta(T::U32, uint64_t(4))},
+                                 {"imatrix.chunk_size", meta(T::U32, uint64_t(512))}};
+    std::vector<float> sums(16), counts{3, 0};
+    for (size_t i = 0; i < sums.size(); ++i)
+        sums[i] = float(i + 1);
+    const auto bytesOf = [](const std::vector<float>& v) {
+        return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
+                                    reinterpret_cast<const uint8_t*>(v.data() + v.size()));
+    };
+    const std::vector<uint8_t> s8 = bytesOf({sums.begin(), sums.begin() + 8}), s16 = bytesOf(sums),
+                               c1 = bytesOf({2}), c2 = bytesOf(counts);
+    const std::vector<qs::GgufTensor> tensors = {{"blk.0.attn_q.weight.in_sum2", 0, {8, 1}, s8},
+                                                 {"blk.0.attn_q.weight.counts", 0, {1, 1}, c1},
+                                                 {"blk.0.attn_q.weight.in_sum", 0, {8, 1}, s8},
+                                                 {"blk.0.ffn_up_exps.weight.in_sum2", 0, {8, 2}, s16},
+                                                 {"blk.0.ffn_up_exps.weight.counts", 0, {1, 2}, c2}};
+    const std::string p = (fs::path(outDir) / "tmp" / "imatrix.gguf").string();
+    qs::writeGguf(p, md, tensors);
+    const auto b = readAll(p);
+    writeSeed("fuzz_imatrix", "imatrix.gguf", std::string(b.begin(), b.end()));
+    // The legacy layout: entry count; per entry name length, name, ncall, value count, values;
+    // then the last-call count and the dataset name.
+    std::string dat;
+    putInt32(dat, 2);
+    for (const auto& [name, n] : {std::pair<std::string, int32_t>{"blk.0.attn_q.weight", 8}, {"blk.0.ffn_down.weight", 32}}) {
+        putInt32(dat, int32_t(name.size()));
+        dat += name;
+        putInt32(dat, 3);
+        putInt32(dat, n);
+        for (int32_t i = 0; i < n; ++i) {
+            const float v = float(i) * 0.5f;
+            dat.append(reinterpret_cast<const char*>(&v), 4);
+        }
+    }
+    writeSeed("fuzz_imatrix", "legacy-old.dat", dat);
+    putInt32(dat, 4);
+    putInt32(dat, 9);
+    dat += "calib.txt";
+    writeSeed("fuzz_imatrix", "legacy.dat", dat);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -265,6 +318,7 @@ int main(int argc, char** argv)
         fs::create_directories(outDir + "/tmp");
         seedFixtureTensors(std::string(argv[1]) + "/gguf/ggml-types.gguf");
         seedEveryValueType();
+        seedImatrix();
         const fs::path tiny = fs::path(outDir) / "tmp" / "tiny";
         const fs::path tinyGguf = fs::path(outDir) / "tmp" / "tiny.gguf";
         writeTinyModel(tiny);

@@ -15,7 +15,7 @@ out="${3:-$(mktemp -d /tmp/qsfuzz-run-XXXXXX)}"
 jobs="${QS_FUZZ_JOBS:-1}"
 fixtures="${QS_SHARED_DIR:-$here/../../../shared}/fixtures"
 [ -d "$fixtures" ] || { echo "no fixtures at $fixtures (set QS_SHARED_DIR)" >&2; exit 2; }
-targets=(fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant)
+targets=(fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant fuzz_imatrix)
 
 seeds="$out/seeds"
 for target in "${targets[@]}"; do mkdir -p "$seeds/$target"; done

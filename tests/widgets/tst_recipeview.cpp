@@ -1,6 +1,8 @@
 // The Recipe view on llama-quantize's own Q4_K_M output: one cell per weight in a layers x roles
 // grid coloured by stored type, the per-layer chart equal to core's summary, a click selects the
-// weight, and a second checkpoint outlines exactly the cells core's comparison lists.
+// weight, and a second checkpoint outlines exactly the cells core's comparison lists; an
+// importance matrix (a legacy .dat written here) fills the panel beside the grid tensor by
+// tensor, and the selected weight's channel plot holds its importance.
 #include "analysis/recipe.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
@@ -13,7 +15,11 @@
 #include <qcustomplot.h>
 
 #include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <fstream>
 
 using namespace qsw;
 
@@ -31,6 +37,11 @@ int differingCells(const RecipeGridModel& g)
         for (const auto& c : row)
             n += c.differs;
     return n;
+}
+
+void putI32(std::string& out, int32_t v)
+{
+    out.append(reinterpret_cast<const char*>(&v), 4);
 }
 
 } // namespace
@@ -92,6 +103,61 @@ private slots:
             QCOMPARE(barsB->data()->at(i)->value, view.comparison()->layers[size_t(i)].bitsB);
         view.clearComparison();
         QCOMPARE(differingCells(view.grid()), 0);
+    }
+
+    void importancePanel()
+    {
+        QTemporaryDir dir;
+        std::string dat;
+        putI32(dat, 2);
+        const std::vector<std::pair<std::string, int32_t>> entries{{"blk.1.attn_q.weight", 64}, {"blk.1.attn_k.weight", 16}};
+        for (const auto& [name, n] : entries) {
+            putI32(dat, int32_t(name.size()));
+            dat += name;
+            putI32(dat, 2);
+            putI32(dat, n);
+            for (int32_t i = 0; i < n; ++i) {
+                const float v = float(i);
+                dat.append(reinterpret_cast<const char*>(&v), 4);
+            }
+        }
+        const QString path = dir.filePath(QStringLiteral("imatrix.dat"));
+        std::ofstream(path.toStdString(), std::ios::binary).write(dat.data(), std::streamsize(dat.size()));
+
+        ViewContext context;
+        RecipeView view(&context);
+        view.resize(1400, 800);
+        const auto a = qs::openCheckpoint(mix("Q4_K_M").toStdString());
+        context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
+        view.openImatrix(path);
+        QVERIFY(context.jobs()->waitForIdle(30000));
+        QVERIFY(context.imatrix());
+        const qs::ImatrixMatch* m = view.imatrixMatch();
+        QVERIFY(m);
+        QCOMPARE(m->fitting(), size_t(1));
+        QCOMPARE(m->mismatched(), size_t(1));
+        QVERIFY(view.importanceText().contains(QStringLiteral("Fits 1 of")));
+        // One table row per matrix weight, the misfit named with its problem.
+        QCOMPARE(view.importanceTable()->rowCount(), int(m->weights.size()));
+        bool sawK = false;
+        for (int r = 0; r < view.importanceTable()->rowCount(); ++r)
+            if (view.importanceTable()->item(r, 0)->text() == QStringLiteral("blk.1.attn_k.weight")) {
+                sawK = true;
+                QVERIFY(view.importanceTable()->item(r, 4)->text().contains(QStringLiteral("has 16 channels")));
+            }
+        QVERIFY(sawK);
+        // Selecting blk.1.attn_q plots its 64 channels: the stored values over ncall 2.
+        int weight = -1;
+        for (size_t i = 0; i < a->weights.size(); ++i)
+            if (a->weights[i].name == "blk.1.attn_q.weight")
+                weight = int(i);
+        QVERIFY(weight >= 0);
+        context.setWeight(weight);
+        auto* bars = qobject_cast<QCPBars*>(view.channelPlot()->plottable(0));
+        QVERIFY(bars);
+        QCOMPARE(bars->data()->size(), 64);
+        for (int i = 0; i < 64; ++i)
+            QCOMPARE(bars->data()->at(i)->value, double(float(i) / 2.0f));
     }
 };
 

@@ -7,6 +7,7 @@
 #include "numbers.h"
 #include "viewcontext.h"
 
+#include "analysis/imatrix.h"
 #include "container/checkpoint.h"
 #include "base/error.h"
 #include "formats/formatid.h"
@@ -117,6 +118,11 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
         m_dirty = true;
     });
     connect(context, &ViewContext::referenceChanged, this, &ErrorView::updateReferenceChoice);
+    connect(context, &ViewContext::imatrixChanged, this, [this] {
+        m_dirty = true;
+        if (isVisible())
+            recompute();
+    });
     connect(context, &ViewContext::weightChanged, this, [this] {
         m_dirty = true;
         if (isVisible())
@@ -254,11 +260,12 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
 
 QString ErrorView::cacheKey() const
 {
-    return QStringLiteral("%1|%2|%3")
+    return QStringLiteral("%1|%2|%3|%4")
         .arg(context()->weight())
         .arg(m_reference->currentIndex() == 0 ? QStringLiteral("requant:%1").arg(m_target->currentIndex())
                                               : m_reference->currentData().toString())
-        .arg(m_bins->value());
+        .arg(m_bins->value())
+        .arg(quintptr(context()->imatrix().get()));
 }
 
 void ErrorView::recompute()
@@ -284,6 +291,16 @@ void ErrorView::recompute()
     qs::StatsOptions opt;
     opt.bins = m_bins->value();
     opt.path = qs::bestSimdPath();
+    // With an imatrix that fits the weight, the importance-weighted error beside the plain one;
+    // the jobs hold the imatrix the importance points into.
+    const std::shared_ptr<const qs::Imatrix> imatrix = context()->imatrix();
+    if (imatrix) {
+        const qs::ImatrixWeightMatch m = qs::matchImatrixWeight(*imatrix, *ckpt, *w);
+        if (m.fits())
+            opt.importance = &m.entry->importance;
+        else
+            job.importanceNote = QString::fromStdString(m.problem);
+    }
     const int index = job.weight;
     const QString name = QString::fromStdString(w->name);
     QPointer<ErrorView> self(this);
@@ -312,7 +329,7 @@ void ErrorView::recompute()
         job.reference = tr("itself requantized to %1").arg(job.reference);
         showMessage(tr("Requantizing %1 and comparing…").arg(name));
         context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
-                                 [ckpt, index, opt, spec = *s, job, finish, progress](JobControl& control) mutable
+                                 [ckpt, imatrix, index, opt, spec = *s, job, finish, progress](JobControl& control) mutable
                                  -> JobRunner::Continuation {
                                      opt.cancel = &control.cancelFlag();
                                      opt.progress = progress(control);
@@ -342,7 +359,8 @@ void ErrorView::recompute()
     showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));
     // The match points into ckpt and ref, which the job keeps alive.
     context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
-                             [ckpt, ref, index, match, opt, job, finish, progress](JobControl& control) mutable -> JobRunner::Continuation {
+                             [ckpt, ref, imatrix, index, match, opt, job, finish, progress](JobControl& control) mutable
+                             -> JobRunner::Continuation {
                                  opt.cancel = &control.cancelFlag();
                                  opt.progress = progress(control);
                                  const qs::LogicalWeight& weight = ckpt->weights.at(size_t(index));
@@ -381,6 +399,16 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     t += row(tr("max |error|"), localNumber(e.maxAbs, 'g', 5));
     t += row(tr("mean signed error"), localNumber(e.meanSigned, 'g', 5));
     t += row(tr("SQNR"), std::isinf(e.sqnrDb) ? tr("∞ (exact)") : tr("%1 dB").arg(localNumber(e.sqnrDb, 'f', 2)));
+    if (e.weighted) {
+        t += head(tr("Importance-weighted (imatrix)"));
+        t += row(tr("weighted MSE"), localNumber(e.weightedMse, 'g', 5));
+        t += row(tr("plain MSE"), localNumber(e.rmse * e.rmse, 'g', 5));
+        t += row(tr("weighted sum"), localNumber(e.weightedSumSq, 'g', 5));
+        t += row(tr("relative to the weights"), localNumber(e.weightedRelative, 'g', 5));
+    } else if (!job.importanceNote.isEmpty()) {
+        t += head(tr("Importance-weighted (imatrix)"));
+        t += QStringLiteral("<tr><td colspan='2' style='color:%1'>%2</td></tr>").arg(muted, job.importanceNote.toHtmlEscaped());
+    }
     t += head(e.percentilesExact ? tr("Percentiles of |error|") : tr("Percentiles of |error| (sampled)"));
     t += row(tr("p50"), localNumber(e.p50, 'g', 5));
     t += row(tr("p95"), localNumber(e.p95, 'g', 5));

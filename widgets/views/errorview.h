@@ -4,7 +4,9 @@
 // SQNR, percentiles, y = Wx relative error and cosine), a log-scale toggle, a bins spin box
 // and the per-group RMSE chart (a click selects the group's first element in the context).
 // The reference is the weight requantized (default) or a float tensor of a checkpoint opened
-// with "Reference..." (off the GUI thread). Runs as a background job; results are cached.
+// with "Reference..." (off the GUI thread). With the Recipe view's importance matrix (ViewContext)
+// the importance-weighted MSE stands beside the plain one. Runs as a background job; results
+// are cached.
 #include "analysisview.h"
 
 #include "analysis/stats.h"
@@ -73,6 +75,7 @@ private:
         QString key;
         int weight = -1;
         QString reference; // for the caption
+        QString importanceNote; // why the open imatrix does not weigh this weight's error
     };
     void chooseReferenceFile();
     void updateReferenceChoice();

@@ -13,6 +13,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
@@ -20,6 +21,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QTableWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -29,6 +31,7 @@
 namespace qsw {
 
 const QString RecipeView::kCompareJob = QStringLiteral("recipe-compare");
+const QString RecipeView::kImatrixJob = QStringLiteral("recipe-imatrix");
 
 namespace {
 
@@ -262,8 +265,13 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
       m_summaryLabel(new QLabel(this)),
       m_open(new QPushButton(tr("Compare with…"), this)),
       m_clear(new QPushButton(tr("Clear"), this)),
+      m_openImatrix(new QPushButton(tr("Importance matrix…"), this)),
       m_grid(new RecipeGrid(context, this)),
-      m_plot(new QCustomPlot(this))
+      m_plot(new QCustomPlot(this)),
+      m_importancePanel(new QWidget(this)),
+      m_importanceLabel(new QLabel(m_importancePanel)),
+      m_importanceTable(new QTableWidget(m_importancePanel)),
+      m_channelPlot(new QCustomPlot(m_importancePanel))
 {
     m_summaryLabel->setObjectName(QStringLiteral("recipeSummary"));
     m_summaryLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -277,8 +285,35 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
     buttons->addWidget(m_summaryLabel, 1);
     buttons->addWidget(m_open, 0, Qt::AlignTop);
     buttons->addWidget(m_clear, 0, Qt::AlignTop);
+    buttons->addWidget(m_openImatrix, 0, Qt::AlignTop);
+    // Beside the grid: the importance matrix, per tensor (table) and per input channel (plot).
+    m_importanceLabel->setObjectName(QStringLiteral("importanceSummary"));
+    m_importanceLabel->setWordWrap(true);
+    m_importanceLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_importanceTable->setObjectName(QStringLiteral("importanceTable"));
+    m_importanceTable->setColumnCount(5);
+    m_importanceTable->setHorizontalHeaderLabels({tr("Weight"), tr("Channels"), tr("Mean"), tr("Max / mean"), tr("Imatrix")});
+    m_importanceTable->verticalHeader()->hide();
+    m_importanceTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_importanceTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_importanceTable->horizontalHeader()->setStretchLastSection(true);
+    m_importanceTable->setWordWrap(false);
+    m_channelPlot->setObjectName(QStringLiteral("importanceChannels"));
+    m_channelPlot->setMinimumHeight(150);
+    auto* panelLayout = new QVBoxLayout(m_importancePanel);
+    panelLayout->setContentsMargins(0, 0, 0, 0);
+    panelLayout->addWidget(m_importanceLabel);
+    panelLayout->addWidget(m_importanceTable, 3);
+    panelLayout->addWidget(m_channelPlot, 2);
+    m_importancePanel->hide();
+    auto* beside = new QSplitter(Qt::Horizontal, this);
+    beside->addWidget(scroll);
+    beside->addWidget(m_importancePanel);
+    beside->setStretchFactor(0, 3);
+    beside->setStretchFactor(1, 2);
+    beside->setSizes({600, 400});
     auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(scroll);
+    split->addWidget(beside);
     split->addWidget(m_plot);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
@@ -288,14 +323,26 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
     m_clear->setEnabled(false);
     connect(m_open, &QPushButton::clicked, this, &RecipeView::openDialog);
     connect(m_clear, &QPushButton::clicked, this, &RecipeView::clearComparison);
+    connect(m_openImatrix, &QPushButton::clicked, this, &RecipeView::openImatrixDialog);
+    connect(m_importanceTable, &QTableWidget::cellClicked, this, [this](int row, int) {
+        if (const QTableWidgetItem* item = m_importanceTable->item(row, 0))
+            this->context()->requestWeight(item->data(Qt::UserRole).toInt());
+    });
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         m_comparison.reset();
         m_clear->setEnabled(false);
         rebuild();
+        rebuildImportance();
     });
-    connect(context, &ViewContext::themeChanged, this, &RecipeView::rebuild);
+    connect(context, &ViewContext::themeChanged, this, [this] {
+        rebuild();
+        redrawChannels();
+    });
     connect(context, &ViewContext::weightChanged, m_grid, qOverload<>(&QWidget::update));
+    connect(context, &ViewContext::weightChanged, this, &RecipeView::redrawChannels);
+    connect(context, &ViewContext::imatrixChanged, this, &RecipeView::rebuildImportance);
     rebuild();
+    rebuildImportance();
 }
 
 RecipeView::~RecipeView() = default;
@@ -348,6 +395,115 @@ void RecipeView::openComparison(const QString& path)
                                      self->rebuild();
                                  };
                              });
+}
+
+void RecipeView::openImatrixDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open an importance matrix"), {},
+                                                      tr("Importance matrices (*.gguf *.dat);;All files (*)"));
+    if (!path.isEmpty())
+        openImatrix(path);
+}
+
+void RecipeView::openImatrix(const QString& path)
+{
+    m_importanceLabel->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
+    m_importancePanel->show();
+    QPointer<RecipeView> self(this);
+    const std::string file = path.toStdString();
+    context()->jobs()->start(kImatrixJob, tr("Reading the importance matrix %1").arg(QFileInfo(path).fileName()),
+                             [file, self](JobControl&) -> JobRunner::Continuation {
+                                 auto im = std::make_shared<const qs::Imatrix>(qs::readImatrix(file));
+                                 return [self, im] {
+                                     if (self)
+                                         self->context()->setImatrix(im);
+                                 };
+                             });
+}
+
+QString RecipeView::importanceText() const
+{
+    return m_importanceLabel->text();
+}
+
+void RecipeView::rebuildImportance()
+{
+    const auto ckpt = context()->checkpoint();
+    const auto im = context()->imatrix();
+    m_imatrixMatch.reset();
+    m_matchedImatrix = im;
+    m_matchedCheckpoint = ckpt;
+    m_importanceTable->setRowCount(0);
+    if (!ckpt || !im) {
+        m_importancePanel->setVisible(false);
+        redrawChannels();
+        return;
+    }
+    m_importancePanel->setVisible(true);
+    m_imatrixMatch = qs::matchImatrix(*im, *ckpt);
+    const qs::ImatrixMatch& m = *m_imatrixMatch;
+    QStringList lines;
+    lines << tr("Importance matrix %1 (%2, %n entries)", nullptr, int(im->entries.size()))
+                 .arg(QFileInfo(QString::fromStdString(im->path)).fileName(),
+                      QString::fromLatin1(qs::imatrixFormatName(im->format)));
+    lines << tr("Fits %1 of %2 matrix weights; %3 with other lengths, %4 entries for no weight")
+                 .arg(m.fitting())
+                 .arg(m.weights.size())
+                 .arg(m.mismatched())
+                 .arg(m.unusedEntries.size());
+    m_importanceLabel->setText(lines.join(QLatin1Char('\n')));
+    m_importanceTable->setRowCount(int(m.weights.size()));
+    for (size_t i = 0; i < m.weights.size(); ++i) {
+        const qs::ImatrixWeightMatch& w = m.weights[i];
+        auto* name = new QTableWidgetItem(QString::fromStdString(w.weight->name));
+        name->setData(Qt::UserRole, int(w.weight - ckpt->weights.data()));
+        m_importanceTable->setItem(int(i), 0, name);
+        if (w.fits()) {
+            const qs::ImportanceSummary sum = qs::summarizeImportance(*w.entry);
+            m_importanceTable->setItem(int(i), 1, new QTableWidgetItem(localCount(w.entry->importance.size())));
+            m_importanceTable->setItem(int(i), 2, new QTableWidgetItem(localNumber(sum.mean, 'g', 4)));
+            m_importanceTable->setItem(int(i), 3,
+                                       new QTableWidgetItem(sum.mean > 0 ? localNumber(sum.max / sum.mean, 'f', 1) : QStringLiteral("–")));
+            m_importanceTable->setItem(int(i), 4, new QTableWidgetItem(tr("fits")));
+        } else {
+            auto* why = new QTableWidgetItem(QString::fromStdString(w.problem));
+            why->setForeground(context()->theme().warning);
+            why->setToolTip(why->text());
+            m_importanceTable->setItem(int(i), 4, why);
+        }
+    }
+    m_importanceTable->resizeColumnsToContents();
+    redrawChannels();
+}
+
+void RecipeView::redrawChannels()
+{
+    m_channelPlot->clearPlottables();
+    const Theme& theme = context()->theme();
+    applyPlotTheme(m_channelPlot, theme);
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    const bool current = m_matchedCheckpoint == context()->checkpoint() && m_matchedImatrix == context()->imatrix();
+    const qs::ImatrixWeightMatch* m = m_imatrixMatch && current && w ? m_imatrixMatch->find(w->name) : nullptr;
+    m_channelPlot->xAxis->setLabel(tr("input channel"));
+    m_channelPlot->yAxis->setLabel(tr("importance: mean x²"));
+    if (m && m->fits()) {
+        auto* bars = new QCPBars(m_channelPlot->xAxis, m_channelPlot->yAxis);
+        bars->setName(QString::fromStdString(w->name));
+        bars->setPen(Qt::NoPen);
+        bars->setBrush(theme.blockFormat);
+        bars->setWidth(1.0);
+        const std::vector<float>& v = m->entry->importance;
+        for (size_t k = 0; k < v.size(); ++k)
+            bars->addData(double(k), double(v[k]));
+        m_channelPlot->rescaleAxes();
+        m_channelPlot->xAxis->setRange(-0.5, double(v.size()) - 0.5);
+        m_channelPlot->yAxis->setRange(0, m_channelPlot->yAxis->range().upper * 1.1);
+        m_channelPlot->legend->setVisible(true);
+    } else {
+        m_channelPlot->legend->setVisible(false);
+    }
+    applyPlotTheme(m_channelPlot, theme);
+    m_channelPlot->replot();
 }
 
 void RecipeView::clearComparison()

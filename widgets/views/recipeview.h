@@ -5,10 +5,14 @@
 // fewer bits) with its bits per weight; hover tells the tensor, its type and why it differs
 // from the nominal type; a click selects the weight in every view. Below, the bits per weight
 // of each layer. "Compare with..." (or `quantscope A --diff B`) opens a second checkpoint:
-// the cells whose type differs are outlined and the chart shows both. Every figure comes
-// from core/analysis/recipe.h.
+// the cells whose type differs are outlined and the chart shows both. "Importance matrix..."
+// (or `quantscope --imatrix FILE`) opens what llama-imatrix wrote (either format): beside the
+// grid, each matrix weight's importance (mean, peak) and whether the imatrix fits it, and the
+// selected weight's importance per input channel; the Error view then weighs its error too.
+// Every figure comes from core/analysis/recipe.h and core/analysis/imatrix.h.
 #include "analysisview.h"
 
+#include "analysis/imatrix.h"
 #include "analysis/recipe.h"
 #include "theme.h"
 
@@ -24,6 +28,7 @@
 class QCustomPlot;
 class QLabel;
 class QPushButton;
+class QTableWidget;
 
 namespace qsw {
 
@@ -59,6 +64,8 @@ public:
     // Opens `path` as the second checkpoint in the background and compares the recipes.
     Q_INVOKABLE void openComparison(const QString& path);
     void clearComparison();
+    // Reads `path` (GGUF or legacy .dat imatrix) in the background and shares it (ViewContext).
+    Q_INVOKABLE void openImatrix(const QString& path);
 
     // For tests.
     const qs::RecipeSummary* summary() const { return m_summary ? &*m_summary : nullptr; }
@@ -69,19 +76,37 @@ public:
     QRect gridCellRect(int row, int column) const;
     QCustomPlot* plot() const { return m_plot; }
     QString summaryText() const;
+    const qs::ImatrixMatch* imatrixMatch() const { return m_imatrixMatch ? &*m_imatrixMatch : nullptr; }
+    QTableWidget* importanceTable() const { return m_importanceTable; }
+    QCustomPlot* channelPlot() const { return m_channelPlot; }
+    QString importanceText() const;
 
     static const QString kCompareJob;
+    static const QString kImatrixJob;
 
 private:
     void rebuild();
     void redrawChart();
     void openDialog();
+    void openImatrixDialog();
+    void rebuildImportance();
+    void redrawChannels();
 
     QLabel* m_summaryLabel;
     QPushButton* m_open;
     QPushButton* m_clear;
+    QPushButton* m_openImatrix;
     RecipeGrid* m_grid;
     QCustomPlot* m_plot;
+    QWidget* m_importancePanel;
+    QLabel* m_importanceLabel;
+    QTableWidget* m_importanceTable;
+    QCustomPlot* m_channelPlot;
+    // The match points into this imatrix and checkpoint, held here so that a signal arriving
+    // before rebuildImportance() never finds it dangling.
+    std::optional<qs::ImatrixMatch> m_imatrixMatch;
+    std::shared_ptr<const qs::Imatrix> m_matchedImatrix;
+    std::shared_ptr<const qs::Checkpoint> m_matchedCheckpoint;
     std::optional<qs::RecipeSummary> m_summary;
     std::shared_ptr<const qs::RecipeComparison> m_comparison;
 };
