@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
+#include "formats/family.h"
 #include "formats/kernel.h"
 
 #include <algorithm>
@@ -413,6 +414,25 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
         v.zero = double(uint64_t(1) << (params.bits - 1));
     }
     return v;
+}
+
+uint64_t WordMap::tileIndex(uint64_t row, uint64_t col) const
+{
+    if (m_flat)
+        return (row * m_params.K + col) % m_tileCols;
+    return (row % m_tileRows) * std::min<uint64_t>(m_tileCols, m_params.K) + col % m_tileCols;
+}
+
+BlockValues blockValues(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row, uint64_t col,
+                        bool wholeBlock)
+{
+    const FamilyRow* family = familyRowOf(weight.format);
+    if (!family || !family->blockValues)
+        return {};
+    if (row >= weight.outFeatures() || col >= weight.inFeatures())
+        throw Error(ckpt.path + ": weight '" + weight.name + "': element (" + std::to_string(row) + ", "
+                    + std::to_string(col) + ") outside the matrix");
+    return family->blockValues(ckpt, weight, row, col, wholeBlock);
 }
 
 } // namespace qs
