@@ -416,6 +416,26 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
     return v;
 }
 
+uint32_t blockBytesOf(const LayoutSpec& spec)
+{
+    uint32_t bytes = 0;
+    for (const BlockField& f : spec.blockFields)
+        bytes = std::max(bytes, f.byteOffset + f.byteSize);
+    return bytes;
+}
+
+int blockFieldAt(const LayoutSpec& spec, uint64_t byte)
+{
+    const uint32_t blockBytes = blockBytesOf(spec);
+    if (blockBytes == 0)
+        return -1;
+    const uint64_t inBlock = byte % blockBytes;
+    for (size_t i = 0; i < spec.blockFields.size(); ++i)
+        if (inBlock >= spec.blockFields[i].byteOffset && inBlock < uint64_t(spec.blockFields[i].byteOffset) + spec.blockFields[i].byteSize)
+            return int(i);
+    return -1;
+}
+
 uint64_t WordMap::tileIndex(uint64_t row, uint64_t col) const
 {
     if (m_flat)

@@ -128,6 +128,12 @@ struct BlockValues {
 BlockValues blockValues(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row, uint64_t col,
                         bool wholeBlock);
 
+// A block format's bytes per block (the end of its last block field), 0 without fields; and
+// the index in spec.blockFields of the field holding byte `byte` of the stored tensor, -1
+// when none does.
+uint32_t blockBytesOf(const LayoutSpec& spec);
+int blockFieldAt(const LayoutSpec& spec, uint64_t byte);
+
 // The concatenated (LSB first) bits of `pieces` in little-endian words of `wordBits`.
 uint64_t readPieces(std::span<const uint8_t> bytes, std::span<const BitPiece> pieces, uint32_t wordBits,
                     const std::string& what);

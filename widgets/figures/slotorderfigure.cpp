@@ -69,8 +69,7 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
     d.tensor = QString::fromUtf8(first.tensor.data(), qsizetype(first.tensor.size()));
     d.wordBits = int(first.wordBits);
 
-    for (const qs::BlockField& f : spec.blockFields)
-        d.blockBytes = std::max(d.blockBytes, f.byteOffset + f.byteSize);
+    d.blockBytes = qs::blockBytesOf(spec);
     // A block up to this many bits is drawn whole (Q4_0 to Q8_0); a larger one in part.
     constexpr uint32_t kWholeBlockBits = 384;
     const bool wholeBlock = spec.packAxis == qs::PackAxis::Block && d.blockBytes > 0
@@ -154,13 +153,7 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
 
 int SlotDiagram::fieldAt(const qs::LayoutSpec& spec, uint64_t word, int bit) const
 {
-    if (blockBytes == 0)
-        return -1;
-    const uint64_t byte = (word * uint64_t(wordBits) + uint64_t(bit)) / 8 % blockBytes;
-    for (size_t i = 0; i < spec.blockFields.size(); ++i)
-        if (byte >= spec.blockFields[i].byteOffset && byte < uint64_t(spec.blockFields[i].byteOffset) + spec.blockFields[i].byteSize)
-            return int(i);
-    return -1;
+    return qs::blockFieldAt(spec, (word * uint64_t(wordBits) + uint64_t(bit)) / 8);
 }
 
 int SlotDiagram::elementAt(uint64_t word, int bit) const

@@ -23,10 +23,8 @@ class WordText {
 } // namespace
 
 WordFigure::WordFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& params)
-    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params))
+    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params)), m_blockBytes(m_diagram.blockBytes)
 {
-    for (const qs::BlockField& f : spec.blockFields)
-        m_blockBytes = std::max(m_blockBytes, f.byteOffset + f.byteSize);
 }
 
 QSizeF WordFigure::naturalSize() const

@@ -117,8 +117,7 @@ void BitMapCanvas::setLayout(std::shared_ptr<const qs::Checkpoint> checkpoint, c
             m_codeBytes = m_checkpoint->bytes(m_checkpoint->tensors[size_t(member)]);
         // Every word of the stored tensor, padding included.
         m_words = (uint64_t(m_codeBytes.size()) * 8 + m_map->wordBits() - 1) / m_map->wordBits();
-        for (const qs::BlockField& f : m_map->spec().blockFields)
-            m_blockBytes = std::max<uint64_t>(m_blockBytes, uint64_t(f.byteOffset) + f.byteSize);
+        m_blockBytes = qs::blockBytesOf(m_map->spec());
     }
     updateGeometry();
     viewport()->update();
@@ -315,15 +314,7 @@ QColor BitMapCanvas::colorOf(uint64_t row, uint64_t col, uint64_t code) const
 
 int BitMapCanvas::fieldIndexAt(uint64_t word, int bit) const
 {
-    if (m_blockBytes == 0)
-        return -1;
-    const uint64_t byte = (word * m_map->wordBits() + uint64_t(bit)) / 8;
-    const uint64_t inBlock = byte % m_blockBytes;
-    const auto& fields = m_map->spec().blockFields;
-    for (size_t i = 0; i < fields.size(); ++i)
-        if (inBlock >= fields[i].byteOffset && inBlock < uint64_t(fields[i].byteOffset) + fields[i].byteSize)
-            return int(i);
-    return -1;
+    return m_blockBytes == 0 ? -1 : qs::blockFieldAt(m_map->spec(), (word * m_map->wordBits() + uint64_t(bit)) / 8);
 }
 
 QString BitMapCanvas::fieldAt(uint64_t word, int bit) const

@@ -90,8 +90,9 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
     tools->addWidget(m_zoom);
     tools->addSpacing(12);
     tools->addWidget(m_goTo, 1);
-    tools->addWidget(m_goToMessage);
-    tools->addStretch();
+    // Takes the rest of the row, never widens the view; the tooltip holds a text cut short.
+    m_goToMessage->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    tools->addWidget(m_goToMessage, 2);
     m_summary->setContentsMargins(8, 0, 8, 6);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
@@ -276,6 +277,7 @@ QString BitMapView::goToProblem() const
 void BitMapView::setGoToProblem(const QString& problem)
 {
     m_goToMessage->setText(problem);
+    m_goToMessage->setToolTip(problem);
     const QString colour = QStringLiteral("color: %1").arg(context()->theme().error.name());
     m_goToMessage->setStyleSheet(colour);
     m_goTo->setStyleSheet(problem.isEmpty() ? QString() : colour);
