@@ -4,6 +4,10 @@
 <context>
     <name>SlotOrderFigure</name>
     <message>
+        <source>Shows elements %1 of the block&apos;s %2 and the %3 of its %4 bytes that hold them.</source>
+        <translation>Zeigt die Elemente %1 der %2 des Blocks und die %3 seiner %4 Bytes, die sie enthalten.</translation>
+    </message>
+    <message>
         <location filename="../widgets/figures/slotorderfigure.cpp" line="53"/>
         <source>no layout to draw</source>
         <translation>kein Layout zum Zeichnen</translation>
@@ -50,8 +54,8 @@
     </message>
     <message>
         <location filename="../widgets/figures/slotorderfigure.cpp" line="303"/>
-        <source>Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.</source>
-        <translation>Oben: logische Elemente (%1), Farbe je Element. Unten: Bits der gespeicherten %2-Wörter, Bit 0 (LSB) links.</translation>
+        <source>Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, the most significant bit on the left.</source>
+        <translation>Oben: logische Elemente (%1), Farbe je Element. Unten: Bits der gespeicherten %2-Wörter, das höchstwertige Bit links.</translation>
     </message>
     <message>
         <location filename="../widgets/figures/slotorderfigure.cpp" line="310"/>
@@ -73,8 +77,8 @@
     </message>
     <message>
         <location filename="../widgets/figures/wordfigure.cpp" line="64"/>
-        <source>One %1-bit word of %2, bit 0 (LSB) on the left</source>
-        <translation>Ein %1-Bit-Wort von %2, Bit 0 (LSB) links</translation>
+        <source>One %1-bit word of %2, the most significant bit on the left</source>
+        <translation>Ein %1-Bit-Wort von %2, das höchstwertige Bit links</translation>
     </message>
     <message>
         <location filename="../widgets/figures/wordfigure.cpp" line="125"/>
@@ -228,6 +232,82 @@
 <context>
     <name>qsw::BitMapView</name>
     <message>
+        <source>No weight with a layout is shown.</source>
+        <translation>Es wird kein Gewicht mit Layout angezeigt.</translation>
+    </message>
+    <message>
+        <source>Row %1 is outside 0–%2.</source>
+        <translation>Zeile %1 liegt außerhalb von 0–%2.</translation>
+    </message>
+    <message>
+        <source>Column %1 is outside 0–%2.</source>
+        <translation>Spalte %1 liegt außerhalb von 0–%2.</translation>
+    </message>
+    <message>
+        <source>Word %1 is past the last word, %2.</source>
+        <translation>Wort %1 liegt hinter dem letzten Wort, %2.</translation>
+    </message>
+    <message>
+        <source>“%1” is neither a word index (“1234”) nor an element (“row, col”).</source>
+        <translation>„%1“ ist weder ein Wortindex („1234“) noch ein Element („Zeile, Spalte“).</translation>
+    </message>
+    <message>
+        <source>Word %1 (hex)</source>
+        <translation>Wort %1 (hex)</translation>
+    </message>
+    <message>
+        <source>Word %1 (binary)</source>
+        <translation>Wort %1 (binär)</translation>
+    </message>
+    <message>
+        <source>Block</source>
+        <translation>Block</translation>
+    </message>
+    <message>
+        <source>Block %1, from element (%2, %3)</source>
+        <translation>Block %1, ab Element (%2, %3)</translation>
+    </message>
+    <message>
+        <source>Block scale %1</source>
+        <translation>Blockskala %1</translation>
+    </message>
+    <message>
+        <source>Block min %1</source>
+        <translation>Blockminimum %1</translation>
+    </message>
+    <message>
+        <source>Block sum %1</source>
+        <translation>Blocksumme %1</translation>
+    </message>
+    <message>
+        <source>Absmax</source>
+        <translation>Absmax</translation>
+    </message>
+    <message>
+        <source>Sub-block %1 scale</source>
+        <translation>Skala von Unterblock %1</translation>
+    </message>
+    <message>
+        <source>Sub-block %1 min</source>
+        <translation>Minimum von Unterblock %1</translation>
+    </message>
+    <message>
+        <source>Grid index (byte %1)</source>
+        <translation>Gitterindex (Byte %1)</translation>
+    </message>
+    <message>
+        <source>Sign index (bit %1)</source>
+        <translation>Vorzeichenindex (Bit %1)</translation>
+    </message>
+    <message>
+        <source>Sign bit</source>
+        <translation>Vorzeichenbit</translation>
+    </message>
+    <message>
+        <source>Delta bit</source>
+        <translation>Delta-Bit</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/bitmapview.cpp" line="47"/>
         <source>As stored</source>
         <translation>Wie gespeichert</translation>
@@ -330,8 +410,8 @@
     </message>
     <message>
         <location filename="../widgets/views/bitmapview.cpp" line="288"/>
-        <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words.</source>
-        <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code.</translation>
+        <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words. Arrow keys move the selection; Ctrl+wheel zooms.</source>
+        <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code. Pfeiltasten bewegen die Auswahl; Strg+Mausrad zoomt.</translation>
     </message>
     <message>
         <location filename="../widgets/views/bitmapview.cpp" line="303"/>

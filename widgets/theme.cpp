@@ -17,6 +17,11 @@ QColor withAlpha(QColor c, int alpha)
     return c;
 }
 
+QColor textOn(const QColor& fill)
+{
+    return fill.lightness() > 140 ? QColor(0x10, 0x10, 0x10) : QColor(0xf4, 0xf4, 0xf4);
+}
+
 bool isDark(const QPalette& palette)
 {
     return palette.color(QPalette::Window).lightness() < 128;
@@ -56,13 +61,21 @@ QColor Theme::codeColor(double fraction) const
     return dark ? mix(c, QColor(Qt::white), 0.18 * (1.0 - fraction)) : c;
 }
 
-QColor Theme::slotColor(int slot, double codeFraction) const
+QColor Theme::elementColor(int index, double codeFraction) const
 {
-    // Golden-angle hues keep neighbouring slots apart for any slot count.
-    const int hue = int(std::lround(std::fmod(200.0 + 137.508 * std::max(slot, 0), 360.0)));
-    const double light = dark ? 0.30 + 0.35 * std::clamp(codeFraction, 0.0, 1.0)
-                              : 0.82 - 0.32 * std::clamp(codeFraction, 0.0, 1.0);
-    return QColor::fromHslF(hue / 360.0f, dark ? 0.45f : 0.60f, float(light));
+    // Golden-angle hues keep neighbouring elements apart for any tile size.
+    const int hue = int(std::lround(std::fmod(200.0 + 137.508 * std::max(index, 0), 360.0)));
+    if (codeFraction < 0)
+        return QColor::fromHslF(hue / 360.0f, dark ? 0.50f : 0.62f, dark ? 0.50f : 0.72f);
+    const double t = std::clamp(codeFraction, 0.0, 1.0);
+    // Dark = low code on both palettes; the ends stay apart from the background.
+    const double light = dark ? 0.22 + 0.56 * t : 0.30 + 0.55 * t;
+    return QColor::fromHslF(hue / 360.0f, 0.62f, float(light));
+}
+
+QColor Theme::fieldColor(int field) const
+{
+    return mix(background, blockFormat, field % 3 == 0 ? 0.42 : field % 3 == 1 ? 0.26 : 0.56);
 }
 
 QColor Theme::formatColor(qs::ColourRole role) const

@@ -31,8 +31,15 @@ struct Theme {
     static Theme fromPalette(const QPalette& palette);
     // Integer codes from low (0) to high (1): a perceptual ramp readable on both palettes.
     QColor codeColor(double fraction) const;
-    // Packed-word slots: hue by slot, lightness by the code's fraction.
-    QColor slotColor(int slot, double codeFraction) const;
+    // THE colour of a logical element in every view that draws stored bits (Bit map, Slot
+    // order, the block figure, the Playground's words, the report's figures): hue by the
+    // element's place in its layout's repeating tile (qs::WordMap::tileIndex; slot order
+    // shows as a hue sequence), lightness by its code's fraction in [0, 1], or a mid tone
+    // for diagrams that draw no code (codeFraction < 0).
+    QColor elementColor(int index, double codeFraction = -1) const;
+    // A block struct's field (d, dmin, scales, ...; qs::BlockField index) where no element's
+    // code lies: muted tints of the block colour, apart from the element hues.
+    QColor fieldColor(int field) const;
     // The colour of a format's colour role (qs::FormatInfo::colour), and of a registered
     // format id's role (mutedText when the id is not registered).
     QColor formatColor(qs::ColourRole role) const;
@@ -48,5 +55,7 @@ bool isDark(const QPalette& palette);
 QColor mix(const QColor& a, const QColor& b, double t);
 // `c` with alpha `alpha` (0..255).
 QColor withAlpha(QColor c, int alpha);
+// Black or white, whichever reads better on `fill`.
+QColor textOn(const QColor& fill);
 
 } // namespace qsw

@@ -278,4 +278,20 @@ std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t 
     return out;
 }
 
+void numberAsStored(std::vector<PlaygroundWord>& words, const PlaygroundResult& r, uint64_t weightRows,
+                    uint64_t firstRow)
+{
+    const LayoutSpec* spec = findLayoutSpec(affineTargetName(r.options.target));
+    if (!spec || !spec->locate || weightRows < r.rows || firstRow > weightRows - r.rows)
+        return;
+    const LayoutParams weight{r.cols, weightRows, r.options.bits, r.quantized.groupSize};
+    for (PlaygroundWord& w : words)
+        if (!w.fields.empty()) {
+            const PlaygroundField& f = w.fields.front();
+            const ElementLocation e = spec->locate(weight, firstRow + f.row, f.col);
+            if (f.piece < e.pieceCount)
+                w.index = e.pieces[f.piece].word;
+        }
+}
+
 } // namespace qs

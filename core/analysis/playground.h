@@ -100,5 +100,11 @@ struct PlaygroundWord {
 // at most maxWords of them, with every field they contain. Empty without a layout or packing.
 std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t colBegin, uint64_t colEnd,
                                             size_t maxWords);
+// Renumbers `words` (playgroundWords of `r`) as the words holding the same elements in the
+// code tensor of a weight of `weightRows` rows of r.cols columns, the block being its rows
+// [firstRow, firstRow + r.rows): the Playground then names a word as the Bit map and Slot
+// order do. Words stay as they are when the block does not lie inside such a weight.
+void numberAsStored(std::vector<PlaygroundWord>& words, const PlaygroundResult& r, uint64_t weightRows,
+                    uint64_t firstRow);
 
 } // namespace qs

@@ -21,6 +21,7 @@ class LayoutRegistry;
 struct WeightCodes;
 struct FamilyTargets;
 struct RecipeRules;
+struct BlockValues;
 enum class CodeParts : uint8_t;
 struct LogicalWeight;
 namespace detect {
@@ -69,6 +70,10 @@ struct FamilyRow {
     // The layout report's seed probe checks of the family's own packer or block map on codes
     // placed by a spec's locate() (report/probes.cpp); nullptr: the placement checks only.
     PackProbeFn packProbe = nullptr;
+    // The decoded block parameters of an element (formats/wordmap.h: blockValues); nullptr:
+    // the family stores none beyond the element's scale and zero.
+    BlockValues (*blockValues)(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row, uint64_t col,
+                               bool wholeBlock) = nullptr;
     // The id of the budget table's row (analysis/budget.h) for the format at these parameters,
     // which the layout report compares with its own count; "" or nullptr: the table has none.
     std::string (*budgetPreset)(const FormatInfo& format, const LayoutParams& p) = nullptr;

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
+#include "formats/family.h"
 #include "formats/kernel.h"
 
 #include <algorithm>
@@ -413,6 +414,45 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
         v.zero = double(uint64_t(1) << (params.bits - 1));
     }
     return v;
+}
+
+uint32_t blockBytesOf(const LayoutSpec& spec)
+{
+    uint32_t bytes = 0;
+    for (const BlockField& f : spec.blockFields)
+        bytes = std::max(bytes, f.byteOffset + f.byteSize);
+    return bytes;
+}
+
+int blockFieldAt(const LayoutSpec& spec, uint64_t byte)
+{
+    const uint32_t blockBytes = blockBytesOf(spec);
+    if (blockBytes == 0)
+        return -1;
+    const uint64_t inBlock = byte % blockBytes;
+    for (size_t i = 0; i < spec.blockFields.size(); ++i)
+        if (inBlock >= spec.blockFields[i].byteOffset && inBlock < uint64_t(spec.blockFields[i].byteOffset) + spec.blockFields[i].byteSize)
+            return int(i);
+    return -1;
+}
+
+uint64_t WordMap::tileIndex(uint64_t row, uint64_t col) const
+{
+    if (m_flat)
+        return (row * m_params.K + col) % m_tileCols;
+    return (row % m_tileRows) * std::min<uint64_t>(m_tileCols, m_params.K) + col % m_tileCols;
+}
+
+BlockValues blockValues(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row, uint64_t col,
+                        bool wholeBlock)
+{
+    const FamilyRow* family = familyRowOf(weight.format);
+    if (!family || !family->blockValues)
+        return {};
+    if (row >= weight.outFeatures() || col >= weight.inFeatures())
+        throw Error(ckpt.path + ": weight '" + weight.name + "': element (" + std::to_string(row) + ", "
+                    + std::to_string(col) + ") outside the matrix");
+    return family->blockValues(ckpt, weight, row, col, wholeBlock);
 }
 
 } // namespace qs

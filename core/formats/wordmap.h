@@ -47,6 +47,10 @@ public:
     uint64_t tileRows() const { return m_tileRows; }
     uint64_t tileCols() const { return m_tileCols; }
 
+    // The element's place in the repeating tile, 0 .. tile elements - 1 (flat layouts: its
+    // flat index modulo tileCols): the index every view colours an element by.
+    uint64_t tileIndex(uint64_t row, uint64_t col) const;
+
     // The pieces in `word`, sorted by first bit.
     std::vector<WordPiece> piecesIn(uint64_t word) const;
 
@@ -86,6 +90,50 @@ struct ElementValues {
 // qs::Error naming the checkpoint and tensor when a piece lies outside its tensor.
 ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight, const LayoutSpec& spec,
                             const LayoutParams& params, uint64_t row, uint64_t col);
+// One decoded parameter of a block: a field of a GGUF block struct or bnb's absmax, for the
+// bit map's panel. Decoded here, as the kernels read it, so the views parse no bytes.
+enum class BlockValueKind : uint8_t {
+    Scale,     // the block's scale (GGUF d, an f16/f32/e8m0 field)
+    Min,       // the block's min or min super-scale (dmin, m)
+    Sum,       // Q8_1's d * sum(qs)
+    SubScale,  // a sub-block's integer scale (k-quants, IQ)
+    SubMin,    // a sub-block's integer min (Q2_K, Q4_K, Q5_K)
+    GridIndex, // an IQ codebook row; `lane` is the element's byte of that row
+    SignIndex, // IQ2/IQ3: index into ksigns_iq2xs; `value` is the 8-bit sign mask, `lane` its bit
+    Sign,      // IQ2_S/IQ3_S: the element's explicit sign bit (set = negative)
+    Delta,     // IQ1: set = delta -1/8, clear = +1/8
+    Absmax,    // bitsandbytes: the block's absmax (nested: decoded from its u8 code)
+};
+struct BlockValue {
+    BlockValueKind kind = BlockValueKind::Scale;
+    std::string field;       // the block field (GGUF) or tensor role (bnb) holding the bits
+    int index = -1;          // sub-block number (SubScale, SubMin), -1 otherwise
+    int lane = -1;           // GridIndex, SignIndex: the element's byte or bit; -1 otherwise
+    uint64_t raw = 0;        // the stored bits, LSB first
+    uint8_t rawBits = 0;
+    double value = 0;        // as the kernel reads the bits: float, signed integer, index, mask
+    bool hasEffective = false;
+    double effective = 0;    // k-quants: the float the kernel multiplies by, d x sc or dmin x m
+};
+struct BlockValues {
+    bool hasBlock = false;   // false: the weight's format stores no block parameters
+    uint64_t block = 0;      // the block's index in the stored tensor (row-major)
+    uint64_t firstRow = 0, firstCol = 0; // its first element
+    std::vector<BlockValue> values;
+};
+// The decoded parameters of the block holding element (row, col): the block's own and the
+// element's sub-block, grid index and signs, or with `wholeBlock` the block's and every
+// sub-block's (no per-element grid or sign values). Asks the weight's family row; throws
+// qs::Error naming the checkpoint and tensor on a truncated tensor or an element outside it.
+BlockValues blockValues(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row, uint64_t col,
+                        bool wholeBlock);
+
+// A block format's bytes per block (the end of its last block field), 0 without fields; and
+// the index in spec.blockFields of the field holding byte `byte` of the stored tensor, -1
+// when none does.
+uint32_t blockBytesOf(const LayoutSpec& spec);
+int blockFieldAt(const LayoutSpec& spec, uint64_t byte);
+
 // The concatenated (LSB first) bits of `pieces` in little-endian words of `wordBits`.
 uint64_t readPieces(std::span<const uint8_t> bytes, std::span<const BitPiece> pieces, uint32_t wordBits,
                     const std::string& what);

@@ -8,6 +8,7 @@
 #include "snapshot.h"
 #include "testsupport.h"
 #include "viewcontext.h"
+#include "numbers.h"
 
 #include "container/checkpoint.h"
 #include "container/gguf.h"
@@ -17,6 +18,10 @@
 #include "formats/opencheckpoint.h"
 
 #include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QWheelEvent>
 #include <QFile>
 #include <QSet>
 #include <QTemporaryDir>
@@ -68,7 +73,243 @@ private slots:
     void formatWithoutSpec();
     void tenMillionWords();
     void defaultCellNumbersEveryBit();
+    void cellsShowTheirBits();
+    void panelShowsStoredWord();
+    void decodedBlockFields_data();
+    void decodedBlockFields();
+    void fieldHoverDecodesTheBlock();
+    void arrowKeysMoveSelection();
+    void ctrlWheelUpdatesCellBox();
+    void bitLabelsNeverCollide_data();
+    void bitLabelsNeverCollide();
+    void zoomKeepsSelectionInView();
+    void goToSaysWhatIsWrong();
 };
+
+// Cells large enough carry their bit's 0 or 1: the inside of a cell is not one flat colour.
+void TestBitMapView::cellsShowTheirBits()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    auto inkInside = [&](int bit) {
+        const QImage shot = canvas->viewport()->grab().toImage();
+        const QPoint c = *canvas->bitCenter(0, bit);
+        const int h = canvas->cellSize() / 2 - 2;
+        QSet<QRgb> colours;
+        for (int y = c.y() - h; y <= c.y() + h; ++y)
+            for (int x = c.x() - h; x <= c.x() + h; ++x)
+                colours.insert(shot.pixel(x, y));
+        return colours.size();
+    };
+    canvas->setCellSize(std::max(canvas->bitDigitMinCell(), 16));
+    QVERIFY(inkInside(0) > 1 && inkInside(31) > 1);
+    canvas->setCellSize(canvas->bitDigitMinCell() - 1); // too small for a digit: flat cells
+    QCOMPARE(inkInside(5), 1);
+}
+
+// The side panel shows the stored word of the element in hex and binary.
+void TestBitMapView::panelShowsStoredWord()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString(), QString());
+    const qs::LayoutParams p = qs::layoutParams(f.logical());
+    const qs::ElementLocation loc = qs::findLayoutSpec(f.logical().format)->locate(p, 3, 9);
+    f.context.setSelected({f.weight, 3, 9});
+    const auto value = f.view->canvas()->wordValue(loc.pieces[0].word);
+    QVERIFY(value);
+    const QString text = f.view->detailsText();
+    QVERIFY2(text.contains(QStringLiteral("0x%1").arg(*value, 8, 16, QLatin1Char('0'))), qPrintable(text));
+    QString binary = QStringLiteral("%1").arg(*value, 32, 2, QLatin1Char('0'));
+    QString shown = text;
+    shown.remove(QChar(0x2009)).remove(QChar(0x2002)).remove(QLatin1Char(' '));
+    QVERIFY(shown.contains(binary));
+    // The code's own bits sit in that word where locate() says.
+    const uint64_t code = (*value >> loc.pieces[0].bit) & ((1u << loc.pieces[0].width) - 1);
+    QVERIFY(text.contains(QStringLiteral("%1  (0b").arg(code)));
+}
+
+void TestBitMapView::decodedBlockFields_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QStringList>("labels");
+    const QString gguf = qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
+    QTest::addRow("q4_k") << gguf << "real.q4_k" << QStringList{"Block scale d", "Block min dmin", "Sub-block 1 scale", "Sub-block 1 min"};
+    QTest::addRow("q6_k") << gguf << "real.q6_k" << QStringList{"Block scale d", "Sub-block 2 scale"};
+    QTest::addRow("iq2_xxs") << gguf << "real.iq2_xxs" << QStringList{"Block scale d", "Grid index (byte 2)", "Sign index (bit 2)"};
+    QTest::addRow("iq3_s") << gguf << "real.iq3_s" << QStringList{"Grid index", "Sign bit"};
+    QTest::addRow("bnb nested") << qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant/model.safetensors")) << QString()
+                                << QStringList{"Absmax"};
+}
+
+// An element's block fields are shown decoded, with the values core's blockValues returns.
+void TestBitMapView::decodedBlockFields()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, weight);
+    QFETCH(QStringList, labels);
+    Fixture f(path.toStdString(), weight);
+    QVERIFY(f.weight >= 0);
+    const uint64_t row = 1, col = 42;
+    f.context.setSelected({f.weight, int64_t(row), int64_t(col)});
+    const QString text = f.view->detailsText();
+    for (const QString& label : labels)
+        QVERIFY2(text.contains(label), qPrintable(label + QStringLiteral(" in ") + text));
+    const qs::BlockValues b = qs::blockValues(*f.ckpt, f.logical(), row, col, false);
+    QVERIFY(b.hasBlock);
+    QVERIFY(text.contains(QStringLiteral("Block %1,").arg(b.block)));
+    for (const qs::BlockValue& v : b.values)
+        if (v.kind == qs::BlockValueKind::Scale || v.kind == qs::BlockValueKind::Absmax)
+            QVERIFY2(text.contains(localNumber(v.value, 'g', 7)), qPrintable(text));
+        else if (v.hasEffective)
+            QVERIFY2(text.contains(localNumber(v.effective, 'g', 7)), qPrintable(text));
+}
+
+// Hovering a bit of Q4_K's packed scales decodes every sub-block's scale and min.
+void TestBitMapView::fieldHoverDecodesTheBlock()
+{
+    Fixture f(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString(), QStringLiteral("real.q4_k"));
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    const uint64_t word = 4 * 8 / 8; // byte 4 of block 0: the first byte of `scales`, one-byte words
+    canvas->scrollToWord(word);
+    const auto point = canvas->bitCenter(word, 0);
+    QVERIFY(point);
+    const auto hit = canvas->hitTest(*point);
+    QVERIFY(hit && !hit->isElement);
+    QCOMPARE(hit->field, QStringLiteral("scales"));
+    QVERIFY(hit->blockElement);
+    QTest::mouseMove(canvas->viewport(), *point);
+    QTRY_VERIFY(f.view->detailsText().contains(QLatin1String("Sub-block 7 scale")));
+    const QString text = f.view->detailsText();
+    QVERIFY(text.contains(QLatin1String("Sub-block 0 min")));
+    QVERIFY(!text.contains(QLatin1String("Block scale d"))); // only the hovered field
+}
+
+void TestBitMapView::arrowKeysMoveSelection()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    const qs::LayoutParams p = qs::layoutParams(f.logical());
+    f.context.setSelected({f.weight, 2, 3});
+    QTest::keyClick(canvas, Qt::Key_Right);
+    QCOMPARE(f.context.selected(), (ElementRef{f.weight, 2, 4}));
+    QTest::keyClick(canvas, Qt::Key_Down);
+    QCOMPARE(f.context.selected(), (ElementRef{f.weight, 3, 4}));
+    QTest::keyClick(canvas, Qt::Key_Up);
+    QTest::keyClick(canvas, Qt::Key_Left);
+    QCOMPARE(f.context.selected(), (ElementRef{f.weight, 2, 3}));
+    f.context.setSelected({f.weight, int64_t(p.N - 1), 0});
+    QTest::keyClick(canvas, Qt::Key_Left); // stays inside the matrix
+    QTest::keyClick(canvas, Qt::Key_Down);
+    QCOMPARE(f.context.selected(), (ElementRef{f.weight, int64_t(p.N - 1), 0}));
+    // The selection followed to a word off screen is scrolled to.
+    f.context.setSelected({f.weight, int64_t(p.N - 2), int64_t(p.K - 1)});
+    QTest::keyClick(canvas, Qt::Key_Down);
+    const qs::ElementLocation loc = qs::findLayoutSpec(f.logical().format)->locate(p, p.N - 1, p.K - 1);
+    QVERIFY(canvas->bitCenter(loc.pieces[0].word, loc.pieces[0].bit));
+}
+
+void TestBitMapView::ctrlWheelUpdatesCellBox()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    auto* box = f.view->findChild<QSpinBox*>();
+    QVERIFY(box);
+    const int before = canvas->cellSize();
+    QCOMPARE(box->value(), before);
+    const QPointF at(canvas->viewport()->width() / 2.0, canvas->viewport()->height() / 2.0);
+    QWheelEvent wheel(at, canvas->viewport()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::ControlModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(canvas->viewport(), &wheel);
+    QVERIFY(canvas->cellSize() < before);
+    QCOMPARE(box->value(), canvas->cellSize());
+}
+
+void TestBitMapView::bitLabelsNeverCollide_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("weight");
+    QTest::addRow("32-bit words") << qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")) << QString();
+    QTest::addRow("one-byte words") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")) << QStringLiteral("real.q4_0");
+}
+
+// At every cell size the header's numbers stay apart, inside their word and inside the view.
+void TestBitMapView::bitLabelsNeverCollide()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, weight);
+    Fixture f(path.toStdString(), weight);
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    const int W = int(qs::findLayoutSpec(f.logical().format)->wordBits);
+    for (int cell = 3; cell <= 40; ++cell) {
+        canvas->setCellSize(cell);
+        const std::vector<BitLabel> labels = canvas->bitLabels();
+        QVERIFY2(!labels.empty(), qPrintable(QString::number(cell)));
+        bool msb = false;
+        for (size_t i = 0; i < labels.size(); ++i) {
+            const QRect r = labels[i].rect;
+            QVERIFY(r.left() >= 0 && r.right() < canvas->viewport()->width());
+            QVERIFY(r.width() >= canvas->fontMetrics().horizontalAdvance(QString::number(labels[i].bit)));
+            if (i > 0)
+                QVERIFY2(labels[i - 1].rect.right() < r.left(),
+                         qPrintable(QStringLiteral("cell %1: %2 touches %3").arg(cell).arg(labels[i - 1].bit).arg(labels[i].bit)));
+            msb = msb || labels[i].bit == W - 1;
+        }
+        QVERIFY(msb);
+    }
+}
+
+void TestBitMapView::zoomKeepsSelectionInView()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    const qs::LayoutParams p = qs::layoutParams(f.logical());
+    const uint64_t row = p.N / 2, col = p.K - 3;
+    const qs::ElementLocation loc = qs::findLayoutSpec(f.logical().format)->locate(p, row, col);
+    f.context.setSelected({f.weight, int64_t(row), int64_t(col)});
+    for (int cell : {40, 3, 24}) {
+        canvas->setCellSize(cell);
+        QVERIFY2(canvas->bitCenter(loc.pieces[0].word, loc.pieces[0].bit), qPrintable(QString::number(cell)));
+    }
+    f.view->setStoredOrder(false);
+    for (int cell : {3, 40, 12}) {
+        canvas->setCellSize(cell);
+        QVERIFY2(canvas->cellCenter(row, col), qPrintable(QString::number(cell)));
+    }
+}
+
+void TestBitMapView::goToSaysWhatIsWrong()
+{
+    Fixture f(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString(), QStringLiteral("real.q4_0"));
+    const qs::LayoutParams p = qs::layoutParams(f.logical());
+    auto* box = f.view->findChild<QLineEdit*>(QStringLiteral("goTo"));
+    auto* message = f.view->findChild<QLabel*>(QStringLiteral("goToMessage"));
+    QVERIFY(box && message);
+    QVERIFY(!f.view->goTo(QStringLiteral("nonsense")));
+    QVERIFY(f.view->goToProblem().contains(QLatin1String("nonsense")));
+    QCOMPARE(message->text(), f.view->goToProblem());
+    QVERIFY(!f.view->goTo(QStringLiteral("%1, 0").arg(p.N)));
+    QVERIFY(f.view->goToProblem().contains(QStringLiteral("Row %1").arg(p.N)));
+    QVERIFY(f.view->goToProblem().contains(QString::number(p.N - 1)));
+    QVERIFY(!f.view->goTo(QStringLiteral("0, %1").arg(p.K)));
+    QVERIFY(f.view->goToProblem().contains(QStringLiteral("Column %1").arg(p.K)));
+    const uint64_t words = f.view->canvas()->wordCount();
+    QVERIFY(!f.view->goTo(QString::number(words)));
+    QVERIFY(f.view->goToProblem().contains(QString::number(words - 1)));
+    QVERIFY(f.view->goTo(QStringLiteral("1, 2")));
+    QVERIFY(f.view->goToProblem().isEmpty());
+    // A new weight clears the box and its complaint.
+    box->setText(QStringLiteral("bad text"));
+    QVERIFY(!f.view->goTo(box->text()));
+    f.context.setWeight(CheckpointSnapshot::fromCheckpoint(*f.ckpt)->findWeight(QStringLiteral("real.q4_k")));
+    QVERIFY(box->text().isEmpty());
+    QVERIFY(message->text().isEmpty());
+}
 
 // At the default zoom the header numbers each bit (31, 30, ... 0), not every fourth, and a
 // whole 32-bit word still fits the view at 1400 pixels.

@@ -6,11 +6,15 @@
 #include "viewcontext.h"
 #include "views/analysisview.h"
 #include "views/slotorderview.h"
+#include "figures/wordfigure.h"
+
+#include "formats/wordmap.h"
 
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
@@ -155,6 +159,51 @@ private slots:
         QCOMPARE(bit0, uint64_t(2 * 8)); // after the f16 d
         QCOMPARE(bit16, bit0 + 4);
         QVERIFY(!m_view->showFormat(QStringLiteral("no-such-format")));
+    }
+
+    // The whole Q4_0 block: d and all 32 codes (it drew elements 0-11 and 16-27); a Q6_K block
+    // is too large to draw whole, and the figure says what it leaves out.
+    void drawsWholeSmallBlocks()
+    {
+        QVERIFY(m_view->showFormat(QStringLiteral("gguf-q4_0")));
+        const SlotDiagram d = SlotDiagram::build(*m_view->spec(), m_view->params());
+        QCOMPARE(d.elements.size(), size_t(32));
+        for (uint64_t c = 0; c < 32; ++c)
+            QVERIFY2(element(d, 0, c), qPrintable(QString::number(c)));
+        QCOMPARE(d.words.size(), size_t(18)); // 18 one-byte words: d, then qs[0..15]
+        QVERIFY(d.elided.isEmpty());
+        QCOMPARE(d.fieldAt(*m_view->spec(), 0, 3), 0); // the f16 d
+        QVERIFY(m_view->showFormat(QStringLiteral("gguf-q6_k")));
+        const SlotDiagram big = SlotDiagram::build(*m_view->spec(), m_view->params());
+        QVERIFY(big.elided.contains(QLatin1String("256")));
+        QVERIFY(big.elided.contains(QLatin1String("210")));
+    }
+
+    // One convention with the Bit map: bit 31 on the left of a word, and an element's colour is
+    // Theme::elementColor of its tile index (the Bit map's), in both figures.
+    void msbLeftAndSharedColours()
+    {
+        QVERIFY(m_window->selectWeight(QStringLiteral("model.layers.1.mlp.down_proj"))); // GPTQ 3-bit
+        const SlotOrderFigure fig(*m_view->spec(), m_view->params());
+        const SlotDiagram& d = fig.diagram();
+        const qs::WordMap map(*m_view->spec(), m_view->params());
+        for (const SlotDiagram::Element& e : d.elements)
+            QCOMPARE(uint64_t(e.colour), map.tileIndex(e.row, e.col));
+        const uint64_t word = d.words.front();
+        QVERIFY(fig.bitRect(word, 31).left() < fig.bitRect(word, 0).left());
+        const Theme theme = Theme::fromPalette(lightPalette());
+        QImage image(fig.naturalSize().toSize(), QImage::Format_ARGB32);
+        QPainter painter(&image);
+        fig.paint(painter, QRectF(QPointF(0, 0), fig.naturalSize()), theme);
+        painter.end();
+        for (int bit : {31, 0}) {
+            const int owner = d.elementAt(word, bit);
+            QVERIFY(owner >= 0);
+            const QRectF cell = fig.bitRect(word, bit);
+            // Off the centre, where a piece's label may stand.
+            const QColor seen = image.pixelColor(QPoint(int(cell.center().x()), int(cell.top() + 3)));
+            QCOMPARE(seen.rgb(), theme.elementColor(d.elements[size_t(owner)].colour).rgb());
+        }
     }
 
     void zoomResizesCanvas()

@@ -2,6 +2,9 @@
 
 #include "figurepainter.h"
 
+#include "base/error.h"
+#include "formats/wordmap.h"
+
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
@@ -16,6 +19,7 @@ namespace {
 
 constexpr double kBox = 34, kCurves = 120, kStrip = 30, kBelow = 40, kLegendLine = 18;
 constexpr size_t kMaxElements = 32;
+constexpr double kWordGap = 6, kJumpGap = 26; // between neighbouring words, and where indices jump
 
 // A named context lupdate can see (a free Text::tr() wrapper hid these strings from it).
 class SlotText {
@@ -33,18 +37,6 @@ QString elementLabel(qs::PackAxis axis, uint64_t row, uint64_t col)
 }
 
 } // namespace
-
-QColor itemColor(int index, const Theme& theme)
-{
-    // Golden-ratio hue steps keep neighbours apart even for many items.
-    const double hue = std::fmod(0.02 + 0.61803398875 * index, 1.0);
-    return QColor::fromHsvF(float(hue), theme.dark ? 0.50f : 0.55f, theme.dark ? 0.88f : 0.92f);
-}
-
-QColor textOn(const QColor& fill)
-{
-    return fill.lightness() > 140 ? QColor(0x10, 0x10, 0x10) : QColor(0xf4, 0xf4, 0xf4);
-}
 
 SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParams& p)
 {
@@ -77,6 +69,11 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
     d.tensor = QString::fromUtf8(first.tensor.data(), qsizetype(first.tensor.size()));
     d.wordBits = int(first.wordBits);
 
+    d.blockBytes = qs::blockBytesOf(spec);
+    // A block up to this many bits is drawn whole (Q4_0 to Q8_0); a larger one in part.
+    constexpr uint32_t kWholeBlockBits = 384;
+    const bool wholeBlock = spec.packAxis == qs::PackAxis::Block && d.blockBytes > 0
+        && d.blockBytes * 8 <= kWholeBlockBits && (d.blockBytes * 8) % uint32_t(d.wordBits) == 0;
     size_t maxWords = 1;
     switch (spec.packAxis) {
     case qs::PackAxis::In:
@@ -88,10 +85,15 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
     case qs::PackAxis::Tile: maxWords = 1; break;
     }
     std::vector<uint64_t> shown; // first appearance order
-    for (const auto& l : locs)
-        for (int i = 0; i < l.pieceCount && shown.size() < maxWords; ++i)
-            if (std::find(shown.begin(), shown.end(), l.pieces[i].word) == shown.end())
-                shown.push_back(l.pieces[i].word);
+    if (wholeBlock) {
+        for (uint64_t w = 0; w < d.blockBytes * 8 / uint32_t(d.wordBits); ++w)
+            shown.push_back(w);
+    } else {
+        for (const auto& l : locs)
+            for (int i = 0; i < l.pieceCount && shown.size() < maxWords; ++i)
+                if (std::find(shown.begin(), shown.end(), l.pieces[i].word) == shown.end())
+                    shown.push_back(l.pieces[i].word);
+    }
     for (size_t i = 0; i < locs.size() && d.elements.size() < kMaxElements; ++i) {
         const auto& l = locs[i];
         bool inside = l.pieceCount > 0;
@@ -104,16 +106,54 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
         e.col = cands[i].second;
         e.label = elementLabel(spec.packAxis, e.row, e.col);
         e.slot = l.slot;
+        e.colour = int(d.elements.size());
         e.pieces.assign(l.pieces, l.pieces + l.pieceCount);
         d.elements.push_back(std::move(e));
         for (int j = 0; j < l.pieceCount; ++j)
             d.words.push_back(l.pieces[j].word);
     }
+    if (wholeBlock)
+        d.words = shown; // the field bytes too, not only the words holding codes
     std::sort(d.words.begin(), d.words.end());
     d.words.erase(std::unique(d.words.begin(), d.words.end()), d.words.end());
-    if (d.elements.empty())
+    if (d.elements.empty()) {
         d.error = SlotText::tr("no element fits the diagram");
+        return d;
+    }
+    // Colour by tile index, as the Bit map does; the order of appearance where no tile is found.
+    try {
+        const qs::WordMap map(spec, p);
+        for (Element& e : d.elements)
+            e.colour = int(map.tileIndex(e.row, e.col));
+    } catch (const qs::Error&) {
+    }
+    if (spec.packAxis == qs::PackAxis::Block && !wholeBlock && d.blockBytes > 0) {
+        // Elements of block 0 are those whose bits all lie in its words.
+        const uint64_t blockWords = uint64_t(d.blockBytes) * 8 / uint64_t(d.wordBits);
+        size_t inBlock = 0;
+        for (const auto& l : locs)
+            inBlock += l.pieceCount > 0 && std::all_of(l.pieces, l.pieces + l.pieceCount, [&](const qs::BitPiece& pc) { return pc.word < blockWords; });
+        QStringList runs; // "0–11, 16–27"
+        for (size_t i = 0; i < d.elements.size();) {
+            size_t j = i;
+            while (j + 1 < d.elements.size() && d.elements[j + 1].col == d.elements[j].col + 1)
+                ++j;
+            runs << (i == j ? QString::number(d.elements[i].col)
+                            : QStringLiteral("%1–%2").arg(d.elements[i].col).arg(d.elements[j].col));
+            i = j + 1;
+        }
+        d.elided = SlotText::tr("Shows elements %1 of the block's %2 and the %3 of its %4 bytes that hold them.")
+                       .arg(runs.join(QStringLiteral(", ")))
+                       .arg(inBlock)
+                       .arg(d.words.size() * size_t(d.wordBits) / 8)
+                       .arg(d.blockBytes);
+    }
     return d;
+}
+
+int SlotDiagram::fieldAt(const qs::LayoutSpec& spec, uint64_t word, int bit) const
+{
+    return qs::blockFieldAt(spec, (word * uint64_t(wordBits) + uint64_t(bit)) / 8);
 }
 
 int SlotDiagram::elementAt(uint64_t word, int bit) const
@@ -125,6 +165,39 @@ int SlotDiagram::elementAt(uint64_t word, int bit) const
     return -1;
 }
 
+double SlotOrderFigure::stripWidth() const
+{
+    double w = double(m_diagram.words.size() * size_t(m_diagram.wordBits)) * m_cell;
+    for (size_t i = 1; i < m_diagram.words.size(); ++i)
+        w += m_diagram.words[i] == m_diagram.words[i - 1] + 1 ? kWordGap : kJumpGap;
+    return w;
+}
+
+std::vector<double> SlotOrderFigure::wordLefts() const
+{
+    // Centred in the figure; a narrow gap between neighbouring words, a wide one with an
+    // ellipsis where the indices jump.
+    std::vector<double> out;
+    double x = kFigureMargin + std::max(0.0, (naturalSize().width() - 2 * kFigureMargin - stripWidth()) / 2);
+    for (size_t i = 0; i < m_diagram.words.size(); ++i) {
+        if (i)
+            x += m_diagram.words[i] == m_diagram.words[i - 1] + 1 ? kWordGap : kJumpGap;
+        out.push_back(x);
+        x += m_diagram.wordBits * m_cell;
+    }
+    return out;
+}
+
+QRectF SlotOrderFigure::bitRect(uint64_t word, int bit) const
+{
+    const auto it = std::lower_bound(m_diagram.words.begin(), m_diagram.words.end(), word);
+    if (it == m_diagram.words.end() || *it != word || bit < 0 || bit >= m_diagram.wordBits)
+        return {};
+    // MSB on the left, as the Bit map and hex dumps draw a word.
+    const double left = wordLefts()[size_t(it - m_diagram.words.begin())] + (m_diagram.wordBits - 1 - bit) * m_cell;
+    return {left, kFigureMargin + kFigureTitle + kBox + kCurves, m_cell, kStrip};
+}
+
 SlotOrderFigure::SlotOrderFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& params)
     : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params))
 {
@@ -134,10 +207,8 @@ SlotOrderFigure::SlotOrderFigure(const qs::LayoutSpec& spec, const qs::LayoutPar
 
 QSizeF SlotOrderFigure::naturalSize() const
 {
-    const double gaps = m_diagram.words.empty() ? 0 : double(m_diagram.words.size() - 1) * 26;
-    const double strip = double(m_diagram.words.size() * size_t(m_diagram.wordBits)) * m_cell + gaps;
-    const double w = std::max(760.0, strip + 2 * kFigureMargin);
-    return {w, kFigureMargin + kFigureTitle + kBox + kCurves + kStrip + kBelow + 3 * kLegendLine + kFigureMargin};
+    const double w = std::max(760.0, stripWidth() + 2 * kFigureMargin);
+    return {w, kFigureMargin + kFigureTitle + kBox + kCurves + kStrip + kBelow + 4 * kLegendLine + kFigureMargin};
 }
 
 void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
@@ -177,39 +248,46 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
         return;
     }
 
-    // Word positions along the strip; a wider gap with an ellipsis where indices jump.
     const double stripY = kFigureMargin + kFigureTitle + kBox + kCurves;
-    std::vector<double> wordX;
-    double x = kFigureMargin;
-    const double stripWidth = double(m_diagram.words.size() * size_t(m_diagram.wordBits)) * m_cell
-        + (m_diagram.words.empty() ? 0 : double(m_diagram.words.size() - 1) * 26);
-    x += std::max(0.0, (size.width() - 2 * kFigureMargin - stripWidth) / 2);
-    const double stripLeft = x;
-    for (size_t i = 0; i < m_diagram.words.size(); ++i) {
-        if (i) {
-            const bool jump = m_diagram.words[i] != m_diagram.words[i - 1] + 1;
-            if (jump) {
-                painter.setPen(theme.mutedText);
-                painter.drawText(QRectF(x, stripY, 26, kStrip), Qt::AlignCenter, QStringLiteral("…"));
-            }
-            x += 26;
-        }
-        wordX.push_back(x);
-        x += m_diagram.wordBits * m_cell;
-    }
-    auto cellX = [&](uint64_t word, int bit) {
-        const size_t i = size_t(std::lower_bound(m_diagram.words.begin(), m_diagram.words.end(), word) - m_diagram.words.begin());
-        return wordX[i] + bit * m_cell;
-    };
+    const std::vector<double> wordX = wordLefts();
+    const double stripWidth = this->stripWidth();
+    const double stripLeft = wordX.empty() ? kFigureMargin : wordX.front();
+    painter.setPen(theme.mutedText);
+    for (size_t i = 1; i < m_diagram.words.size(); ++i)
+        if (m_diagram.words[i] != m_diagram.words[i - 1] + 1)
+            painter.drawText(QRectF(wordX[i] - kJumpGap, stripY, kJumpGap, kStrip), Qt::AlignCenter, QStringLiteral("…"));
+    const int W = m_diagram.wordBits;
+    auto cellX = [&](uint64_t word, int bit) { return bitRect(word, bit).left(); };
 
-    // Cells: owner's colour, hatched when no shown element owns the bit.
+    // Cells: owner's colour; a block field's tint, named once per run; hatched when neither.
     const int n = int(m_diagram.elements.size());
-    for (size_t i = 0; i < m_diagram.words.size(); ++i)
-        for (int b = 0; b < m_diagram.wordBits; ++b) {
-            const QRectF cell(wordX[i] + b * m_cell, stripY, m_cell, kStrip);
-            const int owner = m_diagram.elementAt(m_diagram.words[i], b);
+    const QFontMetricsF fm(base);
+    for (size_t i = 0; i < m_diagram.words.size(); ++i) {
+        int runField = -1;
+        double runRight = 0;
+        for (int b = 0; b <= W; ++b) {
+            const int owner = b < W ? m_diagram.elementAt(m_diagram.words[i], b) : -1;
+            const int field = b < W && owner < 0 ? m_diagram.fieldAt(m_spec, m_diagram.words[i], b) : -1;
+            if (runField >= 0 && field != runField) {
+                // A field's run ends (b - 1 was its highest bit here): its name, if it fits.
+                const QRectF run(cellX(m_diagram.words[i], b - 1), stripY, runRight - cellX(m_diagram.words[i], b - 1), kStrip);
+                const QString name = QString::fromStdString(m_spec.blockFields[size_t(runField)].name);
+                painter.setFont(small);
+                if (QFontMetricsF(small).horizontalAdvance(name) + 2 <= run.width()) {
+                    painter.setPen(textOn(theme.fieldColor(runField)));
+                    painter.drawText(run, Qt::AlignCenter, name);
+                }
+            }
+            if (b == W)
+                break;
+            const QRectF cell(cellX(m_diagram.words[i], b), stripY, m_cell, kStrip);
+            if (field != runField && field >= 0)
+                runRight = cell.right();
+            runField = field;
             if (owner >= 0) {
-                painter.fillRect(cell, itemColor(owner, theme));
+                painter.fillRect(cell, theme.elementColor(m_diagram.elements[size_t(owner)].colour));
+            } else if (field >= 0) {
+                painter.fillRect(cell, theme.fieldColor(field));
             } else {
                 painter.fillRect(cell, theme.alternate);
                 painter.fillRect(cell, QBrush(theme.mutedText, Qt::BDiagPattern));
@@ -217,15 +295,15 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
             painter.setPen(QPen(theme.mutedText, 0.5));
             painter.drawRect(cell);
         }
+    }
 
     // Pieces: outlined, labelled when they are wide enough.
-    const QFontMetricsF fm(base);
     for (int e = 0; e < n; ++e) {
         const auto& el = m_diagram.elements[size_t(e)];
-        const QColor c = itemColor(e, theme);
+        const QColor c = theme.elementColor(el.colour);
         for (size_t pi = 0; pi < el.pieces.size(); ++pi) {
             const qs::BitPiece& pc = el.pieces[pi];
-            const QRectF r(cellX(pc.word, pc.bit), stripY, pc.width * m_cell, kStrip);
+            const QRectF r(cellX(pc.word, pc.bit + pc.width - 1), stripY, pc.width * m_cell, kStrip);
             painter.setPen(QPen(theme.text, 1.2));
             painter.setBrush(Qt::NoBrush);
             painter.drawRect(r);
@@ -248,13 +326,16 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
         painter.drawRect(wr);
         painter.setPen(theme.mutedText);
         const int step = m_cell >= 14 ? 4 : 8;
-        for (int b = 0; b < m_diagram.wordBits; ++b)
-            if (b % step == 0 || b == m_diagram.wordBits - 1)
-                painter.drawText(QRectF(wordX[i] + b * m_cell - 6, stripY + kStrip + 1, m_cell + 12, 12), Qt::AlignHCenter | Qt::AlignTop,
-                                 QString::number(b));
+        for (int b = 0; b < W; ++b)
+            if (b % step == 0 || b == W - 1)
+                painter.drawText(QRectF(cellX(m_diagram.words[i], b) - 6, stripY + kStrip + 1, m_cell + 12, 12),
+                                 Qt::AlignHCenter | Qt::AlignTop, QString::number(b));
         painter.setPen(theme.text);
-        painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop,
-                         SlotText::tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]));
+        // The stored word index, as every view numbers words; the bare number where the name does not fit.
+        QString name = SlotText::tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]);
+        if (QFontMetricsF(small).horizontalAdvance(name) > wr.width())
+            name = QString::number(m_diagram.words[i]);
+        painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop, name);
     }
 
     // Elements on top, curves to each piece.
@@ -263,13 +344,22 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     const double left = stripLeft - (span - stripWidth) / 2;
     const double slotW = span / std::max(1, n);
     const double boxW = std::min(slotW - 4, 60.0);
-    for (int e = 0; e < n; ++e) {
-        const auto& el = m_diagram.elements[size_t(e)];
-        const QColor c = itemColor(e, theme);
-        const double cx = left + slotW * (e + 0.5);
+    // Boxes in the order their (first, low) pieces sit along the strip, so curves do not cross:
+    // with the MSB on the left a word's elements read right to left.
+    std::vector<int> byPlace(static_cast<size_t>(n));
+    std::iota(byPlace.begin(), byPlace.end(), 0);
+    std::stable_sort(byPlace.begin(), byPlace.end(), [&](int a, int b) {
+        const qs::BitPiece& pa = m_diagram.elements[size_t(a)].pieces.front();
+        const qs::BitPiece& pb = m_diagram.elements[size_t(b)].pieces.front();
+        return cellX(pa.word, pa.bit) < cellX(pb.word, pb.bit);
+    });
+    for (int place = 0; place < n; ++place) {
+        const auto& el = m_diagram.elements[size_t(byPlace[size_t(place)])];
+        const QColor c = theme.elementColor(el.colour);
+        const double cx = left + slotW * (place + 0.5);
         const QRectF box(cx - boxW / 2, topY + 12, boxW, kBox - 12);
         for (const qs::BitPiece& pc : el.pieces) {
-            const double px = cellX(pc.word, pc.bit) + pc.width * m_cell / 2;
+            const double px = cellX(pc.word, pc.bit + pc.width - 1) + pc.width * m_cell / 2;
             QPainterPath path(QPointF(cx, box.bottom()));
             const double mid = box.bottom() + kCurves / 2;
             path.cubicTo(QPointF(cx, mid), QPointF(px, mid), QPointF(px, stripY));
@@ -300,8 +390,11 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
         ? SlotText::tr("element index within the block")
         : SlotText::tr("k = input column, n = output row");
     painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
-                     SlotText::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, bit 0 (LSB) on the left.")
+                     SlotText::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, "
+                                  "the most significant bit on the left.")
                          .arg(axis, m_diagram.tensor));
+    if (!m_diagram.elided.isEmpty())
+        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine), m_diagram.elided);
     bool split = false;
     for (const auto& el : m_diagram.elements)
         split = split || el.pieces.size() > 1;

@@ -23,10 +23,8 @@ class WordText {
 } // namespace
 
 WordFigure::WordFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& params)
-    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params))
+    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params)), m_blockBytes(m_diagram.blockBytes)
 {
-    for (const qs::BlockField& f : spec.blockFields)
-        m_blockBytes = std::max(m_blockBytes, f.byteOffset + f.byteSize);
 }
 
 QSizeF WordFigure::naturalSize() const
@@ -61,7 +59,7 @@ void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& the
     if (isBlock())
         painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34), WordText::tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
     else
-        painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34), WordText::tr("One %1-bit word of %2, bit 0 (LSB) on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
+        painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34), WordText::tr("One %1-bit word of %2, the most significant bit on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
     if (isBlock())
         paintBlock(painter, theme);
     else
@@ -88,7 +86,7 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
         const int row = int(b / kBytesPerRow), col = int(b % kBytesPerRow);
         const QRectF r(kFigureMargin + 44 + col * kByteW, top + row * (kByteH + 4), kByteW, kByteH);
         const int f = fieldOf(b);
-        const QColor c = f >= 0 ? itemColor(f, theme) : theme.alternate;
+        const QColor c = f >= 0 ? theme.fieldColor(f) : theme.alternate;
         painter.fillRect(r, c);
         painter.setPen(QPen(textOn(c), 0.4));
         for (int t = 1; t < 8; ++t)
@@ -120,7 +118,7 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
     const QFontMetricsF fm(base);
     for (size_t i = 0; i < m_spec.blockFields.size(); ++i) {
         const qs::BlockField& f = m_spec.blockFields[i];
-        painter.fillRect(QRectF(kFigureMargin, y + 4, 12, 12), itemColor(int(i), theme));
+        painter.fillRect(QRectF(kFigureMargin, y + 4, 12, 12), theme.fieldColor(int(i)));
         painter.setPen(theme.text);
         const QString text = WordText::tr("%1  @%2, %3 bytes, %4: %5")
                                  .arg(QString::fromStdString(f.name))
@@ -146,13 +144,15 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
     small.setPixelSize(10);
     const double top = kFigureMargin + kFigureTitle + 18;
     painter.setFont(small);
+    // MSB on the left, as every view draws a word.
+    auto bitX = [&](int b) { return kFigureMargin + (wb - 1 - b) * kBitW; };
     for (int b = 0; b < wb; ++b) {
         painter.setPen(theme.mutedText);
-        painter.drawText(QRectF(kFigureMargin + b * kBitW, top - 16, kBitW, 14), Qt::AlignCenter, QString::number(b));
-        const QRectF r(kFigureMargin + b * kBitW, top, kBitW, kBitH);
+        painter.drawText(QRectF(bitX(b), top - 16, kBitW, 14), Qt::AlignCenter, QString::number(b));
+        const QRectF r(bitX(b), top, kBitW, kBitH);
         const int owner = m_diagram.elementAt(word, b);
         if (owner >= 0) {
-            painter.fillRect(r, itemColor(owner, theme));
+            painter.fillRect(r, theme.elementColor(m_diagram.elements[size_t(owner)].colour));
         } else {
             painter.fillRect(r, theme.alternate);
             painter.fillRect(r, QBrush(theme.mutedText, Qt::BDiagPattern));
@@ -164,8 +164,8 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
     for (size_t i = 0; i < m_diagram.elements.size(); ++i)
         for (const qs::BitPiece& pc : m_diagram.elements[i].pieces)
             if (pc.word == word) {
-                const QRectF r(kFigureMargin + pc.bit * kBitW, top, pc.width * kBitW, kBitH);
-                const QColor c = itemColor(int(i), theme);
+                const QRectF r(bitX(pc.bit + pc.width - 1), top, pc.width * kBitW, kBitH);
+                const QColor c = theme.elementColor(m_diagram.elements[i].colour);
                 painter.setPen(QPen(theme.text, 1.5));
                 painter.setBrush(Qt::NoBrush);
                 painter.drawRect(r);
@@ -184,7 +184,7 @@ void WordFigure::paintWord(QPainter& painter, const Theme& theme) const
     for (int i : inWord) {
         const auto& el = m_diagram.elements[size_t(i)];
         y += kFieldLine;
-        painter.fillRect(QRectF(kFigureMargin, y - 11, 12, 12), itemColor(i, theme));
+        painter.fillRect(QRectF(kFigureMargin, y - 11, 12, 12), theme.elementColor(el.colour));
         QStringList parts;
         for (const qs::BitPiece& pc : el.pieces)
             parts << WordText::tr("word %1 bits %2..%3").arg(pc.word).arg(pc.bit).arg(pc.bit + pc.width - 1);

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "formats/wordmap.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
@@ -32,6 +33,7 @@ BitMapCanvas::BitMapCanvas(QWidget* parent) : QAbstractScrollArea(parent)
     viewport()->setMouseTracking(true);
     setFrameShape(QFrame::NoFrame);
     verticalScrollBar()->setSingleStep(1);
+    setFocusPolicy(Qt::StrongFocus); // arrow keys move the selection
     // Wide enough to number every bit of a word in the header ("31" .. "0") at this font.
     m_cell = std::clamp(fontMetrics().horizontalAdvance(QStringLiteral("00")) + 4, 12, 40);
 }
@@ -40,6 +42,53 @@ int BitMapCanvas::bitLabelStep() const
 {
     const int label = fontMetrics().horizontalAdvance(QStringLiteral("00"));
     return m_cell >= label + 2 ? 1 : m_cell * 4 >= label ? 4 : 8;
+}
+
+int BitMapCanvas::bitDigitMinCell() const
+{
+    return std::max(fontMetrics().horizontalAdvance(QLatin1Char('0')) + 4, fontMetrics().capHeight() + 5);
+}
+
+std::vector<BitLabel> BitMapCanvas::bitLabels() const
+{
+    std::vector<BitLabel> out;
+    if (!m_map || !m_stored)
+        return out;
+    const QFontMetrics fm = fontMetrics();
+    const int W = int(m_map->wordBits()), step = bitLabelStep(), gutter = gutterWidth();
+    const int right = viewport()->width();
+    for (uint64_t k = 0; k < m_wordsPerRow; ++k) {
+        const int x0 = gutter + int(k) * wordWidth() - firstColPixels();
+        int lastRight = INT_MIN;
+        // MSB first (left to right); the word's ends always qualify, the rest every `step`.
+        for (int b = W - 1; b >= 0; --b) {
+            if (b % step != 0 && b != W - 1)
+                continue;
+            const QString text = QString::number(b);
+            const int w = fm.horizontalAdvance(text);
+            const int cx = x0 + (W - 1 - b) * m_cell + m_cell / 2;
+            // Centred on its cell, moved inside its word where the cell is narrower than the number.
+            const int left = std::clamp(cx - w / 2, x0, x0 + W * m_cell - w);
+            const QRect r(left, 0, w, headerHeight());
+            if (r.left() < lastRight + 3 || r.left() < gutter || r.right() >= right)
+                continue; // would touch its neighbour, or be cut off by the gutter or the edge
+            out.push_back({r, b});
+            lastRight = r.right();
+        }
+    }
+    return out;
+}
+
+std::optional<uint64_t> BitMapCanvas::wordValue(uint64_t word) const
+{
+    if (!m_map || word >= m_words || m_map->wordBits() > 64)
+        return std::nullopt;
+    const qs::BitPiece whole{word, 0, uint8_t(m_map->wordBits())};
+    try {
+        return qs::readPieces(m_codeBytes, std::span(&whole, 1), m_map->wordBits(), m_weight->name);
+    } catch (const qs::Error&) {
+        return std::nullopt; // the tensor's last word is cut short
+    }
 }
 
 BitMapCanvas::~BitMapCanvas() = default;
@@ -68,11 +117,7 @@ void BitMapCanvas::setLayout(std::shared_ptr<const qs::Checkpoint> checkpoint, c
             m_codeBytes = m_checkpoint->bytes(m_checkpoint->tensors[size_t(member)]);
         // Every word of the stored tensor, padding included.
         m_words = (uint64_t(m_codeBytes.size()) * 8 + m_map->wordBits() - 1) / m_map->wordBits();
-        for (const qs::BlockField& f : m_map->spec().blockFields)
-            m_blockBytes = std::max<uint64_t>(m_blockBytes, uint64_t(f.byteOffset) + f.byteSize);
-        m_hueCount = std::max<uint64_t>(1, m_map->tileRows() == 0 ? m_map->tileCols()
-                                                                  : std::min<uint64_t>(m_map->tileRows(), p.N)
-                                                                        * std::min<uint64_t>(m_map->tileCols(), p.K));
+        m_blockBytes = qs::blockBytesOf(m_map->spec());
     }
     updateGeometry();
     viewport()->update();
@@ -103,9 +148,12 @@ void BitMapCanvas::setCellSize(int pixels)
     const uint64_t firstWord = firstRow() * m_wordsPerRow;
     m_cell = pixels;
     updateGeometry();
-    if (m_stored)
+    if (m_selected)
+        scrollToElement(m_selected->first, m_selected->second);
+    else if (m_stored)
         scrollToWord(firstWord);
     viewport()->update();
+    emit cellSizeChanged(m_cell);
 }
 
 void BitMapCanvas::setHovered(std::optional<std::pair<uint64_t, uint64_t>> element)
@@ -260,31 +308,31 @@ uint64_t BitMapCanvas::codeOf(uint64_t row, uint64_t col) const
 
 QColor BitMapCanvas::colorOf(uint64_t row, uint64_t col, uint64_t code) const
 {
-    const qs::LayoutParams& p = m_map->params();
-    uint64_t index;
-    if (m_map->tileRows() == 0)
-        index = (row * p.K + col) % m_map->tileCols();
-    else
-        index = (row % m_map->tileRows()) * std::min<uint64_t>(m_map->tileCols(), p.K) + col % m_map->tileCols();
-    // Hue: the element's place in the repeating tile (slot order becomes visible); lightness:
-    // its code, dark = low.
-    const double hue = m_hueCount > 1 ? 0.83 * double(index % m_hueCount) / double(m_hueCount - 1) : 0.58;
     const double maxCode = m_codeBits >= 64 ? 18446744073709551615.0 : double((uint64_t(1) << m_codeBits) - 1);
-    const double t = maxCode > 0 ? double(code) / maxCode : 0;
-    const double light = m_theme.dark ? 0.22 + 0.56 * t : 0.30 + 0.55 * t;
-    return QColor::fromHslF(float(hue), 0.62f, float(light));
+    return m_theme.elementColor(int(m_map->tileIndex(row, col)), maxCode > 0 ? double(code) / maxCode : 0);
+}
+
+int BitMapCanvas::fieldIndexAt(uint64_t word, int bit) const
+{
+    return m_blockBytes == 0 ? -1 : qs::blockFieldAt(m_map->spec(), (word * m_map->wordBits() + uint64_t(bit)) / 8);
 }
 
 QString BitMapCanvas::fieldAt(uint64_t word, int bit) const
 {
-    if (m_blockBytes == 0)
-        return {};
-    const uint64_t byte = (word * m_map->wordBits() + uint64_t(bit)) / 8;
-    const uint64_t inBlock = byte % m_blockBytes;
-    for (const qs::BlockField& f : m_map->spec().blockFields)
-        if (inBlock >= f.byteOffset && inBlock < uint64_t(f.byteOffset) + f.byteSize)
-            return QString::fromStdString(f.name);
-    return {};
+    const int f = fieldIndexAt(word, bit);
+    return f < 0 ? QString() : QString::fromStdString(m_map->spec().blockFields[size_t(f)].name);
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> BitMapCanvas::blockElementOf(uint64_t word) const
+{
+    if (m_blockBytes == 0 || (m_blockBytes * 8) % m_map->wordBits() != 0)
+        return std::nullopt;
+    const uint64_t perBlock = m_blockBytes * 8 / m_map->wordBits();
+    const uint64_t first = word / perBlock * perBlock;
+    for (uint64_t w = first; w < first + perBlock && w < m_words; ++w)
+        if (const auto& pieces = piecesOf(w); !pieces.empty())
+            return std::pair(pieces.front().row, pieces.front().col);
+    return std::nullopt;
 }
 
 std::optional<QPoint> BitMapCanvas::bitCenter(uint64_t word, int bit) const
@@ -353,6 +401,8 @@ std::optional<BitMapHit> BitMapCanvas::hitTest(QPoint pos) const
             hit.col = p.col;
         }
     hit.field = fieldAt(hit.word, hit.bit);
+    if (!hit.field.isEmpty())
+        hit.blockElement = blockElementOf(hit.word);
     return hit;
 }
 
@@ -394,7 +444,7 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
     const int scrollX = firstColPixels();
     const QColor grid = mix(m_theme.background, m_theme.text, 0.18);
     const QColor unused = mix(m_theme.background, m_theme.mutedText, 0.25);
-    const QColor meta = mix(m_theme.background, m_theme.blockFormat, 0.35);
+    const bool digits = m_cell >= bitDigitMinCell();
     const int ax = area.left(), ay = area.top();
 
     // Cells.
@@ -402,6 +452,7 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
     p.setClipRect(QRect(ax + gutter, ay + header, area.width() - gutter, area.height() - header));
     if (m_stored) {
         const int W = int(m_map->wordBits());
+        std::vector<QColor> fills(static_cast<size_t>(W));
         for (int r = 0; r < visibleRows; ++r) {
             const uint64_t row = first + uint64_t(r);
             if (row >= rowCount())
@@ -417,12 +468,17 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
                 // Bits no element uses: block metadata (scales, mins) or padding.
                 for (int b = 0; b < W; ++b) {
                     const QRect cell(x0 + (W - 1 - b) * m_cell, y, m_cell, m_cell);
-                    p.fillRect(cell, fieldAt(word, b).isEmpty() ? unused : meta);
+                    const int field = fieldIndexAt(word, b);
+                    fills[size_t(b)] = field < 0 ? unused : m_theme.fieldColor(field);
+                    p.fillRect(cell, fills[size_t(b)]);
                 }
                 const auto& pieces = piecesOf(word);
                 for (const Piece& piece : pieces) {
                     const QRect r(x0 + (W - piece.bit - piece.width) * m_cell, y, piece.width * m_cell, m_cell);
-                    p.fillRect(r, colorOf(piece.row, piece.col, piece.code));
+                    const QColor fill = colorOf(piece.row, piece.col, piece.code);
+                    p.fillRect(r, fill);
+                    for (int b = piece.bit; b < piece.bit + piece.width && b < W; ++b)
+                        fills[size_t(b)] = fill;
                     if (piece.pieceCount > 1 && m_cell >= 6) {
                         // A split code: a notch on the edge where it continues elsewhere.
                         const QColor mark = m_theme.text;
@@ -439,6 +495,15 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
                         p.drawPolygon(tri);
                     }
                 }
+                if (digits) {
+                    // Each bit's value, on whatever colour its cell has.
+                    if (const auto value = wordValue(word))
+                        for (int b = 0; b < W; ++b) {
+                            p.setPen(textOn(fills[size_t(b)]));
+                            p.drawText(QRect(x0 + (W - 1 - b) * m_cell, y, m_cell, m_cell), Qt::AlignCenter,
+                                       ((*value >> b) & 1) ? QStringLiteral("1") : QStringLiteral("0"));
+                        }
+                }
                 if (m_cell >= 6) {
                     // Element edges, and byte edges as slightly stronger ticks.
                     p.setPen(QPen(m_theme.background, 1));
@@ -452,8 +517,9 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
                         p.drawLine(xb, y + m_cell, xb, y + m_cell + kRowGap - 1);
                     }
                 }
-                // GGUF: field names where a field starts inside this word and there is room.
-                if (m_blockBytes > 0 && m_cell >= 10) {
+                // GGUF: field names where a field starts inside this word and there is room
+                // (the bits' own digits take the room when they are shown).
+                if (m_blockBytes > 0 && m_cell >= 10 && !digits) {
                     p.setPen(m_theme.text);
                     for (int b = 0; b < W; b += 8) {
                         const uint64_t byte = (word * uint64_t(W) + uint64_t(b)) / 8;
@@ -499,17 +565,8 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
     p.save();
     p.setClipRect(QRect(ax + gutter, ay, area.width() - gutter, header));
     if (m_stored) {
-        const int W = int(m_map->wordBits());
-        const int step = bitLabelStep();
-        for (uint64_t k = 0; k < m_wordsPerRow; ++k) {
-            const int x0 = ax + gutter + int(k) * wordWidth() - scrollX;
-            for (int b = 0; b < W; ++b) {
-                if (b % step != 0 && b != W - 1)
-                    continue;
-                const QRect r(x0 + (W - 1 - b) * m_cell, ay, m_cell, header);
-                p.drawText(r.adjusted(-8, 0, 8, 0), Qt::AlignCenter, QString::number(b));
-            }
-        }
+        for (const BitLabel& label : bitLabels())
+            p.drawText(label.rect.translated(ax, ay), Qt::AlignCenter, QString::number(label.bit));
     } else {
         const int label = fm.horizontalAdvance(QStringLiteral("000000")) + 6;
         const int every = std::max(1, (label + m_cell - 1) / m_cell);
@@ -596,6 +653,18 @@ void BitMapCanvas::leaveEvent(QEvent* event)
 {
     QAbstractScrollArea::leaveEvent(event);
     emit hoveredAt(std::nullopt);
+}
+
+void BitMapCanvas::keyPressEvent(QKeyEvent* event)
+{
+    switch (event->key()) {
+    case Qt::Key_Left: emit stepSelection(0, -1); break;
+    case Qt::Key_Right: emit stepSelection(0, 1); break;
+    case Qt::Key_Up: emit stepSelection(-1, 0); break;
+    case Qt::Key_Down: emit stepSelection(1, 0); break;
+    default: QAbstractScrollArea::keyPressEvent(event); return;
+    }
+    event->accept();
 }
 
 void BitMapCanvas::wheelEvent(QWheelEvent* event)

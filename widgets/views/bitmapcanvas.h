@@ -1,8 +1,9 @@
 #pragma once
-// The drawing surface of the bit-map view: stored words as rows of bit cells (MSB left), or
-// the logical [out, in] matrix as cells, coloured by element (hue by position in the layout's
-// repeating tile, lightness by code). Virtualised: only the visible rows are computed and
-// painted, so a tensor of ten million words scrolls like a small one.
+// The drawing surface of the bit-map view: stored words as rows of bit cells (MSB left, as
+// every view draws a word), or the logical [out, in] matrix as cells, coloured by element with
+// Theme::elementColor (hue by position in the layout's repeating tile, lightness by code);
+// block fields by Theme::fieldColor. Cells large enough show their bit. Virtualised: only the
+// visible rows are computed and painted, so a tensor of ten million words scrolls like a small one.
 #include "theme.h"
 
 #include "formats/layoutspec.h"
@@ -32,6 +33,15 @@ struct BitMapHit {
     uint64_t word = 0;             // stored order: the word under the point
     int bit = -1;                  // stored order: the bit under the point
     QString field;                 // GGUF: the block field holding that bit
+    // Stored order in a block format: an element of the bit's block (its first coded one),
+    // for the block's decoded fields.
+    std::optional<std::pair<uint64_t, uint64_t>> blockElement;
+};
+
+// A bit number drawn in the header, in viewport coordinates.
+struct BitLabel {
+    QRect rect;
+    int bit = 0;
 };
 
 class BitMapCanvas : public QAbstractScrollArea {
@@ -49,10 +59,17 @@ public:
     bool storedOrder() const { return m_stored; }
     void setStoredOrder(bool stored);
     int cellSize() const { return m_cell; }
-    void setCellSize(int pixels); // clamped to 3..40
+    void setCellSize(int pixels); // clamped to 3..40; keeps the selection in view
+    // Cells at least this large show their bit's 0 or 1.
+    int bitDigitMinCell() const;
     // The header numbers every this many bits (1, 4 or 8): every bit once a cell is as wide
     // as a two-digit number, which the default cell size is.
     int bitLabelStep() const;
+    // The header's bit numbers as painted: none overlaps another or reaches past its word
+    // or the visible header.
+    std::vector<BitLabel> bitLabels() const;
+    // The stored word's value (wordBits <= 64); nullopt past the tensor's bytes.
+    std::optional<uint64_t> wordValue(uint64_t word) const;
 
     // Linked elements: hovered (thin outline) and selected (thick outline) pieces.
     void setHovered(std::optional<std::pair<uint64_t, uint64_t>> element);
@@ -76,6 +93,10 @@ public:
 signals:
     void hoveredAt(std::optional<BitMapHit> hit);
     void clickedAt(BitMapHit hit);
+    // An arrow key: move the selection by this many rows and columns.
+    void stepSelection(int rows, int cols);
+    // The cell size changed (Ctrl+wheel or setCellSize).
+    void cellSizeChanged(int pixels);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -84,6 +105,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
 
 private:
@@ -95,7 +117,9 @@ private:
     const std::vector<Piece>& piecesOf(uint64_t word) const;
     uint64_t codeOf(uint64_t row, uint64_t col) const;
     QColor colorOf(uint64_t row, uint64_t col, uint64_t code) const;
+    int fieldIndexAt(uint64_t word, int bit) const; // index into the spec's blockFields, -1 for none
     QString fieldAt(uint64_t word, int bit) const;
+    std::optional<std::pair<uint64_t, uint64_t>> blockElementOf(uint64_t word) const;
     void updateGeometry();
     int gutterWidth() const;
     int headerHeight() const;
@@ -113,7 +137,6 @@ private:
     uint64_t m_words = 0;
     uint64_t m_blockBytes = 0; // GGUF block size (rows start at block edges), 0 otherwise
     uint64_t m_wordsPerRow = 1;
-    uint64_t m_hueCount = 1;
     int m_codeBits = 4;
     bool m_stored = true;
     int m_cell = 12;

@@ -36,6 +36,27 @@ QString valueText(double v)
     return localNumber(v, 'g', 7);
 }
 
+// One label/value row of the side panel's table.
+QString panelRow(const QString& muted, const QString& label, const QString& value)
+{
+    return QStringLiteral("<tr><td style='color:%1; padding-right:10px'>%2</td><td><tt>%3</tt></td></tr>")
+        .arg(muted, label.toHtmlEscaped(), value.toHtmlEscaped());
+}
+
+// `bits` low bits of v, MSB first, in groups of 4 (bytes apart by a wider gap, so a row wraps there).
+QString binaryText(uint64_t v, int bits)
+{
+    QString out;
+    for (int b = bits - 1; b >= 0; --b) {
+        out += QLatin1Char((v >> b) & 1 ? '1' : '0');
+        if (b > 0 && b % 8 == 0)
+            out += QStringLiteral("  ");
+        else if (b > 0 && b % 4 == 0)
+            out += QChar(0x2009); // thin space
+    }
+    return out;
+}
+
 } // namespace
 
 BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
@@ -56,6 +77,9 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
     m_goTo->setClearButtonEnabled(true);
     m_goTo->setMinimumWidth(180);
     m_goTo->setMaximumWidth(260);
+    m_goTo->setObjectName(QStringLiteral("goTo"));
+    m_goToMessage = new QLabel(this);
+    m_goToMessage->setObjectName(QStringLiteral("goToMessage"));
 
     auto* tools = new QHBoxLayout;
     tools->setContentsMargins(8, 6, 8, 6);
@@ -66,7 +90,9 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
     tools->addWidget(m_zoom);
     tools->addSpacing(12);
     tools->addWidget(m_goTo, 1);
-    tools->addStretch();
+    // Takes the rest of the row, never widens the view; the tooltip holds a text cut short.
+    m_goToMessage->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    tools->addWidget(m_goToMessage, 2);
     m_summary->setContentsMargins(8, 0, 8, 6);
     m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
 
@@ -94,9 +120,10 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
 
     connect(m_order, &QComboBox::currentIndexChanged, this, [this](int i) { m_canvas->setStoredOrder(i == 0); });
     connect(m_zoom, &QSpinBox::valueChanged, m_canvas, &BitMapCanvas::setCellSize);
-    connect(m_goTo, &QLineEdit::returnPressed, this, [this] {
-        m_goTo->setStyleSheet(goTo(m_goTo->text()) ? QString() : QStringLiteral("color: %1").arg(context()->theme().error.name()));
-    });
+    connect(m_canvas, &BitMapCanvas::cellSizeChanged, m_zoom, &QSpinBox::setValue); // Ctrl+wheel
+    connect(m_canvas, &BitMapCanvas::stepSelection, this, &BitMapView::stepSelection);
+    connect(m_goTo, &QLineEdit::returnPressed, this, [this] { goTo(m_goTo->text()); });
+    connect(m_goTo, &QLineEdit::textEdited, this, [this] { setGoToProblem({}); });
     connect(m_canvas, &BitMapCanvas::hoveredAt, this, &BitMapView::onHovered);
     connect(m_canvas, &BitMapCanvas::clickedAt, this, &BitMapView::onClicked);
     connect(context(), &ViewContext::weightChanged, this, &BitMapView::rebuild);
@@ -157,6 +184,9 @@ void BitMapView::setStoredOrder(bool stored)
 
 void BitMapView::rebuild()
 {
+    // The go-to text and its complaint were about the previous weight.
+    m_goTo->clear();
+    setGoToProblem({});
     m_map.reset();
     m_cachedRow = ~uint64_t(0);
     m_rowValues.clear();
@@ -198,23 +228,36 @@ void BitMapView::rebuild()
 
 bool BitMapView::goTo(const QString& text)
 {
-    if (!m_map)
+    if (!m_map) {
+        setGoToProblem(tr("No weight with a layout is shown."));
         return false;
+    }
     const QRegularExpression element(QStringLiteral("^\\s*(\\d+)\\s*[, ]\\s*(\\d+)\\s*$"));
     const QRegularExpression word(QStringLiteral("^\\s*(\\d+)\\s*$"));
+    const qs::LayoutParams& p = m_map->params();
     if (const auto m = element.match(text); m.hasMatch()) {
         bool okRow = false, okCol = false;
         const qulonglong row = m.captured(1).toULongLong(&okRow), col = m.captured(2).toULongLong(&okCol);
-        if (!okRow || !okCol || row >= m_map->params().N || col >= m_map->params().K)
+        if (!okRow || row >= p.N) {
+            setGoToProblem(tr("Row %1 is outside 0–%2.").arg(m.captured(1)).arg(p.N - 1));
             return false;
+        }
+        if (!okCol || col >= p.K) {
+            setGoToProblem(tr("Column %1 is outside 0–%2.").arg(m.captured(2)).arg(p.K - 1));
+            return false;
+        }
+        setGoToProblem({});
         context()->setSelected({context()->weight(), int64_t(row), int64_t(col)});
         return true;
     }
     if (const auto m = word.match(text); m.hasMatch()) {
         bool ok = false;
         const qulonglong w = m.captured(1).toULongLong(&ok);
-        if (!ok || w >= m_canvas->wordCount())
+        if (!ok || w >= m_canvas->wordCount()) {
+            setGoToProblem(tr("Word %1 is past the last word, %2.").arg(m.captured(1)).arg(m_canvas->wordCount() - 1));
             return false;
+        }
+        setGoToProblem({});
         setStoredOrder(true);
         m_canvas->scrollToWord(w);
         const auto pieces = m_map->piecesIn(w);
@@ -222,7 +265,37 @@ bool BitMapView::goTo(const QString& text)
             context()->setSelected({context()->weight(), int64_t(pieces.front().row), int64_t(pieces.front().col)});
         return true;
     }
+    setGoToProblem(tr("“%1” is neither a word index (“1234”) nor an element (“row, col”).").arg(text.trimmed()));
     return false;
+}
+
+QString BitMapView::goToProblem() const
+{
+    return m_goToMessage->text();
+}
+
+void BitMapView::setGoToProblem(const QString& problem)
+{
+    m_goToMessage->setText(problem);
+    m_goToMessage->setToolTip(problem);
+    const QString colour = QStringLiteral("color: %1").arg(context()->theme().error.name());
+    m_goToMessage->setStyleSheet(colour);
+    m_goTo->setStyleSheet(problem.isEmpty() ? QString() : colour);
+}
+
+void BitMapView::stepSelection(int rows, int cols)
+{
+    if (!m_map)
+        return;
+    const qs::LayoutParams& p = m_map->params();
+    const ElementRef e = context()->selected();
+    if (!e.isValid() || e.weight != context()->weight()) {
+        context()->setSelected({context()->weight(), 0, 0});
+        return;
+    }
+    const int64_t row = std::clamp<int64_t>(e.row + rows, 0, int64_t(p.N) - 1);
+    const int64_t col = std::clamp<int64_t>(std::max<int64_t>(e.col, 0) + cols, 0, int64_t(p.K) - 1);
+    context()->setSelected({context()->weight(), row, col});
 }
 
 void BitMapView::onHovered(std::optional<BitMapHit> hit)
@@ -262,10 +335,7 @@ void BitMapView::showElement(const ElementRef& element)
     const Theme& t = context()->theme();
     const QString muted = t.mutedText.name();
     QString html;
-    auto line = [&](const QString& label, const QString& value) {
-        html += QStringLiteral("<tr><td style='color:%1; padding-right:10px'>%2</td><td><tt>%3</tt></td></tr>")
-                    .arg(muted, label.toHtmlEscaped(), value.toHtmlEscaped());
-    };
+    auto line = [&](const QString& label, const QString& value) { html += panelRow(muted, label, value); };
     const bool hitHere = m_hasHit && m_canvas->storedOrder();
     if (!element.isValid() || element.weight != context()->weight()) {
         if (hitHere) {
@@ -277,6 +347,9 @@ void BitMapView::showElement(const ElementRef& element)
                 line(tr("Block field"), m_lastHit.field);
             else
                 line(tr("Holds"), tr("padding (no element)"));
+            html += wordLines(m_lastHit.word);
+            if (!m_lastHit.field.isEmpty() && m_lastHit.blockElement)
+                html += blockLines(m_lastHit.blockElement->first, m_lastHit.blockElement->second, true, m_lastHit.field);
             html += QStringLiteral("</table>");
             if (!m_lastHit.field.isEmpty())
                 for (const qs::BlockField& f : m_map->spec().blockFields)
@@ -289,7 +362,8 @@ void BitMapView::showElement(const ElementRef& element)
                        .arg(muted, tr("Hover a bit to see which element it belongs to; click to select it. "
                                       "Hue: the element's place in the layout's repeating tile. "
                                       "Lightness: its code (dark = low). "
-                                      "A notch marks a code split over two words.")
+                                      "A notch marks a code split over two words. "
+                                      "Arrow keys move the selection; Ctrl+wheel zooms.")
                                        .toHtmlEscaped());
         }
         m_details->setText(html);
@@ -342,9 +416,79 @@ void BitMapView::showElement(const ElementRef& element)
         }
     }
     line(tr("Value"), m_rowValues.size() == p.K ? valueText(m_rowValues[col]) : m_rowError);
+    for (uint8_t i = 0; i < loc.pieceCount; ++i)
+        if (i == 0 || loc.pieces[i].word != loc.pieces[i - 1].word)
+            html += wordLines(loc.pieces[i].word);
+    html += blockLines(row, col, false, {});
     html += QStringLiteral("</table>");
     html += QStringLiteral("<p style='color:%1'>%2</p>").arg(muted, QString::fromStdString(spec.formula).toHtmlEscaped());
     m_details->setText(html);
+}
+
+QString BitMapView::wordLines(uint64_t word) const
+{
+    const auto value = m_canvas->wordValue(word);
+    if (!value)
+        return {};
+    const QString muted = context()->theme().mutedText.name();
+    const int bits = int(m_map->wordBits());
+    return panelRow(muted, tr("Word %1 (hex)").arg(word), QStringLiteral("0x%1").arg(*value, bits / 4, 16, QLatin1Char('0')))
+         + panelRow(muted, tr("Word %1 (binary)").arg(word), binaryText(*value, bits));
+}
+
+QString BitMapView::blockLines(uint64_t row, uint64_t col, bool wholeBlock, const QString& onlyField) const
+{
+    const QString muted = context()->theme().mutedText.name();
+    qs::BlockValues b;
+    try {
+        b = qs::blockValues(*context()->checkpoint(), *context()->logicalWeight(), row, col, wholeBlock);
+    } catch (const std::exception& e) {
+        return panelRow(muted, tr("Block"), QString::fromUtf8(e.what()));
+    }
+    if (!b.hasBlock)
+        return {};
+    QString html = QStringLiteral("<tr><td colspan=2 style='padding-top:6px'><b>%1</b></td></tr>")
+                       .arg(tr("Block %1, from element (%2, %3)").arg(b.block).arg(b.firstRow).arg(b.firstCol).toHtmlEscaped());
+    for (const qs::BlockValue& v : b.values) {
+        const QString field = QString::fromStdString(v.field);
+        if (!onlyField.isEmpty() && field != onlyField)
+            continue;
+        QString label, text;
+        const QString raw = QStringLiteral("0x%1").arg(v.raw, (v.rawBits + 3) / 4, 16, QLatin1Char('0'));
+        switch (v.kind) {
+        case qs::BlockValueKind::Scale: label = tr("Block scale %1").arg(field); break;
+        case qs::BlockValueKind::Min: label = tr("Block min %1").arg(field); break;
+        case qs::BlockValueKind::Sum: label = tr("Block sum %1").arg(field); break;
+        case qs::BlockValueKind::Absmax: label = tr("Absmax"); break;
+        case qs::BlockValueKind::SubScale: label = tr("Sub-block %1 scale").arg(v.index); break;
+        case qs::BlockValueKind::SubMin: label = tr("Sub-block %1 min").arg(v.index); break;
+        case qs::BlockValueKind::GridIndex: label = tr("Grid index (byte %1)").arg(v.lane); break;
+        case qs::BlockValueKind::SignIndex: label = tr("Sign index (bit %1)").arg(v.lane); break;
+        case qs::BlockValueKind::Sign: label = tr("Sign bit"); break;
+        case qs::BlockValueKind::Delta: label = tr("Delta bit"); break;
+        }
+        switch (v.kind) {
+        case qs::BlockValueKind::Scale:
+        case qs::BlockValueKind::Min:
+        case qs::BlockValueKind::Sum:
+        case qs::BlockValueKind::Absmax:
+            text = QStringLiteral("%1  (%2)").arg(valueText(v.value), raw);
+            break;
+        case qs::BlockValueKind::SubScale:
+        case qs::BlockValueKind::SubMin:
+            // The stored integer, and the float the kernel multiplies by (d x sc, dmin x m).
+            text = v.hasEffective ? QStringLiteral("%1 → %2").arg(localNumber(v.value, 'g', 4), valueText(v.effective))
+                                  : localNumber(v.value, 'g', 4);
+            text += QStringLiteral("  (0b%1)").arg(binaryText(v.raw, v.rawBits));
+            break;
+        case qs::BlockValueKind::SignIndex:
+            text = QStringLiteral("%1 → 0b%2").arg(v.raw).arg(binaryText(uint64_t(v.value), 8));
+            break;
+        default: text = QString::number(v.raw); break;
+        }
+        html += panelRow(muted, label, text);
+    }
+    return html;
 }
 
 } // namespace qsw

@@ -38,8 +38,9 @@ public:
     // "as stored" (true) or "logical matrix" order; the toggle in the tool row.
     void setStoredOrder(bool stored);
     // Accepts a word index ("1234") or an element ("row, col"); false when it cannot parse or
-    // lies outside the weight.
+    // lies outside the weight, and goToProblem() (shown beside the box) says which.
     bool goTo(const QString& text);
+    QString goToProblem() const;
     // The text of the side panel and of the message shown instead of the map (for tests).
     QString detailsText() const;
     QString messageText() const;
@@ -52,6 +53,11 @@ private:
     void onHovered(std::optional<BitMapHit> hit);
     void onClicked(const BitMapHit& hit);
     void showElement(const ElementRef& element);
+    void stepSelection(int rows, int cols);
+    void setGoToProblem(const QString& problem);
+    // Panel rows: a stored word in hex and binary, and a block's decoded fields.
+    QString wordLines(uint64_t word) const;
+    QString blockLines(uint64_t row, uint64_t col, bool wholeBlock, const QString& onlyField) const;
     void applyTheme();
 
     BitMapCanvas* m_canvas;
@@ -62,6 +68,7 @@ private:
     QComboBox* m_order;
     QSpinBox* m_zoom;
     QLineEdit* m_goTo;
+    QLabel* m_goToMessage;
     std::shared_ptr<const qs::WordMap> m_map;
     BitMapHit m_lastHit;
     bool m_hasHit = false;

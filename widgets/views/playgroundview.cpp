@@ -862,6 +862,8 @@ void PlaygroundView::updateWords()
         c.note = tr("no layout spec for %1").arg(format);
     } else {
         c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
+        if (m_shownWeight >= 0) // the weight's own word numbers, as the Bit map shows them
+            qs::numberAsStored(c.words, r, m_shownWeightRows, m_shownBlockStart);
         const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::affineTargetName(r.options.target));
         const QString first = c.words.empty() ? QString() : QString::number(c.words.front().index);
         const QString last = c.words.empty() ? QString() : QString::number(c.words.back().index);

@@ -186,7 +186,7 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
             if (owner[bit] >= 0) {
                 const qs::PlaygroundField& f = word.fields[size_t(owner[bit])];
                 const int hue = m_content.packsRows ? int(f.row) : (f.slot >= 0 ? f.slot : int(f.col % 32));
-                fill = m_theme.slotColor(hue, maxCode > 0 ? f.code / maxCode : 0);
+                fill = m_theme.elementColor(hue, maxCode > 0 ? f.code / maxCode : 0);
             }
             p.fillRect(r, fill);
             p.setPen(QPen(m_theme.background, 1));

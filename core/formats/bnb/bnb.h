@@ -64,6 +64,9 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
 void verifyBnbInt8Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
 GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                             const std::atomic<bool>* cancel);
+// The block's absmax (FamilyRow::blockValues, formats/wordmap.h), nested codes decoded.
+struct BlockValues;
+BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock);
 
 namespace detect {
 class Context;

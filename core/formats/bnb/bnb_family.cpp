@@ -4,6 +4,7 @@
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
 #include "formats/target.h"
+#include "formats/wordmap.h"
 #include "formats/bnb/bnb.h"
 
 namespace qs {
@@ -60,6 +61,14 @@ GroupScalesFn bnbGroupScales(const FormatInfo& format)
     return format.id == "bnb-nf4" || format.id == "bnb-fp4" ? bnb4GroupScales : nullptr;
 }
 
+BlockValues bnbBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock)
+{
+    // LLM.int8's row absmax is the element's scale already (elementValues).
+    if (w.format == "bnb-nf4" || w.format == "bnb-fp4")
+        return bnb4BlockValues(ckpt, w, row, col, wholeBlock);
+    return {};
+}
+
 } // namespace
 
 const FamilyRow& bnbFamily()
@@ -72,6 +81,7 @@ const FamilyRow& bnbFamily()
         // verify and group scales
         r.verify = bnbVerify;
         r.groupScales = bnbGroupScales;
+        r.blockValues = bnbBlockValues;
         r.recipe = &recipeFromConfig();
         return r;
     }();

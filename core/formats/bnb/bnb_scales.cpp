@@ -2,6 +2,9 @@
 #include "formats/bnb/bnb.h"
 
 #include "formats/scalegrid_util.h"
+#include "formats/wordmap.h"
+
+#include <cstring>
 
 namespace qs {
 
@@ -31,6 +34,29 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     }
     s.scales = std::move(scales);
     return s;
+}
+
+BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool)
+{
+    const WeightData data{ckpt, w};
+    const Bnb4 b = namingScalesFile(ckpt, [&] { return bnb4State(data); });
+    BlockValues out;
+    out.hasBlock = true;
+    const uint64_t e = row * b.cols + col;
+    out.block = e / b.blocksize;
+    out.firstRow = out.block * b.blocksize / b.cols;
+    out.firstCol = out.block * b.blocksize % b.cols;
+    if (out.block >= (b.nested ? uint64_t(b.absmaxCodes.size()) : b.absmax.size()))
+        failScales(ckpt, w, "absmax holds fewer blocks than the weight needs");
+    BlockValue v;
+    v.kind = BlockValueKind::Absmax;
+    v.field = "absmax";
+    v.rawBits = uint8_t(b.nested ? 8 : dtypeBits(b.absmax.dtype()));
+    std::memcpy(&v.raw, b.nested ? b.absmaxCodes.data() + out.block : b.absmax.data() + out.block * v.rawBits / 8,
+                v.rawBits / 8);
+    v.value = b.blockAbsmax(out.block);
+    out.values.push_back(v);
+    return out;
 }
 
 } // namespace qs

@@ -52,6 +52,9 @@ bool ggufBlockScalesApply(const Checkpoint& ckpt, const LogicalWeight& w);
 bool ggufSubBlockScalesApply(const Checkpoint& ckpt, const LogicalWeight& w);
 GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                             const std::atomic<bool>* cancel);
+// The decoded block parameters of an element (FamilyRow::blockValues, formats/wordmap.h).
+struct BlockValues;
+BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock);
 
 // The report's seed probe checks of the block map and the row dequantizers (ggml_probe.cpp).
 std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in);

@@ -42,6 +42,7 @@ const FamilyRow& ggmlFamily()
         r.groupScalesApply = ggufBlockScalesApply;
         r.subBlockScales = ggufSubBlockScalesApply;
         r.packProbe = ggmlProbe;
+        r.blockValues = ggufBlockValues;
         r.recipe = &ggmlRecipeRules();
         return r;
     }();

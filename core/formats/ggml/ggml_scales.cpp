@@ -4,8 +4,11 @@
 
 #include "base/half.h"
 #include "formats/ggml/ggml_blocks.h"
+#include "formats/ggml/ggml_tables.h"
+#include "formats/wordmap.h"
 #include "formats/scalegrid_util.h"
 
+#include <cmath>
 #include <cstring>
 #include <tuple>
 #include <vector>
@@ -187,6 +190,129 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     s.scales = std::move(scales);
     s.zeros = std::move(zeros);
     return s;
+}
+
+namespace {
+
+// Where the bits of `role` start in a location: the block field of its first piece, and
+// their total width; width 0 when the location has none.
+std::pair<int, int> roleBits(const GgmlElementLocation& loc, GgmlPieceRole role)
+{
+    int field = -1, width = 0;
+    for (const GgmlBitPiece& p : loc.view())
+        if (p.role == role) {
+            if (field < 0)
+                field = p.field;
+            width += p.width;
+        }
+    return {field, width};
+}
+
+// d and dmin as the kernels read them: f16, f32 or an e8m0 exponent byte (2^(e - 127)).
+double superValue(uint64_t raw, int width)
+{
+    if (width == 16)
+        return halfToFloat(uint16_t(raw));
+    if (width == 32) {
+        float f;
+        const uint32_t u = uint32_t(raw);
+        std::memcpy(&f, &u, 4);
+        return f;
+    }
+    return raw == 0xff ? std::nan("") : std::ldexp(1.0, int(raw) - 127);
+}
+
+} // namespace
+
+BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock)
+{
+    GgufBlob blob;
+    if (!ggufBlob(ckpt, w, blob, false))
+        return {}; // a plain type (one element per block) or blocks that do not tile the row
+    ggufBlob(ckpt, w, blob, true);
+    const GgmlTypeInfo& info = *blob.info;
+    const auto fields = ggmlBlockFields(blob.type);
+    BlockValues out;
+    out.hasBlock = true;
+    out.block = row * blob.blocksPerRow + col / info.blockWeights;
+    out.firstRow = row;
+    out.firstCol = col / info.blockWeights * info.blockWeights;
+    const uint8_t* block = blob.bytes.data() + out.block * info.blockBytes;
+    const uint32_t e = uint32_t(col % info.blockWeights);
+    const GgmlElementLocation here = ggmlLocateElement(blob.type, e);
+    auto fieldName = [&](int f) { return f >= 0 && size_t(f) < fields.size() ? std::string(fields[size_t(f)].name) : std::string(); };
+    auto add = [&](BlockValueKind kind, const GgmlElementLocation& loc, GgmlPieceRole role, int index, int lane) -> BlockValue* {
+        const auto [field, width] = roleBits(loc, role);
+        if (width == 0)
+            return nullptr;
+        BlockValue v;
+        v.kind = kind;
+        v.field = fieldName(field);
+        v.index = index;
+        v.lane = lane;
+        v.raw = ggmlExtractBits(block, loc, role);
+        v.rawBits = uint8_t(width);
+        v.value = double(v.raw);
+        out.values.push_back(v);
+        return &out.values.back();
+    };
+
+    double d = 0, dmin = 0;
+    if (BlockValue* v = add(BlockValueKind::Scale, here, GgmlPieceRole::SuperScale, -1, -1))
+        d = v->value = superValue(v->raw, v->rawBits);
+    if (BlockValue* v = add(BlockValueKind::Min, here, GgmlPieceRole::SuperMin, -1, -1))
+        dmin = v->value = superValue(v->raw, v->rawBits);
+    for (size_t f = 0; f < fields.size(); ++f)
+        if (fields[f].kind == GgmlFieldKind::F16Sum) {
+            uint16_t h;
+            std::memcpy(&h, block + fields[f].offset, 2);
+            out.values.push_back({BlockValueKind::Sum, std::string(fields[f].name), -1, -1, h, 16, halfToFloat(h)});
+        }
+
+    // Sub-blocks: runs of elements sharing their scale bits, numbered in element order.
+    const bool kQuant = ggufHasSubBlocks(blob.type);
+    std::vector<std::vector<std::tuple<uint16_t, uint8_t, uint8_t>>> keys;
+    for (uint32_t i = 0; i < info.blockWeights; ++i) {
+        const GgmlElementLocation loc = ggmlLocateElement(blob.type, i);
+        std::vector<std::tuple<uint16_t, uint8_t, uint8_t>> key;
+        for (const GgmlBitPiece& p : loc.view())
+            if (p.role == GgmlPieceRole::SubScale)
+                key.emplace_back(p.byteOffset, p.bitOffset, p.width);
+        if (key.empty())
+            break;
+        const auto known = std::find(keys.begin(), keys.end(), key);
+        const int sub = int(known - keys.begin());
+        const bool first = known == keys.end();
+        if (first)
+            keys.push_back(key);
+        if (wholeBlock ? !first : i != e)
+            continue;
+        if (BlockValue* v = add(BlockValueKind::SubScale, loc, GgmlPieceRole::SubScale, sub, -1)) {
+            if (blob.type == GgmlQ3_K)
+                v->value = double(int(v->raw) - 32);
+            else if (blob.type == GgmlQ6_K)
+                v->value = double(int8_t(uint8_t(v->raw)));
+            if (kQuant) {
+                v->hasEffective = true;
+                v->effective = float(d) * float(v->value); // the kernels' d * sc in f32
+            }
+        }
+        if (BlockValue* v = add(BlockValueKind::SubMin, loc, GgmlPieceRole::SubMin, sub, -1); v && kQuant) {
+            v->hasEffective = true;
+            v->effective = float(dmin) * float(v->value);
+        }
+        if (!wholeBlock)
+            break;
+    }
+    if (wholeBlock)
+        return out;
+    add(BlockValueKind::GridIndex, here, GgmlPieceRole::GridIndex, -1, here.lane);
+    // One sign index serves a group of 8 elements, bit e % 8 each (IQ3_XXS's grid lane is e % 4).
+    if (BlockValue* v = add(BlockValueKind::SignIndex, here, GgmlPieceRole::SignIndex, -1, int(e % 8)))
+        v->value = ggml::kKsignsIq2xs[v->raw & 0x7f];
+    add(BlockValueKind::Sign, here, GgmlPieceRole::Sign, -1, -1);
+    add(BlockValueKind::Delta, here, GgmlPieceRole::Delta, -1, -1);
+    return out;
 }
 
 } // namespace qs

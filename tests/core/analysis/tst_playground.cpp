@@ -58,6 +58,7 @@ private slots:
     void wordsReadBackCodes();
     void awqSlotOrder();
     void gptq3Straddles();
+    void wordsNumberedAsStored();
     void clippingCounts();
     void exactRowHasInfiniteSqnr();
     void unpackableTargetKeepsCodes();
@@ -253,6 +254,31 @@ void TestPlayground::awqSlotOrder()
         QCOMPARE(words[0].fields[s].row, order[s]);
         QCOMPARE(words[0].fields[s].col, uint64_t(5));
     }
+}
+
+// Row 37 of a 4096 x 64 GPTQ weight: its words are named as in the weight's qweight
+// [K/8, N] (word = (k / 8) * N + n), as the Bit map and Slot order name them, not 0, 1, ...
+void TestPlayground::wordsNumberedAsStored()
+{
+    PlaygroundOptions o;
+    o.target = AffineTarget::GptqV1;
+    o.groupSize = 32;
+    const PlaygroundResult r = runPlayground(playgroundSamples(SampleDistribution::Normal, 1, 64, 7), 1, 64, o);
+    std::vector<PlaygroundWord> words = playgroundWords(r, 8, 24, 10);
+    QCOMPARE(words.size(), size_t(2));
+    QCOMPARE(words[0].index, uint64_t(1));
+    const uint64_t N = 4096, row = 37;
+    numberAsStored(words, r, N, row);
+    const LayoutSpec* spec = findLayoutSpec("gptq-v1");
+    const LayoutParams p{64, N, 4, 32};
+    for (const PlaygroundWord& w : words)
+        for (const PlaygroundField& f : w.fields)
+            QCOMPARE(w.index, spec->locate(p, row, f.col).pieces[f.piece].word);
+    QCOMPARE(words[0].index, 1 * N + row);
+    // A block that does not fit the weight keeps the playground's own numbers.
+    std::vector<PlaygroundWord> own = playgroundWords(r, 8, 24, 10);
+    numberAsStored(own, r, N, N);
+    QCOMPARE(own[0].index, uint64_t(1));
 }
 
 void TestPlayground::gptq3Straddles()

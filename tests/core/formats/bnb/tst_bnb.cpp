@@ -3,14 +3,17 @@
 // worked out from the formulas, the seed probes and scalar-vs-AVX2 agreement.
 #include "kernel_probes.h"
 #include "kernel_testutil.h"
+#include "base/error.h"
 #include "formats/dequant.h"
 #include "base/bitstream.h"
 #include "formats/bnb/bnb.h"
 #include "formats/opencheckpoint.h"
+#include "formats/wordmap.h"
 
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 
@@ -246,6 +249,42 @@ private slots:
             ++checked;
         }
         QVERIFY(checked > 0);
+    }
+
+    // The bit map's absmax (blockValues, nested codes decoded) is the one the kernel multiplies by.
+    void blockValuesAbsmax_data()
+    {
+        QTest::addColumn<QString>("variant");
+        for (const char* v : {"bnb-nf4", "bnb-fp4", "bnb-nf4-doublequant", "bnb-fp4-doublequant"})
+            QTest::addRow("%s", v) << v;
+    }
+    void blockValuesAbsmax()
+    {
+        QFETCH(QString, variant);
+        const auto ck = openCheckpoint(
+            (qstest::fixture(QStringLiteral("safetensors/") + variant) + QStringLiteral("/model.safetensors")).toStdString());
+        const LogicalWeight& w = ck->weights.at(0);
+        const Bnb4 state = bnb4State(WeightData{*ck, w});
+        const LayoutSpec* spec = findLayoutSpec(w.format);
+        QVERIFY(spec);
+        const LayoutParams p = layoutParams(w);
+        std::vector<float> row(p.K);
+        for (uint64_t n : {uint64_t(0), p.N - 1}) {
+            bnb4ElementsScalar(state, n * p.K, p.K, row.data());
+            for (uint64_t k = 0; k < p.K; k += 7) {
+                const BlockValues b = blockValues(*ck, w, n, k, false);
+                QVERIFY(b.hasBlock);
+                QCOMPARE(b.block, (n * p.K + k) / state.blocksize);
+                QCOMPARE(b.values.size(), size_t(1));
+                const BlockValue& v = b.values[0];
+                QCOMPARE(int(v.kind), int(BlockValueKind::Absmax));
+                QCOMPARE(int(v.rawBits), state.nested ? 8 : int(dtypeBits(state.absmax.dtype())));
+                const uint64_t code = elementValues(*ck, w, *spec, p, n, k).code;
+                const float want = state.table()[code] * float(v.value);
+                QCOMPARE(std::bit_cast<uint32_t>(row[k]), std::bit_cast<uint32_t>(want));
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, blockValues(*ck, w, p.N, 0, false));
     }
 };
 

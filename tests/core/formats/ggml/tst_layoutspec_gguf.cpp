@@ -10,6 +10,8 @@
 #include "base/half.h"
 #include "kernel_testutil.h"
 #include "formats/opencheckpoint.h"
+#include "formats/wordmap.h"
+#include "formats/ggml/ggml_tables.h"
 
 #include <QTest>
 
@@ -143,6 +145,102 @@ private slots:
                     QCOMPARE(std::bit_cast<uint32_t>(x), std::bit_cast<uint32_t>(want[row * p.K + col]));
                 }
             }
+    }
+
+    // The bit map's decoded block fields (blockValues) are what the kernel computes with: for
+    // the k-quants y = (d x sc) q - (dmin x m) bit for bit with the upstream values; for the
+    // IQ types with sign bits the sign of every non-zero value.
+    void blockValues_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* type : {"q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "q4_1"})
+            QTest::addRow("%s", type) << QStringLiteral("real.%1").arg(QLatin1String(type));
+    }
+    void blockValues()
+    {
+        QFETCH(QString, name);
+        const LogicalWeight* w = quantFile()->findWeight(name.toStdString());
+        const TensorEntry* rt = refFile()->find(name.toStdString());
+        QVERIFY(w && rt);
+        const TensorEntry& t = quantFile()->tensors.at(size_t(w->member("weight")));
+        const GgmlTypeInfo& tr = *ggmlType(t.ggmlType);
+        const uint64_t K = w->inFeatures(), N = w->outFeatures();
+        const auto bytes = quantFile()->bytes(t);
+        const float* want = reinterpret_cast<const float*>(refFile()->bytes(*rt).data());
+        const int type = t.ggmlType;
+        const bool kQuant = type == GgmlQ2_K || type == GgmlQ3_K || type == GgmlQ4_K || type == GgmlQ5_K || type == GgmlQ6_K;
+        auto find = [](const BlockValues& b, BlockValueKind kind) -> const BlockValue* {
+            for (const BlockValue& v : b.values)
+                if (v.kind == kind)
+                    return &v;
+            return nullptr;
+        };
+        int signs = 0;
+        for (uint64_t row : {uint64_t(0), N - 1})
+            for (uint64_t col = 0; col < K; ++col) {
+                const BlockValues b = qs::blockValues(*quantFile(), *w, row, col, false);
+                QVERIFY(b.hasBlock);
+                QCOMPARE(b.block, row * (K / tr.blockWeights) + col / tr.blockWeights);
+                const uint8_t* block = bytes.data() + b.block * tr.blockBytes;
+                const BlockValue* d = find(b, BlockValueKind::Scale);
+                QVERIFY(d);
+                QCOMPARE(d->field, std::string("d"));
+                const float y = want[row * K + col];
+                const GgmlElementLocation loc = ggmlLocateElement(type, uint32_t(col % tr.blockWeights));
+                const uint64_t code = ggmlExtractBits(block, loc, GgmlPieceRole::Code);
+                if (type == GgmlQ4_1) { // y = d q + m: the block's own d and m
+                    const BlockValue* m = find(b, BlockValueKind::Min);
+                    QVERIFY(m && !find(b, BlockValueKind::SubScale));
+                    QCOMPARE(std::bit_cast<uint32_t>(float(d->value) * float(code) + float(m->value)), std::bit_cast<uint32_t>(y));
+                    continue;
+                }
+                if (kQuant) {
+                    const BlockValue* sc = find(b, BlockValueKind::SubScale);
+                    QVERIFY(sc && sc->hasEffective);
+                    QCOMPARE(sc->index, int(col % tr.blockWeights / (type == GgmlQ4_K || type == GgmlQ5_K ? 32 : 16)));
+                    const float ds = float(sc->effective);
+                    float x = 0;
+                    if (type == GgmlQ3_K)
+                        x = ds * float(int(code & 3) - ((code >> 2) & 1 ? 0 : 4));
+                    else if (type == GgmlQ6_K)
+                        x = ds * float(int(code) - 32);
+                    else {
+                        const BlockValue* mn = find(b, BlockValueKind::SubMin);
+                        QVERIFY(mn && mn->hasEffective);
+                        x = ds * float(code) - float(mn->effective);
+                    }
+                    QCOMPARE(std::bit_cast<uint32_t>(x), std::bit_cast<uint32_t>(y));
+                    continue;
+                }
+                const BlockValue* grid = find(b, BlockValueKind::GridIndex);
+                QVERIFY(grid && grid->lane >= 0);
+                bool negative = false;
+                if (const BlockValue* si = find(b, BlockValueKind::SignIndex)) {
+                    QCOMPARE(uint64_t(si->value), uint64_t(ggml::kKsignsIq2xs[si->raw]));
+                    negative = (uint64_t(si->value) >> si->lane) & 1;
+                } else {
+                    const BlockValue* s = find(b, BlockValueKind::Sign);
+                    QVERIFY(s);
+                    negative = s->raw != 0;
+                }
+                if (y != 0) {
+                    QCOMPARE(y < 0, negative);
+                    ++signs;
+                }
+            }
+        if (!kQuant && type != GgmlQ4_1)
+            QVERIFY(signs > int(K));
+        // The whole block: every sub-block once, numbered 0.., and no per-element grid values.
+        const BlockValues whole = qs::blockValues(*quantFile(), *w, 0, 0, true);
+        int subs = 0;
+        for (const BlockValue& v : whole.values) {
+            QVERIFY(v.kind != BlockValueKind::GridIndex && v.kind != BlockValueKind::SignIndex);
+            if (v.kind == BlockValueKind::SubScale)
+                QCOMPARE(v.index, subs++);
+        }
+        const int expected = type == GgmlQ4_K || type == GgmlQ5_K ? 8 : kQuant ? 16 : type == GgmlQ4_1 ? 0 : -1;
+        if (expected >= 0)
+            QCOMPARE(subs, expected);
     }
 };
 
