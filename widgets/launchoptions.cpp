@@ -40,7 +40,10 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     const QCommandLineOption theme(QStringLiteral("theme"), QCoreApplication::translate("main", "Use the theme NAME (system, light, dark)."), QStringLiteral("name"));
     const QCommandLineOption diff(QStringLiteral("diff"), QCoreApplication::translate("main", "Compare the checkpoint with checkpoint B (the Diff view)."),
                                   QStringLiteral("B"));
-    parser.addOptions({view, weight, screenshot, lang, theme, diff});
+    const QCommandLineOption exportView(QStringLiteral("export"),
+                                        QCoreApplication::translate("main", "Export the view shown (--view) to FILE as PNG, SVG or PDF, by its extension, and exit."),
+                                        QStringLiteral("file"));
+    parser.addOptions({view, weight, screenshot, exportView, lang, theme, diff});
     if (!parser.parse(arguments)) {
         *error = QStringLiteral("quantscope: ") + parser.errorText();
         return std::nullopt;
@@ -59,6 +62,7 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     o.weight = parser.value(weight);
     o.diff = parser.value(diff);
     o.screenshot = parser.value(screenshot);
+    o.exportFile = parser.value(exportView);
     o.lang = parser.value(lang);
     if (parser.isSet(theme)) {
         const QString name = parser.value(theme);

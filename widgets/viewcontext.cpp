@@ -14,6 +14,16 @@ const qs::LogicalWeight* ViewContext::logicalWeight() const
     return &m_checkpoint->weights[size_t(m_weight)];
 }
 
+std::vector<std::string> ViewContext::inputs() const
+{
+    std::vector<std::string> out;
+    for (const auto& c : {m_checkpoint, m_reference, m_comparison})
+        if (c)
+            for (std::string& s : c->sources())
+                out.push_back(std::move(s));
+    return out;
+}
+
 const WeightRow* ViewContext::weightRow() const
 {
     if (!m_snapshot || m_weight < 0 || m_weight >= m_snapshot->weights.size())

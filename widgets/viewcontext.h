@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace qs {
 class Checkpoint;
@@ -50,6 +52,8 @@ public:
     // holder unmaps them.
     std::shared_ptr<const qs::Checkpoint> reference() const { return m_reference; }
     std::shared_ptr<const qs::Checkpoint> comparison() const { return m_comparison; }
+    // Every file the session reads (checkpoint, reference, B): what an export must not overwrite.
+    std::vector<std::string> inputs() const;
 
     // Set by the main window. `keepSession`: the reference and B stay (the user chose to
     // keep them for the new checkpoint); otherwise both are cleared.
