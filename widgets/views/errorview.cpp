@@ -159,13 +159,16 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     controls->addWidget(m_target);
     controls->addWidget(m_targetBits);
     controls->addWidget(m_targetGroup);
-    controls->addSpacing(12);
-    controls->addWidget(m_bins);
-    controls->addWidget(m_log);
-    controls->addWidget(m_rangeOn);
-    controls->addWidget(m_rangeLo);
-    controls->addWidget(m_rangeHi);
     controls->addStretch(1);
+    // The histogram's own settings on a row of their own: the view stays narrow.
+    auto* histogramControls = new QHBoxLayout;
+    histogramControls->addWidget(m_bins);
+    histogramControls->addWidget(m_log);
+    histogramControls->addSpacing(12);
+    histogramControls->addWidget(m_rangeOn);
+    histogramControls->addWidget(m_rangeLo);
+    histogramControls->addWidget(m_rangeHi);
+    histogramControls->addStretch(1);
     auto* hintRow = new QHBoxLayout;
     hintRow->addWidget(m_hint, 1);
     hintRow->addWidget(m_useFound);
@@ -203,6 +206,7 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_caption);
     layout->addLayout(controls);
+    layout->addLayout(histogramControls);
     layout->addLayout(hintRow);
     layout->addWidget(m_stack, 1);
 
@@ -811,6 +815,7 @@ void ErrorView::renderExport(QPainter& painter, const QRect& target)
     table.setTextWidth(std::max(260, m_stats->width()));
     const int tableWidth = std::min(int(std::ceil(table.idealWidth())) + 16, target.width() / 2);
     const QRect plots(target.topLeft(), QSize(target.width() - tableWidth, target.height()));
+    painter.fillRect(QRect(plots.right() + 1, target.top(), target.right() - plots.right(), target.height()), context()->theme().background);
     painter.save();
     painter.translate(plots.right() + 12, target.top() + 8);
     QAbstractTextDocumentLayout::PaintContext paint;

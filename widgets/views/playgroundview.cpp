@@ -320,6 +320,7 @@ void PlaygroundView::buildControls()
     wordsArea->setWidget(m_words);
     wordsArea->setWidgetResizable(true);
     wordsArea->setFrameShape(QFrame::NoFrame);
+    wordsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // the cells narrow instead
     m_wordsArea = wordsArea;
     grid->addWidget(wordsArea, 1, 1);
     grid->setColumnStretch(0, 1);

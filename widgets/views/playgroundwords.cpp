@@ -111,7 +111,8 @@ QSize PlaygroundWords::sizeHint() const
 QSize PlaygroundWords::minimumSizeHint() const
 {
     // Every word: in a scroll area, the words scroll rather than being cut off.
-    return {kGutter + 32 * 12 + 2 * kMargin, std::max(120, sizeHint().height())};
+    // At least the narrowest cells layoutIn draws (10 px).
+    return {kGutter + 32 * 10 + 2 * kMargin, std::max(120, sizeHint().height())};
 }
 
 QString PlaygroundWords::fieldLabel(const qs::PlaygroundField& f) const
