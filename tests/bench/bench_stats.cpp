@@ -16,13 +16,16 @@
 //   - compare-range: the same with --range -1,1 (one pass: the caller's range bins every error
 //              in it), against which compare's second pass over weights above 2^24 elements
 //              (binning every error over [-max, max]) is measured;
+//   - requantize, requantize-range: compareRequantized to the weights' own Q4_K (`stats PATH
+//              --requantize q4_k`, the Error view's first sight of a quantized GGUF), without and
+//              with --range -1,1: the default range's second pass requantizes a large weight again;
 //   - diff:    diffWeights of every weight against itself (two dequantizations per element).
 // --threads N caps every OpenMP level at N (omp_set_num_threads): with a team of 1 the
 // kernels' own parallel loops would otherwise fork inside the "single-threaded" measurement.
 // Prints weights/s and elements/s for each and the ratios to the dequant baseline; the aim
 // is stats / dequant < 2, i.e. the statistics cost less than the dequantization itself.
 //
-// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|diff]...
+// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|requantize|diff]...
 #include "analysis/diff.h"
 #include "formats/ggml/quantize_ggml.h"
 #include "analysis/stats.h"
@@ -102,7 +105,7 @@ int main(int argc, char** argv)
         else if (a == "--skip" && i + 1 < argc)
             skip.push_back(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|diff]...\n");
+            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|requantize|diff]...\n");
             return 2;
         }
     }
@@ -204,7 +207,8 @@ int main(int argc, char** argv)
     opt.path = simd;
     opt.threads = team;
     volatile float sink = 0;
-    std::vector<double> tDeq, tStats, tCompare, tCompareRange, tDiff, cDeq, cStats, cCompare, cCompareRange, cDiff;
+    std::vector<double> tDeq, tStats, tCompare, tCompareRange, tRequant, tRequantRange, tDiff;
+    std::vector<double> cDeq, cStats, cCompare, cCompareRange, cRequant, cRequantRange, cDiff;
     const auto skipped = [&](const char* what) { return std::find(skip.begin(), skip.end(), what) != skip.end(); };
     for (int r = 0; r < runs; ++r) {
         double s = seconds(), c = cpuSeconds();
@@ -268,6 +272,22 @@ int main(int argc, char** argv)
         tCompareRange.push_back(seconds() - s);
         cCompareRange.push_back(cpuSeconds() - c);
 
+        // The weights requantized to their own format, by default and with the caller's range.
+        qs::RequantizeSpec own;
+        own.format = ws.empty() ? std::string() : ws.front()->format;
+        for (const qs::StatsOptions* o : {&opt, &ranged}) {
+            s = seconds();
+            c = cpuSeconds();
+            for (const qs::LogicalWeight* w : ws) {
+                if (skipped("requantize"))
+                    break;
+                const qs::WeightComparison q = qs::compareRequantized(*ckpt, *w, own, *o);
+                sink = sink + float(q.error.p99);
+            }
+            (o == &opt ? tRequant : tRequantRange).push_back(seconds() - s);
+            (o == &opt ? cRequant : cRequantRange).push_back(cpuSeconds() - c);
+        }
+
         s = seconds();
         c = cpuSeconds();
         qs::DiffOptions dopt;
@@ -298,6 +318,13 @@ int main(int argc, char** argv)
         std::printf("second pass of the signed-error histogram (weights above 2^24 elements): compare / compare-range "
                     "x%.2f wall, x%.2f cpu\n",
                     median(tCompare) / median(tCompareRange), median(cCompare) / median(cCompareRange));
+    }
+    line("requantize", tRequant, cRequant);
+    if (!skipped("requantize")) {
+        line("requantize-range", tRequantRange, cRequantRange);
+        std::printf("second pass with --requantize (weights above 2^24 elements): requantize / requantize-range "
+                    "x%.2f wall, x%.2f cpu\n",
+                    median(tRequant) / median(tRequantRange), median(cRequant) / median(cRequantRange));
     }
     line("diff", tDiff, cDiff);
     if (!skipped("stats"))

@@ -9,7 +9,9 @@
 // - fuzz_json: the configs and indexes written above.
 // usage: make_seeds FIXTURES_DIR OUT_DIR
 #include "analysis/quantize_checkpoint.h"
+#include "container/ggmltype.h"
 #include "container/gguf.h"
+#include "formats/formatid.h"
 #include "container/safetensors.h"
 #include "fuzzcommon.h"
 
@@ -92,6 +94,25 @@ void writeTinyModel(const fs::path& dir)
     std::ofstream(dir / "config.json") << R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":128})";
 }
 
+// The same model as an F16 GGUF with llama.cpp's names, 256 wide so that the k-quants' blocks
+// fit: GGUF quantize targets keep tensor names, so they take a GGUF input.
+void writeTinyGguf(const fs::path& file)
+{
+    static const std::vector<uint8_t> big = f16Ones(32 * 256), embed = f16Ones(16 * 256), norm = f16Ones(256);
+    constexpr int f16 = qs::GgmlF16;
+    const std::vector<qs::GgufTensor> t = {
+        {"token_embd.weight", f16, {256, 16}, embed},
+        {"blk.0.attn_q.weight", f16, {256, 32}, big},
+        {"blk.0.ffn_up.weight", f16, {256, 32}, big},
+        {"blk.0.attn_norm.weight", f16, {256}, norm},
+        {"output.weight", f16, {256, 16}, embed},
+    };
+    qs::MetaValue arch;
+    arch.type = qs::MetaValue::Type::String;
+    arch.value = std::string("llama");
+    qs::writeGguf(file.string(), {{"general.architecture", arch}}, t, 3);
+}
+
 qs::MetaValue meta(qs::MetaValue::Type t, decltype(qs::MetaValue::value) v)
 {
     qs::MetaValue m;
@@ -166,16 +187,17 @@ void seedFixtureTensors(const std::string& fixture)
     }
 }
 
-void seedQuantizeTargets(const fs::path& tiny)
+void seedQuantizeTargets(const fs::path& tiny, const fs::path& tinyGguf)
 {
-    const auto src = qs::openCheckpoint(tiny.string());
+    const auto src = qs::openCheckpoint(tiny.string()), srcGguf = qs::openCheckpoint(tinyGguf.string());
     for (const std::string& id : qs::quantizeTargets()) {
+        const bool gguf = qs::findFormat(id)->family == qs::FormatFamily::Gguf;
         qs::QuantizeCheckpointOptions opt;
         opt.format = id;
         opt.threads = 1;
         const fs::path out = fs::path(outDir) / "tmp" / ("q-" + id);
         try {
-            const auto r = qs::quantizeCheckpoint(*src, out.string(), opt);
+            const auto r = qs::quantizeCheckpoint(gguf ? *srcGguf : *src, out.string(), opt);
             if (fs::is_directory(r.output)) {
                 seedFolder("target-" + id, r.output);
             } else {
@@ -244,8 +266,10 @@ int main(int argc, char** argv)
         seedFixtureTensors(std::string(argv[1]) + "/gguf/ggml-types.gguf");
         seedEveryValueType();
         const fs::path tiny = fs::path(outDir) / "tmp" / "tiny";
+        const fs::path tinyGguf = fs::path(outDir) / "tmp" / "tiny.gguf";
         writeTinyModel(tiny);
-        seedQuantizeTargets(tiny);
+        writeTinyGguf(tinyGguf);
+        seedQuantizeTargets(tiny, tinyGguf);
         seedFolders(tiny);
         fs::remove_all(outDir + "/tmp");
         std::printf("%zu seeds\n", seedCount);
