@@ -109,6 +109,10 @@
 <context>
     <name>main</name>
     <message>
+        <source>Export the view shown (--view) to FILE as PNG, SVG or PDF, by its extension, and exit.</source>
+        <translation>Die gezeigte Ansicht (--view) als PNG, SVG oder PDF (nach der Endung) in FILE exportieren und beenden.</translation>
+    </message>
+    <message>
         <location filename="../widgets/launchoptions.cpp" line="27"/>
         <source>See and check the memory layouts of quantized LLM weights.</source>
         <translation>Speicherlayouts quantisierter LLM-Gewichte ansehen und prüfen.</translation>
@@ -183,6 +187,14 @@
 </context>
 <context>
     <name>qsw::AnalysisView</name>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source> · %1 (%2)</source>
+        <translation> · %1 (%2)</translation>
+    </message>
     <message>
         <location filename="../widgets/views/analysisview.cpp" line="30"/>
         <source>PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)</source>
@@ -1032,6 +1044,10 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
 <context>
     <name>qsw::DiffView</name>
     <message>
+        <source> · against B = %1</source>
+        <translation> · gegenüber B = %1</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/diffview.cpp" line="299"/>
         <source>Open B…</source>
         <translation>B öffnen…</translation>
@@ -1301,6 +1317,114 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::ErrorView</name>
     <message>
+        <source>bits: </source>
+        <translation>Bits: </translation>
+    </message>
+    <message>
+        <source>Code width of the affine target</source>
+        <translation>Codebreite des affinen Ziels</translation>
+    </message>
+    <message>
+        <source>group: row</source>
+        <translation>Gruppe: Zeile</translation>
+    </message>
+    <message>
+        <source>group: </source>
+        <translation>Gruppe: </translation>
+    </message>
+    <message>
+        <source>Columns per group of the affine target (row: one group per row)</source>
+        <translation>Spalten je Gruppe des affinen Ziels (Zeile: eine Gruppe je Zeile)</translation>
+    </message>
+    <message>
+        <source>Range</source>
+        <translation>Bereich</translation>
+    </message>
+    <message>
+        <source>Bin the signed error over [low, high] instead of ±max|error| (the CLI&apos;s --range); errors outside are counted below and above</source>
+        <translation>Den vorzeichenbehafteten Fehler über [unten, oben] statt ±max|Fehler| einteilen (--range der CLI); Fehler außerhalb werden darunter und darüber gezählt</translation>
+    </message>
+    <message>
+        <source>Click a group to select its first element</source>
+        <translation>Eine Gruppe anklicken wählt ihr erstes Element</translation>
+    </message>
+    <message>
+        <source>Wheel: zoom the error axis · drag: pan · double-click: the whole range</source>
+        <translation>Mausrad: Fehlerachse zoomen · Ziehen: verschieben · Doppelklick: ganzer Bereich</translation>
+    </message>
+    <message>
+        <source>Requantizing a quantized weight to its own format shows whether its codes are reproduced (error 0 when they are), not what quantization cost.</source>
+        <translation>Ein quantisiertes Gewicht in sein eigenes Format neu zu quantisieren zeigt, ob seine Codes reproduziert werden (Fehler 0, wenn ja), nicht was die Quantisierung gekostet hat.</translation>
+    </message>
+    <message>
+        <source>This is what %1 would add on top of the stored, already quantized values, not the error against the original weights.</source>
+        <translation>Das ist, was %1 zu den gespeicherten, schon quantisierten Werten hinzufügen würde, nicht der Fehler gegenüber den ursprünglichen Gewichten.</translation>
+    </message>
+    <message>
+        <source>A float reference of the same model (“Reference…”) gives the real error.</source>
+        <translation>Eine Float-Referenz desselben Modells („Referenz…“) ergibt den echten Fehler.</translation>
+    </message>
+    <message>
+        <source>A float checkpoint of the same model sits beside it: %1.</source>
+        <translation>Daneben liegt ein Float-Checkpoint desselben Modells: %1.</translation>
+    </message>
+    <message>
+        <source>Use %1 as reference</source>
+        <translation>%1 als Referenz verwenden</translation>
+    </message>
+    <message>
+        <source>Looking for a float reference beside %1</source>
+        <translation>Suche eine Float-Referenz neben %1</translation>
+    </message>
+    <message>
+        <source>%1, %2-bit g%3</source>
+        <translation>%1, %2 Bit g%3</translation>
+    </message>
+    <message>
+        <source>%1, %2-bit per row</source>
+        <translation>%1, %2 Bit je Zeile</translation>
+    </message>
+    <message>
+        <source>Histogram range</source>
+        <translation>Histogrammbereich</translation>
+    </message>
+    <message>
+        <source>range</source>
+        <translation>Bereich</translation>
+    </message>
+    <message>
+        <source>%1 … %2</source>
+        <translation>%1 … %2</translation>
+    </message>
+    <message>
+        <source>outside</source>
+        <translation>außerhalb</translation>
+    </message>
+    <message>
+        <source>%1 below, %2 above</source>
+        <translation>%1 darunter, %2 darüber</translation>
+    </message>
+    <message>
+        <source>No per-group chart: the target&apos;s groups of %1 columns %2 K = %3 of this weight, so each row is one group.</source>
+        <translation>Kein Diagramm je Gruppe: Die Gruppen des Ziels von %1 Spalten %2 K = %3 dieses Gewichts, also ist jede Zeile eine Gruppe.</translation>
+    </message>
+    <message>
+        <source>do not fit in</source>
+        <translation>passen nicht in</translation>
+    </message>
+    <message>
+        <source>span all</source>
+        <translation>umfassen alle</translation>
+    </message>
+    <message>
+        <source>Error per group of %1 columns</source>
+        <translation>Fehler je Gruppe von %1 Spalten</translation>
+    </message>
+    <message>
+        <source> · signed error against %1</source>
+        <translation> · vorzeichenbehafteter Fehler gegenüber %1</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/errorview.cpp" line="74"/>
         <source>the weight&apos;s own format</source>
         <translation>eigenes Format des Gewichts</translation>
@@ -1541,11 +1665,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <location filename="../widgets/views/errorview.cpp" line="439"/>
         <source>Signed error, %1 bins</source>
         <translation>Vorzeichenbehafteter Fehler, %1 Klassen</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/errorview.cpp" line="447"/>
-        <source>Error per group of %1 columns (click: select the group)</source>
-        <translation>Fehler je Gruppe von %1 Spalten (Klick: Gruppe auswählen)</translation>
     </message>
     <message>
         <location filename="../widgets/views/errorview.h" line="39"/>
@@ -1889,6 +2008,38 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 </context>
 <context>
     <name>qsw::MainWindow</name>
+    <message>
+        <source>Export &amp;Table as CSV…</source>
+        <translation>&amp;Tabelle als CSV exportieren…</translation>
+    </message>
+    <message>
+        <source>The stored tensors, the Diff view&apos;s list or the Error view&apos;s statistics</source>
+        <translation>Die gespeicherten Tensoren, die Liste der Diff-Ansicht oder die Statistik der Fehleransicht</translation>
+    </message>
+    <message>
+        <source>The current tab shows no table to export.</source>
+        <translation>Der aktuelle Reiter zeigt keine Tabelle zum Exportieren.</translation>
+    </message>
+    <message>
+        <source>Export Table</source>
+        <translation>Tabelle exportieren</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv)</source>
+        <translation>CSV-Tabelle (*.csv)</translation>
+    </message>
+    <message>
+        <source>Every weight</source>
+        <translation>Alle Gewichte</translation>
+    </message>
+    <message>
+        <source>Only %1</source>
+        <translation>Nur %1</translation>
+    </message>
+    <message>
+        <source>Weights in the report:</source>
+        <translation>Gewichte im Bericht:</translation>
+    </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="290"/>
         <source>Export &amp;Report…</source>
@@ -2383,6 +2534,18 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::PlaygroundView</name>
     <message>
+        <source>&lt;b&gt;Codes&lt;/b&gt;: all %1 reproduce the stored codes of this row</source>
+        <translation>&lt;b&gt;Codes&lt;/b&gt;: alle %1 reproduzieren die gespeicherten Codes dieser Zeile</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Codes&lt;/b&gt;: %1 of %2 reproduce the stored codes of this row; the stored weight&apos;s quantizer chose the others (error feedback, act-order, its own range)</source>
+        <translation>&lt;b&gt;Codes&lt;/b&gt;: %1 von %2 reproduzieren die gespeicherten Codes dieser Zeile; die übrigen wählte der Quantisierer des gespeicherten Gewichts (Fehlerrückführung, Act-Order, eigener Bereich)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Codes&lt;/b&gt;: not compared with the stored ones: these settings are not the weight&apos;s own (%1, %2 bits, %3, %4)</source>
+        <translation>&lt;b&gt;Codes&lt;/b&gt;: nicht mit den gespeicherten verglichen: Diese Einstellungen sind nicht die des Gewichts (%1, %2 Bit, %3, %4)</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/playgroundview.cpp" line="177"/>
         <source>Playground</source>
         <translation>Spielwiese</translation>
@@ -2708,6 +2871,17 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::PlaygroundWords</name>
     <message>
+        <source>k%1 → word %2</source>
+        <translation>k%1 → Wort %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>… %n more word(s)</source>
+        <translation>
+            <numerusform>… %n weiteres Wort</numerusform>
+            <numerusform>… %n weitere Wörter</numerusform>
+        </translation>
+    </message>
+    <message>
         <location filename="../widgets/views/playgroundwords.cpp" line="118"/>
         <source>k%1</source>
         <translation>k%1</translation>
@@ -2773,6 +2947,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 </context>
 <context>
     <name>qsw::ScalesView</name>
+    <message>
+        <source> · %1</source>
+        <translation> · %1</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
+    </message>
     <message>
         <location filename="../widgets/views/scalesview.cpp" line="40"/>
         <location filename="../widgets/views/scalesview.h" line="31"/>

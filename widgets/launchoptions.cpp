@@ -52,7 +52,10 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     const QCommandLineOption imatrix(QStringLiteral("imatrix"),
                                      QCoreApplication::translate("main", "Open the importance matrix FILE (llama-imatrix output) in the Recipe view."),
                                      QStringLiteral("file"));
-    parser.addOptions({view, weight, screenshot, lang, theme, diff, imatrix});
+    const QCommandLineOption exportView(QStringLiteral("export"),
+                                        QCoreApplication::translate("main", "Export the view shown (--view) to FILE as PNG, SVG or PDF, by its extension, and exit."),
+                                        QStringLiteral("file"));
+    parser.addOptions({view, weight, screenshot, exportView, lang, theme, diff, imatrix});
     if (!parser.parse(arguments)) {
         *error = QStringLiteral("quantscope: ") + parser.errorText();
         return std::nullopt;
@@ -76,6 +79,7 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     o.diff = parser.value(diff);
     o.imatrix = parser.value(imatrix);
     o.screenshot = parser.value(screenshot);
+    o.exportFile = parser.value(exportView);
     o.lang = parser.value(lang);
     if (parser.isSet(theme)) {
         const QString name = parser.value(theme);

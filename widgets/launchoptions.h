@@ -1,6 +1,6 @@
 #pragma once
 // The quantscope command line: `quantscope [path] [--view NAME] [--weight NAME] [--diff B]
-// [--imatrix FILE] [--theme NAME] [--lang CODE] [--screenshot FILE]`, parsed without exiting (so tests can
+// [--imatrix FILE] [--theme NAME] [--lang CODE] [--screenshot FILE] [--export FILE]`, parsed without exiting (so tests can
 // drive it) and applied to a main window.
 #include <QString>
 #include <QStringList>
@@ -18,6 +18,7 @@ enum class ThemeMode;
 struct LaunchOptions {
     QString path;       // empty: the demo checkpoint
     QString view, weight, diff, imatrix, screenshot, lang;
+    QString exportFile; // --export: the shown view as PNG, SVG or PDF
     std::optional<ThemeMode> theme;
     bool help = false, version = false;
 };

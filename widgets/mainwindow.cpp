@@ -13,6 +13,7 @@
 #include "views/analysisview.h"
 #include "views/viewregistry.h"
 #include "sortproxy.h"
+#include "tablecsv.h"
 #include "tablemodels.h"
 #include "weighttreemodel.h"
 #include "formats/opencheckpoint.h"
@@ -32,6 +33,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QInputDialog>
 #include <QMessageBox>
@@ -304,13 +306,30 @@ void MainWindow::createActions()
     m_exportAction = fileMenu->addAction(tr("&Export View…"), this, &MainWindow::exportViewDialog);
     m_exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
     m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
+    m_exportTableAction = fileMenu->addAction(tr("Export &Table as CSV…"), this, &MainWindow::exportTableDialog);
+    m_exportTableAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_E);
+    m_exportTableAction->setToolTip(tr("The stored tensors, the Diff view's list or the Error view's statistics"));
+    // Enabled while the current tab has a table (checked when the menu opens: a view's
+    // table comes and goes with its results).
+    connect(fileMenu, &QMenu::aboutToShow, this, [this] { m_exportTableAction->setEnabled(!currentTableCsv().isEmpty()); });
     fileMenu->addAction(tr("Export &Report…"), this, [this] {
         if (!m_checkpoint)
             return;
+        // Which weights: all, or the one selected in the browser.
+        QString weight;
+        if (const WeightRow* row = m_context->weightRow()) {
+            const QStringList choices{tr("Every weight"), tr("Only %1").arg(row->name)};
+            bool ok = false;
+            const QString choice = QInputDialog::getItem(this, tr("Export Report"), tr("Weights in the report:"), choices, 0, false, &ok);
+            if (!ok)
+                return;
+            if (choice == choices[1])
+                weight = row->name;
+        }
         const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QStringLiteral("report.html"),
                                                           tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
         if (!path.isEmpty())
-            exportReport(path);
+            exportReport(path, weight);
     });
     fileMenu->addSeparator();
     m_clearReferenceAction = fileMenu->addAction(tr("Clear Re&ference"), this, [this] { m_context->setReference(nullptr); });
@@ -530,7 +549,42 @@ void MainWindow::exportViewDialog()
         QMessageBox::warning(this, tr("Export failed"), error);
 }
 
-void MainWindow::exportReport(const QString& path)
+QString MainWindow::currentTableCsv() const
+{
+    if (m_tabs->currentWidget() && m_tabs->currentWidget()->objectName() == QLatin1String("tensors"))
+        return m_snapshot ? modelCsv(*m_tensorProxy) : QString();
+    if (auto* view = qobject_cast<AnalysisView*>(m_tabs->currentWidget()))
+        return view->tableCsv();
+    return {};
+}
+
+bool MainWindow::exportCurrentTable(const QString& path, QString* error)
+{
+    const QString csv = currentTableCsv();
+    if (csv.isEmpty()) {
+        *error = tr("The current tab shows no table to export.");
+        return false;
+    }
+    return writeCsv(csv, path, m_context->inputs(), error);
+}
+
+void MainWindow::exportTableDialog()
+{
+    if (currentTableCsv().isEmpty())
+        return;
+    const QString name = m_tabs->currentWidget()->objectName();
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Table"), name + QStringLiteral(".csv"),
+                                                      tr("CSV table (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (exportCurrentTable(path, &error))
+        statusBar()->showMessage(tr("Exported %1").arg(QDir::toNativeSeparators(path)), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void MainWindow::exportReport(const QString& path, const QString& weight)
 {
     if (!m_checkpoint)
         return;
@@ -544,11 +598,14 @@ void MainWindow::exportReport(const QString& path)
     const std::shared_ptr<const qs::Checkpoint> ckpt = m_checkpoint;
     const QPointer<MainWindow> self(this);
     const QString title = tr("Writing report");
-    m_context->jobs()->start(QStringLiteral("report"), title, [ckpt, path, self, format, title](JobControl& job) -> JobRunner::Continuation {
+    qs::report::CheckpointOptions options;
+    options.ref = m_context->reference();
+    options.weight = weight.toStdString();
+    m_context->jobs()->start(QStringLiteral("report"), title, [ckpt, path, self, format, title, options](JobControl& job) -> JobRunner::Continuation {
         qs::report::Control control;
         control.cancel = &job.cancelFlag();
         control.progress = [&job](double f) { job.setProgress(0.6 * f); };
-        auto doc = std::make_shared<const qs::report::Document>(qs::report::checkpointReport(*ckpt, {}, control));
+        auto doc = std::make_shared<const qs::report::Document>(qs::report::checkpointReport(*ckpt, options, control));
         return [self, doc, path, format, title] {
             if (!self)
                 return;

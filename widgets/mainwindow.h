@@ -115,9 +115,14 @@ public:
     AnalysisView* analysisView(const QString& name) const; // nullptr when unknown
     // Exports the current analysis view (PNG, SVG or PDF by extension).
     bool exportCurrentView(const QString& path, QString* error);
+    // Exports the current tab's table as CSV: the stored tensors (as filtered and sorted),
+    // the Diff view's list, the Error view's statistics. Atomic, never over an input.
+    bool exportCurrentTable(const QString& path, QString* error);
     // Writes the open checkpoint's report (.html, .md, .pdf) as a background job "report"
-    // with progress and cancel; atomic. Emits reportExported or shows the failure.
-    void exportReport(const QString& path);
+    // with progress and cancel; atomic. Emits reportExported or shows the failure. The
+    // Error view's reference, when one is loaded, gives the error statistics; `weight`
+    // (a name) restricts the report to that weight, empty: every weight.
+    void exportReport(const QString& path, const QString& weight = {});
 
     // Adds `path` to a recent-files list: most recent first, no duplicates, missing
     // paths pruned, at most 10.
@@ -165,6 +170,8 @@ private:
     void showAbout();
     void stepView(int step);
     void exportViewDialog();
+    void exportTableDialog();
+    QString currentTableCsv() const;
     void updateJobStatus();
     void updateMemory();
     void updateSessionActions();
@@ -216,6 +223,7 @@ private:
     QToolButton* m_jobCancel = nullptr;
     QTimer* m_jobTimer = nullptr;
     QAction* m_exportAction = nullptr;
+    QAction* m_exportTableAction = nullptr;
     QAction* m_reloadAction = nullptr;
     QAction* m_closeCheckpointAction = nullptr;
     QAction* m_closeBAction = nullptr;

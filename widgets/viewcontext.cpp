@@ -1,5 +1,6 @@
 #include "viewcontext.h"
 
+#include "analysis/imatrix.h"
 #include "container/checkpoint.h"
 #include "jobrunner.h"
 #include "qtext.h"
@@ -15,6 +16,18 @@ const qs::LogicalWeight* ViewContext::logicalWeight() const
     if (!m_checkpoint || m_weight < 0 || size_t(m_weight) >= m_checkpoint->weights.size())
         return nullptr;
     return &m_checkpoint->weights[size_t(m_weight)];
+}
+
+std::vector<std::string> ViewContext::inputs() const
+{
+    std::vector<std::string> out;
+    for (const auto& c : {m_checkpoint, m_reference, m_comparison})
+        if (c)
+            for (std::string& s : c->sources())
+                out.push_back(std::move(s));
+    if (m_imatrix)
+        out.push_back(m_imatrix->path);
+    return out;
 }
 
 const WeightRow* ViewContext::weightRow() const

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace qs {
 class Checkpoint;
@@ -57,6 +59,8 @@ public:
     // The importance matrix the Recipe view opened (analysis/imatrix.h). It stays when another
     // checkpoint opens: one imatrix serves every quantization of the same model.
     std::shared_ptr<const qs::Imatrix> imatrix() const { return m_imatrix; }
+    // Every file the session reads (checkpoint, reference, B, imatrix): what an export must not overwrite.
+    std::vector<std::string> inputs() const;
 
     // Set by the main window. `keepSession`: the reference and B stay (the user chose to
     // keep them for the new checkpoint); otherwise both are cleared.

@@ -67,8 +67,8 @@ bool validUsage(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
-    const bool screenshot = !earlyOption(argc, argv, "--screenshot").isEmpty();
-    // A screenshot needs no display.
+    const bool screenshot = !earlyOption(argc, argv, "--screenshot").isEmpty() || !earlyOption(argc, argv, "--export").isEmpty();
+    // A screenshot or an export needs no display.
     if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // Help, version and usage errors print text only: no display either (the parser exits
@@ -106,9 +106,10 @@ int main(int argc, char** argv)
         parser.showVersion();
 
     qsw::MainWindow::Options windowOptions;
-    windowOptions.persistent = options->screenshot.isEmpty();
+    const bool scripted = !options->screenshot.isEmpty() || !options->exportFile.isEmpty();
+    windowOptions.persistent = !scripted;
     qsw::MainWindow window(windowOptions);
-    if (!options->screenshot.isEmpty()) {
+    if (scripted) {
         window.resize(1600, 1000);
         QObject::connect(&window, &qsw::MainWindow::openFailed, &window, [](const QString&, const QString& message) {
             std::fprintf(stderr, "quantscope: %s\n", qPrintable(message));
@@ -126,15 +127,21 @@ int main(int argc, char** argv)
     });
     // Connected after applyLaunchOptions' handler: the view, weight and B are set before the
     // grab waits for the background work they start.
-    if (!options->screenshot.isEmpty())
-        QObject::connect(&window, &qsw::MainWindow::checkpointOpened, &window, [&window, file = options->screenshot] {
+    if (scripted)
+        QObject::connect(&window, &qsw::MainWindow::checkpointOpened, &window, [&window, file = options->screenshot,
+                                                                             exportFile = options->exportFile] {
             // Let layouts settle and background jobs (statistics, plots) finish before grabbing.
-            QTimer::singleShot(200, &window, [&window, file] {
+            QTimer::singleShot(200, &window, [&window, file, exportFile] {
                 if (!window.waitForIdle(60000))
                     std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: background work still running; the screenshot shows it in progress")));
-                const QImage image = window.grab().toImage();
-                if (!image.save(file, "PNG")) {
+                if (!file.isEmpty() && !window.grab().toImage().save(file, "PNG")) {
                     std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: cannot write %1").arg(file)));
+                    QCoreApplication::exit(2);
+                    return;
+                }
+                QString error;
+                if (!exportFile.isEmpty() && !window.exportCurrentView(exportFile, &error)) {
+                    std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
                     QCoreApplication::exit(2);
                     return;
                 }

@@ -150,6 +150,16 @@ std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64
     return out;
 }
 
+std::optional<AffineTarget> playgroundTargetOf(const FormatInfo& format)
+{
+    // The registry's record of each target's id: the same record, the same format.
+    for (AffineTarget t : {AffineTarget::GptqV1, AffineTarget::GptqV2, AffineTarget::AwqGemm, AffineTarget::CompressedTensors,
+                           AffineTarget::Mlx})
+        if (findFormat(affineTargetName(t)) == &format)
+            return t;
+    return std::nullopt;
+}
+
 uint64_t playgroundBlockRows(AffineTarget t)
 {
     return t == AffineTarget::AwqGemm ? 8 : 1;

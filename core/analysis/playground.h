@@ -6,8 +6,10 @@
 // values that fall on each code, the error per element, and which bits of which stored word
 // hold which element (from the format's LayoutSpec). The view only draws.
 #include "formats/affine/quantize_affine.h"
+#include "formats/formatid.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,8 @@ std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64
 uint64_t playgroundBlockRows(AffineTarget t);
 // The rule of the target's own tool: GPTQ v1/v2 -> Gptq, AWQ -> Awq, ...
 AffineRule playgroundRule(AffineTarget t);
+// The target that writes `format` (the weight's own packing); nullopt when none does.
+std::optional<AffineTarget> playgroundTargetOf(const FormatInfo& format);
 
 struct PlaygroundOptions {
     AffineTarget target = AffineTarget::GptqV1;

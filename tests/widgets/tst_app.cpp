@@ -2,7 +2,8 @@
 // QPainter warning (also for `A --diff B`),
 // --lang de speaks German, a bad path exits 2 with the reader's message, and the
 // committed German translation has no unfinished entry and covers every tr() string
-// (lupdate over the sources), and --help/--version and usage errors need no display.
+// (lupdate over the sources), and --help/--version and usage errors need no display;
+// --export writes the shown view as PNG, SVG or PDF.
 #include "testsupport.h"
 
 #include <QFileInfo>
@@ -49,6 +50,8 @@ class TestApp : public QObject {
 private slots:
     void screenshot_data();
     void screenshot();
+    void exportView_data();
+    void exportView();
     void germanHelp();
     void badPathExitsTwo();
     void unknownViewOrWeightExitsTwo();
@@ -87,6 +90,40 @@ void TestApp::screenshot()
         for (int x = 0; x < image.width(); x += 5)
             colours.insert(image.pixel(x, y));
     QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
+}
+
+void TestApp::exportView_data()
+{
+    QTest::addColumn<QString>("suffix");
+    QTest::addColumn<QByteArray>("magic");
+    QTest::addRow("svg") << "svg" << QByteArray("<?xml");
+    QTest::addRow("pdf") << "pdf" << QByteArray("%PDF");
+    QTest::addRow("png") << "png" << QByteArray("\x89PNG");
+}
+
+// --export writes the shown view by its extension and exits 0; the SVG names the weight it
+// shows. A tab that is no analysis view, or an unknown extension, exits 2 and writes nothing.
+void TestApp::exportView()
+{
+    QFETCH(QString, suffix);
+    QFETCH(QByteArray, magic);
+    const QString file = m_dir.filePath(QStringLiteral("export-error.") + suffix);
+    const Run r = runApp({"--theme", "light", "--view", "error", "--weight", "model.layers.1.mlp.down_proj", "--export", file});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QVERIFY(bytes.startsWith(magic));
+    if (suffix == QLatin1String("svg"))
+        QVERIFY(bytes.contains("model.layers.1.mlp.down_proj"));
+
+    const QString never = m_dir.filePath(QStringLiteral("never-tensors.") + suffix);
+    const Run bad = runApp({"--view", "tensors", "--export", never});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(!QFileInfo::exists(never));
+    const Run unknown = runApp({"--view", "error", "--export", m_dir.filePath(QStringLiteral("x.bmpx"))});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("bmpx"), unknown.err.constData());
 }
 
 void TestApp::germanHelp()

@@ -1,7 +1,9 @@
 // The error view: its histogram bars are core's counts (against a float reference checkpoint
 // and against the weight requantized), the statistics table shows core's figures, bins and
 // log scale apply, a long comparison keeps the event loop running and can be cancelled, and
-// the table writes numbers in the application's locale.
+// the table writes numbers in the application's locale; log-scale bars stand at their
+// counts, the CLI's range and a zoom apply, any affine bits and group size, a quantized
+// checkpoint is offered the float reference beside it, and exports say what they show.
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
@@ -9,12 +11,16 @@
 #include "base/half.h"
 #include "testsupport.h"
 #include "viewcontext.h"
+#include "figures/errorhistogram.h"
+#include "theme.h"
 #include "views/errorview.h"
 #include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
+#include <QPainter>
 #include <QScopeGuard>
+#include <QSvgRenderer>
 #include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -308,6 +314,191 @@ private slots:
         }
         QVERIFY(table.contains(german.toString(f.view.result()->output.cosine, 'f', 6)));
         QVERIFY(table.contains(german.toString(qulonglong(e.count))));
+    }
+
+    // Log-scale bars stand at their counts (a count of 1 on the 1 line), and an all-zero
+    // error draws its one bar at 0.
+    void histogramBarsStandAtTheirCounts()
+    {
+        QCustomPlot plot;
+        plot.resize(600, 400);
+        qs::Histogram h;
+        h.lo = -1;
+        h.hi = 1;
+        h.counts = {1, 0, 5, 1};
+        ErrorHistogramOptions opt;
+        opt.logScale = true;
+        QCPBars* bars = buildErrorHistogram(&plot, h, opt, Theme::fromPalette(lightPalette()));
+        bool found = false;
+        const QCPRange values = bars->getValueRange(found, QCP::sdPositive);
+        QVERIFY(found);
+        QVERIFY2(std::fabs(values.upper - 5) < 1e-6, qPrintable(QString::number(values.upper)));
+        QVERIFY2(values.lower < 0.5, qPrintable(QString::number(values.lower))); // below the axis
+
+        qs::Histogram zero;
+        zero.counts = std::vector<uint64_t>(8, 0);
+        zero.counts[4] = 4096;
+        QCPBars* one = buildErrorHistogram(&plot, zero, {}, Theme::fromPalette(lightPalette()));
+        for (auto it = one->data()->constBegin(); it != one->data()->constEnd(); ++it)
+            if (it->value > 0)
+                QCOMPARE(it->key, 0.0);
+        const QCPRange keys = one->keyAxis()->range();
+        QVERIFY(keys.lower < 0 && keys.upper > 0);
+        QCOMPARE(keys.center(), 0.0);
+    }
+
+    // The CLI's --range: the same counts as core with that range, what fell outside in the
+    // table; the wheel zooms the error axis only and a double-click shows the range again.
+    void rangeAndZoom()
+    {
+        const QString dir = QStringLiteral("gptq-w4-g32-asym");
+        Fixture f(fixtureModel(dir));
+        const auto ref = fixtureReference(dir);
+        const int index = firstQuantized(*f.ckpt);
+        const qs::LogicalWeight& w = f.ckpt->weights[size_t(index)];
+        // A range narrower than the errors, lopsided: some fall outside on both sides.
+        const double maxAbs = qs::compareWeight(*f.ckpt, w, *ref, qs::findReference(*f.ckpt, w, *ref), {}).error.maxAbs;
+        QVERIFY(maxAbs > 0);
+        // At the spin boxes' precision.
+        const double lo = -std::round(maxAbs / 4 * 1e7) / 1e7, hi = std::round(maxAbs / 8 * 1e7) / 1e7;
+        f.view.addReference(ref);
+        f.view.setRange(lo, hi);
+        QVERIFY(f.select(index));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        qs::StatsOptions opt;
+        opt.bins = 64;
+        opt.rangeLo = lo;
+        opt.rangeHi = hi;
+        const qs::WeightComparison want = qs::compareWeight(*f.ckpt, w, *ref, qs::findReference(*f.ckpt, w, *ref), opt);
+        QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(f.view.result()->error.signedError.below, want.error.signedError.below);
+        QVERIFY(want.error.signedError.below + want.error.signedError.above > 0);
+        QVERIFY(f.view.statisticsText().contains(QLocale().toString(qulonglong(want.error.signedError.above))));
+
+        QCustomPlot* plot = f.view.histogramPlot();
+        plot->replot();
+        QCPAxis* x = f.view.histogramBars()->keyAxis();
+        QCPAxis* y = f.view.histogramBars()->valueAxis();
+        const QCPRange before = x->range(), counts = y->range();
+        const QPointF centre = x->axisRect()->rect().center();
+        QWheelEvent wheel(centre, plot->mapToGlobal(centre), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(plot, &wheel);
+        QVERIFY2(x->range().size() < before.size() * 0.9, qPrintable(QString::number(x->range().size())));
+        QCOMPARE(y->range(), counts);
+        QTest::mouseDClick(plot, Qt::LeftButton, {}, centre.toPoint());
+        QCOMPARE(f.view.histogramBars()->keyAxis()->range(), before);
+    }
+
+    // Any bits and group size of an affine target, not only the presets'; a group size the
+    // weight cannot hold says so where the per-group chart would be.
+    void anyBitsAndGroupSize()
+    {
+        Fixture f(fixtureModel(QStringLiteral("gptq-w4-g128-sym"))); // K = 256
+        const int index = firstQuantized(*f.ckpt);
+        f.view.setRequantizeTarget(9); // GPTQ 4-bit g128 sym
+        f.view.setRequantizeBits(3);
+        f.view.setRequantizeGroupSize(64);
+        QVERIFY(f.select(index));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        qs::RequantizeSpec spec{"gptq", 3, 64, true};
+        qs::StatsOptions opt;
+        opt.bins = 64;
+        const qs::WeightComparison want = qs::compareRequantized(*f.ckpt, f.ckpt->weights[size_t(index)], spec, opt);
+        QCOMPARE(barCounts(f.view.histogramBars()), want.error.signedError.counts);
+        QCOMPARE(f.view.result()->error.groups.size(), size_t(4));
+        QVERIFY(f.view.groupNote().isEmpty());
+
+        f.view.setRequantizeGroupSize(512);
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        QVERIFY(f.view.result()->error.groups.empty());
+        QVERIFY2(f.view.groupNote().contains(QStringLiteral("512")) && f.view.groupNote().contains(QStringLiteral("256")),
+                 qPrintable(f.view.groupNote()));
+    }
+
+    // A quantized checkpoint's first sight: requantizing to its own format says what it
+    // shows, and the float checkpoint beside it (ref.safetensors) is offered and opens as
+    // the reference.
+    void quantizedFirstSightOffersReference()
+    {
+        Fixture f(fixtureModel(QStringLiteral("gptq-w4-g32-asym")));
+        QVERIFY(f.select(firstQuantized(*f.ckpt)));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(f.view.hintText().contains(QStringLiteral("reproduced")), qPrintable(f.view.hintText()));
+        QCOMPARE(QFileInfo(f.view.foundReference()).fileName(), QStringLiteral("ref.safetensors"));
+        QVERIFY(f.view.hintText().contains(QStringLiteral("ref.safetensors")));
+        f.view.useFoundReference();
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(f.context.reference());
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(f.view.result() && !f.view.result()->reference.empty(), qPrintable(f.view.message()));
+        QVERIFY(f.view.hintText().isEmpty());
+
+        // Without a float checkpoint beside it the view says what a reference would give.
+        QTemporaryDir tmp;
+        QVERIFY(QFile::copy(fixtureModel(QStringLiteral("gptq-w4-g32-asym")), tmp.filePath(QStringLiteral("model.safetensors"))));
+        for (const char* name : {"config.json", "quantize_config.json"})
+            QFile::copy(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/%1").arg(QLatin1String(name))),
+                        tmp.filePath(QLatin1String(name)));
+        Fixture alone(tmp.filePath(QStringLiteral("model.safetensors")));
+        QVERIFY(alone.select(firstQuantized(*alone.ckpt)));
+        QVERIFY(alone.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(alone.view.foundReference().isEmpty());
+        QVERIFY2(alone.view.hintText().contains(QStringLiteral("real error")), qPrintable(alone.view.hintText()));
+    }
+
+    // The export says what it shows (checkpoint, weight, reference), carries the statistics
+    // table and no "click" hint, and the SVG fills its view box as the PNG does.
+    void exportCarriesContext()
+    {
+        const QString dir = QStringLiteral("gptq-w4-g32-asym");
+        Fixture f(fixtureModel(dir));
+        f.view.addReference(fixtureReference(dir));
+        const int index = firstQuantized(*f.ckpt);
+        QVERIFY(f.select(index));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        QTemporaryDir tmp;
+        QString error;
+        const QString svg = tmp.filePath(QStringLiteral("error.svg")), png = tmp.filePath(QStringLiteral("error.png"));
+        QVERIFY2(exportView(&f.view, svg, &error), qPrintable(error));
+        QVERIFY2(exportView(&f.view, png, &error), qPrintable(error));
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(file.readAll());
+        for (const QString& want : {QString::fromStdString(f.ckpt->weights[size_t(index)].name), QStringLiteral("model.safetensors"),
+                                    QStringLiteral("ref.safetensors"), QStringLiteral("RMSE"), QStringLiteral("SQNR")})
+            QVERIFY2(text.contains(want), qPrintable(want));
+        QVERIFY(!text.contains(QStringLiteral("click"), Qt::CaseInsensitive));
+
+        // The drawing's extent: the SVG rendered at the PNG's logical size covers what the PNG does.
+        auto extent = [](const QImage& image) {
+            const QRgb background = image.pixel(image.width() - 1, image.height() - 1);
+            int right = 0, bottom = 0;
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    if (image.pixel(x, y) != background && qAlpha(image.pixel(x, y)) > 0) {
+                        right = std::max(right, x);
+                        bottom = std::max(bottom, y);
+                    }
+            return QPoint(right, bottom);
+        };
+        const QImage raster = QImage(png).scaled(QImage(png).size() / 2);
+        QSvgRenderer renderer(svg);
+        QVERIFY(renderer.isValid());
+        QImage vector(raster.size(), QImage::Format_ARGB32);
+        vector.fill(raster.pixel(raster.width() - 1, raster.height() - 1));
+        {
+            QPainter painter(&vector);
+            renderer.render(&painter);
+        }
+        const QPoint a = extent(raster), b = extent(vector);
+        QVERIFY2(std::abs(a.x() - b.x()) < raster.width() / 20 && std::abs(a.y() - b.y()) < raster.height() / 20,
+                 qPrintable(QStringLiteral("png %1,%2 svg %3,%4").arg(a.x()).arg(a.y()).arg(b.x()).arg(b.y())));
+
+        // Never over an input.
+        QVERIFY(!exportView(&f.view, QString::fromStdString(f.context.reference()->path), &error));
+        QVERIFY2(error.contains(QStringLiteral("ref.safetensors")), qPrintable(error));
     }
 
     void screenshotNotBlank_data()

@@ -12,7 +12,10 @@
 #include "mainwindow.h"
 #include "tablemodels.h"
 #include "testsupport.h"
+#include "formats/opencheckpoint.h"
+#include "viewcontext.h"
 #include "views/diffview.h"
+#include "views/errorview.h"
 #include "weighttreemodel.h"
 
 #include <QAbstractItemModelTester>
@@ -92,6 +95,8 @@ private slots:
     void fileMenuHasEachActionOnce();
     void exportsReport_data();
     void exportsReport();
+    void reportUsesReferenceAndWeight();
+    void exportsTablesAsCsv();
     void folderOfSeveralCheckpointsAsks();
 
 private:
@@ -505,6 +510,69 @@ void TestMainWindow::exportsReport()
     const QByteArray bytes = file.readAll();
     QVERIFY(bytes.size() > 20000); // figures included
     QVERIFY(bytes.contains(needle));
+}
+
+// File > Export Report takes the Error view's reference for the error statistics and can
+// cover only the selected weight.
+void TestMainWindow::reportUsesReferenceAndWeight()
+{
+    MainWindow w(MainWindow::Options{false});
+    w.openPath(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/model.safetensors")));
+    waitOpened(w);
+    w.viewContext()->setReference(
+        qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/ref.safetensors")).toStdString()));
+    const QString weight = QString::fromStdString(w.viewContext()->checkpoint()->weights.back().name);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("report.md"));
+    QSignalSpy done(&w, &MainWindow::reportExported);
+    w.exportReport(path, weight);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    QVERIFY2(bytes.contains("ref.safetensors"), bytes.left(2000).constData());
+    QVERIFY(bytes.contains("report covers " + weight.toUtf8()));
+}
+
+// The stored tensors (as filtered), the Error view's statistics: CSV, atomically, never
+// over an input; a tab without a table says so.
+void TestMainWindow::exportsTablesAsCsv()
+{
+    MainWindow w(MainWindow::Options{false});
+    w.resize(1600, 1000);
+    w.show();
+    const QString model = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/model.safetensors"));
+    w.openPath(model);
+    waitOpened(w);
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY(w.showView(QStringLiteral("tensors")));
+    const QString tensors = dir.filePath(QStringLiteral("tensors.csv"));
+    QVERIFY2(w.exportCurrentTable(tensors, &error), qPrintable(error));
+    QFile file(tensors);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().split('\n');
+    QCOMPARE(lines.size() - 2, qsizetype(w.snapshot()->tensors.size())); // header, one per tensor, final "\r\n"
+    QVERIFY(lines[0].contains(w.tensorModel()->headerData(0, Qt::Horizontal).toString().toUtf8()));
+    QVERIFY(!w.exportCurrentTable(model, &error));
+    QVERIFY2(error.contains(QStringLiteral("model.safetensors")), qPrintable(error));
+
+    QVERIFY(w.showView(QStringLiteral("metadata")));
+    QVERIFY(!w.exportCurrentTable(dir.filePath(QStringLiteral("meta.csv")), &error));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("meta.csv"))));
+
+    QVERIFY(w.selectWeight(QString::fromStdString(w.viewContext()->checkpoint()->weights.back().name)));
+    QVERIFY(w.showView(QStringLiteral("error")));
+    QVERIFY(w.waitForIdle(30000));
+    auto* view = qobject_cast<ErrorView*>(w.analysisView(QStringLiteral("error")));
+    QVERIFY(view && view->result());
+    const QString stats = dir.filePath(QStringLiteral("error.csv"));
+    QVERIFY2(w.exportCurrentTable(stats, &error), qPrintable(error));
+    QFile statsFile(stats);
+    QVERIFY(statsFile.open(QIODevice::ReadOnly));
+    const QByteArray csv = statsFile.readAll();
+    QVERIFY(csv.startsWith("weight,reference,quantity,value\r\n"));
+    QVERIFY(csv.contains(",rmse," + QByteArray::number(view->result()->error.rmse, 'g', 17) + "\r\n"));
 }
 
 // A folder of two checkpoints and nothing that says which: the window lists them, opens the

@@ -7,6 +7,9 @@
 #include "container/checkpoint.h"
 #include "jobrunner.h"
 #include "formats/dequant.h"
+#include "formats/formatid.h"
+#include "formats/opencheckpoint.h"
+#include "testsupport.h"
 #include "mainwindow.h"
 #include "viewcontext.h"
 #include "views/playgroundview.h"
@@ -78,6 +81,8 @@ private slots:
     void badSettingsShowError();
     void notBlankAndExports();
     void hoverLinksToWeight_data();
+    void opensInTheWeightsOwnSettings_data();
+    void opensInTheWeightsOwnSettings();
     void hoverLinksToWeight();
 };
 
@@ -317,6 +322,74 @@ void TestPlaygroundView::hoverLinksToWeight()
     view->hoverElement(0, 5);
     QVERIFY(!context->hovered().isValid());
     QCOMPARE(words->highlighted(), std::optional(std::pair(uint64_t(0), uint64_t(5))));
+}
+
+void TestPlaygroundView::opensInTheWeightsOwnSettings_data()
+{
+    QTest::addColumn<QString>("dir");
+    QTest::addColumn<int>("bits");
+    QTest::addColumn<int>("groupSize");
+    QTest::addColumn<bool>("symmetric");
+    QTest::addColumn<int>("words"); // holding group 0 of the focus row
+    QTest::addRow("gptq 3-bit g32 asym") << "gptq-w3-g32-asym" << 3 << 32 << false << 3;
+    QTest::addRow("gptq 3-bit g128 sym") << "gptq-w3-g128-sym" << 3 << 128 << true << 12;
+    QTest::addRow("awq 4-bit g32") << "awq-gemm-w4-g32" << 4 << 32 << false << 32;
+}
+
+// A quantized weight opens in its own format, bits, group size and symmetry (not 4-bit), the
+// codes computed from its row are compared with the stored ones, and every packed word of
+// the inspected group is shown (3-bit group 128 needs 12).
+void TestPlaygroundView::opensInTheWeightsOwnSettings()
+{
+    QFETCH(QString, dir);
+    QFETCH(int, bits);
+    QFETCH(int, groupSize);
+    QFETCH(bool, symmetric);
+    QFETCH(int, words);
+    const auto ckpt = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(dir)).toStdString());
+    int index = -1;
+    for (size_t i = 0; i < ckpt->weights.size() && index < 0; ++i)
+        if (const qs::FormatInfo* f = qs::findFormat(ckpt->weights[i].format); f && f->affineCodes)
+            index = int(i);
+    QVERIFY(index >= 0);
+    const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
+    ViewContext context;
+    context.setTheme(Theme::fromPalette(lightPalette()));
+    context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+    PlaygroundView view(&context);
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    context.setWeight(index);
+    view.recompute();
+    QVERIFY(context.jobs()->waitForIdle(20000));
+    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    const qs::PlaygroundOptions& o = view.result()->options;
+    QCOMPARE(o.bits, bits);
+    QCOMPARE(o.groupSize, uint64_t(groupSize));
+    QCOMPARE(o.symmetric, symmetric);
+    QCOMPARE(std::optional(o.target), qs::playgroundTargetOf(*qs::findFormat(w.format)));
+    QVERIFY(view.matchesWeight());
+    QCOMPARE(view.codeCheck().total, w.inFeatures());
+    QVERIFY(view.codeCheck().matched >= 0);
+    // The count against the stored codes, computed here.
+    const qs::WeightCodes stored = qs::extractCodes(*ckpt, w);
+    qint64 same = 0;
+    for (uint64_t k = 0; k < w.inFeatures(); ++k)
+        same += stored.codes[k] == view.result()->quantized.codes[k];
+    QCOMPARE(view.codeCheck().matched, same);
+
+    view.setInspectedGroup(0);
+    QCOMPARE(int(view.words()->content().words.size()), words);
+    QCOMPARE(view.words()->content().words.size(),
+             qs::playgroundWords(*view.result(), 0, uint64_t(groupSize), size_t(-1)).size());
+
+    // Other settings: the codes are not compared.
+    view.setBits(bits == 3 ? 2 : 3);
+    view.recompute();
+    QVERIFY(context.jobs()->waitForIdle(20000));
+    QVERIFY(!view.matchesWeight());
+    QCOMPARE(view.codeCheck().matched, qint64(-1));
 }
 
 QTEST_MAIN(TestPlaygroundView)

@@ -6,6 +6,8 @@
 
 #include <QCoreApplication>
 
+#include <cmath>
+
 namespace qsw {
 
 // The figures are free functions: their strings get a context of their own.
@@ -38,11 +40,13 @@ QCPBars* buildErrorHistogram(QCustomPlot* plot, const qs::Histogram& h, const Er
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
     auto* bars = new QCPBars(x, y);
     const int n = int(h.counts.size());
-    const double width = n > 0 && h.hi > h.lo ? (h.hi - h.lo) / n : 1.0;
+    // An empty range (every error the same, e.g. all 0): one bar standing at that value.
+    const bool point = !(h.hi > h.lo);
+    const double width = n > 0 && !point ? (h.hi - h.lo) / n : 1.0;
     QVector<double> keys(n), values(n);
     double top = 1;
     for (int i = 0; i < n; ++i) {
-        keys[i] = h.lo + (i + 0.5) * width;
+        keys[i] = point ? h.lo : h.lo + (i + 0.5) * width;
         values[i] = double(h.counts[size_t(i)]);
         top = std::max(top, values[i]);
     }
@@ -55,14 +59,22 @@ QCPBars* buildErrorHistogram(QCustomPlot* plot, const qs::Histogram& h, const Er
 
     x->setLabel(options.xLabel.isEmpty() ? ErrorHistogramText::tr("signed error (dequantized − reference)") : options.xLabel);
     y->setLabel(options.logScale ? ErrorHistogramText::tr("elements (log)") : ErrorHistogramText::tr("elements"));
-    const double pad = n > 0 ? width : 1.0;
-    x->setRange(h.lo - pad, (h.hi > h.lo ? h.hi : h.lo + 1.0) + pad);
+    if (point) {
+        // Wide enough to see, narrow against the axis: the bar marks the value, not a bin.
+        const double half = h.lo != 0 ? std::fabs(h.lo) : 1.0;
+        bars->setWidth(half / 10);
+        x->setRange(h.lo - half, h.lo + half);
+    } else {
+        x->setRange(h.lo - width, h.hi + width);
+    }
     if (options.logScale) {
         y->setScaleType(QCPAxis::stLogarithmic);
         y->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
         y->setNumberFormat(QStringLiteral("eb"));
         y->setNumberPrecision(0);
-        bars->setBaseValue(0.5); // empty bins stay below the axis
+        // A bar spans base to base + count: a base far below the axis (empty bins stay
+        // hidden) puts each top at its count, a count of 1 on the 1 line.
+        bars->setBaseValue(1e-9);
         y->setRange(0.5, top * 2);
     } else {
         y->setRange(0, top * 1.08);

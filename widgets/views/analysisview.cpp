@@ -4,6 +4,8 @@
 
 #include "base/atomicfile.h"
 #include "base/error.h"
+#include "base/outputpath.h"
+#include "container/checkpoint.h"
 
 #include <QBuffer>
 #include <QFileInfo>
@@ -28,6 +30,51 @@ void AnalysisView::renderExport(QPainter& painter, const QRect& target)
     painter.restore();
 }
 
+QString AnalysisView::exportCaption() const
+{
+    const auto ckpt = m_context->checkpoint();
+    if (!ckpt)
+        return {};
+    QString text = tr("%1 · %2").arg(title(), QFileInfo(QString::fromStdString(ckpt->path)).fileName());
+    if (const WeightRow* w = m_context->weightRow())
+        text += tr(" · %1 (%2)").arg(w->name, w->format);
+    return text;
+}
+
+std::vector<std::string> AnalysisView::exportInputs() const
+{
+    return m_context->inputs();
+}
+
+namespace {
+
+constexpr int kCaptionMargin = 8;
+
+// The caption's band above the view: its height at `width` (0 without a caption).
+int captionHeight(const AnalysisView* view, const QString& caption, int width)
+{
+    if (caption.isEmpty())
+        return 0;
+    const QRect box = view->fontMetrics().boundingRect(QRect(0, 0, width - 2 * kCaptionMargin, 100000),
+                                                       Qt::TextWordWrap, caption);
+    return box.height() + 2 * kCaptionMargin;
+}
+
+// The caption, then the view below it.
+void paintExport(AnalysisView* view, QPainter& painter, const QSize& size, const QString& caption, int band)
+{
+    if (band > 0) {
+        painter.fillRect(QRect(0, 0, size.width(), band), view->palette().color(QPalette::Window));
+        painter.setFont(view->font());
+        painter.setPen(view->palette().color(QPalette::WindowText));
+        painter.drawText(QRect(kCaptionMargin, kCaptionMargin, size.width() - 2 * kCaptionMargin, band - 2 * kCaptionMargin),
+                         Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, caption);
+    }
+    view->renderExport(painter, QRect(0, band, size.width(), size.height() - band));
+}
+
+} // namespace
+
 QString exportFilter()
 {
     return AnalysisView::tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)");
@@ -36,11 +83,23 @@ QString exportFilter()
 bool exportView(AnalysisView* view, const QString& path, QString* error)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    const QSize size = view->exportSize().expandedTo(QSize(1, 1));
-    const QRect target(QPoint(0, 0), size);
+    if (suffix != QLatin1String("png") && suffix != QLatin1String("svg") && suffix != QLatin1String("pdf")) {
+        *error = AnalysisView::tr("%1: unknown export format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
+        return false;
+    }
+    const QSize viewSize = view->exportSize().expandedTo(QSize(1, 1));
+    const QString caption = view->exportCaption();
+    const int band = captionHeight(view, caption, viewSize.width());
+    const QSize size(viewSize.width(), viewSize.height() + band);
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
+    try {
+        qs::checkOutputPath(path.toStdString(), view->exportInputs());
+    } catch (const qs::Error& e) {
+        *error = QString::fromStdString(e.what());
+        return false;
+    }
     if (suffix == QLatin1String("png")) {
         // Twice the logical size: sharp on high-DPI screens and in slides.
         QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);
@@ -49,7 +108,7 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
         {
             QPainter painter(&image);
             painter.setRenderHint(QPainter::Antialiasing);
-            view->renderExport(painter, target);
+            paintExport(view, painter, size, caption, band);
         }
         if (!image.save(&buffer, "PNG")) {
             *error = AnalysisView::tr("%1: cannot encode PNG").arg(path);
@@ -58,13 +117,16 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
     } else if (suffix == QLatin1String("svg")) {
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
+        // At the generator's default 72 dpi, widgets and plots (laid out at the screen's
+        // logical dpi) paint at 72/96 of their size into the full-size view box.
+        svg.setResolution(view->logicalDpiX());
         svg.setSize(size);
-        svg.setViewBox(target);
+        svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(view->title());
-        svg.setDescription(AnalysisView::tr("Exported from Quantscope"));
+        svg.setDescription(caption.isEmpty() ? AnalysisView::tr("Exported from Quantscope") : caption);
         QPainter painter(&svg);
-        view->renderExport(painter, target);
-    } else if (suffix == QLatin1String("pdf")) {
+        paintExport(view, painter, size, caption, band);
+    } else {
         QPdfWriter pdf(&buffer);
         pdf.setTitle(view->title());
         pdf.setCreator(QStringLiteral("Quantscope"));
@@ -75,10 +137,7 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
         // Points and our 96-dpi pixels differ; fill the page.
         const QRect page = painter.viewport();
         painter.scale(double(page.width()) / size.width(), double(page.height()) / size.height());
-        view->renderExport(painter, target);
-    } else {
-        *error = AnalysisView::tr("%1: unknown export format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
-        return false;
+        paintExport(view, painter, size, caption, band);
     }
     try {
         qs::writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));

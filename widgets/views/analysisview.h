@@ -4,6 +4,9 @@
 // export. New views are listed in viewregistry.cpp.
 #include <QWidget>
 
+#include <string>
+#include <vector>
+
 class QPainter;
 
 namespace qsw {
@@ -24,6 +27,13 @@ public:
     // Paints the view into `target` for export. Vector views (QCustomPlot, QPainter diagrams)
     // override it so SVG and PDF stay vector; the default renders the widget.
     virtual void renderExport(QPainter& painter, const QRect& target);
+    // What an export shows, drawn above it: the view, checkpoint and weight by default; views
+    // add what they show of it (quantity, reference, target). Empty: nothing is open.
+    virtual QString exportCaption() const;
+    // The view's table as CSV (File > Export Table), empty when it shows none.
+    virtual QString tableCsv() const { return {}; }
+    // The files an export must not overwrite (the session's inputs).
+    std::vector<std::string> exportInputs() const;
     // Work scheduled but not yet started as a job (a debounced recompute): the window counts it
     // as busy, so "idle" for screenshots and tests means the view has settled.
     virtual bool hasPendingWork() const { return false; }
@@ -36,7 +46,8 @@ private:
 };
 
 // Writes `view` to `path` as PNG (at twice the logical size), SVG or PDF, chosen by the
-// extension. Atomic: a failed export leaves no file. Returns false with `error` set.
+// extension, with the view's exportCaption() above it. Atomic, never over an input
+// (checkOutputPath): a failed export leaves no file. Returns false with `error` set.
 bool exportView(AnalysisView* view, const QString& path, QString* error);
 // "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 QString exportFilter();

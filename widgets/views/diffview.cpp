@@ -1,5 +1,7 @@
 #include "diffview.h"
 
+#include "tablecsv.h"
+
 #include "figures/plottheme.h"
 #include "jobrunner.h"
 #include "numbers.h"
@@ -967,6 +969,19 @@ void DiffView::tableActivated(const QModelIndex& index)
             selectInList(m_listB, m_modelB->indexOfWeight(indexInB(w)));
             m_mapCaption->setText(tr("%1 is only in B.").arg(qtext(r->nameB).toHtmlEscaped()));
         }
+}
+
+QString DiffView::exportCaption() const
+{
+    QString text = AnalysisView::exportCaption();
+    if (const auto b = context()->comparison(); b && !text.isEmpty())
+        text += tr(" · against B = %1").arg(QFileInfo(QString::fromStdString(b->path)).fileName());
+    return text;
+}
+
+QString DiffView::tableCsv() const
+{
+    return m_model->rowCount() > 0 ? modelCsv(*m_table->model()) : QString();
 }
 
 void DiffView::renderExport(QPainter& painter, const QRect& target)

@@ -93,6 +93,8 @@ public:
     QString viewName() const override { return QStringLiteral("diff"); }
     QString title() const override { return tr("Diff"); }
     void renderExport(QPainter& painter, const QRect& target) override;
+    QString tableCsv() const override;
+    QString exportCaption() const override;
 
     // Opens `path` as B in the background (it becomes the session's comparison, ViewContext), pairs its weights with A's and compares them all.
     Q_INVOKABLE void openComparison(const QString& path);

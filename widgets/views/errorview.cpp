@@ -5,6 +5,7 @@
 #include "jobrunner.h"
 #include "messagestack.h"
 #include "numbers.h"
+#include "tablecsv.h"
 #include "viewcontext.h"
 
 #include "analysis/imatrix.h"
@@ -13,19 +14,25 @@
 #include "formats/formatid.h"
 #include "formats/kernel.h"
 #include "formats/opencheckpoint.h"
+#include "analysis/namemap.h"
 
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QAbstractTextDocumentLayout>
 #include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
+#include <QSet>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -37,6 +44,60 @@ namespace {
 
 const QString kErrorJob = QStringLiteral("error");
 const QString kOpenJob = QStringLiteral("error-reference");
+const QString kSearchJob = QStringLiteral("error-search");
+
+// An "as" target whose bits and group size the user may set: the affine rules.
+bool affineTarget(const qs::RequantizeSpec& spec)
+{
+    const qs::FormatInfo* f = qs::resolveFormatId(spec.format);
+    return f && (f->requantize == qs::RequantizeRule::GptqAffine || f->requantize == qs::RequantizeRule::Awq);
+}
+
+// The weights of `ckpt` that `other` holds as float tensors (paired by matchWeights).
+size_t floatPairs(const qs::Checkpoint& ckpt, const qs::Checkpoint& other)
+{
+    size_t n = 0;
+    for (const qs::WeightPair& p : qs::matchWeights(ckpt, other).pairs) {
+        const qs::FormatInfo* a = qs::findFormat(p.a->format);
+        const qs::FormatInfo* b = qs::findFormat(p.b->format);
+        n += a && a->quantized && b && b->storage == qs::StorageKind::Float;
+    }
+    return n;
+}
+
+// The checkpoints beside `ckpt` (files and folders in its folder, a folder's siblings) that
+// hold some of its quantized weights as floats; the one pairing the most, or "" for none.
+QString floatReferenceBeside(const qs::Checkpoint& ckpt, JobControl& control)
+{
+    const QFileInfo self(QString::fromStdString(ckpt.path));
+    const QDir dir = self.isDir() ? QDir(self.absoluteFilePath() + QStringLiteral("/..")) : self.absoluteDir();
+    QSet<QString> own{self.canonicalFilePath()};
+    for (const std::string& f : ckpt.sources())
+        own.insert(QFileInfo(QString::fromStdString(f)).canonicalFilePath());
+    const QFileInfoList entries = dir.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    QString best;
+    size_t bestPairs = 0;
+    int looked = 0;
+    for (const QFileInfo& e : entries) {
+        if (control.cancelled() || looked >= 64)
+            break;
+        const QString suffix = e.suffix().toLower();
+        if (own.contains(e.canonicalFilePath()) || (e.isFile() && suffix != QLatin1String("gguf") && suffix != QLatin1String("safetensors")))
+            continue;
+        ++looked;
+        try {
+            const auto other = qs::openCheckpoint(e.absoluteFilePath().toStdString());
+            const size_t n = floatPairs(ckpt, *other);
+            if (n > bestPairs) {
+                bestPairs = n;
+                best = e.absoluteFilePath();
+            }
+        } catch (const std::exception&) {
+            // Not a checkpoint, or one that does not open: not a reference.
+        }
+    }
+    return best;
+}
 
 } // namespace
 
@@ -64,6 +125,31 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     m_bins->setValue(64);
     m_bins->setPrefix(tr("bins: "));
     m_log = new QCheckBox(tr("Log scale"), this);
+    m_targetBits = new QSpinBox(this);
+    m_targetBits->setRange(2, 8);
+    m_targetBits->setPrefix(tr("bits: "));
+    m_targetBits->setToolTip(tr("Code width of the affine target"));
+    m_targetGroup = new QSpinBox(this);
+    m_targetGroup->setRange(0, 1 << 20);
+    m_targetGroup->setSpecialValueText(tr("group: row"));
+    m_targetGroup->setPrefix(tr("group: "));
+    m_targetGroup->setToolTip(tr("Columns per group of the affine target (row: one group per row)"));
+    m_rangeOn = new QCheckBox(tr("Range"), this);
+    m_rangeOn->setToolTip(tr("Bin the signed error over [low, high] instead of ±max|error| (the CLI's --range); "
+                             "errors outside are counted below and above"));
+    m_rangeLo = new QDoubleSpinBox(this);
+    m_rangeHi = new QDoubleSpinBox(this);
+    for (QDoubleSpinBox* box : {m_rangeLo, m_rangeHi}) {
+        box->setDecimals(9); // errors of 4-bit weights are around 1e-4
+        box->setRange(-1e6, 1e6);
+        box->setSingleStep(0.001);
+        box->setEnabled(false);
+    }
+    m_hint = new QLabel(this);
+    m_hint->setWordWrap(true);
+    m_hint->setObjectName(QStringLiteral("hint"));
+    m_useFound = new QPushButton(this);
+    m_useFound->hide();
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Reference:"), this));
@@ -72,22 +158,40 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     controls->addSpacing(12);
     controls->addWidget(new QLabel(tr("as"), this));
     controls->addWidget(m_target);
-    controls->addSpacing(12);
-    controls->addWidget(m_bins);
-    controls->addWidget(m_log);
+    controls->addWidget(m_targetBits);
+    controls->addWidget(m_targetGroup);
     controls->addStretch(1);
+    // The histogram's own settings on a row of their own: the view stays narrow.
+    auto* histogramControls = new QHBoxLayout;
+    histogramControls->addWidget(m_bins);
+    histogramControls->addWidget(m_log);
+    histogramControls->addSpacing(12);
+    histogramControls->addWidget(m_rangeOn);
+    histogramControls->addWidget(m_rangeLo);
+    histogramControls->addWidget(m_rangeHi);
+    histogramControls->addStretch(1);
+    auto* hintRow = new QHBoxLayout;
+    hintRow->addWidget(m_hint, 1);
+    hintRow->addWidget(m_useFound);
 
     m_histogram = new QCustomPlot(this);
     m_groups = new QCustomPlot(this);
     m_plots = new QSplitter(Qt::Vertical, this);
+    m_groupNote = new QLabel(this);
+    m_groupNote->setWordWrap(true);
+    m_groupNote->setAlignment(Qt::AlignCenter);
+    m_groupNote->hide();
     m_plots->addWidget(m_histogram);
     m_plots->addWidget(m_groups);
+    m_plots->addWidget(m_groupNote);
     m_plots->setStretchFactor(0, 3);
     m_plots->setStretchFactor(1, 2);
     // QCustomPlot replots on every resize: a plot squeezed to zero height (the group chart
     // while hidden) paints into a null pixmap and prints QPainter::begin warnings.
     m_histogram->setMinimumHeight(160);
     m_groups->setMinimumHeight(120);
+    m_groups->setToolTip(tr("Click a group to select its first element"));
+    m_histogram->setToolTip(tr("Wheel: zoom the error axis · drag: pan · double-click: the whole range"));
     m_plots->setChildrenCollapsible(false);
     m_stats = new QLabel(this);
     m_stats->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -103,19 +207,48 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_caption);
     layout->addLayout(controls);
+    layout->addLayout(histogramControls);
+    layout->addLayout(hintRow);
     layout->addWidget(m_stack, 1);
 
     connect(m_reference, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_target->setEnabled(i == 0);
         recompute();
     });
-    connect(m_target, &QComboBox::currentIndexChanged, this, [this] { recompute(); });
+    connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
+        updateRequantizeControls();
+        recompute();
+    });
+    for (QSpinBox* box : {m_targetBits, m_targetGroup})
+        connect(box, &QSpinBox::valueChanged, this, [this] { recompute(); });
+    connect(m_rangeOn, &QCheckBox::toggled, this, [this](bool on) {
+        m_rangeLo->setEnabled(on);
+        m_rangeHi->setEnabled(on);
+        // Start from the range on screen.
+        if (on && m_result && m_rangeHi->value() <= m_rangeLo->value()) {
+            const QSignalBlocker a(m_rangeLo), b(m_rangeHi);
+            m_rangeLo->setValue(m_result->error.signedError.lo);
+            m_rangeHi->setValue(m_result->error.signedError.hi);
+        }
+        recompute();
+    });
+    for (QDoubleSpinBox* box : {m_rangeLo, m_rangeHi})
+        connect(box, &QDoubleSpinBox::valueChanged, this, [this] {
+            if (m_rangeOn->isChecked())
+                recompute();
+        });
+    connect(m_histogram, &QCustomPlot::mouseDoubleClick, this, [this] { redraw(); });
+    connect(m_useFound, &QPushButton::clicked, this, &ErrorView::useFoundReference);
     connect(m_bins, &QSpinBox::valueChanged, this, [this] { recompute(); });
     connect(m_log, &QCheckBox::toggled, this, [this] { redraw(); });
     connect(m_browse, &QPushButton::clicked, this, &ErrorView::chooseReferenceFile);
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         m_cache.clear();
         m_dirty = true;
+        m_found.clear();
+        m_searched = false;
+        this->context()->jobs()->cancel(kSearchJob);
+        updateHint();
     });
     connect(context, &ViewContext::referenceChanged, this, &ErrorView::updateReferenceChoice);
     connect(context, &ViewContext::imatrixChanged, this, [this] {
@@ -141,6 +274,7 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
             showMessage(tr("Cancelled. Change a setting or select the weight again to restart."));
         }
     });
+    updateRequantizeControls();
     showMessage(tr("Select a weight to see its error."));
 }
 
@@ -174,6 +308,103 @@ void ErrorView::setReferenceIndex(int index)
     m_reference->setCurrentIndex(index);
 }
 
+void ErrorView::setRange(double lo, double hi)
+{
+    {
+        const QSignalBlocker a(m_rangeLo), b(m_rangeHi);
+        m_rangeLo->setValue(lo);
+        m_rangeHi->setValue(hi);
+    }
+    if (m_rangeOn->isChecked() == (hi > lo))
+        recompute();
+    else
+        m_rangeOn->setChecked(hi > lo);
+}
+
+void ErrorView::setRequantizeBits(int bits)
+{
+    m_targetBits->setValue(bits);
+}
+
+void ErrorView::setRequantizeGroupSize(int groupSize)
+{
+    m_targetGroup->setValue(groupSize);
+}
+
+QString ErrorView::hintText() const
+{
+    return m_hint->text();
+}
+
+QString ErrorView::groupNote() const
+{
+    return m_groupNote->isHidden() ? QString() : m_groupNote->text();
+}
+
+void ErrorView::updateRequantizeControls()
+{
+    // Bits and group size follow the chosen preset; the user may set any.
+    const Target& t = m_targets[size_t(std::max(0, m_target->currentIndex()))];
+    const bool affine = !t.spec.format.empty() && affineTarget(t.spec);
+    const QSignalBlocker a(m_targetBits), b(m_targetGroup);
+    m_targetBits->setVisible(affine);
+    m_targetGroup->setVisible(affine);
+    if (affine) {
+        m_targetBits->setValue(t.spec.bits);
+        m_targetGroup->setValue(int(std::min<uint64_t>(t.spec.groupSize, uint64_t(m_targetGroup->maximum()))));
+    }
+}
+
+void ErrorView::updateHint()
+{
+    // What the comparison on screen is, and how to get the real error.
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr;
+    const bool quantized = info && info->quantized;
+    const bool requantizing = m_reference->currentIndex() == 0;
+    QString text;
+    if (w && quantized && requantizing) {
+        text = m_target->currentIndex() == 0
+                   ? tr("Requantizing a quantized weight to its own format shows whether its codes are reproduced "
+                        "(error 0 when they are), not what quantization cost.")
+                   : tr("This is what %1 would add on top of the stored, already quantized values, not the error "
+                        "against the original weights.")
+                         .arg(m_target->currentText());
+        text += QLatin1Char(' ');
+        text += m_found.isEmpty() ? tr("A float reference of the same model (“Reference…”) gives the real error.")
+                                  : tr("A float checkpoint of the same model sits beside it: %1.").arg(QFileInfo(m_found).fileName());
+    }
+    m_hint->setText(text);
+    m_hint->setVisible(!text.isEmpty());
+    m_useFound->setVisible(!text.isEmpty() && !m_found.isEmpty());
+    m_useFound->setText(tr("Use %1 as reference").arg(QFileInfo(m_found).fileName()));
+}
+
+void ErrorView::searchReferences()
+{
+    const auto ckpt = context()->checkpoint();
+    if (m_searched || !ckpt || context()->reference())
+        return;
+    m_searched = true;
+    QPointer<ErrorView> self(this);
+    context()->jobs()->start(kSearchJob, tr("Looking for a float reference beside %1").arg(QFileInfo(QString::fromStdString(ckpt->path)).fileName()),
+                             [ckpt, self](JobControl& control) -> JobRunner::Continuation {
+                                 const QString found = floatReferenceBeside(*ckpt, control);
+                                 return [self, ckpt, found] {
+                                     if (!self || self->context()->checkpoint() != ckpt)
+                                         return;
+                                     self->m_found = found;
+                                     self->updateHint();
+                                 };
+                             });
+}
+
+void ErrorView::useFoundReference()
+{
+    if (!m_found.isEmpty())
+        openReference(m_found);
+}
+
 void ErrorView::addReference(std::shared_ptr<const qs::Checkpoint> reference)
 {
     context()->setReference(std::move(reference));
@@ -205,8 +436,12 @@ void ErrorView::chooseReferenceFile()
     // A float reference usually sits beside the checkpoint.
     const QString path = QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), context()->checkpointFolder(),
                                                       tr("Checkpoints (*.safetensors *.gguf);;All files (*)"));
-    if (path.isEmpty())
-        return;
+    if (!path.isEmpty())
+        openReference(path);
+}
+
+void ErrorView::openReference(const QString& path)
+{
     QPointer<ErrorView> self(this);
     const std::string file = path.toStdString();
     context()->jobs()->start(kOpenJob, tr("Opening %1").arg(QFileInfo(path).fileName()),
@@ -236,8 +471,16 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
     const int index = std::max(0, m_target->currentIndex());
     const Target& t = m_targets[size_t(index)];
     if (!t.spec.format.empty()) {
-        *label = t.label;
-        return t.spec;
+        if (!affineTarget(t.spec) || (m_targetBits->value() == t.spec.bits && uint64_t(m_targetGroup->value()) == t.spec.groupSize)) {
+            *label = t.label;
+            return t.spec;
+        }
+        qs::RequantizeSpec spec = t.spec;
+        spec.bits = m_targetBits->value();
+        spec.groupSize = uint64_t(m_targetGroup->value());
+        *label = spec.groupSize > 0 ? tr("%1, %2-bit g%3").arg(QString::fromStdString(spec.format)).arg(spec.bits).arg(spec.groupSize)
+                                    : tr("%1, %2-bit per row").arg(QString::fromStdString(spec.format)).arg(spec.bits);
+        return spec;
     }
     const std::string& f = w.format;
     const qs::FormatInfo* info = qs::findFormat(f);
@@ -260,12 +503,17 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
 
 QString ErrorView::cacheKey() const
 {
+    const QString range = m_rangeOn->isChecked() ? QStringLiteral("|%1,%2").arg(m_rangeLo->value()).arg(m_rangeHi->value()) : QString();
+    const QString target = !m_targetBits->isHidden()
+                               ? QStringLiteral("%1:%2/%3").arg(m_target->currentIndex()).arg(m_targetBits->value()).arg(m_targetGroup->value())
+                               : QString::number(m_target->currentIndex());
     return QStringLiteral("%1|%2|%3|%4")
-        .arg(context()->weight())
-        .arg(m_reference->currentIndex() == 0 ? QStringLiteral("requant:%1").arg(m_target->currentIndex())
-                                              : m_reference->currentData().toString())
-        .arg(m_bins->value())
-        .arg(quintptr(context()->imatrix().get()));
+               .arg(context()->weight())
+               .arg(m_reference->currentIndex() == 0 ? QStringLiteral("requant:%1").arg(target)
+                                                     : m_reference->currentData().toString())
+               .arg(m_bins->value())
+               .arg(quintptr(context()->imatrix().get()))
+           + range;
 }
 
 void ErrorView::recompute()
@@ -276,6 +524,9 @@ void ErrorView::recompute()
     context()->jobs()->cancel(kErrorJob);
     m_result.reset();
     m_weight = -1;
+    updateHint();
+    if (const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr; info && info->quantized)
+        searchReferences();
     if (!ckpt || !w) {
         m_caption->clear();
         showMessage(tr("Select a weight to see its error."));
@@ -290,6 +541,10 @@ void ErrorView::recompute()
     }
     qs::StatsOptions opt;
     opt.bins = m_bins->value();
+    if (m_rangeOn->isChecked() && m_rangeHi->value() > m_rangeLo->value()) {
+        opt.rangeLo = m_rangeLo->value();
+        opt.rangeHi = m_rangeHi->value();
+    }
     opt.path = qs::bestSimdPath();
     // With an imatrix that fits the weight, the importance-weighted error beside the plain one;
     // the jobs hold the imatrix the importance points into.
@@ -327,6 +582,7 @@ void ErrorView::recompute()
             return;
         }
         job.reference = tr("itself requantized to %1").arg(job.reference);
+        job.targetGroup = s->groupSize;
         showMessage(tr("Requantizing %1 and comparing…").arg(name));
         context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
                                  [ckpt, imatrix, index, opt, spec = *s, job, finish, progress](JobControl& control) mutable
@@ -376,6 +632,7 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
 {
     m_result = std::move(result);
     m_weight = job.weight;
+    m_shown = job;
     m_groupSize = m_result->error.groupSize;
     const qs::WeightComparison& r = *m_result;
     const qs::ErrorStats& e = r.error;
@@ -425,6 +682,11 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
                                             [](const qs::GroupError& a, const qs::GroupError& b) { return a.rmse < b.rmse; });
         t += row(tr("worst group (RMSE)"), tr("%1: %2").arg(worst->group).arg(localNumber(worst->rmse, 'g', 5)));
     }
+    if (e.signedError.below + e.signedError.above > 0 || m_rangeOn->isChecked()) {
+        t += head(tr("Histogram range"));
+        t += row(tr("range"), tr("%1 … %2").arg(localNumber(e.signedError.lo, 'g', 5), localNumber(e.signedError.hi, 'g', 5)));
+        t += row(tr("outside"), tr("%1 below, %2 above").arg(localCount(e.signedError.below), localCount(e.signedError.above)));
+    }
     t += QStringLiteral("</table>");
     m_stats->setText(t);
     m_stack->showContent();
@@ -440,13 +702,26 @@ void ErrorView::redraw()
     opt.logScale = m_log->isChecked();
     opt.title = tr("Signed error, %1 bins").arg(m_result->error.signedError.counts.size());
     m_bars = buildErrorHistogram(m_histogram, m_result->error.signedError, opt, theme);
+    // Zoom and pan along the error axis only: the counts keep their scale.
+    m_histogram->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_bars->keyAxis()->axisRect()->setRangeZoom(Qt::Horizontal);
+    m_bars->keyAxis()->axisRect()->setRangeDrag(Qt::Horizontal);
     m_histogram->replot();
     const bool grouped = !m_result->error.groups.empty();
     m_groups->setVisible(grouped);
+    // A target whose groups do not fit the weight: say so where the chart would be.
+    const uint64_t K = m_result->shape.size() > 1 ? m_result->shape[1] : 0;
+    const bool unfit = !grouped && m_shown.targetGroup > 0 && K > 0 && m_shown.targetGroup >= K;
+    m_groupNote->setText(unfit ? tr("No per-group chart: the target's groups of %1 columns %2 K = %3 of this weight, so each row is one group.")
+                                     .arg(m_shown.targetGroup)
+                                     .arg(m_shown.targetGroup > K ? tr("do not fit in") : tr("span all"))
+                                     .arg(K)
+                               : QString());
+    m_groupNote->setVisible(unfit);
     m_groupMarker = nullptr;
     if (grouped) {
         QCPBars* bars = buildGroupErrorChart(m_groups, m_result->error.groups,
-                                             tr("Error per group of %1 columns (click: select the group)").arg(m_groupSize), theme);
+                                             tr("Error per group of %1 columns").arg(m_groupSize), theme);
         // Groups are whole numbers: no ticks between them; few groups read better as points.
         QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
         ticker->setTickStep(1);
@@ -509,19 +784,80 @@ void ErrorView::clickGroup(QMouseEvent* event)
         context()->setSelected(e);
 }
 
+QString ErrorView::exportCaption() const
+{
+    QString text = AnalysisView::exportCaption();
+    if (m_result && !text.isEmpty())
+        text += tr(" · signed error against %1").arg(m_shown.reference);
+    return text;
+}
+
+QString ErrorView::tableCsv() const
+{
+    if (!m_result || m_stack->showsMessage())
+        return {};
+    // Machine-readable: C-locale numbers, one quantity per line, as the CLI's JSON names them.
+    const qs::ErrorStats& e = m_result->error;
+    QString csv = csvLine({QStringLiteral("weight"), QStringLiteral("reference"), QStringLiteral("quantity"), QStringLiteral("value")});
+    const QString weight = QString::fromStdString(m_result->weight);
+    auto add = [&](const char* quantity, double v) {
+        csv += csvLine({weight, m_shown.reference, QLatin1String(quantity), QString::number(v, 'g', 17)});
+    };
+    add("elements", double(e.count));
+    add("rmse", e.rmse);
+    add("mean_abs", e.meanAbs);
+    add("max_abs", e.maxAbs);
+    add("mean_signed", e.meanSigned);
+    add("sqnr_db", e.sqnrDb);
+    add("p50", e.p50);
+    add("p95", e.p95);
+    add("p99", e.p99);
+    add("p99.9", e.p999);
+    add("output_relative_error", m_result->output.relativeError);
+    add("output_cosine", m_result->output.cosine);
+    add("tokens", double(m_result->output.tokens));
+    add("histogram_lo", e.signedError.lo);
+    add("histogram_hi", e.signedError.hi);
+    add("below_range", double(e.signedError.below));
+    add("above_range", double(e.signedError.above));
+    for (const qs::GroupError& g : e.groups) {
+        const QString group = QStringLiteral("group %1").arg(g.group);
+        csv += csvLine({weight, m_shown.reference, group + QStringLiteral(" rmse"), QString::number(g.rmse, 'g', 17)});
+        csv += csvLine({weight, m_shown.reference, group + QStringLiteral(" max_abs"), QString::number(g.maxAbs, 'g', 17)});
+    }
+    return csv;
+}
+
 void ErrorView::renderExport(QPainter& painter, const QRect& target)
 {
     if (m_stack->showsMessage() || !m_result) {
         AnalysisView::renderExport(painter, target);
         return;
     }
-    if (!m_groups->isVisible()) {
-        paintPlot(m_histogram, painter, target);
-        return;
+    // The statistics table on the right, as on screen; the plots fill the rest.
+    QTextDocument table;
+    table.setDefaultFont(font());
+    table.setHtml(m_stats->text());
+    table.setTextWidth(std::max(260, m_stats->width()));
+    const int tableWidth = std::min(int(std::ceil(table.idealWidth())) + 16, target.width() / 2);
+    const QRect plots(target.topLeft(), QSize(target.width() - tableWidth, target.height()));
+    painter.fillRect(QRect(plots.right() + 1, target.top(), target.right() - plots.right(), target.height()), context()->theme().background);
+    painter.save();
+    painter.translate(plots.right() + 12, target.top() + 8);
+    QAbstractTextDocumentLayout::PaintContext paint;
+    paint.palette.setColor(QPalette::Text, context()->theme().text);
+    table.documentLayout()->draw(&painter, paint);
+    painter.restore();
+    const bool lower = m_groups->isVisible() || !m_groupNote->isHidden();
+    const int top = lower ? plots.height() * 3 / 5 : plots.height();
+    paintPlot(m_histogram, painter, QRect(plots.topLeft(), QSize(plots.width(), top)));
+    const QRect below(plots.left(), plots.top() + top, plots.width(), plots.height() - top);
+    if (m_groups->isVisible()) {
+        paintPlot(m_groups, painter, below);
+    } else if (!m_groupNote->isHidden()) {
+        painter.setPen(context()->theme().mutedText);
+        painter.drawText(below.adjusted(16, 16, -16, -16), Qt::AlignCenter | Qt::TextWordWrap, m_groupNote->text());
     }
-    const int top = target.height() * 3 / 5;
-    paintPlot(m_histogram, painter, QRect(target.topLeft(), QSize(target.width(), top)));
-    paintPlot(m_groups, painter, QRect(target.left(), target.top() + top, target.width(), target.height() - top));
 }
 
 } // namespace qsw

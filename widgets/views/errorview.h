@@ -4,9 +4,12 @@
 // SQNR, percentiles, y = Wx relative error and cosine), a log-scale toggle, a bins spin box
 // and the per-group RMSE chart (a click selects the group's first element in the context).
 // The reference is the weight requantized (default) or a float tensor of a checkpoint opened
-// with "Reference..." (off the GUI thread). With the Recipe view's importance matrix (ViewContext)
-// the importance-weighted MSE stands beside the plain one. Runs as a background job; results
-// are cached.
+// with "Reference..." (off the GUI thread). Runs as a background job; results are cached.
+// A quantized checkpoint's first sight says what requantizing it shows, and offers a float
+// checkpoint of the same model found beside it (names paired by matchWeights). The histogram
+// takes the CLI's range and zooms along the error axis (wheel, drag; double-click resets).
+// With the Recipe view's importance matrix (ViewContext) the importance-weighted MSE stands
+// beside the plain one.
 #include "analysisview.h"
 
 #include "analysis/stats.h"
@@ -19,6 +22,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QDoubleSpinBox;
 class QCustomPlot;
 class QCPBars;
 class QCPItemRect;
@@ -40,6 +44,8 @@ public:
     QString viewName() const override { return QStringLiteral("error"); }
     QString title() const override { return tr("Error"); }
     void renderExport(QPainter& painter, const QRect& target) override;
+    QString exportCaption() const override;
+    QString tableCsv() const override;
 
     // For tests.
     QCustomPlot* histogramPlot() const { return m_histogram; }
@@ -56,6 +62,19 @@ public:
     void addReference(std::shared_ptr<const qs::Checkpoint> reference);
     // The reference combo: 0 = requantize, 1 = the session's reference.
     void setReferenceIndex(int index);
+    // The histogram range (the CLI's --range LO,HI); lo >= hi: the default ±max|error|.
+    void setRange(double lo, double hi);
+    // Bits and group size of an affine "as" target (any, not only the presets').
+    void setRequantizeBits(int bits);
+    void setRequantizeGroupSize(int groupSize);
+    // What the view says about the comparison (requantize vs reference) under the caption.
+    QString hintText() const;
+    // A float checkpoint of the same model found beside the open one (empty: none found yet);
+    // useFoundReference() opens it as the session's reference.
+    QString foundReference() const { return m_found; }
+    void useFoundReference();
+    // Why the per-group chart is not drawn (the target's groups do not fit K); empty when drawn.
+    QString groupNote() const;
     // For tests: the per-group chart, the group size its groups span (0 when ungrouped) and
     // the element a click at `pixel` on it selects.
     QCustomPlot* groupPlot() const { return m_groups; }
@@ -76,8 +95,13 @@ private:
         int weight = -1;
         QString reference; // for the caption
         QString importanceNote; // why the open imatrix does not weigh this weight's error
+        uint64_t targetGroup = 0; // the requantize target's group size (0: none)
     };
     void chooseReferenceFile();
+    void openReference(const QString& path);
+    void searchReferences();
+    void updateHint();
+    void updateRequantizeControls();
     void updateReferenceChoice();
     void recompute();
     void showResult(const Job& job, std::shared_ptr<const qs::WeightComparison> result);
@@ -94,6 +118,14 @@ private:
     QComboBox* m_target;
     QSpinBox* m_bins;
     QCheckBox* m_log;
+    QCheckBox* m_rangeOn;
+    QDoubleSpinBox* m_rangeLo;
+    QDoubleSpinBox* m_rangeHi;
+    QSpinBox* m_targetBits;
+    QSpinBox* m_targetGroup;
+    QLabel* m_hint;
+    QPushButton* m_useFound;
+    QLabel* m_groupNote;
     MessageStack* m_stack;
     QSplitter* m_plots;
     QCustomPlot* m_histogram;
@@ -107,6 +139,9 @@ private:
     std::shared_ptr<const qs::WeightComparison> m_result;
     std::map<QString, std::pair<Job, std::shared_ptr<const qs::WeightComparison>>> m_cache;
     bool m_dirty = true;
+    Job m_shown;          // the job m_result came from
+    QString m_found;      // a float reference found beside the checkpoint
+    bool m_searched = false; // the search ran for this checkpoint
 };
 
 } // namespace qsw

@@ -18,6 +18,7 @@
 #include <QPainter>
 #include <QPicture>
 #include <QPointer>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTimer>
@@ -26,13 +27,16 @@
 #include <qcustomplot.h>
 
 #include <cmath>
+#include <functional>
+#include <numeric>
 
 namespace qsw {
 
 namespace {
 
 const QString kJobKey = QStringLiteral("playground");
-constexpr int kMaxWords = 8;
+// Enough for every word of a group at 2 bits and group 256 (16) or 8 bits group 256 (64).
+constexpr int kMaxWords = 64;
 
 void stylePlot(QCustomPlot* plot, const Theme& t)
 {
@@ -312,7 +316,13 @@ void PlaygroundView::buildControls()
     grid->addWidget(m_map, 0, 0);
     grid->addWidget(m_buckets, 0, 1);
     grid->addWidget(m_row_plot, 1, 0);
-    grid->addWidget(m_words, 1, 1);
+    auto* wordsArea = new QScrollArea(this);
+    wordsArea->setWidget(m_words);
+    wordsArea->setWidgetResizable(true);
+    wordsArea->setFrameShape(QFrame::NoFrame);
+    wordsArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // the cells narrow instead
+    m_wordsArea = wordsArea;
+    grid->addWidget(wordsArea, 1, 1);
     grid->setColumnStretch(0, 1);
     grid->setColumnStretch(1, 1);
     grid->setRowStretch(0, 1);
@@ -436,8 +446,48 @@ void PlaygroundView::updateWeight()
     const qs::LogicalWeight* w = context()->logicalWeight();
     const int rows = w ? int(std::min<uint64_t>(w->outFeatures(), uint64_t(INT32_MAX))) : 0;
     m_row->setRange(0, std::max(0, rows - 1));
-    if (m_source->currentData().toInt() == int(Source::WeightRow))
+    if (context()->weight() != m_codesWeight) {
+        m_codes.reset();
+        m_codesWeight = -1;
+    }
+    if (m_source->currentData().toInt() == int(Source::WeightRow)) {
+        if (context()->weight() != m_matchedWeight)
+            matchWeight();
         scheduleRecompute();
+    }
+}
+
+void PlaygroundView::matchWeight()
+{
+    // A new weight opens in its own format, bits, group size and symmetry, where a target
+    // writes it; other affine formats (Marlin, GEMV, HQQ) keep the target but take the rest.
+    m_matchedWeight = context()->weight();
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr;
+    if (!info || !info->affineCodes)
+        return;
+    const bool building = m_building;
+    m_building = true; // one recompute for all of it
+    if (const std::optional<qs::AffineTarget> t = qs::playgroundTargetOf(*info))
+        setTarget(*t);
+    if (w->bits >= m_bits->minimum() && w->bits <= m_bits->maximum())
+        m_bits->setValue(w->bits);
+    setGroupSize(w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? int(w->groupSize) : 0);
+    m_symmetric->setChecked(w->symmetric);
+    m_building = building;
+}
+
+bool PlaygroundView::matchesWeight() const
+{
+    const qs::LogicalWeight* w = context()->logicalWeight();
+    const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr;
+    if (!info || !info->integerCodes || m_source->currentData().toInt() != int(Source::WeightRow))
+        return false;
+    const std::optional<qs::AffineTarget> own = qs::playgroundTargetOf(*info);
+    const qs::PlaygroundOptions o = options();
+    const uint64_t group = w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? uint64_t(w->groupSize) : 0;
+    return own && *own == o.target && o.bits == w->bits && o.groupSize == group && o.symmetric == w->symmetric
+           && o.clipRatio == 1.0f;
 }
 
 bool PlaygroundView::hasPendingWork() const
@@ -505,8 +555,10 @@ void PlaygroundView::recompute()
         const size_t index = size_t(context()->weight());
         m_blockStart = first;
         m_blockRowsOfWeight = n;
+        const bool check = matchesWeight();
+        std::shared_ptr<const qs::WeightCodes> codes = m_codesWeight == int(index) ? m_codes : nullptr;
         context()->jobs()->start(kJobKey, tr("Playground on %1, row %2").arg(QString::fromStdString(w->name)).arg(first),
-                                 [ckpt, index, n, k, first, blockRows, opt, deliver](JobControl&) -> JobRunner::Continuation {
+                                 [ckpt, index, n, k, first, blockRows, opt, check, codes, self](JobControl&) mutable -> JobRunner::Continuation {
                                      const qs::LogicalWeight& weight = ckpt->weights[index];
                                      std::vector<float> values(blockRows * k);
                                      // The block's row 0 is the chosen row; AWQ's 8-row block wraps at the end.
@@ -517,7 +569,32 @@ void PlaygroundView::recompute()
                                      }
                                      auto result = std::make_shared<const qs::PlaygroundResult>(
                                          qs::runPlayground(std::move(values), blockRows, k, opt));
-                                     return deliver(result, int(index), first, n);
+                                     // With the weight's own settings: do its codes come back?
+                                     CodeCheck codeCheck;
+                                     if (check) {
+                                         if (!codes)
+                                             codes = std::make_shared<const qs::WeightCodes>(qs::extractCodes(*ckpt, weight));
+                                         if (codes->codes.size() >= (first + 1) * k && result->quantized.codes.size() >= k) {
+                                             codeCheck.total = k;
+                                             codeCheck.matched = std::inner_product(
+                                                 result->quantized.codes.begin(), result->quantized.codes.begin() + qint64(k),
+                                                 codes->codes.begin() + qint64(first * k), qint64(0), std::plus<>(),
+                                                 [](uint8_t a, uint8_t b) { return qint64(a == b); });
+                                         }
+                                     }
+                                     return [self, result, index, first, n, codeCheck, codes] {
+                                         if (!self)
+                                             return;
+                                         self->m_shownWeight = int(index);
+                                         self->m_shownBlockStart = first;
+                                         self->m_shownWeightRows = n;
+                                         if (codes && self->context()->weight() == int(index)) {
+                                             self->m_codes = codes;
+                                             self->m_codesWeight = int(index);
+                                         }
+                                         self->m_codeCheck = codeCheck;
+                                         self->setResult(result);
+                                     };
                                  });
         return;
     }
@@ -527,6 +604,7 @@ void PlaygroundView::recompute()
                                         : source == Source::Uniform        ? qs::SampleDistribution::Uniform
                                                                            : qs::SampleDistribution::Laplace;
     const uint64_t length = uint64_t(m_length->value()), seed = uint64_t(m_seed->value());
+    m_codeCheck = {};
     auto work = [dist, length, seed, blockRows, opt, deliver](JobControl&) -> JobRunner::Continuation {
         return deliver(std::make_shared<const qs::PlaygroundResult>(
             qs::runPlayground(qs::playgroundSamples(dist, blockRows, length, seed), blockRows, length, opt)));
@@ -904,6 +982,23 @@ void PlaygroundView::updateSummary()
                 .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4))
                 .arg(r.groups.size())
                 .arg(r.quantized.groupSize);
+    if (m_source->currentData().toInt() == int(Source::WeightRow)) {
+        text += QStringLiteral("<br>");
+        const qs::LogicalWeight* w = context()->logicalWeight();
+        if (m_codeCheck.matched >= 0 && uint64_t(m_codeCheck.matched) == m_codeCheck.total)
+            text += tr("<b>Codes</b>: all %1 reproduce the stored codes of this row").arg(m_codeCheck.total);
+        else if (m_codeCheck.matched >= 0)
+            text += tr("<b>Codes</b>: %1 of %2 reproduce the stored codes of this row; the stored weight's quantizer chose "
+                       "the others (error feedback, act-order, its own range)")
+                        .arg(m_codeCheck.matched)
+                        .arg(m_codeCheck.total);
+        else if (w)
+            text += tr("<b>Codes</b>: not compared with the stored ones: these settings are not the weight's own (%1, %2 bits, %3, %4)")
+                        .arg(QString::fromStdString(w->format))
+                        .arg(w->bits)
+                        .arg(w->groupSize > 0 ? tr("group %1").arg(w->groupSize) : tr("whole row"),
+                             w->symmetric ? tr("symmetric") : tr("asymmetric"));
+    }
     m_summary->setText(text);
 }
 
@@ -962,7 +1057,7 @@ void PlaygroundView::renderExport(QPainter& painter, const QRect& target)
         }
         painter.drawPicture(plot->geometry().topLeft(), picture);
     }
-    m_words->paint(painter, m_words->geometry());
+    m_words->paint(painter, m_wordsArea->geometry());
     painter.restore();
 }
 

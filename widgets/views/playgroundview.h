@@ -4,9 +4,13 @@
 // map (bucket edges, code levels, clamped range, scale and zero), the buckets (values
 // coloured by code), the codes of the row, the packed words and the error, updating live.
 // Every number comes from core/analysis/playground.h; this view only draws.
+// A weight selected in the browser sets the target, bits, group size and symmetry to its own
+// (when a target writes its format), and the summary says whether the codes computed from the
+// row reproduce the stored ones. Every packed word of the inspected group is shown (scrolling).
 #include "analysisview.h"
 
 #include "analysis/playground.h"
+#include "formats/codes.h"
 #include "viewcontext.h"
 
 #include <memory>
@@ -58,6 +62,15 @@ public:
     std::shared_ptr<const qs::PlaygroundResult> result() const { return m_result; }
     int inspectedGroup() const;
     QString errorText() const;
+    // The codes check of the result on screen: matching codes of the focus row, and the row
+    // length; matched < 0 when they were not compared (settings not the weight's own).
+    struct CodeCheck {
+        qint64 matched = -1;
+        uint64_t total = 0;
+    };
+    CodeCheck codeCheck() const { return m_codeCheck; }
+    // The settings match the selected weight's own format, bits, group size and symmetry.
+    bool matchesWeight() const;
     // Below this many values a synthetic source is computed on the GUI thread.
     static constexpr uint64_t kSyncLimit = 65536;
 
@@ -83,6 +96,7 @@ private:
     void showError(const QString& message);
     void updateSourceControls();
     void updateWeight();
+    void matchWeight();
     void applyTheme();
     void redraw();
     void replotVisible();
@@ -120,6 +134,7 @@ private:
     QCPTextElement* m_bucketsTitle = nullptr;
     QCPTextElement* m_rowTitle = nullptr;
     PlaygroundWords* m_words = nullptr;
+    QWidget* m_wordsArea = nullptr; // the scroll area around m_words
     QTimer* m_debounce = nullptr;
 
     std::shared_ptr<const qs::PlaygroundResult> m_result;
@@ -133,6 +148,11 @@ private:
     bool m_building = false;
     bool m_stale = true; // a recompute was asked for while hidden
     int m_wantedGroup = 0; // kept while the spin box's range is smaller
+    int m_matchedWeight = -1; // the weight whose settings were taken
+    CodeCheck m_codeCheck;
+    // The stored codes of the weight m_codesWeight, read once for the codes check.
+    std::shared_ptr<const qs::WeightCodes> m_codes;
+    int m_codesWeight = -1;
 };
 
 } // namespace qsw

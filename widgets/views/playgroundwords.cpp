@@ -4,6 +4,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 
+#include <algorithm>
 #include <cmath>
 
 namespace qsw {
@@ -109,7 +110,9 @@ QSize PlaygroundWords::sizeHint() const
 
 QSize PlaygroundWords::minimumSizeHint() const
 {
-    return {kGutter + 32 * 12 + 2 * kMargin, 120};
+    // Every word: in a scroll area, the words scroll rather than being cut off.
+    // At least the narrowest cells layoutIn draws (10 px).
+    return {kGutter + 32 * 10 + 2 * kMargin, std::max(120, sizeHint().height())};
 }
 
 QString PlaygroundWords::fieldLabel(const qs::PlaygroundField& f) const
@@ -160,9 +163,16 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
     y += kHeader;
 
     const double maxCode = double((1 << m_content.bits) - 1);
-    for (const qs::PlaygroundWord& word : m_content.words) {
-        if (y + kCellHeight > rect.bottom())
+    for (size_t w = 0; w < m_content.words.size(); ++w) {
+        const qs::PlaygroundWord& word = m_content.words[w];
+        if (y + kCellHeight > rect.bottom()) {
+            // A smaller canvas (an export) than the words need: say what is left out.
+            p.setFont(font);
+            p.setPen(m_theme.mutedText);
+            p.drawText(QRect(left, y - kRowGap, rect.width() - 2 * kMargin, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                       tr("… %n more word(s)", nullptr, int(m_content.words.size() - w)));
             break;
+        }
         p.setFont(font);
         p.setPen(m_theme.mutedText);
         p.drawText(QRect(left, y - 2, kGutter, kCellHeight / 2 + 4), Qt::AlignLeft | Qt::AlignVCenter,
@@ -209,6 +219,19 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
             const QRectF labelBox(box.left(), y + kCellHeight, box.width(), kLabelHeight);
             if (fm.horizontalAdvance(label) * 0.8 <= labelBox.width() + 2)
                 p.drawText(labelBox, Qt::AlignCenter, label);
+            // A code that runs on into the next word: named in the gutter, where it fits.
+            if (f.pieces > 1 && f.piece + 1 < f.pieces)
+                for (size_t n = w + 1; n < m_content.words.size(); ++n) {
+                    const auto& next = m_content.words[n].fields;
+                    if (std::any_of(next.begin(), next.end(), [&](const qs::PlaygroundField& o) {
+                            return o.row == f.row && o.col == f.col && o.piece == f.piece + 1;
+                        })) {
+                        p.setPen(m_theme.text);
+                        p.drawText(QRect(left, y + kCellHeight, kGutter - 4, kLabelHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                                   tr("k%1 → word %2").arg(f.col).arg(m_content.words[n].index));
+                        break;
+                    }
+                }
         }
         y += g.pitch;
     }

@@ -288,6 +288,16 @@ void ScalesView::click(QMouseEvent* event)
     context()->requestView(QStringLiteral("bitmap"));
 }
 
+QString ScalesView::exportCaption() const
+{
+    // Which quantity: scales or zeros, and for GGUF the block level.
+    QString text = AnalysisView::exportCaption();
+    if (!text.isEmpty() && m_scales && !m_stack->showsMessage())
+        text += tr(" · %1").arg(m_level->isVisible() ? tr("%1, %2").arg(m_field->currentText(), m_level->currentText())
+                                                     : m_field->currentText());
+    return text;
+}
+
 void ScalesView::renderExport(QPainter& painter, const QRect& target)
 {
     if (!m_stack->showsMessage())

@@ -30,6 +30,7 @@ public:
     QString viewName() const override { return QStringLiteral("scales"); }
     QString title() const override { return tr("Scales"); }
     void renderExport(QPainter& painter, const QRect& target) override;
+    QString exportCaption() const override;
 
     // For tests: the plot, the grid it shows, and the scales it came from (null until loaded).
     QCustomPlot* plot() const { return m_plot; }
