@@ -50,6 +50,14 @@ QString recipeBits(double bpw)
     return localNumber(bpw, 'f', 2);
 }
 
+// A plot that a splitter has not sized yet (its tab never shown) has no paint buffer and
+// warns when drawn; it replots itself when it gets its size.
+void replotIfSized(QCustomPlot* plot)
+{
+    if (!plot->size().isEmpty())
+        plot->replot();
+}
+
 } // namespace
 
 RecipeGridModel RecipeGridModel::build(const qs::Checkpoint& ckpt, const qs::RecipeSummary& a,
@@ -299,7 +307,8 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
     m_importanceTable->horizontalHeader()->setStretchLastSection(true);
     m_importanceTable->setWordWrap(false);
     m_channelPlot->setObjectName(QStringLiteral("importanceChannels"));
-    m_channelPlot->setMinimumHeight(150);
+    // Never laid out at zero width beside the grid: a zero-sized plot warns on every replot.
+    m_channelPlot->setMinimumSize(200, 150);
     auto* panelLayout = new QVBoxLayout(m_importancePanel);
     panelLayout->setContentsMargins(0, 0, 0, 0);
     panelLayout->addWidget(m_importanceLabel);
@@ -503,7 +512,7 @@ void RecipeView::redrawChannels()
         m_channelPlot->legend->setVisible(false);
     }
     applyPlotTheme(m_channelPlot, theme);
-    m_channelPlot->replot();
+    replotIfSized(m_channelPlot);
 }
 
 void RecipeView::clearComparison()
@@ -546,7 +555,7 @@ void RecipeView::redrawChart()
     const Theme& theme = context()->theme();
     applyPlotTheme(m_plot, theme);
     if (!m_summary) {
-        m_plot->replot();
+        replotIfSized(m_plot);
         return;
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -592,7 +601,7 @@ void RecipeView::redrawChart()
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     applyPlotTheme(m_plot, theme);
-    m_plot->replot();
+    replotIfSized(m_plot);
 }
 
 void RecipeView::renderExport(QPainter& painter, const QRect& target)
