@@ -236,8 +236,9 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
 BudgetView::~BudgetView()
 {
     // ~QWidget hides the window, and the focus-out makes the line edit emit editingFinished
-    // into a half-destroyed view (UBSan).
+    // and the combo box emit activated into a half-destroyed view (UBSan).
     m_paramsBox->lineEdit()->disconnect(this);
+    m_paramsBox->disconnect(this);
 }
 
 bool BudgetView::setArchitecture(const QString& name)
