@@ -5,8 +5,11 @@
 #include "formats/ggml/quantize_ggml.h"
 
 #include <QDir>
+#include <QCoreApplication>
 #include <QFile>
 #include <QProcess>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QtGlobal>
 
 #include <sys/resource.h>
@@ -121,6 +124,17 @@ void writeConvertedLlama(const QString& dir, bool permute)
                    {"blk.0.attn_k.weight", 8, {dim, kv}, k8},
                    {"blk.0.ffn_up.weight", 8, {dim, 2 * dim}, up8},
                    {"output.weight", 8, {dim, vocab}, head8}});
+}
+
+void sandboxSettings(const QString& dir, const QString& applicationName)
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings::setDefaultFormat(QSettings::IniFormat);
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, QDir(dir).filePath(QStringLiteral("settings")));
+    if (!applicationName.isEmpty()) {
+        QCoreApplication::setOrganizationName(QStringLiteral("QuantscopeTest"));
+        QCoreApplication::setApplicationName(applicationName);
+    }
 }
 
 } // namespace qstest

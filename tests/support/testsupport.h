@@ -41,6 +41,10 @@ inline constexpr bool kAsan = false;
 // llama.cpp's names, q and k rows permuted per head unless `permute` is false).
 void writeConvertedLlama(const QString& dir, bool permute = true);
 
+// Settings and caches of the widget suites go to `dir`, never the user's: Qt's test mode for
+// QStandardPaths, INI settings under `dir`/settings, and (when given) the application's name.
+void sandboxSettings(const QString& dir, const QString& applicationName = QString());
+
 // A field of /proc/self/status in KiB ("VmHWM", "VmRSS"), or -1.
 long statusKiB(const char* field);
 // Sets this process's peak RSS (VmHWM) to its current RSS, so that growth can be measured.

@@ -11,8 +11,6 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QMessageBox>
-#include <QSettings>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -93,11 +91,7 @@ private:
 void TestHostileGui::initTestCase()
 {
     QVERIFY(m_settings.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_settings.filePath(QStringLiteral("settings")));
-    QCoreApplication::setOrganizationName(QStringLiteral("QuantscopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_hostile_gui"));
+    qstest::sandboxSettings(m_settings.path(), QStringLiteral("tst_hostile_gui"));
 }
 
 

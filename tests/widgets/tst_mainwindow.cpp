@@ -32,9 +32,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSet>
-#include <QSettings>
 #include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -113,11 +111,7 @@ void TestMainWindow::initTestCase()
 {
     // Settings and caches go to a temporary place, never the user's.
     QVERIFY(m_dir.isValid());
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings::setDefaultFormat(QSettings::IniFormat);
-    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
-    QCoreApplication::setOrganizationName(QStringLiteral("QuantscopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    qstest::sandboxSettings(m_dir.path(), QStringLiteral("tst_mainwindow"));
     QCoreApplication::setApplicationVersion(QStringLiteral("test"));
 }
 

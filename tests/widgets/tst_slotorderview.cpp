@@ -9,6 +9,7 @@
 #include "figures/wordfigure.h"
 
 #include "formats/wordmap.h"
+#include "testsupport.h"
 
 #include <QComboBox>
 #include <QFile>
@@ -18,8 +19,6 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSet>
-#include <QSettings>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -51,9 +50,7 @@ class TestSlotOrderView : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
+        qstest::sandboxSettings(m_dir.path());
         m_window = std::make_unique<MainWindow>(MainWindow::Options{false});
         m_window->resize(1600, 1000);
         m_window->show();

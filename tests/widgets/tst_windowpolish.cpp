@@ -20,8 +20,6 @@
 #include <QSortFilterProxyModel>
 #include <QFileInfo>
 #include <QHeaderView>
-#include <QSettings>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTreeView>
@@ -47,11 +45,7 @@ private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings::setDefaultFormat(QSettings::IniFormat);
-        QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
-        QCoreApplication::setOrganizationName(QStringLiteral("QuantscopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_windowpolish"));
+        qstest::sandboxSettings(m_dir.path(), QStringLiteral("tst_windowpolish"));
     }
 
     void viewNamesAgree()
