@@ -3612,4 +3612,587 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>Wichtigkeit: Mittel x²</translation>
     </message>
 </context>
+<context>
+    <name>qs::Message</name>
+    <message>
+        <source>&apos;%1&apos; %2 %3 with absmax/quant_map/quant_state members (bitsandbytes 4-bit)</source>
+        <translation>&apos;%1&apos; %2 %3 mit den Mitgliedern absmax/quant_map/quant_state (bitsandbytes 4-Bit)</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a JSON object: %2</source>
+        <translation>&apos;%1&apos; ist kein JSON-Objekt: %2</translation>
+    </message>
+    <message>
+        <source>quant_state JSON read</source>
+        <translation>quant_state-JSON gelesen</translation>
+    </message>
+    <message>
+        <source>quant_state says quant_type %1, its tensor name says %2</source>
+        <translation>quant_state nennt quant_type %1, der Tensorname %2</translation>
+    </message>
+    <message>
+        <source>bitsandbytes 4-bit quant_type unknown (&apos;%1&apos;)</source>
+        <translation>bitsandbytes-4-Bit-quant_type unbekannt (&apos;%1&apos;)</translation>
+    </message>
+    <message>
+        <source>config says bnb_4bit_quant_type %1, the stored quant_state says %2</source>
+        <translation>Konfiguration nennt bnb_4bit_quant_type %1, der gespeicherte quant_state %2</translation>
+    </message>
+    <message>
+        <source>nested_absmax absent but absmax is %1</source>
+        <translation>nested_absmax fehlt, aber absmax ist %1</translation>
+    </message>
+    <message>
+        <source>nested_absmax present but absmax is %1</source>
+        <translation>nested_absmax vorhanden, aber absmax ist %1</translation>
+    </message>
+    <message>
+        <source>nested_absmax present but absmax is absent</source>
+        <translation>nested_absmax vorhanden, aber absmax fehlt</translation>
+    </message>
+    <message>
+        <source>config says bnb_4bit_use_double_quant %1, the stored state is nested</source>
+        <translation>Konfiguration nennt bnb_4bit_use_double_quant %1, der gespeicherte Zustand ist verschachtelt</translation>
+    </message>
+    <message>
+        <source>config says bnb_4bit_use_double_quant %1, the stored state is not nested</source>
+        <translation>Konfiguration nennt bnb_4bit_use_double_quant %1, der gespeicherte Zustand ist nicht verschachtelt</translation>
+    </message>
+    <message>
+        <source>original shape unknown (quant_state has no shape): listed as a flat vector</source>
+        <translation>ursprüngliche Form unbekannt (quant_state hat keine shape): als flacher Vektor aufgeführt</translation>
+    </message>
+    <message>
+        <source>weight holds %1 bytes, %2 expected for %3</source>
+        <translation>weight enthält %1 Bytes, für %3 erwartet: %2</translation>
+    </message>
+    <message>
+        <source>absmax has %1 entries, %2 blocks expected</source>
+        <translation>absmax hat %1 Einträge, erwartet: %2 Blöcke</translation>
+    </message>
+    <message>
+        <source>weight I8 %1 + SCB %2 (LLM.int8)</source>
+        <translation>weight I8 %1 + SCB %2 (LLM.int8)</translation>
+    </message>
+    <message>
+        <source>SCB has %1 entries for %2 rows</source>
+        <translation>SCB hat %1 Einträge für %2 Zeilen</translation>
+    </message>
+    <message>
+        <source>%1: config_groups.%2 targets this module</source>
+        <translation>%1: config_groups.%2 gilt für dieses Modul</translation>
+    </message>
+    <message>
+        <source>weight_shape read: %1</source>
+        <translation>weight_shape gelesen: %1</translation>
+    </message>
+    <message>
+        <source>weight_packed U8 + weight_global_scale (NVFP4)</source>
+        <translation>weight_packed U8 + weight_global_scale (NVFP4)</translation>
+    </message>
+    <message>
+        <source>no weight_shape: K taken as the packed width</source>
+        <translation>keine weight_shape: K als gepackte Breite angenommen</translation>
+    </message>
+    <message>
+        <source>num_bits %1 from the config fits weight_packed %2</source>
+        <translation>num_bits %1 aus der Konfiguration passt zu weight_packed %2</translation>
+    </message>
+    <message>
+        <source>config says num_bits %1, but weight_packed %2 for K = %3 fits %4 bits</source>
+        <translation>Konfiguration nennt num_bits %1, aber weight_packed %2 passt bei K = %3 zu %4 Bit</translation>
+    </message>
+    <message>
+        <source>bits ambiguous from shapes (%1..%2 pack alike) and no config: %3 assumed</source>
+        <translation>Bitbreite aus den Formen mehrdeutig (%1..%2 packen gleich) und keine Konfiguration: %3 angenommen</translation>
+    </message>
+    <message>
+        <source>weight_packed %1 fits no bit width for K = %2</source>
+        <translation>weight_packed %1 passt bei K = %2 zu keiner Bitbreite</translation>
+    </message>
+    <message>
+        <source>config says group_size %1, weight_scale %2 gives %3</source>
+        <translation>Konfiguration nennt group_size %1, weight_scale %2 ergibt %3</translation>
+    </message>
+    <message>
+        <source>config says strategy %1, weight_scale %2 is %3</source>
+        <translation>Konfiguration nennt strategy %1, weight_scale %2 ist %3</translation>
+    </message>
+    <message>
+        <source>weight_zero_point %1 %2: asymmetric, %3</source>
+        <translation>weight_zero_point %1 %2: asymmetrisch, %3</translation>
+    </message>
+    <message>
+        <source>weight_zero_point %1 fits neither the packed nor the unpacked layout</source>
+        <translation>weight_zero_point %1 passt weder zum gepackten noch zum ungepackten Layout</translation>
+    </message>
+    <message>
+        <source>config says symmetric %1, but weight_zero_point is absent</source>
+        <translation>Konfiguration nennt symmetric %1, aber weight_zero_point fehlt</translation>
+    </message>
+    <message>
+        <source>config says symmetric %1, but weight_zero_point is present</source>
+        <translation>Konfiguration nennt symmetric %1, aber weight_zero_point ist vorhanden</translation>
+    </message>
+    <message>
+        <source>weight %1 + weight_scale_inv %2</source>
+        <translation>weight %1 + weight_scale_inv %2</translation>
+    </message>
+    <message>
+        <source>weight %1 + weight_scale %2</source>
+        <translation>weight %1 + weight_scale %2</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; not read: %2 bytes is over the %3-byte limit for detection</source>
+        <translation>&apos;%1&apos; nicht gelesen: %2 Bytes überschreiten die Grenze von %3 Bytes für die Erkennung</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is %2, expected an integer dtype</source>
+        <translation>&apos;%1&apos; ist %2, erwartet wurde ein ganzzahliger Datentyp</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; has %2 entries for K = %3</source>
+        <translation>&apos;%1&apos; hat %2 Einträge bei K = %3</translation>
+    </message>
+    <message>
+        <source>group size unknown: act-order (g_idx) not checked</source>
+        <translation>Gruppengröße unbekannt: Act-Order (g_idx) nicht geprüft</translation>
+    </message>
+    <message>
+        <source>g_idx read: g_idx[k] == k / group_size for every k (sequential)</source>
+        <translation>g_idx gelesen: g_idx[k] == k / group_size für jedes k (sequenziell)</translation>
+    </message>
+    <message>
+        <source>g_idx read: non-trivial (act-order)</source>
+        <translation>g_idx gelesen: nicht trivial (Act-Order)</translation>
+    </message>
+    <message>
+        <source>%1 g_idx entries are not a group index (there are %2 groups)</source>
+        <translation>%1 g_idx-Einträge sind kein Gruppenindex (es gibt %2 Gruppen)</translation>
+    </message>
+    <message>
+        <source>config says desc_act true, but g_idx is sequential: no act-order in the stored data</source>
+        <translation>Konfiguration nennt desc_act true, aber g_idx ist sequenziell: keine Act-Order in den gespeicherten Daten</translation>
+    </message>
+    <message>
+        <source>g_idx is not sequential although desc_act is not set: act-order in the stored data</source>
+        <translation>g_idx ist nicht sequenziell, obwohl desc_act nicht gesetzt ist: Act-Order in den gespeicherten Daten</translation>
+    </message>
+    <message>
+        <source>member names %1 uses</source>
+        <translation>Mitgliedsnamen, die %1 verwendet</translation>
+    </message>
+    <message>
+        <source>%1 is named by detection only: not decoded</source>
+        <translation>%1 wird von der Erkennung nur benannt: nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>logical shape unknown</source>
+        <translation>logische Form unbekannt</translation>
+    </message>
+    <message>
+        <source>dtype %1 is not decoded</source>
+        <translation>Datentyp %1 wird nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>unquantized %1 tensor</source>
+        <translation>unquantisierter %1-Tensor</translation>
+    </message>
+    <message>
+        <source>stray member: &apos;%1&apos; looks like a member of a quantized weight, but its module has no matching codes</source>
+        <translation>verirrtes Mitglied: &apos;%1&apos; sieht aus wie ein Mitglied eines quantisierten Gewichts, aber sein Modul hat keine passenden Codes</translation>
+    </message>
+    <message>
+        <source>ggml type %1 (id %2) was removed from ggml: listed, not decoded</source>
+        <translation>ggml-Typ %1 (ID %2) wurde aus ggml entfernt: aufgeführt, nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>unknown ggml type id %1: listed, not decoded</source>
+        <translation>unbekannte ggml-Typ-ID %1: aufgeführt, nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>GGUF tensor type %1 (id %2)</source>
+        <translation>GGUF-Tensortyp %1 (ID %2)</translation>
+    </message>
+    <message>
+        <source>%1 is a dot-product intermediate, not a storage type</source>
+        <translation>%1 ist ein Zwischenformat für Skalarprodukte, kein Speichertyp</translation>
+    </message>
+    <message>
+        <source>qweight %1 %2, scales %3: qweight.cols == scales.cols (GPTQ, packed along K)</source>
+        <translation>qweight %1 %2, scales %3: qweight.cols == scales.cols (GPTQ, entlang K gepackt)</translation>
+    </message>
+    <message>
+        <source>K = %1 from the g_idx length</source>
+        <translation>K = %1 aus der Länge von g_idx</translation>
+    </message>
+    <message>
+        <source>K = %1 from scales rows x group_size</source>
+        <translation>K = %1 aus Zeilen von scales x group_size</translation>
+    </message>
+    <message>
+        <source>K = %1 from qweight rows and the configured bits</source>
+        <translation>K = %1 aus den Zeilen von qweight und der konfigurierten Bitbreite</translation>
+    </message>
+    <message>
+        <source>bits cannot be derived: qweight %1 for K = %2</source>
+        <translation>Bitbreite nicht ableitbar: qweight %1 bei K = %2</translation>
+    </message>
+    <message>
+        <source>config says bits %1, but qweight %2 for K = %3 holds %4-bit codes: %4 bits</source>
+        <translation>Konfiguration nennt bits %1, aber qweight %2 enthält bei K = %3 %4-Bit-Codes: %4 Bit</translation>
+    </message>
+    <message>
+        <source>qzeros %1 does not hold %2 %3-bit fields per group</source>
+        <translation>qzeros %1 enthält nicht %2 %3-Bit-Felder je Gruppe</translation>
+    </message>
+    <message>
+        <source>no qzeros: zero points cannot be checked</source>
+        <translation>keine qzeros: Nullpunkte nicht prüfbar</translation>
+    </message>
+    <message>
+        <source>config group_size %1 does not give %2 groups for K = %3</source>
+        <translation>group_size %1 der Konfiguration ergibt bei K = %3 nicht %2 Gruppen</translation>
+    </message>
+    <message>
+        <source>config says checkpoint_format %1, but the tensors have the plain GPTQ layout</source>
+        <translation>Konfiguration nennt checkpoint_format %1, aber die Tensoren haben das einfache GPTQ-Layout</translation>
+    </message>
+    <message>
+        <source>qzeros read: every field is %1 (%2)</source>
+        <translation>qzeros gelesen: jedes Feld ist %1 (%2)</translation>
+    </message>
+    <message>
+        <source>config says checkpoint_format %1, zeros read %2: %3</source>
+        <translation>Konfiguration nennt checkpoint_format %1, gelesene Nullpunkte %2: %3</translation>
+    </message>
+    <message>
+        <source>no checkpoint_format in the config (gptq assumed), zeros read %1: %2</source>
+        <translation>kein checkpoint_format in der Konfiguration (gptq angenommen), gelesene Nullpunkte %1: %2</translation>
+    </message>
+    <message>
+        <source>config says sym false, but every zero field is %1: symmetric</source>
+        <translation>Konfiguration nennt sym false, aber jedes Nullpunktfeld ist %1: symmetrisch</translation>
+    </message>
+    <message>
+        <source>zero convention: qzeros mix GPTQ v1 and v2 symmetric zeros: %1 fields are %2 (v1), %3 are %4 (v2); read as %5 by the label, so the other groups are off by one</source>
+        <translation>Nullpunktkonvention: qzeros mischen symmetrische Nullpunkte von GPTQ v1 und v2: %1 Felder sind %2 (v1), %3 sind %4 (v2); nach der Angabe als %5 gelesen, die übrigen Gruppen liegen also um eins daneben</translation>
+    </message>
+    <message>
+        <source>qzeros read: every zero field is %1 (asymmetric), so the label decides v1/v2</source>
+        <translation>qzeros gelesen: jedes Nullpunktfeld ist %1 (asymmetrisch), daher entscheidet die Angabe über v1/v2</translation>
+    </message>
+    <message>
+        <source>qzeros read: the zero fields vary (asymmetric), so the label decides v1/v2</source>
+        <translation>qzeros gelesen: die Nullpunktfelder variieren (asymmetrisch), daher entscheidet die Angabe über v1/v2</translation>
+    </message>
+    <message>
+        <source>config says sym true, but every zero field is %1: asymmetric</source>
+        <translation>Konfiguration nennt sym true, aber jedes Nullpunktfeld ist %1: asymmetrisch</translation>
+    </message>
+    <message>
+        <source>config says sym true, but the zero fields vary: asymmetric</source>
+        <translation>Konfiguration nennt sym true, aber die Nullpunktfelder variieren: asymmetrisch</translation>
+    </message>
+    <message>
+        <source>%1 of %2 zero fields equal %3 = 2^b-1: v1 cannot store zero point 0, so these are ambiguous or corrupt</source>
+        <translation>%1 von %2 Nullpunktfeldern sind %3 = 2^b-1: v1 kann den Nullpunkt 0 nicht speichern, diese sind also mehrdeutig oder beschädigt</translation>
+    </message>
+    <message>
+        <source>qweight %1, qzeros, scales %2: qweight.cols*8 == scales.cols, rows = K (AWQ GEMM, packed along N)</source>
+        <translation>qweight %1, qzeros, scales %2: qweight.cols*8 == scales.cols, Zeilen = K (AWQ GEMM, entlang N gepackt)</translation>
+    </message>
+    <message>
+        <source>qweight %1, scales %2: rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)</source>
+        <translation>qweight %1, scales %2: Zeilen = N, scales.cols == 8*qzeros.cols (AWQ GEMV, entlang K gepackt)</translation>
+    </message>
+    <message>
+        <source>qweight I16 %1 (AWQ GEMV_FAST)</source>
+        <translation>qweight I16 %1 (AWQ GEMV_FAST)</translation>
+    </message>
+    <message>
+        <source>scales %1 do not have N = %2 columns</source>
+        <translation>scales %1 haben nicht N = %2 Spalten</translation>
+    </message>
+    <message>
+        <source>qweight %1 = [K/16, %2], no qzeros (AWQ Marlin tiles)</source>
+        <translation>qweight %1 = [K/16, %2], keine qzeros (AWQ-Marlin-Kacheln)</translation>
+    </message>
+    <message>
+        <source>config says bits %1, the shapes give %2</source>
+        <translation>Konfiguration nennt bits %1, die Formen ergeben %2</translation>
+    </message>
+    <message>
+        <source>config says zero_point %1, but qzeros is absent</source>
+        <translation>Konfiguration nennt zero_point %1, aber qzeros fehlt</translation>
+    </message>
+    <message>
+        <source>config says zero_point %1, but qzeros is present</source>
+        <translation>Konfiguration nennt zero_point %1, aber qzeros ist vorhanden</translation>
+    </message>
+    <message>
+        <source>config says group_size %1, the shapes give %2</source>
+        <translation>Konfiguration nennt group_size %1, die Formen ergeben %2</translation>
+    </message>
+    <message>
+        <source>group size unknown: no config and the padded %1 layout does not tell</source>
+        <translation>Gruppengröße unbekannt: keine Konfiguration, und das aufgefüllte %1-Layout verrät sie nicht</translation>
+    </message>
+    <message>
+        <source>config says quant_method awq, but qweight %1 and scales %2 have the GPTQ layout (qweight.cols == scales.cols)</source>
+        <translation>Konfiguration nennt quant_method awq, aber qweight %1 und scales %2 haben das GPTQ-Layout (qweight.cols == scales.cols)</translation>
+    </message>
+    <message>
+        <source>config says quant_method gptq, but the shapes fit AWQ %1 (qweight %2, scales %3)</source>
+        <translation>Konfiguration nennt quant_method gptq, aber die Formen passen zu AWQ %1 (qweight %2, scales %3)</translation>
+    </message>
+    <message>
+        <source>config says version %1, but the shapes fit %2</source>
+        <translation>Konfiguration nennt version %1, aber die Formen passen zu %2</translation>
+    </message>
+    <message>
+        <source>B %1 = [K/16, %2], s %3 (Marlin tiles)</source>
+        <translation>B %1 = [K/16, %2], s %3 (Marlin-Kacheln)</translation>
+    </message>
+    <message>
+        <source>config says checkpoint_format %1, but the tensors are Marlin&apos;s B and s</source>
+        <translation>Konfiguration nennt checkpoint_format %1, aber die Tensoren sind Marlins B und s</translation>
+    </message>
+    <message>
+        <source>zero convention: this checkpoint mixes GPTQ v1 and v2 symmetric zeros (%1 weights v1, %2 v2); this one reads as %3 by its own zeros</source>
+        <translation>Nullpunktkonvention: dieser Checkpoint mischt symmetrische Nullpunkte von GPTQ v1 und v2 (%1 Gewichte v1, %2 v2); dieses wird nach seinen eigenen Nullpunkten als %3 gelesen</translation>
+    </message>
+    <message>
+        <source>HQQ shape tensor missing: logical shape unknown</source>
+        <translation>HQQ-shape-Tensor fehlt: logische Form unbekannt</translation>
+    </message>
+    <message>
+        <source>W_q + scale/zero + HQQ meta tensors</source>
+        <translation>W_q + scale/zero + HQQ-Metatensoren</translation>
+    </message>
+    <message>
+        <source>biases %1 differ from scales %2</source>
+        <translation>biases %1 weichen von scales %2 ab</translation>
+    </message>
+    <message>
+        <source>config bits %1 / group_size %2 do not fit weight %3 and scales %4</source>
+        <translation>bits %1 / group_size %2 der Konfiguration passen nicht zu weight %3 und scales %4</translation>
+    </message>
+    <message>
+        <source>no MLX quantization config for this module: bits %1 and group_size %2 inferred from shapes (ambiguous: only bits x group_size is fixed)</source>
+        <translation>keine MLX-Quantisierungskonfiguration für dieses Modul: bits %1 und group_size %2 aus den Formen erschlossen (mehrdeutig: nur bits x group_size steht fest)</translation>
+    </message>
+    <message>
+        <source>weight U32 %1 + scales %2 + biases (MLX)</source>
+        <translation>weight U32 %1 + scales %2 + biases (MLX)</translation>
+    </message>
+    <message>
+        <source>weight U32 %1 + scales %2 (MLX)</source>
+        <translation>weight U32 %1 + scales %2 (MLX)</translation>
+    </message>
+    <message>
+        <source>%1 of %2 dequantized values are NaN or Inf</source>
+        <translation>%1 von %2 dequantisierten Werten sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1: the stored layout is not the one the config declares</source>
+        <translation>%1: das gespeicherte Layout ist nicht das, das die Konfiguration angibt</translation>
+    </message>
+    <message>
+        <source>%1: codes are floats or table indices whose every bit pattern is valid (or the packing has no spare bits), so there is no round trip to compare; sizes and values checked</source>
+        <translation>%1: die Codes sind Gleitkommazahlen oder Tabellenindizes, deren jedes Bitmuster gültig ist (oder die Packung hat keine freien Bits), es gibt also keinen Rundweg zum Vergleichen; Größen und Werte geprüft</translation>
+    </message>
+    <message>
+        <source>the config says the input channels were permuted, but %1.input_perm is missing: the act-order permutation was dropped</source>
+        <translation>die Konfiguration sagt, die Eingangskanäle seien permutiert, aber %1.input_perm fehlt: die Act-Order-Permutation ging verloren</translation>
+    </message>
+    <message>
+        <source>%1.input_perm is not a permutation of the %2 input channels</source>
+        <translation>%1.input_perm ist keine Permutation der %2 Eingangskanäle</translation>
+    </message>
+    <message>
+        <source>tensor %1: &apos;%2&apos; looks like a member of a quantized weight, but its module has no matching codes (a member of a wrong shape or dtype, or a missing one, splits a quantized weight into plain tensors, which verify cannot check)</source>
+        <translation>Tensor %1: &apos;%2&apos; sieht aus wie ein Mitglied eines quantisierten Gewichts, aber sein Modul hat keine passenden Codes (ein Mitglied falscher Form oder falschen Datentyps oder ein fehlendes zerlegt ein quantisiertes Gewicht in einfache Tensoren, die verify nicht prüfen kann)</translation>
+    </message>
+    <message>
+        <source>tensor %1 belongs to no weight that detection found</source>
+        <translation>Tensor %1 gehört zu keinem Gewicht, das die Erkennung gefunden hat</translation>
+    </message>
+    <message>
+        <source>no weight was checked: the checkpoint holds no tensors (metadata only, e.g. a vocabulary file), so verify cannot vouch for anything</source>
+        <translation>kein Gewicht geprüft: der Checkpoint enthält keine Tensoren (nur Metadaten, z. B. eine Vokabulardatei), verify kann also für nichts bürgen</translation>
+    </message>
+    <message>
+        <source>no weight was checked: the checkpoint holds no tensors (metadata only, e.g. a vocabulary file) of a format verify covers, so verify cannot vouch for anything</source>
+        <translation>kein Gewicht geprüft: der Checkpoint enthält keine Tensoren (nur Metadaten, z. B. eine Vokabulardatei) eines Formats, das verify abdeckt, verify kann also für nichts bürgen</translation>
+    </message>
+    <message>
+        <source>no weight was checked: the checkpoint holds %1 tensors and no quantized weight, so verify cannot vouch for anything</source>
+        <translation>kein Gewicht geprüft: der Checkpoint enthält %1 Tensoren und kein quantisiertes Gewicht, verify kann also für nichts bürgen</translation>
+    </message>
+    <message>
+        <source>no weight was checked: the checkpoint holds %1 tensors and no quantized weight of a format verify covers, so verify cannot vouch for anything</source>
+        <translation>kein Gewicht geprüft: der Checkpoint enthält %1 Tensoren und kein quantisiertes Gewicht eines Formats, das verify abdeckt, verify kann also für nichts bürgen</translation>
+    </message>
+    <message>
+        <source>stored 4-bit codes differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
+        <translation>gespeicherte 4-Bit-Codes weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block absmax values are NaN or Inf</source>
+        <translation>%1 von %2 absmax-Werten der Blöcke sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 block absmax values are negative</source>
+        <translation>%1 absmax-Werte von Blöcken sind negativ</translation>
+    </message>
+    <message>
+        <source>nested_offset is NaN or Inf</source>
+        <translation>nested_offset ist NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 holds %2 values, bitsandbytes&apos; FP4 table has %3</source>
+        <translation>%1 enthält %2 Werte, die FP4-Tabelle von bitsandbytes hat %3</translation>
+    </message>
+    <message>
+        <source>%1[%2] is %3, bitsandbytes&apos; FP4 table says %4</source>
+        <translation>%1[%2] ist %3, die FP4-Tabelle von bitsandbytes sagt %4</translation>
+    </message>
+    <message>
+        <source>%1 holds %2 values, bitsandbytes&apos; NF4 table has %3</source>
+        <translation>%1 enthält %2 Werte, die NF4-Tabelle von bitsandbytes hat %3</translation>
+    </message>
+    <message>
+        <source>%1[%2] is %3, bitsandbytes&apos; NF4 table says %4</source>
+        <translation>%1[%2] ist %3, die NF4-Tabelle von bitsandbytes sagt %4</translation>
+    </message>
+    <message>
+        <source>%1 holds %2 values, the signed dynamic map has %3</source>
+        <translation>%1 enthält %2 Werte, die vorzeichenbehaftete dynamische Tabelle hat %3</translation>
+    </message>
+    <message>
+        <source>%1[%2] is %3, the signed dynamic map says %4</source>
+        <translation>%1[%2] ist %3, die vorzeichenbehaftete dynamische Tabelle sagt %4</translation>
+    </message>
+    <message>
+        <source>%1 of %2 row absmax values (SCB) are NaN or Inf</source>
+        <translation>%1 von %2 absmax-Werten der Zeilen (SCB) sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 SCB values are negative</source>
+        <translation>%1 SCB-Werte sind negativ</translation>
+    </message>
+    <message>
+        <source>%1 codes are -128: LLM.int8 rounds x * 127 / absmax, so codes lie in -127..127</source>
+        <translation>%1 Codes sind -128: LLM.int8 rundet x * 127 / absmax, die Codes liegen also in -127..127</translation>
+    </message>
+    <message>
+        <source>%1 of %2 scales are NaN or Inf</source>
+        <translation>%1 von %2 Skalen sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 scales are zero or negative (compressed-tensors clamps scales to eps)</source>
+        <translation>%1 Skalen sind null oder negativ (compressed-tensors begrenzt Skalen nach unten auf eps)</translation>
+    </message>
+    <message>
+        <source>stored weight_packed words differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
+        <translation>gespeicherte weight_packed-Wörter weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
+    </message>
+    <message>
+        <source>stored weight_zero_point words differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
+        <translation>gespeicherte weight_zero_point-Wörter weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
+    </message>
+    <message>
+        <source>every zero point is 0: the weight is symmetric data stored as asymmetric</source>
+        <translation>jeder Nullpunkt ist 0: das Gewicht sind symmetrische Daten, asymmetrisch gespeichert</translation>
+    </message>
+    <message>
+        <source>ggml type %1 has no block geometry</source>
+        <translation>ggml-Typ %1 hat keine Blockgeometrie</translation>
+    </message>
+    <message>
+        <source>ne0 = %1 is not a multiple of the %2 block (%3)</source>
+        <translation>ne0 = %1 ist kein Vielfaches des %2-Blocks (%3)</translation>
+    </message>
+    <message>
+        <source>the tensor holds %1 bytes, %2 blocks of %3 need %4</source>
+        <translation>der Tensor enthält %1 Bytes, %2 Blöcke %3 brauchen %4</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block scales and mins are NaN or Inf</source>
+        <translation>%1 von %2 Skalen und Minima der Blöcke sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 Q8_0 codes are -128 (ggml writes -127..127)</source>
+        <translation>%1 Q8_0-Codes sind -128 (ggml schreibt -127..127)</translation>
+    </message>
+    <message>
+        <source>%1 of %2 scales are zero or negative (GPTQ/AWQ quantizers give positive scales)</source>
+        <translation>%1 von %2 Skalen sind null oder negativ (GPTQ-/AWQ-Quantisierer liefern positive Skalen)</translation>
+    </message>
+    <message>
+        <source>desc_act is true but g_idx is sequential: static groups, or the act-order permutation was dropped</source>
+        <translation>desc_act ist true, aber g_idx ist sequenziell: statische Gruppen, oder die Act-Order-Permutation ging verloren</translation>
+    </message>
+    <message>
+        <source>the decoded fields cannot be repacked: %1</source>
+        <translation>die dekodierten Felder lassen sich nicht neu packen: %1</translation>
+    </message>
+    <message>
+        <source>stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
+        <translation>gespeicherte Codes weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
+    </message>
+    <message>
+        <source>stored zeros differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
+        <translation>gespeicherte Nullpunkte weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
+    </message>
+    <message>
+        <source>stored scales (padding, order) differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
+        <translation>gespeicherte Skalen (Auffüllung, Reihenfolge) weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
+    </message>
+    <message>
+        <source>%1 zero fields hold 2^b-1: a v1 checkpoint stores z-1, so these are z = 0 written as -1 (upstream then ORs ones into the higher fields of the word)</source>
+        <translation>%1 Nullpunktfelder enthalten 2^b-1: ein v1-Checkpoint speichert z-1, dies sind also z = 0, als -1 geschrieben (upstream verodert dann Einsen in die höheren Felder des Worts)</translation>
+    </message>
+    <message>
+        <source>%1 fields of 2^b-1 are followed by other values in the same word: not the upstream -1 spill, a corrupt or sign-extended field</source>
+        <translation>auf %1 Felder mit 2^b-1 folgen andere Werte im selben Wort: nicht der Überlauf von -1 wie upstream, sondern ein beschädigtes oder vorzeichenerweitertes Feld</translation>
+    </message>
+    <message>
+        <source>checkpoint_format says %1 but the symmetric zero fields are those of %2: off by one, the v1/v2 convention is mixed</source>
+        <translation>checkpoint_format nennt %1, aber die symmetrischen Nullpunktfelder sind die von %2: um eins daneben, die v1/v2-Konvention ist vermischt</translation>
+    </message>
+    <message>
+        <source>%1 of %2 zero fields are %3, expected %4 for a symmetric %5 checkpoint: off by one, the v1/v2 convention looks mixed</source>
+        <translation>%1 von %2 Nullpunktfeldern sind %3, erwartet %4 für einen symmetrischen %5-Checkpoint: um eins daneben, die v1/v2-Konvention wirkt vermischt</translation>
+    </message>
+    <message>
+        <source>%1 zero fields of a symmetric checkpoint are not %2</source>
+        <translation>%1 Nullpunktfelder eines symmetrischen Checkpoints sind nicht %2</translation>
+    </message>
+    <message>
+        <source>%1 of %2 scale/bias pairs are NaN or Inf</source>
+        <translation>%1 von %2 Skala/Bias-Paaren sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>stored weight words differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
+        <translation>gespeicherte weight-Wörter weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
+    </message>
+    <message>
+        <source>%1 groups have a zero scale but a nonzero bias (MLX clamps |scale| to 1e-7)</source>
+        <translation>%1 Gruppen haben die Skala null, aber einen Bias ungleich null (MLX begrenzt |scale| nach unten auf 1e-7)</translation>
+    </message>
+    <message>
+        <source>g_idx[%1] = %2 is not one of the %3 groups</source>
+        <translation>g_idx[%1] = %2 ist keine der %3 Gruppen</translation>
+    </message>
+    <message>
+        <source>group %1 has %2 channels, group size is %3</source>
+        <translation>Gruppe %1 hat %2 Kanäle, die Gruppengröße ist %3</translation>
+    </message>
+    <message>
+        <source>%1 is %2, the %3 layout gives %4 = %5</source>
+        <translation>%1 ist %2, das %3-Layout ergibt %4 = %5</translation>
+    </message>
+</context>
 </TS>

@@ -106,6 +106,14 @@ QJsonArray stringsJson(const std::vector<std::string>& v)
     return a;
 }
 
+QJsonArray stringsJson(const std::vector<qs::Message>& v)
+{
+    QJsonArray a;
+    for (const auto& m : v)
+        a.append(QString::fromStdString(m.text()));
+    return a;
+}
+
 QByteArray toJson(const qs::Checkpoint& c)
 {
     QJsonObject root;
@@ -260,7 +268,7 @@ std::string toText(const qs::Checkpoint& c)
         weights.add({w.name, w.format, std::to_string(w.bits), w.groupSize ? std::to_string(w.groupSize) : "-",
                      qs::shapeText(w.shape), std::to_string(w.storedBytes), fixedText(w.bitsPerWeight(), 4), members});
         for (const auto& n : w.notes)
-            notes += "  " + w.name + ": " + n + "\n";
+            notes += "  " + w.name + ": " + n.text() + "\n";
     }
     out += weights.render();
     if (!notes.empty())

@@ -46,7 +46,7 @@ int runVerify(const QStringList& args)
         for (const qs::VerifyFinding& f : r.findings)
             findings.append(QJsonObject{{QStringLiteral("weight"), QString::fromStdString(f.weight)},
                                         {QStringLiteral("check"), QString::fromStdString(f.check)},
-                                        {QStringLiteral("message"), QString::fromStdString(f.message)},
+                                        {QStringLiteral("message"), QString::fromStdString(f.message.text())},
                                         {QStringLiteral("severity"), f.warning ? QStringLiteral("warning") : QStringLiteral("error")}});
         for (const std::string& s : r.checked)
             checked.append(QString::fromStdString(s));
@@ -59,7 +59,7 @@ int runVerify(const QStringList& args)
                               .constData());
     } else {
         for (const qs::VerifyFinding& f : r.findings)
-            std::printf("%s: %s%s: %s\n", f.weight.c_str(), f.warning ? "warning: " : "", f.check.c_str(), f.message.c_str());
+            std::printf("%s: %s%s: %s\n", f.weight.c_str(), f.warning ? "warning: " : "", f.check.c_str(), f.message.text().c_str());
         for (const std::string& s : r.unchecked)
             std::printf("not checked: %s\n", s.c_str());
         std::printf("%zu weights checked, %zu errors, %zu warnings\n", r.checked.size(), r.errors(),

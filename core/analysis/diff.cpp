@@ -165,9 +165,9 @@ DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffO
         total += p.a->elementCount();
     for (const WeightPair& p : m.pairs)
         for (const auto& [c, w] : {std::pair{&a, p.a}, std::pair{&b, p.b}})
-            for (const std::string& note : w->notes)
-                if (note.rfind(kZeroConventionNote, 0) == 0)
-                    r.warnings.push_back(c->path + ": " + w->name + ": " + note);
+            for (const Message& note : w->notes)
+                if (note.startsWith(kZeroConventionNote))
+                    r.warnings.push_back(c->path + ": " + w->name + ": " + note.text());
     for (const WeightPair& p : m.pairs) {
         bool cancelled = false;
         WeightDiff d = diffPair(a, b, p, opt, done, total, cancelled);

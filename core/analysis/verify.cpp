@@ -21,18 +21,18 @@ namespace {
 
 // Formats whose family has no format check: the weight must dequantize (every size and index is validated
 // on the way) to finite values wherever its scales are finite.
-void verifyByDequant(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const std::string& why)
+void verifyByDequant(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, Message why)
 {
     const FindingSink add{w, rep};
     try {
         const std::vector<float> x = dequantizeWeight(ckpt, w, bestSimdPath(), 1);
         const uint64_t bad = uint64_t(std::count_if(x.begin(), x.end(), [](float v) { return !std::isfinite(v); }));
         if (bad)
-            add("scale", std::to_string(bad) + " of " + std::to_string(x.size()) + " dequantized values are NaN or Inf");
+            add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 dequantized values are NaN or Inf"), {std::to_string(bad), std::to_string(x.size())}));
     } catch (const Error& e) {
         add("shape", e.what());
     }
-    rep.findings.push_back({w.name, "roundtrip-not-applicable", why, true});
+    rep.findings.push_back({w.name, "roundtrip-not-applicable", std::move(why), true});
 }
 
 } // namespace
@@ -47,20 +47,22 @@ void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
     }
     // Detection goes by the tensors; a config declaring another method, version or width means
     // the writer packed something other than what it labelled (a wrong axis, a wrong layout).
-    for (const std::string& note : w.notes)
+    for (const Message& note : w.notes)
         for (const char* p : {"config says quant_method", "config says version", "config says bits", "config says num_bits"})
-            if (note.rfind(p, 0) == 0)
-                rep.findings.push_back({w.name, "config", note + ": the stored layout is not the one the config declares"});
-    for (const std::string& note : w.notes)
-        if (note.rfind(kZeroConventionNote, 0) == 0)
+            if (note.startsWith(p))
+                rep.findings.push_back({w.name, "config", {QT_TRANSLATE_NOOP("qs::Message", "%1: the stored layout is not the one the config declares"), {note.text()}}});
+    for (const Message& note : w.notes)
+        if (note.startsWith(kZeroConventionNote))
             rep.findings.push_back({w.name, "zero-convention-mixed", note, true});
     const FamilyRow* row = familyRow(f->family);
     if (const VerifyFn check = row && row->verify ? row->verify(*f) : nullptr)
         check(ckpt, w, rep);
     else if (canDequantize(w.format))
         verifyByDequant(ckpt, w, rep,
-                        w.format + ": codes are floats or table indices whose every bit pattern is valid (or the packing "
-                                   "has no spare bits), so there is no round trip to compare; sizes and values checked");
+                        {QT_TRANSLATE_NOOP("qs::Message", "%1: codes are floats or table indices whose every bit pattern is valid (or the "
+                                                          "packing has no spare bits), so there is no round trip to compare; sizes and "
+                                                          "values checked"),
+                         {w.format}});
     else {
         rep.unchecked.push_back(w.name + " (" + w.format + ": no decoder, nothing to check against)");
         return;
@@ -90,8 +92,8 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
         const TensorEntry* t = ckpt.find(mod + ".input_perm");
         const std::string who = w ? w->name : mod;
         if (!t) {
-            rep.findings.push_back({who, "input-perm", "the config says the input channels were permuted, but " + mod +
-                                                           ".input_perm is missing: the act-order permutation was dropped"});
+            rep.findings.push_back({who, "input-perm", {QT_TRANSLATE_NOOP("qs::Message", "the config says the input channels were permuted, but "
+                                                                                          "%1.input_perm is missing: the act-order permutation was dropped"), {mod}}});
             continue;
         }
         const uint64_t K = w ? w->inFeatures() : t->elementCount();
@@ -116,8 +118,8 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
             }
         }
         if (!ok)
-            rep.findings.push_back({who, "input-perm", mod + ".input_perm is not a permutation of the " + std::to_string(K) +
-                                                           " input channels"});
+            rep.findings.push_back({who, "input-perm", {QT_TRANSLATE_NOOP("qs::Message", "%1.input_perm is not a permutation of the %2 input channels"),
+                                                        {mod, std::to_string(K)}}});
     }
 }
 
@@ -132,24 +134,30 @@ void verifyCoverage(const Checkpoint& ckpt, VerifyReport& rep)
         for (const auto& [role, index] : w.members)
             if (index < claimed.size())
                 claimed[index] = true;
-        for (const std::string& note : w.notes)
-            if (note.rfind(kStrayMemberNote, 0) == 0)
+        for (const Message& note : w.notes)
+            if (note.startsWith(kStrayMemberNote))
                 rep.findings.push_back({w.name, "stray-member",
-                                        "tensor " + w.name + ":" + note.substr(std::strlen(kStrayMemberNote))
-                                            + " (a member of a wrong shape or dtype, or a missing one, splits a quantized "
-                                              "weight into plain tensors, which verify cannot check)"});
+                                        {QT_TRANSLATE_NOOP("qs::Message", "tensor %1: '%2' looks like a member of a quantized weight, but its module "
+                                                                          "has no matching codes (a member of a wrong shape or dtype, or a missing "
+                                                                          "one, splits a quantized weight into plain tensors, which verify cannot check)"),
+                                         {w.name, note.args().empty() ? std::string() : note.args().front()}}});
     }
     for (size_t i = 0; i < ckpt.tensors.size(); ++i)
         if (!claimed[i])
             rep.findings.push_back({ckpt.tensors[i].name, "unmatched",
-                                    "tensor " + ckpt.tensors[i].name + " belongs to no weight that detection found"});
+                                    {QT_TRANSLATE_NOOP("qs::Message", "tensor %1 belongs to no weight that detection found"), {ckpt.tensors[i].name}}});
     if (rep.checked.empty()) {
-        std::string what = ckpt.tensors.empty() ? "no tensors (metadata only, e.g. a vocabulary file)"
-                                                : std::to_string(ckpt.tensors.size()) + " tensors and no quantized weight";
-        if (!rep.unchecked.empty())
-            what += " of a format verify covers";
-        rep.findings.push_back({ckpt.path, "nothing-checked", "no weight was checked: the checkpoint holds " + what
-                                                                   + ", so verify cannot vouch for anything"});
+        const bool covered = rep.unchecked.empty();
+        const char* what = ckpt.tensors.empty()
+            ? (covered ? QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds no tensors (metadata only, e.g. "
+                                                          "a vocabulary file), so verify cannot vouch for anything")
+                       : QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds no tensors (metadata only, e.g. "
+                                                          "a vocabulary file) of a format verify covers, so verify cannot vouch for anything"))
+            : (covered ? QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds %1 tensors and no quantized "
+                                                          "weight, so verify cannot vouch for anything")
+                       : QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds %1 tensors and no quantized "
+                                                          "weight of a format verify covers, so verify cannot vouch for anything"));
+        rep.findings.push_back({ckpt.path, "nothing-checked", {what, {std::to_string(ckpt.tensors.size())}}});
     }
 }
 

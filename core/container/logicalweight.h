@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/message.h"
+
 namespace qs {
 
 // Format-specific key/value strings, sorted by key, with the std::map calls the code uses.
@@ -43,8 +45,8 @@ struct LogicalWeight {
     std::vector<std::pair<std::string, size_t>> members; // role -> index into Checkpoint::tensors
     uint64_t storedBytes = 0;   // every member's bytes: data, scales, zeros, indices, padding
     WeightParams params;        // format-specific: checkpoint_format, version, ...
-    std::vector<std::string> evidence; // why this format: names, shapes, config keys
-    std::vector<std::string> notes;    // disagreements and warnings
+    std::vector<Message> evidence; // why this format: names, shapes, config keys
+    std::vector<Message> notes;    // disagreements and warnings
 
     uint64_t outFeatures() const; // product of all but the last logical dim
     uint64_t inFeatures() const;  // the last logical dim

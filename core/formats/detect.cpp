@@ -192,7 +192,7 @@ std::optional<int64_t> QuantConfig::intFor(const std::string& prefix, std::initi
         return std::nullopt;
     const auto v = jsonInt(h->value);
     if (v && ev)
-        ev->evidence.push_back(h->describe());
+        ev->evidence.push_back(Message::verbatim(h->describe()));
     return v;
 }
 
@@ -203,7 +203,7 @@ std::optional<bool> QuantConfig::boolFor(const std::string& prefix, std::initial
         return std::nullopt;
     const auto v = jsonBool(h->value);
     if (v && ev)
-        ev->evidence.push_back(h->describe());
+        ev->evidence.push_back(Message::verbatim(h->describe()));
     return v;
 }
 
@@ -213,7 +213,7 @@ std::optional<std::string> QuantConfig::strFor(const std::string& prefix, std::i
     if (!h || !h->value.isString())
         return std::nullopt;
     if (ev)
-        ev->evidence.push_back(h->describe());
+        ev->evidence.push_back(Message::verbatim(h->describe()));
     return asciiLower(h->value.toString().toStdString());
 }
 
@@ -346,8 +346,8 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
 {
     const TensorEntry& t = tensor(idx);
     if (t.nbytes > cap) {
-        w.notes.push_back("'" + t.name + "' not read: " + std::to_string(t.nbytes) + " bytes is over the " +
-                          std::to_string(cap) + "-byte limit for detection");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' not read: %2 bytes is over the %3-byte limit for detection"),
+                           {t.name, std::to_string(t.nbytes), std::to_string(cap)}});
         return std::nullopt;
     }
     try {
@@ -369,7 +369,7 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
         }
         return std::span<const uint8_t>(m_buf);
     } catch (const Error& e) {
-        w.notes.push_back(e.what());
+        w.notes.push_back(Message::verbatim(e.what()));
         return std::nullopt;
     }
 }
@@ -378,7 +378,7 @@ std::optional<std::vector<int64_t>> Context::ints(int idx, LogicalWeight& w)
 {
     const TensorEntry& t = tensor(idx);
     if (!isIntDType(t.dtype)) {
-        w.notes.push_back("'" + t.name + "' is " + std::string(dtypeName(t.dtype)) + ", expected an integer dtype");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' is %2, expected an integer dtype"), {t.name, std::string(dtypeName(t.dtype))}});
         return std::nullopt;
     }
     const auto b = small(idx, w);
@@ -398,11 +398,11 @@ void Context::readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, 
     if (!v)
         return;
     if (v->size() != K) {
-        w.notes.push_back("'" + t.name + "' has " + std::to_string(v->size()) + " entries for K = " + std::to_string(K));
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' has %2 entries for K = %3"), {t.name, std::to_string(v->size()), std::to_string(K)}});
         return;
     }
     if (groupSize <= 0) {
-        w.notes.push_back("group size unknown: act-order (g_idx) not checked");
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "group size unknown: act-order (g_idx) not checked"));
         return;
     }
     bool trivial = true;
@@ -415,15 +415,15 @@ void Context::readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, 
             trivial = false;
     }
     w.actOrder = !trivial;
-    w.evidence.push_back(std::string("g_idx read: ") + (trivial ? "g_idx[k] == k / group_size for every k (sequential)"
-                                                                  : "non-trivial (act-order)"));
+    w.evidence.push_back(trivial ? QT_TRANSLATE_NOOP("qs::Message", "g_idx read: g_idx[k] == k / group_size for every k (sequential)")
+                                 : QT_TRANSLATE_NOOP("qs::Message", "g_idx read: non-trivial (act-order)"));
     if (outOfRange)
-        w.notes.push_back(std::to_string(outOfRange) + " g_idx entries are not a group index (there are " +
-                          std::to_string(G) + " groups)");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 g_idx entries are not a group index (there are %2 groups)"),
+                           {std::to_string(outOfRange), std::to_string(G)}});
     if (w.descAct && trivial)
-        w.notes.push_back("config says desc_act true, but g_idx is sequential: no act-order in the stored data");
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "config says desc_act true, but g_idx is sequential: no act-order in the stored data"));
     if (!w.descAct && !trivial)
-        w.notes.push_back("g_idx is not sequential although desc_act is not set: act-order in the stored data");
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "g_idx is not sequential although desc_act is not set: act-order in the stored data"));
 }
 
 } // namespace detect
@@ -505,10 +505,10 @@ bool detectNamedOnly(Context& cx, const Group& g)
         if (u.size() == 1 && v.size() == 1)
             w.shape = {v[0], u[0]};
     }
-    w.evidence.push_back("member names " + format + " uses");
-    w.notes.push_back(format + " is named by detection only: not decoded");
+    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "member names %1 uses"), {format}});
+    w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 is named by detection only: not decoded"), {format}});
     if (w.shape.empty())
-        w.notes.push_back("logical shape unknown");
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "logical shape unknown"));
     cx.finish(std::move(w));
     return true;
 }
@@ -527,19 +527,19 @@ void detectPlain(Context& cx, size_t i)
     w.format = t.known ? plainFormatId(t.dtype) : std::string();
     if (w.format.empty()) {
         w.format = "unknown";
-        w.notes.push_back("dtype " + t.typeName + " is not decoded");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "dtype %1 is not decoded"), {t.typeName}});
     }
     w.bits = static_cast<int>(dtypeBits(t.dtype));
-    w.evidence.push_back("unquantized " + std::string(dtypeName(t.dtype)) + " tensor");
+    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "unquantized %1 tensor"), {std::string(dtypeName(t.dtype))}});
     const std::string suffix = splitName(t.name).second;
     static constexpr std::string_view stray[] = {"qweight", "qzeros", "scales", "g_idx", "SCB", "weight_scale",
                                                  "weight_zero_point", "weight_packed", "weight_shape", "weight.absmax",
                                                  "weight.quant_map", "biases", "weight_scale_inv"};
     if (std::find(std::begin(stray), std::end(stray), suffix) != std::end(stray))
-        w.notes.push_back(std::string(kStrayMemberNote) + " '" + suffix
-                          + "' looks like a member of a quantized weight, but its module has no matching codes");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "stray member: '%1' looks like a member of a quantized weight, but its module has no matching codes"),
+                           {suffix}});
     if (!t.note.empty())
-        w.notes.push_back(t.note);
+        w.notes.push_back(Message::verbatim(t.note));
     cx.finish(std::move(w));
 }
 

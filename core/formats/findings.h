@@ -1,6 +1,8 @@
 #pragma once
 // What verify reports: the findings of the format checks (each family's in <family>_verify.cpp,
 // reached through FamilyRow::verify) and which weights were checked. analysis/verify.h runs them.
+#include "base/message.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -16,7 +18,7 @@ struct VerifyFinding {
     // "v1-zero-spill", "quant_map", "codes", "config", "input-perm", "roundtrip-not-applicable",
     // "zero-convention-mixed" (a warning: detection found GPTQ v1 and v2 zeros mixed)
     std::string check;
-    std::string message;
+    Message message; // the English text is message.text(); the GUI shows it translated
     // Warnings describe data that upstream tools really write and read (the GPTQ v1 zero-0 spill):
     // reported, not a failed check.
     bool warning = false;

@@ -42,17 +42,16 @@ std::string firstDiff(std::span<const uint8_t> stored, const std::vector<uint8_t
 } // namespace
 
 void checkRoundTrip(const FindingSink& add, const char* check, std::span<const uint8_t> stored,
-                    const std::vector<uint8_t>& repacked, const std::string& what, size_t unit)
+                    const std::vector<uint8_t>& repacked, const char* differ, size_t unit)
 {
     if (!equalBytes(stored, repacked))
-        add(check, "stored " + what + " differ from their repacking (nonzero padding or sign-extended fields?): " +
-                       firstDiff(stored, repacked, unit));
+        add(check, Message(differ, {firstDiff(stored, repacked, unit)}));
 }
 
-void countNonFinite(const FindingSink& add, uint64_t bad, uint64_t total, const std::string& what)
+void countNonFinite(const FindingSink& add, uint64_t bad, uint64_t total, const char* message)
 {
     if (bad)
-        add("scale", std::to_string(bad) + " of " + std::to_string(total) + " " + what + " are NaN or Inf");
+        add("scale", Message(message, {std::to_string(bad), std::to_string(total)}));
 }
 
 void checkGroups(const FindingSink& add, uint64_t K, uint64_t G, uint64_t groupSize,
@@ -62,16 +61,16 @@ void checkGroups(const FindingSink& add, uint64_t K, uint64_t G, uint64_t groupS
     for (uint64_t k = 0; k < K; ++k) {
         const uint64_t g = groupOf(k);
         if (g >= G) {
-            add("g_idx", "g_idx[" + std::to_string(k) + "] = " + std::to_string(g) + " is not one of the " + std::to_string(G) +
-                             " groups");
+            add("g_idx", Message(QT_TRANSLATE_NOOP("qs::Message", "g_idx[%1] = %2 is not one of the %3 groups"),
+                                 {std::to_string(k), std::to_string(g), std::to_string(G)}));
             return;
         }
         ++count[g];
     }
     for (uint64_t g = 0; g < G; ++g)
         if (count[g] > groupSize) {
-            add("g_idx", "group " + std::to_string(g) + " has " + std::to_string(count[g]) + " channels, group size is " +
-                             std::to_string(groupSize));
+            add("g_idx", Message(QT_TRANSLATE_NOOP("qs::Message", "group %1 has %2 channels, group size is %3"),
+                                 {std::to_string(g), std::to_string(count[g]), std::to_string(groupSize)}));
             return;
         }
 }
@@ -91,7 +90,8 @@ void checkSpecShapes(const FindingSink& add, const Checkpoint& ckpt, const Logic
         const std::vector<uint64_t> want = t.shape(lp);
         const std::vector<uint64_t>& got = ckpt.tensors[size_t(idx)].shape;
         if (got != want) {
-            add("shape", t.role + " is " + shapeText(got) + ", the " + w.format + " layout gives " + t.shapeFormula + " = " + shapeText(want));
+            add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 is %2, the %3 layout gives %4 = %5"),
+                                 {t.role, shapeText(got), w.format, t.shapeFormula, shapeText(want)}));
         }
     }
 }

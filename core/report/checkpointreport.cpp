@@ -128,12 +128,12 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
         Block b = factsBlock();
         b.facts.push_back({"Format", f + (info ? " - " + info->description : std::string())});
         b.facts.push_back({"Weights", std::to_string(ws.size()) + " (first: " + ws.front()->name + ")"});
-        for (const std::string& e : ws.front()->evidence)
-            b.facts.push_back({"Evidence", e});
+        for (const Message& e : ws.front()->evidence)
+            b.facts.push_back({"Evidence", e.text()});
         for (const auto& [k, v] : ws.front()->params)
             b.facts.push_back({"Recorded " + k, v});
-        for (const std::string& n : ws.front()->notes)
-            b.facts.push_back({"Note", n});
+        for (const Message& n : ws.front()->notes)
+            b.facts.push_back({"Note", n.text()});
         detection.blocks.push_back(b);
     }
     doc.sections.push_back(std::move(detection));
@@ -197,7 +197,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
         Block fb = tableBlock({});
         fb.table.header = {"weight", "check", "finding"};
         for (const VerifyFinding& f : vr.findings)
-            fb.table.rows.push_back({f.weight, f.check, f.message});
+            fb.table.rows.push_back({f.weight, f.check, f.message.text()});
         verify.blocks.push_back(fb);
     }
     doc.sections.push_back(std::move(verify));

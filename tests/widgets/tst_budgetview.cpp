@@ -113,6 +113,17 @@ private slots:
         QVERIFY(legend->hasItemWithPlottable(chart.over));
         // The export draws the whole chart, not the part in view.
         QVERIFY(view.exportSize().height() >= int(chart.rows.size()) * line);
+        // The chart scrolls: the scales and what they measure stand above the bars as well, on
+        // the first screen; "does not fit" is red, apart from the integer formats' brown.
+        for (QCPAxisRect* rect : {chart.bitsRect, chart.memoryRect}) {
+            QCPAxis* top = rect->axis(QCPAxis::atTop);
+            QCPAxis* bottom = rect->axis(QCPAxis::atBottom);
+            QVERIFY(top->visible() && top->tickLabels());
+            QCOMPARE(top->label(), bottom->label());
+            QCOMPARE(top->range(), bottom->range());
+            QVERIFY2(rect->top() < view.height() / 2, qPrintable(QString::number(rect->top())));
+        }
+        QCOMPARE(chart.over->brush().color().rgb(), context.theme().error.rgb());
     }
 
     // A tiny checkpoint against a big budget: the memory axis switches unit and leaves the

@@ -25,6 +25,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QCheckBox>
+#include <QDoubleSpinBox>
 #include <QtTest>
 
 using namespace qsw;
@@ -388,6 +390,43 @@ private slots:
         QCOMPARE(y->range(), counts);
         QTest::mouseDClick(plot, Qt::LeftButton, {}, centre.toPoint());
         QCOMPARE(f.view.histogramBars()->keyAxis()->range(), before);
+    }
+
+    // The Range boxes show the range's magnitude with four significant digits, not nine
+    // decimals; a --range that needs more keeps them; a range taken from the errors rounds
+    // outward so it still holds them all.
+    void rangeBoxesShowSignificantDigits()
+    {
+        const QString dir = QStringLiteral("gptq-w4-g32-asym");
+        Fixture f(fixtureModel(dir));
+        auto* lo = f.view.findChild<QDoubleSpinBox*>(QStringLiteral("rangeLow"));
+        auto* hi = f.view.findChild<QDoubleSpinBox*>(QStringLiteral("rangeHigh"));
+        QVERIFY(lo && hi);
+        f.view.setRange(-0.0025, 0.00125);
+        QCOMPARE(lo->decimals(), 6);
+        QCOMPARE(lo->text(), QLocale().toString(-0.0025, 'f', 6));
+        QCOMPARE(hi->text(), QLocale().toString(0.00125, 'f', 6));
+        f.view.setRange(-0.0031234, 0.0015617);
+        QCOMPARE(hi->decimals(), 7);
+        QCOMPARE(lo->value(), -0.0031234);
+        f.view.setRange(-2.5, 4);
+        QCOMPARE(lo->text(), QLocale().toString(-2.5, 'f', 3));
+
+        f.view.setRange(0, 0);
+        f.view.addReference(fixtureReference(dir));
+        QVERIFY(f.select(firstQuantized(*f.ckpt)));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        const qs::Histogram& h = f.view.result()->error.signedError;
+        QCheckBox* on = nullptr;
+        for (QCheckBox* box : f.view.findChildren<QCheckBox*>())
+            if (box->text() == QLatin1String("Range"))
+                on = box;
+        QVERIFY(on);
+        on->setChecked(true);
+        QCOMPARE(lo->decimals(), 3 - int(std::floor(std::log10(std::max(std::fabs(h.lo), std::fabs(h.hi))))));
+        QVERIFY(lo->decimals() < 9);
+        QVERIFY(lo->value() <= h.lo && hi->value() >= h.hi);
+        QVERIFY(lo->value() > h.lo - std::pow(10.0, -lo->decimals()));
     }
 
     // Any bits and group size of an affine target, not only the presets'; a group size the

@@ -1,7 +1,10 @@
 // The browser's models: QAbstractItemModelTester on each (and on the proxies), grouping,
 // natural sorting, recursive filtering, and rows that equal what Checkpoint and format
 // detection report for the fixtures (the same figures `quantscope-cli inspect --json` prints).
+#include "analysis/verify.h"
 #include "container/checkpoint.h"
+#include "inspector.h"
+#include "qtext.h"
 #include "snapshot.h"
 #include "sortproxy.h"
 #include "tablemodels.h"
@@ -15,6 +18,10 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFileInfo>
+#include <QScopeGuard>
+#include <QTemporaryDir>
+#include <QTranslator>
 #include <QtTest>
 
 using namespace qsw;
@@ -58,7 +65,7 @@ std::shared_ptr<qs::Checkpoint> handMade()
     }
     addWeight("model.embed_tokens.weight", "bf16", 16, {100, 256},
               {{"weight", addTensor("model.embed_tokens.weight", "BF16", {100, 256}, 51200)}});
-    c->weights.back().notes.push_back("a note from detection");
+    c->weights.back().notes.push_back(qs::Message::verbatim("a note from detection"));
     qs::MetaValue v;
     v.value = std::string("pt");
     c->metadata.push_back({"format", v});
@@ -75,6 +82,42 @@ QStringList topLevelNames(const QAbstractItemModel& m, int column = 0)
     return names;
 }
 
+// The German catalogue quantscope embeds, as lrelease left it beside the executables.
+QString germanCatalogue()
+{
+    return QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope_de.qm");
+}
+
+// A copy of a GPTQ fixture whose config says sym false and checkpoint_format gptq_v2 while its
+// zeros are symmetric v1 ones: detection notes both, verify files a zero-convention finding.
+QString mislabelledGptq(const QTemporaryDir& dir)
+{
+    const QDir from(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")));
+    for (const QString& name : from.entryList(QDir::Files)) {
+        if (!QFile::copy(from.filePath(name), dir.filePath(name)))
+            return {};
+        if (!name.endsWith(QLatin1String(".json")))
+            continue;
+        QFile f(dir.filePath(name));
+        f.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        if (!f.open(QIODevice::ReadWrite))
+            return {};
+        QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        auto mislabel = [](QJsonObject q) {
+            q[QStringLiteral("sym")] = false;
+            q[QStringLiteral("checkpoint_format")] = QStringLiteral("gptq_v2");
+            return q;
+        };
+        if (o.contains(QStringLiteral("quantization_config")))
+            o[QStringLiteral("quantization_config")] = mislabel(o.value(QStringLiteral("quantization_config")).toObject());
+        else if (o.contains(QStringLiteral("bits")))
+            o = mislabel(o);
+        f.resize(0);
+        f.write(QJsonDocument(o).toJson());
+    }
+    return dir.path();
+}
+
 } // namespace
 
 class TestModels : public QObject {
@@ -89,6 +132,7 @@ private slots:
     void browserRowsEqualDetection();
     void weightsWithNotesAreMarked();
     void metadataIsATree();
+    void detectionSpeaksGerman();
 };
 
 void TestModels::layerOfNames_data()
@@ -250,7 +294,7 @@ void TestModels::browserRowsEqualDetection()
 void TestModels::weightsWithNotesAreMarked()
 {
     auto ckpt = handMade();
-    ckpt->weights[0].notes.push_back("group size unknown: act-order (g_idx) not checked"); // model.layers.0.mlp.down_proj
+    ckpt->weights[0].notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "group size unknown: act-order (g_idx) not checked")); // model.layers.0.mlp.down_proj
     const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
     WeightTreeModel model;
     model.setTheme(Theme::fromPalette(lightPalette()));
@@ -343,6 +387,75 @@ void TestModels::metadataIsATree()
     proxy.setFilterFixedString(QStringLiteral("group_size"));
     QCOMPARE(proxy.rowCount(), 1);
     QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("quantization_config"));
+}
+
+// With the German catalogue, what detection and verify say (evidence, notes, findings) reads in
+// German in the inspector, the browser's tooltips and the Verify view's text (qtext of the
+// finding): every template core wrote has a German entry and no English sentence is left.
+void TestModels::detectionSpeaksGerman()
+{
+    QTranslator translator;
+    QVERIFY2(translator.load(germanCatalogue()), qPrintable(germanCatalogue()));
+    QVERIFY(QCoreApplication::installTranslator(&translator));
+    const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+    QTemporaryDir dir;
+    const QString mislabelled = mislabelledGptq(dir);
+    QVERIFY(!mislabelled.isEmpty());
+    // A message of a template the catalogue covers is German where the German differs.
+    int templates = 0, german = 0;
+    auto check = [&](const qs::Message& m, const QString& shown, const QString& where) {
+        if (std::string_view(m.source()) == "%1")
+            return; // verbatim: a config key and value, an error's own text
+        ++templates;
+        const QString de = translator.translate(qs::kMessageContext, m.source());
+        QVERIFY2(!de.isEmpty(), m.source());
+        QVERIFY2(shown.contains(qtext(m)), qPrintable(where + QLatin1String(": ") + qtext(m)));
+        if (de != QLatin1String(m.source())) {
+            ++german;
+            QVERIFY2(!shown.contains(qtext(m.text())), qPrintable(where + QLatin1String(": ") + qtext(m.text())));
+        }
+    };
+    int notes = 0;
+    for (const QString& path : {mislabelled, qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32")),
+                                qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant")),
+                                qstest::fixture(QStringLiteral("safetensors/ct-pack-w4a16-g32-asym")),
+                                qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"))}) {
+        const auto ckpt = qs::openCheckpoint(path.toStdString());
+        const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
+        Inspector inspector;
+        inspector.setSnapshot(snap);
+        WeightTreeModel tree;
+        tree.setSnapshot(snap);
+        for (size_t i = 0; i < ckpt->weights.size(); ++i) {
+            const qs::LogicalWeight& w = ckpt->weights[i];
+            inspector.showWeight(int(i));
+            const QString text = inspector.toPlainText();
+            for (const qs::Message& e : w.evidence)
+                check(e, text, qtext(w.name));
+            const QString tip = tree.indexOfWeight(int(i)).data(Qt::ToolTipRole).toString();
+            for (const qs::Message& n : w.notes) {
+                check(n, text, qtext(w.name));
+                check(n, tip, qtext(w.name) + QLatin1String(" (tooltip)"));
+                ++notes;
+            }
+        }
+        // The Verify view shows each finding as qtext(message).
+        const qs::VerifyReport report = qs::verifyCheckpoint(*ckpt);
+        for (const qs::VerifyFinding& f : report.findings)
+            check(f.message, qtext(f.message), qtext(f.weight) + QLatin1String(" (verify)"));
+    }
+    QVERIFY2(notes >= 2, qPrintable(QString::number(notes)));
+    QVERIFY2(german > templates / 2, qPrintable(QStringLiteral("%1 of %2").arg(german).arg(templates)));
+    // The sentences the mislabelled copy must produce, in German.
+    const auto ckpt = qs::openCheckpoint(mislabelled.toStdString());
+    const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
+    const QString notesDe = snap->weights.front().notes.join(QLatin1Char('\n'));
+    QVERIFY2(notesDe.contains(QLatin1String("Konfiguration nennt sym false, aber jedes Nullpunktfeld ist")), qPrintable(notesDe));
+    QVERIFY2(notesDe.contains(QLatin1String("Konfiguration nennt checkpoint_format gptq_v2")), qPrintable(notesDe));
+    const qs::VerifyReport report = qs::verifyCheckpoint(*ckpt);
+    QVERIFY(std::any_of(report.findings.begin(), report.findings.end(), [](const qs::VerifyFinding& f) {
+        return qtext(f.message).startsWith(QLatin1String("checkpoint_format nennt gptq_v2"));
+    }));
 }
 
 QTEST_MAIN(TestModels)

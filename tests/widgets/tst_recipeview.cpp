@@ -105,6 +105,32 @@ private slots:
         QCOMPARE(differingCells(view.grid()), 0);
     }
 
+    // A GPTQ type label ("gptq-v1 4-bit g32") stands whole in its cell: the columns take the
+    // longest label's width (it was clipped at both ends in a fixed 74 px column).
+    void gridLabelsFitTheirCells()
+    {
+        ViewContext context;
+        RecipeView view(&context);
+        view.resize(1200, 800);
+        const auto a = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString());
+        context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
+        QVERIFY(view.summary());
+        const RecipeGridModel& g = view.grid();
+        const QFontMetrics fm(view.gridCellFont());
+        int filled = 0, longest = 0;
+        for (size_t r = 0; r < g.cells.size(); ++r)
+            for (size_t c = 0; c < g.cells[r].size(); ++c)
+                if (const int t = g.cells[r][c].tensor; t >= 0) {
+                    ++filled;
+                    const QString label = QString::fromStdString(view.summary()->tensors[size_t(t)].label);
+                    longest = std::max(longest, fm.horizontalAdvance(label));
+                    QCOMPARE(view.gridCellText(int(r), int(c)).section(QLatin1Char('\n'), 0, 0), label);
+                    QVERIFY2(fm.horizontalAdvance(label) < view.gridCellRect(int(r), int(c)).width(), qPrintable(label));
+                }
+        QVERIFY(filled > 0);
+        QVERIFY2(longest > 74, qPrintable(QString::number(longest))); // wider than the old fixed column
+    }
+
     void importancePanel()
     {
         QTemporaryDir dir;

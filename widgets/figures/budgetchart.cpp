@@ -99,9 +99,9 @@ QString budgetFamilyName(qs::BudgetKind kind)
 int budgetChartHeight(const QCustomPlot* plot, int rows)
 {
     const QFontMetrics metrics(plot->font()); // the axes' label font
-    // 1.4 lines per bar keeps a gap between the names; about eight lines for the title,
-    // the legend and the bottom axis with its label.
-    return int(std::ceil((1.4 * rows + 8) * metrics.height()));
+    // 1.4 lines per bar keeps a gap between the names; about eleven lines for the title,
+    // the legend and the top and bottom axes with their labels.
+    return int(std::ceil((1.4 * rows + 11) * metrics.height()));
 }
 
 BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
@@ -174,7 +174,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     out.memoryUnit = unit.name;
     out.fits = makeBars(out.memoryRect, options.memoryGiB ? theme.ok : theme.accent,
                         options.memoryGiB ? BudgetChartText::tr("fits") : BudgetChartText::tr("memory"));
-    out.over = makeBars(out.memoryRect, theme.warning, BudgetChartText::tr("does not fit"));
+    // Red, not the warning ochre: that stood too close to the integer formats' brown beside it.
+    out.over = makeBars(out.memoryRect, theme.error, BudgetChartText::tr("does not fit"));
     for (int i = 0; i < n; ++i) {
         const qs::BudgetRow& r = out.rows[size_t(i)];
         (r.fits.value_or(true) ? out.fits : out.over)->addData(i, r.gib * unit.perGiB);
@@ -192,6 +193,17 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         axisLabel += BudgetChartText::tr("; budget %1 off scale →").arg(memoryText(*options.memoryGiB));
     mx->setLabel(axisLabel);
     mx->setRange(0, std::max(barsTop, out.budgetOnAxis ? budget : 0.0) * 1.1 + 1e-9);
+    // A tall chart ("All formats": some 75 bars) scrolls: the scales and what they measure
+    // stand above the bars too, where the first screen shows them.
+    for (QCPAxis* bottom : {bx, mx}) {
+        QCPAxis* top = bottom->axisRect()->axis(QCPAxis::atTop);
+        top->setVisible(true);
+        top->setLabel(bottom->label());
+        top->setRange(bottom->range());
+        top->grid()->setVisible(false);
+        QObject::connect(bottom, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), top,
+                         qOverload<const QCPRange&>(&QCPAxis::setRange));
+    }
 
     applyPlotTheme(plot, theme);
     if (out.budgetOnAxis) {

@@ -16,7 +16,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -212,14 +211,13 @@ void BitMapView::rebuild()
         return;
     }
     m_stack->showContent();
-    const QLocale locale;
     const qs::LayoutParams& p = m_map->params();
     const QString tile = m_map->tileRows() == 0 ? tr("%1 elements").arg(m_map->tileCols())
                                                 : tr("%1 × %2").arg(m_map->tileRows()).arg(m_map->tileCols());
     m_summary->setText(tr("%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6")
                            .arg(QString::fromStdString(m_map->spec().name))
                            .arg(m_map->wordBits())
-                           .arg(locale.toString(qulonglong(m_canvas->wordCount())))
+                           .arg(localCount(m_canvas->wordCount()))
                            .arg(p.N)
                            .arg(p.K)
                            .arg(tile));

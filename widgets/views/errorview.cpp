@@ -43,6 +43,32 @@ namespace qsw {
 namespace {
 
 const QString kErrorJob = QStringLiteral("error");
+
+// The Range boxes' decimals follow the magnitude of the range: four significant digits (an error
+// of a 4-bit weight is around 1e-3, of an 8-bit one 1e-5), more when a value given (--range)
+// needs them to stand exactly. `outward`: the values come from the errors themselves and round
+// away from zero, so the range still holds every error.
+void fitErrorRangeBoxes(QDoubleSpinBox* lowBox, QDoubleSpinBox* highBox, double lo, double hi, bool outward)
+{
+    const double magnitude = std::max(std::fabs(lo), std::fabs(hi));
+    int decimals = magnitude > 0 ? std::clamp(3 - int(std::floor(std::log10(magnitude))), 1, 9) : 4;
+    const auto exactAt = [](double v, int d) {
+        const double scaled = v * std::pow(10.0, d);
+        return std::fabs(scaled - std::round(scaled)) <= 1e-6 * std::max(1.0, std::fabs(scaled));
+    };
+    if (!outward)
+        while (decimals < 9 && !(exactAt(lo, decimals) && exactAt(hi, decimals)))
+            ++decimals;
+    const double unit = std::pow(10.0, decimals);
+    for (QDoubleSpinBox* box : {lowBox, highBox}) {
+        const QSignalBlocker block(box);
+        box->setDecimals(decimals);
+        box->setSingleStep(10 / unit);
+    }
+    const QSignalBlocker a(lowBox), b(highBox);
+    lowBox->setValue(outward ? std::floor(lo * unit) / unit : lo);
+    highBox->setValue(outward ? std::ceil(hi * unit) / unit : hi);
+}
 const QString kOpenJob = QStringLiteral("error-reference");
 const QString kSearchJob = QStringLiteral("error-search");
 
@@ -139,12 +165,13 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
                              "errors outside are counted below and above"));
     m_rangeLo = new QDoubleSpinBox(this);
     m_rangeHi = new QDoubleSpinBox(this);
+    m_rangeLo->setObjectName(QStringLiteral("rangeLow"));
+    m_rangeHi->setObjectName(QStringLiteral("rangeHigh"));
     for (QDoubleSpinBox* box : {m_rangeLo, m_rangeHi}) {
-        box->setDecimals(9); // errors of 4-bit weights are around 1e-4
         box->setRange(-1e6, 1e6);
-        box->setSingleStep(0.001);
         box->setEnabled(false);
     }
+    fitErrorRangeBoxes(m_rangeLo, m_rangeHi, 0, 0, false);
     m_hint = new QLabel(this);
     m_hint->setWordWrap(true);
     m_hint->setObjectName(QStringLiteral("hint"));
@@ -225,11 +252,8 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
         m_rangeLo->setEnabled(on);
         m_rangeHi->setEnabled(on);
         // Start from the range on screen.
-        if (on && m_result && m_rangeHi->value() <= m_rangeLo->value()) {
-            const QSignalBlocker a(m_rangeLo), b(m_rangeHi);
-            m_rangeLo->setValue(m_result->error.signedError.lo);
-            m_rangeHi->setValue(m_result->error.signedError.hi);
-        }
+        if (on && m_result && m_rangeHi->value() <= m_rangeLo->value())
+            fitErrorRangeBoxes(m_rangeLo, m_rangeHi, m_result->error.signedError.lo, m_result->error.signedError.hi, true);
         recompute();
     });
     for (QDoubleSpinBox* box : {m_rangeLo, m_rangeHi})
@@ -310,11 +334,7 @@ void ErrorView::setReferenceIndex(int index)
 
 void ErrorView::setRange(double lo, double hi)
 {
-    {
-        const QSignalBlocker a(m_rangeLo), b(m_rangeHi);
-        m_rangeLo->setValue(lo);
-        m_rangeHi->setValue(hi);
-    }
+    fitErrorRangeBoxes(m_rangeLo, m_rangeHi, lo, hi, false);
     if (m_rangeOn->isChecked() == (hi > lo))
         recompute();
     else

@@ -11,6 +11,7 @@
 #include <qcustomplot.h>
 
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -127,22 +128,48 @@ public:
         m_model = std::move(model);
         m_summary = summary;
         m_hover = {-1, -1};
+        // Columns as wide as the longest type label ("gptq-v1 4-bit g32"), within bounds; a
+        // longer one elides in its cell and stands whole in the tooltip.
+        const QFontMetrics fm(cellFont());
+        m_cellWidth = kMinCellWidth;
+        for (const std::string& label : m_model.legend)
+            m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(QString::fromStdString(label)) + 2 * kCellPadding + 2);
+        m_cellWidth = std::min(m_cellWidth, kMaxCellWidth);
         updateGeometry();
         resize(sizeHint());
         update();
     }
     const RecipeGridModel& model() const { return m_model; }
 
+    // The cells' font, a little smaller than the widget's.
+    QFont cellFont() const
+    {
+        QFont small = font();
+        small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
+        return small;
+    }
+    // What cell (row, col) shows: its type label, elided to the cell, over its bits per weight.
+    QString cellText(int row, int col) const
+    {
+        const RecipeGridModel::Cell& cell = m_model.cells[size_t(row)][size_t(col)];
+        if (cell.tensor < 0)
+            return {};
+        const qs::RecipeTensor& t = m_summary->tensors[size_t(cell.tensor)];
+        const QString label = QFontMetrics(cellFont()).elidedText(QString::fromStdString(t.label), Qt::ElideMiddle,
+                                                                  m_cellWidth - 2 - 2 * kCellPadding);
+        return label + QLatin1Char('\n') + recipeBits(t.bitsPerWeight());
+    }
+
     QSize sizeHint() const override
     {
-        return {kHeaderWidth + int(m_model.roles.size()) * kCellWidth + 8,
+        return {kHeaderWidth + int(m_model.roles.size()) * m_cellWidth + 8,
                 kHeaderHeight + int(m_model.layers.size()) * kCellHeight + kLegendHeight};
     }
 
     // The cell under a widget position: (row, column), or (-1, -1).
     std::pair<int, int> cellAt(const QPoint& p) const
     {
-        const int col = (p.x() - kHeaderWidth) / kCellWidth, row = (p.y() - kHeaderHeight) / kCellHeight;
+        const int col = (p.x() - kHeaderWidth) / m_cellWidth, row = (p.y() - kHeaderHeight) / kCellHeight;
         if (p.x() < kHeaderWidth || p.y() < kHeaderHeight || col >= int(m_model.roles.size()) ||
             row >= int(m_model.layers.size()))
             return {-1, -1};
@@ -150,19 +177,17 @@ public:
     }
     QRect cellRect(int row, int col) const
     {
-        return {kHeaderWidth + col * kCellWidth, kHeaderHeight + row * kCellHeight, kCellWidth - 2, kCellHeight - 2};
+        return {kHeaderWidth + col * m_cellWidth, kHeaderHeight + row * kCellHeight, m_cellWidth - 2, kCellHeight - 2};
     }
 
     void paintGrid(QPainter& p) const
     {
         const Theme& theme = m_context->theme();
         p.fillRect(QRect(QPoint(0, 0), sizeHint()), theme.background);
-        QFont small = font();
-        small.setPointSizeF(std::max(6.0, small.pointSizeF() * 0.85));
-        p.setFont(small);
+        p.setFont(cellFont());
         p.setPen(theme.mutedText);
         for (size_t c = 0; c < m_model.roles.size(); ++c)
-            p.drawText(QRect(kHeaderWidth + int(c) * kCellWidth, 0, kCellWidth - 2, kHeaderHeight - 2),
+            p.drawText(QRect(kHeaderWidth + int(c) * m_cellWidth, 0, m_cellWidth - 2, kHeaderHeight - 2),
                        Qt::AlignHCenter | Qt::AlignBottom | Qt::TextWordWrap,
                        QString(m_model.roles[c]).replace(QLatin1Char('_'), QStringLiteral("_\u200b")));
         for (size_t r = 0; r < m_model.layers.size(); ++r)
@@ -182,7 +207,7 @@ public:
                 const QColor fill = m_model.colours.at(t.label);
                 p.fillRect(rect, fill);
                 p.setPen(fill.lightnessF() > 0.55 ? QColor(Qt::black) : QColor(Qt::white));
-                p.drawText(rect, Qt::AlignCenter, QString::fromStdString(t.label) + QLatin1Char('\n') + recipeBits(t.bitsPerWeight()));
+                p.drawText(rect, Qt::AlignCenter, cellText(int(r), int(c)));
                 QPen outline(Qt::NoPen);
                 if (cell.differs)
                     outline = QPen(theme.warning, 3);
@@ -261,7 +286,9 @@ protected:
     }
 
 private:
-    static constexpr int kHeaderWidth = 64, kHeaderHeight = 36, kCellWidth = 74, kCellHeight = 34, kLegendHeight = 32;
+    static constexpr int kHeaderWidth = 64, kHeaderHeight = 36, kCellHeight = 34, kLegendHeight = 32;
+    static constexpr int kMinCellWidth = 74, kMaxCellWidth = 180, kCellPadding = 3;
+    int m_cellWidth = kMinCellWidth;
     ViewContext* m_context;
     RecipeGridModel m_model;
     const qs::RecipeSummary* m_summary = nullptr;
@@ -369,6 +396,16 @@ QWidget* RecipeView::gridWidget() const
 QRect RecipeView::gridCellRect(int row, int column) const
 {
     return m_grid->cellRect(row, column);
+}
+
+QString RecipeView::gridCellText(int row, int column) const
+{
+    return m_grid->cellText(row, column);
+}
+
+QFont RecipeView::gridCellFont() const
+{
+    return m_grid->cellFont();
 }
 
 QString RecipeView::summaryText() const

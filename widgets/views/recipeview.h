@@ -17,6 +17,7 @@
 #include "theme.h"
 
 #include <QColor>
+#include <QFont>
 #include <QString>
 
 #include <map>
@@ -74,6 +75,9 @@ public:
     QWidget* gridWidget() const;
     // Where cell (row, column) of the grid lies in gridWidget()'s coordinates.
     QRect gridCellRect(int row, int column) const;
+    // What that cell shows (its type label elided to the cell, its bits per weight), in which font.
+    QString gridCellText(int row, int column) const;
+    QFont gridCellFont() const;
     QCustomPlot* plot() const { return m_plot; }
     QString summaryText() const;
     const qs::ImatrixMatch* imatrixMatch() const { return m_imatrixMatch ? &*m_imatrixMatch : nullptr; }

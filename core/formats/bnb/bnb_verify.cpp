@@ -33,20 +33,21 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         repacked[e / 2] |= uint8_t(q << (e % 2 ? 0 : 4));
     }
     checkRoundTrip(add, "qweight-roundtrip", s.packed.subspan(0, std::min<size_t>(s.packed.size(), repacked.size())),
-                   repacked, "4-bit codes", 1);
+                   repacked, QT_TRANSLATE_NOOP("qs::Message", "stored 4-bit codes differ from their repacking (nonzero padding or sign-extended fields?): %1"), 1);
     uint64_t bad = 0, negative = 0;
     for (uint64_t b = 0; b < s.blocks(); ++b) {
         const float a = s.blockAbsmax(b);
         bad += !std::isfinite(a);
         negative += std::isfinite(a) && a < 0.0f;
     }
-    countNonFinite(add, bad, s.blocks(), "block absmax values");
+    countNonFinite(add, bad, s.blocks(), QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 block absmax values are NaN or Inf"));
     if (negative)
-        add("scale", std::to_string(negative) + " block absmax values are negative");
+        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block absmax values are negative"), {std::to_string(negative)}));
     if (!std::isfinite(s.nestedOffset))
-        add("scale", "nested_offset is NaN or Inf");
+        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "nested_offset is NaN or Inf")));
     // The stored maps must be the tables bitsandbytes computes with (it ignores the stored ones).
-    const auto mapCheck = [&](std::string_view role, const float* table, size_t count, const char* what) {
+    // `what` names the table; its own message template each, so the GUI can translate them.
+    const auto mapCheck = [&](std::string_view role, const float* table, size_t count, const char* sizeMessage, const char* valueMessage) {
         const int idx = w.member(role);
         if (idx < 0)
             return;
@@ -54,22 +55,28 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         try {
             const FloatView v(ckpt.bytes(t), t.dtype, t.name);
             if (v.size() != count) {
-                add("shape", t.name + " holds " + std::to_string(v.size()) + " values, " + what + " has " + std::to_string(count));
+                add("shape", Message(sizeMessage, {t.name, std::to_string(v.size()), std::to_string(count)}));
                 return;
             }
             for (size_t i = 0; i < count; ++i)
                 if (!(v.at(i) == table[i])) {
-                    add("quant_map", t.name + "[" + std::to_string(i) + "] is " + std::to_string(v.at(i)) + ", " + what +
-                                         " says " + std::to_string(table[i]));
+                    add("quant_map", Message(valueMessage, {t.name, std::to_string(i), std::to_string(v.at(i)), std::to_string(table[i])}));
                     return;
                 }
         } catch (const Error& e) {
             add("shape", e.what());
         }
     };
-    mapCheck("quant_map", s.table(), 16, s.fp4 ? "bitsandbytes' FP4 table" : "bitsandbytes' NF4 table");
+    if (s.fp4)
+        mapCheck("quant_map", s.table(), 16, QT_TRANSLATE_NOOP("qs::Message", "%1 holds %2 values, bitsandbytes' FP4 table has %3"),
+                 QT_TRANSLATE_NOOP("qs::Message", "%1[%2] is %3, bitsandbytes' FP4 table says %4"));
+    else
+        mapCheck("quant_map", s.table(), 16, QT_TRANSLATE_NOOP("qs::Message", "%1 holds %2 values, bitsandbytes' NF4 table has %3"),
+                 QT_TRANSLATE_NOOP("qs::Message", "%1[%2] is %3, bitsandbytes' NF4 table says %4"));
     if (s.nested)
-        mapCheck("nested_quant_map", bnbDynamicMap().data(), 256, "the signed dynamic map");
+        mapCheck("nested_quant_map", bnbDynamicMap().data(), 256,
+                 QT_TRANSLATE_NOOP("qs::Message", "%1 holds %2 values, the signed dynamic map has %3"),
+                 QT_TRANSLATE_NOOP("qs::Message", "%1[%2] is %3, the signed dynamic map says %4"));
 }
 
 void verifyBnbInt8Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep)
@@ -90,11 +97,12 @@ void verifyBnbInt8Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyR
     }
     for (uint8_t c : s.q)
         minCodes += c == 0x80;
-    countNonFinite(add, bad, s.rows, "row absmax values (SCB)");
+    countNonFinite(add, bad, s.rows, QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 row absmax values (SCB) are NaN or Inf"));
     if (negative)
-        add("scale", std::to_string(negative) + " SCB values are negative");
+        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 SCB values are negative"), {std::to_string(negative)}));
     if (minCodes)
-        add("codes", std::to_string(minCodes) + " codes are -128: LLM.int8 rounds x * 127 / absmax, so codes lie in -127..127");
+        add("codes", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 codes are -128: LLM.int8 rounds x * 127 / absmax, so codes lie in -127..127"),
+                             {std::to_string(minCodes)}));
 }
 
 } // namespace qs

@@ -39,7 +39,7 @@ bool detectCtPacked(Context& cx, const Group& g)
     QJsonObject wcfg;
     if (grp) {
         wcfg = grp->second.value(QStringLiteral("weights")).toObject();
-        w.evidence.push_back(cx.config().ctSource() + ": config_groups." + grp->first + " targets this module");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: config_groups.%2 targets this module"), {cx.config().ctSource(), grp->first}});
         const std::string fmt = grp->second.value(QStringLiteral("format")).toString().toStdString();
         w.params["ct_format"] = fmt.empty() ? cx.config().ctFormat() : fmt;
     }
@@ -48,7 +48,7 @@ bool detectCtPacked(Context& cx, const Group& g)
         if (const auto v = cx.ints(ishape, w); v && v->size() == 2 && (*v)[0] >= 0 && (*v)[1] >= 0) {
             N = static_cast<uint64_t>((*v)[0]);
             K = static_cast<uint64_t>((*v)[1]);
-            w.evidence.push_back("weight_shape read: " + shapeText({N, K}));
+            w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_shape read: %1"), {shapeText({N, K})}});
         }
     }
     if (p.dtype == DType::U8 && w.member("weight_global_scale") >= 0) {
@@ -58,7 +58,7 @@ bool detectCtPacked(Context& cx, const Group& g)
         if (!K)
             K = p.shape[1] * 2;
         w.shape = {N, K};
-        w.evidence.push_back("weight_packed U8 + weight_global_scale (NVFP4)");
+        w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "weight_packed U8 + weight_global_scale (NVFP4)"));
         cx.finish(std::move(w));
         return true;
     }
@@ -69,7 +69,7 @@ bool detectCtPacked(Context& cx, const Group& g)
     if (!K) {
         // A num_bits outside 1..P (0 in a hostile config) says nothing: assume 4.
         const uint64_t bits = cfgBits && *cfgBits >= 1 && uint64_t(*cfgBits) <= P ? uint64_t(*cfgBits) : 4;
-        w.notes.push_back("no weight_shape: K taken as the packed width");
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "no weight_shape: K taken as the packed width"));
         K = p.shape[1] * (P / bits);
     }
     // Each word holds floor(P/b) codes; 5..8 bits share 4 per int32, so shapes alone are ambiguous there.
@@ -80,17 +80,17 @@ bool detectCtPacked(Context& cx, const Group& g)
             fits.push_back(cand);
     if (cfgBits && std::find(fits.begin(), fits.end(), static_cast<int>(*cfgBits)) != fits.end()) {
         b = static_cast<int>(*cfgBits);
-        w.evidence.push_back("num_bits " + std::to_string(b) + " from the config fits weight_packed " + shapeText(p.shape));
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "num_bits %1 from the config fits weight_packed %2"), {std::to_string(b), shapeText(p.shape)}});
     } else if (!fits.empty()) {
         b = fits.back();
         if (cfgBits)
-            w.notes.push_back("config says num_bits " + std::to_string(*cfgBits) + ", but weight_packed " +
-                              shapeText(p.shape) + " for K = " + std::to_string(K) + " fits " + std::to_string(b) + " bits");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says num_bits %1, but weight_packed %2 for K = %3 fits %4 bits"),
+                               {std::to_string(*cfgBits), shapeText(p.shape), std::to_string(K), std::to_string(b)}});
         else if (fits.size() > 1)
-            w.notes.push_back("bits ambiguous from shapes (" + std::to_string(fits.front()) + ".." +
-                              std::to_string(fits.back()) + " pack alike) and no config: " + std::to_string(b) + " assumed");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bits ambiguous from shapes (%1..%2 pack alike) and no config: %3 assumed"),
+                               {std::to_string(fits.front()), std::to_string(fits.back()), std::to_string(b)}});
     } else {
-        w.notes.push_back("weight_packed " + shapeText(p.shape) + " fits no bit width for K = " + std::to_string(K));
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_packed %1 fits no bit width for K = %2"), {shapeText(p.shape), std::to_string(K)}});
         b = cfgBits ? static_cast<int>(*cfgBits) : 0;
     }
     w.bits = b;
@@ -106,15 +106,15 @@ bool detectCtPacked(Context& cx, const Group& g)
         w.groupSize = cg && *cg > 0 && ceilDiv(K, static_cast<uint64_t>(*cg)) == G ? *cg
                                                                                     : (G && K % G == 0 ? static_cast<int64_t>(K / G) : 0);
         if (cg && *cg != w.groupSize)
-            w.notes.push_back("config says group_size " + std::to_string(*cg) + ", weight_scale " + shapeText(S) +
-                              " gives " + std::to_string(w.groupSize));
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says group_size %1, weight_scale %2 gives %3"),
+                               {std::to_string(*cg), shapeText(S), std::to_string(w.groupSize)}});
     } else {
         w.params["strategy"] = "tensor";
         w.groupSize = static_cast<int64_t>(K);
     }
     if (const QString st = wcfg.value(QStringLiteral("strategy")).toString(); !st.isEmpty() && st.toStdString() != w.params["strategy"])
-        w.notes.push_back("config says strategy " + st.toStdString() + ", weight_scale " + shapeText(S) + " is " +
-                          w.params["strategy"]);
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says strategy %1, weight_scale %2 is %3"),
+                           {st.toStdString(), shapeText(S), w.params["strategy"]}});
     const int iz = w.member("weight_zero_point");
     w.symmetric = iz < 0;
     if (iz >= 0) {
@@ -122,14 +122,15 @@ bool detectCtPacked(Context& cx, const Group& g)
         const bool packed = z.dtype == DType::I32 && z.shape.size() == 2 && b > 0 && z.shape[0] == ctWordsFor(N, P / static_cast<uint64_t>(b));
         const bool unpacked = z.shape.size() == 2 && z.shape[0] == N;
         w.params["zero_point_layout"] = packed ? "packed" : unpacked ? "unpacked" : "unknown";
-        w.evidence.push_back("weight_zero_point " + std::string(dtypeName(z.dtype)) + " " + shapeText(z.shape) + ": asymmetric, " +
-                             w.params["zero_point_layout"]);
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_zero_point %1 %2: asymmetric, %3"),
+                              {std::string(dtypeName(z.dtype)), shapeText(z.shape), w.params["zero_point_layout"]}});
         if (!packed && !unpacked)
-            w.notes.push_back("weight_zero_point " + shapeText(z.shape) + " fits neither the packed nor the unpacked layout");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_zero_point %1 fits neither the packed nor the unpacked layout"), {shapeText(z.shape)}});
     }
     if (const auto sym = jsonBool(wcfg.value(QStringLiteral("symmetric"))); sym && *sym != w.symmetric)
-        w.notes.push_back(std::string("config says symmetric ") + (*sym ? "true" : "false") + ", but weight_zero_point is " +
-                          (iz < 0 ? "absent" : "present"));
+        w.notes.push_back({iz < 0 ? QT_TRANSLATE_NOOP("qs::Message", "config says symmetric %1, but weight_zero_point is absent")
+                                  : QT_TRANSLATE_NOOP("qs::Message", "config says symmetric %1, but weight_zero_point is present"),
+                           {*sym ? "true" : "false"}});
     if (const QJsonValue ao = wcfg.value(QStringLiteral("actorder")); ao.isString())
         w.params["actorder"] = ao.toString().toStdString();
     w.descAct = w.params.count("actorder") && (w.params["actorder"] == "group" || w.params["actorder"] == "dynamic");
@@ -159,7 +160,7 @@ bool detectScaledWeight(Context& cx, const Group& g)
             w.groupSize = static_cast<int64_t>(ceilDiv(t.shape[1], S[1]));
             w.params["block"] = std::to_string(ceilDiv(t.shape[0], S[0])) + "x" + std::to_string(w.groupSize);
         }
-        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale_inv " + shapeText(S));
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight %1 + weight_scale_inv %2"), {std::string(dtypeName(t.dtype)), shapeText(S)}});
     } else if ((isFp8(t.dtype) || t.dtype == DType::I8) && is >= 0) {
         w.format = isFp8(t.dtype) ? "compressed-tensors-fp8" : "compressed-tensors-int";
         cx.add(w, "weight", iw);
@@ -173,7 +174,7 @@ bool detectScaledWeight(Context& cx, const Group& g)
             w.groupSize = static_cast<int64_t>(t.shape[1] / S[1]);
         else if (t.shape.size() == 2)
             w.groupSize = static_cast<int64_t>(t.shape[1]);
-        w.evidence.push_back("weight " + std::string(dtypeName(t.dtype)) + " + weight_scale " + shapeText(S));
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight %1 + weight_scale %2"), {std::string(dtypeName(t.dtype)), shapeText(S)}});
     } else {
         return false;
     }

@@ -32,12 +32,13 @@ bool ggufCheckpoint(Context& cx)
         const std::string id = info ? ggufFormatId(info->name) : std::string();
         if (!t.known || id.empty() || !info->hasSize()) {
             w.format = "unknown";
-            w.notes.push_back(info && info->removed
-                                  ? "ggml type " + std::string(info->name) + " (id " + std::to_string(t.ggmlType) +
-                                        ") was removed from ggml: listed, not decoded"
-                                  : "unknown ggml type id " + std::to_string(t.ggmlType) + ": listed, not decoded");
+            if (info && info->removed)
+                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 (id %2) was removed from ggml: listed, not decoded"),
+                                   {std::string(info->name), std::to_string(t.ggmlType)}});
+            else
+                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "unknown ggml type id %1: listed, not decoded"), {std::to_string(t.ggmlType)}});
             if (!t.note.empty())
-                w.notes.push_back(t.note);
+                w.notes.push_back(Message::verbatim(t.note));
             cx.finish(std::move(w));
             continue;
         }
@@ -50,9 +51,9 @@ bool ggufCheckpoint(Context& cx)
         w.params["ggml_type"] = std::to_string(t.ggmlType);
         w.params["block_weights"] = std::to_string(info->blockWeights);
         w.params["block_bytes"] = std::to_string(info->blockBytes);
-        w.evidence.push_back("GGUF tensor type " + std::string(info->name) + " (id " + std::to_string(t.ggmlType) + ")");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "GGUF tensor type %1 (id %2)"), {std::string(info->name), std::to_string(t.ggmlType)}});
         if (!info->storage)
-            w.notes.push_back(std::string(info->name) + " is a dot-product intermediate, not a storage type");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 is a dot-product intermediate, not a storage type"), {std::string(info->name)}});
         cx.finish(std::move(w));
     }
     return true;

@@ -17,19 +17,19 @@ void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     const TensorEntry& t = ckpt.tensors[size_t(w.members.at(0).second)];
     const GgmlTypeInfo* info = ggmlTypeTraits(t.ggmlType);
     if (!info || !info->hasSize()) {
-        add("shape", "ggml type " + t.typeName + " has no block geometry");
+        add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 has no block geometry"), {t.typeName}));
         return;
     }
     const uint64_t K = w.inFeatures(), N = w.outFeatures();
     if (K % info->blockWeights != 0) {
-        add("shape", "ne0 = " + std::to_string(K) + " is not a multiple of the " + t.typeName + " block (" +
-                         std::to_string(info->blockWeights) + ")");
+        add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "ne0 = %1 is not a multiple of the %2 block (%3)"),
+                             {std::to_string(K), t.typeName, std::to_string(info->blockWeights)}));
         return;
     }
     const uint64_t blocks = N * (K / info->blockWeights);
     if (t.nbytes != blocks * info->blockBytes) {
-        add("shape", "the tensor holds " + std::to_string(t.nbytes) + " bytes, " + std::to_string(blocks) + " blocks of " +
-                         t.typeName + " need " + std::to_string(blocks * info->blockBytes));
+        add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "the tensor holds %1 bytes, %2 blocks of %3 need %4"),
+                             {std::to_string(t.nbytes), std::to_string(blocks), t.typeName, std::to_string(blocks * info->blockBytes)}));
         return;
     }
     // Every bit of a ggml block is a field (the block maps cover them all), so re-encoding the
@@ -57,7 +57,7 @@ void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
                 ++scales;
             }
     }
-    countNonFinite(add, bad, scales, "block scales and mins");
+    countNonFinite(add, bad, scales, QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 block scales and mins are NaN or Inf"));
     if (t.ggmlType == GgmlQ8_0) {
         // quantize_row_q8_0 rounds x * 127 / amax: -128 never comes out of ggml.
         uint64_t minCodes = 0;
@@ -65,7 +65,7 @@ void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
             for (uint32_t i = 0; i < 32; ++i)
                 minCodes += data[b * info->blockBytes + 2 + i] == 0x80;
         if (minCodes)
-            add("codes", std::to_string(minCodes) + " Q8_0 codes are -128 (ggml writes -127..127)", true);
+            add("codes", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 Q8_0 codes are -128 (ggml writes -127..127)"), {std::to_string(minCodes)}), true);
     }
 }
 

@@ -76,8 +76,8 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     cx.add(w, "g_idx", ig);
     const uint64_t a = q.shape[0], N = S[1], G = S[0];
     const uint64_t P = dtypeBits(q.dtype); // container width: int32 normally (GPTQModel pack_dtype)
-    w.evidence.push_back("qweight " + std::string(dtypeName(q.dtype)) + " " + shapeText(q.shape) + ", scales " +
-                         shapeText(S) + ": qweight.cols == scales.cols (GPTQ, packed along K)");
+    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1 %2, scales %3: qweight.cols == scales.cols (GPTQ, packed along K)"),
+                          {std::string(dtypeName(q.dtype)), shapeText(q.shape), shapeText(S)}});
 
     const auto cfgBits = cx.config().intFor(g.prefix, {"bits", "w_bit"}, &w);
     const auto cfgGroup = cx.config().intFor(g.prefix, {"group_size", "q_group_size", "groupsize"}, &w);
@@ -93,35 +93,34 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     const auto validBits = [&](uint64_t k) { return k && (a * P) % k == 0 && a * P / k >= 2 && a * P / k <= 8; };
     if (ig >= 0 && cx.tensor(ig).shape.size() == 1) {
         K = cx.tensor(ig).shape[0];
-        w.evidence.push_back("K = " + std::to_string(K) + " from the g_idx length");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from the g_idx length"), {std::to_string(K)}});
     }
     if (!K && cfgGroup && *cfgGroup > 0 && validBits(G * static_cast<uint64_t>(*cfgGroup))) {
         K = G * static_cast<uint64_t>(*cfgGroup);
-        w.evidence.push_back("K = " + std::to_string(K) + " from scales rows x group_size");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from scales rows x group_size"), {std::to_string(K)}});
     }
     if (!K && cfgBits && *cfgBits > 0 && (a * P) % static_cast<uint64_t>(*cfgBits) == 0) {
         K = a * P / static_cast<uint64_t>(*cfgBits);
-        w.evidence.push_back("K = " + std::to_string(K) + " from qweight rows and the configured bits");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from qweight rows and the configured bits"), {std::to_string(K)}});
     }
     int b = 0;
     if (K && (a * P) % K == 0)
         b = static_cast<int>(a * P / K);
     if (b < 2 || b > 8) {
-        w.notes.push_back("bits cannot be derived: qweight " + shapeText(q.shape) + " for K = " + std::to_string(K));
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bits cannot be derived: qweight %1 for K = %2"), {shapeText(q.shape), std::to_string(K)}});
         b = cfgBits ? static_cast<int>(*cfgBits) : 0;
     } else if (cfgBits && *cfgBits != b) {
-        w.notes.push_back("config says bits " + std::to_string(*cfgBits) + ", but qweight " + shapeText(q.shape) +
-                          " for K = " + std::to_string(K) + " holds " + std::to_string(b) + "-bit codes: " +
-                          std::to_string(b) + " bits");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says bits %1, but qweight %2 for K = %3 holds %4-bit codes: %4 bits"),
+                           {std::to_string(*cfgBits), shapeText(q.shape), std::to_string(K), std::to_string(b)}});
     }
     w.bits = b;
     w.shape = {N, K};
     w.format = "gptq-v1";
     if (iz >= 0 && b > 0 && cx.tensor(iz).shape.size() == 2 && cx.tensor(iz).shape[1] * P != ceilDiv(N * b, P) * P)
-        w.notes.push_back("qzeros " + shapeText(cx.tensor(iz).shape) + " does not hold " + std::to_string(N) + " " +
-                          std::to_string(b) + "-bit fields per group");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros %1 does not hold %2 %3-bit fields per group"),
+                           {shapeText(cx.tensor(iz).shape), std::to_string(N), std::to_string(b)}});
     if (iz < 0)
-        w.notes.push_back("no qzeros: zero points cannot be checked");
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "no qzeros: zero points cannot be checked"));
 
     // Group size.
     int64_t gs = 0;
@@ -131,8 +130,8 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         gs = *cfgGroup;
     if (K && (!gs || ceilDiv(K, static_cast<uint64_t>(gs)) != G)) {
         if (gs)
-            w.notes.push_back("config group_size " + std::to_string(gs) + " does not give " + std::to_string(G) +
-                              " groups for K = " + std::to_string(K));
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config group_size %1 does not give %2 groups for K = %3"),
+                               {std::to_string(gs), std::to_string(G), std::to_string(K)}});
         gs = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
     }
     w.groupSize = gs;
@@ -148,7 +147,7 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         return;
     }
     if (lab == "marlin" || lab == "bitblas")
-        w.notes.push_back("config says checkpoint_format " + lab + ", but the tensors have the plain GPTQ layout");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, but the tensors have the plain GPTQ layout"), {lab}});
     const bool labelV2 = lab == "gptq_v2";
     w.format = labelV2 ? "gptq-v2" : "gptq-v1";
     w.symmetric = cfgSym.value_or(true);
@@ -163,16 +162,19 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         return;
     const ZeroScan z = scanFields(*zb, zt.shape[0], rowBytes, N, b);
     const uint32_t v1Sym = (1u << (b - 1)) - 1, v2Sym = 1u << (b - 1);
-    const std::string said = label ? "config says checkpoint_format " + lab : "no checkpoint_format in the config (gptq assumed)";
     if (z.fields && z.allSame && (z.first == v1Sym || z.first == v2Sym)) {
         const bool v2 = z.first == v2Sym;
         w.symmetric = true;
         w.params["zero_test"] = v2 ? "v2 (every zero field is 2^(b-1))" : "v1 (every zero field is 2^(b-1)-1)";
-        w.evidence.push_back("qzeros read: every field is " + std::to_string(z.first) + " (" + z.leadWords + ")");
-        if (v2 != labelV2)
-            w.notes.push_back(said + ", zeros read " + z.leadWords + ": " + (v2 ? "v2" : "v1"));
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros read: every field is %1 (%2)"), {std::to_string(z.first), z.leadWords}});
+        if (v2 != labelV2 && label)
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, zeros read %2: %3"),
+                               {lab, z.leadWords, v2 ? "v2" : "v1"}});
+        else if (v2 != labelV2)
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "no checkpoint_format in the config (gptq assumed), zeros read %1: %2"),
+                               {z.leadWords, v2 ? "v2" : "v1"}});
         if (cfgSym && !*cfgSym)
-            w.notes.push_back("config says sym false, but every zero field is " + std::to_string(z.first) + ": symmetric");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says sym false, but every zero field is %1: symmetric"), {std::to_string(z.first)}});
         w.format = v2 ? "gptq-v2" : "gptq-v1";
         return;
     }
@@ -181,22 +183,25 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         // (some groups stored z - 1, others z). Read as asymmetric by the label, which is right
         // for one kind of group only; say so rather than pick silently.
         w.params["zero_convention"] = "mixed";
-        w.notes.push_back(std::string(kZeroConventionNote) + " qzeros mix GPTQ v1 and v2 symmetric zeros: " +
-                          std::to_string(z.v1Sym) + " fields are " + std::to_string(v1Sym) + " (v1), " +
-                          std::to_string(z.v2Sym) + " are " + std::to_string(v2Sym) + " (v2); read as " +
-                          (labelV2 ? "v2" : "v1") + " by the label, so the other groups are off by one");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "zero convention: qzeros mix GPTQ v1 and v2 symmetric zeros: %1 fields are %2 (v1), "
+                                                            "%3 are %4 (v2); read as %5 by the label, so the other groups are off by one"),
+                           {std::to_string(z.v1Sym), std::to_string(v1Sym), std::to_string(z.v2Sym), std::to_string(v2Sym), labelV2 ? "v2" : "v1"}});
     }
     w.symmetric = false;
     w.params["zero_test"] = "asymmetric: label trusted";
-    const std::string seen = z.allSame ? "every zero field is " + std::to_string(z.first) : "the zero fields vary";
-    w.evidence.push_back("qzeros read: " + seen + " (asymmetric), so the label decides v1/v2");
-    if (cfgSym && *cfgSym)
-        w.notes.push_back("config says sym true, but " + seen + ": asymmetric");
+    if (z.allSame)
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros read: every zero field is %1 (asymmetric), so the label decides v1/v2"),
+                              {std::to_string(z.first)}});
+    else
+        w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "qzeros read: the zero fields vary (asymmetric), so the label decides v1/v2"));
+    if (cfgSym && *cfgSym && z.allSame)
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but every zero field is %1: asymmetric"), {std::to_string(z.first)}});
+    else if (cfgSym && *cfgSym)
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but the zero fields vary: asymmetric"));
     if (!labelV2 && z.allOnes) {
         w.params["v1_all_ones_fields"] = std::to_string(z.allOnes);
-        w.notes.push_back(std::to_string(z.allOnes) + " of " + std::to_string(z.fields) + " zero fields equal " +
-                          std::to_string((1u << b) - 1) +
-                          " = 2^b-1: v1 cannot store zero point 0, so these are ambiguous or corrupt");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 zero fields equal %3 = 2^b-1: v1 cannot store zero point 0, so these are ambiguous or corrupt"),
+                           {std::to_string(z.allOnes), std::to_string(z.fields), std::to_string((1u << b) - 1)}});
     }
 }
 
@@ -218,42 +223,43 @@ void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string&
     if (version == "gemm") {
         w.format = "awq-gemm";
         K = a, N = S[1], G = S[0];
-        w.evidence.push_back("qweight " + shapeText(q.shape) + ", qzeros, scales " + shapeText(S) +
-                             ": qweight.cols*8 == scales.cols, rows = K (AWQ GEMM, packed along N)");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1, qzeros, scales %2: qweight.cols*8 == scales.cols, rows = K (AWQ GEMM, packed along N)"),
+                              {shapeText(q.shape), shapeText(S)}});
     } else if (version == "gemv") {
         w.format = "awq-gemv";
         N = a, K = c * 8;
-        w.evidence.push_back("qweight " + shapeText(q.shape) + ", scales " + shapeText(S) +
-                             ": rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1, scales %2: rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)"),
+                              {shapeText(q.shape), shapeText(S)}});
     } else if (version == "gemv_fast") {
         w.format = "awq-gemv-fast";
         N = a * 4, K = c;
-        w.evidence.push_back("qweight I16 " + shapeText(q.shape) + " (AWQ GEMV_FAST)");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight I16 %1 (AWQ GEMV_FAST)"), {shapeText(q.shape)}});
         if (S[1] != N)
-            w.notes.push_back("scales " + shapeText(S) + " do not have N = " + std::to_string(N) + " columns");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "scales %1 do not have N = %2 columns"), {shapeText(S), std::to_string(N)}});
     } else {
         w.format = "awq-marlin";
         w.symmetric = true;
         K = a * 16, N = S[1], G = S[0];
         w.bits = c == 4 * S[1] ? 8 : 4;
-        w.evidence.push_back("qweight " + shapeText(q.shape) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") +
-                             "], no qzeros (AWQ Marlin tiles)");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1 = [K/16, %2], no qzeros (AWQ Marlin tiles)"),
+                              {shapeText(q.shape), w.bits == 4 ? "2N" : "4N"}});
     }
     if (cfgBits && *cfgBits != w.bits)
-        w.notes.push_back("config says bits " + std::to_string(*cfgBits) + ", the shapes give " + std::to_string(w.bits));
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says bits %1, the shapes give %2"), {std::to_string(*cfgBits), std::to_string(w.bits)}});
     if (zeroPoint && *zeroPoint == w.symmetric)
-        w.notes.push_back(std::string("config says zero_point ") + (*zeroPoint ? "true" : "false") + ", but qzeros is " +
-                          (iz < 0 ? "absent" : "present"));
+        w.notes.push_back({iz < 0 ? QT_TRANSLATE_NOOP("qs::Message", "config says zero_point %1, but qzeros is absent")
+                                  : QT_TRANSLATE_NOOP("qs::Message", "config says zero_point %1, but qzeros is present"),
+                           {*zeroPoint ? "true" : "false"}});
     w.shape = {N, K};
     if (G) {
         w.groupSize = G == 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
         if (cfgGroup && *cfgGroup > 0 && *cfgGroup != w.groupSize)
-            w.notes.push_back("config says group_size " + std::to_string(*cfgGroup) + ", the shapes give " +
-                              std::to_string(w.groupSize));
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says group_size %1, the shapes give %2"),
+                               {std::to_string(*cfgGroup), std::to_string(w.groupSize)}});
     } else if (cfgGroup) {
         w.groupSize = *cfgGroup > 0 ? *cfgGroup : static_cast<int64_t>(K);
     } else {
-        w.notes.push_back("group size unknown: no config and the padded " + version + " layout does not tell");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "group size unknown: no config and the padded %1 layout does not tell"), {version}});
     }
 }
 
@@ -306,16 +312,16 @@ bool detectQweight(Context& cx, const Group& g)
         return false;
     if (verdict == "gptq") {
         if (method == "awq")
-            w.notes.push_back("config says quant_method awq, but qweight " + shapeText(q.shape) + " and scales " +
-                              shapeText(S) + " have the GPTQ layout (qweight.cols == scales.cols)");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says quant_method awq, but qweight %1 and scales %2 have the GPTQ layout (qweight.cols == scales.cols)"),
+                               {shapeText(q.shape), shapeText(S)}});
         detectGptq(cx, g, w, iq, iz, is, ig);
         cx.finish(std::move(w));
     } else {
         if (method == "gptq")
-            w.notes.push_back("config says quant_method gptq, but the shapes fit AWQ " + verdict.substr(4) +
-                              " (qweight " + shapeText(q.shape) + ", scales " + shapeText(S) + ")");
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says quant_method gptq, but the shapes fit AWQ %1 (qweight %2, scales %3)"),
+                               {verdict.substr(4), shapeText(q.shape), shapeText(S)}});
         if (!version.empty() && version != verdict.substr(4) && !(version == "exllama" || version == "ipex"))
-            w.notes.push_back("config says version " + version + ", but the shapes fit " + verdict.substr(4));
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says version %1, but the shapes fit %2"), {version, verdict.substr(4)}});
         detectAwq(cx, g, w, verdict.substr(4), iq, iz, is);
         cx.finish(std::move(w));
     }
@@ -340,10 +346,9 @@ bool detectMarlinBs(Context& cx, const Group& g)
     w.shape = {N, K};
     w.groupSize = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
     w.symmetric = true;
-    w.evidence.push_back("B " + shapeText(B) + " = [K/16, " + (w.bits == 4 ? "2N" : "4N") + "], s " + shapeText(S) +
-                         " (Marlin tiles)");
+    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "B %1 = [K/16, %2], s %3 (Marlin tiles)"), {shapeText(B), w.bits == 4 ? "2N" : "4N", shapeText(S)}});
     if (const auto lab = cx.config().strFor(g.prefix, {"checkpoint_format", "format"}, &w); lab && *lab != "marlin")
-        w.notes.push_back("config says checkpoint_format " + *lab + ", but the tensors are Marlin's B and s");
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, but the tensors are Marlin's B and s"), {*lab}});
     cx.finish(std::move(w));
     return true;
 }
@@ -367,9 +372,9 @@ void gptqAcrossWeights(std::vector<LogicalWeight>& weights)
         for (auto* group : {&v1, &v2})
             for (LogicalWeight* w : *group) {
                 w->params["zero_convention"] = "mixed";
-                w->notes.push_back(std::string(kZeroConventionNote) + " this checkpoint mixes GPTQ v1 and v2 symmetric zeros (" +
-                                   std::to_string(v1.size()) + " weights v1, " + std::to_string(v2.size()) +
-                                   " v2); this one reads as " + (group == &v2 ? "v2" : "v1") + " by its own zeros");
+                w->notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "zero convention: this checkpoint mixes GPTQ v1 and v2 symmetric zeros "
+                                                                     "(%1 weights v1, %2 v2); this one reads as %3 by its own zeros"),
+                                    {std::to_string(v1.size()), std::to_string(v2.size()), group == &v2 ? "v2" : "v1"}});
             }
 }
 

@@ -41,14 +41,15 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
             bad += !std::isfinite(s);
             nonPositive += std::isfinite(s) && s <= 0.0f;
         }
-    countNonFinite(add, bad, G * N, "scales");
+    countNonFinite(add, bad, G * N, QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 scales are NaN or Inf"));
     if (nonPositive)
-        add("scale", std::to_string(nonPositive) + " of " + std::to_string(G * N) +
-                         " scales are zero or negative (GPTQ/AWQ quantizers give positive scales)");
+        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 scales are zero or negative (GPTQ/AWQ quantizers give positive scales)"),
+                             {std::to_string(nonPositive), std::to_string(G * N)}));
     if (!p.gIdx.empty())
         checkGroups(add, K, G, p.groupSize, [&](uint64_t k) { return p.groupOf(k); });
     if (w.descAct && !w.actOrder && G > 1)
-        add("g_idx", "desc_act is true but g_idx is sequential: static groups, or the act-order permutation was dropped", true);
+        add("g_idx", Message(QT_TRANSLATE_NOOP("qs::Message", "desc_act is true but g_idx is sequential: static groups, or the act-order permutation was dropped")),
+            true);
 
     // Codes: unpack every element, repack with the oracle packer, compare with the stored words.
     std::vector<uint8_t> codes(N * K);
@@ -101,14 +102,14 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
             break;
         }
     } catch (const std::exception& e) {
-        add("qweight-roundtrip", std::string("the decoded fields cannot be repacked: ") + e.what());
+        add("qweight-roundtrip", Message(QT_TRANSLATE_NOOP("qs::Message", "the decoded fields cannot be repacked: %1"), {e.what()}));
         return;
     }
-    checkRoundTrip(add, "qweight-roundtrip", p.qweight, out.qweight.bytes, "codes");
+    checkRoundTrip(add, "qweight-roundtrip", p.qweight, out.qweight.bytes, QT_TRANSLATE_NOOP("qs::Message", "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
     if (p.zeros != ZeroConvention::Implicit)
-        checkRoundTrip(add, "qzeros-roundtrip", p.qzeros, out.qzeros.bytes, "zeros");
+        checkRoundTrip(add, "qzeros-roundtrip", p.qzeros, out.qzeros.bytes, QT_TRANSLATE_NOOP("qs::Message", "stored zeros differ from their repacking (nonzero padding or sign-extended fields?): %1"));
     if (compareScales)
-        checkRoundTrip(add, "scales-roundtrip", p.scales, out.scales.bytes, "scales (padding, order)", 2);
+        checkRoundTrip(add, "scales-roundtrip", p.scales, out.scales.bytes, QT_TRANSLATE_NOOP("qs::Message", "stored scales (padding, order) differ from their repacking (nonzero padding or sign-extended fields?): %1"), 2);
 
     // Zero-point conventions.
     if (p.zeros == ZeroConvention::StoredMinusOne) {
@@ -126,12 +127,15 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
                     ++broken;
             }
         if (spill)
-            add("v1-zero-spill", std::to_string(spill) + " zero fields hold 2^b-1: a v1 checkpoint stores z-1, so these are "
-                                 "z = 0 written as -1 (upstream then ORs ones into the higher fields of the word)",
+            add("v1-zero-spill",
+                Message(QT_TRANSLATE_NOOP("qs::Message", "%1 zero fields hold 2^b-1: a v1 checkpoint stores z-1, so these are "
+                                                         "z = 0 written as -1 (upstream then ORs ones into the higher fields of the word)"),
+                        {std::to_string(spill)}),
                 broken == 0 && !w.symmetric);
         if (broken)
-            add("v1-zero-spill", std::to_string(broken) + " fields of 2^b-1 are followed by other values in the same word: "
-                                 "not the upstream -1 spill, a corrupt or sign-extended field");
+            add("v1-zero-spill", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 fields of 2^b-1 are followed by other values in the same word: "
+                                                                          "not the upstream -1 spill, a corrupt or sign-extended field"),
+                                         {std::to_string(broken)}));
     }
     // Detection trusts the zeros of a symmetric GPTQ weight over the label; a disagreement is the
     // v1/v2 off by one (a v2 checkpoint labelled v1 or the reverse).
@@ -139,8 +143,9 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
                                                              (w.format == "gptq-v1" || w.format == "gptq-v2")) {
         const bool labelV2 = it->second == "gptq_v2";
         if (labelV2 != (w.format == "gptq-v2"))
-            add("zero-convention", "checkpoint_format says " + it->second + " but the symmetric zero fields are those of " +
-                                       w.format + ": off by one, the v1/v2 convention is mixed");
+            add("zero-convention", Message(QT_TRANSLATE_NOOP("qs::Message", "checkpoint_format says %1 but the symmetric zero fields are those of "
+                                                                            "%2: off by one, the v1/v2 convention is mixed"),
+                                           {it->second, w.format}));
     }
     if (w.symmetric && !raw.empty()) {
         // Symmetric GPTQ/AWQ use z = 2^(b-1); the field is that minus one in v1, itself in v2.
@@ -150,12 +155,12 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
         const uint64_t off = uint64_t(std::count(raw.begin(), raw.end(), other));
         const uint64_t ok = uint64_t(std::count(raw.begin(), raw.end(), expect));
         if (off > 0 && off >= ok)
-            add("zero-convention", std::to_string(off) + " of " + std::to_string(raw.size()) + " zero fields are " +
-                                       std::to_string(other) + ", expected " + std::to_string(expect) + " for a symmetric " +
-                                       w.format + " checkpoint: off by one, the v1/v2 convention looks mixed");
+            add("zero-convention", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 zero fields are %3, expected %4 for a symmetric %5 "
+                                                                            "checkpoint: off by one, the v1/v2 convention looks mixed"),
+                                           {std::to_string(off), std::to_string(raw.size()), std::to_string(other), std::to_string(expect), w.format}));
         else if (ok != raw.size())
-            add("zero-convention", std::to_string(raw.size() - ok) + " zero fields of a symmetric checkpoint are not " +
-                                       std::to_string(expect));
+            add("zero-convention", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 zero fields of a symmetric checkpoint are not %2"),
+                                           {std::to_string(raw.size() - ok), std::to_string(expect)}));
     }
 }
 

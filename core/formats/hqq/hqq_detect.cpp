@@ -38,8 +38,8 @@ bool hqqGroup(Context& cx, const Group& g)
         if (const auto b = cx.small(ip, w, 256))
             w.params["packing"] = std::string(reinterpret_cast<const char*>(b->data()), b->size());
     if (w.shape.empty())
-        w.notes.push_back("HQQ shape tensor missing: logical shape unknown");
-    w.evidence.push_back("W_q + scale/zero + HQQ meta tensors");
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "HQQ shape tensor missing: logical shape unknown"));
+    w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "W_q + scale/zero + HQQ meta tensors"));
     cx.finish(std::move(w));
     return true;
 }

@@ -39,7 +39,7 @@ bool mlxGroup(Context& cx, const Group& g)
         w.format = "mlx-affine";
         w.symmetric = false;
         if (ib >= 0 && cx.tensor(ib).shape != S)
-            w.notes.push_back("biases " + shapeText(cx.tensor(ib).shape) + " differ from scales " + shapeText(S));
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "biases %1 differ from scales %2"), {shapeText(cx.tensor(ib).shape), shapeText(S)}});
     }
     // 32 * Wc = b * K and Sc * g = K: b * g = 32 * Wc / Sc.
     const auto fits = [&](int64_t bb, int64_t gg) {
@@ -47,8 +47,8 @@ bool mlxGroup(Context& cx, const Group& g)
     };
     if (!(b && gs && fits(*b, *gs))) {
         if (b && gs)
-            w.notes.push_back("config bits " + std::to_string(*b) + " / group_size " + std::to_string(*gs) +
-                              " do not fit weight " + shapeText(W) + " and scales " + shapeText(S));
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config bits %1 / group_size %2 do not fit weight %3 and scales %4"),
+                               {std::to_string(*b), std::to_string(*gs), shapeText(W), shapeText(S)}});
         std::optional<std::pair<int64_t, int64_t>> found;
         for (int64_t gg : {gs.value_or(64), int64_t(64), int64_t(32), int64_t(128)}) {
             for (int64_t bb : {b.value_or(4), int64_t(4), int64_t(8), int64_t(2), int64_t(3), int64_t(6), int64_t(5)})
@@ -61,9 +61,9 @@ bool mlxGroup(Context& cx, const Group& g)
         }
         if (found) {
             if (!(b && gs))
-                w.notes.push_back("no MLX quantization config for this module: bits " + std::to_string(found->first) +
-                                  " and group_size " + std::to_string(found->second) +
-                                  " inferred from shapes (ambiguous: only bits x group_size is fixed)");
+                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "no MLX quantization config for this module: bits %1 and group_size %2 "
+                                                                    "inferred from shapes (ambiguous: only bits x group_size is fixed)"),
+                                   {std::to_string(found->first), std::to_string(found->second)}});
             b = found->first;
             gs = found->second;
         }
@@ -73,8 +73,9 @@ bool mlxGroup(Context& cx, const Group& g)
     w.shape.assign(W.begin(), W.end() - 1);
     w.shape.push_back(w.bits ? 32 * Wc / static_cast<uint64_t>(w.bits) : 0);
     w.params["mode"] = mode;
-    w.evidence.push_back("weight U32 " + shapeText(W) + " + scales " + shapeText(S) + (ib >= 0 ? " + biases" : "") +
-                         " (MLX)");
+    w.evidence.push_back({ib >= 0 ? QT_TRANSLATE_NOOP("qs::Message", "weight U32 %1 + scales %2 + biases (MLX)")
+                                  : QT_TRANSLATE_NOOP("qs::Message", "weight U32 %1 + scales %2 (MLX)"),
+                          {shapeText(W), shapeText(S)}});
     cx.finish(std::move(w));
     return true;
 }

@@ -140,8 +140,8 @@ private slots:
         for (const char* mod : {kDown, kQ}) {
             const LogicalWeight* w = dst->findWeight(mod);
             QVERIFY2(w, mod);
-            for (const std::string& n : w->notes)
-                qInfo("%s: %s", mod, n.c_str());
+            for (const Message& n : w->notes)
+                qInfo("%s: %s", mod, n.text().c_str());
             QCOMPARE(QString::fromStdString(w->format), format);
             QCOMPARE(w->bits, bits);
             // The in-memory quantizer on the same floats.
@@ -179,7 +179,7 @@ private slots:
         // Every written weight passes verify.
         const VerifyReport vr = verifyCheckpoint(*dst);
         for (const VerifyFinding& f : vr.findings)
-            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.text().c_str());
         QVERIFY(vr.errors() == 0);
     }
 

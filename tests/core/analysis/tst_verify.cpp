@@ -150,7 +150,7 @@ private slots:
         QVERIFY(!r.checked.empty());
         QVERIFY(r.unchecked.empty());
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.c_str());
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.text().c_str());
         QCOMPARE(r.errors(), size_t(0));
         size_t spillWarnings = 0;
         for (const VerifyFinding& f : r.findings)
@@ -172,13 +172,13 @@ private slots:
         const auto c = openCheckpoint(dir.toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.text().c_str());
         QVERIFY(hasCheck(r, qzeros, "stray-member"));
         QVERIFY(hasCheck(r, "model.layers.0.mlp.down_proj.qweight", "stray-member"));
         QVERIFY(r.errors() >= 2);
         for (const VerifyFinding& f : r.findings)
             if (f.check == "stray-member")
-                QVERIFY2(f.message.find("tensor " + f.weight + ":") == 0, f.message.c_str());
+                QVERIFY2(f.message.text().find("tensor " + f.weight + ":") == 0, f.message.text().c_str());
     }
 
     void nothingCheckedIsAFinding()
@@ -188,7 +188,7 @@ private slots:
         QVERIFY(r.checked.empty());
         QCOMPARE(r.errors(), size_t(1));
         QVERIFY(hasCheck(r, path, "nothing-checked"));
-        QVERIFY2(r.findings.back().message.find("and no quantized weight") != std::string::npos, r.findings.back().message.c_str());
+        QVERIFY2(r.findings.back().message.text().find("and no quantized weight") != std::string::npos, r.findings.back().message.text().c_str());
     }
 
     // A tensor that no detected weight claims is reported, not silently skipped.
@@ -201,7 +201,7 @@ private slots:
         c->weights.pop_back();
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.text().c_str());
         // The fixture holds one weight: with it gone, nothing was checked either.
         QCOMPARE(r.errors(), dropped.members.size() + 1);
         QVERIFY(hasCheck(r, c->path, "nothing-checked"));
@@ -267,7 +267,7 @@ private slots:
         const auto c = openCheckpoint((dir + QStringLiteral("/model.safetensors")).toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+            qInfo("%s %s: %s", f.weight.c_str(), f.check.c_str(), f.message.text().c_str());
         const std::string weight = tensor.section(QLatin1Char('.'), 0, -2).toStdString();
         QVERIFY2(hasCheck(r, weight, check.toStdString()), qPrintable(check));
     }
@@ -350,7 +350,7 @@ private slots:
         const auto c = openCheckpoint(path.toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.c_str());
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.text().c_str());
         bool found = false;
         for (const VerifyFinding& f : r.findings)
             found |= f.check == check.toStdString() && !f.warning;
@@ -416,7 +416,7 @@ private slots:
         for (const LogicalWeight& w : c->weights) {
             QCOMPARE(w.params.count("zero_convention"), size_t(1));
             QVERIFY(std::any_of(w.notes.begin(), w.notes.end(),
-                                [](const std::string& n) { return n.rfind(kZeroConventionNote, 0) == 0; }));
+                                [](const Message& n) { return n.text().rfind(kZeroConventionNote, 0) == 0; }));
         }
         if (acrossWeights) {
             QCOMPARE(c->findWeight(q)->format, std::string("gptq-v2"));

@@ -158,7 +158,7 @@ private slots:
         const VerifyReport rep = verifyCheckpoint(*ck);
         for (const VerifyFinding& f : rep.findings)
             if (!f.warning && f.check != "nothing-checked")
-                qWarning("%s: %s: %s", f.weight.c_str(), f.check.c_str(), f.message.c_str());
+                qWarning("%s: %s: %s", f.weight.c_str(), f.check.c_str(), f.message.text().c_str());
         const bool nothingChecked = rep.checked.empty();
         QCOMPARE(rep.errors(), size_t(nothingChecked ? 1 : 0));
         if (nothingChecked) {

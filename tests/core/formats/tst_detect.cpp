@@ -184,14 +184,14 @@ std::string sortedRoles(const LogicalWeight& w)
 
 bool hasNote(const LogicalWeight& w, const std::string& part)
 {
-    return std::any_of(w.notes.begin(), w.notes.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+    return std::any_of(w.notes.begin(), w.notes.end(), [&](const Message& n) { return n.text().find(part) != std::string::npos; });
 }
 
 std::string allNotes(const LogicalWeight& w)
 {
     std::string s;
     for (const auto& n : w.notes)
-        s += n + " | ";
+        s += n.text() + " | ";
     return s;
 }
 
@@ -929,7 +929,7 @@ void TestDetect::configFromMetadata()
     QCOMPARE(l.shape, (std::vector<uint64_t>{64, 128})); // K from qweight rows and the metadata bits
     QVERIFY2(l.notes.empty(), allNotes(l).c_str());
     QVERIFY(std::any_of(l.evidence.begin(), l.evidence.end(),
-                        [](const std::string& e) { return e.find("__metadata__") != std::string::npos; }));
+                        [](const Message& e) { return e.text().find("__metadata__") != std::string::npos; }));
 }
 
 void TestDetect::configUnderTextConfig()

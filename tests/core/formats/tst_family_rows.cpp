@@ -161,7 +161,7 @@ void checkWeight(const FamilyRow& row, const Checkpoint& ck, const LogicalWeight
         std::string errors;
         for (const VerifyFinding& x : rep.findings)
             if (!x.warning)
-                errors += x.check + ": " + x.message + "; ";
+                errors += x.check + ": " + x.message.text() + "; ";
         QVERIFY2(errors.empty(), (w.name + ": " + errors).c_str());
         QVERIFY2(std::find(rep.checked.begin(), rep.checked.end(), w.name) != rep.checked.end(),
                  (w.name + ": verify checked nothing").c_str());
