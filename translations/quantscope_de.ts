@@ -2880,12 +2880,12 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Bytes %1–%2 von %3 mit %4 · %5</translation>
     </message>
     <message>
-        <source>the block's fields in their colours, then the codes; each byte MSB left, as the Bit map draws it</source>
-        <translation>die Felder des Blocks in ihren Farben, dann die Codes; jedes Byte mit dem höchstwertigen Bit links, wie die Bitkarte es zeichnet</translation>
+        <source>block fields in their colours, then the codes; MSB left, as in the Bit map</source>
+        <translation>Blockfelder in ihren Farben, dann die Codes; höchstwertiges Bit links, wie in der Bitkarte</translation>
     </message>
     <message>
-        <source>two codes per byte, element 2i in the high nibble; each byte MSB left, as the Bit map draws it</source>
-        <translation>zwei Codes je Byte, Element 2i im oberen Nibble; jedes Byte mit dem höchstwertigen Bit links, wie die Bitkarte es zeichnet</translation>
+        <source>two codes a byte, element 2i in the high nibble; MSB left, as in the Bit map</source>
+        <translation>zwei Codes je Byte, Element 2i im oberen Nibble; höchstwertiges Bit links, wie in der Bitkarte</translation>
     </message>
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; (k %2–%3): values [%4, %5] · levels [%6, %7] · clamped %8</source>
@@ -2926,6 +2926,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>mins %1</source>
         <translation>Minima %1</translation>
+    </message>
+    <message>
+        <source>d·sc = %1</source>
+        <translation>d·sc = %1</translation>
+    </message>
+    <message>
+        <source>dmin·m = %1</source>
+        <translation>dmin·m = %1</translation>
     </message>
 </context>
 <context>

@@ -1003,8 +1003,8 @@ void PlaygroundView::updateWords()
                           .arg(c.words.back().index)
                           .arg(QString::fromStdString(r.codeTensor), groupName(grp), name);
             c.note = spec && !spec->blockFields.empty()
-                         ? tr("the block's fields in their colours, then the codes; each byte MSB left, as the Bit map draws it")
-                         : tr("two codes per byte, element 2i in the high nibble; each byte MSB left, as the Bit map draws it");
+                         ? tr("block fields in their colours, then the codes; MSB left, as in the Bit map")
+                         : tr("two codes a byte, element 2i in the high nibble; MSB left, as in the Bit map");
         }
         m_words->setContent(std::move(c));
         return;
@@ -1132,12 +1132,17 @@ QString PlaygroundView::blockFieldsText(const qs::PlaygroundGroup& grp, bool ric
             const bool scale = v.kind == qs::BlockValueKind::SubScale;
             (scale ? scales : mins) << QString::number(qint64(v.value));
             if (v.index == grp.subBlock)
-                parts << (scale ? tr("sub-block scale %1 (× d = %2)") : tr("sub-block min %1 (× dmin = %2)"))
-                             .arg(qint64(v.value))
-                             .arg(localNumber(v.effective, 'g', 4));
+                parts << (rich ? (scale ? tr("sub-block scale %1 (× d = %2)") : tr("sub-block min %1 (× dmin = %2)"))
+                                     .arg(qint64(v.value))
+                                     .arg(localNumber(v.effective, 'g', 4))
+                               : (scale ? tr("d·sc = %1") : tr("dmin·m = %1")).arg(localNumber(v.effective, 'g', 4)));
             break;
         }
-        default: parts << tr("%1 = %2").arg(field, localNumber(v.value, 'g', 5)); break;
+        default:
+            // The plot's title names the sub-block's own factors only; the summary every field.
+            if (rich || grp.subBlock < 0)
+                parts << tr("%1 = %2").arg(field, localNumber(v.value, 'g', 5));
+            break;
         }
     }
     QString text = parts.join(QStringLiteral(" · "));
