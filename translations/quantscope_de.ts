@@ -2867,6 +2867,74 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <source>%1, seed %2, %3 values</source>
         <translation>%1, Seed %2, %3 Werte</translation>
     </message>
+    <message>
+        <source>Levels · %1 · %2</source>
+        <translation>Stufen · %1 · %2</translation>
+    </message>
+    <message>
+        <source>Packed bytes</source>
+        <translation>Gepackte Bytes</translation>
+    </message>
+    <message>
+        <source>Bytes %1–%2 of %3 holding %4 · %5</source>
+        <translation>Bytes %1–%2 von %3 mit %4 · %5</translation>
+    </message>
+    <message>
+        <source>block fields in their colours, then the codes; MSB left, as in the Bit map</source>
+        <translation>Blockfelder in ihren Farben, dann die Codes; höchstwertiges Bit links, wie in der Bitkarte</translation>
+    </message>
+    <message>
+        <source>two codes a byte, element 2i in the high nibble; MSB left, as in the Bit map</source>
+        <translation>zwei Codes je Byte, Element 2i im oberen Nibble; höchstwertiges Bit links, wie in der Bitkarte</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; (k %2–%3): values [%4, %5] · levels [%6, %7] · clamped %8</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; (k %2–%3): Werte [%4, %5] · Stufen [%6, %7] · begrenzt %8</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>sub-block %1 of block %2</source>
+        <translation>Unterblock %1 von Block %2</translation>
+    </message>
+    <message>
+        <source>block %1</source>
+        <translation>Block %1</translation>
+    </message>
+    <message>
+        <source>sub-block scale %1 (× d = %2)</source>
+        <translation>Unterblock-Skala %1 (× d = %2)</translation>
+    </message>
+    <message>
+        <source>sub-block min %1 (× dmin = %2)</source>
+        <translation>Unterblock-Minimum %1 (× dmin = %2)</translation>
+    </message>
+    <message>
+        <source>%1 = %2</source>
+        <translation>%1 = %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Block %1&lt;/b&gt;: %2</source>
+        <translation>&lt;b&gt;Block %1&lt;/b&gt;: %2</translation>
+    </message>
+    <message>
+        <source>sub-block scales %1</source>
+        <translation>Unterblock-Skalen %1</translation>
+    </message>
+    <message>
+        <source>mins %1</source>
+        <translation>Minima %1</translation>
+    </message>
+    <message>
+        <source>d·sc = %1</source>
+        <translation>d·sc = %1</translation>
+    </message>
+    <message>
+        <source>dmin·m = %1</source>
+        <translation>dmin·m = %1</translation>
+    </message>
 </context>
 <context>
     <name>qsw::PlaygroundWords</name>
@@ -2900,6 +2968,10 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <location filename="../widgets/views/playgroundwords.cpp" line="169"/>
         <source>word %1</source>
         <translation>Wort %1</translation>
+    </message>
+    <message>
+        <source>byte %1</source>
+        <translation>Byte %1</translation>
     </message>
 </context>
 <context>
@@ -3205,12 +3277,12 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 <context>
     <name>qsw::VerifyView</name>
     <message>
-        <source>Run Checks</source>
-        <translation>Prüfungen starten</translation>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Aktualisieren</translation>
     </message>
     <message>
-        <source>Check every quantized weight again, as quantscope-cli verify does</source>
-        <translation>Jedes quantisierte Gewicht erneut prüfen, wie quantscope-cli verify es tut</translation>
+        <source>Check every quantized weight again, as quantscope-cli verify does (the findings are kept until then, also when the same unchanged file is reloaded)</source>
+        <translation>Jedes quantisierte Gewicht erneut prüfen, wie quantscope-cli verify es tut (bis dahin bleiben die Befunde, auch wenn dieselbe unveränderte Datei neu geladen wird)</translation>
     </message>
     <message>
         <source>Severity</source>
@@ -3229,8 +3301,8 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>Befund</translation>
     </message>
     <message>
-        <source>Checks cancelled. Press “Run Checks” to start them again.</source>
-        <translation>Prüfungen abgebrochen. „Prüfungen starten“ beginnt sie neu.</translation>
+        <source>Checks cancelled. Press “Refresh” to start them again.</source>
+        <translation>Prüfungen abgebrochen. „Aktualisieren“ beginnt sie neu.</translation>
     </message>
     <message numerus="yes">
         <source>Checking %n weight(s)…</source>
@@ -3296,6 +3368,25 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>Verify</source>
         <translation>Prüfen</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>No quantized weight to check: nothing found.</source>
+        <translation>Kein quantisiertes Gewicht zu prüfen: nichts gefunden.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Checked the layout, sizes, scales and codes of %n quantized weight(s) (%1): no errors, no warnings.</source>
+        <translation>
+            <numerusform>Layout, Größen, Skalen und Codes von %n quantisierten Gewicht geprüft (%1): keine Fehler, keine Warnungen.</numerusform>
+            <numerusform>Layout, Größen, Skalen und Codes von %n quantisierten Gewichten geprüft (%1): keine Fehler, keine Warnungen.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,11 @@
 #include "analysis/playground.h"
 
 #include "base/error.h"
+#include "base/half.h"
+#include "base/intmath.h"
+#include "container/checkpoint.h"
 #include "formats/layoutspec.h"
+#include "formats/wordmap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <numbers>
+#include <optional>
 
 namespace qs {
 namespace {
@@ -43,29 +48,29 @@ double sqnr(double signal, double noise)
     return 10.0 * std::log10(signal / noise);
 }
 
-PlaygroundGroup makeGroup(const PlaygroundResult& r, uint64_t g, int bins)
+// Everything of a group that follows from its columns and levels: the sorted levels' edges,
+// the code counts, what is clamped (beyond an outer level by more than half the outer gap;
+// affine: half of `step`, every gap), the error and the histogram.
+void fillGroup(const PlaygroundResult& r, PlaygroundGroup& out, int bins, std::optional<float> step)
 {
-    const AffineQuantized& q = r.quantized;
-    PlaygroundGroup out;
-    out.begin = g * q.groupSize;
-    out.end = std::min(q.cols, out.begin + q.groupSize);
-    out.scale = q.scales[g * q.rows];
-    out.zero = q.zeros[g * q.rows];
-    const size_t codes = size_t(1) << q.bits;
-    out.levels.resize(codes);
-    for (size_t c = 0; c < codes; ++c)
-        out.levels[c] = q.rule == AffineRule::Mlx ? float(c) * out.scale + out.zero : out.scale * (float(c) - out.zero);
+    const size_t codes = out.levels.size();
     // MLX scales may be negative: the levels then fall with the code.
     std::vector<float> sorted = out.levels;
     std::sort(sorted.begin(), sorted.end());
     out.lowLevel = sorted.front();
     out.highLevel = sorted.back();
-    out.step = std::fabs(out.scale);
     out.edges.resize(codes - 1);
-    for (size_t i = 0; i + 1 < codes; ++i) out.edges[i] = 0.5f * (sorted[i] + sorted[i + 1]);
+    float largestGap = 0;
+    for (size_t i = 0; i + 1 < codes; ++i) {
+        out.edges[i] = 0.5f * (sorted[i] + sorted[i + 1]);
+        largestGap = std::max(largestGap, sorted[i + 1] - sorted[i]);
+    }
+    out.step = step ? *step : largestGap;
+    const float lowGap = step ? *step : codes > 1 ? sorted[1] - sorted[0] : 0.0f;
+    const float highGap = step ? *step : codes > 1 ? sorted[codes - 1] - sorted[codes - 2] : 0.0f;
 
     const float* x = r.values.data();
-    const uint8_t* c = q.codes.data();
+    const uint8_t* c = r.quantized.codes.data();
     out.min = x[out.begin];
     out.max = x[out.begin];
     double signal = 0, noise = 0;
@@ -78,17 +83,17 @@ PlaygroundGroup makeGroup(const PlaygroundResult& r, uint64_t g, int bins)
         signal += double(x[k]) * x[k];
         noise += e * e;
         out.maxAbs = std::max(out.maxAbs, std::fabs(e));
-        if (x[k] < out.lowLevel - 0.5f * out.step)
+        if (x[k] < out.lowLevel - 0.5f * lowGap)
             ++out.clippedLow;
-        else if (x[k] > out.highLevel + 0.5f * out.step)
+        else if (x[k] > out.highLevel + 0.5f * highGap)
             ++out.clippedHigh;
     }
     out.rmse = std::sqrt(noise / double(out.end - out.begin));
     out.sqnrDb = sqnr(signal, noise);
 
     out.bins = bins;
-    out.histLow = std::min<double>(out.min, out.lowLevel - 0.5 * out.step);
-    out.histHigh = std::max<double>(out.max, out.highLevel + 0.5 * out.step);
+    out.histLow = std::min<double>(out.min, out.lowLevel - 0.5 * lowGap);
+    out.histHigh = std::max<double>(out.max, out.highLevel + 0.5 * highGap);
     if (!(out.histHigh > out.histLow))
         out.histHigh = out.histLow + 1e-6;
     out.histogram.assign(size_t(bins) * codes, 0);
@@ -97,6 +102,37 @@ PlaygroundGroup makeGroup(const PlaygroundResult& r, uint64_t g, int bins)
         const int bin = std::clamp(int((x[k] - out.histLow) / width), 0, bins - 1);
         ++out.histogram[size_t(bin) * codes + c[k]];
     }
+}
+
+PlaygroundGroup makeGroup(const PlaygroundResult& r, uint64_t g, int bins)
+{
+    const AffineQuantized& q = r.quantized;
+    PlaygroundGroup out;
+    out.begin = g * q.groupSize;
+    out.end = std::min(q.cols, out.begin + q.groupSize);
+    out.scale = q.scales[g * q.rows];
+    out.zero = q.zeros[g * q.rows];
+    const size_t codes = size_t(1) << q.bits;
+    out.levels.resize(codes);
+    for (size_t c = 0; c < codes; ++c)
+        out.levels[c] = q.rule == AffineRule::Mlx ? float(c) * out.scale + out.zero : out.scale * (float(c) - out.zero);
+    fillGroup(r, out, bins, std::fabs(out.scale));
+    return out;
+}
+
+// Group g of the focus row of a block format: its levels from the family's table.
+PlaygroundGroup makeBlockGroup(const PlaygroundResult& r, uint64_t g, int bins)
+{
+    const PlaygroundBlocks& b = r.blocks;
+    PlaygroundGroup out;
+    out.begin = g * b.groupSize;
+    out.end = std::min(r.cols, out.begin + b.groupSize);
+    out.block = out.begin / b.blockWeights;
+    if (b.blockWeights > b.groupSize)
+        out.subBlock = int(out.begin % b.blockWeights / b.groupSize);
+    const float* levels = b.levels.data() + g * b.codeCount;
+    out.levels.assign(levels, levels + b.codeCount);
+    fillGroup(r, out, bins, std::nullopt);
     return out;
 }
 
@@ -177,6 +213,56 @@ AffineRule playgroundRule(AffineTarget t)
     return AffineRule::Gptq;
 }
 
+namespace {
+
+// Quantizes with the block format's own checkpoint quantizer and lets its family decode the
+// tensors: the bytes are those a quantized file holds.
+void quantizeBlocks(PlaygroundResult& r, const FormatInfo& format)
+{
+    const FamilyTargets* targets = familyTargets(format);
+    if (!targets || !targets->quantizeScheme || !targets->quantize || !targets->playgroundDecode)
+        throw Error("playground: " + format.id + " is not a playground block format");
+    QuantScheme scheme;
+    scheme.format = &format;
+    targets->quantizeScheme(QuantizeRequest{}, scheme);
+    // bitsandbytes quantizes the model's f16 weight; the error is against the values as given.
+    std::vector<float> input = r.values;
+    if (format.requantize == RequantizeRule::Bnb4)
+        for (float& v : input) v = halfToFloat(floatToHalf(v));
+    try {
+        r.stored = targets->quantize(scheme, input.data(), r.rows, r.cols, false);
+    } catch (const Error& e) {
+        throw Error("playground: " + format.id + ": " + e.what());
+    }
+    r.blocks = targets->playgroundDecode(format, r.stored, r.rows, r.cols);
+    AffineQuantized& q = r.quantized;
+    q.rows = r.rows;
+    q.cols = r.cols;
+    q.bits = scheme.bits;
+    q.groupSize = r.blocks.groupSize;
+    q.groups = ceilDiv(r.cols, q.groupSize);
+    q.codes = r.blocks.codes;
+    r.dequantized = r.blocks.dequantized;
+    const LayoutSpec* spec = findLayoutSpec(format.id);
+    r.signedCodes = spec && spec->signedness == CodeSignedness::TwosComplement;
+    if (spec && spec->locate) {
+        const LayoutParams lp{r.cols, r.rows, q.bits, r.blocks.blockWeights};
+        r.codeTensor = std::string(spec->locate(lp, 0, 0).tensor);
+        r.hasLayout = spec->wordBits <= 32 && findStored(r, r.codeTensor) != nullptr;
+    }
+}
+
+} // namespace
+
+const PlaygroundBlockFormat* playgroundBlockFormatOf(const FormatInfo& format)
+{
+    static const std::vector<PlaygroundBlockFormat> formats = playgroundBlockFormats();
+    for (const PlaygroundBlockFormat& f : formats)
+        if (f.format == &format)
+            return &f;
+    return nullptr;
+}
+
 PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_t cols, const PlaygroundOptions& opt)
 {
     uint64_t total = 0;
@@ -197,16 +283,20 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
     r.cols = cols;
     r.values = std::move(values);
 
-    AffineOptions ao;
-    ao.bits = opt.bits;
-    ao.granularity = opt.groupSize == 0 ? AffineGranularity::Channel : AffineGranularity::Group;
-    ao.groupSize = opt.groupSize == 0 ? cols : opt.groupSize;
-    ao.symmetric = opt.symmetric;
-    ao.clipRatio = opt.clipRatio;
-    ao.rule = r.rule;
-    ao.codeScale = opt.scaleType;
-    r.quantized = quantizeAffine(r.values.data(), rows, cols, ao, false);
-    r.dequantized = dequantizeAffine(r.quantized);
+    if (opt.block) {
+        quantizeBlocks(r, *opt.block);
+    } else {
+        AffineOptions ao;
+        ao.bits = opt.bits;
+        ao.granularity = opt.groupSize == 0 ? AffineGranularity::Channel : AffineGranularity::Group;
+        ao.groupSize = opt.groupSize == 0 ? cols : opt.groupSize;
+        ao.symmetric = opt.symmetric;
+        ao.clipRatio = opt.clipRatio;
+        ao.rule = r.rule;
+        ao.codeScale = opt.scaleType;
+        r.quantized = quantizeAffine(r.values.data(), rows, cols, ao, false);
+        r.dequantized = dequantizeAffine(r.quantized);
+    }
 
     r.error.resize(cols);
     double signal = 0, noise = 0;
@@ -218,7 +308,10 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
     }
     r.rmse = std::sqrt(noise / double(cols));
     r.sqnrDb = sqnr(signal, noise);
-    for (uint64_t g = 0; g < r.quantized.groups; ++g) r.groups.push_back(makeGroup(r, g, opt.histogramBins));
+    for (uint64_t g = 0; g < r.quantized.groups; ++g)
+        r.groups.push_back(opt.block ? makeBlockGroup(r, g, opt.histogramBins) : makeGroup(r, g, opt.histogramBins));
+    if (opt.block)
+        return r;
 
     try {
         r.stored = packAffine(r.quantized, opt.target, opt.scaleType);
@@ -233,10 +326,108 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
     return r;
 }
 
+namespace {
+
+LayoutParams blockLayoutParams(const PlaygroundResult& r, uint64_t rows)
+{
+    return {r.cols, rows, r.quantized.bits, r.blocks.blockWeights};
+}
+
+// Block formats: the words of the block holding column colBegin that carry its fields (and no
+// element's code), then the words holding the codes of [colBegin, colEnd), each with every
+// element piece and field byte in it.
+std::vector<PlaygroundWord> playgroundBlockWords(const PlaygroundResult& r, const LayoutSpec& spec, const StoredTensor& tensor,
+                                       uint64_t colBegin, uint64_t colEnd, size_t maxWords)
+{
+    std::vector<PlaygroundWord> out;
+    const uint32_t wordBits = uint32_t(spec.wordBits);
+    if (wordBits == 0 || wordBits > 32 || wordBits % 8 != 0)
+        return out;
+    const LayoutParams lp = blockLayoutParams(r, r.rows);
+    const uint64_t wordBytes = wordBits / 8, wordCount = tensor.bytes.size() / wordBytes;
+    const uint64_t bw = r.blocks.blockWeights;
+    const uint64_t blockBegin = colBegin / bw * bw, blockEnd = std::min(r.cols, blockBegin + bw);
+    std::optional<WordMap> map;
+    try {
+        map.emplace(spec, lp);
+    } catch (const Error&) {
+    }
+
+    std::map<uint64_t, PlaygroundWord> words;
+    std::map<uint64_t, std::vector<PlaygroundField>> pieces; // every element piece of the block, by word
+    for (uint64_t k = blockBegin; k < blockEnd; ++k) {
+        const ElementLocation e = spec.locate(lp, 0, k);
+        for (int p = 0; p < e.pieceCount; ++p) {
+            if (e.pieces[p].word >= wordCount)
+                continue;
+            PlaygroundField f;
+            f.bit = e.pieces[p].bit;
+            f.width = e.pieces[p].width;
+            f.col = k;
+            f.slot = e.slot;
+            f.piece = p;
+            f.pieces = e.pieceCount;
+            f.code = r.quantized.codes[k];
+            f.tile = map ? int64_t(map->tileIndex(0, k)) : -1;
+            pieces[e.pieces[p].word].push_back(f);
+            if (k >= colBegin && k < colEnd)
+                words[e.pieces[p].word].index = e.pieces[p].word;
+        }
+    }
+    // The block's fields: bytes of its struct that hold no code.
+    if (const uint32_t blockBytes = blockBytesOf(spec); blockBytes > 0) {
+        const uint64_t first = blockBegin / bw * blockBytes; // row 0: block b starts at b * blockBytes
+        for (uint64_t w = first / wordBytes; w < (first + blockBytes) / wordBytes && w < wordCount; ++w)
+            if (!pieces.count(w))
+                words[w].index = w;
+    }
+    while (words.size() > maxWords) words.erase(std::prev(words.end()));
+    for (auto& [index, word] : words) {
+        uint32_t value = 0;
+        std::memcpy(&value, tensor.bytes.data() + index * wordBytes, size_t(wordBytes)); // little-endian host
+        word.value = value;
+        if (const auto it = pieces.find(index); it != pieces.end()) {
+            word.fields = it->second;
+        } else {
+            // Field bytes: one field per byte of the block struct.
+            for (uint32_t byte = 0; byte < wordBytes; ++byte) {
+                PlaygroundField f;
+                f.bit = uint8_t(byte * 8);
+                f.width = 8;
+                f.field = blockFieldAt(spec, index * wordBytes + byte);
+                if (f.field >= 0)
+                    word.fields.push_back(f);
+            }
+        }
+        std::sort(word.fields.begin(), word.fields.end(),
+                  [](const PlaygroundField& a, const PlaygroundField& b) { return a.bit < b.bit; });
+        out.push_back(std::move(word));
+    }
+    return out;
+}
+
+} // namespace
+
+int playgroundWordBits(const PlaygroundResult& r)
+{
+    if (!r.options.block)
+        return 32;
+    const LayoutSpec* spec = findLayoutSpec(r.options.block->id);
+    return spec ? spec->wordBits : 32;
+}
+
 std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t colBegin, uint64_t colEnd,
                                             size_t maxWords)
 {
     std::vector<PlaygroundWord> out;
+    if (r.options.block) {
+        const LayoutSpec* spec = findLayoutSpec(r.options.block->id);
+        const StoredTensor* tensor = r.hasLayout ? findStored(r, r.codeTensor) : nullptr;
+        colEnd = std::min(colEnd, r.cols);
+        if (!spec || !tensor || colBegin >= colEnd || maxWords == 0 || r.blocks.blockWeights == 0)
+            return out;
+        return playgroundBlockWords(r, *spec, *tensor, colBegin, colEnd, maxWords);
+    }
     const LayoutSpec* spec = findLayoutSpec(affineTargetName(r.options.target));
     const StoredTensor* tensor = r.hasLayout ? findStored(r, r.codeTensor) : nullptr;
     colEnd = std::min(colEnd, r.cols);
@@ -291,6 +482,23 @@ std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t 
 void numberAsStored(std::vector<PlaygroundWord>& words, const PlaygroundResult& r, uint64_t weightRows,
                     uint64_t firstRow)
 {
+    if (r.options.block) {
+        // One row of a block format: its words lie in the weight's tensor at one offset.
+        const LayoutSpec* spec = findLayoutSpec(r.options.block->id);
+        if (!spec || !spec->locate || weightRows < r.rows || firstRow > weightRows - r.rows)
+            return;
+        for (const PlaygroundWord& w : words)
+            for (const PlaygroundField& f : w.fields)
+                if (f.field < 0) {
+                    const ElementLocation e = spec->locate(blockLayoutParams(r, weightRows), firstRow + f.row, f.col);
+                    if (f.piece >= e.pieceCount)
+                        return;
+                    const uint64_t offset = e.pieces[f.piece].word - w.index;
+                    for (PlaygroundWord& shifted : words) shifted.index += offset;
+                    return;
+                }
+        return;
+    }
     const LayoutSpec* spec = findLayoutSpec(affineTargetName(r.options.target));
     if (!spec || !spec->locate || weightRows < r.rows || firstRow > weightRows - r.rows)
         return;
@@ -302,6 +510,29 @@ void numberAsStored(std::vector<PlaygroundWord>& words, const PlaygroundResult& 
             if (f.piece < e.pieceCount)
                 w.index = e.pieces[f.piece].word;
         }
+}
+
+int64_t playgroundStoredMatches(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row,
+                                const PlaygroundResult& r)
+{
+    const FormatInfo* format = r.options.block;
+    const PlaygroundBlockFormat* own = format ? playgroundBlockFormatOf(*format) : nullptr;
+    if (!own || findFormat(weight.format) != format || weight.groupSize != int64_t(own->blockWeights) || r.rows != 1
+        || weight.inFeatures() != r.cols || row >= weight.outFeatures())
+        return -1;
+    const LayoutSpec* spec = findLayoutSpec(format->id);
+    const int m = weight.member(r.codeTensor);
+    if (!spec || !spec->locate || m < 0 || size_t(m) >= ckpt.tensors.size())
+        return -1;
+    const std::span<const uint8_t> bytes = ckpt.bytes(ckpt.tensors[size_t(m)]);
+    const LayoutParams lp = layoutParams(weight);
+    const std::string what = ckpt.path + " " + weight.name;
+    int64_t same = 0;
+    for (uint64_t k = 0; k < r.cols; ++k) {
+        const ElementLocation e = spec->locate(lp, row, k);
+        same += readPieces(bytes, std::span(e.pieces, e.pieceCount), e.wordBits, what) == r.quantized.codes[k];
+    }
+    return same;
 }
 
 } // namespace qs

@@ -5,8 +5,12 @@
 // teaching view draws from that result: each group's code levels and decision edges, the
 // values that fall on each code, the error per element, and which bits of which stored word
 // hold which element (from the format's LayoutSpec). The view only draws.
+// A block format (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4: playgroundBlockFormats()) is quantized
+// by its own checkpoint quantizer instead (FamilyTargets::quantize) and decoded by its family
+// (FamilyTargets::playgroundDecode): the same codes, block fields and bytes a file would hold.
 #include "formats/affine/quantize_affine.h"
 #include "formats/formatid.h"
+#include "formats/target.h"
 
 #include <cstdint>
 #include <optional>
@@ -31,7 +35,16 @@ AffineRule playgroundRule(AffineTarget t);
 // The target that writes `format` (the weight's own packing); nullopt when none does.
 std::optional<AffineTarget> playgroundTargetOf(const FormatInfo& format);
 
+class Checkpoint;
+struct LogicalWeight;
+
+// The Playground block format of `format` (a stored weight's own), or nullptr when it is not one.
+const PlaygroundBlockFormat* playgroundBlockFormatOf(const FormatInfo& format);
+
 struct PlaygroundOptions {
+    // A block format (playgroundBlockFormats()): quantized by that format's own quantizer;
+    // target, bits, groupSize, symmetric, clipRatio and scaleType do not apply. nullptr: affine.
+    const FormatInfo* block = nullptr;
     AffineTarget target = AffineTarget::GptqV1;
     int bits = 4;
     uint64_t groupSize = 32;  // 0: the whole row is one group
@@ -41,18 +54,21 @@ struct PlaygroundOptions {
     int histogramBins = 64;       // per group, 1..4096
 };
 
-// One group of the focus row (row 0 of the block).
+// One group of the focus row (row 0 of the block): for block formats the elements sharing one
+// level table (a k-quant sub-block, else the block).
 struct PlaygroundGroup {
     uint64_t begin = 0, end = 0;  // columns [begin, end)
-    float scale = 0;              // as quantizeAffine reports it
+    uint64_t block = 0;           // block formats: index into PlaygroundResult::blocks.blocks
+    int subBlock = -1;            // block formats with sub-blocks: the group's number in its block
+    float scale = 0;              // as quantizeAffine reports it (block formats: 0, see the block's fields)
     float zero = 0;               // code units (w = s (q - z)); for MLX the float bias
     float min = 0, max = 0;       // of the group's values
     std::vector<float> levels;    // [2^b] the value code q stands for (as dequantizeAffine computes it)
     float lowLevel = 0, highLevel = 0; // smallest and largest level
-    float step = 0;               // |scale|: distance between adjacent levels
+    float step = 0;               // |scale|: distance between adjacent levels (block formats: the largest)
     std::vector<float> edges;     // [2^b - 1] ascending decision edges: midpoints of adjacent levels
     std::vector<uint64_t> codeCounts; // [2^b] values per code
-    // Values beyond the outer levels by more than half a step: clamped to the end codes.
+    // Values beyond the outer levels by more than half a step (half the outer gap): clamped to the end codes.
     uint64_t clippedLow = 0, clippedHigh = 0;
     double rmse = 0, maxAbs = 0, sqnrDb = 0;
     // Histogram of the values over [histLow, histHigh] (covers the values and the levels),
@@ -67,7 +83,9 @@ struct PlaygroundResult {
     AffineRule rule = AffineRule::Gptq;
     uint64_t rows = 0, cols = 0;    // the block; row 0 is the focus row
     std::vector<float> values;      // [rows, cols] input
-    AffineQuantized quantized;      // quantizeAffine's result for the block
+    // quantizeAffine's result for the block. Block formats: the stored codes, rows, cols, bits,
+    // groupSize (elements per level table) and groups only, no scales or zeros.
+    AffineQuantized quantized;
     std::vector<float> dequantized; // [rows, cols] dequantizeAffine
     std::vector<float> error;       // [cols] focus row: dequantized - value
     std::vector<PlaygroundGroup> groups; // of the focus row
@@ -76,13 +94,15 @@ struct PlaygroundResult {
     std::string packError;            // why the target cannot hold this quantization
     std::string codeTensor;           // role of the stored tensor holding the codes ("qweight", ...)
     bool hasLayout = false;           // a LayoutSpec describes the target's bits
+    PlaygroundBlocks blocks;          // block formats: the family's decoding (levels, block fields, formula)
+    bool signedCodes = false;         // block formats: two's complement codes (Q8_0), code c stands for int8(c)
 };
 
 // Throws qs::Error on an empty block, bad sizes or options quantizeAffine refuses. A target
 // that cannot store the result (AWQ at 3 bits, a GPTQ v1 zero of 0, ...) sets packError instead.
 PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_t cols, const PlaygroundOptions& opt);
 
-// A bit field of a stored word and the element it belongs to.
+// A bit field of a stored word and the element it belongs to (or, field >= 0, the block field).
 struct PlaygroundField {
     uint8_t bit = 0;     // first bit, LSB = 0
     uint8_t width = 0;
@@ -92,16 +112,19 @@ struct PlaygroundField {
     int piece = 0;       // 0 = low bits; 1, 2 for the rest of a code that straddles words
     int pieces = 1;
     uint8_t code = 0;
+    int field = -1;      // >= 0: bits of the block field LayoutSpec::blockFields[field], no element
+    int64_t tile = -1;   // block formats: the element's WordMap::tileIndex, the hue every view gives it
 };
 
 struct PlaygroundWord {
     uint64_t index = 0;  // word index in the code tensor (row-major flat)
-    uint32_t value = 0;
+    uint32_t value = 0;  // the word (block formats: of the spec's wordBits, a byte)
     std::vector<PlaygroundField> fields; // by bit, ascending; bits in no field are padding
 };
 
 // The words of the code tensor that hold focus-row columns [colBegin, colEnd), ascending,
 // at most maxWords of them, with every field they contain. Empty without a layout or packing.
+// Block formats: also the words of the block's fields (d, dmin, scales) before them.
 std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t colBegin, uint64_t colEnd,
                                             size_t maxWords);
 // Renumbers `words` (playgroundWords of `r`) as the words holding the same elements in the
@@ -110,5 +133,14 @@ std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t 
 // order do. Words stay as they are when the block does not lie inside such a weight.
 void numberAsStored(std::vector<PlaygroundWord>& words, const PlaygroundResult& r, uint64_t weightRows,
                     uint64_t firstRow);
+// The word width of the result's code tensor (32; block formats: the LayoutSpec's, 8).
+int playgroundWordBits(const PlaygroundResult& r);
+
+// Block formats: how many of the focus row's codes equal the codes `weight` (stored in the
+// result's format) holds in row `row`, read through the format's LayoutSpec; -1 when the
+// weight is not stored in that format with that block size. Throws qs::Error naming the tensor
+// when it is too short.
+int64_t playgroundStoredMatches(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row,
+                                const PlaygroundResult& r);
 
 } // namespace qs

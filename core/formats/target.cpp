@@ -50,6 +50,17 @@ std::vector<RequantizePreset> requantizePresets()
     return out;
 }
 
+std::vector<PlaygroundBlockFormat> playgroundBlockFormats()
+{
+    std::vector<PlaygroundBlockFormat> out;
+    for (int f = 0; f <= int(FormatFamily::Unknown); ++f) {
+        const FamilyRow* row = familyRow(FormatFamily(f));
+        if (row && row->targets && row->targets->playgroundFormats)
+            row->targets->playgroundFormats(out);
+    }
+    return out;
+}
+
 std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric)
 {
     switch (format.requantize) {

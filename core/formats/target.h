@@ -8,6 +8,7 @@
 // repackTarget), never by id.
 #include "container/dtype.h"
 #include "formats/formatid.h"
+#include "formats/wordmap.h"
 
 #include <cstdint>
 #include <cstring>
@@ -130,6 +131,25 @@ std::vector<RequantizePreset> requantizePresets();
 // format's width is outside 2..8.
 std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric);
 
+// A block format the Playground quantizes with the format's own quantizer (analysis/playground.h).
+struct PlaygroundBlockFormat {
+    const FormatInfo* format = nullptr;
+    uint32_t blockWeights = 0; // elements per block (per d, per absmax): LogicalWeight::groupSize of a stored weight
+};
+
+// What `quantize` wrote for a block of rows of a PlaygroundBlockFormat, decoded by the family:
+// each element's stored code, the value each code stands for, the decoded block fields.
+struct PlaygroundBlocks {
+    std::vector<float> dequantized; // [rows * cols], as the format's dequantizer reads the tensors
+    uint32_t blockWeights = 0;      // elements per block
+    uint32_t groupSize = 0;         // consecutive elements sharing one level table (a k-quant sub-block, else the block)
+    uint32_t codeCount = 0;         // entries per table (16, 256)
+    std::vector<float> levels;      // [groups * codeCount]: the value stored code c stands for in group g
+    std::vector<uint8_t> codes;     // [rows * cols]: each element's stored code, as the LayoutSpec locates it
+    std::vector<BlockValues> blocks; // each block's fields (d, dmin, sub-block scales and mins; absmax), whole block
+    std::string formula;            // how a code becomes a value, e.g. "w = d * (q - 8)"
+};
+
 struct FamilyTargets {
     // ---- quantize (the formats whose FormatInfo::quantizeTarget is set) ----
     // Fills bits, groupSize and symmetric of `s` (s.format is the target) from the request;
@@ -162,6 +182,14 @@ struct FamilyTargets {
     // ---- reference requantization (the Error view's "as" list) ----
     // Appends the family's presets.
     void (*requantizePresets)(std::vector<RequantizePreset>& out) = nullptr;
+
+    // ---- the Playground's block formats (analysis/playground.h) ----
+    // Appends the family's block formats the Playground offers, in menu order.
+    void (*playgroundFormats)(std::vector<PlaygroundBlockFormat>& out) = nullptr;
+    // Decodes what `quantize` wrote for rows x cols weights of one of those formats; throws
+    // qs::Error when the tensors are not what it writes.
+    PlaygroundBlocks (*playgroundDecode)(const FormatInfo& format, const std::vector<StoredTensor>& tensors, uint64_t rows,
+                                         uint64_t cols) = nullptr;
 };
 
 // Each writing family's targets (defined in <folder>/<folder>_targets.cpp).
@@ -171,6 +199,9 @@ const FamilyTargets& bnbTargets();
 const FamilyTargets& compressedTensorsTargets();
 const FamilyTargets& mlxTargets();
 const FamilyTargets& plainTargets();
+
+// Every family's Playground block formats, the families in FormatFamily order.
+std::vector<PlaygroundBlockFormat> playgroundBlockFormats();
 
 // The family's targets of a format; nullptr when its family writes nothing.
 const FamilyTargets* familyTargets(const FormatInfo& format);

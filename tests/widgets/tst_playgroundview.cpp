@@ -17,6 +17,7 @@
 #include "views/bitmapcanvas.h"
 #include "views/bitmapview.h"
 
+#include <QLabel>
 #include <QSet>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -84,6 +85,7 @@ private slots:
     void opensInTheWeightsOwnSettings_data();
     void opensInTheWeightsOwnSettings();
     void hoverLinksToWeight();
+    void blockFormats();
 };
 
 void TestPlaygroundView::showsCoreNumbers_data()
@@ -390,6 +392,76 @@ void TestPlaygroundView::opensInTheWeightsOwnSettings()
     QVERIFY(context.jobs()->waitForIdle(20000));
     QVERIFY(!view.matchesWeight());
     QCOMPARE(view.codeCheck().matched, qint64(-1));
+}
+
+// GGUF Q4_0, Q4_1, Q8_0, Q4_K and NF4 targets: a Q4_K weight opens as Q4_K with its codes
+// compared to the stored ones; each block format shows core's result (the same bytes as
+// runPlayground), its field bytes and codes as bytes, the block's fields decoded in the summary,
+// and switching back to an affine target enables its settings again.
+void TestPlaygroundView::blockFormats()
+{
+    const auto ckpt = qs::openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+    int index = -1;
+    for (size_t i = 0; i < ckpt->weights.size() && index < 0; ++i)
+        if (ckpt->weights[i].format == "gguf-q4_k")
+            index = int(i);
+    QVERIFY(index >= 0);
+    const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
+    ViewContext context;
+    context.setTheme(Theme::fromPalette(lightPalette()));
+    context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+    PlaygroundView view(&context);
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    context.setWeight(index);
+    view.setRow(2);
+    view.recompute();
+    QVERIFY(context.jobs()->waitForIdle(20000));
+    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    QCOMPARE(view.blockFormat(), qs::findFormat("gguf-q4_k"));
+    QCOMPARE(view.result()->options.block, qs::findFormat("gguf-q4_k"));
+    QVERIFY(view.matchesWeight());
+    QCOMPARE(view.codeCheck().total, w.inFeatures());
+    QCOMPARE(view.codeCheck().matched, qs::playgroundStoredMatches(*ckpt, w, 2, *view.result()));
+    QVERIFY(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("Codes")));
+    QVERIFY(!view.findChild<QSpinBox*>(QStringLiteral("bits"))->isEnabled());
+    // Sub-block 1's bytes: the 16 header bytes and the 32 it shares with sub-block 0, numbered
+    // as the weight's tensor holds them (row 2).
+    view.setInspectedGroup(1);
+    const PlaygroundWords::Content& c = view.words()->content();
+    QCOMPARE(c.wordBits, 8);
+    QCOMPARE(c.words.size(), size_t(48));
+    QVERIFY(!c.fieldNames.empty());
+    const uint64_t rowBytes = view.result()->stored[0].bytes.size();
+    QCOMPARE(c.words.front().index, 2 * rowBytes + 0);
+    QVERIFY(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("sub-block scales")));
+
+    // Every block format from a synthetic source: core's bytes, words and a drawn view.
+    view.setSource(PlaygroundView::Source::Normal);
+    view.setLength(512);
+    for (const qs::PlaygroundBlockFormat& f : qs::playgroundBlockFormats()) {
+        view.setBlockFormat(f.format);
+        view.recompute();
+        QVERIFY(context.jobs()->waitForIdle(20000));
+        QVERIFY2(view.result(), qPrintable(view.errorText()));
+        QCOMPARE(view.result()->options.block, f.format);
+        qs::PlaygroundOptions o;
+        o.block = f.format;
+        const qs::PlaygroundResult expect =
+            qs::runPlayground(qs::playgroundSamples(qs::SampleDistribution::Normal, 1, 512, 1), 1, 512, o);
+        QCOMPARE(view.result()->stored[0].bytes, expect.stored[0].bytes);
+        QVERIFY(!view.matchesWeight());
+        QCOMPARE(view.codeCheck().matched, qint64(-1));
+        view.setInspectedGroup(0);
+        QCOMPARE(view.words()->content().words.size(), qs::playgroundWords(expect, 0, expect.groups[0].end, size_t(-1)).size());
+        QVERIFY(distinctColours(view.grab().toImage()) > 12);
+    }
+    view.setTarget(qs::AffineTarget::GptqV1);
+    view.recompute();
+    QVERIFY(context.jobs()->waitForIdle(20000));
+    QVERIFY(!view.result()->options.block);
+    QVERIFY(view.findChild<QSpinBox*>(QStringLiteral("bits"))->isEnabled());
 }
 
 QTEST_MAIN(TestPlaygroundView)

@@ -20,6 +20,7 @@
 #include <QSortFilterProxyModel>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTreeView>
@@ -156,6 +157,58 @@ private slots:
         QCOMPARE(w.selectedWeight(), weight);
         QCOMPARE(w.viewContext()->weight(), weight);
         QVERIFY(finding->isSelected());
+    }
+
+    // Findings are kept per checkpoint: a view switch, coming back and a reload of the same
+    // unchanged file show the same report (linked to the reloaded weights) without checking
+    // again; Refresh checks again; another checkpoint clears them, and with no findings the
+    // table says in one line what was checked.
+    void verifyKeepsFindingsPerCheckpoint()
+    {
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        const QString path = qstest::fixture(QStringLiteral("safetensors/gptq-w2-g32-asym"));
+        w.openPath(path);
+        waitOpened(w);
+        auto* view = qobject_cast<VerifyView*>(w.analysisView(QStringLiteral("verify")));
+        QVERIFY(view);
+        QVERIFY(w.showView(QStringLiteral("verify")));
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        const qs::VerifyReport* first = view->report();
+        QVERIFY2(first, qPrintable(view->summaryText()));
+        const size_t findings = first->findings.size();
+        QVERIFY(w.showView(QStringLiteral("bitmap")));
+        QVERIFY(w.showView(QStringLiteral("verify")));
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QCOMPARE(view->report(), first);
+        w.openPath(path); // a reload
+        waitOpened(w);
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QCOMPARE(view->report(), first);
+        QTreeWidgetItem* finding = view->list()->topLevelItem(0);
+        const int weight = finding->data(VerifyView::WeightColumn, VerifyView::WeightIndexRole).toInt();
+        QVERIFY(weight >= 0);
+        QCOMPARE(w.snapshot()->weights[weight].name, finding->text(VerifyView::WeightColumn));
+        // Refresh checks again.
+        auto* refresh = view->findChild<QPushButton*>(QStringLiteral("runChecks"));
+        QVERIFY(refresh);
+        refresh->click();
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QVERIFY(view->report() && view->report() != first);
+        QCOMPARE(view->report()->findings.size(), findings);
+        // Another checkpoint, without findings: one line says what was checked.
+        w.openPath(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")));
+        waitOpened(w);
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QVERIFY2(view->report(), qPrintable(view->summaryText()));
+        QVERIFY(view->report()->findings.empty());
+        QVERIFY(!view->report()->checked.empty());
+        QCOMPARE(view->list()->topLevelItemCount(), 1);
+        QTreeWidgetItem* line = view->list()->topLevelItem(0);
+        QCOMPARE(line->data(VerifyView::WeightColumn, VerifyView::WeightIndexRole).toInt(), -1);
+        QVERIFY2(line->text(VerifyView::MessageColumn).contains(QStringLiteral("gptq")), qPrintable(line->text(VerifyView::MessageColumn)));
+        QVERIFY(line->text(VerifyView::MessageColumn).contains(QStringLiteral("no errors")));
     }
 
     void browserColumnsFit()

@@ -9,19 +9,18 @@
 #include "viewcontext.h"
 
 #include "analysis/imatrix.h"
+#include "analysis/referencesearch.h"
 #include "container/checkpoint.h"
 #include "base/error.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
 #include "formats/opencheckpoint.h"
-#include "analysis/namemap.h"
 
 #include <qcustomplot.h>
 
 #include <QCheckBox>
 #include <QAbstractTextDocumentLayout>
 #include <QComboBox>
-#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -29,7 +28,6 @@
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
-#include <QSet>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTextDocument>
@@ -77,52 +75,6 @@ bool affineTarget(const qs::RequantizeSpec& spec)
 {
     const qs::FormatInfo* f = qs::resolveFormatId(spec.format);
     return f && (f->requantize == qs::RequantizeRule::GptqAffine || f->requantize == qs::RequantizeRule::Awq);
-}
-
-// The weights of `ckpt` that `other` holds as float tensors (paired by matchWeights).
-size_t floatPairs(const qs::Checkpoint& ckpt, const qs::Checkpoint& other)
-{
-    size_t n = 0;
-    for (const qs::WeightPair& p : qs::matchWeights(ckpt, other).pairs) {
-        const qs::FormatInfo* a = qs::findFormat(p.a->format);
-        const qs::FormatInfo* b = qs::findFormat(p.b->format);
-        n += a && a->quantized && b && b->storage == qs::StorageKind::Float;
-    }
-    return n;
-}
-
-// The checkpoints beside `ckpt` (files and folders in its folder, a folder's siblings) that
-// hold some of its quantized weights as floats; the one pairing the most, or "" for none.
-QString floatReferenceBeside(const qs::Checkpoint& ckpt, JobControl& control)
-{
-    const QFileInfo self(QString::fromStdString(ckpt.path));
-    const QDir dir = self.isDir() ? QDir(self.absoluteFilePath() + QStringLiteral("/..")) : self.absoluteDir();
-    QSet<QString> own{self.canonicalFilePath()};
-    for (const std::string& f : ckpt.sources())
-        own.insert(QFileInfo(QString::fromStdString(f)).canonicalFilePath());
-    const QFileInfoList entries = dir.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
-    QString best;
-    size_t bestPairs = 0;
-    int looked = 0;
-    for (const QFileInfo& e : entries) {
-        if (control.cancelled() || looked >= 64)
-            break;
-        const QString suffix = e.suffix().toLower();
-        if (own.contains(e.canonicalFilePath()) || (e.isFile() && suffix != QLatin1String("gguf") && suffix != QLatin1String("safetensors")))
-            continue;
-        ++looked;
-        try {
-            const auto other = qs::openCheckpoint(e.absoluteFilePath().toStdString());
-            const size_t n = floatPairs(ckpt, *other);
-            if (n > bestPairs) {
-                bestPairs = n;
-                best = e.absoluteFilePath();
-            }
-        } catch (const std::exception&) {
-            // Not a checkpoint, or one that does not open: not a reference.
-        }
-    }
-    return best;
 }
 
 } // namespace
@@ -409,7 +361,8 @@ void ErrorView::searchReferences()
     QPointer<ErrorView> self(this);
     context()->jobs()->start(kSearchJob, tr("Looking for a float reference beside %1").arg(QFileInfo(QString::fromStdString(ckpt->path)).fileName()),
                              [ckpt, self](JobControl& control) -> JobRunner::Continuation {
-                                 const QString found = floatReferenceBeside(*ckpt, control);
+                                 const QString found = QString::fromStdString(
+                                     qs::findFloatReferenceBeside(*ckpt, &control.cancelFlag()).path);
                                  return [self, ckpt, found] {
                                      if (!self || self->context()->checkpoint() != ckpt)
                                          return;

@@ -6,8 +6,9 @@
 // The reference is the weight requantized (default) or a float tensor of a checkpoint opened
 // with "Reference..." (off the GUI thread). Runs as a background job; results are cached.
 // A quantized checkpoint's first sight says what requantizing it shows, and offers a float
-// checkpoint of the same model found beside it (names paired by matchWeights). The histogram
-// takes the CLI's range and zooms along the error axis (wheel, drag; double-click resets).
+// checkpoint of the same model found beside it (core's findFloatReferenceBeside, names paired
+// by matchWeights). The histogram takes the CLI's range and zooms along the error axis
+// (wheel, drag; double-click resets).
 // With the Recipe view's importance matrix (ViewContext) the importance-weighted MSE stands
 // beside the plain one.
 #include "analysisview.h"

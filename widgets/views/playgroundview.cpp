@@ -35,6 +35,8 @@ namespace qsw {
 namespace {
 
 const QString kJobKey = QStringLiteral("playground");
+// The format box's data of block format i (playgroundBlockFormats()); affine targets are 0..4.
+constexpr int kBlockData = 100;
 // Enough for every word of a group at 2 bits and group 256 (16) or 8 bits group 256 (64).
 constexpr int kMaxWords = 64;
 
@@ -229,6 +231,11 @@ void PlaygroundView::buildControls()
     m_target->addItem(tr("AWQ GEMM"), int(qs::AffineTarget::AwqGemm));
     m_target->addItem(tr("compressed-tensors"), int(qs::AffineTarget::CompressedTensors));
     m_target->addItem(tr("MLX affine"), int(qs::AffineTarget::Mlx));
+    m_blockFormats = qs::playgroundBlockFormats();
+    for (size_t i = 0; i < m_blockFormats.size(); ++i) {
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(m_blockFormats[i].format->id);
+        m_target->addItem(QString::fromStdString(spec ? spec->name : m_blockFormats[i].format->id), kBlockData + int(i));
+    }
     addPair(1, 0, new QLabel(tr("&Format:"), this), m_target);
 
     m_bits = new QSpinBox(this);
@@ -345,11 +352,15 @@ void PlaygroundView::buildControls()
     for (QSpinBox* spin : {m_row, m_seed, m_length, m_bits})
         connect(spin, &QSpinBox::valueChanged, this, &PlaygroundView::scheduleRecompute);
     connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
-        // AWQ GEMM stores 4-bit codes only.
+        // AWQ GEMM stores 4-bit codes only; a block format has its own bits, blocks and scales.
         const bool awq = m_target->currentData().toInt() == int(qs::AffineTarget::AwqGemm);
+        const qs::FormatInfo* block = blockFormat();
         if (awq)
             m_bits->setValue(4);
-        m_bits->setEnabled(!awq);
+        else if (block)
+            m_bits->setValue(block->bits);
+        m_bits->setEnabled(!awq && !block);
+        for (QWidget* w : std::initializer_list<QWidget*>{m_groupSize, m_symmetric, m_clip}) w->setEnabled(!block);
         scheduleRecompute();
     });
     connect(m_groupSize, &QComboBox::currentIndexChanged, this, &PlaygroundView::scheduleRecompute);
@@ -390,6 +401,19 @@ void PlaygroundView::setLength(int length)
 void PlaygroundView::setTarget(qs::AffineTarget target)
 {
     m_target->setCurrentIndex(m_target->findData(int(target)));
+}
+
+void PlaygroundView::setBlockFormat(const qs::FormatInfo* format)
+{
+    for (size_t i = 0; i < m_blockFormats.size(); ++i)
+        if (m_blockFormats[i].format == format)
+            m_target->setCurrentIndex(m_target->findData(kBlockData + int(i)));
+}
+
+const qs::FormatInfo* PlaygroundView::blockFormat() const
+{
+    const int i = m_target->currentData().toInt() - kBlockData;
+    return i >= 0 && size_t(i) < m_blockFormats.size() ? m_blockFormats[size_t(i)].format : nullptr;
 }
 
 void PlaygroundView::setBits(int bits)
@@ -464,6 +488,13 @@ void PlaygroundView::matchWeight()
     m_matchedWeight = context()->weight();
     const qs::LogicalWeight* w = context()->logicalWeight();
     const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr;
+    if (info && qs::playgroundBlockFormatOf(*info)) {
+        const bool building = m_building;
+        m_building = true;
+        setBlockFormat(info);
+        m_building = building;
+        return;
+    }
     if (!info || !info->affineCodes)
         return;
     const bool building = m_building;
@@ -481,7 +512,11 @@ bool PlaygroundView::matchesWeight() const
 {
     const qs::LogicalWeight* w = context()->logicalWeight();
     const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr;
-    if (!info || !info->integerCodes || m_source->currentData().toInt() != int(Source::WeightRow))
+    if (!info || m_source->currentData().toInt() != int(Source::WeightRow))
+        return false;
+    if (const qs::PlaygroundBlockFormat* own = qs::playgroundBlockFormatOf(*info))
+        return blockFormat() == info && w->groupSize == int64_t(own->blockWeights);
+    if (!info->integerCodes)
         return false;
     const std::optional<qs::AffineTarget> own = qs::playgroundTargetOf(*info);
     const qs::PlaygroundOptions o = options();
@@ -510,7 +545,9 @@ void PlaygroundView::scheduleRecompute()
 qs::PlaygroundOptions PlaygroundView::options() const
 {
     qs::PlaygroundOptions o;
-    o.target = qs::AffineTarget(m_target->currentData().toInt());
+    o.block = blockFormat();
+    if (!o.block)
+        o.target = qs::AffineTarget(m_target->currentData().toInt());
     o.bits = m_bits->value();
     o.groupSize = uint64_t(m_groupSize->currentData().toInt());
     o.symmetric = m_symmetric->isChecked();
@@ -523,7 +560,7 @@ void PlaygroundView::recompute()
     m_debounce->stop();
     m_stale = false;
     const qs::PlaygroundOptions opt = options();
-    const uint64_t blockRows = qs::playgroundBlockRows(opt.target);
+    const uint64_t blockRows = opt.block ? 1 : qs::playgroundBlockRows(opt.target);
     const auto source = Source(m_source->currentData().toInt());
     QPointer<PlaygroundView> self(this);
     // Where the result's rows came from travels with it: the row box may change meanwhile.
@@ -571,7 +608,10 @@ void PlaygroundView::recompute()
                                          qs::runPlayground(std::move(values), blockRows, k, opt));
                                      // With the weight's own settings: do its codes come back?
                                      CodeCheck codeCheck;
-                                     if (check) {
+                                     if (check && opt.block) {
+                                         codeCheck.matched = qs::playgroundStoredMatches(*ckpt, weight, first, *result);
+                                         codeCheck.total = k;
+                                     } else if (check) {
                                          if (!codes)
                                              codes = std::make_shared<const qs::WeightCodes>(qs::extractCodes(*ckpt, weight));
                                          if (codes->codes.size() >= (first + 1) * k && result->quantized.codes.size() >= k) {
@@ -715,7 +755,10 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     x->setLabel(tr("weight value w"));
     y->setLabel(tr("code q"));
     x->setRange(grp.histLow, grp.histHigh);
-    y->setRange(-0.6, codes - 0.4);
+    // Two's complement codes (Q8_0) stand on the axis at their signed value, so the levels rise.
+    auto codeY = [&](int c) { return r.signedCodes && c >= codes / 2 ? c - codes : c; };
+    const int yLow = r.signedCodes ? -codes / 2 : 0, yHigh = r.signedCodes ? codes / 2 - 1 : codes - 1;
+    y->setRange(yLow - 0.6, yHigh + 0.6);
     y->ticker()->setTickCount(std::min(codes, 9));
 
     // Beyond the outer levels by more than half a step every value lands on an end code.
@@ -724,18 +767,18 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
         if (to <= from)
             return;
         auto* rect = new QCPItemRect(m_map);
-        rect->topLeft->setCoords(from, codes);
-        rect->bottomRight->setCoords(to, -1);
+        rect->topLeft->setCoords(from, yHigh + 1);
+        rect->bottomRight->setCoords(to, yLow - 1);
         rect->setPen(Qt::NoPen);
         rect->setBrush(t.clipped);
     };
     clampedBand(grp.histLow, lowClamp);
     clampedBand(highClamp, grp.histHigh);
     if (grp.clippedLow)
-        label(m_map, m_map->axisRect(), lowClamp, codes - 0.6, tr("%n clamped", nullptr, int(grp.clippedLow)),
+        label(m_map, m_map->axisRect(), lowClamp, yHigh + 0.4, tr("%n clamped", nullptr, int(grp.clippedLow)),
               Qt::AlignRight | Qt::AlignTop, t.error);
     if (grp.clippedHigh)
-        label(m_map, m_map->axisRect(), highClamp, 0, tr("%n clamped", nullptr, int(grp.clippedHigh)),
+        label(m_map, m_map->axisRect(), highClamp, yLow, tr("%n clamped", nullptr, int(grp.clippedHigh)),
               Qt::AlignLeft | Qt::AlignBottom, t.error);
 
     // Bucket edges (skipped at 7-8 bits, where they would fill the plot).
@@ -751,8 +794,8 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     int tIndex = 0;
     for (size_t i = 0; i < byLevel.size(); ++i) {
         const double to = i + 1 < byLevel.size() ? double(grp.edges[i]) : grp.histHigh;
-        stairs->addData(tIndex++, from, byLevel[i].second);
-        stairs->addData(tIndex++, to, byLevel[i].second);
+        stairs->addData(tIndex++, from, codeY(byLevel[i].second));
+        stairs->addData(tIndex++, to, codeY(byLevel[i].second));
         from = to;
     }
     stairs->setPen(QPen(t.text, 1.5));
@@ -762,15 +805,25 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     QVector<double> lx, ly;
     for (int c = 0; c < codes; ++c) {
         lx << grp.levels[size_t(c)];
-        ly << c;
+        ly << codeY(c);
     }
     levels->setData(lx, ly, false);
     levels->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, t.accent, t.accent, codes <= 32 ? 6 : 3));
 
     // The data range and where w = 0 lands.
     for (double v : {double(grp.min), double(grp.max)}) vline(m_map, m_map->axisRect(), v, QPen(t.warning, 1, Qt::DashLine));
-    label(m_map, m_map->axisRect(), grp.min, codes - 0.5, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
-    label(m_map, m_map->axisRect(), grp.max, codes - 0.5, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
+    label(m_map, m_map->axisRect(), grp.min, yHigh + 0.5, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
+    label(m_map, m_map->axisRect(), grp.max, yHigh + 0.5, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
+    if (r.options.block) {
+        // A block format: its levels come from the block's fields, named in the title.
+        m_mapTitle->setText(tr("Levels · %1 · %2").arg(groupName(grp), blockFieldsText(grp, false)));
+        auto* formula = label(m_map, m_map->axisRect(), grp.histHigh, yLow, QString::fromStdString(r.blocks.formula),
+                              Qt::AlignRight | Qt::AlignBottom, t.text);
+        formula->setBrush(t.background);
+        formula->setPen(QPen(t.plotGrid));
+        m_map->legend->setVisible(false);
+        return;
+    }
     const double zeroCode = mlx ? (grp.scale != 0 ? -grp.zero / grp.scale : 0) : grp.zero;
     auto* zeroLine = new QCPItemStraightLine(m_map);
     zeroLine->point1->setCoords(0, zeroCode);
@@ -859,7 +912,8 @@ void PlaygroundView::drawRow()
     strip->data()->setSize(int(r.cols), 2);
     strip->data()->setRange(QCPRange(0, K - 1), QCPRange(-0.25, 0.25));
     for (uint64_t k = 0; k < r.cols; ++k)
-        for (int row = 0; row < 2; ++row) strip->data()->setCell(int(k), row, r.quantized.codes[k]);
+        for (int row = 0; row < 2; ++row) // two's complement codes by their signed value
+            strip->data()->setCell(int(k), row, r.signedCodes ? (r.quantized.codes[k] + codes / 2) % codes : r.quantized.codes[k]);
     strip->setGradient(codeGradient(t, codes));
     strip->setDataRange(QCPRange(0, codes - 1));
     strip->setInterpolate(false);
@@ -931,6 +985,30 @@ void PlaygroundView::updateWords()
     for (uint64_t i = 0; i < r.rows; ++i) c.rowNames.push_back(rowName(i));
     c.focusBegin = grp.begin;
     c.focusEnd = grp.end;
+    if (r.options.block) {
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(r.options.block->id);
+        c.wordBits = qs::playgroundWordBits(r);
+        if (spec)
+            for (const qs::BlockField& f : spec->blockFields) c.fieldNames.push_back(QString::fromStdString(f.name));
+        c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
+        if (m_shownWeight >= 0)
+            qs::numberAsStored(c.words, r, m_shownWeightRows, m_shownBlockStart);
+        const QString name = spec ? QString::fromStdString(spec->name) : QString::fromStdString(r.options.block->id);
+        if (c.words.empty()) {
+            c.title = tr("Packed bytes");
+            c.note = tr("no layout spec for %1").arg(name);
+        } else {
+            c.title = tr("Bytes %1–%2 of %3 holding %4 · %5")
+                          .arg(c.words.front().index)
+                          .arg(c.words.back().index)
+                          .arg(QString::fromStdString(r.codeTensor), groupName(grp), name);
+            c.note = spec && !spec->blockFields.empty()
+                         ? tr("block fields in their colours, then the codes; MSB left, as in the Bit map")
+                         : tr("two codes a byte, element 2i in the high nibble; MSB left, as in the Bit map");
+        }
+        m_words->setContent(std::move(c));
+        return;
+    }
     const QString format = QString::fromLatin1(qs::affineTargetName(r.options.target).data());
     if (!r.packError.empty()) {
         c.title = tr("Packed words: %1 cannot store this").arg(format);
@@ -970,7 +1048,16 @@ void PlaygroundView::updateSummary()
     const qs::PlaygroundGroup& grp = r.groups[g];
     const bool mlx = r.rule == qs::AffineRule::Mlx;
     const QString muted = context()->theme().mutedText.name();
-    QString text = tr("<b>Group %1</b> (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11")
+    QString text = r.options.block
+        ? tr("<b>%1</b> (k %2–%3): values [%4, %5] · levels [%6, %7] · clamped %8")
+              .arg(groupName(grp))
+              .arg(grp.begin)
+              .arg(grp.end - 1)
+              .arg(localNumber(grp.min, 'g', 4), localNumber(grp.max, 'g', 4), localNumber(grp.lowLevel, 'g', 4),
+                   localNumber(grp.highLevel, 'g', 4))
+              .arg(grp.clippedLow + grp.clippedHigh)
+              + QStringLiteral("<br>") + blockFieldsText(grp, true)
+        : tr("<b>Group %1</b> (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11")
                        .arg(g)
                        .arg(grp.begin)
                        .arg(grp.end - 1)
@@ -1007,14 +1094,66 @@ QString PlaygroundView::settingsCaption() const
     if (!m_result)
         return tr("Quantization playground");
     const qs::PlaygroundOptions& o = m_result->options;
+    const QString source = m_source->currentData().toInt() == int(Source::WeightRow)
+        ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? context()->weightRow()->name : QString())
+        : tr("%1, seed %2, %3 values").arg(m_source->currentText()).arg(m_seed->value()).arg(m_length->value());
+    if (o.block)
+        return tr("%1 · %2").arg(m_target->currentText(), source);
     const QString group = o.groupSize == 0 ? tr("whole row") : tr("group %1").arg(o.groupSize);
     return tr("%1 · %2 bits · %3 · %4 · clipping %5 · %6")
         .arg(m_target->currentText())
         .arg(o.bits)
-        .arg(group, o.symmetric ? tr("symmetric") : tr("asymmetric"), localNumber(o.clipRatio, 'f', 2),
-             m_source->currentData().toInt() == int(Source::WeightRow)
-                 ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? context()->weightRow()->name : QString())
-                 : tr("%1, seed %2, %3 values").arg(m_source->currentText()).arg(m_seed->value()).arg(m_length->value()));
+        .arg(group, o.symmetric ? tr("symmetric") : tr("asymmetric"), localNumber(o.clipRatio, 'f', 2), source);
+}
+
+QString PlaygroundView::groupName(const qs::PlaygroundGroup& grp) const
+{
+    if (!m_result || !m_result->options.block)
+        return tr("group %1").arg(grp.begin / std::max<uint64_t>(1, m_result ? m_result->quantized.groupSize : 1));
+    if (grp.subBlock >= 0)
+        return tr("sub-block %1 of block %2").arg(grp.subBlock).arg(grp.block);
+    return tr("block %1").arg(grp.block);
+}
+
+QString PlaygroundView::blockFieldsText(const qs::PlaygroundGroup& grp, bool rich) const
+{
+    // The block's fields as core decodes them (qs::BlockValues, what the Bit map's panel shows):
+    // the block's own, the group's sub-block scale and min, and with `rich` every sub-block's.
+    if (!m_result || grp.block >= m_result->blocks.blocks.size())
+        return {};
+    const std::vector<qs::BlockValue>& values = m_result->blocks.blocks[size_t(grp.block)].values;
+    QStringList parts;
+    QStringList scales, mins;
+    for (const qs::BlockValue& v : values) {
+        const QString field = QString::fromStdString(v.field);
+        switch (v.kind) {
+        case qs::BlockValueKind::SubScale:
+        case qs::BlockValueKind::SubMin: {
+            const bool scale = v.kind == qs::BlockValueKind::SubScale;
+            (scale ? scales : mins) << QString::number(qint64(v.value));
+            if (v.index == grp.subBlock)
+                parts << (rich ? (scale ? tr("sub-block scale %1 (× d = %2)") : tr("sub-block min %1 (× dmin = %2)"))
+                                     .arg(qint64(v.value))
+                                     .arg(localNumber(v.effective, 'g', 4))
+                               : (scale ? tr("d·sc = %1") : tr("dmin·m = %1")).arg(localNumber(v.effective, 'g', 4)));
+            break;
+        }
+        default:
+            // The plot's title names the sub-block's own factors only; the summary every field.
+            if (rich || grp.subBlock < 0)
+                parts << tr("%1 = %2").arg(field, localNumber(v.value, 'g', 5));
+            break;
+        }
+    }
+    QString text = parts.join(QStringLiteral(" · "));
+    if (rich) {
+        text = tr("<b>Block %1</b>: %2").arg(grp.block).arg(text.toHtmlEscaped());
+        if (!scales.isEmpty())
+            text += QStringLiteral(" · ") + tr("sub-block scales %1").arg(scales.join(QLatin1Char(' ')));
+        if (!mins.isEmpty())
+            text += QStringLiteral(" · ") + tr("mins %1").arg(mins.join(QLatin1Char(' ')));
+    }
+    return text;
 }
 
 QSize PlaygroundView::exportSize() const

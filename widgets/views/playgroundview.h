@@ -7,6 +7,8 @@
 // A weight selected in the browser sets the target, bits, group size and symmetry to its own
 // (when a target writes its format), and the summary says whether the codes computed from the
 // row reproduce the stored ones. Every packed word of the inspected group is shown (scrolling).
+// Block formats (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4) come from core's quantizer of the format:
+// their levels, the block's fields decoded and the block's bytes as the Bit map draws them.
 #include "analysisview.h"
 
 #include "analysis/playground.h"
@@ -49,6 +51,10 @@ public:
     void setSeed(int seed);
     void setLength(int length);
     void setTarget(qs::AffineTarget target);
+    // A block format of qs::playgroundBlockFormats() (GGUF Q4_0 ..., bnb NF4) as the target.
+    void setBlockFormat(const qs::FormatInfo* format);
+    // The block format chosen; nullptr for an affine target.
+    const qs::FormatInfo* blockFormat() const;
     void setBits(int bits);
     void setGroupSize(int groupSize); // 0: the whole row
     void setSymmetric(bool symmetric);
@@ -108,6 +114,9 @@ private:
     qs::PlaygroundOptions options() const;
     QString settingsCaption() const;
     QString rowName(uint64_t blockRow) const;
+    // "group 3", "block 2", "sub-block 3 of block 0"; the group's block fields decoded.
+    QString groupName(const qs::PlaygroundGroup& group) const;
+    QString blockFieldsText(const qs::PlaygroundGroup& group, bool rich) const;
 
     QComboBox* m_source = nullptr;
     QSpinBox* m_row = nullptr;
@@ -153,6 +162,7 @@ private:
     // The stored codes of the weight m_codesWeight, read once for the codes check.
     std::shared_ptr<const qs::WeightCodes> m_codes;
     int m_codesWeight = -1;
+    std::vector<qs::PlaygroundBlockFormat> m_blockFormats; // the format box's block formats
 };
 
 } // namespace qsw

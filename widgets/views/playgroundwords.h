@@ -2,6 +2,8 @@
 // The playground's packed words: each stored word as a row of 32 bit cells (bit 31 on the
 // left), coloured by the element that owns the bits (hue by element, lightness by code),
 // with the word's index and hex value and a label under every field. Padding bits are grey.
+// Narrower words (a block format's bytes) stand side by side in stored order, four to a line,
+// each MSB left, as the Bit map draws them; a block field's bytes take Theme::fieldColor.
 // Hovering a field reports its element; a highlighted element is outlined.
 #include "analysis/playground.h"
 #include "theme.h"
@@ -25,6 +27,8 @@ public:
         bool packsRows = false;               // fields belong to several output rows (AWQ)
         std::vector<QString> rowNames;        // label of each block row
         uint64_t focusBegin = 0, focusEnd = 0; // focus-row columns outlined
+        int wordBits = 32;                    // 32, or 8 for a block format's bytes
+        std::vector<QString> fieldNames;      // the block fields' names (PlaygroundField::field)
     };
 
     explicit PlaygroundWords(QWidget* parent = nullptr);
@@ -62,6 +66,8 @@ private:
         int pitch = 0;     // from one word's top to the next
     };
     Geometry layoutIn(const QRect& rect) const;
+    // The words of each line (consecutive words, 32 bits a line), by index into content().words.
+    std::vector<std::vector<size_t>> lines() const;
     QString fieldLabel(const qs::PlaygroundField& f) const;
 
     Content m_content;

@@ -8,6 +8,7 @@
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
 
+#include <QDateTime>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,16 +19,37 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <map>
+
 namespace qsw {
 
 const QString VerifyView::kJob = QStringLiteral("verify");
 
+namespace {
+
+// What the checkpoint's files are on disk (name, size, modification time): a reload of the same
+// unchanged files keeps the findings. Empty when a file is not on disk (nothing to compare).
+QStringList fileStamps(const qs::Checkpoint& ckpt)
+{
+    QStringList stamps{qtext(ckpt.path)};
+    for (const std::string& file : ckpt.files) {
+        const QFileInfo info(qtext(file));
+        if (!info.exists())
+            return {};
+        stamps << QStringLiteral("%1|%2|%3").arg(info.absoluteFilePath()).arg(info.size()).arg(info.lastModified().toMSecsSinceEpoch());
+    }
+    return ckpt.files.empty() ? QStringList() : stamps;
+}
+
+} // namespace
+
 VerifyView::VerifyView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
 {
     setObjectName(viewName());
-    m_run = new QPushButton(tr("Run Checks"), this);
+    m_run = new QPushButton(tr("&Refresh"), this);
     m_run->setObjectName(QStringLiteral("runChecks"));
-    m_run->setToolTip(tr("Check every quantized weight again, as quantscope-cli verify does"));
+    m_run->setToolTip(tr("Check every quantized weight again, as quantscope-cli verify does (the findings are kept "
+                         "until then, also when the same unchanged file is reloaded)"));
     m_summary = new QLabel(this);
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -52,6 +74,13 @@ VerifyView::VerifyView(ViewContext* context, QWidget* parent) : AnalysisView(con
     connect(m_list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { activated(item); });
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         this->context()->jobs()->cancel(kJob);
+        // The same files, unchanged (a reload): the findings stand, linked to the new weights.
+        const auto ckpt = this->context()->checkpoint();
+        if (ckpt && m_report && !m_checkedStamps.isEmpty() && fileStamps(*ckpt) == m_checkedStamps) {
+            m_checked = ckpt;
+            showReport(m_report);
+            return;
+        }
         showReport(nullptr);
         // The checks run for what is on screen: a hidden view runs them when shown.
         if (isVisible())
@@ -65,7 +94,7 @@ VerifyView::VerifyView(ViewContext* context, QWidget* parent) : AnalysisView(con
     });
     connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
         if (key == kJob)
-            m_summary->setText(tr("Checks cancelled. Press “Run Checks” to start them again."));
+            m_summary->setText(tr("Checks cancelled. Press “Refresh” to start them again."));
     });
     showReport(nullptr);
 }
@@ -89,16 +118,18 @@ void VerifyView::run()
         return;
     m_summary->setText(tr("Checking %n weight(s)…", nullptr, int(ckpt->weights.size())));
     QPointer<VerifyView> self(this);
+    const QStringList stamps = fileStamps(*ckpt);
     context()->jobs()->start(kJob, tr("Verifying %1").arg(QFileInfo(qtext(ckpt->path)).fileName()),
-                             [ckpt, self](JobControl& job) -> JobRunner::Continuation {
+                             [ckpt, self, stamps](JobControl& job) -> JobRunner::Continuation {
                                  auto report = std::make_shared<const qs::VerifyReport>(qs::verifyCheckpoint(
                                      *ckpt, &job.cancelFlag(),
                                      [&job](size_t done, size_t total) { job.setProgress(double(done) / double(total)); }));
                                  if (job.cancelled())
                                      return {};
-                                 return [self, ckpt, report] {
+                                 return [self, ckpt, report, stamps] {
                                      if (self && self->context()->checkpoint() == ckpt) {
                                          self->m_checked = ckpt;
+                                         self->m_checkedStamps = stamps;
                                          self->showReport(report);
                                      }
                                  };
@@ -108,8 +139,10 @@ void VerifyView::run()
 void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
 {
     m_report = std::move(report);
-    if (!m_report)
+    if (!m_report) {
         m_checked.reset();
+        m_checkedStamps.clear();
+    }
     m_list->clear();
     m_run->setEnabled(context()->checkpoint() != nullptr);
     if (!m_report) {
@@ -133,6 +166,25 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         item->setData(WeightColumn, WeightIndexRole, weightIndex(name));
         items << item;
     }
+    if (items.isEmpty()) {
+        // Nothing found: one line saying what was checked, so an empty table is not a question.
+        std::map<std::string, int> formats;
+        const auto ckpt = context()->checkpoint();
+        for (const std::string& name : r.checked)
+            if (const qs::LogicalWeight* w = ckpt ? ckpt->findWeight(name) : nullptr)
+                ++formats[w->format];
+        QStringList counts;
+        for (const auto& [format, n] : formats) counts << tr("%1 × %2").arg(localCount(uint64_t(n)), qtext(format));
+        auto* item = new QTreeWidgetItem(
+            {tr("none"), QString(), QString(),
+             r.checked.empty() ? tr("No quantized weight to check: nothing found.")
+                               : tr("Checked the layout, sizes, scales and codes of %n quantized weight(s) (%1): no errors, no "
+                                    "warnings.",
+                                    nullptr, int(r.checked.size()))
+                                     .arg(counts.join(QStringLiteral(", ")))});
+        item->setData(WeightColumn, WeightIndexRole, -1);
+        items << item;
+    }
     m_list->addTopLevelItems(items);
     const size_t errors = r.errors(), warnings = r.findings.size() - errors;
     QString text = tr("%n weight(s) checked: ", nullptr, int(r.checked.size()));
@@ -140,7 +192,7 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
                                          : tr("%1 error(s), %2 warning(s).").arg(localCount(errors), localCount(warnings));
     if (!r.unchecked.empty())
         text += tr(" %n quantized weight(s) not covered by any check.", nullptr, int(r.unchecked.size()));
-    if (!items.isEmpty())
+    if (!r.findings.empty() || !r.unchecked.empty())
         text += tr(" Click a finding to select its weight.");
     m_summary->setText(text);
     applyTheme();
@@ -157,7 +209,7 @@ void VerifyView::applyTheme()
     const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
     for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
         QTreeWidgetItem* item = m_list->topLevelItem(i);
-        const bool unchecked = item->text(CheckColumn).isEmpty();
+        const bool unchecked = item->text(CheckColumn).isEmpty(); // or the nothing-found line
         const bool warning = item->data(SeverityColumn, Qt::UserRole).toBool();
         if (unchecked) {
             item->setForeground(SeverityColumn, t.mutedText);

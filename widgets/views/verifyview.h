@@ -1,12 +1,16 @@
 #pragma once
 // Verify: the structural checks of quantscope-cli verify (core's verifyCheckpoint) on the
-// open checkpoint, run in the background when the view is first shown or on "Run checks",
-// with progress and cancel. Each finding names its weight: a click selects the weight in
+// open checkpoint, run in the background when the view is first shown or on "Refresh",
+// with progress and cancel. The findings are kept per checkpoint: switching views, coming back
+// or reloading the same unchanged files shows them again without checking; another checkpoint
+// clears them. With no findings the table says in one line what was checked. Each finding names its weight: a click selects the weight in
 // every view, and selecting a weight elsewhere selects its first finding here. Errors and
 // warnings in the theme's colours; quantized weights no check covers are listed too.
 #include "analysisview.h"
 
 #include "formats/findings.h"
+
+#include <QStringList>
 
 #include <memory>
 
@@ -57,6 +61,7 @@ private:
     QTreeWidget* m_list;
     std::shared_ptr<const qs::Checkpoint> m_checked; // the checkpoint m_report is of
     std::shared_ptr<const qs::VerifyReport> m_report;
+    QStringList m_checkedStamps; // the files (name, size, time) m_report was checked on
 };
 
 } // namespace qsw

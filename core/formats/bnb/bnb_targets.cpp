@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QtGlobal>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace qs {
 
@@ -139,12 +141,77 @@ void bnbRequantizePresets(std::vector<RequantizePreset>& out)
     out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "bitsandbytes FP4"), {"bnb-fp4"}});
 }
 
+void bnbPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
+{
+    out.push_back({findFormat("bnb-nf4"), 64});
+}
+
+// The tensor named `suffix`, or with `prefix` the first whose name starts with it.
+const StoredTensor* storedTensorNamed(const std::vector<StoredTensor>& tensors, std::string_view suffix, bool prefix = false)
+{
+    for (const StoredTensor& t : tensors)
+        if (prefix ? std::string_view(t.suffix).substr(0, suffix.size()) == suffix : t.suffix == suffix)
+            return &t;
+    return nullptr;
+}
+
+// What bnbQuantize wrote (not nested): the nibbles, the f32 absmax, the blocksize from the
+// quant_state JSON; each code's value is table[c] * absmax, the dequantizer's one product.
+PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector<StoredTensor>& tensors, uint64_t rows,
+                                     uint64_t cols)
+{
+    const std::string what = "playground: " + format.id + " tensors of " + std::to_string(rows) + " x " + std::to_string(cols);
+    const StoredTensor* packed = storedTensorNamed(tensors, "weight");
+    const StoredTensor* absmax = storedTensorNamed(tensors, "weight.absmax");
+    const StoredTensor* state = storedTensorNamed(tensors, "weight.quant_state.", true);
+    const uint64_t n = rows * cols;
+    if (!packed || !absmax || !state || absmax->dtype != DType::F32 || packed->bytes.size() != (n + 1) / 2)
+        throw Error(what + ": not what the quantizer writes (nested absmax is not shown)");
+    const QJsonObject json =
+        QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(state->bytes.data()), qsizetype(state->bytes.size())))
+            .object();
+    const uint32_t blocksize = uint32_t(json.value(QStringLiteral("blocksize")).toInt());
+    if (blocksize == 0 || absmax->bytes.size() != (n + blocksize - 1) / blocksize * 4)
+        throw Error(what + ": the absmax does not match the quant_state's blocksize");
+    const Bnb4Type type = bnb4TypeOf(format);
+    const std::array<float, 16>& table = bnb4CodeTable(type);
+    PlaygroundBlocks out;
+    out.blockWeights = out.groupSize = blocksize;
+    out.codeCount = 16;
+    const uint64_t blocks = absmax->bytes.size() / 4;
+    out.levels.resize(size_t(blocks * 16));
+    for (uint64_t b = 0; b < blocks; ++b) {
+        float a;
+        uint32_t raw;
+        std::memcpy(&a, absmax->bytes.data() + b * 4, 4);
+        std::memcpy(&raw, &a, 4);
+        for (int c = 0; c < 16; ++c) out.levels[size_t(b * 16 + uint64_t(c))] = table[size_t(c)] * a;
+        BlockValues v;
+        v.hasBlock = true;
+        v.block = b;
+        v.firstRow = b * blocksize / cols;
+        v.firstCol = b * blocksize % cols;
+        v.values.push_back({BlockValueKind::Absmax, "absmax", -1, -1, raw, 32, double(a)});
+        out.blocks.push_back(std::move(v));
+    }
+    out.codes.resize(size_t(n));
+    out.dequantized.resize(size_t(n));
+    for (uint64_t e = 0; e < n; ++e) {
+        const uint8_t byte = packed->bytes[size_t(e / 2)];
+        const uint8_t c = (e & 1) ? (byte & 0xF) : (byte >> 4); // element 2i in the high nibble
+        out.codes[size_t(e)] = c;
+        out.dequantized[size_t(e)] = out.levels[size_t(e / blocksize * 16 + c)];
+    }
+    out.formula = type == Bnb4Type::Nf4 ? "w = NF4[q] * absmax" : "w = FP4[q] * absmax";
+    return out;
+}
+
 } // namespace
 
 const FamilyTargets& bnbTargets()
 {
-    static const FamilyTargets t{bnbQuantizeScheme, bnbQuantize, bnbConfig, nullptr, nullptr, nullptr, bnbBudget,
-                                 bnbRequantizePresets};
+    static const FamilyTargets t{bnbQuantizeScheme,    bnbQuantize,          bnbConfig,          nullptr, nullptr, nullptr,
+                                 bnbBudget,            bnbRequantizePresets, bnbPlaygroundFormats, bnbPlaygroundDecode};
     return t;
 }
 

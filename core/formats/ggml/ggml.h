@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace qs {
 
@@ -55,6 +56,10 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
 // The decoded block parameters of an element (FamilyRow::blockValues, formats/wordmap.h).
 struct BlockValues;
 BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock);
+// The same from one block's bytes of `type`, for element e of the block; empty for a type
+// without blocks.
+struct BlockValue;
+std::vector<BlockValue> ggufBlockValuesOf(int type, const uint8_t* block, uint32_t e, bool wholeBlock);
 
 // The report's seed probe checks of the block map and the row dequantizers (ggml_probe.cpp).
 std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in);

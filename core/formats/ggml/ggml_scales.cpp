@@ -224,22 +224,14 @@ double superValue(uint64_t raw, int width)
 
 } // namespace
 
-BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock)
+std::vector<BlockValue> ggufBlockValuesOf(int type, const uint8_t* block, uint32_t e, bool wholeBlock)
 {
-    GgufBlob blob;
-    if (!ggufBlob(ckpt, w, blob, false))
-        return {}; // a plain type (one element per block) or blocks that do not tile the row
-    ggufBlob(ckpt, w, blob, true);
-    const GgmlTypeInfo& info = *blob.info;
-    const auto fields = ggmlBlockFields(blob.type);
-    BlockValues out;
-    out.hasBlock = true;
-    out.block = row * blob.blocksPerRow + col / info.blockWeights;
-    out.firstRow = row;
-    out.firstCol = col / info.blockWeights * info.blockWeights;
-    const uint8_t* block = blob.bytes.data() + out.block * info.blockBytes;
-    const uint32_t e = uint32_t(col % info.blockWeights);
-    const GgmlElementLocation here = ggmlLocateElement(blob.type, e);
+    const GgmlTypeInfo* info = ggmlTypeTraits(type);
+    if (!info || info->blockWeights <= 1)
+        return {};
+    const auto fields = ggmlBlockFields(type);
+    std::vector<BlockValue> out;
+    const GgmlElementLocation here = ggmlLocateElement(type, e);
     auto fieldName = [&](int f) { return f >= 0 && size_t(f) < fields.size() ? std::string(fields[size_t(f)].name) : std::string(); };
     auto add = [&](BlockValueKind kind, const GgmlElementLocation& loc, GgmlPieceRole role, int index, int lane) -> BlockValue* {
         const auto [field, width] = roleBits(loc, role);
@@ -253,8 +245,8 @@ BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint
         v.raw = ggmlExtractBits(block, loc, role);
         v.rawBits = uint8_t(width);
         v.value = double(v.raw);
-        out.values.push_back(v);
-        return &out.values.back();
+        out.push_back(v);
+        return &out.back();
     };
 
     double d = 0, dmin = 0;
@@ -266,14 +258,14 @@ BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint
         if (fields[f].kind == GgmlFieldKind::F16Sum) {
             uint16_t h;
             std::memcpy(&h, block + fields[f].offset, 2);
-            out.values.push_back({BlockValueKind::Sum, std::string(fields[f].name), -1, -1, h, 16, halfToFloat(h)});
+            out.push_back({BlockValueKind::Sum, std::string(fields[f].name), -1, -1, h, 16, halfToFloat(h)});
         }
 
     // Sub-blocks: runs of elements sharing their scale bits, numbered in element order.
-    const bool kQuant = ggufHasSubBlocks(blob.type);
+    const bool kQuant = ggufHasSubBlocks(type);
     std::vector<std::vector<std::tuple<uint16_t, uint8_t, uint8_t>>> keys;
-    for (uint32_t i = 0; i < info.blockWeights; ++i) {
-        const GgmlElementLocation loc = ggmlLocateElement(blob.type, i);
+    for (uint32_t i = 0; i < info->blockWeights; ++i) {
+        const GgmlElementLocation loc = ggmlLocateElement(type, i);
         std::vector<std::tuple<uint16_t, uint8_t, uint8_t>> key;
         for (const GgmlBitPiece& p : loc.view())
             if (p.role == GgmlPieceRole::SubScale)
@@ -288,9 +280,9 @@ BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint
         if (wholeBlock ? !first : i != e)
             continue;
         if (BlockValue* v = add(BlockValueKind::SubScale, loc, GgmlPieceRole::SubScale, sub, -1)) {
-            if (blob.type == GgmlQ3_K)
+            if (type == GgmlQ3_K)
                 v->value = double(int(v->raw) - 32);
-            else if (blob.type == GgmlQ6_K)
+            else if (type == GgmlQ6_K)
                 v->value = double(int8_t(uint8_t(v->raw)));
             if (kQuant) {
                 v->hasEffective = true;
@@ -312,6 +304,23 @@ BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint
         v->value = ggml::kKsignsIq2xs[v->raw & 0x7f];
     add(BlockValueKind::Sign, here, GgmlPieceRole::Sign, -1, -1);
     add(BlockValueKind::Delta, here, GgmlPieceRole::Delta, -1, -1);
+    return out;
+}
+
+BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock)
+{
+    GgufBlob blob;
+    if (!ggufBlob(ckpt, w, blob, false))
+        return {}; // a plain type (one element per block) or blocks that do not tile the row
+    ggufBlob(ckpt, w, blob, true);
+    const GgmlTypeInfo& info = *blob.info;
+    BlockValues out;
+    out.hasBlock = true;
+    out.block = row * blob.blocksPerRow + col / info.blockWeights;
+    out.firstRow = row;
+    out.firstCol = col / info.blockWeights * info.blockWeights;
+    out.values = ggufBlockValuesOf(blob.type, blob.bytes.data() + out.block * info.blockBytes,
+                                   uint32_t(col % info.blockWeights), wholeBlock);
     return out;
 }
 

@@ -2,6 +2,9 @@
 // quantizers), repack's Q4_1 / Q5_1 / Q8_0 block writer, and the budget table's GGUF rows.
 #include "formats/ggml/quantize_ggml.h"
 #include "formats/codes.h"
+#include "formats/ggml/ggml.h"
+#include "formats/ggml/ggml_blocks.h"
+#include "formats/ggml/ggml_codes.h"
 #include "formats/target.h"
 
 #include "base/error.h"
@@ -134,12 +137,76 @@ void ggmlRequantizePresets(std::vector<RequantizePreset>& out)
         out.push_back({label, {id}});
 }
 
+void ggmlPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
+{
+    for (const char* id : {"gguf-q4_0", "gguf-q4_1", "gguf-q8_0", "gguf-q4_k"}) {
+        const FormatInfo* f = findFormat(id);
+        out.push_back({f, ggmlQuantBlockWeights(ggufFormatType(*f))});
+    }
+}
+
+// One ggml block tensor as the Playground shows it: the reference dequantizer's values, each
+// element's code bits (ggmlLocateElement), each group's code values (ggmlBlockCodes; Q8_0's
+// signed byte times d, as its dequantizer multiplies) and the decoded block fields.
+PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vector<StoredTensor>& tensors, uint64_t rows,
+                                      uint64_t cols)
+{
+    const int type = ggufFormatType(format);
+    const uint32_t bw = ggmlQuantBlockWeights(type), bb = ggmlQuantBlockBytes(type);
+    if (type < 0 || bw <= 1 || cols % bw != 0 || tensors.size() != 1
+        || tensors[0].bytes.size() != ggmlQuantizedBytes(type, rows, cols))
+        throw Error("playground: not a " + format.id + " tensor of " + std::to_string(rows) + " x " + std::to_string(cols));
+    const uint8_t* bytes = tensors[0].bytes.data();
+    const uint64_t blocks = rows * cols / bw;
+    PlaygroundBlocks out;
+    out.dequantized.resize(size_t(rows * cols));
+    dequantizeGgmlRowsRef(type, bytes, rows, cols, out.dequantized.data());
+    out.blockWeights = bw;
+    GgmlCodeShape shape;
+    const bool tables = ggmlCodeShape(type, shape);
+    if (!tables && type != GgmlQ8_0)
+        throw Error("playground: " + format.id + " has no code table here");
+    out.groupSize = tables ? shape.groupWeights : bw;
+    out.codeCount = tables ? shape.codes : 256;
+    const uint64_t groupsPerBlock = bw / out.groupSize;
+    out.levels.resize(size_t(blocks * groupsPerBlock * out.codeCount));
+    out.codes.resize(size_t(rows * cols));
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const uint8_t* block = bytes + b * bb;
+        float* levels = out.levels.data() + b * groupsPerBlock * out.codeCount;
+        std::vector<uint8_t> tableCodes(bw);
+        if (tables) {
+            ggmlBlockCodes(type, block, levels, tableCodes.data());
+        } else {
+            const float d = halfAt(block);
+            for (uint32_t c = 0; c < 256; ++c) levels[c] = float(int8_t(uint8_t(c))) * d;
+        }
+        for (uint32_t e = 0; e < bw; ++e)
+            out.codes[size_t(b * bw + e)] =
+                uint8_t(ggmlExtractBits(block, ggmlLocateElement(type, e), GgmlPieceRole::Code));
+        BlockValues v;
+        v.hasBlock = true;
+        v.block = b;
+        v.firstRow = b * bw / cols;
+        v.firstCol = b * bw % cols;
+        v.values = ggufBlockValuesOf(type, block, 0, true);
+        out.blocks.push_back(std::move(v));
+    }
+    switch (type) {
+    case GgmlQ4_0: out.formula = "w = d * (q - 8)"; break;
+    case GgmlQ4_1: out.formula = "w = d * q + m"; break;
+    case GgmlQ8_0: out.formula = "w = d * q, q a signed byte"; break;
+    default: out.formula = "w = d * sc[j] * q - dmin * m[j], sub-block j"; break;
+    }
+    return out;
+}
+
 } // namespace
 
 const FamilyTargets& ggmlTargets()
 {
-    static const FamilyTargets t{ggmlQuantizeScheme, ggmlQuantize, nullptr, nullptr, ggmlKeepsGroupIndex, ggmlPack, ggmlBudget,
-                                 ggmlRequantizePresets};
+    static const FamilyTargets t{ggmlQuantizeScheme,    ggmlQuantize, nullptr, nullptr, ggmlKeepsGroupIndex, ggmlPack, ggmlBudget,
+                                 ggmlRequantizePresets, ggmlPlaygroundFormats, ggmlPlaygroundDecode};
     return t;
 }
 

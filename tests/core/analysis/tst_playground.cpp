@@ -1,15 +1,28 @@
 // The playground's numbers: the same codes, scales, zeros and packed words as calling
 // quantizeAffine and packAffine directly; levels, edges, counts and errors that agree with
 // those codes; packed-word fields that read back the codes bit by bit, in the layout's slots.
+// Block formats (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4): bytes identical to ggml's and
+// bitsandbytes' own quantizers, values identical to their dequantizers, the block's fields and
+// bytes, and the stored codes of a GGUF weight compared as the view does.
 #include "analysis/playground.h"
 #include "base/error.h"
+#include "base/half.h"
+#include "container/checkpoint.h"
+#include "formats/bnb/quantize_bnb.h"
+#include "formats/dequant.h"
 #include "formats/formatid.h"
+#include "formats/ggml/ggml.h"
+#include "formats/ggml/quantize_ggml.h"
 #include "formats/layoutspec.h"
+#include "formats/opencheckpoint.h"
+#include "formats/wordmap.h"
+#include "testsupport.h"
 
 #include <QTest>
 
 #include <cmath>
 #include <numeric>
+#include <set>
 
 using namespace qs;
 
@@ -63,6 +76,11 @@ private slots:
     void exactRowHasInfiniteSqnr();
     void unpackableTargetKeepsCodes();
     void refusesBadInput();
+    void blockFormatsMatchTheirQuantizers_data();
+    void blockFormatsMatchTheirQuantizers();
+    void blockWordsHoldFieldsAndCodes();
+    void blockStoredCodesOfAWeight();
+    void blockFormatRefusesPartialBlocks();
     void targetNamesAreFormatIds_data();
     void targetNamesAreFormatIds();
 };
@@ -386,6 +404,196 @@ void TestPlayground::targetNamesAreFormatIds()
     QCOMPARE(QString::fromLatin1(name.data(), qsizetype(name.size())), id);
     QVERIFY(findFormat(name) != nullptr);
     QVERIFY(findLayoutSpec(name) != nullptr);
+}
+
+void TestPlayground::blockFormatsMatchTheirQuantizers_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<int>("ggmlType"); // -1: bitsandbytes NF4
+    QTest::addColumn<int>("bits");
+    QTest::addColumn<int>("groupSize"); // elements per level table
+    QTest::addRow("q4_0") << "gguf-q4_0" << int(GgmlQ4_0) << 4 << 32;
+    QTest::addRow("q4_1") << "gguf-q4_1" << int(GgmlQ4_1) << 4 << 32;
+    QTest::addRow("q8_0") << "gguf-q8_0" << int(GgmlQ8_0) << 8 << 32;
+    QTest::addRow("q4_k") << "gguf-q4_k" << int(GgmlQ4_K) << 4 << 32;
+    QTest::addRow("nf4") << "bnb-nf4" << -1 << 4 << 64;
+}
+
+// The Playground's block formats are the registry's, their bytes byte-identical to the
+// format's own quantizer (quantize_row_*_ref; bitsandbytes on the f16 weight), their values
+// to its dequantizer, and every value the level of its code in its group.
+void TestPlayground::blockFormatsMatchTheirQuantizers()
+{
+    QFETCH(QString, id);
+    QFETCH(int, ggmlType);
+    QFETCH(int, bits);
+    QFETCH(int, groupSize);
+    const FormatInfo* format = findFormat(id.toStdString());
+    QVERIFY(format);
+    QVERIFY(playgroundBlockFormatOf(*format));
+    const uint64_t K = 512;
+    const std::vector<float> x = playgroundSamples(SampleDistribution::NormalOutliers, 1, K, 7);
+    PlaygroundOptions o;
+    o.block = format;
+    o.bits = 2; // ignored: the format's own
+    const PlaygroundResult r = runPlayground(x, 1, K, o);
+    QVERIFY(r.packError.empty());
+    QVERIFY(r.hasLayout);
+    QCOMPARE(r.codeTensor, std::string("weight"));
+    QCOMPARE(r.quantized.bits, bits);
+    QCOMPARE(r.quantized.groupSize, uint64_t(groupSize));
+    QCOMPARE(r.groups.size(), size_t(K / uint64_t(groupSize)));
+    const StoredTensor* weight = nullptr;
+    for (const StoredTensor& t : r.stored)
+        if (t.suffix == "weight")
+            weight = &t;
+    QVERIFY(weight);
+
+    std::vector<float> expect(K);
+    if (ggmlType >= 0) {
+        QCOMPARE(weight->bytes, quantizeGgml(ggmlType, x.data(), 1, K, false));
+        dequantizeGgmlRowsRef(ggmlType, weight->bytes.data(), 1, K, expect.data());
+        QCOMPARE(r.blocks.blockWeights, ggmlQuantBlockWeights(ggmlType));
+        // Each block's d as its first two bytes hold it (d leads every one of these blocks).
+        for (size_t b = 0; b < r.blocks.blocks.size(); ++b) {
+            const auto& v = r.blocks.blocks[b].values;
+            const auto d = std::find_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::Scale; });
+            QVERIFY(d != v.end());
+            QCOMPARE(d->value, double(halfAt(weight->bytes.data() + b * ggmlQuantBlockBytes(ggmlType))));
+        }
+        if (ggmlType == GgmlQ4_K) { // 8 sub-block scales and mins per block, with d x sc
+            const auto& v = r.blocks.blocks[0].values;
+            QCOMPARE(std::count_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::SubScale; }), 8);
+            QCOMPARE(std::count_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::SubMin; }), 8);
+            QCOMPARE(r.groups[3].subBlock, 3);
+            QCOMPARE(r.groups[9].block, uint64_t(1));
+        }
+    } else {
+        std::vector<float> f16(x);
+        for (float& v : f16) v = halfToFloat(floatToHalf(v));
+        const Bnb4Quantized q = quantizeBnb4(f16.data(), K, Bnb4Type::Nf4, 64, false, std::nullopt, false);
+        QCOMPARE(weight->bytes, q.packed);
+        expect = dequantizeBnb4(q, Bnb4Type::Nf4);
+        QCOMPARE(r.blocks.blocks.size(), q.absmax.size());
+        for (size_t b = 0; b < q.absmax.size(); ++b)
+            QCOMPARE(r.blocks.blocks[b].values.at(0).value, double(q.absmax[b]));
+    }
+    QCOMPARE(r.dequantized, expect);
+    for (uint64_t k = 0; k < K; ++k) {
+        const uint64_t g = k / uint64_t(groupSize);
+        QCOMPARE(r.groups[g].levels[r.quantized.codes[k]], expect[k]);
+        QCOMPARE(r.error[k], expect[k] - x[k]);
+    }
+    QCOMPARE(r.signedCodes, ggmlType == GgmlQ8_0);
+}
+
+// The words of a block format: the block's field bytes (d, dmin, scales) in their field, then
+// the bytes of the inspected group's codes; every element piece reads back its code.
+void TestPlayground::blockWordsHoldFieldsAndCodes()
+{
+    const uint64_t K = 512;
+    const std::vector<float> x = playgroundSamples(SampleDistribution::Normal, 1, K, 3);
+    for (const char* id : {"gguf-q4_0", "gguf-q4_k", "gguf-q8_0", "bnb-nf4"}) {
+        PlaygroundOptions o;
+        o.block = findFormat(id);
+        const PlaygroundResult r = runPlayground(x, 1, K, o);
+        QCOMPARE(playgroundWordBits(r), 8);
+        const PlaygroundGroup& grp = r.groups[1];
+        const std::vector<PlaygroundWord> words = playgroundWords(r, grp.begin, grp.end, 1000);
+        const LayoutSpec* spec = findLayoutSpec(id);
+        QVERIFY(spec);
+        const uint32_t blockBytes = blockBytesOf(*spec);
+        size_t fieldWords = 0;
+        std::set<uint64_t> cols;
+        for (const PlaygroundWord& w : words) {
+            QCOMPARE(w.value, uint32_t(r.stored[0].bytes[size_t(w.index)]));
+            bool field = false;
+            for (const PlaygroundField& f : w.fields) {
+                if (f.field >= 0) {
+                    QCOMPARE(f.field, blockFieldAt(*spec, w.index));
+                    field = true;
+                    continue;
+                }
+                QCOMPARE(uint8_t((w.value >> f.bit) & ((1u << f.width) - 1)), f.code);
+                QCOMPARE(f.code, r.quantized.codes[f.col]);
+                QVERIFY(f.tile >= 0);
+                if (f.col >= grp.begin && f.col < grp.end)
+                    cols.insert(f.col);
+            }
+            fieldWords += field;
+        }
+        QCOMPARE(cols.size(), size_t(grp.end - grp.begin)); // every code of the group
+        const std::string which(id);
+        if (which == "gguf-q4_0") { // group 1 = block 1: d, then 16 bytes of nibbles
+            QCOMPARE(words.size(), size_t(18));
+            QCOMPARE(words.front().index, uint64_t(blockBytes));
+            QCOMPARE(fieldWords, size_t(2));
+        } else if (which == "gguf-q4_k") { // d, dmin, 12 scale bytes, then 32 bytes of sub-blocks 0 and 1
+            QCOMPARE(fieldWords, size_t(16));
+            QCOMPARE(words.size(), size_t(48));
+        } else if (which == "gguf-q8_0") {
+            QCOMPARE(words.size(), size_t(34));
+        } else {
+            QCOMPARE(blockBytes, 0u);
+            QCOMPARE(fieldWords, size_t(0));
+            QCOMPARE(words.size(), size_t(32)); // 64 codes, two a byte
+            QCOMPARE(words.front().index, uint64_t(32));
+        }
+        // Row 5 of a weight of 8 rows: the same bytes five rows further on.
+        std::vector<PlaygroundWord> renumbered = words;
+        numberAsStored(renumbered, r, 8, 5);
+        const uint64_t rowBytes = r.stored[0].bytes.size();
+        for (size_t i = 0; i < words.size(); ++i) QCOMPARE(renumbered[i].index, words[i].index + 5 * rowBytes);
+    }
+}
+
+// A stored GGUF weight's own codes compared with the Playground's from its dequantized row:
+// the count the view shows, and -1 for another format.
+void TestPlayground::blockStoredCodesOfAWeight()
+{
+    const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+    int tested = 0;
+    for (const LogicalWeight& w : ckpt->weights) {
+        const FormatInfo* f = findFormat(w.format);
+        if (!f || !playgroundBlockFormatOf(*f))
+            continue;
+        const uint64_t K = w.inFeatures(), row = w.outFeatures() - 1;
+        std::vector<float> values(K);
+        dequantizeRows(*ckpt, w, row, row + 1, values.data(), SimdPath::Scalar);
+        PlaygroundOptions o;
+        o.block = f;
+        const PlaygroundResult r = runPlayground(values, 1, K, o);
+        const int64_t matched = playgroundStoredMatches(*ckpt, w, row, r);
+        const LayoutSpec* spec = findLayoutSpec(w.format);
+        const auto bytes = ckpt->bytes(ckpt->tensors[size_t(w.member("weight"))]);
+        int64_t same = 0;
+        for (uint64_t k = 0; k < K; ++k) {
+            const ElementLocation e = spec->locate(layoutParams(w), row, k);
+            same += readPieces(bytes, std::span(e.pieces, e.pieceCount), e.wordBits, w.name) == r.quantized.codes[k];
+        }
+        QCOMPARE(matched, same);
+        // Q4_0, Q4_1 and Q8_0 blocks come back whole from their values (one d, one m per block);
+        // Q4_K's scale search may settle elsewhere (the fixture's synthetic blocks: 41 of 256).
+        if (r.blocks.groupSize == r.blocks.blockWeights)
+            QCOMPARE(matched, int64_t(K));
+        PlaygroundOptions other;
+        other.block = findFormat(w.format == "gguf-q8_0" ? "gguf-q4_0" : "gguf-q8_0");
+        QCOMPARE(playgroundStoredMatches(*ckpt, w, row, runPlayground(values, 1, K, other)), int64_t(-1));
+        ++tested;
+    }
+    QVERIFY(tested >= 3);
+}
+
+void TestPlayground::blockFormatRefusesPartialBlocks()
+{
+    PlaygroundOptions o;
+    o.block = findFormat("gguf-q4_k");
+    try {
+        runPlayground(playgroundSamples(SampleDistribution::Normal, 1, 96, 1), 1, 96, o);
+        QFAIL("96 values are no whole Q4_K block");
+    } catch (const Error& e) {
+        QVERIFY2(std::string(e.what()).find("gguf-q4_k") != std::string::npos, e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestPlayground)
