@@ -6,7 +6,7 @@
 // output bytes, measured interleaved in one process. When the touch loop alone is slower
 // than half of memcpy, the 0.5x aim is out of reach for that layout at that chunk size. Three
 // more loops give the compute floors of the 4-bit kernels' building blocks on sequential
-// output (see floorStores below).
+// output (see floorStores below), and three more those of the AVX-512 kernels (floorStores512).
 // Usage: bench_layoutbound [N, default 1024]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -169,6 +169,42 @@ __attribute__((target("avx2"))) void floorSelect(const uint8_t* codes, float* ou
     asm volatile("" : : "r"(out) : "memory");
 }
 
+// The AVX-512 floors: plain 64-byte stores; 16 byte codes widened to lanes selecting from a
+// 16-entry table with one vpermps (the unavoidable work of the table kernels: Q2_K, Q3_K, Q4_K,
+// TQ2_0, NVFP4, ...); and 16 signed byte codes converted exactly and multiplied by a scale (that
+// of the kernels whose codes take too many values for a table: Q6_K, Q8_0, int8). GCC 12 warns
+// about its own _mm512_undefined_* inside intrinsics inlined into target("avx512f") functions.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+__attribute__((target("avx512f"))) void floorStores512(float* out, uint64_t n)
+{
+    const __m512 one = _mm512_set1_ps(1.f);
+    for (uint64_t i = 0; i < n; i += 16)
+        _mm512_store_ps(out + i, one);
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+__attribute__((target("avx512f"))) void floorPermute512(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m512 table = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint64_t i = 0; i < n; i += 16) {
+        const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096)));
+        _mm512_store_ps(out + i, _mm512_permutexvar_ps(idx, table));
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+__attribute__((target("avx512f"))) void floorConvert512(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m512 s = _mm512_set1_ps(1e-3f);
+    for (uint64_t i = 0; i < n; i += 16) {
+        const __m512i q = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096)));
+        _mm512_store_ps(out + i, _mm512_mul_ps(s, _mm512_cvtepi32_ps(q)));
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+#pragma GCC diagnostic pop
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -223,6 +259,11 @@ int main(int argc, char** argv)
         {"word+affine+store", [&] { floorAffine(codes.data(), out, Rows * K); }},
         {"select16+store", [&] { floorSelect(codes.data(), out, Rows * K); }},
     };
+    if (cpuSimdPath() >= SimdPath::Avx512) {
+        cs.push_back({"64-byte stores", [&] { floorStores512(out, Rows * K); }});
+        cs.push_back({"vpermps16+store", [&] { floorPermute512(codes.data(), out, Rows * K); }});
+        cs.push_back({"i8 cvt+mul+store", [&] { floorConvert512(codes.data(), out, Rows * K); }});
+    }
     race(cs, 4.0);
     std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",
                 (unsigned long long)K, (unsigned long long)N, (unsigned long long)Rows, (unsigned long long)(Rows * K * 4 / 1024));

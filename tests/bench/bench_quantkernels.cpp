@@ -1,7 +1,7 @@
 // Quick throughput figures for the bnb / compressed-tensors / MLX / HQQ / float kernels:
 // single-thread weights/s of the scalar reference and the AVX2 path on an L2-sized output
-// chunk (16 rows x 4096 = 256 KiB of f32), the fast/scalar ratio, and fast/memcpy where
-// memcpy copies the same number of output bytes in the same run.
+// chunk (16 rows x 4096 = 256 KiB of f32), and each SIMD path's ratio to memcpy (copying the
+// same number of output bytes in the same run); "-" for a path the CPU lacks.
 #include "container/safetensors.h"
 #include "formats/bnb/bnb.h"
 #include "formats/compressed_tensors/ct.h"
@@ -141,6 +141,9 @@ int main()
          {"group_size", "m.group_size", DType::I32, {}, bytesOf(std::vector<int32_t>{64})},
          {"axis", "m.axis", DType::I32, {}, bytesOf(std::vector<int32_t>{1})},
          {"compute_dtype", "m.compute_dtype", DType::U8, {cd.size()}, std::vector<uint8_t>(cd.begin(), cd.end())}});
+    add("ct-fp8-channel", dequantCtRows, 8, 0,
+        {{"weight", "m.weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 14)},
+         {"weight_scale", "m.weight_scale", DType::F32, {N, 1}, bytesOf(std::vector<float>(N, 0.01f))}});
     add("f16", dequantFloatRows, 16, 0, {{"weight", "m.weight", DType::F16, {N, K}, halfs(N * K, 0.001f)}});
     add("bf16", dequantFloatRows, 16, 0, {{"weight", "m.weight", DType::BF16, {N, K}, randomBytes(N * K * 2, 12)}});
     add("f8_e4m3", dequantFloatRows, 8, 0, {{"weight", "m.weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 13)}});
@@ -150,7 +153,7 @@ int main()
     const double tMemcpy = secondsPer([&] { std::memcpy(out.data(), src.data(), out.size() * 4); __asm__ volatile("" ::: "memory"); });
     const double weights = double(ChunkRows * K);
     std::printf("memcpy of %llu floats: %.2f Gweights/s\n", static_cast<unsigned long long>(ChunkRows * K), weights / tMemcpy / 1e9);
-    std::printf("%-14s %12s %12s %10s %10s\n", "format", "scalar Gw/s", "avx2 Gw/s", "avx2/scal", "avx2/mcpy");
+    std::printf("%-14s %12s %12s %10s %11s\n", "format", "scalar Gw/s", "avx2 Gw/s", "avx2/mcpy", "avx512/mcpy");
     for (auto& c : cases) {
         const std::string path = (tmp.path() + QStringLiteral("/") + QString::fromUtf8(c.name)).toStdString() + ".safetensors";
         writeSafetensors(path, c.tensors);
@@ -169,8 +172,17 @@ int main()
             });
         };
         const double ts = runPath(SimdPath::Scalar);
-        const double tf = hasAvx2(cpuSimdPath()) ? runPath(SimdPath::Avx2) : ts;
-        std::printf("%-14s %12.3f %12.3f %10.1f %10.2f\n", c.name, weights / ts / 1e9, weights / tf / 1e9, ts / tf, tMemcpy / tf);
+        std::printf("%-14s %12.3f", c.name, weights / ts / 1e9);
+        if (hasAvx2(cpuSimdPath())) {
+            const double t2 = runPath(SimdPath::Avx2);
+            std::printf(" %12.3f %10.2f", weights / t2 / 1e9, tMemcpy / t2);
+        } else {
+            std::printf(" %12s %10s", "-", "-");
+        }
+        if (cpuSimdPath() >= SimdPath::Avx512)
+            std::printf(" %11.2f\n", tMemcpy / runPath(SimdPath::Avx512));
+        else
+            std::printf(" %11s\n", "-");
     }
     return 0;
 }

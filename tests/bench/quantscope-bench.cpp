@@ -304,6 +304,9 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
                      {{"weight_packed", DType::I32, {N, K / 4}, randomBytes(N * K, 27)},
                       {"weight_scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)},
                       {"weight_shape", DType::I64, {2}, bytesOf(shape)}}});
+    specs.push_back({"CT-FP8", "compressed-tensors-fp8", 8, 0,
+                     {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 52)},
+                      {"weight_scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)}}});
     for (int b : {2, 3, 4, 8}) {
         const uint64_t words = K * uint64_t(b) / 32;
         specs.push_back({"MLX-" + std::to_string(b), "mlx-affine", b, 64,

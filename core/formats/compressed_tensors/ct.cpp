@@ -148,9 +148,7 @@ void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
         for (uint64_t k = 0; k < s.cols; ++k) {
             const uint64_t g = s.group(k);
             // float-quantized: x_q.to(scale dtype) is exact for FP8 in F16/BF16/F32, then one multiply.
-            const float v = s.source == CtPacked::Source::Fp8
-                ? (s.fp8Dtype == DType::F8_E4M3 ? f8e4m3ToF32(s.packed[n * s.cols + k]) : f8e5m2ToF32(s.packed[n * s.cols + k]))
-                : static_cast<float>(s.code(n, k) - s.zeroAt(n, g));
+            const float v = s.source == CtPacked::Source::Fp8 ? s.fp8At(n, k) : static_cast<float>(s.code(n, k) - s.zeroAt(n, g));
             o[k] = v * s.scaleAt(n, g);
         }
     }

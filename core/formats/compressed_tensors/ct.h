@@ -40,6 +40,11 @@ struct CtPacked {
         const uint32_t word = loadLE<uint32_t>(packed.data() + 4 * (n * wordsPerRow + k / pf));
         return static_cast<int>((word >> (bits * (k % pf))) & ((1u << bits) - 1)) - (1 << (bits - 1));
     }
+    float fp8At(uint64_t n, uint64_t k) const // the stored value (Fp8), before the scale
+    {
+        const uint8_t v = packed[n * cols + k];
+        return fp8Dtype == DType::F8_E4M3 ? f8e4m3ToF32(v) : f8e5m2ToF32(v);
+    }
     uint64_t group(uint64_t k) const
     {
         return gidx.empty() ? (groupSize ? k / groupSize : 0) : static_cast<uint64_t>(readInt(gidx, gidxDtype, k));
@@ -52,8 +57,9 @@ CtPacked ctPackedState(const WeightData& w);
 // Rows [r0, r1): (q - zp) * scale in f32 (FP8: fp8 value * scale), exact before the reference's one rounding to the
 // scale dtype ((q - zp) is exact in any float dtype for b <= 8).
 void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
+// 2/4/8-bit packed, int8 and FP8 rows with contiguous groups; the rest through ctRowsScalar.
 void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
-// 4/8-bit packed and int8 rows with contiguous groups; the rest through ctRowsAvx2.
+// 4/8-bit packed, int8 and FP8 rows with contiguous groups; the rest through ctRowsAvx2.
 void ctRowsAvx512(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 
 // DequantRowsFn for compressed-tensors, compressed-tensors-int and compressed-tensors-fp8.

@@ -1,31 +1,47 @@
 // AVX2 compressed-tensors path for 2, 4 and 8 bits (pf * b = 32, so a row is a plain
-// LSB-first bitstream) with contiguous groups; act-order rows, 3/5/6/7-bit words and
-// groups that are not a multiple of 8 take the scalar row.
+// LSB-first bitstream), int8 and FP8 (converted exactly, then the one multiply) with contiguous
+// groups; act-order rows, 3/5/6/7-bit words and groups that are not a multiple of 8 take the
+// scalar row.
 #include "formats/compressed_tensors/ct.h"
+#include "base/fp8_avx2.h"
 #include "formats/mlx/mlx_unpack_avx2.h"
 
 namespace qs {
 
 void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
 {
-    const bool vectorOk = s.source != CtPacked::Source::Fp8 && (s.bits == 2 || s.bits == 4 || s.bits == 8)
-        && s.gidx.empty() && (s.groups == 1 || s.groupSize % 8 == 0);
+    const bool fp8 = s.source == CtPacked::Source::Fp8;
+    const bool vectorOk = (fp8 || s.bits == 2 || s.bits == 4 || s.bits == 8) && s.gidx.empty()
+        && (s.groups == 1 || s.groupSize % 8 == 0);
     if (!vectorOk) {
         ctRowsScalar(s, r0, r1, out);
         return;
     }
-    const Unpack8 unpack(s.bits);
+    const Unpack8 unpack(fp8 ? 8 : s.bits);
     const bool int8 = s.source == CtPacked::Source::Int8;
     const uint8_t* end = s.packed.data() + s.packed.size();
     const int half = 1 << (s.bits - 1);
     for (uint64_t n = r0; n < r1; ++n) {
-        const uint8_t* row = int8 ? s.packed.data() + n * s.cols : s.packed.data() + 4 * n * s.wordsPerRow;
+        const uint8_t* row = int8 || fp8 ? s.packed.data() + n * s.cols : s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
         const uint64_t span = s.groups == 1 ? s.cols : s.groupSize;
         for (uint64_t g0 = 0, g = 0; g0 < s.cols; g0 += span, ++g) {
             const uint64_t g1 = std::min(g0 + span, s.cols);
-            const int zp = s.zeroAt(n, g);
             const float sc = s.scaleAt(n, g);
+            if (fp8) {
+                const __m256 vs = _mm256_set1_ps(sc);
+                uint64_t k = g0;
+                if (s.fp8Dtype == DType::F8_E4M3)
+                    for (; k + 8 <= g1; k += 8)
+                        _mm256_storeu_ps(o + k, _mm256_mul_ps(f8e4m3x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k))), vs));
+                else
+                    for (; k + 8 <= g1; k += 8)
+                        _mm256_storeu_ps(o + k, _mm256_mul_ps(f8e5m2x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k))), vs));
+                for (; k < g1; ++k)
+                    o[k] = s.fp8At(n, k) * sc;
+                continue;
+            }
+            const int zp = s.zeroAt(n, g);
             const __m256i off = _mm256_set1_epi32(int8 ? zp : half + zp);
             const __m256 vs = _mm256_set1_ps(sc);
             uint64_t k = g0;

@@ -9,7 +9,6 @@
 #include <immintrin.h>
 
 #include <array>
-#include <cmath>
 #include <cstring>
 
 namespace qs::ggml {
@@ -225,27 +224,10 @@ void avxMXFP4(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-// The 256 UE4M3 scale values (halved), from the same formula as the reference.
-const std::array<float, 256>& ue4m3Table()
-{
-    static const std::array<float, 256> t = [] {
-        std::array<float, 256> r{};
-        for (int u = 0; u < 256; ++u) {
-            if (u == 0 || u == 0x7F)
-                continue;
-            const int e = (u >> 3) & 0xF, m = u & 7;
-            const float raw = e == 0 ? std::ldexp(float(m), -9) : std::ldexp(1.0f + float(m) / 8.0f, e - 7);
-            r[size_t(u)] = raw * 0.5f;
-        }
-        return r;
-    }();
-    return t;
-}
-
 void avxNVFP4(const uint8_t* b, uint64_t nb, float* y)
 {
     const __m128i lut = table16(kValuesFp4);
-    const std::array<float, 256>& ue = ue4m3Table();
+    const std::array<float, 256>& ue = ue4m3HalfTable();
     for (uint64_t i = 0; i < nb; ++i, b += 36) {
         const __m128i q0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 4));
         const __m128i q1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 20));

@@ -19,6 +19,7 @@ namespace {
 
 inline uint16_t ld16v(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
 inline uint32_t ld32v(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+inline uint64_t ld64v(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
 inline float half512(const uint8_t* p) { return _cvtsh_ss(ld16v(p)); }
 
 inline __m128i load128(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
@@ -129,6 +130,24 @@ void avx512IQ4_NL(const uint8_t* b, uint64_t nb, float* y)
         nibbles32(y, b + 2, _mm512_mul_ps(_mm512_set1_ps(half512(b)), values));
 }
 
+// NVFP4: four 16-weight sub-blocks, each with its UE4M3 scale; sub-block s is bytes 8s..8s+7,
+// low nibbles then high nibbles. One VBMI multishift moves nibble j of the 8 bytes (bits 8j for
+// j < 8, 8(j - 8) + 4 after) to the low byte of lane j; vpermps reads only its bits 0..3.
+void avx512NVFP4(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 values = tableFloats(kValuesFp4);
+    const float* ue = ue4m3HalfTable().data();
+    // Qword q: lanes 2q and 2q + 1 (their low bytes are bytes 0 and 4 of the qword).
+    const __m512i offsets = _mm512_set_epi64(0x0000003C00000034, 0x0000002C00000024, 0x0000001C00000014, 0x0000000C00000004,
+                                             0x0000003800000030, 0x0000002800000020, 0x0000001800000010, 0x0000000800000000);
+    for (uint64_t i = 0; i < nb; ++i, b += 36) {
+        for (int s = 0; s < 4; ++s, y += 16) {
+            const __m512i idx = _mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(int64_t(ld64v(b + 4 + 8 * s))));
+            _mm512_storeu_ps(y, _mm512_permutexvar_ps(idx, _mm512_mul_ps(values, _mm512_set1_ps(ue[b[s]]))));
+        }
+    }
+}
+
 void avx512MXFP4(const uint8_t* b, uint64_t nb, float* y)
 {
     const __m512 values = tableFloats(kValuesFp4);
@@ -141,6 +160,98 @@ void avx512MXFP4(const uint8_t* b, uint64_t nb, float* y)
 }
 
 // ---- k-quants ----
+
+// Q2_K/Q3_K/TQ2_0 codes are the 2-bit crumbs of 32 bytes: crumb j of byte l is element
+// 32j + l. Shifted right by 2j, a byte's lane indexes a table whose 16 entries repeat the 4
+// (or, with a third bit at bit 2, 8) values, so the bits above need no masking.
+const __m512 kIota4 = _mm512_setr_ps(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
+const __m512 kIota8 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+
+void avx512Q2_K(const uint8_t* b, uint64_t nb, float* y)
+{
+    alignas(64) float dl[16], ml[16];
+    for (uint64_t i = 0; i < nb; ++i, b += 84) {
+        // dl = d * float(sc & 0xF), ml = dmin * float(sc >> 4) for the 16 sub-blocks at once.
+        const __m512i sc = lanes16(b);
+        _mm512_store_ps(dl, _mm512_mul_ps(_mm512_set1_ps(half512(b + 80)), _mm512_cvtepi32_ps(_mm512_and_si512(sc, _mm512_set1_epi32(0xF)))));
+        _mm512_store_ps(ml, _mm512_mul_ps(_mm512_set1_ps(half512(b + 82)), _mm512_cvtepi32_ps(_mm512_srli_epi32(sc, 4))));
+        for (int h = 0; h < 2; ++h) {
+            const __m512i v0 = lanes16(b + 16 + 32 * h), v1 = lanes16(b + 32 + 32 * h);
+            for (int j = 0; j < 4; ++j, y += 32) {
+                const int s = 8 * h + 2 * j;
+                // dl * float(q) - ml, as the reference computes it.
+                const __m512 t0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dl[s]), kIota4), _mm512_set1_ps(ml[s]));
+                const __m512 t1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dl[s + 1]), kIota4), _mm512_set1_ps(ml[s + 1]));
+                _mm512_storeu_ps(y, _mm512_permutexvar_ps(_mm512_srli_epi32(v0, 2 * j), t0));
+                _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(_mm512_srli_epi32(v1, 2 * j), t1));
+            }
+        }
+    }
+}
+
+void avx512Q3_K(const uint8_t* b, uint64_t nb, float* y)
+{
+    // The 16 six-bit scales: lane s takes the nibble of S[s % 8] (the high one for s >= 8) and
+    // bits 2*(s/4)..+1 of S[8 + s % 4] as bits 4..5.
+    const __m128i iLow = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+    const __m128i iHigh = _mm_setr_epi8(8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11, 8, 9, 10, 11);
+    const __m512i shLow = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4);
+    const __m512i shHigh = _mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6);
+    // float(q) for index q2 | hbit << 2: q2 - 4 with the bit clear, q2 with it set.
+    const __m512 codes = _mm512_sub_ps(kIota8, _mm512_set1_ps(4));
+    const __m512i bit2 = _mm512_set1_epi32(4);
+    alignas(64) float dl[16];
+    for (uint64_t i = 0; i < nb; ++i, b += 110) {
+        const __m128i S = _mm_maskz_loadu_epi8(0xFFF, b + 96); // the 12 scale bytes, no read past the block
+        const __m512i low = _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iLow)), shLow), _mm512_set1_epi32(0xF));
+        const __m512i high = _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iHigh)), shHigh), _mm512_set1_epi32(3));
+        const __m512i ls = _mm512_sub_epi32(_mm512_or_si512(low, _mm512_slli_epi32(high, 4)), _mm512_set1_epi32(32));
+        _mm512_store_ps(dl, _mm512_mul_ps(_mm512_set1_ps(half512(b + 108)), _mm512_cvtepi32_ps(ls)));
+        // hmask byte l bit 4h + j is the third bit of element 128h + 32j + l: moved to bit 2 + 4h + j
+        // here, so a right shift by 4h + j brings it to bit 2 of the index.
+        const __m512i m0 = _mm512_slli_epi32(lanes16(b), 2), m1 = _mm512_slli_epi32(lanes16(b + 16), 2);
+        for (int h = 0; h < 2; ++h) {
+            const __m512i v0 = lanes16(b + 32 + 32 * h), v1 = lanes16(b + 48 + 32 * h);
+            for (int j = 0; j < 4; ++j, y += 32) {
+                const int s = 8 * h + 2 * j;
+                const __m128i cq = _mm_cvtsi32_si128(2 * j), cm = _mm_cvtsi32_si128(4 * h + j);
+                // 0xCA = A ? B : C per bit: bit 2 from the hmask, the rest from the crumbs.
+                const __m512i i0 = _mm512_ternarylogic_epi32(bit2, _mm512_srl_epi32(m0, cm), _mm512_srl_epi32(v0, cq), 0xCA);
+                const __m512i i1 = _mm512_ternarylogic_epi32(bit2, _mm512_srl_epi32(m1, cm), _mm512_srl_epi32(v1, cq), 0xCA);
+                _mm512_storeu_ps(y, _mm512_permutexvar_ps(i0, _mm512_mul_ps(_mm512_set1_ps(dl[s]), codes)));
+                _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(i1, _mm512_mul_ps(_mm512_set1_ps(dl[s + 1]), codes)));
+            }
+        }
+    }
+}
+
+// Q6_K: 64 values per sub-block are too many for a table; the six-bit codes are assembled 64 at
+// a time in byte lanes and converted exactly, then multiplied by d * float(sc) as the reference.
+void avx512Q6_K(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512i m4 = _mm512_set1_epi8(0x0F), m3 = _mm512_set1_epi8(3), m32 = _mm512_set1_epi8(32);
+    // Per 256-bit half of the broadcast qh: the crumb of element group k = 0, 1 (then 2, 3).
+    const __m512i sh01 = _mm512_setr_epi64(0, 0, 0, 0, 2, 2, 2, 2), sh23 = _mm512_setr_epi64(4, 4, 4, 4, 6, 6, 6, 6);
+    alignas(64) float dl[16];
+    alignas(64) int8_t q[128];
+    for (uint64_t i = 0; i < nb; ++i, b += 210) {
+        _mm512_store_ps(dl, _mm512_mul_ps(_mm512_set1_ps(half512(b + 208)),
+                                          _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(load128(b + 192)))));
+        for (int h = 0; h < 2; ++h) {
+            // ql byte l (l < 64): low nibble = element l, high nibble = element 64 + l.
+            const __m512i L = _mm512_loadu_si512(b + 64 * h);
+            const __m512i H = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 128 + 32 * h)));
+            const __m512i h01 = _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(H, sh01), m3), 4);
+            const __m512i h23 = _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(H, sh23), m3), 4);
+            _mm512_store_si512(q, _mm512_sub_epi8(_mm512_or_si512(_mm512_and_si512(L, m4), h01), m32));
+            _mm512_store_si512(q + 64, _mm512_sub_epi8(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(L, 4), m4), h23), m32));
+            for (int k = 0; k < 8; ++k, y += 16) {
+                const __m512 c = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(q + 16 * k))));
+                _mm512_storeu_ps(y, _mm512_mul_ps(_mm512_set1_ps(dl[8 * h + k]), c));
+            }
+        }
+    }
+}
 
 // The eight sub-block multipliers of a Q4_K/Q5_K block: lanes 0..7 d * float(sc[s]), lanes
 // 8..15 dmin * float(m[s]), the 6-bit values unpacked as scaleMinK4 does, all lanes at once.
@@ -264,6 +375,21 @@ void avx512TQ1_0(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
+void avx512TQ2_0(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 codes = _mm512_sub_ps(kIota4, _mm512_set1_ps(1));
+    for (uint64_t i = 0; i < nb; ++i, b += 66) {
+        const __m512 t = _mm512_mul_ps(codes, _mm512_set1_ps(half512(b + 64))); // float(q - 1) * d
+        for (int c = 0; c < 2; ++c) {
+            const __m512i v0 = lanes16(b + 32 * c), v1 = lanes16(b + 32 * c + 16);
+            for (int n = 0; n < 4; ++n, y += 32) {
+                _mm512_storeu_ps(y, _mm512_permutexvar_ps(_mm512_srli_epi32(v0, 2 * n), t));
+                _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(_mm512_srli_epi32(v1, 2 * n), t));
+            }
+        }
+    }
+}
+
 } // namespace
 
 BlocksFn avx512BlocksFn(int ggmlType)
@@ -283,6 +409,11 @@ BlocksFn avx512BlocksFn(int ggmlType)
     case GgmlQ5_K: return avx512Q5_K;
     case GgmlIQ4_XS: return avx512IQ4_XS;
     case GgmlTQ1_0: return avx512TQ1_0;
+    case GgmlTQ2_0: return avx512TQ2_0;
+    case GgmlNVFP4: return avx512NVFP4;
+    case GgmlQ2_K: return avx512Q2_K;
+    case GgmlQ3_K: return avx512Q3_K;
+    case GgmlQ6_K: return avx512Q6_K;
     default: return nullptr;
     }
 }

@@ -147,21 +147,11 @@ void refMXFP4(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-// UE4M3 (bit 7 ignored, 0 and 0x7F read as zero), times 1/2 for the doubled FP4 table.
-float ue4m3Half(uint8_t u)
-{
-    if (u == 0 || u == 0x7F)
-        return 0.0f;
-    const int e = (u >> 3) & 0xF, m = u & 7;
-    const float raw = e == 0 ? std::ldexp(float(m), -9) : std::ldexp(1.0f + float(m) / 8.0f, e - 7);
-    return raw * 0.5f;
-}
-
 void refNVFP4(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 36) {
         for (int s = 0; s < 4; ++s, y += 16) {
-            const float d = ue4m3Half(b[s]);
+            const float d = ggml::ue4m3Half(b[s]);
             const uint8_t* q = b + 4 + 8 * s;
             for (int j = 0; j < 8; ++j) {
                 y[j] = float(ggml::kValuesFp4[q[j] & 0xF]) * d;
@@ -542,6 +532,25 @@ uint64_t blockCount(const GgmlTypeInfo& t, uint64_t nrows, uint64_t rowElems)
 }
 
 } // namespace
+
+float ggml::ue4m3Half(uint8_t u)
+{
+    if (u == 0 || u == 0x7F)
+        return 0.0f;
+    const int e = (u >> 3) & 0xF, m = u & 7;
+    const float raw = e == 0 ? std::ldexp(float(m), -9) : std::ldexp(1.0f + float(m) / 8.0f, e - 7);
+    return raw * 0.5f;
+}
+
+const std::array<float, 256>& ggml::ue4m3HalfTable()
+{
+    static const std::array<float, 256> t = [] {
+        std::array<float, 256> r{};
+        for (int u = 0; u < 256; ++u) r[size_t(u)] = ue4m3Half(uint8_t(u));
+        return r;
+    }();
+    return t;
+}
 
 const GgmlTypeInfo* ggmlTypeTraits(int id)
 {

@@ -2,6 +2,7 @@
 // Lookup tables of the ggml block types (values from ggml-common.h, stored as data), and the
 // unpacking of the packed 6-bit sub-block scales (Q4_K/Q5_K, IQ4_XS) that the reference, the
 // AVX2 path and the code-domain statistics share.
+#include <array>
 #include <cstdint>
 
 namespace qs::ggml {
@@ -26,6 +27,11 @@ inline int iq4xsScale(const uint8_t* block, int ib)
     const unsigned high = unsigned(block[2] | (block[3] << 8));
     return ((block[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | int((high >> (2 * ib)) & 3) << 4;
 }
+
+// NVFP4's UE4M3 sub-block scale (bit 7 ignored, 0 and 0x7F read as zero), times 1/2 for the
+// doubled FP4 table; and the same for all 256 bytes, for the fast paths (ggml_ref.cpp).
+float ue4m3Half(uint8_t u);
+const std::array<float, 256>& ue4m3HalfTable();
 
 extern const uint8_t kKmaskIq2xs[8]; // kmask_iq2xs, CRC-32 0xe0631a53
 inline constexpr uint32_t kKmaskIq2xsCrc = 0xe0631a53u;

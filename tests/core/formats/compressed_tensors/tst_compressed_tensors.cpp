@@ -5,12 +5,15 @@
 #include "kernel_testutil.h"
 #include "formats/dequant.h"
 #include "base/bitstream.h"
+#include "base/half.h"
 #include "formats/compressed_tensors/ct.h"
 #include "formats/opencheckpoint.h"
 
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <iterator>
 
 using namespace qs;
 
@@ -253,16 +256,23 @@ private slots:
         QTest::addColumn<int>("dtype");
         QTest::addColumn<int>("group");
         QTest::addColumn<bool>("zp");
-        QTest::addRow("int8 channel zp") << int(DType::I8) << 0 << true;
-        QTest::addRow("int8 g16") << int(DType::I8) << 16 << false;
-        QTest::addRow("fp8 e4m3 channel") << int(DType::F8_E4M3) << 0 << false;
-        QTest::addRow("fp8 e5m2 g8") << int(DType::F8_E5M2) << 8 << false;
+        QTest::addColumn<bool>("specialScales");
+        QTest::addRow("int8 channel zp") << int(DType::I8) << 0 << true << false;
+        QTest::addRow("int8 g16") << int(DType::I8) << 16 << false << false;
+        QTest::addRow("fp8 e4m3 channel") << int(DType::F8_E4M3) << 0 << false << false;
+        QTest::addRow("fp8 e5m2 g8") << int(DType::F8_E5M2) << 8 << false << false;
+        // The vector FP8 paths: 16-wide groups, groups with a tail, NaN / Inf / subnormal scales.
+        QTest::addRow("fp8 e4m3 g16") << int(DType::F8_E4M3) << 16 << false << false;
+        QTest::addRow("fp8 e5m2 g24") << int(DType::F8_E5M2) << 24 << false << false;
+        QTest::addRow("fp8 e4m3 g16 special scales") << int(DType::F8_E4M3) << 16 << false << true;
+        QTest::addRow("fp8 e5m2 channel special scales") << int(DType::F8_E5M2) << 0 << false << true;
     }
     void unpackedForms()
     {
         QFETCH(int, dtype);
         QFETCH(int, group);
         QFETCH(bool, zp);
+        QFETCH(bool, specialScales);
         const DType t = DType(dtype);
         const uint64_t N = 7, K = 48, G = group ? K / group : 1;
         std::vector<uint8_t> q(N * K);
@@ -273,6 +283,12 @@ private slots:
         std::vector<float> scales(N * G);
         for (uint64_t i = 0; i < scales.size(); ++i)
             scales[i] = qs::roundToDtype(0.011f * static_cast<float>(i + 1) * (i % 2 ? -1.0f : 1.0f), DType::F16);
+        if (specialScales) {
+            const uint16_t specials[] = {0x7E00, 0xFE01, 0x7C00, 0xFC00, 0x0001, 0x8000};
+            for (uint64_t i = 0; i < scales.size(); ++i)
+                if (i % 2 == 0)
+                    scales[i] = halfToFloat(specials[i / 2 % std::size(specials)]);
+        }
         std::vector<int8_t> z(N * G);
         for (uint64_t i = 0; i < z.size(); ++i)
             z[i] = static_cast<int8_t>(static_cast<int>(i * 29 % 256) - 128);

@@ -793,6 +793,29 @@ private slots:
             QVERIFY_THROWS_EXCEPTION(Error, dequantizeGgmlRows(36, b.data(), 1, 32, y.data(), path));
     }
 
+    // Every UE4M3 scale byte of NVFP4 (0 and 0x7F read as zero, bit 7 ignored: 0x80 and 0xFF are
+    // not) through every fast path, each byte once, on random codes.
+    void nvfp4AllScaleBytes()
+    {
+        const GgmlTypeInfo& tr = *ggmlTypeTraits(GgmlNVFP4);
+        const uint64_t nblocks = 64; // 4 scale bytes each
+        std::vector<uint8_t> bytes = randomBlocks(GgmlNVFP4, nblocks, 4242u);
+        for (uint64_t i = 0; i < nblocks; ++i)
+            for (uint64_t s = 0; s < 4; ++s) bytes[i * tr.blockBytes + s] = uint8_t(4 * i + s);
+        const std::vector<float> a = decodeRef(GgmlNVFP4, bytes, 1, nblocks * tr.blockWeights);
+        QCOMPARE(a[0x7F / 4 * 64 + 0x7F % 4 * 16 + 1], 0.0f);
+        QS_COMPARE_FAST(a, GgmlNVFP4, bytes, 1, nblocks * tr.blockWeights);
+    }
+
+    // The types with an AVX-512 kernel of their own: one dropped from avx512BlocksFn would fall
+    // back to AVX2 unnoticed by the agreement tests (the speed is the point).
+    void avx512KernelsPresent()
+    {
+        for (int t : {GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0, GgmlQ8_1, GgmlIQ4_NL, GgmlMXFP4,
+                      GgmlNVFP4, GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K, GgmlIQ4_XS, GgmlTQ1_0, GgmlTQ2_0})
+            QVERIFY2(ggml::avx512BlocksFn(t), std::string(ggmlTypeTraits(t)->name).c_str());
+    }
+
     // ---- tables ----
     void tables()
     {
