@@ -5,6 +5,7 @@
 // (CLOCK_THREAD_CPUTIME_ID), so load from other processes mostly drops out. The last column compares with llama-quantize's figure from issue 19
 // (110M weights of a Q4_K_M mix in 3.9 s on this machine kind's 2 threads: 14.1M weights/s per
 // thread), which cannot be measured here (no llama.cpp build).
+// The avx512 column runs the AVX2 searches (no AVX-512 code here: Zen 4 splits 512-bit operations).
 // Usage: bench_quantize [milliseconds per measurement, default 60] [rounds, default 5]
 #include "container/ggmltype.h"
 #include "formats/ggml/ggml.h"
