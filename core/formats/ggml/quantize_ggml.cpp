@@ -2,7 +2,10 @@
 
 #include "base/error.h"
 #include "base/half.h"
+#include "base/intmath.h"
+#include "base/parallel.h"
 #include "container/ggmltype.h"
+#include "formats/ggml/quantize_ggml_avx2.h"
 
 #include <algorithm>
 #include <array>
@@ -337,19 +340,84 @@ void pack2BitPlanes(const uint8_t* L, uint8_t* qs)
             qs[j / 4 + l] = uint8_t(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
 }
 
+// The per-sub-block searches and requantizing loops a k-quant block runs: these scalar loops,
+// or their AVX2 lanes (quantize_ggml_avx2.cpp), which give the same bits.
+struct ScalarKernels {
+    // Q4_K / Q5_K: weights avX + |x| per sub-block of 32, then make_qkx2_quants.
+    static void searchScalesMins(const float* x, int nmax, float rmin, float rdelta, int nstep, float* scales,
+                                 float* mins, uint8_t* L)
+    {
+        uint8_t Laux[32];
+        float weights[32];
+        for (int j = 0; j < 8; ++j) {
+            float sumX2 = 0;
+            for (int l = 0; l < 32; ++l) sumX2 += x[32 * j + l] * x[32 * j + l];
+            const float avX = std::sqrt(sumX2 / 32);
+            for (int l = 0; l < 32; ++l) weights[l] = avX + std::fabs(x[32 * j + l]);
+            scales[j] = makeQkx2Quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, rmin, rdelta, nstep,
+                                       false);
+        }
+    }
+    static void searchQ2_K(const float* x, float* scales, float* mins, uint8_t* L)
+    {
+        uint8_t Laux[16];
+        float weights[16];
+        for (int j = 0; j < 16; ++j) {
+            for (int l = 0; l < 16; ++l) weights[l] = std::fabs(x[16 * j + l]);
+            scales[j] = makeQkx2Quants(16, 3, x + 16 * j, weights, L + 16 * j, &mins[j], Laux, -0.5f, 0.1f, 15, true);
+        }
+    }
+    static void searchQ3_K(const float* x, float* scales, int8_t* L)
+    {
+        for (int j = 0; j < 16; ++j)
+            scales[j] = makeQ3QuantsRmse(16, 4, x + 16 * j, L + 16 * j);
+    }
+    static void searchQ6_K(const float* x, float* scales, int8_t* L)
+    {
+        for (int ib = 0; ib < 16; ++ib)
+            scales[ib] = makeQxQuantsRmse1(16, 32, x + 16 * ib, L + 16 * ib);
+    }
+    // out[i] = clamp(nearest((x[i] + dm) / d), lo, hi) + bias, or of x[i] / d without a min.
+    static void requant(const float* x, int n, float d, float dm, bool withMin, int lo, int hi, int bias, uint8_t* out)
+    {
+        for (int ii = 0; ii < n; ++ii) {
+            const int l = nearestInt(withMin ? (x[ii] + dm) / d : x[ii] / d);
+            out[ii] = uint8_t(std::max(lo, std::min(hi, l)) + bias);
+        }
+    }
+};
+
+struct Avx2Kernels {
+    static void searchScalesMins(const float* x, int nmax, float rmin, float rdelta, int nstep, float* scales,
+                                 float* mins, uint8_t* L)
+    {
+        ggmlquant::searchScalesMinsAvx2(x, nmax, rmin, rdelta, nstep, scales, mins, L);
+    }
+    static void searchQ2_K(const float* x, float* scales, float* mins, uint8_t* L)
+    {
+        ggmlquant::searchQ2_KAvx2(x, scales, mins, L);
+    }
+    static void searchQ3_K(const float* x, float* scales, int8_t* L) { ggmlquant::searchQ3_KAvx2(x, scales, L); }
+    static void searchQ6_K(const float* x, float* scales, int8_t* L) { ggmlquant::searchQ6_KAvx2(x, scales, L); }
+    static void requant(const float* x, int n, float d, float dm, bool withMin, int lo, int hi, int bias, uint8_t* out)
+    {
+        ggmlquant::requantAvx2(x, n, d, dm, withMin, lo, hi, bias, out);
+    }
+};
+
 // ---- k-quants
 
 // Q2_K: scales[16] @0, qs[64] @16, d @80, dmin @82.
+template <class K>
 void blockQ2_K(const float* x, uint8_t* y)
 {
-    uint8_t L[QK_K], Laux[16];
-    float weights[16], mins[16], scales[16];
+    uint8_t L[QK_K];
+    float mins[16], scales[16];
     uint8_t* sc = y;
     const float q4scale = 15.f;
     float maxScale = 0, maxMin = 0;
+    K::searchQ2_K(x, scales, mins, L);
     for (int j = 0; j < 16; ++j) {
-        for (int l = 0; l < 16; ++l) weights[l] = std::fabs(x[16 * j + l]);
-        scales[j] = makeQkx2Quants(16, 3, x + 16 * j, weights, L + 16 * j, &mins[j], Laux, -0.5f, 0.1f, 15, true);
         if (scales[j] > maxScale) maxScale = scales[j];
         if (mins[j] > maxMin) maxMin = mins[j];
     }
@@ -373,15 +441,13 @@ void blockQ2_K(const float* x, uint8_t* y)
         const float d = dAll * float(sc[j] & 0xF);
         if (d == 0.0f) continue;
         const float dm = mAll * float(sc[j] >> 4);
-        for (int ii = 0; ii < 16; ++ii) {
-            const int l = nearestInt((x[16 * j + ii] + dm) / d);
-            L[16 * j + ii] = uint8_t(std::max(0, std::min(3, l)));
-        }
+        K::requant(x + 16 * j, 16, d, dm, true, 0, 3, 0, L + 16 * j);
     }
     pack2BitPlanes(L, y + 16);
 }
 
 // Q3_K: hmask[32] @0, qs[64] @32, scales[12] @96, d @108.
+template <class K>
 void blockQ3_K(const float* x, uint8_t* y)
 {
     int8_t L[QK_K];
@@ -389,8 +455,8 @@ void blockQ3_K(const float* x, uint8_t* y)
     uint8_t* hmask = y;
     uint8_t* sc = y + 96;
     float maxScale = 0, amax = 0;
+    K::searchQ3_K(x, scales, L);
     for (int j = 0; j < 16; ++j) {
-        scales[j] = makeQ3QuantsRmse(16, 4, x + 16 * j, L + 16 * j);
         const float scale = std::fabs(scales[j]);
         if (scale > amax) {
             amax = scale;
@@ -420,10 +486,7 @@ void blockQ3_K(const float* x, uint8_t* y)
         s = int8_t((s | (((sc[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32);
         const float d = dAll * float(s);
         if (d == 0.0f) continue;
-        for (int ii = 0; ii < 16; ++ii) {
-            const int l = nearestInt(x[16 * j + ii] / d);
-            L[16 * j + ii] = int8_t(std::max(-4, std::min(3, l)) + 4);
-        }
+        K::requant(x + 16 * j, 16, d, 0.f, false, -4, 3, 4, reinterpret_cast<uint8_t*>(L) + 16 * j);
     }
     std::memset(hmask, 0, 32);
     uint8_t U[QK_K];
@@ -440,18 +503,14 @@ void blockQ3_K(const float* x, uint8_t* y)
 
 // Q4_K and Q5_K share the scale search and the 12-byte packing of six-bit scales and mins.
 // d @0, dmin @2, scales[12] @4. Returns the requantized codes in L.
+template <class K>
 void kquantScalesMins(const float* x, uint8_t* y, uint8_t* L, int nmax, float rmin, float rdelta, int nstep)
 {
-    uint8_t Laux[32];
-    float weights[32], mins[8], scales[8];
+    float mins[8], scales[8];
     uint8_t* sc = y + 4;
     float maxScale = 0, maxMin = 0;
+    K::searchScalesMins(x, nmax, rmin, rdelta, nstep, scales, mins, L);
     for (int j = 0; j < 8; ++j) {
-        float sumX2 = 0;
-        for (int l = 0; l < 32; ++l) sumX2 += x[32 * j + l] * x[32 * j + l];
-        const float avX = std::sqrt(sumX2 / 32);
-        for (int l = 0; l < 32; ++l) weights[l] = avX + std::fabs(x[32 * j + l]);
-        scales[j] = makeQkx2Quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, rmin, rdelta, nstep, false);
         if (scales[j] > maxScale) maxScale = scales[j];
         if (mins[j] > maxMin) maxMin = mins[j];
     }
@@ -480,18 +539,16 @@ void kquantScalesMins(const float* x, uint8_t* y, uint8_t* L, int nmax, float rm
         const float d = dAll * float(s);
         if (d == 0.0f) continue;
         const float dm = mAll * float(m);
-        for (int ii = 0; ii < 32; ++ii) {
-            const int l = nearestInt((x[32 * j + ii] + dm) / d);
-            L[32 * j + ii] = uint8_t(std::max(0, std::min(nmax, l)));
-        }
+        K::requant(x + 32 * j, 32, d, dm, true, 0, nmax, 0, L + 32 * j);
     }
 }
 
 // Q4_K: d, dmin, scales[12], qs[128] @16.
+template <class K>
 void blockQ4_K(const float* x, uint8_t* y)
 {
     uint8_t L[QK_K];
-    kquantScalesMins(x, y, L, 15, -1.f, 0.1f, 20);
+    kquantScalesMins<K>(x, y, L, 15, -1.f, 0.1f, 20);
     uint8_t* q = y + 16;
     for (int j = 0; j < QK_K; j += 64) {
         for (int l = 0; l < 32; ++l) q[l] = uint8_t(L[j + l] | (L[j + l + 32] << 4));
@@ -500,10 +557,11 @@ void blockQ4_K(const float* x, uint8_t* y)
 }
 
 // Q5_K: d, dmin, scales[12], qh[32] @16, qs[128] @48.
+template <class K>
 void blockQ5_K(const float* x, uint8_t* y)
 {
     uint8_t L[QK_K];
-    kquantScalesMins(x, y, L, 31, -0.5f, 0.1f, 15);
+    kquantScalesMins<K>(x, y, L, 31, -0.5f, 0.1f, 15);
     uint8_t* qh = y + 16;
     uint8_t* ql = y + 48;
     std::memset(qh, 0, 32);
@@ -529,14 +587,15 @@ void blockQ5_K(const float* x, uint8_t* y)
 }
 
 // Q6_K: ql[128] @0, qh[64] @128, scales[16] (int8) @192, d @208.
+template <class K>
 void blockQ6_K(const float* x, uint8_t* y)
 {
     int8_t L[QK_K];
     float scales[16];
     float maxScale = 0, maxAbsScale = 0;
+    K::searchQ6_K(x, scales, L);
     for (int ib = 0; ib < 16; ++ib) {
-        const float scale = makeQxQuantsRmse1(16, 32, x + 16 * ib, L + 16 * ib);
-        scales[ib] = scale;
+        const float scale = scales[ib];
         const float absScale = std::fabs(scale);
         if (absScale > maxAbsScale) {
             maxAbsScale = absScale;
@@ -556,10 +615,7 @@ void blockQ6_K(const float* x, uint8_t* y)
     for (int j = 0; j < 16; ++j) {
         const float d = dAll * float(sc[j]);
         if (d == 0.0f) continue;
-        for (int ii = 0; ii < 16; ++ii) {
-            const int l = nearestInt(x[16 * j + ii] / d);
-            L[16 * j + ii] = int8_t(std::max(-32, std::min(31, l)) + 32);
-        }
+        K::requant(x + 16 * j, 16, d, 0.f, false, -32, 31, 32, reinterpret_cast<uint8_t*>(L) + 16 * j);
     }
     uint8_t* ql = y;
     uint8_t* qh = y + 128;
@@ -586,35 +642,58 @@ void elemBF16(const float* x, uint8_t* y)
     y[1] = uint8_t(b >> 8);
 }
 
+// Quantizes n consecutive blocks.
+using BlocksFn = void (*)(const float* x, uint8_t* y, int64_t n);
+
+template <void (*Block)(const float*, uint8_t*), uint32_t Weights, uint32_t Bytes>
+void runBlocks(const float* x, uint8_t* y, int64_t n)
+{
+    for (int64_t b = 0; b < n; ++b)
+        Block(x + uint64_t(b) * Weights, y + uint64_t(b) * Bytes);
+}
+
 struct TypeInfo {
     uint32_t weights = 0;
     uint32_t bytes = 0;
-    void (*block)(const float*, uint8_t*) = nullptr;
+    BlocksFn scalar = nullptr;
+    BlocksFn avx2 = nullptr; // the scalar loops serve when null
 };
+
+template <void (*Block)(const float*, uint8_t*), uint32_t Weights, uint32_t Bytes>
+constexpr TypeInfo plain()
+{
+    return {Weights, Bytes, runBlocks<Block, Weights, Bytes>, nullptr};
+}
+
+template <void (*Scalar)(const float*, uint8_t*), void (*Avx2)(const float*, uint8_t*), uint32_t Bytes>
+constexpr TypeInfo kquant()
+{
+    return {QK_K, Bytes, runBlocks<Scalar, QK_K, Bytes>, runBlocks<Avx2, QK_K, Bytes>};
+}
 
 TypeInfo quantTypeInfo(int type)
 {
     switch (type) {
-    case GgmlF32: return {1, 4, elemF32};
-    case GgmlF16: return {1, 2, elemF16};
-    case GgmlBF16: return {1, 2, elemBF16};
-    case GgmlQ4_0: return {32, 18, blockQ4_0};
-    case GgmlQ4_1: return {32, 20, blockQ4_1};
-    case GgmlQ5_0: return {32, 22, blockQ5_0};
-    case GgmlQ5_1: return {32, 24, blockQ5_1};
-    case GgmlQ8_0: return {32, 34, blockQ8_0};
-    case GgmlQ2_K: return {256, 84, blockQ2_K};
-    case GgmlQ3_K: return {256, 110, blockQ3_K};
-    case GgmlQ4_K: return {256, 144, blockQ4_K};
-    case GgmlQ5_K: return {256, 176, blockQ5_K};
-    case GgmlQ6_K: return {256, 210, blockQ6_K};
+    case GgmlF32: return plain<elemF32, 1, 4>();
+    case GgmlF16: return {1, 2, runBlocks<elemF16, 1, 2>, ggmlquant::floatsToHalfAvx2};
+    case GgmlBF16: return plain<elemBF16, 1, 2>();
+    case GgmlQ4_0: return plain<blockQ4_0, 32, 18>();
+    case GgmlQ4_1: return plain<blockQ4_1, 32, 20>();
+    case GgmlQ5_0: return plain<blockQ5_0, 32, 22>();
+    case GgmlQ5_1: return plain<blockQ5_1, 32, 24>();
+    case GgmlQ8_0: return plain<blockQ8_0, 32, 34>();
+    case GgmlQ2_K: return kquant<blockQ2_K<ScalarKernels>, blockQ2_K<Avx2Kernels>, 84>();
+    case GgmlQ3_K: return kquant<blockQ3_K<ScalarKernels>, blockQ3_K<Avx2Kernels>, 110>();
+    case GgmlQ4_K: return kquant<blockQ4_K<ScalarKernels>, blockQ4_K<Avx2Kernels>, 144>();
+    case GgmlQ5_K: return kquant<blockQ5_K<ScalarKernels>, blockQ5_K<Avx2Kernels>, 176>();
+    case GgmlQ6_K: return kquant<blockQ6_K<ScalarKernels>, blockQ6_K<Avx2Kernels>, 210>();
     default: return {};
     }
 }
 
 } // namespace
 
-bool ggmlCanQuantize(int ggmlType) { return quantTypeInfo(ggmlType).block != nullptr; }
+bool ggmlCanQuantize(int ggmlType) { return quantTypeInfo(ggmlType).scalar != nullptr; }
 std::span<const int> ggmlQuantizableTypes() { return kTypes; }
 uint32_t ggmlQuantBlockWeights(int ggmlType) { return quantTypeInfo(ggmlType).weights; }
 uint32_t ggmlQuantBlockBytes(int ggmlType) { return quantTypeInfo(ggmlType).bytes; }
@@ -622,7 +701,7 @@ uint32_t ggmlQuantBlockBytes(int ggmlType) { return quantTypeInfo(ggmlType).byte
 uint64_t ggmlQuantizedBytes(int ggmlType, uint64_t nrows, uint64_t rowElems)
 {
     const TypeInfo t = quantTypeInfo(ggmlType);
-    if (!t.block)
+    if (!t.scalar)
         throw Error("quantize: ggml type " + std::to_string(ggmlType) + " has no reference quantizer here");
     if (rowElems % t.weights != 0)
         throw Error("quantize: row length " + std::to_string(rowElems) + " is not a multiple of the block size "
@@ -637,13 +716,24 @@ uint64_t ggmlQuantizedBytes(int ggmlType, uint64_t nrows, uint64_t rowElems)
 
 void quantizeGgmlInto(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems, uint8_t* dst, bool parallel)
 {
+    quantizeGgmlInto(ggmlType, src, nrows, rowElems, dst, parallel, bestSimdPath());
+}
+
+void quantizeGgmlInto(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems, uint8_t* dst, bool parallel,
+                      SimdPath path)
+{
     ggmlQuantizedBytes(ggmlType, nrows, rowElems); // validates
     const TypeInfo t = quantTypeInfo(ggmlType);
-    // Reference quantizers treat each block on its own, so blocks can run in any order.
-    const int64_t nblocks = int64_t(nrows * (rowElems / t.weights));
-#pragma omp parallel for schedule(static) if (parallel && nblocks > 64)
-    for (int64_t b = 0; b < nblocks; ++b)
-        t.block(src + uint64_t(b) * t.weights, dst + uint64_t(b) * t.bytes);
+    const BlocksFn run = hasAvx2(path) && t.avx2 ? t.avx2 : t.scalar;
+    // Reference quantizers treat each block on its own, so blocks can run in any order; a chunk
+    // holds about 64K weights.
+    const uint64_t nblocks = nrows * (rowElems / t.weights);
+    const uint64_t chunkBlocks = std::max<uint64_t>(1, (uint64_t(1) << 16) / t.weights);
+    const uint64_t chunks = ceilDiv(nblocks, chunkBlocks);
+    runChunks(chunks, parallel && chunks > 1 ? 0 : 1, nullptr, [&](uint64_t c, NoChunkState&) {
+        const uint64_t first = c * chunkBlocks;
+        run(src + first * t.weights, dst + first * t.bytes, int64_t(std::min(chunkBlocks, nblocks - first)));
+    });
 }
 
 std::vector<uint8_t> quantizeGgml(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems, bool parallel)

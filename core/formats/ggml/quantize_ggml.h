@@ -2,6 +2,7 @@
 // ggml's reference quantizers (quantize_row_*_ref, no importance matrix), reproduced bit for
 // bit: the same float operations in the same order, the same rounding helpers. Output bytes
 // equal what ggml_quantize_chunk(type, src, dst, 0, nrows, rowElems, NULL) writes.
+#include "base/simd.h"
 #include "container/dtype.h"
 
 #include <cstdint>
@@ -38,5 +39,9 @@ std::vector<uint8_t> quantizeGgml(int ggmlType, const float* src, uint64_t nrows
 // Same, into dst (ggmlQuantizedBytes bytes).
 void quantizeGgmlInto(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems, uint8_t* dst,
                       bool parallel = true);
+// Same, on the given SIMD path (bestSimdPath() above): every path writes the same bytes; the
+// k-quant searches and F16 have AVX2 code, the rest take the scalar loops.
+void quantizeGgmlInto(int ggmlType, const float* src, uint64_t nrows, uint64_t rowElems, uint8_t* dst, bool parallel,
+                      SimdPath path);
 
 } // namespace qs

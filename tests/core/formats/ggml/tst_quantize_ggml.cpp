@@ -10,9 +10,12 @@
 
 #include <QTest>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <random>
 #include <vector>
 
 namespace {
@@ -32,6 +35,43 @@ constexpr Type kTypes[] = {
     {"q5_0", 6, false}, {"q5_1", 7, false}, {"q8_0", 8, false},  {"q2_k", 10, true}, {"q3_k", 11, true},
     {"q4_k", 12, true}, {"q5_k", 13, true}, {"q6_k", 14, true},
 };
+
+// Rows that take every branch of the scale searches, a different kind per 16 weights so that
+// neighbouring sub-blocks (the lanes of the SIMD searches) disagree: normal weights, flat and
+// zero runs, one outlier, all positive or all negative (the min clamp), values on a grid (ties),
+// magnitudes near the 1e-15 cut-off, subnormals, huge values, -0, infinities and NaNs.
+std::vector<float> adversarialRows(size_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.f, 1.f);
+    std::vector<float> x(n);
+    const float inf = std::numeric_limits<float>::infinity();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (size_t g = 0; g < n; g += 16) {
+        const unsigned kind = rng() % 14;
+        const float scale = std::ldexp(1.f, int(rng() % 40) - 20);
+        for (size_t i = g; i < std::min(n, g + 16); ++i) {
+            const float r = normal(rng);
+            switch (kind) {
+            case 0: x[i] = r * scale; break;
+            case 1: x[i] = 0.f; break;
+            case 2: x[i] = 0.37f * scale; break;
+            case 3: x[i] = i == g + rng() % 16 ? 1000.f * scale : r * scale * 0.01f; break;
+            case 4: x[i] = std::fabs(r) * scale + scale; break;
+            case 5: x[i] = -std::fabs(r) * scale; break;
+            case 6: x[i] = float(int(rng() % 17) - 8) * 0.5f * scale; break;
+            case 7: x[i] = r * 1e-15f; break;
+            case 8: x[i] = r * 1e-40f; break;
+            case 9: x[i] = r * 1e30f; break;
+            case 10: x[i] = (rng() & 1) ? -0.f : 0.f; break;
+            case 11: x[i] = rng() % 8 == 0 ? ((rng() & 1) ? inf : -inf) : r; break;
+            case 12: x[i] = rng() % 8 == 0 ? nan : r; break;
+            default: x[i] = float(int(rng() % 3) - 1) * scale; break;
+            }
+        }
+    }
+    return x;
+}
 
 float halfAt(const std::vector<uint8_t>& b, size_t off)
 {
@@ -84,6 +124,49 @@ private slots:
                 firstBad = i;
         QCOMPARE(firstBad, serial.size());
         QVERIFY(qs::quantizeGgml(type, x.data(), rows, cols, true) == serial);
+    }
+
+    // Every SIMD path this CPU has writes the scalar path's bytes, type by type.
+    void simdPathsMatchScalar_data()
+    {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("path");
+        for (const qs::SimdPath p : qs::cpuSimdPaths())
+            if (p != qs::SimdPath::Scalar)
+                for (const int t : qs::ggmlQuantizableTypes())
+                    QTest::addRow("%s type %d", qs::simdPathName(p).data(), t) << t << int(p);
+        if (qs::cpuSimdPaths().size() == 1)
+            QSKIP("this CPU has no SIMD path: only the scalar quantizers run");
+    }
+    void simdPathsMatchScalar()
+    {
+        QFETCH(int, type);
+        QFETCH(int, path);
+        // 1027 weights per row for the element types: a tail after the last 8-wide step.
+        const uint64_t rows = 24, cols = qs::ggmlQuantBlockWeights(type) == 1 ? 1027 : 1024;
+        for (uint32_t seed = 1; seed <= 8; ++seed) {
+            std::vector<float> x = adversarialRows(rows * cols, seed);
+            if (seed == 8) // every exponent: ties, overflow, subnormals, every NaN payload class
+                for (size_t i = 0; i < x.size(); ++i)
+                    x[i] = std::bit_cast<float>(uint32_t(0x33000000u + uint32_t(i) * 0x00FFF001u));
+            // An input NaN's payload reaches the codes through nearest_int, and where two NaNs meet
+            // x86 returns the first operand while compilers take + and * as commutative: which
+            // payload wins is not defined even between two builds of ggml. Block types get
+            // infinities (whose NaNs all carry the one default payload) but no input NaN.
+            if (qs::ggmlQuantBlockWeights(type) > 1)
+                for (float& v : x)
+                    if (std::isnan(v))
+                        v = 1.5f;
+            std::vector<uint8_t> scalar(qs::ggmlQuantizedBytes(type, rows, cols)), fast(scalar.size());
+            qs::quantizeGgmlInto(type, x.data(), rows, cols, scalar.data(), false, qs::SimdPath::Scalar);
+            qs::quantizeGgmlInto(type, x.data(), rows, cols, fast.data(), true, qs::SimdPath(path));
+            size_t firstBad = 0;
+            while (firstBad < scalar.size() && scalar[firstBad] == fast[firstBad])
+                ++firstBad;
+            if (firstBad != scalar.size())
+                qWarning("seed %u: first differing byte %zu of %zu", seed, firstBad, scalar.size());
+            QCOMPARE(firstBad, scalar.size());
+        }
     }
 
     void q4_0PutsTheExtremeOnCodeZero()
