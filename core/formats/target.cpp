@@ -39,26 +39,31 @@ void markBudgetPresets(std::vector<BudgetFormat>& rows,
     }
 }
 
-std::vector<RequantizePreset> requantizePresets()
+namespace {
+
+// Every family's contribution to one list, in family order.
+template <class T>
+std::vector<T> collectFromFamilies(void (*FamilyTargets::*collect)(std::vector<T>&))
 {
-    std::vector<RequantizePreset> out;
+    std::vector<T> out;
     for (int f = 0; f <= int(FormatFamily::Unknown); ++f) {
         const FamilyRow* row = familyRow(FormatFamily(f));
-        if (row && row->targets && row->targets->requantizePresets)
-            row->targets->requantizePresets(out);
+        if (row && row->targets && row->targets->*collect)
+            (row->targets->*collect)(out);
     }
     return out;
 }
 
+} // namespace
+
+std::vector<RequantizePreset> requantizePresets()
+{
+    return collectFromFamilies(&FamilyTargets::requantizePresets);
+}
+
 std::vector<PlaygroundBlockFormat> playgroundBlockFormats()
 {
-    std::vector<PlaygroundBlockFormat> out;
-    for (int f = 0; f <= int(FormatFamily::Unknown); ++f) {
-        const FamilyRow* row = familyRow(FormatFamily(f));
-        if (row && row->targets && row->targets->playgroundFormats)
-            row->targets->playgroundFormats(out);
-    }
-    return out;
+    return collectFromFamilies(&FamilyTargets::playgroundFormats);
 }
 
 std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric)
