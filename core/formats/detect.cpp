@@ -74,7 +74,8 @@ std::optional<int64_t> jsonInt(const QJsonValue& v)
 {
     if (v.isDouble()) {
         const double d = v.toDouble();
-        if (d == static_cast<double>(static_cast<int64_t>(d)))
+        // The range test first: converting a double outside int64's range is undefined.
+        if (d >= -0x1p63 && d < 0x1p63 && d == static_cast<double>(static_cast<int64_t>(d)))
             return static_cast<int64_t>(d);
         return std::nullopt;
     }

@@ -13,6 +13,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
 // Every float expression below keeps ggml's operand order and types (int operands are
@@ -33,6 +34,14 @@ inline int nearestInt(float f)
 {
     const float v = f + 12582912.f;
     return int(std::bit_cast<uint32_t>(v) & 0x007fffffu) - 0x00400000;
+}
+
+// ggml converts floats straight to int8_t/uint8_t, undefined in C++ when the value does not fit
+// (an Inf or NaN weight gets there). On x86 the conversion is cvttss2si, whose answer out of
+// range (and for NaN) is INT32_MIN, narrowed to its low byte: that, defined.
+inline int32_t truncateLikeX86(float f)
+{
+    return f >= -2147483648.0f && f < 2147483648.0f ? int32_t(f) : std::numeric_limits<int32_t>::min();
 }
 
 inline void putHalf(uint8_t* p, float f)
@@ -59,8 +68,8 @@ void blockQ4_0(const float* x, uint8_t* y)
     for (int j = 0; j < 16; ++j) {
         const float x0 = x[j] * id;
         const float x1 = x[16 + j] * id;
-        const uint8_t q0 = uint8_t(std::min(15, int(int8_t(x0 + 8.5f))));
-        const uint8_t q1 = uint8_t(std::min(15, int(int8_t(x1 + 8.5f))));
+        const uint8_t q0 = uint8_t(std::min(15, int(int8_t(truncateLikeX86(x0 + 8.5f)))));
+        const uint8_t q1 = uint8_t(std::min(15, int(int8_t(truncateLikeX86(x1 + 8.5f)))));
         y[2 + j] = uint8_t(q0 | (q1 << 4));
     }
 }
@@ -79,8 +88,8 @@ void blockQ4_1(const float* x, uint8_t* y)
     for (int j = 0; j < 16; ++j) {
         const float x0 = (x[j] - min) * id;
         const float x1 = (x[16 + j] - min) * id;
-        const uint8_t q0 = uint8_t(std::min(15, int(int8_t(x0 + 0.5f))));
-        const uint8_t q1 = uint8_t(std::min(15, int(int8_t(x1 + 0.5f))));
+        const uint8_t q0 = uint8_t(std::min(15, int(int8_t(truncateLikeX86(x0 + 0.5f)))));
+        const uint8_t q1 = uint8_t(std::min(15, int(int8_t(truncateLikeX86(x1 + 0.5f)))));
         y[4 + j] = uint8_t(q0 | (q1 << 4));
     }
 }
@@ -101,8 +110,8 @@ void blockQ5_0(const float* x, uint8_t* y)
     for (int j = 0; j < 16; ++j) {
         const float x0 = x[j] * id;
         const float x1 = x[16 + j] * id;
-        const uint8_t q0 = uint8_t(std::min(31, int(int8_t(x0 + 16.5f))));
-        const uint8_t q1 = uint8_t(std::min(31, int(int8_t(x1 + 16.5f))));
+        const uint8_t q0 = uint8_t(std::min(31, int(int8_t(truncateLikeX86(x0 + 16.5f)))));
+        const uint8_t q1 = uint8_t(std::min(31, int(int8_t(truncateLikeX86(x1 + 16.5f)))));
         y[6 + j] = uint8_t((q0 & 0x0F) | ((q1 & 0x0F) << 4));
         qh |= uint32_t((q0 & 0x10u) >> 4) << j;
         qh |= uint32_t((q1 & 0x10u) >> 4) << (j + 16);
@@ -126,8 +135,8 @@ void blockQ5_1(const float* x, uint8_t* y)
     for (int j = 0; j < 16; ++j) {
         const float x0 = (x[j] - min) * id;
         const float x1 = (x[16 + j] - min) * id;
-        const uint8_t q0 = uint8_t(x0 + 0.5f);
-        const uint8_t q1 = uint8_t(x1 + 0.5f);
+        const uint8_t q0 = uint8_t(truncateLikeX86(x0 + 0.5f));
+        const uint8_t q1 = uint8_t(truncateLikeX86(x1 + 0.5f));
         y[8 + j] = uint8_t((q0 & 0x0F) | ((q1 & 0x0F) << 4));
         qh |= uint32_t((q0 & 0x10u) >> 4) << j;
         qh |= uint32_t((q1 & 0x10u) >> 4) << (j + 16);
@@ -145,7 +154,7 @@ void blockQ8_0(const float* x, uint8_t* y)
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     putHalf(y, d);
     for (int j = 0; j < 32; ++j)
-        y[2 + j] = uint8_t(int8_t(std::round(x[j] * id))); // roundf: half away from zero
+        y[2 + j] = uint8_t(int8_t(truncateLikeX86(std::round(x[j] * id)))); // roundf: half away from zero
 }
 
 // ---- k-quant helpers (make_qx_quants with rmse_type 1 and no weights, make_q3_quants with

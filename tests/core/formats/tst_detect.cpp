@@ -301,6 +301,7 @@ private slots:
     void gptqLabelSaysV2ZerosSayV1();
     void gptq3BitV2Zeros();
     void gptqMislabeledBits();
+    void configNumbersBeyondInt64();
     void gptqMislabeledBitsWithoutGidx();
     void gptqWithoutGidx();
     void gptqActOrderWithoutDescAct();
@@ -571,6 +572,20 @@ void TestDetect::gptqMislabeledBits()
     QCOMPARE(l.shape, (std::vector<uint64_t>{64, 128}));
     QVERIFY2(hasNote(l, "config says bits 4"), allNotes(l).c_str());
     QVERIFY2(hasNote(l, ": 8 bits"), allNotes(l).c_str());
+}
+
+void TestDetect::configNumbersBeyondInt64()
+{
+    // A config number no int64 holds is not an integer (converting it would be undefined, which
+    // the sanitizer build checks): the bits come from the tensors, as when the label is absent.
+    QTemporaryDir dir;
+    Writer w(dir);
+    gptqLayer(w, "model.layers.0.mlp.up_proj", 8, 0x7F7F7F7F);
+    w.config(R"({"quantization_config": {"quant_method": "gptq", "bits": 1e30, "group_size": -1e300}})");
+    const auto ckpt = w.open();
+    const LogicalWeight& l = ckpt->weights.at(0);
+    QCOMPARE(l.bits, 8);
+    QCOMPARE(l.shape, (std::vector<uint64_t>{64, 128}));
 }
 
 void TestDetect::gptqMislabeledBitsWithoutGidx()
