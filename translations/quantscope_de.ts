@@ -4285,5 +4285,181 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <source>%1 is %2, the %3 layout gives %4 = %5</source>
         <translation>%1 ist %2, das %3-Layout ergibt %4 = %5</translation>
     </message>
+    <message>
+        <source>size %1 bytes, expected %2</source>
+        <translation>Größe %1 Bytes, erwartet %2</translation>
+    </message>
+    <message>
+        <source>word %1 is %2, repacked %3</source>
+        <translation>Wort %1 ist %2, neu gepackt %3</translation>
+    </message>
+    <message>
+        <source>byte %1 is %2, repacked %3</source>
+        <translation>Byte %1 ist %2, neu gepackt %3</translation>
+    </message>
+    <message>
+        <source>trailing bytes differ</source>
+        <translation>die letzten Bytes weichen ab</translation>
+    </message>
+    <message>
+        <source>Recipe:     no nominal type (no general.file_type or quantization config); %1 stored types</source>
+        <translation>Rezept: kein Nenntyp (kein general.file_type und keine Quantisierungskonfiguration); %1 gespeicherte Typen</translation>
+    </message>
+    <message>
+        <source>Recipe:     %1 (%2)</source>
+        <translation>Rezept: %1 (%2)</translation>
+    </message>
+    <message>
+        <source>Recipe:     %1 (%2): nominal %3 at %4 bits per weight</source>
+        <translation>Rezept: %1 (%2): nominell %3 mit %4 Bits pro Gewicht</translation>
+    </message>
+    <message>
+        <source>Recipe:     %1 (%2): nominal %3</source>
+        <translation>Rezept: %1 (%2): nominell %3</translation>
+    </message>
+    <message>
+        <source>Stored:     %1 quantized weights at %2 bits per weight (%3% over the nominal); %4 of them as the nominal type; all %5 weights: %6 bits per weight</source>
+        <translation>Gespeichert: %1 quantisierte Gewichte mit %2 Bits pro Gewicht (%3 % über dem Nennwert); %4 davon im Nenntyp; alle %5 Gewichte: %6 Bits pro Gewicht</translation>
+    </message>
+    <message>
+        <source>Stored:     %1 quantized weights at %2 bits per weight; %3 of them as the nominal type; all %4 weights: %5 bits per weight</source>
+        <translation>Gespeichert: %1 quantisierte Gewichte mit %2 Bits pro Gewicht; %3 davon im Nenntyp; alle %4 Gewichte: %5 Bits pro Gewicht</translation>
+    </message>
+    <message>
+        <source>Fell back:  %1 of %2 quantized weights did not fit the nominal type&apos;s block, costing %3 bytes (%4 bits per weight)</source>
+        <translation>Ausgewichen: %1 von %2 quantisierten Gewichten passten nicht in den Block des Nenntyps, Kosten %3 Bytes (%4 Bits pro Gewicht)</translation>
+    </message>
+    <message>
+        <source>Otherwise:  %1 by the mix, %2 by per-module overrides, %3 unexplained</source>
+        <translation>Sonst: %1 durch die Mischung, %2 durch Modulvorgaben, %3 ungeklärt</translation>
+    </message>
+    <message>
+        <source>mode</source>
+        <translation>Modus (mode)</translation>
+    </message>
+    <message>
+        <source>ggml_type</source>
+        <translation>ggml-Typ (ggml_type)</translation>
+    </message>
+    <message>
+        <source>block_weights</source>
+        <translation>Gewichte pro Block (block_weights)</translation>
+    </message>
+    <message>
+        <source>block_bytes</source>
+        <translation>Bytes pro Block (block_bytes)</translation>
+    </message>
+    <message>
+        <source>blocksize</source>
+        <translation>Blockgröße (blocksize)</translation>
+    </message>
+    <message>
+        <source>quant_type</source>
+        <translation>Quantisierungstyp (quant_type)</translation>
+    </message>
+    <message>
+        <source>quant_storage</source>
+        <translation>Speichertyp (quant_storage)</translation>
+    </message>
+    <message>
+        <source>nested</source>
+        <translation>verschachtelt (nested)</translation>
+    </message>
+    <message>
+        <source>true</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>false</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>axis</source>
+        <translation>Achse (axis)</translation>
+    </message>
+    <message>
+        <source>packing</source>
+        <translation>Packung (packing)</translation>
+    </message>
+    <message>
+        <source>checkpoint_format</source>
+        <translation>Checkpoint-Format (checkpoint_format)</translation>
+    </message>
+    <message>
+        <source>zero_test</source>
+        <translation>Nullpunkttest (zero_test)</translation>
+    </message>
+    <message>
+        <source>v2 (every zero field is 2^(b-1))</source>
+        <translation>v2 (jedes Nullpunktfeld ist 2^(b-1))</translation>
+    </message>
+    <message>
+        <source>v1 (every zero field is 2^(b-1)-1)</source>
+        <translation>v1 (jedes Nullpunktfeld ist 2^(b-1)-1)</translation>
+    </message>
+    <message>
+        <source>ct_format</source>
+        <translation>compressed-tensors-Format (ct_format)</translation>
+    </message>
+    <message>
+        <source>strategy</source>
+        <translation>Strategie (strategy)</translation>
+    </message>
+    <message>
+        <source>channel</source>
+        <translation>Kanal</translation>
+    </message>
+    <message>
+        <source>group</source>
+        <translation>Gruppe</translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation>Tensor</translation>
+    </message>
+    <message>
+        <source>zero_point_layout</source>
+        <translation>Nullpunkt-Layout (zero_point_layout)</translation>
+    </message>
+    <message>
+        <source>packed</source>
+        <translation>gepackt</translation>
+    </message>
+    <message>
+        <source>unpacked</source>
+        <translation>ungepackt</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>actorder</source>
+        <translation>Act-Order (actorder)</translation>
+    </message>
+    <message>
+        <source>block</source>
+        <translation>Block (block)</translation>
+    </message>
+    <message>
+        <source>version</source>
+        <translation>Version (version)</translation>
+    </message>
+    <message>
+        <source>zero_convention</source>
+        <translation>Nullpunktkonvention (zero_convention)</translation>
+    </message>
+    <message>
+        <source>mixed</source>
+        <translation>gemischt</translation>
+    </message>
+    <message>
+        <source>asymmetric: label trusted</source>
+        <translation>asymmetrisch: der Angabe vertraut</translation>
+    </message>
+    <message>
+        <source>v1_all_ones_fields</source>
+        <translation>v1-Felder mit lauter Einsen (v1_all_ones_fields)</translation>
+    </message>
 </context>
 </TS>

@@ -19,12 +19,17 @@ inline QString qtext(const char* s)
     return QString::fromUtf8(s);
 }
 
-// A core message in the UI's language: its template translated in the qs::Message context,
-// filled with the same arguments the CLI's English text takes.
-inline QString qtext(const qs::Message& m)
+// A word core marked QT_TRANSLATE_NOOP("qs::Message", ...) where it wrote it (a weight
+// parameter's key or value) in the UI's language; other text (numbers, names) as it is.
+inline QString qword(const std::string& s)
 {
-    const QString tmpl = QCoreApplication::translate(qs::kMessageContext, m.source());
-    return QString::fromStdString(qs::fillMessage(tmpl.toStdString(), m.args()));
+    return QCoreApplication::translate(qs::kMessageContext, s.c_str());
 }
+
+// A core message in the UI's language: its template translated in the qs::Message context,
+// filled with the same arguments the CLI's English text takes; quoted messages translated too,
+// and a decimal argument ("2.50", "+12.3", core writes them in the C locale) with the locale's
+// decimal point, as localNumber writes it.
+QString qtext(const qs::Message& m);
 
 } // namespace qsw

@@ -134,7 +134,7 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(con
             tr.role = qtext(role);
         }
         for (const auto& [k, v] : w.params)
-            r.params.push_back({qtext(k), qtext(v)});
+            r.params.push_back({qword(k), qword(v)});
         for (const auto& e : w.evidence)
             r.evidence << qtext(e);
         for (const auto& n : w.notes)

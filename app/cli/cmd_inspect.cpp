@@ -230,7 +230,7 @@ std::string toText(const qs::Checkpoint& c)
     const qs::RecipeSummary recipe = qs::summarizeRecipe(c);
     if (recipe.hasNominal) {
         for (const auto& line : qs::recipeOverview(recipe))
-            out += line + "\n";
+            out += line.text() + "\n";
         if (recipe.count(qs::RecipeKind::Fallback))
             out += "Note: " + std::to_string(recipe.count(qs::RecipeKind::Fallback)) +
                    " weights fell back from the nominal type; `quantscope-cli recipe` lists them\n";

@@ -96,7 +96,7 @@ std::string recipeSummaryText(const qs::RecipeSummary& s)
 {
     std::string out = "Path:       " + s.path + "\n";
     for (const auto& line : qs::recipeOverview(s))
-        out += line + "\n";
+        out += line.text() + "\n";
     out += "\nTypes (" + std::to_string(s.types.size()) + ")\n";
     TextTable types({"TYPE", "TENSORS", "PARAMS", "BYTES", "SHARE", "BPW"}, {false, true, true, true, true, true});
     for (const auto& t : s.types)
@@ -153,7 +153,7 @@ std::string comparisonText(const qs::RecipeComparison& c)
     for (const auto* s : {&c.a, &c.b}) {
         out += std::string(s == &c.a ? "A" : "B") + ": " + s->path + "\n";
         for (const auto& line : qs::recipeOverview(*s))
-            out += "   " + line + "\n";
+            out += "   " + line.text() + "\n";
     }
     out += "\nTotals: A " + fixedText(c.a.bitsPerWeight(), 2) + " bits per weight (" + std::to_string(c.a.bytes) +
            " bytes), B " + fixedText(c.b.bitsPerWeight(), 2) + " (" + std::to_string(c.b.bytes) + " bytes)\n";

@@ -3,6 +3,7 @@
 // type the file is labelled with (general.file_type, the quantization config) and every weight
 // stored otherwise, with the reason when the family's rules give one (formats/recipe.h) and
 // the bits the difference costs; and two recipes side by side.
+#include "base/message.h"
 #include "container/checkpoint.h"
 #include "formats/recipe.h"
 
@@ -61,8 +62,9 @@ struct RecipeSummary {
 RecipeSummary summarizeRecipe(const Checkpoint& ckpt);
 
 // The summary's first lines as `recipe` and `inspect` print them: the nominal type, the stored
-// bits per weight against it, the weights that fell back or differ and what they cost.
-std::vector<std::string> recipeOverview(const RecipeSummary& s);
+// bits per weight against it, the weights that fell back or differ and what they cost (each
+// label padded to one column, as the CLI aligns them).
+std::vector<Message> recipeOverview(const RecipeSummary& s);
 
 // "blk.3.attn_q.weight" -> {3, "attn_q"}; Hugging Face names through the GGUF name table
 // ("model.layers.3.self_attn.q_proj" -> {3, "attn_q"}), else "layers.N.<rest>"; {-1, name

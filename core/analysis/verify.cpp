@@ -50,7 +50,7 @@ void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
     for (const Message& note : w.notes)
         for (const char* p : {"config says quant_method", "config says version", "config says bits", "config says num_bits"})
             if (note.startsWith(p))
-                rep.findings.push_back({w.name, "config", {QT_TRANSLATE_NOOP("qs::Message", "%1: the stored layout is not the one the config declares"), {note.text()}}});
+                rep.findings.push_back({w.name, "config", Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the stored layout is not the one the config declares"), {note})});
     for (const Message& note : w.notes)
         if (note.startsWith(kZeroConventionNote))
             rep.findings.push_back({w.name, "zero-convention-mixed", note, true});

@@ -10,6 +10,15 @@ Message Message::verbatim(std::string text)
     return m;
 }
 
+Message Message::quoting(const char* source, std::vector<Message> parts)
+{
+    Message m(source);
+    for (const Message& part : parts)
+        m.m_args.push_back(part.text());
+    m.m_parts = std::move(parts);
+    return m;
+}
+
 std::string Message::text() const
 {
     return fillMessage(m_source, m_args);

@@ -22,15 +22,20 @@ public:
     Message(const char* source, std::initializer_list<std::string> args = {}) : m_source(source), m_args(args) {}
     // Text no template describes (an error's what(), a reader's note): shown as it is, untranslated.
     static Message verbatim(std::string text);
+    // A template whose arguments are messages themselves (a note quoted in a finding, a round
+    // trip's first difference): text() fills in their English text, qtext their translation.
+    static Message quoting(const char* source, std::vector<Message> parts);
 
     const char* source() const { return m_source; }
-    const std::vector<std::string>& args() const { return m_args; }
+    const std::vector<std::string>& args() const { return m_args; } // each argument's English text
+    const std::vector<Message>& parts() const { return m_parts; }      // the quoted messages, or none
     std::string text() const; // the English sentence
     bool startsWith(std::string_view prefix) const { return std::string_view(m_source).starts_with(prefix); }
 
 private:
     const char* m_source = "";
     std::vector<std::string> m_args;
+    std::vector<Message> m_parts;
 };
 
 // tmpl with each %N (N = 1..9, an argument given) replaced by args[N - 1]; other text unchanged.

@@ -22,21 +22,24 @@ bool equalBytes(std::span<const uint8_t> stored, const std::vector<uint8_t>& pac
 }
 
 // First differing 32-bit word (or byte, for byte-sized data), for the message.
-std::string firstDiff(std::span<const uint8_t> stored, const std::vector<uint8_t>& packed, size_t unit)
+Message firstDiff(std::span<const uint8_t> stored, const std::vector<uint8_t>& packed, size_t unit)
 {
     if (stored.size() != packed.size())
-        return "size " + std::to_string(stored.size()) + " bytes, expected " + std::to_string(packed.size());
+        return {QT_TRANSLATE_NOOP("qs::Message", "size %1 bytes, expected %2"), {std::to_string(stored.size()), std::to_string(packed.size())}};
     for (size_t i = 0; i + unit <= stored.size(); i += unit)
         if (std::memcmp(stored.data() + i, packed.data() + i, unit) != 0) {
             uint32_t a = 0, b = 0;
             std::memcpy(&a, stored.data() + i, unit);
             std::memcpy(&b, packed.data() + i, unit);
-            char buf[96];
-            std::snprintf(buf, sizeof buf, "%s %zu is 0x%0*x, repacked 0x%0*x", unit == 4 ? "word" : "byte", i / unit,
-                          int(2 * unit), a, int(2 * unit), b);
-            return buf;
+            const auto hex = [unit](uint32_t v) {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "0x%0*x", int(2 * unit), v);
+                return std::string(buf);
+            };
+            return {unit == 4 ? QT_TRANSLATE_NOOP("qs::Message", "word %1 is %2, repacked %3") : QT_TRANSLATE_NOOP("qs::Message", "byte %1 is %2, repacked %3"),
+                    {std::to_string(i / unit), hex(a), hex(b)}};
         }
-    return "trailing bytes differ";
+    return QT_TRANSLATE_NOOP("qs::Message", "trailing bytes differ");
 }
 
 } // namespace
@@ -45,7 +48,7 @@ void checkRoundTrip(const FindingSink& add, const char* check, std::span<const u
                     const std::vector<uint8_t>& repacked, const char* differ, size_t unit)
 {
     if (!equalBytes(stored, repacked))
-        add(check, Message(differ, {firstDiff(stored, repacked, unit)}));
+        add(check, Message::quoting(differ, {firstDiff(stored, repacked, unit)}));
 }
 
 void countNonFinite(const FindingSink& add, uint64_t bad, uint64_t total, const char* message)

@@ -1,6 +1,7 @@
 // The browser's models: QAbstractItemModelTester on each (and on the proxies), grouping,
 // natural sorting, recursive filtering, and rows that equal what Checkpoint and format
 // detection report for the fixtures (the same figures `quantscope-cli inspect --json` prints).
+#include "analysis/recipe.h"
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
 #include "inspector.h"
@@ -11,9 +12,13 @@
 #include "testsupport.h"
 #include "weighttreemodel.h"
 #include "formats/opencheckpoint.h"
+#include "formats/verify_util.h"
 #include "theme.h"
 
 #include <QAbstractItemModelTester>
+
+#include <algorithm>
+#include <functional>
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -90,7 +95,9 @@ QString germanCatalogue()
 
 // A copy of a GPTQ fixture whose config says sym false and checkpoint_format gptq_v2 while its
 // zeros are symmetric v1 ones: detection notes both, verify files a zero-convention finding.
-QString mislabelledGptq(const QTemporaryDir& dir)
+// A copy of a GPTQ fixture whose config says sym false and gptq_v2 (and bits `bits`, when given)
+// while the stored zeros are symmetric v1.
+QString mislabelledGptq(const QTemporaryDir& dir, int bits = 0)
 {
     const QDir from(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")));
     for (const QString& name : from.entryList(QDir::Files)) {
@@ -103,9 +110,11 @@ QString mislabelledGptq(const QTemporaryDir& dir)
         if (!f.open(QIODevice::ReadWrite))
             return {};
         QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
-        auto mislabel = [](QJsonObject q) {
+        auto mislabel = [bits](QJsonObject q) {
             q[QStringLiteral("sym")] = false;
             q[QStringLiteral("checkpoint_format")] = QStringLiteral("gptq_v2");
+            if (bits)
+                q[QStringLiteral("bits")] = bits;
             return q;
         };
         if (o.contains(QStringLiteral("quantization_config")))
@@ -398,12 +407,17 @@ void TestModels::detectionSpeaksGerman()
     QVERIFY2(translator.load(germanCatalogue()), qPrintable(germanCatalogue()));
     QVERIFY(QCoreApplication::installTranslator(&translator));
     const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
-    QTemporaryDir dir;
+    QTemporaryDir dir, dir8;
     const QString mislabelled = mislabelledGptq(dir);
     QVERIFY(!mislabelled.isEmpty());
+    const QString wrongBits = mislabelledGptq(dir8, 8);
+    QVERIFY(!wrongBits.isEmpty());
     // A message of a template the catalogue covers is German where the German differs.
     int templates = 0, german = 0;
-    auto check = [&](const qs::Message& m, const QString& shown, const QString& where) {
+    std::function<void(const qs::Message&, const QString&, const QString&)> check;
+    check = [&](const qs::Message& m, const QString& shown, const QString& where) {
+        for (const qs::Message& part : m.parts()) // a quoted note is German too
+            check(part, shown, where + QLatin1String(" (quoted)"));
         if (std::string_view(m.source()) == "%1")
             return; // verbatim: a config key and value, an error's own text
         ++templates;
@@ -416,7 +430,7 @@ void TestModels::detectionSpeaksGerman()
         }
     };
     int notes = 0;
-    for (const QString& path : {mislabelled, qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32")),
+    for (const QString& path : {mislabelled, wrongBits, qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32")),
                                 qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant")),
                                 qstest::fixture(QStringLiteral("safetensors/ct-pack-w4a16-g32-asym")),
                                 qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"))}) {
@@ -432,6 +446,12 @@ void TestModels::detectionSpeaksGerman()
             const QString text = inspector.toPlainText();
             for (const qs::Message& e : w.evidence)
                 check(e, text, qtext(w.name));
+            // Parameter names are German (but for the keys of bitsandbytes' quant_state JSON,
+            // which the file names itself); the words among their values too.
+            for (const auto& [key, value] : w.params) {
+                QVERIFY2(!translator.translate(qs::kMessageContext, key.c_str()).isEmpty() || w.member("quant_state") >= 0, key.c_str());
+                QVERIFY2(text.contains(qword(key)) && text.contains(qword(value)), qPrintable(qtext(w.name) + QLatin1String(": ") + qtext(key)));
+            }
             const QString tip = tree.indexOfWeight(int(i)).data(Qt::ToolTipRole).toString();
             for (const qs::Message& n : w.notes) {
                 check(n, text, qtext(w.name));
@@ -443,6 +463,9 @@ void TestModels::detectionSpeaksGerman()
         const qs::VerifyReport report = qs::verifyCheckpoint(*ckpt);
         for (const qs::VerifyFinding& f : report.findings)
             check(f.message, qtext(f.message), qtext(f.weight) + QLatin1String(" (verify)"));
+        // The Recipe view's summary, line by line as it shows them.
+        for (const qs::Message& line : qs::recipeOverview(qs::summarizeRecipe(*ckpt)))
+            check(line, qtext(line), QFileInfo(path).fileName() + QLatin1String(" (recipe)"));
     }
     QVERIFY2(notes >= 2, qPrintable(QString::number(notes)));
     QVERIFY2(german > templates / 2, qPrintable(QStringLiteral("%1 of %2").arg(german).arg(templates)));
@@ -456,6 +479,34 @@ void TestModels::detectionSpeaksGerman()
     QVERIFY(std::any_of(report.findings.begin(), report.findings.end(), [](const qs::VerifyFinding& f) {
         return qtext(f.message).startsWith(QLatin1String("checkpoint_format nennt gptq_v2"));
     }));
+    // The Inspector's parameters: the zero test's verdict in German.
+    Inspector inspector;
+    inspector.setSnapshot(snap);
+    inspector.showWeight(0);
+    QVERIFY2(inspector.toPlainText().contains(QLatin1String("Nullpunkttest (zero_test)")), qPrintable(inspector.toPlainText()));
+    QVERIFY2(inspector.toPlainText().contains(QLatin1String("v1 (jedes Nullpunktfeld ist 2^(b-1)-1)")), qPrintable(inspector.toPlainText()));
+    QVERIFY(!inspector.toPlainText().contains(QLatin1String("every zero field")));
+    // The config finding quotes its note in German too.
+    const qs::VerifyReport bits = qs::verifyCheckpoint(*qs::openCheckpoint(wrongBits.toStdString()));
+    const auto config = std::find_if(bits.findings.begin(), bits.findings.end(), [](const qs::VerifyFinding& f) { return f.check == "config"; });
+    QVERIFY(config != bits.findings.end());
+    QVERIFY2(qtext(config->message).startsWith(QLatin1String("Konfiguration nennt bits 8")), qPrintable(qtext(config->message)));
+    QVERIFY2(qtext(config->message).contains(QLatin1String("das gespeicherte Layout")), qPrintable(qtext(config->message)));
+    // A round trip's first difference, in German.
+    qs::LogicalWeight w;
+    w.name = "w";
+    qs::VerifyReport trip;
+    const std::vector<uint8_t> stored{1, 2, 3, 4}, repacked{1, 2, 3, 5}, shorter{1, 2};
+    qs::checkRoundTrip({w, trip}, "qweight-roundtrip", stored, repacked,
+                       QT_TRANSLATE_NOOP("qs::Message", "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+    qs::checkRoundTrip({w, trip}, "qweight-roundtrip", stored, shorter,
+                       QT_TRANSLATE_NOOP("qs::Message", "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+    QCOMPARE(trip.findings.size(), size_t(2));
+    QCOMPARE(trip.findings[0].message.text(), std::string("stored codes differ from their repacking (nonzero padding or sign-extended fields?): "
+                                                          "word 0 is 0x04030201, repacked 0x05030201"));
+    QVERIFY2(qtext(trip.findings[0].message).endsWith(QLatin1String(": Wort 0 ist 0x04030201, neu gepackt 0x05030201")),
+             qPrintable(qtext(trip.findings[0].message)));
+    QVERIFY2(qtext(trip.findings[1].message).endsWith(QStringLiteral(": Größe 4 Bytes, erwartet 2")), qPrintable(qtext(trip.findings[1].message)));
 }
 
 QTEST_MAIN(TestModels)

@@ -3,6 +3,7 @@
 #include "figures/plottheme.h"
 #include "jobrunner.h"
 #include "numbers.h"
+#include "qtext.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -572,12 +573,12 @@ void RecipeView::rebuild()
     // The comparison's own summary of A when there is one: the same figures, computed once.
     m_summary = m_comparison ? m_comparison->a : qs::summarizeRecipe(*ckpt);
     QStringList lines;
-    for (const std::string& l : qs::recipeOverview(*m_summary))
-        lines << QString::fromStdString(l).simplified();
+    for (const qs::Message& l : qs::recipeOverview(*m_summary))
+        lines << qtext(l).simplified();
     if (m_comparison) {
         lines << tr("B: %1").arg(QString::fromStdString(m_comparison->b.path));
-        for (const std::string& l : qs::recipeOverview(m_comparison->b))
-            lines << QStringLiteral("   ") + QString::fromStdString(l).simplified();
+        for (const qs::Message& l : qs::recipeOverview(m_comparison->b))
+            lines << QStringLiteral("   ") + qtext(l).simplified();
         lines << tr("%n tensor(s) differ in type (outlined), %1 on both sides", nullptr, int(m_comparison->differing.size()))
                      .arg(m_comparison->matched);
     }

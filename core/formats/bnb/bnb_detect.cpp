@@ -83,11 +83,11 @@ bool detectBnb4(Context& cx, const Group& g)
     if (const auto cfgType = cx.config().strFor(g.prefix, {"bnb_4bit_quant_type"}, nullptr); cfgType && *cfgType != quantType)
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says bnb_4bit_quant_type %1, the stored quant_state says %2"), {*cfgType, quantType}});
     w.groupSize = blocksize;
-    w.params["blocksize"] = std::to_string(blocksize);
-    w.params["quant_type"] = quantType;
-    w.params["quant_storage"] = asciiLower(std::string(dtypeName(cx.tensor(iw).dtype)));
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "blocksize")] = std::to_string(blocksize);
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "quant_type")] = quantType;
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "quant_storage")] = asciiLower(std::string(dtypeName(cx.tensor(iw).dtype)));
     const bool nested = w.member("nested_absmax") >= 0;
-    w.params["nested"] = nested ? "true" : "false";
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "nested")] = nested ? QT_TRANSLATE_NOOP("qs::Message", "true") : QT_TRANSLATE_NOOP("qs::Message", "false");
     if (nested != (ia >= 0 && cx.tensor(ia).dtype == DType::U8))
         w.notes.push_back(!nested ? Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax absent but absmax is %1"), {std::string(dtypeName(cx.tensor(ia).dtype))})
                           : ia >= 0 ? Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax present but absmax is %1"), {std::string(dtypeName(cx.tensor(ia).dtype))})

@@ -41,7 +41,7 @@ bool detectCtPacked(Context& cx, const Group& g)
         wcfg = grp->second.value(QStringLiteral("weights")).toObject();
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: config_groups.%2 targets this module"), {cx.config().ctSource(), grp->first}});
         const std::string fmt = grp->second.value(QStringLiteral("format")).toString().toStdString();
-        w.params["ct_format"] = fmt.empty() ? cx.config().ctFormat() : fmt;
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "ct_format")] = fmt.empty() ? cx.config().ctFormat() : fmt;
     }
     uint64_t N = p.shape[0], K = 0;
     if (ishape >= 0) {
@@ -98,10 +98,10 @@ bool detectCtPacked(Context& cx, const Group& g)
     const auto& S = cx.tensor(is).shape;
     const uint64_t G = S.size() == 2 ? S[1] : 1;
     if (S.size() == 2 && S[0] == N && G == 1) {
-        w.params["strategy"] = "channel";
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "strategy")] = QT_TRANSLATE_NOOP("qs::Message", "channel");
         w.groupSize = static_cast<int64_t>(K);
     } else if (S.size() == 2 && S[0] == N) {
-        w.params["strategy"] = "group";
+        w.params["strategy"] = QT_TRANSLATE_NOOP("qs::Message", "group");
         const auto cg = jsonInt(wcfg.value(QStringLiteral("group_size")));
         w.groupSize = cg && *cg > 0 && ceilDiv(K, static_cast<uint64_t>(*cg)) == G ? *cg
                                                                                     : (G && K % G == 0 ? static_cast<int64_t>(K / G) : 0);
@@ -109,7 +109,7 @@ bool detectCtPacked(Context& cx, const Group& g)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says group_size %1, weight_scale %2 gives %3"),
                                {std::to_string(*cg), shapeText(S), std::to_string(w.groupSize)}});
     } else {
-        w.params["strategy"] = "tensor";
+        w.params["strategy"] = QT_TRANSLATE_NOOP("qs::Message", "tensor");
         w.groupSize = static_cast<int64_t>(K);
     }
     if (const QString st = wcfg.value(QStringLiteral("strategy")).toString(); !st.isEmpty() && st.toStdString() != w.params["strategy"])
@@ -121,7 +121,7 @@ bool detectCtPacked(Context& cx, const Group& g)
         const TensorEntry& z = cx.tensor(iz);
         const bool packed = z.dtype == DType::I32 && z.shape.size() == 2 && b > 0 && z.shape[0] == ctWordsFor(N, P / static_cast<uint64_t>(b));
         const bool unpacked = z.shape.size() == 2 && z.shape[0] == N;
-        w.params["zero_point_layout"] = packed ? "packed" : unpacked ? "unpacked" : "unknown";
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_point_layout")] = packed ? QT_TRANSLATE_NOOP("qs::Message", "packed") : unpacked ? QT_TRANSLATE_NOOP("qs::Message", "unpacked") : QT_TRANSLATE_NOOP("qs::Message", "unknown");
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_zero_point %1 %2: asymmetric, %3"),
                               {std::string(dtypeName(z.dtype)), shapeText(z.shape), w.params["zero_point_layout"]}});
         if (!packed && !unpacked)
@@ -132,7 +132,7 @@ bool detectCtPacked(Context& cx, const Group& g)
                                   : QT_TRANSLATE_NOOP("qs::Message", "config says symmetric %1, but weight_zero_point is present"),
                            {*sym ? "true" : "false"}});
     if (const QJsonValue ao = wcfg.value(QStringLiteral("actorder")); ao.isString())
-        w.params["actorder"] = ao.toString().toStdString();
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "actorder")] = ao.toString().toStdString();
     w.descAct = w.params.count("actorder") && (w.params["actorder"] == "group" || w.params["actorder"] == "dynamic");
     if (const int ig = w.member("weight_g_idx"); ig >= 0 && K)
         cx.readGidx(w, ig, K, w.groupSize, G);
@@ -158,7 +158,7 @@ bool detectScaledWeight(Context& cx, const Group& g)
         const auto& S = cx.tensor(inv).shape;
         if (S.size() == 2 && t.shape.size() == 2 && S[0] && S[1]) {
             w.groupSize = static_cast<int64_t>(ceilDiv(t.shape[1], S[1]));
-            w.params["block"] = std::to_string(ceilDiv(t.shape[0], S[0])) + "x" + std::to_string(w.groupSize);
+            w.params[QT_TRANSLATE_NOOP("qs::Message", "block")] = std::to_string(ceilDiv(t.shape[0], S[0])) + "x" + std::to_string(w.groupSize);
         }
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight %1 + weight_scale_inv %2"), {std::string(dtypeName(t.dtype)), shapeText(S)}});
     } else if ((isFp8(t.dtype) || t.dtype == DType::I8) && is >= 0) {

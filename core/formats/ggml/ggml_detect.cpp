@@ -48,9 +48,9 @@ bool ggufCheckpoint(Context& cx)
         w.groupSize = info->blockWeights > 1 ? info->blockWeights : 0;
         w.symmetric = !ggmlHasMin(info->name);
         w.params.reserve(3); // exactly: one allocation
-        w.params["ggml_type"] = std::to_string(t.ggmlType);
-        w.params["block_weights"] = std::to_string(info->blockWeights);
-        w.params["block_bytes"] = std::to_string(info->blockBytes);
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "ggml_type")] = std::to_string(t.ggmlType);
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "block_weights")] = std::to_string(info->blockWeights);
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "block_bytes")] = std::to_string(info->blockBytes);
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "GGUF tensor type %1 (id %2)"), {std::string(info->name), std::to_string(t.ggmlType)}});
         if (!info->storage)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 is a dot-product intermediate, not a storage type"), {std::string(info->name)}});

@@ -140,7 +140,7 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
 
     // v1 / v2: the label, then the stored zeros (B.1.1), which win when they disagree.
     const std::string lab = label.value_or("gptq");
-    w.params["checkpoint_format"] = lab;
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "checkpoint_format")] = lab;
     if (lab == "gptq_p" || (b >= 5 && b <= 7)) {
         w.format = "gptq-planar";
         w.symmetric = cfgSym.value_or(true);
@@ -165,7 +165,8 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     if (z.fields && z.allSame && (z.first == v1Sym || z.first == v2Sym)) {
         const bool v2 = z.first == v2Sym;
         w.symmetric = true;
-        w.params["zero_test"] = v2 ? "v2 (every zero field is 2^(b-1))" : "v1 (every zero field is 2^(b-1)-1)";
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_test")] = v2 ? QT_TRANSLATE_NOOP("qs::Message", "v2 (every zero field is 2^(b-1))")
+                                   : QT_TRANSLATE_NOOP("qs::Message", "v1 (every zero field is 2^(b-1)-1)");
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros read: every field is %1 (%2)"), {std::to_string(z.first), z.leadWords}});
         if (v2 != labelV2 && label)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, zeros read %2: %3"),
@@ -182,13 +183,13 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         // Every field is one of the two symmetric zeros: a writer that mixed the conventions
         // (some groups stored z - 1, others z). Read as asymmetric by the label, which is right
         // for one kind of group only; say so rather than pick silently.
-        w.params["zero_convention"] = "mixed";
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_convention")] = QT_TRANSLATE_NOOP("qs::Message", "mixed");
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "zero convention: qzeros mix GPTQ v1 and v2 symmetric zeros: %1 fields are %2 (v1), "
                                                             "%3 are %4 (v2); read as %5 by the label, so the other groups are off by one"),
                            {std::to_string(z.v1Sym), std::to_string(v1Sym), std::to_string(z.v2Sym), std::to_string(v2Sym), labelV2 ? "v2" : "v1"}});
     }
     w.symmetric = false;
-    w.params["zero_test"] = "asymmetric: label trusted";
+    w.params["zero_test"] = QT_TRANSLATE_NOOP("qs::Message", "asymmetric: label trusted");
     if (z.allSame)
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros read: every zero field is %1 (asymmetric), so the label decides v1/v2"),
                               {std::to_string(z.first)}});
@@ -199,7 +200,7 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     else if (cfgSym && *cfgSym)
         w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but the zero fields vary: asymmetric"));
     if (!labelV2 && z.allOnes) {
-        w.params["v1_all_ones_fields"] = std::to_string(z.allOnes);
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "v1_all_ones_fields")] = std::to_string(z.allOnes);
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 zero fields equal %3 = 2^b-1: v1 cannot store zero point 0, so these are ambiguous or corrupt"),
                            {std::to_string(z.allOnes), std::to_string(z.fields), std::to_string((1u << b) - 1)}});
     }
@@ -215,7 +216,7 @@ void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string&
     const auto cfgGroup = cx.config().intFor(g.prefix, {"group_size", "q_group_size"}, &w);
     const auto cfgBits = cx.config().intFor(g.prefix, {"bits", "w_bit"}, &w);
     const auto zeroPoint = cx.config().boolFor(g.prefix, {"zero_point"}, &w);
-    w.params["version"] = version;
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "version")] = version;
     w.bits = 4;
     w.symmetric = iz < 0;
     uint64_t N = 0, K = 0, G = 0;

@@ -33,10 +33,10 @@ bool hqqGroup(Context& cx, const Group& g)
     w.bits = static_cast<int>(scalar("nbits").value_or(0));
     w.groupSize = scalar("group_size").value_or(0);
     if (const auto axis = scalar("axis"))
-        w.params["axis"] = std::to_string(*axis);
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "axis")] = std::to_string(*axis);
     if (const int ip = g.find("packing"); ip >= 0 && cx.tensor(ip).dtype == DType::U8)
         if (const auto b = cx.small(ip, w, 256))
-            w.params["packing"] = std::string(reinterpret_cast<const char*>(b->data()), b->size());
+            w.params[QT_TRANSLATE_NOOP("qs::Message", "packing")] = std::string(reinterpret_cast<const char*>(b->data()), b->size());
     if (w.shape.empty())
         w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "HQQ shape tensor missing: logical shape unknown"));
     w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "W_q + scale/zero + HQQ meta tensors"));

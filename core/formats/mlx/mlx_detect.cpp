@@ -72,7 +72,7 @@ bool mlxGroup(Context& cx, const Group& g)
     w.groupSize = gs.value_or(0);
     w.shape.assign(W.begin(), W.end() - 1);
     w.shape.push_back(w.bits ? 32 * Wc / static_cast<uint64_t>(w.bits) : 0);
-    w.params["mode"] = mode;
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "mode")] = mode;
     w.evidence.push_back({ib >= 0 ? QT_TRANSLATE_NOOP("qs::Message", "weight U32 %1 + scales %2 + biases (MLX)")
                                   : QT_TRANSLATE_NOOP("qs::Message", "weight U32 %1 + scales %2 (MLX)"),
                           {shapeText(W), shapeText(S)}});

@@ -144,7 +144,7 @@ private slots:
 
         const auto lines = recipeOverview(s);
         QVERIFY(lines.size() >= 3);
-        QVERIFY(lines[2].find("Fell back:  6 of 8") == 0);
+        QVERIFY(lines[2].text().find("Fell back:  6 of 8") == 0);
     }
 
     void sideBySideListsExactlyTheDifferences()
