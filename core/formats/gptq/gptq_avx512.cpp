@@ -129,6 +129,35 @@ bool runsInVectors(const std::vector<PackedLinear::GroupRun>& runs, uint64_t K)
     });
 }
 
+// The code tables of rows n..n+15 in group g: their F16/BF16 scales and (n even) their packed
+// zero fields each read as one vector, per row broadcast from its lane; zeroAt's rules.
+void runTables(const PackedLinear& p, uint64_t g, uint64_t n, __m512* table)
+{
+    const uint64_t zeroRow = g * 4 * ((p.N * 4 + 31) / 32), zeroAt = zeroRow + n / 2;
+    const uint8_t* sc = p.scales.data() + 2 * (g * p.N + n);
+    if (n % 2 || zeroAt + 8 > p.qzeros.size() || p.scaleType == ScaleType::F32) {
+        for (uint64_t l = 0; l < kRows; ++l)
+            table[l] = codeTable(p.scaleAt(g, n + l), p.zeroAt(g, n + l));
+        return;
+    }
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc));
+    const __m512 s = p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h)
+                                                   : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    const __m512i mask = _mm512_set1_epi32(0xF);
+    __m512i z = _mm512_and_si512(nibbleLanes16(p.qzeros.data() + zeroAt), mask);
+    if (p.zeros == ZeroConvention::StoredMinusOne) {
+        z = _mm512_add_epi32(z, _mm512_set1_epi32(1));
+        if (p.v1Rule != V1ZeroRule::NoWrap) // Reference wraps at 4 bits
+            z = _mm512_and_si512(z, mask);
+    }
+    const __m512i q = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint64_t l = 0; l < kRows; ++l) {
+        const __m512i lane = _mm512_set1_epi32(int(l));
+        table[l] = _mm512_mul_ps(_mm512_permutexvar_ps(lane, s),
+                                 _mm512_cvtepi32_ps(_mm512_sub_epi32(q, _mm512_permutexvar_epi32(lane, z))));
+    }
+}
+
 // GPTQ-4, 16 output rows n..n+15: word row r holds codes 8r..8r+7 of every column, so one
 // 64-byte load gives the 16 rows' words of it. Two word rows interleaved (vpunpckl/hdq) put
 // each row's 16 codes k..k+15 in one qword; per row one vpermq broadcasts it, one multishift
@@ -147,8 +176,7 @@ void gptq4Block(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>
         const uint64_t k1 = std::min(run.k1, fullK);
         if (run.k0 >= k1)
             continue;
-        for (uint64_t l = 0; l < kRows; ++l)
-            table[l] = codeTable(p.scaleAt(run.group, n + l), p.zeroAt(run.group, n + l));
+        runTables(p, run.group, n, table);
         for (uint64_t kb = run.k0; kb < k1; kb += Span) {
             const uint64_t pairs = (std::min(k1, kb + Span) - kb) / 16;
             // Each row of words is its own page for large N: fetch those six spans ahead.
