@@ -6,7 +6,8 @@
 // output bytes, measured interleaved in one process. When the touch loop alone is slower
 // than half of memcpy, the 0.5x aim is out of reach for that layout at that chunk size. Three
 // more loops give the compute floors of the 4-bit kernels' building blocks on sequential
-// output (see floorStores below), and three more those of the AVX-512 kernels (floorStores512).
+// output (see floorStores below), and the AVX-512 GPTQ-4 kernel beside three more that give the
+// floors of the AVX-512 kernels (floorStores512).
 // Usage: bench_layoutbound [N, default 1024]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -260,6 +261,7 @@ int main(int argc, char** argv)
         {"select16+store", [&] { floorSelect(codes.data(), out, Rows * K); }},
     };
     if (cpuSimdPath() >= SimdPath::Avx512) {
+        cs.push_back({"GPTQ-4 avx512", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx512); }});
         cs.push_back({"64-byte stores", [&] { floorStores512(out, Rows * K); }});
         cs.push_back({"vpermps16+store", [&] { floorPermute512(codes.data(), out, Rows * K); }});
         cs.push_back({"i8 cvt+mul+store", [&] { floorConvert512(codes.data(), out, Rows * K); }});

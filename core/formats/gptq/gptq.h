@@ -119,7 +119,8 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
 } // namespace avx2
 
 namespace avx512 {
-// Marlin 4/8-bit and AWQ GEMV; false for what it leaves to the AVX2 path.
+// Marlin 4/8-bit, AWQ GEMV and GPTQ-4 with groups in whole 16-code vectors; false for what it
+// leaves to the AVX2 path.
 bool dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
 } // namespace avx512
 

@@ -545,6 +545,31 @@ private slots:
         QCOMPARE(p.valueAt(2, 0), std::ldexp(1.f, -24) * float(int(l.codes[2 * l.K]) - l.zeros[2]));
     }
 
+    // GPTQ-4 with groups in whole 16-code vectors has an AVX-512 kernel of its own: one that
+    // fell back to AVX2 would pass the agreement tests unnoticed (the speed is the point).
+    // Act-order leaves it to the AVX2 path.
+    void avx512GptqKernelPresent()
+    {
+        if (cpuSimdPath() != SimdPath::Avx512)
+            QSKIP("this CPU has no AVX-512 path");
+        for (bool actOrder : {false, true}) {
+            Logical l = makeLogical(4, 256, 40, 32, 77, actOrder);
+            const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
+            PackedLinear p;
+            p.K = l.K;
+            p.N = l.N;
+            p.groupSize = l.groupSize;
+            p.groups = l.groups;
+            p.qweight = po.qweight.bytes;
+            p.qzeros = po.qzeros.bytes;
+            p.scales = po.scales.bytes;
+            p.gIdx = bytesOf(l.gIdx);
+            p.validate();
+            std::vector<float> out(p.N * p.K);
+            QCOMPARE(avx512::dequantPackedRows(p, 0, p.N, out.data()), !actOrder);
+        }
+    }
+
     // Every GPTQ and AWQ fixture weight, through the dispatcher, for both paths: our float32
     // rounds (RNE) to the upstream fp16 bits stored in ref.safetensors.
     void fixtures_data()
