@@ -185,12 +185,23 @@ MetaValue readValue(Cursor& c, uint32_t type, std::string_view field, int depth,
         st.elements += n;
         v.arrayType = static_cast<Type>(elem);
         auto& items = v.value.emplace<std::vector<MetaValue>>();
-        items.reserve(modest(n));
         if (elem == static_cast<uint32_t>(Type::String)) {
-            // Tokenizer vocabularies hold hundreds of thousands of strings: build them in place.
+            // Tokenizer vocabularies hold hundreds of thousands of strings. A first pass checks
+            // every length against the file (failing exactly where the build below would), so
+            // the vector is sized once: growing it moved and freed every element again.
+            Cursor scan = c;
             for (uint64_t i = 0; i < n; ++i)
-                items.emplace_back().value.emplace<std::string>(c.string(field, "string"));
+                scan.string(field, "string");
+            items.resize(n);
+            for (MetaValue& item : items)
+                item.value.emplace<std::string>(c.string(field, "string"));
+        } else if (elem != static_cast<uint32_t>(Type::Array)) {
+            // Fixed-size elements: the bytes-left check above already proved all n are there.
+            items.reserve(n);
+            for (uint64_t i = 0; i < n; ++i)
+                items.push_back(readValue(c, elem, field, depth + 1, st));
         } else {
+            items.reserve(modest(n));
             for (uint64_t i = 0; i < n; ++i)
                 items.push_back(readValue(c, elem, field, depth + 1, st));
         }
