@@ -17,7 +17,7 @@ namespace qsw {
 namespace {
 
 constexpr int kWordGap = 6;
-constexpr int kRowGap = 3;
+constexpr int kStoredRowGap = 3;
 constexpr size_t kCacheLimit = 1 << 15; // words kept; far more than a screen holds
 
 int clampToInt(uint64_t v)
@@ -193,7 +193,7 @@ int BitMapCanvas::wordWidth() const
 
 int BitMapCanvas::rowHeight() const
 {
-    return m_stored ? m_cell + kRowGap : m_cell;
+    return m_stored ? m_cell + kStoredRowGap : m_cell;
 }
 
 uint64_t BitMapCanvas::rowCount() const
@@ -514,7 +514,7 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
                     p.setPen(QPen(grid, 1));
                     for (int b = 8; b < W; b += 8) {
                         const int xb = x0 + (W - b) * m_cell;
-                        p.drawLine(xb, y + m_cell, xb, y + m_cell + kRowGap - 1);
+                        p.drawLine(xb, y + m_cell, xb, y + m_cell + kStoredRowGap - 1);
                     }
                 }
                 // GGUF: field names where a field starts inside this word and there is room
