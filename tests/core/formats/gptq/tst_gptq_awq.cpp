@@ -36,6 +36,20 @@ struct Logical {
     std::vector<int32_t> gIdx;     // [K] (empty: k / groupSize)
 };
 
+// The shape and the three packed tensors of a GPTQ-style weight; kind and conventions are the caller's.
+PackedLinear linearOf(const Logical& l, const PackedOutput& po)
+{
+    PackedLinear p;
+    p.K = l.K;
+    p.N = l.N;
+    p.groupSize = l.groupSize;
+    p.groups = l.groups;
+    p.qweight = po.qweight.bytes;
+    p.qzeros = po.qzeros.bytes;
+    p.scales = po.scales.bytes;
+    return p;
+}
+
 Logical makeLogical(int bits, uint64_t K, uint64_t N, uint64_t groupSize, uint32_t seed, bool actOrder = false,
                     int32_t zeroLow = 0)
 {
@@ -531,14 +545,7 @@ private slots:
         l.scales[4] = 0xFC00;  // -Inf
         l.codes[4 * l.K] = uint8_t(l.zeros[4]); // -Inf * 0 = NaN
         const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
-        PackedLinear p;
-        p.K = l.K;
-        p.N = l.N;
-        p.groupSize = l.groupSize;
-        p.groups = l.groups;
-        p.qweight = po.qweight.bytes;
-        p.qzeros = po.qzeros.bytes;
-        p.scales = po.scales.bytes;
+        PackedLinear p = linearOf(l, po);
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
         QVERIFY(std::isnan(p.valueAt(0, 0)));
         QVERIFY(std::isnan(p.valueAt(4, 0)));
@@ -555,14 +562,7 @@ private slots:
         for (bool actOrder : {false, true}) {
             Logical l = makeLogical(4, 256, 40, 32, 77, actOrder);
             const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
-            PackedLinear p;
-            p.K = l.K;
-            p.N = l.N;
-            p.groupSize = l.groupSize;
-            p.groups = l.groups;
-            p.qweight = po.qweight.bytes;
-            p.qzeros = po.qzeros.bytes;
-            p.scales = po.scales.bytes;
+            PackedLinear p = linearOf(l, po);
             p.gIdx = bytesOf(l.gIdx);
             p.validate();
             std::vector<float> out(p.N * p.K);
