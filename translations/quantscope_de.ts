@@ -669,6 +669,10 @@
 <context>
     <name>qsw::BudgetView</name>
     <message>
+        <source>&lt;br&gt;Note: %1</source>
+        <translation>&lt;br&gt;Hinweis: %1</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/budgetview.cpp" line="64"/>
         <source>Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9</source>
         <translation>Parameterzahl: eine Vorgabe oder eine Zahl wie 8B, 1.5B, 350M oder 70e9</translation>
@@ -3705,6 +3709,202 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 </context>
 <context>
     <name>qs::Message</name>
+    <message>
+        <source>%1: %2 is missing (needed for the memory budget)</source>
+        <translation>%1: %2 fehlt (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>%1: %2 is not a non-negative integer (needed for the memory budget)</source>
+        <translation>%1: %2 ist keine nichtnegative ganze Zahl (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>%1: %2 has %3 values for %4 layers (needed for the memory budget)</source>
+        <translation>%1: %2 hat %3 Werte für %4 Schichten (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>%1: %2 holds a value that is not a non-negative integer (needed for the memory budget)</source>
+        <translation>%1: %2 enthält einen Wert, der keine nichtnegative ganze Zahl ist (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>%1: %2 is 0 for layer 0 (needed for the memory budget)</source>
+        <translation>%1: %2 ist 0 für Schicht 0 (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>%1 = %2 is out of range</source>
+        <translation>%1 = %2 liegt außerhalb des zulässigen Bereichs</translation>
+    </message>
+    <message>
+        <source>%1: the model has no blocks</source>
+        <translation>%1: das Modell hat keine Blöcke</translation>
+    </message>
+    <message>
+        <source>%1: zero key or value length</source>
+        <translation>%1: Schlüssel- oder Wertlänge 0</translation>
+    </message>
+    <message>
+        <source>config.json: %1 is missing (needed for the memory budget)</source>
+        <translation>config.json: %1 fehlt (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>config.json: %1 is not a non-negative number (needed for the memory budget)</source>
+        <translation>config.json: %1 ist keine nichtnegative Zahl (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>%1: general.architecture is missing (needed for the memory budget)</source>
+        <translation>%1: general.architecture fehlt (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>%1: architecture &apos;%2&apos; is not one whose memory rules quantscope knows (%3)</source>
+        <translation>%1: die Architektur „%2“ gehört nicht zu denen, deren Speicherregeln Quantscope kennt (%3)</translation>
+    </message>
+    <message>
+        <source>%1: the vocabulary size is missing (%2, tokenizer.ggml.tokens or token_embd.weight; needed for the output buffer)</source>
+        <translation>%1: die Vokabulargröße fehlt (%2, tokenizer.ggml.tokens oder token_embd.weight; für den Ausgabepuffer nötig)</translation>
+    </message>
+    <message>
+        <source>no %1: converted before llama.cpp&apos;s MLA cache, so every head&apos;s K and V is cached</source>
+        <translation>kein %1: vor llama.cpps MLA-Cache konvertiert, daher werden K und V jedes Kopfes gespeichert</translation>
+    </message>
+    <message>
+        <source>llama.cpp disables Phi-3&apos;s sliding window: every layer caches the whole context</source>
+        <translation>llama.cpp schaltet das gleitende Fenster von Phi-3 ab: jede Schicht speichert den ganzen Kontext</translation>
+    </message>
+    <message>
+        <source>config.json: model_type is missing (needed for the memory budget)</source>
+        <translation>config.json: model_type fehlt (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>config.json: model_type &apos;%1&apos; is not one whose memory rules quantscope knows</source>
+        <translation>config.json: model_type „%1“ gehört nicht zu denen, deren Speicherregeln Quantscope kennt</translation>
+    </message>
+    <message>
+        <source>config.json: num_attention_heads is 0</source>
+        <translation>config.json: num_attention_heads ist 0</translation>
+    </message>
+    <message>
+        <source>config.json: layer_types has %1 entries for %2 layers</source>
+        <translation>config.json: layer_types hat %1 Einträge für %2 Schichten</translation>
+    </message>
+    <message>
+        <source>config.json has sliding_window %1, but llama.cpp runs %2 with a full cache in every layer</source>
+        <translation>config.json gibt sliding_window %1 an, aber llama.cpp führt %2 mit vollem Cache in jeder Schicht aus</translation>
+    </message>
+    <message>
+        <source>%1: no config.json beside the checkpoint (needed for the memory budget)</source>
+        <translation>%1: keine config.json neben dem Checkpoint (für das Speicherbudget nötig)</translation>
+    </message>
+    <message>
+        <source>llama.cpp rounds the context %1 to %2 cells</source>
+        <translation>llama.cpp rundet den Kontext %1 auf %2 Zellen</translation>
+    </message>
+    <message>
+        <source>the context exceeds the trained %1 tokens</source>
+        <translation>der Kontext überschreitet die trainierten %1 Tokens</translation>
+    </message>
+    <message>
+        <source>cache type %1 stores blocks of %2 elements; layer %3&apos;s %4 row has %5</source>
+        <translation>der Cache-Typ %1 speichert Blöcke zu %2 Elementen; die %4-Zeile von Schicht %3 hat %5</translation>
+    </message>
+    <message>
+        <source>budget: the architecture has no layers</source>
+        <translation>Budget: die Architektur hat keine Schichten</translation>
+    </message>
+    <message>
+        <source>budget: the weights are split over %1 blocks, the model has %2</source>
+        <translation>Budget: die Gewichte sind auf %1 Blöcke verteilt, das Modell hat %2</translation>
+    </message>
+    <message>
+        <source>budget: the number of parallel sequences must be 1 .. 256</source>
+        <translation>Budget: die Zahl paralleler Sequenzen muss 1 .. 256 sein</translation>
+    </message>
+    <message>
+        <source>budget: the context must be 1 .. 2^26 tokens</source>
+        <translation>Budget: der Kontext muss 1 .. 2^26 Tokens lang sein</translation>
+    </message>
+    <message>
+        <source>budget: --gpu-layers must not be negative</source>
+        <translation>Budget: --gpu-layers darf nicht negativ sein</translation>
+    </message>
+    <message>
+        <source>budget: %1 is not a KV cache type llama.cpp accepts</source>
+        <translation>Budget: %1 ist kein KV-Cache-Typ, den llama.cpp annimmt</translation>
+    </message>
+    <message>
+        <source>budget: llama.cpp quantizes the V cache (%1) only with flash attention</source>
+        <translation>Budget: llama.cpp quantisiert den V-Cache (%1) nur mit Flash Attention</translation>
+    </message>
+    <message>
+        <source>budget: a context of %1 leaves no cells for each of %2 sequences</source>
+        <translation>Budget: ein Kontext von %1 lässt keine Zellen für jede der %2 Sequenzen</translation>
+    </message>
+    <message>
+        <source>scale</source>
+        <translation>Skala</translation>
+    </message>
+    <message>
+        <source>bias</source>
+        <translation>Bias</translation>
+    </message>
+    <message>
+        <source>bias (-scale x zero)</source>
+        <translation>Bias (−Skala × Nullpunkt)</translation>
+    </message>
+    <message>
+        <source>zero point (code units)</source>
+        <translation>Nullpunkt (in Code-Einheiten)</translation>
+    </message>
+    <message>
+        <source>tensor scale</source>
+        <translation>Tensor-Skala</translation>
+    </message>
+    <message>
+        <source>zero point (signed code units)</source>
+        <translation>Nullpunkt (vorzeichenbehaftete Code-Einheiten)</translation>
+    </message>
+    <message>
+        <source>absmax (nested: double-quantized)</source>
+        <translation>absmax (verschachtelt: doppelt quantisiert)</translation>
+    </message>
+    <message>
+        <source>absmax</source>
+        <translation>absmax</translation>
+    </message>
+    <message>
+        <source>%1 sub-block scale (d x (sc - 32))</source>
+        <translation>%1-Unterblockskala (d × (sc − 32))</translation>
+    </message>
+    <message>
+        <source>%1 sub-block scale (d x sc)</source>
+        <translation>%1-Unterblockskala (d × sc)</translation>
+    </message>
+    <message>
+        <source>%1 sub-block minimum (dmin x m)</source>
+        <translation>%1-Unterblockminimum (dmin × m)</translation>
+    </message>
+    <message>
+        <source>%1 block scale %2</source>
+        <translation>%1-Blockskala %2</translation>
+    </message>
+    <message>
+        <source>%1 block minimum %2</source>
+        <translation>%1-Blockminimum %2</translation>
+    </message>
+    <message>
+        <source>most parameters (no quantization config)</source>
+        <translation>die meisten Parameter (keine Quantisierungskonfiguration)</translation>
+    </message>
+    <message>
+        <source>most parameters; the config states no bits</source>
+        <translation>die meisten Parameter; die Konfiguration nennt keine Bits</translation>
+    </message>
+    <message>
+        <source>%1 %2-bit, group %3</source>
+        <translation>%1 %2 Bit, Gruppe %3</translation>
+    </message>
+    <message>
+        <source>%1 %2-bit</source>
+        <translation>%1 %2 Bit</translation>
+    </message>
     <message>
         <source>&apos;%1&apos; %2 %3 with absmax/quant_map/quant_state members (bitsandbytes 4-bit)</source>
         <translation>&apos;%1&apos; %2 %3 mit den Mitgliedern absmax/quant_map/quant_state (bitsandbytes 4-Bit)</translation>

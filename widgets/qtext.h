@@ -1,5 +1,6 @@
 #pragma once
 // Core's UTF-8 std::string and its messages as the widgets show them.
+#include "base/error.h"
 #include "base/message.h"
 
 #include <QCoreApplication>
@@ -31,5 +32,11 @@ inline QString qword(const std::string& s)
 // and a decimal argument ("2.50", "+12.3", core writes them in the C locale) with the locale's
 // decimal point, as localNumber writes it.
 QString qtext(const qs::Message& m);
+
+// An error as the user reads it: translated when core raised it with a message, else what().
+inline QString qtext(const qs::Error& e)
+{
+    return e.message() ? qtext(*e.message()) : QString::fromStdString(e.what());
+}
 
 } // namespace qsw

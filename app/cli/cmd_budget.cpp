@@ -310,10 +310,10 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
                 root[QStringLiteral("cache_type_that_fits")] = fitType ? QJsonValue(QString::fromStdString(qs::kvCacheTypeName(*fitType))) : QJsonValue();
         }
         QJsonArray notes;
-        for (const std::string& n : arch.notes)
-            notes.append(QString::fromStdString(n));
-        for (const std::string& n : r.notes)
-            notes.append(QString::fromStdString(n));
+        for (const qs::Message& n : arch.notes)
+            notes.append(QString::fromStdString(n.text()));
+        for (const qs::Message& n : r.notes)
+            notes.append(QString::fromStdString(n.text()));
         root[QStringLiteral("notes")] = notes;
         std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
         return 0;
@@ -371,10 +371,10 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
     for (const qs::RunBudget& t : table)
         std::printf("%-10llu %12s %12s%s\n", static_cast<unsigned long long>(t.options.context), sizeText(t.kvCacheBytes + t.recurrentBytes).c_str(),
                     sizeText(t.totalBytes()).c_str(), memory.empty() ? "" : t.fits() ? "   yes" : "   no");
-    for (const std::string& n : arch.notes)
-        std::printf("note: %s\n", n.c_str());
-    for (const std::string& n : r.notes)
-        std::printf("note: %s\n", n.c_str());
+    for (const qs::Message& n : arch.notes)
+        std::printf("note: %s\n", n.text().c_str());
+    for (const qs::Message& n : r.notes)
+        std::printf("note: %s\n", n.text().c_str());
     return 0;
 }
 

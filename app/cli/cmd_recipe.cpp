@@ -38,8 +38,8 @@ QJsonObject recipeSummaryJson(const qs::RecipeSummary& s)
     root[QStringLiteral("path")] = qstr(s.path);
     if (s.hasNominal) {
         QJsonObject n;
-        n[QStringLiteral("name")] = qstr(s.nominal.name);
-        n[QStringLiteral("source")] = qstr(s.nominal.source);
+        n[QStringLiteral("name")] = qstr(s.nominal.name.text());
+        n[QStringLiteral("source")] = qstr(s.nominal.source.text());
         n[QStringLiteral("format")] = s.nominal.format ? QJsonValue(qstr(s.nominal.format->id)) : QJsonValue();
         n[QStringLiteral("bits")] = s.nominal.bits;
         n[QStringLiteral("group_size")] = static_cast<qint64>(s.nominal.groupSize);
@@ -112,7 +112,7 @@ std::string recipeSummaryText(const qs::RecipeSummary& s)
     if (!s.hasNominal)
         return out;
     const size_t differing = s.tensors.size() - s.count(qs::RecipeKind::Nominal);
-    out += "\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name) + " (" +
+    out += "\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name.text()) + " (" +
            std::to_string(differing) + ")\n";
     TextTable diff({"NAME", "TYPE", "KIND", "BPW", "EXTRA BYTES", "REASON"}, {false, false, false, true, true, false});
     for (const auto& t : s.tensors)

@@ -174,12 +174,13 @@ std::vector<Message> recipeOverview(const RecipeSummary& s)
     }
     const RecipeNominal& n = s.nominal;
     if (!n.format)
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2)"), {n.name, n.source}});
+        out.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2)"), {n.name, n.source}));
     else if (n.bitsPerWeight > 0)
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3 at %4 bits per weight"),
-                       {n.name, n.source, n.format->id, num(n.bitsPerWeight, 2)}});
+        out.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3 at %4 bits per weight"),
+                                       {n.name, n.source, Message::verbatim(n.format->id), Message::verbatim(num(n.bitsPerWeight, 2))}));
     else
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3"), {n.name, n.source, n.format->id}});
+        out.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3"),
+                                       {n.name, n.source, Message::verbatim(n.format->id)}));
     const std::string quantized = std::to_string(s.quantizable), bpw = num(s.quantizableBitsPerWeight(), 2);
     const std::string asNominal = std::to_string(s.count(RecipeKind::Nominal)), all = std::to_string(s.tensors.size());
     if (n.bitsPerWeight > 0 && s.quantizableElements)

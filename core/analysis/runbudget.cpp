@@ -42,9 +42,19 @@ struct GgufKeys {
     std::string arch;
 
     std::string key(const std::string& k) const { return arch + "." + k; }
-    [[noreturn]] void missing(const std::string& k, const std::string& why = "is missing") const
+    // tmpl's %1 is the file, %2 the key, %3.. the extra arguments.
+    [[noreturn]] void fault(const char* tmpl, const std::string& k, std::initializer_list<std::string> more = {}) const
     {
-        throw Error(c.path + ": " + key(k) + " " + why + " (needed for the memory budget)");
+        std::vector<std::string> args{c.path, key(k)};
+        args.insert(args.end(), more.begin(), more.end());
+        std::vector<Message> parts;
+        for (const std::string& a : args)
+            parts.push_back(Message::verbatim(a));
+        throw Error(Message::quoting(tmpl, std::move(parts)));
+    }
+    [[noreturn]] void missing(const std::string& k) const
+    {
+        fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is missing (needed for the memory budget)"), k);
     }
     std::optional<uint64_t> opt(const std::string& k) const
     {
@@ -53,7 +63,7 @@ struct GgufKeys {
             return std::nullopt;
         const auto n = metaInt(*v);
         if (!n)
-            missing(k, "is not a non-negative integer");
+            fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is not a non-negative integer (needed for the memory budget)"), k);
         return n;
     }
     uint64_t req(const std::string& k) const
@@ -72,17 +82,18 @@ struct GgufKeys {
         std::vector<uint64_t> out;
         if (const auto* arr = std::get_if<std::vector<MetaValue>>(&v->value)) {
             if (arr->size() != layers)
-                missing(k, "has " + std::to_string(arr->size()) + " values for " + std::to_string(layers) + " layers");
+                fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 has %3 values for %4 layers (needed for the memory budget)"), k,
+                      {std::to_string(arr->size()), std::to_string(layers)});
             for (const MetaValue& e : *arr) {
                 const auto n = metaInt(e);
                 if (!n)
-                    missing(k, "holds a value that is not a non-negative integer");
+                    fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 holds a value that is not a non-negative integer (needed for the memory budget)"), k);
                 out.push_back(*n);
             }
         } else {
             const auto n = metaInt(*v);
             if (!n)
-                missing(k, "is not a non-negative integer");
+                fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is not a non-negative integer (needed for the memory budget)"), k);
             out.assign(layers, *n);
         }
         return out;
@@ -92,7 +103,7 @@ struct GgufKeys {
 uint32_t narrow32(uint64_t v, const std::string& what)
 {
     if (v > (uint64_t(1) << 24))
-        throw Error(what + " = " + std::to_string(v) + " is out of range");
+        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1 = %2 is out of range"), {Message::verbatim(what), Message::verbatim(std::to_string(v))}));
     return uint32_t(v);
 }
 
@@ -112,10 +123,10 @@ bool isRecurrentArch(const std::string& arch)
 void checkArch(const ModelArch& a)
 {
     if (a.layers == 0)
-        throw Error(a.source + ": the model has no blocks");
+        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the model has no blocks"), {Message::verbatim(a.source)}));
     for (uint32_t il = 0; il < a.layers; ++il)
         if (a.kinds[il] != LayerMemory::Recurrent && a.headsKv[il] != 0 && (a.keyLength == 0 || a.valueLength == 0))
-            throw Error(a.source + ": zero key or value length");
+            throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: zero key or value length"), {Message::verbatim(a.source)}));
 }
 
 // ---- config.json ----
@@ -130,8 +141,9 @@ uint64_t jsonReq(const QJsonObject& o, const char* key)
 {
     const QJsonValue v = o.value(QLatin1String(key));
     if (!v.isDouble() || v.toDouble() < 0)
-        throw Error(std::string("config.json: ") + key + (v.isUndefined() ? " is missing" : " is not a non-negative number") +
-                    " (needed for the memory budget)");
+        throw Error(Message::quoting(v.isUndefined() ? QT_TRANSLATE_NOOP("qs::Message", "config.json: %1 is missing (needed for the memory budget)")
+                                                     : QT_TRANSLATE_NOOP("qs::Message", "config.json: %1 is not a non-negative number (needed for the memory budget)"),
+                                     {Message::verbatim(key)}));
     return uint64_t(v.toDouble());
 }
 
@@ -235,8 +247,8 @@ uint64_t rowBytesOf(int type, uint64_t width, uint32_t layer, const char* which)
 {
     const GgmlTypeInfo* t = ggmlType(type);
     if (width % t->blockWeights != 0)
-        throw Error("cache type " + kvCacheTypeName(type) + " stores blocks of " + std::to_string(t->blockWeights) +
-                    " elements; layer " + std::to_string(layer) + "'s " + which + " row has " + std::to_string(width));
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "cache type %1 stores blocks of %2 elements; layer %3's %4 row has %5"),
+                            {kvCacheTypeName(type), std::to_string(t->blockWeights), std::to_string(layer), which, std::to_string(width)}));
     return t->rowBytes(width);
 }
 
@@ -292,13 +304,14 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
     const MetaValue* archValue = c.meta("general.architecture");
     const std::string* archName = archValue ? std::get_if<std::string>(&archValue->value) : nullptr;
     if (!archName)
-        throw Error(c.path + ": general.architecture is missing (needed for the memory budget)");
+        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: general.architecture is missing (needed for the memory budget)"), {Message::verbatim(c.path)}));
     const auto& known = runBudgetArchitectures();
     if (std::find(known.begin(), known.end(), *archName) == known.end()) {
         std::string list;
         for (const std::string& k : known)
             list += (list.empty() ? "" : ", ") + k;
-        throw Error(c.path + ": architecture '" + *archName + "' is not one whose memory rules quantscope knows (" + list + ")");
+        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: architecture '%2' is not one whose memory rules quantscope knows (%3)"),
+                                     {Message::verbatim(c.path), Message::verbatim(*archName), Message::verbatim(list)}));
     }
     const GgufKeys k{c, *archName};
     ModelArch a;
@@ -314,8 +327,8 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
     else if (const TensorEntry* e = c.find("token_embd.weight"); e && e->shape.size() == 2)
         a.vocab = e->shape[0];
     else
-        throw Error(c.path + ": the vocabulary size is missing (" + k.key("vocab_size") +
-                    ", tokenizer.ggml.tokens or token_embd.weight; needed for the output buffer)");
+        k.fault(QT_TRANSLATE_NOOP("qs::Message", "%1: the vocabulary size is missing (%2, tokenizer.ggml.tokens or token_embd.weight; needed for the output buffer)"),
+                "vocab_size");
     if (const auto ff = k.perLayer("feed_forward_length", a.layers))
         a.ffn = *std::max_element(ff->begin(), ff->end());
     a.experts = narrow32(k.opt("expert_count").value_or(0), k.key("expert_count"));
@@ -344,7 +357,7 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
         a.kinds.push_back(kv[il] ? LayerMemory::Full : LayerMemory::None);
     }
     if (a.heads[0] == 0)
-        k.missing("attention.head_count", "is 0 for layer 0");
+        k.fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is 0 for layer 0 (needed for the memory budget)"), "attention.head_count");
     // n_embd_head_k defaults to n_embd / n_head(0).
     a.keyLength = narrow32(k.opt("attention.key_length").value_or(a.embd / a.heads[0]), k.key("attention.key_length"));
     a.valueLength = narrow32(k.opt("attention.value_length").value_or(a.embd / a.heads[0]), k.key("attention.value_length"));
@@ -356,7 +369,8 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
         // head_count_kv = 1 and the per-head sizes in *_mla. Older files cache full K and V.
         a.mla = k.opt("attention.key_length_mla").value_or(0) != 0 && k.opt("attention.value_length_mla").value_or(0) != 0;
         if (!a.mla)
-            a.notes.push_back("no " + k.key("attention.key_length_mla") + ": converted before llama.cpp's MLA cache, so every head's K and V is cached");
+            a.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "no %1: converted before llama.cpp's MLA cache, so every head's K and V is cached"),
+                               {k.key("attention.key_length_mla")}});
     }
     if (a.arch == "gemma2") {
         a.slidingWindow = narrow32(k.opt("attention.sliding_window").value_or(4096), k.key("attention.sliding_window"));
@@ -365,7 +379,7 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
         a.slidingWindow = narrow32(k.req("attention.sliding_window"), k.key("attention.sliding_window"));
         setSwaPattern(a, 6);
     } else if (a.arch == "phi3" && k.opt("attention.sliding_window").value_or(0) != 0) {
-        a.notes.push_back("llama.cpp disables Phi-3's sliding window: every layer caches the whole context");
+        a.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "llama.cpp disables Phi-3's sliding window: every layer caches the whole context")});
     }
     // A file that spells the pattern out (one flag per layer) overrides the architecture's.
     if (a.slidingWindow)
@@ -388,11 +402,11 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
     if (modelType.empty())
         modelType = config.value(QLatin1String("model_type")).toString().toStdString();
     if (modelType.empty())
-        throw Error("config.json: model_type is missing (needed for the memory budget)");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: model_type is missing (needed for the memory budget)")));
     ModelArch a;
     a.arch = archOfModelType(modelType);
     if (a.arch.empty())
-        throw Error("config.json: model_type '" + modelType + "' is not one whose memory rules quantscope knows");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: model_type '%1' is not one whose memory rules quantscope knows"), {modelType}));
     a.source = "config.json";
     const bool recurrent = isRecurrentArch(a.arch);
     a.layers = narrow32(recurrent && t.contains(QLatin1String("n_layer")) ? jsonReq(t, "n_layer") : jsonReq(t, "num_hidden_layers"),
@@ -420,7 +434,7 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
     }
     const uint32_t heads = narrow32(jsonReq(t, "num_attention_heads"), "num_attention_heads");
     if (heads == 0)
-        throw Error("config.json: num_attention_heads is 0");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: num_attention_heads is 0")));
     const uint32_t kv = t.contains(QLatin1String("num_key_value_heads")) ? narrow32(jsonReq(t, "num_key_value_heads"), "num_key_value_heads") : heads;
     const uint32_t headDim = narrow32(jsonUint(t, "head_dim") ? jsonUint(t, "head_dim") : a.embd / heads, "head_dim");
     a.heads.assign(a.layers, heads);
@@ -443,8 +457,8 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
         const QJsonArray types = t.value(QLatin1String("layer_types")).toArray();
         if (!types.isEmpty()) {
             if (uint64_t(types.size()) != a.layers)
-                throw Error("config.json: layer_types has " + std::to_string(types.size()) + " entries for " +
-                            std::to_string(a.layers) + " layers");
+                throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: layer_types has %1 entries for %2 layers"),
+                                    {std::to_string(types.size()), std::to_string(a.layers)}));
             for (uint32_t il = 0; il < a.layers; ++il)
                 if (types.at(il).toString() == QLatin1String("sliding_attention"))
                     a.kinds[il] = LayerMemory::Sliding;
@@ -453,8 +467,8 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
             setSwaPattern(a, pattern ? pattern : (a.arch == "gemma2" ? 2 : 6));
         }
     } else if (window && !t.value(QLatin1String("sliding_window")).isNull()) {
-        a.notes.push_back("config.json has sliding_window " + std::to_string(window) + ", but llama.cpp runs " + a.arch +
-                          " with a full cache in every layer");
+        a.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config.json has sliding_window %1, but llama.cpp runs %2 with a full cache in every layer"),
+                           {std::to_string(window), a.arch}});
     }
     checkArch(a);
     return a;
@@ -465,7 +479,7 @@ ModelArch modelArchOf(const Checkpoint& c)
     if (c.container == Container::Gguf)
         return modelArchFromGguf(c);
     if (c.config.isEmpty())
-        throw Error(c.path + ": no config.json beside the checkpoint (needed for the memory budget)");
+        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: no config.json beside the checkpoint (needed for the memory budget)"), {Message::verbatim(c.path)}));
     return modelArchFromConfig(c.config);
 }
 
@@ -568,21 +582,21 @@ bool RunBudget::fits() const
 RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const RunOptions& o, const std::vector<double>& memoryGiB)
 {
     if (arch.layers == 0 || arch.kinds.size() != arch.layers || arch.headsKv.size() != arch.layers)
-        throw Error("budget: the architecture has no layers");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the architecture has no layers")));
     if (weights.layers.size() != arch.layers)
-        throw Error("budget: the weights are split over " + std::to_string(weights.layers.size()) + " blocks, the model has " +
-                    std::to_string(arch.layers));
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the weights are split over %1 blocks, the model has %2"),
+                            {std::to_string(weights.layers.size()), std::to_string(arch.layers)}));
     if (o.parallel == 0 || o.parallel > 256)
-        throw Error("budget: the number of parallel sequences must be 1 .. 256");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the number of parallel sequences must be 1 .. 256")));
     if (o.context == 0 || o.context > (uint64_t(1) << 26))
-        throw Error("budget: the context must be 1 .. 2^26 tokens");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the context must be 1 .. 2^26 tokens")));
     if (o.gpuLayers < 0)
-        throw Error("budget: --gpu-layers must not be negative");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: --gpu-layers must not be negative")));
     for (int t : {o.typeK, o.typeV})
         if (std::find(kvCacheTypes().begin(), kvCacheTypes().end(), t) == kvCacheTypes().end())
-            throw Error("budget: " + ggmlTypeName(t) + " is not a KV cache type llama.cpp accepts");
+            throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: %1 is not a KV cache type llama.cpp accepts"), {ggmlTypeName(t)}));
     if (!o.flashAttention && ggmlType(o.typeV)->blockWeights > 1 && !arch.mla)
-        throw Error("budget: llama.cpp quantizes the V cache (" + kvCacheTypeName(o.typeV) + ") only with flash attention");
+        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: llama.cpp quantizes the V cache (%1) only with flash attention"), {kvCacheTypeName(o.typeV)}));
 
     RunBudget r;
     r.options = o;
@@ -595,8 +609,8 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
     } else {
         r.cellsPerStream = padTo(r.nCtx / o.parallel, kCtxPad);
         if (r.cellsPerStream == 0)
-            throw Error("budget: a context of " + std::to_string(o.context) + " leaves no cells for each of " +
-                        std::to_string(o.parallel) + " sequences");
+            throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: a context of %1 leaves no cells for each of %2 sequences"),
+                                {std::to_string(o.context), std::to_string(o.parallel)}));
         r.streams = o.parallel;
         r.nCtx = r.cellsPerStream * o.parallel;
     }
@@ -716,9 +730,9 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
         r.computeEstimate += d.compute;
     }
     if (o.context != r.nCtx)
-        r.notes.push_back("llama.cpp rounds the context " + std::to_string(o.context) + " to " + std::to_string(r.nCtx) + " cells");
+        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "llama.cpp rounds the context %1 to %2 cells"), {std::to_string(o.context), std::to_string(r.nCtx)}});
     if (arch.contextLength && r.nCtx > arch.contextLength)
-        r.notes.push_back("the context exceeds the trained " + std::to_string(arch.contextLength) + " tokens");
+        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the context exceeds the trained %1 tokens"), {std::to_string(arch.contextLength)}});
     return r;
 }
 

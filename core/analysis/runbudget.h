@@ -4,6 +4,7 @@
 // their window, MLA's compressed K, recurrent state), the weights per device for an offload
 // split, the output logits buffer and an estimate of the compute buffer; the largest context
 // that fits a memory size. Everything but the compute buffer is llama.cpp's own arithmetic.
+#include "base/message.h"
 #include "formats/target.h"
 
 #include <cstdint>
@@ -42,7 +43,7 @@ struct ModelArch {
     uint64_t ssmConv = 0, ssmInner = 0, ssmState = 0, ssmGroups = 0;
     uint64_t params = 0;              // presets only: the published parameter count
     bool tiedEmbeddings = false;      // presets only: output shares token_embd
-    std::vector<std::string> notes;
+    std::vector<Message> notes;
 
     uint64_t kWidth(uint32_t layer) const { return uint64_t(keyLength) * headsKv[layer]; }
     uint64_t vWidth(uint32_t layer) const { return uint64_t(valueLength) * headsKv[layer]; }
@@ -130,7 +131,7 @@ struct RunBudget {
     uint64_t kvBytesPerToken = 0; // one cell in every attention layer
     std::vector<LayerBudget> layers;
     std::vector<DeviceBudget> devices; // CPU first, then the GPUs
-    std::vector<std::string> notes;
+    std::vector<Message> notes;
     uint64_t totalBytes() const { return weightsBytes + kvCacheBytes + recurrentBytes + outputBytes + computeEstimate; }
     bool fits() const;
 };

@@ -59,7 +59,7 @@ bool configRecipeNominal(const Checkpoint& ckpt, RecipeNominal& out)
     out.bits = std::get<1>(best->first);
     out.groupSize = std::get<2>(best->first);
     const detect::QuantConfig cfg(ckpt);
-    out.source = "most parameters (no quantization config)";
+    out.source = Message(QT_TRANSLATE_NOOP("qs::Message", "most parameters (no quantization config)"));
     if (!cfg.empty()) {
         std::string where;
         if (const auto b = cfg.get({"bits", "w_bit"}); b && detect::jsonInt(b->value)) {
@@ -70,11 +70,12 @@ bool configRecipeNominal(const Checkpoint& ckpt, RecipeNominal& out)
             out.groupSize = std::max<int64_t>(0, *detect::jsonInt(g->value)); // -1: per channel
             where += (where.empty() ? "" : ", ") + g->where;
         }
-        out.source = where.empty() ? "most parameters; the config states no bits" : where;
+        out.source = where.empty() ? Message(QT_TRANSLATE_NOOP("qs::Message", "most parameters; the config states no bits")) : Message::verbatim(where);
     }
     const std::string method = cfg.method();
-    out.name = (method.empty() ? out.format->id : method) + " " + std::to_string(out.bits) + "-bit" +
-               (out.groupSize > 0 ? ", group " + std::to_string(out.groupSize) : "");
+    const std::string family = method.empty() ? out.format->id : method;
+    out.name = out.groupSize > 0 ? Message(QT_TRANSLATE_NOOP("qs::Message", "%1 %2-bit, group %3"), {family, std::to_string(out.bits), std::to_string(out.groupSize)})
+                                 : Message(QT_TRANSLATE_NOOP("qs::Message", "%1 %2-bit"), {family, std::to_string(out.bits)});
     uint64_t bytes = 0, n = 0;
     for (const LogicalWeight& w : ckpt.weights)
         if (configRecipeMatches(out, w)) {

@@ -5,6 +5,7 @@
 // rules (ggml/ggml_recipe.cpp); the safetensors families read their quantization config
 // (GPTQModel `dynamic`, MLX per-module entries, compressed-tensors config groups and ignore
 // lists, modules_to_not_convert) through recipeFromConfig (formats/recipe.cpp).
+#include "base/message.h"
 #include "formats/formatid.h"
 
 #include <cstdint>
@@ -19,8 +20,8 @@ struct LogicalWeight;
 
 // The type or format the checkpoint is labelled with.
 struct RecipeNominal {
-    std::string name;   // "MOSTLY_Q4_K_M", "gptq 4-bit, group 128"
-    std::string source; // "general.file_type = 15", "config.json quantization_config"
+    Message name;   // "MOSTLY_Q4_K_M", "gptq 4-bit, group 128"
+    Message source; // "general.file_type = 15", "config.json quantization_config"
     const FormatInfo* format = nullptr; // the nominal format; nullptr when the label names none
     int bits = 0;            // 0: any
     int64_t groupSize = 0;   // 0: any

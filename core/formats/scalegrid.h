@@ -2,6 +2,8 @@
 // The per-group parameters of a quantized weight as a grid: one scale (and zero or minimum,
 // when the format stores one) per (group, output row). Each family fills it in
 // <family>_scales.cpp (reached through FamilyRow::groupScales); analysis/groupscales.h reads it.
+#include "base/message.h"
+
 #include <atomic>
 #include <cstdint>
 #include <string>
@@ -22,9 +24,9 @@ struct GroupScales {
     // Grids [groups, rows]: element (g, n) at g * rows + n.
     std::vector<float> scales;
     std::vector<float> zeros; // empty when the format stores no zero, minimum or bias
-    // What the grids hold, for labels: "scale", "zero point (code units)", "block d (f16)" ...
-    std::string scaleMeaning;
-    std::string zeroMeaning;
+    // What the grids hold, for labels: "scale", "zero point (code units)", "Q4_0 block scale d" ...
+    Message scaleMeaning;
+    Message zeroMeaning;
     // Act-order: the group of each input column; empty when group g covers columns
     // [g * groupSize, (g + 1) * groupSize).
     std::vector<int32_t> gIdx;

@@ -1,6 +1,7 @@
 #include "scaleheatmap.h"
 
 #include "plottheme.h"
+#include "qtext.h"
 
 #include <qcustomplot.h>
 
@@ -15,8 +16,7 @@ class ScaleHeatmapText {
 
 QString scaleFieldLabel(const qs::GroupScales& scales, ScaleField field, qs::CellReduce reduce, bool decimated)
 {
-    const std::string& meaning = field == ScaleField::Scales ? scales.scaleMeaning : scales.zeroMeaning;
-    QString label = QString::fromStdString(meaning);
+    QString label = qtext(field == ScaleField::Scales ? scales.scaleMeaning : scales.zeroMeaning);
     if (field == ScaleField::Scales)
         label = ScaleHeatmapText::tr("%1 (weight units)").arg(label);
     if (!decimated)

@@ -1,6 +1,7 @@
 #include "budgetview.h"
 
 #include "figures/plottheme.h"
+#include "qtext.h"
 #include "viewcontext.h"
 
 #include "base/error.h"
@@ -360,7 +361,7 @@ void BudgetView::checkpointChanged()
             m_checkpointArch = qs::modelArchOf(*ckpt);
             m_checkpointWeights = qs::weightSplitOf(*ckpt, *m_checkpointArch);
         } catch (const qs::Error& e) {
-            m_checkpointArchError = QString::fromStdString(e.what());
+            m_checkpointArchError = qtext(e);
         }
     }
     m_arch->blockSignals(true);
@@ -475,12 +476,13 @@ void BudgetView::rebuildRun()
         const qs::BudgetFormat* f = (format.isEmpty() ? &qs::publishedWeightsFormat() : qs::budgetFormat(format.toStdString()));
         weights = qs::weightSplitOfParams(*arch, params, f ? qs::budgetBitsPerWeight(*f, 4096, 4096) : 16.0);
     }
+    m_runNotes = arch->notes;
     try {
         m_run = qs::runBudget(*arch, weights, o, memory);
         m_maxContext = qs::maxContext(*arch, weights, o, memory);
     } catch (const qs::Error& e) {
         m_run.reset();
-        m_runError = QString::fromStdString(e.what());
+        m_runError = qtext(e);
     }
     m_runSummary->setText(runSummary());
     if (m_run) {
@@ -512,6 +514,11 @@ QString BudgetView::runSummary() const
         text += tr(" Largest context that fits: <b>%L1 tokens</b>.").arg(*m_maxContext);
     else
         text += tr(" <span style='color:%1'>Not even %L2 tokens fit.</span>").arg(context()->theme().warning.name()).arg(kMinContext);
+    // What llama.cpp does differently from the plain sums (the architecture's notes, then the run's).
+    std::vector<qs::Message> notes = m_runNotes;
+    notes.insert(notes.end(), r.notes.begin(), r.notes.end());
+    for (const qs::Message& n : notes)
+        text += tr("<br>Note: %1").arg(qtext(n).toHtmlEscaped());
     return text;
 }
 

@@ -105,6 +105,7 @@ private:
     std::optional<qs::RunBudget> m_run;
     std::optional<uint64_t> m_maxContext;
     QString m_runError;
+    std::vector<qs::Message> m_runNotes; // the shown architecture's notes
     uint64_t m_params = 7000000000ull;
     uint64_t m_checkpointParams = 0;
     double m_checkpointBpw = 0;

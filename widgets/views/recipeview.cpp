@@ -624,7 +624,7 @@ void RecipeView::redrawChart()
     }
     if (m_summary->hasNominal && m_summary->nominal.bitsPerWeight > 0) {
         auto* nominal = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
-        nominal->setName(tr("nominal %1").arg(QString::fromStdString(m_summary->nominal.name)));
+        nominal->setName(tr("nominal %1").arg(qtext(m_summary->nominal.name)));
         nominal->setPen(QPen(theme.text, 1, Qt::DashLine));
         const double n = double(m_comparison ? m_comparison->layers.size() : m_summary->layers.size());
         nominal->addData(-0.5, m_summary->nominal.bitsPerWeight);

@@ -4,6 +4,7 @@
 #include "jobrunner.h"
 #include "messagestack.h"
 #include "numbers.h"
+#include "qtext.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -172,9 +173,9 @@ void ScalesView::showScales(int weight, std::shared_ptr<const qs::GroupScales> s
         setField(ScaleField::Scales);
     QString per = s.gIdx.empty() ? tr("one per %1 input columns").arg(s.groupSize)
                                  : tr("one per group of %1 input columns, columns assigned by g_idx (act-order)").arg(s.groupSize);
-    QString shown = tr("Showing %1 (%2)").arg(QString::fromStdString(s.scaleMeaning).toHtmlEscaped(), per);
+    QString shown = tr("Showing %1 (%2)").arg(qtext(s.scaleMeaning).toHtmlEscaped(), per);
     if (zeros)
-        shown += tr(" and %1").arg(QString::fromStdString(s.zeroMeaning).toHtmlEscaped());
+        shown += tr(" and %1").arg(qtext(s.zeroMeaning).toHtmlEscaped());
     m_captionText = (tr("<b>%1</b> · %2 · %3 rows × %4 groups<br>%5.")
                            .arg(QString::fromStdString(s.weight).toHtmlEscaped(), QString::fromStdString(s.format))
                            .arg(s.rows)
@@ -266,7 +267,7 @@ void ScalesView::hover(QMouseEvent* event)
     const qs::GroupScales& s = *m_scales;
     QString text = tr("group %1, row %2\nscale %3").arg(g).arg(r).arg(localNumber(s.scaleAt(g, r)));
     if (!s.zeros.empty())
-        text += tr("\n%1 %2").arg(QString::fromStdString(s.zeroMeaning), localNumber(s.zeroAt(g, r)));
+        text += tr("\n%1 %2").arg(qtext(s.zeroMeaning), localNumber(s.zeroAt(g, r)));
     const uint64_t col = s.firstColumn(g);
     if (col < s.cols)
         text += tr("\nfirst column %1").arg(col);

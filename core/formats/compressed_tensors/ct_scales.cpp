@@ -15,10 +15,10 @@ GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufSc
     s.cols = c.cols;
     s.groups = c.tensorScale ? 1 : c.groups;
     s.groupSize = c.gidx.empty() && c.groupSize ? c.groupSize : c.cols;
-    s.scaleMeaning = c.tensorScale ? "tensor scale" : "scale";
+    s.scaleMeaning = Message(c.tensorScale ? QT_TRANSLATE_NOOP("qs::Message", "tensor scale") : QT_TRANSLATE_NOOP("qs::Message", "scale"));
     const bool zp = c.zpKind != CtPacked::Zp::None;
     if (zp)
-        s.zeroMeaning = "zero point (signed code units)";
+        s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "zero point (signed code units)"));
     const uint64_t cells = scalesCheckedMul(ckpt, w, s.groups, c.rows);
     if (!c.tensorScale && c.scale.size() < cells)
         failScales(ckpt, w, "weight_scale holds fewer than rows x groups values");

@@ -72,8 +72,8 @@ bool ggmlRecipeNominal(const Checkpoint& ckpt, RecipeNominal& out)
     const auto ft = ggufFileType(ckpt);
     if (!ft || *ft > 0xffffffffu)
         return false;
-    out.name = llamaFileTypeName(static_cast<uint32_t>(*ft));
-    out.source = "general.file_type = " + std::to_string(*ft);
+    out.name = Message::verbatim(llamaFileTypeName(static_cast<uint32_t>(*ft)));
+    out.source = Message::verbatim("general.file_type = " + std::to_string(*ft));
     const uint64_t base = *ft & ~uint64_t(1024); // the GUESSED flag
     const int type = base < kFtypeDefault.size() ? kFtypeDefault[base] : -1;
     if (type < 0)

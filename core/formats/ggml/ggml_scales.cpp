@@ -145,13 +145,13 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     s.groups = scalesCheckedMul(ckpt, w, blob.blocksPerRow, perBlock);
     const std::string type(info.name);
     if (sub) {
-        s.scaleMeaning = type + " sub-block scale (d x sc" + std::string(blob.type == GgmlQ3_K ? " - 32" : "") + ")";
+        s.scaleMeaning = Message(blob.type == GgmlQ3_K ? QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block scale (d x (sc - 32))") : QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block scale (d x sc)"), {type});
         if (mField >= 0)
-            s.zeroMeaning = type + " sub-block minimum (dmin x m)";
+            s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block minimum (dmin x m)"), {type});
     } else {
-        s.scaleMeaning = type + " block scale " + std::string(fields[size_t(dField)].name);
+        s.scaleMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block scale %2"), {type, std::string(fields[size_t(dField)].name)});
         if (mField >= 0)
-            s.zeroMeaning = type + " block minimum " + std::string(fields[size_t(mField)].name);
+            s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block minimum %2"), {type, std::string(fields[size_t(mField)].name)});
     }
     const uint64_t cells = scalesCheckedMul(ckpt, w, s.groups, s.rows);
     std::vector<float> scales(cells), zeros(mField >= 0 ? cells : 0);

@@ -15,9 +15,9 @@ GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gg
     s.cols = p.K;
     s.groups = p.groups;
     s.groupSize = p.groupSize;
-    s.scaleMeaning = "scale";
+    s.scaleMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "scale"));
     const bool bias = p.zeros == ZeroConvention::FloatBias;
-    s.zeroMeaning = bias ? "bias (-scale x zero)" : "zero point (code units)";
+    s.zeroMeaning = Message(bias ? QT_TRANSLATE_NOOP("qs::Message", "bias (-scale x zero)") : QT_TRANSLATE_NOOP("qs::Message", "zero point (code units)"));
     const uint64_t cells = scalesCheckedMul(ckpt, w, p.groups, p.N);
     std::vector<float> scales(cells), zeros(cells);
     for (uint64_t g = 0; g < p.groups; ++g) {

@@ -15,8 +15,8 @@ GroupScales mlxGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufS
     s.cols = m.cols;
     s.groups = m.groups;
     s.groupSize = m.groupSize;
-    s.scaleMeaning = "scale";
-    s.zeroMeaning = "bias";
+    s.scaleMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "scale"));
+    s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "bias"));
     const uint64_t cells = scalesCheckedMul(ckpt, w, m.groups, m.rows);
     if (m.scales.size() < cells || m.biases.size() < cells)
         failScales(ckpt, w, "scales or biases hold fewer than rows x groups values");

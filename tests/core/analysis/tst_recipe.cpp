@@ -98,7 +98,7 @@ private slots:
         const auto ckpt = openCheckpoint(writeRecipeGguf(dir.path(), "q4km.gguf", 15, fallbackPattern()));
         const RecipeSummary s = summarizeRecipe(*ckpt);
         QVERIFY(s.hasNominal);
-        QCOMPARE(s.nominal.name, std::string("MOSTLY_Q4_K_M"));
+        QCOMPARE(s.nominal.name.text(), std::string("MOSTLY_Q4_K_M"));
         QVERIFY(s.nominal.format);
         QCOMPARE(s.nominal.format->id, std::string("gguf-q4_k"));
         QCOMPARE(s.nominal.bitsPerWeight, 4.5); // 144 bytes per 256 weights
@@ -206,8 +206,8 @@ private slots:
         };
         const RecipeSummary s = summarizeRecipe(c);
         QVERIFY(s.hasNominal);
-        QCOMPARE(s.nominal.name, std::string("gptq 4-bit, group 128"));
-        QCOMPARE(s.nominal.source, std::string("config.json quantization_config: bits, config.json quantization_config: group_size"));
+        QCOMPARE(s.nominal.name.text(), std::string("gptq 4-bit, group 128"));
+        QCOMPARE(s.nominal.source.text(), std::string("config.json quantization_config: bits, config.json quantization_config: group_size"));
         QCOMPARE(s.nominal.bitsPerWeight, double(2 * (256 * 256 / 2 + 1024)) * 8.0 / (2 * 256 * 256));
         QCOMPARE(s.tensors[0].verdict.kind, RecipeKind::Nominal);
         QCOMPARE(s.tensors[1].verdict.kind, RecipeKind::Override);
@@ -240,7 +240,7 @@ private slots:
         };
         const RecipeSummary ms = summarizeRecipe(m);
         QVERIFY(ms.hasNominal);
-        QCOMPARE(ms.nominal.name, std::string("mlx 4-bit, group 64"));
+        QCOMPARE(ms.nominal.name.text(), std::string("mlx 4-bit, group 64"));
         QCOMPARE(ms.tensors[1].verdict.kind, RecipeKind::Override);
         QVERIFY(ms.tensors[1].verdict.reason.find("quantization[model.layers.0.mlp.down_proj]") != std::string::npos);
         QCOMPARE(ms.tensors[2].verdict.kind, RecipeKind::Excluded);
@@ -276,7 +276,7 @@ private slots:
         const QString path = qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-Q4_K_M.gguf"));
         const auto ckpt = openCheckpoint(path.toStdString());
         const RecipeSummary s = summarizeRecipe(*ckpt);
-        QCOMPARE(s.nominal.name, std::string("MOSTLY_Q4_K_M"));
+        QCOMPARE(s.nominal.name.text(), std::string("MOSTLY_Q4_K_M"));
         QCOMPARE(s.count(RecipeKind::Nominal), size_t(0));
         QCOMPARE(s.count(RecipeKind::Fallback), size_t(37)); // every 2-D weight
         QCOMPARE(s.count(RecipeKind::KeptFloat), size_t(11)); // the norms
