@@ -4461,5 +4461,61 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <source>v1_all_ones_fields</source>
         <translation>v1-Felder mit lauter Einsen (v1_all_ones_fields)</translation>
     </message>
+    <message>
+        <source>%1: metadata key %2 appears twice: record %3 holds %4, record %5 holds %6; Quantscope uses the first, llama.cpp refuses the file (duplicate key), gguf-py warns and keeps both</source>
+        <translation>%1: Metadatenschlüssel %2 kommt zweimal vor: Eintrag %3 enthält %4, Eintrag %5 enthält %6; Quantscope verwendet den ersten, llama.cpp lehnt die Datei ab (doppelter Schlüssel), gguf-py warnt und behält beide</translation>
+    </message>
+    <message>
+        <source>%1: metadata key %2: a bool value is neither 0 nor 1; read as true, as ggml does</source>
+        <translation>%1: Metadatenschlüssel %2: ein bool-Wert ist weder 0 noch 1; wie in ggml als true gelesen</translation>
+    </message>
+    <message>
+        <source>ggml type %1 (%2) was removed from ggml; not decoded; its extent is taken up to the next tensor or the end of the file (%3 bytes)</source>
+        <translation>ggml-Typ %1 (%2) wurde aus ggml entfernt; nicht dekodiert; er reicht bis zum nächsten Tensor oder zum Dateiende (%3 Bytes)</translation>
+    </message>
+    <message>
+        <source>ggml type id %1 is unknown; not decoded; its extent is taken up to the next tensor or the end of the file (%2 bytes)</source>
+        <translation>ggml-Typ-ID %1 ist unbekannt; nicht dekodiert; er reicht bis zum nächsten Tensor oder zum Dateiende (%2 Bytes)</translation>
+    </message>
+    <message>
+        <source>%1: tensor data is not packed in tensor-info order (first at tensor %2); ggml&apos;s own reader would refuse this file</source>
+        <translation>%1: die Tensordaten liegen nicht in der Reihenfolge der Tensor-Infos (zuerst bei Tensor %2); ggmls eigener Leser würde diese Datei ablehnen</translation>
+    </message>
+    <message>
+        <source>%1: __metadata__ &apos;%2&apos; = &apos;%3&apos; differs from &apos;%4&apos; in an earlier shard; the first is kept</source>
+        <translation>%1: __metadata__ &apos;%2&apos; = &apos;%3&apos; weicht von &apos;%4&apos; in einem früheren Shard ab; der erste Wert gilt</translation>
+    </message>
+    <message>
+        <source>%1: a tensor has an empty name</source>
+        <translation>%1: ein Tensor hat einen leeren Namen</translation>
+    </message>
+    <message>
+        <source>%1: header starts with whitespace, not &apos;{&apos; (the reference reader accepts this; stricter readers do not)</source>
+        <translation>%1: der Header beginnt mit Leerraum statt mit &apos;{&apos; (der Referenzleser nimmt das hin, strengere Leser nicht)</translation>
+    </message>
+    <message>
+        <source>%1: header is padded with whitespace other than spaces</source>
+        <translation>%1: der Header ist mit anderem Leerraum als Leerzeichen aufgefüllt</translation>
+    </message>
+    <message>
+        <source>%1: tensor field &apos;%2&apos; is not part of safetensors; ignored</source>
+        <translation>%1: das Tensorfeld &apos;%2&apos; gehört nicht zu safetensors; ignoriert</translation>
+    </message>
+    <message>
+        <source>%1: metadata.total_size is %2 but the tensors hold %3 bytes</source>
+        <translation>%1: metadata.total_size ist %2, die Tensoren belegen aber %3 Bytes</translation>
+    </message>
+    <message>
+        <source>%1: several *.safetensors.index.json files; using %2</source>
+        <translation>%1: mehrere *.safetensors.index.json-Dateien; verwendet wird %2</translation>
+    </message>
+    <message>
+        <source>%1: a JSON %2, not an object; ignored</source>
+        <translation>%1: JSON vom Typ %2, kein Objekt; ignoriert</translation>
+    </message>
+    <message>
+        <source>%1; ignored</source>
+        <translation>%1; ignoriert</translation>
+    </message>
 </context>
 </TS>
