@@ -2657,6 +2657,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Gruppe &amp;ansehen:</translation>
     </message>
     <message>
+        <source>&amp;Inspect block:</source>
+        <translation>Block &amp;ansehen:</translation>
+    </message>
+    <message>
+        <source>&amp;Inspect sub-block:</source>
+        <translation>Unterblock &amp;ansehen:</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/playgroundview.cpp" line="489"/>
         <source>Select a weight in the browser, or pick a synthetic source.</source>
         <translation>Ein Gewicht im Browser auswählen oder eine synthetische Quelle wählen.</translation>
@@ -2749,8 +2757,8 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="713"/>
-        <source>Buckets · group %1 · colour = code</source>
-        <translation>Eimer · Gruppe %1 · Farbe = Code</translation>
+        <source>Buckets · %1 · %2 values · colour = code</source>
+        <translation>Eimer · %1 · %2 Werte · Farbe = Code</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="769"/>
@@ -2829,8 +2837,20 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="892"/>
-        <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5</source>
-        <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4 Gruppen zu %5</translation>
+        <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4</source>
+        <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4</translation>
+    </message>
+    <message>
+        <source>%1 groups of %2</source>
+        <translation>%1 Gruppen zu %2</translation>
+    </message>
+    <message>
+        <source>%1 blocks of %2</source>
+        <translation>%1 Blöcke zu %2</translation>
+    </message>
+    <message>
+        <source>%1 sub-blocks of %2</source>
+        <translation>%1 Unterblöcke zu %2</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="902"/>

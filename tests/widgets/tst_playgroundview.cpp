@@ -18,11 +18,15 @@
 #include "views/bitmapview.h"
 
 #include <QLabel>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTranslator>
 #include <QtTest>
+
+#include <qcustomplot.h>
 
 #include <algorithm>
 #include <cstring>
@@ -68,6 +72,23 @@ struct DemoRow {
         return QTest::qWaitForWindowExposed(&window) || (*error = QStringLiteral("not exposed"), false);
     }
 };
+
+// The Buckets plot's title and the label of the inspected-group box, as shown.
+QString bucketsTitle(const PlaygroundView& view)
+{
+    const auto* plot = view.findChild<QCustomPlot*>(QStringLiteral("buckets"));
+    const auto* title = plot ? qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0)) : nullptr;
+    return title ? title->text() : QString();
+}
+
+QString inspectLabel(const PlaygroundView& view)
+{
+    const auto* box = view.findChild<QSpinBox*>(QStringLiteral("inspectedGroup"));
+    for (const QLabel* label : view.findChildren<QLabel*>())
+        if (label->buddy() == box)
+            return label->text();
+    return {};
+}
 
 } // namespace
 
@@ -436,6 +457,11 @@ void TestPlaygroundView::blockFormats()
     const uint64_t rowBytes = view.result()->stored[0].bytes.size();
     QCOMPARE(c.words.front().index, 2 * rowBytes + 0);
     QVERIFY(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("sub-block scales")));
+    // A block format's buckets are a block's (here a Q4_K sub-block's), never a "group".
+    QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · sub-block 1 of block 0 · 32 values · colour = code"));
+    QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect sub-block:"));
+    QVERIFY2(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("sub-blocks of 32")),
+             qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
 
     // Every block format from a synthetic source: core's bytes, words and a drawn view.
     view.setSource(PlaygroundView::Source::Normal);
@@ -456,11 +482,33 @@ void TestPlaygroundView::blockFormats()
         view.setInspectedGroup(0);
         QCOMPARE(view.words()->content().words.size(), qs::playgroundWords(expect, 0, expect.groups[0].end, size_t(-1)).size());
         QVERIFY(distinctColours(view.grab().toImage()) > 12);
+        const QString title = bucketsTitle(view);
+        const qs::PlaygroundGroup& first = expect.groups[0];
+        const QString block = first.subBlock >= 0 ? QStringLiteral("sub-block 0 of block 0") : QStringLiteral("block 0");
+        QCOMPARE(title, QStringLiteral("Buckets · %1 · %2 values · colour = code").arg(block).arg(first.end - first.begin));
+    }
+    // The same in German, for bitsandbytes NF4's blocks of 64.
+    {
+        QTranslator translator;
+        QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
+        QVERIFY(QCoreApplication::installTranslator(&translator));
+        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        view.setBlockFormat(qs::findFormat("bnb-nf4"));
+        view.setInspectedGroup(1);
+        view.recompute();
+        QVERIFY(context.jobs()->waitForIdle(20000));
+        QVERIFY2(view.result(), qPrintable(view.errorText()));
+        QCOMPARE(bucketsTitle(view), QStringLiteral("Eimer · Block 1 · 64 Werte · Farbe = Code"));
+        QCOMPARE(inspectLabel(view), QStringLiteral("Block &ansehen:"));
+        QVERIFY2(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("8 Blöcke zu 64")),
+                 qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
     }
     view.setTarget(qs::AffineTarget::GptqV1);
     view.recompute();
     QVERIFY(context.jobs()->waitForIdle(20000));
     QVERIFY(!view.result()->options.block);
+    QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · group 1 · 32 values · colour = code"));
+    QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect group:"));
     QVERIFY(view.findChild<QSpinBox*>(QStringLiteral("bits"))->isEnabled());
 }
 

@@ -273,7 +273,8 @@ void PlaygroundView::buildControls()
     m_group = new QSpinBox(this);
     m_group->setObjectName(QStringLiteral("inspectedGroup"));
     m_group->setRange(0, 0);
-    addPair(0, 8, new QLabel(tr("&Inspect group:"), this), m_group);
+    m_groupLabel = new QLabel(tr("&Inspect group:"), this);
+    addPair(0, 8, m_groupLabel, m_group);
     controls->setColumnStretch(10, 1);
     outer->addLayout(controls);
 
@@ -721,6 +722,10 @@ void PlaygroundView::redraw()
         return;
     }
     const size_t g = size_t(std::clamp(m_group->value(), 0, int(m_result->groups.size()) - 1));
+    // The box steps through what shares one level table: groups, blocks or k-quant sub-blocks.
+    m_groupLabel->setText(!m_result->options.block           ? tr("&Inspect group:")
+                          : m_result->groups[g].subBlock >= 0 ? tr("&Inspect sub-block:")
+                                                              : tr("&Inspect block:"));
     drawMap(m_result->groups[g]);
     drawBuckets(m_result->groups[g]);
     drawRow();
@@ -850,7 +855,7 @@ void PlaygroundView::drawBuckets(const qs::PlaygroundGroup& grp)
     QCPAxis* y = m_buckets->yAxis;
     x->setLabel(tr("weight value w"));
     y->setLabel(tr("values"));
-    m_bucketsTitle->setText(tr("Buckets · group %1 · colour = code").arg(m_group->value()));
+    m_bucketsTitle->setText(tr("Buckets · %1 · %2 values · colour = code").arg(groupName(grp)).arg(grp.end - grp.begin));
     x->setRange(grp.histLow, grp.histHigh);
     m_buckets->legend->setVisible(false);
 
@@ -1065,10 +1070,12 @@ void PlaygroundView::updateSummary()
                             mlx ? tr("bias") : tr("zero"), localNumber(grp.zero, 'g', 4))
                        .arg(grp.clippedLow + grp.clippedHigh);
     text += QStringLiteral(" &nbsp;<span style='color:%1'>|</span>&nbsp; ").arg(muted);
-    text += tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5")
-                .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4))
-                .arg(r.groups.size())
-                .arg(r.quantized.groupSize);
+    const int groups = int(r.groups.size());
+    const QString grouping = !r.options.block ? tr("%1 groups of %2").arg(groups).arg(r.quantized.groupSize)
+                             : grp.subBlock >= 0 ? tr("%1 sub-blocks of %2").arg(groups).arg(r.quantized.groupSize)
+                                                 : tr("%1 blocks of %2").arg(groups).arg(r.quantized.groupSize);
+    text += tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4")
+                .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4), grouping);
     if (m_source->currentData().toInt() == int(Source::WeightRow)) {
         text += QStringLiteral("<br>");
         const qs::LogicalWeight* w = context()->logicalWeight();

@@ -132,6 +132,7 @@ private:
     QSlider* m_clip = nullptr;
     QLabel* m_clipValue = nullptr;
     QSpinBox* m_group = nullptr;
+    QLabel* m_groupLabel = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_error = nullptr;
     QCustomPlot* m_map = nullptr;
