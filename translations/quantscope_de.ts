@@ -296,6 +296,18 @@
         <translation>Absmax</translation>
     </message>
     <message>
+        <source>Absmax code</source>
+        <translation>Absmax-Code</translation>
+    </message>
+    <message>
+        <source>Absmax scale %1 (second level)</source>
+        <translation>Absmax-Skala %1 (zweite Stufe)</translation>
+    </message>
+    <message>
+        <source>Absmax offset</source>
+        <translation>Absmax-Versatz</translation>
+    </message>
+    <message>
         <source>Sub-block %1 scale</source>
         <translation>Skala von Unterblock %1</translation>
     </message>
@@ -2663,6 +2675,38 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>&amp;Inspect sub-block:</source>
         <translation>Unterblock &amp;ansehen:</translation>
+    </message>
+    <message>
+        <source>Bl&amp;ock size:</source>
+        <translation>Bl&amp;ockgröße:</translation>
+    </message>
+    <message>
+        <source>&amp;Nested absmax</source>
+        <translation>Absmax ver&amp;schachtelt</translation>
+    </message>
+    <message>
+        <source>Double quantization: each block&apos;s absmax stored as an 8-bit code, with a second-level scale per 256 blocks and an offset (their mean)</source>
+        <translation>Doppelte Quantisierung: das Absmax jedes Blocks als 8-Bit-Code, mit einer Skala zweiter Stufe je 256 Blöcke und einem Versatz (ihrem Mittelwert)</translation>
+    </message>
+    <message>
+        <source>%1 · blocks of %2%3 · %4</source>
+        <translation>%1 · Blöcke zu %2%3 · %4</translation>
+    </message>
+    <message>
+        <source>, nested absmax</source>
+        <translation>, Absmax verschachtelt</translation>
+    </message>
+    <message>
+        <source>code %1 → %2</source>
+        <translation>Code %1 → %2</translation>
+    </message>
+    <message>
+        <source>second-level scale %1 = %2</source>
+        <translation>Skala zweiter Stufe %1 = %2</translation>
+    </message>
+    <message>
+        <source>offset = %1</source>
+        <translation>Versatz = %1</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="489"/>

@@ -17,6 +17,8 @@
 #include "views/bitmapcanvas.h"
 #include "views/bitmapview.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QScopeGuard>
 #include <QSet>
@@ -73,6 +75,29 @@ struct DemoRow {
     }
 };
 
+// A shown Playground on a checkpoint, weight `index` selected and row `row` computed.
+struct WeightPlayground {
+    ViewContext context;
+    PlaygroundView view{&context};
+
+    // False, with `error` saying why, when no result came.
+    bool open(std::shared_ptr<const qs::Checkpoint> ckpt, int index, int row, QString* error)
+    {
+        context.setTheme(Theme::fromPalette(lightPalette()));
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        view.resize(1400, 900);
+        view.show();
+        if (!QTest::qWaitForWindowExposed(&view))
+            return *error = QStringLiteral("not exposed"), false;
+        context.setWeight(index);
+        view.setRow(row);
+        view.recompute();
+        if (!context.jobs()->waitForIdle(20000) || !view.result())
+            return *error = QStringLiteral("no result: ") + view.errorText(), false;
+        return true;
+    }
+};
+
 // The Buckets plot's title and the label of the inspected-group box, as shown.
 QString bucketsTitle(const PlaygroundView& view)
 {
@@ -107,6 +132,7 @@ private slots:
     void opensInTheWeightsOwnSettings();
     void hoverLinksToWeight();
     void blockFormats();
+    void bnbBlocksizeAndNested();
 };
 
 void TestPlaygroundView::showsCoreNumbers_data()
@@ -376,17 +402,11 @@ void TestPlaygroundView::opensInTheWeightsOwnSettings()
             index = int(i);
     QVERIFY(index >= 0);
     const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
-    ViewContext context;
-    context.setTheme(Theme::fromPalette(lightPalette()));
-    context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-    PlaygroundView view(&context);
-    view.resize(1400, 900);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    context.setWeight(index);
-    view.recompute();
-    QVERIFY(context.jobs()->waitForIdle(20000));
-    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, index, 0, &error), qPrintable(error));
+    ViewContext& context = shown.context;
+    PlaygroundView& view = shown.view;
     const qs::PlaygroundOptions& o = view.result()->options;
     QCOMPARE(o.bits, bits);
     QCOMPARE(o.groupSize, uint64_t(groupSize));
@@ -428,18 +448,11 @@ void TestPlaygroundView::blockFormats()
             index = int(i);
     QVERIFY(index >= 0);
     const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
-    ViewContext context;
-    context.setTheme(Theme::fromPalette(lightPalette()));
-    context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-    PlaygroundView view(&context);
-    view.resize(1400, 900);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    context.setWeight(index);
-    view.setRow(2);
-    view.recompute();
-    QVERIFY(context.jobs()->waitForIdle(20000));
-    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, index, 2, &error), qPrintable(error));
+    ViewContext& context = shown.context;
+    PlaygroundView& view = shown.view;
     QCOMPARE(view.blockFormat(), qs::findFormat("gguf-q4_k"));
     QCOMPARE(view.result()->options.block, qs::findFormat("gguf-q4_k"));
     QVERIFY(view.matchesWeight());
@@ -510,6 +523,63 @@ void TestPlaygroundView::blockFormats()
     QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · group 1 · 32 values · colour = code"));
     QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect group:"));
     QVERIFY(view.findChild<QSpinBox*>(QStringLiteral("bits"))->isEnabled());
+}
+
+// bitsandbytes NF4: a nested fixture opens with its own blocksize and nested absmax and its
+// codes come back; from a synthetic source every blocksize bnb takes, plain and nested, is
+// core's result, with every byte of the inspected block, its size in the Buckets title and the
+// nested fields (code, second-level scale, offset) in the summary. GGUF offers neither.
+void TestPlaygroundView::bnbBlocksizeAndNested()
+{
+    const auto ckpt = qs::openCheckpoint(
+        qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant/model.safetensors")).toStdString());
+    const qs::LogicalWeight& w = ckpt->weights.at(0);
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, 0, 0, &error), qPrintable(error));
+    ViewContext& context = shown.context;
+    PlaygroundView& view = shown.view;
+    QVERIFY(view.result()->options.nested);
+    QCOMPARE(view.result()->blocks.blockWeights, uint32_t(w.groupSize));
+    QVERIFY(view.matchesWeight());
+    QCOMPARE(view.codeCheck().total, w.inFeatures());
+    QCOMPARE(view.codeCheck().matched, qs::playgroundStoredMatches(*ckpt, w, 0, *view.result()));
+    auto* nested = view.findChild<QCheckBox*>(QStringLiteral("nested"));
+    auto* sizes = view.findChild<QComboBox*>(QStringLiteral("blocksize"));
+    auto* groupSize = view.findChild<QComboBox*>(QStringLiteral("groupSize"));
+    QVERIFY(nested && sizes && groupSize);
+    QVERIFY(nested->isVisible() && nested->isChecked() && sizes->isVisible() && !groupSize->isVisible());
+    QCOMPARE(sizes->count(), 8);
+    const auto summary = [&view] { return view.findChild<QLabel*>(QStringLiteral("summary"))->text(); };
+    QVERIFY2(summary().contains(QStringLiteral("second-level scale 0 = ")) && summary().contains(QStringLiteral("offset = ")), qPrintable(summary()));
+
+    view.setSource(PlaygroundView::Source::Normal);
+    view.setLength(8192);
+    for (int bs : {32, 64, 128, 256, 512, 1024, 2048, 4096})
+        for (bool n : {false, true}) {
+            view.setBlocksize(bs);
+            view.setNested(n);
+            view.setInspectedGroup(1);
+            view.recompute();
+            QVERIFY(context.jobs()->waitForIdle(20000));
+            QVERIFY2(view.result(), qPrintable(view.errorText()));
+            qs::PlaygroundOptions o;
+            o.block = qs::findFormat("bnb-nf4");
+            o.blocksize = uint32_t(bs);
+            o.nested = n;
+            const qs::PlaygroundResult expect =
+                qs::runPlayground(qs::playgroundSamples(qs::SampleDistribution::Normal, 1, 8192, 1), 1, 8192, o);
+            QCOMPARE(view.result()->stored.size(), expect.stored.size());
+            for (size_t i = 0; i < expect.stored.size(); ++i)
+                QCOMPARE(view.result()->stored[i].bytes, expect.stored[i].bytes);
+            QCOMPARE(view.words()->content().words.size(), size_t(bs / 2)); // every byte of block 1
+            QCOMPARE(view.words()->content().words.front().index, uint64_t(bs / 2));
+            QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · block 1 · %1 values · colour = code").arg(bs));
+            QCOMPARE(summary().contains(QStringLiteral("second-level scale")), n);
+            QVERIFY2(summary().contains(QStringLiteral("%1 blocks of %2").arg(8192 / bs).arg(bs)), qPrintable(summary()));
+        }
+    view.setBlockFormat(qs::findFormat("gguf-q4_0"));
+    QVERIFY(!nested->isVisible() && !sizes->isVisible() && groupSize->isVisible());
 }
 
 QTEST_MAIN(TestPlaygroundView)
