@@ -296,6 +296,18 @@
         <translation>Absmax</translation>
     </message>
     <message>
+        <source>Absmax code</source>
+        <translation>Absmax-Code</translation>
+    </message>
+    <message>
+        <source>Absmax scale %1 (second level)</source>
+        <translation>Absmax-Skala %1 (zweite Stufe)</translation>
+    </message>
+    <message>
+        <source>Absmax offset</source>
+        <translation>Absmax-Versatz</translation>
+    </message>
+    <message>
         <source>Sub-block %1 scale</source>
         <translation>Skala von Unterblock %1</translation>
     </message>
@@ -2661,6 +2673,46 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Gruppe &amp;ansehen:</translation>
     </message>
     <message>
+        <source>&amp;Inspect block:</source>
+        <translation>Block &amp;ansehen:</translation>
+    </message>
+    <message>
+        <source>&amp;Inspect sub-block:</source>
+        <translation>Unterblock &amp;ansehen:</translation>
+    </message>
+    <message>
+        <source>Bl&amp;ock size:</source>
+        <translation>Bl&amp;ockgröße:</translation>
+    </message>
+    <message>
+        <source>&amp;Nested absmax</source>
+        <translation>Absmax ver&amp;schachtelt</translation>
+    </message>
+    <message>
+        <source>Double quantization: each block&apos;s absmax stored as an 8-bit code, with a second-level scale per 256 blocks and an offset (their mean)</source>
+        <translation>Doppelte Quantisierung: das Absmax jedes Blocks als 8-Bit-Code, mit einer Skala zweiter Stufe je 256 Blöcke und einem Versatz (ihrem Mittelwert)</translation>
+    </message>
+    <message>
+        <source>%1 · blocks of %2%3 · %4</source>
+        <translation>%1 · Blöcke zu %2%3 · %4</translation>
+    </message>
+    <message>
+        <source>, nested absmax</source>
+        <translation>, Absmax verschachtelt</translation>
+    </message>
+    <message>
+        <source>code %1 → %2</source>
+        <translation>Code %1 → %2</translation>
+    </message>
+    <message>
+        <source>second-level scale %1 = %2</source>
+        <translation>Skala zweiter Stufe %1 = %2</translation>
+    </message>
+    <message>
+        <source>offset = %1</source>
+        <translation>Versatz = %1</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/playgroundview.cpp" line="489"/>
         <source>Select a weight in the browser, or pick a synthetic source.</source>
         <translation>Ein Gewicht im Browser auswählen oder eine synthetische Quelle wählen.</translation>
@@ -2753,8 +2805,8 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="713"/>
-        <source>Buckets · group %1 · colour = code</source>
-        <translation>Eimer · Gruppe %1 · Farbe = Code</translation>
+        <source>Buckets · %1 · %2 values · colour = code</source>
+        <translation>Eimer · %1 · %2 Werte · Farbe = Code</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="769"/>
@@ -2833,8 +2885,20 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="892"/>
-        <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5</source>
-        <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4 Gruppen zu %5</translation>
+        <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4</source>
+        <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4</translation>
+    </message>
+    <message>
+        <source>%1 groups of %2</source>
+        <translation>%1 Gruppen zu %2</translation>
+    </message>
+    <message>
+        <source>%1 blocks of %2</source>
+        <translation>%1 Blöcke zu %2</translation>
+    </message>
+    <message>
+        <source>%1 sub-blocks of %2</source>
+        <translation>%1 Unterblöcke zu %2</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="902"/>
@@ -4660,6 +4724,62 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>v1_all_ones_fields</source>
         <translation>v1-Felder mit lauter Einsen (v1_all_ones_fields)</translation>
+    </message>
+    <message>
+        <source>%1: metadata key %2 appears twice: record %3 holds %4, record %5 holds %6; Quantscope uses the first, llama.cpp refuses the file (duplicate key), gguf-py warns and keeps both</source>
+        <translation>%1: Metadatenschlüssel %2 kommt zweimal vor: Eintrag %3 enthält %4, Eintrag %5 enthält %6; Quantscope verwendet den ersten, llama.cpp lehnt die Datei ab (doppelter Schlüssel), gguf-py warnt und behält beide</translation>
+    </message>
+    <message>
+        <source>%1: metadata key %2: a bool value is neither 0 nor 1; read as true, as ggml does</source>
+        <translation>%1: Metadatenschlüssel %2: ein bool-Wert ist weder 0 noch 1; wie in ggml als true gelesen</translation>
+    </message>
+    <message>
+        <source>ggml type %1 (%2) was removed from ggml; not decoded; its extent is taken up to the next tensor or the end of the file (%3 bytes)</source>
+        <translation>ggml-Typ %1 (%2) wurde aus ggml entfernt; nicht dekodiert; er reicht bis zum nächsten Tensor oder zum Dateiende (%3 Bytes)</translation>
+    </message>
+    <message>
+        <source>ggml type id %1 is unknown; not decoded; its extent is taken up to the next tensor or the end of the file (%2 bytes)</source>
+        <translation>ggml-Typ-ID %1 ist unbekannt; nicht dekodiert; er reicht bis zum nächsten Tensor oder zum Dateiende (%2 Bytes)</translation>
+    </message>
+    <message>
+        <source>%1: tensor data is not packed in tensor-info order (first at tensor %2); ggml&apos;s own reader would refuse this file</source>
+        <translation>%1: die Tensordaten liegen nicht in der Reihenfolge der Tensor-Infos (zuerst bei Tensor %2); ggmls eigener Leser würde diese Datei ablehnen</translation>
+    </message>
+    <message>
+        <source>%1: __metadata__ &apos;%2&apos; = &apos;%3&apos; differs from &apos;%4&apos; in an earlier shard; the first is kept</source>
+        <translation>%1: __metadata__ &apos;%2&apos; = &apos;%3&apos; weicht von &apos;%4&apos; in einem früheren Shard ab; der erste Wert gilt</translation>
+    </message>
+    <message>
+        <source>%1: a tensor has an empty name</source>
+        <translation>%1: ein Tensor hat einen leeren Namen</translation>
+    </message>
+    <message>
+        <source>%1: header starts with whitespace, not &apos;{&apos; (the reference reader accepts this; stricter readers do not)</source>
+        <translation>%1: der Header beginnt mit Leerraum statt mit &apos;{&apos; (der Referenzleser nimmt das hin, strengere Leser nicht)</translation>
+    </message>
+    <message>
+        <source>%1: header is padded with whitespace other than spaces</source>
+        <translation>%1: der Header ist mit anderem Leerraum als Leerzeichen aufgefüllt</translation>
+    </message>
+    <message>
+        <source>%1: tensor field &apos;%2&apos; is not part of safetensors; ignored</source>
+        <translation>%1: das Tensorfeld &apos;%2&apos; gehört nicht zu safetensors; ignoriert</translation>
+    </message>
+    <message>
+        <source>%1: metadata.total_size is %2 but the tensors hold %3 bytes</source>
+        <translation>%1: metadata.total_size ist %2, die Tensoren belegen aber %3 Bytes</translation>
+    </message>
+    <message>
+        <source>%1: several *.safetensors.index.json files; using %2</source>
+        <translation>%1: mehrere *.safetensors.index.json-Dateien; verwendet wird %2</translation>
+    </message>
+    <message>
+        <source>%1: a JSON %2, not an object; ignored</source>
+        <translation>%1: JSON vom Typ %2, kein Objekt; ignoriert</translation>
+    </message>
+    <message>
+        <source>%1; ignored</source>
+        <translation>%1; ignoriert</translation>
     </message>
 </context>
 </TS>

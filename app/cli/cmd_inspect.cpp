@@ -158,7 +158,7 @@ QByteArray toJson(const qs::Checkpoint& c)
         o[QStringLiteral("bytes")] = static_cast<qint64>(t.nbytes);
         o[QStringLiteral("known")] = t.known;
         if (!t.note.empty())
-            o[QStringLiteral("note")] = QString::fromStdString(t.note);
+            o[QStringLiteral("note")] = QString::fromStdString(t.note.text());
         tensors.append(o);
     }
     root[QStringLiteral("tensors")] = tensors;
@@ -226,7 +226,7 @@ std::string toText(const qs::Checkpoint& c)
         out += "Quantization config (" + c.quantizeConfigFile + "): " +
                QJsonDocument(c.quantizeConfig).toJson(QJsonDocument::Compact).toStdString() + "\n";
     for (const auto& n : c.notes)
-        out += "Note: " + n + "\n";
+        out += "Note: " + n.text() + "\n";
     const qs::RecipeSummary recipe = qs::summarizeRecipe(c);
     if (recipe.hasNominal) {
         for (const auto& line : qs::recipeOverview(recipe))

@@ -222,9 +222,21 @@ void quantizeBlocks(PlaygroundResult& r, const FormatInfo& format)
     const FamilyTargets* targets = familyTargets(format);
     if (!targets || !targets->quantizeScheme || !targets->quantize || !targets->playgroundDecode)
         throw Error("playground: " + format.id + " is not a playground block format");
+    const PlaygroundBlockFormat* own = playgroundBlockFormatOf(format);
+    QuantizeRequest request;
+    if (const uint32_t size = r.options.blocksize; size != 0) {
+        if (!own || std::find(own->blocksizes.begin(), own->blocksizes.end(), size) == own->blocksizes.end())
+            throw Error("playground: " + format.id + " has no block size " + std::to_string(size));
+        request.groupSize = size;
+    }
+    if (r.options.nested) {
+        if (!own || !own->nestedOf)
+            throw Error("playground: " + format.id + " has no nested block scales");
+        request.doubleQuant = true;
+    }
     QuantScheme scheme;
     scheme.format = &format;
-    targets->quantizeScheme(QuantizeRequest{}, scheme);
+    targets->quantizeScheme(request, scheme);
     // bitsandbytes quantizes the model's f16 weight; the error is against the values as given.
     std::vector<float> input = r.values;
     if (format.requantize == RequantizeRule::Bnb4)
@@ -517,7 +529,7 @@ int64_t playgroundStoredMatches(const Checkpoint& ckpt, const LogicalWeight& wei
 {
     const FormatInfo* format = r.options.block;
     const PlaygroundBlockFormat* own = format ? playgroundBlockFormatOf(*format) : nullptr;
-    if (!own || findFormat(weight.format) != format || weight.groupSize != int64_t(own->blockWeights) || r.rows != 1
+    if (!own || findFormat(weight.format) != format || weight.groupSize != int64_t(r.blocks.blockWeights) || r.rows != 1
         || weight.inFeatures() != r.cols || row >= weight.outFeatures())
         return -1;
     const LayoutSpec* spec = findLayoutSpec(format->id);

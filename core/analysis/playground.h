@@ -5,7 +5,7 @@
 // teaching view draws from that result: each group's code levels and decision edges, the
 // values that fall on each code, the error per element, and which bits of which stored word
 // hold which element (from the format's LayoutSpec). The view only draws.
-// A block format (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4: playgroundBlockFormats()) is quantized
+// A block format (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4/FP4: playgroundBlockFormats()) is quantized
 // by its own checkpoint quantizer instead (FamilyTargets::quantize) and decoded by its family
 // (FamilyTargets::playgroundDecode): the same codes, block fields and bytes a file would hold.
 #include "formats/affine/quantize_affine.h"
@@ -45,6 +45,10 @@ struct PlaygroundOptions {
     // A block format (playgroundBlockFormats()): quantized by that format's own quantizer;
     // target, bits, groupSize, symmetric, clipRatio and scaleType do not apply. nullptr: affine.
     const FormatInfo* block = nullptr;
+    // Block formats that offer them (PlaygroundBlockFormat::blocksizes, nestedOf): elements
+    // per block (0: the format's default) and nested (double-quantized) block scales.
+    uint32_t blocksize = 0;
+    bool nested = false;
     AffineTarget target = AffineTarget::GptqV1;
     int bits = 4;
     uint64_t groupSize = 32;  // 0: the whole row is one group

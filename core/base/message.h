@@ -31,6 +31,7 @@ public:
     const std::vector<Message>& parts() const { return m_parts; }      // the quoted messages, or none
     std::string text() const; // the English sentence
     bool startsWith(std::string_view prefix) const { return std::string_view(m_source).starts_with(prefix); }
+    bool empty() const { return *m_source == '\0'; } // default-constructed: nothing to say
 
 private:
     const char* m_source = "";

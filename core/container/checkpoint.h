@@ -7,6 +7,7 @@
 #include "container/mappedfile.h"
 #include "container/logicalweight.h"
 #include "base/error.h"
+#include "base/message.h"
 
 #include <QJsonObject>
 
@@ -48,7 +49,7 @@ struct TensorEntry {
     uint64_t offset = 0;          // absolute byte offset inside that file
     uint64_t nbytes = 0;
     bool known = true;            // false: type unknown to us; listed, never decoded
-    std::string note;
+    Message note;                 // why it is not decoded (empty() when it is)
 
     uint64_t elementCount() const; // product of shape (checked at read time)
 };
@@ -96,7 +97,7 @@ public:
     QJsonObject quantizeConfig;       // quantize_config.json or quant_config.json
     std::string quantizeConfigFile;   // which of the two, or empty
     std::vector<LogicalWeight> weights; // format detection's result
-    std::vector<std::string> notes;   // container-level warnings
+    std::vector<Message> notes;       // container-level warnings
     // A folder: what it opened as (its index, model.safetensors, a shard set, ...) and the
     // checkpoint files in it that were not read (file names, sorted).
     std::string openedAs;

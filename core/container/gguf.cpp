@@ -3,6 +3,7 @@
 #include "container/ggmltype.h"
 #include "base/atomicfile.h"
 #include "base/error.h"
+#include "base/message.h"
 
 #include <algorithm>
 #include <bit>
@@ -138,7 +139,7 @@ private:
 };
 
 struct ParseState {
-    std::string nonBinaryBool; // the first field with a bool that is neither 0 nor 1
+    bool nonBinaryBool = false; // a bool that is neither 0 nor 1 was read
     uint64_t elements = 0; // array elements expanded so far
 };
 
@@ -160,8 +161,7 @@ MetaValue readValue(Cursor& c, uint32_t type, std::string_view field, int depth,
     case Type::Bool: {
         const uint8_t b = c.get<uint8_t>(field, "bool value");
         // ggml's reader takes any non-zero byte as true; the spec allows only 0 and 1.
-        if (b > 1 && st.nonBinaryBool.empty())
-            st.nonBinaryBool = field;
+        st.nonBinaryBool |= b > 1;
         v.value = b != 0;
         break;
     }
@@ -252,7 +252,7 @@ struct GgufFile {
     uint64_t alignment = kDefaultAlignment;
     GgufMetadata metadata;
     std::vector<TensorEntry> tensors; // TensorEntry::file still 0
-    std::vector<std::string> notes;
+    std::vector<Message> notes;
 };
 
 void checkMagicAndVersion(Cursor& c, const MappedFile& f, int& version)
@@ -306,6 +306,7 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
                                + num(minKv) + " bytes and only " + num(c.left()) + " bytes follow the header");
 
     ParseState st;
+    std::string nonBinaryBoolKey; // the first key holding such a bool, as shownName gives it
     std::unordered_map<std::string_view, uint64_t> keys;
     out.metadata.reserve(modest(kvCount));
     for (uint64_t i = 0; i < kvCount; ++i) {
@@ -317,17 +318,20 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
         if (type >= kTypeCount)
             c.failAt(field, "value type " + num(type) + " is not a GGUF value type (0..12)");
         out.metadata.emplace_back(std::string(key), readValue(c, type, field, 0, st));
+        if (st.nonBinaryBool && nonBinaryBoolKey.empty())
+            nonBinaryBoolKey = shownName(key);
         // The file stays readable: list both records, say which one lookups use and what the
         // upstream readers do with it.
         if (!fresh)
-            out.notes.push_back(path + ": " + field + " appears twice: record " + num(first->second) + " holds "
-                                + out.metadata[first->second].second.toDisplayString() + ", record " + num(i)
-                                + " holds " + out.metadata.back().second.toDisplayString()
-                                + "; Quantscope uses the first, llama.cpp refuses the file (duplicate key), "
-                                  "gguf-py warns and keeps both");
+            out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2 appears twice: record %3 holds %4, record %5 holds %6; "
+                                                                  "Quantscope uses the first, llama.cpp refuses the file (duplicate key), "
+                                                                  "gguf-py warns and keeps both"),
+                                 {path, shownName(key), num(first->second), out.metadata[first->second].second.toDisplayString(), num(i),
+                                  out.metadata.back().second.toDisplayString()}});
     }
-    if (!st.nonBinaryBool.empty())
-        out.notes.push_back(path + ": " + st.nonBinaryBool + ": a bool value is neither 0 nor 1; read as true, as ggml does");
+    if (!nonBinaryBoolKey.empty())
+        out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2: a bool value is neither 0 nor 1; read as true, as ggml does"),
+                             {path, nonBinaryBoolKey}});
     out.alignment = alignmentOf(path, out.metadata);
 
     struct Pending {
@@ -437,10 +441,12 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
             continue;
         t.nbytes = end - t.offset;
         const uint32_t type = pending[order[k]].type;
-        const std::string what = ggmlType(type) ? "ggml type " + num(type) + " (" + t.typeName + ") was removed from ggml"
-                                                : "ggml type id " + num(type) + " is unknown";
-        t.note = what + "; not decoded; its extent is taken up to the next tensor or the end of the file ("
-                 + num(t.nbytes) + " bytes)";
+        t.note = ggmlType(type) ? Message(QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 (%2) was removed from ggml; not decoded; its extent "
+                                                                           "is taken up to the next tensor or the end of the file (%3 bytes)"),
+                                          {num(type), t.typeName, num(t.nbytes)})
+                                : Message(QT_TRANSLATE_NOOP("qs::Message", "ggml type id %1 is unknown; not decoded; its extent is taken "
+                                                                           "up to the next tensor or the end of the file (%2 bytes)"),
+                                          {num(type), num(t.nbytes)});
     }
     for (size_t k = 0; k + 1 < order.size(); ++k) {
         const TensorEntry& a = out.tensors[order[k]];
@@ -456,8 +462,9 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
         if (!pending[i].sized)
             break;
         if (pending[i].offset != expected) {
-            out.notes.push_back(path + ": tensor data is not packed in tensor-info order (first at tensor "
-                                + shownName(out.tensors[i].name) + "); ggml's own reader would refuse this file");
+            out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: tensor data is not packed in tensor-info order (first at tensor %2); "
+                                                                  "ggml's own reader would refuse this file"),
+                                 {path, shownName(out.tensors[i].name)}});
             break;
         }
         expected += padTo(out.tensors[i].nbytes, out.alignment);

@@ -4,6 +4,7 @@
 #include "container/json.h"
 #include "base/atomicfile.h"
 #include "base/error.h"
+#include "base/message.h"
 #include "base/shapetext.h"
 
 #include <algorithm>
@@ -130,8 +131,8 @@ void addMetadata(Checkpoint& ckpt, const std::string& path, const std::string& k
     if (const MetaValue* old = ckpt.meta(key)) {
         const auto* s = std::get_if<std::string>(&old->value);
         if (!s || *s != value)
-            ckpt.notes.push_back(path + ": __metadata__ '" + key + "' = '" + value + "' differs from '"
-                                 + old->toDisplayString() + "' in an earlier shard; the first is kept");
+            ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: __metadata__ '%2' = '%3' differs from '%4' in an earlier shard; the first is kept"),
+                                  {path, key, value, old->toDisplayString()}});
         return;
     }
     ckpt.metadata.emplace_back(key, std::move(mv));
@@ -186,7 +187,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
                        + std::to_string(size - 8) + " bytes after the length field");
     const std::string_view header(reinterpret_cast<const char*>(p + 8), static_cast<size_t>(n));
 
-    std::vector<std::string> notes;
+    std::vector<Message> notes;
     std::vector<HeaderTensor> infos;
     std::vector<std::pair<std::string, std::string>> metadata;
     std::set<std::string> ignoredFields;
@@ -209,7 +210,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
             return;
         }
         if (key.empty())
-            notes.push_back(path + ": a tensor has an empty name");
+            notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: a tensor has an empty name"), {path}});
         infos.push_back(parseTensorInfo(path, std::move(key), value, ignoredFields));
     };
     // A schema error is held back until the whole header has parsed, so that broken JSON is
@@ -239,13 +240,14 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         throw *schemaError;
 
     if (header.front() != '{')
-        notes.push_back(path + ": header starts with whitespace, not '{' (the reference reader accepts this; "
-                               "stricter readers do not)");
+        notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: header starts with whitespace, not '{' (the reference reader accepts this; "
+                                                              "stricter readers do not)"),
+                         {path}});
     const size_t last = header.find_last_not_of(' ');
     if (last != std::string_view::npos && header[last] != '}')
-        notes.push_back(path + ": header is padded with whitespace other than spaces");
+        notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: header is padded with whitespace other than spaces"), {path}});
     for (const auto& f : ignoredFields)
-        notes.push_back(path + ": tensor field '" + f + "' is not part of safetensors; ignored");
+        notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: tensor field '%2' is not part of safetensors; ignored"), {path, f}});
 
     // The reference's order: sort by data_offsets, then walk a cursor from 0 so that every
     // overlap, gap or out-of-order range is an error, then check sizes against shapes.
@@ -368,8 +370,8 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
             for (const auto& t : ckpt.tensors)
                 sum += t.nbytes;
             if (sum != total->uint)
-                ckpt.notes.push_back(indexPath + ": metadata.total_size is " + std::to_string(total->uint)
-                                     + " but the tensors hold " + std::to_string(sum) + " bytes");
+                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata.total_size is %2 but the tensors hold %3 bytes"),
+                                      {indexPath, std::to_string(total->uint), std::to_string(sum)}});
         }
     }
 }
@@ -396,7 +398,7 @@ void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const st
             const auto preferred = std::find(indexes.begin(), indexes.end(), "model.safetensors.index.json");
             const std::string index = preferred != indexes.end() ? *preferred : indexes.front();
             if (indexes.size() > 1)
-                ckpt.notes.push_back(dir + ": several *.safetensors.index.json files; using " + index);
+                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: several *.safetensors.index.json files; using %2"), {dir, index}});
             readShardedFolder(ckpt, folder, index);
             ckpt.openedAs = index;
         } else if (folder.has("model.safetensors")) {
@@ -426,13 +428,13 @@ void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder)
         try {
             const json::Value v = readJsonFile(*folder.open(name));
             if (!v.isObject()) {
-                ckpt.notes.push_back(path + ": a JSON " + jsonTypeOf(v) + ", not an object; ignored");
+                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: a JSON %2, not an object; ignored"), {path, jsonTypeOf(v)}});
                 return false;
             }
             out = json::toQJsonValue(v).toObject();
             return true;
         } catch (const Error& e) {
-            ckpt.notes.push_back(std::string(e.what()) + "; ignored");
+            ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1; ignored"), {e.what()}});
             return false;
         }
     };

@@ -540,7 +540,7 @@ void detectPlain(Context& cx, size_t i)
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "stray member: '%1' looks like a member of a quantized weight, but its module has no matching codes"),
                            {suffix}});
     if (!t.note.empty())
-        w.notes.push_back(Message::verbatim(t.note));
+        w.notes.push_back(t.note);
     cx.finish(std::move(w));
 }
 

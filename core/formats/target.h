@@ -24,6 +24,7 @@ class QJsonValue;
 
 namespace qs {
 
+struct LogicalWeight;
 struct WeightCodes;
 
 // One tensor of a written weight, named "<module>.<suffix>" (safetensors targets; a GGUF
@@ -134,7 +135,12 @@ std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bi
 // A block format the Playground quantizes with the format's own quantizer (analysis/playground.h).
 struct PlaygroundBlockFormat {
     const FormatInfo* format = nullptr;
-    uint32_t blockWeights = 0; // elements per block (per d, per absmax): LogicalWeight::groupSize of a stored weight
+    uint32_t blockWeights = 0; // elements per block (per d, per absmax) by default: LogicalWeight::groupSize of a stored weight
+    // The block sizes the format takes, ascending, the default among them; empty: fixed.
+    std::vector<uint32_t> blocksizes;
+    // Set when the block scales can be stored nested (bitsandbytes double quant): whether a
+    // stored weight's are.
+    bool (*nestedOf)(const LogicalWeight& weight) = nullptr;
 };
 
 // What `quantize` wrote for a block of rows of a PlaygroundBlockFormat, decoded by the family:

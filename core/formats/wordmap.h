@@ -102,7 +102,11 @@ enum class BlockValueKind : uint8_t {
     SignIndex, // IQ2/IQ3: index into ksigns_iq2xs; `value` is the 8-bit sign mask, `lane` its bit
     Sign,      // IQ2_S/IQ3_S: the element's explicit sign bit (set = negative)
     Delta,     // IQ1: set = delta -1/8, clear = +1/8
-    Absmax,    // bitsandbytes: the block's absmax (nested: decoded from its u8 code)
+    Absmax,    // bitsandbytes: the block's absmax (nested: decoded from its u8 code, `raw`)
+    // bitsandbytes nested absmax = map[code] * scale + offset:
+    AbsmaxCode,   // the u8 code (`raw`) and its entry of the 8-bit dynamic map (`value`)
+    AbsmaxScale,  // the second-level scale of the code's block of codes (`index`)
+    AbsmaxOffset, // the offset added back (the mean absmax)
 };
 struct BlockValue {
     BlockValueKind kind = BlockValueKind::Scale;

@@ -108,8 +108,8 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     if (opt.ref)
         facts.facts.push_back({"Reference", opt.refPath.empty() ? opt.ref->path : opt.refPath});
     overview.blocks.push_back(facts);
-    for (const std::string& n : ckpt.notes)
-        overview.blocks.push_back(paragraph("Note: " + n));
+    for (const Message& n : ckpt.notes)
+        overview.blocks.push_back(paragraph("Note: " + n.text()));
     doc.sections.push_back(std::move(overview));
 
     // Detection: one entry per format (evidence of its first weight) with the recorded

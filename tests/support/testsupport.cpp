@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QCoreApplication>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QSettings>
 #include <QStandardPaths>
@@ -51,6 +52,11 @@ CliResult runCli(const QStringList& args, int timeoutMs)
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
     return r;
+}
+
+QString germanCatalogue()
+{
+    return QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope_de.qm");
 }
 
 long statusKiB(const char* field)

@@ -20,6 +20,8 @@ struct CliResult {
 };
 // Runs quantscope-cli with `args`, at most `timeoutMs`.
 CliResult runCli(const QStringList& args, int timeoutMs = 60000);
+// The German catalogue quantscope embeds, as lrelease left it beside the executables.
+QString germanCatalogue();
 
 // AddressSanitizer builds (QUANTSCOPE_SANITIZE): shadow memory, redzones and quarantine make
 // RSS and address-space limits meaningless, and everything runs several times slower.

@@ -139,7 +139,7 @@ void TestBitMapView::decodedBlockFields_data()
     QTest::addRow("iq2_xxs") << gguf << "real.iq2_xxs" << QStringList{"Block scale d", "Grid index (byte 2)", "Sign index (bit 2)"};
     QTest::addRow("iq3_s") << gguf << "real.iq3_s" << QStringList{"Grid index", "Sign bit"};
     QTest::addRow("bnb nested") << qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant/model.safetensors")) << QString()
-                                << QStringList{"Absmax"};
+                                << QStringList{"Absmax", "Absmax code", "Absmax scale 0 (second level)", "Absmax offset"};
 }
 
 // An element's block fields are shown decoded, with the values core's blockValues returns.
@@ -159,7 +159,8 @@ void TestBitMapView::decodedBlockFields()
     QVERIFY(b.hasBlock);
     QVERIFY(text.contains(QStringLiteral("Block %1,").arg(b.block)));
     for (const qs::BlockValue& v : b.values)
-        if (v.kind == qs::BlockValueKind::Scale || v.kind == qs::BlockValueKind::Absmax)
+        if (v.kind == qs::BlockValueKind::Scale || v.kind == qs::BlockValueKind::Absmax || v.kind == qs::BlockValueKind::AbsmaxCode
+            || v.kind == qs::BlockValueKind::AbsmaxScale || v.kind == qs::BlockValueKind::AbsmaxOffset)
             QVERIFY2(text.contains(localNumber(v.value, 'g', 7)), qPrintable(text));
         else if (v.hasEffective)
             QVERIFY2(text.contains(localNumber(v.effective, 'g', 7)), qPrintable(text));

@@ -151,12 +151,6 @@ QString mixedZeroConventions(const QTemporaryDir& dir, std::string* weight)
     return dst;
 }
 
-// The German catalogue quantscope embeds, as lrelease left it beside the executables.
-QString germanCatalogue()
-{
-    return QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope_de.qm");
-}
-
 QString display(const QAbstractItemModel* m, int row, int column)
 {
     return m->index(row, column).data().toString();
@@ -425,7 +419,7 @@ private slots:
         QFETCH(bool, german);
         QTranslator translator;
         if (german) {
-            QVERIFY2(translator.load(germanCatalogue()), qPrintable(germanCatalogue()));
+            QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
             QVERIFY(QCoreApplication::installTranslator(&translator));
         }
         const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });

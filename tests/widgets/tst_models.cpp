@@ -87,12 +87,6 @@ QStringList topLevelNames(const QAbstractItemModel& m, int column = 0)
     return names;
 }
 
-// The German catalogue quantscope embeds, as lrelease left it beside the executables.
-QString germanCatalogue()
-{
-    return QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope_de.qm");
-}
-
 // A copy of a GPTQ fixture whose config says sym false and checkpoint_format gptq_v2 while its
 // zeros are symmetric v1 ones: detection notes both, verify files a zero-convention finding.
 // A copy of a GPTQ fixture whose config says sym false and gptq_v2 (and bits `bits`, when given)
@@ -124,6 +118,22 @@ QString mislabelledGptq(const QTemporaryDir& dir, int bits = 0)
         f.resize(0);
         f.write(QJsonDocument(o).toJson());
     }
+    return dir.path();
+}
+
+// A folder whose safetensors header the reader takes with notes (a leading space, a trailing
+// tab, a field safetensors does not define) beside a config.json that is a JSON array.
+QString oddSafetensors(const QTemporaryDir& dir)
+{
+    const QByteArray header = R"( {"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"origin":"hand"}})" "\t";
+    QByteArray bytes(8, '\0');
+    for (int i = 0; i < 8; ++i)
+        bytes[i] = char((quint64(header.size()) >> (8 * i)) & 0xff);
+    bytes += header + QByteArray(8, '\0');
+    QFile st(dir.filePath(QStringLiteral("model.safetensors"))), config(dir.filePath(QStringLiteral("config.json")));
+    if (!st.open(QIODevice::WriteOnly) || st.write(bytes) != bytes.size() || !config.open(QIODevice::WriteOnly)
+        || config.write("[1, 2]") != 6)
+        return {};
     return dir.path();
 }
 
@@ -404,12 +414,16 @@ void TestModels::metadataIsATree()
 void TestModels::detectionSpeaksGerman()
 {
     QTranslator translator;
-    QVERIFY2(translator.load(germanCatalogue()), qPrintable(germanCatalogue()));
+    QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
     QVERIFY(QCoreApplication::installTranslator(&translator));
     const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
-    QTemporaryDir dir, dir8;
+    QTemporaryDir dir, dir8, dirOdd;
     const QString mislabelled = mislabelledGptq(dir);
     QVERIFY(!mislabelled.isEmpty());
+    const QString odd = oddSafetensors(dirOdd);
+    QVERIFY(!odd.isEmpty());
+    // llama.cpp's dbrx vocabulary of 2024-05-07 holds a metadata key twice (SOURCES.md).
+    const QString duplicateKey = qstest::fixture(QStringLiteral("real/llama.cpp/history/ggml-vocab-dbrx.2024-05-07.gguf"));
     const QString wrongBits = mislabelledGptq(dir8, 8);
     QVERIFY(!wrongBits.isEmpty());
     // A message of a template the catalogue covers is German where the German differs.
@@ -429,8 +443,9 @@ void TestModels::detectionSpeaksGerman()
             QVERIFY2(!shown.contains(qtext(m.text())), qPrintable(where + QLatin1String(": ") + qtext(m.text())));
         }
     };
-    int notes = 0;
-    for (const QString& path : {mislabelled, wrongBits, qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32")),
+    int notes = 0, containerNotes = 0;
+    QString summaries; // every checkpoint summary, for the sentences checked below
+    for (const QString& path : {mislabelled, wrongBits, odd, duplicateKey, qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32")),
                                 qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant")),
                                 qstest::fixture(QStringLiteral("safetensors/ct-pack-w4a16-g32-asym")),
                                 qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"))}) {
@@ -459,6 +474,16 @@ void TestModels::detectionSpeaksGerman()
                 ++notes;
             }
         }
+        // The readers' notes (a duplicate key, an odd header, a config that is no object) stand
+        // in the checkpoint summary, each a template the catalogue translates.
+        inspector.showWeight(-1);
+        const QString summary = inspector.toPlainText();
+        summaries += summary;
+        for (const qs::Message& n : ckpt->notes) {
+            QVERIFY2(std::string_view(n.source()) != "%1", n.text().c_str());
+            check(n, summary, QFileInfo(path).fileName() + QLatin1String(" (checkpoint note)"));
+            ++containerNotes;
+        }
         // The Verify view shows each finding as qtext(message).
         const qs::VerifyReport report = qs::verifyCheckpoint(*ckpt);
         for (const qs::VerifyFinding& f : report.findings)
@@ -468,6 +493,11 @@ void TestModels::detectionSpeaksGerman()
             check(line, qtext(line), QFileInfo(path).fileName() + QLatin1String(" (recipe)"));
     }
     QVERIFY2(notes >= 2, qPrintable(QString::number(notes)));
+    QVERIFY2(containerNotes >= 5, qPrintable(QString::number(containerNotes)));
+    for (const char* de : {"kommt zweimal vor: Eintrag 10 enthält", "llama.cpp lehnt die Datei ab (doppelter Schlüssel)",
+                           "der Header beginnt mit Leerraum statt mit '{'", "der Header ist mit anderem Leerraum als Leerzeichen aufgefüllt",
+                           "das Tensorfeld 'origin' gehört nicht zu safetensors; ignoriert", "config.json: JSON vom Typ array, kein Objekt; ignoriert"})
+        QVERIFY2(summaries.contains(QString::fromUtf8(de)), de);
     QVERIFY2(german > templates / 2, qPrintable(QStringLiteral("%1 of %2").arg(german).arg(templates)));
     // The sentences the mislabelled copy must produce, in German.
     const auto ckpt = qs::openCheckpoint(mislabelled.toStdString());

@@ -17,12 +17,18 @@
 #include "views/bitmapcanvas.h"
 #include "views/bitmapview.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
+#include <QScopeGuard>
 #include <QSet>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTranslator>
 #include <QtTest>
+
+#include <qcustomplot.h>
 
 #include <algorithm>
 #include <cstring>
@@ -69,6 +75,46 @@ struct DemoRow {
     }
 };
 
+// A shown Playground on a checkpoint, weight `index` selected and row `row` computed.
+struct WeightPlayground {
+    ViewContext context;
+    PlaygroundView view{&context};
+
+    // False, with `error` saying why, when no result came.
+    bool open(std::shared_ptr<const qs::Checkpoint> ckpt, int index, int row, QString* error)
+    {
+        context.setTheme(Theme::fromPalette(lightPalette()));
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        view.resize(1400, 900);
+        view.show();
+        if (!QTest::qWaitForWindowExposed(&view))
+            return *error = QStringLiteral("not exposed"), false;
+        context.setWeight(index);
+        view.setRow(row);
+        view.recompute();
+        if (!context.jobs()->waitForIdle(20000) || !view.result())
+            return *error = QStringLiteral("no result: ") + view.errorText(), false;
+        return true;
+    }
+};
+
+// The Buckets plot's title and the label of the inspected-group box, as shown.
+QString bucketsTitle(const PlaygroundView& view)
+{
+    const auto* plot = view.findChild<QCustomPlot*>(QStringLiteral("buckets"));
+    const auto* title = plot ? qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0)) : nullptr;
+    return title ? title->text() : QString();
+}
+
+QString inspectLabel(const PlaygroundView& view)
+{
+    const auto* box = view.findChild<QSpinBox*>(QStringLiteral("inspectedGroup"));
+    for (const QLabel* label : view.findChildren<QLabel*>())
+        if (label->buddy() == box)
+            return label->text();
+    return {};
+}
+
 } // namespace
 
 class TestPlaygroundView : public QObject {
@@ -86,6 +132,7 @@ private slots:
     void opensInTheWeightsOwnSettings();
     void hoverLinksToWeight();
     void blockFormats();
+    void bnbBlocksizeAndNested();
 };
 
 void TestPlaygroundView::showsCoreNumbers_data()
@@ -355,17 +402,11 @@ void TestPlaygroundView::opensInTheWeightsOwnSettings()
             index = int(i);
     QVERIFY(index >= 0);
     const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
-    ViewContext context;
-    context.setTheme(Theme::fromPalette(lightPalette()));
-    context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-    PlaygroundView view(&context);
-    view.resize(1400, 900);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    context.setWeight(index);
-    view.recompute();
-    QVERIFY(context.jobs()->waitForIdle(20000));
-    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, index, 0, &error), qPrintable(error));
+    ViewContext& context = shown.context;
+    PlaygroundView& view = shown.view;
     const qs::PlaygroundOptions& o = view.result()->options;
     QCOMPARE(o.bits, bits);
     QCOMPARE(o.groupSize, uint64_t(groupSize));
@@ -407,18 +448,11 @@ void TestPlaygroundView::blockFormats()
             index = int(i);
     QVERIFY(index >= 0);
     const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
-    ViewContext context;
-    context.setTheme(Theme::fromPalette(lightPalette()));
-    context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
-    PlaygroundView view(&context);
-    view.resize(1400, 900);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    context.setWeight(index);
-    view.setRow(2);
-    view.recompute();
-    QVERIFY(context.jobs()->waitForIdle(20000));
-    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, index, 2, &error), qPrintable(error));
+    ViewContext& context = shown.context;
+    PlaygroundView& view = shown.view;
     QCOMPARE(view.blockFormat(), qs::findFormat("gguf-q4_k"));
     QCOMPARE(view.result()->options.block, qs::findFormat("gguf-q4_k"));
     QVERIFY(view.matchesWeight());
@@ -436,6 +470,11 @@ void TestPlaygroundView::blockFormats()
     const uint64_t rowBytes = view.result()->stored[0].bytes.size();
     QCOMPARE(c.words.front().index, 2 * rowBytes + 0);
     QVERIFY(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("sub-block scales")));
+    // A block format's buckets are a block's (here a Q4_K sub-block's), never a "group".
+    QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · sub-block 1 of block 0 · 32 values · colour = code"));
+    QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect sub-block:"));
+    QVERIFY2(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("sub-blocks of 32")),
+             qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
 
     // Every block format from a synthetic source: core's bytes, words and a drawn view.
     view.setSource(PlaygroundView::Source::Normal);
@@ -456,12 +495,91 @@ void TestPlaygroundView::blockFormats()
         view.setInspectedGroup(0);
         QCOMPARE(view.words()->content().words.size(), qs::playgroundWords(expect, 0, expect.groups[0].end, size_t(-1)).size());
         QVERIFY(distinctColours(view.grab().toImage()) > 12);
+        const QString title = bucketsTitle(view);
+        const qs::PlaygroundGroup& first = expect.groups[0];
+        const QString block = first.subBlock >= 0 ? QStringLiteral("sub-block 0 of block 0") : QStringLiteral("block 0");
+        QCOMPARE(title, QStringLiteral("Buckets · %1 · %2 values · colour = code").arg(block).arg(first.end - first.begin));
+    }
+    // The same in German, for bitsandbytes NF4's blocks of 64.
+    {
+        QTranslator translator;
+        QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
+        QVERIFY(QCoreApplication::installTranslator(&translator));
+        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        view.setBlockFormat(qs::findFormat("bnb-nf4"));
+        view.setInspectedGroup(1);
+        view.recompute();
+        QVERIFY(context.jobs()->waitForIdle(20000));
+        QVERIFY2(view.result(), qPrintable(view.errorText()));
+        QCOMPARE(bucketsTitle(view), QStringLiteral("Eimer · Block 1 · 64 Werte · Farbe = Code"));
+        QCOMPARE(inspectLabel(view), QStringLiteral("Block &ansehen:"));
+        QVERIFY2(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("8 Blöcke zu 64")),
+                 qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
     }
     view.setTarget(qs::AffineTarget::GptqV1);
     view.recompute();
     QVERIFY(context.jobs()->waitForIdle(20000));
     QVERIFY(!view.result()->options.block);
+    QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · group 1 · 32 values · colour = code"));
+    QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect group:"));
     QVERIFY(view.findChild<QSpinBox*>(QStringLiteral("bits"))->isEnabled());
+}
+
+// bitsandbytes NF4: a nested fixture opens with its own blocksize and nested absmax and its
+// codes come back; from a synthetic source every blocksize bnb takes, plain and nested, is
+// core's result, with every byte of the inspected block, its size in the Buckets title and the
+// nested fields (code, second-level scale, offset) in the summary. GGUF offers neither.
+void TestPlaygroundView::bnbBlocksizeAndNested()
+{
+    const auto ckpt = qs::openCheckpoint(
+        qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant/model.safetensors")).toStdString());
+    const qs::LogicalWeight& w = ckpt->weights.at(0);
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, 0, 0, &error), qPrintable(error));
+    ViewContext& context = shown.context;
+    PlaygroundView& view = shown.view;
+    QVERIFY(view.result()->options.nested);
+    QCOMPARE(view.result()->blocks.blockWeights, uint32_t(w.groupSize));
+    QVERIFY(view.matchesWeight());
+    QCOMPARE(view.codeCheck().total, w.inFeatures());
+    QCOMPARE(view.codeCheck().matched, qs::playgroundStoredMatches(*ckpt, w, 0, *view.result()));
+    auto* nested = view.findChild<QCheckBox*>(QStringLiteral("nested"));
+    auto* sizes = view.findChild<QComboBox*>(QStringLiteral("blocksize"));
+    auto* groupSize = view.findChild<QComboBox*>(QStringLiteral("groupSize"));
+    QVERIFY(nested && sizes && groupSize);
+    QVERIFY(nested->isVisible() && nested->isChecked() && sizes->isVisible() && !groupSize->isVisible());
+    QCOMPARE(sizes->count(), 8);
+    const auto summary = [&view] { return view.findChild<QLabel*>(QStringLiteral("summary"))->text(); };
+    QVERIFY2(summary().contains(QStringLiteral("second-level scale 0 = ")) && summary().contains(QStringLiteral("offset = ")), qPrintable(summary()));
+
+    view.setSource(PlaygroundView::Source::Normal);
+    view.setLength(8192);
+    for (int bs : {32, 64, 128, 256, 512, 1024, 2048, 4096})
+        for (bool n : {false, true}) {
+            view.setBlocksize(bs);
+            view.setNested(n);
+            view.setInspectedGroup(1);
+            view.recompute();
+            QVERIFY(context.jobs()->waitForIdle(20000));
+            QVERIFY2(view.result(), qPrintable(view.errorText()));
+            qs::PlaygroundOptions o;
+            o.block = qs::findFormat("bnb-nf4");
+            o.blocksize = uint32_t(bs);
+            o.nested = n;
+            const qs::PlaygroundResult expect =
+                qs::runPlayground(qs::playgroundSamples(qs::SampleDistribution::Normal, 1, 8192, 1), 1, 8192, o);
+            QCOMPARE(view.result()->stored.size(), expect.stored.size());
+            for (size_t i = 0; i < expect.stored.size(); ++i)
+                QCOMPARE(view.result()->stored[i].bytes, expect.stored[i].bytes);
+            QCOMPARE(view.words()->content().words.size(), size_t(bs / 2)); // every byte of block 1
+            QCOMPARE(view.words()->content().words.front().index, uint64_t(bs / 2));
+            QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · block 1 · %1 values · colour = code").arg(bs));
+            QCOMPARE(summary().contains(QStringLiteral("second-level scale")), n);
+            QVERIFY2(summary().contains(QStringLiteral("%1 blocks of %2").arg(8192 / bs).arg(bs)), qPrintable(summary()));
+        }
+    view.setBlockFormat(qs::findFormat("gguf-q4_0"));
+    QVERIFY(!nested->isVisible() && !sizes->isVisible() && groupSize->isVisible());
 }
 
 QTEST_MAIN(TestPlaygroundView)

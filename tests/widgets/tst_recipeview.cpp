@@ -131,6 +131,39 @@ private slots:
         QVERIFY2(longest > 74, qPrintable(QString::number(longest))); // wider than the old fixed column
     }
 
+    // Column labels stand whole (ggml-types.gguf's "synthetic.q4_0" was cut to "synthetic.q4_"):
+    // wrapped after '.' or '_' in a column as wide as the longest part, the header as tall as the
+    // longest label needs, each line inside its column, and the tooltip names the column in full.
+    void columnLabelsAreWhole()
+    {
+        ViewContext context;
+        RecipeView view(&context);
+        view.resize(1200, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto a = qs::openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
+        QVERIFY(view.summary());
+        const RecipeGridModel& g = view.grid();
+        QVERIFY2(g.roles.size() > 40, qPrintable(QString::number(g.roles.size())));
+        const QFontMetrics fm(view.gridCellFont());
+        int most = 0;
+        for (int c = 0; c < int(g.roles.size()); ++c) {
+            const QStringList lines = view.gridHeaderLines(c);
+            const QRect header = view.gridHeaderRect(c);
+            QCOMPARE(lines.join(QString()), g.roles[size_t(c)]);
+            for (const QString& line : lines)
+                QVERIFY2(fm.horizontalAdvance(line) <= header.width(), qPrintable(line));
+            QVERIFY2(int(lines.size()) * fm.lineSpacing() <= header.height(), qPrintable(g.roles[size_t(c)]));
+            QVERIFY(header.bottom() < view.gridCellRect(0, c).top());
+            QCOMPARE(view.gridToolTip(header.center()), g.roles[size_t(c)]);
+            most = std::max(most, int(lines.size()));
+        }
+        QVERIFY2(most >= 2, qPrintable(QString::number(most)));
+        // The grid scrolls: its width is every column's, not squeezed into the view.
+        QVERIFY(view.gridWidget()->width() >= view.gridCellRect(0, int(g.roles.size()) - 1).right());
+    }
+
     void importancePanel()
     {
         QTemporaryDir dir;

@@ -464,13 +464,21 @@ QString BitMapView::blockLines(uint64_t row, uint64_t col, bool wholeBlock, cons
         case qs::BlockValueKind::SignIndex: label = tr("Sign index (bit %1)").arg(v.lane); break;
         case qs::BlockValueKind::Sign: label = tr("Sign bit"); break;
         case qs::BlockValueKind::Delta: label = tr("Delta bit"); break;
+        case qs::BlockValueKind::AbsmaxCode: label = tr("Absmax code"); break;
+        case qs::BlockValueKind::AbsmaxScale: label = tr("Absmax scale %1 (second level)").arg(v.index); break;
+        case qs::BlockValueKind::AbsmaxOffset: label = tr("Absmax offset"); break;
         }
         switch (v.kind) {
         case qs::BlockValueKind::Scale:
         case qs::BlockValueKind::Min:
         case qs::BlockValueKind::Sum:
         case qs::BlockValueKind::Absmax:
+        case qs::BlockValueKind::AbsmaxScale:
+        case qs::BlockValueKind::AbsmaxOffset:
             text = QStringLiteral("%1  (%2)").arg(valueText(v.value), raw);
+            break;
+        case qs::BlockValueKind::AbsmaxCode: // the code and its entry of the 8-bit dynamic map
+            text = QStringLiteral("%1 → %2").arg(v.raw).arg(valueText(v.value));
             break;
         case qs::BlockValueKind::SubScale:
         case qs::BlockValueKind::SubMin:

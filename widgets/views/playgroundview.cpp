@@ -37,7 +37,8 @@ namespace {
 const QString kJobKey = QStringLiteral("playground");
 // The format box's data of block format i (playgroundBlockFormats()); affine targets are 0..4.
 constexpr int kBlockData = 100;
-// Enough for every word of a group at 2 bits and group 256 (16) or 8 bits group 256 (64).
+// Enough for every word of a group at 2 bits and group 256 (16) or 8 bits group 256 (64); a
+// block format shows the group's bytes (at most one a code) and up to this many field bytes.
 constexpr int kMaxWords = 64;
 
 void stylePlot(QCustomPlot* plot, const Theme& t)
@@ -249,11 +250,23 @@ void PlaygroundView::buildControls()
     for (int g : {16, 32, 64, 128, 256}) m_groupSize->addItem(QString::number(g), g);
     m_groupSize->addItem(tr("whole row"), 0);
     m_groupSize->setCurrentIndex(1);
-    addPair(1, 4, new QLabel(tr("&Group size:"), this), m_groupSize);
+    m_groupSizeLabel = new QLabel(tr("&Group size:"), this);
+    addPair(1, 4, m_groupSizeLabel, m_groupSize);
+    // A block format's own block size and nested scales stand where the affine group size
+    // and symmetry would.
+    m_blocksize = new QComboBox(this);
+    m_blocksize->setObjectName(QStringLiteral("blocksize"));
+    m_blocksizeLabel = new QLabel(tr("Bl&ock size:"), this);
+    addPair(1, 4, m_blocksizeLabel, m_blocksize);
 
     m_symmetric = new QCheckBox(tr("S&ymmetric"), this);
     m_symmetric->setObjectName(QStringLiteral("symmetric"));
     controls->addWidget(m_symmetric, 1, 6, 1, 2);
+    m_nested = new QCheckBox(tr("&Nested absmax"), this);
+    m_nested->setObjectName(QStringLiteral("nested"));
+    m_nested->setToolTip(tr("Double quantization: each block's absmax stored as an 8-bit code, with a "
+                            "second-level scale per 256 blocks and an offset (their mean)"));
+    controls->addWidget(m_nested, 1, 6, 1, 2);
 
     auto* clipBox = new QHBoxLayout;
     m_clip = new QSlider(Qt::Horizontal, this);
@@ -273,7 +286,8 @@ void PlaygroundView::buildControls()
     m_group = new QSpinBox(this);
     m_group->setObjectName(QStringLiteral("inspectedGroup"));
     m_group->setRange(0, 0);
-    addPair(0, 8, new QLabel(tr("&Inspect group:"), this), m_group);
+    m_groupLabel = new QLabel(tr("&Inspect group:"), this);
+    addPair(0, 8, m_groupLabel, m_group);
     controls->setColumnStretch(10, 1);
     outer->addLayout(controls);
 
@@ -361,8 +375,11 @@ void PlaygroundView::buildControls()
             m_bits->setValue(block->bits);
         m_bits->setEnabled(!awq && !block);
         for (QWidget* w : std::initializer_list<QWidget*>{m_groupSize, m_symmetric, m_clip}) w->setEnabled(!block);
+        updateBlockControls();
         scheduleRecompute();
     });
+    connect(m_blocksize, &QComboBox::currentIndexChanged, this, &PlaygroundView::scheduleRecompute);
+    connect(m_nested, &QCheckBox::toggled, this, &PlaygroundView::scheduleRecompute);
     connect(m_groupSize, &QComboBox::currentIndexChanged, this, &PlaygroundView::scheduleRecompute);
     connect(m_symmetric, &QCheckBox::toggled, this, &PlaygroundView::scheduleRecompute);
     connect(m_clip, &QSlider::valueChanged, this, [this](int v) {
@@ -374,8 +391,38 @@ void PlaygroundView::buildControls()
         redraw();
     });
     m_clipValue->setText(localNumber(1.0, 'f', 2));
+    updateBlockControls();
     m_building = false;
     updateSourceControls();
+}
+
+const qs::PlaygroundBlockFormat* PlaygroundView::blockChoice() const
+{
+    const int i = m_target->currentData().toInt() - kBlockData;
+    return i >= 0 && size_t(i) < m_blockFormats.size() ? &m_blockFormats[size_t(i)] : nullptr;
+}
+
+void PlaygroundView::updateBlockControls()
+{
+    const qs::PlaygroundBlockFormat* block = blockChoice();
+    const bool sizes = block && !block->blocksizes.empty(), nested = block && block->nestedOf;
+    if (sizes) {
+        // Keep the size across formats that offer it; else the format's default.
+        const int wanted = m_blocksize->count() ? m_blocksize->currentData().toInt() : int(block->blockWeights);
+        const bool building = m_building;
+        m_building = true;
+        m_blocksize->clear();
+        for (uint32_t size : block->blocksizes) m_blocksize->addItem(QString::number(size), int(size));
+        const int index = m_blocksize->findData(wanted);
+        m_blocksize->setCurrentIndex(index >= 0 ? index : m_blocksize->findData(int(block->blockWeights)));
+        m_building = building;
+    }
+    m_groupSizeLabel->setVisible(!sizes);
+    m_groupSize->setVisible(!sizes);
+    m_blocksizeLabel->setVisible(sizes);
+    m_blocksize->setVisible(sizes);
+    m_symmetric->setVisible(!nested);
+    m_nested->setVisible(nested);
 }
 
 void PlaygroundView::setSource(Source source)
@@ -436,6 +483,17 @@ void PlaygroundView::setSymmetric(bool symmetric)
     m_symmetric->setChecked(symmetric);
 }
 
+void PlaygroundView::setBlocksize(int blocksize)
+{
+    if (const int index = m_blocksize->findData(blocksize); index >= 0)
+        m_blocksize->setCurrentIndex(index);
+}
+
+void PlaygroundView::setNested(bool nested)
+{
+    m_nested->setChecked(nested);
+}
+
 void PlaygroundView::setClipRatio(double ratio)
 {
     m_clip->setValue(int(std::lround(ratio * 100)));
@@ -488,10 +546,13 @@ void PlaygroundView::matchWeight()
     m_matchedWeight = context()->weight();
     const qs::LogicalWeight* w = context()->logicalWeight();
     const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr;
-    if (info && qs::playgroundBlockFormatOf(*info)) {
+    if (const qs::PlaygroundBlockFormat* own = info ? qs::playgroundBlockFormatOf(*info) : nullptr) {
         const bool building = m_building;
         m_building = true;
         setBlockFormat(info);
+        setBlocksize(int(w->groupSize));
+        if (own->nestedOf)
+            m_nested->setChecked(own->nestedOf(*w));
         m_building = building;
         return;
     }
@@ -514,8 +575,11 @@ bool PlaygroundView::matchesWeight() const
     const qs::FormatInfo* info = w ? qs::findFormat(w->format) : nullptr;
     if (!info || m_source->currentData().toInt() != int(Source::WeightRow))
         return false;
-    if (const qs::PlaygroundBlockFormat* own = qs::playgroundBlockFormatOf(*info))
-        return blockFormat() == info && w->groupSize == int64_t(own->blockWeights);
+    if (const qs::PlaygroundBlockFormat* own = qs::playgroundBlockFormatOf(*info)) {
+        const qs::PlaygroundOptions o = options();
+        return blockFormat() == info && w->groupSize == int64_t(o.blocksize ? o.blocksize : own->blockWeights)
+               && (!own->nestedOf || own->nestedOf(*w) == o.nested);
+    }
     if (!info->integerCodes)
         return false;
     const std::optional<qs::AffineTarget> own = qs::playgroundTargetOf(*info);
@@ -548,6 +612,10 @@ qs::PlaygroundOptions PlaygroundView::options() const
     o.block = blockFormat();
     if (!o.block)
         o.target = qs::AffineTarget(m_target->currentData().toInt());
+    if (const qs::PlaygroundBlockFormat* block = blockChoice()) {
+        o.blocksize = block->blocksizes.empty() ? 0 : uint32_t(m_blocksize->currentData().toInt());
+        o.nested = block->nestedOf && m_nested->isChecked();
+    }
     o.bits = m_bits->value();
     o.groupSize = uint64_t(m_groupSize->currentData().toInt());
     o.symmetric = m_symmetric->isChecked();
@@ -721,6 +789,10 @@ void PlaygroundView::redraw()
         return;
     }
     const size_t g = size_t(std::clamp(m_group->value(), 0, int(m_result->groups.size()) - 1));
+    // The box steps through what shares one level table: groups, blocks or k-quant sub-blocks.
+    m_groupLabel->setText(!m_result->options.block           ? tr("&Inspect group:")
+                          : m_result->groups[g].subBlock >= 0 ? tr("&Inspect sub-block:")
+                                                              : tr("&Inspect block:"));
     drawMap(m_result->groups[g]);
     drawBuckets(m_result->groups[g]);
     drawRow();
@@ -850,7 +922,7 @@ void PlaygroundView::drawBuckets(const qs::PlaygroundGroup& grp)
     QCPAxis* y = m_buckets->yAxis;
     x->setLabel(tr("weight value w"));
     y->setLabel(tr("values"));
-    m_bucketsTitle->setText(tr("Buckets · group %1 · colour = code").arg(m_group->value()));
+    m_bucketsTitle->setText(tr("Buckets · %1 · %2 values · colour = code").arg(groupName(grp)).arg(grp.end - grp.begin));
     x->setRange(grp.histLow, grp.histHigh);
     m_buckets->legend->setVisible(false);
 
@@ -990,7 +1062,8 @@ void PlaygroundView::updateWords()
         c.wordBits = qs::playgroundWordBits(r);
         if (spec)
             for (const qs::BlockField& f : spec->blockFields) c.fieldNames.push_back(QString::fromStdString(f.name));
-        c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
+        // Every byte of the group: at most one a code, and the block's field bytes.
+        c.words = qs::playgroundWords(r, grp.begin, grp.end, size_t(grp.end - grp.begin) + kMaxWords);
         if (m_shownWeight >= 0)
             qs::numberAsStored(c.words, r, m_shownWeightRows, m_shownBlockStart);
         const QString name = spec ? QString::fromStdString(spec->name) : QString::fromStdString(r.options.block->id);
@@ -1065,10 +1138,12 @@ void PlaygroundView::updateSummary()
                             mlx ? tr("bias") : tr("zero"), localNumber(grp.zero, 'g', 4))
                        .arg(grp.clippedLow + grp.clippedHigh);
     text += QStringLiteral(" &nbsp;<span style='color:%1'>|</span>&nbsp; ").arg(muted);
-    text += tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4 groups of %5")
-                .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4))
-                .arg(r.groups.size())
-                .arg(r.quantized.groupSize);
+    const int groups = int(r.groups.size());
+    const QString grouping = !r.options.block ? tr("%1 groups of %2").arg(groups).arg(r.quantized.groupSize)
+                             : grp.subBlock >= 0 ? tr("%1 sub-blocks of %2").arg(groups).arg(r.quantized.groupSize)
+                                                 : tr("%1 blocks of %2").arg(groups).arg(r.quantized.groupSize);
+    text += tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4")
+                .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4), grouping);
     if (m_source->currentData().toInt() == int(Source::WeightRow)) {
         text += QStringLiteral("<br>");
         const qs::LogicalWeight* w = context()->logicalWeight();
@@ -1098,7 +1173,11 @@ QString PlaygroundView::settingsCaption() const
         ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? context()->weightRow()->name : QString())
         : tr("%1, seed %2, %3 values").arg(m_source->currentText()).arg(m_seed->value()).arg(m_length->value());
     if (o.block)
-        return tr("%1 · %2").arg(m_target->currentText(), source);
+        return o.blocksize ? tr("%1 · blocks of %2%3 · %4")
+                                 .arg(m_target->currentText())
+                                 .arg(o.blocksize)
+                                 .arg(o.nested ? tr(", nested absmax") : QString(), source)
+                           : tr("%1 · %2").arg(m_target->currentText(), source);
     const QString group = o.groupSize == 0 ? tr("whole row") : tr("group %1").arg(o.groupSize);
     return tr("%1 · %2 bits · %3 · %4 · clipping %5 · %6")
         .arg(m_target->currentText())
@@ -1138,6 +1217,18 @@ QString PlaygroundView::blockFieldsText(const qs::PlaygroundGroup& grp, bool ric
                                : (scale ? tr("d·sc = %1") : tr("dmin·m = %1")).arg(localNumber(v.effective, 'g', 4)));
             break;
         }
+        // bitsandbytes nested absmax: the code, its map entry, the second-level scale, the offset.
+        case qs::BlockValueKind::AbsmaxCode:
+            parts << tr("code %1 → %2").arg(v.raw).arg(localNumber(v.value, 'g', 5));
+            break;
+        case qs::BlockValueKind::AbsmaxScale: // the summary's, not the plot title's
+            if (rich)
+                parts << tr("second-level scale %1 = %2").arg(v.index).arg(localNumber(v.value, 'g', 5));
+            break;
+        case qs::BlockValueKind::AbsmaxOffset:
+            if (rich)
+                parts << tr("offset = %1").arg(localNumber(v.value, 'g', 5));
+            break;
         default:
             // The plot's title names the sub-block's own factors only; the summary every field.
             if (rich || grp.subBlock < 0)

@@ -7,8 +7,9 @@
 // A weight selected in the browser sets the target, bits, group size and symmetry to its own
 // (when a target writes its format), and the summary says whether the codes computed from the
 // row reproduce the stored ones. Every packed word of the inspected group is shown (scrolling).
-// Block formats (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4) come from core's quantizer of the format:
-// their levels, the block's fields decoded and the block's bytes as the Bit map draws them.
+// Block formats (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4/FP4) come from core's quantizer of the format:
+// their levels, the block's fields decoded and the block's bytes as the Bit map draws them; bnb's
+// at any blocksize it takes, with plain or nested absmax.
 #include "analysisview.h"
 
 #include "analysis/playground.h"
@@ -51,13 +52,16 @@ public:
     void setSeed(int seed);
     void setLength(int length);
     void setTarget(qs::AffineTarget target);
-    // A block format of qs::playgroundBlockFormats() (GGUF Q4_0 ..., bnb NF4) as the target.
+    // A block format of qs::playgroundBlockFormats() (GGUF Q4_0 ..., bnb NF4/FP4) as the target.
     void setBlockFormat(const qs::FormatInfo* format);
     // The block format chosen; nullptr for an affine target.
     const qs::FormatInfo* blockFormat() const;
     void setBits(int bits);
     void setGroupSize(int groupSize); // 0: the whole row
     void setSymmetric(bool symmetric);
+    // Block formats that offer them (bitsandbytes): elements per block and nested absmax.
+    void setBlocksize(int blocksize);
+    void setNested(bool nested);
     void setClipRatio(double ratio);   // 0.05 .. 1
     void setInspectedGroup(int group);
 
@@ -112,6 +116,10 @@ private:
     void updateWords();
     void updateSummary();
     qs::PlaygroundOptions options() const;
+    // The block format chosen, as playgroundBlockFormats() lists it; nullptr for an affine target.
+    const qs::PlaygroundBlockFormat* blockChoice() const;
+    // Shows the block size and nested controls the chosen block format offers (its sizes listed).
+    void updateBlockControls();
     QString settingsCaption() const;
     QString rowName(uint64_t blockRow) const;
     // "group 3", "block 2", "sub-block 3 of block 0"; the group's block fields decoded.
@@ -129,9 +137,14 @@ private:
     QSpinBox* m_bits = nullptr;
     QComboBox* m_groupSize = nullptr;
     QCheckBox* m_symmetric = nullptr;
+    QLabel* m_groupSizeLabel = nullptr;
+    QComboBox* m_blocksize = nullptr;   // in the group size's place when the block format offers sizes
+    QLabel* m_blocksizeLabel = nullptr;
+    QCheckBox* m_nested = nullptr;      // in the symmetric box's place when it offers nested scales
     QSlider* m_clip = nullptr;
     QLabel* m_clipValue = nullptr;
     QSpinBox* m_group = nullptr;
+    QLabel* m_groupLabel = nullptr;
     QLabel* m_summary = nullptr;
     QLabel* m_error = nullptr;
     QCustomPlot* m_map = nullptr;

@@ -24,6 +24,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTextLayout>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -50,6 +51,30 @@ QString recipeLayerName(int layer)
 QString recipeBits(double bpw)
 {
     return localNumber(bpw, 'f', 2);
+}
+
+// A column label ("attn_output", "synthetic4096.iq2_xxs") in lines of at most `width` pixels:
+// broken after '.' and '_' where that suffices, anywhere in a name that is wider still.
+QStringList recipeLabelLines(const QString& label, const QFont& font, int width)
+{
+    QString breakable;
+    for (const QChar c : label) {
+        breakable += c;
+        if (c == QLatin1Char('.') || c == QLatin1Char('_'))
+            breakable += QChar(0x200b); // zero-width space: a break opportunity
+    }
+    QTextLayout layout(breakable, font);
+    QTextOption option(Qt::AlignHCenter);
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    layout.setTextOption(option);
+    QStringList lines;
+    layout.beginLayout();
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        lines << breakable.mid(line.textStart(), line.textLength()).remove(QChar(0x200b));
+    }
+    layout.endLayout();
+    return lines;
 }
 
 // A plot that a splitter has not sized yet (its tab never shown) has no paint buffer and
@@ -135,7 +160,18 @@ public:
         m_cellWidth = kMinCellWidth;
         for (const std::string& label : m_model.legend)
             m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(QString::fromStdString(label)) + 2 * kCellPadding + 2);
+        // A column label's longest part between breaks ("synthetic4096.") fits on one line too.
+        for (const QString& role : m_model.roles)
+            for (const QString& part : QString(role).replace(QLatin1Char('_'), QLatin1Char('.')).split(QLatin1Char('.')))
+                m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(part + QLatin1Char('.')) + 2 * kCellPadding + 2);
         m_cellWidth = std::min(m_cellWidth, kMaxCellWidth);
+        // Column labels wrap in as many lines as the longest needs (the header grows to hold
+        // them all, up to kMaxHeaderLines; beyond that the last line elides and the tooltip
+        // has the whole name).
+        m_headerLines = 2;
+        for (const QString& role : m_model.roles)
+            m_headerLines = std::max<int>(m_headerLines, int(recipeLabelLines(role, cellFont(), labelWidth()).size()));
+        m_headerLines = std::min(m_headerLines, kMaxHeaderLines);
         updateGeometry();
         resize(sizeHint());
         update();
@@ -160,25 +196,60 @@ public:
                                                                   m_cellWidth - 2 - 2 * kCellPadding);
         return label + QLatin1Char('\n') + recipeBits(t.bitsPerWeight());
     }
+    // Column `col`'s label as the header draws it, line by line.
+    QStringList headerLines(int col) const
+    {
+        QStringList lines = recipeLabelLines(m_model.roles[size_t(col)], cellFont(), labelWidth());
+        if (lines.size() > m_headerLines) {
+            const QString rest = QStringList(lines.mid(m_headerLines - 1)).join(QString());
+            lines = lines.mid(0, m_headerLines - 1);
+            lines << QFontMetrics(cellFont()).elidedText(rest, Qt::ElideRight, labelWidth());
+        }
+        return lines;
+    }
+    QRect headerRect(int col) const { return {kHeaderWidth + col * m_cellWidth, 0, m_cellWidth - 2, headerHeight() - 2}; }
+    // What the tooltip says at widget position p: a cell's tensor, or a column label in full.
+    QString toolTipAt(const QPoint& p) const
+    {
+        for (int col = 0; col < int(m_model.roles.size()); ++col)
+            if (headerRect(col).contains(p))
+                return m_model.roles[size_t(col)];
+        const auto cell = cellAt(p);
+        const RecipeGridModel::Cell* c = cell.first >= 0 ? &m_model.cells[size_t(cell.first)][size_t(cell.second)] : nullptr;
+        if (!c || c->tensor < 0)
+            return {};
+        const qs::RecipeTensor& t = m_summary->tensors[size_t(c->tensor)];
+        QString tip = QStringLiteral("<b>%1</b><br>%2, %3 bits per weight, %4 parameters<br>%5")
+                          .arg(QString::fromStdString(t.name).toHtmlEscaped(), QString::fromStdString(t.label),
+                               recipeBits(t.bitsPerWeight()), localCount(t.elements),
+                               QString::fromLatin1(qs::recipeKindName(t.verdict.kind)));
+        if (!t.verdict.reason.empty())
+            tip += QStringLiteral(": ") + QString::fromStdString(t.verdict.reason).toHtmlEscaped();
+        if (t.extraBits != 0)
+            tip += RecipeView::tr("<br>%1 bytes against the nominal type").arg(localNumber(t.extraBits / 8.0, 'f', 0));
+        if (c->differs)
+            tip += RecipeView::tr("<br>B: %1").arg(c->labelB.isEmpty() ? RecipeView::tr("absent") : c->labelB);
+        return tip;
+    }
 
     QSize sizeHint() const override
     {
         return {kHeaderWidth + int(m_model.roles.size()) * m_cellWidth + 8,
-                kHeaderHeight + int(m_model.layers.size()) * kCellHeight + kLegendHeight};
+                headerHeight() + int(m_model.layers.size()) * kCellHeight + kLegendHeight};
     }
 
     // The cell under a widget position: (row, column), or (-1, -1).
     std::pair<int, int> cellAt(const QPoint& p) const
     {
-        const int col = (p.x() - kHeaderWidth) / m_cellWidth, row = (p.y() - kHeaderHeight) / kCellHeight;
-        if (p.x() < kHeaderWidth || p.y() < kHeaderHeight || col >= int(m_model.roles.size()) ||
+        const int col = (p.x() - kHeaderWidth) / m_cellWidth, row = (p.y() - headerHeight()) / kCellHeight;
+        if (p.x() < kHeaderWidth || p.y() < headerHeight() || col >= int(m_model.roles.size()) ||
             row >= int(m_model.layers.size()))
             return {-1, -1};
         return {row, col};
     }
     QRect cellRect(int row, int col) const
     {
-        return {kHeaderWidth + col * m_cellWidth, kHeaderHeight + row * kCellHeight, m_cellWidth - 2, kCellHeight - 2};
+        return {kHeaderWidth + col * m_cellWidth, headerHeight() + row * kCellHeight, m_cellWidth - 2, kCellHeight - 2};
     }
 
     void paintGrid(QPainter& p) const
@@ -187,12 +258,10 @@ public:
         p.fillRect(QRect(QPoint(0, 0), sizeHint()), theme.background);
         p.setFont(cellFont());
         p.setPen(theme.mutedText);
-        for (size_t c = 0; c < m_model.roles.size(); ++c)
-            p.drawText(QRect(kHeaderWidth + int(c) * m_cellWidth, 0, m_cellWidth - 2, kHeaderHeight - 2),
-                       Qt::AlignHCenter | Qt::AlignBottom | Qt::TextWordWrap,
-                       QString(m_model.roles[c]).replace(QLatin1Char('_'), QStringLiteral("_\u200b")));
+        for (int c = 0; c < int(m_model.roles.size()); ++c)
+            p.drawText(headerRect(c), Qt::AlignHCenter | Qt::AlignBottom, headerLines(c).join(QLatin1Char('\n')));
         for (size_t r = 0; r < m_model.layers.size(); ++r)
-            p.drawText(QRect(0, kHeaderHeight + int(r) * kCellHeight, kHeaderWidth - 6, kCellHeight),
+            p.drawText(QRect(0, headerHeight() + int(r) * kCellHeight, kHeaderWidth - 6, kCellHeight),
                        Qt::AlignRight | Qt::AlignVCenter,
                        m_model.layers[r] < 0 ? RecipeView::tr("other") : RecipeView::tr("blk %1").arg(m_model.layers[r]));
         const int selected = m_context->weight();
@@ -222,7 +291,7 @@ public:
             }
         // The legend: one swatch per stored type, fewest bits first.
         int x = kHeaderWidth;
-        const int y = kHeaderHeight + int(m_model.layers.size()) * kCellHeight + 8;
+        const int y = headerHeight() + int(m_model.layers.size()) * kCellHeight + 8;
         for (const std::string& label : m_model.legend) {
             p.fillRect(QRect(x, y, 14, 14), m_model.colours.at(label));
             p.setPen(theme.text);
@@ -253,23 +322,11 @@ protected:
             m_hover = cell;
             update();
         }
-        const RecipeGridModel::Cell* c = cell.first >= 0 ? &m_model.cells[size_t(cell.first)][size_t(cell.second)] : nullptr;
-        if (!c || c->tensor < 0) {
+        const QString tip = toolTipAt(e->position().toPoint());
+        if (tip.isEmpty())
             QToolTip::hideText();
-            return;
-        }
-        const qs::RecipeTensor& t = m_summary->tensors[size_t(c->tensor)];
-        QString tip = QStringLiteral("<b>%1</b><br>%2, %3 bits per weight, %4 parameters<br>%5")
-                          .arg(QString::fromStdString(t.name).toHtmlEscaped(), QString::fromStdString(t.label),
-                               recipeBits(t.bitsPerWeight()), localCount(t.elements),
-                               QString::fromLatin1(qs::recipeKindName(t.verdict.kind)));
-        if (!t.verdict.reason.empty())
-            tip += QStringLiteral(": ") + QString::fromStdString(t.verdict.reason).toHtmlEscaped();
-        if (t.extraBits != 0)
-            tip += RecipeView::tr("<br>%1 bytes against the nominal type").arg(localNumber(t.extraBits / 8.0, 'f', 0));
-        if (c->differs)
-            tip += RecipeView::tr("<br>B: %1").arg(c->labelB.isEmpty() ? RecipeView::tr("absent") : c->labelB);
-        QToolTip::showText(e->globalPosition().toPoint(), tip, this);
+        else
+            QToolTip::showText(e->globalPosition().toPoint(), tip, this);
     }
     void leaveEvent(QEvent*) override
     {
@@ -287,9 +344,13 @@ protected:
     }
 
 private:
-    static constexpr int kHeaderWidth = 64, kHeaderHeight = 36, kCellHeight = 34, kLegendHeight = 32;
+    int labelWidth() const { return m_cellWidth - 2 - 2 * kCellPadding; }
+    int headerHeight() const { return m_headerLines * QFontMetrics(cellFont()).lineSpacing() + 4; }
+
+    static constexpr int kHeaderWidth = 64, kCellHeight = 34, kLegendHeight = 32, kMaxHeaderLines = 5;
     static constexpr int kMinCellWidth = 74, kMaxCellWidth = 180, kCellPadding = 3;
     int m_cellWidth = kMinCellWidth;
+    int m_headerLines = 2;
     ViewContext* m_context;
     RecipeGridModel m_model;
     const qs::RecipeSummary* m_summary = nullptr;
@@ -407,6 +468,21 @@ QString RecipeView::gridCellText(int row, int column) const
 QFont RecipeView::gridCellFont() const
 {
     return m_grid->cellFont();
+}
+
+QStringList RecipeView::gridHeaderLines(int column) const
+{
+    return m_grid->headerLines(column);
+}
+
+QRect RecipeView::gridHeaderRect(int column) const
+{
+    return m_grid->headerRect(column);
+}
+
+QString RecipeView::gridToolTip(const QPoint& pos) const
+{
+    return m_grid->toolTipAt(pos);
 }
 
 QString RecipeView::summaryText() const

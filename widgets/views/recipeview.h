@@ -19,6 +19,7 @@
 #include <QColor>
 #include <QFont>
 #include <QString>
+#include <QStringList>
 
 #include <map>
 #include <memory>
@@ -78,6 +79,11 @@ public:
     // What that cell shows (its type label elided to the cell, its bits per weight), in which font.
     QString gridCellText(int row, int column) const;
     QFont gridCellFont() const;
+    // Column `column`'s label as the header draws it (one entry a line), where it stands, and
+    // the tooltip at a position of gridWidget() (a column label in full, a cell's tensor).
+    QStringList gridHeaderLines(int column) const;
+    QRect gridHeaderRect(int column) const;
+    QString gridToolTip(const QPoint& pos) const;
     QCustomPlot* plot() const { return m_plot; }
     QString summaryText() const;
     const qs::ImatrixMatch* imatrixMatch() const { return m_imatrixMatch ? &*m_imatrixMatch : nullptr; }

@@ -64,9 +64,12 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
 void verifyBnbInt8Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep);
 GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                             const std::atomic<bool>* cancel);
-// The block's absmax (FamilyRow::blockValues, formats/wordmap.h), nested codes decoded.
+// The block's absmax (FamilyRow::blockValues, formats/wordmap.h), nested codes decoded: the
+// absmax the kernel multiplies by, and when nested its code with the code's map entry, the
+// second-level scale and the offset. bnb4BlockFields: the same for block `block` of a state.
 struct BlockValues;
 BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock);
+BlockValues bnb4BlockFields(const Bnb4& b, uint64_t block);
 
 namespace detect {
 class Context;

@@ -1,9 +1,11 @@
-// The block absmax values of bitsandbytes 4-bit weights, as a [blocks per row, rows] grid.
+// The block absmax values of bitsandbytes 4-bit weights, as a [blocks per row, rows] grid, and
+// one block's decoded absmax fields.
 #include "formats/bnb/bnb.h"
 
 #include "formats/scalegrid_util.h"
 #include "formats/wordmap.h"
 
+#include <bit>
 #include <cstring>
 
 namespace qs {
@@ -36,27 +38,39 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     return s;
 }
 
-BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool)
+BlockValues bnb4BlockFields(const Bnb4& b, uint64_t block)
 {
-    const WeightData data{ckpt, w};
-    const Bnb4 b = namingScalesFile(ckpt, [&] { return bnb4State(data); });
     BlockValues out;
     out.hasBlock = true;
-    const uint64_t e = row * b.cols + col;
-    out.block = e / b.blocksize;
-    out.firstRow = out.block * b.blocksize / b.cols;
-    out.firstCol = out.block * b.blocksize % b.cols;
-    if (out.block >= (b.nested ? uint64_t(b.absmaxCodes.size()) : b.absmax.size()))
-        failScales(ckpt, w, "absmax holds fewer blocks than the weight needs");
+    out.block = block;
+    out.firstRow = block * b.blocksize / b.cols;
+    out.firstCol = block * b.blocksize % b.cols;
     BlockValue v;
     v.kind = BlockValueKind::Absmax;
     v.field = "absmax";
     v.rawBits = uint8_t(b.nested ? 8 : dtypeBits(b.absmax.dtype()));
-    std::memcpy(&v.raw, b.nested ? b.absmaxCodes.data() + out.block : b.absmax.data() + out.block * v.rawBits / 8,
-                v.rawBits / 8);
-    v.value = b.blockAbsmax(out.block);
+    std::memcpy(&v.raw, b.nested ? b.absmaxCodes.data() + block : b.absmax.data() + block * v.rawBits / 8, v.rawBits / 8);
+    v.value = b.blockAbsmax(block);
     out.values.push_back(v);
+    if (!b.nested)
+        return out;
+    const uint8_t code = b.absmaxCodes[block];
+    out.values.push_back({BlockValueKind::AbsmaxCode, "absmax", -1, -1, code, 8, double(b.nestedMap.at(code))});
+    const uint64_t second = block / b.nestedBlocksize;
+    const float scale = b.nestedAbsmax.at(second);
+    out.values.push_back({BlockValueKind::AbsmaxScale, "nested_absmax", int(second), -1, std::bit_cast<uint32_t>(scale), 32, double(scale)});
+    out.values.push_back({BlockValueKind::AbsmaxOffset, "nested_offset", -1, -1, std::bit_cast<uint32_t>(b.nestedOffset), 32, double(b.nestedOffset)});
     return out;
+}
+
+BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool)
+{
+    const WeightData data{ckpt, w};
+    const Bnb4 b = namingScalesFile(ckpt, [&] { return bnb4State(data); });
+    const uint64_t block = (row * b.cols + col) / b.blocksize;
+    if (block >= (b.nested ? uint64_t(b.absmaxCodes.size()) : b.absmax.size()))
+        failScales(ckpt, w, "absmax holds fewer blocks than the weight needs");
+    return bnb4BlockFields(b, block);
 }
 
 } // namespace qs

@@ -1,8 +1,11 @@
 // bitsandbytes NF4 / FP4 as targets: quantize's scheme, quantizer, the tensors
 // Linear4bit._save_to_state_dict writes and transformers' quantization_config; the budget
 // table's bnb rows (int8 included).
+#include "formats/bnb/bnb.h"
 #include "formats/bnb/quantize_bnb.h"
 #include "formats/target.h"
+#include "formats/wordmap.h"
+#include "container/logicalweight.h"
 
 #include "base/error.h"
 
@@ -27,12 +30,15 @@ namespace {
 
 std::string bnbTypeName(Bnb4Type t) { return t == Bnb4Type::Nf4 ? "nf4" : "fp4"; }
 
+// The blocksizes bitsandbytes' quantize_4bit takes (its CUDA kernels check this list; 32 is newer,
+// older releases start at 64).
+constexpr uint32_t kBnbBlocksizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+
 void bnbQuantizeScheme(const QuantizeRequest& r, QuantScheme& s)
 {
     s.bits = fixedCodeBits(r, *s.format);
     s.groupSize = r.groupSize ? r.groupSize : 64;
-    static constexpr int64_t sizes[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
-    if (std::find(std::begin(sizes), std::end(sizes), s.groupSize) == std::end(sizes))
+    if (std::find(std::begin(kBnbBlocksizes), std::end(kBnbBlocksizes), s.groupSize) == std::end(kBnbBlocksizes))
         throw Error("quantize: bitsandbytes block sizes are 32, 64, ..., 4096 (--group-size)");
     if (r.symmetric >= 0 || r.clipRatio != 1.0f)
         throw Error("quantize: " + s.format->id + " is absmax-scaled: --sym/--asym and --clip do not apply");
@@ -141,9 +147,16 @@ void bnbRequantizePresets(std::vector<RequantizePreset>& out)
     out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "bitsandbytes FP4"), {"bnb-fp4"}});
 }
 
+bool bnbStoredNested(const LogicalWeight& w)
+{
+    return w.member("nested_absmax") >= 0;
+}
+
 void bnbPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
 {
-    out.push_back({findFormat("bnb-nf4"), 64});
+    const std::vector<uint32_t> sizes(std::begin(kBnbBlocksizes), std::end(kBnbBlocksizes));
+    for (const char* id : {"bnb-nf4", "bnb-fp4"})
+        out.push_back({findFormat(id), 64, sizes, bnbStoredNested});
 }
 
 // The tensor named `suffix`, or with `prefix` the first whose name starts with it.
@@ -155,8 +168,9 @@ const StoredTensor* storedTensorNamed(const std::vector<StoredTensor>& tensors, 
     return nullptr;
 }
 
-// What bnbQuantize wrote (not nested): the nibbles, the f32 absmax, the blocksize from the
-// quant_state JSON; each code's value is table[c] * absmax, the dequantizer's one product.
+// What bnbQuantize wrote, read as the checkpoint reader reads a stored weight (a Bnb4 state
+// over the tensors and the quant_state JSON) and decoded by the dequantizer's own kernel: each
+// code's value is table[c] * absmax, nested absmax fl32(fl32(map[u8] * scale) + offset).
 PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector<StoredTensor>& tensors, uint64_t rows,
                                      uint64_t cols)
 {
@@ -165,44 +179,54 @@ PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector
     const StoredTensor* absmax = storedTensorNamed(tensors, "weight.absmax");
     const StoredTensor* state = storedTensorNamed(tensors, "weight.quant_state.", true);
     const uint64_t n = rows * cols;
-    if (!packed || !absmax || !state || absmax->dtype != DType::F32 || packed->bytes.size() != (n + 1) / 2)
-        throw Error(what + ": not what the quantizer writes (nested absmax is not shown)");
+    if (!packed || !absmax || !state || packed->bytes.size() != (n + 1) / 2)
+        throw Error(what + ": not what the quantizer writes");
     const QJsonObject json =
         QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(state->bytes.data()), qsizetype(state->bytes.size())))
             .object();
-    const uint32_t blocksize = uint32_t(json.value(QStringLiteral("blocksize")).toInt());
-    if (blocksize == 0 || absmax->bytes.size() != (n + blocksize - 1) / blocksize * 4)
-        throw Error(what + ": the absmax does not match the quant_state's blocksize");
-    const Bnb4Type type = bnb4TypeOf(format);
-    const std::array<float, 16>& table = bnb4CodeTable(type);
+    Bnb4 s;
+    s.fp4 = bnb4TypeOf(format) == Bnb4Type::Fp4;
+    s.rows = rows;
+    s.cols = cols;
+    s.blocksize = uint64_t(json.value(QStringLiteral("blocksize")).toInt());
+    s.packed = packed->bytes;
+    s.nested = json.contains(QStringLiteral("nested_offset"));
+    const uint64_t blocks = s.blocksize ? s.blocks() : 0;
+    if (s.nested) {
+        const StoredTensor* scales = storedTensorNamed(tensors, "weight.nested_absmax");
+        const StoredTensor* map = storedTensorNamed(tensors, "weight.nested_quant_map");
+        s.nestedBlocksize = uint64_t(json.value(QStringLiteral("nested_blocksize")).toInt());
+        if (!scales || !map || absmax->dtype != DType::U8 || absmax->bytes.size() != blocks || s.nestedBlocksize == 0
+            || scales->bytes.size() != (blocks + s.nestedBlocksize - 1) / s.nestedBlocksize * 4 || map->bytes.size() != 256 * 4)
+            throw Error(what + ": the nested absmax does not match the quant_state");
+        s.absmaxCodes = absmax->bytes;
+        s.nestedAbsmax = FloatView(scales->bytes, scales->dtype, what);
+        s.nestedMap = FloatView(map->bytes, map->dtype, what);
+        s.nestedOffset = float(json.value(QStringLiteral("nested_offset")).toDouble());
+    } else {
+        if (blocks == 0 || absmax->dtype != DType::F32 || absmax->bytes.size() != blocks * 4)
+            throw Error(what + ": the absmax does not match the quant_state's blocksize");
+        s.absmax = FloatView(absmax->bytes, absmax->dtype, what);
+    }
     PlaygroundBlocks out;
-    out.blockWeights = out.groupSize = blocksize;
+    out.blockWeights = out.groupSize = uint32_t(s.blocksize);
     out.codeCount = 16;
-    const uint64_t blocks = absmax->bytes.size() / 4;
     out.levels.resize(size_t(blocks * 16));
     for (uint64_t b = 0; b < blocks; ++b) {
-        float a;
-        uint32_t raw;
-        std::memcpy(&a, absmax->bytes.data() + b * 4, 4);
-        std::memcpy(&raw, &a, 4);
-        for (int c = 0; c < 16; ++c) out.levels[size_t(b * 16 + uint64_t(c))] = table[size_t(c)] * a;
-        BlockValues v;
-        v.hasBlock = true;
-        v.block = b;
-        v.firstRow = b * blocksize / cols;
-        v.firstCol = b * blocksize % cols;
-        v.values.push_back({BlockValueKind::Absmax, "absmax", -1, -1, raw, 32, double(a)});
-        out.blocks.push_back(std::move(v));
+        const float a = s.blockAbsmax(b);
+        for (int c = 0; c < 16; ++c) out.levels[size_t(b * 16 + uint64_t(c))] = s.table()[c] * a;
+        out.blocks.push_back(bnb4BlockFields(s, b));
     }
     out.codes.resize(size_t(n));
-    out.dequantized.resize(size_t(n));
     for (uint64_t e = 0; e < n; ++e) {
-        const uint8_t byte = packed->bytes[size_t(e / 2)];
-        const uint8_t c = (e & 1) ? (byte & 0xF) : (byte >> 4); // element 2i in the high nibble
-        out.codes[size_t(e)] = c;
-        out.dequantized[size_t(e)] = out.levels[size_t(e / blocksize * 16 + c)];
+        const uint8_t byte = s.packed[size_t(e / 2)];
+        out.codes[size_t(e)] = (e & 1) ? (byte & 0xF) : (byte >> 4); // element 2i in the high nibble
     }
-    out.formula = type == Bnb4Type::Nf4 ? "w = NF4[q] * absmax" : "w = FP4[q] * absmax";
+    out.dequantized.resize(size_t(n));
+    bnb4ElementsScalar(s, 0, n, out.dequantized.data());
+    const char* table = s.fp4 ? "FP4" : "NF4";
+    out.formula = s.nested ? std::string("w = ") + table + "[q] * absmax,  absmax = map[c] * s2 + offset"
+                           : std::string("w = ") + table + "[q] * absmax";
     return out;
 }
 

@@ -38,7 +38,7 @@ bool ggufCheckpoint(Context& cx)
             else
                 w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "unknown ggml type id %1: listed, not decoded"), {std::to_string(t.ggmlType)}});
             if (!t.note.empty())
-                w.notes.push_back(Message::verbatim(t.note));
+                w.notes.push_back(t.note);
             cx.finish(std::move(w));
             continue;
         }

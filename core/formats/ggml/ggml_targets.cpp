@@ -141,7 +141,7 @@ void ggmlPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
 {
     for (const char* id : {"gguf-q4_0", "gguf-q4_1", "gguf-q8_0", "gguf-q4_k"}) {
         const FormatInfo* f = findFormat(id);
-        out.push_back({f, ggmlQuantBlockWeights(ggufFormatType(*f))});
+        out.push_back({f, ggmlQuantBlockWeights(ggufFormatType(*f)), {}, nullptr});
     }
 }
 

@@ -16,11 +16,15 @@
 #include "formats/layoutspec.h"
 #include "formats/opencheckpoint.h"
 #include "formats/wordmap.h"
+#include "kernel_testutil.h"
 #include "testsupport.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -80,6 +84,8 @@ private slots:
     void blockFormatsMatchTheirQuantizers();
     void blockWordsHoldFieldsAndCodes();
     void blockStoredCodesOfAWeight();
+    void bnbBlocksizesAndNested_data();
+    void bnbBlocksizesAndNested();
     void blockFormatRefusesPartialBlocks();
     void targetNamesAreFormatIds_data();
     void targetNamesAreFormatIds();
@@ -544,6 +550,108 @@ void TestPlayground::blockWordsHoldFieldsAndCodes()
         numberAsStored(renumbered, r, 8, 5);
         const uint64_t rowBytes = r.stored[0].bytes.size();
         for (size_t i = 0; i < words.size(); ++i) QCOMPARE(renumbered[i].index, words[i].index + 5 * rowBytes);
+    }
+}
+
+void TestPlayground::bnbBlocksizesAndNested_data()
+{
+    QTest::addColumn<QString>("id");
+    QTest::addColumn<int>("blocksize");
+    QTest::addColumn<bool>("nested");
+    for (const char* id : {"bnb-nf4", "bnb-fp4"})
+        for (int bs : {32, 64, 128, 256, 512, 1024, 2048, 4096})
+            for (bool nested : {false, true})
+                QTest::addRow("%s-%d%s", id, bs, nested ? "-nested" : "") << id << bs << nested;
+}
+
+// bitsandbytes 4-bit at every blocksize bnb takes, plain and nested: the Playground's tensors are
+// what quantizeBnb4 writes, its codes, levels and decoded block fields (absmax; nested: the u8
+// code, its map entry, the second-level scale, the offset) what a checkpoint of those tensors
+// reads back through the dequantizer (every SIMD path) and the Bit map's blockValues, bit for bit.
+void TestPlayground::bnbBlocksizesAndNested()
+{
+    QFETCH(QString, id);
+    QFETCH(int, blocksize);
+    QFETCH(bool, nested);
+    const FormatInfo* format = findFormat(id.toStdString());
+    const PlaygroundBlockFormat* own = format ? playgroundBlockFormatOf(*format) : nullptr;
+    QVERIFY(own && own->nestedOf);
+    QVERIFY(std::count(own->blocksizes.begin(), own->blocksizes.end(), uint32_t(blocksize)) == 1);
+    const uint64_t K = 16384; // 512 blocks of 32: two second-level blocks of 256 codes
+    const std::vector<float> x = playgroundSamples(SampleDistribution::NormalOutliers, 1, K, 11);
+    PlaygroundOptions o;
+    o.block = format;
+    o.blocksize = uint32_t(blocksize);
+    o.nested = nested;
+    const PlaygroundResult r = runPlayground(x, 1, K, o);
+    QCOMPARE(r.blocks.blockWeights, uint32_t(blocksize));
+    QCOMPARE(r.quantized.groupSize, uint64_t(blocksize));
+    QCOMPARE(r.groups.size(), size_t(K / uint64_t(blocksize)));
+    QCOMPARE(r.groups.back().block, uint64_t(K / uint64_t(blocksize) - 1));
+
+    std::vector<float> f16(x);
+    for (float& v : f16) v = halfToFloat(floatToHalf(v));
+    const Bnb4Type type = id == QLatin1String("bnb-fp4") ? Bnb4Type::Fp4 : Bnb4Type::Nf4;
+    const Bnb4Quantized q = quantizeBnb4(f16.data(), K, type, uint32_t(blocksize), nested, std::nullopt, false);
+    std::map<std::string, const StoredTensor*> stored;
+    for (const StoredTensor& t : r.stored) stored[t.suffix] = &t;
+    QCOMPARE(stored.at("weight")->bytes, q.packed);
+    for (uint64_t k = 0; k < K; ++k)
+        QCOMPARE(r.quantized.codes[k], uint8_t((k & 1) ? q.packed[k / 2] & 0xF : q.packed[k / 2] >> 4));
+    QCOMPARE(stored.at("weight.absmax")->bytes, nested ? q.absmaxCodes : qsk::bytesOf(q.absmax));
+    QCOMPARE(stored.count("weight.nested_absmax"), size_t(nested));
+    if (nested)
+        QCOMPARE(stored.at("weight.nested_absmax")->bytes, qsk::bytesOf(q.nestedAbsmax));
+    const std::vector<float> expect = dequantizeBnb4(q, type);
+    QCOMPARE(r.dequantized, expect);
+    const uint64_t blocks = K / uint64_t(blocksize);
+    QCOMPARE(r.blocks.blocks.size(), size_t(blocks));
+    for (uint64_t b = 0; b < blocks; ++b) {
+        const std::vector<BlockValue>& v = r.blocks.blocks[b].values;
+        QCOMPARE(v.size(), size_t(nested ? 4 : 1));
+        QCOMPARE(int(v[0].kind), int(BlockValueKind::Absmax));
+        QCOMPARE(v[0].value, double(q.absmax[b]));
+        if (nested) {
+            QCOMPARE(int(v[1].kind), int(BlockValueKind::AbsmaxCode));
+            QCOMPARE(v[1].raw, uint64_t(q.absmaxCodes[b]));
+            QCOMPARE(v[1].value, double(bnbDynamicMap()[q.absmaxCodes[b]]));
+            QCOMPARE(int(v[2].kind), int(BlockValueKind::AbsmaxScale));
+            QCOMPARE(v[2].index, int(b / 256));
+            QCOMPARE(v[2].value, double(q.nestedAbsmax[b / 256]));
+            QCOMPARE(int(v[3].kind), int(BlockValueKind::AbsmaxOffset));
+            QCOMPARE(v[3].value, double(q.nestedOffset));
+        }
+        for (int c = 0; c < 16; ++c)
+            QCOMPARE(r.blocks.levels[size_t(b * 16 + uint64_t(c))], bnb4CodeTable(type)[size_t(c)] * q.absmax[b]);
+    }
+
+    // The same tensors as a checkpoint: the reader's weight, its dequantizer and its block fields.
+    QTemporaryDir dir;
+    std::vector<SafetensorsTensor> st;
+    for (const StoredTensor& t : r.stored) st.push_back({"m." + t.suffix, t.dtype, t.shape, std::span<const uint8_t>(t.bytes)});
+    const std::string path = dir.filePath(QStringLiteral("model.safetensors")).toStdString();
+    writeSafetensors(path, st);
+    const auto ckpt = openCheckpoint(path);
+    const LogicalWeight* w = ckpt->findWeight("m.weight");
+    QVERIFY(w);
+    QCOMPARE(w->format, id.toStdString());
+    QCOMPARE(w->groupSize, int64_t(blocksize));
+    QCOMPARE(own->nestedOf(*w), nested);
+    QCOMPARE(playgroundStoredMatches(*ckpt, *w, 0, r), int64_t(K));
+    for (const SimdPath path : qsk::simdPaths()) {
+        std::vector<float> row(K);
+        dequantizeRows(*ckpt, *w, 0, 1, row.data(), path);
+        QVERIFY(std::memcmp(row.data(), r.dequantized.data(), K * sizeof(float)) == 0);
+    }
+    for (uint64_t b = 0; b < blocks; b += std::max<uint64_t>(1, blocks / 7)) {
+        const BlockValues read = blockValues(*ckpt, *w, 0, b * uint64_t(blocksize) + 1, false);
+        QCOMPARE(read.block, b);
+        QCOMPARE(read.values.size(), r.blocks.blocks[b].values.size());
+        for (size_t i = 0; i < read.values.size(); ++i) {
+            QCOMPARE(int(read.values[i].kind), int(r.blocks.blocks[b].values[i].kind));
+            QCOMPARE(read.values[i].raw, r.blocks.blocks[b].values[i].raw);
+            QCOMPARE(read.values[i].value, r.blocks.blocks[b].values[i].value);
+        }
     }
 }
 

@@ -75,7 +75,7 @@ Result openInChild(const std::string& path)
         try {
             const auto ckpt = qs::openCheckpoint(path);
             for (const auto& note : ckpt->notes)
-                message += note + "\n";
+                message += note.text() + "\n";
         } catch (const qs::Error& e) {
             refused = true;
             message = e.what();

@@ -767,7 +767,7 @@ private slots:
         QCOMPARE(ckpt.metadata[2].first, std::string("a.b"));
         QCOMPARE(std::get<uint64_t>(ckpt.meta("a.b")->value), uint64_t(1));
         QCOMPARE(ckpt.notes.size(), size_t(1));
-        const std::string& note = ckpt.notes[0];
+        const std::string note = ckpt.notes[0].text();
         for (const char* part : {": metadata key 'a.b' appears twice: record 0 holds 1, record 2 holds 2",
                                  "llama.cpp refuses the file"})
             QVERIFY2(note.find(part) != std::string::npos, note.c_str());
@@ -834,13 +834,13 @@ private slots:
         QCOMPARE(fork.shape, (std::vector<uint64_t>{3, 1000}));
         QCOMPARE(fork.offset, uint64_t(start + 32));
         QCOMPARE(fork.nbytes, uint64_t(64));
-        QVERIFY(fork.note.find("ggml type id 99 is unknown") != std::string::npos);
-        QVERIFY(fork.note.find("64 bytes") != std::string::npos);
+        QVERIFY(fork.note.text().find("ggml type id 99 is unknown") != std::string::npos);
+        QVERIFY(fork.note.text().find("64 bytes") != std::string::npos);
         const auto& old = ckpt->tensors[3];
         QVERIFY(!old.known);
         QCOMPARE(old.typeName, std::string("Q4_0_4_4"));
         QCOMPARE(old.nbytes, uint64_t(40)); // up to the end of the file
-        QVERIFY(old.note.find("removed") != std::string::npos);
+        QVERIFY(old.note.text().find("removed") != std::string::npos);
         const auto a = ckpt->bytes(ckpt->tensors[0]);
         const auto bb = ckpt->bytes(ckpt->tensors[2]);
         QVERIFY(ckpt->tensors[0].known && ckpt->tensors[2].known);
@@ -864,8 +864,8 @@ private slots:
         QCOMPARE(ckpt.ggufVersion, 2);
         QCOMPARE(std::get<bool>(ckpt.meta("flag")->value), true);
         QCOMPARE(ckpt.notes.size(), size_t(2));
-        QCOMPARE(ckpt.notes[0], path + ": metadata key 'flag': a bool value is neither 0 nor 1; read as true, as ggml does");
-        QVERIFY(ckpt.notes[1].find("not packed in tensor-info order (first at tensor 'a')") != std::string::npos);
+        QCOMPARE(ckpt.notes[0].text(), path + ": metadata key 'flag': a bool value is neither 0 nor 1; read as true, as ggml does");
+        QVERIFY(ckpt.notes[1].text().find("not packed in tensor-info order (first at tensor 'a')") != std::string::npos);
     }
 
     // Metadata arrays are expanded into values: their total is capped before allocation.

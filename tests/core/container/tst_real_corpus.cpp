@@ -146,7 +146,7 @@ private slots:
         QVERIFY(!ck->tensors.empty() || !ck->metadata.empty());
         if (e.note) {
             const bool noted = std::any_of(ck->notes.begin(), ck->notes.end(),
-                                           [&](const std::string& n) { return n.find(e.note) != std::string::npos; });
+                                           [&](const Message& n) { return n.text().find(e.note) != std::string::npos; });
             QVERIFY2(noted, e.note);
         }
         for (const LogicalWeight& w : ck->weights)

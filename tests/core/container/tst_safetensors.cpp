@@ -642,7 +642,7 @@ private slots:
         QCOMPARE(ckpt->config.value(QStringLiteral("architectures")).toArray().at(0).toString(),
                  QStringLiteral("LlamaForCausalLM"));
         QCOMPARE(ckpt->meta("format")->toDisplayString(), std::string("pt"));
-        QVERIFY2(ckpt->notes.empty(), ckpt->notes.empty() ? "" : ckpt->notes.front().c_str());
+        QVERIFY2(ckpt->notes.empty(), ckpt->notes.empty() ? "" : ckpt->notes.front().text().c_str());
 
         const QJsonObject index =
             QJsonDocument::fromJson(readAll(d + "/model.safetensors.index.json")).object();
@@ -690,8 +690,8 @@ private slots:
         QVERIFY(c->config.isEmpty());
         QVERIFY(c->quantizeConfig.isEmpty());
         QCOMPARE(c->notes.size(), size_t(2));
-        VERIFY_MESSAGE(QString::fromStdString(c->notes[0]), QStringLiteral("config.json: invalid JSON"));
-        VERIFY_MESSAGE(QString::fromStdString(c->notes[1]), QStringLiteral("quantize_config.json"));
+        VERIFY_MESSAGE(QString::fromStdString(c->notes[0].text()), QStringLiteral("config.json: invalid JSON"));
+        VERIFY_MESSAGE(QString::fromStdString(c->notes[1].text()), QStringLiteral("quantize_config.json"));
     }
 
     // Accepted by the reference reader, worth a warning.
@@ -717,8 +717,8 @@ private slots:
         qs::readSafetensorsFile(c, path);
         QCOMPARE(c.tensors.size(), size_t(1));
         QCOMPARE(c.notes.size(), size_t(1));
-        VERIFY_MESSAGE(QString::fromStdString(c.notes[0]), note);
-        VERIFY_MESSAGE(QString::fromStdString(c.notes[0]), QString::fromStdString(path));
+        VERIFY_MESSAGE(QString::fromStdString(c.notes[0].text()), note);
+        VERIFY_MESSAGE(QString::fromStdString(c.notes[0].text()), QString::fromStdString(path));
     }
 
     void acceptsEdgeCases()
@@ -1009,7 +1009,7 @@ private slots:
         const auto c = qs::openCheckpoint(d);
         QCOMPARE(c->tensors.size(), size_t(1));
         QCOMPARE(c->notes.size(), size_t(1));
-        VERIFY_MESSAGE(QString::fromStdString(c->notes[0]), QStringLiteral("total_size is 17"));
+        VERIFY_MESSAGE(QString::fromStdString(c->notes[0].text()), QStringLiteral("total_size is 17"));
         // A file the index does not name is left out (tst_folder), listed rather than noted.
         QCOMPARE(c->openedAs, std::string("model.safetensors.index.json"));
         QCOMPARE(c->leftOut, std::vector<std::string>{"stray.safetensors"});

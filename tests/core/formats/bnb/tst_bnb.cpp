@@ -275,7 +275,19 @@ private slots:
                 const BlockValues b = blockValues(*ck, w, n, k, false);
                 QVERIFY(b.hasBlock);
                 QCOMPARE(b.block, (n * p.K + k) / state.blocksize);
-                QCOMPARE(b.values.size(), size_t(1));
+                // Nested: also the u8 code with its map entry, the second-level scale and the offset.
+                QCOMPARE(b.values.size(), size_t(state.nested ? 4 : 1));
+                if (state.nested) {
+                    const uint8_t c = state.absmaxCodes[b.block];
+                    QCOMPARE(int(b.values[1].kind), int(BlockValueKind::AbsmaxCode));
+                    QCOMPARE(b.values[1].raw, uint64_t(c));
+                    QCOMPARE(b.values[1].value, double(state.nestedMap.at(c)));
+                    QCOMPARE(int(b.values[2].kind), int(BlockValueKind::AbsmaxScale));
+                    QCOMPARE(b.values[2].index, int(b.block / state.nestedBlocksize));
+                    QCOMPARE(b.values[2].value, double(state.nestedAbsmax.at(b.block / state.nestedBlocksize)));
+                    QCOMPARE(int(b.values[3].kind), int(BlockValueKind::AbsmaxOffset));
+                    QCOMPARE(b.values[3].value, double(state.nestedOffset));
+                }
                 const BlockValue& v = b.values[0];
                 QCOMPARE(int(v.kind), int(BlockValueKind::Absmax));
                 QCOMPARE(int(v.rawBits), state.nested ? 8 : int(dtypeBits(state.absmax.dtype())));
