@@ -14,7 +14,9 @@
 
 #include <QFontMetrics>
 #include <QLabel>
+#include <QScopeGuard>
 #include <QSet>
+#include <QTranslator>
 #include <QtTest>
 
 #include <map>
@@ -274,6 +276,34 @@ private slots:
         const QLabel* summary = view.findChild<QLabel*>(QStringLiteral("runSummary"));
         QVERIFY(summary);
         QVERIFY2(summary->text().contains(QStringLiteral("'superpoint' is not one whose memory rules")), qPrintable(summary->text()));
+    }
+
+    // With the German catalogue, what core says about running a model reads in German: a
+    // checkpoint whose config lacks a field the budget needs, an architecture it does not know,
+    // and llama.cpp's notes (the context rounded to whole cells), which the summary shows.
+    void runningSpeaksGerman()
+    {
+        QTranslator translator;
+        QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
+        QVERIFY(QCoreApplication::installTranslator(&translator));
+        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        ViewContext context;
+        BudgetView view(&context);
+        const QLabel* summary = view.findChild<QLabel*>(QStringLiteral("runSummary"));
+        QVERIFY(summary);
+        const auto gptq = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString());
+        context.setCheckpoint(gptq, CheckpointSnapshot::fromCheckpoint(*gptq));
+        QVERIFY2(summary->text().contains(QStringLiteral("config.json: num_hidden_layers fehlt (für das Speicherbudget nötig)")),
+                 qPrintable(summary->text()));
+        const auto other = qs::openCheckpoint(qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")).toStdString());
+        context.setCheckpoint(other, CheckpointSnapshot::fromCheckpoint(*other));
+        QVERIFY2(summary->text().contains(QStringLiteral("gehört nicht zu denen, deren Speicherregeln Quantscope kennt")), qPrintable(summary->text()));
+        view.setMemoryGiB(64);
+        QVERIFY(view.setArchitecture(QStringLiteral("llama-3-8b")));
+        view.setContext(1000);
+        QVERIFY2(view.run(), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("Hinweis: llama.cpp rundet den Kontext 1000 auf 1024 Zellen")), qPrintable(summary->text()));
+        QVERIFY2(!summary->text().contains(QStringLiteral("rounds")), qPrintable(summary->text()));
     }
 
     void screenshotNotBlank_data()

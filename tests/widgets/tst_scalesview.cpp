@@ -13,7 +13,10 @@
 
 #include <qcustomplot.h>
 
+#include <QLabel>
+#include <QScopeGuard>
 #include <QSet>
+#include <QTranslator>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -147,6 +150,32 @@ private slots:
         // The colour range is the range of what is drawn.
         QCOMPARE(h.map->dataRange().lower, lo);
         QCOMPARE(h.map->dataRange().upper, hi);
+    }
+
+    // With the German catalogue, what the grids hold reads in German in the caption and on the
+    // colour scale (core names it as a qs::Message): GPTQ's scale and zero point, a k-quant's
+    // block minimum.
+    void meaningsSpeakGerman()
+    {
+        QTranslator translator;
+        QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
+        QVERIFY(QCoreApplication::installTranslator(&translator));
+        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        Fixture f;
+        QVERIFY(f.open(QStringLiteral("safetensors/gptq-w3-g32-asym"), 0));
+        QVERIFY(f.view.scales());
+        const auto* label = f.view.findChild<QLabel*>(QStringLiteral("caption"));
+        QVERIFY(label);
+        const QString caption = label->text();
+        QVERIFY2(caption.contains(QStringLiteral("Skala")) && caption.contains(QStringLiteral("Nullpunkt (in Code-Einheiten)")), qPrintable(caption));
+        QVERIFY2(!caption.contains(QStringLiteral("zero point")), qPrintable(caption));
+        QCOMPARE(scaleFieldLabel(*f.view.scales(), ScaleField::Scales, qs::CellReduce::MaxAbs, false), QStringLiteral("Skala (Gewichtseinheiten)"));
+        Fixture k;
+        const auto ckpt = openFixture(QStringLiteral("gguf/ggml-types.gguf"));
+        QVERIFY(k.open(QStringLiteral("gguf/ggml-types.gguf"), weightIndex(*ckpt, "gguf-q4_k")));
+        QVERIFY(k.view.scales());
+        QCOMPARE(scaleFieldLabel(*k.view.scales(), ScaleField::Zeros, qs::CellReduce::MaxAbs, false),
+                 QStringLiteral("Q4_K-Blockminimum dmin"));
     }
 
     void floatWeightShowsMessage()

@@ -30,6 +30,7 @@ ScalesView::ScalesView(ViewContext* context, QWidget* parent) : AnalysisView(con
 {
     setObjectName(viewName());
     m_caption = new QLabel(this);
+    m_caption->setObjectName(QStringLiteral("caption"));
     m_caption->setWordWrap(true);
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_field = new QComboBox(this);
