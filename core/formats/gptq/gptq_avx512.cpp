@@ -77,9 +77,11 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             rows[r].col = p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
             rows[r].out = out + (n - n0) * K;
         }
+        // Spans of up to four tiles in one group: each row writes its 64 floats of them in a run.
         uint64_t group = ~uint64_t(0);
-        for (uint64_t kt = 0; kt < tiles; ++kt) {
-            const uint64_t g = 16 * kt / p.groupSize;
+        for (uint64_t kt0 = 0; kt0 < tiles;) {
+            const uint64_t g = 16 * kt0 / p.groupSize;
+            const uint64_t kt1 = std::min({tiles, kt0 + 4, (g + 1) * p.groupSize / 16});
             if (g != group) {
                 group = g;
                 for (uint64_t r = 0; r < count; ++r) {
@@ -90,17 +92,20 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             }
             for (uint64_t r = 0; r < count; ++r) {
                 const Row& row = rows[r];
-                const uint8_t* w = row.col + 4 * kt * wordsPerTile;
-                if constexpr (B == 4) {
-                    const __m512i v = _mm512_permutexvar_epi32(row.idx, _mm512_loadu_si512(w));
-                    _mm512_storeu_ps(row.out + 16 * kt, _mm512_permutexvar_ps(_mm512_srlv_epi32(v, row.shift), table[r]));
-                } else {
-                    // Words 16..24 only: the block's last row reads no further.
-                    const __m512i v = _mm512_permutex2var_epi32(_mm512_loadu_si512(w), row.idx, _mm512_maskz_loadu_epi32(0x01FF, w + 64));
-                    const __m512i q = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(v, row.shift), low8, magic, 0xEA); // (a & b) | c
-                    _mm512_storeu_ps(row.out + 16 * kt, _mm512_mul_ps(_mm512_set1_ps(scale[r]), _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
+                for (uint64_t kt = kt0; kt < kt1; ++kt) {
+                    const uint8_t* w = row.col + 4 * kt * wordsPerTile;
+                    if constexpr (B == 4) {
+                        const __m512i v = _mm512_permutexvar_epi32(row.idx, _mm512_loadu_si512(w));
+                        _mm512_storeu_ps(row.out + 16 * kt, _mm512_permutexvar_ps(_mm512_srlv_epi32(v, row.shift), table[r]));
+                    } else {
+                        // Words 16..24 only: the block's last row reads no further.
+                        const __m512i v = _mm512_permutex2var_epi32(_mm512_loadu_si512(w), row.idx, _mm512_maskz_loadu_epi32(0x01FF, w + 64));
+                        const __m512i q = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(v, row.shift), low8, magic, 0xEA); // (a & b) | c
+                        _mm512_storeu_ps(row.out + 16 * kt, _mm512_mul_ps(_mm512_set1_ps(scale[r]), _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
+                    }
                 }
             }
+            kt0 = kt1;
         }
     }
 }
@@ -430,9 +435,17 @@ void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out
         }
         __m512 table[4];
         for (uint64_t g = 0; g < p.groups; ++g) {
-            for (uint64_t t = 0; t < 4; ++t)
-                table[t] = toHalf16(_mm512_add_ps(toHalf16(_mm512_mul_ps(codes, _mm512_set1_ps(p.scaleAt(g, nb + t)))),
-                                                  _mm512_set1_ps(p.biasAt(g, nb + t))));
+            // The block's four scales and biases of group g, adjacent F16 values each.
+            uint64_t sb, bb;
+            std::memcpy(&sb, p.scales.data() + 2 * (g * p.N + nb), 8);
+            std::memcpy(&bb, p.qzeros.data() + 2 * (g * p.N + nb), 8);
+            const __m512 s4 = _mm512_castps128_ps512(_mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(sb))));
+            const __m512 b4 = _mm512_castps128_ps512(_mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(bb))));
+            for (uint64_t t = 0; t < 4; ++t) {
+                const __m512i lane = _mm512_set1_epi32(int(t));
+                table[t] = toHalf16(_mm512_add_ps(toHalf16(_mm512_mul_ps(codes, _mm512_permutexvar_ps(lane, s4))),
+                                                  _mm512_permutexvar_ps(lane, b4)));
+            }
             const uint64_t k1 = std::min(K, (g + 1) * p.groupSize);
             for (uint64_t k = g * p.groupSize; k < k1; k += 32) {
                 const __m512i x = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(src + 2 * k));

@@ -513,6 +513,10 @@ private slots:
         QTest::addRow("4-bit-g128") << 4 << 128;
         QTest::addRow("4-bit-perchannel") << 4 << 256;
         QTest::addRow("8-bit-g64") << 8 << 64;
+        // Groups shorter than the AVX-512 kernel's four-tile spans, or not dividing them.
+        QTest::addRow("4-bit-g32") << 4 << 32;
+        QTest::addRow("4-bit-g48") << 4 << 48;
+        QTest::addRow("8-bit-g16") << 8 << 16;
     }
     void marlin()
     {
