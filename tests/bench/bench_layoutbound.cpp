@@ -8,8 +8,9 @@
 // more loops give the compute floors of the 4-bit kernels' building blocks on sequential
 // output (see floorStores below), and the AVX-512 GPTQ-4 kernel beside three more that give the
 // floors of the AVX-512 kernels (floorStores512). The GPTQ 2/3/8-bit, act-order, Marlin and
-// GEMV_FAST kernels of both paths follow, with touch+store loops of the GPTQ widths and of
-// Marlin's tiles (GEMV_FAST reads its int16 words in order: its floor is vpermps16+store).
+// GEMV_FAST kernels of both paths follow, with touch(+store) loops of the GPTQ widths and of
+// Marlin's tiles (64-byte stores, as its AVX-512 kernel writes; GEMV_FAST reads its int16 words
+// in order: its floor is vpermps16+store).
 // Usage: bench_layoutbound [N, default 1024]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -84,7 +85,7 @@ std::vector<uint8_t> halfScales(size_t n)
 __attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B = 4)
 {
     const uint8_t* col = qweight + 4 * n;
-    const uint64_t wordRows = K * uint64_t(B) / 32, perSpan = 256 / uint64_t(B);
+    const uint64_t wordRows = K * uint64_t(B) / 32;
     uint32_t acc = 0;
     const __m256 one = _mm256_set1_ps(1.f);
     for (uint64_t r0 = 0; r0 < wordRows; r0 += 8) {
@@ -97,31 +98,8 @@ __attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint6
         }
         if (out)
             for (uint64_t l = 0; l < 16; ++l)
-                for (uint64_t i = 0; i < perSpan; i += 8)
-                    _mm256_store_ps(out + l * K + r0 / 8 * perSpan + i, one);
-    }
-    return acc;
-}
-
-// Marlin, 16 rows of one n-tile: per k-tile the 512 (8-bit: 1024) bytes of the rows' column
-// block, N*B/2 words from the last tile's, one load per line; with `out`, each row's 16 floats.
-__attribute__((target("avx2"))) uint32_t touchMarlin(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B)
-{
-    const uint64_t span = B == 4 ? 512 : 1024, tileBytes = 4 * N * uint64_t(B) / 2;
-    const uint8_t* col = qweight + span * (n / 64);
-    uint32_t acc = 0;
-    const __m256 one = _mm256_set1_ps(1.f);
-    for (uint64_t kt = 0; kt < K / 16; ++kt) {
-        for (uint64_t i = 0; i < span; i += 64) {
-            uint32_t w;
-            std::memcpy(&w, col + kt * tileBytes + i, 4);
-            acc += w;
-        }
-        if (out)
-            for (uint64_t l = 0; l < 16; ++l) {
-                _mm256_store_ps(out + l * K + 16 * kt, one);
-                _mm256_store_ps(out + l * K + 16 * kt + 8, one);
-            }
+                for (uint64_t k = r0 * 32 / uint64_t(B) / 8 * 8; k < std::min(K, (r0 + 8) * 32 / uint64_t(B)); k += 8)
+                    _mm256_store_ps(out + l * K + k, one);
     }
     return acc;
 }
@@ -147,6 +125,33 @@ __attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64
     }
     return acc;
 }
+
+// Marlin, 16 rows of one n-tile, in the AVX-512 kernel's order: per span of four k-tiles the
+// 512 (8-bit: 1024) bytes of the rows' column block in each tile (N*B/2 words apart), one load
+// per line; with `out`, each row's 64 floats of the span in 64-byte stores.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+__attribute__((target("avx512f"))) uint32_t touchMarlin(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B)
+{
+    const uint64_t span = B == 4 ? 512 : 1024, tileBytes = 4 * N * uint64_t(B) / 2;
+    const uint8_t* col = qweight + span * (n / 64);
+    uint32_t acc = 0;
+    const __m512 one = _mm512_set1_ps(1.f);
+    for (uint64_t kt0 = 0; kt0 < K / 16; kt0 += 4) {
+        for (uint64_t kt = kt0; kt < kt0 + 4; ++kt)
+            for (uint64_t i = 0; i < span; i += 64) {
+                uint32_t w;
+                std::memcpy(&w, col + kt * tileBytes + i, 4);
+                acc += w;
+            }
+        if (out)
+            for (uint64_t l = 0; l < 16; ++l)
+                for (uint64_t kt = kt0; kt < kt0 + 4; ++kt)
+                    _mm512_store_ps(out + l * K + 16 * kt, one);
+    }
+    return acc;
+}
+#pragma GCC diagnostic pop
 
 // Compute floors over the chunk's output written sequentially, codes read from an L1-sized
 // buffer: plain 32-byte stores (the AVX2 store ceiling; memcpy here may use wider stores),
@@ -294,7 +299,7 @@ int main(int argc, char** argv)
     std::vector<PackedLinear> gptqB(9);
     for (int b : {2, 3, 8}) {
         qw[size_t(b)] = randomBytes((K * uint64_t(b) + 31) / 32 * N * 4, 10 + uint32_t(b));
-        qz[size_t(b)] = randomBytes(G128 * (N * uint64_t(b) + 31) / 32 * 4, 20 + uint32_t(b));
+        qz[size_t(b)] = randomBytes(G128 * ((N * uint64_t(b) + 31) / 32) * 4, 20 + uint32_t(b));
         PackedLinear& q = gptqB[size_t(b)];
         q = gptq;
         q.bits = b;
@@ -358,10 +363,9 @@ int main(int argc, char** argv)
     cs.push_back({"GPTQ-8 avx2", kernel(gptqB[8], SimdPath::Avx2)});
     cs.push_back({"GPTQ-8 touch+store", [&] { sink = touchGptq(qw[8].data(), N, K, chunk(), out, 8); }});
     cs.push_back({"act-order perm avx2", kernel(actOrder, SimdPath::Avx2)});
+    cs.push_back({"GPTQ-8 touch", [&] { sink = touchGptq(qw[8].data(), N, K, chunk(), nullptr, 8); }});
     cs.push_back({"Marlin-4 avx2", kernel(marlin4, SimdPath::Avx2)});
-    cs.push_back({"Marlin-4 touch+store", [&] { sink = touchMarlin(m4.data(), N, K, chunk(), out, 4); }});
     cs.push_back({"Marlin-8 avx2", kernel(marlin8, SimdPath::Avx2)});
-    cs.push_back({"Marlin-8 touch+store", [&] { sink = touchMarlin(m8.data(), N, K, chunk(), out, 8); }});
     cs.push_back({"GEMV_FAST avx2", kernel(fast, SimdPath::Avx2)});
     if (cpuSimdPath() >= SimdPath::Avx512) {
         cs.push_back({"GPTQ-4 avx512", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx512); }});
@@ -370,7 +374,11 @@ int main(int argc, char** argv)
         cs.push_back({"GPTQ-3 avx512", kernel(gptqB[3], SimdPath::Avx512)});
         cs.push_back({"GPTQ-8 avx512", kernel(gptqB[8], SimdPath::Avx512)});
         cs.push_back({"Marlin-4 avx512", kernel(marlin4, SimdPath::Avx512)});
+        cs.push_back({"Marlin-4 touch", [&] { sink = touchMarlin(m4.data(), N, K, chunk(), nullptr, 4); }});
+        cs.push_back({"Marlin-4 touch+st64", [&] { sink = touchMarlin(m4.data(), N, K, chunk(), out, 4); }});
         cs.push_back({"Marlin-8 avx512", kernel(marlin8, SimdPath::Avx512)});
+        cs.push_back({"Marlin-8 touch", [&] { sink = touchMarlin(m8.data(), N, K, chunk(), nullptr, 8); }});
+        cs.push_back({"Marlin-8 touch+st64", [&] { sink = touchMarlin(m8.data(), N, K, chunk(), out, 8); }});
         cs.push_back({"GEMV_FAST avx512", kernel(fast, SimdPath::Avx512)});
         cs.push_back({"64-byte stores", [&] { floorStores512(out, Rows * K); }});
         cs.push_back({"vpermps16+store", [&] { floorPermute512(codes.data(), out, Rows * K); }});
