@@ -7,7 +7,10 @@
 // than half of memcpy, the 0.5x aim is out of reach for that layout at that chunk size. Three
 // more loops give the compute floors of the 4-bit kernels' building blocks on sequential
 // output (see floorStores below), and the AVX-512 GPTQ-4 kernel beside three more that give the
-// floors of the AVX-512 kernels (floorStores512).
+// floors of the AVX-512 kernels (floorStores512). The GPTQ 2/3/8-bit, act-order, Marlin and
+// GEMV_FAST kernels of both paths follow, with touch(+store) loops of the GPTQ widths and of
+// Marlin's tiles (64-byte stores, as its AVX-512 kernel writes; GEMV_FAST reads its int16 words
+// in order: its floor is vpermps16+store).
 // Usage: bench_layoutbound [N, default 1024]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -78,14 +81,16 @@ std::vector<uint8_t> halfScales(size_t n)
 // One load per qweight line a 16-row chunk's kernel reads, in its order, with the kernel's
 // software prefetch; with `out`, also the chunk's output written as the kernel writes it (per
 // span of 64 k, each of the 16 rows' 64 floats in a run), a constant instead of values.
-__attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out)
+// B bits per code: K*B/32 rows of words, eight rows (256/B codes) per span.
+__attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B = 4)
 {
     const uint8_t* col = qweight + 4 * n;
+    const uint64_t wordRows = K * uint64_t(B) / 32;
     uint32_t acc = 0;
     const __m256 one = _mm256_set1_ps(1.f);
-    for (uint64_t r0 = 0; r0 < K / 8; r0 += 8) {
+    for (uint64_t r0 = 0; r0 < wordRows; r0 += 8) {
         for (uint64_t r = r0; r < r0 + 8; ++r) {
-            if (r + 48 < K / 8)
+            if (r + 48 < wordRows)
                 _mm_prefetch(reinterpret_cast<const char*>(col + 4 * (r + 48) * N), _MM_HINT_T0);
             uint32_t w;
             std::memcpy(&w, col + 4 * r * N, 4);
@@ -93,8 +98,8 @@ __attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint6
         }
         if (out)
             for (uint64_t l = 0; l < 16; ++l)
-                for (uint64_t i = 0; i < 8; ++i)
-                    _mm256_store_ps(out + l * K + 8 * (r0 + i), one);
+                for (uint64_t k = r0 * 32 / uint64_t(B) / 8 * 8; k < std::min(K, (r0 + 8) * 32 / uint64_t(B)); k += 8)
+                    _mm256_store_ps(out + l * K + k, one);
     }
     return acc;
 }
@@ -120,6 +125,33 @@ __attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64
     }
     return acc;
 }
+
+// Marlin, 16 rows of one n-tile, in the AVX-512 kernel's order: per span of four k-tiles the
+// 512 (8-bit: 1024) bytes of the rows' column block in each tile (N*B/2 words apart), one load
+// per line; with `out`, each row's 64 floats of the span in 64-byte stores.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+__attribute__((target("avx512f"))) uint32_t touchMarlin(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B)
+{
+    const uint64_t span = B == 4 ? 512 : 1024, tileBytes = 4 * N * uint64_t(B) / 2;
+    const uint8_t* col = qweight + span * (n / 64);
+    uint32_t acc = 0;
+    const __m512 one = _mm512_set1_ps(1.f);
+    for (uint64_t kt0 = 0; kt0 < K / 16; kt0 += 4) {
+        for (uint64_t kt = kt0; kt < kt0 + 4; ++kt)
+            for (uint64_t i = 0; i < span; i += 64) {
+                uint32_t w;
+                std::memcpy(&w, col + kt * tileBytes + i, 4);
+                acc += w;
+            }
+        if (out)
+            for (uint64_t l = 0; l < 16; ++l)
+                for (uint64_t kt = kt0; kt < kt0 + 4; ++kt)
+                    _mm512_store_ps(out + l * K + 16 * kt, one);
+    }
+    return acc;
+}
+#pragma GCC diagnostic pop
 
 // Compute floors over the chunk's output written sequentially, codes read from an L1-sized
 // buffer: plain 32-byte stores (the AVX2 store ceiling; memcpy here may use wider stores),
@@ -260,8 +292,94 @@ int main(int argc, char** argv)
         {"word+affine+store", [&] { floorAffine(codes.data(), out, Rows * K); }},
         {"select16+store", [&] { floorSelect(codes.data(), out, Rows * K); }},
     };
+    // The other layouts of the GPTQ family, as quantscope-bench builds them (groups of 128).
+    const uint64_t G128 = K / 128;
+    const std::vector<uint8_t> sc128 = halfScales(G128 * N), bias128 = halfScales(G128 * N);
+    std::vector<std::vector<uint8_t>> qw(9), qz(9);
+    std::vector<PackedLinear> gptqB(9);
+    for (int b : {2, 3, 8}) {
+        qw[size_t(b)] = randomBytes((K * uint64_t(b) + 31) / 32 * N * 4, 10 + uint32_t(b));
+        qz[size_t(b)] = randomBytes(G128 * ((N * uint64_t(b) + 31) / 32) * 4, 20 + uint32_t(b));
+        PackedLinear& q = gptqB[size_t(b)];
+        q = gptq;
+        q.bits = b;
+        q.groupSize = 128;
+        q.groups = G128;
+        q.qweight = qw[size_t(b)];
+        q.qzeros = qz[size_t(b)];
+        q.scales = sc128;
+        q.indexGroupRuns();
+        q.validate();
+    }
+    // Act-order: a random permutation in runs of 128 (desc_act).
+    std::vector<int32_t> perm(K);
+    for (uint64_t k = 0; k < K; ++k)
+        perm[k] = int32_t(k / 128);
+    std::shuffle(perm.begin(), perm.end(), std::mt19937(7));
+    PackedLinear actOrder = gptq;
+    actOrder.groupSize = 128;
+    actOrder.groups = G128;
+    actOrder.scales = sc128;
+    const std::vector<uint8_t> gz128 = randomBytes(G128 * N / 8 * 4, 6);
+    actOrder.qzeros = gz128;
+    actOrder.gIdx = {reinterpret_cast<const uint8_t*>(perm.data()), K * 4};
+    actOrder.indexGroupRuns();
+    actOrder.validate();
+    const std::vector<uint8_t> m4 = randomBytes(K / 16 * N * 2 * 4, 30), m8 = randomBytes(K / 16 * N * 4 * 4, 31);
+    PackedLinear marlin4;
+    marlin4.kind = PackedKind::Marlin;
+    marlin4.zeros = ZeroConvention::Implicit;
+    marlin4.K = K;
+    marlin4.N = N;
+    marlin4.groupSize = 128;
+    marlin4.groups = G128;
+    marlin4.qweight = m4;
+    marlin4.scales = sc128;
+    marlin4.validate();
+    PackedLinear marlin8 = marlin4;
+    marlin8.bits = 8;
+    marlin8.qweight = m8;
+    marlin8.validate();
+    const std::vector<uint8_t> fq = randomBytes(N / 4 * K * 2, 32);
+    PackedLinear fast;
+    fast.kind = PackedKind::AwqGemvFast;
+    fast.zeros = ZeroConvention::FloatBias;
+    fast.K = K;
+    fast.N = N;
+    fast.groupSize = 128;
+    fast.groups = G128;
+    fast.scaleRows = G128;
+    fast.qweight = fq;
+    fast.qzeros = bias128;
+    fast.scales = sc128;
+    fast.validate();
+    const auto kernel = [&](const PackedLinear& q, SimdPath path) {
+        return [&q, &chunk, out, path] { const uint64_t n = chunk(); dequantPackedRows(q, n, n + Rows, out, path); };
+    };
+    cs.push_back({"GPTQ-2 avx2", kernel(gptqB[2], SimdPath::Avx2)});
+    cs.push_back({"GPTQ-2 touch+store", [&] { sink = touchGptq(qw[2].data(), N, K, chunk(), out, 2); }});
+    cs.push_back({"GPTQ-3 avx2", kernel(gptqB[3], SimdPath::Avx2)});
+    cs.push_back({"GPTQ-3 touch+store", [&] { sink = touchGptq(qw[3].data(), N, K, chunk(), out, 3); }});
+    cs.push_back({"GPTQ-8 avx2", kernel(gptqB[8], SimdPath::Avx2)});
+    cs.push_back({"GPTQ-8 touch+store", [&] { sink = touchGptq(qw[8].data(), N, K, chunk(), out, 8); }});
+    cs.push_back({"act-order perm avx2", kernel(actOrder, SimdPath::Avx2)});
+    cs.push_back({"GPTQ-8 touch", [&] { sink = touchGptq(qw[8].data(), N, K, chunk(), nullptr, 8); }});
+    cs.push_back({"Marlin-4 avx2", kernel(marlin4, SimdPath::Avx2)});
+    cs.push_back({"Marlin-8 avx2", kernel(marlin8, SimdPath::Avx2)});
+    cs.push_back({"GEMV_FAST avx2", kernel(fast, SimdPath::Avx2)});
     if (cpuSimdPath() >= SimdPath::Avx512) {
         cs.push_back({"GPTQ-4 avx512", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx512); }});
+        cs.push_back({"AWQ avx512", kernel(awq, SimdPath::Avx512)});
+        cs.push_back({"GPTQ-2 avx512", kernel(gptqB[2], SimdPath::Avx512)});
+        cs.push_back({"GPTQ-3 avx512", kernel(gptqB[3], SimdPath::Avx512)});
+        cs.push_back({"GPTQ-8 avx512", kernel(gptqB[8], SimdPath::Avx512)});
+        cs.push_back({"Marlin-4 avx512", kernel(marlin4, SimdPath::Avx512)});
+        cs.push_back({"Marlin-4 touch", [&] { sink = touchMarlin(m4.data(), N, K, chunk(), nullptr, 4); }});
+        cs.push_back({"Marlin-4 touch+st64", [&] { sink = touchMarlin(m4.data(), N, K, chunk(), out, 4); }});
+        cs.push_back({"Marlin-8 avx512", kernel(marlin8, SimdPath::Avx512)});
+        cs.push_back({"Marlin-8 touch", [&] { sink = touchMarlin(m8.data(), N, K, chunk(), nullptr, 8); }});
+        cs.push_back({"Marlin-8 touch+st64", [&] { sink = touchMarlin(m8.data(), N, K, chunk(), out, 8); }});
+        cs.push_back({"GEMV_FAST avx512", kernel(fast, SimdPath::Avx512)});
         cs.push_back({"64-byte stores", [&] { floorStores512(out, Rows * K); }});
         cs.push_back({"vpermps16+store", [&] { floorPermute512(codes.data(), out, Rows * K); }});
         cs.push_back({"i8 cvt+mul+store", [&] { floorConvert512(codes.data(), out, Rows * K); }});

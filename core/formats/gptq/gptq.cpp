@@ -275,11 +275,9 @@ int32_t PackedLinear::zeroAt(uint64_t grp, uint64_t n) const
     const uint32_t mask = (1u << bits) - 1u;
     uint32_t field = 0;
     switch (kind) {
-    case PackedKind::Gptq: {
-        const uint64_t rowBytes = 4 * ceilDiv(N * uint64_t(bits), 32);
-        field = bitstream::readField(qzeros.data() + grp * rowBytes, n * uint64_t(bits), bits);
+    case PackedKind::Gptq:
+        field = bitstream::readField(qzeros.data(), zeroFieldBit(grp, n), bits);
         break;
-    }
     case PackedKind::GptqPlanar: {
         const uint64_t rowWords = N * uint64_t(bits) / 32;
         const uint8_t* row = qzeros.data() + 4 * grp * rowWords;
@@ -308,8 +306,17 @@ int32_t PackedLinear::zeroAt(uint64_t grp, uint64_t n) const
     }
     if (zeros != ZeroConvention::StoredMinusOne)
         return int32_t(field);
-    const bool wrap = v1Rule == V1ZeroRule::Wrap || (v1Rule == V1ZeroRule::Reference && bits != 3);
-    return int32_t(wrap ? ((field + 1) & mask) : field + 1);
+    return int32_t(v1ZeroWraps() ? ((field + 1) & mask) : field + 1);
+}
+
+uint64_t PackedLinear::zeroFieldBit(uint64_t grp, uint64_t n) const
+{
+    return 32 * ceilDiv(N * uint64_t(bits), 32) * grp + n * uint64_t(bits);
+}
+
+bool PackedLinear::v1ZeroWraps() const
+{
+    return v1Rule == V1ZeroRule::Wrap || (v1Rule == V1ZeroRule::Reference && bits != 3);
 }
 
 float PackedLinear::scaleAt(uint64_t grp, uint64_t n) const

@@ -103,6 +103,12 @@ struct PackedLinear {
     uint32_t codeAt(uint64_t n, uint64_t k) const;   // stored code (Marlin: unsigned u)
     uint64_t groupOf(uint64_t k) const;
     int32_t zeroAt(uint64_t grp, uint64_t n) const;  // the true integer zero the reader uses
+    // The GPTQ stream layout's qzeros (PackedKind::Gptq): where field (grp, n) starts, in bits
+    // (row grp is the LSB-first stream of the N fields, padded to whole int32 words). zeroAt
+    // and the vector kernels' zero readers address the fields through it.
+    uint64_t zeroFieldBit(uint64_t grp, uint64_t n) const;
+    // StoredMinusOne: whether the v1 reader masks f + 1 to b bits (V1ZeroRule).
+    bool v1ZeroWraps() const;
     float scaleAt(uint64_t grp, uint64_t n) const;
     float biasAt(uint64_t grp, uint64_t n) const;    // GEMV_FAST only
     float valueAt(uint64_t n, uint64_t k) const;
@@ -119,8 +125,9 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
 } // namespace avx2
 
 namespace avx512 {
-// Marlin 4/8-bit, AWQ GEMV and GPTQ-4 with groups in whole 16-code vectors; false for what it
-// leaves to the AVX2 path.
+// Marlin 4/8-bit, AWQ GEMV, GEMV_FAST and AWQ GEMM with groups of whole 16-code (GEMV_FAST:
+// 32-channel) vectors, GPTQ 2/3/4/8-bit with groups in runs along k (any run lengths); false for
+// what it leaves to the AVX2 path (act-order permutations, planar GPTQ, fewer than 16 rows).
 bool dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out);
 } // namespace avx512
 

@@ -111,9 +111,8 @@ struct GroupVectors {
     {
         __m256i f;
         if (p.kind == PackedKind::Gptq) {
-            // Row g of qzeros is the LSB-first stream of the N fields; row n's field starts at bit n*b.
-            const uint64_t rowBytes = 4 * ((p.N * uint64_t(p.bits) + 31) / 32);
-            const uint64_t at = g * rowBytes + n * uint64_t(p.bits) / 8;
+            // n a multiple of 8: the eight fields start on a byte.
+            const uint64_t at = p.zeroFieldBit(g, n) / 8;
             if (n % 8 || at + 16 > p.qzeros.size())
                 return false;
             f = unpack(p.qzeros.data() + at);
@@ -126,8 +125,7 @@ struct GroupVectors {
         }
         if (p.zeros == ZeroConvention::StoredMinusOne) {
             f = _mm256_add_epi32(f, _mm256_set1_epi32(1));
-            const bool wrap = p.v1Rule == V1ZeroRule::Wrap || (p.v1Rule == V1ZeroRule::Reference && p.bits != 3);
-            if (wrap)
+            if (p.v1ZeroWraps())
                 f = _mm256_and_si256(f, _mm256_set1_epi32((1 << p.bits) - 1));
         }
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), f);

@@ -1,19 +1,21 @@
-// AVX-512 paths for Marlin (4 and 8 bits) and AWQ GEMV (groups of whole 16-code vectors). Same
-// float32 bits as the reference s * float(q - z): a 4-bit code selects its value from the row's
-// and group's table of the 16 products (formed by the same lane-wise multiply) with one vpermps;
-// an 8-bit code is put under the exponent of 2^23, so one subtraction of 2^23 + z gives
-// float(q - z) exactly (both operands are integers below 2^24), then the reference's multiply.
-// GPTQ-4 with groups in whole 16-code vectors reads each row of words as 64-byte vectors of
-// 16 consecutive columns (no gathers, no per-row scalar word loads); the other column layouts
-// (GPTQ 2/3/8-bit and act-order, AWQ GEMM [K, N/8]) keep the AVX2 path: earlier AVX-512
-// versions of those (gathers, per-code group lookups) measured 5-35% slower on this Zen 4,
-// whose AVX-512 units are 256 bits wide.
+// AVX-512 paths for Marlin (4 and 8 bits), AWQ GEMV, GEMV_FAST, AWQ GEMM and GPTQ 2/3/4/8-bit
+// with groups in runs. Same float32 bits as the reference s * float(q - z): a code of at most 4
+// bits selects its value from the row's and group's table of the 16 products (formed by the same
+// lane-wise multiply) with one vpermps; an 8-bit code is put under the exponent of 2^23, so one
+// subtraction of 2^23 + z gives float(q - z) exactly (both operands are integers below 2^24),
+// then the reference's multiply. GEMV_FAST's table holds its two fp16 roundings. The GPTQ and
+// AWQ GEMM kernels read each row of words as 64-byte vectors of 16 consecutive columns (no
+// gathers, no per-row scalar word loads). An act-order permutation keeps the AVX2 path: a
+// 16-row transposing version measured about half its speed here.
 #include "formats/gptq/gptq.h"
 #include "base/nibble_avx512.h"
 
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
 
 namespace qs::avx512 {
 
@@ -75,9 +77,11 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             rows[r].col = p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
             rows[r].out = out + (n - n0) * K;
         }
+        // Spans of up to four tiles in one group: each row writes its 64 floats of them in a run.
         uint64_t group = ~uint64_t(0);
-        for (uint64_t kt = 0; kt < tiles; ++kt) {
-            const uint64_t g = 16 * kt / p.groupSize;
+        for (uint64_t kt0 = 0; kt0 < tiles;) {
+            const uint64_t g = 16 * kt0 / p.groupSize;
+            const uint64_t kt1 = std::min({tiles, kt0 + 4, (g + 1) * p.groupSize / 16});
             if (g != group) {
                 group = g;
                 for (uint64_t r = 0; r < count; ++r) {
@@ -88,17 +92,20 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             }
             for (uint64_t r = 0; r < count; ++r) {
                 const Row& row = rows[r];
-                const uint8_t* w = row.col + 4 * kt * wordsPerTile;
-                if constexpr (B == 4) {
-                    const __m512i v = _mm512_permutexvar_epi32(row.idx, _mm512_loadu_si512(w));
-                    _mm512_storeu_ps(row.out + 16 * kt, _mm512_permutexvar_ps(_mm512_srlv_epi32(v, row.shift), table[r]));
-                } else {
-                    // Words 16..24 only: the block's last row reads no further.
-                    const __m512i v = _mm512_permutex2var_epi32(_mm512_loadu_si512(w), row.idx, _mm512_maskz_loadu_epi32(0x01FF, w + 64));
-                    const __m512i q = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(v, row.shift), low8, magic, 0xEA); // (a & b) | c
-                    _mm512_storeu_ps(row.out + 16 * kt, _mm512_mul_ps(_mm512_set1_ps(scale[r]), _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
+                for (uint64_t kt = kt0; kt < kt1; ++kt) {
+                    const uint8_t* w = row.col + 4 * kt * wordsPerTile;
+                    if constexpr (B == 4) {
+                        const __m512i v = _mm512_permutexvar_epi32(row.idx, _mm512_loadu_si512(w));
+                        _mm512_storeu_ps(row.out + 16 * kt, _mm512_permutexvar_ps(_mm512_srlv_epi32(v, row.shift), table[r]));
+                    } else {
+                        // Words 16..24 only: the block's last row reads no further.
+                        const __m512i v = _mm512_permutex2var_epi32(_mm512_loadu_si512(w), row.idx, _mm512_maskz_loadu_epi32(0x01FF, w + 64));
+                        const __m512i q = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(v, row.shift), low8, magic, 0xEA); // (a & b) | c
+                        _mm512_storeu_ps(row.out + 16 * kt, _mm512_mul_ps(_mm512_set1_ps(scale[r]), _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
+                    }
                 }
             }
+            kt0 = kt1;
         }
     }
 }
@@ -120,92 +127,339 @@ void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     }
 }
 
-// GPTQ-4 runs can take the 16-code vectors: every run starts at a multiple of 16 and ends at
-// one or at K (the columns past K / 16 * 16 are the reference's).
-bool runsInVectors(const std::vector<PackedLinear::GroupRun>& runs, uint64_t K)
+// The 16 scales of rows n..n+15 in group g ([G, N] scales, the GPTQ layouts).
+inline __m512 scales16(const PackedLinear& p, uint64_t g, uint64_t n)
 {
-    return !runs.empty() && std::all_of(runs.begin(), runs.end(), [K](const PackedLinear::GroupRun& r) {
-        return r.k0 % 16 == 0 && (r.k1 % 16 == 0 || r.k1 == K);
-    });
-}
-
-// The code tables of rows n..n+15 in group g: their F16/BF16 scales and (n even) their packed
-// zero fields each read as one vector, per row broadcast from its lane; zeroAt's rules.
-void runTables(const PackedLinear& p, uint64_t g, uint64_t n, __m512* table)
-{
-    const uint64_t zeroRow = g * 4 * ((p.N * 4 + 31) / 32), zeroAt = zeroRow + n / 2;
-    const uint8_t* sc = p.scales.data() + 2 * (g * p.N + n);
-    if (n % 2 || zeroAt + 8 > p.qzeros.size() || p.scaleType == ScaleType::F32) {
-        for (uint64_t l = 0; l < kRows; ++l)
-            table[l] = codeTable(p.scaleAt(g, n + l), p.zeroAt(g, n + l));
-        return;
-    }
+    const uint8_t* sc = p.scales.data() + (p.scaleType == ScaleType::F32 ? 4 : 2) * (g * p.N + n);
+    if (p.scaleType == ScaleType::F32)
+        return _mm512_loadu_ps(sc);
     const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc));
-    const __m512 s = p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h)
-                                                   : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-    const __m512i mask = _mm512_set1_epi32(0xF);
-    __m512i z = _mm512_and_si512(nibbleLanes16(p.qzeros.data() + zeroAt), mask);
-    if (p.zeros == ZeroConvention::StoredMinusOne) {
-        z = _mm512_add_epi32(z, _mm512_set1_epi32(1));
-        if (p.v1Rule != V1ZeroRule::NoWrap) // Reference wraps at 4 bits
-            z = _mm512_and_si512(z, mask);
+    return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+// Stored zero fields to the true zeros, by zeroAt's rules.
+inline __m512i trueZeros(const PackedLinear& p, __m512i f)
+{
+    if (p.zeros != ZeroConvention::StoredMinusOne)
+        return f;
+    f = _mm512_add_epi32(f, _mm512_set1_epi32(1));
+    return p.v1ZeroWraps() ? _mm512_and_si512(f, _mm512_set1_epi32((1 << p.bits) - 1)) : f;
+}
+
+// The true zeros of rows n..n+15 in group g, as zeroAt gives them: the 16 packed fields read
+// as one vector (B <= 4: one multishift of the 8 bytes they lie in; B = 8: 16 bytes widened).
+template <int B>
+__m512i zeros16(const PackedLinear& p, uint64_t g, uint64_t n)
+{
+    const uint64_t bit = p.zeroFieldBit(g, n), at = bit / 8;
+    const int off = int(bit % 8);
+    __m512i z;
+    if (at + 16 > p.qzeros.size() || off + 16 * B > 64 + (B == 8 ? 64 : 0)) {
+        alignas(64) int32_t f[16];
+        for (uint64_t l = 0; l < kRows; ++l)
+            f[l] = p.zeroAt(g, n + l);
+        return _mm512_load_si512(f);
     }
-    const __m512i q = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (uint64_t l = 0; l < kRows; ++l) {
-        const __m512i lane = _mm512_set1_epi32(int(l));
-        table[l] = _mm512_mul_ps(_mm512_permutexvar_ps(lane, s),
-                                 _mm512_cvtepi32_ps(_mm512_sub_epi32(q, _mm512_permutexvar_epi32(lane, z))));
+    if constexpr (B == 8) {
+        z = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p.qzeros.data() + at)));
+    } else {
+        alignas(64) uint8_t o[64] = {};
+        for (int i = 0; i < 16; ++i)
+            o[4 * i] = uint8_t(off + B * i);
+        uint64_t w;
+        std::memcpy(&w, p.qzeros.data() + at, 8);
+        z = _mm512_and_si512(_mm512_multishift_epi64_epi8(_mm512_load_si512(o), _mm512_set1_epi64(int64_t(w))),
+                             _mm512_set1_epi32((1 << B) - 1));
+    }
+    return trueZeros(p, z);
+}
+
+// One group's values for rows n..n+15. B <= 4: per row the 16-entry table of s * float(q - z)
+// for q = 0..2^B - 1, each repeated in the entries whose low B bits are q (vpermps reads index
+// bits 0..3, and a code shifted into its lane may have its neighbours' bits above it). B = 8:
+// per row s and 2^23 + z as floats, for s * ((2^23 + q) - (2^23 + z)) = s * float(q - z).
+template <int B>
+struct RunAffine {
+    __m512 table[B <= 4 ? kRows : 1];
+    alignas(64) float s[kRows], zf[kRows];
+    void fill(const PackedLinear& p, uint64_t g, uint64_t n) { fill(scales16(p, g, n), zeros16<B>(p, g, n)); }
+    void fill(__m512 sv, __m512i z)
+    {
+        if constexpr (B <= 4) {
+            const __m512i q = _mm512_and_si512(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                               _mm512_set1_epi32((1 << B) - 1));
+            for (uint64_t l = 0; l < kRows; ++l) {
+                const __m512i lane = _mm512_set1_epi32(int(l));
+                table[l] = _mm512_mul_ps(_mm512_permutexvar_ps(lane, sv),
+                                         _mm512_cvtepi32_ps(_mm512_sub_epi32(q, _mm512_permutexvar_epi32(lane, z))));
+            }
+        } else {
+            _mm512_store_ps(s, sv);
+            _mm512_store_ps(zf, _mm512_add_ps(_mm512_cvtepi32_ps(z), _mm512_set1_ps(8388608.0f)));
+        }
+    }
+};
+
+// Lanes lo..hi-1 of a 16-lane vector.
+inline __mmask16 laneRange(uint64_t lo, uint64_t hi)
+{
+    return __mmask16(((1u << hi) - 1u) & ~((1u << lo) - 1u));
+}
+
+// GPTQ (stream layout, B = 2, 3, 4, 8), 16 output rows n..n+15, groups in monotonic runs along
+// k. Word row r holds bits 32r..32r+31 of every column's code stream, so one 64-byte load gives
+// the 16 rows' words of it. B <= 4: the 16 codes k..k+15 of a row lie in one qword of two word
+// rows (interleaved by vpunpckl/hdq); per row one vpermq broadcasts it, one multishift moves each
+// code into its lane and one vpermps looks it up in the row's and run's table. B = 8: four word
+// rows transposed 4x4 (vpunpck dq/qdq) give each row's 16 code bytes in one 128-bit lane; per
+// row one vpermb widens them under 2^23's exponent bits. Spans of 64 k: the word rows are read
+// once, then each row gets its 64 floats. A vector a run ends or starts in, and the column tail
+// past K, is written with a masked store (its missing word rows read as zeros).
+template <int B>
+void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>& runs, uint64_t n, float* rows)
+{
+    constexpr uint64_t Span = 64, Vecs = Span / 16;
+    const uint64_t K = p.K, N = p.N, wordRows = (K * B + 31) / 32;
+    const uint8_t* qw = p.qweight.data() + 4 * n;
+    alignas(64) uint8_t o0[64] = {}, o16[64] = {}, widen[64] = {};
+    for (int i = 0; i < 16; ++i) {
+        o0[(i / 2) * 8 + (i % 2) * 4] = uint8_t(B * i);
+        o16[(i / 2) * 8 + (i % 2) * 4] = uint8_t(B * i + 16);
+        widen[4 * i] = uint8_t(i);
+    }
+    const __m512i offsets = _mm512_load_si512(o0), offsets16 = _mm512_load_si512(o16), widen0 = _mm512_load_si512(widen);
+    const __m512i magic = _mm512_set1_epi32(0x4B000000);
+    RunAffine<B> ra;
+    for (const PackedLinear::GroupRun& run : runs) {
+        ra.fill(p, run.group, n);
+        for (uint64_t kb = run.k0 / 16 * 16; kb < run.k1; kb += Span) {
+            const uint64_t ke = std::min({run.k1, kb + Span, K});
+            // Spans of whole vectors inside the run and the word rows (most) take unmasked
+            // stores and unchecked loads; the others mask and read missing word rows as zeros.
+            const bool full = kb >= run.k0 && ke == kb + Span;
+            const auto span = [&](auto whole) {
+                constexpr bool Whole = decltype(whole)::value;
+                const uint64_t vecs = Whole ? Vecs : (ke - kb + 15) / 16;
+                __mmask16 mask[Vecs];
+                for (uint64_t i = 0; i < vecs; ++i)
+                    mask[i] = Whole ? __mmask16(0xFFFF)
+                                    : laneRange(std::max(run.k0, kb + 16 * i) - (kb + 16 * i), std::min(ke, kb + 16 * i + 16) - (kb + 16 * i));
+                const auto wordRow = [&](uint64_t r) {
+                    return Whole || r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512();
+                };
+                const auto store = [&](float* at, uint64_t i, __m512 x) {
+                    if (Whole)
+                        _mm512_storeu_ps(at, x);
+                    else
+                        _mm512_mask_storeu_ps(at, mask[i], x);
+                };
+                if constexpr (B <= 4) {
+                    __m512i v[2 * Vecs];
+                    for (uint64_t i = 0; i < vecs; ++i) {
+                        const uint64_t r = B * (kb + 16 * i) / 32;
+                        // 2-bit: the 16 codes are one word, the qword's high half is not read.
+                        const __m512i a = wordRow(r), b = B == 2 ? a : wordRow(r + 1);
+                        v[2 * i] = _mm512_unpacklo_epi32(a, b);     // qwords: rows 4c, 4c + 1 of lane c
+                        v[2 * i + 1] = _mm512_unpackhi_epi32(a, b); // rows 4c + 2, 4c + 3
+                    }
+                    for (uint64_t l = 0; l < kRows; ++l) {
+                        const __m512i sel = _mm512_set1_epi64(int64_t(2 * (l / 4) + l % 2));
+                        const uint64_t half = l % 4 / 2;
+                        float* row = rows + l * K + kb;
+                        for (uint64_t i = 0; i < vecs; ++i) {
+                            const __m512i off = B == 3 && (kb + 16 * i) % 32 ? offsets16 : offsets;
+                            const __m512i q = _mm512_multishift_epi64_epi8(off, _mm512_permutexvar_epi64(sel, v[2 * i + half]));
+                            store(row + 16 * i, i, _mm512_permutexvar_ps(q, ra.table[l]));
+                        }
+                    }
+                } else {
+                    __m512i t[4 * Vecs];
+                    for (uint64_t i = 0; i < vecs; ++i) {
+                        const uint64_t r = (kb + 16 * i) / 4;
+                        const __m512i a = wordRow(r), b = wordRow(r + 1), c = wordRow(r + 2), d = wordRow(r + 3);
+                        const __m512i abLo = _mm512_unpacklo_epi32(a, b), abHi = _mm512_unpackhi_epi32(a, b);
+                        const __m512i cdLo = _mm512_unpacklo_epi32(c, d), cdHi = _mm512_unpackhi_epi32(c, d);
+                        // Lane c of t[4i + j]: the 16 code bytes of row 4c + j.
+                        t[4 * i] = _mm512_unpacklo_epi64(abLo, cdLo);
+                        t[4 * i + 1] = _mm512_unpackhi_epi64(abLo, cdLo);
+                        t[4 * i + 2] = _mm512_unpacklo_epi64(abHi, cdHi);
+                        t[4 * i + 3] = _mm512_unpackhi_epi64(abHi, cdHi);
+                    }
+                    for (uint64_t l = 0; l < kRows; ++l) {
+                        const __m512i idx = _mm512_add_epi8(widen0, _mm512_set1_epi8(char(16 * (l / 4))));
+                        const __m512 s = _mm512_set1_ps(ra.s[l]), zf = _mm512_set1_ps(ra.zf[l]);
+                        float* row = rows + l * K + kb;
+                        for (uint64_t i = 0; i < vecs; ++i) {
+                            const __m512i q = _mm512_or_si512(_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, idx, t[4 * i + l % 4]), magic);
+                            store(row + 16 * i, i, _mm512_mul_ps(s, _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
+                        }
+                    }
+                }
+            };
+            // Each row of words is its own page for large N: fetch those six spans ahead.
+            for (uint64_t r = (kb + 6 * Span) * B / 32; r < std::min(wordRows, (kb + 7 * Span) * B / 32); ++r) {
+                _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N), _MM_HINT_T0);
+                _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N + 63), _MM_HINT_T0);
+            }
+            if (full)
+                span(std::true_type{});
+            else
+                span(std::false_type{});
+        }
     }
 }
 
-// GPTQ-4, 16 output rows n..n+15: word row r holds codes 8r..8r+7 of every column, so one
-// 64-byte load gives the 16 rows' words of it. Two word rows interleaved (vpunpckl/hdq) put
-// each row's 16 codes k..k+15 in one qword; per row one vpermq broadcasts it, one multishift
-// moves each nibble into its lane and one vpermps looks it up in the row's and run's table.
-// Spans of 64 k: the four interleaved pairs are built once, then each row gets 64 floats.
-void gptq4Block(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>& runs, uint64_t n, float* rows)
+// GPTQ with groups in runs (no g_idx, or a monotonic one); an act-order permutation stays
+// with the AVX2 path (its per-code group lookups measured slower here as 16-row transposes).
+template <int B>
+bool gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
-    constexpr uint64_t Span = 64;
-    const uint64_t K = p.K, N = p.N, fullK = K / 16 * 16, wordRows = (K + 7) / 8;
-    const uint8_t* qw = p.qweight.data() + 4 * n;
-    const __m512i offsets = _mm512_set_epi64(0x0000003C00000038, 0x0000003400000030, 0x0000002C00000028,
-                                             0x0000002400000020, 0x0000001C00000018, 0x0000001400000010,
-                                             0x0000000C00000008, 0x0000000400000000);
-    __m512 table[kRows];
-    for (const PackedLinear::GroupRun& run : runs) {
-        const uint64_t k1 = std::min(run.k1, fullK);
-        if (run.k0 >= k1)
-            continue;
-        runTables(p, run.group, n, table);
-        for (uint64_t kb = run.k0; kb < k1; kb += Span) {
-            const uint64_t pairs = (std::min(k1, kb + Span) - kb) / 16;
-            // Each row of words is its own page for large N: fetch those six spans ahead.
-            for (uint64_t i = 0; i < 8; ++i) {
-                const uint64_t ahead = kb / 8 + 48 + i;
-                if (ahead < wordRows) {
-                    _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * ahead * N), _MM_HINT_T0);
-                    _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * ahead * N + 63), _MM_HINT_T0);
+    std::vector<PackedLinear::GroupRun> local;
+    const auto& runs = p.groupRuns(local);
+    if (runs.empty())
+        return false;
+    uint64_t n = n0;
+    for (; n + kRows <= n1; n += kRows)
+        gptqBlock<B>(p, runs, n, out + (n - n0) * p.K);
+    if (n < n1)
+        avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);
+    return true;
+}
+
+// AWQ GEMM, 16 output rows n..n+15 (n a multiple of 8), groups of whole 16-code vectors: word
+// (k, c) holds columns 8c..8c+7, so the 8 bytes of word columns n/8, n/8 + 1 at one k hold the
+// 16 rows' codes of it. Spans of 64 k: those qwords are loaded into vectors of eight k once; per
+// row one vpermt2d gives each lane (k) its word, one shift its slot's nibble, and one vpermps
+// looks it up in the row's and group's table. The column tail past K takes masked stores.
+void awqGemmBlock(const PackedLinear& p, uint64_t n, float* rows)
+{
+    constexpr uint64_t Span = 64, Vecs = Span / 16;
+    const uint64_t K = p.K, stride = 4 * (p.N / 8);
+    const uint8_t* col = p.qweight.data() + 4 * (n / 8);
+    // Zeros: lane l reads word l / 8 of the two at (g, n / 8), shifted to column l % 8's slot.
+    alignas(64) int32_t zsh[16], sh[8];
+    for (int l = 0; l < 16; ++l)
+        zsh[l] = 4 * kAwqSlotOf[size_t(l % 8)];
+    for (int j = 0; j < 8; ++j)
+        sh[j] = 4 * kAwqSlotOf[size_t(j)];
+    const __m512i zeroShift = _mm512_load_si512(zsh);
+    const __m512i zeroWord = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+    // vpermt2d indices: lane i takes dword 2i + w of the eight qwords (two vectors) of its k.
+    const __m512i pick[2] = {_mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30),
+                             _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31)};
+    RunAffine<4> ra;
+    for (uint64_t g = 0; g < p.groups; ++g) {
+        uint64_t zw;
+        std::memcpy(&zw, p.qzeros.data() + 4 * (g * (p.N / 8) + n / 8), 8);
+        const __m512i f = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi32(zeroWord, _mm512_set1_epi64(int64_t(zw))), zeroShift),
+                                           _mm512_set1_epi32(0xF));
+        ra.fill(scales16(p, g, n), trueZeros(p, f));
+        const uint64_t k1 = std::min(K, (g + 1) * p.groupSize);
+        for (uint64_t kb = g * p.groupSize; kb < k1; kb += Span) {
+            const uint64_t ke = std::min(k1, kb + Span), vecs = (ke - kb + 15) / 16;
+            for (uint64_t k = kb + 2 * Span; k < std::min(K, kb + 3 * Span); ++k)
+                _mm_prefetch(reinterpret_cast<const char*>(col + k * stride), _MM_HINT_T0);
+            __m512i v[2 * Vecs];
+            for (uint64_t i = 0; i < vecs; ++i) {
+                __m128i q[8];
+                for (uint64_t h = 0; h < 2; ++h) {
+                    for (uint64_t j = 0; j < 8; ++j) {
+                        const uint64_t k = kb + 16 * i + 8 * h + j;
+                        q[j] = k < ke ? _mm_loadl_epi64(reinterpret_cast<const __m128i*>(col + k * stride)) : _mm_setzero_si128();
+                    }
+                    const __m256i lo = _mm256_set_m128i(_mm_unpacklo_epi64(q[2], q[3]), _mm_unpacklo_epi64(q[0], q[1]));
+                    const __m256i hi = _mm256_set_m128i(_mm_unpacklo_epi64(q[6], q[7]), _mm_unpacklo_epi64(q[4], q[5]));
+                    v[2 * i + h] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
                 }
             }
-            __m512i v[2 * Span / 16];
-            for (uint64_t i = 0; i < pairs; ++i) {
-                const uint8_t* w = qw + 4 * (kb / 8 + 2 * i) * N;
-                const __m512i a = _mm512_loadu_si512(w), b = _mm512_loadu_si512(w + 4 * N);
-                v[2 * i] = _mm512_unpacklo_epi32(a, b);     // qwords: rows 4c, 4c + 1 of lane c
-                v[2 * i + 1] = _mm512_unpackhi_epi32(a, b); // rows 4c + 2, 4c + 3
-            }
             for (uint64_t l = 0; l < kRows; ++l) {
-                const __m512i sel = _mm512_set1_epi64(int64_t(2 * (l / 4) + l % 2));
-                const uint64_t half = l % 4 / 2;
+                const __m128i count = _mm_cvtsi32_si128(sh[l % 8]);
                 float* row = rows + l * K + kb;
-                for (uint64_t i = 0; i < pairs; ++i) {
-                    const __m512i q = _mm512_multishift_epi64_epi8(offsets, _mm512_permutexvar_epi64(sel, v[2 * i + half]));
-                    _mm512_storeu_ps(row + 16 * i, _mm512_permutexvar_ps(q, table[l]));
+                for (uint64_t i = 0; i < vecs; ++i) {
+                    const __m512i w = _mm512_permutex2var_epi32(v[2 * i], pick[l / 8], v[2 * i + 1]);
+                    const __m512 x = _mm512_permutexvar_ps(_mm512_srl_epi32(w, count), ra.table[l]);
+                    if (kb + 16 * i + 16 <= ke)
+                        _mm512_storeu_ps(row + 16 * i, x);
+                    else
+                        _mm512_mask_storeu_ps(row + 16 * i, laneRange(0, ke - kb - 16 * i), x);
                 }
             }
         }
     }
-    tailColumns(p, n, kRows, fullK, rows);
+}
+
+void awqGemmRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    // Rows before the first word boundary, and the last fewer than 16, take the AVX2 path.
+    const uint64_t lead = std::min(n1, (n0 + 7) / 8 * 8);
+    if (lead > n0)
+        avx2::dequantPackedRows(p, n0, lead, out);
+    uint64_t n = lead;
+    for (; n + kRows <= n1; n += kRows)
+        awqGemmBlock(p, n, out + (n - n0) * p.K);
+    if (n < n1)
+        avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);
+}
+
+// fp16 rounding (RNE) of 16 floats, back to float: the AVX2 path's toHalf, lane for lane.
+inline __m512 toHalf16(__m512 x)
+{
+    return _mm512_cvtph_ps(_mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+// GEMV_FAST (B.2.3), groups of whole 32-channel blocks: per row and group the 16 values
+// fp16(fp16(q*s) + bias) of codes q = 0..15, formed as the AVX2 path forms each value, and
+// looked up with one vpermps. Per 32-channel block of a 4-row int16 block (64 bytes), one vpermb
+// puts channel j's low byte (rows 0, 1) in byte 0 of dword j, its high byte (rows 2, 3) in byte
+// 1, and channel 16 + j's in bytes 2, 3: row t's code of channel 16h + j is that dword shifted
+// right by 16h + 4t (vpermps reads bits 0..3). Row blocks cut by n0 or n1 store only their rows.
+void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    const uint64_t K = p.K;
+    alignas(64) uint8_t idx[64];
+    for (uint64_t j = 0; j < 16; ++j)
+        for (uint64_t h = 0; h < 2; ++h) {
+            const uint64_t pos = gemvFastPosition(16 * h + j);
+            idx[4 * j + 2 * h] = uint8_t(2 * pos);
+            idx[4 * j + 2 * h + 1] = uint8_t(2 * pos + 1);
+        }
+    const __m512i order = _mm512_load_si512(idx);
+    const __m512 codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint64_t nb = n0 / 4 * 4; nb < n1; nb += 4) {
+        const uint8_t* src = p.qweight.data() + 2 * (nb / 4) * K;
+        float* rows[4];
+        bool live[4];
+        for (uint64_t t = 0; t < 4; ++t) {
+            live[t] = nb + t >= n0 && nb + t < n1;
+            rows[t] = live[t] ? out + (nb + t - n0) * K : nullptr;
+        }
+        __m512 table[4];
+        for (uint64_t g = 0; g < p.groups; ++g) {
+            // The block's four scales and biases of group g, adjacent F16 values each.
+            uint64_t sb, bb;
+            std::memcpy(&sb, p.scales.data() + 2 * (g * p.N + nb), 8);
+            std::memcpy(&bb, p.qzeros.data() + 2 * (g * p.N + nb), 8);
+            const __m512 s4 = _mm512_castps128_ps512(_mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(sb))));
+            const __m512 b4 = _mm512_castps128_ps512(_mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(bb))));
+            for (uint64_t t = 0; t < 4; ++t) {
+                const __m512i lane = _mm512_set1_epi32(int(t));
+                table[t] = toHalf16(_mm512_add_ps(toHalf16(_mm512_mul_ps(codes, _mm512_permutexvar_ps(lane, s4))),
+                                                  _mm512_permutexvar_ps(lane, b4)));
+            }
+            const uint64_t k1 = std::min(K, (g + 1) * p.groupSize);
+            for (uint64_t k = g * p.groupSize; k < k1; k += 32) {
+                const __m512i x = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(src + 2 * k));
+                const __m512i v[8] = {x, _mm512_srli_epi32(x, 16), _mm512_srli_epi32(x, 4), _mm512_srli_epi32(x, 20),
+                                      _mm512_srli_epi32(x, 8), _mm512_srli_epi32(x, 24), _mm512_srli_epi32(x, 12),
+                                      _mm512_srli_epi32(x, 28)};
+                for (uint64_t t = 0; t < 4; ++t)
+                    if (live[t]) {
+                        _mm512_storeu_ps(rows[t] + k, _mm512_permutexvar_ps(v[2 * t], table[t]));
+                        _mm512_storeu_ps(rows[t] + k + 16, _mm512_permutexvar_ps(v[2 * t + 1], table[t]));
+                    }
+            }
+        }
+    }
 }
 
 } // namespace
@@ -216,17 +470,22 @@ bool dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
         (p.bits == 4 ? marlinRows<4> : marlinRows<8>)(p, n0, n1, out);
         return true;
     }
-    if (p.kind == PackedKind::Gptq && p.bits == 4 && n1 - n0 >= kRows) {
-        std::vector<PackedLinear::GroupRun> local;
-        const auto& runs = p.groupRuns(local);
-        if (runsInVectors(runs, p.K)) {
-            uint64_t n = n0;
-            for (; n + kRows <= n1; n += kRows)
-                gptq4Block(p, runs, n, out + (n - n0) * p.K);
-            if (n < n1)
-                avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);
-            return true;
+    if (p.kind == PackedKind::Gptq && n1 - n0 >= kRows) {
+        switch (p.bits) {
+        case 2: return gptqRows<2>(p, n0, n1, out);
+        case 3: return gptqRows<3>(p, n0, n1, out);
+        case 4: return gptqRows<4>(p, n0, n1, out);
+        case 8: return gptqRows<8>(p, n0, n1, out);
+        default: break;
         }
+    }
+    if (p.kind == PackedKind::AwqGemm && p.groupSize % 16 == 0 && n1 - n0 >= kRows) {
+        awqGemmRows(p, n0, n1, out);
+        return true;
+    }
+    if (p.kind == PackedKind::AwqGemvFast && p.groupSize % 32 == 0) {
+        awqGemvFastRows(p, n0, n1, out);
+        return true;
     }
     if (p.kind == PackedKind::AwqGemv && p.bits == 4 && p.groupSize % 16 == 0) {
         awqGemvRows(p, n0, n1, out);

@@ -513,6 +513,10 @@ private slots:
         QTest::addRow("4-bit-g128") << 4 << 128;
         QTest::addRow("4-bit-perchannel") << 4 << 256;
         QTest::addRow("8-bit-g64") << 8 << 64;
+        // Groups shorter than the AVX-512 kernel's four-tile spans, or not dividing them.
+        QTest::addRow("4-bit-g32") << 4 << 32;
+        QTest::addRow("4-bit-g48") << 4 << 48;
+        QTest::addRow("8-bit-g16") << 8 << 16;
     }
     void marlin()
     {
@@ -534,40 +538,93 @@ private slots:
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
     }
 
+    void specialScales_data()
+    {
+        QTest::addColumn<int>("bits");
+        QTest::addColumn<bool>("bf16");
+        QTest::addColumn<int>("gIdxKind"); // GIdx
+        for (int bits : {2, 3, 4, 8})
+            for (bool bf16 : {false, true})
+                for (GIdx g : {GIdx::None, GIdx::ActOrder, GIdx::Uneven})
+                    QTest::addRow("b%d-%s-%s", bits, bf16 ? "bf16" : "f16",
+                                  g == GIdx::None ? "groups" : g == GIdx::ActOrder ? "actorder" : "uneven")
+                        << bits << bf16 << int(g);
+    }
     void specialScales()
     {
-        // NaN, Inf and subnormal scales: s * (q - z) in float32, as torch computes it.
-        Logical l = makeLogical(4, 64, 16, 32, 5);
-        l.scales[0] = 0x7E00;  // NaN
-        l.scales[1] = 0x7C00;  // +Inf
-        l.scales[2] = 0x0001;  // smallest subnormal
-        l.scales[3] = 0x83FF;  // largest negative subnormal
-        l.scales[4] = 0xFC00;  // -Inf
-        l.codes[4 * l.K] = uint8_t(l.zeros[4]); // -Inf * 0 = NaN
-        const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
+        // NaN, Inf and subnormal scales: s * (q - z) in float32, as torch computes it; groups of
+        // 24 (runs that end inside a vector), a column tail past the last whole vector, a 16-row
+        // block and a remainder.
+        QFETCH(int, bits);
+        QFETCH(bool, bf16);
+        QFETCH(int, gIdxKind);
+        const GIdx gi = GIdx(gIdxKind);
+        Logical l = makeLogical(bits, 72, 40, 24, uint32_t(5 + bits), gi == GIdx::ActOrder);
+        setGIdx(l, gi, uint32_t(bits));
+        const uint16_t special[2][5] = {{0x7E00, 0x7C00, 0x0001, 0x83FF, 0xFC00},  // NaN, +Inf, subnormals, -Inf
+                                        {0x7FC0, 0x7F80, 0x0001, 0x807F, 0xFF80}}; // the same in BF16
+        for (uint64_t g = 0; g < l.groups; ++g)
+            for (int i = 0; i < 5; ++i)
+                l.scales[g * l.N + uint64_t(3 * g) + uint64_t(i)] = special[bf16][i];
+        const auto groupOf = [&](uint64_t k) { return l.gIdx.empty() ? k / l.groupSize : uint64_t(l.gIdx[k]); };
+        uint64_t k0 = 0;
+        while (groupOf(k0) != 0)
+            ++k0;
+        l.codes[4 * l.K + k0] = uint8_t(l.zeros[4]); // -Inf * 0 = NaN
+        const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, false, false);
         PackedLinear p = linearOf(l, po);
-        checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
-        QVERIFY(std::isnan(p.valueAt(0, 0)));
-        QVERIFY(std::isnan(p.valueAt(4, 0)));
-        QCOMPARE(p.valueAt(2, 0), std::ldexp(1.f, -24) * float(int(l.codes[2 * l.K]) - l.zeros[2]));
+        p.bits = bits;
+        p.scaleType = bf16 ? ScaleType::BF16 : ScaleType::F16;
+        p.gIdx = bytesOf(l.gIdx);
+        checkAll(p, [&](uint64_t n, uint64_t k) {
+            const uint64_t g = groupOf(k);
+            const uint16_t s = l.scales[g * l.N + n];
+            return (bf16 ? bf16ToFloat(s) : halfToFloat(s)) * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
+        });
+        QVERIFY(std::isnan(p.valueAt(0, k0)));
+        QVERIFY(std::isnan(p.valueAt(4, k0)));
+        const float tiny = bf16 ? std::ldexp(1.f, -133) : std::ldexp(1.f, -24);
+        QCOMPARE(p.valueAt(2, k0), tiny * float(int(l.codes[2 * l.K + k0]) - l.zeros[2]));
     }
 
-    // GPTQ-4 with groups in whole 16-code vectors has an AVX-512 kernel of its own: one that
-    // fell back to AVX2 would pass the agreement tests unnoticed (the speed is the point).
-    // Act-order leaves it to the AVX2 path.
-    void avx512GptqKernelPresent()
+    // Each layout the AVX-512 path has a kernel for takes it: one that fell back to AVX2 would
+    // pass the agreement tests unnoticed (the speed is the point). An act-order permutation
+    // stays with the AVX2 path.
+    void avx512KernelsPresent()
     {
         if (cpuSimdPath() != SimdPath::Avx512)
             QSKIP("this CPU has no AVX-512 path");
-        for (bool actOrder : {false, true}) {
-            Logical l = makeLogical(4, 256, 40, 32, 77, actOrder);
-            const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
+        for (int bits : {2, 3, 4, 8})
+            for (bool actOrder : {false, true}) {
+                Logical l = makeLogical(bits, 256, 40, 32, 77, actOrder);
+                const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, false, false);
+                PackedLinear p = linearOf(l, po);
+                p.bits = bits;
+                p.gIdx = bytesOf(l.gIdx);
+                p.validate();
+                std::vector<float> out(p.N * p.K);
+                QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()) == !actOrder,
+                         qPrintable(QStringLiteral("GPTQ-%1%2").arg(bits).arg(actOrder ? " act-order" : "")));
+            }
+        {
+            const Logical l = makeLogical(4, 256, 40, 32, 78);
+            const PackedOutput po = packAwqGemm(l.codes, l.zeros, l.scales, l.K, l.N, l.groupSize);
             PackedLinear p = linearOf(l, po);
-            p.gIdx = bytesOf(l.gIdx);
+            p.kind = PackedKind::AwqGemm;
             p.validate();
             std::vector<float> out(p.N * p.K);
-            QCOMPARE(avx512::dequantPackedRows(p, 0, p.N, out.data()), !actOrder);
+            QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()), "AWQ GEMM");
         }
+        Logical l = makeLogical(4, 256, 16, 64, 99);
+        std::vector<uint16_t> biases(l.groups * l.N, floatToHalf(-0.5f));
+        const PackedOutput po = packAwqGemvFast(l.codes, biases, l.scales, l.K, l.N, l.groupSize);
+        PackedLinear p = linearOf(l, po);
+        p.kind = PackedKind::AwqGemvFast;
+        p.zeros = ZeroConvention::FloatBias;
+        p.scaleRows = po.scales.shape[0];
+        p.validate();
+        std::vector<float> out(p.N * p.K);
+        QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()), "GEMV_FAST");
     }
 
     // Every GPTQ and AWQ fixture weight, through the dispatcher, for both paths: our float32
