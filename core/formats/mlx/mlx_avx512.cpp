@@ -21,8 +21,8 @@ void mlx4Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
-        mlxReadScales(s.scales, n * s.groups, s.groups, scales.data());
-        mlxReadScales(s.biases, n * s.groups, s.groups, biases.data());
+        readFloatsF16c(s.scales, n * s.groups, s.groups, scales.data());
+        readFloatsF16c(s.biases, n * s.groups, s.groups, biases.data());
         for (uint64_t g = 0; g < s.groups; ++g) {
             const __m256 vs = _mm256_set1_ps(scales[g]), vb = _mm256_set1_ps(biases[g]);
             const __m512 table = joinHalves(mlxDequant8<T>(iota, vs, vb), mlxDequant8<T>(iota8, vs, vb));
@@ -41,8 +41,8 @@ void mlx8Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
-        mlxReadScales(s.scales, n * s.groups, s.groups, scales.data());
-        mlxReadScales(s.biases, n * s.groups, s.groups, biases.data());
+        readFloatsF16c(s.scales, n * s.groups, s.groups, scales.data());
+        readFloatsF16c(s.biases, n * s.groups, s.groups, biases.data());
         for (uint64_t g = 0; g < s.groups; ++g) {
             const __m512 vs = _mm512_set1_ps(scales[g]), vb = _mm512_set1_ps(biases[g]);
             for (uint64_t k = g * s.groupSize; k < (g + 1) * s.groupSize; k += 16) {
