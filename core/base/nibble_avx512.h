@@ -1,5 +1,5 @@
 #pragma once
-// The 4-bit lookups of the AVX-512 kernels (GPTQ, AWQ, MLX, HQQ, compressed-tensors): a code selects its value from a
+// The 4-bit lookups of the AVX-512 kernels (GPTQ, AWQ, compressed-tensors): a code selects its value from a
 // 16-entry table (the reference's own results for codes 0..15 of one row and group) with one
 // vpermps, which reads bits 0..3 of each index lane, so a code shifted into its lane needs no
 // mask. Only for translation units compiled with AVX-512 (*_avx512.cpp).

@@ -7,10 +7,11 @@
 // than half of memcpy, the 0.5x aim is out of reach for that layout at that chunk size. Three
 // more loops give the compute floors of the 4-bit kernels' building blocks on sequential
 // output (see floorStores below), and the AVX-512 GPTQ-4 kernel beside three more that give the
-// floors of the AVX-512 kernels (floorStores512). The GPTQ 2/3/8-bit, act-order, Marlin and
-// GEMV_FAST kernels of both paths follow, with touch(+store) loops of the GPTQ widths and of
-// Marlin's tiles (64-byte stores, as its AVX-512 kernel writes; GEMV_FAST reads its int16 words
-// in order: its floor is vpermps16+store).
+// floors of the AVX-512 kernels (floorStores512), and those of the HQQ and MLX kernels (read-only
+// passes over an L2-resident input, with stores, and the two F16 roundings; touchInput512). The
+// GPTQ 2/3/8-bit, act-order, Marlin and GEMV_FAST kernels of both paths follow, with
+// touch(+store) loops of the GPTQ widths and of Marlin's tiles (64-byte stores, as its AVX-512
+// kernel writes; GEMV_FAST reads its int16 words in order: its floor is vpermps16+store).
 // Usage: bench_layoutbound [N, default 1024]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -236,6 +237,51 @@ __attribute__((target("avx512f"))) void floorConvert512(const uint8_t* codes, fl
     }
     asm volatile("" : : "r"(out) : "memory");
 }
+// The floors of the kernels whose groups of 64 weights round to F16 twice (HQQ, MLX): a read-only
+// pass over an L2-resident input of `bytes` (one load per line), that pass plus the chunk's stores,
+// the per-group table of 16 results with its two F16 roundings plus 4 lookups and stores (HQQ and
+// MLX up to 4 bits), and the two F16 roundings of every element plus its store (MLX-8).
+uint64_t touchInput512(const uint8_t* in, uint64_t bytes, float* out, uint64_t n)
+{
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < bytes; i += 64) {
+        uint64_t w;
+        std::memcpy(&w, in + i, 8);
+        acc += w;
+    }
+    if (out)
+        floorStores512(out, n);
+    return acc;
+}
+
+__attribute__((target("avx512f,f16c"))) inline __m512 roundF16x16(__m512 x)
+{
+    return _mm512_cvtph_ps(_mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
+__attribute__((target("avx512f,avx512bw,f16c"))) void floorTableF16(const uint8_t* codes, const float* scales, float* out, uint64_t n)
+{
+    const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint64_t i = 0, g = 0; i < n; i += 64, ++g) {
+        const __m512 vs = _mm512_set1_ps(scales[2 * (g % 512)]), vb = _mm512_set1_ps(scales[2 * (g % 512) + 1]);
+        const __m512 t = roundF16x16(_mm512_add_ps(roundF16x16(_mm512_mul_ps(iota, vs)), vb));
+        for (uint64_t j = i; j < i + 64; j += 16) {
+            const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j % 4096)));
+            _mm512_store_ps(out + j, _mm512_permutexvar_ps(idx, t));
+        }
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+__attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m512 vs = _mm512_set1_ps(1e-3f), vb = _mm512_set1_ps(-0.25f);
+    for (uint64_t i = 0; i < n; i += 16) {
+        const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096))));
+        _mm512_store_ps(out + i, roundF16x16(_mm512_add_ps(roundF16x16(_mm512_mul_ps(q, vs)), vb)));
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
 #pragma GCC diagnostic pop
 
 } // namespace
@@ -278,7 +324,10 @@ int main(int argc, char** argv)
     uint64_t next = 0;
     volatile uint32_t sink = 0;
     const auto chunk = [&] { return (next++ % (N / Rows)) * Rows; };
-    const std::vector<uint8_t> codes = randomBytes(4096 + 8, 5);
+    const std::vector<uint8_t> codes = randomBytes(4096 + 8, 5), input = randomBytes(256u << 10, 6);
+    std::vector<float> groupScales(1024);
+    for (size_t i = 0; i < groupScales.size(); ++i)
+        groupScales[i] = (i % 2 ? -0.01f : 1e-3f) * float(i % 7 + 1);
     std::vector<Contender> cs = {
         {"memcpy", [&] { std::memcpy(out, src, Rows * K * 4); asm volatile("" : : "r"(out) : "memory"); }},
         {"GPTQ-4 kernel", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx2); }},
@@ -383,6 +432,15 @@ int main(int argc, char** argv)
         cs.push_back({"64-byte stores", [&] { floorStores512(out, Rows * K); }});
         cs.push_back({"vpermps16+store", [&] { floorPermute512(codes.data(), out, Rows * K); }});
         cs.push_back({"i8 cvt+mul+store", [&] { floorConvert512(codes.data(), out, Rows * K); }});
+        // Per chunk of 64K weights: 4-bit codes 32 KiB, 3-bit words (HQQ) 256 KiB, 8-bit 64 KiB.
+        for (const uint64_t bytes : {32u << 10, 64u << 10, 256u << 10})
+            cs.push_back({bytes == 32u << 10 ? "read 32K" : bytes == 64u << 10 ? "read 64K" : "read 256K",
+                          [&, bytes] { sink = uint32_t(touchInput512(input.data(), bytes, nullptr, 0)); }});
+        for (const uint64_t bytes : {32u << 10, 64u << 10, 256u << 10})
+            cs.push_back({bytes == 32u << 10 ? "read 32K+store" : bytes == 64u << 10 ? "read 64K+store" : "read 256K+store",
+                          [&, bytes] { sink = uint32_t(touchInput512(input.data(), bytes, out, Rows * K)); }});
+        cs.push_back({"F16 table/64+lookup", [&] { floorTableF16(codes.data(), groupScales.data(), out, Rows * K); }});
+        cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16(codes.data(), out, Rows * K); }});
     }
     race(cs, 4.0);
     std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",

@@ -6,7 +6,16 @@
 // geometric mean of each path's ratios. Work goes in L2-sized chunks (about 256 KiB of float32
 // output) that are rewritten in place. QUANTSCOPE_SIMD lowers the best path.
 //
-// Usage: quantscope-bench [--quick] [--profile] [FORMAT-ID ...]
+// Like with like: memcpy copies a 256 KiB source that stays in L2 into the chunk's output, a
+// working set of 512 KiB (half of this machine's L2, read from sysconf or sysfs). The single-thread
+// kernels cycle over as many consecutive chunks of the weight as keep their input (the bytes a
+// chunk reads, for most layouts the weight's bytes over its chunks) and the output within that same
+// budget, at least one, so their input sits in L2 as memcpy's source does; each line says that
+// working set. --stream cycles over every chunk instead (the input streams from L3 or memory) and
+// memcpy then copies, piece by piece, from a source as large as the weight's whole input. The
+// all-thread figure always covers every chunk.
+//
+// Usage: quantscope-bench [--quick] [--stream] [--profile] [FORMAT-ID ...]
 // --profile runs only the single-thread fast path of each chosen format for a few seconds and
 // prints nothing else, so a sampling profiler sees the kernel and not the setup.
 #include "container/checkpoint.h"
@@ -17,11 +26,13 @@
 #include "formats/dequant.h"
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
+#include "base/intmath.h"
 #include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
 
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -30,6 +41,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <tuple>
@@ -49,6 +61,9 @@ struct Case {
     std::string label;
     std::shared_ptr<const Checkpoint> ckpt;
     LogicalWeight weight;
+    // The bytes one output row's dequantization reads, when they are not the weight's bytes over
+    // its rows (0): HQQ splits the rows of its view into parts sharing bytes or words.
+    uint64_t rowInputBytes = 0;
 };
 
 // Output buffers start on a cache line, as memcpy aligns its own stores: a buffer at malloc's
@@ -263,6 +278,7 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
         int bits;
         int64_t group;
         std::vector<std::tuple<std::string, DType, std::vector<uint64_t>, std::vector<uint8_t>>> tensors; // role ...
+        uint64_t rowInputBytes = 0; // Case::rowInputBytes
     };
     std::vector<Spec> specs;
     for (const bool fp4 : {false, true}) {
@@ -321,7 +337,10 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
                          {{"W_q", b == 3 ? DType::I32 : DType::U8, {step, 64}, randomBytes(step * 64 * (b == 3 ? 4 : 1), 40 + uint32_t(b))},
                           {"scale", DType::F16, {R, 1}, halfs(R, 0.01f)},
                           {"zero", DType::F16, {R, 1}, halfs(R, 0.5f)},
-                          {"compute_dtype", DType::U8, {cd.size()}, std::vector<uint8_t>(cd.begin(), cd.end())}}});
+                          {"compute_dtype", DType::U8, {cd.size()}, std::vector<uint8_t>(cd.begin(), cd.end())}},
+                         // A row's codes fill whole bytes (4-bit) or words (3-bit) shared with the
+                         // other parts; its scale and zero are two halfs per 64 weights.
+                         (b == 4 ? K : 4 * K) + K / 16});
     }
     specs.push_back({"F16", "f16", 16, 0, {{"weight", DType::F16, {N, K}, halfs(N * K, 0.001f)}}});
     specs.push_back({"BF16", "bf16", 16, 0, {{"weight", DType::BF16, {N, K}, randomBytes(N * K * 2, 50)}}});
@@ -344,7 +363,7 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
         w.shape = {N, K};
         for (const auto& t : s.tensors)
             w.members.emplace_back(std::get<0>(t), size_t(ckpt->indexOf(s.label + "." + std::get<0>(t))));
-        cases.push_back({s.label, ckpt, std::move(w)});
+        cases.push_back({s.label, ckpt, std::move(w), s.rowInputBytes});
     }
     return cases;
 }
@@ -384,17 +403,48 @@ std::vector<Case> ggufCases(const std::string& dir, uint64_t K, uint64_t N)
     return cases;
 }
 
+// The per-core L2 size in bytes (sysconf, else sysfs), 0 when neither says.
+uint64_t l2Bytes()
+{
+    const long n = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (n > 0)
+        return uint64_t(n);
+    for (int i = 0; i < 8; ++i) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+        std::ifstream level(dir + "level"), size(dir + "size");
+        int l = 0;
+        uint64_t kib = 0;
+        if (level >> l && l == 2 && size >> kib)
+            return kib * 1024; // "1024K"
+    }
+    return 0;
+}
+
+// The bytes dequantizing rows [0, rows) reads: the case's own figure, else the weight's members'
+// bytes over its rows.
+uint64_t inputBytes(const Case& c, uint64_t rows)
+{
+    if (c.rowInputBytes)
+        return c.rowInputBytes * rows;
+    uint64_t total = 0;
+    for (const auto& member : c.weight.members)
+        total += c.ckpt->tensors[member.second].nbytes;
+    return total / c.weight.shape[0] * rows;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
-    bool quick = false, profile = false;
+    bool quick = false, profile = false, stream = false;
     std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--quick") == 0)
             quick = true;
         else if (std::strcmp(argv[i], "--profile") == 0)
             profile = true;
+        else if (std::strcmp(argv[i], "--stream") == 0)
+            stream = true;
         else
             only.emplace_back(argv[i]);
     }
@@ -423,13 +473,24 @@ int main(int argc, char** argv)
         if (p != SimdPath::Scalar && p <= fast)
             paths.push_back(p);
     const int threads = omp_get_max_threads();
+    const uint64_t l2 = l2Bytes();
+    // memcpy's working set, source and destination: the budget of the kernels' input and output.
+    const uint64_t budget = std::max<uint64_t>(2 * kChunkBytes, l2 / 2);
     std::printf("quantscope-bench: K=%llu N=%llu, chunks of %llu KiB output, best path %s, %d threads\n",
                 (unsigned long long)K, (unsigned long long)N, (unsigned long long)(kChunkBytes / 1024),
                 std::string(simdPathName(fast)).c_str(), threads);
+    if (stream)
+        std::printf("streaming: one thread cycles over every chunk; memcpy copies from a source as large as the "
+                    "weight's input; set = that input + the output\n");
+    else
+        std::printf("in L2 (%llu KiB%s): memcpy copies %llu KiB to %llu KiB; one thread cycles over the chunks whose "
+                    "input + output fit in %llu KiB; set = that input + the output\n",
+                    (unsigned long long)(l2 / 1024), l2 ? "" : ", unknown", (unsigned long long)(kChunkBytes / 1024),
+                    (unsigned long long)(kChunkBytes / 1024), (unsigned long long)(budget / 1024));
     std::printf("%-12s %12s %9s", "format", "scalar Mw/s", "scal/mcpy");
     for (SimdPath p : paths)
         std::printf(" %11s", (std::string(simdPathName(p)) + "/mcpy").c_str());
-    std::printf(" %12s %12s %9s\n", "best 1T Mw/s", "best nT Mw/s", "nT/1T");
+    std::printf(" %8s %12s %12s %9s\n", "set KiB", "best 1T Mw/s", "best nT Mw/s", "nT/1T");
     std::vector<double> logSum(paths.size() + 1, 0.0); // scalar, then each path
     int measured = 0;
     for (const Case& c : cases) {
@@ -439,11 +500,16 @@ int main(int argc, char** argv)
         const uint64_t rowsPerChunk = std::max<uint64_t>(8, kChunkBytes / 4 / K / 8 * 8);
         const uint64_t chunks = N / rowsPerChunk;
         const uint64_t chunkWeights = rowsPerChunk * K;
-        AlignedFloats out(chunkWeights), src(chunkWeights);
-        std::fill(src.data(), src.data() + chunkWeights, 1.f);
-        uint64_t next = 0;
+        const uint64_t chunkInput = std::max<uint64_t>(1, inputBytes(c, rowsPerChunk));
+        // The chunks one thread cycles over, and the memcpy source's pieces of chunkWeights floats.
+        const uint64_t cycle = stream ? chunks
+            : std::clamp<uint64_t>(budget > 4 * chunkWeights ? (budget - 4 * chunkWeights) / chunkInput : 1, 1, chunks);
+        const uint64_t pieces = stream ? std::max<uint64_t>(1, ceilDiv(inputBytes(c, N), 4 * chunkWeights)) : 1;
+        AlignedFloats out(chunkWeights), src(chunkWeights * pieces);
+        std::fill(src.data(), src.data() + chunkWeights * pieces, 1.f);
+        uint64_t next = 0, nextPiece = 0;
         auto oneChunk = [&](SimdPath path) {
-            const uint64_t b = (next++ % chunks) * rowsPerChunk;
+            const uint64_t b = (next++ % cycle) * rowsPerChunk;
             dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, out.data(), path);
         };
         if (profile) {
@@ -461,7 +527,7 @@ int main(int argc, char** argv)
             for (SimdPath p : paths)
                 simd.push_back(Contender{[&oneChunk, p] { oneChunk(p); }});
             Contender copy{[&] {
-                std::memcpy(out.data(), src.data(), chunkWeights * 4);
+                std::memcpy(out.data(), src.data() + (nextPiece++ % pieces) * chunkWeights, chunkWeights * 4);
                 asm volatile("" : : "r"(out.data()) : "memory"); // keep the copy
             }};
             // All threads: each dequantizes its own chunks into its own L2-sized buffer.
@@ -487,7 +553,8 @@ int main(int argc, char** argv)
                 logSum[i + 1] += std::log(w / simd[i].best / rCopy);
             }
             ++measured;
-            std::printf(" %12.0f %12.0f %9.2f\n", rFast / 1e6, rFastN / 1e6, rFastN / rFast);
+            std::printf(" %8llu %12.0f %12.0f %9.2f\n", (unsigned long long)((inputBytes(c, cycle * rowsPerChunk) + 4 * chunkWeights) / 1024),
+                        rFast / 1e6, rFastN / 1e6, rFastN / rFast);
         } catch (const std::exception& e) {
             std::printf("%-12s error: %s\n", c.label.c_str(), e.what());
         }

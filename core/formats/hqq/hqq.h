@@ -46,7 +46,7 @@ Hqq hqqState(const WeightData& w);
 // Flat logical elements [e0, e0 + n).
 void hqqElementsScalar(const Hqq& s, uint64_t e0, uint64_t n, float* out);
 void hqqElementsAvx2(const Hqq& s, uint64_t e0, uint64_t n, float* out);
-// 4-bit codes on axis 1; the rest through hqqElementsAvx2.
+// Axis 1 at every width; axis 0 through hqqElementsAvx2.
 void hqqElementsAvx512(const Hqq& s, uint64_t e0, uint64_t n, float* out);
 
 void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);

@@ -1,10 +1,13 @@
-// AVX-512 HQQ path for 4-bit codes on axis 1: per view row the 16 results of codes 0..15 are
-// formed as the AVX2 path forms them (the same lane-wise operations, so the same bits), then 16
-// codes at a time (one byte each, high nibble in the first half of the packed rows) select
-// theirs with one vpermps. Row remainders and the other layouts go to the AVX2 path.
+// AVX-512 HQQ path for axis 1 (the transformers default): inside one view row the scale and zero
+// are constant and the codes of consecutive columns sit in consecutive bytes (words for 3-bit) of
+// one packed row. Codes of <= 4 bits select their value from the row's table of the 2^b results,
+// formed with the scalar path's two roundings on 16 lanes (the same operations, so the same bits;
+// the table repeats every 2^b lanes, so the bits above a code that vpermps reads are harmless);
+// wider codes take the two roundings themselves. The rows' scales and zeros are read in batches,
+// a row's last columns through masked loads and stores. Axis 0 goes to the AVX2 path.
 #include "formats/hqq/hqq.h"
-#include "formats/plain/dtyperound_avx2.h"
-#include "base/nibble_avx512.h"
+#include "formats/plain/dtyperound_avx512.h"
+#include "formats/plain/floatread_avx2.h"
 
 #include <immintrin.h>
 
@@ -14,40 +17,75 @@ namespace qs {
 
 namespace {
 
-template <DType T>
-void hqq4Elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
+constexpr uint64_t kHqqBatchRows = 64;
+
+template <DType T, bool words, bool table>
+void hqqRows512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 {
-    const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), iota8 = _mm256_add_ps(iota, _mm256_set1_ps(8));
-    const uint64_t end = e0 + n;
+    const unsigned b = words ? 3 : table ? 8 / s.parts : unsigned(s.bits);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 codes = _mm512_cvtepi32_ps(_mm512_and_si512(lane, _mm512_set1_epi32(int((1u << std::min(b, 4u)) - 1))));
+    const uint64_t C = s.viewCols, end = e0 + n;
+    uint64_t r = e0 / C, c0 = e0 % C, part = r / s.step, inPart = r % s.step;
+    float scales[kHqqBatchRows], zeros[kHqqBatchRows];
+    float* o = out;
     for (uint64_t e = e0; e < end;) {
-        const uint64_t r = e / s.viewCols, c0 = e % s.viewCols, c1 = std::min(s.viewCols, c0 + (end - e));
-        const __m256 vs = _mm256_set1_ps(s.scale.at(r)), vz = _mm256_set1_ps(s.zero.at(r));
-        const __m512 table = joinHalves(roundToDtype8<T>(_mm256_mul_ps(roundToDtype8<T>(_mm256_sub_ps(iota, vz)), vs)),
-                                        roundToDtype8<T>(_mm256_mul_ps(roundToDtype8<T>(_mm256_sub_ps(iota8, vz)), vs)));
-        const uint8_t* codes = s.wq.data() + (r % s.step) * s.viewCols;
-        const __m128i shift = _mm_cvtsi32_si128(r / s.step == 0 ? 4 : 0);
-        float* o = out + (e - e0); // o[i] is column c0 + i
-        uint64_t c = c0;
-        for (; c + 16 <= c1; c += 16) {
-            const __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + c)));
-            _mm512_storeu_ps(o + (c - c0), _mm512_permutexvar_ps(_mm512_srl_epi32(q, shift), table));
+        const uint64_t batch = std::min(kHqqBatchRows, (end - r * C + C - 1) / C);
+        readFloatsF16c(s.scale, r, batch, scales);
+        readFloatsF16c(s.zero, r, batch, zeros);
+        for (uint64_t j = 0; j < batch; ++j, ++r, c0 = 0) {
+            const uint64_t c1 = std::min(C, c0 + (end - e));
+            const __m512 vs = _mm512_set1_ps(scales[j]), vz = _mm512_set1_ps(zeros[j]);
+            const int shift = words ? int(27 - 3 * part) : table ? int(8 - b * (part + 1)) : 0;
+            const __m128i sh = _mm_cvtsi32_si128(shift);
+            const __m512 t = table ? roundToDtype16<T>(_mm512_mul_ps(roundToDtype16<T>(_mm512_sub_ps(codes, vz)), vs)) : vs;
+            const uint8_t* src = s.wq.data() + (words ? 4 : 1) * inPart * C;
+            // Columns [c, c + 16) under mask k: the 16 codes in lanes, then their values.
+            const auto values = [&](uint64_t c, __mmask16 k) {
+                const __m512i w = words ? _mm512_maskz_loadu_epi32(k, src + 4 * c)
+                                        : _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(k, src + c));
+                if constexpr (table)
+                    return _mm512_permutexvar_ps(_mm512_srl_epi32(w, sh), t);
+                const __m512 d = roundToDtype16<T>(_mm512_sub_ps(_mm512_cvtepi32_ps(w), vz));
+                return roundToDtype16<T>(_mm512_mul_ps(d, vs));
+            };
+            uint64_t c = c0;
+            for (; c + 16 <= c1; c += 16, o += 16)
+                _mm512_storeu_ps(o, values(c, 0xFFFF));
+            if (c < c1) {
+                const __mmask16 k = __mmask16((1u << (c1 - c)) - 1);
+                _mm512_mask_storeu_ps(o, k, values(c, k));
+                o += c1 - c;
+            }
+            e += c1 - c0;
+            if (++inPart == s.step) {
+                inPart = 0;
+                ++part;
+            }
         }
-        if (c < c1)
-            hqqElementsAvx2(s, e + (c - c0), c1 - c, o + (c - c0));
-        e += c1 - c0;
     }
+}
+
+template <DType T>
+void hqqLayout512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
+{
+    if (s.parts == 10)
+        return hqqRows512<T, true, true>(s, e0, n, out);
+    if (s.parts == 1)
+        return hqqRows512<T, false, false>(s, e0, n, out);
+    hqqRows512<T, false, true>(s, e0, n, out);
 }
 
 } // namespace
 
 void hqqElementsAvx512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 {
-    if (s.axis != 1 || s.parts != 2)
+    if (s.axis != 1)
         return hqqElementsAvx2(s, e0, n, out);
     switch (s.dtype) {
-    case DType::F16: return hqq4Elements<DType::F16>(s, e0, n, out);
-    case DType::BF16: return hqq4Elements<DType::BF16>(s, e0, n, out);
-    default: return hqq4Elements<DType::F32>(s, e0, n, out);
+    case DType::F16: return hqqLayout512<DType::F16>(s, e0, n, out);
+    case DType::BF16: return hqqLayout512<DType::BF16>(s, e0, n, out);
+    default: return hqqLayout512<DType::F32>(s, e0, n, out);
     }
 }
 

@@ -40,8 +40,8 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             mlxRowsScalar(s, n, n + 1, o);
             continue;
         }
-        mlxReadScales(s.scales, n * s.groups, s.groups, scales.data());
-        mlxReadScales(s.biases, n * s.groups, s.groups, biases.data());
+        readFloatsF16c(s.scales, n * s.groups, s.groups, scales.data());
+        readFloatsF16c(s.biases, n * s.groups, s.groups, biases.data());
         for (uint64_t g = 0; g < s.groups; ++g) {
             const float scale = scales[g], bias = biases[g];
             const __m256 vs = _mm256_set1_ps(scale), vb = _mm256_set1_ps(bias);

@@ -1,11 +1,10 @@
-// AVX-512 MLX affine path for 4- and 8-bit codes in groups of whole 16-code vectors. 4-bit: per
-// row and group the 16 results of codes 0..15 are formed as the AVX2 path forms them (the same
-// operations on the same inputs, so the same bits), then 16 codes at a time select theirs with
-// one vpermps. Other widths and group sizes go to the AVX2 path.
+// AVX-512 MLX affine path for 2-, 3-, 4- and 8-bit codes in groups of whole 16-code vectors. Up to
+// 4 bits: per row and group the results of the 2^b codes are formed as the AVX2 path forms them
+// (the same operations on the same inputs, so the same bits), then 16 codes at a time select
+// theirs with one vpermps. Other widths and group sizes go to the AVX2 path.
 #include "formats/mlx/mlx.h"
 #include "formats/mlx/mlx_simd.h"
 #include "formats/plain/dtyperound_avx512.h"
-#include "base/nibble_avx512.h"
 
 #include <vector>
 
@@ -13,21 +12,39 @@ namespace qs {
 
 namespace {
 
-template <DType T>
-void mlx4Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
+// 16 codes of b <= 4 bits from the 2b bytes at p, each in the low byte of its lane (one VBMI
+// multishift: qword q holds lanes 2q and 2q + 1, at bits 2qb and (2q + 1)b of the broadcast
+// bytes). vpermps reads bits 0..3, so the table repeats every 2^b lanes.
+inline __m512i mlxLanes16(const uint8_t* p, __m512i offsets, __mmask16 bytes)
 {
-    const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), iota8 = _mm256_add_ps(iota, _mm256_set1_ps(8));
+    return _mm512_multishift_epi64_epi8(offsets, _mm512_broadcastq_epi64(_mm_maskz_loadu_epi8(bytes, p)));
+}
+
+// Codes of 2, 3 or 4 bits: per row and group the 16 results of lanes' codes (lane & (2^b - 1))
+// formed on 16 lanes with the AVX2 path's operations (so the same bits), then 16 codes at a
+// time select theirs with one vpermps.
+template <DType T>
+void mlxTableRows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
+{
+    const int b = s.bits;
+    alignas(64) int64_t off[8];
+    for (int q = 0; q < 8; ++q)
+        off[q] = int64_t(2 * q * b) | (int64_t((2 * q + 1) * b) << 32);
+    const __m512i offsets = _mm512_load_si512(off);
+    const __mmask16 bytes = __mmask16((1u << (2 * b)) - 1);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512 codes = _mm512_cvtepi32_ps(_mm512_and_si512(lane, _mm512_set1_epi32((1 << b) - 1)));
     std::vector<float> scales(s.groups), biases(s.groups);
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
-        mlxReadScales(s.scales, n * s.groups, s.groups, scales.data());
-        mlxReadScales(s.biases, n * s.groups, s.groups, biases.data());
+        readFloatsF16c(s.scales, n * s.groups, s.groups, scales.data());
+        readFloatsF16c(s.biases, n * s.groups, s.groups, biases.data());
         for (uint64_t g = 0; g < s.groups; ++g) {
-            const __m256 vs = _mm256_set1_ps(scales[g]), vb = _mm256_set1_ps(biases[g]);
-            const __m512 table = joinHalves(mlxDequant8<T>(iota, vs, vb), mlxDequant8<T>(iota8, vs, vb));
+            const __m512 vs = _mm512_set1_ps(scales[g]), vb = _mm512_set1_ps(biases[g]);
+            const __m512 table = roundToDtype16<T>(_mm512_add_ps(roundToDtype16<T>(_mm512_mul_ps(codes, vs)), vb));
             for (uint64_t k = g * s.groupSize; k < (g + 1) * s.groupSize; k += 16)
-                _mm512_storeu_ps(o + k, _mm512_permutexvar_ps(nibbleLanes16(row + k / 2), table));
+                _mm512_storeu_ps(o + k, _mm512_permutexvar_ps(mlxLanes16(row + k * b / 8, offsets, bytes), table));
         }
     }
 }
@@ -41,8 +58,8 @@ void mlx8Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
-        mlxReadScales(s.scales, n * s.groups, s.groups, scales.data());
-        mlxReadScales(s.biases, n * s.groups, s.groups, biases.data());
+        readFloatsF16c(s.scales, n * s.groups, s.groups, scales.data());
+        readFloatsF16c(s.biases, n * s.groups, s.groups, biases.data());
         for (uint64_t g = 0; g < s.groups; ++g) {
             const __m512 vs = _mm512_set1_ps(scales[g]), vb = _mm512_set1_ps(biases[g]);
             for (uint64_t k = g * s.groupSize; k < (g + 1) * s.groupSize; k += 16) {
@@ -56,14 +73,14 @@ void mlx8Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 template <DType T>
 void rowsAvx512(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 {
-    (s.bits == 4 ? mlx4Rows<T> : mlx8Rows<T>)(s, r0, r1, out);
+    (s.bits == 8 ? mlx8Rows<T> : mlxTableRows<T>)(s, r0, r1, out);
 }
 
 } // namespace
 
 void mlxRowsAvx512(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 {
-    if ((s.bits != 4 && s.bits != 8) || s.groupSize % 16)
+    if (s.bits == 5 || s.bits == 6 || s.groupSize % 16)
         return mlxRowsAvx2(s, r0, r1, out);
     switch (s.dtype) {
     case DType::F16: return rowsAvx512<DType::F16>(s, r0, r1, out);

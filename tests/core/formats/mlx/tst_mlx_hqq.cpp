@@ -152,11 +152,19 @@ private slots:
         QTest::addColumn<int>("axis");
         QTest::addColumn<int>("dtype");
         QTest::addColumn<int>("probe");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("group");
         for (int b : {1, 2, 3, 4, 5, 8})
             for (int axis : {1, 0})
                 for (DType t : {DType::F16, DType::BF16, DType::F32})
                     for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random, qsk::Probe::AllMax})
-                        QTest::addRow("b%d axis%d %s %s", b, axis, dtypeName(t).data(), qsk::probeName(p)) << b << axis << int(t) << int(p);
+                        QTest::addRow("b%d axis%d %s %s", b, axis, dtypeName(t).data(), qsk::probeName(p))
+                            << b << axis << int(t) << int(p) << 12 << (axis == 1 ? 20 : 24);
+        // [8, 40] in groups of 16: view rows start inside logical rows, so a row range starts
+        // inside a view row.
+        for (int b : {2, 3, 4, 5, 8})
+            for (DType t : {DType::F16, DType::BF16, DType::F32})
+                QTest::addRow("b%d axis1 g16 %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 8 << 16;
     }
     void hqq()
     {
@@ -164,10 +172,12 @@ private slots:
         QFETCH(int, axis);
         QFETCH(int, dtype);
         QFETCH(int, probe);
+        QFETCH(int, rows);
+        QFETCH(int, group);
         const DType t = DType(dtype);
         // [N, K] = [12, 40]: 480 weights, view [24, 20] (axis 1, group 20; axis 0, group 24).
         // 24 rows split in 2, 4 and 8 parts; 3-bit pads them to 30 (tenths of 3 rows).
-        const uint64_t N = 12, K = 40, g = axis == 1 ? 20 : 24, total = N * K;
+        const uint64_t N = uint64_t(rows), K = 40, g = uint64_t(group), total = N * K;
         const uint64_t R = axis == 1 ? total / g : g, C = total / R;
         const auto q = qsk::probeCodes(qsk::Probe(probe), R, C, bits, 9); // codes of the view
         const unsigned parts = bits == 4 ? 2 : bits == 2 ? 4 : bits == 1 ? 8 : bits == 3 ? 10 : 1;
@@ -222,8 +232,9 @@ private slots:
             if (path == SimdPath::Scalar)
                 continue;
             QSK_COMPARE_BITS(qsk::run(dequantHqqRows, *ck, w, path), expect, DType::F32);
-            const auto part = qsk::run(dequantHqqRows, *ck, w, path, 5, 11);
-            QVERIFY(std::memcmp(part.data(), scalar.data() + 5 * K, part.size() * 4) == 0);
+            const uint64_t r0 = N / 3 + 1; // 5 of 12; 3 of 8, inside a view row of 16
+            const auto part = qsk::run(dequantHqqRows, *ck, w, path, r0, N - 1);
+            QVERIFY(std::memcmp(part.data(), scalar.data() + r0 * K, part.size() * 4) == 0);
         }
     }
 };
