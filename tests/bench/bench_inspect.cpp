@@ -8,8 +8,8 @@
 // Only headers are written; the data regions are holes (ftruncate), so nothing large touches
 // the disk. Then, each in a fresh child process so that peak RSS belongs to that run alone:
 //   - openCheckpoint (container + format detection), timed inside the child; for the GGUF the
-//     child then times it again and, as a same-process baseline, reading the header's bytes and
-//     walking them with a minimal loop (walkGguf), and prints the ratio;
+//     child of its own (--ratio) then times it again and, as a same-process baseline, reading
+//     the header's bytes and walking them with a minimal loop (walkGguf), and prints the ratio;
 //   - `quantscope-cli inspect --json` (stdout discarded);
 //   - an idle child of this program, the baseline the figures are compared with.
 // Wall time and peak RSS (wait4's rusage) are printed as medians over the runs.
@@ -292,7 +292,7 @@ double median(std::vector<double> v)
 struct Figures {
     double wallMs = 0, cpuMs = 0, innerMs = 0, rssMiB = 0;
     bool ok = true;
-    std::string firstLine, rest; // the inner child's first line and what follows it (last run)
+    std::string firstLine;
 };
 
 Figures measure(const std::vector<std::string>& argv, int runs, bool inner)
@@ -314,7 +314,6 @@ Figures measure(const std::vector<std::string>& argv, int runs, bool inner)
             if (std::sscanf(r.out.c_str(), "open_ms %lf", &ms) == 1)
                 in.push_back(ms);
             f.firstLine = r.out.substr(0, r.out.find('\n'));
-            f.rest = r.out.find('\n') == std::string::npos ? std::string() : r.out.substr(r.out.find('\n') + 1);
         }
     }
     f.wallMs = median(wall);
@@ -383,7 +382,20 @@ int childOpen(const std::string& path)
         const double cpuMs = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
         std::printf("open_ms %.2f (process CPU %.1f ms) tensors %zu weights %zu files %zu metadata %zu\n", ms, cpuMs,
                     ckpt->tensors.size(), ckpt->weights.size(), ckpt->files.size(), ckpt->metadata.size());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
+}
+
+// A child of its own, so that the --open child's time and peak RSS stay those of one open.
+int childRatio(const std::string& path)
+{
+    try {
+        const auto ckpt = qs::openCheckpoint(path);
         if (ckpt->container == qs::Container::Gguf) {
+            std::chrono::steady_clock::time_point start;
             // Ratios in this process, best of 5 each (the machine may be loaded): openCheckpoint
             // again, against reading the header's bytes and walking them (walkGguf).
             std::vector<uint8_t> bytes;
@@ -405,8 +417,8 @@ int childOpen(const std::string& path)
                 sink += walkGguf(bytes);
                 base = std::min(base, msSince(start));
             }
-            std::printf("  in-process, best of 5: openCheckpoint %.1f ms, header read + walked %.1f ms (%.1f MiB): "
-                        "x%.1f of the baseline (%llu)\n",
+            std::printf("%-42s in-process, best of 5: openCheckpoint %.1f ms, header read + walked %.1f ms (%.1f MiB): "
+                        "x%.1f of the baseline (%llu)\n", "",
                         again, base, double(bytes.size()) / 1048576.0, again / base, static_cast<unsigned long long>(sink % 10));
         }
         return 0;
@@ -441,6 +453,8 @@ int main(int argc, char** argv)
 {
     if (argc == 3 && std::strcmp(argv[1], "--open") == 0)
         return childOpen(argv[2]);
+    if (argc == 3 && std::strcmp(argv[1], "--ratio") == 0)
+        return childRatio(argv[2]);
     if (argc == 2 && std::strcmp(argv[1], "--idle") == 0)
         return 0;
 
@@ -491,7 +505,11 @@ int main(int argc, char** argv)
         const Figures open = measure({self, "--open", path}, runs, true);
         report((std::string(label) + ": openCheckpoint").c_str(), open, idle);
         if (open.ok)
-            std::printf("  %-40s %s\n%s", "", open.firstLine.c_str(), open.rest.c_str());
+            std::printf("  %-40s %s\n", "", open.firstLine.c_str());
+        if (open.ok && label == std::string("GGUF")) {
+            const Run ratio = spawn({self, "--ratio", path}, true);
+            std::printf("%s", ratio.out.c_str());
+        }
         if (haveCli)
             report((std::string(label) + ": cli inspect --json").c_str(),
                    measure({cli, "inspect", path, "--json"}, runs, false), idle);
