@@ -7,7 +7,9 @@
 //     3 shards, about 9 GiB, index + config.json with its quantization_config).
 // Only headers are written; the data regions are holes (ftruncate), so nothing large touches
 // the disk. Then, each in a fresh child process so that peak RSS belongs to that run alone:
-//   - openCheckpoint (container + format detection), timed inside the child;
+//   - openCheckpoint (container + format detection), timed inside the child; for the GGUF the
+//     child of its own (--ratio) then times it again and, as a same-process baseline, reading
+//     the header's bytes and walking them with a minimal loop (walkGguf), and prints the ratio;
 //   - `quantscope-cli inspect --json` (stdout discarded);
 //   - an idle child of this program, the baseline the figures are compared with.
 // Wall time and peak RSS (wait4's rusage) are printed as medians over the runs.
@@ -321,18 +323,104 @@ Figures measure(const std::vector<std::string>& argv, int runs, bool inner)
     return f;
 }
 
+// The same-process baseline for a GGUF: its header walked by a minimal loop over the file's
+// bytes (read into memory once), every key, value, string length and tensor record stepped
+// over and nothing kept or checked; what any reader of the file must at least do.
+// Returns the sum of the string lengths (so the loop is not optimized away); 0 when not GGUF.
+uint64_t walkGguf(const std::vector<uint8_t>& f)
+{
+    size_t p = 0;
+    const auto u32 = [&] { uint32_t v = 0; if (p + 4 <= f.size()) std::memcpy(&v, f.data() + p, 4); p += 4; return v; };
+    const auto u64 = [&] { uint64_t v = 0; if (p + 8 <= f.size()) std::memcpy(&v, f.data() + p, 8); p += 8; return v; };
+    uint64_t lengths = 0;
+    const auto str = [&] { const uint64_t n = u64(); lengths += n; p += n; };
+    const auto value = [&](auto& self, uint32_t t) -> void {
+        static constexpr uint8_t kSize[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
+        if (t == 8) {
+            str();
+        } else if (t == 9) {
+            const uint32_t et = u32();
+            const uint64_t n = u64();
+            if (et == 8 || et == 9)
+                for (uint64_t i = 0; i < n && p < f.size(); ++i)
+                    self(self, et);
+            else if (et < 13)
+                p += n * kSize[et];
+        } else if (t < 13) {
+            p += kSize[t];
+        }
+    };
+    if (f.size() < 24 || std::memcmp(f.data(), "GGUF", 4) != 0)
+        return 0;
+    p = 8;
+    const uint64_t tensors = u64(), kvs = u64();
+    for (uint64_t k = 0; k < kvs && p < f.size(); ++k) {
+        str();
+        value(value, u32());
+    }
+    for (uint64_t t = 0; t < tensors && p < f.size(); ++t) {
+        str();
+        p += 8 * u32() + 12;
+    }
+    return lengths;
+}
+
+double msSince(std::chrono::steady_clock::time_point start)
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Child modes.
 int childOpen(const std::string& path)
 {
     try {
-        const auto start = std::chrono::steady_clock::now();
+        auto start = std::chrono::steady_clock::now();
         const auto ckpt = qs::openCheckpoint(path);
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        const double ms = msSince(start);
         rusage ru {};
         ::getrusage(RUSAGE_SELF, &ru);
         const double cpuMs = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
         std::printf("open_ms %.2f (process CPU %.1f ms) tensors %zu weights %zu files %zu metadata %zu\n", ms, cpuMs,
                     ckpt->tensors.size(), ckpt->weights.size(), ckpt->files.size(), ckpt->metadata.size());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
+}
+
+// A child of its own, so that the --open child's time and peak RSS stay those of one open.
+int childRatio(const std::string& path)
+{
+    try {
+        const auto ckpt = qs::openCheckpoint(path);
+        if (ckpt->container == qs::Container::Gguf) {
+            std::chrono::steady_clock::time_point start;
+            // Ratios in this process, best of 5 each (the machine may be loaded): openCheckpoint
+            // again, against reading the header's bytes and walking them (walkGguf).
+            std::vector<uint8_t> bytes;
+            double again = 1e300, base = 1e300;
+            uint64_t sink = 0;
+            for (int r = 0; r < 5; ++r) {
+                start = std::chrono::steady_clock::now();
+                sink += qs::openCheckpoint(path)->metadata.size();
+                again = std::min(again, msSince(start));
+            }
+            for (int r = 0; r < 5; ++r) {
+                start = std::chrono::steady_clock::now();
+                std::ifstream in(path, std::ios::binary);
+                uint64_t head = ckpt->tensors.empty() ? 0 : ckpt->tensors.front().offset;
+                for (const qs::TensorEntry& t : ckpt->tensors)
+                    head = std::min(head, t.offset);
+                bytes.resize(size_t(head));
+                in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
+                sink += walkGguf(bytes);
+                base = std::min(base, msSince(start));
+            }
+            std::printf("%-42s in-process, best of 5: openCheckpoint %.1f ms, header read + walked %.1f ms (%.1f MiB): "
+                        "x%.1f of the baseline (%llu)\n", "",
+                        again, base, double(bytes.size()) / 1048576.0, again / base, static_cast<unsigned long long>(sink % 10));
+        }
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s\n", e.what());
@@ -365,6 +453,8 @@ int main(int argc, char** argv)
 {
     if (argc == 3 && std::strcmp(argv[1], "--open") == 0)
         return childOpen(argv[2]);
+    if (argc == 3 && std::strcmp(argv[1], "--ratio") == 0)
+        return childRatio(argv[2]);
     if (argc == 2 && std::strcmp(argv[1], "--idle") == 0)
         return 0;
 
@@ -416,6 +506,10 @@ int main(int argc, char** argv)
         report((std::string(label) + ": openCheckpoint").c_str(), open, idle);
         if (open.ok)
             std::printf("  %-40s %s\n", "", open.firstLine.c_str());
+        if (open.ok && label == std::string("GGUF")) {
+            const Run ratio = spawn({self, "--ratio", path}, true);
+            std::printf("%s", ratio.out.c_str());
+        }
         if (haveCli)
             report((std::string(label) + ": cli inspect --json").c_str(),
                    measure({cli, "inspect", path, "--json"}, runs, false), idle);

@@ -1,9 +1,9 @@
-// Benchmark: statistics of a whole Q4_K checkpoint against the dequantization alone.
+// Benchmark: statistics of a whole Q4_K (or --type) checkpoint against the dequantization alone.
 //
 // Writes, in a temporary folder, a GGUF laid out as a 7B llama in Q4_K (32 layers of
 // attn_q/k/v/output 4096x4096 and ffn_gate/up 11008x4096, ffn_down 4096x11008, token_embd and
-// output 32000x4096) as a sparse file: only the first --layers layers hold data (real Q4_K
-// blocks, ggml's reference quantizer on seeded normal weights, repeated), the rest are holes.
+// output 32000x4096) as a sparse file: only the first --layers layers hold data (real blocks
+// of the type, --type NAME: any GGUF type ggml's reference quantizer writes, F16 or Q8_0 say; ggml's reference quantizer on seeded normal weights, repeated), the rest are holes.
 // Then, over those layers' weights, each timed as the median of --runs:
 //   - dequant: every weight streamed through dequantizeRows in the same row chunks and
 //     OpenMP team as the statistics use, nothing else done with the floats (the baseline);
@@ -25,12 +25,13 @@
 // Prints weights/s and elements/s for each and the ratios to the dequant baseline; the aim
 // is stats / dequant < 2, i.e. the statistics cost less than the dequantization itself.
 //
-// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|requantize|diff]...
+// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--type NAME] [--dir DIR] [--skip stats|compare|requantize|diff]...
 #include "analysis/diff.h"
 #include "formats/ggml/quantize_ggml.h"
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
 #include "container/gguf.h"
+#include "container/ggmltype.h"
 #include "formats/dequant.h"
 #include "formats/ggml/ggml.h"
 #include "formats/opencheckpoint.h"
@@ -90,7 +91,7 @@ double median(std::vector<double> v)
 int main(int argc, char** argv)
 {
     int layers = 2, runs = 3, threads = 0;
-    std::string dirArg;
+    std::string dirArg, typeName = "Q4_K";
     std::vector<std::string> skip;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -100,12 +101,14 @@ int main(int argc, char** argv)
             runs = std::atoi(argv[++i]);
         else if (a == "--threads" && i + 1 < argc)
             threads = std::atoi(argv[++i]);
+        else if (a == "--type" && i + 1 < argc)
+            typeName = argv[++i];
         else if (a == "--dir" && i + 1 < argc)
             dirArg = argv[++i];
         else if (a == "--skip" && i + 1 < argc)
             skip.push_back(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--dir DIR] [--skip stats|compare|requantize|diff]...\n");
+            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--type NAME] [--dir DIR] [--skip stats|compare|requantize|diff]...\n");
             return 2;
         }
     }
@@ -117,7 +120,13 @@ int main(int argc, char** argv)
     namespace fs = std::filesystem;
     const fs::path dir = dirArg.empty() ? fs::temp_directory_path() / ("bench_stats." + std::to_string(::getpid())) : fs::path(dirArg);
     fs::create_directories(dir);
-    const std::string path = (dir / "llama-7b-q4_k.gguf").string();
+    const qs::GgmlTypeInfo* typeInfo = qs::ggmlTypeByName(typeName);
+    if (!typeInfo || !typeInfo->hasSize() || 4096 % typeInfo->blockWeights != 0) {
+        std::fprintf(stderr, "bench_stats: unknown or unsupported GGUF type %s\n", typeName.c_str());
+        return 2;
+    }
+    const int type = typeInfo->id;
+    const std::string path = (dir / ("llama-7b-" + typeName + ".gguf")).string();
 
     // The 7B layout.
     constexpr uint64_t dim = 4096, ffn = 11008, vocab = 32000;
@@ -138,7 +147,7 @@ int main(int argc, char** argv)
     specs.push_back({"output.weight", dim, vocab, -1});
     std::vector<qs::GgufTensor> tensors;
     for (const Spec& s : specs)
-        tensors.push_back({s.name, qs::GgmlQ4_K, {s.ne0, s.ne1}, {}});
+        tensors.push_back({s.name, type, {s.ne0, s.ne1}, {}});
     qs::MetaValue arch;
     arch.value = std::string("llama");
     const qs::GgufMetadata meta{{"general.architecture", arch}};
@@ -159,7 +168,7 @@ int main(int argc, char** argv)
         std::vector<float> w(64 * width);
         for (float& x : w)
             x = normal(rng);
-        rowBlocks.push_back(qs::quantizeGgml(qs::GgmlQ4_K, w.data(), 64, width));
+        rowBlocks.push_back(qs::quantizeGgml(type, w.data(), 64, width));
     }
     uint64_t measuredElements = 0;
     std::vector<std::string> measured;
@@ -190,8 +199,8 @@ int main(int argc, char** argv)
         return 1;
     }
     ::close(rfd);
-    std::printf("synthetic 7B Q4_K checkpoint: %s, %.2f GiB (sparse), %zu tensors; %d layer(s) with data, written in %.1f s\n",
-                path.c_str(), double(layout.fileSize) / 1073741824.0, specs.size(), layers, seconds() - t0);
+    std::printf("synthetic 7B %s checkpoint: %s, %.2f GiB (sparse), %zu tensors; %d layer(s) with data, written in %.1f s\n",
+                typeName.c_str(), path.c_str(), double(layout.fileSize) / 1073741824.0, specs.size(), layers, seconds() - t0);
 
     const auto ckpt = qs::openCheckpoint(path);
     const auto ref = qs::openCheckpoint(refPath);
