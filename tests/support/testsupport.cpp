@@ -4,8 +4,8 @@
 #include "container/safetensors.h"
 #include "formats/ggml/quantize_ggml.h"
 
-#include <QDir>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
@@ -57,6 +57,17 @@ CliResult runCli(const QStringList& args, int timeoutMs)
 QString germanCatalogue()
 {
     return QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope_de.qm");
+}
+
+GermanScope::GermanScope()
+{
+    m_installed = m_translator.load(germanCatalogue()) && QCoreApplication::installTranslator(&m_translator);
+}
+
+GermanScope::~GermanScope()
+{
+    if (m_installed)
+        QCoreApplication::removeTranslator(&m_translator);
 }
 
 long statusKiB(const char* field)

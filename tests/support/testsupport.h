@@ -3,6 +3,7 @@
 // process costs in memory.
 #include <QString>
 #include <QStringList>
+#include <QTranslator>
 
 #include <string>
 
@@ -22,6 +23,20 @@ struct CliResult {
 CliResult runCli(const QStringList& args, int timeoutMs = 60000);
 // The German catalogue quantscope embeds, as lrelease left it beside the executables.
 QString germanCatalogue();
+// That catalogue installed for one scope and removed when it ends; QVERIFY(installed()).
+class GermanScope {
+public:
+    GermanScope();
+    ~GermanScope();
+    GermanScope(const GermanScope&) = delete;
+    GermanScope& operator=(const GermanScope&) = delete;
+    bool installed() const { return m_installed; }
+    const QTranslator& translator() const { return m_translator; }
+
+private:
+    QTranslator m_translator;
+    bool m_installed = false;
+};
 
 // AddressSanitizer builds (QUANTSCOPE_SANITIZE): shadow memory, redzones and quarantine make
 // RSS and address-space limits meaningless, and everything runs several times slower.

@@ -14,9 +14,7 @@
 
 #include <QFontMetrics>
 #include <QLabel>
-#include <QScopeGuard>
 #include <QSet>
-#include <QTranslator>
 #include <QtTest>
 
 #include <map>
@@ -283,10 +281,8 @@ private slots:
     // and llama.cpp's notes (the context rounded to whole cells), which the summary shows.
     void runningSpeaksGerman()
     {
-        QTranslator translator;
-        QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
-        QVERIFY(QCoreApplication::installTranslator(&translator));
-        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        const qstest::GermanScope german;
+        QVERIFY2(german.installed(), qPrintable(qstest::germanCatalogue()));
         ViewContext context;
         BudgetView view(&context);
         const QLabel* summary = view.findChild<QLabel*>(QStringLiteral("runSummary"));

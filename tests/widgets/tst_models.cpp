@@ -24,7 +24,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QFileInfo>
-#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTranslator>
 #include <QtTest>
@@ -413,10 +412,9 @@ void TestModels::metadataIsATree()
 // finding): every template core wrote has a German entry and no English sentence is left.
 void TestModels::detectionSpeaksGerman()
 {
-    QTranslator translator;
-    QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
-    QVERIFY(QCoreApplication::installTranslator(&translator));
-    const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+    const qstest::GermanScope de;
+    QVERIFY2(de.installed(), qPrintable(qstest::germanCatalogue()));
+    const QTranslator& translator = de.translator();
     QTemporaryDir dir, dir8, dirOdd;
     const QString mislabelled = mislabelledGptq(dir);
     QVERIFY(!mislabelled.isEmpty());

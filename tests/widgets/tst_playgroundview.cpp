@@ -20,12 +20,10 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
-#include <QScopeGuard>
 #include <QSet>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QTranslator>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -502,10 +500,8 @@ void TestPlaygroundView::blockFormats()
     }
     // The same in German, for bitsandbytes NF4's blocks of 64.
     {
-        QTranslator translator;
-        QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
-        QVERIFY(QCoreApplication::installTranslator(&translator));
-        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        const qstest::GermanScope german;
+        QVERIFY2(german.installed(), qPrintable(qstest::germanCatalogue()));
         view.setBlockFormat(qs::findFormat("bnb-nf4"));
         view.setInspectedGroup(1);
         view.recompute();

@@ -14,9 +14,7 @@
 #include <qcustomplot.h>
 
 #include <QLabel>
-#include <QScopeGuard>
 #include <QSet>
-#include <QTranslator>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -157,10 +155,8 @@ private slots:
     // block minimum.
     void meaningsSpeakGerman()
     {
-        QTranslator translator;
-        QVERIFY2(translator.load(qstest::germanCatalogue()), qPrintable(qstest::germanCatalogue()));
-        QVERIFY(QCoreApplication::installTranslator(&translator));
-        const auto uninstall = qScopeGuard([&] { QCoreApplication::removeTranslator(&translator); });
+        const qstest::GermanScope german;
+        QVERIFY2(german.installed(), qPrintable(qstest::germanCatalogue()));
         Fixture f;
         QVERIFY(f.open(QStringLiteral("safetensors/gptq-w3-g32-asym"), 0));
         QVERIFY(f.view.scales());
