@@ -209,17 +209,10 @@ private slots:
         const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, v1, planar);
         QCOMPARE(po.qweight.shape, (std::vector<uint64_t>{(l.K * uint64_t(bits) + 31) / 32, l.N}));
         QCOMPARE(po.qzeros.shape, (std::vector<uint64_t>{l.groups, (l.N * uint64_t(bits) + 31) / 32}));
-        PackedLinear p;
+        PackedLinear p = linearOf(l, po);
         p.kind = planar ? PackedKind::GptqPlanar : PackedKind::Gptq;
         p.bits = bits;
-        p.K = l.K;
-        p.N = l.N;
-        p.groupSize = l.groupSize;
-        p.groups = l.groups;
         p.zeros = v1 ? ZeroConvention::StoredMinusOne : ZeroConvention::Stored;
-        p.qweight = po.qweight.bytes;
-        p.qzeros = po.qzeros.bytes;
-        p.scales = po.scales.bytes;
         p.gIdx = bytesOf(l.gIdx);
         // Runs as the kernels find them per call, then as the cached weight state holds them.
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
@@ -259,18 +252,11 @@ private slots:
         QFETCH(int, bits);
         const Logical l = makeLogical(bits, 256, 40, 64, uint32_t(77 + bits), false, 1);
         const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, true, false);
-        PackedLinear p;
+        PackedLinear p = linearOf(l, po);
         p.kind = PackedKind::Gptq;
         p.bits = bits;
-        p.K = l.K;
-        p.N = l.N;
-        p.groupSize = l.groupSize;
-        p.groups = l.groups;
         p.zeros = ZeroConvention::StoredMinusOne;
         p.scaleType = ScaleType::BF16;
-        p.qweight = po.qweight.bytes;
-        p.qzeros = po.qzeros.bytes;
-        p.scales = po.scales.bytes;
         checkAll(p, [&](uint64_t n, uint64_t k) {
             const uint64_t g = k / l.groupSize;
             return bf16ToFloat(l.scales[g * l.N + n]) * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
@@ -376,15 +362,8 @@ private slots:
         static constexpr int shifts[8] = {0, 16, 4, 20, 8, 24, 12, 28};
         for (int j = 0; j < 8; ++j)
             QCOMPARE((w0 >> shifts[j]) & 0xF, uint32_t(l.codes[size_t(j) * l.K]));
-        PackedLinear p;
+        PackedLinear p = linearOf(l, po);
         p.kind = PackedKind::AwqGemm;
-        p.K = l.K;
-        p.N = l.N;
-        p.groupSize = l.groupSize;
-        p.groups = l.groups;
-        p.qweight = po.qweight.bytes;
-        p.qzeros = po.qzeros.bytes;
-        p.scales = po.scales.bytes;
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
     }
 
@@ -403,17 +382,10 @@ private slots:
         const Logical l = makeLogical(4, 512, 24, uint64_t(groupSize), uint32_t(groupSize));
         QCOMPARE(awqGemvZeroWords(l.K, l.groupSize), uint64_t(zeroWords));
         const PackedOutput po = packAwqGemv(l.codes, l.zeros, l.scales, l.K, l.N, l.groupSize);
-        PackedLinear p;
+        PackedLinear p = linearOf(l, po);
         p.kind = PackedKind::AwqGemv;
-        p.K = l.K;
-        p.N = l.N;
-        p.groupSize = l.groupSize;
-        p.groups = l.groups;
         p.zeroWords = po.qzeros.shape[1];
         p.scaleRows = po.scales.shape[1];
-        p.qweight = po.qweight.bytes;
-        p.qzeros = po.qzeros.bytes;
-        p.scales = po.scales.bytes;
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
     }
 
@@ -432,17 +404,10 @@ private slots:
         for (size_t i = 0; i < biases.size(); ++i)
             biases[i] = floatToHalf(-halfToFloat(l.scales[i]) * float(l.zeros[i]));
         const PackedOutput po = packAwqGemvFast(l.codes, biases, l.scales, l.K, l.N, l.groupSize);
-        PackedLinear p;
+        PackedLinear p = linearOf(l, po);
         p.kind = PackedKind::AwqGemvFast;
         p.zeros = ZeroConvention::FloatBias;
-        p.K = l.K;
-        p.N = l.N;
-        p.groupSize = l.groupSize;
-        p.groups = l.groups;
         p.scaleRows = po.scales.shape[0];
-        p.qweight = po.qweight.bytes;
-        p.qzeros = po.qzeros.bytes;
-        p.scales = po.scales.bytes;
         bool inexact = false;
         checkAll(p, [&](uint64_t n, uint64_t k) {
             // fp16 q*s, then fp16 + bias; worked out in double, which holds both exactly.
@@ -699,14 +664,7 @@ private slots:
     {
         const Logical l = makeLogical(4, 64, 16, 32, 3, true);
         const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
-        PackedLinear p;
-        p.K = l.K;
-        p.N = l.N;
-        p.groupSize = 32;
-        p.groups = l.groups;
-        p.qweight = po.qweight.bytes;
-        p.qzeros = po.qzeros.bytes;
-        p.scales = po.scales.bytes;
+        PackedLinear p = linearOf(l, po);
         p.validate();
         p.qweight = p.qweight.first(p.qweight.size() - 4);
         QVERIFY_THROWS_EXCEPTION(Error, p.validate());
