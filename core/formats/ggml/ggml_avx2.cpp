@@ -587,8 +587,7 @@ void avxIQ1_M(const uint8_t* b, uint64_t nb, float* y)
     for (uint64_t i = 0; i < nb; ++i, b += 56) {
         const uint8_t* qs = b;
         const uint8_t* qh = b + 32;
-        const uint16_t s0 = ld16(b + 48), s1 = ld16(b + 50), s2 = ld16(b + 52), s3 = ld16(b + 54);
-        const float d = _cvtsh_ss(uint16_t((s0 >> 12) | ((s1 >> 8) & 0x00F0) | ((s2 >> 4) & 0x0F00) | (s3 & 0xF000)));
+        const float d = _cvtsh_ss(iq1mScaleBits(b + 48));
         for (int ib = 0; ib < 8; ++ib, qs += 4, qh += 2, y += 32) {
             const unsigned sw = ld16(b + 48 + 2 * (ib / 2)) >> (6 * (ib % 2));
             const __m256 dl1 = _mm256_set1_ps(d * float(2 * (sw & 7) + 1));

@@ -11,7 +11,9 @@
 
 #include <immintrin.h>
 
+#include <array>
 #include <cstring>
+#include <iterator>
 
 namespace qs::ggml {
 
@@ -390,6 +392,274 @@ void avx512TQ2_0(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
+// ---- IQ grids ----
+
+// A sub-block's 32 weights are four 8-weight groups, each one grid entry of 8 magnitudes
+// (IQ1: signed values). The grids are read here as floats, 8 (IQ3: 4) per entry, built once
+// from the byte tables (exact conversions), so two groups are two loads into 16 lanes and one
+// multiply, not a gather, a widening and a conversion. The 32 weights' sign bits form one 32-bit
+// mask (bit 8l + j of group l's sign byte), applied as a masked xor of the sign bit: the
+// reference's negation, NaN included.
+template <const auto& kGrid, bool kSigned>
+const float* gridFloats()
+{
+    constexpr size_t kPerEntry = sizeof(kGrid[0]), kFloats = std::size(kGrid) * kPerEntry;
+    alignas(64) static const std::array<float, kFloats> table = [] {
+        std::array<float, kFloats> t{};
+        for (size_t k = 0; k < kFloats; ++k) {
+            const auto byte = uint8_t(kGrid[k / kPerEntry] >> (8 * (k % kPerEntry)));
+            t[k] = kSigned ? float(int8_t(byte)) : float(byte);
+        }
+        return t;
+    }();
+    return table.data();
+}
+
+// Two 8-float entries (IQ2, IQ1) or four 4-float ones (IQ3) in 16 lanes.
+inline __m512 entries8x2(const float* t, const uint32_t* off)
+{
+    const __m512d lo = _mm512_castpd256_pd512(_mm256_load_pd(reinterpret_cast<const double*>(t + off[0])));
+    return _mm512_castpd_ps(_mm512_insertf64x4(lo, _mm256_load_pd(reinterpret_cast<const double*>(t + off[1])), 1));
+}
+inline __m512 entries4x4(const float* t, const uint32_t* off)
+{
+    const __m256 lo = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(t + off[0])), _mm_load_ps(t + off[1]), 1);
+    const __m256 hi = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(t + off[2])), _mm_load_ps(t + off[3]), 1);
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
+}
+
+const __m512i kSignBit = _mm512_set1_epi32(INT32_MIN);
+
+// y[0..15] = d * g, negated where the sign bit is set.
+inline void gridSigned16(float* y, __m512 g, float d, __mmask16 signs)
+{
+    const __m512i v = _mm512_castps_si512(_mm512_mul_ps(_mm512_set1_ps(d), g));
+    _mm512_storeu_ps(y, _mm512_castsi512_ps(_mm512_mask_xor_epi32(v, signs, v, kSignBit)));
+}
+
+// IQ2/IQ3_XXS signs: 7-bit indices into ksigns_iq2xs (the byte's parity completes it), looked up
+// in the 128-byte table held in two registers, 64 at a time (bit 7 of an index is ignored).
+struct KSigns {
+    __m512i lo = _mm512_loadu_si512(kKsignsIq2xs), hi = _mm512_loadu_si512(kKsignsIq2xs + 64);
+    __m512i operator()(__m512i idx) const { return _mm512_permutex2var_epi8(lo, idx, hi); }
+};
+
+// The IQ2/IQ3_XXS sub-block multiplier d * (0.5f + float(v)) * c, in the reference's order.
+inline __m512 halfStepScales(float d, __m512i v, float c)
+{
+    return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(d), _mm512_add_ps(_mm512_set1_ps(0.5f), _mm512_cvtepi32_ps(v))), _mm512_set1_ps(c));
+}
+// The eight scale bytes of IQ2_XS/IQ2_S: lane 2ib the low nibble of byte ib, lane 2ib + 1 the high.
+inline __m512i scaleNibbles(const uint8_t* sc)
+{
+    const __m128i s = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(sc));
+    const __m512i v = _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(s, s));
+    return _mm512_and_si512(_mm512_srlv_epi32(v, _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4)), _mm512_set1_epi32(0xF));
+}
+
+// What a super-block's stores need, formed in lanes: entry offsets into the float grid (cheaper
+// than extracting each index with scalar shifts and masks), the sub-block multipliers and
+// the sub-blocks' 32-bit sign masks. They are formed one
+// block ahead of the stores that use them: reading back a table just stored waits for the store
+// (no forwarding from the vector stores to the scalar loads), and that wait cost more than the
+// table saves.
+struct GridTables {
+    alignas(64) uint32_t off[64];
+    alignas(64) float dl[16];
+    alignas(64) uint32_t signs[16];
+};
+template <int kBlockBytes, typename Prepare, typename Write>
+void gridBlocks(const uint8_t* b, uint64_t nb, float* y, Prepare prepare, Write write)
+{
+    GridTables t[2];
+    if (nb > 0)
+        prepare(b, t[0]);
+    for (uint64_t i = 0; i < nb; ++i, b += kBlockBytes, y += 256) {
+        if (i + 1 < nb)
+            prepare(b + kBlockBytes, t[(i + 1) & 1]);
+        write(b, t[i & 1], y);
+    }
+}
+
+// A signed IQ2/IQ3 super-block's stores: sub-block ib's four entries at off[offStep * ib], the
+// multipliers of its two halves dl[dlStep * ib] and dl[dlStep * ib + dlHalf], its signs[ib].
+template <int kEntryFloats>
+inline void gridStores(float* y, const float* grid, const GridTables& t, int offStep, int dlStep, int dlHalf)
+{
+    for (int ib = 0; ib < 8; ++ib, y += 32) {
+        const uint32_t* off = t.off + offStep * ib;
+        const uint32_t s = t.signs[ib];
+        if constexpr (kEntryFloats == 8) {
+            gridSigned16(y, entries8x2(grid, off), t.dl[dlStep * ib], __mmask16(s));
+            gridSigned16(y + 16, entries8x2(grid, off + 2), t.dl[dlStep * ib + dlHalf], __mmask16(s >> 16));
+        } else {
+            gridSigned16(y, entries4x4(grid, off), t.dl[dlStep * ib], __mmask16(s));
+            gridSigned16(y + 16, entries4x4(grid, off + 4), t.dl[dlStep * ib + dlHalf], __mmask16(s >> 16));
+        }
+    }
+}
+
+void avx512IQ2_XXS(const uint8_t* b, uint64_t nb, float* y)
+{
+    const KSigns ksigns;
+    const float* grid = gridFloats<kIq2xxsGrid, false>();
+    // Sub-block ib is qword ib: bytes 0..3 its entries, bits 32 + 7l its sign indices, bits
+    // 60..63 its scale. Sign index l goes to byte l of the qword, so the looked-up qword's low
+    // half is the sub-block's sign mask.
+    const __m512i signFields = _mm512_set1_epi64(0x352E2720);
+    const auto prepare = [&](const uint8_t* block, GridTables& t) {
+        const __m512i words = _mm512_loadu_si512(block + 2);
+        for (int c = 0; c < 4; ++c)
+            _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(lanes16(block + 2 + 16 * c), 3));
+        _mm512_store_ps(t.dl, halfStepScales(half512(block), _mm512_zextsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(words, 60))), 0.25f));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs), _mm512_cvtepi64_epi32(ksigns(_mm512_multishift_epi64_epi8(signFields, words))));
+    };
+    gridBlocks<66>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 8, 1, 0); });
+}
+
+void avx512IQ2_XS(const uint8_t* b, uint64_t nb, float* y)
+{
+    const KSigns ksigns;
+    const float* grid = gridFloats<kIq2xsGrid, false>();
+    const auto prepare = [&](const uint8_t* block, GridTables& t) {
+        // 32 words: entry (bits 0..8) and sign index (bits 9..15) of each group.
+        const __m512i words = _mm512_loadu_si512(block + 2);
+        for (int c = 0; c < 2; ++c) {
+            const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2 + 32 * c)));
+            _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(511)), 3));
+        }
+        const __m512i signIdx = _mm512_castsi256_si512(_mm512_cvtepi16_epi8(_mm512_srli_epi16(words, 9)));
+        _mm512_store_si512(t.signs, ksigns(signIdx));
+        _mm512_store_ps(t.dl, halfStepScales(half512(block), scaleNibbles(block + 66), 0.25f));
+    };
+    gridBlocks<74>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 4, 2, 1); });
+}
+
+void avx512IQ2_S(const uint8_t* b, uint64_t nb, float* y)
+{
+    const float* grid = gridFloats<kIq2sGrid, false>();
+    // Entry n's bits 8, 9 are bits 2n, 2n + 1 of the 64-bit qh: byte n of the multishift.
+    const __m256i crumbAt = _mm256_setr_epi64x(0x0E0C0A0806040200ll, 0x1E1C1A1816141210ll, 0x2E2C2A2826242220ll, 0x3E3C3A3836343230ll);
+    const auto prepare = [&](const uint8_t* block, GridTables& t) {
+        const __m256i high = _mm256_and_si256(_mm256_multishift_epi64_epi8(crumbAt, _mm256_set1_epi64x(int64_t(ld64v(block + 66)))), _mm256_set1_epi8(3));
+        for (int c = 0; c < 2; ++c) {
+            const __m512i h = _mm512_slli_epi32(_mm512_cvtepu8_epi32(c ? _mm256_extracti128_si256(high, 1) : _mm256_castsi256_si128(high)), 8);
+            _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(_mm512_or_si512(lanes16(block + 2 + 16 * c), h), 3));
+        }
+        _mm512_store_ps(t.dl, halfStepScales(half512(block), scaleNibbles(block + 74), 0.25f));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 34))); // one bit a weight
+    };
+    gridBlocks<82>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 4, 2, 1); });
+}
+
+void avx512IQ3_XXS(const uint8_t* b, uint64_t nb, float* y)
+{
+    const KSigns ksigns;
+    const float* grid = gridFloats<kIq3xxsGrid, false>();
+    // The eight words after the entries: bits 7l of word ib are its sign index l, bits 28..31
+    // its scale. Sign index l goes to byte l of the word (two words to a qword).
+    const __m256i signFields = _mm256_set1_epi64x(0x352E2720150E0700ll);
+    const auto prepare = [&](const uint8_t* block, GridTables& t) {
+        for (int c = 0; c < 4; ++c)
+            _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(lanes16(block + 2 + 16 * c), 2));
+        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 66));
+        _mm512_store_ps(t.dl, halfStepScales(half512(block), _mm512_zextsi256_si512(_mm256_srli_epi32(a, 28)), 0.5f));
+        _mm512_store_si512(t.signs, ksigns(_mm512_zextsi256_si512(_mm256_multishift_epi64_epi8(signFields, a))));
+    };
+    gridBlocks<98>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<4>(out, grid, t, 8, 1, 0); });
+}
+
+void avx512IQ3_S(const uint8_t* b, uint64_t nb, float* y)
+{
+    const float* grid = gridFloats<kIq3sGrid, false>();
+    const __m256i nibbleShift = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    const auto prepare = [&](const uint8_t* block, GridTables& t) {
+        const uint64_t qh = ld64v(block + 66); // bit n: entry n's bit 8
+        for (int c = 0; c < 4; ++c) {
+            const __m512i q = lanes16(block + 2 + 16 * c);
+            _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(_mm512_mask_or_epi32(q, __mmask16(qh >> 16 * c), q, _mm512_set1_epi32(0x100)), 2));
+        }
+        // d * float(1 + 2 * nibble ib)
+        const __m256i nib = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32v(block + 106))), nibbleShift), _mm256_set1_epi32(0xF));
+        const __m256 odd = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(nib, nib), _mm256_set1_epi32(1)));
+        _mm256_store_ps(t.dl, _mm256_mul_ps(_mm256_set1_ps(half512(block)), odd));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 74))); // one bit a weight
+    };
+    gridBlocks<110>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<4>(out, grid, t, 8, 1, 0); });
+}
+
+// IQ1: dl * (float(signed grid byte) + delta), delta = +-1/8; 3-bit sub-block scales, dl = d * float(2s + 1).
+const __m512 kIq1Delta = _mm512_set1_ps(0.125f), kIq1NegDelta = _mm512_set1_ps(-0.125f);
+inline void iq1Grid16(float* y, __m512 g, float dl, __mmask16 negative)
+{
+    _mm512_storeu_ps(y, _mm512_mul_ps(_mm512_set1_ps(dl), _mm512_add_ps(g, _mm512_mask_blend_ps(negative, kIq1Delta, kIq1NegDelta))));
+}
+inline __m512 oddScales(float d, __m512i s)
+{
+    return _mm512_mul_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_add_epi32(s, s), _mm512_set1_epi32(1))));
+}
+// Lanes 4q .. 4q + 3 take 3-bit field 0..3 of dword q of v (q < 4 + 4 * quarter).
+inline __m512i threeBitFields(__m512i v, int quarter)
+{
+    const __m512i spread = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+    const __m512i shifts = _mm512_setr_epi32(0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9, 0, 3, 6, 9);
+    const __m512i lanes = _mm512_permutexvar_epi32(_mm512_add_epi32(spread, _mm512_set1_epi32(4 * quarter)), v);
+    return _mm512_and_si512(_mm512_srlv_epi32(lanes, shifts), _mm512_set1_epi32(7));
+}
+// Offsets of entries q | high << 8, eight floats each.
+inline void iq1Offsets(uint32_t* off, const uint8_t* q, __m512i high)
+{
+    _mm512_store_si512(off, _mm512_slli_epi32(_mm512_or_si512(lanes16(q), _mm512_slli_epi32(high, 8)), 3));
+}
+
+void avx512IQ1_S(const uint8_t* b, uint64_t nb, float* y)
+{
+    const float* grid = gridFloats<kIq1sGrid, true>();
+    // Word ib of qh: bits 3l..3l + 2 extend entry 4ib + l, bits 12..14 the scale, bit 15 delta's sign.
+    const auto prepare = [&](const uint8_t* block, GridTables& t) {
+        const __m512i h = _mm512_cvtepu16_epi32(_mm256_castsi128_si256(load128(block + 34)));
+        for (int c = 0; c < 2; ++c)
+            iq1Offsets(t.off + 16 * c, block + 2 + 16 * c, threeBitFields(h, c));
+        _mm512_store_ps(t.dl, oddScales(half512(block), _mm512_and_si512(_mm512_srli_epi32(h, 12), _mm512_set1_epi32(7))));
+    };
+    gridBlocks<50>(b, nb, y, prepare, [&](const uint8_t* block, const GridTables& t, float* out) {
+        const unsigned negative = _mm_movemask_epi8(_mm_srai_epi16(load128(block + 34), 15)); // two bits a sub-block
+        for (int ib = 0; ib < 8; ++ib, out += 32) {
+            const auto neg = __mmask16(0u - ((negative >> (2 * ib)) & 1));
+            iq1Grid16(out, entries8x2(grid, t.off + 4 * ib), t.dl[ib], neg);
+            iq1Grid16(out + 16, entries8x2(grid, t.off + 4 * ib + 2), t.dl[ib], neg);
+        }
+    });
+}
+
+void avx512IQ1_M(const uint8_t* b, uint64_t nb, float* y)
+{
+    const float* grid = gridFloats<kIq1sGrid, true>();
+    const auto nibbles = [](const uint8_t* block, int c) { // nibble 16c + k of qh (low nibble first) in byte k
+        const __m128i qh = load128(block + 32);
+        const __m128i lo = _mm_and_si128(qh, _mm_set1_epi8(0x0F)), hi = _mm_and_si128(_mm_srli_epi16(qh, 4), _mm_set1_epi8(0x0F));
+        return c ? _mm_unpackhi_epi8(lo, hi) : _mm_unpacklo_epi8(lo, hi);
+    };
+    const auto prepare = [&](const uint8_t* block, GridTables& t) {
+        // Nibble n: bits 0..2 extend entry n, bit 3 negates its delta.
+        for (int c = 0; c < 2; ++c)
+            iq1Offsets(t.off + 16 * c, block + 16 * c, _mm512_cvtepu8_epi32(_mm_and_si128(nibbles(block, c), _mm_set1_epi8(7))));
+        // Field f = 2ib + half of the sub-block scales: bits 3(f % 4) of scale word f / 4.
+        const __m512i sw = _mm512_cvtepu16_epi32(_mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + 48))));
+        _mm512_store_ps(t.dl, oddScales(_cvtsh_ss(iq1mScaleBits(block + 48)), threeBitFields(sw, 0)));
+    };
+    gridBlocks<56>(b, nb, y, prepare, [&](const uint8_t* block, const GridTables& t, float* out) {
+        uint32_t negative = 0; // bit n: entry n
+        for (int c = 0; c < 2; ++c)
+            negative |= uint32_t(_mm_movemask_epi8(_mm_slli_epi16(nibbles(block, c), 4))) << 16 * c;
+        for (int ib = 0; ib < 8; ++ib, out += 32) {
+            const uint32_t lanes = _pdep_u32(negative >> (4 * ib), 0x01010101u) * 0xFFu; // bit 8l + j: group l's lane j
+            iq1Grid16(out, entries8x2(grid, t.off + 4 * ib), t.dl[2 * ib], __mmask16(lanes));
+            iq1Grid16(out + 16, entries8x2(grid, t.off + 4 * ib + 2), t.dl[2 * ib + 1], __mmask16(lanes >> 16));
+        }
+    });
+}
+
 } // namespace
 
 BlocksFn avx512BlocksFn(int ggmlType)
@@ -414,6 +684,13 @@ BlocksFn avx512BlocksFn(int ggmlType)
     case GgmlQ2_K: return avx512Q2_K;
     case GgmlQ3_K: return avx512Q3_K;
     case GgmlQ6_K: return avx512Q6_K;
+    case GgmlIQ2_XXS: return avx512IQ2_XXS;
+    case GgmlIQ2_XS: return avx512IQ2_XS;
+    case GgmlIQ2_S: return avx512IQ2_S;
+    case GgmlIQ3_XXS: return avx512IQ3_XXS;
+    case GgmlIQ3_S: return avx512IQ3_S;
+    case GgmlIQ1_S: return avx512IQ1_S;
+    case GgmlIQ1_M: return avx512IQ1_M;
     default: return nullptr;
     }
 }

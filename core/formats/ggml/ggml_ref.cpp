@@ -440,19 +440,12 @@ void refIQ1_S(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-// IQ1_M's super-scale: an f16 assembled from the top nibbles of the four scale words.
-uint16_t iq1mScaleBits(const uint8_t* scales)
-{
-    const uint16_t s0 = ld16(scales), s1 = ld16(scales + 2), s2 = ld16(scales + 4), s3 = ld16(scales + 6);
-    return uint16_t((s0 >> 12) | ((s1 >> 8) & 0x00F0) | ((s2 >> 4) & 0x0F00) | (s3 & 0xF000));
-}
-
 void refIQ1_M(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 56) {
         const uint8_t* qs = b;
         const uint8_t* qh = b + 32;
-        const float d = halfToFloat(iq1mScaleBits(b + 48));
+        const float d = halfToFloat(ggml::iq1mScaleBits(b + 48));
         for (int ib = 0; ib < 8; ++ib) {
             const uint16_t sw = ld16(b + 48 + 2 * (ib / 2));
             const float dl[2] = {d * float(2 * ((sw >> (6 * (ib % 2))) & 7) + 1),
@@ -532,6 +525,12 @@ uint64_t blockCount(const GgmlTypeInfo& t, uint64_t nrows, uint64_t rowElems)
 }
 
 } // namespace
+
+uint16_t ggml::iq1mScaleBits(const uint8_t* scales)
+{
+    const uint16_t s0 = ld16(scales), s1 = ld16(scales + 2), s2 = ld16(scales + 4), s3 = ld16(scales + 6);
+    return uint16_t((s0 >> 12) | ((s1 >> 8) & 0x00F0) | ((s2 >> 4) & 0x0F00) | (s3 & 0xF000));
+}
 
 float ggml::ue4m3Half(uint8_t u)
 {

@@ -28,6 +28,9 @@ inline int iq4xsScale(const uint8_t* block, int ib)
     return ((block[4 + ib / 2] >> (4 * (ib % 2))) & 0xF) | int((high >> (2 * ib)) & 3) << 4;
 }
 
+// IQ1_M's super-scale: f16 bits assembled from the top nibbles of its four scale words.
+uint16_t iq1mScaleBits(const uint8_t* scales);
+
 // NVFP4's UE4M3 sub-block scale (bit 7 ignored, 0 and 0x7F read as zero), times 1/2 for the
 // doubled FP4 table; and the same for all 256 bytes, for the fast paths (ggml_ref.cpp).
 float ue4m3Half(uint8_t u);
