@@ -110,32 +110,19 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     }
 }
 
-// AWQ GEMV: a row's codes are contiguous along k, 16 per 8 bytes.
-void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+// 16 consecutive scales from element `index` of the scale tensor; lanes outside `live` read
+// nothing and hold zero.
+inline __m512 scaleRun(const PackedLinear& p, uint64_t index, __mmask16 live)
 {
-    const uint64_t K = p.K, fullK = K / 16 * 16;
-    for (uint64_t n = n0; n < n1; ++n) {
-        float* row = out + (n - n0) * K;
-        const uint8_t* words = p.qweight.data() + 4 * n * ((K + 7) / 8);
-        for (uint64_t g = 0; g < p.groups; ++g) {
-            const __m512 t = codeTable(p.scaleAt(g, n), p.zeroAt(g, n));
-            const uint64_t k1 = std::min(fullK, (g + 1) * p.groupSize);
-            for (uint64_t k = g * p.groupSize; k < k1; k += 16)
-                _mm512_storeu_ps(row + k, _mm512_permutexvar_ps(nibbleLanes16(words + k / 2), t));
-        }
-        tailColumns(p, n, 1, fullK, row);
-    }
+    const uint8_t* sc = p.scales.data() + (p.scaleType == ScaleType::F32 ? 4 : 2) * index;
+    if (p.scaleType == ScaleType::F32)
+        return _mm512_maskz_loadu_ps(live, sc);
+    const __m256i h = _mm256_maskz_loadu_epi16(live, sc);
+    return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
 // The 16 scales of rows n..n+15 in group g ([G, N] scales, the GPTQ layouts).
-inline __m512 scales16(const PackedLinear& p, uint64_t g, uint64_t n)
-{
-    const uint8_t* sc = p.scales.data() + (p.scaleType == ScaleType::F32 ? 4 : 2) * (g * p.N + n);
-    if (p.scaleType == ScaleType::F32)
-        return _mm512_loadu_ps(sc);
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc));
-    return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
+inline __m512 scales16(const PackedLinear& p, uint64_t g, uint64_t n) { return scaleRun(p, g * p.N + n, 0xFFFF); }
 
 // Stored zero fields to the true zeros, by zeroAt's rules.
 inline __m512i trueZeros(const PackedLinear& p, __m512i f)
@@ -399,6 +386,36 @@ void awqGemmRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
         awqGemmBlock(p, n, out + (n - n0) * p.K);
     if (n < n1)
         avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);
+}
+
+// AWQ GEMV: a row's codes are contiguous along k, 16 per 8 bytes, and so are its groups' scales
+// and zero nibbles: 16 groups' of each are read at once, and each group's table is formed from
+// lanes of them (a scalar read of each group's scale and zero cost as much as its stores).
+void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    const uint64_t K = p.K, fullK = K / 16 * 16;
+    const __m512i codes = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (uint64_t n = n0; n < n1; ++n) {
+        float* row = out + (n - n0) * K;
+        const uint8_t* words = p.qweight.data() + 4 * n * ((K + 7) / 8);
+        const uint8_t* zeroRow = p.qzeros.data() + 4 * n * p.zeroWords; // nibble g: group g's stored zero
+        for (uint64_t g0 = 0; g0 < p.groups; g0 += 16) {
+            const uint64_t count = std::min<uint64_t>(16, p.groups - g0);
+            const __m512 s = scaleRun(p, n * p.scaleRows + g0, laneRange(0, count));
+            uint8_t zeroBytes[8] = {};
+            std::memcpy(zeroBytes, zeroRow + g0 / 2, (count + 1) / 2);
+            const __m512i z = trueZeros(p, _mm512_and_si512(nibbleLanes16(zeroBytes), _mm512_set1_epi32(0xF)));
+            for (uint64_t j = 0; j < count; ++j) {
+                const __m512i lane = _mm512_set1_epi32(int(j));
+                const __m512 t = _mm512_mul_ps(_mm512_permutexvar_ps(lane, s),
+                                               _mm512_cvtepi32_ps(_mm512_sub_epi32(codes, _mm512_permutexvar_epi32(lane, z))));
+                const uint64_t g = g0 + j, k1 = std::min(fullK, (g + 1) * p.groupSize);
+                for (uint64_t k = g * p.groupSize; k < k1; k += 16)
+                    _mm512_storeu_ps(row + k, _mm512_permutexvar_ps(nibbleLanes16(words + k / 2), t));
+            }
+        }
+        tailColumns(p, n, 1, fullK, row);
+    }
 }
 
 // fp16 rounding (RNE) of 16 floats, back to float: the AVX2 path's toHalf, lane for lane.

@@ -369,24 +369,42 @@ private slots:
 
     void awqGemv_data()
     {
+        QTest::addColumn<int>("K");
         QTest::addColumn<int>("groupSize");
         QTest::addColumn<int>("zeroWords");
-        QTest::addRow("g128") << 128 << 1;
-        QTest::addRow("g64") << 64 << 2;
-        QTest::addRow("g32") << 32 << 4;
+        QTest::addColumn<bool>("bf16");
+        QTest::addRow("g128") << 512 << 128 << 1 << false;
+        QTest::addRow("g64") << 512 << 64 << 2 << false;
+        QTest::addRow("g32") << 512 << 32 << 4 << false;
+        // 20 and 35 groups: the AVX-512 path reads a row's scales and zeros 16 groups at a time,
+        // so a full run and a tail; special scales; F16 and BF16.
+        QTest::addRow("g128-20groups") << 2560 << 128 << 3 << false;
+        QTest::addRow("g32-35groups-bf16") << 1120 << 32 << 8 << true;
     }
     void awqGemv()
     {
+        QFETCH(int, K);
         QFETCH(int, groupSize);
         QFETCH(int, zeroWords);
-        const Logical l = makeLogical(4, 512, 24, uint64_t(groupSize), uint32_t(groupSize));
+        QFETCH(bool, bf16);
+        Logical l = makeLogical(4, uint64_t(K), 24, uint64_t(groupSize), uint32_t(groupSize + K));
         QCOMPARE(awqGemvZeroWords(l.K, l.groupSize), uint64_t(zeroWords));
+        const uint16_t special[2][5] = {{0x7E00, 0x7C00, 0x0001, 0x83FF, 0xFC00},  // NaN, +Inf, subnormals, -Inf
+                                        {0x7FC0, 0x7F80, 0x0001, 0x807F, 0xFF80}}; // the same in BF16
+        for (uint64_t g = 0; g < l.groups; ++g)
+            for (int i = 0; i < 5; ++i)
+                l.scales[g * l.N + (2 * g + uint64_t(i)) % l.N] = special[bf16][i];
         const PackedOutput po = packAwqGemv(l.codes, l.zeros, l.scales, l.K, l.N, l.groupSize);
         PackedLinear p = linearOf(l, po);
         p.kind = PackedKind::AwqGemv;
         p.zeroWords = po.qzeros.shape[1];
         p.scaleRows = po.scales.shape[1];
-        checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
+        p.scaleType = bf16 ? ScaleType::BF16 : ScaleType::F16;
+        checkAll(p, [&](uint64_t n, uint64_t k) {
+            const uint64_t g = k / l.groupSize;
+            const uint16_t s = l.scales[g * l.N + n];
+            return (bf16 ? bf16ToFloat(s) : halfToFloat(s)) * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
+        });
     }
 
     void awqGemvFast()
