@@ -466,14 +466,18 @@ void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out
             const uint64_t k1 = std::min(K, (g + 1) * p.groupSize);
             for (uint64_t k = g * p.groupSize; k < k1; k += 32) {
                 const __m512i x = _mm512_permutexvar_epi8(order, _mm512_loadu_si512(src + 2 * k));
-                const __m512i v[8] = {x, _mm512_srli_epi32(x, 16), _mm512_srli_epi32(x, 4), _mm512_srli_epi32(x, 20),
-                                      _mm512_srli_epi32(x, 8), _mm512_srli_epi32(x, 24), _mm512_srli_epi32(x, 12),
-                                      _mm512_srli_epi32(x, 28)};
-                for (uint64_t t = 0; t < 4; ++t)
+                // Row t by a constant index, so that the tables and codes stay in registers.
+                const auto put = [&](auto row) {
+                    constexpr int t = decltype(row)::value;
                     if (live[t]) {
-                        _mm512_storeu_ps(rows[t] + k, _mm512_permutexvar_ps(v[2 * t], table[t]));
-                        _mm512_storeu_ps(rows[t] + k + 16, _mm512_permutexvar_ps(v[2 * t + 1], table[t]));
+                        _mm512_storeu_ps(rows[t] + k, _mm512_permutexvar_ps(_mm512_srli_epi32(x, 4 * t), table[t]));
+                        _mm512_storeu_ps(rows[t] + k + 16, _mm512_permutexvar_ps(_mm512_srli_epi32(x, 16 + 4 * t), table[t]));
                     }
+                };
+                put(std::integral_constant<int, 0>{});
+                put(std::integral_constant<int, 1>{});
+                put(std::integral_constant<int, 2>{});
+                put(std::integral_constant<int, 3>{});
             }
         }
     }
