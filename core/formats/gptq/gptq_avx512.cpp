@@ -23,18 +23,47 @@ namespace {
 
 constexpr uint64_t kRows = 16; // Marlin rows per block
 
-// The 16 values s * float(q - z) of codes q = 0..15.
-inline __m512 codeTable(float s, int32_t z)
-{
-    const __m512i q = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return _mm512_mul_ps(_mm512_set1_ps(s), _mm512_cvtepi32_ps(_mm512_sub_epi32(q, _mm512_set1_epi32(z))));
-}
-
 void tailColumns(const PackedLinear& p, uint64_t n, uint64_t rows, uint64_t from, float* out)
 {
     for (uint64_t l = 0; l < rows; ++l)
         for (uint64_t k = from; k < p.K; ++k)
             out[l * p.K + k] = p.valueAt(n + l, k);
+}
+
+// The scales of rows nb..nb+count-1 (count <= 16) in group g, from Marlin's permuted places:
+// marlinScaleIndex worked out in lanes, then 16 scalar reads (a gather could read past the end).
+__m512 marlinScales(const PackedLinear& p, uint64_t g, uint64_t nb, uint64_t count)
+{
+    alignas(64) float s[16] = {};
+    if (g * p.N + nb + 16 > uint64_t(INT32_MAX)) {
+        for (uint64_t r = 0; r < count; ++r)
+            s[r] = p.scaleAt(g, nb + r);
+        return _mm512_load_ps(s);
+    }
+    const __m512i f = _mm512_add_epi32(_mm512_set1_epi32(int(g * p.N + nb)), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m512i idx;
+    if (p.groups > 1) { // f - o + 8 (o % 8) + o / 8, o = f % 64
+        const __m512i o = _mm512_and_si512(f, _mm512_set1_epi32(63));
+        const __m512i moved = _mm512_add_epi32(_mm512_slli_epi32(_mm512_and_si512(o, _mm512_set1_epi32(7)), 3), _mm512_srli_epi32(o, 3));
+        idx = _mm512_add_epi32(_mm512_sub_epi32(f, o), moved);
+    } else { // f - o + 8 ((o >> 1) & 3) + 2 (o >> 3) + (o & 1), o = f % 32
+        const __m512i o = _mm512_and_si512(f, _mm512_set1_epi32(31));
+        const __m512i i = _mm512_and_si512(_mm512_srli_epi32(o, 1), _mm512_set1_epi32(3));
+        const __m512i m = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(o, 3), 1), _mm512_and_si512(o, _mm512_set1_epi32(1)));
+        idx = _mm512_add_epi32(_mm512_sub_epi32(f, o), _mm512_add_epi32(_mm512_slli_epi32(i, 3), m));
+    }
+    alignas(64) uint32_t at[16], raw[16] = {};
+    _mm512_store_si512(at, idx);
+    const size_t width = p.scaleType == ScaleType::F32 ? 4 : 2;
+    for (uint64_t r = 0; r < count; ++r)
+        std::memcpy(&raw[r], p.scales.data() + width * at[r], width);
+    const __m512i v = _mm512_load_si512(raw);
+    switch (p.scaleType) {
+    case ScaleType::F16: return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
+    case ScaleType::BF16: return _mm512_castsi512_ps(_mm512_slli_epi32(v, 16));
+    case ScaleType::F32: break;
+    }
+    return _mm512_castsi512_ps(v);
 }
 
 // Marlin (B.4), as the AVX2 path reads it: for output row n the 16 codes of k-tile kt sit in
@@ -54,7 +83,10 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     };
     Row rows[kRows];
     __m512 table[kRows];
-    float scale[kRows];
+    alignas(64) float scale[kRows];
+    // float(q - 8) of the 4-bit codes q = 0..15 (the implicit zero): a table is s times it.
+    const __m512 centered = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                                _mm512_set1_epi32(1 << (B - 1))));
     // Blocks of up to 16 rows, k-tile outer: each tile's words (N*b/2 words apart) are read for
     // all the block's rows while in the TLB.
     for (uint64_t nb = n0; nb < n1; nb += kRows) {
@@ -84,11 +116,12 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             const uint64_t kt1 = std::min({tiles, kt0 + 4, (g + 1) * p.groupSize / 16});
             if (g != group) {
                 group = g;
-                for (uint64_t r = 0; r < count; ++r) {
-                    scale[r] = p.scaleAt(g, nb + r);
-                    if constexpr (B == 4)
-                        table[r] = codeTable(scale[r], 1 << (B - 1));
-                }
+                // The block's 16 scales at once: read one by one they cost a quarter of the time.
+                const __m512 sv = marlinScales(p, g, nb, count);
+                _mm512_store_ps(scale, sv);
+                if constexpr (B == 4)
+                    for (uint64_t r = 0; r < count; ++r)
+                        table[r] = _mm512_mul_ps(_mm512_permutexvar_ps(_mm512_set1_epi32(int(r)), sv), centered);
             }
             for (uint64_t r = 0; r < count; ++r) {
                 const Row& row = rows[r];

@@ -17,6 +17,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 #include <cmath>
@@ -493,19 +494,28 @@ private slots:
     {
         QTest::addColumn<int>("bits");
         QTest::addColumn<int>("groupSize");
-        QTest::addRow("4-bit-g128") << 4 << 128;
-        QTest::addRow("4-bit-perchannel") << 4 << 256;
-        QTest::addRow("8-bit-g64") << 8 << 64;
+        QTest::addColumn<bool>("bf16");
+        QTest::addRow("4-bit-g128") << 4 << 128 << false;
+        QTest::addRow("4-bit-perchannel") << 4 << 256 << false;
+        QTest::addRow("8-bit-g64") << 8 << 64 << false;
         // Groups shorter than the AVX-512 kernel's four-tile spans, or not dividing them.
-        QTest::addRow("4-bit-g32") << 4 << 32;
-        QTest::addRow("4-bit-g48") << 4 << 48;
-        QTest::addRow("8-bit-g16") << 8 << 16;
+        QTest::addRow("4-bit-g32") << 4 << 32 << false;
+        QTest::addRow("4-bit-g48") << 4 << 48 << false;
+        QTest::addRow("8-bit-g16") << 8 << 16 << false;
+        // BF16 scales with NaN, Inf and subnormals, in both of Marlin's scale orders.
+        QTest::addRow("4-bit-g64-bf16") << 4 << 64 << true;
+        QTest::addRow("8-bit-perchannel-bf16") << 8 << 256 << true;
     }
     void marlin()
     {
         QFETCH(int, bits);
         QFETCH(int, groupSize);
+        QFETCH(bool, bf16);
         Logical l = makeLogical(bits, 256, 128, uint64_t(groupSize), uint32_t(bits + groupSize));
+        if (bf16)
+            for (uint64_t g = 0; g < l.groups; ++g)
+                for (int i = 0; i < 4; ++i)
+                    l.scales[g * l.N + (5 * g + 7 * uint64_t(i)) % l.N] = std::array<uint16_t, 4>{0x7FC0, 0xFF80, 0x0001, 0x807F}[size_t(i)];
         std::fill(l.zeros.begin(), l.zeros.end(), 1 << (bits - 1));
         const PackedOutput po = packMarlin(l.codes, l.scales, bits, l.K, l.N, l.groups);
         PackedLinear p;
@@ -518,7 +528,11 @@ private slots:
         p.groups = l.groups;
         p.qweight = po.qweight.bytes;
         p.scales = po.scales.bytes;
-        checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
+        p.scaleType = bf16 ? ScaleType::BF16 : ScaleType::F16;
+        checkAll(p, [&](uint64_t n, uint64_t k) {
+            const uint16_t s = l.scales[k / l.groupSize * l.N + n];
+            return (bf16 ? bf16ToFloat(s) : halfToFloat(s)) * float(int32_t(l.codes[n * l.K + k]) - (1 << (bits - 1)));
+        });
     }
 
     void specialScales_data()
