@@ -1,12 +1,12 @@
 // AVX-512 paths for Marlin (4 and 8 bits), AWQ GEMV, GEMV_FAST, AWQ GEMM and GPTQ 2/3/4/8-bit
-// with groups in runs. Same float32 bits as the reference s * float(q - z): a code of at most 4
+// with groups in runs or a permuted g_idx of up to 32 groups. Same float32 bits as the reference s * float(q - z): a code of at most 4
 // bits selects its value from the row's and group's table of the 16 products (formed by the same
 // lane-wise multiply) with one vpermps; an 8-bit code is put under the exponent of 2^23, so one
 // subtraction of 2^23 + z gives float(q - z) exactly (both operands are integers below 2^24),
 // then the reference's multiply. GEMV_FAST's table holds its two fp16 roundings. The GPTQ and
 // AWQ GEMM kernels read each row of words as 64-byte vectors of 16 consecutive columns (no
-// gathers, no per-row scalar word loads). An act-order permutation keeps the AVX2 path: a
-// 16-row transposing version measured about half its speed here.
+// gathers, no per-row scalar word loads). A permuted g_idx looks each lane's scale and zero up in
+// the row's 32-entry tables; with more groups it keeps the AVX2 path.
 #include "formats/gptq/gptq.h"
 #include "base/nibble_avx512.h"
 
@@ -226,29 +226,83 @@ inline __mmask16 laneRange(uint64_t lo, uint64_t hi)
     return __mmask16(((1u << hi) - 1u) & ~((1u << lo) - 1u));
 }
 
+// The codes of a GPTQ span (up to 64 k from kb) for 16 output rows, the span's word rows read
+// once. Word row r holds bits 32r..32r+31 of every column's code stream, so one 64-byte load
+// gives the 16 rows' words of it. B <= 4: the 16 codes k..k+15 of a row lie in one qword of two
+// word rows (interleaved by vpunpckl/hdq); one vpermq broadcasts a row's qword and one
+// multishift moves each code to its lane's low byte (the next codes' bits above it). B = 8: four
+// word rows transposed 4x4 (vpunpck dq/qdq) give each row's 16 code bytes in one 128-bit lane;
+// one vpermb widens a row's, zero above.
+template <int B>
+struct GptqSpan {
+    static constexpr uint64_t kSpan = 64, kVecs = kSpan / 16;
+    __m512i w[B <= 4 ? 2 * kVecs : 4 * kVecs];
+    __m512i offsets, offsets16, widen0;
+    uint64_t kb = 0;
+    GptqSpan()
+    {
+        alignas(64) uint8_t o0[64] = {}, o16[64] = {}, widen[64] = {};
+        for (int i = 0; i < 16; ++i) {
+            o0[(i / 2) * 8 + (i % 2) * 4] = uint8_t(B * i);
+            o16[(i / 2) * 8 + (i % 2) * 4] = uint8_t(B * i + 16);
+            widen[4 * i] = uint8_t(i);
+        }
+        offsets = _mm512_load_si512(o0);
+        offsets16 = _mm512_load_si512(o16);
+        widen0 = _mm512_load_si512(widen);
+    }
+    // wordRow(r): the 16 rows' word of word row r (zeros past the last).
+    template <typename WordRow>
+    void load(WordRow wordRow, uint64_t from, uint64_t vecs)
+    {
+        kb = from;
+        for (uint64_t i = 0; i < vecs; ++i) {
+            if constexpr (B <= 4) {
+                const uint64_t r = B * (kb + 16 * i) / 32;
+                // 2-bit: the 16 codes are one word, the qword's high half is not read.
+                const __m512i a = wordRow(r), b = B == 2 ? a : wordRow(r + 1);
+                w[2 * i] = _mm512_unpacklo_epi32(a, b);     // qwords: rows 4c, 4c + 1 of lane c
+                w[2 * i + 1] = _mm512_unpackhi_epi32(a, b); // rows 4c + 2, 4c + 3
+            } else {
+                const uint64_t r = (kb + 16 * i) / 4;
+                const __m512i a = wordRow(r), b = wordRow(r + 1), c = wordRow(r + 2), d = wordRow(r + 3);
+                const __m512i abLo = _mm512_unpacklo_epi32(a, b), abHi = _mm512_unpackhi_epi32(a, b);
+                const __m512i cdLo = _mm512_unpacklo_epi32(c, d), cdHi = _mm512_unpackhi_epi32(c, d);
+                // Lane c of w[4i + j]: the 16 code bytes of row 4c + j.
+                w[4 * i] = _mm512_unpacklo_epi64(abLo, cdLo);
+                w[4 * i + 1] = _mm512_unpackhi_epi64(abLo, cdLo);
+                w[4 * i + 2] = _mm512_unpacklo_epi64(abHi, cdHi);
+                w[4 * i + 3] = _mm512_unpackhi_epi64(abHi, cdHi);
+            }
+        }
+    }
+    // Row l's codes of vector i, one to a lane's low byte.
+    __m512i codes(uint64_t l, uint64_t i) const
+    {
+        if constexpr (B <= 4) {
+            const __m512i sel = _mm512_set1_epi64(int64_t(2 * (l / 4) + l % 2));
+            const __m512i off = B == 3 && (kb + 16 * i) % 32 ? offsets16 : offsets;
+            return _mm512_multishift_epi64_epi8(off, _mm512_permutexvar_epi64(sel, w[2 * i + l % 4 / 2]));
+        } else {
+            const __m512i idx = _mm512_add_epi8(widen0, _mm512_set1_epi8(char(16 * (l / 4))));
+            return _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, idx, w[4 * i + l % 4]);
+        }
+    }
+};
+
 // GPTQ (stream layout, B = 2, 3, 4, 8), 16 output rows n..n+15, groups in monotonic runs along
-// k. Word row r holds bits 32r..32r+31 of every column's code stream, so one 64-byte load gives
-// the 16 rows' words of it. B <= 4: the 16 codes k..k+15 of a row lie in one qword of two word
-// rows (interleaved by vpunpckl/hdq); per row one vpermq broadcasts it, one multishift moves each
-// code into its lane and one vpermps looks it up in the row's and run's table. B = 8: four word
-// rows transposed 4x4 (vpunpck dq/qdq) give each row's 16 code bytes in one 128-bit lane; per
-// row one vpermb widens them under 2^23's exponent bits. Spans of 64 k: the word rows are read
-// once, then each row gets its 64 floats. A vector a run ends or starts in, and the column tail
-// past K, is written with a masked store (its missing word rows read as zeros).
+// k. Spans of 64 k: the word rows are read once (GptqSpan), then each row gets its 64 floats:
+// B <= 4, one vpermps looks each code up in the row's and run's table; B = 8, the code under
+// 2^23's exponent bits. A vector a run ends or starts in, and the column tail past K, is
+// written with a masked store (its missing word rows read as zeros).
 template <int B>
 void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>& runs, uint64_t n, float* rows)
 {
-    constexpr uint64_t Span = 64, Vecs = Span / 16;
+    constexpr uint64_t Span = GptqSpan<B>::kSpan, Vecs = GptqSpan<B>::kVecs;
     const uint64_t K = p.K, N = p.N, wordRows = (K * B + 31) / 32;
     const uint8_t* qw = p.qweight.data() + 4 * n;
-    alignas(64) uint8_t o0[64] = {}, o16[64] = {}, widen[64] = {};
-    for (int i = 0; i < 16; ++i) {
-        o0[(i / 2) * 8 + (i % 2) * 4] = uint8_t(B * i);
-        o16[(i / 2) * 8 + (i % 2) * 4] = uint8_t(B * i + 16);
-        widen[4 * i] = uint8_t(i);
-    }
-    const __m512i offsets = _mm512_load_si512(o0), offsets16 = _mm512_load_si512(o16), widen0 = _mm512_load_si512(widen);
     const __m512i magic = _mm512_set1_epi32(0x4B000000);
+    GptqSpan<B> span;
     RunAffine<B> ra;
     for (const PackedLinear::GroupRun& run : runs) {
         ra.fill(p, run.group, n);
@@ -257,62 +311,28 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
             // Spans of whole vectors inside the run and the word rows (most) take unmasked
             // stores and unchecked loads; the others mask and read missing word rows as zeros.
             const bool full = kb >= run.k0 && ke == kb + Span;
-            const auto span = [&](auto whole) {
+            const auto write = [&](auto whole) {
                 constexpr bool Whole = decltype(whole)::value;
                 const uint64_t vecs = Whole ? Vecs : (ke - kb + 15) / 16;
                 __mmask16 mask[Vecs];
                 for (uint64_t i = 0; i < vecs; ++i)
                     mask[i] = Whole ? __mmask16(0xFFFF)
                                     : laneRange(std::max(run.k0, kb + 16 * i) - (kb + 16 * i), std::min(ke, kb + 16 * i + 16) - (kb + 16 * i));
-                const auto wordRow = [&](uint64_t r) {
-                    return Whole || r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512();
-                };
-                const auto store = [&](float* at, uint64_t i, __m512 x) {
-                    if (Whole)
-                        _mm512_storeu_ps(at, x);
-                    else
-                        _mm512_mask_storeu_ps(at, mask[i], x);
-                };
-                if constexpr (B <= 4) {
-                    __m512i v[2 * Vecs];
+                span.load([&](uint64_t r) { return Whole || r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); },
+                          kb, vecs);
+                for (uint64_t l = 0; l < kRows; ++l) {
+                    float* row = rows + l * K + kb;
                     for (uint64_t i = 0; i < vecs; ++i) {
-                        const uint64_t r = B * (kb + 16 * i) / 32;
-                        // 2-bit: the 16 codes are one word, the qword's high half is not read.
-                        const __m512i a = wordRow(r), b = B == 2 ? a : wordRow(r + 1);
-                        v[2 * i] = _mm512_unpacklo_epi32(a, b);     // qwords: rows 4c, 4c + 1 of lane c
-                        v[2 * i + 1] = _mm512_unpackhi_epi32(a, b); // rows 4c + 2, 4c + 3
-                    }
-                    for (uint64_t l = 0; l < kRows; ++l) {
-                        const __m512i sel = _mm512_set1_epi64(int64_t(2 * (l / 4) + l % 2));
-                        const uint64_t half = l % 4 / 2;
-                        float* row = rows + l * K + kb;
-                        for (uint64_t i = 0; i < vecs; ++i) {
-                            const __m512i off = B == 3 && (kb + 16 * i) % 32 ? offsets16 : offsets;
-                            const __m512i q = _mm512_multishift_epi64_epi8(off, _mm512_permutexvar_epi64(sel, v[2 * i + half]));
-                            store(row + 16 * i, i, _mm512_permutexvar_ps(q, ra.table[l]));
-                        }
-                    }
-                } else {
-                    __m512i t[4 * Vecs];
-                    for (uint64_t i = 0; i < vecs; ++i) {
-                        const uint64_t r = (kb + 16 * i) / 4;
-                        const __m512i a = wordRow(r), b = wordRow(r + 1), c = wordRow(r + 2), d = wordRow(r + 3);
-                        const __m512i abLo = _mm512_unpacklo_epi32(a, b), abHi = _mm512_unpackhi_epi32(a, b);
-                        const __m512i cdLo = _mm512_unpacklo_epi32(c, d), cdHi = _mm512_unpackhi_epi32(c, d);
-                        // Lane c of t[4i + j]: the 16 code bytes of row 4c + j.
-                        t[4 * i] = _mm512_unpacklo_epi64(abLo, cdLo);
-                        t[4 * i + 1] = _mm512_unpackhi_epi64(abLo, cdLo);
-                        t[4 * i + 2] = _mm512_unpacklo_epi64(abHi, cdHi);
-                        t[4 * i + 3] = _mm512_unpackhi_epi64(abHi, cdHi);
-                    }
-                    for (uint64_t l = 0; l < kRows; ++l) {
-                        const __m512i idx = _mm512_add_epi8(widen0, _mm512_set1_epi8(char(16 * (l / 4))));
-                        const __m512 s = _mm512_set1_ps(ra.s[l]), zf = _mm512_set1_ps(ra.zf[l]);
-                        float* row = rows + l * K + kb;
-                        for (uint64_t i = 0; i < vecs; ++i) {
-                            const __m512i q = _mm512_or_si512(_mm512_maskz_permutexvar_epi8(0x1111111111111111ull, idx, t[4 * i + l % 4]), magic);
-                            store(row + 16 * i, i, _mm512_mul_ps(s, _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
-                        }
+                        const __m512i q = span.codes(l, i);
+                        __m512 x;
+                        if constexpr (B <= 4)
+                            x = _mm512_permutexvar_ps(q, ra.table[l]);
+                        else
+                            x = _mm512_mul_ps(_mm512_set1_ps(ra.s[l]), _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q, magic)), _mm512_set1_ps(ra.zf[l])));
+                        if (Whole)
+                            _mm512_storeu_ps(row + 16 * i, x);
+                        else
+                            _mm512_mask_storeu_ps(row + 16 * i, mask[i], x);
                     }
                 }
             };
@@ -322,25 +342,77 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
                 _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N + 63), _MM_HINT_T0);
             }
             if (full)
-                span(std::true_type{});
+                write(std::true_type{});
             else
-                span(std::false_type{});
+                write(std::false_type{});
         }
     }
 }
 
-// GPTQ with groups in runs (no g_idx, or a monotonic one); an act-order permutation stays
-// with the AVX2 path (its per-code group lookups measured slower here as 16-row transposes).
+// GPTQ act-order with a permuted g_idx (desc_act), at most 32 groups, 16 output rows n..n+15:
+// a code's group is its own, so each row's scales and true zeros of every group are held as
+// 32-entry tables and each lane looks its group up by g_idx (vpermt2ps / vpermt2d), then
+// s * float(q - z), the reference's operations. The codes come as in gptqBlock.
+template <int B>
+void gptqPermutedBlock(const PackedLinear& p, uint64_t n, float* rows)
+{
+    constexpr uint64_t Span = GptqSpan<B>::kSpan, Vecs = GptqSpan<B>::kVecs;
+    const uint64_t K = p.K, N = p.N, wordRows = (K * B + 31) / 32;
+    const uint8_t* qw = p.qweight.data() + 4 * n;
+    // Row l's tables: scale[l][g] and zero[l][g], g < 32.
+    alignas(64) float scale[kRows][32] = {};
+    alignas(64) int32_t zero[kRows][32] = {};
+    for (uint64_t g = 0; g < p.groups; ++g) {
+        alignas(64) float sv[16];
+        alignas(64) int32_t zv[16];
+        _mm512_store_ps(sv, scales16(p, g, n));
+        _mm512_store_si512(zv, zeros16<B>(p, g, n));
+        for (uint64_t l = 0; l < kRows; ++l) {
+            scale[l][g] = sv[l];
+            zero[l][g] = zv[l];
+        }
+    }
+    const __m512i codeMask = _mm512_set1_epi32((1 << B) - 1);
+    GptqSpan<B> span;
+    for (uint64_t kb = 0; kb < K; kb += Span) {
+        const uint64_t vecs = (std::min(K, kb + Span) - kb + 15) / 16;
+        span.load([&](uint64_t r) { return r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); }, kb, vecs);
+        __m512i group[Vecs];
+        __mmask16 mask[Vecs];
+        for (uint64_t i = 0; i < vecs; ++i) {
+            mask[i] = laneRange(0, std::min<uint64_t>(16, K - (kb + 16 * i)));
+            group[i] = _mm512_maskz_loadu_epi32(mask[i], p.gIdx.data() + 4 * (kb + 16 * i));
+        }
+        for (uint64_t l = 0; l < kRows; ++l) {
+            const __m512 sLo = _mm512_load_ps(scale[l]), sHi = _mm512_load_ps(scale[l] + 16);
+            const __m512i zLo = _mm512_load_si512(zero[l]), zHi = _mm512_load_si512(zero[l] + 16);
+            float* row = rows + l * K + kb;
+            for (uint64_t i = 0; i < vecs; ++i) {
+                const __m512i q = _mm512_and_si512(span.codes(l, i), codeMask);
+                const __m512i z = _mm512_permutex2var_epi32(zLo, group[i], zHi);
+                const __m512 x = _mm512_mul_ps(_mm512_permutex2var_ps(sLo, group[i], sHi), _mm512_cvtepi32_ps(_mm512_sub_epi32(q, z)));
+                _mm512_mask_storeu_ps(row + 16 * i, mask[i], x);
+            }
+        }
+    }
+}
+
+// GPTQ with groups in runs (no g_idx, or a monotonic one), or with a permuted g_idx of at most
+// 32 groups; more groups than that stay with the AVX2 path.
 template <int B>
 bool gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     std::vector<PackedLinear::GroupRun> local;
     const auto& runs = p.groupRuns(local);
-    if (runs.empty())
+    if (runs.empty() && p.groups > 32)
         return false;
     uint64_t n = n0;
-    for (; n + kRows <= n1; n += kRows)
-        gptqBlock<B>(p, runs, n, out + (n - n0) * p.K);
+    for (; n + kRows <= n1; n += kRows) {
+        if (runs.empty())
+            gptqPermutedBlock<B>(p, n, out + (n - n0) * p.K);
+        else
+            gptqBlock<B>(p, runs, n, out + (n - n0) * p.K);
+    }
     if (n < n1)
         avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);
     return true;

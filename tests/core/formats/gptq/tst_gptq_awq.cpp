@@ -584,9 +584,33 @@ private slots:
         QCOMPARE(p.valueAt(2, k0), tiny * float(int(l.codes[2 * l.K + k0]) - l.zeros[2]));
     }
 
+    // A permuted g_idx (desc_act): the AVX-512 kernel's per-lane group lookup in 32-entry tables
+    // (16 groups: one register; 17..32: both), and 33 groups, past it; codes of every width,
+    // v1 zeros, 16-row blocks and a remainder, a column tail.
+    void actOrderPermuted_data()
+    {
+        QTest::addColumn<int>("bits");
+        QTest::addColumn<int>("groups");
+        for (int bits : {2, 3, 4, 8})
+            for (int groups : {5, 20, 32, 33})
+                QTest::addRow("b%d-%dgroups", bits, groups) << bits << groups;
+    }
+    void actOrderPermuted()
+    {
+        QFETCH(int, bits);
+        QFETCH(int, groups);
+        const Logical l = makeLogical(bits, uint64_t(24 * groups), 40, 24, uint32_t(bits * 100 + groups), true, 1);
+        const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, true, false);
+        PackedLinear p = linearOf(l, po);
+        p.bits = bits;
+        p.zeros = ZeroConvention::StoredMinusOne;
+        p.gIdx = bytesOf(l.gIdx);
+        checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
+    }
+
     // Each layout the AVX-512 path has a kernel for takes it: one that fell back to AVX2 would
     // pass the agreement tests unnoticed (the speed is the point). An act-order permutation
-    // stays with the AVX2 path.
+    // of more than 32 groups stays with the AVX2 path.
     void avx512KernelsPresent()
     {
         if (cpuSimdPath() != SimdPath::Avx512)
@@ -600,9 +624,19 @@ private slots:
                 p.gIdx = bytesOf(l.gIdx);
                 p.validate();
                 std::vector<float> out(p.N * p.K);
-                QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()) == !actOrder,
+                QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()),
                          qPrintable(QStringLiteral("GPTQ-%1%2").arg(bits).arg(actOrder ? " act-order" : "")));
             }
+        {
+            // A permuted g_idx over more than 32 groups stays with the AVX2 path.
+            const Logical l = makeLogical(4, 33 * 32, 16, 32, 79, true);
+            const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
+            PackedLinear p = linearOf(l, po);
+            p.gIdx = bytesOf(l.gIdx);
+            p.validate();
+            std::vector<float> out(p.N * p.K);
+            QVERIFY(!avx512::dequantPackedRows(p, 0, p.N, out.data()));
+        }
         {
             const Logical l = makeLogical(4, 256, 40, 32, 78);
             const PackedOutput po = packAwqGemm(l.codes, l.zeros, l.scales, l.K, l.N, l.groupSize);
