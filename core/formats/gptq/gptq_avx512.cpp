@@ -1,12 +1,12 @@
 // AVX-512 paths for Marlin (4 and 8 bits), AWQ GEMV, GEMV_FAST, AWQ GEMM and GPTQ 2/3/4/8-bit
-// with groups in runs or a permuted g_idx of up to 32 groups. Same float32 bits as the reference s * float(q - z): a code of at most 4
+// with groups in runs or a permuted g_idx of up to 128 groups. Same float32 bits as the reference s * float(q - z): a code of at most 4
 // bits selects its value from the row's and group's table of the 16 products (formed by the same
 // lane-wise multiply) with one vpermps; an 8-bit code is put under the exponent of 2^23, so one
 // subtraction of 2^23 + z gives float(q - z) exactly (both operands are integers below 2^24),
 // then the reference's multiply. GEMV_FAST's table holds its two fp16 roundings. The GPTQ and
 // AWQ GEMM kernels read each row of words as 64-byte vectors of 16 consecutive columns (no
 // gathers, no per-row scalar word loads). A permuted g_idx looks each lane's scale and zero up in
-// the row's 32-entry tables; with more groups it keeps the AVX2 path.
+// the row's tables of the groups; with more than 128 groups it keeps the AVX2 path.
 #include "formats/gptq/gptq.h"
 #include "base/nibble_avx512.h"
 
@@ -349,19 +349,20 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
     }
 }
 
-// GPTQ act-order with a permuted g_idx (desc_act), at most 32 groups, 16 output rows n..n+15:
-// a code's group is its own, so each row's scales and true zeros of every group are held as
-// 32-entry tables and each lane looks its group up by g_idx (vpermt2ps / vpermt2d), then
-// s * float(q - z), the reference's operations. The codes come as in gptqBlock.
-template <int B>
+// GPTQ act-order with a permuted g_idx (desc_act), at most 32 * Banks groups, 16 output rows
+// n..n+15: a code's group is its own, so each row's scales and true zeros of every group are held
+// as tables of 32 entries a bank and each lane looks its group up by g_idx (vpermt2ps /
+// vpermt2d in each bank, the lane's bank kept), then s * float(q - z), the reference's
+// operations. The codes come as in gptqBlock.
+template <int B, int Banks>
 void gptqPermutedBlock(const PackedLinear& p, uint64_t n, float* rows)
 {
-    constexpr uint64_t Span = GptqSpan<B>::kSpan, Vecs = GptqSpan<B>::kVecs;
+    constexpr uint64_t Span = GptqSpan<B>::kSpan, Vecs = GptqSpan<B>::kVecs, Entries = 32 * Banks;
     const uint64_t K = p.K, N = p.N, wordRows = (K * B + 31) / 32;
     const uint8_t* qw = p.qweight.data() + 4 * n;
-    // Row l's tables: scale[l][g] and zero[l][g], g < 32.
-    alignas(64) float scale[kRows][32] = {};
-    alignas(64) int32_t zero[kRows][32] = {};
+    // Row l's tables: scale[l][g] and zero[l][g].
+    alignas(64) float scale[kRows][Entries] = {};
+    alignas(64) int32_t zero[kRows][Entries] = {};
     for (uint64_t g = 0; g < p.groups; ++g) {
         alignas(64) float sv[16];
         alignas(64) int32_t zv[16];
@@ -378,40 +379,52 @@ void gptqPermutedBlock(const PackedLinear& p, uint64_t n, float* rows)
         const uint64_t vecs = (std::min(K, kb + Span) - kb + 15) / 16;
         span.load([&](uint64_t r) { return r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); }, kb, vecs);
         __m512i group[Vecs];
-        __mmask16 mask[Vecs];
+        __mmask16 mask[Vecs], inBank[Vecs][Banks];
         for (uint64_t i = 0; i < vecs; ++i) {
             mask[i] = laneRange(0, std::min<uint64_t>(16, K - (kb + 16 * i)));
             group[i] = _mm512_maskz_loadu_epi32(mask[i], p.gIdx.data() + 4 * (kb + 16 * i));
+            for (int b = 1; b < Banks; ++b)
+                inBank[i][b] = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(group[i], 5), _mm512_set1_epi32(b));
         }
         for (uint64_t l = 0; l < kRows; ++l) {
-            const __m512 sLo = _mm512_load_ps(scale[l]), sHi = _mm512_load_ps(scale[l] + 16);
-            const __m512i zLo = _mm512_load_si512(zero[l]), zHi = _mm512_load_si512(zero[l] + 16);
             float* row = rows + l * K + kb;
             for (uint64_t i = 0; i < vecs; ++i) {
+                __m512 sv = _mm512_permutex2var_ps(_mm512_load_ps(scale[l]), group[i], _mm512_load_ps(scale[l] + 16));
+                __m512i z = _mm512_permutex2var_epi32(_mm512_load_si512(zero[l]), group[i], _mm512_load_si512(zero[l] + 16));
+                for (int b = 1; b < Banks; ++b) {
+                    const float* sb = scale[l] + 32 * b;
+                    const int32_t* zb = zero[l] + 32 * b;
+                    sv = _mm512_mask_blend_ps(inBank[i][b], sv, _mm512_permutex2var_ps(_mm512_load_ps(sb), group[i], _mm512_load_ps(sb + 16)));
+                    z = _mm512_mask_blend_epi32(inBank[i][b], z,
+                                                _mm512_permutex2var_epi32(_mm512_load_si512(zb), group[i], _mm512_load_si512(zb + 16)));
+                }
                 const __m512i q = _mm512_and_si512(span.codes(l, i), codeMask);
-                const __m512i z = _mm512_permutex2var_epi32(zLo, group[i], zHi);
-                const __m512 x = _mm512_mul_ps(_mm512_permutex2var_ps(sLo, group[i], sHi), _mm512_cvtepi32_ps(_mm512_sub_epi32(q, z)));
-                _mm512_mask_storeu_ps(row + 16 * i, mask[i], x);
+                _mm512_mask_storeu_ps(row + 16 * i, mask[i], _mm512_mul_ps(sv, _mm512_cvtepi32_ps(_mm512_sub_epi32(q, z))));
             }
         }
     }
 }
 
 // GPTQ with groups in runs (no g_idx, or a monotonic one), or with a permuted g_idx of at most
-// 32 groups; more groups than that stay with the AVX2 path.
+// 128 groups (K = 16384 at group size 128); more groups than that stay with the AVX2 path.
 template <int B>
 bool gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     std::vector<PackedLinear::GroupRun> local;
     const auto& runs = p.groupRuns(local);
-    if (runs.empty() && p.groups > 32)
+    if (runs.empty() && p.groups > 128)
         return false;
     uint64_t n = n0;
     for (; n + kRows <= n1; n += kRows) {
-        if (runs.empty())
-            gptqPermutedBlock<B>(p, n, out + (n - n0) * p.K);
+        float* rows = out + (n - n0) * p.K;
+        if (!runs.empty())
+            gptqBlock<B>(p, runs, n, rows);
+        else if (p.groups <= 32)
+            gptqPermutedBlock<B, 1>(p, n, rows);
+        else if (p.groups <= 64)
+            gptqPermutedBlock<B, 2>(p, n, rows);
         else
-            gptqBlock<B>(p, runs, n, out + (n - n0) * p.K);
+            gptqPermutedBlock<B, 4>(p, n, rows);
     }
     if (n < n1)
         avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);

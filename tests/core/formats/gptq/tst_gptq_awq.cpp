@@ -584,22 +584,22 @@ private slots:
         QCOMPARE(p.valueAt(2, k0), tiny * float(int(l.codes[2 * l.K + k0]) - l.zeros[2]));
     }
 
-    // A permuted g_idx (desc_act): the AVX-512 kernel's per-lane group lookup in 32-entry tables
-    // (16 groups: one register; 17..32: both), and 33 groups, past it; codes of every width,
-    // v1 zeros, 16-row blocks and a remainder, a column tail.
+    // A permuted g_idx (desc_act): the AVX-512 kernel's per-lane group lookup in banks of 32
+    // groups (one, two or four banks; a bank's two registers), and 129 groups, past it; codes of
+    // every width, v1 zeros, 16-row blocks and a remainder, a column tail.
     void actOrderPermuted_data()
     {
         QTest::addColumn<int>("bits");
         QTest::addColumn<int>("groups");
         for (int bits : {2, 3, 4, 8})
-            for (int groups : {5, 20, 32, 33})
+            for (int groups : {5, 20, 32, 33, 64, 65, 86, 128, 129})
                 QTest::addRow("b%d-%dgroups", bits, groups) << bits << groups;
     }
     void actOrderPermuted()
     {
         QFETCH(int, bits);
         QFETCH(int, groups);
-        const Logical l = makeLogical(bits, uint64_t(24 * groups), 40, 24, uint32_t(bits * 100 + groups), true, 1);
+        const Logical l = makeLogical(bits, uint64_t(8 * groups), 40, 8, uint32_t(bits * 1000 + groups), true, 1);
         const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, true, false);
         PackedLinear p = linearOf(l, po);
         p.bits = bits;
@@ -610,7 +610,7 @@ private slots:
 
     // Each layout the AVX-512 path has a kernel for takes it: one that fell back to AVX2 would
     // pass the agreement tests unnoticed (the speed is the point). An act-order permutation
-    // of more than 32 groups stays with the AVX2 path.
+    // of more than 128 groups stays with the AVX2 path.
     void avx512KernelsPresent()
     {
         if (cpuSimdPath() != SimdPath::Avx512)
@@ -628,8 +628,8 @@ private slots:
                          qPrintable(QStringLiteral("GPTQ-%1%2").arg(bits).arg(actOrder ? " act-order" : "")));
             }
         {
-            // A permuted g_idx over more than 32 groups stays with the AVX2 path.
-            const Logical l = makeLogical(4, 33 * 32, 16, 32, 79, true);
+            // A permuted g_idx over more than 128 groups stays with the AVX2 path.
+            const Logical l = makeLogical(4, 129 * 16, 16, 16, 79, true);
             const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, l.K, l.N, l.groups, false, false);
             PackedLinear p = linearOf(l, po);
             p.gIdx = bytesOf(l.gIdx);
