@@ -161,14 +161,48 @@ void avx512MXFP4(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-// ---- k-quants ----
+// ---- 1- and 2-bit blocks ----
 
-// Q2_K/Q3_K/TQ2_0 codes are the 2-bit crumbs of 32 bytes: crumb j of byte l is element
-// 32j + l. Shifted right by 2j, a byte's lane indexes a table whose 16 entries repeat the 4
-// (or, with a third bit at bit 2, 8) values, so the bits above need no masking.
+// A 2-bit (or, with a third bit at bit 2, 3-bit) code in a lane's low bits indexes a table whose
+// 16 entries repeat the 4 (8) values, so the bits above it need no masking.
 const __m512 kIota4 = _mm512_setr_ps(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
 const __m512 kIota8 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
 
+// Q1_0: 128 sign bits, +d where set and -d elsewhere; 16 bits are one blend's mask.
+void avx512Q1_0(const uint8_t* b, uint64_t nb, float* y)
+{
+    for (uint64_t i = 0; i < nb; ++i, b += 18) {
+        const float df = half512(b);
+        const __m512 d = _mm512_set1_ps(df), nd = _mm512_set1_ps(-df);
+        for (int k = 0; k < 8; ++k, y += 16)
+            _mm512_storeu_ps(y, _mm512_mask_blend_ps(__mmask16(ld16v(b + 2 + 2 * k)), nd, d));
+    }
+}
+
+// Q2_0: 64 consecutive 2-bit codes, float(q - 1) * d. 16 codes are 32 bits of a qword (the low or
+// high half): one multishift moves code i to lane i's low byte, whose low two bits index a
+// 16-entry table repeating the four values.
+void avx512Q2_0(const uint8_t* b, uint64_t nb, float* y)
+{
+    const __m512 codes = _mm512_sub_ps(kIota4, _mm512_set1_ps(1));
+    // Lanes 2q, 2q + 1 read bytes 0 and 4 of qword q: bits 2i (+ 32 for the high half).
+    const __m512i low = _mm512_set_epi64(0x0000001E0000001C, 0x0000001A00000018, 0x0000001600000014, 0x0000001200000010,
+                                         0x0000000E0000000C, 0x0000000A00000008, 0x0000000600000004, 0x0000000200000000);
+    const __m512i high = _mm512_add_epi8(low, _mm512_set1_epi64(0x0000002000000020));
+    for (uint64_t i = 0; i < nb; ++i, b += 18, y += 64) {
+        const __m512 t = _mm512_mul_ps(codes, _mm512_set1_ps(half512(b)));
+        const __m512i q0 = _mm512_set1_epi64(int64_t(ld64v(b + 2))), q1 = _mm512_set1_epi64(int64_t(ld64v(b + 10)));
+        _mm512_storeu_ps(y, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(low, q0), t));
+        _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(high, q0), t));
+        _mm512_storeu_ps(y + 32, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(low, q1), t));
+        _mm512_storeu_ps(y + 48, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(high, q1), t));
+    }
+}
+
+// ---- k-quants ----
+
+// Q2_K/Q3_K/TQ2_0 codes are the 2-bit crumbs of 32 bytes: crumb j of byte l is element
+// 32j + l, shifted right by 2j into a lane's low bits.
 void avx512Q2_K(const uint8_t* b, uint64_t nb, float* y)
 {
     alignas(64) float dl[16], ml[16];
@@ -684,6 +718,8 @@ BlocksFn avx512BlocksFn(int ggmlType)
     case GgmlQ2_K: return avx512Q2_K;
     case GgmlQ3_K: return avx512Q3_K;
     case GgmlQ6_K: return avx512Q6_K;
+    case GgmlQ1_0: return avx512Q1_0;
+    case GgmlQ2_0: return avx512Q2_0;
     case GgmlIQ2_XXS: return avx512IQ2_XXS;
     case GgmlIQ2_XS: return avx512IQ2_XS;
     case GgmlIQ2_S: return avx512IQ2_S;

@@ -835,7 +835,7 @@ private slots:
     {
         for (int t : {GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0, GgmlQ8_1, GgmlIQ4_NL, GgmlMXFP4,
                       GgmlNVFP4, GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K, GgmlIQ4_XS, GgmlTQ1_0, GgmlTQ2_0,
-                      GgmlIQ2_XXS, GgmlIQ2_XS, GgmlIQ2_S, GgmlIQ3_XXS, GgmlIQ3_S, GgmlIQ1_S, GgmlIQ1_M})
+                      GgmlIQ2_XXS, GgmlIQ2_XS, GgmlIQ2_S, GgmlIQ3_XXS, GgmlIQ3_S, GgmlIQ1_S, GgmlIQ1_M, GgmlQ1_0, GgmlQ2_0})
             QVERIFY2(ggml::avx512BlocksFn(t), std::string(ggmlTypeTraits(t)->name).c_str());
     }
 
