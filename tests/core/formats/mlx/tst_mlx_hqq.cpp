@@ -92,6 +92,11 @@ private slots:
         }
         s[1] = 1e-6f; // an f16 subnormal scale
         s[1] = roundToDtype(s[1], t);
+        // Inf and -0 scales, NaN and -Inf biases: they flow through both roundings.
+        s[3] = std::numeric_limits<float>::infinity();
+        b[4] = std::numeric_limits<float>::quiet_NaN();
+        s[6] = -0.0f;
+        b[7] = -std::numeric_limits<float>::infinity();
         // Each packed row is the generic oracle's stream layout in 32-bit words.
         const auto packed = packMlx(q, rows, K, bits);
         for (uint64_t r = 0; r < rows; ++r) {
