@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace qs {
@@ -62,6 +63,15 @@ void ctRow512(const CtPacked& s, uint64_t n, const uint8_t* row, float* o, const
         const __m512 vs = _mm512_set1_ps(sc);
         const int zp = Kind == Ct512::E4M3 || Kind == Ct512::E5M2 ? 0 : zeros[g];
         [[maybe_unused]] const __m512 off = _mm512_set1_ps(8388608.0f + float(half + zp));
+        // E4M3 with a scale whose 2^8 multiple is exact: one multiply (f8e4m3x16Scaled).
+        if (Kind == Ct512::E4M3 && !(std::fabs(sc) >= 0x1p120f && std::isfinite(sc))) {
+            const __m512 vs256 = _mm512_set1_ps(sc * 256.0f);
+            for (uint64_t k = g0; k < k1; k += 16)
+                _mm512_storeu_ps(o + k, f8e4m3x16Scaled(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)), vs256));
+            for (uint64_t k = k1; k < g1; ++k)
+                o[k] = s.fp8At(n, k) * sc;
+            continue;
+        }
         for (uint64_t k = g0; k < k1; k += 16) {
             [[maybe_unused]] const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + (Kind == Ct512::Bits4 ? 0 : k)));
             __m512 v;

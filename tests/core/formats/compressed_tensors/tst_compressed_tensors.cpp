@@ -276,15 +276,20 @@ private slots:
         QTest::addColumn<int>("group");
         QTest::addColumn<bool>("zp");
         QTest::addColumn<bool>("specialScales");
-        QTest::addRow("int8 channel zp") << int(DType::I8) << 0 << true << false;
-        QTest::addRow("int8 g16") << int(DType::I8) << 16 << false << false;
-        QTest::addRow("fp8 e4m3 channel") << int(DType::F8_E4M3) << 0 << false << false;
-        QTest::addRow("fp8 e5m2 g8") << int(DType::F8_E5M2) << 8 << false << false;
-        // The vector FP8 paths: 16-wide groups, groups with a tail, NaN / Inf / subnormal scales.
-        QTest::addRow("fp8 e4m3 g16") << int(DType::F8_E4M3) << 16 << false << false;
-        QTest::addRow("fp8 e5m2 g24") << int(DType::F8_E5M2) << 24 << false << false;
-        QTest::addRow("fp8 e4m3 g16 special scales") << int(DType::F8_E4M3) << 16 << false << true;
-        QTest::addRow("fp8 e5m2 channel special scales") << int(DType::F8_E5M2) << 0 << false << true;
+        QTest::addColumn<bool>("hugeScales"); // F32 scales of 2^120 and beyond, with subnormal ones
+        QTest::addRow("int8 channel zp") << int(DType::I8) << 0 << true << false << false;
+        QTest::addRow("int8 g16") << int(DType::I8) << 16 << false << false << false;
+        QTest::addRow("fp8 e4m3 channel") << int(DType::F8_E4M3) << 0 << false << false << false;
+        QTest::addRow("fp8 e5m2 g8") << int(DType::F8_E5M2) << 8 << false << false << false;
+        // The vector FP8 paths: 16-wide groups, groups with a tail, NaN / Inf / subnormal scales,
+        // scales whose 2^8 multiple overflows (the AVX-512 E4M3 path folds 2^8 into the scale
+        // only where that is exact).
+        QTest::addRow("fp8 e4m3 g16") << int(DType::F8_E4M3) << 16 << false << false << false;
+        QTest::addRow("fp8 e5m2 g24") << int(DType::F8_E5M2) << 24 << false << false << false;
+        QTest::addRow("fp8 e4m3 g16 special scales") << int(DType::F8_E4M3) << 16 << false << true << false;
+        QTest::addRow("fp8 e5m2 channel special scales") << int(DType::F8_E5M2) << 0 << false << true << false;
+        QTest::addRow("fp8 e4m3 g16 huge scales") << int(DType::F8_E4M3) << 16 << false << false << true;
+        QTest::addRow("fp8 e4m3 channel huge scales") << int(DType::F8_E4M3) << 0 << false << false << true;
     }
     void unpackedForms()
     {
@@ -292,6 +297,7 @@ private slots:
         QFETCH(int, group);
         QFETCH(bool, zp);
         QFETCH(bool, specialScales);
+        QFETCH(bool, hugeScales);
         const DType t = DType(dtype);
         const uint64_t N = 7, K = 48, G = group ? K / group : 1;
         std::vector<uint8_t> q(N * K);
@@ -308,10 +314,17 @@ private slots:
                 if (i % 2 == 0)
                     scales[i] = halfToFloat(specials[i / 2 % std::size(specials)]);
         }
+        if (hugeScales) {
+            const float huge[] = {0x1p120f, -0x1.fffffep127f, 0x1p-149f, 0x1.8p125f, -0x1p-140f, 0x1.fffffep119f};
+            for (uint64_t i = 0; i < scales.size(); ++i)
+                scales[i] = huge[i % std::size(huge)];
+        }
         std::vector<int8_t> z(N * G);
         for (uint64_t i = 0; i < z.size(); ++i)
             z[i] = static_cast<int8_t>(static_cast<int>(i * 29 % 256) - 128);
-        std::vector<qsk::T> ts{{"m.weight", t, {N, K}, q}, {"m.weight_scale", DType::F16, {N, G}, qsk::halfBytes(scales, DType::F16)}};
+        std::vector<qsk::T> ts{{"m.weight", t, {N, K}, q},
+                               hugeScales ? qsk::T{"m.weight_scale", DType::F32, {N, G}, qsk::bytesOf(scales)}
+                                          : qsk::T{"m.weight_scale", DType::F16, {N, G}, qsk::halfBytes(scales, DType::F16)}};
         std::vector<std::pair<std::string, std::string>> roles{{"weight", "m.weight"}, {"weight_scale", "m.weight_scale"}};
         if (zp) {
             ts.push_back({"m.weight_zero_point", DType::I8, {N, G}, qsk::bytesOf(z)});
