@@ -5,8 +5,8 @@
 // the table repeats every 2^b lanes, so the bits above a code that vpermps reads are harmless);
 // wider codes take the two roundings themselves. The rows' scales and zeros are read in batches,
 // a row's last columns through masked loads and stores. Ranges of whole view rows of whole
-// vectors (the common case) take a loop that forms a row's table while the previous row is
-// written. Axis 0 goes to the AVX2 path.
+// vectors (the common case) take a loop with nothing per row but its table and its vectors.
+// Axis 0 goes to the AVX2 path.
 #include "formats/hqq/hqq.h"
 #include "formats/plain/dtyperound_avx512.h"
 #include "formats/plain/floatread_avx2.h"
@@ -81,8 +81,7 @@ void hqqRows512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 }
 
 // Whole view rows of whole vectors (C a multiple of 16), codes of <= 4 bits: rows in runs
-// inside one part (one shift), a row's table formed while the previous row is written, and per
-// row nothing but its vectors.
+// inside one part (one shift), per row nothing but its table and its vectors.
 template <DType T, bool words>
 void hqqTableRows512(const Hqq& s, uint64_t r0, uint64_t r1, float* o)
 {
@@ -97,11 +96,8 @@ void hqqTableRows512(const Hqq& s, uint64_t r0, uint64_t r1, float* o)
         readFloatsF16c(s.scale, r, batch, scales);
         readFloatsF16c(s.zero, r, batch, zeros);
         const uint8_t* src = s.wq.data() + (r % s.step) * rowBytes;
-        __m512 next = hqqTable16<T>(codes, scales[0], zeros[0]);
         for (uint64_t j = 0; j < batch; ++j, src += rowBytes) {
-            const __m512 t = next;
-            if (j + 1 < batch)
-                next = hqqTable16<T>(codes, scales[j + 1], zeros[j + 1]);
+            const __m512 t = hqqTable16<T>(codes, scales[j], zeros[j]);
             for (uint64_t c = 0; c < C; c += 16, o += 16) {
                 const __m512i w = words ? _mm512_srl_epi32(_mm512_loadu_si512(src + 4 * c), sh)
                                         : _mm512_cvtepu8_epi32(_mm_srl_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + c)), sh));

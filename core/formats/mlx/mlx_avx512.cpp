@@ -1,8 +1,7 @@
 // AVX-512 MLX affine path for 2-, 3-, 4- and 8-bit codes in groups of whole 16-code vectors. Up to
 // 4 bits: per row and group the results of the 2^b codes are formed as the AVX2 path forms them
-// (the same operations on the same inputs, so the same bits), each while the previous group is
-// written, then 16 codes at a time select theirs with one vpermps. Other widths and group sizes
-// go to the AVX2 path.
+// (the same operations on the same inputs, so the same bits), then 16 codes at a time select
+// theirs with one vpermps. Other widths and group sizes go to the AVX2 path.
 #include "formats/mlx/mlx.h"
 #include "formats/mlx/mlx_simd.h"
 #include "formats/plain/dtyperound_avx512.h"
@@ -50,18 +49,11 @@ void mlxTableRows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
         float* o = out + (n - r0) * s.cols;
         readFloatsF16c(s.scales, n * G, G, scales.data());
         readFloatsF16c(s.biases, n * G, G, biases.data());
-        // A group's table is formed while the previous group is written, so that its vectors do
-        // not wait on its roundings.
-        const auto tableOf = [&](uint64_t g) {
-            return roundToDtype16<T>(_mm512_add_ps(roundToDtype16<T>(_mm512_mul_ps(codes, _mm512_set1_ps(scales[g]))), _mm512_set1_ps(biases[g])));
-        };
         const auto groups = [&]<bool masked>() {
-            __m512 next = tableOf(0);
             const uint8_t* p = row;
             for (uint64_t g = 0; g < G; ++g) {
-                const __m512 table = next;
-                if (g + 1 < G)
-                    next = tableOf(g + 1);
+                const __m512 vs = _mm512_set1_ps(scales[g]), vb = _mm512_set1_ps(biases[g]);
+                const __m512 table = roundToDtype16<T>(_mm512_add_ps(roundToDtype16<T>(_mm512_mul_ps(codes, vs)), vb));
                 for (uint64_t k = 0; k < gs; k += 16, p += 2 * b, o += 16)
                     _mm512_storeu_ps(o, _mm512_permutexvar_ps(mlxLanes16<masked>(p, offsets, bytes), table));
             }
@@ -79,15 +71,16 @@ void mlxTableRows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 template <DType T>
 void mlx8Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 {
-    std::vector<float> scales(s.groups), biases(s.groups);
+    const uint64_t G = s.groups, gs = s.groupSize; // locals: the stores to out could alias s
+    std::vector<float> scales(G), biases(G);
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
         float* o = out + (n - r0) * s.cols;
-        readFloatsF16c(s.scales, n * s.groups, s.groups, scales.data());
-        readFloatsF16c(s.biases, n * s.groups, s.groups, biases.data());
-        for (uint64_t g = 0; g < s.groups; ++g) {
+        readFloatsF16c(s.scales, n * G, G, scales.data());
+        readFloatsF16c(s.biases, n * G, G, biases.data());
+        for (uint64_t g = 0; g < G; ++g) {
             const __m512 vs = _mm512_set1_ps(scales[g]), vb = _mm512_set1_ps(biases[g]);
-            for (uint64_t k = g * s.groupSize; k < (g + 1) * s.groupSize; k += 16) {
+            for (uint64_t k = g * gs; k < (g + 1) * gs; k += 16) {
                 const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k))));
                 _mm512_storeu_ps(o + k, roundToDtype16<T>(_mm512_add_ps(roundToDtype16<T>(_mm512_mul_ps(q, vs)), vb)));
             }
