@@ -294,16 +294,6 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,f16c"))) void floorTableF16Ni
     asm volatile("" : : "r"(out) : "memory");
 }
 
-__attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* codes, float* out, uint64_t n)
-{
-    const __m512 vs = _mm512_set1_ps(1e-3f), vb = _mm512_set1_ps(-0.25f);
-    for (uint64_t i = 0; i < n; i += 16) {
-        const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096))));
-        _mm512_store_ps(out + i, roundF16x16(_mm512_add_ps(roundF16x16(_mm512_mul_ps(q, vs)), vb)));
-    }
-    asm volatile("" : : "r"(out) : "memory");
-}
-
 // The exact alternative to the conversions for MLX-8 (where no result can overflow F16): with
 // C = 1.5 * 2^(max(e, -14) + 13) for x's binade e, (x + C) - C is x rounded to F16's quantum
 // there, nearest even, and x's sign goes back on for the zeros. Checked bit for bit against
@@ -317,12 +307,15 @@ __attribute__((target("avx512f"))) inline __m512 roundF16ByAdds(__m512 x)
     return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), bits, _mm512_set1_epi32(int(0x80000000u)), 0xF8));
 }
 
-__attribute__((target("avx512f"))) void floorTwoRoundsByAdds(const uint8_t* codes, float* out, uint64_t n)
+// Two F16 roundings per element (MLX-8): by conversions, or by adds.
+template <bool byAdds>
+__attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* codes, float* out, uint64_t n)
 {
     const __m512 vs = _mm512_set1_ps(1e-3f), vb = _mm512_set1_ps(-0.25f);
     for (uint64_t i = 0; i < n; i += 16) {
         const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096))));
-        _mm512_store_ps(out + i, roundF16ByAdds(_mm512_add_ps(roundF16ByAdds(_mm512_mul_ps(q, vs)), vb)));
+        const __m512 r = byAdds ? roundF16ByAdds(_mm512_mul_ps(q, vs)) : roundF16x16(_mm512_mul_ps(q, vs));
+        _mm512_store_ps(out + i, byAdds ? roundF16ByAdds(_mm512_add_ps(r, vb)) : roundF16x16(_mm512_add_ps(r, vb)));
     }
     asm volatile("" : : "r"(out) : "memory");
 }
@@ -485,8 +478,8 @@ int main(int argc, char** argv)
                           [&, bytes] { sink = uint32_t(touchInput512(input.data(), bytes, out, Rows * K)); }});
         cs.push_back({"F16 table/64+lookup", [&] { floorTableF16(codes.data(), groupScales.data(), out, Rows * K); }});
         cs.push_back({"F16 table/64+nibbles", [&] { floorTableF16Nibbles(codes.data(), groupScales.data(), out, Rows * K); }});
-        cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16(codes.data(), out, Rows * K); }});
-        cs.push_back({"two rounds by adds", [&] { floorTwoRoundsByAdds(codes.data(), out, Rows * K); }});
+        cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16<false>(codes.data(), out, Rows * K); }});
+        cs.push_back({"two rounds by adds", [&] { floorTwoRoundsF16<true>(codes.data(), out, Rows * K); }});
     }
     race(cs, 4.0);
     std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",
