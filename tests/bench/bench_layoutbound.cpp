@@ -8,7 +8,8 @@
 // more loops give the compute floors of the 4-bit kernels' building blocks on sequential
 // output (see floorStores below), and the AVX-512 GPTQ-4 kernel beside three more that give the
 // floors of the AVX-512 kernels (floorStores512), and those of the HQQ and MLX kernels (read-only
-// passes over an L2-resident input, with stores, and the two F16 roundings; touchInput512). The
+// passes over an L2-resident input, with stores, the per-group F16 table with the MLX-4 kernel's
+// nibble extraction, and the two F16 roundings by conversions and by adds; touchInput512). The
 // GPTQ 2/3/8-bit, act-order, Marlin and GEMV_FAST kernels of both paths follow, with
 // touch(+store) loops of the GPTQ widths and of Marlin's tiles (64-byte stores, as its AVX-512
 // kernel writes; GEMV_FAST reads its int16 words in order: its floor is vpermps16+store).
@@ -273,12 +274,48 @@ __attribute__((target("avx512f,avx512bw,f16c"))) void floorTableF16(const uint8_
     asm volatile("" : : "r"(out) : "memory");
 }
 
+// The same table with the 4-bit codes taken as the MLX-4 kernel takes them: 8 bytes broadcast by
+// the load, one VBMI multishift into 16 lanes (the conversions, the multishift and vpermps compete
+// for the same units).
+__attribute__((target("avx512f,avx512bw,avx512vbmi,f16c"))) void floorTableF16Nibbles(const uint8_t* codes, const float* scales, float* out, uint64_t n)
+{
+    const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512i offsets = _mm512_set_epi64(0x0000003C00000038, 0x0000003400000030, 0x0000002C00000028, 0x0000002400000020,
+                                             0x0000001C00000018, 0x0000001400000010, 0x0000000C00000008, 0x0000000400000000);
+    for (uint64_t i = 0, g = 0; i < n; i += 64, ++g) {
+        const __m512 vs = _mm512_set1_ps(scales[2 * (g % 512)]), vb = _mm512_set1_ps(scales[2 * (g % 512) + 1]);
+        const __m512 t = roundF16x16(_mm512_add_ps(roundF16x16(_mm512_mul_ps(iota, vs)), vb));
+        for (uint64_t j = i; j < i + 64; j += 16) {
+            uint64_t w;
+            std::memcpy(&w, codes + (j / 2) % 4096, 8);
+            _mm512_store_ps(out + j, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(int64_t(w))), t));
+        }
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+// The exact alternative to the conversions for MLX-8 (where no result can overflow F16): with
+// C = 1.5 * 2^(max(e, -14) + 13) for x's binade e, (x + C) - C is x rounded to F16's quantum
+// there, nearest even, and x's sign goes back on for the zeros. Checked bit for bit against
+// vcvtps2ph on 200,000 random F16 scale/bias pairs with codes 0..255 when written; slower here.
+__attribute__((target("avx512f"))) inline __m512 roundF16ByAdds(__m512 x)
+{
+    const __m512i bits = _mm512_castps_si512(x);
+    const __m512i e = _mm512_max_epu32(_mm512_and_si512(bits, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(113 << 23));
+    const __m512 c = _mm512_castsi512_ps(_mm512_add_epi32(e, _mm512_set1_epi32((13 << 23) | 0x400000)));
+    const __m512 r = _mm512_sub_ps(_mm512_add_ps(x, c), c);
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), bits, _mm512_set1_epi32(int(0x80000000u)), 0xF8));
+}
+
+// Two F16 roundings per element (MLX-8): by conversions, or by adds.
+template <bool byAdds>
 __attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* codes, float* out, uint64_t n)
 {
     const __m512 vs = _mm512_set1_ps(1e-3f), vb = _mm512_set1_ps(-0.25f);
     for (uint64_t i = 0; i < n; i += 16) {
         const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096))));
-        _mm512_store_ps(out + i, roundF16x16(_mm512_add_ps(roundF16x16(_mm512_mul_ps(q, vs)), vb)));
+        const __m512 r = byAdds ? roundF16ByAdds(_mm512_mul_ps(q, vs)) : roundF16x16(_mm512_mul_ps(q, vs));
+        _mm512_store_ps(out + i, byAdds ? roundF16ByAdds(_mm512_add_ps(r, vb)) : roundF16x16(_mm512_add_ps(r, vb)));
     }
     asm volatile("" : : "r"(out) : "memory");
 }
@@ -440,7 +477,9 @@ int main(int argc, char** argv)
             cs.push_back({bytes == 32u << 10 ? "read 32K+store" : bytes == 64u << 10 ? "read 64K+store" : "read 256K+store",
                           [&, bytes] { sink = uint32_t(touchInput512(input.data(), bytes, out, Rows * K)); }});
         cs.push_back({"F16 table/64+lookup", [&] { floorTableF16(codes.data(), groupScales.data(), out, Rows * K); }});
-        cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16(codes.data(), out, Rows * K); }});
+        cs.push_back({"F16 table/64+nibbles", [&] { floorTableF16Nibbles(codes.data(), groupScales.data(), out, Rows * K); }});
+        cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16<false>(codes.data(), out, Rows * K); }});
+        cs.push_back({"two rounds by adds", [&] { floorTwoRoundsF16<true>(codes.data(), out, Rows * K); }});
     }
     race(cs, 4.0);
     std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",

@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <bit>
 
 namespace qs {
@@ -39,6 +40,24 @@ float Bnb4::blockAbsmax(uint64_t block) const
     // dequantize_blockwise(absmax_u8, nested state) then "absmax += offset", all f32.
     const float d = nestedMap.at(absmaxCodes[block]) * nestedAbsmax.at(block / nestedBlocksize);
     return d + nestedOffset;
+}
+
+void bnb4BlockAbsmaxes(const Bnb4& s, uint64_t b0, uint64_t count, float* out)
+{
+    if (!s.nested) {
+        s.absmax.read(b0, count, out);
+        return;
+    }
+    float map[256];
+    s.nestedMap.read(0, 256, map);
+    for (uint64_t b = b0, end = b0 + count; b < end;) {
+        const uint64_t j = b / s.nestedBlocksize, runEnd = std::min(end, (j + 1) * s.nestedBlocksize);
+        const float nested = s.nestedAbsmax.at(j);
+        for (; b < runEnd; ++b) {
+            const float d = map[s.absmaxCodes[b]] * nested;
+            out[b - b0] = d + s.nestedOffset;
+        }
+    }
 }
 
 namespace {

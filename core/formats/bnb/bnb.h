@@ -38,6 +38,8 @@ struct Bnb4 {
     float blockAbsmax(uint64_t block) const;
 };
 Bnb4 bnb4State(const WeightData& w);
+// blockAbsmax(b) for blocks [b0, b0 + count) into out, each table read once.
+void bnb4BlockAbsmaxes(const Bnb4& s, uint64_t b0, uint64_t count, float* out);
 
 // Flat elements [e0, e0 + n): code[q] * absmax[e / blocksize] in f32.
 void bnb4ElementsScalar(const Bnb4& s, uint64_t e0, uint64_t n, float* out);

@@ -24,17 +24,29 @@ void bnb4ElementsAvx2(const Bnb4& s, uint64_t e0, uint64_t n, float* out)
     const __m256i shifts = _mm256_setr_epi32(4, 0, 12, 8, 20, 16, 28, 24);
     const uint64_t end = e0 + n;
     const auto scalarAt = [&](uint64_t e, const float* t) { return t[(e & 1) ? (packed[e / 2] & 0x0F) : (packed[e / 2] >> 4)]; };
-    // Plain absmax values are read up front (the dtype dispatched once); nested ones are
-    // decoded per block (two table reads, a multiply and an add), where that scalar work
-    // overlaps the previous block's vector work.
+    // The absmax of every block of the call, decoded once (nested ones: two table reads, a
+    // multiply and an add each).
     const uint64_t b0 = e0 / s.blocksize;
-    std::vector<float> plain(s.nested || n == 0 ? 0 : (end - 1) / s.blocksize + 1 - b0);
-    if (!plain.empty())
-        s.absmax.read(b0, plain.size(), plain.data());
+    std::vector<float> absmax(n == 0 ? 0 : (end - 1) / s.blocksize + 1 - b0);
+    bnb4BlockAbsmaxes(s, b0, absmax.size(), absmax.data());
     uint64_t e = e0;
-    for (uint64_t block = b0; e < end; ++block) {
+    if (s.blocksize == 64 && e0 % 64 == 0) { // the common block size: whole blocks, no checks per word
+        const uint8_t* p = packed + e0 / 2;
+        float* o = out;
+        for (uint64_t j = 0; j < n / 64; ++j, p += 32) {
+            const __m256 a = _mm256_set1_ps(absmax[j]);
+            const __m256 lo = _mm256_mul_ps(codeLo, a), hi = _mm256_mul_ps(codeHi, a);
+            for (int i = 0; i < 8; ++i, o += 8) {
+                int32_t w;
+                std::memcpy(&w, p + 4 * i, 4);
+                _mm256_storeu_ps(o, select16(lo, hi, _mm256_srlv_epi32(_mm256_set1_epi32(w), shifts)));
+            }
+        }
+        e += n / 64 * 64;
+    }
+    for (uint64_t block = e / s.blocksize; e < end; ++block) {
         const uint64_t blockEnd = std::min((block + 1) * s.blocksize, end);
-        const __m256 a = _mm256_set1_ps(s.nested ? s.blockAbsmax(block) : plain[block - b0]);
+        const __m256 a = _mm256_set1_ps(absmax[block - b0]);
         // code[q] * absmax for the 16 codes: the reference's own f32 products.
         const __m256 lo = _mm256_mul_ps(codeLo, a), hi = _mm256_mul_ps(codeHi, a);
         float* o = out + (e - e0);

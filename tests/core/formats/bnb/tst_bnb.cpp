@@ -92,31 +92,45 @@ private slots:
     }
 
     // Hand-made: odd element count (last low nibble is padding), a short last block, a
-    // nested absmax with an offset, special absmax values; every code through the probes.
+    // nested absmax with an offset, special absmax values (and nested map entries); every code
+    // through the probes. Block sizes: 64 (the kernels' whole-block loop), 32 and 128, 24 and 33
+    // (vectors and bytes across blocks); nested block sizes below, at and beyond 16 blocks.
     void probes_data()
     {
         QTest::addColumn<bool>("fp4");
         QTest::addColumn<bool>("nested");
         QTest::addColumn<int>("probe");
+        QTest::addColumn<int>("bs");
+        QTest::addColumn<int>("nbs");
         for (bool fp4 : {false, true})
             for (bool nested : {false, true})
                 for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random, qsk::Probe::AllMax})
-                    QTest::addRow("%s %s %s", fp4 ? "fp4" : "nf4", nested ? "nested" : "plain", qsk::probeName(p))
-                        << fp4 << nested << int(p);
+                    for (auto [bs, nbs] : {std::pair{64, 8}, {32, 20}, {128, 3}, {24, 16}, {33, 17}})
+                        QTest::addRow("%s %s %s bs %d/%d", fp4 ? "fp4" : "nf4", nested ? "nested" : "plain", qsk::probeName(p), bs, nbs)
+                            << fp4 << nested << int(p) << bs << nbs;
     }
     void probes()
     {
         QFETCH(bool, fp4);
         QFETCH(bool, nested);
         QFETCH(int, probe);
-        const uint64_t N = 13, K = 77, n = N * K, bs = 64, nb = (n + bs - 1) / bs; // 1001 codes, 16 blocks
+        QFETCH(int, bs);
+        QFETCH(int, nbs);
+        const uint64_t N = 13, K = 77, n = N * K, nb = (n + bs - 1) / bs; // 1001 codes
         const auto q = qsk::probeCodes(qsk::Probe(probe), N, K, 4);
         std::vector<float> absmax(nb);
         std::vector<uint8_t> codes(nb);
-        std::vector<float> nmap(256), nabs{0.5f, -3.0f}; // nested blocksize 8 below: 2 nested blocks
+        std::vector<float> nmap(256), nabs((nb + nbs - 1) / nbs);
         const float offset = 0.1f;
         for (int i = 0; i < 256; ++i)
             nmap[i] = static_cast<float>(i - 128) / 127.0f;
+        for (size_t j = 0; j < nabs.size(); ++j)
+            nabs[j] = j % 2 ? -3.0f : 0.5f;
+        // The codes of blocks 1, 2, 3 and 4 (b * 37 + 5 below): Inf, NaN, a subnormal, -0.
+        nmap[42] = std::numeric_limits<float>::infinity();
+        nmap[79] = std::numeric_limits<float>::quiet_NaN();
+        nmap[116] = 1e-39f;
+        nmap[153] = -0.0f;
         for (uint64_t b = 0; b < nb; ++b) {
             absmax[b] = 0.01f * static_cast<float>(b + 1);
             codes[b] = static_cast<uint8_t>(b * 37 + 5);
@@ -126,11 +140,12 @@ private slots:
         absmax[7] = -2.0f;
         std::vector<qsk::T> ts{{"m.weight", DType::U8, {(n + 1) / 2, 1}, packBnb(q)},
                                {"m.weight.quant_map", DType::F32, {16}, qsk::bytesOf(std::vector<float>(fp4 ? kBnbFp4 : kBnbNf4, (fp4 ? kBnbFp4 : kBnbNf4) + 16))}};
-        std::string js = std::string("{\"quant_type\": \"") + (fp4 ? "fp4" : "nf4") + "\", \"blocksize\": 64, \"dtype\": \"float16\", \"shape\": [13, 77]";
+        std::string js = std::string("{\"quant_type\": \"") + (fp4 ? "fp4" : "nf4") + "\", \"blocksize\": " + std::to_string(bs)
+            + ", \"dtype\": \"float16\", \"shape\": [13, 77]";
         if (nested) {
-            js += ", \"nested_blocksize\": 8, \"nested_dtype\": \"float32\", \"nested_offset\": 0.1";
+            js += ", \"nested_blocksize\": " + std::to_string(nbs) + ", \"nested_dtype\": \"float32\", \"nested_offset\": 0.1";
             ts.push_back({"m.weight.absmax", DType::U8, {nb}, codes});
-            ts.push_back({"m.weight.nested_absmax", DType::F32, {2}, qsk::bytesOf(nabs)});
+            ts.push_back({"m.weight.nested_absmax", DType::F32, {nabs.size()}, qsk::bytesOf(nabs)});
             ts.push_back({"m.weight.nested_quant_map", DType::F32, {256}, qsk::bytesOf(nmap)});
         } else {
             ts.push_back({"m.weight.absmax", DType::F32, {nb}, qsk::bytesOf(absmax)});
@@ -149,7 +164,7 @@ private slots:
         std::vector<float> expect(n);
         for (uint64_t e = 0; e < n; ++e) {
             const uint64_t b = e / bs;
-            const float a = nested ? qsk::add32(qsk::mul32(nmap[codes[b]], nabs[b / 8]), offset) : absmax[b];
+            const float a = nested ? qsk::add32(qsk::mul32(nmap[codes[b]], nabs[b / nbs]), offset) : absmax[b];
             expect[e] = qsk::mul32(table[q[e]], a);
         }
         QSK_COMPARE_BITS(scalar, expect, DType::F32);

@@ -13,7 +13,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <array>
+#include <cmath>
 #include <iterator>
+#include <limits>
 
 using namespace qs;
 
@@ -92,6 +95,8 @@ private slots:
         QTest::addColumn<bool>("actorder");
         QTest::addColumn<int>("scaleType");
         QTest::addColumn<int>("probe");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<bool>("special"); // Inf, NaN, subnormal and -0 scales
         const std::vector<std::tuple<int, int, int, bool, DType>> cases{
             {3, 0, 1, false, DType::F32}, {3, 16, 2, false, DType::F16}, {4, 16, 1, false, DType::BF16},
             {4, 8, 1, true, DType::F32},  {8, 0, 2, false, DType::F32},  {8, 16, 1, false, DType::F16},
@@ -101,7 +106,15 @@ private slots:
         for (const auto& [b, g, zp, act, st] : cases)
             for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random, qsk::Probe::AllMax})
                 QTest::addRow("w%d g%d zp%d%s %s %s", b, g, zp, act ? " actorder" : "", dtypeName(st).data(), qsk::probeName(p))
-                    << b << g << zp << act << int(st) << int(p);
+                    << b << g << zp << act << int(st) << int(p) << 48 << false;
+        // More than 16 groups a row (the AVX-512 path reads a row's zero points 16 at a time), a
+        // short last group, special scales.
+        for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random}) {
+            QTest::addRow("w4 g16 zp1 K320 special %s", qsk::probeName(p)) << 4 << 16 << 1 << false << int(DType::BF16) << int(p) << 320 << true;
+            QTest::addRow("w8 g16 zp1 K320 special %s", qsk::probeName(p)) << 8 << 16 << 1 << false << int(DType::F16) << int(p) << 320 << true;
+            QTest::addRow("w4 g32 zp1 K48 %s", qsk::probeName(p)) << 4 << 32 << 1 << false << int(DType::F32) << int(p) << 48 << false;
+            QTest::addRow("w4 channel zp1 K56 special %s", qsk::probeName(p)) << 4 << 0 << 1 << false << int(DType::F32) << int(p) << 56 << true;
+        }
     }
     void handMade()
     {
@@ -111,14 +124,20 @@ private slots:
         QFETCH(bool, actorder);
         QFETCH(int, scaleType);
         QFETCH(int, probe);
+        QFETCH(int, cols);
+        QFETCH(bool, special);
         // Odd N (zero points pad the last packed row) and K = 48 (not a multiple of 10 or 6: padded words).
-        const uint64_t N = 11, K = 48, G = group ? K / group : 1;
+        const uint64_t N = 11, K = uint64_t(cols), G = group ? (K + group - 1) / group : 1;
         const DType st = DType(scaleType);
         const auto q = qsk::probeCodes(qsk::Probe(probe), N, K, bits, 11);
         const auto zq = qsk::probeCodes(qsk::Probe::Random, N, G, bits, 5);
         std::vector<float> scales(N * G);
         for (uint64_t i = 0; i < scales.size(); ++i)
             scales[i] = qs::roundToDtype((i % 3 == 1 ? -1.0f : 1.0f) * 0.0037f * static_cast<float>(i + 1), st);
+        if (special)
+            for (uint64_t i = 0; i < scales.size(); i += 5)
+                scales[i] = qs::roundToDtype(std::array{std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                                                        std::ldexp(1.0f, -130), -0.0f, -std::numeric_limits<float>::infinity()}[i / 5 % 5], st);
         std::vector<int32_t> gidx(K);
         for (uint64_t k = 0; k < K; ++k)
             gidx[k] = actorder ? static_cast<int32_t>((k * 5 + 3) % G) : static_cast<int32_t>(group ? k / group : 0);
@@ -257,15 +276,20 @@ private slots:
         QTest::addColumn<int>("group");
         QTest::addColumn<bool>("zp");
         QTest::addColumn<bool>("specialScales");
-        QTest::addRow("int8 channel zp") << int(DType::I8) << 0 << true << false;
-        QTest::addRow("int8 g16") << int(DType::I8) << 16 << false << false;
-        QTest::addRow("fp8 e4m3 channel") << int(DType::F8_E4M3) << 0 << false << false;
-        QTest::addRow("fp8 e5m2 g8") << int(DType::F8_E5M2) << 8 << false << false;
-        // The vector FP8 paths: 16-wide groups, groups with a tail, NaN / Inf / subnormal scales.
-        QTest::addRow("fp8 e4m3 g16") << int(DType::F8_E4M3) << 16 << false << false;
-        QTest::addRow("fp8 e5m2 g24") << int(DType::F8_E5M2) << 24 << false << false;
-        QTest::addRow("fp8 e4m3 g16 special scales") << int(DType::F8_E4M3) << 16 << false << true;
-        QTest::addRow("fp8 e5m2 channel special scales") << int(DType::F8_E5M2) << 0 << false << true;
+        QTest::addColumn<bool>("hugeScales"); // F32 scales of 2^120 and beyond, with subnormal ones
+        QTest::addRow("int8 channel zp") << int(DType::I8) << 0 << true << false << false;
+        QTest::addRow("int8 g16") << int(DType::I8) << 16 << false << false << false;
+        QTest::addRow("fp8 e4m3 channel") << int(DType::F8_E4M3) << 0 << false << false << false;
+        QTest::addRow("fp8 e5m2 g8") << int(DType::F8_E5M2) << 8 << false << false << false;
+        // The vector FP8 paths: 16-wide groups, groups with a tail, NaN / Inf / subnormal scales,
+        // scales whose 2^8 multiple overflows (the AVX-512 E4M3 path folds 2^8 into the scale
+        // only where that is exact).
+        QTest::addRow("fp8 e4m3 g16") << int(DType::F8_E4M3) << 16 << false << false << false;
+        QTest::addRow("fp8 e5m2 g24") << int(DType::F8_E5M2) << 24 << false << false << false;
+        QTest::addRow("fp8 e4m3 g16 special scales") << int(DType::F8_E4M3) << 16 << false << true << false;
+        QTest::addRow("fp8 e5m2 channel special scales") << int(DType::F8_E5M2) << 0 << false << true << false;
+        QTest::addRow("fp8 e4m3 g16 huge scales") << int(DType::F8_E4M3) << 16 << false << false << true;
+        QTest::addRow("fp8 e4m3 channel huge scales") << int(DType::F8_E4M3) << 0 << false << false << true;
     }
     void unpackedForms()
     {
@@ -273,6 +297,7 @@ private slots:
         QFETCH(int, group);
         QFETCH(bool, zp);
         QFETCH(bool, specialScales);
+        QFETCH(bool, hugeScales);
         const DType t = DType(dtype);
         const uint64_t N = 7, K = 48, G = group ? K / group : 1;
         std::vector<uint8_t> q(N * K);
@@ -289,10 +314,17 @@ private slots:
                 if (i % 2 == 0)
                     scales[i] = halfToFloat(specials[i / 2 % std::size(specials)]);
         }
+        if (hugeScales) {
+            const float huge[] = {0x1p120f, -0x1.fffffep127f, 0x1p-149f, 0x1.8p125f, -0x1p-140f, 0x1.fffffep119f};
+            for (uint64_t i = 0; i < scales.size(); ++i)
+                scales[i] = huge[i % std::size(huge)];
+        }
         std::vector<int8_t> z(N * G);
         for (uint64_t i = 0; i < z.size(); ++i)
             z[i] = static_cast<int8_t>(static_cast<int>(i * 29 % 256) - 128);
-        std::vector<qsk::T> ts{{"m.weight", t, {N, K}, q}, {"m.weight_scale", DType::F16, {N, G}, qsk::halfBytes(scales, DType::F16)}};
+        std::vector<qsk::T> ts{{"m.weight", t, {N, K}, q},
+                               hugeScales ? qsk::T{"m.weight_scale", DType::F32, {N, G}, qsk::bytesOf(scales)}
+                                          : qsk::T{"m.weight_scale", DType::F16, {N, G}, qsk::halfBytes(scales, DType::F16)}};
         std::vector<std::pair<std::string, std::string>> roles{{"weight", "m.weight"}, {"weight_scale", "m.weight_scale"}};
         if (zp) {
             ts.push_back({"m.weight_zero_point", DType::I8, {N, G}, qsk::bytesOf(z)});

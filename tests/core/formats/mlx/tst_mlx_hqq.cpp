@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace qs;
 
@@ -91,6 +92,11 @@ private slots:
         }
         s[1] = 1e-6f; // an f16 subnormal scale
         s[1] = roundToDtype(s[1], t);
+        // Inf and -0 scales, NaN and -Inf biases: they flow through both roundings.
+        s[3] = std::numeric_limits<float>::infinity();
+        b[4] = std::numeric_limits<float>::quiet_NaN();
+        s[6] = -0.0f;
+        b[7] = -std::numeric_limits<float>::infinity();
         // Each packed row is the generic oracle's stream layout in 32-bit words.
         const auto packed = packMlx(q, rows, K, bits);
         for (uint64_t r = 0; r < rows; ++r) {
@@ -154,17 +160,23 @@ private slots:
         QTest::addColumn<int>("probe");
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("group");
+        QTest::addColumn<bool>("special"); // Inf, NaN, subnormal and -0 among the scales and zeros
         for (int b : {1, 2, 3, 4, 5, 8})
             for (int axis : {1, 0})
                 for (DType t : {DType::F16, DType::BF16, DType::F32})
                     for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random, qsk::Probe::AllMax})
                         QTest::addRow("b%d axis%d %s %s", b, axis, dtypeName(t).data(), qsk::probeName(p))
-                            << b << axis << int(t) << int(p) << 12 << (axis == 1 ? 20 : 24);
+                            << b << axis << int(t) << int(p) << 12 << (axis == 1 ? 20 : 24) << false;
         // [8, 40] in groups of 16: view rows start inside logical rows, so a row range starts
         // inside a view row.
         for (int b : {2, 3, 4, 5, 8})
             for (DType t : {DType::F16, DType::BF16, DType::F32})
-                QTest::addRow("b%d axis1 g16 %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 8 << 16;
+                QTest::addRow("b%d axis1 g16 %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 8 << 16 << false;
+        // [80, 40] in groups of 16: 200 view rows, more than one batch of scale rows of the
+        // AVX-512 path inside one part; special values.
+        for (int b : {1, 2, 3, 4, 8})
+            for (DType t : {DType::F16, DType::BF16, DType::F32})
+                QTest::addRow("b%d axis1 g16 N80 special %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 80 << 16 << true;
     }
     void hqq()
     {
@@ -174,6 +186,7 @@ private slots:
         QFETCH(int, probe);
         QFETCH(int, rows);
         QFETCH(int, group);
+        QFETCH(bool, special);
         const DType t = DType(dtype);
         // [N, K] = [12, 40]: 480 weights, view [24, 20] (axis 1, group 20; axis 0, group 24).
         // 24 rows split in 2, 4 and 8 parts; 3-bit pads them to 30 (tenths of 3 rows).
@@ -202,6 +215,15 @@ private slots:
             s[i] = roundToDtype((i % 3 == 2 ? -1.0f : 1.0f) * 0.0071f * static_cast<float>(i + 1), t);
             z[i] = roundToDtype(static_cast<float>((1 << bits) - 1) * 0.5f + 0.173f * static_cast<float>(i % 4), t);
         }
+        if (special) {
+            const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+            const float sub = t == DType::F16 ? std::ldexp(1.0f, -20) : std::ldexp(1.0f, -130);
+            const float sv[] = {inf, nan, sub, -0.0f, -inf, 1.0f}, zv[] = {nan, 0.5f, -inf, sub, 1.0f, inf, -0.0f};
+            for (uint64_t i = 0; i < M; i += 3) {
+                s[i] = roundToDtype(sv[i / 3 % 6], t);
+                z[i + 1 < M ? i + 1 : i] = roundToDtype(zv[i / 3 % 7], t);
+            }
+        }
         const std::vector<int64_t> shape{static_cast<int64_t>(N), static_cast<int64_t>(K)};
         const std::string cd = t == DType::F16 ? "torch.float16" : t == DType::BF16 ? "torch.bfloat16" : "torch.float32";
         const std::string packing = std::to_string(bits) + (bits == 3 ? "bit_32" : "bit_u8");
@@ -223,7 +245,8 @@ private slots:
         std::vector<float> expect(total);
         for (uint64_t e = 0; e < total; ++e) {
             const uint64_t r = e / C, c = e % C, m = axis == 1 ? r : c;
-            const float d = roundToDtype(qsk::add32(static_cast<float>(q[e]), -z[m]), t);
+            // q - z as one f32 subtraction (a NaN zero comes through with its sign, as subss gives it).
+            const float d = roundToDtype(static_cast<float>(static_cast<double>(q[e]) - static_cast<double>(z[m])), t);
             expect[e] = roundToDtype(qsk::mul32(d, s[m]), t);
         }
         const auto scalar = qsk::run(dequantHqqRows, *ck, w, SimdPath::Scalar);
