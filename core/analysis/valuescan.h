@@ -1,8 +1,10 @@
 #pragma once
 // One pass over a slice of dequantized values for weightHistograms: count-free moments and
 // the bfloat16-bucket histogram; and the error scan of compareWeight (scanError, below). Element i of a call goes to lane i % 8; finite values only
-// (NaN and Inf are skipped). The AVX2 path gives the same bits as the scalar reference: the
-// same lanes, the same order within each lane, the lanes combined by combine().
+// (NaN and Inf are skipped). The AVX2 and AVX-512 paths give the same bits as the scalar
+// reference: the same lanes, the same order within each lane, the lanes combined by combine().
+#include "base/simd.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -55,6 +57,11 @@ void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& lanes
 namespace avx2 {
 void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split);
 } // namespace avx2
+namespace avx512 {
+void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split);
+} // namespace avx512
+// The scan of `path` (the best one it has at or below it).
+void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split, SimdPath path);
 
 // The error scan of the statistics against a reference, over one span (a row's group of
 // columns, or a whole row): e_i = double(q_i) - double(r_i) for i in [0, n), element i in

@@ -6,9 +6,10 @@
 // (a scalar read-modify-write each, through a store/reload of the indices), the bit-plane
 // counts, and the double products of the sums. The value-key histogram, the
 // caller's-range histogram, min and max come out identical to dequantizing and scanning every
-// element (valuescan.h); the sums are formed differently (CodeTally). The AVX2 path gives
-// the same bits as the scalar reference.
+// element (valuescan.h); the sums are formed differently (CodeTally). The AVX2 and AVX-512
+// paths give the same bits as the scalar reference.
 #include "analysis/valuescan.h"
+#include "base/simd.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -87,7 +88,7 @@ void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTal
                      const RangeBins* range, uint64_t* rangeCounts);
 // The types weightHistograms counts in the code domain: those with an AVX2 tally below (the
 // scalar tally is the reference, slower than dequantizing with AVX2 and scanning; a type is
-// switched on both paths or neither, so that both give the same bits).
+// switched on every path or none, so that all give the same bits).
 bool codeDomainStats(int ggmlType);
 
 namespace avx2 {
@@ -97,5 +98,14 @@ namespace avx2 {
 void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
                      const RangeBins* range, uint64_t* rangeCounts);
 } // namespace avx2
+namespace avx512 {
+// The AVX2 path's cases, 16 codes to a vector.
+void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
+                     const RangeBins* range, uint64_t* rangeCounts);
+} // namespace avx512
+
+// The tally of `path` (the best one it has at or below it).
+void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
+                     const RangeBins* range, uint64_t* rangeCounts, SimdPath path);
 
 } // namespace qs
