@@ -1,10 +1,13 @@
 #pragma once
 // weightHistograms in the code domain: a group of a quantized block (ggml_codes.h) holds at
 // most `codes` distinct values, so each group's codes are counted and each code's value is
-// taken once, with its count. No float per element is written. The cost that remains (AVX2,
-// Q4_K, bench_stats) is per code, not per element: 16 key-counter increments per 32 weights
-// (a scalar read-modify-write each, through a store/reload of the indices), the bit-plane
-// counts, and the double products of the sums. The value-key histogram, the
+// taken once, with its count. No float per element is written. The cost that remains is per
+// code, not per element: 16 key-counter increments per 32 weights (a scalar read-modify-write
+// each, through a store/reload of the indices), the bit-plane counts, and the double products
+// of the sums. On AVX-512 (Zen 5, Q4_K in cache) a group takes about 29 cycles: the
+// increments alone about 16 (one per cycle, the floor of an exact histogram: 0.5 cycle per
+// weight, where the AVX-512 dequantization takes 0.13 in cache and about 0.3 reading the
+// weights from memory), the vector work alone about 23. The value-key histogram, the
 // caller's-range histogram, min and max come out identical to dequantizing and scanning every
 // element (valuescan.h); the sums are formed differently (CodeTally). The AVX2 and AVX-512
 // paths give the same bits as the scalar reference.

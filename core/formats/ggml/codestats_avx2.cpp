@@ -231,12 +231,8 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
             reference(src);
             continue;
         }
-        alignas(32) int32_t sc[8], mn[8];
-        for (int s = 0; s < 8; ++s)
-            ggml::scaleMinK4(src + 4, s, sc[s], mn[s]);
-        alignas(32) float d1s[8], m1s[8];
-        _mm256_store_ps(d1s, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(sc)))));
-        _mm256_store_ps(m1s, _mm256_mul_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(mn)))));
+        float d1s[8], m1s[8];
+        ggml::subScalesK4(src, d, dmin, d1s, m1s);
         for (int j = 0; j < 4; ++j) {
             // Low nibbles: sub-block 2j, high nibbles: 2j + 1. (d * float(sc)) * float(q) - dmin * float(m)
             alignas(32) uint32_t p[8];

@@ -20,6 +20,18 @@ inline void scaleMinK4(const uint8_t* S, int s, int& sc, int& m)
     }
 }
 
+// The eight sub-block multipliers of a Q4_K block whose f16 scales are d and dmin, as the
+// reference forms them: d1[s] = d * float(sc), m1[s] = dmin * float(m).
+inline void subScalesK4(const uint8_t* block, float d, float dmin, float* d1, float* m1)
+{
+    for (int s = 0; s < 8; ++s) {
+        int sc = 0, m = 0;
+        scaleMinK4(block + 4, s, sc, m);
+        d1[s] = d * float(sc);
+        m1[s] = dmin * float(m);
+    }
+}
+
 // The 6-bit scale ls of sub-block ib (0..7) of an IQ4_XS block (d, scales_h, scales_l, ...);
 // the sub-block's multiplier is d * float(ls - 32) (gguf.md 2.7).
 inline int iq4xsScale(const uint8_t* block, int ib)
