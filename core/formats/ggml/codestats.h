@@ -96,18 +96,16 @@ bool codeDomainStats(int ggmlType);
 
 namespace avx2 {
 // The codeDomainStats types without a range: codes counted from bit planes, values formed
-// 16 at a time; every other case (and a block whose scales are not finite) through the
-// reference.
-void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
-                     const RangeBins* range, uint64_t* rangeCounts);
+// 16 at a time; a block whose scales are not finite through the reference.
+void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split);
 } // namespace avx2
 namespace avx512 {
-// The AVX2 path's cases, 16 codes to a vector.
-void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
-                     const RangeBins* range, uint64_t* rangeCounts);
+// The same, 16 codes to a vector.
+void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split);
 } // namespace avx512
 
-// The tally of `path` (the best one it has at or below it).
+// The tally of `path` (the best one it has at or below it); with a range, or a type the SIMD
+// tallies do not cover, the reference.
 void tallyGgmlBlocks(int ggmlType, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
                      const RangeBins* range, uint64_t* rangeCounts, SimdPath path);
 

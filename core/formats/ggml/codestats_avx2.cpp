@@ -117,13 +117,8 @@ inline uint32_t codestatsHalfPlane(const uint32_t* p, int k, int half)
 
 } // namespace
 
-void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
-                     const RangeBins* range, uint64_t* rangeCounts)
+void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split)
 {
-    if (!codeDomainStats(type) || range) {
-        qs::tallyGgmlBlocks(type, src, nblocks, t, split, range, rangeCounts);
-        return;
-    }
     static_assert(kKeySplit == 4);
     CodestatsNibbles k;
     const auto load = [&] {
@@ -226,13 +221,11 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
         nblocks = 0;
     }
     for (uint64_t i = 0; i < nblocks; ++i, src += 144) {
-        const float d = halfAt(src), dmin = halfAt(src + 2);
-        if (!std::isfinite(d) || !std::isfinite(dmin)) {
+        float d1s[8], m1s[8];
+        if (!ggml::subScalesK4(src, d1s, m1s)) {
             reference(src);
             continue;
         }
-        float d1s[8], m1s[8];
-        ggml::subScalesK4(src, d, dmin, d1s, m1s);
         for (int j = 0; j < 4; ++j) {
             // Low nibbles: sub-block 2j, high nibbles: 2j + 1. (d * float(sc)) * float(q) - dmin * float(m)
             alignas(32) uint32_t p[8];

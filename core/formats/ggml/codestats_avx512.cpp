@@ -112,13 +112,8 @@ struct CodestatsGroups {
 
 } // namespace
 
-void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
-                     const RangeBins* range, uint64_t* rangeCounts)
+void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split)
 {
-    if (!codeDomainStats(type) || range) {
-        qs::tallyGgmlBlocks(type, src, nblocks, t, split, range, rangeCounts);
-        return;
-    }
     static_assert(kKeySplit == 4);
     CodestatsGroups k;
     alignas(64) uint32_t pending[128] = {};
@@ -182,13 +177,11 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
         }
     } else {
         for (uint64_t i = 0; i < nblocks; ++i, src += 144) {
-            const float d = halfAt(src), dmin = halfAt(src + 2);
-            if (!std::isfinite(d) || !std::isfinite(dmin)) {
+            float d1s[8], m1s[8];
+            if (!ggml::subScalesK4(src, d1s, m1s)) {
                 reference(src);
                 continue;
             }
-            float d1s[8], m1s[8];
-            ggml::subScalesK4(src, d, dmin, d1s, m1s);
             for (int j = 0; j < 4; j += 2) {
                 // 64 code bytes: sub-blocks 2j (low nibbles of bytes 0-31), 2j + 1 (high),
                 // 2j + 2 (low of bytes 32-63), 2j + 3. Plane b of the low nibbles is bit b.
