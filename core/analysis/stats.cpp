@@ -810,7 +810,6 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> halfCounts(static_cast<size_t>(team));
-    const bool avx2 = hasAvx2(opt.path);
     h.cancelled = !forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
         const size_t t = size_t(omp_get_thread_num());
         if (!fine[t])
@@ -824,9 +823,9 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
             for (uint64_t s0 = r0; s0 < r1; s0 += sliceRows) {
                 const uint64_t s1 = std::min(r1, s0 + sliceRows);
                 keys.makeRoom((s1 - s0) * K);
-                (avx2 ? avx2::tallyGgmlBlocks : tallyGgmlBlocks)(
-                    codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally, keys.split.data(),
-                    range.on() ? &range : nullptr, range.on() ? ranged[t].data() : nullptr);
+                tallyGgmlBlocks(codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally,
+                                keys.split.data(), range.on() ? &range : nullptr, range.on() ? ranged[t].data() : nullptr,
+                                opt.path);
             }
             p.sum = tally.total();
             p.sumSq = tally.totalSq();
@@ -843,10 +842,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
                 const float* v = s.a.data();
                 dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
                 keys.makeRoom(n);
-                if (avx2)
-                    avx2::scanValues(v, n, lanes, keys.split.data());
-                else
-                    scanValues(v, n, lanes, keys.split.data());
+                scanValues(v, n, lanes, keys.split.data(), opt.path);
                 if (range.on())
                     for (uint64_t i = 0; i < n; ++i)
                         range.add(ranged[t].data(), v[i]);

@@ -55,6 +55,16 @@ void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split)
     scanValueRange(v, 0, n, lanes, split);
 }
 
+void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split, SimdPath path)
+{
+    if (path == SimdPath::Avx512)
+        avx512::scanValues(v, n, lanes, split);
+    else if (hasAvx2(path))
+        avx2::scanValues(v, n, lanes, split);
+    else
+        scanValues(v, n, lanes, split);
+}
+
 void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, uint32_t* split)
 {
     for (uint64_t i = from; i < n; ++i) {

@@ -1,8 +1,10 @@
 #pragma once
 // One pass over a slice of dequantized values for weightHistograms: count-free moments and
 // the bfloat16-bucket histogram; and the error scan of compareWeight (scanError, below). Element i of a call goes to lane i % 8; finite values only
-// (NaN and Inf are skipped). The AVX2 path gives the same bits as the scalar reference: the
-// same lanes, the same order within each lane, the lanes combined by combine().
+// (NaN and Inf are skipped). The AVX2 and AVX-512 paths give the same bits as the scalar
+// reference: the same lanes, the same order within each lane, the lanes combined by combine().
+#include "base/simd.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -31,10 +33,16 @@ inline constexpr uint64_t kKeyCount = 65536;
 // run of equal keys, common in dequantized data, does not wait on its own store; the copies
 // are folded into 64-bit totals before any could overflow.
 // The one read-modify-write per element is the cost floor (about one per cycle on Zen 5, twice
-// the Q4_K dequantization per element). Measured without gain: 8 or 16 copies, 16-bit
-// counters, a table over a window of exponents (the keys a weight touches already fit in
-// L1/L2). Counted, not built: de-duplicating the keys of 32 values in registers takes more
-// vector operations than the increments it saves.
+// the Q4_K dequantization per element). The AVX-512 scan is at it: about 16.5 cycles per 16
+// values in cache, its work without the increments 10.5; the AVX-512 dequantization of Q8_0
+// takes about 0.1 cycle per element in cache, 0.6 reading the weights from memory, so stats
+// of the element-scanned types costs at least 1.6x it even when the scan hides wholly behind
+// the memory reads (about 10x in cache). Dequantized k-quants, whose values repeat within a
+// block (equal keys four elements apart then land in the same counter copy), take about 1.6
+// cycles per element on the AVX2 and AVX-512 paths (distinct floats 1.1). Measured without
+// gain: 8 or 16 copies, 16-bit counters, a table over a window of exponents (the keys a weight
+// touches already fit in L1/L2). Counted, not built: de-duplicating the keys of 32 values in
+// registers takes more vector operations than the increments it saves.
 inline constexpr uint64_t kKeySplit = 4;
 struct KeyCounts {
     std::vector<uint32_t> split;  // kKeyCount * kKeySplit
@@ -55,6 +63,11 @@ void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& lanes
 namespace avx2 {
 void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split);
 } // namespace avx2
+namespace avx512 {
+void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split);
+} // namespace avx512
+// The scan of `path` (the best one it has at or below it).
+void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split, SimdPath path);
 
 // The error scan of the statistics against a reference, over one span (a row's group of
 // columns, or a whole row): e_i = double(q_i) - double(r_i) for i in [0, n), element i in

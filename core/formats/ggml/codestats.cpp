@@ -69,4 +69,15 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
     }
 }
 
+void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
+                     const RangeBins* range, uint64_t* rangeCounts, SimdPath path)
+{
+    if (!hasAvx2(path) || range || !codeDomainStats(type))
+        tallyGgmlBlocks(type, src, nblocks, t, split, range, rangeCounts);
+    else if (path == SimdPath::Avx512)
+        avx512::tallyGgmlBlocks(type, src, nblocks, t, split);
+    else
+        avx2::tallyGgmlBlocks(type, src, nblocks, t, split);
+}
+
 } // namespace qs

@@ -117,13 +117,8 @@ inline uint32_t codestatsHalfPlane(const uint32_t* p, int k, int half)
 
 } // namespace
 
-void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
-                     const RangeBins* range, uint64_t* rangeCounts)
+void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split)
 {
-    if (!codeDomainStats(type) || range) {
-        qs::tallyGgmlBlocks(type, src, nblocks, t, split, range, rangeCounts);
-        return;
-    }
     static_assert(kKeySplit == 4);
     CodestatsNibbles k;
     const auto load = [&] {
@@ -226,17 +221,11 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
         nblocks = 0;
     }
     for (uint64_t i = 0; i < nblocks; ++i, src += 144) {
-        const float d = halfAt(src), dmin = halfAt(src + 2);
-        if (!std::isfinite(d) || !std::isfinite(dmin)) {
+        float d1s[8], m1s[8];
+        if (!ggml::subScalesK4(src, d1s, m1s)) {
             reference(src);
             continue;
         }
-        alignas(32) int32_t sc[8], mn[8];
-        for (int s = 0; s < 8; ++s)
-            ggml::scaleMinK4(src + 4, s, sc[s], mn[s]);
-        alignas(32) float d1s[8], m1s[8];
-        _mm256_store_ps(d1s, _mm256_mul_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(sc)))));
-        _mm256_store_ps(m1s, _mm256_mul_ps(_mm256_set1_ps(dmin), _mm256_cvtepi32_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(mn)))));
         for (int j = 0; j < 4; ++j) {
             // Low nibbles: sub-block 2j, high nibbles: 2j + 1. (d * float(sc)) * float(q) - dmin * float(m)
             alignas(32) uint32_t p[8];

@@ -2,7 +2,10 @@
 // Lookup tables of the ggml block types (values from ggml-common.h, stored as data), and the
 // unpacking of the packed 6-bit sub-block scales (Q4_K/Q5_K, IQ4_XS) that the reference, the
 // AVX2 path and the code-domain statistics share.
+#include "base/half.h"
+
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 namespace qs::ggml {
@@ -18,6 +21,23 @@ inline void scaleMinK4(const uint8_t* S, int s, int& sc, int& m)
         sc = (S[s + 4] & 0xF) | ((S[s - 4] >> 6) << 4);
         m = (S[s + 4] >> 4) | ((S[s] >> 6) << 4);
     }
+}
+
+// The eight sub-block multipliers of a Q4_K block as the reference forms them, d1[s] =
+// d * float(sc) and m1[s] = dmin * float(m) from its f16 d and dmin; false (and nothing
+// written) when d or dmin is NaN or Inf.
+inline bool subScalesK4(const uint8_t* block, float* d1, float* m1)
+{
+    const float d = halfAt(block), dmin = halfAt(block + 2);
+    if (!std::isfinite(d) || !std::isfinite(dmin))
+        return false;
+    for (int s = 0; s < 8; ++s) {
+        int sc = 0, m = 0;
+        scaleMinK4(block + 4, s, sc, m);
+        d1[s] = d * float(sc);
+        m1[s] = dmin * float(m);
+    }
+    return true;
 }
 
 // The 6-bit scale ls of sub-block ib (0..7) of an IQ4_XS block (d, scales_h, scales_l, ...);

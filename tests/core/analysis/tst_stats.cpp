@@ -17,6 +17,7 @@
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
 
+#include "kernel_testutil.h"
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
@@ -108,6 +109,7 @@ void checkCodeCounts(const PackedLinear& p)
 
 using Floats = std::vector<float>;
 Q_DECLARE_METATYPE(Floats)
+Q_DECLARE_METATYPE(qs::SimdPath)
 
 class TestStats : public QObject {
     Q_OBJECT
@@ -589,16 +591,23 @@ private slots:
 
     void valueScanPathsAgree_data()
     {
+        // Every path the CPU has against the scalar reference; the lengths put the AVX-512
+        // path's 16-value steps, the AVX2 path's 8-value steps and the scalar tail in turn.
         QTest::addColumn<int>("n");
-        QTest::addRow("8") << 8;
-        QTest::addRow("1003 (a tail)") << 1003;
-        QTest::addRow("4096") << 4096;
+        QTest::addColumn<SimdPath>("path");
+        for (SimdPath p : qsk::simdPaths()) {
+            const std::string pn(simdPathName(p));
+            QTest::addRow("8 %s", pn.c_str()) << 8 << p;
+            QTest::addRow("17 %s", pn.c_str()) << 17 << p;
+            QTest::addRow("24 %s", pn.c_str()) << 24 << p;
+            QTest::addRow("1003 (a tail) %s", pn.c_str()) << 1003 << p;
+            QTest::addRow("4096 %s", pn.c_str()) << 4096 << p;
+        }
     }
     void valueScanPathsAgree()
     {
-        if (!hasAvx2(cpuSimdPath()))
-            QSKIP("no AVX2 on this machine");
         QFETCH(int, n);
+        QFETCH(SimdPath, path);
         std::vector<float> v(static_cast<size_t>(n));
         uint32_t x = 12345;
         for (float& f : v) {
@@ -612,7 +621,7 @@ private slots:
         ValueLanes a, b;
         KeyCounts ka, kb;
         scanValues(v.data(), v.size(), a, ka.split.data());
-        avx2::scanValues(v.data(), v.size(), b, kb.split.data());
+        scanValues(v.data(), v.size(), b, kb.split.data(), path);
         QCOMPARE(ka.split, kb.split);
         ka.flush();
         kb.flush();
@@ -649,23 +658,28 @@ private slots:
 
     void histogramPathsAgree()
     {
-        if (!hasAvx2(cpuSimdPath()))
-            QSKIP("no AVX2 on this machine");
         const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
-        const LogicalWeight* w = ckpt->findWeight("synthetic.q4_k");
-        QVERIFY(w);
         StatsOptions opt;
         opt.rowChunk = 5;
-        const WeightHistograms s = weightHistograms(*ckpt, *w, opt);
-        opt.path = SimdPath::Avx2;
-        opt.threads = 2;
-        const WeightHistograms a = weightHistograms(*ckpt, *w, opt);
-        QCOMPARE(std::memcmp(&s.minValue, &a.minValue, 8), 0);
-        QCOMPARE(std::memcmp(&s.maxValue, &a.maxValue, 8), 0);
-        QCOMPARE(std::memcmp(&s.meanValue, &a.meanValue, 8), 0);
-        QCOMPARE(std::memcmp(&s.rmsValue, &a.rmsValue, 8), 0);
-        QCOMPARE(s.values.counts, a.values.counts);
-        QCOMPARE(s.scales.counts, a.scales.counts);
+        // Q4_K is counted in the code domain (codestats.h), Q8_0 and F16 dequantized and scanned.
+        for (const char* name : {"synthetic.q4_k", "synthetic.q8_0", "synthetic.f16"}) {
+            const LogicalWeight* w = ckpt->findWeight(name);
+            QVERIFY2(w, name);
+            opt.path = SimdPath::Scalar;
+            opt.threads = 1;
+            const WeightHistograms s = weightHistograms(*ckpt, *w, opt);
+            for (SimdPath p : qsk::simdPaths()) {
+                opt.path = p;
+                opt.threads = 2;
+                const WeightHistograms a = weightHistograms(*ckpt, *w, opt);
+                QCOMPARE(std::memcmp(&s.minValue, &a.minValue, 8), 0);
+                QCOMPARE(std::memcmp(&s.maxValue, &a.maxValue, 8), 0);
+                QCOMPARE(std::memcmp(&s.meanValue, &a.meanValue, 8), 0);
+                QCOMPARE(std::memcmp(&s.rmsValue, &a.rmsValue, 8), 0);
+                QCOMPARE(s.values.counts, a.values.counts);
+                QCOMPARE(s.scales.counts, a.scales.counts);
+            }
+        }
     }
 
     void exactPercentilesAdversarial_data()
@@ -857,6 +871,17 @@ private slots:
         QTest::addRow("+0 and -0") << zeros;
         QTest::addRow("NaN, Inf, max, denorm_min") << special;
         QTest::addRow("key edges") << edges;
+        // Sums that round differently when a lane takes its values in another order: lanes 0-3
+        // get 1, 1, 2^-26, 3 * 2^-27 (squares 2 + 2^-52 + 9 * 2^-54: a tie, then past it),
+        // lanes 4-7 get 1, 0, 2^-53, -1 (sum (1 + 2^-53) - 1 = 0, not 2^-53).
+        Floats order;
+        for (int step = 0; step < 4; ++step)
+            for (int l = 0; l < 8; ++l) {
+                const float a[4] = {1, 1, std::ldexp(1.0f, -26), 3 * std::ldexp(1.0f, -27)};
+                const float b[4] = {1, 0, std::ldexp(1.0f, -53), -1};
+                order.push_back(l < 4 ? a[step] : b[step]);
+            }
+        QTest::addRow("lane order") << order;
     }
     void valueScanAdversarial()
     {
@@ -870,16 +895,16 @@ private slots:
         KeyCounts kf = ka;
         kf.flush();
         QCOMPARE(kf.totals, expect);
-        if (!hasAvx2(cpuSimdPath()))
-            return;
-        ValueLanes b;
-        KeyCounts kb;
-        avx2::scanValues(v.data(), v.size(), b, kb.split.data());
-        QCOMPARE(kb.split, ka.split);
-        QCOMPARE(std::memcmp(a.sum, b.sum, sizeof a.sum), 0);
-        QCOMPARE(std::memcmp(a.sumSq, b.sumSq, sizeof a.sumSq), 0);
-        QCOMPARE(std::memcmp(a.lo, b.lo, sizeof a.lo), 0);
-        QCOMPARE(std::memcmp(a.hi, b.hi, sizeof a.hi), 0);
+        for (SimdPath p : qsk::simdPaths()) {
+            ValueLanes b;
+            KeyCounts kb;
+            scanValues(v.data(), v.size(), b, kb.split.data(), p);
+            QCOMPARE(kb.split, ka.split);
+            QCOMPARE(std::memcmp(a.sum, b.sum, sizeof a.sum), 0);
+            QCOMPARE(std::memcmp(a.sumSq, b.sumSq, sizeof a.sumSq), 0);
+            QCOMPARE(std::memcmp(a.lo, b.lo, sizeof a.lo), 0);
+            QCOMPARE(std::memcmp(a.hi, b.hi, sizeof a.hi), 0);
+        }
     }
 
     void codeCountsFixtures_data()

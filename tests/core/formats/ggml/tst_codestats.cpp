@@ -2,8 +2,8 @@
 // table and codes rebuild the reference dequantization bit for bit; the value histograms,
 // min, max and count equal a scan of the dequantized weight, on the fixtures, on random
 // blocks and on adversarial ones (d = 0, -0, NaN, Inf, subnormal, largest; all-max codes and
-// scale bytes), on both SIMD paths; mean and RMS agree with a long double sum within the
-// running-sum error bound; the AVX2 tally gives the scalar tally's bits.
+// scale bytes), on every SIMD path; mean and RMS agree with a long double sum within the
+// running-sum error bound; the AVX2 and AVX-512 tallies give the scalar tally's bits.
 #include "formats/ggml/codestats.h"
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
@@ -85,6 +85,27 @@ std::vector<uint8_t> adversarialBlocks(const CoveredType& ct, uint64_t randomBlo
             std::find(ct.halfFields.begin(), ct.halfFields.end(), uint32_t(i - 1)) == ct.halfFields.end())
             zero[i] = 0;
     out.insert(out.end(), zero.begin(), zero.end());
+    return out;
+}
+
+// Random blocks whose f16 scales are any finite half (any exponent, either sign): the tally's
+// products then span far more than a double's 53 bits, so that adding them in another order
+// shows in the sums' bits.
+std::vector<uint8_t> wideScaleBlocks(const CoveredType& ct, uint64_t n, uint32_t seed)
+{
+    const GgmlTypeInfo& info = *ggmlTypeTraits(ct.type);
+    std::mt19937 rng(seed);
+    std::vector<uint8_t> out(n * info.blockBytes);
+    for (uint8_t& x : out)
+        x = uint8_t(rng());
+    for (uint64_t b = 0; b < n; ++b)
+        for (uint32_t off : ct.halfFields) {
+            uint16_t h = uint16_t(rng());
+            if ((h & 0x7C00) == 0x7C00)
+                h &= 0xBFFF; // Inf or NaN: exponent 15 instead
+            out[b * info.blockBytes + off] = uint8_t(h);
+            out[b * info.blockBytes + off + 1] = uint8_t(h >> 8);
+        }
     return out;
 }
 
@@ -307,21 +328,27 @@ private slots:
     void tallyPathsAgree_data()
     {
         QTest::addColumn<int>("index");
-        for (int i = 0; i < int(coveredTypes().size()); ++i)
-            QTest::addRow("%s", coveredTypes()[size_t(i)].name) << i;
+        QTest::addColumn<SimdPath>("path");
+        for (SimdPath p : paths())
+            for (int i = 0; i < int(coveredTypes().size()); ++i)
+                QTest::addRow("%s %s", coveredTypes()[size_t(i)].name, std::string(simdPathName(p)).c_str()) << i << p;
     }
     void tallyPathsAgree()
     {
-        if (!hasAvx2(cpuSimdPath()))
-            QSKIP("no AVX2 on this machine");
         QFETCH(int, index);
+        QFETCH(SimdPath, path);
         const CoveredType& ct = coveredTypes()[size_t(index)];
-        const std::vector<uint8_t> b = adversarialBlocks(ct, 400, 99);
+        std::vector<uint8_t> b = adversarialBlocks(ct, 400, 99);
+        const std::vector<uint8_t> wide = wideScaleBlocks(ct, 200, 5);
+        b.insert(b.end(), wide.begin(), wide.end());
         const uint64_t blocks = b.size() / ggmlTypeTraits(ct.type)->blockBytes;
         std::vector<uint32_t> s(kKeyCount * kKeySplit, 0), a(s.size(), 0);
         CodeTally ts, ta;
         tallyGgmlBlocks(ct.type, b.data(), blocks, ts, s.data(), nullptr, nullptr);
-        avx2::tallyGgmlBlocks(ct.type, b.data(), blocks, ta, a.data(), nullptr, nullptr);
+        // In two calls (an odd block count first), the tally carried from one to the next.
+        tallyGgmlBlocks(ct.type, b.data(), 7, ta, a.data(), nullptr, nullptr, path);
+        tallyGgmlBlocks(ct.type, b.data() + 7 * ggmlTypeTraits(ct.type)->blockBytes, blocks - 7, ta, a.data(), nullptr,
+                        nullptr, path);
         QCOMPARE(std::memcmp(&ts, &ta, sizeof ts), 0);
         // Per key, the copies folded (which copy a count lands in is the path's choice).
         for (uint64_t key = 0; key < kKeyCount; ++key) {
