@@ -1,12 +1,12 @@
-// AVX-512 paths for Marlin (4 and 8 bits), AWQ GEMV, GEMV_FAST, AWQ GEMM and GPTQ 2/3/4/8-bit
-// with groups in runs or a permuted g_idx of up to 128 groups. Same float32 bits as the reference s * float(q - z): a code of at most 4
+// AVX-512 paths for Marlin (4 and 8 bits), AWQ GEMV, GEMV_FAST, AWQ GEMM, GPTQ 2/3/4/8-bit with
+// groups in runs or a permuted g_idx of up to 128 groups, and planar GPTQ 3/5/6/7-bit. Same float32 bits as the reference s * float(q - z): a code of at most 4
 // bits selects its value from the row's and group's table of the 16 products (formed by the same
 // lane-wise multiply) with one vpermps; an 8-bit code is put under the exponent of 2^23, so one
 // subtraction of 2^23 + z gives float(q - z) exactly (both operands are integers below 2^24),
 // then the reference's multiply. GEMV_FAST's table holds its two fp16 roundings. The GPTQ and
 // AWQ GEMM kernels read each row of words as 64-byte vectors of 16 consecutive columns (no
-// gathers, no per-row scalar word loads). A permuted g_idx looks each lane's scale and zero up in
-// the row's tables of the groups; with more than 128 groups it keeps the AVX2 path.
+// gathers, no per-row scalar word loads). A permuted g_idx, and planar GPTQ, look each lane's scale and
+// zero up in the row's tables of the groups; with more than 128 groups they keep the AVX2 path.
 #include "formats/gptq/gptq.h"
 #include "base/nibble_avx512.h"
 
@@ -349,15 +349,102 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
     }
 }
 
-// GPTQ act-order with a permuted g_idx (desc_act), at most 32 * Banks groups, 16 output rows
-// n..n+15: a code's group is its own, so each row's scales and true zeros of every group are held
-// as tables of 32 entries a bank and each lane looks its group up by g_idx (vpermt2ps /
-// vpermt2d in each bank, the lane's bank kept), then s * float(q - z), the reference's
-// operations. The codes come as in gptqBlock.
-template <int B, int Banks>
-void gptqPermutedBlock(const PackedLinear& p, uint64_t n, float* rows)
+// Planar GPTQ (gptq_p, B = 3, 5, 6, 7): each chunk of 32 k has B word rows, planes of 4, 2 and
+// 1 bits (gptqPlanes) in that order; code j of a plane of width w sits in its word j / (32 / w)
+// at bit w * (j % (32 / w)). So the 16 codes of half h of a chunk are, in a plane of width 4,
+// the qword of its words 2h, 2h + 1 (code i at bit 4i); of width 2, its word h (bit 2i); of
+// width 1, its word (bit 16h + i). The qzeros rows are planes along n the same way.
+template <int B>
+struct PlanarPlanes {
+    static constexpr int kCount = B == 7 ? 3 : 2;
+    static constexpr int kWidth[3] = {B == 3 ? 2 : 4, B == 3 ? 1 : B == 7 ? 2 : B - 4, 1};
+    __m512i offsets[3][2]; // [plane][half]: lane i's multishift control, bit w * i (w = 1: 16h + i)
+    PlanarPlanes()
+    {
+        const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        for (int pl = 0; pl < kCount; ++pl)
+            for (int h = 0; h < 2; ++h)
+                offsets[pl][h] = kWidth[pl] == 1 ? _mm512_add_epi32(lane, _mm512_set1_epi32(16 * h))
+                                                 : _mm512_mullo_epi32(lane, _mm512_set1_epi32(kWidth[pl]));
+    }
+    // The B-bit codes of half h of a chunk, one to a lane, from its plane words: word(first, two)
+    // gives plane word `first` in every qword (with word `first` + 1 as the high half when two).
+    template <typename Word>
+    __m512i fields(uint64_t h, Word word) const
+    {
+        __m512i q = field<0>(h, word);
+        q = _mm512_or_si512(q, field<1>(h, word));
+        if constexpr (kCount > 2)
+            q = _mm512_or_si512(q, field<2>(h, word));
+        return q;
+    }
+    // Plane Pl's codes, shifted above the planes before it (its first word row is their widths' sum).
+    template <int Pl, typename Word>
+    __m512i field(uint64_t h, Word& word) const
+    {
+        constexpr int w = kWidth[Pl], row = Pl == 0 ? 0 : Pl == 1 ? kWidth[0] : kWidth[0] + kWidth[1];
+        const __m512i piece = w == 4 ? word(row + 2 * int(h), true) : word(row + (w == 2 ? int(h) : 0), false);
+        const __m512i f = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets[Pl][h], piece), _mm512_set1_epi32((1 << w) - 1));
+        return _mm512_slli_epi32(f, row);
+    }
+};
+
+// The codes of a planar span (up to 64 k from kb, two chunks) for 16 output rows, its word rows
+// read once; GptqSpan's interface.
+template <int B>
+struct PlanarSpan {
+    static constexpr uint64_t kSpan = 64, kVecs = kSpan / 16;
+    PlanarPlanes<B> planes;
+    __m512i w[2][B];
+    template <typename WordRow>
+    void load(WordRow wordRow, uint64_t kb, uint64_t vecs)
+    {
+        for (uint64_t c = 0; c < (vecs + 1) / 2; ++c)
+            for (int r = 0; r < B; ++r)
+                w[c][r] = wordRow((kb / 32 + c) * B + uint64_t(r));
+    }
+    // Row l's codes of vector i, one to a lane.
+    __m512i codes(uint64_t l, uint64_t i) const
+    {
+        const __m512i* chunk = w[i / 2];
+        const __m512i pair = _mm512_set1_epi64(int64_t(uint64_t(16 + l) << 32 | l)); // lane l of two word rows
+        return planes.fields(i % 2, [&](int first, bool two) {
+            return two ? _mm512_permutex2var_epi32(chunk[first], pair, chunk[first + 1])
+                       : _mm512_permutexvar_epi32(_mm512_set1_epi32(int(l)), chunk[first]);
+        });
+    }
+};
+
+// The true zeros of planar rows n..n+15 in group g (rows that straddle two halves: zeroAt's).
+template <int B>
+__m512i planarZeros16(const PackedLinear& p, const PlanarPlanes<B>& planes, uint64_t g, uint64_t n)
 {
-    constexpr uint64_t Span = GptqSpan<B>::kSpan, Vecs = GptqSpan<B>::kVecs, Entries = 32 * Banks;
+    if (n % 16) {
+        alignas(64) int32_t z[16];
+        for (uint64_t l = 0; l < kRows; ++l)
+            z[l] = p.zeroAt(g, n + l);
+        return _mm512_load_si512(z);
+    }
+    const uint8_t* row = p.qzeros.data() + 4 * (g * (p.N * B / 32) + n / 32 * B);
+    const __m512i z = planes.fields((n % 32) / 16, [&](int first, bool two) {
+        uint64_t v = 0;
+        std::memcpy(&v, row + 4 * first, two ? 8 : 4);
+        return _mm512_set1_epi64(int64_t(two ? v : v | v << 32));
+    });
+    return trueZeros(p, z);
+}
+
+// GPTQ with each code's own group (a permuted g_idx, desc_act; and planar GPTQ, any grouping), at
+// most 32 * Banks groups, 16 output rows n..n+15: each row's scales and true zeros of every group
+// are held as tables of 32 entries a bank and each lane looks its group up (vpermt2ps / vpermt2d
+// in each bank, the lane's bank kept), then s * float(q - z), the reference's operations. The
+// codes come from the span (GptqSpan, PlanarSpan), the zeros from zerosOf(g), the group of each
+// k from groupOfK (g_idx, or k / group size), or, null, of each vector of 16 k (group size a
+// multiple of 16).
+template <int B, int Banks, typename Span, typename Zeros>
+void lookupBlock(const PackedLinear& p, uint64_t n, float* rows, const int32_t* groupOfK, Zeros zerosOf)
+{
+    constexpr uint64_t SpanK = Span::kSpan, Vecs = Span::kVecs, Entries = 32 * Banks;
     const uint64_t K = p.K, N = p.N, wordRows = (K * B + 31) / 32;
     const uint8_t* qw = p.qweight.data() + 4 * n;
     // Row l's tables: scale[l][g] and zero[l][g].
@@ -367,22 +454,22 @@ void gptqPermutedBlock(const PackedLinear& p, uint64_t n, float* rows)
         alignas(64) float sv[16];
         alignas(64) int32_t zv[16];
         _mm512_store_ps(sv, scales16(p, g, n));
-        _mm512_store_si512(zv, zeros16<B>(p, g, n));
+        _mm512_store_si512(zv, zerosOf(g));
         for (uint64_t l = 0; l < kRows; ++l) {
             scale[l][g] = sv[l];
             zero[l][g] = zv[l];
         }
     }
     const __m512i codeMask = _mm512_set1_epi32((1 << B) - 1);
-    GptqSpan<B> span;
-    for (uint64_t kb = 0; kb < K; kb += Span) {
-        const uint64_t vecs = (std::min(K, kb + Span) - kb + 15) / 16;
+    Span span;
+    for (uint64_t kb = 0; kb < K; kb += SpanK) {
+        const uint64_t vecs = (std::min(K, kb + SpanK) - kb + 15) / 16;
         span.load([&](uint64_t r) { return r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); }, kb, vecs);
         __m512i group[Vecs];
         __mmask16 mask[Vecs], inBank[Vecs][Banks];
         for (uint64_t i = 0; i < vecs; ++i) {
             mask[i] = laneRange(0, std::min<uint64_t>(16, K - (kb + 16 * i)));
-            group[i] = _mm512_maskz_loadu_epi32(mask[i], p.gIdx.data() + 4 * (kb + 16 * i));
+            group[i] = groupOfK ? _mm512_maskz_loadu_epi32(mask[i], groupOfK + kb + 16 * i) : _mm512_set1_epi32(int((kb + 16 * i) / p.groupSize));
             for (int b = 1; b < Banks; ++b)
                 inBank[i][b] = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(group[i], 5), _mm512_set1_epi32(b));
         }
@@ -405,30 +492,64 @@ void gptqPermutedBlock(const PackedLinear& p, uint64_t n, float* rows)
     }
 }
 
-// GPTQ with groups in runs (no g_idx, or a monotonic one), or with a permuted g_idx of at most
-// 128 groups (K = 16384 at group size 128); more groups than that stay with the AVX2 path.
+// The lookup kernel for rows n0..n1 in 16-row blocks, with the banks its groups need (at most
+// 128 groups: K = 16384 at group size 128); the remainder rows take the AVX2 path.
+template <int B, typename Span, typename ZerosFor>
+bool lookupRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out, ZerosFor zerosFor)
+{
+    if (p.groups > 128)
+        return false;
+    std::vector<int32_t> computed;
+    const int32_t* groupOfK = reinterpret_cast<const int32_t*>(p.gIdx.data());
+    if (p.gIdx.empty() && p.groupSize % 16) {
+        computed.resize(p.K);
+        for (uint64_t k = 0, g = 0, left = p.groupSize; k < p.K; ++k, --left) {
+            if (left == 0) {
+                ++g;
+                left = p.groupSize;
+            }
+            computed[k] = int32_t(g);
+        }
+        groupOfK = computed.data();
+    }
+    uint64_t n = n0;
+    for (; n + kRows <= n1; n += kRows) {
+        float* rows = out + (n - n0) * p.K;
+        const auto zerosOf = [&](uint64_t g) { return zerosFor(g, n); };
+        if (p.groups <= 32)
+            lookupBlock<B, 1, Span>(p, n, rows, groupOfK, zerosOf);
+        else if (p.groups <= 64)
+            lookupBlock<B, 2, Span>(p, n, rows, groupOfK, zerosOf);
+        else
+            lookupBlock<B, 4, Span>(p, n, rows, groupOfK, zerosOf);
+    }
+    if (n < n1)
+        avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);
+    return true;
+}
+
+// GPTQ with groups in runs (no g_idx, or a monotonic one): gptqBlock; with a permuted g_idx: the
+// lookup kernel.
 template <int B>
 bool gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     std::vector<PackedLinear::GroupRun> local;
     const auto& runs = p.groupRuns(local);
-    if (runs.empty() && p.groups > 128)
-        return false;
+    if (runs.empty())
+        return lookupRows<B, GptqSpan<B>>(p, n0, n1, out, [&](uint64_t g, uint64_t n) { return zeros16<B>(p, g, n); });
     uint64_t n = n0;
-    for (; n + kRows <= n1; n += kRows) {
-        float* rows = out + (n - n0) * p.K;
-        if (!runs.empty())
-            gptqBlock<B>(p, runs, n, rows);
-        else if (p.groups <= 32)
-            gptqPermutedBlock<B, 1>(p, n, rows);
-        else if (p.groups <= 64)
-            gptqPermutedBlock<B, 2>(p, n, rows);
-        else
-            gptqPermutedBlock<B, 4>(p, n, rows);
-    }
+    for (; n + kRows <= n1; n += kRows)
+        gptqBlock<B>(p, runs, n, out + (n - n0) * p.K);
     if (n < n1)
         avx2::dequantPackedRows(p, n, n1, out + (n - n0) * p.K);
     return true;
+}
+
+template <int B>
+bool planarRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
+{
+    const PlanarPlanes<B> planes;
+    return lookupRows<B, PlanarSpan<B>>(p, n0, n1, out, [&](uint64_t g, uint64_t n) { return planarZeros16<B>(p, planes, g, n); });
 }
 
 // AWQ GEMM, 16 output rows n..n+15 (n a multiple of 8), groups of whole 16-code vectors: word
@@ -615,6 +736,15 @@ bool dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
         case 3: return gptqRows<3>(p, n0, n1, out);
         case 4: return gptqRows<4>(p, n0, n1, out);
         case 8: return gptqRows<8>(p, n0, n1, out);
+        default: break;
+        }
+    }
+    if (p.kind == PackedKind::GptqPlanar && n1 - n0 >= kRows) {
+        switch (p.bits) {
+        case 3: return planarRows<3>(p, n0, n1, out);
+        case 5: return planarRows<5>(p, n0, n1, out);
+        case 6: return planarRows<6>(p, n0, n1, out);
+        case 7: return planarRows<7>(p, n0, n1, out);
         default: break;
         }
     }

@@ -193,6 +193,9 @@ private slots:
             QTest::addRow("planar-b%d", bits) << bits << 128 << 64 << 32 << false << true << int(bits == 5 ? GIdx::ActOrder : GIdx::None);
         for (int bits : {3, 5})
             QTest::addRow("planar-b%d-gidx-uneven", bits) << bits << 256 << 32 << 32 << false << true << int(GIdx::Uneven);
+        // Groups that are not whole 16-code vectors (the AVX-512 kernel's groups per k, not per vector).
+        for (int bits : {6, 7})
+            QTest::addRow("planar-b%d-g24", bits) << bits << 96 << 64 << 24 << false << true << int(GIdx::None);
     }
     void gptq()
     {
@@ -627,6 +630,16 @@ private slots:
                 QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()),
                          qPrintable(QStringLiteral("GPTQ-%1%2").arg(bits).arg(actOrder ? " act-order" : "")));
             }
+        for (int bits : {3, 5, 6, 7}) {
+            const Logical l = makeLogical(bits, 128, 32, 32, 80);
+            const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, false, true);
+            PackedLinear p = linearOf(l, po);
+            p.kind = PackedKind::GptqPlanar;
+            p.bits = bits;
+            p.validate();
+            std::vector<float> out(p.N * p.K);
+            QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()), qPrintable(QStringLiteral("planar GPTQ-%1").arg(bits)));
+        }
         {
             // A permuted g_idx over more than 128 groups stays with the AVX2 path.
             const Logical l = makeLogical(4, 129 * 16, 16, 16, 79, true);
