@@ -18,7 +18,8 @@
 // further apart: when 4*K is a multiple of 4 KiB every row's line of a span lands in the same L1
 // set (16 lines a span into 12 ways), and that order alone falls to about 0.7x memcpy, from
 // 1.6x with the padded rows (64-byte stores in sequence: 2x); the rows alternating between two
-// spans (the GPTQ 4-bit kernel's order) recover part of it. The word rows of qweight (4*N bytes
+// spans (the GPTQ 4-bit kernel's order) run at about 1.5x. Then the GPTQ 4-bit kernel's three
+// shuffles per 64-byte store on sequential output. The word rows of qweight (4*N bytes
 // apart) share one L1 set the same way when 4*N is a multiple of 4 KiB: compare the touch loops
 // at N = 1024 and N = 1088. Both hold at the bench's shape (N = 1024, K = 4096).
 // Usage: bench_layoutbound [N, default 1024] [K, default 4096, a multiple of 128]
@@ -331,6 +332,26 @@ __attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* co
     asm volatile("" : : "r"(out) : "memory");
 }
 
+// The GPTQ 2/3/4-bit kernel's work per 16 outputs on sequential output, codes from an L1-sized
+// buffer: vpermq brings a row's qword to every lane, VBMI multishift moves each code to its
+// lane's low byte, vpermps looks it up (three shuffles a 64-byte store; vpermps16+store has one).
+__attribute__((target("avx512f,avx512vbmi"))) void floorGptqShuffles512(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m512 table = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    alignas(64) uint8_t o[64] = {};
+    for (int i = 0; i < 16; ++i)
+        o[(i / 2) * 8 + (i % 2) * 4] = uint8_t(4 * i);
+    const __m512i offsets = _mm512_load_si512(o);
+    for (uint64_t i = 0; i < n; i += 128) {
+        const __m512i w = _mm512_loadu_si512(codes + (i / 2) % 4096);
+        for (uint64_t j = 0; j < 8; ++j) {
+            const __m512i q = _mm512_multishift_epi64_epi8(offsets, _mm512_permutexvar_epi64(_mm512_set1_epi64(int64_t(j)), w));
+            _mm512_store_ps(out + i + 16 * j, _mm512_permutexvar_ps(q, table));
+        }
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
 // The chunk's output in the AVX-512 GPTQ/AWQ kernels' order, rows `stride` floats apart: per
 // batch of Spans spans of 64 k, at step t row l writes span (t + l) % Spans (the GPTQ 4-bit
 // kernel's pairs: 2).
@@ -508,6 +529,7 @@ int main(int argc, char** argv)
         cs.push_back({"F16 table/64+nibbles", [&] { floorTableF16Nibbles(codes.data(), groupScales.data(), out, Rows * K); }});
         cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16<false>(codes.data(), out, Rows * K); }});
         cs.push_back({"two rounds by adds", [&] { floorTwoRoundsF16<true>(codes.data(), out, Rows * K); }});
+        cs.push_back({"GPTQ-4 shuffles+st", [&] { floorGptqShuffles512(codes.data(), out, Rows * K); }});
         cs.push_back({"st64 kernel order", [&] { floorRowStores512<1>(out, K, K); }});
         cs.push_back({"st64 paired spans", [&] { floorRowStores512<2>(out, K, K); }});
         cs.push_back({"st64 rows +64 B", [&] { floorRowStores512<1>(out, K, K + 16); }});
