@@ -13,7 +13,16 @@
 // GPTQ 2/3/8-bit, act-order, Marlin and GEMV_FAST kernels of both paths follow, with
 // touch(+store) loops of the GPTQ widths and of Marlin's tiles (64-byte stores, as its AVX-512
 // kernel writes; GEMV_FAST reads its int16 words in order: its floor is vpermps16+store).
-// Usage: bench_layoutbound [N, default 1024]
+// Last, the GPTQ/AWQ AVX-512 kernels' store order alone (per span of 64 k, each of the 16 rows'
+// 64 floats in 64-byte stores), with the rows K floats apart as the output is, and 16 floats
+// further apart: when 4*K is a multiple of 4 KiB every row's line of a span lands in the same L1
+// set (16 lines a span into 12 ways), and that order alone falls to about 0.7x memcpy, from
+// 1.6x with the padded rows (64-byte stores in sequence: 2x); the rows alternating between two
+// spans (the GPTQ 4-bit kernel's order) run at about 1.5x. Then the GPTQ 4-bit kernel's three
+// shuffles per 64-byte store on sequential output. The word rows of qweight (4*N bytes
+// apart) share one L1 set the same way when 4*N is a multiple of 4 KiB: compare the touch loops
+// at N = 1024 and N = 1088. Both hold at the bench's shape (N = 1024, K = 4096).
+// Usage: bench_layoutbound [N, default 1024] [K, default 4096, a multiple of 128]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
 
@@ -133,6 +142,7 @@ __attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64
 // per line; with `out`, each row's 64 floats of the span in 64-byte stores.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 __attribute__((target("avx512f"))) uint32_t touchMarlin(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B)
 {
     const uint64_t span = B == 4 ? 512 : 1024, tileBytes = 4 * N * uint64_t(B) / 2;
@@ -208,9 +218,11 @@ __attribute__((target("avx2"))) void floorSelect(const uint8_t* codes, float* ou
 // 16-entry table with one vpermps (the unavoidable work of the table kernels: Q2_K, Q3_K, Q4_K,
 // TQ2_0, NVFP4, ...); and 16 signed byte codes converted exactly and multiplied by a scale (that
 // of the kernels whose codes take too many values for a table: Q6_K, Q8_0, int8). GCC 12 warns
-// about its own _mm512_undefined_* inside intrinsics inlined into target("avx512f") functions.
+// about its own _mm512_undefined_* inside intrinsics inlined into target("avx512f") functions
+// (as maybe-uninitialized once K is a run-time value).
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 __attribute__((target("avx512f"))) void floorStores512(float* out, uint64_t n)
 {
     const __m512 one = _mm512_set1_ps(1.f);
@@ -319,15 +331,51 @@ __attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* co
     }
     asm volatile("" : : "r"(out) : "memory");
 }
+
+// The GPTQ 2/3/4-bit kernel's work per 16 outputs on sequential output, codes from an L1-sized
+// buffer: vpermq brings a row's qword to every lane, VBMI multishift moves each code to its
+// lane's low byte, vpermps looks it up (three shuffles a 64-byte store; vpermps16+store has one).
+__attribute__((target("avx512f,avx512vbmi"))) void floorGptqShuffles512(const uint8_t* codes, float* out, uint64_t n)
+{
+    const __m512 table = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    alignas(64) uint8_t o[64] = {};
+    for (int i = 0; i < 16; ++i)
+        o[(i / 2) * 8 + (i % 2) * 4] = uint8_t(4 * i);
+    const __m512i offsets = _mm512_load_si512(o);
+    for (uint64_t i = 0; i < n; i += 128) {
+        const __m512i w = _mm512_loadu_si512(codes + (i / 2) % 4096);
+        for (uint64_t j = 0; j < 8; ++j) {
+            const __m512i q = _mm512_multishift_epi64_epi8(offsets, _mm512_permutexvar_epi64(_mm512_set1_epi64(int64_t(j)), w));
+            _mm512_store_ps(out + i + 16 * j, _mm512_permutexvar_ps(q, table));
+        }
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+// The chunk's output in the AVX-512 GPTQ/AWQ kernels' order, rows `stride` floats apart: per
+// batch of Spans spans of 64 k, at step t row l writes span (t + l) % Spans (the GPTQ 4-bit
+// kernel's pairs: 2).
+template <uint64_t Spans>
+__attribute__((target("avx512f"))) void floorRowStores512(float* out, uint64_t K, uint64_t stride)
+{
+    const __m512 one = _mm512_set1_ps(1.f);
+    for (uint64_t k0 = 0; k0 < K; k0 += 64 * Spans)
+        for (uint64_t t = 0; t < Spans; ++t)
+            for (uint64_t l = 0; l < 16; ++l)
+                for (uint64_t i = 0; i < 64; i += 16)
+                    _mm512_storeu_ps(out + l * stride + k0 + 64 * ((t + l) % Spans) + i, one);
+    asm volatile("" : : "r"(out) : "memory");
+}
 #pragma GCC diagnostic pop
 
 } // namespace
 
 int main(int argc, char** argv)
 {
-    const uint64_t K = 4096, N = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024, G = 32, Rows = 16;
-    if (N < Rows || N % Rows) {
-        std::fprintf(stderr, "bench_layoutbound: N must be a multiple of %llu\n", (unsigned long long)Rows);
+    const uint64_t N = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024, K = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 4096;
+    const uint64_t G = 32, Rows = 16;
+    if (N < Rows || N % Rows || K < 128 || K % 128) {
+        std::fprintf(stderr, "bench_layoutbound: N must be a multiple of %llu, K of 128\n", (unsigned long long)Rows);
         return 2;
     }
     if (!hasAvx2(cpuSimdPath())) {
@@ -354,10 +402,11 @@ int main(int argc, char** argv)
     gptq.validate();
     awq.validate();
 
-    float* out = static_cast<float*>(std::aligned_alloc(64, Rows * K * 4));
+    // Room for the padded rows of floorRowStores512.
+    float* out = static_cast<float*>(std::aligned_alloc(64, Rows * (K + 16) * 4));
     float* src = static_cast<float*>(std::aligned_alloc(64, Rows * K * 4));
     std::fill(src, src + Rows * K, 1.f);
-    std::fill(out, out + Rows * K, 0.f);
+    std::fill(out, out + Rows * (K + 16), 0.f);
     uint64_t next = 0;
     volatile uint32_t sink = 0;
     const auto chunk = [&] { return (next++ % (N / Rows)) * Rows; };
@@ -480,6 +529,10 @@ int main(int argc, char** argv)
         cs.push_back({"F16 table/64+nibbles", [&] { floorTableF16Nibbles(codes.data(), groupScales.data(), out, Rows * K); }});
         cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16<false>(codes.data(), out, Rows * K); }});
         cs.push_back({"two rounds by adds", [&] { floorTwoRoundsF16<true>(codes.data(), out, Rows * K); }});
+        cs.push_back({"GPTQ-4 shuffles+st", [&] { floorGptqShuffles512(codes.data(), out, Rows * K); }});
+        cs.push_back({"st64 kernel order", [&] { floorRowStores512<1>(out, K, K); }});
+        cs.push_back({"st64 paired spans", [&] { floorRowStores512<2>(out, K, K); }});
+        cs.push_back({"st64 rows +64 B", [&] { floorRowStores512<1>(out, K, K + 16); }});
     }
     race(cs, 4.0);
     std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",

@@ -291,7 +291,8 @@ struct GptqSpan {
 };
 
 // GPTQ (stream layout, B = 2, 3, 4, 8), 16 output rows n..n+15, groups in monotonic runs along
-// k. Spans of 64 k: the word rows are read once (GptqSpan), then each row gets its 64 floats:
+// k. Spans of 64 k (B = 4: two at once where whole): the word rows are read once (GptqSpan),
+// then each row gets its 64 floats of a span:
 // B <= 4, one vpermps looks each code up in the row's and run's table; B = 8, the code under
 // 2^23's exponent bits. A vector a run ends or starts in, and the column tail past K, is
 // written with a masked store (its missing word rows read as zeros).
@@ -302,14 +303,55 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
     const uint64_t K = p.K, N = p.N, wordRows = (K * B + 31) / 32;
     const uint8_t* qw = p.qweight.data() + 4 * n;
     const __m512i magic = _mm512_set1_epi32(0x4B000000);
-    GptqSpan<B> span;
+    GptqSpan<B> span[2];
     RunAffine<B> ra;
+    // Row l's vectors i < vecs of the loaded span s; masked (the run's or K's ends) unless Whole.
+    const auto put = [&](auto whole, const GptqSpan<B>& s, uint64_t l, uint64_t vecs, const __mmask16* mask) {
+        constexpr bool Whole = decltype(whole)::value;
+        float* row = rows + l * K + s.kb;
+        for (uint64_t i = 0; i < vecs; ++i) {
+            const __m512i q = s.codes(l, i);
+            __m512 x;
+            if constexpr (B <= 4)
+                x = _mm512_permutexvar_ps(q, ra.table[l]);
+            else
+                x = _mm512_mul_ps(_mm512_set1_ps(ra.s[l]), _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q, magic)), _mm512_set1_ps(ra.zf[l])));
+            if constexpr (Whole)
+                _mm512_storeu_ps(row + 16 * i, x);
+            else
+                _mm512_mask_storeu_ps(row + 16 * i, mask[i], x);
+        }
+    };
     for (const PackedLinear::GroupRun& run : runs) {
         ra.fill(p, run.group, n);
-        for (uint64_t kb = run.k0 / 16 * 16; kb < run.k1; kb += Span) {
+        for (uint64_t kb = run.k0 / 16 * 16; kb < run.k1;) {
             const uint64_t ke = std::min({run.k1, kb + Span, K});
-            // Spans of whole vectors inside the run and the word rows (most) take unmasked
-            // stores and unchecked loads; the others mask and read missing word rows as zeros.
+            // B = 4: two whole spans at once, the rows alternating between them. The 16 rows'
+            // lines at one column share an L1 set when 4K is a multiple of 4 KiB, and 64-byte
+            // stores to one set from row after row run at half the speed of alternating ones
+            // (bench_layoutbound: st64 kernel order, paired spans). B = 8 would spill; B = 2, 3
+            // measured slower paired wherever 4K and 4N are not multiples of 4 KiB.
+            const bool pair = B == 4 && kb >= run.k0 && kb + 2 * Span <= std::min(run.k1, K);
+            // Each row of words is its own page for large N: fetch those six spans ahead. Not
+            // for 8 bits nor 4-bit pairs, where it measured 10-30% slower with the input in L2
+            // (8 bits streaming too); 4-bit single spans (runs not of whole spans) lose a third
+            // without it when streaming.
+            if (B <= 3 || (B == 4 && !pair))
+                for (uint64_t r = (kb + 6 * Span) * B / 32; r < std::min(wordRows, (kb + 7 * Span) * B / 32); ++r) {
+                    _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N), _MM_HINT_T0);
+                    _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N + 63), _MM_HINT_T0);
+                }
+            if (pair) {
+                for (uint64_t h = 0; h < 2; ++h)
+                    span[h].load([&](uint64_t r) { return _mm512_loadu_si512(qw + 4 * r * N); }, kb + h * Span, Vecs);
+                for (uint64_t t = 0; t < 2; ++t)
+                    for (uint64_t l = 0; l < kRows; ++l)
+                        put(std::true_type{}, span[(t + l) % 2], l, Vecs, nullptr);
+                kb += 2 * Span;
+                continue;
+            }
+            // A single span: whole vectors inside the run and the word rows take unmasked stores
+            // and unchecked loads; otherwise masks, and missing word rows read as zeros.
             const bool full = kb >= run.k0 && ke == kb + Span;
             const auto write = [&](auto whole) {
                 constexpr bool Whole = decltype(whole)::value;
@@ -318,33 +360,16 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
                 for (uint64_t i = 0; i < vecs; ++i)
                     mask[i] = Whole ? __mmask16(0xFFFF)
                                     : laneRange(std::max(run.k0, kb + 16 * i) - (kb + 16 * i), std::min(ke, kb + 16 * i + 16) - (kb + 16 * i));
-                span.load([&](uint64_t r) { return Whole || r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); },
-                          kb, vecs);
-                for (uint64_t l = 0; l < kRows; ++l) {
-                    float* row = rows + l * K + kb;
-                    for (uint64_t i = 0; i < vecs; ++i) {
-                        const __m512i q = span.codes(l, i);
-                        __m512 x;
-                        if constexpr (B <= 4)
-                            x = _mm512_permutexvar_ps(q, ra.table[l]);
-                        else
-                            x = _mm512_mul_ps(_mm512_set1_ps(ra.s[l]), _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q, magic)), _mm512_set1_ps(ra.zf[l])));
-                        if (Whole)
-                            _mm512_storeu_ps(row + 16 * i, x);
-                        else
-                            _mm512_mask_storeu_ps(row + 16 * i, mask[i], x);
-                    }
-                }
+                span[0].load([&](uint64_t r) { return Whole || r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); },
+                             kb, vecs);
+                for (uint64_t l = 0; l < kRows; ++l)
+                    put(whole, span[0], l, vecs, mask);
             };
-            // Each row of words is its own page for large N: fetch those six spans ahead.
-            for (uint64_t r = (kb + 6 * Span) * B / 32; r < std::min(wordRows, (kb + 7 * Span) * B / 32); ++r) {
-                _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N), _MM_HINT_T0);
-                _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N + 63), _MM_HINT_T0);
-            }
             if (full)
                 write(std::true_type{});
             else
                 write(std::false_type{});
+            kb += Span;
         }
     }
 }
@@ -583,8 +608,8 @@ void awqGemmBlock(const PackedLinear& p, uint64_t n, float* rows)
         const uint64_t k1 = std::min(K, (g + 1) * p.groupSize);
         for (uint64_t kb = g * p.groupSize; kb < k1; kb += Span) {
             const uint64_t ke = std::min(k1, kb + Span), vecs = (ke - kb + 15) / 16;
-            for (uint64_t k = kb + 2 * Span; k < std::min(K, kb + 3 * Span); ++k)
-                _mm_prefetch(reinterpret_cast<const char*>(col + k * stride), _MM_HINT_T0);
+            // No software prefetch: one of each k's line two spans ahead measured 5-25% slower
+            // (input in L2 or streaming, N = 1024, 1088 and 4096).
             __m512i v[2 * Vecs];
             for (uint64_t i = 0; i < vecs; ++i) {
                 __m128i q[8];
