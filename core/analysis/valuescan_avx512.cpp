@@ -2,10 +2,13 @@
 // kept as one vector of sums, one of squares and 8-float minima and maxima, each step's two
 // halves added in element order.
 #include "analysis/valuescan.h"
+#include "formats/ggml/codestats.h"
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace qs::avx512 {
 
@@ -57,6 +60,39 @@ void scanValues(const float* v, uint64_t n, ValueLanes& L, uint32_t* split)
     _mm256_storeu_ps(L.lo, lo);
     _mm256_storeu_ps(L.hi, hi);
     scanValueRange(v, i, n, L, split); // the tail, in the lanes the reference uses (i % 8)
+}
+
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
+{
+    // Plain float min and max, two of each to hide their latency: min_ps(x, m) returns m when
+    // x is NaN, so NaN is passed over. Equal values have equal bits but for -0 and +0, and an
+    // infinity would win: an extreme that is zero or infinite is taken again by the reference,
+    // in orderedBits.
+    const __m512 inf = _mm512_set1_ps(INFINITY), negInf = _mm512_set1_ps(-INFINITY);
+    __m512 l0 = inf, l1 = inf, h0 = negInf, h1 = negInf;
+    uint64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 a = _mm512_loadu_ps(v + i), b = _mm512_loadu_ps(v + i + 16);
+        l0 = _mm512_min_ps(a, l0);
+        h0 = _mm512_max_ps(a, h0);
+        l1 = _mm512_min_ps(b, l1);
+        h1 = _mm512_max_ps(b, h1);
+    }
+    float l = _mm512_reduce_min_ps(_mm512_min_ps(l0, l1)), h = _mm512_reduce_max_ps(_mm512_max_ps(h0, h1));
+    for (; i < n; ++i) {
+        l = v[i] < l ? v[i] : l;
+        h = v[i] > h ? v[i] : h;
+    }
+    if (l == 0 || h == 0 || std::isinf(l) || std::isinf(h)) {
+        qs::minMaxValues(v, n, lo, hi);
+        return;
+    }
+    uint32_t ul, uh;
+    std::memcpy(&ul, &l, 4);
+    std::memcpy(&uh, &h, 4);
+    const uint32_t ol = orderedBits(ul), oh = orderedBits(uh);
+    lo = ol < lo ? ol : lo;
+    hi = oh > hi ? oh : hi;
 }
 
 } // namespace qs::avx512
