@@ -79,6 +79,23 @@ void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
     }
 }
 
+void finishMinMax(const float* v, uint64_t from, uint64_t n, float l, float h, uint32_t& lo, uint32_t& hi)
+{
+    for (uint64_t i = from; i < n; ++i) {
+        l = v[i] < l ? v[i] : l;
+        h = v[i] > h ? v[i] : h;
+    }
+    if (l == 0 || h == 0 || std::isinf(l) || std::isinf(h)) {
+        minMaxValues(v, n, lo, hi);
+        return;
+    }
+    uint32_t ul, uh;
+    std::memcpy(&ul, &l, 4);
+    std::memcpy(&uh, &h, 4);
+    lo = std::min(lo, orderedBits(ul));
+    hi = std::max(hi, orderedBits(uh));
+}
+
 void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi, SimdPath path)
 {
     if (path == SimdPath::Avx512)

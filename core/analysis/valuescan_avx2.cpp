@@ -1,13 +1,10 @@
 // AVX2 path of scanValues (valuescan.h): eight floats per step, lanes i % 8 kept as two
 // __m256d of sums, two of squares and one __m256 each of minima and maxima.
 #include "analysis/valuescan.h"
-#include "formats/ggml/codestats.h"
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace qs::avx2 {
 
@@ -146,20 +143,7 @@ void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
         l = ls[k] < l ? ls[k] : l;
         h = hs[k] > h ? hs[k] : h;
     }
-    for (; i < n; ++i) {
-        l = v[i] < l ? v[i] : l;
-        h = v[i] > h ? v[i] : h;
-    }
-    if (l == 0 || h == 0 || std::isinf(l) || std::isinf(h)) {
-        qs::minMaxValues(v, n, lo, hi);
-        return;
-    }
-    uint32_t ul, uh;
-    std::memcpy(&ul, &l, 4);
-    std::memcpy(&uh, &h, 4);
-    const uint32_t ol = orderedBits(ul), oh = orderedBits(uh);
-    lo = ol < lo ? ol : lo;
-    hi = oh > hi ? oh : hi;
+    finishMinMax(v, i, n, l, h, lo, hi);
 }
 
 } // namespace qs::avx2

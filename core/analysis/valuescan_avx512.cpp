@@ -2,13 +2,10 @@
 // kept as one vector of sums, one of squares and 8-float minima and maxima, each step's two
 // halves added in element order.
 #include "analysis/valuescan.h"
-#include "formats/ggml/codestats.h"
 
 #include <immintrin.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace qs::avx512 {
 
@@ -78,21 +75,7 @@ void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
         l1 = _mm512_min_ps(b, l1);
         h1 = _mm512_max_ps(b, h1);
     }
-    float l = _mm512_reduce_min_ps(_mm512_min_ps(l0, l1)), h = _mm512_reduce_max_ps(_mm512_max_ps(h0, h1));
-    for (; i < n; ++i) {
-        l = v[i] < l ? v[i] : l;
-        h = v[i] > h ? v[i] : h;
-    }
-    if (l == 0 || h == 0 || std::isinf(l) || std::isinf(h)) {
-        qs::minMaxValues(v, n, lo, hi);
-        return;
-    }
-    uint32_t ul, uh;
-    std::memcpy(&ul, &l, 4);
-    std::memcpy(&uh, &h, 4);
-    const uint32_t ol = orderedBits(ul), oh = orderedBits(uh);
-    lo = ol < lo ? ol : lo;
-    hi = oh > hi ? oh : hi;
+    finishMinMax(v, i, n, _mm512_reduce_min_ps(_mm512_min_ps(l0, l1)), _mm512_reduce_max_ps(_mm512_max_ps(h0, h1)), lo, hi);
 }
 
 } // namespace qs::avx512
