@@ -1,8 +1,9 @@
 // quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] [--group-size G]
-// [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] [--range LO,HI]: error of
-// each weight against a float reference (matched by name) or against its own requantization
-// (with an imatrix also weighted by its importance), or value/code/scale histograms without
-// one. Weights stream a row slice at a time.
+// [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] [--range LO,HI]
+// [--approximate]: error of each weight against a float reference (matched by name) or against
+// its own requantization (with an imatrix also weighted by its importance), or value/code/scale
+// histograms without one (exact, or with --approximate from a sample of rows). Weights stream a
+// row slice at a time.
 #include "commands.h"
 
 #include "analysis/imatrix.h"
@@ -81,7 +82,9 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
     return o;
 }
 
-QJsonObject histogramsJson(const qs::WeightHistograms& h)
+// With --approximate every weight says whether its figures were sampled, and how; without
+// it the output is as it always was.
+QJsonObject histogramsJson(const qs::WeightHistograms& h, bool approximate)
 {
     QJsonObject o{{QStringLiteral("weight"), QString::fromStdString(h.weight)},
                   {QStringLiteral("count"), qint64(h.count)},
@@ -98,6 +101,12 @@ QJsonObject histogramsJson(const qs::WeightHistograms& h)
     }
     if (!h.scales.counts.empty())
         o.insert(QStringLiteral("scales"), histogramJson(h.scales));
+    if (approximate) {
+        o.insert(QStringLiteral("approximate"), h.sampleEvery > 0);
+        if (h.sampleEvery)
+            o.insert(QStringLiteral("sampling"), QJsonObject{{QStringLiteral("rows_one_in"), qint64(h.sampleEvery)},
+                                                             {QStringLiteral("sampled"), qint64(h.sampled)}});
+    }
     return o;
 }
 
@@ -195,7 +204,13 @@ int runStats(const QStringList& args)
                                         QStringLiteral("llama-imatrix output (GGUF or legacy .dat): with --ref or "
                                                        "--requantize, also the importance-weighted error"),
                                         QStringLiteral("FILE"));
-    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt, imatrixOpt});
+    const QCommandLineOption approxOpt(
+        QStringLiteral("approximate"),
+        QStringLiteral("without --ref or --requantize: mean, RMS and histograms from one run of rows in %1 (weights "
+                       "under %2 elements read whole; min and max exact), several times faster; the output says so")
+            .arg(qs::kApproximateSampleEvery)
+            .arg(qs::kApproximateMinElements));
+    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt, imatrixOpt, approxOpt});
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli stats: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -221,10 +236,11 @@ int runStats(const QStringList& args)
     }
     const bool requantize = parser.isSet(requantOpt);
     if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000 || !rangeOk || !bitsOk || !groupOk ||
-        (requantize && parser.isSet(refOpt)) || (parser.isSet(imatrixOpt) && !requantize && !parser.isSet(refOpt))) {
+        (requantize && parser.isSet(refOpt)) || (parser.isSet(imatrixOpt) && !requantize && !parser.isSet(refOpt)) ||
+        (parser.isSet(approxOpt) && (requantize || parser.isSet(refOpt)))) {
         std::fprintf(stderr, "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] "
                              "[--group-size G] [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] "
-                             "[--range LO,HI]\n");
+                             "[--range LO,HI] [--approximate]\n");
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
@@ -272,6 +288,9 @@ int runStats(const QStringList& args)
     opt.rangeLo = lo;
     opt.rangeHi = hi;
     opt.path = qs::bestSimdPath();
+    const bool approximate = parser.isSet(approxOpt);
+    if (approximate)
+        opt.sampleEvery = qs::kApproximateSampleEvery;
     qs::RequantizeSpec spec;
     spec.format = parser.value(requantOpt).trimmed().toLower().toStdString();
     spec.bits = bits;
@@ -316,12 +335,16 @@ int runStats(const QStringList& args)
         if (!ref) {
             const qs::WeightHistograms h = qs::weightHistograms(*ckpt, w, opt);
             if (json) {
-                out.append(histogramsJson(h));
+                out.append(histogramsJson(h, approximate));
             } else {
-                std::printf("%s: min %.6g max %.6g mean %.6g rms %.6g\n", h.weight.c_str(), h.minValue, h.maxValue,
-                            h.meanValue, h.rmsValue);
+                std::string sampling;
+                if (h.sampleEvery)
+                    sampling = " (approximate: rows sampled 1 in " + std::to_string(h.sampleEvery) + ", " +
+                               std::to_string(h.sampled) + " of " + std::to_string(h.count) + " elements)";
+                std::printf("%s: min %.6g max %.6g mean %.6g rms %.6g%s\n", h.weight.c_str(), h.minValue, h.maxValue,
+                            h.meanValue, h.rmsValue, sampling.c_str());
                 if (histogram)
-                    printHistogram("values", h.values);
+                    printHistogram(h.sampleEvery ? "values (sampled)" : "values", h.values);
                 if (!h.codes.empty()) {
                     std::printf("  codes:");
                     for (uint64_t c : h.codes)

@@ -16,6 +16,7 @@
 #include "formats/ggml/ggml_blocks.h"
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
+#include "base/intmath.h"
 
 #include <Eigen/Dense>
 #include <omp.h>
@@ -791,11 +792,40 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         }
     }
 
+    // Approximate: of every `every` runs of `unit` rows (whole kernel blocks, a few thousand
+    // values, so the kernels' per-call cost stays small) one is read, the j-th period's at
+    // offset frac(j * golden ratio) * every: spread evenly, and in no fixed phase a periodic
+    // row structure (heads, experts, interleaved projections) could alias with.
+    const uint64_t align = packed ? kKernelRows : 1;
+    const uint64_t unit = ceilDiv(ceilDiv(4096, std::max<uint64_t>(K, 1)), align) * align;
+    const uint64_t every = opt.sampleEvery > 1 && N * K >= kApproximateMinElements ? opt.sampleEvery : 0;
+    const uint64_t period = unit * every;
+    // The rows of [r0, r1) the figures count, as ranges passed to f(a, b).
+    const auto eachRange = [&](uint64_t r0, uint64_t r1, const auto& f) {
+        if (!every) {
+            f(r0, r1);
+            return;
+        }
+        for (uint64_t j = r0 / period; j * period < r1; ++j) {
+            const uint64_t phase = (((j + 1) * 0x9E3779B97F4A7C15ull) >> 32) * every >> 32;
+            const uint64_t a = std::max(r0, j * period + phase * unit), b = std::min(r1, j * period + (phase + 1) * unit);
+            if (a < b)
+                f(a, b);
+        }
+    };
+    uint64_t countedRows = N;
+    if (every) {
+        countedRows = 0;
+        eachRange(0, N, [&](uint64_t a, uint64_t b) { countedRows += b - a; });
+        h.sampleEvery = every;
+    }
+    h.sampled = countedRows * K;
+
     const RangeBins range = rangeBins(opt);
     struct Part {
         double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
         double sum = 0, sumSq = 0;
-        uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's extremes (orderedBits)
+        uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's or minMaxValues' extremes (orderedBits)
     };
     const uint64_t rows = statsChunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows);
     // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
@@ -818,61 +848,78 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         if (range.on() && ranged[t].empty())
             ranged[t].assign(range.n + 2, 0);
         Part& p = parts[c];
+        if (every) {
+            // Sampling would miss the outliers users look for: every row is dequantized for its
+            // extremes, a fraction of the cost of the counting it skips; the sampled rows are
+            // scanned from the same floats. The whole chunk in one call: per row, the dispatch
+            // cost about as much as a k-quant's kernel.
+            s.b.resize(size_t((r1 - r0) * K));
+            dequantizeRows(ckpt, weight, r0, r1, s.b.data(), opt.path);
+            minMaxValues(s.b.data(), (r1 - r0) * K, p.loBits, p.hiBits, opt.path);
+        }
         if (codeType >= 0) {
             CodeTally tally;
-            for (uint64_t s0 = r0; s0 < r1; s0 += sliceRows) {
-                const uint64_t s1 = std::min(r1, s0 + sliceRows);
-                keys.makeRoom((s1 - s0) * K);
-                tallyGgmlBlocks(codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally,
-                                keys.split.data(), range.on() ? &range : nullptr, range.on() ? ranged[t].data() : nullptr,
-                                opt.path);
-            }
+            eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+                for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
+                    const uint64_t s1 = std::min(b, s0 + sliceRows);
+                    keys.makeRoom((s1 - s0) * K);
+                    tallyGgmlBlocks(codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally,
+                                    keys.split.data(), range.on() ? &range : nullptr,
+                                    range.on() ? ranged[t].data() : nullptr, opt.path);
+                }
+            });
             p.sum = tally.total();
             p.sumSq = tally.totalSq();
-            p.loBits = tally.lo;
-            p.hiBits = tally.hi;
+            p.loBits = std::min(p.loBits, tally.lo);
+            p.hiBits = std::max(p.hiBits, tally.hi);
         } else {
             // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
             // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
             // the chunk) and the figures are those of one scan over the whole chunk.
-            s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
+            if (!every)
+                s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
             ValueLanes lanes;
-            for (uint64_t s0 = r0; s0 < r1; s0 += sliceRows) {
-                const uint64_t s1 = std::min(r1, s0 + sliceRows), n = (s1 - s0) * K;
-                const float* v = s.a.data();
-                dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
-                keys.makeRoom(n);
-                scanValues(v, n, lanes, keys.split.data(), opt.path);
-                if (range.on())
-                    for (uint64_t i = 0; i < n; ++i)
-                        range.add(ranged[t].data(), v[i]);
-            }
+            eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+                for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
+                    const uint64_t s1 = std::min(b, s0 + sliceRows), n = (s1 - s0) * K;
+                    const float* v = every ? s.b.data() + (s0 - r0) * K : s.a.data();
+                    if (!every)
+                        dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
+                    keys.makeRoom(n);
+                    scanValues(v, n, lanes, keys.split.data(), opt.path);
+                    if (range.on())
+                        for (uint64_t i = 0; i < n; ++i)
+                            range.add(ranged[t].data(), v[i]);
+                }
+            });
             float lo = 0, hi = 0;
             lanes.combine(p.sum, p.sumSq, lo, hi);
             p.lo = lo;
             p.hi = hi;
         }
-        if (codes) {
-            std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
-            if (cc.empty())
-                cc.assign(size_t(1) << h.bits, 0);
-            countCodes(*packed, r0, r1, cc);
-        }
-        if (packed) {
-            for (uint64_t g = 0; g < packed->groups; ++g)
-                for (uint64_t row = r0; row < r1; ++row)
-                    scales[size_t(g * N + row)] = packed->scaleAt(g, row);
-        } else if (gt) {
-            std::vector<uint64_t>& hc = halfCounts[t];
-            if (hc.empty())
-                hc.assign(65536, 0);
-            const uint64_t perRow = K / gt->blockWeights;
-            for (uint64_t b = r0 * perRow; b < r1 * perRow; ++b) {
-                uint16_t d;
-                std::memcpy(&d, blob.data() + b * gt->blockBytes + dOffset, 2);
-                ++hc[d];
+        eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+            if (codes) {
+                std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
+                if (cc.empty())
+                    cc.assign(size_t(1) << h.bits, 0);
+                countCodes(*packed, a, b, cc);
             }
-        }
+            if (packed) {
+                for (uint64_t g = 0; g < packed->groups; ++g)
+                    for (uint64_t row = a; row < b; ++row)
+                        scales[size_t(g * N + row)] = packed->scaleAt(g, row);
+            } else if (gt) {
+                std::vector<uint64_t>& hc = halfCounts[t];
+                if (hc.empty())
+                    hc.assign(65536, 0);
+                const uint64_t perRow = K / gt->blockWeights;
+                for (uint64_t blk = a * perRow; blk < b * perRow; ++blk) {
+                    uint16_t d;
+                    std::memcpy(&d, blob.data() + blk * gt->blockBytes + dOffset, 2);
+                    ++hc[d];
+                }
+            }
+        });
     });
     if (h.cancelled)
         return h;
@@ -887,15 +934,15 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         sum += p.sum;
         sumSq += p.sumSq;
     }
-    if (codeType >= 0 && loBits <= hiBits) {
+    if ((codeType >= 0 || every) && loBits <= hiBits) {
         lo = bitsFloat(unorderedBits(loBits));
         hi = bitsFloat(unorderedBits(hiBits));
     }
     if (h.count && lo <= hi) {
         h.minValue = lo;
         h.maxValue = hi;
-        h.meanValue = sum / double(h.count);
-        h.rmsValue = std::sqrt(sumSq / double(h.count));
+        h.meanValue = sum / double(h.sampled);
+        h.rmsValue = std::sqrt(sumSq / double(h.sampled));
     }
     if (range.on()) {
         std::vector<uint64_t> merged(range.n + 2, 0);
@@ -930,8 +977,11 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     }
     if (!scales.empty()) {
         h.scales = finiteSpanHistogram(opt.bins, [&](const auto& visit) {
-            for (float s : scales)
-                visit(s, 1);
+            for (uint64_t g = 0; g < packed->groups; ++g)
+                eachRange(0, N, [&](uint64_t a, uint64_t b) {
+                    for (uint64_t row = a; row < b; ++row)
+                        visit(scales[size_t(g * N + row)], 1);
+                });
         });
     } else if (gt) {
         std::vector<uint64_t> merged(65536, 0);

@@ -1,6 +1,8 @@
 #include "analysis/valuescan.h"
 #include "analysis/lanesum.h"
+#include "formats/ggml/codestats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -63,6 +65,45 @@ void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split, 
         avx2::scanValues(v, n, lanes, split);
     else
         scanValues(v, n, lanes, split);
+}
+
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
+{
+    for (uint64_t i = 0; i < n; ++i) {
+        if (!std::isfinite(v[i]))
+            continue;
+        uint32_t u;
+        std::memcpy(&u, v + i, 4);
+        lo = std::min(lo, orderedBits(u));
+        hi = std::max(hi, orderedBits(u));
+    }
+}
+
+void finishMinMax(const float* v, uint64_t from, uint64_t n, float l, float h, uint32_t& lo, uint32_t& hi)
+{
+    for (uint64_t i = from; i < n; ++i) {
+        l = v[i] < l ? v[i] : l;
+        h = v[i] > h ? v[i] : h;
+    }
+    if (l == 0 || h == 0 || std::isinf(l) || std::isinf(h)) {
+        minMaxValues(v, n, lo, hi);
+        return;
+    }
+    uint32_t ul, uh;
+    std::memcpy(&ul, &l, 4);
+    std::memcpy(&uh, &h, 4);
+    lo = std::min(lo, orderedBits(ul));
+    hi = std::max(hi, orderedBits(uh));
+}
+
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi, SimdPath path)
+{
+    if (path == SimdPath::Avx512)
+        avx512::minMaxValues(v, n, lo, hi);
+    else if (hasAvx2(path))
+        avx2::minMaxValues(v, n, lo, hi);
+    else
+        minMaxValues(v, n, lo, hi);
 }
 
 void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, uint32_t* split)

@@ -69,6 +69,23 @@ void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split);
 // The scan of `path` (the best one it has at or below it).
 void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split, SimdPath path);
 
+// The extremes of the finite values of v[0..n), which an approximate weightHistograms takes
+// from every row while it samples the rest: lo and hi as orderedBits (codestats.h: -0 below
+// +0, so the same whatever the order, chunks and path), lo > hi while there are none. The
+// fast paths take a float min and max per vector, a fraction of the dequantization feeding them.
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi);
+namespace avx2 {
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi);
+} // namespace avx2
+namespace avx512 {
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi);
+} // namespace avx512
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi, SimdPath path);
+// The fast paths' end: l and h are the float min and max of v[0..from) (NaN passed over,
+// infinities not); adds [from, n) and folds them into lo and hi, or hands all of v to the
+// reference when an extreme is zero (its sign depends on the order) or infinite.
+void finishMinMax(const float* v, uint64_t from, uint64_t n, float l, float h, uint32_t& lo, uint32_t& hi);
+
 // The error scan of the statistics against a reference, over one span (a row's group of
 // columns, or a whole row): e_i = double(q_i) - double(r_i) for i in [0, n), element i in
 // lane i % 8, each lane's sums in element order, the lanes merged as

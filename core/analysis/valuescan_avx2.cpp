@@ -122,4 +122,28 @@ void countCoarse(const float* e, uint64_t n, uint32_t* counts)
     qs::countCoarse(e + i, n - i, counts); // i is a multiple of 8: the copies line up
 }
 
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
+{
+    // As the AVX-512 path does (plain float min and max, zero and infinite extremes to the reference).
+    const __m256 inf = _mm256_set1_ps(INFINITY), negInf = _mm256_set1_ps(-INFINITY);
+    __m256 l0 = inf, l1 = inf, h0 = negInf, h1 = negInf;
+    uint64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 a = _mm256_loadu_ps(v + i), b = _mm256_loadu_ps(v + i + 8);
+        l0 = _mm256_min_ps(a, l0);
+        h0 = _mm256_max_ps(a, h0);
+        l1 = _mm256_min_ps(b, l1);
+        h1 = _mm256_max_ps(b, h1);
+    }
+    alignas(32) float ls[8], hs[8];
+    _mm256_store_ps(ls, _mm256_min_ps(l0, l1));
+    _mm256_store_ps(hs, _mm256_max_ps(h0, h1));
+    float l = INFINITY, h = -INFINITY;
+    for (int k = 0; k < 8; ++k) {
+        l = ls[k] < l ? ls[k] : l;
+        h = hs[k] > h ? hs[k] : h;
+    }
+    finishMinMax(v, i, n, l, h, lo, hi);
+}
+
 } // namespace qs::avx2

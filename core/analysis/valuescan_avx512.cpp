@@ -59,4 +59,23 @@ void scanValues(const float* v, uint64_t n, ValueLanes& L, uint32_t* split)
     scanValueRange(v, i, n, L, split); // the tail, in the lanes the reference uses (i % 8)
 }
 
+void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
+{
+    // Plain float min and max, two of each to hide their latency: min_ps(x, m) returns m when
+    // x is NaN, so NaN is passed over. Equal values have equal bits but for -0 and +0, and an
+    // infinity would win: an extreme that is zero or infinite is taken again by the reference,
+    // in orderedBits.
+    const __m512 inf = _mm512_set1_ps(INFINITY), negInf = _mm512_set1_ps(-INFINITY);
+    __m512 l0 = inf, l1 = inf, h0 = negInf, h1 = negInf;
+    uint64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        const __m512 a = _mm512_loadu_ps(v + i), b = _mm512_loadu_ps(v + i + 16);
+        l0 = _mm512_min_ps(a, l0);
+        h0 = _mm512_max_ps(a, h0);
+        l1 = _mm512_min_ps(b, l1);
+        h1 = _mm512_max_ps(b, h1);
+    }
+    finishMinMax(v, i, n, _mm512_reduce_min_ps(_mm512_min_ps(l0, l1)), _mm512_reduce_max_ps(_mm512_max_ps(h0, h1)), lo, hi);
+}
+
 } // namespace qs::avx512

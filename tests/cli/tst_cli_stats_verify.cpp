@@ -1,6 +1,11 @@
 // quantscope-cli stats on the fixtures: JSON figures against the upstream references (all
-// zero), histograms without a reference, --activations from a .npy, and usage errors.
+// zero), histograms without a reference (exact, and --approximate), --activations from a .npy,
+// and usage errors.
+#include "analysis/stats.h"
+#include "container/ggmltype.h"
+#include "container/gguf.h"
 #include "container/npy.h"
+#include "formats/ggml/quantize_ggml.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -10,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
+#include <random>
 #include <vector>
 
 namespace {
@@ -71,6 +78,76 @@ private slots:
             total += c.toInteger();
         QCOMPARE(total, qint64(128 * 256));
         QCOMPARE(o.value(QStringLiteral("values")).toObject().value(QStringLiteral("counts")).toArray().size(), 8);
+    }
+
+    // --approximate: a weight of 2^20 values sampled and saying so in the text and the JSON, a
+    // small one read whole; without it the output carries no trace of the option.
+    void statsApproximate()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        std::vector<float> w(1024 * 1024);
+        std::mt19937 rng(9);
+        std::normal_distribution<float> normal(0.0f, 0.02f);
+        for (float& x : w)
+            x = normal(rng);
+        const std::vector<uint8_t> q = qs::quantizeGgml(qs::GgmlQ4_K, w.data(), 1024, 1024);
+        const std::vector<uint8_t> small = qs::quantizeGgml(qs::GgmlQ4_K, w.data(), 4, 1024);
+        const QString path = tmp.filePath(QStringLiteral("m.gguf"));
+        qs::writeGguf(path.toStdString(), {},
+                      {qs::GgufTensor{"big.weight", qs::GgmlQ4_K, {1024, 1024}, q},
+                       qs::GgufTensor{"small.weight", qs::GgmlQ4_K, {1024, 4}, small}});
+
+        const auto exact = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--json")});
+        QVERIFY2(exact.exitCode == 0, exact.err.constData());
+        QVERIFY(!exact.out.contains("approximate") && !exact.out.contains("sampling"));
+        const auto exactText = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--bins"), QStringLiteral("4")});
+        QVERIFY(!exactText.out.contains("approximate") && !exactText.out.contains("sampled"));
+
+        const auto r = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--json"), QStringLiteral("--approximate")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray ws = weightsOf(r.out);
+        QCOMPARE(ws.size(), 2);
+        const QJsonArray ews = weightsOf(exact.out);
+        for (int i = 0; i < 2; ++i) {
+            const QJsonObject o = ws.at(i).toObject(), e = ews.at(i).toObject();
+            const bool big = o.value(QStringLiteral("weight")).toString() == QStringLiteral("big.weight");
+            QCOMPARE(o.value(QStringLiteral("approximate")).toBool(false), big);
+            QCOMPARE(o.value(QStringLiteral("count")).toInteger(), e.value(QStringLiteral("count")).toInteger());
+            QCOMPARE(o.value(QStringLiteral("max")).toDouble(), e.value(QStringLiteral("max")).toDouble());
+            if (!big) {
+                QVERIFY(!o.contains(QStringLiteral("sampling")));
+                QCOMPARE(o.value(QStringLiteral("values")), e.value(QStringLiteral("values")));
+                continue;
+            }
+            const QJsonObject sampling = o.value(QStringLiteral("sampling")).toObject();
+            QCOMPARE(sampling.value(QStringLiteral("rows_one_in")).toInteger(), qint64(qs::kApproximateSampleEvery));
+            const qint64 sampled = sampling.value(QStringLiteral("sampled")).toInteger();
+            QCOMPARE(sampled, qint64(1024 * 1024 / qs::kApproximateSampleEvery));
+            qint64 binned = 0;
+            for (const QJsonValue& c : o.value(QStringLiteral("values")).toObject().value(QStringLiteral("counts")).toArray())
+                binned += c.toInteger();
+            QCOMPARE(binned, sampled);
+            const double rms = e.value(QStringLiteral("rms")).toDouble();
+            QVERIFY(std::fabs(o.value(QStringLiteral("rms")).toDouble() - rms) <= 0.02 * rms);
+        }
+
+        const auto text = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("big.weight"),
+                                          QStringLiteral("--approximate"), QStringLiteral("--bins"), QStringLiteral("4")});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains(QStringLiteral(" (approximate: rows sampled 1 in %1, %2 of 1048576 elements)\n")
+                                       .arg(qs::kApproximateSampleEvery)
+                                       .arg(1024 * 1024 / qs::kApproximateSampleEvery)
+                                       .toUtf8()),
+                 text.out.constData());
+        QVERIFY(text.out.contains("  values (sampled), 4 bins:"));
+        // Only without a reference.
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--approximate"), QStringLiteral("--requantize"),
+                                 QStringLiteral("gguf-q4_0")})
+                     .exitCode,
+                 2);
+        const auto help = qstest::runCli({QStringLiteral("stats"), QStringLiteral("--help")});
+        QVERIFY(help.out.contains("--approximate"));
     }
 
     // Text output: a line per weight; --bins or --range adds the histogram, a line per bin.
