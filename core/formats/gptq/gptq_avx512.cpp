@@ -1,12 +1,13 @@
 // AVX-512 paths for Marlin (4 and 8 bits), AWQ GEMV, GEMV_FAST, AWQ GEMM, GPTQ 2/3/4/8-bit with
-// groups in runs or a permuted g_idx of up to 128 groups, and planar GPTQ 3/5/6/7-bit. Same float32 bits as the reference s * float(q - z): a code of at most 4
-// bits selects its value from the row's and group's table of the 16 products (formed by the same
-// lane-wise multiply) with one vpermps; an 8-bit code is put under the exponent of 2^23, so one
-// subtraction of 2^23 + z gives float(q - z) exactly (both operands are integers below 2^24),
-// then the reference's multiply. GEMV_FAST's table holds its two fp16 roundings. The GPTQ and
-// AWQ GEMM kernels read each row of words as 64-byte vectors of 16 consecutive columns (no
-// gathers, no per-row scalar word loads). A permuted g_idx, and planar GPTQ, look each lane's scale and
-// zero up in the row's tables of the groups; with more than 128 groups they keep the AVX2 path.
+// groups in runs or a permuted g_idx of up to 128 groups, and planar GPTQ 3/5/6/7-bit. Same
+// float32 bits as the reference s * float(q - z): a code of at most 4 bits selects its value from
+// the row's and group's table of the 16 products (formed by the same lane-wise multiply) with one
+// vpermps; an 8-bit code is put under the exponent of 2^23, so one subtraction of 2^23 + z gives
+// float(q - z) exactly (both operands are integers below 2^24), then the reference's multiply.
+// GEMV_FAST's table holds its two fp16 roundings. The GPTQ and AWQ GEMM kernels read each row of
+// words as 64-byte vectors of 16 consecutive columns (no gathers, no per-row scalar word loads).
+// A permuted g_idx, and planar GPTQ, look each lane's scale and zero up in the row's tables of
+// the groups; with more than 128 groups they keep the AVX2 path.
 #include "formats/gptq/gptq.h"
 #include "base/nibble_avx512.h"
 
