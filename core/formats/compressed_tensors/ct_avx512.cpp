@@ -73,18 +73,18 @@ void ctRow512(const CtPacked& s, uint64_t n, const uint8_t* row, float* o, const
             continue;
         }
         for (uint64_t k = g0; k < k1; k += 16) {
-            [[maybe_unused]] const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + (Kind == Ct512::Bits4 ? 0 : k)));
+            const auto bytes = [&] { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)); }; // one byte a code
             __m512 v;
             if constexpr (Kind == Ct512::E4M3)
-                v = _mm512_mul_ps(f8e4m3x16(bytes), vs);
+                v = _mm512_mul_ps(f8e4m3x16(bytes()), vs);
             else if constexpr (Kind == Ct512::E5M2)
-                v = _mm512_mul_ps(f8e5m2x16(bytes), vs);
+                v = _mm512_mul_ps(f8e5m2x16(bytes()), vs);
             else if constexpr (Kind == Ct512::Int8)
-                v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepi8_epi32(bytes), _mm512_set1_epi32(zp))), vs);
+                v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepi8_epi32(bytes()), _mm512_set1_epi32(zp))), vs);
             else if constexpr (Kind == Ct512::Bits4)
                 v = _mm512_permutexvar_ps(nibbleLanes16(row + k / 2), table);
             else
-                v = _mm512_mul_ps(_mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(_mm512_cvtepu8_epi32(bytes), magic)), off), vs);
+                v = _mm512_mul_ps(_mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(_mm512_cvtepu8_epi32(bytes()), magic)), off), vs);
             _mm512_storeu_ps(o + k, v);
         }
         for (uint64_t k = k1; k < g1; ++k)
