@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace qs::avx512 {
@@ -283,9 +284,10 @@ struct GptqSpan {
     __m512i codes(uint64_t l, uint64_t i) const
     {
         if constexpr (B <= 4) {
-            const __m512i sel = _mm512_set1_epi64(int64_t(2 * (l / 4) + l % 2));
             const __m512i off = B == 3 && (kb + 16 * i) % 32 ? offsets16 : offsets;
-            return _mm512_multishift_epi64_epi8(off, _mm512_permutexvar_epi64(sel, w[2 * i + l % 4 / 2]));
+            int64_t q;
+            std::memcpy(&q, reinterpret_cast<const char*>(&w[2 * i + l % 4 / 2]) + 8 * (2 * (l / 4) + l % 2), 8);
+            return _mm512_multishift_epi64_epi8(off, _mm512_set1_epi64(q));
         } else {
             const __m512i idx = _mm512_add_epi8(widen0, _mm512_set1_epi8(char(16 * (l / 4))));
             return _mm512_maskz_permutexvar_epi8(0x1111111111111111ull, idx, w[4 * i + l % 4]);
@@ -312,7 +314,7 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
     const auto put = [&](auto whole, const GptqSpan<B>& s, uint64_t l, uint64_t vecs, const __mmask16* mask) {
         constexpr bool Whole = decltype(whole)::value;
         float* row = rows + l * K + s.kb;
-        for (uint64_t i = 0; i < vecs; ++i) {
+        for (uint64_t i = 0; i < (Whole ? Vecs : vecs); ++i) {
             const __m512i q = s.codes(l, i);
             __m512 x;
             if constexpr (B <= 4)
@@ -347,9 +349,10 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
             if (pair) {
                 for (uint64_t h = 0; h < 2; ++h)
                     span[h].load([&](uint64_t r) { return _mm512_loadu_si512(qw + 4 * r * N); }, kb + h * Span, Vecs);
-                for (uint64_t t = 0; t < 2; ++t)
-                    for (uint64_t l = 0; l < kRows; ++l)
-                        put(std::true_type{}, span[(t + l) % 2], l, Vecs, nullptr);
+                [&]<size_t... L>(std::index_sequence<L...>) {
+                    ((put(std::true_type{}, span[L % 2], L, Vecs, nullptr)), ...);
+                    ((put(std::true_type{}, span[(L + 1) % 2], L, Vecs, nullptr)), ...);
+                }(std::make_index_sequence<kRows>{});
                 kb += 2 * Span;
                 continue;
             }
