@@ -21,15 +21,17 @@ namespace qs {
 
 namespace {
 
-// Rows per chunk: about `elements` floats, a whole number of permutation head blocks.
+// Rows per chunk, whole permutation head blocks: about 1 MiB of floats in whole kernel blocks
+// (dequantChunkRows), or about `elements` floats when given (tests).
 uint64_t diffChunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t elements)
 {
-    uint64_t rows = std::max<uint64_t>(1, (elements ? elements : (uint64_t(1) << 18)) / std::max<uint64_t>(K, 1));
     uint64_t align = 1;
     for (const SideTransform* t : {&p.ta, &p.tb})
         if (t->permuteHeads)
             align = std::lcm(align, N / t->permuteHeads);
-    rows = (rows + align - 1) / align * align;
+    uint64_t rows = dequantChunkRows(K, uint64_t(1) << 18, align);
+    if (elements)
+        rows = (std::max<uint64_t>(1, elements / std::max<uint64_t>(K, 1)) + align - 1) / align * align;
     return std::min(rows, std::max<uint64_t>(N, 1));
 }
 

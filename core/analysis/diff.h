@@ -20,7 +20,7 @@ namespace qs {
 struct DiffOptions {
     std::string weight;          // only this weight (either side's name); empty = every pair
     double tolerance = 0;        // a pair passes when max |a - b| <= tolerance (and all finite)
-    uint64_t chunkElements = 0;  // floats per side per chunk; 0 = 256 Ki (1 MiB)
+    uint64_t chunkElements = 0;  // floats per side per chunk; 0 = about 256 Ki (1 MiB) in whole kernel row blocks
     int threads = 0;             // OpenMP threads; <= 0 = the default
     SimdPath path = SimdPath::Scalar;
     const std::atomic<bool>* cancel = nullptr; // polled between chunks

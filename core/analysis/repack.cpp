@@ -318,7 +318,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         // Row chunks of about 1 MiB per side, OpenMP across chunks, partial sums combined in
         // chunk order: constant memory and the same figures for any thread count.
         const auto it = perms.find(rw.name);
-        const uint64_t rows = std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(K, 1));
+        const uint64_t rows = dequantChunkRows(K, uint64_t(1) << 18);
         const int64_t chunks = int64_t((N + rows - 1) / rows);
         std::vector<double> sums(size_t(chunks), 0.0), maxima(size_t(chunks), 0.0);
         std::vector<uint64_t> mismatches(size_t(chunks), 0);

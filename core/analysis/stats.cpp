@@ -105,15 +105,13 @@ void checkBins(const StatsOptions& opt, const std::string& where)
         throw Error(where + ": bins must be 1..100000");
 }
 
-// The packed kernels' fast paths (GPTQ/AWQ/Marlin AVX2) take blocks of 8 and 16 rows and
-// hand any rest to the scalar reference, tens of times slower: default chunks and the
-// histogram's slices are whole blocks of 16 rows.
-constexpr uint64_t kKernelRows = 16;
-
+// Default chunks of about 1 MiB of floats, whole kernel blocks (dequantChunkRows) and `align`;
+// opt.rowChunk (tests) exactly, rounded up to `align` only.
 uint64_t statsChunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
 {
-    uint64_t rows = opt.rowChunk ? opt.rowChunk : std::max<uint64_t>(1, (uint64_t(1) << 18) / std::max<uint64_t>(K, 1));
-    return (rows + align - 1) / align * align;
+    if (!opt.rowChunk)
+        return dequantChunkRows(K, uint64_t(1) << 18, align);
+    return (opt.rowChunk + align - 1) / align * align;
 }
 
 // The plain float type of a reference tensor: safetensors F32/F16/BF16, or GGUF's F32, F16
@@ -621,7 +619,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
         throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
-    WeightComparison res = compareStreams(where, N, K, gs, statsChunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows), opt, weight.name,
+    WeightComparison res = compareStreams(where, N, K, gs, statsChunkRows(opt, K), opt, weight.name,
                                           [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
                                               dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
                                               readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
@@ -645,7 +643,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     if (rw.outFeatures() != N || rw.inFeatures() != K)
         throw Error(where + ": the reference is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
     // Chunks of whole permutation head blocks on a permuted side.
-    uint64_t align = opt.rowChunk ? 1 : kKernelRows;
+    uint64_t align = 1;
     for (const SideTransform* t : {&match.weightSide, &match.referenceSide})
         if (t->permuteHeads)
             align = std::lcm(align, N / t->permuteHeads);
@@ -796,7 +794,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     // values, so the kernels' per-call cost stays small) one is read, the j-th period's at
     // offset frac(j * golden ratio) * every: spread evenly, and in no fixed phase a periodic
     // row structure (heads, experts, interleaved projections) could alias with.
-    const uint64_t align = packed ? kKernelRows : 1;
+    const uint64_t align = packed ? kDequantRowBlock : 1;
     const uint64_t unit = ceilDiv(ceilDiv(4096, std::max<uint64_t>(K, 1)), align) * align;
     const uint64_t every = opt.sampleEvery > 1 && N * K >= kApproximateMinElements ? opt.sampleEvery : 0;
     const uint64_t period = unit * every;
@@ -827,10 +825,10 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         double sum = 0, sumSq = 0;
         uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's or minMaxValues' extremes (orderedBits)
     };
-    const uint64_t rows = statsChunkRows(opt, K, opt.rowChunk ? 1 : kKernelRows);
+    const uint64_t rows = statsChunkRows(opt, K);
     // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
     // packed layouts whole kernel blocks.
-    const uint64_t sliceAlign = packed ? kKernelRows : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
+    const uint64_t sliceAlign = packed ? kDequantRowBlock : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
     const uint64_t sliceRows =
         std::min(rows, std::max(sliceAlign, (uint64_t(1) << 13) / std::max<uint64_t>(K, 1) / sliceAlign * sliceAlign));
     std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));

@@ -7,17 +7,11 @@
 
 #include <algorithm>
 #include <functional>
+#include <numeric>
 
 namespace qs {
 
 namespace {
-
-// Rows per chunk: about 256 KiB of output (an L2-sized piece), at least 8 rows.
-uint64_t dequantChunkRows(uint64_t cols)
-{
-    const uint64_t rows = (256 * 1024 / 4) / std::max<uint64_t>(cols, 1);
-    return std::max<uint64_t>(8, rows / 8 * 8);
-}
 
 // The kernels name the weight and tensor; a message must also name the checkpoint.
 template <typename F>
@@ -33,6 +27,13 @@ auto namingCheckpoint(const Checkpoint& ckpt, F&& f)
 }
 
 } // namespace
+
+uint64_t dequantChunkRows(uint64_t cols, uint64_t elements, uint64_t align)
+{
+    const uint64_t block = std::lcm(kDequantRowBlock, std::max<uint64_t>(align, 1));
+    const uint64_t rows = std::max<uint64_t>(1, elements / std::max<uint64_t>(cols, 1));
+    return (rows + block - 1) / block * block;
+}
 
 DequantRowsFn dequantFunction(std::string_view formatId)
 {
@@ -67,7 +68,7 @@ void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float
     const uint64_t rows = weight.outFeatures(), cols = weight.inFeatures();
     if (rows == 0 || cols == 0) // else 2^40 rows of nothing still loop over every chunk
         return;
-    const uint64_t step = dequantChunkRows(cols);
+    const uint64_t step = dequantChunkRows(cols, uint64_t(1) << 16); // about 256 KiB: an L2-sized piece
     const int64_t chunks = int64_t((rows + step - 1) / step);
     if (chunks <= 1) {
         dequantizeRows(ckpt, weight, 0, rows, out, path);

@@ -12,6 +12,15 @@
 
 namespace qs {
 
+// The packed kernels' fast paths (GPTQ, AWQ GEMM and Marlin; AVX2 and AVX-512) work in blocks
+// of this many rows and hand a rest to a slower path (fewer than 16 rows: no AVX-512 block at
+// all). Whoever reads a weight in row chunks makes them whole blocks (dequantChunkRows).
+inline constexpr uint64_t kDequantRowBlock = 16;
+
+// Rows per chunk of a weight with `cols` columns: about `elements` floats, rounded up to a
+// whole number of kDequantRowBlock rows and of `align` rows (permuted head blocks).
+uint64_t dequantChunkRows(uint64_t cols, uint64_t elements, uint64_t align = 1);
+
 // nullptr when no kernel handles the format.
 DequantRowsFn dequantFunction(std::string_view formatId);
 bool canDequantize(std::string_view formatId);

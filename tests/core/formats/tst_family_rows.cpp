@@ -367,6 +367,25 @@ private slots:
         QVERIFY(marked == all);
     }
 
+    // Weights read in row chunks get whole kernel blocks at every width: with 8-row chunks a
+    // weight of 8192 or more columns never reached the 16-row AVX-512 GPTQ/AWQ blocks.
+    void chunkRowsAreWholeKernelBlocks()
+    {
+        for (uint64_t K : {1ull, 64ull, 4096ull, 8192ull, 11008ull, 14336ull, 1ull << 20, 1ull << 30})
+            for (uint64_t elements : {1ull << 16, 1ull << 18})
+                for (uint64_t align : {1ull, 3ull, 24ull, 128ull}) {
+                    const uint64_t rows = dequantChunkRows(K, elements, align);
+                    QVERIFY(rows > 0);
+                    QCOMPARE(rows % kDequantRowBlock, uint64_t(0));
+                    QCOMPARE(rows % align, uint64_t(0));
+                    // No more than one block (and one head block) past the wanted size.
+                    QVERIFY(rows < std::max<uint64_t>(1, elements / K) + kDequantRowBlock * align);
+                }
+        QCOMPARE(dequantChunkRows(4096, 1 << 16), uint64_t(16));
+        QCOMPARE(dequantChunkRows(4096, 1 << 18), uint64_t(64));
+        QCOMPARE(dequantChunkRows(11008, 1 << 16), uint64_t(16));
+    }
+
     // The families' state cache hits only when the parsed members' bytes equal its copy, however
     // the members split them (checkpoints above switch weights on every path; this covers the
     // comparison itself: equal lengths, different bytes, and one byte more or less).
