@@ -177,6 +177,13 @@ private slots:
         for (int b : {1, 2, 3, 4, 8})
             for (DType t : {DType::F16, DType::BF16, DType::F32})
                 QTest::addRow("b%d axis1 g16 N80 special %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 80 << 16 << true;
+        // Groups of 64 (HQQ's default): the AVX-512 path's loop with the view row's four vectors fixed.
+        for (int b : {2, 3, 4})
+            for (DType t : {DType::F16, DType::BF16, DType::F32}) {
+                QTest::addRow("b%d axis1 g64 %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 32 << 64 << false;
+                if (b != 2)
+                    QTest::addRow("b%d axis1 g64 N80 special %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 80 << 64 << true;
+            }
     }
     void hqq()
     {
