@@ -114,8 +114,7 @@ template <DType T>
 void hqqLayout512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 {
     const uint64_t C = s.viewCols;
-    if (s.parts != 1 && C % 16 == 0 && e0 % C == 0 && n % C == 0)
-    {
+    if (s.parts != 1 && C % 16 == 0 && e0 % C == 0 && n % C == 0) {
         if (C == 64)
             return (s.parts == 10 ? hqqTableRows512<T, true, 64> : hqqTableRows512<T, false, 64>)(s, e0 / C, (e0 + n) / C, out);
         return (s.parts == 10 ? hqqTableRows512<T, true> : hqqTableRows512<T, false>)(s, e0 / C, (e0 + n) / C, out);
