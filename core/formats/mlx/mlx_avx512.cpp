@@ -29,8 +29,9 @@ inline __m512i mlxLanes16(const uint8_t* p, __m512i offsets, __mmask16 bytes)
 
 // Codes of 2, 3 or 4 bits: per row and group the 16 results of lanes' codes (lane & (2^b - 1))
 // formed on 16 lanes with the AVX2 path's operations (so the same bits), then 16 codes at a
-// time select theirs with one vpermps.
-template <DType T>
+// time select theirs with one vpermps. FixedGs: MLX's default group of 64, its four vectors
+// unrolled.
+template <DType T, uint64_t FixedGs = 0>
 void mlxTableRows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 {
     const int b = s.bits;
@@ -41,7 +42,7 @@ void mlxTableRows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
     const __mmask16 bytes = __mmask16((1u << (2 * b)) - 1);
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m512 codes = _mm512_cvtepi32_ps(_mm512_and_si512(lane, _mm512_set1_epi32((1 << b) - 1)));
-    const uint64_t G = s.groups, gs = s.groupSize; // locals: the stores to out could alias s
+    const uint64_t G = s.groups, gs = FixedGs ? FixedGs : s.groupSize; // locals: the stores to out could alias s
     const uint8_t* dataEnd = s.packed.data() + s.packed.size();
     std::vector<float> scales(G), biases(G);
     for (uint64_t n = r0; n < r1; ++n) {
@@ -54,6 +55,7 @@ void mlxTableRows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             for (uint64_t g = 0; g < G; ++g) {
                 const __m512 vs = _mm512_set1_ps(scales[g]), vb = _mm512_set1_ps(biases[g]);
                 const __m512 table = roundToDtype16<T>(_mm512_add_ps(roundToDtype16<T>(_mm512_mul_ps(codes, vs)), vb));
+#pragma GCC unroll 4
                 for (uint64_t k = 0; k < gs; k += 16, p += 2 * b, o += 16)
                     _mm512_storeu_ps(o, _mm512_permutexvar_ps(mlxLanes16<masked>(p, offsets, bytes), table));
             }
@@ -91,7 +93,7 @@ void mlx8Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 template <DType T>
 void rowsAvx512(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 {
-    (s.bits == 8 ? mlx8Rows<T> : mlxTableRows<T>)(s, r0, r1, out);
+    (s.bits == 8 ? mlx8Rows<T> : s.groupSize == 64 ? mlxTableRows<T, 64> : mlxTableRows<T>)(s, r0, r1, out);
 }
 
 } // namespace
