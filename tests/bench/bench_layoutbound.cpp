@@ -18,10 +18,12 @@
 // further apart: when 4*K is a multiple of 4 KiB every row's line of a span lands in the same L1
 // set (16 lines a span into 12 ways), and that order alone falls to about 0.7x memcpy, from
 // 1.6x with the padded rows (64-byte stores in sequence: 2x); the rows alternating between two
-// spans (the GPTQ 4-bit kernel's order) run at about 1.5x. Then the GPTQ 4-bit kernel's three
-// shuffles per 64-byte store on sequential output. The word rows of qweight (4*N bytes
+// spans (the GPTQ 4-bit kernel's order) run at about 1.5x. Then the GPTQ 4-bit kernel's
+// two shuffles per 64-byte store on sequential output. The word rows of qweight (4*N bytes
 // apart) share one L1 set the same way when 4*N is a multiple of 4 KiB: compare the touch loops
-// at N = 1024 and N = 1088. Both hold at the bench's shape (N = 1024, K = 4096).
+// at N = 1024 and N = 1088. Both hold at the bench's shape (N = 1024, K = 4096). Beside the
+// AVX-512 GPTQ 4-bit kernel: its own loads and stores without the arithmetic (a512 memory), and
+// both again with qweight on a cache line (al64).
 // Usage: bench_layoutbound [N, default 1024] [K, default 4096, a multiple of 128]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -333,8 +335,9 @@ __attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* co
 }
 
 // The GPTQ 2/3/4-bit kernel's work per 16 outputs on sequential output, codes from an L1-sized
-// buffer: vpermq brings a row's qword to every lane, VBMI multishift moves each code to its
-// lane's low byte, vpermps looks it up (three shuffles a 64-byte store; vpermps16+store has one).
+// buffer: a row's qword broadcast by the load (vpbroadcastq m64), VBMI multishift moves each
+// code to its lane's low byte, vpermps looks it up (two shuffles a 64-byte store;
+// vpermps16+store has one).
 __attribute__((target("avx512f,avx512vbmi"))) void floorGptqShuffles512(const uint8_t* codes, float* out, uint64_t n)
 {
     const __m512 table = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -342,12 +345,10 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorGptqShuffles512(const ui
     for (int i = 0; i < 16; ++i)
         o[(i / 2) * 8 + (i % 2) * 4] = uint8_t(4 * i);
     const __m512i offsets = _mm512_load_si512(o);
-    for (uint64_t i = 0; i < n; i += 128) {
-        const __m512i w = _mm512_loadu_si512(codes + (i / 2) % 4096);
-        for (uint64_t j = 0; j < 8; ++j) {
-            const __m512i q = _mm512_multishift_epi64_epi8(offsets, _mm512_permutexvar_epi64(_mm512_set1_epi64(int64_t(j)), w));
-            _mm512_store_ps(out + i + 16 * j, _mm512_permutexvar_ps(q, table));
-        }
+    for (uint64_t i = 0; i < n; i += 16) {
+        int64_t w;
+        std::memcpy(&w, codes + (i / 2) % 4096, 8);
+        _mm512_store_ps(out + i, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(w)), table));
     }
     asm volatile("" : : "r"(out) : "memory");
 }
@@ -365,6 +366,26 @@ __attribute__((target("avx512f"))) void floorRowStores512(float* out, uint64_t K
                 for (uint64_t i = 0; i < 64; i += 16)
                     _mm512_storeu_ps(out + l * stride + k0 + 64 * ((t + l) % Spans) + i, one);
     asm volatile("" : : "r"(out) : "memory");
+}
+// The AVX-512 GPTQ 4-bit kernel's memory traffic without its arithmetic: per pair of 64-k spans
+// the 16 word rows' 64-byte loads, then each of the 16 rows' 64 floats of both spans in the
+// kernel's alternating order, the stores waiting on the loads as the kernel's do. What that
+// kernel can reach at this shape and this input alignment.
+__attribute__((target("avx512f"))) uint32_t floorGptq4Pairs512(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out)
+{
+    const uint8_t* col = qweight + 4 * n;
+    __m512i acc = _mm512_setzero_si512();
+    for (uint64_t kb = 0; kb < K; kb += 128) {
+        for (uint64_t r = kb / 8; r < kb / 8 + 16; ++r)
+            acc = _mm512_xor_si512(acc, _mm512_loadu_si512(col + 4 * r * N));
+        const __m512 v = _mm512_castsi512_ps(acc);
+        for (uint64_t t = 0; t < 2; ++t)
+            for (uint64_t l = 0; l < 16; ++l)
+                for (uint64_t i = 0; i < 64; i += 16)
+                    _mm512_storeu_ps(out + l * K + kb + 64 * ((t + l) % 2) + i, v);
+    }
+    asm volatile("" : : "r"(out) : "memory");
+    return uint32_t(_mm_cvtsi128_si32(_mm512_castsi512_si128(acc)));
 }
 #pragma GCC diagnostic pop
 
@@ -401,6 +422,15 @@ int main(int argc, char** argv)
     awq.qzeros = az;
     gptq.validate();
     awq.validate();
+
+    // The same GPTQ weight with its qweight on a cache line (gq sits where malloc put it: a
+    // 16-row block's 64 bytes of a word row then span two lines, as in most safetensors files,
+    // whose tensors are 8-byte aligned).
+    uint8_t* gq64 = static_cast<uint8_t*>(std::aligned_alloc(64, gq.size()));
+    std::memcpy(gq64, gq.data(), gq.size());
+    PackedLinear gptq64 = gptq;
+    gptq64.qweight = std::span<const uint8_t>(gq64, gq.size());
+    std::printf("qweight at %u bytes past a cache line; the al64 copy on one\n", unsigned(reinterpret_cast<uintptr_t>(gq.data()) % 64));
 
     // Room for the padded rows of floorRowStores512.
     float* out = static_cast<float*>(std::aligned_alloc(64, Rows * (K + 16) * 4));
@@ -504,6 +534,9 @@ int main(int argc, char** argv)
     cs.push_back({"GEMV_FAST avx2", kernel(fast, SimdPath::Avx2)});
     if (cpuSimdPath() >= SimdPath::Avx512) {
         cs.push_back({"GPTQ-4 avx512", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx512); }});
+        cs.push_back({"GPTQ-4 a512 memory", [&] { sink = floorGptq4Pairs512(gq.data(), N, K, chunk(), out); }});
+        cs.push_back({"GPTQ-4 avx512 al64", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq64, n, n + Rows, out, SimdPath::Avx512); }});
+        cs.push_back({"GPTQ-4 a512 mem al64", [&] { sink = floorGptq4Pairs512(gq64, N, K, chunk(), out); }});
         cs.push_back({"AWQ avx512", kernel(awq, SimdPath::Avx512)});
         cs.push_back({"GPTQ-2 avx512", kernel(gptqB[2], SimdPath::Avx512)});
         cs.push_back({"GPTQ-3 avx512", kernel(gptqB[3], SimdPath::Avx512)});
@@ -542,5 +575,6 @@ int main(int argc, char** argv)
         std::printf("%-20s %10.2f %14.2f\n", c.name, c.best * 1e6, cs[0].best / c.best);
     std::free(out);
     std::free(src);
+    std::free(gq64);
     return 0;
 }

@@ -296,7 +296,7 @@ struct GptqSpan {
 };
 
 // GPTQ (stream layout, B = 2, 3, 4, 8), 16 output rows n..n+15, groups in monotonic runs along
-// k. Spans of 64 k (B = 4: two at once where whole): the word rows are read once (GptqSpan),
+// k. Spans of 64 k (B <= 4: two at once where whole): the word rows are read once (GptqSpan),
 // then each row gets its 64 floats of a span:
 // B <= 4, one vpermps looks each code up in the row's and run's table; B = 8, the code under
 // 2^23's exponent bits. A vector a run ends or starts in, and the column tail past K, is
@@ -331,17 +331,18 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
         ra.fill(p, run.group, n);
         for (uint64_t kb = run.k0 / 16 * 16; kb < run.k1;) {
             const uint64_t ke = std::min({run.k1, kb + Span, K});
-            // B = 4: two whole spans at once, the rows alternating between them. The 16 rows'
+            // B <= 4: two whole spans at once, the rows alternating between them. The 16 rows'
             // lines at one column share an L1 set when 4K is a multiple of 4 KiB, and 64-byte
             // stores to one set from row after row run at half the speed of alternating ones
-            // (bench_layoutbound: st64 kernel order, paired spans). B = 8 would spill; B = 2, 3
-            // measured slower paired wherever 4K and 4N are not multiples of 4 KiB.
-            const bool pair = B == 4 && kb >= run.k0 && kb + 2 * Span <= std::min(run.k1, K);
+            // (bench_layoutbound: st64 kernel order, paired spans). B = 8 would spill. (B = 2, 3
+            // measured slower paired while a vpermq brought each row's codes; with the load's
+            // broadcast they gain a quarter or more, at N = 1024 and 1088 alike.)
+            const bool pair = B <= 4 && kb >= run.k0 && kb + 2 * Span <= std::min(run.k1, K);
             // Each row of words is its own page for large N: fetch those six spans ahead. Not
-            // for 8 bits nor 4-bit pairs, where it measured 10-30% slower with the input in L2
-            // (8 bits streaming too); 4-bit single spans (runs not of whole spans) lose a third
-            // without it when streaming.
-            if (B <= 3 || (B == 4 && !pair))
+            // for 8 bits nor pairs, where it measured 10-30% slower with the input in L2 (8 bits
+            // streaming too); single spans (runs not of whole spans) lose a third without it
+            // when streaming.
+            if (B <= 4 && !pair)
                 for (uint64_t r = (kb + 6 * Span) * B / 32; r < std::min(wordRows, (kb + 7 * Span) * B / 32); ++r) {
                     _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N), _MM_HINT_T0);
                     _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N + 63), _MM_HINT_T0);
