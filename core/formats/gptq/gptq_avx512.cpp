@@ -428,9 +428,11 @@ struct PlanarSpan {
     static constexpr uint64_t kSpan = 64, kVecs = kSpan / 16;
     PlanarPlanes<B> planes;
     __m512i w[2][B];
+    uint64_t kb = 0;
     template <typename WordRow>
-    void load(WordRow wordRow, uint64_t kb, uint64_t vecs)
+    void load(WordRow wordRow, uint64_t from, uint64_t vecs)
     {
+        kb = from;
         for (uint64_t c = 0; c < (vecs + 1) / 2; ++c)
             for (int r = 0; r < B; ++r)
                 w[c][r] = wordRow((kb / 32 + c) * B + uint64_t(r));
@@ -468,8 +470,8 @@ __m512i planarZeros16(const PackedLinear& p, const PlanarPlanes<B>& planes, uint
 
 // GPTQ with each code's own group (a permuted g_idx, desc_act; and planar GPTQ, any grouping), at
 // most 32 * Banks groups, 16 output rows n..n+15: each row's scales and true zeros of every group
-// are held as tables of 32 entries a bank and each lane looks its group up (vpermt2ps / vpermt2d
-// in each bank, the lane's bank kept), then s * float(q - z), the reference's operations. The
+// are held as tables of 32 entries a bank and each lane looks its group up (vpermt2ps in each
+// bank, the lane's bank kept), then s * float(q - z), the reference's operations. The
 // codes come from the span (GptqSpan, PlanarSpan), the zeros from zerosOf(g), the group of each
 // k from groupOfK (g_idx, or k / group size), or, null, of each vector of 16 k (group size a
 // multiple of 16).
@@ -479,48 +481,79 @@ void lookupBlock(const PackedLinear& p, uint64_t n, float* rows, const int32_t* 
     constexpr uint64_t SpanK = Span::kSpan, Vecs = Span::kVecs, Entries = 32 * Banks;
     const uint64_t K = p.K, N = p.N, wordRows = (K * B + 31) / 32;
     const uint8_t* qw = p.qweight.data() + 4 * n;
-    // Row l's tables: scale[l][g] and zero[l][g].
+    // Row l's tables: scale[l][g], and zero[l][g] as 2^23 + z: a code put under 2^23's exponent
+    // bits less it is float(q - z) exactly (both integers below 2^24), no conversion needed.
     alignas(64) float scale[kRows][Entries] = {};
-    alignas(64) int32_t zero[kRows][Entries] = {};
+    alignas(64) float zero[kRows][Entries] = {};
     for (uint64_t g = 0; g < p.groups; ++g) {
-        alignas(64) float sv[16];
-        alignas(64) int32_t zv[16];
+        alignas(64) float sv[16], zv[16];
         _mm512_store_ps(sv, scales16(p, g, n));
-        _mm512_store_si512(zv, zerosOf(g));
+        _mm512_store_ps(zv, _mm512_add_ps(_mm512_cvtepi32_ps(zerosOf(g)), _mm512_set1_ps(8388608.0f)));
         for (uint64_t l = 0; l < kRows; ++l) {
             scale[l][g] = sv[l];
             zero[l][g] = zv[l];
         }
     }
-    const __m512i codeMask = _mm512_set1_epi32((1 << B) - 1);
-    Span span;
-    for (uint64_t kb = 0; kb < K; kb += SpanK) {
-        const uint64_t vecs = (std::min(K, kb + SpanK) - kb + 15) / 16;
-        span.load([&](uint64_t r) { return r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); }, kb, vecs);
+    const __m512i codeMask = _mm512_set1_epi32((1 << B) - 1), magic = _mm512_set1_epi32(0x4B000000);
+    // A span's groups per vector of 16 k, and which lanes' groups lie in each bank past the first.
+    struct Groups {
         __m512i group[Vecs];
         __mmask16 mask[Vecs], inBank[Vecs][Banks];
-        for (uint64_t i = 0; i < vecs; ++i) {
-            mask[i] = laneRange(0, std::min<uint64_t>(16, K - (kb + 16 * i)));
-            group[i] = groupOfK ? _mm512_maskz_loadu_epi32(mask[i], groupOfK + kb + 16 * i) : _mm512_set1_epi32(int((kb + 16 * i) / p.groupSize));
-            for (int b = 1; b < Banks; ++b)
-                inBank[i][b] = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(group[i], 5), _mm512_set1_epi32(b));
-        }
-        for (uint64_t l = 0; l < kRows; ++l) {
-            float* row = rows + l * K + kb;
+        void of(const PackedLinear& q, const int32_t* gk, uint64_t kb, uint64_t vecs)
+        {
             for (uint64_t i = 0; i < vecs; ++i) {
-                __m512 sv = _mm512_permutex2var_ps(_mm512_load_ps(scale[l]), group[i], _mm512_load_ps(scale[l] + 16));
-                __m512i z = _mm512_permutex2var_epi32(_mm512_load_si512(zero[l]), group[i], _mm512_load_si512(zero[l] + 16));
-                for (int b = 1; b < Banks; ++b) {
-                    const float* sb = scale[l] + 32 * b;
-                    const int32_t* zb = zero[l] + 32 * b;
-                    sv = _mm512_mask_blend_ps(inBank[i][b], sv, _mm512_permutex2var_ps(_mm512_load_ps(sb), group[i], _mm512_load_ps(sb + 16)));
-                    z = _mm512_mask_blend_epi32(inBank[i][b], z,
-                                                _mm512_permutex2var_epi32(_mm512_load_si512(zb), group[i], _mm512_load_si512(zb + 16)));
-                }
-                const __m512i q = _mm512_and_si512(span.codes(l, i), codeMask);
-                _mm512_mask_storeu_ps(row + 16 * i, mask[i], _mm512_mul_ps(sv, _mm512_cvtepi32_ps(_mm512_sub_epi32(q, z))));
+                mask[i] = laneRange(0, std::min<uint64_t>(16, q.K - (kb + 16 * i)));
+                group[i] = gk ? _mm512_maskz_loadu_epi32(mask[i], gk + kb + 16 * i) : _mm512_set1_epi32(int((kb + 16 * i) / q.groupSize));
+                for (int b = 1; b < Banks; ++b)
+                    inBank[i][b] = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(group[i], 5), _mm512_set1_epi32(b));
             }
         }
+    };
+    // Row l's vectors i < vecs of a loaded span and its groups; masked unless Whole.
+    const auto put = [&](auto whole, const Span& span, const Groups& gr, uint64_t l, uint64_t vecs) {
+        constexpr bool Whole = decltype(whole)::value;
+        float* row = rows + l * K + span.kb;
+        for (uint64_t i = 0; i < (Whole ? Vecs : vecs); ++i) {
+            const __m512i group = gr.group[i];
+            __m512 sv = _mm512_permutex2var_ps(_mm512_load_ps(scale[l]), group, _mm512_load_ps(scale[l] + 16));
+            __m512 zv = _mm512_permutex2var_ps(_mm512_load_ps(zero[l]), group, _mm512_load_ps(zero[l] + 16));
+            for (int b = 1; b < Banks; ++b) {
+                const float* sb = scale[l] + 32 * b;
+                const float* zb = zero[l] + 32 * b;
+                sv = _mm512_mask_blend_ps(gr.inBank[i][b], sv, _mm512_permutex2var_ps(_mm512_load_ps(sb), group, _mm512_load_ps(sb + 16)));
+                zv = _mm512_mask_blend_ps(gr.inBank[i][b], zv, _mm512_permutex2var_ps(_mm512_load_ps(zb), group, _mm512_load_ps(zb + 16)));
+            }
+            const __m512i q = _mm512_ternarylogic_epi32(span.codes(l, i), codeMask, magic, 0xEA); // (a & b) | c
+            const __m512 x = _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(q), zv));
+            if constexpr (Whole)
+                _mm512_storeu_ps(row + 16 * i, x);
+            else
+                _mm512_mask_storeu_ps(row + 16 * i, gr.mask[i], x);
+        }
+    };
+    const auto loadWords = [&](uint64_t r) { return r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); };
+    Span span[2];
+    Groups groups[2];
+    for (uint64_t kb = 0; kb < K;) {
+        // Two whole spans at once, the rows alternating between them, as gptqBlock's pairs (the
+        // 16 rows' stores to one L1 set); a single span, masked, at K's end.
+        if (kb + 2 * SpanK <= K) {
+            for (uint64_t h = 0; h < 2; ++h) {
+                span[h].load(loadWords, kb + h * SpanK, Vecs);
+                groups[h].of(p, groupOfK, kb + h * SpanK, Vecs);
+            }
+            for (uint64_t t = 0; t < 2; ++t)
+                for (uint64_t l = 0; l < kRows; ++l)
+                    put(std::true_type{}, span[(t + l) % 2], groups[(t + l) % 2], l, Vecs);
+            kb += 2 * SpanK;
+            continue;
+        }
+        const uint64_t vecs = (std::min(K, kb + SpanK) - kb + 15) / 16;
+        span[0].load(loadWords, kb, vecs);
+        groups[0].of(p, groupOfK, kb, vecs);
+        for (uint64_t l = 0; l < kRows; ++l)
+            put(std::false_type{}, span[0], groups[0], l, vecs);
+        kb += SpanK;
     }
 }
 
