@@ -467,6 +467,10 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "quantscope-bench: %s\n", e.what());
         return 2;
     }
+    // The checkpoints just written are still dirty in the page cache: left to the kernel, their
+    // writeback ran beside the first format's race (GPTQ-4 .36 of memcpy first in a full run,
+    // .52 alone).
+    ::sync();
     const SimdPath fast = bestSimdPath();
     std::vector<SimdPath> paths; // the SIMD paths raced, up to the best
     for (SimdPath p : cpuSimdPaths())
