@@ -6,12 +6,19 @@
 #include "base/error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <set>
 #include <sstream>
 
 namespace qs {
+
+uint64_t Checkpoint::nextSerial()
+{
+    static std::atomic<uint64_t> last{0};
+    return ++last;
+}
 
 std::string_view containerName(Container c)
 {

@@ -102,6 +102,10 @@ public:
     // checkpoint files in it that were not read (file names, sorted).
     std::string openedAs;
     std::vector<std::string> leftOut;
+    // Unique to this object among all the process creates (a copy shares it, and the mapped
+    // bytes with it): the same serial and tensor bytes at the same place are the same bytes, as a
+    // checkpoint never remaps or rewrites its files. Caches of parsed state key on it.
+    uint64_t serial = nextSerial();
 
     std::span<const uint8_t> bytes(const TensorEntry& t) const;
     const TensorEntry* find(std::string_view name) const;
@@ -119,6 +123,7 @@ public:
     const MappedFile& mappedFile(uint32_t i) const { return *m_maps.at(i); }
 
 private:
+    static uint64_t nextSerial();
     std::vector<std::shared_ptr<MappedFile>> m_maps;
     // Tensor indices sorted by name: 4 bytes a tensor (a hash map of copied names cost ~100),
     // and valid however `tensors` moves.

@@ -4,27 +4,24 @@
 // checks its shapes once per thread instead of once per chunk.
 //
 // The state is a pure function of the LogicalWeight's fields, the members' entries (dtype,
-// shape, where their bytes are mapped) and the CONTENT of the few members the parser reads
-// (quant_state JSON, g_idx, scalar tensors): the key holds all of that, contents compared
-// byte for byte, so a different weight, checkpoint or file mapped at the same address never
-// gets a stale state. A hit compares those members' mapped bytes with the cached copy in place
-// (a K-entry g_idx copied and compared per chunk cost GPTQ-4 about 6% of its chunk time).
+// shape, where their bytes are mapped) and those bytes. The key holds the weight's fields and
+// the members' entries, and names the checkpoint by its serial, unique to each Checkpoint
+// object: the same serial and the same mapped place are the same bytes (a checkpoint never
+// rewrites or remaps its files), so a different weight, checkpoint, or file mapped at the
+// same address never gets a stale state, and no member's bytes are read to know it (comparing
+// a GPTQ weight's K-entry g_idx on every chunk cost about a tenth of a 16-row chunk).
 #include "formats/kernel.h"
 
 #include <cstdint>
-#include <cstring>
 #include <exception>
 #include <optional>
-#include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace qs {
 
 struct StateKey {
-    const Checkpoint* ckpt = nullptr; // null: matches no real key
-    std::string path;
+    uint64_t serial = 0; // the Checkpoint's; 0 matches no real key
     std::string name;
     std::string format;
     std::vector<uint64_t> shape;
@@ -40,21 +37,13 @@ struct StateKey {
         bool operator==(const Member&) const = default;
     };
     std::vector<Member> members;
-    std::vector<std::span<const uint8_t>> content; // the parsed members' bytes, in member order
-    // Every field but content, whose bytes sameContent compares.
-    bool operator==(const StateKey& o) const
-    {
-        return ckpt == o.ckpt && path == o.path && name == o.name && format == o.format && shape == o.shape && bits == o.bits
-            && groupSize == o.groupSize && params == o.params && members == o.members;
-    }
+    bool operator==(const StateKey&) const = default;
 };
 
-// `contentRoles`: the members whose bytes the parser reads (beyond their size).
-inline StateKey stateKey(const WeightData& w, std::initializer_list<std::string_view> contentRoles)
+inline StateKey stateKey(const WeightData& w)
 {
     StateKey k;
-    k.ckpt = &w.ckpt;
-    k.path = w.ckpt.path;
+    k.serial = w.ckpt.serial;
     k.name = w.weight.name;
     k.format = w.weight.format;
     k.shape = w.weight.shape;
@@ -69,49 +58,29 @@ inline StateKey stateKey(const WeightData& w, std::initializer_list<std::string_
         const TensorEntry& e = w.ckpt.tensors[index];
         const std::span<const uint8_t> b = w.ckpt.bytes(e);
         k.members.push_back({role, b.data(), b.size(), e.dtype, e.shape});
-        for (std::string_view r : contentRoles)
-            if (r == role)
-                k.content.push_back(b);
     }
     return k;
 }
 
-// Whether `bytes` is the concatenation of `pieces`.
-inline bool sameContent(const std::vector<uint8_t>& bytes, const std::vector<std::span<const uint8_t>>& pieces)
-{
-    size_t at = 0;
-    for (std::span<const uint8_t> piece : pieces) {
-        if (piece.size() > bytes.size() - at || (!piece.empty() && std::memcmp(bytes.data() + at, piece.data(), piece.size()) != 0))
-            return false;
-        at += piece.size();
-    }
-    return at == bytes.size();
-}
-
 // The state `parse(w)` gives, from this thread's cache when the key matches.
 template <typename State, typename Parse>
-const State& cachedState(const WeightData& w, std::initializer_list<std::string_view> contentRoles, Parse parse)
+const State& cachedState(const WeightData& w, Parse parse)
 {
     struct Slot {
-        StateKey key;                 // its content spans are not kept: the mapping may go
-        std::vector<uint8_t> content; // a copy of the bytes they held
+        StateKey key;
         std::optional<State> state;
     };
     thread_local Slot slot;
     StateKey key;
     try {
-        key = stateKey(w, contentRoles);
+        key = stateKey(w);
     } catch (const std::exception&) {
         key = {}; // unreadable members: let the parser report them, and cache nothing
     }
-    if (!key.ckpt || !slot.state || !(slot.key == key) || !sameContent(slot.content, key.content)) {
+    if (!key.serial || !slot.state || !(slot.key == key)) {
         slot.state.reset();
         slot.key = {};
-        slot.content.clear();
         slot.state.emplace(parse(w)); // a throw leaves the slot empty
-        for (std::span<const uint8_t> piece : key.content)
-            slot.content.insert(slot.content.end(), piece.begin(), piece.end());
-        key.content.clear();
         slot.key = std::move(key);
     }
     return *slot.state;

@@ -198,7 +198,7 @@ void bnbInt8RowsScalar(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out)
 
 void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const Bnb4& s = cachedState<Bnb4>(w, {"quant_state"}, bnb4State);
+    const Bnb4& s = cachedState<Bnb4>(w, bnb4State);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;

@@ -156,7 +156,7 @@ void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
 
 void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const CtPacked& s = cachedState<CtPacked>(w, {"weight_shape", "weight_g_idx"}, ctPackedState);
+    const CtPacked& s = cachedState<CtPacked>(w, ctPackedState);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     if (path == SimdPath::Scalar) {

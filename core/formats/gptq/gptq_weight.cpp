@@ -171,7 +171,7 @@ PackedLinear describePacked(const WeightData& w)
 
 void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const PackedLinear& p = cachedState<PackedLinear>(w, {"g_idx"}, describePacked);
+    const PackedLinear& p = cachedState<PackedLinear>(w, describePacked);
     if (rowBegin > rowEnd || rowEnd > p.N)
         throw Error(p.name + ": rows " + std::to_string(rowBegin) + ".." + std::to_string(rowEnd) + " outside 0.."
                     + std::to_string(p.N));

@@ -125,7 +125,7 @@ void hqqElementsScalar(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 
 void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const Hqq& s = cachedState<Hqq>(w, {"shape", "nbits", "group_size", "axis", "packing", "compute_dtype"}, hqqState);
+    const Hqq& s = cachedState<Hqq>(w, hqqState);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;

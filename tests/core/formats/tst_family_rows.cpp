@@ -18,7 +18,6 @@
 #include "formats/formatid.h"
 #include "formats/layoutspec.h"
 #include "formats/opencheckpoint.h"
-#include "formats/statecache.h"
 #include "formats/target.h"
 #include "formats/wordmap.h"
 #include "kernel_testutil.h"
@@ -384,25 +383,6 @@ private slots:
         QCOMPARE(dequantChunkRows(4096, 1 << 16), uint64_t(16));
         QCOMPARE(dequantChunkRows(4096, 1 << 18), uint64_t(64));
         QCOMPARE(dequantChunkRows(11008, 1 << 16), uint64_t(16));
-    }
-
-    // The families' state cache hits only when the parsed members' bytes equal its copy, however
-    // the members split them (checkpoints above switch weights on every path; this covers the
-    // comparison itself: equal lengths, different bytes, and one byte more or less).
-    void stateCacheComparesBytes()
-    {
-        const std::vector<uint8_t> copy{1, 2, 3, 4, 5};
-        const uint8_t a[] = {1, 2}, b[] = {3, 4, 5}, c[] = {3, 4, 6}, d[] = {3, 4}, e[] = {3, 4, 5, 6};
-        using Pieces = std::vector<std::span<const uint8_t>>;
-        QVERIFY(sameContent(copy, Pieces{a, b}));
-        QVERIFY(sameContent(copy, Pieces{a, {}, b}));
-        QVERIFY(!sameContent(copy, Pieces{a, c}));
-        QVERIFY(!sameContent(copy, Pieces{a, d}));
-        QVERIFY(!sameContent(copy, Pieces{a, e}));
-        QVERIFY(!sameContent(copy, Pieces{b, a}));
-        QVERIFY(sameContent({}, Pieces{}));
-        QVERIFY(!sameContent({}, Pieces{a}));
-        QVERIFY(!sameContent(copy, Pieces{}));
     }
 };
 

@@ -9,10 +9,12 @@
 #include "base/half.h"
 #include "base/error.h"
 
+#include "kernel_testutil.h"
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
 #include <QDir>
+#include <QFile>
 #include <QJsonObject>
 #include <QTest>
 
@@ -609,6 +611,54 @@ private slots:
         p.zeros = ZeroConvention::StoredMinusOne;
         p.gIdx = bytesOf(l.gIdx);
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
+    }
+
+    // The families' parsed-state cache keys on the checkpoint object's serial: a new checkpoint
+    // over the same memory, its g_idx rewritten in place (the same names, shapes and addresses,
+    // the old object gone and the new one most likely where it was) gets its own state, on
+    // every path. A key of the checkpoint's address and the members' places alone would hand
+    // it the first one's: g_idx = k / group size, dropped as trivial when parsed, so the second
+    // one's permutation would go unread.
+    void stateCacheFollowsCheckpoints()
+    {
+        constexpr uint64_t K = 256, N = 32, G = 32;
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const auto fileOf = [&](const Logical& l) {
+            const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, K, N, l.groups, true, false);
+            const std::string path = qsk::write(tmp.path(), "m.safetensors",
+                std::vector<qsk::T>{{"m.qweight", DType::I32, po.qweight.shape, po.qweight.bytes},
+                                    {"m.qzeros", DType::I32, po.qzeros.shape, po.qzeros.bytes},
+                                    {"m.scales", DType::F16, po.scales.shape, po.scales.bytes},
+                                    {"m.g_idx", DType::I32, {K}, std::vector<uint8_t>(bytesOf(l.gIdx).begin(), bytesOf(l.gIdx).end())}});
+            QFile f(QString::fromStdString(path));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        Logical a = makeLogical(4, K, N, G, 7, true, 1), b = a;
+        setGIdx(a, GIdx::Arange, 0);
+        QVERIFY(a.gIdx != b.gIdx);
+        QByteArray memory = fileOf(a);
+        const QByteArray second = fileOf(b);
+        QCOMPARE(second.size(), memory.size());
+        for (SimdPath path : cpuSimdPaths()) {
+            memory = fileOf(a);
+            const uint8_t* at = reinterpret_cast<const uint8_t*>(memory.constData());
+            for (const Logical* l : {&a, &b}) {
+                if (l == &b)
+                    std::memcpy(memory.data(), second.constData(), size_t(second.size()));
+                QCOMPARE(reinterpret_cast<const uint8_t*>(memory.constData()), at);
+                const auto ck = Checkpoint::readMemory({{"m.safetensors", {at, size_t(memory.size())}}});
+                const LogicalWeight w = qsk::weight(*ck, "m", "gptq-v1", {N, K},
+                    {{"qweight", "m.qweight"}, {"qzeros", "m.qzeros"}, {"scales", "m.scales"}, {"g_idx", "m.g_idx"}}, 4, int64_t(G));
+                std::vector<float> out(N * K);
+                dequantizeRows(*ck, w, 0, N, out.data(), path);
+                for (uint64_t n = 0; n < N; ++n)
+                    for (uint64_t k = 0; k < K; ++k)
+                        if (std::bit_cast<uint32_t>(out[n * K + k]) != std::bit_cast<uint32_t>(expected(*l, n, k)))
+                            QFAIL(qPrintable(QStringLiteral("%1, checkpoint %2: (%3, %4) differs").arg(QLatin1String(simdPathName(path)))
+                                                 .arg(l == &a ? 1 : 2).arg(n).arg(k)));
+            }
+        }
     }
 
     // Each layout the AVX-512 path has a kernel for takes it: one that fell back to AVX2 would
