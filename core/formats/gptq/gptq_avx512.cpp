@@ -54,11 +54,30 @@ __m512 marlinScales(const PackedLinear& p, uint64_t g, uint64_t nb, uint64_t cou
         const __m512i m = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(o, 3), 1), _mm512_and_si512(o, _mm512_set1_epi32(1)));
         idx = _mm512_add_epi32(_mm512_sub_epi32(f, o), _mm512_add_epi32(_mm512_slli_epi32(i, 3), m));
     }
+    // F16/BF16 rows inside one block of the permutation (64 scales, 32 per channel; the
+    // scale tensor holding 64 from its start): one vpermt2w picks the 16 out of the block's 128
+    // bytes (16 scalar loads and their stores read back as a vector stalled, a sixth of
+    // Marlin-4's time).
+    const uint64_t block = p.groups > 1 ? 64 : 32, f0 = g * p.N + nb, base = f0 / block * block;
+    if (p.scaleType != ScaleType::F32 && f0 - base + count <= block && 2 * (base + 64) <= p.scales.size()) {
+        const __m512i words = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(_mm512_sub_epi32(idx, _mm512_set1_epi32(int(base)))));
+        const uint8_t* b = p.scales.data() + 2 * base;
+        const __m256i h = _mm512_castsi512_si256(_mm512_permutex2var_epi16(_mm512_loadu_si512(b), words, _mm512_loadu_si512(b + 64)));
+        return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    }
     alignas(64) uint32_t at[16], raw[16] = {};
     _mm512_store_si512(at, idx);
-    const size_t width = p.scaleType == ScaleType::F32 ? 4 : 2;
-    for (uint64_t r = 0; r < count; ++r)
-        std::memcpy(&raw[r], p.scales.data() + width * at[r], width);
+    // Each width's loop on its own: a memcpy of a run-time width compiled to a byte loop.
+    const uint8_t* sc = p.scales.data();
+    if (p.scaleType == ScaleType::F32)
+        for (uint64_t r = 0; r < count; ++r)
+            std::memcpy(&raw[r], sc + 4 * at[r], 4);
+    else
+        for (uint64_t r = 0; r < count; ++r) {
+            uint16_t h;
+            std::memcpy(&h, sc + 2 * at[r], 2);
+            raw[r] = h;
+        }
     const __m512i v = _mm512_load_si512(raw);
     switch (p.scaleType) {
     case ScaleType::F16: return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
