@@ -108,24 +108,33 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     // float(q - 8) of the 4-bit codes q = 0..15 (the implicit zero): a table is s times it.
     const __m512 centered = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                                                                 _mm512_set1_epi32(1 << (B - 1))));
+    // Per lane (k of the tile): its word, less the row's j (4-bit), and its slot's shift for
+    // either half-tile of rows (block); lane kr of k 0..7 and 8 + kr of k 8..15, slot of row
+    // (kr & 1) | (k >= 8) << 1. Formed once here, not per row from stored arrays (which stalled
+    // on store forwarding when read back as vectors).
+    __m512i wordOf, shiftOf[2];
+    {
+        alignas(64) int32_t idx[16], sh[2][16];
+        for (int k = 0; k < 16; ++k) {
+            const int kr = k % 8, slotRow = (kr & 1) | (k >= 8 ? 2 : 0);
+            // 4-bit: words j, j + 4 of the low 8 (k 0..3), j + 8, j + 12 (k 4..7); 8-bit: the
+            // four words 8 apart, loaded as two vectors (lanes 0, 8 and 16, 24).
+            idx[k] = B == 4 ? 4 * (kr / 2) : 8 * (kr / 2);
+            for (int block = 0; block < 2; ++block)
+                sh[block][k] = B * (B == 4 ? kMarlinSlotOf4[4 * block + slotRow] : kMarlinSlotOf8[slotRow]);
+        }
+        wordOf = _mm512_load_si512(idx);
+        shiftOf[0] = _mm512_load_si512(sh[0]);
+        shiftOf[1] = _mm512_load_si512(sh[1]);
+    }
     // Blocks of up to 16 rows, k-tile outer: each tile's words (N*b/2 words apart) are read for
     // all the block's rows while in the TLB.
     for (uint64_t nb = n0; nb < n1; nb += kRows) {
         const uint64_t count = std::min(kRows, n1 - nb);
         for (uint64_t r = 0; r < count; ++r) {
             const uint64_t n = nb + r, nt = n / 16, nr = n % 16, c = nt >> 2, j = nt & 3, block = nr >> 3;
-            // Lane kr of k 0..7 and 8 + kr of k 8..15: slot of r = (kr & 1) | (k >= 8) << 1.
-            alignas(64) int32_t idx[16], sh[16];
-            for (int k = 0; k < 16; ++k) {
-                const int kr = k % 8, slotRow = (kr & 1) | (k >= 8 ? 2 : 0);
-                sh[k] = B * (B == 4 ? kMarlinSlotOf4[4 * block + uint64_t(slotRow)] : kMarlinSlotOf8[slotRow]);
-                // 4-bit: words j, j + 4 of the low 8 (k 0..3), j + 8, j + 12 (k 4..7); 8-bit: the
-                // four words 8 apart, loaded as two vectors (lanes 0, 8 and 16, 24).
-                const int m = kr / 2;
-                idx[k] = B == 4 ? int(j) + 4 * m : 8 * m;
-            }
-            rows[r].idx = _mm512_load_si512(idx);
-            rows[r].shift = _mm512_load_si512(sh);
+            rows[r].idx = B == 4 ? _mm512_add_epi32(wordOf, _mm512_set1_epi32(int(j))) : wordOf;
+            rows[r].shift = shiftOf[block];
             // 4-bit: words 128c + 16(nr&7) + 4m + j; 8-bit: 256c + 32(nr&7) + 8m + 2j + block.
             rows[r].col = p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
             rows[r].out = out + (n - n0) * K;
