@@ -23,7 +23,8 @@
 // apart) share one L1 set the same way when 4*N is a multiple of 4 KiB: compare the touch loops
 // at N = 1024 and N = 1088. Both hold at the bench's shape (N = 1024, K = 4096). Beside the
 // AVX-512 GPTQ 4-bit kernel: its own loads and stores without the arithmetic (a512 memory), and
-// both again with qweight on a cache line (al64).
+// both again with qweight on a cache line (al64); the act-order and planar-5 lookup kernels'
+// work per store on sequential output (lookup+st).
 // Usage: bench_layoutbound [N, default 1024] [K, default 4096, a multiple of 128]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -353,6 +354,42 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorGptqShuffles512(const ui
     asm volatile("" : : "r"(out) : "memory");
 }
 
+// The act-order (permuted g_idx) kernel's work per 16 outputs on sequential output, codes and
+// the g_idx slice from L1: the 16 codes as in floorGptqShuffles512, put under 2^23's exponent,
+// each lane's scale and zero looked up in the row's 32-entry tables (one vpermt2ps each), then
+// s * ((2^23 + q) - (2^23 + z)). With Planes = 2, planar 5-bit: a second, 1-bit plane's 16 codes
+// (one word: multishift, shift, mask, or) joined to the 4-bit ones first. What the lookup
+// method costs however the memory behaves.
+template <int Planes>
+__attribute__((target("avx512f,avx512vbmi"))) void floorLookup512(const uint8_t* codes, const int32_t* groups, const float* tables, float* out,
+                                                                  uint64_t n)
+{
+    alignas(64) uint8_t o[64] = {}, o1[64] = {};
+    for (int i = 0; i < 16; ++i) {
+        o[(i / 2) * 8 + (i % 2) * 4] = uint8_t(4 * i);
+        o1[(i / 2) * 8 + (i % 2) * 4] = uint8_t(i);
+    }
+    const __m512i offsets = _mm512_load_si512(o), offsets1 = _mm512_load_si512(o1);
+    const __m512i low4 = _mm512_set1_epi32(15), magic = _mm512_set1_epi32(0x4B000000);
+    const __m512 s0 = _mm512_loadu_ps(tables), s1 = _mm512_loadu_ps(tables + 16), z0 = _mm512_loadu_ps(tables + 32),
+                 z1 = _mm512_loadu_ps(tables + 48);
+    for (uint64_t i = 0; i < n; i += 16) {
+        int64_t w;
+        std::memcpy(&w, codes + (i / 2) % 4096, 8);
+        __m512i q = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(w)), low4);
+        if constexpr (Planes == 2) {
+            int32_t b;
+            std::memcpy(&b, codes + (i / 8) % 4096, 4);
+            q = _mm512_ternarylogic_epi32(q, _mm512_slli_epi32(_mm512_multishift_epi64_epi8(offsets1, _mm512_set1_epi32(b)), 4),
+                                          _mm512_set1_epi32(16), 0xF8); // a | (b & c)
+        }
+        const __m512i g = _mm512_loadu_si512(groups + i % 4096);
+        const __m512 sv = _mm512_permutex2var_ps(s0, g, s1), zv = _mm512_permutex2var_ps(z0, g, z1);
+        _mm512_store_ps(out + i, _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q, magic)), zv)));
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
 // The chunk's output in the AVX-512 GPTQ/AWQ kernels' order, rows `stride` floats apart: per
 // batch of Spans spans of 64 k, at step t row l writes span (t + l) % Spans (the GPTQ 4-bit
 // kernel's pairs: 2).
@@ -441,6 +478,9 @@ int main(int argc, char** argv)
     volatile uint32_t sink = 0;
     const auto chunk = [&] { return (next++ % (N / Rows)) * Rows; };
     const std::vector<uint8_t> codes = randomBytes(4096 + 8, 5), input = randomBytes(256u << 10, 6);
+    std::vector<int32_t> groupOfK(4096 + 16); // a permuted g_idx's groups, 0..31
+    for (size_t i = 0; i < groupOfK.size(); ++i)
+        groupOfK[i] = int32_t((i * 2654435761u >> 7) % 32);
     std::vector<float> groupScales(1024);
     for (size_t i = 0; i < groupScales.size(); ++i)
         groupScales[i] = (i % 2 ? -0.01f : 1e-3f) * float(i % 7 + 1);
@@ -563,6 +603,8 @@ int main(int argc, char** argv)
         cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16<false>(codes.data(), out, Rows * K); }});
         cs.push_back({"two rounds by adds", [&] { floorTwoRoundsF16<true>(codes.data(), out, Rows * K); }});
         cs.push_back({"GPTQ-4 shuffles+st", [&] { floorGptqShuffles512(codes.data(), out, Rows * K); }});
+        cs.push_back({"act-order lookup+st", [&] { floorLookup512<1>(codes.data(), groupOfK.data(), groupScales.data(), out, Rows * K); }});
+        cs.push_back({"planar-5 lookup+st", [&] { floorLookup512<2>(codes.data(), groupOfK.data(), groupScales.data(), out, Rows * K); }});
         cs.push_back({"st64 kernel order", [&] { floorRowStores512<1>(out, K, K); }});
         cs.push_back({"st64 paired spans", [&] { floorRowStores512<2>(out, K, K); }});
         cs.push_back({"st64 rows +64 B", [&] { floorRowStores512<1>(out, K, K + 16); }});
