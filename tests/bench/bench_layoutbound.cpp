@@ -23,8 +23,9 @@
 // apart) share one L1 set the same way when 4*N is a multiple of 4 KiB: compare the touch loops
 // at N = 1024 and N = 1088. Both hold at the bench's shape (N = 1024, K = 4096). Beside the
 // AVX-512 GPTQ 4-bit kernel: its own loads and stores without the arithmetic (a512 memory), and
-// both again with qweight on a cache line (al64); the act-order and planar-5 lookup kernels'
-// work per store on sequential output (lookup+st).
+// both again with qweight on a cache line (al64); the act-order and planar-5 kernels beside their
+// method at its leanest over the same memory traffic (lean: the ceiling of per-lane lookups at
+// this shape), and their work per store on sequential output (lookup+st).
 // Usage: bench_layoutbound [N, default 1024] [K, default 4096, a multiple of 128]
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -390,6 +391,104 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorLookup512(const uint8_t*
     asm volatile("" : : "r"(out) : "memory");
 }
 
+// The act-order kernel as lean as it can be: floorGptq4Pairs512's loads (the pair's 16 word rows,
+// interleaved into each row's qwords as the kernel does) and paired stores, with
+// floorLookup512's work per vector, each row's two 32-entry tables read from memory (sixteen
+// rows' tables do not fit the registers) and the lanes' groups from the g_idx slice of the
+// span. What the lookup method can reach with this layout's memory traffic.
+__attribute__((target("avx512f,avx512vbmi"))) void floorActOrder512(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n,
+                                                                    const int32_t* groups, const float* tables, float* out)
+{
+    const uint8_t* col = qweight + 4 * n;
+    alignas(64) uint8_t o[64] = {};
+    for (int i = 0; i < 16; ++i)
+        o[(i / 2) * 8 + (i % 2) * 4] = uint8_t(4 * i);
+    const __m512i offsets = _mm512_load_si512(o), low4 = _mm512_set1_epi32(15), magic = _mm512_set1_epi32(0x4B000000);
+    alignas(64) float rowTables[16][64]; // row l: scales 0..31, zeros (2^23 + z) 32..63
+    for (int l = 0; l < 16; ++l)
+        for (int e = 0; e < 64; ++e)
+            rowTables[l][e] = tables[(e + 7 * l) % 64];
+    alignas(64) __m512i w[2][8]; // per span: 4 vectors x (rows 4c, 4c + 1 | 4c + 2, 4c + 3) qwords
+    for (uint64_t kb = 0; kb < K; kb += 128) {
+        for (uint64_t h = 0; h < 2; ++h)
+            for (uint64_t i = 0; i < 4; ++i) {
+                const uint64_t r = (kb + 64 * h + 16 * i) / 8;
+                const __m512i a = _mm512_loadu_si512(col + 4 * r * N), b = _mm512_loadu_si512(col + 4 * (r + 1) * N);
+                w[h][2 * i] = _mm512_unpacklo_epi32(a, b);
+                w[h][2 * i + 1] = _mm512_unpackhi_epi32(a, b);
+            }
+        for (uint64_t t = 0; t < 2; ++t)
+            for (uint64_t l = 0; l < 16; ++l) {
+                const uint64_t h = (t + l) % 2, k0 = kb + 64 * h;
+                const float* tb = rowTables[l];
+                for (uint64_t i = 0; i < 4; ++i) {
+                    int64_t q;
+                    std::memcpy(&q, reinterpret_cast<const char*>(&w[h][2 * i + l % 4 / 2]) + 8 * (2 * (l / 4) + l % 2), 8);
+                    const __m512i c = _mm512_ternarylogic_epi32(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(q)), low4, magic, 0xEA);
+                    const __m512i g = _mm512_loadu_si512(groups + (k0 + 16 * i) % 4096);
+                    const __m512 sv = _mm512_permutex2var_ps(_mm512_load_ps(tb), g, _mm512_load_ps(tb + 16));
+                    const __m512 zv = _mm512_permutex2var_ps(_mm512_load_ps(tb + 32), g, _mm512_load_ps(tb + 48));
+                    _mm512_storeu_ps(out + l * K + k0 + 16 * i, _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(c), zv)));
+                }
+            }
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
+// The same for planar 5-bit GPTQ (its qweight [K*5/32, N]): per 32 k five word rows, the first
+// four a 4-bit plane (half h in rows 2h, 2h + 1, interleaved into each row's qword), the fifth a
+// 1-bit plane (half h at bits 16h..16h + 15), joined into 5-bit codes, then the lookups.
+__attribute__((target("avx512f,avx512vbmi"))) void floorPlanar5Lean512(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n,
+                                                                       const int32_t* groups, const float* tables, float* out)
+{
+    const uint8_t* col = qweight + 4 * n;
+    alignas(64) uint8_t o[64] = {}, o1[2][64] = {};
+    for (int i = 0; i < 16; ++i) {
+        o[(i / 2) * 8 + (i % 2) * 4] = uint8_t(4 * i);
+        for (int h = 0; h < 2; ++h)
+            o1[h][(i / 2) * 8 + (i % 2) * 4] = uint8_t(16 * h + i);
+    }
+    const __m512i offsets = _mm512_load_si512(o), offsets1[2] = {_mm512_load_si512(o1[0]), _mm512_load_si512(o1[1])};
+    const __m512i low4 = _mm512_set1_epi32(15), bit4 = _mm512_set1_epi32(16), magic = _mm512_set1_epi32(0x4B000000);
+    alignas(64) float rowTables[16][64];
+    for (int l = 0; l < 16; ++l)
+        for (int e = 0; e < 64; ++e)
+            rowTables[l][e] = tables[(e + 7 * l) % 64];
+    alignas(64) __m512i pairs[4][2][2], plane1[4]; // per chunk of 32 k: [half][lo/hi], the 1-bit row
+    for (uint64_t kb = 0; kb < K; kb += 128) {
+        for (uint64_t c = 0; c < 4; ++c) {
+            const uint64_t r = (kb / 32 + c) * 5;
+            for (uint64_t h = 0; h < 2; ++h) {
+                const __m512i a = _mm512_loadu_si512(col + 4 * (r + 2 * h) * N), b = _mm512_loadu_si512(col + 4 * (r + 2 * h + 1) * N);
+                pairs[c][h][0] = _mm512_unpacklo_epi32(a, b);
+                pairs[c][h][1] = _mm512_unpackhi_epi32(a, b);
+            }
+            plane1[c] = _mm512_loadu_si512(col + 4 * (r + 4) * N);
+        }
+        for (uint64_t t = 0; t < 2; ++t)
+            for (uint64_t l = 0; l < 16; ++l) {
+                const uint64_t sp = (t + l) % 2, k0 = kb + 64 * sp;
+                const float* tb = rowTables[l];
+                for (uint64_t i = 0; i < 4; ++i) {
+                    const uint64_t c = 2 * sp + i / 2, h = i % 2;
+                    int64_t q;
+                    int32_t b;
+                    std::memcpy(&q, reinterpret_cast<const char*>(&pairs[c][h][l % 4 / 2]) + 8 * (2 * (l / 4) + l % 2), 8);
+                    std::memcpy(&b, reinterpret_cast<const char*>(&plane1[c]) + 4 * l, 4);
+                    const __m512i q4 = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(q)), low4);
+                    const __m512i q5 = _mm512_ternarylogic_epi32(q4, _mm512_slli_epi32(_mm512_multishift_epi64_epi8(offsets1[h], _mm512_set1_epi32(b)), 4),
+                                                                 bit4, 0xF8); // a | (b & c)
+                    const __m512i g = _mm512_loadu_si512(groups + (k0 + 16 * i) % 4096);
+                    const __m512 sv = _mm512_permutex2var_ps(_mm512_load_ps(tb), g, _mm512_load_ps(tb + 16));
+                    const __m512 zv = _mm512_permutex2var_ps(_mm512_load_ps(tb + 32), g, _mm512_load_ps(tb + 48));
+                    _mm512_storeu_ps(out + l * K + k0 + 16 * i,
+                                     _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q5, magic)), zv)));
+                }
+            }
+    }
+    asm volatile("" : : "r"(out) : "memory");
+}
+
 // The chunk's output in the AVX-512 GPTQ/AWQ kernels' order, rows `stride` floats apart: per
 // batch of Spans spans of 64 k, at step t row l writes span (t + l) % Spans (the GPTQ 4-bit
 // kernel's pairs: 2).
@@ -502,7 +601,7 @@ int main(int argc, char** argv)
     const std::vector<uint8_t> sc128 = halfScales(G128 * N), bias128 = halfScales(G128 * N);
     std::vector<std::vector<uint8_t>> qw(9), qz(9);
     std::vector<PackedLinear> gptqB(9);
-    for (int b : {2, 3, 8}) {
+    for (int b : {2, 3, 5, 8}) {
         qw[size_t(b)] = randomBytes((K * uint64_t(b) + 31) / 32 * N * 4, 10 + uint32_t(b));
         qz[size_t(b)] = randomBytes(G128 * ((N * uint64_t(b) + 31) / 32) * 4, 20 + uint32_t(b));
         PackedLinear& q = gptqB[size_t(b)];
@@ -512,6 +611,8 @@ int main(int argc, char** argv)
         q.groups = G128;
         q.qweight = qw[size_t(b)];
         q.qzeros = qz[size_t(b)];
+        if (b == 5)
+            q.kind = PackedKind::GptqPlanar; // 5 bits exist only planar
         q.scales = sc128;
         q.indexGroupRuns();
         q.validate();
@@ -575,6 +676,10 @@ int main(int argc, char** argv)
     if (cpuSimdPath() >= SimdPath::Avx512) {
         cs.push_back({"GPTQ-4 avx512", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx512); }});
         cs.push_back({"GPTQ-4 a512 memory", [&] { sink = floorGptq4Pairs512(gq.data(), N, K, chunk(), out); }});
+        cs.push_back({"act-order avx512", kernel(actOrder, SimdPath::Avx512)});
+        cs.push_back({"act-order lean", [&] { floorActOrder512(gq.data(), N, K, chunk(), groupOfK.data(), groupScales.data(), out); }});
+        cs.push_back({"planar-5 avx512", kernel(gptqB[5], SimdPath::Avx512)});
+        cs.push_back({"planar-5 lean", [&] { floorPlanar5Lean512(qw[5].data(), N, K, chunk(), groupOfK.data(), groupScales.data(), out); }});
         cs.push_back({"GPTQ-4 avx512 al64", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq64, n, n + Rows, out, SimdPath::Avx512); }});
         cs.push_back({"GPTQ-4 a512 mem al64", [&] { sink = floorGptq4Pairs512(gq64, N, K, chunk(), out); }});
         cs.push_back({"AWQ avx512", kernel(awq, SimdPath::Avx512)});
