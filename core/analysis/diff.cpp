@@ -3,6 +3,7 @@
 #include "analysis/diffscan.h"
 #include "analysis/namemap.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/parallel.h"
 #include "formats/detect.h"
 #include "formats/dequant.h"
@@ -31,7 +32,7 @@ uint64_t diffChunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t ele
             align = std::lcm(align, N / t->permuteHeads);
     uint64_t rows = dequantChunkRows(K, uint64_t(1) << 18, align);
     if (elements)
-        rows = (std::max<uint64_t>(1, elements / std::max<uint64_t>(K, 1)) + align - 1) / align * align;
+        rows = ceilDiv(std::max<uint64_t>(1, elements / std::max<uint64_t>(K, 1)), align) * align;
     return std::min(rows, std::max<uint64_t>(N, 1));
 }
 

@@ -111,7 +111,7 @@ uint64_t statsChunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
 {
     if (!opt.rowChunk)
         return dequantChunkRows(K, uint64_t(1) << 18, align);
-    return (opt.rowChunk + align - 1) / align * align;
+    return ceilDiv(opt.rowChunk, align) * align;
 }
 
 // The plain float type of a reference tensor: safetensors F32/F16/BF16, or GGUF's F32, F16

@@ -1,6 +1,7 @@
 #include "formats/dequant.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/parallel.h"
 #include "container/checkpoint.h"
 #include "formats/family.h"
@@ -32,7 +33,7 @@ uint64_t dequantChunkRows(uint64_t cols, uint64_t elements, uint64_t align)
 {
     const uint64_t block = std::lcm(kDequantRowBlock, std::max<uint64_t>(align, 1));
     const uint64_t rows = std::max<uint64_t>(1, elements / std::max<uint64_t>(cols, 1));
-    return (rows + block - 1) / block * block;
+    return ceilDiv(rows, block) * block;
 }
 
 DequantRowsFn dequantFunction(std::string_view formatId)
