@@ -1,22 +1,23 @@
 #include "mainwindow.h"
 
+#include "base/error.h"
+#include "base/platform.h"
 #include "container/checkpoint.h"
 #include "demo.h"
+#include "formats/opencheckpoint.h"
 #include "guide.h"
-#include "base/error.h"
 #include "inspector.h"
 #include "jobrunner.h"
 #include "numbers.h"
 #include "report/report.h"
 #include "report/reportwriter.h"
-#include "viewcontext.h"
-#include "views/analysisview.h"
-#include "views/viewregistry.h"
 #include "sortproxy.h"
 #include "tablecsv.h"
 #include "tablemodels.h"
+#include "viewcontext.h"
+#include "views/analysisview.h"
+#include "views/viewregistry.h"
 #include "weighttreemodel.h"
-#include "formats/opencheckpoint.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -54,7 +55,6 @@
 #include <algorithm>
 #include <new>
 
-#include <unistd.h>
 
 namespace qsw {
 
@@ -68,22 +68,6 @@ const QPalette& systemPalette()
     // The platform's palette before we replace it: "System" follows its lightness.
     static const QPalette palette = QGuiApplication::palette();
     return palette;
-}
-
-// The private (anonymous) resident memory of this process, without the mapped checkpoint
-// pages that the page cache holds (Linux /proc); 0 when unknown.
-qint64 privateBytes()
-{
-    QFile status(QStringLiteral("/proc/self/status"));
-    if (!status.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray& line : status.readAll().split('\n'))
-        if (line.startsWith("RssAnon:")) {
-            bool ok = false;
-            const qint64 kib = line.mid(8).trimmed().split(' ').value(0).toLongLong(&ok);
-            return ok ? kib * 1024 : 0;
-        }
-    return 0;
 }
 
 bool isCheckpointUrl(const QUrl& url)
@@ -461,7 +445,7 @@ void MainWindow::createStatusBar()
 
 void MainWindow::updateMemory()
 {
-    const qint64 bytes = privateBytes();
+    const qint64 bytes = qint64(qs::platform::privateResidentBytes());
     m_memoryLabel->setVisible(bytes > 0);
     if (bytes > 0)
         m_memoryLabel->setText(tr("%1 private").arg(localBytes(uint64_t(bytes))));

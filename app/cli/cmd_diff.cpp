@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include "analysis/diff.h"
+#include "base/platform.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
 
@@ -16,7 +17,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <unistd.h>
 
 namespace qscli {
 
@@ -106,7 +106,7 @@ int runDiff(const QStringList& args)
     opt.weight = parser.value(weightOpt).toStdString();
     opt.tolerance = tolerance;
     opt.path = qs::bestSimdPath();
-    const bool progress = isatty(2);
+    const bool progress = qs::platform::stderrIsTerminal();
     int shown = -1;
     if (progress)
         opt.progress = [&shown](uint64_t done, uint64_t total, const std::string& w) {

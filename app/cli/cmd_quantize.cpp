@@ -4,13 +4,13 @@
 #include "commands.h"
 
 #include "analysis/quantize_checkpoint.h"
+#include "base/platform.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 
 #include <cstdio>
-#include <unistd.h>
 
 namespace qscli {
 
@@ -77,7 +77,7 @@ int runQuantize(const QStringList& args)
     opt.force = parser.isSet(forceOpt);
     for (qsizetype i = 1; i < pos.size(); ++i)
         opt.weights.push_back(pos.at(i).toStdString());
-    if (isatty(2))
+    if (qs::platform::stderrIsTerminal())
         opt.progress = [](size_t done, size_t total, const std::string& name) {
             std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, name.c_str());
             if (done == total)

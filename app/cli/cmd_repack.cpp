@@ -5,6 +5,7 @@
 
 #include "analysis/repack.h"
 #include "base/outputpath.h"
+#include "base/platform.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
 
@@ -14,7 +15,6 @@
 #include <QJsonObject>
 
 #include <cstdio>
-#include <unistd.h>
 
 namespace qscli {
 
@@ -54,7 +54,7 @@ int runRepack(const QStringList& args)
     opt.to = parser.value(toOpt).toStdString();
     opt.verify = !parser.isSet(noVerifyOpt);
     opt.force = parser.isSet(forceOpt);
-    if (isatty(2))
+    if (qs::platform::stderrIsTerminal())
         opt.progress = [](size_t done, size_t total, const std::string& name) {
             std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, name.c_str());
             if (done == total)

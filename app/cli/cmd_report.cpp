@@ -4,20 +4,20 @@
 // beside it) or .pdf, by the extension of OUT. Exit 1 when a seed probe fails.
 #include "commands.h"
 
-#include "container/checkpoint.h"
 #include "base/error.h"
+#include "base/platform.h"
+#include "container/checkpoint.h"
 #include "formats/formatid.h"
 #include "formats/layoutspec.h"
+#include "formats/opencheckpoint.h"
 #include "report/report.h"
 #include "report/reportwriter.h"
-#include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
 #include <QApplication>
 
 #include <cstdio>
 #include <cstdlib>
-#include <unistd.h>
 
 namespace qscli {
 
@@ -99,7 +99,7 @@ int runReport(const QStringList& args)
         return uint64_t(v);
     };
 
-    const bool progress = isatty(2);
+    const bool progress = qs::platform::stderrIsTerminal();
     qs::report::Control control;
     if (progress)
         control.progress = [](double f) { std::fprintf(stderr, "\rreport: %3d%%", int(f * 100)); };

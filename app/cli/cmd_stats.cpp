@@ -8,11 +8,12 @@
 
 #include "analysis/imatrix.h"
 #include "analysis/stats.h"
+#include "base/error.h"
+#include "base/platform.h"
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "base/error.h"
-#include "formats/formatid.h"
 #include "formats/dequant.h"
+#include "formats/formatid.h"
 #include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
@@ -26,7 +27,6 @@
 #include <cstring>
 #include <optional>
 #include <string>
-#include <unistd.h>
 
 namespace qscli {
 
@@ -301,7 +301,7 @@ int runStats(const QStringList& args)
     for (const qs::LogicalWeight* w : todo)
         all += w->elementCount();
     int shown = -1;
-    if (isatty(2))
+    if (qs::platform::stderrIsTerminal())
         opt.progress = [&](uint64_t done, uint64_t, const std::string& name) {
             const int pct = all ? int((before + done) * 100 / all) : 100;
             if (pct != shown) {

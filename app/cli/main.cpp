@@ -1,6 +1,7 @@
 // quantscope-cli: the headless twin of the GUI.
 #include "commands.h"
 #include "base/error.h"
+#include "base/simd.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -66,8 +67,15 @@ int main(int argc, char** argv)
         printUsage(stdout);
         return 0;
     }
+    // A QUANTSCOPE_SIMD the CPU cannot run is a usage error, reported before any work.
+    try {
+        qs::bestSimdPath();
+    } catch (const qs::Error& e) {
+        std::fprintf(stderr, "quantscope-cli: %s\n", e.what());
+        return 2;
+    }
     if (name == QLatin1String("--version")) {
-        std::printf("quantscope-cli %s\n", QUANTSCOPE_VERSION);
+        std::printf("quantscope-cli %s\nSIMD path: %s\n", QUANTSCOPE_VERSION, qs::simdSummary().c_str());
         return 0;
     }
     const auto it = commands().find(name);

@@ -1,4 +1,6 @@
 // quantscope: the desktop application.
+#include "base/error.h"
+#include "base/simd.h"
 #include "launchoptions.h"
 #include "mainwindow.h"
 
@@ -7,6 +9,7 @@
 #include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QMessageBox>
 #include <QStyleFactory>
 #include <QTimer>
 #include <QTranslator>
@@ -102,6 +105,15 @@ int main(int argc, char** argv)
     }
     if (options->help)
         parser.showHelp(0);
+    // A QUANTSCOPE_SIMD the CPU cannot run is a usage error, reported before any work.
+    try {
+        qs::bestSimdPath();
+    } catch (const qs::Error& e) {
+        std::fprintf(stderr, "quantscope: %s\n", e.what());
+        if (!textOnly && options->screenshot.isEmpty() && options->exportFile.isEmpty())
+            QMessageBox::critical(nullptr, QStringLiteral("Quantscope"), QString::fromStdString(e.what()));
+        return 2;
+    }
     if (options->version)
         parser.showVersion();
 

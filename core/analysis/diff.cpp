@@ -85,10 +85,7 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
                               [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
                                   const uint64_t n = (r1 - r0) * K;
                                   DiffLanes lanes;
-                                  if (hasAvx2(opt.path))
-                                      avx2::scanDiff(x, y, n, r0 * K, lanes);
-                                  else
-                                      scanDiff(x, y, n, r0 * K, lanes);
+                                  scanDiff(x, y, n, r0 * K, lanes, opt.path);
                                   parts[c] = mergeLanes(lanes);
                               });
     DiffSums t;

@@ -29,6 +29,13 @@ void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLan
     scanDiffRange(a, b, 0, n, base, lanes);
 }
 
+void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLanes& lanes, SimdPath path)
+{
+    using ScanFn = void (*)(const float*, const float*, uint64_t, uint64_t, DiffLanes&);
+    const ScanFn scan = simdKernel(path, SimdKernels<ScanFn>{nullptr, QS_X86(avx2::scanDiff)});
+    (scan ? scan : static_cast<ScanFn>(scanDiff))(a, b, n, base, lanes);
+}
+
 void scanDiffRange(const float* a, const float* b, uint64_t from, uint64_t n, uint64_t base, DiffLanes& L)
 {
     for (uint64_t i = from; i < n; ++i) {

@@ -4,6 +4,8 @@
 // differing and non-finite elements. Element i of a call goes to lane i % 8; the AVX2 path
 // gives the same bits as the scalar reference (same lanes, the same order within each lane,
 // the lanes merged by DiffLanes::merge).
+#include "base/simd.h"
+
 #include <cstdint>
 
 namespace qs {
@@ -31,5 +33,7 @@ void scanDiffRange(const float* a, const float* b, uint64_t from, uint64_t n, ui
 namespace avx2 {
 void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLanes& lanes);
 } // namespace avx2
+// The scan of `path` (the best one it has at or below it).
+void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLanes& lanes, SimdPath path);
 
 } // namespace qs

@@ -3,9 +3,11 @@
 // sum that started at +0 unchanged, as skipping does).
 #include "analysis/diffscan.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <bit>
+
+QS_TIER_BEGIN_AVX2
 
 namespace qs::avx2 {
 
@@ -90,3 +92,5 @@ void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLan
 }
 
 } // namespace qs::avx2
+
+QS_TIER_END

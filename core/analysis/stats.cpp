@@ -136,10 +136,8 @@ void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, DType type, uin
                    float* out, SimdPath path)
 {
     const FloatTensor ft{type, ckpt.bytes(t), 0, K};
-    if (hasAvx2(path))
-        floatElementsAvx2(ft, r0 * K, (r1 - r0) * K, out);
-    else
-        floatElementsScalar(ft, r0 * K, (r1 - r0) * K, out);
+    const auto kernel = simdKernel(path, SimdKernels<FloatElementsFn>{nullptr, QS_X86(floatElementsAvx2), QS_NEON(floatElementsNeon)});
+    (kernel ? kernel : floatElementsScalar)(ft, r0 * K, (r1 - r0) * K, out);
 }
 
 float bitsFloat(uint32_t u)
@@ -270,7 +268,6 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
     const RangeBins range = rangeBins(opt);
     std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
-    const bool avx2 = hasAvx2(opt.path);
     const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     // Per thread (integer counts: the merge order does not matter): the coarse |error| keys of
     // the kept errors, and the caller's bins + below + above.
@@ -312,7 +309,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         for (uint64_t row = 0; row < r1 - r0; ++row)
             for (uint64_t k0 = 0; k0 < K; k0 += span) {
                 const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
-                const ErrorSums e = avx2 ? avx2::scanError(q + at, r + at, len, err + at) : scanError(q + at, r + at, len, err + at);
+                const ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
                 sumSq += e.sumSq;
                 sumAbs += e.sumAbs;
                 sumSigned += e.sumSigned;
@@ -349,10 +346,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             for (uint64_t g = g0; g < first + n; g += stride)
                 keptHere[keptN++] = err[g - first];
         }
-        if (avx2)
-            avx2::countCoarse(keptHere, keptN, coarse[t].data());
-        else
-            countCoarse(keptHere, keptN, coarse[t].data());
+        countCoarse(keptHere, keptN, coarse[t].data(), opt.path);
         if (range.on())
             for (uint64_t i = 0; i < n; ++i)
                 range.add(ranged[t].data(), double(q[i]) - double(r[i]));

@@ -59,12 +59,9 @@ void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split)
 
 void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split, SimdPath path)
 {
-    if (path == SimdPath::Avx512)
-        avx512::scanValues(v, n, lanes, split);
-    else if (hasAvx2(path))
-        avx2::scanValues(v, n, lanes, split);
-    else
-        scanValues(v, n, lanes, split);
+    using ScanFn = void (*)(const float*, uint64_t, ValueLanes&, uint32_t*);
+    const ScanFn scan = simdKernel(path, SimdKernels<ScanFn>{QS_X86(avx512::scanValues), QS_X86(avx2::scanValues)});
+    (scan ? scan : static_cast<ScanFn>(scanValues))(v, n, lanes, split);
 }
 
 void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
@@ -96,14 +93,25 @@ void finishMinMax(const float* v, uint64_t from, uint64_t n, float l, float h, u
     hi = std::max(hi, orderedBits(uh));
 }
 
+ErrorSums scanError(const float* q, const float* r, uint64_t n, float* err, SimdPath path)
+{
+    using ScanFn = ErrorSums (*)(const float*, const float*, uint64_t, float*);
+    const ScanFn scan = simdKernel(path, SimdKernels<ScanFn>{nullptr, QS_X86(avx2::scanError)});
+    return (scan ? scan : static_cast<ScanFn>(scanError))(q, r, n, err);
+}
+
+void countCoarse(const float* e, uint64_t n, uint32_t* counts, SimdPath path)
+{
+    using CountFn = void (*)(const float*, uint64_t, uint32_t*);
+    const CountFn count = simdKernel(path, SimdKernels<CountFn>{nullptr, QS_X86(avx2::countCoarse)});
+    (count ? count : static_cast<CountFn>(countCoarse))(e, n, counts);
+}
+
 void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi, SimdPath path)
 {
-    if (path == SimdPath::Avx512)
-        avx512::minMaxValues(v, n, lo, hi);
-    else if (hasAvx2(path))
-        avx2::minMaxValues(v, n, lo, hi);
-    else
-        minMaxValues(v, n, lo, hi);
+    using MinMaxFn = void (*)(const float*, uint64_t, uint32_t&, uint32_t&);
+    const MinMaxFn minMax = simdKernel(path, SimdKernels<MinMaxFn>{QS_X86(avx512::minMaxValues), QS_X86(avx2::minMaxValues)});
+    (minMax ? minMax : static_cast<MinMaxFn>(minMaxValues))(v, n, lo, hi);
 }
 
 void scanValueRange(const float* v, uint64_t from, uint64_t n, ValueLanes& L, uint32_t* split)

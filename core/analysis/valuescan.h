@@ -118,5 +118,8 @@ namespace avx2 {
 ErrorSums scanError(const float* q, const float* r, uint64_t n, float* err);
 void countCoarse(const float* e, uint64_t n, uint32_t* counts);
 } // namespace avx2
+// The scan and the count of `path` (the best one they have at or below it).
+ErrorSums scanError(const float* q, const float* r, uint64_t n, float* err, SimdPath path);
+void countCoarse(const float* e, uint64_t n, uint32_t* counts, SimdPath path);
 
 } // namespace qs

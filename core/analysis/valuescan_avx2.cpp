@@ -2,9 +2,11 @@
 // __m256d of sums, two of squares and one __m256 each of minima and maxima.
 #include "analysis/valuescan.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <cmath>
+
+QS_TIER_BEGIN_AVX2
 
 namespace qs::avx2 {
 
@@ -147,3 +149,5 @@ void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
 }
 
 } // namespace qs::avx2
+
+QS_TIER_END

@@ -3,9 +3,11 @@
 // halves added in element order.
 #include "analysis/valuescan.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <cmath>
+
+QS_TIER_BEGIN_AVX512
 
 namespace qs::avx512 {
 
@@ -79,3 +81,5 @@ void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
 }
 
 } // namespace qs::avx512
+
+QS_TIER_END

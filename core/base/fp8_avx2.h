@@ -1,12 +1,13 @@
 #pragma once
-// Exact float8 -> f32 conversion, 8 bytes (the low half of `bytes`) at a time, for translation
-// units compiled with AVX2/F16C (*_avx2.cpp); bit-identical to f8e4m3ToF32 / f8e5m2ToF32
+// Exact float8 -> f32 conversion, 8 bytes (the low half of `bytes`) at a time, inside a tier region
+// (base/simd_tier.h); bit-identical to f8e4m3ToF32 / f8e5m2ToF32
 // (formats/kernelutil.h). E5M2 is the top byte of an f16. E4M3's exponent and mantissa bits,
 // placed in an f32's with the exponent rebased, give every normal value, m * 2^-9 the
 // subnormals, and NaN (S.1111.111) is the scalar decoder's sign | 0x7FC00000.
 #include <immintrin.h>
 
 namespace qs {
+namespace { // one copy per tier file: see base/simd_tier.h
 
 inline __m256 f8e5m2x8(__m128i bytes)
 {
@@ -30,4 +31,5 @@ inline __m256 f8e4m3x8(__m128i bytes)
     return _mm256_castsi256_ps(_mm256_or_si256(r, sign));
 }
 
+} // namespace
 } // namespace qs

@@ -1,6 +1,6 @@
 #pragma once
-// Exact float8 -> f32 conversion, 16 bytes at a time, for translation units compiled with
-// AVX-512 (*_avx512.cpp); bit-identical to f8e4m3ToF32 / f8e5m2ToF32 (formats/kernelutil.h).
+// Exact float8 -> f32 conversion, 16 bytes at a time, inside an AVX-512 tier region
+// (base/simd_tier.h); bit-identical to f8e4m3ToF32 / f8e5m2ToF32 (formats/kernelutil.h).
 // E5M2 is the top byte of an f16. E4M3: its seven magnitude bits under an f16's exponent and
 // mantissa (bits 7..13) give, through vcvtph2ps, exactly 2^-8 times the E4M3 value, normals and
 // subnormals alike (both exponent biases differ by 8), so one multiply by 2^8 gives it; the sign
@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 namespace qs {
+namespace { // one copy per tier file: see base/simd_tier.h
 
 inline __m512 f8e5m2x16(__m128i bytes)
 {
@@ -36,4 +37,5 @@ inline __m512 f8e4m3x16(__m128i bytes)
     return f8e4m3x16Scaled(bytes, _mm512_set1_ps(256.0f));
 }
 
+} // namespace
 } // namespace qs

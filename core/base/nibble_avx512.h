@@ -2,13 +2,14 @@
 // The 4-bit lookups of the AVX-512 kernels (GPTQ, AWQ, compressed-tensors): a code selects its value from a
 // 16-entry table (the reference's own results for codes 0..15 of one row and group) with one
 // vpermps, which reads bits 0..3 of each index lane, so a code shifted into its lane needs no
-// mask. Only for translation units compiled with AVX-512 (*_avx512.cpp).
+// mask. Only inside an AVX-512 tier region (base/simd_tier.h).
 #include <immintrin.h>
 
 #include <cstdint>
 #include <cstring>
 
 namespace qs {
+namespace { // one copy per tier file: see base/simd_tier.h
 
 // Sixteen codes from the LSB-first nibbles of the 8 bytes at src (code i: bits 4i..4i+3), each
 // moved to the bottom of its lane by one VBMI multishift.
@@ -29,4 +30,5 @@ inline __m512 joinHalves(__m256 lo, __m256 hi)
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
 }
 
+} // namespace
 } // namespace qs

@@ -1,6 +1,7 @@
 #include "container/mappedfile.h"
 
 #include "base/error.h"
+#include "base/platform.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -64,27 +65,7 @@ MappedFile::~MappedFile()
 
 uint64_t MappedFile::residentBytes() const
 {
-    if (!m_data)
-        return 0;
-    const long page = ::sysconf(_SC_PAGESIZE);
-    if (page <= 0)
-        return 0;
-    // mincore reports one byte per page; a window at a time keeps the vector small for
-    // checkpoints of many GiB.
-    constexpr uint64_t kWindowPages = 1 << 16;
-    const uint64_t pageSize = uint64_t(page);
-    const uint64_t pages = (m_size + pageSize - 1) / pageSize;
-    std::vector<unsigned char> resident(size_t(std::min(pages, kWindowPages)));
-    uint64_t count = 0;
-    for (uint64_t first = 0; first < pages; first += kWindowPages) {
-        const uint64_t n = std::min(kWindowPages, pages - first);
-        void* start = const_cast<uint8_t*>(m_data) + first * pageSize;
-        if (::mincore(start, size_t(std::min(n * pageSize, m_size - first * pageSize)), resident.data()) != 0)
-            return 0;
-        for (uint64_t i = 0; i < n; ++i)
-            count += resident[size_t(i)] & 1;
-    }
-    return std::min(count * pageSize, m_size);
+    return m_mapped ? platform::residentBytes(m_data, m_size) : 0;
 }
 
 std::span<const uint8_t> MappedFile::range(uint64_t offset, uint64_t length, const std::string& what) const

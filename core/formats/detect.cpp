@@ -18,7 +18,6 @@
 #include <unordered_map>
 
 #include <fcntl.h>
-#include <unistd.h>
 
 namespace qs {
 namespace detect {

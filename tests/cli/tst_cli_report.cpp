@@ -5,7 +5,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -109,10 +108,10 @@ private slots:
                                                     QStringLiteral("--bits"), QStringLiteral("3"), QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(readAll(out).startsWith("%PDF"));
-        QProcess p;
-        p.start(QStringLiteral("pdftoppm"), {QStringLiteral("-r"), QStringLiteral("30"), QStringLiteral("-png"), out, dir.filePath(QStringLiteral("page"))});
-        QVERIFY2(p.waitForFinished(30000), "pdftoppm did not finish");
-        QCOMPARE(p.exitCode(), 0);
+        qstest::Process p;
+        QVERIFY(p.start(QStringLiteral("pdftoppm"), {QStringLiteral("-r"), QStringLiteral("30"), QStringLiteral("-png"), out, dir.filePath(QStringLiteral("page"))}));
+        QVERIFY2(p.wait(30000), "pdftoppm did not finish");
+        QCOMPARE(p.exitCode, 0);
         const QStringList pages = QDir(dir.path()).entryList({QStringLiteral("page*.png")});
         QVERIFY(pages.size() >= 2);
         QVERIFY(richPng(readAll(dir.filePath(pages.first())), 3000));

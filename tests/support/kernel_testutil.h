@@ -36,15 +36,13 @@ inline std::shared_ptr<qs::Checkpoint> openFixture(const QString& variant, const
                         .toStdString());
 }
 
-// The paths a kernel test runs on this machine: scalar, and AVX2 and AVX-512 where the CPU has
-// them (QUANTSCOPE_SIMD does not lower this). The first call says which paths the CPU lacks.
+// The paths a kernel test runs on this machine: scalar, and each tier of the build's architecture
+// the CPU has (QUANTSCOPE_SIMD does not lower this). The first call says which tiers the CPU lacks.
 inline std::vector<qs::SimdPath> simdPaths()
 {
     static const bool said = [] {
-        for (qs::SimdPath p : {qs::SimdPath::Avx2, qs::SimdPath::Avx512})
-            if (p > qs::cpuSimdPath())
-                qInfo("this CPU has no %s path: its kernels are not tested here",
-                      std::string(qs::simdPathName(p)).c_str());
+        if (qs::builtSimdPaths().size() > qs::cpuSimdPaths().size())
+            qInfo("SIMD paths run here: %s", qs::simdSummary().c_str());
         return true;
     }();
     (void)said;

@@ -8,13 +8,19 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
+#include <QElapsedTimer>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QtGlobal>
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -35,22 +41,127 @@ QString fixture(const QString& relative)
     return sharedDir() + QStringLiteral("/fixtures/") + relative;
 }
 
+QStringList emulator()
+{
+    return QString::fromLocal8Bit(qgetenv("QS_TEST_EMULATOR")).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+bool canLimitAddressSpace()
+{
+    return !kAsan && emulator().isEmpty();
+}
+
+Process::~Process()
+{
+    if (m_pid > 0) {
+        kill(m_pid, SIGKILL);
+        waitpid(m_pid, nullptr, 0);
+    }
+    for (int fd : {m_out, m_err})
+        if (fd >= 0)
+            close(fd);
+}
+
+bool Process::start(const QString& program, const QStringList& args, unsigned long long addressSpaceBytes)
+{
+    // Everything the child needs is made before fork: after it, only async-signal-safe calls.
+    std::vector<QByteArray> words{QFile::encodeName(program)};
+    for (const QString& a : args)
+        words.push_back(QFile::encodeName(a));
+    std::vector<char*> argv;
+    for (QByteArray& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) != 0)
+        return false;
+    if (pipe2(err, O_CLOEXEC) != 0) {
+        close(out[0]), close(out[1]);
+        return false;
+    }
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (addressSpaceBytes > 0) {
+            const rlimit lim{rlim_t(addressSpaceBytes), rlim_t(addressSpaceBytes)};
+            setrlimit(RLIMIT_AS, &lim);
+        }
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        execvp(argv[0], argv.data());
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    if (pid < 0) {
+        close(out[0]), close(err[0]);
+        return false;
+    }
+    m_pid = pid, m_out = out[0], m_err = err[0];
+    return true;
+}
+
+bool Process::wait(int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    bool timedOut = false;
+    char buf[65536];
+    while (m_out >= 0 || m_err >= 0) {
+        pollfd fds[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
+        const qint64 left = timeoutMs - clock.elapsed();
+        if (left <= 0) {
+            timedOut = true;
+            break;
+        }
+        if (poll(fds, 2, int(std::min<qint64>(left, 1000))) < 0 && errno != EINTR)
+            break;
+        for (int k = 0; k < 2; ++k) {
+            int& fd = k == 0 ? m_out : m_err;
+            if (fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            const ssize_t n = read(fd, buf, sizeof buf);
+            if (n > 0) {
+                (k == 0 ? out : err).append(buf, qsizetype(n));
+            } else if (n == 0 || errno != EINTR) {
+                close(fd);
+                fd = -1;
+            }
+        }
+    }
+    if (timedOut)
+        kill(m_pid, SIGKILL);
+    int status = 0;
+    while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    m_pid = -1;
+    for (int* fd : {&m_out, &m_err})
+        if (*fd >= 0) {
+            close(*fd);
+            *fd = -1;
+        }
+    crashed = WIFSIGNALED(status);
+    exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return !timedOut;
+}
+
+bool startCli(Process& p, const QStringList& args, unsigned long long addressSpaceBytes)
+{
+    QStringList command = emulator();
+    command << QStringLiteral(QS_CLI_PATH) << args;
+    const QString program = command.takeFirst();
+    return p.start(program, command, addressSpaceBytes);
+}
+
 CliResult runCli(const QStringList& args, int timeoutMs)
 {
-    QProcess p;
-    p.start(QStringLiteral(QS_CLI_PATH), args);
+    Process p;
     CliResult r;
-    if (!p.waitForStarted())
+    if (!startCli(p, args))
         return r;
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        r.crashed = true;
-    }
-    r.crashed = r.crashed || p.exitStatus() == QProcess::CrashExit;
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
+    r.crashed = !p.wait(timeoutMs) || p.crashed;
+    r.exitCode = p.exitCode;
+    r.out = p.out;
+    r.err = p.err;
     return r;
 }
 

@@ -21,6 +21,32 @@ struct CliResult {
 };
 // Runs quantscope-cli with `args`, at most `timeoutMs`.
 CliResult runCli(const QStringList& args, int timeoutMs = 60000);
+// A child process of a suite: fork and exec, its output read through pipes. Not QProcess: Qt's
+// forkfd clones with CLONE_PIDFD, which qemu-user 7.2 refuses, and the suites run under that
+// emulator too (the arm64 cross build).
+class Process {
+public:
+    Process() = default;
+    ~Process(); // kills it if it still runs
+    Process(const Process&) = delete;
+    Process& operator=(const Process&) = delete;
+    // Starts `program` (looked up on PATH) with `args`; `addressSpaceBytes` > 0 caps the child's
+    // RLIMIT_AS. False when it could not start.
+    bool start(const QString& program, const QStringList& args, unsigned long long addressSpaceBytes = 0);
+    // Reads its output until it ends, at most `timeoutMs`; false on a timeout (it is killed).
+    bool wait(int timeoutMs);
+    int exitCode = -1;    // valid when it exited
+    bool crashed = false; // ended by a signal (a timeout's kill included)
+    QByteArray out, err;
+
+private:
+    int m_pid = -1, m_out = -1, m_err = -1;
+};
+// Starts quantscope-cli with `args` in `p`: under QS_TEST_EMULATOR (the emulated suites, e.g.
+// "qemu-x86_64 -cpu Haswell-v4"), through that emulator, so the CLI runs on the emulated CPU too.
+bool startCli(Process& p, const QStringList& args, unsigned long long addressSpaceBytes = 0);
+// The QS_TEST_EMULATOR command this suite runs under, empty when native.
+QStringList emulator();
 // The German catalogue quantscope embeds, as lrelease left it beside the executables.
 QString germanCatalogue();
 // That catalogue installed for one scope and removed when it ends; QVERIFY(installed()).
@@ -48,6 +74,10 @@ inline constexpr bool kAsan = true;
 #else
 inline constexpr bool kAsan = false;
 #endif
+
+// Whether a test may cap its address space (RLIMIT_AS): not under ASan, which reserves terabytes
+// of shadow memory, nor under an emulator, which reserves the guest's address space up front.
+bool canLimitAddressSpace();
 #else
 inline constexpr bool kAsan = false;
 #endif

@@ -1,5 +1,6 @@
 #include "budgetview.h"
 
+#include "base/platform.h"
 #include "figures/plottheme.h"
 #include "qtext.h"
 #include "viewcontext.h"
@@ -24,7 +25,6 @@
 #include <QVBoxLayout>
 
 #include <cmath>
-#include <unistd.h>
 
 namespace qsw {
 
@@ -304,10 +304,7 @@ std::optional<uint64_t> BudgetView::parseParamCount(const QString& text)
 
 double BudgetView::machineMemoryGiB()
 {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 0;
-    return double(pages) * double(page) / qs::kBytesPerGiB;
+    return double(qs::platform::physicalMemoryBytes()) / qs::kBytesPerGiB;
 }
 
 double BudgetView::memoryGiB() const

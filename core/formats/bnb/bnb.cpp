@@ -202,11 +202,11 @@ void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, fl
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;
-    if (path == SimdPath::Scalar) {
+    const auto kernel = simdKernel(path, SimdKernels<Bnb4ElementsFn>{QS_X86(bnb4ElementsAvx512), QS_X86(bnb4ElementsAvx2)});
+    if (!kernel) {
         bnb4ElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
         return;
     }
-    const auto kernel = path == SimdPath::Avx512 ? bnb4ElementsAvx512 : bnb4ElementsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K), [&](uint64_t r0, uint64_t r1) {
         kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
     });
@@ -217,11 +217,11 @@ void dequantBnbInt8Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd,
     const BnbInt8 s = bnbInt8State(w);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
-    if (path == SimdPath::Scalar) {
+    const auto kernel = simdKernel(path, SimdKernels<BnbInt8RowsFn>{QS_X86(bnbInt8RowsAvx512), QS_X86(bnbInt8RowsAvx2)});
+    if (!kernel) {
         bnbInt8RowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
-    const auto kernel = path == SimdPath::Avx512 ? bnbInt8RowsAvx512 : bnbInt8RowsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
         kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
     });

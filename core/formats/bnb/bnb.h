@@ -42,6 +42,7 @@ Bnb4 bnb4State(const WeightData& w);
 void bnb4BlockAbsmaxes(const Bnb4& s, uint64_t b0, uint64_t count, float* out);
 
 // Flat elements [e0, e0 + n): code[q] * absmax[e / blocksize] in f32.
+using Bnb4ElementsFn = void (*)(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
 void bnb4ElementsScalar(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
 void bnb4ElementsAvx2(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
 void bnb4ElementsAvx512(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
@@ -53,6 +54,7 @@ struct BnbInt8 {
 };
 BnbInt8 bnbInt8State(const WeightData& w);
 // Rows [r0, r1): fl32(fl32(q * SCB[n]) * fl32(1/127)), as the default int8_vectorwise_dequant.
+using BnbInt8RowsFn = void (*)(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
 void bnbInt8RowsScalar(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
 void bnbInt8RowsAvx2(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);
 void bnbInt8RowsAvx512(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out);

@@ -5,13 +5,16 @@
 // from a broadcast word (one operation fewer per eight values than splitting 16 bytes of
 // nibbles and widening them).
 #include "formats/bnb/bnb.h"
-#include "base/select16_avx2.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
+
+QS_TIER_BEGIN_AVX2
+
+#include "base/select16_avx2.h"
 
 namespace qs {
 
@@ -113,3 +116,5 @@ void bnbInt8RowsAvx2(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

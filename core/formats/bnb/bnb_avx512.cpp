@@ -9,11 +9,13 @@
 // Avx512.
 #include "formats/bnb/bnb.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <algorithm>
 #include <cstring>
 #include <vector>
+
+QS_TIER_BEGIN_AVX512
 
 namespace qs {
 
@@ -120,3 +122,5 @@ void bnbInt8RowsAvx512(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

@@ -159,11 +159,11 @@ void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, floa
     const CtPacked& s = cachedState<CtPacked>(w, ctPackedState);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
-    if (path == SimdPath::Scalar) {
+    const auto kernel = simdKernel(path, SimdKernels<CtRowsFn>{QS_X86(ctRowsAvx512), QS_X86(ctRowsAvx2)});
+    if (!kernel) {
         ctRowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
-    const auto kernel = path == SimdPath::Avx512 ? ctRowsAvx512 : ctRowsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
         kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
     });

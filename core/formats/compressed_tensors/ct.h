@@ -56,6 +56,7 @@ CtPacked ctPackedState(const WeightData& w);
 
 // Rows [r0, r1): (q - zp) * scale in f32 (FP8: fp8 value * scale), exact before the reference's one rounding to the
 // scale dtype ((q - zp) is exact in any float dtype for b <= 8).
+using CtRowsFn = void (*)(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);
 // 2/4/8-bit packed, int8 and FP8 rows with contiguous groups; the rest through ctRowsScalar.
 void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out);

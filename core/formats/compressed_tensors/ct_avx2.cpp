@@ -3,6 +3,13 @@
 // groups; act-order rows, 3/5/6/7-bit words and groups that are not a multiple of 8 take the
 // scalar row.
 #include "formats/compressed_tensors/ct.h"
+
+#include "base/simd_tier.h"
+
+#include <cstdint>
+
+QS_TIER_BEGIN_AVX2
+
 #include "base/fp8_avx2.h"
 #include "formats/mlx/mlx_unpack_avx2.h"
 
@@ -63,3 +70,5 @@ void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

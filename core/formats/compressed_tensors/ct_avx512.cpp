@@ -6,14 +6,19 @@
 // so one subtraction of 2^23 + half + zp gives float(u - half - zp) exactly, then the multiply.
 // A row's scales and zero points are read once per row, not per group.
 #include "formats/compressed_tensors/ct.h"
-#include "base/fp8_avx512.h"
-#include "base/nibble_avx512.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
+
+QS_TIER_BEGIN_AVX512
+
+#include "base/fp8_avx512.h"
+#include "base/nibble_avx512.h"
 
 namespace qs {
 
@@ -129,3 +134,5 @@ void ctRowsAvx512(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

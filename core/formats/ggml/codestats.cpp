@@ -72,12 +72,12 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
 void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& t, uint32_t* split,
                      const RangeBins* range, uint64_t* rangeCounts, SimdPath path)
 {
-    if (!hasAvx2(path) || range || !codeDomainStats(type))
+    using TallyFn = void (*)(int, const uint8_t*, uint64_t, CodeTally&, uint32_t*);
+    const auto tally = simdKernel(path, SimdKernels<TallyFn>{QS_X86(avx512::tallyGgmlBlocks), QS_X86(avx2::tallyGgmlBlocks)});
+    if (!tally || range || !codeDomainStats(type))
         tallyGgmlBlocks(type, src, nblocks, t, split, range, rangeCounts);
-    else if (path == SimdPath::Avx512)
-        avx512::tallyGgmlBlocks(type, src, nblocks, t, split);
     else
-        avx2::tallyGgmlBlocks(type, src, nblocks, t, split);
+        tally(type, src, nblocks, t, split);
 }
 
 } // namespace qs

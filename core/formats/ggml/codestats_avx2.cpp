@@ -6,14 +6,15 @@
 // them (same operations, same order, no FMA).
 #include "formats/ggml/codestats.h"
 
+#include "base/half.h"
+#include "base/simd_tier.h"
 #include "formats/ggml/ggml.h"
 #include "formats/ggml/ggml_tables.h"
-#include "base/half.h"
-
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
+
+QS_TIER_BEGIN_AVX2
 
 namespace qs::avx2 {
 
@@ -249,3 +250,5 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
 }
 
 } // namespace qs::avx2
+
+QS_TIER_END

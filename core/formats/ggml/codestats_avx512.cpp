@@ -7,14 +7,15 @@
 // increments saved), a permute-based popcount, a counter copy rotating per group.
 #include "formats/ggml/codestats.h"
 
+#include "base/half.h"
+#include "base/simd_tier.h"
 #include "formats/ggml/ggml.h"
 #include "formats/ggml/ggml_tables.h"
-#include "base/half.h"
-
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
+
+QS_TIER_BEGIN_AVX512
 
 namespace qs::avx512 {
 
@@ -206,3 +207,5 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
 }
 
 } // namespace qs::avx512
+
+QS_TIER_END

@@ -37,6 +37,7 @@ using BlocksFn = void (*)(const uint8_t* src, uint64_t nblocks, float* out);
 BlocksFn refBlocksFn(int ggmlType);  // nullptr when unknown
 BlocksFn avx2BlocksFn(int ggmlType); // nullptr when the type has no AVX2 kernel (the reference serves)
 BlocksFn avx512BlocksFn(int ggmlType); // nullptr when the type has no AVX-512 kernel (AVX2 serves)
+BlocksFn neonBlocksFn(int ggmlType); // arm64; nullptr when the type has no NEON kernel
 // The kernel `path` runs for the type: its best one at or below the path.
 BlocksFn blocksFn(int ggmlType, SimdPath path);
 } // namespace ggml

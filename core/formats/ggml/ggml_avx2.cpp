@@ -4,12 +4,13 @@
 // Compiled with -mavx2 -mfma -mf16c -mbmi2; only called when bestSimdPath() is Avx2.
 #include "formats/ggml/ggml.h"
 
+#include "base/simd_tier.h"
 #include "formats/ggml/ggml_tables.h"
-
-#include <immintrin.h>
 
 #include <array>
 #include <cstring>
+
+QS_TIER_BEGIN_AVX2
 
 namespace qs::ggml {
 
@@ -645,3 +646,5 @@ BlocksFn avx2BlocksFn(int ggmlType)
 }
 
 } // namespace qs::ggml
+
+QS_TIER_END

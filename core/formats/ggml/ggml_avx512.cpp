@@ -7,13 +7,14 @@
 // Avx512. Types without a kernel here take the AVX2 one.
 #include "formats/ggml/ggml.h"
 
+#include "base/simd_tier.h"
 #include "formats/ggml/ggml_tables.h"
-
-#include <immintrin.h>
 
 #include <array>
 #include <cstring>
 #include <iterator>
+
+QS_TIER_BEGIN_AVX512
 
 namespace qs::ggml {
 
@@ -29,7 +30,11 @@ inline __m128i load128(const uint8_t* p) { return _mm_loadu_si128(reinterpret_ca
 // is (vpermps reads bits 0..3 of each lane), its high nibble after a shift by 4.
 inline __m512i lanes16(const uint8_t* p) { return _mm512_cvtepu8_epi32(load128(p)); }
 
-const __m512 kIota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+// Vector constants are constant-initialized (braces, not _mm512_set*): a dynamic initializer would
+// run AVX-512 code when the program loads, before any dispatch, on every CPU (ctest
+// build.simd_static_init).
+constexpr __m512 kIota{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+constexpr __m512 splat512(float v) { return __m512{v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v}; }
 
 // The 16 values of a 16-entry integer table as floats.
 inline __m512 tableFloats(const int8_t* t) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t)))); }
@@ -165,8 +170,8 @@ void avx512MXFP4(const uint8_t* b, uint64_t nb, float* y)
 
 // A 2-bit (or, with a third bit at bit 2, 3-bit) code in a lane's low bits indexes a table whose
 // 16 entries repeat the 4 (8) values, so the bits above it need no masking.
-const __m512 kIota4 = _mm512_setr_ps(0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3);
-const __m512 kIota8 = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+constexpr __m512 kIota4{0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3};
+constexpr __m512 kIota8{0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7};
 
 // Q1_0: 128 sign bits, +d where set and -d elsewhere; 16 bits are one blend's mask.
 void avx512Q1_0(const uint8_t* b, uint64_t nb, float* y)
@@ -462,7 +467,9 @@ inline __m512 entries4x4(const float* t, const uint32_t* off)
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
 }
 
-const __m512i kSignBit = _mm512_set1_epi32(INT32_MIN);
+// Each 64-bit element holds two dwords' sign bits.
+constexpr long long kSignBits2 = static_cast<long long>(0x8000000080000000ull);
+constexpr __m512i kSignBit{kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2};
 
 // y[0..15] = d * g, negated where the sign bit is set.
 inline void gridSigned16(float* y, __m512 g, float d, __mmask16 signs)
@@ -473,8 +480,10 @@ inline void gridSigned16(float* y, __m512 g, float d, __mmask16 signs)
 
 // IQ2/IQ3_XXS signs: 7-bit indices into ksigns_iq2xs (the byte's parity completes it), looked up
 // in the 128-byte table held in two registers, 64 at a time (bit 7 of an index is ignored).
+// (The constructor is written out: an implicit one would be compiled outside the tier's target.)
 struct KSigns {
-    __m512i lo = _mm512_loadu_si512(kKsignsIq2xs), hi = _mm512_loadu_si512(kKsignsIq2xs + 64);
+    KSigns() : lo(_mm512_loadu_si512(kKsignsIq2xs)), hi(_mm512_loadu_si512(kKsignsIq2xs + 64)) {}
+    __m512i lo, hi;
     __m512i operator()(__m512i idx) const { return _mm512_permutex2var_epi8(lo, idx, hi); }
 };
 
@@ -623,7 +632,7 @@ void avx512IQ3_S(const uint8_t* b, uint64_t nb, float* y)
 }
 
 // IQ1: dl * (float(signed grid byte) + delta), delta = +-1/8; 3-bit sub-block scales, dl = d * float(2s + 1).
-const __m512 kIq1Delta = _mm512_set1_ps(0.125f), kIq1NegDelta = _mm512_set1_ps(-0.125f);
+constexpr __m512 kIq1Delta = splat512(0.125f), kIq1NegDelta = splat512(-0.125f);
 inline void iq1Grid16(float* y, __m512 g, float dl, __mmask16 negative)
 {
     _mm512_storeu_ps(y, _mm512_mul_ps(_mm512_set1_ps(dl), _mm512_add_ps(g, _mm512_mask_blend_ps(negative, kIq1Delta, kIq1NegDelta))));
@@ -732,3 +741,5 @@ BlocksFn avx512BlocksFn(int ggmlType)
 }
 
 } // namespace qs::ggml
+
+QS_TIER_END

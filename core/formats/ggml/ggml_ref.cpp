@@ -570,12 +570,18 @@ ggml::BlocksFn ggml::refBlocksFn(int ggmlType)
 
 ggml::BlocksFn ggml::blocksFn(int ggmlType, SimdPath path)
 {
+#if QS_ARCH_X86
     if (path == SimdPath::Avx512)
         if (BlocksFn f = avx512BlocksFn(ggmlType))
             return f;
     if (hasAvx2(path))
         if (BlocksFn f = avx2BlocksFn(ggmlType))
             return f;
+#elif QS_ARCH_ARM64
+    if (path == SimdPath::Neon)
+        if (BlocksFn f = neonBlocksFn(ggmlType))
+            return f;
+#endif
     return refBlocksFn(ggmlType);
 }
 

@@ -396,6 +396,7 @@ struct ScalarKernels {
     }
 };
 
+#if QS_ARCH_X86
 struct Avx2Kernels {
     static void searchScalesMins(const float* x, int nmax, float rmin, float rdelta, int nstep, float* scales,
                                  float* mins, uint8_t* L)
@@ -413,6 +414,7 @@ struct Avx2Kernels {
         ggmlquant::requantAvx2(x, n, d, dm, withMin, lo, hi, bias, out);
     }
 };
+#endif
 
 // ---- k-quants
 
@@ -674,28 +676,32 @@ constexpr TypeInfo plain()
     return {Weights, Bytes, runBlocks<Block, Weights, Bytes>, nullptr};
 }
 
+// Avx2 is nullptr where the build has no AVX2 code (QS_X86).
 template <void (*Scalar)(const float*, uint8_t*), void (*Avx2)(const float*, uint8_t*), uint32_t Bytes>
 constexpr TypeInfo kquant()
 {
-    return {QK_K, Bytes, runBlocks<Scalar, QK_K, Bytes>, runBlocks<Avx2, QK_K, Bytes>};
+    BlocksFn avx2 = nullptr;
+    if constexpr (Avx2 != nullptr)
+        avx2 = runBlocks<Avx2, QK_K, Bytes>;
+    return {QK_K, Bytes, runBlocks<Scalar, QK_K, Bytes>, avx2};
 }
 
 TypeInfo quantTypeInfo(int type)
 {
     switch (type) {
     case GgmlF32: return plain<elemF32, 1, 4>();
-    case GgmlF16: return {1, 2, runBlocks<elemF16, 1, 2>, ggmlquant::floatsToHalfAvx2};
+    case GgmlF16: return {1, 2, runBlocks<elemF16, 1, 2>, QS_X86(ggmlquant::floatsToHalfAvx2)};
     case GgmlBF16: return plain<elemBF16, 1, 2>();
     case GgmlQ4_0: return plain<blockQ4_0, 32, 18>();
     case GgmlQ4_1: return plain<blockQ4_1, 32, 20>();
     case GgmlQ5_0: return plain<blockQ5_0, 32, 22>();
     case GgmlQ5_1: return plain<blockQ5_1, 32, 24>();
     case GgmlQ8_0: return plain<blockQ8_0, 32, 34>();
-    case GgmlQ2_K: return kquant<blockQ2_K<ScalarKernels>, blockQ2_K<Avx2Kernels>, 84>();
-    case GgmlQ3_K: return kquant<blockQ3_K<ScalarKernels>, blockQ3_K<Avx2Kernels>, 110>();
-    case GgmlQ4_K: return kquant<blockQ4_K<ScalarKernels>, blockQ4_K<Avx2Kernels>, 144>();
-    case GgmlQ5_K: return kquant<blockQ5_K<ScalarKernels>, blockQ5_K<Avx2Kernels>, 176>();
-    case GgmlQ6_K: return kquant<blockQ6_K<ScalarKernels>, blockQ6_K<Avx2Kernels>, 210>();
+    case GgmlQ2_K: return kquant<blockQ2_K<ScalarKernels>, QS_X86(blockQ2_K<Avx2Kernels>), 84>();
+    case GgmlQ3_K: return kquant<blockQ3_K<ScalarKernels>, QS_X86(blockQ3_K<Avx2Kernels>), 110>();
+    case GgmlQ4_K: return kquant<blockQ4_K<ScalarKernels>, QS_X86(blockQ4_K<Avx2Kernels>), 144>();
+    case GgmlQ5_K: return kquant<blockQ5_K<ScalarKernels>, QS_X86(blockQ5_K<Avx2Kernels>), 176>();
+    case GgmlQ6_K: return kquant<blockQ6_K<ScalarKernels>, QS_X86(blockQ6_K<Avx2Kernels>), 210>();
     default: return {};
     }
 }

@@ -5,10 +5,11 @@
 #include "formats/ggml/quantize_ggml_avx2.h"
 
 #include "base/half.h"
-
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <cstring>
+
+QS_TIER_BEGIN_AVX2
 
 namespace qs::ggmlquant {
 
@@ -329,3 +330,5 @@ void floatsToHalfAvx2(const float* x, uint8_t* y, int64_t n)
 }
 
 } // namespace qs::ggmlquant
+
+QS_TIER_END

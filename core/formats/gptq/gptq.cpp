@@ -361,12 +361,15 @@ void dequantPackedRowsRef(const PackedLinear& p, uint64_t n0, uint64_t n1, float
 
 void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out, SimdPath path)
 {
+#if QS_ARCH_X86
     if (path == SimdPath::Avx512 && avx512::dequantPackedRows(p, n0, n1, out))
         return;
     if (hasAvx2(path))
-        avx2::dequantPackedRows(p, n0, n1, out);
-    else
-        dequantPackedRowsRef(p, n0, n1, out);
+        return avx2::dequantPackedRows(p, n0, n1, out);
+#else
+    (void)path; // no GPTQ kernel for this architecture's tier yet
+#endif
+    dequantPackedRowsRef(p, n0, n1, out);
 }
 
 } // namespace qs

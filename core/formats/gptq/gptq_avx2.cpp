@@ -4,14 +4,18 @@
 // Marlin and GEMV_FAST have their own lane layouts below; row or column tails go to the
 // reference.
 #include "formats/gptq/gptq.h"
-#include "formats/mlx/mlx_unpack_avx2.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 #include <vector>
+
+QS_TIER_BEGIN_AVX2
+
+#include "formats/mlx/mlx_unpack_avx2.h"
 
 namespace qs::avx2 {
 
@@ -734,3 +738,5 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
 }
 
 } // namespace qs::avx2
+
+QS_TIER_END

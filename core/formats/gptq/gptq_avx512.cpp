@@ -9,15 +9,19 @@
 // A permuted g_idx, and planar GPTQ, look each lane's scale and zero up in the row's tables of
 // the groups; with more than 128 groups they keep the AVX2 path.
 #include "formats/gptq/gptq.h"
-#include "base/nibble_avx512.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+QS_TIER_BEGIN_AVX512
+
+#include "base/nibble_avx512.h"
 
 namespace qs::avx512 {
 
@@ -858,3 +862,5 @@ bool dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
 }
 
 } // namespace qs::avx512
+
+QS_TIER_END

@@ -129,11 +129,11 @@ void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, flo
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;
-    if (path == SimdPath::Scalar) {
+    const auto kernel = simdKernel(path, SimdKernels<HqqElementsFn>{QS_X86(hqqElementsAvx512), QS_X86(hqqElementsAvx2)});
+    if (!kernel) {
         hqqElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
         return;
     }
-    const auto kernel = path == SimdPath::Avx512 ? hqqElementsAvx512 : hqqElementsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K), [&](uint64_t r0, uint64_t r1) {
         kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
     });

@@ -44,6 +44,7 @@ struct Hqq {
 Hqq hqqState(const WeightData& w);
 
 // Flat logical elements [e0, e0 + n).
+using HqqElementsFn = void (*)(const Hqq& s, uint64_t e0, uint64_t n, float* out);
 void hqqElementsScalar(const Hqq& s, uint64_t e0, uint64_t n, float* out);
 void hqqElementsAvx2(const Hqq& s, uint64_t e0, uint64_t n, float* out);
 // Axis 1 at every width; axis 0 through hqqElementsAvx2.

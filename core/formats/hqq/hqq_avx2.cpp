@@ -2,10 +2,14 @@
 // zero are constant and the codes of consecutive columns sit in consecutive bytes (words for
 // 3-bit) of one packed row. Axis 0 takes the scalar path.
 #include "formats/hqq/hqq.h"
-#include "formats/plain/dtyperound_avx2.h"
-#include "base/select16_avx2.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
+#include "container/dtype.h"
+
+QS_TIER_BEGIN_AVX2
+
+#include "base/select16_avx2.h"
+#include "formats/plain/dtyperound_avx2.h"
 
 namespace qs {
 
@@ -86,3 +90,5 @@ void hqqElementsAvx2(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

@@ -8,12 +8,17 @@
 // vectors (the common case) take a loop with nothing per row but its table and its vectors.
 // Axis 0 goes to the AVX2 path.
 #include "formats/hqq/hqq.h"
-#include "formats/plain/dtyperound_avx512.h"
-#include "formats/plain/floatread_avx2.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
+#include "container/dtype.h"
+#include "formats/kernelutil.h"
 
 #include <algorithm>
+
+QS_TIER_BEGIN_AVX512
+
+#include "formats/plain/dtyperound_avx512.h"
+#include "formats/plain/floatread_avx2.h"
 
 namespace qs {
 
@@ -140,3 +145,5 @@ void hqqElementsAvx512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

@@ -84,11 +84,11 @@ void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, flo
     const MlxAffine s = mlxState(w);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
-    if (path == SimdPath::Scalar) {
+    const auto kernel = simdKernel(path, SimdKernels<MlxRowsFn>{QS_X86(mlxRowsAvx512), QS_X86(mlxRowsAvx2), QS_NEON(mlxRowsNeon)});
+    if (!kernel) {
         mlxRowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
-    const auto kernel = path == SimdPath::Avx512 ? mlxRowsAvx512 : mlxRowsAvx2;
     forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
         kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
     });

@@ -38,10 +38,13 @@ struct MlxAffine {
 };
 MlxAffine mlxState(const WeightData& w);
 
+using MlxRowsFn = void (*)(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
 void mlxRowsScalar(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
 void mlxRowsAvx2(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
 // 2-, 3-, 4- and 8-bit codes in groups of whole 16-code vectors; the rest through mlxRowsAvx2.
 void mlxRowsAvx512(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
+// Affine 2/3/4/6/8-bit rows (arm64).
+void mlxRowsNeon(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out);
 
 void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 

@@ -2,14 +2,22 @@
 // broadcast scale and bias per group, and the reference's two roundings to the scale dtype
 // (F16: vcvtps2ph with round-to-nearest-even, exact like the scalar encoder; BF16: integer RNE).
 #include "formats/mlx/mlx.h"
-#include "formats/plain/dtyperound_avx2.h"
-#include "formats/mlx/mlx_unpack_avx2.h"
-#include "formats/mlx/mlx_simd.h"
-#include "base/select16_avx2.h"
+
+#include "base/simd_tier.h"
+#include "container/dtype.h"
+#include "formats/kernelutil.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
+
+QS_TIER_BEGIN_AVX2
+
+#include "base/select16_avx2.h"
+#include "formats/mlx/mlx_simd.h"
+#include "formats/mlx/mlx_unpack_avx2.h"
+#include "formats/plain/dtyperound_avx2.h"
 
 namespace qs {
 
@@ -96,3 +104,5 @@ void mlxRowsAvx2(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

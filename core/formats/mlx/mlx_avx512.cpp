@@ -3,11 +3,18 @@
 // (the same operations on the same inputs, so the same bits), then 16 codes at a time select
 // theirs with one vpermps. Other widths and group sizes go to the AVX2 path.
 #include "formats/mlx/mlx.h"
-#include "formats/mlx/mlx_simd.h"
-#include "formats/plain/dtyperound_avx512.h"
+
+#include "base/simd_tier.h"
+#include "container/dtype.h"
+#include "formats/kernelutil.h"
 
 #include <cstring>
 #include <vector>
+
+QS_TIER_BEGIN_AVX512
+
+#include "formats/mlx/mlx_simd.h"
+#include "formats/plain/dtyperound_avx512.h"
 
 namespace qs {
 
@@ -110,3 +117,5 @@ void mlxRowsAvx512(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 }
 
 } // namespace qs
+
+QS_TIER_END

@@ -2,12 +2,13 @@
 // Eight consecutive b-bit codes of an LSB-first bitstream (b = 1..8), starting at bit 0 of
 // byte p, as eight 32-bit lanes: lane i takes the 4 bytes from byte (b*i)/8 (vpshufb on the
 // broadcast 16 bytes) and shifts right by (b*i)%8. Reads 16 bytes from p: callers check.
-// Only for translation units compiled with AVX2 (*_avx2.cpp).
+// Only inside a tier region (base/simd_tier.h).
 #include <immintrin.h>
 
 #include <cstdint>
 
 namespace qs {
+namespace { // one copy per tier file: see base/simd_tier.h
 
 struct Unpack8 {
     __m256i shuffle, shifts, mask;
@@ -34,4 +35,5 @@ struct Unpack8 {
     }
 };
 
+} // namespace
 } // namespace qs

@@ -1,12 +1,13 @@
 #pragma once
 // Eight floats rounded to a scale dtype and back, as the scalar roundToDtype (kernelutil.h)
 // does: F16 by vcvtps2ph round-to-nearest-even, BF16 by integer RNE with NaNs kept quiet
-// (payload truncated), F32 unchanged. Only for *_avx2.cpp translation units.
+// (payload truncated), F32 unchanged. Only inside a tier region (base/simd_tier.h).
 #include "container/dtype.h"
 
 #include <immintrin.h>
 
 namespace qs {
+namespace { // one copy per tier file: see base/simd_tier.h
 
 template <DType T>
 inline __m256 roundToDtype8(__m256 x)
@@ -26,4 +27,5 @@ inline __m256 roundToDtype8(__m256 x)
     }
 }
 
+} // namespace
 } // namespace qs

@@ -1,12 +1,13 @@
 #pragma once
 // Sixteen floats rounded to a scale dtype and back, as roundToDtype8 (dtyperound_avx2.h) does
 // eight: F16 by vcvtps2ph round-to-nearest-even, BF16 by integer RNE with NaNs kept quiet
-// (payload truncated), F32 unchanged. Only for *_avx512.cpp translation units.
+// (payload truncated), F32 unchanged. Only inside an AVX-512 tier region (base/simd_tier.h).
 #include "container/dtype.h"
 
 #include <immintrin.h>
 
 namespace qs {
+namespace { // one copy per tier file: see base/simd_tier.h
 
 template <DType T>
 inline __m512 roundToDtype16(__m512 x)
@@ -24,4 +25,5 @@ inline __m512 roundToDtype16(__m512 x)
     }
 }
 
+} // namespace
 } // namespace qs

@@ -1,11 +1,12 @@
 #pragma once
 // FloatView::read with F16C for F16 (exact, as halfToFloat): the scale rows of the MLX and HQQ
-// kernels. Only for translation units compiled with AVX2 (*_avx2.cpp, *_avx512.cpp).
+// kernels. Only inside a tier region (base/simd_tier.h).
 #include "formats/kernelutil.h"
 
 #include <immintrin.h>
 
 namespace qs {
+namespace { // one copy per tier file: see base/simd_tier.h
 
 inline void readFloatsF16c(const FloatView& v, uint64_t first, uint64_t count, float* out)
 {
@@ -20,4 +21,5 @@ inline void readFloatsF16c(const FloatView& v, uint64_t first, uint64_t count, f
     v.read(first + i, count - i, out + i);
 }
 
+} // namespace
 } // namespace qs

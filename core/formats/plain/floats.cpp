@@ -218,13 +218,21 @@ const float* f8Table(DType t)
     }
 }
 
+// The dtypes the SIMD kernels of `path` convert; the rest take the tables and loops below.
+bool simdDtype(DType d, SimdPath path)
+{
+    if (path == SimdPath::Neon)
+        return d == DType::F16 || d == DType::BF16 || d == DType::F32;
+    return d == DType::F16 || d == DType::BF16 || d == DType::F32 || d == DType::F8_E4M3 || d == DType::F8_E5M2;
+}
+
 void floatElementsFast(const FloatTensor& t, uint64_t e0, uint64_t n, float* out, SimdPath path)
 {
     const uint8_t* p = t.bytes.data();
-    if (hasAvx2(path)
-        && (t.dtype == DType::F16 || t.dtype == DType::BF16 || t.dtype == DType::F32 || t.dtype == DType::F8_E4M3
-            || t.dtype == DType::F8_E5M2)) {
-        (path == SimdPath::Avx512 ? floatElementsAvx512 : floatElementsAvx2)(t, e0, n, out);
+    const auto kernel = simdKernel(path, SimdKernels<FloatElementsFn>{QS_X86(floatElementsAvx512), QS_X86(floatElementsAvx2),
+                                                                       QS_NEON(floatElementsNeon)});
+    if (kernel && simdDtype(t.dtype, path)) {
+        kernel(t, e0, n, out);
         return;
     }
     if (const float* lut = f8Table(t.dtype)) {

@@ -2,9 +2,12 @@
 // (every f16, subnormals and NaN payloads included, as the scalar decoder); BF16 is a 16-bit
 // shift; the float8 types as base/fp8_avx2.h says.
 #include "formats/plain/floats.h"
-#include "base/fp8_avx2.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
+
+QS_TIER_BEGIN_AVX2
+
+#include "base/fp8_avx2.h"
 
 namespace qs {
 
@@ -42,3 +45,5 @@ void floatElementsAvx2(const FloatTensor& t, uint64_t e0, uint64_t n, float* out
 }
 
 } // namespace qs
+
+QS_TIER_END

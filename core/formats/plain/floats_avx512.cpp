@@ -2,9 +2,12 @@
 // and other dtypes through the AVX2 path). F16: vcvtph2ps (exact); BF16: a 16-bit shift; the
 // float8 types as base/fp8_avx512.h says.
 #include "formats/plain/floats.h"
-#include "base/fp8_avx512.h"
 
-#include <immintrin.h>
+#include "base/simd_tier.h"
+
+QS_TIER_BEGIN_AVX512
+
+#include "base/fp8_avx512.h"
 
 namespace qs {
 
@@ -35,3 +38,5 @@ void floatElementsAvx512(const FloatTensor& t, uint64_t e0, uint64_t n, float* o
 }
 
 } // namespace qs
+
+QS_TIER_END

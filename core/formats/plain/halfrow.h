@@ -17,5 +17,9 @@ void halfToFloatRow(const uint16_t* in, float* out, size_t n);
 void floatToHalfRow(const float* in, uint16_t* out, size_t n);
 void bf16ToFloatRow(const uint16_t* in, float* out, size_t n);
 } // namespace avx2
+namespace neon {
+void halfToFloatRow(const uint16_t* in, float* out, size_t n);
+void bf16ToFloatRow(const uint16_t* in, float* out, size_t n);
+} // namespace neon
 
 } // namespace qs

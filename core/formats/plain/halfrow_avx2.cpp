@@ -1,8 +1,9 @@
 #include "formats/plain/halfrow.h"
 
 #include "base/half.h"
+#include "base/simd_tier.h"
 
-#include <immintrin.h>
+QS_TIER_BEGIN_AVX2
 
 namespace qs::avx2 {
 
@@ -37,3 +38,5 @@ void bf16ToFloatRow(const uint16_t* in, float* out, size_t n)
 }
 
 } // namespace qs::avx2
+
+QS_TIER_END

@@ -829,14 +829,22 @@ private slots:
         QS_COMPARE_FAST(a, GgmlNVFP4, bytes, 1, nblocks * tr.blockWeights);
     }
 
-    // The types with an AVX-512 kernel of their own: one dropped from avx512BlocksFn would fall
-    // back to AVX2 unnoticed by the agreement tests (the speed is the point).
-    void avx512KernelsPresent()
+    // The types with a kernel of their own in the top tier of this architecture (x86: AVX-512;
+    // arm64: NEON): one dropped from its table would fall back unnoticed by the agreement tests
+    // (the speed is the point).
+    void tierKernelsPresent()
     {
+#if QS_ARCH_X86
         for (int t : {GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0, GgmlQ8_1, GgmlIQ4_NL, GgmlMXFP4,
                       GgmlNVFP4, GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K, GgmlIQ4_XS, GgmlTQ1_0, GgmlTQ2_0,
                       GgmlIQ2_XXS, GgmlIQ2_XS, GgmlIQ2_S, GgmlIQ3_XXS, GgmlIQ3_S, GgmlIQ1_S, GgmlIQ1_M, GgmlQ1_0, GgmlQ2_0})
             QVERIFY2(ggml::avx512BlocksFn(t), std::string(ggmlTypeTraits(t)->name).c_str());
+#elif QS_ARCH_ARM64
+        for (int t : {GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ8_0, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K, GgmlIQ4_NL, GgmlIQ4_XS})
+            QVERIFY2(ggml::neonBlocksFn(t), std::string(ggmlTypeTraits(t)->name).c_str());
+#else
+        QSKIP("this architecture builds the scalar path only");
+#endif
     }
 
     // ---- tables ----

@@ -668,6 +668,7 @@ private slots:
     {
         if (cpuSimdPath() != SimdPath::Avx512)
             QSKIP("this CPU has no AVX-512 path");
+#if QS_ARCH_X86
         for (int bits : {2, 3, 4, 8})
             for (bool actOrder : {false, true}) {
                 Logical l = makeLogical(bits, 256, 40, 32, 77, actOrder);
@@ -719,6 +720,7 @@ private slots:
         p.validate();
         std::vector<float> out(p.N * p.K);
         QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()), "GEMV_FAST");
+#endif
     }
 
     // Every GPTQ and AWQ fixture weight, through the dispatcher, for both paths: our float32
