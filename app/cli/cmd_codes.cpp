@@ -43,7 +43,7 @@ int runCodes(const QStringList& args)
     }
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const std::string dir = parser.value(outOpt).toStdString();
-    qs::checkOutputPath(dir, ckpt->sources());
+    qs::checkOutputPath(dir, ckpt->sources(), qs::OutputKind::Folder);
     const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
     if (!w) {
         std::fprintf(stderr, "quantscope-cli codes: %s: no weight or member tensor named '%s'\n", ckpt->path.c_str(),

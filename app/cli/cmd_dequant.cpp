@@ -74,7 +74,7 @@ int runDequant(const QStringList& args)
     }
     const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
     const std::string out = parser.value(outOpt).toStdString();
-    qs::checkOutputPath(out, ckpt->sources());
+    qs::checkOutputPath(out, ckpt->sources(), qs::OutputKind::File);
     const qs::LogicalWeight* w = findWeightOrExplain(*ckpt, pos.at(1));
     if (!w)
         return 2;

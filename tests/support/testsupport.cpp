@@ -140,8 +140,14 @@ bool Process::wait(int timeoutMs)
             *fd = -1;
         }
     crashed = WIFSIGNALED(status);
+    termSignal = crashed ? WTERMSIG(status) : 0;
     exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return !timedOut;
+}
+
+bool Process::sendSignal(int sig)
+{
+    return m_pid > 0 && kill(m_pid, sig) == 0;
 }
 
 bool startCli(Process& p, const QStringList& args, unsigned long long addressSpaceBytes)
