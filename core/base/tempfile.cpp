@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <random>
 
 namespace qs {
 
@@ -88,6 +89,18 @@ int registerTempFile(const std::string& path)
     return -1;
 }
 
+constexpr char kTempChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+// Six random letters and digits, as mkstemp's XXXXXX.
+std::string randomTempSuffix()
+{
+    thread_local std::mt19937_64 engine{std::random_device{}() ^ (uint64_t(::getpid()) << 32)};
+    std::string s(6, 'X');
+    for (char& c : s)
+        c = kTempChars[engine() % (sizeof kTempChars - 1)];
+    return s;
+}
+
 bool isTempChar(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -121,15 +134,22 @@ CreatedTempFile createTempFile(const std::string& target)
 {
     const fs::path t(target);
     const fs::path dir = t.has_parent_path() ? t.parent_path() : fs::path(".");
-    const std::string pattern = (dir / ("." + t.filename().string() + ".tmp-XXXXXX")).string();
-    // A stale-file sweep of another run may catch the file between its creation and its lock:
-    // then it is gone from the folder once the lock is ours, and a new one is made.
-    for (int attempt = 0; attempt < 8; ++attempt) {
+    const std::string prefix = (dir / ("." + t.filename().string() + ".tmp-")).string();
+    installTempFileCleanup();
+    for (int attempt = 0; attempt < 100; ++attempt) {
         CreatedTempFile f;
-        f.path = pattern;
-        f.fd = ::mkostemp(f.path.data(), O_CLOEXEC);
-        if (f.fd < 0)
-            fail(target, "cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
+        f.path = prefix + randomTempSuffix();
+        // Registered before it exists: a signal from here on finds it (or finds nothing yet,
+        // and the process ends before the file is made).
+        f.slot = registerTempFile(f.path);
+        f.fd = ::open(f.path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (f.fd < 0) {
+            const int err = errno;
+            releaseTempFile(f.slot, -1);
+            if (err == EEXIST)
+                continue;
+            fail(target, "cannot create a temporary file in " + dir.string() + ": " + std::strerror(err));
+        }
         f.lockFd = ::open(f.path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         int locked = -1;
         if (f.lockFd >= 0)
@@ -141,18 +161,17 @@ CreatedTempFile createTempFile(const std::string& target)
             if (f.lockFd >= 0)
                 ::close(f.lockFd);
             f.lockFd = -1;
-        } else {
-            struct stat own {}, named {};
-            if (::fstat(f.fd, &own) != 0 || ::lstat(f.path.c_str(), &named) != 0 || !sameInode(own, named)) {
-                ::close(f.lockFd);
-                ::close(f.fd);
-                continue;
-            }
+            return f;
         }
-        f.slot = registerTempFile(f.path);
-        return f;
+        // A stale-file sweep of another run may have caught the file between its creation and
+        // its lock: then it is gone from the folder now that the lock is ours; make another.
+        struct stat own {}, named {};
+        if (::fstat(f.fd, &own) == 0 && ::lstat(f.path.c_str(), &named) == 0 && sameInode(own, named))
+            return f;
+        ::close(f.fd);
+        releaseTempFile(f.slot, f.lockFd);
     }
-    fail(target, "cannot create a temporary file in " + dir.string() + ": each one made was removed at once");
+    fail(target, "cannot create a temporary file in " + dir.string() + ": no free name, or each one made was removed at once");
 }
 
 void releaseTempFile(int slot, int lockFd)

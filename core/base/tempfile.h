@@ -14,10 +14,11 @@ namespace qs {
 // letters or digits at the end; of `forName` only, when given.
 bool isTempFileName(std::string_view name, std::string_view forName = {});
 
-// A temporary file `.NAME.tmp-XXXXXX` created beside `target`: `fd` to write it (read-write,
-// close on exec), `lockFd` holding its lock (a descriptor of its own, so that closing `fd`, and
-// seeing its error, comes before the rename while the lock still holds), registered with the
-// signal handlers. Throws qs::Error naming the target.
+// A temporary file `.NAME.tmp-XXXXXX` created beside `target` (mode 0600): `fd` to write it
+// (read-write, close on exec), `lockFd` holding its lock (a descriptor of its own, so that
+// closing `fd`, and seeing its error, comes before the rename while the lock still holds). The
+// signal handlers are installed and the path registered before the file is made, so no signal
+// can come between its creation and its registration. Throws qs::Error naming the target.
 struct CreatedTempFile {
     std::string path;
     int fd = -1;
