@@ -1,6 +1,7 @@
 #include "base/atomicfile.h"
 
 #include "base/error.h"
+#include "base/mapguard.h"
 #include "base/tempfile.h"
 
 #include <fcntl.h>
@@ -155,6 +156,9 @@ void AtomicFile::commit()
 {
     if (m_fd < 0)
         fail(m_path, "commit after the file was closed");
+    // What was written came from the inputs: if one changed while it was read, the file is not
+    // put in place (the destructor removes the temporary file).
+    mapguard::checkMappedFilesUnchanged("nothing was written");
     if (::fsync(m_fd) != 0)
         failWith("cannot sync", errno);
     // Whatever took the target's place since the start (a FIFO, a symlink) is not replaced either.

@@ -37,9 +37,10 @@ public:
     bool wait(int timeoutMs);
     // Sends `sig` to it while it runs (before wait() returned); false when it cannot.
     bool sendSignal(int sig);
+    int pid() const { return m_pid; } // -1 once waited for
     int exitCode = -1;    // valid when it exited
     bool crashed = false; // ended by a signal (a timeout's kill included)
-    int termSignal = 0;   // which signal ended it, when crashed
+    int signal = 0;       // which
     QByteArray out, err;
 
 private:
