@@ -96,8 +96,8 @@ void AtomicFile::commit()
     if (m_fd < 0)
         fail(m_path, "commit after the file was closed");
     // What was written came from the inputs: if one changed while it was read, the file is not
-    // put in place (the destructor removes the temporary file).
-    mapguard::checkMappedFilesUnchanged("nothing was written");
+    // put in place (the destructor removes the temporary file). The CLI asks for this.
+    mapguard::checkBeforeWrite();
     if (::fsync(m_fd) != 0)
         failWith("cannot sync", errno);
     const int fd = m_fd;
