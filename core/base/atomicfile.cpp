@@ -157,8 +157,8 @@ void AtomicFile::commit()
     if (m_fd < 0)
         fail(m_path, "commit after the file was closed");
     // What was written came from the inputs: if one changed while it was read, the file is not
-    // put in place (the destructor removes the temporary file).
-    mapguard::checkMappedFilesUnchanged("nothing was written");
+    // put in place (the destructor removes the temporary file). The CLI asks for this.
+    mapguard::checkBeforeWrite();
     if (::fsync(m_fd) != 0)
         failWith("cannot sync", errno);
     // Whatever took the target's place since the start (a FIFO, a symlink) is not replaced either.
