@@ -111,7 +111,7 @@ int main(int argc, char** argv)
     QCoreApplication::setApplicationName(QStringLiteral("quantscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QUANTSCOPE_VERSION));
 
-    QStringList args = QCoreApplication::arguments();
+    QStringList args = qscli::commandLine(argc, argv);
     args.removeFirst();
     if (args.isEmpty()) {
         printUsage(stderr);

@@ -144,8 +144,10 @@ std::vector<std::string> writeIntoFolder(const std::string& out, bool force, con
                       "nothing is deleted)");
     }
     fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir, ec))
-        fail(out, "cannot create the output folder");
+    if (ec) // the system's reason: permission, a read-only file system, no space, ...
+        fail(out, "cannot create the output folder: " + ec.message());
+    if (!fs::is_directory(dir, ec))
+        fail(out, "cannot create the output folder: something that is not a folder is in the way");
     try {
         write();
     } catch (...) {
