@@ -1,0 +1,130 @@
+// parallel.h's runChunks: every chunk runs once, each thread has its own state, progress runs on
+// the calling thread, and (issue 29) an error or a cancel leaves the loop promptly: a range of
+// 2^62 chunks whose third chunk throws returns that exception to the caller at once. (An
+// OpenMP `for` cannot leave early: it walked every remaining chunk, past 100 s for a wrapped
+// shape's 2^40..2^61 chunks.)
+#include "base/error.h"
+#include "base/parallel.h"
+
+#include <QTest>
+
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr uint64_t kHuge = uint64_t(1) << 62;
+
+// Runs f on a thread of its own; false when it has not returned within `seconds` (the thread is
+// left behind: the suite fails and exits, which ends it).
+template <typename F>
+bool finishesWithin(int seconds, F&& f)
+{
+    auto task = std::make_shared<std::packaged_task<void()>>(std::forward<F>(f));
+    std::future<void> done = task->get_future();
+    std::thread([task] { (*task)(); }).detach();
+    if (done.wait_for(std::chrono::seconds(seconds)) != std::future_status::ready)
+        return false;
+    done.get();
+    return true;
+}
+
+} // namespace
+
+class TestParallel : public QObject {
+    Q_OBJECT
+private slots:
+    void everyChunkOnce_data()
+    {
+        QTest::addColumn<int>("threads");
+        QTest::addRow("default team") << 0;
+        QTest::addRow("one thread") << 1;
+        QTest::addRow("three threads") << 3;
+    }
+    void everyChunkOnce()
+    {
+        QFETCH(int, threads);
+        std::vector<std::atomic<int>> ran(1000);
+        std::atomic<int> progress{0};
+        struct State {
+            int chunks = 0;
+        };
+        const bool finished = qs::runChunks<State>(
+            ran.size(), threads, nullptr,
+            [&](uint64_t c, State& s) {
+                ++s.chunks;
+                ++ran[c];
+            },
+            [&] {
+                QCOMPARE(omp_get_thread_num(), 0);
+                ++progress;
+            });
+        QVERIFY(finished);
+        for (const auto& r : ran)
+            QCOMPARE(r.load(), 1);
+        QVERIFY(progress.load() > 0);
+        // Nothing to do: finished, nothing ran.
+        QVERIFY(qs::runChunks(0, threads, nullptr, [&](uint64_t, qs::NoChunkState&) { QFAIL("ran a chunk of none"); }));
+    }
+
+    // The first error is the one the caller sees; the chunks after it are not taken.
+    void errorInAHugeRangeReturnsPromptly()
+    {
+        std::atomic<uint64_t> ran{0};
+        std::string message;
+        QVERIFY2(finishesWithin(10, [&] {
+                     try {
+                         qs::runChunks(kHuge, 2, nullptr, [&](uint64_t c, qs::NoChunkState&) {
+                             ++ran;
+                             if (c == 2)
+                                 throw qs::Error("chunk " + std::to_string(c) + " failed");
+                         });
+                     } catch (const qs::Error& e) {
+                         message = e.what();
+                     }
+                 }),
+                 "runChunks kept taking chunks after one threw");
+        QCOMPARE(message, std::string("chunk 2 failed"));
+        QVERIFY2(ran.load() < 1000, qPrintable(QString::number(ran.load())));
+
+        // Any exception type reaches the caller, on a team of one too.
+        std::string other;
+        QVERIFY(finishesWithin(10, [&] {
+            try {
+                qs::runChunks(kHuge, 1, nullptr, [](uint64_t c, qs::NoChunkState&) {
+                    if (c == 5)
+                        throw std::out_of_range("five");
+                });
+            } catch (const std::out_of_range& e) {
+                other = e.what();
+            }
+        }));
+        QCOMPARE(other, std::string("five"));
+    }
+
+    void cancelInAHugeRangeReturnsPromptly()
+    {
+        std::atomic<bool> cancel{false};
+        std::atomic<uint64_t> ran{0};
+        bool finished = true;
+        QVERIFY2(finishesWithin(10, [&] {
+                     finished = qs::runChunks(kHuge, 2, &cancel, [&](uint64_t c, qs::NoChunkState&) {
+                         ++ran;
+                         if (c == 3)
+                             cancel = true;
+                     });
+                 }),
+                 "runChunks kept taking chunks after a cancel");
+        QVERIFY(!finished);
+        QVERIFY2(ran.load() < 1000, qPrintable(QString::number(ran.load())));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParallel)
+#include "tst_parallel.moc"
