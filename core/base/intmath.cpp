@@ -22,6 +22,9 @@ uint64_t checkedMul(uint64_t a, uint64_t b, const std::string& what)
 
 std::optional<uint64_t> checkedProduct(std::span<const uint64_t> dims)
 {
+    for (uint64_t d : dims)
+        if (d == 0)
+            return 0;
     uint64_t n = 1;
     for (uint64_t d : dims)
         if (__builtin_mul_overflow(n, d, &n))

@@ -20,7 +20,7 @@ inline uint64_t ceilDiv(uint64_t a, uint64_t b)
 std::optional<uint64_t> mulChecked(uint64_t a, uint64_t b);
 // a * b; throws qs::Error "<what>: size overflows 64 bits" when it does not fit.
 uint64_t checkedMul(uint64_t a, uint64_t b, const std::string& what);
-// The product of `dims` (1 for none), or nullopt when it does not fit 64 bits.
+// The product of `dims` (1 for none, 0 when one is 0), or nullopt when it does not fit 64 bits.
 std::optional<uint64_t> checkedProduct(std::span<const uint64_t> dims);
 
 } // namespace qs

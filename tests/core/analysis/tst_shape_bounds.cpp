@@ -28,6 +28,7 @@
 #include <cmath>
 #include <future>
 #include <limits>
+#include <memory>
 #include <thread>
 
 using namespace qs;
@@ -40,7 +41,8 @@ QString corpus(const char* entry)
 }
 
 // Runs f on a thread of its own; false when it has not returned within `seconds` (the thread is
-// left behind: the suite fails and exits, which ends it).
+// left behind: the suite fails and exits, which ends it). What f touches lives in a shared_ptr
+// it holds, never on the caller's stack, which a thread left behind would outlive.
 template <typename F>
 bool finishesWithin(int seconds, F&& f)
 {
@@ -184,23 +186,28 @@ private slots:
 
     // A weight whose shape was never checked (made by hand, past detection) and far larger than
     // its bytes: every chunk fails, and dequantizeWeight returns the first error at once instead
-    // of walking 2^28 chunks (20 s before; the runner could not leave its OpenMP loop).
+    // of walking the 2^28 chunks (the runner could not leave its OpenMP loop).
     void hugeDequantStopsAtTheFirstError()
     {
-        const auto ckpt = openCheckpoint(corpus("f16-nan-inf.safetensors").toStdString());
-        LogicalWeight w = ckpt->weights.at(0);
-        w.shape = {uint64_t(1) << 32, 16}; // 2^36 elements over 2 KiB
-        std::vector<float> out(1 << 16);
-        std::string message;
-        QVERIFY2(finishesWithin(10, [&] {
+        struct Run {
+            std::shared_ptr<const Checkpoint> ckpt;
+            LogicalWeight w;
+            std::vector<float> out = std::vector<float>(1 << 16);
+            std::string message;
+        };
+        const auto run = std::make_shared<Run>();
+        run->ckpt = openCheckpoint(corpus("f16-nan-inf.safetensors").toStdString());
+        run->w = run->ckpt->weights.at(0);
+        run->w.shape = {uint64_t(1) << 40, 16}; // 2^44 elements over 2 KiB: 2^28 chunks
+        QVERIFY2(finishesWithin(10, [run] {
                      try {
-                         dequantizeWeight(*ckpt, w, out.data(), SimdPath::Scalar, 2);
+                         dequantizeWeight(*run->ckpt, run->w, run->out.data(), SimdPath::Scalar, 2);
                      } catch (const Error& e) {
-                         message = e.what();
+                         run->message = e.what();
                      }
                  }),
                  "dequantizeWeight kept going after its chunks failed");
-        QVERIFY2(message.find(w.name) != std::string::npos, message.c_str());
+        QVERIFY2(run->message.find(run->w.name) != std::string::npos, run->message.c_str());
     }
 
     // The bit map's WordMap runs on the GUI thread: its search for a repeating tile is bounded
@@ -224,7 +231,7 @@ private slots:
             const LayoutParams p{k, n, bits, 64};
             QElapsedTimer clock;
             clock.start();
-            QVERIFY2(finishesWithin(10, [&] {
+            QVERIFY2(finishesWithin(10, [spec, p] {
                          try {
                              const WordMap map(*spec, p);
                          } catch (const Error&) {

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -22,7 +23,8 @@ namespace {
 constexpr uint64_t kHuge = uint64_t(1) << 62;
 
 // Runs f on a thread of its own; false when it has not returned within `seconds` (the thread is
-// left behind: the suite fails and exits, which ends it).
+// left behind: the suite fails and exits, which ends it). What f writes lives in a shared_ptr
+// it holds, never on the caller's stack, which a thread left behind would outlive.
 template <typename F>
 bool finishesWithin(int seconds, F&& f)
 {
@@ -76,53 +78,58 @@ private slots:
     // The first error is the one the caller sees; the chunks after it are not taken.
     void errorInAHugeRangeReturnsPromptly()
     {
-        std::atomic<uint64_t> ran{0};
-        std::string message;
-        QVERIFY2(finishesWithin(10, [&] {
+        struct Run {
+            std::atomic<uint64_t> ran{0};
+            std::string message, other;
+        };
+        const auto run = std::make_shared<Run>();
+        QVERIFY2(finishesWithin(10, [run] {
                      try {
                          qs::runChunks(kHuge, 2, nullptr, [&](uint64_t c, qs::NoChunkState&) {
-                             ++ran;
+                             ++run->ran;
                              if (c == 2)
                                  throw qs::Error("chunk " + std::to_string(c) + " failed");
                          });
                      } catch (const qs::Error& e) {
-                         message = e.what();
+                         run->message = e.what();
                      }
                  }),
                  "runChunks kept taking chunks after one threw");
-        QCOMPARE(message, std::string("chunk 2 failed"));
-        QVERIFY2(ran.load() < 1000, qPrintable(QString::number(ran.load())));
+        QCOMPARE(run->message, std::string("chunk 2 failed"));
+        QVERIFY2(run->ran.load() < 1000, qPrintable(QString::number(run->ran.load())));
 
         // Any exception type reaches the caller, on a team of one too.
-        std::string other;
-        QVERIFY(finishesWithin(10, [&] {
+        QVERIFY(finishesWithin(10, [run] {
             try {
                 qs::runChunks(kHuge, 1, nullptr, [](uint64_t c, qs::NoChunkState&) {
                     if (c == 5)
                         throw std::out_of_range("five");
                 });
             } catch (const std::out_of_range& e) {
-                other = e.what();
+                run->other = e.what();
             }
         }));
-        QCOMPARE(other, std::string("five"));
+        QCOMPARE(run->other, std::string("five"));
     }
 
     void cancelInAHugeRangeReturnsPromptly()
     {
-        std::atomic<bool> cancel{false};
-        std::atomic<uint64_t> ran{0};
-        bool finished = true;
-        QVERIFY2(finishesWithin(10, [&] {
-                     finished = qs::runChunks(kHuge, 2, &cancel, [&](uint64_t c, qs::NoChunkState&) {
-                         ++ran;
+        struct Run {
+            std::atomic<bool> cancel{false};
+            std::atomic<uint64_t> ran{0};
+            bool finished = true;
+        };
+        const auto run = std::make_shared<Run>();
+        QVERIFY2(finishesWithin(10, [run] {
+                     run->finished = qs::runChunks(kHuge, 2, &run->cancel, [&](uint64_t c, qs::NoChunkState&) {
+                         ++run->ran;
                          if (c == 3)
-                             cancel = true;
+                             run->cancel = true;
                      });
                  }),
                  "runChunks kept taking chunks after a cancel");
-        QVERIFY(!finished);
-        QVERIFY2(ran.load() < 1000, qPrintable(QString::number(ran.load())));
+        QVERIFY(!run->finished);
+        QVERIFY2(run->ran.load() < 1000, qPrintable(QString::number(run->ran.load())));
     }
 };
 
