@@ -248,6 +248,10 @@
         <translation>Es wird kein Gewicht mit Layout angezeigt.</translation>
     </message>
     <message>
+        <source>%1 is not drawn: %2</source>
+        <translation>%1 wird nicht gezeichnet: %2</translation>
+    </message>
+    <message>
         <source>Row %1 is outside 0–%2.</source>
         <translation>Zeile %1 liegt außerhalb von 0–%2.</translation>
     </message>
