@@ -2029,6 +2029,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::MainWindow</name>
     <message>
+        <source>Reload</source>
+        <translation>Neu laden</translation>
+    </message>
+    <message>
+        <source>Changed on disk: %1. What the views show was read from the file as it was, or from what is left of it; reload to see it as it is now.</source>
+        <translation>Auf der Festplatte geändert: %1. Was die Ansichten zeigen, wurde aus der Datei gelesen, wie sie war, oder aus dem, was von ihr übrig ist; neu laden, um sie zu sehen, wie sie jetzt ist.</translation>
+    </message>
+    <message>
         <source>Export &amp;Table as CSV…</source>
         <translation>&amp;Tabelle als CSV exportieren…</translation>
     </message>

@@ -30,7 +30,10 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileSystemWatcher>
+#include <QFrame>
 #include <QFileInfo>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -40,6 +43,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
@@ -226,7 +230,83 @@ void MainWindow::createCentralViews()
             m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
     });
 
-    setCentralWidget(m_tabs);
+    // The bar that says the open files changed on disk, above the views.
+    m_changedBar = new QFrame(this);
+    m_changedBar->setObjectName(QStringLiteral("changedOnDiskBar"));
+    static_cast<QFrame*>(m_changedBar)->setFrameShape(QFrame::StyledPanel);
+    m_changedBar->setAutoFillBackground(true);
+    auto* barLayout = new QHBoxLayout(m_changedBar);
+    barLayout->setContentsMargins(8, 4, 8, 4);
+    m_changedLabel = new QLabel(m_changedBar);
+    m_changedLabel->setWordWrap(true);
+    m_changedLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    barLayout->addWidget(m_changedLabel, 1);
+    auto* reloadButton = new QPushButton(tr("Reload"), m_changedBar);
+    reloadButton->setObjectName(QStringLiteral("reloadChanged"));
+    connect(reloadButton, &QPushButton::clicked, this, &MainWindow::reload);
+    barLayout->addWidget(reloadButton);
+    m_changedBar->hide();
+    auto* central = new QWidget(this);
+    auto* centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_changedBar);
+    centralLayout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+
+    m_fileWatcher = new QFileSystemWatcher(this);
+    m_changedTimer = new QTimer(this);
+    m_changedTimer->setSingleShot(true);
+    m_changedTimer->setInterval(300);
+    connect(m_changedTimer, &QTimer::timeout, this, &MainWindow::checkChangedOnDisk);
+    connect(m_fileWatcher, &QFileSystemWatcher::fileChanged, m_changedTimer, qOverload<>(&QTimer::start));
+}
+
+void MainWindow::reload()
+{
+    if (m_snapshot) {
+        const int w = selectedWeight();
+        m_reloadWeight = w >= 0 && w < m_snapshot->weights.size() ? m_snapshot->weights[w].name : QString();
+    }
+    if (m_isDemo)
+        openDemo();
+    else if (m_snapshot)
+        openPath(m_snapshot->path);
+}
+
+QString MainWindow::changedOnDisk() const
+{
+    return m_changedWhy;
+}
+
+void MainWindow::checkChangedOnDisk()
+{
+    const std::optional<std::string> why = m_checkpoint ? m_checkpoint->changedOnDisk() : std::nullopt;
+    m_changedWhy = why ? QString::fromStdString(*why) : QString();
+    if (m_changedWhy.isEmpty()) {
+        m_changedBar->hide();
+        return;
+    }
+    m_changedLabel->setText(tr("Changed on disk: %1. What the views show was read from the file as it was, or from "
+                               "what is left of it; reload to see it as it is now.")
+                                .arg(m_changedWhy));
+    // The theme's warning colour, a quarter strength over the background.
+    const QColor w = m_theme.warning, b = m_theme.background;
+    QPalette palette = m_changedBar->palette();
+    palette.setColor(QPalette::Window, QColor((w.red() + 3 * b.red()) / 4, (w.green() + 3 * b.green()) / 4,
+                                              (w.blue() + 3 * b.blue()) / 4));
+    m_changedBar->setPalette(palette);
+    m_changedBar->show();
+}
+
+// The open checkpoint's mapped files; a converter that rewrites one (or renames a new one over
+// it) makes the watcher fire.
+void MainWindow::watchFiles()
+{
+    if (const QStringList watched = m_fileWatcher->files(); !watched.isEmpty())
+        m_fileWatcher->removePaths(watched);
+    if (m_snapshot && !m_snapshot->files.isEmpty())
+        m_fileWatcher->addPaths(m_snapshot->files);
 }
 
 void MainWindow::createDocks()
@@ -279,12 +359,7 @@ void MainWindow::createActions()
     openFolder->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     auto* demo = fileMenu->addAction(tr("Open &Demo Checkpoint"), this, &MainWindow::openDemo);
-    m_reloadAction = fileMenu->addAction(tr("Re&load"), this, [this] {
-        if (m_isDemo)
-            openDemo();
-        else if (m_snapshot)
-            openPath(m_snapshot->path);
-    });
+    m_reloadAction = fileMenu->addAction(tr("Re&load"), this, &MainWindow::reload);
     m_reloadAction->setShortcuts(QKeySequence::Refresh);
     fileMenu->addSeparator();
     m_exportAction = fileMenu->addAction(tr("&Export View…"), this, &MainWindow::exportViewDialog);
@@ -420,6 +495,8 @@ void MainWindow::createStatusBar()
     m_jobTimer->setInterval(100);
     connect(m_jobTimer, &QTimer::timeout, this, &MainWindow::updateJobStatus);
     connect(m_context->jobs(), &JobRunner::activityChanged, this, &MainWindow::updateJobStatus);
+    // A job may have read past the end of a file cut under it (it read zeros there): say so.
+    connect(m_context->jobs(), &JobRunner::activityChanged, this, &MainWindow::checkChangedOnDisk);
     connect(m_context->jobs(), &JobRunner::failed, this, [this](const QString&, const QString& message) {
         statusBar()->showMessage(message, 10000);
     });
@@ -755,8 +832,13 @@ void MainWindow::showSnapshot(const LoadResult& result)
     updateStatus();
     if (!m_snapshot->leftOut.isEmpty())
         statusBar()->showMessage(tr("Opened %1; left out: %2").arg(m_snapshot->openedAs, m_snapshot->leftOut.join(QStringLiteral(", "))));
-    // Start on the first quantized weight so the views have something to show.
-    if (!m_snapshot->weights.isEmpty()) {
+    watchFiles();
+    checkChangedOnDisk();
+    const QString again = std::exchange(m_reloadWeight, QString());
+    // After a reload, the weight that was selected; else the first quantized weight, so that the
+    // views have something to show.
+    if (!again.isEmpty() && selectWeight(again)) {
+    } else if (!m_snapshot->weights.isEmpty()) {
         int first = 0;
         for (int i = 0; i < m_snapshot->weights.size(); ++i)
             if (m_snapshot->weights[i].bits > 0 && m_snapshot->weights[i].bits < 16) {
@@ -818,6 +900,8 @@ void MainWindow::closeCheckpoint()
     m_inspector->setSnapshot(nullptr);
     setWindowTitle(tr("Quantscope"));
     setWindowFilePath(QString());
+    watchFiles();
+    checkChangedOnDisk();
     updateStatus();
 }
 

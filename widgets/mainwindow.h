@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
+class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
 class QMenu;
-
 class QProgressBar;
 class QSortFilterProxyModel;
 class QTabWidget;
@@ -89,6 +89,13 @@ public:
     // Selects a logical weight (by name or a member tensor's name); false when absent.
     bool selectWeight(const QString& name);
     int selectedWeight() const;
+
+    // Reopens the checkpoint from its path (File > Reload), keeping the selected weight (when it is
+    // still there) and the view.
+    void reload();
+    // Why the open checkpoint's files can no longer be trusted (they changed on disk while open),
+    // shown in a bar above the views with a Reload button; empty while they are as opened.
+    QString changedOnDisk() const;
 
     // The in-app guide (Help > Guide, F1); a "view:NAME" link in it shows that view.
     void showGuide();
@@ -178,6 +185,9 @@ private:
     void fetchMoreMetadata();
     void fitWeightColumns();
     void offerToKeepSession(std::shared_ptr<const qs::Checkpoint> reference, std::shared_ptr<const qs::Checkpoint> comparison);
+    // Shows or hides the changed-on-disk bar from what the open checkpoint's mappings say.
+    void checkChangedOnDisk();
+    void watchFiles();
 
     Options m_options;
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
@@ -229,6 +239,14 @@ private:
     QAction* m_closeBAction = nullptr;
     QAction* m_clearReferenceAction = nullptr;
     QAction* m_themeActions[3] = {};
+    // A converter rewriting the open files: the watcher notices, a short pause lets the writes
+    // settle, then checkChangedOnDisk.
+    QFileSystemWatcher* m_fileWatcher = nullptr;
+    QTimer* m_changedTimer = nullptr;
+    QWidget* m_changedBar = nullptr;
+    QLabel* m_changedLabel = nullptr;
+    QString m_changedWhy;
+    QString m_reloadWeight; // the weight to select again once a reload has opened
 };
 
 } // namespace qsw

@@ -1,6 +1,7 @@
 // quantscope-cli: the headless twin of the GUI.
 #include "commands.h"
 #include "base/error.h"
+#include "base/mapguard.h"
 #include "base/simd.h"
 
 #include <QCoreApplication>
@@ -8,6 +9,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <exception>
 #include <functional>
 #include <map>
@@ -36,6 +38,59 @@ const std::map<QString, Command>& commands()
     };
     return table;
 }
+
+// Standard output held in an unnamed temporary file while a command runs, and passed on by
+// release(); dropped when the command fails.
+class HeldOutput {
+public:
+    HeldOutput()
+    {
+        std::fflush(stdout);
+        m_held = std::tmpfile();
+        m_stdout = m_held ? ::dup(1) : -1;
+        if (m_stdout < 0 || ::dup2(::fileno(m_held), 1) < 0) {
+            // No temporary file: the output goes straight through.
+            if (m_stdout >= 0)
+                ::close(m_stdout);
+            m_stdout = -1;
+        }
+    }
+    ~HeldOutput()
+    {
+        restore();
+        if (m_held)
+            std::fclose(m_held);
+    }
+    HeldOutput(const HeldOutput&) = delete;
+    HeldOutput& operator=(const HeldOutput&) = delete;
+
+    void release()
+    {
+        if (!restore())
+            return;
+        std::rewind(m_held);
+        char buf[1 << 16];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, m_held)) > 0)
+            std::fwrite(buf, 1, n, stdout);
+        std::fflush(stdout);
+    }
+
+private:
+    // Points standard output back at the original; false when it never moved.
+    bool restore()
+    {
+        if (m_stdout < 0)
+            return false;
+        std::fflush(stdout);
+        ::dup2(m_stdout, 1);
+        ::close(m_stdout);
+        m_stdout = -1;
+        return true;
+    }
+    std::FILE* m_held = nullptr;
+    int m_stdout = -1;
+};
 
 void printUsage(FILE* to)
 {
@@ -83,8 +138,14 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "quantscope-cli: unknown command '%s' (try --help)\n", qPrintable(name));
         return 2;
     }
+    HeldOutput held;
     try {
-        return it->second.run(args);
+        const int code = it->second.run(args);
+        // A checkpoint that changed while it was read gave results that are half old, half new
+        // (or zeros, where it was cut): none of them is shown.
+        qs::mapguard::checkUnchangedSinceStart();
+        held.release();
+        return code;
     } catch (const qs::Error& e) {
         std::fprintf(stderr, "quantscope-cli %s: %s\n", qPrintable(name), e.what());
         return 2;

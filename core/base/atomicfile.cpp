@@ -1,6 +1,7 @@
 #include "base/atomicfile.h"
 
 #include "base/error.h"
+#include "base/mapguard.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -94,6 +95,9 @@ void AtomicFile::commit()
 {
     if (m_fd < 0)
         fail(m_path, "commit after the file was closed");
+    // What was written came from the inputs: if one changed while it was read, the file is not
+    // put in place (the destructor removes the temporary file).
+    mapguard::checkMappedFilesUnchanged("nothing was written");
     if (::fsync(m_fd) != 0)
         failWith("cannot sync", errno);
     const int fd = m_fd;

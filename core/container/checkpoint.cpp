@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -129,6 +131,14 @@ std::vector<std::string> Checkpoint::sources() const
     return all;
 }
 
+std::optional<std::string> Checkpoint::changedOnDisk() const
+{
+    for (const auto& map : m_maps)
+        if (std::optional<std::string> why = map->changed())
+            return why;
+    return std::nullopt;
+}
+
 uint64_t Checkpoint::residentBytes() const
 {
     uint64_t bytes = 0;
@@ -148,10 +158,15 @@ const MetaValue* Checkpoint::meta(std::string_view key) const
 namespace {
 
 // The first four bytes of a file (fewer when it is shorter).
+// The first four bytes (fewer for a shorter file), read, not mapped: the reader maps the file once.
 std::string magicOf(const std::string& path)
 {
-    const MappedFile f(path);
-    return std::string(reinterpret_cast<const char*>(f.bytes().data()), std::min<size_t>(4, f.size()));
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        fail(path, std::string("cannot open: ") + std::strerror(errno));
+    char magic[4];
+    in.read(magic, 4);
+    return std::string(magic, size_t(in.gcount()));
 }
 
 // The magic as text when it is printable, else as hex bytes.
@@ -235,11 +250,7 @@ std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path, const std:
     namespace fs = std::filesystem;
     auto ckpt = std::make_shared<Checkpoint>();
     ckpt->path = path;
-    std::error_code ec;
-    const auto status = fs::status(path, ec);
-    if (ec || !fs::exists(status))
-        fail(path, "no such file or folder");
-    if (fs::is_directory(status)) {
+    if (isFolderPath(path)) {
         readFolder(*ckpt, diskFolder(path), chosen);
     } else if (!chosen.empty()) {
         fail(path, "not a folder, so no files can be chosen in it");

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -116,6 +117,9 @@ public:
     std::vector<std::string> sources() const;
     // Bytes of the mapped files now held in RAM (MappedFile::residentBytes summed).
     uint64_t residentBytes() const;
+    // Why what was read from the mapped files can no longer be trusted (MappedFile::changed of the
+    // first that changed), or nothing.
+    std::optional<std::string> changedOnDisk() const;
 
     // Used by the readers while building.
     uint32_t addFile(std::shared_ptr<MappedFile> file);

@@ -1,6 +1,7 @@
 #include "container/mappedfile.h"
 
 #include "base/error.h"
+#include "base/mapguard.h"
 #include "base/platform.h"
 
 #include <algorithm>
@@ -16,10 +17,44 @@
 
 namespace qs {
 
+namespace {
+
+// "a FIFO (named pipe)", ...: what a non-regular, non-folder entry is.
+std::string entryKind(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    return "not a regular file";
+}
+
+} // namespace
+
+bool isFolderPath(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        const int err = errno;
+        fail(path, err == ENOENT || err == ENOTDIR ? std::string("no such file or folder")
+                                                   : std::string("cannot open: ") + std::strerror(err));
+    }
+    if (S_ISDIR(st.st_mode))
+        return true;
+    if (!S_ISREG(st.st_mode))
+        fail(path, "is " + entryKind(st.st_mode) + ", not a checkpoint file or folder");
+    return false;
+}
+
 MappedFile::MappedFile(const std::string& path)
     : m_path(path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // Non-blocking: opening a FIFO would otherwise wait for a writer (it is refused below).
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         fail(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
@@ -34,7 +69,7 @@ MappedFile::MappedFile(const std::string& path)
     }
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
-        fail(path, "is not a regular file");
+        fail(path, "is " + entryKind(st.st_mode) + ", not a regular file");
     }
     m_size = static_cast<uint64_t>(st.st_size);
     if (m_size > 0) {
@@ -46,6 +81,8 @@ MappedFile::MappedFile(const std::string& path)
         }
         m_data = static_cast<const uint8_t*>(p);
         m_mapped = true;
+        m_guard = mapguard::registerMapping(p, m_size, path, uint64_t(st.st_dev), uint64_t(st.st_ino), m_size,
+                                            int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
     }
     ::close(fd);
 }
@@ -59,8 +96,14 @@ MappedFile::MappedFile(std::string name, std::span<const uint8_t> bytes)
 
 MappedFile::~MappedFile()
 {
+    mapguard::unregisterMapping(m_guard);
     if (m_mapped)
         ::munmap(const_cast<uint8_t*>(m_data), m_size);
+}
+
+std::optional<std::string> MappedFile::changed() const
+{
+    return mapguard::changed(m_guard);
 }
 
 uint64_t MappedFile::residentBytes() const

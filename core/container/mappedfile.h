@@ -3,10 +3,17 @@
 // when a span over them is touched.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
 namespace qs {
+
+// Whether the entry at `path` is a folder (true) or a regular file (false); throws qs::Error naming
+// the path and the real reason otherwise: missing, not permitted (a folder on the path that cannot
+// be entered), or a FIFO, socket or device, which are never opened (a FIFO's open would wait for
+// a writer forever).
+bool isFolderPath(const std::string& path);
 
 class MappedFile {
 public:
@@ -26,12 +33,16 @@ public:
     uint64_t residentBytes() const;
     // A checked sub-range; throws naming the file and `what` when it is out of bounds.
     std::span<const uint8_t> range(uint64_t offset, uint64_t length, const std::string& what) const;
+    // Why what was read from the file can no longer be trusted: a read hit a part the file no
+    // longer has, or the file at the path is not the one mapped (base/mapguard.h); or nothing.
+    std::optional<std::string> changed() const;
 
 private:
     std::string m_path;
     const uint8_t* m_data = nullptr;
     uint64_t m_size = 0;
     bool m_mapped = false; // false: borrowed memory, nothing to unmap
+    int m_guard = -1;      // mapguard handle
 };
 
 } // namespace qs

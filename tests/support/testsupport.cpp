@@ -140,6 +140,7 @@ bool Process::wait(int timeoutMs)
             *fd = -1;
         }
     crashed = WIFSIGNALED(status);
+    signal = crashed ? WTERMSIG(status) : 0;
     exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return !timedOut;
 }
