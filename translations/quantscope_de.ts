@@ -158,11 +158,6 @@
         <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="117"/>
-        <source>quantscope: cannot write %1</source>
-        <translation>quantscope: %1 kann nicht geschrieben werden</translation>
-    </message>
-    <message>
         <location filename="../app/gui/main.cpp" line="114"/>
         <source>quantscope: background work still running; the screenshot shows it in progress</source>
         <translation>quantscope: Hintergrundarbeit läuft noch; der Screenshot zeigt sie im Gange</translation>
@@ -2028,6 +2023,10 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 </context>
 <context>
     <name>qsw::MainWindow</name>
+    <message>
+        <source>%1: cannot encode PNG</source>
+        <translation>%1: PNG kann nicht kodiert werden</translation>
+    </message>
     <message>
         <source>Reload</source>
         <translation>Neu laden</translation>

@@ -1,14 +1,15 @@
 // quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]; OUT must lie outside PATH.
 #include "commands.h"
 
+#include "base/error.h"
+#include "base/localpath.h"
+#include "base/outputpath.h"
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "base/error.h"
-#include "base/outputpath.h"
 #include "formats/dequant.h"
 #include "formats/detect.h"
-#include "formats/plain/halfrow.h"
 #include "formats/opencheckpoint.h"
+#include "formats/plain/halfrow.h"
 
 #include <QCommandLineParser>
 
@@ -73,9 +74,9 @@ int runDequant(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]\n");
         return 2;
     }
-    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
-    const std::string out = parser.value(outOpt).toStdString();
-    qs::checkOutputPath(out, ckpt->sources());
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    const std::string out = qs::encodeLocalBytes(parser.value(outOpt));
+    qs::checkOutputPath(out, ckpt->sources(), qs::OutputKind::File);
     const qs::LogicalWeight* w = findWeightOrExplain(*ckpt, pos.at(1));
     if (!w)
         return 2;
