@@ -243,6 +243,10 @@
         <translation>Es wird kein Gewicht mit Layout angezeigt.</translation>
     </message>
     <message>
+        <source>%1 is not drawn: %2</source>
+        <translation>%1 wird nicht gezeichnet: %2</translation>
+    </message>
+    <message>
         <source>Row %1 is outside 0–%2.</source>
         <translation>Zeile %1 liegt außerhalb von 0–%2.</translation>
     </message>
@@ -2730,6 +2734,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>%1: kein Dequantisierer für das Format %2; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
     </message>
     <message>
+        <source>%1 has %2 rows of %3 values: there is no row to quantize; pick another weight or a synthetic source.</source>
+        <translation>%1 hat %2 Zeilen mit %3 Werten: es gibt keine Zeile zu quantisieren; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
+        <source>%1: a row of %2 values is more than the playground quantizes (%3); pick a synthetic source.</source>
+        <translation>%1: eine Zeile mit %2 Werten ist mehr, als die Spielwiese quantisiert (%3); eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/playgroundview.cpp" line="501"/>
         <source>Playground on %1, row %2</source>
         <translation>Spielwiese für %1, Zeile %2</translation>
@@ -4031,6 +4043,30 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>absmax has %1 entries, %2 blocks expected</source>
         <translation>absmax hat %1 Einträge, erwartet: %2 Blöcke</translation>
+    </message>
+    <message>
+        <source>shape refused: %1 %2 is not decoded: %3</source>
+        <translation>Form abgelehnt: %1 %2 wird nicht dekodiert: %3</translation>
+    </message>
+    <message>
+        <source>its element count overflows 64 bits</source>
+        <translation>seine Elementanzahl sprengt 64 Bit</translation>
+    </message>
+    <message>
+        <source>its dimensions overflow 64 bits</source>
+        <translation>seine Dimensionen sprengen 64 Bit</translation>
+    </message>
+    <message>
+        <source>it spans %1 elements, more than its %2 stored bytes can hold</source>
+        <translation>es umfasst %1 Elemente, mehr als seine %2 gespeicherten Bytes fassen können</translation>
+    </message>
+    <message>
+        <source>weight_shape %1 disagrees with weight_packed %2</source>
+        <translation>weight_shape %1 passt nicht zu weight_packed %2</translation>
+    </message>
+    <message>
+        <source>the HQQ shape tensor holds [%1], not two positive sizes</source>
+        <translation>der HQQ-Tensor shape enthält [%1], nicht zwei positive Größen</translation>
     </message>
     <message>
         <source>weight I8 %1 + SCB %2 (LLM.int8)</source>

@@ -7,6 +7,7 @@
 #include "container/checkpoint.h"
 #include "container/npy.h"
 #include "formats/dequant.h"
+#include "formats/detect.h"
 #include "formats/opencheckpoint.h"
 #include "formats/plain/halfrow.h"
 
@@ -79,6 +80,11 @@ int runDequant(const QStringList& args)
     const qs::LogicalWeight* w = findWeightOrExplain(*ckpt, pos.at(1));
     if (!w)
         return 2;
+    if (const qs::Message* refused = qs::refusedShape(*w)) {
+        std::fprintf(stderr, "quantscope-cli dequant: %s: weight '%s': %s\n", ckpt->path.c_str(), w->name.c_str(),
+                     refused->text().c_str());
+        return 2;
+    }
     if (!qs::canDequantize(w->format)) {
         std::fprintf(stderr, "quantscope-cli dequant: %s: weight '%s' has format '%s', which has no dequantizer\n",
                      ckpt->path.c_str(), w->name.c_str(), w->format.c_str());

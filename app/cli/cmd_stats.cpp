@@ -319,8 +319,8 @@ int runStats(const QStringList& args)
         const qs::LogicalWeight& w = *todo[i];
         if (i)
             before += todo[i - 1]->elementCount();
-        if (!qs::canDequantize(w.format))
-            throw qs::Error(ckpt->path + " " + w.name + ": no dequantizer for format " + w.format);
+        if (const std::string why = qs::whyNotDecoded(w); !why.empty())
+            throw qs::Error(ckpt->path + " " + w.name + ": " + why);
         if (requantize) {
             std::vector<float> x;
             if (parser.isSet(actOpt)) {
