@@ -158,11 +158,6 @@
         <translation>quantscope: keine Ansicht „%1“ (Ansichten: %2)</translation>
     </message>
     <message>
-        <location filename="../app/gui/main.cpp" line="117"/>
-        <source>quantscope: cannot write %1</source>
-        <translation>quantscope: %1 kann nicht geschrieben werden</translation>
-    </message>
-    <message>
         <location filename="../app/gui/main.cpp" line="114"/>
         <source>quantscope: background work still running; the screenshot shows it in progress</source>
         <translation>quantscope: Hintergrundarbeit läuft noch; der Screenshot zeigt sie im Gange</translation>
@@ -246,6 +241,10 @@
     <message>
         <source>No weight with a layout is shown.</source>
         <translation>Es wird kein Gewicht mit Layout angezeigt.</translation>
+    </message>
+    <message>
+        <source>%1 is not drawn: %2</source>
+        <translation>%1 wird nicht gezeichnet: %2</translation>
     </message>
     <message>
         <source>Row %1 is outside 0–%2.</source>
@@ -2025,6 +2024,10 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::MainWindow</name>
     <message>
+        <source>%1: cannot encode PNG</source>
+        <translation>%1: PNG kann nicht kodiert werden</translation>
+    </message>
+    <message>
         <source>Reload</source>
         <translation>Neu laden</translation>
     </message>
@@ -2729,6 +2732,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <location filename="../widgets/views/playgroundview.cpp" line="493"/>
         <source>%1: no dequantizer for format %2; pick another weight or a synthetic source.</source>
         <translation>%1: kein Dequantisierer für das Format %2; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
+        <source>%1 has %2 rows of %3 values: there is no row to quantize; pick another weight or a synthetic source.</source>
+        <translation>%1 hat %2 Zeilen mit %3 Werten: es gibt keine Zeile zu quantisieren; ein anderes Gewicht oder eine synthetische Quelle wählen.</translation>
+    </message>
+    <message>
+        <source>%1: a row of %2 values is more than the playground quantizes (%3); pick a synthetic source.</source>
+        <translation>%1: eine Zeile mit %2 Werten ist mehr, als die Spielwiese quantisiert (%3); eine synthetische Quelle wählen.</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="501"/>
@@ -4032,6 +4043,30 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>absmax has %1 entries, %2 blocks expected</source>
         <translation>absmax hat %1 Einträge, erwartet: %2 Blöcke</translation>
+    </message>
+    <message>
+        <source>shape refused: %1 %2 is not decoded: %3</source>
+        <translation>Form abgelehnt: %1 %2 wird nicht dekodiert: %3</translation>
+    </message>
+    <message>
+        <source>its element count overflows 64 bits</source>
+        <translation>seine Elementanzahl sprengt 64 Bit</translation>
+    </message>
+    <message>
+        <source>its dimensions overflow 64 bits</source>
+        <translation>seine Dimensionen sprengen 64 Bit</translation>
+    </message>
+    <message>
+        <source>it spans %1 elements, more than its %2 stored bytes can hold</source>
+        <translation>es umfasst %1 Elemente, mehr als seine %2 gespeicherten Bytes fassen können</translation>
+    </message>
+    <message>
+        <source>weight_shape %1 disagrees with weight_packed %2</source>
+        <translation>weight_shape %1 passt nicht zu weight_packed %2</translation>
+    </message>
+    <message>
+        <source>the HQQ shape tensor holds [%1], not two positive sizes</source>
+        <translation>der HQQ-Tensor shape enthält [%1], nicht zwei positive Größen</translation>
     </message>
     <message>
         <source>weight I8 %1 + SCB %2 (LLM.int8)</source>

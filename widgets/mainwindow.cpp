@@ -9,6 +9,7 @@
 #include "inspector.h"
 #include "jobrunner.h"
 #include "numbers.h"
+#include "outputfile.h"
 #include "report/report.h"
 #include "report/reportwriter.h"
 #include "sortproxy.h"
@@ -20,6 +21,7 @@
 #include "weighttreemodel.h"
 
 #include <QAction>
+#include <QBuffer>
 #include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
@@ -594,6 +596,25 @@ bool MainWindow::exportCurrentView(const QString& path, QString* error)
         return false;
     }
     return exportView(view, path, error);
+}
+
+bool MainWindow::checkOutputFile(const QString& path, QString* error) const
+{
+    return qsw::checkOutputFile(path, m_context->inputs(), error);
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error)
+{
+    if (!checkOutputFile(path, error))
+        return false;
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!grab().toImage().save(&buffer, "PNG")) {
+        *error = tr("%1: cannot encode PNG").arg(path);
+        return false;
+    }
+    return writeOutputFile(path, m_context->inputs(), bytes, error);
 }
 
 void MainWindow::exportViewDialog()

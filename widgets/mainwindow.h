@@ -122,6 +122,13 @@ public:
     AnalysisView* analysisView(const QString& name) const; // nullptr when unknown
     // Exports the current analysis view (PNG, SVG or PDF by extension).
     bool exportCurrentView(const QString& path, QString* error);
+    // Whether a file may be written at `path` (the output guard, outputfile.h): never over or
+    // into what the window has open (the checkpoint with every file it read, the Error view's
+    // reference, the Diff view's B, the imatrix), never over anything but a regular file.
+    // False with `error` naming the path and why.
+    bool checkOutputFile(const QString& path, QString* error) const;
+    // The window as a PNG at `path` (--screenshot), through the same guard. False with `error` set.
+    bool saveScreenshot(const QString& path, QString* error);
     // Exports the current tab's table as CSV: the stored tensors (as filtered and sorted),
     // the Diff view's list, the Error view's statistics. Atomic, never over an input.
     bool exportCurrentTable(const QString& path, QString* error);

@@ -1,8 +1,6 @@
 #include "tablecsv.h"
 
-#include "base/atomicfile.h"
-#include "base/error.h"
-#include "base/outputpath.h"
+#include "outputfile.h"
 
 #include <QAbstractItemModel>
 
@@ -36,15 +34,7 @@ QString modelCsv(const QAbstractItemModel& model)
 
 bool writeCsv(const QString& csv, const QString& path, const std::vector<std::string>& inputs, QString* error)
 {
-    try {
-        qs::checkOutputPath(path.toStdString(), inputs);
-        const QByteArray bytes = csv.toUtf8();
-        qs::writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
-    } catch (const qs::Error& e) {
-        *error = QString::fromStdString(e.what());
-        return false;
-    }
-    return true;
+    return writeOutputFile(path, inputs, csv.toUtf8(), error);
 }
 
 } // namespace qsw

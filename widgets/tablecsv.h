@@ -15,8 +15,8 @@ namespace qsw {
 QString csvLine(const QStringList& fields);
 // The model as shown (a proxy's filter and order): its header, then each row's display text.
 QString modelCsv(const QAbstractItemModel& model);
-// Writes `csv` to `path` with the one atomic writer, never over one of `inputs`
-// (checkOutputPath). Returns false with `error` set.
+// Writes `csv` to `path` through the output guard (writeOutputFile, outputfile.h: never over or into one
+// of `inputs`, only ever replacing a regular file). Returns false with `error` set.
 bool writeCsv(const QString& csv, const QString& path, const std::vector<std::string>& inputs, QString* error);
 
 } // namespace qsw

@@ -8,6 +8,7 @@
 #include "analysis/budget.h"
 #include "analysis/runbudget.h"
 #include "base/error.h"
+#include "base/localpath.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
 
@@ -204,7 +205,7 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
             std::fprintf(stderr, "quantscope-cli budget: --weights prices an --arch preset; a checkpoint's weights are its own\n");
             return 2;
         }
-        const auto c = qs::Checkpoint::read(pos.first().toStdString());
+        const auto c = qs::Checkpoint::read(qs::encodeLocalBytes(pos.first()));
         arch = qs::modelArchOf(*c);
         weights = qs::weightSplitOf(*c, arch);
         weightsNote = "the checkpoint's stored tensors";
@@ -505,7 +506,7 @@ int runBudget(const QStringList& args)
 
     std::optional<CheckpointSummary> ckpt;
     if (!pos.isEmpty()) {
-        const auto c = qs::openCheckpoint(pos.first().toStdString());
+        const auto c = qs::openCheckpoint(qs::encodeLocalBytes(pos.first()));
         ckpt = summarise(*c);
         if (!p.isSet(params))
             counts = {std::max<uint64_t>(ckpt->elements, 1)};

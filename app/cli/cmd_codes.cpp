@@ -3,10 +3,11 @@
 // outside PATH.
 #include "commands.h"
 
+#include "base/error.h"
+#include "base/localpath.h"
+#include "base/outputpath.h"
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "base/error.h"
-#include "base/outputpath.h"
 #include "formats/dequant.h"
 #include "formats/opencheckpoint.h"
 
@@ -41,9 +42,9 @@ int runCodes(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli codes PATH WEIGHT -o DIR [--force]\n");
         return 2;
     }
-    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
-    const std::string dir = parser.value(outOpt).toStdString();
-    qs::checkOutputPath(dir, ckpt->sources());
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    const std::string dir = qs::encodeLocalBytes(parser.value(outOpt));
+    qs::checkOutputPath(dir, ckpt->sources(), qs::OutputKind::Folder);
     const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
     if (!w) {
         std::fprintf(stderr, "quantscope-cli codes: %s: no weight or member tensor named '%s'\n", ckpt->path.c_str(),

@@ -1,13 +1,15 @@
 // quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]; OUT must lie outside PATH.
 #include "commands.h"
 
+#include "base/error.h"
+#include "base/localpath.h"
+#include "base/outputpath.h"
 #include "container/checkpoint.h"
 #include "container/npy.h"
-#include "base/error.h"
-#include "base/outputpath.h"
 #include "formats/dequant.h"
-#include "formats/plain/halfrow.h"
+#include "formats/detect.h"
 #include "formats/opencheckpoint.h"
+#include "formats/plain/halfrow.h"
 
 #include <QCommandLineParser>
 
@@ -72,12 +74,17 @@ int runDequant(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]\n");
         return 2;
     }
-    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
-    const std::string out = parser.value(outOpt).toStdString();
-    qs::checkOutputPath(out, ckpt->sources());
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    const std::string out = qs::encodeLocalBytes(parser.value(outOpt));
+    qs::checkOutputPath(out, ckpt->sources(), qs::OutputKind::File);
     const qs::LogicalWeight* w = findWeightOrExplain(*ckpt, pos.at(1));
     if (!w)
         return 2;
+    if (const qs::Message* refused = qs::refusedShape(*w)) {
+        std::fprintf(stderr, "quantscope-cli dequant: %s: weight '%s': %s\n", ckpt->path.c_str(), w->name.c_str(),
+                     refused->text().c_str());
+        return 2;
+    }
     if (!qs::canDequantize(w->format)) {
         std::fprintf(stderr, "quantscope-cli dequant: %s: weight '%s' has format '%s', which has no dequantizer\n",
                      ckpt->path.c_str(), w->name.c_str(), w->format.c_str());

@@ -6,6 +6,7 @@
 #include "commands.h"
 
 #include "analysis/diff.h"
+#include "base/localpath.h"
 #include "base/platform.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
@@ -99,8 +100,8 @@ int runDiff(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli diff A B [--weight NAME] [--tolerance T >= 0] [--json]\n");
         return 2;
     }
-    const auto a = qs::openCheckpoint(pos.at(0).toStdString());
-    const auto b = qs::openCheckpoint(pos.at(1).toStdString());
+    const auto a = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    const auto b = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(1)));
 
     qs::DiffOptions opt;
     opt.weight = parser.value(weightOpt).toStdString();

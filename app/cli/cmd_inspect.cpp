@@ -4,10 +4,11 @@
 #include "jsonstream.h"
 
 #include "analysis/recipe.h"
+#include "base/localpath.h"
+#include "base/shapetext.h"
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
 #include "formats/detect.h"
-#include "base/shapetext.h"
 #include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
@@ -364,7 +365,7 @@ int runInspect(const QStringList& args)
                      pos.isEmpty() ? "missing PATH" : "expected exactly one PATH");
         return 2;
     }
-    const auto ckpt = qs::openCheckpoint(pos.first().toStdString());
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.first()));
     if (parser.isSet(json))
         printJson(stdout, *ckpt);
     else

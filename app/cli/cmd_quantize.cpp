@@ -4,6 +4,7 @@
 #include "commands.h"
 
 #include "analysis/quantize_checkpoint.h"
+#include "base/localpath.h"
 #include "base/platform.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
@@ -83,8 +84,8 @@ int runQuantize(const QStringList& args)
             if (done == total)
                 std::fprintf(stderr, "\n");
         };
-    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
-    const qs::QuantizeCheckpointResult r = qs::quantizeCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    const qs::QuantizeCheckpointResult r = qs::quantizeCheckpoint(*ckpt, qs::encodeLocalBytes(parser.value(outOpt)), opt);
     for (const std::string& n : r.notes)
         std::fprintf(stderr, "note: %s\n", n.c_str());
     printLeftAlone(r.output, r.leftAlone);

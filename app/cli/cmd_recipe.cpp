@@ -8,6 +8,7 @@
 
 #include "analysis/imatrix.h"
 #include "analysis/recipe.h"
+#include "base/localpath.h"
 #include "base/simd.h"
 #include "formats/formatid.h"
 #include "formats/opencheckpoint.h"
@@ -443,7 +444,7 @@ int runRecipe(const QStringList& args)
         return 2;
     }
     std::string out;
-    const auto a = qs::openCheckpoint(pos[0].toStdString());
+    const auto a = qs::openCheckpoint(qs::encodeLocalBytes(pos[0]));
     if (pos.size() == 1) {
         const qs::RecipeSummary s = qs::summarizeRecipe(*a);
         if (!withImatrix) {
@@ -452,12 +453,12 @@ int runRecipe(const QStringList& args)
             else
                 printRecipeSummaryText(stdout, s);
         } else {
-            ImatrixSection im{qs::readImatrix(parser.value(imatrixOpt).toStdString()), {}, false, {}, {}};
+            ImatrixSection im{qs::readImatrix(qs::encodeLocalBytes(parser.value(imatrixOpt))), {}, false, {}, {}};
             im.match = qs::matchImatrix(im.imatrix, *a);
             qs::StatsOptions opt;
             opt.path = qs::bestSimdPath();
             if (parser.isSet(refOpt)) {
-                const auto ref = qs::openCheckpoint(parser.value(refOpt).toStdString());
+                const auto ref = qs::openCheckpoint(qs::encodeLocalBytes(parser.value(refOpt)));
                 im.ranking = qs::rankByImportance(*a, im.match, ref.get(), nullptr, opt);
                 im.ranked = true;
                 im.rankedAgainst = ref->path;
@@ -477,7 +478,7 @@ int runRecipe(const QStringList& args)
             }
         }
     } else {
-        const auto b = qs::openCheckpoint(pos[1].toStdString());
+        const auto b = qs::openCheckpoint(qs::encodeLocalBytes(pos[1]));
         const qs::RecipeComparison c = qs::compareRecipes(*a, *b);
         out = parser.isSet(json) ? QJsonDocument(comparisonJson(c)).toJson(QJsonDocument::Indented).toStdString()
                                  : comparisonText(c);

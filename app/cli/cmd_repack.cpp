@@ -4,6 +4,7 @@
 #include "commands.h"
 
 #include "analysis/repack.h"
+#include "base/localpath.h"
 #include "base/outputpath.h"
 #include "base/platform.h"
 #include "container/checkpoint.h"
@@ -60,8 +61,8 @@ int runRepack(const QStringList& args)
             if (done == total)
                 std::fprintf(stderr, "\n");
         };
-    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
-    const qs::RepackResult r = qs::repackCheckpoint(*ckpt, parser.value(outOpt).toStdString(), opt);
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    const qs::RepackResult r = qs::repackCheckpoint(*ckpt, qs::encodeLocalBytes(parser.value(outOpt)), opt);
     const std::string to = qs::parseRepackTarget(opt.to).id;
     printLeftAlone(r.output, r.leftAlone);
     if (parser.isSet(jsonOpt)) {

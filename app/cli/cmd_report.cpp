@@ -5,6 +5,7 @@
 #include "commands.h"
 
 #include "base/error.h"
+#include "base/localpath.h"
 #include "base/platform.h"
 #include "container/checkpoint.h"
 #include "formats/formatid.h"
@@ -116,11 +117,11 @@ int runReport(const QStringList& args)
         p.N = number(nOpt, p.N, uint64_t(1) << 31);
         doc = qs::report::formatReport(*spec, p, control);
     } else {
-        const auto ckpt = qs::openCheckpoint(pos.front().toStdString());
+        const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.front()));
         qs::report::CheckpointOptions o;
         o.weight = parser.value(weightOpt).toStdString();
         if (parser.isSet(refOpt)) {
-            o.refPath = parser.value(refOpt).toStdString();
+            o.refPath = qs::encodeLocalBytes(parser.value(refOpt));
             o.ref = qs::openCheckpoint(o.refPath);
         }
         doc = qs::report::checkpointReport(*ckpt, o, control);

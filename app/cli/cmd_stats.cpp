@@ -9,6 +9,7 @@
 #include "analysis/imatrix.h"
 #include "analysis/stats.h"
 #include "base/error.h"
+#include "base/localpath.h"
 #include "base/platform.h"
 #include "container/checkpoint.h"
 #include "container/npy.h"
@@ -243,7 +244,7 @@ int runStats(const QStringList& args)
                              "[--range LO,HI] [--approximate]\n");
         return 2;
     }
-    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     std::vector<const qs::LogicalWeight*> todo;
     if (pos.size() == 2) {
         const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
@@ -264,12 +265,12 @@ int runStats(const QStringList& args)
     }
     std::shared_ptr<const qs::Checkpoint> ref;
     if (parser.isSet(refOpt))
-        ref = qs::openCheckpoint(parser.value(refOpt).toStdString());
+        ref = qs::openCheckpoint(qs::encodeLocalBytes(parser.value(refOpt)));
     // The weights the imatrix does not fit are compared unweighted, each named on stderr.
     std::optional<qs::Imatrix> imatrix;
     qs::ImatrixMatch imatrixMatch;
     if (parser.isSet(imatrixOpt)) {
-        imatrix = qs::readImatrix(parser.value(imatrixOpt).toStdString());
+        imatrix = qs::readImatrix(qs::encodeLocalBytes(parser.value(imatrixOpt)));
         imatrixMatch = qs::matchImatrix(*imatrix, *ckpt);
     }
     const auto importanceOf = [&](const qs::LogicalWeight& w) -> const std::vector<float>* {
@@ -318,12 +319,12 @@ int runStats(const QStringList& args)
         const qs::LogicalWeight& w = *todo[i];
         if (i)
             before += todo[i - 1]->elementCount();
-        if (!qs::canDequantize(w.format))
-            throw qs::Error(ckpt->path + " " + w.name + ": no dequantizer for format " + w.format);
+        if (const std::string why = qs::whyNotDecoded(w); !why.empty())
+            throw qs::Error(ckpt->path + " " + w.name + ": " + why);
         if (requantize) {
             std::vector<float> x;
             if (parser.isSet(actOpt)) {
-                x = readActivations(parser.value(actOpt).toStdString(), w.inFeatures());
+                x = readActivations(qs::encodeLocalBytes(parser.value(actOpt)), w.inFeatures());
                 opt.activations = &x;
             }
             opt.importance = importanceOf(w);
@@ -366,7 +367,7 @@ int runStats(const QStringList& args)
         }
         std::vector<float> x;
         if (parser.isSet(actOpt)) {
-            x = readActivations(parser.value(actOpt).toStdString(), w.inFeatures());
+            x = readActivations(qs::encodeLocalBytes(parser.value(actOpt)), w.inFeatures());
             opt.activations = &x;
         }
         opt.importance = importanceOf(w);

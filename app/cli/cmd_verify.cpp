@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include "analysis/verify.h"
+#include "base/localpath.h"
 #include "container/checkpoint.h"
 #include "formats/opencheckpoint.h"
 
@@ -39,7 +40,7 @@ int runVerify(const QStringList& args)
         std::fprintf(stderr, "usage: quantscope-cli verify PATH [--json]\n");
         return 2;
     }
-    const auto ckpt = qs::openCheckpoint(pos.at(0).toStdString());
+    const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     const qs::VerifyReport r = qs::verifyCheckpoint(*ckpt);
     if (parser.isSet(jsonOpt)) {
         QJsonArray findings, checked, unchecked;

@@ -27,6 +27,10 @@ int runQuantize(const QStringList& args);
 int runRepack(const QStringList& args);
 int runReport(const QStringList& args);
 int runRecipe(const QStringList& args);
+// The command line as the commands see it. File names on Linux are bytes: an argument that is not
+// valid UTF-8 keeps the bytes it cannot decode (base/localpath.h); a command turns a path back into
+// the bytes typed with qs::encodeLocalBytes.
+QStringList commandLine(int argc, char** argv);
 // The help of --force, shared by the commands that write a folder.
 QString forceHelp();
 // "note: left alone in OUT ..." on stderr when a forced write kept files it did not write.

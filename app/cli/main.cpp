@@ -111,7 +111,7 @@ int main(int argc, char** argv)
     QCoreApplication::setApplicationName(QStringLiteral("quantscope-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(QUANTSCOPE_VERSION));
 
-    QStringList args = QCoreApplication::arguments();
+    QStringList args = qscli::commandLine(argc, argv);
     args.removeFirst();
     if (args.isEmpty()) {
         printUsage(stderr);
@@ -139,6 +139,9 @@ int main(int argc, char** argv)
         return 2;
     }
     HeldOutput held;
+    // Every file this process maps is an input of the command: a file it writes from a changed
+    // input is not put in place.
+    qs::mapguard::setCheckBeforeWrites(true);
     try {
         const int code = it->second.run(args);
         // A checkpoint that changed while it was read gave results that are half old, half new

@@ -142,16 +142,25 @@ int main(int argc, char** argv)
     if (scripted)
         QObject::connect(&window, &qsw::MainWindow::checkpointOpened, &window, [&window, file = options->screenshot,
                                                                              exportFile = options->exportFile] {
+            // The outputs go through the output guard that every writer shares: refused now,
+            // before any waiting, when one is (or lies inside) what was opened or is no regular file.
+            QString error;
+            for (const QString& output : {file, exportFile})
+                if (!output.isEmpty() && !window.checkOutputFile(output, &error)) {
+                    std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
+                    QCoreApplication::exit(2);
+                    return;
+                }
             // Let layouts settle and background jobs (statistics, plots) finish before grabbing.
             QTimer::singleShot(200, &window, [&window, file, exportFile] {
                 if (!window.waitForIdle(60000))
                     std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: background work still running; the screenshot shows it in progress")));
-                if (!file.isEmpty() && !window.grab().toImage().save(file, "PNG")) {
-                    std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: cannot write %1").arg(file)));
+                QString error;
+                if (!file.isEmpty() && !window.saveScreenshot(file, &error)) {
+                    std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
                     QCoreApplication::exit(2);
                     return;
                 }
-                QString error;
                 if (!exportFile.isEmpty() && !window.exportCurrentView(exportFile, &error)) {
                     std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
                     QCoreApplication::exit(2);

@@ -150,14 +150,14 @@ void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig
 QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::string& out,
                                             const QuantizeCheckpointOptions& opt)
 {
-    checkOutputPath(out, src.sources());
     QuantScheme scheme;
     scheme.format = &parseQuantizeTarget(opt.format);
     const FormatInfo& target = *scheme.format;
+    const bool gguf = isGgufTarget(target);
+    checkOutputPath(out, src.sources(), gguf ? OutputKind::File : OutputKind::Folder);
     const FamilyTargets& targets = targetsOf(target);
     targets.quantizeScheme(opt, scheme);
     scheme.clipRatio = opt.clipRatio;
-    const bool gguf = isGgufTarget(target);
     if (gguf && src.container != Container::Gguf)
         for (const TensorEntry& t : src.tensors)
             if (!ggufStyleName(t.name))

@@ -109,7 +109,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     const auto ggufFallback = [&](uint64_t K) { return K % ggmlQuantBlockWeights(ggmlT) != 0; };
     RepackResult res;
     res.output = out;
-    checkOutputPath(out, src.sources());
+    checkOutputPath(out, src.sources(), gguf ? OutputKind::File : OutputKind::Folder);
     if (!gguf && src.container != Container::Safetensors)
         fail(src.path, "safetensors targets need a safetensors input");
 

@@ -221,7 +221,11 @@ std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std
         return *opt.activations;
     }
     T = opt.tokens;
-    return defaultActivations(T, K, opt.seed, opt.outlierChannels);
+    try {
+        return defaultActivations(T, K, opt.seed, opt.outlierChannels);
+    } catch (const Error& e) {
+        throw Error(where + ": " + e.what());
+    }
 }
 
 struct ErrorPartial {
@@ -586,9 +590,15 @@ ReferenceMatch findReference(const Checkpoint& ckpt, const LogicalWeight& weight
 
 std::vector<float> defaultActivations(uint64_t tokens, uint64_t K, uint64_t seed, int outlierChannels)
 {
+    // tokens * K wrapped for a K near 2^62 (a shape from a file): 4096 floats, then the outlier
+    // channels were scaled past them.
+    const std::optional<uint64_t> n = mulChecked(tokens, K);
+    if (!n || *n > kMaxActivationValues)
+        throw Error("default activations [" + std::to_string(tokens) + ", " + std::to_string(K) + "] are more than "
+                    + std::to_string(kMaxActivationValues) + " values");
     std::mt19937_64 rng(seed);
     std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> x(tokens * K);
+    std::vector<float> x(*n);
     for (float& v : x)
         v = normal(rng);
     for (int i = 0; i < outlierChannels && K > 0; ++i) {

@@ -174,7 +174,9 @@ struct WeightHistograms {
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt);
 
 // The default activations: normal(0, 1), `outlierChannels` channels chosen by the seed
-// scaled by 20 (what real LLM activations look like), row-major [tokens, K].
+// scaled by 20 (what real LLM activations look like), row-major [tokens, K]. Throws qs::Error
+// when tokens * K overflows or exceeds kMaxActivationValues (16 GiB of floats).
+inline constexpr uint64_t kMaxActivationValues = uint64_t(1) << 32;
 std::vector<float> defaultActivations(uint64_t tokens, uint64_t K, uint64_t seed, int outlierChannels);
 
 } // namespace qs

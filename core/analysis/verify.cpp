@@ -41,6 +41,13 @@ void verifyByDequant(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepor
 
 void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep)
 {
+    // A shape detection refused (it overflows, outgrows its bytes or disagrees with the stored
+    // data) is an error: the weight is not decoded, so nothing else about it can be checked.
+    if (const Message* refused = refusedShape(w)) {
+        rep.findings.push_back({w.name, "shape", *refused});
+        rep.checked.push_back(w.name);
+        return;
+    }
     const FormatInfo* f = findFormat(w.format);
     if (!f || !f->quantized) {
         if (f && f->family == FormatFamily::Unknown)

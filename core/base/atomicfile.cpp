@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "base/mapguard.h"
+#include "base/tempfile.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -25,34 +26,94 @@ fs::path folderOf(const std::string& path)
     return target.has_parent_path() ? target.parent_path() : fs::path(".");
 }
 
+std::string kindOfMode(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a folder";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return S_ISREG(mode) ? "" : "not a regular file";
+}
+
 } // namespace
+
+std::string nonRegularKind(const std::string& path)
+{
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
+        return {};
+    std::string kind = kindOfMode(st.st_mode);
+    if (S_ISLNK(st.st_mode)) {
+        std::error_code ec;
+        const fs::path to = fs::read_symlink(path, ec);
+        if (!ec)
+            kind += " to " + to.string();
+    }
+    return kind;
+}
+
+void checkReplaceable(const std::string& path)
+{
+    const std::string kind = nonRegularKind(path);
+    if (!kind.empty())
+        fail(path, "refusing to write: the output is " + kind +
+                       ", not a regular file, and only a regular file is ever replaced; choose another path");
+}
 
 AtomicFile::AtomicFile(std::string path) : m_path(std::move(path))
 {
-    const fs::path dir = folderOf(m_path);
-    m_tmp = (dir / ("." + fs::path(m_path).filename().string() + ".tmp-XXXXXX")).string();
-    m_fd = ::mkstemp(m_tmp.data());
-    if (m_fd < 0)
-        fail(m_path, "cannot create a temporary file in " + dir.string() + ": " + std::strerror(errno));
-    if (::fchmod(m_fd, 0644) != 0)
+    checkReplaceable(m_path);
+    struct stat existing {};
+    const bool replaces = ::stat(m_path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode);
+    // What a killed run of this very write left behind.
+    removeStaleTempFiles(folderOf(m_path).string(), fs::path(m_path).filename().string());
+    CreatedTempFile tmp = createTempFile(m_path);
+    m_tmp = std::move(tmp.path);
+    m_fd = tmp.fd;
+    m_lockFd = tmp.lockFd;
+    m_slot = tmp.slot;
+    // A replaced file keeps its owner where we may set it (root, or a group of ours) and its mode;
+    // the owner first, as a change of owner clears the set-id bits.
+    if (replaces && (existing.st_uid != ::geteuid() || existing.st_gid != ::getegid())
+        && ::fchown(m_fd, existing.st_uid, existing.st_gid) != 0) {
+        // Not ours to give (we are not root, the group is not ours): the new file is ours.
+    }
+    if (::fchmod(m_fd, replaces ? existing.st_mode & 07777 : 0644) != 0)
         failWith("cannot set permissions", errno);
 }
 
 AtomicFile::~AtomicFile()
 {
-    if (m_fd >= 0) {
-        ::close(m_fd);
-        ::unlink(m_tmp.c_str());
-    }
+    discard();
 }
 
-void AtomicFile::failWith(const std::string& what, int err)
+void AtomicFile::discard()
 {
     if (m_fd >= 0) {
         ::close(m_fd);
         ::unlink(m_tmp.c_str());
         m_fd = -1;
     }
+    release();
+}
+
+void AtomicFile::release()
+{
+    releaseTempFile(m_slot, m_lockFd);
+    m_slot = m_lockFd = -1;
+}
+
+void AtomicFile::failWith(const std::string& what, int err)
+{
+    discard();
     fail(m_path, what + ": " + std::strerror(err));
 }
 
@@ -96,22 +157,31 @@ void AtomicFile::commit()
     if (m_fd < 0)
         fail(m_path, "commit after the file was closed");
     // What was written came from the inputs: if one changed while it was read, the file is not
-    // put in place (the destructor removes the temporary file).
-    mapguard::checkMappedFilesUnchanged("nothing was written");
+    // put in place (the destructor removes the temporary file). The CLI asks for this.
+    mapguard::checkBeforeWrite();
     if (::fsync(m_fd) != 0)
         failWith("cannot sync", errno);
+    // Whatever took the target's place since the start (a FIFO, a symlink) is not replaced either.
+    if (const std::string kind = nonRegularKind(m_path); !kind.empty()) {
+        discard();
+        checkReplaceable(m_path);
+    }
+    // The lock (its own descriptor) and the registry hold until the file is renamed away.
     const int fd = m_fd;
     m_fd = -1;
     if (::close(fd) != 0) {
         const int err = errno;
         ::unlink(m_tmp.c_str());
+        release();
         fail(m_path, std::string("cannot close: ") + std::strerror(err));
     }
-    if (std::rename(m_tmp.c_str(), m_path.c_str()) != 0) {
-        const int err = errno;
+    const int renamed = std::rename(m_tmp.c_str(), m_path.c_str());
+    const int err = errno;
+    if (renamed != 0)
         ::unlink(m_tmp.c_str());
+    release();
+    if (renamed != 0)
         fail(m_path, std::string("cannot rename the temporary file into place: ") + std::strerror(err));
-    }
     // Persist the rename itself; failure here leaves a complete file, so it is not an error.
     const int dfd = ::open(folderOf(m_path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {

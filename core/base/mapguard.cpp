@@ -159,6 +159,21 @@ std::optional<std::string> changed(int handle)
     return id.path + " changed while it was being read (" + now + ")";
 }
 
+namespace {
+std::atomic<bool> g_checkWrites{false};
+}
+
+void setCheckBeforeWrites(bool on)
+{
+    g_checkWrites = on;
+}
+
+void checkBeforeWrite()
+{
+    if (g_checkWrites)
+        checkUnchangedSinceStart("nothing was written");
+}
+
 void checkUnchangedSinceStart(const char* consequence)
 {
     checkMappedFilesUnchanged(consequence);

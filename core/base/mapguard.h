@@ -5,9 +5,11 @@
 // registered here, a SIGBUS inside it, on any thread, instead maps a zero page over the faulted
 // page (the read goes on) and marks the mapping; a SIGBUS anywhere else still ends the process as
 // before. Whatever was read from a changed file is then unfit to report: before a command reports
-// a result or writes a file (AtomicFile::commit, the CLI's output), checkMappedFilesUnchanged()
-// fails if any registered mapping was hit, or if its file is no longer the one mapped (another
-// inode, size or modification time: bytes rewritten in place raise no signal).
+// a result or writes a file, checkMappedFilesUnchanged() fails if any registered mapping was hit,
+// or if its file is no longer the one mapped (another inode, size or modification time: bytes
+// rewritten in place raise no signal). A process whose every mapping is an input of what it
+// writes (the CLI: one command) sets checkBeforeWrites, and AtomicFile::commit then refuses to put
+// a file in place; the GUI, which keeps other checkpoints open, asks Checkpoint::changedOnDisk.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,5 +33,9 @@ void checkMappedFilesUnchanged(const char* consequence = "nothing was reported")
 // mapping that had changed when it was unregistered is remembered): what a command-line run
 // checks before it shows its output.
 void checkUnchangedSinceStart(const char* consequence = "nothing was reported");
+// Whether AtomicFile::commit runs checkUnchangedSinceStart("nothing was written") first (off by
+// default; the CLI turns it on).
+void setCheckBeforeWrites(bool on);
+void checkBeforeWrite();
 
 } // namespace qs::mapguard

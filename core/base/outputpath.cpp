@@ -1,6 +1,8 @@
 #include "base/outputpath.h"
 
+#include "base/atomicfile.h"
 #include "base/error.h"
+#include "base/tempfile.h"
 
 #include <sys/stat.h>
 
@@ -71,9 +73,24 @@ std::map<std::string, std::pair<dev_t, ino_t>> folderEntries(const fs::path& dir
     return entries;
 }
 
+// A folder output must be a folder, or nothing yet: else an error naming what is there.
+void checkFolderOutput(const std::string& out)
+{
+    std::error_code ec;
+    const fs::file_status linked = fs::symlink_status(out, ec);
+    if (ec || !fs::exists(linked) || fs::is_directory(linked))
+        return;
+    if (fs::is_symlink(linked) && fs::is_directory(fs::status(out, ec)))
+        return; // written into, as a folder reached by its path
+    std::string kind = nonRegularKind(out);
+    if (kind.empty())
+        kind = "a file";
+    fail(out, "refusing to write: the output is " + kind + ", not a folder; choose a folder, or a path that does not exist yet");
+}
+
 } // namespace
 
-void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs)
+void checkOutputPath(const std::string& output, const std::vector<std::string>& inputs, OutputKind kind)
 {
     const fs::path out = resolvedPath(output);
     for (const std::string& input : inputs) {
@@ -92,13 +109,26 @@ void checkOutputPath(const std::string& output, const std::vector<std::string>& 
                              symlinkNote(output, out) + symlinkNote(input, in) +
                              "; choose an output outside the input, which stays untouched");
     }
+    if (kind == OutputKind::File)
+        checkReplaceable(output);
+    else
+        checkFolderOutput(output);
+}
+
+void writeOutputFile(const std::string& path, const std::vector<std::string>& inputs, std::string_view bytes)
+{
+    checkOutputPath(path, inputs, OutputKind::File);
+    writeFileAtomically(path, bytes);
 }
 
 std::vector<std::string> writeIntoFolder(const std::string& out, bool force, const std::function<void()>& write)
 {
     const fs::path dir(out);
+    checkFolderOutput(out);
     std::error_code ec;
     const bool existed = fs::exists(dir, ec);
+    if (existed)
+        removeStaleTempFiles(out);
     const auto before = existed ? folderEntries(dir) : std::map<std::string, std::pair<dev_t, ino_t>>{};
     if (!before.empty() && !force) {
         std::string names;
@@ -114,8 +144,10 @@ std::vector<std::string> writeIntoFolder(const std::string& out, bool force, con
                       "nothing is deleted)");
     }
     fs::create_directories(dir, ec);
-    if (ec || !fs::is_directory(dir, ec))
-        fail(out, "cannot create the output folder");
+    if (ec) // the system's reason: permission, a read-only file system, no space, ...
+        fail(out, "cannot create the output folder: " + ec.message());
+    if (!fs::is_directory(dir, ec))
+        fail(out, "cannot create the output folder: something that is not a folder is in the way");
     try {
         write();
     } catch (...) {

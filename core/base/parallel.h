@@ -1,10 +1,14 @@
 #pragma once
-// The one OpenMP chunk runner. body(chunk, state) runs for every chunk in [0, chunks) on a
-// team of `threads` threads (<= 0: OpenMP's default), dynamic schedule, each thread with its
-// own default-constructed State (its scratch buffers). The first exception a chunk throws
-// stops the chunks not yet started and is rethrown on the calling thread; `cancel`, polled
-// before each chunk, ends the run early; afterChunk() runs on the team's thread 0 after each
-// of its chunks (progress reports). Returns false when cancelled.
+// The one parallel chunk runner, and the loop every long piece of work goes through so that it
+// can stop early. body(chunk, state) runs for every chunk in [0, chunks) on a team of `threads`
+// threads (<= 0: OpenMP's default), each thread with its own default-constructed State (its
+// scratch buffers). Chunks are handed out one at a time from a shared counter (the order of
+// OpenMP's dynamic schedule), and a thread takes no new chunk once a chunk has thrown or
+// `cancel` (polled before each chunk) is set: the run ends after the chunks already started,
+// however many are left (an OpenMP `for` cannot be left early: it walked all of a wrapped
+// shape's 2^40 chunks). The first exception a chunk throws is rethrown on the calling thread;
+// afterChunk() runs on the team's thread 0 (the caller) after each of its chunks (progress
+// reports). Returns false when cancelled or stopped by an error.
 #include <omp.h>
 
 #include <atomic>
@@ -21,6 +25,7 @@ bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Bo
     const int team = threads > 0 ? threads : omp_get_max_threads();
     std::exception_ptr failure;
     std::atomic<bool> stop{false};
+    std::atomic<uint64_t> next{0};
 #pragma omp parallel num_threads(team)
     {
         State state;
@@ -28,21 +33,29 @@ bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Bo
         // loops would fork inside a run asked to use one thread.
         if (team == 1)
             omp_set_num_threads(1);
-#pragma omp for schedule(dynamic)
-        for (int64_t c = 0; c < int64_t(chunks); ++c) {
-            if (stop.load(std::memory_order_relaxed) || (cancel && cancel->load(std::memory_order_relaxed))) {
+        const bool reports = omp_get_thread_num() == 0;
+        while (!stop.load(std::memory_order_relaxed)) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) {
                 stop = true;
-                continue;
+                break;
             }
+            // Never past `chunks`: a counter that wrapped would hand out chunk 0 again.
+            uint64_t c = next.load(std::memory_order_relaxed);
+            do {
+                if (c >= chunks)
+                    break;
+            } while (!next.compare_exchange_weak(c, c + 1, std::memory_order_relaxed));
+            if (c >= chunks)
+                break;
             try {
-                body(uint64_t(c), state);
+                body(c, state);
             } catch (...) {
 #pragma omp critical(qs_run_chunks_failure)
                 if (!failure)
                     failure = std::current_exception();
                 stop = true;
             }
-            if (omp_get_thread_num() == 0)
+            if (reports)
                 afterChunk();
         }
     }

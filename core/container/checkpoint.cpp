@@ -146,6 +146,7 @@ std::vector<std::string> Checkpoint::sources() const
 {
     std::vector<std::string> all{path};
     all.insert(all.end(), files.begin(), files.end());
+    all.insert(all.end(), sideFiles.begin(), sideFiles.end());
     return all;
 }
 

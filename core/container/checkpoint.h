@@ -90,6 +90,9 @@ public:
     Container container = Container::Safetensors;
     std::string path;                 // what was opened
     std::vector<std::string> files;   // every mapped file, in shard order
+    // Every other file the reader opened: the shard index, config.json, quantize_config.json or
+    // quant_config.json (also one that was unreadable and became a note), in the order read.
+    std::vector<std::string> sideFiles;
     std::vector<TensorEntry> tensors; // in file order
     std::vector<std::pair<std::string, MetaValue>> metadata; // in file order
     int ggufVersion = 0;
@@ -113,7 +116,8 @@ public:
     int indexOf(std::string_view name) const; // -1 when absent
     const LogicalWeight* findWeight(std::string_view nameOrMember) const;
     const MetaValue* meta(std::string_view key) const;
-    // What was opened and every mapped file: what a command must never write over.
+    // What was opened, every mapped file and every side file: everything the checkpoint read,
+    // what a command must never write over or into (base/outputpath.h).
     std::vector<std::string> sources() const;
     // Bytes of the mapped files now held in RAM (MappedFile::residentBytes summed).
     uint64_t residentBytes() const;

@@ -1,5 +1,9 @@
 #include "container/logicalweight.h"
 
+#include "base/error.h"
+#include "base/intmath.h"
+#include "base/shapetext.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -58,20 +62,22 @@ uint64_t LogicalWeight::inFeatures() const
     return shape.empty() ? 1 : shape.back();
 }
 
+// Detection refuses a shape whose products overflow (formats/detect.cpp); a weight made
+// elsewhere that still has one is an error here, never a wrapped count.
 uint64_t LogicalWeight::outFeatures() const
 {
-    uint64_t n = 1;
-    for (size_t i = 0; i + 1 < shape.size(); ++i)
-        n *= shape[i];
-    return n;
+    const auto n = checkedProduct(std::span<const uint64_t>(shape.data(), shape.empty() ? 0 : shape.size() - 1));
+    if (!n)
+        throw Error("weight '" + name + "': shape " + shapeText(shape) + " has more rows than 64 bits count");
+    return *n;
 }
 
 uint64_t LogicalWeight::elementCount() const
 {
-    uint64_t n = 1;
-    for (uint64_t d : shape)
-        n *= d;
-    return n;
+    const auto n = checkedProduct(shape);
+    if (!n)
+        throw Error("weight '" + name + "': shape " + shapeText(shape) + " has more elements than 64 bits count");
+    return *n;
 }
 
 double LogicalWeight::bitsPerWeight() const

@@ -52,6 +52,8 @@ struct LogicalWeight {
     std::vector<Message> evidence; // why this format: names, shapes, config keys
     std::vector<Message> notes;    // disagreements and warnings
 
+    // The products are checked (qs::Error on overflow); detection gives no weight a shape whose
+    // products overflow or exceed what its stored bytes can hold (kRefusedShapeNote, detect.h).
     uint64_t outFeatures() const; // product of all but the last logical dim
     uint64_t inFeatures() const;  // the last logical dim
     uint64_t elementCount() const;

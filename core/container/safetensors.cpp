@@ -321,6 +321,7 @@ namespace {
 void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::string& indexName)
 {
     const std::string indexPath = folder.pathOf(indexName);
+    ckpt.sideFiles.push_back(indexPath);
     const json::Value root = readJsonFile(*folder.open(indexName));
     if (!root.isObject())
         fail(indexPath, "index is a JSON " + jsonTypeOf(root) + ", not an object");
@@ -450,6 +451,7 @@ void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder)
         if (!folder.has(name))
             return false;
         const std::string path = folder.pathOf(name);
+        ckpt.sideFiles.push_back(path);
         try {
             const json::Value v = readJsonFile(*folder.open(name));
             if (!v.isObject()) {

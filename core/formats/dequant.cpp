@@ -4,6 +4,7 @@
 #include "base/intmath.h"
 #include "base/parallel.h"
 #include "container/checkpoint.h"
+#include "formats/detect.h"
 #include "formats/family.h"
 
 #include <algorithm>
@@ -48,12 +49,21 @@ bool canDequantize(std::string_view formatId)
     return dequantFunction(formatId) != nullptr;
 }
 
+std::string whyNotDecoded(const LogicalWeight& weight)
+{
+    if (const Message* refused = refusedShape(weight))
+        return refused->text();
+    if (!canDequantize(weight.format))
+        return "no dequantizer for format '" + weight.format + "'";
+    return {};
+}
+
 void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t rowBegin, uint64_t rowEnd,
                     float* out, SimdPath path)
 {
     const DequantRowsFn fn = dequantFunction(weight.format);
-    if (!fn)
-        throw Error(ckpt.path + ": weight '" + weight.name + "': no dequantizer for format '" + weight.format + "'");
+    if (!fn || refusedShape(weight))
+        throw Error(ckpt.path + ": weight '" + weight.name + "': " + whyNotDecoded(weight));
     if (rowBegin > rowEnd || rowEnd > weight.outFeatures())
         throw Error(ckpt.path + ": weight '" + weight.name + "': rows " + std::to_string(rowBegin) + ".."
                     + std::to_string(rowEnd) + " outside 0.." + std::to_string(weight.outFeatures()));
@@ -66,16 +76,18 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
 
 void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads)
 {
+    if (const std::string why = whyNotDecoded(weight); !why.empty())
+        throw Error(ckpt.path + ": weight '" + weight.name + "': " + why);
     const uint64_t rows = weight.outFeatures(), cols = weight.inFeatures();
     if (rows == 0 || cols == 0) // else 2^40 rows of nothing still loop over every chunk
         return;
     const uint64_t step = dequantChunkRows(cols, uint64_t(1) << 16); // about 256 KiB: an L2-sized piece
-    const int64_t chunks = int64_t((rows + step - 1) / step);
+    const uint64_t chunks = ceilDiv(rows, step);
     if (chunks <= 1) {
         dequantizeRows(ckpt, weight, 0, rows, out, path);
         return;
     }
-    runChunks(uint64_t(chunks), threads, nullptr, [&](uint64_t c, NoChunkState&) {
+    runChunks(chunks, threads, nullptr, [&](uint64_t c, NoChunkState&) {
         const uint64_t b = c * step, e = std::min(rows, b + step);
         dequantizeRows(ckpt, weight, b, e, out + b * cols, path);
     });
@@ -83,8 +95,8 @@ void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float
 
 std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, SimdPath path, int threads)
 {
-    if (!canDequantize(weight.format))
-        throw Error(ckpt.path + ": weight '" + weight.name + "': no dequantizer for format '" + weight.format + "'");
+    if (const std::string why = whyNotDecoded(weight); !why.empty())
+        throw Error(ckpt.path + ": weight '" + weight.name + "': " + why);
     std::vector<float> out(weight.elementCount());
     dequantizeWeight(ckpt, weight, out.data(), path, threads);
     return out;
@@ -92,6 +104,8 @@ std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight&
 
 WeightCodes extractCodes(const Checkpoint& ckpt, const LogicalWeight& weight)
 {
+    if (const Message* refused = refusedShape(weight))
+        throw Error(ckpt.path + ": weight '" + weight.name + "': " + refused->text());
     const FormatInfo* f = findFormat(weight.format);
     const FamilyRow* row = f && f->integerCodes ? familyRow(f->family) : nullptr;
     WeightCodes c;

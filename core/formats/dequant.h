@@ -24,6 +24,9 @@ uint64_t dequantChunkRows(uint64_t cols, uint64_t elements, uint64_t align = 1);
 // nullptr when no kernel handles the format.
 DequantRowsFn dequantFunction(std::string_view formatId);
 bool canDequantize(std::string_view formatId);
+// Why `weight` is not dequantized, as the English text a message ends with ("" when it is):
+// its refused shape (kRefusedShapeNote, detect.h) or its format without a dequantizer.
+std::string whyNotDecoded(const LogicalWeight& weight);
 
 // Rows [rowBegin, rowEnd) of the logical [outFeatures, inFeatures] matrix into `out`.
 // Throws qs::Error (unknown format, bad rows, malformed tensors).

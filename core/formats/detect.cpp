@@ -3,8 +3,11 @@
 
 #include "base/asciicase.h"
 #include "base/error.h"
+#include "base/intmath.h"
+#include "base/shapetext.h"
 #include "base/stringindex.h"
 #include "container/checkpoint.h"
+#include "formats/dequant.h"
 #include "formats/family.h"
 #include "formats/formatid.h"
 
@@ -340,11 +343,59 @@ void Context::add(LogicalWeight& w, const std::string& role, int idx)
     m_used[static_cast<size_t>(idx)] = true;
 }
 
+namespace {
+
+// The densest format stores more than 1/8 bit a weight (AQLM 1x8 over 4x4 tiles: 1/2 bit; IQ1_S
+// 1.56 bits), so a shape spanning more than 64 elements a stored byte describes no data there.
+constexpr uint64_t kElementsPerStoredByte = 64;
+// What a weight without bytes (a dimension of 0) may still span: its rows or columns are looped
+// over (chunks, the default activations [16, K]), never more than this many.
+constexpr uint64_t kEmptyWeightSpan = uint64_t(1) << 16;
+
+// The shape's span, each 0 counted as 1: what a consumer loops over even when nothing is stored.
+void checkShapeAgainstBytes(LogicalWeight& w)
+{
+    if (w.shape.empty() || refusedShape(w))
+        return;
+    uint64_t span = 1;
+    for (uint64_t d : w.shape)
+        if (__builtin_mul_overflow(span, std::max<uint64_t>(d, 1), &span)) {
+            refuseShape(w, QT_TRANSLATE_NOOP("qs::Message", "its dimensions overflow 64 bits"));
+            return;
+        }
+    const uint64_t limit = std::max(kEmptyWeightSpan, mulChecked(w.storedBytes, kElementsPerStoredByte).value_or(UINT64_MAX));
+    if (span > limit)
+        refuseShape(w, {QT_TRANSLATE_NOOP("qs::Message", "it spans %1 elements, more than its %2 stored bytes can hold"),
+                        {std::to_string(span), std::to_string(w.storedBytes)}});
+}
+
+} // namespace
+
+void refuseShape(LogicalWeight& w, const Message& why)
+{
+    const bool decodable = dequantFunction(w.format) != nullptr;
+    w.notes.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "shape refused: %1 %2 is not decoded: %3"),
+                                       {Message::verbatim(w.format), Message::verbatim(shapeText(w.shape)), why}));
+    if (decodable)
+        w.format = "unknown";
+    w.shape.clear();
+    w.groupSize = 0;
+}
+
+std::optional<uint64_t> checkedElements(LogicalWeight& w)
+{
+    const std::optional<uint64_t> n = checkedProduct(w.shape);
+    if (!n)
+        refuseShape(w, QT_TRANSLATE_NOOP("qs::Message", "its element count overflows 64 bits"));
+    return n;
+}
+
 void Context::finish(LogicalWeight w)
 {
     w.storedBytes = 0;
     for (const auto& [role, idx] : w.members)
         w.storedBytes += m_ckpt.tensors[idx].nbytes;
+    checkShapeAgainstBytes(w);
     m_out.push_back(std::move(w));
 }
 
@@ -493,13 +544,16 @@ bool detectNamedOnly(Context& cx, const Group& g)
         const auto q = dims("q_weight"), p = dims("q_invperm");
         if (q.size() == 2 && p.size() == 1 && p[0]) {
             w.shape = {q[1], p[0]};
-            if ((q[0] * 32) % p[0] == 0)
-                w.bits = static_cast<int>(q[0] * 32 / p[0]);
+            if (const auto qBits = mulChecked(q[0], 32); qBits && *qBits % p[0] == 0 && *qBits / p[0] <= 64)
+                w.bits = static_cast<int>(*qBits / p[0]);
         }
     } else if (format == "aqlm") {
         const auto c = dims("codes"), cb = dims("codebooks");
-        if (c.size() == 3 && cb.size() == 4)
-            w.shape = {c[0] * cb[2], c[1] * cb[3]};
+        if (c.size() == 3 && cb.size() == 4) {
+            const auto out = mulChecked(c[0], cb[2]), in = mulChecked(c[1], cb[3]);
+            if (out && in)
+                w.shape = {*out, *in};
+        }
     } else if (format == "quanto") {
         const int d = g.find("weight._data");
         if (cx.tensor(d).dtype == DType::I8 || isFp8(cx.tensor(d).dtype)) {
@@ -644,6 +698,14 @@ std::vector<LogicalWeight> detectWeights(const Checkpoint& ckpt)
         if (row.detectAcross)
             row.detectAcross(out);
     return out;
+}
+
+const Message* refusedShape(const LogicalWeight& w)
+{
+    for (const Message& note : w.notes)
+        if (note.startsWith(kRefusedShapeNote))
+            return &note;
+    return nullptr;
 }
 
 double BitsSummary::bitsPerWeight() const

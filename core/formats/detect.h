@@ -22,6 +22,15 @@ inline constexpr const char* kZeroConventionNote = "zero convention:";
 // Notes starting with this mark a plain tensor whose name says it belongs to a quantized weight
 // (qweight, qzeros, scales, g_idx, ...) that detection could not assemble; verify reports them.
 inline constexpr const char* kStrayMemberNote = "stray member:";
+// Notes starting with this mark a weight whose shape detection refused: its products overflow
+// 64 bits, its dimensions span more elements than its stored bytes can hold (64 a byte: 1/8 bit
+// a weight, below every format), or a shape from a config, JSON or side tensor disagrees with
+// the stored data. The note names the format and shape claimed and why; the weight's shape is
+// then unknown (empty) and a decodable format becomes "unknown", so that nothing loops over,
+// allocates for or half-writes a shape nobody checked. verify reports the note as an error.
+inline constexpr const char* kRefusedShapeNote = "shape refused:";
+// The kRefusedShapeNote note of a weight, or nullptr.
+const Message* refusedShape(const LogicalWeight& w);
 
 // Stored bytes and logical elements summed over a set of weights; bpw = bytes*8/elements.
 struct BitsSummary {

@@ -37,6 +37,14 @@ std::string jsonValueString(const QJsonValue& v);
 std::optional<int64_t> jsonInt(const QJsonValue& v); // numbers and numeric strings
 std::optional<bool> jsonBool(const QJsonValue& v);   // bools, "true"/"1"/..., numbers
 
+// Refuses w's shape (kRefusedShapeNote, detect.h): a note naming its format and shape and `why`,
+// then the shape becomes unknown and a decodable format "unknown". Families call it where a shape
+// from a config, JSON or side tensor disagrees with the stored data; Context::finish calls it for
+// every weight whose shape overflows or spans more elements than its bytes can hold.
+void refuseShape(LogicalWeight& w, const Message& why);
+// The element count of w's shape; nullopt, with the shape refused, when it overflows 64 bits.
+std::optional<uint64_t> checkedElements(LogicalWeight& w);
+
 // A config value and where it was found.
 struct Hit {
     QJsonValue value;
@@ -121,7 +129,8 @@ public:
 
     // Makes tensor `idx` member `role` of w and marks it claimed; nothing when idx < 0.
     void add(LogicalWeight& w, const std::string& role, int idx);
-    // Sums the members' bytes and appends w to the result.
+    // Sums the members' bytes, refuses a shape whose products overflow or that spans more
+    // elements than those bytes can hold (refuseShape), and appends w to the result.
     void finish(LogicalWeight w);
     bool claimed(size_t i) const { return m_used[i]; }
     std::vector<LogicalWeight>& weights() { return m_out; }

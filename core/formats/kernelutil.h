@@ -5,6 +5,7 @@
 #include "container/checkpoint.h"
 #include "base/error.h"
 #include "base/half.h"
+#include "base/intmath.h"
 #include "formats/kernel.h"
 
 #include <cstdint>
@@ -53,9 +54,6 @@ private:
 // Reads every element of an integer tensor (I8..I64, U8..U64) as int64.
 int64_t readInt(std::span<const uint8_t> bytes, DType dtype, uint64_t i);
 bool dtypeIsInteger(DType t);
-
-// a * b, throwing (naming `what`) on overflow.
-uint64_t checkedMul(uint64_t a, uint64_t b, const std::string& what);
 
 // "weight 'x' (fmt): message"
 [[noreturn]] void failWeight(const LogicalWeight& w, const std::string& what);

@@ -20,6 +20,10 @@ namespace {
 // Base tiles larger than this are not searched: the table would cost more than it saves.
 constexpr uint64_t kMaxTileElements = uint64_t(1) << 16;
 constexpr uint64_t kWindow = 128;
+// locate() calls the whole search may make. The bit map builds its WordMap on the GUI thread:
+// a layout with no tile (a [2^32, 2^32] shape) tried every candidate over windows of 2^17 rows,
+// past 60 s. A real layout finds its tile in a small fraction of this.
+constexpr uint64_t kMaxProbes = uint64_t(1) << 24;
 
 // Powers of two below `n`, then `n` itself (a tile spanning the whole axis).
 std::vector<uint64_t> periodCandidates(uint64_t n)
@@ -75,7 +79,7 @@ WordMap::WordMap(const LayoutSpec& spec, const LayoutParams& params) : m_spec(&s
         std::vector<std::pair<uint64_t, uint64_t>> pairs;
         for (uint64_t tr : periodCandidates(params.N))
             for (uint64_t tc : periodCandidates(params.K))
-                if (tr * tc <= kMaxTileElements)
+                if (tr <= kMaxTileElements / tc) // tr * tc, which wraps for two axes near 2^32
                     pairs.emplace_back(tr, tc);
         std::stable_sort(pairs.begin(), pairs.end(),
                          [](const auto& a, const auto& b) { return a.first * a.second < b.first * b.second; });
@@ -99,6 +103,13 @@ WordMap::WordMap(const LayoutSpec& spec, const LayoutParams& params) : m_spec(&s
     buildTable();
 }
 
+void WordMap::probe()
+{
+    if (++m_probes > kMaxProbes)
+        throw Error("layout '" + m_spec->id + "': no repeating tile found for [" + std::to_string(m_params.N) + ", "
+                    + std::to_string(m_params.K) + "] within " + std::to_string(kMaxProbes) + " probes");
+}
+
 bool WordMap::tryPeriod2d(uint64_t tr, uint64_t tc)
 {
     const LayoutParams& p = m_params;
@@ -108,6 +119,7 @@ bool WordMap::tryPeriod2d(uint64_t tr, uint64_t tc)
     const uint64_t rows = std::min(p.N, std::max(2 * tr, kWindow)), cols = std::min(p.K, std::max(2 * tc, kWindow));
     for (uint64_t r = 0; r < rows; ++r)
         for (uint64_t c = 0; c < cols; ++c) {
+            probe();
             const ElementLocation e = m_spec->locate(p, r, c);
             if (r + tr < p.N && !sameShape(e, m_spec->locate(p, r + tr, c), sr))
                 return false;
@@ -130,6 +142,7 @@ bool WordMap::tryPeriodFlat(uint64_t te)
     const uint64_t total = p.N * p.K;
     uint64_t s = ~uint64_t(0);
     for (uint64_t e = 0; e < std::min(std::max(2 * te, kWindow * kWindow / 16), total); ++e) {
+        probe();
         if (e + te < total
             && !sameShape(m_spec->locate(p, e / p.K, e % p.K), m_spec->locate(p, (e + te) / p.K, (e + te) % p.K), s))
             return false;

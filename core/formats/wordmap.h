@@ -35,7 +35,8 @@ LayoutParams layoutParams(const LogicalWeight& weight);
 
 class WordMap {
 public:
-    // Throws qs::Error when the spec has no locate() or no repeating tile is found.
+    // Throws qs::Error when the spec has no locate() or no repeating tile is found (the search
+    // is bounded, whatever the shape).
     WordMap(const LayoutSpec& spec, const LayoutParams& params);
 
     const LayoutSpec& spec() const { return *m_spec; }
@@ -61,6 +62,7 @@ private:
     void appendCandidates(uint64_t word, std::vector<std::pair<uint64_t, uint64_t>>& out) const;
     bool tryPeriod2d(uint64_t tr, uint64_t tc);
     bool tryPeriodFlat(uint64_t te);
+    void probe(); // counts a step of the search; throws qs::Error past its bound
     void buildTable();
     uint64_t maxWord(uint64_t row, uint64_t col) const;
 
@@ -74,6 +76,7 @@ private:
     std::vector<uint64_t> m_offsets;           // distinct word offsets of the base tile, sorted
     std::vector<std::vector<Entry>> m_atOffset; // base-tile elements per offset
     uint64_t m_wordCount = 0;
+    uint64_t m_probes = 0; // locate() calls of the tile search (bounded: the GUI thread runs it)
 };
 
 // The stored code of an element and the parameters it is decoded with, for hover text.

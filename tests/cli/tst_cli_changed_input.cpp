@@ -3,6 +3,7 @@
 // was M): nothing was reported", never with a signal (exit 135 before), and prints no results.
 // The cut is made while the command holds the file mapped: it is stopped (SIGSTOP) as soon as its
 // /proc/PID/maps shows the file, the file is truncated, and it goes on. A FIFO is refused at once.
+#include "base/localpath.h"
 #include "container/gguf.h"
 #include "formats/ggml/quantize_ggml.h"
 #include "testsupport.h"
@@ -77,6 +78,12 @@ private slots:
         writeModel(model, 2);
         writeModel(ref, 1);
         const qint64 size = QFileInfo(model).size();
+        // What dequant writes from the intact file: an output put in place before the cut (the
+        // command checks its inputs before it commits) must be exactly this.
+        const QString intact = dir.filePath(QStringLiteral("intact.npy"));
+        QCOMPARE(qstest::runCli({QStringLiteral("dequant"), model, QStringLiteral("blk.1.ffn_up.weight"), QStringLiteral("-o"), intact})
+                     .exitCode,
+                 0);
         args.replaceInStrings(QStringLiteral("MODEL"), model);
         args.replaceInStrings(QStringLiteral("REF"), ref);
         args.replaceInStrings(QStringLiteral("OUT"), out);
@@ -108,9 +115,31 @@ private slots:
             QVERIFY2(err.contains(QStringLiteral("nothing was reported")) || err.contains(QStringLiteral("nothing was written")),
                      qPrintable(err));
             QVERIFY2(p.out.isEmpty(), p.out.constData());
-            QVERIFY(!QFile::exists(out));
+            // Nothing read after the cut was written; a file written before it is whole.
+            if (QFile::exists(out)) {
+                QFile a(out), b(intact);
+                QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+                QVERIFY(a.readAll() == b.readAll());
+            }
             break;
         }
+    }
+
+    // File names are bytes: a checkpoint whose name is not UTF-8 opens, and an output of such a
+    // name is written under exactly those bytes (both said "no such file or folder" before).
+    void namesThatAreNotUtf8()
+    {
+        QTemporaryDir dir;
+        const std::string base = dir.path().toStdString();
+        const std::string model = base + "/model-\xff\xfe.gguf", out = base + "/out-\xe9.npy";
+        QVERIFY(QFile::copy(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")), dir.filePath(QStringLiteral("plain.gguf"))));
+        QCOMPARE(::rename((base + "/plain.gguf").c_str(), model.c_str()), 0);
+        const QString modelArg = qs::decodeLocalBytes(model), outArg = qs::decodeLocalBytes(out);
+        qstest::CliResult r = qstest::runCli({QStringLiteral("inspect"), modelArg});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        r = qstest::runCli({QStringLiteral("dequant"), modelArg, QStringLiteral("synthetic.q4_0"), QStringLiteral("-o"), outArg});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QVERIFY(::access(out.c_str(), F_OK) == 0);
     }
 
     // Only regular files and folders are opened: a FIFO given as the checkpoint is refused at once

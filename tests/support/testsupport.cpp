@@ -1,5 +1,6 @@
 #include "testsupport.h"
 
+#include "base/localpath.h"
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "formats/ggml/quantize_ggml.h"
@@ -65,11 +66,12 @@ Process::~Process()
 bool Process::start(const QString& program, const QStringList& args, unsigned long long addressSpaceBytes)
 {
     // Everything the child needs is made before fork: after it, only async-signal-safe calls.
-    std::vector<QByteArray> words{QFile::encodeName(program)};
+    // Arguments keep bytes that are not UTF-8 (base/localpath.h), as file names on Linux may.
+    std::vector<std::string> words{qs::encodeLocalBytes(program)};
     for (const QString& a : args)
-        words.push_back(QFile::encodeName(a));
+        words.push_back(qs::encodeLocalBytes(a));
     std::vector<char*> argv;
-    for (QByteArray& w : words)
+    for (std::string& w : words)
         argv.push_back(w.data());
     argv.push_back(nullptr);
     int out[2], err[2];
@@ -143,6 +145,11 @@ bool Process::wait(int timeoutMs)
     signal = crashed ? WTERMSIG(status) : 0;
     exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return !timedOut;
+}
+
+bool Process::sendSignal(int sig)
+{
+    return m_pid > 0 && kill(m_pid, sig) == 0;
 }
 
 bool startCli(Process& p, const QStringList& args, unsigned long long addressSpaceBytes)

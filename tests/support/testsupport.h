@@ -35,6 +35,8 @@ public:
     bool start(const QString& program, const QStringList& args, unsigned long long addressSpaceBytes = 0);
     // Reads its output until it ends, at most `timeoutMs`; false on a timeout (it is killed).
     bool wait(int timeoutMs);
+    // Sends `sig` to it while it runs (before wait() returned); false when it cannot.
+    bool sendSignal(int sig);
     int pid() const { return m_pid; } // -1 once waited for
     int exitCode = -1;    // valid when it exited
     bool crashed = false; // ended by a signal (a timeout's kill included)

@@ -3,9 +3,16 @@
 // --lang de speaks German, a bad path exits 2 with the reader's message, and the
 // committed German translation has no unfinished entry and covers every tr() string
 // (lupdate over the sources), and --help/--version and usage errors need no display;
-// --export writes the shown view as PNG, SVG or PDF.
+// --export writes the shown view as PNG, SVG or PDF. --screenshot and --export go through the
+// output guard every writer shares: never over the checkpoint (by any path), a file it read
+// (config.json, a split) or into an opened folder, never over a FIFO or a symlink; exit 2
+// naming the path, nothing written.
 #include "testsupport.h"
 
+#include "container/gguf.h"
+
+#include <QDir>
+#include <QDirIterator>
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
@@ -13,6 +20,9 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -43,6 +53,29 @@ Run runApp(const QStringList& args, bool display = true)
     return r;
 }
 
+// Every entry below `dir`: a file's bytes, else what it is.
+QMap<QString, QByteArray> snapshot(const QString& dir)
+{
+    QMap<QString, QByteArray> entries;
+    QDirIterator it(dir, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        const QFileInfo info(path);
+        QByteArray what;
+        if (info.isSymLink()) {
+            what = "symlink to " + QFile::encodeName(info.symLinkTarget());
+        } else if (info.isFile()) {
+            QFile f(path);
+            what = f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<unreadable>");
+        } else {
+            struct stat st {};
+            what = ::lstat(QFile::encodeName(path).constData(), &st) == 0 ? "type " + QByteArray::number(st.st_mode & S_IFMT) : "?";
+        }
+        entries.insert(QDir(dir).relativeFilePath(path), what);
+    }
+    return entries;
+}
+
 } // namespace
 
 class TestApp : public QObject {
@@ -53,6 +86,8 @@ private slots:
     void exportView_data();
     void exportView();
     void germanHelp();
+    void outputNeverOverAnInput_data();
+    void outputNeverOverAnInput();
     void badPathExitsTwo();
     void unknownViewOrWeightExitsTwo();
     void germanTranslationComplete();
@@ -133,6 +168,72 @@ void TestApp::germanHelp()
     QVERIFY2(r.out.contains("Speicherlayouts quantisierter LLM-Gewichte"), r.out.constData());
     // Qt's own strings come from qtbase_de.
     QVERIFY2(r.out.contains("Optionen"), r.out.constData());
+}
+
+void TestApp::outputNeverOverAnInput_data()
+{
+    // FILE: SRC/model.safetensors (config.json and quantize_config.json beside it); LINK: a
+    // symlink to FILE; SPLIT1, SPLIT2: a GGUF split set; VICTIM_LINK: a symlink to a file
+    // outside every input; FIFO: a named pipe.
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("why");
+    QTest::addRow("--screenshot over the checkpoint") << QStringList{"FILE", "--screenshot", "FILE"} << "is the input";
+    QTest::addRow("--screenshot through a symlink") << QStringList{"FILE", "--screenshot", "LINK"} << "is the input";
+    QTest::addRow("--screenshot into the opened folder") << QStringList{"SRC", "--screenshot", "SRC/config.json"}
+                                                          << "lies inside the input";
+    QTest::addRow("--screenshot over config.json beside the file") << QStringList{"FILE", "--screenshot", "SRC/config.json"}
+                                                                    << "is the input";
+    QTest::addRow("--screenshot over split 2") << QStringList{"SPLIT1", "--screenshot", "SPLIT2"} << "is the input";
+    QTest::addRow("--export over quantize_config.json beside the file")
+        << QStringList{"FILE", "--view", "bitmap", "--export", "SRC/quantize_config.json"} << "is the input";
+    QTest::addRow("--screenshot onto a FIFO") << QStringList{"FILE", "--screenshot", "FIFO"} << "is a FIFO (named pipe), not a regular file";
+    QTest::addRow("--screenshot onto a symlink") << QStringList{"FILE", "--screenshot", "VICTIM_LINK"}
+                                                 << "is a symbolic link to VICTIM";
+    QTest::addRow("--export onto a symlink") << QStringList{"FILE", "--view", "bitmap", "--export", "VICTIM_LINK"}
+                                             << "is a symbolic link to VICTIM";
+}
+
+void TestApp::outputNeverOverAnInput()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, why);
+    QTemporaryDir tmp;
+    const QString src = tmp.filePath(QStringLiteral("src")), from = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym"));
+    QVERIFY(QDir().mkpath(src));
+    for (const QString& name : {QStringLiteral("model.safetensors"), QStringLiteral("config.json"), QStringLiteral("quantize_config.json")})
+        QVERIFY(QFile::copy(from + QLatin1Char('/') + name, src + QLatin1Char('/') + name));
+    const QString file = src + QStringLiteral("/model.safetensors"), link = tmp.filePath(QStringLiteral("link.png"));
+    QVERIFY(QFile::link(file, link));
+    const QString victim = tmp.filePath(QStringLiteral("victim.png")), victimLink = tmp.filePath(QStringLiteral("shot.png"));
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly) && v.write("the user's picture") > 0);
+    v.close();
+    QVERIFY(QFile::link(victim, victimLink));
+    const QString fifo = tmp.filePath(QStringLiteral("pipe.png"));
+    QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    const QString splits = tmp.filePath(QStringLiteral("splits"));
+    QVERIFY(QDir().mkpath(splits));
+    static const float values[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values), sizeof values);
+    const std::vector<std::string> split = qs::writeGgufSplits(
+        splits.toStdString() + "/model", {}, {{"blk.0.attn_norm.weight", 0, {8}, bytes}, {"blk.1.attn_norm.weight", 0, {8}, bytes}}, 1);
+    QCOMPARE(split.size(), size_t(2));
+
+    for (QString& a : args)
+        a.replace(QLatin1String("FILE"), file)
+            .replace(QLatin1String("VICTIM_LINK"), victimLink)
+            .replace(QLatin1String("LINK"), link)
+            .replace(QLatin1String("SRC"), src)
+            .replace(QLatin1String("SPLIT1"), QString::fromStdString(split[0]))
+            .replace(QLatin1String("SPLIT2"), QString::fromStdString(split[1]))
+            .replace(QLatin1String("FIFO"), fifo);
+    why.replace(QLatin1String("VICTIM"), victim);
+    const QString output = args.last();
+    const auto before = snapshot(tmp.path());
+    const Run r = runApp(args);
+    QVERIFY2(r.exitCode == 2, r.err.constData());
+    QVERIFY2(r.err.contains((output + QStringLiteral(": refusing to write: the output ") + why).toUtf8()), r.err.constData());
+    QCOMPARE(snapshot(tmp.path()), before);
 }
 
 void TestApp::badPathExitsTwo()

@@ -37,6 +37,9 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 using namespace qsw;
 
 namespace {
@@ -95,6 +98,7 @@ private slots:
     void exportsReport();
     void reportUsesReferenceAndWeight();
     void exportsTablesAsCsv();
+    void exportsNeverOverSideFilesOrSpecialFiles();
     void folderOfSeveralCheckpointsAsks();
 
 private:
@@ -571,6 +575,73 @@ void TestMainWindow::exportsTablesAsCsv()
 
 // A folder of two checkpoints and nothing that says which: the window lists them, opens the
 // one picked, and says (status bar, inspector) which file was left out.
+// The GUI's writers (a table's CSV, a view's export, the screenshot) share the CLI's output guard:
+// never over a config the checkpoint read beside its file, never over a FIFO or a symlink; a
+// file replaced keeps its mode.
+void TestMainWindow::exportsNeverOverSideFilesOrSpecialFiles()
+{
+    QTemporaryDir dir;
+    const QString src = dir.filePath(QStringLiteral("src")), from = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym"));
+    QVERIFY(QDir().mkpath(src));
+    for (const QString& name : {QStringLiteral("model.safetensors"), QStringLiteral("config.json"), QStringLiteral("quantize_config.json")})
+        QVERIFY(QFile::copy(from + QLatin1Char('/') + name, src + QLatin1Char('/') + name));
+    auto bytesOf = [](const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray config = bytesOf(src + QStringLiteral("/config.json"));
+    const QByteArray quantizeConfig = bytesOf(src + QStringLiteral("/quantize_config.json"));
+    MainWindow w(MainWindow::Options{false});
+    w.resize(1600, 1000);
+    w.show();
+    w.openPath(src + QStringLiteral("/model.safetensors"));
+    waitOpened(w);
+    QVERIFY(w.snapshot());
+    QString error;
+    QVERIFY(w.showView(QStringLiteral("tensors")));
+    QVERIFY(!w.exportCurrentTable(src + QStringLiteral("/config.json"), &error));
+    QVERIFY2(error.contains(QStringLiteral("refusing to write: the output is the input")), qPrintable(error));
+    QCOMPARE(bytesOf(src + QStringLiteral("/config.json")), config);
+
+    const QString fifo = dir.filePath(QStringLiteral("pipe.csv"));
+    QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+    QVERIFY(!w.exportCurrentTable(fifo, &error));
+    QVERIFY2(error.contains(fifo + QStringLiteral(": refusing to write: the output is a FIFO (named pipe)")), qPrintable(error));
+    struct stat st {};
+    QVERIFY(::lstat(QFile::encodeName(fifo).constData(), &st) == 0 && S_ISFIFO(st.st_mode));
+
+    const QString csv = dir.filePath(QStringLiteral("tensors.csv"));
+    QFile old(csv);
+    QVERIFY(old.open(QIODevice::WriteOnly) && old.write("old") == 3);
+    old.close();
+    QVERIFY(::chmod(QFile::encodeName(csv).constData(), 0600) == 0);
+    QVERIFY2(w.exportCurrentTable(csv, &error), qPrintable(error));
+    QVERIFY(::stat(QFile::encodeName(csv).constData(), &st) == 0);
+    QCOMPARE(st.st_mode & 07777, mode_t(0600));
+    QVERIFY(bytesOf(csv).size() > 3);
+
+    const QString victim = dir.filePath(QStringLiteral("victim.png")), link = dir.filePath(QStringLiteral("link.png"));
+    QFile v(victim);
+    QVERIFY(v.open(QIODevice::WriteOnly) && v.write("mine") == 4);
+    v.close();
+    QVERIFY(QFile::link(victim, link));
+    QVERIFY(w.showView(QStringLiteral("bitmap")));
+    QVERIFY(!w.exportCurrentView(link, &error));
+    QVERIFY2(error.contains(link + QStringLiteral(": refusing to write: the output is a symbolic link to ") + victim), qPrintable(error));
+    QVERIFY(QFileInfo(link).isSymLink());
+    QCOMPARE(bytesOf(victim), QByteArray("mine"));
+
+    QVERIFY(!w.saveScreenshot(link, &error));
+    QVERIFY2(error.contains(link + QStringLiteral(": refusing to write: the output is a symbolic link to ") + victim), qPrintable(error));
+    QCOMPARE(bytesOf(victim), QByteArray("mine"));
+    QVERIFY(!w.saveScreenshot(src + QStringLiteral("/quantize_config.json"), &error));
+    QVERIFY2(error.contains(QStringLiteral("refusing to write: the output is the input")), qPrintable(error));
+    QCOMPARE(bytesOf(src + QStringLiteral("/quantize_config.json")), quantizeConfig);
+    const QString png = dir.filePath(QStringLiteral("shot.png"));
+    QVERIFY2(w.saveScreenshot(png, &error), qPrintable(error));
+    QVERIFY(bytesOf(png).startsWith("\x89PNG"));
+}
+
 void TestMainWindow::folderOfSeveralCheckpointsAsks()
 {
     QTemporaryDir dir;

@@ -248,7 +248,7 @@ void writeReport(const Document& doc, const QString& path, const Control& contro
     const auto format = reportFormatFor(path);
     if (!format)
         failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
-    qs::checkOutputPath(path.toStdString(), doc.inputs); // before the slow part
+    qs::checkOutputPath(path.toStdString(), doc.inputs, qs::OutputKind::File); // before the slow part
     // Figures first: the slow part, with progress and cancel between them.
     Control figures = control;
     figures.progress = [&control](double f) { control.report(0.8 * f); };
@@ -263,7 +263,7 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
         failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
     if (images.size() != doc.figures.size())
         failWrite(path, QStringLiteral("%1 figures rendered for %2").arg(images.size()).arg(doc.figures.size()));
-    qs::checkOutputPath(path.toStdString(), doc.inputs);
+    qs::checkOutputPath(path.toStdString(), doc.inputs, qs::OutputKind::File);
     control.check();
 
     if (*format == ReportFormat::Html) {
@@ -280,7 +280,7 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
             for (size_t i = 0; i < images.size(); ++i) {
                 control.check();
                 const QString fig = info.absolutePath() + QLatin1Char('/') + prefix + qtext(doc.figures[i].stem) + QStringLiteral(".png");
-                qs::checkOutputPath(fig.toStdString(), doc.inputs);
+                qs::checkOutputPath(fig.toStdString(), doc.inputs, qs::OutputKind::File);
                 const QByteArray bytes = png(images[i]);
                 if (bytes.isEmpty())
                     failWrite(fig, QStringLiteral("cannot encode PNG"));

@@ -1,10 +1,8 @@
 #include "analysisview.h"
 
+#include "outputfile.h"
 #include "viewcontext.h"
 
-#include "base/atomicfile.h"
-#include "base/error.h"
-#include "base/outputpath.h"
 #include "container/checkpoint.h"
 
 #include <QBuffer>
@@ -94,12 +92,8 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
-    try {
-        qs::checkOutputPath(path.toStdString(), view->exportInputs());
-    } catch (const qs::Error& e) {
-        *error = QString::fromStdString(e.what());
+    if (!checkOutputFile(path, view->exportInputs(), error))
         return false;
-    }
     if (suffix == QLatin1String("png")) {
         // Twice the logical size: sharp on high-DPI screens and in slides.
         QImage image(size * 2, QImage::Format_ARGB32_Premultiplied);
@@ -139,13 +133,7 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
         painter.scale(double(page.width()) / size.width(), double(page.height()) / size.height());
         paintExport(view, painter, size, caption, band);
     }
-    try {
-        qs::writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
-    } catch (const qs::Error& e) {
-        *error = QString::fromStdString(e.what());
-        return false;
-    }
-    return true;
+    return writeOutputFile(path, view->exportInputs(), bytes, error);
 }
 
 } // namespace qsw

@@ -46,8 +46,9 @@ private:
 };
 
 // Writes `view` to `path` as PNG (at twice the logical size), SVG or PDF, chosen by the
-// extension, with the view's exportCaption() above it. Atomic, never over an input
-// (checkOutputPath): a failed export leaves no file. Returns false with `error` set.
+// extension, with the view's exportCaption() above it. Through the output guard (outputfile.h:
+// atomic, never over or into an input, only ever replacing a regular file), checked before
+// the view is drawn: a failed export leaves no file. Returns false with `error` set.
 bool exportView(AnalysisView* view, const QString& path, QString* error);
 // "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 QString exportFilter();

@@ -2,6 +2,7 @@
 
 #include "messagestack.h"
 #include "numbers.h"
+#include "qtext.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -9,6 +10,7 @@
 #include "container/logicalweight.h"
 #include "formats/wordmap.h"
 #include "formats/dequant.h"
+#include "formats/detect.h"
 #include "formats/kernel.h"
 
 #include <QComboBox>
@@ -194,6 +196,8 @@ void BitMapView::rebuild()
     QString problem;
     if (!w) {
         problem = tr("Select a weight in the tensor browser.");
+    } else if (const qs::Message* refused = qs::refusedShape(*w)) {
+        problem = tr("%1 is not drawn: %2").arg(QString::fromStdString(w->name), qtext(*refused));
     } else if (const qs::LayoutSpec* spec = qs::findLayoutSpec(w->format); !spec) {
         problem = tr("No layout spec for %1: its bits cannot be drawn yet.").arg(QString::fromStdString(w->format));
     } else {

@@ -657,6 +657,22 @@ void PlaygroundView::recompute()
             return;
         }
         const uint64_t n = w->outFeatures(), k = w->inFeatures(), first = uint64_t(m_row->value());
+        // A weight without rows or columns has no row (the block's rows wrap modulo n); a row
+        // longer than the synthetic sources may be is not quantized here either.
+        if (n == 0 || k == 0) {
+            showError(tr("%1 has %2 rows of %3 values: there is no row to quantize; pick another weight or a synthetic source.")
+                          .arg(QString::fromStdString(w->name))
+                          .arg(n)
+                          .arg(k));
+            return;
+        }
+        if (k > kMaxRowValues / blockRows) {
+            showError(tr("%1: a row of %2 values is more than the playground quantizes (%3); pick a synthetic source.")
+                          .arg(QString::fromStdString(w->name))
+                          .arg(k)
+                          .arg(kMaxRowValues / blockRows));
+            return;
+        }
         const size_t index = size_t(context()->weight());
         m_blockStart = first;
         m_blockRowsOfWeight = n;

@@ -83,6 +83,8 @@ public:
     bool matchesWeight() const;
     // Below this many values a synthetic source is computed on the GUI thread.
     static constexpr uint64_t kSyncLimit = 65536;
+    // The most values a weight's rows may give the playground: as many as a synthetic source.
+    static constexpr uint64_t kMaxRowValues = uint64_t(1) << 26;
 
     // Hovering the row plot or a packed field of row `blockRow` (0: the focus row), column
     // `col`; -1 for nothing. When the rows come from the selected weight this sets the

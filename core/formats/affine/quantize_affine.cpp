@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -155,6 +156,20 @@ Params paramsFor(Range r, const AffineOptions& o)
     return {};
 }
 
+// A rounded code or zero as an integer. A NaN (a NaN or Inf weight in the group makes its scale,
+// zero and codes NaN) becomes 0 and a value past int32 saturates: converting either to an integer
+// type is undefined. Every finite value in range converts as before.
+inline int32_t codeInt(float v)
+{
+    if (!(v == v))
+        return 0;
+    if (v >= 2147483648.0f)
+        return INT32_MAX;
+    if (v < -2147483648.0f)
+        return INT32_MIN;
+    return int32_t(v);
+}
+
 inline uint8_t codeOf(float x, const Params& p, AffineRule rule)
 {
     float q;
@@ -169,7 +184,7 @@ inline uint8_t codeOf(float x, const Params& p, AffineRule rule)
     } else {
         q = clampf(rne(x / p.scale) + p.zero, p.qmin, p.qmax);
     }
-    return uint8_t(q);
+    return uint8_t(codeInt(q)); // in [0, 255] once clamped, unless NaN
 }
 
 // The zero point stored in [G, N]: unsigned code units (compressed-tensors' signed zp + 2^(b-1)).
@@ -337,7 +352,7 @@ std::vector<uint16_t> halfBits(const std::vector<float>& v, DType type)
 std::vector<int32_t> integerZeros(const AffineQuantized& q)
 {
     std::vector<int32_t> z(q.zeros.size());
-    for (size_t i = 0; i < z.size(); ++i) z[i] = int32_t(q.zeros[i]);
+    for (size_t i = 0; i < z.size(); ++i) z[i] = codeInt(q.zeros[i]);
     return z;
 }
 
@@ -399,7 +414,7 @@ std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget targ
                 std::vector<uint32_t> zp(zw * G, 0);
                 for (uint64_t g = 0; g < G; ++g) {
                     std::vector<uint8_t> col(N);
-                    for (uint64_t n = 0; n < N; ++n) col[n] = uint8_t(q.zeros[g * N + n]);
+                    for (uint64_t n = 0; n < N; ++n) col[n] = uint8_t(codeInt(q.zeros[g * N + n]));
                     const std::vector<uint8_t> w = bitstream::packSlots(col, q.bits, 32);
                     for (uint64_t i = 0; i < zw; ++i) std::memcpy(&zp[i * G + g], w.data() + i * 4, 4);
                 }

@@ -1,5 +1,6 @@
 #include "formats/bnb/bnb.h"
 #include "formats/statecache.h"
+#include "base/shapetext.h"
 
 #include <QByteArray>
 #include <QJsonArray>
@@ -114,8 +115,8 @@ Bnb4 bnb4State(const WeightData& w)
     for (size_t i = 0; i + 1 < shape.size(); ++i)
         s.rows = checkedMul(s.rows, shape[i], "weight '" + lw.name + "' shape");
     const uint64_t n = checkedMul(s.rows, s.cols, "weight '" + lw.name + "' shape");
-    if (!lw.shape.empty() && (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols))
-        failWeight(lw, "quant_state shape disagrees with the detected shape");
+    if (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols)
+        failWeight(lw, "quant_state shape disagrees with the detected shape " + shapeText(lw.shape));
 
     s.packed = w.bytes("weight");
     if (s.packed.size() < n / 2 + (n & 1))

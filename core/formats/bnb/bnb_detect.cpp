@@ -100,13 +100,24 @@ bool detectBnb4(Context& cx, const Group& g)
         w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "original shape unknown (quant_state has no shape): listed as a flat vector"));
         w.shape = {cx.tensor(iw).nbytes * 2};
     }
-    const uint64_t n = w.elementCount();
-    if (ceilDiv(n, 2) != cx.tensor(iw).nbytes)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight holds %1 bytes, %2 expected for %3"),
-                           {std::to_string(cx.tensor(iw).nbytes), std::to_string(ceilDiv(n, 2)), shapeText(w.shape)}});
-    if (ia >= 0 && cx.tensor(ia).elementCount() != ceilDiv(n, static_cast<uint64_t>(blocksize)))
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "absmax has %1 entries, %2 blocks expected"),
-                           {std::to_string(cx.tensor(ia).elementCount()), std::to_string(ceilDiv(n, static_cast<uint64_t>(blocksize)))}});
+    // The shape comes from the quant_state JSON: it must be the stored codes' (two a byte; a
+    // quant_storage wider than U8 pads to whole elements) and absmax's blocks, else dequantizing
+    // it would write a different array than the file holds.
+    const std::optional<uint64_t> n = checkedElements(w);
+    if (n) {
+        const uint64_t have = cx.tensor(iw).nbytes, need = ceilDiv(*n, 2);
+        const uint64_t item = std::max<uint64_t>(1, dtypeBits(cx.tensor(iw).dtype) / 8);
+        const Message bytes(QT_TRANSLATE_NOOP("qs::Message", "weight holds %1 bytes, %2 expected for %3"),
+                            {std::to_string(have), std::to_string(need), shapeText(w.shape)});
+        const uint64_t blocks = ceilDiv(*n, static_cast<uint64_t>(blocksize));
+        if (have < need || have - need >= item)
+            refuseShape(w, bytes);
+        else if (ia >= 0 && cx.tensor(ia).elementCount() != blocks)
+            refuseShape(w, {QT_TRANSLATE_NOOP("qs::Message", "absmax has %1 entries, %2 blocks expected"),
+                            {std::to_string(cx.tensor(ia).elementCount()), std::to_string(blocks)}});
+        else if (have != need)
+            w.notes.push_back(bytes);
+    }
     cx.finish(std::move(w));
     return true;
 }

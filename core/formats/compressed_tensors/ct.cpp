@@ -1,5 +1,6 @@
 #include "formats/compressed_tensors/ct.h"
 #include "formats/statecache.h"
+#include "base/shapetext.h"
 
 namespace qs {
 
@@ -37,8 +38,8 @@ CtPacked ctPackedState(const WeightData& w)
             failWeight(lw, "weight_shape holds " + std::to_string(n) + " x " + std::to_string(k));
         s.rows = static_cast<uint64_t>(n);
         s.cols = static_cast<uint64_t>(k);
-        if (!lw.shape.empty() && (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols))
-            failWeight(lw, "weight_shape disagrees with the detected shape");
+        if (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols)
+            failWeight(lw, "weight_shape disagrees with the detected shape " + shapeText(lw.shape));
     } else {
         s.rows = lw.outFeatures();
         s.cols = lw.inFeatures();
@@ -76,8 +77,8 @@ CtPacked ctPackedState(const WeightData& w)
             failWeight(lw, "weight '" + q.name + "' disagrees with weight_shape");
         s.rows = q.shape[0];
         s.cols = q.shape[1];
-        if (!lw.shape.empty() && (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols))
-            failWeight(lw, "detected shape disagrees with weight '" + q.name + "'");
+        if (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols)
+            failWeight(lw, "detected shape " + shapeText(lw.shape) + " disagrees with weight '" + q.name + "'");
         s.packed = w.ckpt.bytes(q);
         if (s.packed.size() != checkedMul(s.rows, s.cols, what))
             failWeight(lw, "weight bytes do not match its shape");

@@ -51,14 +51,19 @@ bool detectCtPacked(Context& cx, const Group& g)
             w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_shape read: %1"), {shapeText({N, K})}});
         }
     }
+    // weight_shape says the logical shape; the packed words must hold exactly that.
+    const Message disagrees(QT_TRANSLATE_NOOP("qs::Message", "weight_shape %1 disagrees with weight_packed %2"),
+                            {shapeText({N, K}), shapeText(p.shape)});
     if (p.dtype == DType::U8 && w.member("weight_global_scale") >= 0) {
         w.format = "compressed-tensors-nvfp4";
         w.bits = 4;
         w.groupSize = 16;
         if (!K)
-            K = p.shape[1] * 2;
+            K = mulChecked(p.shape[1], 2).value_or(0);
         w.shape = {N, K};
         w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "weight_packed U8 + weight_global_scale (NVFP4)"));
+        if (N != p.shape[0] || ceilDiv(K, 2) != p.shape[1])
+            refuseShape(w, disagrees);
         cx.finish(std::move(w));
         return true;
     }
@@ -70,7 +75,7 @@ bool detectCtPacked(Context& cx, const Group& g)
         // A num_bits outside 1..P (0 in a hostile config) says nothing: assume 4.
         const uint64_t bits = cfgBits && *cfgBits >= 1 && uint64_t(*cfgBits) <= P ? uint64_t(*cfgBits) : 4;
         w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "no weight_shape: K taken as the packed width"));
-        K = p.shape[1] * (P / bits);
+        K = mulChecked(p.shape[1], P / bits).value_or(0);
     }
     // Each word holds floor(P/b) codes; 5..8 bits share 4 per int32, so shapes alone are ambiguous there.
     int b = 0;
@@ -89,12 +94,18 @@ bool detectCtPacked(Context& cx, const Group& g)
         else if (fits.size() > 1)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bits ambiguous from shapes (%1..%2 pack alike) and no config: %3 assumed"),
                                {std::to_string(fits.front()), std::to_string(fits.back()), std::to_string(b)}});
-    } else {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_packed %1 fits no bit width for K = %2"), {shapeText(p.shape), std::to_string(K)}});
-        b = cfgBits ? static_cast<int>(*cfgBits) : 0;
     }
     w.bits = b;
     w.shape = {N, K};
+    if (fits.empty() || N != p.shape[0]) {
+        // Every decoder would read other words than the file holds for this shape.
+        w.bits = cfgBits ? static_cast<int>(*cfgBits) : 0;
+        refuseShape(w, N != p.shape[0] ? disagrees
+                                       : Message(QT_TRANSLATE_NOOP("qs::Message", "weight_packed %1 fits no bit width for K = %2"),
+                                                 {shapeText(p.shape), std::to_string(K)}));
+        cx.finish(std::move(w));
+        return true;
+    }
     const auto& S = cx.tensor(is).shape;
     const uint64_t G = S.size() == 2 ? S[1] : 1;
     if (S.size() == 2 && S[0] == N && G == 1) {

@@ -31,11 +31,8 @@ uint16_t loadU16(const uint8_t* p)
 uint64_t checkedMul(const PackedLinear& p, std::initializer_list<uint64_t> factors)
 {
     uint64_t r = 1;
-    for (uint64_t f : factors) {
-        if (f != 0 && r > UINT64_MAX / f)
-            throw Error(p.name + ": shape product overflows");
-        r *= f;
-    }
+    for (uint64_t f : factors)
+        r = qs::checkedMul(r, f, p.name);
     return r;
 }
 

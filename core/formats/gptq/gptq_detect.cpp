@@ -90,22 +90,25 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     // K: the g_idx length, else groups x group size (independent of the bits label, so a
     // wrong label shows), else qweight rows and the configured bits.
     uint64_t K = 0;
-    const auto validBits = [&](uint64_t k) { return k && (a * P) % k == 0 && a * P / k >= 2 && a * P / k <= 8; };
+    // The bits qweight's rows hold (a qweight without columns may claim any number of rows:
+    // a product that overflows derives nothing).
+    const uint64_t aP = mulChecked(a, P).value_or(0);
+    const auto validBits = [&](uint64_t k) { return k && aP % k == 0 && aP / k >= 2 && aP / k <= 8; };
     if (ig >= 0 && cx.tensor(ig).shape.size() == 1) {
         K = cx.tensor(ig).shape[0];
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from the g_idx length"), {std::to_string(K)}});
     }
-    if (!K && cfgGroup && *cfgGroup > 0 && validBits(G * static_cast<uint64_t>(*cfgGroup))) {
-        K = G * static_cast<uint64_t>(*cfgGroup);
+    if (const uint64_t gK = cfgGroup && *cfgGroup > 0 ? mulChecked(G, uint64_t(*cfgGroup)).value_or(0) : 0; !K && validBits(gK)) {
+        K = gK;
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from scales rows x group_size"), {std::to_string(K)}});
     }
-    if (!K && cfgBits && *cfgBits > 0 && (a * P) % static_cast<uint64_t>(*cfgBits) == 0) {
-        K = a * P / static_cast<uint64_t>(*cfgBits);
+    if (!K && aP && cfgBits && *cfgBits > 0 && aP % static_cast<uint64_t>(*cfgBits) == 0) {
+        K = aP / static_cast<uint64_t>(*cfgBits);
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from qweight rows and the configured bits"), {std::to_string(K)}});
     }
     int b = 0;
-    if (K && (a * P) % K == 0)
-        b = static_cast<int>(a * P / K);
+    if (K && aP % K == 0)
+        b = static_cast<int>(aP / K);
     if (b < 2 || b > 8) {
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bits cannot be derived: qweight %1 for K = %2"), {shapeText(q.shape), std::to_string(K)}});
         b = cfgBits ? static_cast<int>(*cfgBits) : 0;
@@ -116,7 +119,10 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     w.bits = b;
     w.shape = {N, K};
     w.format = "gptq-v1";
-    if (iz >= 0 && b > 0 && cx.tensor(iz).shape.size() == 2 && cx.tensor(iz).shape[1] * P != ceilDiv(N * b, P) * P)
+    // qzeros is [G, ceil(N * b / P)] words; any other rank or width holds no zero per column.
+    const bool zerosFit = iz >= 0 && b > 0 && cx.tensor(iz).shape.size() == 2
+                          && cx.tensor(iz).shape[1] == ceilDiv(mulChecked(N, uint64_t(b)).value_or(UINT64_MAX), P);
+    if (iz >= 0 && b > 0 && !zerosFit)
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros %1 does not hold %2 %3-bit fields per group"),
                            {shapeText(cx.tensor(iz).shape), std::to_string(N), std::to_string(b)}});
     if (iz < 0)
@@ -151,16 +157,18 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     const bool labelV2 = lab == "gptq_v2";
     w.format = labelV2 ? "gptq-v2" : "gptq-v1";
     w.symmetric = cfgSym.value_or(true);
-    if (iz < 0 || b <= 0 || b > 8)
+    if (iz < 0 || b <= 0 || b > 8 || cx.tensor(iz).shape.size() != 2) // a 1-D qzeros has no rows of fields to read
         return;
     const TensorEntry& zt = cx.tensor(iz);
     const auto zb = cx.small(iz, w);
     if (!zb)
         return;
-    const uint64_t rowBytes = zt.shape[1] * (dtypeBits(zt.dtype) / 8);
-    if (rowBytes * zt.shape[0] > zb->size() || ceilDiv(N * b, 8) > rowBytes)
+    const std::optional<uint64_t> rowBytes = mulChecked(zt.shape[1], dtypeBits(zt.dtype) / 8);
+    const std::optional<uint64_t> zeroBytes = rowBytes ? mulChecked(*rowBytes, zt.shape[0]) : std::nullopt;
+    const std::optional<uint64_t> fieldBits = mulChecked(N, uint64_t(b));
+    if (!zeroBytes || !fieldBits || *zeroBytes > zb->size() || ceilDiv(*fieldBits, 8) > *rowBytes)
         return;
-    const ZeroScan z = scanFields(*zb, zt.shape[0], rowBytes, N, b);
+    const ZeroScan z = scanFields(*zb, zt.shape[0], *rowBytes, N, b);
     const uint32_t v1Sym = (1u << (b - 1)) - 1, v2Sym = 1u << (b - 1);
     if (z.fields && z.allSame && (z.first == v1Sym || z.first == v2Sym)) {
         const bool v2 = z.first == v2Sym;
@@ -228,19 +236,19 @@ void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string&
                               {shapeText(q.shape), shapeText(S)}});
     } else if (version == "gemv") {
         w.format = "awq-gemv";
-        N = a, K = c * 8;
+        N = a, K = mulChecked(c, 8).value_or(UINT64_MAX);
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1, scales %2: rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)"),
                               {shapeText(q.shape), shapeText(S)}});
     } else if (version == "gemv_fast") {
         w.format = "awq-gemv-fast";
-        N = a * 4, K = c;
+        N = mulChecked(a, 4).value_or(UINT64_MAX), K = c;
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight I16 %1 (AWQ GEMV_FAST)"), {shapeText(q.shape)}});
         if (S[1] != N)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "scales %1 do not have N = %2 columns"), {shapeText(S), std::to_string(N)}});
     } else {
         w.format = "awq-marlin";
         w.symmetric = true;
-        K = a * 16, N = S[1], G = S[0];
+        K = mulChecked(a, 16).value_or(UINT64_MAX), N = S[1], G = S[0];
         w.bits = c == 4 * S[1] ? 8 : 4;
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1 = [K/16, %2], no qzeros (AWQ Marlin tiles)"),
                               {shapeText(q.shape), w.bits == 4 ? "2N" : "4N"}});
@@ -289,7 +297,7 @@ bool detectQweight(Context& cx, const Group& g)
     const bool hasZ = iz >= 0 && cx.tensor(iz).shape.size() == 2;
     const auto Z = hasZ ? cx.tensor(iz).shape : std::vector<uint64_t>{0, 0};
     const bool gptqShape = c == S[1] && (!hasZ || Z[0] == S[0]);
-    const bool gemmShape = hasZ && c * 8 == S[1] && Z[0] == S[0] && Z[1] == c;
+    const bool gemmShape = hasZ && mulChecked(c, 8) == S[1] && Z[0] == S[0] && Z[1] == c;
     const bool gemvShape = hasZ && a == S[0] && Z[0] == a && S[1] == 8 * Z[1];
     const bool marlinShape = !hasZ && (c == 2 * S[1] || c == 4 * S[1]);
 
@@ -342,7 +350,7 @@ bool detectMarlinBs(Context& cx, const Group& g)
     w.format = "gptq-marlin";
     cx.add(w, "B", ib);
     cx.add(w, "s", is);
-    const uint64_t K = B[0] * 16, N = S[1], G = S[0];
+    const uint64_t K = mulChecked(B[0], 16).value_or(UINT64_MAX), N = S[1], G = S[0];
     w.bits = B[1] == 4 * N ? 8 : 4;
     w.shape = {N, K};
     w.groupSize = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);

@@ -2,6 +2,7 @@
 // bits and group size from the config's quantization entries, else inferred from the shapes.
 #include "formats/mlx/mlx.h"
 
+#include "base/intmath.h"
 #include "base/shapetext.h"
 #include "container/checkpoint.h"
 #include "formats/detectutil.h"
@@ -41,9 +42,12 @@ bool mlxGroup(Context& cx, const Group& g)
         if (ib >= 0 && cx.tensor(ib).shape != S)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "biases %1 differ from scales %2"), {shapeText(cx.tensor(ib).shape), shapeText(S)}});
     }
-    // 32 * Wc = b * K and Sc * g = K: b * g = 32 * Wc / Sc.
+    // 32 * Wc = b * K and Sc * g = K: b * g = 32 * Wc / Sc. (Wc and Sc come from shapes that
+    // may hold a 0 elsewhere: a product that overflows fits nothing.)
+    const uint64_t wordBits = mulChecked(Wc, 32).value_or(0);
     const auto fits = [&](int64_t bb, int64_t gg) {
-        return bb > 0 && gg > 0 && (32 * Wc) % static_cast<uint64_t>(bb) == 0 && 32 * Wc / static_cast<uint64_t>(bb) == Sc * static_cast<uint64_t>(gg);
+        return bb > 0 && gg > 0 && wordBits % static_cast<uint64_t>(bb) == 0
+               && mulChecked(Sc, static_cast<uint64_t>(gg)) == wordBits / static_cast<uint64_t>(bb);
     };
     if (!(b && gs && fits(*b, *gs))) {
         if (b && gs)
@@ -71,7 +75,7 @@ bool mlxGroup(Context& cx, const Group& g)
     w.bits = static_cast<int>(b.value_or(0));
     w.groupSize = gs.value_or(0);
     w.shape.assign(W.begin(), W.end() - 1);
-    w.shape.push_back(w.bits ? 32 * Wc / static_cast<uint64_t>(w.bits) : 0);
+    w.shape.push_back(w.bits > 0 ? mulChecked(Wc, 32).value_or(UINT64_MAX) / static_cast<uint64_t>(w.bits) : 0);
     w.params[QT_TRANSLATE_NOOP("qs::Message", "mode")] = mode;
     w.evidence.push_back({ib >= 0 ? QT_TRANSLATE_NOOP("qs::Message", "weight U32 %1 + scales %2 + biases (MLX)")
                                   : QT_TRANSLATE_NOOP("qs::Message", "weight U32 %1 + scales %2 (MLX)"),

@@ -136,14 +136,6 @@ int64_t readInt(std::span<const uint8_t> b, DType t, uint64_t i)
     }
 }
 
-uint64_t checkedMul(uint64_t a, uint64_t b, const std::string& what)
-{
-    uint64_t r;
-    if (__builtin_mul_overflow(a, b, &r))
-        throw Error(what + ": size overflows 64 bits");
-    return r;
-}
-
 void failWeight(const LogicalWeight& w, const std::string& what)
 {
     throw Error("weight '" + w.name + "' (" + w.format + "): " + what);

@@ -5,13 +5,16 @@
 // file); a signal, a timeout, std::bad_alloc or any other exception fails it. The inputs that
 // once crashed live in tests/corpus/ and are replayed the same way. A CLI sample (every
 // fixture, four damaged copies, inspect/verify/dequant) checks that quantscope-cli ends with
-// 0, 1 or 2 and a message on the same kind of input.
+// 0, 1 or 2 and a message on the same kind of input. The corpus entries also go through stats'
+// histograms and its requantized error with the default activations (issue 29).
+#include "analysis/stats.h"
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
 #include "base/error.h"
 #include "formats/detect.h"
 #include "formats/dequant.h"
 #include "formats/kernel.h"
+#include "formats/target.h"
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
@@ -47,9 +50,34 @@ constexpr rlim_t kAddressSpace = rlim_t(2) << 30;
 
 enum ChildExit { Accepted = 0, Refused = 2, BadAlloc = 3, OtherException = 4, SilentError = 5 };
 
+// What stats does with a weight (corpus entries): its histograms, and its error requantized to
+// GPTQ 4-bit with the default activations [16, K]. A qs::Error must name the entry.
+int analyse(const qs::Checkpoint& ckpt, const qs::LogicalWeight& w, const std::string& mustName, bool scalar, size_t& sink)
+{
+    qs::StatsOptions opt;
+    opt.path = scalar ? qs::SimdPath::Scalar : qs::bestSimdPath();
+    opt.threads = 1;
+    try {
+        sink += size_t(qs::weightHistograms(ckpt, w, opt).count);
+    } catch (const qs::Error& e) {
+        if (!*e.what() || !std::strstr(e.what(), mustName.c_str()))
+            return std::fprintf(stderr, "silent: %s\n", e.what()), SilentError;
+    }
+    if (w.shape.size() < 2)
+        return Accepted;
+    try {
+        sink += size_t(qs::compareRequantized(ckpt, w, qs::RequantizeSpec{"gptq", 4, 32, false}, opt).error.count);
+    } catch (const qs::Error& e) {
+        if (!*e.what() || !std::strstr(e.what(), mustName.c_str()))
+            return std::fprintf(stderr, "silent: %s\n", e.what()), SilentError;
+    }
+    return Accepted;
+}
+
 // Everything a user can do with a file without writing it: open, list, show metadata,
-// verify, dequantize every weight (alternating the scalar and the best SIMD path) and read codes.
-int exercise(const std::string& path, const std::string& mustName, bool scalar)
+// verify, dequantize every weight (alternating the scalar and the best SIMD path) and read codes;
+// with `analyses`, stats' histograms and requantized error too.
+int exercise(const std::string& path, const std::string& mustName, bool scalar, bool analyses = false)
 {
     try {
         const auto ckpt = qs::openCheckpoint(path);
@@ -77,6 +105,9 @@ int exercise(const std::string& path, const std::string& mustName, bool scalar)
                 if (!*e.what())
                     return SilentError;
             }
+            if (analyses)
+                if (const int r = analyse(*ckpt, w, mustName, scalar, sink); r != Accepted)
+                    return r;
         }
         return sink == size_t(-1) ? Refused : Accepted;
     } catch (const qs::Error& e) {
@@ -100,7 +131,7 @@ struct Outcome {
 };
 
 // Forks a child that runs exercise() under the time and memory bounds; returns its pid.
-pid_t startIsolated(const std::string& path, const std::string& mustName, bool scalar)
+pid_t startIsolated(const std::string& path, const std::string& mustName, bool scalar, bool analyses = false)
 {
     std::fflush(nullptr);
     const pid_t pid = fork();
@@ -113,7 +144,7 @@ pid_t startIsolated(const std::string& path, const std::string& mustName, bool s
             const rlimit lim{kAddressSpace, kAddressSpace};
             setrlimit(RLIMIT_AS, &lim);
         }
-        _exit(exercise(path, mustName, scalar));
+        _exit(exercise(path, mustName, scalar, analyses));
     }
     return pid;
 }
@@ -143,9 +174,9 @@ Outcome finishIsolated(pid_t pid)
     return o;
 }
 
-Outcome runIsolated(const std::string& path, const std::string& mustName, bool scalar)
+Outcome runIsolated(const std::string& path, const std::string& mustName, bool scalar, bool analyses = false)
 {
-    return finishIsolated(startIsolated(path, mustName, scalar));
+    return finishIsolated(startIsolated(path, mustName, scalar, analyses));
 }
 
 // Cases run this many at a time, each in its own copy of the target.
@@ -444,9 +475,10 @@ private slots:
         const QString to = m_tmp.path() + QStringLiteral("/corpus-") + QFileInfo(path).fileName();
         std::filesystem::copy(path.toStdString(), to.toStdString(), std::filesystem::copy_options::recursive
                                                                         | std::filesystem::copy_options::overwrite_existing);
-        const Outcome o = runIsolated(to.toStdString(), QFileInfo(path).fileName().toStdString(), false);
+        // Stats' analyses too: the histograms and the requantized error with default activations.
+        const Outcome o = runIsolated(to.toStdString(), QFileInfo(path).fileName().toStdString(), false, true);
         QVERIFY2(o.ok, qPrintable(o.what));
-        const Outcome s = runIsolated(to.toStdString(), QFileInfo(path).fileName().toStdString(), true);
+        const Outcome s = runIsolated(to.toStdString(), QFileInfo(path).fileName().toStdString(), true, true);
         QVERIFY2(s.ok, qPrintable(s.what));
     }
 };

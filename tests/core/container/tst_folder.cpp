@@ -9,12 +9,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
 
 using namespace qs;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -173,6 +176,44 @@ private slots:
         const auto c = openCheckpoint(d, {"b.gguf"});
         QCOMPARE(c->container, Container::Gguf);
         QCOMPARE(c->leftOut, std::vector<std::string>{"a.gguf"});
+    }
+
+    // Checkpoint::sources() names everything the reader opened, not only the files it mapped:
+    // the configs beside a single file (an unreadable one too), the shard index, every split of a
+    // GGUF set. What a command must never write over.
+    void sourcesNameEveryFileRead()
+    {
+        QTemporaryDir tmp;
+        const std::string d = tmp.path().toStdString();
+        auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+        writeFile(d, "model.safetensors", "m");
+        std::ofstream(d + "/config.json") << R"({"model_type":"llama"})";
+        std::ofstream(d + "/quantize_config.json") << "not json";
+        std::ofstream(d + "/notes.json") << "{}";
+        auto c = openCheckpoint(d + "/model.safetensors");
+        auto sources = c->sources();
+        QVERIFY(has(sources, d + "/model.safetensors"));
+        QVERIFY(has(sources, d + "/config.json"));
+        QVERIFY(has(sources, d + "/quantize_config.json")); // read, unreadable, a note: still read
+        QVERIFY(!has(sources, d + "/notes.json"));
+        QCOMPARE(c->sideFiles, (std::vector<std::string>{d + "/config.json", d + "/quantize_config.json"}));
+
+        const std::string sharded = d + "/sharded";
+        fs::create_directories(sharded);
+        const std::vector<uint8_t>& z = zeros();
+        writeSafetensorsSharded(sharded, {{shardFileName(0, 1), {{"x", DType::F32, {4}, std::span<const uint8_t>(z.data(), 16)}}}});
+        sources = openCheckpoint(sharded)->sources();
+        QVERIFY(has(sources, sharded + "/model.safetensors.index.json"));
+        QVERIFY(has(sources, sharded + "/" + shardFileName(0, 1)));
+
+        const std::string splits = d + "/splits";
+        fs::create_directories(splits);
+        const GgufTensor t0{"blk.0.attn_norm.weight", 0, {4}, std::span<const uint8_t>(z.data(), 16)};
+        const GgufTensor t1{"blk.1.attn_norm.weight", 0, {4}, std::span<const uint8_t>(z.data(), 16)};
+        const std::vector<std::string> written = writeGgufSplits(splits + "/m", {}, {t0, t1}, 1);
+        QCOMPARE(written.size(), size_t(2));
+        sources = openCheckpoint(written.front())->sources();
+        QVERIFY(has(sources, written.front()) && has(sources, written.back()));
     }
 
     // The fuzz targets' entry point: the same rules over files in memory.

@@ -1,0 +1,147 @@
+// parallel.h's runChunks: every chunk runs once, each thread has its own state, progress runs on
+// the calling thread, and (issue 29) an error or a cancel leaves the loop promptly: a range of
+// 2^62 chunks whose third chunk throws returns that exception to the caller at once. (An
+// OpenMP `for` cannot leave early: it walked every remaining chunk, past 100 s for a wrapped
+// shape's 2^40..2^61 chunks.)
+#include "base/error.h"
+#include "base/parallel.h"
+
+#include <QTest>
+
+#include <omp.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr uint64_t kHuge = uint64_t(1) << 62;
+// What each chunk of the huge runs costs: the other thread's chunks while the first exception
+// is thrown and caught (microseconds to a few milliseconds) stay countable. Fewer than 1000 of
+// them run after the error or cancel (all 2^62 would run without the stop).
+constexpr std::chrono::microseconds kChunkTime{200};
+
+// Runs f on a thread of its own; false when it has not returned within `seconds` (the thread is
+// left behind: the suite fails and exits, which ends it). What f writes lives in a shared_ptr
+// it holds, never on the caller's stack, which a thread left behind would outlive.
+template <typename F>
+bool finishesWithin(int seconds, F&& f)
+{
+    auto task = std::make_shared<std::packaged_task<void()>>(std::forward<F>(f));
+    std::future<void> done = task->get_future();
+    std::thread([task] { (*task)(); }).detach();
+    if (done.wait_for(std::chrono::seconds(seconds)) != std::future_status::ready)
+        return false;
+    done.get();
+    return true;
+}
+
+} // namespace
+
+class TestParallel : public QObject {
+    Q_OBJECT
+private slots:
+    void everyChunkOnce_data()
+    {
+        QTest::addColumn<int>("threads");
+        QTest::addRow("default team") << 0;
+        QTest::addRow("one thread") << 1;
+        QTest::addRow("three threads") << 3;
+    }
+    void everyChunkOnce()
+    {
+        QFETCH(int, threads);
+        std::vector<std::atomic<int>> ran(1000);
+        std::atomic<int> progress{0};
+        struct State {
+            int chunks = 0;
+        };
+        const bool finished = qs::runChunks<State>(
+            ran.size(), threads, nullptr,
+            [&](uint64_t c, State& s) {
+                ++s.chunks;
+                ++ran[c];
+            },
+            [&] {
+                QCOMPARE(omp_get_thread_num(), 0);
+                ++progress;
+            });
+        QVERIFY(finished);
+        for (const auto& r : ran)
+            QCOMPARE(r.load(), 1);
+        // After each chunk thread 0 ran: every chunk on a team of one (another thread may take
+        // them all before thread 0 starts on a larger team).
+        if (threads == 1)
+            QCOMPARE(progress.load(), 1000);
+        QVERIFY(progress.load() <= 1000);
+        // Nothing to do: finished, nothing ran.
+        QVERIFY(qs::runChunks(0, threads, nullptr, [&](uint64_t, qs::NoChunkState&) { QFAIL("ran a chunk of none"); }));
+    }
+
+    // The first error is the one the caller sees; the chunks after it are not taken.
+    void errorInAHugeRangeReturnsPromptly()
+    {
+        struct Run {
+            std::atomic<uint64_t> ran{0};
+            std::string message, other;
+        };
+        const auto run = std::make_shared<Run>();
+        QVERIFY2(finishesWithin(10, [run] {
+                     try {
+                         qs::runChunks(kHuge, 2, nullptr, [&](uint64_t c, qs::NoChunkState&) {
+                             ++run->ran;
+                             if (c == 2)
+                                 throw qs::Error("chunk " + std::to_string(c) + " failed");
+                             std::this_thread::sleep_for(kChunkTime);
+                         });
+                     } catch (const qs::Error& e) {
+                         run->message = e.what();
+                     }
+                 }),
+                 "runChunks kept taking chunks after one threw");
+        QCOMPARE(run->message, std::string("chunk 2 failed"));
+        QVERIFY2(run->ran.load() < 1000, qPrintable(QString::number(run->ran.load())));
+
+        // Any exception type reaches the caller, on a team of one too.
+        QVERIFY(finishesWithin(10, [run] {
+            try {
+                qs::runChunks(kHuge, 1, nullptr, [](uint64_t c, qs::NoChunkState&) {
+                    if (c == 5)
+                        throw std::out_of_range("five");
+                });
+            } catch (const std::out_of_range& e) {
+                run->other = e.what();
+            }
+        }));
+        QCOMPARE(run->other, std::string("five"));
+    }
+
+    void cancelInAHugeRangeReturnsPromptly()
+    {
+        struct Run {
+            std::atomic<bool> cancel{false};
+            std::atomic<uint64_t> ran{0};
+            bool finished = true;
+        };
+        const auto run = std::make_shared<Run>();
+        QVERIFY2(finishesWithin(10, [run] {
+                     run->finished = qs::runChunks(kHuge, 2, &run->cancel, [&](uint64_t c, qs::NoChunkState&) {
+                         ++run->ran;
+                         if (c == 3)
+                             run->cancel = true;
+                         std::this_thread::sleep_for(kChunkTime);
+                     });
+                 }),
+                 "runChunks kept taking chunks after a cancel");
+        QVERIFY(!run->finished);
+        QVERIFY2(run->ran.load() < 1000, qPrintable(QString::number(run->ran.load())));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParallel)
+#include "tst_parallel.moc"
