@@ -74,8 +74,8 @@ QString shownText(const QString& text, int max)
     if (text.size() <= max)
         return text;
     const int half = std::max(1, max / 2 - 16);
-    return text.left(half) + QCoreApplication::translate("qsw::shownText", "…(%n characters)…", nullptr, int(std::min<qsizetype>(text.size(), INT_MAX)))
-           + text.right(half);
+    const int length = int(std::min<qsizetype>(text.size(), INT_MAX)); // outside translate(): lupdate hangs on the template argument there
+    return text.left(half) + QCoreApplication::translate("qsw::shownText", "…(%n characters)…", nullptr, length) + text.right(half);
 }
 
 namespace {
