@@ -11,13 +11,14 @@ out=$3
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export QT_QPA_PLATFORM=offscreen LC_ALL=C.UTF-8 QUANTSCOPE_SIMD=scalar
+export QT_QPA_PLATFORM=offscreen LC_ALL=C.UTF-8 QUANTSCOPE_SIMD=scalar XDG_RUNTIME_DIR=$work
 n=0
 run() { # run NAME COMMAND...
   local name=$1
   shift
   "$cli" "$@" > "$out/$name.out" 2> "$out/$name.err"
   echo "exit $?" >> "$out/$name.out"
+  sed -i "s|$work|WORK|g" "$out/$name.out" "$out/$name.err" # the temporary folder differs per run
   n=$((n + 1))
 }
 # Checkpoints: the folders holding a model.safetensors or an index, and every .gguf / loose
