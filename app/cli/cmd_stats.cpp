@@ -324,10 +324,18 @@ int runStats(const QStringList& args)
                                      "matrices (%zu)\n",
                              ckpt->path.c_str(), todo.size());
         }
-        if (todo.empty())
+        if (todo.empty()) {
+            // Why a weight that looks like one is left out (a refused shape, no dequantizer).
+            std::string why;
+            for (const qs::LogicalWeight& w : ckpt->weights)
+                if (const std::string reason = qs::whyNotDecoded(w); !reason.empty() && w.shape.size() != 1) {
+                    why = "; " + w.name + ": " + reason;
+                    break;
+                }
             throw qs::Error(ckpt->path + ": nothing to report: no quantized weight and no float matrix that can be "
                                          "decoded (" + std::to_string(ckpt->weights.size()) + " weights, " +
-                            std::to_string(ckpt->tensors.size()) + " tensors)");
+                            std::to_string(ckpt->tensors.size()) + " tensors)" + why);
+        }
     }
     std::shared_ptr<const qs::Checkpoint> ref;
     if (parser.isSet(refOpt))
