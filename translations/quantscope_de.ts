@@ -3919,6 +3919,18 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>der Kontext überschreitet die trainierten %1 Tokens</translation>
     </message>
     <message>
+        <source>the file holds no weights (%1 tensors): the weights count 0 bytes and the total is the cache and buffers alone</source>
+        <translation>die Datei enthält keine Gewichte (%1 Tensoren): die Gewichte zählen 0 Bytes, die Summe ist nur Cache und Puffer</translation>
+    </message>
+    <message>
+        <source>the file holds none of the %1 blocks its metadata names: the weights are this file&apos;s alone, the cache and buffers those of all %1 blocks</source>
+        <translation>die Datei enthält keinen der %1 Blöcke, die ihre Metadaten nennen: die Gewichte sind nur die dieser Datei, Cache und Puffer die aller %1 Blöcke</translation>
+    </message>
+    <message>
+        <source>the file holds the weights of %1 of the %2 blocks its metadata names (%3): the weights are this file&apos;s alone, the cache and buffers those of all %2 blocks</source>
+        <translation>die Datei enthält die Gewichte von %1 der %2 Blöcke, die ihre Metadaten nennen (%3): die Gewichte sind nur die dieser Datei, Cache und Puffer die aller %2 Blöcke</translation>
+    </message>
+    <message>
         <source>cache type %1 stores blocks of %2 elements; layer %3&apos;s %4 row has %5</source>
         <translation>der Cache-Typ %1 speichert Blöcke zu %2 Elementen; die %4-Zeile von Schicht %3 hat %5</translation>
     </message>

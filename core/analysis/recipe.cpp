@@ -106,6 +106,15 @@ RecipeSummary summarizeRecipe(const Checkpoint& ckpt, RecipeDetail detail)
     if (rules && rules->nominal(ckpt, s.nominal)) {
         s.hasNominal = true;
         rules->judge(ckpt, s.nominal, ckpt.weights, verdicts);
+    } else if (!row) {
+        // No weight names a family (a file without tensors): the metadata may still name the
+        // recipe (a vocab-only GGUF's general.file_type), as inspect shows it.
+        for (const FamilyRow& r : familyRows())
+            if (r.recipe && r.recipe->nominal(ckpt, s.nominal)) {
+                s.hasNominal = true;
+                rules = r.recipe;
+                break;
+            }
     }
     const std::string arch = ggufArchOf(checkpointArchitecture(ckpt));
     std::map<std::string, size_t> typeIndex;

@@ -262,9 +262,13 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             h.axisLabel = "signed error (dequantized - reference)";
             h.caption = "Error histogram of " + w->name;
         } else {
-            h.histogram = weightHistograms(ckpt, *w, so).values;
+            const WeightHistograms values = weightHistograms(ckpt, *w, so);
+            h.histogram = values.values;
             h.axisLabel = "dequantized value";
             h.caption = "Value histogram of " + w->name + (opt.ref ? " (no reference tensor)" : " (no reference given)");
+            if (values.nonFinite()) // not binned: a histogram alone would hide them
+                h.caption += "; not shown: " + std::to_string(values.nanCount) + " NaN, " +
+                             std::to_string(values.posInfCount) + " +Inf, " + std::to_string(values.negInfCount) + " -Inf";
         }
         h.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-hist";
         figs.blocks.push_back(figureBlock(doc.figures.size()));

@@ -177,7 +177,7 @@ int DiffListModel::rowOfB(const std::string& nameB) const
 
 int DiffListModel::overCount() const
 {
-    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.over; }));
+    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.kind == Kind::Pair && r.over; }));
 }
 
 int DiffListModel::rowCount(const QModelIndex& parent) const
@@ -629,7 +629,7 @@ void DiffView::showResult(std::shared_ptr<const qs::DiffResult> result)
                   .arg(r.skipped.size())
                   .arg(r.onlyInA.size())
                   .arg(r.onlyInB.size()),
-              over > 0);
+              over > 0 || !r.shapeMismatches.empty());
     updateWeight();
 }
 
