@@ -272,15 +272,15 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
              {count(found.zeroRows.count), count(N), placesText(found.zeroRows, row, nullptr)}},
             found.zeroRows, true);
     if (found.zeroScale.count) {
-        const char* text = grid->absmax ? QT_TRANSLATE_NOOP("qs::Message", "%1 blocks have a zero absmax, which zeros all their values, the first at (row, block) %2")
-                           : blocks     ? QT_TRANSLATE_NOOP("qs::Message", "%1 blocks have a zero scale, which zeros all their values, the first at (row, block) %2")
-                                        : QT_TRANSLATE_NOOP("qs::Message", "%1 groups have a zero scale, which zeros all their values, the first at (row, group) %2");
+        const char* text = grid->absmax ? QT_TRANSLATE_NOOP("qs::Message", "%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2")
+                           : blocks     ? QT_TRANSLATE_NOOP("qs::Message", "%1 block(s) with a zero scale, which zeros all their values, the first at (row, block) %2")
+                                        : QT_TRANSLATE_NOOP("qs::Message", "%1 group(s) with a zero scale, which zeros all their values, the first at (row, group) %2");
         add("zero-scale", {text, {count(found.zeroScale.count), placesText(found.zeroScale, row, blocks ? blk : grp)}}, found.zeroScale, true);
     }
     if (found.zeroGroups.count)
         add(blocks ? "zero-block" : "zero-group",
-            {blocks ? QT_TRANSLATE_NOOP("qs::Message", "%1 blocks of %2 values are all zero in rows that are not, the first at (row, block) %3")
-                    : QT_TRANSLATE_NOOP("qs::Message", "%1 groups of %2 columns are all zero in rows that are not, the first at (row, group) %3"),
+            {blocks ? QT_TRANSLATE_NOOP("qs::Message", "%1 all-zero block(s) of %2 values in rows that are not all zero, the first at (row, block) %3")
+                    : QT_TRANSLATE_NOOP("qs::Message", "%1 all-zero group(s) of %2 columns in rows that are not all zero, the first at (row, group) %3"),
              {count(found.zeroGroups.count), count(span), placesText(found.zeroGroups, row, blocks ? blk : grp)}},
             found.zeroGroups, true);
     return true;
