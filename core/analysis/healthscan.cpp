@@ -1,6 +1,7 @@
 #include "analysis/healthscan.h"
 
 #include "analysis/groupscales.h"
+#include "analysis/spanscan.h"
 #include "base/error.h"
 #include "base/parallel.h"
 #include "base/simd.h"
@@ -59,24 +60,6 @@ std::string placesText(const Places& p, int64_t FindingPlace::*a, int64_t Findin
     return s;
 }
 
-// Non-finite elements and whether any is nonzero (-0 counts as zero), by bits: a loop the
-// compiler vectorizes, a fraction of the dequantization feeding it.
-struct SpanScan {
-    uint32_t nonFinite = 0;
-    bool nonZero = false;
-};
-SpanScan scanSpan(const float* v, uint64_t n)
-{
-    uint32_t bad = 0, any = 0;
-    for (uint64_t i = 0; i < n; ++i) {
-        uint32_t b;
-        std::memcpy(&b, v + i, 4);
-        bad += (b & 0x7F800000u) == 0x7F800000u;
-        any |= b & 0x7FFFFFFFu;
-    }
-    return {bad, any != 0};
-}
-
 bool allZero(const float* v, const std::vector<uint32_t>& cols, uint64_t begin, uint64_t end)
 {
     for (uint64_t i = begin; i < end; ++i)
@@ -97,137 +80,152 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     if (N == 0 || K == 0)
         return true;
 
-    // The stored scales, zeros or absmax, where the family reads them (a grid it cannot read
-    // leaves the value scan, which a bad scale reaches too).
+    // The stored scales, zeros or absmax, where the family reads them. A non-finite one makes
+    // non-finite values (NaN * x, Inf * 0) and a zero scale zero values, so the grid is read
+    // only when the values show either; act-order weights, whose groups are no spans of a
+    // row, read it first. A grid the family cannot read leaves the value findings.
     std::optional<GroupScales> grid;
-    if (hasGroupScales(ckpt, w)) {
+    bool actOrder = false;
+    std::vector<uint32_t> groupCols;    // act-order: each group's columns (a counting sort of g_idx)
+    std::vector<uint64_t> groupStart;
+    std::vector<std::pair<uint64_t, uint64_t>> zeroScaleCells; // act-order: (row, group) with a zero scale
+    Places badScales, badZeros;
+    const auto place = [&](uint64_t n, uint64_t col, uint64_t g) {
+        FindingPlace p{int64_t(n), int64_t(col)};
+        if (grid && grid->blocks)
+            p.block = int64_t(n * grid->groups + g);
+        else
+            p.group = int64_t(g);
+        return p;
+    };
+    const auto readGrid = [&] {
         try {
             grid = groupScales(ckpt, w, GgufScaleLevel::Block, opt.cancel);
         } catch (const Error&) {
         }
-        if (opt.cancel && opt.cancel->load())
-            return false;
         if (grid && (grid->rows != N || grid->cols != K || grid->groups == 0 || grid->groupSize == 0 ||
-                     grid->scales.size() != grid->groups * N))
+                     grid->scales.size() != grid->groups * N || (!grid->zeros.empty() && grid->zeros.size() != grid->scales.size())))
             grid.reset();
-    }
-    const bool actOrder = grid && !grid->gIdx.empty();
-    const uint64_t G = grid ? grid->groups : 1;
-    const uint64_t span = grid && !actOrder ? grid->groupSize : K;
-    const auto place = [&](uint64_t n, uint64_t col, uint64_t g) {
-        FindingPlace p{int64_t(n), int64_t(col)};
-        if (grid && grid->blocks)
-            p.block = int64_t(n * G + g);
-        else if (grid)
-            p.group = int64_t(g);
-        return p;
-    };
-
-    // Act-order: each group's columns (a counting sort of g_idx), and the zero-scale cells by row.
-    std::vector<uint32_t> groupCols;
-    std::vector<uint64_t> groupStart;
-    std::vector<std::pair<uint64_t, uint64_t>> zeroScaleCells; // (row, group)
-    if (actOrder) {
-        groupStart.assign(G + 1, 0);
-        for (const int32_t g : grid->gIdx)
-            if (g >= 0 && uint64_t(g) < G)
-                ++groupStart[size_t(g) + 1];
-        for (uint64_t g = 0; g < G; ++g)
-            groupStart[g + 1] += groupStart[g];
-        groupCols.resize(groupStart[G]);
-        std::vector<uint64_t> fill(groupStart.begin(), groupStart.end() - 1);
-        for (uint64_t k = 0; k < grid->gIdx.size(); ++k)
-            if (const int32_t g = grid->gIdx[k]; g >= 0 && uint64_t(g) < G)
-                groupCols[fill[size_t(g)]++] = uint32_t(k);
-    }
-
-    // The grid: non-finite scales, zeros or absmax.
-    Places badScales, badZeros;
-    if (grid) {
+        if (!grid)
+            return;
+        const uint64_t G = grid->groups;
+        actOrder = !grid->gIdx.empty();
+        if (actOrder) {
+            groupStart.assign(G + 1, 0);
+            for (const int32_t g : grid->gIdx)
+                if (g >= 0 && uint64_t(g) < G)
+                    ++groupStart[size_t(g) + 1];
+            for (uint64_t g = 0; g < G; ++g)
+                groupStart[g + 1] += groupStart[g];
+            groupCols.resize(groupStart[G]);
+            std::vector<uint64_t> fill(groupStart.begin(), groupStart.end() - 1);
+            for (uint64_t k = 0; k < grid->gIdx.size(); ++k)
+                if (const int32_t g = grid->gIdx[k]; g >= 0 && uint64_t(g) < G)
+                    groupCols[fill[size_t(g)]++] = uint32_t(k);
+        }
         for (uint64_t g = 0; g < G; ++g) {
-            const uint64_t col = actOrder ? (groupStart[g] < groupStart[g + 1] ? groupCols[groupStart[g]] : K) : g * span;
+            const uint64_t col = actOrder ? (groupStart[g] < groupStart[g + 1] ? groupCols[groupStart[g]] : K) : g * grid->groupSize;
             for (uint64_t n = 0; n < N; ++n) {
-                const float s = grid->scaleAt(g, n);
-                if (!std::isfinite(s))
+                const float sc = grid->scaleAt(g, n);
+                if (!std::isfinite(sc))
                     badScales.add(place(n, col, g));
-                else if (s == 0.0f && actOrder)
+                else if (sc == 0.0f && actOrder)
                     zeroScaleCells.emplace_back(n, g);
                 if (!grid->zeros.empty() && !std::isfinite(grid->zeroAt(g, n)))
                     badZeros.add(place(n, col, g));
             }
         }
         std::sort(zeroScaleCells.begin(), zeroScaleCells.end());
+    };
+    const bool hasGrid = hasGroupScales(ckpt, w);
+    if (hasGrid && w.actOrder) {
+        readGrid();
+        if (opt.cancel && opt.cancel->load())
+            return false;
     }
 
-    // The values, chunk by chunk.
+    // The values, chunk by chunk: spans of the grid's groups, or before it is read of the
+    // weight's group size.
     const uint64_t rows = opt.rowChunk ? opt.rowChunk : dequantChunkRows(K, uint64_t(1) << 18);
     const uint64_t chunks = (N + rows - 1) / rows;
     const SimdPath path = bestSimdPath();
-    Found found;
-    std::mutex merging;
-    std::atomic<uint64_t> done{0};
-    uint64_t reported = 0;
     struct Scratch {
         std::vector<float> values;
+        std::vector<uint8_t> zero; // per span of a row: all zero
     };
-    const bool finished = runChunks<Scratch>(
-        chunks, opt.threads, opt.cancel,
-        [&](uint64_t c, Scratch& s) {
-            const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
-            s.values.resize((r1 - r0) * K);
-            dequantizeRows(ckpt, w, r0, r1, s.values.data(), path);
-            Found local;
-            std::vector<uint64_t> zeroSpans;
-            auto cell = std::lower_bound(zeroScaleCells.begin(), zeroScaleCells.end(), std::pair(r0, uint64_t(0)));
-            for (uint64_t n = r0; n < r1; ++n) {
-                const float* v = s.values.data() + (n - r0) * K;
-                bool rowNonZero = false;
-                zeroSpans.clear();
-                for (uint64_t a = 0, g = 0; a < K; a += span, ++g) {
-                    const uint64_t len = std::min(span, K - a);
-                    const SpanScan r = scanSpan(v + a, len);
-                    rowNonZero |= r.nonZero;
-                    if (!r.nonZero && span < K)
-                        zeroSpans.push_back(g);
-                    if (r.nonFinite) {
-                        local.nonFinite.count += r.nonFinite;
-                        for (uint64_t k = a; k < a + len && local.nonFinite.wants({int64_t(n), int64_t(k)}); ++k)
+    const auto scanValues = [&](Found& found, bool progress) {
+        const uint64_t span = grid ? (actOrder ? K : grid->groupSize)
+                                   : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
+        const uint64_t spans = (K + span - 1) / span;
+        std::mutex merging;
+        std::atomic<uint64_t> done{0};
+        uint64_t reported = 0;
+        const bool finished = runChunks<Scratch>(
+            chunks, opt.threads, opt.cancel,
+            [&](uint64_t c, Scratch& s) {
+                const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+                s.values.resize((r1 - r0) * K);
+                dequantizeRows(ckpt, w, r0, r1, s.values.data(), path);
+                Found local;
+                s.zero.resize(spans);
+                auto cell = std::lower_bound(zeroScaleCells.begin(), zeroScaleCells.end(), std::pair(r0, uint64_t(0)));
+                for (uint64_t n = r0; n < r1; ++n) {
+                    const float* v = s.values.data() + (n - r0) * K;
+                    if (const uint64_t bad = scanSpans(v, K, span, s.zero.data(), path)) {
+                        local.nonFinite.count += bad;
+                        for (uint64_t k = 0; k < K && local.nonFinite.wants({int64_t(n), int64_t(k)}); ++k)
                             if (!std::isfinite(v[k]))
                                 local.nonFinite.keep({int64_t(n), int64_t(k)});
                     }
-                }
-                if (!rowNonZero) {
-                    local.zeroRows.add({int64_t(n)});
-                    for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) {
+                    if (std::all_of(s.zero.begin(), s.zero.end(), [](uint8_t z) { return z != 0; })) {
+                        local.zeroRows.add({int64_t(n)});
+                        for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) {
+                        }
+                        continue;
                     }
-                    continue;
+                    for (uint64_t g = 0; spans > 1 && g < spans; ++g)
+                        if (s.zero[g])
+                            (grid && grid->scaleAt(g, n) == 0.0f ? local.zeroScale : local.zeroGroups).add(place(n, g * span, g));
+                    for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) {
+                        const uint64_t g = cell->second;
+                        if (groupStart[g] < groupStart[g + 1] && allZero(v, groupCols, groupStart[g], groupStart[g + 1]))
+                            local.zeroScale.add(place(n, groupCols[groupStart[g]], g));
+                    }
                 }
-                for (const uint64_t g : zeroSpans)
-                    (grid->scaleAt(g, n) == 0.0f ? local.zeroScale : local.zeroGroups).add(place(n, g * span, g));
-                for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) {
-                    const uint64_t g = cell->second;
-                    if (groupStart[g] < groupStart[g + 1] && allZero(v, groupCols, groupStart[g], groupStart[g + 1]))
-                        local.zeroScale.add(place(n, groupCols[groupStart[g]], g));
+                done += (r1 - r0) * K;
+                const std::lock_guard lock(merging);
+                found.nonFinite.merge(local.nonFinite);
+                found.zeroRows.merge(local.zeroRows);
+                found.zeroGroups.merge(local.zeroGroups);
+                found.zeroScale.merge(local.zeroScale);
+            },
+            [&] {
+                if (progress && opt.progress) {
+                    const uint64_t now = done.load();
+                    opt.progress(now - reported);
+                    reported = now;
                 }
-            }
-            done += (r1 - r0) * K;
-            const std::lock_guard lock(merging);
-            found.nonFinite.merge(local.nonFinite);
-            found.zeroRows.merge(local.zeroRows);
-            found.zeroGroups.merge(local.zeroGroups);
-            found.zeroScale.merge(local.zeroScale);
-        },
-        [&] {
-            if (opt.progress) {
-                const uint64_t now = done.load();
-                opt.progress(now - reported);
-                reported = now;
-            }
-        });
-    if (!finished)
+            });
+        if (finished && progress && opt.progress && done.load() > reported)
+            opt.progress(done.load() - reported);
+        return finished;
+    };
+    Found found;
+    if (!scanValues(found, true))
         return false;
-    if (opt.progress && done.load() > reported)
-        opt.progress(done.load() - reported);
+    if (hasGrid && !grid && (found.nonFinite.count || found.zeroGroups.count)) {
+        readGrid();
+        if (opt.cancel && opt.cancel->load())
+            return false;
+        // The zero spans again, now as the grid's groups with their scales.
+        if (grid && found.zeroGroups.count) {
+            found = {};
+            if (!scanValues(found, false))
+                return false;
+        }
+    }
+    const uint64_t G = grid ? grid->groups : 1;
+    const uint64_t span = grid && !actOrder ? grid->groupSize : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
 
     const auto add = [&](const char* kind, Message msg, const Places& p, bool warning) {
         rep.findings.push_back({w.name, kind, std::move(msg), warning, p.first, p.count});
