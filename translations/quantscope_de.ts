@@ -1795,10 +1795,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Prüfen</translation>
     </message>
     <message>
-        <source>Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words against what the packers make of their fields, shapes, g_idx, finite scales, plausible zero points. Click a finding to select its weight in every view.</source>
-        <translation>Strukturprüfungen jedes quantisierten Gewichts, wie quantscope-cli verify sie ausführt: gespeicherte Wörter gegen das, was die Packer aus ihren Feldern machen, Formen, g_idx, endliche Skalen, plausible Nullpunkte. Ein Klick auf einen Befund wählt sein Gewicht in allen Ansichten aus.</translation>
-    </message>
-    <message>
         <source>Playground</source>
         <translation>Spielwiese</translation>
     </message>
@@ -1825,6 +1821,10 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>Quantscope Guide</source>
         <translation>Quantscope-Leitfaden</translation>
+    </message>
+    <message>
+        <source>Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words against what the packers make of their fields, shapes, g_idx, plausible zero points, the config against the tensors; and a scan of every weight for NaN and Inf values, scales, zeros and absmax, all-zero weights, rows and blocks, and zero scales. Click a finding to select its weight and place in every view; double-click to open the place in the Bit map or Scales view.</source>
+        <translation>Strukturprüfungen jedes quantisierten Gewichts, wie quantscope-cli verify sie ausführt: gespeicherte Wörter gegen das, was die Packer aus ihren Feldern machen, Formen, g_idx, plausible Nullpunkte, die Konfiguration gegen die Tensoren; dazu eine Suche in jedem Gewicht nach NaN und Inf in Werten, Skalen, Nullpunkten und absmax, nach ganz genullten Gewichten, Zeilen und Blöcken und nach Skalen null. Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle in allen Ansichten aus; ein Doppelklick öffnet die Stelle in der Bitkarte oder der Skalenansicht.</translation>
     </message>
 </context>
 <context>
@@ -3456,10 +3456,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         </translation>
     </message>
     <message>
-        <source> Click a finding to select its weight.</source>
-        <translation> Ein Klick auf einen Befund wählt sein Gewicht aus.</translation>
-    </message>
-    <message>
         <source>Verify</source>
         <translation>Prüfen</translation>
     </message>
@@ -3481,6 +3477,48 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
             <numerusform>Layout, Größen, Skalen und Codes von %n quantisierten Gewicht geprüft (%1): keine Fehler, keine Warnungen.</numerusform>
             <numerusform>Layout, Größen, Skalen und Codes von %n quantisierten Gewichten geprüft (%1): keine Fehler, keine Warnungen.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>Wo</translation>
+    </message>
+    <message>
+        <source>row %1, block %2</source>
+        <translation>Zeile %1, Block %2</translation>
+    </message>
+    <message>
+        <source>row %1, group %2</source>
+        <translation>Zeile %1, Gruppe %2</translation>
+    </message>
+    <message>
+        <source>row %1, column %2</source>
+        <translation>Zeile %1, Spalte %2</translation>
+    </message>
+    <message>
+        <source>row %1</source>
+        <translation>Zeile %1</translation>
+    </message>
+    <message>
+        <source>%1 (of %2)</source>
+        <translation>%1 (von %2)</translation>
+    </message>
+    <message>
+        <source>%1
+Double-click to open it in the %2 view.</source>
+        <translation>%1
+Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
+    </message>
+    <message>
+        <source>Scales</source>
+        <translation>Skalen</translation>
+    </message>
+    <message>
+        <source>Bit map</source>
+        <translation>Bitkarte</translation>
+    </message>
+    <message>
+        <source> Click a finding to select its weight and place; double-click to open the place.</source>
+        <translation> Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle aus; ein Doppelklick öffnet die Stelle.</translation>
     </message>
 </context>
 <context>
@@ -4435,10 +4473,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>weight U32 %1 + scales %2 (MLX)</translation>
     </message>
     <message>
-        <source>%1 of %2 dequantized values are NaN or Inf</source>
-        <translation>%1 von %2 dequantisierten Werten sind NaN oder Inf</translation>
-    </message>
-    <message>
         <source>%1: the stored layout is not the one the config declares</source>
         <translation>%1: das gespeicherte Layout ist nicht das, das die Konfiguration angibt</translation>
     </message>
@@ -4483,10 +4517,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>gespeicherte 4-Bit-Codes weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
     </message>
     <message>
-        <source>%1 of %2 block absmax values are NaN or Inf</source>
-        <translation>%1 von %2 absmax-Werten der Blöcke sind NaN oder Inf</translation>
-    </message>
-    <message>
         <source>%1 block absmax values are negative</source>
         <translation>%1 absmax-Werte von Blöcken sind negativ</translation>
     </message>
@@ -4529,10 +4559,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>%1 codes are -128: LLM.int8 rounds x * 127 / absmax, so codes lie in -127..127</source>
         <translation>%1 Codes sind -128: LLM.int8 rundet x * 127 / absmax, die Codes liegen also in -127..127</translation>
-    </message>
-    <message>
-        <source>%1 of %2 scales are NaN or Inf</source>
-        <translation>%1 von %2 Skalen sind NaN oder Inf</translation>
     </message>
     <message>
         <source>%1 scales are zero or negative (compressed-tensors clamps scales to eps)</source>
@@ -4613,10 +4639,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>%1 zero fields of a symmetric checkpoint are not %2</source>
         <translation>%1 Nullpunktfelder eines symmetrischen Checkpoints sind nicht %2</translation>
-    </message>
-    <message>
-        <source>%1 of %2 scale/bias pairs are NaN or Inf</source>
-        <translation>%1 von %2 Skala/Bias-Paaren sind NaN oder Inf</translation>
     </message>
     <message>
         <source>stored weight words differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
@@ -4869,6 +4891,66 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>%1; ignored</source>
         <translation>%1; ignoriert</translation>
+    </message>
+    <message>
+        <source>%1 of %2 values are NaN or Inf, the first at (row, column) %3</source>
+        <translation>%1 von %2 Werten sind NaN oder Inf, der erste bei (Zeile, Spalte) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block absmax values are NaN or Inf, the first at (row, block) %3</source>
+        <translation>%1 von %2 Block-absmax-Werten sind NaN oder Inf, der erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block scales are NaN or Inf, the first at (row, block) %3</source>
+        <translation>%1 von %2 Blockskalen sind NaN oder Inf, die erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 scales are NaN or Inf, the first at (row, group) %3</source>
+        <translation>%1 von %2 Skalen sind NaN oder Inf, die erste bei (Zeile, Gruppe) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block minimums are NaN or Inf, the first at (row, block) %3</source>
+        <translation>%1 von %2 Blockminima sind NaN oder Inf, das erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 zero points or biases are NaN or Inf, the first at (row, group) %3</source>
+        <translation>%1 von %2 Nullpunkten oder Biases sind NaN oder Inf, der erste bei (Zeile, Gruppe) %3</translation>
+    </message>
+    <message>
+        <source>all %1 values are zero: the layer computes nothing (a lost or never written tensor)</source>
+        <translation>alle %1 Werte sind null: die Schicht berechnet nichts (ein verlorener oder nie geschriebener Tensor)</translation>
+    </message>
+    <message>
+        <source>all %1 values are zero</source>
+        <translation>alle %1 Werte sind null</translation>
+    </message>
+    <message>
+        <source>%1 of %2 rows are all zero, the first %3</source>
+        <translation>%1 von %2 Zeilen sind ganz null, die erste %3</translation>
+    </message>
+    <message>
+        <source>%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2</source>
+        <translation>%1 Block/Blöcke mit absmax null, das alle ihre Werte zu null macht, der erste bei (Zeile, Block) %2</translation>
+    </message>
+    <message>
+        <source>%1 block(s) with a zero scale, which zeros all their values, the first at (row, block) %2</source>
+        <translation>%1 Block/Blöcke mit Skala null, die alle ihre Werte zu null macht, der erste bei (Zeile, Block) %2</translation>
+    </message>
+    <message>
+        <source>%1 group(s) with a zero scale, which zeros all their values, the first at (row, group) %2</source>
+        <translation>%1 Gruppe(n) mit Skala null, die alle ihre Werte zu null macht, die erste bei (Zeile, Gruppe) %2</translation>
+    </message>
+    <message>
+        <source>%1 all-zero block(s) of %2 values in rows that are not all zero, the first at (row, block) %3</source>
+        <translation>%1 ganz genullte(r) Block/Blöcke aus %2 Werten in Zeilen, die nicht ganz null sind, der erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 all-zero group(s) of %2 columns in rows that are not all zero, the first at (row, group) %3</source>
+        <translation>%1 ganz genullte Gruppe(n) aus %2 Spalten in Zeilen, die nicht ganz null sind, die erste bei (Zeile, Gruppe) %3</translation>
+    </message>
+    <message>
+        <source>%1: the config does not describe the stored data, but reading it as declared gives the same values</source>
+        <translation>%1: die Konfiguration beschreibt die gespeicherten Daten nicht, aber sie wie angegeben zu lesen ergibt dieselben Werte</translation>
     </message>
 </context>
 <context>

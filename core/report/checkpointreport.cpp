@@ -185,10 +185,13 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     // Verify.
     Section verify = section(2, "Verify findings");
     VerifyReport vr;
+    HealthOptions health;
+    health.cancel = control.cancel; // the health scan stops between row chunks
     for (const LogicalWeight* w : weights) {
         control.check();
         control.report(double(++step) / double(steps));
-        verifyWeight(ckpt, *w, vr);
+        if (!verifyWeight(ckpt, *w, vr, health))
+            control.check();
     }
     verify.blocks.push_back(paragraph(std::to_string(vr.checked.size()) + " weights checked, "
                                                         + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "

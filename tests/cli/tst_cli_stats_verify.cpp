@@ -18,6 +18,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -267,6 +268,44 @@ private slots:
         QCOMPARE(spill.exitCode, 0);
         QVERIFY(spill.out.contains("warning: v1-zero-spill"));
         QCOMPARE(qstest::runCli({QStringLiteral("verify")}).exitCode, 2);
+    }
+
+
+    // The health scan's findings in JSON: kind, weight, the first place's row and col, the
+    // count and every listed place; a NaN is an error (exit 1), a zero row a warning.
+    void verifyHealthJson()
+    {
+        QTemporaryDir tmp;
+        std::vector<float> v(4 * 8, 0.5f);
+        v[2 * 8 + 3] = std::nanf("");
+        v[2 * 8 + 6] = INFINITY;
+        std::fill(v.begin() + 8, v.begin() + 16, 0.0f);
+        std::vector<uint8_t> bytes(v.size() * 4);
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+        const QString path = tmp.filePath(QStringLiteral("nan.safetensors"));
+        qs::writeSafetensors(path.toStdString(), {{"m.weight", qs::DType::F32, {4, 8}, bytes}});
+        const auto r = qstest::runCli({QStringLiteral("verify"), path, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        QJsonObject nan, zero;
+        for (const QJsonValue f : QJsonDocument::fromJson(r.out).object().value(QStringLiteral("findings")).toArray()) {
+            if (f[QStringLiteral("kind")] == QStringLiteral("nonfinite-value"))
+                nan = f.toObject();
+            if (f[QStringLiteral("kind")] == QStringLiteral("zero-row"))
+                zero = f.toObject();
+        }
+        QCOMPARE(nan.value(QStringLiteral("weight")).toString(), QStringLiteral("m.weight"));
+        QCOMPARE(nan.value(QStringLiteral("severity")).toString(), QStringLiteral("error"));
+        QCOMPARE(nan.value(QStringLiteral("row")).toInt(), 2);
+        QCOMPARE(nan.value(QStringLiteral("col")).toInt(), 3);
+        QCOMPARE(nan.value(QStringLiteral("count")).toInt(), 2);
+        QVERIFY(!nan.contains(QStringLiteral("group")) && !nan.contains(QStringLiteral("block")));
+        const QJsonArray places = nan.value(QStringLiteral("places")).toArray();
+        QCOMPARE(places.size(), 2);
+        QCOMPARE(places.at(1).toObject(), (QJsonObject{{QStringLiteral("row"), 2}, {QStringLiteral("col"), 6}}));
+        QCOMPARE(zero.value(QStringLiteral("severity")).toString(), QStringLiteral("warning"));
+        QCOMPARE(zero.value(QStringLiteral("row")).toInt(), 1);
+        QCOMPARE(zero.value(QStringLiteral("count")).toInt(), 1);
+        QVERIFY(!zero.contains(QStringLiteral("col")));
     }
 
     void statsRangeAndRequantize()
