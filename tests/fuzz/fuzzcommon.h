@@ -33,7 +33,7 @@ namespace qsfuzz {
 // requantizing, the default activations [16, K]). What the caps leave out is large but
 // consistent: the product's guard has already passed it, and the unit tests cover such weights.
 constexpr uint64_t kMaxDequantElements = uint64_t(1) << 22;
-constexpr uint64_t kMaxAnalysedElements = uint64_t(1) << 16;
+constexpr uint64_t kMaxAnalysedElements = uint64_t(1) << 14;
 
 inline bool decodable(const qs::LogicalWeight& w, uint64_t cap)
 {
