@@ -2023,6 +2023,13 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 </context>
 <context>
     <name>qsw::MainWindow</name>
+    <message numerus="yes">
+        <source>%n layer(s): too many to expand at once; expand the ones you need.</source>
+        <translation>
+            <numerusform>%n Schicht: zu viele, um sie auf einmal aufzuklappen; klappen Sie die benötigten auf.</numerusform>
+            <numerusform>%n Schichten: zu viele, um sie auf einmal aufzuklappen; klappen Sie die benötigten auf.</numerusform>
+        </translation>
+    </message>
     <message>
         <source>%1: cannot encode PNG</source>
         <translation>%1: PNG kann nicht kodiert werden</translation>
@@ -3639,6 +3646,25 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 </context>
 <context>
     <name>qsw::RecipeView</name>
+    <message numerus="yes">
+        <source>Summarizing the recipe of %n weight(s)…</source>
+        <translation>
+            <numerusform>Fasse das Rezept von %n Gewicht zusammen…</numerusform>
+            <numerusform>Fasse das Rezept von %n Gewichten zusammen…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Summarizing the recipe</source>
+        <translation>Rezept zusammenfassen</translation>
+    </message>
+    <message>
+        <source>The grid shows the first %1 of %2 layers.</source>
+        <translation>Das Raster zeigt die ersten %1 von %2 Schichten.</translation>
+    </message>
+    <message>
+        <source>The grid shows the %1 roles with the most tensors of %2.</source>
+        <translation>Das Raster zeigt von %2 Rollen die %1 mit den meisten Tensoren.</translation>
+    </message>
     <message>
         <source>other</source>
         <translation>übrige</translation>
@@ -3792,6 +3818,14 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 </context>
 <context>
     <name>qs::Message</name>
+    <message>
+        <source>%1: metadata key %2 appears %3 times: record %4 holds %5, record %6 holds %7, and so on; Quantscope uses the first, llama.cpp refuses the file (duplicate key), gguf-py warns and keeps them all</source>
+        <translation>%1: Metadatenschlüssel %2 kommt %3-mal vor: Eintrag %4 enthält %5, Eintrag %6 enthält %7 und so weiter; Quantscope verwendet den ersten, llama.cpp lehnt die Datei ab (doppelter Schlüssel), gguf-py warnt und behält alle</translation>
+    </message>
+    <message>
+        <source>%1: %2 more metadata records repeat a key that other keys&apos; notes do not name (only the first %3 repeated keys are named); lookups use each key&apos;s first record</source>
+        <translation>%1: %2 weitere Metadateneinträge wiederholen einen Schlüssel, den die Hinweise zu anderen Schlüsseln nicht nennen (nur die ersten %3 wiederholten Schlüssel werden genannt); Abfragen verwenden jeweils den ersten Eintrag eines Schlüssels</translation>
+    </message>
     <message>
         <source>%1: %2 is missing (needed for the memory budget)</source>
         <translation>%1: %2 fehlt (für das Speicherbudget nötig)</translation>
@@ -4823,6 +4857,16 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>%1; ignored</source>
         <translation>%1; ignoriert</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::shownText</name>
+    <message numerus="yes">
+        <source>…(%n characters)…</source>
+        <translation>
+            <numerusform>…(%n Zeichen)…</numerusform>
+            <numerusform>…(%n Zeichen)…</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

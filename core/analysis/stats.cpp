@@ -477,8 +477,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     const uint64_t block = uint64_t(1) << 16, blocks = (keptCount + block - 1) / block;
     std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(team));
     std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(team));
-#pragma omp parallel for schedule(static) num_threads(team)
-    for (uint64_t bi = 0; bi < blocks; ++bi) {
+    // The gathered values are only ranked (nth_element), so the order blocks run in is free.
+    runChunks(blocks, team, nullptr, [&](uint64_t bi, NoChunkState&) {
         const size_t th = size_t(omp_get_thread_num());
         std::vector<uint64_t>& h = binned[th];
         std::vector<std::vector<float>>& g = gathered[th];
@@ -496,7 +496,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             if (binHere && std::isfinite(e))
                 ++h[errorBin(e)];
         }
-    }
+    });
     if (binHere)
         for (const std::vector<uint64_t>& h : binned)
             for (size_t i = 0; i < h.size(); ++i)

@@ -1,5 +1,7 @@
 #include "analysis/verify.h"
 
+#include "base/stringindex.h"
+
 #include "base/error.h"
 #include "container/ggmltype.h"
 #include "formats/dequant.h"
@@ -92,10 +94,31 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
         for (const MetaValue& v : std::get<std::vector<MetaValue>>(m->value))
             if (const auto* s = std::get_if<std::string>(&v.value); s && s->size() > 11)
                 modules.push_back(s->substr(0, s->size() - 11)); // minus ".input_perm"
+    // Checkpoint::findWeight, through one hash index of the names and a map of each tensor to
+    // the first weight listing it: the config may list a module per weight.
+    const auto nameAt = [&](size_t k) -> const std::string& { return ckpt.weights[k].name; };
+    StringIndex byName;
+    std::vector<int> weightOfTensor;
+    if (!modules.empty()) {
+        byName.reserve(ckpt.weights.size());
+        for (size_t k = 0; k < ckpt.weights.size(); ++k)
+            byName.findOrInsert(ckpt.weights[k].name, k, nameAt);
+        weightOfTensor.assign(ckpt.tensors.size(), -1);
+        for (size_t k = ckpt.weights.size(); k-- > 0;)
+            for (const auto& [role, idx] : ckpt.weights[k].members)
+                if (idx < weightOfTensor.size())
+                    weightOfTensor[idx] = int(k);
+    }
+    const auto findWeight = [&](const std::string& name) -> const LogicalWeight* {
+        if (const size_t k = byName.find(name, nameAt); k != StringIndex::npos)
+            return &ckpt.weights[k];
+        const int t = ckpt.indexOf(name);
+        return t >= 0 && weightOfTensor[size_t(t)] >= 0 ? &ckpt.weights[size_t(weightOfTensor[size_t(t)])] : nullptr;
+    };
     for (const std::string& mod : modules) {
-        const LogicalWeight* w = ckpt.findWeight(mod);
+        const LogicalWeight* w = findWeight(mod);
         if (!w)
-            w = ckpt.findWeight(mod + ".weight");
+            w = findWeight(mod + ".weight");
         const TensorEntry* t = ckpt.find(mod + ".input_perm");
         const std::string who = w ? w->name : mod;
         if (!t) {

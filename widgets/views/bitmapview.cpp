@@ -204,7 +204,7 @@ void BitMapView::rebuild()
         try {
             m_map = std::make_shared<const qs::WordMap>(*spec, qs::layoutParams(*w));
         } catch (const qs::Error& e) {
-            problem = tr("Cannot map the words of %1: %2").arg(QString::fromStdString(w->name), QString::fromUtf8(e.what()));
+            problem = tr("Cannot map the words of %1: %2").arg(shownText(QString::fromStdString(w->name)), QString::fromUtf8(e.what()));
         }
     }
     m_canvas->setLayout(context()->checkpoint(), m_map ? w : nullptr, m_map);

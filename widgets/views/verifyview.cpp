@@ -155,14 +155,15 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
     const qs::VerifyReport& r = *m_report;
     QList<QTreeWidgetItem*> items;
     for (const qs::VerifyFinding& f : r.findings) {
-        auto* item = new QTreeWidgetItem({f.warning ? tr("warning") : tr("error"), qtext(f.weight), qtext(f.check), qtext(f.message)});
+        const QString message = shownText(qtext(f.message), kMaxShownMessage);
+        auto* item = new QTreeWidgetItem({f.warning ? tr("warning") : tr("error"), shownText(qtext(f.weight)), qtext(f.check), message});
         item->setData(SeverityColumn, Qt::UserRole, f.warning);
         item->setData(WeightColumn, WeightIndexRole, weightIndex(f.weight));
-        item->setToolTip(MessageColumn, qtext(f.message));
+        item->setToolTip(MessageColumn, message);
         items << item;
     }
     for (const std::string& name : r.unchecked) {
-        auto* item = new QTreeWidgetItem({tr("not checked"), qtext(name), QString(), tr("no check covers this format")});
+        auto* item = new QTreeWidgetItem({tr("not checked"), shownText(qtext(name)), QString(), tr("no check covers this format")});
         item->setData(WeightColumn, WeightIndexRole, weightIndex(name));
         items << item;
     }
@@ -171,8 +172,8 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         std::map<std::string, int> formats;
         const auto ckpt = context()->checkpoint();
         for (const std::string& name : r.checked)
-            if (const qs::LogicalWeight* w = ckpt ? ckpt->findWeight(name) : nullptr)
-                ++formats[w->format];
+            if (const int w = weightIndex(name); ckpt && w >= 0 && size_t(w) < ckpt->weights.size()) // hashed: no search per name
+                ++formats[ckpt->weights[size_t(w)].format];
         QStringList counts;
         for (const auto& [format, n] : formats) counts << tr("%1 × %2").arg(localCount(uint64_t(n)), qtext(format));
         auto* item = new QTreeWidgetItem(
