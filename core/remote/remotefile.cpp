@@ -20,6 +20,30 @@ namespace qs::remote {
 namespace {
 
 FetchObserver g_observer;
+std::mutex g_statusLock;
+FetchStatus g_status;
+
+void reportFetch(const std::string& name, uint64_t done, uint64_t total)
+{
+    {
+        const std::lock_guard guard(g_statusLock);
+        g_status = {done < total, name, done, total};
+    }
+    if (g_observer)
+        g_observer(name, done, total);
+}
+
+// Clears the status when a request ends, however it ends.
+struct FetchScope {
+    const std::string& name;
+    uint64_t total;
+    explicit FetchScope(const std::string& n, uint64_t t) : name(n), total(t) { reportFetch(name, 0, total); }
+    ~FetchScope()
+    {
+        const std::lock_guard guard(g_statusLock);
+        g_status.active = false;
+    }
+};
 std::atomic<bool> g_wholeAllowed{false};
 
 // The largest single ranged request: its body goes straight into the cache file.
@@ -36,6 +60,12 @@ std::string sysError(const std::string& what)
 void setFetchObserver(FetchObserver observer)
 {
     g_observer = std::move(observer);
+}
+
+FetchStatus currentFetch()
+{
+    const std::lock_guard guard(g_statusLock);
+    return g_status;
 }
 
 void setWholeDownloadAllowed(bool allowed)
@@ -219,8 +249,8 @@ void RemoteFile::fetchBlocks(uint64_t first, uint64_t count)
         }
         received = std::max(received, at + size);
     };
-    if (g_observer)
-        req.progress = [this, length](uint64_t done, uint64_t) { g_observer(m_name, done, length); };
+    req.progress = [this, length](uint64_t done, uint64_t) { reportFetch(m_name, done, length); };
+    const FetchScope scope(m_name, length);
     HttpReply reply;
     try {
         reply = httpRequest(req, m_name);
@@ -266,8 +296,8 @@ void RemoteFile::fetchWhole()
         }
         received = std::max(received, at + size);
     };
-    if (g_observer)
-        req.progress = [this](uint64_t done, uint64_t) { g_observer(m_name, done, m_size); };
+    req.progress = [this](uint64_t done, uint64_t) { reportFetch(m_name, done, m_size); };
+    const FetchScope scope(m_name, m_size);
     if (const HttpReply reply = httpRequest(req, m_name); reply.status != 200)
         fail(m_name, "the server answered HTTP " + std::to_string(reply.status) + " to a request for the whole file");
     if (received != m_size)

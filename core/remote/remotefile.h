@@ -25,6 +25,14 @@ inline constexpr uint64_t kBlockBytes = 256 * 1024;
 using FetchObserver = std::function<void(const std::string& name, uint64_t done, uint64_t total)>;
 // Set before any file is opened (the CLI's and the GUI's progress); called on fetching threads.
 void setFetchObserver(FetchObserver observer);
+// The request being received now (the latest started when several run), for a GUI that polls:
+// no callback reaches it on a fetching thread.
+struct FetchStatus {
+    bool active = false;
+    std::string name;
+    uint64_t done = 0, total = 0;
+};
+FetchStatus currentFetch();
 // Whether a server that ignores Range may send the whole file (off: such a server is refused).
 void setWholeDownloadAllowed(bool allowed);
 
