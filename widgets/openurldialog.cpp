@@ -77,7 +77,9 @@ QString OpenUrlDialog::normalized(const QString& typed)
     const QString site = QStringLiteral("https://huggingface.co/");
     if (t.startsWith(site) && !t.contains(QStringLiteral("/resolve/")) && t.count(QLatin1Char('/')) == 4)
         return QStringLiteral("hf://") + t.mid(site.size());
-    if (!t.isEmpty() && !t.contains(QStringLiteral("://")) && t.count(QLatin1Char('/')) >= 1 && !t.startsWith(QLatin1Char('/')))
+    // ORG/REPO[...]: not a local path (absolute, relative to here or home).
+    if (!t.isEmpty() && !t.contains(QStringLiteral("://")) && t.count(QLatin1Char('/')) >= 1 && !t.startsWith(QLatin1Char('/'))
+        && !t.startsWith(QLatin1Char('.')) && !t.startsWith(QLatin1Char('~')))
         return QStringLiteral("hf://") + t;
     return t;
 }

@@ -128,11 +128,9 @@ std::shared_ptr<RemoteFile> RemoteFile::open(const std::string& url, const std::
             f->m_cached = cached;
         }
     }
-    {
-        // For whoever looks into the cache: which file this is.
-        std::ofstream about(f->m_dir + "/source");
-        about << url << '\n' << f->m_validator << '\n' << f->m_size << '\n';
-    }
+    // For whoever looks into the cache: which file this is.
+    if (::access((f->m_dir + "/source").c_str(), F_OK) != 0)
+        writeFileAtomically(f->m_dir + "/source", url + '\n' + f->m_validator + '\n' + std::to_string(f->m_size) + '\n');
     trimCache(f->m_dir);
     return f;
 }
