@@ -251,6 +251,7 @@ private slots:
                     "  server {\n    listen 127.0.0.1:%2;\n    root %1/www;\n"
                     "    location /moved/ { rewrite ^/moved/(.*)$ /files/$1 redirect; }\n"
                     "    location /norange/ { max_ranges 0; }\n"
+                    "    location /unavailable/ { return 503; }\n"
                     "    location /api/ { default_type application/json; }\n"
                     "    location /api/models/qs/private/ { default_type application/json;\n"
                     "      if ($http_authorization != \"Bearer %3\") { return 401; } }\n"
@@ -380,6 +381,15 @@ private slots:
         const auto h = qstest::runCli({QStringLiteral("inspect"), QStringLiteral("hf://qs/gptq/nothing.safetensors")});
         QCOMPARE(h.exitCode, 2);
         QVERIFY2(h.err.contains("no such file or folder in the repository"), h.err.constData());
+        QCOMPARE(recordedBlocks(m_cache), 0);
+    }
+
+    // A server that keeps answering 503: retried with back-off, then a clear error.
+    void serverError()
+    {
+        const auto r = qstest::runCli({QStringLiteral("inspect"), m_base + "/unavailable/model.gguf"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("model.gguf: HTTP 503 from the server (tried 4 times)"), r.err.constData());
         QCOMPARE(recordedBlocks(m_cache), 0);
     }
 
