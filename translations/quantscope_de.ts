@@ -119,8 +119,8 @@
     </message>
     <message>
         <location filename="../widgets/launchoptions.cpp" line="31"/>
-        <source>A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens.</source>
-        <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
+        <source>A .gguf or .safetensors file, a checkpoint folder, an http(s) URL or hf://ORG/REPO. Without it the demo checkpoint opens.</source>
+        <translation>Eine .gguf- oder .safetensors-Datei, ein Checkpoint-Ordner, eine http(s)-URL oder hf://ORG/REPO. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
     </message>
     <message>
         <location filename="../widgets/launchoptions.cpp" line="34"/>
