@@ -1803,10 +1803,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Prüfen</translation>
     </message>
     <message>
-        <source>Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words against what the packers make of their fields, shapes, g_idx, finite scales, plausible zero points. Click a finding to select its weight in every view.</source>
-        <translation>Strukturprüfungen jedes quantisierten Gewichts, wie quantscope-cli verify sie ausführt: gespeicherte Wörter gegen das, was die Packer aus ihren Feldern machen, Formen, g_idx, endliche Skalen, plausible Nullpunkte. Ein Klick auf einen Befund wählt sein Gewicht in allen Ansichten aus.</translation>
-    </message>
-    <message>
         <source>Playground</source>
         <translation>Spielwiese</translation>
     </message>
@@ -1833,6 +1829,10 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>Quantscope Guide</source>
         <translation>Quantscope-Leitfaden</translation>
+    </message>
+    <message>
+        <source>Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words against what the packers make of their fields, shapes, g_idx, plausible zero points, the config against the tensors; and a scan of every weight for NaN and Inf values, scales, zeros and absmax, all-zero weights, rows and blocks, and zero scales. Click a finding to select its weight and place in every view; double-click to open the place in the Bit map or Scales view.</source>
+        <translation>Strukturprüfungen jedes quantisierten Gewichts, wie quantscope-cli verify sie ausführt: gespeicherte Wörter gegen das, was die Packer aus ihren Feldern machen, Formen, g_idx, plausible Nullpunkte, die Konfiguration gegen die Tensoren; dazu eine Suche in jedem Gewicht nach NaN und Inf in Werten, Skalen, Nullpunkten und absmax, nach ganz genullten Gewichten, Zeilen und Blöcken und nach Skalen null. Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle in allen Ansichten aus; ein Doppelklick öffnet die Stelle in der Bitkarte oder der Skalenansicht.</translation>
     </message>
 </context>
 <context>
@@ -2031,6 +2031,13 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 </context>
 <context>
     <name>qsw::MainWindow</name>
+    <message numerus="yes">
+        <source>%n layer(s): too many to expand at once; expand the ones you need.</source>
+        <translation>
+            <numerusform>%n Schicht: zu viele, um sie auf einmal aufzuklappen; klappen Sie die benötigten auf.</numerusform>
+            <numerusform>%n Schichten: zu viele, um sie auf einmal aufzuklappen; klappen Sie die benötigten auf.</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Open &amp;URL…</source>
         <translation>&amp;URL öffnen…</translation>
@@ -3477,10 +3484,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         </translation>
     </message>
     <message>
-        <source> Click a finding to select its weight.</source>
-        <translation> Ein Klick auf einen Befund wählt sein Gewicht aus.</translation>
-    </message>
-    <message>
         <source>Verify</source>
         <translation>Prüfen</translation>
     </message>
@@ -3502,6 +3505,48 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
             <numerusform>Layout, Größen, Skalen und Codes von %n quantisierten Gewicht geprüft (%1): keine Fehler, keine Warnungen.</numerusform>
             <numerusform>Layout, Größen, Skalen und Codes von %n quantisierten Gewichten geprüft (%1): keine Fehler, keine Warnungen.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>Wo</translation>
+    </message>
+    <message>
+        <source>row %1, block %2</source>
+        <translation>Zeile %1, Block %2</translation>
+    </message>
+    <message>
+        <source>row %1, group %2</source>
+        <translation>Zeile %1, Gruppe %2</translation>
+    </message>
+    <message>
+        <source>row %1, column %2</source>
+        <translation>Zeile %1, Spalte %2</translation>
+    </message>
+    <message>
+        <source>row %1</source>
+        <translation>Zeile %1</translation>
+    </message>
+    <message>
+        <source>%1 (of %2)</source>
+        <translation>%1 (von %2)</translation>
+    </message>
+    <message>
+        <source>%1
+Double-click to open it in the %2 view.</source>
+        <translation>%1
+Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
+    </message>
+    <message>
+        <source>Scales</source>
+        <translation>Skalen</translation>
+    </message>
+    <message>
+        <source>Bit map</source>
+        <translation>Bitkarte</translation>
+    </message>
+    <message>
+        <source> Click a finding to select its weight and place; double-click to open the place.</source>
+        <translation> Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle aus; ein Doppelklick öffnet die Stelle.</translation>
     </message>
 </context>
 <context>
@@ -3667,6 +3712,25 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 </context>
 <context>
     <name>qsw::RecipeView</name>
+    <message numerus="yes">
+        <source>Summarizing the recipe of %n weight(s)…</source>
+        <translation>
+            <numerusform>Fasse das Rezept von %n Gewicht zusammen…</numerusform>
+            <numerusform>Fasse das Rezept von %n Gewichten zusammen…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Summarizing the recipe</source>
+        <translation>Rezept zusammenfassen</translation>
+    </message>
+    <message>
+        <source>The grid shows the first %1 of %2 layers.</source>
+        <translation>Das Raster zeigt die ersten %1 von %2 Schichten.</translation>
+    </message>
+    <message>
+        <source>The grid shows the %1 roles with the most tensors of %2.</source>
+        <translation>Das Raster zeigt von %2 Rollen die %1 mit den meisten Tensoren.</translation>
+    </message>
     <message>
         <source>other</source>
         <translation>übrige</translation>
@@ -3821,6 +3885,14 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 <context>
     <name>qs::Message</name>
     <message>
+        <source>%1: metadata key %2 appears %3 times: record %4 holds %5, record %6 holds %7, and so on; Quantscope uses the first, llama.cpp refuses the file (duplicate key), gguf-py warns and keeps them all</source>
+        <translation>%1: Metadatenschlüssel %2 kommt %3-mal vor: Eintrag %4 enthält %5, Eintrag %6 enthält %7 und so weiter; Quantscope verwendet den ersten, llama.cpp lehnt die Datei ab (doppelter Schlüssel), gguf-py warnt und behält alle</translation>
+    </message>
+    <message>
+        <source>%1: %2 more metadata records repeat a key that other keys&apos; notes do not name (only the first %3 repeated keys are named); lookups use each key&apos;s first record</source>
+        <translation>%1: %2 weitere Metadateneinträge wiederholen einen Schlüssel, den die Hinweise zu anderen Schlüsseln nicht nennen (nur die ersten %3 wiederholten Schlüssel werden genannt); Abfragen verwenden jeweils den ersten Eintrag eines Schlüssels</translation>
+    </message>
+    <message>
         <source>%1: %2 is missing (needed for the memory budget)</source>
         <translation>%1: %2 fehlt (für das Speicherbudget nötig)</translation>
     </message>
@@ -3911,6 +3983,18 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>the context exceeds the trained %1 tokens</source>
         <translation>der Kontext überschreitet die trainierten %1 Tokens</translation>
+    </message>
+    <message>
+        <source>the file holds no weights (%1 tensors): the weights count 0 bytes and the total is the cache and buffers alone</source>
+        <translation>die Datei enthält keine Gewichte (%1 Tensoren): die Gewichte zählen 0 Bytes, die Summe ist nur Cache und Puffer</translation>
+    </message>
+    <message>
+        <source>the file holds none of the %1 blocks its metadata names: the weights are this file&apos;s alone, the cache and buffers those of all %1 blocks</source>
+        <translation>die Datei enthält keinen der %1 Blöcke, die ihre Metadaten nennen: die Gewichte sind nur die dieser Datei, Cache und Puffer die aller %1 Blöcke</translation>
+    </message>
+    <message>
+        <source>the file holds the weights of %1 of the %2 blocks its metadata names (%3): the weights are this file&apos;s alone, the cache and buffers those of all %2 blocks</source>
+        <translation>die Datei enthält die Gewichte von %1 der %2 Blöcke, die ihre Metadaten nennen (%3): die Gewichte sind nur die dieser Datei, Cache und Puffer die aller %2 Blöcke</translation>
     </message>
     <message>
         <source>cache type %1 stores blocks of %2 elements; layer %3&apos;s %4 row has %5</source>
@@ -4417,10 +4501,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>weight U32 %1 + scales %2 (MLX)</translation>
     </message>
     <message>
-        <source>%1 of %2 dequantized values are NaN or Inf</source>
-        <translation>%1 von %2 dequantisierten Werten sind NaN oder Inf</translation>
-    </message>
-    <message>
         <source>%1: the stored layout is not the one the config declares</source>
         <translation>%1: das gespeicherte Layout ist nicht das, das die Konfiguration angibt</translation>
     </message>
@@ -4465,10 +4545,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <translation>gespeicherte 4-Bit-Codes weichen von ihrer Neupackung ab (Auffüllung ungleich null oder vorzeichenerweiterte Felder?): %1</translation>
     </message>
     <message>
-        <source>%1 of %2 block absmax values are NaN or Inf</source>
-        <translation>%1 von %2 absmax-Werten der Blöcke sind NaN oder Inf</translation>
-    </message>
-    <message>
         <source>%1 block absmax values are negative</source>
         <translation>%1 absmax-Werte von Blöcken sind negativ</translation>
     </message>
@@ -4511,10 +4587,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>%1 codes are -128: LLM.int8 rounds x * 127 / absmax, so codes lie in -127..127</source>
         <translation>%1 Codes sind -128: LLM.int8 rundet x * 127 / absmax, die Codes liegen also in -127..127</translation>
-    </message>
-    <message>
-        <source>%1 of %2 scales are NaN or Inf</source>
-        <translation>%1 von %2 Skalen sind NaN oder Inf</translation>
     </message>
     <message>
         <source>%1 scales are zero or negative (compressed-tensors clamps scales to eps)</source>
@@ -4595,10 +4667,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>%1 zero fields of a symmetric checkpoint are not %2</source>
         <translation>%1 Nullpunktfelder eines symmetrischen Checkpoints sind nicht %2</translation>
-    </message>
-    <message>
-        <source>%1 of %2 scale/bias pairs are NaN or Inf</source>
-        <translation>%1 von %2 Skala/Bias-Paaren sind NaN oder Inf</translation>
     </message>
     <message>
         <source>stored weight words differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
@@ -4851,6 +4919,76 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
     <message>
         <source>%1; ignored</source>
         <translation>%1; ignoriert</translation>
+    </message>
+    <message>
+        <source>%1 of %2 values are NaN or Inf, the first at (row, column) %3</source>
+        <translation>%1 von %2 Werten sind NaN oder Inf, der erste bei (Zeile, Spalte) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block absmax values are NaN or Inf, the first at (row, block) %3</source>
+        <translation>%1 von %2 Block-absmax-Werten sind NaN oder Inf, der erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block scales are NaN or Inf, the first at (row, block) %3</source>
+        <translation>%1 von %2 Blockskalen sind NaN oder Inf, die erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 scales are NaN or Inf, the first at (row, group) %3</source>
+        <translation>%1 von %2 Skalen sind NaN oder Inf, die erste bei (Zeile, Gruppe) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block minimums are NaN or Inf, the first at (row, block) %3</source>
+        <translation>%1 von %2 Blockminima sind NaN oder Inf, das erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 zero points or biases are NaN or Inf, the first at (row, group) %3</source>
+        <translation>%1 von %2 Nullpunkten oder Biases sind NaN oder Inf, der erste bei (Zeile, Gruppe) %3</translation>
+    </message>
+    <message>
+        <source>all %1 values are zero: the layer computes nothing (a lost or never written tensor)</source>
+        <translation>alle %1 Werte sind null: die Schicht berechnet nichts (ein verlorener oder nie geschriebener Tensor)</translation>
+    </message>
+    <message>
+        <source>all %1 values are zero</source>
+        <translation>alle %1 Werte sind null</translation>
+    </message>
+    <message>
+        <source>%1 of %2 rows are all zero, the first %3</source>
+        <translation>%1 von %2 Zeilen sind ganz null, die erste %3</translation>
+    </message>
+    <message>
+        <source>%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2</source>
+        <translation>%1 Block/Blöcke mit absmax null, das alle ihre Werte zu null macht, der erste bei (Zeile, Block) %2</translation>
+    </message>
+    <message>
+        <source>%1 block(s) with a zero scale, which zeros all their values, the first at (row, block) %2</source>
+        <translation>%1 Block/Blöcke mit Skala null, die alle ihre Werte zu null macht, der erste bei (Zeile, Block) %2</translation>
+    </message>
+    <message>
+        <source>%1 group(s) with a zero scale, which zeros all their values, the first at (row, group) %2</source>
+        <translation>%1 Gruppe(n) mit Skala null, die alle ihre Werte zu null macht, die erste bei (Zeile, Gruppe) %2</translation>
+    </message>
+    <message>
+        <source>%1 all-zero block(s) of %2 values in rows that are not all zero, the first at (row, block) %3</source>
+        <translation>%1 ganz genullte(r) Block/Blöcke aus %2 Werten in Zeilen, die nicht ganz null sind, der erste bei (Zeile, Block) %3</translation>
+    </message>
+    <message>
+        <source>%1 all-zero group(s) of %2 columns in rows that are not all zero, the first at (row, group) %3</source>
+        <translation>%1 ganz genullte Gruppe(n) aus %2 Spalten in Zeilen, die nicht ganz null sind, die erste bei (Zeile, Gruppe) %3</translation>
+    </message>
+    <message>
+        <source>%1: the config does not describe the stored data, but reading it as declared gives the same values</source>
+        <translation>%1: die Konfiguration beschreibt die gespeicherten Daten nicht, aber sie wie angegeben zu lesen ergibt dieselben Werte</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::shownText</name>
+    <message numerus="yes">
+        <source>…(%n characters)…</source>
+        <translation>
+            <numerusform>…(%n Zeichen)…</numerusform>
+            <numerusform>…(%n Zeichen)…</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -60,8 +60,10 @@ QString guideHtml()
                          "stored otherwise, with the reason: the mix llama-quantize or the quantizer chose.")},
         {"verify", GuideDialog::tr("Verify"),
          GuideDialog::tr("Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words "
-                         "against what the packers make of their fields, shapes, g_idx, finite scales, plausible zero "
-                         "points. Click a finding to select its weight in every view.")},
+                         "against what the packers make of their fields, shapes, g_idx, plausible zero points, the config "
+                         "against the tensors; and a scan of every weight for NaN and Inf values, scales, zeros and "
+                         "absmax, all-zero weights, rows and blocks, and zero scales. Click a finding to select its weight "
+                         "and place in every view; double-click to open the place in the Bit map or Scales view.")},
         {"playground", GuideDialog::tr("Playground"),
          GuideDialog::tr("A row of real weights or a synthetic distribution, quantized and packed as a format does it: the "
                          "bucket edges, code levels, scale and zero, the codes, the packed words and the error, updating "

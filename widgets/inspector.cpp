@@ -69,19 +69,13 @@ QString Inspector::summaryHtml() const
     html += row(tr("Stored tensors"), localCount(uint64_t(s.tensors.size())));
     html += row(tr("Logical weights"), localCount(uint64_t(s.weights.size())));
     html += QStringLiteral("</table>");
-    // Which formats, and how much of the checkpoint each one holds.
-    QMap<QString, QPair<int, uint64_t>> formats;
-    for (const auto& w : s.weights) {
-        auto& f = formats[w.format];
-        f.first += 1;
-        f.second += w.storedBytes;
-    }
-    if (!formats.isEmpty()) {
+    // Which formats, and how much of the checkpoint each one holds (tallied with the snapshot).
+    if (!s.formats.isEmpty()) {
         html += QStringLiteral("<h4>%1</h4><table>").arg(esc(tr("Formats")));
-        for (auto it = formats.begin(); it != formats.end(); ++it)
+        for (const FormatTally& f : s.formats)
             html += QStringLiteral("<tr><td style='padding-right:12px; color:%1'><b>%2</b></td><td>%3</td></tr>")
-                        .arg(m_theme.formatColor(it.key()).name(), esc(it.key()),
-                             esc(tr("%n weight(s), %1", nullptr, it.value().first).arg(localBytes(it.value().second))));
+                        .arg(m_theme.formatColor(f.format).name(), esc(f.format),
+                             esc(tr("%n weight(s), %1", nullptr, f.weights).arg(localBytes(f.bytes))));
         html += QStringLiteral("</table>");
     }
     if (!s.leftOut.isEmpty()) {
@@ -103,7 +97,7 @@ QString Inspector::summaryHtml() const
 
 QString Inspector::weightHtml(const WeightRow& w) const
 {
-    QString html = QStringLiteral("<h3>%1</h3>").arg(esc(w.name));
+    QString html = QStringLiteral("<h3>%1</h3>").arg(esc(shownText(w.name)));
     html += QStringLiteral("<p><b style='color:%1'>%2</b></p><table>").arg(m_theme.formatColor(w.format).name(), esc(w.format));
     html += row(tr("Logical shape [out, in]"), shapeText(w.shape));
     if (w.bits)
@@ -134,7 +128,7 @@ QString Inspector::weightHtml(const WeightRow& w) const
             ? QChar(0x2026) + m.tensor.mid(w.name.size())
             : m.tensor;
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td>%3</td><td>%4</td><td align='right'>%5</td></tr>")
-                    .arg(esc(m.role), esc(shown), esc(m.dtype), esc(m.shape), esc(localCount(m.bytes)));
+                    .arg(esc(m.role), esc(shownText(shown)), esc(m.dtype), esc(m.shape), esc(localCount(m.bytes)));
     }
     html += QStringLiteral("</table>");
 

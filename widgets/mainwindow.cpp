@@ -123,7 +123,7 @@ QWidget* withFilter(QWidget* parent, QTreeView* view, QSortFilterProxyModel* pro
     QObject::connect(edit, &QLineEdit::textChanged, proxy, [proxy, view](const QString& text) {
         proxy->setFilterFixedString(text);
         if (!text.isEmpty())
-            view->expandAll();
+            expandLayers(view);
     });
     layout->addWidget(edit);
     layout->addWidget(view);
@@ -159,7 +159,7 @@ MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), 
     connect(m_context, &ViewContext::viewRequested, this, [this](const QString& name) { showView(name); });
     connect(m_context, &ViewContext::weightRequested, this, [this](int weight) {
         if (m_snapshot && weight >= 0 && weight < m_snapshot->weights.size())
-            selectWeight(m_snapshot->weights[weight].name);
+            selectWeight(m_snapshot->weightName(weight));
     });
 
     m_watcher = new QFutureWatcher<LoadResult>(this);
@@ -216,7 +216,7 @@ void MainWindow::createCentralViews()
     connect(m_tensorView, &QTreeView::activated, this, [this](const QModelIndex& index) {
         const int weight = index.data(TensorTableModel::WeightIndexRole).toInt();
         if (weight >= 0)
-            selectWeight(m_snapshot->weights[weight].name);
+            selectWeight(m_snapshot->weightName(weight));
     });
 
     m_metadataView = makeTableView(m_tabs, QStringLiteral("metadata"));
@@ -278,7 +278,7 @@ void MainWindow::reload()
 {
     if (m_snapshot) {
         const int w = selectedWeight();
-        m_reloadWeight = w >= 0 && w < m_snapshot->weights.size() ? m_snapshot->weights[w].name : QString();
+        m_reloadWeight = m_snapshot->weightName(w);
     }
     if (m_isDemo)
         openDemo();
@@ -392,7 +392,7 @@ void MainWindow::createActions()
         // Which weights: all, or the one selected in the browser.
         QString weight;
         if (const WeightRow* row = m_context->weightRow()) {
-            const QStringList choices{tr("Every weight"), tr("Only %1").arg(row->name)};
+            const QStringList choices{tr("Every weight"), tr("Only %1").arg(shownText(row->name))};
             bool ok = false;
             const QString choice = QInputDialog::getItem(this, tr("Export Report"), tr("Weights in the report:"), choices, 0, false, &ok);
             if (!ok)
@@ -443,7 +443,11 @@ void MainWindow::createActions()
         m_viewMenu->addAction(dock->toggleViewAction());
     m_viewMenu->addAction(toolbar->toggleViewAction());
     m_viewMenu->addSeparator();
-    m_viewMenu->addAction(tr("E&xpand All Layers"), m_weightView, &QTreeView::expandAll);
+    m_viewMenu->addAction(tr("E&xpand All Layers"), this, [this] {
+        if (!expandLayers(m_weightView))
+            statusBar()->showMessage(tr("%n layer(s): too many to expand at once; expand the ones you need.", nullptr,
+                                        m_weightProxy->rowCount()), 8000);
+    });
     m_viewMenu->addAction(tr("C&ollapse All Layers"), m_weightView, &QTreeView::collapseAll);
     m_viewMenu->addSeparator();
     auto* themeMenu = m_viewMenu->addMenu(tr("&Theme"));
@@ -805,7 +809,7 @@ void MainWindow::startLoad(const QString& path, bool demo, const std::vector<std
             if (demo)
                 r.path = extractDemoCheckpoint();
             r.checkpoint = qs::openCheckpoint(r.path.toStdString(), chosen);
-            r.snapshot = CheckpointSnapshot::fromCheckpoint(*r.checkpoint);
+            r.snapshot = CheckpointSnapshot::fromCheckpoint(r.checkpoint);
         } catch (const qs::FolderChoiceError& e) {
             r.error = QString::fromStdString(e.what());
             r.candidates = e.candidates();
@@ -886,7 +890,7 @@ void MainWindow::showSnapshot(const LoadResult& result)
         offerToKeepSession(std::move(oldReference), std::move(oldComparison));
     oldReference.reset();
     oldComparison.reset();
-    m_weightView->expandAll();
+    expandLayers(m_weightView);
     fitWeightColumns();
     for (int c = 0; c < TensorTableModel::WeightColumn; ++c)
         m_tensorView->resizeColumnToContents(c);
@@ -910,12 +914,13 @@ void MainWindow::showSnapshot(const LoadResult& result)
     if (!again.isEmpty() && selectWeight(again)) {
     } else if (!m_snapshot->weights.isEmpty()) {
         int first = 0;
-        for (int i = 0; i < m_snapshot->weights.size(); ++i)
-            if (m_snapshot->weights[i].bits > 0 && m_snapshot->weights[i].bits < 16) {
+        const auto& weights = m_checkpoint->weights;
+        for (int i = 0; i < int(weights.size()); ++i)
+            if (weights[size_t(i)].bits > 0 && weights[size_t(i)].bits < 16) {
                 first = i;
                 break;
             }
-        selectWeight(m_snapshot->weights[first].name);
+        selectWeight(m_snapshot->weightName(first));
     }
     emit checkpointOpened(m_snapshot->path);
 }
@@ -993,7 +998,7 @@ void MainWindow::showError(const QString& path, const QString& message)
                                  tr("Quantscope could not open %1.").arg(QDir::toNativeSeparators(path)), QMessageBox::Ok,
                                  this);
     m_errorBox->setObjectName(QStringLiteral("openErrorBox"));
-    m_errorBox->setInformativeText(message);
+    m_errorBox->setInformativeText(shownText(message, kMaxShownMessage));
     m_errorBox->setAttribute(Qt::WA_DeleteOnClose);
     m_errorBox->setWindowModality(Qt::WindowModal);
     m_errorBox->open();

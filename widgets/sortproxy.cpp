@@ -48,6 +48,16 @@ int naturalCompare(const QString& a, const QString& b)
     return QString::compare(a, b, Qt::CaseSensitive) < 0 ? -1 : (a == b ? 0 : 1);
 }
 
+bool NaturalSortProxy::hasChildren(const QModelIndex& parent) const
+{
+    if (!sourceModel() || !filterRegularExpression().pattern().isEmpty())
+        return QSortFilterProxyModel::hasChildren(parent);
+    const QModelIndex source = mapToSource(parent);
+    if (parent.isValid() && !source.isValid())
+        return false;
+    return sourceModel()->hasChildren(source);
+}
+
 bool NaturalSortProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const
 {
     const QVariant l = left.data(sortRole());

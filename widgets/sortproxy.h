@@ -10,6 +10,12 @@ class NaturalSortProxy : public QSortFilterProxyModel {
 public:
     explicit NaturalSortProxy(int sortRole, int filterRole, QObject* parent = nullptr);
 
+    // Without a filter, a row has children exactly when its source row has: answered without
+    // the mapping QSortFilterProxyModel would make for every row a view asks about (a tree
+    // view asks about each top-level row it lays out: a million layers made a million
+    // mappings, gigabytes).
+    bool hasChildren(const QModelIndex& parent = {}) const override;
+
 protected:
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 

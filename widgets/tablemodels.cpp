@@ -37,51 +37,63 @@ int TensorTableModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+// Read from the tensor itself: the sort and filter ask every row (a million, for some files),
+// so no row of QStrings is made for them.
 QVariant TensorTableModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const auto& t = m_snapshot->tensors[index.row()];
-    const QString weightText = t.weight >= 0
-        ? tr("%1 (%2)").arg(m_snapshot->weights[t.weight].name, t.role)
-        : QString();
+    const qs::Checkpoint& ckpt = *m_snapshot->checkpoint;
+    const qs::TensorEntry& t = ckpt.tensors[size_t(index.row())];
+    const int weight = m_snapshot->tensorWeight[size_t(index.row())];
+    const auto weightText = [&] {
+        if (weight < 0)
+            return QString();
+        const qs::LogicalWeight& w = ckpt.weights[size_t(weight)];
+        return tr("%1 (%2)").arg(qtext(w.name), qtext(w.members[size_t(m_snapshot->tensorMember[size_t(index.row())])].first));
+    };
+    const auto type = [&] { return qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName); };
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NameColumn: return t.name;
-        case TypeColumn: return t.type;
-        case ShapeColumn: return shapeText(t.shape);
-        case FileColumn: return QFileInfo(m_snapshot->files.value(t.file)).fileName();
+        case NameColumn: return shownText(qtext(t.name));
+        case TypeColumn: return type();
+        case ShapeColumn: return shapeText(QVector<uint64_t>(t.shape.begin(), t.shape.end()));
+        case FileColumn: return QFileInfo(m_snapshot->files.value(int(t.file))).fileName();
         case OffsetColumn: return localCount(t.offset);
-        case BytesColumn: return localCount(t.bytes);
-        case WeightColumn: return weightText;
+        case BytesColumn: return localCount(t.nbytes);
+        case WeightColumn: return shownText(weightText());
         default: return {};
         }
     case SortRole:
         switch (index.column()) {
+        case NameColumn: return qtext(t.name);
         case ShapeColumn: {
             qulonglong n = 1;
             for (uint64_t d : t.shape)
                 n *= d;
             return n;
         }
-        case FileColumn: return t.file;
+        case FileColumn: return int(t.file);
         case OffsetColumn: return qulonglong(t.offset);
-        case BytesColumn: return qulonglong(t.bytes);
+        case BytesColumn: return qulonglong(t.nbytes);
+        case WeightColumn: return weightText();
         default: return data(index, Qt::DisplayRole);
         }
     case TensorIndexRole:
         return index.row();
     case WeightIndexRole:
-        return t.weight;
+        return weight;
     case Qt::ForegroundRole:
         if (!t.known && m_theme.error.isValid())
             return m_theme.error;
         if (index.column() == WeightColumn && m_theme.mutedText.isValid())
             return m_theme.mutedText;
         return {};
-    case Qt::ToolTipRole:
-        return t.note.isEmpty() ? t.name : t.name + QLatin1Char('\n') + t.note;
+    case Qt::ToolTipRole: {
+        const QString name = shownText(qtext(t.name));
+        return t.note.empty() ? name : name + QLatin1Char('\n') + qtext(t.note);
+    }
     case Qt::TextAlignmentRole:
         return index.column() == OffsetColumn || index.column() == BytesColumn
             ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
@@ -144,25 +156,31 @@ void MetadataModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapsh
     m_snapshot = std::move(snapshot);
     m_checkpoint = std::move(checkpoint);
     m_root = std::make_unique<Node>();
-    if (m_snapshot)
-        for (qsizetype i = 0; i < m_snapshot->metadata.size(); ++i) {
-            const MetaRow& m = m_snapshot->metadata[i];
-            auto node = std::make_unique<Node>();
-            node->parent = m_root.get();
-            node->row = int(i);
-            node->metaRow = int(i);
-            node->json = m.json;
-            if (m_checkpoint && m.metaIndex >= 0 && size_t(m.metaIndex) < m_checkpoint->metadata.size())
-                node->meta = &m_checkpoint->metadata[size_t(m.metaIndex)].second;
-            node->total = node->meta ? metaChildCount(node->meta) : jsonChildCount(node->json);
-            m_root->children.push_back(std::move(node));
-        }
-    m_root->total = qsizetype(m_root->children.size());
+    // Every key of a checkpoint of ordinary size; the records of one with millions (a file of
+    // repeated keys) a page at a time, like an array's items.
+    const qsizetype rows = m_snapshot ? std::min<qsizetype>(m_snapshot->metadata.size(), INT_MAX) : 0;
+    for (qsizetype i = 0; i < rows && rows <= kWholeTopLevel; ++i)
+        m_root->children.push_back(topLevelNode(int(i)));
+    m_root->total = rows;
     // The reset's listeners (a model tester walking the tree) fetch nothing yet: rows
     // inserted inside the reset's signal would nest in it.
     m_fetching = true;
     endResetModel();
     m_fetching = false;
+}
+
+std::unique_ptr<MetadataModel::Node> MetadataModel::topLevelNode(int i) const
+{
+    const MetaRow m = m_snapshot->metadata[i];
+    auto node = std::make_unique<Node>();
+    node->parent = m_root.get();
+    node->row = i;
+    node->metaRow = i;
+    node->json = m.json;
+    if (m_checkpoint && m.metaIndex >= 0 && size_t(m.metaIndex) < m_checkpoint->metadata.size())
+        node->meta = &m_checkpoint->metadata[size_t(m.metaIndex)].second;
+    node->total = node->meta ? metaChildCount(node->meta) : jsonChildCount(node->json);
+    return node;
 }
 
 MetadataModel::Node* MetadataModel::nodeOf(const QModelIndex& index) const
@@ -229,6 +247,10 @@ void MetadataModel::fetchMore(const QModelIndex& parent)
     const QJsonArray array = p->json.toArray();
     const auto* items = p->meta ? std::get_if<std::vector<qs::MetaValue>>(&p->meta->value) : nullptr;
     for (int i = first; i <= last; ++i) {
+        if (p == m_root.get()) {
+            p->children.push_back(topLevelNode(i));
+            continue;
+        }
         auto node = std::make_unique<Node>();
         node->parent = p;
         node->row = i;
@@ -258,9 +280,9 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const
     const Node* n = nodeOf(index);
     if (role == Qt::DisplayRole || role == Qt::UserRole + 1) {
         if (n->metaRow >= 0) {
-            const MetaRow& m = m_snapshot->metadata[n->metaRow];
+            const MetaRow m = m_snapshot->metadata[n->metaRow];
             switch (index.column()) {
-            case KeyColumn: return m.key;
+            case KeyColumn: return role == Qt::DisplayRole ? shownText(m.key) : m.key;
             case TypeColumn: return m.type;
             case ValueColumn:
                 // Long values (vocabularies, nested configs) stay readable in one row.

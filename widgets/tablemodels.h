@@ -47,6 +47,8 @@ class MetadataModel : public QAbstractItemModel {
 public:
     enum Column { KeyColumn, TypeColumn, ValueColumn, SourceColumn, ColumnCount };
     static constexpr int kPage = 1000;
+    // Up to this many keys the top level is made at once; beyond, it is fetched kPage at a time.
+    static constexpr int kWholeTopLevel = 20000;
 
     explicit MetadataModel(QObject* parent = nullptr);
     ~MetadataModel() override;
@@ -71,6 +73,7 @@ public: // QAbstractItemModel API
 private:
     struct Node;
     Node* nodeOf(const QModelIndex& index) const;
+    std::unique_ptr<Node> topLevelNode(int i) const;
 
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;

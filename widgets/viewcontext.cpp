@@ -34,7 +34,13 @@ const WeightRow* ViewContext::weightRow() const
 {
     if (!m_snapshot || m_weight < 0 || m_weight >= m_snapshot->weights.size())
         return nullptr;
-    return &m_snapshot->weights[m_weight];
+    // Rows are made on demand: the selected one is made once and kept until the selection changes.
+    if (m_rowOf != m_weight || m_rowSnapshot != m_snapshot.get()) {
+        m_row = std::make_unique<WeightRow>(m_snapshot->weights[m_weight]);
+        m_rowOf = m_weight;
+        m_rowSnapshot = m_snapshot.get();
+    }
+    return m_row.get();
 }
 
 QString ViewContext::checkpointFolder() const
@@ -53,6 +59,8 @@ void ViewContext::setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint
     m_checkpoint = std::move(checkpoint);
     m_snapshot = std::move(snapshot);
     m_weight = -1;
+    m_row.reset();
+    m_rowOf = -1;
     m_hovered = {};
     m_selected = {};
     const bool hadReference = m_reference != nullptr, hadComparison = m_comparison != nullptr;

@@ -100,6 +100,10 @@ private:
     std::shared_ptr<const qs::Checkpoint> m_comparison;
     std::shared_ptr<const qs::Imatrix> m_imatrix;
     int m_weight = -1;
+    // weightRow()'s row: of weight m_rowOf in the snapshot m_rowSnapshot.
+    mutable std::unique_ptr<WeightRow> m_row;
+    mutable int m_rowOf = -1;
+    mutable const CheckpointSnapshot* m_rowSnapshot = nullptr;
     Theme m_theme;
     ElementRef m_hovered;
     ElementRef m_selected;

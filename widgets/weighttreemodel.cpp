@@ -1,11 +1,14 @@
 #include "weighttreemodel.h"
 
 #include "numbers.h"
+#include "qtext.h"
+
+#include "container/checkpoint.h"
 
 #include <QPainter>
 #include <QPixmap>
+#include <QTreeView>
 
-#include <map>
 
 namespace qsw {
 
@@ -43,34 +46,7 @@ void WeightTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snap
 {
     beginResetModel();
     m_snapshot = std::move(snapshot);
-    m_groups.clear();
-    m_weightPos.clear();
-    if (m_snapshot) {
-        std::map<QString, int> byLayer;
-        m_weightPos.resize(m_snapshot->weights.size());
-        for (int i = 0; i < m_snapshot->weights.size(); ++i) {
-            const auto& w = m_snapshot->weights[i];
-            int g;
-            if (w.layer.isEmpty()) {
-                g = int(m_groups.size());
-                m_groups.push_back({});
-            } else if (auto it = byLayer.find(w.layer); it != byLayer.end()) {
-                g = it->second;
-            } else {
-                g = int(m_groups.size());
-                byLayer.emplace(w.layer, g);
-                m_groups.push_back({w.layer, {}, 0, 0, {}, 0});
-            }
-            auto& group = m_groups[g];
-            m_weightPos[i] = {g, int(group.weights.size())};
-            group.weights.push_back(i);
-            group.bytes += w.storedBytes;
-            group.elements += w.elements;
-            group.withNotes += !w.notes.isEmpty();
-            if (!group.formats.split(QLatin1String(", "), Qt::SkipEmptyParts).contains(w.format))
-                group.formats += (group.formats.isEmpty() ? QString() : QStringLiteral(", ")) + w.format;
-        }
-    }
+    m_groups = m_snapshot ? &m_snapshot->groups : nullptr;
     endResetModel();
 }
 
@@ -79,10 +55,16 @@ void WeightTreeModel::setTheme(const Theme& theme)
     m_theme = theme;
     m_noteIcon = theme.warning.isValid() ? noteMarkIcon(theme.warning, theme.background.isValid() ? theme.background : Qt::white)
                                          : QIcon();
-    if (!m_groups.isEmpty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
-                         {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
-    for (int g = 0; g < m_groups.size(); ++g) {
+    if (!m_groups || m_groups->groups.empty())
+        return;
+    // One signal for the top level; the views repaint what they show of the children with it.
+    emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1),
+                     {Qt::ForegroundRole, Qt::BackgroundRole, Qt::DecorationRole});
+    // Children's rows are signalled per layer only where there are few layers (a view asks
+    // again for what it paints; a million signals would not be cheap).
+    if (m_groups->groups.size() > 4096)
+        return;
+    for (int g = 0; g < int(m_groups->groups.size()); ++g) {
         const QModelIndex parent = index(g, 0);
         if (const int n = rowCount(parent))
             emit dataChanged(index(0, 0, parent), index(n - 1, ColumnCount - 1, parent), {Qt::ForegroundRole, Qt::DecorationRole});
@@ -91,12 +73,12 @@ void WeightTreeModel::setTheme(const Theme& theme)
 
 QModelIndex WeightTreeModel::indexOfWeight(int weight) const
 {
-    if (weight < 0 || weight >= m_weightPos.size())
+    if (!m_groups || weight < 0 || size_t(weight) >= m_groups->groupOf.size())
         return {};
-    const auto [g, row] = m_weightPos[weight];
-    if (m_groups[g].name.isEmpty())
+    const int g = m_groups->groupOf[size_t(weight)];
+    if (m_groups->groups[size_t(g)].nameLength == 0)
         return index(g, 0);
-    return index(row, 0, index(g, 0));
+    return index(m_groups->rowInGroup[size_t(weight)], 0, index(g, 0));
 }
 
 QModelIndex WeightTreeModel::index(int row, int column, const QModelIndex& parent) const
@@ -117,12 +99,14 @@ QModelIndex WeightTreeModel::parent(const QModelIndex& child) const
 
 int WeightTreeModel::rowCount(const QModelIndex& parent) const
 {
+    if (!m_groups)
+        return 0;
     if (!parent.isValid())
-        return int(m_groups.size());
+        return int(m_groups->groups.size());
     if (parent.column() != 0 || parent.internalId() != kTopLevel)
         return 0;
-    const auto& g = m_groups[parent.row()];
-    return g.name.isEmpty() ? 0 : int(g.weights.size());
+    const WeightGroup& g = m_groups->groups[size_t(parent.row())];
+    return g.nameLength == 0 ? 0 : g.count;
 }
 
 int WeightTreeModel::columnCount(const QModelIndex&) const
@@ -130,46 +114,51 @@ int WeightTreeModel::columnCount(const QModelIndex&) const
     return ColumnCount;
 }
 
+QString WeightTreeModel::groupName(const WeightGroup& g) const
+{
+    return g.nameLength == 0 ? QString() : m_snapshot->weightName(m_groups->groupWeights[size_t(g.first)]).left(g.nameLength);
+}
+
 QVariant WeightTreeModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     if (index.internalId() == kTopLevel) {
-        const auto& g = m_groups[index.row()];
-        if (g.name.isEmpty()) {
-            const int w = g.weights.front();
-            return weightData(m_snapshot->weights[w], w, index.column(), role);
-        }
-        return groupData(g, index.column(), role);
+        const WeightGroup& g = m_groups->groups[size_t(index.row())];
+        if (g.nameLength == 0)
+            return weightData(m_groups->groupWeights[size_t(g.first)], index.column(), role);
+        return groupData(index.row(), index.column(), role);
     }
-    const int w = m_groups[int(index.internalId() - 1)].weights[index.row()];
-    return weightData(m_snapshot->weights[w], w, index.column(), role);
+    const WeightGroup& g = m_groups->groups[size_t(index.internalId() - 1)];
+    return weightData(m_groups->groupWeights[size_t(g.first + index.row())], index.column(), role);
 }
 
-QVariant WeightTreeModel::groupData(const Group& g, int column, int role) const
+QVariant WeightTreeModel::groupData(int group, int column, int role) const
 {
+    const WeightGroup& g = m_groups->groups[size_t(group)];
     const double bpw = g.elements ? double(g.bytes) * 8.0 / double(g.elements) : 0.0;
+    const auto formats = [&] { return m_groups->formatLists.value(g.formats); };
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn: return g.name;
-        case FormatColumn: return g.formats;
+        case NameColumn: return shownText(groupName(g));
+        case FormatColumn: return formats();
         case BpwColumn: return bpwText(bpw);
         case BytesColumn: return localBytes(g.bytes, 1);
         default: return {};
         }
     case SortRole:
         switch (column) {
-        case NameColumn: return g.name;
-        case FormatColumn: return g.formats;
+        case NameColumn: return groupName(g);
+        case FormatColumn: return formats();
         case BpwColumn: return bpw;
         case BytesColumn: return qulonglong(g.bytes);
         default: return 0;
         }
     case FilterRole:
-        return column == NameColumn ? g.name : QString();
+        return column == NameColumn ? groupName(g) : QString();
     case FullNameRole:
-        return g.name;
+        return groupName(g);
     case WeightIndexRole:
         return -1;
     case Qt::BackgroundRole:
@@ -178,7 +167,7 @@ QVariant WeightTreeModel::groupData(const Group& g, int column, int role) const
         // A collapsed layer still shows that a weight inside has notes.
         return column == NameColumn && g.withNotes > 0 && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
     case Qt::ToolTipRole: {
-        QString tip = tr("%n weight(s) in %1", nullptr, int(g.weights.size())).arg(g.name);
+        QString tip = tr("%n weight(s) in %1", nullptr, g.count).arg(shownText(groupName(g)));
         if (g.withNotes > 0)
             tip += QLatin1Char('\n') + tr("%n of them with notes from detection", nullptr, g.withNotes);
         return tip;
@@ -190,60 +179,77 @@ QVariant WeightTreeModel::groupData(const Group& g, int column, int role) const
     }
 }
 
-QVariant WeightTreeModel::weightData(const WeightRow& w, int weightIndex, int column, int role) const
+// Read from the logical weight itself: the sort and filter ask every row (a million, for some
+// files), so no row of QStrings is made for them.
+QVariant WeightTreeModel::weightData(int weightIndex, int column, int role) const
 {
+    const qs::LogicalWeight& w = m_snapshot->checkpoint->weights[size_t(weightIndex)];
+    const int layer = m_snapshot->layerLength[size_t(weightIndex)];
+    const auto format = [&] { return qtext(w.format); };
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn:
+        case NameColumn: {
             // Inside a layer the prefix is in the parent row already.
-            return w.layer.isEmpty() ? w.name : w.name.mid(w.layer.size() + 1);
-        case FormatColumn: return w.format;
-        case ShapeColumn: return shapeText(w.shape);
+            const QString name = qtext(w.name);
+            return shownText(layer == 0 ? name : name.mid(layer + 1));
+        }
+        case FormatColumn: return format();
+        case ShapeColumn: return shapeText(QVector<uint64_t>(w.shape.begin(), w.shape.end()));
         case BitsColumn: return w.bits ? QVariant(w.bits) : QVariant();
         case GroupSizeColumn: return w.groupSize > 0 ? QVariant(qlonglong(w.groupSize)) : QVariant();
-        case BpwColumn: return bpwText(w.bitsPerWeight);
+        case BpwColumn: return bpwText(w.bitsPerWeight());
         case BytesColumn: return localBytes(w.storedBytes, 1);
         default: return {};
         }
     case SortRole:
         switch (column) {
-        case NameColumn: return w.name;
-        case FormatColumn: return w.format;
-        case ShapeColumn: return qulonglong(w.elements);
+        case NameColumn: return qtext(w.name);
+        case FormatColumn: return format();
+        case ShapeColumn: return qulonglong(w.elementCount());
         case BitsColumn: return w.bits;
         case GroupSizeColumn: return qlonglong(w.groupSize);
-        case BpwColumn: return w.bitsPerWeight;
+        case BpwColumn: return w.bitsPerWeight();
         case BytesColumn: return qulonglong(w.storedBytes);
         default: return {};
         }
     case FilterRole:
         switch (column) {
-        case NameColumn: return w.name;
-        case FormatColumn: return w.format;
+        case NameColumn: return qtext(w.name);
+        case FormatColumn: return format();
         default: return QString();
         }
     case FullNameRole:
-        return w.name;
+        return qtext(w.name);
     case WeightIndexRole:
         return weightIndex;
     case Qt::ForegroundRole:
         if (column == FormatColumn && m_theme.text.isValid())
-            return m_theme.formatColor(w.format);
-        if (column == NameColumn && !w.notes.isEmpty() && m_theme.warning.isValid())
+            return m_theme.formatColor(format());
+        if (column == NameColumn && !w.notes.empty() && m_theme.warning.isValid())
             return m_theme.warning;
         return {};
     case Qt::DecorationRole:
-        return column == NameColumn && !w.notes.isEmpty() && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
-    case Qt::ToolTipRole:
-        if (!w.notes.isEmpty())
-            return w.name + QLatin1Char('\n') + w.notes.join(QLatin1Char('\n'));
-        return w.name;
+        return column == NameColumn && !w.notes.empty() && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
+    case Qt::ToolTipRole: {
+        QString tip = shownText(qtext(w.name));
+        for (const qs::Message& n : w.notes)
+            tip += QLatin1Char('\n') + qtext(n);
+        return tip;
+    }
     case Qt::TextAlignmentRole:
         return column >= BitsColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
     default:
         return {};
     }
+}
+
+bool expandLayers(QTreeView* view)
+{
+    if (!view->model() || view->model()->rowCount() > kExpandLayers)
+        return false;
+    view->expandAll();
+    return true;
 }
 
 QVariant WeightTreeModel::headerData(int section, Qt::Orientation orientation, int role) const

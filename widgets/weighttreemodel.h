@@ -1,11 +1,14 @@
 #pragma once
 // The tensor browser: logical weights grouped by layer. Top-level rows are layers (or
-// single weights outside any layer), their children the layer's weights.
+// single weights outside any layer), their children the layer's weights. The grouping is the
+// snapshot's (CheckpointSnapshot::groups); rows are read from the checkpoint when shown.
 #include "snapshot.h"
 #include "theme.h"
 
 #include <QAbstractItemModel>
 #include <QIcon>
+
+class QTreeView;
 
 namespace qsw {
 
@@ -35,22 +38,20 @@ public: // QAbstractItemModel API
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    struct Group {
-        QString name;        // layer prefix; empty for a top-level single weight
-        QVector<int> weights;
-        uint64_t bytes = 0;
-        uint64_t elements = 0;
-        QString formats;     // the distinct formats, comma separated
-        int withNotes = 0;   // weights with notes from detection
-    };
-    QVariant groupData(const Group& g, int column, int role) const;
-    QVariant weightData(const WeightRow& w, int weightIndex, int column, int role) const;
+    QVariant groupData(int group, int column, int role) const;
+    QVariant weightData(int weight, int column, int role) const;
+    QString groupName(const WeightGroup& g) const;
 
+    // The groups were made with the snapshot, off the GUI thread: nothing here is per weight.
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
-    QVector<Group> m_groups;
-    QVector<QPair<int, int>> m_weightPos; // weight -> (group, row)
+    const WeightGroups* m_groups = nullptr;
     Theme m_theme;
     QIcon m_noteIcon; // the warning mark of weights with notes
 };
+
+// Expands every layer of a tree `view` shows, when it has at most kExpandLayers top-level rows
+// (expanding a million layers on the GUI thread took minutes); false when it has more.
+constexpr int kExpandLayers = 4096;
+bool expandLayers(QTreeView* view);
 
 } // namespace qsw

@@ -20,6 +20,8 @@ namespace qscli {
 
 namespace {
 
+constexpr int kMaxThreads = 1024;
+
 // Shared by dequant and codes: the weight by logical or member name, or a usage error.
 const qs::LogicalWeight* findWeightOrExplain(const qs::Checkpoint& ckpt, const QString& name)
 {
@@ -69,9 +71,14 @@ int runDequant(const QStringList& args)
     const int threads = parser.value(threadsOpt).toInt(&threadsOk);
     const QString dtypeText = parser.value(dtypeOpt);
     if (pos.size() != 2 || !parser.isSet(outOpt)
-        || (dtypeText != dtypeOption(qs::DType::F32) && dtypeText != dtypeOption(qs::DType::F16))
-        || !threadsOk || threads < 0) {
+        || (dtypeText != dtypeOption(qs::DType::F32) && dtypeText != dtypeOption(qs::DType::F16))) {
         std::fprintf(stderr, "usage: quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]\n");
+        return 2;
+    }
+    // OpenMP starts the team it is asked for: 100000 threads crashed it.
+    if (!threadsOk || threads < 0 || threads > kMaxThreads) {
+        std::fprintf(stderr, "quantscope-cli dequant: --threads %s: a whole number 0 (all cores) .. %d\n",
+                     qPrintable(parser.value(threadsOpt)), kMaxThreads);
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));

@@ -1,6 +1,7 @@
 // quantscope-cli inspect PATH [--json]: the container, its metadata, every stored tensor
 // and every logical weight with its format and effective bits per weight.
 #include "commands.h"
+#include "jsonstream.h"
 
 #include "analysis/recipe.h"
 #include "base/localpath.h"
@@ -15,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 
 #include <algorithm>
 #include <cstdio>
@@ -43,52 +45,6 @@ std::string tensorType(const qs::TensorEntry& t)
 }
 
 
-QJsonValue scalarJson(const qs::MetaValue& v)
-{
-    return std::visit(
-        [&](const auto& x) -> QJsonValue {
-            using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, uint64_t>) {
-                // Beyond 2^63 a JSON number would lose digits: such values are written as strings.
-                if (x > static_cast<uint64_t>(std::numeric_limits<qint64>::max()))
-                    return QString::number(x);
-                return static_cast<qint64>(x);
-            } else if constexpr (std::is_same_v<T, int64_t>) {
-                return static_cast<qint64>(x);
-            } else if constexpr (std::is_same_v<T, double>) {
-                return x;
-            } else if constexpr (std::is_same_v<T, bool>) {
-                return x;
-            } else if constexpr (std::is_same_v<T, std::string>) {
-                return QString::fromStdString(x);
-            } else {
-                QJsonArray a;
-                for (size_t i = 0; i < x.size() && i < kJsonItems; ++i)
-                    a.append(x[i].type == qs::MetaValue::Type::Array ? QJsonValue(QStringLiteral("[array]")) : scalarJson(x[i]));
-                return a;
-            }
-        },
-        v.value);
-}
-
-QJsonObject metaJson(const std::string& key, const qs::MetaValue& v)
-{
-    QJsonObject o;
-    o[QStringLiteral("key")] = QString::fromStdString(key);
-    o[QStringLiteral("type")] = QString::fromUtf8(qs::metaTypeName(v.type).data(), qsizetype(qs::metaTypeName(v.type).size()));
-    if (v.type == qs::MetaValue::Type::Array) {
-        const auto& items = std::get<std::vector<qs::MetaValue>>(v.value);
-        const auto et = qs::metaTypeName(v.arrayType);
-        o[QStringLiteral("element_type")] = QString::fromUtf8(et.data(), qsizetype(et.size()));
-        o[QStringLiteral("count")] = static_cast<qint64>(items.size());
-        o[QStringLiteral("items")] = scalarJson(v);
-        o[QStringLiteral("truncated")] = items.size() > kJsonItems;
-    } else {
-        o[QStringLiteral("value")] = scalarJson(v);
-    }
-    return o;
-}
-
 QJsonObject bitsJson(const qs::BitsSummary& s)
 {
     QJsonObject o;
@@ -107,104 +63,193 @@ QJsonArray stringsJson(const std::vector<std::string>& v)
     return a;
 }
 
-QJsonArray stringsJson(const std::vector<qs::Message>& v)
+// A metadata value of a scalar type (an array's items are these too), as the JSON holds it.
+void scalarJson(JsonWriter& j, const qs::MetaValue& v)
 {
-    QJsonArray a;
-    for (const auto& m : v)
-        a.append(QString::fromStdString(m.text()));
-    return a;
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, uint64_t>) {
+                // Beyond 2^63 a JSON number would lose digits: such values are written as strings.
+                if (x > static_cast<uint64_t>(std::numeric_limits<qint64>::max()))
+                    j.string(std::to_string(x));
+                else
+                    j.number(static_cast<int64_t>(x));
+            } else if constexpr (std::is_same_v<T, int64_t>) {
+                j.number(x);
+            } else if constexpr (std::is_same_v<T, double>) {
+                j.number(x);
+            } else if constexpr (std::is_same_v<T, bool>) {
+                j.boolean(x);
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                j.string(x);
+            } else {
+                j.beginArray();
+                for (size_t i = 0; i < x.size() && i < kJsonItems; ++i) {
+                    j.element();
+                    if (x[i].type == qs::MetaValue::Type::Array)
+                        j.string("[array]");
+                    else
+                        scalarJson(j, x[i]);
+                }
+                j.endArray();
+            }
+        },
+        v.value);
 }
 
-QByteArray toJson(const qs::Checkpoint& c)
+void metaJson(JsonWriter& j, const std::string& key, const qs::MetaValue& v)
 {
-    QJsonObject root;
-    root[QStringLiteral("path")] = QString::fromStdString(c.path);
-    const auto cn = qs::containerName(c.container);
-    root[QStringLiteral("container")] = QString::fromUtf8(cn.data(), qsizetype(cn.size()));
-    root[QStringLiteral("files")] = stringsJson(c.files);
-    if (!c.openedAs.empty()) {
-        root[QStringLiteral("opened_as")] = QString::fromStdString(c.openedAs);
-        root[QStringLiteral("left_out")] = stringsJson(c.leftOut);
+    j.beginObject();
+    if (v.type == qs::MetaValue::Type::Array) {
+        const auto& items = std::get<std::vector<qs::MetaValue>>(v.value);
+        j.key("count").number(int64_t(items.size()));
+        j.key("element_type").string(qs::metaTypeName(v.arrayType));
+        j.key("items");
+        scalarJson(j, v);
+        j.key("key").string(key);
+        j.key("truncated").boolean(items.size() > kJsonItems);
+        j.key("type").string(qs::metaTypeName(v.type));
+    } else {
+        j.key("key").string(key);
+        j.key("type").string(qs::metaTypeName(v.type));
+        j.key("value");
+        scalarJson(j, v);
     }
-    if (c.container == qs::Container::Gguf) {
-        root[QStringLiteral("gguf_version")] = c.ggufVersion;
-        root[QStringLiteral("alignment")] = static_cast<qint64>(c.ggufAlignment);
+    j.endObject();
+}
+
+void shapeJson(JsonWriter& j, const std::vector<uint64_t>& shape)
+{
+    j.beginArray();
+    for (uint64_t d : shape)
+        j.element().number(static_cast<int64_t>(d));
+    j.endArray();
+}
+
+void tensorJson(JsonWriter& j, const qs::TensorEntry& t)
+{
+    j.beginObject();
+    j.key("bytes").number(static_cast<int64_t>(t.nbytes));
+    j.key("dtype").string(tensorType(t));
+    j.key("file").number(static_cast<int64_t>(t.file));
+    if (t.dtype == qs::DType::Ggml)
+        j.key("ggml_type").number(int64_t(t.ggmlType));
+    j.key("known").boolean(t.known);
+    j.key("name").string(t.name);
+    if (!t.note.empty())
+        j.key("note").string(t.note.text());
+    j.key("offset").number(static_cast<int64_t>(t.offset));
+    j.key("shape");
+    shapeJson(j, t.shape);
+    j.endObject();
+}
+
+void messagesJson(JsonWriter& j, const std::vector<qs::Message>& v)
+{
+    j.beginArray();
+    for (const auto& m : v)
+        j.element().string(m.text());
+    j.endArray();
+}
+
+void weightJson(JsonWriter& j, const qs::Checkpoint& c, const qs::LogicalWeight& w)
+{
+    j.beginObject();
+    j.key("act_order").boolean(w.actOrder);
+    j.key("bits").number(int64_t(w.bits));
+    j.key("bpw").number(w.bitsPerWeight());
+    j.key("desc_act").boolean(w.descAct);
+    j.key("elements").number(static_cast<int64_t>(w.elementCount()));
+    j.key("evidence");
+    messagesJson(j, w.evidence);
+    j.key("format").string(w.format);
+    j.key("group_size").number(static_cast<int64_t>(w.groupSize));
+    j.key("members").beginArray();
+    for (const auto& [role, idx] : w.members) {
+        j.element().beginObject();
+        j.key("bytes").number(static_cast<int64_t>(c.tensors[idx].nbytes));
+        j.key("role").string(role);
+        j.key("tensor").string(c.tensors[idx].name);
+        j.endObject();
+    }
+    j.endArray();
+    j.key("name").string(w.name);
+    j.key("notes");
+    messagesJson(j, w.notes);
+    // QJsonObject orders keys by their UTF-16 text; for ASCII keys (every parameter name) that
+    // is the byte order WeightParams keeps.
+    j.key("params").beginObject();
+    for (const auto& [k, v] : w.params)
+        j.key(k).string(v);
+    j.endObject();
+    j.key("shape");
+    shapeJson(j, w.shape);
+    j.key("stored_bytes").number(static_cast<int64_t>(w.storedBytes));
+    j.key("symmetric").boolean(w.symmetric);
+    j.endObject();
+}
+
+void printJson(std::FILE* out, const qs::Checkpoint& c)
+{
+    // The root's keys in QJsonObject's order (sorted).
+    JsonStream json(out);
+    const bool gguf = c.container == qs::Container::Gguf;
+    if (gguf)
+        json.member("alignment", static_cast<qint64>(c.ggufAlignment));
+    if (!c.config.isEmpty())
+        json.member("config", c.config);
+    const auto cn = qs::containerName(c.container);
+    json.member("container", QString::fromUtf8(cn.data(), qsizetype(cn.size())));
+    if (gguf) {
         if (const auto ft = qs::ggufFileType(c)) {
             QJsonObject o;
             o[QStringLiteral("value")] = static_cast<qint64>(*ft);
             o[QStringLiteral("name")] = QString::fromStdString(qs::llamaFileTypeName(static_cast<uint32_t>(*ft)));
-            root[QStringLiteral("file_type")] = o;
+            json.member("file_type", o);
         }
     }
-    QJsonArray meta;
-    for (const auto& [k, v] : c.metadata)
-        meta.append(metaJson(k, v));
-    root[QStringLiteral("metadata")] = meta;
-    if (!c.config.isEmpty())
-        root[QStringLiteral("config")] = c.config;
+    json.member("files", stringsJson(c.files));
+    if (gguf)
+        json.member("gguf_version", c.ggufVersion);
+    if (!c.openedAs.empty())
+        json.member("left_out", stringsJson(c.leftOut));
+    json.arrayMember("metadata", c.metadata.size(),
+                     [&](size_t i, JsonWriter& j) { metaJson(j, c.metadata[i].first, c.metadata[i].second); });
+    json.arrayMember("notes", c.notes.size(), [&](size_t i, JsonWriter& j) { j.string(c.notes[i].text()); });
+    if (!c.openedAs.empty())
+        json.member("opened_as", QString::fromStdString(c.openedAs));
+    json.member("path", QString::fromStdString(c.path));
     if (!c.quantizeConfig.isEmpty()) {
-        root[QStringLiteral("quantize_config")] = c.quantizeConfig;
-        root[QStringLiteral("quantize_config_file")] = QString::fromStdString(c.quantizeConfigFile);
+        json.member("quantize_config", c.quantizeConfig);
+        json.member("quantize_config_file", QString::fromStdString(c.quantizeConfigFile));
     }
-    QJsonArray tensors;
-    for (const auto& t : c.tensors) {
-        QJsonObject o;
-        o[QStringLiteral("name")] = QString::fromStdString(t.name);
-        o[QStringLiteral("dtype")] = QString::fromStdString(tensorType(t));
-        if (t.dtype == qs::DType::Ggml)
-            o[QStringLiteral("ggml_type")] = t.ggmlType;
-        o[QStringLiteral("shape")] = shapeJson(t.shape);
-        o[QStringLiteral("file")] = static_cast<qint64>(t.file);
-        o[QStringLiteral("offset")] = static_cast<qint64>(t.offset);
-        o[QStringLiteral("bytes")] = static_cast<qint64>(t.nbytes);
-        o[QStringLiteral("known")] = t.known;
-        if (!t.note.empty())
-            o[QStringLiteral("note")] = QString::fromStdString(t.note.text());
-        tensors.append(o);
-    }
-    root[QStringLiteral("tensors")] = tensors;
-    QJsonArray weights;
-    for (const auto& w : c.weights) {
-        QJsonObject o;
-        o[QStringLiteral("name")] = QString::fromStdString(w.name);
-        o[QStringLiteral("format")] = QString::fromStdString(w.format);
-        o[QStringLiteral("bits")] = w.bits;
-        o[QStringLiteral("group_size")] = static_cast<qint64>(w.groupSize);
-        o[QStringLiteral("symmetric")] = w.symmetric;
-        o[QStringLiteral("desc_act")] = w.descAct;
-        o[QStringLiteral("act_order")] = w.actOrder;
-        o[QStringLiteral("shape")] = shapeJson(w.shape);
-        QJsonArray members;
-        for (const auto& [role, idx] : w.members) {
-            QJsonObject m;
-            m[QStringLiteral("role")] = QString::fromStdString(role);
-            m[QStringLiteral("tensor")] = QString::fromStdString(c.tensors[idx].name);
-            m[QStringLiteral("bytes")] = static_cast<qint64>(c.tensors[idx].nbytes);
-            members.append(m);
-        }
-        o[QStringLiteral("members")] = members;
-        o[QStringLiteral("stored_bytes")] = static_cast<qint64>(w.storedBytes);
-        o[QStringLiteral("elements")] = static_cast<qint64>(w.elementCount());
-        o[QStringLiteral("bpw")] = w.bitsPerWeight();
-        QJsonObject params;
-        for (const auto& [k, v] : w.params)
-            params[QString::fromStdString(k)] = QString::fromStdString(v);
-        o[QStringLiteral("params")] = params;
-        o[QStringLiteral("evidence")] = stringsJson(w.evidence);
-        o[QStringLiteral("notes")] = stringsJson(w.notes);
-        weights.append(o);
-    }
-    root[QStringLiteral("weights")] = weights;
+    json.arrayMember("tensors", c.tensors.size(), [&](size_t i, JsonWriter& j) { tensorJson(j, c.tensors[i]); });
     QJsonObject totals = bitsJson(qs::summarizeBits(c.weights));
     totals[QStringLiteral("quantized")] = bitsJson(qs::summarizeBits(c.weights, true));
-    root[QStringLiteral("totals")] = totals;
-    root[QStringLiteral("notes")] = stringsJson(c.notes);
-    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+    json.member("totals", totals);
+    json.arrayMember("weights", c.weights.size(), [&](size_t i, JsonWriter& j) { weightJson(j, c, c.weights[i]); });
+    json.finish();
 }
 
-std::string toText(const qs::Checkpoint& c)
+// The metadata value as the table shows it: one line, at most 120 bytes.
+std::string metaCell(const qs::MetaValue& v)
+{
+    std::string value = v.toDisplayString(kTableItems);
+    if (value.size() > 120)
+        value = value.substr(0, 117) + "...";
+    std::replace(value.begin(), value.end(), '\n', ' ');
+    return value;
+}
+
+// The tables, written as they are made (a million tensors are a million rows).
+void printText(std::FILE* f, const qs::Checkpoint& c)
 {
     std::string out;
+    const auto flush = [&] {
+        std::fwrite(out.data(), 1, out.size(), f);
+        out.clear();
+    };
     out += "Path:       " + c.path + "\n";
     out += "Container:  " + std::string(qs::containerName(c.container));
     if (c.container == qs::Container::Gguf)
@@ -214,8 +259,8 @@ std::string toText(const qs::Checkpoint& c)
         out += "  file " + std::to_string(i) + ": " + c.files[i] + "\n";
     if (!c.openedAs.empty())
         out += "Opened as:  " + c.openedAs + "\n";
-    for (const auto& f : c.leftOut)
-        out += "Left out:   " + f + " (in the folder, not read)\n";
+    for (const auto& file : c.leftOut)
+        out += "Left out:   " + file + " (in the folder, not read)\n";
     if (const auto ft = qs::ggufFileType(c))
         out += "File type:  " + qs::llamaFileTypeName(static_cast<uint32_t>(*ft)) + " (general.file_type = " +
                std::to_string(*ft) + ")\n";
@@ -226,9 +271,11 @@ std::string toText(const qs::Checkpoint& c)
     if (!c.quantizeConfig.isEmpty())
         out += "Quantization config (" + c.quantizeConfigFile + "): " +
                QJsonDocument(c.quantizeConfig).toJson(QJsonDocument::Compact).toStdString() + "\n";
-    for (const auto& n : c.notes)
+    for (const auto& n : c.notes) {
         out += "Note: " + n.text() + "\n";
-    const qs::RecipeSummary recipe = qs::summarizeRecipe(c);
+        flush();
+    }
+    const qs::RecipeSummary recipe = qs::summarizeRecipe(c, qs::RecipeDetail::Totals);
     if (recipe.hasNominal) {
         for (const auto& line : qs::recipeOverview(recipe))
             out += line.text() + "\n";
@@ -238,42 +285,45 @@ std::string toText(const qs::Checkpoint& c)
     }
 
     out += "\nMetadata (" + std::to_string(c.metadata.size()) + ")\n";
-    TextTable meta({"KEY", "TYPE", "VALUE"}, {false, false, false});
-    for (const auto& [k, v] : c.metadata) {
+    flush();
+    printTable(f, {"KEY", "TYPE", "VALUE"}, {false, false, false}, c.metadata.size(), [&](size_t i) {
+        const auto& [k, v] = c.metadata[i];
         std::string type(qs::metaTypeName(v.type));
         if (v.type == qs::MetaValue::Type::Array)
             type += "<" + std::string(qs::metaTypeName(v.arrayType)) + ">";
-        std::string value = v.toDisplayString(kTableItems);
-        std::replace(value.begin(), value.end(), '\n', ' ');
-        if (value.size() > 120)
-            value = value.substr(0, 117) + "...";
-        meta.add({k, type, value});
-    }
-    out += meta.render();
+        return std::vector<std::string>{k, type, metaCell(v)};
+    });
 
     out += "\nTensors (" + std::to_string(c.tensors.size()) + ")\n";
-    TextTable tensors({"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true});
-    for (const auto& t : c.tensors)
-        tensors.add({t.name, tensorType(t), qs::shapeText(t.shape), std::to_string(t.file), std::to_string(t.offset),
-                     std::to_string(t.nbytes)});
-    out += tensors.render();
+    flush();
+    printTable(f, {"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true}, c.tensors.size(),
+               [&](size_t i) {
+                   const qs::TensorEntry& t = c.tensors[i];
+                   return std::vector<std::string>{t.name, tensorType(t), qs::shapeText(t.shape), std::to_string(t.file),
+                                                   std::to_string(t.offset), std::to_string(t.nbytes)};
+               });
 
     out += "\nLogical weights (" + std::to_string(c.weights.size()) + ")\n";
-    TextTable weights({"NAME", "FORMAT", "BITS", "GROUP", "SHAPE [out, in]", "BYTES", "BPW", "MEMBERS"},
-                  {false, false, true, true, false, true, true, false});
-    std::string notes;
-    for (const auto& w : c.weights) {
-        std::string members;
-        for (const auto& [role, idx] : w.members)
-            members += (members.empty() ? "" : ",") + role;
-        weights.add({w.name, w.format, std::to_string(w.bits), w.groupSize ? std::to_string(w.groupSize) : "-",
-                     qs::shapeText(w.shape), std::to_string(w.storedBytes), fixedText(w.bitsPerWeight(), 4), members});
-        for (const auto& n : w.notes)
-            notes += "  " + w.name + ": " + n.text() + "\n";
-    }
-    out += weights.render();
-    if (!notes.empty())
-        out += "\nNotes\n" + notes;
+    flush();
+    printTable(f, {"NAME", "FORMAT", "BITS", "GROUP", "SHAPE [out, in]", "BYTES", "BPW", "MEMBERS"},
+               {false, false, true, true, false, true, true, false}, c.weights.size(), [&](size_t i) {
+                   const qs::LogicalWeight& w = c.weights[i];
+                   std::string members;
+                   for (const auto& [role, idx] : w.members)
+                       members += (members.empty() ? "" : ",") + role;
+                   return std::vector<std::string>{w.name, w.format, std::to_string(w.bits), w.groupSize ? std::to_string(w.groupSize) : "-",
+                                                   qs::shapeText(w.shape), std::to_string(w.storedBytes), fixedText(w.bitsPerWeight(), 4),
+                                                   members};
+               });
+    bool notes = false;
+    for (const auto& w : c.weights)
+        for (const auto& n : w.notes) {
+            if (!notes)
+                out += "\nNotes\n";
+            notes = true;
+            out += "  " + w.name + ": " + n.text() + "\n";
+            flush();
+        }
 
     const auto all = qs::summarizeBits(c.weights);
     const auto quant = qs::summarizeBits(c.weights, true);
@@ -282,7 +332,7 @@ std::string toText(const qs::Checkpoint& c)
     if (quant.weights)
         out += "Quantized only: " + std::to_string(quant.weights) + " weights, " + fixedText(quant.bitsPerWeight(), 4) +
                " bits per weight\n";
-    return out;
+    flush();
 }
 
 } // namespace
@@ -316,13 +366,10 @@ int runInspect(const QStringList& args)
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.first()));
-    if (parser.isSet(json)) {
-        const QByteArray out = toJson(*ckpt);
-        std::fwrite(out.constData(), 1, static_cast<size_t>(out.size()), stdout);
-    } else {
-        const std::string out = toText(*ckpt);
-        std::fwrite(out.data(), 1, out.size(), stdout);
-    }
+    if (parser.isSet(json))
+        printJson(stdout, *ckpt);
+    else
+        printText(stdout, *ckpt);
     return 0;
 }
 

@@ -62,16 +62,32 @@ int runQuantize(const QStringList& args)
     }
     qs::QuantizeCheckpointOptions opt;
     opt.format = parser.value(formatOpt).toStdString();
+    // 0 is the options' "the target's default" inside: typed, it is out of range like any other.
     bool ok = true;
-    if (parser.isSet(bitsOpt))
+    if (parser.isSet(bitsOpt)) {
         opt.bits = parser.value(bitsOpt).toInt(&ok);
-    if (ok && parser.isSet(groupOpt))
+        if (!ok || opt.bits < 1) {
+            std::fprintf(stderr, "quantscope-cli quantize: --bits %s: a code width is a whole number from 1 up\n",
+                         qPrintable(parser.value(bitsOpt)));
+            return 2;
+        }
+    }
+    if (parser.isSet(groupOpt)) {
         opt.groupSize = parser.value(groupOpt).toLongLong(&ok);
-    if (ok && parser.isSet(clipOpt))
+        if (!ok || (opt.groupSize < 1 && opt.groupSize != -1)) {
+            std::fprintf(stderr, "quantscope-cli quantize: --group-size %s: a group size is a whole number from 1 up, "
+                                 "or -1 (per channel)\n",
+                         qPrintable(parser.value(groupOpt)));
+            return 2;
+        }
+    }
+    if (parser.isSet(clipOpt)) {
         opt.clipRatio = parser.value(clipOpt).toFloat(&ok);
-    if (!ok) {
-        std::fprintf(stderr, "quantscope-cli quantize: --bits, --group-size and --clip take numbers\n");
-        return 2;
+        if (!ok || !(opt.clipRatio > 0 && opt.clipRatio <= 1)) {
+            std::fprintf(stderr, "quantscope-cli quantize: --clip %s: the clipping ratio is in (0, 1]\n",
+                         qPrintable(parser.value(clipOpt)));
+            return 2;
+        }
     }
     opt.symmetric = parser.isSet(symOpt) ? 1 : parser.isSet(asymOpt) ? 0 : -1;
     opt.doubleQuant = parser.isSet(dqOpt);

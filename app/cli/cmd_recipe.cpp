@@ -4,6 +4,7 @@
 // weights, tensor by tensor, the importance per tensor and, with --ref REF or --requantize ID,
 // the weights ranked by importance-weighted error (where more bits would help most).
 #include "commands.h"
+#include "jsonstream.h"
 
 #include "analysis/imatrix.h"
 #include "analysis/recipe.h"
@@ -122,6 +123,110 @@ std::string recipeSummaryText(const qs::RecipeSummary& s)
                       fixedText(t.extraBits / 8.0, 0), t.verdict.reason});
     out += diff.render();
     return out;
+}
+
+QJsonObject nominalJson(const qs::RecipeSummary& s)
+{
+    QJsonObject n;
+    n[QStringLiteral("name")] = qstr(s.nominal.name.text());
+    n[QStringLiteral("source")] = qstr(s.nominal.source.text());
+    n[QStringLiteral("format")] = s.nominal.format ? QJsonValue(qstr(s.nominal.format->id)) : QJsonValue();
+    n[QStringLiteral("bits")] = s.nominal.bits;
+    n[QStringLiteral("group_size")] = static_cast<qint64>(s.nominal.groupSize);
+    n[QStringLiteral("bpw")] = s.nominal.bitsPerWeight;
+    return n;
+}
+
+// recipeSummaryJson's document written as it is made (a checkpoint of a million weights has a
+// million tensor rows and as many layers): the same text, member by member in key order.
+void printRecipeSummaryJson(std::FILE* f, const qs::RecipeSummary& s)
+{
+    JsonStream json(f);
+    json.arrayMember("layers", s.layers.size(), [&](size_t i, JsonWriter& j) {
+        const qs::RecipeLayerRow& l = s.layers[i];
+        j.beginObject();
+        j.key("bpw").number(l.bitsPerWeight());
+        j.key("bytes").number(static_cast<int64_t>(l.bytes));
+        j.key("elements").number(static_cast<int64_t>(l.elements));
+        j.key("layer").number(int64_t(l.layer));
+        j.endObject();
+    });
+    json.member("nominal", s.hasNominal ? QJsonValue(nominalJson(s)) : QJsonValue());
+    json.member("path", qstr(s.path));
+    json.arrayMember("tensors", s.tensors.size(), [&](size_t i, JsonWriter& j) {
+        const qs::RecipeTensor& t = s.tensors[i];
+        j.beginObject();
+        j.key("bpw").number(t.bitsPerWeight());
+        j.key("bytes").number(static_cast<int64_t>(t.bytes));
+        j.key("elements").number(static_cast<int64_t>(t.elements));
+        j.key("extra_bits").number(t.extraBits);
+        j.key("kind").string(qs::recipeKindName(t.verdict.kind));
+        j.key("layer").number(int64_t(t.layer));
+        j.key("name").string(t.name);
+        if (!t.verdict.reason.empty())
+            j.key("reason").string(t.verdict.reason);
+        j.key("role").string(t.role);
+        j.key("type").string(t.label);
+        j.endObject();
+    });
+    QJsonObject totals{{QStringLiteral("weights"), static_cast<qint64>(s.tensors.size())},
+                       {QStringLiteral("elements"), static_cast<qint64>(s.elements)},
+                       {QStringLiteral("bytes"), static_cast<qint64>(s.bytes)},
+                       {QStringLiteral("bpw"), s.bitsPerWeight()},
+                       {QStringLiteral("quantized_weights"), static_cast<qint64>(s.quantizable)},
+                       {QStringLiteral("quantized_bpw"), s.quantizableBitsPerWeight()},
+                       {QStringLiteral("fallbacks"), static_cast<qint64>(s.count(qs::RecipeKind::Fallback))},
+                       {QStringLiteral("fallback_extra_bits"), s.extraBits(qs::RecipeKind::Fallback)}};
+    json.member("totals", totals);
+    json.arrayMember("types", s.types.size(), [&](size_t i, JsonWriter& j) {
+        const qs::RecipeTypeRow& t = s.types[i];
+        j.beginObject();
+        j.key("bpw").number(t.bitsPerWeight());
+        j.key("bytes").number(static_cast<int64_t>(t.bytes));
+        j.key("elements").number(static_cast<int64_t>(t.elements));
+        j.key("share").number(t.share);
+        j.key("tensors").number(static_cast<int64_t>(t.tensors));
+        j.key("type").string(t.label);
+        j.endObject();
+    });
+    json.finish();
+}
+
+// recipeSummaryText written as it is made.
+void printRecipeSummaryText(std::FILE* f, const qs::RecipeSummary& s)
+{
+    const auto put = [f](const std::string& text) { std::fwrite(text.data(), 1, text.size(), f); };
+    std::string out = "Path:       " + s.path + "\n";
+    for (const auto& line : qs::recipeOverview(s))
+        out += line.text() + "\n";
+    out += "\nTypes (" + std::to_string(s.types.size()) + ")\n";
+    put(out);
+    printTable(f, {"TYPE", "TENSORS", "PARAMS", "BYTES", "SHARE", "BPW"}, {false, true, true, true, true, true}, s.types.size(),
+               [&](size_t i) {
+                   const qs::RecipeTypeRow& t = s.types[i];
+                   return std::vector<std::string>{t.label, std::to_string(t.tensors), std::to_string(t.elements), std::to_string(t.bytes),
+                                                   fixedText(100.0 * t.share, 1) + "%", fixedText(t.bitsPerWeight(), 2)};
+               });
+    put("\nLayers (" + std::to_string(s.layers.size()) + ")\n");
+    printTable(f, {"LAYER", "PARAMS", "BYTES", "BPW"}, {false, true, true, true}, s.layers.size(), [&](size_t i) {
+        const qs::RecipeLayerRow& l = s.layers[i];
+        return std::vector<std::string>{l.layer < 0 ? "other" : std::to_string(l.layer), std::to_string(l.elements), std::to_string(l.bytes),
+                                        fixedText(l.bitsPerWeight(), 2)};
+    });
+    if (!s.hasNominal)
+        return;
+    std::vector<size_t> differing;
+    for (size_t i = 0; i < s.tensors.size(); ++i)
+        if (s.tensors[i].verdict.kind != qs::RecipeKind::Nominal)
+            differing.push_back(i);
+    put("\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name.text()) + " (" +
+        std::to_string(s.tensors.size() - s.count(qs::RecipeKind::Nominal)) + ")\n");
+    printTable(f, {"NAME", "TYPE", "KIND", "BPW", "EXTRA BYTES", "REASON"}, {false, false, false, true, true, false}, differing.size(),
+               [&](size_t i) {
+                   const qs::RecipeTensor& t = s.tensors[differing[i]];
+                   return std::vector<std::string>{t.name, t.label, qs::recipeKindName(t.verdict.kind), fixedText(t.bitsPerWeight(), 2),
+                                                   fixedText(t.extraBits / 8.0, 0), t.verdict.reason};
+               });
 }
 
 QJsonObject comparisonJson(const qs::RecipeComparison& c)
@@ -343,8 +448,10 @@ int runRecipe(const QStringList& args)
     if (pos.size() == 1) {
         const qs::RecipeSummary s = qs::summarizeRecipe(*a);
         if (!withImatrix) {
-            out = parser.isSet(json) ? QJsonDocument(recipeSummaryJson(s)).toJson(QJsonDocument::Indented).toStdString()
-                                     : recipeSummaryText(s);
+            if (parser.isSet(json))
+                printRecipeSummaryJson(stdout, s);
+            else
+                printRecipeSummaryText(stdout, s);
         } else {
             ImatrixSection im{qs::readImatrix(qs::encodeLocalBytes(parser.value(imatrixOpt))), {}, false, {}, {}};
             im.match = qs::matchImatrix(im.imatrix, *a);

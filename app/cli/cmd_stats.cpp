@@ -87,12 +87,18 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
 // it the output is as it always was.
 QJsonObject histogramsJson(const qs::WeightHistograms& h, bool approximate)
 {
+    // min, max, mean and rms are of the `finite` values; null where there is none.
+    const auto over = [](bool any, double v) { return any ? QJsonValue(v) : QJsonValue(QJsonValue::Null); };
     QJsonObject o{{QStringLiteral("weight"), QString::fromStdString(h.weight)},
                   {QStringLiteral("count"), qint64(h.count)},
-                  {QStringLiteral("min"), h.minValue},
-                  {QStringLiteral("max"), h.maxValue},
-                  {QStringLiteral("mean"), h.meanValue},
-                  {QStringLiteral("rms"), h.rmsValue},
+                  {QStringLiteral("finite"), qint64(h.finite())},
+                  {QStringLiteral("non_finite"), QJsonObject{{QStringLiteral("nan"), qint64(h.nanCount)},
+                                                             {QStringLiteral("pos_inf"), qint64(h.posInfCount)},
+                                                             {QStringLiteral("neg_inf"), qint64(h.negInfCount)}}},
+                  {QStringLiteral("min"), over(h.hasFinite, h.minValue)},
+                  {QStringLiteral("max"), over(h.hasFinite, h.maxValue)},
+                  {QStringLiteral("mean"), over(h.finite() > 0, h.meanValue)},
+                  {QStringLiteral("rms"), over(h.finite() > 0, h.rmsValue)},
                   {QStringLiteral("values"), histogramJson(h.values)}};
     if (!h.codes.empty()) {
         QJsonArray codes;
@@ -128,6 +134,27 @@ void printHistogram(const char* title, const qs::Histogram& h)
     if (h.below || h.above)
         std::printf("    below %llu, above %llu\n", static_cast<unsigned long long>(h.below),
                     static_cast<unsigned long long>(h.above));
+}
+
+// "W: min .. max .. mean .. rms .." of the finite values; with NaN or Inf among them, how many
+// and over which elements the figures are.
+void printValueLine(const qs::WeightHistograms& h, const std::string& sampling)
+{
+    std::string nonFinite;
+    for (const auto& [n, what] : {std::pair{h.nanCount, "NaN"}, std::pair{h.posInfCount, "+Inf"},
+                                  std::pair{h.negInfCount, "-Inf"}})
+        if (n)
+            nonFinite += (nonFinite.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    if (!h.hasFinite) {
+        std::printf("%s: no finite value: %s%s\n", h.weight.c_str(), nonFinite.c_str(), sampling.c_str());
+        return;
+    }
+    std::printf("%s: min %.6g max %.6g mean %.6g rms %.6g", h.weight.c_str(), h.minValue, h.maxValue, h.meanValue,
+                h.rmsValue);
+    if (!nonFinite.empty())
+        std::printf(" of the %llu finite values; non-finite: %s", static_cast<unsigned long long>(h.finite()),
+                    nonFinite.c_str());
+    std::printf("%s\n", sampling.c_str());
 }
 
 void printComparison(const qs::WeightComparison& c, bool json, bool histogram, QJsonArray& out)
@@ -244,6 +271,30 @@ int runStats(const QStringList& args)
                              "[--range LO,HI] [--approximate]\n");
         return 2;
     }
+    // --bits, --group-size and --sym shape an affine requantization; anywhere else they would be
+    // ignored without a word. (An unknown --requantize ID is refused by the comparison.)
+    const qs::FormatInfo* target = requantize ? qs::resolveFormatId(parser.value(requantOpt).trimmed().toLower().toStdString())
+                                              : nullptr;
+    if (!requantize || target) {
+        const bool affine = target && (target->requantize == qs::RequantizeRule::GptqAffine ||
+                                       target->requantize == qs::RequantizeRule::Awq);
+        for (const QCommandLineOption* o : {&bitsOpt, &groupOpt, &symOpt})
+            if (parser.isSet(*o) && !affine) {
+                std::fprintf(stderr, "quantscope-cli stats: --%s applies to --requantize with an affine target (gptq, awq)%s\n",
+                             qPrintable(o->names().constFirst()),
+                             target ? qPrintable(QStringLiteral(", not ") + QString::fromStdString(target->id)) : "");
+                return 2;
+            }
+    }
+    if (parser.isSet(bitsOpt) && (bits < 2 || bits > 8)) {
+        std::fprintf(stderr, "quantscope-cli stats: --bits %s: an affine requantization has 2 .. 8 bits\n",
+                     qPrintable(parser.value(bitsOpt)));
+        return 2;
+    }
+    if (parser.isSet(groupOpt) && groupSize == 0) {
+        std::fprintf(stderr, "quantscope-cli stats: --group-size 0: a group size is a whole number from 1 up\n");
+        return 2;
+    }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     if (pos.size() == 1)
         qscli::stateRemoteFetch(*ckpt);
@@ -257,12 +308,35 @@ int runStats(const QStringList& args)
         }
         todo.push_back(w);
     } else {
-        // Quantized weights; with --requantize every matrix that can be dequantized (a float
-        // checkpoint's weights, norms and other vectors left out).
-        for (const qs::LogicalWeight& w : ckpt->weights) {
-            const qs::FormatInfo* f = qs::findFormat(w.format);
-            if (qs::canDequantize(w.format) && f && (requantize ? w.shape.size() >= 2 : f->quantized))
-                todo.push_back(&w);
+        // Quantized weights; with --requantize, or when the checkpoint holds none (a float
+        // checkpoint, alone or against its float reference), every matrix that can be
+        // dequantized (norms and other vectors left out).
+        const auto pick = [&](bool quantizedOnly) {
+            for (const qs::LogicalWeight& w : ckpt->weights) {
+                const qs::FormatInfo* f = qs::findFormat(w.format);
+                if (qs::canDequantize(w.format) && f && (quantizedOnly ? f->quantized : w.shape.size() >= 2))
+                    todo.push_back(&w);
+            }
+        };
+        pick(!requantize);
+        if (todo.empty() && !requantize) {
+            pick(false);
+            if (!todo.empty())
+                std::fprintf(stderr, "quantscope-cli stats: note: %s holds no quantized weight: reporting its float "
+                                     "matrices (%zu)\n",
+                             ckpt->path.c_str(), todo.size());
+        }
+        if (todo.empty()) {
+            // Why a weight that looks like one is left out (a refused shape, no dequantizer).
+            std::string why;
+            for (const qs::LogicalWeight& w : ckpt->weights)
+                if (const std::string reason = qs::whyNotDecoded(w); !reason.empty() && w.shape.size() != 1) {
+                    why = "; " + w.name + ": " + reason;
+                    break;
+                }
+            throw qs::Error(ckpt->path + ": nothing to report: no quantized weight and no float matrix that can be "
+                                         "decoded (" + std::to_string(ckpt->weights.size()) + " weights, " +
+                            std::to_string(ckpt->tensors.size()) + " tensors)" + why);
         }
     }
     std::shared_ptr<const qs::Checkpoint> ref;
@@ -344,8 +418,7 @@ int runStats(const QStringList& args)
                 if (h.sampleEvery)
                     sampling = " (approximate: rows sampled 1 in " + std::to_string(h.sampleEvery) + ", " +
                                std::to_string(h.sampled) + " of " + std::to_string(h.count) + " elements)";
-                std::printf("%s: min %.6g max %.6g mean %.6g rms %.6g%s\n", h.weight.c_str(), h.minValue, h.maxValue,
-                            h.meanValue, h.rmsValue, sampling.c_str());
+                printValueLine(h, sampling);
                 if (histogram)
                     printHistogram(h.sampleEvery ? "values (sampled)" : "values", h.values);
                 if (!h.codes.empty()) {
@@ -379,6 +452,9 @@ int runStats(const QStringList& args)
     }
     if (shown >= 0)
         std::fprintf(stderr, "\r\033[K");
+    if (ref && size_t(skipped) == todo.size())
+        throw qs::Error(ckpt->path + ": nothing compared: none of its " + std::to_string(todo.size()) +
+                        " weights has a match in " + ref->path);
     if (json)
         std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("weights"), out}}).toJson().constData());
     return skipped ? 2 : 0;

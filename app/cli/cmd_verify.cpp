@@ -13,6 +13,7 @@
 #include <QJsonObject>
 
 #include <cstdio>
+#include <utility>
 
 namespace qscli {
 
@@ -21,8 +22,10 @@ int runVerify(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Check every quantized weight: repacking the decoded fields reproduces the stored words, shapes and g_idx agree "
-        "with the layout, scales are finite, zero points fit the declared convention, recorded input permutations are "
-        "present. Exit 1 when a finding is an error; warnings (upstream quirks such as the GPTQ v1 zero-0 spill) do not fail."));
+        "with the layout, zero points fit the declared convention, the config describes the tensors, recorded input "
+        "permutations are present; and scan every weight, float ones included, for NaN and Inf values, scales, zeros and "
+        "absmax, all-zero weights, rows, groups and blocks, and zero scales, naming the first few places. Exit 1 when a "
+        "finding is an error; warnings (upstream quirks such as the GPTQ v1 zero-0 spill, zero rows) do not fail."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
@@ -45,11 +48,33 @@ int runVerify(const QStringList& args)
     const qs::VerifyReport r = qs::verifyCheckpoint(*ckpt);
     if (parser.isSet(jsonOpt)) {
         QJsonArray findings, checked, unchecked;
-        for (const qs::VerifyFinding& f : r.findings)
-            findings.append(QJsonObject{{QStringLiteral("weight"), QString::fromStdString(f.weight)},
-                                        {QStringLiteral("check"), QString::fromStdString(f.check)},
-                                        {QStringLiteral("message"), QString::fromStdString(f.message.text())},
-                                        {QStringLiteral("severity"), f.warning ? QStringLiteral("warning") : QStringLiteral("error")}});
+        // A place's coordinates that apply; row, col, group and block of the first place on the
+        // finding itself, all of them under "places".
+        const auto placeFields = [](QJsonObject& o, const qs::FindingPlace& p) {
+            for (const auto& [key, value] : {std::pair{"row", p.row}, {"col", p.col}, {"group", p.group}, {"block", p.block}})
+                if (value >= 0)
+                    o.insert(QLatin1String(key), qint64(value));
+        };
+        for (const qs::VerifyFinding& f : r.findings) {
+            QJsonObject o{{QStringLiteral("weight"), QString::fromStdString(f.weight)},
+                          {QStringLiteral("kind"), QString::fromStdString(f.check)},
+                          {QStringLiteral("check"), QString::fromStdString(f.check)},
+                          {QStringLiteral("message"), QString::fromStdString(f.message.text())},
+                          {QStringLiteral("severity"), f.warning ? QStringLiteral("warning") : QStringLiteral("error")}};
+            if (f.count)
+                o.insert(QStringLiteral("count"), qint64(f.count));
+            if (!f.places.empty()) {
+                placeFields(o, f.places.front());
+                QJsonArray places;
+                for (const qs::FindingPlace& p : f.places) {
+                    QJsonObject at;
+                    placeFields(at, p);
+                    places.append(at);
+                }
+                o.insert(QStringLiteral("places"), places);
+            }
+            findings.append(o);
+        }
         for (const std::string& s : r.checked)
             checked.append(QString::fromStdString(s));
         for (const std::string& s : r.unchecked)

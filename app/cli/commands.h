@@ -88,6 +88,35 @@ void stateRemoteFetch(const qs::Checkpoint& ckpt);
 // After a command that read a remote file: the bytes fetched and the requests sent, on stderr.
 void printFetchSummary();
 
+// Cells wider than this do not widen their column (they stand whole and push the rest of their
+// row along): one absurdly long name must not pad every row of a long table to its width.
+constexpr size_t kTableMaxColumnWidth = 160;
+
+inline void widenTableColumns(std::vector<size_t>& width, const std::vector<std::string>& row)
+{
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i)
+        if (row[i].size() <= kTableMaxColumnWidth)
+            width[i] = std::max(width[i], row[i].size());
+}
+
+inline std::string tableLine(const std::vector<std::string>& r, const std::vector<size_t>& width, const std::vector<bool>& right)
+{
+    std::string line = " ";
+    for (size_t i = 0; i < r.size(); ++i) {
+        const size_t pad = width[i] > r[i].size() ? width[i] - r[i].size() : 0;
+        line += ' ';
+        if (right[i]) {
+            line.append(pad, ' ');
+            line += r[i];
+        } else {
+            line += r[i];
+            if (i + 1 < r.size())
+                line.append(pad, ' ');
+        }
+    }
+    return line + '\n';
+}
+
 // A plain text table: columns padded to their widest cell; numeric columns right-aligned.
 class TextTable {
 public:
@@ -100,18 +129,10 @@ public:
     {
         std::vector<size_t> width(m_rows.front().size(), 0);
         for (const auto& r : m_rows)
-            for (size_t i = 0; i < r.size(); ++i)
-                width[i] = std::max(width[i], r[i].size());
+            widenTableColumns(width, r);
         std::string out;
-        for (const auto& r : m_rows) {
-            std::string line = " ";
-            for (size_t i = 0; i < r.size(); ++i) {
-                const std::string pad(width[i] - r[i].size(), ' ');
-                line += ' ';
-                line += m_right[i] ? pad + r[i] : r[i] + (i + 1 < r.size() ? pad : "");
-            }
-            out += line + '\n';
-        }
+        for (const auto& r : m_rows)
+            out += tableLine(r, width, m_right);
         return out;
     }
 
@@ -120,5 +141,19 @@ private:
     std::vector<bool> m_right;
 };
 
+// A table too long to hold (a million tensors) written as TextTable::render would: its rows
+// made by `row(i)` twice, once for the column widths and once as they are written to `out`.
+template <class Row>
+void printTable(std::FILE* out, const std::vector<std::string>& head, const std::vector<bool>& right, size_t rows, const Row& row)
+{
+    std::vector<size_t> width(head.size(), 0);
+    widenTableColumns(width, head);
+    for (size_t i = 0; i < rows; ++i)
+        widenTableColumns(width, row(i));
+    const auto put = [out](const std::string& s) { std::fwrite(s.data(), 1, s.size(), out); };
+    put(tableLine(head, width, right));
+    for (size_t i = 0; i < rows; ++i)
+        put(tableLine(row(i), width, right));
+}
 
 } // namespace qscli

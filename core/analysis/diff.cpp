@@ -155,6 +155,14 @@ DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffO
                     "is in both checkpoints, nothing to compare. A has " + namingHint(a) + "; B has " + namingHint(b) +
                     ". Names pair when equal (\".weight\" ignored) or, between a GGUF and a Hugging Face checkpoint, "
                     "through llama.cpp's tensor names");
+    if (m.pairs.empty() && m.shapeMismatches.empty()) {
+        std::string why;
+        for (size_t i = 0; i < m.skipped.size() && i < 3; ++i)
+            why += (i ? "; " : "") + m.skipped[i].nameA + ": " + m.skipped[i].reason;
+        if (m.skipped.size() > 3)
+            why += "; and " + std::to_string(m.skipped.size() - 3) + " more";
+        throw Error(a.path + ", " + b.path + ": nothing compared: every pair of weights was skipped (" + why + ")");
+    }
     DiffResult r;
     r.onlyInA = std::move(m.onlyInA);
     r.onlyInB = std::move(m.onlyInB);

@@ -62,7 +62,8 @@ struct DiffResult {
 
 // Throws qs::Error naming the file and weight for malformed data, when `opt.weight` names no
 // weight of either checkpoint, and when no pair is left to compare (no weight, shape mismatch
-// or skipped pair: the error says which naming each side uses and its first names).
+// or skipped pair: the error says which naming each side uses and its first names; only
+// skipped pairs: it gives their reasons).
 DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& opt);
 // One pair (from matchWeights); the pair's shapes must agree.
 WeightDiff diffWeights(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, const DiffOptions& opt);

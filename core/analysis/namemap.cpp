@@ -311,7 +311,12 @@ WeightMatch matchWeights(const Checkpoint& a, const Checkpoint& b, const std::st
             }
         }
         if (!reason.empty()) {
-            m.skipped.push_back({wa.name, wb.name, reason});
+            // Nothing else of a skipped pair is compared: its whole shape is ([2, 2, 2] and
+            // [4, 2] have the same rows and columns).
+            if (wa.shape != wb.shape)
+                m.shapeMismatches.push_back({wa.name, wb.name, wa.shape, wb.shape});
+            else
+                m.skipped.push_back({wa.name, wb.name, reason});
             continue;
         }
         m.pairs.push_back(p);

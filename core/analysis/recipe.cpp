@@ -73,16 +73,12 @@ double RecipeSummary::quantizableBitsPerWeight() const { return recipeBpw(quanti
 
 size_t RecipeSummary::count(RecipeKind k) const
 {
-    return size_t(std::count_if(tensors.begin(), tensors.end(), [k](const RecipeTensor& t) { return t.verdict.kind == k; }));
+    return kindCount[size_t(k)];
 }
 
 double RecipeSummary::extraBits(RecipeKind k) const
 {
-    double sum = 0;
-    for (const RecipeTensor& t : tensors)
-        if (t.verdict.kind == k)
-            sum += t.extraBits;
-    return sum;
+    return kindExtraBits[size_t(k)];
 }
 
 std::pair<int, std::string> recipeLayerRole(const std::string& name, std::string_view ggufArch)
@@ -100,7 +96,7 @@ std::pair<int, std::string> recipeLayerRole(const std::string& name, std::string
     return {-1, stripParamSuffix(name)};
 }
 
-RecipeSummary summarizeRecipe(const Checkpoint& ckpt)
+RecipeSummary summarizeRecipe(const Checkpoint& ckpt, RecipeDetail detail)
 {
     RecipeSummary s;
     s.path = ckpt.path;
@@ -110,11 +106,22 @@ RecipeSummary summarizeRecipe(const Checkpoint& ckpt)
     if (rules && rules->nominal(ckpt, s.nominal)) {
         s.hasNominal = true;
         rules->judge(ckpt, s.nominal, ckpt.weights, verdicts);
+    } else if (!row) {
+        // No weight names a family (a file without tensors): the metadata may still name the
+        // recipe (a vocab-only GGUF's general.file_type), as inspect shows it.
+        for (const FamilyRow& r : familyRows())
+            if (r.recipe && r.recipe->nominal(ckpt, s.nominal)) {
+                s.hasNominal = true;
+                rules = r.recipe;
+                break;
+            }
     }
     const std::string arch = ggufArchOf(checkpointArchitecture(ckpt));
     std::map<std::string, size_t> typeIndex;
     std::map<int, RecipeLayerRow> layers;
-    s.tensors.reserve(ckpt.weights.size());
+    if (detail == RecipeDetail::PerTensor)
+        s.tensors.reserve(ckpt.weights.size());
+    s.weights = ckpt.weights.size();
     for (size_t i = 0; i < ckpt.weights.size(); ++i) {
         const LogicalWeight& w = ckpt.weights[i];
         RecipeTensor t;
@@ -145,7 +152,10 @@ RecipeSummary summarizeRecipe(const Checkpoint& ckpt)
         lr.layer = t.layer;
         lr.elements += t.elements;
         lr.bytes += t.bytes;
-        s.tensors.push_back(std::move(t));
+        ++s.kindCount[size_t(t.verdict.kind)];
+        s.kindExtraBits[size_t(t.verdict.kind)] += t.extraBits;
+        if (detail == RecipeDetail::PerTensor)
+            s.tensors.push_back(std::move(t));
     }
     for (RecipeTypeRow& tr : s.types)
         tr.share = s.elements ? double(tr.elements) / double(s.elements) : 0;
@@ -182,7 +192,7 @@ std::vector<Message> recipeOverview(const RecipeSummary& s)
         out.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3"),
                                        {n.name, n.source, Message::verbatim(n.format->id)}));
     const std::string quantized = std::to_string(s.quantizable), bpw = num(s.quantizableBitsPerWeight(), 2);
-    const std::string asNominal = std::to_string(s.count(RecipeKind::Nominal)), all = std::to_string(s.tensors.size());
+    const std::string asNominal = std::to_string(s.count(RecipeKind::Nominal)), all = std::to_string(s.weights);
     if (n.bitsPerWeight > 0 && s.quantizableElements)
         out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Stored:     %1 quantized weights at %2 bits per weight (%3% over the nominal); "
                                                         "%4 of them as the nominal type; all %5 weights: %6 bits per weight"),

@@ -7,6 +7,7 @@
 #include "container/checkpoint.h"
 #include "formats/recipe.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,7 +47,8 @@ struct RecipeSummary {
     RecipeNominal nominal;
     std::vector<RecipeTypeRow> types;   // most parameters first
     std::vector<RecipeLayerRow> layers; // block order, then the non-repeating tensors (layer -1) when any
-    std::vector<RecipeTensor> tensors;  // the checkpoint's weight order
+    std::vector<RecipeTensor> tensors;  // the checkpoint's weight order (empty: RecipeDetail::Totals)
+    uint64_t weights = 0;               // how many the checkpoint has (tensors.size() when listed)
     uint64_t elements = 0, bytes = 0;
     // The weights the recipe quantizes (all but kept-float and excluded ones).
     uint64_t quantizable = 0, quantizableElements = 0, quantizableBytes = 0;
@@ -56,10 +58,18 @@ struct RecipeSummary {
     size_t count(RecipeKind k) const;
     // The extra bits of the weights of kind k, summed.
     double extraBits(RecipeKind k) const;
+
+    // Per kind, tallied as the weights are judged (tensors need not be kept for them).
+    std::array<size_t, size_t(RecipeKind::Unexplained) + 1> kindCount{};
+    std::array<double, size_t(RecipeKind::Unexplained) + 1> kindExtraBits{};
 };
 
+// Totals: types, layers and the tallies, without a RecipeTensor per weight (what inspect's
+// overview needs, a third of the memory of a checkpoint of a million tiny weights).
+enum class RecipeDetail { PerTensor, Totals };
+
 // Throws nothing for a checkpoint that opened; a family without rules gives a tally only.
-RecipeSummary summarizeRecipe(const Checkpoint& ckpt);
+RecipeSummary summarizeRecipe(const Checkpoint& ckpt, RecipeDetail detail = RecipeDetail::PerTensor);
 
 // The summary's first lines as `recipe` and `inspect` print them: the nominal type, the stored
 // bits per weight against it, the weights that fell back or differ and what they cost (each

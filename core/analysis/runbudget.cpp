@@ -555,6 +555,39 @@ WeightSplit weightSplitOf(const Checkpoint& c, const ModelArch& arch)
     // llama.cpp loads token_embd a second time as the output projection (TENSOR_DUPLICATED).
     if (!hasOutput)
         w.outputDuplicate = embedding;
+    if (w.total() == 0) {
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the file holds no weights (%1 tensors): the weights count 0 bytes "
+                                                            "and the total is the cache and buffers alone"),
+                           {std::to_string(c.tensors.size())}});
+        return w;
+    }
+    // The blocks held, as ranges: "0", "0-3, 7".
+    std::string held;
+    uint32_t count = 0, ranges = 0;
+    for (uint32_t b = 0; b < arch.layers; ++b) {
+        if (!w.layers[b])
+            continue;
+        ++count;
+        if (b && w.layers[b - 1])
+            continue;
+        uint32_t e = b;
+        while (e + 1 < arch.layers && w.layers[e + 1])
+            ++e;
+        if (++ranges <= 4)
+            held += (held.empty() ? "" : ", ") + std::to_string(b) + (e > b ? "-" + std::to_string(e) : "");
+        else if (ranges == 5)
+            held += ", ...";
+    }
+    if (count == 0 && arch.layers)
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the file holds none of the %1 blocks its metadata names: the "
+                                                            "weights are this file's alone, the cache and buffers those of "
+                                                            "all %1 blocks"),
+                           {std::to_string(arch.layers)}});
+    else if (count < arch.layers)
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the file holds the weights of %1 of the %2 blocks its metadata "
+                                                            "names (%3): the weights are this file's alone, the cache and "
+                                                            "buffers those of all %2 blocks"),
+                           {std::to_string(count), std::to_string(arch.layers), held}});
     return w;
 }
 
@@ -729,6 +762,7 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
         r.outputBytes += d.output;
         r.computeEstimate += d.compute;
     }
+    r.notes = weights.notes;
     if (o.context != r.nCtx)
         r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "llama.cpp rounds the context %1 to %2 cells"), {std::to_string(o.context), std::to_string(r.nCtx)}});
     if (arch.contextLength && r.nCtx > arch.contextLength)

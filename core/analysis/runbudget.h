@@ -79,6 +79,9 @@ struct WeightSplit {
     std::vector<uint64_t> layers;
     uint64_t output = 0;
     uint64_t outputDuplicate = 0; // tied embeddings: token_embd loaded again with the output layer
+    // What the stored tensors leave out: none at all (a vocab-only file), or blocks the
+    // metadata names (one file of a model cut apart). runBudget passes them on.
+    std::vector<Message> notes;
     uint64_t total() const;
 };
 // Stored bytes of a checkpoint's tensors: "blk.N." / "layers.N." per block, token

@@ -477,8 +477,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     const uint64_t block = uint64_t(1) << 16, blocks = (keptCount + block - 1) / block;
     std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(team));
     std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(team));
-#pragma omp parallel for schedule(static) num_threads(team)
-    for (uint64_t bi = 0; bi < blocks; ++bi) {
+    // The gathered values are only ranked (nth_element), so the order blocks run in is free.
+    runChunks(blocks, team, nullptr, [&](uint64_t bi, NoChunkState&) {
         const size_t th = size_t(omp_get_thread_num());
         std::vector<uint64_t>& h = binned[th];
         std::vector<std::vector<float>>& g = gathered[th];
@@ -496,7 +496,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             if (binHere && std::isfinite(e))
                 ++h[errorBin(e)];
         }
-    }
+    });
     if (binHere)
         for (const std::vector<uint64_t>& h : binned)
             for (size_t i = 0; i < h.size(); ++i)
@@ -732,6 +732,53 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
     return res;
 }
 
+namespace {
+
+// The keys of the non-finite floats (valueKey): exponent all ones, negative [0, kNegInfKey],
+// positive [kPosInfKey, 0xFFFF]. An infinity shares its key with the NaNs whose payload is in the
+// low 16 bits only (an f16 NaN's can be), so a weight with either key is read once more to tell
+// them apart. False when cancelled.
+constexpr uint32_t kNegInfKey = 0x007Fu, kPosInfKey = 0xFF80u;
+
+template <typename EachRange>
+bool countNonFiniteValues(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt, uint64_t rows,
+                    const EachRange& eachRange, const std::vector<uint64_t>& keys, WeightHistograms& h)
+{
+    uint64_t nonFinite = 0;
+    for (uint32_t k = 0; k <= kNegInfKey; ++k)
+        nonFinite += keys[k];
+    for (uint32_t k = kPosInfKey; k < kKeyCount; ++k)
+        nonFinite += keys[k];
+    h.nanCount = nonFinite;
+    if (!keys[kNegInfKey] && !keys[kPosInfKey])
+        return true;
+    const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
+    std::vector<std::array<uint64_t, 2>> infinities(size_t((N + rows - 1) / rows), {0, 0});
+    StatsOptions quiet = opt;
+    quiet.progress = nullptr;
+    const bool finished = forEachStatsChunk(N, K, rows, quiet, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+        eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+            s.a.resize(size_t((b - a) * K));
+            dequantizeRows(ckpt, weight, a, b, s.a.data(), opt.path);
+            for (float x : s.a)
+                if (std::isinf(x))
+                    ++infinities[c][x < 0];
+        });
+    });
+    if (!finished) {
+        h.cancelled = true;
+        return false;
+    }
+    for (const auto& [pos, neg] : infinities) {
+        h.posInfCount += pos;
+        h.negInfCount += neg;
+    }
+    h.nanCount -= h.posInfCount + h.negInfCount;
+    return true;
+}
+
+} // namespace
+
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt)
 {
     checkBins(opt, ckpt.path + " " + weight.name);
@@ -940,11 +987,24 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         lo = bitsFloat(unorderedBits(loBits));
         hi = bitsFloat(unorderedBits(hiBits));
     }
+    // Every value has its key counted, NaN and Inf included (the range too counts keys).
+    std::vector<uint64_t> keyTotals(kKeyCount, 0);
+    for (std::optional<KeyCounts>& f : fine)
+        if (f) {
+            f->flush();
+            for (size_t i = 0; i < kKeyCount; ++i)
+                keyTotals[i] += f->totals[i];
+        }
+    if (!countNonFiniteValues(ckpt, weight, opt, rows, eachRange, keyTotals, h))
+        return h;
     if (h.count && lo <= hi) {
+        h.hasFinite = true;
         h.minValue = lo;
         h.maxValue = hi;
-        h.meanValue = sum / double(h.sampled);
-        h.rmsValue = std::sqrt(sumSq / double(h.sampled));
+    }
+    if (h.finite()) {
+        h.meanValue = sum / double(h.finite());
+        h.rmsValue = std::sqrt(sumSq / double(h.finite()));
     }
     if (range.on()) {
         std::vector<uint64_t> merged(range.n + 2, 0);
@@ -953,13 +1013,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
                 merged[i] += f[i];
         h.values = fromRange(range, merged);
     } else {
-        std::vector<uint64_t> merged(kKeyCount, 0);
-        for (std::optional<KeyCounts>& f : fine)
-            if (f) {
-                f->flush();
-                for (size_t i = 0; i < kKeyCount; ++i)
-                    merged[i] += f->totals[i];
-            }
+        const std::vector<uint64_t>& merged = keyTotals;
         h.values.lo = h.minValue;
         h.values.hi = h.maxValue;
         h.values.counts.assign(size_t(opt.bins), 0);

@@ -159,6 +159,13 @@ struct WeightHistograms {
     // and max stay exact (a zero extreme may differ in sign, as in the code domain). 0 when
     // exact (sampled == count).
     uint64_t sampleEvery = 0, sampled = 0;
+    // The non-finite elements among the `sampled` ones; min, max, mean and RMS are those of
+    // the finite ones (finite() of them; min and max of every row when approximate) and stay 0
+    // when there is none.
+    uint64_t nanCount = 0, posInfCount = 0, negInfCount = 0;
+    uint64_t nonFinite() const { return nanCount + posInfCount + negInfCount; }
+    uint64_t finite() const { return sampled - nonFinite(); }
+    bool hasFinite = false; // min and max were found
     double minValue = 0, maxValue = 0, meanValue = 0, rmsValue = 0;
     // Over [min, max] (or the caller's range). With the default range each value is binned by
     // its bfloat16 truncation (the top 16 bits of its float32), so a value within 2^-8 relative

@@ -1,5 +1,8 @@
 #include "analysis/verify.h"
 
+#include "analysis/healthscan.h"
+#include "base/stringindex.h"
+
 #include "base/error.h"
 #include "container/ggmltype.h"
 #include "formats/dequant.h"
@@ -19,62 +22,93 @@ namespace qs {
 
 namespace {
 
-// Formats whose family has no format check: the weight must dequantize (every size and index is validated
-// on the way) to finite values wherever its scales are finite.
-void verifyByDequant(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, Message why)
-{
-    const FindingSink add{w, rep};
-    try {
-        const std::vector<float> x = dequantizeWeight(ckpt, w, bestSimdPath(), 1);
-        const uint64_t bad = uint64_t(std::count_if(x.begin(), x.end(), [](float v) { return !std::isfinite(v); }));
-        if (bad)
-            add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 dequantized values are NaN or Inf"), {std::to_string(bad), std::to_string(x.size())}));
-    } catch (const Error& e) {
-        add("shape", e.what());
-    }
-    rep.findings.push_back({w.name, "roundtrip-not-applicable", std::move(why), true});
-}
+// Detection's notes where the config disagrees with the tensors (detection goes by the
+// tensors): an error where a loader that trusts the config computes other values (another
+// method, version, width or group size; zero points it would drop), a warning where it would
+// compute the same ones or refuse to load (symmetric data labelled asymmetric).
+struct ConfigNote {
+    const char* prefix;
+    const char* kind;
+    bool warning;
+};
+constexpr ConfigNote kConfigNotes[] = {
+    {"config says quant_method", "config", false},
+    {"config says version", "config", false},
+    {"config says bits", "config", false},
+    {"config says num_bits", "config", false},
+    {"config says group_size", "config-group-size", false},
+    {"config group_size", "config-group-size", false},
+    {"config says sym true", "config-zero", false},
+    {"config says symmetric true", "config-zero", false},
+    {"config says zero_point false", "config-zero", false},
+    {"config says sym false", "config-zero", true},
+    {"config says symmetric false", "config-zero", true},
+    {"config says zero_point true", "config-zero", true},
+};
 
 } // namespace
 
-void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep)
+bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const HealthOptions& health)
 {
     // A shape detection refused (it overflows, outgrows its bytes or disagrees with the stored
     // data) is an error: the weight is not decoded, so nothing else about it can be checked.
     if (const Message* refused = refusedShape(w)) {
         rep.findings.push_back({w.name, "shape", *refused});
         rep.checked.push_back(w.name);
-        return;
+        return true;
     }
     const FormatInfo* f = findFormat(w.format);
+    // The health scan; a weight whose tensors the kernel refuses gets a "shape" finding, unless
+    // the format check has already said why (from `first` on, the weight's findings).
+    const auto scan = [&](size_t first) {
+        try {
+            return scanWeightHealth(ckpt, w, rep, health);
+        } catch (const Error& e) {
+            if (std::none_of(rep.findings.begin() + ptrdiff_t(first), rep.findings.end(),
+                             [](const VerifyFinding& x) { return x.check == "shape"; }))
+                FindingSink{w, rep}("shape", e.what());
+            return true;
+        }
+    };
     if (!f || !f->quantized) {
         if (f && f->family == FormatFamily::Unknown)
             rep.unchecked.push_back(w.name + " (" + f->id + ")");
-        return;
+        // Float weights: NaN, Inf and zeros as in any other weight (what llama.cpp's tensor
+        // validation looks for); they are not "checked", which is about quantized layouts.
+        if (f && f->storage == StorageKind::Float && canDequantize(w.format))
+            return scan(rep.findings.size());
+        return true;
     }
     // Detection goes by the tensors; a config declaring another method, version or width means
     // the writer packed something other than what it labelled (a wrong axis, a wrong layout).
     for (const Message& note : w.notes)
-        for (const char* p : {"config says quant_method", "config says version", "config says bits", "config says num_bits"})
-            if (note.startsWith(p))
-                rep.findings.push_back({w.name, "config", Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the stored layout is not the one the config declares"), {note})});
+        for (const ConfigNote& c : kConfigNotes)
+            if (note.startsWith(c.prefix))
+                rep.findings.push_back({w.name, c.kind,
+                                        c.warning ? Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the config does not describe the stored data, "
+                                                                                                      "but reading it as declared gives the same values"), {note})
+                                                  : Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the stored layout is not the one the config declares"), {note}),
+                                        c.warning});
     for (const Message& note : w.notes)
         if (note.startsWith(kZeroConventionNote))
             rep.findings.push_back({w.name, "zero-convention-mixed", note, true});
     const FamilyRow* row = familyRow(f->family);
+    const size_t before = rep.findings.size();
     if (const VerifyFn check = row && row->verify ? row->verify(*f) : nullptr)
         check(ckpt, w, rep);
     else if (canDequantize(w.format))
-        verifyByDequant(ckpt, w, rep,
-                        {QT_TRANSLATE_NOOP("qs::Message", "%1: codes are floats or table indices whose every bit pattern is valid (or the "
-                                                          "packing has no spare bits), so there is no round trip to compare; sizes and "
-                                                          "values checked"),
-                         {w.format}});
+        rep.findings.push_back({w.name, "roundtrip-not-applicable",
+                                {QT_TRANSLATE_NOOP("qs::Message", "%1: codes are floats or table indices whose every bit pattern is valid (or the "
+                                                                  "packing has no spare bits), so there is no round trip to compare; sizes and "
+                                                                  "values checked"),
+                                 {w.format}},
+                                true});
     else {
         rep.unchecked.push_back(w.name + " (" + w.format + ": no decoder, nothing to check against)");
-        return;
+        return true;
     }
     rep.checked.push_back(w.name);
+    return !canDequantize(w.format) || scan(before);
 }
 
 namespace {
@@ -92,10 +126,31 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
         for (const MetaValue& v : std::get<std::vector<MetaValue>>(m->value))
             if (const auto* s = std::get_if<std::string>(&v.value); s && s->size() > 11)
                 modules.push_back(s->substr(0, s->size() - 11)); // minus ".input_perm"
+    // Checkpoint::findWeight, through one hash index of the names and a map of each tensor to
+    // the first weight listing it: the config may list a module per weight.
+    const auto nameAt = [&](size_t k) -> const std::string& { return ckpt.weights[k].name; };
+    StringIndex byName;
+    std::vector<int> weightOfTensor;
+    if (!modules.empty()) {
+        byName.reserve(ckpt.weights.size());
+        for (size_t k = 0; k < ckpt.weights.size(); ++k)
+            byName.findOrInsert(ckpt.weights[k].name, k, nameAt);
+        weightOfTensor.assign(ckpt.tensors.size(), -1);
+        for (size_t k = ckpt.weights.size(); k-- > 0;)
+            for (const auto& [role, idx] : ckpt.weights[k].members)
+                if (idx < weightOfTensor.size())
+                    weightOfTensor[idx] = int(k);
+    }
+    const auto findWeight = [&](const std::string& name) -> const LogicalWeight* {
+        if (const size_t k = byName.find(name, nameAt); k != StringIndex::npos)
+            return &ckpt.weights[k];
+        const int t = ckpt.indexOf(name);
+        return t >= 0 && weightOfTensor[size_t(t)] >= 0 ? &ckpt.weights[size_t(weightOfTensor[size_t(t)])] : nullptr;
+    };
     for (const std::string& mod : modules) {
-        const LogicalWeight* w = ckpt.findWeight(mod);
+        const LogicalWeight* w = findWeight(mod);
         if (!w)
-            w = ckpt.findWeight(mod + ".weight");
+            w = findWeight(mod + ".weight");
         const TensorEntry* t = ckpt.find(mod + ".input_perm");
         const std::string who = w ? w->name : mod;
         if (!t) {
@@ -174,12 +229,27 @@ VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const std::atomic<bool>* c
                               const std::function<void(size_t, size_t)>& progress)
 {
     VerifyReport rep;
-    for (size_t i = 0; i < ckpt.weights.size(); ++i) {
+    // Progress in elements (each weight one more, so that weights the scan skips count too).
+    uint64_t total = 0, done = 0;
+    for (const LogicalWeight& w : ckpt.weights)
+        total += 1 + w.elementCount();
+    HealthOptions health;
+    health.cancel = cancel;
+    if (progress)
+        health.progress = [&](uint64_t elements) {
+            done += elements;
+            progress(size_t(done), size_t(total));
+        };
+    uint64_t through = 0;
+    for (const LogicalWeight& w : ckpt.weights) {
         if (cancel && cancel->load(std::memory_order_relaxed))
             return rep;
-        verifyWeight(ckpt, ckpt.weights[i], rep);
+        if (!verifyWeight(ckpt, w, rep, health))
+            return rep;
+        through += 1 + w.elementCount();
+        done = through;
         if (progress)
-            progress(i + 1, ckpt.weights.size());
+            progress(size_t(done), size_t(total));
     }
     verifyInputPermutations(ckpt, rep);
     verifyCoverage(ckpt, rep);

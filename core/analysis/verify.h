@@ -9,6 +9,7 @@
 // why there is no round trip); weights without a decoder are listed as unchecked.
 // The format checks live in the family folders (<family>_verify.cpp, FamilyRow::verify); the
 // report types in formats/findings.h.
+#include "analysis/healthscan.h"
 #include "container/checkpoint.h"
 #include "formats/findings.h"
 
@@ -17,11 +18,14 @@
 
 namespace qs {
 
-// `cancel` is polled between weights (a cancelled run returns what it has; the caller knows it
-// cancelled); `progress` hears (weights done, weights in all) after each.
+// Besides the format checks, every decodable weight, float ones included, goes through the
+// health scan (analysis/healthscan.h). `cancel` is polled between weights and between the
+// scan's row chunks (a cancelled run returns what it has; the caller knows it cancelled);
+// `progress` hears (done, in all) in elements, each weight counting one more.
 VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const std::atomic<bool>* cancel = nullptr,
                               const std::function<void(size_t, size_t)>& progress = {});
-// One weight; appends to `report`.
-void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& weight, VerifyReport& report);
+// One weight; appends to `report`. False when `health.cancel` stopped its scan.
+bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& weight, VerifyReport& report,
+                  const HealthOptions& health = {});
 
 } // namespace qs

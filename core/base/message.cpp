@@ -2,26 +2,57 @@
 
 namespace qs {
 
+struct Message::Payload {
+    std::vector<std::string> args;
+    std::vector<Message> parts;
+};
+
+namespace {
+
+const std::vector<std::string> kNoArgs;
+const std::vector<Message> kNoParts;
+
+} // namespace
+
+Message::Message(const char* source, std::initializer_list<std::string> args) : m_source(source)
+{
+    if (args.size() != 0)
+        m_payload = std::make_shared<const Payload>(Payload{std::vector<std::string>(args), {}});
+}
+
+const std::vector<std::string>& Message::args() const
+{
+    return m_payload ? m_payload->args : kNoArgs;
+}
+
+const std::vector<Message>& Message::parts() const
+{
+    return m_payload ? m_payload->parts : kNoParts;
+}
+
 Message Message::verbatim(std::string text)
 {
     Message m;
     m.m_source = "%1";
-    m.m_args.push_back(std::move(text));
+    m.m_payload = std::make_shared<const Payload>(Payload{{std::move(text)}, {}});
     return m;
 }
 
 Message Message::quoting(const char* source, std::vector<Message> parts)
 {
     Message m(source);
+    std::vector<std::string> args;
+    args.reserve(parts.size());
     for (const Message& part : parts)
-        m.m_args.push_back(part.text());
-    m.m_parts = std::move(parts);
+        args.push_back(part.text());
+    if (!args.empty())
+        m.m_payload = std::make_shared<const Payload>(Payload{std::move(args), std::move(parts)});
     return m;
 }
 
 std::string Message::text() const
 {
-    return fillMessage(m_source, m_args);
+    return fillMessage(m_source, args());
 }
 
 std::string fillMessage(std::string_view tmpl, const std::vector<std::string>& args)

@@ -76,4 +76,18 @@ bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Bo
     return runChunks<State>(chunks, threads, cancel, static_cast<Body&&>(body), [] {});
 }
 
+// body(i) for every i in [0, count): through runChunks on OpenMP's default team when `parallel`
+// (the first exception reaches the caller, the other indices are not started), else in order on
+// the calling thread without opening a region. The order of the indices is not defined.
+template <typename Body>
+void parallelFor(uint64_t count, bool parallel, Body&& body)
+{
+    if (!parallel || count < 2) {
+        for (uint64_t i = 0; i < count; ++i)
+            body(i);
+        return;
+    }
+    runChunks(count, 0, nullptr, [&body](uint64_t i, NoChunkState&) { body(i); });
+}
+
 } // namespace qs

@@ -11,11 +11,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 namespace qs {
 
@@ -37,29 +37,47 @@ std::string_view metaTypeName(MetaValue::Type t)
     return names[static_cast<size_t>(t)];
 }
 
-std::string MetaValue::toDisplayString(size_t maxItems) const
+namespace {
+
+// What `out << v` writes for each value type, without a stream per value (a stream's set-up
+// was most of listing three million metadata records).
+void appendDisplay(std::string& out, const MetaValue& m, size_t maxItems)
 {
-    std::ostringstream out;
     std::visit(
         [&](const auto& v) {
             using T = std::decay_t<decltype(v)>;
             if constexpr (std::is_same_v<T, std::vector<MetaValue>>) {
-                out << '[';
-                for (size_t i = 0; i < v.size() && i < maxItems; ++i)
-                    out << (i ? ", " : "") << v[i].toDisplayString(maxItems);
+                out += '[';
+                for (size_t i = 0; i < v.size() && i < maxItems; ++i) {
+                    if (i)
+                        out += ", ";
+                    appendDisplay(out, v[i], maxItems);
+                }
                 if (v.size() > maxItems)
-                    out << ", ... (" << v.size() << " items)";
-                out << ']';
+                    out += ", ... (" + std::to_string(v.size()) + " items)";
+                out += ']';
             } else if constexpr (std::is_same_v<T, bool>) {
-                out << (v ? "true" : "false");
+                out += v ? "true" : "false";
             } else if constexpr (std::is_same_v<T, std::string>) {
-                out << v;
+                out += v;
+            } else if constexpr (std::is_same_v<T, double>) {
+                char buf[64];
+                std::snprintf(buf, sizeof buf, "%g", v); // an ostream's default: precision 6, %g
+                out += buf;
             } else {
-                out << v;
+                out += std::to_string(v);
             }
         },
-        value);
-    return out.str();
+        m.value);
+}
+
+} // namespace
+
+std::string MetaValue::toDisplayString(size_t maxItems) const
+{
+    std::string out;
+    appendDisplay(out, *this, maxItems);
+    return out;
 }
 
 uint64_t TensorEntry::elementCount() const

@@ -4,6 +4,7 @@
 #include "base/atomicfile.h"
 #include "base/error.h"
 #include "base/message.h"
+#include "base/stringindex.h"
 
 #include <algorithm>
 #include <bit>
@@ -37,6 +38,8 @@ constexpr int kTypeCount = 13;
 // Each metadata array element becomes a MetaValue (tens of bytes), so the total is capped
 // well above real tokenizers (about 10^6 elements) to keep a hostile file's memory bounded.
 constexpr uint64_t kMaxMetadataElements = uint64_t(1) << 24;
+// Repeated metadata keys named one note each; records repeating further keys are counted.
+constexpr size_t kMaxDuplicateNotes = 16;
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
@@ -75,8 +78,40 @@ uint64_t minValueBytes(uint32_t t, bool v1)
     return 1;
 }
 
-// Bounds-checked little-endian reads over a mapped file. `field` names what is being read
-// ("header", "metadata key 'x'", "tensor 'y'"), `part` the piece of it.
+// What a read is of ("header", "metadata key 'x'", "tensor 'y'"), for messages: its text is
+// made only when a read fails, never once per record (a string or two per tensor was a good
+// part of listing a file of a million tensors).
+class Field {
+public:
+    Field(const char* text) : m_text(text) {}
+    Field(const std::string& text) : m_text(text) {}
+    static Field metadataRecord(uint64_t i) { return Field("metadata record ", {}, i, Kind::Index); }
+    static Field metadataKey(std::string_view key) { return Field("metadata key ", key, 0, Kind::Name); }
+    static Field tensorInfo(uint64_t i) { return Field("tensor info ", {}, i, Kind::Index); }
+    static Field tensor(std::string_view name) { return Field("tensor ", name, 0, Kind::Name); }
+
+    std::string text() const
+    {
+        switch (m_kind) {
+        case Kind::Index: return std::string(m_text) + num(m_index);
+        case Kind::Name: return std::string(m_text) + shownName(m_name);
+        case Kind::Text: break;
+        }
+        return std::string(m_text);
+    }
+
+private:
+    enum class Kind : uint8_t { Text, Index, Name };
+    Field(std::string_view text, std::string_view name, uint64_t index, Kind kind)
+        : m_text(text), m_name(name), m_index(index), m_kind(kind) {}
+    std::string_view m_text;
+    std::string_view m_name;
+    uint64_t m_index = 0;
+    Kind m_kind = Kind::Text;
+};
+
+// Bounds-checked little-endian reads over a mapped file. `field` names what is being read,
+// `part` the piece of it.
 class Cursor {
 public:
     Cursor(const MappedFile& f, bool v1)
@@ -89,13 +124,13 @@ public:
     bool v1() const { return m_v1; }
     void setV1(bool v1) { m_v1 = v1; }
 
-    [[noreturn]] void failAt(std::string_view field, const std::string& what) const
+    [[noreturn]] void failAt(const Field& field, const std::string& what) const
     {
-        fail(m_path, std::string(field) + ": " + what);
+        fail(m_path, field.text() + ": " + what);
     }
 
     // `part` + `suffix` name the piece read; they are only joined when reporting a failure.
-    void need(uint64_t n, std::string_view field, std::string_view part, std::string_view suffix = {}) const
+    void need(uint64_t n, const Field& field, std::string_view part, std::string_view suffix = {}) const
     {
         if (n > left())
             failAt(field, std::string(part) + std::string(suffix) + " needs " + num(n) + " bytes at offset "
@@ -104,7 +139,7 @@ public:
     }
 
     template <class T>
-    T get(std::string_view field, std::string_view part, std::string_view suffix = {})
+    T get(const Field& field, std::string_view part, std::string_view suffix = {})
     {
         need(sizeof(T), field, part, suffix);
         T v;
@@ -114,12 +149,12 @@ public:
     }
 
     // String lengths, array counts and (v1) dimensions: u32 in v1, u64 from v2 on.
-    uint64_t count(std::string_view field, std::string_view part, std::string_view suffix = {})
+    uint64_t count(const Field& field, std::string_view part, std::string_view suffix = {})
     {
         return m_v1 ? get<uint32_t>(field, part, suffix) : get<uint64_t>(field, part, suffix);
     }
 
-    std::string_view string(std::string_view field, std::string_view part)
+    std::string_view string(const Field& field, std::string_view part)
     {
         const uint64_t n = count(field, part, " length");
         if (n > kMaxStringBytes)
@@ -146,7 +181,7 @@ struct ParseState {
     uint64_t elements = 0; // array elements expanded so far
 };
 
-MetaValue readValue(Cursor& c, uint32_t type, std::string_view field, int depth, ParseState& st)
+MetaValue readValue(Cursor& c, uint32_t type, const Field& field, int depth, ParseState& st)
 {
     MetaValue v;
     v.type = static_cast<Type>(type);
@@ -310,28 +345,57 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
 
     ParseState st;
     std::string nonBinaryBoolKey; // the first key holding such a bool, as shownName gives it
-    std::unordered_map<std::string_view, uint64_t> keys;
+    StringIndex keys(modest(kvCount));
+    const auto keyAt = [&](size_t k) -> const std::string& { return out.metadata[k].first; };
+    // Keys that appear more than once, in the order of their first repetition: the first
+    // kMaxDuplicateNotes get a note each, every further repeated record is counted.
+    struct Repeated {
+        uint64_t first, second; // record numbers
+        uint64_t records;       // how many records hold the key
+        std::string firstValue, secondValue;
+    };
+    std::vector<Repeated> repeated;
+    uint64_t repeatsUnnamed = 0;
     out.metadata.reserve(modest(kvCount));
     for (uint64_t i = 0; i < kvCount; ++i) {
-        const std::string recField = "metadata record " + num(i);
-        const std::string_view key = c.string(recField, "key");
-        const std::string field = "metadata key " + shownName(key);
-        const auto [first, fresh] = keys.emplace(key, out.metadata.size());
+        const std::string_view key = c.string(Field::metadataRecord(i), "key");
+        const Field field = Field::metadataKey(key);
+        const size_t first = keys.findOrInsert(key, out.metadata.size(), keyAt);
         const uint32_t type = c.get<uint32_t>(field, "value type");
         if (type >= kTypeCount)
             c.failAt(field, "value type " + num(type) + " is not a GGUF value type (0..12)");
         out.metadata.emplace_back(std::string(key), readValue(c, type, field, 0, st));
         if (st.nonBinaryBool && nonBinaryBoolKey.empty())
             nonBinaryBoolKey = shownName(key);
-        // The file stays readable: list both records, say which one lookups use and what the
-        // upstream readers do with it.
-        if (!fresh)
+        if (first == StringIndex::npos)
+            continue;
+        // The file stays readable: list every record, say which one lookups use and what the
+        // upstream readers do with it. A key repeated a million times is one note, not a million.
+        const auto named = std::find_if(repeated.begin(), repeated.end(), [&](const Repeated& r) { return r.first == first; });
+        if (named != repeated.end())
+            ++named->records;
+        else if (repeated.size() < kMaxDuplicateNotes)
+            repeated.push_back({first, i, 2, out.metadata[first].second.toDisplayString(), out.metadata.back().second.toDisplayString()});
+        else
+            ++repeatsUnnamed;
+    }
+    for (const Repeated& r : repeated) {
+        const std::string key = shownName(out.metadata[r.first].first);
+        if (r.records == 2)
             out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2 appears twice: record %3 holds %4, record %5 holds %6; "
                                                                   "Quantscope uses the first, llama.cpp refuses the file (duplicate key), "
                                                                   "gguf-py warns and keeps both"),
-                                 {path, shownName(key), num(first->second), out.metadata[first->second].second.toDisplayString(), num(i),
-                                  out.metadata.back().second.toDisplayString()}});
+                                 {path, key, num(r.first), r.firstValue, num(r.second), r.secondValue}});
+        else
+            out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2 appears %3 times: record %4 holds %5, record %6 holds %7, "
+                                                                  "and so on; Quantscope uses the first, llama.cpp refuses the file (duplicate "
+                                                                  "key), gguf-py warns and keeps them all"),
+                                 {path, key, num(r.records), num(r.first), r.firstValue, num(r.second), r.secondValue}});
     }
+    if (repeatsUnnamed)
+        out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: %2 more metadata records repeat a key that other keys' notes do not name "
+                                                              "(only the first %3 repeated keys are named); lookups use each key's first record"),
+                             {path, num(repeatsUnnamed), num(kMaxDuplicateNotes)}});
     if (!nonBinaryBoolKey.empty())
         out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2: a bool value is neither 0 nor 1; read as true, as ggml does"),
                              {path, nonBinaryBoolKey}});
@@ -345,23 +409,22 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
     std::vector<Pending> pending;
     pending.reserve(modest(tensorCount));
     out.tensors.reserve(modest(tensorCount));
-    std::unordered_map<std::string_view, uint64_t> names;
-    names.reserve(modest(tensorCount));
+    StringIndex names(modest(tensorCount));
+    const auto nameAt = [&](size_t k) -> const std::string& { return out.tensors[k].name; };
     for (uint64_t i = 0; i < tensorCount; ++i) {
-        const std::string infoField = "tensor info " + num(i);
-        const std::string_view name = c.string(infoField, "name");
-        const std::string field = "tensor " + shownName(name);
-        if (const auto [it, fresh] = names.emplace(name, i); !fresh)
-            c.failAt(field, "duplicate tensor name (tensor infos " + num(it->second) + " and " + num(i) + ")");
+        const std::string_view name = c.string(Field::tensorInfo(i), "name");
+        const Field field = Field::tensor(name);
+        if (const size_t seen = names.findOrInsert(name, out.tensors.size(), nameAt); seen != StringIndex::npos)
+            c.failAt(field, "duplicate tensor name (tensor infos " + num(seen) + " and " + num(i) + ")");
         const uint32_t nDims = c.get<uint32_t>(field, "n_dims");
         if (nDims > kMaxDims)
             c.failAt(field, "n_dims " + num(nDims) + " exceeds the maximum of 4");
         uint64_t ne[kMaxDims] = {1, 1, 1, 1};
+        static constexpr std::string_view kNe[kMaxDims] = {"ne[0]", "ne[1]", "ne[2]", "ne[3]"};
         for (uint32_t d = 0; d < nDims; ++d) {
-            const std::string part = "ne[" + num(d) + "]";
-            ne[d] = c.count(field, part);
+            ne[d] = c.count(field, kNe[d]);
             if (ne[d] > kMaxSigned)
-                c.failAt(field, part + " = " + num(ne[d]) + " is negative as int64");
+                c.failAt(field, std::string(kNe[d]) + " = " + num(ne[d]) + " is negative as int64");
         }
         const uint32_t type = c.get<uint32_t>(field, "type");
         const uint64_t offset = c.get<uint64_t>(field, "data offset");
@@ -414,7 +477,7 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
     for (size_t i = 0; i < out.tensors.size(); ++i) {
         TensorEntry& t = out.tensors[i];
         const Pending& p = pending[i];
-        const std::string field = "tensor " + shownName(t.name);
+        const Field field = Field::tensor(t.name);
         if (p.offset % out.alignment != 0)
             c.failAt(field, "data offset " + num(p.offset) + " is not a multiple of the alignment "
                                 + num(out.alignment));

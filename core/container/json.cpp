@@ -1,12 +1,15 @@
 #include "container/json.h"
 
+#include "base/stringindex.h"
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 
 #include <charconv>
 #include <cmath>
-#include <unordered_set>
+#include <array>
+#include <memory>
 
 namespace qs::json {
 
@@ -155,6 +158,51 @@ private:
             error("nesting deeper than " + std::to_string(m_options.maxDepth) + " levels");
     }
 
+    // The keys of one object so far, for the duplicate check: views of the text where a key has
+    // no escapes (nearly always), else of a decoded copy; compared one by one in a small object,
+    // through a hash index in a large one. A set of copied keys per object cost an allocation
+    // per object and a node per key: most of parsing a header of a million tiny tensors.
+    class SeenKeys {
+    public:
+        // False when an equal key came before. `raw` is the key's text between its quotes.
+        bool insert(std::string_view raw, const std::string& key)
+        {
+            std::string_view k = raw;
+            if (raw != key) {
+                m_decoded.push_back(std::make_unique<std::string>(key));
+                k = *m_decoded.back();
+            }
+            if (m_many.empty()) {
+                for (size_t i = 0; i < m_few; ++i)
+                    if (m_first[i] == k)
+                        return false;
+                if (m_few < m_first.size()) {
+                    m_first[m_few++] = k;
+                    return true;
+                }
+                m_many.assign(m_first.begin(), m_first.end());
+                for (size_t i = 0; i < m_many.size(); ++i)
+                    m_index.findOrInsert(m_many[i], i, keyAt());
+            }
+            if (m_index.findOrInsert(k, m_many.size(), keyAt()) != StringIndex::npos)
+                return false;
+            m_many.push_back(k);
+            return true;
+        }
+
+    private:
+        struct KeyAt {
+            const SeenKeys* keys;
+            std::string_view operator()(size_t i) const { return keys->m_many[i]; }
+        };
+        KeyAt keyAt() const { return {this}; }
+        std::array<std::string_view, 8> m_first;
+        size_t m_few = 0;
+        std::vector<std::string_view> m_many; // every key, once there are more than m_first holds
+        StringIndex m_index;
+        std::vector<std::unique_ptr<std::string>> m_decoded;
+    };
+
     // Parses '{' members '}' at nesting `depth`, handing each member to `onMember(key, value,
     // keyPos)`; keys are checked for duplicates as they arrive.
     template <class OnMember>
@@ -167,14 +215,14 @@ private:
             ++m_pos;
             return;
         }
-        std::unordered_set<std::string> seen;
+        SeenKeys seen;
         for (;;) {
             skipWhitespace();
             if (atEnd() || peek() != '"')
                 error("unexpected " + describe(m_pos) + " (expected a quoted key)");
             const size_t keyPos = m_pos;
             std::string key = parseString();
-            if (!seen.insert(key).second)
+            if (!seen.insert(m_text.substr(keyPos + 1, m_pos - keyPos - 2), key))
                 throw ParseError("duplicate key \"" + key + "\" at byte " + std::to_string(keyPos), keyPos, key,
                                  depth);
             skipWhitespace();

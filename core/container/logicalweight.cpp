@@ -18,12 +18,28 @@ bool keyLess(const WeightParams::value_type& item, std::string_view key)
 
 } // namespace
 
+const std::vector<WeightParams::value_type>& WeightParams::items() const
+{
+    static const std::vector<value_type> none;
+    return m_items ? *m_items : none;
+}
+
+std::vector<WeightParams::value_type>& WeightParams::own()
+{
+    if (!m_items)
+        m_items = std::make_shared<std::vector<value_type>>();
+    else if (m_items.use_count() > 1)
+        m_items = std::make_shared<std::vector<value_type>>(*m_items);
+    return *m_items;
+}
+
 std::string& WeightParams::operator[](std::string_view key)
 {
-    const auto it = std::lower_bound(m_items.begin(), m_items.end(), key, keyLess);
-    if (it != m_items.end() && it->first == key)
+    std::vector<value_type>& items = own();
+    const auto it = std::lower_bound(items.begin(), items.end(), key, keyLess);
+    if (it != items.end() && it->first == key)
         return it->second;
-    return m_items.insert(it, {std::string(key), std::string()})->second;
+    return items.insert(it, {std::string(key), std::string()})->second;
 }
 
 const std::string& WeightParams::at(std::string_view key) const
@@ -36,8 +52,9 @@ const std::string& WeightParams::at(std::string_view key) const
 
 WeightParams::const_iterator WeightParams::find(std::string_view key) const
 {
-    const auto it = std::lower_bound(m_items.begin(), m_items.end(), key, keyLess);
-    return it != m_items.end() && it->first == key ? it : m_items.end();
+    const std::vector<value_type>& items = this->items();
+    const auto it = std::lower_bound(items.begin(), items.end(), key, keyLess);
+    return it != items.end() && it->first == key ? it : items.end();
 }
 
 uint64_t LogicalWeight::inFeatures() const

@@ -2,6 +2,7 @@
 // One logical weight matrix as format detection found it: a format id, its parameters,
 // and which stored tensors (members) make it up.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,8 +13,9 @@
 namespace qs {
 
 // Format-specific key/value strings, sorted by key, with the std::map calls the code uses.
-// A flat vector: one allocation of ~64 bytes an entry, where a std::map node cost ~112 bytes
-// in an allocation each (a GGUF weight carries three: ~150 bytes saved a weight).
+// A flat vector (~64 bytes an entry, where a std::map node cost ~112 bytes in an allocation
+// each), shared between copies until one is changed: the weights of one GGUF type carry the
+// same three, stored once however many tensors have that type.
 class WeightParams {
 public:
     using value_type = std::pair<std::string, std::string>;
@@ -23,14 +25,16 @@ public:
     const std::string& at(std::string_view key) const; // throws std::out_of_range when absent
     const_iterator find(std::string_view key) const;   // end() when absent
     size_t count(std::string_view key) const { return find(key) == end() ? 0 : 1; }
-    const_iterator begin() const { return m_items.begin(); }
-    const_iterator end() const { return m_items.end(); }
-    size_t size() const { return m_items.size(); }
-    bool empty() const { return m_items.empty(); }
-    void reserve(size_t n) { m_items.reserve(n); }
+    const_iterator begin() const { return items().begin(); }
+    const_iterator end() const { return items().end(); }
+    size_t size() const { return items().size(); }
+    bool empty() const { return items().empty(); }
+    void reserve(size_t n) { own().reserve(n); }
 
 private:
-    std::vector<value_type> m_items;
+    const std::vector<value_type>& items() const;
+    std::vector<value_type>& own(); // this copy's own items, copied first when shared
+    std::shared_ptr<std::vector<value_type>> m_items; // null: none
 };
 
 struct LogicalWeight {

@@ -6,13 +6,14 @@
 #include "base/error.h"
 #include "base/message.h"
 #include "base/shapetext.h"
+#include "base/stringindex.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <map>
 #include <set>
-#include <unordered_map>
 
 namespace qs {
 namespace fs = std::filesystem;
@@ -123,19 +124,31 @@ HeaderTensor parseTensorInfo(const std::string& path, std::string&& name, const 
     return t;
 }
 
-void addMetadata(Checkpoint& ckpt, const std::string& path, const std::string& key, const std::string& value)
+// A shard's __metadata__ added to what earlier shards gave: one hash lookup a key (a linear
+// search of the checkpoint's metadata per key made 131,072 keys take minutes).
+void addMetadata(Checkpoint& ckpt, const std::string& path, std::vector<std::pair<std::string, std::string>>& metadata)
 {
-    MetaValue mv;
-    mv.type = MetaValue::Type::String;
-    mv.value = value;
-    if (const MetaValue* old = ckpt.meta(key)) {
-        const auto* s = std::get_if<std::string>(&old->value);
-        if (!s || *s != value)
-            ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: __metadata__ '%2' = '%3' differs from '%4' in an earlier shard; the first is kept"),
-                                  {path, key, value, old->toDisplayString()}});
+    if (metadata.empty())
         return;
+    const auto keyAt = [&](size_t k) -> const std::string& { return ckpt.metadata[k].first; };
+    StringIndex known(ckpt.metadata.size() + metadata.size());
+    for (size_t k = 0; k < ckpt.metadata.size(); ++k)
+        known.findOrInsert(ckpt.metadata[k].first, k, keyAt);
+    for (auto& [key, value] : metadata) {
+        const size_t old = known.findOrInsert(key, ckpt.metadata.size(), keyAt);
+        if (old != StringIndex::npos) {
+            const MetaValue& first = ckpt.metadata[old].second;
+            const auto* s = std::get_if<std::string>(&first.value);
+            if (!s || *s != value)
+                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: __metadata__ '%2' = '%3' differs from '%4' in an earlier shard; the first is kept"),
+                                      {path, key, value, first.toDisplayString()}});
+            continue;
+        }
+        auto& [addedKey, added] = ckpt.metadata.emplace_back();
+        addedKey = std::move(key);
+        added.type = MetaValue::Type::String;
+        added.value = std::move(value);
     }
-    ckpt.metadata.emplace_back(key, std::move(mv));
 }
 
 // A small JSON side file (index, config); throws naming the file.
@@ -302,8 +315,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         e.nbytes = t.end - t.begin;
         ckpt.tensors.push_back(std::move(e));
     }
-    for (const auto& [k, v] : metadata)
-        addMetadata(ckpt, path, k, v);
+    addMetadata(ckpt, path, metadata);
     ckpt.notes.insert(ckpt.notes.end(), notes.begin(), notes.end());
 }
 
@@ -322,10 +334,17 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
     if (!weightMap->isObject())
         fail(indexPath, "weight_map is a " + jsonTypeOf(*weightMap) + ", not an object");
 
-    std::unordered_map<std::string, std::string> shardOf;
-    std::set<std::string> shards;
-    std::unordered_map<std::string, std::string> exampleTensor; // shard -> a tensor mapped to it
-    for (const auto& [name, file] : weightMap->object) {
+    // The entries are read in place (the JSON's own strings): a shard number and a found-in
+    // shard number each, and one hash index of the names (copies of every name and shard
+    // in node-based maps cost several times the index's size).
+    const std::vector<json::Member>& entries = weightMap->object;
+    std::map<std::string, uint32_t> shardIds; // shard file -> its number, in name order
+    std::vector<size_t> exampleTensor;         // shard number -> the first entry mapped to it
+    std::vector<uint32_t> shardOf(entries.size());
+    StringIndex byName(entries.size());
+    const auto entryName = [&](size_t k) -> const std::string& { return entries[k].first; };
+    for (size_t k = 0; k < entries.size(); ++k) {
+        const auto& [name, file] = entries[k];
         if (!file.isString())
             fail(indexPath, "weight_map: tensor " + named(name) + " maps to a " + jsonTypeOf(file)
                                 + ", not a file name");
@@ -333,38 +352,44 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
         if (f.empty() || f == "." || f == ".." || f.find('/') != std::string::npos || f.find('\0') != std::string::npos)
             fail(indexPath, "weight_map: tensor " + named(name) + " maps to " + named(f)
                                 + ", which is not a file name in this folder");
-        shardOf.emplace(name, f);
-        shards.insert(f);
-        exampleTensor.emplace(f, name);
+        const auto [it, fresh] = shardIds.emplace(f, uint32_t(exampleTensor.size()));
+        if (fresh)
+            exampleTensor.push_back(k);
+        shardOf[k] = it->second;
+        byName.findOrInsert(name, k, entryName); // the parser refuses a repeated key
     }
-    for (const auto& s : shards)
-        if (!folder.has(s))
-            fail(indexPath, "weight_map: shard " + named(s) + " (holding tensor " + named(exampleTensor[s])
+    std::vector<const std::string*> shardName(shardIds.size());
+    for (const auto& [file, id] : shardIds) {
+        shardName[id] = &file;
+        if (!folder.has(file))
+            fail(indexPath, "weight_map: shard " + named(file) + " (holding tensor " + named(entries[exampleTensor[id]].first)
                                 + ") does not exist in the folder");
+    }
 
-    std::unordered_map<std::string, std::string> foundIn;
-    for (const auto& s : shards) {
+    constexpr uint32_t kNotFound = UINT32_MAX;
+    std::vector<uint32_t> foundIn(entries.size(), kNotFound);
+    for (const auto& [s, id] : shardIds) {
         const std::string shardPath = folder.pathOf(s);
         const size_t first = ckpt.tensors.size();
         readSafetensorsMapped(ckpt, folder.open(s));
         for (size_t i = first; i < ckpt.tensors.size(); ++i) {
             const std::string& name = ckpt.tensors[i].name;
-            const auto [it, fresh] = foundIn.emplace(name, s);
-            if (!fresh)
-                fail(shardPath, "tensor " + named(name) + " is in two shards: " + named(it->second) + " and "
-                                    + named(s));
-            const auto m = shardOf.find(name);
-            if (m == shardOf.end())
+            const size_t k = byName.find(name, entryName);
+            if (k == StringIndex::npos)
                 fail(shardPath, "tensor " + named(name) + " is missing from the weight_map of "
                                     + fs::path(indexPath).filename().string());
-            if (m->second != s)
+            if (foundIn[k] != kNotFound)
+                fail(shardPath, "tensor " + named(name) + " is in two shards: " + named(*shardName[foundIn[k]]) + " and "
+                                    + named(s));
+            foundIn[k] = id;
+            if (shardOf[k] != id)
                 fail(shardPath, "tensor " + named(name) + " is in this shard, but the weight_map of "
-                                    + fs::path(indexPath).filename().string() + " maps it to " + named(m->second));
+                                    + fs::path(indexPath).filename().string() + " maps it to " + named(*shardName[shardOf[k]]));
         }
     }
-    for (const auto& [name, file] : weightMap->object)
-        if (!foundIn.count(name))
-            fail(indexPath, "weight_map: tensor " + named(name) + " maps to shard " + named(file.string)
+    for (size_t k = 0; k < entries.size(); ++k)
+        if (foundIn[k] == kNotFound)
+            fail(indexPath, "weight_map: tensor " + named(entries[k].first) + " maps to shard " + named(entries[k].second.string)
                                 + ", which does not hold it");
 
     // total_size is advisory (writers disagree on what it counts): a mismatch is a note.

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/intmath.h"
 #include "base/shapetext.h"
+#include "base/stringindex.h"
 #include "container/checkpoint.h"
 #include "formats/dequant.h"
 #include "formats/family.h"
@@ -15,6 +16,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -229,12 +231,16 @@ std::string QuantConfig::method() const
 
 bool QuantConfig::mlxModuleDisabled(const std::string& prefix) const
 {
+    if (m_mlx.isEmpty())
+        return false;
     const QJsonValue m = m_mlx.value(QString::fromStdString(prefix));
     return m.isBool() && !m.toBool();
 }
 
 QJsonValue QuantConfig::mlxModule(const std::string& prefix) const
 {
+    if (m_mlx.isEmpty())
+        return {};
     return m_mlx.value(QString::fromStdString(prefix));
 }
 
@@ -586,7 +592,14 @@ void detectPlain(Context& cx, size_t i)
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "dtype %1 is not decoded"), {t.typeName}});
     }
     w.bits = static_cast<int>(dtypeBits(t.dtype));
-    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "unquantized %1 tensor"), {std::string(dtypeName(t.dtype))}});
+    // One message per dtype, shared by every weight that carries it.
+    static const std::array<Message, size_t(DType::Ggml) + 1> unquantized = [] {
+        std::array<Message, size_t(DType::Ggml) + 1> m;
+        for (size_t d = 0; d < m.size(); ++d)
+            m[d] = {QT_TRANSLATE_NOOP("qs::Message", "unquantized %1 tensor"), {std::string(dtypeName(DType(d)))}};
+        return m;
+    }();
+    w.evidence.push_back(unquantized[size_t(t.dtype)]);
     const std::string suffix = splitName(t.name).second;
     static constexpr std::string_view stray[] = {"qweight", "qzeros", "scales", "g_idx", "SCB", "weight_scale",
                                                  "weight_zero_point", "weight_packed", "weight_shape", "weight.absmax",
@@ -651,13 +664,16 @@ void detectModules(Context& cx)
         // Freed before the plain tensors become weights: the grouping (~250 bytes a tensor) and
         // the full list of weights are never held together.
         std::vector<Group> groups;
-        std::unordered_map<std::string, size_t> byPrefix;
+        StringIndex byPrefix(ckpt.tensors.size());
+        const auto prefixOf = [&](size_t g) -> const std::string& { return groups[g].prefix; };
         for (size_t i = 0; i < ckpt.tensors.size(); ++i) {
             auto [prefix, suffix] = splitName(ckpt.tensors[i].name);
-            auto [it, fresh] = byPrefix.emplace(prefix, groups.size());
-            if (fresh)
-                groups.push_back({prefix, {}});
-            groups[it->second].members.emplace_back(std::move(suffix), i);
+            size_t g = byPrefix.findOrInsert(prefix, groups.size(), prefixOf);
+            if (g == StringIndex::npos) {
+                g = groups.size();
+                groups.push_back({std::move(prefix), {}});
+            }
+            groups[g].members.emplace_back(std::move(suffix), i);
         }
         for (const auto& g : groups)
             detectGroup(cx, g);

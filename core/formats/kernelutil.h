@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/half.h"
 #include "base/intmath.h"
+#include "base/parallel.h"
 #include "formats/kernel.h"
 
 #include <cstdint>
@@ -58,7 +59,7 @@ bool dtypeIsInteger(DType t);
 // "weight 'x' (fmt): message"
 [[noreturn]] void failWeight(const LogicalWeight& w, const std::string& what);
 
-// Splits [rowBegin, rowEnd) into chunks run in parallel (OpenMP); fn(r0, r1, outOffsetRows).
+// Splits [rowBegin, rowEnd) into chunks run in parallel (base/parallel.h); fn(r0, r1).
 template <typename Fn>
 void forRowChunks(uint64_t rowBegin, uint64_t rowEnd, uint64_t rowsPerChunk, Fn fn)
 {
@@ -70,12 +71,11 @@ void forRowChunks(uint64_t rowBegin, uint64_t rowEnd, uint64_t rowsPerChunk, Fn 
             fn(rowBegin, rowEnd);
         return;
     }
-#pragma omp parallel for schedule(static) if (chunks > 1)
-    for (int64_t c = 0; c < chunks; ++c) {
-        const uint64_t r0 = rowBegin + static_cast<uint64_t>(c) * rowsPerChunk;
+    parallelFor(uint64_t(chunks), true, [&](uint64_t c) {
+        const uint64_t r0 = rowBegin + c * rowsPerChunk;
         const uint64_t r1 = r0 + rowsPerChunk < rowEnd ? r0 + rowsPerChunk : rowEnd;
         fn(r0, r1);
-    }
+    });
 }
 
 // Rows per parallel chunk so that a chunk covers about 64k output elements.

@@ -30,6 +30,11 @@ struct GroupScales {
     // Act-order: the group of each input column; empty when group g covers columns
     // [g * groupSize, (g + 1) * groupSize).
     std::vector<int32_t> gIdx;
+    // What verify's findings call them: the groups are the format's blocks (GGUF block level,
+    // bitsandbytes), named by their stored index row * groups + g; the scale is an absmax
+    // (bitsandbytes).
+    bool blocks = false;
+    bool absmax = false;
 
     float scaleAt(uint64_t g, uint64_t n) const { return scales[g * rows + n]; }
     float zeroAt(uint64_t g, uint64_t n) const { return zeros[g * rows + n]; }

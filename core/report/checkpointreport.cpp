@@ -185,10 +185,13 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     // Verify.
     Section verify = section(2, "Verify findings");
     VerifyReport vr;
+    HealthOptions health;
+    health.cancel = control.cancel; // the health scan stops between row chunks
     for (const LogicalWeight* w : weights) {
         control.check();
         control.report(double(++step) / double(steps));
-        verifyWeight(ckpt, *w, vr);
+        if (!verifyWeight(ckpt, *w, vr, health))
+            control.check();
     }
     verify.blocks.push_back(paragraph(std::to_string(vr.checked.size()) + " weights checked, "
                                                         + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "
@@ -262,9 +265,13 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             h.axisLabel = "signed error (dequantized - reference)";
             h.caption = "Error histogram of " + w->name;
         } else {
-            h.histogram = weightHistograms(ckpt, *w, so).values;
+            const WeightHistograms values = weightHistograms(ckpt, *w, so);
+            h.histogram = values.values;
             h.axisLabel = "dequantized value";
             h.caption = "Value histogram of " + w->name + (opt.ref ? " (no reference tensor)" : " (no reference given)");
+            if (values.nonFinite()) // not binned: a histogram alone would hide them
+                h.caption += "; not shown: " + std::to_string(values.nanCount) + " NaN, " +
+                             std::to_string(values.posInfCount) + " +Inf, " + std::to_string(values.negInfCount) + " -Inf";
         }
         h.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-hist";
         figs.blocks.push_back(figureBlock(doc.figures.size()));

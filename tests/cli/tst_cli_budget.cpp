@@ -1,5 +1,6 @@
 // quantscope-cli budget: JSON figures against hand arithmetic, a checkpoint's own bpw,
 // the human table, and usage errors.
+#include "container/gguf.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -210,6 +211,38 @@ private slots:
         QVERIFY(!r.crashed);
         QCOMPARE(r.exitCode, 2);
         QVERIFY(!r.err.isEmpty());
+    }
+
+    // A file without weights, or with fewer blocks than its metadata names, is budgeted with a
+    // note saying so, in the text and the JSON (issue 29: weights 0 B with no word; 40 blocks
+    // from a file holding block 0).
+    void fileHoldsLessThanTheModel()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const auto u32 = [](uint64_t v) { return qs::MetaValue{qs::MetaValue::Type::U32, qs::MetaValue::Type::U8, v}; };
+        const qs::GgufMetadata meta{
+            {"general.architecture", {qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("llama")}},
+            {"llama.block_count", u32(40)},          {"llama.embedding_length", u32(64)},
+            {"llama.context_length", u32(4096)},     {"llama.attention.head_count", u32(4)},
+            {"llama.attention.head_count_kv", u32(4)}, {"llama.vocab_size", u32(3)},
+        };
+        std::vector<uint8_t> q(64 * 64 * 4);
+        const QString vocab = tmp.filePath(QStringLiteral("vocab.gguf")), block0 = tmp.filePath(QStringLiteral("block0.gguf"));
+        qs::writeGguf(vocab.toStdString(), meta, {});
+        qs::writeGguf(block0.toStdString(), meta, {{"blk.0.attn_q.weight", 0, {64, 64}, q}});
+        const QStringList run{QStringLiteral("--context"), QStringLiteral("4096")};
+        for (const auto& [path, note] : {std::pair{vocab, QByteArray("the file holds no weights (0 tensors)")},
+                                         std::pair{block0, QByteArray("the file holds the weights of 1 of the 40 blocks its "
+                                                                      "metadata names (0)")}}) {
+            const qstest::CliResult text = qstest::runCli(QStringList{QStringLiteral("budget"), path} + run);
+            QVERIFY2(text.exitCode == 0, text.err.constData());
+            QVERIFY2(text.out.contains("note: " + note), text.out.constData());
+            const QJsonObject root = budgetJson(QStringList{path} + run);
+            QVERIFY(root.value(QStringLiteral("notes")).toArray().contains(QString::fromUtf8(note) + QLatin1String(
+                        path == vocab ? ": the weights count 0 bytes and the total is the cache and buffers alone"
+                                      : ": the weights are this file's alone, the cache and buffers those of all 40 blocks")));
+        }
     }
 };
 

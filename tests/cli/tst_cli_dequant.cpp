@@ -9,6 +9,7 @@
 #include "formats/opencheckpoint.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -216,6 +217,27 @@ private slots:
         m.write("NOTNPY....");
         m.close();
         QVERIFY_THROWS_EXCEPTION(Error, npy::read(p));
+    }
+
+    // OpenMP starts the team it is asked for: --threads 100000 crashed (SIGSEGV). Out of range,
+    // the option is named and nothing is written.
+    void threadsOutOfRange()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        std::vector<float> w(256 * 256, 1.0f);
+        const QString src = tmp.filePath(QStringLiteral("f.safetensors")), out = tmp.filePath(QStringLiteral("w.npy"));
+        qs::writeSafetensors(src.toStdString(), {{"l.weight", qs::DType::F32, {256, 256},
+                                                  {reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4}}});
+        for (const char* n : {"100000", "1025", "-1", "x"}) {
+            const qstest::CliResult r = qstest::runCli({QStringLiteral("dequant"), src, QStringLiteral("l.weight"),
+                                                        QStringLiteral("-o"), out, QStringLiteral("--threads"), QLatin1String(n)});
+            QVERIFY2(!r.crashed && r.exitCode == 2 && r.err.contains("--threads " + QByteArray(n)), r.err.constData());
+            QVERIFY(!QFileInfo::exists(out));
+        }
+        const qstest::CliResult ok = qstest::runCli({QStringLiteral("dequant"), src, QStringLiteral("l.weight"),
+                                                     QStringLiteral("-o"), out, QStringLiteral("--threads"), QStringLiteral("64")});
+        QVERIFY2(ok.exitCode == 0, ok.err.constData());
     }
 };
 

@@ -288,6 +288,36 @@ private slots:
         QVERIFY(noWeight.err.contains("nope"));
         QCOMPARE(qstest::runCli({QStringLiteral("diff"), QStringLiteral("--help")}).exitCode, 0);
     }
+
+    // A pair without a dequantizer (int64 codes) is skipped, but its shapes are still compared
+    // (issue 29: [2, 2, 2] against [4, 2], same rows and columns, said "0 of 0 weights ... 1
+    // skipped", passed); when every pair is skipped nothing was compared: exit 2, with why.
+    void skippedPairs()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::vector<int64_t> codes{0, 1, 2, 3, 4, 5, 6, 7};
+        const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(codes.data()), codes.size() * 8);
+        const QString cube = tmp.filePath(QStringLiteral("cube.safetensors")), flat = tmp.filePath(QStringLiteral("flat.safetensors"));
+        qs::writeSafetensors(cube.toStdString(), {{"codes", qs::DType::I64, {2, 2, 2}, bytes}});
+        qs::writeSafetensors(flat.toStdString(), {{"codes", qs::DType::I64, {4, 2}, bytes}});
+
+        const qstest::CliResult r = qstest::runCli({QStringLiteral("diff"), cube, flat, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        const QJsonObject o = parse(r.out);
+        QCOMPARE(o.value(QStringLiteral("passed")).toBool(true), false);
+        const QJsonArray m = o.value(QStringLiteral("shape_mismatches")).toArray();
+        QCOMPARE(m.size(), 1);
+        QCOMPARE(m.at(0).toObject().value(QStringLiteral("shape_a")).toArray(), (QJsonArray{2, 2, 2}));
+        QCOMPARE(o.value(QStringLiteral("skipped")).toArray().size(), 0);
+
+        for (const QStringList& extra : {QStringList{}, QStringList{QStringLiteral("--json")}}) {
+            const qstest::CliResult same = qstest::runCli(QStringList{QStringLiteral("diff"), cube, cube} + extra);
+            QCOMPARE(same.exitCode, 2);
+            QVERIFY2(same.err.contains("nothing compared") && same.err.contains("codes: no dequantizer"), same.err.constData());
+            QVERIFY(same.out.isEmpty());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliDiff)

@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -124,6 +125,41 @@ private slots:
                                                    QStringLiteral("-o"), out}).exitCode,
                  2); // HF names into GGUF
         QVERIFY(!QFile::exists(out));
+    }
+
+    // Values out of range are errors naming the option (issue 29: --bits 0 and --group-size 0
+    // quantized with the defaults); nothing is written.
+    void optionsOutOfRange_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<QString>("option");
+        QTest::addColumn<QString>("value");
+        for (const char* f : {"gptq", "bnb-nf4", "mlx"}) {
+            QTest::addRow("%s bits 0", f) << f << "--bits" << "0";
+            QTest::addRow("%s bits -2", f) << f << "--bits" << "-2";
+            QTest::addRow("%s group 0", f) << f << "--group-size" << "0";
+            QTest::addRow("%s group -2", f) << f << "--group-size" << "-2";
+        }
+        QTest::addRow("clip 0") << "gptq" << "--clip" << "0";
+        QTest::addRow("clip 1.5") << "gptq" << "--clip" << "1.5";
+        QTest::addRow("clip nan") << "gptq" << "--clip" << "nan";
+    }
+    void optionsOutOfRange()
+    {
+        QFETCH(QString, format);
+        QFETCH(QString, option);
+        QFETCH(QString, value);
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        std::vector<float> w(64 * 64, 0.5f);
+        const QString src = tmp.filePath(QStringLiteral("f.safetensors")), out = tmp.filePath(QStringLiteral("out"));
+        qs::writeSafetensors(src.toStdString(), {{"model.layers.0.mlp.up_proj.weight", qs::DType::F32, {64, 64},
+                                                  {reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4}}});
+        const qstest::CliResult r = qstest::runCli({QStringLiteral("quantize"), src, QStringLiteral("--all"),
+                                                    QStringLiteral("--format"), format, option, value, QStringLiteral("-o"), out});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains((option + QLatin1Char(' ') + value).toUtf8()), r.err.constData());
+        QVERIFY(!QFileInfo::exists(out));
     }
 };
 

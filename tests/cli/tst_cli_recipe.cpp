@@ -2,6 +2,7 @@
 // own outputs; inspect's header names the fallbacks; usage errors; with --imatrix (a legacy .dat
 // written here) the fit tensor by tensor, the ranking against the F16 source, and stats'
 // importance-weighted error beside the plain one.
+#include "container/gguf.h"
 #include "testsupport.h"
 
 #include <QJsonArray>
@@ -206,6 +207,26 @@ private slots:
         const qstest::CliResult r = qstest::runCli({QStringLiteral("recipe"), QStringLiteral("/nonexistent.gguf")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("/nonexistent.gguf"));
+    }
+
+    // A GGUF without tensors (vocab-only) still names its mix in general.file_type: recipe says
+    // it, as inspect does (issue 29: "no general.file_type" beside inspect's MOSTLY_F16).
+    void tensorlessGguf()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString path = tmp.filePath(QStringLiteral("vocab.gguf"));
+        qs::writeGguf(path.toStdString(),
+                      {{"general.architecture", {qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("llama")}},
+                       {"general.file_type", {qs::MetaValue::Type::U32, qs::MetaValue::Type::U8, uint64_t(1)}}},
+                      {});
+        const qstest::CliResult text = qstest::runCli({QStringLiteral("recipe"), path});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QVERIFY2(text.out.contains("MOSTLY_F16 (general.file_type = 1)") && !text.out.contains("no general.file_type"),
+                 text.out.constData());
+        const QJsonObject o = runJson({QStringLiteral("recipe"), path, QStringLiteral("--json")});
+        QCOMPARE(o.value(QStringLiteral("nominal")).toObject().value(QStringLiteral("name")).toString(), QStringLiteral("MOSTLY_F16"));
+        QCOMPARE(o.value(QStringLiteral("nominal")).toObject().value(QStringLiteral("format")).toString(), QStringLiteral("gguf-f16"));
     }
 };
 

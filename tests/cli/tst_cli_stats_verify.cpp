@@ -5,6 +5,8 @@
 #include "container/ggmltype.h"
 #include "container/gguf.h"
 #include "container/npy.h"
+#include "container/safetensors.h"
+#include "base/half.h"
 #include "formats/ggml/quantize_ggml.h"
 #include "testsupport.h"
 
@@ -16,6 +18,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -267,6 +270,44 @@ private slots:
         QCOMPARE(qstest::runCli({QStringLiteral("verify")}).exitCode, 2);
     }
 
+
+    // The health scan's findings in JSON: kind, weight, the first place's row and col, the
+    // count and every listed place; a NaN is an error (exit 1), a zero row a warning.
+    void verifyHealthJson()
+    {
+        QTemporaryDir tmp;
+        std::vector<float> v(4 * 8, 0.5f);
+        v[2 * 8 + 3] = std::nanf("");
+        v[2 * 8 + 6] = INFINITY;
+        std::fill(v.begin() + 8, v.begin() + 16, 0.0f);
+        std::vector<uint8_t> bytes(v.size() * 4);
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+        const QString path = tmp.filePath(QStringLiteral("nan.safetensors"));
+        qs::writeSafetensors(path.toStdString(), {{"m.weight", qs::DType::F32, {4, 8}, bytes}});
+        const auto r = qstest::runCli({QStringLiteral("verify"), path, QStringLiteral("--json")});
+        QCOMPARE(r.exitCode, 1);
+        QJsonObject nan, zero;
+        for (const QJsonValue f : QJsonDocument::fromJson(r.out).object().value(QStringLiteral("findings")).toArray()) {
+            if (f[QStringLiteral("kind")] == QStringLiteral("nonfinite-value"))
+                nan = f.toObject();
+            if (f[QStringLiteral("kind")] == QStringLiteral("zero-row"))
+                zero = f.toObject();
+        }
+        QCOMPARE(nan.value(QStringLiteral("weight")).toString(), QStringLiteral("m.weight"));
+        QCOMPARE(nan.value(QStringLiteral("severity")).toString(), QStringLiteral("error"));
+        QCOMPARE(nan.value(QStringLiteral("row")).toInt(), 2);
+        QCOMPARE(nan.value(QStringLiteral("col")).toInt(), 3);
+        QCOMPARE(nan.value(QStringLiteral("count")).toInt(), 2);
+        QVERIFY(!nan.contains(QStringLiteral("group")) && !nan.contains(QStringLiteral("block")));
+        const QJsonArray places = nan.value(QStringLiteral("places")).toArray();
+        QCOMPARE(places.size(), 2);
+        QCOMPARE(places.at(1).toObject(), (QJsonObject{{QStringLiteral("row"), 2}, {QStringLiteral("col"), 6}}));
+        QCOMPARE(zero.value(QStringLiteral("severity")).toString(), QStringLiteral("warning"));
+        QCOMPARE(zero.value(QStringLiteral("row")).toInt(), 1);
+        QCOMPARE(zero.value(QStringLiteral("count")).toInt(), 1);
+        QVERIFY(!zero.contains(QStringLiteral("col")));
+    }
+
     void statsRangeAndRequantize()
     {
         const QString src = qstest::fixture(QStringLiteral("safetensors/sources.safetensors"));
@@ -316,6 +357,126 @@ private slots:
     {
         QCOMPARE(qstest::runCli({QStringLiteral("stats")}).exitCode, 2);
         QCOMPARE(qstest::runCli({QStringLiteral("stats"), QStringLiteral("x"), QStringLiteral("--bins"), QStringLiteral("0")}).exitCode, 2);
+    }
+
+    // A float checkpoint against its float reference is the error of its dtype (issue 29: F16
+    // against F32 printed {"weights": []}, exit 0); alone, its floats are reported; a checkpoint
+    // with nothing that decodes, or whose weights match nothing in the reference, is exit 2
+    // with the reason.
+    void statsOfFloatCheckpoints()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        std::vector<float> f32(64 * 32);
+        std::vector<uint16_t> f16(f32.size());
+        for (size_t i = 0; i < f32.size(); ++i) {
+            f32[i] = 0.01f * float(int(i % 97) - 48) + 1e-4f;
+            f16[i] = qs::floatToHalf(f32[i]);
+        }
+        const std::vector<int64_t> ints{1, 2, 3, 4};
+        const auto bytes = [](const auto& v) {
+            return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(v[0]));
+        };
+        const QString ref = tmp.filePath(QStringLiteral("f32.safetensors")), half = tmp.filePath(QStringLiteral("f16.safetensors"));
+        const QString codes = tmp.filePath(QStringLiteral("codes.safetensors")), other = tmp.filePath(QStringLiteral("other.safetensors"));
+        qs::writeSafetensors(ref.toStdString(), {{"l.weight", qs::DType::F32, {64, 32}, bytes(f32)}});
+        qs::writeSafetensors(half.toStdString(), {{"l.weight", qs::DType::F16, {64, 32}, bytes(f16)}});
+        qs::writeSafetensors(codes.toStdString(), {{"codes", qs::DType::I64, {4}, bytes(ints)}});
+        qs::writeSafetensors(other.toStdString(), {{"m.weight", qs::DType::F32, {64, 32}, bytes(f32)}});
+
+        const auto r = qstest::runCli({QStringLiteral("stats"), half, QStringLiteral("--ref"), ref, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray ws = weightsOf(r.out);
+        QCOMPARE(ws.size(), 1);
+        const QJsonObject o = ws.at(0).toObject();
+        QCOMPARE(o.value(QStringLiteral("weight")).toString(), QStringLiteral("l.weight"));
+        QCOMPARE(o.value(QStringLiteral("count")).toInteger(), qint64(64 * 32));
+        const double mx = o.value(QStringLiteral("max_abs")).toDouble(-1);
+        QVERIFY2(mx > 0 && mx < 1e-3, qPrintable(QString::number(mx))); // f16 rounding
+        QVERIFY(r.err.contains("no quantized weight"));
+
+        const auto alone = qstest::runCli({QStringLiteral("stats"), half});
+        QVERIFY2(alone.exitCode == 0, alone.err.constData());
+        QVERIFY2(alone.out.startsWith("l.weight: min "), alone.out.constData());
+
+        for (const QStringList& args : {QStringList{QStringLiteral("stats"), codes},
+                                        QStringList{QStringLiteral("stats"), codes, QStringLiteral("--ref"), ref},
+                                        QStringList{QStringLiteral("stats"), codes, QStringLiteral("--requantize"), QStringLiteral("gptq")}}) {
+            const auto n = qstest::runCli(args);
+            QVERIFY2(n.exitCode == 2 && n.err.contains("nothing to report") && n.err.contains("codes.safetensors"),
+                     qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(n.err)));
+        }
+        const auto unmatched = qstest::runCli({QStringLiteral("stats"), half, QStringLiteral("--ref"), other, QStringLiteral("--json")});
+        QVERIFY2(unmatched.exitCode == 2 && unmatched.err.contains("nothing compared"), unmatched.err.constData());
+    }
+
+    // NaN and infinities are counted in the text and the JSON, and the figures are said to be
+    // of the finite values (issue 29: "min 1 max 1 mean 0.000244" for 4095 +Inf and one 1.0;
+    // 0 everywhere for an all-NaN weight).
+    void statsNonFinite()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        std::vector<float> inf(4096, INFINITY), nan(64, NAN);
+        inf[5] = 1.0f;
+        const auto bytes = [](const std::vector<float>& v) {
+            return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4);
+        };
+        const QString path = tmp.filePath(QStringLiteral("m.safetensors"));
+        qs::writeSafetensors(path.toStdString(), {{"inf.weight", qs::DType::F32, {64, 64}, bytes(inf)},
+                                                  {"nan.weight", qs::DType::F32, {8, 8}, bytes(nan)}});
+        const auto text = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("inf.weight")});
+        QVERIFY2(text.exitCode == 0, text.err.constData());
+        QCOMPARE(text.out, QByteArray("inf.weight: min 1 max 1 mean 1 rms 1 of the 1 finite values; non-finite: 4095 +Inf\n"));
+        const auto nanText = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("nan.weight")});
+        QCOMPARE(nanText.out, QByteArray("nan.weight: no finite value: 64 NaN\n"));
+
+        const auto r = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray ws = weightsOf(r.out);
+        QCOMPARE(ws.size(), 2);
+        for (const QJsonValue& v : ws) {
+            const QJsonObject o = v.toObject();
+            const QJsonObject nf = o.value(QStringLiteral("non_finite")).toObject();
+            if (o.value(QStringLiteral("weight")).toString() == QStringLiteral("inf.weight")) {
+                QCOMPARE(o.value(QStringLiteral("finite")).toInteger(), qint64(1));
+                QCOMPARE(nf.value(QStringLiteral("pos_inf")).toInteger(), qint64(4095));
+                QCOMPARE(nf.value(QStringLiteral("nan")).toInteger(), qint64(0));
+                QCOMPARE(o.value(QStringLiteral("mean")).toDouble(), 1.0);
+                QCOMPARE(o.value(QStringLiteral("min")).toDouble(), 1.0);
+            } else {
+                QCOMPARE(o.value(QStringLiteral("finite")).toInteger(), qint64(0));
+                QCOMPARE(nf.value(QStringLiteral("nan")).toInteger(), qint64(64));
+                QCOMPARE(nf.value(QStringLiteral("neg_inf")).toInteger(), qint64(0));
+                for (const char* k : {"min", "max", "mean", "rms"})
+                    QVERIFY2(o.value(QLatin1String(k)).isNull(), k);
+            }
+        }
+    }
+
+    // Option values out of range are errors naming the option, never the default in silence.
+    void statsOptionsOutOfRange_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        const QString gptq = QStringLiteral("gptq");
+        QTest::addRow("bits 0") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--bits"), QStringLiteral("0")} << "--bits";
+        QTest::addRow("bits 9") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--bits"), QStringLiteral("9")} << "--bits";
+        QTest::addRow("group 0") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--group-size"), QStringLiteral("0")}
+                                 << "--group-size";
+        QTest::addRow("bits alone") << QStringList{QStringLiteral("--bits"), QStringLiteral("3")} << "--bits";
+        QTest::addRow("sym alone") << QStringList{QStringLiteral("--sym")} << "--sym";
+        QTest::addRow("group on gguf") << QStringList{QStringLiteral("--requantize"), QStringLiteral("gguf-q4_0"),
+                                                      QStringLiteral("--group-size"), QStringLiteral("64")} << "--group-size";
+    }
+    void statsOptionsOutOfRange()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        const auto r = qstest::runCli(QStringList{QStringLiteral("stats"), variantDir(QStringLiteral("gptq-w4-g32-asym")) +
+                                                  QStringLiteral("/model.safetensors")} + args);
+        QVERIFY2(r.exitCode == 2 && r.err.contains(option.toUtf8()), r.err.constData());
+        QVERIFY(r.out.isEmpty());
     }
 };
 

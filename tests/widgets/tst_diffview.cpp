@@ -184,6 +184,11 @@ private slots:
             const DiffListModel* m = f.view.model();
             QCOMPARE(m->rowCount(), int(want.weights.size() + want.shapeMismatches.size() + want.skipped.size() +
                                         want.onlyInA.size() + want.onlyInB.size()));
+            // The status line's "over the tolerance" counts compared pairs only: the o_proj shape
+            // mismatch was counted there too ("0 pairs compared: ... 1 over the tolerance").
+            QCOMPARE(m->overCount(), int(std::count_if(want.weights.begin(), want.weights.end(),
+                                                       [](const qs::WeightDiff& d) { return !d.pass; })));
+            QVERIFY(!want.shapeMismatches.empty());
             for (size_t i = 0; i < want.weights.size(); ++i) {
                 const DiffListModel::Row* r = m->rowAt(int(i));
                 QVERIFY(r && r->diff);

@@ -26,6 +26,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTranslator>
+#include <QTreeView>
 #include <QtTest>
 
 using namespace qsw;
@@ -151,6 +152,8 @@ private slots:
     void weightsWithNotesAreMarked();
     void metadataIsATree();
     void detectionSpeaksGerman();
+    void longNamesShownShortened();
+    void manyWeightsLean();
 };
 
 void TestModels::layerOfNames_data()
@@ -535,6 +538,117 @@ void TestModels::detectionSpeaksGerman()
     QVERIFY2(qtext(trip.findings[0].message).endsWith(QLatin1String(": Wort 0 ist 0x04030201, neu gepackt 0x05030201")),
              qPrintable(qtext(trip.findings[0].message)));
     QVERIFY2(qtext(trip.findings[1].message).endsWith(QStringLiteral(": Größe 4 Bytes, erwartet 2")), qPrintable(qtext(trip.findings[1].message)));
+}
+
+// A name of a megabyte (issue 29): each view shows its start and end around its length, so no
+// row, tooltip or label lays out a megabyte of text (that froze the GUI for minutes).
+void TestModels::longNamesShownShortened()
+{
+    auto ckpt = handMade();
+    const std::string longName(1 << 20, 'x');
+    qs::TensorEntry t;
+    t.name = longName;
+    t.typeName = "F16";
+    t.shape = {4};
+    t.nbytes = 8;
+    ckpt->tensors.push_back(t);
+    qs::LogicalWeight w;
+    w.name = longName;
+    w.format = "f16";
+    w.bits = 16;
+    w.shape = {4};
+    w.members = {{"weight", ckpt->tensors.size() - 1}};
+    w.storedBytes = 8;
+    ckpt->weights.push_back(w);
+    ckpt->buildIndex();
+    const auto snap = CheckpointSnapshot::fromCheckpoint(ckpt);
+    WeightTreeModel tree;
+    TensorTableModel tensors;
+    tree.setSnapshot(snap);
+    tensors.setSnapshot(snap);
+    const int weight = int(ckpt->weights.size()) - 1;
+    QCOMPARE(snap->findWeight(QString::fromStdString(longName)), weight);
+    const QModelIndex treeRow = tree.indexOfWeight(weight);
+    const QModelIndex tensorRow = tensors.index(int(ckpt->tensors.size()) - 1, TensorTableModel::NameColumn);
+    for (const QModelIndex& i : {treeRow, tensorRow})
+        for (int role : {int(Qt::DisplayRole), int(Qt::ToolTipRole)}) {
+            const QString shown = i.data(role).toString();
+            QVERIFY2(shown.size() < 1000, qPrintable(QString::number(shown.size())));
+            QVERIFY(shown.startsWith(QLatin1String("xxxxxxxx")));
+            QVERIFY2(shown.contains(QLocale().toString(1 << 20)) || shown.contains(QString::number(1 << 20)), qPrintable(shown));
+        }
+    // What identifies the row stays whole: the full name for selection and the sort.
+    QCOMPARE(treeRow.data(WeightTreeModel::FullNameRole).toString().size(), 1 << 20);
+    QCOMPARE(tensorRow.data(TensorTableModel::SortRole).toString().size(), 1 << 20);
+    Inspector inspector;
+    inspector.setSnapshot(snap);
+    inspector.showWeight(weight);
+    QVERIFY2(inspector.toPlainText().size() < 4000, qPrintable(QString::number(inspector.toPlainText().size())));
+}
+
+// 200,000 weights, each a layer of its own (a file of tiny tensors): the snapshot keeps no row of
+// QStrings per tensor and weight (made when shown, about 1.5 KiB each before), the browser's
+// groups are made with it, and the views do not expand or map every row. The bound is on the
+// peak RSS the snapshot and the shown views add; nothing is timed.
+void TestModels::manyWeightsLean()
+{
+    if (qstest::kAsan)
+        QSKIP("peak RSS is the sanitizer's here");
+    constexpr int kWeights = 200000;
+    auto ckpt = std::make_shared<qs::Checkpoint>();
+    ckpt->path = "/nowhere/many.gguf";
+    ckpt->tensors.resize(kWeights);
+    ckpt->weights.resize(kWeights);
+    for (int i = 0; i < kWeights; ++i) {
+        qs::TensorEntry& t = ckpt->tensors[size_t(i)];
+        t.name = "blk." + std::to_string(i) + ".ffn_down.weight";
+        t.typeName = "F32";
+        t.shape = {8};
+        t.offset = uint64_t(i) * 32;
+        t.nbytes = 32;
+        qs::LogicalWeight& w = ckpt->weights[size_t(i)];
+        w.name = t.name;
+        w.format = "f32";
+        w.bits = 32;
+        w.shape = {8};
+        w.members = {{"weight", size_t(i)}};
+        w.storedBytes = 32;
+    }
+    ckpt->buildIndex();
+    qstest::resetPeakRss();
+    const long base = qstest::statusKiB("VmHWM");
+    {
+        const auto snap = CheckpointSnapshot::fromCheckpoint(std::shared_ptr<const qs::Checkpoint>(ckpt));
+        QCOMPARE(snap->weights.size(), kWeights);
+        QCOMPARE(snap->groups.groups.size(), size_t(kWeights));
+        WeightTreeModel tree;
+        TensorTableModel tensors;
+        NaturalSortProxy treeProxy(WeightTreeModel::SortRole, WeightTreeModel::FilterRole), tensorProxy(TensorTableModel::SortRole, Qt::DisplayRole);
+        treeProxy.setSourceModel(&tree);
+        tensorProxy.setSourceModel(&tensors);
+        QTreeView treeView, tensorView;
+        treeView.setModel(&treeProxy);
+        tensorView.setModel(&tensorProxy);
+        for (QTreeView* v : {&treeView, &tensorView}) {
+            v->setSortingEnabled(true);
+            v->sortByColumn(-1, Qt::AscendingOrder);
+            v->resize(800, 600);
+            v->show();
+        }
+        tree.setSnapshot(snap);
+        tensors.setSnapshot(snap);
+        QVERIFY(!expandLayers(&treeView));
+        treeView.resizeColumnToContents(WeightTreeModel::NameColumn);
+        tensorView.resizeColumnToContents(TensorTableModel::NameColumn);
+        QCoreApplication::processEvents();
+        QCOMPARE(treeProxy.rowCount(), kWeights);
+        QCOMPARE(tensorProxy.rowCount(), kWeights);
+        QCOMPARE(treeView.indexAt(QPoint(5, 5)).data(WeightTreeModel::FullNameRole).toString(), QStringLiteral("blk.0"));
+        QCOMPARE(snap->findWeight(QStringLiteral("blk.123456.ffn_down.weight")), 123456);
+    }
+    const long growth = qstest::statusKiB("VmHWM") - base;
+    qInfo("peak RSS grew by %ld KiB for %d weights", growth, kWeights);
+    QCOMPARE_LT(growth, 100 * 1024L); // measured 58 MiB; 1.5 KiB a weight (300 MiB) in rows alone before
 }
 
 QTEST_MAIN(TestModels)

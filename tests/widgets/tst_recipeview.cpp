@@ -218,6 +218,50 @@ private slots:
         for (int i = 0; i < 64; ++i)
             QCOMPARE(bars->data()->at(i)->value, double(float(i) / 2.0f));
     }
+
+    // A checkpoint of 120,000 tiny weights, each a layer of its own (issue 29): the summary is
+    // made by a job, not on the GUI thread (a megabyte name in it froze the GUI for minutes), and
+    // the grid holds its first kMaxRows layers, the label saying how many are left out.
+    void manyWeightsSummarizedInTheBackground()
+    {
+        constexpr size_t kWeights = RecipeGridModel::kMaxRows + 20000;
+        auto ckpt = std::make_shared<qs::Checkpoint>();
+        ckpt->path = "/nowhere/many.gguf";
+        ckpt->container = qs::Container::Gguf;
+        ckpt->tensors.resize(kWeights);
+        ckpt->weights.resize(kWeights);
+        for (size_t i = 0; i < kWeights; ++i) {
+            qs::TensorEntry& t = ckpt->tensors[i];
+            t.name = "blk." + std::to_string(i) + ".ffn_down.weight";
+            t.typeName = "F32";
+            t.shape = {8};
+            t.offset = i * 32;
+            t.nbytes = 32;
+            qs::LogicalWeight& w = ckpt->weights[i];
+            w.name = t.name;
+            w.format = "f32";
+            w.bits = 32;
+            w.shape = {8};
+            w.members = {{"weight", i}};
+            w.storedBytes = 32;
+        }
+        ckpt->buildIndex();
+        ViewContext context;
+        RecipeView view(&context);
+        view.resize(1200, 800);
+        view.show();
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(std::shared_ptr<const qs::Checkpoint>(ckpt)));
+        QVERIFY(!view.summary());
+        QVERIFY2(view.summaryText().contains(QLatin1String("Summarizing")), qPrintable(view.summaryText()));
+        QVERIFY(context.jobs()->waitForIdle(120000));
+        QVERIFY(view.summary());
+        QCOMPARE(view.summary()->tensors.size(), kWeights);
+        QCOMPARE(view.grid().layers.size(), RecipeGridModel::kMaxRows);
+        QCOMPARE(view.grid().hiddenLayers, kWeights - RecipeGridModel::kMaxRows);
+        QCOMPARE(view.grid().roles.size(), size_t(1));
+        QVERIFY2(view.summaryText().contains(QLocale().toString(qlonglong(kWeights))), qPrintable(view.summaryText()));
+        QVERIFY(!view.grab().isNull());
+    }
 };
 
 QTEST_MAIN(TestRecipeView)

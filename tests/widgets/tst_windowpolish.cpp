@@ -5,6 +5,7 @@
 // follow the selection; the tensor browser's columns fit the dock; the file dialogs for a
 // reference or B start in the checkpoint's folder.
 #include "container/checkpoint.h"
+#include "container/safetensors.h"
 #include "guide.h"
 #include "launchoptions.h"
 #include "mainwindow.h"
@@ -26,6 +27,9 @@
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest>
+
+#include <cstring>
+#include <limits>
 
 using namespace qsw;
 
@@ -157,6 +161,45 @@ private slots:
         QCOMPARE(w.selectedWeight(), weight);
         QCOMPARE(w.viewContext()->weight(), weight);
         QVERIFY(finding->isSelected());
+    }
+
+
+    // A finding with a place: a click selects its weight and element, a double-click opens the
+    // place in the Bit map; the Where column names it.
+    void verifyFindingsOpenTheirPlace()
+    {
+        QTemporaryDir tmp;
+        std::vector<float> v(16 * 32, 0.25f);
+        v[9 * 32 + 21] = std::numeric_limits<float>::quiet_NaN();
+        std::vector<uint8_t> bytes(v.size() * 4);
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+        const QString path = tmp.filePath(QStringLiteral("nan.safetensors"));
+        qs::writeSafetensors(path.toStdString(), {{"a.weight", qs::DType::F32, {4, 8}, std::vector<uint8_t>(4 * 8 * 4, 0x3F)},
+                                                  {"m.weight", qs::DType::F32, {16, 32}, bytes}});
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        w.openPath(path);
+        waitOpened(w);
+        QVERIFY2(w.snapshot(), qPrintable(w.lastError()));
+        auto* view = qobject_cast<VerifyView*>(w.analysisView(QStringLiteral("verify")));
+        QVERIFY(w.showView(QStringLiteral("verify")));
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QVERIFY2(view->report(), qPrintable(view->summaryText()));
+        QTreeWidgetItem* finding = nullptr;
+        for (int i = 0; i < view->list()->topLevelItemCount(); ++i)
+            if (view->list()->topLevelItem(i)->text(VerifyView::CheckColumn) == QLatin1String("nonfinite-value"))
+                finding = view->list()->topLevelItem(i);
+        QVERIFY(finding);
+        QCOMPARE(finding->text(VerifyView::PlaceColumn), QStringLiteral("row 9, column 21"));
+        QVERIFY(w.selectWeight(QStringLiteral("a.weight")));
+        QTest::mouseClick(view->list()->viewport(), Qt::LeftButton, {}, view->list()->visualItemRect(finding).center());
+        QCOMPARE(w.snapshot()->weights[w.selectedWeight()].name, QStringLiteral("m.weight"));
+        QCOMPARE(w.viewContext()->selected(), (ElementRef{w.selectedWeight(), 9, 21}));
+        QCOMPARE(w.currentView(), QStringLiteral("verify"));
+        emit view->list()->itemActivated(finding, 0);
+        QCOMPARE(w.currentView(), QStringLiteral("bitmap"));
+        QCOMPARE(w.viewContext()->selected(), (ElementRef{w.selectedWeight(), 9, 21}));
     }
 
     // Findings are kept per checkpoint: a view switch, coming back and a reload of the same

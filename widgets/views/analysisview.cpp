@@ -35,7 +35,7 @@ QString AnalysisView::exportCaption() const
         return {};
     QString text = tr("%1 · %2").arg(title(), QFileInfo(QString::fromStdString(ckpt->path)).fileName());
     if (const WeightRow* w = m_context->weightRow())
-        text += tr(" · %1 (%2)").arg(w->name, w->format);
+        text += tr(" · %1 (%2)").arg(shownText(w->name), w->format);
     return text;
 }
 

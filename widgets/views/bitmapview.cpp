@@ -206,7 +206,7 @@ void BitMapView::rebuild()
         try {
             m_map = std::make_shared<const qs::WordMap>(*spec, qs::layoutParams(*w));
         } catch (const qs::Error& e) {
-            problem = tr("Cannot map the words of %1: %2").arg(QString::fromStdString(w->name), QString::fromUtf8(e.what()));
+            problem = tr("Cannot map the words of %1: %2").arg(shownText(QString::fromStdString(w->name)), QString::fromUtf8(e.what()));
         }
     }
     // A remote weight's bytes come in off the GUI thread first (a job, with progress and cancel);

@@ -334,21 +334,11 @@ void BudgetView::checkpointChanged()
     // Parameters: every logical weight plus every tensor outside one (norms, embeddings).
     m_checkpointParams = 0;
     m_checkpointBpw = 0;
+    // (Summed with the snapshot, off the GUI thread.)
     if (const auto snap = context()->snapshot()) {
-        uint64_t bytes = 0;
-        for (const WeightRow& w : snap->weights)
-            m_checkpointParams += w.elements;
-        for (const TensorRow& t : snap->tensors) {
-            bytes += t.bytes;
-            if (t.weight < 0) {
-                uint64_t e = 1;
-                for (uint64_t d : t.shape)
-                    e *= d;
-                m_checkpointParams += e;
-            }
-        }
+        m_checkpointParams = snap->parameters;
         if (m_checkpointParams)
-            m_checkpointBpw = double(bytes) * 8 / double(m_checkpointParams);
+            m_checkpointBpw = double(snap->storedBytes) * 8 / double(m_checkpointParams);
     }
     // The checkpoint's architecture, when the budget knows its memory rules.
     m_checkpointArch.reset();

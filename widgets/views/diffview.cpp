@@ -177,7 +177,7 @@ int DiffListModel::rowOfB(const std::string& nameB) const
 
 int DiffListModel::overCount() const
 {
-    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.over; }));
+    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.kind == Kind::Pair && r.over; }));
 }
 
 int DiffListModel::rowCount(const QModelIndex& parent) const
@@ -199,8 +199,8 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
     const int column = index.column();
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case NameA: return r->nameA.empty() ? QStringLiteral("—") : qtext(r->nameA);
-        case NameB: return r->nameB.empty() ? QStringLiteral("—") : qtext(r->nameB);
+        case NameA: return r->nameA.empty() ? QStringLiteral("—") : shownText(qtext(r->nameA));
+        case NameB: return r->nameB.empty() ? QStringLiteral("—") : shownText(qtext(r->nameB));
         case Rmse: return d ? localNumber(d->rmse, 'g', 4) : QString();
         case MaxAbs: return d ? localNumber(d->maxAbs, 'g', 4) : QString();
         case Sqnr: return d ? localNumber(d->sqnrDb, 'g', 4) : QString();
@@ -249,7 +249,7 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && d) {
         QString tip = tr("%1 (%2) vs %3 (%4), shape %5\nmean |a − b| %6, relative error %7, cosine %8\n%9 of %10 elements differ")
-                          .arg(qtext(d->nameA), qtext(d->formatA), qtext(d->nameB), qtext(d->formatB), qtext(qs::shapeText(d->shape)), localNumber(d->meanAbs, 'g', 4),
+                          .arg(shownText(qtext(d->nameA)), qtext(d->formatA), shownText(qtext(d->nameB)), qtext(d->formatB), qtext(qs::shapeText(d->shape)), localNumber(d->meanAbs, 'g', 4),
                                localNumber(d->relativeError, 'g', 4), localNumber(d->cosine, 'f', 6))
                           .arg(localCount(d->differing), localCount(d->count));
         if (d->differing)
@@ -405,7 +405,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     connect(m_closeB, &QPushButton::clicked, this, [this] { this->context()->setComparison(nullptr); });
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         m_modelA->setSnapshot(this->context()->snapshot());
-        m_listA->expandAll();
+        expandLayers(m_listA);
         m_match.reset();
         m_matchedA.reset();
         m_model->setResult(nullptr, {}, m_tolerance->value());
@@ -437,7 +437,7 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
             setStatus(tr("Comparison cancelled. Press “Compare again” to restart it."));
     });
     m_modelA->setSnapshot(context->snapshot());
-    m_listA->expandAll();
+    expandLayers(m_listA);
     setStatus(openHint());
     applyTheme();
     updateWeight();
@@ -477,7 +477,7 @@ QString DiffView::statusText() const
 void DiffView::setStatus(const QString& text, bool error)
 {
     m_statusIsError = error;
-    m_status->setText(text);
+    m_status->setText(shownText(text, kMaxShownMessage));
     QPalette p = m_status->palette();
     p.setColor(QPalette::WindowText, error ? context()->theme().error : context()->theme().text);
     m_status->setPalette(p);
@@ -541,7 +541,7 @@ void DiffView::startMatch(const QString& path, std::shared_ptr<const qs::Checkpo
                                  Opened o;
                                  o.a = a;
                                  o.b = b ? b : qs::openCheckpoint(file);
-                                 o.snapshotB = CheckpointSnapshot::fromCheckpoint(*o.b);
+                                 o.snapshotB = CheckpointSnapshot::fromCheckpoint(o.b);
                                  o.match = std::make_shared<const qs::WeightMatch>(qs::matchWeights(*a, *o.b));
                                  return [self, o] {
                                      if (self)
@@ -560,7 +560,7 @@ void DiffView::setOpened(const Opened& o)
     m_closeB->setEnabled(true);
     context()->setComparison(m_b);
     m_modelB->setSnapshot(o.snapshotB);
-    m_listB->expandAll();
+    expandLayers(m_listB);
     m_model->setResult(nullptr, {}, m_tolerance->value());
     m_compare->setEnabled(true);
     m_bName->setText(tr("B: <b>%1</b>").arg(qtext(m_b->path).toHtmlEscaped()));
@@ -629,7 +629,7 @@ void DiffView::showResult(std::shared_ptr<const qs::DiffResult> result)
                   .arg(r.skipped.size())
                   .arg(r.onlyInA.size())
                   .arg(r.onlyInB.size()),
-              over > 0);
+              over > 0 || !r.shapeMismatches.empty());
     updateWeight();
 }
 
@@ -737,9 +737,9 @@ void DiffView::updateWeight()
         else if (!m_match)
             why = tr("Pairing the weights…");
         else if (const DiffListModel::Row* r = m_model->rowAt(row); r && r->kind != DiffListModel::Kind::Pair)
-            why = tr("%1: %2").arg(qtext(w->name), m_model->data(m_model->index(row, DiffListModel::Status)).toString());
+            why = tr("%1: %2").arg(shownText(qtext(w->name)), m_model->data(m_model->index(row, DiffListModel::Status)).toString());
         else
-            why = tr("%1 has no match in B.").arg(qtext(w->name));
+            why = tr("%1 has no match in B.").arg(shownText(qtext(w->name)));
         m_mapCaption->setText(why.toHtmlEscaped());
         return;
     }
@@ -754,7 +754,7 @@ void DiffView::updateWeight()
     const auto bCkpt = m_b;
     const auto match = m_match;
     const size_t index = size_t(pair - match->pairs.data());
-    m_mapCaption->setText(tr("Computing the difference of %1…").arg(qtext(pair->a->name).toHtmlEscaped()));
+    m_mapCaption->setText(tr("Computing the difference of %1…").arg(shownText(qtext(pair->a->name)).toHtmlEscaped()));
     QPointer<DiffView> self(this);
     context()->jobs()->start(kMapJob, tr("Difference map of %1").arg(qtext(pair->a->name)),
                              [a, bCkpt, match, index, weight, self](JobControl& control) -> JobRunner::Continuation {
@@ -850,7 +850,7 @@ void DiffView::redrawMap()
     m_plot->xAxis->setRange(-0.5, double(d.cols) - 0.5);
     m_plot->yAxis->setRange(-0.5, double(d.rows) - 0.5);
     const qs::LogicalWeight* w = context()->logicalWeight();
-    const QString name = w ? qtext(w->name).toHtmlEscaped() : QString();
+    const QString name = w ? shownText(qtext(w->name)).toHtmlEscaped() : QString();
     QString caption = d.maxAbs == 0 ? tr("<b>%1</b>: A and B are identical.").arg(name)
                                     : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, localNumber(d.maxAbs, 'g', 4));
     if (d.rowsPerCell > 1 || d.colsPerCell > 1)
@@ -967,7 +967,7 @@ void DiffView::tableActivated(const QModelIndex& index)
     if (m_b)
         if (const qs::LogicalWeight* w = m_b->findWeight(r->nameB)) {
             selectInList(m_listB, m_modelB->indexOfWeight(indexInB(w)));
-            m_mapCaption->setText(tr("%1 is only in B.").arg(qtext(r->nameB).toHtmlEscaped()));
+            m_mapCaption->setText(tr("%1 is only in B.").arg(shownText(qtext(r->nameB)).toHtmlEscaped()));
         }
 }
 

@@ -67,7 +67,7 @@ public:
     const Row* rowAt(int row) const;
     int rowOfA(const std::string& nameA) const; // -1 when absent
     int rowOfB(const std::string& nameB) const;
-    int overCount() const;
+    int overCount() const; // pairs over the tolerance (shape mismatches are counted apart)
 
 public: // QAbstractItemModel API
     int rowCount(const QModelIndex& parent = {}) const override;

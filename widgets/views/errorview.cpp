@@ -470,7 +470,7 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
         return own;
     *why = tr("%1 is stored as %2, which cannot be requantized to itself here: choose a format under \"as\" or "
               "open a float reference.")
-               .arg(QString::fromStdString(w.name), QString::fromStdString(f));
+               .arg(shownText(QString::fromStdString(w.name)), QString::fromStdString(f));
     return std::nullopt;
 }
 
@@ -530,7 +530,7 @@ void ErrorView::recompute()
             job.importanceNote = QString::fromStdString(m.problem);
     }
     const int index = job.weight;
-    const QString name = QString::fromStdString(w->name);
+    const QString name = shownText(QString::fromStdString(w->name));
     QPointer<ErrorView> self(this);
     auto finish = [self](const Job& job, std::shared_ptr<const qs::WeightComparison> r) -> JobRunner::Continuation {
         return [self, job, r] {
@@ -582,7 +582,7 @@ void ErrorView::recompute()
         showMessage(QString::fromStdString(match.problem));
         return;
     }
-    job.reference = tr("%1 in %2").arg(QString::fromStdString(match.tensor->name), m_reference->currentText());
+    job.reference = tr("%1 in %2").arg(shownText(QString::fromStdString(match.tensor->name)), m_reference->currentText());
     if (!match.note.empty())
         job.reference += QStringLiteral(" (%1)").arg(QString::fromStdString(match.note));
     showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));
@@ -610,7 +610,7 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     const qs::WeightComparison& r = *m_result;
     const qs::ErrorStats& e = r.error;
     m_caption->setText(tr("<b>%1</b> [%2 × %3] against %4. Error = dequantized − reference.")
-                           .arg(QString::fromStdString(r.weight).toHtmlEscaped())
+                           .arg(shownText(QString::fromStdString(r.weight)).toHtmlEscaped())
                            .arg(r.shape.size() > 0 ? r.shape[0] : 0)
                            .arg(r.shape.size() > 1 ? r.shape[1] : 0)
                            .arg(job.reference.toHtmlEscaped()));

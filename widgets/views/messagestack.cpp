@@ -1,5 +1,7 @@
 #include "messagestack.h"
 
+#include "snapshot.h"
+
 #include <QLabel>
 
 namespace qsw {
@@ -16,7 +18,7 @@ MessageStack::MessageStack(QWidget* content, QWidget* parent)
 
 void MessageStack::showMessage(const QString& text)
 {
-    m_label->setText(text);
+    m_label->setText(shownText(text, kMaxShownMessage));
     setCurrentWidget(m_label);
 }
 

@@ -653,7 +653,7 @@ void PlaygroundView::recompute()
         }
         if (!qs::canDequantize(w->format)) {
             showError(tr("%1: no dequantizer for format %2; pick another weight or a synthetic source.")
-                          .arg(QString::fromStdString(w->name), QString::fromStdString(w->format)));
+                          .arg(shownText(QString::fromStdString(w->name)), QString::fromStdString(w->format)));
             return;
         }
         const uint64_t n = w->outFeatures(), k = w->inFeatures(), first = uint64_t(m_row->value());
@@ -678,7 +678,7 @@ void PlaygroundView::recompute()
         m_blockRowsOfWeight = n;
         const bool check = matchesWeight();
         std::shared_ptr<const qs::WeightCodes> codes = m_codesWeight == int(index) ? m_codes : nullptr;
-        context()->jobs()->start(kJobKey, tr("Playground on %1, row %2").arg(QString::fromStdString(w->name)).arg(first),
+        context()->jobs()->start(kJobKey, tr("Playground on %1, row %2").arg(shownText(QString::fromStdString(w->name))).arg(first),
                                  [ckpt, index, n, k, first, blockRows, opt, check, codes, self](JobControl&) mutable -> JobRunner::Continuation {
                                      const qs::LogicalWeight& weight = ckpt->weights[index];
                                      std::vector<float> values(blockRows * k);
@@ -749,7 +749,7 @@ void PlaygroundView::recompute()
 void PlaygroundView::showError(const QString& message)
 {
     m_result.reset();
-    m_error->setText(message);
+    m_error->setText(shownText(message, kMaxShownMessage));
     m_error->show();
     redraw();
     emit resultChanged();
@@ -1186,7 +1186,7 @@ QString PlaygroundView::settingsCaption() const
         return tr("Quantization playground");
     const qs::PlaygroundOptions& o = m_result->options;
     const QString source = m_source->currentData().toInt() == int(Source::WeightRow)
-        ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? context()->weightRow()->name : QString())
+        ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? shownText(context()->weightRow()->name) : QString())
         : tr("%1, seed %2, %3 values").arg(m_source->currentText()).arg(m_seed->value()).arg(m_length->value());
     if (o.block)
         return o.blocksize ? tr("%1 · blocks of %2%3 · %4")

@@ -30,11 +30,13 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 namespace qsw {
 
 const QString RecipeView::kCompareJob = QStringLiteral("recipe-compare");
 const QString RecipeView::kImatrixJob = QStringLiteral("recipe-imatrix");
+const QString RecipeView::kSummaryJob = QStringLiteral("recipe-summary");
 
 namespace {
 
@@ -91,18 +93,59 @@ RecipeGridModel RecipeGridModel::build(const qs::Checkpoint& ckpt, const qs::Rec
                                        const qs::RecipeComparison* comparison, const Theme& theme)
 {
     RecipeGridModel g;
+    // Columns: the roles in kRoleOrder that occur, then the others in the order met; each
+    // found through a hash map (a search of the list per tensor was quadratic in the roles).
+    std::unordered_map<std::string, size_t> roleIndex;
     std::vector<std::string> roles;
-    for (const char* r : kRoleOrder)
-        if (std::any_of(a.tensors.begin(), a.tensors.end(), [r](const qs::RecipeTensor& t) { return t.role == r; }))
-            roles.push_back(r);
+    std::vector<size_t> roleTensors;
+    std::unordered_map<std::string, size_t> present;
     for (const qs::RecipeTensor& t : a.tensors)
-        if (std::find(roles.begin(), roles.end(), t.role) == roles.end())
+        ++present[t.role];
+    for (const char* r : kRoleOrder)
+        if (present.count(r) && roleIndex.emplace(r, roles.size()).second) {
+            roles.push_back(r);
+            roleTensors.push_back(present[r]);
+        }
+    for (const qs::RecipeTensor& t : a.tensors)
+        if (roleIndex.emplace(t.role, roles.size()).second) {
             roles.push_back(t.role);
-    for (const std::string& r : roles)
-        g.roles.push_back(QString::fromStdString(r));
+            roleTensors.push_back(present[t.role]);
+        }
+    // Rows: the summary's layers, the first kMaxRows of them (the tensors outside the blocks,
+    // layer -1, stay last).
+    std::vector<int> layers;
     for (const qs::RecipeLayerRow& l : a.layers)
-        g.layers.push_back(l.layer);
-    g.cells.assign(g.layers.size(), std::vector<Cell>(roles.size()));
+        layers.push_back(l.layer);
+    if (layers.size() > kMaxRows) {
+        const bool other = layers.back() < 0;
+        g.hiddenLayers = layers.size() - kMaxRows;
+        layers.resize(kMaxRows - (other ? 1 : 0));
+        if (other)
+            layers.push_back(-1);
+    }
+    // Columns within the bounds: the roles holding the most tensors, in their order.
+    const size_t fit = std::min(kMaxColumns, std::max<size_t>(1, kMaxCells / std::max<size_t>(1, layers.size())));
+    std::vector<bool> keep(roles.size(), true);
+    if (roles.size() > fit) {
+        std::vector<size_t> byCount(roles.size());
+        for (size_t i = 0; i < byCount.size(); ++i)
+            byCount[i] = i;
+        std::stable_sort(byCount.begin(), byCount.end(), [&](size_t x, size_t y) { return roleTensors[x] > roleTensors[y]; });
+        for (size_t k = fit; k < byCount.size(); ++k)
+            keep[byCount[k]] = false;
+        g.hiddenRoles = roles.size() - fit;
+    }
+    std::vector<int> column(roles.size(), -1);
+    for (size_t i = 0; i < roles.size(); ++i)
+        if (keep[i]) {
+            column[i] = int(g.roles.size());
+            g.roles.push_back(QString::fromStdString(roles[i]));
+        }
+    std::unordered_map<int, size_t> rowOf;
+    for (size_t r = 0; r < layers.size(); ++r)
+        rowOf.emplace(layers[r], r);
+    g.layers = layers;
+    g.cells.assign(g.layers.size(), std::vector<Cell>(g.roles.size()));
     std::map<std::pair<int, std::string>, const qs::RecipeComparison::Row*> differing;
     if (comparison)
         for (const auto& r : comparison->differing)
@@ -110,11 +153,11 @@ RecipeGridModel RecipeGridModel::build(const qs::Checkpoint& ckpt, const qs::Rec
                 differing[{r.layer, r.role}] = &r;
     for (size_t i = 0; i < a.tensors.size(); ++i) {
         const qs::RecipeTensor& t = a.tensors[i];
-        const size_t row = size_t(std::find(g.layers.begin(), g.layers.end(), t.layer) - g.layers.begin());
-        const size_t col = size_t(std::find(roles.begin(), roles.end(), t.role) - roles.begin());
-        if (row >= g.layers.size() || col >= roles.size() || g.cells[row][col].tensor >= 0)
-            continue; // a second tensor of the same role (a bias): the weight keeps the cell
-        Cell& c = g.cells[row][col];
+        const auto row = rowOf.find(t.layer);
+        const int col = column[roleIndex.at(t.role)];
+        if (row == rowOf.end() || col < 0 || g.cells[row->second][size_t(col)].tensor >= 0)
+            continue; // a layer or role left out; a second tensor of the same role (a bias): the weight keeps the cell
+        Cell& c = g.cells[row->second][size_t(col)];
         c.tensor = int(i);
         if (const auto it = differing.find({t.layer, t.role}); it != differing.end()) {
             c.differs = true;
@@ -153,16 +196,19 @@ public:
     {
         m_model = std::move(model);
         m_summary = summary;
+        m_anyDiffers = std::any_of(m_model.cells.begin(), m_model.cells.end(), [](const auto& row) {
+            return std::any_of(row.begin(), row.end(), [](const RecipeGridModel::Cell& c) { return c.differs; });
+        });
         m_hover = {-1, -1};
         // Columns as wide as the longest type label ("gptq-v1 4-bit g32"), within bounds; a
         // longer one elides in its cell and stands whole in the tooltip.
         const QFontMetrics fm(cellFont());
         m_cellWidth = kMinCellWidth;
-        for (const std::string& label : m_model.legend)
-            m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(QString::fromStdString(label)) + 2 * kCellPadding + 2);
+        for (size_t k = 0; k < m_model.legend.size() && k < kMaxLegend; ++k)
+            m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(shownText(QString::fromStdString(m_model.legend[k]), kMaxLabel)) + 2 * kCellPadding + 2);
         // A column label's longest part between breaks ("synthetic4096.") fits on one line too.
         for (const QString& role : m_model.roles)
-            for (const QString& part : QString(role).replace(QLatin1Char('_'), QLatin1Char('.')).split(QLatin1Char('.')))
+            for (const QString& part : roleLabel(role).replace(QLatin1Char('_'), QLatin1Char('.')).split(QLatin1Char('.')))
                 m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(part + QLatin1Char('.')) + 2 * kCellPadding + 2);
         m_cellWidth = std::min(m_cellWidth, kMaxCellWidth);
         // Column labels wrap in as many lines as the longest needs (the header grows to hold
@@ -170,7 +216,7 @@ public:
         // has the whole name).
         m_headerLines = 2;
         for (const QString& role : m_model.roles)
-            m_headerLines = std::max<int>(m_headerLines, int(recipeLabelLines(role, cellFont(), labelWidth()).size()));
+            m_headerLines = std::max<int>(m_headerLines, int(recipeLabelLines(roleLabel(role), cellFont(), labelWidth()).size()));
         m_headerLines = std::min(m_headerLines, kMaxHeaderLines);
         updateGeometry();
         resize(sizeHint());
@@ -192,14 +238,14 @@ public:
         if (cell.tensor < 0)
             return {};
         const qs::RecipeTensor& t = m_summary->tensors[size_t(cell.tensor)];
-        const QString label = QFontMetrics(cellFont()).elidedText(QString::fromStdString(t.label), Qt::ElideMiddle,
+        const QString label = QFontMetrics(cellFont()).elidedText(shownText(QString::fromStdString(t.label), kMaxLabel), Qt::ElideMiddle,
                                                                   m_cellWidth - 2 - 2 * kCellPadding);
         return label + QLatin1Char('\n') + recipeBits(t.bitsPerWeight());
     }
     // Column `col`'s label as the header draws it, line by line.
     QStringList headerLines(int col) const
     {
-        QStringList lines = recipeLabelLines(m_model.roles[size_t(col)], cellFont(), labelWidth());
+        QStringList lines = recipeLabelLines(roleLabel(m_model.roles[size_t(col)]), cellFont(), labelWidth());
         if (lines.size() > m_headerLines) {
             const QString rest = QStringList(lines.mid(m_headerLines - 1)).join(QString());
             lines = lines.mid(0, m_headerLines - 1);
@@ -213,18 +259,19 @@ public:
     {
         for (int col = 0; col < int(m_model.roles.size()); ++col)
             if (headerRect(col).contains(p))
-                return m_model.roles[size_t(col)];
+                return shownText(m_model.roles[size_t(col)], kMaxTip);
         const auto cell = cellAt(p);
         const RecipeGridModel::Cell* c = cell.first >= 0 ? &m_model.cells[size_t(cell.first)][size_t(cell.second)] : nullptr;
         if (!c || c->tensor < 0)
             return {};
         const qs::RecipeTensor& t = m_summary->tensors[size_t(c->tensor)];
         QString tip = QStringLiteral("<b>%1</b><br>%2, %3 bits per weight, %4 parameters<br>%5")
-                          .arg(QString::fromStdString(t.name).toHtmlEscaped(), QString::fromStdString(t.label),
+                          .arg(shownText(QString::fromStdString(t.name), kMaxTip).toHtmlEscaped(),
+                               shownText(QString::fromStdString(t.label), kMaxTip),
                                recipeBits(t.bitsPerWeight()), localCount(t.elements),
                                QString::fromLatin1(qs::recipeKindName(t.verdict.kind)));
         if (!t.verdict.reason.empty())
-            tip += QStringLiteral(": ") + QString::fromStdString(t.verdict.reason).toHtmlEscaped();
+            tip += QStringLiteral(": ") + shownText(QString::fromStdString(t.verdict.reason), kMaxTip).toHtmlEscaped();
         if (t.extraBits != 0)
             tip += RecipeView::tr("<br>%1 bytes against the nominal type").arg(localNumber(t.extraBits / 8.0, 'f', 0));
         if (c->differs)
@@ -252,21 +299,31 @@ public:
         return {kHeaderWidth + col * m_cellWidth, headerHeight() + row * kCellHeight, m_cellWidth - 2, kCellHeight - 2};
     }
 
-    void paintGrid(QPainter& p) const
+    // Paints what lies in `area` (the whole grid when it is empty): a grid of a hundred thousand
+    // rows is painted a screenful at a time.
+    void paintGrid(QPainter& p, const QRect& area = {}) const
     {
         const Theme& theme = m_context->theme();
-        p.fillRect(QRect(QPoint(0, 0), sizeHint()), theme.background);
+        const QRect all(QPoint(0, 0), sizeHint());
+        const QRect shown = area.isEmpty() ? all : area.intersected(all);
+        p.fillRect(shown, theme.background);
         p.setFont(cellFont());
         p.setPen(theme.mutedText);
-        for (int c = 0; c < int(m_model.roles.size()); ++c)
-            p.drawText(headerRect(c), Qt::AlignHCenter | Qt::AlignBottom, headerLines(c).join(QLatin1Char('\n')));
-        for (size_t r = 0; r < m_model.layers.size(); ++r)
-            p.drawText(QRect(0, headerHeight() + int(r) * kCellHeight, kHeaderWidth - 6, kCellHeight),
-                       Qt::AlignRight | Qt::AlignVCenter,
-                       m_model.layers[r] < 0 ? RecipeView::tr("other") : RecipeView::tr("blk %1").arg(m_model.layers[r]));
+        const int columns = int(m_model.roles.size()), rows = int(m_model.layers.size());
+        const int firstCol = std::clamp((shown.left() - kHeaderWidth) / m_cellWidth, 0, columns);
+        const int endCol = std::clamp((shown.right() - kHeaderWidth) / m_cellWidth + 1, 0, columns);
+        const int firstRow = std::clamp((shown.top() - headerHeight()) / kCellHeight, 0, rows);
+        const int endRow = std::clamp((shown.bottom() - headerHeight()) / kCellHeight + 1, 0, rows);
+        if (shown.top() < headerHeight())
+            for (int c = firstCol; c < endCol; ++c)
+                p.drawText(headerRect(c), Qt::AlignHCenter | Qt::AlignBottom, headerLines(c).join(QLatin1Char('\n')));
+        if (shown.left() < kHeaderWidth)
+            for (int r = firstRow; r < endRow; ++r)
+                p.drawText(QRect(0, headerHeight() + r * kCellHeight, kHeaderWidth - 6, kCellHeight), Qt::AlignRight | Qt::AlignVCenter,
+                           m_model.layers[size_t(r)] < 0 ? RecipeView::tr("other") : RecipeView::tr("blk %1").arg(m_model.layers[size_t(r)]));
         const int selected = m_context->weight();
-        for (size_t r = 0; r < m_model.cells.size(); ++r)
-            for (size_t c = 0; c < m_model.cells[r].size(); ++c) {
+        for (size_t r = size_t(firstRow); r < size_t(endRow); ++r)
+            for (size_t c = size_t(firstCol); c < size_t(endCol); ++c) {
                 const RecipeGridModel::Cell& cell = m_model.cells[r][c];
                 const QRect rect = cellRect(int(r), int(c));
                 if (cell.tensor < 0) {
@@ -292,16 +349,17 @@ public:
         // The legend: one swatch per stored type, fewest bits first.
         int x = kHeaderWidth;
         const int y = headerHeight() + int(m_model.layers.size()) * kCellHeight + 8;
-        for (const std::string& label : m_model.legend) {
+        if (y + kLegendHeight < shown.top())
+            return;
+        for (size_t k = 0; k < m_model.legend.size() && k < kMaxLegend; ++k) {
+            const std::string& label = m_model.legend[k];
             p.fillRect(QRect(x, y, 14, 14), m_model.colours.at(label));
             p.setPen(theme.text);
-            const QString text = QString::fromStdString(label);
+            const QString text = shownText(QString::fromStdString(label), kMaxLabel);
             p.drawText(QPoint(x + 18, y + 12), text);
             x += 30 + p.fontMetrics().horizontalAdvance(text);
         }
-        if (std::any_of(m_model.cells.begin(), m_model.cells.end(), [](const auto& row) {
-                return std::any_of(row.begin(), row.end(), [](const RecipeGridModel::Cell& c) { return c.differs; });
-            })) {
+        if (m_anyDiffers) {
             p.setPen(QPen(theme.warning, 3));
             p.drawRect(QRect(x, y, 14, 14));
             p.setPen(theme.text);
@@ -310,10 +368,10 @@ public:
     }
 
 protected:
-    void paintEvent(QPaintEvent*) override
+    void paintEvent(QPaintEvent* e) override
     {
         QPainter p(this);
-        paintGrid(p);
+        paintGrid(p, e->rect());
     }
     void mouseMoveEvent(QMouseEvent* e) override
     {
@@ -344,12 +402,17 @@ protected:
     }
 
 private:
+    // A role as its column label shows it: a name of a megabyte is not laid out as text.
+    static QString roleLabel(const QString& role) { return shownText(role, kMaxLabel); }
     int labelWidth() const { return m_cellWidth - 2 - 2 * kCellPadding; }
     int headerHeight() const { return m_headerLines * QFontMetrics(cellFont()).lineSpacing() + 4; }
 
     static constexpr int kHeaderWidth = 64, kCellHeight = 34, kLegendHeight = 32, kMaxHeaderLines = 5;
     static constexpr int kMinCellWidth = 74, kMaxCellWidth = 180, kCellPadding = 3;
+    static constexpr int kMaxLabel = 120, kMaxTip = 2000;
+    static constexpr size_t kMaxLegend = 64;
     int m_cellWidth = kMinCellWidth;
+    bool m_anyDiffers = false;
     int m_headerLines = 2;
     ViewContext* m_context;
     RecipeGridModel m_model;
@@ -611,7 +674,7 @@ void RecipeView::redrawChannels()
     m_channelPlot->yAxis->setLabel(tr("importance: mean x²"));
     if (m && m->fits()) {
         auto* bars = new QCPBars(m_channelPlot->xAxis, m_channelPlot->yAxis);
-        bars->setName(QString::fromStdString(w->name));
+        bars->setName(shownText(QString::fromStdString(w->name)));
         bars->setPen(Qt::NoPen);
         bars->setBrush(theme.blockFormat);
         bars->setWidth(1.0);
@@ -636,30 +699,77 @@ void RecipeView::clearComparison()
     rebuild();
 }
 
+// What rebuild() makes, on the spot or in a job: the summary, the grid and the label's lines.
+struct RecipeView::Built {
+    std::shared_ptr<const qs::Checkpoint> checkpoint;
+    std::shared_ptr<const qs::RecipeComparison> comparison;
+    qs::RecipeSummary summary;
+    RecipeGridModel grid;
+    QStringList lines;
+};
+
 void RecipeView::rebuild()
 {
     const auto ckpt = context()->checkpoint();
+    context()->jobs()->cancel(kSummaryJob);
     if (!ckpt) {
         m_summary.reset();
+        m_gridNotes.clear();
         m_summaryLabel->setText(tr("Open a checkpoint to see its quantization recipe."));
         m_grid->setContents({}, nullptr);
         redrawChart();
         return;
     }
-    // The comparison's own summary of A when there is one: the same figures, computed once.
-    m_summary = m_comparison ? m_comparison->a : qs::summarizeRecipe(*ckpt);
-    QStringList lines;
-    for (const qs::Message& l : qs::recipeOverview(*m_summary))
-        lines << qtext(l).simplified();
-    if (m_comparison) {
-        lines << tr("B: %1").arg(QString::fromStdString(m_comparison->b.path));
-        for (const qs::Message& l : qs::recipeOverview(m_comparison->b))
-            lines << QStringLiteral("   ") + qtext(l).simplified();
-        lines << tr("%n tensor(s) differ in type (outlined), %1 on both sides", nullptr, int(m_comparison->differing.size()))
-                     .arg(m_comparison->matched);
+    auto make = [ckpt, comparison = m_comparison, theme = context()->theme()] {
+        Built b;
+        b.checkpoint = ckpt;
+        b.comparison = comparison;
+        // The comparison's own summary of A when there is one: the same figures, computed once.
+        b.summary = comparison ? comparison->a : qs::summarizeRecipe(*ckpt);
+        for (const qs::Message& l : qs::recipeOverview(b.summary))
+            b.lines << qtext(l).simplified();
+        if (comparison) {
+            b.lines << tr("B: %1").arg(QString::fromStdString(comparison->b.path));
+            for (const qs::Message& l : qs::recipeOverview(comparison->b))
+                b.lines << QStringLiteral("   ") + qtext(l).simplified();
+            b.lines << tr("%n tensor(s) differ in type (outlined), %1 on both sides", nullptr, int(comparison->differing.size()))
+                           .arg(comparison->matched);
+        }
+        b.grid = RecipeGridModel::build(*ckpt, b.summary, comparison.get(), theme);
+        return b;
+    };
+    if (ckpt->weights.size() <= kInlineWeights) {
+        apply(make());
+        return;
     }
-    m_summaryLabel->setText(lines.join(QLatin1Char('\n')));
-    m_grid->setContents(RecipeGridModel::build(*ckpt, *m_summary, m_comparison.get(), context()->theme()), &*m_summary);
+    // Summarizing a million weights takes seconds: in the background, the view saying so.
+    m_summary.reset();
+    m_gridNotes.clear();
+    m_grid->setContents({}, nullptr);
+    redrawChart();
+    m_summaryLabel->setText(tr("Summarizing the recipe of %n weight(s)…", nullptr, int(std::min<size_t>(ckpt->weights.size(), INT_MAX))));
+    QPointer<RecipeView> self(this);
+    context()->jobs()->start(kSummaryJob, tr("Summarizing the recipe"), [make, self](JobControl&) -> JobRunner::Continuation {
+        auto built = std::make_shared<Built>(make());
+        return [self, built] {
+            if (self && built->checkpoint == self->context()->checkpoint() && built->comparison == self->m_comparison)
+                self->apply(std::move(*built));
+        };
+    });
+}
+
+void RecipeView::apply(Built built)
+{
+    m_summary = std::move(built.summary);
+    m_gridNotes.clear();
+    if (built.grid.hiddenLayers)
+        m_gridNotes << tr("The grid shows the first %1 of %2 layers.")
+                           .arg(localCount(uint64_t(built.grid.layers.size())), localCount(uint64_t(built.grid.layers.size() + built.grid.hiddenLayers)));
+    if (built.grid.hiddenRoles)
+        m_gridNotes << tr("The grid shows the %1 roles with the most tensors of %2.")
+                           .arg(localCount(uint64_t(built.grid.roles.size())), localCount(uint64_t(built.grid.roles.size() + built.grid.hiddenRoles)));
+    m_summaryLabel->setText((built.lines + m_gridNotes).join(QLatin1Char('\n')));
+    m_grid->setContents(std::move(built.grid), &*m_summary);
     redrawChart();
 }
 
@@ -670,6 +780,11 @@ void RecipeView::redrawChart()
     applyPlotTheme(m_plot, theme);
     if (!m_summary) {
         replotIfSized(m_plot);
+        return;
+    }
+    const size_t layerCount = m_comparison ? m_comparison->layers.size() : m_summary->layers.size();
+    if (layerCount > kChartBars) {
+        redrawManyLayers();
         return;
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -712,6 +827,56 @@ void RecipeView::redrawChart()
     m_plot->rescaleAxes();
     m_plot->xAxis->setRange(m_plot->xAxis->range().lower - 0.6, m_plot->xAxis->range().upper + 0.6);
     m_plot->yAxis->setRange(0, m_plot->yAxis->range().upper * 1.45); // room for the legend above the bars
+    m_plot->legend->setVisible(true);
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    applyPlotTheme(m_plot, theme);
+    replotIfSized(m_plot);
+}
+
+// More layers than bars and labels can be told apart (a file of a million tiny tensors, each
+// its own layer): a line per side over the block indices, which QCustomPlot draws a pixel
+// column at a time, and the axis' own numbers; the tensors outside the blocks are left out.
+void RecipeView::redrawManyLayers()
+{
+    const Theme& theme = context()->theme();
+    const auto line = [&](const QString& name, const QColor& colour) {
+        auto* g = new QCPGraph(m_plot->xAxis, m_plot->yAxis);
+        g->setName(name);
+        g->setPen(QPen(colour, 1));
+        g->setAdaptiveSampling(true);
+        return g;
+    };
+    QCPGraph* a = line(tr("A: bits per weight"), theme.blockFormat);
+    QCPGraph* b = m_comparison ? line(tr("B: bits per weight"), theme.warning) : nullptr;
+    QVector<double> x, ya, yb;
+    if (m_comparison) {
+        for (const auto& l : m_comparison->layers)
+            if (l.layer >= 0) {
+                x << double(l.layer);
+                ya << l.bitsA;
+                yb << l.bitsB;
+            }
+    } else {
+        for (const auto& l : m_summary->layers)
+            if (l.layer >= 0) {
+                x << double(l.layer);
+                ya << l.bitsPerWeight();
+            }
+    }
+    a->setData(x, ya, true);
+    if (b)
+        b->setData(x, yb, true);
+    if (m_summary->hasNominal && m_summary->nominal.bitsPerWeight > 0 && !x.isEmpty()) {
+        auto* nominal = line(tr("nominal %1").arg(qtext(m_summary->nominal.name)), theme.text);
+        nominal->setPen(QPen(theme.text, 1, Qt::DashLine));
+        nominal->addData(x.front(), m_summary->nominal.bitsPerWeight);
+        nominal->addData(x.back(), m_summary->nominal.bitsPerWeight);
+    }
+    m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    m_plot->xAxis->setLabel(tr("layer"));
+    m_plot->yAxis->setLabel(tr("bits per weight"));
+    m_plot->rescaleAxes();
+    m_plot->yAxis->setRange(0, m_plot->yAxis->range().upper * 1.45);
     m_plot->legend->setVisible(true);
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     applyPlotTheme(m_plot, theme);

@@ -46,6 +46,11 @@ struct RecipeGridModel {
     std::vector<std::vector<Cell>> cells; // [row][column]
     std::map<std::string, QColor> colours; // type label -> colour
     std::vector<std::string> legend;       // type labels, fewest bits first
+    // Rows and columns left out: a grid of a million layers or a million roles (a file of tiny
+    // tensors, each its own layer or role) shows its first kMaxRows rows and at most
+    // kMaxColumns columns (the roles with the most tensors) within kMaxCells cells.
+    size_t hiddenLayers = 0, hiddenRoles = 0;
+    static constexpr size_t kMaxRows = 100000, kMaxColumns = 1000, kMaxCells = size_t(4) << 20;
 
     static RecipeGridModel build(const qs::Checkpoint& ckpt, const qs::RecipeSummary& a,
                                  const qs::RecipeComparison* comparison, const Theme& theme);
@@ -93,10 +98,19 @@ public:
 
     static const QString kCompareJob;
     static const QString kImatrixJob;
+    static const QString kSummaryJob;
+    // Checkpoints of up to this many weights are summarized on the spot; larger ones by a job
+    // (kSummaryJob), the view saying so meanwhile.
+    static constexpr size_t kInlineWeights = 4096;
+    // Up to this many layers the chart has a bar and a label each; beyond, a line.
+    static constexpr size_t kChartBars = 512;
 
 private:
+    struct Built;
     void rebuild();
+    void apply(Built built);
     void redrawChart();
+    void redrawManyLayers();
     void openDialog();
     void openImatrixDialog();
     void rebuildImportance();
@@ -118,6 +132,7 @@ private:
     std::shared_ptr<const qs::Imatrix> m_matchedImatrix;
     std::shared_ptr<const qs::Checkpoint> m_matchedCheckpoint;
     std::optional<qs::RecipeSummary> m_summary;
+    QStringList m_gridNotes; // what the grid leaves out
     std::shared_ptr<const qs::RecipeComparison> m_comparison;
 };
 

@@ -134,10 +134,10 @@ void ScalesView::reload()
     }
     m_level->setVisible(qs::hasGgufSubBlockScales(*ckpt, *w));
     if (!qs::hasGroupScales(*ckpt, *w)) {
-        m_caption->setText(tr("<b>%1</b> · %2").arg(QString::fromStdString(w->name).toHtmlEscaped(), QString::fromStdString(w->format)));
+        m_caption->setText(tr("<b>%1</b> · %2").arg(shownText(QString::fromStdString(w->name)).toHtmlEscaped(), QString::fromStdString(w->format)));
         showMessage(tr("%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; "
                        "see the bit map for its encoding.")
-                        .arg(QString::fromStdString(w->name), QString::fromStdString(w->format)));
+                        .arg(shownText(QString::fromStdString(w->name)), QString::fromStdString(w->format)));
         return;
     }
     const int index = m_weight;
@@ -147,9 +147,9 @@ void ScalesView::reload()
         showScales(index, it->second);
         return;
     }
-    showMessage(tr("Reading the scales of %1…").arg(QString::fromStdString(w->name)));
+    showMessage(tr("Reading the scales of %1…").arg(shownText(QString::fromStdString(w->name))));
     QPointer<ScalesView> self(this);
-    context()->jobs()->start(kScalesJob, tr("Reading scales of %1").arg(QString::fromStdString(w->name)),
+    context()->jobs()->start(kScalesJob, tr("Reading scales of %1").arg(shownText(QString::fromStdString(w->name))),
                              [ckpt, index, lvl, self](JobControl& control) -> JobRunner::Continuation {
                                  auto s = std::make_shared<const qs::GroupScales>(
                                      qs::groupScales(*ckpt, ckpt->weights.at(size_t(index)), lvl, &control.cancelFlag()));
@@ -178,7 +178,7 @@ void ScalesView::showScales(int weight, std::shared_ptr<const qs::GroupScales> s
     if (zeros)
         shown += tr(" and %1").arg(qtext(s.zeroMeaning).toHtmlEscaped());
     m_captionText = (tr("<b>%1</b> · %2 · %3 rows × %4 groups<br>%5.")
-                           .arg(QString::fromStdString(s.weight).toHtmlEscaped(), QString::fromStdString(s.format))
+                           .arg(shownText(QString::fromStdString(s.weight)).toHtmlEscaped(), QString::fromStdString(s.format))
                            .arg(s.rows)
                            .arg(s.groups)
                            .arg(shown));

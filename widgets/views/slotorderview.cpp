@@ -166,7 +166,7 @@ void SlotOrderView::followWeight()
             rebuildBits();
         }
         m_note->setText(w ? tr("%1 is %2: no packed layout. Pick a format to browse.")
-                                .arg(QString::fromStdString(w->name), QString::fromStdString(w->format))
+                                .arg(shownText(QString::fromStdString(w->name)), QString::fromStdString(w->format))
                           : tr("Pick a format to browse its layout."));
         refresh();
         return;
@@ -180,7 +180,7 @@ void SlotOrderView::followWeight()
     if (std::find(spec->bitWidths.begin(), spec->bitWidths.end(), m_params.bits) == spec->bitWidths.end() && !spec->bitWidths.empty())
         m_params.bits = spec->bitWidths.front();
     m_note->setText(tr("%1: %2, [%3, %4], %5 bits%6")
-                        .arg(QString::fromStdString(w->name), QString::fromStdString(spec->name))
+                        .arg(shownText(QString::fromStdString(w->name)), QString::fromStdString(spec->name))
                         .arg(m_params.N)
                         .arg(m_params.K)
                         .arg(m_params.bits)

@@ -58,7 +58,7 @@ VerifyView::VerifyView(ViewContext* context, QWidget* parent) : AnalysisView(con
     m_list->setRootIsDecorated(false);
     m_list->setAlternatingRowColors(true);
     m_list->setColumnCount(ColumnCount);
-    m_list->setHeaderLabels({tr("Severity"), tr("Weight"), tr("Check"), tr("Finding")});
+    m_list->setHeaderLabels({tr("Severity"), tr("Weight"), tr("Check"), tr("Where"), tr("Finding")});
     m_list->header()->setStretchLastSection(true);
     m_list->setWordWrap(true); // a finding's message wraps in its row
 
@@ -70,8 +70,8 @@ VerifyView::VerifyView(ViewContext* context, QWidget* parent) : AnalysisView(con
     layout->addWidget(m_list, 1);
 
     connect(m_run, &QPushButton::clicked, this, &VerifyView::run);
-    connect(m_list, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { activated(item); });
-    connect(m_list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { activated(item); });
+    connect(m_list, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) { activated(item, false); });
+    connect(m_list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) { activated(item, true); });
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         this->context()->jobs()->cancel(kJob);
         // The same files, unchanged (a reload): the findings stand, linked to the new weights.
@@ -154,15 +154,45 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
     auto weightIndex = [&](const std::string& name) { return snapshot ? snapshot->findWeight(qtext(name)) : -1; };
     const qs::VerifyReport& r = *m_report;
     QList<QTreeWidgetItem*> items;
+    // A place as the Where column shows it: its row and, where it has them, block, group or column.
+    const auto placeText = [](const qs::FindingPlace& p) {
+        if (p.block >= 0)
+            return tr("row %1, block %2").arg(localCount(uint64_t(p.row)), localCount(uint64_t(p.block)));
+        if (p.group >= 0)
+            return tr("row %1, group %2").arg(localCount(uint64_t(p.row)), localCount(uint64_t(p.group)));
+        if (p.col >= 0)
+            return tr("row %1, column %2").arg(localCount(uint64_t(p.row)), localCount(uint64_t(p.col)));
+        return tr("row %1").arg(localCount(uint64_t(p.row)));
+    };
     for (const qs::VerifyFinding& f : r.findings) {
-        auto* item = new QTreeWidgetItem({f.warning ? tr("warning") : tr("error"), qtext(f.weight), qtext(f.check), qtext(f.message)});
+        QString where;
+        if (!f.places.empty()) {
+            where = placeText(f.places.front());
+            if (f.count > 1)
+                where = tr("%1 (of %2)").arg(where, localCount(f.count));
+        }
+        const QString message = shownText(qtext(f.message), kMaxShownMessage);
+        auto* item = new QTreeWidgetItem({f.warning ? tr("warning") : tr("error"), shownText(qtext(f.weight)), qtext(f.check), where, message});
         item->setData(SeverityColumn, Qt::UserRole, f.warning);
         item->setData(WeightColumn, WeightIndexRole, weightIndex(f.weight));
-        item->setToolTip(MessageColumn, qtext(f.message));
+        item->setToolTip(MessageColumn, message);
+        if (!f.places.empty() && f.places.front().row >= 0) {
+            const qs::FindingPlace& p = f.places.front();
+            item->setData(PlaceColumn, PlaceRole, QVariantList{qlonglong(p.row), qlonglong(p.col)});
+            // The stored scales, zeros and absmax have their own view; everything else is values.
+            const bool scales = f.check == "nonfinite-scale" || f.check == "nonfinite-zero" || f.check == "nonfinite-absmax" ||
+                                f.check == "zero-scale";
+            item->setData(PlaceColumn, PlaceViewRole, scales ? QStringLiteral("scales") : QStringLiteral("bitmap"));
+            QStringList all;
+            for (const qs::FindingPlace& q : f.places)
+                all << placeText(q);
+            item->setToolTip(PlaceColumn, tr("%1\nDouble-click to open it in the %2 view.")
+                                              .arg(all.join(QLatin1Char('\n')), scales ? tr("Scales") : tr("Bit map")));
+        }
         items << item;
     }
     for (const std::string& name : r.unchecked) {
-        auto* item = new QTreeWidgetItem({tr("not checked"), qtext(name), QString(), tr("no check covers this format")});
+        auto* item = new QTreeWidgetItem({tr("not checked"), shownText(qtext(name)), QString(), QString(), tr("no check covers this format")});
         item->setData(WeightColumn, WeightIndexRole, weightIndex(name));
         items << item;
     }
@@ -171,12 +201,12 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         std::map<std::string, int> formats;
         const auto ckpt = context()->checkpoint();
         for (const std::string& name : r.checked)
-            if (const qs::LogicalWeight* w = ckpt ? ckpt->findWeight(name) : nullptr)
-                ++formats[w->format];
+            if (const int w = weightIndex(name); ckpt && w >= 0 && size_t(w) < ckpt->weights.size()) // hashed: no search per name
+                ++formats[ckpt->weights[size_t(w)].format];
         QStringList counts;
         for (const auto& [format, n] : formats) counts << tr("%1 × %2").arg(localCount(uint64_t(n)), qtext(format));
         auto* item = new QTreeWidgetItem(
-            {tr("none"), QString(), QString(),
+            {tr("none"), QString(), QString(), QString(),
              r.checked.empty() ? tr("No quantized weight to check: nothing found.")
                                : tr("Checked the layout, sizes, scales and codes of %n quantized weight(s) (%1): no errors, no "
                                     "warnings.",
@@ -193,7 +223,7 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
     if (!r.unchecked.empty())
         text += tr(" %n quantized weight(s) not covered by any check.", nullptr, int(r.unchecked.size()));
     if (!r.findings.empty() || !r.unchecked.empty())
-        text += tr(" Click a finding to select its weight.");
+        text += tr(" Click a finding to select its weight and place; double-click to open the place.");
     m_summary->setText(text);
     applyTheme();
     // With the icons in: they widen the severity column.
@@ -236,11 +266,17 @@ void VerifyView::followWeight()
     m_list->clearSelection();
 }
 
-void VerifyView::activated(QTreeWidgetItem* item)
+void VerifyView::activated(QTreeWidgetItem* item, bool open)
 {
     const int weight = item ? item->data(WeightColumn, WeightIndexRole).toInt() : -1;
     if (weight >= 0 && weight != context()->weight())
         context()->requestWeight(weight);
+    const QVariantList at = item ? item->data(PlaceColumn, PlaceRole).toList() : QVariantList();
+    if (weight < 0 || context()->weight() != weight || at.size() != 2)
+        return;
+    context()->setSelected({weight, at[0].toLongLong(), at[1].toLongLong()});
+    if (open)
+        context()->requestView(item->data(PlaceColumn, PlaceViewRole).toString());
 }
 
 } // namespace qsw

@@ -4,7 +4,9 @@
 // with progress and cancel. The findings are kept per checkpoint: switching views, coming back
 // or reloading the same unchanged files shows them again without checking; another checkpoint
 // clears them. With no findings the table says in one line what was checked. Each finding names its weight: a click selects the weight in
-// every view, and selecting a weight elsewhere selects its first finding here. Errors and
+// every view (and the finding's first place as the selected element, where it has one), a
+// double-click opens that place in the Bit map (values, rows, groups, blocks) or the Scales view
+// (scales, zeros, absmax); selecting a weight elsewhere selects its first finding here. Errors and
 // warnings in the theme's colours; quantized weights no check covers are listed too.
 #include "analysisview.h"
 
@@ -36,9 +38,13 @@ public:
     // Runs the checks on the open checkpoint (the job kJob).
     void run();
 
-    enum Column { SeverityColumn, WeightColumn, CheckColumn, MessageColumn, ColumnCount };
+    enum Column { SeverityColumn, WeightColumn, CheckColumn, PlaceColumn, MessageColumn, ColumnCount };
     // The item's weight: an index of the checkpoint's weights, -1 for none.
     static constexpr int WeightIndexRole = Qt::UserRole + 1;
+    // The finding's first place as the element to select, {row, col} (col -1: the whole row);
+    // absent for findings without a place. The view that shows it: "bitmap" or "scales".
+    static constexpr int PlaceRole = Qt::UserRole + 2;
+    static constexpr int PlaceViewRole = Qt::UserRole + 3;
 
     // For tests.
     const qs::VerifyReport* report() const { return m_report.get(); }
@@ -54,7 +60,8 @@ private:
     void showReport(std::shared_ptr<const qs::VerifyReport> report);
     void applyTheme();
     void followWeight();
-    void activated(QTreeWidgetItem* item);
+    // Selects the item's weight and place; `open`: brings the view that shows the place to the front.
+    void activated(QTreeWidgetItem* item, bool open);
 
     QPushButton* m_run;
     QLabel* m_summary;

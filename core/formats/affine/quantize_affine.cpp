@@ -1,6 +1,7 @@
 #include "formats/affine/quantize_affine.h"
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "base/bitstream.h"
 #include "formats/gptq/gptq.h"
 #include "base/half.h"
@@ -259,11 +260,9 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
         for (uint64_t i = 0; i < total; ++i) r.add(w[i]);
         tensorParams = paramsFor(r, opt);
     }
-    const int64_t n = int64_t(rows);
-#pragma omp parallel for schedule(static) if (parallel && total > 65536)
-    for (int64_t row = 0; row < n; ++row) {
-        const float* x = w + uint64_t(row) * cols;
-        uint8_t* c = q.codes.data() + uint64_t(row) * cols;
+    parallelFor(rows, parallel && total > 65536, [&](uint64_t row) {
+        const float* x = w + row * cols;
+        uint8_t* c = q.codes.data() + row * cols;
         std::vector<Params> params(q.groups, tensorParams);
         if (opt.granularity != AffineGranularity::Tensor) {
             std::vector<Range> ranges(q.groups);
@@ -272,10 +271,10 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
         }
         for (uint64_t k = 0; k < cols; ++k) c[k] = codeOf(x[k], params[q.group(k)], opt.rule);
         for (uint64_t g = 0; g < q.groups; ++g) {
-            q.scales[g * rows + uint64_t(row)] = params[g].scale;
-            q.zeros[g * rows + uint64_t(row)] = storedZero(params[g]);
+            q.scales[g * rows + row] = params[g].scale;
+            q.zeros[g * rows + row] = storedZero(params[g]);
         }
-    }
+    });
     return q;
 }
 

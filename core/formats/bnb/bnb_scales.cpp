@@ -23,6 +23,8 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     s.cols = b.cols;
     s.groups = b.cols / b.blocksize;
     s.groupSize = b.blocksize;
+    s.blocks = true;
+    s.absmax = true;
     s.scaleMeaning = Message(b.nested ? QT_TRANSLATE_NOOP("qs::Message", "absmax (nested: double-quantized)") : QT_TRANSLATE_NOOP("qs::Message", "absmax"));
     const uint64_t cells = scalesCheckedMul(ckpt, w, s.groups, b.rows);
     if (cells > b.blocks())

@@ -1,6 +1,7 @@
 #include "formats/bnb/quantize_bnb.h"
 
 #include "base/error.h"
+#include "base/parallel.h"
 
 #include <algorithm>
 #include <bit>
@@ -183,13 +184,11 @@ Bnb4Quantized quantizeBnb4(const float* src, uint64_t n, Bnb4Type type, uint32_t
     q.packed.assign((n + 1) / 2, 0);
     const MidpointSearch& search = search4(type);
     // Blocks have an even size, so each byte belongs to exactly one block.
-    const int64_t nb = int64_t(nblocks);
-#pragma omp parallel for schedule(static) if (parallel && nb > 64)
-    for (int64_t b = 0; b < nb; ++b) {
-        const uint64_t begin = uint64_t(b) * blocksize;
+    parallelFor(nblocks, parallel && nblocks > 64, [&](uint64_t b) {
+        const uint64_t begin = b * blocksize;
         const uint64_t len = std::min<uint64_t>(blocksize, n - begin);
         const float amax = blockAbsmax(src + begin, len);
-        q.absmax[size_t(b)] = amax;
+        q.absmax[b] = amax;
         const float inv = 1.0f / amax;
         for (uint64_t i = 0; i < len; ++i) {
             const uint8_t c = search.code(scaleToUnit(src[begin + i], inv));
@@ -200,7 +199,7 @@ Bnb4Quantized quantizeBnb4(const float* src, uint64_t n, Bnb4Type type, uint32_t
         // scaled values with zeros before the table search).
         if (len & 1)
             q.packed[(begin + len) / 2] = uint8_t(q.packed[(begin + len) / 2] | search.code(0.0f));
-    }
+    });
     if (!nested)
         return q;
 

@@ -1,6 +1,7 @@
 #include "formats/family.h"
 #include "formats/recipe.h"
 
+#include "base/parallel.h"
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
 #include "formats/target.h"
@@ -27,11 +28,10 @@ bool ctCodes(const WeightData& data, WeightCodes& c, CodeParts parts)
     c.bits = s.bits;
     if (parts == CodeParts::All) {
         c.codes.resize(s.rows * s.cols);
-        const int64_t rows = int64_t(s.rows);
-#pragma omp parallel for schedule(static)
-        for (int64_t n = 0; n < rows; ++n) // code() only reads: rows are independent
+        parallelFor(s.rows, true, [&](uint64_t n) { // code() only reads: rows are independent
             for (uint64_t k = 0; k < s.cols; ++k)
-                c.codes[uint64_t(n) * s.cols + k] = uint8_t(s.code(uint64_t(n), k) + offset);
+                c.codes[n * s.cols + k] = uint8_t(s.code(n, k) + offset);
+        });
     }
     c.groups = s.groups;
     // The config's group size when there is no g_idx, else ceil(K / G).

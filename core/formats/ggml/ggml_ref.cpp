@@ -5,6 +5,7 @@
 #include "formats/ggml/ggml.h"
 
 #include "base/error.h"
+#include "base/parallel.h"
 #include "formats/ggml/ggml_tables.h"
 #include "base/half.h"
 
@@ -604,12 +605,11 @@ void dequantizeGgmlRows(int ggmlType, const uint8_t* src, uint64_t nrows, uint64
         fn(src, nblocks, out);
         return;
     }
-#pragma omp parallel for schedule(static)
-    for (int64_t c = 0; c < int64_t(nchunks); ++c) {
-        const uint64_t b0 = uint64_t(c) * chunkBlocks;
+    parallelFor(nchunks, true, [&](uint64_t c) {
+        const uint64_t b0 = c * chunkBlocks;
         const uint64_t n = std::min(chunkBlocks, nblocks - b0);
         fn(src + b0 * bb, n, out + b0 * bw);
-    }
+    });
 }
 
 void dequantGgufWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)

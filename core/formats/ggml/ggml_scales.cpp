@@ -142,6 +142,7 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
         failScales(ckpt, w, "sub-blocks of " + std::to_string(subSize) + " do not tile a block");
     const uint32_t perBlock = info.blockWeights / subSize;
     s.groupSize = subSize;
+    s.blocks = !sub;
     s.groups = scalesCheckedMul(ckpt, w, blob.blocksPerRow, perBlock);
     const std::string type(info.name);
     if (sub) {

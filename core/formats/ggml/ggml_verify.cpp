@@ -33,11 +33,13 @@ void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         return;
     }
     // Every bit of a ggml block is a field (the block maps cover them all), so re-encoding the
-    // decoded fields gives the same bytes by construction; what can be wrong is a scale.
+    // decoded fields gives the same bytes by construction; what can be wrong is a scale. The
+    // health scan (analysis/healthscan.h) reads the block scale and min of the types it applies
+    // to, with their places; the others' scale fields are counted here.
     const auto fields = ggmlBlockFields(t.ggmlType);
     const uint8_t* data = ckpt.bytes(t).data();
     uint64_t bad = 0, scales = 0;
-    for (const GgmlBlockField& f : fields) {
+    for (const GgmlBlockField& f : ggufBlockScalesApply(ckpt, w) ? std::span<const GgmlBlockField>() : fields) {
         const bool f16 = f.kind == GgmlFieldKind::F16Scale || f.kind == GgmlFieldKind::F16Min;
         if (!f16 && f.kind != GgmlFieldKind::F32Scale)
             continue;

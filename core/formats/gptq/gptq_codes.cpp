@@ -57,11 +57,10 @@ void packedCodes(const PackedLinear& p, uint8_t* codes)
         gptqStreamCodes(p, codes);
         return;
     }
-    const int64_t rows = int64_t(p.N);
-#pragma omp parallel for schedule(static)
-    for (int64_t n = 0; n < rows; ++n) // codeAt only reads: rows are independent
+    parallelFor(p.N, true, [&](uint64_t n) { // codeAt only reads: rows are independent
         for (uint64_t k = 0; k < p.K; ++k)
-            codes[uint64_t(n) * p.K + k] = uint8_t(p.codeAt(uint64_t(n), k));
+            codes[n * p.K + k] = uint8_t(p.codeAt(n, k));
+    });
 }
 
 } // namespace qs

@@ -464,13 +464,25 @@ private slots:
         const Synthetic s;
         const QString hf = tmp.filePath(QStringLiteral("hf.safetensors"));
         const QString gg = tmp.filePath(QStringLiteral("m.gguf"));
-        writeSafetensors(hf.toStdString(), {{"model.layers.0.self_attn.q_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)}});
+        writeSafetensors(hf.toStdString(), {{"model.layers.0.self_attn.q_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)},
+                                            {"model.layers.0.mlp.up_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)}});
         writeGguf(gg.toStdString(), {{"general.architecture", metaStr("llama")}},
-                  {{"blk.0.attn_q.weight", 0, {kDim, kDim}, bytesOf(s.q)}});
+                  {{"blk.0.attn_q.weight", 0, {kDim, kDim}, bytesOf(s.q)}, {"blk.0.ffn_up.weight", 0, {kDim, kDim}, bytesOf(s.q)}});
         const DiffResult r = diffCheckpoints(*openCheckpoint(hf.toStdString()), *openCheckpoint(gg.toStdString()), {});
-        QVERIFY(r.weights.empty());
+        QCOMPARE(r.weights.size(), size_t(1));
         QCOMPARE(r.skipped.size(), size_t(1));
         QVERIFY(QString::fromStdString(r.skipped[0].reason).contains(QLatin1String("head count")));
+        // That pair alone: nothing was compared, an error with the reason (not a pass).
+        DiffOptions only;
+        only.weight = "blk.0.attn_q.weight";
+        try {
+            diffCheckpoints(*openCheckpoint(hf.toStdString()), *openCheckpoint(gg.toStdString()), only);
+            QFAIL("comparing nothing passed");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("nothing compared") != std::string::npos &&
+                         std::string(e.what()).find("head count") != std::string::npos,
+                     e.what());
+        }
     }
 
     // The AVX2 comparison loop gives the scalar reference's bits: sums, the first index of

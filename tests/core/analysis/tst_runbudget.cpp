@@ -361,6 +361,45 @@ private slots:
         QVERIFY(errorMentions([&] { qs::modelArchOf(*qs::Checkpoint::read(path)); }, "'rwkv7' is not one whose memory rules"));
     }
 
+    // A file without weights (vocab-only) or with fewer blocks than its metadata names is
+    // budgeted with a note saying so (issue 29: weights 0 B, and 40 blocks from block 0 alone,
+    // without a word); every block held: no note.
+    void heldBlocks()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("part.gguf")).toStdString();
+        qs::GgufMetadata meta{
+            {"general.architecture", str("llama")},       {"llama.block_count", u32(8)},
+            {"llama.embedding_length", u32(64)},          {"llama.context_length", u32(512)},
+            {"llama.attention.head_count", u32(4)},       {"llama.attention.head_count_kv", u32(4)},
+            {"llama.vocab_size", u32(100)},
+        };
+        std::vector<uint8_t> q(64 * 2 * 4);
+        const auto notesOf = [&](const std::vector<int>& blocks) {
+            std::vector<qs::GgufTensor> tensors;
+            for (int b : blocks)
+                tensors.push_back({"blk." + std::to_string(b) + ".attn_q.weight", 0, {64, 2}, q});
+            qs::writeGguf(path, meta, tensors);
+            const auto c = qs::Checkpoint::read(path);
+            const qs::ModelArch a = qs::modelArchOf(*c);
+            const qs::WeightSplit w = qs::weightSplitOf(*c, a);
+            qs::RunOptions o;
+            o.context = 256;
+            const qs::RunBudget r = qs::runBudget(a, w, o);
+            std::string text;
+            for (const qs::Message& n : r.notes)
+                text += n.text() + "\n";
+            return text;
+        };
+        QCOMPARE(notesOf({0, 1, 2, 3, 4, 5, 6, 7}), std::string());
+        QCOMPARE(notesOf({}), std::string("the file holds no weights (0 tensors): the weights count 0 bytes and the total is "
+                                          "the cache and buffers alone\n"));
+        QCOMPARE(notesOf({0}), std::string("the file holds the weights of 1 of the 8 blocks its metadata names (0): the weights "
+                                           "are this file's alone, the cache and buffers those of all 8 blocks\n"));
+        const std::string some = notesOf({0, 1, 2, 5, 7});
+        QVERIFY2(some.find("5 of the 8 blocks its metadata names (0-2, 5, 7)") != std::string::npos, some.c_str());
+    }
+
     void gemma3Gguf()
     {
         // Gemma 3 from GGUF: the window from gemma3.attention.sliding_window, the pattern (5 of

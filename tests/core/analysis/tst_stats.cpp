@@ -10,6 +10,8 @@
 #include "analysis/stats.h"
 #include "analysis/valuescan.h"
 #include "container/checkpoint.h"
+#include "container/gguf.h"
+#include "container/ggmltype.h"
 #include "container/safetensors.h"
 #include "base/error.h"
 #include "formats/dequant.h"
@@ -475,6 +477,91 @@ private slots:
         QCOMPARE(h.values.counts, expect);
         QVERIFY(std::fabs(h.meanValue - sum / double(q.size())) <= 1e-12);
         QCOMPARE(h.codes.size(), size_t(16));
+    }
+
+    // NaN, +Inf and -Inf are counted apart, and min, max, mean and RMS are those of the finite
+    // values (issue 29: an all-NaN weight gave 0 for all four, 4095 +Inf and one 1.0 a mean of
+    // 1/4096). The f16 NaNs 0x7C01 and 0xFC01 widen to floats whose top 16 bits are the
+    // infinities': told apart. Every path, with a range and approximate (a small weight is read
+    // whole); GGUF Q8_0 blocks whose d is +Inf (codes +-1 give +-Inf, 0 NaN), in the code domain.
+    void nonFiniteValues()
+    {
+        QTemporaryDir tmp;
+        const std::string st = tmp.filePath(QStringLiteral("m.safetensors")).toStdString();
+        std::vector<uint16_t> inf(4096, 0x7C00), nan(64, 0x7E00), mixed(256);
+        inf[17] = 0x3C00;
+        const uint16_t pattern[] = {0x3C00, 0x4000, 0xBC00, 0x3800}; // 1, 2, -1, 0.5
+        for (size_t i = 0; i < mixed.size(); ++i)
+            mixed[i] = pattern[i % 4];
+        mixed[3] = 0x7C01;
+        mixed[10] = 0xFC00;
+        mixed[11] = 0x7C00;
+        mixed[12] = 0xFE00;
+        mixed[13] = 0xFC01;
+        const auto bytesOf = [](const std::vector<uint16_t>& v) {
+            return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 2);
+        };
+        writeSafetensors(st, {{"inf.weight", DType::F16, {64, 64}, bytesOf(inf)},
+                              {"nan.weight", DType::F16, {8, 8}, bytesOf(nan)},
+                              {"mixed.weight", DType::F16, {16, 16}, bytesOf(mixed)}});
+        // Q8_0 [2, 32]: row 0 with d = +Inf, row 1 with d = 1 and codes -16 .. 15.
+        std::vector<uint8_t> q8(2 * 34, 0);
+        const uint16_t dInf = 0x7C00, dOne = 0x3C00;
+        std::memcpy(q8.data(), &dInf, 2);
+        q8[2] = 1;
+        q8[3] = uint8_t(-1);
+        std::memcpy(q8.data() + 34, &dOne, 2);
+        for (int i = 0; i < 32; ++i)
+            q8[size_t(36 + i)] = uint8_t(int8_t(i - 16));
+        const std::string gg = tmp.filePath(QStringLiteral("m.gguf")).toStdString();
+        writeGguf(gg, {}, {{"blk.0.attn_q.weight", GgmlQ8_0, {32, 2}, q8}});
+
+        struct Expect {
+            uint64_t nan, pos, neg;
+            double lo, hi, mean, rms;
+        };
+        double sum = 0, sumSq = 0;
+        for (size_t i = 0; i < mixed.size(); ++i)
+            if (const float v = halfToFloat(mixed[i]); std::isfinite(v)) {
+                sum += v;
+                sumSq += double(v) * v;
+            }
+        const auto check = [&](const std::string& path, const char* weight, const Expect& e) {
+            const auto ckpt = openCheckpoint(path);
+            const LogicalWeight* w = ckpt->findWeight(weight);
+            QVERIFY(w);
+            for (SimdPath p : qsk::simdPaths())
+                for (int mode = 0; mode < 3; ++mode) {
+                    StatsOptions opt;
+                    opt.path = p;
+                    if (mode == 1) {
+                        opt.rangeLo = -4;
+                        opt.rangeHi = 4;
+                    }
+                    if (mode == 2)
+                        opt.sampleEvery = kApproximateSampleEvery;
+                    const WeightHistograms h = weightHistograms(*ckpt, *w, opt);
+                    const QByteArray where = QByteArray(weight) + " path " + QByteArray::number(int(p)) + " mode " +
+                                             QByteArray::number(mode);
+                    QVERIFY2(h.nanCount == e.nan && h.posInfCount == e.pos && h.negInfCount == e.neg,
+                             (where + ": " + QByteArray::number(qulonglong(h.nanCount)) + " NaN " +
+                              QByteArray::number(qulonglong(h.posInfCount)) + " +Inf " +
+                              QByteArray::number(qulonglong(h.negInfCount)) + " -Inf").constData());
+                    QCOMPARE(h.finite(), h.count - e.nan - e.pos - e.neg);
+                    QCOMPARE(h.hasFinite, h.finite() > 0);
+                    QVERIFY2(h.minValue == e.lo && h.maxValue == e.hi, where.constData());
+                    QVERIFY2(std::fabs(h.meanValue - e.mean) <= 1e-12 && std::fabs(h.rmsValue - e.rms) <= 1e-12,
+                             (where + ": mean " + QByteArray::number(h.meanValue, 'g', 17) + " rms " +
+                              QByteArray::number(h.rmsValue, 'g', 17)).constData());
+                }
+        };
+        check(st, "inf.weight", {0, 4095, 0, 1, 1, 1, 1});
+        check(st, "nan.weight", {64, 0, 0, 0, 0, 0, 0});
+        check(st, "mixed.weight", {3, 1, 1, -1, 2, sum / 251, std::sqrt(sumSq / 251)});
+        double qSq = 0;
+        for (int i = 0; i < 32; ++i)
+            qSq += double(i - 16) * (i - 16);
+        check(gg, "blk.0.attn_q.weight", {30, 1, 1, -16, 15, -16.0 / 32, std::sqrt(qSq / 32)});
     }
 
     void ggufBlockScales()

@@ -4,23 +4,28 @@
 #include "analysis/quantize_checkpoint.h"
 #include "analysis/repack.h"
 #include "analysis/diff.h"
+#include "analysis/healthscan.h"
 #include "analysis/verify.h"
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
 #include "formats/detect.h"
 #include "base/bitstream.h"
+#include "base/half.h"
 
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 
 using namespace qs;
 
@@ -126,6 +131,63 @@ void setNanF32(std::vector<uint8_t>& b)
     std::memcpy(b.data(), &nan, 4);
 }
 
+
+// Sets elements of a float tensor (F32, F16 or BF16, as the copy of `file` in `srcDir` stores
+// it) in a copy: (index, value) pairs.
+QString valuesPatched(const QTemporaryDir& dir, const QString& srcDir, const QString& file, const std::string& tensor,
+                      const std::vector<std::pair<uint64_t, float>>& values)
+{
+    DType type;
+    {
+        const auto c = openCheckpoint(QDir(srcDir).filePath(file).toStdString());
+        const TensorEntry* t = c->find(tensor);
+        if (!t)
+            return {};
+        type = t->dtype;
+    }
+    return patchedCopy(dir, srcDir, file, tensor, [&](std::vector<uint8_t>& b) {
+        for (const auto& [i, v] : values) {
+            if (type == DType::F32) {
+                std::memcpy(b.data() + 4 * i, &v, 4);
+            } else {
+                const uint16_t h = type == DType::BF16 ? floatToBf16(v) : floatToHalf(v);
+                std::memcpy(b.data() + 2 * i, &h, 2);
+            }
+        }
+    });
+}
+
+const VerifyFinding* findingOf(const VerifyReport& r, const std::string& weight, const std::string& kind)
+{
+    for (const VerifyFinding& f : r.findings)
+        if (f.check == kind && f.weight == weight)
+            return &f;
+    return nullptr;
+}
+
+// Rewrites quantization_config.<key> in config.json and quantize_config.json (where present) of `dir`.
+void setConfig(const QString& dir, const QString& key, const QJsonValue& value)
+{
+    for (const QString& name : {QStringLiteral("config.json"), QStringLiteral("quantize_config.json")}) {
+        QFile f(QDir(dir).filePath(name));
+        if (!f.exists())
+            continue;
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        f.close();
+        if (name == QLatin1String("config.json")) {
+            QJsonObject q = o.value(QStringLiteral("quantization_config")).toObject();
+            q.insert(key, value);
+            o.insert(QStringLiteral("quantization_config"), q);
+        } else {
+            o.insert(key, value);
+        }
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner);
+        QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        f.write(QJsonDocument(o).toJson());
+    }
+}
+
 } // namespace
 
 class TestVerify : public QObject {
@@ -219,7 +281,7 @@ private slots:
         QTest::addRow("sign-extended top slot") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qzeros" << 1 << "v1-zero-spill";
         QTest::addRow("g_idx out of range") << "gptq-w4-g32-sym-actorder" << "model.layers.0.mlp.down_proj.g_idx" << 3 << "shape";
         QTest::addRow("g_idx overfull group") << "gptq-w4-g32-sym-actorder" << "model.layers.0.mlp.down_proj.g_idx" << 4 << "g_idx";
-        QTest::addRow("NaN scale") << "awq-gemm-w4-g32" << "model.layers.0.mlp.down_proj.scales" << 5 << "scale";
+        QTest::addRow("NaN scale") << "awq-gemm-w4-g32" << "model.layers.0.mlp.down_proj.scales" << 5 << "nonfinite-scale";
     }
     void broken()
     {
@@ -279,9 +341,9 @@ private slots:
         QTest::addColumn<QString>("check");
         QTest::addRow("wrong axis: GPTQ qweight packed along N") << 0 << "config";
         QTest::addRow("nonzero padding: CT 3-bit top bits") << 1 << "qweight-roundtrip";
-        QTest::addRow("NaN scale: MLX") << 2 << "scale";
-        QTest::addRow("NaN scale: GGUF Q4_0 d") << 3 << "scale";
-        QTest::addRow("NaN absmax: bnb FP4") << 4 << "scale";
+        QTest::addRow("NaN scale: MLX") << 2 << "nonfinite-scale";
+        QTest::addRow("NaN scale: GGUF Q4_0 d") << 3 << "nonfinite-scale";
+        QTest::addRow("NaN absmax: bnb FP4") << 4 << "nonfinite-absmax";
         QTest::addRow("dropped act-order permutation") << 5 << "input-perm";
         QTest::addRow("bnb NF4 quant_map altered") << 6 << "quant_map";
     }
@@ -355,6 +417,204 @@ private slots:
         for (const VerifyFinding& f : r.findings)
             found |= f.check == check.toStdString() && !f.warning;
         QVERIFY2(found, qPrintable(check));
+    }
+
+    // The health scan (analysis/healthscan.h): hand-made broken checkpoints, each caught as its
+    // kind with its severity, count and first place (-1: not compared).
+    void health_data()
+    {
+        QTest::addColumn<int>("what");
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<bool>("warning");
+        QTest::addColumn<qint64>("count"); // 0: not counted
+        QTest::addColumn<qint64>("row");
+        QTest::addColumn<qint64>("col");
+        QTest::addColumn<qint64>("group");
+        QTest::addColumn<qint64>("block");
+        QTest::addRow("NaN and Inf values: float weight") << 0 << "nonfinite-value" << false << 2ll << 1ll << 7ll << -1ll << -1ll;
+        QTest::addRow("all-zero float matrix") << 1 << "zero-weight" << true << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("all-zero row: float weight") << 2 << "zero-row" << true << 1ll << 5ll << -1ll << -1ll << -1ll;
+        QTest::addRow("NaN scale: GPTQ act-order") << 3 << "nonfinite-scale" << false << 1ll << 5ll << -1ll << 3ll << -1ll;
+        QTest::addRow("zero scale zeroes its group: GPTQ act-order") << 4 << "zero-scale" << true << 1ll << 5ll << -1ll << 3ll << -1ll;
+        QTest::addRow("NaN zero: MLX bias") << 5 << "nonfinite-zero" << false << 1ll << 2ll << 0ll << 0ll << -1ll;
+        QTest::addRow("NaN absmax: bnb FP4") << 6 << "nonfinite-absmax" << false << 1ll << 2ll << 64ll << -1ll << 9ll;
+        QTest::addRow("NaN weight_scale: compressed-tensors") << 7 << "nonfinite-scale" << false << 1ll << 2ll << 32ll << 1ll << -1ll;
+        QTest::addRow("all-zero block: GGUF Q4_0 codes 8") << 8 << "zero-block" << true << 1ll << 1ll << 64ll << -1ll << 10ll;
+        QTest::addRow("zero scale: GGUF Q4_0 d = 0") << 9 << "zero-scale" << true << 1ll << 1ll << 64ll << -1ll << 10ll;
+        QTest::addRow("all-zero row: GGUF Q4_0") << 10 << "zero-row" << true << 2ll << 1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("all-zero quantized weight: GGUF Q4_0") << 11 << "zero-weight" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("NaN block scale: GGUF Q4_0 d") << 12 << "nonfinite-scale" << false << 1ll << 1ll << 64ll << -1ll << 10ll;
+        QTest::addRow("NaN values from a NaN d: GGUF Q4_0") << 12 << "nonfinite-value" << false << 32ll << 1ll << 64ll << -1ll << -1ll;
+        QTest::addRow("config group_size disagrees: GPTQ") << 13 << "config-group-size" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("GPTQ v2 zeros labelled gptq") << 14 << "zero-convention" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("config sym true on asymmetric zeros: GPTQ") << 15 << "config-zero" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+    }
+    void health()
+    {
+        QFETCH(int, what);
+        QFETCH(QString, kind);
+        QFETCH(bool, warning);
+        QFETCH(qint64, count);
+        QFETCH(qint64, row);
+        QFETCH(qint64, col);
+        QFETCH(qint64, group);
+        QFETCH(qint64, block);
+        QTemporaryDir tmp, tmp2;
+        QVERIFY(tmp.isValid() && tmp2.isValid());
+        const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+        const std::string down = "model.layers.0.mlp.down_proj", q = "model.layers.0.self_attn.q_proj";
+        const QString gguf = qstest::fixture(QStringLiteral("gguf")), ggufFile = QStringLiteral("ggml-types.gguf");
+        // GGUF synthetic.q4_0 is [34, 256]: 8 blocks of 18 bytes (f16 d, 16 code bytes) per row.
+        const auto q4Blocks = [&](uint64_t first, uint64_t last, const std::function<void(uint8_t*)>& edit) {
+            return patchedCopy(tmp, gguf, ggufFile, "synthetic.q4_0", [&](std::vector<uint8_t>& b) {
+                for (uint64_t i = first; i < last; ++i)
+                    edit(b.data() + 18 * i);
+            });
+        };
+        QString path;
+        std::string weight;
+        switch (what) {
+        case 0:
+        case 1:
+        case 2: {
+            std::vector<float> v(8 * 16);
+            for (size_t i = 0; i < v.size(); ++i)
+                v[i] = what == 1 ? 0.0f : float(i + 1);
+            if (what == 0) {
+                v[3 * 16 + 5] = nan;
+                v[1 * 16 + 7] = -inf;
+            }
+            if (what == 2)
+                std::fill(v.begin() + 5 * 16, v.begin() + 6 * 16, -0.0f);
+            path = tmp.filePath(QStringLiteral("float.safetensors"));
+            std::vector<uint8_t> bytes(v.size() * 4);
+            std::memcpy(bytes.data(), v.data(), bytes.size());
+            writeSafetensors(path.toStdString(), {{"m.weight", DType::F32, {8, 16}, bytes}});
+            weight = "m.weight";
+            break;
+        }
+        case 3:
+        case 4:
+            path = valuesPatched(tmp, variantDir(QStringLiteral("gptq-w4-g32-sym-actorder")), QStringLiteral("model.safetensors"),
+                                 down + ".scales", {{3 * 128 + 5, what == 3 ? nan : 0.0f}});
+            weight = down;
+            break;
+        case 5:
+            path = valuesPatched(tmp2, quantized(tmp, "mlx-affine", 4, 64), QStringLiteral("model.safetensors"), q + ".biases", {{2, nan}});
+            weight = q;
+            break;
+        case 6:
+            path = valuesPatched(tmp, variantDir(QStringLiteral("bnb-fp4")), QStringLiteral("model.safetensors"), down + ".weight.absmax",
+                                 {{9, nan}});
+            weight = down;
+            break;
+        case 7: // weight_scale [64, 2]: (row 2, group 1) at 2 * 2 + 1
+            path = valuesPatched(tmp2, quantized(tmp, "compressed-tensors", 4, 32), QStringLiteral("model.safetensors"),
+                                 q + ".weight_scale", {{5, nan}});
+            weight = q;
+            break;
+        case 8:
+            path = q4Blocks(10, 11, [](uint8_t* b) { std::memset(b + 2, 0x88, 16); });
+            break;
+        case 9:
+            path = q4Blocks(10, 11, [](uint8_t* b) { b[0] = b[1] = 0; });
+            break;
+        case 10:
+            path = q4Blocks(8, 16, [](uint8_t* b) { std::memset(b, 0, 18); });
+            break;
+        case 11:
+            path = q4Blocks(0, 34 * 8, [](uint8_t* b) { std::memset(b, 0, 18); });
+            break;
+        case 12:
+            path = q4Blocks(10, 11, [](uint8_t* b) { b[0] = 0x00; b[1] = 0x7E; });
+            break;
+        case 13:
+        case 15: {
+            const QDir src(variantDir(what == 13 ? QStringLiteral("gptq-w4-g128-sym") : QStringLiteral("gptq-w4-g32-asym")));
+            for (const QString& f : src.entryList(QDir::Files))
+                QVERIFY(QFile::copy(src.filePath(f), tmp.filePath(f)));
+            if (what == 13)
+                setConfig(tmp.path(), QStringLiteral("group_size"), 64);
+            else
+                setConfig(tmp.path(), QStringLiteral("sym"), true);
+            path = tmp.path();
+            weight = down;
+            break;
+        }
+        case 14: {
+            const auto s = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+            const TensorEntry* wq = s->find("stories260K.layers.0.wq");
+            const QString src = tmp.filePath(QStringLiteral("float"));
+            QDir().mkpath(src);
+            writeSafetensors((src + QStringLiteral("/model.safetensors")).toStdString(),
+                             {{q + ".weight", DType::F32, wq->shape, s->bytes(*wq)}});
+            QuantizeCheckpointOptions o;
+            o.format = "gptq-v2";
+            o.bits = 4;
+            o.groupSize = 32;
+            o.symmetric = 1;
+            path = tmp2.path() + QStringLiteral("/v2");
+            quantizeCheckpoint(*openCheckpoint(src.toStdString()), path.toStdString(), o);
+            setConfig(path, QStringLiteral("checkpoint_format"), QStringLiteral("gptq"));
+            weight = q;
+            break;
+        }
+        }
+        if (weight.empty())
+            weight = "synthetic.q4_0";
+        QVERIFY(!path.isEmpty());
+        const auto c = openCheckpoint(path.toStdString());
+        const VerifyReport r = verifyCheckpoint(*c);
+        for (const VerifyFinding& f : r.findings)
+            if (f.weight == weight)
+                qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.text().c_str());
+        const VerifyFinding* f = findingOf(r, weight, kind.toStdString());
+        QVERIFY2(f, qPrintable(kind));
+        QCOMPARE(f->warning, warning);
+        QCOMPARE(qint64(f->count), count);
+        if (row >= 0 || col >= 0 || group >= 0 || block >= 0) {
+            QVERIFY(!f->places.empty());
+            const FindingPlace& p = f->places.front();
+            QCOMPARE(qint64(p.row), row);
+            if (col >= 0)
+                QCOMPARE(qint64(p.col), col);
+            QCOMPARE(qint64(p.group), group);
+            QCOMPARE(qint64(p.block), block);
+        }
+    }
+
+    // The scan stops at a cancel between row chunks, and reports nothing then.
+    void healthCancel()
+    {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("big.safetensors"));
+        std::vector<float> v(4096 * 64, 1.0f);
+        v.back() = std::numeric_limits<float>::quiet_NaN();
+        std::vector<uint8_t> bytes(v.size() * 4);
+        std::memcpy(bytes.data(), v.data(), bytes.size());
+        writeSafetensors(path.toStdString(), {{"m.weight", DType::F32, {4096, 64}, bytes}});
+        const auto c = openCheckpoint(path.toStdString());
+        std::atomic<bool> cancel{false};
+        uint64_t scanned = 0;
+        HealthOptions o;
+        o.cancel = &cancel;
+        o.threads = 1;
+        o.rowChunk = 16;
+        o.progress = [&](uint64_t n) {
+            scanned += n;
+            cancel = true;
+        };
+        VerifyReport r;
+        QVERIFY(!scanWeightHealth(*c, c->weights.front(), r, o));
+        QCOMPARE(scanned, uint64_t(16 * 64)); // one chunk of the 256
+        QVERIFY(r.findings.empty());
+        o.cancel = nullptr;
+        o.progress = [&](uint64_t n) { scanned += n; };
+        scanned = 0;
+        QVERIFY(scanWeightHealth(*c, c->weights.front(), r, o));
+        QCOMPARE(scanned, uint64_t(v.size()));
+        QCOMPARE(r.findings.size(), size_t(1));
+        QCOMPARE(r.findings.front().places.front(), (FindingPlace{4095, 63}));
     }
     // A symmetric GPTQ checkpoint whose writer mixed the zero conventions (v1 stores z - 1 = 7,
     // v2 stores z = 8 for 4 bits): within one weight (half the fields each way) and across

@@ -141,6 +141,45 @@ private slots:
         QVERIFY(!run->finished);
         QVERIFY2(run->ran.load() < 1000, qPrintable(QString::number(run->ran.load())));
     }
+
+    // parallelFor, the plain loops' form (kernels' row chunks, quantizers' blocks): every index
+    // once, and an exception thrown inside the team reaches the caller (inside a raw OpenMP
+    // region it would end the program), serial or parallel.
+    void parallelForRunsEachIndexOnceAndCarriesErrors_data()
+    {
+        QTest::addColumn<bool>("parallel");
+        QTest::addRow("parallel") << true;
+        QTest::addRow("serial") << false;
+    }
+    void parallelForRunsEachIndexOnceAndCarriesErrors()
+    {
+        QFETCH(bool, parallel);
+        std::vector<std::atomic<int>> ran(5000);
+        std::atomic<int> threadsSeen{0};
+        qs::parallelFor(ran.size(), parallel, [&](uint64_t i) {
+            ++ran[i];
+            if (omp_get_thread_num() == 1)
+                threadsSeen = 2;
+        });
+        for (const auto& r : ran)
+            QCOMPARE(r.load(), 1);
+        if (!parallel)
+            QCOMPARE(threadsSeen.load(), 0);
+        std::atomic<uint64_t> after{0};
+        try {
+            qs::parallelFor(uint64_t(1) << 40, parallel, [&](uint64_t i) {
+                if (i == 7)
+                    throw qs::Error("index seven");
+                if (i > 7)
+                    ++after;
+            });
+            QFAIL("the error did not reach the caller");
+        } catch (const qs::Error& e) {
+            QCOMPARE(std::string(e.what()), std::string("index seven"));
+        }
+        // Stopped: the other thread may run a timeslice of empty indices first, never 2^40 of them.
+        QVERIFY2(after.load() < (uint64_t(1) << 30), qPrintable(QString::number(after.load())));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestParallel)

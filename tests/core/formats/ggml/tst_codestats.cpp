@@ -115,6 +115,7 @@ struct Expected {
     std::vector<uint64_t> bins;
     uint64_t below = 0, above = 0;
     long double sum = 0, sumSq = 0, sumAbs = 0;
+    uint64_t finite = 0, nan = 0, posInf = 0, negInf = 0;
 };
 
 Expected expectedFrom(const std::vector<float>& q, const StatsOptions& opt)
@@ -128,6 +129,9 @@ Expected expectedFrom(const std::vector<float>& q, const StatsOptions& opt)
             e.sum += (long double)v;
             e.sumSq += (long double)v * (long double)v;
             e.sumAbs += std::fabs((long double)v);
+            ++e.finite;
+        } else {
+            ++(v != v ? e.nan : v > 0 ? e.posInf : e.negInf);
         }
     if (lo <= hi) {
         e.lo = lo;
@@ -183,7 +187,11 @@ void checkAgainstScan(const Checkpoint& ckpt, const LogicalWeight& w, const Stat
     // |error| <= (count + 64) u sum|x| (u = 2^-53; 64 covers the trees and the product's
     // rounding), and one more rounding for the division (and half the relative error of
     // sumSq, plus its roundings, for the square root).
-    const double u = std::ldexp(1.0, -53), n = double(q.size());
+    // NaN and the infinities are counted apart; mean and RMS are those of the finite values.
+    QCOMPARE(h.nanCount, e.nan);
+    QCOMPARE(h.posInfCount, e.posInf);
+    QCOMPARE(h.negInfCount, e.negInf);
+    const double u = std::ldexp(1.0, -53), n = double(e.finite);
     if (e.lo <= e.hi && n > 0) {
         const long double mean = e.sum / (long double)n;
         const double meanBound = (n + 64) * u * double(e.sumAbs) / n + 2 * u * std::fabs(double(mean));
