@@ -345,28 +345,16 @@ void Context::add(LogicalWeight& w, const std::string& role, int idx)
 
 namespace {
 
-// The densest format stores more than 1/8 bit a weight (AQLM 1x8 over 4x4 tiles: 1/2 bit; IQ1_S
-// 1.56 bits), so a shape spanning more than 64 elements a stored byte describes no data there.
-constexpr uint64_t kElementsPerStoredByte = 64;
-// What a weight without bytes (a dimension of 0) may still span: its rows or columns are looped
-// over (chunks, the default activations [16, K]), never more than this many.
-constexpr uint64_t kEmptyWeightSpan = uint64_t(1) << 16;
-
-// The shape's span, each 0 counted as 1: what a consumer loops over even when nothing is stored.
 void checkShapeAgainstBytes(LogicalWeight& w)
 {
     if (w.shape.empty() || refusedShape(w))
         return;
-    uint64_t span = 1;
-    for (uint64_t d : w.shape)
-        if (__builtin_mul_overflow(span, std::max<uint64_t>(d, 1), &span)) {
-            refuseShape(w, QT_TRANSLATE_NOOP("qs::Message", "its dimensions overflow 64 bits"));
-            return;
-        }
-    const uint64_t limit = std::max(kEmptyWeightSpan, mulChecked(w.storedBytes, kElementsPerStoredByte).value_or(UINT64_MAX));
-    if (span > limit)
+    const std::optional<uint64_t> span = shapeSpan(w.shape);
+    if (!span)
+        refuseShape(w, QT_TRANSLATE_NOOP("qs::Message", "its dimensions overflow 64 bits"));
+    else if (*span > maxShapeSpan(w.storedBytes))
         refuseShape(w, {QT_TRANSLATE_NOOP("qs::Message", "it spans %1 elements, more than its %2 stored bytes can hold"),
-                        {std::to_string(span), std::to_string(w.storedBytes)}});
+                        {std::to_string(*span), std::to_string(w.storedBytes)}});
 }
 
 } // namespace
@@ -700,6 +688,20 @@ std::vector<LogicalWeight> detectWeights(const Checkpoint& ckpt)
         if (row.detectAcross)
             row.detectAcross(out);
     return out;
+}
+
+std::optional<uint64_t> shapeSpan(std::span<const uint64_t> shape)
+{
+    uint64_t span = 1;
+    for (uint64_t d : shape)
+        if (__builtin_mul_overflow(span, std::max<uint64_t>(d, 1), &span))
+            return std::nullopt;
+    return span;
+}
+
+uint64_t maxShapeSpan(uint64_t storedBytes)
+{
+    return std::max(uint64_t(1) << 16, mulChecked(storedBytes, 64).value_or(UINT64_MAX));
 }
 
 const Message* refusedShape(const LogicalWeight& w)

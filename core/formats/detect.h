@@ -8,6 +8,8 @@
 #include "container/logicalweight.h"
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <vector>
 
 namespace qs {
@@ -31,6 +33,13 @@ inline constexpr const char* kStrayMemberNote = "stray member:";
 inline constexpr const char* kRefusedShapeNote = "shape refused:";
 // The kRefusedShapeNote note of a weight, or nullptr.
 const Message* refusedShape(const LogicalWeight& w);
+// What a consumer loops over for `shape`: its product with each 0 counted as 1 (an empty weight's
+// rows or columns are still walked), or nullopt when that overflows 64 bits.
+std::optional<uint64_t> shapeSpan(std::span<const uint64_t> shape);
+// The largest span detection leaves a weight of `storedBytes` (more is refused, kRefusedShapeNote):
+// 64 elements a stored byte (the densest format stores more than 1/8 bit a weight: AQLM 1x8 over
+// 4x4 tiles 1/2 bit, IQ1_S 1.56 bits), and at least 2^16 for a weight with nothing stored.
+uint64_t maxShapeSpan(uint64_t storedBytes);
 
 // Stored bytes and logical elements summed over a set of weights; bpw = bytes*8/elements.
 struct BitsSummary {

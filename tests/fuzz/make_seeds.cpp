@@ -2,14 +2,21 @@
 // - fuzz_gguf: one small GGUF per tensor of the ggml-types fixture (mutating the whole 600 KiB
 //   file runs ~50x slower), a GGUF holding every metadata value type, nested arrays and
 //   empty arrays in versions 1, 2 and 3, and the output of every GGUF quantize target;
-// - fuzz_detect_dequant and fuzz_safetensors: packed folders (fuzzcommon.h) of every
-//   safetensors quantize target's output (each family's tensors and configs), a sharded
-//   index with its shards, and the folder rules' cases (an adapter beside model.safetensors,
-//   consolidated.safetensors beside shards, two shard sets, an incomplete set);
-// - fuzz_json: the configs and indexes written above;
+// - the folder targets (fuzz_safetensors, fuzz_detect_dequant, fuzz_stats, fuzz_verify and
+//   fuzz_diff: itself, a mutated copy, and each output against its float source): packed
+//   folders (fuzzcommon.h) of each safetensors fixture with its configs, every quantize
+//   target's output (each family's tensors and configs; a GGUF as a folder of one), a sharded
+//   index with its shards, and the folder rules' cases (an adapter beside model.safetensors, consolidated.safetensors beside shards, two
+//   shard sets, an incomplete set);
+// - fuzz_json: the configs and indexes written above (and the fixtures' configs);
 // - fuzz_imatrix: an importance matrix in each llama-imatrix format (GGUF with in_sum2, counts
-//   and in_sum for a plain weight and two experts; legacy .dat with and without its trailer).
-// usage: make_seeds FIXTURES_DIR OUT_DIR
+//   and in_sum for a plain weight and two experts; legacy .dat with and without its trailer);
+// - from CORPUS_DIR (tests/corpus), every entry into every target that reads its kind: a folder
+//   or a .safetensors packed for the folder targets, a .gguf as it is for fuzz_gguf and
+//   fuzz_imatrix (and packed for the folder targets), each JSON file and safetensors header for
+//   fuzz_json, and the files of a fuzz_<target>/ folder (a target's own finding) as they are.
+// usage: make_seeds FIXTURES_DIR OUT_DIR [CORPUS_DIR]
+//        make_seeds --corpus CORPUS_DIR OUT_DIR   (the corpus only: replay-corpus.sh)
 #include "analysis/quantize_checkpoint.h"
 #include "container/ggmltype.h"
 #include "container/gguf.h"
@@ -42,30 +49,112 @@ void writeSeed(const std::string& target, const std::string& name, std::string_v
     ++seedCount;
 }
 
-// Every file of `dir` packed as one folder input, after the target's mode byte.
-std::string packDir(char mode, const fs::path& dir)
+// Every file of `dir` packed as one folder (fuzzcommon.h), without a target's layout byte.
+std::string packDir(const fs::path& dir)
 {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(dir))
         if (e.is_regular_file())
             files.push_back(e.path());
     std::sort(files.begin(), files.end());
-    std::string out(1, mode);
+    std::string out;
     for (const auto& f : files)
         qsfuzz::appendPacked(out, f.filename().string(), readAll(f));
     return out;
 }
 
+// A safetensors file's JSON header (8-byte little-endian length, then the JSON) for fuzz_json.
+void seedHeader(const std::string& name, const std::vector<uint8_t>& file)
+{
+    if (file.size() < 8)
+        return;
+    uint64_t len = 0;
+    for (int i = 0; i < 8; ++i)
+        len |= uint64_t(file[size_t(i)]) << (8 * i);
+    if (len <= file.size() - 8)
+        writeSeed("fuzz_json", name + "-header", std::string(file.begin() + 8, file.begin() + 8 + std::ptrdiff_t(len)));
+}
+
+std::string text(const std::vector<uint8_t>& b)
+{
+    return {b.begin(), b.end()};
+}
+
+// The first byte of a folder target's input: the packed-folder layout, and in the high 5 bits
+// the target's own choice (fuzz_stats: the requantization; fuzz_diff: what B is).
+char folderMode(unsigned choice)
+{
+    return char(qsfuzz::kPackedFolderLayout | (choice << 3));
+}
+
+// diff's third mode: A and B packed one after the other, A's length first.
+std::string pairedInput(const std::string& a, const std::string& b)
+{
+    std::string out(1, folderMode(2));
+    for (int i = 0; i < 4; ++i)
+        out += char((a.size() >> (8 * i)) & 0xff);
+    return out + a + b;
+}
+
+// One checkpoint as a packed folder (the bytes after the layout byte) for every folder target.
+void seedPacked(const std::string& name, const std::string& packed)
+{
+    writeSeed("fuzz_safetensors", name, char(2) + packed);
+    writeSeed("fuzz_detect_dequant", name, folderMode(0) + packed);
+    writeSeed("fuzz_verify", name, folderMode(0) + packed);
+    // A requantization that changes from seed to seed (the fuzzer mutates it anyway).
+    writeSeed("fuzz_stats", name, folderMode(unsigned(std::hash<std::string>{}(name) % 32)) + packed);
+    writeSeed("fuzz_diff", name + "-self", folderMode(0) + packed);
+    writeSeed("fuzz_diff", name + "-mutated", folderMode(1) + packed);
+}
+
+std::string packFile(const fs::path& file)
+{
+    std::string out;
+    qsfuzz::appendPacked(out, file.filename().string(), readAll(file));
+    return out;
+}
+
 void seedFolder(const std::string& name, const fs::path& dir)
 {
-    writeSeed("fuzz_safetensors", name, packDir(2, dir));
-    writeSeed("fuzz_detect_dequant", name, packDir(5, dir));
+    seedPacked(name, packDir(dir));
     for (const auto& e : fs::directory_iterator(dir))
         if (e.path().extension() == ".json")
-            writeSeed("fuzz_json", name + "-" + e.path().filename().string(), [&] {
-                const auto b = readAll(e.path());
-                return std::string(b.begin(), b.end());
-            }());
+            writeSeed("fuzz_json", name + "-" + e.path().filename().string(), text(readAll(e.path())));
+}
+
+// tests/corpus: see the header comment.
+void seedCorpus(const fs::path& corpus)
+{
+    std::vector<fs::path> entries;
+    for (const auto& e : fs::directory_iterator(corpus))
+        if (e.path().filename() != "README.md")
+            entries.push_back(e.path());
+    std::sort(entries.begin(), entries.end());
+    for (const fs::path& e : entries) {
+        const std::string name = "corpus-" + e.filename().string();
+        if (fs::is_directory(e) && e.filename().string().starts_with("fuzz_")) {
+            for (const auto& f : fs::directory_iterator(e))
+                writeSeed(e.filename().string(), name + "-" + f.path().filename().string(), text(readAll(f.path())));
+        } else if (fs::is_directory(e)) {
+            seedFolder(name, e);
+            for (const auto& f : fs::directory_iterator(e))
+                if (f.path().extension() == ".safetensors")
+                    seedHeader(name + "-" + f.path().filename().string(), readAll(f.path()));
+        } else if (e.extension() == ".json") {
+            writeSeed("fuzz_json", name, text(readAll(e)));
+        } else {
+            const std::vector<uint8_t> bytes = readAll(e);
+            seedPacked(name, packFile(e));
+            if (e.extension() == ".gguf") {
+                writeSeed("fuzz_gguf", name, text(bytes));
+                writeSeed("fuzz_imatrix", name, text(bytes));
+            } else if (e.extension() == ".safetensors") {
+                writeSeed("fuzz_safetensors", name + "-file", char(0) + text(bytes));
+                seedHeader(name, bytes);
+            }
+        }
+    }
 }
 
 std::vector<uint8_t> f16Ones(size_t n)
@@ -200,16 +289,35 @@ void seedQuantizeTargets(const fs::path& tiny, const fs::path& tinyGguf)
         const fs::path out = fs::path(outDir) / "tmp" / ("q-" + id);
         try {
             const auto r = qs::quantizeCheckpoint(gguf ? *srcGguf : *src, out.string(), opt);
+            // diff against the float source: the error of every quantize target.
             if (fs::is_directory(r.output)) {
                 seedFolder("target-" + id, r.output);
+                writeSeed("fuzz_diff", "target-" + id + "-vs-source",
+                          pairedInput(folderMode(0) + packDir(r.output), folderMode(0) + packDir(tiny)));
             } else {
-                const auto b = readAll(r.output);
-                writeSeed("fuzz_gguf", "target-" + id + ".gguf", std::string(b.begin(), b.end()));
+                writeSeed("fuzz_gguf", "target-" + id + ".gguf", text(readAll(r.output)));
+                seedPacked("target-" + id + ".gguf", packFile(r.output));
+                writeSeed("fuzz_diff", "target-" + id + "-vs-source",
+                          pairedInput(folderMode(0) + packFile(r.output), folderMode(0) + packFile(tinyGguf)));
             }
         } catch (const qs::Error& e) {
             std::fprintf(stderr, "make_seeds: no seed for %s: %s\n", id.c_str(), e.what());
         }
     }
+    // Hugging Face names against llama.cpp's: the name mapping, the q/k permutation's head counts.
+    writeSeed("fuzz_diff", "tiny-vs-gguf", pairedInput(folderMode(0) + packDir(tiny), folderMode(0) + packFile(tinyGguf)));
+}
+
+// Each safetensors fixture folder with its configs, as the CLI opens it.
+void seedFixtureFolders(const fs::path& fixtures)
+{
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(fixtures / "safetensors"))
+        if (e.is_directory())
+            dirs.push_back(e.path());
+    std::sort(dirs.begin(), dirs.end());
+    for (const fs::path& d : dirs)
+        seedFolder("fixture-" + d.filename().string(), d);
 }
 
 // The folder rules (container/folder.h): each folder is a seed, and the sharded one also
@@ -309,14 +417,24 @@ void seedImatrix()
 
 int main(int argc, char** argv)
 {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: make_seeds FIXTURES_DIR OUT_DIR\n");
+    const bool corpusOnly = argc == 4 && std::string_view(argv[1]) == "--corpus";
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: make_seeds FIXTURES_DIR OUT_DIR [CORPUS_DIR]\n"
+                             "       make_seeds --corpus CORPUS_DIR OUT_DIR\n");
         return 2;
     }
-    outDir = argv[2];
+    outDir = argv[corpusOnly ? 3 : 2];
     try {
+        if (corpusOnly) {
+            seedCorpus(argv[2]);
+            std::printf("%zu seeds\n", seedCount);
+            return 0;
+        }
+        if (argc == 4)
+            seedCorpus(argv[3]);
         fs::create_directories(outDir + "/tmp");
         seedFixtureTensors(std::string(argv[1]) + "/gguf/ggml-types.gguf");
+        seedFixtureFolders(argv[1]);
         seedEveryValueType();
         seedImatrix();
         const fs::path tiny = fs::path(outDir) / "tmp" / "tiny";

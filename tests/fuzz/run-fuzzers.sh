@@ -5,8 +5,10 @@
 # BUILD_DIR was configured with CC=clang CXX=clang++ -DQUANTSCOPE_FUZZ=ON. QS_FUZZ_JOBS=2 runs two
 # targets at a time; QS_FUZZ_RUNS=N stops each target after N executions instead (SECONDS is then
 # only a bound). Crashing inputs land in OUT_DIR/<target>/findings/ (replay one:
-# BUILD_DIR/tests/fuzz/<target> FILE); copy each into tests/corpus/ once fixed. Exit status 1
-# when any target found something.
+# BUILD_DIR/tests/fuzz/<target> FILE); copy each into tests/corpus/<target>/ once fixed (or, a
+# file or folder a user could open, into tests/corpus/ as it is: make_seeds packs it for every
+# target, and replay-corpus.sh replays it through each). Exit status 1 when any target found
+# something.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$(cd "${1:?usage: run-fuzzers.sh BUILD_DIR [SECONDS] [OUT_DIR]}" && pwd)"
@@ -15,12 +17,15 @@ out="${3:-$(mktemp -d /tmp/qsfuzz-run-XXXXXX)}"
 jobs="${QS_FUZZ_JOBS:-1}"
 fixtures="${QS_SHARED_DIR:-$here/../../../shared}/fixtures"
 [ -d "$fixtures" ] || { echo "no fixtures at $fixtures (set QS_SHARED_DIR)" >&2; exit 2; }
-targets=(fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant fuzz_imatrix)
+# QS_FUZZ_TARGETS="fuzz_stats fuzz_diff" runs only those, in that order.
+read -r -a targets <<< "${QS_FUZZ_TARGETS:-fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant fuzz_imatrix fuzz_stats fuzz_diff fuzz_verify}"
 
 seeds="$out/seeds"
 for target in "${targets[@]}"; do mkdir -p "$seeds/$target"; done
-# Small generated files: every GGUF value type, every quantize target's output, the folder rules.
-"$build/tests/fuzz/make_seeds" "$fixtures" "$seeds" > /dev/null
+# Small generated files (every GGUF value type, every quantize target's output, the fixture
+# folders, the folder rules) and the regression corpus (inputs that once failed), each entry
+# into every target that reads its kind.
+"$build/tests/fuzz/make_seeds" "$fixtures" "$seeds" "$here/../corpus" > /dev/null
 i=0
 for model in "$fixtures"/safetensors/*/model.safetensors "$fixtures/safetensors/sources.safetensors"; do
   i=$((i + 1))
@@ -34,26 +39,9 @@ for model in "$fixtures"/safetensors/*/model.safetensors "$fixtures/safetensors/
   esac
   { printf "$pick"; cat "$model"; } > "$seeds/fuzz_detect_dequant/model-$i"
 done
-for cfg in "$fixtures"/safetensors/*/*config.json; do
-  i=$((i + 1))
-  cp "$cfg" "$seeds/fuzz_json/config-$i"
-done
 { printf '\001'
   printf '{"metadata":{"total_size":32},"weight_map":{"model.layers.0.mlp.up_proj.weight":"model-00001-of-00002.safetensors","model.layers.0.mlp.down_proj.weight":"model-00002-of-00002.safetensors"}}'
 } > "$seeds/fuzz_safetensors/index"
-
-# The regression corpus (inputs that once failed) seeds the matching targets too.
-while IFS= read -r f; do
-  i=$((i + 1))
-  case "$f" in
-    *.gguf) cp "$f" "$seeds/fuzz_gguf/corpus-$i.gguf" ;;
-    *.safetensors) { printf '\000'; cat "$f"; } > "$seeds/fuzz_safetensors/corpus-$i"
-                   { printf '\001'; cat "$f"; } > "$seeds/fuzz_detect_dequant/corpus-$i" ;;
-    *.index.json) { printf '\001'; cat "$f"; } > "$seeds/fuzz_safetensors/corpus-$i" ;;
-    *.json) cp "$f" "$seeds/fuzz_json/corpus-$i" ;;
-    */fuzz_*/*) t="$(basename "$(dirname "$f")")"; [ -d "$seeds/$t" ] && cp "$f" "$seeds/$t/corpus-$i" ;;
-  esac
-done < <(find "$here/../corpus" -type f ! -name README.md)
 
 run_target() {
   local target=$1 exe="$build/tests/fuzz/$1"

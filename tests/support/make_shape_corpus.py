@@ -60,6 +60,23 @@ def ct(root, name, shape, rows=4, words=8):
         ("m.weight_shape", "I64", [2], i64(shape)),
     ], CT_CONFIG)
 
+def gguf(path, tensors, arch="llama"):
+    """A GGUF v3 file: general.architecture and tensors (name, ggml type, ne, bytes), 32-aligned."""
+    def string(b): return struct.pack("<Q", len(b)) + b
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), 1)
+    out += string(b"general.architecture") + struct.pack("<I", 8) + string(arch.encode())
+    data, offsets = b"", []
+    for name, ggml_type, ne, raw in tensors:
+        data += b"\0" * (-len(data) % 32)
+        offsets.append(len(data))
+        data += raw
+    for (name, ggml_type, ne, raw), offset in zip(tensors, offsets):
+        out += string(name.encode()) + struct.pack("<I", len(ne)) + struct.pack("<%dQ" % len(ne), *ne)
+        out += struct.pack("<IQ", ggml_type, offset)
+    out += b"\0" * (-len(out) % 32)
+    with open(path, "wb") as f:
+        f.write(out + data)
+
 def main(root):
     os.makedirs(root, exist_ok=True)
     # 1. [128, 2^62 + 256]: 16 tokens x K wraps to 4096 activations (defaultActivations wrote past them).
@@ -89,6 +106,33 @@ def main(root):
     vals[900] = float("-inf")
     safetensors(os.path.join(root, "f16-nan-inf.safetensors"),
                 [("model.layers.0.mlp.up_proj.weight", "F16", [16, 64], struct.pack("<1024e", *vals))])
+
+    # 4. Weights with 0 rows or 0 columns (SIGFPE in the Playground's worker): GGUF ne with a 0,
+    # a GPTQ qweight without columns, a compressed-tensors shape without columns, plain F32.
+    q4_0 = bytes(18 * 2)  # two Q4_0 blocks of zeros for the full weight beside the empty ones
+    gguf(os.path.join(root, "gguf-q4_0-zero-rows-cols.gguf"), [
+        ("blk.0.ffn_up.weight", 2, [64, 0], b""),
+        ("blk.0.ffn_down.weight", 2, [0, 8], b""),
+        ("blk.0.ffn_gate.weight", 2, [32, 2], q4_0),
+    ])
+    folder(root, "gptq-qweight-no-columns", [
+        ("m.qweight", "I32", [8, 0], b""),
+        ("m.qzeros", "I32", [1, 0], b""),
+        ("m.scales", "F16", [1, 0], b""),
+    ], GPTQ_CONFIG)
+    ct(root, "ct-weight-shape-no-cols", [4, 0], words=0)
+    safetensors(os.path.join(root, "f32-zero-rows-cols.safetensors"), [
+        ("empty.rows", "F32", [0, 64], b""),
+        ("empty.cols", "F32", [64, 0], b""),
+        ("full", "F32", [4, 64], f32([0.25] * 256)),
+    ])
+    # 7. Non-finite scales (compressed-tensors weight_scale NaN, reported upstream): every value of a
+    # row NaN or infinite, requantized by stats (quantize_affine's NaN conversion).
+    folder(root, "ct-weight-scale-nan", [
+        ("m.weight_packed", "I32", [4, 8], i32([(0x12345678 + 977 * i) & 0x7FFFFFFF for i in range(32)])),
+        ("m.weight_scale", "F32", [4, 1], f32([float("nan"), float("inf"), 0.01, float("-inf")])),
+        ("m.weight_shape", "I64", [2], i64([4, 64])),
+    ], CT_CONFIG)
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus"))
