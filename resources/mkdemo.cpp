@@ -177,7 +177,8 @@ void addGptq(Writer& out, const std::string& prefix, const std::vector<float>& w
         for (uint64_t r = 0; r < n; ++r)
             codes[r * k + perm[pos]] = q.codes[r * k + pos];
     }
-    addPacked(out, prefix, qs::packGptq(codes, zerosOf(q), scalesOf(q), bits, k, n, q.groups, /*v1=*/true, /*planar=*/false));
+    addPacked(out, prefix,
+              qs::packGptq(codes, zerosOf(q), scalesOf(q), bits, k, n, q.groups, /*v1=*/true, /*planar=*/false));
     out.add(prefix + ".g_idx", qs::DType::I32, {k}, bytesOf(gIdx));
 }
 
@@ -218,9 +219,15 @@ void writeConfig(const QString& path)
     };
     QJsonObject dynamic;
     dynamic[QStringLiteral("+:model\\.layers\\.0\\.")] =
-        overrides(4, 32, {{QStringLiteral("desc_act"), true}, {QStringLiteral("sym"), true}, {QStringLiteral("checkpoint_format"), QStringLiteral("gptq")}});
+        overrides(4, 32,
+                  {{QStringLiteral("desc_act"), true},
+                   {QStringLiteral("sym"), true},
+                   {QStringLiteral("checkpoint_format"), QStringLiteral("gptq")}});
     dynamic[QStringLiteral("+:model\\.layers\\.1\\.")] =
-        overrides(3, 64, {{QStringLiteral("desc_act"), false}, {QStringLiteral("sym"), true}, {QStringLiteral("checkpoint_format"), QStringLiteral("gptq")}});
+        overrides(3, 64,
+                  {{QStringLiteral("desc_act"), false},
+                   {QStringLiteral("sym"), true},
+                   {QStringLiteral("checkpoint_format"), QStringLiteral("gptq")}});
     dynamic[QStringLiteral("+:model\\.layers\\.2\\.")] =
         overrides(4, 64, {{QStringLiteral("zero_point"), true}, {QStringLiteral("version"), QStringLiteral("gemm")}});
     c[QStringLiteral("quantization_config")] = QJsonObject{{QStringLiteral("dynamic"), dynamic}};
@@ -243,14 +250,15 @@ int main(int argc, char** argv)
             qs::fail(argv[1], "cannot create the folder");
         Rng rng{20261130};
         Writer out;
-        out.add("model.embed_tokens.weight", qs::DType::F16, {kVocab, kHidden}, bytesOf(toHalf(makeWeight(rng, kVocab, kHidden))));
+        out.add("model.embed_tokens.weight", qs::DType::F16, {kVocab, kHidden},
+                bytesOf(toHalf(makeWeight(rng, kVocab, kHidden))));
 
         struct Linear {
             const char* name;
             uint64_t out, in;
         };
         const Linear linears[] = {
-            {"self_attn.q_proj", kHeads * kHeadDim, kHidden},  {"self_attn.k_proj", kKvHeads * kHeadDim, kHidden},
+            {"self_attn.q_proj", kHeads * kHeadDim, kHidden},   {"self_attn.k_proj", kKvHeads * kHeadDim, kHidden},
             {"self_attn.v_proj", kKvHeads * kHeadDim, kHidden}, {"self_attn.o_proj", kHidden, kHeads * kHeadDim},
             {"mlp.gate_proj", kIntermediate, kHidden},          {"mlp.up_proj", kIntermediate, kHidden},
             {"mlp.down_proj", kHidden, kIntermediate},
@@ -268,7 +276,8 @@ int main(int argc, char** argv)
                 }
             }
             out.add(p + "input_layernorm.weight", qs::DType::F16, {kHidden}, bytesOf(toHalf(makeNorm(rng, kHidden))));
-            out.add(p + "post_attention_layernorm.weight", qs::DType::F16, {kHidden}, bytesOf(toHalf(makeNorm(rng, kHidden))));
+            out.add(p + "post_attention_layernorm.weight", qs::DType::F16, {kHidden},
+                    bytesOf(toHalf(makeNorm(rng, kHidden))));
         }
         out.add("model.norm.weight", qs::DType::F16, {kHidden}, bytesOf(toHalf(makeNorm(rng, kHidden))));
         out.write((dir + QStringLiteral("/model.safetensors")).toStdString());

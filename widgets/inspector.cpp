@@ -17,12 +17,14 @@ QString esc(const QString& s)
 
 QString row(const QString& key, const QString& value)
 {
-    return QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>").arg(esc(key), esc(value));
+    return QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>")
+        .arg(esc(key), esc(value));
 }
 
 } // namespace
 
-Inspector::Inspector(QWidget* parent) : QTextBrowser(parent)
+Inspector::Inspector(QWidget* parent)
+    : QTextBrowser(parent)
 {
     setOpenLinks(false);
     setObjectName(QStringLiteral("inspector"));
@@ -79,7 +81,8 @@ QString Inspector::summaryHtml() const
         html += QStringLiteral("</table>");
     }
     if (!s.leftOut.isEmpty()) {
-        html += QStringLiteral("<h4 style='color:%1'>%2</h4><ul>").arg(m_theme.warning.name(), esc(tr("Left out (in the folder, not read)")));
+        html += QStringLiteral("<h4 style='color:%1'>%2</h4><ul>")
+                    .arg(m_theme.warning.name(), esc(tr("Left out (in the folder, not read)")));
         for (const auto& f : s.leftOut)
             html += QStringLiteral("<li>%1</li>").arg(esc(f));
         html += QStringLiteral("</ul>");
@@ -98,7 +101,8 @@ QString Inspector::summaryHtml() const
 QString Inspector::weightHtml(const WeightRow& w) const
 {
     QString html = QStringLiteral("<h3>%1</h3>").arg(esc(shownText(w.name)));
-    html += QStringLiteral("<p><b style='color:%1'>%2</b></p><table>").arg(m_theme.formatColor(w.format).name(), esc(w.format));
+    html += QStringLiteral("<p><b style='color:%1'>%2</b></p><table>")
+                .arg(m_theme.formatColor(w.format).name(), esc(w.format));
     html += row(tr("Logical shape [out, in]"), shapeText(w.shape));
     if (w.bits)
         html += row(tr("Bits"), localCount(uint64_t(w.bits)));
@@ -109,8 +113,9 @@ QString Inspector::weightHtml(const WeightRow& w) const
     if (info && info->integerCodes
         && (info->storage == qs::StorageKind::PackedLinear || info->storage == qs::StorageKind::GroupAffine)) {
         html += row(tr("Zero point"), w.symmetric ? tr("symmetric") : tr("asymmetric"));
-        html += row(tr("Act-order"), w.actOrder ? tr("yes (g_idx is not k / group size)")
-                                                : (w.descAct ? tr("labelled desc_act, but groups are sequential") : tr("no")));
+        html += row(tr("Act-order"),
+                    w.actOrder ? tr("yes (g_idx is not k / group size)")
+                               : (w.descAct ? tr("labelled desc_act, but groups are sequential") : tr("no")));
     }
     html += row(tr("Elements"), localCount(w.elements));
     html += row(tr("Stored bytes"), tr("%1 (%2 bytes)").arg(localBytes(w.storedBytes), localCount(w.storedBytes)));
@@ -120,7 +125,8 @@ QString Inspector::weightHtml(const WeightRow& w) const
     html += QStringLiteral("</table>");
 
     html += QStringLiteral("<h4>%1</h4><table cellspacing='0' cellpadding='2'>").arg(esc(tr("Stored tensors")));
-    html += QStringLiteral("<tr><th align='left'>%1</th><th align='left'>%2</th><th align='left'>%3</th><th align='left'>%4</th><th align='right'>%5</th></tr>")
+    html += QStringLiteral("<tr><th align='left'>%1</th><th align='left'>%2</th><th align='left'>%3</th><th "
+                           "align='left'>%4</th><th align='right'>%5</th></tr>")
                 .arg(esc(tr("Role")), esc(tr("Tensor")), esc(tr("Type")), esc(tr("Shape")), esc(tr("Bytes")));
     for (const auto& m : w.members) {
         // The weight's name is in the heading; "….qweight" is enough here.

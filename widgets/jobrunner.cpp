@@ -18,7 +18,8 @@ void JobControl::setProgress(double fraction)
     m_permille.store(int(f * 1000.0 + 0.5), std::memory_order_relaxed);
 }
 
-JobRunner::JobRunner(QObject* parent) : QObject(parent)
+JobRunner::JobRunner(QObject* parent)
+    : QObject(parent)
 {
     // Leave a core for the GUI thread when there are few.
     m_pool.setMaxThreadCount(std::max(1, QThread::idealThreadCount() - 1));

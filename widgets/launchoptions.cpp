@@ -25,36 +25,57 @@ void warn(const QString& message)
 
 QString noViewMessage(const QString& view)
 {
-    return QCoreApplication::translate("main", "quantscope: no view '%1' (views: %2)").arg(view, centralViewNames().join(QLatin1String(", ")));
+    return QCoreApplication::translate("main", "quantscope: no view '%1' (views: %2)")
+        .arg(view, centralViewNames().join(QLatin1String(", ")));
 }
 
 } // namespace
 
-std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, const QStringList& arguments, QString* error)
+std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, const QStringList& arguments,
+                                                  QString* error)
 {
-    parser.setApplicationDescription(QCoreApplication::translate("main", "See and check the memory layouts of quantized LLM weights."));
+    parser.setApplicationDescription(
+        QCoreApplication::translate("main", "See and check the memory layouts of quantized LLM weights."));
     const QCommandLineOption help = parser.addHelpOption();
     const QCommandLineOption version = parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("path"),
-                                 QCoreApplication::translate("main", "A .gguf or .safetensors file, a checkpoint folder, an http(s) URL or hf://ORG/REPO. Without it the demo checkpoint opens."),
-                                 QStringLiteral("[path]"));
+    parser.addPositionalArgument(
+        QStringLiteral("path"),
+        QCoreApplication::translate("main",
+                                    "A .gguf or .safetensors file, a checkpoint folder, an http(s) URL or "
+                                    "hf://ORG/REPO. Without it the demo checkpoint opens."),
+        QStringLiteral("[path]"));
     const QCommandLineOption view(QStringLiteral("view"),
-                                  QCoreApplication::translate("main", "Show the view NAME: %1.").arg(centralViewNames().join(QLatin1String(", "))),
+                                  QCoreApplication::translate("main", "Show the view NAME: %1.")
+                                      .arg(centralViewNames().join(QLatin1String(", "))),
                                   QStringLiteral("name"));
-    const QCommandLineOption weight(QStringLiteral("weight"), QCoreApplication::translate("main", "Select the logical weight NAME."), QStringLiteral("name"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QCoreApplication::translate("main", "Render the window at 1600x1000 to FILE (PNG) and exit."),
-                                       QStringLiteral("file"));
-    const QCommandLineOption lang(QStringLiteral("lang"), QCoreApplication::translate("main", "Use the language CODE (de, en, ...) instead of the system's."),
-                                  QStringLiteral("code"));
-    const QCommandLineOption theme(QStringLiteral("theme"), QCoreApplication::translate("main", "Use the theme NAME (system, light, dark)."), QStringLiteral("name"));
-    const QCommandLineOption diff(QStringLiteral("diff"), QCoreApplication::translate("main", "Compare the checkpoint with checkpoint B (the Diff view)."),
-                                  QStringLiteral("B"));
-    const QCommandLineOption imatrix(QStringLiteral("imatrix"),
-                                     QCoreApplication::translate("main", "Open the importance matrix FILE (llama-imatrix output) in the Recipe view."),
-                                     QStringLiteral("file"));
-    const QCommandLineOption exportView(QStringLiteral("export"),
-                                        QCoreApplication::translate("main", "Export the view shown (--view) to FILE as PNG, SVG or PDF, by its extension, and exit."),
-                                        QStringLiteral("file"));
+    const QCommandLineOption weight(QStringLiteral("weight"),
+                                    QCoreApplication::translate("main", "Select the logical weight NAME."),
+                                    QStringLiteral("name"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QCoreApplication::translate("main", "Render the window at 1600x1000 to FILE (PNG) and exit."),
+        QStringLiteral("file"));
+    const QCommandLineOption lang(
+        QStringLiteral("lang"),
+        QCoreApplication::translate("main", "Use the language CODE (de, en, ...) instead of the system's."),
+        QStringLiteral("code"));
+    const QCommandLineOption theme(QStringLiteral("theme"),
+                                   QCoreApplication::translate("main", "Use the theme NAME (system, light, dark)."),
+                                   QStringLiteral("name"));
+    const QCommandLineOption diff(
+        QStringLiteral("diff"),
+        QCoreApplication::translate("main", "Compare the checkpoint with checkpoint B (the Diff view)."),
+        QStringLiteral("B"));
+    const QCommandLineOption imatrix(
+        QStringLiteral("imatrix"),
+        QCoreApplication::translate("main",
+                                    "Open the importance matrix FILE (llama-imatrix output) in the Recipe view."),
+        QStringLiteral("file"));
+    const QCommandLineOption exportView(
+        QStringLiteral("export"),
+        QCoreApplication::translate(
+            "main", "Export the view shown (--view) to FILE as PNG, SVG or PDF, by its extension, and exit."),
+        QStringLiteral("file"));
     parser.addOptions({view, weight, screenshot, exportView, lang, theme, diff, imatrix});
     if (!parser.parse(arguments)) {
         *error = QStringLiteral("quantscope: ") + parser.errorText();

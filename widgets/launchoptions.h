@@ -1,7 +1,7 @@
 #pragma once
 // The quantscope command line: `quantscope [path] [--view NAME] [--weight NAME] [--diff B]
-// [--imatrix FILE] [--theme NAME] [--lang CODE] [--screenshot FILE] [--export FILE]`, parsed without exiting (so tests can
-// drive it) and applied to a main window.
+// [--imatrix FILE] [--theme NAME] [--lang CODE] [--screenshot FILE] [--export FILE]`, parsed without exiting (so tests
+// can drive it) and applied to a main window.
 #include <QString>
 #include <QStringList>
 
@@ -16,7 +16,7 @@ class MainWindow;
 enum class ThemeMode;
 
 struct LaunchOptions {
-    QString path;       // empty: the demo checkpoint
+    QString path; // empty: the demo checkpoint
     QString view, weight, diff, imatrix, screenshot, lang;
     QString exportFile; // --export: the shown view as PNG, SVG or PDF
     std::optional<ThemeMode> theme;
@@ -26,14 +26,16 @@ struct LaunchOptions {
 // Declares the options on `parser` and parses `arguments` (argv, program name first). On a
 // usage error returns nullopt with `error` set (the caller exits 2). --help and --version
 // only set their flags: the caller prints parser.helpText() or the version.
-std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, const QStringList& arguments, QString* error);
+std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, const QStringList& arguments,
+                                                  QString* error);
 
 // Applies the theme now, then opens the path (or the demo); once the first checkpoint has
 // opened, shows the view (the Diff view for --diff when no --view is given), selects the
-// weight, opens B in the Diff view and the importance matrix in the Recipe view. A weight the checkpoint lacks (or a view, when the
-// options did not come from parseLaunchArguments, which refuses unknown views) goes to
-// `fail` with a message naming it, and nothing more is applied; without `fail` it is
-// printed on stderr. The application exits 2 there.
-void applyLaunchOptions(MainWindow& window, const LaunchOptions& options, std::function<void(const QString&)> fail = {});
+// weight, opens B in the Diff view and the importance matrix in the Recipe view. A weight the checkpoint lacks (or a
+// view, when the options did not come from parseLaunchArguments, which refuses unknown views) goes to `fail` with a
+// message naming it, and nothing more is applied; without `fail` it is printed on stderr. The application exits 2
+// there.
+void applyLaunchOptions(MainWindow& window, const LaunchOptions& options,
+                        std::function<void(const QString&)> fail = {});
 
 } // namespace qsw

@@ -65,7 +65,6 @@
 #include <algorithm>
 #include <new>
 
-
 namespace qsw {
 
 namespace {
@@ -135,9 +134,14 @@ QWidget* withFilter(QWidget* parent, QTreeView* view, QSortFilterProxyModel* pro
 
 } // namespace
 
-MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
+MainWindow::MainWindow(QWidget* parent)
+    : MainWindow(Options{}, parent)
+{
+}
 
-MainWindow::MainWindow(Options options, QWidget* parent) : QMainWindow(parent), m_options(options)
+MainWindow::MainWindow(Options options, QWidget* parent)
+    : QMainWindow(parent)
+    , m_options(options)
 {
     systemPalette();
     setObjectName(QStringLiteral("mainWindow"));
@@ -305,8 +309,9 @@ void MainWindow::checkChangedOnDisk()
     // The theme's warning colour, a quarter strength over the background.
     const QColor w = m_theme.warning, b = m_theme.background;
     QPalette palette = m_changedBar->palette();
-    palette.setColor(QPalette::Window, QColor((w.red() + 3 * b.red()) / 4, (w.green() + 3 * b.green()) / 4,
-                                              (w.blue() + 3 * b.blue()) / 4));
+    palette.setColor(
+        QPalette::Window,
+        QColor((w.red() + 3 * b.red()) / 4, (w.green() + 3 * b.green()) / 4, (w.blue() + 3 * b.blue()) / 4));
     m_changedBar->setPalette(palette);
     m_changedBar->show();
 }
@@ -341,9 +346,10 @@ void MainWindow::createDocks()
 
     auto* browserDock = new QDockWidget(tr("Tensor browser"), this);
     browserDock->setObjectName(QStringLiteral("browserDock"));
-    browserDock->setWidget(withFilter(browserDock, m_weightView, m_weightProxy,
-                                      tr("Filter by name or format (%1)").arg(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)),
-                                      &m_filter));
+    browserDock->setWidget(withFilter(
+        browserDock, m_weightView, m_weightProxy,
+        tr("Filter by name or format (%1)").arg(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)),
+        &m_filter));
     addDockWidget(Qt::LeftDockWidgetArea, browserDock);
 
     m_inspector = new Inspector(this);
@@ -385,7 +391,8 @@ void MainWindow::createActions()
     m_exportTableAction->setToolTip(tr("The stored tensors, the Diff view's list or the Error view's statistics"));
     // Enabled while the current tab has a table (checked when the menu opens: a view's
     // table comes and goes with its results).
-    connect(fileMenu, &QMenu::aboutToShow, this, [this] { m_exportTableAction->setEnabled(!currentTableCsv().isEmpty()); });
+    connect(fileMenu, &QMenu::aboutToShow, this,
+            [this] { m_exportTableAction->setEnabled(!currentTableCsv().isEmpty()); });
     fileMenu->addAction(tr("Export &Report…"), this, [this] {
         if (!m_checkpoint)
             return;
@@ -394,19 +401,22 @@ void MainWindow::createActions()
         if (const WeightRow* row = m_context->weightRow()) {
             const QStringList choices{tr("Every weight"), tr("Only %1").arg(shownText(row->name))};
             bool ok = false;
-            const QString choice = QInputDialog::getItem(this, tr("Export Report"), tr("Weights in the report:"), choices, 0, false, &ok);
+            const QString choice =
+                QInputDialog::getItem(this, tr("Export Report"), tr("Weights in the report:"), choices, 0, false, &ok);
             if (!ok)
                 return;
             if (choice == choices[1])
                 weight = row->name;
         }
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QStringLiteral("report.html"),
-                                                          tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export Report"), QStringLiteral("report.html"),
+            tr("HTML page (*.html);;Markdown with PNG figures (*.md);;PDF document (*.pdf)"));
         if (!path.isEmpty())
             exportReport(path, weight);
     });
     fileMenu->addSeparator();
-    m_clearReferenceAction = fileMenu->addAction(tr("Clear Re&ference"), this, [this] { m_context->setReference(nullptr); });
+    m_clearReferenceAction =
+        fileMenu->addAction(tr("Clear Re&ference"), this, [this] { m_context->setReference(nullptr); });
     m_clearReferenceAction->setToolTip(tr("Close the Error view's reference checkpoint and unmap its files"));
     m_closeBAction = fileMenu->addAction(tr("Close &B"), this, [this] { m_context->setComparison(nullptr); });
     m_closeBAction->setToolTip(tr("Close the Diff view's checkpoint B and unmap its files"));
@@ -446,7 +456,8 @@ void MainWindow::createActions()
     m_viewMenu->addAction(tr("E&xpand All Layers"), this, [this] {
         if (!expandLayers(m_weightView))
             statusBar()->showMessage(tr("%n layer(s): too many to expand at once; expand the ones you need.", nullptr,
-                                        m_weightProxy->rowCount()), 8000);
+                                        m_weightProxy->rowCount()),
+                                     8000);
     });
     m_viewMenu->addAction(tr("C&ollapse All Layers"), m_weightView, &QTreeView::collapseAll);
     m_viewMenu->addSeparator();
@@ -470,7 +481,8 @@ void MainWindow::createActions()
     nextView->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageDown)});
     auto* previousView = m_viewMenu->addAction(tr("&Previous View"), this, [this] { stepView(-1); });
     previousView->setObjectName(QStringLiteral("previousView"));
-    previousView->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
+    previousView->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
     for (QAction* a : {nextView, previousView})
         a->setShortcutContext(Qt::WindowShortcut);
 
@@ -517,9 +529,8 @@ void MainWindow::createStatusBar()
     connect(m_context->jobs(), &JobRunner::activityChanged, this, &MainWindow::updateJobStatus);
     // A job may have read past the end of a file cut under it (it read zeros there): say so.
     connect(m_context->jobs(), &JobRunner::activityChanged, this, &MainWindow::checkChangedOnDisk);
-    connect(m_context->jobs(), &JobRunner::failed, this, [this](const QString&, const QString& message) {
-        statusBar()->showMessage(message, 10000);
-    });
+    connect(m_context->jobs(), &JobRunner::failed, this,
+            [this](const QString&, const QString& message) { statusBar()->showMessage(message, 10000); });
     updateJobStatus();
     statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_countLabel);
@@ -574,7 +585,8 @@ void MainWindow::updateFetched()
 {
     if (!m_fetchedLabel)
         return; // the status bar is being built
-    const qs::Checkpoint::RemoteBytes bytes = m_checkpoint ? m_checkpoint->remoteBytes() : qs::Checkpoint::RemoteBytes();
+    const qs::Checkpoint::RemoteBytes bytes =
+        m_checkpoint ? m_checkpoint->remoteBytes() : qs::Checkpoint::RemoteBytes();
     m_fetchedLabel->setVisible(bytes.any());
     if (bytes.any())
         m_fetchedLabel->setText(tr("%1 of %2 fetched").arg(localBytes(bytes.cached), localBytes(bytes.size)));
@@ -663,9 +675,9 @@ void MainWindow::exportViewDialog()
     if (!view)
         return;
     QString selectedFilter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(view->title()),
-                                                      view->viewName() + QStringLiteral(".png"), exportFilter(),
-                                                      &selectedFilter);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export %1").arg(view->title()),
+                                     view->viewName() + QStringLiteral(".png"), exportFilter(), &selectedFilter);
     if (path.isEmpty())
         return;
     QString error;
@@ -699,8 +711,8 @@ void MainWindow::exportTableDialog()
     if (currentTableCsv().isEmpty())
         return;
     const QString name = m_tabs->currentWidget()->objectName();
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Table"), name + QStringLiteral(".csv"),
-                                                      tr("CSV table (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export Table"), name + QStringLiteral(".csv"), tr("CSV table (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;
@@ -727,35 +739,41 @@ void MainWindow::exportReport(const QString& path, const QString& weight)
     qs::report::CheckpointOptions options;
     options.ref = m_context->reference();
     options.weight = weight.toStdString();
-    m_context->jobs()->start(QStringLiteral("report"), title, [ckpt, path, self, format, title, options](JobControl& job) -> JobRunner::Continuation {
-        qs::report::Control control;
-        control.cancel = &job.cancelFlag();
-        control.progress = [&job](double f) { job.setProgress(0.6 * f); };
-        auto doc = std::make_shared<const qs::report::Document>(qs::report::checkpointReport(*ckpt, options, control));
-        return [self, doc, path, format, title] {
-            if (!self)
-                return;
-            std::vector<QImage> figures;
-            try {
-                figures = renderReportFigures(*doc, *format);
-            } catch (const qs::Error& e) {
-                self->statusBar()->showMessage(QString::fromStdString(e.what()), 10000);
-                return;
-            }
-            self->m_context->jobs()->start(QStringLiteral("report"), title, [self, doc, path, figures](JobControl& job) -> JobRunner::Continuation {
-                qs::report::Control control;
-                control.cancel = &job.cancelFlag();
-                control.progress = [&job](double f) { job.setProgress(0.7 + 0.3 * f); };
-                writeReport(*doc, path, figures, control);
-                return [self, path] {
-                    if (!self)
-                        return;
-                    self->statusBar()->showMessage(tr("Report written to %1").arg(QDir::toNativeSeparators(path)), 8000);
-                    emit self->reportExported(path);
-                };
-            });
-        };
-    });
+    m_context->jobs()->start(
+        QStringLiteral("report"), title,
+        [ckpt, path, self, format, title, options](JobControl& job) -> JobRunner::Continuation {
+            qs::report::Control control;
+            control.cancel = &job.cancelFlag();
+            control.progress = [&job](double f) { job.setProgress(0.6 * f); };
+            auto doc =
+                std::make_shared<const qs::report::Document>(qs::report::checkpointReport(*ckpt, options, control));
+            return [self, doc, path, format, title] {
+                if (!self)
+                    return;
+                std::vector<QImage> figures;
+                try {
+                    figures = renderReportFigures(*doc, *format);
+                } catch (const qs::Error& e) {
+                    self->statusBar()->showMessage(QString::fromStdString(e.what()), 10000);
+                    return;
+                }
+                self->m_context->jobs()->start(
+                    QStringLiteral("report"), title,
+                    [self, doc, path, figures](JobControl& job) -> JobRunner::Continuation {
+                        qs::report::Control control;
+                        control.cancel = &job.cancelFlag();
+                        control.progress = [&job](double f) { job.setProgress(0.7 + 0.3 * f); };
+                        writeReport(*doc, path, figures, control);
+                        return [self, path] {
+                            if (!self)
+                                return;
+                            self->statusBar()->showMessage(
+                                tr("Report written to %1").arg(QDir::toNativeSeparators(path)), 8000);
+                            emit self->reportExported(path);
+                        };
+                    });
+            };
+        });
 }
 
 void MainWindow::updateJobStatus()
@@ -776,8 +794,9 @@ void MainWindow::updateJobStatus()
     if (const qs::remote::FetchStatus fetch = qs::remote::currentFetch(); fetch.active && fetch.total > 0) {
         m_jobProgress->setRange(0, 1000);
         m_jobProgress->setValue(int(1000.0 * double(fetch.done) / double(fetch.total)));
-        m_jobLabel->setText(tr("Fetching %1: %2 of %3")
-                                .arg(QString::fromStdString(fetch.name), localBytes(fetch.done), localBytes(fetch.total)));
+        m_jobLabel->setText(
+            tr("Fetching %1: %2 of %3")
+                .arg(QString::fromStdString(fetch.name), localBytes(fetch.done), localBytes(fetch.total)));
         return;
     }
     const int permille = jobs->currentPermille();
@@ -788,7 +807,8 @@ void MainWindow::updateJobStatus()
         m_jobProgress->setValue(permille);
     }
     const int count = jobs->runningCount();
-    m_jobLabel->setText(count > 1 ? tr("%1 (+%n more)", nullptr, count - 1).arg(jobs->currentTitle()) : jobs->currentTitle());
+    m_jobLabel->setText(count > 1 ? tr("%1 (+%n more)", nullptr, count - 1).arg(jobs->currentTitle())
+                                  : jobs->currentTitle());
 }
 
 void MainWindow::startLoad(const QString& path, bool demo, const std::vector<std::string>& chosen)
@@ -856,8 +876,9 @@ void MainWindow::askFolderChoice(const LoadResult& result)
                              .arg(QDir::toNativeSeparators(result.path)));
     QStringList items;
     for (const qs::FolderCandidate& c : result.candidates)
-        items << (c.files.size() == 1 ? QString::fromStdString(c.label)
-                                      : tr("%1 (%n shards)", nullptr, int(c.files.size())).arg(QString::fromStdString(c.label)));
+        items << (c.files.size() == 1
+                      ? QString::fromStdString(c.label)
+                      : tr("%1 (%n shards)", nullptr, int(c.files.size())).arg(QString::fromStdString(c.label)));
     dialog->setComboBoxItems(items);
     dialog->setOption(QInputDialog::UseListViewForComboBoxItems);
     dialog->resize(560, 320);
@@ -882,7 +903,8 @@ void MainWindow::showSnapshot(const LoadResult& result)
     m_metadataModel->setSnapshot(m_snapshot, m_checkpoint);
     m_inspector->setSnapshot(m_snapshot);
     // The reference and B belong to the previous checkpoint.
-    std::shared_ptr<const qs::Checkpoint> oldReference = m_context->reference(), oldComparison = m_context->comparison();
+    std::shared_ptr<const qs::Checkpoint> oldReference = m_context->reference(),
+                                          oldComparison = m_context->comparison();
     if (m_keepBox)
         m_keepBox->done(QMessageBox::Discard);
     m_context->setCheckpoint(m_checkpoint, m_snapshot, m_options.carry == SessionCarry::Keep);
@@ -905,7 +927,8 @@ void MainWindow::showSnapshot(const LoadResult& result)
         addRecentFile(m_snapshot->path);
     updateStatus();
     if (!m_snapshot->leftOut.isEmpty())
-        statusBar()->showMessage(tr("Opened %1; left out: %2").arg(m_snapshot->openedAs, m_snapshot->leftOut.join(QStringLiteral(", "))));
+        statusBar()->showMessage(
+            tr("Opened %1; left out: %2").arg(m_snapshot->openedAs, m_snapshot->leftOut.join(QStringLiteral(", "))));
     watchFiles();
     checkChangedOnDisk();
     const QString again = std::exchange(m_reloadWeight, QString());
@@ -933,9 +956,10 @@ void MainWindow::offerToKeepSession(std::shared_ptr<const qs::Checkpoint> refere
         what << tr("the reference %1").arg(QFileInfo(QString::fromStdString(reference->path)).fileName());
     if (comparison)
         what << tr("checkpoint B %1").arg(QFileInfo(QString::fromStdString(comparison->path)).fileName());
-    m_keepBox = new QMessageBox(QMessageBox::Question, tr("Keep the comparison?"),
-                                tr("Keep %1 for %2?").arg(what.join(tr(" and ")), QFileInfo(m_snapshot->path).fileName()),
-                                QMessageBox::NoButton, this);
+    m_keepBox =
+        new QMessageBox(QMessageBox::Question, tr("Keep the comparison?"),
+                        tr("Keep %1 for %2?").arg(what.join(tr(" and ")), QFileInfo(m_snapshot->path).fileName()),
+                        QMessageBox::NoButton, this);
     m_keepBox->setObjectName(QStringLiteral("keepSessionBox"));
     m_keepBox->setInformativeText(tr("They were opened for the previous checkpoint. Closing them unmaps their files."));
     m_keepBox->addButton(tr("Keep"), QMessageBox::AcceptRole)->setObjectName(QStringLiteral("keep"));
@@ -994,9 +1018,9 @@ void MainWindow::showError(const QString& path, const QString& message)
     m_lastError = message;
     if (m_errorBox)
         m_errorBox->deleteLater();
-    m_errorBox = new QMessageBox(QMessageBox::Critical, tr("Cannot open checkpoint"),
-                                 tr("Quantscope could not open %1.").arg(QDir::toNativeSeparators(path)), QMessageBox::Ok,
-                                 this);
+    m_errorBox =
+        new QMessageBox(QMessageBox::Critical, tr("Cannot open checkpoint"),
+                        tr("Quantscope could not open %1.").arg(QDir::toNativeSeparators(path)), QMessageBox::Ok, this);
     m_errorBox->setObjectName(QStringLiteral("openErrorBox"));
     m_errorBox->setInformativeText(shownText(message, kMaxShownMessage));
     m_errorBox->setAttribute(Qt::WA_DeleteOnClose);
@@ -1024,7 +1048,8 @@ void MainWindow::fetchMoreMetadata()
 {
     // The last row shown belongs to the innermost open node that has more to give.
     const QModelIndex last = m_metadataView->indexAt(QPoint(1, m_metadataView->viewport()->height() - 2));
-    for (QModelIndex parent = last.isValid() ? last.parent() : QModelIndex(); parent.isValid(); parent = parent.parent())
+    for (QModelIndex parent = last.isValid() ? last.parent() : QModelIndex(); parent.isValid();
+         parent = parent.parent())
         if (m_metadataProxy->canFetchMore(parent)) {
             m_metadataProxy->fetchMore(parent);
             return;
@@ -1049,8 +1074,8 @@ void MainWindow::updateStatus()
     m_sizeLabel->setText(m_checkpoint && m_checkpoint->remoteBytes().any()
                              ? tr("%1 on the server").arg(localBytes(m_checkpoint->remoteBytes().size))
                              : tr("%1 on disk").arg(localBytes(m_snapshot->diskBytes)));
-    m_mappedLabel->setText(tr("%1 mapped in %n file(s)", nullptr, int(m_snapshot->files.size()))
-                               .arg(localBytes(m_snapshot->mappedBytes)));
+    m_mappedLabel->setText(
+        tr("%1 mapped in %n file(s)", nullptr, int(m_snapshot->files.size())).arg(localBytes(m_snapshot->mappedBytes)));
     updateMemory();
 }
 
@@ -1059,7 +1084,9 @@ QStringList MainWindow::updatedRecentFiles(QStringList list, const QString& path
     const QString clean = isRemote(path) ? path : QFileInfo(path).absoluteFilePath();
     list.removeAll(clean);
     list.prepend(clean);
-    list.erase(std::remove_if(list.begin(), list.end(), [](const QString& p) { return !isRemote(p) && !QFileInfo::exists(p); }), list.end());
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [](const QString& p) { return !isRemote(p) && !QFileInfo::exists(p); }),
+               list.end());
     while (list.size() > kRecentMax)
         list.removeLast();
     return list;
@@ -1081,7 +1108,8 @@ void MainWindow::updateRecentMenu()
 {
     m_recentMenu->clear();
     QStringList files = m_options.persistent ? recentFiles() : QStringList();
-    const auto missing = std::remove_if(files.begin(), files.end(), [](const QString& p) { return !isRemote(p) && !QFileInfo::exists(p); });
+    const auto missing = std::remove_if(files.begin(), files.end(),
+                                        [](const QString& p) { return !isRemote(p) && !QFileInfo::exists(p); });
     if (missing != files.end()) {
         files.erase(missing, files.end());
         QSettings().setValue(QStringLiteral("recentFiles"), files);
@@ -1237,9 +1265,10 @@ void MainWindow::openFileDialog()
 {
     QSettings settings;
     const QString dir = settings.value(QStringLiteral("lastDir")).toString();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Checkpoint"), dir,
-        tr("Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), dir,
+                                     tr("Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF "
+                                        "(*.gguf);;safetensors (*.safetensors);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());

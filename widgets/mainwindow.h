@@ -28,7 +28,7 @@ class QTreeView;
 namespace qs {
 class Checkpoint;
 struct FolderCandidate;
-}
+} // namespace qs
 
 namespace qsw {
 
@@ -49,8 +49,8 @@ class MainWindow : public QMainWindow {
 public:
     // What happens to the reference and checkpoint B when another checkpoint opens.
     enum class SessionCarry {
-        Ask,   // close them, and offer to keep them (keepSessionBox)
-        Keep,  // keep them for the new checkpoint
+        Ask, // close them, and offer to keep them (keepSessionBox)
+        Keep, // keep them for the new checkpoint
         Close, // close them
     };
     struct Options {
@@ -193,7 +193,8 @@ private:
     void updateSessionActions();
     void fetchMoreMetadata();
     void fitWeightColumns();
-    void offerToKeepSession(std::shared_ptr<const qs::Checkpoint> reference, std::shared_ptr<const qs::Checkpoint> comparison);
+    void offerToKeepSession(std::shared_ptr<const qs::Checkpoint> reference,
+                            std::shared_ptr<const qs::Checkpoint> comparison);
     // Shows or hides the changed-on-disk bar from what the open checkpoint's mappings say.
     void checkChangedOnDisk();
     void watchFiles();
@@ -232,9 +233,9 @@ private:
     QLabel* m_countLabel = nullptr;
     QLabel* m_sizeLabel = nullptr;
     QLabel* m_mappedLabel = nullptr;
-    QLabel* m_memoryLabel = nullptr;  // private memory of the process
+    QLabel* m_memoryLabel = nullptr; // private memory of the process
     QLabel* m_residentLabel = nullptr; // checkpoint pages in RAM
-    QLabel* m_fetchedLabel = nullptr;  // a remote checkpoint's bytes fetched
+    QLabel* m_fetchedLabel = nullptr; // a remote checkpoint's bytes fetched
     QProgressBar* m_busy = nullptr;
     ViewContext* m_context = nullptr;
     QList<AnalysisView*> m_views;

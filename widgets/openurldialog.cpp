@@ -15,7 +15,8 @@
 
 namespace qsw {
 
-OpenUrlDialog::OpenUrlDialog(QWidget* parent) : QDialog(parent)
+OpenUrlDialog::OpenUrlDialog(QWidget* parent)
+    : QDialog(parent)
 {
     setObjectName(QStringLiteral("openUrlDialog"));
     setWindowTitle(tr("Open URL"));
@@ -59,9 +60,8 @@ OpenUrlDialog::OpenUrlDialog(QWidget* parent) : QDialog(parent)
             m_edit->setText(m_listedRepo + QLatin1Char('/') + m_files->item(row)->data(Qt::UserRole).toString());
     });
     connect(m_files, &QListWidget::itemActivated, this, [this] { accept(); });
-    connect(m_edit, &QLineEdit::textEdited, this, [this](const QString& text) {
-        m_list->setEnabled(qs::remote::isHubPath(normalized(text).toStdString()));
-    });
+    connect(m_edit, &QLineEdit::textEdited, this,
+            [this](const QString& text) { m_list->setEnabled(qs::remote::isHubPath(normalized(text).toStdString())); });
     m_list->setEnabled(false);
 }
 
@@ -78,8 +78,8 @@ QString OpenUrlDialog::normalized(const QString& typed)
     if (t.startsWith(site) && !t.contains(QStringLiteral("/resolve/")) && t.count(QLatin1Char('/')) == 4)
         return QStringLiteral("hf://") + t.mid(site.size());
     // ORG/REPO[...]: not a local path (absolute, relative to here or home).
-    if (!t.isEmpty() && !t.contains(QStringLiteral("://")) && t.count(QLatin1Char('/')) >= 1 && !t.startsWith(QLatin1Char('/'))
-        && !t.startsWith(QLatin1Char('.')) && !t.startsWith(QLatin1Char('~')))
+    if (!t.isEmpty() && !t.contains(QStringLiteral("://")) && t.count(QLatin1Char('/')) >= 1
+        && !t.startsWith(QLatin1Char('/')) && !t.startsWith(QLatin1Char('.')) && !t.startsWith(QLatin1Char('~')))
         return QStringLiteral("hf://") + t;
     return t;
 }

@@ -16,7 +16,8 @@ bool checkOutputFile(const QString& path, const std::vector<std::string>& inputs
     return true;
 }
 
-bool writeOutputFile(const QString& path, const std::vector<std::string>& inputs, const QByteArray& bytes, QString* error)
+bool writeOutputFile(const QString& path, const std::vector<std::string>& inputs, const QByteArray& bytes,
+                     QString* error)
 {
     try {
         qs::writeOutputFile(path.toStdString(), inputs, std::string_view(bytes.constData(), size_t(bytes.size())));

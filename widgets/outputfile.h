@@ -13,6 +13,7 @@ namespace qsw {
 // qs::checkOutputPath(path, inputs, File): false with `error` set when `path` may not be written.
 bool checkOutputFile(const QString& path, const std::vector<std::string>& inputs, QString* error);
 // qs::writeOutputFile: `bytes` to `path`, atomically, after the same check. False with `error` set.
-bool writeOutputFile(const QString& path, const std::vector<std::string>& inputs, const QByteArray& bytes, QString* error);
+bool writeOutputFile(const QString& path, const std::vector<std::string>& inputs, const QByteArray& bytes,
+                     QString* error);
 
 } // namespace qsw

@@ -74,8 +74,10 @@ QString shownText(const QString& text, int max)
     if (text.size() <= max)
         return text;
     const int half = std::max(1, max / 2 - 16);
-    const int length = int(std::min<qsizetype>(text.size(), INT_MAX)); // outside translate(): lupdate hangs on the template argument there
-    return text.left(half) + QCoreApplication::translate("qsw::shownText", "…(%n characters)…", nullptr, length) + text.right(half);
+    const int length = int(
+        std::min<qsizetype>(text.size(), INT_MAX)); // outside translate(): lupdate hangs on the template argument there
+    return text.left(half) + QCoreApplication::translate("qsw::shownText", "…(%n characters)…", nullptr, length)
+        + text.right(half);
 }
 
 namespace {
@@ -101,7 +103,8 @@ WeightRow makeWeightRow(const CheckpointSnapshot& s, qsizetype i)
         if (idx >= ckpt.tensors.size())
             continue;
         const qs::TensorEntry& t = ckpt.tensors[idx];
-        r.members.push_back({qtext(role), qtext(t.name), qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName),
+        r.members.push_back({qtext(role), qtext(t.name),
+                             qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName),
                              shapeText(toVector(t.shape)), t.nbytes, int(idx)});
     }
     for (const auto& [k, v] : w.params)
@@ -143,11 +146,17 @@ MetaRow makeMetaRow(const CheckpointSnapshot& s, qsizetype i)
         if (!own)
             k -= ckpt.config.size();
         const auto it = o.constBegin() + k;
-        return {it.key(), jsonType(it.value()), jsonText(it.value()),
-                own ? QStringLiteral("config.json") : QFileInfo(qtext(ckpt.quantizeConfigFile)).fileName(), it.value(), -1};
+        return {it.key(),
+                jsonType(it.value()),
+                jsonText(it.value()),
+                own ? QStringLiteral("config.json") : QFileInfo(qtext(ckpt.quantizeConfigFile)).fileName(),
+                it.value(),
+                -1};
     }
     const auto& [key, value] = ckpt.metadata[size_t(i)];
-    MetaRow row{qtext(key), qtext(std::string(qs::metaTypeName(value.type))), qtext(value.toDisplayString(16)), s.container, {}, int(i)};
+    MetaRow row{
+        qtext(key), qtext(std::string(qs::metaTypeName(value.type))), qtext(value.toDisplayString(16)), s.container, {},
+        int(i)};
     // general.file_type by its llama.cpp name, as inspect prints it.
     if (key == "general.file_type")
         if (const auto fileType = qs::ggufFileType(ckpt))
@@ -157,7 +166,8 @@ MetaRow makeMetaRow(const CheckpointSnapshot& s, qsizetype i)
 
 qsizetype configRowCount(const qs::Checkpoint& ckpt)
 {
-    return qsizetype(ckpt.config.size()) + (ckpt.quantizeConfigFile.empty() ? 0 : qsizetype(ckpt.quantizeConfig.size()));
+    return qsizetype(ckpt.config.size())
+        + (ckpt.quantizeConfigFile.empty() ? 0 : qsizetype(ckpt.quantizeConfig.size()));
 }
 
 } // namespace
@@ -185,7 +195,8 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(std
     for (const auto& f : s->files)
         dirs.insert(QFileInfo(f).absolutePath());
     for (const auto& dir : dirs)
-        for (const char* name : {"config.json", "quantize_config.json", "quant_config.json", "model.safetensors.index.json"}) {
+        for (const char* name :
+             {"config.json", "quantize_config.json", "quant_config.json", "model.safetensors.index.json"}) {
             const QFileInfo fi(dir + QLatin1Char('/') + QLatin1String(name));
             if (fi.isFile())
                 s->diskBytes += uint64_t(fi.size());
@@ -214,7 +225,8 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(std
         s->formats[qsizetype(it->second)].weights += 1;
         s->formats[qsizetype(it->second)].bytes += w.storedBytes;
     }
-    std::sort(s->formats.begin(), s->formats.end(), [](const FormatTally& a, const FormatTally& b) { return a.format < b.format; });
+    std::sort(s->formats.begin(), s->formats.end(),
+              [](const FormatTally& a, const FormatTally& b) { return a.format < b.format; });
     for (size_t t = 0; t < ckpt.tensors.size(); ++t) {
         s->storedBytes += ckpt.tensors[t].nbytes;
         if (s->tensorWeight[t] < 0)
@@ -228,9 +240,9 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(std
     g.rowInGroup.assign(ckpt.weights.size(), 0);
     {
         qs::StringIndex layers(ckpt.weights.size());
-        std::vector<std::string> layerName;           // per group (empty: a weight alone)
-        std::vector<std::vector<int>> grouped;        // weights per group, then laid out flat
-        std::vector<std::string> formatsOf;           // per group, comma separated
+        std::vector<std::string> layerName; // per group (empty: a weight alone)
+        std::vector<std::vector<int>> grouped; // weights per group, then laid out flat
+        std::vector<std::string> formatsOf; // per group, comma separated
         const auto nameAt = [&](size_t k) -> const std::string& { return layerName[k]; };
         for (size_t w = 0; w < ckpt.weights.size(); ++w) {
             const qs::LogicalWeight& lw = ckpt.weights[w];
@@ -318,12 +330,14 @@ int CheckpointSnapshot::findWeight(const QString& nameOrMember) const
 
 QString CheckpointSnapshot::weightName(int weight) const
 {
-    return weight >= 0 && size_t(weight) < checkpoint->weights.size() ? qtext(checkpoint->weights[size_t(weight)].name) : QString();
+    return weight >= 0 && size_t(weight) < checkpoint->weights.size() ? qtext(checkpoint->weights[size_t(weight)].name)
+                                                                      : QString();
 }
 
 QString CheckpointSnapshot::tensorName(int tensor) const
 {
-    return tensor >= 0 && size_t(tensor) < checkpoint->tensors.size() ? qtext(checkpoint->tensors[size_t(tensor)].name) : QString();
+    return tensor >= 0 && size_t(tensor) < checkpoint->tensors.size() ? qtext(checkpoint->tensors[size_t(tensor)].name)
+                                                                      : QString();
 }
 
 } // namespace qsw

@@ -35,9 +35,9 @@ struct MemberRow {
 };
 
 struct WeightRow {
-    QString name;       // full module prefix or GGUF tensor name
-    QString layer;      // "model.layers.3", "blk.0", or empty outside any layer
-    QString format;     // stable format id
+    QString name; // full module prefix or GGUF tensor name
+    QString layer; // "model.layers.3", "blk.0", or empty outside any layer
+    QString format; // stable format id
     QVector<uint64_t> shape; // logical, [out, in] (leading batch dims kept)
     int bits = 0;
     int64_t groupSize = 0;
@@ -55,23 +55,23 @@ struct WeightRow {
 
 struct TensorRow {
     QString name;
-    QString type;       // dtype or ggml type name
+    QString type; // dtype or ggml type name
     QVector<uint64_t> shape;
     int file = 0;
     uint64_t offset = 0;
     uint64_t bytes = 0;
     bool known = true;
     QString note;
-    int weight = -1;    // index into CheckpointSnapshot::weights, -1 when no weight uses it
-    QString role;       // its role in that weight
+    int weight = -1; // index into CheckpointSnapshot::weights, -1 when no weight uses it
+    QString role; // its role in that weight
 };
 
 struct MetaRow {
     QString key;
     QString type;
     QString value;
-    QString source;     // "gguf", "safetensors", "config.json", ...
-    QJsonValue json;    // a config's value (objects and arrays open as a tree)
+    QString source; // "gguf", "safetensors", "config.json", ...
+    QJsonValue json; // a config's value (objects and arrays open as a tree)
     int metaIndex = -1; // a container value: its index in Checkpoint::metadata (arrays open lazily)
 };
 
@@ -98,7 +98,11 @@ public:
         using difference_type = qsizetype;
         using pointer = void;
         using reference = Row;
-        const_iterator(const RowList* list, qsizetype i) : m_list(list), m_i(i) {}
+        const_iterator(const RowList* list, qsizetype i)
+            : m_list(list)
+            , m_i(i)
+        {
+        }
         Row operator*() const { return (*m_list)[m_i]; }
         const_iterator& operator++()
         {
@@ -132,19 +136,19 @@ private:
 // blk.0) with the weights in it, in first-seen order; a weight outside any layer is a group of
 // its own without a name.
 struct WeightGroup {
-    int first = 0;           // its weights are groupWeights[first, first + count)
+    int first = 0; // its weights are groupWeights[first, first + count)
     int count = 0;
-    int nameLength = 0;      // the layer's name: the first weight's name, this long; 0: none
+    int nameLength = 0; // the layer's name: the first weight's name, this long; 0: none
     uint64_t bytes = 0;
     uint64_t elements = 0;
-    int formats = 0;         // index into WeightGroups::formatLists
-    int withNotes = 0;       // weights with notes from detection
+    int formats = 0; // index into WeightGroups::formatLists
+    int withNotes = 0; // weights with notes from detection
 };
 struct WeightGroups {
     std::vector<WeightGroup> groups;
-    std::vector<int> groupWeights;         // the weights, group by group
-    std::vector<int> groupOf, rowInGroup;  // per weight
-    QStringList formatLists;               // "gptq-v1, f16": each distinct list once
+    std::vector<int> groupWeights; // the weights, group by group
+    std::vector<int> groupOf, rowInGroup; // per weight
+    QStringList formatLists; // "gptq-v1, f16": each distinct list once
 };
 
 // Per format: how many weights, how many bytes (the Inspector's summary).
@@ -156,17 +160,17 @@ struct FormatTally {
 
 struct CheckpointSnapshot {
     QString path;
-    QString container;  // "gguf" or "safetensors"
+    QString container; // "gguf" or "safetensors"
     int ggufVersion = 0;
     QStringList files;
-    uint64_t mappedBytes = 0;   // every mapped file's size
-    uint64_t diskBytes = 0;     // mapped files plus the configs beside them
+    uint64_t mappedBytes = 0; // every mapped file's size
+    uint64_t diskBytes = 0; // mapped files plus the configs beside them
     RowList<WeightRow> weights;
     RowList<TensorRow> tensors;
-    RowList<MetaRow> metadata;  // the container's records, then the configs' keys
-    QStringList notes;          // container-level warnings
-    QString openedAs;           // a folder: what it opened as (its index, model.safetensors, a shard set)
-    QStringList leftOut;        // a folder: its checkpoint files that were not read
+    RowList<MetaRow> metadata; // the container's records, then the configs' keys
+    QStringList notes; // container-level warnings
+    QString openedAs; // a folder: what it opened as (its index, model.safetensors, a shard set)
+    QStringList leftOut; // a folder: its checkpoint files that were not read
 
     // What the rows are made from.
     std::shared_ptr<const qs::Checkpoint> checkpoint;
@@ -176,10 +180,10 @@ struct CheckpointSnapshot {
     WeightGroups groups;
     std::vector<int> tensorWeight; // -1: no weight
     std::vector<int> tensorMember; // index into that weight's members
-    std::vector<int> layerLength;  // per weight: 0 outside any layer
+    std::vector<int> layerLength; // per weight: 0 outside any layer
     QVector<FormatTally> formats;
-    uint64_t parameters = 0;       // every logical weight's elements plus every tensor outside one
-    uint64_t storedBytes = 0;      // every tensor's bytes
+    uint64_t parameters = 0; // every logical weight's elements plus every tensor outside one
+    uint64_t storedBytes = 0; // every tensor's bytes
 
     CheckpointSnapshot() = default;
     CheckpointSnapshot(const CheckpointSnapshot&) = delete;

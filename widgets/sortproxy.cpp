@@ -2,7 +2,8 @@
 
 namespace qsw {
 
-NaturalSortProxy::NaturalSortProxy(int sortRole, int filterRole, QObject* parent) : QSortFilterProxyModel(parent)
+NaturalSortProxy::NaturalSortProxy(int sortRole, int filterRole, QObject* parent)
+    : QSortFilterProxyModel(parent)
 {
     setSortRole(sortRole);
     setFilterRole(filterRole);

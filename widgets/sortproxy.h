@@ -18,7 +18,6 @@ public:
 
 protected:
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
-
 };
 
 // Case-insensitive, digit runs compared by value: "layers.2" < "layers.10".

@@ -11,8 +11,10 @@ QString csvLine(const QStringList& fields)
     QStringList out;
     for (const QString& f : fields) {
         const bool quote = f.contains(QLatin1Char(',')) || f.contains(QLatin1Char('"')) || f.contains(QLatin1Char('\n'))
-                           || f.contains(QLatin1Char('\r'));
-        out << (quote ? QLatin1Char('"') + QString(f).replace(QLatin1String("\""), QLatin1String("\"\"")) + QLatin1Char('"') : f);
+            || f.contains(QLatin1Char('\r'));
+        out << (quote ? QLatin1Char('"') + QString(f).replace(QLatin1String("\""), QLatin1String("\"\""))
+                        + QLatin1Char('"')
+                      : f);
     }
     return out.join(QLatin1Char(',')) + QLatin1String("\r\n");
 }

@@ -11,7 +11,10 @@
 
 namespace qsw {
 
-TensorTableModel::TensorTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+TensorTableModel::TensorTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
 
 void TensorTableModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot)
 {
@@ -50,7 +53,8 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         if (weight < 0)
             return QString();
         const qs::LogicalWeight& w = ckpt.weights[size_t(weight)];
-        return tr("%1 (%2)").arg(qtext(w.name), qtext(w.members[size_t(m_snapshot->tensorMember[size_t(index.row())])].first));
+        return tr("%1 (%2)").arg(qtext(w.name),
+                                 qtext(w.members[size_t(m_snapshot->tensorMember[size_t(index.row())])].first));
     };
     const auto type = [&] { return qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName); };
     switch (role) {
@@ -80,10 +84,8 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         case WeightColumn: return weightText();
         default: return data(index, Qt::DisplayRole);
         }
-    case TensorIndexRole:
-        return index.row();
-    case WeightIndexRole:
-        return weight;
+    case TensorIndexRole: return index.row();
+    case WeightIndexRole: return weight;
     case Qt::ForegroundRole:
         if (!t.known && m_theme.error.isValid())
             return m_theme.error;
@@ -96,9 +98,9 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
     }
     case Qt::TextAlignmentRole:
         return index.column() == OffsetColumn || index.column() == BytesColumn
-            ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
-    default:
-        return {};
+            ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter))
+            : QVariant();
+    default: return {};
     }
 }
 
@@ -123,12 +125,12 @@ QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, 
 struct MetadataModel::Node {
     Node* parent = nullptr;
     int row = 0;
-    int metaRow = -1;                    // top level: the snapshot's row
-    QString key;                         // below: the member name or "[i]"
-    QJsonValue json;                     // a JSON value (Undefined for GGUF values)
+    int metaRow = -1; // top level: the snapshot's row
+    QString key; // below: the member name or "[i]"
+    QJsonValue json; // a JSON value (Undefined for GGUF values)
     const qs::MetaValue* meta = nullptr; // a GGUF value
     std::vector<std::unique_ptr<Node>> children; // the fetched ones, in order
-    qsizetype total = 0;                 // children in all
+    qsizetype total = 0; // children in all
 };
 
 namespace {
@@ -146,11 +148,16 @@ qsizetype jsonChildCount(const QJsonValue& v)
 
 } // namespace
 
-MetadataModel::MetadataModel(QObject* parent) : QAbstractItemModel(parent), m_root(std::make_unique<Node>()) {}
+MetadataModel::MetadataModel(QObject* parent)
+    : QAbstractItemModel(parent)
+    , m_root(std::make_unique<Node>())
+{
+}
 
 MetadataModel::~MetadataModel() = default;
 
-void MetadataModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot, std::shared_ptr<const qs::Checkpoint> checkpoint)
+void MetadataModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot,
+                                std::shared_ptr<const qs::Checkpoint> checkpoint)
 {
     beginResetModel();
     m_snapshot = std::move(snapshot);
@@ -294,9 +301,9 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const
         switch (index.column()) {
         case KeyColumn:
             // Array items sort by their index, not as text.
-            return role == Qt::UserRole + 1 && n->key.startsWith(QLatin1Char('[')) ? QVariant(n->row) : QVariant(n->key);
-        case TypeColumn:
-            return n->meta ? qtext(std::string(qs::metaTypeName(n->meta->type))) : jsonType(n->json);
+            return role == Qt::UserRole + 1 && n->key.startsWith(QLatin1Char('[')) ? QVariant(n->row)
+                                                                                   : QVariant(n->key);
+        case TypeColumn: return n->meta ? qtext(std::string(qs::metaTypeName(n->meta->type))) : jsonType(n->json);
         case ValueColumn: {
             const QString v = n->meta ? qtext(n->meta->toDisplayString(16)) : jsonText(n->json);
             return role == Qt::DisplayRole && v.size() > 200 ? v.left(200) + QChar(0x2026) : v;
@@ -306,7 +313,7 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ToolTipRole && index.column() == ValueColumn) {
         const QString v = n->metaRow >= 0 ? m_snapshot->metadata[n->metaRow].value
-                          : n->meta       ? qtext(n->meta->toDisplayString(16))
+            : n->meta                     ? qtext(n->meta->toDisplayString(16))
                                           : jsonText(n->json);
         QString tip = v.left(4000);
         if (n->total > 0)

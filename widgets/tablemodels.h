@@ -12,14 +12,23 @@
 namespace qs {
 class Checkpoint;
 struct MetaValue;
-}
+} // namespace qs
 
 namespace qsw {
 
 class TensorTableModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, TypeColumn, ShapeColumn, FileColumn, OffsetColumn, BytesColumn, WeightColumn, ColumnCount };
+    enum Column {
+        NameColumn,
+        TypeColumn,
+        ShapeColumn,
+        FileColumn,
+        OffsetColumn,
+        BytesColumn,
+        WeightColumn,
+        ColumnCount
+    };
     enum Role { SortRole = Qt::UserRole + 1, TensorIndexRole, WeightIndexRole };
 
     explicit TensorTableModel(QObject* parent = nullptr);

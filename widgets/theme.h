@@ -12,21 +12,21 @@ namespace qsw {
 struct Theme {
     bool dark = false;
     QColor text;
-    QColor mutedText;     // secondary labels, padding, units
+    QColor mutedText; // secondary labels, padding, units
     QColor background;
-    QColor alternate;     // alternating tint for groups and blocks
-    QColor accent;        // selection outline, links
-    QColor groupHeader;   // tree rows that group a layer
-    QColor ok;            // checks that passed
-    QColor warning;       // disagreements between config and tensors
-    QColor error;         // failed checks, unreadable tensors
-    QColor floatFormat;   // unquantized weights (f32, f16, bf16, f8)
+    QColor alternate; // alternating tint for groups and blocks
+    QColor accent; // selection outline, links
+    QColor groupHeader; // tree rows that group a layer
+    QColor ok; // checks that passed
+    QColor warning; // disagreements between config and tensors
+    QColor error; // failed checks, unreadable tensors
+    QColor floatFormat; // unquantized weights (f32, f16, bf16, f8)
     QColor integerFormat; // grouped integer codes (GPTQ, AWQ, MLX, compressed-tensors)
-    QColor blockFormat;   // GGUF block formats
+    QColor blockFormat; // GGUF block formats
     QColor codebookFormat; // NF4/FP4 and IQ grids
 
-    QColor clipped;       // values clamped to an end code, and the range beyond the grid
-    QColor plotGrid;      // plot grid lines, bucket edges
+    QColor clipped; // values clamped to an end code, and the range beyond the grid
+    QColor plotGrid; // plot grid lines, bucket edges
 
     static Theme fromPalette(const QPalette& palette);
     // Integer codes from low (0) to high (1): a perceptual ramp readable on both palettes.

@@ -9,7 +9,11 @@
 
 namespace qsw {
 
-ViewContext::ViewContext(QObject* parent) : QObject(parent), m_jobs(new JobRunner(this)) {}
+ViewContext::ViewContext(QObject* parent)
+    : QObject(parent)
+    , m_jobs(new JobRunner(this))
+{
+}
 
 const qs::LogicalWeight* ViewContext::logicalWeight() const
 {

@@ -16,7 +16,7 @@ namespace qs {
 class Checkpoint;
 struct Imatrix;
 struct LogicalWeight;
-}
+} // namespace qs
 
 namespace qsw {
 
@@ -64,8 +64,8 @@ public:
 
     // Set by the main window. `keepSession`: the reference and B stay (the user chose to
     // keep them for the new checkpoint); otherwise both are cleared.
-    void setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint, std::shared_ptr<const CheckpointSnapshot> snapshot,
-                       bool keepSession = false);
+    void setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint,
+                       std::shared_ptr<const CheckpointSnapshot> snapshot, bool keepSession = false);
     // Set by the views that open them and by the window's Close B / Clear Reference.
     void setReference(std::shared_ptr<const qs::Checkpoint> reference);
     void setComparison(std::shared_ptr<const qs::Checkpoint> comparison);

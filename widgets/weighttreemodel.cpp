@@ -9,7 +9,6 @@
 #include <QPixmap>
 #include <QTreeView>
 
-
 namespace qsw {
 
 namespace {
@@ -40,7 +39,10 @@ QIcon noteMarkIcon(const QColor& colour, const QColor& mark)
 
 } // namespace
 
-WeightTreeModel::WeightTreeModel(QObject* parent) : QAbstractItemModel(parent) {}
+WeightTreeModel::WeightTreeModel(QObject* parent)
+    : QAbstractItemModel(parent)
+{
+}
 
 void WeightTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot)
 {
@@ -53,8 +55,9 @@ void WeightTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snap
 void WeightTreeModel::setTheme(const Theme& theme)
 {
     m_theme = theme;
-    m_noteIcon = theme.warning.isValid() ? noteMarkIcon(theme.warning, theme.background.isValid() ? theme.background : Qt::white)
-                                         : QIcon();
+    m_noteIcon = theme.warning.isValid()
+        ? noteMarkIcon(theme.warning, theme.background.isValid() ? theme.background : Qt::white)
+        : QIcon();
     if (!m_groups || m_groups->groups.empty())
         return;
     // One signal for the top level; the views repaint what they show of the children with it.
@@ -67,7 +70,8 @@ void WeightTreeModel::setTheme(const Theme& theme)
     for (int g = 0; g < int(m_groups->groups.size()); ++g) {
         const QModelIndex parent = index(g, 0);
         if (const int n = rowCount(parent))
-            emit dataChanged(index(0, 0, parent), index(n - 1, ColumnCount - 1, parent), {Qt::ForegroundRole, Qt::DecorationRole});
+            emit dataChanged(index(0, 0, parent), index(n - 1, ColumnCount - 1, parent),
+                             {Qt::ForegroundRole, Qt::DecorationRole});
     }
 }
 
@@ -116,7 +120,8 @@ int WeightTreeModel::columnCount(const QModelIndex&) const
 
 QString WeightTreeModel::groupName(const WeightGroup& g) const
 {
-    return g.nameLength == 0 ? QString() : m_snapshot->weightName(m_groups->groupWeights[size_t(g.first)]).left(g.nameLength);
+    return g.nameLength == 0 ? QString()
+                             : m_snapshot->weightName(m_groups->groupWeights[size_t(g.first)]).left(g.nameLength);
 }
 
 QVariant WeightTreeModel::data(const QModelIndex& index, int role) const
@@ -155,14 +160,10 @@ QVariant WeightTreeModel::groupData(int group, int column, int role) const
         case BytesColumn: return qulonglong(g.bytes);
         default: return 0;
         }
-    case FilterRole:
-        return column == NameColumn ? groupName(g) : QString();
-    case FullNameRole:
-        return groupName(g);
-    case WeightIndexRole:
-        return -1;
-    case Qt::BackgroundRole:
-        return m_theme.groupHeader.isValid() ? QVariant(m_theme.groupHeader) : QVariant();
+    case FilterRole: return column == NameColumn ? groupName(g) : QString();
+    case FullNameRole: return groupName(g);
+    case WeightIndexRole: return -1;
+    case Qt::BackgroundRole: return m_theme.groupHeader.isValid() ? QVariant(m_theme.groupHeader) : QVariant();
     case Qt::DecorationRole:
         // A collapsed layer still shows that a weight inside has notes.
         return column == NameColumn && g.withNotes > 0 && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
@@ -174,8 +175,7 @@ QVariant WeightTreeModel::groupData(int group, int column, int role) const
     }
     case Qt::TextAlignmentRole:
         return column >= BitsColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
-    default:
-        return {};
+    default: return {};
     }
 }
 
@@ -219,10 +219,8 @@ QVariant WeightTreeModel::weightData(int weightIndex, int column, int role) cons
         case FormatColumn: return format();
         default: return QString();
         }
-    case FullNameRole:
-        return qtext(w.name);
-    case WeightIndexRole:
-        return weightIndex;
+    case FullNameRole: return qtext(w.name);
+    case WeightIndexRole: return weightIndex;
     case Qt::ForegroundRole:
         if (column == FormatColumn && m_theme.text.isValid())
             return m_theme.formatColor(format());
@@ -239,8 +237,7 @@ QVariant WeightTreeModel::weightData(int weightIndex, int column, int role) cons
     }
     case Qt::TextAlignmentRole:
         return column >= BitsColumn ? QVariant(int(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
-    default:
-        return {};
+    default: return {};
     }
 }
 

@@ -15,11 +15,20 @@ namespace qsw {
 class WeightTreeModel : public QAbstractItemModel {
     Q_OBJECT
 public:
-    enum Column { NameColumn, FormatColumn, ShapeColumn, BitsColumn, GroupSizeColumn, BpwColumn, BytesColumn, ColumnCount };
+    enum Column {
+        NameColumn,
+        FormatColumn,
+        ShapeColumn,
+        BitsColumn,
+        GroupSizeColumn,
+        BpwColumn,
+        BytesColumn,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole + 1, // numbers for numeric columns, text otherwise
-        FilterRole,                  // full name, format and shape: what the filter box matches
-        WeightIndexRole,             // index into CheckpointSnapshot::weights; -1 for a layer row
+        FilterRole, // full name, format and shape: what the filter box matches
+        WeightIndexRole, // index into CheckpointSnapshot::weights; -1 for a layer row
         FullNameRole,
     };
 

@@ -34,7 +34,11 @@ std::optional<uint64_t> parseCount(QString s)
     double mult = 1;
     if (!s.isEmpty()) {
         const QChar last = s.back().toUpper();
-        const double m = last == QLatin1Char('K') ? 1e3 : last == QLatin1Char('M') ? 1e6 : last == QLatin1Char('B') || last == QLatin1Char('G') ? 1e9 : last == QLatin1Char('T') ? 1e12 : 0;
+        const double m = last == QLatin1Char('K')                  ? 1e3
+            : last == QLatin1Char('M')                             ? 1e6
+            : last == QLatin1Char('B') || last == QLatin1Char('G') ? 1e9
+            : last == QLatin1Char('T')                             ? 1e12
+                                                                   : 0;
         if (m != 0) {
             mult = m;
             s.chop(1);
@@ -60,7 +64,7 @@ std::string countText(uint64_t n)
 }
 
 struct CheckpointSummary {
-    uint64_t elements = 0;   // logical weights plus every tensor outside them
+    uint64_t elements = 0; // logical weights plus every tensor outside them
     uint64_t storedBytes = 0;
     uint64_t weights = 0;
 };
@@ -114,7 +118,8 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
 {
     const QString archName = p.value(QStringLiteral("arch"));
     if (pos.isEmpty() == archName.isEmpty()) {
-        std::fprintf(stderr, "quantscope-cli budget: give a checkpoint PATH or --arch NAME (not both) with --context\n");
+        std::fprintf(stderr,
+                     "quantscope-cli budget: give a checkpoint PATH or --arch NAME (not both) with --context\n");
         return 2;
     }
     qs::RunOptions o;
@@ -132,8 +137,8 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
         return true;
     };
     uint64_t parallel = 1, gpuLayers = 0, ubatch = 512;
-    if (!number("context", 1, uint64_t(1) << 26, o.context) || !number("parallel", 1, 256, parallel) ||
-        !number("gpu-layers", 0, 100000, gpuLayers) || !number("ubatch", 1, 1 << 20, ubatch))
+    if (!number("context", 1, uint64_t(1) << 26, o.context) || !number("parallel", 1, 256, parallel)
+        || !number("gpu-layers", 0, 100000, gpuLayers) || !number("ubatch", 1, 1 << 20, ubatch))
         return 2;
     o.parallel = uint32_t(parallel);
     o.ubatch = uint32_t(ubatch);
@@ -154,7 +159,8 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
             std::string list;
             for (int k : qs::kvCacheTypes())
                 list += (list.empty() ? "" : ", ") + qs::kvCacheTypeName(k);
-            std::fprintf(stderr, "quantscope-cli budget: unknown cache type '%s' (%s)\n", qPrintable(name), list.c_str());
+            std::fprintf(stderr, "quantscope-cli budget: unknown cache type '%s' (%s)\n", qPrintable(name),
+                         list.c_str());
             return 2;
         }
         *slot = *t;
@@ -169,25 +175,32 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
             std::string list;
             for (const std::string& n : qs::archPresetNames())
                 list += (list.empty() ? "" : ", ") + n;
-            std::fprintf(stderr, "quantscope-cli budget: unknown --arch '%s' (%s)\n", qPrintable(archName), list.c_str());
+            std::fprintf(stderr, "quantscope-cli budget: unknown --arch '%s' (%s)\n", qPrintable(archName),
+                         list.c_str());
             return 2;
         }
         arch = *a;
-        const std::string formatId = p.isSet(QStringLiteral("weights")) ? p.value(QStringLiteral("weights")).toStdString()
-                                                                         : qs::publishedWeightsFormat().id;
+        const std::string formatId = p.isSet(QStringLiteral("weights"))
+            ? p.value(QStringLiteral("weights")).toStdString()
+            : qs::publishedWeightsFormat().id;
         const qs::BudgetFormat* f = qs::budgetFormat(formatId);
         if (!f) {
-            std::fprintf(stderr, "quantscope-cli budget: unknown --weights format '%s' (a format id of the budget table)\n", formatId.c_str());
+            std::fprintf(stderr,
+                         "quantscope-cli budget: unknown --weights format '%s' (a format id of the budget table)\n",
+                         formatId.c_str());
             return 2;
         }
         const double bpw = qs::budgetBitsPerWeight(*f, 4096, 4096);
         weights = qs::weightSplitOfParams(arch, arch.params, bpw);
         char buf[160];
-        std::snprintf(buf, sizeof buf, "%s parameters at %s (%.4f bits per weight)", countText(arch.params).c_str(), formatId.c_str(), bpw);
+        std::snprintf(buf, sizeof buf, "%s parameters at %s (%.4f bits per weight)", countText(arch.params).c_str(),
+                      formatId.c_str(), bpw);
         weightsNote = buf;
     } else {
         if (p.isSet(QStringLiteral("weights"))) {
-            std::fprintf(stderr, "quantscope-cli budget: --weights prices an --arch preset; a checkpoint's weights are its own\n");
+            std::fprintf(
+                stderr,
+                "quantscope-cli budget: --weights prices an --arch preset; a checkpoint's weights are its own\n");
             return 2;
         }
         const auto c = qs::Checkpoint::read(qs::encodeLocalBytes(pos.first()));
@@ -293,7 +306,8 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
             root[QStringLiteral("fits")] = r.fits();
             root[QStringLiteral("max_context")] = maxCtx ? QJsonValue(qint64(*maxCtx)) : QJsonValue();
             if (!r.fits())
-                root[QStringLiteral("cache_type_that_fits")] = fitType ? QJsonValue(QString::fromStdString(qs::kvCacheTypeName(*fitType))) : QJsonValue();
+                root[QStringLiteral("cache_type_that_fits")] =
+                    fitType ? QJsonValue(QString::fromStdString(qs::kvCacheTypeName(*fitType))) : QJsonValue();
         }
         QJsonArray notes;
         for (const qs::Message& n : arch.notes)
@@ -311,10 +325,11 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
         sliding += k == qs::LayerMemory::Sliding;
         recurrent += k == qs::LayerMemory::Recurrent;
     }
-    std::printf("%s: %s (%s), %u blocks", pos.isEmpty() ? qPrintable(archName) : qPrintable(pos.first()), arch.arch.c_str(),
-                arch.source.c_str(), arch.layers);
+    std::printf("%s: %s (%s), %u blocks", pos.isEmpty() ? qPrintable(archName) : qPrintable(pos.first()),
+                arch.arch.c_str(), arch.source.c_str(), arch.layers);
     if (full + sliding)
-        std::printf(", K %u x V %u per KV head%s", arch.keyLength, arch.mla ? 0u : arch.valueLength, arch.mla ? " (MLA: V is a view of K)" : "");
+        std::printf(", K %u x V %u per KV head%s", arch.keyLength, arch.mla ? 0u : arch.valueLength,
+                    arch.mla ? " (MLA: V is a view of K)" : "");
     if (sliding)
         std::printf(", %u of them sliding over %u tokens", sliding, arch.slidingWindow);
     if (recurrent)
@@ -322,25 +337,35 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
     if (arch.contextLength)
         std::printf(", trained context %llu", static_cast<unsigned long long>(arch.contextLength));
     std::printf("\nweights: %s\n", weightsNote.c_str());
-    std::printf("context %llu = %llu cells (%u stream%s of %llu), K %s, V %s, %u sequence%s%s, flash attention %s, -ngl %d\n\n",
-                static_cast<unsigned long long>(o.context), static_cast<unsigned long long>(r.nCtx), r.streams,
-                r.streams == 1 ? "" : "s", static_cast<unsigned long long>(r.cellsPerStream), qs::kvCacheTypeName(o.typeK).c_str(),
-                qs::kvCacheTypeName(o.typeV).c_str(), o.parallel, o.parallel == 1 ? "" : "s",
-                !sliding ? "" : o.swaFull ? ", full-size SWA cache" : ", window-sized SWA cache", o.flashAttention ? "on" : "off", o.gpuLayers);
+    std::printf(
+        "context %llu = %llu cells (%u stream%s of %llu), K %s, V %s, %u sequence%s%s, flash attention %s, -ngl %d\n\n",
+        static_cast<unsigned long long>(o.context), static_cast<unsigned long long>(r.nCtx), r.streams,
+        r.streams == 1 ? "" : "s", static_cast<unsigned long long>(r.cellsPerStream),
+        qs::kvCacheTypeName(o.typeK).c_str(), qs::kvCacheTypeName(o.typeV).c_str(), o.parallel,
+        o.parallel == 1 ? "" : "s",
+        !sliding        ? ""
+            : o.swaFull ? ", full-size SWA cache"
+                        : ", window-sized SWA cache",
+        o.flashAttention ? "on" : "off", o.gpuLayers);
     std::printf("%-20s %16s %12s\n", "", "bytes", "");
-    const std::pair<const char*, uint64_t> lines[] = {{"weights", r.weightsBytes},   {"KV cache", r.kvCacheBytes},
-                                                      {"recurrent state", r.recurrentBytes}, {"output buffer", r.outputBytes},
-                                                      {"compute (estimate)", r.computeEstimate}, {"total", r.totalBytes()}};
+    const std::pair<const char*, uint64_t> lines[] = {{"weights", r.weightsBytes},
+                                                      {"KV cache", r.kvCacheBytes},
+                                                      {"recurrent state", r.recurrentBytes},
+                                                      {"output buffer", r.outputBytes},
+                                                      {"compute (estimate)", r.computeEstimate},
+                                                      {"total", r.totalBytes()}};
     for (const auto& [name, bytes] : lines)
         std::printf("%-20s %16llu %12s\n", name, static_cast<unsigned long long>(bytes), sizeText(bytes).c_str());
     std::printf("KV cache per token: %llu bytes\n\n", static_cast<unsigned long long>(r.kvBytesPerToken));
-    std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s\n", "device", "layers", "weights", "KV cache", "recurrent", "output",
-                "compute*", "total", "memory");
+    std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s\n", "device", "layers", "weights", "KV cache", "recurrent",
+                "output", "compute*", "total", "memory");
     for (const qs::DeviceBudget& d : r.devices) {
         std::string layersText = std::to_string(d.layers) + (d.hasOutput ? "+out" : "");
-        std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s%s\n", d.name.c_str(), layersText.c_str(), sizeText(d.weights).c_str(),
-                    sizeText(d.kvCache).c_str(), sizeText(d.recurrent).c_str(), sizeText(d.output).c_str(), sizeText(d.compute).c_str(),
-                    sizeText(d.total()).c_str(), d.capacity ? sizeText(*d.capacity).c_str() : "-", d.capacity ? (d.fits() ? "  fits" : "  over") : "");
+        std::printf("%-6s %7s %12s %12s %12s %12s %12s %12s %10s%s\n", d.name.c_str(), layersText.c_str(),
+                    sizeText(d.weights).c_str(), sizeText(d.kvCache).c_str(), sizeText(d.recurrent).c_str(),
+                    sizeText(d.output).c_str(), sizeText(d.compute).c_str(), sizeText(d.total()).c_str(),
+                    d.capacity ? sizeText(*d.capacity).c_str() : "-",
+                    d.capacity ? (d.fits() ? "  fits" : "  over") : "");
     }
     std::printf("(* an estimate; CPU weights are memory-mapped from the file)\n");
     if (!memory.empty()) {
@@ -355,8 +380,11 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
     }
     std::printf("\n%-10s %12s %12s%s\n", "context", "KV cache", "total", memory.empty() ? "" : "   fits");
     for (const qs::RunBudget& t : table)
-        std::printf("%-10llu %12s %12s%s\n", static_cast<unsigned long long>(t.options.context), sizeText(t.kvCacheBytes + t.recurrentBytes).c_str(),
-                    sizeText(t.totalBytes()).c_str(), memory.empty() ? "" : t.fits() ? "   yes" : "   no");
+        std::printf("%-10llu %12s %12s%s\n", static_cast<unsigned long long>(t.options.context),
+                    sizeText(t.kvCacheBytes + t.recurrentBytes).c_str(), sizeText(t.totalBytes()).c_str(),
+                    memory.empty() ? ""
+                        : t.fits() ? "   yes"
+                                   : "   no");
     for (const qs::Message& n : arch.notes)
         std::printf("note: %s\n", n.text().c_str());
     for (const qs::Message& n : r.notes)
@@ -369,39 +397,75 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
 int runBudget(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QCoreApplication::translate("budget",
-        "Effective bits per weight of every format and the memory a model needs in each."));
+    p.setApplicationDescription(QCoreApplication::translate(
+        "budget", "Effective bits per weight of every format and the memory a model needs in each."));
     p.addHelpOption();
-    p.addPositionalArgument(QStringLiteral("PATH"), QCoreApplication::translate("budget",
-        "Optional checkpoint: its parameter count replaces the defaults and its own bits per weight are shown."),
+    p.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QCoreApplication::translate(
+            "budget",
+            "Optional checkpoint: its parameter count replaces the defaults and its own bits per weight are shown."),
         QStringLiteral("[PATH]"));
-    const QCommandLineOption params(QStringLiteral("params"), QCoreApplication::translate("budget",
-        "Parameter counts, comma separated (7B, 1.5B, 350M, 405e9). Default: 1B,7B,13B,70B,405B."), QStringLiteral("N"));
-    const QCommandLineOption memory(QStringLiteral("memory"), QCoreApplication::translate("budget",
-        "Memory in GiB: mark which sizes fit. With --context: RAM[,GPU0[,GPU1...]], the largest context that fits."), QStringLiteral("GiB"));
-    const QCommandLineOption layer(QStringLiteral("layer"), QCoreApplication::translate("budget",
-        "Layer shape N x K the per-layer costs (g_idx, tables) are amortised over. Default: 4096x4096."), QStringLiteral("NxK"));
+    const QCommandLineOption params(
+        QStringLiteral("params"),
+        QCoreApplication::translate(
+            "budget", "Parameter counts, comma separated (7B, 1.5B, 350M, 405e9). Default: 1B,7B,13B,70B,405B."),
+        QStringLiteral("N"));
+    const QCommandLineOption memory(QStringLiteral("memory"),
+                                    QCoreApplication::translate("budget",
+                                                                "Memory in GiB: mark which sizes fit. With --context: "
+                                                                "RAM[,GPU0[,GPU1...]], the largest context that fits."),
+                                    QStringLiteral("GiB"));
+    const QCommandLineOption layer(
+        QStringLiteral("layer"),
+        QCoreApplication::translate(
+            "budget", "Layer shape N x K the per-layer costs (g_idx, tables) are amortised over. Default: 4096x4096."),
+        QStringLiteral("NxK"));
     const QCommandLineOption json(QStringLiteral("json"), QCoreApplication::translate("budget", "Print JSON."));
     p.addOptions({params, memory, layer, json});
     // Running the model (llama.cpp's allocation).
     p.addOptions({
-        {QStringLiteral("context"), QCoreApplication::translate("budget", "Context length as llama.cpp's -c (shared by the sequences): the memory for running the model."), QStringLiteral("N")},
-        {QStringLiteral("arch"), QCoreApplication::translate("budget", "A published architecture instead of PATH: %1.").arg(QString::fromStdString([] {
-             std::string l;
-             for (const std::string& n : qs::archPresetNames())
-                 l += (l.empty() ? "" : ", ") + n;
-             return l;
-         }())), QStringLiteral("NAME")},
-        {QStringLiteral("weights"), QCoreApplication::translate("budget", "With --arch: the format the weights are priced in (a format id above). Default: bf16."), QStringLiteral("FORMAT")},
-        {QStringLiteral("parallel"), QCoreApplication::translate("budget", "Parallel sequences (-np). Default: 1."), QStringLiteral("P")},
-        {QStringLiteral("cache-type"), QCoreApplication::translate("budget", "K and V cache type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl. Default: f16."), QStringLiteral("T")},
-        {QStringLiteral("cache-type-k"), QCoreApplication::translate("budget", "K cache type (-ctk)."), QStringLiteral("T")},
-        {QStringLiteral("cache-type-v"), QCoreApplication::translate("budget", "V cache type (-ctv)."), QStringLiteral("T")},
-        {QStringLiteral("gpu-layers"), QCoreApplication::translate("budget", "Layers on the GPU (-ngl): the last L blocks; blocks + 1 adds the output layer. Default: all with GPU memory given, else 0."), QStringLiteral("L")},
-        {QStringLiteral("ubatch"), QCoreApplication::translate("budget", "Physical batch (-ub). Default: 512."), QStringLiteral("N")},
-        {QStringLiteral("swa-full"), QCoreApplication::translate("budget", "Size sliding-window layers like the others (--swa-full).")},
-        {QStringLiteral("kv-unified"), QCoreApplication::translate("budget", "One KV stream for all sequences (--kv-unified).")},
-        {QStringLiteral("no-flash-attn"), QCoreApplication::translate("budget", "Without flash attention (-fa off): V transposed, no quantized V cache.")},
+        {QStringLiteral("context"),
+         QCoreApplication::translate(
+             "budget", "Context length as llama.cpp's -c (shared by the sequences): the memory for running the model."),
+         QStringLiteral("N")},
+        {QStringLiteral("arch"),
+         QCoreApplication::translate("budget", "A published architecture instead of PATH: %1.")
+             .arg(QString::fromStdString([] {
+                 std::string l;
+                 for (const std::string& n : qs::archPresetNames())
+                     l += (l.empty() ? "" : ", ") + n;
+                 return l;
+             }())),
+         QStringLiteral("NAME")},
+        {QStringLiteral("weights"),
+         QCoreApplication::translate(
+             "budget", "With --arch: the format the weights are priced in (a format id above). Default: bf16."),
+         QStringLiteral("FORMAT")},
+        {QStringLiteral("parallel"), QCoreApplication::translate("budget", "Parallel sequences (-np). Default: 1."),
+         QStringLiteral("P")},
+        {QStringLiteral("cache-type"),
+         QCoreApplication::translate(
+             "budget", "K and V cache type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl. Default: f16."),
+         QStringLiteral("T")},
+        {QStringLiteral("cache-type-k"), QCoreApplication::translate("budget", "K cache type (-ctk)."),
+         QStringLiteral("T")},
+        {QStringLiteral("cache-type-v"), QCoreApplication::translate("budget", "V cache type (-ctv)."),
+         QStringLiteral("T")},
+        {QStringLiteral("gpu-layers"),
+         QCoreApplication::translate("budget",
+                                     "Layers on the GPU (-ngl): the last L blocks; blocks + 1 adds the output layer. "
+                                     "Default: all with GPU memory given, else 0."),
+         QStringLiteral("L")},
+        {QStringLiteral("ubatch"), QCoreApplication::translate("budget", "Physical batch (-ub). Default: 512."),
+         QStringLiteral("N")},
+        {QStringLiteral("swa-full"),
+         QCoreApplication::translate("budget", "Size sliding-window layers like the others (--swa-full).")},
+        {QStringLiteral("kv-unified"),
+         QCoreApplication::translate("budget", "One KV stream for all sequences (--kv-unified).")},
+        {QStringLiteral("no-flash-attn"),
+         QCoreApplication::translate("budget",
+                                     "Without flash attention (-fa off): V transposed, no quantized V cache.")},
     });
     if (!p.parse(args)) {
         std::fprintf(stderr, "quantscope-cli budget: %s\n", qPrintable(p.errorText()));
@@ -432,18 +496,21 @@ int runBudget(const QStringList& args)
             return 2;
         }
     }
-    static const char* const runOptions[] = {"context", "arch", "weights", "parallel", "cache-type", "cache-type-k",
-                                             "cache-type-v", "gpu-layers", "ubatch", "swa-full", "kv-unified", "no-flash-attn"};
+    static const char* const runOptions[] = {"context",    "arch",         "weights",      "parallel",
+                                             "cache-type", "cache-type-k", "cache-type-v", "gpu-layers",
+                                             "ubatch",     "swa-full",     "kv-unified",   "no-flash-attn"};
     bool running = false;
     for (const char* o : runOptions)
         running = running || p.isSet(QLatin1String(o));
     if (running) {
         if (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("arch"))) {
-            std::fprintf(stderr, "quantscope-cli budget: the options of running a model need --context N (or --arch NAME)\n");
+            std::fprintf(stderr,
+                         "quantscope-cli budget: the options of running a model need --context N (or --arch NAME)\n");
             return 2;
         }
         if (p.isSet(params) || p.isSet(layer)) {
-            std::fprintf(stderr, "quantscope-cli budget: --params and --layer belong to the format table, not to --context\n");
+            std::fprintf(stderr,
+                         "quantscope-cli budget: --params and --layer belong to the format table, not to --context\n");
             return 2;
         }
         // --memory RAM[,GPU0[,GPU1...]] in GiB.
@@ -453,7 +520,9 @@ int runBudget(const QStringList& args)
                 bool ok = false;
                 const double m = s.toDouble(&ok);
                 if (!ok || !(m > 0) || !std::isfinite(m)) {
-                    std::fprintf(stderr, "quantscope-cli budget: --memory needs positive GiB, RAM first then each GPU: '%s'\n", qPrintable(s));
+                    std::fprintf(stderr,
+                                 "quantscope-cli budget: --memory needs positive GiB, RAM first then each GPU: '%s'\n",
+                                 qPrintable(s));
                     return 2;
                 }
                 mem.push_back(m);
@@ -508,7 +577,8 @@ int runBudget(const QStringList& args)
         QJsonObject root;
         root[QStringLiteral("layer")] = QJsonArray{qint64(layerN), qint64(layerK)};
         QJsonArray pc;
-        for (uint64_t n : counts) pc.append(qint64(n));
+        for (uint64_t n : counts)
+            pc.append(qint64(n));
         root[QStringLiteral("params")] = pc;
         if (memGiB)
             root[QStringLiteral("memory_gib")] = *memGiB;
@@ -564,7 +634,8 @@ int runBudget(const QStringList& args)
     std::printf("Bits per weight amortised over a %llu x %llu layer; sizes as GB / GiB%s.\n\n",
                 static_cast<unsigned long long>(layerN), static_cast<unsigned long long>(layerK), fitNote.c_str());
     std::printf("%-20s %9s", "format", "bpw");
-    for (uint64_t n : counts) std::printf(" %20s", countText(n).c_str());
+    for (uint64_t n : counts)
+        std::printf(" %20s", countText(n).c_str());
     std::printf("\n");
     for (size_t f = 0; f < tables.front().size(); ++f) {
         const qs::BudgetRow& r0 = tables.front()[f];

@@ -23,8 +23,11 @@ int runCodes(const QStringList& args)
     parser.setApplicationDescription(
         QStringLiteral("Write a weight's logical codes (uint8 [out, in]), scales, zeros and g_idx as .npy files."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
-    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("logical weight name or any member tensor name"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+    parser.addPositionalArgument(QStringLiteral("WEIGHT"),
+                                 QStringLiteral("logical weight name or any member tensor name"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output folder"),
                                     QStringLiteral("DIR"));
     const QCommandLineOption forceOpt(QStringLiteral("force"), forceHelp());
@@ -53,14 +56,14 @@ int runCodes(const QStringList& args)
     }
     const qs::WeightCodes c = qs::extractCodes(*ckpt, *w);
     printLeftAlone(dir, qs::writeIntoFolder(dir, parser.isSet(forceOpt), [&] {
-        qs::npy::write(dir + "/codes.npy", "|u1", {c.rows, c.cols}, c.codes);
-        qs::npy::write(dir + "/scales.npy", "<f4", {c.groups, c.rows}, c.scales);
-        if (!c.zeros.empty())
-            qs::npy::write(dir + "/zeros.npy", "<i4", {c.groups, c.rows}, c.zeros);
-        if (!c.biases.empty())
-            qs::npy::write(dir + "/biases.npy", "<f4", {c.groups, c.rows}, c.biases);
-        qs::npy::write(dir + "/g_idx.npy", "<i4", {c.cols}, c.gIdx);
-    }));
+                       qs::npy::write(dir + "/codes.npy", "|u1", {c.rows, c.cols}, c.codes);
+                       qs::npy::write(dir + "/scales.npy", "<f4", {c.groups, c.rows}, c.scales);
+                       if (!c.zeros.empty())
+                           qs::npy::write(dir + "/zeros.npy", "<i4", {c.groups, c.rows}, c.zeros);
+                       if (!c.biases.empty())
+                           qs::npy::write(dir + "/biases.npy", "<f4", {c.groups, c.rows}, c.biases);
+                       qs::npy::write(dir + "/g_idx.npy", "<i4", {c.cols}, c.gIdx);
+                   }));
     return 0;
 }
 

@@ -45,8 +45,11 @@ int runDequant(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Dequantize one weight to a float .npy file, C order [out, in]."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
-    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("logical weight name or any member tensor name"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+    parser.addPositionalArgument(QStringLiteral("WEIGHT"),
+                                 QStringLiteral("logical weight name or any member tensor name"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output .npy file"),
                                     QStringLiteral("OUT"));
     const QCommandLineOption dtypeOpt(QStringLiteral("dtype"), QStringLiteral("f32 (default) or f16 (RNE)"),
@@ -104,8 +107,8 @@ int runDequant(const QStringList& args)
     const auto values = std::make_unique_for_overwrite<float[]>(n);
     qs::dequantizeWeight(*ckpt, *w, values.get(), qs::bestSimdPath(), threads);
     // A vector stays a vector (its shape as inspect shows it); matrices and stacks of them are [out, in].
-    const std::vector<uint64_t> shape = w->shape.size() == 1 ? w->shape
-                                                             : std::vector<uint64_t>{w->outFeatures(), w->inFeatures()};
+    const std::vector<uint64_t> shape =
+        w->shape.size() == 1 ? w->shape : std::vector<uint64_t>{w->outFeatures(), w->inFeatures()};
     if (dtype == qs::DType::F16) {
         const auto half = std::make_unique_for_overwrite<uint16_t[]>(n);
         qs::floatToHalfRow(values.get(), half.get(), n, qs::bestSimdPath());

@@ -76,13 +76,15 @@ int runDiff(const QStringList& args)
         "exceeds the tolerance or a difference is NaN/Inf; exit 1 when any weight fails or two matched weights have "
         "different shapes. Weights on one side only are listed."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+    parser.addPositionalArgument(
+        QStringLiteral("A"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("checkpoint file or folder (the reference)"));
-    const QCommandLineOption weightOpt(QStringLiteral("weight"), QStringLiteral("only this weight (either side's name)"),
-                                       QStringLiteral("NAME"));
-    const QCommandLineOption tolOpt(QStringLiteral("tolerance"),
-                                    QStringLiteral("largest allowed max |a - b| per weight (default 0: any difference fails)"),
-                                    QStringLiteral("T"), QStringLiteral("0"));
+    const QCommandLineOption weightOpt(QStringLiteral("weight"),
+                                       QStringLiteral("only this weight (either side's name)"), QStringLiteral("NAME"));
+    const QCommandLineOption tolOpt(
+        QStringLiteral("tolerance"),
+        QStringLiteral("largest allowed max |a - b| per weight (default 0: any difference fails)"), QStringLiteral("T"),
+        QStringLiteral("0"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOptions({weightOpt, tolOpt, jsonOpt});
     if (!parser.parse(args)) {
@@ -137,18 +139,19 @@ int runDiff(const QStringList& args)
             skipped.append(QJsonObject{{QStringLiteral("name_a"), QString::fromStdString(s.nameA)},
                                        {QStringLiteral("name_b"), QString::fromStdString(s.nameB)},
                                        {QStringLiteral("reason"), QString::fromStdString(s.reason)}});
-        std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("a"), QString::fromStdString(a->path)},
-                                                    {QStringLiteral("b"), QString::fromStdString(b->path)},
-                                                    {QStringLiteral("tolerance"), tolerance},
-                                                    {QStringLiteral("passed"), passed},
-                                                    {QStringLiteral("weights"), weights},
-                                                    {QStringLiteral("only_in_a"), namesJson(r.onlyInA)},
-                                                    {QStringLiteral("only_in_b"), namesJson(r.onlyInB)},
-                                                    {QStringLiteral("shape_mismatches"), mismatches},
-                                                    {QStringLiteral("skipped"), skipped},
-                                                    {QStringLiteral("warnings"), namesJson(r.warnings)}})
-                              .toJson()
-                              .constData());
+        std::printf("%s",
+                    QJsonDocument(QJsonObject{{QStringLiteral("a"), QString::fromStdString(a->path)},
+                                              {QStringLiteral("b"), QString::fromStdString(b->path)},
+                                              {QStringLiteral("tolerance"), tolerance},
+                                              {QStringLiteral("passed"), passed},
+                                              {QStringLiteral("weights"), weights},
+                                              {QStringLiteral("only_in_a"), namesJson(r.onlyInA)},
+                                              {QStringLiteral("only_in_b"), namesJson(r.onlyInB)},
+                                              {QStringLiteral("shape_mismatches"), mismatches},
+                                              {QStringLiteral("skipped"), skipped},
+                                              {QStringLiteral("warnings"), namesJson(r.warnings)}})
+                        .toJson()
+                        .constData());
         return passed ? 0 : 1;
     }
 
@@ -158,16 +161,15 @@ int runDiff(const QStringList& args)
         failed += !d.pass;
         const std::string name = d.nameA == d.nameB ? d.nameA : d.nameA + " <-> " + d.nameB;
         // Each side's own row when they differ (a GGUF q/k weight llama.cpp permuted).
-        const std::string at = "(" + std::to_string(d.maxRowA) + ", " + std::to_string(d.maxCol) + ")" +
-                               (d.maxRowA == d.maxRowB ? std::string()
-                                                       : " in A, (" + std::to_string(d.maxRowB) + ", " +
-                                                             std::to_string(d.maxCol) + ") in B");
+        const std::string at = "(" + std::to_string(d.maxRowA) + ", " + std::to_string(d.maxCol) + ")"
+            + (d.maxRowA == d.maxRowB
+                   ? std::string()
+                   : " in A, (" + std::to_string(d.maxRowB) + ", " + std::to_string(d.maxCol) + ") in B");
         std::printf("%-4s %s [%s] %s vs %s: max|a-b| %.6g at %s, rmse %.6g, rel %.4g, cos %.8f, sqnr %.2f dB, "
                     "%llu of %llu differ%s%s%s\n",
-                    d.pass ? "ok" : "FAIL", name.c_str(), dimsText(d.shape).c_str(), d.formatA.c_str(), d.formatB.c_str(),
-                    d.maxAbs, at.c_str(), d.rmse,
-                    d.relativeError, d.cosine, d.sqnrDb, static_cast<unsigned long long>(d.differing),
-                    static_cast<unsigned long long>(d.count),
+                    d.pass ? "ok" : "FAIL", name.c_str(), dimsText(d.shape).c_str(), d.formatA.c_str(),
+                    d.formatB.c_str(), d.maxAbs, at.c_str(), d.rmse, d.relativeError, d.cosine, d.sqnrDb,
+                    static_cast<unsigned long long>(d.differing), static_cast<unsigned long long>(d.count),
                     d.nonFinite ? (", " + std::to_string(d.nonFinite) + " NaN/Inf").c_str() : "",
                     d.note.empty() ? "" : "; ", d.note.c_str());
     }

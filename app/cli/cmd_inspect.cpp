@@ -44,7 +44,6 @@ std::string tensorType(const qs::TensorEntry& t)
     return t.dtype == qs::DType::Ggml ? t.typeName : std::string(qs::dtypeName(t.dtype));
 }
 
-
 QJsonObject bitsJson(const qs::BitsSummary& s)
 {
     QJsonObject o;
@@ -262,15 +261,15 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
     for (const auto& file : c.leftOut)
         out += "Left out:   " + file + " (in the folder, not read)\n";
     if (const auto ft = qs::ggufFileType(c))
-        out += "File type:  " + qs::llamaFileTypeName(static_cast<uint32_t>(*ft)) + " (general.file_type = " +
-               std::to_string(*ft) + ")\n";
+        out += "File type:  " + qs::llamaFileTypeName(static_cast<uint32_t>(*ft))
+            + " (general.file_type = " + std::to_string(*ft) + ")\n";
     const QJsonValue qc = c.config.value(QStringLiteral("quantization_config"));
     if (qc.isObject())
-        out += "Quantization config (config.json): " +
-               QJsonDocument(qc.toObject()).toJson(QJsonDocument::Compact).toStdString() + "\n";
+        out += "Quantization config (config.json): "
+            + QJsonDocument(qc.toObject()).toJson(QJsonDocument::Compact).toStdString() + "\n";
     if (!c.quantizeConfig.isEmpty())
-        out += "Quantization config (" + c.quantizeConfigFile + "): " +
-               QJsonDocument(c.quantizeConfig).toJson(QJsonDocument::Compact).toStdString() + "\n";
+        out += "Quantization config (" + c.quantizeConfigFile
+            + "): " + QJsonDocument(c.quantizeConfig).toJson(QJsonDocument::Compact).toStdString() + "\n";
     for (const auto& n : c.notes) {
         out += "Note: " + n.text() + "\n";
         flush();
@@ -280,8 +279,8 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
         for (const auto& line : qs::recipeOverview(recipe))
             out += line.text() + "\n";
         if (recipe.count(qs::RecipeKind::Fallback))
-            out += "Note: " + std::to_string(recipe.count(qs::RecipeKind::Fallback)) +
-                   " weights fell back from the nominal type; `quantscope-cli recipe` lists them\n";
+            out += "Note: " + std::to_string(recipe.count(qs::RecipeKind::Fallback))
+                + " weights fell back from the nominal type; `quantscope-cli recipe` lists them\n";
     }
 
     out += "\nMetadata (" + std::to_string(c.metadata.size()) + ")\n";
@@ -296,11 +295,15 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
 
     out += "\nTensors (" + std::to_string(c.tensors.size()) + ")\n";
     flush();
-    printTable(f, {"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true}, c.tensors.size(),
-               [&](size_t i) {
+    printTable(f, {"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true},
+               c.tensors.size(), [&](size_t i) {
                    const qs::TensorEntry& t = c.tensors[i];
-                   return std::vector<std::string>{t.name, tensorType(t), qs::shapeText(t.shape), std::to_string(t.file),
-                                                   std::to_string(t.offset), std::to_string(t.nbytes)};
+                   return std::vector<std::string>{t.name,
+                                                   tensorType(t),
+                                                   qs::shapeText(t.shape),
+                                                   std::to_string(t.file),
+                                                   std::to_string(t.offset),
+                                                   std::to_string(t.nbytes)};
                });
 
     out += "\nLogical weights (" + std::to_string(c.weights.size()) + ")\n";
@@ -311,8 +314,13 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
                    std::string members;
                    for (const auto& [role, idx] : w.members)
                        members += (members.empty() ? "" : ",") + role;
-                   return std::vector<std::string>{w.name, w.format, std::to_string(w.bits), w.groupSize ? std::to_string(w.groupSize) : "-",
-                                                   qs::shapeText(w.shape), std::to_string(w.storedBytes), fixedText(w.bitsPerWeight(), 4),
+                   return std::vector<std::string>{w.name,
+                                                   w.format,
+                                                   std::to_string(w.bits),
+                                                   w.groupSize ? std::to_string(w.groupSize) : "-",
+                                                   qs::shapeText(w.shape),
+                                                   std::to_string(w.storedBytes),
+                                                   fixedText(w.bitsPerWeight(), 4),
                                                    members};
                });
     bool notes = false;
@@ -327,11 +335,11 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
 
     const auto all = qs::summarizeBits(c.weights);
     const auto quant = qs::summarizeBits(c.weights, true);
-    out += "\nTotal: " + std::to_string(all.weights) + " weights, " + std::to_string(all.elements) + " elements in " +
-           std::to_string(all.storedBytes) + " bytes = " + fixedText(all.bitsPerWeight(), 4) + " bits per weight\n";
+    out += "\nTotal: " + std::to_string(all.weights) + " weights, " + std::to_string(all.elements) + " elements in "
+        + std::to_string(all.storedBytes) + " bytes = " + fixedText(all.bitsPerWeight(), 4) + " bits per weight\n";
     if (quant.weights)
-        out += "Quantized only: " + std::to_string(quant.weights) + " weights, " + fixedText(quant.bitsPerWeight(), 4) +
-               " bits per weight\n";
+        out += "Quantized only: " + std::to_string(quant.weights) + " weights, " + fixedText(quant.bitsPerWeight(), 4)
+            + " bits per weight\n";
     flush();
 }
 
@@ -344,7 +352,8 @@ int runInspect(const QStringList& args)
         "List a checkpoint's container, metadata, stored tensors and logical weights (format, bits, group "
         "size, logical shape [out, in], members, effective bits per weight)."));
     const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON (schema in the README) instead of tables."));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print JSON (schema in the README) instead of tables."));
     parser.addOption(help);
     parser.addOption(json);
     parser.addPositionalArgument(QStringLiteral("PATH"),

@@ -22,23 +22,31 @@ int runQuantize(const QStringList& args)
         "Quantize F32/F16/BF16 weights into a checkpoint other tools load: a folder (model.safetensors, config.json "
         "with the quantization config, quantize_config.json for GPTQ) or a .gguf file. Other tensors are copied."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
-    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("weights to quantize (or --all)"), QStringLiteral("[WEIGHT...]"));
-    const QCommandLineOption allOpt(QStringLiteral("all"), QStringLiteral("every float weight matrix (safetensors: not embeddings or lm_head)"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("weights to quantize (or --all)"),
+                                 QStringLiteral("[WEIGHT...]"));
+    const QCommandLineOption allOpt(
+        QStringLiteral("all"), QStringLiteral("every float weight matrix (safetensors: not embeddings or lm_head)"));
     const QCommandLineOption formatOpt(QStringLiteral("format"),
-                                       QString::fromStdString("target: " + [] {
-                                           std::string s;
-                                           for (const std::string& t : qs::quantizeTargets())
-                                               s += (s.empty() ? "" : ", ") + t;
-                                           return s;
-                                       }()),
+                                       QString::fromStdString("target: " +
+                                                              [] {
+                                                                  std::string s;
+                                                                  for (const std::string& t : qs::quantizeTargets())
+                                                                      s += (s.empty() ? "" : ", ") + t;
+                                                                  return s;
+                                                              }()),
                                        QStringLiteral("ID"));
-    const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("code width (affine targets, default 4)"), QStringLiteral("B"));
+    const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("code width (affine targets, default 4)"),
+                                     QStringLiteral("B"));
     const QCommandLineOption groupOpt(QStringLiteral("group-size"),
-                                      QStringLiteral("weights per scale along K; -1 per channel (bnb: block size)"), QStringLiteral("G"));
+                                      QStringLiteral("weights per scale along K; -1 per channel (bnb: block size)"),
+                                      QStringLiteral("G"));
     const QCommandLineOption symOpt(QStringLiteral("sym"), QStringLiteral("symmetric (no zero point)"));
     const QCommandLineOption asymOpt(QStringLiteral("asym"), QStringLiteral("asymmetric (zero point)"));
-    const QCommandLineOption clipOpt(QStringLiteral("clip"), QStringLiteral("clipping ratio in (0, 1]"), QStringLiteral("R"));
+    const QCommandLineOption clipOpt(QStringLiteral("clip"), QStringLiteral("clipping ratio in (0, 1]"),
+                                     QStringLiteral("R"));
     const QCommandLineOption dqOpt(QStringLiteral("double-quant"), QStringLiteral("bitsandbytes nested absmax"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")},
                                     QStringLiteral("output folder (safetensors) or .gguf file"), QStringLiteral("OUT"));
@@ -54,10 +62,11 @@ int runQuantize(const QStringList& args)
     }
     const QStringList pos = parser.positionalArguments();
     const bool all = parser.isSet(allOpt);
-    if (pos.isEmpty() || !parser.isSet(formatOpt) || !parser.isSet(outOpt) || (pos.size() == 1) == !all ||
-        (parser.isSet(symOpt) && parser.isSet(asymOpt))) {
-        std::fprintf(stderr, "usage: quantscope-cli quantize PATH WEIGHT...|--all --format ID [--bits B] [--group-size G] "
-                             "[--sym|--asym] [--clip R] [--double-quant] -o OUT [--force]\n");
+    if (pos.isEmpty() || !parser.isSet(formatOpt) || !parser.isSet(outOpt) || (pos.size() == 1) == !all
+        || (parser.isSet(symOpt) && parser.isSet(asymOpt))) {
+        std::fprintf(stderr,
+                     "usage: quantscope-cli quantize PATH WEIGHT...|--all --format ID [--bits B] [--group-size G] "
+                     "[--sym|--asym] [--clip R] [--double-quant] -o OUT [--force]\n");
         return 2;
     }
     qs::QuantizeCheckpointOptions opt;
@@ -75,8 +84,9 @@ int runQuantize(const QStringList& args)
     if (parser.isSet(groupOpt)) {
         opt.groupSize = parser.value(groupOpt).toLongLong(&ok);
         if (!ok || (opt.groupSize < 1 && opt.groupSize != -1)) {
-            std::fprintf(stderr, "quantscope-cli quantize: --group-size %s: a group size is a whole number from 1 up, "
-                                 "or -1 (per channel)\n",
+            std::fprintf(stderr,
+                         "quantscope-cli quantize: --group-size %s: a group size is a whole number from 1 up, "
+                         "or -1 (per channel)\n",
                          qPrintable(parser.value(groupOpt)));
             return 2;
         }
@@ -101,7 +111,8 @@ int runQuantize(const QStringList& args)
                 std::fprintf(stderr, "\n");
         };
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
-    const qs::QuantizeCheckpointResult r = qs::quantizeCheckpoint(*ckpt, qs::encodeLocalBytes(parser.value(outOpt)), opt);
+    const qs::QuantizeCheckpointResult r =
+        qs::quantizeCheckpoint(*ckpt, qs::encodeLocalBytes(parser.value(outOpt)), opt);
     for (const std::string& n : r.notes)
         std::fprintf(stderr, "note: %s\n", n.c_str());
     printLeftAlone(r.output, r.leftAlone);

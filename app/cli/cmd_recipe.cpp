@@ -108,14 +108,14 @@ std::string recipeSummaryText(const qs::RecipeSummary& s)
     out += "\nLayers (" + std::to_string(s.layers.size()) + ")\n";
     TextTable layers({"LAYER", "PARAMS", "BYTES", "BPW"}, {false, true, true, true});
     for (const auto& l : s.layers)
-        layers.add({l.layer < 0 ? "other" : std::to_string(l.layer), std::to_string(l.elements), std::to_string(l.bytes),
-                    fixedText(l.bitsPerWeight(), 2)});
+        layers.add({l.layer < 0 ? "other" : std::to_string(l.layer), std::to_string(l.elements),
+                    std::to_string(l.bytes), fixedText(l.bitsPerWeight(), 2)});
     out += layers.render();
     if (!s.hasNominal)
         return out;
     const size_t differing = s.tensors.size() - s.count(qs::RecipeKind::Nominal);
-    out += "\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name.text()) + " (" +
-           std::to_string(differing) + ")\n";
+    out += "\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name.text()) + " ("
+        + std::to_string(differing) + ")\n";
     TextTable diff({"NAME", "TYPE", "KIND", "BPW", "EXTRA BYTES", "REASON"}, {false, false, false, true, true, false});
     for (const auto& t : s.tensors)
         if (t.verdict.kind != qs::RecipeKind::Nominal)
@@ -201,17 +201,21 @@ void printRecipeSummaryText(std::FILE* f, const qs::RecipeSummary& s)
         out += line.text() + "\n";
     out += "\nTypes (" + std::to_string(s.types.size()) + ")\n";
     put(out);
-    printTable(f, {"TYPE", "TENSORS", "PARAMS", "BYTES", "SHARE", "BPW"}, {false, true, true, true, true, true}, s.types.size(),
-               [&](size_t i) {
+    printTable(f, {"TYPE", "TENSORS", "PARAMS", "BYTES", "SHARE", "BPW"}, {false, true, true, true, true, true},
+               s.types.size(), [&](size_t i) {
                    const qs::RecipeTypeRow& t = s.types[i];
-                   return std::vector<std::string>{t.label, std::to_string(t.tensors), std::to_string(t.elements), std::to_string(t.bytes),
-                                                   fixedText(100.0 * t.share, 1) + "%", fixedText(t.bitsPerWeight(), 2)};
+                   return std::vector<std::string>{t.label,
+                                                   std::to_string(t.tensors),
+                                                   std::to_string(t.elements),
+                                                   std::to_string(t.bytes),
+                                                   fixedText(100.0 * t.share, 1) + "%",
+                                                   fixedText(t.bitsPerWeight(), 2)};
                });
     put("\nLayers (" + std::to_string(s.layers.size()) + ")\n");
     printTable(f, {"LAYER", "PARAMS", "BYTES", "BPW"}, {false, true, true, true}, s.layers.size(), [&](size_t i) {
         const qs::RecipeLayerRow& l = s.layers[i];
-        return std::vector<std::string>{l.layer < 0 ? "other" : std::to_string(l.layer), std::to_string(l.elements), std::to_string(l.bytes),
-                                        fixedText(l.bitsPerWeight(), 2)};
+        return std::vector<std::string>{l.layer < 0 ? "other" : std::to_string(l.layer), std::to_string(l.elements),
+                                        std::to_string(l.bytes), fixedText(l.bitsPerWeight(), 2)};
     });
     if (!s.hasNominal)
         return;
@@ -219,13 +223,17 @@ void printRecipeSummaryText(std::FILE* f, const qs::RecipeSummary& s)
     for (size_t i = 0; i < s.tensors.size(); ++i)
         if (s.tensors[i].verdict.kind != qs::RecipeKind::Nominal)
             differing.push_back(i);
-    put("\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name.text()) + " (" +
-        std::to_string(s.tensors.size() - s.count(qs::RecipeKind::Nominal)) + ")\n");
-    printTable(f, {"NAME", "TYPE", "KIND", "BPW", "EXTRA BYTES", "REASON"}, {false, false, false, true, true, false}, differing.size(),
-               [&](size_t i) {
+    put("\nNot stored as " + (s.nominal.format ? s.nominal.format->id : s.nominal.name.text()) + " ("
+        + std::to_string(s.tensors.size() - s.count(qs::RecipeKind::Nominal)) + ")\n");
+    printTable(f, {"NAME", "TYPE", "KIND", "BPW", "EXTRA BYTES", "REASON"}, {false, false, false, true, true, false},
+               differing.size(), [&](size_t i) {
                    const qs::RecipeTensor& t = s.tensors[differing[i]];
-                   return std::vector<std::string>{t.name, t.label, qs::recipeKindName(t.verdict.kind), fixedText(t.bitsPerWeight(), 2),
-                                                   fixedText(t.extraBits / 8.0, 0), t.verdict.reason};
+                   return std::vector<std::string>{t.name,
+                                                   t.label,
+                                                   qs::recipeKindName(t.verdict.kind),
+                                                   fixedText(t.bitsPerWeight(), 2),
+                                                   fixedText(t.extraBits / 8.0, 0),
+                                                   t.verdict.reason};
                });
 }
 
@@ -234,14 +242,15 @@ QJsonObject comparisonJson(const qs::RecipeComparison& c)
     QJsonObject root{{QStringLiteral("a"), recipeSummaryJson(c.a)}, {QStringLiteral("b"), recipeSummaryJson(c.b)}};
     QJsonArray rows;
     for (const auto& r : c.differing)
-        rows.append(QJsonObject{{QStringLiteral("layer"), r.layer},
-                                {QStringLiteral("role"), qstr(r.role)},
-                                {QStringLiteral("name_a"), r.nameA.empty() ? QJsonValue() : QJsonValue(qstr(r.nameA))},
-                                {QStringLiteral("name_b"), r.nameB.empty() ? QJsonValue() : QJsonValue(qstr(r.nameB))},
-                                {QStringLiteral("type_a"), r.labelA.empty() ? QJsonValue() : QJsonValue(qstr(r.labelA))},
-                                {QStringLiteral("type_b"), r.labelB.empty() ? QJsonValue() : QJsonValue(qstr(r.labelB))},
-                                {QStringLiteral("bpw_a"), r.bitsA},
-                                {QStringLiteral("bpw_b"), r.bitsB}});
+        rows.append(
+            QJsonObject{{QStringLiteral("layer"), r.layer},
+                        {QStringLiteral("role"), qstr(r.role)},
+                        {QStringLiteral("name_a"), r.nameA.empty() ? QJsonValue() : QJsonValue(qstr(r.nameA))},
+                        {QStringLiteral("name_b"), r.nameB.empty() ? QJsonValue() : QJsonValue(qstr(r.nameB))},
+                        {QStringLiteral("type_a"), r.labelA.empty() ? QJsonValue() : QJsonValue(qstr(r.labelA))},
+                        {QStringLiteral("type_b"), r.labelB.empty() ? QJsonValue() : QJsonValue(qstr(r.labelB))},
+                        {QStringLiteral("bpw_a"), r.bitsA},
+                        {QStringLiteral("bpw_b"), r.bitsB}});
     root[QStringLiteral("differing")] = rows;
     root[QStringLiteral("matched")] = static_cast<qint64>(c.matched);
     QJsonArray layers;
@@ -261,16 +270,16 @@ std::string comparisonText(const qs::RecipeComparison& c)
         for (const auto& line : qs::recipeOverview(*s))
             out += "   " + line.text() + "\n";
     }
-    out += "\nTotals: A " + fixedText(c.a.bitsPerWeight(), 2) + " bits per weight (" + std::to_string(c.a.bytes) +
-           " bytes), B " + fixedText(c.b.bitsPerWeight(), 2) + " (" + std::to_string(c.b.bytes) + " bytes)\n";
+    out += "\nTotals: A " + fixedText(c.a.bitsPerWeight(), 2) + " bits per weight (" + std::to_string(c.a.bytes)
+        + " bytes), B " + fixedText(c.b.bitsPerWeight(), 2) + " (" + std::to_string(c.b.bytes) + " bytes)\n";
     out += "\nLayers\n";
     TextTable layers({"LAYER", "BPW A", "BPW B", "B - A"}, {false, true, true, true});
     for (const auto& l : c.layers)
         layers.add({l.layer < 0 ? "other" : std::to_string(l.layer), fixedText(l.bitsA, 2), fixedText(l.bitsB, 2),
                     fixedText(l.bitsB - l.bitsA, 2)});
     out += layers.render();
-    out += "\nDiffering tensors (" + std::to_string(c.differing.size()) + "; " + std::to_string(c.matched) +
-           " weights on both sides)\n";
+    out += "\nDiffering tensors (" + std::to_string(c.differing.size()) + "; " + std::to_string(c.matched)
+        + " weights on both sides)\n";
     TextTable rows({"LAYER", "ROLE", "TYPE A", "TYPE B", "BPW A", "BPW B"}, {true, false, false, false, true, true});
     for (const auto& r : c.differing)
         rows.add({layerText(r.layer), r.role, r.labelA.empty() ? "(absent)" : r.labelA,
@@ -344,17 +353,17 @@ QJsonObject imatrixJson(const ImatrixSection& s)
 std::string imatrixText(const ImatrixSection& s)
 {
     const qs::Imatrix& im = s.imatrix;
-    std::string out = "\nImportance matrix: " + im.path + " (" + std::string(qs::imatrixFormatName(im.format)) + ", " +
-                      std::to_string(im.entries.size()) + " entries";
+    std::string out = "\nImportance matrix: " + im.path + " (" + std::string(qs::imatrixFormatName(im.format)) + ", "
+        + std::to_string(im.entries.size()) + " entries";
     if (im.chunkCount)
-        out += ", " + std::to_string(im.chunkCount) + " chunks" +
-               (im.chunkSize ? " of " + std::to_string(im.chunkSize) + " tokens" : std::string());
+        out += ", " + std::to_string(im.chunkCount) + " chunks"
+            + (im.chunkSize ? " of " + std::to_string(im.chunkSize) + " tokens" : std::string());
     for (size_t i = 0; i < im.datasets.size(); ++i)
         out += (i ? ", " : "; dataset ") + im.datasets[i];
     out += ")\n";
-    out += "Fits " + std::to_string(s.match.fitting()) + " of " + std::to_string(s.match.weights.size()) +
-           " matrix weights; " + std::to_string(s.match.mismatched()) + " with lengths that differ, " +
-           std::to_string(s.match.unusedEntries.size()) + " entries for no weight\n";
+    out += "Fits " + std::to_string(s.match.fitting()) + " of " + std::to_string(s.match.weights.size())
+        + " matrix weights; " + std::to_string(s.match.mismatched()) + " with lengths that differ, "
+        + std::to_string(s.match.unusedEntries.size()) + " entries for no weight\n";
     const size_t notFitting = s.match.weights.size() - s.match.fitting();
     if (notFitting || !s.match.unusedEntries.empty()) {
         out += "\nNot matched (" + std::to_string(notFitting + s.match.unusedEntries.size()) + ")\n";
@@ -378,7 +387,8 @@ std::string imatrixText(const ImatrixSection& s)
     if (!s.ranked)
         return out;
     out += "\nWhere more bits would help most: importance-weighted squared error, against " + s.rankedAgainst + "\n";
-    TextTable rank({"RANK", "NAME", "FORMAT", "BPW", "MSE", "WEIGHTED", "SHARE"}, {true, false, false, true, true, true, true});
+    TextTable rank({"RANK", "NAME", "FORMAT", "BPW", "MSE", "WEIGHTED", "SHARE"},
+                   {true, false, false, true, true, true, true});
     for (size_t i = 0; i < s.ranking.rows.size(); ++i) {
         const auto& r = s.ranking.rows[i];
         rank.add({std::to_string(i + 1), r.weight, r.format, fixedText(r.bitsPerWeight, 2), sciText(r.mse),
@@ -401,7 +411,8 @@ int runRecipe(const QStringList& args)
         "(fallback, the mix, a per-module override) and the bits it costs. With two checkpoints, the two "
         "recipes side by side."));
     const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
-    const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print JSON (schema in the README) instead of tables."));
+    const QCommandLineOption json(QStringLiteral("json"),
+                                  QStringLiteral("Print JSON (schema in the README) instead of tables."));
     const QCommandLineOption imatrixOpt(QStringLiteral("imatrix"),
                                         QStringLiteral("llama-imatrix output (GGUF or legacy .dat): how it fits, the "
                                                        "importance per tensor"),
@@ -410,16 +421,16 @@ int runRecipe(const QStringList& args)
                                     QStringLiteral("with --imatrix: rank the weights by importance-weighted error "
                                                    "against this float reference"),
                                     QStringLiteral("REF"));
-    const QCommandLineOption requantOpt(QStringLiteral("requantize"),
-                                        QStringLiteral("with --imatrix: rank by the error of requantizing each weight to ID"),
-                                        QStringLiteral("ID"));
+    const QCommandLineOption requantOpt(
+        QStringLiteral("requantize"),
+        QStringLiteral("with --imatrix: rank by the error of requantizing each weight to ID"), QStringLiteral("ID"));
     parser.addOption(help);
     parser.addOption(json);
     parser.addOptions({imatrixOpt, refOpt, requantOpt});
     parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("A checkpoint (file or folder)."));
     parser.addPositionalArgument(QStringLiteral("[B]"), QStringLiteral("A second checkpoint to compare with."));
-    const char* usage =
-        "usage: quantscope-cli recipe PATH [B] [--json] | recipe PATH --imatrix FILE [--ref REF | --requantize ID] [--json]";
+    const char* usage = "usage: quantscope-cli recipe PATH [B] [--json] | recipe PATH --imatrix FILE [--ref REF | "
+                        "--requantize ID] [--json]";
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli recipe: %s (try --help)\n", qPrintable(parser.errorText()));
         return 2;
@@ -432,15 +443,17 @@ int runRecipe(const QStringList& args)
     }
     const QStringList pos = parser.positionalArguments();
     if (pos.isEmpty() || pos.size() > 2) {
-        std::fprintf(stderr, "quantscope-cli recipe: %s (%s)\n", pos.isEmpty() ? "missing PATH" : "at most two checkpoints",
-                     usage);
+        std::fprintf(stderr, "quantscope-cli recipe: %s (%s)\n",
+                     pos.isEmpty() ? "missing PATH" : "at most two checkpoints", usage);
         return 2;
     }
     const bool withImatrix = parser.isSet(imatrixOpt);
-    if ((withImatrix && pos.size() != 1) || (!withImatrix && (parser.isSet(refOpt) || parser.isSet(requantOpt))) ||
-        (parser.isSet(refOpt) && parser.isSet(requantOpt))) {
-        std::fprintf(stderr, "quantscope-cli recipe: --imatrix takes one checkpoint, --ref and --requantize need "
-                             "--imatrix and exclude each other (%s)\n", usage);
+    if ((withImatrix && pos.size() != 1) || (!withImatrix && (parser.isSet(refOpt) || parser.isSet(requantOpt)))
+        || (parser.isSet(refOpt) && parser.isSet(requantOpt))) {
+        std::fprintf(stderr,
+                     "quantscope-cli recipe: --imatrix takes one checkpoint, --ref and --requantize need "
+                     "--imatrix and exclude each other (%s)\n",
+                     usage);
         return 2;
     }
     std::string out;

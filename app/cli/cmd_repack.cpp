@@ -27,7 +27,9 @@ int runRepack(const QStringList& args)
         "reinterpreting words). Act-order weights going to a layout without g_idx get their input channels sorted into "
         "contiguous groups and a <module>.input_perm tensor. Then both are dequantized and compared."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("SRC"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+    parser.addPositionalArgument(
+        QStringLiteral("SRC"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     QString targets;
     for (const std::string& t : qs::repackTargets())
         targets += (targets.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(t);
@@ -35,7 +37,8 @@ int runRepack(const QStringList& args)
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")},
                                     QStringLiteral("output folder (safetensors) or .gguf file"), QStringLiteral("DST"));
     const QCommandLineOption forceOpt(QStringLiteral("force"), forceHelp());
-    const QCommandLineOption noVerifyOpt(QStringLiteral("no-verify"), QStringLiteral("skip the dequantize-and-compare step"));
+    const QCommandLineOption noVerifyOpt(QStringLiteral("no-verify"),
+                                         QStringLiteral("skip the dequantize-and-compare step"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOptions({toOpt, outOpt, forceOpt, noVerifyOpt, jsonOpt});
     if (!parser.parse(args)) {
@@ -82,23 +85,25 @@ int runRepack(const QStringList& args)
                 o.insert(QStringLiteral("note"), QString::fromStdString(w.note));
             ws.append(o);
         }
-        std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("output"), QString::fromStdString(r.output)},
-                                                    {QStringLiteral("to"), QString::fromStdString(to)},
-                                                    {QStringLiteral("weights"), ws},
-                                                    {QStringLiteral("copied"), qint64(r.copied.size())}})
-                              .toJson()
-                              .constData());
+        std::printf("%s",
+                    QJsonDocument(QJsonObject{{QStringLiteral("output"), QString::fromStdString(r.output)},
+                                              {QStringLiteral("to"), QString::fromStdString(to)},
+                                              {QStringLiteral("weights"), ws},
+                                              {QStringLiteral("copied"), qint64(r.copied.size())}})
+                        .toJson()
+                        .constData());
         return 0;
     }
     for (const qs::RepackWeight& w : r.weights) {
-        std::printf("%s: %s -> %s%s", w.name.c_str(), w.from.c_str(), to.c_str(), w.permuted ? " (input channels permuted)" : "");
+        std::printf("%s: %s -> %s%s", w.name.c_str(), w.from.c_str(), to.c_str(),
+                    w.permuted ? " (input channels permuted)" : "");
         if (!w.verified)
             std::printf("\n");
         else if (w.exact)
             std::printf(": bit-identical\n");
         else
-            std::printf(": %llu elements differ, max |error| %.6g, RMSE %.6g\n", static_cast<unsigned long long>(w.mismatches),
-                        w.maxAbsError, w.rmse);
+            std::printf(": %llu elements differ, max |error| %.6g, RMSE %.6g\n",
+                        static_cast<unsigned long long>(w.mismatches), w.maxAbsError, w.rmse);
         if (!w.note.empty())
             std::printf("  note: %s\n", w.note.c_str());
     }

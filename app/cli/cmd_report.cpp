@@ -49,25 +49,36 @@ bool anyProbeFailed(const qs::report::Document& doc)
 int runReport(const QStringList& args)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Write a layout specification for a format, or a report for a checkpoint.\n"
-        "  quantscope-cli report --format ID [--bits B] [--group-size G] [--k K --n N] -o OUT\n"
-        "  quantscope-cli report PATH [--weight NAME] [--ref REF] -o OUT\n"
-        "OUT ends in .html (self-contained), .md (PNG figures beside it) or .pdf."));
+    parser.setApplicationDescription(
+        QStringLiteral("Write a layout specification for a format, or a report for a checkpoint.\n"
+                       "  quantscope-cli report --format ID [--bits B] [--group-size G] [--k K --n N] -o OUT\n"
+                       "  quantscope-cli report PATH [--weight NAME] [--ref REF] -o OUT\n"
+                       "OUT ends in .html (self-contained), .md (PNG figures beside it) or .pdf."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"), QStringLiteral("[PATH]"));
-    const QCommandLineOption formatOpt(QStringLiteral("format"), QStringLiteral("format id (see inspect --formats)"), QStringLiteral("ID"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"),
+        QStringLiteral("[PATH]"));
+    const QCommandLineOption formatOpt(QStringLiteral("format"), QStringLiteral("format id (see inspect --formats)"),
+                                       QStringLiteral("ID"));
     const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("code width"), QStringLiteral("B"));
-    const QCommandLineOption groupOpt(QStringLiteral("group-size"), QStringLiteral("group size (0 = per channel)"), QStringLiteral("G"));
-    const QCommandLineOption kOpt(QStringLiteral("k"), QStringLiteral("in_features (default 4096)"), QStringLiteral("K"));
-    const QCommandLineOption nOpt(QStringLiteral("n"), QStringLiteral("out_features (default 4096)"), QStringLiteral("N"));
-    const QCommandLineOption weightOpt(QStringLiteral("weight"), QStringLiteral("only this weight"), QStringLiteral("NAME"));
-    const QCommandLineOption refOpt(QStringLiteral("ref"), QStringLiteral("float reference checkpoint for error statistics"), QStringLiteral("REF"));
-    const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output file (.html, .md, .pdf)"),
-                                    QStringLiteral("OUT"));
+    const QCommandLineOption groupOpt(QStringLiteral("group-size"), QStringLiteral("group size (0 = per channel)"),
+                                      QStringLiteral("G"));
+    const QCommandLineOption kOpt(QStringLiteral("k"), QStringLiteral("in_features (default 4096)"),
+                                  QStringLiteral("K"));
+    const QCommandLineOption nOpt(QStringLiteral("n"), QStringLiteral("out_features (default 4096)"),
+                                  QStringLiteral("N"));
+    const QCommandLineOption weightOpt(QStringLiteral("weight"), QStringLiteral("only this weight"),
+                                       QStringLiteral("NAME"));
+    const QCommandLineOption refOpt(QStringLiteral("ref"),
+                                    QStringLiteral("float reference checkpoint for error statistics"),
+                                    QStringLiteral("REF"));
+    const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")},
+                                    QStringLiteral("output file (.html, .md, .pdf)"), QStringLiteral("OUT"));
     parser.addOptions({formatOpt, bitsOpt, groupOpt, kOpt, nOpt, weightOpt, refOpt, outOpt});
-    const char* usage = "usage: quantscope-cli report (--format ID [--bits B] [--group-size G] [--k K --n N] | PATH [--weight NAME] "
-                        "[--ref REF]) -o OUT.{html,md,pdf}\n";
+    const char* usage =
+        "usage: quantscope-cli report (--format ID [--bits B] [--group-size G] [--k K --n N] | PATH [--weight NAME] "
+        "[--ref REF]) -o OUT.{html,md,pdf}\n";
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli report: %s\n%s", qPrintable(parser.errorText()), usage);
         return 2;
@@ -80,7 +91,8 @@ int runReport(const QStringList& args)
     const bool byFormat = parser.isSet(formatOpt);
     if (!parser.isSet(outOpt) || byFormat == (pos.size() == 1) || pos.size() > 1
         || (byFormat && (parser.isSet(weightOpt) || parser.isSet(refOpt)))
-        || (!byFormat && (parser.isSet(bitsOpt) || parser.isSet(groupOpt) || parser.isSet(kOpt) || parser.isSet(nOpt)))) {
+        || (!byFormat
+            && (parser.isSet(bitsOpt) || parser.isSet(groupOpt) || parser.isSet(kOpt) || parser.isSet(nOpt)))) {
         std::fprintf(stderr, "%s", usage);
         return 2;
     }
@@ -95,8 +107,8 @@ int runReport(const QStringList& args)
         bool ok = false;
         const qulonglong v = parser.value(o).toULongLong(&ok);
         if (!ok || v > max)
-            throw qs::Error("--" + o.names().front().toStdString() + ": not a number up to " + std::to_string(max) + ": "
-                            + parser.value(o).toStdString());
+            throw qs::Error("--" + o.names().front().toStdString() + ": not a number up to " + std::to_string(max)
+                            + ": " + parser.value(o).toStdString());
         return uint64_t(v);
     };
 

@@ -51,7 +51,8 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
     const qs::ErrorStats& e = c.error;
     QJsonArray groups;
     for (const qs::GroupError& g : e.groups)
-        groups.append(QJsonObject{{QStringLiteral("group"), qint64(g.group)}, {QStringLiteral("rmse"), g.rmse},
+        groups.append(QJsonObject{{QStringLiteral("group"), qint64(g.group)},
+                                  {QStringLiteral("rmse"), g.rmse},
                                   {QStringLiteral("max_abs"), g.maxAbs}});
     QJsonObject o{
         {QStringLiteral("weight"), QString::fromStdString(c.weight)},
@@ -64,13 +65,17 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
         {QStringLiteral("max_abs"), e.maxAbs},
         {QStringLiteral("sqnr_db"), finiteOrNull(e.sqnrDb)},
         {QStringLiteral("percentiles_abs"),
-         QJsonObject{{QStringLiteral("p50"), e.p50}, {QStringLiteral("p95"), e.p95}, {QStringLiteral("p99"), e.p99},
-                     {QStringLiteral("p99_9"), e.p999}, {QStringLiteral("exact"), e.percentilesExact}}},
+         QJsonObject{{QStringLiteral("p50"), e.p50},
+                     {QStringLiteral("p95"), e.p95},
+                     {QStringLiteral("p99"), e.p99},
+                     {QStringLiteral("p99_9"), e.p999},
+                     {QStringLiteral("exact"), e.percentilesExact}}},
         {QStringLiteral("signed_error_histogram"), histogramJson(e.signedError)},
         {QStringLiteral("groups"), groups},
-        {QStringLiteral("output"), QJsonObject{{QStringLiteral("tokens"), qint64(c.output.tokens)},
-                                               {QStringLiteral("relative_error"), c.output.relativeError},
-                                               {QStringLiteral("cosine"), c.output.cosine}}},
+        {QStringLiteral("output"),
+         QJsonObject{{QStringLiteral("tokens"), qint64(c.output.tokens)},
+                     {QStringLiteral("relative_error"), c.output.relativeError},
+                     {QStringLiteral("cosine"), c.output.cosine}}},
     };
     if (!c.note.empty()) // how the pair was matched: "q/k row permutation undone (32 heads)", ...
         o.insert(QStringLiteral("note"), QString::fromStdString(c.note));
@@ -92,9 +97,10 @@ QJsonObject histogramsJson(const qs::WeightHistograms& h, bool approximate)
     QJsonObject o{{QStringLiteral("weight"), QString::fromStdString(h.weight)},
                   {QStringLiteral("count"), qint64(h.count)},
                   {QStringLiteral("finite"), qint64(h.finite())},
-                  {QStringLiteral("non_finite"), QJsonObject{{QStringLiteral("nan"), qint64(h.nanCount)},
-                                                             {QStringLiteral("pos_inf"), qint64(h.posInfCount)},
-                                                             {QStringLiteral("neg_inf"), qint64(h.negInfCount)}}},
+                  {QStringLiteral("non_finite"),
+                   QJsonObject{{QStringLiteral("nan"), qint64(h.nanCount)},
+                               {QStringLiteral("pos_inf"), qint64(h.posInfCount)},
+                               {QStringLiteral("neg_inf"), qint64(h.negInfCount)}}},
                   {QStringLiteral("min"), over(h.hasFinite, h.minValue)},
                   {QStringLiteral("max"), over(h.hasFinite, h.maxValue)},
                   {QStringLiteral("mean"), over(h.finite() > 0, h.meanValue)},
@@ -111,8 +117,9 @@ QJsonObject histogramsJson(const qs::WeightHistograms& h, bool approximate)
     if (approximate) {
         o.insert(QStringLiteral("approximate"), h.sampleEvery > 0);
         if (h.sampleEvery)
-            o.insert(QStringLiteral("sampling"), QJsonObject{{QStringLiteral("rows_one_in"), qint64(h.sampleEvery)},
-                                                             {QStringLiteral("sampled"), qint64(h.sampled)}});
+            o.insert(QStringLiteral("sampling"),
+                     QJsonObject{{QStringLiteral("rows_one_in"), qint64(h.sampleEvery)},
+                                 {QStringLiteral("sampled"), qint64(h.sampled)}});
     }
     return o;
 }
@@ -129,7 +136,8 @@ void printHistogram(const char* title, const qs::Histogram& h)
         const double a = h.lo + width * double(i), b = i + 1 == n ? h.hi : h.lo + width * double(i + 1);
         const int bar = most ? int((h.counts[i] * 40 + most - 1) / most) : 0;
         std::printf("    [%11.4g, %11.4g%c %10llu%s%s\n", a, b, i + 1 == n ? ']' : ')',
-                    static_cast<unsigned long long>(h.counts[i]), bar ? " " : "", std::string(size_t(bar), '#').c_str());
+                    static_cast<unsigned long long>(h.counts[i]), bar ? " " : "",
+                    std::string(size_t(bar), '#').c_str());
     }
     if (h.below || h.above)
         std::printf("    below %llu, above %llu\n", static_cast<unsigned long long>(h.below),
@@ -141,8 +149,8 @@ void printHistogram(const char* title, const qs::Histogram& h)
 void printValueLine(const qs::WeightHistograms& h, const std::string& sampling)
 {
     std::string nonFinite;
-    for (const auto& [n, what] : {std::pair{h.nanCount, "NaN"}, std::pair{h.posInfCount, "+Inf"},
-                                  std::pair{h.negInfCount, "-Inf"}})
+    for (const auto& [n, what] :
+         {std::pair{h.nanCount, "NaN"}, std::pair{h.posInfCount, "+Inf"}, std::pair{h.negInfCount, "-Inf"}})
         if (n)
             nonFinite += (nonFinite.empty() ? "" : ", ") + std::to_string(n) + " " + what;
     if (!h.hasFinite) {
@@ -204,29 +212,36 @@ int runStats(const QStringList& args)
     parser.setApplicationDescription(QStringLiteral(
         "Error of each weight against a float reference (--ref, matched by name), or value/code/scale histograms."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
-    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("only this weight (optional)"), QStringLiteral("[WEIGHT]"));
-    const QCommandLineOption refOpt(QStringLiteral("ref"), QStringLiteral("float reference checkpoint"), QStringLiteral("REF"));
-    const QCommandLineOption actOpt(QStringLiteral("activations"),
-                                    QStringLiteral("activations [tokens, in] .npy (default: seeded normal with outliers)"),
-                                    QStringLiteral("X.npy"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("only this weight (optional)"),
+                                 QStringLiteral("[WEIGHT]"));
+    const QCommandLineOption refOpt(QStringLiteral("ref"), QStringLiteral("float reference checkpoint"),
+                                    QStringLiteral("REF"));
+    const QCommandLineOption actOpt(
+        QStringLiteral("activations"),
+        QStringLiteral("activations [tokens, in] .npy (default: seeded normal with outliers)"),
+        QStringLiteral("X.npy"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
-    const QCommandLineOption binsOpt(QStringLiteral("bins"), QStringLiteral("histogram bins (default 32)"), QStringLiteral("N"),
-                                     QStringLiteral("32"));
+    const QCommandLineOption binsOpt(QStringLiteral("bins"), QStringLiteral("histogram bins (default 32)"),
+                                     QStringLiteral("N"), QStringLiteral("32"));
     const QCommandLineOption rangeOpt(QStringLiteral("range"),
                                       QStringLiteral("histogram range (signed error with a reference, values without); "
                                                      "outside values are counted as below/above"),
                                       QStringLiteral("LO,HI"));
-    const QCommandLineOption requantOpt(QStringLiteral("requantize"),
-                                        QStringLiteral("reference = each weight as stored; candidate = it quantized to ID "
-                                                       "(gguf-q4_0..gguf-q8_0, gguf-q2_k..gguf-q6_k, gptq, awq, bnb-nf4, "
-                                                       "bnb-fp4) and dequantized"),
-                                        QStringLiteral("ID"));
-    const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("--requantize gptq/awq: code bits (default 4)"),
+    const QCommandLineOption requantOpt(
+        QStringLiteral("requantize"),
+        QStringLiteral("reference = each weight as stored; candidate = it quantized to ID "
+                       "(gguf-q4_0..gguf-q8_0, gguf-q2_k..gguf-q6_k, gptq, awq, bnb-nf4, "
+                       "bnb-fp4) and dequantized"),
+        QStringLiteral("ID"));
+    const QCommandLineOption bitsOpt(QStringLiteral("bits"),
+                                     QStringLiteral("--requantize gptq/awq: code bits (default 4)"),
                                      QStringLiteral("B"), QStringLiteral("4"));
     const QCommandLineOption groupOpt(QStringLiteral("group-size"),
-                                      QStringLiteral("--requantize gptq/awq: group size (default 128)"), QStringLiteral("G"),
-                                      QStringLiteral("128"));
+                                      QStringLiteral("--requantize gptq/awq: group size (default 128)"),
+                                      QStringLiteral("G"), QStringLiteral("128"));
     const QCommandLineOption symOpt(QStringLiteral("sym"), QStringLiteral("--requantize gptq/awq: symmetric"));
     const QCommandLineOption imatrixOpt(QStringLiteral("imatrix"),
                                         QStringLiteral("llama-imatrix output (GGUF or legacy .dat): with --ref or "
@@ -238,7 +253,8 @@ int runStats(const QStringList& args)
                        "under %2 elements read whole; min and max exact), several times faster; the output says so")
             .arg(qs::kApproximateSampleEvery)
             .arg(qs::kApproximateMinElements));
-    parser.addOptions({refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt, imatrixOpt, approxOpt});
+    parser.addOptions(
+        {refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt, imatrixOpt, approxOpt});
     if (!parser.parse(args)) {
         std::fprintf(stderr, "quantscope-cli stats: %s\n", qPrintable(parser.errorText()));
         return 2;
@@ -263,24 +279,26 @@ int runStats(const QStringList& args)
         rangeOk = a && b && std::isfinite(lo) && std::isfinite(hi) && hi > lo;
     }
     const bool requantize = parser.isSet(requantOpt);
-    if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000 || !rangeOk || !bitsOk || !groupOk ||
-        (requantize && parser.isSet(refOpt)) || (parser.isSet(imatrixOpt) && !requantize && !parser.isSet(refOpt)) ||
-        (parser.isSet(approxOpt) && (requantize || parser.isSet(refOpt)))) {
-        std::fprintf(stderr, "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] "
-                             "[--group-size G] [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] "
-                             "[--range LO,HI] [--approximate]\n");
+    if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000 || !rangeOk || !bitsOk || !groupOk
+        || (requantize && parser.isSet(refOpt)) || (parser.isSet(imatrixOpt) && !requantize && !parser.isSet(refOpt))
+        || (parser.isSet(approxOpt) && (requantize || parser.isSet(refOpt)))) {
+        std::fprintf(stderr,
+                     "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] "
+                     "[--group-size G] [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] "
+                     "[--range LO,HI] [--approximate]\n");
         return 2;
     }
     // --bits, --group-size and --sym shape an affine requantization; anywhere else they would be
     // ignored without a word. (An unknown --requantize ID is refused by the comparison.)
-    const qs::FormatInfo* target = requantize ? qs::resolveFormatId(parser.value(requantOpt).trimmed().toLower().toStdString())
-                                              : nullptr;
+    const qs::FormatInfo* target =
+        requantize ? qs::resolveFormatId(parser.value(requantOpt).trimmed().toLower().toStdString()) : nullptr;
     if (!requantize || target) {
-        const bool affine = target && (target->requantize == qs::RequantizeRule::GptqAffine ||
-                                       target->requantize == qs::RequantizeRule::Awq);
+        const bool affine = target
+            && (target->requantize == qs::RequantizeRule::GptqAffine || target->requantize == qs::RequantizeRule::Awq);
         for (const QCommandLineOption* o : {&bitsOpt, &groupOpt, &symOpt})
             if (parser.isSet(*o) && !affine) {
-                std::fprintf(stderr, "quantscope-cli stats: --%s applies to --requantize with an affine target (gptq, awq)%s\n",
+                std::fprintf(stderr,
+                             "quantscope-cli stats: --%s applies to --requantize with an affine target (gptq, awq)%s\n",
                              qPrintable(o->names().constFirst()),
                              target ? qPrintable(QStringLiteral(", not ") + QString::fromStdString(target->id)) : "");
                 return 2;
@@ -302,8 +320,8 @@ int runStats(const QStringList& args)
     if (pos.size() == 2) {
         const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
         if (!w) {
-            std::fprintf(stderr, "quantscope-cli stats: %s: no weight or member tensor named '%s'\n", ckpt->path.c_str(),
-                         qPrintable(pos.at(1)));
+            std::fprintf(stderr, "quantscope-cli stats: %s: no weight or member tensor named '%s'\n",
+                         ckpt->path.c_str(), qPrintable(pos.at(1)));
             return 2;
         }
         todo.push_back(w);
@@ -322,8 +340,9 @@ int runStats(const QStringList& args)
         if (todo.empty() && !requantize) {
             pick(false);
             if (!todo.empty())
-                std::fprintf(stderr, "quantscope-cli stats: note: %s holds no quantized weight: reporting its float "
-                                     "matrices (%zu)\n",
+                std::fprintf(stderr,
+                             "quantscope-cli stats: note: %s holds no quantized weight: reporting its float "
+                             "matrices (%zu)\n",
                              ckpt->path.c_str(), todo.size());
         }
         if (todo.empty()) {
@@ -334,9 +353,11 @@ int runStats(const QStringList& args)
                     why = "; " + w.name + ": " + reason;
                     break;
                 }
-            throw qs::Error(ckpt->path + ": nothing to report: no quantized weight and no float matrix that can be "
-                                         "decoded (" + std::to_string(ckpt->weights.size()) + " weights, " +
-                            std::to_string(ckpt->tensors.size()) + " tensors)" + why);
+            throw qs::Error(ckpt->path
+                            + ": nothing to report: no quantized weight and no float matrix that can be "
+                              "decoded ("
+                            + std::to_string(ckpt->weights.size()) + " weights, " + std::to_string(ckpt->tensors.size())
+                            + " tensors)" + why);
         }
     }
     std::shared_ptr<const qs::Checkpoint> ref;
@@ -416,8 +437,8 @@ int runStats(const QStringList& args)
             } else {
                 std::string sampling;
                 if (h.sampleEvery)
-                    sampling = " (approximate: rows sampled 1 in " + std::to_string(h.sampleEvery) + ", " +
-                               std::to_string(h.sampled) + " of " + std::to_string(h.count) + " elements)";
+                    sampling = " (approximate: rows sampled 1 in " + std::to_string(h.sampleEvery) + ", "
+                        + std::to_string(h.sampled) + " of " + std::to_string(h.count) + " elements)";
                 printValueLine(h, sampling);
                 if (histogram)
                     printHistogram(h.sampleEvery ? "values (sampled)" : "values", h.values);
@@ -453,8 +474,8 @@ int runStats(const QStringList& args)
     if (shown >= 0)
         std::fprintf(stderr, "\r\033[K");
     if (ref && size_t(skipped) == todo.size())
-        throw qs::Error(ckpt->path + ": nothing compared: none of its " + std::to_string(todo.size()) +
-                        " weights has a match in " + ref->path);
+        throw qs::Error(ckpt->path + ": nothing compared: none of its " + std::to_string(todo.size())
+                        + " weights has a match in " + ref->path);
     if (json)
         std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("weights"), out}}).toJson().constData());
     return skipped ? 2 : 0;

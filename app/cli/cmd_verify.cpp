@@ -21,13 +21,18 @@ int runVerify(const QStringList& args)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Check every quantized weight: repacking the decoded fields reproduces the stored words, shapes and g_idx agree "
+        "Check every quantized weight: repacking the decoded fields reproduces the stored words, shapes and g_idx "
+        "agree "
         "with the layout, zero points fit the declared convention, the config describes the tensors, recorded input "
-        "permutations are present; and scan every weight, float ones included, for NaN and Inf values, scales, zeros and "
-        "absmax, all-zero weights, rows, groups and blocks, and zero scales, naming the first few places. Exit 1 when a "
+        "permutations are present; and scan every weight, float ones included, for NaN and Inf values, scales, zeros "
+        "and "
+        "absmax, all-zero weights, rows, groups and blocks, and zero scales, naming the first few places. Exit 1 when "
+        "a "
         "finding is an error; warnings (upstream quirks such as the GPTQ v1 zero-0 spill, zero rows) do not fail."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOption(jsonOpt);
     if (!parser.parse(args)) {
@@ -51,16 +56,18 @@ int runVerify(const QStringList& args)
         // A place's coordinates that apply; row, col, group and block of the first place on the
         // finding itself, all of them under "places".
         const auto placeFields = [](QJsonObject& o, const qs::FindingPlace& p) {
-            for (const auto& [key, value] : {std::pair{"row", p.row}, {"col", p.col}, {"group", p.group}, {"block", p.block}})
+            for (const auto& [key, value] :
+                 {std::pair{"row", p.row}, {"col", p.col}, {"group", p.group}, {"block", p.block}})
                 if (value >= 0)
                     o.insert(QLatin1String(key), qint64(value));
         };
         for (const qs::VerifyFinding& f : r.findings) {
-            QJsonObject o{{QStringLiteral("weight"), QString::fromStdString(f.weight)},
-                          {QStringLiteral("kind"), QString::fromStdString(f.check)},
-                          {QStringLiteral("check"), QString::fromStdString(f.check)},
-                          {QStringLiteral("message"), QString::fromStdString(f.message.text())},
-                          {QStringLiteral("severity"), f.warning ? QStringLiteral("warning") : QStringLiteral("error")}};
+            QJsonObject o{
+                {QStringLiteral("weight"), QString::fromStdString(f.weight)},
+                {QStringLiteral("kind"), QString::fromStdString(f.check)},
+                {QStringLiteral("check"), QString::fromStdString(f.check)},
+                {QStringLiteral("message"), QString::fromStdString(f.message.text())},
+                {QStringLiteral("severity"), f.warning ? QStringLiteral("warning") : QStringLiteral("error")}};
             if (f.count)
                 o.insert(QStringLiteral("count"), qint64(f.count));
             if (!f.places.empty()) {
@@ -79,14 +86,16 @@ int runVerify(const QStringList& args)
             checked.append(QString::fromStdString(s));
         for (const std::string& s : r.unchecked)
             unchecked.append(QString::fromStdString(s));
-        std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("findings"), findings},
-                                                    {QStringLiteral("checked"), checked},
-                                                    {QStringLiteral("unchecked"), unchecked}})
-                              .toJson()
-                              .constData());
+        std::printf("%s",
+                    QJsonDocument(QJsonObject{{QStringLiteral("findings"), findings},
+                                              {QStringLiteral("checked"), checked},
+                                              {QStringLiteral("unchecked"), unchecked}})
+                        .toJson()
+                        .constData());
     } else {
         for (const qs::VerifyFinding& f : r.findings)
-            std::printf("%s: %s%s: %s\n", f.weight.c_str(), f.warning ? "warning: " : "", f.check.c_str(), f.message.text().c_str());
+            std::printf("%s: %s%s: %s\n", f.weight.c_str(), f.warning ? "warning: " : "", f.check.c_str(),
+                        f.message.text().c_str());
         for (const std::string& s : r.unchecked)
             std::printf("not checked: %s\n", s.c_str());
         std::printf("%zu weights checked, %zu errors, %zu warnings\n", r.checked.size(), r.errors(),

@@ -99,7 +99,8 @@ inline void widenTableColumns(std::vector<size_t>& width, const std::vector<std:
             width[i] = std::max(width[i], row[i].size());
 }
 
-inline std::string tableLine(const std::vector<std::string>& r, const std::vector<size_t>& width, const std::vector<bool>& right)
+inline std::string tableLine(const std::vector<std::string>& r, const std::vector<size_t>& width,
+                             const std::vector<bool>& right)
 {
     std::string line = " ";
     for (size_t i = 0; i < r.size(); ++i) {
@@ -120,7 +121,8 @@ inline std::string tableLine(const std::vector<std::string>& r, const std::vecto
 // A plain text table: columns padded to their widest cell; numeric columns right-aligned.
 class TextTable {
 public:
-    TextTable(std::vector<std::string> head, std::vector<bool> rightAligned) : m_right(std::move(rightAligned))
+    TextTable(std::vector<std::string> head, std::vector<bool> rightAligned)
+        : m_right(std::move(rightAligned))
     {
         m_rows.push_back(std::move(head));
     }
@@ -144,7 +146,8 @@ private:
 // A table too long to hold (a million tensors) written as TextTable::render would: its rows
 // made by `row(i)` twice, once for the column widths and once as they are written to `out`.
 template <class Row>
-void printTable(std::FILE* out, const std::vector<std::string>& head, const std::vector<bool>& right, size_t rows, const Row& row)
+void printTable(std::FILE* out, const std::vector<std::string>& head, const std::vector<bool>& right, size_t rows,
+                const Row& row)
 {
     std::vector<size_t> width(head.size(), 0);
     widenTableColumns(width, head);

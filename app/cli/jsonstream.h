@@ -25,7 +25,11 @@ namespace qscli {
 class JsonWriter {
 public:
     // `depth`: the indentation level of the first value written (placed by the caller).
-    JsonWriter(std::string& out, int depth) : m_out(out), m_base(depth) {}
+    JsonWriter(std::string& out, int depth)
+        : m_out(out)
+        , m_base(depth)
+    {
+    }
 
     void beginObject() { open('{'); }
     void endObject() { close('}'); }
@@ -46,7 +50,8 @@ public:
     void string(std::string_view s)
     {
         if (std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
-            const QByteArray a = QJsonDocument(QJsonArray{QString::fromUtf8(s.data(), qsizetype(s.size()))}).toJson(QJsonDocument::Compact);
+            const QByteArray a = QJsonDocument(QJsonArray{QString::fromUtf8(s.data(), qsizetype(s.size()))})
+                                     .toJson(QJsonDocument::Compact);
             m_out.append(a.constData() + 1, size_t(a.size() - 2)); // without [ ]
             return;
         }
@@ -125,7 +130,10 @@ private:
 // long arrays by JsonWriter.
 class JsonStream {
 public:
-    explicit JsonStream(std::FILE* out) : m_out(out) {}
+    explicit JsonStream(std::FILE* out)
+        : m_out(out)
+    {
+    }
 
     // The root's members, in key order; each call writes one.
     void member(const char* key, const QJsonValue& value)

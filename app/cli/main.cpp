@@ -29,13 +29,20 @@ const std::map<QString, Command>& commands()
         {QStringLiteral("dequant"), {qscli::runDequant, "dequantize one weight to a float32/float16 .npy [out, in]"}},
         {QStringLiteral("codes"), {qscli::runCodes, "write a weight's integer codes, scales, zeros and g_idx as .npy"}},
         {QStringLiteral("budget"), {qscli::runBudget, "bits per weight of every format and the memory a model needs"}},
-        {QStringLiteral("stats"), {qscli::runStats, "error against a float reference, output error y = Wx, histograms"}},
-        {QStringLiteral("diff"), {qscli::runDiff, "compare two checkpoints weight by weight (HF <-> GGUF names), worst first"}},
-        {QStringLiteral("verify"), {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
-        {QStringLiteral("quantize"), {qscli::runQuantize, "quantize float weights into a GPTQ/AWQ/CT/MLX/bnb/GGUF checkpoint"}},
-        {QStringLiteral("repack"), {qscli::runRepack, "convert a quantized checkpoint to another layout through the logical codes"}},
-        {QStringLiteral("recipe"), {qscli::runRecipe, "which weight got which type, the fallbacks and their cost; two recipes side by side"}},
-        {QStringLiteral("report"), {qscli::runReport, "write a layout specification (format or checkpoint) as HTML, Markdown or PDF"}},
+        {QStringLiteral("stats"),
+         {qscli::runStats, "error against a float reference, output error y = Wx, histograms"}},
+        {QStringLiteral("diff"),
+         {qscli::runDiff, "compare two checkpoints weight by weight (HF <-> GGUF names), worst first"}},
+        {QStringLiteral("verify"),
+         {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
+        {QStringLiteral("quantize"),
+         {qscli::runQuantize, "quantize float weights into a GPTQ/AWQ/CT/MLX/bnb/GGUF checkpoint"}},
+        {QStringLiteral("repack"),
+         {qscli::runRepack, "convert a quantized checkpoint to another layout through the logical codes"}},
+        {QStringLiteral("recipe"),
+         {qscli::runRecipe, "which weight got which type, the fallbacks and their cost; two recipes side by side"}},
+        {QStringLiteral("report"),
+         {qscli::runReport, "write a layout specification (format or checkpoint) as HTML, Markdown or PDF"}},
     };
     return table;
 }
@@ -98,10 +105,11 @@ void printUsage(FILE* to)
     std::fprintf(to, "Usage: quantscope-cli COMMAND [options]\n\nCommands:\n");
     for (const auto& [name, cmd] : commands())
         std::fprintf(to, "  %-10s %s\n", qPrintable(name), cmd.summary);
-    std::fprintf(to, "\nPATH may be a file, a folder, an http(s) URL of a .gguf, .safetensors or *.safetensors.index.json\n"
-                     "file, or hf://ORG/REPO[@REVISION][/FILE] (read by byte range into $XDG_CACHE_HOME/quantscope).\n"
-                     "  --download-whole  (any command) download a remote file whole when its server ignores Range\n"
-                     "\nRun 'quantscope-cli COMMAND --help' for a command's options.\n");
+    std::fprintf(to,
+                 "\nPATH may be a file, a folder, an http(s) URL of a .gguf, .safetensors or *.safetensors.index.json\n"
+                 "file, or hf://ORG/REPO[@REVISION][/FILE] (read by byte range into $XDG_CACHE_HOME/quantscope).\n"
+                 "  --download-whole  (any command) download a remote file whole when its server ignores Range\n"
+                 "\nRun 'quantscope-cli COMMAND --help' for a command's options.\n");
 }
 
 } // namespace

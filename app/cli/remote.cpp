@@ -20,8 +20,8 @@ void installFetchProgress()
     qs::remote::setFetchObserver([](const std::string& name, uint64_t done, uint64_t total) {
         static std::mutex lock;
         const std::lock_guard guard(lock);
-        std::fprintf(stderr, "\rfetching %s: %s of %s\033[K%s", name.c_str(), sizeText(done).c_str(), sizeText(total).c_str(),
-                     done >= total ? "\n" : "");
+        std::fprintf(stderr, "\rfetching %s: %s of %s\033[K%s", name.c_str(), sizeText(done).c_str(),
+                     sizeText(total).c_str(), done >= total ? "\n" : "");
         std::fflush(stderr);
     });
 }
@@ -39,14 +39,16 @@ void stateRemoteFetch(const qs::Checkpoint& ckpt)
     for (uint32_t idx : members)
         missing += ckpt.missingBytes(ckpt.tensors[idx]);
     std::fprintf(stderr, "%s: fetching up to %s of the weights' bytes (the files hold %s, %s of them cached)\n",
-                 ckpt.path.c_str(), sizeText(missing).c_str(), sizeText(bytes.size).c_str(), sizeText(bytes.cached).c_str());
+                 ckpt.path.c_str(), sizeText(missing).c_str(), sizeText(bytes.size).c_str(),
+                 sizeText(bytes.cached).c_str());
 }
 
 void printFetchSummary()
 {
     if (const uint64_t requests = qs::remote::requestsSent())
-        std::fprintf(stderr, "fetched %llu bytes (%s) in %llu requests\n", (unsigned long long)qs::remote::bytesReceived(),
-                     sizeText(qs::remote::bytesReceived()).c_str(), (unsigned long long)requests);
+        std::fprintf(stderr, "fetched %llu bytes (%s) in %llu requests\n",
+                     (unsigned long long)qs::remote::bytesReceived(), sizeText(qs::remote::bytesReceived()).c_str(),
+                     (unsigned long long)requests);
 }
 
 } // namespace qscli

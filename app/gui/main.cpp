@@ -38,7 +38,8 @@ QString earlyOption(int argc, char** argv, const char* name)
 void installTranslators(QCoreApplication& app, const QLocale& locale)
 {
     auto* qtbase = new QTranslator(&app);
-    if (qtbase->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+    if (qtbase->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
+                     QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QCoreApplication::installTranslator(qtbase);
     auto* own = new QTranslator(&app);
     if (own->load(locale, QStringLiteral("quantscope"), QStringLiteral("_"), QStringLiteral(":/i18n")))
@@ -70,15 +71,17 @@ bool validUsage(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
-    const bool screenshot = !earlyOption(argc, argv, "--screenshot").isEmpty() || !earlyOption(argc, argv, "--export").isEmpty();
+    const bool screenshot =
+        !earlyOption(argc, argv, "--screenshot").isEmpty() || !earlyOption(argc, argv, "--export").isEmpty();
     // A screenshot or an export needs no display.
     if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     // Help, version and usage errors print text only: no display either (the parser exits
     // before any window).
-    const bool textOnly = hasFlag(argc, argv, {"-h", "--help", "--help-all", "-?", "-v", "--version"}) || !validUsage(argc, argv);
-    std::unique_ptr<QCoreApplication> application = textOnly ? std::make_unique<QCoreApplication>(argc, argv)
-                                                              : std::make_unique<QApplication>(argc, argv);
+    const bool textOnly =
+        hasFlag(argc, argv, {"-h", "--help", "--help-all", "-?", "-v", "--version"}) || !validUsage(argc, argv);
+    std::unique_ptr<QCoreApplication> application =
+        textOnly ? std::make_unique<QCoreApplication>(argc, argv) : std::make_unique<QApplication>(argc, argv);
     QCoreApplication& app = *application;
     QCoreApplication::setOrganizationName(QStringLiteral("Quantscope"));
     QCoreApplication::setApplicationName(QStringLiteral("quantscope"));
@@ -140,34 +143,40 @@ int main(int argc, char** argv)
     // Connected after applyLaunchOptions' handler: the view, weight and B are set before the
     // grab waits for the background work they start.
     if (scripted)
-        QObject::connect(&window, &qsw::MainWindow::checkpointOpened, &window, [&window, file = options->screenshot,
-                                                                             exportFile = options->exportFile] {
-            // The outputs go through the output guard that every writer shares: refused now,
-            // before any waiting, when one is (or lies inside) what was opened or is no regular file.
-            QString error;
-            for (const QString& output : {file, exportFile})
-                if (!output.isEmpty() && !window.checkOutputFile(output, &error)) {
-                    std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
-                    QCoreApplication::exit(2);
-                    return;
-                }
-            // Let layouts settle and background jobs (statistics, plots) finish before grabbing.
-            QTimer::singleShot(200, &window, [&window, file, exportFile] {
-                if (!window.waitForIdle(60000))
-                    std::fprintf(stderr, "%s\n", qPrintable(QCoreApplication::translate("main", "quantscope: background work still running; the screenshot shows it in progress")));
+        QObject::connect(
+            &window, &qsw::MainWindow::checkpointOpened, &window,
+            [&window, file = options->screenshot, exportFile = options->exportFile] {
+                // The outputs go through the output guard that every writer shares: refused now,
+                // before any waiting, when one is (or lies inside) what was opened or is no regular file.
                 QString error;
-                if (!file.isEmpty() && !window.saveScreenshot(file, &error)) {
-                    std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
-                    QCoreApplication::exit(2);
-                    return;
-                }
-                if (!exportFile.isEmpty() && !window.exportCurrentView(exportFile, &error)) {
-                    std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
-                    QCoreApplication::exit(2);
-                    return;
-                }
-                QCoreApplication::exit(0);
-            });
-        }, Qt::SingleShotConnection);
+                for (const QString& output : {file, exportFile})
+                    if (!output.isEmpty() && !window.checkOutputFile(output, &error)) {
+                        std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
+                        QCoreApplication::exit(2);
+                        return;
+                    }
+                // Let layouts settle and background jobs (statistics, plots) finish before grabbing.
+                QTimer::singleShot(200, &window, [&window, file, exportFile] {
+                    if (!window.waitForIdle(60000))
+                        std::fprintf(
+                            stderr, "%s\n",
+                            qPrintable(QCoreApplication::translate(
+                                "main",
+                                "quantscope: background work still running; the screenshot shows it in progress")));
+                    QString error;
+                    if (!file.isEmpty() && !window.saveScreenshot(file, &error)) {
+                        std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
+                        QCoreApplication::exit(2);
+                        return;
+                    }
+                    if (!exportFile.isEmpty() && !window.exportCurrentView(exportFile, &error)) {
+                        std::fprintf(stderr, "quantscope: %s\n", qPrintable(error));
+                        QCoreApplication::exit(2);
+                        return;
+                    }
+                    QCoreApplication::exit(0);
+                });
+            },
+            Qt::SingleShotConnection);
     return app.exec();
 }

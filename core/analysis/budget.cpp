@@ -23,7 +23,8 @@ uint64_t groupsOf(const BudgetFormat& f, uint64_t k)
 
 [[noreturn]] void unfit(const BudgetFormat& f, uint64_t n, uint64_t k, const std::string& why)
 {
-    throw Error("budget: " + f.id + " cannot hold a [" + std::to_string(n) + ", " + std::to_string(k) + "] weight: " + why);
+    throw Error("budget: " + f.id + " cannot hold a [" + std::to_string(n) + ", " + std::to_string(k)
+                + "] weight: " + why);
 }
 
 Parts budgetParts(const BudgetFormat& f, uint64_t n, uint64_t k)
@@ -34,9 +35,7 @@ Parts budgetParts(const BudgetFormat& f, uint64_t n, uint64_t k)
     const uint64_t b = uint64_t(f.bits);
     const uint64_t g = groupsOf(f, k);
     switch (f.kind) {
-    case BudgetKind::Float:
-        p.codes = n * k * b / 8;
-        break;
+    case BudgetKind::Float: p.codes = n * k * b / 8; break;
     case BudgetKind::Gguf: {
         const GgmlTypeInfo* t = ggmlType(f.ggmlType);
         if (!t || !t->hasSize())
@@ -161,10 +160,14 @@ std::string budgetBreakdown(const BudgetFormat& f, uint64_t n, uint64_t k)
     if (f.kind == BudgetKind::Gguf)
         return bits(p.total()) + " (blocks of weights and their scales)";
     std::string s = bits(p.codes) + " code";
-    if (p.scales) s += " + " + bits(p.scales) + (f.kind == BudgetKind::Bnb4 ? " absmax" : " scale");
-    if (p.zeros) s += " + " + bits(p.zeros) + (f.kind == BudgetKind::Mlx ? " bias" : " zero");
-    if (p.index) s += " + " + bits(p.index) + (f.kind == BudgetKind::Gptq ? " g_idx" : " shape/g_idx");
-    if (p.tables) s += " + " + bits(p.tables) + " tables";
+    if (p.scales)
+        s += " + " + bits(p.scales) + (f.kind == BudgetKind::Bnb4 ? " absmax" : " scale");
+    if (p.zeros)
+        s += " + " + bits(p.zeros) + (f.kind == BudgetKind::Mlx ? " bias" : " zero");
+    if (p.index)
+        s += " + " + bits(p.index) + (f.kind == BudgetKind::Gptq ? " g_idx" : " shape/g_idx");
+    if (p.tables)
+        s += " + " + bits(p.tables) + " tables";
     return s;
 }
 
@@ -172,8 +175,8 @@ std::vector<BudgetFormat> budgetFormats()
 {
     std::vector<BudgetFormat> out;
     // The table's order: the baselines, then GGUF, then the safetensors families.
-    for (FormatFamily family : {FormatFamily::Plain, FormatFamily::Gguf, FormatFamily::Gptq, FormatFamily::CompressedTensors,
-                                FormatFamily::Mlx, FormatFamily::Bitsandbytes}) {
+    for (FormatFamily family : {FormatFamily::Plain, FormatFamily::Gguf, FormatFamily::Gptq,
+                                FormatFamily::CompressedTensors, FormatFamily::Mlx, FormatFamily::Bitsandbytes}) {
         const FamilyRow* row = familyRow(family);
         if (row && row->targets && row->targets->budget)
             row->targets->budget(out);

@@ -41,7 +41,7 @@ uint64_t diffChunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t ele
 // polled before each chunk, and progress is reported from the calling thread.
 template <typename Body>
 bool forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
-                  uint64_t progressBase, uint64_t progressTotal, Body&& body)
+                      uint64_t progressBase, uint64_t progressTotal, Body&& body)
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
@@ -77,17 +77,17 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " " +
-                    shapeText(p.b->shape) + ": shapes differ");
+        throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " "
+                    + shapeText(p.b->shape) + ": shapes differ");
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     std::vector<DiffSums> parts(size_t((N + rows - 1) / rows));
     cancelled = !forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
-                              [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
-                                  const uint64_t n = (r1 - r0) * K;
-                                  DiffLanes lanes;
-                                  scanDiff(x, y, n, r0 * K, lanes, opt.path);
-                                  parts[c] = mergeLanes(lanes);
-                              });
+                                  [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
+                                      const uint64_t n = (r1 - r0) * K;
+                                      DiffLanes lanes;
+                                      scanDiff(x, y, n, r0 * K, lanes, opt.path);
+                                      parts[c] = mergeLanes(lanes);
+                                  });
     DiffSums t;
     for (const DiffSums& s : parts) { // chunk order: the same sums for any thread count
         t.sumSq += s.sumSq;
@@ -147,14 +147,14 @@ WeightDiff diffWeights(const Checkpoint& a, const Checkpoint& b, const WeightPai
 DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& opt)
 {
     WeightMatch m = matchWeights(a, b, opt.weight);
-    if (!opt.weight.empty() && m.pairs.empty() && m.onlyInA.empty() && m.onlyInB.empty() && m.shapeMismatches.empty() &&
-        m.skipped.empty())
+    if (!opt.weight.empty() && m.pairs.empty() && m.onlyInA.empty() && m.onlyInB.empty() && m.shapeMismatches.empty()
+        && m.skipped.empty())
         throw Error(a.path + ", " + b.path + ": no weight named '" + opt.weight + "' in either checkpoint");
     if (m.pairs.empty() && m.shapeMismatches.empty() && m.skipped.empty())
-        throw Error(a.path + ", " + b.path + ": no weight " + (opt.weight.empty() ? "" : "named '" + opt.weight + "' ") +
-                    "is in both checkpoints, nothing to compare. A has " + namingHint(a) + "; B has " + namingHint(b) +
-                    ". Names pair when equal (\".weight\" ignored) or, between a GGUF and a Hugging Face checkpoint, "
-                    "through llama.cpp's tensor names");
+        throw Error(a.path + ", " + b.path + ": no weight " + (opt.weight.empty() ? "" : "named '" + opt.weight + "' ")
+                    + "is in both checkpoints, nothing to compare. A has " + namingHint(a) + "; B has " + namingHint(b)
+                    + ". Names pair when equal (\".weight\" ignored) or, between a GGUF and a Hugging Face checkpoint, "
+                      "through llama.cpp's tensor names");
     if (m.pairs.empty() && m.shapeMismatches.empty()) {
         std::string why;
         for (size_t i = 0; i < m.skipped.size() && i < 3; ++i)
@@ -213,24 +213,26 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
     m.cellCols = (K + m.colsPerCell - 1) / m.colsPerCell;
     const size_t cells = size_t(m.cellRows * m.cellCols);
     m.cells.assign(cells, 0.0f);
-    std::vector<std::vector<float>> perThread(size_t(std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads())));
-    m.cancelled = !forEachDiffChunk(a, b, p, opt, 0, N * K, [&](uint64_t, uint64_t r0, uint64_t r1, const float* x, const float* y) {
-        std::vector<float>& c = perThread[size_t(omp_get_thread_num()) % perThread.size()];
-        if (c.empty())
-            c.assign(cells, 0.0f);
-        for (uint64_t r = r0; r < r1; ++r) {
-            float* row = c.data() + (storedRow(p.ta, r, N) / m.rowsPerCell) * m.cellCols;
-            const float* xr = x + (r - r0) * K;
-            const float* yr = y + (r - r0) * K;
-            for (uint64_t k = 0; k < K; ++k) {
-                float d = std::fabs(xr[k] - yr[k]);
-                if (std::isnan(d))
-                    d = xr[k] == yr[k] ? 0.0f : std::numeric_limits<float>::infinity();
-                float& cell = row[k / m.colsPerCell];
-                cell = std::max(cell, d);
+    std::vector<std::vector<float>> perThread(
+        size_t(std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads())));
+    m.cancelled = !forEachDiffChunk(
+        a, b, p, opt, 0, N * K, [&](uint64_t, uint64_t r0, uint64_t r1, const float* x, const float* y) {
+            std::vector<float>& c = perThread[size_t(omp_get_thread_num()) % perThread.size()];
+            if (c.empty())
+                c.assign(cells, 0.0f);
+            for (uint64_t r = r0; r < r1; ++r) {
+                float* row = c.data() + (storedRow(p.ta, r, N) / m.rowsPerCell) * m.cellCols;
+                const float* xr = x + (r - r0) * K;
+                const float* yr = y + (r - r0) * K;
+                for (uint64_t k = 0; k < K; ++k) {
+                    float d = std::fabs(xr[k] - yr[k]);
+                    if (std::isnan(d))
+                        d = xr[k] == yr[k] ? 0.0f : std::numeric_limits<float>::infinity();
+                    float& cell = row[k / m.colsPerCell];
+                    cell = std::max(cell, d);
+                }
             }
-        }
-    });
+        });
     for (const std::vector<float>& c : perThread)
         for (size_t i = 0; i < c.size(); ++i)
             m.cells[i] = std::max(m.cells[i], c[i]);
@@ -244,8 +246,8 @@ DiffValues diffValuesAt(const Checkpoint& a, const Checkpoint& b, const WeightPa
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (row >= N || col >= K || N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + ": element (" + std::to_string(row) + ", " + std::to_string(col) +
-                    ") is outside " + shapeText(p.a->shape) + " or B's shape differs");
+        throw Error(a.path + " " + p.a->name + ": element (" + std::to_string(row) + ", " + std::to_string(col)
+                    + ") is outside " + shapeText(p.a->shape) + " or B's shape differs");
     // Rows load in blocks that both sides' permutations keep whole (a permutation moves rows
     // only within a head).
     const uint64_t blockA = p.ta.permuteHeads ? N / p.ta.permuteHeads : 1;

@@ -18,10 +18,10 @@
 namespace qs {
 
 struct DiffOptions {
-    std::string weight;          // only this weight (either side's name); empty = every pair
-    double tolerance = 0;        // a pair passes when max |a - b| <= tolerance (and all finite)
-    uint64_t chunkElements = 0;  // floats per side per chunk; 0 = about 256 Ki (1 MiB) in whole kernel row blocks
-    int threads = 0;             // OpenMP threads; <= 0 = the default
+    std::string weight; // only this weight (either side's name); empty = every pair
+    double tolerance = 0; // a pair passes when max |a - b| <= tolerance (and all finite)
+    uint64_t chunkElements = 0; // floats per side per chunk; 0 = about 256 Ki (1 MiB) in whole kernel row blocks
+    int threads = 0; // OpenMP threads; <= 0 = the default
     SimdPath path = SimdPath::Scalar;
     const std::atomic<bool>* cancel = nullptr; // polled between chunks
     // Called on the calling thread: elements compared so far, elements in all pairs, and the
@@ -39,16 +39,16 @@ struct WeightDiff {
     // Where max |a - b| is (the first such element in Hugging Face row order), as each side
     // stores it: the rows differ when one side is a GGUF q/k weight llama.cpp permuted.
     uint64_t maxRowA = 0, maxRowB = 0, maxCol = 0;
-    double sqnrDb = 0;                 // 10 log10(sum b^2 / sum (a-b)^2); +inf when equal
-    double relativeError = 0;          // ||a - b|| / ||b|| (Frobenius); 0 when both are zero
-    double cosine = 0;                 // <a, b> / (||a|| ||b||); 1 when both are zero
-    uint64_t nonFinite = 0;            // elements where a - b is NaN or infinite
-    uint64_t differing = 0;            // elements with a != b
+    double sqnrDb = 0; // 10 log10(sum b^2 / sum (a-b)^2); +inf when equal
+    double relativeError = 0; // ||a - b|| / ||b|| (Frobenius); 0 when both are zero
+    double cosine = 0; // <a, b> / (||a|| ||b||); 1 when both are zero
+    uint64_t nonFinite = 0; // elements where a - b is NaN or infinite
+    uint64_t differing = 0; // elements with a != b
     bool pass = true;
 };
 
 struct DiffResult {
-    std::vector<WeightDiff> weights;   // failing first, then by relative error, largest first
+    std::vector<WeightDiff> weights; // failing first, then by relative error, largest first
     std::vector<std::string> onlyInA, onlyInB;
     std::vector<ShapeMismatch> shapeMismatches;
     std::vector<SkippedPair> skipped;
@@ -72,10 +72,10 @@ WeightDiff diffWeights(const Checkpoint& a, const Checkpoint& b, const WeightPai
 // block of elements (NaN differences count as +inf), for a heatmap. Row-major cells, the rows
 // in A's stored order (a GGUF q/k weight's rows as llama.cpp permuted them).
 struct DiffMap {
-    uint64_t rows = 0, cols = 0;              // the weight [N, K]
-    uint64_t cellRows = 0, cellCols = 0;      // the map's size
+    uint64_t rows = 0, cols = 0; // the weight [N, K]
+    uint64_t cellRows = 0, cellCols = 0; // the map's size
     uint64_t rowsPerCell = 1, colsPerCell = 1; // cell (i, j) covers rows [i*rowsPerCell, ...)
-    std::vector<float> cells;                  // cellRows * cellCols
+    std::vector<float> cells; // cellRows * cellCols
     float maxAbs = 0;
     bool cancelled = false;
 };

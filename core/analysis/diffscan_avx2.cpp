@@ -75,9 +75,10 @@ void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLan
     for (; i + 8 <= n; i += 8) {
         const __m256 x = _mm256_loadu_ps(a + i), y = _mm256_loadu_ps(b + i);
         const unsigned equal = unsigned(_mm256_movemask_ps(_mm256_cmp_ps(x, y, _CMP_EQ_OQ)));
-        const unsigned finite =
-            unsigned(lo.add(_mm256_cvtps_pd(_mm256_castps256_ps128(x)), _mm256_cvtps_pd(_mm256_castps256_ps128(y)), idxLo)) |
-            unsigned(hi.add(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)), _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)), idxHi))
+        const unsigned finite = unsigned(lo.add(_mm256_cvtps_pd(_mm256_castps256_ps128(x)),
+                                                _mm256_cvtps_pd(_mm256_castps256_ps128(y)), idxLo))
+            | unsigned(hi.add(_mm256_cvtps_pd(_mm256_extractf128_ps(x, 1)),
+                              _mm256_cvtps_pd(_mm256_extractf128_ps(y, 1)), idxHi))
                 << 4;
         differing += unsigned(std::popcount(~equal & 0xFFu));
         nonFinite += unsigned(std::popcount(~equal & ~finite & 0xFFu));

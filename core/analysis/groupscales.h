@@ -32,9 +32,9 @@ enum class CellReduce { MaxAbs, Min, Max };
 // rowStep x colStep block (the last ones may be smaller). Non-finite values are skipped; a
 // cell with none is NaN. lo/hi: the range of the finite cells (0, 0 when there are none).
 struct DecimatedGrid {
-    uint64_t rows = 0, cols = 0;       // cells
+    uint64_t rows = 0, cols = 0; // cells
     uint64_t rowStep = 1, colStep = 1; // source elements per cell along each axis
-    std::vector<float> cells;          // [rows, cols]
+    std::vector<float> cells; // [rows, cols]
     float lo = 0, hi = 0;
 };
 DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64_t cols, uint64_t maxRows,

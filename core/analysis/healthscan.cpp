@@ -85,7 +85,7 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     // row, read it first. A grid the family cannot read leaves the value findings.
     std::optional<GroupScales> grid;
     bool actOrder = false;
-    std::vector<uint32_t> groupCols;    // act-order: each group's columns (a counting sort of g_idx)
+    std::vector<uint32_t> groupCols; // act-order: each group's columns (a counting sort of g_idx)
     std::vector<uint64_t> groupStart;
     std::vector<std::pair<uint64_t, uint64_t>> zeroScaleCells; // act-order: (row, group) with a zero scale
     Places badScales, badZeros;
@@ -102,8 +102,10 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
             grid = groupScales(ckpt, w, GgufScaleLevel::Block, opt.cancel);
         } catch (const Error&) {
         }
-        if (grid && (grid->rows != N || grid->cols != K || grid->groups == 0 || grid->groupSize == 0 ||
-                     grid->scales.size() != grid->groups * N || (!grid->zeros.empty() && grid->zeros.size() != grid->scales.size())))
+        if (grid
+            && (grid->rows != N || grid->cols != K || grid->groups == 0 || grid->groupSize == 0
+                || grid->scales.size() != grid->groups * N
+                || (!grid->zeros.empty() && grid->zeros.size() != grid->scales.size())))
             grid.reset();
         if (!grid)
             return;
@@ -123,7 +125,8 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
                     groupCols[fill[size_t(g)]++] = uint32_t(k);
         }
         for (uint64_t g = 0; g < G; ++g) {
-            const uint64_t col = actOrder ? (groupStart[g] < groupStart[g + 1] ? groupCols[groupStart[g]] : K) : g * grid->groupSize;
+            const uint64_t col =
+                actOrder ? (groupStart[g] < groupStart[g + 1] ? groupCols[groupStart[g]] : K) : g * grid->groupSize;
             for (uint64_t n = 0; n < N; ++n) {
                 const float sc = grid->scaleAt(g, n);
                 if (!std::isfinite(sc))
@@ -178,16 +181,17 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
                     }
                     if (std::all_of(s.zero.begin(), s.zero.end(), [](uint8_t z) { return z != 0; })) {
                         local.zeroRows.add({int64_t(n)});
-                        for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) {
-                        }
+                        for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) { }
                         continue;
                     }
                     for (uint64_t g = 0; spans > 1 && g < spans; ++g)
                         if (s.zero[g])
-                            (grid && grid->scaleAt(g, n) == 0.0f ? local.zeroScale : local.zeroGroups).add(place(n, g * span, g));
+                            (grid && grid->scaleAt(g, n) == 0.0f ? local.zeroScale : local.zeroGroups)
+                                .add(place(n, g * span, g));
                     for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) {
                         const uint64_t g = cell->second;
-                        if (groupStart[g] < groupStart[g + 1] && allZero(v, groupCols, groupStart[g], groupStart[g + 1]))
+                        if (groupStart[g] < groupStart[g + 1]
+                            && allZero(v, groupCols, groupStart[g], groupStart[g + 1]))
                             local.zeroScale.add(place(n, groupCols[groupStart[g]], g));
                     }
                 }
@@ -224,30 +228,39 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         }
     }
     const uint64_t G = grid ? grid->groups : 1;
-    const uint64_t span = grid && !actOrder ? grid->groupSize : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
+    const uint64_t span = grid && !actOrder
+        ? grid->groupSize
+        : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
 
     const auto add = [&](const char* kind, Message msg, const Places& p, bool warning) {
         rep.findings.push_back({w.name, kind, std::move(msg), warning, p.first, p.count});
     };
     const auto count = [](uint64_t n) { return std::to_string(n); };
     const bool blocks = grid && grid->blocks;
-    constexpr auto row = &FindingPlace::row, col = &FindingPlace::col, grp = &FindingPlace::group, blk = &FindingPlace::block;
+    constexpr auto row = &FindingPlace::row, col = &FindingPlace::col, grp = &FindingPlace::group,
+                   blk = &FindingPlace::block;
     if (found.nonFinite.count)
         add("nonfinite-value",
             {QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 values are NaN or Inf, the first at (row, column) %3"),
              {count(found.nonFinite.count), count(N * K), placesText(found.nonFinite, row, col)}},
             found.nonFinite, false);
     if (badScales.count) {
-        const char* text = grid->absmax ? QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 block absmax values are NaN or Inf, the first at (row, block) %3")
-                           : blocks     ? QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 block scales are NaN or Inf, the first at (row, block) %3")
-                                        : QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 scales are NaN or Inf, the first at (row, group) %3");
+        const char* text = grid->absmax
+            ? QT_TRANSLATE_NOOP("qs::Message",
+                                "%1 of %2 block absmax values are NaN or Inf, the first at (row, block) %3")
+            : blocks
+            ? QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 block scales are NaN or Inf, the first at (row, block) %3")
+            : QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 scales are NaN or Inf, the first at (row, group) %3");
         add(grid->absmax ? "nonfinite-absmax" : "nonfinite-scale",
-            {text, {count(badScales.count), count(G * N), placesText(badScales, row, blocks ? blk : grp)}}, badScales, false);
+            {text, {count(badScales.count), count(G * N), placesText(badScales, row, blocks ? blk : grp)}}, badScales,
+            false);
     }
     if (badZeros.count)
         add("nonfinite-zero",
-            {blocks ? QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 block minimums are NaN or Inf, the first at (row, block) %3")
-                    : QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 zero points or biases are NaN or Inf, the first at (row, group) %3"),
+            {blocks ? QT_TRANSLATE_NOOP("qs::Message",
+                                        "%1 of %2 block minimums are NaN or Inf, the first at (row, block) %3")
+                    : QT_TRANSLATE_NOOP("qs::Message",
+                                        "%1 of %2 zero points or biases are NaN or Inf, the first at (row, group) %3"),
              {count(badZeros.count), count(G * N), placesText(badZeros, row, blocks ? blk : grp)}},
             badZeros, false);
     if (found.zeroRows.count == N) {
@@ -257,7 +270,8 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         const FormatInfo* f = findFormat(w.format);
         const bool matrix = w.shape.size() >= 2 && N > 1 && f && f->quantized;
         add("zero-weight",
-            {matrix ? QT_TRANSLATE_NOOP("qs::Message", "all %1 values are zero: the layer computes nothing (a lost or never written tensor)")
+            {matrix ? QT_TRANSLATE_NOOP(
+                 "qs::Message", "all %1 values are zero: the layer computes nothing (a lost or never written tensor)")
                     : QT_TRANSLATE_NOOP("qs::Message", "all %1 values are zero"),
              {count(N * K)}},
             {}, !matrix);
@@ -269,15 +283,28 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
              {count(found.zeroRows.count), count(N), placesText(found.zeroRows, row, nullptr)}},
             found.zeroRows, true);
     if (found.zeroScale.count) {
-        const char* text = grid->absmax ? QT_TRANSLATE_NOOP("qs::Message", "%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2")
-                           : blocks     ? QT_TRANSLATE_NOOP("qs::Message", "%1 block(s) with a zero scale, which zeros all their values, the first at (row, block) %2")
-                                        : QT_TRANSLATE_NOOP("qs::Message", "%1 group(s) with a zero scale, which zeros all their values, the first at (row, group) %2");
-        add("zero-scale", {text, {count(found.zeroScale.count), placesText(found.zeroScale, row, blocks ? blk : grp)}}, found.zeroScale, true);
+        const char* text = grid->absmax
+            ? QT_TRANSLATE_NOOP(
+                "qs::Message",
+                "%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2")
+            : blocks ? QT_TRANSLATE_NOOP(
+                  "qs::Message",
+                  "%1 block(s) with a zero scale, which zeros all their values, the first at (row, block) %2")
+                     : QT_TRANSLATE_NOOP(
+                         "qs::Message",
+                         "%1 group(s) with a zero scale, which zeros all their values, the first at (row, group) %2");
+        add("zero-scale", {text, {count(found.zeroScale.count), placesText(found.zeroScale, row, blocks ? blk : grp)}},
+            found.zeroScale, true);
     }
     if (found.zeroGroups.count)
         add(blocks ? "zero-block" : "zero-group",
-            {blocks ? QT_TRANSLATE_NOOP("qs::Message", "%1 all-zero block(s) of %2 values in rows that are not all zero, the first at (row, block) %3")
-                    : QT_TRANSLATE_NOOP("qs::Message", "%1 all-zero group(s) of %2 columns in rows that are not all zero, the first at (row, group) %3"),
+            {blocks
+                 ? QT_TRANSLATE_NOOP(
+                     "qs::Message",
+                     "%1 all-zero block(s) of %2 values in rows that are not all zero, the first at (row, block) %3")
+                 : QT_TRANSLATE_NOOP(
+                     "qs::Message",
+                     "%1 all-zero group(s) of %2 columns in rows that are not all zero, the first at (row, group) %3"),
              {count(found.zeroGroups.count), count(span), placesText(found.zeroGroups, row, blocks ? blk : grp)}},
             found.zeroGroups, true);
     return true;

@@ -23,7 +23,7 @@ struct HealthOptions {
     const std::atomic<bool>* cancel = nullptr; // polled before each chunk
     // On the calling thread after each of its chunks: the elements scanned since the last call.
     std::function<void(uint64_t)> progress;
-    int threads = 0;       // <= 0: OpenMP's default
+    int threads = 0; // <= 0: OpenMP's default
     uint64_t rowChunk = 0; // rows per chunk; 0: about 1 MiB of floats (tests set it)
 };
 

@@ -42,7 +42,11 @@ std::vector<float> floatsOf(std::span<const uint8_t> bytes, uint64_t n)
 // A little-endian reader over the legacy file that checks every length against what is left.
 class LegacyReader {
 public:
-    LegacyReader(const std::string& path, std::span<const uint8_t> bytes) : m_path(path), m_bytes(bytes) {}
+    LegacyReader(const std::string& path, std::span<const uint8_t> bytes)
+        : m_path(path)
+        , m_bytes(bytes)
+    {
+    }
     size_t left() const { return m_bytes.size() - m_at; }
     int32_t i32(const std::string& what)
     {
@@ -68,8 +72,9 @@ private:
     void need(uint64_t n, const std::string& what) const
     {
         if (n > left())
-            fail(m_path, "truncated: " + what + " needs " + std::to_string(n) + " bytes at byte " + std::to_string(m_at) +
-                             ", " + std::to_string(left()) + " left");
+            fail(m_path,
+                 "truncated: " + what + " needs " + std::to_string(n) + " bytes at byte " + std::to_string(m_at) + ", "
+                     + std::to_string(left()) + " left");
     }
     std::string m_path;
     std::span<const uint8_t> m_bytes;
@@ -85,8 +90,8 @@ Imatrix readLegacyImatrix(const std::string& path, std::span<const uint8_t> byte
     const int32_t n = in.i32("the entry count");
     // Each entry takes at least 12 bytes and a name byte: a count beyond that is a lie.
     if (n < 1 || uint64_t(n) > in.left() / 13)
-        in.bad("entry count " + std::to_string(n) + " is not 1 .. " + std::to_string(in.left() / 13) +
-               " (what the file's size allows)");
+        in.bad("entry count " + std::to_string(n) + " is not 1 .. " + std::to_string(in.left() / 13)
+               + " (what the file's size allows)");
     std::set<std::string> seen;
     for (int32_t i = 0; i < n; ++i) {
         const std::string entry = "entry " + std::to_string(i + 1) + " of " + std::to_string(n);
@@ -105,8 +110,8 @@ Imatrix readLegacyImatrix(const std::string& path, std::span<const uint8_t> byte
             in.bad(named + ": ncall " + std::to_string(ncall) + " is negative");
         if (nval < 1)
             in.bad(named + ": value count " + std::to_string(nval));
-        std::vector<float> v = floatsOf(in.take(uint64_t(nval) * 4, named + ": " + std::to_string(nval) + " values"),
-                                        uint64_t(nval));
+        std::vector<float> v =
+            floatsOf(in.take(uint64_t(nval) * 4, named + ": " + std::to_string(nval) + " values"), uint64_t(nval));
         // llama-quantize divides by ncall (the writer stored mean x^2 times ncall).
         for (float& x : v) {
             if (ncall > 0)
@@ -161,7 +166,9 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
     if (const MetaValue* t = c.meta("general.type")) {
         const auto* s = std::get_if<std::string>(&t->value);
         if (!s || *s != "imatrix")
-            fail(path, "general.type is " + t->toDisplayString() + ", not \"imatrix\": a GGUF model, not an importance matrix");
+            fail(path,
+                 "general.type is " + t->toDisplayString()
+                     + ", not \"imatrix\": a GGUF model, not an importance matrix");
     }
     if (const MetaValue* d = c.meta("imatrix.datasets")) {
         const auto* items = std::get_if<std::vector<MetaValue>>(&d->value);
@@ -170,7 +177,9 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
         for (const MetaValue& item : *items) {
             const auto* s = std::get_if<std::string>(&item.value);
             if (!s)
-                fail(path, "metadata key 'imatrix.datasets' holds a " + std::string(metaTypeName(item.type)) + ", not strings");
+                fail(path,
+                     "metadata key 'imatrix.datasets' holds a " + std::string(metaTypeName(item.type))
+                         + ", not strings");
             im.datasets.push_back(*s);
         }
     }
@@ -185,7 +194,8 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
         else if (stripSuffix(name, kCountsSuffix))
             pairs[name].second = &t;
         else if (!stripSuffix(name, kActivationSumsSuffix))
-            fail(path, "tensor '" + t.name + "' is none of <weight>.in_sum2, .counts, .in_sum: not an importance matrix");
+            fail(path,
+                 "tensor '" + t.name + "' is none of <weight>.in_sum2, .counts, .in_sum: not an importance matrix");
     }
     if (pairs.empty())
         fail(path, "no <weight>.in_sum2 tensors: not an importance matrix");
@@ -200,11 +210,12 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
         e.name = name;
         e.matrices = counts->elementCount();
         const uint64_t all = sums->elementCount();
-        if (e.matrices == 0 || all == 0 || all % e.matrices != 0 ||
-            (sums->shape.size() >= 2 && sums->shape.front() != e.matrices))
-            fail(path, "entry '" + name + "': " + sums->name + " is " + shapeText(sums->shape) + ", not [" +
-                           std::to_string(e.matrices) + ", channels] for the " + std::to_string(e.matrices) +
-                           " counts of " + counts->name);
+        if (e.matrices == 0 || all == 0 || all % e.matrices != 0
+            || (sums->shape.size() >= 2 && sums->shape.front() != e.matrices))
+            fail(path,
+                 "entry '" + name + "': " + sums->name + " is " + shapeText(sums->shape) + ", not ["
+                     + std::to_string(e.matrices) + ", channels] for the " + std::to_string(e.matrices) + " counts of "
+                     + counts->name);
         e.columns = all / e.matrices;
         e.counts = floatsOf(c.bytes(*counts), e.matrices);
         const std::vector<float> s = floatsOf(c.bytes(*sums), all);
@@ -212,13 +223,15 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
         for (uint64_t m = 0; m < e.matrices; ++m) {
             const float n = e.counts[size_t(m)];
             if (!std::isfinite(n) || n < 0)
-                fail(path, "entry '" + name + "': count " + std::to_string(n) + " of matrix " + std::to_string(m) +
-                               " is not a finite non-negative number");
+                fail(path,
+                     "entry '" + name + "': count " + std::to_string(n) + " of matrix " + std::to_string(m)
+                         + " is not a finite non-negative number");
             for (uint64_t k = 0; k < e.columns; ++k) {
                 const size_t i = size_t(m * e.columns + k);
                 if (!std::isfinite(s[i]) || s[i] < 0)
-                    fail(path, "entry '" + name + "': sum of squares " + std::to_string(s[i]) + " at matrix " +
-                                   std::to_string(m) + " channel " + std::to_string(k) + " is not finite and non-negative");
+                    fail(path,
+                         "entry '" + name + "': sum of squares " + std::to_string(s[i]) + " at matrix "
+                             + std::to_string(m) + " channel " + std::to_string(k) + " is not finite and non-negative");
                 // A matrix that saw no rows weighs every channel alike, as llama-quantize does.
                 e.importance[i] = n > 0 ? s[i] / n : 1.0f;
             }
@@ -412,8 +425,9 @@ ImportanceRanking rankByImportance(const Checkpoint& ckpt, const ImatrixMatch& m
         total += r.weightedSumSq;
     for (ImportanceRankRow& r : out.rows)
         r.share = total > 0 ? r.weightedSumSq / total : 0;
-    std::stable_sort(out.rows.begin(), out.rows.end(),
-                     [](const ImportanceRankRow& a, const ImportanceRankRow& b) { return a.weightedSumSq > b.weightedSumSq; });
+    std::stable_sort(out.rows.begin(), out.rows.end(), [](const ImportanceRankRow& a, const ImportanceRankRow& b) {
+        return a.weightedSumSq > b.weightedSumSq;
+    });
     return out;
 }
 

@@ -26,13 +26,13 @@ namespace qs {
 enum class ImatrixFormat { Gguf, Legacy };
 
 struct ImatrixEntry {
-    std::string name;      // the GGUF tensor name llama-imatrix saw: "blk.0.attn_q.weight"
-    uint64_t columns = 0;  // input channels of one matrix
+    std::string name; // the GGUF tensor name llama-imatrix saw: "blk.0.attn_q.weight"
+    uint64_t columns = 0; // input channels of one matrix
     // Experts (in_sum2's second dimension). Legacy files do not say: 1, with the experts'
     // channels back to back (columns = experts x input channels).
     uint64_t matrices = 1;
     std::vector<float> importance; // matrices x columns, matrix-major: the mean of x^2 per channel
-    std::vector<float> counts;     // per matrix: GGUF counts; legacy: ncall, once
+    std::vector<float> counts; // per matrix: GGUF counts; legacy: ncall, once
 };
 
 struct Imatrix {
@@ -40,7 +40,7 @@ struct Imatrix {
     ImatrixFormat format = ImatrixFormat::Gguf;
     std::vector<std::string> datasets;
     uint64_t chunkCount = 0; // GGUF imatrix.chunk_count; legacy: the trailing last-call count
-    uint64_t chunkSize = 0;  // GGUF imatrix.chunk_size; legacy files do not store it (0)
+    uint64_t chunkSize = 0; // GGUF imatrix.chunk_size; legacy files do not store it (0)
     std::vector<ImatrixEntry> entries; // sorted by name
     const ImatrixEntry* find(std::string_view name) const;
 };
@@ -58,14 +58,14 @@ std::string_view imatrixFormatName(ImatrixFormat f); // "GGUF", "legacy .dat"
 struct ImatrixWeightMatch {
     const LogicalWeight* weight = nullptr;
     const ImatrixEntry* entry = nullptr; // the entry of its name; nullptr: none
-    std::string problem;                 // "" when the entry fits: no entry, or lengths that differ
+    std::string problem; // "" when the entry fits: no entry, or lengths that differ
     bool fits() const { return entry && problem.empty(); }
     bool lengthMismatch() const { return entry && !problem.empty(); }
 };
 
 struct ImatrixMatch {
     std::vector<ImatrixWeightMatch> weights; // the checkpoint's matrix weights, in its order
-    std::vector<std::string> unusedEntries;  // entries no weight of the checkpoint took
+    std::vector<std::string> unusedEntries; // entries no weight of the checkpoint took
     size_t fitting() const;
     size_t mismatched() const; // an entry found whose lengths do not fit
     const ImatrixWeightMatch* find(std::string_view weightName) const;
@@ -94,9 +94,9 @@ struct ImportanceRankRow {
     std::string format;
     uint64_t elements = 0;
     double bitsPerWeight = 0;
-    double mse = 0;           // the plain mean squared error
+    double mse = 0; // the plain mean squared error
     double weightedSumSq = 0; // sum of importance[column] * error^2 (ErrorStats::weightedSumSq)
-    double share = 0;         // of the ranked weights' weightedSumSq
+    double share = 0; // of the ranked weights' weightedSumSq
 };
 struct ImportanceRanking {
     std::vector<ImportanceRankRow> rows;

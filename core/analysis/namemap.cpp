@@ -15,7 +15,7 @@ namespace qs {
 namespace {
 
 struct NamePair {
-    std::string_view hf;   // after "model.layers.N." (per block) or the whole name (global)
+    std::string_view hf; // after "model.layers.N." (per block) or the whole name (global)
     std::string_view gguf; // after "blk.N." or the whole name
 };
 
@@ -296,10 +296,10 @@ WeightMatch matchWeights(const Checkpoint& a, const Checkpoint& b, const std::st
             const GgufTransform t = ggufTransform(g.name, arch, heads);
             const uint64_t N = g.outFeatures();
             if (t.permuted && (!t.permuteHeads || N % (2 * t.permuteHeads) != 0)) {
-                reason = "llama.cpp permuted the rows of " + g.name + " by attention head, and the head count is " +
-                         (t.permuteHeads ? std::to_string(t.permuteHeads) + ", which does not divide its " +
-                                               std::to_string(N) + " rows in pairs"
-                                         : std::string("not in either checkpoint"));
+                reason = "llama.cpp permuted the rows of " + g.name + " by attention head, and the head count is "
+                    + (t.permuteHeads ? std::to_string(t.permuteHeads) + ", which does not divide its "
+                               + std::to_string(N) + " rows in pairs"
+                                      : std::string("not in either checkpoint"));
             } else {
                 SideTransform& st = aGguf ? p.ta : p.tb;
                 st.permuteHeads = t.permuted ? t.permuteHeads : 0;
@@ -342,7 +342,6 @@ void loadMatchedRows(const Checkpoint& c, const LogicalWeight& w, const SideTran
             out[i] -= t.normShift;
 }
 
-
 uint64_t storedRow(const SideTransform& t, uint64_t r, uint64_t rows)
 {
     return t.permuteHeads ? permutedRow(r, rows, t.permuteHeads) : r;
@@ -356,7 +355,9 @@ std::string namingHint(const Checkpoint& c)
         hf += !hfToGguf(w.name, arch).empty();
         gguf += !ggufToHf(w.name, arch).empty();
     }
-    std::string t = hf > gguf ? "Hugging Face names" : gguf > hf ? "GGUF names" : "names of neither Hugging Face nor GGUF";
+    std::string t = hf > gguf ? "Hugging Face names"
+        : gguf > hf           ? "GGUF names"
+                              : "names of neither Hugging Face nor GGUF";
     t += " (" + std::to_string(c.weights.size()) + " weights";
     for (size_t i = 0; i < c.weights.size() && i < 3; ++i)
         t += (i ? ", " : ": ") + c.weights[i].name;

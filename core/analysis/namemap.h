@@ -23,7 +23,7 @@ std::string checkpointArchitecture(const Checkpoint& ckpt);
 std::string ggufArchOf(std::string_view arch);
 
 struct HeadCounts {
-    uint64_t heads = 0;   // 0 = unknown
+    uint64_t heads = 0; // 0 = unknown
     uint64_t headsKv = 0; // equals heads when the checkpoint does not say
 };
 // "<arch>.attention.head_count[_kv]" from GGUF metadata, else num_attention_heads /
@@ -61,7 +61,7 @@ void unpermuteRows(const float* in, float* out, uint64_t n, uint64_t cols, uint6
 // How one side's dequantized rows are brought into Hugging Face order and values.
 struct SideTransform {
     uint64_t permuteHeads = 0; // > 0: the side is a GGUF q/k weight permuted for this many heads
-    float normShift = 0;       // subtracted from every value (Gemma norms in GGUF: 1)
+    float normShift = 0; // subtracted from every value (Gemma norms in GGUF: 1)
 };
 
 struct WeightPair {
@@ -92,8 +92,8 @@ struct WeightMatch {
 // quantized weight is named by its module prefix, a float one by its tensor name); when
 // exactly one side is GGUF, every name that hfToGguf maps (for the GGUF side's architecture)
 // is compared as its GGUF name, so a GGUF that llama.cpp's converter named pairs with its
-// Hugging Face source and so does one that keeps the Hugging Face names (repack's output). `weightFilter` (empty = all) keeps the pairs where either name, with or
-// without ".weight", equals it.
+// Hugging Face source and so does one that keeps the Hugging Face names (repack's output). `weightFilter` (empty = all)
+// keeps the pairs where either name, with or without ".weight", equals it.
 WeightMatch matchWeights(const Checkpoint& a, const Checkpoint& b, const std::string& weightFilter = {});
 
 // Rows [r0, r1) of one side of a pair, dequantized and brought into Hugging Face order and

@@ -189,8 +189,8 @@ std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64
 std::optional<AffineTarget> playgroundTargetOf(const FormatInfo& format)
 {
     // The registry's record of each target's id: the same record, the same format.
-    for (AffineTarget t : {AffineTarget::GptqV1, AffineTarget::GptqV2, AffineTarget::AwqGemm, AffineTarget::CompressedTensors,
-                           AffineTarget::Mlx})
+    for (AffineTarget t : {AffineTarget::GptqV1, AffineTarget::GptqV2, AffineTarget::AwqGemm,
+                           AffineTarget::CompressedTensors, AffineTarget::Mlx})
         if (findFormat(affineTargetName(t)) == &format)
             return t;
     return std::nullopt;
@@ -240,7 +240,8 @@ void quantizeBlocks(PlaygroundResult& r, const FormatInfo& format)
     // bitsandbytes quantizes the model's f16 weight; the error is against the values as given.
     std::vector<float> input = r.values;
     if (format.requantize == RequantizeRule::Bnb4)
-        for (float& v : input) v = halfToFloat(floatToHalf(v));
+        for (float& v : input)
+            v = halfToFloat(floatToHalf(v));
     try {
         r.stored = targets->quantize(scheme, input.data(), r.rows, r.cols, false);
     } catch (const Error& e) {
@@ -330,7 +331,8 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
     } catch (const Error& e) {
         r.packError = e.what();
     }
-    if (const LayoutSpec* spec = findLayoutSpec(affineTargetName(opt.target)); spec && spec->locate && r.packError.empty()) {
+    if (const LayoutSpec* spec = findLayoutSpec(affineTargetName(opt.target));
+        spec && spec->locate && r.packError.empty()) {
         const LayoutParams lp{cols, rows, opt.bits, r.quantized.groupSize};
         r.codeTensor = std::string(spec->locate(lp, 0, 0).tensor);
         r.hasLayout = spec->wordBits == 32 && findStored(r, r.codeTensor) != nullptr;
@@ -348,8 +350,9 @@ LayoutParams blockLayoutParams(const PlaygroundResult& r, uint64_t rows)
 // Block formats: the words of the block holding column colBegin that carry its fields (and no
 // element's code), then the words holding the codes of [colBegin, colEnd), each with every
 // element piece and field byte in it.
-std::vector<PlaygroundWord> playgroundBlockWords(const PlaygroundResult& r, const LayoutSpec& spec, const StoredTensor& tensor,
-                                       uint64_t colBegin, uint64_t colEnd, size_t maxWords)
+std::vector<PlaygroundWord> playgroundBlockWords(const PlaygroundResult& r, const LayoutSpec& spec,
+                                                 const StoredTensor& tensor, uint64_t colBegin, uint64_t colEnd,
+                                                 size_t maxWords)
 {
     std::vector<PlaygroundWord> out;
     const uint32_t wordBits = uint32_t(spec.wordBits);
@@ -393,7 +396,8 @@ std::vector<PlaygroundWord> playgroundBlockWords(const PlaygroundResult& r, cons
             if (!pieces.count(w))
                 words[w].index = w;
     }
-    while (words.size() > maxWords) words.erase(std::prev(words.end()));
+    while (words.size() > maxWords)
+        words.erase(std::prev(words.end()));
     for (auto& [index, word] : words) {
         uint32_t value = 0;
         std::memcpy(&value, tensor.bytes.data() + index * wordBytes, size_t(wordBytes)); // little-endian host
@@ -455,7 +459,8 @@ std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t 
             if (e.pieces[p].word < wordCount)
                 words[e.pieces[p].word].index = e.pieces[p].word;
     }
-    while (words.size() > maxWords) words.erase(std::prev(words.end()));
+    while (words.size() > maxWords)
+        words.erase(std::prev(words.end()));
     if (words.empty())
         return out;
     // Every element whose bits can share these words: a word holds at most 32 codes of a
@@ -506,7 +511,8 @@ void numberAsStored(std::vector<PlaygroundWord>& words, const PlaygroundResult& 
                     if (f.piece >= e.pieceCount)
                         return;
                     const uint64_t offset = e.pieces[f.piece].word - w.index;
-                    for (PlaygroundWord& shifted : words) shifted.index += offset;
+                    for (PlaygroundWord& shifted : words)
+                        shifted.index += offset;
                     return;
                 }
         return;

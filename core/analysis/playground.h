@@ -51,26 +51,26 @@ struct PlaygroundOptions {
     bool nested = false;
     AffineTarget target = AffineTarget::GptqV1;
     int bits = 4;
-    uint64_t groupSize = 32;  // 0: the whole row is one group
+    uint64_t groupSize = 32; // 0: the whole row is one group
     bool symmetric = false;
     float clipRatio = 1.0f;
     DType scaleType = DType::F16; // codes are chosen against the stored (rounded) scale
-    int histogramBins = 64;       // per group, 1..4096
+    int histogramBins = 64; // per group, 1..4096
 };
 
 // One group of the focus row (row 0 of the block): for block formats the elements sharing one
 // level table (a k-quant sub-block, else the block).
 struct PlaygroundGroup {
-    uint64_t begin = 0, end = 0;  // columns [begin, end)
-    uint64_t block = 0;           // block formats: index into PlaygroundResult::blocks.blocks
-    int subBlock = -1;            // block formats with sub-blocks: the group's number in its block
-    float scale = 0;              // as quantizeAffine reports it (block formats: 0, see the block's fields)
-    float zero = 0;               // code units (w = s (q - z)); for MLX the float bias
-    float min = 0, max = 0;       // of the group's values
-    std::vector<float> levels;    // [2^b] the value code q stands for (as dequantizeAffine computes it)
+    uint64_t begin = 0, end = 0; // columns [begin, end)
+    uint64_t block = 0; // block formats: index into PlaygroundResult::blocks.blocks
+    int subBlock = -1; // block formats with sub-blocks: the group's number in its block
+    float scale = 0; // as quantizeAffine reports it (block formats: 0, see the block's fields)
+    float zero = 0; // code units (w = s (q - z)); for MLX the float bias
+    float min = 0, max = 0; // of the group's values
+    std::vector<float> levels; // [2^b] the value code q stands for (as dequantizeAffine computes it)
     float lowLevel = 0, highLevel = 0; // smallest and largest level
-    float step = 0;               // |scale|: distance between adjacent levels (block formats: the largest)
-    std::vector<float> edges;     // [2^b - 1] ascending decision edges: midpoints of adjacent levels
+    float step = 0; // |scale|: distance between adjacent levels (block formats: the largest)
+    std::vector<float> edges; // [2^b - 1] ascending decision edges: midpoints of adjacent levels
     std::vector<uint64_t> codeCounts; // [2^b] values per code
     // Values beyond the outer levels by more than half a step (half the outer gap): clamped to the end codes.
     uint64_t clippedLow = 0, clippedHigh = 0;
@@ -85,21 +85,21 @@ struct PlaygroundGroup {
 struct PlaygroundResult {
     PlaygroundOptions options;
     AffineRule rule = AffineRule::Gptq;
-    uint64_t rows = 0, cols = 0;    // the block; row 0 is the focus row
-    std::vector<float> values;      // [rows, cols] input
+    uint64_t rows = 0, cols = 0; // the block; row 0 is the focus row
+    std::vector<float> values; // [rows, cols] input
     // quantizeAffine's result for the block. Block formats: the stored codes, rows, cols, bits,
     // groupSize (elements per level table) and groups only, no scales or zeros.
     AffineQuantized quantized;
     std::vector<float> dequantized; // [rows, cols] dequantizeAffine
-    std::vector<float> error;       // [cols] focus row: dequantized - value
+    std::vector<float> error; // [cols] focus row: dequantized - value
     std::vector<PlaygroundGroup> groups; // of the focus row
     double rmse = 0, maxAbs = 0, sqnrDb = 0; // focus row; sqnrDb is +inf for an exact row
     std::vector<StoredTensor> stored; // packAffine's tensors; empty when packError is set
-    std::string packError;            // why the target cannot hold this quantization
-    std::string codeTensor;           // role of the stored tensor holding the codes ("qweight", ...)
-    bool hasLayout = false;           // a LayoutSpec describes the target's bits
-    PlaygroundBlocks blocks;          // block formats: the family's decoding (levels, block fields, formula)
-    bool signedCodes = false;         // block formats: two's complement codes (Q8_0), code c stands for int8(c)
+    std::string packError; // why the target cannot hold this quantization
+    std::string codeTensor; // role of the stored tensor holding the codes ("qweight", ...)
+    bool hasLayout = false; // a LayoutSpec describes the target's bits
+    PlaygroundBlocks blocks; // block formats: the family's decoding (levels, block fields, formula)
+    bool signedCodes = false; // block formats: two's complement codes (Q8_0), code c stands for int8(c)
 };
 
 // Throws qs::Error on an empty block, bad sizes or options quantizeAffine refuses. A target
@@ -108,21 +108,21 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
 
 // A bit field of a stored word and the element it belongs to (or, field >= 0, the block field).
 struct PlaygroundField {
-    uint8_t bit = 0;     // first bit, LSB = 0
+    uint8_t bit = 0; // first bit, LSB = 0
     uint8_t width = 0;
-    uint64_t row = 0;    // block row (0 = focus row)
+    uint64_t row = 0; // block row (0 = focus row)
     uint64_t col = 0;
-    int slot = -1;       // slot in the word, -1 for bit streams
-    int piece = 0;       // 0 = low bits; 1, 2 for the rest of a code that straddles words
+    int slot = -1; // slot in the word, -1 for bit streams
+    int piece = 0; // 0 = low bits; 1, 2 for the rest of a code that straddles words
     int pieces = 1;
     uint8_t code = 0;
-    int field = -1;      // >= 0: bits of the block field LayoutSpec::blockFields[field], no element
-    int64_t tile = -1;   // block formats: the element's WordMap::tileIndex, the hue every view gives it
+    int field = -1; // >= 0: bits of the block field LayoutSpec::blockFields[field], no element
+    int64_t tile = -1; // block formats: the element's WordMap::tileIndex, the hue every view gives it
 };
 
 struct PlaygroundWord {
-    uint64_t index = 0;  // word index in the code tensor (row-major flat)
-    uint32_t value = 0;  // the word (block formats: of the spec's wordBits, a byte)
+    uint64_t index = 0; // word index in the code tensor (row-major flat)
+    uint32_t value = 0; // the word (block formats: of the spec's wordBits, a byte)
     std::vector<PlaygroundField> fields; // by bit, ascending; bits in no field are padding
 };
 

@@ -18,7 +18,10 @@ namespace qs {
 
 namespace {
 
-bool isGgufTarget(const FormatInfo& f) { return f.family == FormatFamily::Gguf; }
+bool isGgufTarget(const FormatInfo& f)
+{
+    return f.family == FormatFamily::Gguf;
+}
 
 const FamilyTargets& targetsOf(const FormatInfo& f)
 {
@@ -121,9 +124,10 @@ QJsonObject quantizedConfig(const QJsonObject& base, const QuantScheme& s)
         QJsonObject qc = cfg.value(QStringLiteral("quantization_config")).toObject();
         qc.insert(QStringLiteral("input_permutations"),
                   QJsonObject{{QStringLiteral("modules"), mods},
-                              {QStringLiteral("note"), QStringLiteral("act-order columns sorted into contiguous groups: "
-                                                                      "<module>.input_perm (I32 [K]) gathers the layer "
-                                                                      "input, x' = x[perm], before this weight applies")}});
+                              {QStringLiteral("note"),
+                               QStringLiteral("act-order columns sorted into contiguous groups: "
+                                              "<module>.input_perm (I32 [K]) gathers the layer "
+                                              "input, x' = x[perm], before this weight applies")}});
         cfg.insert(QStringLiteral("quantization_config"), qc);
     }
     if (!cfg.contains(QStringLiteral("torch_dtype")))
@@ -161,11 +165,13 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     if (gguf && src.container != Container::Gguf)
         for (const TensorEntry& t : src.tensors)
             if (!ggufStyleName(t.name))
-                fail(src.path, "GGUF output keeps tensor names, and '" + t.name +
-                                   "' is not a GGUF name (blk.N.*, token_embd, output...): quantize a GGUF input, or "
-                                   "convert the names first");
+                fail(src.path,
+                     "GGUF output keeps tensor names, and '" + t.name
+                         + "' is not a GGUF name (blk.N.*, token_embd, output...): quantize a GGUF input, or "
+                           "convert the names first");
     if (!gguf && src.container != Container::Safetensors)
-        fail(src.path, "safetensors targets need a safetensors input (GGUF names and metadata have no safetensors form here)");
+        fail(src.path,
+             "safetensors targets need a safetensors input (GGUF names and metadata have no safetensors form here)");
 
     // Which weights: named ones must exist and be float; --all takes every float matrix
     // named *.weight (GGUF: every float matrix) except embeddings and the output head on safetensors.
@@ -262,10 +268,12 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         }
         if (!hasArch) {
             const QString arch = src.config.value(QStringLiteral("model_type")).toString(QStringLiteral("llama"));
-            meta.insert(meta.begin(), {"general.architecture", MetaValue{MetaValue::Type::String, MetaValue::Type::U8,
-                                                                          arch.toStdString()}});
+            meta.insert(
+                meta.begin(),
+                {"general.architecture", MetaValue{MetaValue::Type::String, MetaValue::Type::U8, arch.toStdString()}});
         }
-        meta.emplace_back("general.quantization_version", MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
+        meta.emplace_back("general.quantization_version",
+                          MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
         meta.emplace_back("general.file_type",
                           MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(llamaFileType(ggmlT))});
         std::vector<GgufTensor> plan;
@@ -280,8 +288,8 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
                     continue;
                 }
                 keep(*it->second, entryDtype(t),
-                     "ne0 " + std::to_string(it->second->inFeatures()) + " is not a multiple of the " + target.alias +
-                         " block (" + std::to_string(ggmlQuantBlockWeights(ggmlT)) + ")");
+                     "ne0 " + std::to_string(it->second->inFeatures()) + " is not a multiple of the " + target.alias
+                         + " block (" + std::to_string(ggmlQuantBlockWeights(ggmlT)) + ")");
             }
             const int type = t.dtype == DType::Ggml ? t.ggmlType : ggufPlainType(t.dtype);
             if (type < 0)

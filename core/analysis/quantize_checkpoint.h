@@ -45,9 +45,9 @@ std::vector<std::string> quantizeTargets();
 // 0 (-1 for symmetric) is the target's default (4 bits; group 128, MLX 64, bnb blocks of 64;
 // asymmetric except compressed-tensors); GGUF and bnb fix the bits; groupSize -1 is per channel.
 struct QuantizeCheckpointOptions : QuantizeRequest {
-    std::string format;              // what the user typed: parseQuantizeTarget()
+    std::string format; // what the user typed: parseQuantizeTarget()
     std::vector<std::string> weights; // names (tensor or module) to quantize; empty: every eligible weight
-    int threads = 0;                 // 1: serial; otherwise OpenMP across rows/blocks (0: its default count)
+    int threads = 0; // 1: serial; otherwise OpenMP across rows/blocks (0: its default count)
     // Called after each weight (done of total, the weight's name); from the calling thread.
     std::function<void(size_t done, size_t total, const std::string& weight)> progress;
     const std::atomic<bool>* cancel = nullptr; // checked between weights: throws qs::Error "cancelled"
@@ -55,10 +55,10 @@ struct QuantizeCheckpointOptions : QuantizeRequest {
 };
 
 struct QuantizeCheckpointResult {
-    std::string output;                 // the file (GGUF) or folder (safetensors) written
+    std::string output; // the file (GGUF) or folder (safetensors) written
     std::vector<std::string> quantized; // source tensor names
-    std::vector<std::string> copied;    // stored tensors written unchanged
-    std::vector<std::string> notes;     // weights kept in float and why
+    std::vector<std::string> copied; // stored tensors written unchanged
+    std::vector<std::string> notes; // weights kept in float and why
     std::vector<std::string> leftAlone; // entries of an existing output folder that quantize did not write
 };
 

@@ -65,11 +65,26 @@ FormatFamily recipeFamily(const Checkpoint& ckpt)
 
 } // namespace
 
-double RecipeTypeRow::bitsPerWeight() const { return recipeBpw(bytes, elements); }
-double RecipeLayerRow::bitsPerWeight() const { return recipeBpw(bytes, elements); }
-double RecipeTensor::bitsPerWeight() const { return recipeBpw(bytes, elements); }
-double RecipeSummary::bitsPerWeight() const { return recipeBpw(bytes, elements); }
-double RecipeSummary::quantizableBitsPerWeight() const { return recipeBpw(quantizableBytes, quantizableElements); }
+double RecipeTypeRow::bitsPerWeight() const
+{
+    return recipeBpw(bytes, elements);
+}
+double RecipeLayerRow::bitsPerWeight() const
+{
+    return recipeBpw(bytes, elements);
+}
+double RecipeTensor::bitsPerWeight() const
+{
+    return recipeBpw(bytes, elements);
+}
+double RecipeSummary::bitsPerWeight() const
+{
+    return recipeBpw(bytes, elements);
+}
+double RecipeSummary::quantizableBitsPerWeight() const
+{
+    return recipeBpw(quantizableBytes, quantizableElements);
+}
 
 size_t RecipeSummary::count(RecipeKind k) const
 {
@@ -178,41 +193,51 @@ std::vector<Message> recipeOverview(const RecipeSummary& s)
     };
     std::vector<Message> out;
     if (!s.hasNominal) {
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Recipe:     no nominal type (no general.file_type or quantization config); %1 stored types"),
-                       {std::to_string(s.types.size())}});
+        out.push_back(
+            {QT_TRANSLATE_NOOP(
+                 "qs::Message",
+                 "Recipe:     no nominal type (no general.file_type or quantization config); %1 stored types"),
+             {std::to_string(s.types.size())}});
         return out;
     }
     const RecipeNominal& n = s.nominal;
     if (!n.format)
         out.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2)"), {n.name, n.source}));
     else if (n.bitsPerWeight > 0)
-        out.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3 at %4 bits per weight"),
-                                       {n.name, n.source, Message::verbatim(n.format->id), Message::verbatim(num(n.bitsPerWeight, 2))}));
+        out.push_back(Message::quoting(
+            QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3 at %4 bits per weight"),
+            {n.name, n.source, Message::verbatim(n.format->id), Message::verbatim(num(n.bitsPerWeight, 2))}));
     else
         out.push_back(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "Recipe:     %1 (%2): nominal %3"),
                                        {n.name, n.source, Message::verbatim(n.format->id)}));
     const std::string quantized = std::to_string(s.quantizable), bpw = num(s.quantizableBitsPerWeight(), 2);
     const std::string asNominal = std::to_string(s.count(RecipeKind::Nominal)), all = std::to_string(s.weights);
     if (n.bitsPerWeight > 0 && s.quantizableElements)
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Stored:     %1 quantized weights at %2 bits per weight (%3% over the nominal); "
-                                                        "%4 of them as the nominal type; all %5 weights: %6 bits per weight"),
-                       {quantized, bpw,
-                        std::string(s.quantizableBitsPerWeight() >= n.bitsPerWeight ? "+" : "") +
-                            num(100.0 * (s.quantizableBitsPerWeight() / n.bitsPerWeight - 1.0), 1),
-                        asNominal, all, num(s.bitsPerWeight(), 2)}});
+        out.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "Stored:     %1 quantized weights at %2 bits per weight (%3% over the nominal); "
+                               "%4 of them as the nominal type; all %5 weights: %6 bits per weight"),
+             {quantized, bpw,
+              std::string(s.quantizableBitsPerWeight() >= n.bitsPerWeight ? "+" : "")
+                  + num(100.0 * (s.quantizableBitsPerWeight() / n.bitsPerWeight - 1.0), 1),
+              asNominal, all, num(s.bitsPerWeight(), 2)}});
     else
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Stored:     %1 quantized weights at %2 bits per weight; "
-                                                        "%3 of them as the nominal type; all %4 weights: %5 bits per weight"),
+        out.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                         "Stored:     %1 quantized weights at %2 bits per weight; "
+                                         "%3 of them as the nominal type; all %4 weights: %5 bits per weight"),
                        {quantized, bpw, asNominal, all, num(s.bitsPerWeight(), 2)}});
     if (const size_t fb = s.count(RecipeKind::Fallback))
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Fell back:  %1 of %2 quantized weights did not fit the nominal type's block, "
-                                                        "costing %3 bytes (%4 bits per weight)"),
-                       {std::to_string(fb), quantized, num(s.extraBits(RecipeKind::Fallback) / 8.0, 0),
-                        num(s.quantizableElements ? s.extraBits(RecipeKind::Fallback) / double(s.quantizableElements) : 0, 2)}});
+        out.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "Fell back:  %1 of %2 quantized weights did not fit the nominal type's block, "
+                               "costing %3 bytes (%4 bits per weight)"),
+             {std::to_string(fb), quantized, num(s.extraBits(RecipeKind::Fallback) / 8.0, 0),
+              num(s.quantizableElements ? s.extraBits(RecipeKind::Fallback) / double(s.quantizableElements) : 0, 2)}});
     if (s.count(RecipeKind::Mix) + s.count(RecipeKind::Override) + s.count(RecipeKind::Unexplained))
-        out.push_back({QT_TRANSLATE_NOOP("qs::Message", "Otherwise:  %1 by the mix, %2 by per-module overrides, %3 unexplained"),
-                       {std::to_string(s.count(RecipeKind::Mix)), std::to_string(s.count(RecipeKind::Override)),
-                        std::to_string(s.count(RecipeKind::Unexplained))}});
+        out.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "Otherwise:  %1 by the mix, %2 by per-module overrides, %3 unexplained"),
+             {std::to_string(s.count(RecipeKind::Mix)), std::to_string(s.count(RecipeKind::Override)),
+              std::to_string(s.count(RecipeKind::Unexplained))}});
     return out;
 }
 

@@ -30,9 +30,9 @@ struct RecipeLayerRow {
 };
 
 struct RecipeTensor {
-    std::string name;  // the logical weight's name
-    int layer = -1;    // -1: not in a repeating block
-    std::string role;  // GGUF-style: "attn_q", "ffn_down", "token_embd", "output_norm"
+    std::string name; // the logical weight's name
+    int layer = -1; // -1: not in a repeating block
+    std::string role; // GGUF-style: "attn_q", "ffn_down", "token_embd", "output_norm"
     std::string label; // the stored type
     uint64_t elements = 0, bytes = 0;
     RecipeVerdict verdict;
@@ -45,10 +45,10 @@ struct RecipeSummary {
     std::string path;
     bool hasNominal = false;
     RecipeNominal nominal;
-    std::vector<RecipeTypeRow> types;   // most parameters first
+    std::vector<RecipeTypeRow> types; // most parameters first
     std::vector<RecipeLayerRow> layers; // block order, then the non-repeating tensors (layer -1) when any
-    std::vector<RecipeTensor> tensors;  // the checkpoint's weight order (empty: RecipeDetail::Totals)
-    uint64_t weights = 0;               // how many the checkpoint has (tensors.size() when listed)
+    std::vector<RecipeTensor> tensors; // the checkpoint's weight order (empty: RecipeDetail::Totals)
+    uint64_t weights = 0; // how many the checkpoint has (tensors.size() when listed)
     uint64_t elements = 0, bytes = 0;
     // The weights the recipe quantizes (all but kept-float and excluded ones).
     uint64_t quantizable = 0, quantizableElements = 0, quantizableBytes = 0;
@@ -88,7 +88,7 @@ struct RecipeComparison {
     struct Row {
         int layer = -1;
         std::string role;
-        std::string nameA, nameB;   // "" when that side lacks it
+        std::string nameA, nameB; // "" when that side lacks it
         std::string labelA, labelB;
         double bitsA = 0, bitsB = 0; // bits per weight
     };

@@ -15,8 +15,8 @@ class Checkpoint;
 size_t floatReferencePairs(const Checkpoint& ckpt, const Checkpoint& other);
 
 struct ReferenceSearch {
-    std::string path;  // the candidate pairing the most weights; "" when none pairs any
-    size_t pairs = 0;  // how many it pairs
+    std::string path; // the candidate pairing the most weights; "" when none pairs any
+    size_t pairs = 0; // how many it pairs
     size_t looked = 0; // candidates opened (at most maxLooked)
 };
 // Opens each .gguf / .safetensors file and folder beside `ckpt` (never ckpt's own files) in

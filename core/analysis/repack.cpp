@@ -29,7 +29,10 @@ std::string weightError(const Checkpoint& c, const LogicalWeight& w, const std::
     return c.path + ": weight '" + w.name + "': " + what;
 }
 
-bool isGgufRepackTarget(const FormatInfo& f) { return f.family == FormatFamily::Gguf; }
+bool isGgufRepackTarget(const FormatInfo& f)
+{
+    return f.family == FormatFamily::Gguf;
+}
 
 // The permutation that makes the groups contiguous (stable sort by group) when the target has
 // no g_idx; applies it to the codes. Throws when the groups are not all full.
@@ -37,11 +40,12 @@ std::vector<int32_t> makeContiguous(WeightCodes& m)
 {
     std::vector<int32_t> perm(m.cols);
     std::iota(perm.begin(), perm.end(), 0);
-    std::stable_sort(perm.begin(), perm.end(), [&](int32_t a, int32_t b) { return m.gIdx[size_t(a)] < m.gIdx[size_t(b)]; });
+    std::stable_sort(perm.begin(), perm.end(),
+                     [&](int32_t a, int32_t b) { return m.gIdx[size_t(a)] < m.gIdx[size_t(b)]; });
     for (uint64_t i = 0; i < m.cols; ++i)
         if (uint64_t(m.gIdx[size_t(perm[i])]) != i / m.groupSize)
-            throw Error("act-order groups are not all " + std::to_string(m.groupSize) +
-                        " channels: sorting by g_idx does not give contiguous groups");
+            throw Error("act-order groups are not all " + std::to_string(m.groupSize)
+                        + " channels: sorting by g_idx does not give contiguous groups");
     std::vector<uint8_t> codes(m.codes.size());
     for (uint64_t n = 0; n < m.rows; ++n)
         for (uint64_t i = 0; i < m.cols; ++i)
@@ -153,8 +157,8 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             if (gguf && ggufFallback(w.inFeatures())) {
                 // llama.cpp's quantize keeps such a tensor in float (F16) too; F32 holds it exactly.
                 std::vector<float> x = dequantizeWeight(src, w, bestSimdPath(), opt.threads);
-                rw.note = "K = " + std::to_string(w.inFeatures()) + " is not a whole number of " +
-                          std::to_string(ggmlQuantBlockWeights(ggmlT)) + "-weight blocks: stored as F32";
+                rw.note = "K = " + std::to_string(w.inFeatures()) + " is not a whole number of "
+                    + std::to_string(ggmlQuantBlockWeights(ggmlT)) + "-weight blocks: stored as F32";
                 t.push_back(storedTensor("weight", DType::F32, {w.outFeatures(), w.inFeatures()}, x));
                 progress(w.name);
                 return t;
@@ -230,12 +234,16 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
                 meta.emplace_back(k, v);
         }
         if (!hasArch)
-            meta.insert(meta.begin(), {"general.architecture",
-                                       MetaValue{MetaValue::Type::String, MetaValue::Type::U8,
-                                                 src.config.value(QStringLiteral("model_type")).toString(QStringLiteral("llama")).toStdString()}});
-        meta.emplace_back("general.quantization_version", MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
-        meta.emplace_back("general.file_type", MetaValue{MetaValue::Type::U32, MetaValue::Type::U8,
-                                                         uint64_t(llamaFileType(ggmlT))});
+            meta.insert(
+                meta.begin(),
+                {"general.architecture",
+                 MetaValue{
+                     MetaValue::Type::String, MetaValue::Type::U8,
+                     src.config.value(QStringLiteral("model_type")).toString(QStringLiteral("llama")).toStdString()}});
+        meta.emplace_back("general.quantization_version",
+                          MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
+        meta.emplace_back("general.file_type",
+                          MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(llamaFileType(ggmlT))});
         if (!scheme.inputPermutations.empty()) {
             std::vector<MetaValue> names;
             for (const std::string& p : scheme.inputPermutations) {
@@ -264,8 +272,8 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         uint64_t reserve = SafetensorsStreamWriter::metadataBound(stMeta);
         for (size_t i = 0; i < src.tensors.size(); ++i) {
             if (const auto it = firstMember.find(i); it != firstMember.end())
-                reserve += kMaxTensorsPerWeight *
-                           SafetensorsStreamWriter::entryBound(todo[it->second]->name + std::string(kMaxSuffix, ' '), 2);
+                reserve += kMaxTensorsPerWeight
+                    * SafetensorsStreamWriter::entryBound(todo[it->second]->name + std::string(kMaxSuffix, ' '), 2);
             else if (!member[i])
                 reserve += SafetensorsStreamWriter::entryBound(src.tensors[i].name, src.tensors[i].shape.size());
         }
@@ -313,8 +321,10 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             fail(out, "weight '" + rw.name + "' reads back as " + b->format + ", not " + expect);
         const uint64_t K = a->inFeatures(), N = a->outFeatures();
         if (b->inFeatures() != K || b->outFeatures() != N)
-            fail(out, "weight '" + rw.name + "' reads back as [" + std::to_string(b->outFeatures()) + ", " +
-                          std::to_string(b->inFeatures()) + "], not [" + std::to_string(N) + ", " + std::to_string(K) + "]");
+            fail(out,
+                 "weight '" + rw.name + "' reads back as [" + std::to_string(b->outFeatures()) + ", "
+                     + std::to_string(b->inFeatures()) + "], not [" + std::to_string(N) + ", " + std::to_string(K)
+                     + "]");
         // Row chunks of about 1 MiB per side, OpenMP across chunks, partial sums combined in
         // chunk order: constant memory and the same figures for any thread count.
         const auto it = perms.find(rw.name);

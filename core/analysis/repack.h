@@ -43,24 +43,24 @@ const FormatInfo& parseRepackTarget(std::string_view text);
 std::vector<std::string> repackTargets();
 
 struct RepackOptions {
-    std::string to;     // what the user typed: parseRepackTarget()
+    std::string to; // what the user typed: parseRepackTarget()
     bool verify = true; // dequantize source and target and compare
-    int threads = 0;    // the comparison's OpenMP team across row chunks (0: OpenMP default)
+    int threads = 0; // the comparison's OpenMP team across row chunks (0: OpenMP default)
     std::function<void(size_t done, size_t total, const std::string& weight)> progress;
     const std::atomic<bool>* cancel = nullptr;
     bool force = false; // write into a non-empty output folder (replacing only the files repack writes)
 };
 
 struct RepackWeight {
-    std::string name;         // source logical weight
-    std::string from;         // source format
-    bool permuted = false;    // act-order columns sorted; input_perm written
+    std::string name; // source logical weight
+    std::string from; // source format
+    bool permuted = false; // act-order columns sorted; input_perm written
     bool verified = false;
-    bool exact = false;       // dequantized target == source, bit for bit
+    bool exact = false; // dequantized target == source, bit for bit
     double maxAbsError = 0;
     double rmse = 0;
-    uint64_t mismatches = 0;  // elements whose float bits differ
-    std::string note;         // why the target cannot be exact, or how it holds the weight
+    uint64_t mismatches = 0; // elements whose float bits differ
+    std::string note; // why the target cannot be exact, or how it holds the weight
 };
 
 struct RepackResult {

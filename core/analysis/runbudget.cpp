@@ -63,7 +63,9 @@ struct GgufKeys {
             return std::nullopt;
         const auto n = metaInt(*v);
         if (!n)
-            fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is not a non-negative integer (needed for the memory budget)"), k);
+            fault(
+                QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is not a non-negative integer (needed for the memory budget)"),
+                k);
         return n;
     }
     uint64_t req(const std::string& k) const
@@ -82,18 +84,24 @@ struct GgufKeys {
         std::vector<uint64_t> out;
         if (const auto* arr = std::get_if<std::vector<MetaValue>>(&v->value)) {
             if (arr->size() != layers)
-                fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 has %3 values for %4 layers (needed for the memory budget)"), k,
-                      {std::to_string(arr->size()), std::to_string(layers)});
+                fault(QT_TRANSLATE_NOOP("qs::Message",
+                                        "%1: %2 has %3 values for %4 layers (needed for the memory budget)"),
+                      k, {std::to_string(arr->size()), std::to_string(layers)});
             for (const MetaValue& e : *arr) {
                 const auto n = metaInt(e);
                 if (!n)
-                    fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 holds a value that is not a non-negative integer (needed for the memory budget)"), k);
+                    fault(QT_TRANSLATE_NOOP(
+                              "qs::Message",
+                              "%1: %2 holds a value that is not a non-negative integer (needed for the memory budget)"),
+                          k);
                 out.push_back(*n);
             }
         } else {
             const auto n = metaInt(*v);
             if (!n)
-                fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is not a non-negative integer (needed for the memory budget)"), k);
+                fault(QT_TRANSLATE_NOOP("qs::Message",
+                                        "%1: %2 is not a non-negative integer (needed for the memory budget)"),
+                      k);
             out.assign(layers, *n);
         }
         return out;
@@ -103,7 +111,8 @@ struct GgufKeys {
 uint32_t narrow32(uint64_t v, const std::string& what)
 {
     if (v > (uint64_t(1) << 24))
-        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1 = %2 is out of range"), {Message::verbatim(what), Message::verbatim(std::to_string(v))}));
+        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1 = %2 is out of range"),
+                                     {Message::verbatim(what), Message::verbatim(std::to_string(v))}));
     return uint32_t(v);
 }
 
@@ -123,10 +132,12 @@ bool isRecurrentArch(const std::string& arch)
 void checkArch(const ModelArch& a)
 {
     if (a.layers == 0)
-        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the model has no blocks"), {Message::verbatim(a.source)}));
+        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the model has no blocks"),
+                                     {Message::verbatim(a.source)}));
     for (uint32_t il = 0; il < a.layers; ++il)
         if (a.kinds[il] != LayerMemory::Recurrent && a.headsKv[il] != 0 && (a.keyLength == 0 || a.valueLength == 0))
-            throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: zero key or value length"), {Message::verbatim(a.source)}));
+            throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: zero key or value length"),
+                                         {Message::verbatim(a.source)}));
 }
 
 // ---- config.json ----
@@ -141,9 +152,12 @@ uint64_t jsonReq(const QJsonObject& o, const char* key)
 {
     const QJsonValue v = o.value(QLatin1String(key));
     if (!v.isDouble() || v.toDouble() < 0)
-        throw Error(Message::quoting(v.isUndefined() ? QT_TRANSLATE_NOOP("qs::Message", "config.json: %1 is missing (needed for the memory budget)")
-                                                     : QT_TRANSLATE_NOOP("qs::Message", "config.json: %1 is not a non-negative number (needed for the memory budget)"),
-                                     {Message::verbatim(key)}));
+        throw Error(Message::quoting(
+            v.isUndefined()
+                ? QT_TRANSLATE_NOOP("qs::Message", "config.json: %1 is missing (needed for the memory budget)")
+                : QT_TRANSLATE_NOOP("qs::Message",
+                                    "config.json: %1 is not a non-negative number (needed for the memory budget)"),
+            {Message::verbatim(key)}));
     return uint64_t(v.toDouble());
 }
 
@@ -151,10 +165,10 @@ uint64_t jsonReq(const QJsonObject& o, const char* key)
 std::string archOfModelType(const std::string& t)
 {
     static const std::vector<std::pair<std::string, std::string>> map{
-        {"llama", "llama"},       {"mistral", "llama"},     {"mixtral", "llama"},  {"qwen2", "qwen2"},
-        {"qwen2_moe", "qwen2moe"}, {"qwen3", "qwen3"},      {"qwen3_moe", "qwen3moe"}, {"gemma", "gemma"},
-        {"gemma2", "gemma2"},     {"gemma3", "gemma3"},     {"gemma3_text", "gemma3"}, {"phi3", "phi3"},
-        {"deepseek_v2", "deepseek2"}, {"deepseek_v3", "deepseek2"}, {"mamba", "mamba"}, {"mamba2", "mamba2"}};
+        {"llama", "llama"},           {"mistral", "llama"},         {"mixtral", "llama"},      {"qwen2", "qwen2"},
+        {"qwen2_moe", "qwen2moe"},    {"qwen3", "qwen3"},           {"qwen3_moe", "qwen3moe"}, {"gemma", "gemma"},
+        {"gemma2", "gemma2"},         {"gemma3", "gemma3"},         {"gemma3_text", "gemma3"}, {"phi3", "phi3"},
+        {"deepseek_v2", "deepseek2"}, {"deepseek_v3", "deepseek2"}, {"mamba", "mamba"},        {"mamba2", "mamba2"}};
     for (const auto& [hf, arch] : map)
         if (hf == t)
             return arch;
@@ -190,50 +204,69 @@ struct Preset {
 const std::vector<Preset>& presets()
 {
     static const std::vector<Preset> all{
-        {"llama-3-8b", [] { return preset("llama-3-8b", "llama", 32, 4096, 32, 8, 128, 14336, 128256, 8192, 8030261248ull); }},
-        {"llama-3.1-8b", [] { return preset("llama-3.1-8b", "llama", 32, 4096, 32, 8, 128, 14336, 128256, 131072, 8030261248ull); }},
-        {"llama-3.1-70b", [] { return preset("llama-3.1-70b", "llama", 80, 8192, 64, 8, 128, 28672, 128256, 131072, 70553706496ull); }},
-        {"mistral-7b", [] { return preset("mistral-7b", "llama", 32, 4096, 32, 8, 128, 14336, 32768, 32768, 7248023552ull); }},
-        {"mixtral-8x7b", [] {
+        {"llama-3-8b",
+         [] { return preset("llama-3-8b", "llama", 32, 4096, 32, 8, 128, 14336, 128256, 8192, 8030261248ull); }},
+        {"llama-3.1-8b",
+         [] { return preset("llama-3.1-8b", "llama", 32, 4096, 32, 8, 128, 14336, 128256, 131072, 8030261248ull); }},
+        {"llama-3.1-70b",
+         [] { return preset("llama-3.1-70b", "llama", 80, 8192, 64, 8, 128, 28672, 128256, 131072, 70553706496ull); }},
+        {"mistral-7b",
+         [] { return preset("mistral-7b", "llama", 32, 4096, 32, 8, 128, 14336, 32768, 32768, 7248023552ull); }},
+        {"mixtral-8x7b",
+         [] {
              ModelArch a = preset("mixtral-8x7b", "llama", 32, 4096, 32, 8, 128, 14336, 32000, 32768, 46702792704ull);
              a.experts = 8, a.expertsUsed = 2, a.expertFfn = 14336;
              return a;
          }},
-        {"qwen2.5-7b", [] { return preset("qwen2.5-7b", "qwen2", 28, 3584, 28, 4, 128, 18944, 152064, 32768, 7615616512ull); }},
-        {"qwen3-8b", [] { return preset("qwen3-8b", "qwen3", 36, 4096, 32, 8, 128, 12288, 151936, 40960, 8190735360ull); }},
-        {"qwen3-30b-a3b", [] {
-             ModelArch a = preset("qwen3-30b-a3b", "qwen3moe", 48, 2048, 32, 4, 128, 6144, 151936, 40960, 30532122624ull);
+        {"qwen2.5-7b",
+         [] { return preset("qwen2.5-7b", "qwen2", 28, 3584, 28, 4, 128, 18944, 152064, 32768, 7615616512ull); }},
+        {"qwen3-8b",
+         [] { return preset("qwen3-8b", "qwen3", 36, 4096, 32, 8, 128, 12288, 151936, 40960, 8190735360ull); }},
+        {"qwen3-30b-a3b",
+         [] {
+             ModelArch a =
+                 preset("qwen3-30b-a3b", "qwen3moe", 48, 2048, 32, 4, 128, 6144, 151936, 40960, 30532122624ull);
              a.experts = 128, a.expertsUsed = 8, a.expertFfn = 768;
              return a;
          }},
-        {"gemma-2-9b", [] {
-             ModelArch a = preset("gemma-2-9b", "gemma2", 42, 3584, 16, 8, 256, 14336, 256000, 8192, 9241705984ull, true);
+        {"gemma-2-9b",
+         [] {
+             ModelArch a =
+                 preset("gemma-2-9b", "gemma2", 42, 3584, 16, 8, 256, 14336, 256000, 8192, 9241705984ull, true);
              a.slidingWindow = 4096;
              setSwaPattern(a, 2);
              return a;
          }},
-        {"gemma-3-12b", [] {
-             ModelArch a = preset("gemma-3-12b", "gemma3", 48, 3840, 16, 8, 256, 15360, 262208, 131072, 11766034176ull, true);
+        {"gemma-3-12b",
+         [] {
+             ModelArch a =
+                 preset("gemma-3-12b", "gemma3", 48, 3840, 16, 8, 256, 15360, 262208, 131072, 11766034176ull, true);
              a.slidingWindow = 1024;
              setSwaPattern(a, 6);
              return a;
          }},
-        {"gemma-3-27b", [] {
-             ModelArch a = preset("gemma-3-27b", "gemma3", 62, 5376, 32, 16, 128, 21504, 262208, 131072, 27009002240ull, true);
+        {"gemma-3-27b",
+         [] {
+             ModelArch a =
+                 preset("gemma-3-27b", "gemma3", 62, 5376, 32, 16, 128, 21504, 262208, 131072, 27009002240ull, true);
              a.slidingWindow = 1024;
              setSwaPattern(a, 6);
              return a;
          }},
-        {"phi-3-mini", [] { return preset("phi-3-mini", "phi3", 32, 3072, 32, 32, 96, 8192, 32064, 4096, 3821079552ull); }},
-        {"deepseek-v3", [] {
+        {"phi-3-mini",
+         [] { return preset("phi-3-mini", "phi3", 32, 3072, 32, 32, 96, 8192, 32064, 4096, 3821079552ull); }},
+        {"deepseek-v3",
+         [] {
              // MLA: one K row of kv_lora_rank + qk_rope_head_dim (512 + 64) per token and layer.
-             ModelArch a = preset("deepseek-v3", "deepseek2", 61, 7168, 128, 1, 576, 18432, 129280, 163840, 671026419200ull);
+             ModelArch a =
+                 preset("deepseek-v3", "deepseek2", 61, 7168, 128, 1, 576, 18432, 129280, 163840, 671026419200ull);
              a.valueLength = 512;
              a.mla = true, a.kvLoraRank = 512, a.ropeDim = 64;
              a.experts = 256, a.expertsUsed = 8, a.expertFfn = 2048;
              return a;
          }},
-        {"mamba-2.8b", [] {
+        {"mamba-2.8b",
+         [] {
              ModelArch a = preset("mamba-2.8b", "mamba", 64, 2560, 0, 0, 0, 0, 50280, 0, 2768345600ull, true);
              a.kinds.assign(64, LayerMemory::Recurrent);
              a.ssmConv = 4, a.ssmInner = 5120, a.ssmState = 16;
@@ -247,15 +280,17 @@ uint64_t rowBytesOf(int type, uint64_t width, uint32_t layer, const char* which)
 {
     const GgmlTypeInfo* t = ggmlType(type);
     if (width % t->blockWeights != 0)
-        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "cache type %1 stores blocks of %2 elements; layer %3's %4 row has %5"),
-                            {kvCacheTypeName(type), std::to_string(t->blockWeights), std::to_string(layer), which, std::to_string(width)}));
+        throw Error(Message(
+            QT_TRANSLATE_NOOP("qs::Message", "cache type %1 stores blocks of %2 elements; layer %3's %4 row has %5"),
+            {kvCacheTypeName(type), std::to_string(t->blockWeights), std::to_string(layer), which,
+             std::to_string(width)}));
     return t->rowBytes(width);
 }
 
 bool isTokenEmbedding(const std::string& n)
 {
-    return n.rfind("token_embd.", 0) == 0 || n.find("embed_tokens.") != std::string::npos ||
-           n.rfind("wte.", 0) == 0 || n.find(".wte.") != std::string::npos;
+    return n.rfind("token_embd.", 0) == 0 || n.find("embed_tokens.") != std::string::npos || n.rfind("wte.", 0) == 0
+        || n.find(".wte.") != std::string::npos;
 }
 
 bool isInputTensor(const std::string& n)
@@ -294,7 +329,7 @@ uint64_t ModelArch::recurrentElements() const
 
 const std::vector<std::string>& runBudgetArchitectures()
 {
-    static const std::vector<std::string> all{"llama", "qwen2",  "qwen2moe", "qwen3",     "qwen3moe", "gemma",
+    static const std::vector<std::string> all{"llama",  "qwen2",  "qwen2moe", "qwen3",     "qwen3moe", "gemma",
                                               "gemma2", "gemma3", "phi3",     "deepseek2", "mamba",    "mamba2"};
     return all;
 }
@@ -304,14 +339,18 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
     const MetaValue* archValue = c.meta("general.architecture");
     const std::string* archName = archValue ? std::get_if<std::string>(&archValue->value) : nullptr;
     if (!archName)
-        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: general.architecture is missing (needed for the memory budget)"), {Message::verbatim(c.path)}));
+        throw Error(Message::quoting(
+            QT_TRANSLATE_NOOP("qs::Message", "%1: general.architecture is missing (needed for the memory budget)"),
+            {Message::verbatim(c.path)}));
     const auto& known = runBudgetArchitectures();
     if (std::find(known.begin(), known.end(), *archName) == known.end()) {
         std::string list;
         for (const std::string& k : known)
             list += (list.empty() ? "" : ", ") + k;
-        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: architecture '%2' is not one whose memory rules quantscope knows (%3)"),
-                                     {Message::verbatim(c.path), Message::verbatim(*archName), Message::verbatim(list)}));
+        throw Error(Message::quoting(
+            QT_TRANSLATE_NOOP("qs::Message",
+                              "%1: architecture '%2' is not one whose memory rules quantscope knows (%3)"),
+            {Message::verbatim(c.path), Message::verbatim(*archName), Message::verbatim(list)}));
     }
     const GgufKeys k{c, *archName};
     ModelArch a;
@@ -322,12 +361,15 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
     a.contextLength = k.opt("context_length").value_or(0);
     if (const auto v = k.opt("vocab_size"))
         a.vocab = *v;
-    else if (const MetaValue* tokens = c.meta("tokenizer.ggml.tokens"); tokens && std::holds_alternative<std::vector<MetaValue>>(tokens->value))
+    else if (const MetaValue* tokens = c.meta("tokenizer.ggml.tokens");
+             tokens && std::holds_alternative<std::vector<MetaValue>>(tokens->value))
         a.vocab = std::get<std::vector<MetaValue>>(tokens->value).size();
     else if (const TensorEntry* e = c.find("token_embd.weight"); e && e->shape.size() == 2)
         a.vocab = e->shape[0];
     else
-        k.fault(QT_TRANSLATE_NOOP("qs::Message", "%1: the vocabulary size is missing (%2, tokenizer.ggml.tokens or token_embd.weight; needed for the output buffer)"),
+        k.fault(QT_TRANSLATE_NOOP("qs::Message",
+                                  "%1: the vocabulary size is missing (%2, tokenizer.ggml.tokens or token_embd.weight; "
+                                  "needed for the output buffer)"),
                 "vocab_size");
     if (const auto ff = k.perLayer("feed_forward_length", a.layers))
         a.ffn = *std::max_element(ff->begin(), ff->end());
@@ -357,20 +399,25 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
         a.kinds.push_back(kv[il] ? LayerMemory::Full : LayerMemory::None);
     }
     if (a.heads[0] == 0)
-        k.fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is 0 for layer 0 (needed for the memory budget)"), "attention.head_count");
+        k.fault(QT_TRANSLATE_NOOP("qs::Message", "%1: %2 is 0 for layer 0 (needed for the memory budget)"),
+                "attention.head_count");
     // n_embd_head_k defaults to n_embd / n_head(0).
     a.keyLength = narrow32(k.opt("attention.key_length").value_or(a.embd / a.heads[0]), k.key("attention.key_length"));
-    a.valueLength = narrow32(k.opt("attention.value_length").value_or(a.embd / a.heads[0]), k.key("attention.value_length"));
+    a.valueLength =
+        narrow32(k.opt("attention.value_length").value_or(a.embd / a.heads[0]), k.key("attention.value_length"));
 
     if (a.arch == "deepseek2") {
         a.kvLoraRank = narrow32(k.req("attention.kv_lora_rank"), k.key("attention.kv_lora_rank"));
         a.ropeDim = narrow32(k.opt("rope.dimension_count").value_or(0), k.key("rope.dimension_count"));
         // Converted since llama.cpp's MLA cache (2025): key_length = kv_lora_rank + rope dims,
         // head_count_kv = 1 and the per-head sizes in *_mla. Older files cache full K and V.
-        a.mla = k.opt("attention.key_length_mla").value_or(0) != 0 && k.opt("attention.value_length_mla").value_or(0) != 0;
+        a.mla =
+            k.opt("attention.key_length_mla").value_or(0) != 0 && k.opt("attention.value_length_mla").value_or(0) != 0;
         if (!a.mla)
-            a.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "no %1: converted before llama.cpp's MLA cache, so every head's K and V is cached"),
-                               {k.key("attention.key_length_mla")}});
+            a.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "no %1: converted before llama.cpp's MLA cache, so every head's K and V is cached"),
+                 {k.key("attention.key_length_mla")}});
     }
     if (a.arch == "gemma2") {
         a.slidingWindow = narrow32(k.opt("attention.sliding_window").value_or(4096), k.key("attention.sliding_window"));
@@ -379,12 +426,13 @@ ModelArch modelArchFromGguf(const Checkpoint& c)
         a.slidingWindow = narrow32(k.req("attention.sliding_window"), k.key("attention.sliding_window"));
         setSwaPattern(a, 6);
     } else if (a.arch == "phi3" && k.opt("attention.sliding_window").value_or(0) != 0) {
-        a.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "llama.cpp disables Phi-3's sliding window: every layer caches the whole context")});
+        a.notes.push_back({QT_TRANSLATE_NOOP(
+            "qs::Message", "llama.cpp disables Phi-3's sliding window: every layer caches the whole context")});
     }
     // A file that spells the pattern out (one flag per layer) overrides the architecture's.
     if (a.slidingWindow)
-        if (const auto pattern = k.perLayer("attention.sliding_window_pattern", a.layers);
-            pattern && std::holds_alternative<std::vector<MetaValue>>(c.meta(k.key("attention.sliding_window_pattern"))->value))
+        if (const auto pattern = k.perLayer("attention.sliding_window_pattern", a.layers); pattern
+            && std::holds_alternative<std::vector<MetaValue>>(c.meta(k.key("attention.sliding_window_pattern"))->value))
             for (uint32_t il = 0; il < a.layers; ++il)
                 if (a.kinds[il] != LayerMemory::None)
                     a.kinds[il] = (*pattern)[il] ? LayerMemory::Sliding : LayerMemory::Full;
@@ -396,29 +444,37 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
 {
     // Multimodal checkpoints (Gemma 3, Llama 4, Mistral 3) nest the language model's fields.
     const QJsonObject t = config.value(QLatin1String("text_config")).isObject()
-                              ? config.value(QLatin1String("text_config")).toObject()
-                              : config;
+        ? config.value(QLatin1String("text_config")).toObject()
+        : config;
     std::string modelType = t.value(QLatin1String("model_type")).toString().toStdString();
     if (modelType.empty())
         modelType = config.value(QLatin1String("model_type")).toString().toStdString();
     if (modelType.empty())
-        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: model_type is missing (needed for the memory budget)")));
+        throw Error(Message(
+            QT_TRANSLATE_NOOP("qs::Message", "config.json: model_type is missing (needed for the memory budget)")));
     ModelArch a;
     a.arch = archOfModelType(modelType);
     if (a.arch.empty())
-        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: model_type '%1' is not one whose memory rules quantscope knows"), {modelType}));
+        throw Error(
+            Message(QT_TRANSLATE_NOOP("qs::Message",
+                                      "config.json: model_type '%1' is not one whose memory rules quantscope knows"),
+                    {modelType}));
     a.source = "config.json";
     const bool recurrent = isRecurrentArch(a.arch);
-    a.layers = narrow32(recurrent && t.contains(QLatin1String("n_layer")) ? jsonReq(t, "n_layer") : jsonReq(t, "num_hidden_layers"),
+    a.layers = narrow32(recurrent && t.contains(QLatin1String("n_layer")) ? jsonReq(t, "n_layer")
+                                                                          : jsonReq(t, "num_hidden_layers"),
                         "num_hidden_layers");
     a.embd = recurrent && t.contains(QLatin1String("d_model")) ? jsonReq(t, "d_model") : jsonReq(t, "hidden_size");
     a.vocab = jsonUint(t, "vocab_size") ? jsonUint(t, "vocab_size") : jsonReq(config, "vocab_size");
     a.contextLength = jsonUint(t, "max_position_embeddings");
     a.ffn = jsonUint(t, "intermediate_size");
-    a.experts = narrow32(std::max({jsonUint(t, "num_local_experts"), jsonUint(t, "num_experts"), jsonUint(t, "n_routed_experts")}), "num_experts");
+    a.experts = narrow32(
+        std::max({jsonUint(t, "num_local_experts"), jsonUint(t, "num_experts"), jsonUint(t, "n_routed_experts")}),
+        "num_experts");
     a.expertsUsed = narrow32(jsonUint(t, "num_experts_per_tok"), "num_experts_per_tok");
     a.expertFfn = a.experts ? (jsonUint(t, "moe_intermediate_size") ? jsonUint(t, "moe_intermediate_size") : a.ffn) : 0;
-    a.tiedEmbeddings = t.value(QLatin1String("tie_word_embeddings")).toBool(config.value(QLatin1String("tie_word_embeddings")).toBool());
+    a.tiedEmbeddings = t.value(QLatin1String("tie_word_embeddings"))
+                           .toBool(config.value(QLatin1String("tie_word_embeddings")).toBool());
 
     if (recurrent) {
         a.heads.assign(a.layers, 0);
@@ -426,7 +482,8 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
         a.kinds.assign(a.layers, LayerMemory::Recurrent);
         a.ssmConv = jsonReq(t, "conv_kernel");
         a.ssmState = jsonReq(t, "state_size");
-        a.ssmInner = jsonUint(t, "intermediate_size") ? jsonUint(t, "intermediate_size") : jsonReq(t, "expand") * a.embd;
+        a.ssmInner =
+            jsonUint(t, "intermediate_size") ? jsonUint(t, "intermediate_size") : jsonReq(t, "expand") * a.embd;
         a.ssmGroups = jsonUint(t, "n_groups");
         a.ffn = 0;
         checkArch(a);
@@ -435,7 +492,9 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
     const uint32_t heads = narrow32(jsonReq(t, "num_attention_heads"), "num_attention_heads");
     if (heads == 0)
         throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: num_attention_heads is 0")));
-    const uint32_t kv = t.contains(QLatin1String("num_key_value_heads")) ? narrow32(jsonReq(t, "num_key_value_heads"), "num_key_value_heads") : heads;
+    const uint32_t kv = t.contains(QLatin1String("num_key_value_heads"))
+        ? narrow32(jsonReq(t, "num_key_value_heads"), "num_key_value_heads")
+        : heads;
     const uint32_t headDim = narrow32(jsonUint(t, "head_dim") ? jsonUint(t, "head_dim") : a.embd / heads, "head_dim");
     a.heads.assign(a.layers, heads);
     a.headsKv.assign(a.layers, kv);
@@ -453,12 +512,14 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
     }
     const uint64_t window = jsonUint(t, "sliding_window");
     if (a.arch == "gemma2" || a.arch == "gemma3") {
-        a.slidingWindow = narrow32(window ? window : (a.arch == "gemma2" ? 4096 : jsonReq(t, "sliding_window")), "sliding_window");
+        a.slidingWindow =
+            narrow32(window ? window : (a.arch == "gemma2" ? 4096 : jsonReq(t, "sliding_window")), "sliding_window");
         const QJsonArray types = t.value(QLatin1String("layer_types")).toArray();
         if (!types.isEmpty()) {
             if (uint64_t(types.size()) != a.layers)
-                throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: layer_types has %1 entries for %2 layers"),
-                                    {std::to_string(types.size()), std::to_string(a.layers)}));
+                throw Error(
+                    Message(QT_TRANSLATE_NOOP("qs::Message", "config.json: layer_types has %1 entries for %2 layers"),
+                            {std::to_string(types.size()), std::to_string(a.layers)}));
             for (uint32_t il = 0; il < a.layers; ++il)
                 if (types.at(il).toString() == QLatin1String("sliding_attention"))
                     a.kinds[il] = LayerMemory::Sliding;
@@ -467,8 +528,11 @@ ModelArch modelArchFromConfig(const QJsonObject& config)
             setSwaPattern(a, pattern ? pattern : (a.arch == "gemma2" ? 2 : 6));
         }
     } else if (window && !t.value(QLatin1String("sliding_window")).isNull()) {
-        a.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config.json has sliding_window %1, but llama.cpp runs %2 with a full cache in every layer"),
-                           {std::to_string(window), a.arch}});
+        a.notes.push_back(
+            {QT_TRANSLATE_NOOP(
+                 "qs::Message",
+                 "config.json has sliding_window %1, but llama.cpp runs %2 with a full cache in every layer"),
+             {std::to_string(window), a.arch}});
     }
     checkArch(a);
     return a;
@@ -479,7 +543,9 @@ ModelArch modelArchOf(const Checkpoint& c)
     if (c.container == Container::Gguf)
         return modelArchFromGguf(c);
     if (c.config.isEmpty())
-        throw Error(Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: no config.json beside the checkpoint (needed for the memory budget)"), {Message::verbatim(c.path)}));
+        throw Error(Message::quoting(
+            QT_TRANSLATE_NOOP("qs::Message", "%1: no config.json beside the checkpoint (needed for the memory budget)"),
+            {Message::verbatim(c.path)}));
     return modelArchFromConfig(c.config);
 }
 
@@ -556,8 +622,9 @@ WeightSplit weightSplitOf(const Checkpoint& c, const ModelArch& arch)
     if (!hasOutput)
         w.outputDuplicate = embedding;
     if (w.total() == 0) {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the file holds no weights (%1 tensors): the weights count 0 bytes "
-                                                            "and the total is the cache and buffers alone"),
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                             "the file holds no weights (%1 tensors): the weights count 0 bytes "
+                                             "and the total is the cache and buffers alone"),
                            {std::to_string(c.tensors.size())}});
         return w;
     }
@@ -579,14 +646,16 @@ WeightSplit weightSplitOf(const Checkpoint& c, const ModelArch& arch)
             held += ", ...";
     }
     if (count == 0 && arch.layers)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the file holds none of the %1 blocks its metadata names: the "
-                                                            "weights are this file's alone, the cache and buffers those of "
-                                                            "all %1 blocks"),
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                             "the file holds none of the %1 blocks its metadata names: the "
+                                             "weights are this file's alone, the cache and buffers those of "
+                                             "all %1 blocks"),
                            {std::to_string(arch.layers)}});
     else if (count < arch.layers)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the file holds the weights of %1 of the %2 blocks its metadata "
-                                                            "names (%3): the weights are this file's alone, the cache and "
-                                                            "buffers those of all %2 blocks"),
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                             "the file holds the weights of %1 of the %2 blocks its metadata "
+                                             "names (%3): the weights are this file's alone, the cache and "
+                                             "buffers those of all %2 blocks"),
                            {std::to_string(count), std::to_string(arch.layers), held}});
     return w;
 }
@@ -612,24 +681,30 @@ bool RunBudget::fits() const
     return std::all_of(devices.begin(), devices.end(), [](const DeviceBudget& d) { return d.fits(); });
 }
 
-RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const RunOptions& o, const std::vector<double>& memoryGiB)
+RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const RunOptions& o,
+                    const std::vector<double>& memoryGiB)
 {
     if (arch.layers == 0 || arch.kinds.size() != arch.layers || arch.headsKv.size() != arch.layers)
         throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the architecture has no layers")));
     if (weights.layers.size() != arch.layers)
-        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the weights are split over %1 blocks, the model has %2"),
-                            {std::to_string(weights.layers.size()), std::to_string(arch.layers)}));
+        throw Error(
+            Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the weights are split over %1 blocks, the model has %2"),
+                    {std::to_string(weights.layers.size()), std::to_string(arch.layers)}));
     if (o.parallel == 0 || o.parallel > 256)
-        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the number of parallel sequences must be 1 .. 256")));
+        throw Error(
+            Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the number of parallel sequences must be 1 .. 256")));
     if (o.context == 0 || o.context > (uint64_t(1) << 26))
         throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the context must be 1 .. 2^26 tokens")));
     if (o.gpuLayers < 0)
         throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: --gpu-layers must not be negative")));
     for (int t : {o.typeK, o.typeV})
         if (std::find(kvCacheTypes().begin(), kvCacheTypes().end(), t) == kvCacheTypes().end())
-            throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: %1 is not a KV cache type llama.cpp accepts"), {ggmlTypeName(t)}));
+            throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: %1 is not a KV cache type llama.cpp accepts"),
+                                {ggmlTypeName(t)}));
     if (!o.flashAttention && ggmlType(o.typeV)->blockWeights > 1 && !arch.mla)
-        throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: llama.cpp quantizes the V cache (%1) only with flash attention"), {kvCacheTypeName(o.typeV)}));
+        throw Error(Message(
+            QT_TRANSLATE_NOOP("qs::Message", "budget: llama.cpp quantizes the V cache (%1) only with flash attention"),
+            {kvCacheTypeName(o.typeV)}));
 
     RunBudget r;
     r.options = o;
@@ -642,16 +717,18 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
     } else {
         r.cellsPerStream = padTo(r.nCtx / o.parallel, kCtxPad);
         if (r.cellsPerStream == 0)
-            throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: a context of %1 leaves no cells for each of %2 sequences"),
-                                {std::to_string(o.context), std::to_string(o.parallel)}));
+            throw Error(Message(
+                QT_TRANSLATE_NOOP("qs::Message", "budget: a context of %1 leaves no cells for each of %2 sequences"),
+                {std::to_string(o.context), std::to_string(o.parallel)}));
         r.streams = o.parallel;
         r.nCtx = r.cellsPerStream * o.parallel;
     }
     // n_batch = min(n_ctx, 2048), n_ubatch = min(n_batch, -ub).
     const uint64_t ubatch = std::min<uint64_t>({o.ubatch ? o.ubatch : 512, r.nCtx, 2048});
     // llama-kv-cache-iswa.cpp: the window (times the sequences when unified) plus one ubatch.
-    const uint64_t swaCells = o.swaFull ? r.cellsPerStream
-                                        : std::min<uint64_t>(r.cellsPerStream, uint64_t(arch.slidingWindow) * (o.unifiedKv ? o.parallel : 1) + ubatch);
+    const uint64_t swaCells = o.swaFull
+        ? r.cellsPerStream
+        : std::min<uint64_t>(r.cellsPerStream, uint64_t(arch.slidingWindow) * (o.unifiedKv ? o.parallel : 1) + ubatch);
     uint64_t vWidthMax = 0;
     for (uint32_t il = 0; il < arch.layers; ++il)
         vWidthMax = std::max(vWidthMax, arch.vWidth(il));
@@ -704,7 +781,8 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
             l.cells = l.kind == LayerMemory::Full ? r.cellsPerStream : swaCells;
             const uint64_t kRow = rowBytesOf(o.typeK, arch.kWidth(il), il, "K");
             // Without flash attention V is stored transposed, every layer as wide as the widest.
-            const uint64_t vRow = arch.mla ? 0 : rowBytesOf(o.typeV, o.flashAttention ? arch.vWidth(il) : vWidthMax, il, "V");
+            const uint64_t vRow =
+                arch.mla ? 0 : rowBytesOf(o.typeV, o.flashAttention ? arch.vWidth(il) : vWidthMax, il, "V");
             l.kBytes = kRow * l.cells * r.streams;
             l.vBytes = vRow * l.cells * r.streams;
             r.kvBytesPerToken += kRow + vRow;
@@ -715,8 +793,7 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
             l.cells = std::max<uint32_t>(1, o.parallel);
             l.stateBytes = arch.recurrentElements() * 4 * l.cells;
             break;
-        case LayerMemory::None:
-            break;
+        case LayerMemory::None: break;
         }
         DeviceBudget& d = r.devices[size_t(l.device)];
         d.weights += weights.layers[il];
@@ -741,8 +818,9 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
     for (uint32_t h : arch.heads)
         maxHeads = std::max(maxHeads, h);
     const uint64_t hidden = ubatch * arch.embd * 4;
-    const uint64_t attention = o.flashAttention ? ubatch * kvCells * 2 + ubatch * uint64_t(maxHeads) * arch.keyLength * 4
-                                                : ubatch * kvCells * uint64_t(maxHeads) * 4;
+    const uint64_t attention = o.flashAttention
+        ? ubatch * kvCells * 2 + ubatch * uint64_t(maxHeads) * arch.keyLength * 4
+        : ubatch * kvCells * uint64_t(maxHeads) * 4;
     const uint64_t ffnWidth = arch.experts ? arch.expertFfn * std::max<uint32_t>(1, arch.expertsUsed) : arch.ffn;
     const uint64_t ffn = ubatch * ffnWidth * 2 * 4;
     const uint64_t state = arch.recurrentElements() * 4 * std::max<uint32_t>(1, o.parallel) * 2;
@@ -764,13 +842,16 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
     }
     r.notes = weights.notes;
     if (o.context != r.nCtx)
-        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "llama.cpp rounds the context %1 to %2 cells"), {std::to_string(o.context), std::to_string(r.nCtx)}});
+        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "llama.cpp rounds the context %1 to %2 cells"),
+                           {std::to_string(o.context), std::to_string(r.nCtx)}});
     if (arch.contextLength && r.nCtx > arch.contextLength)
-        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the context exceeds the trained %1 tokens"), {std::to_string(arch.contextLength)}});
+        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "the context exceeds the trained %1 tokens"),
+                           {std::to_string(arch.contextLength)}});
     return r;
 }
 
-std::optional<uint64_t> maxContext(const ModelArch& arch, const WeightSplit& weights, RunOptions o, const std::vector<double>& memoryGiB)
+std::optional<uint64_t> maxContext(const ModelArch& arch, const WeightSplit& weights, RunOptions o,
+                                   const std::vector<double>& memoryGiB)
 {
     const uint64_t cap = arch.contextLength ? arch.contextLength : (uint64_t(1) << 20);
     const uint64_t minCtx = kCtxPad * (o.unifiedKv ? 1 : o.parallel);
@@ -796,7 +877,8 @@ std::optional<uint64_t> maxContext(const ModelArch& arch, const WeightSplit& wei
     return lo * kCtxPad;
 }
 
-std::optional<int> cacheTypeThatFits(const ModelArch& arch, const WeightSplit& weights, RunOptions o, const std::vector<double>& memoryGiB)
+std::optional<int> cacheTypeThatFits(const ModelArch& arch, const WeightSplit& weights, RunOptions o,
+                                     const std::vector<double>& memoryGiB)
 {
     for (int t : kvCacheTypes()) {
         if (t == GgmlBF16) // as large as f16

@@ -23,26 +23,26 @@ enum class LayerMemory : uint8_t { Full, Sliding, Recurrent, None };
 
 // The hyperparameters the memory depends on, as llama.cpp's llama_hparams holds them.
 struct ModelArch {
-    std::string arch;   // llama.cpp's name: "llama", "gemma3", "deepseek2"
+    std::string arch; // llama.cpp's name: "llama", "gemma3", "deepseek2"
     std::string source; // "GGUF metadata", "config.json", "preset llama-3.1-8b"
     uint32_t layers = 0;
     uint64_t embd = 0;
     uint64_t vocab = 0;
-    uint64_t contextLength = 0;       // trained context; 0 when not given
-    uint64_t ffn = 0;                 // dense feed-forward width (largest layer)
+    uint64_t contextLength = 0; // trained context; 0 when not given
+    uint64_t ffn = 0; // dense feed-forward width (largest layer)
     uint32_t experts = 0, expertsUsed = 0;
     uint64_t expertFfn = 0;
-    std::vector<uint32_t> heads;      // per layer
-    std::vector<uint32_t> headsKv;    // per layer; 0: the layer has no KV cache
+    std::vector<uint32_t> heads; // per layer
+    std::vector<uint32_t> headsKv; // per layer; 0: the layer has no KV cache
     uint32_t keyLength = 0, valueLength = 0; // per head, as cached
-    bool mla = false;                 // MLA: one compressed K row per token, V is a view of it
+    bool mla = false; // MLA: one compressed K row per token, V is a view of it
     uint32_t kvLoraRank = 0, ropeDim = 0;
     uint32_t slidingWindow = 0;
-    std::vector<LayerMemory> kinds;   // per layer
+    std::vector<LayerMemory> kinds; // per layer
     // Recurrent (Mamba) state: conv kernel, inner size, state size, groups.
     uint64_t ssmConv = 0, ssmInner = 0, ssmState = 0, ssmGroups = 0;
-    uint64_t params = 0;              // presets only: the published parameter count
-    bool tiedEmbeddings = false;      // presets only: output shares token_embd
+    uint64_t params = 0; // presets only: the published parameter count
+    bool tiedEmbeddings = false; // presets only: output shares token_embd
     std::vector<Message> notes;
 
     uint64_t kWidth(uint32_t layer) const { return uint64_t(keyLength) * headsKv[layer]; }
@@ -69,7 +69,7 @@ std::optional<ModelArch> archPreset(const std::string& name);
 // (ggml type ids; sizes from container/ggmltype).
 const std::vector<int>& kvCacheTypes();
 std::optional<int> kvCacheTypeByName(const std::string& name); // "q8_0", "F16"
-std::string kvCacheTypeName(int type);                         // "q8_0"
+std::string kvCacheTypeName(int type); // "q8_0"
 // The budget row an --arch preset's published weights are priced in by default (bf16).
 const BudgetFormat& publishedWeightsFormat();
 
@@ -91,33 +91,33 @@ WeightSplit weightSplitOf(const Checkpoint& c, const ModelArch& arch);
 WeightSplit weightSplitOfParams(const ModelArch& arch, uint64_t params, double bitsPerWeight);
 
 struct RunOptions {
-    uint64_t context = 4096;   // llama.cpp -c: the total, shared by the sequences
-    uint32_t parallel = 1;     // -np: sequences
-    int typeK = 1, typeV = 1;  // ggml type ids (f16)
-    int gpuLayers = 0;         // -ngl: the last N blocks, N = layers + 1 adds the output layer
+    uint64_t context = 4096; // llama.cpp -c: the total, shared by the sequences
+    uint32_t parallel = 1; // -np: sequences
+    int typeK = 1, typeV = 1; // ggml type ids (f16)
+    int gpuLayers = 0; // -ngl: the last N blocks, N = layers + 1 adds the output layer
     std::vector<double> gpuSplit; // one share per GPU (their memory); empty: one GPU
-    bool swaFull = false;      // --swa-full: sliding-window layers sized like the others
-    bool unifiedKv = false;    // --kv-unified: one stream for all sequences
+    bool swaFull = false; // --swa-full: sliding-window layers sized like the others
+    bool unifiedKv = false; // --kv-unified: one stream for all sequences
     bool flashAttention = true;
-    uint32_t ubatch = 512;     // -ub
+    uint32_t ubatch = 512; // -ub
 };
 
 struct LayerBudget {
     uint32_t layer = 0;
     LayerMemory kind = LayerMemory::Full;
-    uint64_t cells = 0;       // per stream
+    uint64_t cells = 0; // per stream
     uint64_t kBytes = 0, vBytes = 0, stateBytes = 0;
-    int device = 0;           // index into RunBudget::devices
+    int device = 0; // index into RunBudget::devices
     uint64_t bytes() const { return kBytes + vBytes + stateBytes; }
 };
 
 struct DeviceBudget {
-    std::string name;          // "CPU", "GPU0"
-    uint64_t weights = 0;      // CPU: memory-mapped from the file; GPU: loaded
-    uint64_t kvCache = 0;      // K and V
-    uint64_t recurrent = 0;    // recurrent state
-    uint64_t output = 0;       // logits buffer (host)
-    uint64_t compute = 0;      // estimate
+    std::string name; // "CPU", "GPU0"
+    uint64_t weights = 0; // CPU: memory-mapped from the file; GPU: loaded
+    uint64_t kvCache = 0; // K and V
+    uint64_t recurrent = 0; // recurrent state
+    uint64_t output = 0; // logits buffer (host)
+    uint64_t compute = 0; // estimate
     std::optional<uint64_t> capacity;
     int layers = 0;
     bool hasOutput = false;
@@ -127,7 +127,7 @@ struct DeviceBudget {
 
 struct RunBudget {
     RunOptions options;
-    uint64_t nCtx = 0;         // after llama.cpp's padding to 256
+    uint64_t nCtx = 0; // after llama.cpp's padding to 256
     uint64_t cellsPerStream = 0;
     uint32_t streams = 1;
     uint64_t weightsBytes = 0, kvCacheBytes = 0, recurrentBytes = 0, outputBytes = 0, computeEstimate = 0;

@@ -12,7 +12,8 @@ namespace qs::avx512 {
 
 uint64_t scanSpans(const float* v, uint64_t n, uint64_t span, uint8_t* zero)
 {
-    const __m512i absMask = _mm512_set1_epi32(0x7FFFFFFF), infBits = _mm512_set1_epi32(0x7F800000), one = _mm512_set1_epi32(1);
+    const __m512i absMask = _mm512_set1_epi32(0x7FFFFFFF), infBits = _mm512_set1_epi32(0x7F800000),
+                  one = _mm512_set1_epi32(1);
     __m512i count = _mm512_setzero_si512(); // per lane
     uint64_t bad = 0;
     for (uint64_t a = 0, s = 0; a < n; a += span, ++s) {
@@ -35,13 +36,13 @@ uint64_t scanSpans(const float* v, uint64_t n, uint64_t span, uint8_t* zero)
         zero[s] = _mm512_test_epi32_mask(any, any) == 0 && tail == 0;
         // Fold the lane counters before they could wrap (2^32 steps).
         if ((s & 0xFFFF) == 0xFFFF) {
-            bad += uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(count)))) +
-                   uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(count, 1))));
+            bad += uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(count))))
+                + uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(count, 1))));
             count = _mm512_setzero_si512();
         }
     }
-    return bad + uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(count)))) +
-           uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(count, 1))));
+    return bad + uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(count))))
+        + uint64_t(_mm512_reduce_add_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(count, 1))));
 }
 
 } // namespace qs::avx512

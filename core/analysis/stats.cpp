@@ -136,7 +136,8 @@ void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, DType type, uin
                    float* out, SimdPath path)
 {
     const FloatTensor ft{type, ckpt.bytes(t), 0, K};
-    const auto kernel = simdKernel(path, SimdKernels<FloatElementsFn>{nullptr, QS_X86(floatElementsAvx2), QS_NEON(floatElementsNeon)});
+    const auto kernel =
+        simdKernel(path, SimdKernels<FloatElementsFn>{nullptr, QS_X86(floatElementsAvx2), QS_NEON(floatElementsNeon)});
     (kernel ? kernel : floatElementsScalar)(ft, r0 * K, (r1 - r0) * K, out);
 }
 
@@ -191,7 +192,8 @@ struct Scratch {
 // carried out, cancel polled before each chunk, progress reported from the calling thread.
 // Returns false when cancelled.
 template <typename Body>
-bool forEachStatsChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name, Body&& body)
+bool forEachStatsChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name,
+                       Body&& body)
 {
     const uint64_t chunks = N ? (N + rows - 1) / rows : 0;
     std::atomic<uint64_t> done{0};
@@ -215,8 +217,8 @@ std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std
 {
     if (opt.activations) {
         if (K == 0 || opt.activations->size() % K != 0 || opt.activations->empty())
-            throw Error(where + ": activations hold " + std::to_string(opt.activations->size()) +
-                        " values, not a multiple of K = " + std::to_string(K));
+            throw Error(where + ": activations hold " + std::to_string(opt.activations->size())
+                        + " values, not a multiple of K = " + std::to_string(K));
         T = opt.activations->size() / K;
         return *opt.activations;
     }
@@ -253,7 +255,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     const MatD X = Eigen::Map<const MatF>(x.data(), Eigen::Index(T), Eigen::Index(K)).cast<double>();
 
     const uint64_t total = N * K;
-    const uint64_t stride = total > kExactPercentileLimit ? (total + kExactPercentileLimit - 1) / kExactPercentileLimit : 1;
+    const uint64_t stride =
+        total > kExactPercentileLimit ? (total + kExactPercentileLimit - 1) / kExactPercentileLimit : 1;
     // The signed errors float(e) at multiples of stride; every slot is written unless cancelled.
     // Kept by the calling thread from one weight to the next: a fresh 64 MiB every weight
     // spends more on page faults than the scan spends on the errors.
@@ -265,8 +268,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     const std::vector<float>* imp = opt.importance;
     const uint64_t matrices = imp && K ? imp->size() / K : 0;
     if (imp && (K == 0 || imp->empty() || imp->size() % K != 0 || N % matrices != 0))
-        throw Error(where + ": the importance holds " + std::to_string(imp->size()) + " values, not K = " +
-                    std::to_string(K) + " per matrix of the " + std::to_string(N) + " rows");
+        throw Error(where + ": the importance holds " + std::to_string(imp->size())
+                    + " values, not K = " + std::to_string(K) + " per matrix of the " + std::to_string(N) + " rows");
     const uint64_t rowsPerMatrix = matrices ? N / matrices : 0;
     const uint64_t gs = groupSize > 0 && groupSize < K ? groupSize : 0;
     const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
@@ -284,86 +287,89 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     const bool secondPass = stride > 1 && !range.on();
     StatsOptions firstOpt = opt;
     if (secondPass && opt.progress)
-        firstOpt.progress = [&opt](uint64_t done, uint64_t all, const std::string& w) { opt.progress(done / 2, all, w); };
-    res.cancelled = !forEachStatsChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-        const uint64_t n = (r1 - r0) * K, first = r0 * K;
-        const size_t t = size_t(omp_get_thread_num());
-        if (coarse[t].empty())
-            coarse[t].assign(kCoarseKeys * kKeySplit, 0);
-        if (range.on() && ranged[t].empty())
-            ranged[t].assign(range.n + 2, 0);
-        s.a.resize(size_t(n));
-        s.b.resize(size_t(n));
-        load(r0, r1, s.a.data(), s.b.data(), s);
-        const float* q = s.a.data();
-        const float* r = s.b.data();
-        // Unsampled, the errors go straight to their kept slots.
-        float* err = kept + first;
-        if (stride > 1) {
-            s.c.resize(size_t(n));
-            err = s.c.data();
-        }
-        ErrorPartial& p = parts[c];
-        p.gSq.assign(size_t(nGroups), 0.0);
-        p.gMax.assign(size_t(nGroups), 0.0);
-        // Each span (a group's columns of a row, or the row) summed by the lane scan, the
-        // spans added in order.
-        double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
-        const uint64_t span = gs ? gs : K;
-        for (uint64_t row = 0; row < r1 - r0; ++row)
-            for (uint64_t k0 = 0; k0 < K; k0 += span) {
-                const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
-                const ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
-                sumSq += e.sumSq;
-                sumAbs += e.sumAbs;
-                sumSigned += e.sumSigned;
-                refSq += e.refSq;
-                maxAbs = std::max(maxAbs, e.maxAbs);
-                if (gs) {
-                    p.gSq[k0 / gs] += e.sumSq;
-                    p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
-                }
+        firstOpt.progress = [&opt](uint64_t done, uint64_t all, const std::string& w) {
+            opt.progress(done / 2, all, w);
+        };
+    res.cancelled =
+        !forEachStatsChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+            const uint64_t n = (r1 - r0) * K, first = r0 * K;
+            const size_t t = size_t(omp_get_thread_num());
+            if (coarse[t].empty())
+                coarse[t].assign(kCoarseKeys * kKeySplit, 0);
+            if (range.on() && ranged[t].empty())
+                ranged[t].assign(range.n + 2, 0);
+            s.a.resize(size_t(n));
+            s.b.resize(size_t(n));
+            load(r0, r1, s.a.data(), s.b.data(), s);
+            const float* q = s.a.data();
+            const float* r = s.b.data();
+            // Unsampled, the errors go straight to their kept slots.
+            float* err = kept + first;
+            if (stride > 1) {
+                s.c.resize(size_t(n));
+                err = s.c.data();
             }
-        p.sumSq = sumSq;
-        p.sumAbs = sumAbs;
-        p.sumSigned = sumSigned;
-        p.refSq = refSq;
-        p.maxAbs = maxAbs;
-        if (imp)
-            for (uint64_t row = 0; row < r1 - r0; ++row) {
-                const float* w = imp->data() + (r0 + row) / rowsPerMatrix * K;
-                double wSq = 0, wRefSq = 0;
-                for (uint64_t k = 0; k < K; ++k) {
-                    const double e = double(q[row * K + k]) - double(r[row * K + k]);
-                    wSq += double(w[k]) * e * e;
-                    wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
+            ErrorPartial& p = parts[c];
+            p.gSq.assign(size_t(nGroups), 0.0);
+            p.gMax.assign(size_t(nGroups), 0.0);
+            // Each span (a group's columns of a row, or the row) summed by the lane scan, the
+            // spans added in order.
+            double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
+            const uint64_t span = gs ? gs : K;
+            for (uint64_t row = 0; row < r1 - r0; ++row)
+                for (uint64_t k0 = 0; k0 < K; k0 += span) {
+                    const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
+                    const ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
+                    sumSq += e.sumSq;
+                    sumAbs += e.sumAbs;
+                    sumSigned += e.sumSigned;
+                    refSq += e.refSq;
+                    maxAbs = std::max(maxAbs, e.maxAbs);
+                    if (gs) {
+                        p.gSq[k0 / gs] += e.sumSq;
+                        p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
+                    }
                 }
-                p.wSq += wSq;
-                p.wRefSq += wRefSq;
+            p.sumSq = sumSq;
+            p.sumAbs = sumAbs;
+            p.sumSigned = sumSigned;
+            p.refSq = refSq;
+            p.maxAbs = maxAbs;
+            if (imp)
+                for (uint64_t row = 0; row < r1 - r0; ++row) {
+                    const float* w = imp->data() + (r0 + row) / rowsPerMatrix * K;
+                    double wSq = 0, wRefSq = 0;
+                    for (uint64_t k = 0; k < K; ++k) {
+                        const double e = double(q[row * K + k]) - double(r[row * K + k]);
+                        wSq += double(w[k]) * e * e;
+                        wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
+                    }
+                    p.wSq += wSq;
+                    p.wRefSq += wRefSq;
+                }
+            float* keptHere = err;
+            uint64_t keptN = n;
+            if (stride > 1) {
+                const uint64_t g0 = (first + stride - 1) / stride * stride;
+                keptHere = kept + g0 / stride;
+                keptN = 0;
+                for (uint64_t g = g0; g < first + n; g += stride)
+                    keptHere[keptN++] = err[g - first];
             }
-        float* keptHere = err;
-        uint64_t keptN = n;
-        if (stride > 1) {
-            const uint64_t g0 = (first + stride - 1) / stride * stride;
-            keptHere = kept + g0 / stride;
-            keptN = 0;
-            for (uint64_t g = g0; g < first + n; g += stride)
-                keptHere[keptN++] = err[g - first];
-        }
-        countCoarse(keptHere, keptN, coarse[t].data(), opt.path);
-        if (range.on())
-            for (uint64_t i = 0; i < n; ++i)
-                range.add(ranged[t].data(), double(q[i]) - double(r[i]));
-        const auto nr = Eigen::Index(r1 - r0);
-        const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
-        const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
-        const MatD Yq = X * Wq.transpose();
-        const MatD Yr = X * Wr.transpose();
-        p.yDiffSq = (Yq - Yr).squaredNorm();
-        p.yRefSq = Yr.squaredNorm();
-        p.yQSq = Yq.squaredNorm();
-        p.yDot = Yq.cwiseProduct(Yr).sum();
-    });
+            countCoarse(keptHere, keptN, coarse[t].data(), opt.path);
+            if (range.on())
+                for (uint64_t i = 0; i < n; ++i)
+                    range.add(ranged[t].data(), double(q[i]) - double(r[i]));
+            const auto nr = Eigen::Index(r1 - r0);
+            const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
+            const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
+            const MatD Yq = X * Wq.transpose();
+            const MatD Yr = X * Wr.transpose();
+            p.yDiffSq = (Yq - Yr).squaredNorm();
+            p.yRefSq = Yr.squaredNorm();
+            p.yQSq = Yq.squaredNorm();
+            p.yDot = Yq.cwiseProduct(Yr).sum();
+        });
     if (res.cancelled)
         return res;
 
@@ -441,7 +447,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     // in the bin that holds 0); a degenerate range puts every error in the middle bin, as
     // binOf does.
     const bool spread = s.signedError.hi > s.signedError.lo;
-    const RangeBins errorBins = spread ? RangeBins::over(s.signedError.lo, s.signedError.hi, size_t(opt.bins)) : RangeBins{};
+    const RangeBins errorBins =
+        spread ? RangeBins::over(s.signedError.lo, s.signedError.hi, size_t(opt.bins)) : RangeBins{};
     const size_t midBin = size_t(opt.bins) / 2;
     const auto errorBin = [&](double e) { return spread ? errorBins.bin(e) : midBin; };
     if (secondPass) {
@@ -451,20 +458,21 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             secondOpt.progress = [&opt, total](uint64_t done, uint64_t all, const std::string& w) {
                 opt.progress(total / 2 + done / 2, all, w);
             };
-        res.cancelled = !forEachStatsChunk(N, K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
-            const uint64_t n = (r1 - r0) * K;
-            std::vector<uint64_t>& h = perThread[size_t(omp_get_thread_num())];
-            if (h.empty())
-                h.assign(size_t(opt.bins), 0);
-            sc.a.resize(size_t(n));
-            sc.b.resize(size_t(n));
-            load(r0, r1, sc.a.data(), sc.b.data(), sc);
-            for (uint64_t i = 0; i < n; ++i) {
-                const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
-                if (std::isfinite(e))
-                    ++h[errorBin(e)];
-            }
-        });
+        res.cancelled =
+            !forEachStatsChunk(N, K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
+                const uint64_t n = (r1 - r0) * K;
+                std::vector<uint64_t>& h = perThread[size_t(omp_get_thread_num())];
+                if (h.empty())
+                    h.assign(size_t(opt.bins), 0);
+                sc.a.resize(size_t(n));
+                sc.b.resize(size_t(n));
+                load(r0, r1, sc.a.data(), sc.b.data(), sc);
+                for (uint64_t i = 0; i < n; ++i) {
+                    const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
+                    if (std::isfinite(e))
+                        ++h[errorBin(e)];
+                }
+            });
         if (res.cancelled)
             return res;
         for (const std::vector<uint64_t>& h : perThread)
@@ -526,8 +534,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     }
     res.output.tokens = T;
     res.output.relativeError = t.yRefSq > 0 ? std::sqrt(t.yDiffSq / t.yRefSq) : (t.yDiffSq > 0 ? 1.0 : 0.0);
-    res.output.cosine = t.yQSq > 0 && t.yRefSq > 0 ? t.yDot / (std::sqrt(t.yQSq) * std::sqrt(t.yRefSq))
-                                                   : (t.yDiffSq == 0 ? 1.0 : 0.0);
+    res.output.cosine =
+        t.yQSq > 0 && t.yRefSq > 0 ? t.yDot / (std::sqrt(t.yQSq) * std::sqrt(t.yRefSq)) : (t.yDiffSq == 0 ? 1.0 : 0.0);
     return res;
 }
 
@@ -543,7 +551,8 @@ std::string requantizableIds()
 {
     std::string list;
     for (const FormatInfo& f : formatInfos())
-        if (f.requantize != RequantizeRule::None && (f.requantize != RequantizeRule::Ggml || quantizableGgmlType(f) >= 0))
+        if (f.requantize != RequantizeRule::None
+            && (f.requantize != RequantizeRule::Ggml || quantizableGgmlType(f) >= 0))
             list += (list.empty() ? "" : ", ") + f.id;
     return list;
 }
@@ -568,8 +577,8 @@ ReferenceMatch findReference(const Checkpoint& ckpt, const LogicalWeight& weight
         }
     for (const ShapeMismatch& s : m.shapeMismatches)
         if (s.nameA == weight.name) {
-            r.problem = ref.path + " " + s.nameB + ": the reference is " + shapeText(s.shapeB) + ", the weight " +
-                        shapeText(s.shapeA);
+            r.problem = ref.path + " " + s.nameB + ": the reference is " + shapeText(s.shapeB) + ", the weight "
+                + shapeText(s.shapeA);
             return r;
         }
     for (const SkippedPair& s : m.skipped)
@@ -582,9 +591,9 @@ ReferenceMatch findReference(const Checkpoint& ckpt, const LogicalWeight& weight
     for (const std::string& other : {hfToGguf(weight.name, arch), ggufToHf(weight.name, arch)})
         if (!other.empty())
             also = other;
-    r.problem = ref.path + ": no reference tensor for " + weight.name +
-                (also != weight.name && ckpt.container != ref.container ? " or " + also : std::string()) + "; it has " +
-                namingHint(ref);
+    r.problem = ref.path + ": no reference tensor for " + weight.name
+        + (also != weight.name && ckpt.container != ref.container ? " or " + also : std::string()) + "; it has "
+        + namingHint(ref);
     return r;
 }
 
@@ -618,8 +627,8 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     if (!refType)
         throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
     if (refTensor.elementCount() != N * K || (refTensor.shape.size() >= 2 && refTensor.shape.back() != K))
-        throw Error(where + ": reference has " + std::to_string(refTensor.elementCount()) + " elements, the weight is [" +
-                    std::to_string(N) + ", " + std::to_string(K) + "]");
+        throw Error(where + ": reference has " + std::to_string(refTensor.elementCount()) + " elements, the weight is ["
+                    + std::to_string(N) + ", " + std::to_string(K) + "]");
     if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
         throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
@@ -652,12 +661,13 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
         if (t->permuteHeads)
             align = std::lcm(align, N / t->permuteHeads);
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
-    WeightComparison res = compareStreams(where, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
-                                          [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
-                                              s.tmp.resize(size_t((r1 - r0) * K));
-                                              loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
-                                              loadMatchedRows(ref, rw, match.referenceSide, r0, r1, r, s.tmp.data(), opt.path);
-                                          });
+    WeightComparison res =
+        compareStreams(where, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
+                       [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
+                           s.tmp.resize(size_t((r1 - r0) * K));
+                           loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
+                           loadMatchedRows(ref, rw, match.referenceSide, r0, r1, r, s.tmp.data(), opt.path);
+                       });
     res.weight = weight.name;
     res.reference = refTensor.name;
     res.note = match.note;
@@ -679,8 +689,8 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
     if (ggml >= 0) {
         groupSize = ggmlQuantBlockWeights(ggml);
         if (K % groupSize != 0)
-            throw Error(where + ": " + std::to_string(K) + " input features are not a whole number of " +
-                        std::to_string(groupSize) + "-weight blocks");
+            throw Error(where + ": " + std::to_string(K) + " input features are not a whole number of "
+                        + std::to_string(groupSize) + "-weight blocks");
     } else if (affine) {
         if (spec.groupSize == 0 || spec.bits < 2 || spec.bits > 8)
             throw Error(where + ": bits must be 2..8 and the group size positive");
@@ -708,7 +718,8 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
                                      quantizeGgmlInto(ggml, r, rows, K, s.bytes.data(), false);
                                      dequantizeGgmlRows(ggml, s.bytes.data(), rows, K, q, opt.path);
                                  } else if (affine) {
-                                     const std::vector<float> d = dequantizeAffine(quantizeAffine(r, rows, K, ao, false));
+                                     const std::vector<float> d =
+                                         dequantizeAffine(quantizeAffine(r, rows, K, ao, false));
                                      std::memcpy(q, d.data(), size_t(n) * 4);
                                  } else {
                                      // bitsandbytes quantizes the f16 model weight.
@@ -744,7 +755,7 @@ constexpr uint32_t kNegInfKey = 0x007Fu, kPosInfKey = 0xFF80u;
 
 template <typename EachRange>
 bool countNonFiniteValues(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt, uint64_t rows,
-                    const EachRange& eachRange, const std::vector<uint64_t>& keys, WeightHistograms& h)
+                          const EachRange& eachRange, const std::vector<uint64_t>& keys, WeightHistograms& h)
 {
     uint64_t nonFinite = 0;
     for (uint32_t k = 0; k <= kNegInfKey; ++k)
@@ -758,15 +769,16 @@ bool countNonFiniteValues(const Checkpoint& ckpt, const LogicalWeight& weight, c
     std::vector<std::array<uint64_t, 2>> infinities(size_t((N + rows - 1) / rows), {0, 0});
     StatsOptions quiet = opt;
     quiet.progress = nullptr;
-    const bool finished = forEachStatsChunk(N, K, rows, quiet, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-        eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-            s.a.resize(size_t((b - a) * K));
-            dequantizeRows(ckpt, weight, a, b, s.a.data(), opt.path);
-            for (float x : s.a)
-                if (std::isinf(x))
-                    ++infinities[c][x < 0];
+    const bool finished =
+        forEachStatsChunk(N, K, rows, quiet, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+            eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+                s.a.resize(size_t((b - a) * K));
+                dequantizeRows(ckpt, weight, a, b, s.a.data(), opt.path);
+                for (float x : s.a)
+                    if (std::isinf(x))
+                        ++infinities[c][x < 0];
+            });
         });
-    });
     if (!finished) {
         h.cancelled = true;
         return false;
@@ -859,7 +871,8 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         }
         for (uint64_t j = r0 / period; j * period < r1; ++j) {
             const uint64_t phase = (((j + 1) * 0x9E3779B97F4A7C15ull) >> 32) * every >> 32;
-            const uint64_t a = std::max(r0, j * period + phase * unit), b = std::min(r1, j * period + (phase + 1) * unit);
+            const uint64_t a = std::max(r0, j * period + phase * unit),
+                           b = std::min(r1, j * period + (phase + 1) * unit);
             if (a < b)
                 f(a, b);
         }
@@ -891,87 +904,88 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> halfCounts(static_cast<size_t>(team));
-    h.cancelled = !forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-        const size_t t = size_t(omp_get_thread_num());
-        if (!fine[t])
-            fine[t].emplace();
-        KeyCounts& keys = *fine[t];
-        if (range.on() && ranged[t].empty())
-            ranged[t].assign(range.n + 2, 0);
-        Part& p = parts[c];
-        if (every) {
-            // Sampling would miss the outliers users look for: every row is dequantized for its
-            // extremes, a fraction of the cost of the counting it skips; the sampled rows are
-            // scanned from the same floats. The whole chunk in one call: per row, the dispatch
-            // cost about as much as a k-quant's kernel.
-            s.b.resize(size_t((r1 - r0) * K));
-            dequantizeRows(ckpt, weight, r0, r1, s.b.data(), opt.path);
-            minMaxValues(s.b.data(), (r1 - r0) * K, p.loBits, p.hiBits, opt.path);
-        }
-        if (codeType >= 0) {
-            CodeTally tally;
+    h.cancelled =
+        !forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+            const size_t t = size_t(omp_get_thread_num());
+            if (!fine[t])
+                fine[t].emplace();
+            KeyCounts& keys = *fine[t];
+            if (range.on() && ranged[t].empty())
+                ranged[t].assign(range.n + 2, 0);
+            Part& p = parts[c];
+            if (every) {
+                // Sampling would miss the outliers users look for: every row is dequantized for its
+                // extremes, a fraction of the cost of the counting it skips; the sampled rows are
+                // scanned from the same floats. The whole chunk in one call: per row, the dispatch
+                // cost about as much as a k-quant's kernel.
+                s.b.resize(size_t((r1 - r0) * K));
+                dequantizeRows(ckpt, weight, r0, r1, s.b.data(), opt.path);
+                minMaxValues(s.b.data(), (r1 - r0) * K, p.loBits, p.hiBits, opt.path);
+            }
+            if (codeType >= 0) {
+                CodeTally tally;
+                eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+                    for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
+                        const uint64_t s1 = std::min(b, s0 + sliceRows);
+                        keys.makeRoom((s1 - s0) * K);
+                        tallyGgmlBlocks(codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally,
+                                        keys.split.data(), range.on() ? &range : nullptr,
+                                        range.on() ? ranged[t].data() : nullptr, opt.path);
+                    }
+                });
+                p.sum = tally.total();
+                p.sumSq = tally.totalSq();
+                p.loBits = std::min(p.loBits, tally.lo);
+                p.hiBits = std::max(p.hiBits, tally.hi);
+            } else {
+                // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
+                // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
+                // the chunk) and the figures are those of one scan over the whole chunk.
+                if (!every)
+                    s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
+                ValueLanes lanes;
+                eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+                    for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
+                        const uint64_t s1 = std::min(b, s0 + sliceRows), n = (s1 - s0) * K;
+                        const float* v = every ? s.b.data() + (s0 - r0) * K : s.a.data();
+                        if (!every)
+                            dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
+                        keys.makeRoom(n);
+                        scanValues(v, n, lanes, keys.split.data(), opt.path);
+                        if (range.on())
+                            for (uint64_t i = 0; i < n; ++i)
+                                range.add(ranged[t].data(), v[i]);
+                    }
+                });
+                float lo = 0, hi = 0;
+                lanes.combine(p.sum, p.sumSq, lo, hi);
+                p.lo = lo;
+                p.hi = hi;
+            }
             eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-                for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
-                    const uint64_t s1 = std::min(b, s0 + sliceRows);
-                    keys.makeRoom((s1 - s0) * K);
-                    tallyGgmlBlocks(codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally,
-                                    keys.split.data(), range.on() ? &range : nullptr,
-                                    range.on() ? ranged[t].data() : nullptr, opt.path);
+                if (codes) {
+                    std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
+                    if (cc.empty())
+                        cc.assign(size_t(1) << h.bits, 0);
+                    countCodes(*packed, a, b, cc);
+                }
+                if (packed) {
+                    for (uint64_t g = 0; g < packed->groups; ++g)
+                        for (uint64_t row = a; row < b; ++row)
+                            scales[size_t(g * N + row)] = packed->scaleAt(g, row);
+                } else if (gt) {
+                    std::vector<uint64_t>& hc = halfCounts[t];
+                    if (hc.empty())
+                        hc.assign(65536, 0);
+                    const uint64_t perRow = K / gt->blockWeights;
+                    for (uint64_t blk = a * perRow; blk < b * perRow; ++blk) {
+                        uint16_t d;
+                        std::memcpy(&d, blob.data() + blk * gt->blockBytes + dOffset, 2);
+                        ++hc[d];
+                    }
                 }
             });
-            p.sum = tally.total();
-            p.sumSq = tally.totalSq();
-            p.loBits = std::min(p.loBits, tally.lo);
-            p.hiBits = std::max(p.hiBits, tally.hi);
-        } else {
-            // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
-            // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
-            // the chunk) and the figures are those of one scan over the whole chunk.
-            if (!every)
-                s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
-            ValueLanes lanes;
-            eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-                for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
-                    const uint64_t s1 = std::min(b, s0 + sliceRows), n = (s1 - s0) * K;
-                    const float* v = every ? s.b.data() + (s0 - r0) * K : s.a.data();
-                    if (!every)
-                        dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
-                    keys.makeRoom(n);
-                    scanValues(v, n, lanes, keys.split.data(), opt.path);
-                    if (range.on())
-                        for (uint64_t i = 0; i < n; ++i)
-                            range.add(ranged[t].data(), v[i]);
-                }
-            });
-            float lo = 0, hi = 0;
-            lanes.combine(p.sum, p.sumSq, lo, hi);
-            p.lo = lo;
-            p.hi = hi;
-        }
-        eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-            if (codes) {
-                std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
-                if (cc.empty())
-                    cc.assign(size_t(1) << h.bits, 0);
-                countCodes(*packed, a, b, cc);
-            }
-            if (packed) {
-                for (uint64_t g = 0; g < packed->groups; ++g)
-                    for (uint64_t row = a; row < b; ++row)
-                        scales[size_t(g * N + row)] = packed->scaleAt(g, row);
-            } else if (gt) {
-                std::vector<uint64_t>& hc = halfCounts[t];
-                if (hc.empty())
-                    hc.assign(65536, 0);
-                const uint64_t perRow = K / gt->blockWeights;
-                for (uint64_t blk = a * perRow; blk < b * perRow; ++blk) {
-                    uint16_t d;
-                    std::memcpy(&d, blob.data() + blk * gt->blockBytes + dOffset, 2);
-                    ++hc[d];
-                }
-            }
         });
-    });
     if (h.cancelled)
         return h;
 

@@ -5,8 +5,9 @@
 // Each weight streams in row chunks (dequantizeRows) in one pass, OpenMP across chunks, with
 // per-chunk partial sums reduced in chunk order (the figures do not depend on the thread
 // count); within a chunk each row's groups (or the row) are summed by an 8-lane scan
-// (valuescan.h: pairwise-style, at least as accurate as one running sum) and added in order. Memory stays constant apart from the |error| store for the percentiles (exact up
-// to kExactPercentileLimit values, see ErrorStats::percentilesExact) and the per-group scales.
+// (valuescan.h: pairwise-style, at least as accurate as one running sum) and added in order. Memory stays constant
+// apart from the |error| store for the percentiles (exact up to kExactPercentileLimit values, see
+// ErrorStats::percentilesExact) and the per-group scales.
 #include "analysis/namemap.h"
 #include "container/checkpoint.h"
 #include "formats/kernel.h"
@@ -21,14 +22,14 @@
 namespace qs {
 
 struct Histogram {
-    double lo = 0, hi = 0;          // [lo, hi] split into counts.size() equal bins; hi inclusive
+    double lo = 0, hi = 0; // [lo, hi] split into counts.size() equal bins; hi inclusive
     std::vector<uint64_t> counts;
-    uint64_t below = 0, above = 0;  // outside [lo, hi] (only with a range chosen by the caller)
-    uint64_t total() const;         // the counts, without below/above
+    uint64_t below = 0, above = 0; // outside [lo, hi] (only with a range chosen by the caller)
+    uint64_t total() const; // the counts, without below/above
 };
 
 struct GroupError {
-    uint64_t group = 0;     // column block k / groupSize (storage groups, before g_idx)
+    uint64_t group = 0; // column block k / groupSize (storage groups, before g_idx)
     double rmse = 0;
     double maxAbs = 0;
 };
@@ -37,7 +38,7 @@ struct ErrorStats {
     uint64_t count = 0;
     double rmse = 0, meanAbs = 0, maxAbs = 0;
     double meanSigned = 0;
-    double sqnrDb = 0;              // 10 log10(sum ref^2 / sum err^2); +inf when the error is 0
+    double sqnrDb = 0; // 10 log10(sum ref^2 / sum err^2); +inf when the error is 0
     double p50 = 0, p95 = 0, p99 = 0, p999 = 0; // of the finite |float(error)|, nearest-rank (NaN/Inf take no rank)
     // True: percentiles are exact (every error kept; a 12-bit key histogram of |error| counted
     // in the pass names the key holding each rank, and a selection over that key's values
@@ -50,7 +51,7 @@ struct ErrorStats {
     // the bin that holds 0 (RangeBins::bin).
     Histogram signedError;
     std::vector<GroupError> groups; // empty when the weight is not grouped
-    uint64_t groupSize = 0;         // columns per group of `groups` (the last may be shorter); 0: none
+    uint64_t groupSize = 0; // columns per group of `groups` (the last may be shorter); 0: none
     // With StatsOptions::importance: the importance-weighted squared error, the sum over
     // elements of importance[column] * error^2 (the weighting an imatrix gives llama-quantize's
     // error, imatrix.h), its mean per element, and relative to the weighted sum of reference^2.
@@ -61,7 +62,7 @@ struct ErrorStats {
 struct OutputError {
     uint64_t tokens = 0;
     double relativeError = 0; // ||Yq - Yr||_F / ||Yr||_F
-    double cosine = 0;        // <Yq, Yr> / (||Yq|| ||Yr||)
+    double cosine = 0; // <Yq, Yr> / (||Yq|| ||Yr||)
 };
 
 struct StatsOptions {
@@ -69,10 +70,10 @@ struct StatsOptions {
     // rangeHi > rangeLo: the histogram range (signed error with a reference, values without),
     // every element binned in the pass; outside values are counted in below/above.
     double rangeLo = 0, rangeHi = 0;
-    uint64_t rowChunk = 0;       // rows per dequantized slice; 0 = about 1 MiB of floats
-    uint64_t tokens = 16;        // default activations: random normal [tokens, K]
+    uint64_t rowChunk = 0; // rows per dequantized slice; 0 = about 1 MiB of floats
+    uint64_t tokens = 16; // default activations: random normal [tokens, K]
     uint64_t seed = 1;
-    int outlierChannels = 4;     // default activations: this many channels scaled by 20
+    int outlierChannels = 4; // default activations: this many channels scaled by 20
     const std::vector<float>* activations = nullptr; // [tokens, K] when given (tokens = size / K)
     // Per input channel importance (an imatrix entry, imatrix.h): K values, or E x K for a weight
     // of E matrices stacked by rows (experts: rows [e N/E, (e+1) N/E) take the e-th K values).
@@ -87,7 +88,7 @@ struct StatsOptions {
     // of the RMS, the value histogram within 0.02 total variation over the same bins.
     uint64_t sampleEvery = 0;
     SimdPath path = SimdPath::Scalar;
-    int threads = 0;             // OpenMP threads across row chunks; <= 0 = the default
+    int threads = 0; // OpenMP threads across row chunks; <= 0 = the default
     const std::atomic<bool>* cancel = nullptr; // polled between chunks; a cancelled result says so
     // Called on the calling thread: elements done and in all, and the weight in progress.
     std::function<void(uint64_t done, uint64_t total, const std::string& weight)> progress;
@@ -98,9 +99,9 @@ static constexpr uint64_t kApproximateSampleEvery = 32, kApproximateMinElements 
 
 struct WeightComparison {
     std::string weight;
-    std::string reference;        // the reference tensor's name
-    std::string note;             // what was undone to pair them (ReferenceMatch::note)
-    std::vector<uint64_t> shape;  // [N, K]
+    std::string reference; // the reference tensor's name
+    std::string note; // what was undone to pair them (ReferenceMatch::note)
+    std::vector<uint64_t> shape; // [N, K]
     ErrorStats error;
     OutputError output;
     bool cancelled = false;
@@ -116,9 +117,9 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
 // names, with llama.cpp's q/k row permutation and Gemma's norm +1 undone on the GGUF side.
 struct ReferenceMatch {
     const LogicalWeight* reference = nullptr; // the paired weight of `ref`; nullptr: none
-    const TensorEntry* tensor = nullptr;      // its one stored tensor (nullptr: not a single tensor)
-    SideTransform weightSide, referenceSide;  // what brings each side into Hugging Face order
-    std::string note;                         // what was undone, "" when nothing
+    const TensorEntry* tensor = nullptr; // its one stored tensor (nullptr: not a single tensor)
+    SideTransform weightSide, referenceSide; // what brings each side into Hugging Face order
+    std::string note; // what was undone, "" when nothing
     // Why there is no usable reference: "no reference tensor for <weight>" (and the names looked
     // for), the paired weight's shape or format, an unknown head count; "" when found.
     std::string problem;
@@ -172,7 +173,7 @@ struct WeightHistograms {
     // of a bin edge may land in the neighbouring bin; with a caller's range binning is exact.
     Histogram values;
     int bits = 0;
-    std::vector<uint64_t> codes;  // count of each code 0 .. 2^bits-1 (GPTQ/AWQ/Marlin; empty otherwise)
+    std::vector<uint64_t> codes; // count of each code 0 .. 2^bits-1 (GPTQ/AWQ/Marlin; empty otherwise)
     // Per-group scales (GPTQ/AWQ/Marlin), or each block's f16 scale d (GGUF block types);
     // empty counts when there are none.
     Histogram scales;

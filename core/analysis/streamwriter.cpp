@@ -8,7 +8,8 @@ namespace qs {
 
 GgufStreamWriter::GgufStreamWriter(const std::string& path, const GgufMetadata& metadata,
                                    const std::vector<GgufTensor>& tensors, uint32_t version)
-    : m_file(path), m_layout(layoutGguf(path, metadata, tensors, version))
+    : m_file(path)
+    , m_layout(layoutGguf(path, metadata, tensors, version))
 {
     for (const GgufTensor& t : tensors)
         m_names.push_back(t.name);
@@ -22,8 +23,9 @@ void GgufStreamWriter::append(std::span<const uint8_t> data)
         fail(path, "more tensor data than the " + std::to_string(m_names.size()) + " tensors laid out");
     const size_t i = m_next++;
     if (data.size() != m_layout.sizes[i])
-        fail(path, "tensor '" + m_names[i] + "': data holds " + std::to_string(data.size()) +
-                       " bytes, its type and ne need " + std::to_string(m_layout.sizes[i]));
+        fail(path,
+             "tensor '" + m_names[i] + "': data holds " + std::to_string(data.size()) + " bytes, its type and ne need "
+                 + std::to_string(m_layout.sizes[i]));
     m_file.write(data);
     const uint64_t end = i + 1 < m_names.size() ? m_layout.head.size() + m_layout.offsets[i + 1] : m_layout.fileSize;
     m_file.writeZeros(end - m_file.size());
@@ -51,7 +53,8 @@ uint64_t SafetensorsStreamWriter::metadataBound(const std::map<std::string, std:
 }
 
 SafetensorsStreamWriter::SafetensorsStreamWriter(const std::string& path, uint64_t headerReserve)
-    : m_file(path), m_reserve((headerReserve + 2 + 7) / 8 * 8)
+    : m_file(path)
+    , m_reserve((headerReserve + 2 + 7) / 8 * 8)
 {
     if (m_reserve > kSafetensorsMaxHeader)
         fail(path, "the header would need up to " + std::to_string(m_reserve) + " bytes, over the reference limit");
@@ -68,15 +71,17 @@ void SafetensorsStreamWriter::append(const std::string& name, DType dtype, const
         fail(path, "duplicate tensor name '" + name + "'");
     const unsigned bits = dtype == DType::Ggml ? 0 : dtypeBits(dtype);
     if (bits == 0 || bits % 8 != 0)
-        fail(path, "tensor '" + name + "': dtype " + std::string(dtypeName(dtype)) + " cannot be stored in safetensors");
+        fail(path,
+             "tensor '" + name + "': dtype " + std::string(dtypeName(dtype)) + " cannot be stored in safetensors");
     uint64_t count = 1;
     for (uint64_t d : shape)
         if (__builtin_mul_overflow(count, d, &count))
             fail(path, "tensor '" + name + "': its shape overflows");
     uint64_t bytes = 0;
     if (__builtin_mul_overflow(count, uint64_t(bits / 8), &bytes) || bytes != data.size())
-        fail(path, "tensor '" + name + "': data holds " + std::to_string(data.size()) + " bytes, its shape and " +
-                       std::string(dtypeName(dtype)) + " need " + std::to_string(count) + " elements");
+        fail(path,
+             "tensor '" + name + "': data holds " + std::to_string(data.size()) + " bytes, its shape and "
+                 + std::string(dtypeName(dtype)) + " need " + std::to_string(count) + " elements");
     m_file.write(data);
     m_entries.push_back({name, dtype, shape, m_data, m_data + bytes});
     m_data += bytes;
@@ -114,8 +119,9 @@ void SafetensorsStreamWriter::commit(const std::map<std::string, std::string>& m
         fail(path, std::string("tensor names or metadata are not valid UTF-8: ") + e.what());
     }
     if (header.size() > m_reserve)
-        fail(path, "the header needs " + std::to_string(header.size()) + " bytes, " + std::to_string(m_reserve) +
-                       " were reserved");
+        fail(path,
+             "the header needs " + std::to_string(header.size()) + " bytes, " + std::to_string(m_reserve)
+                 + " were reserved");
     header.append(m_reserve - header.size(), ' ');
     uint8_t length[8];
     uint64_t n = header.size();

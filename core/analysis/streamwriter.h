@@ -46,7 +46,8 @@ public:
     // (metadataBound).
     static uint64_t metadataBound(const std::map<std::string, std::string>& metadata);
     SafetensorsStreamWriter(const std::string& path, uint64_t headerReserve);
-    void append(const std::string& name, DType dtype, const std::vector<uint64_t>& shape, std::span<const uint8_t> data);
+    void append(const std::string& name, DType dtype, const std::vector<uint64_t>& shape,
+                std::span<const uint8_t> data);
     void commit(const std::map<std::string, std::string>& metadata = {});
 
 private:

@@ -29,7 +29,11 @@ void ValueLanes::combine(double& sumOut, double& sumSqOut, float& loOut, float& 
     }
 }
 
-KeyCounts::KeyCounts() : split(kKeyCount * kKeySplit, 0), totals(kKeyCount, 0) {}
+KeyCounts::KeyCounts()
+    : split(kKeyCount * kKeySplit, 0)
+    , totals(kKeyCount, 0)
+{
+}
 
 void KeyCounts::makeRoom(uint64_t n)
 {
@@ -110,7 +114,8 @@ void countCoarse(const float* e, uint64_t n, uint32_t* counts, SimdPath path)
 void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi, SimdPath path)
 {
     using MinMaxFn = void (*)(const float*, uint64_t, uint32_t&, uint32_t&);
-    const MinMaxFn minMax = simdKernel(path, SimdKernels<MinMaxFn>{QS_X86(avx512::minMaxValues), QS_X86(avx2::minMaxValues)});
+    const MinMaxFn minMax =
+        simdKernel(path, SimdKernels<MinMaxFn>{QS_X86(avx512::minMaxValues), QS_X86(avx2::minMaxValues)});
     (minMax ? minMax : static_cast<MinMaxFn>(minMaxValues))(v, n, lo, hi);
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // One pass over a slice of dequantized values for weightHistograms: count-free moments and
-// the bfloat16-bucket histogram; and the error scan of compareWeight (scanError, below). Element i of a call goes to lane i % 8; finite values only
-// (NaN and Inf are skipped). The AVX2 and AVX-512 paths give the same bits as the scalar
+// the bfloat16-bucket histogram; and the error scan of compareWeight (scanError, below). Element i of a call goes to
+// lane i % 8; finite values only (NaN and Inf are skipped). The AVX2 and AVX-512 paths give the same bits as the scalar
 // reference: the same lanes, the same order within each lane, the lanes combined by combine().
 #include "base/simd.h"
 
@@ -45,9 +45,9 @@ inline constexpr uint64_t kKeyCount = 65536;
 // registers takes more vector operations than the increments it saves.
 inline constexpr uint64_t kKeySplit = 4;
 struct KeyCounts {
-    std::vector<uint32_t> split;  // kKeyCount * kKeySplit
+    std::vector<uint32_t> split; // kKeyCount * kKeySplit
     std::vector<uint64_t> totals; // kKeyCount; complete after flush()
-    uint64_t pending = 0;         // elements counted in `split` since the last flush
+    uint64_t pending = 0; // elements counted in `split` since the last flush
     KeyCounts();
     // Call before scanning n more elements: flushes when a copy could pass 2^32 - 1.
     void makeRoom(uint64_t n);

@@ -81,7 +81,8 @@ ErrorSums scanError(const float* q, const float* r, uint64_t n, float* err)
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 qv = _mm256_loadu_ps(q + i), rv = _mm256_loadu_ps(r + i);
-        const __m256d rl = _mm256_cvtps_pd(_mm256_castps256_ps128(rv)), rh = _mm256_cvtps_pd(_mm256_extractf128_ps(rv, 1));
+        const __m256d rl = _mm256_cvtps_pd(_mm256_castps256_ps128(rv)),
+                      rh = _mm256_cvtps_pd(_mm256_extractf128_ps(rv, 1));
         const __m256d el = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(qv)), rl);
         const __m256d eh = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps(qv, 1)), rh);
         const __m256d al = _mm256_and_pd(el, absMask), ah = _mm256_and_pd(eh, absMask);

@@ -77,7 +77,8 @@ void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi)
         l1 = _mm512_min_ps(b, l1);
         h1 = _mm512_max_ps(b, h1);
     }
-    finishMinMax(v, i, n, _mm512_reduce_min_ps(_mm512_min_ps(l0, l1)), _mm512_reduce_max_ps(_mm512_max_ps(h0, h1)), lo, hi);
+    finishMinMax(v, i, n, _mm512_reduce_min_ps(_mm512_min_ps(l0, l1)), _mm512_reduce_max_ps(_mm512_max_ps(h0, h1)), lo,
+                 hi);
 }
 
 } // namespace qs::avx512

@@ -84,11 +84,17 @@ bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
     for (const Message& note : w.notes)
         for (const ConfigNote& c : kConfigNotes)
             if (note.startsWith(c.prefix))
-                rep.findings.push_back({w.name, c.kind,
-                                        c.warning ? Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the config does not describe the stored data, "
-                                                                                                      "but reading it as declared gives the same values"), {note})
-                                                  : Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "%1: the stored layout is not the one the config declares"), {note}),
-                                        c.warning});
+                rep.findings.push_back(
+                    {w.name, c.kind,
+                     c.warning ? Message::quoting(QT_TRANSLATE_NOOP("qs::Message",
+                                                                    "%1: the config does not describe the stored data, "
+                                                                    "but reading it as declared gives the same values"),
+                                                  {note})
+                               : Message::quoting(
+                                   QT_TRANSLATE_NOOP("qs::Message",
+                                                     "%1: the stored layout is not the one the config declares"),
+                                   {note}),
+                     c.warning});
     for (const Message& note : w.notes)
         if (note.startsWith(kZeroConventionNote))
             rep.findings.push_back({w.name, "zero-convention-mixed", note, true});
@@ -97,12 +103,15 @@ bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
     if (const VerifyFn check = row && row->verify ? row->verify(*f) : nullptr)
         check(ckpt, w, rep);
     else if (canDequantize(w.format))
-        rep.findings.push_back({w.name, "roundtrip-not-applicable",
-                                {QT_TRANSLATE_NOOP("qs::Message", "%1: codes are floats or table indices whose every bit pattern is valid (or the "
-                                                                  "packing has no spare bits), so there is no round trip to compare; sizes and "
-                                                                  "values checked"),
-                                 {w.format}},
-                                true});
+        rep.findings.push_back(
+            {w.name,
+             "roundtrip-not-applicable",
+             {QT_TRANSLATE_NOOP("qs::Message",
+                                "%1: codes are floats or table indices whose every bit pattern is valid (or the "
+                                "packing has no spare bits), so there is no round trip to compare; sizes and "
+                                "values checked"),
+              {w.format}},
+             true});
     else {
         rep.unchecked.push_back(w.name + " (" + w.format + ": no decoder, nothing to check against)");
         return true;
@@ -120,7 +129,11 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
 {
     std::vector<std::string> modules;
     const QJsonValue qc = ckpt.config.value(QStringLiteral("quantization_config"));
-    for (const QJsonValue v : qc.toObject().value(QStringLiteral("input_permutations")).toObject().value(QStringLiteral("modules")).toArray())
+    for (const QJsonValue v : qc.toObject()
+                                  .value(QStringLiteral("input_permutations"))
+                                  .toObject()
+                                  .value(QStringLiteral("modules"))
+                                  .toArray())
         modules.push_back(v.toString().toStdString());
     if (const MetaValue* m = ckpt.meta("quantscope.input_permutations"); m && m->type == MetaValue::Type::Array)
         for (const MetaValue& v : std::get<std::vector<MetaValue>>(m->value))
@@ -154,13 +167,19 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
         const TensorEntry* t = ckpt.find(mod + ".input_perm");
         const std::string who = w ? w->name : mod;
         if (!t) {
-            rep.findings.push_back({who, "input-perm", {QT_TRANSLATE_NOOP("qs::Message", "the config says the input channels were permuted, but "
-                                                                                          "%1.input_perm is missing: the act-order permutation was dropped"), {mod}}});
+            rep.findings.push_back(
+                {who,
+                 "input-perm",
+                 {QT_TRANSLATE_NOOP("qs::Message",
+                                    "the config says the input channels were permuted, but "
+                                    "%1.input_perm is missing: the act-order permutation was dropped"),
+                  {mod}}});
             continue;
         }
         const uint64_t K = w ? w->inFeatures() : t->elementCount();
-        bool ok = t->elementCount() == K && (t->dtype == DType::I32 || t->dtype == DType::I64 ||
-                                             (t->dtype == DType::Ggml && t->ggmlType == GgmlI32));
+        bool ok = t->elementCount() == K
+            && (t->dtype == DType::I32 || t->dtype == DType::I64
+                || (t->dtype == DType::Ggml && t->ggmlType == GgmlI32));
         if (ok) {
             const auto b = ckpt.bytes(*t);
             std::vector<bool> seen(K, false);
@@ -180,11 +199,13 @@ void verifyInputPermutations(const Checkpoint& ckpt, VerifyReport& rep)
             }
         }
         if (!ok)
-            rep.findings.push_back({who, "input-perm", {QT_TRANSLATE_NOOP("qs::Message", "%1.input_perm is not a permutation of the %2 input channels"),
-                                                        {mod, std::to_string(K)}}});
+            rep.findings.push_back(
+                {who,
+                 "input-perm",
+                 {QT_TRANSLATE_NOOP("qs::Message", "%1.input_perm is not a permutation of the %2 input channels"),
+                  {mod, std::to_string(K)}}});
     }
 }
-
 
 // What would otherwise pass as an all-clear: tensors detection could not assemble into a
 // quantized weight (a member with the wrong shape splits its weight into plain tensors),
@@ -198,27 +219,40 @@ void verifyCoverage(const Checkpoint& ckpt, VerifyReport& rep)
                 claimed[index] = true;
         for (const Message& note : w.notes)
             if (note.startsWith(kStrayMemberNote))
-                rep.findings.push_back({w.name, "stray-member",
-                                        {QT_TRANSLATE_NOOP("qs::Message", "tensor %1: '%2' looks like a member of a quantized weight, but its module "
-                                                                          "has no matching codes (a member of a wrong shape or dtype, or a missing "
-                                                                          "one, splits a quantized weight into plain tensors, which verify cannot check)"),
-                                         {w.name, note.args().empty() ? std::string() : note.args().front()}}});
+                rep.findings.push_back(
+                    {w.name,
+                     "stray-member",
+                     {QT_TRANSLATE_NOOP(
+                          "qs::Message",
+                          "tensor %1: '%2' looks like a member of a quantized weight, but its module "
+                          "has no matching codes (a member of a wrong shape or dtype, or a missing "
+                          "one, splits a quantized weight into plain tensors, which verify cannot check)"),
+                      {w.name, note.args().empty() ? std::string() : note.args().front()}}});
     }
     for (size_t i = 0; i < ckpt.tensors.size(); ++i)
         if (!claimed[i])
-            rep.findings.push_back({ckpt.tensors[i].name, "unmatched",
-                                    {QT_TRANSLATE_NOOP("qs::Message", "tensor %1 belongs to no weight that detection found"), {ckpt.tensors[i].name}}});
+            rep.findings.push_back(
+                {ckpt.tensors[i].name,
+                 "unmatched",
+                 {QT_TRANSLATE_NOOP("qs::Message", "tensor %1 belongs to no weight that detection found"),
+                  {ckpt.tensors[i].name}}});
     if (rep.checked.empty()) {
         const bool covered = rep.unchecked.empty();
         const char* what = ckpt.tensors.empty()
-            ? (covered ? QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds no tensors (metadata only, e.g. "
-                                                          "a vocabulary file), so verify cannot vouch for anything")
-                       : QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds no tensors (metadata only, e.g. "
-                                                          "a vocabulary file) of a format verify covers, so verify cannot vouch for anything"))
-            : (covered ? QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds %1 tensors and no quantized "
-                                                          "weight, so verify cannot vouch for anything")
-                       : QT_TRANSLATE_NOOP("qs::Message", "no weight was checked: the checkpoint holds %1 tensors and no quantized "
-                                                          "weight of a format verify covers, so verify cannot vouch for anything"));
+            ? (covered
+                   ? QT_TRANSLATE_NOOP("qs::Message",
+                                       "no weight was checked: the checkpoint holds no tensors (metadata only, e.g. "
+                                       "a vocabulary file), so verify cannot vouch for anything")
+                   : QT_TRANSLATE_NOOP(
+                       "qs::Message",
+                       "no weight was checked: the checkpoint holds no tensors (metadata only, e.g. "
+                       "a vocabulary file) of a format verify covers, so verify cannot vouch for anything"))
+            : (covered ? QT_TRANSLATE_NOOP("qs::Message",
+                                           "no weight was checked: the checkpoint holds %1 tensors and no quantized "
+                                           "weight, so verify cannot vouch for anything")
+                       : QT_TRANSLATE_NOOP("qs::Message",
+                                           "no weight was checked: the checkpoint holds %1 tensors and no quantized "
+                                           "weight of a format verify covers, so verify cannot vouch for anything"));
         rep.findings.push_back({ckpt.path, "nothing-checked", {what, {std::to_string(ckpt.tensors.size())}}});
     }
 }

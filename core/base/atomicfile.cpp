@@ -47,7 +47,7 @@ std::string kindOfMode(mode_t mode)
 
 std::string nonRegularKind(const std::string& path)
 {
-    struct stat st {};
+    struct stat st { };
     if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
         return {};
     std::string kind = kindOfMode(st.st_mode);
@@ -64,14 +64,16 @@ void checkReplaceable(const std::string& path)
 {
     const std::string kind = nonRegularKind(path);
     if (!kind.empty())
-        fail(path, "refusing to write: the output is " + kind +
-                       ", not a regular file, and only a regular file is ever replaced; choose another path");
+        fail(path,
+             "refusing to write: the output is " + kind
+                 + ", not a regular file, and only a regular file is ever replaced; choose another path");
 }
 
-AtomicFile::AtomicFile(std::string path) : m_path(std::move(path))
+AtomicFile::AtomicFile(std::string path)
+    : m_path(std::move(path))
 {
     checkReplaceable(m_path);
-    struct stat existing {};
+    struct stat existing { };
     const bool replaces = ::stat(m_path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode);
     // What a killed run of this very write left behind.
     removeStaleTempFiles(folderOf(m_path).string(), fs::path(m_path).filename().string());

@@ -118,7 +118,8 @@ void unpackSlots(std::span<const uint8_t> bytes, int bits, int wordBits, std::sp
     const size_t wordBytes = size_t(wordBits / 8);
     if (bytes.size() < slotBytes(codes.size(), bits, wordBits))
         throw std::invalid_argument("bitstream: " + std::to_string(bytes.size()) + " bytes cannot hold "
-                                    + std::to_string(codes.size()) + " codes in " + std::to_string(bits) + "-bit slots");
+                                    + std::to_string(codes.size()) + " codes in " + std::to_string(bits)
+                                    + "-bit slots");
     for (size_t w = 0; w * size_t(perWord) < codes.size(); ++w) {
         uint32_t word = 0;
         for (size_t b = 0; b < wordBytes; ++b)

@@ -16,12 +16,16 @@ inline bool cancelRequested()
     const std::atomic<bool>* c = detail::tlCancel;
     return c && c->load(std::memory_order_relaxed);
 }
-inline const std::atomic<bool>* currentCancelFlag() { return detail::tlCancel; }
+inline const std::atomic<bool>* currentCancelFlag()
+{
+    return detail::tlCancel;
+}
 
 // Sets this thread's flag for its lifetime (nullptr keeps the one already set).
 class CancelScope {
 public:
-    explicit CancelScope(const std::atomic<bool>* flag) : m_prev(detail::tlCancel)
+    explicit CancelScope(const std::atomic<bool>* flag)
+        : m_prev(detail::tlCancel)
     {
         if (flag)
             detail::tlCancel = flag;

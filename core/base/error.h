@@ -13,7 +13,11 @@ class Error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
     // An error the GUI shows in its language: what() is the message's English text.
-    explicit Error(const Message& m) : std::runtime_error(m.text()), m_message(m) {}
+    explicit Error(const Message& m)
+        : std::runtime_error(m.text())
+        , m_message(m)
+    {
+    }
 
     // The translatable message, when the error was raised with one.
     const std::optional<Message>& message() const { return m_message; }

@@ -22,8 +22,8 @@ inline __m256 f8e4m3x8(__m128i bytes)
     // Normal: e, m under f32's exponent and mantissa, exponent rebased by 127 - 7.
     const __m256i normal = _mm256_add_epi32(_mm256_slli_epi32(mag, 20), _mm256_set1_epi32(120 << 23));
     // Subnormal (e = 0): m * 2^-9, exact (no denormal f32 operand, so no slow assist).
-    const __m256i subnormal =
-        _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(7))), _mm256_set1_ps(0x1p-9f)));
+    const __m256i subnormal = _mm256_castps_si256(
+        _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(v, _mm256_set1_epi32(7))), _mm256_set1_ps(0x1p-9f)));
     const __m256i isSub = _mm256_cmpeq_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x78)), _mm256_setzero_si256());
     __m256i r = _mm256_blendv_epi8(normal, subnormal, isSub);
     r = _mm256_blendv_epi8(r, _mm256_set1_epi32(0x7FC00000), _mm256_cmpeq_epi32(mag, magNan));

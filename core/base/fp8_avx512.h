@@ -24,12 +24,13 @@ inline __m512 f8e4m3x16Scaled(__m128i bytes, __m512 scale256)
     const __m256i v = _mm256_cvtepu8_epi16(bytes);
     const __m256i mag = _mm256_and_si256(v, mag7);
     // (v << 8) & 0x8000 | mag << 7: the sign and the magnitude of an f16.
-    const __m256i h = _mm256_ternarylogic_epi32(_mm256_slli_epi16(v, 8), _mm256_slli_epi16(mag, 7), _mm256_set1_epi16(int16_t(0x8000)), 0xEC);
+    const __m256i h = _mm256_ternarylogic_epi32(_mm256_slli_epi16(v, 8), _mm256_slli_epi16(mag, 7),
+                                                _mm256_set1_epi16(int16_t(0x8000)), 0xEC);
     const __m512 f = _mm512_mul_ps(_mm512_cvtph_ps(h), scale256);
     const __mmask16 nan = _mm256_cmpeq_epi16_mask(mag, mag7);
     // NaN lanes: the (finite) value's sign bit | 0x7FC00000.
-    return _mm512_castsi512_ps(_mm512_mask_ternarylogic_epi32(_mm512_castps_si512(f), nan, _mm512_set1_epi32(int(0x80000000u)),
-                                                              _mm512_set1_epi32(0x7FC00000), 0xEA));
+    return _mm512_castsi512_ps(_mm512_mask_ternarylogic_epi32(
+        _mm512_castps_si512(f), nan, _mm512_set1_epi32(int(0x80000000u)), _mm512_set1_epi32(0x7FC00000), 0xEA));
 }
 
 inline __m512 f8e4m3x16(__m128i bytes)

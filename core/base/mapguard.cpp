@@ -82,7 +82,7 @@ void installHandler()
     static std::once_flag once;
     std::call_once(once, [] {
         g_pageMask = ~(uintptr_t(::sysconf(_SC_PAGESIZE)) - 1);
-        struct sigaction sa {};
+        struct sigaction sa { };
         sa.sa_sigaction = onSigbus;
         sa.sa_flags = SA_SIGINFO;
         sigemptyset(&sa.sa_mask);
@@ -141,7 +141,7 @@ std::optional<std::string> changed(int handle)
     }
     if (!id.used)
         return std::nullopt;
-    struct stat st {};
+    struct stat st { };
     const bool present = ::stat(id.path.c_str(), &st) == 0;
     const bool faulted = g_slots[handle].faults.load(std::memory_order_relaxed) > 0;
     const int64_t mtime = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;

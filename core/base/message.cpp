@@ -14,7 +14,8 @@ const std::vector<Message> kNoParts;
 
 } // namespace
 
-Message::Message(const char* source, std::initializer_list<std::string> args) : m_source(source)
+Message::Message(const char* source, std::initializer_list<std::string> args)
+    : m_source(source)
 {
     if (args.size() != 0)
         m_payload = std::make_shared<const Payload>(Payload{std::vector<std::string>(args), {}});

@@ -32,7 +32,7 @@ public:
 
     const char* source() const { return m_source; }
     const std::vector<std::string>& args() const; // each argument's English text
-    const std::vector<Message>& parts() const;    // the quoted messages, or none
+    const std::vector<Message>& parts() const; // the quoted messages, or none
     std::string text() const; // the English sentence
     bool startsWith(std::string_view prefix) const { return std::string_view(m_source).starts_with(prefix); }
     bool empty() const { return *m_source == '\0'; } // default-constructed: nothing to say

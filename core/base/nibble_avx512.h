@@ -16,9 +16,9 @@ namespace { // one copy per tier file: see base/simd_tier.h
 inline __m512i nibbleLanes16(const uint8_t* src)
 {
     // Qword lane q holds lanes 2q and 2q + 1: their low bytes take bits 8q and 8q + 4.
-    const __m512i offsets = _mm512_set_epi64(0x0000003C00000038, 0x0000003400000030, 0x0000002C00000028,
-                                             0x0000002400000020, 0x0000001C00000018, 0x0000001400000010,
-                                             0x0000000C00000008, 0x0000000400000000);
+    const __m512i offsets =
+        _mm512_set_epi64(0x0000003C00000038, 0x0000003400000030, 0x0000002C00000028, 0x0000002400000020,
+                         0x0000001C00000018, 0x0000001400000010, 0x0000000C00000008, 0x0000000400000000);
     uint64_t w;
     std::memcpy(&w, src, 8);
     return _mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(int64_t(w)));

@@ -66,7 +66,7 @@ std::map<std::string, std::pair<dev_t, ino_t>> folderEntries(const fs::path& dir
     std::map<std::string, std::pair<dev_t, ino_t>> entries;
     std::error_code ec;
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-        struct stat st {};
+        struct stat st { };
         if (::lstat(e.path().c_str(), &st) == 0)
             entries[e.path().filename().string()] = {st.st_dev, st.st_ino};
     }
@@ -85,7 +85,9 @@ void checkFolderOutput(const std::string& out)
     std::string kind = nonRegularKind(out);
     if (kind.empty())
         kind = "a file";
-    fail(out, "refusing to write: the output is " + kind + ", not a folder; choose a folder, or a path that does not exist yet");
+    fail(out,
+         "refusing to write: the output is " + kind
+             + ", not a folder; choose a folder, or a path that does not exist yet");
 }
 
 } // namespace
@@ -105,9 +107,10 @@ void checkOutputPath(const std::string& output, const std::vector<std::string>& 
         else if (isOrInside(in, out))
             relation = "contains";
         if (relation)
-            fail(output, std::string("refusing to write: the output ") + relation + " the input " + input +
-                             symlinkNote(output, out) + symlinkNote(input, in) +
-                             "; choose an output outside the input, which stays untouched");
+            fail(output,
+                 std::string("refusing to write: the output ") + relation + " the input " + input
+                     + symlinkNote(output, out) + symlinkNote(input, in)
+                     + "; choose an output outside the input, which stays untouched");
     }
     if (kind == OutputKind::File)
         checkReplaceable(output);
@@ -138,10 +141,11 @@ std::vector<std::string> writeIntoFolder(const std::string& out, bool force, con
                 names += (names.empty() ? "" : ", ") + entry.first;
         if (before.size() > 5)
             names += ", ...";
-        fail(out, "the output folder is not empty (" + std::to_string(before.size()) +
-                      (before.size() == 1 ? " entry: " : " entries: ") + names +
-                      "); use --force to write into it anyway (only the files this command writes are replaced, "
-                      "nothing is deleted)");
+        fail(out,
+             "the output folder is not empty (" + std::to_string(before.size())
+                 + (before.size() == 1 ? " entry: " : " entries: ") + names
+                 + "); use --force to write into it anyway (only the files this command writes are replaced, "
+                   "nothing is deleted)");
     }
     fs::create_directories(dir, ec);
     if (ec) // the system's reason: permission, a read-only file system, no space, ...

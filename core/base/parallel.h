@@ -19,7 +19,7 @@
 
 namespace qs {
 
-struct NoChunkState {};
+struct NoChunkState { };
 
 template <typename State = NoChunkState, typename Body, typename AfterChunk>
 bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Body&& body, AfterChunk&& afterChunk)

@@ -44,9 +44,15 @@ SimdPath detectCpuPath()
 }
 #elif QS_ARCH_ARM64
 // Advanced SIMD is part of the AArch64 base architecture: every arm64 CPU has it.
-SimdPath detectCpuPath() { return SimdPath::Neon; }
+SimdPath detectCpuPath()
+{
+    return SimdPath::Neon;
+}
 #else
-SimdPath detectCpuPath() { return SimdPath::Scalar; }
+SimdPath detectCpuPath()
+{
+    return SimdPath::Scalar;
+}
 #endif
 
 std::string pathList(const std::vector<SimdPath>& paths)

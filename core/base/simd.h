@@ -50,7 +50,10 @@ std::string_view simdPathName(SimdPath p);
 // run ("avx2; avx512 not on this CPU").
 std::string simdSummary();
 // Whether `p` may run the AVX2 code (it is AVX2 or a superset of it).
-inline bool hasAvx2(SimdPath p) { return p == SimdPath::Avx2 || p == SimdPath::Avx512; }
+inline bool hasAvx2(SimdPath p)
+{
+    return p == SimdPath::Avx2 || p == SimdPath::Avx512;
+}
 
 // A kernel's code per tier, nullptr where it has none. Name tier code through QS_X86(f) and
 // QS_NEON(f): on another architecture they are nullptr, so a scalar file references no symbol

@@ -23,7 +23,8 @@
 
 #define QS_TIER_PRAGMA(x) _Pragma(#x)
 #if defined(__clang__)
-#define QS_TIER_BEGIN(targets) QS_TIER_PRAGMA(clang attribute push(__attribute__((target(targets))), apply_to = function))
+#define QS_TIER_BEGIN(targets)                                                                                         \
+    QS_TIER_PRAGMA(clang attribute push(__attribute__((target(targets))), apply_to = function))
 #define QS_TIER_END QS_TIER_PRAGMA(clang attribute pop)
 #else
 #define QS_TIER_BEGIN(targets) QS_TIER_PRAGMA(GCC push_options) QS_TIER_PRAGMA(GCC target(targets))

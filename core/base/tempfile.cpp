@@ -57,10 +57,10 @@ void installTempFileCleanup()
     static std::once_flag once;
     std::call_once(once, [] {
         for (const int sig : kCleanupSignals) {
-            struct sigaction old {};
+            struct sigaction old { };
             if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
                 continue;
-            struct sigaction sa {};
+            struct sigaction sa { };
             sa.sa_handler = qsRemoveTempFilesOnSignal;
             sigemptyset(&sa.sa_mask);
             for (const int other : kCleanupSignals)
@@ -165,13 +165,15 @@ CreatedTempFile createTempFile(const std::string& target)
         }
         // A stale-file sweep of another run may have caught the file between its creation and
         // its lock: then it is gone from the folder now that the lock is ours; make another.
-        struct stat own {}, named {};
+        struct stat own {
+        }, named{};
         if (::fstat(f.fd, &own) == 0 && ::lstat(f.path.c_str(), &named) == 0 && sameInode(own, named))
             return f;
         ::close(f.fd);
         releaseTempFile(f.slot, f.lockFd);
     }
-    fail(target, "cannot create a temporary file in " + dir.string() + ": no free name, or each one made was removed at once");
+    fail(target,
+         "cannot create a temporary file in " + dir.string() + ": no free name, or each one made was removed at once");
 }
 
 void releaseTempFile(int slot, int lockFd)
@@ -190,7 +192,8 @@ bool removeIfStaleTempFile(const std::string& path)
     if (fd < 0)
         return false;
     bool removed = false;
-    struct stat st {}, now {};
+    struct stat st {
+    }, now{};
     // Locked by us: nobody else writes it. Still at its name: the lock is on what we unlink.
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && ::flock(fd, LOCK_EX | LOCK_NB) == 0
         && ::lstat(path.c_str(), &now) == 0 && sameInode(st, now))

@@ -23,7 +23,7 @@ struct CreatedTempFile {
     std::string path;
     int fd = -1;
     int lockFd = -1; // -1 on a file system without flock
-    int slot = -1;   // the registry's slot, for releaseTempFile
+    int slot = -1; // the registry's slot, for releaseTempFile
 };
 CreatedTempFile createTempFile(const std::string& target);
 // The temporary file is gone (renamed into place or unlinked): its path leaves the registry and

@@ -32,8 +32,8 @@ std::string_view containerName(Container c)
 
 std::string_view metaTypeName(MetaValue::Type t)
 {
-    static constexpr std::string_view names[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32",
-                                                  "bool", "string", "array", "u64", "i64", "f64"};
+    static constexpr std::string_view names[] = {"u8",   "i8",     "u16",   "i16", "u32", "i32", "f32",
+                                                 "bool", "string", "array", "u64", "i64", "f64"};
     return names[static_cast<size_t>(t)];
 }
 
@@ -98,7 +98,8 @@ uint32_t Checkpoint::addFile(std::shared_ptr<MappedFile> file)
 void Checkpoint::buildIndex()
 {
     if (tensors.size() > UINT32_MAX)
-        fail(files.empty() ? path : files.front(), std::to_string(tensors.size()) + " tensors are more than can be indexed");
+        fail(files.empty() ? path : files.front(),
+             std::to_string(tensors.size()) + " tensors are more than can be indexed");
     m_index.resize(tensors.size());
     for (size_t i = 0; i < tensors.size(); ++i)
         m_index[i] = static_cast<uint32_t>(i);
@@ -296,7 +297,8 @@ void readRemote(Checkpoint& ckpt, const std::string& path, const std::vector<std
     const std::string& file = loc.file;
     if (file.ends_with(".safetensors.index.json")) {
         // This index, not another one beside it.
-        std::erase_if(loc.folder.names, [&](const std::string& n) { return n != file && n.ends_with(".safetensors.index.json"); });
+        std::erase_if(loc.folder.names,
+                      [&](const std::string& n) { return n != file && n.ends_with(".safetensors.index.json"); });
         ckpt.container = Container::Safetensors;
         readSafetensorsFolder(ckpt, loc.folder);
         return;

@@ -44,14 +44,14 @@ std::string_view metaTypeName(MetaValue::Type t);
 struct TensorEntry {
     std::string name;
     DType dtype = DType::U8;
-    int ggmlType = -1;            // GGUF only: the ggml type id
-    std::string typeName;         // "F16", "I32", "Q4_K", "unknown(99)"
-    std::vector<uint64_t> shape;  // row-major, outermost first (GGUF: ne reversed, ne0 last)
-    uint32_t file = 0;            // index into Checkpoint::files
-    uint64_t offset = 0;          // absolute byte offset inside that file
+    int ggmlType = -1; // GGUF only: the ggml type id
+    std::string typeName; // "F16", "I32", "Q4_K", "unknown(99)"
+    std::vector<uint64_t> shape; // row-major, outermost first (GGUF: ne reversed, ne0 last)
+    uint32_t file = 0; // index into Checkpoint::files
+    uint64_t offset = 0; // absolute byte offset inside that file
     uint64_t nbytes = 0;
-    bool known = true;            // false: type unknown to us; listed, never decoded
-    Message note;                 // why it is not decoded (empty() when it is)
+    bool known = true; // false: type unknown to us; listed, never decoded
+    Message note; // why it is not decoded (empty() when it is)
 
     uint64_t elementCount() const; // product of shape (checked at read time)
 };
@@ -64,14 +64,17 @@ struct MemoryFile {
 
 // One checkpoint a folder could hold: a single file or a shard set.
 struct FolderCandidate {
-    std::string label;              // the file, or the shard set's pattern
+    std::string label; // the file, or the shard set's pattern
     std::vector<std::string> files; // file names inside the folder, in shard order
 };
 // A folder holding several checkpoints and nothing that says which one to open (container/folder.h).
 class FolderChoiceError : public Error {
 public:
     FolderChoiceError(const std::string& message, std::vector<FolderCandidate> candidates)
-        : Error(message), m_candidates(std::move(candidates)) {}
+        : Error(message)
+        , m_candidates(std::move(candidates))
+    {
+    }
     const std::vector<FolderCandidate>& candidates() const { return m_candidates; }
 
 private:
@@ -89,8 +92,8 @@ public:
     static std::shared_ptr<Checkpoint> readMemory(const std::vector<MemoryFile>& files);
 
     Container container = Container::Safetensors;
-    std::string path;                 // what was opened
-    std::vector<std::string> files;   // every mapped file, in shard order
+    std::string path; // what was opened
+    std::vector<std::string> files; // every mapped file, in shard order
     // Every other file the reader opened: the shard index, config.json, quantize_config.json or
     // quant_config.json (also one that was unreadable and became a note), in the order read.
     std::vector<std::string> sideFiles;
@@ -98,11 +101,11 @@ public:
     std::vector<std::pair<std::string, MetaValue>> metadata; // in file order
     int ggufVersion = 0;
     uint64_t ggufAlignment = 0;
-    QJsonObject config;               // config.json (empty when absent)
-    QJsonObject quantizeConfig;       // quantize_config.json or quant_config.json
-    std::string quantizeConfigFile;   // which of the two, or empty
+    QJsonObject config; // config.json (empty when absent)
+    QJsonObject quantizeConfig; // quantize_config.json or quant_config.json
+    std::string quantizeConfigFile; // which of the two, or empty
     std::vector<LogicalWeight> weights; // format detection's result
-    std::vector<Message> notes;       // container-level warnings
+    std::vector<Message> notes; // container-level warnings
     // A folder: what it opened as (its index, model.safetensors, a shard set, ...) and the
     // checkpoint files in it that were not read (file names, sorted).
     std::string openedAs;

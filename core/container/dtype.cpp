@@ -46,9 +46,18 @@ const DTypeRow& row(DType t)
 
 } // namespace
 
-std::string_view dtypeName(DType t) { return row(t).name; }
-unsigned dtypeBits(DType t) { return row(t).bits; }
-bool dtypeIsFloat(DType t) { return row(t).isFloat; }
+std::string_view dtypeName(DType t)
+{
+    return row(t).name;
+}
+unsigned dtypeBits(DType t)
+{
+    return row(t).bits;
+}
+bool dtypeIsFloat(DType t)
+{
+    return row(t).isFloat;
+}
 
 std::optional<DType> dtypeFromName(std::string_view name)
 {

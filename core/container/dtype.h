@@ -8,10 +8,28 @@
 namespace qs {
 
 enum class DType : uint8_t {
-    BOOL, U8, I8, U16, I16, U32, I32, U64, I64,
-    F16, BF16, F32, F64, C64,
-    F8_E4M3, F8_E5M2, F8_E4M3FNUZ, F8_E5M2FNUZ, F8_E8M0,
-    F4, F6_E2M3, F6_E3M2,
+    BOOL,
+    U8,
+    I8,
+    U16,
+    I16,
+    U32,
+    I32,
+    U64,
+    I64,
+    F16,
+    BF16,
+    F32,
+    F64,
+    C64,
+    F8_E4M3,
+    F8_E5M2,
+    F8_E4M3FNUZ,
+    F8_E5M2FNUZ,
+    F8_E8M0,
+    F4,
+    F6_E2M3,
+    F6_E3M2,
     Ggml, // a ggml block or plain type: see TensorEntry::ggmlType
 };
 

@@ -141,13 +141,16 @@ const FileSet& pickFileSet(const std::string& dir, const std::vector<FileSet>& s
     for (const auto& s : sets)
         if (s.sharded)
             sharded.push_back(&s);
-    const FileSet* pick = sharded.size() == 1 ? sharded.front() : sharded.empty() && sets.size() == 1 ? &sets.front() : nullptr;
+    const FileSet* pick = sharded.size() == 1 ? sharded.front()
+        : sharded.empty() && sets.size() == 1 ? &sets.front()
+                                              : nullptr;
     if (pick) {
         if (pick->missingCount) {
             const size_t more = pick->missingCount - pick->missing.size();
-            fail(dir, "the shard set " + pick->label + " is incomplete: " + listed(pick->missing)
-                          + (more ? " and " + std::to_string(more) + " more" : std::string())
-                          + (pick->missingCount == 1 ? " is" : " are") + " missing");
+            fail(dir,
+                 "the shard set " + pick->label + " is incomplete: " + listed(pick->missing)
+                     + (more ? " and " + std::to_string(more) + " more" : std::string())
+                     + (pick->missingCount == 1 ? " is" : " are") + " missing");
         }
         return *pick;
     }

@@ -79,21 +79,22 @@ static_assert(rowsAtTheirIds());
 
 // llama.h enum llama_ftype, values 0..41 (5, 6 and 33..35 are retired but still named).
 constexpr std::array<std::string_view, 42> kFileTypes{
-    "ALL_F32",         "MOSTLY_F16",     "MOSTLY_Q4_0",    "MOSTLY_Q4_1",    "MOSTLY_Q4_1_SOME_F16",
-    "MOSTLY_Q4_2",     "MOSTLY_Q4_3",    "MOSTLY_Q8_0",    "MOSTLY_Q5_0",    "MOSTLY_Q5_1",
-    "MOSTLY_Q2_K",     "MOSTLY_Q3_K_S",  "MOSTLY_Q3_K_M",  "MOSTLY_Q3_K_L",  "MOSTLY_Q4_K_S",
-    "MOSTLY_Q4_K_M",   "MOSTLY_Q5_K_S",  "MOSTLY_Q5_K_M",  "MOSTLY_Q6_K",    "MOSTLY_IQ2_XXS",
-    "MOSTLY_IQ2_XS",   "MOSTLY_Q2_K_S",  "MOSTLY_IQ3_XS",  "MOSTLY_IQ3_XXS", "MOSTLY_IQ1_S",
-    "MOSTLY_IQ4_NL",   "MOSTLY_IQ3_S",   "MOSTLY_IQ3_M",   "MOSTLY_IQ2_S",   "MOSTLY_IQ2_M",
-    "MOSTLY_IQ4_XS",   "MOSTLY_IQ1_M",   "MOSTLY_BF16",    "MOSTLY_Q4_0_4_4", "MOSTLY_Q4_0_4_8",
-    "MOSTLY_Q4_0_8_8", "MOSTLY_TQ1_0",   "MOSTLY_TQ2_0",   "MOSTLY_MXFP4_MOE", "MOSTLY_NVFP4",
-    "MOSTLY_Q1_0",     "MOSTLY_Q2_0",
+    "ALL_F32",       "MOSTLY_F16",     "MOSTLY_Q4_0",      "MOSTLY_Q4_1",     "MOSTLY_Q4_1_SOME_F16", "MOSTLY_Q4_2",
+    "MOSTLY_Q4_3",   "MOSTLY_Q8_0",    "MOSTLY_Q5_0",      "MOSTLY_Q5_1",     "MOSTLY_Q2_K",          "MOSTLY_Q3_K_S",
+    "MOSTLY_Q3_K_M", "MOSTLY_Q3_K_L",  "MOSTLY_Q4_K_S",    "MOSTLY_Q4_K_M",   "MOSTLY_Q5_K_S",        "MOSTLY_Q5_K_M",
+    "MOSTLY_Q6_K",   "MOSTLY_IQ2_XXS", "MOSTLY_IQ2_XS",    "MOSTLY_Q2_K_S",   "MOSTLY_IQ3_XS",        "MOSTLY_IQ3_XXS",
+    "MOSTLY_IQ1_S",  "MOSTLY_IQ4_NL",  "MOSTLY_IQ3_S",     "MOSTLY_IQ3_M",    "MOSTLY_IQ2_S",         "MOSTLY_IQ2_M",
+    "MOSTLY_IQ4_XS", "MOSTLY_IQ1_M",   "MOSTLY_BF16",      "MOSTLY_Q4_0_4_4", "MOSTLY_Q4_0_4_8",      "MOSTLY_Q4_0_8_8",
+    "MOSTLY_TQ1_0",  "MOSTLY_TQ2_0",   "MOSTLY_MXFP4_MOE", "MOSTLY_NVFP4",    "MOSTLY_Q1_0",          "MOSTLY_Q2_0",
 };
 constexpr uint32_t kFileTypeGuessed = 1024;
 
 } // namespace
 
-std::span<const GgmlTypeInfo> ggmlTypes() { return kTypes; }
+std::span<const GgmlTypeInfo> ggmlTypes()
+{
+    return kTypes;
+}
 
 const GgmlTypeInfo* ggmlType(int64_t id)
 {

@@ -11,22 +11,51 @@ namespace qs {
 
 // ggml type ids (include/ggml.h); ids 4, 5 and 31..33, 36..38 were removed upstream.
 enum GgmlType : int {
-    GgmlF32 = 0, GgmlF16 = 1, GgmlQ4_0 = 2, GgmlQ4_1 = 3, GgmlQ5_0 = 6, GgmlQ5_1 = 7, GgmlQ8_0 = 8,
-    GgmlQ8_1 = 9, GgmlQ2_K = 10, GgmlQ3_K = 11, GgmlQ4_K = 12, GgmlQ5_K = 13, GgmlQ6_K = 14,
-    GgmlQ8_K = 15, GgmlIQ2_XXS = 16, GgmlIQ2_XS = 17, GgmlIQ3_XXS = 18, GgmlIQ1_S = 19,
-    GgmlIQ4_NL = 20, GgmlIQ3_S = 21, GgmlIQ2_S = 22, GgmlIQ4_XS = 23, GgmlI8 = 24, GgmlI16 = 25,
-    GgmlI32 = 26, GgmlI64 = 27, GgmlF64 = 28, GgmlIQ1_M = 29, GgmlBF16 = 30, GgmlTQ1_0 = 34,
-    GgmlTQ2_0 = 35, GgmlMXFP4 = 39, GgmlNVFP4 = 40, GgmlQ1_0 = 41, GgmlQ2_0 = 42,
+    GgmlF32 = 0,
+    GgmlF16 = 1,
+    GgmlQ4_0 = 2,
+    GgmlQ4_1 = 3,
+    GgmlQ5_0 = 6,
+    GgmlQ5_1 = 7,
+    GgmlQ8_0 = 8,
+    GgmlQ8_1 = 9,
+    GgmlQ2_K = 10,
+    GgmlQ3_K = 11,
+    GgmlQ4_K = 12,
+    GgmlQ5_K = 13,
+    GgmlQ6_K = 14,
+    GgmlQ8_K = 15,
+    GgmlIQ2_XXS = 16,
+    GgmlIQ2_XS = 17,
+    GgmlIQ3_XXS = 18,
+    GgmlIQ1_S = 19,
+    GgmlIQ4_NL = 20,
+    GgmlIQ3_S = 21,
+    GgmlIQ2_S = 22,
+    GgmlIQ4_XS = 23,
+    GgmlI8 = 24,
+    GgmlI16 = 25,
+    GgmlI32 = 26,
+    GgmlI64 = 27,
+    GgmlF64 = 28,
+    GgmlIQ1_M = 29,
+    GgmlBF16 = 30,
+    GgmlTQ1_0 = 34,
+    GgmlTQ2_0 = 35,
+    GgmlMXFP4 = 39,
+    GgmlNVFP4 = 40,
+    GgmlQ1_0 = 41,
+    GgmlQ2_0 = 42,
     GgmlTypeCount = 43,
 };
 
 struct GgmlTypeInfo {
     int id = 0;
-    std::string_view name;     // upstream spelling: "Q4_K", "IQ2_XXS", "F16"
+    std::string_view name; // upstream spelling: "Q4_K", "IQ2_XXS", "F16"
     uint32_t blockWeights = 0; // 0 for removed ids
     uint32_t blockBytes = 0;
-    bool removed = false;      // id retired by ggml; old files may still carry it
-    bool storage = true;       // false: a dot-product intermediate (Q8_1, Q8_K), never in files
+    bool removed = false; // id retired by ggml; old files may still carry it
+    bool storage = true; // false: a dot-product intermediate (Q8_1, Q8_K), never in files
 
     bool hasSize() const { return blockWeights != 0; }
     // Row bytes for a row of `ne0` weights; ne0 must be a multiple of blockWeights.

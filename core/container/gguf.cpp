@@ -41,7 +41,10 @@ constexpr uint64_t kMaxMetadataElements = uint64_t(1) << 24;
 // Repeated metadata keys named one note each; records repeating further keys are counted.
 constexpr size_t kMaxDuplicateNotes = 16;
 
-std::string num(uint64_t v) { return std::to_string(v); }
+std::string num(uint64_t v)
+{
+    return std::to_string(v);
+}
 
 std::string typeName(uint32_t t)
 {
@@ -52,26 +55,43 @@ std::string typeName(uint32_t t)
 std::string shownName(std::string_view name)
 {
     constexpr size_t kMax = 120;
-    return "'" + std::string(name.substr(0, kMax)) + (name.size() > kMax ? "...' (" + num(name.size()) + " bytes)" : "'");
+    return "'" + std::string(name.substr(0, kMax))
+        + (name.size() > kMax ? "...' (" + num(name.size()) + " bytes)" : "'");
 }
 
 // Counts from the file only bound what is read; reservations stay modest so a corrupt count
 // in a large file cannot claim memory before the parse fails.
-size_t modest(uint64_t n) { return static_cast<size_t>(std::min<uint64_t>(n, 1u << 16)); }
+size_t modest(uint64_t n)
+{
+    return static_cast<size_t>(std::min<uint64_t>(n, 1u << 16));
+}
 
-bool isPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+bool isPowerOfTwo(uint64_t v)
+{
+    return v != 0 && (v & (v - 1)) == 0;
+}
 
-uint64_t padTo(uint64_t x, uint64_t alignment) { return x + (alignment - x % alignment) % alignment; }
+uint64_t padTo(uint64_t x, uint64_t alignment)
+{
+    return x + (alignment - x % alignment) % alignment;
+}
 
 // Smallest encoding of one value of type `t`: bounds element counts against the bytes left
 // before anything is allocated.
 uint64_t minValueBytes(uint32_t t, bool v1)
 {
     switch (static_cast<Type>(t)) {
-    case Type::U8: case Type::I8: case Type::Bool: return 1;
-    case Type::U16: case Type::I16: return 2;
-    case Type::U32: case Type::I32: case Type::F32: return 4;
-    case Type::U64: case Type::I64: case Type::F64: return 8;
+    case Type::U8:
+    case Type::I8:
+    case Type::Bool: return 1;
+    case Type::U16:
+    case Type::I16: return 2;
+    case Type::U32:
+    case Type::I32:
+    case Type::F32: return 4;
+    case Type::U64:
+    case Type::I64:
+    case Type::F64: return 8;
     case Type::String: return v1 ? 4 : 8;
     case Type::Array: return v1 ? 8 : 12;
     }
@@ -83,8 +103,14 @@ uint64_t minValueBytes(uint32_t t, bool v1)
 // part of listing a file of a million tensors).
 class Field {
 public:
-    Field(const char* text) : m_text(text) {}
-    Field(const std::string& text) : m_text(text) {}
+    Field(const char* text)
+        : m_text(text)
+    {
+    }
+    Field(const std::string& text)
+        : m_text(text)
+    {
+    }
     static Field metadataRecord(uint64_t i) { return Field("metadata record ", {}, i, Kind::Index); }
     static Field metadataKey(std::string_view key) { return Field("metadata key ", key, 0, Kind::Name); }
     static Field tensorInfo(uint64_t i) { return Field("tensor info ", {}, i, Kind::Index); }
@@ -103,7 +129,12 @@ public:
 private:
     enum class Kind : uint8_t { Text, Index, Name };
     Field(std::string_view text, std::string_view name, uint64_t index, Kind kind)
-        : m_text(text), m_name(name), m_index(index), m_kind(kind) {}
+        : m_text(text)
+        , m_name(name)
+        , m_index(index)
+        , m_kind(kind)
+    {
+    }
     std::string_view m_text;
     std::string_view m_name;
     uint64_t m_index = 0;
@@ -115,7 +146,11 @@ private:
 class Cursor {
 public:
     Cursor(const MappedFile& f, bool v1)
-        : m_file(f), m_path(f.path()), m_data(f.bytes().data()), m_size(f.size()), m_v1(v1)
+        : m_file(f)
+        , m_path(f.path())
+        , m_data(f.bytes().data())
+        , m_size(f.size())
+        , m_v1(v1)
     {
     }
 
@@ -133,8 +168,9 @@ public:
     void need(uint64_t n, const Field& field, std::string_view part, std::string_view suffix = {}) const
     {
         if (n > left())
-            failAt(field, std::string(part) + std::string(suffix) + " needs " + num(n) + " bytes at offset "
-                              + num(m_pos) + ", past the end of the file (" + num(m_size) + " bytes)");
+            failAt(field,
+                   std::string(part) + std::string(suffix) + " needs " + num(n) + " bytes at offset " + num(m_pos)
+                       + ", past the end of the file (" + num(m_size) + " bytes)");
         m_file.ensure(m_pos, n); // a remote file's header comes in as it is parsed
     }
 
@@ -213,13 +249,15 @@ MetaValue readValue(Cursor& c, uint32_t type, const Field& field, int depth, Par
         const uint64_t n = c.count(field, "array length");
         const uint64_t minBytes = minValueBytes(elem, c.v1());
         if (n > c.left() / minBytes)
-            c.failAt(field, "array of " + num(n) + " " + typeName(elem) + " elements cannot fit in the "
-                                + num(c.left()) + " bytes left in the file");
+            c.failAt(field,
+                     "array of " + num(n) + " " + typeName(elem) + " elements cannot fit in the " + num(c.left())
+                         + " bytes left in the file");
         if (n > kMaxArrayCount)
             c.failAt(field, "array length " + num(n) + " exceeds the limit of 2^30 elements");
         if (n > kMaxMetadataElements - st.elements)
-            c.failAt(field, "array of " + num(n) + " elements takes the metadata past " + num(kMaxMetadataElements)
-                                + " array elements in all, more than any real model carries");
+            c.failAt(field,
+                     "array of " + num(n) + " elements takes the metadata past " + num(kMaxMetadataElements)
+                         + " array elements in all, more than any real model carries");
         st.elements += n;
         v.arrayType = static_cast<Type>(elem);
         auto& items = v.value.emplace<std::vector<MetaValue>>();
@@ -275,8 +313,8 @@ uint64_t alignmentOf(const std::string& path, const GgufMetadata& meta)
         return kDefaultAlignment;
     // Both reference readers insist on u32 here.
     if (a->type != Type::U32)
-        fail(path, "metadata key 'general.alignment': must be of type u32, found "
-                       + std::string(metaTypeName(a->type)));
+        fail(path,
+             "metadata key 'general.alignment': must be of type u32, found " + std::string(metaTypeName(a->type)));
     const uint64_t v = asUnsigned(*a).value_or(0);
     if (!isPowerOfTwo(v))
         fail(path, "metadata key 'general.alignment': " + num(v) + " is not a non-zero power of two");
@@ -300,7 +338,8 @@ void checkMagicAndVersion(Cursor& c, const MappedFile& f, int& version)
     c.need(4, "header", "magic");
     const uint8_t* m = f.bytes().data();
     if (std::memcmp(m, "FUGG", 4) == 0)
-        fail(f.path(), "header: magic 'FUGG' marks a big-endian GGUF file; only little-endian GGUF files are supported");
+        fail(f.path(),
+             "header: magic 'FUGG' marks a big-endian GGUF file; only little-endian GGUF files are supported");
     if (std::memcmp(m, "GGUF", 4) != 0) {
         char hex[40];
         std::snprintf(hex, sizeof hex, "%02x %02x %02x %02x", m[0], m[1], m[2], m[3]);
@@ -312,8 +351,9 @@ void checkMagicAndVersion(Cursor& c, const MappedFile& f, int& version)
     if (v != 0 && (v & 0xFFFFu) == 0) {
         char hex[16];
         std::snprintf(hex, sizeof hex, "0x%08x", v);
-        fail(f.path(), std::string("header: version field ") + hex + " is version "
-                           + num(__builtin_bswap32(v)) + " stored big-endian; only little-endian GGUF files are supported");
+        fail(f.path(),
+             std::string("header: version field ") + hex + " is version " + num(__builtin_bswap32(v))
+                 + " stored big-endian; only little-endian GGUF files are supported");
     }
     if (v < 1 || v > 3)
         fail(f.path(), "header: unsupported GGUF version " + num(v) + " (supported: 1, 2, 3)");
@@ -337,11 +377,13 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
     const uint64_t minInfo = (v1 ? 4 : 8) + 4 + 4 + 8;
     const uint64_t minKv = (v1 ? 4 : 8) + 4 + 1;
     if (tensorCount > kMaxSigned || tensorCount > c.left() / minInfo)
-        c.failAt("header", "tensor_count " + num(tensorCount) + " is impossible: each tensor info needs at least "
-                               + num(minInfo) + " bytes and only " + num(c.left()) + " bytes follow the header");
+        c.failAt("header",
+                 "tensor_count " + num(tensorCount) + " is impossible: each tensor info needs at least " + num(minInfo)
+                     + " bytes and only " + num(c.left()) + " bytes follow the header");
     if (kvCount > kMaxSigned || kvCount > c.left() / minKv)
-        c.failAt("header", "kv_count " + num(kvCount) + " is impossible: each metadata record needs at least "
-                               + num(minKv) + " bytes and only " + num(c.left()) + " bytes follow the header");
+        c.failAt("header",
+                 "kv_count " + num(kvCount) + " is impossible: each metadata record needs at least " + num(minKv)
+                     + " bytes and only " + num(c.left()) + " bytes follow the header");
 
     ParseState st;
     std::string nonBinaryBoolKey; // the first key holding such a bool, as shownName gives it
@@ -351,7 +393,7 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
     // kMaxDuplicateNotes get a note each, every further repeated record is counted.
     struct Repeated {
         uint64_t first, second; // record numbers
-        uint64_t records;       // how many records hold the key
+        uint64_t records; // how many records hold the key
         std::string firstValue, secondValue;
     };
     std::vector<Repeated> repeated;
@@ -371,34 +413,44 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
             continue;
         // The file stays readable: list every record, say which one lookups use and what the
         // upstream readers do with it. A key repeated a million times is one note, not a million.
-        const auto named = std::find_if(repeated.begin(), repeated.end(), [&](const Repeated& r) { return r.first == first; });
+        const auto named =
+            std::find_if(repeated.begin(), repeated.end(), [&](const Repeated& r) { return r.first == first; });
         if (named != repeated.end())
             ++named->records;
         else if (repeated.size() < kMaxDuplicateNotes)
-            repeated.push_back({first, i, 2, out.metadata[first].second.toDisplayString(), out.metadata.back().second.toDisplayString()});
+            repeated.push_back({first, i, 2, out.metadata[first].second.toDisplayString(),
+                                out.metadata.back().second.toDisplayString()});
         else
             ++repeatsUnnamed;
     }
     for (const Repeated& r : repeated) {
         const std::string key = shownName(out.metadata[r.first].first);
         if (r.records == 2)
-            out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2 appears twice: record %3 holds %4, record %5 holds %6; "
-                                                                  "Quantscope uses the first, llama.cpp refuses the file (duplicate key), "
-                                                                  "gguf-py warns and keeps both"),
-                                 {path, key, num(r.first), r.firstValue, num(r.second), r.secondValue}});
+            out.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "%1: metadata key %2 appears twice: record %3 holds %4, record %5 holds %6; "
+                                   "Quantscope uses the first, llama.cpp refuses the file (duplicate key), "
+                                   "gguf-py warns and keeps both"),
+                 {path, key, num(r.first), r.firstValue, num(r.second), r.secondValue}});
         else
-            out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2 appears %3 times: record %4 holds %5, record %6 holds %7, "
-                                                                  "and so on; Quantscope uses the first, llama.cpp refuses the file (duplicate "
-                                                                  "key), gguf-py warns and keeps them all"),
-                                 {path, key, num(r.records), num(r.first), r.firstValue, num(r.second), r.secondValue}});
+            out.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "%1: metadata key %2 appears %3 times: record %4 holds %5, record %6 holds %7, "
+                                   "and so on; Quantscope uses the first, llama.cpp refuses the file (duplicate "
+                                   "key), gguf-py warns and keeps them all"),
+                 {path, key, num(r.records), num(r.first), r.firstValue, num(r.second), r.secondValue}});
     }
     if (repeatsUnnamed)
-        out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: %2 more metadata records repeat a key that other keys' notes do not name "
-                                                              "(only the first %3 repeated keys are named); lookups use each key's first record"),
-                             {path, num(repeatsUnnamed), num(kMaxDuplicateNotes)}});
+        out.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "%1: %2 more metadata records repeat a key that other keys' notes do not name "
+                               "(only the first %3 repeated keys are named); lookups use each key's first record"),
+             {path, num(repeatsUnnamed), num(kMaxDuplicateNotes)}});
     if (!nonBinaryBoolKey.empty())
-        out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata key %2: a bool value is neither 0 nor 1; read as true, as ggml does"),
-                             {path, nonBinaryBoolKey}});
+        out.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "%1: metadata key %2: a bool value is neither 0 nor 1; read as true, as ggml does"),
+             {path, nonBinaryBoolKey}});
     out.alignment = alignmentOf(path, out.metadata);
 
     struct Pending {
@@ -451,13 +503,15 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
         const bool sized = info && info->hasSize();
         if (sized) {
             if (ne[0] % info->blockWeights != 0)
-                c.failAt(field, "ne[0] = " + num(ne[0]) + " is not a multiple of the " + std::string(info->name)
-                                    + " block size " + num(info->blockWeights));
+                c.failAt(field,
+                         "ne[0] = " + num(ne[0]) + " is not a multiple of the " + std::string(info->name)
+                             + " block size " + num(info->blockWeights));
             uint64_t rowBytes = 0;
             if (__builtin_mul_overflow(ne[0] / info->blockWeights, uint64_t(info->blockBytes), &rowBytes)
                 || __builtin_mul_overflow(rowBytes, rows, &t.nbytes))
-                c.failAt(field, "byte size (" + num(ne[0] / info->blockWeights) + " blocks of "
-                                    + num(info->blockBytes) + " bytes per row x " + num(rows) + " rows) overflows 64 bits");
+                c.failAt(field,
+                         "byte size (" + num(ne[0] / info->blockWeights) + " blocks of " + num(info->blockBytes)
+                             + " bytes per row x " + num(rows) + " rows) overflows 64 bits");
         } else {
             t.known = false;
         }
@@ -469,9 +523,10 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
     const uint64_t infoEnd = c.pos();
     const uint64_t dataStart = padTo(infoEnd, out.alignment);
     if (tensorCount > 0 && dataStart > f.size())
-        fail(path, "data section: starts at offset " + num(dataStart) + " (tensor infos end at " + num(infoEnd)
-                       + ", padded to the alignment " + num(out.alignment) + "), past the end of the file ("
-                       + num(f.size()) + " bytes)");
+        fail(path,
+             "data section: starts at offset " + num(dataStart) + " (tensor infos end at " + num(infoEnd)
+                 + ", padded to the alignment " + num(out.alignment) + "), past the end of the file (" + num(f.size())
+                 + " bytes)");
 
     const uint64_t room = f.size() - std::min(dataStart, f.size());
     for (size_t i = 0; i < out.tensors.size(); ++i) {
@@ -479,12 +534,13 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
         const Pending& p = pending[i];
         const Field field = Field::tensor(t.name);
         if (p.offset % out.alignment != 0)
-            c.failAt(field, "data offset " + num(p.offset) + " is not a multiple of the alignment "
-                                + num(out.alignment));
+            c.failAt(field,
+                     "data offset " + num(p.offset) + " is not a multiple of the alignment " + num(out.alignment));
         if (p.offset > room || (p.sized && t.nbytes > room - p.offset))
-            c.failAt(field, "data at offset " + num(p.offset) + " of the data section (file bytes "
-                                + num(dataStart + p.offset) + ".." + num(dataStart + p.offset + (p.sized ? t.nbytes : 0))
-                                + ") lies past the end of the file (" + num(f.size()) + " bytes)");
+            c.failAt(field,
+                     "data at offset " + num(p.offset) + " of the data section (file bytes " + num(dataStart + p.offset)
+                         + ".." + num(dataStart + p.offset + (p.sized ? t.nbytes : 0))
+                         + ") lies past the end of the file (" + num(f.size()) + " bytes)");
         t.offset = dataStart + p.offset;
     }
 
@@ -507,19 +563,23 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
             continue;
         t.nbytes = end - t.offset;
         const uint32_t type = pending[order[k]].type;
-        t.note = ggmlType(type) ? Message(QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 (%2) was removed from ggml; not decoded; its extent "
-                                                                           "is taken up to the next tensor or the end of the file (%3 bytes)"),
-                                          {num(type), t.typeName, num(t.nbytes)})
-                                : Message(QT_TRANSLATE_NOOP("qs::Message", "ggml type id %1 is unknown; not decoded; its extent is taken "
-                                                                           "up to the next tensor or the end of the file (%2 bytes)"),
-                                          {num(type), num(t.nbytes)});
+        t.note = ggmlType(type)
+            ? Message(QT_TRANSLATE_NOOP("qs::Message",
+                                        "ggml type %1 (%2) was removed from ggml; not decoded; its extent "
+                                        "is taken up to the next tensor or the end of the file (%3 bytes)"),
+                      {num(type), t.typeName, num(t.nbytes)})
+            : Message(QT_TRANSLATE_NOOP("qs::Message",
+                                        "ggml type id %1 is unknown; not decoded; its extent is taken "
+                                        "up to the next tensor or the end of the file (%2 bytes)"),
+                      {num(type), num(t.nbytes)});
     }
     for (size_t k = 0; k + 1 < order.size(); ++k) {
         const TensorEntry& a = out.tensors[order[k]];
         const TensorEntry& b = out.tensors[order[k + 1]];
         if (pending[order[k]].sized && a.nbytes > 0 && a.offset + a.nbytes > b.offset)
-            fail(path, "tensor " + shownName(a.name) + ": data bytes " + num(a.offset) + ".." + num(a.offset + a.nbytes)
-                           + " overlap tensor " + shownName(b.name) + " starting at " + num(b.offset));
+            fail(path,
+                 "tensor " + shownName(a.name) + ": data bytes " + num(a.offset) + ".." + num(a.offset + a.nbytes)
+                     + " overlap tensor " + shownName(b.name) + " starting at " + num(b.offset));
     }
 
     // ggml's writer packs tensors in info order; ggml's reader refuses anything else.
@@ -528,9 +588,11 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
         if (!pending[i].sized)
             break;
         if (pending[i].offset != expected) {
-            out.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: tensor data is not packed in tensor-info order (first at tensor %2); "
-                                                                  "ggml's own reader would refuse this file"),
-                                 {path, shownName(out.tensors[i].name)}});
+            out.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "%1: tensor data is not packed in tensor-info order (first at tensor %2); "
+                                   "ggml's own reader would refuse this file"),
+                 {path, shownName(out.tensors[i].name)}});
             break;
         }
         expected += padTo(out.tensors[i].nbytes, out.alignment);
@@ -545,8 +607,9 @@ std::optional<uint64_t> metaCount(const GgufFile& g, std::string_view key)
         return std::nullopt;
     const auto n = asUnsigned(*v);
     if (!n)
-        fail(g.map->path(), "metadata key '" + std::string(key) + "': must be a non-negative integer, found "
-                                + std::string(metaTypeName(v->type)) + " " + v->toDisplayString());
+        fail(g.map->path(),
+             "metadata key '" + std::string(key) + "': must be a non-negative integer, found "
+                 + std::string(metaTypeName(v->type)) + " " + v->toDisplayString());
     return n;
 }
 
@@ -594,7 +657,8 @@ void appendFile(Checkpoint& ckpt, GgufFile& g)
 class Out {
 public:
     Out(const std::string& path, bool v1)
-        : m_path(path), m_v1(v1)
+        : m_path(path)
+        , m_v1(v1)
     {
     }
     std::vector<uint8_t> bytes;
@@ -635,8 +699,9 @@ T integerAs(Out& out, const MetaValue& v, std::string_view field)
         if (*u <= static_cast<uint64_t>(std::numeric_limits<T>::max()))
             return static_cast<T>(*u);
     } else if (const auto* s = std::get_if<int64_t>(&v.value)) {
-        if (std::is_signed_v<T> ? (*s >= std::numeric_limits<T>::min() && *s <= std::numeric_limits<T>::max())
-                                : (*s >= 0 && static_cast<uint64_t>(*s) <= static_cast<uint64_t>(std::numeric_limits<T>::max())))
+        if (std::is_signed_v<T>
+                ? (*s >= std::numeric_limits<T>::min() && *s <= std::numeric_limits<T>::max())
+                : (*s >= 0 && static_cast<uint64_t>(*s) <= static_cast<uint64_t>(std::numeric_limits<T>::max())))
             return static_cast<T>(*s);
     } else {
         out.failAt(field, std::string(metaTypeName(v.type)) + " value does not hold an integer");
@@ -680,8 +745,9 @@ void writeValue(Out& out, const MetaValue& v, std::string_view field)
         out.count(items->size(), field);
         for (const auto& item : *items) {
             if (item.type != v.arrayType)
-                out.failAt(field, "array of " + std::string(metaTypeName(v.arrayType)) + " holds a "
-                                      + std::string(metaTypeName(item.type)) + " element");
+                out.failAt(field,
+                           "array of " + std::string(metaTypeName(v.arrayType)) + " holds a "
+                               + std::string(metaTypeName(item.type)) + " element");
             writeValue(out, item, field);
         }
         return;
@@ -731,11 +797,14 @@ void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map, const FolderFil
     std::string prefix;
     uint32_t nameNo = 0, nameCount = 0;
     if (!parseSplitName(path, prefix, nameNo, nameCount))
-        fail(path, "split " + num(*splitNo + 1) + " of " + num(*splitCount)
-                       + ", but the file name does not follow <prefix>-NNNNN-of-NNNNN.gguf, so the other splits cannot be found");
+        fail(path,
+             "split " + num(*splitNo + 1) + " of " + num(*splitCount)
+                 + ", but the file name does not follow <prefix>-NNNNN-of-NNNNN.gguf, so the other splits cannot be "
+                   "found");
     if (nameNo != *splitNo + 1 || nameCount != *splitCount)
-        fail(path, "the file name says split " + num(nameNo) + " of " + num(nameCount) + " but split.no/split.count say "
-                       + num(*splitNo + 1) + " of " + num(*splitCount));
+        fail(path,
+             "the file name says split " + num(nameNo) + " of " + num(nameCount) + " but split.no/split.count say "
+                 + num(*splitNo + 1) + " of " + num(*splitCount));
 
     const auto count = static_cast<uint32_t>(*splitCount);
     std::vector<GgufFile> splits(count);
@@ -747,15 +816,15 @@ void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map, const FolderFil
         const std::string siblingName = std::filesystem::path(sibling).filename().string();
         std::error_code ec;
         if (folder ? !folder->has(siblingName) : !std::filesystem::exists(sibling, ec))
-            fail(sibling, "split " + num(k + 1) + " of " + num(count) + " is missing (the set was opened from "
-                              + path + ")");
+            fail(sibling,
+                 "split " + num(k + 1) + " of " + num(count) + " is missing (the set was opened from " + path + ")");
         splits[k] = parseGgufFile(folder ? folder->open(siblingName) : std::make_shared<MappedFile>(sibling));
         const auto no = metaCount(splits[k], "split.no");
         const auto cnt = metaCount(splits[k], "split.count");
         if (no != k || cnt != count)
-            fail(sibling, "metadata keys 'split.no'/'split.count' say split "
-                              + (no ? num(*no + 1) : std::string("?")) + " of " + (cnt ? num(*cnt) : std::string("?"))
-                              + ", expected split " + num(k + 1) + " of " + num(count));
+            fail(sibling,
+                 "metadata keys 'split.no'/'split.count' say split " + (no ? num(*no + 1) : std::string("?")) + " of "
+                     + (cnt ? num(*cnt) : std::string("?")) + ", expected split " + num(k + 1) + " of " + num(count));
     }
 
     GgufFile& head = splits.front();
@@ -763,8 +832,9 @@ void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map, const FolderFil
     for (const auto& s : splits)
         total += s.tensors.size();
     if (const auto declared = metaCount(head, "split.tensors.count"); declared && *declared != total)
-        fail(head.map->path(), "metadata key 'split.tensors.count': says " + num(*declared) + " tensors but the "
-                                   + num(count) + " splits hold " + num(total));
+        fail(head.map->path(),
+             "metadata key 'split.tensors.count': says " + num(*declared) + " tensors but the " + num(count)
+                 + " splits hold " + num(total));
     // Metadata lives in the first split; the others carry only the split keys.
     ckpt.ggufVersion = head.version;
     ckpt.ggufAlignment = head.alignment;
@@ -814,8 +884,9 @@ GgufLayout layoutGguf(const std::string& path, const GgufMetadata& metadata, con
                 out.failAt(field, "dimensions overflow 64 bits");
         const uint64_t ne0 = t.ne.empty() ? 1 : t.ne[0];
         if (ne0 % info->blockWeights != 0)
-            out.failAt(field, "ne[0] = " + num(ne0) + " is not a multiple of the " + std::string(info->name)
-                                  + " block size " + num(info->blockWeights));
+            out.failAt(field,
+                       "ne[0] = " + num(ne0) + " is not a multiple of the " + std::string(info->name) + " block size "
+                           + num(info->blockWeights));
         uint64_t rowBytes = 0, nbytes = 0;
         if (__builtin_mul_overflow(ne0 / info->blockWeights, uint64_t(info->blockBytes), &rowBytes)
             || __builtin_mul_overflow(rowBytes, rows, &nbytes))
@@ -842,8 +913,9 @@ void writeGguf(const std::string& path, const GgufMetadata& metadata, const std:
     const GgufLayout layout = layoutGguf(path, metadata, tensors, version);
     for (size_t i = 0; i < tensors.size(); ++i)
         if (tensors[i].data.size() != layout.sizes[i])
-            fail(path, "tensor '" + tensors[i].name + "': data holds " + num(tensors[i].data.size())
-                           + " bytes, its type and ne need " + num(layout.sizes[i]));
+            fail(path,
+                 "tensor '" + tensors[i].name + "': data holds " + num(tensors[i].data.size())
+                     + " bytes, its type and ne need " + num(layout.sizes[i]));
 
     AtomicFile file(path);
     file.write(layout.head);
@@ -884,7 +956,8 @@ std::vector<std::string> writeGgufSplits(const std::string& prefix, const GgufMe
         meta.emplace_back("split.count", scalarMeta(Type::U16, count));
         meta.emplace_back("split.tensors.count", scalarMeta(Type::I32, tensors.size()));
         const auto begin = tensors.begin() + static_cast<std::ptrdiff_t>(std::min(tensors.size(), k * tensorsPerSplit));
-        const auto end = tensors.begin() + static_cast<std::ptrdiff_t>(std::min(tensors.size(), (k + 1) * tensorsPerSplit));
+        const auto end =
+            tensors.begin() + static_cast<std::ptrdiff_t>(std::min(tensors.size(), (k + 1) * tensorsPerSplit));
         paths.push_back(ggufSplitPath(prefix, static_cast<uint32_t>(k + 1), static_cast<uint32_t>(count)));
         writeGguf(paths.back(), meta, std::vector<GgufTensor>(begin, end), version);
     }

@@ -32,8 +32,8 @@ struct GgufTensor {
 // the given order, tensors back to back in the given order, each padded to the alignment
 // (general.alignment when present, else 32). Throws qs::Error naming the file and the field
 // or tensor for input it cannot write (unknown type, data size not matching ne, ...).
-void writeGguf(const std::string& path, const GgufMetadata& metadata,
-               const std::vector<GgufTensor>& tensors, uint32_t version = 3);
+void writeGguf(const std::string& path, const GgufMetadata& metadata, const std::vector<GgufTensor>& tensors,
+               uint32_t version = 3);
 
 // The bytes of a GGUF file before its data section (header, metadata, tensor infos and the
 // padding up to the data section), the tensors' data offsets (relative to the data section)
@@ -45,8 +45,8 @@ struct GgufLayout {
     std::vector<uint64_t> sizes; // each tensor's bytes, before padding
     uint64_t fileSize = 0;
 };
-GgufLayout layoutGguf(const std::string& path, const GgufMetadata& metadata,
-                      const std::vector<GgufTensor>& tensors, uint32_t version = 3);
+GgufLayout layoutGguf(const std::string& path, const GgufMetadata& metadata, const std::vector<GgufTensor>& tensors,
+                      uint32_t version = 3);
 
 // Writes a split set as llama.cpp's gguf-split does: `<prefix>-00001-of-0000N.gguf`, ...,
 // at most `tensorsPerSplit` tensors in each; the full metadata goes into the first split,

@@ -20,7 +20,6 @@ Value& Value::operator=(const Value&) = default;
 Value& Value::operator=(Value&&) noexcept = default;
 Value::~Value() = default;
 
-
 const Value* Value::find(std::string_view key) const
 {
     for (const auto& [k, v] : object)
@@ -49,7 +48,10 @@ namespace {
 class Parser {
 public:
     Parser(std::string_view text, const ParseOptions& options)
-        : m_text(text), m_options(options) {}
+        : m_text(text)
+        , m_options(options)
+    {
+    }
 
     Value parseDocument()
     {
@@ -121,12 +123,8 @@ private:
         Value v;
         v.pos = m_pos;
         switch (peek()) {
-        case '{':
-            parseObject(v, depth + 1);
-            break;
-        case '[':
-            parseArray(v, depth + 1);
-            break;
+        case '{': parseObject(v, depth + 1); break;
+        case '[': parseArray(v, depth + 1); break;
         case '"':
             v.type = Value::Type::String;
             v.string = parseString();
@@ -140,9 +138,7 @@ private:
             expectLiteral("false");
             v.type = Value::Type::Bool;
             break;
-        case 'n':
-            expectLiteral("null");
-            break;
+        case 'n': expectLiteral("null"); break;
         default:
             if (peek() == '-' || (peek() >= '0' && peek() <= '9'))
                 parseNumber(v);
@@ -223,8 +219,7 @@ private:
             const size_t keyPos = m_pos;
             std::string key = parseString();
             if (!seen.insert(m_text.substr(keyPos + 1, m_pos - keyPos - 2), key))
-                throw ParseError("duplicate key \"" + key + "\" at byte " + std::to_string(keyPos), keyPos, key,
-                                 depth);
+                throw ParseError("duplicate key \"" + key + "\" at byte " + std::to_string(keyPos), keyPos, key, depth);
             skipWhitespace();
             if (atEnd() || peek() != ':')
                 error("unexpected " + describe(m_pos) + " (expected ':' after key)");
@@ -412,8 +407,7 @@ private:
                     appendUtf8(out, cp);
                     break;
                 }
-                default:
-                    error("invalid escape '\\" + std::string(1, e) + "' in string", m_pos - 2);
+                default: error("invalid escape '\\" + std::string(1, e) + "' in string", m_pos - 2);
                 }
                 continue;
             }

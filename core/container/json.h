@@ -34,13 +34,13 @@ public:
 
     Type type = Type::Null;
     bool boolean = false;
-    uint64_t uint = 0;   // Type::UInt: a non-negative integer literal
-    int64_t sint = 0;    // Type::Int: a negative integer literal
+    uint64_t uint = 0; // Type::UInt: a non-negative integer literal
+    int64_t sint = 0; // Type::Int: a negative integer literal
     double number = 0.0; // Type::Float: a literal with fraction/exponent, or an integer out of range
     std::string string;
     std::vector<Value> array;
     std::vector<Member> object; // document order
-    size_t pos = 0;             // byte offset of the value's first character in the input
+    size_t pos = 0; // byte offset of the value's first character in the input
 
     bool isNull() const { return type == Type::Null; }
     bool isBool() const { return type == Type::Bool; }
@@ -58,7 +58,12 @@ std::string_view typeName(Value::Type t);
 class ParseError : public std::runtime_error {
 public:
     ParseError(const std::string& what, size_t pos, std::string duplicateKey = {}, int depth = 0)
-        : std::runtime_error(what), m_pos(pos), m_duplicateKey(std::move(duplicateKey)), m_depth(depth) {}
+        : std::runtime_error(what)
+        , m_pos(pos)
+        , m_duplicateKey(std::move(duplicateKey))
+        , m_depth(depth)
+    {
+    }
     size_t pos() const { return m_pos; }
     // Set when the error is a repeated key: the key and the object's nesting depth (1 = top level).
     const std::string& duplicateKey() const { return m_duplicateKey; }

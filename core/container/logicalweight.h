@@ -23,7 +23,7 @@ public:
 
     std::string& operator[](std::string_view key); // inserts an empty value when absent
     const std::string& at(std::string_view key) const; // throws std::out_of_range when absent
-    const_iterator find(std::string_view key) const;   // end() when absent
+    const_iterator find(std::string_view key) const; // end() when absent
     size_t count(std::string_view key) const { return find(key) == end() ? 0 : 1; }
     const_iterator begin() const { return items().begin(); }
     const_iterator end() const { return items().end(); }
@@ -38,24 +38,24 @@ private:
 };
 
 struct LogicalWeight {
-    std::string name;     // HF module prefix ("model.layers.0.mlp.down_proj") or the GGUF tensor name
-    std::string format;   // stable id: "gptq-v1", "gguf-q4_k", "bnb-nf4", ... (see formats/formatid.h)
-    int bits = 0;         // code width; for float formats the float width
+    std::string name; // HF module prefix ("model.layers.0.mlp.down_proj") or the GGUF tensor name
+    std::string format; // stable id: "gptq-v1", "gguf-q4_k", "bnb-nf4", ... (see formats/formatid.h)
+    int bits = 0; // code width; for float formats the float width
     int64_t groupSize = 0; // weights sharing one scale along the input axis; 0 = not grouped
     bool symmetric = true;
-    bool descAct = false;   // as the config says
-    bool actOrder = false;  // g_idx really is non-trivial
+    bool descAct = false; // as the config says
+    bool actOrder = false; // g_idx really is non-trivial
     std::vector<uint64_t> shape; // logical, row-major: [..., out_features, in_features]
     std::vector<std::pair<std::string, size_t>> members; // role -> index into Checkpoint::tensors
-    uint64_t storedBytes = 0;   // every member's bytes: data, scales, zeros, indices, padding
-    WeightParams params;        // format-specific: checkpoint_format, version, ...
+    uint64_t storedBytes = 0; // every member's bytes: data, scales, zeros, indices, padding
+    WeightParams params; // format-specific: checkpoint_format, version, ...
     std::vector<Message> evidence; // why this format: names, shapes, config keys
-    std::vector<Message> notes;    // disagreements and warnings
+    std::vector<Message> notes; // disagreements and warnings
 
     // The products are checked (qs::Error on overflow); detection gives no weight a shape whose
     // products overflow or exceed what its stored bytes can hold (kRefusedShapeNote, detect.h).
     uint64_t outFeatures() const; // product of all but the last logical dim
-    uint64_t inFeatures() const;  // the last logical dim
+    uint64_t inFeatures() const; // the last logical dim
     uint64_t elementCount() const;
     double bitsPerWeight() const; // storedBytes * 8 / elementCount
     int member(std::string_view role) const; // tensor index, or -1

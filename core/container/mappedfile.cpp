@@ -38,11 +38,12 @@ std::string entryKind(mode_t mode)
 
 bool isFolderPath(const std::string& path)
 {
-    struct stat st {};
+    struct stat st { };
     if (::stat(path.c_str(), &st) != 0) {
         const int err = errno;
-        fail(path, err == ENOENT || err == ENOTDIR ? std::string("no such file or folder")
-                                                   : std::string("cannot open: ") + std::strerror(err));
+        fail(path,
+             err == ENOENT || err == ENOTDIR ? std::string("no such file or folder")
+                                             : std::string("cannot open: ") + std::strerror(err));
     }
     if (S_ISDIR(st.st_mode))
         return true;
@@ -58,7 +59,7 @@ MappedFile::MappedFile(const std::string& path)
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         fail(path, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
+    struct stat st { };
     if (::fstat(fd, &st) != 0) {
         const int err = errno;
         ::close(fd);
@@ -150,8 +151,9 @@ uint64_t MappedFile::residentBytes() const
 void MappedFile::checkRange(uint64_t offset, uint64_t length, const std::string& what) const
 {
     if (offset > m_size || length > m_size - offset)
-        fail(m_path, what + ": bytes " + std::to_string(offset) + "+" + std::to_string(length)
-                         + " lie past the end of the file (" + std::to_string(m_size) + " bytes)");
+        fail(m_path,
+             what + ": bytes " + std::to_string(offset) + "+" + std::to_string(length)
+                 + " lie past the end of the file (" + std::to_string(m_size) + " bytes)");
 }
 
 std::span<const uint8_t> MappedFile::range(uint64_t offset, uint64_t length, const std::string& what) const

@@ -66,7 +66,7 @@ private:
     const uint8_t* m_data = nullptr;
     uint64_t m_size = 0;
     bool m_mapped = false; // false: borrowed memory, nothing to unmap
-    int m_guard = -1;      // mapguard handle
+    int m_guard = -1; // mapguard handle
 };
 
 } // namespace qs

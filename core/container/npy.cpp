@@ -113,7 +113,8 @@ Array read(const std::string& path)
     } else if (major == 2 || major == 3) {
         if (bytes.size() < 12)
             fail(path, "npy: truncated header length");
-        headerLen = uint64_t(bytes[8]) | uint64_t(bytes[9]) << 8 | uint64_t(bytes[10]) << 16 | uint64_t(bytes[11]) << 24;
+        headerLen =
+            uint64_t(bytes[8]) | uint64_t(bytes[9]) << 8 | uint64_t(bytes[10]) << 16 | uint64_t(bytes[11]) << 24;
         headerStart = 12;
     } else {
         fail(path, "npy: unsupported format version " + std::to_string(major));
@@ -158,8 +159,9 @@ Array read(const std::string& path)
     }
     const uint64_t dataStart = headerStart + headerLen;
     if (count > (bytes.size() - dataStart) / item || count * item != bytes.size() - dataStart)
-        fail(path, "npy: " + std::to_string(bytes.size() - dataStart) + " data bytes, the shape needs "
-                       + std::to_string(count) + " items of " + std::to_string(item));
+        fail(path,
+             "npy: " + std::to_string(bytes.size() - dataStart) + " data bytes, the shape needs "
+                 + std::to_string(count) + " items of " + std::to_string(item));
     a.data.assign(bytes.begin() + std::ptrdiff_t(dataStart), bytes.end());
     return a;
 }

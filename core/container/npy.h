@@ -15,9 +15,11 @@ void write(const std::string& path, const std::string& descr, const std::vector<
            std::span<const uint8_t> data);
 
 template <typename T>
-void write(const std::string& path, const std::string& descr, const std::vector<uint64_t>& shape, const std::vector<T>& v)
+void write(const std::string& path, const std::string& descr, const std::vector<uint64_t>& shape,
+           const std::vector<T>& v)
 {
-    write(path, descr, shape, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)));
+    write(path, descr, shape,
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(T)));
 }
 
 struct Array {

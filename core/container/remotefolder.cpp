@@ -116,7 +116,8 @@ RemoteLocation remoteLocation(const std::string& path)
         std::string folder = hub.file;
         if (!hub.file.empty()) {
             const std::vector<TreeEntry> parent = hubTree(hub, folderOf(hub.file), false, path);
-            const auto it = std::find_if(parent.begin(), parent.end(), [&](const TreeEntry& e) { return e.path == hub.file; });
+            const auto it =
+                std::find_if(parent.begin(), parent.end(), [&](const TreeEntry& e) { return e.path == hub.file; });
             if (it == parent.end())
                 fail(path, "no such file or folder in the repository " + repoShown);
             if (!it->folder) {
@@ -129,23 +130,26 @@ RemoteLocation remoteLocation(const std::string& path)
             if (!e.folder)
                 names.push_back(baseName(e.path));
         const std::string prefix = folder.empty() ? std::string() : folder + "/";
-        loc.folder = remoteFolderFiles(repoShown + (folder.empty() ? "" : "/" + folder), std::move(names),
-                                       [hub, prefix](const std::string& name) { return remote::hubFileUrl(hub, prefix + name); },
-                                       true);
+        loc.folder = remoteFolderFiles(
+            repoShown + (folder.empty() ? "" : "/" + folder), std::move(names),
+            [hub, prefix](const std::string& name) { return remote::hubFileUrl(hub, prefix + name); }, true);
         return loc;
     }
     const std::string base = remote::urlParent(path);
     loc.file = remote::urlFileName(path);
-    if (!loc.file.ends_with(".gguf") && !loc.file.ends_with(".safetensors") && !loc.file.ends_with(".safetensors.index.json"))
-        fail(path, "a URL opens a .gguf or .safetensors file or a *.safetensors.index.json (a folder has no "
-                   "listing over HTTP; an hf:// repository has)");
+    if (!loc.file.ends_with(".gguf") && !loc.file.ends_with(".safetensors")
+        && !loc.file.ends_with(".safetensors.index.json"))
+        fail(path,
+             "a URL opens a .gguf or .safetensors file or a *.safetensors.index.json (a folder has no "
+             "listing over HTTP; an hf:// repository has)");
     const std::string named = path;
-    loc.folder = remoteFolderFiles(base, {loc.file},
-                                   [base, named, file = loc.file](const std::string& name) {
-                                       // The file as given (its query kept); the others beside it.
-                                       return name == file ? named : base + "/" + remote::encodePath(name);
-                                   },
-                                   false);
+    loc.folder = remoteFolderFiles(
+        base, {loc.file},
+        [base, named, file = loc.file](const std::string& name) {
+            // The file as given (its query kept); the others beside it.
+            return name == file ? named : base + "/" + remote::encodePath(name);
+        },
+        false);
     return loc;
 }
 

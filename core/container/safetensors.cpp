@@ -53,7 +53,7 @@ bool tensorByteSize(DType dtype, const std::vector<uint64_t>& shape, uint64_t& b
     }
     if (bits % 8 != 0) {
         why = "misaligned slice: shape " + shapeText(shape) + " of " + std::string(dtypeName(dtype)) + " is "
-              + std::to_string(bits) + " bits, not a whole number of bytes";
+            + std::to_string(bits) + " bits, not a whole number of bytes";
         return false;
     }
     bytes = bits / 8;
@@ -140,8 +140,11 @@ void addMetadata(Checkpoint& ckpt, const std::string& path, std::vector<std::pai
             const MetaValue& first = ckpt.metadata[old].second;
             const auto* s = std::get_if<std::string>(&first.value);
             if (!s || *s != value)
-                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: __metadata__ '%2' = '%3' differs from '%4' in an earlier shard; the first is kept"),
-                                      {path, key, value, first.toDisplayString()}});
+                ckpt.notes.push_back(
+                    {QT_TRANSLATE_NOOP(
+                         "qs::Message",
+                         "%1: __metadata__ '%2' = '%3' differs from '%4' in an earlier shard; the first is kept"),
+                     {path, key, value, first.toDisplayString()}});
             continue;
         }
         auto& [addedKey, added] = ckpt.metadata.emplace_back();
@@ -156,8 +159,9 @@ json::Value readJsonFile(const MappedFile& f)
 {
     const std::string& path = f.path();
     if (f.size() > kJsonSideFileMax)
-        fail(path, "file is " + std::to_string(f.size()) + " bytes; JSON side files are limited to "
-                       + std::to_string(kJsonSideFileMax) + " bytes");
+        fail(path,
+             "file is " + std::to_string(f.size()) + " bytes; JSON side files are limited to "
+                 + std::to_string(kJsonSideFileMax) + " bytes");
     f.ensure(0, f.size());
     const auto b = f.bytes();
     try {
@@ -187,19 +191,21 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
     if (size == 0)
         fail(path, "empty file: no safetensors header length (8 bytes expected)");
     if (size < 8)
-        fail(path, "header too small: the file has " + std::to_string(size)
-                       + " bytes, fewer than the 8-byte header length");
+        fail(path,
+             "header too small: the file has " + std::to_string(size) + " bytes, fewer than the 8-byte header length");
     map->ensure(0, 8);
     const uint8_t* p = map->bytes().data();
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i)
         n = (n << 8) | p[i];
     if (n > kSafetensorsMaxHeader)
-        fail(path, "header too large: header length " + std::to_string(n) + " exceeds the limit of "
-                       + std::to_string(kSafetensorsMaxHeader) + " bytes");
+        fail(path,
+             "header too large: header length " + std::to_string(n) + " exceeds the limit of "
+                 + std::to_string(kSafetensorsMaxHeader) + " bytes");
     if (n > size - 8)
-        fail(path, "invalid header length: " + std::to_string(n) + " bytes of header do not fit in the "
-                       + std::to_string(size - 8) + " bytes after the length field");
+        fail(path,
+             "invalid header length: " + std::to_string(n) + " bytes of header do not fit in the "
+                 + std::to_string(size - 8) + " bytes after the length field");
     map->ensure(8, n);
     const std::string_view header(reinterpret_cast<const char*>(p + 8), static_cast<size_t>(n));
 
@@ -246,8 +252,9 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         topType = json::parseObjectMembers(header, json::ParseOptions{16, 65536, kHeaderMemberMaxValues}, onMember);
     } catch (const json::ParseError& e) {
         if (!e.duplicateKey().empty() && e.depth() == 1)
-            fail(path, "duplicate tensor name " + named(e.duplicateKey()) + " in the header (byte "
-                           + std::to_string(e.pos()) + " of the header)");
+            fail(path,
+                 "duplicate tensor name " + named(e.duplicateKey()) + " in the header (byte " + std::to_string(e.pos())
+                     + " of the header)");
         fail(path, std::string("header is not valid JSON: ") + e.what() + " of the header");
     }
     if (topType != json::Value::Type::Object)
@@ -256,14 +263,18 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         throw *schemaError;
 
     if (header.front() != '{')
-        notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: header starts with whitespace, not '{' (the reference reader accepts this; "
-                                                              "stricter readers do not)"),
-                         {path}});
+        notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "%1: header starts with whitespace, not '{' (the reference reader accepts this; "
+                               "stricter readers do not)"),
+             {path}});
     const size_t last = header.find_last_not_of(' ');
     if (last != std::string_view::npos && header[last] != '}')
-        notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: header is padded with whitespace other than spaces"), {path}});
+        notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "%1: header is padded with whitespace other than spaces"), {path}});
     for (const auto& f : ignoredFields)
-        notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: tensor field '%2' is not part of safetensors; ignored"), {path, f}});
+        notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "%1: tensor field '%2' is not part of safetensors; ignored"), {path, f}});
 
     // The reference's order: sort by data_offsets, then walk a cursor from 0 so that every
     // overlap, gap or out-of-order range is an error, then check sizes against shapes.
@@ -278,11 +289,13 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         if (t.end < t.begin)
             fail(path, who() + " end before they begin");
         if (t.begin < cursor)
-            fail(path, who() + " overlap tensor " + named(previous->name) + ", which ends at " + std::to_string(cursor));
+            fail(path,
+                 who() + " overlap tensor " + named(previous->name) + ", which ends at " + std::to_string(cursor));
         if (t.begin > cursor)
-            fail(path, who() + " leave a gap: data bytes [" + std::to_string(cursor) + ", " + std::to_string(t.begin)
-                           + ") belong to no tensor"
-                           + (previous ? " (after tensor " + named(previous->name) + ")" : std::string()));
+            fail(path,
+                 who() + " leave a gap: data bytes [" + std::to_string(cursor) + ", " + std::to_string(t.begin)
+                     + ") belong to no tensor"
+                     + (previous ? " (after tensor " + named(previous->name) + ")" : std::string()));
         cursor = t.end;
         previous = &t;
         uint64_t bytes = 0;
@@ -290,16 +303,18 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         if (!tensorByteSize(t.dtype, t.shape, bytes, why))
             fail(path, "tensor " + named(t.name) + ": " + why);
         if (t.end - t.begin != bytes)
-            fail(path, who() + " hold " + std::to_string(t.end - t.begin) + " bytes, but shape " + shapeText(t.shape)
-                           + " of " + std::string(dtypeName(t.dtype)) + " needs " + std::to_string(bytes));
+            fail(path,
+                 who() + " hold " + std::to_string(t.end - t.begin) + " bytes, but shape " + shapeText(t.shape) + " of "
+                     + std::string(dtypeName(t.dtype)) + " needs " + std::to_string(bytes));
     }
     if (cursor != dataSize) {
         if (cursor > dataSize)
-            fail(path, "data_offsets of tensor " + named(previous->name) + " end at " + std::to_string(cursor)
-                           + ", past the " + std::to_string(dataSize)
-                           + " bytes of data in the file (offset out of range or file truncated)");
-        fail(path, "data not fully covered: tensors end at data byte " + std::to_string(cursor) + " but the file holds "
-                       + std::to_string(dataSize - cursor) + " more bytes");
+            fail(path,
+                 "data_offsets of tensor " + named(previous->name) + " end at " + std::to_string(cursor) + ", past the "
+                     + std::to_string(dataSize) + " bytes of data in the file (offset out of range or file truncated)");
+        fail(path,
+             "data not fully covered: tensors end at data byte " + std::to_string(cursor) + " but the file holds "
+                 + std::to_string(dataSize - cursor) + " more bytes");
     }
 
     const uint32_t file = ckpt.addFile(std::move(map));
@@ -339,19 +354,20 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
     // in node-based maps cost several times the index's size).
     const std::vector<json::Member>& entries = weightMap->object;
     std::map<std::string, uint32_t> shardIds; // shard file -> its number, in name order
-    std::vector<size_t> exampleTensor;         // shard number -> the first entry mapped to it
+    std::vector<size_t> exampleTensor; // shard number -> the first entry mapped to it
     std::vector<uint32_t> shardOf(entries.size());
     StringIndex byName(entries.size());
     const auto entryName = [&](size_t k) -> const std::string& { return entries[k].first; };
     for (size_t k = 0; k < entries.size(); ++k) {
         const auto& [name, file] = entries[k];
         if (!file.isString())
-            fail(indexPath, "weight_map: tensor " + named(name) + " maps to a " + jsonTypeOf(file)
-                                + ", not a file name");
+            fail(indexPath,
+                 "weight_map: tensor " + named(name) + " maps to a " + jsonTypeOf(file) + ", not a file name");
         const std::string& f = file.string;
         if (f.empty() || f == "." || f == ".." || f.find('/') != std::string::npos || f.find('\0') != std::string::npos)
-            fail(indexPath, "weight_map: tensor " + named(name) + " maps to " + named(f)
-                                + ", which is not a file name in this folder");
+            fail(indexPath,
+                 "weight_map: tensor " + named(name) + " maps to " + named(f)
+                     + ", which is not a file name in this folder");
         const auto [it, fresh] = shardIds.emplace(f, uint32_t(exampleTensor.size()));
         if (fresh)
             exampleTensor.push_back(k);
@@ -362,8 +378,9 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
     for (const auto& [file, id] : shardIds) {
         shardName[id] = &file;
         if (!folder.has(file))
-            fail(indexPath, "weight_map: shard " + named(file) + " (holding tensor " + named(entries[exampleTensor[id]].first)
-                                + ") does not exist in the folder");
+            fail(indexPath,
+                 "weight_map: shard " + named(file) + " (holding tensor " + named(entries[exampleTensor[id]].first)
+                     + ") does not exist in the folder");
     }
 
     constexpr uint32_t kNotFound = UINT32_MAX;
@@ -376,21 +393,25 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
             const std::string& name = ckpt.tensors[i].name;
             const size_t k = byName.find(name, entryName);
             if (k == StringIndex::npos)
-                fail(shardPath, "tensor " + named(name) + " is missing from the weight_map of "
-                                    + fs::path(indexPath).filename().string());
+                fail(shardPath,
+                     "tensor " + named(name) + " is missing from the weight_map of "
+                         + fs::path(indexPath).filename().string());
             if (foundIn[k] != kNotFound)
-                fail(shardPath, "tensor " + named(name) + " is in two shards: " + named(*shardName[foundIn[k]]) + " and "
-                                    + named(s));
+                fail(shardPath,
+                     "tensor " + named(name) + " is in two shards: " + named(*shardName[foundIn[k]]) + " and "
+                         + named(s));
             foundIn[k] = id;
             if (shardOf[k] != id)
-                fail(shardPath, "tensor " + named(name) + " is in this shard, but the weight_map of "
-                                    + fs::path(indexPath).filename().string() + " maps it to " + named(*shardName[shardOf[k]]));
+                fail(shardPath,
+                     "tensor " + named(name) + " is in this shard, but the weight_map of "
+                         + fs::path(indexPath).filename().string() + " maps it to " + named(*shardName[shardOf[k]]));
         }
     }
     for (size_t k = 0; k < entries.size(); ++k)
         if (foundIn[k] == kNotFound)
-            fail(indexPath, "weight_map: tensor " + named(entries[k].first) + " maps to shard " + named(entries[k].second.string)
-                                + ", which does not hold it");
+            fail(indexPath,
+                 "weight_map: tensor " + named(entries[k].first) + " maps to shard " + named(entries[k].second.string)
+                     + ", which does not hold it");
 
     // total_size is advisory (writers disagree on what it counts): a mismatch is a note.
     if (const json::Value* meta = root.find("metadata"); meta && meta->isObject()) {
@@ -399,8 +420,9 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
             for (const auto& t : ckpt.tensors)
                 sum += t.nbytes;
             if (sum != total->uint)
-                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: metadata.total_size is %2 but the tensors hold %3 bytes"),
-                                      {indexPath, std::to_string(total->uint), std::to_string(sum)}});
+                ckpt.notes.push_back(
+                    {QT_TRANSLATE_NOOP("qs::Message", "%1: metadata.total_size is %2 but the tensors hold %3 bytes"),
+                     {indexPath, std::to_string(total->uint), std::to_string(sum)}});
         }
     }
 }
@@ -427,7 +449,9 @@ void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const st
             const auto preferred = std::find(indexes.begin(), indexes.end(), "model.safetensors.index.json");
             const std::string index = preferred != indexes.end() ? *preferred : indexes.front();
             if (indexes.size() > 1)
-                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: several *.safetensors.index.json files; using %2"), {dir, index}});
+                ckpt.notes.push_back(
+                    {QT_TRANSLATE_NOOP("qs::Message", "%1: several *.safetensors.index.json files; using %2"),
+                     {dir, index}});
             readShardedFolder(ckpt, folder, index);
             ckpt.openedAs = index;
         } else if (folder.has("model.safetensors")) {
@@ -458,7 +482,8 @@ void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder)
         try {
             const json::Value v = readJsonFile(*folder.open(name));
             if (!v.isObject()) {
-                ckpt.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: a JSON %2, not an object; ignored"), {path, jsonTypeOf(v)}});
+                ckpt.notes.push_back(
+                    {QT_TRANSLATE_NOOP("qs::Message", "%1: a JSON %2, not an object; ignored"), {path, jsonTypeOf(v)}});
                 return false;
             }
             out = json::toQJsonValue(v).toObject();
@@ -493,10 +518,10 @@ namespace {
 int writerRank(DType t)
 {
     static constexpr DType order[] = {
-        DType::BOOL, DType::F4, DType::F6_E2M3, DType::F6_E3M2, DType::U8, DType::I8,
-        DType::F8_E5M2, DType::F8_E4M3, DType::F8_E8M0, DType::F8_E4M3FNUZ, DType::F8_E5M2FNUZ,
-        DType::I16, DType::U16, DType::F16, DType::BF16, DType::I32, DType::U32, DType::F32,
-        DType::C64, DType::F64, DType::I64, DType::U64,
+        DType::BOOL,    DType::F4,      DType::F6_E2M3, DType::F6_E3M2,     DType::U8,          DType::I8,
+        DType::F8_E5M2, DType::F8_E4M3, DType::F8_E8M0, DType::F8_E4M3FNUZ, DType::F8_E5M2FNUZ, DType::I16,
+        DType::U16,     DType::F16,     DType::BF16,    DType::I32,         DType::U32,         DType::F32,
+        DType::C64,     DType::F64,     DType::I64,     DType::U64,
     };
     for (size_t i = 0; i < std::size(order); ++i)
         if (order[i] == t)
@@ -528,9 +553,9 @@ void writeSafetensors(const std::string& path, const std::vector<SafetensorsTens
         if (!tensorByteSize(t.dtype, t.shape, bytes, why))
             fail(path, who + ": " + why);
         if (bytes != t.data.size())
-            fail(path, who + ": data holds " + std::to_string(t.data.size()) + " bytes, but shape "
-                           + shapeText(t.shape) + " of " + std::string(dtypeName(t.dtype)) + " needs "
-                           + std::to_string(bytes));
+            fail(path,
+                 who + ": data holds " + std::to_string(t.data.size()) + " bytes, but shape " + shapeText(t.shape)
+                     + " of " + std::string(dtypeName(t.dtype)) + " needs " + std::to_string(bytes));
     }
     std::vector<const SafetensorsTensor*> order;
     order.reserve(tensors.size());
@@ -621,8 +646,8 @@ void writeSafetensorsSharded(const std::string& dir, const std::vector<Safetenso
         writeSafetensors(joinPath(dir, s.fileName), s.tensors, metadata);
 
     // The layout transformers writes (json.dumps(indent=2, sort_keys=True)).
-    std::string index = "{\n  \"metadata\": {\n    \"total_size\": " + std::to_string(totalSize)
-                        + "\n  },\n  \"weight_map\": {";
+    std::string index =
+        "{\n  \"metadata\": {\n    \"total_size\": " + std::to_string(totalSize) + "\n  },\n  \"weight_map\": {";
     bool firstEntry = true;
     for (const auto& [name, file] : weightMap) {
         index += firstEntry ? "\n    " : ",\n    ";

@@ -17,18 +17,18 @@ namespace qs {
 // codes only); MLX gives biases, HQQ's float zeros are not included.
 struct WeightCodes {
     uint64_t rows = 0, cols = 0;
-    int bits = 0;                           // code width
-    std::vector<uint8_t> codes;             // [rows, cols] (may be empty with CodeParts::Groups)
+    int bits = 0; // code width
+    std::vector<uint8_t> codes; // [rows, cols] (may be empty with CodeParts::Groups)
     uint64_t groups = 0;
-    uint64_t groupSize = 0;                 // input channels per group; 0 without per-row groups
-    std::vector<float> scales;              // [groups, rows], float32 values of the stored scales
-    DType scaleType = DType::F32;           // the stored scales' dtype
-    std::vector<int32_t> zeros;             // [groups, rows] integer zeros (empty when none)
-    std::vector<float> biases;              // [groups, rows] float zero terms (GEMV_FAST: -s*z)
-    std::vector<int32_t> gIdx;              // [cols] group of each input channel
+    uint64_t groupSize = 0; // input channels per group; 0 without per-row groups
+    std::vector<float> scales; // [groups, rows], float32 values of the stored scales
+    DType scaleType = DType::F32; // the stored scales' dtype
+    std::vector<int32_t> zeros; // [groups, rows] integer zeros (empty when none)
+    std::vector<float> biases; // [groups, rows] float zero terms (GEMV_FAST: -s*z)
+    std::vector<int32_t> gIdx; // [cols] group of each input channel
 
     bool symmetric() const; // every zero is 2^(bits-1)
-    bool actOrder() const;  // g_idx is not k / groupSize
+    bool actOrder() const; // g_idx is not k / groupSize
 };
 
 // What FamilyRow::codes reads: everything, or the groups only (shape, scales, zeros, g_idx;

@@ -58,8 +58,8 @@ std::string whyNotDecoded(const LogicalWeight& weight)
     return {};
 }
 
-void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t rowBegin, uint64_t rowEnd,
-                    float* out, SimdPath path)
+void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t rowBegin, uint64_t rowEnd, float* out,
+                    SimdPath path)
 {
     const DequantRowsFn fn = dequantFunction(weight.format);
     if (!fn || refusedShape(weight))

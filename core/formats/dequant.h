@@ -30,12 +30,11 @@ std::string whyNotDecoded(const LogicalWeight& weight);
 
 // Rows [rowBegin, rowEnd) of the logical [outFeatures, inFeatures] matrix into `out`.
 // Throws qs::Error (unknown format, bad rows, malformed tensors).
-void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t rowBegin, uint64_t rowEnd,
-                    float* out, SimdPath path);
+void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t rowBegin, uint64_t rowEnd, float* out,
+                    SimdPath path);
 // The whole weight into `out` (outFeatures * inFeatures floats), OpenMP across L2-sized row
 // chunks; threads <= 0 uses the OpenMP default. Not for the GUI thread (see anchors.md).
-void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path,
-                      int threads = 0);
+void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads = 0);
 std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, SimdPath path,
                                     int threads = 0);
 

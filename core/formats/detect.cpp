@@ -30,11 +30,15 @@ namespace detect {
 bool isIntDType(DType t)
 {
     switch (t) {
-    case DType::U8: case DType::I8: case DType::U16: case DType::I16:
-    case DType::U32: case DType::I32: case DType::U64: case DType::I64:
-        return true;
-    default:
-        return false;
+    case DType::U8:
+    case DType::I8:
+    case DType::U16:
+    case DType::I16:
+    case DType::U32:
+    case DType::I32:
+    case DType::U64:
+    case DType::I64: return true;
+    default: return false;
     }
 }
 
@@ -125,8 +129,8 @@ QuantConfig::QuantConfig(const Checkpoint& ckpt)
             addQc(v.toObject(), "config.json " + std::string(sub) + ".quantization_config");
     }
     if (!ckpt.quantizeConfig.isEmpty())
-        m_sources.push_back({ckpt.quantizeConfigFile.empty() ? "quantize_config.json" : ckpt.quantizeConfigFile,
-                             ckpt.quantizeConfig});
+        m_sources.push_back(
+            {ckpt.quantizeConfigFile.empty() ? "quantize_config.json" : ckpt.quantizeConfigFile, ckpt.quantizeConfig});
     const QJsonValue mlx = ckpt.config.value(QStringLiteral("quantization"));
     if (mlx.isObject()) {
         m_mlx = mlx.toObject();
@@ -190,7 +194,8 @@ std::optional<Hit> QuantConfig::getFor(const std::string& prefix, std::initializ
     return get(keys);
 }
 
-std::optional<int64_t> QuantConfig::intFor(const std::string& prefix, std::initializer_list<const char*> keys, LogicalWeight* ev) const
+std::optional<int64_t> QuantConfig::intFor(const std::string& prefix, std::initializer_list<const char*> keys,
+                                           LogicalWeight* ev) const
 {
     const auto h = getFor(prefix, keys);
     if (!h)
@@ -201,7 +206,8 @@ std::optional<int64_t> QuantConfig::intFor(const std::string& prefix, std::initi
     return v;
 }
 
-std::optional<bool> QuantConfig::boolFor(const std::string& prefix, std::initializer_list<const char*> keys, LogicalWeight* ev) const
+std::optional<bool> QuantConfig::boolFor(const std::string& prefix, std::initializer_list<const char*> keys,
+                                         LogicalWeight* ev) const
 {
     const auto h = getFor(prefix, keys);
     if (!h)
@@ -212,7 +218,8 @@ std::optional<bool> QuantConfig::boolFor(const std::string& prefix, std::initial
     return v;
 }
 
-std::optional<std::string> QuantConfig::strFor(const std::string& prefix, std::initializer_list<const char*> keys, LogicalWeight* ev) const
+std::optional<std::string> QuantConfig::strFor(const std::string& prefix, std::initializer_list<const char*> keys,
+                                               LogicalWeight* ev) const
 {
     const auto h = getFor(prefix, keys);
     if (!h || !h->value.isString())
@@ -277,8 +284,8 @@ std::optional<std::string> QuantConfig::excludedBy(const std::string& prefix) co
                 } else if (ct) {
                     hit = entry == name;
                 } else {
-                    hit = entry == name || name.contains(entry + QLatin1Char('.')) ||
-                          name.endsWith(QLatin1Char('.') + entry);
+                    hit = entry == name || name.contains(entry + QLatin1Char('.'))
+                        || name.endsWith(QLatin1Char('.') + entry);
                 }
                 if (hit)
                     return s.name + ": " + key + " lists " + entry.toStdString();
@@ -321,7 +328,12 @@ int Group::find(std::string_view suffix) const
 // ---------------------------------------------------------------------------------------
 // The detection context.
 
-Context::Context(const Checkpoint& ckpt) : m_ckpt(ckpt), m_cfg(ckpt), m_used(ckpt.tensors.size(), false) {}
+Context::Context(const Checkpoint& ckpt)
+    : m_ckpt(ckpt)
+    , m_cfg(ckpt)
+    , m_used(ckpt.tensors.size(), false)
+{
+}
 
 Context::~Context()
 {
@@ -353,8 +365,9 @@ void checkShapeAgainstBytes(LogicalWeight& w)
     if (!span)
         refuseShape(w, QT_TRANSLATE_NOOP("qs::Message", "its dimensions overflow 64 bits"));
     else if (*span > maxShapeSpan(w.storedBytes))
-        refuseShape(w, {QT_TRANSLATE_NOOP("qs::Message", "it spans %1 elements, more than its %2 stored bytes can hold"),
-                        {std::to_string(*span), std::to_string(w.storedBytes)}});
+        refuseShape(w,
+                    {QT_TRANSLATE_NOOP("qs::Message", "it spans %1 elements, more than its %2 stored bytes can hold"),
+                     {std::to_string(*span), std::to_string(w.storedBytes)}});
 }
 
 } // namespace
@@ -391,8 +404,9 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
 {
     const TensorEntry& t = tensor(idx);
     if (t.nbytes > cap) {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' not read: %2 bytes is over the %3-byte limit for detection"),
-                           {t.name, std::to_string(t.nbytes), std::to_string(cap)}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "'%1' not read: %2 bytes is over the %3-byte limit for detection"),
+             {t.name, std::to_string(t.nbytes), std::to_string(cap)}});
         return std::nullopt;
     }
     try {
@@ -407,11 +421,13 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
         m_buf.resize(static_cast<size_t>(t.nbytes));
         size_t done = 0;
         while (done < m_buf.size()) {
-            const ssize_t n = ::pread(fd, m_buf.data() + done, m_buf.size() - done, static_cast<off_t>(t.offset + done));
+            const ssize_t n =
+                ::pread(fd, m_buf.data() + done, m_buf.size() - done, static_cast<off_t>(t.offset + done));
             if (n < 0 && errno == EINTR)
                 continue;
             if (n <= 0)
-                fail(m_ckpt.files[t.file], "cannot read tensor '" + t.name + "'" + (n < 0 ? ": " + std::string(std::strerror(errno)) : ""));
+                fail(m_ckpt.files[t.file],
+                     "cannot read tensor '" + t.name + "'" + (n < 0 ? ": " + std::string(std::strerror(errno)) : ""));
             done += static_cast<size_t>(n);
         }
         return std::span<const uint8_t>(m_buf);
@@ -425,7 +441,8 @@ std::optional<std::vector<int64_t>> Context::ints(int idx, LogicalWeight& w)
 {
     const TensorEntry& t = tensor(idx);
     if (!isIntDType(t.dtype)) {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' is %2, expected an integer dtype"), {t.name, std::string(dtypeName(t.dtype))}});
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' is %2, expected an integer dtype"),
+                           {t.name, std::string(dtypeName(t.dtype))}});
         return std::nullopt;
     }
     const auto b = small(idx, w);
@@ -445,7 +462,8 @@ void Context::readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, 
     if (!v)
         return;
     if (v->size() != K) {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' has %2 entries for K = %3"), {t.name, std::to_string(v->size()), std::to_string(K)}});
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' has %2 entries for K = %3"),
+                           {t.name, std::to_string(v->size()), std::to_string(K)}});
         return;
     }
     if (groupSize <= 0) {
@@ -462,15 +480,19 @@ void Context::readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, 
             trivial = false;
     }
     w.actOrder = !trivial;
-    w.evidence.push_back(trivial ? QT_TRANSLATE_NOOP("qs::Message", "g_idx read: g_idx[k] == k / group_size for every k (sequential)")
-                                 : QT_TRANSLATE_NOOP("qs::Message", "g_idx read: non-trivial (act-order)"));
+    w.evidence.push_back(
+        trivial ? QT_TRANSLATE_NOOP("qs::Message", "g_idx read: g_idx[k] == k / group_size for every k (sequential)")
+                : QT_TRANSLATE_NOOP("qs::Message", "g_idx read: non-trivial (act-order)"));
     if (outOfRange)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 g_idx entries are not a group index (there are %2 groups)"),
-                           {std::to_string(outOfRange), std::to_string(G)}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "%1 g_idx entries are not a group index (there are %2 groups)"),
+             {std::to_string(outOfRange), std::to_string(G)}});
     if (w.descAct && trivial)
-        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "config says desc_act true, but g_idx is sequential: no act-order in the stored data"));
+        w.notes.push_back(QT_TRANSLATE_NOOP(
+            "qs::Message", "config says desc_act true, but g_idx is sequential: no act-order in the stored data"));
     if (!w.descAct && !trivial)
-        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "g_idx is not sequential although desc_act is not set: act-order in the stored data"));
+        w.notes.push_back(QT_TRANSLATE_NOOP(
+            "qs::Message", "g_idx is not sequential although desc_act is not set: act-order in the stored data"));
 }
 
 } // namespace detect
@@ -486,9 +508,15 @@ using detect::isFp8;
 
 // Member suffixes that contain a dot themselves; every other name splits at its last dot.
 constexpr std::string_view kCompoundSuffixes[] = {
-    "weight.quant_state.bitsandbytes__nf4", "weight.quant_state.bitsandbytes__fp4",
-    "weight.nested_quant_map", "weight.nested_absmax", "weight.quant_map", "weight.absmax",
-    "weight._data", "weight._scale", "weight._shift",
+    "weight.quant_state.bitsandbytes__nf4",
+    "weight.quant_state.bitsandbytes__fp4",
+    "weight.nested_quant_map",
+    "weight.nested_absmax",
+    "weight.quant_map",
+    "weight.absmax",
+    "weight._data",
+    "weight._scale",
+    "weight._shift",
 };
 
 std::pair<std::string, std::string> splitName(const std::string& name)
@@ -529,7 +557,10 @@ bool detectNamedOnly(Context& cx, const Group& g)
     w.format = format;
     for (const auto& r : roles)
         cx.add(w, r, g.find(r));
-    const auto dims = [&](const char* role) { const int i = g.find(role); return i < 0 ? std::vector<uint64_t>{} : cx.tensor(i).shape; };
+    const auto dims = [&](const char* role) {
+        const int i = g.find(role);
+        return i < 0 ? std::vector<uint64_t>{} : cx.tensor(i).shape;
+    };
     if (format == "exl2") {
         const auto q = dims("q_weight"), p = dims("q_invperm");
         if (q.size() == 2 && p.size() == 1 && p[0]) {
@@ -563,7 +594,6 @@ bool detectNamedOnly(Context& cx, const Group& g)
     return true;
 }
 
-
 // ---------------------------------------------------------------------------------------
 // What no family claimed: one plain weight per tensor.
 
@@ -589,12 +619,25 @@ void detectPlain(Context& cx, size_t i)
     }();
     w.evidence.push_back(unquantized[size_t(t.dtype)]);
     const std::string suffix = splitName(t.name).second;
-    static constexpr std::string_view stray[] = {"qweight", "qzeros", "scales", "g_idx", "SCB", "weight_scale",
-                                                 "weight_zero_point", "weight_packed", "weight_shape", "weight.absmax",
-                                                 "weight.quant_map", "biases", "weight_scale_inv"};
+    static constexpr std::string_view stray[] = {"qweight",
+                                                 "qzeros",
+                                                 "scales",
+                                                 "g_idx",
+                                                 "SCB",
+                                                 "weight_scale",
+                                                 "weight_zero_point",
+                                                 "weight_packed",
+                                                 "weight_shape",
+                                                 "weight.absmax",
+                                                 "weight.quant_map",
+                                                 "biases",
+                                                 "weight_scale_inv"};
     if (std::find(std::begin(stray), std::end(stray), suffix) != std::end(stray))
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "stray member: '%1' looks like a member of a quantized weight, but its module has no matching codes"),
-                           {suffix}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP(
+                 "qs::Message",
+                 "stray member: '%1' looks like a member of a quantized weight, but its module has no matching codes"),
+             {suffix}});
     if (!t.note.empty())
         w.notes.push_back(t.note);
     cx.finish(std::move(w));
@@ -681,7 +724,8 @@ std::vector<LogicalWeight> detectWeights(const Checkpoint& ckpt)
     cx.weights().reserve(ckpt.tensors.size());
     // A family that owns the container (GGUF) claims every tensor; otherwise modules.
     const auto rows = familyRows();
-    if (std::none_of(rows.begin(), rows.end(), [&](const FamilyRow& r) { return r.detectCheckpoint && r.detectCheckpoint(cx); }))
+    if (std::none_of(rows.begin(), rows.end(),
+                     [&](const FamilyRow& r) { return r.detectCheckpoint && r.detectCheckpoint(cx); }))
         detectModules(cx);
     std::vector<LogicalWeight> out = std::move(cx.weights());
     for (const FamilyRow& row : rows)

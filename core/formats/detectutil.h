@@ -35,7 +35,7 @@ bool isFp8(DType t);
 int64_t intAt(std::span<const uint8_t> b, DType t, size_t i);
 std::string jsonValueString(const QJsonValue& v);
 std::optional<int64_t> jsonInt(const QJsonValue& v); // numbers and numeric strings
-std::optional<bool> jsonBool(const QJsonValue& v);   // bools, "true"/"1"/..., numbers
+std::optional<bool> jsonBool(const QJsonValue& v); // bools, "true"/"1"/..., numbers
 
 // Refuses w's shape (kRefusedShapeNote, detect.h): a note naming its format and shape and `why`,
 // then the shape becomes unknown and a decodable format "unknown". Families call it where a shape
@@ -65,9 +65,12 @@ public:
     // matched from the start of the name as re.match does) and MLX per-path entries.
     std::optional<Hit> getFor(const std::string& prefix, std::initializer_list<const char*> keys) const;
     // Typed getFor(); a value found is added to ev's evidence when ev is given.
-    std::optional<int64_t> intFor(const std::string& prefix, std::initializer_list<const char*> keys, LogicalWeight* ev) const;
-    std::optional<bool> boolFor(const std::string& prefix, std::initializer_list<const char*> keys, LogicalWeight* ev) const;
-    std::optional<std::string> strFor(const std::string& prefix, std::initializer_list<const char*> keys, LogicalWeight* ev) const;
+    std::optional<int64_t> intFor(const std::string& prefix, std::initializer_list<const char*> keys,
+                                  LogicalWeight* ev) const;
+    std::optional<bool> boolFor(const std::string& prefix, std::initializer_list<const char*> keys,
+                                LogicalWeight* ev) const;
+    std::optional<std::string> strFor(const std::string& prefix, std::initializer_list<const char*> keys,
+                                      LogicalWeight* ev) const;
 
     std::string method() const; // quant_method, lowercase; "mlx" for an MLX config; "" when none
     bool mlxModuleDisabled(const std::string& prefix) const;

@@ -8,6 +8,7 @@ std::span<const FamilyRow> familyRows()
 {
     // One line per family. Detection asks them in this order, most specific member names
     // first: changing it changes which family claims an ambiguous module.
+    // clang-format off
     static const std::array<FamilyRow, 7> rows = {
         gptqFamily(),
         ggmlFamily(),
@@ -17,6 +18,7 @@ std::span<const FamilyRow> familyRows()
         hqqFamily(),
         plainFamily(),
     };
+    // clang-format on
     return rows;
 }
 

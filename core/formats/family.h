@@ -43,7 +43,6 @@ struct FamilyRow {
     // ---- writing the family's formats: quantize, repack, the budget table (formats/target.h) ----
     const FamilyTargets* targets = nullptr;
 
-
     // ---- Detection (formats/detect.cpp asks the rows in table order; formats/detectutil.h) ----
     // Claims every tensor of a checkpoint whose container the family owns (GGUF); false
     // for any other container.

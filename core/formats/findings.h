@@ -41,9 +41,9 @@ struct VerifyFinding {
 
 struct VerifyReport {
     std::vector<VerifyFinding> findings;
-    std::vector<std::string> checked;   // weights every check ran on
+    std::vector<std::string> checked; // weights every check ran on
     std::vector<std::string> unchecked; // quantized weights of formats verify does not cover
-    size_t errors() const;              // findings that are not warnings
+    size_t errors() const; // findings that are not warnings
 };
 
 // One weight's format checks: they append findings to the report.

@@ -115,7 +115,8 @@ struct QuantRow {
 using enum FormatFamily;
 using enum StorageKind;
 constexpr RequantizeRule NoRule = RequantizeRule::None, Ggml = RequantizeRule::Ggml,
-                         GptqAffine = RequantizeRule::GptqAffine, Awq = RequantizeRule::Awq, Bnb4 = RequantizeRule::Bnb4;
+                         GptqAffine = RequantizeRule::GptqAffine, Awq = RequantizeRule::Awq,
+                         Bnb4 = RequantizeRule::Bnb4;
 constexpr ColourRole Int = ColourRole::Integer, Flt = ColourRole::Float, Book = ColourRole::Codebook,
                      Named = ColourRole::None;
 
@@ -203,7 +204,8 @@ std::vector<FormatInfo> buildRegistry()
 {
     std::vector<FormatInfo> out;
     for (const auto& p : kPlain) {
-        FormatInfo f = makeFormatInfo(std::string(p.id), std::string(p.what), FormatFamily::Plain, int(dtypeBits(p.dtype)), false);
+        FormatInfo f =
+            makeFormatInfo(std::string(p.id), std::string(p.what), FormatFamily::Plain, int(dtypeBits(p.dtype)), false);
         f.storage = dtypeIsFloat(p.dtype) ? Float : Integer;
         f.colour = Flt;
         out.push_back(std::move(f));
@@ -218,7 +220,7 @@ std::vector<FormatInfo> buildRegistry()
         if (traits != std::end(kGgufTraits))
             what += ": " + std::string(traits->what);
         FormatInfo f = makeFormatInfo("gguf-" + asciiLower(t.name), what, FormatFamily::Gguf,
-                            traits != std::end(kGgufTraits) ? traits->bits : 0, !plain);
+                                      traits != std::end(kGgufTraits) ? traits->bits : 0, !plain);
         f.storage = !plain ? GgmlBlock : t.name[0] == 'I' ? Integer : Float;
         f.colour = asciiLower(t.name).rfind("iq", 0) == 0 ? Book : ColourRole::Block;
         f.requantize = plain ? NoRule : Ggml;

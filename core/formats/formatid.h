@@ -14,28 +14,28 @@ namespace qs {
 // table (formats/family.h) each. AWQ and Marlin live with GPTQ (one PackedLinear kernel);
 // block FP8 with compressed-tensors (the same scaled-float reader).
 enum class FormatFamily : uint8_t {
-    Plain,             // an unquantized tensor: f16, bf16, i32, ...
-    Gguf,              // a ggml block or plain type stored in GGUF
-    Gptq,              // GPTQ, AWQ and Marlin
+    Plain, // an unquantized tensor: f16, bf16, i32, ...
+    Gguf, // a ggml block or plain type stored in GGUF
+    Gptq, // GPTQ, AWQ and Marlin
     Bitsandbytes,
     CompressedTensors, // and block FP8
     Mlx,
     Hqq,
-    Other,             // named by detection only (EXL2, AQLM, ...): listed, never decoded
+    Other, // named by detection only (EXL2, AQLM, ...): listed, never decoded
     Unknown,
 };
 
 // How a format's stored values become weights. Generic code asks this, never the id.
 enum class StorageKind : uint8_t {
-    None,         // named only or unknown: listed, never decoded
-    Float,        // one stored float per element (float dtypes, GGUF F16/BF16/F32/F64)
-    Integer,      // plain integers, no scale (i32, GGUF I8, ...)
-    GgmlBlock,    // a ggml block struct with its own scales (GGUF quantized types)
+    None, // named only or unknown: listed, never decoded
+    Float, // one stored float per element (float dtypes, GGUF F16/BF16/F32/F64)
+    Integer, // plain integers, no scale (i32, GGUF I8, ...)
+    GgmlBlock, // a ggml block struct with its own scales (GGUF quantized types)
     PackedLinear, // affine integer codes packed in words, read by PackedLinear (GPTQ, AWQ, Marlin)
-    GroupAffine,  // affine integer codes per group with the family's own reader (CT int, MLX affine, HQQ)
-    Codebook,     // a 4-bit codebook index per element and a block absmax (bnb NF4/FP4)
-    RowInt8,      // int8 rows with a per-row absmax (bnb LLM.int8)
-    ScaledFloat,  // float codes times stored scales (FP8 with weight_scale, FP4 microscaling)
+    GroupAffine, // affine integer codes per group with the family's own reader (CT int, MLX affine, HQQ)
+    Codebook, // a 4-bit codebook index per element and a block absmax (bnb NF4/FP4)
+    RowInt8, // int8 rows with a per-row absmax (bnb LLM.int8)
+    ScaledFloat, // float codes times stored scales (FP8 with weight_scale, FP4 microscaling)
 };
 
 // The colour role a view gives a format; the palette lives in the widgets (Theme).
@@ -45,26 +45,26 @@ enum class ColourRole : uint8_t { Float, Integer, Block, Codebook, None };
 // "requantized to its own format"): its own quantizer, or none.
 enum class RequantizeRule : uint8_t {
     None,
-    Ggml,       // the ggml reference quantizer of the same type
+    Ggml, // the ggml reference quantizer of the same type
     GptqAffine, // asymmetric/symmetric affine codes as GPTQ writes them (GPTQ, Marlin, MLX, CT, HQQ)
-    Awq,        // AutoAWQ's rounding
-    Bnb4,       // bitsandbytes 4-bit
+    Awq, // AutoAWQ's rounding
+    Bnb4, // bitsandbytes 4-bit
 };
 
 struct FormatInfo {
-    std::string id;          // "gptq-v1", "gguf-q4_k", "f16"
+    std::string id; // "gptq-v1", "gguf-q4_k", "f16"
     std::string description; // one line, for --help, the README and tooltips
     FormatFamily family = FormatFamily::Unknown;
-    int bits = 0;            // nominal code width (float width for plain formats); 0 = varies
-    bool quantized = false;  // false for plain element types
+    int bits = 0; // nominal code width (float width for plain formats); 0 = varies
+    bool quantized = false; // false for plain element types
     StorageKind storage = StorageKind::None;
     ColourRole colour = ColourRole::None;
     bool integerCodes = false; // extractCodes gives its logical integer codes with their scales
-    bool affineCodes = false;  // w = s * (q - z) with integer zeros: a repack source, kept exactly
+    bool affineCodes = false; // w = s * (q - z) with integer zeros: a repack source, kept exactly
     RequantizeRule requantize = RequantizeRule::None;
     bool quantizeTarget = false; // `quantize --format` can write it from float weights
-    bool repackTarget = false;   // `repack --to` can write it from another format's codes
-    std::string alias;           // a shorter name users type ("gptq", "awq", "nf4", "q4_k"); may be empty
+    bool repackTarget = false; // `repack --to` can write it from another format's codes
+    std::string alias; // a shorter name users type ("gptq", "awq", "nf4", "q4_k"); may be empty
 };
 
 // Every registered id, in a stable order: plain types, GGUF types (ggml id order), then

@@ -17,7 +17,7 @@ struct WeightData {
     const LogicalWeight& weight;
 
     bool has(std::string_view role) const { return weight.member(role) >= 0; }
-    const TensorEntry& entry(std::string_view role) const;     // throws naming the weight and role
+    const TensorEntry& entry(std::string_view role) const; // throws naming the weight and role
     std::span<const uint8_t> bytes(std::string_view role) const; // throws naming the weight and role
 };
 

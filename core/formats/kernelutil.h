@@ -17,11 +17,11 @@
 namespace qs {
 
 // Exact decoders of the 8-bit float dtypes (floats.cpp); F16 and BF16 are in half.h.
-float f8e4m3ToF32(uint8_t v);     // float8_e4m3fn: no inf, S.1111.111 = NaN
-float f8e5m2ToF32(uint8_t v);     // float8_e5m2: IEEE-style inf/NaN
+float f8e4m3ToF32(uint8_t v); // float8_e4m3fn: no inf, S.1111.111 = NaN
+float f8e5m2ToF32(uint8_t v); // float8_e5m2: IEEE-style inf/NaN
 float f8e4m3fnuzToF32(uint8_t v); // bias 8, 0x80 = the only NaN, no -0, no inf
 float f8e5m2fnuzToF32(uint8_t v); // bias 16, 0x80 = the only NaN, no -0, no inf
-float f8e8m0ToF32(uint8_t v);     // 2^(v-127), 0xFF = NaN
+float f8e8m0ToF32(uint8_t v); // 2^(v-127), 0xFF = NaN
 
 // Rounds an f32 to `t` (F16 or BF16, RNE) and back; other dtypes pass through unchanged.
 float roundToDtype(float f, DType t);

@@ -16,9 +16,9 @@ namespace qs {
 
 // The logical dimensions a spec's formulas are evaluated at.
 struct LayoutParams {
-    uint64_t K = 0;         // in_features (GGUF ne0)
-    uint64_t N = 0;         // out_features (product of the other dims)
-    int bits = 4;           // code width
+    uint64_t K = 0; // in_features (GGUF ne0)
+    uint64_t N = 0; // out_features (product of the other dims)
+    int bits = 4; // code width
     uint64_t groupSize = 0; // 0 or >= K: one group per row/column
     uint64_t groups() const { return groupSize == 0 || groupSize >= K ? 1 : (K + groupSize - 1) / groupSize; }
     uint64_t effectiveGroupSize() const { return groupSize == 0 || groupSize >= K ? K : groupSize; }
@@ -26,33 +26,33 @@ struct LayoutParams {
 
 enum class LayoutContainer { Safetensors, Gguf };
 enum class PackAxis {
-    None,   // one element per stored value (float dtypes, int8)
-    In,     // codes of consecutive input channels share a word (GPTQ qweight, MLX, CT)
-    Out,    // codes of consecutive output rows share a word (AWQ GEMM)
-    Tile,   // a fixed tile permutation (Marlin)
-    Block,  // fixed-size blocks with their own struct (GGUF, bnb)
+    None, // one element per stored value (float dtypes, int8)
+    In, // codes of consecutive input channels share a word (GPTQ qweight, MLX, CT)
+    Out, // codes of consecutive output rows share a word (AWQ GEMM)
+    Tile, // a fixed tile permutation (Marlin)
+    Block, // fixed-size blocks with their own struct (GGUF, bnb)
 };
 enum class CodeSignedness {
-    Unsigned,     // 0 .. 2^b - 1, used with a zero point
-    Offset,       // stored q + 2^(b-1) for a signed q (Marlin, compressed-tensors)
+    Unsigned, // 0 .. 2^b - 1, used with a zero point
+    Offset, // stored q + 2^(b-1) for a signed q (Marlin, compressed-tensors)
     TwosComplement,
-    Float,        // the stored value is itself a float (F16, FP8, FP4 table index)
+    Float, // the stored value is itself a float (F16, FP8, FP4 table index)
 };
 enum class ZeroPointKind {
-    None,           // symmetric, no zero
-    Stored,         // z stored as is (GPTQ v2, AWQ)
+    None, // symmetric, no zero
+    Stored, // z stored as is (GPTQ v2, AWQ)
     StoredMinusOne, // GPTQ v1: z - 1 stored
-    Implicit,       // constant 2^(b-1) (Marlin)
-    FloatBias,      // a float added after scaling (-s*z: AWQ GEMV_FAST, MLX biases)
-    BlockMin,       // ggml: d * q + m with a per-block min
+    Implicit, // constant 2^(b-1) (Marlin)
+    FloatBias, // a float added after scaling (-s*z: AWQ GEMV_FAST, MLX biases)
+    BlockMin, // ggml: d * q + m with a per-block min
 };
 std::string_view packAxisName(PackAxis a);
 std::string_view zeroPointName(ZeroPointKind z);
 
 // One stored tensor of the format and its shape as a function of K, N, bits, group size.
 struct LayoutTensor {
-    std::string role;         // member role: qweight, qzeros, scales, g_idx, B, s, weight, ...
-    std::string dtype;        // safetensors dtype name ("I32", "F16") or "block"
+    std::string role; // member role: qweight, qzeros, scales, g_idx, B, s, weight, ...
+    std::string dtype; // safetensors dtype name ("I32", "F16") or "block"
     std::string shapeFormula; // human-readable, e.g. "[ceil(K*b/32), N]"
     // {} when the shape does not follow from the parameters (a JSON blob, a scalar, or a
     // format detection only names).
@@ -66,48 +66,48 @@ struct BlockField {
     std::string name;
     uint32_t byteOffset = 0;
     uint32_t byteSize = 0;
-    std::string kind;    // "f16 scale", "packed low bits", ...
+    std::string kind; // "f16 scale", "packed low bits", ...
     std::string meaning;
 };
 
 // Where one bit field lives: a word (or block) of a tensor, its first bit and width.
 struct BitPiece {
-    uint64_t word = 0;  // index of the word (wordBits wide) in the tensor, row-major flat
-    uint8_t bit = 0;    // first bit inside that word, LSB = 0
+    uint64_t word = 0; // index of the word (wordBits wide) in the tensor, row-major flat
+    uint8_t bit = 0; // first bit inside that word, LSB = 0
     uint8_t width = 0;
 };
 
 // Where logical element (row, col) lives, and the parameters it uses.
 struct ElementLocation {
-    std::string_view tensor;   // role of the tensor holding the code
+    std::string_view tensor; // role of the tensor holding the code
     uint32_t wordBits = 32;
-    uint8_t pieceCount = 0;    // 2 when the code straddles words (low bits in pieces[0])
-    BitPiece pieces[3];        // planar layouts may use up to 3
-    int slot = -1;             // slot within the word (slot layouts), -1 for streams
-    uint64_t group = 0;        // scale/zero group of the element (before g_idx remapping)
+    uint8_t pieceCount = 0; // 2 when the code straddles words (low bits in pieces[0])
+    BitPiece pieces[3]; // planar layouts may use up to 3
+    int slot = -1; // slot within the word (slot layouts), -1 for streams
+    uint64_t group = 0; // scale/zero group of the element (before g_idx remapping)
     std::string_view scaleTensor;
-    uint64_t scaleIndex = 0;   // flat element index into the scale tensor
+    uint64_t scaleIndex = 0; // flat element index into the scale tensor
     std::string_view zeroTensor; // empty when the zero is implicit or absent
     uint8_t zeroPieceCount = 0;
     BitPiece zeroPieces[3];
 };
 
 struct LayoutSpec {
-    std::string id;             // format id (formats/formatid.h)
-    std::string name;           // "GPTQ v1 (AutoGPTQ)"
+    std::string id; // format id (formats/formatid.h)
+    std::string name; // "GPTQ v1 (AutoGPTQ)"
     LayoutContainer container = LayoutContainer::Safetensors;
     std::vector<int> bitWidths; // supported code widths
     int wordBits = 32;
     PackAxis packAxis = PackAxis::In;
-    bool straddles = false;     // codes may cross word edges (LSB-first stream)
+    bool straddles = false; // codes may cross word edges (LSB-first stream)
     std::vector<int> slotOrder; // slot s holds the word's element slotOrder[s]; empty = natural
     CodeSignedness signedness = CodeSignedness::Unsigned;
     ZeroPointKind zeroPoint = ZeroPointKind::None;
-    std::string formula;        // "W[n][k] = s[g][n] * (q - (zs + 1))"
-    std::string exactness;      // order of operations and roundings
+    std::string formula; // "W[n][k] = s[g][n] * (q - (zs + 1))"
+    std::string exactness; // order of operations and roundings
     std::vector<LayoutTensor> tensors;
     std::vector<BlockField> blockFields;
-    std::string padding;        // what happens when K or N is not a multiple of the pack factor
+    std::string padding; // what happens when K or N is not a multiple of the pack factor
     std::vector<std::string> notes;
     // Exact and cheap; row < N, col < K. `group` ignores g_idx (the caller owns it).
     // Empty for the formats detection only names (FormatFamily::Other): nothing is modelled.
@@ -115,7 +115,7 @@ struct LayoutSpec {
 
     // ---- Word arrangement the packed-word kernel reads (formats/gptq: PackedLinear takes its
     // variant from these with packAxis, wordBits, slotOrder and zeroPoint; others ignore them) ----
-    bool planar = false;     // codes split into bit planes per 32 codes (GPTQModel gptq_p), not one stream
+    bool planar = false; // codes split into bit planes per 32 codes (GPTQModel gptq_p), not one stream
     bool transposed = false; // codes stored [in, out] (torch's [K, N] qweight: GPTQ, AWQ GEMM), not [out, in]
 };
 

@@ -15,12 +15,12 @@ namespace qs {
 
 struct ProbeInput {
     const LayoutSpec& spec;
-    const LayoutParams& params;         // the probe shape
-    const std::vector<uint8_t>& codes;  // [N, K]: each element's code
+    const LayoutParams& params; // the probe shape
+    const std::vector<uint8_t>& codes; // [N, K]: each element's code
     const std::vector<uint8_t>& placed; // the code tensor's bytes with the codes placed by locate()
-    std::string_view codeRole;          // that tensor's role
-    int codeBits = 0;                   // code width, at most 8
-    SimdPath fast = SimdPath::Scalar;   // the path compared with the scalar reference
+    std::string_view codeRole; // that tensor's role
+    int codeBits = 0; // code width, at most 8
+    SimdPath fast = SimdPath::Scalar; // the path compared with the scalar reference
 };
 
 struct ProbeCheck {

@@ -38,8 +38,8 @@ bool configRecipeQuantized(const LogicalWeight& w)
 
 bool configRecipeMatches(const RecipeNominal& n, const LogicalWeight& w)
 {
-    return n.format && w.format == n.format->id && (n.bits == 0 || w.bits == n.bits) &&
-           (n.groupSize == 0 || w.groupSize == n.groupSize);
+    return n.format && w.format == n.format->id && (n.bits == 0 || w.bits == n.bits)
+        && (n.groupSize == 0 || w.groupSize == n.groupSize);
 }
 
 bool configRecipeNominal(const Checkpoint& ckpt, RecipeNominal& out)
@@ -70,12 +70,16 @@ bool configRecipeNominal(const Checkpoint& ckpt, RecipeNominal& out)
             out.groupSize = std::max<int64_t>(0, *detect::jsonInt(g->value)); // -1: per channel
             where += (where.empty() ? "" : ", ") + g->where;
         }
-        out.source = where.empty() ? Message(QT_TRANSLATE_NOOP("qs::Message", "most parameters; the config states no bits")) : Message::verbatim(where);
+        out.source = where.empty()
+            ? Message(QT_TRANSLATE_NOOP("qs::Message", "most parameters; the config states no bits"))
+            : Message::verbatim(where);
     }
     const std::string method = cfg.method();
     const std::string family = method.empty() ? out.format->id : method;
-    out.name = out.groupSize > 0 ? Message(QT_TRANSLATE_NOOP("qs::Message", "%1 %2-bit, group %3"), {family, std::to_string(out.bits), std::to_string(out.groupSize)})
-                                 : Message(QT_TRANSLATE_NOOP("qs::Message", "%1 %2-bit"), {family, std::to_string(out.bits)});
+    out.name = out.groupSize > 0
+        ? Message(QT_TRANSLATE_NOOP("qs::Message", "%1 %2-bit, group %3"),
+                  {family, std::to_string(out.bits), std::to_string(out.groupSize)})
+        : Message(QT_TRANSLATE_NOOP("qs::Message", "%1 %2-bit"), {family, std::to_string(out.bits)});
     uint64_t bytes = 0, n = 0;
     for (const LogicalWeight& w : ckpt.weights)
         if (configRecipeMatches(out, w)) {
@@ -118,8 +122,9 @@ RecipeVerdict configRecipeJudgeOne(const detect::QuantConfig& cfg, const RecipeN
         if (w.shape.size() < 2)
             return {RecipeKind::KeptFloat, "1-D tensor: only linear weights are quantized"};
         if (n.groupSize > 0 && w.inFeatures() % uint64_t(n.groupSize) != 0)
-            return {RecipeKind::KeptFloat, "in_features " + std::to_string(w.inFeatures()) +
-                                               " is not a multiple of the group size " + std::to_string(n.groupSize)};
+            return {RecipeKind::KeptFloat,
+                    "in_features " + std::to_string(w.inFeatures()) + " is not a multiple of the group size "
+                        + std::to_string(n.groupSize)};
         return {RecipeKind::KeptFloat, ""};
     }
     return {RecipeKind::Unexplained, "no per-module entry of the config says why"};
@@ -139,7 +144,8 @@ std::string configRecipeLabel(const Checkpoint&, const LogicalWeight& w)
 {
     if (!configRecipeQuantized(w))
         return w.format;
-    return w.format + " " + std::to_string(w.bits) + "-bit" + (w.groupSize > 0 ? " g" + std::to_string(w.groupSize) : "");
+    return w.format + " " + std::to_string(w.bits) + "-bit"
+        + (w.groupSize > 0 ? " g" + std::to_string(w.groupSize) : "");
 }
 
 } // namespace

@@ -20,22 +20,22 @@ struct LogicalWeight;
 
 // The type or format the checkpoint is labelled with.
 struct RecipeNominal {
-    Message name;   // "MOSTLY_Q4_K_M", "gptq 4-bit, group 128"
+    Message name; // "MOSTLY_Q4_K_M", "gptq 4-bit, group 128"
     Message source; // "general.file_type = 15", "config.json quantization_config"
     const FormatInfo* format = nullptr; // the nominal format; nullptr when the label names none
-    int bits = 0;            // 0: any
-    int64_t groupSize = 0;   // 0: any
+    int bits = 0; // 0: any
+    int64_t groupSize = 0; // 0: any
     double bitsPerWeight = 0; // of a weight stored as the nominal format (0 when unknown)
 };
 
 // How one weight relates to the nominal recipe.
 enum class RecipeKind : uint8_t {
-    Nominal,     // stored as the label says
-    Fallback,    // the label's type does not fit the shape; the tool substituted another
-    Mix,         // another quantized type the recipe picks for this tensor (llama-quantize's mixes)
-    Override,    // a per-module entry of the config gives it other parameters
-    Excluded,    // the config keeps the module unquantized (ignore, modules_to_not_convert, ...)
-    KeptFloat,   // never quantized by the tool (1-D tensors, norms, rows the group does not fit)
+    Nominal, // stored as the label says
+    Fallback, // the label's type does not fit the shape; the tool substituted another
+    Mix, // another quantized type the recipe picks for this tensor (llama-quantize's mixes)
+    Override, // a per-module entry of the config gives it other parameters
+    Excluded, // the config keeps the module unquantized (ignore, modules_to_not_convert, ...)
+    KeptFloat, // never quantized by the tool (1-D tensors, norms, rows the group does not fit)
     Unexplained, // differs, and neither the config nor the shape says why
 };
 const char* recipeKindName(RecipeKind k); // "nominal", "fallback", ...

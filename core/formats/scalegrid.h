@@ -17,10 +17,10 @@ struct LogicalWeight;
 struct GroupScales {
     std::string weight;
     std::string format;
-    uint64_t rows = 0;       // N: output features
-    uint64_t cols = 0;       // K: input features
-    uint64_t groups = 0;     // groups per row (GGUF: blocks, or sub-blocks, per row)
-    uint64_t groupSize = 0;  // input columns per group (GGUF: weights per block or sub-block)
+    uint64_t rows = 0; // N: output features
+    uint64_t cols = 0; // K: input features
+    uint64_t groups = 0; // groups per row (GGUF: blocks, or sub-blocks, per row)
+    uint64_t groupSize = 0; // input columns per group (GGUF: weights per block or sub-block)
     // Grids [groups, rows]: element (g, n) at g * rows + n.
     std::vector<float> scales;
     std::vector<float> zeros; // empty when the format stores no zero, minimum or bias
@@ -44,7 +44,7 @@ struct GroupScales {
 };
 
 enum class GgufScaleLevel {
-    Block,    // the block's d (and m / dmin): one per block
+    Block, // the block's d (and m / dmin): one per block
     SubBlock, // k-quants: the stored integer sub-block scales (and mins), one per sub-block
 };
 

@@ -16,7 +16,8 @@ const FamilyTargets* familyTargets(const FormatInfo& format)
     return row ? row->targets : nullptr;
 }
 
-BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group, bool symmetric)
+BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group,
+                       bool symmetric)
 {
     BudgetFormat f;
     f.id = std::move(id);
@@ -103,8 +104,8 @@ QJsonValue skippedModulesJson(const QuantScheme& s)
 int fixedCodeBits(const QuantizeRequest& request, const FormatInfo& target)
 {
     if (request.bits && request.bits != target.bits)
-        throw Error("quantize: " + target.id + " has " + std::to_string(target.bits) + "-bit codes; --bits " +
-                    std::to_string(request.bits) + " does not apply");
+        throw Error("quantize: " + target.id + " has " + std::to_string(target.bits) + "-bit codes; --bits "
+                    + std::to_string(request.bits) + " does not apply");
     return target.bits;
 }
 

@@ -59,12 +59,12 @@ struct QuantizeRequest {
 struct QuantScheme {
     const FormatInfo* format = nullptr; // the target
     int bits = 4;
-    int64_t groupSize = 128;  // -1: one group per row (per channel)
+    int64_t groupSize = 128; // -1: one group per row (per channel)
     bool symmetric = false;
-    bool actOrder = false;    // GPTQ desc_act / compressed-tensors actorder "group"
-    uint32_t blocksize = 64;  // bnb
-    bool nested = false;      // bnb double quant
-    float clipRatio = 1.0f;   // quantize only; not in the config
+    bool actOrder = false; // GPTQ desc_act / compressed-tensors actorder "group"
+    uint32_t blocksize = 64; // bnb
+    bool nested = false; // bnb double quant
+    float clipRatio = 1.0f; // quantize only; not in the config
     DType modelDtype = DType::F16;
     std::vector<std::string> skipped; // module names left unquantized (AWQ / bnb / CT lists)
     // Modules whose K columns were permuted into contiguous groups (repack of act-order into a
@@ -75,7 +75,7 @@ struct QuantScheme {
 // A weight repacked into the target.
 struct PackedWeight {
     std::vector<StoredTensor> tensors;
-    std::string note;        // how the target holds the weight when it cannot be exact
+    std::string note; // how the target holds the weight when it cannot be exact
     std::string inexactNote; // why the read-back can differ; added when it does
 };
 
@@ -93,13 +93,13 @@ struct BudgetFormat {
     std::string id; // the row's name: "gguf-q4_k", "gptq-4-g128", "awq-4-g128", "bnb-nf4-nested", ...
     const FormatInfo* info = nullptr; // the format the row stores (family, colour)
     BudgetKind kind = BudgetKind::Float;
-    int bits = 16;          // code width (Float: element width)
+    int bits = 16; // code width (Float: element width)
     uint64_t groupSize = 0; // 0: one group per row (per channel)
-    bool symmetric = true;  // asymmetric formats store zero points
-    bool gIdx = false;      // GPTQ / compressed-tensors act-order: an int32 g_idx of K entries
-    bool nested = false;    // bnb double quant
-    int ggmlType = -1;      // Gguf
-    int scaleBytes = 2;     // scale (and MLX bias) element size: f16/bf16 = 2, f32 = 4
+    bool symmetric = true; // asymmetric formats store zero points
+    bool gIdx = false; // GPTQ / compressed-tensors act-order: an int32 g_idx of K entries
+    bool nested = false; // bnb double quant
+    int ggmlType = -1; // Gguf
+    int scaleBytes = 2; // scale (and MLX bias) element size: f16/bf16 = 2, f32 = 4
     BudgetPreset preset = BudgetPreset::None;
 };
 BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group = 0,
@@ -135,7 +135,8 @@ std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bi
 // A block format the Playground quantizes with the format's own quantizer (analysis/playground.h).
 struct PlaygroundBlockFormat {
     const FormatInfo* format = nullptr;
-    uint32_t blockWeights = 0; // elements per block (per d, per absmax) by default: LogicalWeight::groupSize of a stored weight
+    uint32_t blockWeights =
+        0; // elements per block (per d, per absmax) by default: LogicalWeight::groupSize of a stored weight
     // The block sizes the format takes, ascending, the default among them; empty: fixed.
     std::vector<uint32_t> blocksizes;
     // Set when the block scales can be stored nested (bitsandbytes double quant): whether a
@@ -147,13 +148,13 @@ struct PlaygroundBlockFormat {
 // each element's stored code, the value each code stands for, the decoded block fields.
 struct PlaygroundBlocks {
     std::vector<float> dequantized; // [rows * cols], as the format's dequantizer reads the tensors
-    uint32_t blockWeights = 0;      // elements per block
-    uint32_t groupSize = 0;         // consecutive elements sharing one level table (a k-quant sub-block, else the block)
-    uint32_t codeCount = 0;         // entries per table (16, 256)
-    std::vector<float> levels;      // [groups * codeCount]: the value stored code c stands for in group g
-    std::vector<uint8_t> codes;     // [rows * cols]: each element's stored code, as the LayoutSpec locates it
+    uint32_t blockWeights = 0; // elements per block
+    uint32_t groupSize = 0; // consecutive elements sharing one level table (a k-quant sub-block, else the block)
+    uint32_t codeCount = 0; // entries per table (16, 256)
+    std::vector<float> levels; // [groups * codeCount]: the value stored code c stands for in group g
+    std::vector<uint8_t> codes; // [rows * cols]: each element's stored code, as the LayoutSpec locates it
     std::vector<BlockValues> blocks; // each block's fields (d, dmin, sub-block scales and mins; absmax), whole block
-    std::string formula;            // how a code becomes a value, e.g. "w = d * (q - 8)"
+    std::string formula; // how a code becomes a value, e.g. "w = d * (q - 8)"
 };
 
 struct FamilyTargets {
@@ -194,8 +195,8 @@ struct FamilyTargets {
     void (*playgroundFormats)(std::vector<PlaygroundBlockFormat>& out) = nullptr;
     // Decodes what `quantize` wrote for rows x cols weights of one of those formats; throws
     // qs::Error when the tensors are not what it writes.
-    PlaygroundBlocks (*playgroundDecode)(const FormatInfo& format, const std::vector<StoredTensor>& tensors, uint64_t rows,
-                                         uint64_t cols) = nullptr;
+    PlaygroundBlocks (*playgroundDecode)(const FormatInfo& format, const std::vector<StoredTensor>& tensors,
+                                         uint64_t rows, uint64_t cols) = nullptr;
 };
 
 // Each writing family's targets (defined in <folder>/<folder>_targets.cpp).

@@ -25,7 +25,8 @@ bool equalBytes(std::span<const uint8_t> stored, const std::vector<uint8_t>& pac
 Message firstDiff(std::span<const uint8_t> stored, const std::vector<uint8_t>& packed, size_t unit)
 {
     if (stored.size() != packed.size())
-        return {QT_TRANSLATE_NOOP("qs::Message", "size %1 bytes, expected %2"), {std::to_string(stored.size()), std::to_string(packed.size())}};
+        return {QT_TRANSLATE_NOOP("qs::Message", "size %1 bytes, expected %2"),
+                {std::to_string(stored.size()), std::to_string(packed.size())}};
     for (size_t i = 0; i + unit <= stored.size(); i += unit)
         if (std::memcmp(stored.data() + i, packed.data() + i, unit) != 0) {
             uint32_t a = 0, b = 0;
@@ -36,7 +37,8 @@ Message firstDiff(std::span<const uint8_t> stored, const std::vector<uint8_t>& p
                 std::snprintf(buf, sizeof buf, "0x%0*x", int(2 * unit), v);
                 return std::string(buf);
             };
-            return {unit == 4 ? QT_TRANSLATE_NOOP("qs::Message", "word %1 is %2, repacked %3") : QT_TRANSLATE_NOOP("qs::Message", "byte %1 is %2, repacked %3"),
+            return {unit == 4 ? QT_TRANSLATE_NOOP("qs::Message", "word %1 is %2, repacked %3")
+                              : QT_TRANSLATE_NOOP("qs::Message", "byte %1 is %2, repacked %3"),
                     {std::to_string(i / unit), hex(a), hex(b)}};
         }
     return QT_TRANSLATE_NOOP("qs::Message", "trailing bytes differ");
@@ -64,16 +66,18 @@ void checkGroups(const FindingSink& add, uint64_t K, uint64_t G, uint64_t groupS
     for (uint64_t k = 0; k < K; ++k) {
         const uint64_t g = groupOf(k);
         if (g >= G) {
-            add("g_idx", Message(QT_TRANSLATE_NOOP("qs::Message", "g_idx[%1] = %2 is not one of the %3 groups"),
-                                 {std::to_string(k), std::to_string(g), std::to_string(G)}));
+            add("g_idx",
+                Message(QT_TRANSLATE_NOOP("qs::Message", "g_idx[%1] = %2 is not one of the %3 groups"),
+                        {std::to_string(k), std::to_string(g), std::to_string(G)}));
             return;
         }
         ++count[g];
     }
     for (uint64_t g = 0; g < G; ++g)
         if (count[g] > groupSize) {
-            add("g_idx", Message(QT_TRANSLATE_NOOP("qs::Message", "group %1 has %2 channels, group size is %3"),
-                                 {std::to_string(g), std::to_string(count[g]), std::to_string(groupSize)}));
+            add("g_idx",
+                Message(QT_TRANSLATE_NOOP("qs::Message", "group %1 has %2 channels, group size is %3"),
+                        {std::to_string(g), std::to_string(count[g]), std::to_string(groupSize)}));
             return;
         }
 }
@@ -87,14 +91,15 @@ void checkSpecShapes(const FindingSink& add, const Checkpoint& ckpt, const Logic
     const LayoutParams lp{K, N, bits, groupSize};
     for (const LayoutTensor& t : spec->tensors) {
         const int idx = w.member(t.role);
-        if (idx < 0 || !t.shape || t.role == "bias" ||
-            (roles.size() && std::find(roles.begin(), roles.end(), t.role) == roles.end()))
+        if (idx < 0 || !t.shape || t.role == "bias"
+            || (roles.size() && std::find(roles.begin(), roles.end(), t.role) == roles.end()))
             continue;
         const std::vector<uint64_t> want = t.shape(lp);
         const std::vector<uint64_t>& got = ckpt.tensors[size_t(idx)].shape;
         if (got != want) {
-            add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 is %2, the %3 layout gives %4 = %5"),
-                                 {t.role, shapeText(got), w.format, t.shapeFormula, shapeText(want)}));
+            add("shape",
+                Message(QT_TRANSLATE_NOOP("qs::Message", "%1 is %2, the %3 layout gives %4 = %5"),
+                        {t.role, shapeText(got), w.format, t.shapeFormula, shapeText(want)}));
         }
     }
 }

@@ -65,7 +65,9 @@ LayoutParams layoutParams(const LogicalWeight& weight)
     return p;
 }
 
-WordMap::WordMap(const LayoutSpec& spec, const LayoutParams& params) : m_spec(&spec), m_params(params)
+WordMap::WordMap(const LayoutSpec& spec, const LayoutParams& params)
+    : m_spec(&spec)
+    , m_params(params)
 {
     if (!spec.locate)
         throw Error("layout '" + spec.id + "': no locate()");
@@ -322,8 +324,7 @@ double readFloat(std::span<const uint8_t> bytes, DType dtype, uint64_t index, co
         std::memcpy(&f, at, 8);
         return f;
     }
-    default:
-        throw Error(what + ": dtype " + std::string(dtypeName(dtype)) + " is not a float scale");
+    default: throw Error(what + ": dtype " + std::string(dtypeName(dtype)) + " is not a float scale");
     }
 }
 
@@ -444,7 +445,8 @@ int blockFieldAt(const LayoutSpec& spec, uint64_t byte)
         return -1;
     const uint64_t inBlock = byte % blockBytes;
     for (size_t i = 0; i < spec.blockFields.size(); ++i)
-        if (inBlock >= spec.blockFields[i].byteOffset && inBlock < uint64_t(spec.blockFields[i].byteOffset) + spec.blockFields[i].byteSize)
+        if (inBlock >= spec.blockFields[i].byteOffset
+            && inBlock < uint64_t(spec.blockFields[i].byteOffset) + spec.blockFields[i].byteSize)
             return int(i);
     return -1;
 }

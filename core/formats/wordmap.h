@@ -24,9 +24,9 @@ struct LogicalWeight;
 struct WordPiece {
     uint64_t row = 0;
     uint64_t col = 0;
-    uint8_t bit = 0;        // first bit in the word, LSB = 0
+    uint8_t bit = 0; // first bit in the word, LSB = 0
     uint8_t width = 0;
-    uint8_t piece = 0;      // which of the element's pieces (0 = lowest code bits)
+    uint8_t piece = 0; // which of the element's pieces (0 = lowest code bits)
     uint8_t pieceCount = 1; // > 1: the code is split over words (straddle or bit planes)
 };
 
@@ -72,8 +72,8 @@ private:
     bool m_flat = false;
     uint64_t m_tileRows = 1, m_tileCols = 1;
     uint64_t m_strideRow = 0, m_strideCol = 0; // words per tile step (flat: m_strideCol only)
-    uint64_t m_tilesRow = 1, m_tilesCol = 1;   // tiles along rows / cols (flat: along the order)
-    std::vector<uint64_t> m_offsets;           // distinct word offsets of the base tile, sorted
+    uint64_t m_tilesRow = 1, m_tilesCol = 1; // tiles along rows / cols (flat: along the order)
+    std::vector<uint64_t> m_offsets; // distinct word offsets of the base tile, sorted
     std::vector<std::vector<Entry>> m_atOffset; // base-tile elements per offset
     uint64_t m_wordCount = 0;
     uint64_t m_probes = 0; // locate() calls of the tile search (bounded: the GUI thread runs it)
@@ -82,11 +82,11 @@ private:
 // The stored code of an element and the parameters it is decoded with, for hover text.
 struct ElementValues {
     uint64_t code = 0;
-    uint64_t group = 0;     // after g_idx remapping
+    uint64_t group = 0; // after g_idx remapping
     bool hasScale = false;
     double scale = 0;
     bool hasZero = false;
-    double zero = 0;        // the true integer zero, a float bias or a block min, per `zeroKind`
+    double zero = 0; // the true integer zero, a float bias or a block min, per `zeroKind`
     ZeroPointKind zeroKind = ZeroPointKind::None;
 };
 // Reads the bits named by `loc` (and its scale and zero) from the weight's tensors. Throws
@@ -96,35 +96,35 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
 // One decoded parameter of a block: a field of a GGUF block struct or bnb's absmax, for the
 // bit map's panel. Decoded here, as the kernels read it, so the views parse no bytes.
 enum class BlockValueKind : uint8_t {
-    Scale,     // the block's scale (GGUF d, an f16/f32/e8m0 field)
-    Min,       // the block's min or min super-scale (dmin, m)
-    Sum,       // Q8_1's d * sum(qs)
-    SubScale,  // a sub-block's integer scale (k-quants, IQ)
-    SubMin,    // a sub-block's integer min (Q2_K, Q4_K, Q5_K)
+    Scale, // the block's scale (GGUF d, an f16/f32/e8m0 field)
+    Min, // the block's min or min super-scale (dmin, m)
+    Sum, // Q8_1's d * sum(qs)
+    SubScale, // a sub-block's integer scale (k-quants, IQ)
+    SubMin, // a sub-block's integer min (Q2_K, Q4_K, Q5_K)
     GridIndex, // an IQ codebook row; `lane` is the element's byte of that row
     SignIndex, // IQ2/IQ3: index into ksigns_iq2xs; `value` is the 8-bit sign mask, `lane` its bit
-    Sign,      // IQ2_S/IQ3_S: the element's explicit sign bit (set = negative)
-    Delta,     // IQ1: set = delta -1/8, clear = +1/8
-    Absmax,    // bitsandbytes: the block's absmax (nested: decoded from its u8 code, `raw`)
+    Sign, // IQ2_S/IQ3_S: the element's explicit sign bit (set = negative)
+    Delta, // IQ1: set = delta -1/8, clear = +1/8
+    Absmax, // bitsandbytes: the block's absmax (nested: decoded from its u8 code, `raw`)
     // bitsandbytes nested absmax = map[code] * scale + offset:
-    AbsmaxCode,   // the u8 code (`raw`) and its entry of the 8-bit dynamic map (`value`)
-    AbsmaxScale,  // the second-level scale of the code's block of codes (`index`)
+    AbsmaxCode, // the u8 code (`raw`) and its entry of the 8-bit dynamic map (`value`)
+    AbsmaxScale, // the second-level scale of the code's block of codes (`index`)
     AbsmaxOffset, // the offset added back (the mean absmax)
 };
 struct BlockValue {
     BlockValueKind kind = BlockValueKind::Scale;
-    std::string field;       // the block field (GGUF) or tensor role (bnb) holding the bits
-    int index = -1;          // sub-block number (SubScale, SubMin), -1 otherwise
-    int lane = -1;           // GridIndex, SignIndex: the element's byte or bit; -1 otherwise
-    uint64_t raw = 0;        // the stored bits, LSB first
+    std::string field; // the block field (GGUF) or tensor role (bnb) holding the bits
+    int index = -1; // sub-block number (SubScale, SubMin), -1 otherwise
+    int lane = -1; // GridIndex, SignIndex: the element's byte or bit; -1 otherwise
+    uint64_t raw = 0; // the stored bits, LSB first
     uint8_t rawBits = 0;
-    double value = 0;        // as the kernel reads the bits: float, signed integer, index, mask
+    double value = 0; // as the kernel reads the bits: float, signed integer, index, mask
     bool hasEffective = false;
-    double effective = 0;    // k-quants: the float the kernel multiplies by, d x sc or dmin x m
+    double effective = 0; // k-quants: the float the kernel multiplies by, d x sc or dmin x m
 };
 struct BlockValues {
-    bool hasBlock = false;   // false: the weight's format stores no block parameters
-    uint64_t block = 0;      // the block's index in the stored tensor (row-major)
+    bool hasBlock = false; // false: the weight's format stores no block parameters
+    uint64_t block = 0; // the block's index in the stored tensor (row-major)
     uint64_t firstRow = 0, firstCol = 0; // its first element
     std::vector<BlockValue> values;
 };

@@ -38,7 +38,8 @@ uint64_t cacheLimitBytes()
 std::string cacheEntryDir(const std::string& url, const std::string& validator, uint64_t size)
 {
     const std::string key = url + '\n' + validator + '\n' + std::to_string(size);
-    const QByteArray hash = QCryptographicHash::hash(QByteArray::fromStdString(key), QCryptographicHash::Sha256).toHex();
+    const QByteArray hash =
+        QCryptographicHash::hash(QByteArray::fromStdString(key), QCryptographicHash::Sha256).toHex();
     return cacheRoot() + "/" + hash.left(40).toStdString();
 }
 
@@ -57,7 +58,7 @@ void trimCache(const std::string& keep)
         if (!it->is_directory(dirEc))
             continue;
         Entry e{it->path().string()};
-        struct stat st {};
+        struct stat st { };
         if (::stat((e.dir + "/lock").c_str(), &st) == 0)
             e.usedNs = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
         for (fs::directory_iterator f(it->path(), dirEc), fend; !dirEc && f != fend; f.increment(dirEc))

@@ -172,10 +172,8 @@ bool retryable(CURLcode code)
     case CURLE_RECV_ERROR:
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
-    case CURLE_SSL_CONNECT_ERROR:
-        return true;
-    default:
-        return false;
+    case CURLE_SSL_CONNECT_ERROR: return true;
+    default: return false;
     }
 }
 

@@ -30,14 +30,14 @@ struct HttpRequest {
 
 struct HttpReply {
     long status = 0;
-    std::string url;                    // after redirects
-    std::string etag;                   // as sent, quotes kept
+    std::string url; // after redirects
+    std::string etag; // as sent, quotes kept
     std::string lastModified;
     std::optional<uint64_t> contentLength;
     // Content-Range "bytes FIRST-LAST/TOTAL" (TOTAL may be '*', then unset).
     std::optional<uint64_t> rangeFirst, rangeLast, rangeTotal;
-    bool acceptRanges = false;          // "Accept-Ranges: bytes"
-    std::string body;                   // when the request had no sink
+    bool acceptRanges = false; // "Accept-Ranges: bytes"
+    std::string body; // when the request had no sink
 };
 
 // One request with retries: a transport failure (refused, reset, cut mid-body, timed out) or a 5xx

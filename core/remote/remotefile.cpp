@@ -37,7 +37,12 @@ void reportFetch(const std::string& name, uint64_t done, uint64_t total)
 struct FetchScope {
     const std::string& name;
     uint64_t total;
-    explicit FetchScope(const std::string& n, uint64_t t) : name(n), total(t) { reportFetch(name, 0, total); }
+    explicit FetchScope(const std::string& n, uint64_t t)
+        : name(n)
+        , total(t)
+    {
+        reportFetch(name, 0, total);
+    }
     ~FetchScope()
     {
         const std::lock_guard guard(g_statusLock);
@@ -48,7 +53,7 @@ std::atomic<bool> g_wholeAllowed{false};
 
 // The largest single ranged request: its body goes straight into the cache file.
 constexpr uint64_t kMaxRequestBlocks = 256; // 64 MiB
-constexpr uint64_t kMaxReadAhead = 64;      // 16 MiB
+constexpr uint64_t kMaxReadAhead = 64; // 16 MiB
 
 std::string sysError(const std::string& what)
 {
@@ -87,8 +92,9 @@ std::shared_ptr<RemoteFile> RemoteFile::open(const std::string& url, const std::
     if (!r.contentLength)
         fail(name, "the server does not say the file's size (no Content-Length)");
     if (r.etag.empty() && r.lastModified.empty())
-        fail(name, "the server gives neither an ETag nor a Last-Modified date, so a file replaced between two "
-                   "requests could not be told from the one being read: refused");
+        fail(name,
+             "the server gives neither an ETag nor a Last-Modified date, so a file replaced between two "
+             "requests could not be told from the one being read: refused");
     f->m_size = *r.contentLength;
     f->m_etag = !r.etag.empty();
     f->m_validator = f->m_etag ? r.etag : r.lastModified;
@@ -109,7 +115,7 @@ std::shared_ptr<RemoteFile> RemoteFile::open(const std::string& url, const std::
     f->m_dataFd = ::open(f->m_dataPath.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (f->m_dataFd < 0)
         fail(f->m_dataPath, sysError("cannot open the cache file"));
-    struct stat st {};
+    struct stat st { };
     if (::fstat(f->m_dataFd, &st) != 0)
         fail(f->m_dataPath, sysError("cannot stat the cache file"));
     if (uint64_t(st.st_size) != f->m_size && ::ftruncate(f->m_dataFd, off_t(f->m_size)) != 0)
@@ -130,7 +136,8 @@ std::shared_ptr<RemoteFile> RemoteFile::open(const std::string& url, const std::
     }
     // For whoever looks into the cache: which file this is.
     if (::access((f->m_dir + "/source").c_str(), F_OK) != 0)
-        writeFileAtomically(f->m_dir + "/source", url + '\n' + f->m_validator + '\n' + std::to_string(f->m_size) + '\n');
+        writeFileAtomically(f->m_dir + "/source",
+                            url + '\n' + f->m_validator + '\n' + std::to_string(f->m_size) + '\n');
     trimCache(f->m_dir);
     return f;
 }
@@ -209,29 +216,32 @@ void RemoteFile::fetchBlocks(uint64_t first, uint64_t count)
     req.checkHeaders = [&](const HttpReply& r) {
         if (r.status == 200) {
             ignoresRange = true;
-            throw Error(m_name + ": the server ignores Range requests (it answered bytes " + std::to_string(offset) + "-"
-                        + std::to_string(offset + length - 1) + " with the whole file)");
+            throw Error(m_name + ": the server ignores Range requests (it answered bytes " + std::to_string(offset)
+                        + "-" + std::to_string(offset + length - 1) + " with the whole file)");
         }
         if (r.status != 206)
-            fail(m_name, "the server answered HTTP " + std::to_string(r.status) + " to a request for bytes "
-                             + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
+            fail(m_name,
+                 "the server answered HTTP " + std::to_string(r.status) + " to a request for bytes "
+                     + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
         const std::string now = m_etag ? r.etag : r.lastModified;
         if (now != m_validator || (r.rangeTotal && *r.rangeTotal != m_size))
-            fail(m_name, "the file changed on the server while it was being read ("
-                             + std::string(m_etag ? "ETag " : "Last-Modified ") + m_validator + ", now "
-                             + (now.empty() ? std::string("none") : now)
-                             + (r.rangeTotal && *r.rangeTotal != m_size
-                                    ? ", " + std::to_string(m_size) + " bytes, now " + std::to_string(*r.rangeTotal)
-                                    : std::string())
-                             + "): what was read from it is not used; open it again");
+            fail(m_name,
+                 "the file changed on the server while it was being read ("
+                     + std::string(m_etag ? "ETag " : "Last-Modified ") + m_validator + ", now "
+                     + (now.empty() ? std::string("none") : now)
+                     + (r.rangeTotal && *r.rangeTotal != m_size
+                            ? ", " + std::to_string(m_size) + " bytes, now " + std::to_string(*r.rangeTotal)
+                            : std::string())
+                     + "): what was read from it is not used; open it again");
         if (!r.rangeFirst || !r.rangeLast || !r.rangeTotal || *r.rangeFirst != offset
             || *r.rangeLast != offset + length - 1)
-            fail(m_name, "the server answered a request for bytes " + std::to_string(offset) + "-"
-                             + std::to_string(offset + length - 1) + " of " + std::to_string(m_size)
-                             + " with another range (Content-Range "
-                             + (r.rangeFirst && r.rangeLast ? std::to_string(*r.rangeFirst) + "-" + std::to_string(*r.rangeLast)
-                                                            : std::string("missing or unreadable"))
-                             + ")");
+            fail(m_name,
+                 "the server answered a request for bytes " + std::to_string(offset) + "-"
+                     + std::to_string(offset + length - 1) + " of " + std::to_string(m_size)
+                     + " with another range (Content-Range "
+                     + (r.rangeFirst && r.rangeLast ? std::to_string(*r.rangeFirst) + "-" + std::to_string(*r.rangeLast)
+                                                    : std::string("missing or unreadable"))
+                     + ")");
     };
     uint64_t received = 0;
     req.sink = [&](uint64_t at, const char* data, size_t size) {
@@ -256,18 +266,20 @@ void RemoteFile::fetchBlocks(uint64_t first, uint64_t count)
         if (!ignoresRange)
             throw;
         if (!g_wholeAllowed)
-            fail(m_name, "the server ignores Range requests, so the file cannot be read piece by piece; it is "
-                         "refused (--download-whole, or the GUI's offer, downloads all " + std::to_string(m_size)
-                             + " bytes instead)");
+            fail(m_name,
+                 "the server ignores Range requests, so the file cannot be read piece by piece; it is "
+                 "refused (--download-whole, or the GUI's offer, downloads all "
+                     + std::to_string(m_size) + " bytes instead)");
         fetchWhole();
         return;
     }
     if (reply.status != 206)
-        fail(m_name, "the server answered HTTP " + std::to_string(reply.status) + " to a request for bytes "
-                         + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
+        fail(m_name,
+             "the server answered HTTP " + std::to_string(reply.status) + " to a request for bytes "
+                 + std::to_string(offset) + "-" + std::to_string(offset + length - 1));
     if (received != length)
-        fail(m_name, "the server sent " + std::to_string(received) + " of the " + std::to_string(length)
-                         + " bytes asked for");
+        fail(m_name,
+             "the server sent " + std::to_string(received) + " of the " + std::to_string(length) + " bytes asked for");
     markFetched(first, count);
 }
 
@@ -299,7 +311,8 @@ void RemoteFile::fetchWhole()
     if (const HttpReply reply = httpRequest(req, m_name); reply.status != 200)
         fail(m_name, "the server answered HTTP " + std::to_string(reply.status) + " to a request for the whole file");
     if (received != m_size)
-        fail(m_name, "the server sent " + std::to_string(received) + " of the file's " + std::to_string(m_size) + " bytes");
+        fail(m_name,
+             "the server sent " + std::to_string(received) + " of the file's " + std::to_string(m_size) + " bytes");
     markFetched(0, m_blockCount);
 }
 

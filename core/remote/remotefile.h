@@ -71,9 +71,9 @@ private:
     int m_dataFd = -1, m_lockFd = -1;
     std::unique_ptr<std::atomic<uint8_t>[]> m_blocks;
     std::atomic<uint64_t> m_cached{0};
-    std::mutex m_fetch;            // one fetch at a time per file
+    std::mutex m_fetch; // one fetch at a time per file
     uint64_t m_lastEnd = UINT64_MAX; // the block after the last fetch: a read starting there is sequential
-    uint64_t m_readAhead = 1;        // blocks, doubling while reads stay sequential
+    uint64_t m_readAhead = 1; // blocks, doubling while reads stay sequential
 };
 
 } // namespace qs::remote

@@ -141,7 +141,8 @@ std::string hubTreeUrl(const HubPath& hub, const std::string& folder)
     std::string rev;
     for (char c : encodePath(hub.revision))
         rev += c == '/' ? std::string("%2F") : std::string(1, c);
-    return hubEndpoint() + "/api/models/" + hub.repo + "/tree/" + rev + (folder.empty() ? "" : "/" + encodePath(folder));
+    return hubEndpoint() + "/api/models/" + hub.repo + "/tree/" + rev
+        + (folder.empty() ? "" : "/" + encodePath(folder));
 }
 
 std::optional<std::string> hubToken()
@@ -162,8 +163,7 @@ std::optional<std::string> hubToken()
 std::string tokenHint()
 {
     return "the server asks for a token: set HF_TOKEN (or log in with 'huggingface-cli login', which writes "
-        + tokenFile() + ")"
-        + (hubToken() ? "; the token that was sent is not accepted for this file" : "");
+        + tokenFile() + ")" + (hubToken() ? "; the token that was sent is not accepted for this file" : "");
 }
 
 bool sendsToken(const std::string& url)

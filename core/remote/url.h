@@ -12,9 +12,9 @@ bool isRemotePath(std::string_view path);
 bool isHubPath(std::string_view path);
 
 struct HubPath {
-    std::string repo;     // "ORG/REPO"
+    std::string repo; // "ORG/REPO"
     std::string revision; // "main" unless given
-    std::string file;     // inside the repository; empty for the repository itself
+    std::string file; // inside the repository; empty for the repository itself
 };
 // Throws qs::Error naming `path` when it is not hf://ORG/REPO[@REVISION][/FILE].
 HubPath parseHubPath(const std::string& path);

@@ -97,12 +97,15 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
 
     Section overview = section(1, "Checkpoint");
     Block facts = factsBlock();
-    facts.facts = {{"Path", ckpt.path},
-                   {"Container", std::string(containerName(ckpt.container))
-                                     + (ckpt.ggufVersion ? " v" + std::to_string(ckpt.ggufVersion) : std::string())},
-                   {"Files", std::to_string(ckpt.files.size())},
-                   {"Stored tensors", std::to_string(ckpt.tensors.size())},
-                   {"Logical weights", std::to_string(ckpt.weights.size()) + (opt.weight.empty() ? "" : " (report covers " + opt.weight + ")")}};
+    facts.facts = {
+        {"Path", ckpt.path},
+        {"Container",
+         std::string(containerName(ckpt.container))
+             + (ckpt.ggufVersion ? " v" + std::to_string(ckpt.ggufVersion) : std::string())},
+        {"Files", std::to_string(ckpt.files.size())},
+        {"Stored tensors", std::to_string(ckpt.tensors.size())},
+        {"Logical weights",
+         std::to_string(ckpt.weights.size()) + (opt.weight.empty() ? "" : " (report covers " + opt.weight + ")")}};
     if (!ckpt.quantizeConfigFile.empty())
         facts.facts.push_back({"Quantization config", ckpt.quantizeConfigFile});
     if (opt.ref)
@@ -155,8 +158,12 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     for (const LogicalWeight* w : weights) {
         control.check();
         control.report(double(++step) / double(steps));
-        std::vector<std::string> row = {w->name, w->format, shapeText(w->shape), std::to_string(w->bits),
-                                        w->groupSize > 0 ? std::to_string(w->groupSize) : "-", num(w->bitsPerWeight(), 5),
+        std::vector<std::string> row = {w->name,
+                                        w->format,
+                                        shapeText(w->shape),
+                                        std::to_string(w->bits),
+                                        w->groupSize > 0 ? std::to_string(w->groupSize) : "-",
+                                        num(w->bitsPerWeight(), 5),
                                         bytesText(double(w->storedBytes))};
         if (opt.ref) {
             const ReferenceMatch rm =
@@ -194,8 +201,8 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             control.check();
     }
     verify.blocks.push_back(paragraph(std::to_string(vr.checked.size()) + " weights checked, "
-                                                        + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "
-                                                        + std::to_string(vr.findings.size()) + " findings."));
+                                      + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "
+                                      + std::to_string(vr.findings.size()) + " findings."));
     if (!vr.findings.empty()) {
         Block fb = tableBlock({});
         fb.table.header = {"weight", "check", "finding"};
@@ -223,8 +230,9 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     }
     budget.blocks.push_back(used);
     if (params) {
-        budget.blocks.push_back(paragraph("The same " + std::to_string(params) + " parameters in other formats (each weight "
-                                                                                             "costed as in a 4096 x 4096 layer):"));
+        budget.blocks.push_back(paragraph("The same " + std::to_string(params)
+                                          + " parameters in other formats (each weight "
+                                            "costed as in a 4096 x 4096 layer):"));
         Block other = tableBlock({});
         other.table.header = {"format", "bits per weight", "memory"};
         for (const BudgetRow& r : budgetTable(params))
@@ -240,8 +248,9 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     for (const LogicalWeight* w : weights)
         if (isQuantized(*w) && canDequantize(w->format))
             largest.push_back(w);
-    std::stable_sort(largest.begin(), largest.end(),
-                     [](const LogicalWeight* a, const LogicalWeight* b) { return a->elementCount() > b->elementCount(); });
+    std::stable_sort(largest.begin(), largest.end(), [](const LogicalWeight* a, const LogicalWeight* b) {
+        return a->elementCount() > b->elementCount();
+    });
     largest.resize(std::min(largest.size(), size_t(std::max(0, opt.figureWeights))));
     Section figs = section(2, "Largest weights");
     for (const LogicalWeight* w : largest) {
@@ -249,8 +258,9 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
         try {
             const WeightCodes codes = extractCodes(ckpt, *w);
             if (!codes.scales.empty() && codes.groups) {
-                Figure f = figure(FigureKind::ScaleHeatmap, "Scales of " + w->name + " [" + std::to_string(codes.groups) + " groups x "
-                                                       + std::to_string(codes.rows) + " out_features]");
+                Figure f = figure(FigureKind::ScaleHeatmap,
+                                  "Scales of " + w->name + " [" + std::to_string(codes.groups) + " groups x "
+                                      + std::to_string(codes.rows) + " out_features]");
                 decimate(f, codes.scales, codes.groups, codes.rows, 256, 512);
                 f.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-scales";
                 figs.blocks.push_back(figureBlock(doc.figures.size()));
@@ -268,10 +278,11 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             const WeightHistograms values = weightHistograms(ckpt, *w, so);
             h.histogram = values.values;
             h.axisLabel = "dequantized value";
-            h.caption = "Value histogram of " + w->name + (opt.ref ? " (no reference tensor)" : " (no reference given)");
+            h.caption =
+                "Value histogram of " + w->name + (opt.ref ? " (no reference tensor)" : " (no reference given)");
             if (values.nonFinite()) // not binned: a histogram alone would hide them
-                h.caption += "; not shown: " + std::to_string(values.nanCount) + " NaN, " +
-                             std::to_string(values.posInfCount) + " +Inf, " + std::to_string(values.negInfCount) + " -Inf";
+                h.caption += "; not shown: " + std::to_string(values.nanCount) + " NaN, "
+                    + std::to_string(values.posInfCount) + " +Inf, " + std::to_string(values.negInfCount) + " -Inf";
         }
         h.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-hist";
         figs.blocks.push_back(figureBlock(doc.figures.size()));

@@ -178,11 +178,13 @@ void checkParams(const LayoutSpec& spec, const LayoutParams& p)
         throw Error(where + std::to_string(p.bits) + " bits not supported (supported: " + list + ")");
     }
     if (const GgmlTypeInfo* g = ggmlTypeOfSpec(spec); g && p.K % g->blockWeights)
-        throw Error(where + "K = " + std::to_string(p.K) + " is not a multiple of the block size " + std::to_string(g->blockWeights));
+        throw Error(where + "K = " + std::to_string(p.K) + " is not a multiple of the block size "
+                    + std::to_string(g->blockWeights));
     // The last element must lie inside its tensor: catches K or N that the packing cannot hold.
     for (const LayoutTensor& t : spec.tensors)
         if (!t.optional && t.shape && shapeProduct(t.shape(p), t.role) == 0)
-            throw Error(where + t.role + " has no elements at K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N));
+            throw Error(where + t.role + " has no elements at K = " + std::to_string(p.K)
+                        + ", N = " + std::to_string(p.N));
     if (!spec.locate)
         return;
     const ElementLocation e = spec.locate(p, p.N - 1, p.K - 1);
@@ -192,8 +194,8 @@ void checkParams(const LayoutSpec& spec, const LayoutParams& p)
     const uint64_t bytes = tensorBytes(spec, *t, p);
     for (int i = 0; i < e.pieceCount; ++i)
         if ((e.pieces[i].word * e.wordBits + e.pieces[i].bit + e.pieces[i].width + 7) / 8 > bytes)
-            throw Error(where + "K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N) + " do not fit the packing ("
-                        + spec.padding + ")");
+            throw Error(where + "K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N)
+                        + " do not fit the packing (" + spec.padding + ")");
 }
 
 void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Control& control)
@@ -209,18 +211,23 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     facts.facts = {
         {"Format id", spec.id},
         {"Container", gguf ? "GGUF" : "safetensors"},
-        {"Word", g && g->blockWeights > 1
-                     ? "blocks of " + std::to_string(g->blockBytes) + " bytes for " + std::to_string(g->blockWeights)
-                           + " weights, addressed as little-endian " + std::to_string(spec.wordBits) + "-bit words"
-                     : "little-endian " + std::to_string(spec.wordBits) + "-bit words"},
-        {"Code width", std::to_string(p.bits) + " bits" + [&] {
-             std::string list;
-             for (int b : spec.bitWidths)
-                 list += (list.empty() ? "" : ", ") + std::to_string(b);
-             return list.empty() ? std::string() : " (supported: " + list + ")";
-         }()},
+        {"Word",
+         g && g->blockWeights > 1
+             ? "blocks of " + std::to_string(g->blockBytes) + " bytes for " + std::to_string(g->blockWeights)
+                 + " weights, addressed as little-endian " + std::to_string(spec.wordBits) + "-bit words"
+             : "little-endian " + std::to_string(spec.wordBits) + "-bit words"},
+        {"Code width",
+         std::to_string(p.bits) + " bits" +
+             [&] {
+                 std::string list;
+                 for (int b : spec.bitWidths)
+                     list += (list.empty() ? "" : ", ") + std::to_string(b);
+                 return list.empty() ? std::string() : " (supported: " + list + ")";
+             }()},
         {"Pack axis", packAxisText(spec.packAxis)},
-        {"Codes straddle words", spec.straddles ? "yes: LSB-first stream, a code crossing a word edge keeps its low bits in the first word" : "no"},
+        {"Codes straddle words",
+         spec.straddles ? "yes: LSB-first stream, a code crossing a word edge keeps its low bits in the first word"
+                        : "no"},
     };
     if (!spec.slotOrder.empty()) {
         std::string order;
@@ -239,9 +246,13 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     s.blocks.push_back(facts);
 
     Block params = factsBlock();
-    params.facts = {{"K (in_features)", withThousands(p.K)}, {"N (out_features)", withThousands(p.N)}, {"bits b", std::to_string(p.bits)}};
+    params.facts = {{"K (in_features)", withThousands(p.K)},
+                    {"N (out_features)", withThousands(p.N)},
+                    {"bits b", std::to_string(p.bits)}};
     if (!gguf)
-        params.facts.push_back({"group size g", p.groupSize == 0 || p.groupSize >= p.K ? "per channel (g = K)" : std::to_string(p.groupSize)});
+        params.facts.push_back(
+            {"group size g",
+             p.groupSize == 0 || p.groupSize >= p.K ? "per channel (g = K)" : std::to_string(p.groupSize)});
     if (!gguf)
         params.facts.push_back({"groups G", std::to_string(p.groups())});
     s.blocks.push_back(paragraph("The numbers below are evaluated at:"));
@@ -253,36 +264,42 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     tt.table.header = {"tensor", "dtype", "shape (formula)", "shape", "bytes", "meaning"};
     for (const LayoutTensor& t : spec.tensors)
         tt.table.rows.push_back({t.role + (t.optional ? " (optional)" : ""), t.dtype, t.shapeFormula,
-                                 t.shape ? shapeText(t.shape(p)) : "-", t.shape ? withThousands(tensorBytes(spec, t, p)) : "-", t.meaning});
+                                 t.shape ? shapeText(t.shape(p)) : "-",
+                                 t.shape ? withThousands(tensorBytes(spec, t, p)) : "-", t.meaning});
     tensors.blocks.push_back(tt);
     if (!spec.blockFields.empty()) {
         tensors.blocks.push_back(paragraph("Block fields, in byte order:"));
         Block bf = tableBlock({});
         bf.table.header = {"field", "offset", "bytes", "kind", "meaning"};
         for (const BlockField& f : spec.blockFields)
-            bf.table.rows.push_back({f.name, std::to_string(f.byteOffset), std::to_string(f.byteSize), f.kind, f.meaning});
+            bf.table.rows.push_back(
+                {f.name, std::to_string(f.byteOffset), std::to_string(f.byteSize), f.kind, f.meaning});
         tensors.blocks.push_back(bf);
     }
-    tensors.blocks.push_back(paragraph("Padding: " + (spec.padding.empty() ? std::string("none") : spec.padding) + "."));
+    tensors.blocks.push_back(
+        paragraph("Padding: " + (spec.padding.empty() ? std::string("none") : spec.padding) + "."));
     doc.sections.push_back(std::move(tensors));
     control.check();
 
     if (!spec.locate) {
         Section none = section(2, "Layout");
-        none.blocks.push_back(paragraph("Format detection only names this format; its element layout is not modelled, so there are no "
-                                        "figures, bit budget or probes."));
+        none.blocks.push_back(
+            paragraph("Format detection only names this format; its element layout is not modelled, so there are no "
+                      "figures, bit budget or probes."));
         doc.sections.push_back(std::move(none));
         return;
     }
     // Figures, then a few element locations as text (the figures' facts, searchable).
     Section layout = section(2, "Where each element lives");
     const size_t slotFig = doc.figures.size();
-    Figure order = figure(FigureKind::SlotOrder, "Slot order of " + spec.id + " (b = " + std::to_string(p.bits)
-                                                     + "): logical elements (top) and the bits that hold them (bottom), bit 0 on the left");
+    Figure order = figure(FigureKind::SlotOrder,
+                          "Slot order of " + spec.id + " (b = " + std::to_string(p.bits)
+                              + "): logical elements (top) and the bits that hold them (bottom), bit 0 on the left");
     order.stem = "fig" + std::to_string(slotFig + 1) + "-slots-" + spec.id;
     order.formatId = spec.id;
     order.params = p;
-    Figure block = figure(FigureKind::Block, (g && g->blockWeights > 1 ? "One block of " : "One word of ") + spec.id + " with its fields");
+    Figure block = figure(FigureKind::Block,
+                          (g && g->blockWeights > 1 ? "One block of " : "One word of ") + spec.id + " with its fields");
     block.stem = "fig" + std::to_string(slotFig + 2) + "-block-" + spec.id;
     block.formatId = spec.id;
     block.params = p;
@@ -302,9 +319,10 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     samples.push_back({p.N - 1, p.K - 1});
     for (const auto& [r, c] : samples) {
         const ElementLocation e = spec.locate(p, r, c);
-        loc.table.rows.push_back({"(" + std::to_string(r) + ", " + std::to_string(c) + ")", std::string(e.tensor), locationText(e),
-                                  e.slot >= 0 ? std::to_string(e.slot) : "-", std::to_string(e.group),
-                                  e.scaleTensor.empty() ? "-" : std::string(e.scaleTensor) + "[" + std::to_string(e.scaleIndex) + "]"});
+        loc.table.rows.push_back(
+            {"(" + std::to_string(r) + ", " + std::to_string(c) + ")", std::string(e.tensor), locationText(e),
+             e.slot >= 0 ? std::to_string(e.slot) : "-", std::to_string(e.group),
+             e.scaleTensor.empty() ? "-" : std::string(e.scaleTensor) + "[" + std::to_string(e.scaleIndex) + "]"});
     }
     layout.blocks.push_back(paragraph("locate() for sample elements (word indices are flat, in words of the tensor):"));
     layout.blocks.push_back(loc);
@@ -321,17 +339,21 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     std::string sum;
     for (const BitsPart& part : bd.parts)
         sum += (sum.empty() ? "" : " + ") + num(part.bitsPerWeight, 8) + " " + part.kind;
-    bits.blocks.push_back(paragraph("bits per weight = stored bytes * 8 / (N * K) = " + withThousands(bd.bytes) + " * 8 / ("
-                                                      + withThousands(p.N) + " * " + withThousands(p.K) + ") = " + sum + " = "
-                                                      + num(bd.bitsPerWeight, 8) + "."));
+    bits.blocks.push_back(paragraph("bits per weight = stored bytes * 8 / (N * K) = " + withThousands(bd.bytes)
+                                    + " * 8 / (" + withThousands(p.N) + " * " + withThousands(p.K) + ") = " + sum
+                                    + " = " + num(bd.bitsPerWeight, 8) + "."));
     const BitsBreakdown all = bitsBreakdown(spec, p, true);
     if (all.bytes != bd.bytes)
-        bits.blocks.push_back(paragraph("With the optional tensors (e.g. act-order g_idx): " + num(all.bitsPerWeight, 8) + " bits per weight."));
+        bits.blocks.push_back(paragraph("With the optional tensors (e.g. act-order g_idx): " + num(all.bitsPerWeight, 8)
+                                        + " bits per weight."));
     if (!bd.budgetId.empty() && bd.budgetBits >= 0) {
-        const bool plain = std::abs(bd.budgetBits - bd.bitsPerWeight) < 1e-9, withOpt = std::abs(bd.budgetBits - all.bitsPerWeight) < 1e-9;
+        const bool plain = std::abs(bd.budgetBits - bd.bitsPerWeight) < 1e-9,
+                   withOpt = std::abs(bd.budgetBits - all.bitsPerWeight) < 1e-9;
         bits.blocks.push_back(paragraph("The budget table's format " + bd.budgetId + " gives " + num(bd.budgetBits, 8)
                                         + " bits per weight at the same shape"
-                                        + (plain ? " (agrees)." : withOpt ? " (agrees, counting the optional tensors)." : " (DISAGREES).")));
+                                        + (plain         ? " (agrees)."
+                                               : withOpt ? " (agrees, counting the optional tensors)."
+                                                         : " (DISAGREES).")));
     }
     doc.sections.push_back(std::move(bits));
     control.check();
@@ -342,12 +364,12 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
         probes.blocks.push_back(paragraph("No probes: " + run.skipped + "."));
     } else {
         const LayoutParams& q = run.params;
-        probes.blocks.push_back(paragraph(
-                                 "Run at report time on a [" + std::to_string(q.N) + ", " + std::to_string(q.K) + "] weight (b = "
-                                     + std::to_string(q.bits) + (gguf ? "" : ", g = " + std::to_string(q.effectiveGroupSize()))
-                                     + "): patterned codes (7*row + 3*col) mod 2^b, random codes and all-max codes, placed by "
-                                       "locate(); each row names what they were compared against (our packer, our reader, "
-                                       "the scalar and fast dequantizers, where the format has them)."));
+        probes.blocks.push_back(
+            paragraph("Run at report time on a [" + std::to_string(q.N) + ", " + std::to_string(q.K) + "] weight (b = "
+                      + std::to_string(q.bits) + (gguf ? "" : ", g = " + std::to_string(q.effectiveGroupSize()))
+                      + "): patterned codes (7*row + 3*col) mod 2^b, random codes and all-max codes, placed by "
+                        "locate(); each row names what they were compared against (our packer, our reader, "
+                        "the scalar and fast dequantizers, where the format has them)."));
         Block pt = tableBlock({});
         pt.verdictColumn = 2;
         pt.table.header = {"probe", "check", "result", "detail"};

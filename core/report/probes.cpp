@@ -31,7 +31,7 @@ std::vector<uint8_t> probeCodes(Probe p, uint64_t rows, uint64_t cols, int bits)
     std::mt19937 rng(7);
     for (uint64_t r = 0; r < rows; ++r)
         for (uint64_t c = 0; c < cols; ++c)
-            q[r * cols + c] = uint8_t(p == Probe::Patterned ? (7 * r + 3 * c) % (uint64_t(max) + 1)
+            q[r * cols + c] = uint8_t(p == Probe::Patterned    ? (7 * r + 3 * c) % (uint64_t(max) + 1)
                                           : p == Probe::AllMax ? max
                                                                : rng() & max);
     return q;
@@ -88,7 +88,8 @@ bool samePieces(const ElementLocation& a, const ElementLocation& b)
     if (a.pieceCount != b.pieceCount)
         return false;
     for (int i = 0; i < a.pieceCount; ++i)
-        if (a.pieces[i].word != b.pieces[i].word || a.pieces[i].bit != b.pieces[i].bit || a.pieces[i].width != b.pieces[i].width)
+        if (a.pieces[i].word != b.pieces[i].word || a.pieces[i].bit != b.pieces[i].bit
+            || a.pieces[i].width != b.pieces[i].width)
             return false;
     return true;
 }
@@ -129,7 +130,8 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested)
     const ElementLocation first = spec.locate(p, 0, 0);
     const LayoutTensor* codeTensor = findTensor(spec, first.tensor);
     if (!codeTensor || !codeTensor->shape)
-        throw Error("report: " + spec.id + ": locate() names tensor '" + std::string(first.tensor) + "' the spec does not list");
+        throw Error("report: " + spec.id + ": locate() names tensor '" + std::string(first.tensor)
+                    + "' the spec does not list");
     const size_t bytes = size_t(tensorBytes(spec, *codeTensor, p));
     const uint32_t wordBits = first.wordBits;
     const int width = pieceWidth(first.pieces, first.pieceCount);
@@ -173,11 +175,13 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested)
             }
             shared += writer[e] != e;
         }
-    ProbeResult layout{"layout", "every element's " + std::to_string(width) + " bits lie in " + codeTensor->role
-                                     + " (" + std::to_string(bytes) + " bytes) and no two elements overlap",
+    ProbeResult layout{"layout",
+                       "every element's " + std::to_string(width) + " bits lie in " + codeTensor->role + " ("
+                           + std::to_string(bytes) + " bytes) and no two elements overlap",
                        layoutProblem.empty(), layoutProblem};
     if (layout.pass && shared)
-        layout.detail = std::to_string(shared) + " elements share an index with another element (codebook or trit byte)";
+        layout.detail =
+            std::to_string(shared) + " elements share an index with another element (codebook or trit byte)";
     run.results.push_back(layout);
     if (!layout.pass)
         return run;

@@ -24,9 +24,9 @@ struct Table {
 };
 
 enum class FigureKind {
-    SlotOrder,      // logical elements -> bit fields (spec + params)
-    Block,          // one word or block as a bit map with its fields (spec + params)
-    ScaleHeatmap,   // values [rows x cols] = scales [groups x out_features]
+    SlotOrder, // logical elements -> bit fields (spec + params)
+    Block, // one word or block as a bit map with its fields (spec + params)
+    ScaleHeatmap, // values [rows x cols] = scales [groups x out_features]
     ErrorHistogram, // histogram of the signed error (or of the values without a reference)
 };
 
@@ -37,20 +37,20 @@ struct Figure {
     std::string formatId;
     LayoutParams params;
     uint64_t rows = 0, cols = 0; // ScaleHeatmap
-    std::vector<float> values;   // ScaleHeatmap, row-major
+    std::vector<float> values; // ScaleHeatmap, row-major
     // ScaleHeatmap: the grid before mean-pooling, and source rows/cols per cell.
     uint64_t sourceRows = 0, sourceCols = 0, rowStep = 1, colStep = 1;
-    Histogram histogram;         // ErrorHistogram
-    std::string axisLabel;       // ErrorHistogram: what was binned
+    Histogram histogram; // ErrorHistogram
+    std::string axisLabel; // ErrorHistogram: what was binned
 };
 
 struct Block {
     enum class Kind { Paragraph, Facts, Table, Figure, Code };
     Kind kind = Kind::Paragraph;
-    std::string text;                                      // Paragraph, Code
+    std::string text; // Paragraph, Code
     std::vector<std::pair<std::string, std::string>> facts; // Facts: label, value
     Table table;
-    size_t figure = 0;                                     // index into Document::figures
+    size_t figure = 0; // index into Document::figures
     // A Table block's verdict column: rows whose cell in this column is "fail" are marked.
     int verdictColumn = -1;
 };
@@ -113,7 +113,10 @@ struct Document {
 // Thrown when the caller's cancel flag is set.
 class Cancelled : public Error {
 public:
-    Cancelled() : Error("report cancelled") {}
+    Cancelled()
+        : Error("report cancelled")
+    {
+    }
 };
 
 // Cancel and progress for long reports; both optional.
@@ -142,8 +145,8 @@ ProbeRun runProbes(const LayoutSpec& spec, const LayoutParams& requested);
 
 // ---- Effective bits per weight from the spec's own tensor shapes. ----
 struct BitsPart {
-    std::string role;   // tensor role, or block field name
-    std::string kind;   // data, scales, zeros, indices, other
+    std::string role; // tensor role, or block field name
+    std::string kind; // data, scales, zeros, indices, other
     uint64_t bytes = 0; // for the whole [N, K] weight
     double bitsPerWeight = 0;
 };
@@ -151,8 +154,8 @@ struct BitsBreakdown {
     std::vector<BitsPart> parts;
     uint64_t bytes = 0;
     double bitsPerWeight = 0;
-    std::string budgetId;        // matching budget.h format, or empty
-    double budgetBits = -1;      // budgetBitsPerWeight of that format at the same [N, K]
+    std::string budgetId; // matching budget.h format, or empty
+    double budgetBits = -1; // budgetBitsPerWeight of that format at the same [N, K]
 };
 // `withOptional` counts optional tensors too (g_idx for act-order); bias never counts.
 BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool withOptional);
@@ -169,11 +172,11 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
 Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Control& control = {});
 
 struct CheckpointOptions {
-    std::string weight;                     // only this weight (name or member); empty = all
-    std::shared_ptr<const Checkpoint> ref;  // float reference for error statistics
+    std::string weight; // only this weight (name or member); empty = all
+    std::shared_ptr<const Checkpoint> ref; // float reference for error statistics
     std::string refPath;
-    int figureWeights = 2;                  // heatmap + histogram for this many largest weights
-    uint64_t budgetParams = 7000000000ull;  // parameter count of the budget table
+    int figureWeights = 2; // heatmap + histogram for this many largest weights
+    uint64_t budgetParams = 7000000000ull; // parameter count of the budget table
 };
 Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Control& control = {});
 

@@ -57,8 +57,10 @@ int main(int argc, char** argv)
     };
 
     std::printf("fast path: %s, output chunk %llu KiB, single thread, best of %d rounds\n",
-                std::string(simdPathName(fast)).c_str(), static_cast<unsigned long long>(kOutFloats * 4 / 1024), rounds);
-    std::printf("%-8s %10s %10s %12s %9s %11s\n", "type", "fast Gw/s", "ref Gw/s", "memcpy GB/s", "fast/ref", "fast/memcpy");
+                std::string(simdPathName(fast)).c_str(), static_cast<unsigned long long>(kOutFloats * 4 / 1024),
+                rounds);
+    std::printf("%-8s %10s %10s %12s %9s %11s\n", "type", "fast Gw/s", "ref Gw/s", "memcpy GB/s", "fast/ref",
+                "fast/memcpy");
     for (const GgmlTypeInfo& t : ggmlTypes()) {
         if (!ggmlTypeDecodable(t.id))
             continue;
@@ -73,10 +75,12 @@ int main(int argc, char** argv)
         double fastRate = 0, refRate = 0, copyRate = 0;
         for (int r = 0; r < rounds; ++r) {
             copyRate = std::max(copyRate, rate(copy, kOutFloats * 4.0, ms));
-            fastRate = std::max(fastRate, rate([&] { dequantizeGgmlRows(t.id, bytes.data(), 1, rowElems, out.data(), fast); },
-                                               kOutFloats * 4.0, ms));
-            refRate = std::max(refRate, rate([&] { dequantizeGgmlRowsRef(t.id, bytes.data(), 1, rowElems, out.data()); },
-                                             kOutFloats * 4.0, ms));
+            fastRate = std::max(fastRate,
+                                rate([&] { dequantizeGgmlRows(t.id, bytes.data(), 1, rowElems, out.data(), fast); },
+                                     kOutFloats * 4.0, ms));
+            refRate = std::max(refRate,
+                               rate([&] { dequantizeGgmlRowsRef(t.id, bytes.data(), 1, rowElems, out.data()); },
+                                    kOutFloats * 4.0, ms));
         }
         std::printf("%-8s %10.2f %10.2f %12.2f %8.1fx %10.2fx\n", std::string(t.name).c_str(), fastRate / 4e9,
                     refRate / 4e9, copyRate / 1e9, fastRate / refRate, fastRate / copyRate);

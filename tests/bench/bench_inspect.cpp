@@ -50,10 +50,35 @@ constexpr uint64_t kMerges = 151387;
 
 constexpr int F32 = 0, Q4_K = 12, Q6_K = 14;
 
-MetaValue u32(uint64_t v) { MetaValue m; m.type = Type::U32; m.value = v; return m; }
-MetaValue f32(double v) { MetaValue m; m.type = Type::F32; m.value = v; return m; }
-MetaValue str(std::string v) { MetaValue m; m.type = Type::String; m.value = std::move(v); return m; }
-MetaValue arr(Type t, std::vector<MetaValue> v) { MetaValue m; m.type = Type::Array; m.arrayType = t; m.value = std::move(v); return m; }
+MetaValue u32(uint64_t v)
+{
+    MetaValue m;
+    m.type = Type::U32;
+    m.value = v;
+    return m;
+}
+MetaValue f32(double v)
+{
+    MetaValue m;
+    m.type = Type::F32;
+    m.value = v;
+    return m;
+}
+MetaValue str(std::string v)
+{
+    MetaValue m;
+    m.type = Type::String;
+    m.value = std::move(v);
+    return m;
+}
+MetaValue arr(Type t, std::vector<MetaValue> v)
+{
+    MetaValue m;
+    m.type = Type::Array;
+    m.arrayType = t;
+    m.value = std::move(v);
+    return m;
+}
 
 // Deterministic byte-level-BPE-looking tokens: "Ġ" prefixes and 1..10 letters.
 std::string token(uint64_t i)
@@ -86,7 +111,9 @@ void writeSparse(const std::string& path, const std::vector<uint8_t>& head, uint
 uint64_t makeGguf(const std::string& path, size_t& tensorCount)
 {
     std::vector<qs::GgufTensor> t;
-    auto add = [&](std::string name, int type, std::vector<uint64_t> ne) { t.push_back({std::move(name), type, std::move(ne), {}}); };
+    auto add = [&](std::string name, int type, std::vector<uint64_t> ne) {
+        t.push_back({std::move(name), type, std::move(ne), {}});
+    };
     add("token_embd.weight", Q4_K, {kEmbd, kVocab});
     for (int l = 0; l < kLayers; ++l) {
         const std::string b = "blk." + std::to_string(l) + ".";
@@ -147,7 +174,13 @@ uint64_t makeGguf(const std::string& path, size_t& tensorCount)
         {"tokenizer.ggml.eos_token_id", u32(151645)},
         {"tokenizer.ggml.padding_token_id", u32(151643)},
         {"tokenizer.ggml.bos_token_id", u32(151643)},
-        {"tokenizer.ggml.add_bos_token", [] { MetaValue m; m.type = Type::Bool; m.value = false; return m; }()},
+        {"tokenizer.ggml.add_bos_token",
+         [] {
+             MetaValue m;
+             m.type = Type::Bool;
+             m.value = false;
+             return m;
+         }()},
         {"tokenizer.chat_template", str(std::string(2500, 'x'))},
         {"general.quantization_version", u32(2)},
     };
@@ -210,7 +243,7 @@ uint64_t makeSafetensors(const std::string& dir, size_t& tensorCount)
                 shape += (shape.empty() ? "" : ",") + std::to_string(d);
             const uint64_t n = bytesOf(t);
             json += ",\"" + t.name + "\":{\"dtype\":\"" + t.dtype + "\",\"shape\":[" + shape + "],\"data_offsets\":["
-                    + std::to_string(off) + "," + std::to_string(off + n) + "]}";
+                + std::to_string(off) + "," + std::to_string(off + n) + "]}";
             off += n;
             weightMap += std::string(weightMap.empty() ? "" : ",") + "\"" + t.name + "\":\"" + file + "\"";
         }
@@ -275,7 +308,7 @@ Run spawn(const std::vector<std::string>& argv, bool captureOut)
     while ((n = ::read(fds[0], buf, sizeof buf)) > 0)
         r.out.append(buf, static_cast<size_t>(n));
     ::close(fds[0]);
-    rusage ru {};
+    rusage ru{};
     ::wait4(pid, &r.status, 0, &ru);
     r.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     r.maxRssKiB = ru.ru_maxrss;
@@ -330,10 +363,26 @@ Figures measure(const std::vector<std::string>& argv, int runs, bool inner)
 uint64_t walkGguf(const std::vector<uint8_t>& f)
 {
     size_t p = 0;
-    const auto u32 = [&] { uint32_t v = 0; if (p + 4 <= f.size()) std::memcpy(&v, f.data() + p, 4); p += 4; return v; };
-    const auto u64 = [&] { uint64_t v = 0; if (p + 8 <= f.size()) std::memcpy(&v, f.data() + p, 8); p += 8; return v; };
+    const auto u32 = [&] {
+        uint32_t v = 0;
+        if (p + 4 <= f.size())
+            std::memcpy(&v, f.data() + p, 4);
+        p += 4;
+        return v;
+    };
+    const auto u64 = [&] {
+        uint64_t v = 0;
+        if (p + 8 <= f.size())
+            std::memcpy(&v, f.data() + p, 8);
+        p += 8;
+        return v;
+    };
     uint64_t lengths = 0;
-    const auto str = [&] { const uint64_t n = u64(); lengths += n; p += n; };
+    const auto str = [&] {
+        const uint64_t n = u64();
+        lengths += n;
+        p += n;
+    };
     const auto value = [&](auto& self, uint32_t t) -> void {
         static constexpr uint8_t kSize[] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
         if (t == 8) {
@@ -377,9 +426,10 @@ int childOpen(const std::string& path)
         auto start = std::chrono::steady_clock::now();
         const auto ckpt = qs::openCheckpoint(path);
         const double ms = msSince(start);
-        rusage ru {};
+        rusage ru{};
         ::getrusage(RUSAGE_SELF, &ru);
-        const double cpuMs = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+        const double cpuMs =
+            (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
         std::printf("open_ms %.2f (process CPU %.1f ms) tensors %zu weights %zu files %zu metadata %zu\n", ms, cpuMs,
                     ckpt->tensors.size(), ckpt->weights.size(), ckpt->files.size(), ckpt->metadata.size());
         return 0;
@@ -418,8 +468,9 @@ int childRatio(const std::string& path)
                 base = std::min(base, msSince(start));
             }
             std::printf("%-42s in-process, best of 5: openCheckpoint %.1f ms, header read + walked %.1f ms (%.1f MiB): "
-                        "x%.1f of the baseline (%llu)\n", "",
-                        again, base, double(bytes.size()) / 1048576.0, again / base, static_cast<unsigned long long>(sink % 10));
+                        "x%.1f of the baseline (%llu)\n",
+                        "", again, base, double(bytes.size()) / 1048576.0, again / base,
+                        static_cast<unsigned long long>(sink % 10));
         }
         return 0;
     } catch (const std::exception& e) {
@@ -491,9 +542,8 @@ int main(int argc, char** argv)
     const uint64_t ggufSize = makeGguf(gguf, ggufTensors);
     const uint64_t stSize = makeSafetensors(st, stTensors);
     std::printf("synthetic checkpoints in %s (sparse files)\n", dir.c_str());
-    std::printf("  GGUF        %.2f GiB, %zu tensors, tokenizer %llu tokens + %llu merges\n",
-                ggufSize / 1073741824.0, ggufTensors, static_cast<unsigned long long>(kTokens),
-                static_cast<unsigned long long>(kMerges));
+    std::printf("  GGUF        %.2f GiB, %zu tensors, tokenizer %llu tokens + %llu merges\n", ggufSize / 1073741824.0,
+                ggufTensors, static_cast<unsigned long long>(kTokens), static_cast<unsigned long long>(kMerges));
     std::printf("  safetensors %.2f GiB, %zu tensors in 3 shards\n", stSize / 1073741824.0, stTensors);
     std::printf("medians of %d runs, each in a fresh process:\n", runs);
 

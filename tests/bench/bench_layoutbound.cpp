@@ -62,7 +62,8 @@ void race(std::vector<Contender>& cs, double seconds)
         c.body();
         const auto t0 = Clock::now();
         c.body();
-        c.calls = std::max<uint64_t>(1, uint64_t(0.001 / std::max(1e-7, std::chrono::duration<double>(Clock::now() - t0).count())));
+        c.calls = std::max<uint64_t>(
+            1, uint64_t(0.001 / std::max(1e-7, std::chrono::duration<double>(Clock::now() - t0).count())));
     }
     const auto start = Clock::now();
     while (std::chrono::duration<double>(Clock::now() - start).count() < seconds)
@@ -97,7 +98,8 @@ std::vector<uint8_t> halfScales(size_t n)
 // software prefetch; with `out`, also the chunk's output written as the kernel writes it (per
 // span of 64 k, each of the 16 rows' 64 floats in a run), a constant instead of values.
 // B bits per code: K*B/32 rows of words, eight rows (256/B codes) per span.
-__attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B = 4)
+__attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n,
+                                                   float* out, int B = 4)
 {
     const uint8_t* col = qweight + 4 * n;
     const uint64_t wordRows = K * uint64_t(B) / 32;
@@ -119,7 +121,8 @@ __attribute__((target("avx2"))) uint32_t touchGptq(const uint8_t* qweight, uint6
     return acc;
 }
 
-__attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out)
+__attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n,
+                                                  float* out)
 {
     const uint8_t* col = qweight + 4 * (n / 8);
     const uint64_t stride = 4 * (N / 8);
@@ -147,7 +150,8 @@ __attribute__((target("avx2"))) uint32_t touchAwq(const uint8_t* qweight, uint64
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-__attribute__((target("avx512f"))) uint32_t touchMarlin(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out, int B)
+__attribute__((target("avx512f"))) uint32_t touchMarlin(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n,
+                                                        float* out, int B)
 {
     const uint64_t span = B == 4 ? 512 : 1024, tileBytes = 4 * N * uint64_t(B) / 2;
     const uint8_t* col = qweight + span * (n / 64);
@@ -196,7 +200,8 @@ __attribute__((target("avx2"))) void floorShift(const uint8_t* codes, float* out
 // The GPTQ / AWQ value: float(q - z) * s after the shift and mask, all in registers.
 __attribute__((target("avx2"))) void floorAffine(const uint8_t* codes, float* out, uint64_t n)
 {
-    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF), z = _mm256_set1_epi32(8);
+    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF),
+                  z = _mm256_set1_epi32(8);
     const __m256 s = _mm256_set1_ps(1e-3f);
     for (uint64_t i = 0; i < n; i += 8) {
         int32_t w;
@@ -212,8 +217,9 @@ __attribute__((target("avx2"))) void floorSelect(const uint8_t* codes, float* ou
     const __m256 lo = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7), hi = _mm256_setr_ps(8, 9, 10, 11, 12, 13, 14, 15);
     for (uint64_t i = 0; i < n; i += 8) {
         const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + i % 4096)));
-        _mm256_store_ps(out + i, _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
-                                                  _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
+        _mm256_store_ps(out + i,
+                        _mm256_blendv_ps(_mm256_permutevar8x32_ps(lo, idx), _mm256_permutevar8x32_ps(hi, idx),
+                                         _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28))));
     }
     asm volatile("" : : "r"(out) : "memory");
 }
@@ -276,14 +282,16 @@ __attribute__((target("avx512f,f16c"))) inline __m512 roundF16x16(__m512 x)
     return _mm512_cvtph_ps(_mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
-__attribute__((target("avx512f,avx512bw,f16c"))) void floorTableF16(const uint8_t* codes, const float* scales, float* out, uint64_t n)
+__attribute__((target("avx512f,avx512bw,f16c"))) void floorTableF16(const uint8_t* codes, const float* scales,
+                                                                    float* out, uint64_t n)
 {
     const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     for (uint64_t i = 0, g = 0; i < n; i += 64, ++g) {
         const __m512 vs = _mm512_set1_ps(scales[2 * (g % 512)]), vb = _mm512_set1_ps(scales[2 * (g % 512) + 1]);
         const __m512 t = roundF16x16(_mm512_add_ps(roundF16x16(_mm512_mul_ps(iota, vs)), vb));
         for (uint64_t j = i; j < i + 64; j += 16) {
-            const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j % 4096)));
+            const __m512i idx =
+                _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j % 4096)));
             _mm512_store_ps(out + j, _mm512_permutexvar_ps(idx, t));
         }
     }
@@ -293,18 +301,22 @@ __attribute__((target("avx512f,avx512bw,f16c"))) void floorTableF16(const uint8_
 // The same table with the 4-bit codes taken as the MLX-4 kernel takes them: 8 bytes broadcast by
 // the load, one VBMI multishift into 16 lanes (the conversions, the multishift and vpermps compete
 // for the same units).
-__attribute__((target("avx512f,avx512bw,avx512vbmi,f16c"))) void floorTableF16Nibbles(const uint8_t* codes, const float* scales, float* out, uint64_t n)
+__attribute__((target("avx512f,avx512bw,avx512vbmi,f16c"))) void
+floorTableF16Nibbles(const uint8_t* codes, const float* scales, float* out, uint64_t n)
 {
     const __m512 iota = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512i offsets = _mm512_set_epi64(0x0000003C00000038, 0x0000003400000030, 0x0000002C00000028, 0x0000002400000020,
-                                             0x0000001C00000018, 0x0000001400000010, 0x0000000C00000008, 0x0000000400000000);
+    const __m512i offsets =
+        _mm512_set_epi64(0x0000003C00000038, 0x0000003400000030, 0x0000002C00000028, 0x0000002400000020,
+                         0x0000001C00000018, 0x0000001400000010, 0x0000000C00000008, 0x0000000400000000);
     for (uint64_t i = 0, g = 0; i < n; i += 64, ++g) {
         const __m512 vs = _mm512_set1_ps(scales[2 * (g % 512)]), vb = _mm512_set1_ps(scales[2 * (g % 512) + 1]);
         const __m512 t = roundF16x16(_mm512_add_ps(roundF16x16(_mm512_mul_ps(iota, vs)), vb));
         for (uint64_t j = i; j < i + 64; j += 16) {
             uint64_t w;
             std::memcpy(&w, codes + (j / 2) % 4096, 8);
-            _mm512_store_ps(out + j, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(int64_t(w))), t));
+            _mm512_store_ps(
+                out + j,
+                _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(int64_t(w))), t));
         }
     }
     asm volatile("" : : "r"(out) : "memory");
@@ -317,10 +329,12 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi,f16c"))) void floorTableF16Ni
 __attribute__((target("avx512f"))) inline __m512 roundF16ByAdds(__m512 x)
 {
     const __m512i bits = _mm512_castps_si512(x);
-    const __m512i e = _mm512_max_epu32(_mm512_and_si512(bits, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(113 << 23));
+    const __m512i e =
+        _mm512_max_epu32(_mm512_and_si512(bits, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(113 << 23));
     const __m512 c = _mm512_castsi512_ps(_mm512_add_epi32(e, _mm512_set1_epi32((13 << 23) | 0x400000)));
     const __m512 r = _mm512_sub_ps(_mm512_add_ps(x, c), c);
-    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_castps_si512(r), bits, _mm512_set1_epi32(int(0x80000000u)), 0xF8));
+    return _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(r), bits, _mm512_set1_epi32(int(0x80000000u)), 0xF8));
 }
 
 // Two F16 roundings per element (MLX-8): by conversions, or by adds.
@@ -329,7 +343,8 @@ __attribute__((target("avx512f,f16c"))) void floorTwoRoundsF16(const uint8_t* co
 {
     const __m512 vs = _mm512_set1_ps(1e-3f), vb = _mm512_set1_ps(-0.25f);
     for (uint64_t i = 0; i < n; i += 16) {
-        const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096))));
+        const __m512 q = _mm512_cvtepi32_ps(
+            _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i % 4096))));
         const __m512 r = byAdds ? roundF16ByAdds(_mm512_mul_ps(q, vs)) : roundF16x16(_mm512_mul_ps(q, vs));
         _mm512_store_ps(out + i, byAdds ? roundF16ByAdds(_mm512_add_ps(r, vb)) : roundF16x16(_mm512_add_ps(r, vb)));
     }
@@ -350,7 +365,8 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorGptqShuffles512(const ui
     for (uint64_t i = 0; i < n; i += 16) {
         int64_t w;
         std::memcpy(&w, codes + (i / 2) % 4096, 8);
-        _mm512_store_ps(out + i, _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(w)), table));
+        _mm512_store_ps(out + i,
+                        _mm512_permutexvar_ps(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(w)), table));
     }
     asm volatile("" : : "r"(out) : "memory");
 }
@@ -362,8 +378,8 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorGptqShuffles512(const ui
 // (one word: multishift, shift, mask, or) joined to the 4-bit ones first. What the lookup
 // method costs however the memory behaves.
 template <int Planes>
-__attribute__((target("avx512f,avx512vbmi"))) void floorLookup512(const uint8_t* codes, const int32_t* groups, const float* tables, float* out,
-                                                                  uint64_t n)
+__attribute__((target("avx512f,avx512vbmi"))) void floorLookup512(const uint8_t* codes, const int32_t* groups,
+                                                                  const float* tables, float* out, uint64_t n)
 {
     alignas(64) uint8_t o[64] = {}, o1[64] = {};
     for (int i = 0; i < 16; ++i) {
@@ -381,8 +397,9 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorLookup512(const uint8_t*
         if constexpr (Planes == 2) {
             int32_t b;
             std::memcpy(&b, codes + (i / 8) % 4096, 4);
-            q = _mm512_ternarylogic_epi32(q, _mm512_slli_epi32(_mm512_multishift_epi64_epi8(offsets1, _mm512_set1_epi32(b)), 4),
-                                          _mm512_set1_epi32(16), 0xF8); // a | (b & c)
+            q = _mm512_ternarylogic_epi32(
+                q, _mm512_slli_epi32(_mm512_multishift_epi64_epi8(offsets1, _mm512_set1_epi32(b)), 4),
+                _mm512_set1_epi32(16), 0xF8); // a | (b & c)
         }
         const __m512i g = _mm512_loadu_si512(groups + i % 4096);
         const __m512 sv = _mm512_permutex2var_ps(s0, g, s1), zv = _mm512_permutex2var_ps(z0, g, z1);
@@ -396,8 +413,9 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorLookup512(const uint8_t*
 // floorLookup512's work per vector, each row's two 32-entry tables read from memory (sixteen
 // rows' tables do not fit the registers) and the lanes' groups from the g_idx slice of the
 // span. What the lookup method can reach with this layout's memory traffic.
-__attribute__((target("avx512f,avx512vbmi"))) void floorActOrder512(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n,
-                                                                    const int32_t* groups, const float* tables, float* out)
+__attribute__((target("avx512f,avx512vbmi"))) void floorActOrder512(const uint8_t* qweight, uint64_t N, uint64_t K,
+                                                                    uint64_t n, const int32_t* groups,
+                                                                    const float* tables, float* out)
 {
     const uint8_t* col = qweight + 4 * n;
     alignas(64) uint8_t o[64] = {};
@@ -423,12 +441,15 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorActOrder512(const uint8_
                 const float* tb = rowTables[l];
                 for (uint64_t i = 0; i < 4; ++i) {
                     int64_t q;
-                    std::memcpy(&q, reinterpret_cast<const char*>(&w[h][2 * i + l % 4 / 2]) + 8 * (2 * (l / 4) + l % 2), 8);
-                    const __m512i c = _mm512_ternarylogic_epi32(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(q)), low4, magic, 0xEA);
+                    std::memcpy(&q, reinterpret_cast<const char*>(&w[h][2 * i + l % 4 / 2]) + 8 * (2 * (l / 4) + l % 2),
+                                8);
+                    const __m512i c = _mm512_ternarylogic_epi32(
+                        _mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(q)), low4, magic, 0xEA);
                     const __m512i g = _mm512_loadu_si512(groups + (k0 + 16 * i) % 4096);
                     const __m512 sv = _mm512_permutex2var_ps(_mm512_load_ps(tb), g, _mm512_load_ps(tb + 16));
                     const __m512 zv = _mm512_permutex2var_ps(_mm512_load_ps(tb + 32), g, _mm512_load_ps(tb + 48));
-                    _mm512_storeu_ps(out + l * K + k0 + 16 * i, _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(c), zv)));
+                    _mm512_storeu_ps(out + l * K + k0 + 16 * i,
+                                     _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(c), zv)));
                 }
             }
     }
@@ -438,8 +459,9 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorActOrder512(const uint8_
 // The same for planar 5-bit GPTQ (its qweight [K*5/32, N]): per 32 k five word rows, the first
 // four a 4-bit plane (half h in rows 2h, 2h + 1, interleaved into each row's qword), the fifth a
 // 1-bit plane (half h at bits 16h..16h + 15), joined into 5-bit codes, then the lookups.
-__attribute__((target("avx512f,avx512vbmi"))) void floorPlanar5Lean512(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n,
-                                                                       const int32_t* groups, const float* tables, float* out)
+__attribute__((target("avx512f,avx512vbmi"))) void floorPlanar5Lean512(const uint8_t* qweight, uint64_t N, uint64_t K,
+                                                                       uint64_t n, const int32_t* groups,
+                                                                       const float* tables, float* out)
 {
     const uint8_t* col = qweight + 4 * n;
     alignas(64) uint8_t o[64] = {}, o1[2][64] = {};
@@ -459,7 +481,8 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorPlanar5Lean512(const uin
         for (uint64_t c = 0; c < 4; ++c) {
             const uint64_t r = (kb / 32 + c) * 5;
             for (uint64_t h = 0; h < 2; ++h) {
-                const __m512i a = _mm512_loadu_si512(col + 4 * (r + 2 * h) * N), b = _mm512_loadu_si512(col + 4 * (r + 2 * h + 1) * N);
+                const __m512i a = _mm512_loadu_si512(col + 4 * (r + 2 * h) * N),
+                              b = _mm512_loadu_si512(col + 4 * (r + 2 * h + 1) * N);
                 pairs[c][h][0] = _mm512_unpacklo_epi32(a, b);
                 pairs[c][h][1] = _mm512_unpackhi_epi32(a, b);
             }
@@ -473,16 +496,20 @@ __attribute__((target("avx512f,avx512vbmi"))) void floorPlanar5Lean512(const uin
                     const uint64_t c = 2 * sp + i / 2, h = i % 2;
                     int64_t q;
                     int32_t b;
-                    std::memcpy(&q, reinterpret_cast<const char*>(&pairs[c][h][l % 4 / 2]) + 8 * (2 * (l / 4) + l % 2), 8);
+                    std::memcpy(&q, reinterpret_cast<const char*>(&pairs[c][h][l % 4 / 2]) + 8 * (2 * (l / 4) + l % 2),
+                                8);
                     std::memcpy(&b, reinterpret_cast<const char*>(&plane1[c]) + 4 * l, 4);
-                    const __m512i q4 = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(q)), low4);
-                    const __m512i q5 = _mm512_ternarylogic_epi32(q4, _mm512_slli_epi32(_mm512_multishift_epi64_epi8(offsets1[h], _mm512_set1_epi32(b)), 4),
-                                                                 bit4, 0xF8); // a | (b & c)
+                    const __m512i q4 =
+                        _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(q)), low4);
+                    const __m512i q5 = _mm512_ternarylogic_epi32(
+                        q4, _mm512_slli_epi32(_mm512_multishift_epi64_epi8(offsets1[h], _mm512_set1_epi32(b)), 4), bit4,
+                        0xF8); // a | (b & c)
                     const __m512i g = _mm512_loadu_si512(groups + (k0 + 16 * i) % 4096);
                     const __m512 sv = _mm512_permutex2var_ps(_mm512_load_ps(tb), g, _mm512_load_ps(tb + 16));
                     const __m512 zv = _mm512_permutex2var_ps(_mm512_load_ps(tb + 32), g, _mm512_load_ps(tb + 48));
-                    _mm512_storeu_ps(out + l * K + k0 + 16 * i,
-                                     _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q5, magic)), zv)));
+                    _mm512_storeu_ps(
+                        out + l * K + k0 + 16 * i,
+                        _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q5, magic)), zv)));
                 }
             }
     }
@@ -507,7 +534,8 @@ __attribute__((target("avx512f"))) void floorRowStores512(float* out, uint64_t K
 // the 16 word rows' 64-byte loads, then each of the 16 rows' 64 floats of both spans in the
 // kernel's alternating order, the stores waiting on the loads as the kernel's do. What that
 // kernel can reach at this shape and this input alignment.
-__attribute__((target("avx512f"))) uint32_t floorGptq4Pairs512(const uint8_t* qweight, uint64_t N, uint64_t K, uint64_t n, float* out)
+__attribute__((target("avx512f"))) uint32_t floorGptq4Pairs512(const uint8_t* qweight, uint64_t N, uint64_t K,
+                                                               uint64_t n, float* out)
 {
     const uint8_t* col = qweight + 4 * n;
     __m512i acc = _mm512_setzero_si512();
@@ -529,7 +557,8 @@ __attribute__((target("avx512f"))) uint32_t floorGptq4Pairs512(const uint8_t* qw
 
 int main(int argc, char** argv)
 {
-    const uint64_t N = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024, K = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 4096;
+    const uint64_t N = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1024,
+                   K = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 4096;
     const uint64_t G = 32, Rows = 16;
     if (N < Rows || N % Rows || K < 128 || K % 128) {
         std::fprintf(stderr, "bench_layoutbound: N must be a multiple of %llu, K of 128\n", (unsigned long long)Rows);
@@ -566,7 +595,8 @@ int main(int argc, char** argv)
     std::memcpy(gq64, gq.data(), gq.size());
     PackedLinear gptq64 = gptq;
     gptq64.qweight = std::span<const uint8_t>(gq64, gq.size());
-    std::printf("qweight at %u bytes past a cache line; the al64 copy on one\n", unsigned(reinterpret_cast<uintptr_t>(gq.data()) % 64));
+    std::printf("qweight at %u bytes past a cache line; the al64 copy on one\n",
+                unsigned(reinterpret_cast<uintptr_t>(gq.data()) % 64));
 
     // Room for the padded rows of floorRowStores512.
     float* out = static_cast<float*>(std::aligned_alloc(64, Rows * (K + 16) * 4));
@@ -584,11 +614,23 @@ int main(int argc, char** argv)
     for (size_t i = 0; i < groupScales.size(); ++i)
         groupScales[i] = (i % 2 ? -0.01f : 1e-3f) * float(i % 7 + 1);
     std::vector<Contender> cs = {
-        {"memcpy", [&] { std::memcpy(out, src, Rows * K * 4); asm volatile("" : : "r"(out) : "memory"); }},
-        {"GPTQ-4 kernel", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx2); }},
+        {"memcpy",
+         [&] {
+             std::memcpy(out, src, Rows * K * 4);
+             asm volatile("" : : "r"(out) : "memory");
+         }},
+        {"GPTQ-4 kernel",
+         [&] {
+             const uint64_t n = chunk();
+             dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx2);
+         }},
         {"GPTQ-4 touch", [&] { sink = touchGptq(gq.data(), N, K, chunk(), nullptr); }},
         {"GPTQ-4 touch+store", [&] { sink = touchGptq(gq.data(), N, K, chunk(), out); }},
-        {"AWQ kernel", [&] { const uint64_t n = chunk(); dequantPackedRows(awq, n, n + Rows, out, SimdPath::Avx2); }},
+        {"AWQ kernel",
+         [&] {
+             const uint64_t n = chunk();
+             dequantPackedRows(awq, n, n + Rows, out, SimdPath::Avx2);
+         }},
         {"AWQ touch", [&] { sink = touchAwq(aq.data(), N, K, chunk(), nullptr); }},
         {"AWQ touch+store", [&] { sink = touchAwq(aq.data(), N, K, chunk(), out); }},
         {"32-byte stores", [&] { floorStores(out, Rows * K); }},
@@ -660,7 +702,10 @@ int main(int argc, char** argv)
     fast.scales = sc128;
     fast.validate();
     const auto kernel = [&](const PackedLinear& q, SimdPath path) {
-        return [&q, &chunk, out, path] { const uint64_t n = chunk(); dequantPackedRows(q, n, n + Rows, out, path); };
+        return [&q, &chunk, out, path] {
+            const uint64_t n = chunk();
+            dequantPackedRows(q, n, n + Rows, out, path);
+        };
     };
     cs.push_back({"GPTQ-2 avx2", kernel(gptqB[2], SimdPath::Avx2)});
     cs.push_back({"GPTQ-2 touch+store", [&] { sink = touchGptq(qw[2].data(), N, K, chunk(), out, 2); }});
@@ -674,13 +719,22 @@ int main(int argc, char** argv)
     cs.push_back({"Marlin-8 avx2", kernel(marlin8, SimdPath::Avx2)});
     cs.push_back({"GEMV_FAST avx2", kernel(fast, SimdPath::Avx2)});
     if (cpuSimdPath() >= SimdPath::Avx512) {
-        cs.push_back({"GPTQ-4 avx512", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx512); }});
+        cs.push_back({"GPTQ-4 avx512", [&] {
+                          const uint64_t n = chunk();
+                          dequantPackedRows(gptq, n, n + Rows, out, SimdPath::Avx512);
+                      }});
         cs.push_back({"GPTQ-4 a512 memory", [&] { sink = floorGptq4Pairs512(gq.data(), N, K, chunk(), out); }});
         cs.push_back({"act-order avx512", kernel(actOrder, SimdPath::Avx512)});
-        cs.push_back({"act-order lean", [&] { floorActOrder512(gq.data(), N, K, chunk(), groupOfK.data(), groupScales.data(), out); }});
+        cs.push_back({"act-order lean",
+                      [&] { floorActOrder512(gq.data(), N, K, chunk(), groupOfK.data(), groupScales.data(), out); }});
         cs.push_back({"planar-5 avx512", kernel(gptqB[5], SimdPath::Avx512)});
-        cs.push_back({"planar-5 lean", [&] { floorPlanar5Lean512(qw[5].data(), N, K, chunk(), groupOfK.data(), groupScales.data(), out); }});
-        cs.push_back({"GPTQ-4 avx512 al64", [&] { const uint64_t n = chunk(); dequantPackedRows(gptq64, n, n + Rows, out, SimdPath::Avx512); }});
+        cs.push_back({"planar-5 lean", [&] {
+                          floorPlanar5Lean512(qw[5].data(), N, K, chunk(), groupOfK.data(), groupScales.data(), out);
+                      }});
+        cs.push_back({"GPTQ-4 avx512 al64", [&] {
+                          const uint64_t n = chunk();
+                          dequantPackedRows(gptq64, n, n + Rows, out, SimdPath::Avx512);
+                      }});
         cs.push_back({"GPTQ-4 a512 mem al64", [&] { sink = floorGptq4Pairs512(gq64, N, K, chunk(), out); }});
         cs.push_back({"AWQ avx512", kernel(awq, SimdPath::Avx512)});
         cs.push_back({"GPTQ-2 avx512", kernel(gptqB[2], SimdPath::Avx512)});
@@ -698,25 +752,33 @@ int main(int argc, char** argv)
         cs.push_back({"i8 cvt+mul+store", [&] { floorConvert512(codes.data(), out, Rows * K); }});
         // Per chunk of 64K weights: 4-bit codes 32 KiB, 3-bit words (HQQ) 256 KiB, 8-bit 64 KiB.
         for (const uint64_t bytes : {32u << 10, 64u << 10, 256u << 10})
-            cs.push_back({bytes == 32u << 10 ? "read 32K" : bytes == 64u << 10 ? "read 64K" : "read 256K",
+            cs.push_back({bytes == 32u << 10       ? "read 32K"
+                              : bytes == 64u << 10 ? "read 64K"
+                                                   : "read 256K",
                           [&, bytes] { sink = uint32_t(touchInput512(input.data(), bytes, nullptr, 0)); }});
         for (const uint64_t bytes : {32u << 10, 64u << 10, 256u << 10})
-            cs.push_back({bytes == 32u << 10 ? "read 32K+store" : bytes == 64u << 10 ? "read 64K+store" : "read 256K+store",
+            cs.push_back({bytes == 32u << 10       ? "read 32K+store"
+                              : bytes == 64u << 10 ? "read 64K+store"
+                                                   : "read 256K+store",
                           [&, bytes] { sink = uint32_t(touchInput512(input.data(), bytes, out, Rows * K)); }});
         cs.push_back({"F16 table/64+lookup", [&] { floorTableF16(codes.data(), groupScales.data(), out, Rows * K); }});
-        cs.push_back({"F16 table/64+nibbles", [&] { floorTableF16Nibbles(codes.data(), groupScales.data(), out, Rows * K); }});
+        cs.push_back(
+            {"F16 table/64+nibbles", [&] { floorTableF16Nibbles(codes.data(), groupScales.data(), out, Rows * K); }});
         cs.push_back({"two F16 rounds+store", [&] { floorTwoRoundsF16<false>(codes.data(), out, Rows * K); }});
         cs.push_back({"two rounds by adds", [&] { floorTwoRoundsF16<true>(codes.data(), out, Rows * K); }});
         cs.push_back({"GPTQ-4 shuffles+st", [&] { floorGptqShuffles512(codes.data(), out, Rows * K); }});
-        cs.push_back({"act-order lookup+st", [&] { floorLookup512<1>(codes.data(), groupOfK.data(), groupScales.data(), out, Rows * K); }});
-        cs.push_back({"planar-5 lookup+st", [&] { floorLookup512<2>(codes.data(), groupOfK.data(), groupScales.data(), out, Rows * K); }});
+        cs.push_back({"act-order lookup+st",
+                      [&] { floorLookup512<1>(codes.data(), groupOfK.data(), groupScales.data(), out, Rows * K); }});
+        cs.push_back({"planar-5 lookup+st",
+                      [&] { floorLookup512<2>(codes.data(), groupOfK.data(), groupScales.data(), out, Rows * K); }});
         cs.push_back({"st64 kernel order", [&] { floorRowStores512<1>(out, K, K); }});
         cs.push_back({"st64 paired spans", [&] { floorRowStores512<2>(out, K, K); }});
         cs.push_back({"st64 rows +64 B", [&] { floorRowStores512<1>(out, K, K + 16); }});
     }
     race(cs, 4.0);
     std::printf("bench_layoutbound: K=%llu N=%llu, %llu rows (%llu KiB output) per chunk; time relative to memcpy\n",
-                (unsigned long long)K, (unsigned long long)N, (unsigned long long)Rows, (unsigned long long)(Rows * K * 4 / 1024));
+                (unsigned long long)K, (unsigned long long)N, (unsigned long long)Rows,
+                (unsigned long long)(Rows * K * 4 / 1024));
     std::printf("%-20s %10s %14s\n", "loop", "us/chunk", "memcpy/loop");
     for (const Contender& c : cs)
         std::printf("%-20s %10.2f %14.2f\n", c.name, c.best * 1e6, cs[0].best / c.best);

@@ -2,11 +2,11 @@
 // seeded normal weights per call: every SIMD path this CPU has against the scalar loops, and
 // against the dequantization of the same bytes, all measured in this process. The cases are
 // interleaved in rounds and the best round of each is kept, and time is this thread's CPU time
-// (CLOCK_THREAD_CPUTIME_ID), so load from other processes mostly drops out. The last column compares with llama-quantize's figure from issue 19
-// (110M weights of a Q4_K_M mix in 3.9 s on this machine kind's 2 threads: 14.1M weights/s per
-// thread), which cannot be measured here (no llama.cpp build).
-// The avx512 column runs the AVX2 searches (no AVX-512 code here: Zen 4 splits 512-bit operations).
-// Usage: bench_quantize [milliseconds per measurement, default 60] [rounds, default 5]
+// (CLOCK_THREAD_CPUTIME_ID), so load from other processes mostly drops out. The last column compares with
+// llama-quantize's figure from issue 19 (110M weights of a Q4_K_M mix in 3.9 s on this machine kind's 2 threads: 14.1M
+// weights/s per thread), which cannot be measured here (no llama.cpp build). The avx512 column runs the AVX2 searches
+// (no AVX-512 code here: Zen 4 splits 512-bit operations). Usage: bench_quantize [milliseconds per measurement, default
+// 60] [rounds, default 5]
 #include "container/ggmltype.h"
 #include "formats/ggml/ggml.h"
 #include "formats/ggml/quantize_ggml.h"
@@ -78,12 +78,14 @@ int main(int argc, char** argv)
         double dequantBest = 0;
         for (int r = 0; r < rounds; ++r) {
             for (size_t k = 0; k < paths.size(); ++k)
-                best[k] = std::max(best[k], callsPerSecond([&] {
-                    quantizeGgmlInto(type, src.data(), kRows, kCols, bytes.data(), false, paths[k]);
-                }, ms));
-            dequantBest = std::max(dequantBest, callsPerSecond([&] {
-                dequantizeGgmlRows(type, bytes.data(), kRows, kCols, back.data(), paths.back());
-            }, ms));
+                best[k] = std::max(
+                    best[k],
+                    callsPerSecond(
+                        [&] { quantizeGgmlInto(type, src.data(), kRows, kCols, bytes.data(), false, paths[k]); }, ms));
+            dequantBest = std::max(
+                dequantBest,
+                callsPerSecond([&] { dequantizeGgmlRows(type, bytes.data(), kRows, kCols, back.data(), paths.back()); },
+                               ms));
         }
         const double top = best.back() * double(kWeights);
         std::printf("%-6s", ggmlTypeName(type).c_str());

@@ -84,48 +84,62 @@ int main()
 {
     QTemporaryDir tmp;
     std::vector<Case> cases;
-    auto add = [&](const char* name, DequantRowsFn fn, int bits, int64_t group,
-                   std::vector<std::tuple<std::string, std::string, DType, std::vector<uint64_t>, std::vector<uint8_t>>> ts) {
-        Case c;
-        c.name = name;
-        c.fn = fn;
-        c.weight.name = "m";
-        c.weight.format = name;
-        c.weight.bits = bits;
-        c.weight.groupSize = group;
-        c.weight.shape = {N, K};
-        for (auto& [role, tname, dt, shape, data] : ts) {
-            c.storage.push_back(std::move(data));
-            c.tensors.push_back({tname, dt, shape, c.storage.back()});
-            c.roles.emplace_back(role, tname);
-        }
-        cases.push_back(std::move(c));
-    };
-    const std::string js = "{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"float16\", \"shape\": [256, 4096]}";
+    auto add =
+        [&](const char* name, DequantRowsFn fn, int bits, int64_t group,
+            std::vector<std::tuple<std::string, std::string, DType, std::vector<uint64_t>, std::vector<uint8_t>>> ts) {
+            Case c;
+            c.name = name;
+            c.fn = fn;
+            c.weight.name = "m";
+            c.weight.format = name;
+            c.weight.bits = bits;
+            c.weight.groupSize = group;
+            c.weight.shape = {N, K};
+            for (auto& [role, tname, dt, shape, data] : ts) {
+                c.storage.push_back(std::move(data));
+                c.tensors.push_back({tname, dt, shape, c.storage.back()});
+                c.roles.emplace_back(role, tname);
+            }
+            cases.push_back(std::move(c));
+        };
+    const std::string js =
+        "{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"float16\", \"shape\": [256, 4096]}";
     std::vector<float> absmax(N * K / 64);
     for (size_t i = 0; i < absmax.size(); ++i)
         absmax[i] = 0.01f * static_cast<float>(i % 17 + 1);
     add("bnb-nf4", dequantBnb4Rows, 4, 64,
         {{"weight", "m.weight", DType::U8, {N * K / 2, 1}, randomBytes(N * K / 2, 1)},
          {"absmax", "m.weight.absmax", DType::F32, {absmax.size()}, bytesOf(absmax)},
-         {"quant_state", "m.weight.quant_state.bitsandbytes__nf4", DType::U8, {js.size()}, std::vector<uint8_t>(js.begin(), js.end())}});
+         {"quant_state",
+          "m.weight.quant_state.bitsandbytes__nf4",
+          DType::U8,
+          {js.size()},
+          std::vector<uint8_t>(js.begin(), js.end())}});
     std::vector<float> scb(N, 0.5f);
     add("bnb-int8", dequantBnbInt8Rows, 8, 0,
-        {{"weight", "m.weight", DType::I8, {N, K}, randomBytes(N * K, 2)}, {"SCB", "m.SCB", DType::F32, {N}, bytesOf(scb)}});
+        {{"weight", "m.weight", DType::I8, {N, K}, randomBytes(N * K, 2)},
+         {"SCB", "m.SCB", DType::F32, {N}, bytesOf(scb)}});
     std::vector<float> cscale(N * K / 128, 0.01f);
     const std::vector<int64_t> shape{int64_t(N), int64_t(K)};
     add("ct-w4-g128", dequantCtRows, 4, 128,
         {{"weight_packed", "m.weight_packed", DType::I32, {N, K / 8}, randomBytes(N * K / 2, 3)},
          {"weight_scale", "m.weight_scale", DType::F32, {N, K / 128}, bytesOf(cscale)},
          {"weight_shape", "m.weight_shape", DType::I64, {2}, bytesOf(shape)},
-         {"weight_zero_point", "m.weight_zero_point", DType::I32, {N / 8, K / 128}, randomBytes(N / 8 * K / 128 * 4, 4)}});
+         {"weight_zero_point",
+          "m.weight_zero_point",
+          DType::I32,
+          {N / 8, K / 128},
+          randomBytes(N / 8 * K / 128 * 4, 4)}});
     add("ct-w8-channel", dequantCtRows, 8, 0,
         {{"weight_packed", "m.weight_packed", DType::I32, {N, K / 4}, randomBytes(N * K, 5)},
          {"weight_scale", "m.weight_scale", DType::F32, {N, 1}, bytesOf(std::vector<float>(N, 0.01f))},
          {"weight_shape", "m.weight_shape", DType::I64, {2}, bytesOf(shape)}});
     for (int b : {4, 3, 8}) {
         const uint64_t words = K * b / 32;
-        add(b == 4 ? "mlx-4-g64" : b == 3 ? "mlx-3-g64" : "mlx-8-g64", dequantMlxRows, b, 64,
+        add(b == 4       ? "mlx-4-g64"
+                : b == 3 ? "mlx-3-g64"
+                         : "mlx-8-g64",
+            dequantMlxRows, b, 64,
             {{"weight", "m.weight", DType::U32, {N, words}, randomBytes(N * words * 4, 6 + b)},
              {"scales", "m.scales", DType::F16, {N, K / 64}, halfs(N * K / 64, 0.01f)},
              {"biases", "m.biases", DType::F16, {N, K / 64}, halfs(N * K / 64, -0.02f)}});
@@ -150,12 +164,17 @@ int main()
 
     omp_set_num_threads(1);
     std::vector<float> out(ChunkRows * K), src(ChunkRows * K, 1.0f);
-    const double tMemcpy = secondsPer([&] { std::memcpy(out.data(), src.data(), out.size() * 4); __asm__ volatile("" ::: "memory"); });
+    const double tMemcpy = secondsPer([&] {
+        std::memcpy(out.data(), src.data(), out.size() * 4);
+        __asm__ volatile("" ::: "memory");
+    });
     const double weights = double(ChunkRows * K);
-    std::printf("memcpy of %llu floats: %.2f Gweights/s\n", static_cast<unsigned long long>(ChunkRows * K), weights / tMemcpy / 1e9);
+    std::printf("memcpy of %llu floats: %.2f Gweights/s\n", static_cast<unsigned long long>(ChunkRows * K),
+                weights / tMemcpy / 1e9);
     std::printf("%-14s %12s %12s %10s %11s\n", "format", "scalar Gw/s", "avx2 Gw/s", "avx2/mcpy", "avx512/mcpy");
     for (auto& c : cases) {
-        const std::string path = (tmp.path() + QStringLiteral("/") + QString::fromUtf8(c.name)).toStdString() + ".safetensors";
+        const std::string path =
+            (tmp.path() + QStringLiteral("/") + QString::fromUtf8(c.name)).toStdString() + ".safetensors";
         writeSafetensors(path, c.tensors);
         Checkpoint ck;
         ck.path = path;

@@ -37,8 +37,8 @@ std::string le64(uint64_t n)
 }
 
 // One shard: a real header, then a hole of `dataBytes` (the file is sparse).
-void writeSparseShard(const std::string& path, const std::vector<std::pair<std::string, std::vector<uint64_t>>>& tensors,
-                      uint64_t& dataBytes)
+void writeSparseShard(const std::string& path,
+                      const std::vector<std::pair<std::string, std::vector<uint64_t>>>& tensors, uint64_t& dataBytes)
 {
     std::string header = "{\"__metadata__\":{\"format\":\"pt\"}";
     dataBytes = 0;
@@ -47,7 +47,7 @@ void writeSparseShard(const std::string& path, const std::vector<std::pair<std::
         header += ",";
         qs::json::appendQuoted(header, name);
         header += ":{\"dtype\":\"BF16\",\"shape\":[" + std::to_string(shape[0]) + "," + std::to_string(shape[1])
-                  + "],\"data_offsets\":[" + std::to_string(dataBytes) + "," + std::to_string(dataBytes + bytes) + "]}";
+            + "],\"data_offsets\":[" + std::to_string(dataBytes) + "," + std::to_string(dataBytes + bytes) + "]}";
         dataBytes += bytes;
     }
     header += "}";

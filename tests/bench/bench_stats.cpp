@@ -3,8 +3,9 @@
 // Writes, in a temporary folder, a GGUF laid out as a 7B llama in Q4_K (32 layers of
 // attn_q/k/v/output 4096x4096 and ffn_gate/up 11008x4096, ffn_down 4096x11008, token_embd and
 // output 32000x4096) as a sparse file: only the first --layers layers hold data (real blocks
-// of the type, --type NAME: any GGUF type ggml's reference quantizer writes, F16 or Q8_0 say; ggml's reference quantizer on seeded normal weights, repeated), the rest are holes.
-// Then, over those layers' weights, each timed as the median of --runs:
+// of the type, --type NAME: any GGUF type ggml's reference quantizer writes, F16 or Q8_0 say; ggml's reference
+// quantizer on seeded normal weights, repeated), the rest are holes. Then, over those layers' weights, each timed as
+// the median of --runs:
 //   - dequant: every weight streamed through dequantizeRows in the same row chunks and
 //     OpenMP team as the statistics use, nothing else done with the floats (the baseline);
 //   - stats:   weightHistograms (one pass: min/max/mean/RMS, value histogram, block-scale
@@ -27,7 +28,8 @@
 // Prints weights/s and elements/s for each and the ratios to the dequant baseline; the aim
 // is stats / dequant < 2, i.e. the statistics cost less than the dequantization itself.
 //
-// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--type NAME] [--dir DIR] [--skip stats|compare|requantize|diff]...
+// Usage: bench_stats [--layers N] [--runs N] [--threads N] [--type NAME] [--dir DIR] [--skip
+// stats|compare|requantize|diff]...
 #include "analysis/diff.h"
 #include "formats/ggml/quantize_ggml.h"
 #include "analysis/stats.h"
@@ -110,7 +112,9 @@ int main(int argc, char** argv)
         else if (a == "--skip" && i + 1 < argc)
             skip.push_back(argv[++i]);
         else {
-            std::fprintf(stderr, "usage: bench_stats [--layers N] [--runs N] [--threads N] [--type NAME] [--dir DIR] [--skip stats|compare|requantize|diff]...\n");
+            std::fprintf(stderr,
+                         "usage: bench_stats [--layers N] [--runs N] [--threads N] [--type NAME] [--dir DIR] [--skip "
+                         "stats|compare|requantize|diff]...\n");
             return 2;
         }
     }
@@ -120,7 +124,8 @@ int main(int argc, char** argv)
     omp_set_num_threads(team);
 
     namespace fs = std::filesystem;
-    const fs::path dir = dirArg.empty() ? fs::temp_directory_path() / ("bench_stats." + std::to_string(::getpid())) : fs::path(dirArg);
+    const fs::path dir =
+        dirArg.empty() ? fs::temp_directory_path() / ("bench_stats." + std::to_string(::getpid())) : fs::path(dirArg);
     fs::create_directories(dir);
     const qs::GgmlTypeInfo* typeInfo = qs::ggmlTypeByName(typeName);
     if (!typeInfo || !typeInfo->hasSize() || 4096 % typeInfo->blockWeights != 0) {
@@ -158,8 +163,8 @@ int main(int argc, char** argv)
     // Real blocks for the measured layers: 64 rows quantized once per row width, repeated.
     const double t0 = seconds();
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || ::ftruncate(fd, off_t(layout.fileSize)) != 0 ||
-        !writeAt(fd, layout.head.data(), layout.head.size(), 0)) {
+    if (fd < 0 || ::ftruncate(fd, off_t(layout.fileSize)) != 0
+        || !writeAt(fd, layout.head.data(), layout.head.size(), 0)) {
         std::fprintf(stderr, "bench_stats: cannot write %s\n", path.c_str());
         return 1;
     }
@@ -195,14 +200,15 @@ int main(int argc, char** argv)
         refTensors.push_back({s.name, qs::GgmlF16, {s.ne0, s.ne1}, {}});
     const qs::GgufLayout refLayout = qs::layoutGguf(refPath, meta, refTensors);
     const int rfd = ::open(refPath.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
-    if (rfd < 0 || ::ftruncate(rfd, off_t(refLayout.fileSize)) != 0 ||
-        !writeAt(rfd, refLayout.head.data(), refLayout.head.size(), 0)) {
+    if (rfd < 0 || ::ftruncate(rfd, off_t(refLayout.fileSize)) != 0
+        || !writeAt(rfd, refLayout.head.data(), refLayout.head.size(), 0)) {
         std::fprintf(stderr, "bench_stats: cannot write %s\n", refPath.c_str());
         return 1;
     }
     ::close(rfd);
-    std::printf("synthetic 7B %s checkpoint: %s, %.2f GiB (sparse), %zu tensors; %d layer(s) with data, written in %.1f s\n",
-                typeName.c_str(), path.c_str(), double(layout.fileSize) / 1073741824.0, specs.size(), layers, seconds() - t0);
+    std::printf(
+        "synthetic 7B %s checkpoint: %s, %.2f GiB (sparse), %zu tensors; %d layer(s) with data, written in %.1f s\n",
+        typeName.c_str(), path.c_str(), double(layout.fileSize) / 1073741824.0, specs.size(), layers, seconds() - t0);
 
     const auto ckpt = qs::openCheckpoint(path);
     const auto ref = qs::openCheckpoint(refPath);
@@ -290,7 +296,8 @@ int main(int argc, char** argv)
         for (const qs::LogicalWeight* w : ws) {
             if (skipped("compare"))
                 break;
-            const qs::WeightComparison c = qs::compareWeight(*ckpt, *w, *ref, qs::findReference(*ckpt, *w, *ref), ranged);
+            const qs::WeightComparison c =
+                qs::compareWeight(*ckpt, *w, *ref, qs::findReference(*ckpt, *w, *ref), ranged);
             sink = sink + float(c.error.p99);
         }
         tCompareRange.push_back(seconds() - s);
@@ -331,8 +338,8 @@ int main(int argc, char** argv)
         if (skipped(what))
             return;
         const double t = median(wall), ct = median(cpu);
-        std::printf("  %-12s %7.3f s  %7.1f weights/s  %7.1f M elements/s  x%.2f of dequant   cpu %7.3f s  x%.2f\n", what, t,
-                    double(ws.size()) / t, double(measuredElements) / t / 1e6, t / deq, ct, ct / cdeq);
+        std::printf("  %-12s %7.3f s  %7.1f weights/s  %7.1f M elements/s  x%.2f of dequant   cpu %7.3f s  x%.2f\n",
+                    what, t, double(ws.size()) / t, double(measuredElements) / t / 1e6, t / deq, ct, ct / cdeq);
     };
     line("dequant", tDeq, cDeq);
     line("stats", tStats, cStats);

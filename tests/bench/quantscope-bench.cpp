@@ -71,8 +71,14 @@ struct Case {
 // measure that instead of the kernel.
 class AlignedFloats {
 public:
-    explicit AlignedFloats(size_t n) : m_p(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64))) {}
-    AlignedFloats(AlignedFloats&& o) noexcept : m_p(std::exchange(o.m_p, nullptr)) {}
+    explicit AlignedFloats(size_t n)
+        : m_p(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64)))
+    {
+    }
+    AlignedFloats(AlignedFloats&& o) noexcept
+        : m_p(std::exchange(o.m_p, nullptr))
+    {
+    }
     AlignedFloats(const AlignedFloats&) = delete;
     AlignedFloats& operator=(const AlignedFloats&) = delete;
     ~AlignedFloats() { std::free(m_p); }
@@ -173,7 +179,8 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
     for (uint64_t i = 0; i < K; ++i)
         perm[order[i]] = int32_t(i / g);
     const auto i32Bytes = [](const std::vector<int32_t>& v) {
-        return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), reinterpret_cast<const uint8_t*>(v.data()) + v.size() * 4);
+        return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
+                                    reinterpret_cast<const uint8_t*>(v.data()) + v.size() * 4);
     };
     std::vector<std::vector<uint8_t>> keep; // tensor bytes must outlive writeSafetensors
     std::vector<SafetensorsTensor> tensors;
@@ -229,24 +236,28 @@ std::vector<Case> packedCases(const std::string& dir, uint64_t K, uint64_t N)
     std::vector<Case> cases;
     for (int bits : {4, 3, 8, 2, 5}) {
         const std::string name = "gptq" + std::to_string(bits);
-        cases.push_back({bits == 5 ? "GPTQ-planar5" : "GPTQ-" + std::to_string(bits), ckpt,
-                         logical(*ckpt, name, bits == 5 ? "gptq-planar" : "gptq-v1", bits, int64_t(g), N, K,
-                                 {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}, {"g_idx", "g_idx"}})});
+        cases.push_back(
+            {bits == 5 ? "GPTQ-planar5" : "GPTQ-" + std::to_string(bits), ckpt,
+             logical(*ckpt, name, bits == 5 ? "gptq-planar" : "gptq-v1", bits, int64_t(g), N, K,
+                     {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}, {"g_idx", "g_idx"}})});
     }
     for (const char* gi : {"g_idx_mono", "g_idx_perm"})
         cases.push_back({gi == std::string("g_idx_mono") ? "GPTQ-4-gmono" : "GPTQ-4-gperm", ckpt,
                          logical(*ckpt, "gptq4", "gptq-v1", 4, int64_t(g), N, K,
                                  {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}, {"g_idx", gi}})});
-    cases.push_back({"AWQ-GEMM", ckpt, logical(*ckpt, "awq", "awq-gemm", 4, int64_t(g), N, K,
-                                               {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
-    cases.push_back({"AWQ-GEMV", ckpt, logical(*ckpt, "gemv", "awq-gemv", 4, int64_t(g), N, K,
-                                               {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
-    cases.push_back({"AWQ-GEMVFAST", ckpt, logical(*ckpt, "gemvfast", "awq-gemv-fast", 4, int64_t(g), N, K,
-                                                   {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
-    cases.push_back({"GPTQ-Marlin", ckpt, logical(*ckpt, "marlin", "gptq-marlin", 4, int64_t(g), N, K,
-                                                  {{"B", "B"}, {"s", "s"}})});
-    cases.push_back({"Marlin-8", ckpt, logical(*ckpt, "marlin8", "gptq-marlin", 8, int64_t(g), N, K,
-                                               {{"B", "B"}, {"s", "s"}})});
+    cases.push_back({"AWQ-GEMM", ckpt,
+                     logical(*ckpt, "awq", "awq-gemm", 4, int64_t(g), N, K,
+                             {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
+    cases.push_back({"AWQ-GEMV", ckpt,
+                     logical(*ckpt, "gemv", "awq-gemv", 4, int64_t(g), N, K,
+                             {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
+    cases.push_back({"AWQ-GEMVFAST", ckpt,
+                     logical(*ckpt, "gemvfast", "awq-gemv-fast", 4, int64_t(g), N, K,
+                             {{"qweight", "qweight"}, {"qzeros", "qzeros"}, {"scales", "scales"}})});
+    cases.push_back(
+        {"GPTQ-Marlin", ckpt, logical(*ckpt, "marlin", "gptq-marlin", 4, int64_t(g), N, K, {{"B", "B"}, {"s", "s"}})});
+    cases.push_back(
+        {"Marlin-8", ckpt, logical(*ckpt, "marlin8", "gptq-marlin", 8, int64_t(g), N, K, {{"B", "B"}, {"s", "s"}})});
     return cases;
 }
 
@@ -282,12 +293,17 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
     };
     std::vector<Spec> specs;
     for (const bool fp4 : {false, true}) {
-        const std::string js = std::string("{\"quant_type\": \"") + (fp4 ? "fp4" : "nf4") + "\", \"blocksize\": 64, "
-                               "\"dtype\": \"float16\", \"shape\": [" + std::to_string(N) + ", " + std::to_string(K) + "]}";
+        const std::string js = std::string("{\"quant_type\": \"") + (fp4 ? "fp4" : "nf4")
+            + "\", \"blocksize\": 64, "
+              "\"dtype\": \"float16\", \"shape\": ["
+            + std::to_string(N) + ", " + std::to_string(K) + "]}";
         std::vector<float> absmax(N * K / 64);
         for (size_t i = 0; i < absmax.size(); ++i)
             absmax[i] = 0.01f * float(i % 17 + 1);
-        specs.push_back({fp4 ? "FP4" : "NF4", fp4 ? "bnb-fp4" : "bnb-nf4", 4, 64,
+        specs.push_back({fp4 ? "FP4" : "NF4",
+                         fp4 ? "bnb-fp4" : "bnb-nf4",
+                         4,
+                         64,
                          {{"weight", DType::U8, {N * K / 2, 1}, randomBytes(N * K / 2, 21)},
                           {"absmax", DType::F32, {absmax.size()}, bytesOf(absmax)},
                           {"quant_state", DType::U8, {js.size()}, std::vector<uint8_t>(js.begin(), js.end())}}});
@@ -295,37 +311,57 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
     {
         const uint64_t blocks = N * K / 64;
         const std::string js = "{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"bfloat16\", \"shape\": ["
-                               + std::to_string(N) + ", " + std::to_string(K)
-                               + "], \"nested_blocksize\": 256, \"nested_offset\": 0.03}";
+            + std::to_string(N) + ", " + std::to_string(K) + "], \"nested_blocksize\": 256, \"nested_offset\": 0.03}";
         std::vector<float> map(256);
         for (size_t i = 0; i < 256; ++i)
             map[i] = float(int(i) - 128) / 128.0f;
-        specs.push_back({"NF4-nested", "bnb-nf4", 4, 64,
+        specs.push_back({"NF4-nested",
+                         "bnb-nf4",
+                         4,
+                         64,
                          {{"weight", DType::U8, {N * K / 2, 1}, randomBytes(N * K / 2, 22)},
                           {"absmax", DType::U8, {blocks}, randomBytes(blocks, 23)},
-                          {"nested_absmax", DType::F32, {(blocks + 255) / 256}, bytesOf(std::vector<float>((blocks + 255) / 256, 0.02f))},
+                          {"nested_absmax",
+                           DType::F32,
+                           {(blocks + 255) / 256},
+                           bytesOf(std::vector<float>((blocks + 255) / 256, 0.02f))},
                           {"nested_quant_map", DType::F32, {256}, bytesOf(map)},
                           {"quant_state", DType::U8, {js.size()}, std::vector<uint8_t>(js.begin(), js.end())}}});
     }
-    specs.push_back({"int8", "bnb-int8", 8, 0,
+    specs.push_back({"int8",
+                     "bnb-int8",
+                     8,
+                     0,
                      {{"weight", DType::I8, {N, K}, randomBytes(N * K, 24)},
                       {"SCB", DType::F32, {N}, bytesOf(std::vector<float>(N, 0.5f))}}});
     const std::vector<int64_t> shape{int64_t(N), int64_t(K)};
-    specs.push_back({"CT-4", "compressed-tensors", 4, 128,
+    specs.push_back({"CT-4",
+                     "compressed-tensors",
+                     4,
+                     128,
                      {{"weight_packed", DType::I32, {N, K / 8}, randomBytes(N * K / 2, 25)},
                       {"weight_scale", DType::BF16, {N, K / 128}, halfs(N * K / 128, 0.01f, true)},
                       {"weight_shape", DType::I64, {2}, bytesOf(shape)},
                       {"weight_zero_point", DType::I32, {N / 8, K / 128}, randomBytes(N / 8 * K / 128 * 4, 26)}}});
-    specs.push_back({"CT-8", "compressed-tensors", 8, 0,
+    specs.push_back({"CT-8",
+                     "compressed-tensors",
+                     8,
+                     0,
                      {{"weight_packed", DType::I32, {N, K / 4}, randomBytes(N * K, 27)},
                       {"weight_scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)},
                       {"weight_shape", DType::I64, {2}, bytesOf(shape)}}});
-    specs.push_back({"CT-FP8", "compressed-tensors-fp8", 8, 0,
+    specs.push_back({"CT-FP8",
+                     "compressed-tensors-fp8",
+                     8,
+                     0,
                      {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 52)},
                       {"weight_scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)}}});
     for (int b : {2, 3, 4, 8}) {
         const uint64_t words = K * uint64_t(b) / 32;
-        specs.push_back({"MLX-" + std::to_string(b), "mlx-affine", b, 64,
+        specs.push_back({"MLX-" + std::to_string(b),
+                         "mlx-affine",
+                         b,
+                         64,
                          {{"weight", DType::U32, {N, words}, randomBytes(N * words * 4, 28 + uint32_t(b))},
                           {"scales", DType::F16, {N, K / 64}, halfs(N * K / 64, 0.01f)},
                           {"biases", DType::F16, {N, K / 64}, halfs(N * K / 64, -0.02f)}}});
@@ -333,8 +369,14 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
     for (int b : {4, 3}) {
         const uint64_t R = N * K / 64, parts = b == 4 ? 2 : 10, step = (R + parts - 1) / parts;
         const std::string cd = "torch.float16";
-        specs.push_back({"HQQ-" + std::to_string(b), "hqq", b, 64,
-                         {{"W_q", b == 3 ? DType::I32 : DType::U8, {step, 64}, randomBytes(step * 64 * (b == 3 ? 4 : 1), 40 + uint32_t(b))},
+        specs.push_back({"HQQ-" + std::to_string(b),
+                         "hqq",
+                         b,
+                         64,
+                         {{"W_q",
+                           b == 3 ? DType::I32 : DType::U8,
+                           {step, 64},
+                           randomBytes(step * 64 * (b == 3 ? 4 : 1), 40 + uint32_t(b))},
                           {"scale", DType::F16, {R, 1}, halfs(R, 0.01f)},
                           {"zero", DType::F16, {R, 1}, halfs(R, 0.5f)},
                           {"compute_dtype", DType::U8, {cd.size()}, std::vector<uint8_t>(cd.begin(), cd.end())}},
@@ -506,7 +548,8 @@ int main(int argc, char** argv)
         const uint64_t chunkWeights = rowsPerChunk * K;
         const uint64_t chunkInput = std::max<uint64_t>(1, inputBytes(c, rowsPerChunk));
         // The chunks one thread cycles over, and the memcpy source's pieces of chunkWeights floats.
-        const uint64_t cycle = stream ? chunks
+        const uint64_t cycle = stream
+            ? chunks
             : std::clamp<uint64_t>(budget > 4 * chunkWeights ? (budget - 4 * chunkWeights) / chunkInput : 1, 1, chunks);
         const uint64_t pieces = stream ? std::max<uint64_t>(1, ceilDiv(inputBytes(c, N), 4 * chunkWeights)) : 1;
         AlignedFloats out(chunkWeights), src(chunkWeights * pieces);
@@ -539,7 +582,8 @@ int main(int argc, char** argv)
 #pragma omp parallel for schedule(static)
                 for (int64_t i = 0; i < int64_t(chunks); ++i) {
                     const uint64_t b = uint64_t(i) * rowsPerChunk;
-                    dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, outs[size_t(omp_get_thread_num())].data(), fast);
+                    dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, outs[size_t(omp_get_thread_num())].data(),
+                                   fast);
                 }
             }};
             std::vector<Contender*> all{&scalar, &copy, &fastN};
@@ -557,7 +601,8 @@ int main(int argc, char** argv)
                 logSum[i + 1] += std::log(w / simd[i].best / rCopy);
             }
             ++measured;
-            std::printf(" %8llu %12.0f %12.0f %9.2f\n", (unsigned long long)((inputBytes(c, cycle * rowsPerChunk) + 4 * chunkWeights) / 1024),
+            std::printf(" %8llu %12.0f %12.0f %9.2f\n",
+                        (unsigned long long)((inputBytes(c, cycle * rowsPerChunk) + 4 * chunkWeights) / 1024),
                         rFast / 1e6, rFastN / 1e6, rFastN / rFast);
         } catch (const std::exception& e) {
             std::printf("%-12s error: %s\n", c.label.c_str(), e.what());

@@ -81,8 +81,9 @@ private slots:
 
     void humanTable()
     {
-        const qstest::CliResult r = qstest::runCli({QStringLiteral("budget"), QStringLiteral("--params"), QStringLiteral("7B"),
-                                                    QStringLiteral("--memory"), QStringLiteral("8")});
+        const qstest::CliResult r =
+            qstest::runCli({QStringLiteral("budget"), QStringLiteral("--params"), QStringLiteral("7B"),
+                            QStringLiteral("--memory"), QStringLiteral("8")});
         QCOMPARE(r.exitCode, 0);
         const QString out = QString::fromUtf8(r.out);
         QVERIFY(out.contains(QStringLiteral("7B")));
@@ -95,8 +96,8 @@ private slots:
     {
         // Llama-3-8B at 8192: f16 K and V, 32 layers x 1024 elements x 2 bytes x 2 x 8192 = 1 GiB;
         // q8_0: 1088 bytes a row.
-        QJsonObject root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
-                                       QStringLiteral("8192")});
+        QJsonObject root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"),
+                                       QStringLiteral("--context"), QStringLiteral("8192")});
         QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(1073741824));
         QCOMPARE(root.value(QStringLiteral("kv_bytes_per_token")).toInteger(), qint64(131072));
         QCOMPARE(root.value(QStringLiteral("output_bytes")).toInteger(), qint64(128256 * 4));
@@ -104,25 +105,29 @@ private slots:
         QCOMPARE(root.value(QStringLiteral("weights_bytes")).toInteger(), qint64(8030261248) * 2);
         QVERIFY(root.value(QStringLiteral("compute_bytes_estimate")).toInteger() > 0);
         QCOMPARE(root.value(QStringLiteral("total_bytes")).toInteger(),
-                 root.value(QStringLiteral("weights_bytes")).toInteger() + root.value(QStringLiteral("kv_cache_bytes")).toInteger() +
-                     root.value(QStringLiteral("output_bytes")).toInteger() +
-                     root.value(QStringLiteral("compute_bytes_estimate")).toInteger());
+                 root.value(QStringLiteral("weights_bytes")).toInteger()
+                     + root.value(QStringLiteral("kv_cache_bytes")).toInteger()
+                     + root.value(QStringLiteral("output_bytes")).toInteger()
+                     + root.value(QStringLiteral("compute_bytes_estimate")).toInteger());
         QCOMPARE(root.value(QStringLiteral("contexts")).toArray().size(), 3); // 2K, 4K, 8K (trained 8192)
-        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"), QStringLiteral("8192"),
-                           QStringLiteral("--cache-type"), QStringLiteral("q8_0")});
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
+                           QStringLiteral("8192"), QStringLiteral("--cache-type"), QStringLiteral("q8_0")});
         QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(570425344));
         // K q8_0, V f16: (1088 + 2048) x 32 x 8192.
-        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"), QStringLiteral("8192"),
-                           QStringLiteral("--cache-type-k"), QStringLiteral("q8_0"), QStringLiteral("--cache-type-v"), QStringLiteral("f16")});
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
+                           QStringLiteral("8192"), QStringLiteral("--cache-type-k"), QStringLiteral("q8_0"),
+                           QStringLiteral("--cache-type-v"), QStringLiteral("f16")});
         QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(3136) * 32 * 8192);
         // Gemma-2-9B: the sliding half by its window (4096 + 512 cells), or full-size.
-        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("gemma-2-9b"), QStringLiteral("--context"), QStringLiteral("8192")});
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("gemma-2-9b"), QStringLiteral("--context"),
+                           QStringLiteral("8192")});
         QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(21) * 8192 * (8192 + 4608));
-        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("gemma-2-9b"), QStringLiteral("--context"), QStringLiteral("8192"),
-                           QStringLiteral("--swa-full")});
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("gemma-2-9b"), QStringLiteral("--context"),
+                           QStringLiteral("8192"), QStringLiteral("--swa-full")});
         QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(42) * 8192 * 8192);
         // DeepSeek-V3's MLA cache: 61 x 576 x 2 bytes a token.
-        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("deepseek-v3"), QStringLiteral("--context"), QStringLiteral("8192")});
+        root = budgetJson({QStringLiteral("--arch"), QStringLiteral("deepseek-v3"), QStringLiteral("--context"),
+                           QStringLiteral("8192")});
         QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(575668224));
     }
 
@@ -130,28 +135,32 @@ private slots:
     {
         // 64 GiB RAM and a 12 GiB GPU: every block and the output on the GPU, the input
         // embedding (128256 x 4096 x 4.5 bits) in RAM.
-        const QJsonObject root = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--weights"),
-                                             QStringLiteral("gguf-q4_k"), QStringLiteral("--context"), QStringLiteral("8192"),
-                                             QStringLiteral("--memory"), QStringLiteral("64,12")});
+        const QJsonObject root =
+            budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--weights"),
+                        QStringLiteral("gguf-q4_k"), QStringLiteral("--context"), QStringLiteral("8192"),
+                        QStringLiteral("--memory"), QStringLiteral("64,12")});
         QCOMPARE(root.value(QStringLiteral("gpu_layers")).toInt(), 33);
         const QJsonArray devices = root.value(QStringLiteral("devices")).toArray();
         QCOMPARE(devices.size(), 2);
-        QCOMPARE(devices.at(0).toObject().value(QStringLiteral("weights_bytes")).toInteger(), qint64(128256) * 4096 * 9 / 16);
+        QCOMPARE(devices.at(0).toObject().value(QStringLiteral("weights_bytes")).toInteger(),
+                 qint64(128256) * 4096 * 9 / 16);
         QCOMPARE(devices.at(1).toObject().value(QStringLiteral("layers")).toInt(), 32);
         QCOMPARE(devices.at(1).toObject().value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(1073741824));
         QVERIFY(root.value(QStringLiteral("fits")).toBool());
         QCOMPARE(root.value(QStringLiteral("max_context")).toInteger(), qint64(8192));
         // -ngl 16: half the blocks, the output and its KV stay on the CPU.
-        const QJsonObject half = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
-                                             QStringLiteral("8192"), QStringLiteral("--gpu-layers"), QStringLiteral("16"),
-                                             QStringLiteral("--memory"), QStringLiteral("64,12")});
+        const QJsonObject half =
+            budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
+                        QStringLiteral("8192"), QStringLiteral("--gpu-layers"), QStringLiteral("16"),
+                        QStringLiteral("--memory"), QStringLiteral("64,12")});
         const QJsonArray d2 = half.value(QStringLiteral("devices")).toArray();
         QCOMPARE(d2.at(0).toObject().value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(1073741824) / 2);
         QVERIFY(d2.at(0).toObject().value(QStringLiteral("output_layer")).toBool());
         // Too little memory for the context: the largest that fits, and the cache type that would.
-        const QJsonObject tight = budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--weights"),
-                                              QStringLiteral("gguf-q4_k"), QStringLiteral("--context"), QStringLiteral("65536"),
-                                              QStringLiteral("--memory"), QStringLiteral("10")});
+        const QJsonObject tight =
+            budgetJson({QStringLiteral("--arch"), QStringLiteral("llama-3.1-8b"), QStringLiteral("--weights"),
+                        QStringLiteral("gguf-q4_k"), QStringLiteral("--context"), QStringLiteral("65536"),
+                        QStringLiteral("--memory"), QStringLiteral("10")});
         QVERIFY(!tight.value(QStringLiteral("fits")).toBool());
         const qint64 maxCtx = tight.value(QStringLiteral("max_context")).toInteger();
         QVERIFY(maxCtx > 8192 && maxCtx < 65536 && maxCtx % 256 == 0);
@@ -165,18 +174,21 @@ private slots:
         const QString path = qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf"));
         const QJsonObject root = budgetJson({path, QStringLiteral("--context"), QStringLiteral("256")});
         QCOMPARE(root.value(QStringLiteral("kv_cache_bytes")).toInteger(), qint64(5 * 32 * 2 * 2 * 256));
-        QCOMPARE(root.value(QStringLiteral("architecture")).toObject().value(QStringLiteral("arch")).toString(), QStringLiteral("llama"));
+        QCOMPARE(root.value(QStringLiteral("architecture")).toObject().value(QStringLiteral("arch")).toString(),
+                 QStringLiteral("llama"));
         QCOMPARE(root.value(QStringLiteral("layers")).toArray().size(), 5);
-        const qstest::CliResult human = qstest::runCli({QStringLiteral("budget"), path, QStringLiteral("--context"), QStringLiteral("256")});
+        const qstest::CliResult human =
+            qstest::runCli({QStringLiteral("budget"), path, QStringLiteral("--context"), QStringLiteral("256")});
         QCOMPARE(human.exitCode, 0);
         QVERIFY(human.out.contains("KV cache per token: 640 bytes"));
         QVERIFY(human.out.contains("compute (estimate)"));
         // A checkpoint without an architecture the budget knows: named, not guessed.
-        const qstest::CliResult bad = qstest::runCli({QStringLiteral("budget"),
-                                                      qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")),
-                                                      QStringLiteral("--context"), QStringLiteral("256")});
+        const qstest::CliResult bad = qstest::runCli(
+            {QStringLiteral("budget"), qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")),
+             QStringLiteral("--context"), QStringLiteral("256")});
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY2(bad.err.contains("is not one whose memory rules quantscope knows") || bad.err.contains("is missing"), bad.err.constData());
+        QVERIFY2(bad.err.contains("is not one whose memory rules quantscope knows") || bad.err.contains("is missing"),
+                 bad.err.constData());
         QVERIFY(bad.out.isEmpty());
     }
 
@@ -194,15 +206,16 @@ private slots:
         QTest::addRow("unknown arch") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-9")};
         QTest::addRow("unknown cache type") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"),
                                                            QStringLiteral("--cache-type"), QStringLiteral("q4_k")};
-        QTest::addRow("both cache options") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--cache-type"),
-                                                           QStringLiteral("q8_0"), QStringLiteral("--cache-type-k"), QStringLiteral("f16")};
-        QTest::addRow("zero context") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--context"),
-                                                     QStringLiteral("0")};
-        QTest::addRow("bad memory list") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--memory"),
-                                                        QStringLiteral("64,x")};
+        QTest::addRow("both cache options")
+            << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"),     QStringLiteral("--cache-type"),
+                           QStringLiteral("q8_0"),   QStringLiteral("--cache-type-k"), QStringLiteral("f16")};
+        QTest::addRow("zero context") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"),
+                                                     QStringLiteral("--context"), QStringLiteral("0")};
+        QTest::addRow("bad memory list") << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"),
+                                                        QStringLiteral("--memory"), QStringLiteral("64,x")};
         QTest::addRow("quantized V without flash attention")
-            << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--cache-type"), QStringLiteral("q8_0"),
-                           QStringLiteral("--no-flash-attn")};
+            << QStringList{QStringLiteral("--arch"), QStringLiteral("llama-3-8b"), QStringLiteral("--cache-type"),
+                           QStringLiteral("q8_0"), QStringLiteral("--no-flash-attn")};
     }
     void badUsage()
     {
@@ -223,25 +236,35 @@ private slots:
         const auto u32 = [](uint64_t v) { return qs::MetaValue{qs::MetaValue::Type::U32, qs::MetaValue::Type::U8, v}; };
         const qs::GgufMetadata meta{
             {"general.architecture", {qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("llama")}},
-            {"llama.block_count", u32(40)},          {"llama.embedding_length", u32(64)},
-            {"llama.context_length", u32(4096)},     {"llama.attention.head_count", u32(4)},
-            {"llama.attention.head_count_kv", u32(4)}, {"llama.vocab_size", u32(3)},
+            {"llama.block_count", u32(40)},
+            {"llama.embedding_length", u32(64)},
+            {"llama.context_length", u32(4096)},
+            {"llama.attention.head_count", u32(4)},
+            {"llama.attention.head_count_kv", u32(4)},
+            {"llama.vocab_size", u32(3)},
         };
         std::vector<uint8_t> q(64 * 64 * 4);
-        const QString vocab = tmp.filePath(QStringLiteral("vocab.gguf")), block0 = tmp.filePath(QStringLiteral("block0.gguf"));
+        const QString vocab = tmp.filePath(QStringLiteral("vocab.gguf")),
+                      block0 = tmp.filePath(QStringLiteral("block0.gguf"));
         qs::writeGguf(vocab.toStdString(), meta, {});
         qs::writeGguf(block0.toStdString(), meta, {{"blk.0.attn_q.weight", 0, {64, 64}, q}});
         const QStringList run{QStringLiteral("--context"), QStringLiteral("4096")};
         for (const auto& [path, note] : {std::pair{vocab, QByteArray("the file holds no weights (0 tensors)")},
-                                         std::pair{block0, QByteArray("the file holds the weights of 1 of the 40 blocks its "
-                                                                      "metadata names (0)")}}) {
+                                         std::pair{block0,
+                                                   QByteArray("the file holds the weights of 1 of the 40 blocks its "
+                                                              "metadata names (0)")}}) {
             const qstest::CliResult text = qstest::runCli(QStringList{QStringLiteral("budget"), path} + run);
             QVERIFY2(text.exitCode == 0, text.err.constData());
             QVERIFY2(text.out.contains("note: " + note), text.out.constData());
             const QJsonObject root = budgetJson(QStringList{path} + run);
-            QVERIFY(root.value(QStringLiteral("notes")).toArray().contains(QString::fromUtf8(note) + QLatin1String(
-                        path == vocab ? ": the weights count 0 bytes and the total is the cache and buffers alone"
-                                      : ": the weights are this file's alone, the cache and buffers those of all 40 blocks")));
+            QVERIFY(root.value(QStringLiteral("notes"))
+                        .toArray()
+                        .contains(QString::fromUtf8(note)
+                                  + QLatin1String(
+                                      path == vocab
+                                          ? ": the weights count 0 bytes and the total is the cache and buffers alone"
+                                          : ": the weights are this file's alone, the cache and buffers those of all "
+                                            "40 blocks")));
         }
     }
 };

@@ -58,14 +58,17 @@ private slots:
     {
         QTest::addColumn<QStringList>("args"); // MODEL stands for the Q4_0 file, REF for its F16 twin
         QTest::addRow("verify") << QStringList{QStringLiteral("verify"), QStringLiteral("MODEL")};
-        QTest::addRow("dequant") << QStringList{QStringLiteral("dequant"), QStringLiteral("MODEL"), QStringLiteral("blk.1.ffn_up.weight"),
-                                                QStringLiteral("-o"), QStringLiteral("OUT")};
+        QTest::addRow("dequant") << QStringList{QStringLiteral("dequant"), QStringLiteral("MODEL"),
+                                                QStringLiteral("blk.1.ffn_up.weight"), QStringLiteral("-o"),
+                                                QStringLiteral("OUT")};
         QTest::addRow("diff") << QStringList{QStringLiteral("diff"), QStringLiteral("MODEL"), QStringLiteral("REF")};
         QTest::addRow("stats") << QStringList{QStringLiteral("stats"), QStringLiteral("MODEL")};
-        QTest::addRow("stats --approximate") << QStringList{QStringLiteral("stats"), QStringLiteral("MODEL"), QStringLiteral("--approximate")};
-        QTest::addRow("stats --requantize") << QStringList{QStringLiteral("stats"), QStringLiteral("MODEL"), QStringLiteral("--requantize"),
-                                                           QStringLiteral("q8_0")};
-        QTest::addRow("stats --ref") << QStringList{QStringLiteral("stats"), QStringLiteral("MODEL"), QStringLiteral("--ref"), QStringLiteral("REF")};
+        QTest::addRow("stats --approximate")
+            << QStringList{QStringLiteral("stats"), QStringLiteral("MODEL"), QStringLiteral("--approximate")};
+        QTest::addRow("stats --requantize") << QStringList{QStringLiteral("stats"), QStringLiteral("MODEL"),
+                                                           QStringLiteral("--requantize"), QStringLiteral("q8_0")};
+        QTest::addRow("stats --ref") << QStringList{QStringLiteral("stats"), QStringLiteral("MODEL"),
+                                                    QStringLiteral("--ref"), QStringLiteral("REF")};
     }
 
     void cutWhileReading()
@@ -73,15 +76,16 @@ private slots:
         QFETCH(QStringList, args);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString model = dir.filePath(QStringLiteral("model.gguf")), ref = dir.filePath(QStringLiteral("ref.gguf")),
-                      out = dir.filePath(QStringLiteral("out.npy"));
+        const QString model = dir.filePath(QStringLiteral("model.gguf")),
+                      ref = dir.filePath(QStringLiteral("ref.gguf")), out = dir.filePath(QStringLiteral("out.npy"));
         writeModel(model, 2);
         writeModel(ref, 1);
         const qint64 size = QFileInfo(model).size();
         // What dequant writes from the intact file: an output put in place before the cut (the
         // command checks its inputs before it commits) must be exactly this.
         const QString intact = dir.filePath(QStringLiteral("intact.npy"));
-        QCOMPARE(qstest::runCli({QStringLiteral("dequant"), model, QStringLiteral("blk.1.ffn_up.weight"), QStringLiteral("-o"), intact})
+        QCOMPARE(qstest::runCli({QStringLiteral("dequant"), model, QStringLiteral("blk.1.ffn_up.weight"),
+                                 QStringLiteral("-o"), intact})
                      .exitCode,
                  0);
         args.replaceInStrings(QStringLiteral("MODEL"), model);
@@ -110,9 +114,12 @@ private slots:
             QVERIFY2(!p.crashed, qPrintable(QStringLiteral("signal %1").arg(p.signal)));
             QCOMPARE(p.exitCode, 2);
             const QString err = QString::fromLocal8Bit(p.err);
-            QVERIFY2(err.contains(model + QStringLiteral(" changed while it was being read (now 4096 bytes, was %1 bytes)").arg(size)),
+            QVERIFY2(err.contains(
+                         model
+                         + QStringLiteral(" changed while it was being read (now 4096 bytes, was %1 bytes)").arg(size)),
                      qPrintable(err));
-            QVERIFY2(err.contains(QStringLiteral("nothing was reported")) || err.contains(QStringLiteral("nothing was written")),
+            QVERIFY2(err.contains(QStringLiteral("nothing was reported"))
+                         || err.contains(QStringLiteral("nothing was written")),
                      qPrintable(err));
             QVERIFY2(p.out.isEmpty(), p.out.constData());
             // Nothing read after the cut was written; a file written before it is whole.
@@ -132,12 +139,14 @@ private slots:
         QTemporaryDir dir;
         const std::string base = dir.path().toStdString();
         const std::string model = base + "/model-\xff\xfe.gguf", out = base + "/out-\xe9.npy";
-        QVERIFY(QFile::copy(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")), dir.filePath(QStringLiteral("plain.gguf"))));
+        QVERIFY(QFile::copy(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")),
+                            dir.filePath(QStringLiteral("plain.gguf"))));
         QCOMPARE(::rename((base + "/plain.gguf").c_str(), model.c_str()), 0);
         const QString modelArg = qs::decodeLocalBytes(model), outArg = qs::decodeLocalBytes(out);
         qstest::CliResult r = qstest::runCli({QStringLiteral("inspect"), modelArg});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        r = qstest::runCli({QStringLiteral("dequant"), modelArg, QStringLiteral("synthetic.q4_0"), QStringLiteral("-o"), outArg});
+        r = qstest::runCli(
+            {QStringLiteral("dequant"), modelArg, QStringLiteral("synthetic.q4_0"), QStringLiteral("-o"), outArg});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(::access(out.c_str(), F_OK) == 0);
     }
@@ -153,8 +162,9 @@ private slots:
             const qstest::CliResult r = qstest::runCli({command, fifo}, 20000);
             QVERIFY2(!r.crashed, "timed out or crashed");
             QCOMPARE(r.exitCode, 2);
-            QVERIFY2(r.err.contains(QFile::encodeName(fifo) + ": is a FIFO (named pipe), not a checkpoint file or folder"),
-                     r.err.constData());
+            QVERIFY2(
+                r.err.contains(QFile::encodeName(fifo) + ": is a FIFO (named pipe), not a checkpoint file or folder"),
+                r.err.constData());
         }
     }
 };

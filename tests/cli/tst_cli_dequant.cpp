@@ -38,13 +38,14 @@ private slots:
         QTest::addColumn<QString>("weight");
         QTest::addColumn<QString>("member");
         const QDir root(qstest::fixture(QStringLiteral("safetensors")));
-        for (const QString& d : root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-*")}, QDir::Dirs, QDir::Name)) {
+        for (const QString& d :
+             root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-*")}, QDir::Dirs, QDir::Name)) {
             const auto ckpt = openCheckpoint(root.filePath(d).toStdString());
             for (const LogicalWeight& w : ckpt->weights)
                 if (w.member("scales") >= 0) // the folder's ref.safetensors is listed too
                     QTest::addRow("%s/%s", qPrintable(d), w.name.c_str())
-                    << d << QString::fromStdString(w.name)
-                    << QString::fromStdString(ckpt->tensors.at(size_t(w.member("scales"))).name);
+                        << d << QString::fromStdString(w.name)
+                        << QString::fromStdString(ckpt->tensors.at(size_t(w.member("scales"))).name);
         }
     }
     void safetensorsFixtures()
@@ -59,7 +60,8 @@ private slots:
         auto r = qstest::runCli({QStringLiteral("dequant"), path, weight, QStringLiteral("-o"), out32});
         QCOMPARE(r.exitCode, 0);
         r = qstest::runCli({QStringLiteral("dequant"), path, member, QStringLiteral("-o"), out16,
-                            QStringLiteral("--dtype"), QStringLiteral("f16"), QStringLiteral("--threads"), QStringLiteral("1")});
+                            QStringLiteral("--dtype"), QStringLiteral("f16"), QStringLiteral("--threads"),
+                            QStringLiteral("1")});
         QCOMPARE(r.exitCode, 0);
         const auto ref = openCheckpoint((path + QStringLiteral("/ref.safetensors")).toStdString());
         // ref.safetensors names the module's "<prefix>.weight".
@@ -98,12 +100,14 @@ private slots:
                 continue;
             QTemporaryDir tmp;
             const QString out = tmp.filePath(QStringLiteral("g.npy"));
-            const auto r = qstest::runCli({QStringLiteral("dequant"), path, QString::fromStdString(w.name), QStringLiteral("-o"), out});
+            const auto r = qstest::runCli(
+                {QStringLiteral("dequant"), path, QString::fromStdString(w.name), QStringLiteral("-o"), out});
             QCOMPARE(r.exitCode, 0);
             const npy::Array a = npy::read(out.toStdString());
             // GGUF dims reversed: [ne1, ne0], ne0 last, as the reader's TensorEntry::shape.
             QCOMPARE(a.shape, want->shape);
-            QVERIFY(a.data.size() == want->nbytes && std::memcmp(a.data.data(), ref->bytes(*want).data(), a.data.size()) == 0);
+            QVERIFY(a.data.size() == want->nbytes
+                    && std::memcmp(a.data.data(), ref->bytes(*want).data(), a.data.size()) == 0);
             ++checked;
         }
         QVERIFY(checked >= 2);
@@ -119,7 +123,8 @@ private slots:
         writeSafetensors((dir + QStringLiteral("/model.safetensors")).toStdString(),
                          {{"model.norm.weight", DType::F32, {6}, bytes}});
         const QString out = tmp.filePath(QStringLiteral("v.npy"));
-        const auto r = qstest::runCli({QStringLiteral("dequant"), dir, QStringLiteral("model.norm.weight"), QStringLiteral("-o"), out});
+        const auto r = qstest::runCli(
+            {QStringLiteral("dequant"), dir, QStringLiteral("model.norm.weight"), QStringLiteral("-o"), out});
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(npy::read(out.toStdString()).shape, std::vector<uint64_t>{6});
     }
@@ -132,7 +137,8 @@ private slots:
         const QString weight = QStringLiteral("model.layers.0.mlp.down_proj.qweight"); // a member name
         auto r = qstest::runCli({QStringLiteral("codes"), path, weight, QStringLiteral("-o"), dir});
         QCOMPARE(r.exitCode, 0);
-        r = qstest::runCli({QStringLiteral("dequant"), path, weight, QStringLiteral("-o"), tmp.filePath(QStringLiteral("w.npy"))});
+        r = qstest::runCli(
+            {QStringLiteral("dequant"), path, weight, QStringLiteral("-o"), tmp.filePath(QStringLiteral("w.npy"))});
         QCOMPARE(r.exitCode, 0);
         const npy::Array codes = npy::read((dir + QStringLiteral("/codes.npy")).toStdString());
         const npy::Array scales = npy::read((dir + QStringLiteral("/scales.npy")).toStdString());
@@ -165,16 +171,27 @@ private slots:
         const QString w = QStringLiteral("model.layers.0.mlp.down_proj");
         QTest::addRow("no-args") << QStringList{QStringLiteral("dequant")};
         QTest::addRow("no-output") << QStringList{QStringLiteral("dequant"), gptq, w};
-        QTest::addRow("bad-dtype") << QStringList{QStringLiteral("dequant"), gptq, w, QStringLiteral("-o"), QStringLiteral("x.npy"),
-                                                  QStringLiteral("--dtype"), QStringLiteral("f64")};
-        QTest::addRow("bad-threads") << QStringList{QStringLiteral("dequant"), gptq, w, QStringLiteral("-o"), QStringLiteral("x.npy"),
-                                                    QStringLiteral("--threads"), QStringLiteral("-3")};
-        QTest::addRow("unknown-weight") << QStringList{QStringLiteral("dequant"), gptq, QStringLiteral("nope"), QStringLiteral("-o"),
-                                                       QStringLiteral("x.npy")};
+        QTest::addRow("bad-dtype") << QStringList{QStringLiteral("dequant"),
+                                                  gptq,
+                                                  w,
+                                                  QStringLiteral("-o"),
+                                                  QStringLiteral("x.npy"),
+                                                  QStringLiteral("--dtype"),
+                                                  QStringLiteral("f64")};
+        QTest::addRow("bad-threads") << QStringList{QStringLiteral("dequant"),
+                                                    gptq,
+                                                    w,
+                                                    QStringLiteral("-o"),
+                                                    QStringLiteral("x.npy"),
+                                                    QStringLiteral("--threads"),
+                                                    QStringLiteral("-3")};
+        QTest::addRow("unknown-weight") << QStringList{QStringLiteral("dequant"), gptq, QStringLiteral("nope"),
+                                                       QStringLiteral("-o"), QStringLiteral("x.npy")};
         QTest::addRow("missing-path") << QStringList{QStringLiteral("dequant"), gptq + QStringLiteral("-missing"), w,
                                                      QStringLiteral("-o"), QStringLiteral("x.npy")};
         QTest::addRow("codes-no-output") << QStringList{QStringLiteral("codes"), gptq, w};
-        QTest::addRow("codes-unknown-option") << QStringList{QStringLiteral("codes"), gptq, w, QStringLiteral("--bogus")};
+        QTest::addRow("codes-unknown-option")
+            << QStringList{QStringLiteral("codes"), gptq, w, QStringLiteral("--bogus")};
     }
     void errors()
     {
@@ -227,16 +244,19 @@ private slots:
         QVERIFY(tmp.isValid());
         std::vector<float> w(256 * 256, 1.0f);
         const QString src = tmp.filePath(QStringLiteral("f.safetensors")), out = tmp.filePath(QStringLiteral("w.npy"));
-        qs::writeSafetensors(src.toStdString(), {{"l.weight", qs::DType::F32, {256, 256},
-                                                  {reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4}}});
+        qs::writeSafetensors(
+            src.toStdString(),
+            {{"l.weight", qs::DType::F32, {256, 256}, {reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4}}});
         for (const char* n : {"100000", "1025", "-1", "x"}) {
-            const qstest::CliResult r = qstest::runCli({QStringLiteral("dequant"), src, QStringLiteral("l.weight"),
-                                                        QStringLiteral("-o"), out, QStringLiteral("--threads"), QLatin1String(n)});
+            const qstest::CliResult r =
+                qstest::runCli({QStringLiteral("dequant"), src, QStringLiteral("l.weight"), QStringLiteral("-o"), out,
+                                QStringLiteral("--threads"), QLatin1String(n)});
             QVERIFY2(!r.crashed && r.exitCode == 2 && r.err.contains("--threads " + QByteArray(n)), r.err.constData());
             QVERIFY(!QFileInfo::exists(out));
         }
-        const qstest::CliResult ok = qstest::runCli({QStringLiteral("dequant"), src, QStringLiteral("l.weight"),
-                                                     QStringLiteral("-o"), out, QStringLiteral("--threads"), QStringLiteral("64")});
+        const qstest::CliResult ok =
+            qstest::runCli({QStringLiteral("dequant"), src, QStringLiteral("l.weight"), QStringLiteral("-o"), out,
+                            QStringLiteral("--threads"), QStringLiteral("64")});
         QVERIFY2(ok.exitCode == 0, ok.err.constData());
     }
 };

@@ -73,8 +73,10 @@ void writePair(const QString& dir, bool permute)
     QVERIFY(cfg.open(QIODevice::WriteOnly));
     cfg.write("{\"model_type\": \"llama\", \"num_attention_heads\": 4, \"num_key_value_heads\": 2}");
     cfg.close();
-    const std::vector<uint8_t> q8 = qs::quantizeGgml(8, (permute ? permuted(q, kDim, kDim, kHeads) : q).data(), kDim, kDim);
-    const std::vector<uint8_t> k8 = qs::quantizeGgml(8, (permute ? permuted(k, kv, kDim, kHeadsKv) : k).data(), kv, kDim);
+    const std::vector<uint8_t> q8 =
+        qs::quantizeGgml(8, (permute ? permuted(q, kDim, kDim, kHeads) : q).data(), kDim, kDim);
+    const std::vector<uint8_t> k8 =
+        qs::quantizeGgml(8, (permute ? permuted(k, kv, kDim, kHeadsKv) : k).data(), kv, kDim);
     const std::vector<uint8_t> up8 = qs::quantizeGgml(8, up.data(), 2 * kDim, kDim);
     qs::MetaValue arch;
     arch.value = std::string("llama");
@@ -137,8 +139,12 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         writePair(tmp.path(), true);
-        const QStringList args{QStringLiteral("diff"), tmp.filePath(QStringLiteral("hf")), tmp.filePath(QStringLiteral("model.gguf")),
-                               QStringLiteral("--tolerance"), QStringLiteral("0.01"), QStringLiteral("--json")};
+        const QStringList args{QStringLiteral("diff"),
+                               tmp.filePath(QStringLiteral("hf")),
+                               tmp.filePath(QStringLiteral("model.gguf")),
+                               QStringLiteral("--tolerance"),
+                               QStringLiteral("0.01"),
+                               QStringLiteral("--json")};
         const auto r = qstest::runCli(args);
         QVERIFY2(r.exitCode == 0, r.out.constData());
         const QJsonObject o = parse(r.out);
@@ -152,7 +158,8 @@ private slots:
             QVERIFY(mx > 0 && mx < 0.01);
             QVERIFY(w.value(QStringLiteral("cosine")).toDouble() > 0.9999);
         }
-        QCOMPARE(ws.at(0).toObject().value(QStringLiteral("name_b")).toString().startsWith(QLatin1String("blk.0.")), true);
+        QCOMPARE(ws.at(0).toObject().value(QStringLiteral("name_b")).toString().startsWith(QLatin1String("blk.0.")),
+                 true);
 
         // The same GGUF without the permutation: q and k fail, up passes.
         QTemporaryDir plain;
@@ -178,8 +185,9 @@ private slots:
         QVERIFY2(one.exitCode == 0, one.err.constData());
         const QJsonObject oo = parse(one.out);
         QCOMPARE(oo.value(QStringLiteral("weights")).toArray().size(), 1);
-        QCOMPARE(oo.value(QStringLiteral("weights")).toArray().at(0).toObject().value(QStringLiteral("name_a")).toString(),
-                 QStringLiteral("model.layers.0.self_attn.k_proj.weight"));
+        QCOMPARE(
+            oo.value(QStringLiteral("weights")).toArray().at(0).toObject().value(QStringLiteral("name_a")).toString(),
+            QStringLiteral("model.layers.0.self_attn.k_proj.weight"));
         QVERIFY(oo.value(QStringLiteral("only_in_a")).toArray().isEmpty());
     }
 
@@ -188,11 +196,14 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const std::vector<float> w(8 * 4, 0.5f), v(4 * 8, 0.5f);
-        const QString a = tmp.filePath(QStringLiteral("a.safetensors")), b = tmp.filePath(QStringLiteral("b.safetensors"));
-        qs::writeSafetensors(a.toStdString(), {{"x.weight", qs::DType::F32, {8, 4}, bytesOf(w)},
-                                               {"only_a.weight", qs::DType::F32, {8, 4}, bytesOf(w)}});
-        qs::writeSafetensors(b.toStdString(), {{"x.weight", qs::DType::F32, {4, 8}, bytesOf(v)},
-                                               {"only_b.weight", qs::DType::F32, {8, 4}, bytesOf(w)}});
+        const QString a = tmp.filePath(QStringLiteral("a.safetensors")),
+                      b = tmp.filePath(QStringLiteral("b.safetensors"));
+        qs::writeSafetensors(
+            a.toStdString(),
+            {{"x.weight", qs::DType::F32, {8, 4}, bytesOf(w)}, {"only_a.weight", qs::DType::F32, {8, 4}, bytesOf(w)}});
+        qs::writeSafetensors(
+            b.toStdString(),
+            {{"x.weight", qs::DType::F32, {4, 8}, bytesOf(v)}, {"only_b.weight", qs::DType::F32, {8, 4}, bytesOf(w)}});
         const auto r = qstest::runCli({QStringLiteral("diff"), a, b, QStringLiteral("--json")});
         QCOMPARE(r.exitCode, 1); // the shape mismatch fails
         const QJsonObject o = parse(r.out);
@@ -215,8 +226,8 @@ private slots:
         QVERIFY(tmp.isValid());
         const QString src = variantFile(QStringLiteral("gptq-w4-g32-asym"));
         const QString out = tmp.filePath(QStringLiteral("q8.gguf"));
-        const auto rp = qstest::runCli({QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("q8_0"),
-                                        QStringLiteral("-o"), out});
+        const auto rp = qstest::runCli(
+            {QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("q8_0"), QStringLiteral("-o"), out});
         QVERIFY2(rp.exitCode == 0, rp.err.constData());
         const auto r = qstest::runCli({QStringLiteral("diff"), out, src, QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -260,7 +271,8 @@ private slots:
             if (w.value(QStringLiteral("name_a")).toString() != QStringLiteral("blk.0.attn_q.weight"))
                 continue;
             seen = true;
-            const QJsonArray a = w.value(QStringLiteral("max_at")).toArray(), b = w.value(QStringLiteral("max_at_b")).toArray();
+            const QJsonArray a = w.value(QStringLiteral("max_at")).toArray(),
+                             b = w.value(QStringLiteral("max_at_b")).toArray();
             QCOMPARE(a.at(1), b.at(1));
             // A's GGUF row g was compared with B's HF row whose permuted row is g.
             const int g = a.at(0).toInt(), hf = b.at(0).toInt(), headRows = int(kDim / kHeads), half = headRows / 2;
@@ -268,8 +280,8 @@ private slots:
             QVERIFY(g != hf);
         }
         QVERIFY(seen);
-        const auto text = qstest::runCli({QStringLiteral("diff"), tmp.filePath(QStringLiteral("model.gguf")),
-                                          tmp.filePath(QStringLiteral("hf"))});
+        const auto text = qstest::runCli(
+            {QStringLiteral("diff"), tmp.filePath(QStringLiteral("model.gguf")), tmp.filePath(QStringLiteral("hf"))});
         QVERIFY2(text.out.contains(") in A, ("), text.out.constData());
     }
 
@@ -278,12 +290,17 @@ private slots:
         const QString f = variantFile(QStringLiteral("gptq-w4-g32-asym"));
         QCOMPARE(qstest::runCli({QStringLiteral("diff")}).exitCode, 2);
         QCOMPARE(qstest::runCli({QStringLiteral("diff"), f}).exitCode, 2);
-        QCOMPARE(qstest::runCli({QStringLiteral("diff"), f, f, QStringLiteral("--tolerance"), QStringLiteral("-1")}).exitCode, 2);
-        QCOMPARE(qstest::runCli({QStringLiteral("diff"), f, f, QStringLiteral("--tolerance"), QStringLiteral("x")}).exitCode, 2);
+        QCOMPARE(qstest::runCli({QStringLiteral("diff"), f, f, QStringLiteral("--tolerance"), QStringLiteral("-1")})
+                     .exitCode,
+                 2);
+        QCOMPARE(
+            qstest::runCli({QStringLiteral("diff"), f, f, QStringLiteral("--tolerance"), QStringLiteral("x")}).exitCode,
+            2);
         const auto missing = qstest::runCli({QStringLiteral("diff"), f, QStringLiteral("/nonexistent/model.gguf")});
         QCOMPARE(missing.exitCode, 2);
         QVERIFY(missing.err.contains("/nonexistent/model.gguf"));
-        const auto noWeight = qstest::runCli({QStringLiteral("diff"), f, f, QStringLiteral("--weight"), QStringLiteral("nope")});
+        const auto noWeight =
+            qstest::runCli({QStringLiteral("diff"), f, f, QStringLiteral("--weight"), QStringLiteral("nope")});
         QCOMPARE(noWeight.exitCode, 2);
         QVERIFY(noWeight.err.contains("nope"));
         QCOMPARE(qstest::runCli({QStringLiteral("diff"), QStringLiteral("--help")}).exitCode, 0);
@@ -298,7 +315,8 @@ private slots:
         QVERIFY(tmp.isValid());
         const std::vector<int64_t> codes{0, 1, 2, 3, 4, 5, 6, 7};
         const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(codes.data()), codes.size() * 8);
-        const QString cube = tmp.filePath(QStringLiteral("cube.safetensors")), flat = tmp.filePath(QStringLiteral("flat.safetensors"));
+        const QString cube = tmp.filePath(QStringLiteral("cube.safetensors")),
+                      flat = tmp.filePath(QStringLiteral("flat.safetensors"));
         qs::writeSafetensors(cube.toStdString(), {{"codes", qs::DType::I64, {2, 2, 2}, bytes}});
         qs::writeSafetensors(flat.toStdString(), {{"codes", qs::DType::I64, {4, 2}, bytes}});
 
@@ -314,7 +332,8 @@ private slots:
         for (const QStringList& extra : {QStringList{}, QStringList{QStringLiteral("--json")}}) {
             const qstest::CliResult same = qstest::runCli(QStringList{QStringLiteral("diff"), cube, cube} + extra);
             QCOMPARE(same.exitCode, 2);
-            QVERIFY2(same.err.contains("nothing compared") && same.err.contains("codes: no dequantizer"), same.err.constData());
+            QVERIFY2(same.err.contains("nothing compared") && same.err.contains("codes: no dequantizer"),
+                     same.err.constData());
             QVERIFY(same.out.isEmpty());
         }
     }

@@ -43,7 +43,7 @@ qstest::CliResult run(const QStringList& args)
 bool unchecked(const QByteArray& err)
 {
     return err.contains("internal error") || err.contains("out of memory") || err.contains("max_size")
-           || err.contains("bad_alloc");
+        || err.contains("bad_alloc");
 }
 
 QString describe(const qstest::CliResult& r)
@@ -74,14 +74,22 @@ private slots:
     {
         QTest::addColumn<QString>("entry");
         QTest::addColumn<QString>("claimed"); // the shape the file claims, named by the messages
-        QTest::addRow("ct [128, 2^62+256]") << "ct-weight-shape-2p62" << "[128, 4611686018427388160]";
-        QTest::addRow("bnb [128, 2^62]") << "bnb-shape-2p62" << "[128, 4611686018427387904]";
-        QTest::addRow("ct [2^32, 2^32]") << "ct-weight-shape-2p32-squared" << "[4294967296, 4294967296]";
-        QTest::addRow("bnb [2^32, 2^32]") << "bnb-shape-2p32-squared" << "[4294967296, 4294967296]";
-        QTest::addRow("bnb [2^20, 2^20]") << "bnb-shape-beyond-bytes" << "[1048576, 1048576]";
-        QTest::addRow("bnb [2, 3] over 64 codes") << "bnb-shape-disagrees" << "[2, 3]";
-        QTest::addRow("bnb [128] over 8192 codes") << "bnb-shape-1d-disagrees" << "[128]";
-        QTest::addRow("ct [0, 64] over [4, 8] words") << "ct-weight-shape-no-rows" << "[0, 64]";
+        QTest::addRow("ct [128, 2^62+256]") << "ct-weight-shape-2p62"
+                                            << "[128, 4611686018427388160]";
+        QTest::addRow("bnb [128, 2^62]") << "bnb-shape-2p62"
+                                         << "[128, 4611686018427387904]";
+        QTest::addRow("ct [2^32, 2^32]") << "ct-weight-shape-2p32-squared"
+                                         << "[4294967296, 4294967296]";
+        QTest::addRow("bnb [2^32, 2^32]") << "bnb-shape-2p32-squared"
+                                          << "[4294967296, 4294967296]";
+        QTest::addRow("bnb [2^20, 2^20]") << "bnb-shape-beyond-bytes"
+                                          << "[1048576, 1048576]";
+        QTest::addRow("bnb [2, 3] over 64 codes") << "bnb-shape-disagrees"
+                                                  << "[2, 3]";
+        QTest::addRow("bnb [128] over 8192 codes") << "bnb-shape-1d-disagrees"
+                                                   << "[128]";
+        QTest::addRow("ct [0, 64] over [4, 8] words") << "ct-weight-shape-no-rows"
+                                                      << "[0, 64]";
     }
     void refusedWeights()
     {
@@ -92,19 +100,23 @@ private slots:
         QVERIFY(tmp.isValid());
         const QString npy = tmp.filePath(QStringLiteral("m.npy"));
 
-        const qstest::CliResult dq = run({QStringLiteral("dequant"), path, QStringLiteral("m"), QStringLiteral("-o"), npy});
+        const qstest::CliResult dq =
+            run({QStringLiteral("dequant"), path, QStringLiteral("m"), QStringLiteral("-o"), npy});
         QVERIFY2(!dq.crashed && dq.exitCode == 2, qPrintable(describe(dq)));
-        QVERIFY2(dq.err.contains("'m'") && dq.err.contains(claimed.toUtf8()) && !unchecked(dq.err), qPrintable(describe(dq)));
+        QVERIFY2(dq.err.contains("'m'") && dq.err.contains(claimed.toUtf8()) && !unchecked(dq.err),
+                 qPrintable(describe(dq)));
         QVERIFY2(!QFileInfo::exists(npy), "dequant wrote an array for a refused weight");
         QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
 
         const qstest::CliResult st = run({QStringLiteral("stats"), path, QStringLiteral("m")});
         QVERIFY2(!st.crashed && st.exitCode == 2, qPrintable(describe(st)));
-        QVERIFY2(st.err.contains("m") && st.err.contains(claimed.toUtf8()) && !unchecked(st.err), qPrintable(describe(st)));
+        QVERIFY2(st.err.contains("m") && st.err.contains(claimed.toUtf8()) && !unchecked(st.err),
+                 qPrintable(describe(st)));
 
-        for (const QStringList& args : {QStringList{QStringLiteral("stats"), path},
-                                        QStringList{QStringLiteral("stats"), path, QStringLiteral("--requantize"), QStringLiteral("gptq")},
-                                        QStringList{QStringLiteral("stats"), path, QStringLiteral("--approximate")}}) {
+        for (const QStringList& args :
+             {QStringList{QStringLiteral("stats"), path},
+              QStringList{QStringLiteral("stats"), path, QStringLiteral("--requantize"), QStringLiteral("gptq")},
+              QStringList{QStringLiteral("stats"), path, QStringLiteral("--approximate")}}) {
             const qstest::CliResult r = run(args);
             QVERIFY2(!r.crashed && r.exitCode >= 0 && r.exitCode <= 2 && !unchecked(r.err),
                      qPrintable(args.join(QLatin1Char(' ')) + QLatin1Char('\n') + describe(r)));
@@ -139,8 +151,9 @@ private slots:
     {
         const QString path = corpus(QStringLiteral("f16-nan-inf.safetensors"));
         for (const char* target : {"gptq", "awq"}) {
-            const qstest::CliResult r = run({QStringLiteral("stats"), path, QStringLiteral("--requantize"), QLatin1String(target),
-                                             QStringLiteral("--group-size"), QStringLiteral("32")});
+            const qstest::CliResult r =
+                run({QStringLiteral("stats"), path, QStringLiteral("--requantize"), QLatin1String(target),
+                     QStringLiteral("--group-size"), QStringLiteral("32")});
             QVERIFY2(!r.crashed && r.exitCode == 0 && !unchecked(r.err), qPrintable(describe(r)));
             QVERIFY2(r.out.contains("up_proj"), qPrintable(describe(r)));
         }

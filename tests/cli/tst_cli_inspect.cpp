@@ -80,14 +80,17 @@ void TestCliInspect::gptqJson()
     const QJsonArray tensors = root.value(QStringLiteral("tensors")).toArray();
     QCOMPARE(tensors.size(), 4);
     // PROVENANCE inventory, in data order (names sorted by the fixture writer).
-    const QStringList names{QStringLiteral("g_idx"), QStringLiteral("qweight"), QStringLiteral("qzeros"), QStringLiteral("scales")};
-    const QStringList dtypes{QStringLiteral("I32"), QStringLiteral("I32"), QStringLiteral("I32"), QStringLiteral("F16")};
+    const QStringList names{QStringLiteral("g_idx"), QStringLiteral("qweight"), QStringLiteral("qzeros"),
+                            QStringLiteral("scales")};
+    const QStringList dtypes{QStringLiteral("I32"), QStringLiteral("I32"), QStringLiteral("I32"),
+                             QStringLiteral("F16")};
     const QList<QList<qint64>> shapes{{256}, {32, 128}, {2, 16}, {2, 128}};
     const QList<qint64> bytes{1024, 16384, 128, 512};
     qint64 offset = -1;
     for (int i = 0; i < 4; ++i) {
         const QJsonObject t = tensors.at(i).toObject();
-        QCOMPARE(t.value(QStringLiteral("name")).toString(), QStringLiteral("model.layers.0.mlp.down_proj.") + names[i]);
+        QCOMPARE(t.value(QStringLiteral("name")).toString(),
+                 QStringLiteral("model.layers.0.mlp.down_proj.") + names[i]);
         QCOMPARE(t.value(QStringLiteral("dtype")).toString(), dtypes[i]);
         QCOMPARE(ints(t.value(QStringLiteral("shape"))), shapes[i]);
         QCOMPARE(t.value(QStringLiteral("bytes")).toInteger(), bytes[i]);
@@ -107,13 +110,21 @@ void TestCliInspect::gptqJson()
     QStringList roles;
     for (const QJsonValue m : w.value(QStringLiteral("members")).toArray())
         roles << m.toObject().value(QStringLiteral("role")).toString();
-    QCOMPARE(roles, (QStringList{QStringLiteral("qweight"), QStringLiteral("qzeros"), QStringLiteral("scales"), QStringLiteral("g_idx")}));
+    QCOMPARE(roles,
+             (QStringList{QStringLiteral("qweight"), QStringLiteral("qzeros"), QStringLiteral("scales"),
+                          QStringLiteral("g_idx")}));
     QCOMPARE(w.value(QStringLiteral("stored_bytes")).toInteger(), 18048);
     QCOMPARE(w.value(QStringLiteral("bpw")).toDouble(), 4.40625);
-    QCOMPARE(w.value(QStringLiteral("params")).toObject().value(QStringLiteral("checkpoint_format")).toString(), QStringLiteral("gptq"));
+    QCOMPARE(w.value(QStringLiteral("params")).toObject().value(QStringLiteral("checkpoint_format")).toString(),
+             QStringLiteral("gptq"));
     QCOMPARE(root.value(QStringLiteral("totals")).toObject().value(QStringLiteral("bpw")).toDouble(), 4.40625);
-    QCOMPARE(root.value(QStringLiteral("config")).toObject().value(QStringLiteral("quantization_config")).toObject()
-                 .value(QStringLiteral("bits")).toInt(), 4);
+    QCOMPARE(root.value(QStringLiteral("config"))
+                 .toObject()
+                 .value(QStringLiteral("quantization_config"))
+                 .toObject()
+                 .value(QStringLiteral("bits"))
+                 .toInt(),
+             4);
     QCOMPARE(root.value(QStringLiteral("quantize_config_file")).toString(), QStringLiteral("quantize_config.json"));
     const QJsonArray meta = root.value(QStringLiteral("metadata")).toArray();
     QCOMPARE(meta.size(), 1);
@@ -127,15 +138,24 @@ void TestCliInspect::everyFixtureFormat_data()
     QTest::addColumn<QString>("format");
     QTest::addColumn<int>("weights");
     const std::pair<const char*, std::pair<const char*, int>> rows[] = {
-        {"awq-gemm-w4-g128", {"awq-gemm", 1}},          {"awq-gemm-w4-g32", {"awq-gemm", 2}},
-        {"bnb-fp4", {"bnb-fp4", 3}},                    {"bnb-fp4-doublequant", {"bnb-fp4", 3}},
-        {"bnb-nf4", {"bnb-nf4", 3}},                    {"bnb-nf4-doublequant", {"bnb-nf4", 3}},
-        {"ct-pack-w4a16-channel-asym", {"compressed-tensors", 3}}, {"ct-pack-w4a16-g128-sym", {"compressed-tensors", 1}},
-        {"ct-pack-w4a16-g32-asym", {"compressed-tensors", 2}},     {"ct-pack-w8a16-channel-sym", {"compressed-tensors", 3}},
-        {"gptq-w2-g32-asym", {"gptq-v1", 2}},           {"gptq-w3-g128-sym", {"gptq-v1", 1}},
-        {"gptq-w3-g32-asym", {"gptq-v1", 2}},           {"gptq-w4-g128-asym-actorder", {"gptq-v1", 1}},
-        {"gptq-w4-g128-sym", {"gptq-v1", 1}},           {"gptq-w4-g32-asym", {"gptq-v1", 2}},
-        {"gptq-w4-g32-sym-actorder", {"gptq-v1", 2}},   {"gptq-w8-g128-sym", {"gptq-v1", 1}},
+        {"awq-gemm-w4-g128", {"awq-gemm", 1}},
+        {"awq-gemm-w4-g32", {"awq-gemm", 2}},
+        {"bnb-fp4", {"bnb-fp4", 3}},
+        {"bnb-fp4-doublequant", {"bnb-fp4", 3}},
+        {"bnb-nf4", {"bnb-nf4", 3}},
+        {"bnb-nf4-doublequant", {"bnb-nf4", 3}},
+        {"ct-pack-w4a16-channel-asym", {"compressed-tensors", 3}},
+        {"ct-pack-w4a16-g128-sym", {"compressed-tensors", 1}},
+        {"ct-pack-w4a16-g32-asym", {"compressed-tensors", 2}},
+        {"ct-pack-w8a16-channel-sym", {"compressed-tensors", 3}},
+        {"gptq-w2-g32-asym", {"gptq-v1", 2}},
+        {"gptq-w3-g128-sym", {"gptq-v1", 1}},
+        {"gptq-w3-g32-asym", {"gptq-v1", 2}},
+        {"gptq-w4-g128-asym-actorder", {"gptq-v1", 1}},
+        {"gptq-w4-g128-sym", {"gptq-v1", 1}},
+        {"gptq-w4-g32-asym", {"gptq-v1", 2}},
+        {"gptq-w4-g32-sym-actorder", {"gptq-v1", 2}},
+        {"gptq-w8-g128-sym", {"gptq-v1", 1}},
     };
     for (const auto& [folder, fw] : rows)
         QTest::addRow("%s", folder) << QString::fromLatin1(folder) << QString::fromLatin1(fw.first) << fw.second;
@@ -146,14 +166,17 @@ void TestCliInspect::everyFixtureFormat()
     QFETCH(QString, folder);
     QFETCH(QString, format);
     QFETCH(int, weights);
-    const QJsonObject root = inspectJson(qstest::fixture(QStringLiteral("safetensors/") + folder + QStringLiteral("/model.safetensors")));
+    const QJsonObject root =
+        inspectJson(qstest::fixture(QStringLiteral("safetensors/") + folder + QStringLiteral("/model.safetensors")));
     const QJsonArray ws = root.value(QStringLiteral("weights")).toArray();
     QCOMPARE(ws.size(), weights);
     for (const QJsonValue w : ws) {
         const QJsonObject o = w.toObject();
         QCOMPARE(o.value(QStringLiteral("format")).toString(), format);
         const double bpw = o.value(QStringLiteral("bpw")).toDouble();
-        QCOMPARE(bpw, double(o.value(QStringLiteral("stored_bytes")).toInteger()) * 8 / double(o.value(QStringLiteral("elements")).toInteger()));
+        QCOMPARE(bpw,
+                 double(o.value(QStringLiteral("stored_bytes")).toInteger()) * 8
+                     / double(o.value(QStringLiteral("elements")).toInteger()));
         QVERIFY(bpw > 2 && bpw < 9);
     }
 }
@@ -188,7 +211,8 @@ void TestCliInspect::ggufFileTypeAndArrays()
     const std::string path = dir.filePath(QStringLiteral("tiny.gguf")).toStdString();
     std::vector<qs::MetaValue> tokens;
     for (int i = 0; i < 100; ++i)
-        tokens.push_back({qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("tok") + std::to_string(i)});
+        tokens.push_back(
+            {qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("tok") + std::to_string(i)});
     std::vector<std::pair<std::string, qs::MetaValue>> meta{
         {"general.architecture", {qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("llama")}},
         {"general.file_type", {qs::MetaValue::Type::U32, qs::MetaValue::Type::U8, uint64_t(15)}},
@@ -229,8 +253,8 @@ void TestCliInspect::humanTable()
     QVERIFY(out.contains(QLatin1String("Container:  safetensors, 1 file")));
     const QStringList lines = out.split(QLatin1Char('\n'));
     const auto qweight = std::find_if(lines.begin(), lines.end(), [](const QString& l) {
-        return l.contains(QLatin1String("down_proj.qweight")) && l.contains(QLatin1String(" I32 ")) &&
-               l.contains(QLatin1String("[16, 128]")) && l.trimmed().endsWith(QLatin1String(" 8192"));
+        return l.contains(QLatin1String("down_proj.qweight")) && l.contains(QLatin1String(" I32 "))
+            && l.contains(QLatin1String("[16, 128]")) && l.trimmed().endsWith(QLatin1String(" 8192"));
     });
     QVERIFY(qweight != lines.end());
     QVERIFY(out.contains(QLatin1String("gptq-v1")));
@@ -247,10 +271,12 @@ void TestCliInspect::exitCodes_data()
     QTest::addRow("no path") << QStringList{QStringLiteral("inspect")} << QStringLiteral("missing PATH");
     QTest::addRow("two paths") << QStringList{QStringLiteral("inspect"), QStringLiteral("a"), QStringLiteral("b")}
                                << QStringLiteral("exactly one PATH");
-    QTest::addRow("unknown option") << QStringList{QStringLiteral("inspect"), QStringLiteral("--frobnicate"), QStringLiteral("x")}
+    QTest::addRow("unknown option") << QStringList{QStringLiteral("inspect"), QStringLiteral("--frobnicate"),
+                                                   QStringLiteral("x")}
                                     << QStringLiteral("frobnicate");
-    QTest::addRow("missing file") << QStringList{QStringLiteral("inspect"), QStringLiteral("/nonexistent/model.safetensors"), QStringLiteral("--json")}
-                                  << QStringLiteral("/nonexistent/model.safetensors");
+    QTest::addRow("missing file") << QStringList{
+        QStringLiteral("inspect"), QStringLiteral("/nonexistent/model.safetensors"),
+        QStringLiteral("--json")} << QStringLiteral("/nonexistent/model.safetensors");
 }
 
 void TestCliInspect::exitCodes()
@@ -286,7 +312,6 @@ void TestCliInspect::help()
     QCOMPARE(e.err.count('\n'), 1);
 }
 
-
 // A folder's other checkpoint files are named (text and JSON); a folder of several
 // checkpoints is refused with their names (exit 2, one line).
 void TestCliInspect::folderLeftOut()
@@ -313,7 +338,6 @@ void TestCliInspect::folderLeftOut()
     QVERIFY2(err.contains(QStringLiteral("adapters.safetensors, base.safetensors")), qPrintable(err));
     QVERIFY2(!err.contains(QLatin1Char('\n')), qPrintable(err));
 }
-
 
 void TestCliInspect::manyTensorsLean_data()
 {
@@ -366,7 +390,9 @@ void TestCliInspect::longNameKeepsColumns()
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.out.contains(QByteArray(1 << 20, 'x')));
     const QList<QByteArray> lines = r.out.split('\n');
-    const auto row = std::find_if(lines.begin(), lines.end(), [](const QByteArray& l) { return l.contains("blk.7.ffn_down.weight") && l.contains("F32"); });
+    const auto row = std::find_if(lines.begin(), lines.end(), [](const QByteArray& l) {
+        return l.contains("blk.7.ffn_down.weight") && l.contains("F32");
+    });
     QVERIFY(row != lines.end());
     QCOMPARE_LT(row->size(), 400);
     QCOMPARE_LT(r.out.size(), 4 << 20);

@@ -89,12 +89,15 @@ void writeBigFloatCheckpoint(const QString& path, bool ggufNames = false)
         state = state * 1664525u + 1013904223u;
         v = float(int32_t(state >> 8) - (1 << 23)) / float(1 << 23);
     }
-    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values.data()), values.size() * sizeof(float));
+    const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values.data()),
+                                         values.size() * sizeof(float));
     std::vector<qs::SafetensorsTensor> tensors;
     for (int i = 0; i < 4; ++i)
         tensors.push_back({ggufNames ? "blk." + std::to_string(i) + ".ffn_up.weight"
                                      : "model.layers." + std::to_string(i) + ".mlp.up_proj.weight",
-                           qs::DType::F32, {rows, cols}, bytes});
+                           qs::DType::F32,
+                           {rows, cols},
+                           bytes});
     qs::writeSafetensors(path.toStdString(), tensors);
 }
 
@@ -123,12 +126,14 @@ QString makeEntry(const QString& kind, const QString& path, const QString& victi
     if (kind == QLatin1String("symlink"))
         return QFile::link(victim, path) ? QStringLiteral("a symbolic link to ") + victim : QString();
     if (kind == QLatin1String("dangling symlink"))
-        return QFile::link(path + QStringLiteral(".missing"), path) ? QStringLiteral("a symbolic link to ") + path + QStringLiteral(".missing") : QString();
+        return QFile::link(path + QStringLiteral(".missing"), path)
+            ? QStringLiteral("a symbolic link to ") + path + QStringLiteral(".missing")
+            : QString();
     if (kind == QLatin1String("folder"))
         return QDir().mkpath(path) ? QStringLiteral("a folder") : QString();
     if (kind == QLatin1String("socket")) {
         const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-        sockaddr_un addr {};
+        sockaddr_un addr{};
         addr.sun_family = AF_UNIX;
         if (fd < 0 || size_t(p.size()) >= sizeof addr.sun_path)
             return {};
@@ -138,20 +143,21 @@ QString makeEntry(const QString& kind, const QString& path, const QString& victi
         return bound ? QStringLiteral("a socket") : QString();
     }
     if (kind == QLatin1String("character device")) // /dev/null's numbers, in the test's folder (root only)
-        return ::mknod(p.constData(), S_IFCHR | 0600, makedev(1, 3)) == 0 ? QStringLiteral("a character device") : QString();
+        return ::mknod(p.constData(), S_IFCHR | 0600, makedev(1, 3)) == 0 ? QStringLiteral("a character device")
+                                                                          : QString();
     return {};
 }
 
 // The entry's type bits as lstat sees them (0 when absent).
 mode_t entryType(const QString& path)
 {
-    struct stat st {};
+    struct stat st { };
     return ::lstat(encoded(path).constData(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
 }
 
 mode_t permissions(const QString& path)
 {
-    struct stat st {};
+    struct stat st { };
     return ::stat(encoded(path).constData(), &st) == 0 ? (st.st_mode & 07777) : 0;
 }
 
@@ -165,32 +171,43 @@ private slots:
         QTest::addColumn<QStringList>("args"); // SRC, ROOT and LINK stand for the paths
         QTest::addColumn<QString>("relation");
         const QString src = QStringLiteral("SRC");
-        const QStringList repack{QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("gptq-v2"), QStringLiteral("-o")};
+        const QStringList repack{QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("gptq-v2"),
+                                 QStringLiteral("-o")};
         QTest::addRow("repack -o SRC") << repack + QStringList{src} << "is the input";
-        QTest::addRow("repack -o SRC --force") << repack + QStringList{src, QStringLiteral("--force")} << "is the input";
+        QTest::addRow("repack -o SRC --force")
+            << repack + QStringList{src, QStringLiteral("--force")} << "is the input";
         QTest::addRow("repack -o SRC/") << repack + QStringList{QStringLiteral("SRC/")} << "is the input";
-        QTest::addRow("repack -o SRC/sub") << repack + QStringList{QStringLiteral("SRC/sub")} << "lies inside the input";
+        QTest::addRow("repack -o SRC/sub")
+            << repack + QStringList{QStringLiteral("SRC/sub")} << "lies inside the input";
         QTest::addRow("repack -o parent") << repack + QStringList{QStringLiteral("ROOT")} << "contains the input";
         QTest::addRow("repack -o symlink to SRC") << repack + QStringList{QStringLiteral("LINK")} << "is the input";
-        QTest::addRow("repack -o symlink/sub") << repack + QStringList{QStringLiteral("LINK/sub")} << "lies inside the input";
+        QTest::addRow("repack -o symlink/sub")
+            << repack + QStringList{QStringLiteral("LINK/sub")} << "lies inside the input";
         QTest::addRow("repack gguf -o SRC/model.safetensors")
-            << QStringList{QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("q8_0"), QStringLiteral("-o"),
+            << QStringList{QStringLiteral("repack"), src,
+                           QStringLiteral("--to"),   QStringLiteral("q8_0"),
+                           QStringLiteral("-o"),     QStringLiteral("SRC/model.safetensors")}
+            << "lies inside the input";
+        QTest::addRow("quantize -o SRC") << QStringList{QStringLiteral("quantize"),
+                                                        QStringLiteral("SRC/ref.safetensors"),
+                                                        QStringLiteral("--all"),
+                                                        QStringLiteral("--format"),
+                                                        QStringLiteral("gptq-v1"),
+                                                        QStringLiteral("-o"),
+                                                        src}
+                                         << "contains the input";
+        QTest::addRow("quantize -o SRC/q") << QStringList{QStringLiteral("quantize"), src,
+                                                          QStringLiteral("--all"),    QStringLiteral("--format"),
+                                                          QStringLiteral("gptq-v1"),  QStringLiteral("-o"),
+                                                          QStringLiteral("SRC/q")}
+                                           << "lies inside the input";
+        QTest::addRow("dequant -o SRC/model.safetensors")
+            << QStringList{QStringLiteral("dequant"), src, kWeight, QStringLiteral("-o"),
                            QStringLiteral("SRC/model.safetensors")}
             << "lies inside the input";
-        QTest::addRow("quantize -o SRC")
-            << QStringList{QStringLiteral("quantize"), QStringLiteral("SRC/ref.safetensors"), QStringLiteral("--all"),
-                           QStringLiteral("--format"), QStringLiteral("gptq-v1"), QStringLiteral("-o"), src}
-            << "contains the input";
-        QTest::addRow("quantize -o SRC/q")
-            << QStringList{QStringLiteral("quantize"), src, QStringLiteral("--all"), QStringLiteral("--format"),
-                           QStringLiteral("gptq-v1"), QStringLiteral("-o"), QStringLiteral("SRC/q")}
-            << "lies inside the input";
-        QTest::addRow("dequant -o SRC/model.safetensors")
-            << QStringList{QStringLiteral("dequant"), src, kWeight, QStringLiteral("-o"), QStringLiteral("SRC/model.safetensors")}
-            << "lies inside the input";
         QTest::addRow("dequant -o symlink to the file")
-            << QStringList{QStringLiteral("dequant"), QStringLiteral("SRC/model.safetensors"), kWeight, QStringLiteral("-o"),
-                           QStringLiteral("LINK/model.safetensors")}
+            << QStringList{QStringLiteral("dequant"), QStringLiteral("SRC/model.safetensors"), kWeight,
+                           QStringLiteral("-o"), QStringLiteral("LINK/model.safetensors")}
             << "is the input";
         QTest::addRow("codes -o SRC") << QStringList{QStringLiteral("codes"), src, kWeight, QStringLiteral("-o"), src}
                                       << "is the input";
@@ -199,29 +216,35 @@ private slots:
             << "lies inside the input";
         // Side files the checkpoint read beside a single file: its configs are inputs too.
         QTest::addRow("dequant FILE -o config.json beside it")
-            << QStringList{QStringLiteral("dequant"), QStringLiteral("SRC/model.safetensors"), kWeight, QStringLiteral("-o"),
-                           QStringLiteral("SRC/config.json")}
+            << QStringList{QStringLiteral("dequant"), QStringLiteral("SRC/model.safetensors"), kWeight,
+                           QStringLiteral("-o"), QStringLiteral("SRC/config.json")}
             << "is the input";
         QTest::addRow("dequant FILE -o quantize_config.json beside it")
-            << QStringList{QStringLiteral("dequant"), QStringLiteral("SRC/model.safetensors"), kWeight, QStringLiteral("-o"),
-                           QStringLiteral("SRC/quantize_config.json")}
+            << QStringList{QStringLiteral("dequant"), QStringLiteral("SRC/model.safetensors"), kWeight,
+                           QStringLiteral("-o"), QStringLiteral("SRC/quantize_config.json")}
             << "is the input";
         QTest::addRow("codes FILE -o config.json beside it")
-            << QStringList{QStringLiteral("codes"), QStringLiteral("SRC/model.safetensors"), kWeight, QStringLiteral("-o"),
-                           QStringLiteral("SRC/config.json")}
+            << QStringList{QStringLiteral("codes"), QStringLiteral("SRC/model.safetensors"), kWeight,
+                           QStringLiteral("-o"), QStringLiteral("SRC/config.json")}
             << "is the input";
         QTest::addRow("quantize FILE gguf -o quantize_config.json beside it")
-            << QStringList{QStringLiteral("quantize"), QStringLiteral("SRC/ref.safetensors"), QStringLiteral("--all"),
-                           QStringLiteral("--format"), QStringLiteral("q8_0"), QStringLiteral("-o"),
+            << QStringList{QStringLiteral("quantize"),
+                           QStringLiteral("SRC/ref.safetensors"),
+                           QStringLiteral("--all"),
+                           QStringLiteral("--format"),
+                           QStringLiteral("q8_0"),
+                           QStringLiteral("-o"),
                            QStringLiteral("SRC/quantize_config.json")}
             << "is the input";
         QTest::addRow("repack FILE gguf -o config.json beside it")
-            << QStringList{QStringLiteral("repack"), QStringLiteral("SRC/model.safetensors"), QStringLiteral("--to"),
-                           QStringLiteral("q8_0"), QStringLiteral("-o"), QStringLiteral("SRC/config.json")}
+            << QStringList{QStringLiteral("repack"), QStringLiteral("SRC/model.safetensors"),
+                           QStringLiteral("--to"),   QStringLiteral("q8_0"),
+                           QStringLiteral("-o"),     QStringLiteral("SRC/config.json")}
             << "is the input";
         QTest::addRow("report --ref -o inside the ref")
-            << QStringList{QStringLiteral("report"), QStringLiteral("SRC/model.safetensors"), QStringLiteral("--ref"),
-                           QStringLiteral("LINK"), QStringLiteral("-o"), QStringLiteral("SRC/r.html")}
+            << QStringList{QStringLiteral("report"), QStringLiteral("SRC/model.safetensors"),
+                           QStringLiteral("--ref"),  QStringLiteral("LINK"),
+                           QStringLiteral("-o"),     QStringLiteral("SRC/r.html")}
             << "lies inside the input";
     }
 
@@ -234,7 +257,9 @@ private slots:
         const QString link = tmp.filePath(QStringLiteral("link"));
         QVERIFY(QFile::link(src, link));
         for (QString& a : args)
-            a.replace(QLatin1String("SRC"), src).replace(QLatin1String("ROOT"), tmp.path()).replace(QLatin1String("LINK"), link);
+            a.replace(QLatin1String("SRC"), src)
+                .replace(QLatin1String("ROOT"), tmp.path())
+                .replace(QLatin1String("LINK"), link);
         const auto before = snapshot(tmp.path());
         const auto r = qstest::runCli(args);
         QVERIFY2(!r.crashed && r.exitCode == 2, r.err.constData());
@@ -249,7 +274,9 @@ private slots:
     {
         QTemporaryDir tmp;
         const QString src = copySource(tmp), hard = tmp.filePath(QStringLiteral("w.npy"));
-        QVERIFY(::link(QFile::encodeName(src + QStringLiteral("/model.safetensors")).constData(), QFile::encodeName(hard).constData()) == 0);
+        QVERIFY(::link(QFile::encodeName(src + QStringLiteral("/model.safetensors")).constData(),
+                       QFile::encodeName(hard).constData())
+                == 0);
         const auto before = snapshot(tmp.path());
         const auto r = qstest::runCli({QStringLiteral("dequant"), src, kWeight, QStringLiteral("-o"), hard});
         QVERIFY2(r.exitCode == 2 && r.err.contains("same file"), r.err.constData());
@@ -260,16 +287,20 @@ private slots:
     {
         QTest::addColumn<QStringList>("args"); // OUT stands for the output folder
         QTest::addColumn<QStringList>("written");
-        QTest::addRow("repack") << QStringList{QStringLiteral("repack"), QStringLiteral("SRC"), QStringLiteral("--to"),
-                                               QStringLiteral("gptq-v2"), QStringLiteral("-o"), QStringLiteral("OUT")}
+        QTest::addRow("repack") << QStringList{QStringLiteral("repack"),  QStringLiteral("SRC"), QStringLiteral("--to"),
+                                               QStringLiteral("gptq-v2"), QStringLiteral("-o"),  QStringLiteral("OUT")}
                                 << QStringList{QStringLiteral("model.safetensors"), QStringLiteral("config.json"),
                                                QStringLiteral("quantize_config.json")};
-        QTest::addRow("quantize") << QStringList{QStringLiteral("quantize"), QStringLiteral("SRC/ref.safetensors"), QStringLiteral("--all"),
-                                                 QStringLiteral("--format"), QStringLiteral("awq"), QStringLiteral("-o"), QStringLiteral("OUT")}
+        QTest::addRow("quantize") << QStringList{QStringLiteral("quantize"), QStringLiteral("SRC/ref.safetensors"),
+                                                 QStringLiteral("--all"),    QStringLiteral("--format"),
+                                                 QStringLiteral("awq"),      QStringLiteral("-o"),
+                                                 QStringLiteral("OUT")}
                                   << QStringList{QStringLiteral("model.safetensors"), QStringLiteral("config.json"),
                                                  QStringLiteral("quant_config.json")};
-        QTest::addRow("codes") << QStringList{QStringLiteral("codes"), QStringLiteral("SRC"), kWeight, QStringLiteral("-o"), QStringLiteral("OUT")}
-                               << QStringList{QStringLiteral("codes.npy"), QStringLiteral("scales.npy"), QStringLiteral("g_idx.npy")};
+        QTest::addRow("codes") << QStringList{QStringLiteral("codes"), QStringLiteral("SRC"), kWeight,
+                                              QStringLiteral("-o"), QStringLiteral("OUT")}
+                               << QStringList{QStringLiteral("codes.npy"), QStringLiteral("scales.npy"),
+                                              QStringLiteral("g_idx.npy")};
     }
 
     void nonEmptyFolderNeedsForce()
@@ -287,7 +318,8 @@ private slots:
 
         const auto before = snapshot(tmp.path()), sourceBefore = snapshot(src);
         auto r = qstest::runCli(args);
-        QVERIFY2(r.exitCode == 2 && r.err.contains("not empty") && r.err.contains("--force") && r.err.contains("README.md"),
+        QVERIFY2(r.exitCode == 2 && r.err.contains("not empty") && r.err.contains("--force")
+                     && r.err.contains("README.md"),
                  r.err.constData());
         QCOMPARE(snapshot(tmp.path()), before);
 
@@ -299,10 +331,12 @@ private slots:
         for (const QString& name : written)
             QVERIFY2(after.contains(name) && after.value(name) != "an older output", qPrintable(name));
         // Nothing but ours and theirs: no temporary file left.
-        QCOMPARE(after.size(), written.size() + 3 + (args.front() == QLatin1String("codes") ? 1 : 0)); // codes: zeros.npy too
+        QCOMPARE(after.size(),
+                 written.size() + 3 + (args.front() == QLatin1String("codes") ? 1 : 0)); // codes: zeros.npy too
         // Said, naming only what is not ours.
-        QVERIFY2(r.err.contains("note: left alone in " + out.toUtf8() + " (not written by this command): README.md, sub\n"),
-                 r.err.constData());
+        QVERIFY2(
+            r.err.contains("note: left alone in " + out.toUtf8() + " (not written by this command): README.md, sub\n"),
+            r.err.constData());
         QCOMPARE(snapshot(src), sourceBefore);
     }
 
@@ -312,19 +346,22 @@ private slots:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QStringList>("args"); // SRC and OUT stand for the input and the entry
-        const QStringList dequant{QStringLiteral("dequant"), QStringLiteral("SRC"), kWeight, QStringLiteral("-o"), QStringLiteral("OUT")};
+        const QStringList dequant{QStringLiteral("dequant"), QStringLiteral("SRC"), kWeight, QStringLiteral("-o"),
+                                  QStringLiteral("OUT")};
         for (const char* kind : {"fifo", "symlink", "dangling symlink", "socket", "character device", "folder"})
             QTest::addRow("dequant -o %s", kind) << QString::fromLatin1(kind) << dequant;
         QTest::addRow("quantize gguf -o fifo")
-            << QStringLiteral("fifo")
-            << QStringList{QStringLiteral("quantize"), QStringLiteral("SRC/ref.safetensors"), QStringLiteral("--all"), QStringLiteral("--format"),
-                           QStringLiteral("q8_0"), QStringLiteral("-o"), QStringLiteral("OUT")};
+            << QStringLiteral("fifo") << QStringList{QStringLiteral("quantize"), QStringLiteral("SRC/ref.safetensors"),
+                                                     QStringLiteral("--all"),    QStringLiteral("--format"),
+                                                     QStringLiteral("q8_0"),     QStringLiteral("-o"),
+                                                     QStringLiteral("OUT")};
         QTest::addRow("repack gguf -o symlink")
             << QStringLiteral("symlink")
-            << QStringList{QStringLiteral("repack"), QStringLiteral("SRC"), QStringLiteral("--to"), QStringLiteral("q8_0"),
-                           QStringLiteral("-o"), QStringLiteral("OUT")};
-        QTest::addRow("report -o fifo")
-            << QStringLiteral("fifo") << QStringList{QStringLiteral("report"), QStringLiteral("SRC"), QStringLiteral("-o"), QStringLiteral("OUT.html")};
+            << QStringList{QStringLiteral("repack"), QStringLiteral("SRC"), QStringLiteral("--to"),
+                           QStringLiteral("q8_0"),   QStringLiteral("-o"),  QStringLiteral("OUT")};
+        QTest::addRow("report -o fifo") << QStringLiteral("fifo")
+                                        << QStringList{QStringLiteral("report"), QStringLiteral("SRC"),
+                                                       QStringLiteral("-o"), QStringLiteral("OUT.html")};
     }
 
     void refusesWhatIsNoRegularFile()
@@ -342,10 +379,13 @@ private slots:
             QSKIP("this system does not let the test make the entry");
         const mode_t type = entryType(out);
         for (QString& a : args)
-            a.replace(QLatin1String("SRC"), src).replace(QLatin1String("OUT.html"), out).replace(QLatin1String("OUT"), out);
+            a.replace(QLatin1String("SRC"), src)
+                .replace(QLatin1String("OUT.html"), out)
+                .replace(QLatin1String("OUT"), out);
         const auto r = qstest::runCli(args);
         QVERIFY2(!r.crashed && r.exitCode == 2, r.err.constData());
-        QVERIFY2(r.err.contains(out.toUtf8() + ": refusing to write: the output is " + what.toUtf8()), r.err.constData());
+        QVERIFY2(r.err.contains(out.toUtf8() + ": refusing to write: the output is " + what.toUtf8()),
+                 r.err.constData());
         QCOMPARE(entryType(out), type);
         QCOMPARE(QFile(victim).size(), qint64(15));
         QVERIFY2(temporaryFiles(tmp.path()).isEmpty(), qPrintable(temporaryFiles(tmp.path()).join(QLatin1Char(' '))));
@@ -358,12 +398,16 @@ private slots:
         const QString src = copySource(tmp), file = tmp.filePath(QStringLiteral("notes.txt"));
         writeFile(file, "mine");
         auto r = qstest::runCli({QStringLiteral("codes"), src, kWeight, QStringLiteral("-o"), file});
-        QVERIFY2(r.exitCode == 2 && r.err.contains(file.toUtf8() + ": refusing to write: the output is a file, not a folder"),
+        QVERIFY2(r.exitCode == 2
+                     && r.err.contains(file.toUtf8() + ": refusing to write: the output is a file, not a folder"),
                  r.err.constData());
         const QString fifo = tmp.filePath(QStringLiteral("pipe"));
         QVERIFY(::mkfifo(encoded(fifo).constData(), 0600) == 0);
-        r = qstest::runCli({QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("awq"), QStringLiteral("-o"), fifo});
-        QVERIFY2(r.exitCode == 2 && r.err.contains(fifo.toUtf8() + ": refusing to write: the output is a FIFO (named pipe), not a folder"),
+        r = qstest::runCli(
+            {QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("awq"), QStringLiteral("-o"), fifo});
+        QVERIFY2(r.exitCode == 2
+                     && r.err.contains(fifo.toUtf8()
+                                       + ": refusing to write: the output is a FIFO (named pipe), not a folder"),
                  r.err.constData());
         QCOMPARE(entryType(fifo), mode_t(S_IFIFO));
         // A symlink to a folder is a folder to write into.
@@ -378,7 +422,8 @@ private slots:
     void replacedFileKeepsItsMode()
     {
         QTemporaryDir tmp;
-        const QString src = copySource(tmp), npy = tmp.filePath(QStringLiteral("w.npy")), out = tmp.filePath(QStringLiteral("codes"));
+        const QString src = copySource(tmp), npy = tmp.filePath(QStringLiteral("w.npy")),
+                      out = tmp.filePath(QStringLiteral("codes"));
         writeFile(npy, "old");
         QVERIFY(::chmod(encoded(npy).constData(), 0600) == 0);
         auto r = qstest::runCli({QStringLiteral("dequant"), src, kWeight, QStringLiteral("-o"), npy});
@@ -389,7 +434,8 @@ private slots:
         QDir().mkpath(out);
         writeFile(out + QStringLiteral("/codes.npy"), "old");
         QVERIFY(::chmod(encoded(out + QStringLiteral("/codes.npy")).constData(), 0640) == 0);
-        r = qstest::runCli({QStringLiteral("codes"), src, kWeight, QStringLiteral("-o"), out, QStringLiteral("--force")});
+        r = qstest::runCli(
+            {QStringLiteral("codes"), src, kWeight, QStringLiteral("-o"), out, QStringLiteral("--force")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(permissions(out + QStringLiteral("/codes.npy")), mode_t(0640));
         QCOMPARE(permissions(out + QStringLiteral("/scales.npy")), mode_t(0644)); // a new file: as before
@@ -412,8 +458,13 @@ private slots:
         QTemporaryDir tmp;
         const QString big = tmp.filePath(QStringLiteral("big.safetensors")), out = tmp.filePath(QStringLiteral("out"));
         writeBigFloatCheckpoint(big);
-        const QStringList args{QStringLiteral("quantize"), big, QStringLiteral("--all"), QStringLiteral("--format"),
-                               QStringLiteral("gptq-v1"), QStringLiteral("-o"), out};
+        const QStringList args{QStringLiteral("quantize"),
+                               big,
+                               QStringLiteral("--all"),
+                               QStringLiteral("--format"),
+                               QStringLiteral("gptq-v1"),
+                               QStringLiteral("-o"),
+                               out};
         qstest::Process p;
         QVERIFY(qstest::startCli(p, args));
         const QString temp = waitForTemporaryFile(out);
@@ -421,7 +472,8 @@ private slots:
         QVERIFY(p.sendSignal(sig));
         QVERIFY(p.wait(60000));
         QVERIFY2(p.crashed && p.signal == sig, p.err.constData());
-        QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot), QStringList());
+        QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot),
+                 QStringList());
         const auto r = qstest::runCli(args);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(temporaryFiles(out).isEmpty());
@@ -433,8 +485,10 @@ private slots:
     {
         QTest::addColumn<QString>("format");
         QTest::addColumn<QString>("output");
-        QTest::addRow("folder") << "gptq-v1" << "out";
-        QTest::addRow("file") << "q8_0" << "out.gguf";
+        QTest::addRow("folder") << "gptq-v1"
+                                << "out";
+        QTest::addRow("file") << "q8_0"
+                              << "out.gguf";
     }
 
     void sigkillLeftoverIsSweptByTheNextRun()
@@ -446,8 +500,9 @@ private slots:
         const bool folder = !output.endsWith(QLatin1String(".gguf"));
         const QString dir = folder ? out : tmp.path();
         writeBigFloatCheckpoint(big, !folder);
-        const QStringList args{QStringLiteral("quantize"), big, QStringLiteral("--all"), QStringLiteral("--format"), format,
-                               QStringLiteral("-o"), out};
+        const QStringList args{
+            QStringLiteral("quantize"), big, QStringLiteral("--all"), QStringLiteral("--format"), format,
+            QStringLiteral("-o"),       out};
         qstest::Process p;
         QVERIFY(qstest::startCli(p, args));
         const QString temp = waitForTemporaryFile(dir);

@@ -47,7 +47,8 @@ QMap<QString, QString> formats(const QString& path)
     QMap<QString, QString> out;
     const QJsonArray ws = QJsonDocument::fromJson(r.out).object().value(QStringLiteral("weights")).toArray();
     for (const QJsonValue& v : ws)
-        out.insert(v.toObject().value(QStringLiteral("name")).toString(), v.toObject().value(QStringLiteral("format")).toString());
+        out.insert(v.toObject().value(QStringLiteral("name")).toString(),
+                   v.toObject().value(QStringLiteral("format")).toString());
     return out;
 }
 
@@ -60,21 +61,26 @@ private slots:
     {
         QTest::addColumn<QStringList>("options");
         QTest::addColumn<QString>("format");
-        QTest::addRow("gptq-v1") << QStringList{QStringLiteral("--format"), QStringLiteral("gptq"), QStringLiteral("--sym"),
-                                                QStringLiteral("--group-size"), QStringLiteral("32")}
-                                 << "gptq-v1";
-        QTest::addRow("gptq-v2 w3") << QStringList{QStringLiteral("--format"), QStringLiteral("gptq-v2"), QStringLiteral("--bits"),
-                                                   QStringLiteral("3"), QStringLiteral("--group-size"), QStringLiteral("-1")}
+        QTest::addRow("gptq-v1") << QStringList{
+            QStringLiteral("--format"), QStringLiteral("gptq"), QStringLiteral("--sym"), QStringLiteral("--group-size"),
+            QStringLiteral("32")} << "gptq-v1";
+        QTest::addRow("gptq-v2 w3") << QStringList{QStringLiteral("--format"),     QStringLiteral("gptq-v2"),
+                                                   QStringLiteral("--bits"),       QStringLiteral("3"),
+                                                   QStringLiteral("--group-size"), QStringLiteral("-1")}
                                     << "gptq-v2";
-        QTest::addRow("awq") << QStringList{QStringLiteral("--format"), QStringLiteral("awq-gemm"), QStringLiteral("--group-size"),
-                                            QStringLiteral("64"), QStringLiteral("--clip"), QStringLiteral("0.9")}
+        QTest::addRow("awq") << QStringList{QStringLiteral("--format"),     QStringLiteral("awq-gemm"),
+                                            QStringLiteral("--group-size"), QStringLiteral("64"),
+                                            QStringLiteral("--clip"),       QStringLiteral("0.9")}
                              << "awq-gemm";
-        QTest::addRow("ct") << QStringList{QStringLiteral("--format"), QStringLiteral("compressed-tensors"), QStringLiteral("--asym"),
-                                           QStringLiteral("--group-size"), QStringLiteral("32")}
+        QTest::addRow("ct") << QStringList{QStringLiteral("--format"), QStringLiteral("compressed-tensors"),
+                                           QStringLiteral("--asym"), QStringLiteral("--group-size"),
+                                           QStringLiteral("32")}
                             << "compressed-tensors";
-        QTest::addRow("mlx") << QStringList{QStringLiteral("--format"), QStringLiteral("mlx"), QStringLiteral("--bits"), QStringLiteral("5")}
+        QTest::addRow("mlx") << QStringList{QStringLiteral("--format"), QStringLiteral("mlx"), QStringLiteral("--bits"),
+                                            QStringLiteral("5")}
                              << "mlx-affine";
-        QTest::addRow("nf4") << QStringList{QStringLiteral("--format"), QStringLiteral("nf4"), QStringLiteral("--double-quant")}
+        QTest::addRow("nf4") << QStringList{QStringLiteral("--format"), QStringLiteral("nf4"),
+                                            QStringLiteral("--double-quant")}
                              << "bnb-nf4";
     }
     void all()
@@ -83,7 +89,8 @@ private slots:
         QFETCH(QString, format);
         QTemporaryDir tmp;
         const QString src = writeSource(tmp), out = tmp.filePath(QStringLiteral("out"));
-        const auto r = qstest::runCli(QStringList{QStringLiteral("quantize"), src, QStringLiteral("--all"), QStringLiteral("-o"), out} + options);
+        const auto r = qstest::runCli(
+            QStringList{QStringLiteral("quantize"), src, QStringLiteral("--all"), QStringLiteral("-o"), out} + options);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.out.contains("2 weights quantized"));
         const auto f = formats(out);
@@ -98,9 +105,10 @@ private slots:
     {
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("q.gguf"));
-        const auto r = qstest::runCli({QStringLiteral("quantize"), qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")),
-                                       QStringLiteral("source.synthetic"), QStringLiteral("--format"), QStringLiteral("q4_k"),
-                                       QStringLiteral("-o"), out});
+        const auto r =
+            qstest::runCli({QStringLiteral("quantize"), qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")),
+                            QStringLiteral("source.synthetic"), QStringLiteral("--format"), QStringLiteral("q4_k"),
+                            QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(formats(out).value(QStringLiteral("source.synthetic")), QStringLiteral("gguf-q4_k"));
         QCOMPARE(qstest::runCli({QStringLiteral("verify"), out}).exitCode, 0);
@@ -111,18 +119,26 @@ private slots:
         QTemporaryDir tmp;
         const QString src = writeSource(tmp), out = tmp.filePath(QStringLiteral("bad"));
         const QStringList base{QStringLiteral("quantize"), src};
-        QCOMPARE(qstest::runCli(base + QStringList{QStringLiteral("--all"), QStringLiteral("-o"), out}).exitCode, 2); // no --format
-        QCOMPARE(qstest::runCli(base + QStringList{QStringLiteral("--format"), QStringLiteral("gptq"), QStringLiteral("-o"), out}).exitCode,
+        QCOMPARE(qstest::runCli(base + QStringList{QStringLiteral("--all"), QStringLiteral("-o"), out}).exitCode,
+                 2); // no --format
+        QCOMPARE(qstest::runCli(
+                     base + QStringList{QStringLiteral("--format"), QStringLiteral("gptq"), QStringLiteral("-o"), out})
+                     .exitCode,
                  2); // neither WEIGHT nor --all
-        QCOMPARE(qstest::runCli(base + QStringList{QStringLiteral("--all"), QStringLiteral("--format"), QStringLiteral("exl2"),
-                                                   QStringLiteral("-o"), out}).exitCode,
+        QCOMPARE(qstest::runCli(base
+                                + QStringList{QStringLiteral("--all"), QStringLiteral("--format"),
+                                              QStringLiteral("exl2"), QStringLiteral("-o"), out})
+                     .exitCode,
                  2);
-        const auto missing = qstest::runCli(base + QStringList{QStringLiteral("model.nope"), QStringLiteral("--format"),
-                                                               QStringLiteral("gptq"), QStringLiteral("-o"), out});
+        const auto missing = qstest::runCli(base
+                                            + QStringList{QStringLiteral("model.nope"), QStringLiteral("--format"),
+                                                          QStringLiteral("gptq"), QStringLiteral("-o"), out});
         QCOMPARE(missing.exitCode, 2);
         QVERIFY(missing.err.contains("model.nope"));
-        QCOMPARE(qstest::runCli(base + QStringList{QStringLiteral("--all"), QStringLiteral("--format"), QStringLiteral("q8_0"),
-                                                   QStringLiteral("-o"), out}).exitCode,
+        QCOMPARE(qstest::runCli(base
+                                + QStringList{QStringLiteral("--all"), QStringLiteral("--format"),
+                                              QStringLiteral("q8_0"), QStringLiteral("-o"), out})
+                     .exitCode,
                  2); // HF names into GGUF
         QVERIFY(!QFile::exists(out));
     }
@@ -135,14 +151,24 @@ private slots:
         QTest::addColumn<QString>("option");
         QTest::addColumn<QString>("value");
         for (const char* f : {"gptq", "bnb-nf4", "mlx"}) {
-            QTest::addRow("%s bits 0", f) << f << "--bits" << "0";
-            QTest::addRow("%s bits -2", f) << f << "--bits" << "-2";
-            QTest::addRow("%s group 0", f) << f << "--group-size" << "0";
-            QTest::addRow("%s group -2", f) << f << "--group-size" << "-2";
+            QTest::addRow("%s bits 0", f) << f << "--bits"
+                                          << "0";
+            QTest::addRow("%s bits -2", f) << f << "--bits"
+                                           << "-2";
+            QTest::addRow("%s group 0", f) << f << "--group-size"
+                                           << "0";
+            QTest::addRow("%s group -2", f) << f << "--group-size"
+                                            << "-2";
         }
-        QTest::addRow("clip 0") << "gptq" << "--clip" << "0";
-        QTest::addRow("clip 1.5") << "gptq" << "--clip" << "1.5";
-        QTest::addRow("clip nan") << "gptq" << "--clip" << "nan";
+        QTest::addRow("clip 0") << "gptq"
+                                << "--clip"
+                                << "0";
+        QTest::addRow("clip 1.5") << "gptq"
+                                  << "--clip"
+                                  << "1.5";
+        QTest::addRow("clip nan") << "gptq"
+                                  << "--clip"
+                                  << "nan";
     }
     void optionsOutOfRange()
     {
@@ -153,10 +179,14 @@ private slots:
         QVERIFY(tmp.isValid());
         std::vector<float> w(64 * 64, 0.5f);
         const QString src = tmp.filePath(QStringLiteral("f.safetensors")), out = tmp.filePath(QStringLiteral("out"));
-        qs::writeSafetensors(src.toStdString(), {{"model.layers.0.mlp.up_proj.weight", qs::DType::F32, {64, 64},
-                                                  {reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4}}});
-        const qstest::CliResult r = qstest::runCli({QStringLiteral("quantize"), src, QStringLiteral("--all"),
-                                                    QStringLiteral("--format"), format, option, value, QStringLiteral("-o"), out});
+        qs::writeSafetensors(src.toStdString(),
+                             {{"model.layers.0.mlp.up_proj.weight",
+                               qs::DType::F32,
+                               {64, 64},
+                               {reinterpret_cast<const uint8_t*>(w.data()), w.size() * 4}}});
+        const qstest::CliResult r =
+            qstest::runCli({QStringLiteral("quantize"), src, QStringLiteral("--all"), QStringLiteral("--format"),
+                            format, option, value, QStringLiteral("-o"), out});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains((option + QLatin1Char(' ') + value).toUtf8()), r.err.constData());
         QVERIFY(!QFileInfo::exists(out));

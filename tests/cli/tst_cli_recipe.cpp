@@ -18,7 +18,8 @@ namespace {
 
 QString quantized(const char* mix)
 {
-    return qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-%1.gguf").arg(QLatin1String(mix)));
+    return qstest::fixture(
+        QStringLiteral("real/generated-llama-quantize/stories260K-mix-%1.gguf").arg(QLatin1String(mix)));
 }
 
 QJsonObject runJson(const QStringList& args)
@@ -37,7 +38,8 @@ void putI32(std::string& out, int32_t v)
 }
 
 // A legacy llama-imatrix .dat: per entry the name, ncall 1 and the values; then the trailer.
-QString writeLegacyImatrix(const QTemporaryDir& dir, const std::vector<std::pair<std::string, std::vector<float>>>& entries)
+QString writeLegacyImatrix(const QTemporaryDir& dir,
+                           const std::vector<std::pair<std::string, std::vector<float>>>& entries)
 {
     std::string out;
     putI32(out, int32_t(entries.size()));
@@ -74,7 +76,9 @@ private slots:
         QStringList types;
         for (const QJsonValue t : o.value(QStringLiteral("types")).toArray())
             types << t.toObject().value(QStringLiteral("type")).toString();
-        QCOMPARE(types, (QStringList{QStringLiteral("Q5_0"), QStringLiteral("F16"), QStringLiteral("Q8_0"), QStringLiteral("F32")}));
+        QCOMPARE(types,
+                 (QStringList{QStringLiteral("Q5_0"), QStringLiteral("F16"), QStringLiteral("Q8_0"),
+                              QStringLiteral("F32")}));
         QCOMPARE(o.value(QStringLiteral("layers")).toArray().size(), 6);
         bool sawDown = false;
         for (const QJsonValue v : o.value(QStringLiteral("tensors")).toArray()) {
@@ -101,7 +105,8 @@ private slots:
 
     void twoCheckpointsSideBySide()
     {
-        const QJsonObject o = runJson({QStringLiteral("recipe"), quantized("Q4_K_M"), quantized("Q5_K_M"), QStringLiteral("--json")});
+        const QJsonObject o =
+            runJson({QStringLiteral("recipe"), quantized("Q4_K_M"), quantized("Q5_K_M"), QStringLiteral("--json")});
         QCOMPARE(o.value(QStringLiteral("matched")).toInt(), 48);
         const QJsonArray rows = o.value(QStringLiteral("differing")).toArray();
         QVERIFY(!rows.isEmpty());
@@ -111,7 +116,8 @@ private slots:
         }
         QCOMPARE(o.value(QStringLiteral("layers")).toArray().size(), 6);
         // The same file twice differs nowhere.
-        const QJsonObject same = runJson({QStringLiteral("recipe"), quantized("Q6_K"), quantized("Q6_K"), QStringLiteral("--json")});
+        const QJsonObject same =
+            runJson({QStringLiteral("recipe"), quantized("Q6_K"), quantized("Q6_K"), QStringLiteral("--json")});
         QCOMPARE(same.value(QStringLiteral("differing")).toArray().size(), 0);
     }
 
@@ -129,27 +135,31 @@ private slots:
         std::vector<float> down(172);
         for (size_t i = 0; i < down.size(); ++i)
             down[i] = float(i % 7) + 0.5f;
-        const QString imatrix = writeLegacyImatrix(dir, {{"blk.0.attn_q.weight", std::vector<float>(64, 2.0f)},
-                                                         {"blk.0.ffn_down.weight", down},
-                                                         {"blk.0.attn_k.weight", std::vector<float>(32, 1.0f)},
-                                                         {"blk.99.attn_q.weight", std::vector<float>(64, 1.0f)}});
-        const QJsonObject o = runJson({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix,
-                                       QStringLiteral("--ref"), quantized("Q4_K_M").replace(QStringLiteral("mix-Q4_K_M"),
-                                                                                            QStringLiteral("pure-F16")),
-                                       QStringLiteral("--json")});
+        const QString imatrix = writeLegacyImatrix(dir,
+                                                   {{"blk.0.attn_q.weight", std::vector<float>(64, 2.0f)},
+                                                    {"blk.0.ffn_down.weight", down},
+                                                    {"blk.0.attn_k.weight", std::vector<float>(32, 1.0f)},
+                                                    {"blk.99.attn_q.weight", std::vector<float>(64, 1.0f)}});
+        const QJsonObject o =
+            runJson({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix,
+                     QStringLiteral("--ref"),
+                     quantized("Q4_K_M").replace(QStringLiteral("mix-Q4_K_M"), QStringLiteral("pure-F16")),
+                     QStringLiteral("--json")});
         const QJsonObject im = o.value(QStringLiteral("imatrix")).toObject();
         QCOMPARE(im.value(QStringLiteral("format")).toString(), QStringLiteral("legacy .dat"));
         QCOMPARE(im.value(QStringLiteral("datasets")).toArray().at(0).toString(), QStringLiteral("calib"));
-        QCOMPARE(im.value(QStringLiteral("unused_entries")).toArray().at(0).toString(), QStringLiteral("blk.99.attn_q.weight"));
+        QCOMPARE(im.value(QStringLiteral("unused_entries")).toArray().at(0).toString(),
+                 QStringLiteral("blk.99.attn_q.weight"));
         int fits = 0;
         for (const QJsonValue v : im.value(QStringLiteral("weights")).toArray()) {
             const QJsonObject w = v.toObject();
             const QString name = w.value(QStringLiteral("name")).toString();
             fits += w.value(QStringLiteral("fits")).toBool();
             if (name == QStringLiteral("blk.0.attn_k.weight"))
-                QCOMPARE(w.value(QStringLiteral("problem")).toString(),
-                         QStringLiteral("the imatrix entry 'blk.0.attn_k.weight' has 32 channels, the weight [32, 64] needs "
-                                        "64 input channels"));
+                QCOMPARE(
+                    w.value(QStringLiteral("problem")).toString(),
+                    QStringLiteral("the imatrix entry 'blk.0.attn_k.weight' has 32 channels, the weight [32, 64] needs "
+                                   "64 input channels"));
             if (name == QStringLiteral("blk.0.attn_q.weight"))
                 QCOMPARE(w.value(QStringLiteral("mean")).toDouble(), 2.0);
             if (name == QStringLiteral("blk.1.attn_q.weight"))
@@ -163,15 +173,16 @@ private slots:
         const double first = rows.at(0).toObject().value(QStringLiteral("weighted_sum_sq")).toDouble();
         const double second = rows.at(1).toObject().value(QStringLiteral("weighted_sum_sq")).toDouble();
         QVERIFY(first > 0 && first >= second);
-        QCOMPARE(rows.at(0).toObject().value(QStringLiteral("share")).toDouble() +
-                     rows.at(1).toObject().value(QStringLiteral("share")).toDouble(),
+        QCOMPARE(rows.at(0).toObject().value(QStringLiteral("share")).toDouble()
+                     + rows.at(1).toObject().value(QStringLiteral("share")).toDouble(),
                  1.0);
 
         // stats: with importance 2 everywhere the weighted MSE is twice the plain one.
-        const QJsonObject st = runJson({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("blk.0.attn_q.weight"),
-                                        QStringLiteral("--ref"),
-                                        quantized("Q4_K_M").replace(QStringLiteral("mix-Q4_K_M"), QStringLiteral("pure-F16")),
-                                        QStringLiteral("--imatrix"), imatrix, QStringLiteral("--json")});
+        const QJsonObject st =
+            runJson({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("blk.0.attn_q.weight"),
+                     QStringLiteral("--ref"),
+                     quantized("Q4_K_M").replace(QStringLiteral("mix-Q4_K_M"), QStringLiteral("pure-F16")),
+                     QStringLiteral("--imatrix"), imatrix, QStringLiteral("--json")});
         const QJsonObject w = st.value(QStringLiteral("weights")).toArray().at(0).toObject();
         const QJsonObject weighted = w.value(QStringLiteral("importance_weighted")).toObject();
         const double rmse = w.value(QStringLiteral("rmse")).toDouble();
@@ -180,22 +191,27 @@ private slots:
         QCOMPARE(weighted.value(QStringLiteral("mse")).toDouble(), 2.0 * rmse * rmse);
         QCOMPARE(weighted.value(QStringLiteral("sum_sq")).toDouble(), 2.0 * rmse * rmse * 64 * 64);
         // The text names both figures; a weight the imatrix does not fit is compared unweighted.
-        const qstest::CliResult text = qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix});
+        const qstest::CliResult text =
+            qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix});
         QCOMPARE(text.exitCode, 0);
         QVERIFY(text.out.contains("Importance matrix: "));
         QVERIFY(text.out.contains("Fits 2 of "));
         QVERIFY(text.out.contains("an imatrix entry for no weight of the checkpoint"));
-        const qstest::CliResult k = qstest::runCli({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("blk.0.attn_k.weight"),
-                                                    QStringLiteral("--requantize"), QStringLiteral("gguf-q8_0"),
-                                                    QStringLiteral("--imatrix"), imatrix});
+        const qstest::CliResult k = qstest::runCli(
+            {QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("blk.0.attn_k.weight"),
+             QStringLiteral("--requantize"), QStringLiteral("gguf-q8_0"), QStringLiteral("--imatrix"), imatrix});
         QCOMPARE(k.exitCode, 0);
         QVERIFY(k.err.contains("unweighted: the imatrix entry 'blk.0.attn_k.weight' has 32 channels"));
         QVERIFY(!k.out.contains("importance-weighted"));
         // --imatrix needs a reference in stats; --ref needs --imatrix in recipe.
-        QCOMPARE(qstest::runCli({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix}).exitCode, 2);
-        QCOMPARE(qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--ref"), imatrix}).exitCode, 2);
-        const qstest::CliResult bad = qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"),
-                                                      quantized("Q4_K_M")});
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), imatrix})
+                     .exitCode,
+                 2);
+        QCOMPARE(
+            qstest::runCli({QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--ref"), imatrix}).exitCode,
+            2);
+        const qstest::CliResult bad = qstest::runCli(
+            {QStringLiteral("recipe"), quantized("Q4_K_M"), QStringLiteral("--imatrix"), quantized("Q4_K_M")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("not an importance matrix"));
     }
@@ -203,7 +219,10 @@ private slots:
     void usageErrors()
     {
         QCOMPARE(qstest::runCli({QStringLiteral("recipe")}).exitCode, 2);
-        QCOMPARE(qstest::runCli({QStringLiteral("recipe"), QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}).exitCode, 2);
+        QCOMPARE(
+            qstest::runCli({QStringLiteral("recipe"), QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")})
+                .exitCode,
+            2);
         const qstest::CliResult r = qstest::runCli({QStringLiteral("recipe"), QStringLiteral("/nonexistent.gguf")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("/nonexistent.gguf"));
@@ -216,17 +235,20 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const QString path = tmp.filePath(QStringLiteral("vocab.gguf"));
-        qs::writeGguf(path.toStdString(),
-                      {{"general.architecture", {qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("llama")}},
-                       {"general.file_type", {qs::MetaValue::Type::U32, qs::MetaValue::Type::U8, uint64_t(1)}}},
-                      {});
+        qs::writeGguf(
+            path.toStdString(),
+            {{"general.architecture", {qs::MetaValue::Type::String, qs::MetaValue::Type::U8, std::string("llama")}},
+             {"general.file_type", {qs::MetaValue::Type::U32, qs::MetaValue::Type::U8, uint64_t(1)}}},
+            {});
         const qstest::CliResult text = qstest::runCli({QStringLiteral("recipe"), path});
         QVERIFY2(text.exitCode == 0, text.err.constData());
         QVERIFY2(text.out.contains("MOSTLY_F16 (general.file_type = 1)") && !text.out.contains("no general.file_type"),
                  text.out.constData());
         const QJsonObject o = runJson({QStringLiteral("recipe"), path, QStringLiteral("--json")});
-        QCOMPARE(o.value(QStringLiteral("nominal")).toObject().value(QStringLiteral("name")).toString(), QStringLiteral("MOSTLY_F16"));
-        QCOMPARE(o.value(QStringLiteral("nominal")).toObject().value(QStringLiteral("format")).toString(), QStringLiteral("gguf-f16"));
+        QCOMPARE(o.value(QStringLiteral("nominal")).toObject().value(QStringLiteral("name")).toString(),
+                 QStringLiteral("MOSTLY_F16"));
+        QCOMPARE(o.value(QStringLiteral("nominal")).toObject().value(QStringLiteral("format")).toString(),
+                 QStringLiteral("gguf-f16"));
     }
 };
 

@@ -67,7 +67,10 @@ bool canConnect(int port)
 // bytes from the server: past a HEAD's reply, in the middle of the next reply's body).
 class CuttingProxy {
 public:
-    CuttingProxy(int upstream, int cuts, uint64_t cutAfter) : m_upstream(upstream), m_cuts(cuts), m_cutAfter(cutAfter)
+    CuttingProxy(int upstream, int cuts, uint64_t cutAfter)
+        : m_upstream(upstream)
+        , m_cuts(cuts)
+        , m_cutAfter(cutAfter)
     {
         m_listen = ::socket(AF_INET, SOCK_STREAM, 0);
         const int one = 1;
@@ -207,7 +210,8 @@ class TestCliRemote : public QObject {
 private slots:
     void initTestCase()
     {
-        m_nginx = QStandardPaths::findExecutable(QStringLiteral("nginx"), {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin")});
+        m_nginx = QStandardPaths::findExecutable(QStringLiteral("nginx"),
+                                                 {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin")});
         if (m_nginx.isEmpty())
             QSKIP("nginx is not installed (apt-get install nginx; .ci/install-deps installs it): the remote "
                   "suites need a real web server on loopback");
@@ -229,7 +233,8 @@ private slots:
             tree.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("file")},
                                     {QStringLiteral("path"), QString::fromLatin1(name)},
                                     {QStringLiteral("size"), QFileInfo(gptq + "/" + name).size()}});
-        tree.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("directory")}, {QStringLiteral("path"), QStringLiteral("docs")}});
+        tree.append(QJsonObject{{QStringLiteral("type"), QStringLiteral("directory")},
+                                {QStringLiteral("path"), QStringLiteral("docs")}});
         for (const char* repo : {"gptq", "private"}) {
             QDir().mkpath(www + "/api/models/qs/" + repo + "/tree");
             QFile t(www + "/api/models/qs/" + repo + "/tree/main");
@@ -242,25 +247,25 @@ private slots:
         QFile c(conf);
         QVERIFY(c.open(QIODevice::WriteOnly));
         const QString prefix = m_dir.path();
-        c.write(QStringLiteral(
-                    "daemon off;\nmaster_process off;\nerror_log %1/error.log;\npid %1/nginx.pid;\n"
-                    "events { worker_connections 64; }\n"
-                    "http {\n  access_log %1/access.log;\n  default_type application/octet-stream;\n"
-                    "  client_body_temp_path %1/tmp; proxy_temp_path %1/tmp; fastcgi_temp_path %1/tmp;\n"
-                    "  uwsgi_temp_path %1/tmp; scgi_temp_path %1/tmp;\n"
-                    "  server {\n    listen 127.0.0.1:%2;\n    root %1/www;\n"
-                    "    location /moved/ { rewrite ^/moved/(.*)$ /files/$1 redirect; }\n"
-                    "    location /norange/ { max_ranges 0; }\n"
-                    "    location /unavailable/ { return 503; }\n"
-                    "    location /api/ { default_type application/json; }\n"
-                    "    location /api/models/qs/private/ { default_type application/json;\n"
-                    "      if ($http_authorization != \"Bearer %3\") { return 401; } }\n"
-                    "    location /qs/private/ { if ($http_authorization != \"Bearer %3\") { return 401; } }\n"
-                    "  }\n}\n")
-                    .arg(prefix)
-                    .arg(m_port)
-                    .arg(QLatin1String(kToken))
-                    .toUtf8());
+        c.write(
+            QStringLiteral("daemon off;\nmaster_process off;\nerror_log %1/error.log;\npid %1/nginx.pid;\n"
+                           "events { worker_connections 64; }\n"
+                           "http {\n  access_log %1/access.log;\n  default_type application/octet-stream;\n"
+                           "  client_body_temp_path %1/tmp; proxy_temp_path %1/tmp; fastcgi_temp_path %1/tmp;\n"
+                           "  uwsgi_temp_path %1/tmp; scgi_temp_path %1/tmp;\n"
+                           "  server {\n    listen 127.0.0.1:%2;\n    root %1/www;\n"
+                           "    location /moved/ { rewrite ^/moved/(.*)$ /files/$1 redirect; }\n"
+                           "    location /norange/ { max_ranges 0; }\n"
+                           "    location /unavailable/ { return 503; }\n"
+                           "    location /api/ { default_type application/json; }\n"
+                           "    location /api/models/qs/private/ { default_type application/json;\n"
+                           "      if ($http_authorization != \"Bearer %3\") { return 401; } }\n"
+                           "    location /qs/private/ { if ($http_authorization != \"Bearer %3\") { return 401; } }\n"
+                           "  }\n}\n")
+                .arg(prefix)
+                .arg(m_port)
+                .arg(QLatin1String(kToken))
+                .toUtf8());
         c.close();
         QVERIFY(m_server.start(m_nginx, {QStringLiteral("-c"), conf, QStringLiteral("-p"), prefix}));
         for (int i = 0; i < 500 && !canConnect(m_port); ++i)
@@ -280,10 +285,7 @@ private slots:
             m_server.wait(10000);
         }
     }
-    void init()
-    {
-        QDir(m_cache).removeRecursively();
-    }
+    void init() { QDir(m_cache).removeRecursively(); }
 
     // inspect over HTTP: the same tensors and metadata as the file on disk; a second run fetches
     // nothing (one HEAD, no body).
@@ -292,13 +294,15 @@ private slots:
         const QString local = qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
         const auto l = qstest::runCli({QStringLiteral("inspect"), local, QStringLiteral("--json")});
         QCOMPARE(l.exitCode, 0);
-        const auto r = qstest::runCli({QStringLiteral("inspect"), m_base + "/files/ggml-types.gguf", QStringLiteral("--json")});
+        const auto r =
+            qstest::runCli({QStringLiteral("inspect"), m_base + "/files/ggml-types.gguf", QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(contentOf(jsonOf(r.out)).contains(QStringLiteral("tensors")));
         QCOMPARE(contentOf(jsonOf(r.out)), contentOf(jsonOf(l.out)));
         QVERIFY(fetchedBytes(r.err) > 0);
         QVERIFY(fetchedBytes(r.err) < QFileInfo(local).size());
-        const auto again = qstest::runCli({QStringLiteral("inspect"), m_base + "/files/ggml-types.gguf", QStringLiteral("--json")});
+        const auto again =
+            qstest::runCli({QStringLiteral("inspect"), m_base + "/files/ggml-types.gguf", QStringLiteral("--json")});
         QCOMPARE(again.exitCode, 0);
         QCOMPARE(again.out, r.out);
         QCOMPARE(fetchedBytes(again.err), 0LL);
@@ -318,7 +322,8 @@ private slots:
             const QString a = m_dir.filePath(QStringLiteral("local%1.npy").arg(checked));
             const QString b = m_dir.filePath(QStringLiteral("remote%1.npy").arg(checked));
             QCOMPARE(qstest::runCli({QStringLiteral("dequant"), local, name, QStringLiteral("-o"), a}).exitCode, 0);
-            const auto r = qstest::runCli({QStringLiteral("dequant"), m_base + "/moved/ggml-types.gguf", name, QStringLiteral("-o"), b});
+            const auto r = qstest::runCli(
+                {QStringLiteral("dequant"), m_base + "/moved/ggml-types.gguf", name, QStringLiteral("-o"), b});
             QVERIFY2(r.exitCode == 0, r.err.constData());
             QFile fa(a), fb(b);
             QVERIFY(fa.open(QIODevice::ReadOnly) && fb.open(QIODevice::ReadOnly));
@@ -334,7 +339,8 @@ private slots:
         const QString local = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder"));
         const auto l = qstest::runCli({QStringLiteral("inspect"), local, QStringLiteral("--json")});
         QCOMPARE(l.exitCode, 0);
-        const auto r = qstest::runCli({QStringLiteral("inspect"), QStringLiteral("hf://qs/gptq"), QStringLiteral("--json")});
+        const auto r =
+            qstest::runCli({QStringLiteral("inspect"), QStringLiteral("hf://qs/gptq"), QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray lw = jsonOf(l.out).value(QStringLiteral("weights")).toArray();
         const QJsonArray rw = jsonOf(r.out).value(QStringLiteral("weights")).toArray();
@@ -342,10 +348,12 @@ private slots:
         // The local folder also holds ref.safetensors, which it leaves out: the weights compare.
         QCOMPARE(rw, lw);
         // A file of the repository, and the same by a plain URL: configs found beside it.
-        const auto f = qstest::runCli({QStringLiteral("inspect"), QStringLiteral("hf://qs/gptq/model.safetensors"), QStringLiteral("--json")});
+        const auto f = qstest::runCli(
+            {QStringLiteral("inspect"), QStringLiteral("hf://qs/gptq/model.safetensors"), QStringLiteral("--json")});
         QVERIFY2(f.exitCode == 0, f.err.constData());
         QCOMPARE(jsonOf(f.out).value(QStringLiteral("weights")).toArray(), lw);
-        const auto u = qstest::runCli({QStringLiteral("inspect"), m_base + "/files/gptq/model.safetensors", QStringLiteral("--json")});
+        const auto u = qstest::runCli(
+            {QStringLiteral("inspect"), m_base + "/files/gptq/model.safetensors", QStringLiteral("--json")});
         QVERIFY2(u.exitCode == 0, u.err.constData());
         QCOMPARE(jsonOf(u.out).value(QStringLiteral("weights")).toArray(), lw);
     }
@@ -401,9 +409,12 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("ignores Range") && r.err.contains("--download-whole"), r.err.constData());
         QCOMPARE(recordedBlocks(m_cache), 0);
-        r = qstest::runCli({QStringLiteral("--download-whole"), QStringLiteral("inspect"), url, QStringLiteral("--json")});
+        r = qstest::runCli(
+            {QStringLiteral("--download-whole"), QStringLiteral("inspect"), url, QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
-        const auto l = qstest::runCli({QStringLiteral("inspect"), qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")), QStringLiteral("--json")});
+        const auto l =
+            qstest::runCli({QStringLiteral("inspect"), qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")),
+                            QStringLiteral("--json")});
         QCOMPARE(contentOf(jsonOf(r.out)), contentOf(jsonOf(l.out)));
     }
 
@@ -455,7 +466,8 @@ private slots:
         const auto l = qstest::runCli({QStringLiteral("inspect"), local, QStringLiteral("--json")});
         {
             CuttingProxy once(m_port, 1, 2000);
-            const auto r = qstest::runCli({QStringLiteral("inspect"), QStringLiteral("http://127.0.0.1:%1/files/ggml-types.gguf").arg(once.port()),
+            const auto r = qstest::runCli({QStringLiteral("inspect"),
+                                           QStringLiteral("http://127.0.0.1:%1/files/ggml-types.gguf").arg(once.port()),
                                            QStringLiteral("--json")});
             QVERIFY2(r.exitCode == 0, r.err.constData());
             QCOMPARE(once.cutsMade(), 1);
@@ -463,7 +475,8 @@ private slots:
         }
         QDir(m_cache).removeRecursively();
         CuttingProxy always(m_port, 1000, 2000);
-        const auto r = qstest::runCli({QStringLiteral("inspect"), QStringLiteral("http://127.0.0.1:%1/files/ggml-types.gguf").arg(always.port())});
+        const auto r = qstest::runCli({QStringLiteral("inspect"),
+                                       QStringLiteral("http://127.0.0.1:%1/files/ggml-types.gguf").arg(always.port())});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("ggml-types.gguf") && r.err.contains("tried 4 times"), r.err.constData());
         QVERIFY(r.out.isEmpty());

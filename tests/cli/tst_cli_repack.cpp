@@ -40,7 +40,8 @@ private slots:
         QTemporaryDir tmp;
         const QString a = model(QStringLiteral("gptq-w4-g32-asym"));
         const QString b = tmp.filePath(QStringLiteral("awq")), c = tmp.filePath(QStringLiteral("gptq"));
-        for (const QJsonArray& ws : {repackJson(a, QStringLiteral("awq"), b), repackJson(b, QStringLiteral("gptq-v1"), c)}) {
+        for (const QJsonArray& ws :
+             {repackJson(a, QStringLiteral("awq"), b), repackJson(b, QStringLiteral("gptq-v1"), c)}) {
             QCOMPARE(ws.size(), 2);
             for (const QJsonValue& w : ws)
                 QVERIFY(w.toObject().value(QStringLiteral("exact")).toBool());
@@ -61,8 +62,8 @@ private slots:
     {
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("q41.gguf"));
-        const auto r = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("awq-gemm-w4-g128")), QStringLiteral("--to"),
-                                       QStringLiteral("q4_1"), QStringLiteral("-o"), out});
+        const auto r = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("awq-gemm-w4-g128")),
+                                       QStringLiteral("--to"), QStringLiteral("q4_1"), QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.out.contains("elements differ, max |error|"));
         const auto text = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-asym-actorder")),
@@ -90,11 +91,13 @@ private slots:
         }
         QFile cfg(out + QStringLiteral("/config.json"));
         QVERIFY(cfg.open(QIODevice::ReadOnly));
-        const QJsonObject q = QJsonDocument::fromJson(cfg.readAll()).object().value(QStringLiteral("quantization")).toObject();
+        const QJsonObject q =
+            QJsonDocument::fromJson(cfg.readAll()).object().value(QStringLiteral("quantization")).toObject();
         QCOMPARE(q.value(QStringLiteral("group_size")).toInt(), 32);
         QCOMPARE(q.value(QStringLiteral("bits")).toInt(), 4);
-        const auto text = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("--to"),
-                                          QStringLiteral("mlx-affine"), QStringLiteral("-o"), tmp.filePath(QStringLiteral("m2"))});
+        const auto text =
+            qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("--to"),
+                            QStringLiteral("mlx-affine"), QStringLiteral("-o"), tmp.filePath(QStringLiteral("m2"))});
         QVERIFY2(text.exitCode == 0, text.err.constData());
         QVERIFY(text.out.contains("note: MLX dequantizes in F16 arithmetic"));
         QCOMPARE(qstest::runCli({QStringLiteral("verify"), tmp.filePath(QStringLiteral("m2"))}).exitCode, 0);
@@ -120,15 +123,20 @@ private slots:
     {
         QTemporaryDir tmp;
         const QString out = tmp.filePath(QStringLiteral("x"));
-        QCOMPARE(qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("-o"), out}).exitCode, 2);
-        QCOMPARE(qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("--to"),
-                                 QStringLiteral("exl2"), QStringLiteral("-o"), out}).exitCode,
+        QCOMPARE(qstest::runCli(
+                     {QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")), QStringLiteral("-o"), out})
+                     .exitCode,
                  2);
-        const auto refused = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w8-g128-sym")), QStringLiteral("--to"),
-                                             QStringLiteral("awq"), QStringLiteral("-o"), out});
+        QCOMPARE(qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")),
+                                 QStringLiteral("--to"), QStringLiteral("exl2"), QStringLiteral("-o"), out})
+                     .exitCode,
+                 2);
+        const auto refused = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w8-g128-sym")),
+                                             QStringLiteral("--to"), QStringLiteral("awq"), QStringLiteral("-o"), out});
         QCOMPARE(refused.exitCode, 2);
         QVERIFY(refused.err.contains("AWQ"));
-        QVERIFY2(refused.err.contains("gptq-w8-g128-sym") && refused.err.contains("mlp.down_proj"), refused.err.constData());
+        QVERIFY2(refused.err.contains("gptq-w8-g128-sym") && refused.err.contains("mlp.down_proj"),
+                 refused.err.constData());
         QVERIFY(!QFile::exists(out));
     }
 };

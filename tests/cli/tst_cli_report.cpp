@@ -52,7 +52,8 @@ private slots:
         QTest::addRow("awq-gemm") << QStringList{"--format", "awq-gemm", "--k", "4096", "--n", "4096"}
                                   << QStringList{"out (N)", "0, 2, 4, 6, 1, 3, 5, 7", "[4096, 512]", "[32, 512]"};
         // B.1: qweight [K*b/32, N] along K; 3-bit codes straddle words; qzeros [G, N*b/32].
-        QTest::addRow("gptq-v1-3") << QStringList{"--format", "gptq-v1", "--bits", "3", "--group-size", "64", "--k", "256", "--n", "64"}
+        QTest::addRow("gptq-v1-3") << QStringList{"--format", "gptq-v1", "--bits", "3",   "--group-size",
+                                                  "64",       "--k",     "256",    "--n", "64"}
                                    << QStringList{"in (K)", "[24, 64]", "[4, 6]", "yes: LSB-first stream"};
         // gguf.md: Q4_0 is 18 bytes per 32 weights, d f16 then qs[16].
         QTest::addRow("q4_0") << QStringList{"--format", "gguf-q4_0", "--k", "64", "--n", "2"}
@@ -64,7 +65,8 @@ private slots:
         QFETCH(QStringList, facts);
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("spec.html"));
-        const qstest::CliResult r = qstest::runCli(QStringList{QStringLiteral("report")} + args + QStringList{QStringLiteral("-o"), out});
+        const qstest::CliResult r =
+            qstest::runCli(QStringList{QStringLiteral("report")} + args + QStringList{QStringLiteral("-o"), out});
         QVERIFY2(!r.crashed && r.exitCode == 0, r.err.constData());
         QStringList images;
         QString text;
@@ -84,8 +86,8 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("q6.md"));
-        const qstest::CliResult r = qstest::runCli({QStringLiteral("report"), QStringLiteral("--format"), QStringLiteral("gguf-q6_k"),
-                                                    QStringLiteral("-o"), out});
+        const qstest::CliResult r = qstest::runCli({QStringLiteral("report"), QStringLiteral("--format"),
+                                                    QStringLiteral("gguf-q6_k"), QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QString md = QString::fromUtf8(readAll(out));
         // gguf.md Q6_K: ql[128] low 4 bits, qh[64] high 2 bits, scales int8[16], d f16; 6.5625 bpw.
@@ -104,12 +106,15 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("gptq.pdf"));
-        const qstest::CliResult r = qstest::runCli({QStringLiteral("report"), QStringLiteral("--format"), QStringLiteral("gptq-v1"),
-                                                    QStringLiteral("--bits"), QStringLiteral("3"), QStringLiteral("-o"), out});
+        const qstest::CliResult r =
+            qstest::runCli({QStringLiteral("report"), QStringLiteral("--format"), QStringLiteral("gptq-v1"),
+                            QStringLiteral("--bits"), QStringLiteral("3"), QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(readAll(out).startsWith("%PDF"));
         qstest::Process p;
-        QVERIFY(p.start(QStringLiteral("pdftoppm"), {QStringLiteral("-r"), QStringLiteral("30"), QStringLiteral("-png"), out, dir.filePath(QStringLiteral("page"))}));
+        QVERIFY(p.start(QStringLiteral("pdftoppm"),
+                        {QStringLiteral("-r"), QStringLiteral("30"), QStringLiteral("-png"), out,
+                         dir.filePath(QStringLiteral("page"))}));
         QVERIFY2(p.wait(30000), "pdftoppm did not finish");
         QCOMPARE(p.exitCode, 0);
         const QStringList pages = QDir(dir.path()).entryList({QStringLiteral("page*.png")});
@@ -122,8 +127,9 @@ private slots:
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("ckpt.html"));
         const QString model = qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32"));
-        const qstest::CliResult r = qstest::runCli({QStringLiteral("report"), model, QStringLiteral("--ref"),
-                                                    model + QStringLiteral("/ref.safetensors"), QStringLiteral("-o"), out});
+        const qstest::CliResult r =
+            qstest::runCli({QStringLiteral("report"), model, QStringLiteral("--ref"),
+                            model + QStringLiteral("/ref.safetensors"), QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QStringList images;
         QString text;
@@ -152,7 +158,8 @@ private slots:
         QFETCH(QStringList, args);
         QFETCH(QString, name);
         QTemporaryDir dir;
-        const qstest::CliResult r = qstest::runCli(QStringList{QStringLiteral("report")} + args + QStringList{QStringLiteral("-o"), dir.filePath(name)});
+        const qstest::CliResult r = qstest::runCli(QStringList{QStringLiteral("report")} + args
+                                                   + QStringList{QStringLiteral("-o"), dir.filePath(name)});
         QVERIFY(!r.crashed);
         QCOMPARE(r.exitCode, 2);
         QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::NoDotAndDotDot | QDir::Hidden).isEmpty());

@@ -48,9 +48,10 @@ private slots:
     void statsAgainstRef()
     {
         QFETCH(QString, variant);
-        const auto r = qstest::runCli({QStringLiteral("stats"), variantDir(variant) + QStringLiteral("/model.safetensors"),
-                                       QStringLiteral("--ref"), variantDir(variant) + QStringLiteral("/ref.safetensors"),
-                                       QStringLiteral("--json")});
+        const auto r =
+            qstest::runCli({QStringLiteral("stats"), variantDir(variant) + QStringLiteral("/model.safetensors"),
+                            QStringLiteral("--ref"), variantDir(variant) + QStringLiteral("/ref.safetensors"),
+                            QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray ws = weightsOf(r.out);
         QCOMPARE(ws.size(), variant.contains(QLatin1String("g32")) ? 2 : 1);
@@ -67,9 +68,11 @@ private slots:
 
     void statsHistograms()
     {
-        const auto r = qstest::runCli({QStringLiteral("stats"), variantDir(QStringLiteral("gptq-w4-g32-asym")) +
-                                       QStringLiteral("/model.safetensors"), QStringLiteral("model.layers.0.mlp.down_proj"),
-                                       QStringLiteral("--json"), QStringLiteral("--bins"), QStringLiteral("8")});
+        const auto r =
+            qstest::runCli({QStringLiteral("stats"),
+                            variantDir(QStringLiteral("gptq-w4-g32-asym")) + QStringLiteral("/model.safetensors"),
+                            QStringLiteral("model.layers.0.mlp.down_proj"), QStringLiteral("--json"),
+                            QStringLiteral("--bins"), QStringLiteral("8")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray ws = weightsOf(r.out);
         QCOMPARE(ws.size(), 1);
@@ -104,10 +107,12 @@ private slots:
         const auto exact = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--json")});
         QVERIFY2(exact.exitCode == 0, exact.err.constData());
         QVERIFY(!exact.out.contains("approximate") && !exact.out.contains("sampling"));
-        const auto exactText = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--bins"), QStringLiteral("4")});
+        const auto exactText =
+            qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--bins"), QStringLiteral("4")});
         QVERIFY(!exactText.out.contains("approximate") && !exactText.out.contains("sampled"));
 
-        const auto r = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--json"), QStringLiteral("--approximate")});
+        const auto r =
+            qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--json"), QStringLiteral("--approximate")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray ws = weightsOf(r.out);
         QCOMPARE(ws.size(), 2);
@@ -128,15 +133,17 @@ private slots:
             const qint64 sampled = sampling.value(QStringLiteral("sampled")).toInteger();
             QCOMPARE(sampled, qint64(1024 * 1024 / qs::kApproximateSampleEvery));
             qint64 binned = 0;
-            for (const QJsonValue& c : o.value(QStringLiteral("values")).toObject().value(QStringLiteral("counts")).toArray())
+            for (const QJsonValue& c :
+                 o.value(QStringLiteral("values")).toObject().value(QStringLiteral("counts")).toArray())
                 binned += c.toInteger();
             QCOMPARE(binned, sampled);
             const double rms = e.value(QStringLiteral("rms")).toDouble();
             QVERIFY(std::fabs(o.value(QStringLiteral("rms")).toDouble() - rms) <= 0.02 * rms);
         }
 
-        const auto text = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("big.weight"),
-                                          QStringLiteral("--approximate"), QStringLiteral("--bins"), QStringLiteral("4")});
+        const auto text =
+            qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("big.weight"),
+                            QStringLiteral("--approximate"), QStringLiteral("--bins"), QStringLiteral("4")});
         QVERIFY2(text.exitCode == 0, text.err.constData());
         QVERIFY2(text.out.contains(QStringLiteral(" (approximate: rows sampled 1 in %1, %2 of 1048576 elements)\n")
                                        .arg(qs::kApproximateSampleEvery)
@@ -145,8 +152,8 @@ private slots:
                  text.out.constData());
         QVERIFY(text.out.contains("  values (sampled), 4 bins:"));
         // Only without a reference.
-        QCOMPARE(qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--approximate"), QStringLiteral("--requantize"),
-                                 QStringLiteral("gguf-q4_0")})
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("--approximate"),
+                                 QStringLiteral("--requantize"), QStringLiteral("gguf-q4_0")})
                      .exitCode,
                  2);
         const auto help = qstest::runCli({QStringLiteral("stats"), QStringLiteral("--help")});
@@ -162,7 +169,8 @@ private slots:
         QVERIFY2(plain.exitCode == 0, plain.err.constData());
         QVERIFY(!plain.out.contains("bins:"));
 
-        const auto binned = qstest::runCli({QStringLiteral("stats"), path, weight, QStringLiteral("--bins"), QStringLiteral("5")});
+        const auto binned =
+            qstest::runCli({QStringLiteral("stats"), path, weight, QStringLiteral("--bins"), QStringLiteral("5")});
         QVERIFY2(binned.exitCode == 0, binned.err.constData());
         const QList<QByteArray> lines = binned.out.split('\n');
         QVERIFY(binned.out.contains("  values, 5 bins:"));
@@ -178,7 +186,8 @@ private slots:
         QCOMPARE(rows, 5);
         QCOMPARE(total, qint64(16384)); // every element of the weight
 
-        const auto ranged = qstest::runCli({QStringLiteral("stats"), path, weight, QStringLiteral("--range"), QStringLiteral("-0.5,0.5")});
+        const auto ranged = qstest::runCli(
+            {QStringLiteral("stats"), path, weight, QStringLiteral("--range"), QStringLiteral("-0.5,0.5")});
         QVERIFY2(ranged.exitCode == 0, ranged.err.constData());
         QVERIFY(ranged.out.contains("  values, 32 bins:"));
         QVERIFY(ranged.out.contains("    below "));
@@ -196,8 +205,9 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         qstest::writeConvertedLlama(tmp.path());
-        const auto r = qstest::runCli({QStringLiteral("stats"), tmp.filePath(QStringLiteral("model.gguf")),
-                                       QStringLiteral("--ref"), tmp.filePath(QStringLiteral("hf")), QStringLiteral("--json")});
+        const auto r =
+            qstest::runCli({QStringLiteral("stats"), tmp.filePath(QStringLiteral("model.gguf")),
+                            QStringLiteral("--ref"), tmp.filePath(QStringLiteral("hf")), QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray ws = weightsOf(r.out);
         QCOMPARE(ws.size(), 4);
@@ -208,7 +218,8 @@ private slots:
             if (name == QStringLiteral("output.weight"))
                 QCOMPARE(w.value(QStringLiteral("reference")).toString(), QStringLiteral("lm_head.weight"));
             if (name == QStringLiteral("blk.0.attn_q.weight"))
-                QCOMPARE(w.value(QStringLiteral("note")).toString(), QStringLiteral("q/k row permutation undone (4 heads)"));
+                QCOMPARE(w.value(QStringLiteral("note")).toString(),
+                         QStringLiteral("q/k row permutation undone (4 heads)"));
         }
         const auto text = qstest::runCli({QStringLiteral("stats"), tmp.filePath(QStringLiteral("model.gguf")),
                                           QStringLiteral("blk.0.attn_k.weight"), QStringLiteral("--ref"),
@@ -246,30 +257,32 @@ private slots:
         QVERIFY(rel >= 0 && rel < 1e-3);
         // Activations of the wrong width (q_proj has K = 64): exit 2 naming the file.
         const QString v32 = variantDir(QStringLiteral("gptq-w4-g32-asym"));
-        const auto bad = qstest::runCli({QStringLiteral("stats"), v32 + QStringLiteral("/model.safetensors"),
-                                         QStringLiteral("model.layers.0.self_attn.q_proj"), QStringLiteral("--ref"),
-                                         v32 + QStringLiteral("/ref.safetensors"), QStringLiteral("--activations"), xPath});
+        const auto bad =
+            qstest::runCli({QStringLiteral("stats"), v32 + QStringLiteral("/model.safetensors"),
+                            QStringLiteral("model.layers.0.self_attn.q_proj"), QStringLiteral("--ref"),
+                            v32 + QStringLiteral("/ref.safetensors"), QStringLiteral("--activations"), xPath});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("x.npy"));
     }
 
     void verifyFixtures()
     {
-        const auto clean = qstest::runCli({QStringLiteral("verify"),
-                                           variantDir(QStringLiteral("gptq-w4-g32-asym")) + QStringLiteral("/model.safetensors"),
-                                           QStringLiteral("--json")});
+        const auto clean =
+            qstest::runCli({QStringLiteral("verify"),
+                            variantDir(QStringLiteral("gptq-w4-g32-asym")) + QStringLiteral("/model.safetensors"),
+                            QStringLiteral("--json")});
         QVERIFY2(clean.exitCode == 0, clean.out.constData());
         const QJsonObject o = QJsonDocument::fromJson(clean.out).object();
         QCOMPARE(o.value(QStringLiteral("checked")).toArray().size(), 2);
         QVERIFY(o.value(QStringLiteral("findings")).toArray().isEmpty());
         // Upstream's v1 zero-0 spill is what AutoGPTQ really writes and reads: a warning, exit 0.
-        const auto spill = qstest::runCli({QStringLiteral("verify"),
-                                           variantDir(QStringLiteral("gptq-w2-g32-asym")) + QStringLiteral("/model.safetensors")});
+        const auto spill =
+            qstest::runCli({QStringLiteral("verify"),
+                            variantDir(QStringLiteral("gptq-w2-g32-asym")) + QStringLiteral("/model.safetensors")});
         QCOMPARE(spill.exitCode, 0);
         QVERIFY(spill.out.contains("warning: v1-zero-spill"));
         QCOMPARE(qstest::runCli({QStringLiteral("verify")}).exitCode, 2);
     }
-
 
     // The health scan's findings in JSON: kind, weight, the first place's row and col, the
     // count and every listed place; a NaN is an error (exit 1), a zero row a warning.
@@ -312,9 +325,9 @@ private slots:
     {
         const QString src = qstest::fixture(QStringLiteral("safetensors/sources.safetensors"));
         // Requantizing the float source to Q4_0: every 2-D weight, error against itself.
-        const auto r = qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("gguf-q4_0"),
-                                       QStringLiteral("--json"), QStringLiteral("--bins"), QStringLiteral("4"),
-                                       QStringLiteral("--range=-0.01,0.01")});
+        const auto r = qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"),
+                                       QStringLiteral("gguf-q4_0"), QStringLiteral("--json"), QStringLiteral("--bins"),
+                                       QStringLiteral("4"), QStringLiteral("--range=-0.01,0.01")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray ws = weightsOf(r.out);
         QCOMPARE(ws.size(), 3);
@@ -334,9 +347,9 @@ private slots:
         }
         // GPTQ 3-bit g32 costs more than Q4_0 on the same weight.
         const auto g3 = qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("synthetic.W_128x256"),
-                                        QStringLiteral("--requantize"), QStringLiteral("gptq"), QStringLiteral("--bits"),
-                                        QStringLiteral("3"), QStringLiteral("--group-size"), QStringLiteral("32"),
-                                        QStringLiteral("--json")});
+                                        QStringLiteral("--requantize"), QStringLiteral("gptq"),
+                                        QStringLiteral("--bits"), QStringLiteral("3"), QStringLiteral("--group-size"),
+                                        QStringLiteral("32"), QStringLiteral("--json")});
         QVERIFY2(g3.exitCode == 0, g3.err.constData());
         const double rmse3 = weightsOf(g3.out).at(0).toObject().value(QStringLiteral("rmse")).toDouble();
         double rmse4 = 0;
@@ -345,18 +358,26 @@ private slots:
                 rmse4 = v.toObject().value(QStringLiteral("rmse")).toDouble();
         QVERIFY(rmse4 > 0 && rmse3 > rmse4);
         // A format the requantizer cannot make, --ref with --requantize, a bad range: exit 2.
-        const auto bad = qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("exl2")});
+        const auto bad =
+            qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("exl2")});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY(bad.err.contains("exl2"));
-        QCOMPARE(qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("gguf-q4_0"),
-                                 QStringLiteral("--ref"), src}).exitCode, 2);
-        QCOMPARE(qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--range"), QStringLiteral("1,0")}).exitCode, 2);
+        QCOMPARE(qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"),
+                                 QStringLiteral("gguf-q4_0"), QStringLiteral("--ref"), src})
+                     .exitCode,
+                 2);
+        QCOMPARE(
+            qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--range"), QStringLiteral("1,0")}).exitCode,
+            2);
     }
 
     void statsUsage()
     {
         QCOMPARE(qstest::runCli({QStringLiteral("stats")}).exitCode, 2);
-        QCOMPARE(qstest::runCli({QStringLiteral("stats"), QStringLiteral("x"), QStringLiteral("--bins"), QStringLiteral("0")}).exitCode, 2);
+        QCOMPARE(qstest::runCli(
+                     {QStringLiteral("stats"), QStringLiteral("x"), QStringLiteral("--bins"), QStringLiteral("0")})
+                     .exitCode,
+                 2);
     }
 
     // A float checkpoint against its float reference is the error of its dtype (issue 29: F16
@@ -377,14 +398,17 @@ private slots:
         const auto bytes = [](const auto& v) {
             return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * sizeof(v[0]));
         };
-        const QString ref = tmp.filePath(QStringLiteral("f32.safetensors")), half = tmp.filePath(QStringLiteral("f16.safetensors"));
-        const QString codes = tmp.filePath(QStringLiteral("codes.safetensors")), other = tmp.filePath(QStringLiteral("other.safetensors"));
+        const QString ref = tmp.filePath(QStringLiteral("f32.safetensors")),
+                      half = tmp.filePath(QStringLiteral("f16.safetensors"));
+        const QString codes = tmp.filePath(QStringLiteral("codes.safetensors")),
+                      other = tmp.filePath(QStringLiteral("other.safetensors"));
         qs::writeSafetensors(ref.toStdString(), {{"l.weight", qs::DType::F32, {64, 32}, bytes(f32)}});
         qs::writeSafetensors(half.toStdString(), {{"l.weight", qs::DType::F16, {64, 32}, bytes(f16)}});
         qs::writeSafetensors(codes.toStdString(), {{"codes", qs::DType::I64, {4}, bytes(ints)}});
         qs::writeSafetensors(other.toStdString(), {{"m.weight", qs::DType::F32, {64, 32}, bytes(f32)}});
 
-        const auto r = qstest::runCli({QStringLiteral("stats"), half, QStringLiteral("--ref"), ref, QStringLiteral("--json")});
+        const auto r =
+            qstest::runCli({QStringLiteral("stats"), half, QStringLiteral("--ref"), ref, QStringLiteral("--json")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray ws = weightsOf(r.out);
         QCOMPARE(ws.size(), 1);
@@ -399,14 +423,16 @@ private slots:
         QVERIFY2(alone.exitCode == 0, alone.err.constData());
         QVERIFY2(alone.out.startsWith("l.weight: min "), alone.out.constData());
 
-        for (const QStringList& args : {QStringList{QStringLiteral("stats"), codes},
-                                        QStringList{QStringLiteral("stats"), codes, QStringLiteral("--ref"), ref},
-                                        QStringList{QStringLiteral("stats"), codes, QStringLiteral("--requantize"), QStringLiteral("gptq")}}) {
+        for (const QStringList& args :
+             {QStringList{QStringLiteral("stats"), codes},
+              QStringList{QStringLiteral("stats"), codes, QStringLiteral("--ref"), ref},
+              QStringList{QStringLiteral("stats"), codes, QStringLiteral("--requantize"), QStringLiteral("gptq")}}) {
             const auto n = qstest::runCli(args);
             QVERIFY2(n.exitCode == 2 && n.err.contains("nothing to report") && n.err.contains("codes.safetensors"),
                      qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(n.err)));
         }
-        const auto unmatched = qstest::runCli({QStringLiteral("stats"), half, QStringLiteral("--ref"), other, QStringLiteral("--json")});
+        const auto unmatched =
+            qstest::runCli({QStringLiteral("stats"), half, QStringLiteral("--ref"), other, QStringLiteral("--json")});
         QVERIFY2(unmatched.exitCode == 2 && unmatched.err.contains("nothing compared"), unmatched.err.constData());
     }
 
@@ -423,11 +449,13 @@ private slots:
             return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4);
         };
         const QString path = tmp.filePath(QStringLiteral("m.safetensors"));
-        qs::writeSafetensors(path.toStdString(), {{"inf.weight", qs::DType::F32, {64, 64}, bytes(inf)},
-                                                  {"nan.weight", qs::DType::F32, {8, 8}, bytes(nan)}});
+        qs::writeSafetensors(
+            path.toStdString(),
+            {{"inf.weight", qs::DType::F32, {64, 64}, bytes(inf)}, {"nan.weight", qs::DType::F32, {8, 8}, bytes(nan)}});
         const auto text = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("inf.weight")});
         QVERIFY2(text.exitCode == 0, text.err.constData());
-        QCOMPARE(text.out, QByteArray("inf.weight: min 1 max 1 mean 1 rms 1 of the 1 finite values; non-finite: 4095 +Inf\n"));
+        QCOMPARE(text.out,
+                 QByteArray("inf.weight: min 1 max 1 mean 1 rms 1 of the 1 finite values; non-finite: 4095 +Inf\n"));
         const auto nanText = qstest::runCli({QStringLiteral("stats"), path, QStringLiteral("nan.weight")});
         QCOMPARE(nanText.out, QByteArray("nan.weight: no finite value: 64 NaN\n"));
 
@@ -460,21 +488,29 @@ private slots:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("option");
         const QString gptq = QStringLiteral("gptq");
-        QTest::addRow("bits 0") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--bits"), QStringLiteral("0")} << "--bits";
-        QTest::addRow("bits 9") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--bits"), QStringLiteral("9")} << "--bits";
-        QTest::addRow("group 0") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--group-size"), QStringLiteral("0")}
+        QTest::addRow("bits 0") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--bits"),
+                                               QStringLiteral("0")}
+                                << "--bits";
+        QTest::addRow("bits 9") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--bits"),
+                                               QStringLiteral("9")}
+                                << "--bits";
+        QTest::addRow("group 0") << QStringList{QStringLiteral("--requantize"), gptq, QStringLiteral("--group-size"),
+                                                QStringLiteral("0")}
                                  << "--group-size";
         QTest::addRow("bits alone") << QStringList{QStringLiteral("--bits"), QStringLiteral("3")} << "--bits";
         QTest::addRow("sym alone") << QStringList{QStringLiteral("--sym")} << "--sym";
         QTest::addRow("group on gguf") << QStringList{QStringLiteral("--requantize"), QStringLiteral("gguf-q4_0"),
-                                                      QStringLiteral("--group-size"), QStringLiteral("64")} << "--group-size";
+                                                      QStringLiteral("--group-size"), QStringLiteral("64")}
+                                       << "--group-size";
     }
     void statsOptionsOutOfRange()
     {
         QFETCH(QStringList, args);
         QFETCH(QString, option);
-        const auto r = qstest::runCli(QStringList{QStringLiteral("stats"), variantDir(QStringLiteral("gptq-w4-g32-asym")) +
-                                                  QStringLiteral("/model.safetensors")} + args);
+        const auto r = qstest::runCli(
+            QStringList{QStringLiteral("stats"),
+                        variantDir(QStringLiteral("gptq-w4-g32-asym")) + QStringLiteral("/model.safetensors")}
+            + args);
         QVERIFY2(r.exitCode == 2 && r.err.contains(option.toUtf8()), r.err.constData());
         QVERIFY(r.out.isEmpty());
     }

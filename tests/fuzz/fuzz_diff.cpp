@@ -44,7 +44,8 @@ void compare(const qs::Checkpoint& a, const qs::Checkpoint& b, bool self)
         }
     const qs::WeightMatch m = qs::matchWeights(a, b);
     for (const qs::WeightPair& p : m.pairs) {
-        if (!qsfuzz::decodable(*p.a, qsfuzz::kMaxAnalysedElements) || !qsfuzz::decodable(*p.b, qsfuzz::kMaxAnalysedElements))
+        if (!qsfuzz::decodable(*p.a, qsfuzz::kMaxAnalysedElements)
+            || !qsfuzz::decodable(*p.b, qsfuzz::kMaxAnalysedElements))
             continue;
         if (!whole)
             try {

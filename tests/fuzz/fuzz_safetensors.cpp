@@ -33,9 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         return 0;
     const std::span<const uint8_t> rest(data + 1, size - 1);
     switch (data[0] % 3) {
-    case 0:
-        qsfuzz::exercise({{"model.safetensors", rest}});
-        break;
+    case 0: qsfuzz::exercise({{"model.safetensors", rest}}); break;
     case 1: {
         static const std::string up = shardBytes("model.layers.0.mlp.up_proj.weight");
         static const std::string down = shardBytes("model.layers.0.mlp.down_proj.weight");
@@ -44,9 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                           {"model-00002-of-00002.safetensors", asSpan(down)}});
         break;
     }
-    default:
-        qsfuzz::exercise(qsfuzz::unpackFolder(rest.data(), rest.size()));
-        break;
+    default: qsfuzz::exercise(qsfuzz::unpackFolder(rest.data(), rest.size())); break;
     }
     return 0;
 }

@@ -55,7 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             }
             // As `stats --requantize` takes them: matrices only.
             if (w.shape.size() >= 2) {
-                const std::optional<qs::RequantizeSpec> spec = choice < presets.size() ? presets[choice].spec : ownSpec(w);
+                const std::optional<qs::RequantizeSpec> spec =
+                    choice < presets.size() ? presets[choice].spec : ownSpec(w);
                 if (spec)
                     try {
                         (void)qs::compareRequantized(*ckpt, w, *spec, opt);

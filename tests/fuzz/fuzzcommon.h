@@ -41,8 +41,11 @@ inline bool decodable(const qs::LogicalWeight& w, uint64_t cap)
         return false;
     const std::optional<uint64_t> span = qs::shapeSpan(w.shape);
     if (!span || *span > qs::maxShapeSpan(w.storedBytes)) {
-        std::fprintf(stderr, "qsfuzz: detection left weight '%s' (%s) a shape of %zu dimensions spanning %s elements over %llu stored bytes\n",
-                     w.name.c_str(), w.format.c_str(), w.shape.size(), span ? std::to_string(*span).c_str() : "2^64 or more",
+        std::fprintf(stderr,
+                     "qsfuzz: detection left weight '%s' (%s) a shape of %zu dimensions spanning %s elements over %llu "
+                     "stored bytes\n",
+                     w.name.c_str(), w.format.c_str(), w.shape.size(),
+                     span ? std::to_string(*span).c_str() : "2^64 or more",
                      static_cast<unsigned long long>(w.storedBytes));
         abort();
     }
@@ -114,8 +117,9 @@ inline std::vector<qs::MemoryFile> filesFromInput(const uint8_t* data, size_t si
         return unpackFolder(data + 1, size - 1);
     std::vector<qs::MemoryFile> files{{"model.safetensors", {data + 1, size - 1}}};
     if (kConfigs[pick])
-        files.push_back({"config.json", {reinterpret_cast<const uint8_t*>(kConfigs[pick]),
-                                         std::char_traits<char>::length(kConfigs[pick])}});
+        files.push_back(
+            {"config.json",
+             {reinterpret_cast<const uint8_t*>(kConfigs[pick]), std::char_traits<char>::length(kConfigs[pick])}});
     return files;
 }
 
@@ -145,7 +149,8 @@ inline void exercise(const std::vector<qs::MemoryFile>& files)
                 if (fast.size() != ref.size())
                     abort();
                 for (size_t i = 0; i < fast.size(); ++i)
-                    if (std::memcmp(&fast[i], &ref[i], sizeof(float)) != 0 && !(std::isnan(fast[i]) && std::isnan(ref[i])))
+                    if (std::memcmp(&fast[i], &ref[i], sizeof(float)) != 0
+                        && !(std::isnan(fast[i]) && std::isnan(ref[i])))
                         abort();
             } catch (const qs::Error&) {
             }

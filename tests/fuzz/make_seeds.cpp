@@ -6,8 +6,8 @@
 //   fuzz_diff: itself, a mutated copy, and each output against its float source): packed
 //   folders (fuzzcommon.h) of each safetensors fixture with its configs, every quantize
 //   target's output (each family's tensors and configs; a GGUF as a folder of one), a sharded
-//   index with its shards, and the folder rules' cases (an adapter beside model.safetensors, consolidated.safetensors beside shards, two
-//   shard sets, an incomplete set);
+//   index with its shards, and the folder rules' cases (an adapter beside model.safetensors, consolidated.safetensors
+//   beside shards, two shard sets, an incomplete set);
 // - fuzz_json: the configs and indexes written above (and the fixtures' configs);
 // - fuzz_imatrix: an importance matrix in each llama-imatrix format (GGUF with in_sum2, counts
 //   and in_sum for a plain weight and two experts; legacy .dat with and without its trailer);
@@ -45,7 +45,8 @@ std::vector<uint8_t> readAll(const fs::path& p)
 void writeSeed(const std::string& target, const std::string& name, std::string_view bytes)
 {
     fs::create_directories(outDir + "/" + target);
-    std::ofstream(outDir + "/" + target + "/" + name, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    std::ofstream(outDir + "/" + target + "/" + name, std::ios::binary)
+        .write(bytes.data(), std::streamsize(bytes.size()));
     ++seedCount;
 }
 
@@ -182,7 +183,8 @@ void writeTinyModel(const fs::path& dir)
         {"lm_head.weight", qs::DType::F16, {16, 128}, embed},
     };
     qs::writeSafetensors((dir / "model.safetensors").string(), t);
-    std::ofstream(dir / "config.json") << R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":128})";
+    std::ofstream(dir / "config.json")
+        << R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":128})";
 }
 
 // The same model as an F16 GGUF with llama.cpp's names, 256 wide so that the k-quants' blocks
@@ -192,10 +194,8 @@ void writeTinyGguf(const fs::path& file)
     static const std::vector<uint8_t> big = f16Ones(32 * 256), embed = f16Ones(16 * 256), norm = f16Ones(256);
     constexpr int f16 = qs::GgmlF16;
     const std::vector<qs::GgufTensor> t = {
-        {"token_embd.weight", f16, {256, 16}, embed},
-        {"blk.0.attn_q.weight", f16, {256, 32}, big},
-        {"blk.0.ffn_up.weight", f16, {256, 32}, big},
-        {"blk.0.attn_norm.weight", f16, {256}, norm},
+        {"token_embd.weight", f16, {256, 16}, embed}, {"blk.0.attn_q.weight", f16, {256, 32}, big},
+        {"blk.0.ffn_up.weight", f16, {256, 32}, big}, {"blk.0.attn_norm.weight", f16, {256}, norm},
         {"output.weight", f16, {256, 16}, embed},
     };
     qs::MetaValue arch;
@@ -246,8 +246,10 @@ void seedEveryValueType()
         {"t.arr.u64", array(T::U64, {meta(T::U64, uint64_t(5))})},
         {"t.arr.f64", array(T::F64, {meta(T::F64, 2.0)})},
         {"t.arr.empty", array(T::I16, {})},
-        {"t.arr.nested", array(T::Array, {array(T::U16, {meta(T::U16, uint64_t(3))}),
-                                          array(T::U16, {meta(T::U16, uint64_t(4)), meta(T::U16, uint64_t(5))})})},
+        {"t.arr.nested",
+         array(T::Array,
+               {array(T::U16, {meta(T::U16, uint64_t(3))}),
+                array(T::U16, {meta(T::U16, uint64_t(4)), meta(T::U16, uint64_t(5))})})},
     };
     static const std::vector<uint8_t> f32(4 * 8, 0), q40(18 * 2, 0x11);
     const std::vector<qs::GgufTensor> tensors = {{"blk.0.attn_norm.weight", 0, {8}, f32},
@@ -305,7 +307,8 @@ void seedQuantizeTargets(const fs::path& tiny, const fs::path& tinyGguf)
         }
     }
     // Hugging Face names against llama.cpp's: the name mapping, the q/k permutation's head counts.
-    writeSeed("fuzz_diff", "tiny-vs-gguf", pairedInput(folderMode(0) + packDir(tiny), folderMode(0) + packFile(tinyGguf)));
+    writeSeed("fuzz_diff", "tiny-vs-gguf",
+              pairedInput(folderMode(0) + packDir(tiny), folderMode(0) + packFile(tinyGguf)));
 }
 
 // Each safetensors fixture folder with its configs, as the CLI opens it.
@@ -333,7 +336,8 @@ void seedFolders(const fs::path& tiny)
 
     const fs::path sharded = tmp / "sharded";
     fs::create_directories(sharded);
-    qs::writeSafetensorsSharded(sharded.string(), {{qs::shardFileName(0, 2), first}, {qs::shardFileName(1, 2), second}});
+    qs::writeSafetensorsSharded(sharded.string(),
+                                {{qs::shardFileName(0, 2), first}, {qs::shardFileName(1, 2), second}});
     seedFolder("sharded", sharded);
 
     const fs::path shardsOnly = tmp / "shards-consolidated";
@@ -381,8 +385,8 @@ void seedImatrix()
         return std::vector<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()),
                                     reinterpret_cast<const uint8_t*>(v.data() + v.size()));
     };
-    const std::vector<uint8_t> s8 = bytesOf({sums.begin(), sums.begin() + 8}), s16 = bytesOf(sums),
-                               c1 = bytesOf({2}), c2 = bytesOf(counts);
+    const std::vector<uint8_t> s8 = bytesOf({sums.begin(), sums.begin() + 8}), s16 = bytesOf(sums), c1 = bytesOf({2}),
+                               c2 = bytesOf(counts);
     const std::vector<qs::GgufTensor> tensors = {{"blk.0.attn_q.weight.in_sum2", 0, {8, 1}, s8},
                                                  {"blk.0.attn_q.weight.counts", 0, {1, 1}, c1},
                                                  {"blk.0.attn_q.weight.in_sum", 0, {8, 1}, s8},
@@ -396,7 +400,8 @@ void seedImatrix()
     // then the last-call count and the dataset name.
     std::string dat;
     putInt32(dat, 2);
-    for (const auto& [name, n] : {std::pair<std::string, int32_t>{"blk.0.attn_q.weight", 8}, {"blk.0.ffn_down.weight", 32}}) {
+    for (const auto& [name, n] :
+         {std::pair<std::string, int32_t>{"blk.0.attn_q.weight", 8}, {"blk.0.ffn_down.weight", 32}}) {
         putInt32(dat, int32_t(name.size()));
         dat += name;
         putInt32(dat, 3);
@@ -419,8 +424,9 @@ int main(int argc, char** argv)
 {
     const bool corpusOnly = argc == 4 && std::string_view(argv[1]) == "--corpus";
     if (argc != 3 && argc != 4) {
-        std::fprintf(stderr, "usage: make_seeds FIXTURES_DIR OUT_DIR [CORPUS_DIR]\n"
-                             "       make_seeds --corpus CORPUS_DIR OUT_DIR\n");
+        std::fprintf(stderr,
+                     "usage: make_seeds FIXTURES_DIR OUT_DIR [CORPUS_DIR]\n"
+                     "       make_seeds --corpus CORPUS_DIR OUT_DIR\n");
         return 2;
     }
     outDir = argv[corpusOnly ? 3 : 2];

@@ -103,8 +103,9 @@ inline std::string write(const QString& dir, const std::string& file, const std:
 }
 
 inline qs::LogicalWeight weight(const qs::Checkpoint& ckpt, const std::string& name, const std::string& format,
-                                std::vector<uint64_t> shape, const std::vector<std::pair<std::string, std::string>>& roles,
-                                int bits = 0, int64_t groupSize = 0)
+                                std::vector<uint64_t> shape,
+                                const std::vector<std::pair<std::string, std::string>>& roles, int bits = 0,
+                                int64_t groupSize = 0)
 {
     qs::LogicalWeight w;
     w.name = name;
@@ -156,17 +157,18 @@ inline int64_t firstMismatch(const std::vector<float>& ours, const std::vector<f
     return -1;
 }
 
-#define QSK_COMPARE_BITS(ours, ref, dtype)                                                                   \
-    do {                                                                                                     \
-        const int64_t bad_ = qsk::firstMismatch(ours, ref, dtype);                                           \
-        if (bad_ >= 0)                                                                                       \
-            QFAIL(qPrintable(QStringLiteral("element %1: ours %2 (rounded %3), reference %4, sizes %5/%6")   \
-                                 .arg(bad_)                                                                  \
-                                 .arg(double(ours.size() > size_t(bad_) ? ours[bad_] : 0), 0, 'g', 9)        \
-                                 .arg(double(ours.size() > size_t(bad_) ? qs::roundToDtype(ours[bad_], dtype) : 0), 0, 'g', 9) \
-                                 .arg(double(ref.size() > size_t(bad_) ? ref[bad_] : 0), 0, 'g', 9)          \
-                                 .arg(ours.size())                                                           \
-                                 .arg(ref.size())));                                                         \
+#define QSK_COMPARE_BITS(ours, ref, dtype)                                                                             \
+    do {                                                                                                               \
+        const int64_t bad_ = qsk::firstMismatch(ours, ref, dtype);                                                     \
+        if (bad_ >= 0)                                                                                                 \
+            QFAIL(qPrintable(                                                                                          \
+                QStringLiteral("element %1: ours %2 (rounded %3), reference %4, sizes %5/%6")                          \
+                    .arg(bad_)                                                                                         \
+                    .arg(double(ours.size() > size_t(bad_) ? ours[bad_] : 0), 0, 'g', 9)                               \
+                    .arg(double(ours.size() > size_t(bad_) ? qs::roundToDtype(ours[bad_], dtype) : 0), 0, 'g', 9)      \
+                    .arg(double(ref.size() > size_t(bad_) ? ref[bad_] : 0), 0, 'g', 9)                                 \
+                    .arg(ours.size())                                                                                  \
+                    .arg(ref.size())));                                                                                \
     } while (0)
 
 } // namespace qsk

@@ -133,8 +133,7 @@ bool Process::wait(int timeoutMs)
     if (timedOut)
         kill(m_pid, SIGKILL);
     int status = 0;
-    while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(m_pid, &status, 0) < 0 && errno == EINTR) { }
     m_pid = -1;
     for (int* fd : {&m_out, &m_err})
         if (*fd >= 0) {

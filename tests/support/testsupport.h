@@ -38,9 +38,9 @@ public:
     // Sends `sig` to it while it runs (before wait() returned); false when it cannot.
     bool sendSignal(int sig);
     int pid() const { return m_pid; } // -1 once waited for
-    int exitCode = -1;    // valid when it exited
+    int exitCode = -1; // valid when it exited
     bool crashed = false; // ended by a signal (a timeout's kill included)
-    int signal = 0;       // which
+    int signal = 0; // which
     QByteArray out, err;
 
 private:

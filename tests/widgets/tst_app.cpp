@@ -57,7 +57,8 @@ Run runApp(const QStringList& args, bool display = true)
 QMap<QString, QByteArray> snapshot(const QString& dir)
 {
     QMap<QString, QByteArray> entries;
-    QDirIterator it(dir, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    QDirIterator it(dir, QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot,
+                    QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QString path = it.next();
         const QFileInfo info(path);
@@ -68,8 +69,10 @@ QMap<QString, QByteArray> snapshot(const QString& dir)
             QFile f(path);
             what = f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<unreadable>");
         } else {
-            struct stat st {};
-            what = ::lstat(QFile::encodeName(path).constData(), &st) == 0 ? "type " + QByteArray::number(st.st_mode & S_IFMT) : "?";
+            struct stat st { };
+            what = ::lstat(QFile::encodeName(path).constData(), &st) == 0
+                ? "type " + QByteArray::number(st.st_mode & S_IFMT)
+                : "?";
         }
         entries.insert(QDir(dir).relativeFilePath(path), what);
     }
@@ -104,10 +107,13 @@ void TestApp::screenshot_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addRow("demo, light") << QStringList{"--theme", "light", "--weight", "model.layers.1.mlp.down_proj"};
-    QTest::addRow("demo, dark, German, metadata") << QStringList{"--theme", "dark", "--lang", "de", "--view", "metadata"};
-    QTest::addRow("gguf fixture") << QStringList{qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")), "--theme", "light"};
-    QTest::addRow("A --diff B") << QStringList{qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")), "--diff",
-                                               qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/ref.safetensors"))};
+    QTest::addRow("demo, dark, German, metadata")
+        << QStringList{"--theme", "dark", "--lang", "de", "--view", "metadata"};
+    QTest::addRow("gguf fixture") << QStringList{qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")), "--theme",
+                                                 "light"};
+    QTest::addRow("A --diff B") << QStringList{
+        qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")), "--diff",
+        qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/ref.safetensors"))};
 }
 
 void TestApp::screenshot()
@@ -143,7 +149,8 @@ void TestApp::exportView()
     QFETCH(QString, suffix);
     QFETCH(QByteArray, magic);
     const QString file = m_dir.filePath(QStringLiteral("export-error.") + suffix);
-    const Run r = runApp({"--theme", "light", "--view", "error", "--weight", "model.layers.1.mlp.down_proj", "--export", file});
+    const Run r =
+        runApp({"--theme", "light", "--view", "error", "--weight", "model.layers.1.mlp.down_proj", "--export", file});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QFile f(file);
     QVERIFY(f.open(QIODevice::ReadOnly));
@@ -179,18 +186,19 @@ void TestApp::outputNeverOverAnInput_data()
     QTest::addColumn<QString>("why");
     QTest::addRow("--screenshot over the checkpoint") << QStringList{"FILE", "--screenshot", "FILE"} << "is the input";
     QTest::addRow("--screenshot through a symlink") << QStringList{"FILE", "--screenshot", "LINK"} << "is the input";
-    QTest::addRow("--screenshot into the opened folder") << QStringList{"SRC", "--screenshot", "SRC/config.json"}
-                                                          << "lies inside the input";
-    QTest::addRow("--screenshot over config.json beside the file") << QStringList{"FILE", "--screenshot", "SRC/config.json"}
-                                                                    << "is the input";
+    QTest::addRow("--screenshot into the opened folder")
+        << QStringList{"SRC", "--screenshot", "SRC/config.json"} << "lies inside the input";
+    QTest::addRow("--screenshot over config.json beside the file")
+        << QStringList{"FILE", "--screenshot", "SRC/config.json"} << "is the input";
     QTest::addRow("--screenshot over split 2") << QStringList{"SPLIT1", "--screenshot", "SPLIT2"} << "is the input";
     QTest::addRow("--export over quantize_config.json beside the file")
         << QStringList{"FILE", "--view", "bitmap", "--export", "SRC/quantize_config.json"} << "is the input";
-    QTest::addRow("--screenshot onto a FIFO") << QStringList{"FILE", "--screenshot", "FIFO"} << "is a FIFO (named pipe), not a regular file";
-    QTest::addRow("--screenshot onto a symlink") << QStringList{"FILE", "--screenshot", "VICTIM_LINK"}
-                                                 << "is a symbolic link to VICTIM";
-    QTest::addRow("--export onto a symlink") << QStringList{"FILE", "--view", "bitmap", "--export", "VICTIM_LINK"}
-                                             << "is a symbolic link to VICTIM";
+    QTest::addRow("--screenshot onto a FIFO")
+        << QStringList{"FILE", "--screenshot", "FIFO"} << "is a FIFO (named pipe), not a regular file";
+    QTest::addRow("--screenshot onto a symlink")
+        << QStringList{"FILE", "--screenshot", "VICTIM_LINK"} << "is a symbolic link to VICTIM";
+    QTest::addRow("--export onto a symlink")
+        << QStringList{"FILE", "--view", "bitmap", "--export", "VICTIM_LINK"} << "is a symbolic link to VICTIM";
 }
 
 void TestApp::outputNeverOverAnInput()
@@ -198,13 +206,16 @@ void TestApp::outputNeverOverAnInput()
     QFETCH(QStringList, args);
     QFETCH(QString, why);
     QTemporaryDir tmp;
-    const QString src = tmp.filePath(QStringLiteral("src")), from = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym"));
+    const QString src = tmp.filePath(QStringLiteral("src")),
+                  from = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym"));
     QVERIFY(QDir().mkpath(src));
-    for (const QString& name : {QStringLiteral("model.safetensors"), QStringLiteral("config.json"), QStringLiteral("quantize_config.json")})
+    for (const QString& name :
+         {QStringLiteral("model.safetensors"), QStringLiteral("config.json"), QStringLiteral("quantize_config.json")})
         QVERIFY(QFile::copy(from + QLatin1Char('/') + name, src + QLatin1Char('/') + name));
     const QString file = src + QStringLiteral("/model.safetensors"), link = tmp.filePath(QStringLiteral("link.png"));
     QVERIFY(QFile::link(file, link));
-    const QString victim = tmp.filePath(QStringLiteral("victim.png")), victimLink = tmp.filePath(QStringLiteral("shot.png"));
+    const QString victim = tmp.filePath(QStringLiteral("victim.png")),
+                  victimLink = tmp.filePath(QStringLiteral("shot.png"));
     QFile v(victim);
     QVERIFY(v.open(QIODevice::WriteOnly) && v.write("the user's picture") > 0);
     v.close();
@@ -215,8 +226,9 @@ void TestApp::outputNeverOverAnInput()
     QVERIFY(QDir().mkpath(splits));
     static const float values[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(values), sizeof values);
-    const std::vector<std::string> split = qs::writeGgufSplits(
-        splits.toStdString() + "/model", {}, {{"blk.0.attn_norm.weight", 0, {8}, bytes}, {"blk.1.attn_norm.weight", 0, {8}, bytes}}, 1);
+    const std::vector<std::string> split =
+        qs::writeGgufSplits(splits.toStdString() + "/model", {},
+                            {{"blk.0.attn_norm.weight", 0, {8}, bytes}, {"blk.1.attn_norm.weight", 0, {8}, bytes}}, 1);
     QCOMPARE(split.size(), size_t(2));
 
     for (QString& a : args)
@@ -232,7 +244,8 @@ void TestApp::outputNeverOverAnInput()
     const auto before = snapshot(tmp.path());
     const Run r = runApp(args);
     QVERIFY2(r.exitCode == 2, r.err.constData());
-    QVERIFY2(r.err.contains((output + QStringLiteral(": refusing to write: the output ") + why).toUtf8()), r.err.constData());
+    QVERIFY2(r.err.contains((output + QStringLiteral(": refusing to write: the output ") + why).toUtf8()),
+             r.err.constData());
     QCOMPARE(snapshot(tmp.path()), before);
 }
 
@@ -253,10 +266,12 @@ void TestApp::badPathExitsTwo()
 void TestApp::unknownViewOrWeightExitsTwo()
 {
     const QString png = m_dir.filePath(QStringLiteral("unknown.png"));
-    const Run view = runApp({QStringLiteral("--view"), QStringLiteral("bitmpa"), QStringLiteral("--screenshot"), png}, false);
+    const Run view =
+        runApp({QStringLiteral("--view"), QStringLiteral("bitmpa"), QStringLiteral("--screenshot"), png}, false);
     QCOMPARE(view.exitCode, 2);
     QVERIFY2(view.err.contains("'bitmpa'") && view.err.contains("verify"), view.err.constData());
-    const Run weight = runApp({QStringLiteral("--weight"), QStringLiteral("no.such.weight"), QStringLiteral("--screenshot"), png});
+    const Run weight =
+        runApp({QStringLiteral("--weight"), QStringLiteral("no.such.weight"), QStringLiteral("--screenshot"), png});
     QCOMPARE(weight.exitCode, 2);
     QVERIFY2(weight.err.contains("'no.such.weight'"), weight.err.constData());
     QVERIFY(!QFileInfo::exists(png));
@@ -323,9 +338,10 @@ void TestApp::everyTrStringHasGerman()
     QFile(ts).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     QProcess lupdate;
     lupdate.setWorkingDirectory(QStringLiteral(QS_SOURCE_DIR));
-    lupdate.start(QStringLiteral(QS_LUPDATE), {QStringLiteral("-no-obsolete"), QStringLiteral("-locations"), QStringLiteral("none"),
-                                               QStringLiteral("app/gui"), QStringLiteral("widgets"), QStringLiteral("core"),
-                                               QStringLiteral("-ts"), ts});
+    lupdate.start(QStringLiteral(QS_LUPDATE),
+                  {QStringLiteral("-no-obsolete"), QStringLiteral("-locations"), QStringLiteral("none"),
+                   QStringLiteral("app/gui"), QStringLiteral("widgets"), QStringLiteral("core"), QStringLiteral("-ts"),
+                   ts});
     QVERIFY(lupdate.waitForFinished(60000));
     QCOMPARE(lupdate.exitCode(), 0);
     QFile f(ts);

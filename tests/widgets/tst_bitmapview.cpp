@@ -134,12 +134,16 @@ void TestBitMapView::decodedBlockFields_data()
     QTest::addColumn<QString>("weight");
     QTest::addColumn<QStringList>("labels");
     const QString gguf = qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"));
-    QTest::addRow("q4_k") << gguf << "real.q4_k" << QStringList{"Block scale d", "Block min dmin", "Sub-block 1 scale", "Sub-block 1 min"};
+    QTest::addRow("q4_k") << gguf << "real.q4_k"
+                          << QStringList{"Block scale d", "Block min dmin", "Sub-block 1 scale", "Sub-block 1 min"};
     QTest::addRow("q6_k") << gguf << "real.q6_k" << QStringList{"Block scale d", "Sub-block 2 scale"};
-    QTest::addRow("iq2_xxs") << gguf << "real.iq2_xxs" << QStringList{"Block scale d", "Grid index (byte 2)", "Sign index (bit 2)"};
+    QTest::addRow("iq2_xxs") << gguf << "real.iq2_xxs"
+                             << QStringList{"Block scale d", "Grid index (byte 2)", "Sign index (bit 2)"};
     QTest::addRow("iq3_s") << gguf << "real.iq3_s" << QStringList{"Grid index", "Sign bit"};
-    QTest::addRow("bnb nested") << qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant/model.safetensors")) << QString()
-                                << QStringList{"Absmax", "Absmax code", "Absmax scale 0 (second level)", "Absmax offset"};
+    QTest::addRow("bnb nested") << qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant/model.safetensors"))
+                                << QString()
+                                << QStringList{"Absmax", "Absmax code", "Absmax scale 0 (second level)",
+                                               "Absmax offset"};
 }
 
 // An element's block fields are shown decoded, with the values core's blockValues returns.
@@ -159,8 +163,9 @@ void TestBitMapView::decodedBlockFields()
     QVERIFY(b.hasBlock);
     QVERIFY(text.contains(QStringLiteral("Block %1,").arg(b.block)));
     for (const qs::BlockValue& v : b.values)
-        if (v.kind == qs::BlockValueKind::Scale || v.kind == qs::BlockValueKind::Absmax || v.kind == qs::BlockValueKind::AbsmaxCode
-            || v.kind == qs::BlockValueKind::AbsmaxScale || v.kind == qs::BlockValueKind::AbsmaxOffset)
+        if (v.kind == qs::BlockValueKind::Scale || v.kind == qs::BlockValueKind::Absmax
+            || v.kind == qs::BlockValueKind::AbsmaxCode || v.kind == qs::BlockValueKind::AbsmaxScale
+            || v.kind == qs::BlockValueKind::AbsmaxOffset)
             QVERIFY2(text.contains(localNumber(v.value, 'g', 7)), qPrintable(text));
         else if (v.hasEffective)
             QVERIFY2(text.contains(localNumber(v.effective, 'g', 7)), qPrintable(text));
@@ -222,8 +227,8 @@ void TestBitMapView::ctrlWheelUpdatesCellBox()
     const int before = canvas->cellSize();
     QCOMPARE(box->value(), before);
     const QPointF at(canvas->viewport()->width() / 2.0, canvas->viewport()->height() / 2.0);
-    QWheelEvent wheel(at, canvas->viewport()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::ControlModifier,
-                      Qt::NoScrollPhase, false);
+    QWheelEvent wheel(at, canvas->viewport()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(canvas->viewport(), &wheel);
     QVERIFY(canvas->cellSize() < before);
     QCOMPARE(box->value(), canvas->cellSize());
@@ -234,7 +239,8 @@ void TestBitMapView::bitLabelsNeverCollide_data()
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("weight");
     QTest::addRow("32-bit words") << qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")) << QString();
-    QTest::addRow("one-byte words") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")) << QStringLiteral("real.q4_0");
+    QTest::addRow("one-byte words") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"))
+                                    << QStringLiteral("real.q4_0");
 }
 
 // At every cell size the header's numbers stay apart, inside their word and inside the view.
@@ -256,8 +262,10 @@ void TestBitMapView::bitLabelsNeverCollide()
             QVERIFY(r.left() >= 0 && r.right() < canvas->viewport()->width());
             QVERIFY(r.width() >= canvas->fontMetrics().horizontalAdvance(QString::number(labels[i].bit)));
             if (i > 0)
-                QVERIFY2(labels[i - 1].rect.right() < r.left(),
-                         qPrintable(QStringLiteral("cell %1: %2 touches %3").arg(cell).arg(labels[i - 1].bit).arg(labels[i].bit)));
+                QVERIFY2(
+                    labels[i - 1].rect.right() < r.left(),
+                    qPrintable(
+                        QStringLiteral("cell %1: %2 touches %3").arg(cell).arg(labels[i - 1].bit).arg(labels[i].bit)));
             msb = msb || labels[i].bit == W - 1;
         }
         QVERIFY(msb);

@@ -226,7 +226,8 @@ private slots:
         view.setCacheTypes(qs::GgmlQ8_0, qs::GgmlQ8_0);
         QCOMPARE(view.run()->kvCacheBytes, uint64_t(570425344));
         QCOMPARE(view.maxContext().value(), uint64_t(8192)); // the whole trained context in 64 GiB
-        QVERIFY(view.runSummary().contains(QStringLiteral("8,192 tokens")) || view.runSummary().contains(QStringLiteral("8192 tokens")));
+        QVERIFY(view.runSummary().contains(QStringLiteral("8,192 tokens"))
+                || view.runSummary().contains(QStringLiteral("8192 tokens")));
         // Each format's bar: its weights plus the run's KV cache and buffers.
         const uint64_t overhead = view.run()->totalBytes() - view.run()->weightsBytes;
         for (const qs::BudgetRow& r : view.chart().rows)
@@ -256,10 +257,14 @@ private slots:
     void runningARealGguf()
     {
         ViewContext context;
-        const auto ckpt = qs::openCheckpoint(qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString());
+        const auto ckpt = qs::openCheckpoint(
+            qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString());
         context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
         BudgetView view(&context);
-        QVERIFY2(view.run(), qPrintable(view.findChild<QLabel*>(QStringLiteral("runSummary"))->text())); // the checkpoint's own architecture
+        QVERIFY2(
+            view.run(),
+            qPrintable(
+                view.findChild<QLabel*>(QStringLiteral("runSummary"))->text())); // the checkpoint's own architecture
         view.setContext(1024);
         // 5 layers x 4 KV heads x 8 x 2 bytes x 2 x 1024 cells.
         QCOMPARE(view.run()->kvCacheBytes, uint64_t(5 * 32 * 2 * 2 * 1024));
@@ -268,12 +273,14 @@ private slots:
             stored += t.nbytes;
         QCOMPARE(view.run()->weightsBytes, stored);
         // A checkpoint without an architecture the budget knows says so.
-        const auto other = qs::openCheckpoint(qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")).toStdString());
+        const auto other =
+            qs::openCheckpoint(qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")).toStdString());
         context.setCheckpoint(other, CheckpointSnapshot::fromCheckpoint(*other));
         QVERIFY(!view.run());
         const QLabel* summary = view.findChild<QLabel*>(QStringLiteral("runSummary"));
         QVERIFY(summary);
-        QVERIFY2(summary->text().contains(QStringLiteral("'superpoint' is not one whose memory rules")), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("'superpoint' is not one whose memory rules")),
+                 qPrintable(summary->text()));
     }
 
     // With the German catalogue, what core says about running a model reads in German: a
@@ -287,18 +294,24 @@ private slots:
         BudgetView view(&context);
         const QLabel* summary = view.findChild<QLabel*>(QStringLiteral("runSummary"));
         QVERIFY(summary);
-        const auto gptq = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString());
+        const auto gptq =
+            qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString());
         context.setCheckpoint(gptq, CheckpointSnapshot::fromCheckpoint(*gptq));
-        QVERIFY2(summary->text().contains(QStringLiteral("config.json: num_hidden_layers fehlt (für das Speicherbudget nötig)")),
+        QVERIFY2(summary->text().contains(
+                     QStringLiteral("config.json: num_hidden_layers fehlt (für das Speicherbudget nötig)")),
                  qPrintable(summary->text()));
-        const auto other = qs::openCheckpoint(qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")).toStdString());
+        const auto other =
+            qs::openCheckpoint(qstest::fixture(QStringLiteral("real/ggml-superpoint/superpoint.gguf")).toStdString());
         context.setCheckpoint(other, CheckpointSnapshot::fromCheckpoint(*other));
-        QVERIFY2(summary->text().contains(QStringLiteral("gehört nicht zu denen, deren Speicherregeln Quantscope kennt")), qPrintable(summary->text()));
+        QVERIFY2(
+            summary->text().contains(QStringLiteral("gehört nicht zu denen, deren Speicherregeln Quantscope kennt")),
+            qPrintable(summary->text()));
         view.setMemoryGiB(64);
         QVERIFY(view.setArchitecture(QStringLiteral("llama-3-8b")));
         view.setContext(1000);
         QVERIFY2(view.run(), qPrintable(summary->text()));
-        QVERIFY2(summary->text().contains(QStringLiteral("Hinweis: llama.cpp rundet den Kontext 1000 auf 1024 Zellen")), qPrintable(summary->text()));
+        QVERIFY2(summary->text().contains(QStringLiteral("Hinweis: llama.cpp rundet den Kontext 1000 auf 1024 Zellen")),
+                 qPrintable(summary->text()));
         QVERIFY2(!summary->text().contains(QStringLiteral("rounds")), qPrintable(summary->text()));
     }
 

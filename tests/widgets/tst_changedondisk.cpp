@@ -48,8 +48,9 @@ private slots:
         // Cut under the window, as a converter that truncates before it writes does.
         QVERIFY(QFile::resize(path, 4096));
         QTRY_VERIFY_WITH_TIMEOUT(bar->isVisible(), 10000);
-        QVERIFY2(w.changedOnDisk().startsWith(path + QStringLiteral(" changed while it was being read (now 4096 bytes")),
-                 qPrintable(w.changedOnDisk()));
+        QVERIFY2(
+            w.changedOnDisk().startsWith(path + QStringLiteral(" changed while it was being read (now 4096 bytes")),
+            qPrintable(w.changedOnDisk()));
         // Views that read the weights now read past the file's end: no signal ends the process.
         for (const char* view : {"verify", "error", "scales", "bitmap"}) {
             QVERIFY(w.showView(QString::fromLatin1(view)));

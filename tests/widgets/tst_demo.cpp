@@ -59,8 +59,10 @@ void TestDemo::quantizedWeightsDecode()
             maxAbs = std::max(maxAbs, double(std::fabs(x)));
         }
         const double rms = std::sqrt(sum2 / double(v.size()));
-        QVERIFY2(rms > 0.015 && rms < 0.035, qPrintable(QStringLiteral("%1: rms %2").arg(QString::fromStdString(w.name)).arg(rms)));
-        QVERIFY2(maxAbs > 0.1 && maxAbs < 1.0, qPrintable(QStringLiteral("%1: max %2").arg(QString::fromStdString(w.name)).arg(maxAbs)));
+        QVERIFY2(rms > 0.015 && rms < 0.035,
+                 qPrintable(QStringLiteral("%1: rms %2").arg(QString::fromStdString(w.name)).arg(rms)));
+        QVERIFY2(maxAbs > 0.1 && maxAbs < 1.0,
+                 qPrintable(QStringLiteral("%1: max %2").arg(QString::fromStdString(w.name)).arg(maxAbs)));
 
         const qs::WeightCodes codes = qs::extractCodes(*m_ckpt, w);
         if (w.actOrder) {

@@ -64,7 +64,9 @@ std::string write(const QTemporaryDir& dir, const QString& file, const std::vect
 {
     std::vector<qs::SafetensorsTensor> out;
     for (const Tensor& t : tensors)
-        out.push_back({t.name, qs::DType::F32, t.shape,
+        out.push_back({t.name,
+                       qs::DType::F32,
+                       t.shape,
                        {reinterpret_cast<const uint8_t*>(t.values.data()), t.values.size() * sizeof(float)}});
     const std::string path = dir.filePath(file).toStdString();
     qs::writeSafetensors(path, out);
@@ -182,12 +184,14 @@ private slots:
             opt.tolerance = tolerance;
             const qs::DiffResult want = qs::diffCheckpoints(*f.a, *b, opt);
             const DiffListModel* m = f.view.model();
-            QCOMPARE(m->rowCount(), int(want.weights.size() + want.shapeMismatches.size() + want.skipped.size() +
-                                        want.onlyInA.size() + want.onlyInB.size()));
+            QCOMPARE(m->rowCount(),
+                     int(want.weights.size() + want.shapeMismatches.size() + want.skipped.size() + want.onlyInA.size()
+                         + want.onlyInB.size()));
             // The status line's "over the tolerance" counts compared pairs only: the o_proj shape
             // mismatch was counted there too ("0 pairs compared: ... 1 over the tolerance").
-            QCOMPARE(m->overCount(), int(std::count_if(want.weights.begin(), want.weights.end(),
-                                                       [](const qs::WeightDiff& d) { return !d.pass; })));
+            QCOMPARE(m->overCount(),
+                     int(std::count_if(want.weights.begin(), want.weights.end(),
+                                       [](const qs::WeightDiff& d) { return !d.pass; })));
             QVERIFY(!want.shapeMismatches.empty());
             for (size_t i = 0; i < want.weights.size(); ++i) {
                 const DiffListModel::Row* r = m->rowAt(int(i));
@@ -200,8 +204,8 @@ private slots:
                 QCOMPARE(display(m, int(i), DiffListModel::Rmse), QLocale().toString(want.weights[i].rmse, 'g', 4));
             }
             // Worst first: the pair with one large difference leads once it is over the tolerance.
-            QCOMPARE(m->rowAt(0)->nameA, std::string(tolerance < 0.5 ? "model.layers.0.self_attn.q_proj.weight"
-                                                                      : want.weights[0].nameA));
+            QCOMPARE(m->rowAt(0)->nameA,
+                     std::string(tolerance < 0.5 ? "model.layers.0.self_attn.q_proj.weight" : want.weights[0].nameA));
         }
         const DiffListModel* m = f.view.model();
         const int n = m->rowCount();
@@ -273,7 +277,8 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("row %1, col %2").arg(e.row).arg(e.col)), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("a ") + localNumber(va)), qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("b ") + localNumber(vb)), qPrintable(text));
-        QVERIFY2(text.contains(QStringLiteral("|a − b| ") + localNumber(std::fabs(double(va) - double(vb)))), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("|a − b| ") + localNumber(std::fabs(double(va) - double(vb)))),
+                 qPrintable(text));
         QVERIFY2(text.contains(QStringLiteral("cell (")), qPrintable(text)); // decimated: the cell's max too
         QVERIFY(f.view.hoverText(QPointF(-5, -5)).isEmpty());
     }
@@ -453,7 +458,8 @@ private slots:
         const QString text = list->item(0)->text();
         QVERIFY2(text.contains(QString::fromStdString(weight)), qPrintable(text));
         QVERIFY2(text.startsWith(QStringLiteral("mixed · ")), qPrintable(text)); // A's folder
-        QVERIFY2(text.contains(german ? QStringLiteral("Nullpunkte") : QStringLiteral("zero points")), qPrintable(text));
+        QVERIFY2(text.contains(german ? QStringLiteral("Nullpunkte") : QStringLiteral("zero points")),
+                 qPrintable(text));
         QCOMPARE(list->item(0)->toolTip(), QString::fromStdString(result->warnings[0]));
     }
 
@@ -464,7 +470,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&f.view));
         // Two files, or a file that is no checkpoint, are refused.
         QMimeData two;
-        two.setUrls({QUrl::fromLocalFile(QString::fromStdString(p.a)), QUrl::fromLocalFile(QString::fromStdString(p.b))});
+        two.setUrls(
+            {QUrl::fromLocalFile(QString::fromStdString(p.a)), QUrl::fromLocalFile(QString::fromStdString(p.b))});
         QMimeData text;
         text.setUrls({QUrl::fromLocalFile(QDir::temp().filePath(QStringLiteral("notes.txt")))});
         for (QMimeData* mime : {&two, &text}) {

@@ -112,7 +112,8 @@ private slots:
             QVERIFY(w);
             QVERIFY(f.select(int(w - f.ckpt->weights.data())));
             QVERIFY2(f.view.result(), qPrintable(f.view.message()));
-            const qs::WeightComparison want = qs::compareWeight(*f.ckpt, *w, *ref, qs::findReference(*f.ckpt, *w, *ref), {});
+            const qs::WeightComparison want =
+                qs::compareWeight(*f.ckpt, *w, *ref, qs::findReference(*f.ckpt, *w, *ref), {});
             QCOMPARE(f.view.result()->reference, want.reference);
             QCOMPARE(f.view.result()->error.maxAbs, want.error.maxAbs);
             QVERIFY(want.error.maxAbs < 0.01); // Q8_0's rounding: the rows are paired right
@@ -164,7 +165,8 @@ private slots:
         f.view.setRequantizeTarget(4); // GGUF Q4_K
         QVERIFY(f.select(index));
         if (!f.view.result())
-            QVERIFY2(f.view.message().contains(QStringLiteral("256")), qPrintable(f.view.message())); // K too small for Q4_K
+            QVERIFY2(f.view.message().contains(QStringLiteral("256")),
+                     qPrintable(f.view.message())); // K too small for Q4_K
         f.view.setRequantizeTarget(9); // GPTQ 4-bit g128 sym
         QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
         QVERIFY2(f.view.result(), qPrintable(f.view.message()));
@@ -218,8 +220,11 @@ private slots:
             v = qs::floatToHalf(float(int(state >> 16) - 32768) / 32768.0f * 0.05f);
         }
         const std::string path = dir.filePath(QStringLiteral("big.safetensors")).toStdString();
-        qs::writeSafetensors(path, {{"model.layers.0.mlp.down_proj.weight", qs::DType::F16, {n, k},
-                                     {reinterpret_cast<const uint8_t*>(values.data()), values.size() * 2}}},
+        qs::writeSafetensors(path,
+                             {{"model.layers.0.mlp.down_proj.weight",
+                               qs::DType::F16,
+                               {n, k},
+                               {reinterpret_cast<const uint8_t*>(values.data()), values.size() * 2}}},
                              {});
         values = {};
         Fixture f(QString::fromStdString(path));
@@ -452,7 +457,8 @@ private slots:
         QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
         QVERIFY2(f.view.result(), qPrintable(f.view.message()));
         QVERIFY(f.view.result()->error.groups.empty());
-        QVERIFY2(f.view.groupNote().contains(QStringLiteral("512")) && f.view.groupNote().contains(QStringLiteral("256")),
+        QVERIFY2(f.view.groupNote().contains(QStringLiteral("512"))
+                     && f.view.groupNote().contains(QStringLiteral("256")),
                  qPrintable(f.view.groupNote()));
     }
 
@@ -476,7 +482,8 @@ private slots:
 
         // Without a float checkpoint beside it the view says what a reference would give.
         QTemporaryDir tmp;
-        QVERIFY(QFile::copy(fixtureModel(QStringLiteral("gptq-w4-g32-asym")), tmp.filePath(QStringLiteral("model.safetensors"))));
+        QVERIFY(QFile::copy(fixtureModel(QStringLiteral("gptq-w4-g32-asym")),
+                            tmp.filePath(QStringLiteral("model.safetensors"))));
         for (const char* name : {"config.json", "quantize_config.json"})
             QFile::copy(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/%1").arg(QLatin1String(name))),
                         tmp.filePath(QLatin1String(name)));
@@ -505,8 +512,9 @@ private slots:
         QFile file(svg);
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(file.readAll());
-        for (const QString& want : {QString::fromStdString(f.ckpt->weights[size_t(index)].name), QStringLiteral("model.safetensors"),
-                                    QStringLiteral("ref.safetensors"), QStringLiteral("RMSE"), QStringLiteral("SQNR")})
+        for (const QString& want :
+             {QString::fromStdString(f.ckpt->weights[size_t(index)].name), QStringLiteral("model.safetensors"),
+              QStringLiteral("ref.safetensors"), QStringLiteral("RMSE"), QStringLiteral("SQNR")})
             QVERIFY2(text.contains(want), qPrintable(want));
         QVERIFY(!text.contains(QStringLiteral("click"), Qt::CaseInsensitive));
 

@@ -45,10 +45,7 @@ QStringList listing(const QString& dir)
     while (it.hasNext()) {
         it.next();
         const QFileInfo fi = it.fileInfo();
-        out << QStringLiteral("%1 %2 %3")
-                   .arg(fi.filePath())
-                   .arg(fi.size())
-                   .arg(fi.lastModified().toMSecsSinceEpoch());
+        out << QStringLiteral("%1 %2 %3").arg(fi.filePath()).arg(fi.size()).arg(fi.lastModified().toMSecsSinceEpoch());
     }
     out.sort();
     return out;
@@ -94,35 +91,38 @@ void TestHostileGui::initTestCase()
     qstest::sandboxSettings(m_settings.path(), QStringLiteral("tst_hostile_gui"));
 }
 
-
 void TestHostileGui::errorDialogKeepsPreviousAndWritesNothing_data()
 {
-    QTest::addColumn<QString>("fixture");  // copied into a temporary folder, then damaged
-    QTest::addColumn<QString>("open");     // relative to that folder
-    QTest::addColumn<QString>("damaged");  // the file changed, named by the dialog
+    QTest::addColumn<QString>("fixture"); // copied into a temporary folder, then damaged
+    QTest::addColumn<QString>("open"); // relative to that folder
+    QTest::addColumn<QString>("damaged"); // the file changed, named by the dialog
     QTest::addColumn<QByteArray>("from");
     QTest::addColumn<QByteArray>("to");
     QTest::addColumn<QStringList>("expected"); // in the dialog's text, besides the file name
 
     QTest::addRow("safetensors unknown dtype")
-        << "safetensors/gptq-w4-g128-sym" << "gptq-w4-g128-sym/model.safetensors" << "model.safetensors"
-        << QByteArray("\"dtype\":\"F16\"") << QByteArray("\"dtype\":\"Q16\"")
+        << "safetensors/gptq-w4-g128-sym"
+        << "gptq-w4-g128-sym/model.safetensors"
+        << "model.safetensors" << QByteArray("\"dtype\":\"F16\"") << QByteArray("\"dtype\":\"Q16\"")
         << QStringList{QStringLiteral("unknown dtype 'Q16'"), QStringLiteral("tensor '")};
     QTest::addRow("safetensors data_offsets")
-        << "safetensors/awq-gemm-w4-g32" << "awq-gemm-w4-g32" << "model.safetensors"
-        << QByteArray("\"data_offsets\":[0,") << QByteArray("\"data_offsets\":[1,")
+        << "safetensors/awq-gemm-w4-g32"
+        << "awq-gemm-w4-g32"
+        << "model.safetensors" << QByteArray("\"data_offsets\":[0,") << QByteArray("\"data_offsets\":[1,")
         << QStringList{QStringLiteral("data_offsets")};
-    QTest::addRow("safetensors shape overflow")
-        << "safetensors/bnb-nf4" << "bnb-nf4/model.safetensors" << "model.safetensors"
-        << QByteArray("\"shape\":[") << QByteArray("\"shape\":[")
-        << QStringList{QStringLiteral("shape")};
+    QTest::addRow("safetensors shape overflow") << "safetensors/bnb-nf4"
+                                                << "bnb-nf4/model.safetensors"
+                                                << "model.safetensors" << QByteArray("\"shape\":[")
+                                                << QByteArray("\"shape\":[") << QStringList{QStringLiteral("shape")};
     QTest::addRow("safetensors header length")
-        << "safetensors/ct-pack-w4a16-g32-asym" << "ct-pack-w4a16-g32-asym/model.safetensors" << "model.safetensors"
-        << QByteArray() << QByteArray("\xff\xff\xff\xff\x02", 5)
+        << "safetensors/ct-pack-w4a16-g32-asym"
+        << "ct-pack-w4a16-g32-asym/model.safetensors"
+        << "model.safetensors" << QByteArray() << QByteArray("\xff\xff\xff\xff\x02", 5)
         << QStringList{QStringLiteral("header too large"), QStringLiteral("header length")};
     QTest::addRow("gguf truncated in the tensor infos")
-        << "gguf/ggml-types.gguf" << "ggml-types.gguf" << "ggml-types.gguf" << QByteArray() << QByteArray("cut")
-        << QStringList{QStringLiteral("tensor")};
+        << "gguf/ggml-types.gguf"
+        << "ggml-types.gguf"
+        << "ggml-types.gguf" << QByteArray() << QByteArray("cut") << QStringList{QStringLiteral("tensor")};
 }
 
 void TestHostileGui::errorDialogKeepsPreviousAndWritesNothing()

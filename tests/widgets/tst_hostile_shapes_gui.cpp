@@ -45,13 +45,14 @@ QString corpus(const char* entry)
 // event loop never reaches a QTRY timeout.
 class Watchdog {
 public:
-    Watchdog(int seconds, const char* what) : m_thread([this, seconds, what] {
-        std::unique_lock<std::mutex> lock(m_mutex);
-        if (!m_done.wait_for(lock, std::chrono::seconds(seconds), [this] { return m_finished; })) {
-            std::fprintf(stderr, "FAIL: %s took more than %d s on the GUI thread\n", what, seconds);
-            std::_Exit(3);
-        }
-    })
+    Watchdog(int seconds, const char* what)
+        : m_thread([this, seconds, what] {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            if (!m_done.wait_for(lock, std::chrono::seconds(seconds), [this] { return m_finished; })) {
+                std::fprintf(stderr, "FAIL: %s took more than %d s on the GUI thread\n", what, seconds);
+                std::_Exit(3);
+            }
+        })
     {
     }
     ~Watchdog()
@@ -90,9 +91,10 @@ bool writeSafetensors(const QString& path, const std::vector<Spec>& tensors, con
             n *= d;
             shape.append(d);
         }
-        header.insert(QLatin1String(t.name), QJsonObject{{QStringLiteral("dtype"), QLatin1String(t.dtype)},
-                                                         {QStringLiteral("shape"), shape},
-                                                         {QStringLiteral("data_offsets"), QJsonArray{offset, offset + n}}});
+        header.insert(QLatin1String(t.name),
+                      QJsonObject{{QStringLiteral("dtype"), QLatin1String(t.dtype)},
+                                  {QStringLiteral("shape"), shape},
+                                  {QStringLiteral("data_offsets"), QJsonArray{offset, offset + n}}});
         offset += n;
     }
     QByteArray h = QJsonDocument(header).toJson(QJsonDocument::Compact);
@@ -164,12 +166,15 @@ private slots:
     // The Playground's weight row on weights without rows or columns.
     void playgroundOnAnEmptyWeight_data()
     {
-        QTest::addColumn<QString>("file");   // made in initTestCase's folder, or a corpus entry
+        QTest::addColumn<QString>("file"); // made in initTestCase's folder, or a corpus entry
         QTest::addColumn<QString>("weight");
         QTest::addRow("gguf F32 [0, 256]") << corpus("gguf-empty-f32-tensor.gguf") << "synthetic.q5_k";
-        QTest::addRow("plain F32 [0, 64]") << "plain-rows" << "empty.rows";
-        QTest::addRow("plain F32 [64, 0]") << "plain-cols" << "empty.cols";
-        QTest::addRow("gptq qweight [8, 0]") << "gptq-no-columns" << "m";
+        QTest::addRow("plain F32 [0, 64]") << "plain-rows"
+                                           << "empty.rows";
+        QTest::addRow("plain F32 [64, 0]") << "plain-cols"
+                                           << "empty.cols";
+        QTest::addRow("gptq qweight [8, 0]") << "gptq-no-columns"
+                                             << "m";
     }
     void playgroundOnAnEmptyWeight()
     {
@@ -186,8 +191,9 @@ private slots:
             QVERIFY(writeSafetensors(path, {{"empty.cols", "F32", {64, 0}, 4}, {"full", "F32", {4, 64}, 4}}));
         } else if (file == QLatin1String("gptq-no-columns")) {
             path = dir.filePath(QStringLiteral("model.safetensors"));
-            QVERIFY(writeSafetensors(path, {{"m.qweight", "I32", {8, 0}, 4}, {"m.qzeros", "I32", {1, 0}, 4}, {"m.scales", "F16", {1, 0}, 2}},
-                                     R"({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 64}})"));
+            QVERIFY(writeSafetensors(
+                path, {{"m.qweight", "I32", {8, 0}, 4}, {"m.qzeros", "I32", {1, 0}, 4}, {"m.scales", "F16", {1, 0}, 2}},
+                R"({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 64}})"));
             path = dir.path();
         }
         const auto ckpt = qs::openCheckpoint(path.toStdString());

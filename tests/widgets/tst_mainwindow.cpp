@@ -2,9 +2,9 @@
 // was made with, a corrupt file shows an error naming it and keeps the previous
 // checkpoint, views and weights are selectable by name, themes switch, recent files are
 // capped and pruned, a screenshot is not blank, the status bar shows file and memory
-// figures (private memory and checkpoint pages apart), the inspector has room, and reports export with their figures. Files and folders
-// dropped on the window open as A, dropped on the Diff view open as B; the command line
-// `quantscope A --diff B` (parseLaunchArguments + applyLaunchOptions) opens both.
+// figures (private memory and checkpoint pages apart), the inspector has room, and reports export with their figures.
+// Files and folders dropped on the window open as A, dropped on the Diff view open as B; the command line `quantscope A
+// --diff B` (parseLaunchArguments + applyLaunchOptions) opens both.
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
 #include "inspector.h"
@@ -137,7 +137,8 @@ void TestMainWindow::demoOpensWithItsFormats()
     // Every layer is named as it was made, and detection has nothing to warn about.
     QSet<QString> formats;
     for (const auto& weight : snap->weights) {
-        QVERIFY2(weight.notes.isEmpty(), qPrintable(weight.name + QLatin1String(": ") + weight.notes.join(QLatin1String("; "))));
+        QVERIFY2(weight.notes.isEmpty(),
+                 qPrintable(weight.name + QLatin1String(": ") + weight.notes.join(QLatin1String("; "))));
         formats.insert(weight.format);
         if (weight.layer == QLatin1String("model.layers.0") && weight.format.startsWith(QLatin1String("gptq"))) {
             QCOMPARE(weight.format, QStringLiteral("gptq-v1"));
@@ -275,7 +276,8 @@ void TestMainWindow::dropFolderOnWindowAndFileOnDiff()
     w.resize(1400, 900);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(!dropOnWindow(w, {QUrl::fromLocalFile(folder), QUrl::fromLocalFile(other)}, QPoint(40, 200))); // two at once
+    QVERIFY(
+        !dropOnWindow(w, {QUrl::fromLocalFile(folder), QUrl::fromLocalFile(other)}, QPoint(40, 200))); // two at once
     QVERIFY(dropOnWindow(w, {QUrl::fromLocalFile(folder)}, w.weightView()->mapTo(&w, w.weightView()->rect().center())));
     waitOpened(w);
     QVERIFY2(w.lastError().isEmpty(), qPrintable(w.lastError()));
@@ -301,10 +303,11 @@ void TestMainWindow::launchWithDiff()
     const QString b = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/ref.safetensors"));
     QCommandLineParser parser;
     QString error;
-    const auto o = parseLaunchArguments(
-        parser, {QStringLiteral("quantscope"), a, QStringLiteral("--diff"), b, QStringLiteral("--theme"), QStringLiteral("dark"),
-                 QStringLiteral("--weight"), QStringLiteral("model.layers.0.mlp.down_proj")},
-        &error);
+    const auto o = parseLaunchArguments(parser,
+                                        {QStringLiteral("quantscope"), a, QStringLiteral("--diff"), b,
+                                         QStringLiteral("--theme"), QStringLiteral("dark"), QStringLiteral("--weight"),
+                                         QStringLiteral("model.layers.0.mlp.down_proj")},
+                                        &error);
     QVERIFY2(o, qPrintable(error));
     QCOMPARE(o->path, a);
     QCOMPARE(o->diff, b);
@@ -438,8 +441,10 @@ void TestMainWindow::statusBarShowsFileAndMemory()
     const QList<QLabel*> labels = w.statusBar()->findChildren<QLabel*>();
     QVERIFY(std::any_of(labels.begin(), labels.end(),
                         [&](QLabel* l) { return l->text().contains(QDir::toNativeSeparators(w.snapshot()->path)); }));
-    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text().contains(QLatin1String("on disk")); }));
-    QVERIFY(std::any_of(labels.begin(), labels.end(), [](QLabel* l) { return l->text().contains(QLatin1String("mapped")); }));
+    QVERIFY(std::any_of(labels.begin(), labels.end(),
+                        [](QLabel* l) { return l->text().contains(QLatin1String("on disk")); }));
+    QVERIFY(std::any_of(labels.begin(), labels.end(),
+                        [](QLabel* l) { return l->text().contains(QLatin1String("mapped")); }));
     // Memory: the private memory, a positive size with its unit, and beside it (not in it)
     // the checkpoint's pages in RAM.
     const QString memory = labelText("memoryLabel");
@@ -447,7 +452,10 @@ void TestMainWindow::statusBarShowsFileAndMemory()
     const QRegularExpressionMatch m = size.match(memory);
     QVERIFY2(m.hasMatch(), qPrintable(memory));
     const double value = QLocale().toDouble(m.captured(1));
-    const double bytes = value * (m.captured(2) == QLatin1String("KiB") ? 1024.0 : m.captured(2) == QLatin1String("MiB") ? 1048576.0 : 1073741824.0);
+    const double bytes = value
+        * (m.captured(2) == QLatin1String("KiB")       ? 1024.0
+               : m.captured(2) == QLatin1String("MiB") ? 1048576.0
+                                                       : 1073741824.0);
     QVERIFY2(bytes > 4 * 1048576.0, qPrintable(memory)); // a Qt application holds more than 4 MiB
     const QString resident = labelText("residentLabel");
     QVERIFY2(resident.endsWith(QLatin1String(" of the checkpoint in RAM")), qPrintable(resident));
@@ -517,8 +525,8 @@ void TestMainWindow::reportUsesReferenceAndWeight()
     MainWindow w(MainWindow::Options{false});
     w.openPath(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/model.safetensors")));
     waitOpened(w);
-    w.viewContext()->setReference(
-        qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/ref.safetensors")).toStdString()));
+    w.viewContext()->setReference(qs::openCheckpoint(
+        qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/ref.safetensors")).toStdString()));
     const QString weight = QString::fromStdString(w.viewContext()->checkpoint()->weights.back().name);
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("report.md"));
@@ -581,9 +589,11 @@ void TestMainWindow::exportsTablesAsCsv()
 void TestMainWindow::exportsNeverOverSideFilesOrSpecialFiles()
 {
     QTemporaryDir dir;
-    const QString src = dir.filePath(QStringLiteral("src")), from = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym"));
+    const QString src = dir.filePath(QStringLiteral("src")),
+                  from = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym"));
     QVERIFY(QDir().mkpath(src));
-    for (const QString& name : {QStringLiteral("model.safetensors"), QStringLiteral("config.json"), QStringLiteral("quantize_config.json")})
+    for (const QString& name :
+         {QStringLiteral("model.safetensors"), QStringLiteral("config.json"), QStringLiteral("quantize_config.json")})
         QVERIFY(QFile::copy(from + QLatin1Char('/') + name, src + QLatin1Char('/') + name));
     auto bytesOf = [](const QString& path) {
         QFile f(path);
@@ -606,8 +616,9 @@ void TestMainWindow::exportsNeverOverSideFilesOrSpecialFiles()
     const QString fifo = dir.filePath(QStringLiteral("pipe.csv"));
     QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
     QVERIFY(!w.exportCurrentTable(fifo, &error));
-    QVERIFY2(error.contains(fifo + QStringLiteral(": refusing to write: the output is a FIFO (named pipe)")), qPrintable(error));
-    struct stat st {};
+    QVERIFY2(error.contains(fifo + QStringLiteral(": refusing to write: the output is a FIFO (named pipe)")),
+             qPrintable(error));
+    struct stat st { };
     QVERIFY(::lstat(QFile::encodeName(fifo).constData(), &st) == 0 && S_ISFIFO(st.st_mode));
 
     const QString csv = dir.filePath(QStringLiteral("tensors.csv"));
@@ -627,12 +638,14 @@ void TestMainWindow::exportsNeverOverSideFilesOrSpecialFiles()
     QVERIFY(QFile::link(victim, link));
     QVERIFY(w.showView(QStringLiteral("bitmap")));
     QVERIFY(!w.exportCurrentView(link, &error));
-    QVERIFY2(error.contains(link + QStringLiteral(": refusing to write: the output is a symbolic link to ") + victim), qPrintable(error));
+    QVERIFY2(error.contains(link + QStringLiteral(": refusing to write: the output is a symbolic link to ") + victim),
+             qPrintable(error));
     QVERIFY(QFileInfo(link).isSymLink());
     QCOMPARE(bytesOf(victim), QByteArray("mine"));
 
     QVERIFY(!w.saveScreenshot(link, &error));
-    QVERIFY2(error.contains(link + QStringLiteral(": refusing to write: the output is a symbolic link to ") + victim), qPrintable(error));
+    QVERIFY2(error.contains(link + QStringLiteral(": refusing to write: the output is a symbolic link to ") + victim),
+             qPrintable(error));
     QCOMPARE(bytesOf(victim), QByteArray("mine"));
     QVERIFY(!w.saveScreenshot(src + QStringLiteral("/quantize_config.json"), &error));
     QVERIFY2(error.contains(QStringLiteral("refusing to write: the output is the input")), qPrintable(error));
@@ -653,9 +666,11 @@ void TestMainWindow::folderOfSeveralCheckpointsAsks()
     w.show();
     w.openPath(dir.path());
     QInputDialog* ask = nullptr;
-    QTRY_VERIFY_WITH_TIMEOUT((ask = w.findChild<QInputDialog*>(QStringLiteral("folderChoiceDialog"))) != nullptr, kOpenTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT((ask = w.findChild<QInputDialog*>(QStringLiteral("folderChoiceDialog"))) != nullptr,
+                             kOpenTimeoutMs);
     QTRY_VERIFY(ask->isVisible());
-    QCOMPARE(ask->comboBoxItems(), (QStringList{QStringLiteral("adapter.safetensors"), QStringLiteral("base.safetensors")}));
+    QCOMPARE(ask->comboBoxItems(),
+             (QStringList{QStringLiteral("adapter.safetensors"), QStringLiteral("base.safetensors")}));
     if (!qEnvironmentVariableIsEmpty("QS_SCREENSHOT_DIR"))
         ask->grab().save(qEnvironmentVariable("QS_SCREENSHOT_DIR") + QStringLiteral("/folder-choice.png"));
     ask->setTextValue(QStringLiteral("base.safetensors"));

@@ -112,7 +112,8 @@ QString mislabelledGptq(const QTemporaryDir& dir, int bits = 0)
             return q;
         };
         if (o.contains(QStringLiteral("quantization_config")))
-            o[QStringLiteral("quantization_config")] = mislabel(o.value(QStringLiteral("quantization_config")).toObject());
+            o[QStringLiteral("quantization_config")] =
+                mislabel(o.value(QStringLiteral("quantization_config")).toObject());
         else if (o.contains(QStringLiteral("bits")))
             o = mislabel(o);
         f.resize(0);
@@ -125,7 +126,8 @@ QString mislabelledGptq(const QTemporaryDir& dir, int bits = 0)
 // tab, a field safetensors does not define) beside a config.json that is a JSON array.
 QString oddSafetensors(const QTemporaryDir& dir)
 {
-    const QByteArray header = R"( {"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"origin":"hand"}})" "\t";
+    const QByteArray header = R"( {"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"origin":"hand"}})"
+                              "\t";
     QByteArray bytes(8, '\0');
     for (int i = 0; i < 8; ++i)
         bytes[i] = char((quint64(header.size()) >> (8 * i)) & 0xff);
@@ -160,11 +162,16 @@ void TestModels::layerOfNames_data()
 {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("layer");
-    QTest::addRow("hf") << "model.layers.12.mlp.up_proj" << "model.layers.12";
-    QTest::addRow("gguf") << "blk.3.attn_q.weight" << "blk.3";
-    QTest::addRow("vlm") << "model.language_model.layers.0.self_attn.q_proj" << "model.language_model.layers.0";
-    QTest::addRow("embed") << "model.embed_tokens.weight" << "";
-    QTest::addRow("not a layer number") << "model.layersX.1" << "";
+    QTest::addRow("hf") << "model.layers.12.mlp.up_proj"
+                        << "model.layers.12";
+    QTest::addRow("gguf") << "blk.3.attn_q.weight"
+                          << "blk.3";
+    QTest::addRow("vlm") << "model.language_model.layers.0.self_attn.q_proj"
+                         << "model.language_model.layers.0";
+    QTest::addRow("embed") << "model.embed_tokens.weight"
+                           << "";
+    QTest::addRow("not a layer number") << "model.layersX.1"
+                                        << "";
 }
 
 void TestModels::layerOfNames()
@@ -182,15 +189,18 @@ void TestModels::weightTreeGroupsByLayer()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setSnapshot(snap);
     // Three layers (in first-seen order), then the embedding on its own.
-    QCOMPARE(topLevelNames(model), (QStringList{"model.layers.0", "model.layers.2", "model.layers.10", "model.embed_tokens.weight"}));
+    QCOMPARE(topLevelNames(model),
+             (QStringList{"model.layers.0", "model.layers.2", "model.layers.10", "model.embed_tokens.weight"}));
     const QModelIndex layer2 = model.index(1, 0);
     QCOMPARE(model.rowCount(layer2), 2);
     QCOMPARE(model.index(0, WeightTreeModel::NameColumn, layer2).data().toString(), QStringLiteral("mlp.down_proj"));
     QCOMPARE(model.index(0, WeightTreeModel::FormatColumn, layer2).data().toString(), QStringLiteral("gptq-v1"));
     QCOMPARE(model.index(0, WeightTreeModel::ShapeColumn, layer2).data().toString(), QStringLiteral("[64, 256]"));
     QCOMPARE(model.index(0, WeightTreeModel::BitsColumn, layer2).data().toInt(), 4);
-    QCOMPARE(model.index(0, WeightTreeModel::BytesColumn, layer2).data(WeightTreeModel::SortRole).toULongLong(), 8448ull);
-    QCOMPARE(model.index(0, WeightTreeModel::BpwColumn, layer2).data(WeightTreeModel::SortRole).toDouble(), 8448.0 * 8 / (64 * 256));
+    QCOMPARE(model.index(0, WeightTreeModel::BytesColumn, layer2).data(WeightTreeModel::SortRole).toULongLong(),
+             8448ull);
+    QCOMPARE(model.index(0, WeightTreeModel::BpwColumn, layer2).data(WeightTreeModel::SortRole).toDouble(),
+             8448.0 * 8 / (64 * 256));
     // The layer row sums its weights and lists their formats.
     QCOMPARE(model.index(1, WeightTreeModel::BytesColumn).data(WeightTreeModel::SortRole).toULongLong(), 8448ull + 512);
     QCOMPARE(model.index(1, WeightTreeModel::FormatColumn).data().toString(), QStringLiteral("gptq-v1, f16"));
@@ -212,7 +222,8 @@ void TestModels::weightTreeSortsNaturallyAndFilters()
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setSnapshot(snap);
     proxy.sort(WeightTreeModel::NameColumn, Qt::AscendingOrder);
-    QCOMPARE(topLevelNames(proxy), (QStringList{"model.embed_tokens.weight", "model.layers.0", "model.layers.2", "model.layers.10"}));
+    QCOMPARE(topLevelNames(proxy),
+             (QStringList{"model.embed_tokens.weight", "model.layers.0", "model.layers.2", "model.layers.10"}));
     proxy.sort(WeightTreeModel::BytesColumn, Qt::DescendingOrder);
     QCOMPARE(topLevelNames(proxy).first(), QStringLiteral("model.embed_tokens.weight"));
 
@@ -244,8 +255,10 @@ void TestModels::tableModels()
     QCOMPARE(tensors.rowCount(), snap->tensors.size());
     for (int r = 0; r < tensors.rowCount(); ++r) {
         QCOMPARE(tensors.index(r, TensorTableModel::NameColumn).data().toString(), snap->tensors[r].name);
-        QCOMPARE(tensors.index(r, TensorTableModel::BytesColumn).data(TensorTableModel::SortRole).toULongLong(), snap->tensors[r].bytes);
-        QCOMPARE(tensors.index(r, TensorTableModel::OffsetColumn).data(TensorTableModel::SortRole).toULongLong(), snap->tensors[r].offset);
+        QCOMPARE(tensors.index(r, TensorTableModel::BytesColumn).data(TensorTableModel::SortRole).toULongLong(),
+                 snap->tensors[r].bytes);
+        QCOMPARE(tensors.index(r, TensorTableModel::OffsetColumn).data(TensorTableModel::SortRole).toULongLong(),
+                 snap->tensors[r].offset);
     }
     // Every member tensor points back at its weight and role.
     const QModelIndex scales = tensors.index(1, TensorTableModel::WeightColumn);
@@ -298,15 +311,19 @@ void TestModels::browserRowsEqualDetection()
         QCOMPARE(cell(0, WeightTreeModel::FullNameRole).toString(), QString::fromStdString(w.name));
         QCOMPARE(cell(WeightTreeModel::FormatColumn).toString(), QString::fromStdString(w.format));
         QCOMPARE(cell(WeightTreeModel::BitsColumn, WeightTreeModel::SortRole).toInt(), w.bits);
-        QCOMPARE(cell(WeightTreeModel::GroupSizeColumn, WeightTreeModel::SortRole).toLongLong(), qlonglong(w.groupSize));
-        QCOMPARE(cell(WeightTreeModel::BytesColumn, WeightTreeModel::SortRole).toULongLong(), qulonglong(w.storedBytes));
+        QCOMPARE(cell(WeightTreeModel::GroupSizeColumn, WeightTreeModel::SortRole).toLongLong(),
+                 qlonglong(w.groupSize));
+        QCOMPARE(cell(WeightTreeModel::BytesColumn, WeightTreeModel::SortRole).toULongLong(),
+                 qulonglong(w.storedBytes));
         QCOMPARE(cell(WeightTreeModel::BpwColumn, WeightTreeModel::SortRole).toDouble(), w.bitsPerWeight());
-        QCOMPARE(cell(WeightTreeModel::ShapeColumn).toString(), shapeText(QVector<uint64_t>(w.shape.begin(), w.shape.end())));
+        QCOMPARE(cell(WeightTreeModel::ShapeColumn).toString(),
+                 shapeText(QVector<uint64_t>(w.shape.begin(), w.shape.end())));
 
         const QJsonObject j = cliWeights.at(i).toObject();
         QCOMPARE(j.value(QStringLiteral("name")).toString(), cell(0, WeightTreeModel::FullNameRole).toString());
         QCOMPARE(j.value(QStringLiteral("format")).toString(), cell(WeightTreeModel::FormatColumn).toString());
-        QCOMPARE(j.value(QStringLiteral("bits")).toInt(), cell(WeightTreeModel::BitsColumn, WeightTreeModel::SortRole).toInt());
+        QCOMPARE(j.value(QStringLiteral("bits")).toInt(),
+                 cell(WeightTreeModel::BitsColumn, WeightTreeModel::SortRole).toInt());
     }
 }
 
@@ -315,20 +332,24 @@ void TestModels::browserRowsEqualDetection()
 void TestModels::weightsWithNotesAreMarked()
 {
     auto ckpt = handMade();
-    ckpt->weights[0].notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "group size unknown: act-order (g_idx) not checked")); // model.layers.0.mlp.down_proj
+    ckpt->weights[0].notes.push_back(QT_TRANSLATE_NOOP(
+        "qs::Message", "group size unknown: act-order (g_idx) not checked")); // model.layers.0.mlp.down_proj
     const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
     WeightTreeModel model;
     model.setTheme(Theme::fromPalette(lightPalette()));
     model.setSnapshot(snap);
-    auto mark = [&](const QModelIndex& i) { return i.siblingAtColumn(WeightTreeModel::NameColumn).data(Qt::DecorationRole); };
+    auto mark = [&](const QModelIndex& i) {
+        return i.siblingAtColumn(WeightTreeModel::NameColumn).data(Qt::DecorationRole);
+    };
     const QModelIndex noted = model.indexOfWeight(0), plain = model.indexOfWeight(1);
     QVERIFY(mark(noted).canConvert<QIcon>() && !mark(noted).value<QIcon>().isNull());
     QVERIFY(!mark(plain).isValid());
-    QVERIFY(mark(noted.parent()).isValid());                        // layer 0 holds it
-    QVERIFY(!mark(model.indexOfWeight(2).parent()).isValid());      // layer 2 has no notes
+    QVERIFY(mark(noted.parent()).isValid()); // layer 0 holds it
+    QVERIFY(!mark(model.indexOfWeight(2).parent()).isValid()); // layer 2 has no notes
     QVERIFY(mark(model.indexOfWeight(int(ckpt->weights.size()) - 1)).isValid()); // the embedding's note
     QVERIFY(noted.parent().data(Qt::ToolTipRole).toString().contains(QLatin1String("notes")));
-    QVERIFY(!model.index(noted.row(), WeightTreeModel::FormatColumn, noted.parent()).data(Qt::DecorationRole).isValid());
+    QVERIFY(
+        !model.index(noted.row(), WeightTreeModel::FormatColumn, noted.parent()).data(Qt::DecorationRole).isValid());
 }
 
 // Nested JSON opens as a tree, a GGUF array opens a page at a time (a 151k-token vocabulary
@@ -350,7 +371,8 @@ void TestModels::metadataIsATree()
     ckpt->metadata.push_back({"general.file_type", fileType});
     ckpt->buildIndex();
     ckpt->config[QStringLiteral("quantization_config")] =
-        QJsonObject{{QStringLiteral("bits"), 4}, {QStringLiteral("group_size"), 128},
+        QJsonObject{{QStringLiteral("bits"), 4},
+                    {QStringLiteral("group_size"), 128},
                     {QStringLiteral("modules_to_not_convert"), QJsonArray{QStringLiteral("lm_head")}}};
     const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
     MetadataModel meta;
@@ -424,7 +446,8 @@ void TestModels::detectionSpeaksGerman()
     const QString odd = oddSafetensors(dirOdd);
     QVERIFY(!odd.isEmpty());
     // llama.cpp's dbrx vocabulary of 2024-05-07 holds a metadata key twice (SOURCES.md).
-    const QString duplicateKey = qstest::fixture(QStringLiteral("real/llama.cpp/history/ggml-vocab-dbrx.2024-05-07.gguf"));
+    const QString duplicateKey =
+        qstest::fixture(QStringLiteral("real/llama.cpp/history/ggml-vocab-dbrx.2024-05-07.gguf"));
     const QString wrongBits = mislabelledGptq(dir8, 8);
     QVERIFY(!wrongBits.isEmpty());
     // A message of a template the catalogue covers is German where the German differs.
@@ -446,10 +469,11 @@ void TestModels::detectionSpeaksGerman()
     };
     int notes = 0, containerNotes = 0;
     QString summaries; // every checkpoint summary, for the sentences checked below
-    for (const QString& path : {mislabelled, wrongBits, odd, duplicateKey, qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32")),
-                                qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant")),
-                                qstest::fixture(QStringLiteral("safetensors/ct-pack-w4a16-g32-asym")),
-                                qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"))}) {
+    for (const QString& path :
+         {mislabelled, wrongBits, odd, duplicateKey, qstest::fixture(QStringLiteral("safetensors/awq-gemm-w4-g32")),
+          qstest::fixture(QStringLiteral("safetensors/bnb-nf4-doublequant")),
+          qstest::fixture(QStringLiteral("safetensors/ct-pack-w4a16-g32-asym")),
+          qstest::fixture(QStringLiteral("gguf/ggml-types.gguf"))}) {
         const auto ckpt = qs::openCheckpoint(path.toStdString());
         const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
         Inspector inspector;
@@ -465,8 +489,11 @@ void TestModels::detectionSpeaksGerman()
             // Parameter names are German (but for the keys of bitsandbytes' quant_state JSON,
             // which the file names itself); the words among their values too.
             for (const auto& [key, value] : w.params) {
-                QVERIFY2(!translator.translate(qs::kMessageContext, key.c_str()).isEmpty() || w.member("quant_state") >= 0, key.c_str());
-                QVERIFY2(text.contains(qword(key)) && text.contains(qword(value)), qPrintable(qtext(w.name) + QLatin1String(": ") + qtext(key)));
+                QVERIFY2(!translator.translate(qs::kMessageContext, key.c_str()).isEmpty()
+                             || w.member("quant_state") >= 0,
+                         key.c_str());
+                QVERIFY2(text.contains(qword(key)) && text.contains(qword(value)),
+                         qPrintable(qtext(w.name) + QLatin1String(": ") + qtext(key)));
             }
             const QString tip = tree.indexOfWeight(int(i)).data(Qt::ToolTipRole).toString();
             for (const qs::Message& n : w.notes) {
@@ -495,16 +522,20 @@ void TestModels::detectionSpeaksGerman()
     }
     QVERIFY2(notes >= 2, qPrintable(QString::number(notes)));
     QVERIFY2(containerNotes >= 5, qPrintable(QString::number(containerNotes)));
-    for (const char* de : {"kommt zweimal vor: Eintrag 10 enthält", "llama.cpp lehnt die Datei ab (doppelter Schlüssel)",
-                           "der Header beginnt mit Leerraum statt mit '{'", "der Header ist mit anderem Leerraum als Leerzeichen aufgefüllt",
-                           "das Tensorfeld 'origin' gehört nicht zu safetensors; ignoriert", "config.json: JSON vom Typ array, kein Objekt; ignoriert"})
+    for (const char* de :
+         {"kommt zweimal vor: Eintrag 10 enthält", "llama.cpp lehnt die Datei ab (doppelter Schlüssel)",
+          "der Header beginnt mit Leerraum statt mit '{'",
+          "der Header ist mit anderem Leerraum als Leerzeichen aufgefüllt",
+          "das Tensorfeld 'origin' gehört nicht zu safetensors; ignoriert",
+          "config.json: JSON vom Typ array, kein Objekt; ignoriert"})
         QVERIFY2(summaries.contains(QString::fromUtf8(de)), de);
     QVERIFY2(german > templates / 2, qPrintable(QStringLiteral("%1 of %2").arg(german).arg(templates)));
     // The sentences the mislabelled copy must produce, in German.
     const auto ckpt = qs::openCheckpoint(mislabelled.toStdString());
     const auto snap = CheckpointSnapshot::fromCheckpoint(*ckpt);
     const QString notesDe = snap->weights.front().notes.join(QLatin1Char('\n'));
-    QVERIFY2(notesDe.contains(QLatin1String("Konfiguration nennt sym false, aber jedes Nullpunktfeld ist")), qPrintable(notesDe));
+    QVERIFY2(notesDe.contains(QLatin1String("Konfiguration nennt sym false, aber jedes Nullpunktfeld ist")),
+             qPrintable(notesDe));
     QVERIFY2(notesDe.contains(QLatin1String("Konfiguration nennt checkpoint_format gptq_v2")), qPrintable(notesDe));
     const qs::VerifyReport report = qs::verifyCheckpoint(*ckpt);
     QVERIFY(std::any_of(report.findings.begin(), report.findings.end(), [](const qs::VerifyFinding& f) {
@@ -514,30 +545,41 @@ void TestModels::detectionSpeaksGerman()
     Inspector inspector;
     inspector.setSnapshot(snap);
     inspector.showWeight(0);
-    QVERIFY2(inspector.toPlainText().contains(QLatin1String("Nullpunkttest (zero_test)")), qPrintable(inspector.toPlainText()));
-    QVERIFY2(inspector.toPlainText().contains(QLatin1String("v1 (jedes Nullpunktfeld ist 2^(b-1)-1)")), qPrintable(inspector.toPlainText()));
+    QVERIFY2(inspector.toPlainText().contains(QLatin1String("Nullpunkttest (zero_test)")),
+             qPrintable(inspector.toPlainText()));
+    QVERIFY2(inspector.toPlainText().contains(QLatin1String("v1 (jedes Nullpunktfeld ist 2^(b-1)-1)")),
+             qPrintable(inspector.toPlainText()));
     QVERIFY(!inspector.toPlainText().contains(QLatin1String("every zero field")));
     // The config finding quotes its note in German too.
     const qs::VerifyReport bits = qs::verifyCheckpoint(*qs::openCheckpoint(wrongBits.toStdString()));
-    const auto config = std::find_if(bits.findings.begin(), bits.findings.end(), [](const qs::VerifyFinding& f) { return f.check == "config"; });
+    const auto config = std::find_if(bits.findings.begin(), bits.findings.end(),
+                                     [](const qs::VerifyFinding& f) { return f.check == "config"; });
     QVERIFY(config != bits.findings.end());
-    QVERIFY2(qtext(config->message).startsWith(QLatin1String("Konfiguration nennt bits 8")), qPrintable(qtext(config->message)));
-    QVERIFY2(qtext(config->message).contains(QLatin1String("das gespeicherte Layout")), qPrintable(qtext(config->message)));
+    QVERIFY2(qtext(config->message).startsWith(QLatin1String("Konfiguration nennt bits 8")),
+             qPrintable(qtext(config->message)));
+    QVERIFY2(qtext(config->message).contains(QLatin1String("das gespeicherte Layout")),
+             qPrintable(qtext(config->message)));
     // A round trip's first difference, in German.
     qs::LogicalWeight w;
     w.name = "w";
     qs::VerifyReport trip;
     const std::vector<uint8_t> stored{1, 2, 3, 4}, repacked{1, 2, 3, 5}, shorter{1, 2};
-    qs::checkRoundTrip({w, trip}, "qweight-roundtrip", stored, repacked,
-                       QT_TRANSLATE_NOOP("qs::Message", "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
-    qs::checkRoundTrip({w, trip}, "qweight-roundtrip", stored, shorter,
-                       QT_TRANSLATE_NOOP("qs::Message", "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+    qs::checkRoundTrip(
+        {w, trip}, "qweight-roundtrip", stored, repacked,
+        QT_TRANSLATE_NOOP("qs::Message",
+                          "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+    qs::checkRoundTrip(
+        {w, trip}, "qweight-roundtrip", stored, shorter,
+        QT_TRANSLATE_NOOP("qs::Message",
+                          "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
     QCOMPARE(trip.findings.size(), size_t(2));
-    QCOMPARE(trip.findings[0].message.text(), std::string("stored codes differ from their repacking (nonzero padding or sign-extended fields?): "
-                                                          "word 0 is 0x04030201, repacked 0x05030201"));
+    QCOMPARE(trip.findings[0].message.text(),
+             std::string("stored codes differ from their repacking (nonzero padding or sign-extended fields?): "
+                         "word 0 is 0x04030201, repacked 0x05030201"));
     QVERIFY2(qtext(trip.findings[0].message).endsWith(QLatin1String(": Wort 0 ist 0x04030201, neu gepackt 0x05030201")),
              qPrintable(qtext(trip.findings[0].message)));
-    QVERIFY2(qtext(trip.findings[1].message).endsWith(QStringLiteral(": Größe 4 Bytes, erwartet 2")), qPrintable(qtext(trip.findings[1].message)));
+    QVERIFY2(qtext(trip.findings[1].message).endsWith(QStringLiteral(": Größe 4 Bytes, erwartet 2")),
+             qPrintable(qtext(trip.findings[1].message)));
 }
 
 // A name of a megabyte (issue 29): each view shows its start and end around its length, so no
@@ -575,7 +617,8 @@ void TestModels::longNamesShownShortened()
             const QString shown = i.data(role).toString();
             QVERIFY2(shown.size() < 1000, qPrintable(QString::number(shown.size())));
             QVERIFY(shown.startsWith(QLatin1String("xxxxxxxx")));
-            QVERIFY2(shown.contains(QLocale().toString(1 << 20)) || shown.contains(QString::number(1 << 20)), qPrintable(shown));
+            QVERIFY2(shown.contains(QLocale().toString(1 << 20)) || shown.contains(QString::number(1 << 20)),
+                     qPrintable(shown));
         }
     // What identifies the row stays whole: the full name for selection and the sort.
     QCOMPARE(treeRow.data(WeightTreeModel::FullNameRole).toString().size(), 1 << 20);
@@ -623,7 +666,8 @@ void TestModels::manyWeightsLean()
         QCOMPARE(snap->groups.groups.size(), size_t(kWeights));
         WeightTreeModel tree;
         TensorTableModel tensors;
-        NaturalSortProxy treeProxy(WeightTreeModel::SortRole, WeightTreeModel::FilterRole), tensorProxy(TensorTableModel::SortRole, Qt::DisplayRole);
+        NaturalSortProxy treeProxy(WeightTreeModel::SortRole, WeightTreeModel::FilterRole),
+            tensorProxy(TensorTableModel::SortRole, Qt::DisplayRole);
         treeProxy.setSourceModel(&tree);
         tensorProxy.setSourceModel(&tensors);
         QTreeView treeView, tensorView;
@@ -643,7 +687,8 @@ void TestModels::manyWeightsLean()
         QCoreApplication::processEvents();
         QCOMPARE(treeProxy.rowCount(), kWeights);
         QCOMPARE(tensorProxy.rowCount(), kWeights);
-        QCOMPARE(treeView.indexAt(QPoint(5, 5)).data(WeightTreeModel::FullNameRole).toString(), QStringLiteral("blk.0"));
+        QCOMPARE(treeView.indexAt(QPoint(5, 5)).data(WeightTreeModel::FullNameRole).toString(),
+                 QStringLiteral("blk.0"));
         QCOMPARE(snap->findWeight(QStringLiteral("blk.123456.ffn_down.weight")), 123456);
     }
     const long growth = qstest::statusKiB("VmHWM") - base;

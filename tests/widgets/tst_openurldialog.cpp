@@ -17,17 +17,26 @@ private slots:
     {
         QTest::addColumn<QString>("typed");
         QTest::addColumn<QString>("path");
-        QTest::newRow("repo id") << "TheBloke/Llama-2-7B-GPTQ" << "hf://TheBloke/Llama-2-7B-GPTQ";
-        QTest::newRow("repo id, revision, spaces") << "  org/repo@v1.0 " << "hf://org/repo@v1.0";
-        QTest::newRow("repo id with a file") << "org/repo/model.safetensors" << "hf://org/repo/model.safetensors";
-        QTest::newRow("hub page") << "https://huggingface.co/org/repo" << "hf://org/repo";
+        QTest::newRow("repo id") << "TheBloke/Llama-2-7B-GPTQ"
+                                 << "hf://TheBloke/Llama-2-7B-GPTQ";
+        QTest::newRow("repo id, revision, spaces") << "  org/repo@v1.0 "
+                                                   << "hf://org/repo@v1.0";
+        QTest::newRow("repo id with a file") << "org/repo/model.safetensors"
+                                             << "hf://org/repo/model.safetensors";
+        QTest::newRow("hub page") << "https://huggingface.co/org/repo"
+                                  << "hf://org/repo";
         QTest::newRow("hub file link") << "https://huggingface.co/org/repo/resolve/main/a.gguf"
                                        << "https://huggingface.co/org/repo/resolve/main/a.gguf";
-        QTest::newRow("hf path") << "hf://org/repo" << "hf://org/repo";
-        QTest::newRow("url") << "http://127.0.0.1:8080/x/model.gguf" << "http://127.0.0.1:8080/x/model.gguf";
-        QTest::newRow("absolute local path") << "/models/org/repo" << "/models/org/repo";
-        QTest::newRow("relative local path") << "./models/repo" << "./models/repo";
-        QTest::newRow("empty") << "   " << "";
+        QTest::newRow("hf path") << "hf://org/repo"
+                                 << "hf://org/repo";
+        QTest::newRow("url") << "http://127.0.0.1:8080/x/model.gguf"
+                             << "http://127.0.0.1:8080/x/model.gguf";
+        QTest::newRow("absolute local path") << "/models/org/repo"
+                                             << "/models/org/repo";
+        QTest::newRow("relative local path") << "./models/repo"
+                                             << "./models/repo";
+        QTest::newRow("empty") << "   "
+                               << "";
     }
     void normalized()
     {

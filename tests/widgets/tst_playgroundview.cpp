@@ -42,7 +42,8 @@ int distinctColours(const QImage& image)
 {
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 5)
-        for (int x = 0; x < image.width(); x += 5) colours.insert(image.pixel(x, y));
+        for (int x = 0; x < image.width(); x += 5)
+            colours.insert(image.pixel(x, y));
     return int(colours.size());
 }
 
@@ -60,7 +61,8 @@ struct DemoRow {
         window.openDemo();
         if (!QTest::qWaitFor([&] { return window.snapshot() != nullptr; }, 20000))
             return *error = QStringLiteral("the demo did not open"), false;
-        if (!window.selectWeight(QStringLiteral("model.layers.1.mlp.up_proj")) || !window.showView(QStringLiteral("playground")))
+        if (!window.selectWeight(QStringLiteral("model.layers.1.mlp.up_proj"))
+            || !window.showView(QStringLiteral("playground")))
             return *error = QStringLiteral("no up_proj or no playground view"), false;
         view = qobject_cast<PlaygroundView*>(window.analysisView(QStringLiteral("playground")));
         view->setSource(PlaygroundView::Source::WeightRow);
@@ -332,8 +334,8 @@ void TestPlaygroundView::hoverLinksToWeight()
             const auto hit = words->fieldAt(QPoint(x, y));
             if (!hit || !seen.insert(*hit).second)
                 continue;
-            QMouseEvent move(QEvent::MouseMove, QPointF(x, y), words->mapToGlobal(QPointF(x, y)), Qt::NoButton, Qt::NoButton,
-                             Qt::NoModifier);
+            QMouseEvent move(QEvent::MouseMove, QPointF(x, y), words->mapToGlobal(QPointF(x, y)), Qt::NoButton,
+                             Qt::NoButton, Qt::NoModifier);
             QCoreApplication::sendEvent(words, &move);
             const ElementRef want{weight, int64_t((uint64_t(row) + hit->first) % rows), int64_t(hit->second)};
             QCOMPARE(context->hovered(), want);
@@ -393,7 +395,8 @@ void TestPlaygroundView::opensInTheWeightsOwnSettings()
     QFETCH(int, groupSize);
     QFETCH(bool, symmetric);
     QFETCH(int, words);
-    const auto ckpt = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(dir)).toStdString());
+    const auto ckpt =
+        qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(dir)).toStdString());
     int index = -1;
     for (size_t i = 0; i < ckpt->weights.size() && index < 0; ++i)
         if (const qs::FormatInfo* f = qs::findFormat(ckpt->weights[i].format); f && f->affineCodes)
@@ -491,12 +494,15 @@ void TestPlaygroundView::blockFormats()
         QVERIFY(!view.matchesWeight());
         QCOMPARE(view.codeCheck().matched, qint64(-1));
         view.setInspectedGroup(0);
-        QCOMPARE(view.words()->content().words.size(), qs::playgroundWords(expect, 0, expect.groups[0].end, size_t(-1)).size());
+        QCOMPARE(view.words()->content().words.size(),
+                 qs::playgroundWords(expect, 0, expect.groups[0].end, size_t(-1)).size());
         QVERIFY(distinctColours(view.grab().toImage()) > 12);
         const QString title = bucketsTitle(view);
         const qs::PlaygroundGroup& first = expect.groups[0];
-        const QString block = first.subBlock >= 0 ? QStringLiteral("sub-block 0 of block 0") : QStringLiteral("block 0");
-        QCOMPARE(title, QStringLiteral("Buckets · %1 · %2 values · colour = code").arg(block).arg(first.end - first.begin));
+        const QString block =
+            first.subBlock >= 0 ? QStringLiteral("sub-block 0 of block 0") : QStringLiteral("block 0");
+        QCOMPARE(title,
+                 QStringLiteral("Buckets · %1 · %2 values · colour = code").arg(block).arg(first.end - first.begin));
     }
     // The same in German, for bitsandbytes NF4's blocks of 64.
     {
@@ -547,7 +553,9 @@ void TestPlaygroundView::bnbBlocksizeAndNested()
     QVERIFY(nested->isVisible() && nested->isChecked() && sizes->isVisible() && !groupSize->isVisible());
     QCOMPARE(sizes->count(), 8);
     const auto summary = [&view] { return view.findChild<QLabel*>(QStringLiteral("summary"))->text(); };
-    QVERIFY2(summary().contains(QStringLiteral("second-level scale 0 = ")) && summary().contains(QStringLiteral("offset = ")), qPrintable(summary()));
+    QVERIFY2(summary().contains(QStringLiteral("second-level scale 0 = "))
+                 && summary().contains(QStringLiteral("offset = ")),
+             qPrintable(summary()));
 
     view.setSource(PlaygroundView::Source::Normal);
     view.setLength(8192);
@@ -572,7 +580,8 @@ void TestPlaygroundView::bnbBlocksizeAndNested()
             QCOMPARE(view.words()->content().words.front().index, uint64_t(bs / 2));
             QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · block 1 · %1 values · colour = code").arg(bs));
             QCOMPARE(summary().contains(QStringLiteral("second-level scale")), n);
-            QVERIFY2(summary().contains(QStringLiteral("%1 blocks of %2").arg(8192 / bs).arg(bs)), qPrintable(summary()));
+            QVERIFY2(summary().contains(QStringLiteral("%1 blocks of %2").arg(8192 / bs).arg(bs)),
+                     qPrintable(summary()));
         }
     view.setBlockFormat(qs::findFormat("gguf-q4_0"));
     QVERIFY(!nested->isVisible() && !sizes->isVisible() && groupSize->isVisible());

@@ -27,7 +27,8 @@ namespace {
 
 QString mix(const char* name)
 {
-    return qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-%1.gguf").arg(QLatin1String(name)));
+    return qstest::fixture(
+        QStringLiteral("real/generated-llama-quantize/stories260K-mix-%1.gguf").arg(QLatin1String(name)));
 }
 
 int differingCells(const RecipeGridModel& g)
@@ -112,7 +113,8 @@ private slots:
         ViewContext context;
         RecipeView view(&context);
         view.resize(1200, 800);
-        const auto a = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString());
+        const auto a =
+            qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString());
         context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
         QVERIFY(view.summary());
         const RecipeGridModel& g = view.grid();
@@ -125,7 +127,8 @@ private slots:
                     const QString label = QString::fromStdString(view.summary()->tensors[size_t(t)].label);
                     longest = std::max(longest, fm.horizontalAdvance(label));
                     QCOMPARE(view.gridCellText(int(r), int(c)).section(QLatin1Char('\n'), 0, 0), label);
-                    QVERIFY2(fm.horizontalAdvance(label) < view.gridCellRect(int(r), int(c)).width(), qPrintable(label));
+                    QVERIFY2(fm.horizontalAdvance(label) < view.gridCellRect(int(r), int(c)).width(),
+                             qPrintable(label));
                 }
         QVERIFY(filled > 0);
         QVERIFY2(longest > 74, qPrintable(QString::number(longest))); // wider than the old fixed column
@@ -169,7 +172,8 @@ private slots:
         QTemporaryDir dir;
         std::string dat;
         putI32(dat, 2);
-        const std::vector<std::pair<std::string, int32_t>> entries{{"blk.1.attn_q.weight", 64}, {"blk.1.attn_k.weight", 16}};
+        const std::vector<std::pair<std::string, int32_t>> entries{{"blk.1.attn_q.weight", 64},
+                                                                   {"blk.1.attn_k.weight", 16}};
         for (const auto& [name, n] : entries) {
             putI32(dat, int32_t(name.size()));
             dat += name;

@@ -44,7 +44,8 @@ private slots:
                 f.formatId = s.id;
                 f.params = defaultParams(s);
                 const QImage img = renderFigure(f, theme, 1.0);
-                QVERIFY2(!img.isNull() && colourCount(img) > 6, (s.id + (kind == FigureKind::SlotOrder ? " slots" : " block")).c_str());
+                QVERIFY2(!img.isNull() && colourCount(img) > 6,
+                         (s.id + (kind == FigureKind::SlotOrder ? " slots" : " block")).c_str());
             }
         }
         QVERIFY(specs >= 20);
@@ -53,7 +54,8 @@ private slots:
     void htmlIsXml()
     {
         const Document doc = formatReport(*qs::findLayoutSpec("gptq-v2"), {128, 64, 4, 32});
-        const QString html = reportHtml(doc, [](size_t i) { return QStringLiteral("fig%1.png").arg(i); }, 600);
+        const QString html = reportHtml(
+            doc, [](size_t i) { return QStringLiteral("fig%1.png").arg(i); }, 600);
         QXmlStreamReader xml(html);
         int tables = 0;
         while (!xml.atEnd()) {

@@ -73,9 +73,12 @@ private slots:
     {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("format");
-        QTest::addRow("gptq act-order") << "safetensors/gptq-w4-g32-sym-actorder/model.safetensors" << "gptq-v1";
-        QTest::addRow("gptq asym") << "safetensors/gptq-w3-g32-asym/model.safetensors" << "gptq-v1";
-        QTest::addRow("awq") << "safetensors/awq-gemm-w4-g32/model.safetensors" << "awq-gemm";
+        QTest::addRow("gptq act-order") << "safetensors/gptq-w4-g32-sym-actorder/model.safetensors"
+                                        << "gptq-v1";
+        QTest::addRow("gptq asym") << "safetensors/gptq-w3-g32-asym/model.safetensors"
+                                   << "gptq-v1";
+        QTest::addRow("awq") << "safetensors/awq-gemm-w4-g32/model.safetensors"
+                             << "awq-gemm";
     }
     void heatmapEqualsExtractCodes()
     {
@@ -123,7 +126,7 @@ private slots:
         ScaleHeatmapOptions opt;
         opt.reduce = qs::CellReduce(reduce);
         opt.maxGroupCells = 3; // 8 sub-blocks -> cells of 3
-        opt.maxRowCells = 5;   // 34 rows -> cells of 7
+        opt.maxRowCells = 5; // 34 rows -> cells of 7
         const ScaleHeatmap h = buildScaleHeatmap(&plot, s, opt, Theme::fromPalette(lightPalette()));
         QCOMPARE(h.grid.rowStep, uint64_t(3));
         QCOMPARE(h.grid.colStep, uint64_t(7));
@@ -163,9 +166,12 @@ private slots:
         const auto* label = f.view.findChild<QLabel*>(QStringLiteral("caption"));
         QVERIFY(label);
         const QString caption = label->text();
-        QVERIFY2(caption.contains(QStringLiteral("Skala")) && caption.contains(QStringLiteral("Nullpunkt (in Code-Einheiten)")), qPrintable(caption));
+        QVERIFY2(caption.contains(QStringLiteral("Skala"))
+                     && caption.contains(QStringLiteral("Nullpunkt (in Code-Einheiten)")),
+                 qPrintable(caption));
         QVERIFY2(!caption.contains(QStringLiteral("zero point")), qPrintable(caption));
-        QCOMPARE(scaleFieldLabel(*f.view.scales(), ScaleField::Scales, qs::CellReduce::MaxAbs, false), QStringLiteral("Skala (Gewichtseinheiten)"));
+        QCOMPARE(scaleFieldLabel(*f.view.scales(), ScaleField::Scales, qs::CellReduce::MaxAbs, false),
+                 QStringLiteral("Skala (Gewichtseinheiten)"));
         Fixture k;
         const auto ckpt = openFixture(QStringLiteral("gguf/ggml-types.gguf"));
         QVERIFY(k.open(QStringLiteral("gguf/ggml-types.gguf"), weightIndex(*ckpt, "gguf-q4_k")));

@@ -30,8 +30,8 @@ QString screenshot(const QString& view, const QString& png, const QString& simd,
         env.insert(QStringLiteral("QUANTSCOPE_SIMD"), simd);
     p.setProcessEnvironment(env);
     QStringList command = emulator;
-    command << QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope") << QStringLiteral("--view")
-            << view << QStringLiteral("--screenshot") << png;
+    command << QFileInfo(QStringLiteral(QS_CLI_PATH)).absolutePath() + QStringLiteral("/quantscope")
+            << QStringLiteral("--view") << view << QStringLiteral("--screenshot") << png;
     const QString program = command.takeFirst();
     p.start(program, command);
     if (!p.waitForStarted() || !p.waitForFinished(600000))
@@ -70,7 +70,8 @@ private slots:
         QFETCH(QString, view);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString scalar = dir.filePath(QStringLiteral("scalar.png")), best = dir.filePath(QStringLiteral("best.png"));
+        const QString scalar = dir.filePath(QStringLiteral("scalar.png")),
+                      best = dir.filePath(QStringLiteral("best.png"));
         QString error = screenshot(view, scalar, QStringLiteral("scalar"), {});
         QVERIFY2(error.isEmpty(), qPrintable(error));
         error = screenshot(view, best, {}, {});
@@ -78,7 +79,10 @@ private slots:
         const QImage reference(best);
         QVERIFY(!reference.isNull());
         int row = firstDifferentRow(QImage(scalar), reference);
-        QVERIFY2(row < 0, qPrintable(QStringLiteral("the scalar path's screenshot differs from the native best path's at row %1").arg(row)));
+        QVERIFY2(
+            row < 0,
+            qPrintable(
+                QStringLiteral("the scalar path's screenshot differs from the native best path's at row %1").arg(row)));
 
         const QStringList emulator = qstest::emulator();
         if (emulator.isEmpty())
@@ -87,9 +91,10 @@ private slots:
         error = screenshot(view, emulated, {}, emulator);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         row = firstDifferentRow(QImage(emulated), reference);
-        QVERIFY2(row < 0, qPrintable(QStringLiteral("under %1 the screenshot differs from the native run's at row %2")
-                                         .arg(emulator.join(QLatin1Char(' ')))
-                                         .arg(row)));
+        QVERIFY2(row < 0,
+                 qPrintable(QStringLiteral("under %1 the screenshot differs from the native run's at row %2")
+                                .arg(emulator.join(QLatin1Char(' ')))
+                                .arg(row)));
     }
 };
 

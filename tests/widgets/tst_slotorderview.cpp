@@ -120,11 +120,21 @@ private slots:
         QTRY_VERIFY(scroll->widget()->width() >= scroll->viewport()->width() * 0.95
                     || scroll->widget()->height() >= scroll->viewport()->height() * 0.95);
         const QSize viewport = scroll->viewport()->size(), canvas = scroll->widget()->size();
-        const double covered = double(canvas.width()) * canvas.height() / (double(viewport.width()) * viewport.height());
+        const double covered =
+            double(canvas.width()) * canvas.height() / (double(viewport.width()) * viewport.height());
         // Wide diagrams (NF4's 64-bit words) cannot fill a 4:3 tab; they fill its width.
-        QVERIFY2(covered >= 0.5, qPrintable(QStringLiteral("%1x%2 in %3x%4").arg(canvas.width()).arg(canvas.height())
-                                               .arg(viewport.width()).arg(viewport.height())));
-        QVERIFY2(canvas.width() <= viewport.width() && canvas.height() <= viewport.height(), qPrintable(QStringLiteral("%1x%2 in %3x%4").arg(canvas.width()).arg(canvas.height()).arg(viewport.width()).arg(viewport.height())));
+        QVERIFY2(covered >= 0.5,
+                 qPrintable(QStringLiteral("%1x%2 in %3x%4")
+                                .arg(canvas.width())
+                                .arg(canvas.height())
+                                .arg(viewport.width())
+                                .arg(viewport.height())));
+        QVERIFY2(canvas.width() <= viewport.width() && canvas.height() <= viewport.height(),
+                 qPrintable(QStringLiteral("%1x%2 in %3x%4")
+                                .arg(canvas.width())
+                                .arg(canvas.height())
+                                .arg(viewport.width())
+                                .arg(viewport.height())));
         QVERIFY(scroll->horizontalScrollBar()->maximum() == 0 && scroll->verticalScrollBar()->maximum() == 0);
     }
 

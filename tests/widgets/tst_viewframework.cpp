@@ -108,9 +108,8 @@ void TestViewFramework::replacedJobDropsResult()
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         return [&] { results << QStringLiteral("first"); };
     });
-    runner.start(QStringLiteral("k"), QStringLiteral("second"), [&](JobControl&) -> JobRunner::Continuation {
-        return [&] { results << QStringLiteral("second"); };
-    });
+    runner.start(QStringLiteral("k"), QStringLiteral("second"),
+                 [&](JobControl&) -> JobRunner::Continuation { return [&] { results << QStringLiteral("second"); }; });
     release = true;
     QVERIFY(runner.waitForIdle(10000));
     QTest::qWait(50);

@@ -93,21 +93,24 @@ private slots:
     {
         QCommandLineParser parser;
         QString error;
-        QVERIFY(!parseLaunchArguments(parser, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("bitmpa")},
-                                      &error));
-        QVERIFY2(error.contains(QLatin1String("'bitmpa'")) && error.contains(QLatin1String("bitmap")), qPrintable(error));
+        QVERIFY(!parseLaunchArguments(
+            parser, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("bitmpa")}, &error));
+        QVERIFY2(error.contains(QLatin1String("'bitmpa'")) && error.contains(QLatin1String("bitmap")),
+                 qPrintable(error));
         QCommandLineParser ok;
-        QVERIFY(parseLaunchArguments(ok, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("verify")}, &error));
+        QVERIFY(parseLaunchArguments(
+            ok, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("verify")}, &error));
     }
 
     void unknownWeightFails()
     {
         QCommandLineParser parser;
         QString error;
-        const auto o = parseLaunchArguments(
-            parser, {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("scales"), QStringLiteral("--weight"),
-                     QStringLiteral("model.layers.99.nothing")},
-            &error);
+        const auto o =
+            parseLaunchArguments(parser,
+                                 {QStringLiteral("quantscope"), QStringLiteral("--view"), QStringLiteral("scales"),
+                                  QStringLiteral("--weight"), QStringLiteral("model.layers.99.nothing")},
+                                 &error);
         QVERIFY2(o, qPrintable(error));
         MainWindow w(MainWindow::Options{false});
         w.show();
@@ -163,7 +166,6 @@ private slots:
         QVERIFY(finding->isSelected());
     }
 
-
     // A finding with a place: a click selects its weight and element, a double-click opens the
     // place in the Bit map; the Where column names it.
     void verifyFindingsOpenTheirPlace()
@@ -174,8 +176,9 @@ private slots:
         std::vector<uint8_t> bytes(v.size() * 4);
         std::memcpy(bytes.data(), v.data(), bytes.size());
         const QString path = tmp.filePath(QStringLiteral("nan.safetensors"));
-        qs::writeSafetensors(path.toStdString(), {{"a.weight", qs::DType::F32, {4, 8}, std::vector<uint8_t>(4 * 8 * 4, 0x3F)},
-                                                  {"m.weight", qs::DType::F32, {16, 32}, bytes}});
+        qs::writeSafetensors(path.toStdString(),
+                             {{"a.weight", qs::DType::F32, {4, 8}, std::vector<uint8_t>(4 * 8 * 4, 0x3F)},
+                              {"m.weight", qs::DType::F32, {16, 32}, bytes}});
         MainWindow w(MainWindow::Options{false});
         w.resize(1600, 1000);
         w.show();
@@ -250,7 +253,8 @@ private slots:
         QCOMPARE(view->list()->topLevelItemCount(), 1);
         QTreeWidgetItem* line = view->list()->topLevelItem(0);
         QCOMPARE(line->data(VerifyView::WeightColumn, VerifyView::WeightIndexRole).toInt(), -1);
-        QVERIFY2(line->text(VerifyView::MessageColumn).contains(QStringLiteral("gptq")), qPrintable(line->text(VerifyView::MessageColumn)));
+        QVERIFY2(line->text(VerifyView::MessageColumn).contains(QStringLiteral("gptq")),
+                 qPrintable(line->text(VerifyView::MessageColumn)));
         QVERIFY(line->text(VerifyView::MessageColumn).contains(QStringLiteral("no errors")));
     }
 

@@ -114,8 +114,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     out.rows = std::move(rows);
     int layoutRow = 0;
     if (!options.title.isEmpty())
-        plot->plotLayout()->addElement(layoutRow++, 0,
-                                       new QCPTextElement(plot, options.title, QFont(plot->font().family(), 11, QFont::Bold)));
+        plot->plotLayout()->addElement(
+            layoutRow++, 0, new QCPTextElement(plot, options.title, QFont(plot->font().family(), 11, QFont::Bold)));
     auto* sub = new QCPLayoutGrid;
     plot->plotLayout()->addElement(layoutRow, 0, sub);
     out.bitsRect = new QCPAxisRect(plot);
@@ -153,9 +153,9 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         QCPBars*& bars = kinds[colour.rgba()];
         if (!bars) {
             const QString name = colour == theme.codebookFormat ? BudgetChartText::tr("codebook (NF4, FP4, IQ)")
-                : colour == theme.blockFormat                  ? BudgetChartText::tr("GGUF blocks")
-                : colour == theme.integerFormat                ? BudgetChartText::tr("integer codes + scales")
-                                                               : BudgetChartText::tr("float");
+                : colour == theme.blockFormat                   ? BudgetChartText::tr("GGUF blocks")
+                : colour == theme.integerFormat                 ? BudgetChartText::tr("integer codes + scales")
+                                                                : BudgetChartText::tr("float");
             bars = makeBars(out.bitsRect, colour, name);
             out.bitsBars << bars;
         }
@@ -182,8 +182,9 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     }
     QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
     const QString what = options.memoryWhat.isEmpty() ? BudgetChartText::tr("weights only") : options.memoryWhat;
-    QString axisLabel = options.params ? BudgetChartText::tr("%1 for %2 parameters (%3)").arg(unit.name, options.paramsText, what)
-                                       : BudgetChartText::tr("%1 (%2)").arg(unit.name, what);
+    QString axisLabel = options.params
+        ? BudgetChartText::tr("%1 for %2 parameters (%3)").arg(unit.name, options.paramsText, what)
+        : BudgetChartText::tr("%1 (%2)").arg(unit.name, what);
     // A budget far beyond every bar stays off the axis (named in its label) so the bars
     // keep a readable length.
     const double barsTop = maxGiB * unit.perGiB;
@@ -208,8 +209,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     applyPlotTheme(plot, theme);
     if (out.budgetOnAxis) {
         verticalLine(plot, out.memoryRect, budget, QPen(theme.text, 1.5, Qt::DashLine));
-        lineLabel(plot, out.memoryRect, budget, BudgetChartText::tr("budget %1").arg(memoryText(*options.memoryGiB)), theme.text,
-                  theme.background, Qt::AlignRight);
+        lineLabel(plot, out.memoryRect, budget, BudgetChartText::tr("budget %1").arg(memoryText(*options.memoryGiB)),
+                  theme.text, theme.background, Qt::AlignRight);
     }
     // A marker label sits right of its line in the left part of the plot, else left of it
     // (a long label, German, would be clipped at the right edge).
@@ -234,8 +235,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         if (options.params) {
             const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB + options.extraGiB;
             verticalLine(plot, out.memoryRect, gib * unit.perGiB, pen);
-            auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB, memoryText(gib), theme.accent, theme.background,
-                                    Qt::AlignLeft);
+            auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB, memoryText(gib), theme.accent,
+                                    theme.background, Qt::AlignLeft);
             placeLabel(label, mx, gib * unit.perGiB);
         }
     }
@@ -292,7 +293,8 @@ DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const 
     y->setSubTicks(false);
     out.weights = makeBars(rect, theme.integerFormat, BudgetChartText::tr("weights"));
     out.cache = makeBars(rect, theme.accent, BudgetChartText::tr("KV cache and state"));
-    out.buffers = makeBars(rect, theme.mutedText, BudgetChartText::tr("output and compute buffers (compute estimated)"));
+    out.buffers =
+        makeBars(rect, theme.mutedText, BudgetChartText::tr("output and compute buffers (compute estimated)"));
     out.cache->moveAbove(out.weights);
     out.buffers->moveAbove(out.cache);
     auto scaled = [&](uint64_t bytes) { return double(bytes) / qs::kBytesPerGiB * unit.perGiB; };

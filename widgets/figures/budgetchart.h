@@ -22,20 +22,20 @@ namespace qsw {
 
 struct BudgetChartOptions {
     std::optional<double> memoryGiB; // the budget line; rows' `fits` decide the colours
-    double currentBpw = 0;           // > 0: marked on both plots
-    QString currentLabel;            // "this checkpoint"
-    uint64_t params = 0;             // for the memory marker of the current checkpoint
-    QString paramsText;              // "7B": the memory axis label
+    double currentBpw = 0; // > 0: marked on both plots
+    QString currentLabel; // "this checkpoint"
+    uint64_t params = 0; // for the memory marker of the current checkpoint
+    QString paramsText; // "7B": the memory axis label
     QString title;
-    QString memoryWhat;              // what the memory bars count; empty: the weights only
-    double extraGiB = 0;             // added to every bar (KV cache, buffers): the marker too
+    QString memoryWhat; // what the memory bars count; empty: the weights only
+    double extraGiB = 0; // added to every bar (KV cache, buffers): the marker too
 };
 
 struct BudgetChart {
     std::vector<qs::BudgetRow> rows; // bar i (top to bottom) is rows[i]
-    QVector<QCPBars*> bitsBars;      // one per storage kind present (the format colours); keys are row indices
-    QCPBars* fits = nullptr;         // memory bars of rows that fit (or all, without a budget)
-    QCPBars* over = nullptr;         // memory bars of rows that do not fit
+    QVector<QCPBars*> bitsBars; // one per storage kind present (the format colours); keys are row indices
+    QCPBars* fits = nullptr; // memory bars of rows that fit (or all, without a budget)
+    QCPBars* over = nullptr; // memory bars of rows that do not fit
     QCPAxisRect* bitsRect = nullptr;
     QCPAxisRect* memoryRect = nullptr;
     // The memory axis's unit: a bar's value is gib * memoryScale (1024^k, exact).

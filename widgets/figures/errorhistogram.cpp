@@ -25,7 +25,8 @@ QCPAxisRect* resetPlot(QCustomPlot* plot, const QString& title)
     auto* rect = new QCPAxisRect(plot);
     int row = 0;
     if (!title.isEmpty())
-        plot->plotLayout()->addElement(row++, 0, new QCPTextElement(plot, title, QFont(plot->font().family(), 11, QFont::Bold)));
+        plot->plotLayout()->addElement(row++, 0,
+                                       new QCPTextElement(plot, title, QFont(plot->font().family(), 11, QFont::Bold)));
     plot->plotLayout()->addElement(row, 0, rect);
     return rect;
 }
@@ -57,7 +58,8 @@ QCPBars* buildErrorHistogram(QCustomPlot* plot, const qs::Histogram& h, const Er
     bars->setBrush(withAlpha(theme.accent, 170));
     bars->setName(ErrorHistogramText::tr("elements"));
 
-    x->setLabel(options.xLabel.isEmpty() ? ErrorHistogramText::tr("signed error (dequantized − reference)") : options.xLabel);
+    x->setLabel(options.xLabel.isEmpty() ? ErrorHistogramText::tr("signed error (dequantized − reference)")
+                                         : options.xLabel);
     y->setLabel(options.logScale ? ErrorHistogramText::tr("elements (log)") : ErrorHistogramText::tr("elements"));
     if (point) {
         // Wide enough to see, narrow against the axis: the bar marks the value, not a bin.

@@ -14,8 +14,8 @@ namespace qsw {
 
 struct ErrorHistogramOptions {
     bool logScale = false; // counts on a log axis (empty bins are not drawn)
-    QString title;         // drawn above the plot when not empty
-    QString xLabel;        // default: "signed error (dequantized − reference)"
+    QString title; // drawn above the plot when not empty
+    QString xLabel; // default: "signed error (dequantized − reference)"
 };
 
 // Clears `plot` and draws `histogram` as bars: bar i spans [lo + i*w, lo + (i+1)*w) with

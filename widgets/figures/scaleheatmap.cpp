@@ -22,12 +22,9 @@ QString scaleFieldLabel(const qs::GroupScales& scales, ScaleField field, qs::Cel
     if (!decimated)
         return label;
     switch (reduce) {
-    case qs::CellReduce::MaxAbs:
-        return ScaleHeatmapText::tr("max |%1| per cell").arg(label);
-    case qs::CellReduce::Min:
-        return ScaleHeatmapText::tr("min %1 per cell").arg(label);
-    case qs::CellReduce::Max:
-        return ScaleHeatmapText::tr("max %1 per cell").arg(label);
+    case qs::CellReduce::MaxAbs: return ScaleHeatmapText::tr("max |%1| per cell").arg(label);
+    case qs::CellReduce::Min: return ScaleHeatmapText::tr("min %1 per cell").arg(label);
+    case qs::CellReduce::Max: return ScaleHeatmapText::tr("max %1 per cell").arg(label);
     }
     return label;
 }
@@ -46,12 +43,13 @@ ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales,
                                         : ScaleHeatmapText::tr("group (act-order: columns by g_idx)");
     labels.colourLabel = scaleFieldLabel(scales, options.field, options.reduce, decimated);
     return buildGridHeatmap(plot,
-                            qs::decimateGrid(values, scales.groups, scales.rows, options.maxGroupCells, options.maxRowCells,
-                                             decimated ? options.reduce : qs::CellReduce::Max),
+                            qs::decimateGrid(values, scales.groups, scales.rows, options.maxGroupCells,
+                                             options.maxRowCells, decimated ? options.reduce : qs::CellReduce::Max),
                             labels, theme);
 }
 
-ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const GridHeatmapLabels& labels, const Theme& theme)
+ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const GridHeatmapLabels& labels,
+                              const Theme& theme)
 {
     plot->clearPlottables();
     plot->clearItems();
@@ -59,7 +57,8 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
     auto* rect = new QCPAxisRect(plot);
     int row = 0;
     if (!labels.title.isEmpty()) {
-        plot->plotLayout()->addElement(row++, 0, new QCPTextElement(plot, labels.title, QFont(plot->font().family(), 11, QFont::Bold)));
+        plot->plotLayout()->addElement(
+            row++, 0, new QCPTextElement(plot, labels.title, QFont(plot->font().family(), 11, QFont::Bold)));
     }
     plot->plotLayout()->addElement(row, 0, rect);
     rect->setupFullAxesBox(false);
@@ -86,7 +85,8 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
         out.map->data()->setRange(range(g.rows, double(g.rowStep)), range(g.cols, double(g.colStep)));
         for (uint64_t i = 0; i < nx; ++i)
             for (uint64_t j = 0; j < ny; ++j)
-                out.map->data()->setCell(int(i), int(j), double(g.cells[std::min(i, g.rows - 1) * g.cols + std::min(j, g.cols - 1)]));
+                out.map->data()->setCell(int(i), int(j),
+                                         double(g.cells[std::min(i, g.rows - 1) * g.cols + std::min(j, g.cols - 1)]));
     }
 
     out.colorScale = new QCPColorScale(plot);

@@ -3,7 +3,8 @@
 // the x axis and the output row on the y axis (row 0 at the top, as the matrix is written),
 // and a colour scale with units. Huge grids are decimated by core's decimateGrid (each cell
 // the max |value|, the min or the max of the groups x rows it covers), so the colour range
-// is the true range of what is drawn. A grid that fits is drawn value for value (signed). Used by the scales view and by reports.
+// is the true range of what is drawn. A grid that fits is drawn value for value (signed). Used by the scales view and
+// by reports.
 #include "analysis/groupscales.h"
 #include "theme.h"
 
@@ -22,8 +23,8 @@ struct ScaleHeatmapOptions {
     qs::CellReduce reduce = qs::CellReduce::MaxAbs; // only when the grid needs decimating
 
     uint64_t maxGroupCells = 512; // x
-    uint64_t maxRowCells = 1024;  // y
-    QString title;                // drawn above the map when not empty
+    uint64_t maxRowCells = 1024; // y
+    QString title; // drawn above the map when not empty
 };
 
 struct ScaleHeatmap {
@@ -41,7 +42,7 @@ ScaleHeatmap buildScaleHeatmap(QCustomPlot* plot, const qs::GroupScales& scales,
 // along y, before decimation) and the axis and colour-scale labels.
 struct GridHeatmapLabels {
     uint64_t groups = 0, rows = 0;
-    QString xLabel;      // default "group"
+    QString xLabel; // default "group"
     QString colourLabel; // what the colours mean
     QString title;
 };
@@ -49,7 +50,8 @@ struct GridHeatmapLabels {
 // Clears `plot` and draws an already reduced grid [group cells, row cells] (cell i covers
 // source groups [i*rowStep, (i+1)*rowStep)); the core of buildScaleHeatmap, and what reports
 // use for their pooled grids.
-ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const GridHeatmapLabels& labels, const Theme& theme);
+ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const GridHeatmapLabels& labels,
+                              const Theme& theme);
 
 // "scale (weight units)", "zero point (code units)" ...: the colour scale's label; with
 // `decimated`, what each cell reduces to ("max |scale (weight units)| per cell").

@@ -78,7 +78,9 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
     switch (spec.packAxis) {
     case qs::PackAxis::In:
     case qs::PackAxis::Out:
-        maxWords = spec.straddles ? size_t(p.bits / std::gcd(p.bits, d.wordBits)) : first.pieceCount > 1 ? size_t(p.bits) : 1;
+        maxWords = spec.straddles  ? size_t(p.bits / std::gcd(p.bits, d.wordBits))
+            : first.pieceCount > 1 ? size_t(p.bits)
+                                   : 1;
         break;
     case qs::PackAxis::Block: maxWords = size_t(std::clamp(192 / d.wordBits, 2, 12)); break;
     case qs::PackAxis::None: maxWords = 4; break;
@@ -132,7 +134,9 @@ SlotDiagram SlotDiagram::build(const qs::LayoutSpec& spec, const qs::LayoutParam
         const uint64_t blockWords = uint64_t(d.blockBytes) * 8 / uint64_t(d.wordBits);
         size_t inBlock = 0;
         for (const auto& l : locs)
-            inBlock += l.pieceCount > 0 && std::all_of(l.pieces, l.pieces + l.pieceCount, [&](const qs::BitPiece& pc) { return pc.word < blockWords; });
+            inBlock += l.pieceCount > 0 && std::all_of(l.pieces, l.pieces + l.pieceCount, [&](const qs::BitPiece& pc) {
+                           return pc.word < blockWords;
+                       });
         QStringList runs; // "0–11, 16–27"
         for (size_t i = 0; i < d.elements.size();) {
             size_t j = i;
@@ -199,7 +203,9 @@ QRectF SlotOrderFigure::bitRect(uint64_t word, int bit) const
 }
 
 SlotOrderFigure::SlotOrderFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& params)
-    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params))
+    : m_spec(spec)
+    , m_params(params)
+    , m_diagram(SlotDiagram::build(spec, params))
 {
     const double cells = double(std::max<size_t>(1, m_diagram.words.size()) * size_t(m_diagram.wordBits));
     m_cell = std::clamp(1000.0 / cells, 7.0, 26.0);
@@ -255,7 +261,8 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     painter.setPen(theme.mutedText);
     for (size_t i = 1; i < m_diagram.words.size(); ++i)
         if (m_diagram.words[i] != m_diagram.words[i - 1] + 1)
-            painter.drawText(QRectF(wordX[i] - kJumpGap, stripY, kJumpGap, kStrip), Qt::AlignCenter, QStringLiteral("…"));
+            painter.drawText(QRectF(wordX[i] - kJumpGap, stripY, kJumpGap, kStrip), Qt::AlignCenter,
+                             QStringLiteral("…"));
     const int W = m_diagram.wordBits;
     auto cellX = [&](uint64_t word, int bit) { return bitRect(word, bit).left(); };
 
@@ -270,7 +277,8 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
             const int field = b < W && owner < 0 ? m_diagram.fieldAt(m_spec, m_diagram.words[i], b) : -1;
             if (runField >= 0 && field != runField) {
                 // A field's run ends (b - 1 was its highest bit here): its name, if it fits.
-                const QRectF run(cellX(m_diagram.words[i], b - 1), stripY, runRight - cellX(m_diagram.words[i], b - 1), kStrip);
+                const QRectF run(cellX(m_diagram.words[i], b - 1), stripY, runRight - cellX(m_diagram.words[i], b - 1),
+                                 kStrip);
                 const QString name = QString::fromStdString(m_spec.blockFields[size_t(runField)].name);
                 painter.setFont(small);
                 if (QFontMetricsF(small).horizontalAdvance(name) + 2 <= run.width()) {
@@ -335,7 +343,8 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
         QString name = SlotText::tr("%1 word %2").arg(m_diagram.tensor).arg(m_diagram.words[i]);
         if (QFontMetricsF(small).horizontalAdvance(name) > wr.width())
             name = QString::number(m_diagram.words[i]);
-        painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop, name);
+        painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop,
+                         name);
     }
 
     // Elements on top, curves to each piece.
@@ -386,9 +395,9 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     painter.setFont(base);
     painter.setPen(theme.mutedText);
     double ly = stripY + kStrip + kBelow;
-    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? SlotText::tr("n = output row") : m_spec.packAxis == qs::PackAxis::Block
-        ? SlotText::tr("element index within the block")
-        : SlotText::tr("k = input column, n = output row");
+    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? SlotText::tr("n = output row")
+        : m_spec.packAxis == qs::PackAxis::Block              ? SlotText::tr("element index within the block")
+                                                              : SlotText::tr("k = input column, n = output row");
     painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
                      SlotText::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, "
                                   "the most significant bit on the left.")
@@ -399,10 +408,12 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     for (const auto& el : m_diagram.elements)
         split = split || el.pieces.size() > 1;
     if (split)
-        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
-                         SlotText::tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
+        painter.drawText(
+            QPointF(kFigureMargin, ly += kLegendLine),
+            SlotText::tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
     if (!m_spec.slotOrder.empty())
-        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine), SlotText::tr("Slot s holds the word's element order[s]: %1.").arg(order));
+        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
+                         SlotText::tr("Slot s holds the word's element order[s]: %1.").arg(order));
     painter.restore();
 }
 

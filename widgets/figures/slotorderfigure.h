@@ -30,13 +30,13 @@ struct SlotDiagram {
         int colour = 0; // its tile index (qs::WordMap::tileIndex): Theme::elementColor's index
         std::vector<qs::BitPiece> pieces;
     };
-    QString tensor;           // role of the tensor holding the codes
+    QString tensor; // role of the tensor holding the codes
     int wordBits = 32;
-    std::vector<uint64_t> words;   // shown words, ascending
+    std::vector<uint64_t> words; // shown words, ascending
     std::vector<Element> elements; // in logical order along the pack axis
-    QString error;                 // non-empty when the spec cannot be drawn at these params
-    QString elided;                // what a large block's diagram leaves out; empty when whole
-    uint32_t blockBytes = 0;       // block formats: bytes per block (fields are coloured), else 0
+    QString error; // non-empty when the spec cannot be drawn at these params
+    QString elided; // what a large block's diagram leaves out; empty when whole
+    uint32_t blockBytes = 0; // block formats: bytes per block (fields are coloured), else 0
 
     static SlotDiagram build(const qs::LayoutSpec& spec, const qs::LayoutParams& params);
     // Index in `elements` of the element owning bit `bit` of word `word`, or -1.

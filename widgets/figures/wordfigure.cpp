@@ -23,7 +23,10 @@ class WordText {
 } // namespace
 
 WordFigure::WordFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& params)
-    : m_spec(spec), m_params(params), m_diagram(SlotDiagram::build(spec, params)), m_blockBytes(m_diagram.blockBytes)
+    : m_spec(spec)
+    , m_params(params)
+    , m_diagram(SlotDiagram::build(spec, params))
+    , m_blockBytes(m_diagram.blockBytes)
 {
 }
 
@@ -32,13 +35,18 @@ QSizeF WordFigure::naturalSize() const
     if (isBlock()) {
         const int rows = int((m_blockBytes + kBytesPerRow - 1) / kBytesPerRow);
         return {2 * kFigureMargin + kBytesPerRow * kByteW + 60,
-                kFigureMargin + kFigureTitle + rows * (kByteH + 4) + 10 + double(m_spec.blockFields.size()) * kFieldLine + kFigureMargin};
+                kFigureMargin + kFigureTitle + rows * (kByteH + 4) + 10 + double(m_spec.blockFields.size()) * kFieldLine
+                    + kFigureMargin};
     }
     const int wordBits = m_diagram.wordBits;
-    const size_t inWord = std::count_if(m_diagram.elements.begin(), m_diagram.elements.end(), [&](const SlotDiagram::Element& e) {
-        return !m_diagram.words.empty() && std::any_of(e.pieces.begin(), e.pieces.end(), [&](const qs::BitPiece& p) { return p.word == m_diagram.words.front(); });
-    });
-    return {std::max(640.0, 2 * kFigureMargin + wordBits * kBitW), kFigureMargin + kFigureTitle + 18 + kBitH + 24 + double(inWord + 1) * kFieldLine + kFigureMargin};
+    const size_t inWord =
+        std::count_if(m_diagram.elements.begin(), m_diagram.elements.end(), [&](const SlotDiagram::Element& e) {
+            return !m_diagram.words.empty()
+                && std::any_of(e.pieces.begin(), e.pieces.end(),
+                               [&](const qs::BitPiece& p) { return p.word == m_diagram.words.front(); });
+        });
+    return {std::max(640.0, 2 * kFigureMargin + wordBits * kBitW),
+            kFigureMargin + kFigureTitle + 18 + kBitH + 24 + double(inWord + 1) * kFieldLine + kFigureMargin};
 }
 
 void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
@@ -57,9 +65,14 @@ void WordFigure::paint(QPainter& painter, const QRectF& target, const Theme& the
     painter.setFont(base);
     painter.setPen(theme.mutedText);
     if (isBlock())
-        painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34), WordText::tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
+        painter.drawText(
+            QPointF(kFigureMargin, kFigureMargin + 34),
+            WordText::tr("One block: %1 bytes, fields in byte order, bit ticks within each byte").arg(m_blockBytes));
     else
-        painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34), WordText::tr("One %1-bit word of %2, the most significant bit on the left").arg(m_diagram.wordBits).arg(m_diagram.tensor));
+        painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34),
+                         WordText::tr("One %1-bit word of %2, the most significant bit on the left")
+                             .arg(m_diagram.wordBits)
+                             .arg(m_diagram.tensor));
     if (isBlock())
         paintBlock(painter, theme);
     else
@@ -78,7 +91,8 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
     const double top = kFigureMargin + kFigureTitle;
     const auto fieldOf = [&](uint32_t byte) {
         for (size_t i = 0; i < m_spec.blockFields.size(); ++i)
-            if (byte >= m_spec.blockFields[i].byteOffset && byte < m_spec.blockFields[i].byteOffset + m_spec.blockFields[i].byteSize)
+            if (byte >= m_spec.blockFields[i].byteOffset
+                && byte < m_spec.blockFields[i].byteOffset + m_spec.blockFields[i].byteSize)
                 return int(i);
         return -1;
     };
@@ -90,25 +104,29 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
         painter.fillRect(r, c);
         painter.setPen(QPen(textOn(c), 0.4));
         for (int t = 1; t < 8; ++t)
-            painter.drawLine(QPointF(r.left() + t * kByteW / 8, r.bottom() - 5), QPointF(r.left() + t * kByteW / 8, r.bottom()));
+            painter.drawLine(QPointF(r.left() + t * kByteW / 8, r.bottom() - 5),
+                             QPointF(r.left() + t * kByteW / 8, r.bottom()));
         painter.setPen(QPen(theme.background, 1));
         painter.drawRect(r);
         const bool fieldStart = f >= 0 && (b == m_spec.blockFields[size_t(f)].byteOffset || col == 0);
         painter.setPen(textOn(c));
         if (fieldStart) {
             painter.setFont(label);
-            painter.drawText(r.adjusted(3, 1, 40, 0), Qt::AlignLeft | Qt::AlignTop, QString::fromStdString(m_spec.blockFields[size_t(f)].name));
+            painter.drawText(r.adjusted(3, 1, 40, 0), Qt::AlignLeft | Qt::AlignTop,
+                             QString::fromStdString(m_spec.blockFields[size_t(f)].name));
         }
         if (col == 0) {
             painter.setFont(small);
             painter.setPen(theme.mutedText);
-            painter.drawText(QRectF(kFigureMargin, r.top(), 40, kByteH), Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("+%1").arg(b));
+            painter.drawText(QRectF(kFigureMargin, r.top(), 40, kByteH), Qt::AlignRight | Qt::AlignVCenter,
+                             QStringLiteral("+%1").arg(b));
         }
     }
     // Field boundaries as heavier separators.
     for (const qs::BlockField& f : m_spec.blockFields) {
         const uint32_t b = f.byteOffset;
-        const QRectF r(kFigureMargin + 44 + int(b % kBytesPerRow) * kByteW, top + int(b / kBytesPerRow) * (kByteH + 4), kByteW, kByteH);
+        const QRectF r(kFigureMargin + 44 + int(b % kBytesPerRow) * kByteW, top + int(b / kBytesPerRow) * (kByteH + 4),
+                       kByteW, kByteH);
         painter.setPen(QPen(theme.text, 2));
         painter.drawLine(r.topLeft(), r.bottomLeft());
     }
@@ -125,7 +143,8 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
                                  .arg(f.byteOffset)
                                  .arg(f.byteSize)
                                  .arg(QString::fromStdString(f.kind), QString::fromStdString(f.meaning));
-        painter.drawText(QPointF(kFigureMargin + 18, y + 14), fm.elidedText(text, Qt::ElideRight, kBytesPerRow * kByteW + 20));
+        painter.drawText(QPointF(kFigureMargin + 18, y + 14),
+                         fm.elidedText(text, Qt::ElideRight, kBytesPerRow * kByteW + 20));
         y += kFieldLine;
     }
 }

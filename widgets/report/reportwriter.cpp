@@ -120,7 +120,8 @@ QImage renderFigure(const Figure& f, const Theme& theme, double scale)
 QString reportHtml(const Document& doc, const std::function<QString(size_t)>& imageSource, int imageWidth)
 {
     QString h;
-    h += QStringLiteral("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n");
+    h += QStringLiteral("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta "
+                        "charset=\"utf-8\"/>\n");
     h += QStringLiteral("<title>%1</title>\n").arg(htmlText(doc.title));
     h += QStringLiteral(
         "<style>\nbody { font-family: sans-serif; max-width: 72em; margin: 2em auto; color: #1b1b1b; }\n"
@@ -141,7 +142,8 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
             case Block::Kind::Code: h += QStringLiteral("<pre>%1</pre>\n").arg(htmlText(b.text)); break;
             case Block::Kind::Facts:
                 // A two-column table renders the same in browsers and QTextDocument.
-                h += QStringLiteral("<table class=\"facts\" width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
+                h += QStringLiteral(
+                    "<table class=\"facts\" width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
                 for (const auto& [label, value] : b.facts)
                     h += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(htmlText(label), htmlText(value));
                 h += QStringLiteral("</table>\n");
@@ -155,8 +157,11 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
                     h += QStringLiteral("<tr>");
                     for (size_t i = 0; i < row.size(); ++i) {
                         if (int(i) == b.verdictColumn)
-                            h += row[i] == "fail" ? QStringLiteral("<td class=\"fail\"><font color=\"#c0392b\"><b>%1</b></font></td>").arg(htmlText(row[i]))
-                                                  : QStringLiteral("<td class=\"pass\"><font color=\"#388b42\">%1</font></td>").arg(htmlText(row[i]));
+                            h += row[i] == "fail"
+                                ? QStringLiteral("<td class=\"fail\"><font color=\"#c0392b\"><b>%1</b></font></td>")
+                                      .arg(htmlText(row[i]))
+                                : QStringLiteral("<td class=\"pass\"><font color=\"#388b42\">%1</font></td>")
+                                      .arg(htmlText(row[i]));
                         else
                             h += QStringLiteral("<td>%1</td>").arg(htmlText(row[i]));
                     }
@@ -167,7 +172,8 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
             }
             case Block::Kind::Figure: {
                 const Figure& f = doc.figures.at(b.figure);
-                h += QStringLiteral("<figure><p><img src=\"%1\" width=\"%2\" alt=\"%3\"/></p><figcaption><p>Figure %4. %3</p></figcaption></figure>\n")
+                h += QStringLiteral("<figure><p><img src=\"%1\" width=\"%2\" alt=\"%3\"/></p><figcaption><p>Figure %4. "
+                                    "%3</p></figcaption></figure>\n")
                          .arg(imageSource(b.figure).toHtmlEscaped())
                          .arg(imageWidth)
                          .arg(htmlText(f.caption))
@@ -188,7 +194,8 @@ QString reportMarkdown(const Document& doc, const QString& figurePrefix)
     if (!doc.subtitle.empty())
         m += QStringLiteral("*%1*\n\n").arg(qtext(doc.subtitle));
     for (const Section& s : doc.sections) {
-        m += QString(std::clamp(s.level + 1, 2, 4), QLatin1Char('#')) + QLatin1Char(' ') + qtext(s.title) + QStringLiteral("\n\n");
+        m += QString(std::clamp(s.level + 1, 2, 4), QLatin1Char('#')) + QLatin1Char(' ') + qtext(s.title)
+            + QStringLiteral("\n\n");
         for (const Block& b : s.blocks) {
             switch (b.kind) {
             case Block::Kind::Paragraph: m += qtext(b.text) + QStringLiteral("\n\n"); break;
@@ -204,11 +211,13 @@ QString reportMarkdown(const Document& doc, const QString& figurePrefix)
                     head << mdCell(c);
                     rule << QStringLiteral("---");
                 }
-                m += QStringLiteral("| %1 |\n| %2 |\n").arg(head.join(QStringLiteral(" | ")), rule.join(QStringLiteral(" | ")));
+                m += QStringLiteral("| %1 |\n| %2 |\n")
+                         .arg(head.join(QStringLiteral(" | ")), rule.join(QStringLiteral(" | ")));
                 for (const auto& row : b.table.rows) {
                     QStringList cells;
                     for (size_t i = 0; i < row.size(); ++i)
-                        cells << (int(i) == b.verdictColumn && row[i] == "fail" ? QStringLiteral("**FAIL**") : mdCell(row[i]));
+                        cells << (int(i) == b.verdictColumn && row[i] == "fail" ? QStringLiteral("**FAIL**")
+                                                                                : mdCell(row[i]));
                     m += QStringLiteral("| %1 |\n").arg(cells.join(QStringLiteral(" | ")));
                 }
                 m += QLatin1Char('\n');
@@ -267,9 +276,12 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
     control.check();
 
     if (*format == ReportFormat::Html) {
-        const QString html = reportHtml(doc, [&](size_t i) {
-            return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png(images.at(i)).toBase64());
-        }, 900);
+        const QString html = reportHtml(
+            doc,
+            [&](size_t i) {
+                return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png(images.at(i)).toBase64());
+            },
+            900);
         control.check();
         writeBytes(path, html.toUtf8());
     } else if (*format == ReportFormat::Markdown) {
@@ -279,7 +291,8 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
         try {
             for (size_t i = 0; i < images.size(); ++i) {
                 control.check();
-                const QString fig = info.absolutePath() + QLatin1Char('/') + prefix + qtext(doc.figures[i].stem) + QStringLiteral(".png");
+                const QString fig = info.absolutePath() + QLatin1Char('/') + prefix + qtext(doc.figures[i].stem)
+                    + QStringLiteral(".png");
                 qs::checkOutputPath(fig.toStdString(), doc.inputs, qs::OutputKind::File);
                 const QByteArray bytes = png(images[i]);
                 if (bytes.isEmpty())
@@ -303,7 +316,8 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
             QPdfWriter writer(&buffer);
             writer.setTitle(qtext(doc.title));
             writer.setCreator(QStringLiteral("Quantscope"));
-            writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter));
+            writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15),
+                                             QPageLayout::Millimeter));
             writer.setResolution(150);
             QTextDocument text;
             QFont font = text.defaultFont();
@@ -311,7 +325,8 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
             text.setDefaultFont(font);
             for (size_t i = 0; i < images.size(); ++i)
                 text.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("fig:%1").arg(i)), images[i]);
-            text.setHtml(reportHtml(doc, [](size_t i) { return QStringLiteral("fig:%1").arg(i); }, 620));
+            text.setHtml(reportHtml(
+                doc, [](size_t i) { return QStringLiteral("fig:%1").arg(i); }, 620));
             control.check();
             text.print(&writer);
         }

@@ -2,7 +2,8 @@
 // Renders a report Document: self-contained HTML (figures as base64 PNG, XHTML-compatible
 // markup), Markdown with PNG figures beside it, or PDF through QTextDocument + QPdfWriter.
 // The extension picks the format. Writing is atomic (qs::AtomicFile): a failed or cancelled
-// export leaves no file behind, and no path of the report's inputs is written over. Needs a QApplication: data figures are QCustomPlot widgets.
+// export leaves no file behind, and no path of the report's inputs is written over. Needs a QApplication: data figures
+// are QCustomPlot widgets.
 #include "report/report.h"
 #include "theme.h"
 

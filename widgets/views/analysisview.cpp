@@ -15,7 +15,11 @@
 
 namespace qsw {
 
-AnalysisView::AnalysisView(ViewContext* context, QWidget* parent) : QWidget(parent), m_context(context) {}
+AnalysisView::AnalysisView(ViewContext* context, QWidget* parent)
+    : QWidget(parent)
+    , m_context(context)
+{
+}
 
 void AnalysisView::renderExport(QPainter& painter, const QRect& target)
 {
@@ -53,8 +57,8 @@ int captionHeight(const AnalysisView* view, const QString& caption, int width)
 {
     if (caption.isEmpty())
         return 0;
-    const QRect box = view->fontMetrics().boundingRect(QRect(0, 0, width - 2 * kCaptionMargin, 100000),
-                                                       Qt::TextWordWrap, caption);
+    const QRect box =
+        view->fontMetrics().boundingRect(QRect(0, 0, width - 2 * kCaptionMargin, 100000), Qt::TextWordWrap, caption);
     return box.height() + 2 * kCaptionMargin;
 }
 
@@ -65,8 +69,9 @@ void paintExport(AnalysisView* view, QPainter& painter, const QSize& size, const
         painter.fillRect(QRect(0, 0, size.width(), band), view->palette().color(QPalette::Window));
         painter.setFont(view->font());
         painter.setPen(view->palette().color(QPalette::WindowText));
-        painter.drawText(QRect(kCaptionMargin, kCaptionMargin, size.width() - 2 * kCaptionMargin, band - 2 * kCaptionMargin),
-                         Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, caption);
+        painter.drawText(
+            QRect(kCaptionMargin, kCaptionMargin, size.width() - 2 * kCaptionMargin, band - 2 * kCaptionMargin),
+            Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignTop, caption);
     }
     view->renderExport(painter, QRect(0, band, size.width(), size.height() - band));
 }

@@ -27,7 +27,8 @@ int clampToInt(uint64_t v)
 
 } // namespace
 
-BitMapCanvas::BitMapCanvas(QWidget* parent) : QAbstractScrollArea(parent)
+BitMapCanvas::BitMapCanvas(QWidget* parent)
+    : QAbstractScrollArea(parent)
 {
     setMouseTracking(true);
     viewport()->setMouseTracking(true);
@@ -243,9 +244,11 @@ void BitMapCanvas::updateGeometry()
     const uint64_t rows = rowCount();
     verticalScrollBar()->setRange(0, clampToInt(rows > uint64_t(visibleRows) ? rows - uint64_t(visibleRows) + 1 : 0));
     verticalScrollBar()->setPageStep(visibleRows);
-    const uint64_t contentWidth = m_stored ? m_wordsPerRow * uint64_t(wordWidth()) : m_map->params().K * uint64_t(m_cell);
+    const uint64_t contentWidth =
+        m_stored ? m_wordsPerRow * uint64_t(wordWidth()) : m_map->params().K * uint64_t(m_cell);
     const int viewWidth = std::max(1, viewport()->width() - gutterWidth());
-    horizontalScrollBar()->setRange(0, clampToInt(contentWidth > uint64_t(viewWidth) ? contentWidth - uint64_t(viewWidth) : 0));
+    horizontalScrollBar()->setRange(
+        0, clampToInt(contentWidth > uint64_t(viewWidth) ? contentWidth - uint64_t(viewWidth) : 0));
     horizontalScrollBar()->setPageStep(viewWidth);
     horizontalScrollBar()->setSingleStep(std::max(1, m_cell));
 }
@@ -348,7 +351,7 @@ std::optional<QPoint> BitMapCanvas::bitCenter(uint64_t word, int bit) const
         return std::nullopt;
     const int y = headerHeight() + int(dy) + m_cell / 2;
     const int x = gutterWidth() + int(word % m_wordsPerRow) * wordWidth() - firstColPixels()
-                + (int(m_map->wordBits()) - 1 - bit) * m_cell + m_cell / 2;
+        + (int(m_map->wordBits()) - 1 - bit) * m_cell + m_cell / 2;
     if (y >= viewport()->height() || x < gutterWidth() || x >= viewport()->width())
         return std::nullopt;
     return QPoint(x, y);
@@ -423,7 +426,8 @@ void BitMapCanvas::outlineElement(QPainter& p, uint64_t row, uint64_t col, const
         const auto lo = bitCenter(piece.word, piece.bit);
         if (!hi || !lo)
             continue;
-        const QRect r(QPoint(hi->x() - m_cell / 2, hi->y() - m_cell / 2), QPoint(lo->x() + (m_cell + 1) / 2 - 1, lo->y() + (m_cell + 1) / 2 - 1));
+        const QRect r(QPoint(hi->x() - m_cell / 2, hi->y() - m_cell / 2),
+                      QPoint(lo->x() + (m_cell + 1) / 2 - 1, lo->y() + (m_cell + 1) / 2 - 1));
         p.drawRect(r.adjusted(-1, -1, 1, 1).translated(area.topLeft()));
     }
 }
@@ -489,7 +493,8 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
                         if (continuesAbove)
                             tri << QPoint(nx, r.top()) << QPoint(nx + notch, r.top()) << QPoint(nx, r.top() + notch);
                         else
-                            tri << QPoint(nx + notch, r.top()) << QPoint(nx + notch, r.top() + notch) << QPoint(nx, r.top());
+                            tri << QPoint(nx + notch, r.top()) << QPoint(nx + notch, r.top() + notch)
+                                << QPoint(nx, r.top());
                         p.setPen(Qt::NoPen);
                         p.setBrush(mark);
                         p.drawPolygon(tri);

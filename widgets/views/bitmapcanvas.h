@@ -29,10 +29,10 @@ namespace qsw {
 // What lies under a point: an element's piece, or a non-code bit of a block field.
 struct BitMapHit {
     bool isElement = false;
-    uint64_t row = 0, col = 0;     // the element (isElement)
-    uint64_t word = 0;             // stored order: the word under the point
-    int bit = -1;                  // stored order: the bit under the point
-    QString field;                 // GGUF: the block field holding that bit
+    uint64_t row = 0, col = 0; // the element (isElement)
+    uint64_t word = 0; // stored order: the word under the point
+    int bit = -1; // stored order: the bit under the point
+    QString field; // GGUF: the block field holding that bit
     // Stored order in a block format: an element of the bit's block (its first coded one),
     // for the block's decoded fields.
     std::optional<std::pair<uint64_t, uint64_t>> blockElement;

@@ -63,9 +63,14 @@ QString binaryText(uint64_t v, int bits)
 } // namespace
 
 BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
-    : AnalysisView(ctx, parent), m_canvas(new BitMapCanvas(this)), m_stack(new MessageStack(m_canvas, this)),
-      m_details(new QLabel(this)), m_summary(new QLabel(this)),
-      m_order(new QComboBox(this)), m_zoom(new QSpinBox(this)), m_goTo(new QLineEdit(this))
+    : AnalysisView(ctx, parent)
+    , m_canvas(new BitMapCanvas(this))
+    , m_stack(new MessageStack(m_canvas, this))
+    , m_details(new QLabel(this))
+    , m_summary(new QLabel(this))
+    , m_order(new QComboBox(this))
+    , m_zoom(new QSpinBox(this))
+    , m_goTo(new QLineEdit(this))
 {
     setObjectName(viewName());
     m_canvas->setObjectName(QStringLiteral("bitmapCanvas"));
@@ -206,7 +211,8 @@ void BitMapView::rebuild()
         try {
             m_map = std::make_shared<const qs::WordMap>(*spec, qs::layoutParams(*w));
         } catch (const qs::Error& e) {
-            problem = tr("Cannot map the words of %1: %2").arg(shownText(QString::fromStdString(w->name)), QString::fromUtf8(e.what()));
+            problem = tr("Cannot map the words of %1: %2")
+                          .arg(shownText(QString::fromStdString(w->name)), QString::fromUtf8(e.what()));
         }
     }
     // A remote weight's bytes come in off the GUI thread first (a job, with progress and cancel);
@@ -227,7 +233,8 @@ void BitMapView::rebuild()
                                      for (const auto& [role, idx] : ckpt->weights.at(size_t(index)).members)
                                          ckpt->bytes(ckpt->tensors.at(idx));
                                      return [self, ckpt, index] {
-                                         if (self && self->context()->checkpoint() == ckpt && self->context()->weight() == index)
+                                         if (self && self->context()->checkpoint() == ckpt
+                                             && self->context()->weight() == index)
                                              self->rebuild();
                                      };
                                  });
@@ -369,14 +376,17 @@ void BitMapView::showElement(const ElementRef& element)
             html += QStringLiteral("<table>");
             line(tr("Word"), QString::number(m_lastHit.word));
             line(tr("Bit"), QString::number(m_lastHit.bit));
-            line(tr("Byte offset"), QStringLiteral("0x%1").arg(m_lastHit.word * m_map->wordBits() / 8 + uint64_t(m_lastHit.bit) / 8, 0, 16));
+            line(tr("Byte offset"),
+                 QStringLiteral("0x%1").arg(m_lastHit.word * m_map->wordBits() / 8 + uint64_t(m_lastHit.bit) / 8, 0,
+                                            16));
             if (!m_lastHit.field.isEmpty())
                 line(tr("Block field"), m_lastHit.field);
             else
                 line(tr("Holds"), tr("padding (no element)"));
             html += wordLines(m_lastHit.word);
             if (!m_lastHit.field.isEmpty() && m_lastHit.blockElement)
-                html += blockLines(m_lastHit.blockElement->first, m_lastHit.blockElement->second, true, m_lastHit.field);
+                html +=
+                    blockLines(m_lastHit.blockElement->first, m_lastHit.blockElement->second, true, m_lastHit.field);
             html += QStringLiteral("</table>");
             if (!m_lastHit.field.isEmpty())
                 for (const qs::BlockField& f : m_map->spec().blockFields)
@@ -386,12 +396,13 @@ void BitMapView::showElement(const ElementRef& element)
                                          QString::fromStdString(f.meaning).toHtmlEscaped());
         } else {
             html = QStringLiteral("<p style='color:%1'>%2</p>")
-                       .arg(muted, tr("Hover a bit to see which element it belongs to; click to select it. "
-                                      "Hue: the element's place in the layout's repeating tile. "
-                                      "Lightness: its code (dark = low). "
-                                      "A notch marks a code split over two words. "
-                                      "Arrow keys move the selection; Ctrl+wheel zooms.")
-                                       .toHtmlEscaped());
+                       .arg(muted,
+                            tr("Hover a bit to see which element it belongs to; click to select it. "
+                               "Hue: the element's place in the layout's repeating tile. "
+                               "Lightness: its code (dark = low). "
+                               "A notch marks a code split over two words. "
+                               "Arrow keys move the selection; Ctrl+wheel zooms.")
+                                .toHtmlEscaped());
         }
         m_details->setText(html);
         return;
@@ -418,14 +429,15 @@ void BitMapView::showElement(const ElementRef& element)
         int width = 0;
         for (uint8_t i = 0; i < loc.pieceCount; ++i)
             width += loc.pieces[i].width;
-        line(tr("Code"), QStringLiteral("%1  (0b%2)").arg(v.code).arg(v.code, std::min(width, 64), 2, QLatin1Char('0')));
+        line(tr("Code"),
+             QStringLiteral("%1  (0b%2)").arg(v.code).arg(v.code, std::min(width, 64), 2, QLatin1Char('0')));
         line(tr("Group"), QString::number(v.group));
         if (v.hasScale)
             line(tr("Scale"), valueText(v.scale));
         if (v.hasZero) {
             const QString label = v.zeroKind == qs::ZeroPointKind::FloatBias ? tr("Bias")
-                                : v.zeroKind == qs::ZeroPointKind::BlockMin ? tr("Block min")
-                                                                            : tr("Zero");
+                : v.zeroKind == qs::ZeroPointKind::BlockMin                  ? tr("Block min")
+                                                                             : tr("Zero");
             line(label, valueText(v.zero));
         }
     } catch (const std::exception& e) {
@@ -448,7 +460,8 @@ void BitMapView::showElement(const ElementRef& element)
             html += wordLines(loc.pieces[i].word);
     html += blockLines(row, col, false, {});
     html += QStringLiteral("</table>");
-    html += QStringLiteral("<p style='color:%1'>%2</p>").arg(muted, QString::fromStdString(spec.formula).toHtmlEscaped());
+    html +=
+        QStringLiteral("<p style='color:%1'>%2</p>").arg(muted, QString::fromStdString(spec.formula).toHtmlEscaped());
     m_details->setText(html);
 }
 
@@ -459,8 +472,9 @@ QString BitMapView::wordLines(uint64_t word) const
         return {};
     const QString muted = context()->theme().mutedText.name();
     const int bits = int(m_map->wordBits());
-    return panelRow(muted, tr("Word %1 (hex)").arg(word), QStringLiteral("0x%1").arg(*value, bits / 4, 16, QLatin1Char('0')))
-         + panelRow(muted, tr("Word %1 (binary)").arg(word), binaryText(*value, bits));
+    return panelRow(muted, tr("Word %1 (hex)").arg(word),
+                    QStringLiteral("0x%1").arg(*value, bits / 4, 16, QLatin1Char('0')))
+        + panelRow(muted, tr("Word %1 (binary)").arg(word), binaryText(*value, bits));
 }
 
 QString BitMapView::blockLines(uint64_t row, uint64_t col, bool wholeBlock, const QString& onlyField) const
@@ -474,8 +488,9 @@ QString BitMapView::blockLines(uint64_t row, uint64_t col, bool wholeBlock, cons
     }
     if (!b.hasBlock)
         return {};
-    QString html = QStringLiteral("<tr><td colspan=2 style='padding-top:6px'><b>%1</b></td></tr>")
-                       .arg(tr("Block %1, from element (%2, %3)").arg(b.block).arg(b.firstRow).arg(b.firstCol).toHtmlEscaped());
+    QString html =
+        QStringLiteral("<tr><td colspan=2 style='padding-top:6px'><b>%1</b></td></tr>")
+            .arg(tr("Block %1, from element (%2, %3)").arg(b.block).arg(b.firstRow).arg(b.firstCol).toHtmlEscaped());
     for (const qs::BlockValue& v : b.values) {
         const QString field = QString::fromStdString(v.field);
         if (!onlyField.isEmpty() && field != onlyField)
@@ -503,9 +518,7 @@ QString BitMapView::blockLines(uint64_t row, uint64_t col, bool wholeBlock, cons
         case qs::BlockValueKind::Sum:
         case qs::BlockValueKind::Absmax:
         case qs::BlockValueKind::AbsmaxScale:
-        case qs::BlockValueKind::AbsmaxOffset:
-            text = QStringLiteral("%1  (%2)").arg(valueText(v.value), raw);
-            break;
+        case qs::BlockValueKind::AbsmaxOffset: text = QStringLiteral("%1  (%2)").arg(valueText(v.value), raw); break;
         case qs::BlockValueKind::AbsmaxCode: // the code and its entry of the 8-bit dynamic map
             text = QStringLiteral("%1 → %2").arg(v.raw).arg(valueText(v.value));
             break;

@@ -32,8 +32,8 @@ namespace {
 
 enum Filter { FilterCommon, FilterAll, FilterFirstFamily };
 
-const qs::BudgetKind kFamilies[] = {qs::BudgetKind::Float, qs::BudgetKind::Gguf, qs::BudgetKind::Gptq,
-                                    qs::BudgetKind::Awq,   qs::BudgetKind::Mlx,  qs::BudgetKind::CompressedTensors,
+const qs::BudgetKind kFamilies[] = {qs::BudgetKind::Float, qs::BudgetKind::Gguf,   qs::BudgetKind::Gptq,
+                                    qs::BudgetKind::Awq,   qs::BudgetKind::Mlx,    qs::BudgetKind::CompressedTensors,
                                     qs::BudgetKind::Bnb4,  qs::BudgetKind::BnbInt8};
 
 // "7B", "1.5B", "623.7K": the notation parseParamCount reads back (not localised).
@@ -61,7 +61,8 @@ uint64_t contextCap(const std::optional<qs::ModelArch>& arch)
 
 } // namespace
 
-BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+BudgetView::BudgetView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent)
 {
     setObjectName(viewName());
     m_paramsBox = new QComboBox(this);
@@ -98,7 +99,8 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     // Running the model.
     m_arch = new QComboBox(this);
     m_arch->setMinimumContentsLength(16);
-    m_arch->setToolTip(tr("The architecture the KV cache and buffers are computed for: the open checkpoint's or a published one"));
+    m_arch->setToolTip(
+        tr("The architecture the KV cache and buffers are computed for: the open checkpoint's or a published one"));
     m_arch->addItem(tr("weights only"), QString());
     for (const std::string& name : qs::archPresetNames())
         m_arch->addItem(QString::fromStdString(name), QString::fromStdString(name));
@@ -132,7 +134,8 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     m_parallel->setToolTip(tr("Parallel sequences (llama.cpp -np)"));
     m_gpuLayers = new QSpinBox(this);
     m_gpuLayers->setRange(0, 1000);
-    m_gpuLayers->setToolTip(tr("Layers on the GPU (llama.cpp -ngl): the last blocks; blocks + 1 adds the output layer"));
+    m_gpuLayers->setToolTip(
+        tr("Layers on the GPU (llama.cpp -ngl): the last blocks; blocks + 1 adds the output layer"));
     m_gpuMemory = new QDoubleSpinBox(this);
     m_gpuMemory->setRange(0, 100000);
     m_gpuMemory->setDecimals(1);
@@ -140,7 +143,8 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     m_gpuMemory->setSpecialValueText(tr("no GPU"));
     m_gpuMemory->setToolTip(tr("GPU memory; the memory budget above is the system's RAM"));
     m_swaFull = new QCheckBox(tr("full-size SWA"), this);
-    m_swaFull->setToolTip(tr("Size sliding-window layers like the others (llama.cpp --swa-full; the library default, not the tools')"));
+    m_swaFull->setToolTip(
+        tr("Size sliding-window layers like the others (llama.cpp --swa-full; the library default, not the tools')"));
 
     // Three short rows: one long row would widen the view past what the window gives it.
     auto* runControls = new QHBoxLayout;
@@ -211,7 +215,8 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent) : AnalysisView(con
     connect(m_context, &QSpinBox::valueChanged, this, [this](int tokens) {
         // The slider follows the field without echoing back.
         m_contextSlider->blockSignals(true);
-        m_contextSlider->setValue(int(std::lround(std::log2(std::max<double>(tokens, kMinContext) / kMinContext) * kSliderSteps)));
+        m_contextSlider->setValue(
+            int(std::lround(std::log2(std::max<double>(tokens, kMinContext) / kMinContext) * kSliderSteps)));
         m_contextSlider->blockSignals(false);
         rebuild();
     });
@@ -285,11 +290,11 @@ std::optional<uint64_t> BudgetView::parseParamCount(const QString& text)
     double mult = 1;
     if (!s.isEmpty()) {
         const QChar last = s.back().toUpper();
-        const double m = last == QLatin1Char('K')   ? 1e3
-                         : last == QLatin1Char('M') ? 1e6
-                         : last == QLatin1Char('B') || last == QLatin1Char('G') ? 1e9
-                         : last == QLatin1Char('T') ? 1e12
-                                                    : 0;
+        const double m = last == QLatin1Char('K')                  ? 1e3
+            : last == QLatin1Char('M')                             ? 1e6
+            : last == QLatin1Char('B') || last == QLatin1Char('G') ? 1e9
+            : last == QLatin1Char('T')                             ? 1e12
+                                                                   : 0;
         if (m != 0) {
             mult = m;
             s.chop(1);
@@ -355,7 +360,8 @@ void BudgetView::checkpointChanged()
     if (m_arch->itemData(1).toString() == QLatin1String("checkpoint"))
         m_arch->removeItem(1);
     if (m_checkpointArch)
-        m_arch->insertItem(1, tr("this checkpoint (%1)").arg(QString::fromStdString(m_checkpointArch->arch)), QStringLiteral("checkpoint"));
+        m_arch->insertItem(1, tr("this checkpoint (%1)").arg(QString::fromStdString(m_checkpointArch->arch)),
+                           QStringLiteral("checkpoint"));
     m_arch->setCurrentIndex(m_checkpointArch ? 1 : 0);
     m_arch->blockSignals(false);
     m_weightsAs->blockSignals(true);
@@ -370,7 +376,8 @@ void BudgetView::checkpointChanged()
     m_paramsBox->blockSignals(true);
     m_paramsBox->clear();
     if (m_checkpointParams)
-        m_paramsBox->addItem(tr("%1 (this checkpoint)").arg(countText(m_checkpointParams)), QVariant::fromValue(m_checkpointParams));
+        m_paramsBox->addItem(tr("%1 (this checkpoint)").arg(countText(m_checkpointParams)),
+                             QVariant::fromValue(m_checkpointParams));
     for (uint64_t p : qs::budgetDefaultParamCounts())
         m_paramsBox->addItem(countText(p), QVariant::fromValue(p));
     m_paramsBox->setCurrentIndex(0);
@@ -393,8 +400,8 @@ void BudgetView::architectureChanged()
 {
     const std::optional<qs::ModelArch> arch = currentArch();
     const bool running = arch.has_value();
-    for (QWidget* w : std::initializer_list<QWidget*>{m_weightsAs, m_contextSlider, m_context, m_cacheK, m_cacheV, m_swaFull, m_parallel,
-                                                      m_gpuLayers, m_gpuMemory})
+    for (QWidget* w : std::initializer_list<QWidget*>{m_weightsAs, m_contextSlider, m_context, m_cacheK, m_cacheV,
+                                                      m_swaFull, m_parallel, m_gpuLayers, m_gpuMemory})
         w->setEnabled(running);
     m_devicePlot->setVisible(running);
     if (running) {
@@ -460,7 +467,8 @@ void BudgetView::rebuildRun()
     if (format.isEmpty() && m_arch->currentData().toString() == QLatin1String("checkpoint")) {
         weights = m_checkpointWeights;
     } else {
-        const qs::BudgetFormat* f = (format.isEmpty() ? &qs::publishedWeightsFormat() : qs::budgetFormat(format.toStdString()));
+        const qs::BudgetFormat* f =
+            (format.isEmpty() ? &qs::publishedWeightsFormat() : qs::budgetFormat(format.toStdString()));
         weights = qs::weightSplitOfParams(*arch, params, f ? qs::budgetBitsPerWeight(*f, 4096, 4096) : 16.0);
     }
     m_runNotes = arch->notes;
@@ -500,7 +508,9 @@ QString BudgetView::runSummary() const
     if (m_maxContext)
         text += tr(" Largest context that fits: <b>%L1 tokens</b>.").arg(*m_maxContext);
     else
-        text += tr(" <span style='color:%1'>Not even %L2 tokens fit.</span>").arg(context()->theme().warning.name()).arg(kMinContext);
+        text += tr(" <span style='color:%1'>Not even %L2 tokens fit.</span>")
+                    .arg(context()->theme().warning.name())
+                    .arg(kMinContext);
     // What llama.cpp does differently from the plain sums (the architecture's notes, then the run's).
     std::vector<qs::Message> notes = m_runNotes;
     notes.insert(notes.end(), r.notes.begin(), r.notes.end());
@@ -515,7 +525,8 @@ void BudgetView::paramsEdited()
     std::optional<uint64_t> p = i >= 0 ? std::optional<uint64_t>(m_paramsBox->itemData(i).value<uint64_t>())
                                        : parseParamCount(m_paramsBox->currentText());
     if (!p) {
-        m_paramsError->setText(tr("<span style='color:%1'>not a parameter count</span>").arg(context()->theme().error.name()));
+        m_paramsError->setText(
+            tr("<span style='color:%1'>not a parameter count</span>").arg(context()->theme().error.name()));
         return;
     }
     m_paramsError->clear();
@@ -543,8 +554,8 @@ void BudgetView::rebuild()
     std::vector<qs::BudgetRow> rows;
     const int filter = m_family->currentIndex();
     for (const qs::BudgetRow& r : all) {
-        const bool keep = filter == FilterAll || (filter == FilterCommon && r.format.preset != qs::BudgetPreset::None) ||
-                          (filter >= FilterFirstFamily && r.format.kind == kFamilies[filter - FilterFirstFamily]);
+        const bool keep = filter == FilterAll || (filter == FilterCommon && r.format.preset != qs::BudgetPreset::None)
+            || (filter >= FilterFirstFamily && r.format.kind == kFamilies[filter - FilterFirstFamily]);
         if (keep)
             rows.push_back(r);
     }
@@ -580,9 +591,11 @@ void BudgetView::rebuild()
                     .arg(best->bitsPerWeight, 0, 'f', 3)
                     .arg(memoryText(best->gib));
     if (m_run)
-        text += tr(" Bits per weight are amortised over a 4096 × 4096 layer; memory counts the weights, the KV cache and the buffers at the chosen context, against RAM plus GPU memory.");
+        text += tr(" Bits per weight are amortised over a 4096 × 4096 layer; memory counts the weights, the KV cache "
+                   "and the buffers at the chosen context, against RAM plus GPU memory.");
     else
-        text += tr(" Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache or activations).");
+        text += tr(" Bits per weight are amortised over a 4096 × 4096 layer; memory counts weights only (no KV cache "
+                   "or activations).");
     m_summary->setText(text);
     if (m_plot->isVisible())
         m_plot->replot();

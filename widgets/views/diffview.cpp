@@ -53,8 +53,8 @@ bool acceptsPath(const QMimeData* mime)
     if (!mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().front().isLocalFile())
         return false;
     const QFileInfo info(mime->urls().front().toLocalFile());
-    return info.isDir() || info.suffix().compare(QStringLiteral("gguf"), Qt::CaseInsensitive) == 0 ||
-           info.suffix().compare(QStringLiteral("safetensors"), Qt::CaseInsensitive) == 0;
+    return info.isDir() || info.suffix().compare(QStringLiteral("gguf"), Qt::CaseInsensitive) == 0
+        || info.suffix().compare(QStringLiteral("safetensors"), Qt::CaseInsensitive) == 0;
 }
 
 QTreeView* makeWeightList(QWidget* parent, WeightTreeModel* model, const QString& name)
@@ -90,7 +90,10 @@ QWidget* column(QWidget* parent, std::initializer_list<QWidget*> widgets, int sp
 
 // ---- DiffListModel ----
 
-DiffListModel::DiffListModel(QObject* parent) : QAbstractTableModel(parent) {}
+DiffListModel::DiffListModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
 
 void DiffListModel::setResult(std::shared_ptr<const qs::DiffResult> result, std::unordered_map<std::string, int> orderA,
                               double tolerance)
@@ -177,7 +180,8 @@ int DiffListModel::rowOfB(const std::string& nameB) const
 
 int DiffListModel::overCount() const
 {
-    return int(std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.kind == Kind::Pair && r.over; }));
+    return int(
+        std::count_if(m_rows.begin(), m_rows.end(), [](const Row& r) { return r.kind == Kind::Pair && r.over; }));
 }
 
 int DiffListModel::rowCount(const QModelIndex& parent) const
@@ -248,17 +252,20 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
     if (role == Qt::TextAlignmentRole && column >= Rmse && column <= Sqnr)
         return int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole && d) {
-        QString tip = tr("%1 (%2) vs %3 (%4), shape %5\nmean |a − b| %6, relative error %7, cosine %8\n%9 of %10 elements differ")
-                          .arg(shownText(qtext(d->nameA)), qtext(d->formatA), shownText(qtext(d->nameB)), qtext(d->formatB), qtext(qs::shapeText(d->shape)), localNumber(d->meanAbs, 'g', 4),
-                               localNumber(d->relativeError, 'g', 4), localNumber(d->cosine, 'f', 6))
-                          .arg(localCount(d->differing), localCount(d->count));
+        QString tip =
+            tr("%1 (%2) vs %3 (%4), shape %5\nmean |a − b| %6, relative error %7, cosine %8\n%9 of %10 elements differ")
+                .arg(shownText(qtext(d->nameA)), qtext(d->formatA), shownText(qtext(d->nameB)), qtext(d->formatB),
+                     qtext(qs::shapeText(d->shape)), localNumber(d->meanAbs, 'g', 4),
+                     localNumber(d->relativeError, 'g', 4), localNumber(d->cosine, 'f', 6))
+                .arg(localCount(d->differing), localCount(d->count));
         if (d->differing)
-            tip += QLatin1Char('\n') + (d->maxRowA == d->maxRowB
-                                              ? tr("largest difference at row %1, column %2").arg(d->maxRowA).arg(d->maxCol)
-                                              : tr("largest difference at row %1, column %2 of A (row %3 of B)")
-                                                    .arg(d->maxRowA)
-                                                    .arg(d->maxCol)
-                                                    .arg(d->maxRowB));
+            tip += QLatin1Char('\n')
+                + (d->maxRowA == d->maxRowB
+                       ? tr("largest difference at row %1, column %2").arg(d->maxRowA).arg(d->maxCol)
+                       : tr("largest difference at row %1, column %2 of A (row %3 of B)")
+                             .arg(d->maxRowA)
+                             .arg(d->maxCol)
+                             .arg(d->maxRowB));
         if (!d->note.empty())
             tip += QLatin1Char('\n') + qtext(d->note);
         return tip;
@@ -285,13 +292,15 @@ QVariant DiffListModel::headerData(int section, Qt::Orientation orientation, int
 
 // ---- DiffView ----
 
-DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+DiffView::DiffView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent)
 {
     setObjectName(viewName());
     setAcceptDrops(true);
 
     m_open = new QPushButton(tr("Open B…"), this);
-    m_open->setToolTip(tr("Open a second checkpoint (file or folder) to compare with this one; or drop it on this view"));
+    m_open->setToolTip(
+        tr("Open a second checkpoint (file or folder) to compare with this one; or drop it on this view"));
     m_bName = new QLabel(this);
     m_bName->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_tolerance = new QDoubleSpinBox(this);
@@ -299,7 +308,8 @@ DiffView::DiffView(ViewContext* context, QWidget* parent) : AnalysisView(context
     m_tolerance->setRange(0, 1e6);
     m_tolerance->setSingleStep(0.001);
     m_tolerance->setPrefix(tr("tolerance: "));
-    m_tolerance->setToolTip(tr("A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)"));
+    m_tolerance->setToolTip(
+        tr("A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)"));
     m_compare = new QPushButton(tr("Compare again"), this);
     m_compare->setEnabled(false);
     m_closeB = new QPushButton(tr("Close B"), this);
@@ -586,24 +596,25 @@ void DiffView::compareAll()
     setStatus(tr("Comparing every weight of A with its match in B…"));
     const double tolerance = m_tolerance->value();
     QPointer<DiffView> self(this);
-    context()->jobs()->start(kCompareJob,
-                             tr("Comparing %1 with %2").arg(QFileInfo(qtext(a->path)).fileName(), QFileInfo(qtext(b->path)).fileName()),
-                             [a, b, tolerance, self](JobControl& control) -> JobRunner::Continuation {
-                                 qs::DiffOptions opt;
-                                 opt.tolerance = tolerance;
-                                 opt.path = qs::bestSimdPath();
-                                 opt.cancel = &control.cancelFlag();
-                                 opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
-                                     control.setProgress(total ? double(done) / double(total) : 1.0);
-                                 };
-                                 auto result = std::make_shared<const qs::DiffResult>(qs::diffCheckpoints(*a, *b, opt));
-                                 if (result->cancelled)
-                                     return {};
-                                 return [self, a, result] {
-                                     if (self && self->m_matchedA == a)
-                                         self->showResult(result);
-                                 };
-                             });
+    context()->jobs()->start(
+        kCompareJob,
+        tr("Comparing %1 with %2").arg(QFileInfo(qtext(a->path)).fileName(), QFileInfo(qtext(b->path)).fileName()),
+        [a, b, tolerance, self](JobControl& control) -> JobRunner::Continuation {
+            qs::DiffOptions opt;
+            opt.tolerance = tolerance;
+            opt.path = qs::bestSimdPath();
+            opt.cancel = &control.cancelFlag();
+            opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
+                control.setProgress(total ? double(done) / double(total) : 1.0);
+            };
+            auto result = std::make_shared<const qs::DiffResult>(qs::diffCheckpoints(*a, *b, opt));
+            if (result->cancelled)
+                return {};
+            return [self, a, result] {
+                if (self && self->m_matchedA == a)
+                    self->showResult(result);
+            };
+        });
 }
 
 void DiffView::cancelComparison()
@@ -620,16 +631,17 @@ void DiffView::showResult(std::shared_ptr<const qs::DiffResult> result)
     for (const qs::WeightDiff& d : r.weights)
         identical += d.differing == 0 && d.nonFinite == 0;
     const int over = m_model->overCount();
-    setStatus(tr("%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · "
-                 "%7 only in B")
-                  .arg(r.weights.size())
-                  .arg(identical)
-                  .arg(over)
-                  .arg(r.shapeMismatches.size())
-                  .arg(r.skipped.size())
-                  .arg(r.onlyInA.size())
-                  .arg(r.onlyInB.size()),
-              over > 0 || !r.shapeMismatches.empty());
+    setStatus(
+        tr("%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · "
+           "%7 only in B")
+            .arg(r.weights.size())
+            .arg(identical)
+            .arg(over)
+            .arg(r.shapeMismatches.size())
+            .arg(r.skipped.size())
+            .arg(r.onlyInA.size())
+            .arg(r.onlyInB.size()),
+        over > 0 || !r.shapeMismatches.empty());
     updateWeight();
 }
 
@@ -655,9 +667,10 @@ void DiffView::updateWarnings()
         const qsizetype at = rest.indexOf(zeroNote);
         QString text;
         if (at > 0)
-            text = tr("%1 · %2: the zero points mix GPTQ v1 (z − 1) and v2 (z) conventions, so some groups may read one "
-                      "zero step off and the figures of this weight are in doubt.")
-                       .arg(file, rest.left(at));
+            text =
+                tr("%1 · %2: the zero points mix GPTQ v1 (z − 1) and v2 (z) conventions, so some groups may read one "
+                   "zero step off and the figures of this weight are in doubt.")
+                    .arg(file, rest.left(at));
         else
             text = file.isEmpty() ? raw : QStringLiteral("%1 · %2").arg(file, rest);
         auto* item = new QListWidgetItem(text, m_warningList);
@@ -718,7 +731,8 @@ void DiffView::updateWeight()
     const auto a = context()->checkpoint();
     const qs::LogicalWeight* w = context()->logicalWeight();
     m_titleA->setText(a ? tr("A: %1").arg(QFileInfo(qtext(a->path)).fileName().toHtmlEscaped()) : tr("A"));
-    m_titleB->setText(m_b ? tr("B: %1").arg(QFileInfo(qtext(m_b->path)).fileName().toHtmlEscaped()) : tr("B: not open"));
+    m_titleB->setText(m_b ? tr("B: %1").arg(QFileInfo(qtext(m_b->path)).fileName().toHtmlEscaped())
+                          : tr("B: not open"));
     selectInList(m_listA, weight >= 0 ? m_modelA->indexOfWeight(weight) : QModelIndex());
     const qs::WeightPair* pair = pairOfA(weight);
     const int b = pair ? indexInB(pair->b) : -1;
@@ -737,7 +751,8 @@ void DiffView::updateWeight()
         else if (!m_match)
             why = tr("Pairing the weights…");
         else if (const DiffListModel::Row* r = m_model->rowAt(row); r && r->kind != DiffListModel::Kind::Pair)
-            why = tr("%1: %2").arg(shownText(qtext(w->name)), m_model->data(m_model->index(row, DiffListModel::Status)).toString());
+            why = tr("%1: %2").arg(shownText(qtext(w->name)),
+                                   m_model->data(m_model->index(row, DiffListModel::Status)).toString());
         else
             why = tr("%1 has no match in B.").arg(shownText(qtext(w->name)));
         m_mapCaption->setText(why.toHtmlEscaped());
@@ -840,7 +855,8 @@ void DiffView::redrawMap()
     m_colorMap->data()->setRange(range(d.cellCols, d.colsPerCell, d.cols), range(d.cellRows, d.rowsPerCell, d.rows));
     for (int y = 0; y < ny; ++y)
         for (int x = 0; x < nx; ++x) {
-            const uint64_t i = std::min<uint64_t>(uint64_t(y), d.cellRows - 1), j = std::min<uint64_t>(uint64_t(x), d.cellCols - 1);
+            const uint64_t i = std::min<uint64_t>(uint64_t(y), d.cellRows - 1),
+                           j = std::min<uint64_t>(uint64_t(x), d.cellCols - 1);
             const float v = d.cells[size_t(i * d.cellCols + j)];
             m_colorMap->data()->setCell(x, y, std::isfinite(v) ? double(v) : double(top));
         }
@@ -851,10 +867,12 @@ void DiffView::redrawMap()
     m_plot->yAxis->setRange(-0.5, double(d.rows) - 0.5);
     const qs::LogicalWeight* w = context()->logicalWeight();
     const QString name = w ? shownText(qtext(w->name)).toHtmlEscaped() : QString();
-    QString caption = d.maxAbs == 0 ? tr("<b>%1</b>: A and B are identical.").arg(name)
-                                    : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, localNumber(d.maxAbs, 'g', 4));
+    QString caption = d.maxAbs == 0
+        ? tr("<b>%1</b>: A and B are identical.").arg(name)
+        : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, localNumber(d.maxAbs, 'g', 4));
     if (d.rowsPerCell > 1 || d.colsPerCell > 1)
-        caption += tr(" Decimated: each cell is the max over %1 rows × %2 columns.").arg(d.rowsPerCell).arg(d.colsPerCell);
+        caption +=
+            tr(" Decimated: each cell is the max over %1 rows × %2 columns.").arg(d.rowsPerCell).arg(d.colsPerCell);
     caption += tr(" Click selects the element.");
     m_mapCaption->setText(caption);
     updateMarker();
@@ -865,8 +883,8 @@ void DiffView::redrawMap()
 void DiffView::updateMarker()
 {
     const ElementRef sel = context()->selected();
-    const bool on = m_map && sel.weight == m_mapWeight && sel.row >= 0 && sel.col >= 0 && uint64_t(sel.row) < m_map->rows &&
-                    uint64_t(sel.col) < m_map->cols;
+    const bool on = m_map && sel.weight == m_mapWeight && sel.row >= 0 && sel.col >= 0
+        && uint64_t(sel.row) < m_map->rows && uint64_t(sel.col) < m_map->cols;
     m_marker->setVisible(on);
     if (on) {
         // Outline the cell that holds the element.
@@ -903,11 +921,12 @@ QString DiffView::hoverText(const QPointF& pixel) const
         return qtext(error.what());
     }
     QString text = tr("row %1, col %2\na %3\nb %4\n|a − b| %5")
-                       .arg(localCount(uint64_t(e.row)), localCount(uint64_t(e.col)), localNumber(v.a), localNumber(v.b),
-                            localNumber(std::fabs(double(v.a) - double(v.b))));
+                       .arg(localCount(uint64_t(e.row)), localCount(uint64_t(e.col)), localNumber(v.a),
+                            localNumber(v.b), localNumber(std::fabs(double(v.a) - double(v.b))));
     const qs::DiffMap& d = *m_map;
     if (d.rowsPerCell > 1 || d.colsPerCell > 1) {
-        const float cell = d.cells[size_t(uint64_t(e.row) / d.rowsPerCell * d.cellCols + uint64_t(e.col) / d.colsPerCell)];
+        const float cell =
+            d.cells[size_t(uint64_t(e.row) / d.rowsPerCell * d.cellCols + uint64_t(e.col) / d.colsPerCell)];
         text += tr("\ncell (%1 rows × %2 columns): max %3")
                     .arg(localCount(d.rowsPerCell), localCount(d.colsPerCell), localNumber(cell));
     }
@@ -951,7 +970,8 @@ void DiffView::listBActivated(const QModelIndex& index)
                 context()->requestWeight(weightA);
             return;
         }
-    m_mapCaption->setText(tr("%1 has no match in A.").arg(index.data(WeightTreeModel::FullNameRole).toString().toHtmlEscaped()));
+    m_mapCaption->setText(
+        tr("%1 has no match in A.").arg(index.data(WeightTreeModel::FullNameRole).toString().toHtmlEscaped()));
 }
 
 void DiffView::tableActivated(const QModelIndex& index)

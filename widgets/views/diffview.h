@@ -53,8 +53,8 @@ public:
         Kind kind = Kind::Pair;
         std::string nameA, nameB;
         const qs::WeightDiff* diff = nullptr; // Pair only
-        QString detail;                       // shapes or the reason a pair was skipped
-        bool over = false;                    // max |a - b| over the tolerance, or a non-finite difference
+        QString detail; // shapes or the reason a pair was skipped
+        bool over = false; // max |a - b| over the tolerance, or a non-finite difference
     };
 
     explicit DiffListModel(QObject* parent = nullptr);
@@ -96,7 +96,8 @@ public:
     QString tableCsv() const override;
     QString exportCaption() const override;
 
-    // Opens `path` as B in the background (it becomes the session's comparison, ViewContext), pairs its weights with A's and compares them all.
+    // Opens `path` as B in the background (it becomes the session's comparison, ViewContext), pairs its weights with
+    // A's and compares them all.
     Q_INVOKABLE void openComparison(const QString& path);
     // The whole-checkpoint comparison as a job with progress and cancel.
     void compareAll();

@@ -79,7 +79,8 @@ bool affineTarget(const qs::RequantizeSpec& spec)
 
 } // namespace
 
-ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+ErrorView::ErrorView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent)
 {
     setObjectName(viewName());
     m_targets = {{tr("the weight's own format"), {}}};
@@ -205,7 +206,8 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent) : AnalysisView(conte
         m_rangeHi->setEnabled(on);
         // Start from the range on screen.
         if (on && m_result && m_rangeHi->value() <= m_rangeLo->value())
-            fitErrorRangeBoxes(m_rangeLo, m_rangeHi, m_result->error.signedError.lo, m_result->error.signedError.hi, true);
+            fitErrorRangeBoxes(m_rangeLo, m_rangeHi, m_result->error.signedError.lo, m_result->error.signedError.hi,
+                               true);
         recompute();
     });
     for (QDoubleSpinBox* box : {m_rangeLo, m_rangeHi})
@@ -337,14 +339,15 @@ void ErrorView::updateHint()
     QString text;
     if (w && quantized && requantizing) {
         text = m_target->currentIndex() == 0
-                   ? tr("Requantizing a quantized weight to its own format shows whether its codes are reproduced "
-                        "(error 0 when they are), not what quantization cost.")
-                   : tr("This is what %1 would add on top of the stored, already quantized values, not the error "
-                        "against the original weights.")
-                         .arg(m_target->currentText());
+            ? tr("Requantizing a quantized weight to its own format shows whether its codes are reproduced "
+                 "(error 0 when they are), not what quantization cost.")
+            : tr("This is what %1 would add on top of the stored, already quantized values, not the error "
+                 "against the original weights.")
+                  .arg(m_target->currentText());
         text += QLatin1Char(' ');
-        text += m_found.isEmpty() ? tr("A float reference of the same model (“Reference…”) gives the real error.")
-                                  : tr("A float checkpoint of the same model sits beside it: %1.").arg(QFileInfo(m_found).fileName());
+        text += m_found.isEmpty()
+            ? tr("A float reference of the same model (“Reference…”) gives the real error.")
+            : tr("A float checkpoint of the same model sits beside it: %1.").arg(QFileInfo(m_found).fileName());
     }
     m_hint->setText(text);
     m_hint->setVisible(!text.isEmpty());
@@ -359,17 +362,19 @@ void ErrorView::searchReferences()
         return;
     m_searched = true;
     QPointer<ErrorView> self(this);
-    context()->jobs()->start(kSearchJob, tr("Looking for a float reference beside %1").arg(QFileInfo(QString::fromStdString(ckpt->path)).fileName()),
-                             [ckpt, self](JobControl& control) -> JobRunner::Continuation {
-                                 const QString found = QString::fromStdString(
-                                     qs::findFloatReferenceBeside(*ckpt, &control.cancelFlag()).path);
-                                 return [self, ckpt, found] {
-                                     if (!self || self->context()->checkpoint() != ckpt)
-                                         return;
-                                     self->m_found = found;
-                                     self->updateHint();
-                                 };
-                             });
+    context()->jobs()->start(
+        kSearchJob,
+        tr("Looking for a float reference beside %1").arg(QFileInfo(QString::fromStdString(ckpt->path)).fileName()),
+        [ckpt, self](JobControl& control) -> JobRunner::Continuation {
+            const QString found =
+                QString::fromStdString(qs::findFloatReferenceBeside(*ckpt, &control.cancelFlag()).path);
+            return [self, ckpt, found] {
+                if (!self || self->context()->checkpoint() != ckpt)
+                    return;
+                self->m_found = found;
+                self->updateHint();
+            };
+        });
 }
 
 void ErrorView::useFoundReference()
@@ -407,8 +412,9 @@ void ErrorView::updateReferenceChoice()
 void ErrorView::chooseReferenceFile()
 {
     // A float reference usually sits beside the checkpoint.
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), context()->checkpointFolder(),
-                                                      tr("Checkpoints (*.safetensors *.gguf);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a reference checkpoint"), context()->checkpointFolder(),
+                                     tr("Checkpoints (*.safetensors *.gguf);;All files (*)"));
     if (!path.isEmpty())
         openReference(path);
 }
@@ -439,20 +445,23 @@ void ErrorView::showMessage(const QString& text)
     m_stack->showMessage(text);
 }
 
-std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWeight& w, QString* label, QString* why) const
+std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWeight& w, QString* label,
+                                                            QString* why) const
 {
     const int index = std::max(0, m_target->currentIndex());
     const Target& t = m_targets[size_t(index)];
     if (!t.spec.format.empty()) {
-        if (!affineTarget(t.spec) || (m_targetBits->value() == t.spec.bits && uint64_t(m_targetGroup->value()) == t.spec.groupSize)) {
+        if (!affineTarget(t.spec)
+            || (m_targetBits->value() == t.spec.bits && uint64_t(m_targetGroup->value()) == t.spec.groupSize)) {
             *label = t.label;
             return t.spec;
         }
         qs::RequantizeSpec spec = t.spec;
         spec.bits = m_targetBits->value();
         spec.groupSize = uint64_t(m_targetGroup->value());
-        *label = spec.groupSize > 0 ? tr("%1, %2-bit g%3").arg(QString::fromStdString(spec.format)).arg(spec.bits).arg(spec.groupSize)
-                                    : tr("%1, %2-bit per row").arg(QString::fromStdString(spec.format)).arg(spec.bits);
+        *label = spec.groupSize > 0
+            ? tr("%1, %2-bit g%3").arg(QString::fromStdString(spec.format)).arg(spec.bits).arg(spec.groupSize)
+            : tr("%1, %2-bit per row").arg(QString::fromStdString(spec.format)).arg(spec.bits);
         return spec;
     }
     const std::string& f = w.format;
@@ -460,7 +469,8 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
     if (!info || !info->quantized) {
         // A float weight has no format of its own to requantize to: show what a common
         // 4-bit format would cost on it.
-        const auto common = std::find_if(m_targets.begin(), m_targets.end(), [](const Target& c) { return c.forFloat; });
+        const auto common =
+            std::find_if(m_targets.begin(), m_targets.end(), [](const Target& c) { return c.forFloat; });
         *label = tr("%1 (the weight is %2)").arg(common->label, QString::fromStdString(f));
         return common->spec;
     }
@@ -476,17 +486,20 @@ std::optional<qs::RequantizeSpec> ErrorView::requantizeSpec(const qs::LogicalWei
 
 QString ErrorView::cacheKey() const
 {
-    const QString range = m_rangeOn->isChecked() ? QStringLiteral("|%1,%2").arg(m_rangeLo->value()).arg(m_rangeHi->value()) : QString();
-    const QString target = !m_targetBits->isHidden()
-                               ? QStringLiteral("%1:%2/%3").arg(m_target->currentIndex()).arg(m_targetBits->value()).arg(m_targetGroup->value())
-                               : QString::number(m_target->currentIndex());
+    const QString range =
+        m_rangeOn->isChecked() ? QStringLiteral("|%1,%2").arg(m_rangeLo->value()).arg(m_rangeHi->value()) : QString();
+    const QString target = !m_targetBits->isHidden() ? QStringLiteral("%1:%2/%3")
+                                                           .arg(m_target->currentIndex())
+                                                           .arg(m_targetBits->value())
+                                                           .arg(m_targetGroup->value())
+                                                     : QString::number(m_target->currentIndex());
     return QStringLiteral("%1|%2|%3|%4")
                .arg(context()->weight())
                .arg(m_reference->currentIndex() == 0 ? QStringLiteral("requant:%1").arg(target)
                                                      : m_reference->currentData().toString())
                .arg(m_bins->value())
                .arg(quintptr(context()->imatrix().get()))
-           + range;
+        + range;
 }
 
 void ErrorView::recompute()
@@ -550,7 +563,8 @@ void ErrorView::recompute()
         QString why;
         const std::optional<qs::RequantizeSpec> s = requantizeSpec(*w, &job.reference, &why);
         if (!s) {
-            m_caption->setText(QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
+            m_caption->setText(
+                QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
             showMessage(why);
             return;
         }
@@ -558,8 +572,8 @@ void ErrorView::recompute()
         job.targetGroup = s->groupSize;
         showMessage(tr("Requantizing %1 and comparing…").arg(name));
         context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
-                                 [ckpt, imatrix, index, opt, spec = *s, job, finish, progress](JobControl& control) mutable
-                                 -> JobRunner::Continuation {
+                                 [ckpt, imatrix, index, opt, spec = *s, job, finish,
+                                  progress](JobControl& control) mutable -> JobRunner::Continuation {
                                      opt.cancel = &control.cancelFlag();
                                      opt.progress = progress(control);
                                      auto r = std::make_shared<const qs::WeightComparison>(
@@ -578,18 +592,20 @@ void ErrorView::recompute()
     // Paired as the Diff view and the CLI pair weights (Hugging Face <-> GGUF included).
     const qs::ReferenceMatch match = qs::findReference(*ckpt, *w, *ref);
     if (!match.found()) {
-        m_caption->setText(QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
+        m_caption->setText(
+            QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
         showMessage(QString::fromStdString(match.problem));
         return;
     }
-    job.reference = tr("%1 in %2").arg(shownText(QString::fromStdString(match.tensor->name)), m_reference->currentText());
+    job.reference =
+        tr("%1 in %2").arg(shownText(QString::fromStdString(match.tensor->name)), m_reference->currentText());
     if (!match.note.empty())
         job.reference += QStringLiteral(" (%1)").arg(QString::fromStdString(match.note));
     showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));
     // The match points into ckpt and ref, which the job keeps alive.
     context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
-                             [ckpt, ref, imatrix, index, match, opt, job, finish, progress](JobControl& control) mutable
-                             -> JobRunner::Continuation {
+                             [ckpt, ref, imatrix, index, match, opt, job, finish,
+                              progress](JobControl& control) mutable -> JobRunner::Continuation {
                                  opt.cancel = &control.cancelFlag();
                                  opt.progress = progress(control);
                                  const qs::LogicalWeight& weight = ckpt->weights.at(size_t(index));
@@ -619,7 +635,8 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
         return QStringLiteral("<tr><td colspan='2' style='padding-top:8px'><b>%1</b></td></tr>").arg(k.toHtmlEscaped());
     };
     auto row = [&](const QString& k, const QString& v) {
-        return QStringLiteral("<tr><td style='color:%3'>%1</td><td align='right'>%2</td></tr>").arg(k.toHtmlEscaped(), v, muted);
+        return QStringLiteral("<tr><td style='color:%3'>%1</td><td align='right'>%2</td></tr>")
+            .arg(k.toHtmlEscaped(), v, muted);
     };
     QString t = QStringLiteral("<table cellspacing='3'>");
     t += head(tr("Weight error"));
@@ -637,7 +654,8 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
         t += row(tr("relative to the weights"), localNumber(e.weightedRelative, 'g', 5));
     } else if (!job.importanceNote.isEmpty()) {
         t += head(tr("Importance-weighted (imatrix)"));
-        t += QStringLiteral("<tr><td colspan='2' style='color:%1'>%2</td></tr>").arg(muted, job.importanceNote.toHtmlEscaped());
+        t += QStringLiteral("<tr><td colspan='2' style='color:%1'>%2</td></tr>")
+                 .arg(muted, job.importanceNote.toHtmlEscaped());
     }
     t += head(e.percentilesExact ? tr("Percentiles of |error|") : tr("Percentiles of |error| (sampled)"));
     t += row(tr("p50"), localNumber(e.p50, 'g', 5));
@@ -651,14 +669,17 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     if (!e.groups.empty()) {
         t += head(tr("Groups"));
         t += row(tr("groups"), tr("%1 of %2 columns each").arg(e.groups.size()).arg(m_groupSize));
-        const auto worst = std::max_element(e.groups.begin(), e.groups.end(),
-                                            [](const qs::GroupError& a, const qs::GroupError& b) { return a.rmse < b.rmse; });
+        const auto worst =
+            std::max_element(e.groups.begin(), e.groups.end(),
+                             [](const qs::GroupError& a, const qs::GroupError& b) { return a.rmse < b.rmse; });
         t += row(tr("worst group (RMSE)"), tr("%1: %2").arg(worst->group).arg(localNumber(worst->rmse, 'g', 5)));
     }
     if (e.signedError.below + e.signedError.above > 0 || m_rangeOn->isChecked()) {
         t += head(tr("Histogram range"));
-        t += row(tr("range"), tr("%1 … %2").arg(localNumber(e.signedError.lo, 'g', 5), localNumber(e.signedError.hi, 'g', 5)));
-        t += row(tr("outside"), tr("%1 below, %2 above").arg(localCount(e.signedError.below), localCount(e.signedError.above)));
+        t += row(tr("range"),
+                 tr("%1 … %2").arg(localNumber(e.signedError.lo, 'g', 5), localNumber(e.signedError.hi, 'g', 5)));
+        t += row(tr("outside"),
+                 tr("%1 below, %2 above").arg(localCount(e.signedError.below), localCount(e.signedError.above)));
     }
     t += QStringLiteral("</table>");
     m_stats->setText(t);
@@ -685,7 +706,8 @@ void ErrorView::redraw()
     // A target whose groups do not fit the weight: say so where the chart would be.
     const uint64_t K = m_result->shape.size() > 1 ? m_result->shape[1] : 0;
     const bool unfit = !grouped && m_shown.targetGroup > 0 && K > 0 && m_shown.targetGroup >= K;
-    m_groupNote->setText(unfit ? tr("No per-group chart: the target's groups of %1 columns %2 K = %3 of this weight, so each row is one group.")
+    m_groupNote->setText(unfit ? tr("No per-group chart: the target's groups of %1 columns %2 K = %3 of this weight, "
+                                    "so each row is one group.")
                                      .arg(m_shown.targetGroup)
                                      .arg(m_shown.targetGroup > K ? tr("do not fit in") : tr("span all"))
                                      .arg(K)
@@ -723,8 +745,8 @@ void ErrorView::updateGroupMarker()
     if (!m_groupMarker || !m_result)
         return;
     const ElementRef sel = context()->selected();
-    const bool on = sel.weight == m_weight && m_groupSize > 0 && sel.col >= 0 &&
-                    uint64_t(sel.col) / m_groupSize < m_result->error.groups.size();
+    const bool on = sel.weight == m_weight && m_groupSize > 0 && sel.col >= 0
+        && uint64_t(sel.col) / m_groupSize < m_result->error.groups.size();
     m_groupMarker->setVisible(on);
     if (on) {
         const double g = double(uint64_t(sel.col) / m_groupSize);
@@ -771,7 +793,8 @@ QString ErrorView::tableCsv() const
         return {};
     // Machine-readable: C-locale numbers, one quantity per line, as the CLI's JSON names them.
     const qs::ErrorStats& e = m_result->error;
-    QString csv = csvLine({QStringLiteral("weight"), QStringLiteral("reference"), QStringLiteral("quantity"), QStringLiteral("value")});
+    QString csv = csvLine(
+        {QStringLiteral("weight"), QStringLiteral("reference"), QStringLiteral("quantity"), QStringLiteral("value")});
     const QString weight = QString::fromStdString(m_result->weight);
     auto add = [&](const char* quantity, double v) {
         csv += csvLine({weight, m_shown.reference, QLatin1String(quantity), QString::number(v, 'g', 17)});
@@ -796,7 +819,8 @@ QString ErrorView::tableCsv() const
     for (const qs::GroupError& g : e.groups) {
         const QString group = QStringLiteral("group %1").arg(g.group);
         csv += csvLine({weight, m_shown.reference, group + QStringLiteral(" rmse"), QString::number(g.rmse, 'g', 17)});
-        csv += csvLine({weight, m_shown.reference, group + QStringLiteral(" max_abs"), QString::number(g.maxAbs, 'g', 17)});
+        csv += csvLine(
+            {weight, m_shown.reference, group + QStringLiteral(" max_abs"), QString::number(g.maxAbs, 'g', 17)});
     }
     return csv;
 }
@@ -814,7 +838,8 @@ void ErrorView::renderExport(QPainter& painter, const QRect& target)
     table.setTextWidth(std::max(260, m_stats->width()));
     const int tableWidth = std::min(int(std::ceil(table.idealWidth())) + 16, target.width() / 2);
     const QRect plots(target.topLeft(), QSize(target.width() - tableWidth, target.height()));
-    painter.fillRect(QRect(plots.right() + 1, target.top(), target.right() - plots.right(), target.height()), context()->theme().background);
+    painter.fillRect(QRect(plots.right() + 1, target.top(), target.right() - plots.right(), target.height()),
+                     context()->theme().background);
     painter.save();
     painter.translate(plots.right() + 12, target.top() + 8);
     QAbstractTextDocumentLayout::PaintContext paint;

@@ -89,7 +89,7 @@ private:
     struct Target {
         QString label;
         qs::RequantizeSpec spec; // format empty: the weight's own format
-        bool forFloat = false;   // the format a float weight is costed in
+        bool forFloat = false; // the format a float weight is costed in
     };
     struct Job {
         QString key;
@@ -134,14 +134,14 @@ private:
     QLabel* m_stats;
     QCPBars* m_bars = nullptr;
     QCPItemRect* m_groupMarker = nullptr;
-    int m_weight = -1;          // the weight m_result belongs to
-    uint64_t m_groupSize = 0;   // columns per group of m_result's groups
+    int m_weight = -1; // the weight m_result belongs to
+    uint64_t m_groupSize = 0; // columns per group of m_result's groups
     std::vector<Target> m_targets;
     std::shared_ptr<const qs::WeightComparison> m_result;
     std::map<QString, std::pair<Job, std::shared_ptr<const qs::WeightComparison>>> m_cache;
     bool m_dirty = true;
-    Job m_shown;          // the job m_result came from
-    QString m_found;      // a float reference found beside the checkpoint
+    Job m_shown; // the job m_result came from
+    QString m_found; // a float reference found beside the checkpoint
     bool m_searched = false; // the search ran for this checkpoint
 };
 

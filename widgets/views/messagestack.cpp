@@ -7,7 +7,9 @@
 namespace qsw {
 
 MessageStack::MessageStack(QWidget* content, QWidget* parent)
-    : QStackedWidget(parent), m_content(content), m_label(new QLabel(this))
+    : QStackedWidget(parent)
+    , m_content(content)
+    , m_label(new QLabel(this))
 {
     m_label->setAlignment(Qt::AlignCenter);
     m_label->setWordWrap(true);

@@ -67,7 +67,8 @@ QCPColorGradient codeGradient(const Theme& t, int codes)
 {
     QCPColorGradient g;
     g.clearColorStops();
-    for (int i = 0; i <= 8; ++i) g.setColorStopAt(i / 8.0, t.codeColor(i / 8.0));
+    for (int i = 0; i <= 8; ++i)
+        g.setColorStopAt(i / 8.0, t.codeColor(i / 8.0));
     g.setLevelCount(std::max(2, codes));
     return g;
 }
@@ -77,7 +78,8 @@ QCPItemStraightLine* vline(QCustomPlot* plot, QCPAxisRect* rect, double x, const
 {
     auto* line = new QCPItemStraightLine(plot);
     line->setClipAxisRect(rect);
-    for (QCPItemPosition* p : {line->point1, line->point2}) p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    for (QCPItemPosition* p : {line->point1, line->point2})
+        p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
     line->point1->setCoords(x, 0);
     line->point2->setCoords(x, 1);
     line->setPen(pen);
@@ -100,7 +102,8 @@ QCPItemText* label(QCustomPlot* plot, QCPAxisRect* rect, double x, double y, con
 
 } // namespace
 
-PlaygroundView::PlaygroundView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+PlaygroundView::PlaygroundView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent)
 {
     m_debounce = new QTimer(this);
     m_debounce->setSingleShot(true);
@@ -147,8 +150,8 @@ ElementRef PlaygroundView::weightElement(qint64 blockRow, qint64 col) const
 
 void PlaygroundView::hoverElement(qint64 blockRow, qint64 col)
 {
-    const bool valid = m_result && blockRow >= 0 && col >= 0 && uint64_t(blockRow) < m_result->rows
-                       && uint64_t(col) < m_result->cols;
+    const bool valid =
+        m_result && blockRow >= 0 && col >= 0 && uint64_t(blockRow) < m_result->rows && uint64_t(col) < m_result->cols;
     m_words->setHighlighted(valid ? std::optional(std::pair(uint64_t(blockRow), uint64_t(col))) : std::nullopt);
     // Only a row of a real weight names an element the other views know.
     const ElementRef element = valid ? weightElement(blockRow, col) : ElementRef{};
@@ -235,7 +238,8 @@ void PlaygroundView::buildControls()
     m_blockFormats = qs::playgroundBlockFormats();
     for (size_t i = 0; i < m_blockFormats.size(); ++i) {
         const qs::LayoutSpec* spec = qs::findLayoutSpec(m_blockFormats[i].format->id);
-        m_target->addItem(QString::fromStdString(spec ? spec->name : m_blockFormats[i].format->id), kBlockData + int(i));
+        m_target->addItem(QString::fromStdString(spec ? spec->name : m_blockFormats[i].format->id),
+                          kBlockData + int(i));
     }
     addPair(1, 0, new QLabel(tr("&Format:"), this), m_target);
 
@@ -247,7 +251,8 @@ void PlaygroundView::buildControls()
 
     m_groupSize = new QComboBox(this);
     m_groupSize->setObjectName(QStringLiteral("groupSize"));
-    for (int g : {16, 32, 64, 128, 256}) m_groupSize->addItem(QString::number(g), g);
+    for (int g : {16, 32, 64, 128, 256})
+        m_groupSize->addItem(QString::number(g), g);
     m_groupSize->addItem(tr("whole row"), 0);
     m_groupSize->setCurrentIndex(1);
     m_groupSizeLabel = new QLabel(tr("&Group size:"), this);
@@ -333,7 +338,8 @@ void PlaygroundView::buildControls()
     m_errorRect->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     m_words = new PlaygroundWords(this);
     m_words->setObjectName(QStringLiteral("words"));
-    for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->setMinimumSize(200, 160);
+    for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot})
+        plot->setMinimumSize(200, 160);
     grid->addWidget(m_map, 0, 0);
     grid->addWidget(m_buckets, 0, 1);
     grid->addWidget(m_row_plot, 1, 0);
@@ -374,7 +380,8 @@ void PlaygroundView::buildControls()
         else if (block)
             m_bits->setValue(block->bits);
         m_bits->setEnabled(!awq && !block);
-        for (QWidget* w : std::initializer_list<QWidget*>{m_groupSize, m_symmetric, m_clip}) w->setEnabled(!block);
+        for (QWidget* w : std::initializer_list<QWidget*>{m_groupSize, m_symmetric, m_clip})
+            w->setEnabled(!block);
         updateBlockControls();
         scheduleRecompute();
     });
@@ -412,7 +419,8 @@ void PlaygroundView::updateBlockControls()
         const bool building = m_building;
         m_building = true;
         m_blocksize->clear();
-        for (uint32_t size : block->blocksizes) m_blocksize->addItem(QString::number(size), int(size));
+        for (uint32_t size : block->blocksizes)
+            m_blocksize->addItem(QString::number(size), int(size));
         const int index = m_blocksize->findData(wanted);
         m_blocksize->setCurrentIndex(index >= 0 ? index : m_blocksize->findData(int(block->blockWeights)));
         m_building = building;
@@ -520,7 +528,8 @@ void PlaygroundView::updateSourceControls()
     const bool weight = m_source->currentData().toInt() == int(Source::WeightRow);
     m_row->setVisible(weight);
     m_rowLabel->setVisible(weight);
-    for (QWidget* w : std::initializer_list<QWidget*>{m_seed, m_seedLabel, m_length, m_lengthLabel}) w->setVisible(!weight);
+    for (QWidget* w : std::initializer_list<QWidget*>{m_seed, m_seedLabel, m_length, m_lengthLabel})
+        w->setVisible(!weight);
 }
 
 void PlaygroundView::updateWeight()
@@ -578,7 +587,7 @@ bool PlaygroundView::matchesWeight() const
     if (const qs::PlaygroundBlockFormat* own = qs::playgroundBlockFormatOf(*info)) {
         const qs::PlaygroundOptions o = options();
         return blockFormat() == info && w->groupSize == int64_t(o.blocksize ? o.blocksize : own->blockWeights)
-               && (!own->nestedOf || own->nestedOf(*w) == o.nested);
+            && (!own->nestedOf || own->nestedOf(*w) == o.nested);
     }
     if (!info->integerCodes)
         return false;
@@ -586,7 +595,7 @@ bool PlaygroundView::matchesWeight() const
     const qs::PlaygroundOptions o = options();
     const uint64_t group = w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? uint64_t(w->groupSize) : 0;
     return own && *own == o.target && o.bits == w->bits && o.groupSize == group && o.symmetric == w->symmetric
-           && o.clipRatio == 1.0f;
+        && o.clipRatio == 1.0f;
 }
 
 bool PlaygroundView::hasPendingWork() const
@@ -660,7 +669,8 @@ void PlaygroundView::recompute()
         // A weight without rows or columns has no row (the block's rows wrap modulo n); a row
         // longer than the synthetic sources may be is not quantized here either.
         if (n == 0 || k == 0) {
-            showError(tr("%1 has %2 rows of %3 values: there is no row to quantize; pick another weight or a synthetic source.")
+            showError(tr("%1 has %2 rows of %3 values: there is no row to quantize; pick another weight or a synthetic "
+                         "source.")
                           .arg(QString::fromStdString(w->name))
                           .arg(n)
                           .arg(k));
@@ -678,55 +688,56 @@ void PlaygroundView::recompute()
         m_blockRowsOfWeight = n;
         const bool check = matchesWeight();
         std::shared_ptr<const qs::WeightCodes> codes = m_codesWeight == int(index) ? m_codes : nullptr;
-        context()->jobs()->start(kJobKey, tr("Playground on %1, row %2").arg(shownText(QString::fromStdString(w->name))).arg(first),
-                                 [ckpt, index, n, k, first, blockRows, opt, check, codes, self](JobControl&) mutable -> JobRunner::Continuation {
-                                     const qs::LogicalWeight& weight = ckpt->weights[index];
-                                     std::vector<float> values(blockRows * k);
-                                     // The block's row 0 is the chosen row; AWQ's 8-row block wraps at the end.
-                                     for (uint64_t i = 0; i < blockRows; ++i) {
-                                         const uint64_t r = (first + i) % n;
-                                         qs::dequantizeRows(*ckpt, weight, r, r + 1, values.data() + i * k,
-                                                            qs::bestSimdPath());
-                                     }
-                                     auto result = std::make_shared<const qs::PlaygroundResult>(
-                                         qs::runPlayground(std::move(values), blockRows, k, opt));
-                                     // With the weight's own settings: do its codes come back?
-                                     CodeCheck codeCheck;
-                                     if (check && opt.block) {
-                                         codeCheck.matched = qs::playgroundStoredMatches(*ckpt, weight, first, *result);
-                                         codeCheck.total = k;
-                                     } else if (check) {
-                                         if (!codes)
-                                             codes = std::make_shared<const qs::WeightCodes>(qs::extractCodes(*ckpt, weight));
-                                         if (codes->codes.size() >= (first + 1) * k && result->quantized.codes.size() >= k) {
-                                             codeCheck.total = k;
-                                             codeCheck.matched = std::inner_product(
-                                                 result->quantized.codes.begin(), result->quantized.codes.begin() + qint64(k),
-                                                 codes->codes.begin() + qint64(first * k), qint64(0), std::plus<>(),
-                                                 [](uint8_t a, uint8_t b) { return qint64(a == b); });
-                                         }
-                                     }
-                                     return [self, result, index, first, n, codeCheck, codes] {
-                                         if (!self)
-                                             return;
-                                         self->m_shownWeight = int(index);
-                                         self->m_shownBlockStart = first;
-                                         self->m_shownWeightRows = n;
-                                         if (codes && self->context()->weight() == int(index)) {
-                                             self->m_codes = codes;
-                                             self->m_codesWeight = int(index);
-                                         }
-                                         self->m_codeCheck = codeCheck;
-                                         self->setResult(result);
-                                     };
-                                 });
+        context()->jobs()->start(
+            kJobKey, tr("Playground on %1, row %2").arg(shownText(QString::fromStdString(w->name))).arg(first),
+            [ckpt, index, n, k, first, blockRows, opt, check, codes,
+             self](JobControl&) mutable -> JobRunner::Continuation {
+                const qs::LogicalWeight& weight = ckpt->weights[index];
+                std::vector<float> values(blockRows * k);
+                // The block's row 0 is the chosen row; AWQ's 8-row block wraps at the end.
+                for (uint64_t i = 0; i < blockRows; ++i) {
+                    const uint64_t r = (first + i) % n;
+                    qs::dequantizeRows(*ckpt, weight, r, r + 1, values.data() + i * k, qs::bestSimdPath());
+                }
+                auto result = std::make_shared<const qs::PlaygroundResult>(
+                    qs::runPlayground(std::move(values), blockRows, k, opt));
+                // With the weight's own settings: do its codes come back?
+                CodeCheck codeCheck;
+                if (check && opt.block) {
+                    codeCheck.matched = qs::playgroundStoredMatches(*ckpt, weight, first, *result);
+                    codeCheck.total = k;
+                } else if (check) {
+                    if (!codes)
+                        codes = std::make_shared<const qs::WeightCodes>(qs::extractCodes(*ckpt, weight));
+                    if (codes->codes.size() >= (first + 1) * k && result->quantized.codes.size() >= k) {
+                        codeCheck.total = k;
+                        codeCheck.matched = std::inner_product(
+                            result->quantized.codes.begin(), result->quantized.codes.begin() + qint64(k),
+                            codes->codes.begin() + qint64(first * k), qint64(0), std::plus<>(),
+                            [](uint8_t a, uint8_t b) { return qint64(a == b); });
+                    }
+                }
+                return [self, result, index, first, n, codeCheck, codes] {
+                    if (!self)
+                        return;
+                    self->m_shownWeight = int(index);
+                    self->m_shownBlockStart = first;
+                    self->m_shownWeightRows = n;
+                    if (codes && self->context()->weight() == int(index)) {
+                        self->m_codes = codes;
+                        self->m_codesWeight = int(index);
+                    }
+                    self->m_codeCheck = codeCheck;
+                    self->setResult(result);
+                };
+            });
         return;
     }
 
-    const qs::SampleDistribution dist = source == Source::Normal           ? qs::SampleDistribution::Normal
-                                        : source == Source::NormalOutliers ? qs::SampleDistribution::NormalOutliers
-                                        : source == Source::Uniform        ? qs::SampleDistribution::Uniform
-                                                                           : qs::SampleDistribution::Laplace;
+    const qs::SampleDistribution dist = source == Source::Normal ? qs::SampleDistribution::Normal
+        : source == Source::NormalOutliers                       ? qs::SampleDistribution::NormalOutliers
+        : source == Source::Uniform                              ? qs::SampleDistribution::Uniform
+                                                                 : qs::SampleDistribution::Laplace;
     const uint64_t length = uint64_t(m_length->value()), seed = uint64_t(m_seed->value());
     m_codeCheck = {};
     auto work = [dist, length, seed, blockRows, opt, deliver](JobControl&) -> JobRunner::Continuation {
@@ -806,9 +817,9 @@ void PlaygroundView::redraw()
     }
     const size_t g = size_t(std::clamp(m_group->value(), 0, int(m_result->groups.size()) - 1));
     // The box steps through what shares one level table: groups, blocks or k-quant sub-blocks.
-    m_groupLabel->setText(!m_result->options.block           ? tr("&Inspect group:")
-                          : m_result->groups[g].subBlock >= 0 ? tr("&Inspect sub-block:")
-                                                              : tr("&Inspect block:"));
+    m_groupLabel->setText(!m_result->options.block                ? tr("&Inspect group:")
+                              : m_result->groups[g].subBlock >= 0 ? tr("&Inspect sub-block:")
+                                                                  : tr("&Inspect block:"));
     drawMap(m_result->groups[g]);
     drawBuckets(m_result->groups[g]);
     drawRow();
@@ -821,7 +832,8 @@ void PlaygroundView::replotVisible()
 {
     // A plot that was never shown has no paint buffer yet; showEvent draws it.
     if (isVisible())
-        for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot}) plot->replot(QCustomPlot::rpQueuedReplot);
+        for (QCustomPlot* plot : {m_map, m_buckets, m_row_plot})
+            plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void PlaygroundView::showEvent(QShowEvent* event)
@@ -871,11 +883,13 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
 
     // Bucket edges (skipped at 7-8 bits, where they would fill the plot).
     if (codes <= 64)
-        for (float e : grp.edges) vline(m_map, m_map->axisRect(), e, QPen(t.plotGrid, 1, Qt::SolidLine));
+        for (float e : grp.edges)
+            vline(m_map, m_map->axisRect(), e, QPen(t.plotGrid, 1, Qt::SolidLine));
 
     // The staircase q(w): each code from its lower edge to its upper edge.
     std::vector<std::pair<float, int>> byLevel;
-    for (int c = 0; c < codes; ++c) byLevel.emplace_back(grp.levels[size_t(c)], c);
+    for (int c = 0; c < codes; ++c)
+        byLevel.emplace_back(grp.levels[size_t(c)], c);
     std::sort(byLevel.begin(), byLevel.end());
     auto* stairs = new QCPCurve(x, y);
     double from = grp.histLow;
@@ -899,7 +913,8 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     levels->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, t.accent, t.accent, codes <= 32 ? 6 : 3));
 
     // The data range and where w = 0 lands.
-    for (double v : {double(grp.min), double(grp.max)}) vline(m_map, m_map->axisRect(), v, QPen(t.warning, 1, Qt::DashLine));
+    for (double v : {double(grp.min), double(grp.max)})
+        vline(m_map, m_map->axisRect(), v, QPen(t.warning, 1, Qt::DashLine));
     label(m_map, m_map->axisRect(), grp.min, yHigh + 0.5, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
     label(m_map, m_map->axisRect(), grp.max, yHigh + 0.5, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
     if (r.options.block) {
@@ -918,14 +933,21 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     zeroLine->point2->setCoords(1, zeroCode);
     zeroLine->setPen(QPen(t.accent, 1, Qt::DashLine));
 
-    m_mapTitle->setText(mlx ? tr("Affine map · group %1 · s = %2 · b = %3").arg(m_group->value()).arg(localNumber(grp.scale, 'g', 4), localNumber(grp.zero, 'g', 4))
-                            : tr("Affine map · group %1 · s = %2 · z = %3").arg(m_group->value()).arg(localNumber(grp.scale, 'g', 4), localNumber(grp.zero, 'g', 4)));
+    m_mapTitle->setText(mlx ? tr("Affine map · group %1 · s = %2 · b = %3")
+                                  .arg(m_group->value())
+                                  .arg(localNumber(grp.scale, 'g', 4), localNumber(grp.zero, 'g', 4))
+                            : tr("Affine map · group %1 · s = %2 · z = %3")
+                                  .arg(m_group->value())
+                                  .arg(localNumber(grp.scale, 'g', 4), localNumber(grp.zero, 'g', 4)));
     auto* formula = label(m_map, m_map->axisRect(), grp.histHigh, 0,
-                          mlx ? tr("q = clamp(round((w − b) / s)),  ŵ = s·q + b") : tr("q = clamp(round(w / s) + z),  ŵ = s·(q − z)"),
+                          mlx ? tr("q = clamp(round((w − b) / s)),  ŵ = s·q + b")
+                              : tr("q = clamp(round(w / s) + z),  ŵ = s·(q − z)"),
                           Qt::AlignRight | Qt::AlignBottom, t.text);
     formula->setBrush(t.background);
     formula->setPen(QPen(t.plotGrid));
-    label(m_map, m_map->axisRect(), 0, zeroCode, mlx ? tr("w = 0 → q = %1").arg(localNumber(zeroCode, 'g', 4)) : tr("zero z = %1").arg(localNumber(zeroCode, 'g', 4)),
+    label(m_map, m_map->axisRect(), 0, zeroCode,
+          mlx ? tr("w = 0 → q = %1").arg(localNumber(zeroCode, 'g', 4))
+              : tr("zero z = %1").arg(localNumber(zeroCode, 'g', 4)),
           Qt::AlignLeft | Qt::AlignBottom, t.accent);
     m_map->legend->setVisible(false);
 }
@@ -938,7 +960,8 @@ void PlaygroundView::drawBuckets(const qs::PlaygroundGroup& grp)
     QCPAxis* y = m_buckets->yAxis;
     x->setLabel(tr("weight value w"));
     y->setLabel(tr("values"));
-    m_bucketsTitle->setText(tr("Buckets · %1 · %2 values · colour = code").arg(groupName(grp)).arg(grp.end - grp.begin));
+    m_bucketsTitle->setText(
+        tr("Buckets · %1 · %2 values · colour = code").arg(groupName(grp)).arg(grp.end - grp.begin));
     x->setRange(grp.histLow, grp.histHigh);
     m_buckets->legend->setVisible(false);
 
@@ -972,7 +995,8 @@ void PlaygroundView::drawBuckets(const qs::PlaygroundGroup& grp)
     }
     y->setRange(0, top * 1.12);
     if (codes <= 64)
-        for (float e : grp.edges) vline(m_buckets, m_buckets->axisRect(), e, QPen(t.plotGrid, 1, Qt::SolidLine));
+        for (float e : grp.edges)
+            vline(m_buckets, m_buckets->axisRect(), e, QPen(t.plotGrid, 1, Qt::SolidLine));
     // Each level's code under the plot's top edge, where it is readable.
     if (codes <= 16)
         for (int c = 0; c < codes; ++c)
@@ -1001,7 +1025,8 @@ void PlaygroundView::drawRow()
     strip->data()->setRange(QCPRange(0, K - 1), QCPRange(-0.25, 0.25));
     for (uint64_t k = 0; k < r.cols; ++k)
         for (int row = 0; row < 2; ++row) // two's complement codes by their signed value
-            strip->data()->setCell(int(k), row, r.signedCodes ? (r.quantized.codes[k] + codes / 2) % codes : r.quantized.codes[k]);
+            strip->data()->setCell(int(k), row,
+                                   r.signedCodes ? (r.quantized.codes[k] + codes / 2) % codes : r.quantized.codes[k]);
     strip->setGradient(codeGradient(t, codes));
     strip->setDataRange(QCPRange(0, codes - 1));
     strip->setInterpolate(false);
@@ -1070,14 +1095,16 @@ void PlaygroundView::updateWords()
     PlaygroundWords::Content c;
     c.bits = r.options.bits;
     c.packsRows = r.rows > 1;
-    for (uint64_t i = 0; i < r.rows; ++i) c.rowNames.push_back(rowName(i));
+    for (uint64_t i = 0; i < r.rows; ++i)
+        c.rowNames.push_back(rowName(i));
     c.focusBegin = grp.begin;
     c.focusEnd = grp.end;
     if (r.options.block) {
         const qs::LayoutSpec* spec = qs::findLayoutSpec(r.options.block->id);
         c.wordBits = qs::playgroundWordBits(r);
         if (spec)
-            for (const qs::BlockField& f : spec->blockFields) c.fieldNames.push_back(QString::fromStdString(f.name));
+            for (const qs::BlockField& f : spec->blockFields)
+                c.fieldNames.push_back(QString::fromStdString(f.name));
         // Every byte of the group: at most one a code, and the block's field bytes.
         c.words = qs::playgroundWords(r, grp.begin, grp.end, size_t(grp.end - grp.begin) + kMaxWords);
         if (m_shownWeight >= 0)
@@ -1092,8 +1119,8 @@ void PlaygroundView::updateWords()
                           .arg(c.words.back().index)
                           .arg(QString::fromStdString(r.codeTensor), groupName(grp), name);
             c.note = spec && !spec->blockFields.empty()
-                         ? tr("block fields in their colours, then the codes; MSB left, as in the Bit map")
-                         : tr("two codes a byte, element 2i in the high nibble; MSB left, as in the Bit map");
+                ? tr("block fields in their colours, then the codes; MSB left, as in the Bit map")
+                : tr("two codes a byte, element 2i in the high nibble; MSB left, as in the Bit map");
         }
         m_words->setContent(std::move(c));
         return;
@@ -1123,7 +1150,8 @@ void PlaygroundView::updateWords()
             c.note = tr("%1-bit codes form one LSB-first bit stream: a code can straddle two words (·lo, ·hi)")
                          .arg(r.options.bits);
         else if (32 % r.options.bits != 0)
-            c.note = tr("%1 codes per word, the top %2 bits stay zero").arg(32 / r.options.bits).arg(32 % r.options.bits);
+            c.note =
+                tr("%1 codes per word, the top %2 bits stay zero").arg(32 / r.options.bits).arg(32 % r.options.bits);
         else
             c.note = tr("%1 codes per word, element k in slot k mod %1").arg(32 / r.options.bits);
     }
@@ -1139,39 +1167,43 @@ void PlaygroundView::updateSummary()
     const QString muted = context()->theme().mutedText.name();
     QString text = r.options.block
         ? tr("<b>%1</b> (k %2–%3): values [%4, %5] · levels [%6, %7] · clamped %8")
-              .arg(groupName(grp))
+                .arg(groupName(grp))
+                .arg(grp.begin)
+                .arg(grp.end - 1)
+                .arg(localNumber(grp.min, 'g', 4), localNumber(grp.max, 'g', 4), localNumber(grp.lowLevel, 'g', 4),
+                     localNumber(grp.highLevel, 'g', 4))
+                .arg(grp.clippedLow + grp.clippedHigh)
+            + QStringLiteral("<br>") + blockFieldsText(grp, true)
+        : tr("<b>Group %1</b> (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11")
+              .arg(g)
               .arg(grp.begin)
               .arg(grp.end - 1)
               .arg(localNumber(grp.min, 'g', 4), localNumber(grp.max, 'g', 4), localNumber(grp.lowLevel, 'g', 4),
-                   localNumber(grp.highLevel, 'g', 4))
-              .arg(grp.clippedLow + grp.clippedHigh)
-              + QStringLiteral("<br>") + blockFieldsText(grp, true)
-        : tr("<b>Group %1</b> (k %2–%3): values [%4, %5] · levels [%6, %7] · scale %8 · %9 %10 · clamped %11")
-                       .arg(g)
-                       .arg(grp.begin)
-                       .arg(grp.end - 1)
-                       .arg(localNumber(grp.min, 'g', 4), localNumber(grp.max, 'g', 4), localNumber(grp.lowLevel, 'g', 4), localNumber(grp.highLevel, 'g', 4), localNumber(grp.scale, 'g', 4),
-                            mlx ? tr("bias") : tr("zero"), localNumber(grp.zero, 'g', 4))
-                       .arg(grp.clippedLow + grp.clippedHigh);
+                   localNumber(grp.highLevel, 'g', 4), localNumber(grp.scale, 'g', 4), mlx ? tr("bias") : tr("zero"),
+                   localNumber(grp.zero, 'g', 4))
+              .arg(grp.clippedLow + grp.clippedHigh);
     text += QStringLiteral(" &nbsp;<span style='color:%1'>|</span>&nbsp; ").arg(muted);
     const int groups = int(r.groups.size());
     const QString grouping = !r.options.block ? tr("%1 groups of %2").arg(groups).arg(r.quantized.groupSize)
-                             : grp.subBlock >= 0 ? tr("%1 sub-blocks of %2").arg(groups).arg(r.quantized.groupSize)
-                                                 : tr("%1 blocks of %2").arg(groups).arg(r.quantized.groupSize);
-    text += tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4")
-                .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4), grouping);
+        : grp.subBlock >= 0                   ? tr("%1 sub-blocks of %2").arg(groups).arg(r.quantized.groupSize)
+                                              : tr("%1 blocks of %2").arg(groups).arg(r.quantized.groupSize);
+    text +=
+        tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4")
+            .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4), grouping);
     if (m_source->currentData().toInt() == int(Source::WeightRow)) {
         text += QStringLiteral("<br>");
         const qs::LogicalWeight* w = context()->logicalWeight();
         if (m_codeCheck.matched >= 0 && uint64_t(m_codeCheck.matched) == m_codeCheck.total)
             text += tr("<b>Codes</b>: all %1 reproduce the stored codes of this row").arg(m_codeCheck.total);
         else if (m_codeCheck.matched >= 0)
-            text += tr("<b>Codes</b>: %1 of %2 reproduce the stored codes of this row; the stored weight's quantizer chose "
-                       "the others (error feedback, act-order, its own range)")
-                        .arg(m_codeCheck.matched)
-                        .arg(m_codeCheck.total);
+            text +=
+                tr("<b>Codes</b>: %1 of %2 reproduce the stored codes of this row; the stored weight's quantizer chose "
+                   "the others (error feedback, act-order, its own range)")
+                    .arg(m_codeCheck.matched)
+                    .arg(m_codeCheck.total);
         else if (w)
-            text += tr("<b>Codes</b>: not compared with the stored ones: these settings are not the weight's own (%1, %2 bits, %3, %4)")
+            text += tr("<b>Codes</b>: not compared with the stored ones: these settings are not the weight's own (%1, "
+                       "%2 bits, %3, %4)")
                         .arg(QString::fromStdString(w->format))
                         .arg(w->bits)
                         .arg(w->groupSize > 0 ? tr("group %1").arg(w->groupSize) : tr("whole row"),
@@ -1186,7 +1218,9 @@ QString PlaygroundView::settingsCaption() const
         return tr("Quantization playground");
     const qs::PlaygroundOptions& o = m_result->options;
     const QString source = m_source->currentData().toInt() == int(Source::WeightRow)
-        ? tr("row %1 of %2").arg(m_row->value()).arg(context()->weightRow() ? shownText(context()->weightRow()->name) : QString())
+        ? tr("row %1 of %2")
+              .arg(m_row->value())
+              .arg(context()->weightRow() ? shownText(context()->weightRow()->name) : QString())
         : tr("%1, seed %2, %3 values").arg(m_source->currentText()).arg(m_seed->value()).arg(m_length->value());
     if (o.block)
         return o.blocksize ? tr("%1 · blocks of %2%3 · %4")

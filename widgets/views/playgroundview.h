@@ -62,7 +62,7 @@ public:
     // Block formats that offer them (bitsandbytes): elements per block and nested absmax.
     void setBlocksize(int blocksize);
     void setNested(bool nested);
-    void setClipRatio(double ratio);   // 0.05 .. 1
+    void setClipRatio(double ratio); // 0.05 .. 1
     void setInspectedGroup(int group);
 
     // Computes now instead of after the debounce (tests, screenshots). Big inputs still run
@@ -140,9 +140,9 @@ private:
     QComboBox* m_groupSize = nullptr;
     QCheckBox* m_symmetric = nullptr;
     QLabel* m_groupSizeLabel = nullptr;
-    QComboBox* m_blocksize = nullptr;   // in the group size's place when the block format offers sizes
+    QComboBox* m_blocksize = nullptr; // in the group size's place when the block format offers sizes
     QLabel* m_blocksizeLabel = nullptr;
-    QCheckBox* m_nested = nullptr;      // in the symmetric box's place when it offers nested scales
+    QCheckBox* m_nested = nullptr; // in the symmetric box's place when it offers nested scales
     QSlider* m_clip = nullptr;
     QLabel* m_clipValue = nullptr;
     QSpinBox* m_group = nullptr;

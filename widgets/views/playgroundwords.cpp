@@ -25,7 +25,8 @@ int titleHeight(const QFontMetrics& fm, bool note)
 
 } // namespace
 
-PlaygroundWords::PlaygroundWords(QWidget* parent) : QWidget(parent)
+PlaygroundWords::PlaygroundWords(QWidget* parent)
+    : QWidget(parent)
 {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setMouseTracking(true);
@@ -121,7 +122,8 @@ QSize PlaygroundWords::sizeHint() const
     const QFontMetrics fm(font());
     const int rows = int(std::max<size_t>(lines().size(), 1));
     return {kGutter + 32 * 22 + 2 * kMargin,
-            titleHeight(fm, !m_content.note.isEmpty()) + kHeader + rows * (kCellHeight + kLabelHeight + kRowGap) + kMargin};
+            titleHeight(fm, !m_content.note.isEmpty()) + kHeader + rows * (kCellHeight + kLabelHeight + kRowGap)
+                + kMargin};
 }
 
 QSize PlaygroundWords::minimumSizeHint() const
@@ -135,8 +137,8 @@ QString PlaygroundWords::fieldLabel(const qs::PlaygroundField& f) const
 {
     if (f.field >= 0)
         return f.field < int(m_content.fieldNames.size()) ? m_content.fieldNames[size_t(f.field)] : QString();
-    QString text = m_content.packsRows && f.row < m_content.rowNames.size() ? m_content.rowNames[f.row]
-                                                                             : tr("k%1").arg(f.col);
+    QString text =
+        m_content.packsRows && f.row < m_content.rowNames.size() ? m_content.rowNames[f.row] : tr("k%1").arg(f.col);
     if (f.pieces > 1)
         text += f.piece == 0 ? tr("·lo") : tr("·hi");
     return text;
@@ -160,7 +162,8 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
     p.setFont(font);
     if (!m_content.note.isEmpty()) {
         p.setPen(m_theme.mutedText);
-        p.drawText(QRect(left, y + fm.height(), rect.width() - 2 * kMargin, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRect(left, y + fm.height(), rect.width() - 2 * kMargin, fm.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter,
                    fm.elidedText(m_content.note, Qt::ElideRight, rect.width() - 2 * kMargin));
     }
     const Geometry g = layoutIn(rect);
@@ -194,7 +197,8 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
         if (y + kCellHeight > rect.bottom()) {
             // A smaller canvas (an export) than the words need: say what is left out.
             size_t remaining = 0;
-            for (size_t m = l; m < all.size(); ++m) remaining += all[m].size();
+            for (size_t m = l; m < all.size(); ++m)
+                remaining += all[m].size();
             p.setFont(font);
             p.setPen(m_theme.mutedText);
             p.drawText(QRect(rect.left() + kMargin, y - kRowGap, rect.width() - 2 * kMargin, fm.height()),
@@ -210,15 +214,19 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
         p.setPen(m_theme.text);
         QString hex;
         if (W == 32) {
-            hex = QStringLiteral("0x%1").arg(first.value, 8, 16, QLatin1Char('0')).toUpper().replace(QLatin1String("0X"),
-                                                                                                     QLatin1String("0x"));
+            hex = QStringLiteral("0x%1")
+                      .arg(first.value, 8, 16, QLatin1Char('0'))
+                      .toUpper()
+                      .replace(QLatin1String("0X"), QLatin1String("0x"));
         } else {
             QStringList bytes;
             for (size_t i : line)
-                bytes << QStringLiteral("%1").arg(m_content.words[i].value, (W + 3) / 4, 16, QLatin1Char('0')).toUpper();
+                bytes
+                    << QStringLiteral("%1").arg(m_content.words[i].value, (W + 3) / 4, 16, QLatin1Char('0')).toUpper();
             hex = bytes.join(QLatin1Char(' '));
         }
-        p.drawText(QRect(left, y + kCellHeight / 2 - 2, kGutter, kCellHeight / 2 + 6), Qt::AlignLeft | Qt::AlignVCenter, hex);
+        p.drawText(QRect(left, y + kCellHeight / 2 - 2, kGutter, kCellHeight / 2 + 6), Qt::AlignLeft | Qt::AlignVCenter,
+                   hex);
 
         for (size_t position = 0; position < line.size(); ++position) {
             const size_t w = line[position];
@@ -228,7 +236,8 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
             int owner[32];
             std::fill(std::begin(owner), std::end(owner), -1);
             for (size_t i = 0; i < word.fields.size(); ++i)
-                for (int b = word.fields[i].bit; b < word.fields[i].bit + word.fields[i].width && b < W; ++b) owner[b] = int(i);
+                for (int b = word.fields[i].bit; b < word.fields[i].bit + word.fields[i].width && b < W; ++b)
+                    owner[b] = int(i);
 
             p.setFont(small);
             for (int bit = W - 1; bit >= 0; --bit) {
@@ -240,8 +249,8 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
                         fill = m_theme.fieldColor(f.field);
                     } else {
                         const int hue = m_content.packsRows ? int(f.row)
-                                        : f.tile >= 0       ? int(f.tile)
-                                        : f.slot >= 0       ? f.slot
+                            : f.tile >= 0                   ? int(f.tile)
+                            : f.slot >= 0                   ? f.slot
                                                             : int(f.col % 32);
                         fill = m_theme.elementColor(hue, maxCode > 0 ? f.code / maxCode : 0);
                     }
@@ -249,15 +258,18 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
                 p.fillRect(r, fill);
                 p.setPen(QPen(m_theme.background, 1));
                 p.drawRect(r);
-                p.setPen(owner[bit] < 0 ? m_theme.mutedText : (fill.lightness() > 140 ? QColor(Qt::black) : QColor(Qt::white)));
+                p.setPen(owner[bit] < 0 ? m_theme.mutedText
+                                        : (fill.lightness() > 140 ? QColor(Qt::black) : QColor(Qt::white)));
                 p.drawText(r, Qt::AlignCenter, QString::number((word.value >> bit) & 1u));
             }
             // Field outlines and labels.
             for (const qs::PlaygroundField& f : word.fields) {
                 const int hi = std::min(f.bit + f.width - 1, W - 1);
                 const QRectF box(cellX(pos, hi), y, cell * (hi - f.bit + 1), kCellHeight);
-                const bool focus = f.field < 0 && f.row == 0 && f.col >= m_content.focusBegin && f.col < m_content.focusEnd;
-                const bool lit = f.field < 0 && m_highlighted && m_highlighted->first == f.row && m_highlighted->second == f.col;
+                const bool focus =
+                    f.field < 0 && f.row == 0 && f.col >= m_content.focusBegin && f.col < m_content.focusEnd;
+                const bool lit =
+                    f.field < 0 && m_highlighted && m_highlighted->first == f.row && m_highlighted->second == f.col;
                 p.setPen(lit ? QPen(m_theme.accent, 3.0)
                              : QPen(focus && m_content.packsRows ? m_theme.accent : m_theme.text,
                                     focus && m_content.packsRows ? 2.0 : 1.0));
@@ -276,7 +288,8 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
                                 return o.field < 0 && o.row == f.row && o.col == f.col && o.piece == f.piece + 1;
                             })) {
                             p.setPen(m_theme.text);
-                            p.drawText(QRect(left, y + kCellHeight, kGutter - 4, kLabelHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                            p.drawText(QRect(left, y + kCellHeight, kGutter - 4, kLabelHeight),
+                                       Qt::AlignLeft | Qt::AlignVCenter,
                                        tr("k%1 → word %2").arg(f.col).arg(m_content.words[n].index));
                             break;
                         }

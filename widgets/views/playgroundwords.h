@@ -20,15 +20,15 @@ class PlaygroundWords : public QWidget {
     Q_OBJECT
 public:
     struct Content {
-        QString title;                        // what the words are
-        QString note;                         // slot order, straddling, or why nothing is shown
+        QString title; // what the words are
+        QString note; // slot order, straddling, or why nothing is shown
         std::vector<qs::PlaygroundWord> words;
         int bits = 4;
-        bool packsRows = false;               // fields belong to several output rows (AWQ)
-        std::vector<QString> rowNames;        // label of each block row
+        bool packsRows = false; // fields belong to several output rows (AWQ)
+        std::vector<QString> rowNames; // label of each block row
         uint64_t focusBegin = 0, focusEnd = 0; // focus-row columns outlined
-        int wordBits = 32;                    // 32, or 8 for a block format's bytes
-        std::vector<QString> fieldNames;      // the block fields' names (PlaygroundField::field)
+        int wordBits = 32; // 32, or 8 for a block format's bytes
+        std::vector<QString> fieldNames; // the block fields' names (PlaygroundField::field)
     };
 
     explicit PlaygroundWords(QWidget* parent = nullptr);
@@ -60,10 +60,10 @@ protected:
 private:
     // Where the words sit inside `rect`, shared by paint and fieldAt.
     struct Geometry {
-        int firstTop = 0;  // top of the first word's cells
+        int firstTop = 0; // top of the first word's cells
         int cellsLeft = 0; // x of bit 31
-        double cell = 0;   // width of one bit cell
-        int pitch = 0;     // from one word's top to the next
+        double cell = 0; // width of one bit cell
+        int pitch = 0; // from one word's top to the next
     };
     Geometry layoutIn(const QRect& rect) const;
     // The words of each line (consecutive words, 32 bits a line), by index into content().words.

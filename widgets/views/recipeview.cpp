@@ -41,9 +41,9 @@ const QString RecipeView::kSummaryJob = QStringLiteral("recipe-summary");
 namespace {
 
 // Columns in this order first; other roles follow in the order the checkpoint lists them.
-const char* const kRoleOrder[] = {"attn_q", "attn_k", "attn_v", "attn_qkv", "attn_output", "ffn_gate", "ffn_up",
-                                  "ffn_down", "ffn_gate_inp", "ffn_gate_exps", "ffn_up_exps", "ffn_down_exps",
-                                  "attn_norm", "ffn_norm"};
+const char* const kRoleOrder[] = {"attn_q",      "attn_k",        "attn_v",    "attn_qkv",     "attn_output",
+                                  "ffn_gate",    "ffn_up",        "ffn_down",  "ffn_gate_inp", "ffn_gate_exps",
+                                  "ffn_up_exps", "ffn_down_exps", "attn_norm", "ffn_norm"};
 
 QString recipeLayerName(int layer)
 {
@@ -130,7 +130,8 @@ RecipeGridModel RecipeGridModel::build(const qs::Checkpoint& ckpt, const qs::Rec
         std::vector<size_t> byCount(roles.size());
         for (size_t i = 0; i < byCount.size(); ++i)
             byCount[i] = i;
-        std::stable_sort(byCount.begin(), byCount.end(), [&](size_t x, size_t y) { return roleTensors[x] > roleTensors[y]; });
+        std::stable_sort(byCount.begin(), byCount.end(),
+                         [&](size_t x, size_t y) { return roleTensors[x] > roleTensors[y]; });
         for (size_t k = fit; k < byCount.size(); ++k)
             keep[byCount[k]] = false;
         g.hiddenRoles = roles.size() - fit;
@@ -177,8 +178,8 @@ RecipeGridModel RecipeGridModel::build(const qs::Checkpoint& ckpt, const qs::Rec
         const QColor base = theme.formatColor(types[g.legend[k]].second);
         const double f = g.legend.size() > 1 ? double(k) / double(g.legend.size() - 1) : 0.5;
         // Lightness 0.78 (fewest bits) to 0.34 (most), the role's hue and saturation kept.
-        g.colours[g.legend[k]] = QColor::fromHslF(base.hslHueF() < 0 ? 0 : base.hslHueF(), std::max(0.25f, base.hslSaturationF()),
-                                                  float(0.78 - 0.44 * f));
+        g.colours[g.legend[k]] = QColor::fromHslF(base.hslHueF() < 0 ? 0 : base.hslHueF(),
+                                                  std::max(0.25f, base.hslSaturationF()), float(0.78 - 0.44 * f));
     }
     return g;
 }
@@ -186,7 +187,9 @@ RecipeGridModel RecipeGridModel::build(const qs::Checkpoint& ckpt, const qs::Rec
 // The grid itself: painted cells, a tooltip per cell, a click selects the weight.
 class RecipeGrid : public QWidget {
 public:
-    RecipeGrid(ViewContext* context, QWidget* parent) : QWidget(parent), m_context(context)
+    RecipeGrid(ViewContext* context, QWidget* parent)
+        : QWidget(parent)
+        , m_context(context)
     {
         setMouseTracking(true);
         setObjectName(QStringLiteral("recipeGrid"));
@@ -205,18 +208,23 @@ public:
         const QFontMetrics fm(cellFont());
         m_cellWidth = kMinCellWidth;
         for (size_t k = 0; k < m_model.legend.size() && k < kMaxLegend; ++k)
-            m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(shownText(QString::fromStdString(m_model.legend[k]), kMaxLabel)) + 2 * kCellPadding + 2);
+            m_cellWidth = std::max(m_cellWidth,
+                                   fm.horizontalAdvance(shownText(QString::fromStdString(m_model.legend[k]), kMaxLabel))
+                                       + 2 * kCellPadding + 2);
         // A column label's longest part between breaks ("synthetic4096.") fits on one line too.
         for (const QString& role : m_model.roles)
-            for (const QString& part : roleLabel(role).replace(QLatin1Char('_'), QLatin1Char('.')).split(QLatin1Char('.')))
-                m_cellWidth = std::max(m_cellWidth, fm.horizontalAdvance(part + QLatin1Char('.')) + 2 * kCellPadding + 2);
+            for (const QString& part :
+                 roleLabel(role).replace(QLatin1Char('_'), QLatin1Char('.')).split(QLatin1Char('.')))
+                m_cellWidth =
+                    std::max(m_cellWidth, fm.horizontalAdvance(part + QLatin1Char('.')) + 2 * kCellPadding + 2);
         m_cellWidth = std::min(m_cellWidth, kMaxCellWidth);
         // Column labels wrap in as many lines as the longest needs (the header grows to hold
         // them all, up to kMaxHeaderLines; beyond that the last line elides and the tooltip
         // has the whole name).
         m_headerLines = 2;
         for (const QString& role : m_model.roles)
-            m_headerLines = std::max<int>(m_headerLines, int(recipeLabelLines(roleLabel(role), cellFont(), labelWidth()).size()));
+            m_headerLines =
+                std::max<int>(m_headerLines, int(recipeLabelLines(roleLabel(role), cellFont(), labelWidth()).size()));
         m_headerLines = std::min(m_headerLines, kMaxHeaderLines);
         updateGeometry();
         resize(sizeHint());
@@ -238,8 +246,9 @@ public:
         if (cell.tensor < 0)
             return {};
         const qs::RecipeTensor& t = m_summary->tensors[size_t(cell.tensor)];
-        const QString label = QFontMetrics(cellFont()).elidedText(shownText(QString::fromStdString(t.label), kMaxLabel), Qt::ElideMiddle,
-                                                                  m_cellWidth - 2 - 2 * kCellPadding);
+        const QString label = QFontMetrics(cellFont())
+                                  .elidedText(shownText(QString::fromStdString(t.label), kMaxLabel), Qt::ElideMiddle,
+                                              m_cellWidth - 2 - 2 * kCellPadding);
         return label + QLatin1Char('\n') + recipeBits(t.bitsPerWeight());
     }
     // Column `col`'s label as the header draws it, line by line.
@@ -253,7 +262,10 @@ public:
         }
         return lines;
     }
-    QRect headerRect(int col) const { return {kHeaderWidth + col * m_cellWidth, 0, m_cellWidth - 2, headerHeight() - 2}; }
+    QRect headerRect(int col) const
+    {
+        return {kHeaderWidth + col * m_cellWidth, 0, m_cellWidth - 2, headerHeight() - 2};
+    }
     // What the tooltip says at widget position p: a cell's tensor, or a column label in full.
     QString toolTipAt(const QPoint& p) const
     {
@@ -261,15 +273,15 @@ public:
             if (headerRect(col).contains(p))
                 return shownText(m_model.roles[size_t(col)], kMaxTip);
         const auto cell = cellAt(p);
-        const RecipeGridModel::Cell* c = cell.first >= 0 ? &m_model.cells[size_t(cell.first)][size_t(cell.second)] : nullptr;
+        const RecipeGridModel::Cell* c =
+            cell.first >= 0 ? &m_model.cells[size_t(cell.first)][size_t(cell.second)] : nullptr;
         if (!c || c->tensor < 0)
             return {};
         const qs::RecipeTensor& t = m_summary->tensors[size_t(c->tensor)];
         QString tip = QStringLiteral("<b>%1</b><br>%2, %3 bits per weight, %4 parameters<br>%5")
                           .arg(shownText(QString::fromStdString(t.name), kMaxTip).toHtmlEscaped(),
-                               shownText(QString::fromStdString(t.label), kMaxTip),
-                               recipeBits(t.bitsPerWeight()), localCount(t.elements),
-                               QString::fromLatin1(qs::recipeKindName(t.verdict.kind)));
+                               shownText(QString::fromStdString(t.label), kMaxTip), recipeBits(t.bitsPerWeight()),
+                               localCount(t.elements), QString::fromLatin1(qs::recipeKindName(t.verdict.kind)));
         if (!t.verdict.reason.empty())
             tip += QStringLiteral(": ") + shownText(QString::fromStdString(t.verdict.reason), kMaxTip).toHtmlEscaped();
         if (t.extraBits != 0)
@@ -289,8 +301,8 @@ public:
     std::pair<int, int> cellAt(const QPoint& p) const
     {
         const int col = (p.x() - kHeaderWidth) / m_cellWidth, row = (p.y() - headerHeight()) / kCellHeight;
-        if (p.x() < kHeaderWidth || p.y() < headerHeight() || col >= int(m_model.roles.size()) ||
-            row >= int(m_model.layers.size()))
+        if (p.x() < kHeaderWidth || p.y() < headerHeight() || col >= int(m_model.roles.size())
+            || row >= int(m_model.layers.size()))
             return {-1, -1};
         return {row, col};
     }
@@ -319,8 +331,10 @@ public:
                 p.drawText(headerRect(c), Qt::AlignHCenter | Qt::AlignBottom, headerLines(c).join(QLatin1Char('\n')));
         if (shown.left() < kHeaderWidth)
             for (int r = firstRow; r < endRow; ++r)
-                p.drawText(QRect(0, headerHeight() + r * kCellHeight, kHeaderWidth - 6, kCellHeight), Qt::AlignRight | Qt::AlignVCenter,
-                           m_model.layers[size_t(r)] < 0 ? RecipeView::tr("other") : RecipeView::tr("blk %1").arg(m_model.layers[size_t(r)]));
+                p.drawText(QRect(0, headerHeight() + r * kCellHeight, kHeaderWidth - 6, kCellHeight),
+                           Qt::AlignRight | Qt::AlignVCenter,
+                           m_model.layers[size_t(r)] < 0 ? RecipeView::tr("other")
+                                                         : RecipeView::tr("blk %1").arg(m_model.layers[size_t(r)]));
         const int selected = m_context->weight();
         for (size_t r = size_t(firstRow); r < size_t(endRow); ++r)
             for (size_t c = size_t(firstCol); c < size_t(endCol); ++c) {
@@ -421,17 +435,17 @@ private:
 };
 
 RecipeView::RecipeView(ViewContext* context, QWidget* parent)
-    : AnalysisView(context, parent),
-      m_summaryLabel(new QLabel(this)),
-      m_open(new QPushButton(tr("Compare with…"), this)),
-      m_clear(new QPushButton(tr("Clear"), this)),
-      m_openImatrix(new QPushButton(tr("Importance matrix…"), this)),
-      m_grid(new RecipeGrid(context, this)),
-      m_plot(new QCustomPlot(this)),
-      m_importancePanel(new QWidget(this)),
-      m_importanceLabel(new QLabel(m_importancePanel)),
-      m_importanceTable(new QTableWidget(m_importancePanel)),
-      m_channelPlot(new QCustomPlot(m_importancePanel))
+    : AnalysisView(context, parent)
+    , m_summaryLabel(new QLabel(this))
+    , m_open(new QPushButton(tr("Compare with…"), this))
+    , m_clear(new QPushButton(tr("Clear"), this))
+    , m_openImatrix(new QPushButton(tr("Importance matrix…"), this))
+    , m_grid(new RecipeGrid(context, this))
+    , m_plot(new QCustomPlot(this))
+    , m_importancePanel(new QWidget(this))
+    , m_importanceLabel(new QLabel(m_importancePanel))
+    , m_importanceTable(new QTableWidget(m_importancePanel))
+    , m_channelPlot(new QCustomPlot(m_importancePanel))
 {
     m_summaryLabel->setObjectName(QStringLiteral("recipeSummary"));
     m_summaryLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -452,7 +466,8 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
     m_importanceLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_importanceTable->setObjectName(QStringLiteral("importanceTable"));
     m_importanceTable->setColumnCount(5);
-    m_importanceTable->setHorizontalHeaderLabels({tr("Weight"), tr("Channels"), tr("Mean"), tr("Max / mean"), tr("Imatrix")});
+    m_importanceTable->setHorizontalHeaderLabels(
+        {tr("Weight"), tr("Channels"), tr("Mean"), tr("Max / mean"), tr("Imatrix")});
     m_importanceTable->verticalHeader()->hide();
     m_importanceTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_importanceTable->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -555,8 +570,9 @@ QString RecipeView::summaryText() const
 
 void RecipeView::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Compare the recipe with"), context()->checkpointFolder(),
-                                                      tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Compare the recipe with"), context()->checkpointFolder(),
+                                     tr("Checkpoints (*.gguf *.safetensors);;All files (*)"));
     if (!path.isEmpty())
         openComparison(path);
 }
@@ -648,8 +664,9 @@ void RecipeView::rebuildImportance()
             const qs::ImportanceSummary sum = qs::summarizeImportance(*w.entry);
             m_importanceTable->setItem(int(i), 1, new QTableWidgetItem(localCount(w.entry->importance.size())));
             m_importanceTable->setItem(int(i), 2, new QTableWidgetItem(localNumber(sum.mean, 'g', 4)));
-            m_importanceTable->setItem(int(i), 3,
-                                       new QTableWidgetItem(sum.mean > 0 ? localNumber(sum.max / sum.mean, 'f', 1) : QStringLiteral("–")));
+            m_importanceTable->setItem(
+                int(i), 3,
+                new QTableWidgetItem(sum.mean > 0 ? localNumber(sum.max / sum.mean, 'f', 1) : QStringLiteral("–")));
             m_importanceTable->setItem(int(i), 4, new QTableWidgetItem(tr("fits")));
         } else {
             auto* why = new QTableWidgetItem(QString::fromStdString(w.problem));
@@ -732,7 +749,8 @@ void RecipeView::rebuild()
             b.lines << tr("B: %1").arg(QString::fromStdString(comparison->b.path));
             for (const qs::Message& l : qs::recipeOverview(comparison->b))
                 b.lines << QStringLiteral("   ") + qtext(l).simplified();
-            b.lines << tr("%n tensor(s) differ in type (outlined), %1 on both sides", nullptr, int(comparison->differing.size()))
+            b.lines << tr("%n tensor(s) differ in type (outlined), %1 on both sides", nullptr,
+                          int(comparison->differing.size()))
                            .arg(comparison->matched);
         }
         b.grid = RecipeGridModel::build(*ckpt, b.summary, comparison.get(), theme);
@@ -747,15 +765,18 @@ void RecipeView::rebuild()
     m_gridNotes.clear();
     m_grid->setContents({}, nullptr);
     redrawChart();
-    m_summaryLabel->setText(tr("Summarizing the recipe of %n weight(s)…", nullptr, int(std::min<size_t>(ckpt->weights.size(), INT_MAX))));
+    m_summaryLabel->setText(
+        tr("Summarizing the recipe of %n weight(s)…", nullptr, int(std::min<size_t>(ckpt->weights.size(), INT_MAX))));
     QPointer<RecipeView> self(this);
-    context()->jobs()->start(kSummaryJob, tr("Summarizing the recipe"), [make, self](JobControl&) -> JobRunner::Continuation {
-        auto built = std::make_shared<Built>(make());
-        return [self, built] {
-            if (self && built->checkpoint == self->context()->checkpoint() && built->comparison == self->m_comparison)
-                self->apply(std::move(*built));
-        };
-    });
+    context()->jobs()->start(kSummaryJob, tr("Summarizing the recipe"),
+                             [make, self](JobControl&) -> JobRunner::Continuation {
+                                 auto built = std::make_shared<Built>(make());
+                                 return [self, built] {
+                                     if (self && built->checkpoint == self->context()->checkpoint()
+                                         && built->comparison == self->m_comparison)
+                                         self->apply(std::move(*built));
+                                 };
+                             });
 }
 
 void RecipeView::apply(Built built)
@@ -764,10 +785,12 @@ void RecipeView::apply(Built built)
     m_gridNotes.clear();
     if (built.grid.hiddenLayers)
         m_gridNotes << tr("The grid shows the first %1 of %2 layers.")
-                           .arg(localCount(uint64_t(built.grid.layers.size())), localCount(uint64_t(built.grid.layers.size() + built.grid.hiddenLayers)));
+                           .arg(localCount(uint64_t(built.grid.layers.size())),
+                                localCount(uint64_t(built.grid.layers.size() + built.grid.hiddenLayers)));
     if (built.grid.hiddenRoles)
         m_gridNotes << tr("The grid shows the %1 roles with the most tensors of %2.")
-                           .arg(localCount(uint64_t(built.grid.roles.size())), localCount(uint64_t(built.grid.roles.size() + built.grid.hiddenRoles)));
+                           .arg(localCount(uint64_t(built.grid.roles.size())),
+                                localCount(uint64_t(built.grid.roles.size() + built.grid.hiddenRoles)));
     m_summaryLabel->setText((built.lines + m_gridNotes).join(QLatin1Char('\n')));
     m_grid->setContents(std::move(built.grid), &*m_summary);
     redrawChart();
@@ -890,11 +913,13 @@ void RecipeView::renderExport(QPainter& painter, const QRect& target)
     const int gridHeight = int(target.height() * 0.6);
     painter.save();
     painter.translate(target.topLeft());
-    const double s = std::min(1.0, std::min(double(target.width()) / gridSize.width(), double(gridHeight) / gridSize.height()));
+    const double s =
+        std::min(1.0, std::min(double(target.width()) / gridSize.width(), double(gridHeight) / gridSize.height()));
     painter.scale(s, s);
     m_grid->paintGrid(painter);
     painter.restore();
-    paintPlot(m_plot, painter, QRect(target.left(), target.top() + gridHeight, target.width(), target.height() - gridHeight));
+    paintPlot(m_plot, painter,
+              QRect(target.left(), target.top() + gridHeight, target.width(), target.height() - gridHeight));
 }
 
 } // namespace qsw

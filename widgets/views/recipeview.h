@@ -37,15 +37,15 @@ namespace qsw {
 // The grid's geometry and contents, computed from core's summaries (no painting).
 struct RecipeGridModel {
     struct Cell {
-        int tensor = -1;       // index into summary.tensors (and the checkpoint's weights)
-        bool differs = false;  // B stores another type, or lacks the tensor
-        QString labelB;        // B's type when it differs ("" when B lacks it)
+        int tensor = -1; // index into summary.tensors (and the checkpoint's weights)
+        bool differs = false; // B stores another type, or lacks the tensor
+        QString labelB; // B's type when it differs ("" when B lacks it)
     };
-    std::vector<QString> roles;  // columns
-    std::vector<int> layers;     // rows: block indices, then -1 for the tensors outside the blocks
+    std::vector<QString> roles; // columns
+    std::vector<int> layers; // rows: block indices, then -1 for the tensors outside the blocks
     std::vector<std::vector<Cell>> cells; // [row][column]
     std::map<std::string, QColor> colours; // type label -> colour
-    std::vector<std::string> legend;       // type labels, fewest bits first
+    std::vector<std::string> legend; // type labels, fewest bits first
     // Rows and columns left out: a grid of a million layers or a million roles (a file of tiny
     // tensors, each its own layer or role) shows its first kMaxRows rows and at most
     // kMaxColumns columns (the roles with the most tensors) within kMaxCells cells.

@@ -26,7 +26,8 @@ const QString kScalesJob = QStringLiteral("scales");
 
 } // namespace
 
-ScalesView::ScalesView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+ScalesView::ScalesView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent)
 {
     setObjectName(viewName());
     m_caption = new QLabel(this);
@@ -41,7 +42,8 @@ ScalesView::ScalesView(ViewContext* context, QWidget* parent) : AnalysisView(con
     m_reduce->addItem(tr("Cell: max |value|"), int(qs::CellReduce::MaxAbs));
     m_reduce->addItem(tr("Cell: min"), int(qs::CellReduce::Min));
     m_reduce->addItem(tr("Cell: max"), int(qs::CellReduce::Max));
-    m_reduce->setToolTip(tr("When the weight has more groups or rows than the plot has cells, each cell reduces the block it covers"));
+    m_reduce->setToolTip(
+        tr("When the weight has more groups or rows than the plot has cells, each cell reduces the block it covers"));
     m_level = new QComboBox(this);
     m_level->addItem(tr("GGUF: block scales (d, dmin)"), int(qs::GgufScaleLevel::Block));
     m_level->addItem(tr("GGUF: sub-block scales (d × sc, dmin × m)"), int(qs::GgufScaleLevel::SubBlock));
@@ -134,7 +136,9 @@ void ScalesView::reload()
     }
     m_level->setVisible(qs::hasGgufSubBlockScales(*ckpt, *w));
     if (!qs::hasGroupScales(*ckpt, *w)) {
-        m_caption->setText(tr("<b>%1</b> · %2").arg(shownText(QString::fromStdString(w->name)).toHtmlEscaped(), QString::fromStdString(w->format)));
+        m_caption->setText(
+            tr("<b>%1</b> · %2")
+                .arg(shownText(QString::fromStdString(w->name)).toHtmlEscaped(), QString::fromStdString(w->format)));
         showMessage(tr("%1 is stored as %2: a float weight has no scales or zeros. Each element is its own value; "
                        "see the bit map for its encoding.")
                         .arg(shownText(QString::fromStdString(w->name)), QString::fromStdString(w->format)));
@@ -151,8 +155,8 @@ void ScalesView::reload()
     QPointer<ScalesView> self(this);
     context()->jobs()->start(kScalesJob, tr("Reading scales of %1").arg(shownText(QString::fromStdString(w->name))),
                              [ckpt, index, lvl, self](JobControl& control) -> JobRunner::Continuation {
-                                 auto s = std::make_shared<const qs::GroupScales>(
-                                     qs::groupScales(*ckpt, ckpt->weights.at(size_t(index)), lvl, &control.cancelFlag()));
+                                 auto s = std::make_shared<const qs::GroupScales>(qs::groupScales(
+                                     *ckpt, ckpt->weights.at(size_t(index)), lvl, &control.cancelFlag()));
                                  return [self, index, lvl, s] {
                                      if (!self)
                                          return;
@@ -172,16 +176,18 @@ void ScalesView::showScales(int weight, std::shared_ptr<const qs::GroupScales> s
     m_field->setEnabled(zeros);
     if (!zeros)
         setField(ScaleField::Scales);
-    QString per = s.gIdx.empty() ? tr("one per %1 input columns").arg(s.groupSize)
-                                 : tr("one per group of %1 input columns, columns assigned by g_idx (act-order)").arg(s.groupSize);
+    QString per = s.gIdx.empty()
+        ? tr("one per %1 input columns").arg(s.groupSize)
+        : tr("one per group of %1 input columns, columns assigned by g_idx (act-order)").arg(s.groupSize);
     QString shown = tr("Showing %1 (%2)").arg(qtext(s.scaleMeaning).toHtmlEscaped(), per);
     if (zeros)
         shown += tr(" and %1").arg(qtext(s.zeroMeaning).toHtmlEscaped());
-    m_captionText = (tr("<b>%1</b> · %2 · %3 rows × %4 groups<br>%5.")
-                           .arg(shownText(QString::fromStdString(s.weight)).toHtmlEscaped(), QString::fromStdString(s.format))
-                           .arg(s.rows)
-                           .arg(s.groups)
-                           .arg(shown));
+    m_captionText =
+        (tr("<b>%1</b> · %2 · %3 rows × %4 groups<br>%5.")
+             .arg(shownText(QString::fromStdString(s.weight)).toHtmlEscaped(), QString::fromStdString(s.format))
+             .arg(s.rows)
+             .arg(s.groups)
+             .arg(shown));
     rebuild();
 }
 
@@ -217,8 +223,8 @@ void ScalesView::updateSelection()
         return;
     const ElementRef sel = context()->selected();
     const qs::GroupScales& s = *m_scales;
-    const bool on = sel.isValid() && sel.weight == m_weight && uint64_t(sel.row) < s.rows && sel.col >= 0 &&
-                    uint64_t(sel.col) < s.cols && s.groupSize;
+    const bool on = sel.isValid() && sel.weight == m_weight && uint64_t(sel.row) < s.rows && sel.col >= 0
+        && uint64_t(sel.col) < s.cols && s.groupSize;
     m_marker->setVisible(on);
     if (on) {
         const uint64_t g = s.gIdx.empty() ? uint64_t(sel.col) / s.groupSize : uint64_t(s.gIdx[size_t(sel.col)]);

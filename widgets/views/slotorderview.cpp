@@ -25,12 +25,15 @@ namespace qsw {
 namespace {
 constexpr double kGap = 16;
 constexpr int kMinZoom = 25, kMaxZoom = 300; // percent
-}
+} // namespace
 
 // Paints both figures, stacked, at the view's zoom.
 class SlotOrderCanvas : public QWidget {
 public:
-    explicit SlotOrderCanvas(QWidget* parent) : QWidget(parent) {}
+    explicit SlotOrderCanvas(QWidget* parent)
+        : QWidget(parent)
+    {
+    }
 
     void set(const qs::LayoutSpec* spec, const qs::LayoutParams& p, const Theme& theme, double zoom)
     {
@@ -61,7 +64,8 @@ public:
         const double s = std::min(target.width() / n.width(), target.height() / n.height());
         const QSizeF a = slotsFig.naturalSize() * s, b = word.naturalSize() * s;
         slotsFig.paint(painter, QRectF(target.topLeft(), a), m_theme);
-        word.paint(painter, QRectF(target.left(), target.top() + a.height() + kGap * s, b.width(), b.height()), m_theme);
+        word.paint(painter, QRectF(target.left(), target.top() + a.height() + kGap * s, b.width(), b.height()),
+                   m_theme);
     }
 
 protected:
@@ -78,7 +82,8 @@ private:
     double m_zoom = 1;
 };
 
-SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent)
 {
     setObjectName(viewName());
     auto* bar = new QHBoxLayout;
@@ -87,7 +92,9 @@ SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent) : AnalysisVi
     m_format->setObjectName(QStringLiteral("formatPicker"));
     for (const qs::LayoutSpec& s : qs::layoutRegistry().all())
         if (s.locate && s.packAxis != qs::PackAxis::None)
-            m_format->addItem(QStringLiteral("%1 — %2").arg(QString::fromStdString(s.id), QString::fromStdString(s.name)), QString::fromStdString(s.id));
+            m_format->addItem(
+                QStringLiteral("%1 — %2").arg(QString::fromStdString(s.id), QString::fromStdString(s.name)),
+                QString::fromStdString(s.id));
     m_format->setToolTip(tr("Any registered layout; follows the selected weight"));
     bar->addWidget(m_format, 1);
     bar->addWidget(new QLabel(tr("Bits:"), this));
@@ -177,7 +184,8 @@ void SlotOrderView::followWeight()
     }
     m_spec = spec;
     m_params = qs::report::weightParams(*w);
-    if (std::find(spec->bitWidths.begin(), spec->bitWidths.end(), m_params.bits) == spec->bitWidths.end() && !spec->bitWidths.empty())
+    if (std::find(spec->bitWidths.begin(), spec->bitWidths.end(), m_params.bits) == spec->bitWidths.end()
+        && !spec->bitWidths.empty())
         m_params.bits = spec->bitWidths.front();
     m_note->setText(tr("%1: %2, [%3, %4], %5 bits%6")
                         .arg(shownText(QString::fromStdString(w->name)), QString::fromStdString(spec->name))

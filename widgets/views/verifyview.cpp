@@ -36,14 +36,18 @@ QStringList fileStamps(const qs::Checkpoint& ckpt)
         const QFileInfo info(qtext(file));
         if (!info.exists())
             return {};
-        stamps << QStringLiteral("%1|%2|%3").arg(info.absoluteFilePath()).arg(info.size()).arg(info.lastModified().toMSecsSinceEpoch());
+        stamps << QStringLiteral("%1|%2|%3")
+                      .arg(info.absoluteFilePath())
+                      .arg(info.size())
+                      .arg(info.lastModified().toMSecsSinceEpoch());
     }
     return ckpt.files.empty() ? QStringList() : stamps;
 }
 
 } // namespace
 
-VerifyView::VerifyView(ViewContext* context, QWidget* parent) : AnalysisView(context, parent)
+VerifyView::VerifyView(ViewContext* context, QWidget* parent)
+    : AnalysisView(context, parent)
 {
     setObjectName(viewName());
     m_run = new QPushButton(tr("&Refresh"), this);
@@ -121,9 +125,10 @@ void VerifyView::run()
     const QStringList stamps = fileStamps(*ckpt);
     context()->jobs()->start(kJob, tr("Verifying %1").arg(QFileInfo(qtext(ckpt->path)).fileName()),
                              [ckpt, self, stamps](JobControl& job) -> JobRunner::Continuation {
-                                 auto report = std::make_shared<const qs::VerifyReport>(qs::verifyCheckpoint(
-                                     *ckpt, &job.cancelFlag(),
-                                     [&job](size_t done, size_t total) { job.setProgress(double(done) / double(total)); }));
+                                 auto report = std::make_shared<const qs::VerifyReport>(
+                                     qs::verifyCheckpoint(*ckpt, &job.cancelFlag(), [&job](size_t done, size_t total) {
+                                         job.setProgress(double(done) / double(total));
+                                     }));
                                  if (job.cancelled())
                                      return {};
                                  return [self, ckpt, report, stamps] {
@@ -172,7 +177,8 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
                 where = tr("%1 (of %2)").arg(where, localCount(f.count));
         }
         const QString message = shownText(qtext(f.message), kMaxShownMessage);
-        auto* item = new QTreeWidgetItem({f.warning ? tr("warning") : tr("error"), shownText(qtext(f.weight)), qtext(f.check), where, message});
+        auto* item = new QTreeWidgetItem(
+            {f.warning ? tr("warning") : tr("error"), shownText(qtext(f.weight)), qtext(f.check), where, message});
         item->setData(SeverityColumn, Qt::UserRole, f.warning);
         item->setData(WeightColumn, WeightIndexRole, weightIndex(f.weight));
         item->setToolTip(MessageColumn, message);
@@ -180,19 +186,21 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
             const qs::FindingPlace& p = f.places.front();
             item->setData(PlaceColumn, PlaceRole, QVariantList{qlonglong(p.row), qlonglong(p.col)});
             // The stored scales, zeros and absmax have their own view; everything else is values.
-            const bool scales = f.check == "nonfinite-scale" || f.check == "nonfinite-zero" || f.check == "nonfinite-absmax" ||
-                                f.check == "zero-scale";
+            const bool scales = f.check == "nonfinite-scale" || f.check == "nonfinite-zero"
+                || f.check == "nonfinite-absmax" || f.check == "zero-scale";
             item->setData(PlaceColumn, PlaceViewRole, scales ? QStringLiteral("scales") : QStringLiteral("bitmap"));
             QStringList all;
             for (const qs::FindingPlace& q : f.places)
                 all << placeText(q);
-            item->setToolTip(PlaceColumn, tr("%1\nDouble-click to open it in the %2 view.")
-                                              .arg(all.join(QLatin1Char('\n')), scales ? tr("Scales") : tr("Bit map")));
+            item->setToolTip(PlaceColumn,
+                             tr("%1\nDouble-click to open it in the %2 view.")
+                                 .arg(all.join(QLatin1Char('\n')), scales ? tr("Scales") : tr("Bit map")));
         }
         items << item;
     }
     for (const std::string& name : r.unchecked) {
-        auto* item = new QTreeWidgetItem({tr("not checked"), shownText(qtext(name)), QString(), QString(), tr("no check covers this format")});
+        auto* item = new QTreeWidgetItem(
+            {tr("not checked"), shownText(qtext(name)), QString(), QString(), tr("no check covers this format")});
         item->setData(WeightColumn, WeightIndexRole, weightIndex(name));
         items << item;
     }
@@ -201,25 +209,29 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         std::map<std::string, int> formats;
         const auto ckpt = context()->checkpoint();
         for (const std::string& name : r.checked)
-            if (const int w = weightIndex(name); ckpt && w >= 0 && size_t(w) < ckpt->weights.size()) // hashed: no search per name
+            if (const int w = weightIndex(name);
+                ckpt && w >= 0 && size_t(w) < ckpt->weights.size()) // hashed: no search per name
                 ++formats[ckpt->weights[size_t(w)].format];
         QStringList counts;
-        for (const auto& [format, n] : formats) counts << tr("%1 × %2").arg(localCount(uint64_t(n)), qtext(format));
+        for (const auto& [format, n] : formats)
+            counts << tr("%1 × %2").arg(localCount(uint64_t(n)), qtext(format));
         auto* item = new QTreeWidgetItem(
             {tr("none"), QString(), QString(), QString(),
-             r.checked.empty() ? tr("No quantized weight to check: nothing found.")
-                               : tr("Checked the layout, sizes, scales and codes of %n quantized weight(s) (%1): no errors, no "
-                                    "warnings.",
-                                    nullptr, int(r.checked.size()))
-                                     .arg(counts.join(QStringLiteral(", ")))});
+             r.checked.empty()
+                 ? tr("No quantized weight to check: nothing found.")
+                 : tr("Checked the layout, sizes, scales and codes of %n quantized weight(s) (%1): no errors, no "
+                      "warnings.",
+                      nullptr, int(r.checked.size()))
+                       .arg(counts.join(QStringLiteral(", ")))});
         item->setData(WeightColumn, WeightIndexRole, -1);
         items << item;
     }
     m_list->addTopLevelItems(items);
     const size_t errors = r.errors(), warnings = r.findings.size() - errors;
     QString text = tr("%n weight(s) checked: ", nullptr, int(r.checked.size()));
-    text += errors == 0 && warnings == 0 ? tr("no findings.")
-                                         : tr("%1 error(s), %2 warning(s).").arg(localCount(errors), localCount(warnings));
+    text += errors == 0 && warnings == 0
+        ? tr("no findings.")
+        : tr("%1 error(s), %2 warning(s).").arg(localCount(errors), localCount(warnings));
     if (!r.unchecked.empty())
         text += tr(" %n quantized weight(s) not covered by any check.", nullptr, int(r.unchecked.size()));
     if (!r.findings.empty() || !r.unchecked.empty())

@@ -3,8 +3,8 @@
 // open checkpoint, run in the background when the view is first shown or on "Refresh",
 // with progress and cancel. The findings are kept per checkpoint: switching views, coming back
 // or reloading the same unchanged files shows them again without checking; another checkpoint
-// clears them. With no findings the table says in one line what was checked. Each finding names its weight: a click selects the weight in
-// every view (and the finding's first place as the selected element, where it has one), a
+// clears them. With no findings the table says in one line what was checked. Each finding names its weight: a click
+// selects the weight in every view (and the finding's first place as the selected element, where it has one), a
 // double-click opens that place in the Bit map (values, rows, groups, blocks) or the Scales view
 // (scales, zeros, absmax); selecting a weight elsewhere selects its first finding here. Errors and
 // warnings in the theme's colours; quantized weights no check covers are listed too.

@@ -32,8 +32,8 @@ QList<AnalysisView*> createAnalysisViews(ViewContext* context, QWidget* parent)
 QStringList centralViewNames()
 {
     // The order of createAnalysisViews; tst_mainwindow checks the two agree.
-    return {QStringLiteral("tensors"), QStringLiteral("metadata"), QStringLiteral("bitmap"),  QStringLiteral("slots"),
-            QStringLiteral("scales"),  QStringLiteral("error"),    QStringLiteral("budget"),  QStringLiteral("diff"),
+    return {QStringLiteral("tensors"), QStringLiteral("metadata"), QStringLiteral("bitmap"),    QStringLiteral("slots"),
+            QStringLiteral("scales"),  QStringLiteral("error"),    QStringLiteral("budget"),    QStringLiteral("diff"),
             QStringLiteral("recipe"),  QStringLiteral("verify"),   QStringLiteral("playground")};
 }
 

@@ -18,8 +18,14 @@ namespace qs {
 namespace {
 
 // torch.round and std::rint both round half to even (the default rounding mode).
-inline float rne(float v) { return std::nearbyint(v); }
-inline float clampf(float v, float lo, float hi) { return std::min(std::max(v, lo), hi); }
+inline float rne(float v)
+{
+    return std::nearbyint(v);
+}
+inline float clampf(float v, float lo, float hi)
+{
+    return std::min(std::max(v, lo), hi);
+}
 
 // The scale as the file will hold it when the options ask for that (see codeScale).
 float storeScale(float v, DType t)
@@ -50,9 +56,9 @@ struct Range {
 struct Params {
     float scale = 0;
     float zero = 0; // unsigned code units; the bias for Mlx
-    float qmin = 0, qmax = 0;   // code range the rounding is clamped to (signed for CT and AWQ sym)
-    float offset = 0;           // added after clamping to reach unsigned codes
-    bool ctOrder = false;       // compressed-tensors adds the zero point before clamping and rounding
+    float qmin = 0, qmax = 0; // code range the rounding is clamped to (signed for CT and AWQ sym)
+    float offset = 0; // added after clamping to reach unsigned codes
+    bool ctOrder = false; // compressed-tensors adds the zero point before clamping and rounding
     bool mlx = false;
 };
 
@@ -62,7 +68,8 @@ Params gptqParams(Range r, const AffineOptions& o)
     float xmin = std::min(r.min, 0.0f), xmax = std::max(r.max, 0.0f);
     if (o.symmetric) {
         xmax = std::max(std::fabs(xmin), xmax);
-        if (xmin < 0) xmin = -xmax;
+        if (xmin < 0)
+            xmin = -xmax;
     }
     if (xmin == 0 && xmax == 0) {
         xmin = -1;
@@ -211,8 +218,8 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
 {
     const bool signedGrid = opt.rule == AffineRule::CompressedTensors || (opt.rule == AffineRule::Awq && opt.symmetric);
     if (opt.bits < (signedGrid ? 2 : 1) || opt.bits > 8)
-        throw Error("quantize: bits must be " + std::string(signedGrid ? "2" : "1") + "..8 for " + std::string(affineRuleName(opt.rule))
-                    + ", got " + std::to_string(opt.bits));
+        throw Error("quantize: bits must be " + std::string(signedGrid ? "2" : "1") + "..8 for "
+                    + std::string(affineRuleName(opt.rule)) + ", got " + std::to_string(opt.bits));
     if (!(opt.clipRatio > 0.0f && opt.clipRatio <= 1.0f))
         throw Error("quantize: clipping ratio must be in (0, 1]");
     if (opt.granularity == AffineGranularity::Group && opt.groupSize == 0)
@@ -239,8 +246,8 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
         if (opt.granularity != AffineGranularity::Group || opt.rule == AffineRule::Mlx)
             throw Error("quantize: a group index needs per-group quantization and an integer-zero rule");
         if (opt.groupIndex.size() != cols)
-            throw Error("quantize: the group index has " + std::to_string(opt.groupIndex.size()) + " entries for K = "
-                        + std::to_string(cols));
+            throw Error("quantize: the group index has " + std::to_string(opt.groupIndex.size())
+                        + " entries for K = " + std::to_string(cols));
         int64_t maxGroup = -1;
         for (int32_t g : opt.groupIndex) {
             if (g < 0 || uint64_t(g) >= cols)
@@ -257,7 +264,8 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
     Params tensorParams;
     if (opt.granularity == AffineGranularity::Tensor) {
         Range r;
-        for (uint64_t i = 0; i < total; ++i) r.add(w[i]);
+        for (uint64_t i = 0; i < total; ++i)
+            r.add(w[i]);
         tensorParams = paramsFor(r, opt);
     }
     parallelFor(rows, parallel && total > 65536, [&](uint64_t row) {
@@ -266,10 +274,13 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
         std::vector<Params> params(q.groups, tensorParams);
         if (opt.granularity != AffineGranularity::Tensor) {
             std::vector<Range> ranges(q.groups);
-            for (uint64_t k = 0; k < cols; ++k) ranges[q.group(k)].add(x[k]);
-            for (uint64_t g = 0; g < q.groups; ++g) params[g] = paramsFor(ranges[g], opt);
+            for (uint64_t k = 0; k < cols; ++k)
+                ranges[q.group(k)].add(x[k]);
+            for (uint64_t g = 0; g < q.groups; ++g)
+                params[g] = paramsFor(ranges[g], opt);
         }
-        for (uint64_t k = 0; k < cols; ++k) c[k] = codeOf(x[k], params[q.group(k)], opt.rule);
+        for (uint64_t k = 0; k < cols; ++k)
+            c[k] = codeOf(x[k], params[q.group(k)], opt.rule);
         for (uint64_t g = 0; g < q.groups; ++g) {
             q.scales[g * rows + row] = params[g].scale;
             q.zeros[g * rows + row] = storedZero(params[g]);
@@ -285,8 +296,8 @@ std::vector<float> dequantizeAffine(const AffineQuantized& q)
         for (uint64_t k = 0; k < q.cols; ++k) {
             const uint64_t gi = q.group(k) * q.rows + n;
             const float code = float(q.codes[n * q.cols + k]);
-            out[n * q.cols + k] = q.rule == AffineRule::Mlx ? code * q.scales[gi] + q.zeros[gi]
-                                                            : q.scales[gi] * (code - q.zeros[gi]);
+            out[n * q.cols + k] =
+                q.rule == AffineRule::Mlx ? code * q.scales[gi] + q.zeros[gi] : q.scales[gi] * (code - q.zeros[gi]);
         }
     }
     return out;
@@ -351,7 +362,8 @@ std::vector<uint16_t> halfBits(const std::vector<float>& v, DType type)
 std::vector<int32_t> integerZeros(const AffineQuantized& q)
 {
     std::vector<int32_t> z(q.zeros.size());
-    for (size_t i = 0; i < z.size(); ++i) z[i] = codeInt(q.zeros[i]);
+    for (size_t i = 0; i < z.size(); ++i)
+        z[i] = codeInt(q.zeros[i]);
     return z;
 }
 
@@ -362,12 +374,14 @@ std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget targ
     if (scaleType != DType::F16 && scaleType != DType::BF16 && scaleType != DType::F32)
         throw Error("pack: scales must be F16, BF16 or F32");
     if ((target == AffineTarget::Mlx) != (q.rule == AffineRule::Mlx))
-        throw Error("pack: MLX stores a float bias, the other targets an integer zero; requantize with the matching rule");
+        throw Error(
+            "pack: MLX stores a float bias, the other targets an integer zero; requantize with the matching rule");
     if (target == AffineTarget::CompressedTensors && q.rule != AffineRule::CompressedTensors)
         throw Error("pack: compressed-tensors needs its own rule (signed codes, zero point in range)");
     const uint64_t N = q.rows, K = q.cols, G = q.groups, b = uint64_t(q.bits);
     bool trivialIndex = true;
-    for (uint64_t k = 0; k < q.groupIndex.size(); ++k) trivialIndex &= q.group(k) == k / q.groupSize;
+    for (uint64_t k = 0; k < q.groupIndex.size(); ++k)
+        trivialIndex &= q.group(k) == k / q.groupSize;
     if (!trivialIndex && target != AffineTarget::GptqV1 && target != AffineTarget::GptqV2)
         throw Error(std::string("pack: ") + std::string(affineTargetName(target))
                     + " has no g_idx; an act-order quantization needs GPTQ");
@@ -379,7 +393,8 @@ std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget targ
             PackedOutput p = packGptq(q.codes, integerZeros(q), halfBits(q.scales, scaleType), q.bits, K, N, G,
                                       target == AffineTarget::GptqV1, false);
             std::vector<int32_t> gIdx(K);
-            for (uint64_t k = 0; k < K; ++k) gIdx[k] = int32_t(q.group(k));
+            for (uint64_t k = 0; k < K; ++k)
+                gIdx[k] = int32_t(q.group(k));
             out.push_back(fromPacked("qweight", DType::I32, std::move(p.qweight)));
             out.push_back(fromPacked("qzeros", DType::I32, std::move(p.qzeros)));
             out.push_back(fromPacked("scales", scaleType, std::move(p.scales)));
@@ -413,9 +428,11 @@ std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget targ
                 std::vector<uint32_t> zp(zw * G, 0);
                 for (uint64_t g = 0; g < G; ++g) {
                     std::vector<uint8_t> col(N);
-                    for (uint64_t n = 0; n < N; ++n) col[n] = uint8_t(codeInt(q.zeros[g * N + n]));
+                    for (uint64_t n = 0; n < N; ++n)
+                        col[n] = uint8_t(codeInt(q.zeros[g * N + n]));
                     const std::vector<uint8_t> w = bitstream::packSlots(col, q.bits, 32);
-                    for (uint64_t i = 0; i < zw; ++i) std::memcpy(&zp[i * G + g], w.data() + i * 4, 4);
+                    for (uint64_t i = 0; i < zw; ++i)
+                        std::memcpy(&zp[i * G + g], w.data() + i * 4, 4);
                 }
                 out.push_back(stored("weight_zero_point", DType::I32, {zw, G}, zp));
             }

@@ -28,9 +28,9 @@ enum class AffineGranularity { Tensor, Channel, Group };
 struct AffineOptions {
     int bits = 4;
     AffineGranularity granularity = AffineGranularity::Group;
-    uint64_t groupSize = 128;  // Group only: weights of one row of K that share a scale
+    uint64_t groupSize = 128; // Group only: weights of one row of K that share a scale
     bool symmetric = false;
-    float clipRatio = 1.0f;    // (0, 1]: the min/max range is multiplied by it before the scale is chosen
+    float clipRatio = 1.0f; // (0, 1]: the min/max range is multiplied by it before the scale is chosen
     AffineRule rule = AffineRule::Gptq;
     // F32: codes and zeros against the float32 scale, as the upstream quantizers compute them.
     // F16/BF16: the scale (and MLX bias) is rounded to the stored type first (a zero scale
@@ -43,15 +43,15 @@ struct AffineOptions {
 };
 
 struct AffineQuantized {
-    uint64_t rows = 0;        // N
-    uint64_t cols = 0;        // K
+    uint64_t rows = 0; // N
+    uint64_t cols = 0; // K
     int bits = 0;
-    uint64_t groupSize = 0;   // effective: K for per channel and per tensor
-    uint64_t groups = 0;      // G = ceil(K / groupSize)
+    uint64_t groupSize = 0; // effective: K for per channel and per tensor
+    uint64_t groups = 0; // G = ceil(K / groupSize)
     AffineRule rule = AffineRule::Gptq;
     bool symmetric = false;
     std::vector<uint8_t> codes; // [N, K]
-    std::vector<float> scales;  // [G, N]
+    std::vector<float> scales; // [G, N]
     // [G, N]: the real zero point z in code units (w = s * (q - z)); for Mlx the float bias
     // (w = s * q + bias).
     std::vector<float> zeros;

@@ -14,7 +14,10 @@ namespace qs {
 
 namespace {
 
-constexpr float f32bits(uint32_t b) { return std::bit_cast<float>(b); }
+constexpr float f32bits(uint32_t b)
+{
+    return std::bit_cast<float>(b);
+}
 
 } // namespace
 
@@ -97,7 +100,9 @@ Bnb4 bnb4State(const WeightData& w)
     s.fp4 = lw.format == "bnb-fp4" || (lw.format != "bnb-nf4" && qt == "fp4");
     if (!qt.empty() && qt != (s.fp4 ? "fp4" : "nf4"))
         failWeight(lw, "quant_state says quant_type '" + qt + "'");
-    s.blocksize = js.contains(QStringLiteral("blocksize")) ? jsonCount(lw, js.value(QStringLiteral("blocksize")), "blocksize") : 64;
+    s.blocksize = js.contains(QStringLiteral("blocksize"))
+        ? jsonCount(lw, js.value(QStringLiteral("blocksize")), "blocksize")
+        : 64;
     if (s.blocksize > (1u << 20))
         failWeight(lw, "blocksize " + std::to_string(s.blocksize) + " is out of range");
     s.dtype = js.value(QStringLiteral("dtype")).toString(QStringLiteral("float16")).toStdString();
@@ -120,8 +125,9 @@ Bnb4 bnb4State(const WeightData& w)
 
     s.packed = w.bytes("weight");
     if (s.packed.size() < n / 2 + (n & 1))
-        failWeight(lw, "weight holds " + std::to_string(s.packed.size()) + " bytes, " + std::to_string(n) + " codes need "
-                           + std::to_string(n / 2 + (n & 1)));
+        failWeight(lw,
+                   "weight holds " + std::to_string(s.packed.size()) + " bytes, " + std::to_string(n) + " codes need "
+                       + std::to_string(n / 2 + (n & 1)));
 
     const uint64_t nblocks = s.blocks();
     s.nested = w.has("nested_absmax") || js.contains(QStringLiteral("nested_offset"));
@@ -136,16 +142,21 @@ Bnb4 bnb4State(const WeightData& w)
         if (js.contains(QStringLiteral("nested_blocksize")))
             s.nestedBlocksize = jsonCount(lw, js.value(QStringLiteral("nested_blocksize")), "nested_blocksize");
         if (s.absmaxCodes.size() < nblocks)
-            failWeight(lw, "absmax holds " + std::to_string(s.absmaxCodes.size()) + " codes, " + std::to_string(nblocks) + " blocks");
+            failWeight(lw,
+                       "absmax holds " + std::to_string(s.absmaxCodes.size()) + " codes, " + std::to_string(nblocks)
+                           + " blocks");
         if (s.nestedMap.size() < 256)
             failWeight(lw, "nested_quant_map holds fewer than 256 values");
         if (s.nestedAbsmax.size() < (nblocks + s.nestedBlocksize - 1) / s.nestedBlocksize)
-            failWeight(lw, "nested_absmax holds " + std::to_string(s.nestedAbsmax.size()) + " values, too few for "
-                               + std::to_string(nblocks) + " blocks");
+            failWeight(lw,
+                       "nested_absmax holds " + std::to_string(s.nestedAbsmax.size()) + " values, too few for "
+                           + std::to_string(nblocks) + " blocks");
     } else {
         s.absmax = floatMember(w, "absmax");
         if (s.absmax.size() < nblocks)
-            failWeight(lw, "absmax holds " + std::to_string(s.absmax.size()) + " values, " + std::to_string(nblocks) + " blocks");
+            failWeight(lw,
+                       "absmax holds " + std::to_string(s.absmax.size()) + " values, " + std::to_string(nblocks)
+                           + " blocks");
     }
     return s;
 }
@@ -203,14 +214,14 @@ void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, fl
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;
-    const auto kernel = simdKernel(path, SimdKernels<Bnb4ElementsFn>{QS_X86(bnb4ElementsAvx512), QS_X86(bnb4ElementsAvx2)});
+    const auto kernel =
+        simdKernel(path, SimdKernels<Bnb4ElementsFn>{QS_X86(bnb4ElementsAvx512), QS_X86(bnb4ElementsAvx2)});
     if (!kernel) {
         bnb4ElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
         return;
     }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K), [&](uint64_t r0, uint64_t r1) {
-        kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
-    });
+    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K),
+                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K); });
 }
 
 void dequantBnbInt8Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
@@ -218,14 +229,14 @@ void dequantBnbInt8Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd,
     const BnbInt8 s = bnbInt8State(w);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
-    const auto kernel = simdKernel(path, SimdKernels<BnbInt8RowsFn>{QS_X86(bnbInt8RowsAvx512), QS_X86(bnbInt8RowsAvx2)});
+    const auto kernel =
+        simdKernel(path, SimdKernels<BnbInt8RowsFn>{QS_X86(bnbInt8RowsAvx512), QS_X86(bnbInt8RowsAvx2)});
     if (!kernel) {
         bnbInt8RowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
-        kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
-    });
+    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols),
+                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols); });
 }
 
 } // namespace qs

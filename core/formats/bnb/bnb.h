@@ -22,7 +22,7 @@ struct Bnb4 {
     bool fp4 = false;
     uint64_t rows = 0, cols = 0; // original [N, K]
     uint64_t blocksize = 64;
-    std::string dtype;           // "float16", "bfloat16", "float32": the reference's output dtype
+    std::string dtype; // "float16", "bfloat16", "float32": the reference's output dtype
     std::span<const uint8_t> packed; // element 2i in the high nibble of byte i
     // Not nested: f32 absmax. Nested: u8 codes into nestedMap, scaled per nestedBlocksize.
     bool nested = false;
@@ -50,7 +50,7 @@ void bnb4ElementsAvx512(const Bnb4& s, uint64_t e0, uint64_t n, float* out);
 struct BnbInt8 {
     uint64_t rows = 0, cols = 0;
     std::span<const uint8_t> q; // int8 [N, K]
-    FloatView scb;              // [N]
+    FloatView scb; // [N]
 };
 BnbInt8 bnbInt8State(const WeightData& w);
 // Rows [r0, r1): fl32(fl32(q * SCB[n]) * fl32(1/127)), as the default int8_vectorwise_dequant.
@@ -72,7 +72,8 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
 // absmax the kernel multiplies by, and when nested its code with the code's map entry, the
 // second-level scale and the offset. bnb4BlockFields: the same for block `block` of a state.
 struct BlockValues;
-BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock);
+BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col,
+                            bool wholeBlock);
 BlockValues bnb4BlockFields(const Bnb4& b, uint64_t block);
 
 namespace detect {

@@ -26,7 +26,9 @@ void bnb4ElementsAvx2(const Bnb4& s, uint64_t e0, uint64_t n, float* out)
     // Element 2i is the high nibble of byte i: from four bytes, lane j takes nibble j.
     const __m256i shifts = _mm256_setr_epi32(4, 0, 12, 8, 20, 16, 28, 24);
     const uint64_t end = e0 + n;
-    const auto scalarAt = [&](uint64_t e, const float* t) { return t[(e & 1) ? (packed[e / 2] & 0x0F) : (packed[e / 2] >> 4)]; };
+    const auto scalarAt = [&](uint64_t e, const float* t) {
+        return t[(e & 1) ? (packed[e / 2] & 0x0F) : (packed[e / 2] >> 4)];
+    };
     // The absmax of every block of the call, decoded once (nested ones: two table reads, a
     // multiply and an add each).
     const uint64_t b0 = e0 / s.blocksize;

@@ -56,7 +56,7 @@ void bnb4ElementsAvx512(const Bnb4& s, uint64_t e0, uint64_t n, float* out)
     // Qword lane q (elements 2q, 2q+1 of the 16) takes byte q of the 8: its high nibble (bit
     // offset 8q + 4) into the low byte of lane 2q, its low nibble (8q) into that of lane 2q + 1.
     alignas(64) static constexpr uint8_t kOffsets[64] = {
-        4, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0, 0, 8, 0, 0, 0, 20, 0, 0, 0, 16, 0, 0, 0, 28, 0, 0, 0, 24, 0, 0, 0,
+        4,  0, 0, 0, 0,  0, 0, 0, 12, 0, 0, 0, 8,  0, 0, 0, 20, 0, 0, 0, 16, 0, 0, 0, 28, 0, 0, 0, 24, 0, 0, 0,
         36, 0, 0, 0, 32, 0, 0, 0, 44, 0, 0, 0, 40, 0, 0, 0, 52, 0, 0, 0, 48, 0, 0, 0, 60, 0, 0, 0, 56, 0, 0, 0};
     const __m512i offsets = _mm512_load_si512(kOffsets);
     const auto lanes = [&](const uint8_t* p) {
@@ -93,7 +93,8 @@ void bnb4ElementsAvx512(const Bnb4& s, uint64_t e0, uint64_t n, float* out)
         if (e < blockEnd) { // the last r < 16 elements: their (r + 1) / 2 bytes only
             const uint64_t r = blockEnd - e;
             const __m512i idx = _mm512_multishift_epi64_epi8(
-                offsets, _mm512_broadcastq_epi64(_mm_maskz_loadu_epi8(__mmask16((1u << ((r + 1) / 2)) - 1), packed + e / 2)));
+                offsets,
+                _mm512_broadcastq_epi64(_mm_maskz_loadu_epi8(__mmask16((1u << ((r + 1) / 2)) - 1), packed + e / 2)));
             _mm512_mask_storeu_ps(o, __mmask16((1u << r) - 1), _mm512_permutexvar_ps(idx, prod));
             o += r;
             e = blockEnd;
@@ -115,7 +116,8 @@ void bnbInt8RowsAvx512(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out)
         const uint8_t* q = s.q.data() + r * s.cols;
         float* o = out + (r - r0) * s.cols;
         for (uint64_t k = 0; k < s.cols; k += 16) {
-            const __m512 f = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + k))));
+            const __m512 f =
+                _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + k))));
             _mm512_storeu_ps(o + k, _mm512_mul_ps(_mm512_mul_ps(f, vs), inv127));
         }
     }

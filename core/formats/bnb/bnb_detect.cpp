@@ -41,8 +41,9 @@ bool detectBnb4(Context& cx, const Group& g)
     cx.add(w, "nested_absmax", role("nested_absmax"));
     cx.add(w, "nested_quant_map", role("nested_quant_map"));
     cx.add(w, "quant_state", iqs);
-    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' %2 %3 with absmax/quant_map/quant_state members (bitsandbytes 4-bit)"),
-                          {cx.tensor(iw).name, std::string(dtypeName(cx.tensor(iw).dtype)), shapeText(cx.tensor(iw).shape)}});
+    w.evidence.push_back(
+        {QT_TRANSLATE_NOOP("qs::Message", "'%1' %2 %3 with absmax/quant_map/quant_state members (bitsandbytes 4-bit)"),
+         {cx.tensor(iw).name, std::string(dtypeName(cx.tensor(iw).dtype)), shapeText(cx.tensor(iw).shape)}});
     std::string quantType = typeFromName;
     int64_t blocksize = 64;
     if (iqs >= 0) {
@@ -51,7 +52,8 @@ bool detectBnb4(Context& cx, const Group& g)
             const QJsonDocument doc = QJsonDocument::fromJson(
                 QByteArray(reinterpret_cast<const char*>(js->data()), static_cast<qsizetype>(js->size())), &err);
             if (!doc.isObject()) {
-                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' is not a JSON object: %2"), {cx.tensor(iqs).name, err.errorString().toStdString()}});
+                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' is not a JSON object: %2"),
+                                   {cx.tensor(iqs).name, err.errorString().toStdString()}});
             } else {
                 const QJsonObject o = doc.object();
                 w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "quant_state JSON read"));
@@ -61,7 +63,9 @@ bool detectBnb4(Context& cx, const Group& g)
                 const std::string qt = asciiLower(o.value(QStringLiteral("quant_type")).toString().toStdString());
                 if (!qt.empty()) {
                     if (!typeFromName.empty() && qt != typeFromName)
-                        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "quant_state says quant_type %1, its tensor name says %2"), {qt, typeFromName}});
+                        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                                             "quant_state says quant_type %1, its tensor name says %2"),
+                                           {qt, typeFromName}});
                     quantType = qt;
                 }
                 if (const auto bs = jsonInt(o.value(QStringLiteral("blocksize"))); bs && *bs > 0)
@@ -79,25 +83,38 @@ bool detectBnb4(Context& cx, const Group& g)
         quantType = cx.config().strFor(g.prefix, {"bnb_4bit_quant_type"}, &w).value_or("");
     w.format = quantType == "nf4" ? "bnb-nf4" : quantType == "fp4" ? "bnb-fp4" : "unknown";
     if (w.format == "unknown")
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bitsandbytes 4-bit quant_type unknown ('%1')"), {quantType}});
-    if (const auto cfgType = cx.config().strFor(g.prefix, {"bnb_4bit_quant_type"}, nullptr); cfgType && *cfgType != quantType)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says bnb_4bit_quant_type %1, the stored quant_state says %2"), {*cfgType, quantType}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "bitsandbytes 4-bit quant_type unknown ('%1')"), {quantType}});
+    if (const auto cfgType = cx.config().strFor(g.prefix, {"bnb_4bit_quant_type"}, nullptr);
+        cfgType && *cfgType != quantType)
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "config says bnb_4bit_quant_type %1, the stored quant_state says %2"),
+             {*cfgType, quantType}});
     w.groupSize = blocksize;
     w.params[QT_TRANSLATE_NOOP("qs::Message", "blocksize")] = std::to_string(blocksize);
     w.params[QT_TRANSLATE_NOOP("qs::Message", "quant_type")] = quantType;
-    w.params[QT_TRANSLATE_NOOP("qs::Message", "quant_storage")] = asciiLower(std::string(dtypeName(cx.tensor(iw).dtype)));
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "quant_storage")] =
+        asciiLower(std::string(dtypeName(cx.tensor(iw).dtype)));
     const bool nested = w.member("nested_absmax") >= 0;
-    w.params[QT_TRANSLATE_NOOP("qs::Message", "nested")] = nested ? QT_TRANSLATE_NOOP("qs::Message", "true") : QT_TRANSLATE_NOOP("qs::Message", "false");
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "nested")] =
+        nested ? QT_TRANSLATE_NOOP("qs::Message", "true") : QT_TRANSLATE_NOOP("qs::Message", "false");
     if (nested != (ia >= 0 && cx.tensor(ia).dtype == DType::U8))
-        w.notes.push_back(!nested ? Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax absent but absmax is %1"), {std::string(dtypeName(cx.tensor(ia).dtype))})
-                          : ia >= 0 ? Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax present but absmax is %1"), {std::string(dtypeName(cx.tensor(ia).dtype))})
-                                    : Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax present but absmax is absent")));
+        w.notes.push_back(
+            !nested       ? Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax absent but absmax is %1"),
+                                    {std::string(dtypeName(cx.tensor(ia).dtype))})
+                : ia >= 0 ? Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax present but absmax is %1"),
+                                    {std::string(dtypeName(cx.tensor(ia).dtype))})
+                          : Message(QT_TRANSLATE_NOOP("qs::Message", "nested_absmax present but absmax is absent")));
     if (const auto dq = cx.config().boolFor(g.prefix, {"bnb_4bit_use_double_quant"}, nullptr); dq && *dq != nested)
-        w.notes.push_back({nested ? QT_TRANSLATE_NOOP("qs::Message", "config says bnb_4bit_use_double_quant %1, the stored state is nested")
-                                  : QT_TRANSLATE_NOOP("qs::Message", "config says bnb_4bit_use_double_quant %1, the stored state is not nested"),
-                           {*dq ? "true" : "false"}});
+        w.notes.push_back(
+            {nested ? QT_TRANSLATE_NOOP("qs::Message",
+                                        "config says bnb_4bit_use_double_quant %1, the stored state is nested")
+                    : QT_TRANSLATE_NOOP("qs::Message",
+                                        "config says bnb_4bit_use_double_quant %1, the stored state is not nested"),
+             {*dq ? "true" : "false"}});
     if (w.shape.empty()) {
-        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "original shape unknown (quant_state has no shape): listed as a flat vector"));
+        w.notes.push_back(QT_TRANSLATE_NOOP(
+            "qs::Message", "original shape unknown (quant_state has no shape): listed as a flat vector"));
         w.shape = {cx.tensor(iw).nbytes * 2};
     }
     // The shape comes from the quant_state JSON: it must be the stored codes' (two a byte; a
@@ -113,8 +130,9 @@ bool detectBnb4(Context& cx, const Group& g)
         if (have < need || have - need >= item)
             refuseShape(w, bytes);
         else if (ia >= 0 && cx.tensor(ia).elementCount() != blocks)
-            refuseShape(w, {QT_TRANSLATE_NOOP("qs::Message", "absmax has %1 entries, %2 blocks expected"),
-                            {std::to_string(cx.tensor(ia).elementCount()), std::to_string(blocks)}});
+            refuseShape(w,
+                        {QT_TRANSLATE_NOOP("qs::Message", "absmax has %1 entries, %2 blocks expected"),
+                         {std::to_string(cx.tensor(ia).elementCount()), std::to_string(blocks)}});
         else if (have != need)
             w.notes.push_back(bytes);
     }
@@ -140,7 +158,8 @@ bool detectBnb8(Context& cx, const Group& g)
     cx.add(w, "weight_format", g.find("weight_format"));
     w.shape = cx.tensor(iw).shape;
     w.groupSize = static_cast<int64_t>(w.shape[1]);
-    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight I8 %1 + SCB %2 (LLM.int8)"), {shapeText(w.shape), shapeText(cx.tensor(is).shape)}});
+    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight I8 %1 + SCB %2 (LLM.int8)"),
+                          {shapeText(w.shape), shapeText(cx.tensor(is).shape)}});
     if (cx.tensor(is).elementCount() != w.shape[0])
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "SCB has %1 entries for %2 rows"),
                            {std::to_string(cx.tensor(is).elementCount()), std::to_string(w.shape[0])}});

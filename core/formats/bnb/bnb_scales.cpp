@@ -16,8 +16,9 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     const WeightData data{ckpt, w};
     const Bnb4 b = namingScalesFile(ckpt, [&] { return bnb4State(data); });
     if (b.blocksize == 0 || b.cols % b.blocksize != 0)
-        failScales(ckpt, w, "blocks of " + std::to_string(b.blocksize) + " do not tile rows of " + std::to_string(b.cols) +
-                                " (a block spans two rows)");
+        failScales(ckpt, w,
+                   "blocks of " + std::to_string(b.blocksize) + " do not tile rows of " + std::to_string(b.cols)
+                       + " (a block spans two rows)");
     GroupScales s;
     s.rows = b.rows;
     s.cols = b.cols;
@@ -25,7 +26,8 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     s.groupSize = b.blocksize;
     s.blocks = true;
     s.absmax = true;
-    s.scaleMeaning = Message(b.nested ? QT_TRANSLATE_NOOP("qs::Message", "absmax (nested: double-quantized)") : QT_TRANSLATE_NOOP("qs::Message", "absmax"));
+    s.scaleMeaning = Message(b.nested ? QT_TRANSLATE_NOOP("qs::Message", "absmax (nested: double-quantized)")
+                                      : QT_TRANSLATE_NOOP("qs::Message", "absmax"));
     const uint64_t cells = scalesCheckedMul(ckpt, w, s.groups, b.rows);
     if (cells > b.blocks())
         failScales(ckpt, w, "absmax holds fewer blocks than the weight needs");
@@ -51,7 +53,8 @@ BlockValues bnb4BlockFields(const Bnb4& b, uint64_t block)
     v.kind = BlockValueKind::Absmax;
     v.field = "absmax";
     v.rawBits = uint8_t(b.nested ? 8 : dtypeBits(b.absmax.dtype()));
-    std::memcpy(&v.raw, b.nested ? b.absmaxCodes.data() + block : b.absmax.data() + block * v.rawBits / 8, v.rawBits / 8);
+    std::memcpy(&v.raw, b.nested ? b.absmaxCodes.data() + block : b.absmax.data() + block * v.rawBits / 8,
+                v.rawBits / 8);
     v.value = b.blockAbsmax(block);
     out.values.push_back(v);
     if (!b.nested)
@@ -60,8 +63,10 @@ BlockValues bnb4BlockFields(const Bnb4& b, uint64_t block)
     out.values.push_back({BlockValueKind::AbsmaxCode, "absmax", -1, -1, code, 8, double(b.nestedMap.at(code))});
     const uint64_t second = block / b.nestedBlocksize;
     const float scale = b.nestedAbsmax.at(second);
-    out.values.push_back({BlockValueKind::AbsmaxScale, "nested_absmax", int(second), -1, std::bit_cast<uint32_t>(scale), 32, double(scale)});
-    out.values.push_back({BlockValueKind::AbsmaxOffset, "nested_offset", -1, -1, std::bit_cast<uint32_t>(b.nestedOffset), 32, double(b.nestedOffset)});
+    out.values.push_back({BlockValueKind::AbsmaxScale, "nested_absmax", int(second), -1, std::bit_cast<uint32_t>(scale),
+                          32, double(scale)});
+    out.values.push_back({BlockValueKind::AbsmaxOffset, "nested_offset", -1, -1,
+                          std::bit_cast<uint32_t>(b.nestedOffset), 32, double(b.nestedOffset)});
     return out;
 }
 

@@ -28,7 +28,10 @@ Bnb4Type bnb4TypeOf(const FormatInfo& format)
 
 namespace {
 
-std::string bnbTypeName(Bnb4Type t) { return t == Bnb4Type::Nf4 ? "nf4" : "fp4"; }
+std::string bnbTypeName(Bnb4Type t)
+{
+    return t == Bnb4Type::Nf4 ? "nf4" : "fp4";
+}
 
 // The blocksizes bitsandbytes' quantize_4bit takes (its CUDA kernels check this list; 32 is newer,
 // older releases start at 64).
@@ -90,19 +93,20 @@ std::vector<StoredTensor> bnbQuantize(const QuantScheme& s, const float* x, uint
         out.push_back(storedTensor("weight.absmax", DType::U8, {q.absmaxCodes.size()}, q.absmaxCodes));
         out.push_back(storedTensor("weight.nested_absmax", DType::F32, {q.nestedAbsmax.size()}, q.nestedAbsmax));
         const auto& map = bnbDynamicMap();
-        out.push_back(storedTensor("weight.nested_quant_map", DType::F32, {256}, std::vector<float>(map.begin(), map.end())));
+        out.push_back(
+            storedTensor("weight.nested_quant_map", DType::F32, {256}, std::vector<float>(map.begin(), map.end())));
     } else {
         out.push_back(storedTensor("weight.absmax", DType::F32, {q.absmax.size()}, q.absmax));
     }
     const auto& table = bnb4CodeTable(type);
     out.push_back(storedTensor("weight.quant_map", DType::F32, {16}, std::vector<float>(table.begin(), table.end())));
     const std::string typeName = bnbTypeName(type);
-    std::string json = "{\"quant_type\": \"" + typeName + "\", \"blocksize\": " + std::to_string(q.blocksize) +
-                       ", \"dtype\": \"" + torchDtypeName(s.modelDtype) + "\", \"shape\": [" + std::to_string(rows) + ", " +
-                       std::to_string(cols) + "]";
+    std::string json = "{\"quant_type\": \"" + typeName + "\", \"blocksize\": " + std::to_string(q.blocksize)
+        + ", \"dtype\": \"" + torchDtypeName(s.modelDtype) + "\", \"shape\": [" + std::to_string(rows) + ", "
+        + std::to_string(cols) + "]";
     if (q.nested)
-        json += ", \"nested_blocksize\": 256, \"nested_dtype\": \"float32\", \"nested_offset\": " +
-                pythonFloat(double(q.nestedOffset));
+        json += ", \"nested_blocksize\": 256, \"nested_dtype\": \"float32\", \"nested_offset\": "
+            + pythonFloat(double(q.nestedOffset));
     json += "}";
     out.push_back(storedTensor("weight.quant_state.bitsandbytes__" + typeName, DType::U8, {json.size()},
                                std::vector<uint8_t>(json.begin(), json.end())));
@@ -111,20 +115,21 @@ std::vector<StoredTensor> bnbQuantize(const QuantScheme& s, const float* x, uint
 
 void bnbConfig(const QuantScheme& s, QJsonObject& cfg)
 {
-    cfg.insert(QStringLiteral("quantization_config"),
-               QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("bitsandbytes")},
-                           {QStringLiteral("_load_in_4bit"), true},
-                           {QStringLiteral("_load_in_8bit"), false},
-                           {QStringLiteral("load_in_4bit"), true},
-                           {QStringLiteral("load_in_8bit"), false},
-                           {QStringLiteral("bnb_4bit_quant_type"), QString::fromStdString(bnbTypeName(bnb4TypeOf(*s.format)))},
-                           {QStringLiteral("bnb_4bit_use_double_quant"), s.nested},
-                           {QStringLiteral("bnb_4bit_compute_dtype"), QString::fromStdString(torchDtypeName(s.modelDtype))},
-                           {QStringLiteral("bnb_4bit_quant_storage"), QStringLiteral("uint8")},
-                           {QStringLiteral("llm_int8_enable_fp32_cpu_offload"), false},
-                           {QStringLiteral("llm_int8_has_fp16_weight"), false},
-                           {QStringLiteral("llm_int8_skip_modules"), skippedModulesJson(s)},
-                           {QStringLiteral("llm_int8_threshold"), 6.0}});
+    cfg.insert(
+        QStringLiteral("quantization_config"),
+        QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("bitsandbytes")},
+                    {QStringLiteral("_load_in_4bit"), true},
+                    {QStringLiteral("_load_in_8bit"), false},
+                    {QStringLiteral("load_in_4bit"), true},
+                    {QStringLiteral("load_in_8bit"), false},
+                    {QStringLiteral("bnb_4bit_quant_type"), QString::fromStdString(bnbTypeName(bnb4TypeOf(*s.format)))},
+                    {QStringLiteral("bnb_4bit_use_double_quant"), s.nested},
+                    {QStringLiteral("bnb_4bit_compute_dtype"), QString::fromStdString(torchDtypeName(s.modelDtype))},
+                    {QStringLiteral("bnb_4bit_quant_storage"), QStringLiteral("uint8")},
+                    {QStringLiteral("llm_int8_enable_fp32_cpu_offload"), false},
+                    {QStringLiteral("llm_int8_has_fp16_weight"), false},
+                    {QStringLiteral("llm_int8_skip_modules"), skippedModulesJson(s)},
+                    {QStringLiteral("llm_int8_threshold"), 6.0}});
 }
 
 void bnbBudget(std::vector<BudgetFormat>& out)
@@ -137,8 +142,10 @@ void bnbBudget(std::vector<BudgetFormat>& out)
         out.push_back(f);
     }
     out.push_back(budgetRow("bnb-int8", findFormat("bnb-int8"), BudgetKind::BnbInt8, 8));
-    markBudgetPresets(out, {{"bnb-nf4", BudgetPreset::Headline}, {"bnb-nf4-nested", BudgetPreset::Common},
-                            {"bnb-int8", BudgetPreset::Common}});
+    markBudgetPresets(out,
+                      {{"bnb-nf4", BudgetPreset::Headline},
+                       {"bnb-nf4-nested", BudgetPreset::Common},
+                       {"bnb-int8", BudgetPreset::Common}});
 }
 
 void bnbRequantizePresets(std::vector<RequantizePreset>& out)
@@ -160,7 +167,8 @@ void bnbPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
 }
 
 // The tensor named `suffix`, or with `prefix` the first whose name starts with it.
-const StoredTensor* storedTensorNamed(const std::vector<StoredTensor>& tensors, std::string_view suffix, bool prefix = false)
+const StoredTensor* storedTensorNamed(const std::vector<StoredTensor>& tensors, std::string_view suffix,
+                                      bool prefix = false)
 {
     for (const StoredTensor& t : tensors)
         if (prefix ? std::string_view(t.suffix).substr(0, suffix.size()) == suffix : t.suffix == suffix)
@@ -174,16 +182,17 @@ const StoredTensor* storedTensorNamed(const std::vector<StoredTensor>& tensors, 
 PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector<StoredTensor>& tensors, uint64_t rows,
                                      uint64_t cols)
 {
-    const std::string what = "playground: " + format.id + " tensors of " + std::to_string(rows) + " x " + std::to_string(cols);
+    const std::string what =
+        "playground: " + format.id + " tensors of " + std::to_string(rows) + " x " + std::to_string(cols);
     const StoredTensor* packed = storedTensorNamed(tensors, "weight");
     const StoredTensor* absmax = storedTensorNamed(tensors, "weight.absmax");
     const StoredTensor* state = storedTensorNamed(tensors, "weight.quant_state.", true);
     const uint64_t n = rows * cols;
     if (!packed || !absmax || !state || packed->bytes.size() != (n + 1) / 2)
         throw Error(what + ": not what the quantizer writes");
-    const QJsonObject json =
-        QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(state->bytes.data()), qsizetype(state->bytes.size())))
-            .object();
+    const QJsonObject json = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(state->bytes.data()),
+                                                                qsizetype(state->bytes.size())))
+                                 .object();
     Bnb4 s;
     s.fp4 = bnb4TypeOf(format) == Bnb4Type::Fp4;
     s.rows = rows;
@@ -197,7 +206,8 @@ PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector
         const StoredTensor* map = storedTensorNamed(tensors, "weight.nested_quant_map");
         s.nestedBlocksize = uint64_t(json.value(QStringLiteral("nested_blocksize")).toInt());
         if (!scales || !map || absmax->dtype != DType::U8 || absmax->bytes.size() != blocks || s.nestedBlocksize == 0
-            || scales->bytes.size() != (blocks + s.nestedBlocksize - 1) / s.nestedBlocksize * 4 || map->bytes.size() != 256 * 4)
+            || scales->bytes.size() != (blocks + s.nestedBlocksize - 1) / s.nestedBlocksize * 4
+            || map->bytes.size() != 256 * 4)
             throw Error(what + ": the nested absmax does not match the quant_state");
         s.absmaxCodes = absmax->bytes;
         s.nestedAbsmax = FloatView(scales->bytes, scales->dtype, what);
@@ -214,7 +224,8 @@ PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector
     out.levels.resize(size_t(blocks * 16));
     for (uint64_t b = 0; b < blocks; ++b) {
         const float a = s.blockAbsmax(b);
-        for (int c = 0; c < 16; ++c) out.levels[size_t(b * 16 + uint64_t(c))] = s.table()[c] * a;
+        for (int c = 0; c < 16; ++c)
+            out.levels[size_t(b * 16 + uint64_t(c))] = s.table()[c] * a;
         out.blocks.push_back(bnb4BlockFields(s, b));
     }
     out.codes.resize(size_t(n));
@@ -234,8 +245,9 @@ PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector
 
 const FamilyTargets& bnbTargets()
 {
-    static const FamilyTargets t{bnbQuantizeScheme,    bnbQuantize,          bnbConfig,          nullptr, nullptr, nullptr,
-                                 bnbBudget,            bnbRequantizePresets, bnbPlaygroundFormats, bnbPlaygroundDecode};
+    static const FamilyTargets t{
+        bnbQuantizeScheme,    bnbQuantize,          bnbConfig,          nullptr, nullptr, nullptr, bnbBudget,
+        bnbRequantizePresets, bnbPlaygroundFormats, bnbPlaygroundDecode};
     return t;
 }
 

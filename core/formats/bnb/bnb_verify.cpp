@@ -23,7 +23,8 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     }
     const uint64_t n = s.rows * s.cols;
     if (w.member("weight") >= 0 && ckpt.tensors[size_t(w.member("weight"))].dtype == DType::U8)
-        checkSpecShapes(add, ckpt, w, s.cols, s.rows, 4, s.blocksize, {"weight", "absmax", "quant_map", "nested_quant_map"});
+        checkSpecShapes(add, ckpt, w, s.cols, s.rows, 4, s.blocksize,
+                        {"weight", "absmax", "quant_map", "nested_quant_map"});
     else
         checkSpecShapes(add, ckpt, w, s.cols, s.rows, 4, s.blocksize, {"absmax", "quant_map", "nested_quant_map"});
     // Nibble round trip: the only bits a repacking can change are the padding nibble of an odd count.
@@ -33,7 +34,11 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         repacked[e / 2] |= uint8_t(q << (e % 2 ? 0 : 4));
     }
     checkRoundTrip(add, "qweight-roundtrip", s.packed.subspan(0, std::min<size_t>(s.packed.size(), repacked.size())),
-                   repacked, QT_TRANSLATE_NOOP("qs::Message", "stored 4-bit codes differ from their repacking (nonzero padding or sign-extended fields?): %1"), 1);
+                   repacked,
+                   QT_TRANSLATE_NOOP(
+                       "qs::Message",
+                       "stored 4-bit codes differ from their repacking (nonzero padding or sign-extended fields?): %1"),
+                   1);
     // Non-finite absmax values are the health scan's (analysis/healthscan.h), with their places
     // (or, where blocks straddle rows, the values they make NaN).
     uint64_t negative = 0;
@@ -42,12 +47,15 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         negative += std::isfinite(a) && a < 0.0f;
     }
     if (negative)
-        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block absmax values are negative"), {std::to_string(negative)}));
+        add("scale",
+            Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block absmax values are negative"),
+                    {std::to_string(negative)}));
     if (!std::isfinite(s.nestedOffset))
         add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "nested_offset is NaN or Inf")));
     // The stored maps must be the tables bitsandbytes computes with (it ignores the stored ones).
     // `what` names the table; its own message template each, so the GUI can translate them.
-    const auto mapCheck = [&](std::string_view role, const float* table, size_t count, const char* sizeMessage, const char* valueMessage) {
+    const auto mapCheck = [&](std::string_view role, const float* table, size_t count, const char* sizeMessage,
+                              const char* valueMessage) {
         const int idx = w.member(role);
         if (idx < 0)
             return;
@@ -60,7 +68,9 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
             }
             for (size_t i = 0; i < count; ++i)
                 if (!(v.at(i) == table[i])) {
-                    add("quant_map", Message(valueMessage, {t.name, std::to_string(i), std::to_string(v.at(i)), std::to_string(table[i])}));
+                    add("quant_map",
+                        Message(valueMessage,
+                                {t.name, std::to_string(i), std::to_string(v.at(i)), std::to_string(table[i])}));
                     return;
                 }
         } catch (const Error& e) {
@@ -68,10 +78,12 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
         }
     };
     if (s.fp4)
-        mapCheck("quant_map", s.table(), 16, QT_TRANSLATE_NOOP("qs::Message", "%1 holds %2 values, bitsandbytes' FP4 table has %3"),
+        mapCheck("quant_map", s.table(), 16,
+                 QT_TRANSLATE_NOOP("qs::Message", "%1 holds %2 values, bitsandbytes' FP4 table has %3"),
                  QT_TRANSLATE_NOOP("qs::Message", "%1[%2] is %3, bitsandbytes' FP4 table says %4"));
     else
-        mapCheck("quant_map", s.table(), 16, QT_TRANSLATE_NOOP("qs::Message", "%1 holds %2 values, bitsandbytes' NF4 table has %3"),
+        mapCheck("quant_map", s.table(), 16,
+                 QT_TRANSLATE_NOOP("qs::Message", "%1 holds %2 values, bitsandbytes' NF4 table has %3"),
                  QT_TRANSLATE_NOOP("qs::Message", "%1[%2] is %3, bitsandbytes' NF4 table says %4"));
     if (s.nested)
         mapCheck("nested_quant_map", bnbDynamicMap().data(), 256,
@@ -97,12 +109,16 @@ void verifyBnbInt8Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyR
     }
     for (uint8_t c : s.q)
         minCodes += c == 0x80;
-    countNonFinite(add, bad, s.rows, QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 row absmax values (SCB) are NaN or Inf"));
+    countNonFinite(add, bad, s.rows,
+                   QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 row absmax values (SCB) are NaN or Inf"));
     if (negative)
-        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 SCB values are negative"), {std::to_string(negative)}));
+        add("scale",
+            Message(QT_TRANSLATE_NOOP("qs::Message", "%1 SCB values are negative"), {std::to_string(negative)}));
     if (minCodes)
-        add("codes", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 codes are -128: LLM.int8 rounds x * 127 / absmax, so codes lie in -127..127"),
-                             {std::to_string(minCodes)}));
+        add("codes",
+            Message(QT_TRANSLATE_NOOP("qs::Message",
+                                      "%1 codes are -128: LLM.int8 rounds x * 127 / absmax, so codes lie in -127..127"),
+                    {std::to_string(minCodes)}));
 }
 
 } // namespace qs

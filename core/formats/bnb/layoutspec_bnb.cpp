@@ -37,20 +37,28 @@ LayoutSpec bnb4(bool fp4)
     s.exactness = "one f32 product, then one RNE to the JSON dtype in the reference; nested absmax = "
                   "fl32(fl32(nested_quant_map[u8] * nested_absmax[block / 256]) + nested_offset)";
     s.tensors = {
-        tensor("weight", "U8", "[ceil(N*K/2), 1]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{ceilDiv(p.N * p.K, 2), 1}; },
-               "flat 4-bit codes, element 2i in the high nibble of byte i"),
-        tensor("absmax", "F32", "[ceil(N*K/blocksize)] (U8 codes when nested)",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{blocks(p)}; }, "per-block absmax"),
-        tensor("quant_map", "F32", "[16]", [](const LayoutParams&) { return std::vector<uint64_t>{16}; },
-               "the code table (informational: dequantization uses the built-in table)", true),
-        tensor("nested_absmax", "F32", "[ceil(blocks/256)]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{ceilDiv(blocks(p), 256)}; },
-               "nested only: absmax of each 256 absmax codes", true),
-        tensor("nested_quant_map", "F32", "[256]", [](const LayoutParams&) { return std::vector<uint64_t>{256}; },
-               "nested only: the 8-bit signed dynamic map of the absmax codes", true),
-        tensor("quant_state", "U8", "[bytes of the JSON]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-               "JSON: quant_type, blocksize, dtype, shape [N, K], nested_blocksize, nested_offset"),
+        tensor(
+            "weight", "U8", "[ceil(N*K/2), 1]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{ceilDiv(p.N * p.K, 2), 1};
+            },
+            "flat 4-bit codes, element 2i in the high nibble of byte i"),
+        tensor(
+            "absmax", "F32", "[ceil(N*K/blocksize)] (U8 codes when nested)",
+            [](const LayoutParams& p) { return std::vector<uint64_t>{blocks(p)}; }, "per-block absmax"),
+        tensor(
+            "quant_map", "F32", "[16]", [](const LayoutParams&) { return std::vector<uint64_t>{16}; },
+            "the code table (informational: dequantization uses the built-in table)", true),
+        tensor(
+            "nested_absmax", "F32", "[ceil(blocks/256)]",
+            [](const LayoutParams& p) { return std::vector<uint64_t>{ceilDiv(blocks(p), 256)}; },
+            "nested only: absmax of each 256 absmax codes", true),
+        tensor(
+            "nested_quant_map", "F32", "[256]", [](const LayoutParams&) { return std::vector<uint64_t>{256}; },
+            "nested only: the 8-bit signed dynamic map of the absmax codes", true),
+        tensor(
+            "quant_state", "U8", "[bytes of the JSON]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
+            "JSON: quant_type, blocksize, dtype, shape [N, K], nested_blocksize, nested_offset"),
     };
     s.padding = "when N*K is odd the last low nibble is padding; the last block may be short";
     s.notes = {"the original shape lives only in the quant_state JSON (the weight is a flat byte column)",
@@ -87,12 +95,17 @@ LayoutSpec bnbInt8()
     s.formula = "W[n][k] = q[n][k] * SCB[n] * fl32(1/127)";
     s.exactness = "two f32 roundings: fl32(fl32(q * SCB) * 0.007874015718698502f)";
     s.tensors = {
-        tensor("weight", "I8", "[N, K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, p.K}; },
-               "signed codes, one per byte"),
-        tensor("SCB", "F32", "[N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N}; },
-               "per-row absmax"),
-        tensor("weight_format", "U8", "[]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-               "0 = row-major (older col32/turing/ampere tile values are not decoded)", true),
+        tensor(
+            "weight", "I8", "[N, K]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, p.K};
+            },
+            "signed codes, one per byte"),
+        tensor(
+            "SCB", "F32", "[N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N}; }, "per-row absmax"),
+        tensor(
+            "weight_format", "U8", "[]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
+            "0 = row-major (older col32/turing/ampere tile values are not decoded)", true),
     };
     s.padding = "none: one byte per element";
     s.notes = {"outlier handling (llm_int8_threshold) acts on activations; nothing extra is stored"};

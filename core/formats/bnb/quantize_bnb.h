@@ -27,19 +27,19 @@ const std::array<float, 256>& bnbDynamicMap();
 struct Bnb4Quantized {
     uint64_t elements = 0;
     uint32_t blocksize = 64;
-    std::vector<uint8_t> packed;   // ceil(n/2) bytes; element 2i in the high nibble
-    std::vector<float> absmax;     // per block, float32 (the dequantized value when nested)
+    std::vector<uint8_t> packed; // ceil(n/2) bytes; element 2i in the high nibble
+    std::vector<float> absmax; // per block, float32 (the dequantized value when nested)
     bool nested = false;
     std::vector<uint8_t> absmaxCodes; // nested: per block, index into bnbDynamicMap()
-    std::vector<float> nestedAbsmax;  // nested: per 256 blocks
-    float nestedOffset = 0;           // nested: mean of the block absmax
+    std::vector<float> nestedAbsmax; // nested: per 256 blocks
+    float nestedOffset = 0; // nested: mean of the block absmax
 };
 
 // Quantizes n flattened weights. `offset` replaces the computed mean of the block absmax
 // for the nested step (torch's float32 summation order is not reproduced here; pass the
 // file's nested_offset to requantize bit for bit).
-Bnb4Quantized quantizeBnb4(const float* src, uint64_t n, Bnb4Type type, uint32_t blocksize = 64,
-                           bool nested = false, std::optional<float> offset = std::nullopt, bool parallel = true);
+Bnb4Quantized quantizeBnb4(const float* src, uint64_t n, Bnb4Type type, uint32_t blocksize = 64, bool nested = false,
+                           std::optional<float> offset = std::nullopt, bool parallel = true);
 
 // quantize_blockwise: 8-bit codes of `code` per block of `blocksize`; absmax per block.
 void quantizeBnbBlockwise(const float* src, uint64_t n, const std::array<float, 256>& code, uint32_t blocksize,

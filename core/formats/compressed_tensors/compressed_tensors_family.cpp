@@ -14,7 +14,7 @@ DequantRowsFn ctDequant(const FormatInfo& format)
 {
     const std::string& f = format.id;
     return f == "compressed-tensors" || f == "compressed-tensors-int" || f == "compressed-tensors-fp8" ? dequantCtRows
-                                                                                                    : nullptr;
+                                                                                                       : nullptr;
 }
 
 bool ctCodes(const WeightData& data, WeightCodes& c, CodeParts parts)
@@ -71,7 +71,8 @@ GroupScalesFn ctGroupScalesOf(const FormatInfo& format)
 const FamilyRow& compressedTensorsFamily()
 {
     static const FamilyRow row = [] {
-        FamilyRow r{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant, ctCodes};
+        FamilyRow r{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant,
+                    ctCodes};
         // detection
         r.detectGroup = detect::compressedTensorsGroup;
         r.targets = &compressedTensorsTargets();

@@ -7,10 +7,8 @@ namespace qs {
 int CtPacked::zeroAt(uint64_t n, uint64_t g) const
 {
     switch (zpKind) {
-    case Zp::None:
-        return 0;
-    case Zp::Unpacked:
-        return static_cast<int>(readInt(zp, zpDtype, tensorScale ? 0 : n * groups + g));
+    case Zp::None: return 0;
+    case Zp::Unpacked: return static_cast<int>(readInt(zp, zpDtype, tensorScale ? 0 : n * groups + g));
     case Zp::Packed: {
         const uint32_t word = loadLE<uint32_t>(zp.data() + 4 * ((n / pf) * groups + g));
         return static_cast<int>((word >> (bits * (n % pf))) & ((1u << bits) - 1)) - (1 << (bits - 1));
@@ -53,8 +51,9 @@ CtPacked ctPackedState(const WeightData& w)
         if (p.dtype != DType::I32 && p.dtype != DType::U32)
             failWeight(lw, "weight_packed '" + p.name + "' is " + std::string(dtypeName(p.dtype)) + ", expected I32");
         if (p.shape.size() != 2 || p.shape[0] != s.rows || p.shape[1] != s.wordsPerRow)
-            failWeight(lw, "weight_packed '" + p.name + "' should be [" + std::to_string(s.rows) + ", "
-                               + std::to_string(s.wordsPerRow) + "] for " + std::to_string(s.bits) + "-bit codes");
+            failWeight(lw,
+                       "weight_packed '" + p.name + "' should be [" + std::to_string(s.rows) + ", "
+                           + std::to_string(s.wordsPerRow) + "] for " + std::to_string(s.bits) + "-bit codes");
         s.packed = w.ckpt.bytes(p);
         if (s.packed.size() != checkedMul(checkedMul(s.rows, s.wordsPerRow, what), 4, what))
             failWeight(lw, "weight_packed bytes do not match its shape");
@@ -100,22 +99,25 @@ CtPacked ctPackedState(const WeightData& w)
     if (w.has("weight_g_idx")) {
         const TensorEntry& g = w.entry("weight_g_idx");
         if (!dtypeIsInteger(g.dtype) || g.elementCount() != s.cols)
-            failWeight(lw, "weight_g_idx '" + g.name + "' should be an integer [" + std::to_string(s.cols) + "] tensor");
+            failWeight(lw,
+                       "weight_g_idx '" + g.name + "' should be an integer [" + std::to_string(s.cols) + "] tensor");
         s.gidx = w.ckpt.bytes(g);
         s.gidxDtype = g.dtype;
         for (uint64_t k = 0; k < s.cols; ++k) {
             const int64_t v = readInt(s.gidx, s.gidxDtype, k);
             if (v < 0 || static_cast<uint64_t>(v) >= s.groups)
-                failWeight(lw, "weight_g_idx[" + std::to_string(k) + "] = " + std::to_string(v) + " is not a group 0.."
-                                   + std::to_string(s.groups - 1));
+                failWeight(lw,
+                           "weight_g_idx[" + std::to_string(k) + "] = " + std::to_string(v) + " is not a group 0.."
+                               + std::to_string(s.groups - 1));
         }
     } else if (s.groups > 1) {
         // G = ceil(K / g); the config's group_size when known, else the only size that fits.
         s.groupSize = lw.groupSize > 0 ? static_cast<uint64_t>(lw.groupSize) : (s.cols + s.groups - 1) / s.groups;
         if ((s.cols + s.groupSize - 1) / s.groupSize != s.groups)
-            failWeight(lw, "weight_scale has " + std::to_string(s.groups) + " groups, K = " + std::to_string(s.cols)
-                               + " with group size " + std::to_string(s.groupSize) + " needs "
-                               + std::to_string((s.cols + s.groupSize - 1) / s.groupSize));
+            failWeight(lw,
+                       "weight_scale has " + std::to_string(s.groups) + " groups, K = " + std::to_string(s.cols)
+                           + " with group size " + std::to_string(s.groupSize) + " needs "
+                           + std::to_string((s.cols + s.groupSize - 1) / s.groupSize));
     }
 
     if (w.has("weight_zero_point")) {
@@ -134,9 +136,10 @@ CtPacked ctPackedState(const WeightData& w)
             // Before compressed-tensors PR #296: one signed zero point per (row, group), unpacked.
             s.zpKind = CtPacked::Zp::Unpacked;
         } else {
-            failWeight(lw, "weight_zero_point '" + z.name + "' holds " + std::to_string(count)
-                               + " values: neither packed [" + std::to_string(packedRows) + ", " + std::to_string(g)
-                               + "] nor unpacked [" + std::to_string(s.rows) + ", " + std::to_string(g) + "]");
+            failWeight(lw,
+                       "weight_zero_point '" + z.name + "' holds " + std::to_string(count) + " values: neither packed ["
+                           + std::to_string(packedRows) + ", " + std::to_string(g) + "] nor unpacked ["
+                           + std::to_string(s.rows) + ", " + std::to_string(g) + "]");
         }
     }
     return s;
@@ -149,7 +152,8 @@ void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
         for (uint64_t k = 0; k < s.cols; ++k) {
             const uint64_t g = s.group(k);
             // float-quantized: x_q.to(scale dtype) is exact for FP8 in F16/BF16/F32, then one multiply.
-            const float v = s.source == CtPacked::Source::Fp8 ? s.fp8At(n, k) : static_cast<float>(s.code(n, k) - s.zeroAt(n, g));
+            const float v =
+                s.source == CtPacked::Source::Fp8 ? s.fp8At(n, k) : static_cast<float>(s.code(n, k) - s.zeroAt(n, g));
             o[k] = v * s.scaleAt(n, g);
         }
     }
@@ -165,9 +169,8 @@ void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, floa
         ctRowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
-        kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
-    });
+    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols),
+                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols); });
 }
 
 } // namespace qs

@@ -19,14 +19,14 @@ struct CtPacked {
     enum class Source { Packed, Int8, Fp8 } source = Source::Packed;
     DType fp8Dtype = DType::F8_E4M3;
     int bits = 4;
-    unsigned pf = 8;           // codes per word
+    unsigned pf = 8; // codes per word
     uint64_t rows = 0, cols = 0;
     uint64_t wordsPerRow = 0;
     std::span<const uint8_t> packed; // int32 [N, wordsPerRow]
     FloatView scale;
-    uint64_t groups = 1;       // scale columns G (1: channel; tensor strategy: one scale)
+    uint64_t groups = 1; // scale columns G (1: channel; tensor strategy: one scale)
     bool tensorScale = false;
-    uint64_t groupSize = 0;    // columns per group when there is no g_idx
+    uint64_t groupSize = 0; // columns per group when there is no g_idx
     enum class Zp { None, Packed, Unpacked } zpKind = Zp::None;
     std::span<const uint8_t> zp;
     DType zpDtype = DType::I32;

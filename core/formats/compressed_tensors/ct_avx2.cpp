@@ -18,8 +18,8 @@ namespace qs {
 void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
 {
     const bool fp8 = s.source == CtPacked::Source::Fp8;
-    const bool vectorOk = (fp8 || s.bits == 2 || s.bits == 4 || s.bits == 8) && s.gidx.empty()
-        && (s.groups == 1 || s.groupSize % 8 == 0);
+    const bool vectorOk =
+        (fp8 || s.bits == 2 || s.bits == 4 || s.bits == 8) && s.gidx.empty() && (s.groups == 1 || s.groupSize % 8 == 0);
     if (!vectorOk) {
         ctRowsScalar(s, r0, r1, out);
         return;
@@ -40,10 +40,14 @@ void ctRowsAvx2(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
                 uint64_t k = g0;
                 if (s.fp8Dtype == DType::F8_E4M3)
                     for (; k + 8 <= g1; k += 8)
-                        _mm256_storeu_ps(o + k, _mm256_mul_ps(f8e4m3x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k))), vs));
+                        _mm256_storeu_ps(
+                            o + k,
+                            _mm256_mul_ps(f8e4m3x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k))), vs));
                 else
                     for (; k + 8 <= g1; k += 8)
-                        _mm256_storeu_ps(o + k, _mm256_mul_ps(f8e5m2x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k))), vs));
+                        _mm256_storeu_ps(
+                            o + k,
+                            _mm256_mul_ps(f8e5m2x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k))), vs));
                 for (; k < g1; ++k)
                     o[k] = s.fp8At(n, k) * sc;
                 continue;

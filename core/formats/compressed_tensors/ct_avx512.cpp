@@ -56,7 +56,8 @@ void ctRow512(const CtPacked& s, uint64_t n, const uint8_t* row, float* o, const
     const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const uint64_t span = s.groups == 1 ? s.cols : s.groupSize;
     const auto tableOf = [&](uint64_t g) {
-        return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(half + zeros[g]))), _mm512_set1_ps(scales[g]));
+        return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(iota, _mm512_set1_epi32(half + zeros[g]))),
+                             _mm512_set1_ps(scales[g]));
     };
     __m512 next = Kind == Ct512::Bits4 ? tableOf(0) : __m512();
     for (uint64_t g0 = 0, g = 0; g0 < s.cols; g0 += span, ++g) {
@@ -72,28 +73,34 @@ void ctRow512(const CtPacked& s, uint64_t n, const uint8_t* row, float* o, const
         if (Kind == Ct512::E4M3 && !(std::fabs(sc) >= 0x1p120f && std::isfinite(sc))) {
             const __m512 vs256 = _mm512_set1_ps(sc * 256.0f);
             for (uint64_t k = g0; k < k1; k += 16)
-                _mm512_storeu_ps(o + k, f8e4m3x16Scaled(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)), vs256));
+                _mm512_storeu_ps(o + k,
+                                 f8e4m3x16Scaled(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)), vs256));
             for (uint64_t k = k1; k < g1; ++k)
                 o[k] = s.fp8At(n, k) * sc;
             continue;
         }
         for (uint64_t k = g0; k < k1; k += 16) {
-            const auto bytes = [&] { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)); }; // one byte a code
+            const auto bytes = [&] {
+                return _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k));
+            }; // one byte a code
             __m512 v;
             if constexpr (Kind == Ct512::E4M3)
                 v = _mm512_mul_ps(f8e4m3x16(bytes()), vs);
             else if constexpr (Kind == Ct512::E5M2)
                 v = _mm512_mul_ps(f8e5m2x16(bytes()), vs);
             else if constexpr (Kind == Ct512::Int8)
-                v = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepi8_epi32(bytes()), _mm512_set1_epi32(zp))), vs);
+                v = _mm512_mul_ps(
+                    _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_cvtepi8_epi32(bytes()), _mm512_set1_epi32(zp))), vs);
             else if constexpr (Kind == Ct512::Bits4)
                 v = _mm512_permutexvar_ps(nibbleLanes16(row + k / 2), table);
             else
-                v = _mm512_mul_ps(_mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(_mm512_cvtepu8_epi32(bytes()), magic)), off), vs);
+                v = _mm512_mul_ps(
+                    _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(_mm512_cvtepu8_epi32(bytes()), magic)), off), vs);
             _mm512_storeu_ps(o + k, v);
         }
         for (uint64_t k = k1; k < g1; ++k)
-            o[k] = Kind == Ct512::E4M3 || Kind == Ct512::E5M2 ? s.fp8At(n, k) * sc : static_cast<float>(s.code(n, k) - zp) * sc;
+            o[k] = Kind == Ct512::E4M3 || Kind == Ct512::E5M2 ? s.fp8At(n, k) * sc
+                                                              : static_cast<float>(s.code(n, k) - zp) * sc;
     }
 }
 

@@ -39,7 +39,8 @@ bool detectCtPacked(Context& cx, const Group& g)
     QJsonObject wcfg;
     if (grp) {
         wcfg = grp->second.value(QStringLiteral("weights")).toObject();
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: config_groups.%2 targets this module"), {cx.config().ctSource(), grp->first}});
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: config_groups.%2 targets this module"),
+                              {cx.config().ctSource(), grp->first}});
         const std::string fmt = grp->second.value(QStringLiteral("format")).toString().toStdString();
         w.params[QT_TRANSLATE_NOOP("qs::Message", "ct_format")] = fmt.empty() ? cx.config().ctFormat() : fmt;
     }
@@ -85,24 +86,31 @@ bool detectCtPacked(Context& cx, const Group& g)
             fits.push_back(cand);
     if (cfgBits && std::find(fits.begin(), fits.end(), static_cast<int>(*cfgBits)) != fits.end()) {
         b = static_cast<int>(*cfgBits);
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "num_bits %1 from the config fits weight_packed %2"), {std::to_string(b), shapeText(p.shape)}});
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "num_bits %1 from the config fits weight_packed %2"),
+                              {std::to_string(b), shapeText(p.shape)}});
     } else if (!fits.empty()) {
         b = fits.back();
         if (cfgBits)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says num_bits %1, but weight_packed %2 for K = %3 fits %4 bits"),
-                               {std::to_string(*cfgBits), shapeText(p.shape), std::to_string(K), std::to_string(b)}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "config says num_bits %1, but weight_packed %2 for K = %3 fits %4 bits"),
+                 {std::to_string(*cfgBits), shapeText(p.shape), std::to_string(K), std::to_string(b)}});
         else if (fits.size() > 1)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bits ambiguous from shapes (%1..%2 pack alike) and no config: %3 assumed"),
-                               {std::to_string(fits.front()), std::to_string(fits.back()), std::to_string(b)}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "bits ambiguous from shapes (%1..%2 pack alike) and no config: %3 assumed"),
+                 {std::to_string(fits.front()), std::to_string(fits.back()), std::to_string(b)}});
     }
     w.bits = b;
     w.shape = {N, K};
     if (fits.empty() || N != p.shape[0]) {
         // Every decoder would read other words than the file holds for this shape.
         w.bits = cfgBits ? static_cast<int>(*cfgBits) : 0;
-        refuseShape(w, N != p.shape[0] ? disagrees
-                                       : Message(QT_TRANSLATE_NOOP("qs::Message", "weight_packed %1 fits no bit width for K = %2"),
-                                                 {shapeText(p.shape), std::to_string(K)}));
+        refuseShape(w,
+                    N != p.shape[0]
+                        ? disagrees
+                        : Message(QT_TRANSLATE_NOOP("qs::Message", "weight_packed %1 fits no bit width for K = %2"),
+                                  {shapeText(p.shape), std::to_string(K)}));
         cx.finish(std::move(w));
         return true;
     }
@@ -114,8 +122,9 @@ bool detectCtPacked(Context& cx, const Group& g)
     } else if (S.size() == 2 && S[0] == N) {
         w.params["strategy"] = QT_TRANSLATE_NOOP("qs::Message", "group");
         const auto cg = jsonInt(wcfg.value(QStringLiteral("group_size")));
-        w.groupSize = cg && *cg > 0 && ceilDiv(K, static_cast<uint64_t>(*cg)) == G ? *cg
-                                                                                    : (G && K % G == 0 ? static_cast<int64_t>(K / G) : 0);
+        w.groupSize = cg && *cg > 0 && ceilDiv(K, static_cast<uint64_t>(*cg)) == G
+            ? *cg
+            : (G && K % G == 0 ? static_cast<int64_t>(K / G) : 0);
         if (cg && *cg != w.groupSize)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says group_size %1, weight_scale %2 gives %3"),
                                {std::to_string(*cg), shapeText(S), std::to_string(w.groupSize)}});
@@ -123,25 +132,34 @@ bool detectCtPacked(Context& cx, const Group& g)
         w.params["strategy"] = QT_TRANSLATE_NOOP("qs::Message", "tensor");
         w.groupSize = static_cast<int64_t>(K);
     }
-    if (const QString st = wcfg.value(QStringLiteral("strategy")).toString(); !st.isEmpty() && st.toStdString() != w.params["strategy"])
+    if (const QString st = wcfg.value(QStringLiteral("strategy")).toString();
+        !st.isEmpty() && st.toStdString() != w.params["strategy"])
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says strategy %1, weight_scale %2 is %3"),
                            {st.toStdString(), shapeText(S), w.params["strategy"]}});
     const int iz = w.member("weight_zero_point");
     w.symmetric = iz < 0;
     if (iz >= 0) {
         const TensorEntry& z = cx.tensor(iz);
-        const bool packed = z.dtype == DType::I32 && z.shape.size() == 2 && b > 0 && z.shape[0] == ctWordsFor(N, P / static_cast<uint64_t>(b));
+        const bool packed = z.dtype == DType::I32 && z.shape.size() == 2 && b > 0
+            && z.shape[0] == ctWordsFor(N, P / static_cast<uint64_t>(b));
         const bool unpacked = z.shape.size() == 2 && z.shape[0] == N;
-        w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_point_layout")] = packed ? QT_TRANSLATE_NOOP("qs::Message", "packed") : unpacked ? QT_TRANSLATE_NOOP("qs::Message", "unpacked") : QT_TRANSLATE_NOOP("qs::Message", "unknown");
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_point_layout")] = packed
+            ? QT_TRANSLATE_NOOP("qs::Message", "packed")
+            : unpacked ? QT_TRANSLATE_NOOP("qs::Message", "unpacked")
+                       : QT_TRANSLATE_NOOP("qs::Message", "unknown");
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_zero_point %1 %2: asymmetric, %3"),
                               {std::string(dtypeName(z.dtype)), shapeText(z.shape), w.params["zero_point_layout"]}});
         if (!packed && !unpacked)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight_zero_point %1 fits neither the packed nor the unpacked layout"), {shapeText(z.shape)}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "weight_zero_point %1 fits neither the packed nor the unpacked layout"),
+                 {shapeText(z.shape)}});
     }
     if (const auto sym = jsonBool(wcfg.value(QStringLiteral("symmetric"))); sym && *sym != w.symmetric)
-        w.notes.push_back({iz < 0 ? QT_TRANSLATE_NOOP("qs::Message", "config says symmetric %1, but weight_zero_point is absent")
-                                  : QT_TRANSLATE_NOOP("qs::Message", "config says symmetric %1, but weight_zero_point is present"),
-                           {*sym ? "true" : "false"}});
+        w.notes.push_back(
+            {iz < 0 ? QT_TRANSLATE_NOOP("qs::Message", "config says symmetric %1, but weight_zero_point is absent")
+                    : QT_TRANSLATE_NOOP("qs::Message", "config says symmetric %1, but weight_zero_point is present"),
+             {*sym ? "true" : "false"}});
     if (const QJsonValue ao = wcfg.value(QStringLiteral("actorder")); ao.isString())
         w.params[QT_TRANSLATE_NOOP("qs::Message", "actorder")] = ao.toString().toStdString();
     w.descAct = w.params.count("actorder") && (w.params["actorder"] == "group" || w.params["actorder"] == "dynamic");
@@ -169,9 +187,11 @@ bool detectScaledWeight(Context& cx, const Group& g)
         const auto& S = cx.tensor(inv).shape;
         if (S.size() == 2 && t.shape.size() == 2 && S[0] && S[1]) {
             w.groupSize = static_cast<int64_t>(ceilDiv(t.shape[1], S[1]));
-            w.params[QT_TRANSLATE_NOOP("qs::Message", "block")] = std::to_string(ceilDiv(t.shape[0], S[0])) + "x" + std::to_string(w.groupSize);
+            w.params[QT_TRANSLATE_NOOP("qs::Message", "block")] =
+                std::to_string(ceilDiv(t.shape[0], S[0])) + "x" + std::to_string(w.groupSize);
         }
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight %1 + weight_scale_inv %2"), {std::string(dtypeName(t.dtype)), shapeText(S)}});
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight %1 + weight_scale_inv %2"),
+                              {std::string(dtypeName(t.dtype)), shapeText(S)}});
     } else if ((isFp8(t.dtype) || t.dtype == DType::I8) && is >= 0) {
         w.format = isFp8(t.dtype) ? "compressed-tensors-fp8" : "compressed-tensors-int";
         cx.add(w, "weight", iw);
@@ -185,13 +205,15 @@ bool detectScaledWeight(Context& cx, const Group& g)
             w.groupSize = static_cast<int64_t>(t.shape[1] / S[1]);
         else if (t.shape.size() == 2)
             w.groupSize = static_cast<int64_t>(t.shape[1]);
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight %1 + weight_scale %2"), {std::string(dtypeName(t.dtype)), shapeText(S)}});
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "weight %1 + weight_scale %2"),
+                              {std::string(dtypeName(t.dtype)), shapeText(S)}});
     } else {
         return false;
     }
     w.bits = 8;
     if (const auto grp = cx.config().ctGroupFor(g.prefix))
-        if (const auto nb = jsonInt(grp->second.value(QStringLiteral("weights")).toObject().value(QStringLiteral("num_bits"))))
+        if (const auto nb =
+                jsonInt(grp->second.value(QStringLiteral("weights")).toObject().value(QStringLiteral("num_bits"))))
             w.bits = static_cast<int>(*nb);
     cx.finish(std::move(w));
     return true;

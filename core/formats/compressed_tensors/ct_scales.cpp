@@ -15,7 +15,8 @@ GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufSc
     s.cols = c.cols;
     s.groups = c.tensorScale ? 1 : c.groups;
     s.groupSize = c.gidx.empty() && c.groupSize ? c.groupSize : c.cols;
-    s.scaleMeaning = Message(c.tensorScale ? QT_TRANSLATE_NOOP("qs::Message", "tensor scale") : QT_TRANSLATE_NOOP("qs::Message", "scale"));
+    s.scaleMeaning = Message(c.tensorScale ? QT_TRANSLATE_NOOP("qs::Message", "tensor scale")
+                                           : QT_TRANSLATE_NOOP("qs::Message", "scale"));
     const bool zp = c.zpKind != CtPacked::Zp::None;
     if (zp)
         s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "zero point (signed code units)"));

@@ -29,17 +29,17 @@ std::vector<StoredTensor> ctQuantize(const QuantScheme& s, const float* x, uint6
 void ctConfig(const QuantScheme& s, QJsonObject& cfg)
 {
     const bool channel = s.groupSize < 0;
-    const QJsonObject weights{{QStringLiteral("num_bits"), s.bits},
-                              {QStringLiteral("type"), QStringLiteral("int")},
-                              {QStringLiteral("symmetric"), s.symmetric},
-                              {QStringLiteral("group_size"), channel ? QJsonValue(QJsonValue::Null) : QJsonValue(qint64(s.groupSize))},
-                              {QStringLiteral("strategy"), channel ? QStringLiteral("channel") : QStringLiteral("group")},
-                              {QStringLiteral("block_structure"), QJsonValue::Null},
-                              {QStringLiteral("dynamic"), false},
-                              {QStringLiteral("actorder"), s.actOrder ? QJsonValue(QStringLiteral("group"))
-                                                                      : QJsonValue(QJsonValue::Null)},
-                              {QStringLiteral("observer"), QStringLiteral("minmax")},
-                              {QStringLiteral("observer_kwargs"), QJsonObject{}}};
+    const QJsonObject weights{
+        {QStringLiteral("num_bits"), s.bits},
+        {QStringLiteral("type"), QStringLiteral("int")},
+        {QStringLiteral("symmetric"), s.symmetric},
+        {QStringLiteral("group_size"), channel ? QJsonValue(QJsonValue::Null) : QJsonValue(qint64(s.groupSize))},
+        {QStringLiteral("strategy"), channel ? QStringLiteral("channel") : QStringLiteral("group")},
+        {QStringLiteral("block_structure"), QJsonValue::Null},
+        {QStringLiteral("dynamic"), false},
+        {QStringLiteral("actorder"), s.actOrder ? QJsonValue(QStringLiteral("group")) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("observer"), QStringLiteral("minmax")},
+        {QStringLiteral("observer_kwargs"), QJsonObject{}}};
     const QJsonObject group0{{QStringLiteral("targets"), QJsonArray{QStringLiteral("Linear")}},
                              {QStringLiteral("weights"), weights},
                              {QStringLiteral("input_activations"), QJsonValue::Null},

@@ -31,8 +31,10 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
         nonPositive += std::isfinite(v) && v <= 0.0f;
     }
     if (nonPositive)
-        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 scales are zero or negative (compressed-tensors clamps scales to eps)"),
-                             {std::to_string(nonPositive)}));
+        add("scale",
+            Message(QT_TRANSLATE_NOOP("qs::Message",
+                                      "%1 scales are zero or negative (compressed-tensors clamps scales to eps)"),
+                    {std::to_string(nonPositive)}));
     if (!s.gidx.empty())
         checkGroups(add, K, G, (K + G - 1) / G, [&](uint64_t k) { return s.group(k); });
     if (s.source == CtPacked::Source::Packed) {
@@ -47,7 +49,10 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
             const std::vector<uint8_t> words = bitstream::packSlots(row, b, 32);
             repacked.insert(repacked.end(), words.begin(), words.end());
         }
-        checkRoundTrip(add, "qweight-roundtrip", s.packed, repacked, QT_TRANSLATE_NOOP("qs::Message", "stored weight_packed words differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+        checkRoundTrip(add, "qweight-roundtrip", s.packed, repacked,
+                       QT_TRANSLATE_NOOP("qs::Message",
+                                         "stored weight_packed words differ from their repacking (nonzero padding or "
+                                         "sign-extended fields?): %1"));
         if (s.zpKind == CtPacked::Zp::Packed) {
             const uint64_t zw = (N + s.pf - 1) / s.pf;
             std::vector<uint32_t> zp(zw * G, 0);
@@ -61,7 +66,10 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
             }
             std::vector<uint8_t> zb(zp.size() * 4);
             std::memcpy(zb.data(), zp.data(), zb.size());
-            checkRoundTrip(add, "qzeros-roundtrip", s.zp, zb, QT_TRANSLATE_NOOP("qs::Message", "stored weight_zero_point words differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+            checkRoundTrip(add, "qzeros-roundtrip", s.zp, zb,
+                           QT_TRANSLATE_NOOP("qs::Message",
+                                             "stored weight_zero_point words differ from their repacking (nonzero "
+                                             "padding or sign-extended fields?): %1"));
         }
     }
     // Zero points: a symmetric scheme stores none; an asymmetric one whose zeros are all 0 is the
@@ -72,7 +80,10 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
             for (uint64_t g = 0; g < G && allZero; ++g)
                 allZero = s.zeroAt(n, g) == 0;
         if (allZero && N * G > 1)
-            add("zero-convention", Message(QT_TRANSLATE_NOOP("qs::Message", "every zero point is 0: the weight is symmetric data stored as asymmetric")), true);
+            add("zero-convention",
+                Message(QT_TRANSLATE_NOOP("qs::Message",
+                                          "every zero point is 0: the weight is symmetric data stored as asymmetric")),
+                true);
     }
 }
 

@@ -17,15 +17,19 @@ uint64_t perWord(const LayoutParams& p)
 
 LayoutTensor scaleTensor()
 {
-    return tensor("weight_scale", "F16", "group: [N, G]; channel: [N, 1]; tensor: [1]",
-                  [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, p.groups()}; },
-                  "per-(row, group) scale in the model dtype (BF16/F16/F32)");
+    return tensor(
+        "weight_scale", "F16", "group: [N, G]; channel: [N, 1]; tensor: [1]",
+        [](const LayoutParams& p) {
+            return std::vector<uint64_t>{p.N, p.groups()};
+        },
+        "per-(row, group) scale in the model dtype (BF16/F16/F32)");
 }
 
 LayoutTensor gidxTensor()
 {
-    return tensor("weight_g_idx", "I32", "[K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.K}; },
-                  "group of each input channel (actorder group)", true);
+    return tensor(
+        "weight_g_idx", "I32", "[K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.K}; },
+        "group of each input channel (actorder group)", true);
 }
 
 LayoutSpec packQuantized()
@@ -41,15 +45,22 @@ LayoutSpec packQuantized()
                 "g = g_idx[k] or k/group_size";
     s.exactness = "(q - zp) is exact in any float dtype; one f32 product, one RNE to the scale dtype in the reference";
     s.tensors = {
-        tensor("weight_packed", "I32", "[N, ceil(K/pf)]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, perWord(p))}; },
-               "signed codes + 2^(b-1) along K, natural slots, whole codes per word (3-bit: 10 per word)"),
-        tensor("weight_shape", "I64", "[2]", [](const LayoutParams&) { return std::vector<uint64_t>{2}; },
-               "the original [N, K] (I32 accepted)", true),
+        tensor(
+            "weight_packed", "I32", "[N, ceil(K/pf)]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, ceilDiv(p.K, perWord(p))};
+            },
+            "signed codes + 2^(b-1) along K, natural slots, whole codes per word (3-bit: 10 per word)"),
+        tensor(
+            "weight_shape", "I64", "[2]", [](const LayoutParams&) { return std::vector<uint64_t>{2}; },
+            "the original [N, K] (I32 accepted)", true),
         scaleTensor(),
-        tensor("weight_zero_point", "I32", "[ceil(N/pf), G] (before PR #296: I8 [N, G], unpacked)",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{ceilDiv(p.N, perWord(p)), p.groups()}; },
-               "asymmetric only: zero + 2^(b-1) packed along N (dim 0) in the same slots", true),
+        tensor(
+            "weight_zero_point", "I32", "[ceil(N/pf), G] (before PR #296: I8 [N, G], unpacked)",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{ceilDiv(p.N, perWord(p)), p.groups()};
+            },
+            "asymmetric only: zero + 2^(b-1) packed along N (dim 0) in the same slots", true),
         gidxTensor(),
     };
     s.padding = "the tail of each row's last word holds stored 0 (q = -2^(b-1)); packed zero points pad N likewise";
@@ -88,18 +99,26 @@ LayoutSpec unpacked(bool fp8)
     s.formula = fp8 ? "W[n][k] = fp8(weight[n][k]) * s[n][g]" : "W[n][k] = s[n][g] * (q[n][k] - zp[n][g])";
     s.exactness = "the FP8 / int value is exact in the scale dtype; one f32 product, one RNE to the scale dtype";
     s.tensors = {
-        tensor("weight", fp8 ? "F8_E4M3" : "I8", "[N, K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, p.K}; },
-               fp8 ? "FP8 E4M3 (E5M2 accepted) values" : "signed int8 codes"),
+        tensor(
+            "weight", fp8 ? "F8_E4M3" : "I8", "[N, K]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, p.K};
+            },
+            fp8 ? "FP8 E4M3 (E5M2 accepted) values" : "signed int8 codes"),
         scaleTensor(),
     };
     if (!fp8) {
-        s.tensors.push_back(tensor("weight_zero_point", "I8", "[N, G]",
-                                   [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, p.groups()}; },
-                                   "asymmetric only: signed zero point", true));
+        s.tensors.push_back(tensor(
+            "weight_zero_point", "I8", "[N, G]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, p.groups()};
+            },
+            "asymmetric only: signed zero point", true));
         s.tensors.push_back(gidxTensor());
     }
-    s.tensors.push_back(tensor("input_scale", "F32", "[1]", [](const LayoutParams&) { return std::vector<uint64_t>{1}; },
-                               "activation scale (not used to dequantize the weight)", true));
+    s.tensors.push_back(tensor(
+        "input_scale", "F32", "[1]", [](const LayoutParams&) { return std::vector<uint64_t>{1}; },
+        "activation scale (not used to dequantize the weight)", true));
     s.padding = "none: one byte per element";
     s.locate = [fp8](const LayoutParams& p, uint64_t row, uint64_t col) {
         ElementLocation e = layout::plainElement("weight", 8, p, row, col);
@@ -129,14 +148,24 @@ LayoutSpec nvfp4()
     s.formula = "W[n][k] = E2M1(q[n][k]) * (fp8(weight_scale[n][k/16]) / weight_global_scale)";
     s.exactness = "not decoded here; the upstream reference divides the FP8 scale by the global scale in f32";
     s.tensors = {
-        tensor("weight_packed", "U8", "[N, K/2]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, 2)}; },
-               "FP4 E2M1 pairs along K, element 2i in the LOW nibble"),
-        tensor("weight_scale", "F8_E4M3", "[N, K/16]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, 16)}; }, "scale per 16 elements"),
-        tensor("weight_global_scale", "F32", "[1]", [](const LayoutParams&) { return std::vector<uint64_t>{1}; },
-               "global divisor of the scales"),
-        tensor("input_global_scale", "F32", "[1]", [](const LayoutParams&) { return std::vector<uint64_t>{1}; },
-               "activation global scale", true),
+        tensor(
+            "weight_packed", "U8", "[N, K/2]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, ceilDiv(p.K, 2)};
+            },
+            "FP4 E2M1 pairs along K, element 2i in the LOW nibble"),
+        tensor(
+            "weight_scale", "F8_E4M3", "[N, K/16]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, ceilDiv(p.K, 16)};
+            },
+            "scale per 16 elements"),
+        tensor(
+            "weight_global_scale", "F32", "[1]", [](const LayoutParams&) { return std::vector<uint64_t>{1}; },
+            "global divisor of the scales"),
+        tensor(
+            "input_global_scale", "F32", "[1]", [](const LayoutParams&) { return std::vector<uint64_t>{1}; },
+            "activation global scale", true),
     };
     s.padding = "K must be a multiple of 16";
     s.notes = {"group size is fixed at 16 (LayoutParams::groupSize is ignored)",
@@ -169,11 +198,18 @@ LayoutSpec fp8Block()
     s.formula = "W[n][k] = fp8(weight[n][k]) * scale_inv[n/128][k/128]";
     s.exactness = "one f32 product";
     s.tensors = {
-        tensor("weight", "F8_E4M3", "[N, K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, p.K}; },
-               "FP8 E4M3 values"),
-        tensor("weight_scale_inv", "F32", "[ceil(N/128), ceil(K/128)]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{ceilDiv(p.N, 128), ceilDiv(p.K, 128)}; },
-               "one multiplier per 128x128 block"),
+        tensor(
+            "weight", "F8_E4M3", "[N, K]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, p.K};
+            },
+            "FP8 E4M3 values"),
+        tensor(
+            "weight_scale_inv", "F32", "[ceil(N/128), ceil(K/128)]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{ceilDiv(p.N, 128), ceilDiv(p.K, 128)};
+            },
+            "one multiplier per 128x128 block"),
     };
     s.padding = "edge blocks are partial; no padding is stored";
     s.notes = {"block size from weight_block_size in the config, [128, 128] in every known checkpoint",

@@ -73,7 +73,8 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
                      const RangeBins* range, uint64_t* rangeCounts, SimdPath path)
 {
     using TallyFn = void (*)(int, const uint8_t*, uint64_t, CodeTally&, uint32_t*);
-    const auto tally = simdKernel(path, SimdKernels<TallyFn>{QS_X86(avx512::tallyGgmlBlocks), QS_X86(avx2::tallyGgmlBlocks)});
+    const auto tally =
+        simdKernel(path, SimdKernels<TallyFn>{QS_X86(avx512::tallyGgmlBlocks), QS_X86(avx2::tallyGgmlBlocks)});
     if (!tally || range || !codeDomainStats(type))
         tallyGgmlBlocks(type, src, nblocks, t, split, range, rangeCounts);
     else

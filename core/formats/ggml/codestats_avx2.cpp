@@ -32,8 +32,8 @@ inline __m256i codestatsPopcount32(__m256i v)
 }
 
 struct CodestatsNibbles {
-    __m256d s[2], q[2];    // CodeTally::sum / sumSq: lanes 0-3 (codes 0-3, 8-11), 4-7 (codes 4-7, 12-15)
-    __m256i lo, hi;        // orderedBits extremes per lane
+    __m256d s[2], q[2]; // CodeTally::sum / sumSq: lanes 0-3 (codes 0-3, 8-11), 4-7 (codes 4-7, 12-15)
+    __m256i lo, hi; // orderedBits extremes per lane
     uint32_t* split;
     // Per group: split index | count << 24 of its 16 codes, for the group just formed and the
     // one before. A group is added to the split counters while the next one is formed: by
@@ -66,25 +66,29 @@ struct CodestatsNibbles {
         const __m256i m012 = _mm256_and_si256(_mm256_and_si256(_mm256_xor_si256(b0, c0), _mm256_xor_si256(b1, c1)),
                                               _mm256_xor_si256(b2, c2));
         const __m256i nLo = codestatsPopcount32(_mm256_andnot_si256(b3, m012)); // codes 0..7
-        const __m256i nHi = codestatsPopcount32(_mm256_and_si256(b3, m012));    // codes 8..15
+        const __m256i nHi = codestatsPopcount32(_mm256_and_si256(b3, m012)); // codes 8..15
         const __m256i uLo = _mm256_castps_si256(vLo), uHi = _mm256_castps_si256(vHi);
         const __m256i oLo = _mm256_xor_si256(uLo, _mm256_or_si256(_mm256_srai_epi32(uLo, 31), sign));
         const __m256i oHi = _mm256_xor_si256(uHi, _mm256_or_si256(_mm256_srai_epi32(uHi, 31), sign));
         // valueKey * kKeySplit (< 2^18; every code in copy 0: the codes of a group have
         // distinct keys, and a group's increments are far from the next one's), count above.
         uint32_t* out = pending + 16 * (parity ^= 1);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(out),
-                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oLo, 14), keyMask), _mm256_slli_epi32(nLo, 24)));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(out + 8),
-                           _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oHi, 14), keyMask), _mm256_slli_epi32(nHi, 24)));
+        _mm256_store_si256(
+            reinterpret_cast<__m256i*>(out),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oLo, 14), keyMask), _mm256_slli_epi32(nLo, 24)));
+        _mm256_store_si256(
+            reinterpret_cast<__m256i*>(out + 8),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(oHi, 14), keyMask), _mm256_slli_epi32(nHi, 24)));
         drain(pending + 16 * (parity ^ 1));
         const __m256i zero = _mm256_setzero_si256();
         const __m256i aLo = _mm256_cmpeq_epi32(nLo, zero), aHi = _mm256_cmpeq_epi32(nHi, zero);
         lo = _mm256_min_epu32(lo, _mm256_min_epu32(_mm256_or_si256(oLo, aLo), _mm256_or_si256(oHi, aHi)));
         hi = _mm256_max_epu32(hi, _mm256_max_epu32(_mm256_andnot_si256(aLo, oLo), _mm256_andnot_si256(aHi, oHi)));
         // A code that is absent adds 0 * value = +-0, which leaves a lane as it is.
-        const __m256d v0 = _mm256_cvtps_pd(_mm256_castps256_ps128(vLo)), v1 = _mm256_cvtps_pd(_mm256_extractf128_ps(vLo, 1));
-        const __m256d v2 = _mm256_cvtps_pd(_mm256_castps256_ps128(vHi)), v3 = _mm256_cvtps_pd(_mm256_extractf128_ps(vHi, 1));
+        const __m256d v0 = _mm256_cvtps_pd(_mm256_castps256_ps128(vLo)),
+                      v1 = _mm256_cvtps_pd(_mm256_extractf128_ps(vLo, 1));
+        const __m256d v2 = _mm256_cvtps_pd(_mm256_castps256_ps128(vHi)),
+                      v3 = _mm256_cvtps_pd(_mm256_extractf128_ps(vHi, 1));
         const __m256d p0d = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(nLo)), v0);
         const __m256d p1d = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(nLo, 1)), v1);
         const __m256d p2d = _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(nHi)), v2);

@@ -32,16 +32,16 @@ inline __m512i codestatsPopcount32(__m512i v)
 }
 
 // ternarylogic immediates over (a, b, c) = (0xF0, 0xCC, 0xAA).
-constexpr int kAndXor = 0x60;   // a & (b ^ c)
-constexpr int kXorOr = 0x1E;    // a ^ (b | c)
-constexpr int kAndOr = 0xEA;    // (a & b) | c
+constexpr int kAndXor = 0x60; // a & (b ^ c)
+constexpr int kXorOr = 0x1E; // a ^ (b | c)
+constexpr int kAndOr = 0xEA; // (a & b) | c
 
 // The object holds no array indexed at run time (the pending entries live outside it), so its
 // members stay in registers; in memory each would be stored and reloaded around the counter
 // stores, which may alias it, and the reloads would wait on those stores.
 struct CodestatsGroups {
-    __m512d s, q;     // CodeTally::sum / sumSq, lane l
-    __m512i lo, hi;   // orderedBits extremes per code
+    __m512d s, q; // CodeTally::sum / sumSq, lane l
+    __m512i lo, hi; // orderedBits extremes per code
     uint32_t* split;
     // A ring of four groups: each the split indices of its 16 codes and their counts (16
     // entries further). A group is added to the counters three groups after it was formed:
@@ -50,7 +50,7 @@ struct CodestatsGroups {
     // Indices and counts apart: two loads and an add to memory per code, no unpacking.
     uint32_t* pending; // 128
     uint32_t slot = 0; // the group formed last
-    __m512i comp[4];  // lane c: all ones where bit k of c is clear
+    __m512i comp[4]; // lane c: all ones where bit k of c is clear
     __m512i sign, keyMask;
 
     [[gnu::always_inline]] inline void drain(const uint32_t* g)
@@ -106,7 +106,8 @@ struct CodestatsGroups {
         const __m256i y = _mm256_set_m128i(_mm_srli_epi16(x, 4), x);
         alignas(16) uint32_t p[4];
         for (int b = 0; b < 4; ++b)
-            _store_mask32(reinterpret_cast<__mmask32*>(p + b), _mm256_test_epi8_mask(y, _mm256_set1_epi8(char(1 << b))));
+            _store_mask32(reinterpret_cast<__mmask32*>(p + b),
+                          _mm256_test_epi8_mask(y, _mm256_set1_epi8(char(1 << b))));
         group(p, 1, v);
     }
 };
@@ -174,7 +175,8 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
                 continue;
             }
             for (int ib = 0; ib < 8; ++ib)
-                k.nibbleGroup(src + 8 + 16 * ib, _mm512_mul_ps(_mm512_set1_ps(d * float(ggml::iq4xsScale(src, ib) - 32)), nl16));
+                k.nibbleGroup(src + 8 + 16 * ib,
+                              _mm512_mul_ps(_mm512_set1_ps(d * float(ggml::iq4xsScale(src, ib) - 32)), nl16));
         }
     } else {
         for (uint64_t i = 0; i < nblocks; ++i, src += 144) {
@@ -189,11 +191,13 @@ void tallyGgmlBlocks(int type, const uint8_t* src, uint64_t nblocks, CodeTally& 
                 const __m512i x = _mm512_loadu_si512(src + 16 + 32 * j);
                 alignas(64) uint32_t p[16]; // plane b of bytes 0-31 at 2b, of bytes 32-63 at 2b + 1
                 for (int b = 0; b < 8; ++b)
-                    _store_mask64(reinterpret_cast<__mmask64*>(p + 2 * b), _mm512_test_epi8_mask(x, _mm512_set1_epi8(char(1 << b))));
+                    _store_mask64(reinterpret_cast<__mmask64*>(p + 2 * b),
+                                  _mm512_test_epi8_mask(x, _mm512_set1_epi8(char(1 << b))));
                 for (int g = 0; g < 4; ++g) {
                     // (d * float(sc)) * float(q) - dmin * float(m)
                     const int sub = 2 * j + g, hiNib = 4 * (g & 1);
-                    const __m512 v = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(d1s[sub]), q16), _mm512_set1_ps(m1s[sub]));
+                    const __m512 v =
+                        _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(d1s[sub]), q16), _mm512_set1_ps(m1s[sub]));
                     k.group(p + 2 * hiNib + (g >> 1), 2, v);
                 }
             }

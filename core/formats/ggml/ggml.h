@@ -34,7 +34,7 @@ void dequantGgufWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowE
 namespace ggml {
 // Block kernels: `nblocks` consecutive blocks of one type -> nblocks * blockWeights floats.
 using BlocksFn = void (*)(const uint8_t* src, uint64_t nblocks, float* out);
-BlocksFn refBlocksFn(int ggmlType);  // nullptr when unknown
+BlocksFn refBlocksFn(int ggmlType); // nullptr when unknown
 BlocksFn avx2BlocksFn(int ggmlType); // nullptr when the type has no AVX2 kernel (the reference serves)
 BlocksFn avx512BlocksFn(int ggmlType); // nullptr when the type has no AVX-512 kernel (AVX2 serves)
 BlocksFn neonBlocksFn(int ggmlType); // arm64; nullptr when the type has no NEON kernel
@@ -56,7 +56,8 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
                             const std::atomic<bool>* cancel);
 // The decoded block parameters of an element (FamilyRow::blockValues, formats/wordmap.h).
 struct BlockValues;
-BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool wholeBlock);
+BlockValues ggufBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col,
+                            bool wholeBlock);
 // The same from one block's bytes of `type`, for element e of the block; empty for a type
 // without blocks.
 struct BlockValue;

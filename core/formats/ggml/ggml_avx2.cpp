@@ -16,16 +16,41 @@ namespace qs::ggml {
 
 namespace {
 
-inline uint16_t ld16(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
-inline uint32_t ld32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-inline float h2f(const uint8_t* p) { return _cvtsh_ss(ld16(p)); }
+inline uint16_t ld16(const uint8_t* p)
+{
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+inline uint32_t ld32(const uint8_t* p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+inline float h2f(const uint8_t* p)
+{
+    return _cvtsh_ss(ld16(p));
+}
 
-inline __m128i lo64(__m128i v) { return v; }
-inline __m128i hi64(__m128i v) { return _mm_unpackhi_epi64(v, v); }
+inline __m128i lo64(__m128i v)
+{
+    return v;
+}
+inline __m128i hi64(__m128i v)
+{
+    return _mm_unpackhi_epi64(v, v);
+}
 
 // 8 signed / unsigned bytes (low half of v) -> 8 exact floats.
-inline __m256 i8x8(__m128i v) { return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v)); }
-inline __m256 u8x8(__m128i v) { return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v)); }
+inline __m256 i8x8(__m128i v)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(v));
+}
+inline __m256 u8x8(__m128i v)
+{
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(v));
+}
 
 // y[0..15] = float(codes[k]) * d for 16 signed bytes.
 inline void mul16(float* y, __m128i codes, __m256 d)
@@ -46,15 +71,21 @@ inline void mulSub16(float* y, __m128i codes, __m256 dl, __m256 ml)
     _mm256_storeu_ps(y + 8, _mm256_sub_ps(_mm256_mul_ps(dl, i8x8(hi64(codes))), ml));
 }
 
-inline __m128i nibbleLo(__m128i q) { return _mm_and_si128(q, _mm_set1_epi8(0x0F)); }
-inline __m128i nibbleHi(__m128i q) { return _mm_and_si128(_mm_srli_epi16(q, 4), _mm_set1_epi8(0x0F)); }
+inline __m128i nibbleLo(__m128i q)
+{
+    return _mm_and_si128(q, _mm_set1_epi8(0x0F));
+}
+inline __m128i nibbleHi(__m128i q)
+{
+    return _mm_and_si128(_mm_srli_epi16(q, 4), _mm_set1_epi8(0x0F));
+}
 
 // 32 bits -> 32 bytes, 0xFF where the bit is set (byte k <- bit k).
 inline __m256i bitsToBytes(uint32_t bits)
 {
     const __m256i v = _mm256_set1_epi32(int(bits));
-    const __m256i shuf = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                                          2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3);
+    const __m256i shuf = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3, 3,
+                                          3, 3, 3, 3, 3, 3);
     const __m256i sel = _mm256_set1_epi64x(0x8040201008040201LL);
     const __m256i b = _mm256_and_si256(_mm256_shuffle_epi8(v, shuf), sel);
     return _mm256_cmpeq_epi8(b, sel);
@@ -75,7 +106,8 @@ void avxF16(const uint8_t* s, uint64_t n, float* y)
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8)
         _mm256_storeu_ps(y + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 2 * i))));
-    for (; i < n; ++i) y[i] = h2f(s + 2 * i);
+    for (; i < n; ++i)
+        y[i] = h2f(s + 2 * i);
 }
 
 void avxBF16(const uint8_t* s, uint64_t n, float* y)
@@ -85,32 +117,47 @@ void avxBF16(const uint8_t* s, uint64_t n, float* y)
         const __m256i v = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 2 * i)));
         _mm256_storeu_ps(y + i, _mm256_castsi256_ps(_mm256_slli_epi32(v, 16)));
     }
-    for (; i < n; ++i) { const uint32_t b = uint32_t(ld16(s + 2 * i)) << 16; std::memcpy(y + i, &b, 4); }
+    for (; i < n; ++i) {
+        const uint32_t b = uint32_t(ld16(s + 2 * i)) << 16;
+        std::memcpy(y + i, &b, 4);
+    }
 }
 
-void avxF32(const uint8_t* s, uint64_t n, float* y) { std::memcpy(y, s, n * 4); }
+void avxF32(const uint8_t* s, uint64_t n, float* y)
+{
+    std::memcpy(y, s, n * 4);
+}
 
 void avxF64(const uint8_t* s, uint64_t n, float* y)
 {
     uint64_t i = 0;
     for (; i + 4 <= n; i += 4)
         _mm_storeu_ps(y + i, _mm256_cvtpd_ps(_mm256_loadu_pd(reinterpret_cast<const double*>(s + 8 * i))));
-    for (; i < n; ++i) { double v; std::memcpy(&v, s + 8 * i, 8); y[i] = float(v); }
+    for (; i < n; ++i) {
+        double v;
+        std::memcpy(&v, s + 8 * i, 8);
+        y[i] = float(v);
+    }
 }
 
 void avxI8(const uint8_t* s, uint64_t n, float* y)
 {
     uint64_t i = 0;
-    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, i8x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + i))));
-    for (; i < n; ++i) y[i] = float(int8_t(s[i]));
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, i8x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + i))));
+    for (; i < n; ++i)
+        y[i] = float(int8_t(s[i]));
 }
 
 void avxI16(const uint8_t* s, uint64_t n, float* y)
 {
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(y + i, _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 2 * i)))));
-    for (; i < n; ++i) y[i] = float(int16_t(ld16(s + 2 * i)));
+        _mm256_storeu_ps(
+            y + i,
+            _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 2 * i)))));
+    for (; i < n; ++i)
+        y[i] = float(int16_t(ld16(s + 2 * i)));
 }
 
 void avxI32(const uint8_t* s, uint64_t n, float* y)
@@ -118,7 +165,8 @@ void avxI32(const uint8_t* s, uint64_t n, float* y)
     uint64_t i = 0;
     for (; i + 8 <= n; i += 8)
         _mm256_storeu_ps(y + i, _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 4 * i))));
-    for (; i < n; ++i) y[i] = float(int32_t(ld32(s + 4 * i)));
+    for (; i < n; ++i)
+        y[i] = float(int32_t(ld32(s + 4 * i)));
 }
 
 // ---- 32-weight blocks ----
@@ -198,7 +246,10 @@ void avxQ8(const uint8_t* b, uint64_t nb, float* y)
     }
 }
 
-inline __m128i table16(const int8_t* t) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(t)); }
+inline __m128i table16(const int8_t* t)
+{
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(t));
+}
 
 void avxIQ4_NL(const uint8_t* b, uint64_t nb, float* y)
 {
@@ -274,7 +325,10 @@ void avxQ2_0(const uint8_t* b, uint64_t nb, float* y)
 
 // ---- k-quants ----
 
-inline __m256i load256(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+inline __m256i load256(const uint8_t* p)
+{
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
 inline __m256i crumbs(__m256i q, int shift) // (q >> shift) & 3 per byte
 {
     return _mm256_and_si256(_mm256_srl_epi16(q, _mm_cvtsi32_si128(shift)), _mm256_set1_epi8(3));
@@ -289,7 +343,8 @@ void avxQ2_K(const uint8_t* b, uint64_t nb, float* y)
             for (int j = 0; j < 4; ++j, y += 32) {
                 const __m256i q = crumbs(qs, 2 * j);
                 const uint8_t s0 = b[8 * h + 2 * j], s1 = b[8 * h + 2 * j + 1];
-                mulSub16(y, _mm256_castsi256_si128(q), _mm256_set1_ps(d * float(s0 & 0xF)), _mm256_set1_ps(dmin * float(s0 >> 4)));
+                mulSub16(y, _mm256_castsi256_si128(q), _mm256_set1_ps(d * float(s0 & 0xF)),
+                         _mm256_set1_ps(dmin * float(s0 >> 4)));
                 mulSub16(y + 16, _mm256_extracti128_si256(q, 1), _mm256_set1_ps(d * float(s1 & 0xF)),
                          _mm256_set1_ps(dmin * float(s1 >> 4)));
             }
@@ -320,8 +375,8 @@ void avxQ3_K(const uint8_t* b, uint64_t nb, float* y)
             for (int j = 0; j < 4; ++j, y += 32) {
                 // q2 - 4 + 4 * highbit: a clear high bit subtracts 4.
                 const __m256i hb = _mm256_slli_epi16(crumbs(hm, 4 * h + j), 2);
-                const __m256i q = _mm256_sub_epi8(_mm256_or_si256(crumbs(qs, 2 * j), _mm256_and_si256(hb, _mm256_set1_epi8(4))),
-                                                  _mm256_set1_epi8(4));
+                const __m256i q = _mm256_sub_epi8(
+                    _mm256_or_si256(crumbs(qs, 2 * j), _mm256_and_si256(hb, _mm256_set1_epi8(4))), _mm256_set1_epi8(4));
                 mul16(y, _mm256_castsi256_si128(q), _mm256_set1_ps(dl[8 * h + 2 * j]));
                 mul16(y + 16, _mm256_extracti128_si256(q, 1), _mm256_set1_ps(dl[8 * h + 2 * j + 1]));
             }
@@ -360,10 +415,13 @@ void avxQ5_K(const uint8_t* b, uint64_t nb, float* y)
         const __m256i qh = load256(b + 16);
         for (int p = 0; p < 4; ++p, y += 64) {
             const __m256i q = load256(b + 48 + 32 * p);
-            const __m256i h0 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p)), _mm256_set1_epi8(1)), 4);
-            const __m256i h1 = _mm256_slli_epi16(_mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p + 1)), _mm256_set1_epi8(1)), 4);
+            const __m256i h0 = _mm256_slli_epi16(
+                _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p)), _mm256_set1_epi8(1)), 4);
+            const __m256i h1 = _mm256_slli_epi16(
+                _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p + 1)), _mm256_set1_epi8(1)), 4);
             kSub32(y, _mm256_or_si256(_mm256_and_si256(q, m4), h0), d, dmin, b + 4, 2 * p);
-            kSub32(y + 32, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), h1), d, dmin, b + 4, 2 * p + 1);
+            kSub32(y + 32, _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), m4), h1), d, dmin, b + 4,
+                   2 * p + 1);
         }
     }
 }
@@ -378,7 +436,8 @@ void avxQ6_K(const uint8_t* b, uint64_t nb, float* y)
             const __m256i l0 = load256(b + 64 * h), l1 = load256(b + 64 * h + 32);
             const __m256i qh = load256(b + 128 + 32 * h);
             const __m256i lows[4] = {_mm256_and_si256(l0, m4), _mm256_and_si256(l1, m4),
-                                     _mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4)};
+                                     _mm256_and_si256(_mm256_srli_epi16(l0, 4), m4),
+                                     _mm256_and_si256(_mm256_srli_epi16(l1, 4), m4)};
             for (int k = 0; k < 4; ++k, y += 32) {
                 const __m256i hi = _mm256_and_si256(_mm256_slli_epi16(crumbs(qh, 2 * k), 4), _mm256_set1_epi8(0x30));
                 const __m256i q = _mm256_sub_epi8(_mm256_or_si256(lows[k], hi), m32);
@@ -407,8 +466,10 @@ void avxIQ4_XS(const uint8_t* b, uint64_t nb, float* y)
     const __m256i highShift = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
     for (uint64_t i = 0; i < nb; ++i, b += 136) {
         // The eight 6-bit scales at once: dl[ib] = d * float(ls(ib) - 32).
-        const __m256i low = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32(b + 4))), lowShift), _mm256_set1_epi32(0xF));
-        const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(ld16(b + 2)), highShift), _mm256_set1_epi32(3));
+        const __m256i low =
+            _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32(b + 4))), lowShift), _mm256_set1_epi32(0xF));
+        const __m256i high =
+            _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(ld16(b + 2)), highShift), _mm256_set1_epi32(3));
         const __m256i ls = _mm256_sub_epi32(_mm256_or_si256(low, _mm256_slli_epi32(high, 4)), _mm256_set1_epi32(32));
         const __m256 dl8 = _mm256_mul_ps(_mm256_set1_ps(h2f(b)), _mm256_cvtepi32_ps(ls));
         for (int ib = 0; ib < 8; ++ib, y += 32) {
@@ -518,7 +579,8 @@ void avxIQ2_S(const uint8_t* b, uint64_t nb, float* y)
             const __m256 db[2] = {_mm256_set1_ps(d * (0.5f + float(sc & 0xF)) * 0.25f),
                                   _mm256_set1_ps(d * (0.5f + float(sc >> 4)) * 0.25f)};
             for (int l = 0; l < 4; ++l, y += 8)
-                gridGroup(y, kIq2sGrid[qs[4 * ib + l] | ((qh[ib] >> (2 * l)) & 3) << 8], db[l / 2], qs[32 + 4 * ib + l]);
+                gridGroup(y, kIq2sGrid[qs[4 * ib + l] | ((qh[ib] >> (2 * l)) & 3) << 8], db[l / 2],
+                          qs[32 + 4 * ib + l]);
         }
     }
 }
@@ -532,7 +594,8 @@ void avxIQ3_XXS(const uint8_t* b, uint64_t nb, float* y)
             const uint32_t a = ld32(qs + 64 + 4 * ib);
             const __m256 db = _mm256_set1_ps(d * (0.5f + float(a >> 28)) * 0.5f);
             for (int l = 0; l < 4; ++l, y += 8) {
-                const uint64_t g = kIq3xxsGrid[qs[8 * ib + 2 * l]] | uint64_t(kIq3xxsGrid[qs[8 * ib + 2 * l + 1]]) << 32;
+                const uint64_t g =
+                    kIq3xxsGrid[qs[8 * ib + 2 * l]] | uint64_t(kIq3xxsGrid[qs[8 * ib + 2 * l + 1]]) << 32;
                 gridGroup(y, g, db, kKsignsIq2xs[(a >> (7 * l)) & 127]);
             }
         }
@@ -560,7 +623,10 @@ void avxIQ3_S(const uint8_t* b, uint64_t nb, float* y)
 // IQ1: dl * (float(signed grid byte) + delta).
 // delta = +-1/8 with the sign taken from a stored bit without a branch: the bit is random in
 // real and test data alike, and a mispredicted select every group cost over half the time.
-inline __m256 iq1Delta(uint32_t signBit) { return _mm256_castsi256_ps(_mm256_set1_epi32(int(0x3E000000u | signBit << 31))); }
+inline __m256 iq1Delta(uint32_t signBit)
+{
+    return _mm256_castsi256_ps(_mm256_set1_epi32(int(0x3E000000u | signBit << 31)));
+}
 
 inline void iq1Group(float* y, uint64_t grid, __m256 dl, __m256 delta)
 {

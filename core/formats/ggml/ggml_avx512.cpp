@@ -20,24 +20,54 @@ namespace qs::ggml {
 
 namespace {
 
-inline uint16_t ld16v(const uint8_t* p) { uint16_t v; std::memcpy(&v, p, 2); return v; }
-inline uint32_t ld32v(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
-inline uint64_t ld64v(const uint8_t* p) { uint64_t v; std::memcpy(&v, p, 8); return v; }
-inline float half512(const uint8_t* p) { return _cvtsh_ss(ld16v(p)); }
+inline uint16_t ld16v(const uint8_t* p)
+{
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+}
+inline uint32_t ld32v(const uint8_t* p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
+inline uint64_t ld64v(const uint8_t* p)
+{
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+inline float half512(const uint8_t* p)
+{
+    return _cvtsh_ss(ld16v(p));
+}
 
-inline __m128i load128(const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+inline __m128i load128(const uint8_t* p)
+{
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+}
 // 16 bytes -> 16 dword lanes (zero-extended): a byte's low nibble indexes a 16-entry table as it
 // is (vpermps reads bits 0..3 of each lane), its high nibble after a shift by 4.
-inline __m512i lanes16(const uint8_t* p) { return _mm512_cvtepu8_epi32(load128(p)); }
+inline __m512i lanes16(const uint8_t* p)
+{
+    return _mm512_cvtepu8_epi32(load128(p));
+}
 
 // Vector constants are constant-initialized (braces, not _mm512_set*): a dynamic initializer would
 // run AVX-512 code when the program loads, before any dispatch, on every CPU (ctest
 // build.simd_static_init).
 constexpr __m512 kIota{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
-constexpr __m512 splat512(float v) { return __m512{v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v}; }
+constexpr __m512 splat512(float v)
+{
+    return __m512{v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v};
+}
 
 // The 16 values of a 16-entry integer table as floats.
-inline __m512 tableFloats(const int8_t* t) { return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t)))); }
+inline __m512 tableFloats(const int8_t* t)
+{
+    return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(t))));
+}
 
 // y[0..31] of a 32-weight block whose 16 bytes at q hold element j in the low nibble of byte j
 // and element j+16 in the high nibble.
@@ -83,7 +113,8 @@ void avx512Q4_0(const uint8_t* b, uint64_t nb, float* y)
 void avx512Q4_1(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 20, y += 32) {
-        const __m512 t = _mm512_add_ps(_mm512_mul_ps(kIota, _mm512_set1_ps(half512(b))), _mm512_set1_ps(half512(b + 2)));
+        const __m512 t =
+            _mm512_add_ps(_mm512_mul_ps(kIota, _mm512_set1_ps(half512(b))), _mm512_set1_ps(half512(b + 2)));
         nibbles32(y, b + 4, t);
     }
 }
@@ -114,7 +145,8 @@ void avx512Q5_1(const uint8_t* b, uint64_t nb, float* y)
     const __m512 c1 = _mm512_add_ps(kIota, _mm512_set1_ps(16));
     for (uint64_t i = 0; i < nb; ++i, b += 24, y += 32) {
         const __m512 d = _mm512_set1_ps(half512(b)), m = _mm512_set1_ps(half512(b + 2));
-        q5Block(y, b + 8, ld32v(b + 4), _mm512_add_ps(_mm512_mul_ps(kIota, d), m), _mm512_add_ps(_mm512_mul_ps(c1, d), m));
+        q5Block(y, b + 8, ld32v(b + 4), _mm512_add_ps(_mm512_mul_ps(kIota, d), m),
+                _mm512_add_ps(_mm512_mul_ps(c1, d), m));
     }
 }
 
@@ -145,8 +177,9 @@ void avx512NVFP4(const uint8_t* b, uint64_t nb, float* y)
     const __m512 values = tableFloats(kValuesFp4);
     const float* ue = ue4m3HalfTable().data();
     // Qword q: lanes 2q and 2q + 1 (their low bytes are bytes 0 and 4 of the qword).
-    const __m512i offsets = _mm512_set_epi64(0x0000003C00000034, 0x0000002C00000024, 0x0000001C00000014, 0x0000000C00000004,
-                                             0x0000003800000030, 0x0000002800000020, 0x0000001800000010, 0x0000000800000000);
+    const __m512i offsets =
+        _mm512_set_epi64(0x0000003C00000034, 0x0000002C00000024, 0x0000001C00000014, 0x0000000C00000004,
+                         0x0000003800000030, 0x0000002800000020, 0x0000001800000010, 0x0000000800000000);
     for (uint64_t i = 0; i < nb; ++i, b += 36) {
         for (int s = 0; s < 4; ++s, y += 16) {
             const __m512i idx = _mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(int64_t(ld64v(b + 4 + 8 * s))));
@@ -191,8 +224,9 @@ void avx512Q2_0(const uint8_t* b, uint64_t nb, float* y)
 {
     const __m512 codes = _mm512_sub_ps(kIota4, _mm512_set1_ps(1));
     // Lanes 2q, 2q + 1 read bytes 0 and 4 of qword q: bits 2i (+ 32 for the high half).
-    const __m512i low = _mm512_set_epi64(0x0000001E0000001C, 0x0000001A00000018, 0x0000001600000014, 0x0000001200000010,
-                                         0x0000000E0000000C, 0x0000000A00000008, 0x0000000600000004, 0x0000000200000000);
+    const __m512i low =
+        _mm512_set_epi64(0x0000001E0000001C, 0x0000001A00000018, 0x0000001600000014, 0x0000001200000010,
+                         0x0000000E0000000C, 0x0000000A00000008, 0x0000000600000004, 0x0000000200000000);
     const __m512i high = _mm512_add_epi8(low, _mm512_set1_epi64(0x0000002000000020));
     for (uint64_t i = 0; i < nb; ++i, b += 18, y += 64) {
         const __m512 t = _mm512_mul_ps(codes, _mm512_set1_ps(half512(b)));
@@ -214,15 +248,19 @@ void avx512Q2_K(const uint8_t* b, uint64_t nb, float* y)
     for (uint64_t i = 0; i < nb; ++i, b += 84) {
         // dl = d * float(sc & 0xF), ml = dmin * float(sc >> 4) for the 16 sub-blocks at once.
         const __m512i sc = lanes16(b);
-        _mm512_store_ps(dl, _mm512_mul_ps(_mm512_set1_ps(half512(b + 80)), _mm512_cvtepi32_ps(_mm512_and_si512(sc, _mm512_set1_epi32(0xF)))));
-        _mm512_store_ps(ml, _mm512_mul_ps(_mm512_set1_ps(half512(b + 82)), _mm512_cvtepi32_ps(_mm512_srli_epi32(sc, 4))));
+        _mm512_store_ps(dl,
+                        _mm512_mul_ps(_mm512_set1_ps(half512(b + 80)),
+                                      _mm512_cvtepi32_ps(_mm512_and_si512(sc, _mm512_set1_epi32(0xF)))));
+        _mm512_store_ps(ml,
+                        _mm512_mul_ps(_mm512_set1_ps(half512(b + 82)), _mm512_cvtepi32_ps(_mm512_srli_epi32(sc, 4))));
         for (int h = 0; h < 2; ++h) {
             const __m512i v0 = lanes16(b + 16 + 32 * h), v1 = lanes16(b + 32 + 32 * h);
             for (int j = 0; j < 4; ++j, y += 32) {
                 const int s = 8 * h + 2 * j;
                 // dl * float(q) - ml, as the reference computes it.
                 const __m512 t0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dl[s]), kIota4), _mm512_set1_ps(ml[s]));
-                const __m512 t1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dl[s + 1]), kIota4), _mm512_set1_ps(ml[s + 1]));
+                const __m512 t1 =
+                    _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dl[s + 1]), kIota4), _mm512_set1_ps(ml[s + 1]));
                 _mm512_storeu_ps(y, _mm512_permutexvar_ps(_mm512_srli_epi32(v0, 2 * j), t0));
                 _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(_mm512_srli_epi32(v1, 2 * j), t1));
             }
@@ -244,8 +282,10 @@ void avx512Q3_K(const uint8_t* b, uint64_t nb, float* y)
     alignas(64) float dl[16];
     for (uint64_t i = 0; i < nb; ++i, b += 110) {
         const __m128i S = _mm_maskz_loadu_epi8(0xFFF, b + 96); // the 12 scale bytes, no read past the block
-        const __m512i low = _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iLow)), shLow), _mm512_set1_epi32(0xF));
-        const __m512i high = _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iHigh)), shHigh), _mm512_set1_epi32(3));
+        const __m512i low = _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iLow)), shLow),
+                                             _mm512_set1_epi32(0xF));
+        const __m512i high = _mm512_and_si512(
+            _mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iHigh)), shHigh), _mm512_set1_epi32(3));
         const __m512i ls = _mm512_sub_epi32(_mm512_or_si512(low, _mm512_slli_epi32(high, 4)), _mm512_set1_epi32(32));
         _mm512_store_ps(dl, _mm512_mul_ps(_mm512_set1_ps(half512(b + 108)), _mm512_cvtepi32_ps(ls)));
         // hmask byte l bit 4h + j is the third bit of element 128h + 32j + l: moved to bit 2 + 4h + j
@@ -257,8 +297,10 @@ void avx512Q3_K(const uint8_t* b, uint64_t nb, float* y)
                 const int s = 8 * h + 2 * j;
                 const __m128i cq = _mm_cvtsi32_si128(2 * j), cm = _mm_cvtsi32_si128(4 * h + j);
                 // 0xCA = A ? B : C per bit: bit 2 from the hmask, the rest from the crumbs.
-                const __m512i i0 = _mm512_ternarylogic_epi32(bit2, _mm512_srl_epi32(m0, cm), _mm512_srl_epi32(v0, cq), 0xCA);
-                const __m512i i1 = _mm512_ternarylogic_epi32(bit2, _mm512_srl_epi32(m1, cm), _mm512_srl_epi32(v1, cq), 0xCA);
+                const __m512i i0 =
+                    _mm512_ternarylogic_epi32(bit2, _mm512_srl_epi32(m0, cm), _mm512_srl_epi32(v0, cq), 0xCA);
+                const __m512i i1 =
+                    _mm512_ternarylogic_epi32(bit2, _mm512_srl_epi32(m1, cm), _mm512_srl_epi32(v1, cq), 0xCA);
                 _mm512_storeu_ps(y, _mm512_permutexvar_ps(i0, _mm512_mul_ps(_mm512_set1_ps(dl[s]), codes)));
                 _mm512_storeu_ps(y + 16, _mm512_permutexvar_ps(i1, _mm512_mul_ps(_mm512_set1_ps(dl[s + 1]), codes)));
             }
@@ -276,18 +318,22 @@ void avx512Q6_K(const uint8_t* b, uint64_t nb, float* y)
     alignas(64) float dl[16];
     alignas(64) int8_t q[128];
     for (uint64_t i = 0; i < nb; ++i, b += 210) {
-        _mm512_store_ps(dl, _mm512_mul_ps(_mm512_set1_ps(half512(b + 208)),
-                                          _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(load128(b + 192)))));
+        _mm512_store_ps(dl,
+                        _mm512_mul_ps(_mm512_set1_ps(half512(b + 208)),
+                                      _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(load128(b + 192)))));
         for (int h = 0; h < 2; ++h) {
             // ql byte l (l < 64): low nibble = element l, high nibble = element 64 + l.
             const __m512i L = _mm512_loadu_si512(b + 64 * h);
-            const __m512i H = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 128 + 32 * h)));
+            const __m512i H =
+                _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 128 + 32 * h)));
             const __m512i h01 = _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(H, sh01), m3), 4);
             const __m512i h23 = _mm512_slli_epi16(_mm512_and_si512(_mm512_srlv_epi64(H, sh23), m3), 4);
             _mm512_store_si512(q, _mm512_sub_epi8(_mm512_or_si512(_mm512_and_si512(L, m4), h01), m32));
-            _mm512_store_si512(q + 64, _mm512_sub_epi8(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(L, 4), m4), h23), m32));
+            _mm512_store_si512(
+                q + 64, _mm512_sub_epi8(_mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(L, 4), m4), h23), m32));
             for (int k = 0; k < 8; ++k, y += 16) {
-                const __m512 c = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(q + 16 * k))));
+                const __m512 c = _mm512_cvtepi32_ps(
+                    _mm512_cvtepi8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(q + 16 * k))));
                 _mm512_storeu_ps(y, _mm512_mul_ps(_mm512_set1_ps(dl[8 * h + k]), c));
             }
         }
@@ -306,7 +352,8 @@ inline __m512 kScalesMins(const uint8_t* block)
     const __m512i mask = _mm512_setr_epi32(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 15, 15, 15, 15);
     const __m512i low = _mm512_and_si512(_mm512_srlv_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iLow)), sh), mask);
     const __m512i high = _mm512_slli_epi32(_mm512_srli_epi32(_mm512_cvtepu8_epi32(_mm_shuffle_epi8(S, iHigh)), 6), 4);
-    const __m512 d = _mm512_mask_blend_ps(__mmask16(0xFF00), _mm512_set1_ps(half512(block)), _mm512_set1_ps(half512(block + 2)));
+    const __m512 d =
+        _mm512_mask_blend_ps(__mmask16(0xFF00), _mm512_set1_ps(half512(block)), _mm512_set1_ps(half512(block + 2)));
     return _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_or_si512(low, high)));
 }
 
@@ -317,8 +364,10 @@ void avx512Q4_K(const uint8_t* b, uint64_t nb, float* y)
         _mm512_store_ps(dm, kScalesMins(b));
         for (int p = 0; p < 4; ++p, y += 64) {
             // (d * sc) * float(q) - dmin * m for q = 0..15, for sub-blocks 2p and 2p+1.
-            const __m512 t0 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dm[2 * p]), kIota), _mm512_set1_ps(dm[8 + 2 * p]));
-            const __m512 t1 = _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dm[2 * p + 1]), kIota), _mm512_set1_ps(dm[9 + 2 * p]));
+            const __m512 t0 =
+                _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dm[2 * p]), kIota), _mm512_set1_ps(dm[8 + 2 * p]));
+            const __m512 t1 =
+                _mm512_sub_ps(_mm512_mul_ps(_mm512_set1_ps(dm[2 * p + 1]), kIota), _mm512_set1_ps(dm[9 + 2 * p]));
             const uint8_t* q = b + 16 + 32 * p;
             const __m512i v0 = lanes16(q), v1 = lanes16(q + 16);
             _mm512_storeu_ps(y, _mm512_permutexvar_ps(v0, t0));
@@ -367,8 +416,10 @@ void avx512IQ4_XS(const uint8_t* b, uint64_t nb, float* y)
     alignas(32) float dl[8];
     for (uint64_t i = 0; i < nb; ++i, b += 136) {
         // dl[ib] = d * float(ls(ib) - 32), the eight 6-bit scales at once.
-        const __m256i low = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32v(b + 4))), lowShift), _mm256_set1_epi32(0xF));
-        const __m256i high = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(ld16v(b + 2)), highShift), _mm256_set1_epi32(3));
+        const __m256i low =
+            _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32v(b + 4))), lowShift), _mm256_set1_epi32(0xF));
+        const __m256i high =
+            _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(ld16v(b + 2)), highShift), _mm256_set1_epi32(3));
         const __m256i ls = _mm256_sub_epi32(_mm256_or_si256(low, _mm256_slli_epi32(high, 4)), _mm256_set1_epi32(32));
         _mm256_store_ps(dl, _mm256_mul_ps(_mm256_set1_ps(half512(b)), _mm256_cvtepi32_ps(ls)));
         for (int ib = 0; ib < 8; ++ib, y += 32)
@@ -394,15 +445,16 @@ void avx512TQ1_0(const uint8_t* b, uint64_t nb, float* y)
     // in that of lane 2m + 1: dword lane m then yields element m in its low half and element
     // m + 16 in its high half. The other bytes are zero (mask 0xAAAA...).
     alignas(64) static constexpr uint8_t kSpread[64] = {
-        0, 0, 0, 16, 0, 1, 0, 17, 0, 2, 0, 18, 0, 3, 0, 19, 0, 4, 0, 20, 0, 5, 0, 21, 0, 6, 0, 22, 0, 7, 0, 23,
+        0, 0, 0, 16, 0, 1, 0, 17, 0, 2,  0, 18, 0, 3,  0, 19, 0, 4,  0, 20, 0, 5,  0, 21, 0, 6,  0, 22, 0, 7,  0, 23,
         0, 8, 0, 24, 0, 9, 0, 25, 0, 10, 0, 26, 0, 11, 0, 27, 0, 12, 0, 28, 0, 13, 0, 29, 0, 14, 0, 30, 0, 15, 0, 31};
     const __m512i spread = _mm512_load_si512(kSpread);
     // The last 16 elements: byte m of qh, trit n, at 4n + m.
     const __m512i qhPow = _mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27);
     for (uint64_t i = 0; i < nb; ++i, b += 54, y += 256) {
         const __m512 t = _mm512_mul_ps(codes, _mm512_set1_ps(half512(b + 52)));
-        const __m512i w = _mm512_maskz_permutexvar_epi8(0xAAAAAAAAAAAAAAAAull, spread,
-                                                        _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b))));
+        const __m512i w = _mm512_maskz_permutexvar_epi8(
+            0xAAAAAAAAAAAAAAAAull, spread,
+            _mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b))));
         const __m512i w2 = _mm512_slli_epi32(lanes16(b + 32), 8);
         for (int n = 0; n < 5; ++n) {
             const __m512i tr = trits(w, pow3[n]);
@@ -469,7 +521,8 @@ inline __m512 entries4x4(const float* t, const uint32_t* off)
 
 // Each 64-bit element holds two dwords' sign bits.
 constexpr long long kSignBits2 = static_cast<long long>(0x8000000080000000ull);
-constexpr __m512i kSignBit{kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2, kSignBits2};
+constexpr __m512i kSignBit{kSignBits2, kSignBits2, kSignBits2, kSignBits2,
+                           kSignBits2, kSignBits2, kSignBits2, kSignBits2};
 
 // y[0..15] = d * g, negated where the sign bit is set.
 inline void gridSigned16(float* y, __m512 g, float d, __mmask16 signs)
@@ -482,7 +535,11 @@ inline void gridSigned16(float* y, __m512 g, float d, __mmask16 signs)
 // in the 128-byte table held in two registers, 64 at a time (bit 7 of an index is ignored).
 // (The constructor is written out: an implicit one would be compiled outside the tier's target.)
 struct KSigns {
-    KSigns() : lo(_mm512_loadu_si512(kKsignsIq2xs)), hi(_mm512_loadu_si512(kKsignsIq2xs + 64)) {}
+    KSigns()
+        : lo(_mm512_loadu_si512(kKsignsIq2xs))
+        , hi(_mm512_loadu_si512(kKsignsIq2xs + 64))
+    {
+    }
     __m512i lo, hi;
     __m512i operator()(__m512i idx) const { return _mm512_permutex2var_epi8(lo, idx, hi); }
 };
@@ -490,14 +547,16 @@ struct KSigns {
 // The IQ2/IQ3_XXS sub-block multiplier d * (0.5f + float(v)) * c, in the reference's order.
 inline __m512 halfStepScales(float d, __m512i v, float c)
 {
-    return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(d), _mm512_add_ps(_mm512_set1_ps(0.5f), _mm512_cvtepi32_ps(v))), _mm512_set1_ps(c));
+    return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(d), _mm512_add_ps(_mm512_set1_ps(0.5f), _mm512_cvtepi32_ps(v))),
+                         _mm512_set1_ps(c));
 }
 // The eight scale bytes of IQ2_XS/IQ2_S: lane 2ib the low nibble of byte ib, lane 2ib + 1 the high.
 inline __m512i scaleNibbles(const uint8_t* sc)
 {
     const __m128i s = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(sc));
     const __m512i v = _mm512_cvtepu8_epi32(_mm_unpacklo_epi8(s, s));
-    return _mm512_and_si512(_mm512_srlv_epi32(v, _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4)), _mm512_set1_epi32(0xF));
+    return _mm512_and_si512(_mm512_srlv_epi32(v, _mm512_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4)),
+                            _mm512_set1_epi32(0xF));
 }
 
 // What a super-block's stores need, formed in lanes: entry offsets into the float grid (cheaper
@@ -554,10 +613,15 @@ void avx512IQ2_XXS(const uint8_t* b, uint64_t nb, float* y)
         const __m512i words = _mm512_loadu_si512(block + 2);
         for (int c = 0; c < 4; ++c)
             _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(lanes16(block + 2 + 16 * c), 3));
-        _mm512_store_ps(t.dl, halfStepScales(half512(block), _mm512_zextsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(words, 60))), 0.25f));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs), _mm512_cvtepi64_epi32(ksigns(_mm512_multishift_epi64_epi8(signFields, words))));
+        _mm512_store_ps(t.dl,
+                        halfStepScales(half512(block),
+                                       _mm512_zextsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(words, 60))),
+                                       0.25f));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs),
+                           _mm512_cvtepi64_epi32(ksigns(_mm512_multishift_epi64_epi8(signFields, words))));
     };
-    gridBlocks<66>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 8, 1, 0); });
+    gridBlocks<66>(b, nb, y, prepare,
+                   [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 8, 1, 0); });
 }
 
 void avx512IQ2_XS(const uint8_t* b, uint64_t nb, float* y)
@@ -568,31 +632,38 @@ void avx512IQ2_XS(const uint8_t* b, uint64_t nb, float* y)
         // 32 words: entry (bits 0..8) and sign index (bits 9..15) of each group.
         const __m512i words = _mm512_loadu_si512(block + 2);
         for (int c = 0; c < 2; ++c) {
-            const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2 + 32 * c)));
+            const __m512i w =
+                _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2 + 32 * c)));
             _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(_mm512_and_si512(w, _mm512_set1_epi32(511)), 3));
         }
         const __m512i signIdx = _mm512_castsi256_si512(_mm512_cvtepi16_epi8(_mm512_srli_epi16(words, 9)));
         _mm512_store_si512(t.signs, ksigns(signIdx));
         _mm512_store_ps(t.dl, halfStepScales(half512(block), scaleNibbles(block + 66), 0.25f));
     };
-    gridBlocks<74>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 4, 2, 1); });
+    gridBlocks<74>(b, nb, y, prepare,
+                   [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 4, 2, 1); });
 }
 
 void avx512IQ2_S(const uint8_t* b, uint64_t nb, float* y)
 {
     const float* grid = gridFloats<kIq2sGrid, false>();
     // Entry n's bits 8, 9 are bits 2n, 2n + 1 of the 64-bit qh: byte n of the multishift.
-    const __m256i crumbAt = _mm256_setr_epi64x(0x0E0C0A0806040200ll, 0x1E1C1A1816141210ll, 0x2E2C2A2826242220ll, 0x3E3C3A3836343230ll);
+    const __m256i crumbAt =
+        _mm256_setr_epi64x(0x0E0C0A0806040200ll, 0x1E1C1A1816141210ll, 0x2E2C2A2826242220ll, 0x3E3C3A3836343230ll);
     const auto prepare = [&](const uint8_t* block, GridTables& t) {
-        const __m256i high = _mm256_and_si256(_mm256_multishift_epi64_epi8(crumbAt, _mm256_set1_epi64x(int64_t(ld64v(block + 66)))), _mm256_set1_epi8(3));
+        const __m256i high = _mm256_and_si256(
+            _mm256_multishift_epi64_epi8(crumbAt, _mm256_set1_epi64x(int64_t(ld64v(block + 66)))), _mm256_set1_epi8(3));
         for (int c = 0; c < 2; ++c) {
-            const __m512i h = _mm512_slli_epi32(_mm512_cvtepu8_epi32(c ? _mm256_extracti128_si256(high, 1) : _mm256_castsi256_si128(high)), 8);
+            const __m512i h = _mm512_slli_epi32(
+                _mm512_cvtepu8_epi32(c ? _mm256_extracti128_si256(high, 1) : _mm256_castsi256_si128(high)), 8);
             _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(_mm512_or_si512(lanes16(block + 2 + 16 * c), h), 3));
         }
         _mm512_store_ps(t.dl, halfStepScales(half512(block), scaleNibbles(block + 74), 0.25f));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 34))); // one bit a weight
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 34))); // one bit a weight
     };
-    gridBlocks<82>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 4, 2, 1); });
+    gridBlocks<82>(b, nb, y, prepare,
+                   [&](const uint8_t*, const GridTables& t, float* out) { gridStores<8>(out, grid, t, 4, 2, 1); });
 }
 
 void avx512IQ3_XXS(const uint8_t* b, uint64_t nb, float* y)
@@ -609,7 +680,8 @@ void avx512IQ3_XXS(const uint8_t* b, uint64_t nb, float* y)
         _mm512_store_ps(t.dl, halfStepScales(half512(block), _mm512_zextsi256_si512(_mm256_srli_epi32(a, 28)), 0.5f));
         _mm512_store_si512(t.signs, ksigns(_mm512_zextsi256_si512(_mm256_multishift_epi64_epi8(signFields, a))));
     };
-    gridBlocks<98>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<4>(out, grid, t, 8, 1, 0); });
+    gridBlocks<98>(b, nb, y, prepare,
+                   [&](const uint8_t*, const GridTables& t, float* out) { gridStores<4>(out, grid, t, 8, 1, 0); });
 }
 
 void avx512IQ3_S(const uint8_t* b, uint64_t nb, float* y)
@@ -620,26 +692,34 @@ void avx512IQ3_S(const uint8_t* b, uint64_t nb, float* y)
         const uint64_t qh = ld64v(block + 66); // bit n: entry n's bit 8
         for (int c = 0; c < 4; ++c) {
             const __m512i q = lanes16(block + 2 + 16 * c);
-            _mm512_store_si512(t.off + 16 * c, _mm512_slli_epi32(_mm512_mask_or_epi32(q, __mmask16(qh >> 16 * c), q, _mm512_set1_epi32(0x100)), 2));
+            _mm512_store_si512(
+                t.off + 16 * c,
+                _mm512_slli_epi32(_mm512_mask_or_epi32(q, __mmask16(qh >> 16 * c), q, _mm512_set1_epi32(0x100)), 2));
         }
         // d * float(1 + 2 * nibble ib)
-        const __m256i nib = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32v(block + 106))), nibbleShift), _mm256_set1_epi32(0xF));
+        const __m256i nib = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(ld32v(block + 106))), nibbleShift),
+                                             _mm256_set1_epi32(0xF));
         const __m256 odd = _mm256_cvtepi32_ps(_mm256_add_epi32(_mm256_add_epi32(nib, nib), _mm256_set1_epi32(1)));
         _mm256_store_ps(t.dl, _mm256_mul_ps(_mm256_set1_ps(half512(block)), odd));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 74))); // one bit a weight
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.signs),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 74))); // one bit a weight
     };
-    gridBlocks<110>(b, nb, y, prepare, [&](const uint8_t*, const GridTables& t, float* out) { gridStores<4>(out, grid, t, 8, 1, 0); });
+    gridBlocks<110>(b, nb, y, prepare,
+                    [&](const uint8_t*, const GridTables& t, float* out) { gridStores<4>(out, grid, t, 8, 1, 0); });
 }
 
 // IQ1: dl * (float(signed grid byte) + delta), delta = +-1/8; 3-bit sub-block scales, dl = d * float(2s + 1).
 constexpr __m512 kIq1Delta = splat512(0.125f), kIq1NegDelta = splat512(-0.125f);
 inline void iq1Grid16(float* y, __m512 g, float dl, __mmask16 negative)
 {
-    _mm512_storeu_ps(y, _mm512_mul_ps(_mm512_set1_ps(dl), _mm512_add_ps(g, _mm512_mask_blend_ps(negative, kIq1Delta, kIq1NegDelta))));
+    _mm512_storeu_ps(
+        y,
+        _mm512_mul_ps(_mm512_set1_ps(dl), _mm512_add_ps(g, _mm512_mask_blend_ps(negative, kIq1Delta, kIq1NegDelta))));
 }
 inline __m512 oddScales(float d, __m512i s)
 {
-    return _mm512_mul_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_add_epi32(s, s), _mm512_set1_epi32(1))));
+    return _mm512_mul_ps(_mm512_set1_ps(d),
+                         _mm512_cvtepi32_ps(_mm512_add_epi32(_mm512_add_epi32(s, s), _mm512_set1_epi32(1))));
 }
 // Lanes 4q .. 4q + 3 take 3-bit field 0..3 of dword q of v (q < 4 + 4 * quarter).
 inline __m512i threeBitFields(__m512i v, int quarter)
@@ -663,7 +743,8 @@ void avx512IQ1_S(const uint8_t* b, uint64_t nb, float* y)
         const __m512i h = _mm512_cvtepu16_epi32(_mm256_castsi128_si256(load128(block + 34)));
         for (int c = 0; c < 2; ++c)
             iq1Offsets(t.off + 16 * c, block + 2 + 16 * c, threeBitFields(h, c));
-        _mm512_store_ps(t.dl, oddScales(half512(block), _mm512_and_si512(_mm512_srli_epi32(h, 12), _mm512_set1_epi32(7))));
+        _mm512_store_ps(t.dl,
+                        oddScales(half512(block), _mm512_and_si512(_mm512_srli_epi32(h, 12), _mm512_set1_epi32(7))));
     };
     gridBlocks<50>(b, nb, y, prepare, [&](const uint8_t* block, const GridTables& t, float* out) {
         const unsigned negative = _mm_movemask_epi8(_mm_srai_epi16(load128(block + 34), 15)); // two bits a sub-block
@@ -680,15 +761,18 @@ void avx512IQ1_M(const uint8_t* b, uint64_t nb, float* y)
     const float* grid = gridFloats<kIq1sGrid, true>();
     const auto nibbles = [](const uint8_t* block, int c) { // nibble 16c + k of qh (low nibble first) in byte k
         const __m128i qh = load128(block + 32);
-        const __m128i lo = _mm_and_si128(qh, _mm_set1_epi8(0x0F)), hi = _mm_and_si128(_mm_srli_epi16(qh, 4), _mm_set1_epi8(0x0F));
+        const __m128i lo = _mm_and_si128(qh, _mm_set1_epi8(0x0F)),
+                      hi = _mm_and_si128(_mm_srli_epi16(qh, 4), _mm_set1_epi8(0x0F));
         return c ? _mm_unpackhi_epi8(lo, hi) : _mm_unpacklo_epi8(lo, hi);
     };
     const auto prepare = [&](const uint8_t* block, GridTables& t) {
         // Nibble n: bits 0..2 extend entry n, bit 3 negates its delta.
         for (int c = 0; c < 2; ++c)
-            iq1Offsets(t.off + 16 * c, block + 16 * c, _mm512_cvtepu8_epi32(_mm_and_si128(nibbles(block, c), _mm_set1_epi8(7))));
+            iq1Offsets(t.off + 16 * c, block + 16 * c,
+                       _mm512_cvtepu8_epi32(_mm_and_si128(nibbles(block, c), _mm_set1_epi8(7))));
         // Field f = 2ib + half of the sub-block scales: bits 3(f % 4) of scale word f / 4.
-        const __m512i sw = _mm512_cvtepu16_epi32(_mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + 48))));
+        const __m512i sw = _mm512_cvtepu16_epi32(
+            _mm256_castsi128_si256(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(block + 48))));
         _mm512_store_ps(t.dl, oddScales(_cvtsh_ss(iq1mScaleBits(block + 48)), threeBitFields(sw, 0)));
     };
     gridBlocks<56>(b, nb, y, prepare, [&](const uint8_t* block, const GridTables& t, float* out) {

@@ -9,8 +9,8 @@ namespace qs {
 
 struct GgmlCodeShape {
     uint32_t groupWeights = 0; // consecutive elements sharing one value table
-    uint32_t codes = 0;        // table entries per group (a power of two, >= 4)
-    uint32_t groups = 0;       // groups per block
+    uint32_t codes = 0; // table entries per group (a power of two, >= 4)
+    uint32_t groups = 0; // groups per block
 };
 
 // Q4_0, Q4_1, Q4_K, IQ4_NL and IQ4_XS: 4-bit codes in 32-weight groups, the types with an AVX2

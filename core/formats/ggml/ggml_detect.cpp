@@ -37,10 +37,12 @@ GgmlTypeWeight makeTypeWeight(int ggmlTypeId)
     const std::string id = info ? ggufFormatId(info->name) : std::string();
     if (id.empty() || !info->hasSize()) {
         if (info && info->removed)
-            r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 (id %2) was removed from ggml: listed, not decoded"),
-                               {std::string(info->name), std::to_string(ggmlTypeId)}});
+            r.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 (id %2) was removed from ggml: listed, not decoded"),
+                 {std::string(info->name), std::to_string(ggmlTypeId)}});
         else
-            r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "unknown ggml type id %1: listed, not decoded"), {std::to_string(ggmlTypeId)}});
+            r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "unknown ggml type id %1: listed, not decoded"),
+                               {std::to_string(ggmlTypeId)}});
         return r;
     }
     r.format = id;
@@ -50,9 +52,11 @@ GgmlTypeWeight makeTypeWeight(int ggmlTypeId)
     r.params[QT_TRANSLATE_NOOP("qs::Message", "ggml_type")] = std::to_string(ggmlTypeId);
     r.params[QT_TRANSLATE_NOOP("qs::Message", "block_weights")] = std::to_string(info->blockWeights);
     r.params[QT_TRANSLATE_NOOP("qs::Message", "block_bytes")] = std::to_string(info->blockBytes);
-    r.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "GGUF tensor type %1 (id %2)"), {std::string(info->name), std::to_string(ggmlTypeId)}});
+    r.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "GGUF tensor type %1 (id %2)"),
+                          {std::string(info->name), std::to_string(ggmlTypeId)}});
     if (!info->storage)
-        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 is a dot-product intermediate, not a storage type"), {std::string(info->name)}});
+        r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 is a dot-product intermediate, not a storage type"),
+                           {std::string(info->name)}});
     return r;
 }
 
@@ -69,7 +73,8 @@ bool ggufCheckpoint(Context& cx)
     std::map<int, GgmlTypeWeight> otherIds;
     for (size_t i = 0; i < cx.checkpoint().tensors.size(); ++i) {
         const TensorEntry& t = cx.tensor(i);
-        GgmlTypeWeight& type = t.ggmlType >= 0 && t.ggmlType < kTableIds ? byId[size_t(t.ggmlType)] : otherIds[t.ggmlType];
+        GgmlTypeWeight& type =
+            t.ggmlType >= 0 && t.ggmlType < kTableIds ? byId[size_t(t.ggmlType)] : otherIds[t.ggmlType];
         if (!type.made)
             type = makeTypeWeight(t.ggmlType);
         LogicalWeight w;
@@ -80,7 +85,8 @@ bool ggufCheckpoint(Context& cx)
             w.format = "unknown";
             w.notes = type.format.empty() ? type.notes : std::vector<Message>{};
             if (!type.format.empty()) // sized by the table, yet not known: what the reader noted
-                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "unknown ggml type id %1: listed, not decoded"), {std::to_string(t.ggmlType)}});
+                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "unknown ggml type id %1: listed, not decoded"),
+                                   {std::to_string(t.ggmlType)}});
             if (!t.note.empty())
                 w.notes.push_back(t.note);
             cx.finish(std::move(w));

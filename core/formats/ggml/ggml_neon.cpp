@@ -17,8 +17,14 @@ namespace qs::ggml {
 namespace {
 
 // Four lanes of int16 -> float.
-inline float32x4_t lowFloats(int16x8_t v) { return vcvtq_f32_s32(vmovl_s16(vget_low_s16(v))); }
-inline float32x4_t highFloats(int16x8_t v) { return vcvtq_f32_s32(vmovl_high_s16(v)); }
+inline float32x4_t lowFloats(int16x8_t v)
+{
+    return vcvtq_f32_s32(vmovl_s16(vget_low_s16(v)));
+}
+inline float32x4_t highFloats(int16x8_t v)
+{
+    return vcvtq_f32_s32(vmovl_high_s16(v));
+}
 
 // y[0..16) = float(q[i]) * d.
 inline void scaled16(float* y, int8x16_t q, float32x4_t d)
@@ -40,7 +46,10 @@ inline void affine16(float* y, uint8x16_t q, float32x4_t d, float32x4_t m)
     vst1q_f32(y + 12, vsubq_f32(vmulq_f32(highFloats(hi), d), m));
 }
 
-void neonF32(const uint8_t* s, uint64_t n, float* y) { std::memcpy(y, s, n * 4); }
+void neonF32(const uint8_t* s, uint64_t n, float* y)
+{
+    std::memcpy(y, s, n * 4);
+}
 
 void neonF16(const uint8_t* s, uint64_t n, float* y)
 {
@@ -157,7 +166,8 @@ void neonQ6_K(const uint8_t* b, uint64_t nb, float* y)
                     const int l = 16 * half;
                     const uint8x16_t lowBytes = vld1q_u8(ql + 64 * h + 32 * (k % 2) + l);
                     const uint8x16_t nib = k < 2 ? vandq_u8(lowBytes, low) : vshrq_n_u8(lowBytes, 4);
-                    const uint8x16_t high = vandq_u8(vshlq_u8(vld1q_u8(qh + 32 * h + l), vdupq_n_s8(int8_t(-2 * k))), three);
+                    const uint8x16_t high =
+                        vandq_u8(vshlq_u8(vld1q_u8(qh + 32 * h + l), vdupq_n_s8(int8_t(-2 * k))), three);
                     const int8x16_t q = vsubq_s8(vreinterpretq_s8_u8(vorrq_u8(nib, vshlq_n_u8(high, 4))), bias);
                     const int e = 128 * h + 32 * k + l;
                     scaled16(y + e, q, vdupq_n_f32(d * float(sc[e / 16])));

@@ -11,8 +11,8 @@ namespace qs {
 std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in)
 {
     const GgmlTypeInfo* ggml = in.spec.container == LayoutContainer::Gguf && in.spec.id.rfind("gguf-", 0) == 0
-                                   ? ggmlTypeByName(std::string_view(in.spec.id).substr(5))
-                                   : nullptr;
+        ? ggmlTypeByName(std::string_view(in.spec.id).substr(5))
+        : nullptr;
     if (!ggml || !ggml->hasSize())
         return {};
     const LayoutParams& p = in.params;
@@ -27,8 +27,10 @@ std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in)
             break;
         }
         GgmlPieceRole role = gl.pieces[0].role;
-        for (GgmlPieceRole want : {GgmlPieceRole::Value, GgmlPieceRole::Code, GgmlPieceRole::GridIndex, GgmlPieceRole::TritByte})
-            if (std::any_of(gl.view().begin(), gl.view().end(), [&](const GgmlBitPiece& x) { return x.role == want; })) {
+        for (GgmlPieceRole want :
+             {GgmlPieceRole::Value, GgmlPieceRole::Code, GgmlPieceRole::GridIndex, GgmlPieceRole::TritByte})
+            if (std::any_of(gl.view().begin(), gl.view().end(),
+                            [&](const GgmlBitPiece& x) { return x.role == want; })) {
                 role = want;
                 break;
             }

@@ -22,12 +22,10 @@ namespace {
 
 // llama_ftype -> the default ggml type of llama_model_quantize_impl; -1 for removed values.
 constexpr std::array<int, 39> kFtypeDefault = {
-    GgmlF32,     GgmlF16,    GgmlQ4_0,    GgmlQ4_1,    -1,          -1,         -1,
-    GgmlQ8_0,    GgmlQ5_0,   GgmlQ5_1,    GgmlQ2_K,    GgmlQ3_K,    GgmlQ3_K,   GgmlQ3_K,
-    GgmlQ4_K,    GgmlQ4_K,   GgmlQ5_K,    GgmlQ5_K,    GgmlQ6_K,    GgmlIQ2_XXS, GgmlIQ2_XS,
-    GgmlQ2_K,    GgmlIQ3_S,  GgmlIQ3_XXS, GgmlIQ1_S,   GgmlIQ4_NL,  GgmlIQ3_S,  GgmlIQ3_S,
-    GgmlIQ2_XS,  GgmlIQ2_S,  GgmlIQ4_XS,  GgmlIQ1_M,   GgmlBF16,    -1,         -1,
-    -1,          GgmlTQ1_0,  GgmlTQ2_0,   GgmlMXFP4,
+    GgmlF32,    GgmlF16,   GgmlQ4_0,  GgmlQ4_1,    -1,        -1,         -1,        GgmlQ8_0,  GgmlQ5_0,   GgmlQ5_1,
+    GgmlQ2_K,   GgmlQ3_K,  GgmlQ3_K,  GgmlQ3_K,    GgmlQ4_K,  GgmlQ4_K,   GgmlQ5_K,  GgmlQ5_K,  GgmlQ6_K,   GgmlIQ2_XXS,
+    GgmlIQ2_XS, GgmlQ2_K,  GgmlIQ3_S, GgmlIQ3_XXS, GgmlIQ1_S, GgmlIQ4_NL, GgmlIQ3_S, GgmlIQ3_S, GgmlIQ2_XS, GgmlIQ2_S,
+    GgmlIQ4_XS, GgmlIQ1_M, GgmlBF16,  -1,          -1,        -1,         GgmlTQ1_0, GgmlTQ2_0, GgmlMXFP4,
 };
 
 // The types llama-quantize substitutes when the row does not fit their block, in its order.
@@ -131,27 +129,31 @@ RecipeVerdict ggmlJudgeOne(const Checkpoint& ckpt, int nominal, const LogicalWei
             sources.push_back(s);
     const bool nominalFits = nx % nt->blockWeights == 0;
     if (!nominalFits) {
-        const std::string head = row + " is not a multiple of " + std::string(nt->name) + "'s " +
-                                 std::to_string(nt->blockWeights) + "-weight block";
+        const std::string head = row + " is not a multiple of " + std::string(nt->name) + "'s "
+            + std::to_string(nt->blockWeights) + "-weight block";
         if (std::find(sources.begin(), sources.end(), nominal) != sources.end()) {
             const int f = ggmlFallbackOf(nominal);
             if (stored == f)
                 return {RecipeKind::Fallback, head + ": llama-quantize falls back to " + storedName};
-            return {RecipeKind::Fallback, head + " nor of its fallback " + std::string(ggmlType(f)->name) + "'s " +
-                                              std::to_string(ggmlBlockOf(f)) + ": llama-quantize stores " + storedName};
+            return {RecipeKind::Fallback,
+                    head + " nor of its fallback " + std::string(ggmlType(f)->name) + "'s "
+                        + std::to_string(ggmlBlockOf(f)) + ": llama-quantize stores " + storedName};
         }
         if (!sources.empty())
-            return {RecipeKind::Fallback, head + "; " + storedName + " is llama-quantize's fallback for " +
-                                              joinTypeNames(sources) + " (the mix's choice for this tensor)"};
+            return {RecipeKind::Fallback,
+                    head + "; " + storedName + " is llama-quantize's fallback for " + joinTypeNames(sources)
+                        + " (the mix's choice for this tensor)"};
         return {RecipeKind::Unexplained, head + ", and " + storedName + " is no llama-quantize fallback for it"};
     }
     if (!sources.empty())
-        return {RecipeKind::Fallback, row + " is not a multiple of " + joinTypeNames(sources) + "'s " +
-                                          std::to_string(ggmlBlockOf(sources.front())) + "-weight block (the mix's choice " +
-                                          "for this tensor): llama-quantize falls back to " + storedName};
+        return {RecipeKind::Fallback,
+                row + " is not a multiple of " + joinTypeNames(sources) + "'s "
+                    + std::to_string(ggmlBlockOf(sources.front())) + "-weight block (the mix's choice "
+                    + "for this tensor): llama-quantize falls back to " + storedName};
     if (st && st->blockWeights > 1)
         return {RecipeKind::Mix, ""};
-    return {RecipeKind::Unexplained, std::string(nt->name) + "'s block fits the row, yet it is stored as " + storedName};
+    return {RecipeKind::Unexplained,
+            std::string(nt->name) + "'s block fits the row, yet it is stored as " + storedName};
 }
 
 void ggmlRecipeJudge(const Checkpoint& ckpt, const RecipeNominal& nominal, std::span<const LogicalWeight> weights,

@@ -21,16 +21,34 @@ namespace qs {
 
 namespace {
 
-uint16_t ld16(const uint8_t* p) { return uint16_t(p[0] | (p[1] << 8)); }
-uint32_t ld32(const uint8_t* p) { uint32_t v; std::memcpy(&v, p, 4); return v; }
+uint16_t ld16(const uint8_t* p)
+{
+    return uint16_t(p[0] | (p[1] << 8));
+}
+uint32_t ld32(const uint8_t* p)
+{
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+}
 // ggml writes "v * (bit ? -1.f : 1.f)", which compilers fold into a negation; the two differ
 // only in the sign of a NaN, and the negation is what the fast path reproduces (sign-bit xor).
-float sgn(float v, uint8_t mask, int j) { return (mask >> j) & 1 ? -v : v; }
+float sgn(float v, uint8_t mask, int j)
+{
+    return (mask >> j) & 1 ? -v : v;
+}
 
 // ---- plain types ----
 
-void refF32(const uint8_t* s, uint64_t n, float* y) { std::memcpy(y, s, n * 4); }
-void refF16(const uint8_t* s, uint64_t n, float* y) { for (uint64_t i = 0; i < n; ++i) y[i] = halfAt(s + 2 * i); }
+void refF32(const uint8_t* s, uint64_t n, float* y)
+{
+    std::memcpy(y, s, n * 4);
+}
+void refF16(const uint8_t* s, uint64_t n, float* y)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        y[i] = halfAt(s + 2 * i);
+}
 void refBF16(const uint8_t* s, uint64_t n, float* y)
 {
     for (uint64_t i = 0; i < n; ++i) {
@@ -40,12 +58,20 @@ void refBF16(const uint8_t* s, uint64_t n, float* y)
 }
 void refF64(const uint8_t* s, uint64_t n, float* y)
 {
-    for (uint64_t i = 0; i < n; ++i) { double v; std::memcpy(&v, s + 8 * i, 8); y[i] = float(v); }
+    for (uint64_t i = 0; i < n; ++i) {
+        double v;
+        std::memcpy(&v, s + 8 * i, 8);
+        y[i] = float(v);
+    }
 }
 template <typename T>
 void refInt(const uint8_t* s, uint64_t n, float* y)
 {
-    for (uint64_t i = 0; i < n; ++i) { T v; std::memcpy(&v, s + sizeof(T) * i, sizeof(T)); y[i] = float(v); }
+    for (uint64_t i = 0; i < n; ++i) {
+        T v;
+        std::memcpy(&v, s + sizeof(T) * i, sizeof(T));
+        y[i] = float(v);
+    }
 }
 
 // ---- 32-weight legacy blocks (low nibble -> element j, high nibble -> element j+16) ----
@@ -104,7 +130,8 @@ void refQ8_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 34, y += 32) {
         const float d = halfAt(b);
-        for (int j = 0; j < 32; ++j) y[j] = float(int8_t(b[2 + j])) * d;
+        for (int j = 0; j < 32; ++j)
+            y[j] = float(int8_t(b[2 + j])) * d;
     }
 }
 
@@ -113,7 +140,8 @@ void refQ8_1(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 36, y += 32) {
         const float d = halfAt(b);
-        for (int j = 0; j < 32; ++j) y[j] = float(int8_t(b[4 + j])) * d;
+        for (int j = 0; j < 32; ++j)
+            y[j] = float(int8_t(b[4 + j])) * d;
     }
 }
 
@@ -167,7 +195,8 @@ void refQ1_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 18, y += 128) {
         const float d = halfAt(b), nd = -d;
-        for (int j = 0; j < 128; ++j) y[j] = (b[2 + j / 8] >> (j % 8)) & 1 ? d : nd;
+        for (int j = 0; j < 128; ++j)
+            y[j] = (b[2 + j / 8] >> (j % 8)) & 1 ? d : nd;
     }
 }
 
@@ -175,7 +204,8 @@ void refQ2_0(const uint8_t* b, uint64_t nb, float* y)
 {
     for (uint64_t i = 0; i < nb; ++i, b += 18, y += 64) {
         const float d = halfAt(b);
-        for (int j = 0; j < 64; ++j) y[j] = float(((b[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
+        for (int j = 0; j < 64; ++j)
+            y[j] = float(((b[2 + j / 4] >> (2 * (j % 4))) & 3) - 1) * d;
     }
 }
 
@@ -268,7 +298,8 @@ void refQ8_K(const uint8_t* b, uint64_t nb, float* y)
     for (uint64_t i = 0; i < nb; ++i, b += 292, y += 256) {
         float d;
         std::memcpy(&d, b, 4);
-        for (int j = 0; j < 256; ++j) y[j] = d * float(int8_t(b[4 + j]));
+        for (int j = 0; j < 256; ++j)
+            y[j] = d * float(int8_t(b[4 + j]));
     }
 }
 
@@ -302,11 +333,14 @@ void refTQ1_0(const uint8_t* b, uint64_t nb, float* y)
     for (uint64_t i = 0; i < nb; ++i, b += 54, y += 256) {
         const float d = halfAt(b + 52);
         for (int n = 0; n < 5; ++n)
-            for (int m = 0; m < 32; ++m) y[32 * n + m] = float(trit(b[m], n) - 1) * d;
+            for (int m = 0; m < 32; ++m)
+                y[32 * n + m] = float(trit(b[m], n) - 1) * d;
         for (int n = 0; n < 5; ++n)
-            for (int m = 0; m < 16; ++m) y[160 + 16 * n + m] = float(trit(b[32 + m], n) - 1) * d;
+            for (int m = 0; m < 16; ++m)
+                y[160 + 16 * n + m] = float(trit(b[32 + m], n) - 1) * d;
         for (int n = 0; n < 4; ++n)
-            for (int m = 0; m < 4; ++m) y[240 + 4 * n + m] = float(trit(b[48 + m], n) - 1) * d;
+            for (int m = 0; m < 4; ++m)
+                y[240 + 4 * n + m] = float(trit(b[48 + m], n) - 1) * d;
     }
 }
 
@@ -323,7 +357,10 @@ void refTQ2_0(const uint8_t* b, uint64_t nb, float* y)
 
 // ---- IQ grid types: 8 blocks of 32 = 4 groups of 8 per super-block ----
 
-uint8_t gridByte(uint64_t entry, int j) { return uint8_t(entry >> (8 * j)); }
+uint8_t gridByte(uint64_t entry, int j)
+{
+    return uint8_t(entry >> (8 * j));
+}
 
 void refIQ2_XXS(const uint8_t* b, uint64_t nb, float* y)
 {
@@ -336,7 +373,8 @@ void refIQ2_XXS(const uint8_t* b, uint64_t nb, float* y)
             for (int l = 0; l < 4; ++l, y += 8) {
                 const uint64_t g = ggml::kIq2xxsGrid[w0[l]];
                 const uint8_t signs = ggml::kKsignsIq2xs[(w1 >> (7 * l)) & 127];
-                for (int j = 0; j < 8; ++j) y[j] = sgn(db * float(gridByte(g, j)), signs, j);
+                for (int j = 0; j < 8; ++j)
+                    y[j] = sgn(db * float(gridByte(g, j)), signs, j);
             }
         }
     }
@@ -353,7 +391,8 @@ void refIQ2_XS(const uint8_t* b, uint64_t nb, float* y)
                 const uint16_t w = ld16(b + 2 + 2 * (4 * ib + l));
                 const uint64_t g = ggml::kIq2xsGrid[w & 511];
                 const uint8_t signs = ggml::kKsignsIq2xs[w >> 9];
-                for (int j = 0; j < 8; ++j) y[j] = sgn(db[l / 2] * float(gridByte(g, j)), signs, j);
+                for (int j = 0; j < 8; ++j)
+                    y[j] = sgn(db[l / 2] * float(gridByte(g, j)), signs, j);
             }
         }
     }
@@ -372,7 +411,8 @@ void refIQ2_S(const uint8_t* b, uint64_t nb, float* y)
                 const int idx = qs[4 * ib + l] | ((qh[ib] >> (2 * l)) & 3) << 8;
                 const uint64_t g = ggml::kIq2sGrid[idx];
                 const uint8_t signs = qs[32 + 4 * ib + l];
-                for (int j = 0; j < 8; ++j) y[j] = sgn(db[l / 2] * float(gridByte(g, j)), signs, j);
+                for (int j = 0; j < 8; ++j)
+                    y[j] = sgn(db[l / 2] * float(gridByte(g, j)), signs, j);
             }
         }
     }
@@ -435,7 +475,8 @@ void refIQ1_S(const uint8_t* b, uint64_t nb, float* y)
             const float delta = h & 0x8000 ? -kIq1Delta : kIq1Delta;
             for (int l = 0; l < 4; ++l, y += 8) {
                 const uint64_t g = ggml::kIq1sGrid[qs[4 * ib + l] | ((h >> (3 * l)) & 7) << 8];
-                for (int j = 0; j < 8; ++j) y[j] = dl * (float(int8_t(gridByte(g, j))) + delta);
+                for (int j = 0; j < 8; ++j)
+                    y[j] = dl * (float(int8_t(gridByte(g, j))) + delta);
             }
         }
     }
@@ -455,7 +496,8 @@ void refIQ1_M(const uint8_t* b, uint64_t nb, float* y)
                 const int nib = (qh[2 * ib + l / 2] >> (4 * (l % 2))) & 0xF;
                 const uint64_t g = ggml::kIq1sGrid[qs[4 * ib + l] | (nib & 7) << 8];
                 const float delta = nib & 8 ? -kIq1Delta : kIq1Delta;
-                for (int j = 0; j < 8; ++j) y[j] = dl[l / 2] * (float(int8_t(gridByte(g, j))) + delta);
+                for (int j = 0; j < 8; ++j)
+                    y[j] = dl[l / 2] * (float(int8_t(gridByte(g, j))) + delta);
             }
         }
     }
@@ -546,7 +588,8 @@ const std::array<float, 256>& ggml::ue4m3HalfTable()
 {
     static const std::array<float, 256> t = [] {
         std::array<float, 256> r{};
-        for (int u = 0; u < 256; ++u) r[size_t(u)] = ue4m3Half(uint8_t(u));
+        for (int u = 0; u < 256; ++u)
+            r[size_t(u)] = ue4m3Half(uint8_t(u));
         return r;
     }();
     return t;
@@ -622,16 +665,16 @@ void dequantGgufWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowE
     const uint64_t rowElems = w.weight.inFeatures();
     const uint64_t rows = w.weight.outFeatures();
     if (rowBegin > rowEnd || rowEnd > rows)
-        throw Error(where + ": rows [" + std::to_string(rowBegin) + ", " + std::to_string(rowEnd)
-                    + ") outside 0.." + std::to_string(rows));
+        throw Error(where + ": rows [" + std::to_string(rowBegin) + ", " + std::to_string(rowEnd) + ") outside 0.."
+                    + std::to_string(rows));
     if (rowElems == 0 || rowElems % tr.blockWeights != 0)
         throw Error(where + ": row length " + std::to_string(rowElems) + " is not a multiple of "
                     + std::to_string(tr.blockWeights));
     const uint64_t rowBytes = rowElems / tr.blockWeights * tr.blockBytes;
     const std::span<const uint8_t> bytes = w.bytes("weight");
     if (rows > bytes.size() / rowBytes)
-        throw Error(where + ": " + std::to_string(bytes.size()) + " bytes hold fewer than "
-                    + std::to_string(rows) + " rows of " + std::to_string(rowBytes) + " bytes");
+        throw Error(where + ": " + std::to_string(bytes.size()) + " bytes hold fewer than " + std::to_string(rows)
+                    + " rows of " + std::to_string(rowBytes) + " bytes");
     dequantizeGgmlRows(t.ggmlType, bytes.data() + rowBegin * rowBytes, rowEnd - rowBegin, rowElems, out, path);
 }
 

@@ -39,7 +39,8 @@ const GgufBlob* ggufBlob(const Checkpoint& ckpt, const LogicalWeight& w, GgufBlo
     const uint64_t K = w.inFeatures();
     if (!out.info || out.info->blockWeights <= 1 || K % out.info->blockWeights != 0) {
         if (throwing)
-            failScales(ckpt, w, "type " + t.typeName + " has no scale blocks that divide the row of " + std::to_string(K));
+            failScales(ckpt, w,
+                       "type " + t.typeName + " has no scale blocks that divide the row of " + std::to_string(K));
         return nullptr;
     }
     out.blocksPerRow = K / out.info->blockWeights;
@@ -49,8 +50,9 @@ const GgufBlob* ggufBlob(const Checkpoint& ckpt, const LogicalWeight& w, GgufBlo
     const uint64_t need =
         scalesCheckedMul(ckpt, w, scalesCheckedMul(ckpt, w, w.outFeatures(), out.blocksPerRow), out.info->blockBytes);
     if (out.bytes.size() < need)
-        failScales(ckpt, w, "tensor '" + t.name + "' holds " + std::to_string(out.bytes.size()) + " bytes, " +
-                                std::to_string(need) + " needed");
+        failScales(ckpt, w,
+                   "tensor '" + t.name + "' holds " + std::to_string(out.bytes.size()) + " bytes, "
+                       + std::to_string(need) + " needed");
     return &out;
 }
 
@@ -146,13 +148,18 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     s.groups = scalesCheckedMul(ckpt, w, blob.blocksPerRow, perBlock);
     const std::string type(info.name);
     if (sub) {
-        s.scaleMeaning = Message(blob.type == GgmlQ3_K ? QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block scale (d x (sc - 32))") : QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block scale (d x sc)"), {type});
+        s.scaleMeaning =
+            Message(blob.type == GgmlQ3_K ? QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block scale (d x (sc - 32))")
+                                          : QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block scale (d x sc)"),
+                    {type});
         if (mField >= 0)
             s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 sub-block minimum (dmin x m)"), {type});
     } else {
-        s.scaleMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block scale %2"), {type, std::string(fields[size_t(dField)].name)});
+        s.scaleMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block scale %2"),
+                                 {type, std::string(fields[size_t(dField)].name)});
         if (mField >= 0)
-            s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block minimum %2"), {type, std::string(fields[size_t(mField)].name)});
+            s.zeroMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "%1 block minimum %2"),
+                                    {type, std::string(fields[size_t(mField)].name)});
     }
     const uint64_t cells = scalesCheckedMul(ckpt, w, s.groups, s.rows);
     std::vector<float> scales(cells), zeros(mField >= 0 ? cells : 0);
@@ -233,8 +240,11 @@ std::vector<BlockValue> ggufBlockValuesOf(int type, const uint8_t* block, uint32
     const auto fields = ggmlBlockFields(type);
     std::vector<BlockValue> out;
     const GgmlElementLocation here = ggmlLocateElement(type, e);
-    auto fieldName = [&](int f) { return f >= 0 && size_t(f) < fields.size() ? std::string(fields[size_t(f)].name) : std::string(); };
-    auto add = [&](BlockValueKind kind, const GgmlElementLocation& loc, GgmlPieceRole role, int index, int lane) -> BlockValue* {
+    auto fieldName = [&](int f) {
+        return f >= 0 && size_t(f) < fields.size() ? std::string(fields[size_t(f)].name) : std::string();
+    };
+    auto add = [&](BlockValueKind kind, const GgmlElementLocation& loc, GgmlPieceRole role, int index,
+                   int lane) -> BlockValue* {
         const auto [field, width] = roleBits(loc, role);
         if (width == 0)
             return nullptr;

@@ -49,13 +49,16 @@ void ggmlQuantizeScheme(const QuantizeRequest& r, QuantScheme& s)
 {
     s.bits = fixedCodeBits(r, *s.format);
     if (r.groupSize || r.symmetric >= 0 || r.clipRatio != 1.0f)
-        throw Error("quantize: " + s.format->id + " has fixed blocks: --group-size, --sym/--asym and --clip do not apply");
+        throw Error("quantize: " + s.format->id
+                    + " has fixed blocks: --group-size, --sym/--asym and --clip do not apply");
     s.groupSize = 0;
 }
 
-std::vector<StoredTensor> ggmlQuantize(const QuantScheme& s, const float* x, uint64_t rows, uint64_t cols, bool parallel)
+std::vector<StoredTensor> ggmlQuantize(const QuantScheme& s, const float* x, uint64_t rows, uint64_t cols,
+                                       bool parallel)
 {
-    return {StoredTensor{"weight", DType::Ggml, {rows, cols}, quantizeGgml(ggufFormatType(*s.format), x, rows, cols, parallel)}};
+    return {StoredTensor{
+        "weight", DType::Ggml, {rows, cols}, quantizeGgml(ggufFormatType(*s.format), x, rows, cols, parallel)}};
 }
 
 bool ggmlKeepsGroupIndex(const FormatInfo&)
@@ -72,8 +75,8 @@ PackedWeight ggmlPack(const WeightCodes& m, QuantScheme& s)
     if (m.bits > maxBits)
         throw Error(std::to_string(m.bits) + "-bit codes do not fit " + std::string(ggmlTypeName(type)));
     if (m.cols % 32 || m.groupSize % 32)
-        throw Error("GGUF blocks are 32 weights along K: K = " + std::to_string(m.cols) + " and the group size " +
-                    std::to_string(m.groupSize) + " must be multiples of 32");
+        throw Error("GGUF blocks are 32 weights along K: K = " + std::to_string(m.cols) + " and the group size "
+                    + std::to_string(m.groupSize) + " must be multiples of 32");
     const uint64_t N = m.rows, K = m.cols, blocksPerRow = K / 32;
     const size_t bb = type == GgmlQ4_1 ? 20 : type == GgmlQ5_1 ? 24 : 34;
     std::vector<uint8_t> out(N * blocksPerRow * bb, 0);
@@ -118,11 +121,16 @@ void ggmlBudget(std::vector<BudgetFormat>& out)
         f.ggmlType = t.id;
         out.push_back(f);
     }
-    markBudgetPresets(out, {{"gguf-q8_0", BudgetPreset::Headline}, {"gguf-q6_k", BudgetPreset::Headline},
-                            {"gguf-q5_k", BudgetPreset::Common},   {"gguf-q4_k", BudgetPreset::Default},
-                            {"gguf-q4_0", BudgetPreset::Headline}, {"gguf-q3_k", BudgetPreset::Headline},
-                            {"gguf-q2_k", BudgetPreset::Common},   {"gguf-iq4_xs", BudgetPreset::Common},
-                            {"gguf-iq2_xxs", BudgetPreset::Common}});
+    markBudgetPresets(out,
+                      {{"gguf-q8_0", BudgetPreset::Headline},
+                       {"gguf-q6_k", BudgetPreset::Headline},
+                       {"gguf-q5_k", BudgetPreset::Common},
+                       {"gguf-q4_k", BudgetPreset::Default},
+                       {"gguf-q4_0", BudgetPreset::Headline},
+                       {"gguf-q3_k", BudgetPreset::Headline},
+                       {"gguf-q2_k", BudgetPreset::Common},
+                       {"gguf-iq4_xs", BudgetPreset::Common},
+                       {"gguf-iq2_xxs", BudgetPreset::Common}});
 }
 
 void ggmlRequantizePresets(std::vector<RequantizePreset>& out)
@@ -155,7 +163,8 @@ PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vecto
     const uint32_t bw = ggmlQuantBlockWeights(type), bb = ggmlQuantBlockBytes(type);
     if (type < 0 || bw <= 1 || cols % bw != 0 || tensors.size() != 1
         || tensors[0].bytes.size() != ggmlQuantizedBytes(type, rows, cols))
-        throw Error("playground: not a " + format.id + " tensor of " + std::to_string(rows) + " x " + std::to_string(cols));
+        throw Error("playground: not a " + format.id + " tensor of " + std::to_string(rows) + " x "
+                    + std::to_string(cols));
     const uint8_t* bytes = tensors[0].bytes.data();
     const uint64_t blocks = rows * cols / bw;
     PlaygroundBlocks out;
@@ -179,7 +188,8 @@ PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vecto
             ggmlBlockCodes(type, block, levels, tableCodes.data());
         } else {
             const float d = halfAt(block);
-            for (uint32_t c = 0; c < 256; ++c) levels[c] = float(int8_t(uint8_t(c))) * d;
+            for (uint32_t c = 0; c < 256; ++c)
+                levels[c] = float(int8_t(uint8_t(c))) * d;
         }
         for (uint32_t e = 0; e < bw; ++e)
             out.codes[size_t(b * bw + e)] =
@@ -205,8 +215,16 @@ PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vecto
 
 const FamilyTargets& ggmlTargets()
 {
-    static const FamilyTargets t{ggmlQuantizeScheme,    ggmlQuantize, nullptr, nullptr, ggmlKeepsGroupIndex, ggmlPack, ggmlBudget,
-                                 ggmlRequantizePresets, ggmlPlaygroundFormats, ggmlPlaygroundDecode};
+    static const FamilyTargets t{ggmlQuantizeScheme,
+                                 ggmlQuantize,
+                                 nullptr,
+                                 nullptr,
+                                 ggmlKeepsGroupIndex,
+                                 ggmlPack,
+                                 ggmlBudget,
+                                 ggmlRequantizePresets,
+                                 ggmlPlaygroundFormats,
+                                 ggmlPlaygroundDecode};
     return t;
 }
 

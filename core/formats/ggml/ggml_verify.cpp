@@ -22,14 +22,17 @@ void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     }
     const uint64_t K = w.inFeatures(), N = w.outFeatures();
     if (K % info->blockWeights != 0) {
-        add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "ne0 = %1 is not a multiple of the %2 block (%3)"),
-                             {std::to_string(K), t.typeName, std::to_string(info->blockWeights)}));
+        add("shape",
+            Message(QT_TRANSLATE_NOOP("qs::Message", "ne0 = %1 is not a multiple of the %2 block (%3)"),
+                    {std::to_string(K), t.typeName, std::to_string(info->blockWeights)}));
         return;
     }
     const uint64_t blocks = N * (K / info->blockWeights);
     if (t.nbytes != blocks * info->blockBytes) {
-        add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "the tensor holds %1 bytes, %2 blocks of %3 need %4"),
-                             {std::to_string(t.nbytes), std::to_string(blocks), t.typeName, std::to_string(blocks * info->blockBytes)}));
+        add("shape",
+            Message(QT_TRANSLATE_NOOP("qs::Message", "the tensor holds %1 bytes, %2 blocks of %3 need %4"),
+                    {std::to_string(t.nbytes), std::to_string(blocks), t.typeName,
+                     std::to_string(blocks * info->blockBytes)}));
         return;
     }
     // Every bit of a ggml block is a field (the block maps cover them all), so re-encoding the
@@ -67,7 +70,10 @@ void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
             for (uint32_t i = 0; i < 32; ++i)
                 minCodes += data[b * info->blockBytes + 2 + i] == 0x80;
         if (minCodes)
-            add("codes", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 Q8_0 codes are -128 (ggml writes -127..127)"), {std::to_string(minCodes)}), true);
+            add("codes",
+                Message(QT_TRANSLATE_NOOP("qs::Message", "%1 Q8_0 codes are -128 (ggml writes -127..127)"),
+                        {std::to_string(minCodes)}),
+                true);
     }
 }
 

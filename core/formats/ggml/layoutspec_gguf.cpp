@@ -88,7 +88,8 @@ CodeSignedness signedness(const GgmlTypeInfo& t, std::span<const GgmlBlockField>
     const std::string_view n = t.name;
     if (t.blockWeights == 1)
         return n.front() == 'I' ? CodeSignedness::TwosComplement : CodeSignedness::Float;
-    if (std::any_of(fields.begin(), fields.end(), [](const GgmlBlockField& f) { return f.kind == GgmlFieldKind::Codes8; }))
+    if (std::any_of(fields.begin(), fields.end(),
+                    [](const GgmlBlockField& f) { return f.kind == GgmlFieldKind::Codes8; }))
         return CodeSignedness::TwosComplement;
     if (n.find("FP") != std::string_view::npos) // MXFP4 / NVFP4: an FP4 E2M1 table index
         return CodeSignedness::Float;
@@ -112,27 +113,34 @@ LayoutSpec ggufSpec(int type, const GgmlTypeInfo& t)
         s.bitWidths = {info->bits};
     s.wordBits = int(wordBits);
     s.packAxis = plain ? PackAxis::None : PackAxis::Block;
-    s.straddles = !plain && wordBits == 8 && std::any_of(loc0.view().begin(), loc0.view().end(), [](const GgmlBitPiece& p) {
-        return p.bitOffset + p.width > 8;
-    });
+    s.straddles = !plain && wordBits == 8
+        && std::any_of(loc0.view().begin(), loc0.view().end(),
+                       [](const GgmlBitPiece& p) { return p.bitOffset + p.width > 8; });
     s.signedness = signedness(t, fields);
     s.zeroPoint = hasRole(loc0, GgmlPieceRole::SuperMin) ? ZeroPointKind::BlockMin : ZeroPointKind::None;
     s.formula = plain ? "W[n][k] = element n*K + k"
-                      : "W[n][k] = element k%" + bw + " of block n*(K/" + bw + ") + k/" + bw + (info ? " (" + info->description + ")" : "");
+                      : "W[n][k] = element k%" + bw + " of block n*(K/" + bw + ") + k/" + bw
+            + (info ? " (" + info->description + ")" : "");
     s.exactness = "ggml's scalar to_float, bit for bit (formats/ggml/ggml.h)";
-    s.tensors = {{"weight", plain ? std::string(t.name) : "block", plain ? "[N, K]" : "[N, K/" + bw + "] blocks of " + bb + " bytes",
-                  [bwt = uint64_t(t.blockWeights)](const LayoutParams& p) { return std::vector<uint64_t>{p.N, p.K / bwt}; },
+    s.tensors = {{"weight", plain ? std::string(t.name) : "block",
+                  plain ? "[N, K]" : "[N, K/" + bw + "] blocks of " + bb + " bytes",
+                  [bwt = uint64_t(t.blockWeights)](const LayoutParams& p) {
+                      return std::vector<uint64_t>{p.N, p.K / bwt};
+                  },
                   "the GGUF tensor, rows of K/" + bw + " blocks back to back", false}};
     for (const GgmlBlockField& f : fields)
-        s.blockFields.push_back({std::string(f.name), f.offset, f.size, std::string(ggmlFieldKindName(f.kind)), std::string(f.meaning)});
+        s.blockFields.push_back(
+            {std::string(f.name), f.offset, f.size, std::string(ggmlFieldKindName(f.kind)), std::string(f.meaning)});
     s.padding = plain ? "none" : "K must be a multiple of " + bw + " (ggml rejects other rows); no padding exists";
     if (!plain) {
-        s.notes.push_back("locate(): pieces are " + std::string(ggmlPieceRoleName(codeRole(loc0))) + " bits in " + std::to_string(wordBits)
-                          + "-bit words of the tensor; scaleIndex is the byte of the block's super-scale; sub-block scales, "
-                            "signs and grid lanes are in ggmlLocateElement");
+        s.notes.push_back(
+            "locate(): pieces are " + std::string(ggmlPieceRoleName(codeRole(loc0))) + " bits in "
+            + std::to_string(wordBits)
+            + "-bit words of the tensor; scaleIndex is the byte of the block's super-scale; sub-block scales, "
+              "signs and grid lanes are in ggmlLocateElement");
     }
-    s.locate = [type, wordBits, blockWeights = uint64_t(t.blockWeights), blockBytes = uint64_t(t.blockBytes)](
-                   const LayoutParams& p, uint64_t row, uint64_t col) {
+    s.locate = [type, wordBits, blockWeights = uint64_t(t.blockWeights),
+                blockBytes = uint64_t(t.blockBytes)](const LayoutParams& p, uint64_t row, uint64_t col) {
         ElementLocation e;
         e.tensor = "weight";
         e.wordBits = wordBits;

@@ -25,8 +25,8 @@ namespace {
 
 constexpr int QK_K = 256;
 constexpr float GROUP_MAX_EPS = 1e-15f;
-constexpr std::array<int, 13> kTypes = {GgmlF32, GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0,
-                                        GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K};
+constexpr std::array<int, 13> kTypes = {GgmlF32,  GgmlF16,  GgmlBF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1,
+                                        GgmlQ8_0, GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K};
 
 // ggml's rounding trick: add 1.5 * 2^23 so the integer lands in the mantissa
 // (round half to even), valid for |f| <= 2^22 - 1.
@@ -78,8 +78,10 @@ void blockQ4_1(const float* x, uint8_t* y)
 {
     float min = FLT_MAX, max = -FLT_MAX;
     for (int j = 0; j < 32; j++) {
-        if (x[j] < min) min = x[j];
-        if (x[j] > max) max = x[j];
+        if (x[j] < min)
+            min = x[j];
+        if (x[j] > max)
+            max = x[j];
     }
     const float d = (max - min) / 15;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
@@ -124,8 +126,10 @@ void blockQ5_1(const float* x, uint8_t* y)
 {
     float min = FLT_MAX, max = -FLT_MAX;
     for (int j = 0; j < 32; j++) {
-        if (x[j] < min) min = x[j];
-        if (x[j] > max) max = x[j];
+        if (x[j] < min)
+            min = x[j];
+        if (x[j] > max)
+            max = x[j];
     }
     const float d = (max - min) / 31;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
@@ -180,7 +184,8 @@ float makeQxQuantsRmse1(int n, int nmax, const float* x, int8_t* L)
     float max = 0;
     const float amax = signedAbsMax(n, x, max);
     if (amax < GROUP_MAX_EPS) {
-        for (int i = 0; i < n; ++i) L[i] = 0;
+        for (int i = 0; i < n; ++i)
+            L[i] = 0;
         return 0.f;
     }
     float iscale = float(-nmax) / max;
@@ -196,7 +201,8 @@ float makeQxQuantsRmse1(int n, int nmax, const float* x, int8_t* L)
     float scale = suml2 != 0.0f ? sumlx / suml2 : 0.0f;
     float best = scale * sumlx;
     for (int is = -9; is <= 9; ++is) {
-        if (is == 0) continue;
+        if (is == 0)
+            continue;
         iscale = -(float(nmax) + 0.1f * float(is)) / max;
         sumlx = suml2 = 0;
         for (int i = 0; i < n; ++i) {
@@ -223,7 +229,8 @@ float makeQ3QuantsRmse(int n, int nmax, const float* x, int8_t* L)
     float max = 0;
     const float amax = signedAbsMax(n, x, max);
     if (amax < GROUP_MAX_EPS) {
-        for (int i = 0; i < n; ++i) L[i] = 0;
+        for (int i = 0; i < n; ++i)
+            L[i] = 0;
         return 0.f;
     }
     const float iscale = float(-nmax) / max;
@@ -257,28 +264,34 @@ float makeQ3QuantsRmse(int n, int nmax, const float* x, int8_t* L)
                 }
             }
         }
-        if (!nChanged) break;
+        if (!nChanged)
+            break;
     }
-    for (int i = 0; i < n; ++i) L[i] = int8_t(L[i] + nmax);
+    for (int i = 0; i < n; ++i)
+        L[i] = int8_t(L[i] + nmax);
     return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
 }
 
-float makeQkx2Quants(int n, int nmax, const float* x, const float* weights, uint8_t* L, float* theMin,
-                     uint8_t* Laux, float rmin, float rdelta, int nstep, bool useMad)
+float makeQkx2Quants(int n, int nmax, const float* x, const float* weights, uint8_t* L, float* theMin, uint8_t* Laux,
+                     float rmin, float rdelta, int nstep, bool useMad)
 {
     float min = x[0], max = x[0];
     float sumW = weights[0];
     float sumX = sumW * x[0];
     for (int i = 1; i < n; ++i) {
-        if (x[i] < min) min = x[i];
-        if (x[i] > max) max = x[i];
+        if (x[i] < min)
+            min = x[i];
+        if (x[i] > max)
+            max = x[i];
         const float w = weights[i];
         sumW += w;
         sumX += w * x[i];
     }
-    if (min > 0) min = 0;
+    if (min > 0)
+        min = 0;
     if (max == min) {
-        for (int i = 0; i < n; ++i) L[i] = 0;
+        for (int i = 0; i < n; ++i)
+            L[i] = 0;
         *theMin = -min;
         return 0.f;
     }
@@ -360,11 +373,13 @@ struct ScalarKernels {
         float weights[32];
         for (int j = 0; j < 8; ++j) {
             float sumX2 = 0;
-            for (int l = 0; l < 32; ++l) sumX2 += x[32 * j + l] * x[32 * j + l];
+            for (int l = 0; l < 32; ++l)
+                sumX2 += x[32 * j + l] * x[32 * j + l];
             const float avX = std::sqrt(sumX2 / 32);
-            for (int l = 0; l < 32; ++l) weights[l] = avX + std::fabs(x[32 * j + l]);
-            scales[j] = makeQkx2Quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, rmin, rdelta, nstep,
-                                       false);
+            for (int l = 0; l < 32; ++l)
+                weights[l] = avX + std::fabs(x[32 * j + l]);
+            scales[j] =
+                makeQkx2Quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, rmin, rdelta, nstep, false);
         }
     }
     static void searchQ2_K(const float* x, float* scales, float* mins, uint8_t* L)
@@ -372,7 +387,8 @@ struct ScalarKernels {
         uint8_t Laux[16];
         float weights[16];
         for (int j = 0; j < 16; ++j) {
-            for (int l = 0; l < 16; ++l) weights[l] = std::fabs(x[16 * j + l]);
+            for (int l = 0; l < 16; ++l)
+                weights[l] = std::fabs(x[16 * j + l]);
             scales[j] = makeQkx2Quants(16, 3, x + 16 * j, weights, L + 16 * j, &mins[j], Laux, -0.5f, 0.1f, 15, true);
         }
     }
@@ -429,20 +445,25 @@ void blockQ2_K(const float* x, uint8_t* y)
     float maxScale = 0, maxMin = 0;
     K::searchQ2_K(x, scales, mins, L);
     for (int j = 0; j < 16; ++j) {
-        if (scales[j] > maxScale) maxScale = scales[j];
-        if (mins[j] > maxMin) maxMin = mins[j];
+        if (scales[j] > maxScale)
+            maxScale = scales[j];
+        if (mins[j] > maxMin)
+            maxMin = mins[j];
     }
     if (maxScale > 0) {
         const float iscale = q4scale / maxScale;
-        for (int j = 0; j < 16; ++j) sc[j] = uint8_t(nearestInt(iscale * scales[j]));
+        for (int j = 0; j < 16; ++j)
+            sc[j] = uint8_t(nearestInt(iscale * scales[j]));
         putHalf(y + 80, maxScale / q4scale);
     } else {
-        for (int j = 0; j < 16; ++j) sc[j] = 0;
+        for (int j = 0; j < 16; ++j)
+            sc[j] = 0;
         putHalf(y + 80, 0.f);
     }
     if (maxMin > 0) {
         const float iscale = q4scale / maxMin;
-        for (int j = 0; j < 16; ++j) sc[j] = uint8_t(sc[j] | (nearestInt(iscale * mins[j]) << 4));
+        for (int j = 0; j < 16; ++j)
+            sc[j] = uint8_t(sc[j] | (nearestInt(iscale * mins[j]) << 4));
         putHalf(y + 82, maxMin / q4scale);
     } else {
         putHalf(y + 82, 0.f);
@@ -450,7 +471,8 @@ void blockQ2_K(const float* x, uint8_t* y)
     const float dAll = halfAt(y + 80), mAll = halfAt(y + 82);
     for (int j = 0; j < 16; ++j) {
         const float d = dAll * float(sc[j] & 0xF);
-        if (d == 0.0f) continue;
+        if (d == 0.0f)
+            continue;
         const float dm = mAll * float(sc[j] >> 4);
         K::requant(x + 16 * j, 16, d, dm, true, 0, 3, 0, L + 16 * j);
     }
@@ -496,7 +518,8 @@ void blockQ3_K(const float* x, uint8_t* y)
         int8_t s = int8_t(j < 8 ? sc[j] & 0xF : sc[j - 8] >> 4);
         s = int8_t((s | (((sc[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32);
         const float d = dAll * float(s);
-        if (d == 0.0f) continue;
+        if (d == 0.0f)
+            continue;
         K::requant(x + 16 * j, 16, d, 0.f, false, -4, 3, 4, reinterpret_cast<uint8_t*>(L) + 16 * j);
     }
     std::memset(hmask, 0, 32);
@@ -522,8 +545,10 @@ void kquantScalesMins(const float* x, uint8_t* y, uint8_t* L, int nmax, float rm
     float maxScale = 0, maxMin = 0;
     K::searchScalesMins(x, nmax, rmin, rdelta, nstep, scales, mins, L);
     for (int j = 0; j < 8; ++j) {
-        if (scales[j] > maxScale) maxScale = scales[j];
-        if (mins[j] > maxMin) maxMin = mins[j];
+        if (scales[j] > maxScale)
+            maxScale = scales[j];
+        if (mins[j] > maxMin)
+            maxMin = mins[j];
     }
     const float invScale = maxScale > 0 ? 63.f / maxScale : 0.f;
     const float invMin = maxMin > 0 ? 63.f / maxMin : 0.f;
@@ -548,7 +573,8 @@ void kquantScalesMins(const float* x, uint8_t* y, uint8_t* L, int nmax, float rm
         uint8_t s, m;
         getScaleMinK4(j, sc, &s, &m);
         const float d = dAll * float(s);
-        if (d == 0.0f) continue;
+        if (d == 0.0f)
+            continue;
         const float dm = mAll * float(m);
         K::requant(x + 32 * j, 32, d, dm, true, 0, nmax, 0, L + 32 * j);
     }
@@ -562,7 +588,8 @@ void blockQ4_K(const float* x, uint8_t* y)
     kquantScalesMins<K>(x, y, L, 15, -1.f, 0.1f, 20);
     uint8_t* q = y + 16;
     for (int j = 0; j < QK_K; j += 64) {
-        for (int l = 0; l < 32; ++l) q[l] = uint8_t(L[j + l] | (L[j + l + 32] << 4));
+        for (int l = 0; l < 32; ++l)
+            q[l] = uint8_t(L[j + l] | (L[j + l + 32] << 4));
         q += 32;
     }
 }
@@ -625,7 +652,8 @@ void blockQ6_K(const float* x, uint8_t* y)
     const float dAll = halfAt(y + 208);
     for (int j = 0; j < 16; ++j) {
         const float d = dAll * float(sc[j]);
-        if (d == 0.0f) continue;
+        if (d == 0.0f)
+            continue;
         K::requant(x + 16 * j, 16, d, 0.f, false, -32, 31, 32, reinterpret_cast<uint8_t*>(L) + 16 * j);
     }
     uint8_t* ql = y;
@@ -644,8 +672,14 @@ void blockQ6_K(const float* x, uint8_t* y)
     }
 }
 
-void elemF32(const float* x, uint8_t* y) { std::memcpy(y, x, 4); }
-void elemF16(const float* x, uint8_t* y) { putHalf(y, *x); }
+void elemF32(const float* x, uint8_t* y)
+{
+    std::memcpy(y, x, 4);
+}
+void elemF16(const float* x, uint8_t* y)
+{
+    putHalf(y, *x);
+}
 void elemBF16(const float* x, uint8_t* y)
 {
     const uint16_t b = floatToBf16(*x);
@@ -708,10 +742,22 @@ TypeInfo quantTypeInfo(int type)
 
 } // namespace
 
-bool ggmlCanQuantize(int ggmlType) { return quantTypeInfo(ggmlType).scalar != nullptr; }
-std::span<const int> ggmlQuantizableTypes() { return kTypes; }
-uint32_t ggmlQuantBlockWeights(int ggmlType) { return quantTypeInfo(ggmlType).weights; }
-uint32_t ggmlQuantBlockBytes(int ggmlType) { return quantTypeInfo(ggmlType).bytes; }
+bool ggmlCanQuantize(int ggmlType)
+{
+    return quantTypeInfo(ggmlType).scalar != nullptr;
+}
+std::span<const int> ggmlQuantizableTypes()
+{
+    return kTypes;
+}
+uint32_t ggmlQuantBlockWeights(int ggmlType)
+{
+    return quantTypeInfo(ggmlType).weights;
+}
+uint32_t ggmlQuantBlockBytes(int ggmlType)
+{
+    return quantTypeInfo(ggmlType).bytes;
+}
 
 uint64_t ggmlQuantizedBytes(int ggmlType, uint64_t nrows, uint64_t rowElems)
 {

@@ -17,10 +17,22 @@ namespace {
 
 constexpr float kGroupMaxEps = 1e-15f;
 
-inline __m256 splat(float f) { return _mm256_set1_ps(f); }
-inline __m256 absPs(__m256 v) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v); }
-inline __m256 pick(__m256 a, __m256 b, __m256 mask) { return _mm256_blendv_ps(a, b, mask); }
-inline __m256 gt(__m256 a, __m256 b) { return _mm256_cmp_ps(a, b, _CMP_GT_OQ); }
+inline __m256 splat(float f)
+{
+    return _mm256_set1_ps(f);
+}
+inline __m256 absPs(__m256 v)
+{
+    return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+}
+inline __m256 pick(__m256 a, __m256 b, __m256 mask)
+{
+    return _mm256_blendv_ps(a, b, mask);
+}
+inline __m256 gt(__m256 a, __m256 b)
+{
+    return _mm256_cmp_ps(a, b, _CMP_GT_OQ);
+}
 
 // ggml's nearest_int: add 1.5 * 2^23 and read the mantissa.
 inline __m256i nearestInt8(__m256 f)
@@ -77,7 +89,8 @@ void qkx2Lanes(int n, int nmax, const float* xT, const float* wT, float rmin, fl
     const auto absOrSquare = [useMad](__m256 d) { return useMad ? absPs(d) : _mm256_mul_ps(d, d); };
     for (int i = 0; i < n; ++i) {
         const __m256 x = _mm256_loadu_ps(xT + 8 * i);
-        const __m256 l = _mm256_cvtepi32_ps(clampInt(nearestInt8(_mm256_mul_ps(iscale0, _mm256_sub_ps(x, min))), 0, nmax));
+        const __m256 l =
+            _mm256_cvtepi32_ps(clampInt(nearestInt8(_mm256_mul_ps(iscale0, _mm256_sub_ps(x, min))), 0, nmax));
         const __m256 diff = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(scale, l), min), x);
         bestError = _mm256_add_ps(bestError, _mm256_mul_ps(_mm256_loadu_ps(wT + 8 * i), absOrSquare(diff)));
     }
@@ -90,7 +103,8 @@ void qkx2Lanes(int n, int nmax, const float* xT, const float* wT, float rmin, fl
         __m256 sumL = zero, sumL2 = zero, sumXL = zero;
         for (int i = 0; i < n; ++i) {
             const __m256 x = _mm256_loadu_ps(xT + 8 * i);
-            const __m256 l = _mm256_cvtepi32_ps(clampInt(nearestInt8(_mm256_mul_ps(iscale, _mm256_sub_ps(x, min))), 0, nmax));
+            const __m256 l =
+                _mm256_cvtepi32_ps(clampInt(nearestInt8(_mm256_mul_ps(iscale, _mm256_sub_ps(x, min))), 0, nmax));
             laux[i] = l;
             const __m256 wl = _mm256_mul_ps(_mm256_loadu_ps(wT + 8 * i), l);
             sumL = _mm256_add_ps(sumL, wl);
@@ -226,13 +240,14 @@ void q3Lanes(const float* xT, int nmax, float* scales, uint8_t* L)
             const __m256 slxPositive = gt(slx, zero);
             __m256 sl2 = _mm256_sub_ps(suml2, _mm256_mul_ps(_mm256_mul_ps(w[i], lf), lf));
             const __m256i newL = clampInt(nearestInt8(_mm256_div_ps(_mm256_mul_ps(x[i], sl2), slx)), -nmax, nmax - 1);
-            const __m256 differs = _mm256_castsi256_ps(
-                _mm256_xor_si256(_mm256_cmpeq_epi32(newL, l[i]), _mm256_set1_epi32(-1)));
+            const __m256 differs =
+                _mm256_castsi256_ps(_mm256_xor_si256(_mm256_cmpeq_epi32(newL, l[i]), _mm256_set1_epi32(-1)));
             const __m256 nf = _mm256_cvtepi32_ps(newL);
             slx = _mm256_add_ps(slx, _mm256_mul_ps(wx[i], nf));
             sl2 = _mm256_add_ps(sl2, _mm256_mul_ps(_mm256_mul_ps(w[i], nf), nf));
             const __m256 better = _mm256_and_ps(
-                gt(sl2, zero), gt(_mm256_mul_ps(_mm256_mul_ps(slx, slx), suml2), _mm256_mul_ps(_mm256_mul_ps(sumlx, sumlx), sl2)));
+                gt(sl2, zero),
+                gt(_mm256_mul_ps(_mm256_mul_ps(slx, slx), suml2), _mm256_mul_ps(_mm256_mul_ps(sumlx, sumlx), sl2)));
             const __m256 take = _mm256_and_ps(_mm256_and_ps(slxPositive, differs), better);
             l[i] = _mm256_castps_si256(pick(_mm256_castsi256_ps(l[i]), _mm256_castsi256_ps(newL), take));
             sumlx = pick(sumlx, slx, take);

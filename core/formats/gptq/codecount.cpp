@@ -121,9 +121,7 @@ void countCodes(const PackedLinear& p, uint64_t r0, uint64_t r1, std::vector<uin
         countAlongN(p, r0, r1, 64, p.K / 16, 128 * uint64_t(p.bits), bytes, counts);
         byteBits = p.bits;
         break;
-    case PackedKind::GptqPlanar:
-        countByElement(p, r0, r1, 0, p.K, counts);
-        break;
+    case PackedKind::GptqPlanar: countByElement(p, r0, r1, 0, p.K, counts); break;
     }
     if (byteBits)
         bytes.splitInto(byteBits, counts);

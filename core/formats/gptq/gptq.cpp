@@ -255,8 +255,7 @@ uint32_t PackedLinear::codeAt(uint64_t n, uint64_t k) const
     }
     case PackedKind::AwqGemm:
         return (loadU32(qweight.data() + 4 * (k * (N / 8) + n / 8)) >> (4 * kAwqSlotOf[n % 8])) & 0xF;
-    case PackedKind::AwqGemv:
-        return (loadU32(qweight.data() + 4 * (n * ceilDiv(K, 8) + k / 8)) >> (4 * (k % 8))) & 0xF;
+    case PackedKind::AwqGemv: return (loadU32(qweight.data() + 4 * (n * ceilDiv(K, 8) + k / 8)) >> (4 * (k % 8))) & 0xF;
     case PackedKind::AwqGemvFast:
         return (loadU16(qweight.data() + 2 * ((n / 4) * K + gemvFastPosition(k))) >> (4 * (n % 4))) & 0xF;
     case PackedKind::Marlin: {
@@ -272,9 +271,7 @@ int32_t PackedLinear::zeroAt(uint64_t grp, uint64_t n) const
     const uint32_t mask = (1u << bits) - 1u;
     uint32_t field = 0;
     switch (kind) {
-    case PackedKind::Gptq:
-        field = bitstream::readField(qzeros.data(), zeroFieldBit(grp, n), bits);
-        break;
+    case PackedKind::Gptq: field = bitstream::readField(qzeros.data(), zeroFieldBit(grp, n), bits); break;
     case PackedKind::GptqPlanar: {
         const uint64_t rowWords = N * uint64_t(bits) / 32;
         const uint8_t* row = qzeros.data() + 4 * grp * rowWords;
@@ -296,10 +293,8 @@ int32_t PackedLinear::zeroAt(uint64_t grp, uint64_t n) const
     case PackedKind::AwqGemv:
         field = (loadU32(qzeros.data() + 4 * (n * zeroWords + grp / 8)) >> (4 * (grp % 8))) & 0xF;
         break;
-    case PackedKind::AwqGemvFast:
-        return 0;
-    case PackedKind::Marlin:
-        return int32_t(1u << (bits - 1));
+    case PackedKind::AwqGemvFast: return 0;
+    case PackedKind::Marlin: return int32_t(1u << (bits - 1));
     }
     if (zeros != ZeroConvention::StoredMinusOne)
         return int32_t(field);

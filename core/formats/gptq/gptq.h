@@ -24,19 +24,19 @@
 namespace qs {
 
 enum class PackedKind {
-    Gptq,        // qweight [K*b/32, N] LSB-first bitstream along K; qzeros [G, N*b/32] along N
-    GptqPlanar,  // GPTQModel gptq_p: split bit planes per 32 codes (B.1.6), zeros v2
-    AwqGemm,     // qweight [K, N/8] along N in AWQ slot order; qzeros [G, N/8]
-    AwqGemv,     // qweight [N, K/8] along K; qzeros [N, Zw] along groups; scales [N, 8*Zw]
+    Gptq, // qweight [K*b/32, N] LSB-first bitstream along K; qzeros [G, N*b/32] along N
+    GptqPlanar, // GPTQModel gptq_p: split bit planes per 32 codes (B.1.6), zeros v2
+    AwqGemm, // qweight [K, N/8] along N in AWQ slot order; qzeros [G, N/8]
+    AwqGemv, // qweight [N, K/8] along K; qzeros [N, Zw] along groups; scales [N, 8*Zw]
     AwqGemvFast, // qweight I16 [N/4, K], 4 rows per int16; scales, biases F16 [8*Zw, N]
-    Marlin,      // B [K/16, N*b/2] in Marlin tiles; scales permuted [G, N]; zero 2^(b-1)
+    Marlin, // B [K/16, N*b/2] in Marlin tiles; scales permuted [G, N]; zero 2^(b-1)
 };
 
 enum class ZeroConvention {
     StoredMinusOne, // GPTQ v1: the field holds z - 1
-    Stored,         // GPTQ v2, planar, AWQ GEMM/GEMV: the field holds z
-    FloatBias,      // AWQ GEMV_FAST: a float -s*z per (group, n)
-    Implicit,       // Marlin: z = 2^(b-1)
+    Stored, // GPTQ v2, planar, AWQ GEMM/GEMV: the field holds z
+    FloatBias, // AWQ GEMV_FAST: a float -s*z per (group, n)
+    Implicit, // Marlin: z = 2^(b-1)
 };
 
 // What a v1 reader makes of a stored field f. The upstream readers disagree (spec B.1.1):
@@ -66,12 +66,12 @@ struct PackedLinear {
     uint64_t K = 0; // in_features
     uint64_t N = 0; // out_features
     uint64_t groupSize = 0; // resolved: K for per-channel
-    uint64_t groups = 0;    // ceil(K / groupSize) (GPTQ with g_idx: the scales' row count)
+    uint64_t groups = 0; // ceil(K / groupSize) (GPTQ with g_idx: the scales' row count)
     ZeroConvention zeros = ZeroConvention::Stored;
     V1ZeroRule v1Rule = V1ZeroRule::Reference;
     ScaleType scaleType = ScaleType::F16;
-    uint64_t zeroWords = 0;  // GEMV: words per qzeros row (Zw)
-    uint64_t scaleRows = 0;  // GEMV: scale columns per row; GEMV_FAST: scale rows (8*Zw)
+    uint64_t zeroWords = 0; // GEMV: words per qzeros row (Zw)
+    uint64_t scaleRows = 0; // GEMV: scale columns per row; GEMV_FAST: scale rows (8*Zw)
     std::span<const uint8_t> qweight, qzeros, scales, gIdx; // gIdx empty: group = k / groupSize
     std::string name = "weight"; // for error messages: "file: tensor"
 
@@ -100,9 +100,9 @@ struct PackedLinear {
     void validate() const;
 
     // The logical view, element by element (the oracle). Indices must be in range.
-    uint32_t codeAt(uint64_t n, uint64_t k) const;   // stored code (Marlin: unsigned u)
+    uint32_t codeAt(uint64_t n, uint64_t k) const; // stored code (Marlin: unsigned u)
     uint64_t groupOf(uint64_t k) const;
-    int32_t zeroAt(uint64_t grp, uint64_t n) const;  // the true integer zero the reader uses
+    int32_t zeroAt(uint64_t grp, uint64_t n) const; // the true integer zero the reader uses
     // The GPTQ stream layout's qzeros (PackedKind::Gptq): where field (grp, n) starts, in bits
     // (row grp is the LSB-first stream of the N fields, padded to whole int32 words). zeroAt
     // and the vector kernels' zero readers address the fields through it.
@@ -110,7 +110,7 @@ struct PackedLinear {
     // StoredMinusOne: whether the v1 reader masks f + 1 to b bits (V1ZeroRule).
     bool v1ZeroWraps() const;
     float scaleAt(uint64_t grp, uint64_t n) const;
-    float biasAt(uint64_t grp, uint64_t n) const;    // GEMV_FAST only
+    float biasAt(uint64_t grp, uint64_t n) const; // GEMV_FAST only
     float valueAt(uint64_t n, uint64_t k) const;
 };
 
@@ -149,9 +149,8 @@ struct PackedOutput {
     PackedTensor qweight, qzeros, scales;
 };
 // GPTQ v1 stores z - 1 (throws when a zero is 0: v1 cannot hold it, spec B.3); v2 stores z.
-PackedOutput packGptq(std::span<const uint8_t> codes, std::span<const int32_t> zeros,
-                      std::span<const uint16_t> scales, int bits, uint64_t K, uint64_t N,
-                      uint64_t groups, bool v1, bool planar);
+PackedOutput packGptq(std::span<const uint8_t> codes, std::span<const int32_t> zeros, std::span<const uint16_t> scales,
+                      int bits, uint64_t K, uint64_t N, uint64_t groups, bool v1, bool planar);
 PackedOutput packAwqGemm(std::span<const uint8_t> codes, std::span<const int32_t> zeros,
                          std::span<const uint16_t> scales, uint64_t K, uint64_t N, uint64_t groupSize);
 // Zw as AutoAWQ computes it for GEMV (B.2.2).
@@ -162,8 +161,8 @@ PackedOutput packAwqGemv(std::span<const uint8_t> codes, std::span<const int32_t
 PackedOutput packAwqGemvFast(std::span<const uint8_t> codes, std::span<const uint16_t> biases,
                              std::span<const uint16_t> scales, uint64_t K, uint64_t N, uint64_t groupSize);
 // Marlin: codes are the unsigned stored u (q + 2^(b-1)), bits 4 or 8.
-PackedOutput packMarlin(std::span<const uint8_t> codes, std::span<const uint16_t> scales, int bits,
-                        uint64_t K, uint64_t N, uint64_t groups);
+PackedOutput packMarlin(std::span<const uint8_t> codes, std::span<const uint16_t> scales, int bits, uint64_t K,
+                        uint64_t N, uint64_t groups);
 
 // Marlin's bijection (B.4): where logical (k, n) lives, word index within the [K/16, N*b/2]
 // tensor and slot; and the stored position of scale (grp, n).
@@ -209,7 +208,6 @@ GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gg
                               const std::atomic<bool>* cancel);
 // The report's seed probe checks of our packers and reader (gptq_probe.cpp).
 std::vector<ProbeCheck> packedProbe(const ProbeInput& in);
-
 
 namespace detect {
 class Context;

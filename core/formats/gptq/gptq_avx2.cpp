@@ -83,7 +83,7 @@ inline __m256i awqSlotShifts()
 
 // Scales and zeros of eight consecutive rows for every group, read once per row block.
 struct GroupVectors {
-    std::vector<float> s;   // [groups][8]
+    std::vector<float> s; // [groups][8]
     std::vector<int32_t> z; // [groups][8]
     void fill(const PackedLinear& p, uint64_t n)
     {
@@ -94,12 +94,15 @@ struct GroupVectors {
         for (uint64_t g = 0; g < p.groups; ++g) {
             if (rowMajorScales && p.scaleType == ScaleType::F16) {
                 // Eight consecutive F16 scales of group g: one F16C conversion.
-                const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (g * p.N + n)));
+                const __m128i h =
+                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (g * p.N + n)));
                 _mm256_storeu_ps(s.data() + g * 8, _mm256_cvtph_ps(h));
             } else if (rowMajorScales && p.scaleType == ScaleType::BF16) {
                 // BF16 -> F32 is the 16-bit shift bf16ToFloat does.
-                const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (g * p.N + n)));
-                _mm256_storeu_si256(reinterpret_cast<__m256i*>(s.data() + g * 8), _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+                const __m128i h =
+                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (g * p.N + n)));
+                _mm256_storeu_si256(reinterpret_cast<__m256i*>(s.data() + g * 8),
+                                    _mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
             } else {
                 for (uint64_t l = 0; l < 8; ++l)
                     s[g * 8 + l] = p.scaleAt(g, n + l);
@@ -151,8 +154,8 @@ inline __m256i extract(const __m256i* w)
         return _mm256_and_si256(v, _mm256_set1_epi32((1 << B) - 1));
     } else {
         // Planes of B.1.6: widths from gptqPlanes(), low plane first, natural slots.
-        constexpr int hi = B >= 4 ? 4 : 2;                 // first plane
-        constexpr int mid = B == 6 || B == 7 ? 2 : 0;      // second plane of 6, 7
+        constexpr int hi = B >= 4 ? 4 : 2; // first plane
+        constexpr int mid = B == 6 || B == 7 ? 2 : 0; // second plane of 6, 7
         constexpr int lo = B == 3 || B == 5 || B == 7 ? 1 : 0; // the 1-bit plane
         __m256i v = _mm256_and_si256(_mm256_srli_epi32(w[J / (32 / hi)], hi * (J % (32 / hi))),
                                      _mm256_set1_epi32((1 << hi) - 1));
@@ -214,7 +217,8 @@ void gptqRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
         for (uint64_t c = 0; c < fullK / 32; ++c) {
             __m256i w[B];
             for (int i = 0; i < B; ++i)
-                w[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.qweight.data() + 4 * ((c * B + uint64_t(i)) * N + n)));
+                w[i] = _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(p.qweight.data() + 4 * ((c * B + uint64_t(i)) * N + n)));
             __m256 vals[32];
             if (chunkGroup[c] >= 0) {
                 const uint64_t g = uint64_t(chunkGroup[c]);
@@ -252,7 +256,8 @@ struct RowGroupVectors {
     {
         for (int l = 0; l < R; ++l) {
             _mm256_store_ps(s[l], _mm256_set1_ps(gv[l / 8].s[g * 8 + uint64_t(l % 8)]));
-            _mm256_store_si256(reinterpret_cast<__m256i*>(z[l]), _mm256_set1_epi32(gv[l / 8].z[g * 8 + uint64_t(l % 8)]));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(z[l]),
+                               _mm256_set1_epi32(gv[l / 8].z[g * 8 + uint64_t(l % 8)]));
         }
     }
     // Left to itself the compiler folds these into vmulps / vpsubd memory operands on this
@@ -272,7 +277,8 @@ inline __m256i codes2(const uint8_t* w, int l, uint64_t k)
 {
     int32_t word;
     std::memcpy(&word, w + 4 * l, 4);
-    const __m256i sh = (k % 16) ? _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30) : _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+    const __m256i sh =
+        (k % 16) ? _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30) : _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
     return _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), _mm256_set1_epi32(3));
 }
 
@@ -300,7 +306,8 @@ inline __m256i slotCodes(const uint8_t* qw, uint64_t N, int l, uint64_t k)
 // each output row is still written in runs of whole cache lines. Vectors whose lanes straddle
 // two runs (a g_idx with runs not in whole vectors) take per-lane scales and zeros.
 template <int B, int R>
-void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint64_t n, float* rows, const GroupVectors* gv)
+void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint64_t n, float* rows,
+                   const GroupVectors* gv)
 {
     constexpr uint64_t Span = 8 * 32 / B;
     const uint64_t K = p.K, N = p.N, fullK = K / 8 * 8;
@@ -318,7 +325,9 @@ void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint
                     const uint64_t at = 8 * sg.lanes[i] + uint64_t(l % 8);
                     const __m256 x = _mm256_mul_ps(_mm256_set1_ps(v.s[at]),
                                                    _mm256_cvtepi32_ps(_mm256_sub_epi32(q, _mm256_set1_epi32(v.z[at]))));
-                    val = _mm256_blendv_ps(val, x, _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(i - 1))));
+                    val = _mm256_blendv_ps(val, x,
+                                           _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+                                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(i - 1))));
                     const uint64_t g = sg.lanes[i];
                     while (i < 8 && sg.lanes[i] == g)
                         ++i;
@@ -349,14 +358,16 @@ void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint
                     for (; k < ke; k += 8, w += 4 * N) {
                         int32_t word;
                         std::memcpy(&word, w, 4);
-                        _mm256_storeu_ps(row + k, a(_mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), mask)));
+                        _mm256_storeu_ps(row + k,
+                                         a(_mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), mask)));
                     }
                 } else if constexpr (B == 8) {
                     for (; k < ke; k += 8, w += 8 * N) {
                         int32_t lo, hi;
                         std::memcpy(&lo, w, 4);
                         std::memcpy(&hi, w + 4 * N, 4);
-                        _mm256_storeu_ps(row + k, a(_mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(lo), hi, 1))));
+                        _mm256_storeu_ps(row + k,
+                                         a(_mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(lo), hi, 1))));
                     }
                 } else {
                     for (; k < ke; k += 8)
@@ -371,7 +382,8 @@ void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint
 }
 
 template <int B>
-void gptqSlotRows(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>& runs, uint64_t n0, uint64_t n1, float* out)
+void gptqSlotRows(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>& runs, uint64_t n0, uint64_t n1,
+                  float* out)
 {
     const std::vector<Segment> segs = stepSegments(runs, p.K / 8 * 8, 8);
     GroupVectors gv[2];
@@ -421,8 +433,10 @@ void awqGemmBlock(const PackedLinear& p, uint64_t n, float* rows, const GroupVec
                     for (int r = 0; r < 8; ++r)
                         q[r] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(w + uint64_t(r) * stride));
                     // a = k0 k1 | k4 k5, b = k2 k3 | k6 k7 (each k: column c, column c+1).
-                    const __m256 a = _mm256_castsi256_ps(_mm256_set_m128i(_mm_unpacklo_epi64(q[4], q[5]), _mm_unpacklo_epi64(q[0], q[1])));
-                    const __m256 b = _mm256_castsi256_ps(_mm256_set_m128i(_mm_unpacklo_epi64(q[6], q[7]), _mm_unpacklo_epi64(q[2], q[3])));
+                    const __m256 a = _mm256_castsi256_ps(
+                        _mm256_set_m128i(_mm_unpacklo_epi64(q[4], q[5]), _mm_unpacklo_epi64(q[0], q[1])));
+                    const __m256 b = _mm256_castsi256_ps(
+                        _mm256_set_m128i(_mm_unpacklo_epi64(q[6], q[7]), _mm_unpacklo_epi64(q[2], q[3])));
                     words[0][i] = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88));
                     words[C - 1][i] = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0xDD));
                 } else {
@@ -494,7 +508,8 @@ void awqGemmRowsTransposed(const PackedLinear& p, uint64_t n0, uint64_t n1, floa
                 std::memcpy(&word, p.qweight.data() + 4 * ((k + i) * words + c), 4);
                 const __m256i q = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(int(word)), shifts), mask);
                 const uint64_t g = whole ? g8 : (k + i) / p.groupSize;
-                v[i] = _mm256_mul_ps(whole ? s8 : gv.scale(g), _mm256_cvtepi32_ps(_mm256_sub_epi32(q, whole ? z8 : gv.zero(g))));
+                v[i] = _mm256_mul_ps(whole ? s8 : gv.scale(g),
+                                     _mm256_cvtepi32_ps(_mm256_sub_epi32(q, whole ? z8 : gv.zero(g))));
             }
             transpose8(v);
             for (int l = 0; l < 8; ++l)
@@ -523,8 +538,9 @@ void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
         uint64_t g = 0;
         if (p.scaleType == ScaleType::F16)
             for (; g + 8 <= p.groups; g += 8)
-                _mm256_storeu_ps(scales.data() + g, _mm256_cvtph_ps(_mm_loadu_si128(
-                                                        reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (n * p.scaleRows + g)))));
+                _mm256_storeu_ps(scales.data() + g,
+                                 _mm256_cvtph_ps(_mm_loadu_si128(
+                                     reinterpret_cast<const __m128i*>(p.scales.data() + 2 * (n * p.scaleRows + g)))));
         for (; g < p.groups; ++g)
             scales[g] = p.scaleAt(g, n);
         // Zeros: group g's nibble g%8 of word g/8 in the row's Zw words (AutoAWQ stores z).
@@ -549,11 +565,14 @@ void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             for (; k + 32 <= k1; k += 32) {
                 const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(words + k / 2));
                 const __m128i lo = _mm_and_si128(v, low4), hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
-                const __m128i c0 = _mm_sub_epi8(_mm_unpacklo_epi8(lo, hi), zb), c1 = _mm_sub_epi8(_mm_unpackhi_epi8(lo, hi), zb);
+                const __m128i c0 = _mm_sub_epi8(_mm_unpacklo_epi8(lo, hi), zb),
+                              c1 = _mm_sub_epi8(_mm_unpackhi_epi8(lo, hi), zb);
                 _mm256_storeu_ps(row + k, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(c0))));
-                _mm256_storeu_ps(row + k + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(c0, 8)))));
+                _mm256_storeu_ps(row + k + 8,
+                                 _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(c0, 8)))));
                 _mm256_storeu_ps(row + k + 16, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(c1))));
-                _mm256_storeu_ps(row + k + 24, _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(c1, 8)))));
+                _mm256_storeu_ps(row + k + 24,
+                                 _mm256_mul_ps(s, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(c1, 8)))));
             }
             for (; k < k1; k += 8) {
                 int32_t word;
@@ -598,9 +617,11 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             }
             rows[r].shLo = _mm256_load_si256(reinterpret_cast<const __m256i*>(shLo));
             rows[r].shHi = _mm256_load_si256(reinterpret_cast<const __m256i*>(shHi));
-            rows[r].idx = _mm256_setr_epi32(int(j), int(j), int(j) + 4, int(j) + 4, int(j), int(j), int(j) + 4, int(j) + 4);
+            rows[r].idx =
+                _mm256_setr_epi32(int(j), int(j), int(j) + 4, int(j) + 4, int(j), int(j), int(j) + 4, int(j) + 4);
             // 4-bit: words 128c + 16(nr&7) + 4m + j; 8-bit: 256c + 32(nr&7) + 8m + 2j + block.
-            rows[r].col = p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
+            rows[r].col =
+                p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
             rows[r].out = out + (n - n0) * K;
             for (uint64_t g = 0; g < p.groups; ++g)
                 sc[r * p.groups + g] = p.scaleAt(g, n);
@@ -614,7 +635,8 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
                 if constexpr (B == 4) {
                     const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
                     const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
-                    v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx), _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
+                    v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx),
+                                           _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
                 } else {
                     // Built in registers: four 4-byte stores read back as one vector would
                     // miss store forwarding on every tile.
@@ -623,8 +645,10 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
                     std::memcpy(&m1, w + 32, 4);
                     std::memcpy(&m2, w + 64, 4);
                     std::memcpy(&m3, w + 96, 4);
-                    const __m128i x = _mm_insert_epi32(_mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(m0), m1, 1), m2, 2), m3, 3);
-                    v = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(x), _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
+                    const __m128i x = _mm_insert_epi32(
+                        _mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(m0), m1, 1), m2, 2), m3, 3);
+                    v = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(x),
+                                                    _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
                 }
                 const __m256 s = _mm256_set1_ps(sc[r * p.groups + g]);
                 const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shLo), mask), zero);
@@ -652,8 +676,8 @@ void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out
     const uint64_t a0 = std::min(n1, (n0 + 3) / 4 * 4);
     dequantPackedRowsRef(p, n0, a0, out);
     // In each 16-position half: positions 4e + a -> bytes [a][e], channels 8a + e (+4 in the high half).
-    const __m256i order = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
-                                           0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i order = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5, 9,
+                                           13, 2, 6, 10, 14, 3, 7, 11, 15);
     const __m256i nib = _mm256_set1_epi16(0xF);
     uint64_t n = a0;
     for (; n + 4 <= n1; n += 4) {
@@ -676,7 +700,8 @@ void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out
                 const __m128i parts[4] = {k0, _mm_srli_si128(k0, 8), k1, _mm_srli_si128(k1, 8)};
                 for (int i = 0; i < 4; ++i) {
                     const __m256 q = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[i]));
-                    _mm256_storeu_ps(o + 32 * b + 8 * uint64_t(i), toHalf(_mm256_add_ps(toHalf(_mm256_mul_ps(q, s)), z)));
+                    _mm256_storeu_ps(o + 32 * b + 8 * uint64_t(i),
+                                     toHalf(_mm256_add_ps(toHalf(_mm256_mul_ps(q, s)), z)));
                 }
             }
         }
@@ -694,7 +719,7 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
         const auto& runs = p.groupRuns(local);
         if (!runs.empty() && p.bits != 3)
             return p.bits == 2 ? gptqSlotRows<2>(p, runs, n0, n1, out)
-                 : p.bits == 4 ? gptqSlotRows<4>(p, runs, n0, n1, out)
+                : p.bits == 4  ? gptqSlotRows<4>(p, runs, n0, n1, out)
                                : gptqSlotRows<8>(p, runs, n0, n1, out);
         switch (p.bits) {
         case 2: return gptqRows<2, false>(p, n0, n1, out);
@@ -731,8 +756,7 @@ void dequantPackedRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* o
         if (p.groupSize % 16 == 0)
             return p.bits == 4 ? marlinRows<4>(p, n0, n1, out) : marlinRows<8>(p, n0, n1, out);
         break;
-    default:
-        break;
+    default: break;
     }
     dequantPackedRowsRef(p, n0, n1, out);
 }

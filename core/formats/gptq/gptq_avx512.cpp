@@ -46,16 +46,19 @@ __m512 marlinScales(const PackedLinear& p, uint64_t g, uint64_t nb, uint64_t cou
             s[r] = p.scaleAt(g, nb + r);
         return _mm512_load_ps(s);
     }
-    const __m512i f = _mm512_add_epi32(_mm512_set1_epi32(int(g * p.N + nb)), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i f = _mm512_add_epi32(_mm512_set1_epi32(int(g * p.N + nb)),
+                                       _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     __m512i idx;
     if (p.groups > 1) { // f - o + 8 (o % 8) + o / 8, o = f % 64
         const __m512i o = _mm512_and_si512(f, _mm512_set1_epi32(63));
-        const __m512i moved = _mm512_add_epi32(_mm512_slli_epi32(_mm512_and_si512(o, _mm512_set1_epi32(7)), 3), _mm512_srli_epi32(o, 3));
+        const __m512i moved =
+            _mm512_add_epi32(_mm512_slli_epi32(_mm512_and_si512(o, _mm512_set1_epi32(7)), 3), _mm512_srli_epi32(o, 3));
         idx = _mm512_add_epi32(_mm512_sub_epi32(f, o), moved);
     } else { // f - o + 8 ((o >> 1) & 3) + 2 (o >> 3) + (o & 1), o = f % 32
         const __m512i o = _mm512_and_si512(f, _mm512_set1_epi32(31));
         const __m512i i = _mm512_and_si512(_mm512_srli_epi32(o, 1), _mm512_set1_epi32(3));
-        const __m512i m = _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(o, 3), 1), _mm512_and_si512(o, _mm512_set1_epi32(1)));
+        const __m512i m =
+            _mm512_add_epi32(_mm512_slli_epi32(_mm512_srli_epi32(o, 3), 1), _mm512_and_si512(o, _mm512_set1_epi32(1)));
         idx = _mm512_add_epi32(_mm512_sub_epi32(f, o), _mm512_add_epi32(_mm512_slli_epi32(i, 3), m));
     }
     // F16/BF16 rows inside one block of the permutation (64 scales, 32 per channel; the
@@ -64,10 +67,13 @@ __m512 marlinScales(const PackedLinear& p, uint64_t g, uint64_t nb, uint64_t cou
     // Marlin-4's time).
     const uint64_t block = p.groups > 1 ? 64 : 32, f0 = g * p.N + nb, base = f0 / block * block;
     if (p.scaleType != ScaleType::F32 && f0 - base + count <= block && 2 * (base + 64) <= p.scales.size()) {
-        const __m512i words = _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(_mm512_sub_epi32(idx, _mm512_set1_epi32(int(base)))));
+        const __m512i words =
+            _mm512_zextsi256_si512(_mm512_cvtepi32_epi16(_mm512_sub_epi32(idx, _mm512_set1_epi32(int(base)))));
         const uint8_t* b = p.scales.data() + 2 * base;
-        const __m256i h = _mm512_castsi512_si256(_mm512_permutex2var_epi16(_mm512_loadu_si512(b), words, _mm512_loadu_si512(b + 64)));
-        return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+        const __m256i h =
+            _mm512_castsi512_si256(_mm512_permutex2var_epi16(_mm512_loadu_si512(b), words, _mm512_loadu_si512(b + 64)));
+        return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h)
+                                             : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     }
     alignas(64) uint32_t at[16], raw[16] = {};
     _mm512_store_si512(at, idx);
@@ -110,8 +116,8 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
     __m512 table[kRows];
     alignas(64) float scale[kRows];
     // float(q - 8) of the 4-bit codes q = 0..15 (the implicit zero): a table is s times it.
-    const __m512 centered = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                                _mm512_set1_epi32(1 << (B - 1))));
+    const __m512 centered = _mm512_cvtepi32_ps(_mm512_sub_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(1 << (B - 1))));
     // Per lane (k of the tile): its word, less the row's j (4-bit), and its slot's shift for
     // either half-tile of rows (block); lane kr of k 0..7 and 8 + kr of k 8..15, slot of row
     // (kr & 1) | (k >= 8) << 1. Formed once here, not per row from stored arrays (which stalled
@@ -140,7 +146,8 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             rows[r].idx = B == 4 ? _mm512_add_epi32(wordOf, _mm512_set1_epi32(int(j))) : wordOf;
             rows[r].shift = shiftOf[block];
             // 4-bit: words 128c + 16(nr&7) + 4m + j; 8-bit: 256c + 32(nr&7) + 8m + 2j + block.
-            rows[r].col = p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
+            rows[r].col =
+                p.qweight.data() + 4 * (B == 4 ? 128 * c + 16 * (nr & 7) : 256 * c + 32 * (nr & 7) + 2 * j + block);
             rows[r].out = out + (n - n0) * K;
         }
         // Spans of up to eight tiles in one group: each row writes its 128 floats of them in a run.
@@ -165,12 +172,17 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
                     const uint8_t* w = row.col + 4 * kt * wordsPerTile;
                     if constexpr (B == 4) {
                         const __m512i v = _mm512_permutexvar_epi32(row.idx, _mm512_loadu_si512(w));
-                        _mm512_storeu_ps(row.out + 16 * kt, _mm512_permutexvar_ps(_mm512_srlv_epi32(v, row.shift), table[r]));
+                        _mm512_storeu_ps(row.out + 16 * kt,
+                                         _mm512_permutexvar_ps(_mm512_srlv_epi32(v, row.shift), table[r]));
                     } else {
                         // Words 16..24 only: the block's last row reads no further.
-                        const __m512i v = _mm512_permutex2var_epi32(_mm512_loadu_si512(w), row.idx, _mm512_maskz_loadu_epi32(0x01FF, w + 64));
-                        const __m512i q = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(v, row.shift), low8, magic, 0xEA); // (a & b) | c
-                        _mm512_storeu_ps(row.out + 16 * kt, _mm512_mul_ps(_mm512_set1_ps(scale[r]), _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
+                        const __m512i v = _mm512_permutex2var_epi32(_mm512_loadu_si512(w), row.idx,
+                                                                    _mm512_maskz_loadu_epi32(0x01FF, w + 64));
+                        const __m512i q = _mm512_ternarylogic_epi32(_mm512_srlv_epi32(v, row.shift), low8, magic,
+                                                                    0xEA); // (a & b) | c
+                        _mm512_storeu_ps(
+                            row.out + 16 * kt,
+                            _mm512_mul_ps(_mm512_set1_ps(scale[r]), _mm512_sub_ps(_mm512_castsi512_ps(q), zf)));
                     }
                 }
             }
@@ -187,11 +199,15 @@ inline __m512 scaleRun(const PackedLinear& p, uint64_t index, __mmask16 live)
     if (p.scaleType == ScaleType::F32)
         return _mm512_maskz_loadu_ps(live, sc);
     const __m256i h = _mm256_maskz_loadu_epi16(live, sc);
-    return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h) : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    return p.scaleType == ScaleType::F16 ? _mm512_cvtph_ps(h)
+                                         : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
 // The 16 scales of rows n..n+15 in group g ([G, N] scales, the GPTQ layouts).
-inline __m512 scales16(const PackedLinear& p, uint64_t g, uint64_t n) { return scaleRun(p, g * p.N + n, 0xFFFF); }
+inline __m512 scales16(const PackedLinear& p, uint64_t g, uint64_t n)
+{
+    return scaleRun(p, g * p.N + n, 0xFFFF);
+}
 
 // Stored zero fields to the true zeros, by zeroAt's rules.
 inline __m512i trueZeros(const PackedLinear& p, __m512i f)
@@ -221,12 +237,14 @@ __m512i zeros16(const PackedLinear& p, uint64_t g, uint64_t n)
     } else {
         // Lane i's control byte off + B i (built in a register: sixteen byte stores read back as
         // one vector stalled on store forwarding, a tenth of GPTQ-2's time).
-        const __m512i control = _mm512_add_epi32(_mm512_set1_epi32(off),
-                                                 _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                                                    _mm512_set1_epi32(B)));
+        const __m512i control =
+            _mm512_add_epi32(_mm512_set1_epi32(off),
+                             _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                                _mm512_set1_epi32(B)));
         uint64_t w;
         std::memcpy(&w, p.qzeros.data() + at, 8);
-        z = _mm512_and_si512(_mm512_multishift_epi64_epi8(control, _mm512_set1_epi64(int64_t(w))), _mm512_set1_epi32((1 << B) - 1));
+        z = _mm512_and_si512(_mm512_multishift_epi64_epi8(control, _mm512_set1_epi64(int64_t(w))),
+                             _mm512_set1_epi32((1 << B) - 1));
     }
     return trueZeros(p, z);
 }
@@ -298,7 +316,7 @@ struct GptqSpan {
                 const uint64_t r = B * (kb + 16 * i) / 32;
                 // 2-bit: the 16 codes are one word, the qword's high half is not read.
                 const __m512i a = wordRow(r), b = B == 2 ? a : wordRow(r + 1);
-                w[2 * i] = _mm512_unpacklo_epi32(a, b);     // qwords: rows 4c, 4c + 1 of lane c
+                w[2 * i] = _mm512_unpacklo_epi32(a, b); // qwords: rows 4c, 4c + 1 of lane c
                 w[2 * i + 1] = _mm512_unpackhi_epi32(a, b); // rows 4c + 2, 4c + 3
             } else {
                 const uint64_t r = (kb + 16 * i) / 4;
@@ -353,7 +371,9 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
             if constexpr (B <= 4)
                 x = _mm512_permutexvar_ps(q, ra.table[l]);
             else
-                x = _mm512_mul_ps(_mm512_set1_ps(ra.s[l]), _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q, magic)), _mm512_set1_ps(ra.zf[l])));
+                x = _mm512_mul_ps(
+                    _mm512_set1_ps(ra.s[l]),
+                    _mm512_sub_ps(_mm512_castsi512_ps(_mm512_or_si512(q, magic)), _mm512_set1_ps(ra.zf[l])));
             if constexpr (Whole)
                 _mm512_storeu_ps(row + 16 * i, x);
             else
@@ -383,10 +403,12 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
             if (pair) {
                 for (uint64_t h = 0; h < 2; ++h)
                     span[h].load([&](uint64_t r) { return _mm512_loadu_si512(qw + 4 * r * N); }, kb + h * Span, Vecs);
-                [&]<size_t... L>(std::index_sequence<L...>) {
+                [&]<size_t... L>(std::index_sequence<L...>)
+                {
                     ((put(std::true_type{}, span[L % 2], L, Vecs, nullptr)), ...);
                     ((put(std::true_type{}, span[(L + 1) % 2], L, Vecs, nullptr)), ...);
-                }(std::make_index_sequence<kRows>{});
+                }
+                (std::make_index_sequence<kRows>{});
                 kb += 2 * Span;
                 continue;
             }
@@ -399,9 +421,13 @@ void gptqBlock(const PackedLinear& p, const std::vector<PackedLinear::GroupRun>&
                 __mmask16 mask[Vecs];
                 for (uint64_t i = 0; i < vecs; ++i)
                     mask[i] = Whole ? __mmask16(0xFFFF)
-                                    : laneRange(std::max(run.k0, kb + 16 * i) - (kb + 16 * i), std::min(ke, kb + 16 * i + 16) - (kb + 16 * i));
-                span[0].load([&](uint64_t r) { return Whole || r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); },
-                             kb, vecs);
+                                    : laneRange(std::max(run.k0, kb + 16 * i) - (kb + 16 * i),
+                                                std::min(ke, kb + 16 * i + 16) - (kb + 16 * i));
+                span[0].load(
+                    [&](uint64_t r) {
+                        return Whole || r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512();
+                    },
+                    kb, vecs);
                 for (uint64_t l = 0; l < kRows; ++l)
                     put(whole, span[0], l, vecs, mask);
             };
@@ -449,7 +475,8 @@ struct PlanarPlanes {
     {
         constexpr int w = kWidth[Pl], row = Pl == 0 ? 0 : Pl == 1 ? kWidth[0] : kWidth[0] + kWidth[1];
         const __m512i piece = w == 4 ? word(row + 2 * int(h), true) : word(row + (w == 2 ? int(h) : 0), false);
-        const __m512i f = _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets[Pl][h], piece), _mm512_set1_epi32((1 << w) - 1));
+        const __m512i f =
+            _mm512_and_si512(_mm512_multishift_epi64_epi8(offsets[Pl][h], piece), _mm512_set1_epi32((1 << w) - 1));
         return _mm512_slli_epi32(f, row);
     }
 };
@@ -536,7 +563,8 @@ void lookupBlock(const PackedLinear& p, uint64_t n, float* rows, const int32_t* 
         {
             for (uint64_t i = 0; i < vecs; ++i) {
                 mask[i] = laneRange(0, std::min<uint64_t>(16, q.K - (kb + 16 * i)));
-                group[i] = gk ? _mm512_maskz_loadu_epi32(mask[i], gk + kb + 16 * i) : _mm512_set1_epi32(int((kb + 16 * i) / q.groupSize));
+                group[i] = gk ? _mm512_maskz_loadu_epi32(mask[i], gk + kb + 16 * i)
+                              : _mm512_set1_epi32(int((kb + 16 * i) / q.groupSize));
                 for (int b = 1; b < Banks; ++b)
                     inBank[i][b] = _mm512_cmpeq_epi32_mask(_mm512_srli_epi32(group[i], 5), _mm512_set1_epi32(b));
             }
@@ -553,8 +581,10 @@ void lookupBlock(const PackedLinear& p, uint64_t n, float* rows, const int32_t* 
             for (int b = 1; b < Banks; ++b) {
                 const float* sb = scale[l] + 32 * b;
                 const float* zb = zero[l] + 32 * b;
-                sv = _mm512_mask_blend_ps(gr.inBank[i][b], sv, _mm512_permutex2var_ps(_mm512_load_ps(sb), group, _mm512_load_ps(sb + 16)));
-                zv = _mm512_mask_blend_ps(gr.inBank[i][b], zv, _mm512_permutex2var_ps(_mm512_load_ps(zb), group, _mm512_load_ps(zb + 16)));
+                sv = _mm512_mask_blend_ps(gr.inBank[i][b], sv,
+                                          _mm512_permutex2var_ps(_mm512_load_ps(sb), group, _mm512_load_ps(sb + 16)));
+                zv = _mm512_mask_blend_ps(gr.inBank[i][b], zv,
+                                          _mm512_permutex2var_ps(_mm512_load_ps(zb), group, _mm512_load_ps(zb + 16)));
             }
             const __m512i q = _mm512_ternarylogic_epi32(span.codes(l, i), codeMask, magic, 0xEA); // (a & b) | c
             const __m512 x = _mm512_mul_ps(sv, _mm512_sub_ps(_mm512_castsi512_ps(q), zv));
@@ -564,7 +594,9 @@ void lookupBlock(const PackedLinear& p, uint64_t n, float* rows, const int32_t* 
                 _mm512_mask_storeu_ps(row + 16 * i, gr.mask[i], x);
         }
     };
-    const auto loadWords = [&](uint64_t r) { return r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512(); };
+    const auto loadWords = [&](uint64_t r) {
+        return r < wordRows ? _mm512_loadu_si512(qw + 4 * r * N) : _mm512_setzero_si512();
+    };
     Span span[2];
     Groups groups[2];
     for (uint64_t kb = 0; kb < K;) {
@@ -647,7 +679,8 @@ template <int B>
 bool planarRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
 {
     const PlanarPlanes<B> planes;
-    return lookupRows<B, PlanarSpan<B>>(p, n0, n1, out, [&](uint64_t g, uint64_t n) { return planarZeros16<B>(p, planes, g, n); });
+    return lookupRows<B, PlanarSpan<B>>(p, n0, n1, out,
+                                        [&](uint64_t g, uint64_t n) { return planarZeros16<B>(p, planes, g, n); });
 }
 
 // AWQ GEMM, 16 output rows n..n+15 (n a multiple of 8), groups of whole 16-code vectors: word
@@ -675,8 +708,9 @@ void awqGemmBlock(const PackedLinear& p, uint64_t n, float* rows)
     for (uint64_t g = 0; g < p.groups; ++g) {
         uint64_t zw;
         std::memcpy(&zw, p.qzeros.data() + 4 * (g * (p.N / 8) + n / 8), 8);
-        const __m512i f = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi32(zeroWord, _mm512_set1_epi64(int64_t(zw))), zeroShift),
-                                           _mm512_set1_epi32(0xF));
+        const __m512i f = _mm512_and_si512(
+            _mm512_srlv_epi32(_mm512_permutexvar_epi32(zeroWord, _mm512_set1_epi64(int64_t(zw))), zeroShift),
+            _mm512_set1_epi32(0xF));
         ra.fill(scales16(p, g, n), trueZeros(p, f));
         const uint64_t k1 = std::min(K, (g + 1) * p.groupSize);
         for (uint64_t kb = g * p.groupSize; kb < k1; kb += Span) {
@@ -689,7 +723,8 @@ void awqGemmBlock(const PackedLinear& p, uint64_t n, float* rows)
                 for (uint64_t h = 0; h < 2; ++h) {
                     for (uint64_t j = 0; j < 8; ++j) {
                         const uint64_t k = kb + 16 * i + 8 * h + j;
-                        q[j] = k < ke ? _mm_loadl_epi64(reinterpret_cast<const __m128i*>(col + k * stride)) : _mm_setzero_si128();
+                        q[j] = k < ke ? _mm_loadl_epi64(reinterpret_cast<const __m128i*>(col + k * stride))
+                                      : _mm_setzero_si128();
                     }
                     const __m256i lo = _mm256_set_m128i(_mm_unpacklo_epi64(q[2], q[3]), _mm_unpacklo_epi64(q[0], q[1]));
                     const __m256i hi = _mm256_set_m128i(_mm_unpacklo_epi64(q[6], q[7]), _mm_unpacklo_epi64(q[4], q[5]));
@@ -744,8 +779,9 @@ void awqGemvRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             const __m512i z = trueZeros(p, _mm512_and_si512(nibbleLanes16(zeroBytes), _mm512_set1_epi32(0xF)));
             for (uint64_t j = 0; j < count; ++j) {
                 const __m512i lane = _mm512_set1_epi32(int(j));
-                const __m512 t = _mm512_mul_ps(_mm512_permutexvar_ps(lane, s),
-                                               _mm512_cvtepi32_ps(_mm512_sub_epi32(codes, _mm512_permutexvar_epi32(lane, z))));
+                const __m512 t =
+                    _mm512_mul_ps(_mm512_permutexvar_ps(lane, s),
+                                  _mm512_cvtepi32_ps(_mm512_sub_epi32(codes, _mm512_permutexvar_epi32(lane, z))));
                 const uint64_t g = g0 + j, k1 = std::min(fullK, (g + 1) * p.groupSize);
                 for (uint64_t k = g * p.groupSize; k < k1; k += 16)
                     _mm512_storeu_ps(row + k, _mm512_permutexvar_ps(nibbleLanes16(words + k / 2), t));
@@ -808,7 +844,8 @@ void awqGemvFastRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out
                     constexpr int t = decltype(row)::value;
                     if (live[t]) {
                         _mm512_storeu_ps(rows[t] + k, _mm512_permutexvar_ps(_mm512_srli_epi32(x, 4 * t), table[t]));
-                        _mm512_storeu_ps(rows[t] + k + 16, _mm512_permutexvar_ps(_mm512_srli_epi32(x, 16 + 4 * t), table[t]));
+                        _mm512_storeu_ps(rows[t] + k + 16,
+                                         _mm512_permutexvar_ps(_mm512_srli_epi32(x, 16 + 4 * t), table[t]));
                     }
                 };
                 put(std::integral_constant<int, 0>{});

@@ -27,9 +27,9 @@ struct ZeroScan {
     uint64_t fields = 0;
     bool allSame = true;
     uint32_t first = 0;
-    uint64_t allOnes = 0;    // fields equal to 2^b - 1
+    uint64_t allOnes = 0; // fields equal to 2^b - 1
     uint64_t v1Sym = 0, v2Sym = 0; // fields equal to 2^(b-1) - 1 (v1 symmetric) and 2^(b-1) (v2)
-    std::string leadWords;   // the first word(s) in hex, for notes
+    std::string leadWords; // the first word(s) in hex, for notes
 };
 
 // Decodes `fieldsPerRow` b-bit fields of each of `rows` rows, each row an LSB-first
@@ -76,8 +76,10 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     cx.add(w, "g_idx", ig);
     const uint64_t a = q.shape[0], N = S[1], G = S[0];
     const uint64_t P = dtypeBits(q.dtype); // container width: int32 normally (GPTQModel pack_dtype)
-    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1 %2, scales %3: qweight.cols == scales.cols (GPTQ, packed along K)"),
-                          {std::string(dtypeName(q.dtype)), shapeText(q.shape), shapeText(S)}});
+    w.evidence.push_back(
+        {QT_TRANSLATE_NOOP("qs::Message",
+                           "qweight %1 %2, scales %3: qweight.cols == scales.cols (GPTQ, packed along K)"),
+         {std::string(dtypeName(q.dtype)), shapeText(q.shape), shapeText(S)}});
 
     const auto cfgBits = cx.config().intFor(g.prefix, {"bits", "w_bit"}, &w);
     const auto cfgGroup = cx.config().intFor(g.prefix, {"group_size", "q_group_size", "groupsize"}, &w);
@@ -98,30 +100,36 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         K = cx.tensor(ig).shape[0];
         w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from the g_idx length"), {std::to_string(K)}});
     }
-    if (const uint64_t gK = cfgGroup && *cfgGroup > 0 ? mulChecked(G, uint64_t(*cfgGroup)).value_or(0) : 0; !K && validBits(gK)) {
+    if (const uint64_t gK = cfgGroup && *cfgGroup > 0 ? mulChecked(G, uint64_t(*cfgGroup)).value_or(0) : 0;
+        !K && validBits(gK)) {
         K = gK;
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from scales rows x group_size"), {std::to_string(K)}});
+        w.evidence.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "K = %1 from scales rows x group_size"), {std::to_string(K)}});
     }
     if (!K && aP && cfgBits && *cfgBits > 0 && aP % static_cast<uint64_t>(*cfgBits) == 0) {
         K = aP / static_cast<uint64_t>(*cfgBits);
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from qweight rows and the configured bits"), {std::to_string(K)}});
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "K = %1 from qweight rows and the configured bits"),
+                              {std::to_string(K)}});
     }
     int b = 0;
     if (K && aP % K == 0)
         b = static_cast<int>(aP / K);
     if (b < 2 || b > 8) {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bits cannot be derived: qweight %1 for K = %2"), {shapeText(q.shape), std::to_string(K)}});
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "bits cannot be derived: qweight %1 for K = %2"),
+                           {shapeText(q.shape), std::to_string(K)}});
         b = cfgBits ? static_cast<int>(*cfgBits) : 0;
     } else if (cfgBits && *cfgBits != b) {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says bits %1, but qweight %2 for K = %3 holds %4-bit codes: %4 bits"),
-                           {std::to_string(*cfgBits), shapeText(q.shape), std::to_string(K), std::to_string(b)}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "config says bits %1, but qweight %2 for K = %3 holds %4-bit codes: %4 bits"),
+             {std::to_string(*cfgBits), shapeText(q.shape), std::to_string(K), std::to_string(b)}});
     }
     w.bits = b;
     w.shape = {N, K};
     w.format = "gptq-v1";
     // qzeros is [G, ceil(N * b / P)] words; any other rank or width holds no zero per column.
     const bool zerosFit = iz >= 0 && b > 0 && cx.tensor(iz).shape.size() == 2
-                          && cx.tensor(iz).shape[1] == ceilDiv(mulChecked(N, uint64_t(b)).value_or(UINT64_MAX), P);
+        && cx.tensor(iz).shape[1] == ceilDiv(mulChecked(N, uint64_t(b)).value_or(UINT64_MAX), P);
     if (iz >= 0 && b > 0 && !zerosFit)
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros %1 does not hold %2 %3-bit fields per group"),
                            {shapeText(cx.tensor(iz).shape), std::to_string(N), std::to_string(b)}});
@@ -136,8 +144,9 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         gs = *cfgGroup;
     if (K && (!gs || ceilDiv(K, static_cast<uint64_t>(gs)) != G)) {
         if (gs)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config group_size %1 does not give %2 groups for K = %3"),
-                               {std::to_string(gs), std::to_string(G), std::to_string(K)}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message", "config group_size %1 does not give %2 groups for K = %3"),
+                 {std::to_string(gs), std::to_string(G), std::to_string(K)}});
         gs = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
     }
     w.groupSize = gs;
@@ -153,7 +162,10 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         return;
     }
     if (lab == "marlin" || lab == "bitblas")
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, but the tensors have the plain GPTQ layout"), {lab}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "config says checkpoint_format %1, but the tensors have the plain GPTQ layout"),
+             {lab}});
     const bool labelV2 = lab == "gptq_v2";
     w.format = labelV2 ? "gptq-v2" : "gptq-v1";
     w.symmetric = cfgSym.value_or(true);
@@ -173,17 +185,23 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     if (z.fields && z.allSame && (z.first == v1Sym || z.first == v2Sym)) {
         const bool v2 = z.first == v2Sym;
         w.symmetric = true;
-        w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_test")] = v2 ? QT_TRANSLATE_NOOP("qs::Message", "v2 (every zero field is 2^(b-1))")
-                                   : QT_TRANSLATE_NOOP("qs::Message", "v1 (every zero field is 2^(b-1)-1)");
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros read: every field is %1 (%2)"), {std::to_string(z.first), z.leadWords}});
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_test")] = v2
+            ? QT_TRANSLATE_NOOP("qs::Message", "v2 (every zero field is 2^(b-1))")
+            : QT_TRANSLATE_NOOP("qs::Message", "v1 (every zero field is 2^(b-1)-1)");
+        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros read: every field is %1 (%2)"),
+                              {std::to_string(z.first), z.leadWords}});
         if (v2 != labelV2 && label)
             w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, zeros read %2: %3"),
                                {lab, z.leadWords, v2 ? "v2" : "v1"}});
         else if (v2 != labelV2)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "no checkpoint_format in the config (gptq assumed), zeros read %1: %2"),
-                               {z.leadWords, v2 ? "v2" : "v1"}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "no checkpoint_format in the config (gptq assumed), zeros read %1: %2"),
+                 {z.leadWords, v2 ? "v2" : "v1"}});
         if (cfgSym && !*cfgSym)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says sym false, but every zero field is %1: symmetric"), {std::to_string(z.first)}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message", "config says sym false, but every zero field is %1: symmetric"),
+                 {std::to_string(z.first)}});
         w.format = v2 ? "gptq-v2" : "gptq-v1";
         return;
     }
@@ -192,24 +210,35 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
         // (some groups stored z - 1, others z). Read as asymmetric by the label, which is right
         // for one kind of group only; say so rather than pick silently.
         w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_convention")] = QT_TRANSLATE_NOOP("qs::Message", "mixed");
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "zero convention: qzeros mix GPTQ v1 and v2 symmetric zeros: %1 fields are %2 (v1), "
-                                                            "%3 are %4 (v2); read as %5 by the label, so the other groups are off by one"),
-                           {std::to_string(z.v1Sym), std::to_string(v1Sym), std::to_string(z.v2Sym), std::to_string(v2Sym), labelV2 ? "v2" : "v1"}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "zero convention: qzeros mix GPTQ v1 and v2 symmetric zeros: %1 fields are %2 (v1), "
+                               "%3 are %4 (v2); read as %5 by the label, so the other groups are off by one"),
+             {std::to_string(z.v1Sym), std::to_string(v1Sym), std::to_string(z.v2Sym), std::to_string(v2Sym),
+              labelV2 ? "v2" : "v1"}});
     }
     w.symmetric = false;
     w.params["zero_test"] = QT_TRANSLATE_NOOP("qs::Message", "asymmetric: label trusted");
     if (z.allSame)
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros read: every zero field is %1 (asymmetric), so the label decides v1/v2"),
-                              {std::to_string(z.first)}});
+        w.evidence.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "qzeros read: every zero field is %1 (asymmetric), so the label decides v1/v2"),
+             {std::to_string(z.first)}});
     else
-        w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "qzeros read: the zero fields vary (asymmetric), so the label decides v1/v2"));
+        w.evidence.push_back(QT_TRANSLATE_NOOP(
+            "qs::Message", "qzeros read: the zero fields vary (asymmetric), so the label decides v1/v2"));
     if (cfgSym && *cfgSym && z.allSame)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but every zero field is %1: asymmetric"), {std::to_string(z.first)}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but every zero field is %1: asymmetric"),
+             {std::to_string(z.first)}});
     else if (cfgSym && *cfgSym)
-        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but the zero fields vary: asymmetric"));
+        w.notes.push_back(
+            QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but the zero fields vary: asymmetric"));
     if (!labelV2 && z.allOnes) {
         w.params[QT_TRANSLATE_NOOP("qs::Message", "v1_all_ones_fields")] = std::to_string(z.allOnes);
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 zero fields equal %3 = 2^b-1: v1 cannot store zero point 0, so these are ambiguous or corrupt"),
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                             "%1 of %2 zero fields equal %3 = 2^b-1: v1 cannot store zero point 0, so "
+                                             "these are ambiguous or corrupt"),
                            {std::to_string(z.allOnes), std::to_string(z.fields), std::to_string((1u << b) - 1)}});
     }
 }
@@ -232,19 +261,27 @@ void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string&
     if (version == "gemm") {
         w.format = "awq-gemm";
         K = a, N = S[1], G = S[0];
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1, qzeros, scales %2: qweight.cols*8 == scales.cols, rows = K (AWQ GEMM, packed along N)"),
-                              {shapeText(q.shape), shapeText(S)}});
+        w.evidence.push_back(
+            {QT_TRANSLATE_NOOP(
+                 "qs::Message",
+                 "qweight %1, qzeros, scales %2: qweight.cols*8 == scales.cols, rows = K (AWQ GEMM, packed along N)"),
+             {shapeText(q.shape), shapeText(S)}});
     } else if (version == "gemv") {
         w.format = "awq-gemv";
         N = a, K = mulChecked(c, 8).value_or(UINT64_MAX);
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight %1, scales %2: rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)"),
-                              {shapeText(q.shape), shapeText(S)}});
+        w.evidence.push_back(
+            {QT_TRANSLATE_NOOP(
+                 "qs::Message",
+                 "qweight %1, scales %2: rows = N, scales.cols == 8*qzeros.cols (AWQ GEMV, packed along K)"),
+             {shapeText(q.shape), shapeText(S)}});
     } else if (version == "gemv_fast") {
         w.format = "awq-gemv-fast";
         N = mulChecked(a, 4).value_or(UINT64_MAX), K = c;
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "qweight I16 %1 (AWQ GEMV_FAST)"), {shapeText(q.shape)}});
+        w.evidence.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "qweight I16 %1 (AWQ GEMV_FAST)"), {shapeText(q.shape)}});
         if (S[1] != N)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "scales %1 do not have N = %2 columns"), {shapeText(S), std::to_string(N)}});
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "scales %1 do not have N = %2 columns"),
+                               {shapeText(S), std::to_string(N)}});
     } else {
         w.format = "awq-marlin";
         w.symmetric = true;
@@ -254,10 +291,12 @@ void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string&
                               {shapeText(q.shape), w.bits == 4 ? "2N" : "4N"}});
     }
     if (cfgBits && *cfgBits != w.bits)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says bits %1, the shapes give %2"), {std::to_string(*cfgBits), std::to_string(w.bits)}});
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says bits %1, the shapes give %2"),
+                           {std::to_string(*cfgBits), std::to_string(w.bits)}});
     if (zeroPoint && *zeroPoint == w.symmetric)
-        w.notes.push_back({iz < 0 ? QT_TRANSLATE_NOOP("qs::Message", "config says zero_point %1, but qzeros is absent")
-                                  : QT_TRANSLATE_NOOP("qs::Message", "config says zero_point %1, but qzeros is present"),
+        w.notes.push_back({iz < 0
+                               ? QT_TRANSLATE_NOOP("qs::Message", "config says zero_point %1, but qzeros is absent")
+                               : QT_TRANSLATE_NOOP("qs::Message", "config says zero_point %1, but qzeros is present"),
                            {*zeroPoint ? "true" : "false"}});
     w.shape = {N, K};
     if (G) {
@@ -268,7 +307,9 @@ void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string&
     } else if (cfgGroup) {
         w.groupSize = *cfgGroup > 0 ? *cfgGroup : static_cast<int64_t>(K);
     } else {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "group size unknown: no config and the padded %1 layout does not tell"), {version}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "group size unknown: no config and the padded %1 layout does not tell"),
+             {version}});
     }
 }
 
@@ -321,16 +362,21 @@ bool detectQweight(Context& cx, const Group& g)
         return false;
     if (verdict == "gptq") {
         if (method == "awq")
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says quant_method awq, but qweight %1 and scales %2 have the GPTQ layout (qweight.cols == scales.cols)"),
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                                 "config says quant_method awq, but qweight %1 and scales %2 have the "
+                                                 "GPTQ layout (qweight.cols == scales.cols)"),
                                {shapeText(q.shape), shapeText(S)}});
         detectGptq(cx, g, w, iq, iz, is, ig);
         cx.finish(std::move(w));
     } else {
         if (method == "gptq")
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says quant_method gptq, but the shapes fit AWQ %1 (qweight %2, scales %3)"),
-                               {verdict.substr(4), shapeText(q.shape), shapeText(S)}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message",
+                                   "config says quant_method gptq, but the shapes fit AWQ %1 (qweight %2, scales %3)"),
+                 {verdict.substr(4), shapeText(q.shape), shapeText(S)}});
         if (!version.empty() && version != verdict.substr(4) && !(version == "exllama" || version == "ipex"))
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says version %1, but the shapes fit %2"), {version, verdict.substr(4)}});
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says version %1, but the shapes fit %2"),
+                               {version, verdict.substr(4)}});
         detectAwq(cx, g, w, verdict.substr(4), iq, iz, is);
         cx.finish(std::move(w));
     }
@@ -341,7 +387,8 @@ bool detectQweight(Context& cx, const Group& g)
 bool detectMarlinBs(Context& cx, const Group& g)
 {
     const int ib = g.find("B"), is = g.find("s");
-    if (ib < 0 || is < 0 || cx.tensor(ib).shape.size() != 2 || cx.tensor(is).shape.size() != 2 || !isIntDType(cx.tensor(ib).dtype))
+    if (ib < 0 || is < 0 || cx.tensor(ib).shape.size() != 2 || cx.tensor(is).shape.size() != 2
+        || !isIntDType(cx.tensor(ib).dtype))
         return false;
     const auto& B = cx.tensor(ib).shape;
     const auto& S = cx.tensor(is).shape;
@@ -355,9 +402,12 @@ bool detectMarlinBs(Context& cx, const Group& g)
     w.shape = {N, K};
     w.groupSize = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
     w.symmetric = true;
-    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "B %1 = [K/16, %2], s %3 (Marlin tiles)"), {shapeText(B), w.bits == 4 ? "2N" : "4N", shapeText(S)}});
+    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "B %1 = [K/16, %2], s %3 (Marlin tiles)"),
+                          {shapeText(B), w.bits == 4 ? "2N" : "4N", shapeText(S)}});
     if (const auto lab = cx.config().strFor(g.prefix, {"checkpoint_format", "format"}, &w); lab && *lab != "marlin")
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, but the tensors are Marlin's B and s"), {*lab}});
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "config says checkpoint_format %1, but the tensors are Marlin's B and s"),
+             {*lab}});
     cx.finish(std::move(w));
     return true;
 }
@@ -381,9 +431,11 @@ void gptqAcrossWeights(std::vector<LogicalWeight>& weights)
         for (auto* group : {&v1, &v2})
             for (LogicalWeight* w : *group) {
                 w->params["zero_convention"] = "mixed";
-                w->notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "zero convention: this checkpoint mixes GPTQ v1 and v2 symmetric zeros "
-                                                                     "(%1 weights v1, %2 v2); this one reads as %3 by its own zeros"),
-                                    {std::to_string(v1.size()), std::to_string(v2.size()), group == &v2 ? "v2" : "v1"}});
+                w->notes.push_back(
+                    {QT_TRANSLATE_NOOP("qs::Message",
+                                       "zero convention: this checkpoint mixes GPTQ v1 and v2 symmetric zeros "
+                                       "(%1 weights v1, %2 v2); this one reads as %3 by its own zeros"),
+                     {std::to_string(v1.size()), std::to_string(v2.size()), group == &v2 ? "v2" : "v1"}});
             }
 }
 

@@ -23,7 +23,9 @@ bool gptqFamilyCodes(const WeightData& data, WeightCodes& out, CodeParts parts)
     out.bits = p.bits;
     out.groups = p.groups;
     out.groupSize = p.groupSize ? p.groupSize : p.K;
-    out.scaleType = p.scaleType == ScaleType::F16 ? DType::F16 : p.scaleType == ScaleType::BF16 ? DType::BF16 : DType::F32;
+    out.scaleType = p.scaleType == ScaleType::F16 ? DType::F16
+        : p.scaleType == ScaleType::BF16          ? DType::BF16
+                                                  : DType::F32;
     if (parts == CodeParts::All) {
         out.codes.resize(p.N * p.K);
         packedCodes(p, out.codes.data());

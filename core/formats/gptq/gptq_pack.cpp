@@ -62,9 +62,8 @@ std::vector<uint32_t> packAxis(const std::vector<uint8_t>& codes, int bits, bool
 
 } // namespace
 
-PackedOutput packGptq(std::span<const uint8_t> codes, std::span<const int32_t> zeros,
-                      std::span<const uint16_t> scales, int bits, uint64_t K, uint64_t N, uint64_t groups, bool v1,
-                      bool planar)
+PackedOutput packGptq(std::span<const uint8_t> codes, std::span<const int32_t> zeros, std::span<const uint16_t> scales,
+                      int bits, uint64_t K, uint64_t N, uint64_t groups, bool v1, bool planar)
 {
     checkSize(codes.size(), K * N, "codes");
     checkSize(zeros.size(), groups * N, "zeros");
@@ -75,7 +74,8 @@ PackedOutput packGptq(std::span<const uint8_t> codes, std::span<const int32_t> z
     const uint64_t rows = ceilDiv(K * uint64_t(bits), 32);
     std::vector<uint32_t> qweight(rows * N, 0);
     for (uint64_t n = 0; n < N; ++n) {
-        const std::vector<uint8_t> column(codes.begin() + std::ptrdiff_t(n * K), codes.begin() + std::ptrdiff_t((n + 1) * K));
+        const std::vector<uint8_t> column(codes.begin() + std::ptrdiff_t(n * K),
+                                          codes.begin() + std::ptrdiff_t((n + 1) * K));
         const std::vector<uint32_t> words = packAxis(column, bits, planar);
         for (uint64_t r = 0; r < rows; ++r)
             qweight[r * N + n] = words[r];

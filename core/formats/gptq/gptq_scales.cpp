@@ -17,7 +17,8 @@ GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gg
     s.groupSize = p.groupSize;
     s.scaleMeaning = Message(QT_TRANSLATE_NOOP("qs::Message", "scale"));
     const bool bias = p.zeros == ZeroConvention::FloatBias;
-    s.zeroMeaning = Message(bias ? QT_TRANSLATE_NOOP("qs::Message", "bias (-scale x zero)") : QT_TRANSLATE_NOOP("qs::Message", "zero point (code units)"));
+    s.zeroMeaning = Message(bias ? QT_TRANSLATE_NOOP("qs::Message", "bias (-scale x zero)")
+                                 : QT_TRANSLATE_NOOP("qs::Message", "zero point (code units)"));
     const uint64_t cells = scalesCheckedMul(ckpt, w, p.groups, p.N);
     std::vector<float> scales(cells), zeros(cells);
     for (uint64_t g = 0; g < p.groups; ++g) {

@@ -22,21 +22,29 @@ namespace qs {
 
 namespace {
 
-bool awqTarget(const FormatInfo& f) { return f.id == "awq-gemm"; }
-bool gptqV1Target(const FormatInfo& f) { return f.id == "gptq-v1"; }
+bool awqTarget(const FormatInfo& f)
+{
+    return f.id == "awq-gemm";
+}
+bool gptqV1Target(const FormatInfo& f)
+{
+    return f.id == "gptq-v1";
+}
 
 void gptqQuantizeScheme(const QuantizeRequest& r, QuantScheme& s)
 {
     affineScheme(r, 128, false, s);
     if (awqTarget(*s.format)) {
         if (s.bits != 4 || s.symmetric)
-            throw Error("quantize: awq-gemm is 4-bit with zero points (AutoAWQ GEMM): no --bits other than 4, no --sym");
+            throw Error(
+                "quantize: awq-gemm is 4-bit with zero points (AutoAWQ GEMM): no --bits other than 4, no --sym");
     } else if (s.bits < 2 || s.bits > 8 || s.bits == 5 || s.bits == 6 || s.bits == 7) {
         throw Error("quantize: GPTQ packs 2, 3, 4 or 8 bits (5-7 need GPTQModel's planar layout)");
     }
 }
 
-std::vector<StoredTensor> gptqQuantize(const QuantScheme& s, const float* x, uint64_t rows, uint64_t cols, bool parallel)
+std::vector<StoredTensor> gptqQuantize(const QuantScheme& s, const float* x, uint64_t rows, uint64_t cols,
+                                       bool parallel)
 {
     const bool awq = awqTarget(*s.format);
     const uint64_t group = affineGroupSize(s, cols);
@@ -44,7 +52,9 @@ std::vector<StoredTensor> gptqQuantize(const QuantScheme& s, const float* x, uin
         throw Error("the group size " + std::to_string(group) + " does not divide K = " + std::to_string(cols));
     // GPTQ and AWQ keep F16 scales for an F32 model (their kernels take half scales).
     const DType st = s.modelDtype == DType::F32 ? DType::F16 : s.modelDtype;
-    const AffineTarget target = awq ? AffineTarget::AwqGemm : gptqV1Target(*s.format) ? AffineTarget::GptqV1 : AffineTarget::GptqV2;
+    const AffineTarget target = awq ? AffineTarget::AwqGemm
+        : gptqV1Target(*s.format)   ? AffineTarget::GptqV1
+                                    : AffineTarget::GptqV2;
     return quantizeAffineTensors(s, x, rows, cols, awq ? AffineRule::Awq : AffineRule::Gptq, target, st, parallel);
 }
 
@@ -81,7 +91,8 @@ std::string gptqSideConfig(const QuantScheme& s, QJsonObject& side)
     if (!s.skipped.empty()) {
         QJsonObject dynamic;
         for (const std::string& m : s.skipped)
-            dynamic.insert(QStringLiteral("-:") + QRegularExpression::escape(QString::fromStdString(m)) + QLatin1Char('$'),
+            dynamic.insert(QStringLiteral("-:") + QRegularExpression::escape(QString::fromStdString(m))
+                               + QLatin1Char('$'),
                            QJsonObject{});
         side.insert(QStringLiteral("dynamic"), dynamic);
     }
@@ -132,8 +143,8 @@ std::vector<uint32_t> gptqV1Zeros(const WeightCodes& m)
         for (uint64_t n = 0; n < N; ++n) {
             const int32_t f = m.zeros[g * N + n] - 1;
             if (f >= (1 << b) || f < -1)
-                throw Error("zero " + std::to_string(f + 1) + " (group " + std::to_string(g) + ", column " + std::to_string(n) +
-                            ") does not fit a " + std::to_string(b) + "-bit GPTQ v1 field");
+                throw Error("zero " + std::to_string(f + 1) + " (group " + std::to_string(g) + ", column "
+                            + std::to_string(n) + ") does not fit a " + std::to_string(b) + "-bit GPTQ v1 field");
             const uint64_t bit = n * uint64_t(b);
             const unsigned shift = unsigned(bit % 32);
             const uint64_t word = bit / 32;
@@ -169,11 +180,11 @@ std::vector<StoredTensor> gptqPackAwq(const WeightCodes& m, DType st)
         throw Error(std::to_string(m.bits) + "-bit codes do not fit AWQ GEMM's 4-bit fields");
     // AutoAWQ's WQLinear_GEMM asserts both: a padded weight would not load as the model's layer.
     if (m.rows % 8)
-        throw Error("AWQ GEMM packs 8 output features per int32 (AutoAWQ asserts out_features % 8 == 0): N = " +
-                    std::to_string(m.rows) + " cannot be stored");
+        throw Error("AWQ GEMM packs 8 output features per int32 (AutoAWQ asserts out_features % 8 == 0): N = "
+                    + std::to_string(m.rows) + " cannot be stored");
     if (m.cols % m.groupSize)
-        throw Error("AWQ needs whole groups (AutoAWQ asserts in_features % group_size == 0): group size " +
-                    std::to_string(m.groupSize) + " does not divide K = " + std::to_string(m.cols));
+        throw Error("AWQ needs whole groups (AutoAWQ asserts in_features % group_size == 0): group size "
+                    + std::to_string(m.groupSize) + " does not divide K = " + std::to_string(m.cols));
     // The packer (the bitstream oracle) on blocks of 64 rows in parallel: it gathers each
     // k's codes across the rows, which within a block stay in cache. A block's words
     // are columns [n0 / 8, n1 / 8) of qweight and qzeros.
@@ -190,8 +201,8 @@ std::vector<StoredTensor> gptqPackAwq(const WeightCodes& m, DType st)
                 z[g * nb + j] = m.zeros[g * N + n0 + j];
                 sc[g * nb + j] = sb[g * N + n0 + j];
             }
-        const PackedOutput p = packAwqGemm(std::span<const uint8_t>(m.codes).subspan(n0 * K, nb * K), z, sc, K, nb,
-                                           m.groupSize);
+        const PackedOutput p =
+            packAwqGemm(std::span<const uint8_t>(m.codes).subspan(n0 * K, nb * K), z, sc, K, nb, m.groupSize);
         const uint64_t bw = nb / 8 * 4; // bytes of the block per row of words
         for (uint64_t k = 0; k < K; ++k)
             std::memcpy(qweight.data() + (k * words + n0 / 8) * 4, p.qweight.bytes.data() + k * bw, bw);
@@ -232,9 +243,13 @@ void gptqBudget(std::vector<BudgetFormat>& out)
                                     BudgetKind::Gptq, b, g, false));
     for (uint64_t g : {32, 64, 128})
         out.push_back(budgetRow("awq-4-g" + std::to_string(g), awq, BudgetKind::Awq, 4, g, false));
-    markBudgetPresets(out, {{"gptq-8-g128", BudgetPreset::Common}, {"gptq-4-g128", BudgetPreset::Headline},
-                            {"gptq-4-g32", BudgetPreset::Common},  {"gptq-3-g128", BudgetPreset::Headline},
-                            {"gptq-2-g64", BudgetPreset::Common},  {"awq-4-g128", BudgetPreset::Headline}});
+    markBudgetPresets(out,
+                      {{"gptq-8-g128", BudgetPreset::Common},
+                       {"gptq-4-g128", BudgetPreset::Headline},
+                       {"gptq-4-g32", BudgetPreset::Common},
+                       {"gptq-3-g128", BudgetPreset::Headline},
+                       {"gptq-2-g64", BudgetPreset::Common},
+                       {"awq-4-g128", BudgetPreset::Headline}});
 }
 
 void gptqRequantizePresets(std::vector<RequantizePreset>& out)
@@ -252,9 +267,8 @@ void gptqRequantizePresets(std::vector<RequantizePreset>& out)
 
 const FamilyTargets& gptqTargets()
 {
-    static const FamilyTargets t{gptqQuantizeScheme, gptqQuantize, gptqConfig, gptqSideConfig,
-                                 gptqKeepsGroupIndex, gptqPack,    gptqBudget,
-                                 gptqRequantizePresets};
+    static const FamilyTargets t{gptqQuantizeScheme,  gptqQuantize, gptqConfig, gptqSideConfig,
+                                 gptqKeepsGroupIndex, gptqPack,     gptqBudget, gptqRequantizePresets};
     return t;
 }
 

@@ -14,7 +14,10 @@ namespace qs {
 
 namespace {
 
-uint16_t packedScaleBits(float v, ScaleType t) { return t == ScaleType::BF16 ? floatToBf16(v) : floatToHalf(v); }
+uint16_t packedScaleBits(float v, ScaleType t)
+{
+    return t == ScaleType::BF16 ? floatToBf16(v) : floatToHalf(v);
+}
 
 } // namespace
 
@@ -42,12 +45,18 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
             nonPositive += std::isfinite(s) && s <= 0.0f;
         }
     if (nonPositive)
-        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 scales are zero or negative (GPTQ/AWQ quantizers give positive scales)"),
-                             {std::to_string(nonPositive), std::to_string(G * N)}));
+        add("scale",
+            Message(
+                QT_TRANSLATE_NOOP("qs::Message",
+                                  "%1 of %2 scales are zero or negative (GPTQ/AWQ quantizers give positive scales)"),
+                {std::to_string(nonPositive), std::to_string(G * N)}));
     if (!p.gIdx.empty())
         checkGroups(add, K, G, p.groupSize, [&](uint64_t k) { return p.groupOf(k); });
     if (w.descAct && !w.actOrder && G > 1)
-        add("g_idx", Message(QT_TRANSLATE_NOOP("qs::Message", "desc_act is true but g_idx is sequential: static groups, or the act-order permutation was dropped")),
+        add("g_idx",
+            Message(QT_TRANSLATE_NOOP(
+                "qs::Message",
+                "desc_act is true but g_idx is sequential: static groups, or the act-order permutation was dropped")),
             true);
 
     // Codes: unpack every element, repack with the oracle packer, compare with the stored words.
@@ -63,8 +72,8 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
         for (uint64_t g = 0; g < G; ++g)
             for (uint64_t n = 0; n < N; ++n)
                 raw[g * N + n] = p.kind == PackedKind::Gptq
-                                     ? int32_t(bitstream::readField(p.qzeros.data() + g * rowBytes, n * uint64_t(b), b))
-                                     : p.zeroAt(g, n);
+                    ? int32_t(bitstream::readField(p.qzeros.data() + g * rowBytes, n * uint64_t(b), b))
+                    : p.zeroAt(g, n);
     }
     std::vector<uint16_t> scaleBits(G * N, 0);
     const bool halfScales = p.scaleType != ScaleType::F32;
@@ -85,9 +94,7 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
             out = packAwqGemm(codes, raw, scaleBits, K, N, p.groupSize);
             compareScales = false;
             break;
-        case PackedKind::AwqGemv:
-            out = packAwqGemv(codes, raw, scaleBits, K, N, p.groupSize);
-            break;
+        case PackedKind::AwqGemv: out = packAwqGemv(codes, raw, scaleBits, K, N, p.groupSize); break;
         case PackedKind::AwqGemvFast: {
             std::vector<uint16_t> biases(G * N);
             for (uint64_t g = 0; g < G; ++g)
@@ -96,19 +103,28 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
             out = packAwqGemvFast(codes, biases, scaleBits, K, N, p.groupSize);
             break;
         }
-        case PackedKind::Marlin:
-            out = packMarlin(codes, scaleBits, b, K, N, G);
-            break;
+        case PackedKind::Marlin: out = packMarlin(codes, scaleBits, b, K, N, G); break;
         }
     } catch (const std::exception& e) {
-        add("qweight-roundtrip", Message(QT_TRANSLATE_NOOP("qs::Message", "the decoded fields cannot be repacked: %1"), {e.what()}));
+        add("qweight-roundtrip",
+            Message(QT_TRANSLATE_NOOP("qs::Message", "the decoded fields cannot be repacked: %1"), {e.what()}));
         return;
     }
-    checkRoundTrip(add, "qweight-roundtrip", p.qweight, out.qweight.bytes, QT_TRANSLATE_NOOP("qs::Message", "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+    checkRoundTrip(
+        add, "qweight-roundtrip", p.qweight, out.qweight.bytes,
+        QT_TRANSLATE_NOOP("qs::Message",
+                          "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
     if (p.zeros != ZeroConvention::Implicit)
-        checkRoundTrip(add, "qzeros-roundtrip", p.qzeros, out.qzeros.bytes, QT_TRANSLATE_NOOP("qs::Message", "stored zeros differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+        checkRoundTrip(add, "qzeros-roundtrip", p.qzeros, out.qzeros.bytes,
+                       QT_TRANSLATE_NOOP(
+                           "qs::Message",
+                           "stored zeros differ from their repacking (nonzero padding or sign-extended fields?): %1"));
     if (compareScales)
-        checkRoundTrip(add, "scales-roundtrip", p.scales, out.scales.bytes, QT_TRANSLATE_NOOP("qs::Message", "stored scales (padding, order) differ from their repacking (nonzero padding or sign-extended fields?): %1"), 2);
+        checkRoundTrip(add, "scales-roundtrip", p.scales, out.scales.bytes,
+                       QT_TRANSLATE_NOOP("qs::Message",
+                                         "stored scales (padding, order) differ from their repacking (nonzero padding "
+                                         "or sign-extended fields?): %1"),
+                       2);
 
     // Zero-point conventions.
     if (p.zeros == ZeroConvention::StoredMinusOne) {
@@ -127,24 +143,30 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
             }
         if (spill)
             add("v1-zero-spill",
-                Message(QT_TRANSLATE_NOOP("qs::Message", "%1 zero fields hold 2^b-1: a v1 checkpoint stores z-1, so these are "
-                                                         "z = 0 written as -1 (upstream then ORs ones into the higher fields of the word)"),
+                Message(QT_TRANSLATE_NOOP(
+                            "qs::Message",
+                            "%1 zero fields hold 2^b-1: a v1 checkpoint stores z-1, so these are "
+                            "z = 0 written as -1 (upstream then ORs ones into the higher fields of the word)"),
                         {std::to_string(spill)}),
                 broken == 0 && !w.symmetric);
         if (broken)
-            add("v1-zero-spill", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 fields of 2^b-1 are followed by other values in the same word: "
-                                                                          "not the upstream -1 spill, a corrupt or sign-extended field"),
-                                         {std::to_string(broken)}));
+            add("v1-zero-spill",
+                Message(QT_TRANSLATE_NOOP("qs::Message",
+                                          "%1 fields of 2^b-1 are followed by other values in the same word: "
+                                          "not the upstream -1 spill, a corrupt or sign-extended field"),
+                        {std::to_string(broken)}));
     }
     // Detection trusts the zeros of a symmetric GPTQ weight over the label; a disagreement is the
     // v1/v2 off by one (a v2 checkpoint labelled v1 or the reverse).
-    if (const auto it = w.params.find("checkpoint_format"); it != w.params.end() && w.symmetric &&
-                                                             (w.format == "gptq-v1" || w.format == "gptq-v2")) {
+    if (const auto it = w.params.find("checkpoint_format");
+        it != w.params.end() && w.symmetric && (w.format == "gptq-v1" || w.format == "gptq-v2")) {
         const bool labelV2 = it->second == "gptq_v2";
         if (labelV2 != (w.format == "gptq-v2"))
-            add("zero-convention", Message(QT_TRANSLATE_NOOP("qs::Message", "checkpoint_format says %1 but the symmetric zero fields are those of "
-                                                                            "%2: off by one, the v1/v2 convention is mixed"),
-                                           {it->second, w.format}));
+            add("zero-convention",
+                Message(QT_TRANSLATE_NOOP("qs::Message",
+                                          "checkpoint_format says %1 but the symmetric zero fields are those of "
+                                          "%2: off by one, the v1/v2 convention is mixed"),
+                        {it->second, w.format}));
     }
     if (w.symmetric && !raw.empty()) {
         // Symmetric GPTQ/AWQ use z = 2^(b-1); the field is that minus one in v1, itself in v2.
@@ -154,12 +176,16 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
         const uint64_t off = uint64_t(std::count(raw.begin(), raw.end(), other));
         const uint64_t ok = uint64_t(std::count(raw.begin(), raw.end(), expect));
         if (off > 0 && off >= ok)
-            add("zero-convention", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 zero fields are %3, expected %4 for a symmetric %5 "
-                                                                            "checkpoint: off by one, the v1/v2 convention looks mixed"),
-                                           {std::to_string(off), std::to_string(raw.size()), std::to_string(other), std::to_string(expect), w.format}));
+            add("zero-convention",
+                Message(QT_TRANSLATE_NOOP("qs::Message",
+                                          "%1 of %2 zero fields are %3, expected %4 for a symmetric %5 "
+                                          "checkpoint: off by one, the v1/v2 convention looks mixed"),
+                        {std::to_string(off), std::to_string(raw.size()), std::to_string(other), std::to_string(expect),
+                         w.format}));
         else if (ok != raw.size())
-            add("zero-convention", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 zero fields of a symmetric checkpoint are not %2"),
-                                           {std::to_string(raw.size() - ok), std::to_string(expect)}));
+            add("zero-convention",
+                Message(QT_TRANSLATE_NOOP("qs::Message", "%1 zero fields of a symmetric checkpoint are not %2"),
+                        {std::to_string(raw.size() - ok), std::to_string(expect)}));
     }
 }
 

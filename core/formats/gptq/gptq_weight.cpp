@@ -27,8 +27,8 @@ void expectDtype(const WeightData& w, const TensorEntry& t, std::initializer_lis
     for (DType d : ok)
         if (t.dtype == d)
             return;
-    throw Error(w.weight.name + ": tensor '" + t.name + "' has dtype " + std::string(dtypeName(t.dtype))
-                + ", not what " + w.weight.format + " stores there");
+    throw Error(w.weight.name + ": tensor '" + t.name + "' has dtype " + std::string(dtypeName(t.dtype)) + ", not what "
+                + w.weight.format + " stores there");
 }
 
 void expectRank(const WeightData& w, const TensorEntry& t, size_t rank)
@@ -60,8 +60,7 @@ std::optional<PackedLayout> packedLayoutOf(const LayoutSpec& spec)
         if (spec.wordBits == 32)
             kind = PackedKind::Marlin;
         break;
-    default:
-        break;
+    default: break;
     }
     if (!kind)
         return std::nullopt;
@@ -105,12 +104,14 @@ PackedLinear describePacked(const WeightData& w)
     if (p.kind != PackedKind::Marlin) {
         const TensorEntry& qz = member(w, {"qzeros"});
         expectRank(w, qz, 2);
-        expectDtype(w, qz, p.kind == PackedKind::AwqGemvFast ? std::initializer_list<DType>{DType::F16}
-                                                              : std::initializer_list<DType>{DType::I32, DType::U32});
+        expectDtype(w, qz,
+                    p.kind == PackedKind::AwqGemvFast ? std::initializer_list<DType>{DType::F16}
+                                                      : std::initializer_list<DType>{DType::I32, DType::U32});
         p.qzeros = w.ckpt.bytes(qz);
     }
-    expectDtype(w, qw, p.kind == PackedKind::AwqGemvFast ? std::initializer_list<DType>{DType::I16, DType::U16}
-                                                         : std::initializer_list<DType>{DType::I32, DType::U32});
+    expectDtype(w, qw,
+                p.kind == PackedKind::AwqGemvFast ? std::initializer_list<DType>{DType::I16, DType::U16}
+                                                  : std::initializer_list<DType>{DType::I32, DType::U32});
 
     // Logical shape: the detector's, else what the stored shapes imply.
     p.bits = lw.bits > 0 ? lw.bits : 4;
@@ -124,10 +125,22 @@ PackedLinear describePacked(const WeightData& w)
             p.N = qw.shape[1];
             p.K = qw.shape[0] * 32 / uint64_t(p.bits);
             break;
-        case PackedKind::AwqGemm: p.K = qw.shape[0]; p.N = qw.shape[1] * 8; break;
-        case PackedKind::AwqGemv: p.N = qw.shape[0]; p.K = qw.shape[1] * 8; break;
-        case PackedKind::AwqGemvFast: p.N = qw.shape[0] * 4; p.K = qw.shape[1]; break;
-        case PackedKind::Marlin: p.K = qw.shape[0] * 16; p.N = sc.shape[1]; break;
+        case PackedKind::AwqGemm:
+            p.K = qw.shape[0];
+            p.N = qw.shape[1] * 8;
+            break;
+        case PackedKind::AwqGemv:
+            p.N = qw.shape[0];
+            p.K = qw.shape[1] * 8;
+            break;
+        case PackedKind::AwqGemvFast:
+            p.N = qw.shape[0] * 4;
+            p.K = qw.shape[1];
+            break;
+        case PackedKind::Marlin:
+            p.K = qw.shape[0] * 16;
+            p.N = sc.shape[1];
+            break;
         }
     }
     switch (p.kind) {
@@ -135,12 +148,8 @@ PackedLinear describePacked(const WeightData& w)
         p.zeroWords = member(w, {"qzeros"}).shape[1];
         p.scaleRows = sc.shape[1];
         break;
-    case PackedKind::AwqGemvFast:
-        p.scaleRows = sc.shape[0];
-        break;
-    default:
-        p.groups = sc.shape[0];
-        break;
+    case PackedKind::AwqGemvFast: p.scaleRows = sc.shape[0]; break;
+    default: p.groups = sc.shape[0]; break;
     }
     if (lw.groupSize > 0 && uint64_t(lw.groupSize) < p.K) {
         p.groupSize = uint64_t(lw.groupSize);

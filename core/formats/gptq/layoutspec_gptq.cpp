@@ -43,8 +43,9 @@ LayoutSpec gptq(bool v1, bool planar)
 {
     LayoutSpec s;
     s.id = planar ? "gptq-planar" : v1 ? "gptq-v1" : "gptq-v2";
-    s.name = planar ? "GPTQ planar (GPTQModel gptq_p)" : v1 ? "GPTQ v1 (AutoGPTQ checkpoint_format gptq)"
-                                                             : "GPTQ v2 (GPTQModel gptq_v2)";
+    s.name = planar ? "GPTQ planar (GPTQModel gptq_p)"
+        : v1        ? "GPTQ v1 (AutoGPTQ checkpoint_format gptq)"
+                    : "GPTQ v2 (GPTQModel gptq_v2)";
     s.bitWidths = planar ? std::vector<int>{2, 3, 4, 5, 6, 7, 8} : std::vector<int>{2, 3, 4, 8};
     s.packAxis = PackAxis::In;
     s.transposed = true;
@@ -56,20 +57,34 @@ LayoutSpec gptq(bool v1, bool planar)
     s.exactness = "float32 product of the scale and the small integer (exact for F16/BF16 scales), "
                   "one RNE to the scale dtype in the reference";
     s.tensors = {
-        tensor("qweight", "I32", "[ceil(K*b/32), N]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{ceilDiv(p.K * uint64_t(p.bits), 32), p.N}; },
-               planar ? "codes along K, per 32 codes b words: low plane first" : "codes along K, LSB-first bitstream per column"),
-        tensor("qzeros", "I32", "[G, ceil(N*b/32)]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{p.groups(), ceilDiv(p.N * uint64_t(p.bits), 32)}; },
-               v1 ? "zero - 1 along N, same bit order" : "zero along N, same bit order"),
-        tensor("scales", "F16", "[G, N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.groups(), p.N}; },
-               "per-group scale (F16; BF16/F32 accepted)"),
-        tensor("g_idx", "I32", "[K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.K}; },
-               "group of each input channel (act-order: any permutation)", true),
-        tensor("bias", "F16", "[N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N}; }, "layer bias", true),
+        tensor(
+            "qweight", "I32", "[ceil(K*b/32), N]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{ceilDiv(p.K * uint64_t(p.bits), 32), p.N};
+            },
+            planar ? "codes along K, per 32 codes b words: low plane first"
+                   : "codes along K, LSB-first bitstream per column"),
+        tensor(
+            "qzeros", "I32", "[G, ceil(N*b/32)]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.groups(), ceilDiv(p.N * uint64_t(p.bits), 32)};
+            },
+            v1 ? "zero - 1 along N, same bit order" : "zero along N, same bit order"),
+        tensor(
+            "scales", "F16", "[G, N]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.groups(), p.N};
+            },
+            "per-group scale (F16; BF16/F32 accepted)"),
+        tensor(
+            "g_idx", "I32", "[K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.K}; },
+            "group of each input channel (act-order: any permutation)", true),
+        tensor(
+            "bias", "F16", "[N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N}; }, "layer bias", true),
     };
-    s.padding = planar ? "K and N must be multiples of 32" : "the last word of a column is zero-padded when K*b is not a multiple of 32 "
-                                                             "(AutoGPTQ itself requires K % 32 == 0); qzeros rows likewise";
+    s.padding = planar ? "K and N must be multiples of 32"
+                       : "the last word of a column is zero-padded when K*b is not a multiple of 32 "
+                         "(AutoGPTQ itself requires K % 32 == 0); qzeros rows likewise";
     if (v1)
         s.notes = {"a true zero of 0 is stored as -1: 0xFFFFFFFF << shift sets every higher field of that word",
                    "readers disagree on a field 2^b-1: AutoGPTQ cuda_old masks (f+1) for 2/4/8 bits and not for 3 bits "
@@ -107,13 +122,26 @@ LayoutSpec awqGemm()
     s.formula = "W[n][k] = s[k/g][n] * (q[k][n] - z[k/g][n]); column 8c+j in slot AWQ_REVERSE_ORDER[j]";
     s.exactness = "float32 product, one RNE to F16 in the reference";
     s.tensors = {
-        tensor("qweight", "I32", "[K, N/8]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.K, p.N / 8}; },
-               "codes along N, AWQ slot order"),
-        tensor("qzeros", "I32", "[G, N/8]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.groups(), p.N / 8}; },
-               "zeros along N, AWQ slot order"),
-        tensor("scales", "F16", "[G, N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.groups(), p.N}; },
-               "per-group scale"),
-        tensor("bias", "F16", "[N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N}; }, "layer bias", true),
+        tensor(
+            "qweight", "I32", "[K, N/8]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.K, p.N / 8};
+            },
+            "codes along N, AWQ slot order"),
+        tensor(
+            "qzeros", "I32", "[G, N/8]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.groups(), p.N / 8};
+            },
+            "zeros along N, AWQ slot order"),
+        tensor(
+            "scales", "F16", "[G, N]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.groups(), p.N};
+            },
+            "per-group scale"),
+        tensor(
+            "bias", "F16", "[N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N}; }, "layer bias", true),
     };
     s.padding = "N must be a multiple of 8 and K of the group size (AutoAWQ); no padding exists";
     s.locate = [](const LayoutParams& p, uint64_t row, uint64_t col) {
@@ -145,12 +173,24 @@ LayoutSpec awqGemv()
     s.exactness = "float32 product, one RNE to F16 in the reference";
     auto zw = [](const LayoutParams& p) { return awqGemvZeroWords(p.K, p.effectiveGroupSize()); };
     s.tensors = {
-        tensor("qweight", "I32", "[N, ceil(K/8)]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, 8)}; },
-               "codes along K, natural slots"),
-        tensor("qzeros", "I32", "[N, Zw], Zw = roundup(ceil(G/8), m), m = 1 (g>=128), 2 (g=64), 4 (g=32)",
-               [zw](const LayoutParams& p) { return std::vector<uint64_t>{p.N, zw(p)}; }, "zeros along the group index, zero-padded"),
-        tensor("scales", "F16", "[N, 8*Zw]", [zw](const LayoutParams& p) { return std::vector<uint64_t>{p.N, 8 * zw(p)}; },
-               "per-group scale; columns >= G are padding"),
+        tensor(
+            "qweight", "I32", "[N, ceil(K/8)]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, ceilDiv(p.K, 8)};
+            },
+            "codes along K, natural slots"),
+        tensor(
+            "qzeros", "I32", "[N, Zw], Zw = roundup(ceil(G/8), m), m = 1 (g>=128), 2 (g=64), 4 (g=32)",
+            [zw](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, zw(p)};
+            },
+            "zeros along the group index, zero-padded"),
+        tensor(
+            "scales", "F16", "[N, 8*Zw]",
+            [zw](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, 8 * zw(p)};
+            },
+            "per-group scale; columns >= G are padding"),
     };
     s.padding = "zeros and scales are padded to 8*Zw groups";
     s.locate = [zw](const LayoutParams& p, uint64_t row, uint64_t col) {
@@ -184,12 +224,24 @@ LayoutSpec awqGemvFast()
     s.exactness = "two fp16 roundings (product, then sum), as the fp16 kernel computes";
     auto rows = [](const LayoutParams& p) { return 8 * awqGemvZeroWords(p.K, p.effectiveGroupSize()); };
     s.tensors = {
-        tensor("qweight", "I16", "[N/4, K]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N / 4, p.K}; },
-               "four output rows per int16, input channels interleaved in blocks of 32"),
-        tensor("scales", "F16", "[8*Zw, N]", [rows](const LayoutParams& p) { return std::vector<uint64_t>{rows(p), p.N}; },
-               "per-group scale, transposed, padded"),
-        tensor("qzeros", "F16", "[8*Zw, N]", [rows](const LayoutParams& p) { return std::vector<uint64_t>{rows(p), p.N}; },
-               "per-group bias -s*z (a float, not an integer zero)"),
+        tensor(
+            "qweight", "I16", "[N/4, K]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N / 4, p.K};
+            },
+            "four output rows per int16, input channels interleaved in blocks of 32"),
+        tensor(
+            "scales", "F16", "[8*Zw, N]",
+            [rows](const LayoutParams& p) {
+                return std::vector<uint64_t>{rows(p), p.N};
+            },
+            "per-group scale, transposed, padded"),
+        tensor(
+            "qzeros", "F16", "[8*Zw, N]",
+            [rows](const LayoutParams& p) {
+                return std::vector<uint64_t>{rows(p), p.N};
+            },
+            "per-group bias -s*z (a float, not an integer zero)"),
     };
     s.padding = "N % 4 == 0, K % 32 == 0; scale and bias rows padded to 8*Zw";
     s.notes = {"channel mapping derived from the upstream reshape sequence, not from a real checkpoint"};
@@ -225,10 +277,18 @@ LayoutSpec marlin(bool awq)
     s.exactness = "float32 product, one RNE to F16 in the reference";
     const std::string w = awq ? "qweight" : "B", sc = awq ? "scales" : "s";
     s.tensors = {
-        tensor(w, "I32", "[K/16, N*b/2]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.K / 16, p.N * uint64_t(p.bits) / 2}; },
-               "codes in Marlin tile order"),
-        tensor(sc, "F16", "[G, N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.groups(), p.N}; },
-               "scales, permuted: 8x8 transposes in chunks of 64 (grouped) or the 32-chunk channel permutation"),
+        tensor(
+            w, "I32", "[K/16, N*b/2]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.K / 16, p.N * uint64_t(p.bits) / 2};
+            },
+            "codes in Marlin tile order"),
+        tensor(
+            sc, "F16", "[G, N]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.groups(), p.N};
+            },
+            "scales, permuted: 8x8 transposes in chunks of 64 (grouped) or the 32-chunk channel permutation"),
     };
     s.padding = "K % 16 == 0 and N % 64 == 0 (original Marlin: K % 128, N % 256); no padding exists";
     s.locate = [awq](const LayoutParams& p, uint64_t row, uint64_t col) {

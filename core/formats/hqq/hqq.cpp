@@ -72,7 +72,8 @@ Hqq hqqState(const WeightData& w)
     }
     const uint64_t total = checkedMul(s.rows, s.cols, what);
     if (g <= 0 || total % static_cast<uint64_t>(g))
-        failWeight(lw, "group size " + std::to_string(g) + " does not divide the " + std::to_string(total) + " weights");
+        failWeight(lw,
+                   "group size " + std::to_string(g) + " does not divide the " + std::to_string(total) + " weights");
     s.viewRows = s.axis == 1 ? total / static_cast<uint64_t>(g) : static_cast<uint64_t>(g);
     s.viewCols = total / s.viewRows;
 
@@ -84,13 +85,15 @@ Hqq hqqState(const WeightData& w)
         s.step = (s.viewRows + 9) / 10;
     } else {
         if (s.viewRows % s.parts)
-            failWeight(lw, std::to_string(s.viewRows) + " rows cannot be split in " + std::to_string(s.parts) + " parts");
+            failWeight(lw,
+                       std::to_string(s.viewRows) + " rows cannot be split in " + std::to_string(s.parts) + " parts");
         s.step = s.viewRows / s.parts;
     }
     s.wq = w.bytes("W_q");
     const uint64_t need = checkedMul(checkedMul(s.step, s.viewCols, what), s.parts == 10 ? 4 : 1, what);
     if (s.wq.size() != need)
-        failWeight(lw, "W_q holds " + std::to_string(s.wq.size()) + " bytes, the packing needs " + std::to_string(need));
+        failWeight(lw,
+                   "W_q holds " + std::to_string(s.wq.size()) + " bytes, the packing needs " + std::to_string(need));
 
     const TensorEntry& sc = w.entry("scale");
     const TensorEntry& z = w.entry("zero");
@@ -129,14 +132,14 @@ void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, flo
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
     const uint64_t K = s.cols;
-    const auto kernel = simdKernel(path, SimdKernels<HqqElementsFn>{QS_X86(hqqElementsAvx512), QS_X86(hqqElementsAvx2)});
+    const auto kernel =
+        simdKernel(path, SimdKernels<HqqElementsFn>{QS_X86(hqqElementsAvx512), QS_X86(hqqElementsAvx2)});
     if (!kernel) {
         hqqElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
         return;
     }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K), [&](uint64_t r0, uint64_t r1) {
-        kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K);
-    });
+    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K),
+                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K); });
 }
 
 } // namespace qs

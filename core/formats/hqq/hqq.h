@@ -18,13 +18,13 @@ namespace qs {
 struct Hqq {
     int bits = 4;
     int axis = 1;
-    uint64_t rows = 0, cols = 0;   // logical [N, K]
+    uint64_t rows = 0, cols = 0; // logical [N, K]
     uint64_t viewRows = 0, viewCols = 0; // the 2-D view that was packed
-    uint64_t step = 0;             // packed rows: viewRows / parts (3-bit: ceil(viewRows / 10))
-    unsigned parts = 1;            // 1, 2, 4, 8 or 10
+    uint64_t step = 0; // packed rows: viewRows / parts (3-bit: ceil(viewRows / 10))
+    unsigned parts = 1; // 1, 2, 4, 8 or 10
     std::span<const uint8_t> wq;
-    FloatView scale, zero;         // per view row (axis 1) or per view column (axis 0)
-    DType dtype = DType::F16;      // compute dtype
+    FloatView scale, zero; // per view row (axis 1) or per view column (axis 0)
+    DType dtype = DType::F16; // compute dtype
 
     unsigned code(uint64_t r, uint64_t c) const
     {

@@ -34,7 +34,8 @@ void elements(const Hqq& s, uint64_t e0, uint64_t n, float* out)
             // operations as below (so the same bits), and each code selects its result.
             const __m256 iota = _mm256_setr_ps(0, 1, 2, 3, 4, 5, 6, 7);
             const __m256 lo = roundToDtype8<T>(_mm256_mul_ps(roundToDtype8<T>(_mm256_sub_ps(iota, vz)), vs));
-            const __m256 hi = roundToDtype8<T>(_mm256_mul_ps(roundToDtype8<T>(_mm256_sub_ps(_mm256_add_ps(iota, _mm256_set1_ps(8)), vz)), vs));
+            const __m256 hi = roundToDtype8<T>(
+                _mm256_mul_ps(roundToDtype8<T>(_mm256_sub_ps(_mm256_add_ps(iota, _mm256_set1_ps(8)), vz)), vs));
             const unsigned b = s.parts == 10 ? 3 : 8 / s.parts;
             const int sh = s.parts == 10 ? int(27 - 3 * part) : int(8 - b * (part + 1));
             const __m128i shift = _mm_cvtsi32_si128(sh);

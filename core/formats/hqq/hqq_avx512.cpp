@@ -30,7 +30,8 @@ constexpr uint64_t kHqqBatchRows = 64;
 template <DType T>
 inline __m512 hqqTable16(__m512 codes, float scale, float zero)
 {
-    return roundToDtype16<T>(_mm512_mul_ps(roundToDtype16<T>(_mm512_sub_ps(codes, _mm512_set1_ps(zero))), _mm512_set1_ps(scale)));
+    return roundToDtype16<T>(
+        _mm512_mul_ps(roundToDtype16<T>(_mm512_sub_ps(codes, _mm512_set1_ps(zero))), _mm512_set1_ps(scale)));
 }
 
 template <DType T, bool words, bool table>
@@ -38,7 +39,8 @@ void hqqRows512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 {
     const unsigned b = words ? 3 : table ? 8 / s.parts : unsigned(s.bits);
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512 codes = _mm512_cvtepi32_ps(_mm512_and_si512(lane, _mm512_set1_epi32(int((1u << std::min(b, 4u)) - 1))));
+    const __m512 codes =
+        _mm512_cvtepi32_ps(_mm512_and_si512(lane, _mm512_set1_epi32(int((1u << std::min(b, 4u)) - 1))));
     const uint64_t C = s.viewCols, end = e0 + n;
     uint64_t r = e0 / C, c0 = e0 % C, part = r / s.step, inPart = r % s.step;
     float scales[kHqqBatchRows], zeros[kHqqBatchRows];
@@ -62,7 +64,8 @@ void hqqRows512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
                 if constexpr (words)
                     w = _mm512_srl_epi32(_mm512_maskz_loadu_epi32(k, src + 4 * c), sh);
                 else
-                    w = _mm512_cvtepu8_epi32(table ? _mm_srl_epi16(_mm_maskz_loadu_epi8(k, src + c), sh) : _mm_maskz_loadu_epi8(k, src + c));
+                    w = _mm512_cvtepu8_epi32(table ? _mm_srl_epi16(_mm_maskz_loadu_epi8(k, src + c), sh)
+                                                   : _mm_maskz_loadu_epi8(k, src + c));
                 if constexpr (table)
                     return _mm512_permutexvar_ps(w, t);
                 const __m512 d = roundToDtype16<T>(_mm512_sub_ps(_mm512_cvtepi32_ps(w), vz));
@@ -93,7 +96,8 @@ void hqqTableRows512(const Hqq& s, uint64_t r0, uint64_t r1, float* o)
 {
     const unsigned b = words ? 3 : 8 / s.parts;
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m512 codes = _mm512_cvtepi32_ps(_mm512_and_si512(lane, _mm512_set1_epi32(int((1u << std::min(b, 4u)) - 1))));
+    const __m512 codes =
+        _mm512_cvtepi32_ps(_mm512_and_si512(lane, _mm512_set1_epi32(int((1u << std::min(b, 4u)) - 1))));
     const uint64_t C = FixedC ? FixedC : s.viewCols, rowBytes = (words ? 4 : 1) * C;
     float scales[kHqqBatchRows], zeros[kHqqBatchRows];
     for (uint64_t r = r0; r < r1;) {
@@ -107,7 +111,8 @@ void hqqTableRows512(const Hqq& s, uint64_t r0, uint64_t r1, float* o)
 #pragma GCC unroll 4
             for (uint64_t c = 0; c < C; c += 16, o += 16) {
                 const __m512i w = words ? _mm512_srl_epi32(_mm512_loadu_si512(src + 4 * c), sh)
-                                        : _mm512_cvtepu8_epi32(_mm_srl_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + c)), sh));
+                                        : _mm512_cvtepu8_epi32(_mm_srl_epi16(
+                                            _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + c)), sh));
                 _mm512_storeu_ps(o, _mm512_permutexvar_ps(w, t));
             }
         }
@@ -121,7 +126,8 @@ void hqqLayout512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
     const uint64_t C = s.viewCols;
     if (s.parts != 1 && C % 16 == 0 && e0 % C == 0 && n % C == 0) {
         if (C == 64)
-            return (s.parts == 10 ? hqqTableRows512<T, true, 64> : hqqTableRows512<T, false, 64>)(s, e0 / C, (e0 + n) / C, out);
+            return (s.parts == 10 ? hqqTableRows512<T, true, 64> : hqqTableRows512<T, false, 64>)(s, e0 / C,
+                                                                                                  (e0 + n) / C, out);
         return (s.parts == 10 ? hqqTableRows512<T, true> : hqqTableRows512<T, false>)(s, e0 / C, (e0 + n) / C, out);
     }
     if (s.parts == 10)

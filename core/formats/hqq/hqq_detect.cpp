@@ -45,11 +45,13 @@ bool hqqGroup(Context& cx, const Group& g)
         w.params[QT_TRANSLATE_NOOP("qs::Message", "axis")] = std::to_string(*axis);
     if (const int ip = g.find("packing"); ip >= 0 && cx.tensor(ip).dtype == DType::U8)
         if (const auto b = cx.small(ip, w, 256))
-            w.params[QT_TRANSLATE_NOOP("qs::Message", "packing")] = std::string(reinterpret_cast<const char*>(b->data()), b->size());
+            w.params[QT_TRANSLATE_NOOP("qs::Message", "packing")] =
+                std::string(reinterpret_cast<const char*>(b->data()), b->size());
     if (w.shape.empty())
         w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "HQQ shape tensor missing: logical shape unknown"));
     else if (!shapeOk)
-        refuseShape(w, {QT_TRANSLATE_NOOP("qs::Message", "the HQQ shape tensor holds [%1], not two positive sizes"), {held}});
+        refuseShape(
+            w, {QT_TRANSLATE_NOOP("qs::Message", "the HQQ shape tensor holds [%1], not two positive sizes"), {held}});
     w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "W_q + scale/zero + HQQ meta tensors"));
     cx.finish(std::move(w));
     return true;

@@ -34,7 +34,8 @@ uint64_t step(const LayoutParams& p)
 
 LayoutTensor hqqScalarTensor(const char* role, const char* dtype, const char* meaning)
 {
-    return tensor(role, dtype, "[] or [1]", [](const LayoutParams&) { return std::vector<uint64_t>{}; }, meaning, true);
+    return tensor(
+        role, dtype, "[] or [1]", [](const LayoutParams&) { return std::vector<uint64_t>{}; }, meaning, true);
 }
 
 LayoutSpec hqq()
@@ -51,22 +52,38 @@ LayoutSpec hqq()
                 "4-bit byte[i][c] = Q[i][c] << 4 | Q[i + R/2][c]";
     s.exactness = "two roundings in the compute dtype (subtract, then multiply), as torch computes half types";
     s.tensors = {
-        tensor("W_q", "U8", "[R/parts, g], R = N*K/g, parts = 2 (4-bit), 4 (2-bit), 8 (1-bit), 1 (5/6/8-bit); "
-                            "3-bit: I32 [ceil(R/10), g]",
-               [](const LayoutParams& p) { return std::vector<uint64_t>{step(p), hqqGroupOf(p)}; },
-               "codes of view rows r, r + R/parts, ... in one byte, the first part in the high bits"),
-        tensor("scale", "F16", "[R, 1]", [](const LayoutParams& p) { return std::vector<uint64_t>{viewRows(p), 1}; },
-               "per-view-row multiplier (HQQ stores it already inverted)"),
-        tensor("zero", "F16", "[R, 1]", [](const LayoutParams& p) { return std::vector<uint64_t>{viewRows(p), 1}; },
-               "per-view-row zero, real-valued unless round_zero"),
-        tensor("shape", "I64", "[2]", [](const LayoutParams&) { return std::vector<uint64_t>{2}; }, "the original [N, K]", true),
+        tensor(
+            "W_q", "U8",
+            "[R/parts, g], R = N*K/g, parts = 2 (4-bit), 4 (2-bit), 8 (1-bit), 1 (5/6/8-bit); "
+            "3-bit: I32 [ceil(R/10), g]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{step(p), hqqGroupOf(p)};
+            },
+            "codes of view rows r, r + R/parts, ... in one byte, the first part in the high bits"),
+        tensor(
+            "scale", "F16", "[R, 1]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{viewRows(p), 1};
+            },
+            "per-view-row multiplier (HQQ stores it already inverted)"),
+        tensor(
+            "zero", "F16", "[R, 1]",
+            [](const LayoutParams& p) {
+                return std::vector<uint64_t>{viewRows(p), 1};
+            },
+            "per-view-row zero, real-valued unless round_zero"),
+        tensor(
+            "shape", "I64", "[2]", [](const LayoutParams&) { return std::vector<uint64_t>{2}; }, "the original [N, K]",
+            true),
         hqqScalarTensor("nbits", "I32", "code width"),
         hqqScalarTensor("group_size", "I32", "g"),
         hqqScalarTensor("axis", "I32", "1 (rows of g) or 0 (columns of g)"),
-        tensor("packing", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-               "ASCII, e.g. 4bit_u8 or 3bit_32", true),
-        tensor("compute_dtype", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-               "ASCII torch dtype the arithmetic rounds to", true),
+        tensor(
+            "packing", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
+            "ASCII, e.g. 4bit_u8 or 3bit_32", true),
+        tensor(
+            "compute_dtype", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
+            "ASCII torch dtype the arithmetic rounds to", true),
     };
     s.padding = "N*K must be a multiple of g and R of parts; 3-bit pads R to a multiple of 10 with zero rows";
     s.notes = {"locate() describes axis 1 (the transformers default); with axis 0 the view is [g, N*K/g] and "

@@ -13,8 +13,8 @@ using layout::tensor;
 struct Mode {
     const char* id;
     const char* name;
-    int bits;          // 0: affine, any of 2..8
-    uint64_t group;    // 0: LayoutParams::groupSize (default 64)
+    int bits; // 0: affine, any of 2..8
+    uint64_t group; // 0: LayoutParams::groupSize (default 64)
     const char* scaleDtype;
     const char* formula;
 };
@@ -46,17 +46,26 @@ LayoutSpec mlx(const Mode& m)
                            "GPU kernels may fuse"
                          : "not decoded here: the code's float value times the decoded scale";
     s.tensors = {
-        tensor("weight", "U32", "[N, K*b/32]",
-               [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K * bitsOf(m, p), 32)}; },
-               "codes along K, LSB-first bitstream per row"),
-        tensor("scales", m.scaleDtype, "[N, K/g]",
-               [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, mlxGroupOf(m, p))}; },
-               affine ? "per-group scale (may be negative)" : "per-group scale"),
+        tensor(
+            "weight", "U32", "[N, K*b/32]",
+            [m](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, ceilDiv(p.K * bitsOf(m, p), 32)};
+            },
+            "codes along K, LSB-first bitstream per row"),
+        tensor(
+            "scales", m.scaleDtype, "[N, K/g]",
+            [m](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, ceilDiv(p.K, mlxGroupOf(m, p))};
+            },
+            affine ? "per-group scale (may be negative)" : "per-group scale"),
     };
     if (affine)
-        s.tensors.push_back(tensor("biases", m.scaleDtype, "[N, K/g]",
-                                   [m](const LayoutParams& p) { return std::vector<uint64_t>{p.N, ceilDiv(p.K, mlxGroupOf(m, p))}; },
-                                   "per-group bias added after scaling (-z*s for converted integer zeros)"));
+        s.tensors.push_back(tensor(
+            "biases", m.scaleDtype, "[N, K/g]",
+            [m](const LayoutParams& p) {
+                return std::vector<uint64_t>{p.N, ceilDiv(p.K, mlxGroupOf(m, p))};
+            },
+            "per-group bias added after scaling (-z*s for converted integer zeros)"));
     s.padding = "none: K % g == 0 and K*b % 32 == 0 are required";
     s.notes = {"leading dims ([E, N, K*b/32] for MoE experts) fold into N: row = flat index over them",
                "b and g are not fixed by the shapes alone (32 * words / groups = b * g): take them from the config"};

@@ -33,25 +33,32 @@ MlxAffine mlxState(const WeightData& w)
         if (lw.outFeatures() != s.rows)
             failWeight(lw, "detected shape disagrees with weight '" + p.name + "'");
         if (s.cols == 0 || bitsTotal % s.cols)
-            failWeight(lw, "K = " + std::to_string(s.cols) + " does not divide the row's " + std::to_string(bitsTotal) + " bits");
+            failWeight(lw,
+                       "K = " + std::to_string(s.cols) + " does not divide the row's " + std::to_string(bitsTotal)
+                           + " bits");
         s.bits = static_cast<int>(bitsTotal / s.cols);
         if (lw.bits && lw.bits != s.bits)
-            failWeight(lw, "config says " + std::to_string(lw.bits) + " bits, the shapes say " + std::to_string(s.bits));
+            failWeight(lw,
+                       "config says " + std::to_string(lw.bits) + " bits, the shapes say " + std::to_string(s.bits));
     } else {
         if (lw.bits <= 0)
             failWeight(lw, "neither K nor bits is known");
         s.bits = lw.bits;
         if (bitsTotal % static_cast<uint64_t>(s.bits))
-            failWeight(lw, std::to_string(s.bits) + "-bit codes do not fill " + std::to_string(s.wordsPerRow) + " words");
+            failWeight(lw,
+                       std::to_string(s.bits) + "-bit codes do not fill " + std::to_string(s.wordsPerRow) + " words");
         s.cols = bitsTotal / static_cast<uint64_t>(s.bits);
     }
     if (s.bits != 2 && s.bits != 3 && s.bits != 4 && s.bits != 5 && s.bits != 6 && s.bits != 8)
         failWeight(lw, std::to_string(s.bits) + " bits: MLX affine has 2, 3, 4, 5, 6 or 8");
     if (s.cols % s.groups)
-        failWeight(lw, "K = " + std::to_string(s.cols) + " is not a multiple of the " + std::to_string(s.groups) + " groups");
+        failWeight(
+            lw, "K = " + std::to_string(s.cols) + " is not a multiple of the " + std::to_string(s.groups) + " groups");
     s.groupSize = s.cols / s.groups;
     if (lw.groupSize && static_cast<uint64_t>(lw.groupSize) != s.groupSize)
-        failWeight(lw, "config says group size " + std::to_string(lw.groupSize) + ", the shapes say " + std::to_string(s.groupSize));
+        failWeight(lw,
+                   "config says group size " + std::to_string(lw.groupSize) + ", the shapes say "
+                       + std::to_string(s.groupSize));
 
     s.packed = w.ckpt.bytes(p);
     if (s.packed.size() != checkedMul(checkedMul(s.rows, s.wordsPerRow, what), 4, what))
@@ -84,14 +91,14 @@ void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, flo
     const MlxAffine s = mlxState(w);
     if (rowBegin > rowEnd || rowEnd > s.rows)
         failWeight(w.weight, "row range out of bounds");
-    const auto kernel = simdKernel(path, SimdKernels<MlxRowsFn>{QS_X86(mlxRowsAvx512), QS_X86(mlxRowsAvx2), QS_NEON(mlxRowsNeon)});
+    const auto kernel =
+        simdKernel(path, SimdKernels<MlxRowsFn>{QS_X86(mlxRowsAvx512), QS_X86(mlxRowsAvx2), QS_NEON(mlxRowsNeon)});
     if (!kernel) {
         mlxRowsScalar(s, rowBegin, rowEnd, out);
         return;
     }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols), [&](uint64_t r0, uint64_t r1) {
-        kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols);
-    });
+    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols),
+                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols); });
 }
 
 } // namespace qs

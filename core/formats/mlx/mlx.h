@@ -21,8 +21,8 @@ struct MlxAffine {
     uint64_t groupSize = 64, groups = 0;
     uint64_t wordsPerRow = 0;
     std::span<const uint8_t> packed; // uint32 [rows, wordsPerRow]
-    FloatView scales, biases;        // [rows, groups]
-    DType dtype = DType::F32;        // the dtype the arithmetic rounds to
+    FloatView scales, biases; // [rows, groups]
+    DType dtype = DType::F32; // the dtype the arithmetic rounds to
 
     unsigned code(uint64_t n, uint64_t k) const
     {

@@ -39,7 +39,8 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
     const __m256 iota8 = _mm256_add_ps(iota, _mm256_set1_ps(8));
     const __m256 iota4 = _mm256_setr_ps(0, 1, 2, 3, 0, 1, 2, 3);
     const __m256i sh4 = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-    const __m256i sh2lo = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14), sh2hi = _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30);
+    const __m256i sh2lo = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14),
+                  sh2hi = _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30);
     std::vector<float> scales(s.groups), biases(s.groups);
     for (uint64_t n = r0; n < r1; ++n) {
         const uint8_t* row = s.packed.data() + 4 * n * s.wordsPerRow;
@@ -80,9 +81,10 @@ void rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
             } else {
                 if (s.bits == 8)
                     for (; k + 8 <= k1; k += 8)
-                        _mm256_storeu_ps(o + k, mlxDequant8<T>(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
-                                                              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k)))),
-                                                          vs, vb));
+                        _mm256_storeu_ps(o + k,
+                                         mlxDequant8<T>(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                                                            reinterpret_cast<const __m128i*>(row + k)))),
+                                                        vs, vb));
                 for (; k + 8 <= k1 && row + k * s.bits / 8 + 16 <= end; k += 8)
                     _mm256_storeu_ps(o + k, mlxDequant8<T>(_mm256_cvtepi32_ps(unpack(row + k * s.bits / 8)), vs, vb));
             }

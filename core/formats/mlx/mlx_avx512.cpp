@@ -90,7 +90,8 @@ void mlx8Rows(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
         for (uint64_t g = 0; g < G; ++g) {
             const __m512 vs = _mm512_set1_ps(scales[g]), vb = _mm512_set1_ps(biases[g]);
             for (uint64_t k = g * gs; k < (g + 1) * gs; k += 16) {
-                const __m512 q = _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k))));
+                const __m512 q = _mm512_cvtepi32_ps(
+                    _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k))));
                 _mm512_storeu_ps(o + k, roundToDtype16<T>(_mm512_add_ps(roundToDtype16<T>(_mm512_mul_ps(q, vs)), vb)));
             }
         }

@@ -14,8 +14,8 @@ namespace qs::detect {
 bool mlxGroup(Context& cx, const Group& g)
 {
     const int iw = g.find("weight"), is = g.find("scales"), ib = g.find("biases");
-    if (iw < 0 || is < 0 || cx.tensor(iw).dtype != DType::U32 || cx.tensor(iw).shape.size() < 2 ||
-        cx.tensor(is).shape.size() != cx.tensor(iw).shape.size())
+    if (iw < 0 || is < 0 || cx.tensor(iw).dtype != DType::U32 || cx.tensor(iw).shape.size() < 2
+        || cx.tensor(is).shape.size() != cx.tensor(iw).shape.size())
         return false;
     const auto& W = cx.tensor(iw).shape;
     const auto& S = cx.tensor(is).shape;
@@ -40,19 +40,21 @@ bool mlxGroup(Context& cx, const Group& g)
         w.format = "mlx-affine";
         w.symmetric = false;
         if (ib >= 0 && cx.tensor(ib).shape != S)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "biases %1 differ from scales %2"), {shapeText(cx.tensor(ib).shape), shapeText(S)}});
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "biases %1 differ from scales %2"),
+                               {shapeText(cx.tensor(ib).shape), shapeText(S)}});
     }
     // 32 * Wc = b * K and Sc * g = K: b * g = 32 * Wc / Sc. (Wc and Sc come from shapes that
     // may hold a 0 elsewhere: a product that overflows fits nothing.)
     const uint64_t wordBits = mulChecked(Wc, 32).value_or(0);
     const auto fits = [&](int64_t bb, int64_t gg) {
         return bb > 0 && gg > 0 && wordBits % static_cast<uint64_t>(bb) == 0
-               && mulChecked(Sc, static_cast<uint64_t>(gg)) == wordBits / static_cast<uint64_t>(bb);
+            && mulChecked(Sc, static_cast<uint64_t>(gg)) == wordBits / static_cast<uint64_t>(bb);
     };
     if (!(b && gs && fits(*b, *gs))) {
         if (b && gs)
-            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "config bits %1 / group_size %2 do not fit weight %3 and scales %4"),
-                               {std::to_string(*b), std::to_string(*gs), shapeText(W), shapeText(S)}});
+            w.notes.push_back(
+                {QT_TRANSLATE_NOOP("qs::Message", "config bits %1 / group_size %2 do not fit weight %3 and scales %4"),
+                 {std::to_string(*b), std::to_string(*gs), shapeText(W), shapeText(S)}});
         std::optional<std::pair<int64_t, int64_t>> found;
         for (int64_t gg : {gs.value_or(64), int64_t(64), int64_t(32), int64_t(128)}) {
             for (int64_t bb : {b.value_or(4), int64_t(4), int64_t(8), int64_t(2), int64_t(3), int64_t(6), int64_t(5)})
@@ -65,9 +67,11 @@ bool mlxGroup(Context& cx, const Group& g)
         }
         if (found) {
             if (!(b && gs))
-                w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "no MLX quantization config for this module: bits %1 and group_size %2 "
-                                                                    "inferred from shapes (ambiguous: only bits x group_size is fixed)"),
-                                   {std::to_string(found->first), std::to_string(found->second)}});
+                w.notes.push_back(
+                    {QT_TRANSLATE_NOOP("qs::Message",
+                                       "no MLX quantization config for this module: bits %1 and group_size %2 "
+                                       "inferred from shapes (ambiguous: only bits x group_size is fixed)"),
+                     {std::to_string(found->first), std::to_string(found->second)}});
             b = found->first;
             gs = found->second;
         }

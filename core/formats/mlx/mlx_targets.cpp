@@ -34,9 +34,10 @@ std::vector<StoredTensor> mlxQuantize(const QuantScheme& s, const float* x, uint
 void mlxConfig(const QuantScheme& s, QJsonObject& cfg)
 {
     // mlx-lm save_config: "quantization", duplicated as "quantization_config" by recent versions.
-    const QJsonObject q{{QStringLiteral("group_size"), s.groupSize < 0 ? QJsonValue(-1) : QJsonValue(qint64(s.groupSize))},
-                        {QStringLiteral("bits"), s.bits},
-                        {QStringLiteral("mode"), QStringLiteral("affine")}};
+    const QJsonObject q{
+        {QStringLiteral("group_size"), s.groupSize < 0 ? QJsonValue(-1) : QJsonValue(qint64(s.groupSize))},
+        {QStringLiteral("bits"), s.bits},
+        {QStringLiteral("mode"), QStringLiteral("affine")}};
     cfg.insert(QStringLiteral("quantization"), q);
     cfg.insert(QStringLiteral("quantization_config"), q);
 }
@@ -46,8 +47,14 @@ bool mlxKeepsGroupIndex(const FormatInfo&)
     return false;
 }
 
-uint16_t mlxRoundedBits(float v, DType t) { return t == DType::BF16 ? floatToBf16(v) : floatToHalf(v); }
-float mlxFromBits(uint16_t b, DType t) { return t == DType::BF16 ? bf16ToFloat(b) : halfToFloat(b); }
+uint16_t mlxRoundedBits(float v, DType t)
+{
+    return t == DType::BF16 ? floatToBf16(v) : floatToHalf(v);
+}
+float mlxFromBits(uint16_t b, DType t)
+{
+    return t == DType::BF16 ? bf16ToFloat(b) : halfToFloat(b);
+}
 
 // MLX affine: w = s * q + bias with bias = -s * z, scales and biases in the weight's dtype.
 // s * q and -s * z are exact in float32 and so is their sum (|q - z| < 2^8), so the result is
@@ -58,8 +65,8 @@ PackedWeight mlxPack(const WeightCodes& m, QuantScheme& s)
     if (m.bits < 2 || m.bits > 8 || m.bits == 7)
         throw Error("MLX packs 2, 3, 4, 5, 6 or 8-bit codes, not " + std::to_string(m.bits));
     if (std::find(std::begin(groups), std::end(groups), m.groupSize) == std::end(groups) || m.cols % m.groupSize)
-        throw Error("mlx.core.quantize takes groups of 32, 64 or 128 that divide K; the source has groups of " +
-                    std::to_string(m.groupSize) + " for K = " + std::to_string(m.cols));
+        throw Error("mlx.core.quantize takes groups of 32, 64 or 128 that divide K; the source has groups of "
+                    + std::to_string(m.groupSize) + " for K = " + std::to_string(m.cols));
     AffineQuantized q = affineFromCodes(m, AffineRule::Mlx);
     const DType st = m.scaleType;
     uint64_t inexact = 0;
@@ -70,11 +77,12 @@ PackedWeight mlxPack(const WeightCodes& m, QuantScheme& s)
     }
     PackedWeight out;
     if (inexact)
-        out.note = std::to_string(inexact) + " of " + std::to_string(q.zeros.size()) + " biases (-scale * zero) round to " +
-                   std::string(dtypeName(st)) + ": the MLX weight is not bit-identical (error below)";
+        out.note = std::to_string(inexact) + " of " + std::to_string(q.zeros.size())
+            + " biases (-scale * zero) round to " + std::string(dtypeName(st))
+            + ": the MLX weight is not bit-identical (error below)";
     const std::string sd(dtypeName(st));
-    out.inexactNote = "MLX dequantizes in " + sd + " arithmetic (q * scale and + bias each rounded to " + sd +
-                      "), the source in float32";
+    out.inexactNote = "MLX dequantizes in " + sd + " arithmetic (q * scale and + bias each rounded to " + sd
+        + "), the source in float32";
     out.tensors = packAffine(q, AffineTarget::Mlx, st);
     s.groupSize = int64_t(m.groupSize); // mlx-lm names the group size even when it is all of K
     return out;
@@ -85,7 +93,8 @@ void mlxBudget(std::vector<BudgetFormat>& out)
     const FormatInfo* mlx = findFormat("mlx-affine");
     for (int b : {2, 3, 4, 5, 6, 8})
         for (uint64_t g : {32, 64, 128})
-            out.push_back(budgetRow("mlx-" + std::to_string(b) + "-g" + std::to_string(g), mlx, BudgetKind::Mlx, b, g, false));
+            out.push_back(
+                budgetRow("mlx-" + std::to_string(b) + "-g" + std::to_string(g), mlx, BudgetKind::Mlx, b, g, false));
     markBudgetPresets(out, {{"mlx-4-g64", BudgetPreset::Headline}, {"mlx-8-g64", BudgetPreset::Common}});
 }
 
@@ -93,7 +102,8 @@ void mlxBudget(std::vector<BudgetFormat>& out)
 
 const FamilyTargets& mlxTargets()
 {
-    static const FamilyTargets t{mlxQuantizeScheme, mlxQuantize, mlxConfig, nullptr, mlxKeepsGroupIndex, mlxPack, mlxBudget};
+    static const FamilyTargets t{mlxQuantizeScheme,  mlxQuantize, mlxConfig, nullptr,
+                                 mlxKeepsGroupIndex, mlxPack,     mlxBudget};
     return t;
 }
 

@@ -32,15 +32,21 @@ void verifyMlxWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepor
         words.resize(4 * s.wordsPerRow, 0);
         repacked.insert(repacked.end(), words.begin(), words.end());
     }
-    checkRoundTrip(add, "qweight-roundtrip", s.packed, repacked, QT_TRANSLATE_NOOP("qs::Message", "stored weight words differ from their repacking (nonzero padding or sign-extended fields?): %1"));
+    checkRoundTrip(
+        add, "qweight-roundtrip", s.packed, repacked,
+        QT_TRANSLATE_NOOP(
+            "qs::Message",
+            "stored weight words differ from their repacking (nonzero padding or sign-extended fields?): %1"));
     // MLX's quantizer makes the larger-magnitude group edge exact: bias is that edge, and the
     // other edge is bias + scale * (2^b - 1). A bias of 0 with a nonzero scale is a zero-edge group.
     uint64_t zeroScale = 0;
     for (uint64_t i = 0; i < s.scales.size(); ++i)
         zeroScale += s.scales.at(i) == 0.0f && s.biases.at(i) != 0.0f;
     if (zeroScale)
-        add("scale", Message(QT_TRANSLATE_NOOP("qs::Message", "%1 groups have a zero scale but a nonzero bias (MLX clamps |scale| to 1e-7)"),
-                             {std::to_string(zeroScale)}),
+        add("scale",
+            Message(QT_TRANSLATE_NOOP("qs::Message",
+                                      "%1 groups have a zero scale but a nonzero bias (MLX clamps |scale| to 1e-7)"),
+                    {std::to_string(zeroScale)}),
             true);
 }
 

@@ -67,7 +67,8 @@ float f8e8m0ToF32(uint8_t v)
 }
 
 FloatView::FloatView(std::span<const uint8_t> bytes, DType dtype, const std::string& what)
-    : m_data(bytes.data()), m_dtype(dtype)
+    : m_data(bytes.data())
+    , m_dtype(dtype)
 {
     const unsigned bits = dtypeBits(dtype);
     if (!dtypeIsFloat(dtype) || bits < 8 || dtype == DType::C64)
@@ -112,11 +113,15 @@ void FloatView::read(uint64_t first, uint64_t count, float* out) const
 bool dtypeIsInteger(DType t)
 {
     switch (t) {
-    case DType::U8: case DType::I8: case DType::U16: case DType::I16: case DType::U32:
-    case DType::I32: case DType::U64: case DType::I64:
-        return true;
-    default:
-        return false;
+    case DType::U8:
+    case DType::I8:
+    case DType::U16:
+    case DType::I16:
+    case DType::U32:
+    case DType::I32:
+    case DType::U64:
+    case DType::I64: return true;
+    default: return false;
     }
 }
 
@@ -198,8 +203,8 @@ struct F8Table {
 
 const float* f8Table(DType t)
 {
-    static const F8Table e4m3(f8e4m3ToF32), e5m2(f8e5m2ToF32), e4m3fnuz(f8e4m3fnuzToF32),
-        e5m2fnuz(f8e5m2fnuzToF32), e8m0(f8e8m0ToF32);
+    static const F8Table e4m3(f8e4m3ToF32), e5m2(f8e5m2ToF32), e4m3fnuz(f8e4m3fnuzToF32), e5m2fnuz(f8e5m2fnuzToF32),
+        e8m0(f8e8m0ToF32);
     switch (t) {
     case DType::F8_E4M3: return e4m3.v;
     case DType::F8_E5M2: return e5m2.v;
@@ -221,8 +226,9 @@ bool simdDtype(DType d, SimdPath path)
 void floatElementsFast(const FloatTensor& t, uint64_t e0, uint64_t n, float* out, SimdPath path)
 {
     const uint8_t* p = t.bytes.data();
-    const auto kernel = simdKernel(path, SimdKernels<FloatElementsFn>{QS_X86(floatElementsAvx512), QS_X86(floatElementsAvx2),
-                                                                       QS_NEON(floatElementsNeon)});
+    const auto kernel = simdKernel(path,
+                                   SimdKernels<FloatElementsFn>{QS_X86(floatElementsAvx512), QS_X86(floatElementsAvx2),
+                                                                QS_NEON(floatElementsNeon)});
     if (kernel && simdDtype(t.dtype, path)) {
         kernel(t, e0, n, out);
         return;

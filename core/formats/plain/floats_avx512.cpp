@@ -18,7 +18,8 @@ void floatElementsAvx512(const FloatTensor& t, uint64_t e0, uint64_t n, float* o
     if (t.dtype == DType::F16) {
         const uint8_t* src = p + 2 * e0;
         for (; i + 16 <= n; i += 16)
-            _mm512_storeu_ps(out + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i))));
+            _mm512_storeu_ps(out + i,
+                             _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 2 * i))));
     } else if (t.dtype == DType::BF16) {
         const uint8_t* src = p + 2 * e0;
         for (; i + 16 <= n; i += 16) {

@@ -10,7 +10,8 @@ using HalfRowFn = void (*)(const uint16_t*, float*, size_t);
 
 void halfToFloatRow(const uint16_t* in, float* out, size_t n, SimdPath path)
 {
-    if (const auto kernel = simdKernel(path, SimdKernels<HalfRowFn>{nullptr, QS_X86(avx2::halfToFloatRow), QS_NEON(neon::halfToFloatRow)}))
+    if (const auto kernel = simdKernel(
+            path, SimdKernels<HalfRowFn>{nullptr, QS_X86(avx2::halfToFloatRow), QS_NEON(neon::halfToFloatRow)}))
         return kernel(in, out, n);
     for (size_t i = 0; i < n; ++i)
         out[i] = halfToFloat(in[i]);
@@ -27,7 +28,8 @@ void floatToHalfRow(const float* in, uint16_t* out, size_t n, SimdPath path)
 
 void bf16ToFloatRow(const uint16_t* in, float* out, size_t n, SimdPath path)
 {
-    if (const auto kernel = simdKernel(path, SimdKernels<HalfRowFn>{nullptr, QS_X86(avx2::bf16ToFloatRow), QS_NEON(neon::bf16ToFloatRow)}))
+    if (const auto kernel = simdKernel(
+            path, SimdKernels<HalfRowFn>{nullptr, QS_X86(avx2::bf16ToFloatRow), QS_NEON(neon::bf16ToFloatRow)}))
         return kernel(in, out, n);
     for (size_t i = 0; i < n; ++i)
         out[i] = bf16ToFloat(in[i]);

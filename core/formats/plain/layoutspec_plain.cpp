@@ -12,10 +12,11 @@ namespace {
 
 using layout::tensor;
 
-constexpr DType kPlainTypes[] = {DType::BOOL, DType::U8, DType::I8, DType::U16, DType::I16, DType::U32, DType::I32,
-                                 DType::U64, DType::I64, DType::F16, DType::BF16, DType::F32, DType::F64, DType::C64,
-                                 DType::F8_E4M3, DType::F8_E5M2, DType::F8_E4M3FNUZ, DType::F8_E5M2FNUZ, DType::F8_E8M0,
-                                 DType::F4, DType::F6_E2M3, DType::F6_E3M2};
+constexpr DType kPlainTypes[] = {DType::BOOL,    DType::U8,          DType::I8,          DType::U16,     DType::I16,
+                                 DType::U32,     DType::I32,         DType::U64,         DType::I64,     DType::F16,
+                                 DType::BF16,    DType::F32,         DType::F64,         DType::C64,     DType::F8_E4M3,
+                                 DType::F8_E5M2, DType::F8_E4M3FNUZ, DType::F8_E5M2FNUZ, DType::F8_E8M0, DType::F4,
+                                 DType::F6_E2M3, DType::F6_E3M2};
 
 LayoutSpec plainSpec(DType t)
 {
@@ -29,16 +30,20 @@ LayoutSpec plainSpec(DType t)
     s.wordBits = subByte ? 8 : int(bits);
     s.packAxis = subByte ? PackAxis::In : PackAxis::None;
     s.straddles = bits == 6;
-    s.signedness = dtypeIsFloat(t)                                        ? CodeSignedness::Float
-                   : (t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I64) ? CodeSignedness::TwosComplement
-                                                                          : CodeSignedness::Unsigned;
+    s.signedness = dtypeIsFloat(t)                                                  ? CodeSignedness::Float
+        : (t == DType::I8 || t == DType::I16 || t == DType::I32 || t == DType::I64) ? CodeSignedness::TwosComplement
+                                                                                    : CodeSignedness::Unsigned;
     s.zeroPoint = ZeroPointKind::None;
     s.formula = "W[n][k] = weight[n][k]";
     s.exactness = dtypeIsFloat(t) && bits <= 32 && t != DType::C64 ? "exact: every value is representable in f32"
-                  : t == DType::F64                                 ? "RNE of binary64 to f32"
-                                                                    : "not a float weight: values are shown raw";
-    s.tensors = {tensor("weight", dt, "[N, K] (any rank: leading dims fold into N)",
-                        [](const LayoutParams& p) { return std::vector<uint64_t>{p.N, p.K}; }, "the values")};
+        : t == DType::F64                                          ? "RNE of binary64 to f32"
+                                                                   : "not a float weight: values are shown raw";
+    s.tensors = {tensor(
+        "weight", dt, "[N, K] (any rank: leading dims fold into N)",
+        [](const LayoutParams& p) {
+            return std::vector<uint64_t>{p.N, p.K};
+        },
+        "the values")};
     s.padding = subByte ? "N*K*bits must be a multiple of 8 (safetensors rule)" : "none";
     if (subByte)
         s.notes = {"the safetensors reference defines no element order for sub-byte dtypes; locate() assumes "
@@ -66,8 +71,9 @@ LayoutSpec namedOnly(const char* id, const char* name, std::vector<std::string> 
     s.packAxis = PackAxis::None;
     s.formula = "not decoded: named by detection only";
     for (std::string& r : roles)
-        s.tensors.push_back(tensor(std::move(r), "?", "not modelled", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-                                   "member tensor detection recognises", true));
+        s.tensors.push_back(tensor(
+            std::move(r), "?", "not modelled", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
+            "member tensor detection recognises", true));
     s.notes = {note, "no locate(): the element layout is not modelled"};
     return s;
 }
@@ -82,7 +88,8 @@ void registerPlainLayouts(LayoutRegistry& r)
                     {"q_weight", "q_scale", "q_scale_max", "q_groups", "q_group_map", "q_perm", "q_invperm"},
                     "mixed 2..8-bit groups with a row permutation"));
     r.add(namedOnly("exl3", "ExLlamaV3 EXL3", {"trellis", "suh", "svh", "mcg", "mul1"}, "trellis-coded quantization"));
-    r.add(namedOnly("aqlm", "AQLM additive codebooks", {"codes", "codebooks", "scales"}, "sums of learned codebook vectors"));
+    r.add(namedOnly("aqlm", "AQLM additive codebooks", {"codes", "codebooks", "scales"},
+                    "sums of learned codebook vectors"));
     r.add(namedOnly("quanto", "optimum-quanto", {"weight._data", "weight._scale", "weight._shift"},
                     "qtensor data with scale (and shift)"));
 }

@@ -12,7 +12,7 @@ DequantRowsFn plainDequant(const FormatInfo& format)
 {
     // The float element types the float kernel widens; integers and sub-byte floats are
     // listed, not decoded.
-    static constexpr std::string_view decoded[] = {"f32",     "f16",     "bf16",        "f64",        "f8_e4m3",
+    static constexpr std::string_view decoded[] = {"f32",     "f16",         "bf16",        "f64",    "f8_e4m3",
                                                    "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e8m0"};
     for (std::string_view id : decoded)
         if (format.id == id)
@@ -24,7 +24,8 @@ DequantRowsFn plainDequant(const FormatInfo& format)
 
 const FamilyRow& plainFamily()
 {
-    static const FamilyRow row{FormatFamily::Plain, "plain", registerPlainLayouts, plainDequant, nullptr, &plainTargets()};
+    static const FamilyRow row{FormatFamily::Plain, "plain", registerPlainLayouts,
+                               plainDequant,        nullptr, &plainTargets()};
     return row;
 }
 

@@ -78,15 +78,24 @@ private slots:
     {
         QTest::addColumn<QString>("row");
         QTest::addColumn<QString>("format");
-        QTest::addRow("f16") << "f16" << "f16";
-        QTest::addRow("q4_k") << "gguf-q4_k" << "gguf-q4_k";
-        QTest::addRow("gptq") << "gptq-4-g128" << "gptq-v1";
-        QTest::addRow("awq") << "awq-4-g32" << "awq-gemm";
-        QTest::addRow("ct") << "ct-w8-channel-sym" << "compressed-tensors";
-        QTest::addRow("mlx") << "mlx-5-g64" << "mlx-affine";
-        QTest::addRow("nf4 nested") << "bnb-nf4-nested" << "bnb-nf4";
-        QTest::addRow("fp4") << "bnb-fp4" << "bnb-fp4";
-        QTest::addRow("int8") << "bnb-int8" << "bnb-int8";
+        QTest::addRow("f16") << "f16"
+                             << "f16";
+        QTest::addRow("q4_k") << "gguf-q4_k"
+                              << "gguf-q4_k";
+        QTest::addRow("gptq") << "gptq-4-g128"
+                              << "gptq-v1";
+        QTest::addRow("awq") << "awq-4-g32"
+                             << "awq-gemm";
+        QTest::addRow("ct") << "ct-w8-channel-sym"
+                            << "compressed-tensors";
+        QTest::addRow("mlx") << "mlx-5-g64"
+                             << "mlx-affine";
+        QTest::addRow("nf4 nested") << "bnb-nf4-nested"
+                                    << "bnb-nf4";
+        QTest::addRow("fp4") << "bnb-fp4"
+                             << "bnb-fp4";
+        QTest::addRow("int8") << "bnb-int8"
+                              << "bnb-int8";
     }
     void everyRowNamesItsFormat()
     {
@@ -101,26 +110,30 @@ private slots:
 
     void memoryTable()
     {
-        QCOMPARE(qs::budgetDefaultParamCounts(), (std::vector<uint64_t>{1000000000ull, 7000000000ull, 13000000000ull,
-                                                                       70000000000ull, 405000000000ull}));
+        QCOMPARE(
+            qs::budgetDefaultParamCounts(),
+            (std::vector<uint64_t>{1000000000ull, 7000000000ull, 13000000000ull, 70000000000ull, 405000000000ull}));
         const auto rows = qs::budgetTable(7000000000ull, 4.0);
         const qs::BudgetRow* q4k = nullptr;
         const qs::BudgetRow* f16 = nullptr;
         for (const auto& r : rows) {
-            if (r.format.id == "gguf-q4_k") q4k = &r;
-            if (r.format.id == "f16") f16 = &r;
+            if (r.format.id == "gguf-q4_k")
+                q4k = &r;
+            if (r.format.id == "f16")
+                f16 = &r;
         }
         QVERIFY(q4k && f16);
-        QCOMPARE(q4k->bytes, 7e9 * 4.5 / 8);           // 3.9375e9 bytes
+        QCOMPARE(q4k->bytes, 7e9 * 4.5 / 8); // 3.9375e9 bytes
         QCOMPARE(q4k->gb, 3.9375);
-        QCOMPARE(q4k->gib, 3.9375e9 / 1073741824.0);   // 3.667 GiB
+        QCOMPARE(q4k->gib, 3.9375e9 / 1073741824.0); // 3.667 GiB
         QCOMPARE(q4k->fits, std::optional<bool>(true));
         QCOMPARE(f16->gib, 14e9 / 1073741824.0);
         QCOMPARE(f16->fits, std::optional<bool>(false));
         QVERIFY(!qs::budgetTable(1000).front().fits.has_value());
         // A layer too narrow for 256-weight blocks leaves the k-quants out.
         bool hasK = false;
-        for (const auto& r : qs::budgetTable(1000, std::nullopt, 64, 64)) hasK |= r.format.id == "gguf-q4_k";
+        for (const auto& r : qs::budgetTable(1000, std::nullopt, 64, 64))
+            hasK |= r.format.id == "gguf-q4_k";
         QVERIFY(!hasK);
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::budgetStoredBytes(fmt("gguf-q4_k"), 64, 64));
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::budgetStoredBytes(fmt("mlx-4-g64"), 64, 96));
@@ -142,17 +155,38 @@ private slots:
         const QStringList gptq = {"qweight", "qzeros", "scales", "g_idx"};
         const QStringList awq = {"qweight", "qzeros", "scales"};
         const QStringList ct = {"weight_packed", "weight_scale", "weight_shape", "weight_zero_point"};
-        const QStringList bnb = {"weight", "weight.absmax", "weight.quant_map", "weight.nested_absmax", "weight.nested_quant_map"};
-        QTest::addRow("gptq w4 g128") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj" << "gptq-4-g128" << 2 << gptq;
-        QTest::addRow("gptq w3 g32 q_proj") << "gptq-w3-g32-asym" << "model.layers.0.self_attn.q_proj" << "gptq-3-g32" << 2 << gptq;
-        QTest::addRow("gptq w2 g32") << "gptq-w2-g32-asym" << "model.layers.0.mlp.down_proj" << "gptq-2-g32" << 2 << gptq;
-        QTest::addRow("gptq w8 g128") << "gptq-w8-g128-sym" << "model.layers.0.mlp.down_proj" << "gptq-8-g128" << 2 << gptq;
-        QTest::addRow("awq g32") << "awq-gemm-w4-g32" << "model.layers.0.mlp.down_proj" << "awq-4-g32" << 2 << awq;
-        QTest::addRow("ct g32 asym gate") << "ct-pack-w4a16-g32-asym" << "model.layers.0.self_attn.q_proj" << "ct-w4-g32-asym" << 4 << ct;
-        QTest::addRow("ct channel asym gate") << "ct-pack-w4a16-channel-asym" << "model.layers.0.mlp.gate_proj" << "ct-w4-channel-asym" << 4 << ct;
-        QTest::addRow("ct w8 channel") << "ct-pack-w8a16-channel-sym" << "model.layers.0.mlp.gate_proj" << "ct-w8-channel-sym" << 4 << ct;
-        QTest::addRow("nf4") << "bnb-nf4" << "model.layers.0.mlp.gate_proj" << "bnb-nf4" << 2 << bnb;
-        QTest::addRow("nf4 nested") << "bnb-nf4-doublequant" << "model.layers.0.mlp.down_proj" << "bnb-nf4-nested" << 2 << bnb;
+        const QStringList bnb = {"weight", "weight.absmax", "weight.quant_map", "weight.nested_absmax",
+                                 "weight.nested_quant_map"};
+        QTest::addRow("gptq w4 g128") << "gptq-w4-g128-sym"
+                                      << "model.layers.0.mlp.down_proj"
+                                      << "gptq-4-g128" << 2 << gptq;
+        QTest::addRow("gptq w3 g32 q_proj") << "gptq-w3-g32-asym"
+                                            << "model.layers.0.self_attn.q_proj"
+                                            << "gptq-3-g32" << 2 << gptq;
+        QTest::addRow("gptq w2 g32") << "gptq-w2-g32-asym"
+                                     << "model.layers.0.mlp.down_proj"
+                                     << "gptq-2-g32" << 2 << gptq;
+        QTest::addRow("gptq w8 g128") << "gptq-w8-g128-sym"
+                                      << "model.layers.0.mlp.down_proj"
+                                      << "gptq-8-g128" << 2 << gptq;
+        QTest::addRow("awq g32") << "awq-gemm-w4-g32"
+                                 << "model.layers.0.mlp.down_proj"
+                                 << "awq-4-g32" << 2 << awq;
+        QTest::addRow("ct g32 asym gate") << "ct-pack-w4a16-g32-asym"
+                                          << "model.layers.0.self_attn.q_proj"
+                                          << "ct-w4-g32-asym" << 4 << ct;
+        QTest::addRow("ct channel asym gate") << "ct-pack-w4a16-channel-asym"
+                                              << "model.layers.0.mlp.gate_proj"
+                                              << "ct-w4-channel-asym" << 4 << ct;
+        QTest::addRow("ct w8 channel") << "ct-pack-w8a16-channel-sym"
+                                       << "model.layers.0.mlp.gate_proj"
+                                       << "ct-w8-channel-sym" << 4 << ct;
+        QTest::addRow("nf4") << "bnb-nf4"
+                             << "model.layers.0.mlp.gate_proj"
+                             << "bnb-nf4" << 2 << bnb;
+        QTest::addRow("nf4 nested") << "bnb-nf4-doublequant"
+                                    << "model.layers.0.mlp.down_proj"
+                                    << "bnb-nf4-nested" << 2 << bnb;
     }
     void matchesStoredFixtureBytes()
     {
@@ -161,14 +195,19 @@ private slots:
         QFETCH(QString, format);
         QFETCH(int, scaleBytes);
         QFETCH(QStringList, suffixes);
-        const auto ck = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ck = qs::openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors"))
+                .toStdString());
         uint64_t stored = 0;
         for (const QString& s : suffixes)
             if (const qs::TensorEntry* t = ck->find((module + QLatin1Char('.') + s).toStdString()))
                 stored += t->nbytes;
-        const struct { const char* m; uint64_t n, k; } shapes[] = {
-            {"model.layers.0.mlp.down_proj", 128, 256}, {"model.layers.0.self_attn.q_proj", 64, 64},
-            {"model.layers.0.mlp.gate_proj", 172, 64}};
+        const struct {
+            const char* m;
+            uint64_t n, k;
+        } shapes[] = {{"model.layers.0.mlp.down_proj", 128, 256},
+                      {"model.layers.0.self_attn.q_proj", 64, 64},
+                      {"model.layers.0.mlp.gate_proj", 172, 64}};
         uint64_t n = 0, k = 0;
         for (const auto& s : shapes)
             if (module == QLatin1String(s.m)) {
@@ -192,9 +231,9 @@ private slots:
         QTest::addColumn<QString>("tensor");
         QTest::addColumn<QString>("format");
         for (const char* src : {"synthetic", "synthetic4096", "real"})
-            for (const char* t : {"q4_0", "q4_1", "q5_0", "q5_1", "q8_0", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k",
-                                  "iq4_nl", "iq4_xs", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "iq1_s",
-                                  "iq1_m", "tq1_0", "tq2_0"})
+            for (const char* t : {"q4_0",  "q4_1",    "q5_0",  "q5_1",   "q8_0",   "q2_k",    "q3_k",
+                                  "q4_k",  "q5_k",    "q6_k",  "iq4_nl", "iq4_xs", "iq2_xxs", "iq2_xs",
+                                  "iq2_s", "iq3_xxs", "iq3_s", "iq1_s",  "iq1_m",  "tq1_0",   "tq2_0"})
                 QTest::addRow("%s.%s", src, t) << QStringLiteral("%1.%2").arg(QLatin1String(src), QLatin1String(t))
                                                << QStringLiteral("gguf-%1").arg(QLatin1String(t));
     }
@@ -202,7 +241,8 @@ private slots:
     {
         QFETCH(QString, tensor);
         QFETCH(QString, format);
-        static const auto ck = qs::openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+        static const auto ck =
+            qs::openCheckpoint(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
         const qs::TensorEntry* t = ck->find(tensor.toStdString());
         QVERIFY(t);
         QCOMPARE(t->shape.size(), size_t(2));

@@ -87,7 +87,8 @@ struct Synthetic {
 
 // An HF folder (model.safetensors + config.json) and a GGUF made from it the way
 // convert_hf_to_gguf.py does (q/k permuted unless `permute` is false; norms + normShift).
-void writePair(const QString& hfDir, const QString& ggufPath, const std::string& arch, bool permute, float normShift = 0)
+void writePair(const QString& hfDir, const QString& ggufPath, const std::string& arch, bool permute,
+               float normShift = 0)
 {
     const Synthetic s;
     const uint64_t kvRows = kDim / kHeads * kHeadsKv;
@@ -200,7 +201,8 @@ private slots:
         QTest::addColumn<QString>("hf");
         QTest::addColumn<QString>("gguf");
         const auto row = [](const char* arch, const char* hf, const char* gguf) {
-            QTest::addRow("%s %s", arch, hf) << QString::fromLatin1(arch) << QString::fromLatin1(hf) << QString::fromLatin1(gguf);
+            QTest::addRow("%s %s", arch, hf)
+                << QString::fromLatin1(arch) << QString::fromLatin1(hf) << QString::fromLatin1(gguf);
         };
         row("llama", "model.embed_tokens.weight", "token_embd.weight");
         row("llama", "model.norm.weight", "output_norm.weight");
@@ -464,10 +466,12 @@ private slots:
         const Synthetic s;
         const QString hf = tmp.filePath(QStringLiteral("hf.safetensors"));
         const QString gg = tmp.filePath(QStringLiteral("m.gguf"));
-        writeSafetensors(hf.toStdString(), {{"model.layers.0.self_attn.q_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)},
-                                            {"model.layers.0.mlp.up_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)}});
+        writeSafetensors(hf.toStdString(),
+                         {{"model.layers.0.self_attn.q_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)},
+                          {"model.layers.0.mlp.up_proj.weight", DType::F32, {kDim, kDim}, bytesOf(s.q)}});
         writeGguf(gg.toStdString(), {{"general.architecture", metaStr("llama")}},
-                  {{"blk.0.attn_q.weight", 0, {kDim, kDim}, bytesOf(s.q)}, {"blk.0.ffn_up.weight", 0, {kDim, kDim}, bytesOf(s.q)}});
+                  {{"blk.0.attn_q.weight", 0, {kDim, kDim}, bytesOf(s.q)},
+                   {"blk.0.ffn_up.weight", 0, {kDim, kDim}, bytesOf(s.q)}});
         const DiffResult r = diffCheckpoints(*openCheckpoint(hf.toStdString()), *openCheckpoint(gg.toStdString()), {});
         QCOMPARE(r.weights.size(), size_t(1));
         QCOMPARE(r.skipped.size(), size_t(1));
@@ -479,8 +483,8 @@ private slots:
             diffCheckpoints(*openCheckpoint(hf.toStdString()), *openCheckpoint(gg.toStdString()), only);
             QFAIL("comparing nothing passed");
         } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).find("nothing compared") != std::string::npos &&
-                         std::string(e.what()).find("head count") != std::string::npos,
+            QVERIFY2(std::string(e.what()).find("nothing compared") != std::string::npos
+                         && std::string(e.what()).find("head count") != std::string::npos,
                      e.what());
         }
     }
@@ -506,18 +510,23 @@ private slots:
             b[i] = (i % 3 == 0) ? a[i] : a[i] + float(int32_t(x % 1000) - 500) * 1e-6f;
         }
         const float inf = std::numeric_limits<float>::infinity();
-        a[1] = inf, b[1] = inf;                                      // equal infinities: equal
-        a[2] = std::numeric_limits<float>::quiet_NaN();              // non-finite, differing
-        b[4] = -inf;                                                 // non-finite, differing
-        a[5] = 0.0f, b[5] = 2.0f;                                    // the largest |a - b| first here...
-        a[size_t(n) - 1] = 1.0f, b[size_t(n) - 1] = -1.0f;           // ... and again in another lane
+        a[1] = inf, b[1] = inf; // equal infinities: equal
+        a[2] = std::numeric_limits<float>::quiet_NaN(); // non-finite, differing
+        b[4] = -inf; // non-finite, differing
+        a[5] = 0.0f, b[5] = 2.0f; // the largest |a - b| first here...
+        a[size_t(n) - 1] = 1.0f, b[size_t(n) - 1] = -1.0f; // ... and again in another lane
         DiffLanes s;
         scanDiff(a.data(), b.data(), uint64_t(n), 1000, s);
         for (const SimdPath path : cpuSimdPaths()) {
             DiffLanes v;
             scanDiff(a.data(), b.data(), uint64_t(n), 1000, v, path);
-            for (const auto& [p, q] : {std::pair{s.sumSq, v.sumSq}, {s.sumAbs, v.sumAbs}, {s.sumSigned, v.sumSigned},
-                                       {s.aSq, v.aSq}, {s.bSq, v.bSq}, {s.dot, v.dot}, {s.maxAbs, v.maxAbs}})
+            for (const auto& [p, q] : {std::pair{s.sumSq, v.sumSq},
+                                       {s.sumAbs, v.sumAbs},
+                                       {s.sumSigned, v.sumSigned},
+                                       {s.aSq, v.aSq},
+                                       {s.bSq, v.bSq},
+                                       {s.dot, v.dot},
+                                       {s.maxAbs, v.maxAbs}})
                 QCOMPARE(std::memcmp(p, q, 8 * sizeof(double)), 0);
             QCOMPARE(std::memcmp(s.maxAt, v.maxAt, sizeof s.maxAt), 0);
             QCOMPARE(s.nonFinite, v.nonFinite);
@@ -544,7 +553,8 @@ private slots:
         // recomputed here from the full matrices.
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const auto q = openCheckpoint((variantDir(QStringLiteral("gptq-w3-g32-asym")) + QStringLiteral("/model.safetensors")).toStdString());
+        const auto q = openCheckpoint(
+            (variantDir(QStringLiteral("gptq-w3-g32-asym")) + QStringLiteral("/model.safetensors")).toStdString());
         const LogicalWeight* w = q->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         const std::vector<float> x = dequantizeWeight(*q, *w, SimdPath::Scalar);
@@ -552,7 +562,8 @@ private slots:
         for (size_t i = 0; i < y.size(); ++i)
             y[i] = x[i] + (i % 5 == 0 ? float(i % 7) * 0.01f : 0.0f);
         const QString other = tmp.filePath(QStringLiteral("ref.safetensors"));
-        writeSafetensors(other.toStdString(), {{"model.layers.0.mlp.down_proj.weight", DType::F32, {128, 256}, bytesOf(y)}});
+        writeSafetensors(other.toStdString(),
+                         {{"model.layers.0.mlp.down_proj.weight", DType::F32, {128, 256}, bytesOf(y)}});
         const auto ref = openCheckpoint(other.toStdString());
         DiffOptions opt;
         opt.weight = "model.layers.0.mlp.down_proj";
@@ -640,12 +651,18 @@ private slots:
         QTest::addColumn<QString>("variant");
         QTest::addColumn<QString>("tensor");
         QTest::addColumn<int>("what");
-        QTest::addRow("wrong axis") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qweight" << 0;
-        QTest::addRow("AWQ order missing") << "awq-gemm-w4-g32" << "model.layers.0.mlp.down_proj.qweight" << 1;
-        QTest::addRow("zero off by one") << "gptq-w4-g32-asym" << "model.layers.0.mlp.down_proj.qzeros" << 2;
-        QTest::addRow("dropped act-order permutation") << "gptq-w4-g32-sym-actorder" << "model.layers.0.mlp.down_proj.g_idx" << 3;
-        QTest::addRow("sign-extended top slot") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qzeros" << 4;
-        QTest::addRow("untouched copy") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qzeros" << 5;
+        QTest::addRow("wrong axis") << "gptq-w4-g128-sym"
+                                    << "model.layers.0.mlp.down_proj.qweight" << 0;
+        QTest::addRow("AWQ order missing") << "awq-gemm-w4-g32"
+                                           << "model.layers.0.mlp.down_proj.qweight" << 1;
+        QTest::addRow("zero off by one") << "gptq-w4-g32-asym"
+                                         << "model.layers.0.mlp.down_proj.qzeros" << 2;
+        QTest::addRow("dropped act-order permutation") << "gptq-w4-g32-sym-actorder"
+                                                       << "model.layers.0.mlp.down_proj.g_idx" << 3;
+        QTest::addRow("sign-extended top slot") << "gptq-w4-g128-sym"
+                                                << "model.layers.0.mlp.down_proj.qzeros" << 4;
+        QTest::addRow("untouched copy") << "gptq-w4-g128-sym"
+                                        << "model.layers.0.mlp.down_proj.qzeros" << 5;
     }
     void wrongConversions()
     {
@@ -654,48 +671,49 @@ private slots:
         QFETCH(int, what);
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const bool ok = corruptedCopy(tmp.path(), variant, tensor.toStdString(), [what](const Checkpoint& c, std::vector<uint8_t>& b) {
-            const size_t words = b.size() / 4;
-            switch (what) {
-            case 0: { // packed along the wrong axis: 8 consecutive codes of the [N, K] matrix per word, in word order
-                const WeightCodes codes = extractCodes(c, *c.findWeight("model.layers.0.mlp.down_proj"));
-                for (size_t i = 0; i < words; ++i) {
-                    uint32_t w = 0;
-                    for (int s = 0; s < 8; ++s)
-                        w |= uint32_t(codes.codes[i * 8 + size_t(s)] & 15) << (4 * s);
-                    setWord(b, i, w);
+        const bool ok = corruptedCopy(
+            tmp.path(), variant, tensor.toStdString(), [what](const Checkpoint& c, std::vector<uint8_t>& b) {
+                const size_t words = b.size() / 4;
+                switch (what) {
+                case 0: { // packed along the wrong axis: 8 consecutive codes of the [N, K] matrix per word, in word
+                          // order
+                    const WeightCodes codes = extractCodes(c, *c.findWeight("model.layers.0.mlp.down_proj"));
+                    for (size_t i = 0; i < words; ++i) {
+                        uint32_t w = 0;
+                        for (int s = 0; s < 8; ++s)
+                            w |= uint32_t(codes.codes[i * 8 + size_t(s)] & 15) << (4 * s);
+                        setWord(b, i, w);
+                    }
+                    break;
                 }
-                break;
-            }
-            case 1: // AWQ words written in plain slot order (the [0 2 4 6 1 3 5 7] interleave not applied)
-                for (size_t i = 0; i < words; ++i) {
-                    static constexpr int kOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};
-                    const uint32_t w = word(b, i);
-                    uint32_t out = 0;
-                    for (int p = 0; p < 8; ++p)
-                        out |= ((w >> (4 * kOrder[p])) & 15u) << (4 * p);
-                    setWord(b, i, out);
+                case 1: // AWQ words written in plain slot order (the [0 2 4 6 1 3 5 7] interleave not applied)
+                    for (size_t i = 0; i < words; ++i) {
+                        static constexpr int kOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+                        const uint32_t w = word(b, i);
+                        uint32_t out = 0;
+                        for (int p = 0; p < 8; ++p)
+                            out |= ((w >> (4 * kOrder[p])) & 15u) << (4 * p);
+                        setWord(b, i, out);
+                    }
+                    break;
+                case 2: // v2 zeros (z) in a checkpoint declared v1 (z - 1): every field one too high
+                    for (size_t i = 0; i < words; ++i) {
+                        uint32_t w = word(b, i), out = 0;
+                        for (int s = 0; s < 8; ++s)
+                            out |= std::min(15u, ((w >> (4 * s)) & 15u) + 1) << (4 * s);
+                        setWord(b, i, out);
+                    }
+                    break;
+                case 3: // act-order g_idx replaced by k / group_size
+                    for (size_t k = 0; k < words; ++k)
+                        setWord(b, k, uint32_t(k / 32));
+                    break;
+                case 4: // a v1 zero of -1 in slot 5 sign-extended over slots 5..7
+                    setWord(b, 0, word(b, 0) | 0xFFF00000u);
+                    break;
+                default: break;
                 }
-                break;
-            case 2: // v2 zeros (z) in a checkpoint declared v1 (z - 1): every field one too high
-                for (size_t i = 0; i < words; ++i) {
-                    uint32_t w = word(b, i), out = 0;
-                    for (int s = 0; s < 8; ++s)
-                        out |= std::min(15u, ((w >> (4 * s)) & 15u) + 1) << (4 * s);
-                    setWord(b, i, out);
-                }
-                break;
-            case 3: // act-order g_idx replaced by k / group_size
-                for (size_t k = 0; k < words; ++k)
-                    setWord(b, k, uint32_t(k / 32));
-                break;
-            case 4: // a v1 zero of -1 in slot 5 sign-extended over slots 5..7
-                setWord(b, 0, word(b, 0) | 0xFFF00000u);
-                break;
-            default:
-                break;
-            }
-        });
+            });
         QVERIFY(ok);
         const auto good = openCheckpoint((variantDir(variant) + QStringLiteral("/model.safetensors")).toStdString());
         const auto bad = openCheckpoint((tmp.path() + QStringLiteral("/model.safetensors")).toStdString());
@@ -716,9 +734,9 @@ private slots:
         QCOMPARE(r.weights[0].nameA, d->nameA); // the broken weight is listed first
         QVERIFY(d->maxAbs > 1e-3);
         QVERIFY(d->differing > 0);
-        qInfo("%s: max %.4g rel %.4g, %llu of %llu elements differ", qPrintable(QString::fromLatin1(QTest::currentDataTag())),
-              d->maxAbs, d->relativeError, static_cast<unsigned long long>(d->differing),
-              static_cast<unsigned long long>(d->count));
+        qInfo("%s: max %.4g rel %.4g, %llu of %llu elements differ",
+              qPrintable(QString::fromLatin1(QTest::currentDataTag())), d->maxAbs, d->relativeError,
+              static_cast<unsigned long long>(d->differing), static_cast<unsigned long long>(d->count));
     }
 };
 

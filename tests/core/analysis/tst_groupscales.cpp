@@ -40,8 +40,8 @@ private slots:
     void packedEqualsExtractCodes_data()
     {
         QTest::addColumn<QString>("dir");
-        for (const char* d : {"gptq-w4-g32-sym-actorder", "gptq-w4-g128-asym-actorder", "gptq-w3-g32-asym", "gptq-w2-g32-asym",
-                              "gptq-w8-g128-sym", "awq-gemm-w4-g32", "awq-gemm-w4-g128"})
+        for (const char* d : {"gptq-w4-g32-sym-actorder", "gptq-w4-g128-asym-actorder", "gptq-w3-g32-asym",
+                              "gptq-w2-g32-asym", "gptq-w8-g128-sym", "awq-gemm-w4-g32", "awq-gemm-w4-g128"})
             QTest::addRow("%s", d) << QString::fromLatin1(d);
     }
     void packedEqualsExtractCodes()
@@ -227,8 +227,8 @@ private slots:
     {
         QFETCH(int, reduce);
         QFETCH(QVector<float>, expected);
-        const std::vector<float> grid{0, 1, -7, 3,  4,      //
-                                      5, 6, 2,  8,  9,      //
+        const std::vector<float> grid{0,  1,  -7, 3,  4, //
+                                      5,  6,  2,  8,  9, //
                                       10, 11, 12, 13, 14};
         const qs::DecimatedGrid d = qs::decimateGrid(grid, 3, 5, 2, 2, qs::CellReduce(reduce));
         QCOMPARE(d.rows, uint64_t(2));

@@ -52,7 +52,8 @@ enum ChildExit { Accepted = 0, Refused = 2, BadAlloc = 3, OtherException = 4, Si
 
 // What stats does with a weight (corpus entries): its histograms, and its error requantized to
 // GPTQ 4-bit with the default activations [16, K]. A qs::Error must name the entry.
-int analyse(const qs::Checkpoint& ckpt, const qs::LogicalWeight& w, const std::string& mustName, bool scalar, size_t& sink)
+int analyse(const qs::Checkpoint& ckpt, const qs::LogicalWeight& w, const std::string& mustName, bool scalar,
+            size_t& sink)
 {
     qs::StatsOptions opt;
     opt.path = scalar ? qs::SimdPath::Scalar : qs::bestSimdPath();
@@ -126,7 +127,7 @@ int exercise(const std::string& path, const std::string& mustName, bool scalar, 
 
 struct Outcome {
     bool ok = false;
-    int code = -1;   // exit code, or -signal
+    int code = -1; // exit code, or -signal
     QString what;
 };
 
@@ -157,18 +158,17 @@ Outcome finishIsolated(pid_t pid)
         o.what = QStringLiteral("fork failed");
         return o;
     }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) { }
     if (WIFSIGNALED(status)) {
         o.code = -WTERMSIG(status);
-        o.what = WTERMSIG(status) == SIGALRM ? QStringLiteral("timeout") : QStringLiteral("signal %1").arg(WTERMSIG(status));
+        o.what =
+            WTERMSIG(status) == SIGALRM ? QStringLiteral("timeout") : QStringLiteral("signal %1").arg(WTERMSIG(status));
     } else {
         o.code = WEXITSTATUS(status);
         o.ok = o.code == Accepted || o.code == Refused;
-        static const std::map<int, const char*> names{
-            {BadAlloc, "std::bad_alloc (allocation beyond the memory bound)"},
-            {OtherException, "exception other than qs::Error"},
-            {SilentError, "error message empty or not naming the file"}};
+        static const std::map<int, const char*> names{{BadAlloc, "std::bad_alloc (allocation beyond the memory bound)"},
+                                                      {OtherException, "exception other than qs::Error"},
+                                                      {SilentError, "error message empty or not naming the file"}};
         o.what = names.count(o.code) ? QString::fromLatin1(names.at(o.code)) : QStringLiteral("exit %1").arg(o.code);
     }
     return o;
@@ -280,9 +280,11 @@ private slots:
     {
         QTest::addColumn<int>("target");
         for (size_t i = 0; i < m_targets.size(); ++i)
-            QTest::addRow("%s", qPrintable(QFileInfo(m_targets[i].mutate).fileName() == QLatin1String("model.safetensors")
-                                               ? m_targets[i].name
-                                               : m_targets[i].name + QLatin1Char('/') + QFileInfo(m_targets[i].mutate).fileName()))
+            QTest::addRow(
+                "%s",
+                qPrintable(QFileInfo(m_targets[i].mutate).fileName() == QLatin1String("model.safetensors")
+                               ? m_targets[i].name
+                               : m_targets[i].name + QLatin1Char('/') + QFileInfo(m_targets[i].mutate).fileName()))
                 << int(i);
     }
 
@@ -326,7 +328,8 @@ private slots:
             const QString dir = m_tmp.path() + QStringLiteral("/slot%1").arg(k);
             QVERIFY(QDir().mkpath(dir));
             std::filesystem::copy(t.open.toStdString(), (dir + QLatin1Char('/') + top).toStdString(),
-                                  std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+                                  std::filesystem::copy_options::recursive
+                                      | std::filesystem::copy_options::overwrite_existing);
             copies.emplace_back((dir + QLatin1Char('/') + top).toStdString(), dir + QLatin1Char('/') + top + inside);
         }
         const std::string name = t.name.toStdString();
@@ -349,15 +352,16 @@ private slots:
                 (o.code == Accepted ? accepted : refused)++;
             }
         }
-        qInfo("%s: %zu cases (%zu truncations), %d accepted, %d refused", qPrintable(t.name), cases.size(),
-              cuts.size(), accepted, refused);
+        qInfo("%s: %zu cases (%zu truncations), %d accepted, %d refused", qPrintable(t.name), cases.size(), cuts.size(),
+              accepted, refused);
         if (!failures.isEmpty())
             m_tmp.setAutoRemove(false);
-        QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 of %2 cases failed (inputs kept in %3/failed):\n")
-                                                    .arg(failures.size())
-                                                    .arg(cases.size())
-                                                    .arg(m_tmp.path())
-                                                + failures.mid(0, 20).join(QLatin1Char('\n'))));
+        QVERIFY2(failures.isEmpty(),
+                 qPrintable(QStringLiteral("%1 of %2 cases failed (inputs kept in %3/failed):\n")
+                                .arg(failures.size())
+                                .arg(cases.size())
+                                .arg(m_tmp.path())
+                            + failures.mid(0, 20).join(QLatin1Char('\n'))));
     }
 
     void sweepMemory()
@@ -375,15 +379,15 @@ private slots:
     void cliSample_data()
     {
         QTest::addColumn<QString>("fixture"); // relative to the fixtures folder
-        QTest::addColumn<QString>("mutate");  // the file inside a folder fixture
+        QTest::addColumn<QString>("mutate"); // the file inside a folder fixture
         QTest::addColumn<int>("row");
         QTest::addRow("ggml-types.gguf") << QStringLiteral("gguf/ggml-types.gguf") << QString() << 0;
         QTest::addRow("sources.safetensors") << QStringLiteral("safetensors/sources.safetensors") << QString() << 1;
         const QDir st(qstest::fixture(QStringLiteral("safetensors")));
         int row = 2;
         for (const QString& dir : st.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-            QTest::addRow("%s", qPrintable(dir)) << QStringLiteral("safetensors/") + dir << QStringLiteral("model.safetensors")
-                                                 << row++;
+            QTest::addRow("%s", qPrintable(dir))
+                << QStringLiteral("safetensors/") + dir << QStringLiteral("model.safetensors") << row++;
     }
 
     void cliSample()
@@ -473,8 +477,9 @@ private slots:
         QFETCH(QString, path);
         // Copied first: the reader must never depend on the file's name or location.
         const QString to = m_tmp.path() + QStringLiteral("/corpus-") + QFileInfo(path).fileName();
-        std::filesystem::copy(path.toStdString(), to.toStdString(), std::filesystem::copy_options::recursive
-                                                                        | std::filesystem::copy_options::overwrite_existing);
+        std::filesystem::copy(path.toStdString(), to.toStdString(),
+                              std::filesystem::copy_options::recursive
+                                  | std::filesystem::copy_options::overwrite_existing);
         // Stats' analyses too: the histograms and the requantized error with default activations.
         const Outcome o = runIsolated(to.toStdString(), QFileInfo(path).fileName().toStdString(), false, true);
         QVERIFY2(o.ok, qPrintable(o.what));

@@ -69,7 +69,7 @@ MetaValue u32(uint64_t v)
 struct GgufEntry {
     std::string name;
     uint64_t columns;
-    std::vector<float> sums;   // matrices x columns
+    std::vector<float> sums; // matrices x columns
     std::vector<float> counts; // per matrix
 };
 
@@ -82,12 +82,14 @@ std::vector<uint8_t> floatBytes(const std::vector<float>& v)
 
 // The GGUF llama-imatrix's save_imatrix writes: general.type, the imatrix keys, per entry
 // <name>.in_sum2 [columns, matrices], <name>.counts [1, matrices] and <name>.in_sum.
-void writeImatrixGguf(const std::string& path, const std::vector<GgufEntry>& entries, const std::string& type = "imatrix")
+void writeImatrixGguf(const std::string& path, const std::vector<GgufEntry>& entries,
+                      const std::string& type = "imatrix")
 {
     GgufMetadata meta;
     meta.emplace_back("general.type", str(type));
-    meta.emplace_back("imatrix.datasets", MetaValue{MetaValue::Type::Array, MetaValue::Type::String,
-                                                    std::vector<MetaValue>{str("a.txt"), str("b.txt")}});
+    meta.emplace_back(
+        "imatrix.datasets",
+        MetaValue{MetaValue::Type::Array, MetaValue::Type::String, std::vector<MetaValue>{str("a.txt"), str("b.txt")}});
     meta.emplace_back("imatrix.chunk_count", u32(12));
     meta.emplace_back("imatrix.chunk_size", u32(512));
     std::vector<std::vector<uint8_t>> blobs;
@@ -106,7 +108,8 @@ void writeImatrixGguf(const std::string& path, const std::vector<GgufEntry>& ent
 }
 
 // A float GGUF checkpoint of F32 tensors.
-std::string writeFloatGguf(const std::string& path, const std::vector<std::pair<std::string, std::vector<uint64_t>>>& shapes,
+std::string writeFloatGguf(const std::string& path,
+                           const std::vector<std::pair<std::string, std::vector<uint64_t>>>& shapes,
                            const std::vector<std::vector<float>>& values)
 {
     GgufMetadata meta;
@@ -130,7 +133,8 @@ void expectError(const std::function<void()>& f, const std::vector<std::string>&
         const std::string what = e.what();
         for (const std::string& p : parts)
             if (what.find(p) == std::string::npos)
-                QFAIL(qPrintable(QStringLiteral("'%1' lacks '%2'").arg(QString::fromStdString(what), QString::fromStdString(p))));
+                QFAIL(qPrintable(
+                    QStringLiteral("'%1' lacks '%2'").arg(QString::fromStdString(what), QString::fromStdString(p))));
         return;
     }
     QFAIL("no qs::Error");
@@ -172,9 +176,10 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("imatrix.gguf")).toStdString();
-        writeImatrixGguf(path, {{"blk.0.attn_q.weight", 4, {2, 4, 6, 8}, {2}},
-                                // Two experts, the second never routed to: 1 per channel.
-                                {"blk.0.ffn_up_exps.weight", 3, {3, 6, 9, 5, 5, 5}, {3, 0}}});
+        writeImatrixGguf(path,
+                         {{"blk.0.attn_q.weight", 4, {2, 4, 6, 8}, {2}},
+                          // Two experts, the second never routed to: 1 per channel.
+                          {"blk.0.ffn_up_exps.weight", 3, {3, 6, 9, 5, 5, 5}, {3, 0}}});
         const Imatrix im = readImatrix(path);
         QCOMPARE(im.format, ImatrixFormat::Gguf);
         QCOMPARE(im.datasets, (std::vector<std::string>{"a.txt", "b.txt"}));
@@ -208,18 +213,31 @@ private slots:
         const int32_t many = 1 << 30;
         std::memcpy(huge.data(), &many, 4);
         expectError([&] { (void)readImatrixMemory("h.dat", spanOf(huge)); }, {"h.dat", "entry count"});
-        expectError([&] { (void)readImatrixMemory("n.dat", spanOf(legacyBytes({{"w", -1, {1}}}))); },
-                    {"n.dat", "'w'", "ncall -1"});
-        expectError([&] { (void)readImatrixMemory("z.dat", spanOf(legacyBytes({{"w", 1, {}}}))); },
-                    {"z.dat", "'w'", "value count 0"});
-        expectError([&] { (void)readImatrixMemory("d.dat", spanOf(legacyBytes({{"w", 1, {1}}, {"w", 1, {1}}}))); },
-                    {"d.dat", "entry 2 of 2 'w'", "second entry"});
-        expectError([&] { (void)readImatrixMemory("nan.dat", spanOf(legacyBytes({{"w", 1, {std::nanf("")}}}))); },
-                    {"nan.dat", "'w'"});
+        expectError(
+            [&] {
+                (void)readImatrixMemory("n.dat", spanOf(legacyBytes({{"w", -1, {1}}})));
+            },
+            {"n.dat", "'w'", "ncall -1"});
+        expectError(
+            [&] {
+                (void)readImatrixMemory("z.dat", spanOf(legacyBytes({{"w", 1, {}}})));
+            },
+            {"z.dat", "'w'", "value count 0"});
+        expectError(
+            [&] {
+                (void)readImatrixMemory("d.dat", spanOf(legacyBytes({{"w", 1, {1}}, {"w", 1, {1}}})));
+            },
+            {"d.dat", "entry 2 of 2 'w'", "second entry"});
+        expectError(
+            [&] {
+                (void)readImatrixMemory("nan.dat", spanOf(legacyBytes({{"w", 1, {std::nanf("")}}})));
+            },
+            {"nan.dat", "'w'"});
         std::string bigName = legacyBytes({{"w", 1, {1}}});
         const int32_t longName = 1 << 28;
         std::memcpy(bigName.data() + 4, &longName, 4);
-        expectError([&] { (void)readImatrixMemory("l.dat", spanOf(bigName)); }, {"l.dat", "entry 1 of 1: name", "truncated"});
+        expectError([&] { (void)readImatrixMemory("l.dat", spanOf(bigName)); },
+                    {"l.dat", "entry 1 of 1: name", "truncated"});
 
         QTemporaryDir dir;
         const std::string model = dir.filePath(QStringLiteral("model.gguf")).toStdString();
@@ -246,21 +264,22 @@ private slots:
     void matchesTensorByTensor()
     {
         QTemporaryDir dir;
-        const std::string ckptPath = writeFloatGguf(dir.filePath(QStringLiteral("m.gguf")).toStdString(),
-                                                    {{"blk.0.attn_q.weight", {8, 4}},
-                                                     {"blk.0.attn_k.weight", {16, 4}},
-                                                     {"blk.0.ffn_up_exps.weight", {8, 4, 2}},
-                                                     {"output.weight", {8, 4}},
-                                                     {"blk.0.attn_norm.weight", {8}}},
-                                                    {std::vector<float>(32, 1.0f), std::vector<float>(64, 1.0f),
-                                                     std::vector<float>(64, 1.0f), std::vector<float>(32, 1.0f),
-                                                     std::vector<float>(8, 1.0f)});
+        const std::string ckptPath =
+            writeFloatGguf(dir.filePath(QStringLiteral("m.gguf")).toStdString(),
+                           {{"blk.0.attn_q.weight", {8, 4}},
+                            {"blk.0.attn_k.weight", {16, 4}},
+                            {"blk.0.ffn_up_exps.weight", {8, 4, 2}},
+                            {"output.weight", {8, 4}},
+                            {"blk.0.attn_norm.weight", {8}}},
+                           {std::vector<float>(32, 1.0f), std::vector<float>(64, 1.0f), std::vector<float>(64, 1.0f),
+                            std::vector<float>(32, 1.0f), std::vector<float>(8, 1.0f)});
         const auto ckpt = openCheckpoint(ckptPath);
         const std::string imPath = dir.filePath(QStringLiteral("i.gguf")).toStdString();
-        writeImatrixGguf(imPath, {{"blk.0.attn_q.weight", 8, std::vector<float>(8, 1), {1}},
-                                  {"blk.0.attn_k.weight", 8, std::vector<float>(8, 1), {1}},
-                                  {"blk.0.ffn_up_exps.weight", 8, std::vector<float>(16, 1), {1, 1}},
-                                  {"blk.9.attn_q.weight", 8, std::vector<float>(8, 1), {1}}});
+        writeImatrixGguf(imPath,
+                         {{"blk.0.attn_q.weight", 8, std::vector<float>(8, 1), {1}},
+                          {"blk.0.attn_k.weight", 8, std::vector<float>(8, 1), {1}},
+                          {"blk.0.ffn_up_exps.weight", 8, std::vector<float>(16, 1), {1, 1}},
+                          {"blk.9.attn_q.weight", 8, std::vector<float>(8, 1), {1}}});
         const Imatrix im = readImatrix(imPath);
         const ImatrixMatch m = matchImatrix(im, *ckpt);
         QCOMPARE(m.weights.size(), size_t(4)); // the norm is not a matrix
@@ -270,8 +289,10 @@ private slots:
         QVERIFY(m.find("blk.0.ffn_up_exps.weight")->fits());
         const ImatrixWeightMatch* k = m.find("blk.0.attn_k.weight");
         QVERIFY(k->lengthMismatch());
-        QCOMPARE(QString::fromStdString(k->problem),
-                 QStringLiteral("the imatrix entry 'blk.0.attn_k.weight' has 8 channels, the weight [4, 16] needs 16 input channels"));
+        QCOMPARE(
+            QString::fromStdString(k->problem),
+            QStringLiteral(
+                "the imatrix entry 'blk.0.attn_k.weight' has 8 channels, the weight [4, 16] needs 16 input channels"));
         const ImatrixWeightMatch* o = m.find("output.weight");
         QVERIFY(!o->entry);
         QVERIFY(QString::fromStdString(o->problem).startsWith(QStringLiteral("no imatrix entry")));
@@ -340,14 +361,15 @@ private slots:
     void rankingOrdersByWeightedError()
     {
         QTemporaryDir dir;
-        const auto a = openCheckpoint(writeFloatGguf(dir.filePath(QStringLiteral("a.gguf")).toStdString(),
-                                                     {{"blk.0.attn_v.weight", {2, 1}}, {"blk.0.attn_output.weight", {2, 1}}},
-                                                     {{1, 1}, {1, 1}}));
-        const auto ref = openCheckpoint(writeFloatGguf(dir.filePath(QStringLiteral("r.gguf")).toStdString(),
-                                                       {{"blk.0.attn_v.weight", {2, 1}}, {"blk.0.attn_output.weight", {2, 1}}},
-                                                       {{0, 0}, {0.5f, 0.5f}}));
+        const auto a = openCheckpoint(
+            writeFloatGguf(dir.filePath(QStringLiteral("a.gguf")).toStdString(),
+                           {{"blk.0.attn_v.weight", {2, 1}}, {"blk.0.attn_output.weight", {2, 1}}}, {{1, 1}, {1, 1}}));
+        const auto ref = openCheckpoint(writeFloatGguf(
+            dir.filePath(QStringLiteral("r.gguf")).toStdString(),
+            {{"blk.0.attn_v.weight", {2, 1}}, {"blk.0.attn_output.weight", {2, 1}}}, {{0, 0}, {0.5f, 0.5f}}));
         // attn_v: error 1 per element, importance 1; attn_output: error 0.5, importance 16 -> 4x more.
-        const std::string im = legacyBytes({{"blk.0.attn_v.weight", 1, {1, 1}}, {"blk.0.attn_output.weight", 1, {16, 16}}});
+        const std::string im =
+            legacyBytes({{"blk.0.attn_v.weight", 1, {1, 1}}, {"blk.0.attn_output.weight", 1, {16, 16}}});
         const Imatrix imatrix = readImatrixMemory("i.dat", spanOf(im));
         const ImatrixMatch m = matchImatrix(imatrix, *a);
         const ImportanceRanking r = rankByImportance(*a, m, ref.get(), nullptr, StatsOptions{});

@@ -116,7 +116,7 @@ void TestPlayground::samplesAreReproducible()
     const double mean = sum / a.size(), sd = std::sqrt(sq / a.size() - mean * mean);
     QVERIFY2(std::fabs(mean) < 0.001, qPrintable(QString::number(mean)));
     if (dist == SampleDistribution::NormalOutliers) {
-        QVERIFY(sd > 0.03);         // 1 in 64 values at 6..12 sigma
+        QVERIFY(sd > 0.03); // 1 in 64 values at 6..12 sigma
         QVERIFY(absMax > 6 * 0.02);
         QVERIFY(absMax <= 12 * 0.02 + 1e-6);
     } else {
@@ -196,7 +196,8 @@ void TestPlayground::matchesQuantizeAndPack()
         QVERIFY(counts == grp.codeCounts);
         std::vector<uint64_t> fromHist(grp.levels.size(), 0);
         for (int b = 0; b < grp.bins; ++b)
-            for (size_t c = 0; c < grp.levels.size(); ++c) fromHist[c] += grp.histogram[size_t(b) * grp.levels.size() + c];
+            for (size_t c = 0; c < grp.levels.size(); ++c)
+                fromHist[c] += grp.histogram[size_t(b) * grp.levels.size() + c];
         QVERIFY(fromHist == grp.codeCounts);
         // Round to nearest: no value lies further than half a step from its level unless clamped.
         for (uint64_t k = grp.begin; k < grp.end; ++k) {
@@ -231,7 +232,8 @@ void TestPlayground::wordsReadBackCodes()
     o.groupSize = uint64_t(groupSize);
     o.symmetric = symmetric;
     o.clipRatio = float(clip);
-    const PlaygroundResult r = runPlayground(playgroundSamples(SampleDistribution::Laplace, rows, cols, 3), rows, cols, o);
+    const PlaygroundResult r =
+        runPlayground(playgroundSamples(SampleDistribution::Laplace, rows, cols, 3), rows, cols, o);
     QVERIFY(r.hasLayout);
     const std::vector<PlaygroundWord> words = playgroundWords(r, 40, 104, 1000);
     QVERIFY(!words.empty());
@@ -339,7 +341,8 @@ void TestPlayground::clippingCounts()
     const PlaygroundResult clipped = runPlayground(w, 1, 512, o);
     const PlaygroundGroup& g = clipped.groups[0];
     uint64_t beyond = 0;
-    for (float v : w) beyond += v < g.lowLevel - 0.5f * g.step || v > g.highLevel + 0.5f * g.step;
+    for (float v : w)
+        beyond += v < g.lowLevel - 0.5f * g.step || v > g.highLevel + 0.5f * g.step;
     QVERIFY(beyond > 0);
     QCOMPARE(g.clippedLow + g.clippedHigh, beyond);
     QCOMPARE(g.codeCounts.front() >= g.clippedLow, true);
@@ -352,7 +355,8 @@ void TestPlayground::exactRowHasInfiniteSqnr()
 {
     // Values on a 4-bit grid of step 1/8 including 0: GPTQ reproduces them exactly.
     std::vector<float> w(16);
-    for (int i = 0; i < 16; ++i) w[size_t(i)] = float(i - 5) / 8.0f;
+    for (int i = 0; i < 16; ++i)
+        w[size_t(i)] = float(i - 5) / 8.0f;
     PlaygroundOptions o;
     o.target = AffineTarget::GptqV2;
     o.groupSize = 16;
@@ -463,20 +467,26 @@ void TestPlayground::blockFormatsMatchTheirQuantizers()
         // Each block's d as its first two bytes hold it (d leads every one of these blocks).
         for (size_t b = 0; b < r.blocks.blocks.size(); ++b) {
             const auto& v = r.blocks.blocks[b].values;
-            const auto d = std::find_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::Scale; });
+            const auto d =
+                std::find_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::Scale; });
             QVERIFY(d != v.end());
             QCOMPARE(d->value, double(halfAt(weight->bytes.data() + b * ggmlQuantBlockBytes(ggmlType))));
         }
         if (ggmlType == GgmlQ4_K) { // 8 sub-block scales and mins per block, with d x sc
             const auto& v = r.blocks.blocks[0].values;
-            QCOMPARE(std::count_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::SubScale; }), 8);
-            QCOMPARE(std::count_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::SubMin; }), 8);
+            QCOMPARE(std::count_if(v.begin(), v.end(),
+                                   [](const BlockValue& f) { return f.kind == BlockValueKind::SubScale; }),
+                     8);
+            QCOMPARE(
+                std::count_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::SubMin; }),
+                8);
             QCOMPARE(r.groups[3].subBlock, 3);
             QCOMPARE(r.groups[9].block, uint64_t(1));
         }
     } else {
         std::vector<float> f16(x);
-        for (float& v : f16) v = halfToFloat(floatToHalf(v));
+        for (float& v : f16)
+            v = halfToFloat(floatToHalf(v));
         const Bnb4Quantized q = quantizeBnb4(f16.data(), K, Bnb4Type::Nf4, 64, false, std::nullopt, false);
         QCOMPARE(weight->bytes, q.packed);
         expect = dequantizeBnb4(q, Bnb4Type::Nf4);
@@ -549,7 +559,8 @@ void TestPlayground::blockWordsHoldFieldsAndCodes()
         std::vector<PlaygroundWord> renumbered = words;
         numberAsStored(renumbered, r, 8, 5);
         const uint64_t rowBytes = r.stored[0].bytes.size();
-        for (size_t i = 0; i < words.size(); ++i) QCOMPARE(renumbered[i].index, words[i].index + 5 * rowBytes);
+        for (size_t i = 0; i < words.size(); ++i)
+            QCOMPARE(renumbered[i].index, words[i].index + 5 * rowBytes);
     }
 }
 
@@ -590,11 +601,13 @@ void TestPlayground::bnbBlocksizesAndNested()
     QCOMPARE(r.groups.back().block, uint64_t(K / uint64_t(blocksize) - 1));
 
     std::vector<float> f16(x);
-    for (float& v : f16) v = halfToFloat(floatToHalf(v));
+    for (float& v : f16)
+        v = halfToFloat(floatToHalf(v));
     const Bnb4Type type = id == QLatin1String("bnb-fp4") ? Bnb4Type::Fp4 : Bnb4Type::Nf4;
     const Bnb4Quantized q = quantizeBnb4(f16.data(), K, type, uint32_t(blocksize), nested, std::nullopt, false);
     std::map<std::string, const StoredTensor*> stored;
-    for (const StoredTensor& t : r.stored) stored[t.suffix] = &t;
+    for (const StoredTensor& t : r.stored)
+        stored[t.suffix] = &t;
     QCOMPARE(stored.at("weight")->bytes, q.packed);
     for (uint64_t k = 0; k < K; ++k)
         QCOMPARE(r.quantized.codes[k], uint8_t((k & 1) ? q.packed[k / 2] & 0xF : q.packed[k / 2] >> 4));
@@ -628,7 +641,8 @@ void TestPlayground::bnbBlocksizesAndNested()
     // The same tensors as a checkpoint: the reader's weight, its dequantizer and its block fields.
     QTemporaryDir dir;
     std::vector<SafetensorsTensor> st;
-    for (const StoredTensor& t : r.stored) st.push_back({"m." + t.suffix, t.dtype, t.shape, std::span<const uint8_t>(t.bytes)});
+    for (const StoredTensor& t : r.stored)
+        st.push_back({"m." + t.suffix, t.dtype, t.shape, std::span<const uint8_t>(t.bytes)});
     const std::string path = dir.filePath(QStringLiteral("model.safetensors")).toStdString();
     writeSafetensors(path, st);
     const auto ckpt = openCheckpoint(path);

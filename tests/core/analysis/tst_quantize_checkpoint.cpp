@@ -73,7 +73,8 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b, QString*
     }
     for (size_t i = 0; i < a.size(); ++i)
         if (std::bit_cast<uint32_t>(a[i]) != std::bit_cast<uint32_t>(b[i])) {
-            *why = QStringLiteral("element %1: %2 vs %3").arg(i).arg(double(a[i]), 0, 'g', 9).arg(double(b[i]), 0, 'g', 9);
+            *why =
+                QStringLiteral("element %1: %2 vs %3").arg(i).arg(double(a[i]), 0, 'g', 9).arg(double(b[i]), 0, 'g', 9);
             return false;
         }
     return true;
@@ -151,17 +152,17 @@ private slots:
             ao.bits = bits;
             ao.symmetric = sym == 1 || (sym < 0 && format == QLatin1String("compressed-tensors"));
             ao.rule = format.startsWith(QLatin1String("gptq")) ? AffineRule::Gptq
-                      : format == QLatin1String("awq-gemm")    ? AffineRule::Awq
-                      : format == QLatin1String("mlx-affine")  ? AffineRule::Mlx
+                : format == QLatin1String("awq-gemm")          ? AffineRule::Awq
+                : format == QLatin1String("mlx-affine")        ? AffineRule::Mlx
                                                                : AffineRule::CompressedTensors;
             ao.granularity = group < 0 ? AffineGranularity::Channel : AffineGranularity::Group;
             ao.groupSize = group < 0 ? sw->inFeatures() : uint64_t(group);
             AffineQuantized q = quantizeAffine(x.data(), sw->outFeatures(), sw->inFeatures(), ao);
-            const AffineTarget target = format == QLatin1String("gptq-v1")   ? AffineTarget::GptqV1
-                                        : format == QLatin1String("gptq-v2") ? AffineTarget::GptqV2
-                                        : format == QLatin1String("awq-gemm") ? AffineTarget::AwqGemm
-                                        : format == QLatin1String("mlx-affine") ? AffineTarget::Mlx
-                                                                                : AffineTarget::CompressedTensors;
+            const AffineTarget target = format == QLatin1String("gptq-v1") ? AffineTarget::GptqV1
+                : format == QLatin1String("gptq-v2")                       ? AffineTarget::GptqV2
+                : format == QLatin1String("awq-gemm")                      ? AffineTarget::AwqGemm
+                : format == QLatin1String("mlx-affine")                    ? AffineTarget::Mlx
+                                                                           : AffineTarget::CompressedTensors;
             const DType st = ao.rule == AffineRule::Gptq || ao.rule == AffineRule::Awq ? DType::F16 : DType::F32;
             for (const StoredTensor& s : packAffine(q, target, st)) {
                 const TensorEntry* t = dst->find(std::string(mod) + "." + s.suffix);
@@ -214,14 +215,17 @@ private slots:
         QCOMPARE(aq.value(QStringLiteral("w_bit")).toInt(), 4);
         QCOMPARE(aq.value(QStringLiteral("q_group_size")).toInt(), 32);
         QCOMPARE(aq.value(QStringLiteral("version")).toString(), QStringLiteral("gemm"));
-        const QJsonObject ac = readJson(awq + QStringLiteral("/config.json")).value(QStringLiteral("quantization_config")).toObject();
-        QCOMPARE(ac.value(QStringLiteral("modules_to_not_convert")).toArray().first().toString(), QStringLiteral("model.embed_tokens"));
+        const QJsonObject ac =
+            readJson(awq + QStringLiteral("/config.json")).value(QStringLiteral("quantization_config")).toObject();
+        QCOMPARE(ac.value(QStringLiteral("modules_to_not_convert")).toArray().first().toString(),
+                 QStringLiteral("model.embed_tokens"));
 
         o.format = "mlx";
         o.groupSize = 0;
         const QString mlx = tmp.filePath(QStringLiteral("mlx"));
         quantizeCheckpoint(*src, mlx.toStdString(), o);
-        const QJsonObject mq = readJson(mlx + QStringLiteral("/config.json")).value(QStringLiteral("quantization")).toObject();
+        const QJsonObject mq =
+            readJson(mlx + QStringLiteral("/config.json")).value(QStringLiteral("quantization")).toObject();
         QCOMPARE(mq.value(QStringLiteral("group_size")).toInt(), 64);
         QCOMPARE(mq.value(QStringLiteral("bits")).toInt(), 4);
     }
@@ -252,18 +256,21 @@ private slots:
         QCOMPARE(QString::fromStdString(w->format), format);
         QCOMPARE(w->shape, (std::vector<uint64_t>{128, 256}));
         QCOMPARE(QString::fromStdString(dst->findWeight(std::string(kQ) + ".weight")->format), QStringLiteral("f32"));
-        const std::vector<float> x = dequantizeWeight(*src, *src->findWeight(std::string(kDown) + ".weight"), SimdPath::Scalar);
+        const std::vector<float> x =
+            dequantizeWeight(*src, *src->findWeight(std::string(kDown) + ".weight"), SimdPath::Scalar);
         const Bnb4Type type = format == QLatin1String("bnb-nf4") ? Bnb4Type::Nf4 : Bnb4Type::Fp4;
         const Bnb4Quantized q = quantizeBnb4(x.data(), x.size(), type, 64, nested);
         const auto packed = dst->bytes(*dst->find(std::string(kDown) + ".weight"));
         QVERIFY(std::equal(packed.begin(), packed.end(), q.packed.begin(), q.packed.end()));
         QString why;
         QVERIFY2(sameBits(dequantizeWeight(*dst, *w, bestSimdPath()), dequantizeBnb4(q, type), &why), qPrintable(why));
-        const TensorEntry* state = dst->find(std::string(kDown) + ".weight.quant_state.bitsandbytes__" +
-                                             format.mid(4).toStdString());
+        const TensorEntry* state =
+            dst->find(std::string(kDown) + ".weight.quant_state.bitsandbytes__" + format.mid(4).toStdString());
         QVERIFY(state);
         const auto sb = dst->bytes(*state);
-        const QJsonObject js = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(sb.data()), qsizetype(sb.size()))).object();
+        const QJsonObject js =
+            QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(sb.data()), qsizetype(sb.size())))
+                .object();
         QCOMPARE(js.value(QStringLiteral("dtype")).toString(), QStringLiteral("float32"));
         QCOMPARE(js.contains(QStringLiteral("nested_offset")), nested);
         if (nested)
@@ -299,7 +306,9 @@ private slots:
         }
         const MetaValue* ft = dst->meta("general.file_type");
         QVERIFY(ft);
-        QCOMPARE(std::get<uint64_t>(ft->value), uint64_t(llamaFileType(dst->tensors[size_t(dst->findWeight("source.synthetic")->members[0].second)].ggmlType)));
+        QCOMPARE(std::get<uint64_t>(ft->value),
+                 uint64_t(llamaFileType(
+                     dst->tensors[size_t(dst->findWeight("source.synthetic")->members[0].second)].ggmlType)));
         QVERIFY(dst->meta("general.architecture"));
         QVERIFY(dst->meta("general.quantization_version"));
         QCOMPARE(dst->tensors.size(), src->tensors.size());
@@ -308,10 +317,11 @@ private slots:
     // The targets are the formats whose traits say so; ids and aliases through the one parser.
     void targets()
     {
-        QCOMPARE(quantizeTargets(),
-                 (std::vector<std::string>{"gptq-v1", "gptq-v2", "awq-gemm", "bnb-nf4", "bnb-fp4", "compressed-tensors",
-                                           "mlx-affine", "gguf-q4_0", "gguf-q4_1", "gguf-q5_0", "gguf-q5_1", "gguf-q8_0",
-                                           "gguf-q2_k", "gguf-q3_k", "gguf-q4_k", "gguf-q5_k", "gguf-q6_k"}));
+        QCOMPARE(
+            quantizeTargets(),
+            (std::vector<std::string>{"gptq-v1", "gptq-v2", "awq-gemm", "bnb-nf4", "bnb-fp4", "compressed-tensors",
+                                      "mlx-affine", "gguf-q4_0", "gguf-q4_1", "gguf-q5_0", "gguf-q5_1", "gguf-q8_0",
+                                      "gguf-q2_k", "gguf-q3_k", "gguf-q4_k", "gguf-q5_k", "gguf-q6_k"}));
         QCOMPARE(parseQuantizeTarget("gptq").id, std::string("gptq-v1"));
         QCOMPARE(parseQuantizeTarget("AWQ").id, std::string("awq-gemm"));
         QCOMPARE(parseQuantizeTarget("mlx").id, std::string("mlx-affine"));
@@ -322,8 +332,10 @@ private slots:
             parseQuantizeTarget("gguf-iq4_xs");
             QFAIL("no quantizer writes IQ4_XS");
         } catch (const Error& e) {
-            QVERIFY2(std::string(e.what()).rfind("--format: quantize cannot produce 'gguf-iq4_xs'; targets: gptq-v1, ", 0) == 0,
-                     e.what());
+            QVERIFY2(
+                std::string(e.what()).rfind("--format: quantize cannot produce 'gguf-iq4_xs'; targets: gptq-v1, ", 0)
+                    == 0,
+                e.what());
         }
     }
 

@@ -29,7 +29,8 @@ std::string writeRecipeGguf(const QString& dir, const std::string& file, uint32_
                             const std::vector<TensorSpec>& specs)
 {
     GgufMetadata meta;
-    meta.emplace_back("general.architecture", MetaValue{MetaValue::Type::String, MetaValue::Type::U8, std::string("llama")});
+    meta.emplace_back("general.architecture",
+                      MetaValue{MetaValue::Type::String, MetaValue::Type::U8, std::string("llama")});
     meta.emplace_back("general.file_type", MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(fileType)});
     std::vector<std::vector<uint8_t>> blobs;
     blobs.reserve(specs.size());
@@ -53,16 +54,11 @@ std::string writeRecipeGguf(const QString& dir, const std::string& file, uint32_
 std::vector<TensorSpec> fallbackPattern()
 {
     return {
-        {"token_embd.weight", GgmlQ5_0, {64, 512}},
-        {"output_norm.weight", GgmlF32, {64}},
-        {"output.weight", GgmlQ8_0, {64, 512}},
-        {"blk.0.attn_norm.weight", GgmlF32, {64}},
-        {"blk.0.attn_q.weight", GgmlQ5_0, {64, 64}},
-        {"blk.0.attn_v.weight", GgmlQ8_0, {64, 32}},
-        {"blk.0.ffn_down.weight", GgmlF16, {172, 64}},
-        {"blk.0.ffn_up.weight", GgmlQ5_0, {64, 172}},
-        {"blk.1.attn_q.weight", GgmlQ4_K, {256, 64}},
-        {"blk.1.attn_v.weight", GgmlQ6_K, {256, 32}},
+        {"token_embd.weight", GgmlQ5_0, {64, 512}},    {"output_norm.weight", GgmlF32, {64}},
+        {"output.weight", GgmlQ8_0, {64, 512}},        {"blk.0.attn_norm.weight", GgmlF32, {64}},
+        {"blk.0.attn_q.weight", GgmlQ5_0, {64, 64}},   {"blk.0.attn_v.weight", GgmlQ8_0, {64, 32}},
+        {"blk.0.ffn_down.weight", GgmlF16, {172, 64}}, {"blk.0.ffn_up.weight", GgmlQ5_0, {64, 172}},
+        {"blk.1.attn_q.weight", GgmlQ4_K, {256, 64}},  {"blk.1.attn_v.weight", GgmlQ6_K, {256, 32}},
     };
 }
 
@@ -74,8 +70,8 @@ const RecipeTensor& tensorNamed(const RecipeSummary& s, const std::string& name)
     qFatal("no tensor %s", name.c_str());
 }
 
-LogicalWeight configWeight(const std::string& name, const std::string& format, int bits, int64_t group,
-                           uint64_t out, uint64_t in, uint64_t bytes)
+LogicalWeight configWeight(const std::string& name, const std::string& format, int bits, int64_t group, uint64_t out,
+                           uint64_t in, uint64_t bytes)
 {
     LogicalWeight w;
     w.name = name;
@@ -103,8 +99,9 @@ private slots:
         QCOMPARE(s.nominal.format->id, std::string("gguf-q4_k"));
         QCOMPARE(s.nominal.bitsPerWeight, 4.5); // 144 bytes per 256 weights
 
-        const std::vector<std::string> fellBack = {"token_embd.weight", "output.weight", "blk.0.attn_q.weight",
-                                                   "blk.0.attn_v.weight", "blk.0.ffn_down.weight", "blk.0.ffn_up.weight"};
+        const std::vector<std::string> fellBack = {"token_embd.weight",     "output.weight",
+                                                   "blk.0.attn_q.weight",   "blk.0.attn_v.weight",
+                                                   "blk.0.ffn_down.weight", "blk.0.ffn_up.weight"};
         QCOMPARE(s.count(RecipeKind::Fallback), fellBack.size());
         double extra = 0;
         for (const std::string& name : fellBack) {
@@ -116,8 +113,9 @@ private slots:
         }
         QCOMPARE(s.extraBits(RecipeKind::Fallback), extra);
         const RecipeTensor& q = tensorNamed(s, "blk.0.attn_q.weight");
-        QCOMPARE(q.verdict.reason, std::string("row length 64 is not a multiple of Q4_K's 256-weight block: "
-                                               "llama-quantize falls back to Q5_0"));
+        QCOMPARE(q.verdict.reason,
+                 std::string("row length 64 is not a multiple of Q4_K's 256-weight block: "
+                             "llama-quantize falls back to Q5_0"));
         QCOMPARE(q.extraBits, 64.0 * 64.0 * (5.5 - 4.5));
         const RecipeTensor& down = tensorNamed(s, "blk.0.ffn_down.weight");
         QVERIFY(down.verdict.reason.find("row length 172") == 0);
@@ -152,9 +150,9 @@ private slots:
         QTemporaryDir dir;
         auto specs = fallbackPattern();
         const auto a = openCheckpoint(writeRecipeGguf(dir.path(), "a.gguf", 15, specs));
-        specs[4].type = GgmlQ8_0;                   // blk.0.attn_q
-        specs[8].type = GgmlQ5_K;                   // blk.1.attn_q
-        specs.erase(specs.begin() + 9);             // blk.1.attn_v only in A
+        specs[4].type = GgmlQ8_0; // blk.0.attn_q
+        specs[8].type = GgmlQ5_K; // blk.1.attn_q
+        specs.erase(specs.begin() + 9); // blk.1.attn_v only in A
         specs.push_back({"blk.1.ffn_up.weight", GgmlQ4_K, {256, 8}}); // only in B
         const auto b = openCheckpoint(writeRecipeGguf(dir.path(), "b.gguf", 17, specs));
         const RecipeComparison c = compareRecipes(*a, *b);
@@ -187,15 +185,16 @@ private slots:
     void gptqDynamicAndModulesToNotConvert()
     {
         Checkpoint c;
-        c.config = QJsonObject{{QStringLiteral("quantization_config"),
-                                QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("gptq")},
-                                            {QStringLiteral("bits"), 4},
-                                            {QStringLiteral("group_size"), 128},
-                                            {QStringLiteral("modules_to_not_convert"), QJsonArray{QStringLiteral("lm_head")}},
-                                            {QStringLiteral("dynamic"),
-                                             QJsonObject{{QStringLiteral("+:.*\\.0\\.mlp\\.down_proj"),
-                                                          QJsonObject{{QStringLiteral("bits"), 8}}},
-                                                         {QStringLiteral("-:.*\\.1\\.mlp"), QJsonObject{}}}}}}};
+        c.config = QJsonObject{
+            {QStringLiteral("quantization_config"),
+             QJsonObject{
+                 {QStringLiteral("quant_method"), QStringLiteral("gptq")},
+                 {QStringLiteral("bits"), 4},
+                 {QStringLiteral("group_size"), 128},
+                 {QStringLiteral("modules_to_not_convert"), QJsonArray{QStringLiteral("lm_head")}},
+                 {QStringLiteral("dynamic"),
+                  QJsonObject{{QStringLiteral("+:.*\\.0\\.mlp\\.down_proj"), QJsonObject{{QStringLiteral("bits"), 8}}},
+                              {QStringLiteral("-:.*\\.1\\.mlp"), QJsonObject{}}}}}}};
         c.weights = {
             configWeight("model.layers.0.self_attn.q_proj", "gptq-v1", 4, 128, 256, 256, 256 * 256 / 2 + 1024),
             configWeight("model.layers.0.mlp.down_proj", "gptq-v1", 8, 128, 256, 256, 256 * 256 + 2048),
@@ -207,7 +206,8 @@ private slots:
         const RecipeSummary s = summarizeRecipe(c);
         QVERIFY(s.hasNominal);
         QCOMPARE(s.nominal.name.text(), std::string("gptq 4-bit, group 128"));
-        QCOMPARE(s.nominal.source.text(), std::string("config.json quantization_config: bits, config.json quantization_config: group_size"));
+        QCOMPARE(s.nominal.source.text(),
+                 std::string("config.json quantization_config: bits, config.json quantization_config: group_size"));
         QCOMPARE(s.nominal.bitsPerWeight, double(2 * (256 * 256 / 2 + 1024)) * 8.0 / (2 * 256 * 256));
         QCOMPARE(s.tensors[0].verdict.kind, RecipeKind::Nominal);
         QCOMPARE(s.tensors[1].verdict.kind, RecipeKind::Override);
@@ -226,12 +226,13 @@ private slots:
     void mlxPerModuleAndCompressedTensorsGroups()
     {
         Checkpoint m;
-        m.config = QJsonObject{{QStringLiteral("quantization"),
-                                QJsonObject{{QStringLiteral("bits"), 4},
-                                            {QStringLiteral("group_size"), 64},
-                                            {QStringLiteral("model.layers.0.mlp.down_proj"),
-                                             QJsonObject{{QStringLiteral("bits"), 6}, {QStringLiteral("group_size"), 64}}},
-                                            {QStringLiteral("model.layers.0.mlp.gate"), false}}}};
+        m.config =
+            QJsonObject{{QStringLiteral("quantization"),
+                         QJsonObject{{QStringLiteral("bits"), 4},
+                                     {QStringLiteral("group_size"), 64},
+                                     {QStringLiteral("model.layers.0.mlp.down_proj"),
+                                      QJsonObject{{QStringLiteral("bits"), 6}, {QStringLiteral("group_size"), 64}}},
+                                     {QStringLiteral("model.layers.0.mlp.gate"), false}}}};
         m.weights = {
             configWeight("model.layers.0.self_attn.q_proj", "mlx-affine", 4, 64, 128, 128, 128 * 128 / 2 + 1024),
             configWeight("model.layers.0.mlp.down_proj", "mlx-affine", 6, 64, 128, 128, 128 * 128 * 3 / 4 + 1024),
@@ -252,11 +253,12 @@ private slots:
                              {QStringLiteral("weights"), QJsonObject{{QStringLiteral("num_bits"), 4}}}};
         const QJsonObject g8{{QStringLiteral("targets"), QJsonArray{QStringLiteral("re:.*down_proj")}},
                              {QStringLiteral("weights"), QJsonObject{{QStringLiteral("num_bits"), 8}}}};
-        ct.config = QJsonObject{{QStringLiteral("quantization_config"),
-                                 QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("compressed-tensors")},
-                                             {QStringLiteral("config_groups"),
-                                              QJsonObject{{QStringLiteral("group_0"), g4}, {QStringLiteral("group_1"), g8}}},
-                                             {QStringLiteral("ignore"), QJsonArray{QStringLiteral("lm_head")}}}}};
+        ct.config =
+            QJsonObject{{QStringLiteral("quantization_config"),
+                         QJsonObject{{QStringLiteral("quant_method"), QStringLiteral("compressed-tensors")},
+                                     {QStringLiteral("config_groups"),
+                                      QJsonObject{{QStringLiteral("group_0"), g4}, {QStringLiteral("group_1"), g8}}},
+                                     {QStringLiteral("ignore"), QJsonArray{QStringLiteral("lm_head")}}}}};
         ct.weights = {
             configWeight("model.layers.0.mlp.up_proj", "compressed-tensors", 4, 128, 512, 256, 70000),
             configWeight("model.layers.0.mlp.down_proj", "compressed-tensors", 8, 128, 256, 256, 70000),
@@ -273,7 +275,8 @@ private slots:
 
     void llamaQuantizeQ4KMHoldsNoQ4K()
     {
-        const QString path = qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-Q4_K_M.gguf"));
+        const QString path =
+            qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-Q4_K_M.gguf"));
         const auto ckpt = openCheckpoint(path.toStdString());
         const RecipeSummary s = summarizeRecipe(*ckpt);
         QCOMPARE(s.nominal.name.text(), std::string("MOSTLY_Q4_K_M"));

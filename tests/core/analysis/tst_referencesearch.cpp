@@ -37,7 +37,8 @@ bool copyModel(const QTemporaryDir& tmp, const QString& dir)
 {
     bool ok = QFile::copy(model(dir), tmp.filePath(QStringLiteral("model.safetensors")));
     for (const char* name : {"config.json", "quantize_config.json"})
-        QFile::copy(qstest::fixture(QStringLiteral("safetensors/%1/%2").arg(dir, QLatin1String(name))), tmp.filePath(QLatin1String(name)));
+        QFile::copy(qstest::fixture(QStringLiteral("safetensors/%1/%2").arg(dir, QLatin1String(name))),
+                    tmp.filePath(QLatin1String(name)));
     return ok;
 }
 

@@ -35,7 +35,8 @@ namespace {
 
 std::shared_ptr<const Checkpoint> fixture(const QString& variant)
 {
-    return openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
+    return openCheckpoint(
+        qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
 }
 
 RepackResult repackTo(const Checkpoint& src, const QString& dir, const QString& to)
@@ -44,7 +45,6 @@ RepackResult repackTo(const Checkpoint& src, const QString& dir, const QString& 
     o.to = to.toStdString();
     return repackCheckpoint(src, dir.toStdString(), o);
 }
-
 
 QJsonObject configOf(const std::string& dir)
 {
@@ -66,7 +66,9 @@ QString ctWeight(const QTemporaryDir& tmp, const QString& name, uint64_t N, uint
     const QString src = tmp.filePath(name + QStringLiteral("-float"));
     QDir().mkpath(src);
     writeSafetensors((src + QStringLiteral("/model.safetensors")).toStdString(),
-                     {{"model.layers.0.mlp.down_proj.weight", DType::F16, {N, K},
+                     {{"model.layers.0.mlp.down_proj.weight",
+                       DType::F16,
+                       {N, K},
                        {reinterpret_cast<const uint8_t*>(w.data()), w.size() * 2}}});
     QuantizeCheckpointOptions o;
     o.format = "compressed-tensors";
@@ -110,15 +112,33 @@ private slots:
         QTest::addColumn<QString>("variant");
         QTest::addColumn<QString>("via");
         QTest::addColumn<QString>("back");
-        QTest::addRow("gptq v1 -> v2 -> v1 (w4 sym)") << "gptq-w4-g128-sym" << "gptq-v2" << "gptq-v1";
-        QTest::addRow("gptq v1 -> v2 -> v1 (w2 asym, zero-0 spill)") << "gptq-w2-g32-asym" << "gptq-v2" << "gptq-v1";
-        QTest::addRow("gptq v1 -> v2 -> v1 (w3 sym, straddling fields)") << "gptq-w3-g128-sym" << "gptq-v2" << "gptq-v1";
-        QTest::addRow("gptq v1 -> v2 -> v1 (act-order)") << "gptq-w4-g128-asym-actorder" << "gptq-v2" << "gptq-v1";
-        QTest::addRow("gptq -> awq -> gptq") << "gptq-w4-g32-asym" << "awq-gemm" << "gptq-v1";
-        QTest::addRow("awq -> gptq v2 -> awq") << "awq-gemm-w4-g32" << "gptq-v2" << "awq-gemm";
-        QTest::addRow("awq -> ct -> awq") << "awq-gemm-w4-g128" << "compressed-tensors" << "awq-gemm";
-        QTest::addRow("gptq -> ct -> gptq (w8 sym)") << "gptq-w8-g128-sym" << "compressed-tensors" << "gptq-v1";
-        QTest::addRow("gptq -> ct -> gptq (act-order, weight_g_idx)") << "gptq-w4-g32-sym-actorder" << "compressed-tensors" << "gptq-v1";
+        QTest::addRow("gptq v1 -> v2 -> v1 (w4 sym)") << "gptq-w4-g128-sym"
+                                                      << "gptq-v2"
+                                                      << "gptq-v1";
+        QTest::addRow("gptq v1 -> v2 -> v1 (w2 asym, zero-0 spill)") << "gptq-w2-g32-asym"
+                                                                     << "gptq-v2"
+                                                                     << "gptq-v1";
+        QTest::addRow("gptq v1 -> v2 -> v1 (w3 sym, straddling fields)") << "gptq-w3-g128-sym"
+                                                                         << "gptq-v2"
+                                                                         << "gptq-v1";
+        QTest::addRow("gptq v1 -> v2 -> v1 (act-order)") << "gptq-w4-g128-asym-actorder"
+                                                         << "gptq-v2"
+                                                         << "gptq-v1";
+        QTest::addRow("gptq -> awq -> gptq") << "gptq-w4-g32-asym"
+                                             << "awq-gemm"
+                                             << "gptq-v1";
+        QTest::addRow("awq -> gptq v2 -> awq") << "awq-gemm-w4-g32"
+                                               << "gptq-v2"
+                                               << "awq-gemm";
+        QTest::addRow("awq -> ct -> awq") << "awq-gemm-w4-g128"
+                                          << "compressed-tensors"
+                                          << "awq-gemm";
+        QTest::addRow("gptq -> ct -> gptq (w8 sym)") << "gptq-w8-g128-sym"
+                                                     << "compressed-tensors"
+                                                     << "gptq-v1";
+        QTest::addRow("gptq -> ct -> gptq (act-order, weight_g_idx)") << "gptq-w4-g32-sym-actorder"
+                                                                      << "compressed-tensors"
+                                                                      << "gptq-v1";
     }
     void roundTrip()
     {
@@ -133,7 +153,9 @@ private slots:
         for (const RepackResult* r : {&r1, &r2})
             for (const RepackWeight& w : r->weights) {
                 QVERIFY(w.verified);
-                QVERIFY2(w.exact, qPrintable(QString::fromStdString(w.name) + QStringLiteral(" max error %1").arg(w.maxAbsError)));
+                QVERIFY2(
+                    w.exact,
+                    qPrintable(QString::fromStdString(w.name) + QStringLiteral(" max error %1").arg(w.maxAbsError)));
             }
         const auto c = openCheckpoint(r2.output);
         for (const TensorEntry& t : a->tensors) {
@@ -237,10 +259,14 @@ private slots:
                 QCOMPARE(std::bit_cast<uint32_t>(y[n * 256 + i]), std::bit_cast<uint32_t>(x[n * 256 + uint64_t(p[i])]));
         QFile cfg(QString::fromStdString(r.output) + QStringLiteral("/config.json"));
         QVERIFY(cfg.open(QIODevice::ReadOnly));
-        const QJsonObject qc = QJsonDocument::fromJson(cfg.readAll()).object().value(QStringLiteral("quantization_config")).toObject();
+        const QJsonObject qc =
+            QJsonDocument::fromJson(cfg.readAll()).object().value(QStringLiteral("quantization_config")).toObject();
         QCOMPARE(qc.value(QStringLiteral("quant_method")).toString(), QStringLiteral("awq"));
-        QVERIFY(qc.value(QStringLiteral("input_permutations")).toObject().value(QStringLiteral("modules")).toArray().contains(
-            QString::fromStdString(mod)));
+        QVERIFY(qc.value(QStringLiteral("input_permutations"))
+                    .toObject()
+                    .value(QStringLiteral("modules"))
+                    .toArray()
+                    .contains(QString::fromStdString(mod)));
     }
 
     void gguf_data()
@@ -248,11 +274,16 @@ private slots:
         QTest::addColumn<QString>("variant");
         QTest::addColumn<QString>("to");
         QTest::addColumn<bool>("exact");
-        QTest::addRow("gptq w4 -> q8_0") << "gptq-w4-g32-asym" << "gguf-q8_0" << true;
-        QTest::addRow("gptq w8 sym -> q8_0") << "gptq-w8-g128-sym" << "gguf-q8_0" << true;
-        QTest::addRow("awq -> q4_1") << "awq-gemm-w4-g32" << "gguf-q4_1" << false;
-        QTest::addRow("gptq w3 -> q5_1") << "gptq-w3-g32-asym" << "gguf-q5_1" << false;
-        QTest::addRow("act-order -> q8_0") << "gptq-w4-g128-asym-actorder" << "gguf-q8_0" << true;
+        QTest::addRow("gptq w4 -> q8_0") << "gptq-w4-g32-asym"
+                                         << "gguf-q8_0" << true;
+        QTest::addRow("gptq w8 sym -> q8_0") << "gptq-w8-g128-sym"
+                                             << "gguf-q8_0" << true;
+        QTest::addRow("awq -> q4_1") << "awq-gemm-w4-g32"
+                                     << "gguf-q4_1" << false;
+        QTest::addRow("gptq w3 -> q5_1") << "gptq-w3-g32-asym"
+                                         << "gguf-q5_1" << false;
+        QTest::addRow("act-order -> q8_0") << "gptq-w4-g128-asym-actorder"
+                                           << "gguf-q8_0" << true;
     }
     void gguf()
     {
@@ -314,7 +345,8 @@ private slots:
             const int si = s->member("scales") >= 0 ? s->member("scales") : s->member("weight_scale");
             QVERIFY(si >= 0);
             const DType st = a->tensors[size_t(si)].dtype;
-            QVERIFY(QString::fromStdString(w.note).contains(QString::fromLatin1(dtypeName(st).data()) + QStringLiteral(" arithmetic")));
+            QVERIFY(QString::fromStdString(w.note).contains(QString::fromLatin1(dtypeName(st).data())
+                                                            + QStringLiteral(" arithmetic")));
             // f16 rounding of values below 0.5: under 2^-12 per rounding step.
             QVERIFY2(w.maxAbsError < 1e-3, qPrintable(QString::number(w.maxAbsError)));
             const LogicalWeight* m = b->findWeight(w.name);
@@ -358,17 +390,20 @@ private slots:
             const Checkpoint* a;
             const char* via;
         };
-        for (const Trip& t : {Trip{oddK.get(), "awq-gemm"}, Trip{oddN.get(), "gptq-v2"}, Trip{oddBoth.get(), "compressed-tensors"},
-                              Trip{oddBoth.get(), "gptq-v1"}}) {
+        for (const Trip& t : {Trip{oddK.get(), "awq-gemm"}, Trip{oddN.get(), "gptq-v2"},
+                              Trip{oddBoth.get(), "compressed-tensors"}, Trip{oddBoth.get(), "gptq-v1"}}) {
             const QString name = QString::fromLatin1(t.via);
-            const RepackResult r1 = repackTo(*t.a, tmp.filePath(name + QStringLiteral("-b-") + QString::number(t.a->weights.front().inFeatures())), name);
+            const RepackResult r1 = repackTo(
+                *t.a, tmp.filePath(name + QStringLiteral("-b-") + QString::number(t.a->weights.front().inFeatures())),
+                name);
             QVERIFY2(exactAll(r1), t.via);
             const auto b = openCheckpoint(r1.output);
             QCOMPARE(b->weights.front().outFeatures(), t.a->weights.front().outFeatures());
             QCOMPARE(b->weights.front().inFeatures(), t.a->weights.front().inFeatures());
             QCOMPARE(verifyCheckpoint(*b).errors(), size_t(0));
-            const RepackResult r2 = repackTo(*b, tmp.filePath(name + QStringLiteral("-c-") + QString::number(t.a->weights.front().inFeatures())),
-                                             QStringLiteral("compressed-tensors"));
+            const RepackResult r2 = repackTo(
+                *b, tmp.filePath(name + QStringLiteral("-c-") + QString::number(t.a->weights.front().inFeatures())),
+                QStringLiteral("compressed-tensors"));
             QVERIFY2(exactAll(r2), t.via);
             sameTensors(*t.a, *openCheckpoint(r2.output));
         }
@@ -391,7 +426,8 @@ private slots:
             QFAIL("odd N repacked into AWQ");
         } catch (const Error& e) {
             const QString msg = QString::fromUtf8(e.what());
-            QVERIFY2(msg.contains(QStringLiteral("down_proj")) && msg.contains(QStringLiteral("out_features % 8")), e.what());
+            QVERIFY2(msg.contains(QStringLiteral("down_proj")) && msg.contains(QStringLiteral("out_features % 8")),
+                     e.what());
         }
         QVERIFY(!QFile::exists(awq));
 
@@ -435,7 +471,8 @@ private slots:
         writeSafetensors((src + QStringLiteral("/model.safetensors")).toStdString(), ts);
         QFile cfg(src + QStringLiteral("/config.json"));
         QVERIFY(cfg.open(QIODevice::WriteOnly));
-        cfg.write(R"({"model_type": "llama", "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128,
+        cfg.write(
+            R"({"model_type": "llama", "quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128,
                      "desc_act": false, "sym": true, "checkpoint_format": "gptq"}})");
         cfg.close();
         ts.clear();
@@ -450,7 +487,8 @@ private slots:
         o.progress = [&](size_t, size_t, const std::string&) { peak = std::max(peak, rssAnonKiB()); };
         const RepackResult r = repackCheckpoint(*a, tmp.filePath(QStringLiteral("awq")).toStdString(), o);
         QCOMPARE(r.weights.size(), size_t(weights));
-        const uint64_t outputKiB = uint64_t(QFileInfo(tmp.filePath(QStringLiteral("awq/model.safetensors"))).size()) / 1024;
+        const uint64_t outputKiB =
+            uint64_t(QFileInfo(tmp.filePath(QStringLiteral("awq/model.safetensors"))).size()) / 1024;
         const uint64_t grew = peak - before;
         qInfo("repack of %llu weights: output %llu KiB, anonymous RSS grew by at most %llu KiB",
               static_cast<unsigned long long>(weights), static_cast<unsigned long long>(outputKiB),
@@ -467,8 +505,9 @@ private slots:
     // The targets are the formats whose traits say so; ids and aliases through the one parser.
     void targets()
     {
-        QCOMPARE(repackTargets(), (std::vector<std::string>{"gptq-v1", "gptq-v2", "awq-gemm", "compressed-tensors",
-                                                            "mlx-affine", "gguf-q4_1", "gguf-q5_1", "gguf-q8_0"}));
+        QCOMPARE(repackTargets(),
+                 (std::vector<std::string>{"gptq-v1", "gptq-v2", "awq-gemm", "compressed-tensors", "mlx-affine",
+                                           "gguf-q4_1", "gguf-q5_1", "gguf-q8_0"}));
         QCOMPARE(parseRepackTarget("gptq").id, std::string("gptq-v1"));
         QCOMPARE(parseRepackTarget(" AWQ ").id, std::string("awq-gemm"));
         QCOMPARE(parseRepackTarget("ct").id, std::string("compressed-tensors"));
@@ -478,9 +517,10 @@ private slots:
             parseRepackTarget("nf4");
             QFAIL("bnb-nf4 is not a repack target");
         } catch (const Error& e) {
-            QCOMPARE(std::string(e.what()), std::string("--to: repack cannot produce 'nf4'; targets: gptq-v1, gptq-v2, "
-                                                        "awq-gemm, compressed-tensors, mlx-affine, gguf-q4_1, gguf-q5_1, "
-                                                        "gguf-q8_0"));
+            QCOMPARE(std::string(e.what()),
+                     std::string("--to: repack cannot produce 'nf4'; targets: gptq-v1, gptq-v2, "
+                                 "awq-gemm, compressed-tensors, mlx-affine, gguf-q4_1, gguf-q5_1, "
+                                 "gguf-q8_0"));
         }
     }
 
@@ -488,13 +528,19 @@ private slots:
     {
         QTest::addColumn<QString>("variant");
         QTest::addColumn<QString>("to");
-        QTest::addRow("8-bit into AWQ") << "gptq-w8-g128-sym" << "awq-gemm";
-        QTest::addRow("8-bit into Q4_1") << "gptq-w8-g128-sym" << "gguf-q4_1";
+        QTest::addRow("8-bit into AWQ") << "gptq-w8-g128-sym"
+                                        << "awq-gemm";
+        QTest::addRow("8-bit into Q4_1") << "gptq-w8-g128-sym"
+                                         << "gguf-q4_1";
         // The reference v1 rule reads a 3-bit field 7 as z = 8, which a 3-bit v2 field cannot hold.
-        QTest::addRow("3-bit v1 zero 8 into v2") << "gptq-w3-g32-asym" << "gptq-v2";
-        QTest::addRow("not a target") << "gptq-w4-g128-sym" << "hqq";
-        QTest::addRow("MLX groups are 32, 64 or 128") << "ct-pack-w4a16-channel-asym" << "mlx-affine";
-        QTest::addRow("bnb has no integer zeros") << "bnb-nf4" << "gptq-v2";
+        QTest::addRow("3-bit v1 zero 8 into v2") << "gptq-w3-g32-asym"
+                                                 << "gptq-v2";
+        QTest::addRow("not a target") << "gptq-w4-g128-sym"
+                                      << "hqq";
+        QTest::addRow("MLX groups are 32, 64 or 128") << "ct-pack-w4a16-channel-asym"
+                                                      << "mlx-affine";
+        QTest::addRow("bnb has no integer zeros") << "bnb-nf4"
+                                                  << "gptq-v2";
     }
     void refusals()
     {

@@ -57,24 +57,39 @@ private slots:
         QTest::addColumn<int>("group");
         QTest::addColumn<int>("K");
         QTest::addColumn<int>("N");
-        QTest::addColumn<QString>("axis");      // the pack axis as the spec names it
-        QTest::addColumn<QString>("order");     // slot order, or "natural"
+        QTest::addColumn<QString>("axis"); // the pack axis as the spec names it
+        QTest::addColumn<QString>("order"); // slot order, or "natural"
         QTest::addColumn<QString>("dataRole");
         QTest::addColumn<QString>("dataShape"); // evaluated by hand from the spec's formula
-        QTest::addColumn<double>("bpw");        // by hand: data + scales + zeros
+        QTest::addColumn<double>("bpw"); // by hand: data + scales + zeros
         // safetensors-quant.md B.1: qweight I32 [K*b/32, N] packed along K, qzeros [G, N*b/32], scales F16 [G, N].
-        QTest::addRow("gptq-v1-4-g128") << "gptq-v1" << 4 << 128 << 4096 << 4096 << "in (K)" << "natural" << "qweight"
+        QTest::addRow("gptq-v1-4-g128") << "gptq-v1" << 4 << 128 << 4096 << 4096 << "in (K)"
+                                        << "natural"
+                                        << "qweight"
                                         << "[512, 4096]" << (4.0 + 16.0 / 128 + 4.0 / 128);
         // GPTQ 3-bit: 3*K/32 words per column; codes straddle.
-        QTest::addRow("gptq-v2-3-g64") << "gptq-v2" << 3 << 64 << 1024 << 256 << "in (K)" << "natural" << "qweight"
+        QTest::addRow("gptq-v2-3-g64") << "gptq-v2" << 3 << 64 << 1024 << 256 << "in (K)"
+                                       << "natural"
+                                       << "qweight"
                                        << "[96, 256]" << (3.0 + 16.0 / 64 + 3.0 / 64);
         // B.2.1: AWQ GEMM qweight I32 [K, N/8] packed along N, AWQ_ORDER [0,2,4,6,1,3,5,7].
-        QTest::addRow("awq-gemm-4-g128") << "awq-gemm" << 4 << 128 << 4096 << 11008 << "out (N)" << "0, 2, 4, 6, 1, 3, 5, 7"
-                                         << "qweight" << "[4096, 1376]" << (4.0 + 16.0 / 128 + 4.0 / 128);
+        QTest::addRow("awq-gemm-4-g128") << "awq-gemm" << 4 << 128 << 4096 << 11008 << "out (N)"
+                                         << "0, 2, 4, 6, 1, 3, 5, 7"
+                                         << "qweight"
+                                         << "[4096, 1376]" << (4.0 + 16.0 / 128 + 4.0 / 128);
         // gguf.md section 2: Q4_0 32 weights in 18 bytes (4.5 bpw), Q6_K 256 in 210 (6.5625), Q4_K 256 in 144 (4.5).
-        QTest::addRow("q4_0") << "gguf-q4_0" << 4 << 0 << 4096 << 32 << "block" << "natural" << "weight" << "[32, 128]" << 4.5;
-        QTest::addRow("q6_k") << "gguf-q6_k" << 6 << 0 << 4096 << 8 << "block" << "natural" << "weight" << "[8, 16]" << 6.5625;
-        QTest::addRow("q4_k") << "gguf-q4_k" << 4 << 0 << 512 << 3 << "block" << "natural" << "weight" << "[3, 2]" << 4.5;
+        QTest::addRow("q4_0") << "gguf-q4_0" << 4 << 0 << 4096 << 32 << "block"
+                              << "natural"
+                              << "weight"
+                              << "[32, 128]" << 4.5;
+        QTest::addRow("q6_k") << "gguf-q6_k" << 6 << 0 << 4096 << 8 << "block"
+                              << "natural"
+                              << "weight"
+                              << "[8, 16]" << 6.5625;
+        QTest::addRow("q4_k") << "gguf-q4_k" << 4 << 0 << 512 << 3 << "block"
+                              << "natural"
+                              << "weight"
+                              << "[3, 2]" << 4.5;
     }
     void formatFacts()
     {
@@ -96,7 +111,8 @@ private slots:
         QVERIFY(QString::fromStdString(fact(d, "Slot order")).startsWith(order));
         const Table* tensors = tableWithHeader(d, "tensor");
         QCOMPARE(QString::fromStdString(cell(tensors, dataRole.toStdString(), 3)), dataShape);
-        const Table* bitsTable = tableWithHeader(d, "tensor", 1) ? tableWithHeader(d, "tensor", 1) : tableWithHeader(d, "block field");
+        const Table* bitsTable =
+            tableWithHeader(d, "tensor", 1) ? tableWithHeader(d, "tensor", 1) : tableWithHeader(d, "block field");
         QVERIFY(bitsTable);
         QCOMPARE(std::stod(cell(bitsTable, "total", 3)), bpw);
         // Two figures (slot order, block) for the format.
@@ -149,7 +165,7 @@ private slots:
     {
         const LayoutSpec& awq = *findLayoutSpec("awq-gemm");
         QVERIFY_THROWS_EXCEPTION(Error, formatReport(awq, {4096, 4096, 3, 128})); // AWQ is 4-bit only
-        QVERIFY_THROWS_EXCEPTION(Error, formatReport(awq, {4096, 12, 4, 128}));   // N not a multiple of 8
+        QVERIFY_THROWS_EXCEPTION(Error, formatReport(awq, {4096, 12, 4, 128})); // N not a multiple of 8
         QVERIFY_THROWS_EXCEPTION(Error, formatReport(*findLayoutSpec("gguf-q4_k"), {100, 4, 4, 0}));
         QVERIFY_THROWS_EXCEPTION(Error, formatReport(awq, {0, 8, 4, 128}));
     }
@@ -166,7 +182,8 @@ private slots:
     {
         const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString());
         CheckpointOptions o;
-        o.ref = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym/ref.safetensors")).toStdString());
+        o.ref = openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym/ref.safetensors")).toStdString());
         double last = -1;
         bool monotonic = true;
         Control c;

@@ -82,7 +82,8 @@ Result openInChild(const std::string& path)
         } catch (const std::exception& e) {
             message = std::string("other exception: ") + e.what();
         }
-        const std::string out = std::to_string(refused) + " " + std::to_string(qstest::statusKiB("VmHWM") - base) + " " + message;
+        const std::string out =
+            std::to_string(refused) + " " + std::to_string(qstest::statusKiB("VmHWM") - base) + " " + message;
         [[maybe_unused]] const ssize_t w = write(fds[1], out.data(), out.size());
         _exit(0);
     }
@@ -133,12 +134,12 @@ class TestResourceBounds : public QObject {
 private slots:
     void bounded_data()
     {
-        QTest::addColumn<QString>("file");      // what is opened; "dir/name" makes a folder "dir", opened
-        QTest::addColumn<QByteArray>("bytes");  // the file's first bytes
-        QTest::addColumn<qint64>("size");       // its size, when larger (sparse)
-        QTest::addColumn<bool>("refused");      // or accepted, `expected` then in a note
+        QTest::addColumn<QString>("file"); // what is opened; "dir/name" makes a folder "dir", opened
+        QTest::addColumn<QByteArray>("bytes"); // the file's first bytes
+        QTest::addColumn<qint64>("size"); // its size, when larger (sparse)
+        QTest::addColumn<bool>("refused"); // or accepted, `expected` then in a note
         QTest::addColumn<QString>("expected");
-        QTest::addColumn<int>("boundMiB");      // on the growth of peak RSS
+        QTest::addColumn<int>("boundMiB"); // on the growth of peak RSS
         const QByteArray pad(256, '\0');
         QTest::addRow("GGUF 2^40 tensors") << "t.gguf" << Bytes{}.gguf(uint64_t(1) << 40, 0).raw(pad).b << 0ll << true
                                            << "tensor_count 1099511627776 is impossible" << 64;
@@ -146,15 +147,30 @@ private slots:
                                                     << true << "kv_count 1099511627776 is impossible" << 64;
         QTest::addRow("GGUF array of 2^60 strings")
             << "a.gguf"
-            << Bytes{}.gguf(0, 1).str("tokenizer.ggml.tokens").put<uint32_t>(9).put<uint32_t>(8).put<uint64_t>(uint64_t(1) << 60).raw(pad).b
+            << Bytes{}
+                   .gguf(0, 1)
+                   .str("tokenizer.ggml.tokens")
+                   .put<uint32_t>(9)
+                   .put<uint32_t>(8)
+                   .put<uint64_t>(uint64_t(1) << 60)
+                   .raw(pad)
+                   .b
             << 0ll << true << "array of 1152921504606846976 string elements cannot fit" << 64;
-        QTest::addRow("GGUF shape product overflows")
-            << "s.gguf"
-            << Bytes{}.gguf(1, 0).str("t").put<uint32_t>(2).put<uint64_t>(uint64_t(1) << 32).put<uint64_t>(uint64_t(1) << 32)
-                   .put<uint32_t>(0).put<uint64_t>(0).raw(pad).b
-            << 0ll << true << "overflow a 64-bit element count" << 64;
+        QTest::addRow("GGUF shape product overflows") << "s.gguf"
+                                                      << Bytes{}
+                                                             .gguf(1, 0)
+                                                             .str("t")
+                                                             .put<uint32_t>(2)
+                                                             .put<uint64_t>(uint64_t(1) << 32)
+                                                             .put<uint64_t>(uint64_t(1) << 32)
+                                                             .put<uint32_t>(0)
+                                                             .put<uint64_t>(0)
+                                                             .raw(pad)
+                                                             .b
+                                                      << 0ll << true << "overflow a 64-bit element count" << 64;
         QTest::addRow("safetensors 10 GB header length")
-            << "h.safetensors" << safetensorsHeader("{}", 10000000000ull) + pad << 0ll << true << "header too large" << 64;
+            << "h.safetensors" << safetensorsHeader("{}", 10000000000ull) + pad << 0ll << true << "header too large"
+            << 64;
         const QByteArray overflow = R"({"w":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,0]}})";
         QTest::addRow("safetensors shape product overflows")
             << "o.safetensors" << safetensorsHeader(overflow) << 0ll << true << "element count overflows 64 bits" << 64;
@@ -167,10 +183,11 @@ private slots:
             << "m.safetensors" << safetensorsHeader(many) << 0ll << true << "m.safetensors" << 64;
         // A header at the 100 MB limit whose one entry is 300 arrays of 1000 empty arrays (3 bytes
         // of text, ~120 bytes of DOM each): the per-member value budget stops it at 2^17 values.
-        const QByteArray nested = "{\"w\":{\"dtype\":\"F32\",\"shape\":[" + repeated("[" + repeated("[]", 1000) + "]", 300);
+        const QByteArray nested =
+            "{\"w\":{\"dtype\":\"F32\",\"shape\":[" + repeated("[" + repeated("[]", 1000) + "]", 300);
         QTest::addRow("safetensors 100 MB header of nested arrays")
-            << "n.safetensors" << safetensorsHeader(nested, qs::kSafetensorsMaxHeader) << qint64(8 + qs::kSafetensorsMaxHeader)
-            << true << "more than 131072 values" << 64;
+            << "n.safetensors" << safetensorsHeader(nested, qs::kSafetensorsMaxHeader)
+            << qint64(8 + qs::kSafetensorsMaxHeader) << true << "more than 131072 values" << 64;
         // The same in a 60 MB index and a 60 MB config.json (the side-file limit is 64 MiB):
         // the side-file budget of 2^20 values holds the DOM near 150 MB.
         const QByteArray index = "{\"weight_map\":{\"w\":[" + repeated("[]", 1100000);
@@ -178,7 +195,8 @@ private slots:
         // header costs per byte once listed and detected (about 16x; 1.6 GB at the 100 MB limit).
         QByteArray tiny = "{";
         for (int i = 0; i < 36000; ++i)
-            tiny += QByteArray(i ? "," : "") + "\"" + QByteArray::number(i) + "\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}";
+            tiny += QByteArray(i ? "," : "") + "\"" + QByteArray::number(i)
+                + "\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]}";
         tiny += "}";
         QTest::addRow("safetensors 2 MB header of 36000 empty tensors (accepted)")
             << "e.safetensors" << safetensorsHeader(tiny) << 0ll << false << "" << 64;
@@ -188,7 +206,10 @@ private slots:
         constexpr int kMany = qstest::kAsan ? 20000 : 200000;
         Bytes g = Bytes{}.gguf(kMany, 0);
         for (int i = 0; i < kMany; ++i)
-            g.str("blk." + QByteArray::number(i) + ".ffn_down.weight").put<uint32_t>(1).put<uint64_t>(8).put<uint32_t>(0)
+            g.str("blk." + QByteArray::number(i) + ".ffn_down.weight")
+                .put<uint32_t>(1)
+                .put<uint64_t>(8)
+                .put<uint32_t>(0)
                 .put<uint64_t>(uint64_t(i) * 32);
         const qint64 ggufData = (g.b.size() + 31) / 32 * 32;
         QTest::addRow("GGUF %d tensors (accepted)", kMany)
@@ -197,14 +218,19 @@ private slots:
         // by a scan per tensor over all that share its offset (minutes at this count).
         Bytes u = Bytes{}.gguf(kMany, 0);
         for (int i = 0; i < kMany; ++i)
-            u.str("blk." + QByteArray::number(i) + ".unknown").put<uint32_t>(1).put<uint64_t>(8).put<uint32_t>(99).put<uint64_t>(0);
+            u.str("blk." + QByteArray::number(i) + ".unknown")
+                .put<uint32_t>(1)
+                .put<uint64_t>(8)
+                .put<uint32_t>(99)
+                .put<uint64_t>(0);
         QTest::addRow("GGUF %d tensors of an unknown type at one offset (accepted)", kMany)
             << "unknown.gguf" << u.b << (u.b.size() + 31) / 32 * 32 + 64 << false << "" << kManyBoundMiB;
         QByteArray st = "{";
         for (int i = 0; i < kMany; ++i)
-            st += QByteArray(i ? "," : "") + "\"blk." + QByteArray::number(i) + ".ffn_down.weight\":{\"dtype\":\"F32\","
-                  "\"shape\":[8],\"data_offsets\":[" + QByteArray::number(qint64(i) * 32) + ","
-                  + QByteArray::number(qint64(i) * 32 + 32) + "]}";
+            st += QByteArray(i ? "," : "") + "\"blk." + QByteArray::number(i)
+                + ".ffn_down.weight\":{\"dtype\":\"F32\","
+                  "\"shape\":[8],\"data_offsets\":["
+                + QByteArray::number(qint64(i) * 32) + "," + QByteArray::number(qint64(i) * 32 + 32) + "]}";
         st += "}";
         QTest::addRow("safetensors %d tensors (accepted)", kMany)
             << "big.safetensors" << safetensorsHeader(st) << 8 + st.size() + qint64(kMany) * 32 << false << ""
@@ -225,7 +251,8 @@ private slots:
             << "i/model.safetensors.index.json" << index << (qint64(60) << 20) << true
             << "model.safetensors.index.json: invalid JSON: more than 1048576 values" << 256;
         QTest::addRow("config.json of nested arrays (a note)")
-            << "c/config.json" << "{\"architectures\":[" + repeated("[]", 1100000) << (qint64(60) << 20) << false
+            << "c/config.json"
+            << "{\"architectures\":[" + repeated("[]", 1100000) << (qint64(60) << 20) << false
             << "config.json: invalid JSON: more than 1048576 values" << 256;
     }
 

@@ -350,15 +350,18 @@ private slots:
             return qs::Checkpoint::read(path);
         };
         QVERIFY(errorMentions([&] { qs::modelArchOf(*without("llama.block_count")); }, "llama.block_count is missing"));
-        QVERIFY(errorMentions([&] { qs::modelArchOf(*without("llama.attention.head_count")); }, "llama.attention.head_count is missing"));
-        QVERIFY(errorMentions([&] { qs::modelArchOf(*without("general.architecture")); }, "general.architecture is missing"));
+        QVERIFY(errorMentions([&] { qs::modelArchOf(*without("llama.attention.head_count")); },
+                              "llama.attention.head_count is missing"));
+        QVERIFY(errorMentions([&] { qs::modelArchOf(*without("general.architecture")); },
+                              "general.architecture is missing"));
         meta[0].second = str("llama");
         meta[1].second = u32(3);
         qs::writeGguf(path, meta, {{"blk.0.attn_q.weight", 0, {64, 2}, q}});
         QVERIFY(errorMentions([&] { qs::modelArchOf(*qs::Checkpoint::read(path)); }, "has 2 values for 3 layers"));
         meta[0].second = str("rwkv7");
         qs::writeGguf(path, meta, {{"blk.0.attn_q.weight", 0, {64, 2}, q}});
-        QVERIFY(errorMentions([&] { qs::modelArchOf(*qs::Checkpoint::read(path)); }, "'rwkv7' is not one whose memory rules"));
+        QVERIFY(errorMentions([&] { qs::modelArchOf(*qs::Checkpoint::read(path)); },
+                              "'rwkv7' is not one whose memory rules"));
     }
 
     // A file without weights (vocab-only) or with fewer blocks than its metadata names is
@@ -369,9 +372,9 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("part.gguf")).toStdString();
         qs::GgufMetadata meta{
-            {"general.architecture", str("llama")},       {"llama.block_count", u32(8)},
-            {"llama.embedding_length", u32(64)},          {"llama.context_length", u32(512)},
-            {"llama.attention.head_count", u32(4)},       {"llama.attention.head_count_kv", u32(4)},
+            {"general.architecture", str("llama")}, {"llama.block_count", u32(8)},
+            {"llama.embedding_length", u32(64)},    {"llama.context_length", u32(512)},
+            {"llama.attention.head_count", u32(4)}, {"llama.attention.head_count_kv", u32(4)},
             {"llama.vocab_size", u32(100)},
         };
         std::vector<uint8_t> q(64 * 2 * 4);
@@ -392,10 +395,12 @@ private slots:
             return text;
         };
         QCOMPARE(notesOf({0, 1, 2, 3, 4, 5, 6, 7}), std::string());
-        QCOMPARE(notesOf({}), std::string("the file holds no weights (0 tensors): the weights count 0 bytes and the total is "
-                                          "the cache and buffers alone\n"));
-        QCOMPARE(notesOf({0}), std::string("the file holds the weights of 1 of the 8 blocks its metadata names (0): the weights "
-                                           "are this file's alone, the cache and buffers those of all 8 blocks\n"));
+        QCOMPARE(notesOf({}),
+                 std::string("the file holds no weights (0 tensors): the weights count 0 bytes and the total is "
+                             "the cache and buffers alone\n"));
+        QCOMPARE(notesOf({0}),
+                 std::string("the file holds the weights of 1 of the 8 blocks its metadata names (0): the weights "
+                             "are this file's alone, the cache and buffers those of all 8 blocks\n"));
         const std::string some = notesOf({0, 1, 2, 5, 7});
         QVERIFY2(some.find("5 of the 8 blocks its metadata names (0-2, 5, 7)") != std::string::npos, some.c_str());
     }
@@ -407,14 +412,15 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("g3.gguf")).toStdString();
         qs::GgufMetadata meta{
-            {"general.architecture", str("gemma3")},          {"gemma3.block_count", u32(12)},
-            {"gemma3.embedding_length", u32(256)},            {"gemma3.attention.head_count", u32(4)},
-            {"gemma3.attention.head_count_kv", u32(1)},       {"gemma3.attention.key_length", u32(256)},
-            {"gemma3.attention.value_length", u32(256)},      {"gemma3.vocab_size", u32(1000)},
+            {"general.architecture", str("gemma3")},     {"gemma3.block_count", u32(12)},
+            {"gemma3.embedding_length", u32(256)},       {"gemma3.attention.head_count", u32(4)},
+            {"gemma3.attention.head_count_kv", u32(1)},  {"gemma3.attention.key_length", u32(256)},
+            {"gemma3.attention.value_length", u32(256)}, {"gemma3.vocab_size", u32(1000)},
         };
         std::vector<uint8_t> q(256 * 4);
         qs::writeGguf(path, meta, {{"blk.0.attn_q.weight", 0, {256}, q}});
-        QVERIFY(errorMentions([&] { qs::modelArchOf(*qs::Checkpoint::read(path)); }, "gemma3.attention.sliding_window is missing"));
+        QVERIFY(errorMentions([&] { qs::modelArchOf(*qs::Checkpoint::read(path)); },
+                              "gemma3.attention.sliding_window is missing"));
         meta.push_back({"gemma3.attention.sliding_window", u32(512)});
         qs::writeGguf(path, meta, {{"blk.0.attn_q.weight", 0, {256}, q}});
         const qs::ModelArch a = qs::modelArchOf(*qs::Checkpoint::read(path));
@@ -479,8 +485,9 @@ private slots:
                                 {QStringLiteral("hidden_size"), 4096},
                                 {QStringLiteral("num_attention_heads"), 32},
                                 {QStringLiteral("vocab_size"), 32000}};
-        QCOMPARE(qs::runBudget(qs::modelArchFromConfig(llama), noWeights(qs::modelArchFromConfig(llama)), o).kvCacheBytes,
-                 uint64_t(32) * 4096 * 4 * 8192);
+        QCOMPARE(
+            qs::runBudget(qs::modelArchFromConfig(llama), noWeights(qs::modelArchFromConfig(llama)), o).kvCacheBytes,
+            uint64_t(32) * 4096 * 4 * 8192);
         QJsonObject broken = llama;
         broken.remove(QStringLiteral("num_hidden_layers"));
         QVERIFY(errorMentions([&] { qs::modelArchFromConfig(broken); }, "num_hidden_layers is missing"));
@@ -492,7 +499,8 @@ private slots:
     void realGguf()
     {
         // stories260K as llama.cpp's converter wrote it: 5 blocks, 8 heads, 4 KV heads of 8.
-        const auto c = qs::Checkpoint::read(qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString());
+        const auto c = qs::Checkpoint::read(
+            qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString());
         const qs::ModelArch a = qs::modelArchOf(*c);
         QCOMPARE(a.arch, std::string("llama"));
         QCOMPARE(a.layers, 5u);

@@ -82,10 +82,13 @@ private slots:
     {
         QTest::addColumn<QString>("entry");
         QTest::addColumn<QString>("claimed"); // the shape as the file says it, named by the note
-        QTest::addRow("ct [128, 2^62+256]") << corpus("ct-weight-shape-2p62") << QStringLiteral("[128, 4611686018427388160]");
+        QTest::addRow("ct [128, 2^62+256]")
+            << corpus("ct-weight-shape-2p62") << QStringLiteral("[128, 4611686018427388160]");
         QTest::addRow("bnb [128, 2^62]") << corpus("bnb-shape-2p62") << QStringLiteral("[128, 4611686018427387904]");
-        QTest::addRow("ct [2^32, 2^32]") << corpus("ct-weight-shape-2p32-squared") << QStringLiteral("[4294967296, 4294967296]");
-        QTest::addRow("bnb [2^32, 2^32]") << corpus("bnb-shape-2p32-squared") << QStringLiteral("[4294967296, 4294967296]");
+        QTest::addRow("ct [2^32, 2^32]") << corpus("ct-weight-shape-2p32-squared")
+                                         << QStringLiteral("[4294967296, 4294967296]");
+        QTest::addRow("bnb [2^32, 2^32]")
+            << corpus("bnb-shape-2p32-squared") << QStringLiteral("[4294967296, 4294967296]");
         QTest::addRow("bnb [2^20, 2^20]") << corpus("bnb-shape-beyond-bytes") << QStringLiteral("[1048576, 1048576]");
     }
     void absurdShapesRefusedAtOpen()
@@ -199,13 +202,14 @@ private slots:
         run->ckpt = openCheckpoint(corpus("f16-nan-inf.safetensors").toStdString());
         run->w = run->ckpt->weights.at(0);
         run->w.shape = {uint64_t(1) << 40, 16}; // 2^44 elements over 2 KiB: 2^28 chunks
-        QVERIFY2(finishesWithin(10, [run] {
-                     try {
-                         dequantizeWeight(*run->ckpt, run->w, run->out.data(), SimdPath::Scalar, 2);
-                     } catch (const Error& e) {
-                         run->message = e.what();
-                     }
-                 }),
+        QVERIFY2(finishesWithin(10,
+                                [run] {
+                                    try {
+                                        dequantizeWeight(*run->ckpt, run->w, run->out.data(), SimdPath::Scalar, 2);
+                                    } catch (const Error& e) {
+                                        run->message = e.what();
+                                    }
+                                }),
                  "dequantizeWeight kept going after its chunks failed");
         QVERIFY2(run->message.find(run->w.name) != std::string::npos, run->message.c_str());
     }
@@ -227,18 +231,21 @@ private slots:
         const LayoutSpec* spec = findLayoutSpec(format.toStdString());
         QVERIFY(spec);
         for (const auto& [n, k] : {std::pair<uint64_t, uint64_t>{uint64_t(1) << 32, uint64_t(1) << 32},
-                                   {128, (uint64_t(1) << 62) + 256}, {uint64_t(1) << 40, 256}}) {
+                                   {128, (uint64_t(1) << 62) + 256},
+                                   {uint64_t(1) << 40, 256}}) {
             const LayoutParams p{k, n, bits, 64};
             QElapsedTimer clock;
             clock.start();
-            QVERIFY2(finishesWithin(10, [spec, p] {
-                         try {
-                             const WordMap map(*spec, p);
-                         } catch (const Error&) {
-                         }
-                     }),
+            QVERIFY2(finishesWithin(10,
+                                    [spec, p] {
+                                        try {
+                                            const WordMap map(*spec, p);
+                                        } catch (const Error&) {
+                                        }
+                                    }),
                      qPrintable(QStringLiteral("WordMap of [%1, %2] kept searching").arg(n).arg(k)));
-            QVERIFY2(clock.elapsed() < 3000, qPrintable(QStringLiteral("[%1, %2]: %3 ms").arg(n).arg(k).arg(clock.elapsed())));
+            QVERIFY2(clock.elapsed() < 3000,
+                     qPrintable(QStringLiteral("[%1, %2]: %3 ms").arg(n).arg(k).arg(clock.elapsed())));
         }
         // A real large weight still maps, quickly.
         QElapsedTimer clock;
@@ -285,7 +292,8 @@ private slots:
         // The same through stats --requantize gptq, which quantizes with this rule.
         const auto ckpt = openCheckpoint(corpus("f16-nan-inf.safetensors").toStdString());
         StatsOptions opt;
-        const WeightComparison c = compareRequantized(*ckpt, ckpt->weights.at(0), RequantizeSpec{"gptq", 4, 32, symmetric}, opt);
+        const WeightComparison c =
+            compareRequantized(*ckpt, ckpt->weights.at(0), RequantizeSpec{"gptq", 4, 32, symmetric}, opt);
         QCOMPARE(c.shape, (std::vector<uint64_t>{16, 64}));
     }
 };

@@ -20,9 +20,14 @@ private slots:
     void pathsMatchReference()
     {
         std::mt19937 rng(5);
-        const float special[] = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-                                 -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::denorm_min(),
-                                 -std::numeric_limits<float>::max(), 1.0f};
+        const float special[] = {0.0f,
+                                 -0.0f,
+                                 std::numeric_limits<float>::quiet_NaN(),
+                                 std::numeric_limits<float>::infinity(),
+                                 -std::numeric_limits<float>::infinity(),
+                                 std::numeric_limits<float>::denorm_min(),
+                                 -std::numeric_limits<float>::max(),
+                                 1.0f};
         for (const uint64_t n : {1u, 7u, 8u, 16u, 31u, 100u, 256u, 1000u})
             for (const uint64_t span : {1u, 3u, 8u, 16u, 17u, 32u, 64u, 1000u}) {
                 for (int trial = 0; trial < 20; ++trial) {

@@ -39,8 +39,9 @@ using namespace qs;
 namespace {
 
 const char* const kVariants[] = {
-    "gptq-w2-g32-asym", "gptq-w3-g128-sym", "gptq-w3-g32-asym", "gptq-w4-g128-asym-actorder", "gptq-w4-g128-sym",
-    "gptq-w4-g32-asym", "gptq-w4-g32-sym-actorder", "gptq-w8-g128-sym", "awq-gemm-w4-g128", "awq-gemm-w4-g32",
+    "gptq-w2-g32-asym", "gptq-w3-g128-sym", "gptq-w3-g32-asym",         "gptq-w4-g128-asym-actorder",
+    "gptq-w4-g128-sym", "gptq-w4-g32-asym", "gptq-w4-g32-sym-actorder", "gptq-w8-g128-sym",
+    "awq-gemm-w4-g128", "awq-gemm-w4-g32",
 };
 
 std::span<const uint8_t> floatBytes(const std::vector<float>& v)
@@ -93,8 +94,8 @@ std::vector<double> expectedPercentiles(const std::vector<float>& q, const std::
 void checkCodeCounts(const PackedLinear& p)
 {
     const uint64_t N = p.N;
-    const std::pair<uint64_t, uint64_t> blocks[] = {
-        {0, N}, {3, N - 5}, {5, 6}, {8, std::min<uint64_t>(16, N)}, {1, N}, {0, N - 1}, {N / 2, N}, {N / 3, N}};
+    const std::pair<uint64_t, uint64_t> blocks[] = {{0, N}, {3, N - 5}, {5, 6},     {8, std::min<uint64_t>(16, N)},
+                                                    {1, N}, {0, N - 1}, {N / 2, N}, {N / 3, N}};
     for (const auto& [r0, r1] : blocks) {
         if (r0 >= r1)
             continue;
@@ -161,7 +162,8 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const std::string path = tmp.filePath(QStringLiteral("pair.safetensors")).toStdString();
-        writeSafetensors(path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
+        writeSafetensors(
+            path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
         const auto ckpt = openCheckpoint(path);
         for (const bool ranged : {false, true}) {
             StatsOptions opt;
@@ -169,7 +171,8 @@ private slots:
                 opt.rangeLo = -double(m);
                 opt.rangeHi = double(m);
             }
-            const WeightComparison c = compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
+            const WeightComparison c =
+                compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
             QCOMPARE(c.error.signedError.counts.size(), size_t(32));
             QCOMPARE(c.error.signedError.counts[15], uint64_t(0));
             QCOMPARE(c.error.signedError.counts[16], N * K - 1);
@@ -193,7 +196,8 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const std::string path = tmp.filePath(QStringLiteral("big.safetensors")).toStdString();
-        writeSafetensors(path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
+        writeSafetensors(
+            path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
         std::vector<float>().swap(q);
         std::vector<float>().swap(r);
         const auto ckpt = openCheckpoint(path);
@@ -206,7 +210,8 @@ private slots:
             last = done;
             ++calls;
         };
-        const WeightComparison c = compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
+        const WeightComparison c =
+            compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
         QVERIFY(!c.error.percentilesExact);
         const Histogram& h = c.error.signedError;
         QCOMPARE(h.total(), total);
@@ -289,8 +294,9 @@ private slots:
             QTest::addRow("%s down_proj", v) << QString::fromLatin1(v) << QStringLiteral("model.layers.0.mlp.down_proj")
                                              << QStringLiteral("synthetic.W_128x256");
             if (std::strstr(v, "g32"))
-                QTest::addRow("%s q_proj", v) << QString::fromLatin1(v) << QStringLiteral("model.layers.0.self_attn.q_proj")
-                                          << QStringLiteral("stories260K.layers.0.wq");
+                QTest::addRow("%s q_proj", v)
+                    << QString::fromLatin1(v) << QStringLiteral("model.layers.0.self_attn.q_proj")
+                    << QStringLiteral("stories260K.layers.0.wq");
         }
     }
     void againstSources()
@@ -501,9 +507,10 @@ private slots:
         const auto bytesOf = [](const std::vector<uint16_t>& v) {
             return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 2);
         };
-        writeSafetensors(st, {{"inf.weight", DType::F16, {64, 64}, bytesOf(inf)},
-                              {"nan.weight", DType::F16, {8, 8}, bytesOf(nan)},
-                              {"mixed.weight", DType::F16, {16, 16}, bytesOf(mixed)}});
+        writeSafetensors(st,
+                         {{"inf.weight", DType::F16, {64, 64}, bytesOf(inf)},
+                          {"nan.weight", DType::F16, {8, 8}, bytesOf(nan)},
+                          {"mixed.weight", DType::F16, {16, 16}, bytesOf(mixed)}});
         // Q8_0 [2, 32]: row 0 with d = +Inf, row 1 with d = 1 and codes -16 .. 15.
         std::vector<uint8_t> q8(2 * 34, 0);
         const uint16_t dInf = 0x7C00, dOne = 0x3C00;
@@ -541,18 +548,20 @@ private slots:
                     if (mode == 2)
                         opt.sampleEvery = kApproximateSampleEvery;
                     const WeightHistograms h = weightHistograms(*ckpt, *w, opt);
-                    const QByteArray where = QByteArray(weight) + " path " + QByteArray::number(int(p)) + " mode " +
-                                             QByteArray::number(mode);
+                    const QByteArray where = QByteArray(weight) + " path " + QByteArray::number(int(p)) + " mode "
+                        + QByteArray::number(mode);
                     QVERIFY2(h.nanCount == e.nan && h.posInfCount == e.pos && h.negInfCount == e.neg,
-                             (where + ": " + QByteArray::number(qulonglong(h.nanCount)) + " NaN " +
-                              QByteArray::number(qulonglong(h.posInfCount)) + " +Inf " +
-                              QByteArray::number(qulonglong(h.negInfCount)) + " -Inf").constData());
+                             (where + ": " + QByteArray::number(qulonglong(h.nanCount)) + " NaN "
+                              + QByteArray::number(qulonglong(h.posInfCount)) + " +Inf "
+                              + QByteArray::number(qulonglong(h.negInfCount)) + " -Inf")
+                                 .constData());
                     QCOMPARE(h.finite(), h.count - e.nan - e.pos - e.neg);
                     QCOMPARE(h.hasFinite, h.finite() > 0);
                     QVERIFY2(h.minValue == e.lo && h.maxValue == e.hi, where.constData());
                     QVERIFY2(std::fabs(h.meanValue - e.mean) <= 1e-12 && std::fabs(h.rmsValue - e.rms) <= 1e-12,
-                             (where + ": mean " + QByteArray::number(h.meanValue, 'g', 17) + " rms " +
-                              QByteArray::number(h.rmsValue, 'g', 17)).constData());
+                             (where + ": mean " + QByteArray::number(h.meanValue, 'g', 17) + " rms "
+                              + QByteArray::number(h.rmsValue, 'g', 17))
+                                 .constData());
                 }
         };
         check(st, "inf.weight", {0, 4095, 0, 1, 1, 1, 1});
@@ -786,17 +795,16 @@ private slots:
         QTest::addRow("all equal") << 64 << Floats(n, 0.5f) << Floats(n, 0.0f);
         QTest::addRow("no error") << 64 << fill(n, [](size_t i) { return float(i) * 0.25f - 3.0f; })
                                   << fill(n, [](size_t i) { return float(i) * 0.25f - 3.0f; });
-        QTest::addRow("two values") << 64 << fill(n, [](size_t i) { return i % 2 ? 2e-3f : -1e-3f; }) << Floats(n, 0.0f);
+        QTest::addRow("two values") << 64 << fill(n, [](size_t i) { return i % 2 ? 2e-3f : -1e-3f; })
+                                    << Floats(n, 0.0f);
         // NaN and Inf take no rank (and are not binned); the ranks are over the finite errors.
-        QTest::addRow("NaN and Inf excluded")
-            << 64 << fill(n, [](size_t i) {
-                   if (i % 7 == 3)
-                       return std::numeric_limits<float>::quiet_NaN();
-                   if (i % 11 == 5)
-                       return i % 2 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
-                   return float(i % 97) * 1e-4f;
-               })
-            << Floats(n, 0.0f);
+        QTest::addRow("NaN and Inf excluded") << 64 << fill(n, [](size_t i) {
+            if (i % 7 == 3)
+                return std::numeric_limits<float>::quiet_NaN();
+            if (i % 11 == 5)
+                return i % 2 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+            return float(i % 97) * 1e-4f;
+        }) << Floats(n, 0.0f);
         QTest::addRow("only NaN") << 64 << Floats(n, std::numeric_limits<float>::quiet_NaN()) << Floats(n, 0.0f);
         // From subnormals (a whole run in the lowest key) to 3e38, and a tail K of 37.
         QTest::addRow("huge range, K 37") << 37 << fill(40 * 37, [](size_t i) {
@@ -830,9 +838,12 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const std::string path = dir.filePath(QStringLiteral("m.safetensors")).toStdString();
-        const auto bytes = [](const Floats& v) { return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4); };
-        writeSafetensors(path, {{"cand.weight", DType::F32, {N, uint64_t(K)}, bytes(q)},
-                                {"ref.weight", DType::F32, {N, uint64_t(K)}, bytes(r)}});
+        const auto bytes = [](const Floats& v) {
+            return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4);
+        };
+        writeSafetensors(path,
+                         {{"cand.weight", DType::F32, {N, uint64_t(K)}, bytes(q)},
+                          {"ref.weight", DType::F32, {N, uint64_t(K)}, bytes(r)}});
         const auto ckpt = openCheckpoint(path);
         const LogicalWeight* w = ckpt->findWeight("cand.weight");
         QVERIFY(w);
@@ -871,12 +882,13 @@ private slots:
                 QVERIFY(c.error.percentilesExact);
                 const double got[4] = {c.error.p50, c.error.p95, c.error.p99, c.error.p999};
                 for (int i = 0; i < 4; ++i)
-                    QVERIFY2(got[i] == want[size_t(i)], qPrintable(QStringLiteral("percentile %1: %2, expected %3 (%4, %5 threads)")
-                                                                      .arg(i)
-                                                                      .arg(got[i], 0, 'g', 17)
-                                                                      .arg(want[size_t(i)], 0, 'g', 17)
-                                                                      .arg(QString::fromLatin1(simdPathName(path)))
-                                                                      .arg(threads)));
+                    QVERIFY2(got[i] == want[size_t(i)],
+                             qPrintable(QStringLiteral("percentile %1: %2, expected %3 (%4, %5 threads)")
+                                            .arg(i)
+                                            .arg(got[i], 0, 'g', 17)
+                                            .arg(want[size_t(i)], 0, 'g', 17)
+                                            .arg(QString::fromLatin1(simdPathName(path)))
+                                            .arg(threads)));
                 QCOMPARE(c.error.signedError.total(), finite);
                 QCOMPARE(c.error.signedError.hi, hi);
                 QCOMPARE(c.error.signedError.counts, bins);

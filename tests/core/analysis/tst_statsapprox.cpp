@@ -1,8 +1,8 @@
 // Approximate statistics without a reference (StatsOptions::sampleEvery): the sampled figures
-// against the exact ones within the bound stats.h states, min and max equal to the exact ones, on a real fixture weight tiled to a
-// sampled size (counted in the code domain), on synthetic rows of a periodic scale (dequantized
-// and scanned; a fixed-phase sample would alias with them), and weights too small to sample
-// read whole; the same bits on every SIMD path and team.
+// against the exact ones within the bound stats.h states, min and max equal to the exact ones, on a real fixture weight
+// tiled to a sampled size (counted in the code domain), on synthetic rows of a periodic scale (dequantized and scanned;
+// a fixed-phase sample would alias with them), and weights too small to sample read whole; the same bits on every SIMD
+// path and team.
 #include "analysis/stats.h"
 #include "analysis/valuescan.h"
 #include "container/gguf.h"
@@ -53,8 +53,8 @@ void checkWithinBound(const Checkpoint& ckpt, const LogicalWeight& w, StatsOptio
     QCOMPARE(approx.count, exact.count);
     QCOMPARE(approx.sampleEvery, kApproximateSampleEvery);
     // One run in 16, give or take the last period.
-    QVERIFY2(approx.sampled * kApproximateSampleEvery <= exact.count + kApproximateSampleEvery * 4096 &&
-                 approx.sampled * kApproximateSampleEvery + kApproximateSampleEvery * 4096 >= exact.count,
+    QVERIFY2(approx.sampled * kApproximateSampleEvery <= exact.count + kApproximateSampleEvery * 4096
+                 && approx.sampled * kApproximateSampleEvery + kApproximateSampleEvery * 4096 >= exact.count,
              qPrintable(QStringLiteral("%1 of %2").arg(approx.sampled).arg(exact.count)));
     QCOMPARE(approx.values.total(), approx.sampled);
     const double rms = exact.rmsValue;
@@ -74,10 +74,9 @@ void checkWithinBound(const Checkpoint& ckpt, const LogicalWeight& w, StatsOptio
     const WeightHistograms approxBins = weightHistograms(ckpt, w, opt);
     const double tv = totalVariation(approxBins.values, exactBins.values);
     QVERIFY2(tv <= kHistogramBound, qPrintable(QStringLiteral("total variation %1").arg(tv)));
-    qInfo("%s: mean %.3g%% rms %.3g%% of the rms, histogram total variation %.4f, %llu of %llu values",
-          w.name.c_str(), 100 * std::fabs(approx.meanValue - exact.meanValue) / rms,
-          100 * std::fabs(approx.rmsValue - rms) / rms, tv, static_cast<unsigned long long>(approx.sampled),
-          static_cast<unsigned long long>(approx.count));
+    qInfo("%s: mean %.3g%% rms %.3g%% of the rms, histogram total variation %.4f, %llu of %llu values", w.name.c_str(),
+          100 * std::fabs(approx.meanValue - exact.meanValue) / rms, 100 * std::fabs(approx.rmsValue - rms) / rms, tv,
+          static_cast<unsigned long long>(approx.sampled), static_cast<unsigned long long>(approx.count));
 }
 
 // The same bits on every path the CPU has and on one and two threads.
@@ -151,8 +150,9 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const std::string path = tmp.filePath(QStringLiteral("periodic.safetensors")).toStdString();
-        writeSafetensors(path, {SafetensorsTensor{"w", DType::F32, {N, K},
-                                                  {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4}}});
+        writeSafetensors(
+            path,
+            {SafetensorsTensor{"w", DType::F32, {N, K}, {reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4}}});
         const auto ckpt = openCheckpoint(path);
         const LogicalWeight* w = ckpt->findWeight("w");
         QVERIFY(w);
@@ -167,9 +167,15 @@ private slots:
         const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
         std::mt19937 rng(3);
         std::uniform_real_distribution<float> u(-2.0f, 2.0f);
-        const std::vector<std::vector<float>> specials{
-            {}, {nan, nan}, {inf, -inf, nan}, {0.0f, -0.0f}, {-0.0f, 0.0f, 1.0f}, {0.5f, 0.0f, 2.0f},
-            {-1.0f, -0.0f}, {inf, 3.0f, nan, -inf, -7.0f}, {1e-45f, -1e-45f}};
+        const std::vector<std::vector<float>> specials{{},
+                                                       {nan, nan},
+                                                       {inf, -inf, nan},
+                                                       {0.0f, -0.0f},
+                                                       {-0.0f, 0.0f, 1.0f},
+                                                       {0.5f, 0.0f, 2.0f},
+                                                       {-1.0f, -0.0f},
+                                                       {inf, 3.0f, nan, -inf, -7.0f},
+                                                       {1e-45f, -1e-45f}};
         for (int c = 0; c < 40; ++c)
             for (const std::vector<float>& sp : specials) {
                 std::vector<float> v(size_t(c * 3));

@@ -88,7 +88,8 @@ struct OwnedTensor {
     std::vector<uint64_t> shape;
     std::vector<uint8_t> bytes;
 };
-void rewrite(const QString& srcDir, const QString& dstDir, const std::function<void(const Checkpoint&, std::vector<OwnedTensor>&)>& edit)
+void rewrite(const QString& srcDir, const QString& dstDir,
+             const std::function<void(const Checkpoint&, std::vector<OwnedTensor>&)>& edit)
 {
     const auto c = openCheckpoint(srcDir.toStdString());
     std::vector<OwnedTensor> ts;
@@ -130,7 +131,6 @@ void setNanF32(std::vector<uint8_t>& b)
     const uint32_t nan = 0x7FC00000u;
     std::memcpy(b.data(), &nan, 4);
 }
-
 
 // Sets elements of a float tensor (F32, F16 or BF16, as the copy of `file` in `srcDir` stores
 // it) in a copy: (index, value) pairs.
@@ -199,8 +199,9 @@ private slots:
         QTest::addColumn<int>("spills"); // weights with the v1 zero-0 spill (a warning)
         const QDir root(qstest::fixture(QStringLiteral("safetensors")));
         for (const QString& d : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-            QTest::addRow("%s", qPrintable(d)) << root.filePath(d) + QStringLiteral("/model.safetensors")
-                                               << ((d == QLatin1String("gptq-w2-g32-asym") || d == QLatin1String("gptq-w3-g32-asym")) ? 1 : 0);
+            QTest::addRow("%s", qPrintable(d))
+                << root.filePath(d) + QStringLiteral("/model.safetensors")
+                << ((d == QLatin1String("gptq-w2-g32-asym") || d == QLatin1String("gptq-w3-g32-asym")) ? 1 : 0);
         QTest::addRow("ggml-types.gguf") << qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")) << 0;
     }
     void fixtures()
@@ -212,7 +213,8 @@ private slots:
         QVERIFY(!r.checked.empty());
         QVERIFY(r.unchecked.empty());
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.text().c_str());
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "",
+                  f.message.text().c_str());
         QCOMPARE(r.errors(), size_t(0));
         size_t spillWarnings = 0;
         for (const VerifyFinding& f : r.findings)
@@ -226,11 +228,12 @@ private slots:
         QTemporaryDir tmp;
         const QString dir = tmp.filePath(QStringLiteral("bad-qzeros"));
         const std::string qzeros = "model.layers.0.mlp.down_proj.qzeros";
-        rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), dir, [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
-            for (OwnedTensor& t : ts)
-                if (t.name == qzeros) // the same words as one column: not the [groups, N / 8] GPTQ stores
-                    t.shape = {t.shape[0] * t.shape[1], 1};
-        });
+        rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), dir,
+                [&](const Checkpoint&, std::vector<OwnedTensor>& ts) {
+                    for (OwnedTensor& t : ts)
+                        if (t.name == qzeros) // the same words as one column: not the [groups, N / 8] GPTQ stores
+                            t.shape = {t.shape[0] * t.shape[1], 1};
+                });
         const auto c = openCheckpoint(dir.toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
@@ -250,7 +253,8 @@ private slots:
         QVERIFY(r.checked.empty());
         QCOMPARE(r.errors(), size_t(1));
         QVERIFY(hasCheck(r, path, "nothing-checked"));
-        QVERIFY2(r.findings.back().message.text().find("and no quantized weight") != std::string::npos, r.findings.back().message.text().c_str());
+        QVERIFY2(r.findings.back().message.text().find("and no quantized weight") != std::string::npos,
+                 r.findings.back().message.text().c_str());
     }
 
     // A tensor that no detected weight claims is reported, not silently skipped.
@@ -277,11 +281,16 @@ private slots:
         QTest::addColumn<QString>("tensor");
         QTest::addColumn<int>("what");
         QTest::addColumn<QString>("check");
-        QTest::addRow("zero off by one") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qzeros" << 0 << "zero-convention";
-        QTest::addRow("sign-extended top slot") << "gptq-w4-g128-sym" << "model.layers.0.mlp.down_proj.qzeros" << 1 << "v1-zero-spill";
-        QTest::addRow("g_idx out of range") << "gptq-w4-g32-sym-actorder" << "model.layers.0.mlp.down_proj.g_idx" << 3 << "shape";
-        QTest::addRow("g_idx overfull group") << "gptq-w4-g32-sym-actorder" << "model.layers.0.mlp.down_proj.g_idx" << 4 << "g_idx";
-        QTest::addRow("NaN scale") << "awq-gemm-w4-g32" << "model.layers.0.mlp.down_proj.scales" << 5 << "nonfinite-scale";
+        QTest::addRow("zero off by one") << "gptq-w4-g128-sym"
+                                         << "model.layers.0.mlp.down_proj.qzeros" << 0 << "zero-convention";
+        QTest::addRow("sign-extended top slot") << "gptq-w4-g128-sym"
+                                                << "model.layers.0.mlp.down_proj.qzeros" << 1 << "v1-zero-spill";
+        QTest::addRow("g_idx out of range") << "gptq-w4-g32-sym-actorder"
+                                            << "model.layers.0.mlp.down_proj.g_idx" << 3 << "shape";
+        QTest::addRow("g_idx overfull group") << "gptq-w4-g32-sym-actorder"
+                                              << "model.layers.0.mlp.down_proj.g_idx" << 4 << "g_idx";
+        QTest::addRow("NaN scale") << "awq-gemm-w4-g32"
+                                   << "model.layers.0.mlp.down_proj.scales" << 5 << "nonfinite-scale";
     }
     void broken()
     {
@@ -358,33 +367,38 @@ private slots:
         switch (what) {
         case 0:
             path = tmp.filePath(QStringLiteral("axis"));
-            rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), path, [&](const Checkpoint& c, std::vector<OwnedTensor>& ts) {
-                const WeightCodes m = readLogicalMatrix(c, *c.findWeight(down));
-                for (OwnedTensor& t : ts)
-                    if (t.name == down + ".qweight") {
-                        t.bytes.clear();
-                        for (uint64_t k = 0; k < m.cols; ++k) {
-                            std::vector<uint8_t> row(m.rows);
-                            for (uint64_t n = 0; n < m.rows; ++n)
-                                row[n] = m.codes[n * m.cols + k];
-                            const auto w = bitstream::packSlots(row, 4, 32);
-                            t.bytes.insert(t.bytes.end(), w.begin(), w.end());
-                        }
-                        t.shape = {m.cols, m.rows / 8};
-                    }
-            });
+            rewrite(variantDir(QStringLiteral("gptq-w4-g128-sym")), path,
+                    [&](const Checkpoint& c, std::vector<OwnedTensor>& ts) {
+                        const WeightCodes m = readLogicalMatrix(c, *c.findWeight(down));
+                        for (OwnedTensor& t : ts)
+                            if (t.name == down + ".qweight") {
+                                t.bytes.clear();
+                                for (uint64_t k = 0; k < m.cols; ++k) {
+                                    std::vector<uint8_t> row(m.rows);
+                                    for (uint64_t n = 0; n < m.rows; ++n)
+                                        row[n] = m.codes[n * m.cols + k];
+                                    const auto w = bitstream::packSlots(row, 4, 32);
+                                    t.bytes.insert(t.bytes.end(), w.begin(), w.end());
+                                }
+                                t.shape = {m.cols, m.rows / 8};
+                            }
+                    });
             break;
         case 1:
             path = patchedCopy(tmp2, quantized(tmp, "compressed-tensors", 3, 32), QStringLiteral("model.safetensors"),
-                               "model.layers.0.self_attn.q_proj.weight_packed", [](std::vector<uint8_t>& b) { b[3] |= 0xC0; });
+                               "model.layers.0.self_attn.q_proj.weight_packed",
+                               [](std::vector<uint8_t>& b) { b[3] |= 0xC0; });
             break;
         case 2:
             path = patchedCopy(tmp2, quantized(tmp, "mlx-affine", 4, 64), QStringLiteral("model.safetensors"),
                                "model.layers.0.self_attn.q_proj.scales", setNanF32);
             break;
         case 3:
-            path = patchedCopy(tmp, qstest::fixture(QStringLiteral("gguf")), QStringLiteral("ggml-types.gguf"), "synthetic.q4_0",
-                               [](std::vector<uint8_t>& b) { b[0] = 0x00; b[1] = 0x7E; });
+            path = patchedCopy(tmp, qstest::fixture(QStringLiteral("gguf")), QStringLiteral("ggml-types.gguf"),
+                               "synthetic.q4_0", [](std::vector<uint8_t>& b) {
+                                   b[0] = 0x00;
+                                   b[1] = 0x7E;
+                               });
             break;
         case 4:
             path = patchedCopy(tmp, variantDir(QStringLiteral("bnb-fp4")), QStringLiteral("model.safetensors"),
@@ -412,7 +426,8 @@ private slots:
         const auto c = openCheckpoint(path.toStdString());
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
-            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.text().c_str());
+            qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "",
+                  f.message.text().c_str());
         bool found = false;
         for (const VerifyFinding& f : r.findings)
             found |= f.check == check.toStdString() && !f.warning;
@@ -431,23 +446,34 @@ private slots:
         QTest::addColumn<qint64>("col");
         QTest::addColumn<qint64>("group");
         QTest::addColumn<qint64>("block");
-        QTest::addRow("NaN and Inf values: float weight") << 0 << "nonfinite-value" << false << 2ll << 1ll << 7ll << -1ll << -1ll;
+        QTest::addRow("NaN and Inf values: float weight")
+            << 0 << "nonfinite-value" << false << 2ll << 1ll << 7ll << -1ll << -1ll;
         QTest::addRow("all-zero float matrix") << 1 << "zero-weight" << true << 0ll << -1ll << -1ll << -1ll << -1ll;
         QTest::addRow("all-zero row: float weight") << 2 << "zero-row" << true << 1ll << 5ll << -1ll << -1ll << -1ll;
-        QTest::addRow("NaN scale: GPTQ act-order") << 3 << "nonfinite-scale" << false << 1ll << 5ll << -1ll << 3ll << -1ll;
-        QTest::addRow("zero scale zeroes its group: GPTQ act-order") << 4 << "zero-scale" << true << 1ll << 5ll << -1ll << 3ll << -1ll;
+        QTest::addRow("NaN scale: GPTQ act-order")
+            << 3 << "nonfinite-scale" << false << 1ll << 5ll << -1ll << 3ll << -1ll;
+        QTest::addRow("zero scale zeroes its group: GPTQ act-order")
+            << 4 << "zero-scale" << true << 1ll << 5ll << -1ll << 3ll << -1ll;
         QTest::addRow("NaN zero: MLX bias") << 5 << "nonfinite-zero" << false << 1ll << 2ll << 0ll << 0ll << -1ll;
         QTest::addRow("NaN absmax: bnb FP4") << 6 << "nonfinite-absmax" << false << 1ll << 2ll << 64ll << -1ll << 9ll;
-        QTest::addRow("NaN weight_scale: compressed-tensors") << 7 << "nonfinite-scale" << false << 1ll << 2ll << 32ll << 1ll << -1ll;
-        QTest::addRow("all-zero block: GGUF Q4_0 codes 8") << 8 << "zero-block" << true << 1ll << 1ll << 64ll << -1ll << 10ll;
+        QTest::addRow("NaN weight_scale: compressed-tensors")
+            << 7 << "nonfinite-scale" << false << 1ll << 2ll << 32ll << 1ll << -1ll;
+        QTest::addRow("all-zero block: GGUF Q4_0 codes 8")
+            << 8 << "zero-block" << true << 1ll << 1ll << 64ll << -1ll << 10ll;
         QTest::addRow("zero scale: GGUF Q4_0 d = 0") << 9 << "zero-scale" << true << 1ll << 1ll << 64ll << -1ll << 10ll;
         QTest::addRow("all-zero row: GGUF Q4_0") << 10 << "zero-row" << true << 2ll << 1ll << -1ll << -1ll << -1ll;
-        QTest::addRow("all-zero quantized weight: GGUF Q4_0") << 11 << "zero-weight" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
-        QTest::addRow("NaN block scale: GGUF Q4_0 d") << 12 << "nonfinite-scale" << false << 1ll << 1ll << 64ll << -1ll << 10ll;
-        QTest::addRow("NaN values from a NaN d: GGUF Q4_0") << 12 << "nonfinite-value" << false << 32ll << 1ll << 64ll << -1ll << -1ll;
-        QTest::addRow("config group_size disagrees: GPTQ") << 13 << "config-group-size" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
-        QTest::addRow("GPTQ v2 zeros labelled gptq") << 14 << "zero-convention" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
-        QTest::addRow("config sym true on asymmetric zeros: GPTQ") << 15 << "config-zero" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("all-zero quantized weight: GGUF Q4_0")
+            << 11 << "zero-weight" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("NaN block scale: GGUF Q4_0 d")
+            << 12 << "nonfinite-scale" << false << 1ll << 1ll << 64ll << -1ll << 10ll;
+        QTest::addRow("NaN values from a NaN d: GGUF Q4_0")
+            << 12 << "nonfinite-value" << false << 32ll << 1ll << 64ll << -1ll << -1ll;
+        QTest::addRow("config group_size disagrees: GPTQ")
+            << 13 << "config-group-size" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("GPTQ v2 zeros labelled gptq")
+            << 14 << "zero-convention" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
+        QTest::addRow("config sym true on asymmetric zeros: GPTQ")
+            << 15 << "config-zero" << false << 0ll << -1ll << -1ll << -1ll << -1ll;
     }
     void health()
     {
@@ -495,17 +521,19 @@ private slots:
         }
         case 3:
         case 4:
-            path = valuesPatched(tmp, variantDir(QStringLiteral("gptq-w4-g32-sym-actorder")), QStringLiteral("model.safetensors"),
-                                 down + ".scales", {{3 * 128 + 5, what == 3 ? nan : 0.0f}});
+            path = valuesPatched(tmp, variantDir(QStringLiteral("gptq-w4-g32-sym-actorder")),
+                                 QStringLiteral("model.safetensors"), down + ".scales",
+                                 {{3 * 128 + 5, what == 3 ? nan : 0.0f}});
             weight = down;
             break;
         case 5:
-            path = valuesPatched(tmp2, quantized(tmp, "mlx-affine", 4, 64), QStringLiteral("model.safetensors"), q + ".biases", {{2, nan}});
+            path = valuesPatched(tmp2, quantized(tmp, "mlx-affine", 4, 64), QStringLiteral("model.safetensors"),
+                                 q + ".biases", {{2, nan}});
             weight = q;
             break;
         case 6:
-            path = valuesPatched(tmp, variantDir(QStringLiteral("bnb-fp4")), QStringLiteral("model.safetensors"), down + ".weight.absmax",
-                                 {{9, nan}});
+            path = valuesPatched(tmp, variantDir(QStringLiteral("bnb-fp4")), QStringLiteral("model.safetensors"),
+                                 down + ".weight.absmax", {{9, nan}});
             weight = down;
             break;
         case 7: // weight_scale [64, 2]: (row 2, group 1) at 2 * 2 + 1
@@ -513,24 +541,20 @@ private slots:
                                  q + ".weight_scale", {{5, nan}});
             weight = q;
             break;
-        case 8:
-            path = q4Blocks(10, 11, [](uint8_t* b) { std::memset(b + 2, 0x88, 16); });
-            break;
-        case 9:
-            path = q4Blocks(10, 11, [](uint8_t* b) { b[0] = b[1] = 0; });
-            break;
-        case 10:
-            path = q4Blocks(8, 16, [](uint8_t* b) { std::memset(b, 0, 18); });
-            break;
-        case 11:
-            path = q4Blocks(0, 34 * 8, [](uint8_t* b) { std::memset(b, 0, 18); });
-            break;
+        case 8: path = q4Blocks(10, 11, [](uint8_t* b) { std::memset(b + 2, 0x88, 16); }); break;
+        case 9: path = q4Blocks(10, 11, [](uint8_t* b) { b[0] = b[1] = 0; }); break;
+        case 10: path = q4Blocks(8, 16, [](uint8_t* b) { std::memset(b, 0, 18); }); break;
+        case 11: path = q4Blocks(0, 34 * 8, [](uint8_t* b) { std::memset(b, 0, 18); }); break;
         case 12:
-            path = q4Blocks(10, 11, [](uint8_t* b) { b[0] = 0x00; b[1] = 0x7E; });
+            path = q4Blocks(10, 11, [](uint8_t* b) {
+                b[0] = 0x00;
+                b[1] = 0x7E;
+            });
             break;
         case 13:
         case 15: {
-            const QDir src(variantDir(what == 13 ? QStringLiteral("gptq-w4-g128-sym") : QStringLiteral("gptq-w4-g32-asym")));
+            const QDir src(
+                variantDir(what == 13 ? QStringLiteral("gptq-w4-g128-sym") : QStringLiteral("gptq-w4-g32-asym")));
             for (const QString& f : src.entryList(QDir::Files))
                 QVERIFY(QFile::copy(src.filePath(f), tmp.filePath(f)));
             if (what == 13)
@@ -542,7 +566,8 @@ private slots:
             break;
         }
         case 14: {
-            const auto s = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+            const auto s =
+                openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
             const TensorEntry* wq = s->find("stories260K.layers.0.wq");
             const QString src = tmp.filePath(QStringLiteral("float"));
             QDir().mkpath(src);
@@ -567,7 +592,8 @@ private slots:
         const VerifyReport r = verifyCheckpoint(*c);
         for (const VerifyFinding& f : r.findings)
             if (f.weight == weight)
-                qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "", f.message.text().c_str());
+                qInfo("%s %s%s: %s", f.weight.c_str(), f.check.c_str(), f.warning ? " (warning)" : "",
+                      f.message.text().c_str());
         const VerifyFinding* f = findingOf(r, weight, kind.toStdString());
         QVERIFY2(f, qPrintable(kind));
         QCOMPARE(f->warning, warning);

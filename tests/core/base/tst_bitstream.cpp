@@ -26,7 +26,9 @@ std::vector<uint8_t> probeMatrix(Probe probe, uint64_t rows, uint64_t cols, int 
     const uint32_t maxq = (1u << bits) - 1;
     for (uint64_t r = 0; r < rows; ++r)
         for (uint64_t c = 0; c < cols; ++c)
-            m[r * cols + c] = uint8_t(probe == Patterned ? (7 * r + 3 * c) & maxq : probe == Random ? rng() & maxq : maxq);
+            m[r * cols + c] = uint8_t(probe == Patterned    ? (7 * r + 3 * c) & maxq
+                                          : probe == Random ? rng() & maxq
+                                                            : maxq);
     return m;
 }
 
@@ -99,7 +101,8 @@ private slots:
         for (Probe p : {Patterned, Random, AllMax}) {
             for (int bits = 1; bits <= 8; ++bits)
                 for (int wordBits : {8, 32})
-                    QTest::addRow("b%d-w%d-natural-%s", bits, wordBits, probeName(p)) << bits << wordBits << QList<int>{} << int(p);
+                    QTest::addRow("b%d-w%d-natural-%s", bits, wordBits, probeName(p))
+                        << bits << wordBits << QList<int>{} << int(p);
             QTest::addRow("awq-order-%s", probeName(p)) << 4 << 32 << QList<int>{0, 2, 4, 6, 1, 3, 5, 7} << int(p);
             QTest::addRow("reversed-b8-%s", probeName(p)) << 8 << 32 << QList<int>{3, 2, 1, 0} << int(p);
         }
@@ -111,7 +114,8 @@ private slots:
         QFETCH(QList<int>, order);
         QFETCH(int, probe);
         const std::vector<uint8_t> codes = probeMatrix(Probe(probe), 7, 29, bits, uint32_t(bits));
-        const std::vector<uint8_t> packed = bitstream::packSlots(codes, bits, wordBits, std::span<const int>(order.data(), size_t(order.size())));
+        const std::vector<uint8_t> packed =
+            bitstream::packSlots(codes, bits, wordBits, std::span<const int>(order.data(), size_t(order.size())));
         const int perWord = wordBits / bits;
         QCOMPARE(packed.size(), (codes.size() + size_t(perWord) - 1) / size_t(perWord) * size_t(wordBits / 8));
         std::vector<uint8_t> back(codes.size());
@@ -123,7 +127,8 @@ private slots:
             int slot = int(j);
             if (!order.empty())
                 slot = int(std::find(order.begin(), order.end(), int(j)) - order.begin());
-            QCOMPARE(bitstream::readField(packed.data(), w * size_t(wordBits) + size_t(slot * bits), bits), uint32_t(codes[i]));
+            QCOMPARE(bitstream::readField(packed.data(), w * size_t(wordBits) + size_t(slot * bits), bits),
+                     uint32_t(codes[i]));
         }
     }
 
@@ -215,7 +220,11 @@ private slots:
         for (uint64_t n = 0; n < N; ++n)
             for (uint64_t k = 0; k < K; ++k)
                 if (p.codeAt(n, k) != codes[n * K + k])
-                    QFAIL(qPrintable(QStringLiteral("code (%1, %2): read %3, packed %4").arg(n).arg(k).arg(p.codeAt(n, k)).arg(codes[n * K + k])));
+                    QFAIL(qPrintable(QStringLiteral("code (%1, %2): read %3, packed %4")
+                                         .arg(n)
+                                         .arg(k)
+                                         .arg(p.codeAt(n, k))
+                                         .arg(codes[n * K + k])));
         std::vector<float> a(N * K), b(N * K);
         dequantPackedRows(p, 0, N, a.data(), SimdPath::Scalar);
         for (SimdPath path : cpuSimdPaths()) {

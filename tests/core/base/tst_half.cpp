@@ -30,7 +30,10 @@ uint16_t referenceHalf(float f)
     uint16_t lo = 0, hi = 0x7BFF;
     while (lo < hi) { // largest half <= a
         const uint16_t mid = uint16_t((lo + hi + 1) / 2);
-        if (halfValue(mid) <= a) lo = mid; else hi = uint16_t(mid - 1);
+        if (halfValue(mid) <= a)
+            lo = mid;
+        else
+            hi = uint16_t(mid - 1);
     }
     const double below = halfValue(lo);
     if (below == a || lo == 0x7BFF)
@@ -80,7 +83,7 @@ private slots:
         }
         QCOMPARE(qs::floatToHalf(65519.996f), uint16_t(0x7BFF));
         QCOMPARE(qs::floatToHalf(65520.f), uint16_t(0x7C00));
-        QCOMPARE(qs::floatToHalf(std::ldexp(1.f, -25)), uint16_t(0));     // tie to even zero
+        QCOMPARE(qs::floatToHalf(std::ldexp(1.f, -25)), uint16_t(0)); // tie to even zero
         QCOMPARE(qs::floatToHalf(std::ldexp(1.5f, -25)), uint16_t(1));
         QCOMPARE(qs::floatToHalf(-std::numeric_limits<float>::infinity()), uint16_t(0xFC00));
         QCOMPARE(qs::floatToHalf(std::bit_cast<float>(0x7FC12345u)), uint16_t(0x7E09));

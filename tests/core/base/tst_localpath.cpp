@@ -23,7 +23,8 @@ private slots:
     {
         QCOMPARE(qs::decodeLocalBytes("gr\xc3\xbc\xc3\x9f"), QStringLiteral("grüß"));
         QCOMPARE(qs::decodeLocalBytes("\xf0\x9f\x98\x80"), QString::fromUtf8("\xf0\x9f\x98\x80")); // a surrogate pair
-        const QString s = qs::decodeLocalBytes("a\xff" "b\xc3");
+        const QString s = qs::decodeLocalBytes("a\xff"
+                                               "b\xc3");
         QCOMPARE(s.size(), 4);
         QCOMPARE(s[1].unicode(), char16_t(0xDCFF));
         QCOMPARE(s[3].unicode(), char16_t(0xDCC3));

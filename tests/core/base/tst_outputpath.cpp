@@ -68,13 +68,13 @@ std::string writeRefusal(const std::string& path)
 
 mode_t typeOf(const std::string& path)
 {
-    struct stat st {};
+    struct stat st { };
     return ::lstat(path.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
 }
 
 mode_t modeOf(const std::string& path)
 {
-    struct stat st {};
+    struct stat st { };
     return ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0;
 }
 
@@ -102,10 +102,11 @@ private slots:
         struct Case {
             std::string output, relation;
         };
-        for (const Case& c : {Case{src, "is the input"}, Case{src + "/", "is the input"}, Case{src + "/./", "is the input"},
-                              Case{file, "lies inside the input"}, Case{src + "/sub", "lies inside the input"},
-                              Case{src + "/sub/deeper/x.gguf", "lies inside the input"},
-                              Case{root + "/other/../src/out", "lies inside the input"}, Case{root, "contains the input"}}) {
+        for (const Case& c :
+             {Case{src, "is the input"}, Case{src + "/", "is the input"}, Case{src + "/./", "is the input"},
+              Case{file, "lies inside the input"}, Case{src + "/sub", "lies inside the input"},
+              Case{src + "/sub/deeper/x.gguf", "lies inside the input"},
+              Case{root + "/other/../src/out", "lies inside the input"}, Case{root, "contains the input"}}) {
             const std::string why = refusal(c.output, inputs);
             QVERIFY2(why.find(c.relation) != std::string::npos, (c.output + ": " + why).c_str());
             QVERIFY2(why.rfind(c.output + ":", 0) == 0, why.c_str()); // names the output first...
@@ -133,7 +134,8 @@ private slots:
         QVERIFY(::link(file.c_str(), (root + "/hard.safetensors").c_str()) == 0);
 
         std::string why = refusal(root + "/link", {src});
-        QVERIFY2(why.find("is the input") != std::string::npos && why.find("resolves to " + src) != std::string::npos, why.c_str());
+        QVERIFY2(why.find("is the input") != std::string::npos && why.find("resolves to " + src) != std::string::npos,
+                 why.c_str());
         QVERIFY(refusal(root + "/link/sub", {src}).find("lies inside the input") != std::string::npos);
         QVERIFY(refusal(root + "/file-link.safetensors", {file}).find("is the input") != std::string::npos);
         // The input named through the symlink, the output by its real path.
@@ -157,14 +159,15 @@ private slots:
             QFAIL("a non-empty folder was accepted without force");
         } catch (const qs::Error& e) {
             const std::string why = e.what();
-            QVERIFY2(why.find("not empty") != std::string::npos && why.find("--force") != std::string::npos &&
-                         why.find("notes.txt") != std::string::npos,
+            QVERIFY2(why.find("not empty") != std::string::npos && why.find("--force") != std::string::npos
+                         && why.find("notes.txt") != std::string::npos,
                      why.c_str());
         }
         QVERIFY(!ran);
         QCOMPARE(readText(out + "/model.safetensors"), std::string("old"));
 
-        const auto kept = qs::writeIntoFolder(out, true, [&] { qs::writeFileAtomically(out + "/model.safetensors", "new"); });
+        const auto kept =
+            qs::writeIntoFolder(out, true, [&] { qs::writeFileAtomically(out + "/model.safetensors", "new"); });
         QCOMPARE(kept, std::vector<std::string>{"notes.txt"});
         QCOMPARE(readText(out + "/notes.txt"), std::string("mine"));
         QCOMPARE(readText(out + "/model.safetensors"), std::string("new"));
@@ -231,11 +234,12 @@ private slots:
     {
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString();
-        const std::string fifo = dir + "/fifo", sock = dir + "/sock", folder = dir + "/folder", dangling = dir + "/dangling";
+        const std::string fifo = dir + "/fifo", sock = dir + "/sock", folder = dir + "/folder",
+                          dangling = dir + "/dangling";
         QVERIFY(::mkfifo(fifo.c_str(), 0600) == 0);
         {
             const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-            sockaddr_un addr {};
+            sockaddr_un addr{};
             addr.sun_family = AF_UNIX;
             QVERIFY(fd >= 0 && sock.size() < sizeof addr.sun_path);
             std::memcpy(addr.sun_path, sock.c_str(), sock.size());
@@ -260,7 +264,8 @@ private slots:
         QVERIFY(!fs::exists(dir + "/missing"));
         // A device, here the system's /dev/null: refused up front (nothing is written to find out).
         const std::string devnull = refusal("/dev/null", {});
-        QVERIFY2(devnull.find("/dev/null: refusing to write: the output is a character device, not a regular file") == 0,
+        QVERIFY2(devnull.find("/dev/null: refusing to write: the output is a character device, not a regular file")
+                     == 0,
                  devnull.c_str());
         // Nothing there yet, or a regular file: fine.
         QCOMPARE(refusal(dir + "/new.bin", {}), std::string());
@@ -279,7 +284,8 @@ private slots:
         std::string why = refusal(dir + "/old.bin", {}, OutputKind::Folder);
         QVERIFY2(why.find(dir + "/old.bin: refusing to write: the output is a file, not a folder") == 0, why.c_str());
         why = refusal(fifo, {}, OutputKind::Folder);
-        QVERIFY2(why.find(fifo + ": refusing to write: the output is a FIFO (named pipe), not a folder") == 0, why.c_str());
+        QVERIFY2(why.find(fifo + ": refusing to write: the output is a FIFO (named pipe), not a folder") == 0,
+                 why.c_str());
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::writeIntoFolder(dir + "/old.bin", true, [] {}));
         QCOMPARE(readText(dir + "/old.bin"), std::string("old"));
     }
@@ -307,8 +313,9 @@ private slots:
         QVERIFY(qs::isTempFileName(".model.safetensors.tmp-AbC123", "model.safetensors"));
         QVERIFY(!qs::isTempFileName(".model.safetensors.tmp-AbC123", "config.json"));
         QVERIFY(qs::isTempFileName("..hidden.tmp-zzzzzz", ".hidden"));
-        for (const char* name : {"model.safetensors.tmp-AbC123", ".model.safetensors.tmp-AbC12", ".model.safetensors.tmp-AbC12.",
-                                 ".tmp-AbC123", "..tmp-AbC123", ".x.tmp-AbC-23", ".x.tmp_AbC123", "config.json"})
+        for (const char* name :
+             {"model.safetensors.tmp-AbC123", ".model.safetensors.tmp-AbC12", ".model.safetensors.tmp-AbC12.",
+              ".tmp-AbC123", "..tmp-AbC123", ".x.tmp-AbC-23", ".x.tmp_AbC123", "config.json"})
             QVERIFY2(!qs::isTempFileName(name), name);
     }
 
@@ -322,7 +329,8 @@ private slots:
         fs::create_directories(out);
         writeText(out + "/.model.safetensors.tmp-Ab12Cd", "half a checkpoint");
         writeText(out + "/.config.json.tmp-Zz99zZ", "half a config");
-        std::vector<std::string> kept = qs::writeIntoFolder(out, false, [&] { qs::writeFileAtomically(out + "/model.safetensors", "new"); });
+        std::vector<std::string> kept =
+            qs::writeIntoFolder(out, false, [&] { qs::writeFileAtomically(out + "/model.safetensors", "new"); });
         QVERIFY(kept.empty());
         QCOMPARE(entries(out), std::vector<std::string>{"model.safetensors"});
 
@@ -340,7 +348,8 @@ private slots:
 
         // A file write sweeps its own name's leftovers only.
         const std::string dir = tmp.path().toStdString();
-        for (const char* name : {".out.bin.tmp-aaaaaa", ".out.bin.tmp-BBBBBB", ".other.bin.tmp-cccccc", ".out.bin.tmp-abc"})
+        for (const char* name :
+             {".out.bin.tmp-aaaaaa", ".out.bin.tmp-BBBBBB", ".other.bin.tmp-cccccc", ".out.bin.tmp-abc"})
             writeText(dir + "/" + name, "left");
         qs::writeFileAtomically(dir + "/out.bin", "new");
         const std::vector<std::string> left = entries(dir);

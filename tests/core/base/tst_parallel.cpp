@@ -91,18 +91,19 @@ private slots:
             std::string message, other;
         };
         const auto run = std::make_shared<Run>();
-        QVERIFY2(finishesWithin(10, [run] {
-                     try {
-                         qs::runChunks(kHuge, 2, nullptr, [&](uint64_t c, qs::NoChunkState&) {
-                             ++run->ran;
-                             if (c == 2)
-                                 throw qs::Error("chunk " + std::to_string(c) + " failed");
-                             std::this_thread::sleep_for(kChunkTime);
-                         });
-                     } catch (const qs::Error& e) {
-                         run->message = e.what();
-                     }
-                 }),
+        QVERIFY2(finishesWithin(10,
+                                [run] {
+                                    try {
+                                        qs::runChunks(kHuge, 2, nullptr, [&](uint64_t c, qs::NoChunkState&) {
+                                            ++run->ran;
+                                            if (c == 2)
+                                                throw qs::Error("chunk " + std::to_string(c) + " failed");
+                                            std::this_thread::sleep_for(kChunkTime);
+                                        });
+                                    } catch (const qs::Error& e) {
+                                        run->message = e.what();
+                                    }
+                                }),
                  "runChunks kept taking chunks after one threw");
         QCOMPARE(run->message, std::string("chunk 2 failed"));
         QVERIFY2(run->ran.load() < 1000, qPrintable(QString::number(run->ran.load())));
@@ -129,14 +130,16 @@ private slots:
             bool finished = true;
         };
         const auto run = std::make_shared<Run>();
-        QVERIFY2(finishesWithin(10, [run] {
-                     run->finished = qs::runChunks(kHuge, 2, &run->cancel, [&](uint64_t c, qs::NoChunkState&) {
-                         ++run->ran;
-                         if (c == 3)
-                             run->cancel = true;
-                         std::this_thread::sleep_for(kChunkTime);
-                     });
-                 }),
+        QVERIFY2(finishesWithin(10,
+                                [run] {
+                                    run->finished =
+                                        qs::runChunks(kHuge, 2, &run->cancel, [&](uint64_t c, qs::NoChunkState&) {
+                                            ++run->ran;
+                                            if (c == 3)
+                                                run->cancel = true;
+                                            std::this_thread::sleep_for(kChunkTime);
+                                        });
+                                }),
                  "runChunks kept taking chunks after a cancel");
         QVERIFY(!run->finished);
         QVERIFY2(run->ran.load() < 1000, qPrintable(QString::number(run->ran.load())));

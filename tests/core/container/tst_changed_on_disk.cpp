@@ -60,8 +60,12 @@ std::shared_ptr<const Checkpoint> openThenTruncate(const QTemporaryDir& dir, std
 int sigbusChild(const char* dir)
 {
     const std::string guarded = std::string(dir) + "/guarded.bin", raw = std::string(dir) + "/raw.bin";
-    { std::ofstream(guarded, std::ios::binary) << std::string(4096, 'g'); }
-    { std::ofstream(raw, std::ios::binary) << std::string(1 << 16, 'x'); }
+    {
+        std::ofstream(guarded, std::ios::binary) << std::string(4096, 'g');
+    }
+    {
+        std::ofstream(raw, std::ios::binary) << std::string(1 << 16, 'x');
+    }
     const MappedFile installsTheHandler(guarded);
     const int fd = ::open(raw.c_str(), O_RDONLY);
     auto* p = static_cast<const volatile uint8_t*>(::mmap(nullptr, 1 << 16, PROT_READ, MAP_PRIVATE, fd, 0));
@@ -84,7 +88,9 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("f.bin")).toStdString();
-        { std::ofstream(path, std::ios::binary) << std::string(1 << 20, 'x'); }
+        {
+            std::ofstream(path, std::ios::binary) << std::string(1 << 20, 'x');
+        }
         const MappedFile f(path);
         QVERIFY(!f.changed());
         QCOMPARE(::truncate(path.c_str(), 4096), 0);
@@ -115,11 +121,15 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("f.bin")).toStdString();
-        { std::ofstream(path, std::ios::binary) << std::string(8192, 'x'); }
+        {
+            std::ofstream(path, std::ios::binary) << std::string(8192, 'x');
+        }
         const MappedFile f(path);
         // Same size, new bytes: no signal, but another modification time.
         const timespec later[2] = {{0, UTIME_OMIT}, {time(nullptr) + 5, 0}};
-        { std::fstream(path, std::ios::binary | std::ios::in | std::ios::out).write("yy", 2); }
+        {
+            std::fstream(path, std::ios::binary | std::ios::in | std::ios::out).write("yy", 2);
+        }
         QCOMPARE(::utimensat(AT_FDCWD, path.c_str(), later, 0), 0);
         QVERIFY(f.changed());
         QVERIFY(f.changed()->find("(now 8192 bytes, was 8192 bytes)") != std::string::npos);
@@ -129,10 +139,14 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string path = dir.filePath(QStringLiteral("f.bin")).toStdString();
-        { std::ofstream(path, std::ios::binary) << std::string(8192, 'x'); }
+        {
+            std::ofstream(path, std::ios::binary) << std::string(8192, 'x');
+        }
         const MappedFile f(path);
         const std::string next = path + ".new";
-        { std::ofstream(next, std::ios::binary) << std::string(100, 'y'); }
+        {
+            std::ofstream(next, std::ios::binary) << std::string(100, 'y');
+        }
         QCOMPARE(std::rename(next.c_str(), path.c_str()), 0);
         QVERIFY(f.changed());
         QVERIFY(f.changed()->find("(now another file of 100 bytes, was 8192 bytes)") != std::string::npos);
@@ -144,7 +158,8 @@ private slots:
     void everyDriverSurvivesACut_data()
     {
         QTest::addColumn<QString>("driver");
-        for (const char* d : {"verify", "dequant", "dequant-scalar", "stats", "stats-approximate", "stats-requantize", "diff"})
+        for (const char* d :
+             {"verify", "dequant", "dequant-scalar", "stats", "stats-approximate", "stats-requantize", "diff"})
             QTest::addRow("%s", d) << QString::fromLatin1(d);
     }
     void everyDriverSurvivesACut()
@@ -166,7 +181,8 @@ private slots:
         } else if (driver.startsWith(QLatin1String("dequant"))) {
             for (const LogicalWeight& w : ckpt->weights) // every type, across threads
                 if (canDequantize(w.format))
-                    dequantizeWeight(*ckpt, w, driver.endsWith(QLatin1String("scalar")) ? SimdPath::Scalar : bestSimdPath(), 0);
+                    dequantizeWeight(*ckpt, w,
+                                     driver.endsWith(QLatin1String("scalar")) ? SimdPath::Scalar : bestSimdPath(), 0);
         } else if (driver == QLatin1String("stats")) {
             weightHistograms(*ckpt, *q4, so);
         } else if (driver == QLatin1String("stats-approximate")) {
@@ -202,7 +218,10 @@ private slots:
         QVERIFY(child.wait(60000));
         // Under qemu-user the guest's signal reaches the emulator, which ends itself the same way.
         QVERIFY2(child.crashed && child.signal == SIGBUS,
-                 qPrintable(QStringLiteral("exit %1, signal %2: %3").arg(child.exitCode).arg(child.signal).arg(QString::fromLocal8Bit(child.err))));
+                 qPrintable(QStringLiteral("exit %1, signal %2: %3")
+                                .arg(child.exitCode)
+                                .arg(child.signal)
+                                .arg(QString::fromLocal8Bit(child.err))));
     }
 
     // A mapping that had changed when it was unmapped is still reported (the CLI checks after

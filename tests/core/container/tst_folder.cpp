@@ -94,7 +94,8 @@ private slots:
         QTemporaryDir tmp;
         const std::string d = tmp.path().toStdString();
         const std::vector<uint8_t>& z = zeros();
-        writeSafetensorsSharded(d, {{shardFileName(0, 1), {{"x", DType::F32, {4}, std::span<const uint8_t>(z.data(), 16)}}}});
+        writeSafetensorsSharded(
+            d, {{shardFileName(0, 1), {{"x", DType::F32, {4}, std::span<const uint8_t>(z.data(), 16)}}}});
         writeFile(d, "model.safetensors", "y");
         writeFile(d, "other-00001-of-00002.safetensors", "z");
         const auto c = openCheckpoint(d);
@@ -119,8 +120,9 @@ private slots:
             QVERIFY2(msg.find("model-NNNNN-of-00002.safetensors (2 shards)") != std::string::npos, msg.c_str());
             QVERIFY2(msg.find("draft-NNNNN-of-00001.safetensors") != std::string::npos, msg.c_str());
             QCOMPARE(e.candidates().size(), size_t(2));
-            QCOMPARE(e.candidates()[1].files,
-                     (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
+            QCOMPARE(
+                e.candidates()[1].files,
+                (std::vector<std::string>{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}));
             // What the GUI does with the user's pick.
             const auto c = openCheckpoint(d, e.candidates()[1].files);
             QCOMPARE(tensorNames(*c), (std::vector<std::string>{"a", "b"}));
@@ -185,7 +187,9 @@ private slots:
     {
         QTemporaryDir tmp;
         const std::string d = tmp.path().toStdString();
-        auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+        auto has = [](const std::vector<std::string>& v, const std::string& s) {
+            return std::find(v.begin(), v.end(), s) != v.end();
+        };
         writeFile(d, "model.safetensors", "m");
         std::ofstream(d + "/config.json") << R"({"model_type":"llama"})";
         std::ofstream(d + "/quantize_config.json") << "not json";
@@ -201,7 +205,8 @@ private slots:
         const std::string sharded = d + "/sharded";
         fs::create_directories(sharded);
         const std::vector<uint8_t>& z = zeros();
-        writeSafetensorsSharded(sharded, {{shardFileName(0, 1), {{"x", DType::F32, {4}, std::span<const uint8_t>(z.data(), 16)}}}});
+        writeSafetensorsSharded(
+            sharded, {{shardFileName(0, 1), {{"x", DType::F32, {4}, std::span<const uint8_t>(z.data(), 16)}}}});
         sources = openCheckpoint(sharded)->sources();
         QVERIFY(has(sources, sharded + "/model.safetensors.index.json"));
         QVERIFY(has(sources, sharded + "/" + shardFileName(0, 1)));
@@ -229,9 +234,10 @@ private slots:
         };
         const std::vector<uint8_t> model = slurp("model.safetensors"), adapter = slurp("adapters.safetensors");
         const std::string config = R"({"model_type":"llama"})";
-        const auto c = Checkpoint::readMemory({{"adapters.safetensors", adapter},
-                                               {"model.safetensors", model},
-                                               {"config.json", {reinterpret_cast<const uint8_t*>(config.data()), config.size()}}});
+        const auto c =
+            Checkpoint::readMemory({{"adapters.safetensors", adapter},
+                                    {"model.safetensors", model},
+                                    {"config.json", {reinterpret_cast<const uint8_t*>(config.data()), config.size()}}});
         QCOMPARE(tensorNames(*c), std::vector<std::string>{"m"});
         QCOMPARE(c->leftOut, std::vector<std::string>{"adapters.safetensors"});
         QCOMPARE(c->config.value(QStringLiteral("model_type")).toString(), QStringLiteral("llama"));

@@ -80,11 +80,41 @@ struct Bytes {
     }
 };
 
-MetaValue mv(Type t, uint64_t v) { MetaValue m; m.type = t; m.value = v; return m; }
-MetaValue mi(Type t, int64_t v) { MetaValue m; m.type = t; m.value = v; return m; }
-MetaValue mf(Type t, double v) { MetaValue m; m.type = t; m.value = v; return m; }
-MetaValue mb(bool v) { MetaValue m; m.type = Type::Bool; m.value = v; return m; }
-MetaValue ms(std::string v) { MetaValue m; m.type = Type::String; m.value = std::move(v); return m; }
+MetaValue mv(Type t, uint64_t v)
+{
+    MetaValue m;
+    m.type = t;
+    m.value = v;
+    return m;
+}
+MetaValue mi(Type t, int64_t v)
+{
+    MetaValue m;
+    m.type = t;
+    m.value = v;
+    return m;
+}
+MetaValue mf(Type t, double v)
+{
+    MetaValue m;
+    m.type = t;
+    m.value = v;
+    return m;
+}
+MetaValue mb(bool v)
+{
+    MetaValue m;
+    m.type = Type::Bool;
+    m.value = v;
+    return m;
+}
+MetaValue ms(std::string v)
+{
+    MetaValue m;
+    m.type = Type::String;
+    m.value = std::move(v);
+    return m;
+}
 MetaValue ma(Type elem, std::vector<MetaValue> items)
 {
     MetaValue m;
@@ -139,9 +169,10 @@ qs::GgufMetadata everyValueType(uint32_t alignment)
         {"t.scores", ma(Type::F32, {mf(Type::F32, 0.25), mf(Type::F32, -1e-3f)})},
         {"t.types", ma(Type::I32, {mi(Type::I32, 1), mi(Type::I32, -3)})},
         {"t.empty", ma(Type::U8, {})},
-        {"t.nested", ma(Type::Array, {ma(Type::U16, {mv(Type::U16, 1), mv(Type::U16, 2)}),
-                                      ma(Type::String, {ms("a")}),
-                                      ma(Type::Array, {ma(Type::Bool, {mb(true), mb(false)})})})},
+        {"t.nested",
+         ma(Type::Array,
+            {ma(Type::U16, {mv(Type::U16, 1), mv(Type::U16, 2)}), ma(Type::String, {ms("a")}),
+             ma(Type::Array, {ma(Type::Bool, {mb(true), mb(false)})})})},
     };
     if (alignment)
         m.emplace_back("general.alignment", mv(Type::U32, alignment));
@@ -164,12 +195,12 @@ std::vector<OwnedTensor> sampleTensors()
         return d;
     };
     return {
-        {"token_embd.weight", 12, {256, 3}, fill(144 * 3, 1)},   // Q4_K
-        {"blk.0.attn_norm.weight", 0, {7}, fill(28, 2)},        // F32, odd size: padding
+        {"token_embd.weight", 12, {256, 3}, fill(144 * 3, 1)}, // Q4_K
+        {"blk.0.attn_norm.weight", 0, {7}, fill(28, 2)}, // F32, odd size: padding
         {"blk.0.attn_q.weight", 8, {64, 2, 3}, fill(34 * 2 * 6, 3)}, // Q8_0, 3-D
-        {"blk.0.ffn_up.weight", 24, {5, 1, 1, 2}, fill(10, 4)},  // I8, 4-D
-        {"empty", 1, {0, 4}, {}},                               // F16 with no elements
-        {"output.weight", 42, {128, 2}, fill(36 * 2, 5)},       // Q2_0
+        {"blk.0.ffn_up.weight", 24, {5, 1, 1, 2}, fill(10, 4)}, // I8, 4-D
+        {"empty", 1, {0, 4}, {}}, // F16 with no elements
+        {"output.weight", 42, {128, 2}, fill(36 * 2, 5)}, // Q2_0
     };
 }
 
@@ -205,7 +236,7 @@ void expectError(const std::string& path, const QStringList& parts, std::string 
 
 long peakRssKiB()
 {
-    rusage ru {};
+    rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     return ru.ru_maxrss;
 }
@@ -223,21 +254,26 @@ private slots:
         QTest::addColumn<uint>("bytes");
         QTest::addColumn<bool>("removed");
         // Spec 2.1, transcribed.
-        const struct { int id; const char* name; uint w, b; bool removed; } rows[] = {
-            {0, "F32", 1, 4, false}, {1, "F16", 1, 2, false}, {2, "Q4_0", 32, 18, false},
-            {3, "Q4_1", 32, 20, false}, {4, "Q4_2", 0, 0, true}, {5, "Q4_3", 0, 0, true},
-            {6, "Q5_0", 32, 22, false}, {7, "Q5_1", 32, 24, false}, {8, "Q8_0", 32, 34, false},
-            {9, "Q8_1", 32, 36, false}, {10, "Q2_K", 256, 84, false}, {11, "Q3_K", 256, 110, false},
-            {12, "Q4_K", 256, 144, false}, {13, "Q5_K", 256, 176, false}, {14, "Q6_K", 256, 210, false},
-            {15, "Q8_K", 256, 292, false}, {16, "IQ2_XXS", 256, 66, false}, {17, "IQ2_XS", 256, 74, false},
-            {18, "IQ3_XXS", 256, 98, false}, {19, "IQ1_S", 256, 50, false}, {20, "IQ4_NL", 32, 18, false},
-            {21, "IQ3_S", 256, 110, false}, {22, "IQ2_S", 256, 82, false}, {23, "IQ4_XS", 256, 136, false},
-            {24, "I8", 1, 1, false}, {25, "I16", 1, 2, false}, {26, "I32", 1, 4, false},
-            {27, "I64", 1, 8, false}, {28, "F64", 1, 8, false}, {29, "IQ1_M", 256, 56, false},
-            {30, "BF16", 1, 2, false}, {31, "Q4_0_4_4", 0, 0, true}, {32, "Q4_0_4_8", 0, 0, true},
-            {33, "Q4_0_8_8", 0, 0, true}, {34, "TQ1_0", 256, 54, false}, {35, "TQ2_0", 256, 66, false},
-            {36, "IQ4_NL_4_4", 0, 0, true}, {37, "IQ4_NL_4_8", 0, 0, true}, {38, "IQ4_NL_8_8", 0, 0, true},
-            {39, "MXFP4", 32, 17, false}, {40, "NVFP4", 64, 36, false}, {41, "Q1_0", 128, 18, false},
+        const struct {
+            int id;
+            const char* name;
+            uint w, b;
+            bool removed;
+        } rows[] = {
+            {0, "F32", 1, 4, false},         {1, "F16", 1, 2, false},         {2, "Q4_0", 32, 18, false},
+            {3, "Q4_1", 32, 20, false},      {4, "Q4_2", 0, 0, true},         {5, "Q4_3", 0, 0, true},
+            {6, "Q5_0", 32, 22, false},      {7, "Q5_1", 32, 24, false},      {8, "Q8_0", 32, 34, false},
+            {9, "Q8_1", 32, 36, false},      {10, "Q2_K", 256, 84, false},    {11, "Q3_K", 256, 110, false},
+            {12, "Q4_K", 256, 144, false},   {13, "Q5_K", 256, 176, false},   {14, "Q6_K", 256, 210, false},
+            {15, "Q8_K", 256, 292, false},   {16, "IQ2_XXS", 256, 66, false}, {17, "IQ2_XS", 256, 74, false},
+            {18, "IQ3_XXS", 256, 98, false}, {19, "IQ1_S", 256, 50, false},   {20, "IQ4_NL", 32, 18, false},
+            {21, "IQ3_S", 256, 110, false},  {22, "IQ2_S", 256, 82, false},   {23, "IQ4_XS", 256, 136, false},
+            {24, "I8", 1, 1, false},         {25, "I16", 1, 2, false},        {26, "I32", 1, 4, false},
+            {27, "I64", 1, 8, false},        {28, "F64", 1, 8, false},        {29, "IQ1_M", 256, 56, false},
+            {30, "BF16", 1, 2, false},       {31, "Q4_0_4_4", 0, 0, true},    {32, "Q4_0_4_8", 0, 0, true},
+            {33, "Q4_0_8_8", 0, 0, true},    {34, "TQ1_0", 256, 54, false},   {35, "TQ2_0", 256, 66, false},
+            {36, "IQ4_NL_4_4", 0, 0, true},  {37, "IQ4_NL_4_8", 0, 0, true},  {38, "IQ4_NL_8_8", 0, 0, true},
+            {39, "MXFP4", 32, 17, false},    {40, "NVFP4", 64, 36, false},    {41, "Q1_0", 128, 18, false},
             {42, "Q2_0", 64, 18, false},
         };
         for (const auto& r : rows)
@@ -455,9 +491,13 @@ private slots:
         qs::readGguf(ref, qstest::fixture(QStringLiteral("gguf/ggml-types.ref.gguf")).toStdString());
         ref.buildIndex();
         QCOMPARE(ref.tensors.size(), size_t(76));
-        const struct { const char* name; uint64_t ne0, ne1; } sources[] = {
-            {"source.synthetic", 256, 34}, {"source.synthetic4096", 4096, 2},
-            {"source.real", 64, 256}, {"source.real_256", 256, 64}};
+        const struct {
+            const char* name;
+            uint64_t ne0, ne1;
+        } sources[] = {{"source.synthetic", 256, 34},
+                       {"source.synthetic4096", 4096, 2},
+                       {"source.real", 64, 256},
+                       {"source.real_256", 256, 64}};
         for (const auto& s : sources) {
             const qs::TensorEntry* t = ref.find(s.name);
             QVERIFY(t);
@@ -543,8 +583,7 @@ private slots:
                 qs::writeGguf(path, meta, ts, version);
             } catch (const qs::Error& e) {
                 const QString msg = QString::fromUtf8(e.what());
-                QVERIFY2(msg.startsWith(QString::fromStdString(path)) && msg.contains(QLatin1String(part)),
-                         e.what());
+                QVERIFY2(msg.startsWith(QString::fromStdString(path)) && msg.contains(QLatin1String(part)), e.what());
                 QVERIFY(!std::filesystem::exists(path));
                 return;
             }
@@ -629,7 +668,8 @@ private slots:
 
         // split.tensors.count disagreeing with the splits.
         auto withKeys = [&](uint64_t no, uint64_t count, int64_t total) {
-            qs::GgufMetadata m{{"split.no", mv(Type::U16, no)}, {"split.count", mv(Type::U16, count)},
+            qs::GgufMetadata m{{"split.no", mv(Type::U16, no)},
+                               {"split.count", mv(Type::U16, count)},
                                {"split.tensors.count", mi(Type::I32, total)}};
             return m;
         };
@@ -640,7 +680,8 @@ private slots:
         expectError(p1, {QStringLiteral("metadata key 'split.tensors.count': says 5 tensors but the 2 splits hold 2")});
         // A sibling that claims another place in the set.
         qs::writeGguf(p2, withKeys(0, 2, 2), {{"b", 0, {1}, d}});
-        expectError(p1, {QStringLiteral("metadata keys 'split.no'/'split.count' say split 1 of 2, expected split 2 of 2")}, p2);
+        expectError(
+            p1, {QStringLiteral("metadata keys 'split.no'/'split.count' say split 1 of 2, expected split 2 of 2")}, p2);
         // Split keys in a file whose name does not tell where its siblings are.
         const std::string odd = tmpPath(dir, "renamed.gguf");
         qs::writeGguf(odd, withKeys(0, 2, 2), {{"a", 0, {1}, d}});
@@ -682,19 +723,30 @@ private slots:
         add("negative tensor_count", Bytes{}.header(3, ~uint64_t(0), 0), {"header: tensor_count 18446744073709551615"});
         add("absurd v1 kv_count", Bytes{}.header(1, 0, 0xFFFFFFFFu), {"header: kv_count 4294967295 is impossible"});
         add("key length past end", Bytes{}.header(3, 0, 1).put<uint64_t>(1000).data(20, 'k'),
-            {"metadata record 0: key of 1000 bytes needs 1000 bytes at offset 32, past the end of the file (52 bytes)"});
-        add("string value past end", Bytes{}.header(3, 0, 1).str("general.name").put<uint32_t>(8).put<uint64_t>(99).data(5),
+            {"metadata record 0: key of 1000 bytes needs 1000 bytes at offset 32, past the end of the file (52 "
+             "bytes)"});
+        add("string value past end",
+            Bytes{}.header(3, 0, 1).str("general.name").put<uint32_t>(8).put<uint64_t>(99).data(5),
             {"metadata key 'general.name': string of 99 bytes needs 99 bytes", "past the end"});
         add("string over 1 GiB", Bytes{}.header(3, 0, 1).str("k").put<uint32_t>(8).put<uint64_t>(uint64_t(1) << 31),
             {"metadata key 'k': string length 2147483648 exceeds the 1 GiB limit"});
         add("array of 2^60 strings",
-            Bytes{}.header(3, 0, 1).str("tokenizer.ggml.tokens").put<uint32_t>(9).put<uint32_t>(8).put<uint64_t>(uint64_t(1) << 60).data(64),
-            {"metadata key 'tokenizer.ggml.tokens': array of 1152921504606846976 string elements cannot fit in the 64 bytes left"});
-        add("array length past end", Bytes{}.header(3, 0, 1).str("a").put<uint32_t>(9).put<uint32_t>(0).put<uint64_t>(10).data(9),
+            Bytes{}
+                .header(3, 0, 1)
+                .str("tokenizer.ggml.tokens")
+                .put<uint32_t>(9)
+                .put<uint32_t>(8)
+                .put<uint64_t>(uint64_t(1) << 60)
+                .data(64),
+            {"metadata key 'tokenizer.ggml.tokens': array of 1152921504606846976 string elements cannot fit in the 64 "
+             "bytes left"});
+        add("array length past end",
+            Bytes{}.header(3, 0, 1).str("a").put<uint32_t>(9).put<uint32_t>(0).put<uint64_t>(10).data(9),
             {"metadata key 'a': array of 10 u8 elements cannot fit in the 9 bytes left"});
         add("bad value type", Bytes{}.header(3, 0, 1).str("k").put<uint32_t>(13).data(8),
             {"metadata key 'k': value type 13 is not a GGUF value type (0..12)"});
-        add("bad array element type", Bytes{}.header(3, 0, 1).str("k").put<uint32_t>(9).put<uint32_t>(77).put<uint64_t>(0),
+        add("bad array element type",
+            Bytes{}.header(3, 0, 1).str("k").put<uint32_t>(9).put<uint32_t>(77).put<uint64_t>(0),
             {"metadata key 'k': array element type 77 is not a GGUF value type"});
         {
             Bytes b;
@@ -712,7 +764,8 @@ private slots:
             {"metadata key 'general.alignment': 48 is not a non-zero power of two"});
         add("five dims", Bytes{}.header(3, 1, 0).info("t", {1, 1, 1, 1, 1}, 0, 0).pad().data(32),
             {"tensor 't': n_dims 5 exceeds the maximum of 4"});
-        add("dimension overflow", Bytes{}.header(3, 1, 0).info("t", {uint64_t(1) << 32, uint64_t(1) << 32}, 0, 0).pad().data(32),
+        add("dimension overflow",
+            Bytes{}.header(3, 1, 0).info("t", {uint64_t(1) << 32, uint64_t(1) << 32}, 0, 0).pad().data(32),
             {"tensor 't': dimensions 4294967296 x 4294967296 overflow a 64-bit element count"});
         add("negative dimension", Bytes{}.header(3, 1, 0).info("t", {~uint64_t(0)}, 0, 0).pad().data(32),
             {"tensor 't': ne[0] = 18446744073709551615 is negative as int64"});
@@ -725,7 +778,8 @@ private slots:
         add("offset past end", Bytes{}.header(3, 1, 0).info("a", {4}, 0, 4096).pad().data(32),
             {"tensor 'a': data at offset 4096 of the data section", "lies past the end of the file"});
         add("bytes past end", Bytes{}.header(3, 1, 0).info("a", {64}, 0, 0).pad().data(100),
-            {"tensor 'a': data at offset 0 of the data section (file bytes 64..320) lies past the end of the file (164 bytes)"});
+            {"tensor 'a': data at offset 0 of the data section (file bytes 64..320) lies past the end of the file (164 "
+             "bytes)"});
         add("data section past end", Bytes{}.header(3, 1, 0).info("a", {0}, 0, 0),
             {"data section: starts at offset 64", "past the end of the file (57 bytes)"});
         add("overlap", Bytes{}.header(3, 2, 0).info("a", {16}, 0, 0).info("b", {4}, 0, 32).pad().data(64),
@@ -734,8 +788,10 @@ private slots:
             {"tensor 'a': duplicate tensor name (tensor infos 0 and 1)"});
         {
             const std::string longName(1000, 'n');
-            add("long duplicate name", Bytes{}.header(3, 2, 0).info(longName, {4}, 0, 0).info(longName, {4}, 0, 32).pad().data(64),
-                {QStringLiteral("tensor '%1...' (1000 bytes): duplicate tensor name").arg(QString(120, QLatin1Char('n')))});
+            add("long duplicate name",
+                Bytes{}.header(3, 2, 0).info(longName, {4}, 0, 0).info(longName, {4}, 0, 32).pad().data(64),
+                {QStringLiteral("tensor '%1...' (1000 bytes): duplicate tensor name")
+                     .arg(QString(120, QLatin1Char('n')))});
         }
         add("tensor name past end", Bytes{}.header(3, 1, 0).put<uint64_t>(500).data(30),
             {"tensor info 0: name of 500 bytes needs 500 bytes at offset 32"});
@@ -768,8 +824,8 @@ private slots:
         QCOMPARE(std::get<uint64_t>(ckpt.meta("a.b")->value), uint64_t(1));
         QCOMPARE(ckpt.notes.size(), size_t(1));
         const std::string note = ckpt.notes[0].text();
-        for (const char* part : {": metadata key 'a.b' appears twice: record 0 holds 1, record 2 holds 2",
-                                 "llama.cpp refuses the file"})
+        for (const char* part :
+             {": metadata key 'a.b' appears twice: record 0 holds 1, record 2 holds 2", "llama.cpp refuses the file"})
             QVERIFY2(note.find(part) != std::string::npos, note.c_str());
         QVERIFY2(note.rfind(path, 0) == 0, note.c_str());
     }
@@ -864,8 +920,10 @@ private slots:
         QCOMPARE(ckpt.ggufVersion, 2);
         QCOMPARE(std::get<bool>(ckpt.meta("flag")->value), true);
         QCOMPARE(ckpt.notes.size(), size_t(2));
-        QCOMPARE(ckpt.notes[0].text(), path + ": metadata key 'flag': a bool value is neither 0 nor 1; read as true, as ggml does");
-        QVERIFY(ckpt.notes[1].text().find("not packed in tensor-info order (first at tensor 'a')") != std::string::npos);
+        QCOMPARE(ckpt.notes[0].text(),
+                 path + ": metadata key 'flag': a bool value is neither 0 nor 1; read as true, as ggml does");
+        QVERIFY(ckpt.notes[1].text().find("not packed in tensor-info order (first at tensor 'a')")
+                != std::string::npos);
     }
 
     // Metadata arrays are expanded into values: their total is capped before allocation.
@@ -879,7 +937,8 @@ private slots:
         writeBytes(path, b.b);
         b.b.clear();
         b.b.shrink_to_fit();
-        expectError(path, {QStringLiteral("metadata key 'blob': array of 16777217 elements takes the metadata past 16777216")});
+        expectError(
+            path, {QStringLiteral("metadata key 'blob': array of 16777217 elements takes the metadata past 16777216")});
         QCOMPARE_LT(peakRssKiB(), 256 * 1024L);
     }
 
@@ -916,9 +975,9 @@ private slots:
                 const size_t at = size_t(next() % headSize);
                 touched.push_back(at);
                 switch (next() % 3) {
-                case 0: poke(at, uint8_t(next())); break;                      // random byte
+                case 0: poke(at, uint8_t(next())); break; // random byte
                 case 1: poke(at, bytes[at] ^ uint8_t(1u << (next() % 8))); break; // bit flip
-                default: poke(at, (next() & 1) ? 0xFF : 0x00); break;          // extremes
+                default: poke(at, (next() & 1) ? 0xFF : 0x00); break; // extremes
                 }
             }
             try {

@@ -67,22 +67,25 @@ private slots:
         QTest::addRow("2^53+1 exact") << QByteArray("9007199254740993") << QByteArray("u9007199254740993");
         QTest::addRow("i64 min") << QByteArray("-9223372036854775808") << QByteArray("i-9223372036854775808");
         QTest::addRow("minus zero int") << QByteArray("-0") << QByteArray("i0");
-        QTest::addRow("beyond u64 is float") << QByteArray("18446744073709551616") << QByteArray("f1.8446744073709552e+19");
-        QTest::addRow("below i64 is float") << QByteArray("-9223372036854775809") << QByteArray("f-9.2233720368547758e+18");
+        QTest::addRow("beyond u64 is float")
+            << QByteArray("18446744073709551616") << QByteArray("f1.8446744073709552e+19");
+        QTest::addRow("below i64 is float")
+            << QByteArray("-9223372036854775809") << QByteArray("f-9.2233720368547758e+18");
         QTest::addRow("fraction") << QByteArray("0.5") << QByteArray("f0.5");
         QTest::addRow("exponent") << QByteArray("1E3") << QByteArray("f1000");
         QTest::addRow("negative exponent") << QByteArray("-25e-1") << QByteArray("f-2.5");
         QTest::addRow("exponent sign plus") << QByteArray("1.25e+2") << QByteArray("f125");
         QTest::addRow("huge float") << QByteArray("1e400") << QByteArray("finf");
-        QTest::addRow("escapes") << QByteArray("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"") << QByteArray("\"\\\"\\\\/\\b\\f\\n\\r\\t\"");
+        QTest::addRow("escapes") << QByteArray("\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"")
+                                 << QByteArray("\"\\\"\\\\/\\b\\f\\n\\r\\t\"");
         QTest::addRow("unicode escape") << QByteArray("\"\\u00e9\\u4e2D\"") << QByteArray("\"\xc3\xa9\xe4\xb8\xad\"");
         QTest::addRow("surrogate pair") << QByteArray("\"\\ud83d\\ude00\"") << QByteArray("\"\xf0\x9f\x98\x80\"");
         QTest::addRow("escaped nul") << QByteArray("\"a\\u0000b\"") << QByteArray("\"a\\u0000b\"");
         QTest::addRow("raw utf-8") << QByteArray("\"\xc3\xa9\xe2\x82\xac\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"")
                                    << QByteArray("\"\xc3\xa9\xe2\x82\xac\xf0\x90\x80\x80\xf4\x8f\xbf\xbf\"");
         QTest::addRow("nested") << QByteArray(R"({"a":[{"b":[]}],"c":{}})") << QByteArray(R"({"a":[{"b":[]}],"c":{}})");
-        QTest::addRow("same key in different objects") << QByteArray(R"([{"a":1},{"a":2}])")
-                                                       << QByteArray(R"([{"a":u1},{"a":u2}])");
+        QTest::addRow("same key in different objects")
+            << QByteArray(R"([{"a":1},{"a":2}])") << QByteArray(R"([{"a":u1},{"a":u2}])");
     }
     void valid()
     {
@@ -211,8 +214,7 @@ private slots:
         std::vector<std::string> seen;
         const qs::json::ParseOptions small{8, 2};
         const auto type = qs::json::parseObjectMembers(
-            R"( {"a": [1, 2], "b": {"k": "v"}, "c": 3} )", small,
-            [&](std::string&& key, Value&& value, size_t keyPos) {
+            R"( {"a": [1, 2], "b": {"k": "v"}, "c": 3} )", small, [&](std::string&& key, Value&& value, size_t keyPos) {
                 seen.push_back(key + "@" + std::to_string(keyPos) + "=" + render(value));
             });
         QCOMPARE(type, Value::Type::Object);
@@ -226,8 +228,10 @@ private slots:
         QCOMPARE(qs::json::parseObjectMembers(" 7 ", small, [&](auto&&...) { ++calls; }), Value::Type::UInt);
         QCOMPARE(calls, 0);
         // Errors anywhere, including after members were delivered, and duplicates at depth 1.
-        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError, qs::json::parseObjectMembers(R"({"a":1} x)", small, [](auto&&...) {}));
-        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError, qs::json::parseObjectMembers(R"({"a":1,)", small, [](auto&&...) {}));
+        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError,
+                                 qs::json::parseObjectMembers(R"({"a":1} x)", small, [](auto&&...) {}));
+        QVERIFY_THROWS_EXCEPTION(qs::json::ParseError,
+                                 qs::json::parseObjectMembers(R"({"a":1,)", small, [](auto&&...) {}));
         try {
             qs::json::parseObjectMembers(R"({"a":1,"a":2})", small, [](auto&&...) {});
             QFAIL("parsed");

@@ -14,7 +14,9 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string path = (dir.path() + QStringLiteral("/f.bin")).toStdString();
-        { std::ofstream(path, std::ios::binary) << "hello world"; }
+        {
+            std::ofstream(path, std::ios::binary) << "hello world";
+        }
         const qs::MappedFile f(path);
         QCOMPARE(f.size(), uint64_t(11));
         QCOMPARE(f.range(6, 5, "x")[0], uint8_t('w'));
@@ -33,7 +35,9 @@ private slots:
         QTemporaryDir dir;
         const std::string path = (dir.path() + QStringLiteral("/r.bin")).toStdString();
         const std::string data(3 * 65536 + 123, 'x');
-        { std::ofstream(path, std::ios::binary) << data; }
+        {
+            std::ofstream(path, std::ios::binary) << data;
+        }
         const qs::MappedFile f(path);
         uint64_t sum = 0;
         for (uint8_t b : f.bytes()) // read every page in
@@ -46,7 +50,9 @@ private slots:
     {
         QTemporaryDir dir;
         const std::string path = (dir.path() + QStringLiteral("/empty")).toStdString();
-        { std::ofstream(path, std::ios::binary); }
+        {
+            std::ofstream(path, std::ios::binary);
+        }
         const qs::MappedFile f(path);
         QCOMPARE(f.size(), uint64_t(0));
         QCOMPARE(f.residentBytes(), uint64_t(0));

@@ -1,8 +1,8 @@
 // The regression corpus: every file under ../shared/fixtures/real (written by upstream tools,
 // see SOURCES.md there) opens, or is refused with a message that names the file and says
 // what is wrong. A file that opens lists its tensors, every decodable weight dequantizes, and
-// verify finds no error (but says when nothing could be checked). A new file in the corpus fails `everyFileIsListed` until it is
-// given an expectation here.
+// verify finds no error (but says when nothing could be checked). A new file in the corpus fails `everyFileIsListed`
+// until it is given an expectation here.
 #include "analysis/verify.h"
 #include "base/error.h"
 #include "formats/dequant.h"
@@ -19,7 +19,7 @@ using namespace qs;
 namespace {
 
 struct Expectation {
-    const char* file;    // relative to fixtures/real
+    const char* file; // relative to fixtures/real
     const char* refused; // nullptr: opens; else words the error must hold
     const char* note = nullptr; // words a checkpoint note must hold
 };
@@ -145,8 +145,9 @@ private slots:
         const auto ck = openCheckpoint(path);
         QVERIFY(!ck->tensors.empty() || !ck->metadata.empty());
         if (e.note) {
-            const bool noted = std::any_of(ck->notes.begin(), ck->notes.end(),
-                                           [&](const Message& n) { return n.text().find(e.note) != std::string::npos; });
+            const bool noted = std::any_of(ck->notes.begin(), ck->notes.end(), [&](const Message& n) {
+                return n.text().find(e.note) != std::string::npos;
+            });
             QVERIFY2(noted, e.note);
         }
         for (const LogicalWeight& w : ck->weights)

@@ -43,268 +43,342 @@ struct FixtureFile {
 // "Source weights" and "safetensors/" (ref.safetensors: <module>.weight as F32 [N, K]; sources.safetensors),
 // and the byte counts of the "Files" table.
 const std::vector<FixtureFile> kFixtures = {
-    {"awq-gemm-w4-g128/model.safetensors", 17360, {
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {256, 16}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 16}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
-    }},
-    {"awq-gemm-w4-g128/ref.safetensors", 131216, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-    }},
-    {"awq-gemm-w4-g32/model.safetensors", 21952, {
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {256, 16}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 16}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
-        {"model.layers.0.self_attn.q_proj.qweight", "I32", {64, 8}},
-        {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 8}},
-        {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
-    }},
-    {"awq-gemm-w4-g32/ref.safetensors", 147704, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"bnb-fp4-doublequant/model.safetensors", 30498, {
-        {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
-        {"model.layers.0.mlp.down_proj.weight.absmax", "U8", {512}},
-        {"model.layers.0.mlp.down_proj.weight.nested_absmax", "F32", {2}},
-        {"model.layers.0.mlp.down_proj.weight.nested_quant_map", "F32", {256}},
-        {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__fp4", "U8", {169}},
-        {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
-        {"model.layers.0.mlp.gate_proj.weight.absmax", "U8", {172}},
-        {"model.layers.0.mlp.gate_proj.weight.nested_absmax", "F32", {1}},
-        {"model.layers.0.mlp.gate_proj.weight.nested_quant_map", "F32", {256}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__fp4", "U8", {167}},
-        {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
-        {"model.layers.0.self_attn.q_proj.weight.absmax", "U8", {64}},
-        {"model.layers.0.self_attn.q_proj.weight.nested_absmax", "F32", {1}},
-        {"model.layers.0.self_attn.q_proj.weight.nested_quant_map", "F32", {256}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__fp4", "U8", {166}},
-    }},
-    {"bnb-fp4-doublequant/ref.safetensors", 191832, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"bnb-fp4/model.safetensors", 28706, {
-        {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
-        {"model.layers.0.mlp.down_proj.weight.absmax", "F32", {512}},
-        {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__fp4", "U8", {79}},
-        {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
-        {"model.layers.0.mlp.gate_proj.weight.absmax", "F32", {172}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__fp4", "U8", {78}},
-        {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
-        {"model.layers.0.self_attn.q_proj.weight.absmax", "F32", {64}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__fp4", "U8", {77}},
-    }},
-    {"bnb-fp4/ref.safetensors", 191832, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"bnb-nf4-doublequant/model.safetensors", 30498, {
-        {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
-        {"model.layers.0.mlp.down_proj.weight.absmax", "U8", {512}},
-        {"model.layers.0.mlp.down_proj.weight.nested_absmax", "F32", {2}},
-        {"model.layers.0.mlp.down_proj.weight.nested_quant_map", "F32", {256}},
-        {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__nf4", "U8", {169}},
-        {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
-        {"model.layers.0.mlp.gate_proj.weight.absmax", "U8", {172}},
-        {"model.layers.0.mlp.gate_proj.weight.nested_absmax", "F32", {1}},
-        {"model.layers.0.mlp.gate_proj.weight.nested_quant_map", "F32", {256}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__nf4", "U8", {167}},
-        {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
-        {"model.layers.0.self_attn.q_proj.weight.absmax", "U8", {64}},
-        {"model.layers.0.self_attn.q_proj.weight.nested_absmax", "F32", {1}},
-        {"model.layers.0.self_attn.q_proj.weight.nested_quant_map", "F32", {256}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__nf4", "U8", {166}},
-    }},
-    {"bnb-nf4-doublequant/ref.safetensors", 191832, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"bnb-nf4/model.safetensors", 28706, {
-        {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
-        {"model.layers.0.mlp.down_proj.weight.absmax", "F32", {512}},
-        {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__nf4", "U8", {79}},
-        {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
-        {"model.layers.0.mlp.gate_proj.weight.absmax", "F32", {172}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__nf4", "U8", {78}},
-        {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
-        {"model.layers.0.self_attn.q_proj.weight.absmax", "F32", {64}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
-        {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__nf4", "U8", {77}},
-    }},
-    {"bnb-nf4/ref.safetensors", 191832, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"ct-pack-w4a16-channel-asym/model.safetensors", 26936, {
-        {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 32}},
-        {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 1}},
-        {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
-        {"model.layers.0.mlp.down_proj.weight_zero_point", "I32", {16, 1}},
-        {"model.layers.0.mlp.gate_proj.weight_packed", "I32", {172, 8}},
-        {"model.layers.0.mlp.gate_proj.weight_scale", "F32", {172, 1}},
-        {"model.layers.0.mlp.gate_proj.weight_shape", "I64", {2}},
-        {"model.layers.0.mlp.gate_proj.weight_zero_point", "I32", {22, 1}},
-        {"model.layers.0.self_attn.q_proj.weight_packed", "I32", {64, 8}},
-        {"model.layers.0.self_attn.q_proj.weight_scale", "F32", {64, 1}},
-        {"model.layers.0.self_attn.q_proj.weight_shape", "I64", {2}},
-        {"model.layers.0.self_attn.q_proj.weight_zero_point", "I32", {8, 1}},
-    }},
-    {"ct-pack-w4a16-channel-asym/ref.safetensors", 191832, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"ct-pack-w4a16-g128-sym/model.safetensors", 17776, {
-        {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 32}},
-        {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 2}},
-        {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
-    }},
-    {"ct-pack-w4a16-g128-sym/ref.safetensors", 131216, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-    }},
-    {"ct-pack-w4a16-g32-asym/model.safetensors", 24536, {
-        {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 32}},
-        {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 8}},
-        {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
-        {"model.layers.0.mlp.down_proj.weight_zero_point", "I32", {16, 8}},
-        {"model.layers.0.self_attn.q_proj.weight_packed", "I32", {64, 8}},
-        {"model.layers.0.self_attn.q_proj.weight_scale", "F32", {64, 2}},
-        {"model.layers.0.self_attn.q_proj.weight_shape", "I64", {2}},
-        {"model.layers.0.self_attn.q_proj.weight_zero_point", "I32", {8, 2}},
-    }},
-    {"ct-pack-w4a16-g32-asym/ref.safetensors", 147704, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"ct-pack-w8a16-channel-sym/model.safetensors", 50360, {
-        {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 64}},
-        {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 1}},
-        {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
-        {"model.layers.0.mlp.gate_proj.weight_packed", "I32", {172, 16}},
-        {"model.layers.0.mlp.gate_proj.weight_scale", "F32", {172, 1}},
-        {"model.layers.0.mlp.gate_proj.weight_shape", "I64", {2}},
-        {"model.layers.0.self_attn.q_proj.weight_packed", "I32", {64, 16}},
-        {"model.layers.0.self_attn.q_proj.weight_scale", "F32", {64, 1}},
-        {"model.layers.0.self_attn.q_proj.weight_shape", "I64", {2}},
-    }},
-    {"ct-pack-w8a16-channel-sym/ref.safetensors", 191832, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"gptq-w2-g32-asym/model.safetensors", 13912, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {16, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 8}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
-        {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
-        {"model.layers.0.self_attn.q_proj.qweight", "I32", {4, 64}},
-        {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 4}},
-        {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
-    }},
-    {"gptq-w2-g32-asym/ref.safetensors", 147704, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"gptq-w3-g128-sym/model.safetensors", 14352, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {24, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 12}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
-    }},
-    {"gptq-w3-g128-sym/ref.safetensors", 131216, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-    }},
-    {"gptq-w3-g32-asym/model.safetensors", 18672, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {24, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 12}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
-        {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
-        {"model.layers.0.self_attn.q_proj.qweight", "I32", {6, 64}},
-        {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 6}},
-        {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
-    }},
-    {"gptq-w3-g32-asym/ref.safetensors", 147704, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"gptq-w4-g128-asym-actorder/model.safetensors", 18480, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 16}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
-    }},
-    {"gptq-w4-g128-asym-actorder/ref.safetensors", 131216, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-    }},
-    {"gptq-w4-g128-sym/model.safetensors", 18480, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 16}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
-    }},
-    {"gptq-w4-g128-sym/ref.safetensors", 131216, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-    }},
-    {"gptq-w4-g32-asym/model.safetensors", 23424, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 16}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
-        {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
-        {"model.layers.0.self_attn.q_proj.qweight", "I32", {8, 64}},
-        {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 8}},
-        {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
-    }},
-    {"gptq-w4-g32-asym/ref.safetensors", 147704, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"gptq-w4-g32-sym-actorder/model.safetensors", 23424, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 16}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
-        {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
-        {"model.layers.0.self_attn.q_proj.qweight", "I32", {8, 64}},
-        {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 8}},
-        {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
-    }},
-    {"gptq-w4-g32-sym-actorder/ref.safetensors", 147704, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-        {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
-    }},
-    {"gptq-w8-g128-sym/model.safetensors", 34992, {
-        {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
-        {"model.layers.0.mlp.down_proj.qweight", "I32", {64, 128}},
-        {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 32}},
-        {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
-    }},
-    {"gptq-w8-g128-sym/ref.safetensors", 131216, {
-        {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
-    }},
-    {"sources.safetensors", 191792, {
-        {"synthetic.W_128x256", "F32", {128, 256}},
-        {"stories260K.layers.0.wq", "F32", {64, 64}},
-        {"stories260K.layers.0.w1", "F32", {172, 64}},
-    }},
+    {"awq-gemm-w4-g128/model.safetensors",
+     17360,
+     {
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {256, 16}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 16}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
+     }},
+    {"awq-gemm-w4-g128/ref.safetensors",
+     131216,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+     }},
+    {"awq-gemm-w4-g32/model.safetensors",
+     21952,
+     {
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {256, 16}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 16}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
+         {"model.layers.0.self_attn.q_proj.qweight", "I32", {64, 8}},
+         {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 8}},
+         {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
+     }},
+    {"awq-gemm-w4-g32/ref.safetensors",
+     147704,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"bnb-fp4-doublequant/model.safetensors",
+     30498,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
+         {"model.layers.0.mlp.down_proj.weight.absmax", "U8", {512}},
+         {"model.layers.0.mlp.down_proj.weight.nested_absmax", "F32", {2}},
+         {"model.layers.0.mlp.down_proj.weight.nested_quant_map", "F32", {256}},
+         {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__fp4", "U8", {169}},
+         {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
+         {"model.layers.0.mlp.gate_proj.weight.absmax", "U8", {172}},
+         {"model.layers.0.mlp.gate_proj.weight.nested_absmax", "F32", {1}},
+         {"model.layers.0.mlp.gate_proj.weight.nested_quant_map", "F32", {256}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__fp4", "U8", {167}},
+         {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
+         {"model.layers.0.self_attn.q_proj.weight.absmax", "U8", {64}},
+         {"model.layers.0.self_attn.q_proj.weight.nested_absmax", "F32", {1}},
+         {"model.layers.0.self_attn.q_proj.weight.nested_quant_map", "F32", {256}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__fp4", "U8", {166}},
+     }},
+    {"bnb-fp4-doublequant/ref.safetensors",
+     191832,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"bnb-fp4/model.safetensors",
+     28706,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
+         {"model.layers.0.mlp.down_proj.weight.absmax", "F32", {512}},
+         {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__fp4", "U8", {79}},
+         {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
+         {"model.layers.0.mlp.gate_proj.weight.absmax", "F32", {172}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__fp4", "U8", {78}},
+         {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
+         {"model.layers.0.self_attn.q_proj.weight.absmax", "F32", {64}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__fp4", "U8", {77}},
+     }},
+    {"bnb-fp4/ref.safetensors",
+     191832,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"bnb-nf4-doublequant/model.safetensors",
+     30498,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
+         {"model.layers.0.mlp.down_proj.weight.absmax", "U8", {512}},
+         {"model.layers.0.mlp.down_proj.weight.nested_absmax", "F32", {2}},
+         {"model.layers.0.mlp.down_proj.weight.nested_quant_map", "F32", {256}},
+         {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__nf4", "U8", {169}},
+         {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
+         {"model.layers.0.mlp.gate_proj.weight.absmax", "U8", {172}},
+         {"model.layers.0.mlp.gate_proj.weight.nested_absmax", "F32", {1}},
+         {"model.layers.0.mlp.gate_proj.weight.nested_quant_map", "F32", {256}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__nf4", "U8", {167}},
+         {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
+         {"model.layers.0.self_attn.q_proj.weight.absmax", "U8", {64}},
+         {"model.layers.0.self_attn.q_proj.weight.nested_absmax", "F32", {1}},
+         {"model.layers.0.self_attn.q_proj.weight.nested_quant_map", "F32", {256}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__nf4", "U8", {166}},
+     }},
+    {"bnb-nf4-doublequant/ref.safetensors",
+     191832,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"bnb-nf4/model.safetensors",
+     28706,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "U8", {16384, 1}},
+         {"model.layers.0.mlp.down_proj.weight.absmax", "F32", {512}},
+         {"model.layers.0.mlp.down_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.down_proj.weight.quant_state.bitsandbytes__nf4", "U8", {79}},
+         {"model.layers.0.mlp.gate_proj.weight", "U8", {5504, 1}},
+         {"model.layers.0.mlp.gate_proj.weight.absmax", "F32", {172}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.mlp.gate_proj.weight.quant_state.bitsandbytes__nf4", "U8", {78}},
+         {"model.layers.0.self_attn.q_proj.weight", "U8", {2048, 1}},
+         {"model.layers.0.self_attn.q_proj.weight.absmax", "F32", {64}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_map", "F32", {16}},
+         {"model.layers.0.self_attn.q_proj.weight.quant_state.bitsandbytes__nf4", "U8", {77}},
+     }},
+    {"bnb-nf4/ref.safetensors",
+     191832,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"ct-pack-w4a16-channel-asym/model.safetensors",
+     26936,
+     {
+         {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 32}},
+         {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 1}},
+         {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
+         {"model.layers.0.mlp.down_proj.weight_zero_point", "I32", {16, 1}},
+         {"model.layers.0.mlp.gate_proj.weight_packed", "I32", {172, 8}},
+         {"model.layers.0.mlp.gate_proj.weight_scale", "F32", {172, 1}},
+         {"model.layers.0.mlp.gate_proj.weight_shape", "I64", {2}},
+         {"model.layers.0.mlp.gate_proj.weight_zero_point", "I32", {22, 1}},
+         {"model.layers.0.self_attn.q_proj.weight_packed", "I32", {64, 8}},
+         {"model.layers.0.self_attn.q_proj.weight_scale", "F32", {64, 1}},
+         {"model.layers.0.self_attn.q_proj.weight_shape", "I64", {2}},
+         {"model.layers.0.self_attn.q_proj.weight_zero_point", "I32", {8, 1}},
+     }},
+    {"ct-pack-w4a16-channel-asym/ref.safetensors",
+     191832,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"ct-pack-w4a16-g128-sym/model.safetensors",
+     17776,
+     {
+         {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 32}},
+         {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 2}},
+         {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
+     }},
+    {"ct-pack-w4a16-g128-sym/ref.safetensors",
+     131216,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+     }},
+    {"ct-pack-w4a16-g32-asym/model.safetensors",
+     24536,
+     {
+         {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 32}},
+         {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 8}},
+         {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
+         {"model.layers.0.mlp.down_proj.weight_zero_point", "I32", {16, 8}},
+         {"model.layers.0.self_attn.q_proj.weight_packed", "I32", {64, 8}},
+         {"model.layers.0.self_attn.q_proj.weight_scale", "F32", {64, 2}},
+         {"model.layers.0.self_attn.q_proj.weight_shape", "I64", {2}},
+         {"model.layers.0.self_attn.q_proj.weight_zero_point", "I32", {8, 2}},
+     }},
+    {"ct-pack-w4a16-g32-asym/ref.safetensors",
+     147704,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"ct-pack-w8a16-channel-sym/model.safetensors",
+     50360,
+     {
+         {"model.layers.0.mlp.down_proj.weight_packed", "I32", {128, 64}},
+         {"model.layers.0.mlp.down_proj.weight_scale", "F32", {128, 1}},
+         {"model.layers.0.mlp.down_proj.weight_shape", "I64", {2}},
+         {"model.layers.0.mlp.gate_proj.weight_packed", "I32", {172, 16}},
+         {"model.layers.0.mlp.gate_proj.weight_scale", "F32", {172, 1}},
+         {"model.layers.0.mlp.gate_proj.weight_shape", "I64", {2}},
+         {"model.layers.0.self_attn.q_proj.weight_packed", "I32", {64, 16}},
+         {"model.layers.0.self_attn.q_proj.weight_scale", "F32", {64, 1}},
+         {"model.layers.0.self_attn.q_proj.weight_shape", "I64", {2}},
+     }},
+    {"ct-pack-w8a16-channel-sym/ref.safetensors",
+     191832,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.mlp.gate_proj.weight", "F32", {172, 64}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"gptq-w2-g32-asym/model.safetensors",
+     13912,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {16, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 8}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
+         {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
+         {"model.layers.0.self_attn.q_proj.qweight", "I32", {4, 64}},
+         {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 4}},
+         {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
+     }},
+    {"gptq-w2-g32-asym/ref.safetensors",
+     147704,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"gptq-w3-g128-sym/model.safetensors",
+     14352,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {24, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 12}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
+     }},
+    {"gptq-w3-g128-sym/ref.safetensors",
+     131216,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+     }},
+    {"gptq-w3-g32-asym/model.safetensors",
+     18672,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {24, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 12}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
+         {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
+         {"model.layers.0.self_attn.q_proj.qweight", "I32", {6, 64}},
+         {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 6}},
+         {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
+     }},
+    {"gptq-w3-g32-asym/ref.safetensors",
+     147704,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"gptq-w4-g128-asym-actorder/model.safetensors",
+     18480,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 16}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
+     }},
+    {"gptq-w4-g128-asym-actorder/ref.safetensors",
+     131216,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+     }},
+    {"gptq-w4-g128-sym/model.safetensors",
+     18480,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 16}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
+     }},
+    {"gptq-w4-g128-sym/ref.safetensors",
+     131216,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+     }},
+    {"gptq-w4-g32-asym/model.safetensors",
+     23424,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 16}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
+         {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
+         {"model.layers.0.self_attn.q_proj.qweight", "I32", {8, 64}},
+         {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 8}},
+         {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
+     }},
+    {"gptq-w4-g32-asym/ref.safetensors",
+     147704,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"gptq-w4-g32-sym-actorder/model.safetensors",
+     23424,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {32, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {8, 16}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {8, 128}},
+         {"model.layers.0.self_attn.q_proj.g_idx", "I32", {64}},
+         {"model.layers.0.self_attn.q_proj.qweight", "I32", {8, 64}},
+         {"model.layers.0.self_attn.q_proj.qzeros", "I32", {2, 8}},
+         {"model.layers.0.self_attn.q_proj.scales", "F16", {2, 64}},
+     }},
+    {"gptq-w4-g32-sym-actorder/ref.safetensors",
+     147704,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+         {"model.layers.0.self_attn.q_proj.weight", "F32", {64, 64}},
+     }},
+    {"gptq-w8-g128-sym/model.safetensors",
+     34992,
+     {
+         {"model.layers.0.mlp.down_proj.g_idx", "I32", {256}},
+         {"model.layers.0.mlp.down_proj.qweight", "I32", {64, 128}},
+         {"model.layers.0.mlp.down_proj.qzeros", "I32", {2, 32}},
+         {"model.layers.0.mlp.down_proj.scales", "F16", {2, 128}},
+     }},
+    {"gptq-w8-g128-sym/ref.safetensors",
+     131216,
+     {
+         {"model.layers.0.mlp.down_proj.weight", "F32", {128, 256}},
+     }},
+    {"sources.safetensors",
+     191792,
+     {
+         {"synthetic.W_128x256", "F32", {128, 256}},
+         {"stories260K.layers.0.wq", "F32", {64, 64}},
+         {"stories260K.layers.0.w1", "F32", {172, 64}},
+     }},
 };
 
 const qs::TensorEntry* findTensor(const qs::Checkpoint& c, const std::string& name)
@@ -369,7 +443,7 @@ QString openError(const std::string& path)
     return {};
 }
 
-#define VERIFY_MESSAGE(msg, needle)                                                                                  \
+#define VERIFY_MESSAGE(msg, needle)                                                                                    \
     QVERIFY2((msg).contains(needle), qPrintable(QStringLiteral("'%1' not in: %2").arg(needle, msg)))
 
 std::span<const uint8_t> bytesOf(const std::vector<uint8_t>& v)
@@ -386,10 +460,11 @@ uint64_t expectedBytes(qs::DType d, const std::vector<uint64_t>& shape)
 }
 
 constexpr qs::DType kAllDTypes[] = {
-    qs::DType::BOOL, qs::DType::U8, qs::DType::I8, qs::DType::U16, qs::DType::I16, qs::DType::U32,
-    qs::DType::I32, qs::DType::U64, qs::DType::I64, qs::DType::F16, qs::DType::BF16, qs::DType::F32,
-    qs::DType::F64, qs::DType::C64, qs::DType::F8_E4M3, qs::DType::F8_E5M2, qs::DType::F8_E4M3FNUZ,
-    qs::DType::F8_E5M2FNUZ, qs::DType::F8_E8M0, qs::DType::F4, qs::DType::F6_E2M3, qs::DType::F6_E3M2,
+    qs::DType::BOOL,    qs::DType::U8,          qs::DType::I8,          qs::DType::U16,     qs::DType::I16,
+    qs::DType::U32,     qs::DType::I32,         qs::DType::U64,         qs::DType::I64,     qs::DType::F16,
+    qs::DType::BF16,    qs::DType::F32,         qs::DType::F64,         qs::DType::C64,     qs::DType::F8_E4M3,
+    qs::DType::F8_E5M2, qs::DType::F8_E4M3FNUZ, qs::DType::F8_E5M2FNUZ, qs::DType::F8_E8M0, qs::DType::F4,
+    qs::DType::F6_E2M3, qs::DType::F6_E3M2,
 };
 
 // Owns the bytes behind a list of SafetensorsTensor.
@@ -501,14 +576,16 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(QString, quantizeConfigFile);
         QFETCH(QString, quantMethod);
-        const auto c = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(variant)).toStdString());
+        const auto c = qs::openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/%1/model.safetensors").arg(variant)).toStdString());
         QCOMPARE(c->container, qs::Container::Safetensors);
         const QJsonObject qc = c->config.value(QStringLiteral("quantization_config")).toObject();
         QCOMPARE(qc.value(QStringLiteral("quant_method")).toString(), quantMethod);
         QCOMPARE(QString::fromStdString(c->quantizeConfigFile), quantizeConfigFile);
         QCOMPARE(c->quantizeConfig.isEmpty(), quantizeConfigFile.isEmpty());
         if (quantMethod == QLatin1String("gptq") || quantMethod == QLatin1String("awq")) {
-            const QString bitsKey = quantMethod == QLatin1String("gptq") ? QStringLiteral("bits") : QStringLiteral("w_bit");
+            const QString bitsKey =
+                quantMethod == QLatin1String("gptq") ? QStringLiteral("bits") : QStringLiteral("w_bit");
             QCOMPARE(c->quantizeConfig.value(bitsKey).toInt(), qc.value(QStringLiteral("bits")).toInt());
         }
         QVERIFY(c->notes.empty());
@@ -533,7 +610,8 @@ private slots:
         const std::string padded = header + std::string((8 - header.size() % 8) % 8, ' ');
         QByteArray expected = QByteArray::fromStdString(le64(padded.size()) + padded);
         for (int i : {3, 2, 1, 0})
-            expected.append(reinterpret_cast<const char*>(set.storage[size_t(i)].data()), qsizetype(set.storage[size_t(i)].size()));
+            expected.append(reinterpret_cast<const char*>(set.storage[size_t(i)].data()),
+                            qsizetype(set.storage[size_t(i)].size()));
         QCOMPARE(readAll(path), expected);
         // No temporary file is left behind.
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("w.safetensors")});
@@ -549,7 +627,8 @@ private slots:
         set.add("scalar", qs::DType::U8, {}, seed++);
         set.add("empty", qs::DType::F32, {0, 5}, seed++);
         set.add("name with \"quotes\", \\ and ünïcödé", qs::DType::F16, {2}, seed++);
-        const std::map<std::string, std::string> meta{{"format", "pt"}, {"text", "tab\tnewline\n\"q\" é"}, {"empty", ""}};
+        const std::map<std::string, std::string> meta{
+            {"format", "pt"}, {"text", "tab\tnewline\n\"q\" é"}, {"empty", ""}};
         const std::string path = (dir.path() + QStringLiteral("/all.safetensors")).toStdString();
         qs::writeSafetensors(path, set.view(), meta);
 
@@ -582,7 +661,8 @@ private slots:
     {
         QTemporaryDir dir;
         for (const auto& fx : kFixtures) {
-            const std::string path = qstest::fixture(QStringLiteral("safetensors/") + QLatin1String(fx.path)).toStdString();
+            const std::string path =
+                qstest::fixture(QStringLiteral("safetensors/") + QLatin1String(fx.path)).toStdString();
             qs::Checkpoint c;
             qs::readSafetensorsFile(c, path);
             std::vector<qs::SafetensorsTensor> tensors;
@@ -596,7 +676,8 @@ private slots:
             qs::Checkpoint r;
             qs::readSafetensorsFile(r, out);
             QCOMPARE(r.tensors.size(), c.tensors.size());
-            QCOMPARE(r.mappedFile(0).size(), c.mappedFile(0).size() - c.tensors.front().offset + r.tensors.front().offset);
+            QCOMPARE(r.mappedFile(0).size(),
+                     c.mappedFile(0).size() - c.tensors.front().offset + r.tensors.front().offset);
             for (const auto& t : c.tensors) {
                 const auto* u = findTensor(r, t.name);
                 QVERIFY2(u, t.name.c_str());
@@ -644,12 +725,12 @@ private slots:
         QCOMPARE(ckpt->meta("format")->toDisplayString(), std::string("pt"));
         QVERIFY2(ckpt->notes.empty(), ckpt->notes.empty() ? "" : ckpt->notes.front().text().c_str());
 
-        const QJsonObject index =
-            QJsonDocument::fromJson(readAll(d + "/model.safetensors.index.json")).object();
+        const QJsonObject index = QJsonDocument::fromJson(readAll(d + "/model.safetensors.index.json")).object();
         uint64_t total = 0;
         for (const auto& t : ckpt->tensors)
             total += t.nbytes;
-        QCOMPARE(uint64_t(index[QStringLiteral("metadata")].toObject()[QStringLiteral("total_size")].toInteger()), total);
+        QCOMPARE(uint64_t(index[QStringLiteral("metadata")].toObject()[QStringLiteral("total_size")].toInteger()),
+                 total);
         const QJsonObject map = index[QStringLiteral("weight_map")].toObject();
         QCOMPARE(map.size(), 5);
         QCOMPARE(map[QStringLiteral("model.layers.0.mlp.down_proj.scales")].toString(),
@@ -712,7 +793,8 @@ private slots:
         QFETCH(QByteArray, header);
         QFETCH(QString, note);
         QTemporaryDir dir;
-        const std::string path = writeRaw(dir, "w.safetensors", QByteArray::fromStdString(le64(header.size())) + header + "X");
+        const std::string path =
+            writeRaw(dir, "w.safetensors", QByteArray::fromStdString(le64(header.size())) + header + "X");
         qs::Checkpoint c;
         qs::readSafetensorsFile(c, path);
         QCOMPARE(c.tensors.size(), size_t(1));
@@ -748,12 +830,14 @@ private slots:
         std::string header = "{";
         for (int i = 0; i < 3; ++i) {
             const uint64_t begin = uint64_t(i) * tensorBytes;
-            header += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":[" + std::to_string(tensorBytes / 4 / 1024)
-                      + ",1024],\"data_offsets\":[" + std::to_string(begin) + "," + std::to_string(begin + tensorBytes) + "]}";
+            header += (i ? ",\"t" : "\"t") + std::to_string(i) + "\":{\"dtype\":\"F32\",\"shape\":["
+                + std::to_string(tensorBytes / 4 / 1024) + ",1024],\"data_offsets\":[" + std::to_string(begin) + ","
+                + std::to_string(begin + tensorBytes) + "]}";
         }
         header += "}";
         header.append((8 - header.size() % 8) % 8, ' ');
-        const std::string path = writeRaw(dir, "huge.safetensors", QByteArray::fromStdString(le64(header.size()) + header));
+        const std::string path =
+            writeRaw(dir, "huge.safetensors", QByteArray::fromStdString(le64(header.size()) + header));
         QVERIFY(QFile::resize(QString::fromStdString(path), qint64(8 + header.size() + 3 * tensorBytes)));
         qs::Checkpoint c;
         qs::readSafetensorsFile(c, path);
@@ -765,7 +849,9 @@ private slots:
         const size_t page = size_t(sysconf(_SC_PAGESIZE));
         const size_t firstDataPage = (8 + header.size() + page - 1) / page * page;
         std::vector<unsigned char> resident((whole.size() - firstDataPage + page - 1) / page);
-        QCOMPARE(mincore(const_cast<uint8_t*>(whole.data()) + firstDataPage, whole.size() - firstDataPage, resident.data()), 0);
+        QCOMPARE(
+            mincore(const_cast<uint8_t*>(whole.data()) + firstDataPage, whole.size() - firstDataPage, resident.data()),
+            0);
         QCOMPARE(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }), 0);
     }
 
@@ -777,10 +863,11 @@ private slots:
         QTest::addColumn<QStringList>("expected");
         auto tensor = [](const char* name, const char* dtype, const char* shape, const char* offsets) {
             return QByteArray("\"") + name + "\":{\"dtype\":\"" + dtype + "\",\"shape\":" + shape
-                   + ",\"data_offsets\":" + offsets + "}";
+                + ",\"data_offsets\":" + offsets + "}";
         };
         const QByteArray ok = "{" + tensor("w", "F32", "[2]", "[0,8]") + "}";
-        QTest::addRow("length past end of file") << ok << 8 << qint64(ok.size() + 9) << QStringList{"invalid header length"};
+        QTest::addRow("length past end of file")
+            << ok << 8 << qint64(ok.size() + 9) << QStringList{"invalid header length"};
         QTest::addRow("header too large") << ok << 8 << qint64(100000001) << QStringList{"header too large"};
         QTest::addRow("header length max") << ok << 8 << qint64(-2) << QStringList{"header too large"};
         // Plain literals: moc's tokenizer mis-reads raw strings with unbalanced braces.
@@ -794,23 +881,25 @@ private slots:
                                   << QStringList{"nesting deeper"};
         QTest::addRow("offsets out of range") << "{" + tensor("w", "F32", "[4]", "[0,16]") + "}" << 8 << qint64(-1)
                                               << QStringList{"'w'", "data_offsets", "past the 8 bytes"};
-        QTest::addRow("overlap") << "{" + tensor("a", "F32", "[2]", "[0,8]") + "," + tensor("b", "F32", "[2]", "[4,12]") + "}"
-                                 << 12 << qint64(-1) << QStringList{"'b'", "data_offsets [4, 12]", "overlap tensor 'a'"};
-        QTest::addRow("gap") << "{" + tensor("a", "F32", "[1]", "[0,4]") + "," + tensor("b", "F32", "[1]", "[8,12]") + "}"
-                             << 12 << qint64(-1) << QStringList{"'b'", "data_offsets [8, 12]", "gap"};
+        QTest::addRow("overlap") << "{" + tensor("a", "F32", "[2]", "[0,8]") + "," + tensor("b", "F32", "[2]", "[4,12]")
+                + "}" << 12 << qint64(-1)
+                                 << QStringList{"'b'", "data_offsets [4, 12]", "overlap tensor 'a'"};
+        QTest::addRow("gap") << "{" + tensor("a", "F32", "[1]", "[0,4]") + "," + tensor("b", "F32", "[1]", "[8,12]")
+                + "}" << 12 << qint64(-1)
+                             << QStringList{"'b'", "data_offsets [8, 12]", "gap"};
         QTest::addRow("first not at 0") << "{" + tensor("a", "F32", "[1]", "[4,8]") + "}" << 8 << qint64(-1)
                                         << QStringList{"'a'", "data_offsets", "gap"};
-        QTest::addRow("end before begin") << "{" + tensor("a", "F32", "[1]", "[0,4]") + "," + tensor("b", "U8", "[0]", "[4,2]") + "}"
-                                          << 4 << qint64(-1) << QStringList{"'b'", "end before"};
+        QTest::addRow("end before begin")
+            << "{" + tensor("a", "F32", "[1]", "[0,4]") + "," + tensor("b", "U8", "[0]", "[4,2]") + "}" << 4
+            << qint64(-1) << QStringList{"'b'", "end before"};
         QTest::addRow("size not shape*dtype") << "{" + tensor("a", "F32", "[2]", "[0,12]") + "}" << 12 << qint64(-1)
                                               << QStringList{"'a'", "data_offsets", "needs 8"};
         QTest::addRow("trailing bytes") << "{" + tensor("a", "F32", "[1]", "[0,4]") + "}" << 9 << qint64(-1)
                                         << QStringList{"data not fully covered", "5 more bytes"};
         QTest::addRow("unknown dtype") << "{" + tensor("a", "Q4", "[1]", "[0,4]") + "}" << 4 << qint64(-1)
                                        << QStringList{"'a'", "unknown dtype 'Q4'"};
-        QTest::addRow("element count overflow")
-            << "{" + tensor("a", "F32", "[4294967296,4294967296,2]", "[0,0]") + "}" << 0 << qint64(-1)
-            << QStringList{"'a'", "element count overflows"};
+        QTest::addRow("element count overflow") << "{" + tensor("a", "F32", "[4294967296,4294967296,2]", "[0,0]") + "}"
+                                                << 0 << qint64(-1) << QStringList{"'a'", "element count overflows"};
         QTest::addRow("bit count overflow") << "{" + tensor("a", "U64", "[2305843009213693952,4]", "[0,0]") + "}" << 0
                                             << qint64(-1) << QStringList{"'a'", "bit count overflows"};
         QTest::addRow("misaligned F4") << "{" + tensor("a", "F4", "[3]", "[0,1]") + "}" << 1 << qint64(-1)
@@ -823,10 +912,11 @@ private slots:
                                             << qint64(-1) << QStringList{"'a'", "shape[1]", "signed 64-bit"};
         QTest::addRow("shape beyond uint64") << "{" + tensor("a", "F32", "[18446744073709551616]", "[0,0]") + "}" << 0
                                              << qint64(-1) << QStringList{"'a'", "shape[0] is number"};
-        QTest::addRow("hostile shape length") << "{" + tensor("a", "U8", "[" + QByteArray("1,").repeated(70000) + "1]", "[0,1]") + "}"
-                                              << 1 << qint64(-1) << QStringList{"not valid JSON", "array with more than 65536"};
-        QTest::addRow("schema error then broken JSON") << "{" + tensor("a", "Q4", "[1]", "[0,1]") + ",}" << 1 << qint64(-1)
-                                                       << QStringList{"not valid JSON", "expected a quoted key"};
+        QTest::addRow("hostile shape length")
+            << "{" + tensor("a", "U8", "[" + QByteArray("1,").repeated(70000) + "1]", "[0,1]") + "}" << 1 << qint64(-1)
+            << QStringList{"not valid JSON", "array with more than 65536"};
+        QTest::addRow("schema error then broken JSON") << "{" + tensor("a", "Q4", "[1]", "[0,1]")
+                + ",}" << 1 << qint64(-1) << QStringList{"not valid JSON", "expected a quoted key"};
         QTest::addRow("shape not array") << "{" + tensor("a", "F32", "3", "[0,12]") + "}" << 12 << qint64(-1)
                                          << QStringList{"'a'", "shape is a integer"};
         QTest::addRow("offsets wrong arity") << "{" + tensor("a", "F32", "[1]", "[0,4,8]") + "}" << 4 << qint64(-1)
@@ -839,16 +929,18 @@ private slots:
                                          << QStringList{"'a'", "missing field 'data_offsets'"};
         QTest::addRow("dtype not string") << "{" + tensor("a", "7", "[1]", "[0,4]").replace("\"7\"", "7") + "}" << 4
                                           << qint64(-1) << QStringList{"'a'", "dtype is a integer"};
-        QTest::addRow("entry not object") << QByteArray(R"({"a":[1]})") << 0 << qint64(-1)
-                                          << QStringList{"'a'", "not an object"};
-        QTest::addRow("duplicate tensor") << "{" + tensor("a", "U8", "[1]", "[0,1]") + "," + tensor("a", "U8", "[1]", "[1,2]") + "}"
-                                          << 2 << qint64(-1) << QStringList{"duplicate tensor name 'a'"};
-        QTest::addRow("duplicate field") << QByteArray(R"({"a":{"dtype":"U8","dtype":"U8","shape":[1],"data_offsets":[0,1]}})")
+        QTest::addRow("entry not object")
+            << QByteArray(R"({"a":[1]})") << 0 << qint64(-1) << QStringList{"'a'", "not an object"};
+        QTest::addRow("duplicate tensor")
+            << "{" + tensor("a", "U8", "[1]", "[0,1]") + "," + tensor("a", "U8", "[1]", "[1,2]") + "}" << 2
+            << qint64(-1) << QStringList{"duplicate tensor name 'a'"};
+        QTest::addRow("duplicate field") << QByteArray(
+            R"({"a":{"dtype":"U8","dtype":"U8","shape":[1],"data_offsets":[0,1]}})")
                                          << 1 << qint64(-1) << QStringList{"duplicate key \"dtype\""};
-        QTest::addRow("metadata not string") << QByteArray(R"({"__metadata__":{"format":"pt","n":1}})") << 0 << qint64(-1)
-                                             << QStringList{"__metadata__ 'n'", "not a string"};
-        QTest::addRow("metadata not object") << QByteArray(R"({"__metadata__":"pt"})") << 0 << qint64(-1)
-                                             << QStringList{"__metadata__ is a string"};
+        QTest::addRow("metadata not string") << QByteArray(R"({"__metadata__":{"format":"pt","n":1}})") << 0
+                                             << qint64(-1) << QStringList{"__metadata__ 'n'", "not a string"};
+        QTest::addRow("metadata not object")
+            << QByteArray(R"({"__metadata__":"pt"})") << 0 << qint64(-1) << QStringList{"__metadata__ is a string"};
     }
     void badHeader()
     {
@@ -875,7 +967,8 @@ private slots:
     // a sample of cut points through the data.
     void truncatedEverywhere()
     {
-        const std::string source = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/model.safetensors")).toStdString();
+        const std::string source =
+            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/model.safetensors")).toStdString();
         const QByteArray whole = readAll(source);
         QCOMPARE(whole.size(), 23424);
         uint64_t n = 0;
@@ -894,9 +987,9 @@ private slots:
             const QString where = QStringLiteral("cut at %1: %2").arg(cut).arg(msg);
             QVERIFY2(msg.startsWith(QString::fromStdString(path) + QStringLiteral(": ")), qPrintable(where));
             const char* field = cut == 0 ? "empty file"
-                                : cut < 8 ? "header too small"
-                                : cut < qsizetype(8 + n) ? "invalid header length"
-                                                         : "data_offsets of tensor 'model.layers.0.self_attn.q_proj.scales'";
+                : cut < 8                ? "header too small"
+                : cut < qsizetype(8 + n) ? "invalid header length"
+                                         : "data_offsets of tensor 'model.layers.0.self_attn.q_proj.scales'";
             QVERIFY2(msg.contains(QLatin1String(field)), qPrintable(where));
         }
     }
@@ -925,22 +1018,29 @@ private slots:
         QTest::addColumn<QString>("edit");
         QTest::addColumn<QString>("blamedFile");
         QTest::addColumn<QStringList>("expected");
-        QTest::addRow("missing shard") << "delete-shard" << "model.safetensors.index.json"
+        QTest::addRow("missing shard") << "delete-shard"
+                                       << "model.safetensors.index.json"
                                        << QStringList{"shard 'model-00002-of-00002.safetensors'", "does not exist"};
-        QTest::addRow("tensor missing from map") << "drop-entry" << "model-00002-of-00002.safetensors"
-                                                 << QStringList{"tensor 'b.x'", "missing from the weight_map"};
-        QTest::addRow("tensor mapped to other shard") << "remap" << "model-00002-of-00002.safetensors"
-                                                      << QStringList{"tensor 'b.x'", "maps it to 'model-00001-of-00002.safetensors'"};
-        QTest::addRow("map names absent tensor") << "extra-entry" << "model.safetensors.index.json"
-                                                 << QStringList{"tensor 'ghost'", "does not hold it"};
-        QTest::addRow("tensor in two shards") << "duplicate" << "model-00002-of-00002.safetensors"
-                                              << QStringList{"tensor 'a.x'", "two shards"};
-        QTest::addRow("shard path escapes") << "escape" << "model.safetensors.index.json"
-                                            << QStringList{"tensor 'a.x'", "not a file name"};
-        QTest::addRow("invalid index JSON") << "garbage" << "model.safetensors.index.json"
-                                            << QStringList{"invalid JSON", "at byte"};
-        QTest::addRow("no weight_map") << "no-map" << "model.safetensors.index.json"
-                                       << QStringList{"missing field 'weight_map'"};
+        QTest::addRow("tensor missing from map")
+            << "drop-entry"
+            << "model-00002-of-00002.safetensors" << QStringList{"tensor 'b.x'", "missing from the weight_map"};
+        QTest::addRow("tensor mapped to other shard")
+            << "remap"
+            << "model-00002-of-00002.safetensors"
+            << QStringList{"tensor 'b.x'", "maps it to 'model-00001-of-00002.safetensors'"};
+        QTest::addRow("map names absent tensor")
+            << "extra-entry"
+            << "model.safetensors.index.json" << QStringList{"tensor 'ghost'", "does not hold it"};
+        QTest::addRow("tensor in two shards")
+            << "duplicate"
+            << "model-00002-of-00002.safetensors" << QStringList{"tensor 'a.x'", "two shards"};
+        QTest::addRow("shard path escapes")
+            << "escape"
+            << "model.safetensors.index.json" << QStringList{"tensor 'a.x'", "not a file name"};
+        QTest::addRow("invalid index JSON") << "garbage"
+                                            << "model.safetensors.index.json" << QStringList{"invalid JSON", "at byte"};
+        QTest::addRow("no weight_map") << "no-map"
+                                       << "model.safetensors.index.json" << QStringList{"missing field 'weight_map'"};
     }
     void badIndex()
     {

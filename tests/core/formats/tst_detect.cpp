@@ -42,42 +42,78 @@ struct FixtureWeight {
 // (down_proj [128, 256], q_proj [64, 64], gate_proj [172, 64]), stored bytes = the sum of
 // the listed member tensors (dtype size x shape). Channel strategies have group = K.
 const FixtureWeight kFixtureWeights[] = {
-        {"awq-gemm-w4-g128", "model.layers.0.mlp.down_proj", "awq-gemm", 4, 128, false, false, false, 128, 256, "qweight,qzeros,scales", 17024},
-        {"awq-gemm-w4-g32", "model.layers.0.mlp.down_proj", "awq-gemm", 4, 32, false, false, false, 128, 256, "qweight,qzeros,scales", 18944},
-        {"awq-gemm-w4-g32", "model.layers.0.self_attn.q_proj", "awq-gemm", 4, 32, false, false, false, 64, 64, "qweight,qzeros,scales", 2368},
-        {"bnb-fp4-doublequant", "model.layers.0.mlp.down_proj", "bnb-fp4", 4, 64, true, false, false, 128, 256, "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 18161},
-        {"bnb-fp4-doublequant", "model.layers.0.mlp.gate_proj", "bnb-fp4", 4, 64, true, false, false, 172, 64, "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 6935},
-        {"bnb-fp4-doublequant", "model.layers.0.self_attn.q_proj", "bnb-fp4", 4, 64, true, false, false, 64, 64, "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 3370},
-        {"bnb-fp4", "model.layers.0.mlp.down_proj", "bnb-fp4", 4, 64, true, false, false, 128, 256, "absmax,quant_map,quant_state,weight", 18575},
-        {"bnb-fp4", "model.layers.0.mlp.gate_proj", "bnb-fp4", 4, 64, true, false, false, 172, 64, "absmax,quant_map,quant_state,weight", 6334},
-        {"bnb-fp4", "model.layers.0.self_attn.q_proj", "bnb-fp4", 4, 64, true, false, false, 64, 64, "absmax,quant_map,quant_state,weight", 2445},
-        {"bnb-nf4-doublequant", "model.layers.0.mlp.down_proj", "bnb-nf4", 4, 64, true, false, false, 128, 256, "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 18161},
-        {"bnb-nf4-doublequant", "model.layers.0.mlp.gate_proj", "bnb-nf4", 4, 64, true, false, false, 172, 64, "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 6935},
-        {"bnb-nf4-doublequant", "model.layers.0.self_attn.q_proj", "bnb-nf4", 4, 64, true, false, false, 64, 64, "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 3370},
-        {"bnb-nf4", "model.layers.0.mlp.down_proj", "bnb-nf4", 4, 64, true, false, false, 128, 256, "absmax,quant_map,quant_state,weight", 18575},
-        {"bnb-nf4", "model.layers.0.mlp.gate_proj", "bnb-nf4", 4, 64, true, false, false, 172, 64, "absmax,quant_map,quant_state,weight", 6334},
-        {"bnb-nf4", "model.layers.0.self_attn.q_proj", "bnb-nf4", 4, 64, true, false, false, 64, 64, "absmax,quant_map,quant_state,weight", 2445},
-        {"ct-pack-w4a16-channel-asym", "model.layers.0.mlp.down_proj", "compressed-tensors", 4, 256, false, false, false, 128, 256, "weight_packed,weight_scale,weight_shape,weight_zero_point", 16976},
-        {"ct-pack-w4a16-channel-asym", "model.layers.0.mlp.gate_proj", "compressed-tensors", 4, 64, false, false, false, 172, 64, "weight_packed,weight_scale,weight_shape,weight_zero_point", 6296},
-        {"ct-pack-w4a16-channel-asym", "model.layers.0.self_attn.q_proj", "compressed-tensors", 4, 64, false, false, false, 64, 64, "weight_packed,weight_scale,weight_shape,weight_zero_point", 2352},
-        {"ct-pack-w4a16-g128-sym", "model.layers.0.mlp.down_proj", "compressed-tensors", 4, 128, true, false, false, 128, 256, "weight_packed,weight_scale,weight_shape", 17424},
-        {"ct-pack-w4a16-g32-asym", "model.layers.0.mlp.down_proj", "compressed-tensors", 4, 32, false, false, false, 128, 256, "weight_packed,weight_scale,weight_shape,weight_zero_point", 21008},
-        {"ct-pack-w4a16-g32-asym", "model.layers.0.self_attn.q_proj", "compressed-tensors", 4, 32, false, false, false, 64, 64, "weight_packed,weight_scale,weight_shape,weight_zero_point", 2640},
-        {"ct-pack-w8a16-channel-sym", "model.layers.0.mlp.down_proj", "compressed-tensors", 8, 256, true, false, false, 128, 256, "weight_packed,weight_scale,weight_shape", 33296},
-        {"ct-pack-w8a16-channel-sym", "model.layers.0.mlp.gate_proj", "compressed-tensors", 8, 64, true, false, false, 172, 64, "weight_packed,weight_scale,weight_shape", 11712},
-        {"ct-pack-w8a16-channel-sym", "model.layers.0.self_attn.q_proj", "compressed-tensors", 8, 64, true, false, false, 64, 64, "weight_packed,weight_scale,weight_shape", 4368},
-        {"gptq-w2-g32-asym", "model.layers.0.mlp.down_proj", "gptq-v1", 2, 32, false, false, false, 128, 256, "g_idx,qweight,qzeros,scales", 11520},
-        {"gptq-w2-g32-asym", "model.layers.0.self_attn.q_proj", "gptq-v1", 2, 32, false, false, false, 64, 64, "g_idx,qweight,qzeros,scales", 1568},
-        {"gptq-w3-g128-sym", "model.layers.0.mlp.down_proj", "gptq-v1", 3, 128, true, false, false, 128, 256, "g_idx,qweight,qzeros,scales", 13920},
-        {"gptq-w3-g32-asym", "model.layers.0.mlp.down_proj", "gptq-v1", 3, 32, false, false, false, 128, 256, "g_idx,qweight,qzeros,scales", 15744},
-        {"gptq-w3-g32-asym", "model.layers.0.self_attn.q_proj", "gptq-v1", 3, 32, false, false, false, 64, 64, "g_idx,qweight,qzeros,scales", 2096},
-        {"gptq-w4-g128-asym-actorder", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 128, false, true, true, 128, 256, "g_idx,qweight,qzeros,scales", 18048},
-        {"gptq-w4-g128-sym", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 128, true, false, false, 128, 256, "g_idx,qweight,qzeros,scales", 18048},
-        {"gptq-w4-g32-asym", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 32, false, false, false, 128, 256, "g_idx,qweight,qzeros,scales", 19968},
-        {"gptq-w4-g32-asym", "model.layers.0.self_attn.q_proj", "gptq-v1", 4, 32, false, false, false, 64, 64, "g_idx,qweight,qzeros,scales", 2624},
-        {"gptq-w4-g32-sym-actorder", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 32, true, true, true, 128, 256, "g_idx,qweight,qzeros,scales", 19968},
-        {"gptq-w4-g32-sym-actorder", "model.layers.0.self_attn.q_proj", "gptq-v1", 4, 32, true, true, true, 64, 64, "g_idx,qweight,qzeros,scales", 2624},
-        {"gptq-w8-g128-sym", "model.layers.0.mlp.down_proj", "gptq-v1", 8, 128, true, false, false, 128, 256, "g_idx,qweight,qzeros,scales", 34560},
+    {"awq-gemm-w4-g128", "model.layers.0.mlp.down_proj", "awq-gemm", 4, 128, false, false, false, 128, 256,
+     "qweight,qzeros,scales", 17024},
+    {"awq-gemm-w4-g32", "model.layers.0.mlp.down_proj", "awq-gemm", 4, 32, false, false, false, 128, 256,
+     "qweight,qzeros,scales", 18944},
+    {"awq-gemm-w4-g32", "model.layers.0.self_attn.q_proj", "awq-gemm", 4, 32, false, false, false, 64, 64,
+     "qweight,qzeros,scales", 2368},
+    {"bnb-fp4-doublequant", "model.layers.0.mlp.down_proj", "bnb-fp4", 4, 64, true, false, false, 128, 256,
+     "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 18161},
+    {"bnb-fp4-doublequant", "model.layers.0.mlp.gate_proj", "bnb-fp4", 4, 64, true, false, false, 172, 64,
+     "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 6935},
+    {"bnb-fp4-doublequant", "model.layers.0.self_attn.q_proj", "bnb-fp4", 4, 64, true, false, false, 64, 64,
+     "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 3370},
+    {"bnb-fp4", "model.layers.0.mlp.down_proj", "bnb-fp4", 4, 64, true, false, false, 128, 256,
+     "absmax,quant_map,quant_state,weight", 18575},
+    {"bnb-fp4", "model.layers.0.mlp.gate_proj", "bnb-fp4", 4, 64, true, false, false, 172, 64,
+     "absmax,quant_map,quant_state,weight", 6334},
+    {"bnb-fp4", "model.layers.0.self_attn.q_proj", "bnb-fp4", 4, 64, true, false, false, 64, 64,
+     "absmax,quant_map,quant_state,weight", 2445},
+    {"bnb-nf4-doublequant", "model.layers.0.mlp.down_proj", "bnb-nf4", 4, 64, true, false, false, 128, 256,
+     "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 18161},
+    {"bnb-nf4-doublequant", "model.layers.0.mlp.gate_proj", "bnb-nf4", 4, 64, true, false, false, 172, 64,
+     "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 6935},
+    {"bnb-nf4-doublequant", "model.layers.0.self_attn.q_proj", "bnb-nf4", 4, 64, true, false, false, 64, 64,
+     "absmax,nested_absmax,nested_quant_map,quant_map,quant_state,weight", 3370},
+    {"bnb-nf4", "model.layers.0.mlp.down_proj", "bnb-nf4", 4, 64, true, false, false, 128, 256,
+     "absmax,quant_map,quant_state,weight", 18575},
+    {"bnb-nf4", "model.layers.0.mlp.gate_proj", "bnb-nf4", 4, 64, true, false, false, 172, 64,
+     "absmax,quant_map,quant_state,weight", 6334},
+    {"bnb-nf4", "model.layers.0.self_attn.q_proj", "bnb-nf4", 4, 64, true, false, false, 64, 64,
+     "absmax,quant_map,quant_state,weight", 2445},
+    {"ct-pack-w4a16-channel-asym", "model.layers.0.mlp.down_proj", "compressed-tensors", 4, 256, false, false, false,
+     128, 256, "weight_packed,weight_scale,weight_shape,weight_zero_point", 16976},
+    {"ct-pack-w4a16-channel-asym", "model.layers.0.mlp.gate_proj", "compressed-tensors", 4, 64, false, false, false,
+     172, 64, "weight_packed,weight_scale,weight_shape,weight_zero_point", 6296},
+    {"ct-pack-w4a16-channel-asym", "model.layers.0.self_attn.q_proj", "compressed-tensors", 4, 64, false, false, false,
+     64, 64, "weight_packed,weight_scale,weight_shape,weight_zero_point", 2352},
+    {"ct-pack-w4a16-g128-sym", "model.layers.0.mlp.down_proj", "compressed-tensors", 4, 128, true, false, false, 128,
+     256, "weight_packed,weight_scale,weight_shape", 17424},
+    {"ct-pack-w4a16-g32-asym", "model.layers.0.mlp.down_proj", "compressed-tensors", 4, 32, false, false, false, 128,
+     256, "weight_packed,weight_scale,weight_shape,weight_zero_point", 21008},
+    {"ct-pack-w4a16-g32-asym", "model.layers.0.self_attn.q_proj", "compressed-tensors", 4, 32, false, false, false, 64,
+     64, "weight_packed,weight_scale,weight_shape,weight_zero_point", 2640},
+    {"ct-pack-w8a16-channel-sym", "model.layers.0.mlp.down_proj", "compressed-tensors", 8, 256, true, false, false, 128,
+     256, "weight_packed,weight_scale,weight_shape", 33296},
+    {"ct-pack-w8a16-channel-sym", "model.layers.0.mlp.gate_proj", "compressed-tensors", 8, 64, true, false, false, 172,
+     64, "weight_packed,weight_scale,weight_shape", 11712},
+    {"ct-pack-w8a16-channel-sym", "model.layers.0.self_attn.q_proj", "compressed-tensors", 8, 64, true, false, false,
+     64, 64, "weight_packed,weight_scale,weight_shape", 4368},
+    {"gptq-w2-g32-asym", "model.layers.0.mlp.down_proj", "gptq-v1", 2, 32, false, false, false, 128, 256,
+     "g_idx,qweight,qzeros,scales", 11520},
+    {"gptq-w2-g32-asym", "model.layers.0.self_attn.q_proj", "gptq-v1", 2, 32, false, false, false, 64, 64,
+     "g_idx,qweight,qzeros,scales", 1568},
+    {"gptq-w3-g128-sym", "model.layers.0.mlp.down_proj", "gptq-v1", 3, 128, true, false, false, 128, 256,
+     "g_idx,qweight,qzeros,scales", 13920},
+    {"gptq-w3-g32-asym", "model.layers.0.mlp.down_proj", "gptq-v1", 3, 32, false, false, false, 128, 256,
+     "g_idx,qweight,qzeros,scales", 15744},
+    {"gptq-w3-g32-asym", "model.layers.0.self_attn.q_proj", "gptq-v1", 3, 32, false, false, false, 64, 64,
+     "g_idx,qweight,qzeros,scales", 2096},
+    {"gptq-w4-g128-asym-actorder", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 128, false, true, true, 128, 256,
+     "g_idx,qweight,qzeros,scales", 18048},
+    {"gptq-w4-g128-sym", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 128, true, false, false, 128, 256,
+     "g_idx,qweight,qzeros,scales", 18048},
+    {"gptq-w4-g32-asym", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 32, false, false, false, 128, 256,
+     "g_idx,qweight,qzeros,scales", 19968},
+    {"gptq-w4-g32-asym", "model.layers.0.self_attn.q_proj", "gptq-v1", 4, 32, false, false, false, 64, 64,
+     "g_idx,qweight,qzeros,scales", 2624},
+    {"gptq-w4-g32-sym-actorder", "model.layers.0.mlp.down_proj", "gptq-v1", 4, 32, true, true, true, 128, 256,
+     "g_idx,qweight,qzeros,scales", 19968},
+    {"gptq-w4-g32-sym-actorder", "model.layers.0.self_attn.q_proj", "gptq-v1", 4, 32, true, true, true, 64, 64,
+     "g_idx,qweight,qzeros,scales", 2624},
+    {"gptq-w8-g128-sym", "model.layers.0.mlp.down_proj", "gptq-v1", 8, 128, true, false, false, 128, 256,
+     "g_idx,qweight,qzeros,scales", 34560},
 };
 
 struct GgufFixtureTensor {
@@ -89,78 +125,78 @@ struct GgufFixtureTensor {
 
 // PROVENANCE.md, table of gguf/ggml-types.gguf (ne written there as [ne0, ne1]).
 const GgufFixtureTensor kGgufTensors[] = {
-        {"synthetic.q4_0", "Q4_0", 34, 256, 4896},
-        {"synthetic4096.q4_0", "Q4_0", 2, 4096, 4608},
-        {"real.q4_0", "Q4_0", 256, 64, 9216},
-        {"synthetic.q4_1", "Q4_1", 34, 256, 5440},
-        {"synthetic4096.q4_1", "Q4_1", 2, 4096, 5120},
-        {"real.q4_1", "Q4_1", 256, 64, 10240},
-        {"synthetic.q5_0", "Q5_0", 34, 256, 5984},
-        {"synthetic4096.q5_0", "Q5_0", 2, 4096, 5632},
-        {"real.q5_0", "Q5_0", 256, 64, 11264},
-        {"synthetic.q5_1", "Q5_1", 34, 256, 6528},
-        {"synthetic4096.q5_1", "Q5_1", 2, 4096, 6144},
-        {"real.q5_1", "Q5_1", 256, 64, 12288},
-        {"synthetic.q8_0", "Q8_0", 34, 256, 9248},
-        {"synthetic4096.q8_0", "Q8_0", 2, 4096, 8704},
-        {"real.q8_0", "Q8_0", 256, 64, 17408},
-        {"synthetic.q2_k", "Q2_K", 34, 256, 2856},
-        {"synthetic4096.q2_k", "Q2_K", 2, 4096, 2688},
-        {"real.q2_k", "Q2_K", 64, 256, 5376},
-        {"synthetic.q3_k", "Q3_K", 34, 256, 3740},
-        {"synthetic4096.q3_k", "Q3_K", 2, 4096, 3520},
-        {"real.q3_k", "Q3_K", 64, 256, 7040},
-        {"synthetic.q4_k", "Q4_K", 34, 256, 4896},
-        {"synthetic4096.q4_k", "Q4_K", 2, 4096, 4608},
-        {"real.q4_k", "Q4_K", 64, 256, 9216},
-        {"synthetic.q5_k", "Q5_K", 34, 256, 5984},
-        {"synthetic4096.q5_k", "Q5_K", 2, 4096, 5632},
-        {"real.q5_k", "Q5_K", 64, 256, 11264},
-        {"synthetic.q6_k", "Q6_K", 34, 256, 7140},
-        {"synthetic4096.q6_k", "Q6_K", 2, 4096, 6720},
-        {"real.q6_k", "Q6_K", 64, 256, 13440},
-        {"synthetic.iq4_nl", "IQ4_NL", 34, 256, 4896},
-        {"synthetic4096.iq4_nl", "IQ4_NL", 2, 4096, 4608},
-        {"real.iq4_nl", "IQ4_NL", 256, 64, 9216},
-        {"synthetic.iq4_xs", "IQ4_XS", 34, 256, 4624},
-        {"synthetic4096.iq4_xs", "IQ4_XS", 2, 4096, 4352},
-        {"real.iq4_xs", "IQ4_XS", 64, 256, 8704},
-        {"synthetic.iq2_xxs", "IQ2_XXS", 34, 256, 2244},
-        {"synthetic4096.iq2_xxs", "IQ2_XXS", 2, 4096, 2112},
-        {"real.iq2_xxs", "IQ2_XXS", 64, 256, 4224},
-        {"synthetic.iq2_xs", "IQ2_XS", 34, 256, 2516},
-        {"synthetic4096.iq2_xs", "IQ2_XS", 2, 4096, 2368},
-        {"real.iq2_xs", "IQ2_XS", 64, 256, 4736},
-        {"synthetic.iq2_s", "IQ2_S", 34, 256, 2788},
-        {"synthetic4096.iq2_s", "IQ2_S", 2, 4096, 2624},
-        {"real.iq2_s", "IQ2_S", 64, 256, 5248},
-        {"synthetic.iq3_xxs", "IQ3_XXS", 34, 256, 3332},
-        {"synthetic4096.iq3_xxs", "IQ3_XXS", 2, 4096, 3136},
-        {"real.iq3_xxs", "IQ3_XXS", 64, 256, 6272},
-        {"synthetic.iq3_s", "IQ3_S", 34, 256, 3740},
-        {"synthetic4096.iq3_s", "IQ3_S", 2, 4096, 3520},
-        {"real.iq3_s", "IQ3_S", 64, 256, 7040},
-        {"synthetic.iq1_s", "IQ1_S", 34, 256, 1700},
-        {"synthetic4096.iq1_s", "IQ1_S", 2, 4096, 1600},
-        {"real.iq1_s", "IQ1_S", 64, 256, 3200},
-        {"synthetic.iq1_m", "IQ1_M", 34, 256, 1904},
-        {"synthetic4096.iq1_m", "IQ1_M", 2, 4096, 1792},
-        {"real.iq1_m", "IQ1_M", 64, 256, 3584},
-        {"synthetic.tq1_0", "TQ1_0", 34, 256, 1836},
-        {"synthetic4096.tq1_0", "TQ1_0", 2, 4096, 1728},
-        {"real.tq1_0", "TQ1_0", 64, 256, 3456},
-        {"synthetic.tq2_0", "TQ2_0", 34, 256, 2244},
-        {"synthetic4096.tq2_0", "TQ2_0", 2, 4096, 2112},
-        {"real.tq2_0", "TQ2_0", 64, 256, 4224},
-        {"synthetic.bf16", "BF16", 34, 256, 17408},
-        {"synthetic4096.bf16", "BF16", 2, 4096, 16384},
-        {"real.bf16", "BF16", 256, 64, 32768},
-        {"synthetic.f16", "F16", 34, 256, 17408},
-        {"synthetic4096.f16", "F16", 2, 4096, 16384},
-        {"real.f16", "F16", 256, 64, 32768},
-        {"synthetic.f32", "F32", 34, 256, 34816},
-        {"synthetic4096.f32", "F32", 2, 4096, 32768},
-        {"real.f32", "F32", 256, 64, 65536},
+    {"synthetic.q4_0", "Q4_0", 34, 256, 4896},
+    {"synthetic4096.q4_0", "Q4_0", 2, 4096, 4608},
+    {"real.q4_0", "Q4_0", 256, 64, 9216},
+    {"synthetic.q4_1", "Q4_1", 34, 256, 5440},
+    {"synthetic4096.q4_1", "Q4_1", 2, 4096, 5120},
+    {"real.q4_1", "Q4_1", 256, 64, 10240},
+    {"synthetic.q5_0", "Q5_0", 34, 256, 5984},
+    {"synthetic4096.q5_0", "Q5_0", 2, 4096, 5632},
+    {"real.q5_0", "Q5_0", 256, 64, 11264},
+    {"synthetic.q5_1", "Q5_1", 34, 256, 6528},
+    {"synthetic4096.q5_1", "Q5_1", 2, 4096, 6144},
+    {"real.q5_1", "Q5_1", 256, 64, 12288},
+    {"synthetic.q8_0", "Q8_0", 34, 256, 9248},
+    {"synthetic4096.q8_0", "Q8_0", 2, 4096, 8704},
+    {"real.q8_0", "Q8_0", 256, 64, 17408},
+    {"synthetic.q2_k", "Q2_K", 34, 256, 2856},
+    {"synthetic4096.q2_k", "Q2_K", 2, 4096, 2688},
+    {"real.q2_k", "Q2_K", 64, 256, 5376},
+    {"synthetic.q3_k", "Q3_K", 34, 256, 3740},
+    {"synthetic4096.q3_k", "Q3_K", 2, 4096, 3520},
+    {"real.q3_k", "Q3_K", 64, 256, 7040},
+    {"synthetic.q4_k", "Q4_K", 34, 256, 4896},
+    {"synthetic4096.q4_k", "Q4_K", 2, 4096, 4608},
+    {"real.q4_k", "Q4_K", 64, 256, 9216},
+    {"synthetic.q5_k", "Q5_K", 34, 256, 5984},
+    {"synthetic4096.q5_k", "Q5_K", 2, 4096, 5632},
+    {"real.q5_k", "Q5_K", 64, 256, 11264},
+    {"synthetic.q6_k", "Q6_K", 34, 256, 7140},
+    {"synthetic4096.q6_k", "Q6_K", 2, 4096, 6720},
+    {"real.q6_k", "Q6_K", 64, 256, 13440},
+    {"synthetic.iq4_nl", "IQ4_NL", 34, 256, 4896},
+    {"synthetic4096.iq4_nl", "IQ4_NL", 2, 4096, 4608},
+    {"real.iq4_nl", "IQ4_NL", 256, 64, 9216},
+    {"synthetic.iq4_xs", "IQ4_XS", 34, 256, 4624},
+    {"synthetic4096.iq4_xs", "IQ4_XS", 2, 4096, 4352},
+    {"real.iq4_xs", "IQ4_XS", 64, 256, 8704},
+    {"synthetic.iq2_xxs", "IQ2_XXS", 34, 256, 2244},
+    {"synthetic4096.iq2_xxs", "IQ2_XXS", 2, 4096, 2112},
+    {"real.iq2_xxs", "IQ2_XXS", 64, 256, 4224},
+    {"synthetic.iq2_xs", "IQ2_XS", 34, 256, 2516},
+    {"synthetic4096.iq2_xs", "IQ2_XS", 2, 4096, 2368},
+    {"real.iq2_xs", "IQ2_XS", 64, 256, 4736},
+    {"synthetic.iq2_s", "IQ2_S", 34, 256, 2788},
+    {"synthetic4096.iq2_s", "IQ2_S", 2, 4096, 2624},
+    {"real.iq2_s", "IQ2_S", 64, 256, 5248},
+    {"synthetic.iq3_xxs", "IQ3_XXS", 34, 256, 3332},
+    {"synthetic4096.iq3_xxs", "IQ3_XXS", 2, 4096, 3136},
+    {"real.iq3_xxs", "IQ3_XXS", 64, 256, 6272},
+    {"synthetic.iq3_s", "IQ3_S", 34, 256, 3740},
+    {"synthetic4096.iq3_s", "IQ3_S", 2, 4096, 3520},
+    {"real.iq3_s", "IQ3_S", 64, 256, 7040},
+    {"synthetic.iq1_s", "IQ1_S", 34, 256, 1700},
+    {"synthetic4096.iq1_s", "IQ1_S", 2, 4096, 1600},
+    {"real.iq1_s", "IQ1_S", 64, 256, 3200},
+    {"synthetic.iq1_m", "IQ1_M", 34, 256, 1904},
+    {"synthetic4096.iq1_m", "IQ1_M", 2, 4096, 1792},
+    {"real.iq1_m", "IQ1_M", 64, 256, 3584},
+    {"synthetic.tq1_0", "TQ1_0", 34, 256, 1836},
+    {"synthetic4096.tq1_0", "TQ1_0", 2, 4096, 1728},
+    {"real.tq1_0", "TQ1_0", 64, 256, 3456},
+    {"synthetic.tq2_0", "TQ2_0", 34, 256, 2244},
+    {"synthetic4096.tq2_0", "TQ2_0", 2, 4096, 2112},
+    {"real.tq2_0", "TQ2_0", 64, 256, 4224},
+    {"synthetic.bf16", "BF16", 34, 256, 17408},
+    {"synthetic4096.bf16", "BF16", 2, 4096, 16384},
+    {"real.bf16", "BF16", 256, 64, 32768},
+    {"synthetic.f16", "F16", 34, 256, 17408},
+    {"synthetic4096.f16", "F16", 2, 4096, 16384},
+    {"real.f16", "F16", 256, 64, 32768},
+    {"synthetic.f32", "F32", 34, 256, 34816},
+    {"synthetic4096.f32", "F32", 2, 4096, 32768},
+    {"real.f32", "F32", 256, 64, 65536},
 };
 
 std::string lowerCase(std::string s)
@@ -184,7 +220,8 @@ std::string sortedRoles(const LogicalWeight& w)
 
 bool hasNote(const LogicalWeight& w, const std::string& part)
 {
-    return std::any_of(w.notes.begin(), w.notes.end(), [&](const Message& n) { return n.text().find(part) != std::string::npos; });
+    return std::any_of(w.notes.begin(), w.notes.end(),
+                       [&](const Message& n) { return n.text().find(part) != std::string::npos; });
 }
 
 std::string allNotes(const LogicalWeight& w)
@@ -197,13 +234,17 @@ std::string allNotes(const LogicalWeight& w)
 
 std::shared_ptr<const Checkpoint> openFixture(const QString& folder)
 {
-    return openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + folder + QStringLiteral("/model.safetensors")).toStdString());
+    return openCheckpoint(
+        qstest::fixture(QStringLiteral("safetensors/") + folder + QStringLiteral("/model.safetensors")).toStdString());
 }
 
 // Writes a model.safetensors (and optionally config.json) into a temporary folder.
 class Writer {
 public:
-    explicit Writer(const QTemporaryDir& dir) : m_dir(dir.path().toStdString()) {}
+    explicit Writer(const QTemporaryDir& dir)
+        : m_dir(dir.path().toStdString())
+    {
+    }
 
     void bytes(const std::string& name, DType dtype, std::vector<uint64_t> shape, std::vector<uint8_t> data)
     {
@@ -554,8 +595,10 @@ void TestDetect::gptq3BitV2Zeros()
     const LogicalWeight& l = ckpt->weights.at(0);
     QCOMPARE(l.bits, 3);
     QCOMPARE(l.format, std::string("gptq-v2"));
-    QVERIFY2(hasNote(l, "no checkpoint_format in the config (gptq assumed), zeros read 0x24924924 0x49249249 0x92492492: v2"),
-             allNotes(l).c_str());
+    QVERIFY2(
+        hasNote(l,
+                "no checkpoint_format in the config (gptq assumed), zeros read 0x24924924 0x49249249 0x92492492: v2"),
+        allNotes(l).c_str());
 }
 
 void TestDetect::gptqMislabeledBits()
@@ -841,9 +884,12 @@ void TestDetect::awqLayouts_data()
     QTest::addColumn<int>("bits");
     QTest::addColumn<int>("groupSize");
     // N = 64, K = 256, g = 128 (G = 2).
-    QTest::addRow("gemv") << "gemv" << "awq-gemv" << 4 << 128;
-    QTest::addRow("gemv_fast") << "gemv_fast" << "awq-gemv-fast" << 4 << 128;
-    QTest::addRow("marlin") << "marlin" << "awq-marlin" << 4 << 128;
+    QTest::addRow("gemv") << "gemv"
+                          << "awq-gemv" << 4 << 128;
+    QTest::addRow("gemv_fast") << "gemv_fast"
+                               << "awq-gemv-fast" << 4 << 128;
+    QTest::addRow("marlin") << "marlin"
+                            << "awq-marlin" << 4 << 128;
 }
 
 void TestDetect::awqLayouts()
@@ -936,8 +982,11 @@ void TestDetect::configFromMetadata()
     QTemporaryDir dir;
     Writer w(dir);
     gptqLayer(w, "model.layers.0.mlp.up_proj", 8, 0x80808080, false);
-    const auto ckpt = w.open({{"format", "pt"}, {"gptq_bits", "8"}, {"gptq_group_size", "32"},
-                              {"gptq_checkpoint_format", "gptq_v2"}, {"gptq_desc_act", "False"}});
+    const auto ckpt = w.open({{"format", "pt"},
+                              {"gptq_bits", "8"},
+                              {"gptq_group_size", "32"},
+                              {"gptq_checkpoint_format", "gptq_v2"},
+                              {"gptq_desc_act", "False"}});
     const LogicalWeight& l = ckpt->weights.at(0);
     QCOMPARE(l.format, std::string("gptq-v2"));
     QCOMPARE(l.bits, 8);
@@ -991,7 +1040,8 @@ void TestDetect::bnbQuantTypeDisagreement()
     w.zeros(p + ".absmax", DType::F32, {32});
     w.zeros(p + ".quant_map", DType::F32, {16});
     const QByteArray js = R"({"quant_type": "fp4", "blocksize": 64, "dtype": "bfloat16", "shape": [32, 64]})";
-    w.bytes(p + ".quant_state.bitsandbytes__fp4", DType::U8, {uint64_t(js.size())}, std::vector<uint8_t>(js.begin(), js.end()));
+    w.bytes(p + ".quant_state.bitsandbytes__fp4", DType::U8, {uint64_t(js.size())},
+            std::vector<uint8_t>(js.begin(), js.end()));
     w.config(R"({"quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true,
         "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": false}})");
     const auto ckpt = w.open();
@@ -1041,11 +1091,13 @@ void TestDetect::hostileShapes()
     const QByteArray junk = "{not json";
     w.bytes("d.weight", DType::U8, {8, 1}, std::vector<uint8_t>(8, 0));
     w.zeros("d.weight.absmax", DType::F32, {1});
-    w.bytes("d.weight.quant_state.bitsandbytes__nf4", DType::U8, {uint64_t(junk.size())}, std::vector<uint8_t>(junk.begin(), junk.end()));
+    w.bytes("d.weight.quant_state.bitsandbytes__nf4", DType::U8, {uint64_t(junk.size())},
+            std::vector<uint8_t>(junk.begin(), junk.end()));
     const QByteArray huge = R"({"quant_type": "nf4", "blocksize": 0, "shape": [1099511627776, 1099511627776]})";
     w.bytes("e.weight", DType::U8, {8, 1}, std::vector<uint8_t>(8, 0));
     w.zeros("e.weight.absmax", DType::F32, {1});
-    w.bytes("e.weight.quant_state.bitsandbytes__nf4", DType::U8, {uint64_t(huge.size())}, std::vector<uint8_t>(huge.begin(), huge.end()));
+    w.bytes("e.weight.quant_state.bitsandbytes__nf4", DType::U8, {uint64_t(huge.size())},
+            std::vector<uint8_t>(huge.begin(), huge.end()));
     w.zeros("f.weight", DType::U32, {64, 0});
     w.zeros("f.scales", DType::F16, {64, 0});
     w.zeros("f.biases", DType::F16, {64, 0});
@@ -1089,10 +1141,11 @@ void TestDetect::formatRegistry()
         const std::string id = "gguf-" + lowerCase(std::string(t.name));
         QCOMPARE(findFormat(id) != nullptr, !t.removed);
     }
-    for (const char* id : {"f32", "f16", "bf16", "f8_e4m3", "f8_e5m2", "gguf-q4_0", "gguf-q4_k", "gguf-iq4_xs",
-                           "gguf-nvfp4", "gguf-q2_0", "gptq-v1", "gptq-v2", "awq-gemm", "awq-gemv", "awq-gemv-fast",
-                           "gptq-marlin", "awq-marlin", "bnb-nf4", "bnb-fp4", "bnb-int8", "compressed-tensors",
-                           "mlx-affine", "hqq", "fp8-block", "unknown"})
+    for (const char* id :
+         {"f32",           "f16",         "bf16",       "f8_e4m3", "f8_e5m2", "gguf-q4_0", "gguf-q4_k",
+          "gguf-iq4_xs",   "gguf-nvfp4",  "gguf-q2_0",  "gptq-v1", "gptq-v2", "awq-gemm",  "awq-gemv",
+          "awq-gemv-fast", "gptq-marlin", "awq-marlin", "bnb-nf4", "bnb-fp4", "bnb-int8",  "compressed-tensors",
+          "mlx-affine",    "hqq",         "fp8-block",  "unknown"})
         QVERIFY2(findFormat(id), id);
     QCOMPARE(findFormat("gptq-v2")->family, FormatFamily::Gptq);
     QVERIFY(findFormat("gguf-q4_k")->quantized);

@@ -26,8 +26,9 @@ const FamilyRow* rowOf(const FormatInfo& f)
 
 bool packedId(const std::string& id)
 {
-    return oneOf(id, {"gptq-v1", "gptq-v2", "gptq-planar", "gptq-marlin", "awq-gemm", "awq-gemv", "awq-gemv-fast",
-                      "awq-marlin"});
+    return oneOf(
+        id,
+        {"gptq-v1", "gptq-v2", "gptq-planar", "gptq-marlin", "awq-gemm", "awq-gemv", "awq-gemv-fast", "awq-marlin"});
 }
 
 } // namespace
@@ -42,9 +43,11 @@ private slots:
                 continue;
             const FamilyRow* row = rowOf(f);
             const bool has = row && row->verify && row->verify(f);
-            const bool want = packedId(f.id) || oneOf(f.id, {"compressed-tensors", "compressed-tensors-int", "mlx-affine",
-                                                             "bnb-nf4", "bnb-fp4", "bnb-int8"}) ||
-                              f.family == FormatFamily::Gguf;
+            const bool want = packedId(f.id)
+                || oneOf(f.id,
+                         {"compressed-tensors", "compressed-tensors-int", "mlx-affine", "bnb-nf4", "bnb-fp4",
+                          "bnb-int8"})
+                || f.family == FormatFamily::Gguf;
             QVERIFY2(has == want, f.id.c_str());
         }
     }
@@ -54,9 +57,9 @@ private slots:
         for (const FormatInfo& f : formatInfos()) {
             const FamilyRow* row = rowOf(f);
             const bool has = row && row->groupScales && row->groupScales(f);
-            const bool want = packedId(f.id) ||
-                              oneOf(f.id, {"compressed-tensors", "compressed-tensors-int", "mlx-affine", "bnb-nf4", "bnb-fp4"}) ||
-                              f.id.rfind("gguf-", 0) == 0;
+            const bool want = packedId(f.id)
+                || oneOf(f.id, {"compressed-tensors", "compressed-tensors-int", "mlx-affine", "bnb-nf4", "bnb-fp4"})
+                || f.id.rfind("gguf-", 0) == 0;
             QVERIFY2(has == want, f.id.c_str());
             // Only GGUF decides per weight (block geometry, sub-block scales).
             if (row && f.family != FormatFamily::Gguf) {

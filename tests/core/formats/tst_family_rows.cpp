@@ -66,7 +66,9 @@ const std::vector<RowCase>& rowCases()
         // mlx's rounding in tst_quantize_affine), HQQ from a file this suite writes.
         {"mlx", {}, "safetensors/gptq-w4-g128-sym/ref.safetensors"},
         {"hqq", {}, nullptr},
-        {"plain", {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"}, nullptr},
+        {"plain",
+         {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"},
+         nullptr},
     };
     return cases;
 }

@@ -63,8 +63,9 @@ QByteArray digest(std::vector<float> values)
     for (float& v : values)
         if (std::isnan(v))
             v = std::bit_cast<float>(0x7FC00000u);
-    return QCryptographicHash::hash(QByteArrayView(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * 4)),
-                                    QCryptographicHash::Sha256)
+    return QCryptographicHash::hash(
+               QByteArrayView(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * 4)),
+               QCryptographicHash::Sha256)
         .toHex();
 }
 
@@ -84,8 +85,8 @@ Digests compute(SimdPath path, QStringList* refused)
         }
         for (const LogicalWeight& w : ck->weights)
             if (canDequantize(w.format))
-                d[rel + QLatin1Char('\t') + QString::fromStdString(w.name) + QLatin1Char('\t') + QString::fromStdString(w.format)] =
-                    digest(dequantizeWeight(*ck, w, path, 1));
+                d[rel + QLatin1Char('\t') + QString::fromStdString(w.name) + QLatin1Char('\t')
+                  + QString::fromStdString(w.format)] = digest(dequantizeWeight(*ck, w, path, 1));
     }
     return d;
 }
@@ -130,8 +131,9 @@ private slots:
         for (const auto& [key, value] : want)
             if (!got.count(key))
                 wrong << key + QStringLiteral(": recorded, no longer decoded");
-        QVERIFY2(wrong.isEmpty(), qPrintable(QString::number(wrong.size()) + QStringLiteral(" weights:\n") +
-                                             wrong.mid(0, 30).join(QLatin1Char('\n'))));
+        QVERIFY2(wrong.isEmpty(),
+                 qPrintable(QString::number(wrong.size()) + QStringLiteral(" weights:\n")
+                            + wrong.mid(0, 30).join(QLatin1Char('\n'))));
         qInfo("%zu weights of %lld checkpoints have the recorded bits (%lld files refused, as tst_real_corpus expects)",
               got.size(), checkpoints().size(), refused.size());
     }

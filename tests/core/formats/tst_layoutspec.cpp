@@ -134,13 +134,18 @@ private slots:
                 const PackedTensor* t = byRole.at(std::string(e.tensor));
                 const uint32_t code = readPieces(t->bytes, e.wordBits, e.pieces, e.pieceCount);
                 if (code != codes[n * lp.K + k])
-                    QFAIL(qPrintable(QStringLiteral("(%1, %2): bits say %3, packed %4").arg(n).arg(k).arg(code).arg(codes[n * lp.K + k])));
+                    QFAIL(qPrintable(QStringLiteral("(%1, %2): bits say %3, packed %4")
+                                         .arg(n)
+                                         .arg(k)
+                                         .arg(code)
+                                         .arg(codes[n * lp.K + k])));
                 QCOMPARE(e.group, k / lp.effectiveGroupSize());
                 uint16_t s;
                 std::memcpy(&s, byRole.at(std::string(e.scaleTensor))->bytes.data() + 2 * e.scaleIndex, 2);
                 QCOMPARE(s, scales[e.group * lp.N + n]);
                 if (!e.zeroTensor.empty() && e.zeroPieceCount && id != QLatin1String("awq-gemv-fast")) {
-                    const uint32_t z = readPieces(byRole.at(std::string(e.zeroTensor))->bytes, 32, e.zeroPieces, e.zeroPieceCount);
+                    const uint32_t z =
+                        readPieces(byRole.at(std::string(e.zeroTensor))->bytes, 32, e.zeroPieces, e.zeroPieceCount);
                     QCOMPARE(int32_t(z), zeros[e.group * lp.N + n] - (v1 ? 1 : 0));
                 }
                 if (e.pieceCount == 2 && id != QLatin1String("gptq-planar"))

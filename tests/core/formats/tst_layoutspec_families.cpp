@@ -83,7 +83,7 @@ struct Case {
     uint64_t N = 0, K = 0;
     int bits = 4;
     uint64_t group = 0;
-    bool asym = false;   // compressed-tensors: zero points
+    bool asym = false; // compressed-tensors: zero points
     bool nested = false; // bnb: nested absmax
 };
 
@@ -103,9 +103,9 @@ Built build(const Case& c)
     if (c.id == "bnb-nf4" || c.id == "bnb-fp4") {
         const uint64_t bs = c.group, blocks = (N * K + bs - 1) / bs;
         add("weight", DType::U8, {(N * K + 1) / 2, 1}, std::vector<uint8_t>((N * K + 1) / 2));
-        std::string js = "{\"quant_type\": \"" + std::string(c.id == "bnb-fp4" ? "fp4" : "nf4") + "\", \"blocksize\": "
-                         + std::to_string(bs) + ", \"dtype\": \"float16\", \"shape\": [" + std::to_string(N) + ", "
-                         + std::to_string(K) + "]";
+        std::string js = "{\"quant_type\": \"" + std::string(c.id == "bnb-fp4" ? "fp4" : "nf4")
+            + "\", \"blocksize\": " + std::to_string(bs) + ", \"dtype\": \"float16\", \"shape\": [" + std::to_string(N)
+            + ", " + std::to_string(K) + "]";
         if (c.nested) {
             const uint64_t nb = (blocks + 255) / 256;
             std::vector<uint8_t> codes(blocks);
@@ -134,7 +134,8 @@ Built build(const Case& c)
         add("weight_scale", DType::BF16, {N, G}, scaleBytes(N * G, DType::BF16, 10));
         if (c.asym) {
             if (packed)
-                add("weight_zero_point", DType::I32, {(N + pf - 1) / pf, G}, std::vector<uint8_t>(4 * G * ((N + pf - 1) / pf)));
+                add("weight_zero_point", DType::I32, {(N + pf - 1) / pf, G},
+                    std::vector<uint8_t>(4 * G * ((N + pf - 1) / pf)));
             else
                 add("weight_zero_point", DType::I8, {N, G}, std::vector<uint8_t>(N * G));
         }
@@ -222,11 +223,12 @@ void compareCodes(const LayoutSpec& spec, const Checkpoint& ck, const LogicalWei
             if (c.groups > 0 && floatScale) {
                 const float s = scales.at(e.scaleIndex), want = c.scales[uint64_t(c.gIdx[k]) * lp.N + n];
                 if (std::bit_cast<uint32_t>(s) != std::bit_cast<uint32_t>(want))
-                    QFAIL(qPrintable(QStringLiteral("(%1, %2): located scale %3, extractCodes %4").arg(n).arg(k).arg(s).arg(want)));
+                    QFAIL(qPrintable(
+                        QStringLiteral("(%1, %2): located scale %3, extractCodes %4").arg(n).arg(k).arg(s).arg(want)));
             }
             if (e.zeroPieceCount && d.has(e.zeroTensor) && spec.id.rfind("compressed-tensors", 0) == 0) {
-                const uint64_t z = qsk::readPieces(d.bytes(e.zeroTensor), e.wordBits == 8 ? 8 : 32, e.zeroPieces,
-                                              e.zeroPieceCount);
+                const uint64_t z =
+                    qsk::readPieces(d.bytes(e.zeroTensor), e.wordBits == 8 ? 8 : 32, e.zeroPieces, e.zeroPieceCount);
                 QCOMPARE(int64_t(z ^ flip), int64_t(c.zeros[uint64_t(c.gIdx[k]) * lp.N + n]));
             }
         }
@@ -242,8 +244,8 @@ std::vector<Case> probeCases()
     }
     cases.push_back({"bnb-int8", 12, 40, 8, 0});
     for (int b = 2; b <= 8; ++b) {
-        cases.push_back({"compressed-tensors", 22, 70, b, 0, b % 2 == 0});     // channel, K not a multiple of pf
-        cases.push_back({"compressed-tensors", 21, 96, b, 32, b % 2 == 1});    // group
+        cases.push_back({"compressed-tensors", 22, 70, b, 0, b % 2 == 0}); // channel, K not a multiple of pf
+        cases.push_back({"compressed-tensors", 21, 96, b, 32, b % 2 == 1}); // group
     }
     cases.push_back({"compressed-tensors-int", 10, 64, 8, 16, true});
     cases.push_back({"compressed-tensors-int", 10, 64, 8, 0, false});
@@ -323,7 +325,8 @@ private slots:
             b = uint8_t(rng());
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "p.safetensors", {{"m.weight", t, {N, K}, data}}));
-        const LogicalWeight w = qsk::weight(*ck, "m", plainFormatId(t), {N, K}, {{"weight", "m.weight"}}, int(dtypeBits(t)));
+        const LogicalWeight w =
+            qsk::weight(*ck, "m", plainFormatId(t), {N, K}, {{"weight", "m.weight"}}, int(dtypeBits(t)));
         const LayoutSpec* spec = findLayoutSpec(w.format);
         QVERIFY(spec);
         const LayoutParams lp = paramsOf(w);
@@ -384,11 +387,13 @@ private slots:
                 for (uint64_t k = 0; k < c.K; ++k) {
                     const ElementLocation e = spec->locate(lp, n, k);
                     if (!writePieces(codeData, e.wordBits, e.pieces, e.pieceCount, codes[n * c.K + k] ^ flip, true))
-                        QFAIL(qPrintable(QStringLiteral("(%1, %2): located bits outside the tensor or shared").arg(n).arg(k)));
+                        QFAIL(qPrintable(
+                            QStringLiteral("(%1, %2): located bits outside the tensor or shared").arg(n).arg(k)));
                     if (zeros
-                        && !writePieces(dataOf(b, e.zeroTensor), e.wordBits == 8 ? 8 : 32, e.zeroPieces, e.zeroPieceCount,
-                                        zs[n * lp.groups() + e.group] ^ flip, false))
-                        QFAIL(qPrintable(QStringLiteral("(%1, %2): located zero bits outside or shared").arg(n).arg(k)));
+                        && !writePieces(dataOf(b, e.zeroTensor), e.wordBits == 8 ? 8 : 32, e.zeroPieces,
+                                        e.zeroPieceCount, zs[n * lp.groups() + e.group] ^ flip, false))
+                        QFAIL(
+                            qPrintable(QStringLiteral("(%1, %2): located zero bits outside or shared").arg(n).arg(k)));
                 }
         }
         QTemporaryDir tmp;
@@ -409,23 +414,25 @@ private slots:
         const std::vector<float> ref = dequantizeWeight(*ck, w, SimdPath::Scalar, 1);
         for (SimdPath path : qsk::simdPaths()) {
             const std::vector<float> fast = dequantizeWeight(*ck, w, path, 1);
-            QVERIFY2(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)) == 0, std::string(simdPathName(path)).c_str());
+            QVERIFY2(std::memcmp(ref.data(), fast.data(), ref.size() * sizeof(float)) == 0,
+                     std::string(simdPathName(path)).c_str());
         }
     }
 
     void fixtures_data()
     {
         QTest::addColumn<QString>("dir");
-        for (const char* d : {"bnb-nf4", "bnb-fp4", "bnb-nf4-doublequant", "bnb-fp4-doublequant",
-                              "ct-pack-w4a16-channel-asym", "ct-pack-w4a16-g128-sym", "ct-pack-w4a16-g32-asym",
-                              "ct-pack-w8a16-channel-sym", "gptq-w2-g32-asym", "gptq-w3-g32-asym",
-                              "gptq-w4-g128-asym-actorder", "gptq-w8-g128-sym", "awq-gemm-w4-g32"})
+        for (const char* d :
+             {"bnb-nf4", "bnb-fp4", "bnb-nf4-doublequant", "bnb-fp4-doublequant", "ct-pack-w4a16-channel-asym",
+              "ct-pack-w4a16-g128-sym", "ct-pack-w4a16-g32-asym", "ct-pack-w8a16-channel-sym", "gptq-w2-g32-asym",
+              "gptq-w3-g32-asym", "gptq-w4-g128-asym-actorder", "gptq-w8-g128-sym", "awq-gemm-w4-g32"})
             QTest::addRow("%s", d) << QString::fromLatin1(d);
     }
     void fixtures()
     {
         QFETCH(QString, dir);
-        const auto ck = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + dir + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ck = openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/") + dir + QStringLiteral("/model.safetensors")).toStdString());
         int weights = 0;
         for (const LogicalWeight& w : ck->weights) {
             const FormatInfo* f = findFormat(w.format);
@@ -445,7 +452,8 @@ private slots:
                     for (uint64_t k = 0; k < lp.K; ++k) {
                         const ElementLocation e = spec->locate(lp, n, k);
                         if (qsk::readPieces(bytes, e.wordBits, e.pieces, e.pieceCount) != wc.codes[n * lp.K + k])
-                            QFAIL(qPrintable(QStringLiteral("%1 (%2, %3)").arg(QString::fromStdString(w.name)).arg(n).arg(k)));
+                            QFAIL(qPrintable(
+                                QStringLiteral("%1 (%2, %3)").arg(QString::fromStdString(w.name)).arg(n).arg(k)));
                     }
             } else {
                 compareCodes(*spec, *ck, w, lp, wc);

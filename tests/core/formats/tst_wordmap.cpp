@@ -66,18 +66,20 @@ private slots:
             QTest::addRow("mlx-affine-b%d", b) << QStringLiteral("mlx-affine") << b << 192 << 8 << 64;
         // Every other safetensors family (bnb, compressed-tensors, MLX, HQQ, FP8, plain dtypes).
         for (const LayoutSpec& s : layoutRegistry().all()) {
-            if (s.container != LayoutContainer::Safetensors || !s.locate || s.id.starts_with("gptq-") || s.id.starts_with("awq-"))
+            if (s.container != LayoutContainer::Safetensors || !s.locate || s.id.starts_with("gptq-")
+                || s.id.starts_with("awq-"))
                 continue;
-            QTest::addRow("%s", s.id.c_str()) << QString::fromStdString(s.id) << (s.bitWidths.empty() ? 8 : s.bitWidths[0])
-                                              << 256 << 24 << 64;
+            QTest::addRow("%s", s.id.c_str())
+                << QString::fromStdString(s.id) << (s.bitWidths.empty() ? 8 : s.bitWidths[0]) << 256 << 24 << 64;
         }
         for (const LayoutSpec& s : layoutRegistry().all()) {
             if (s.container != LayoutContainer::Gguf)
                 continue;
             // Two blocks per row and three rows: every block alignment against the word.
             const bool plain = s.packAxis == PackAxis::None;
-            QTest::addRow("%s", s.id.c_str()) << QString::fromStdString(s.id) << (s.bitWidths.empty() ? 8 : s.bitWidths[0])
-                                              << (plain ? 6 : -2) << 3 << 0;
+            QTest::addRow("%s", s.id.c_str())
+                << QString::fromStdString(s.id) << (s.bitWidths.empty() ? 8 : s.bitWidths[0]) << (plain ? 6 : -2) << 3
+                << 0;
         }
     }
     void inverse()
@@ -121,10 +123,16 @@ private slots:
             auto describe = [](const std::vector<Key>& k) {
                 QStringList parts;
                 for (const Key& x : k)
-                    parts << QStringLiteral("(%1,%2)@%3+%4").arg(std::get<0>(x)).arg(std::get<1>(x)).arg(std::get<2>(x)).arg(std::get<3>(x));
+                    parts << QStringLiteral("(%1,%2)@%3+%4")
+                                 .arg(std::get<0>(x))
+                                 .arg(std::get<1>(x))
+                                 .arg(std::get<2>(x))
+                                 .arg(std::get<3>(x));
                 return parts.join(QLatin1Char(' '));
             };
-            QVERIFY2(gotKeys == wantKeys, qPrintable(QStringLiteral("word %1: got %2; want %3").arg(w).arg(describe(gotKeys), describe(wantKeys))));
+            QVERIFY2(gotKeys == wantKeys,
+                     qPrintable(
+                         QStringLiteral("word %1: got %2; want %3").arg(w).arg(describe(gotKeys), describe(wantKeys))));
             for (const WordPiece& piece : got)
                 straddles += piece.pieceCount > 1;
             for (size_t i = 1; i < got.size(); ++i)

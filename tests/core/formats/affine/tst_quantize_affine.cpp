@@ -30,12 +30,14 @@ constexpr Module kModules[] = {
 
 std::vector<float> source(const char* name, bool roundToF16)
 {
-    static const auto src = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    static const auto src =
+        qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
     const auto b = src->bytes(*src->find(name));
     std::vector<float> x(b.size() / 4);
     std::memcpy(x.data(), b.data(), x.size() * 4);
     if (roundToF16)
-        for (float& f : x) f = qs::halfToFloat(qs::floatToHalf(f));
+        for (float& f : x)
+            f = qs::halfToFloat(qs::floatToHalf(f));
     return x;
 }
 
@@ -53,7 +55,8 @@ std::vector<T> tensor(const qs::Checkpoint& ck, const std::string& name)
 
 std::shared_ptr<const qs::Checkpoint> variant(const QString& v)
 {
-    return qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + v + QStringLiteral("/model.safetensors")).toStdString());
+    return qs::openCheckpoint(
+        qstest::fixture(QStringLiteral("safetensors/") + v + QStringLiteral("/model.safetensors")).toStdString());
 }
 
 } // namespace
@@ -68,13 +71,19 @@ private slots:
         QTest::addColumn<int>("group");
         QTest::addColumn<bool>("sym");
         QTest::addColumn<int>("module");
-        const struct { const char* v; int bits, group; bool sym; } vs[] = {
-            {"ct-pack-w4a16-channel-asym", 4, 0, false}, {"ct-pack-w4a16-g128-sym", 4, 128, true},
-            {"ct-pack-w4a16-g32-asym", 4, 32, false}, {"ct-pack-w8a16-channel-sym", 8, 0, true}};
+        const struct {
+            const char* v;
+            int bits, group;
+            bool sym;
+        } vs[] = {{"ct-pack-w4a16-channel-asym", 4, 0, false},
+                  {"ct-pack-w4a16-g128-sym", 4, 128, true},
+                  {"ct-pack-w4a16-g32-asym", 4, 32, false},
+                  {"ct-pack-w8a16-channel-sym", 8, 0, true}};
         for (const auto& v : vs)
             for (int m = 0; m < 3; ++m)
                 if (v.group == 0 || (v.group == 32 && m < 2) || (v.group == 128 && m == 0))
-                    QTest::addRow("%s %s", v.v, kModules[m].name) << QString::fromLatin1(v.v) << v.bits << v.group << v.sym << m;
+                    QTest::addRow("%s %s", v.v, kModules[m].name)
+                        << QString::fromLatin1(v.v) << v.bits << v.group << v.sym << m;
     }
     void compressedTensors()
     {
@@ -112,7 +121,8 @@ private slots:
         QCOMPARE(zp.empty(), sym);
         for (uint64_t n = 0; n < m.n && !sym; ++n)
             for (uint64_t g = 0; g < q.groups; ++g)
-                QCOMPARE(float((zp[(n / pf) * q.groups + g] >> (uint64_t(bits) * (n % pf))) & mask), q.zeros[g * m.n + n]);
+                QCOMPARE(float((zp[(n / pf) * q.groups + g] >> (uint64_t(bits) * (n % pf))) & mask),
+                         q.zeros[g * m.n + n]);
 
         // Packed as compressed-tensors stores it: every tensor byte for byte.
         const auto packedOut = qs::packAffine(q, qs::AffineTarget::CompressedTensors, qs::DType::F32);
@@ -137,7 +147,7 @@ private slots:
         // per channel: down_proj for g128, down_proj and q_proj for g32.
         for (int g : {128, 32})
             for (int m = 0; m < (g == 32 ? 2 : 1); ++m)
-                    QTest::addRow("awq g%d %s", g, kModules[m].name) << QStringLiteral("awq-gemm-w4-g%1").arg(g) << g << m;
+                QTest::addRow("awq g%d %s", g, kModules[m].name) << QStringLiteral("awq-gemm-w4-g%1").arg(g) << g << m;
     }
     void awq()
     {
@@ -188,12 +198,17 @@ private slots:
         QTest::addColumn<int>("group");
         QTest::addColumn<bool>("sym");
         QTest::addColumn<int>("module");
-        const struct { const char* v; int bits, group; bool sym; } vs[] = {
-            {"gptq-w2-g32-asym", 2, 32, false}, {"gptq-w3-g128-sym", 3, 128, true}, {"gptq-w3-g32-asym", 3, 32, false},
-            {"gptq-w4-g128-sym", 4, 128, true}, {"gptq-w4-g32-asym", 4, 32, false}, {"gptq-w8-g128-sym", 8, 128, true}};
+        const struct {
+            const char* v;
+            int bits, group;
+            bool sym;
+        } vs[] = {{"gptq-w2-g32-asym", 2, 32, false}, {"gptq-w3-g128-sym", 3, 128, true},
+                  {"gptq-w3-g32-asym", 3, 32, false}, {"gptq-w4-g128-sym", 4, 128, true},
+                  {"gptq-w4-g32-asym", 4, 32, false}, {"gptq-w8-g128-sym", 8, 128, true}};
         for (const auto& v : vs)
             for (int m = 0; m < (v.group == 32 ? 2 : 1); ++m)
-                QTest::addRow("%s %s", v.v, kModules[m].name) << QString::fromLatin1(v.v) << v.bits << v.group << v.sym << m;
+                QTest::addRow("%s %s", v.v, kModules[m].name)
+                    << QString::fromLatin1(v.v) << v.bits << v.group << v.sym << m;
     }
     void gptqFirstGroup()
     {
@@ -243,7 +258,8 @@ private slots:
     {
         // Symmetric 4-bit: every zero is 8, so v1 words are 0x77777777 and v2 0x88888888 (spec B.1.1).
         std::vector<float> w(16 * 64);
-        for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(float(i)) * 0.05f;
+        for (size_t i = 0; i < w.size(); ++i)
+            w[i] = std::sin(float(i)) * 0.05f;
         qs::AffineOptions o;
         o.bits = 4;
         o.groupSize = 32;
@@ -268,7 +284,8 @@ private slots:
             QCOMPARE((col0 >> (4 * k)) & 15u, uint32_t(q.codes[k]));
         // Asymmetric with a zero of 0 (all weights >= 0): v1 cannot hold it, v2 can.
         std::vector<float> pos(64 * 32);
-        for (size_t i = 0; i < pos.size(); ++i) pos[i] = float(i % 17);
+        for (size_t i = 0; i < pos.size(); ++i)
+            pos[i] = float(i % 17);
         o.symmetric = false;
         const qs::AffineQuantized a = qs::quantizeAffine(pos.data(), 64, 32, o);
         QCOMPARE(a.zeros[0], 0.0f);
@@ -281,7 +298,8 @@ private slots:
     void mlxPacking()
     {
         std::vector<float> w(8 * 64);
-        for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(float(i) * 0.7f);
+        for (size_t i = 0; i < w.size(); ++i)
+            w[i] = std::cos(float(i) * 0.7f);
         qs::AffineOptions o;
         o.bits = 3;
         o.groupSize = 32;
@@ -296,7 +314,8 @@ private slots:
         for (uint64_t k = 0; k < 64; ++k) {
             const uint64_t bit = 6 * 32 + 3 * k;
             uint32_t v = 0;
-            for (int i = 0; i < 2; ++i) v |= uint32_t(t[0].bytes[bit / 8 + uint64_t(i)]) << (8 * i);
+            for (int i = 0; i < 2; ++i)
+                v |= uint32_t(t[0].bytes[bit / 8 + uint64_t(i)]) << (8 * i);
             QCOMPARE((v >> (bit % 8)) & 7u, uint32_t(q.codes[64 + k]));
         }
         uint16_t s0;
@@ -339,10 +358,10 @@ private slots:
         auto q = qs::quantizeAffine(x, 2, 6, o);
         QCOMPARE(q.groups, uint64_t(2));
         QCOMPARE(q.scales.size(), size_t(4));
-        QCOMPARE(q.scales[0], 3.0f / 15.0f);       // group 0, row 0: [0, 3]
-        QCOMPARE(q.scales[1], 12.0f / 15.0f);      // group 0, row 1: [-4, 8]
-        QCOMPARE(q.scales[2], 20.0f / 15.0f);      // group 1, row 0: [0, 20]
-        QCOMPARE(q.scales[3], 2.0f / 15.0f);       // group 1, row 1: [-1, 1]
+        QCOMPARE(q.scales[0], 3.0f / 15.0f); // group 0, row 0: [0, 3]
+        QCOMPARE(q.scales[1], 12.0f / 15.0f); // group 0, row 1: [-4, 8]
+        QCOMPARE(q.scales[2], 20.0f / 15.0f); // group 1, row 0: [0, 20]
+        QCOMPARE(q.scales[3], 2.0f / 15.0f); // group 1, row 1: [-1, 1]
         QCOMPARE(q.codes[5], uint8_t(15));
         // Per tensor: one range [-4, 20] for everything, repeated per row.
         o.granularity = qs::AffineGranularity::Tensor;
@@ -389,7 +408,7 @@ private slots:
         o.rule = qs::AffineRule::Gptq;
         o.groupIndex = {0, 5, 0, 0}; // out of range
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
-        o.groupIndex = {0, 1};       // wrong length
+        o.groupIndex = {0, 1}; // wrong length
         QVERIFY_THROWS_EXCEPTION(qs::Error, qs::quantizeAffine(x, 1, 4, o));
         o.groupIndex.clear();
         o.bits = 9;
@@ -429,8 +448,10 @@ private slots:
     void parallelEqualsSerial()
     {
         std::vector<float> x(300 * 512);
-        for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(float(i) * 0.013f) * float(1 + i % 5);
-        for (qs::AffineRule r : {qs::AffineRule::Gptq, qs::AffineRule::Awq, qs::AffineRule::CompressedTensors, qs::AffineRule::Mlx}) {
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = std::cos(float(i) * 0.013f) * float(1 + i % 5);
+        for (qs::AffineRule r :
+             {qs::AffineRule::Gptq, qs::AffineRule::Awq, qs::AffineRule::CompressedTensors, qs::AffineRule::Mlx}) {
             qs::AffineOptions o;
             o.bits = 3;
             o.groupSize = 64;

@@ -21,7 +21,8 @@ using namespace qs;
 
 namespace {
 
-const char* kModules[] = {"model.layers.0.mlp.down_proj", "model.layers.0.mlp.gate_proj", "model.layers.0.self_attn.q_proj"};
+const char* kModules[] = {"model.layers.0.mlp.down_proj", "model.layers.0.mlp.gate_proj",
+                          "model.layers.0.self_attn.q_proj"};
 
 LogicalWeight bnbWeight(const Checkpoint& ck, const std::string& m, bool fp4, bool nested, std::vector<uint64_t> shape)
 {
@@ -106,7 +107,8 @@ private slots:
             for (bool nested : {false, true})
                 for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random, qsk::Probe::AllMax})
                     for (auto [bs, nbs] : {std::pair{64, 8}, {32, 20}, {128, 3}, {24, 16}, {33, 17}})
-                        QTest::addRow("%s %s %s bs %d/%d", fp4 ? "fp4" : "nf4", nested ? "nested" : "plain", qsk::probeName(p), bs, nbs)
+                        QTest::addRow("%s %s %s bs %d/%d", fp4 ? "fp4" : "nf4", nested ? "nested" : "plain",
+                                      qsk::probeName(p), bs, nbs)
                             << fp4 << nested << int(p) << bs << nbs;
     }
     void probes()
@@ -136,14 +138,19 @@ private slots:
             codes[b] = static_cast<uint8_t>(b * 37 + 5);
         }
         absmax[3] = std::numeric_limits<float>::infinity(); // inf * 0-code gives NaN, as torch does
-        absmax[5] = 1e-40f;                                  // subnormal: kept, no flush to zero
+        absmax[5] = 1e-40f; // subnormal: kept, no flush to zero
         absmax[7] = -2.0f;
-        std::vector<qsk::T> ts{{"m.weight", DType::U8, {(n + 1) / 2, 1}, packBnb(q)},
-                               {"m.weight.quant_map", DType::F32, {16}, qsk::bytesOf(std::vector<float>(fp4 ? kBnbFp4 : kBnbNf4, (fp4 ? kBnbFp4 : kBnbNf4) + 16))}};
-        std::string js = std::string("{\"quant_type\": \"") + (fp4 ? "fp4" : "nf4") + "\", \"blocksize\": " + std::to_string(bs)
-            + ", \"dtype\": \"float16\", \"shape\": [13, 77]";
+        std::vector<qsk::T> ts{
+            {"m.weight", DType::U8, {(n + 1) / 2, 1}, packBnb(q)},
+            {"m.weight.quant_map",
+             DType::F32,
+             {16},
+             qsk::bytesOf(std::vector<float>(fp4 ? kBnbFp4 : kBnbNf4, (fp4 ? kBnbFp4 : kBnbNf4) + 16))}};
+        std::string js = std::string("{\"quant_type\": \"") + (fp4 ? "fp4" : "nf4")
+            + "\", \"blocksize\": " + std::to_string(bs) + ", \"dtype\": \"float16\", \"shape\": [13, 77]";
         if (nested) {
-            js += ", \"nested_blocksize\": " + std::to_string(nbs) + ", \"nested_dtype\": \"float32\", \"nested_offset\": 0.1";
+            js += ", \"nested_blocksize\": " + std::to_string(nbs)
+                + ", \"nested_dtype\": \"float32\", \"nested_offset\": 0.1";
             ts.push_back({"m.weight.absmax", DType::U8, {nb}, codes});
             ts.push_back({"m.weight.nested_absmax", DType::F32, {nabs.size()}, qsk::bytesOf(nabs)});
             ts.push_back({"m.weight.nested_quant_map", DType::F32, {256}, qsk::bytesOf(nmap)});
@@ -151,7 +158,10 @@ private slots:
             ts.push_back({"m.weight.absmax", DType::F32, {nb}, qsk::bytesOf(absmax)});
         }
         js += "}";
-        ts.push_back({std::string("m.weight.quant_state.bitsandbytes__") + (fp4 ? "fp4" : "nf4"), DType::U8, {js.size()}, jsonBytes(js)});
+        ts.push_back({std::string("m.weight.quant_state.bitsandbytes__") + (fp4 ? "fp4" : "nf4"),
+                      DType::U8,
+                      {js.size()},
+                      jsonBytes(js)});
         // Our packer is the generic oracle's slot layout with order {1, 0} in 8-bit words.
         const std::vector<uint8_t> q8(q.begin(), q.end());
         const int order[] = {1, 0};
@@ -201,7 +211,8 @@ private slots:
                                                  {{"m.weight", DType::I8, {N, K}, qsk::bytesOf(q)},
                                                   {"m.SCB", DType::F32, {N}, qsk::bytesOf(scb)},
                                                   {"m.weight_format", DType::U8, {}, {0}}}));
-        const LogicalWeight w = qsk::weight(*ck, "m", "bnb-int8", {N, K}, {{"weight", "m.weight"}, {"SCB", "m.SCB"}}, 8);
+        const LogicalWeight w =
+            qsk::weight(*ck, "m", "bnb-int8", {N, K}, {{"weight", "m.weight"}, {"SCB", "m.SCB"}}, 8);
         const auto ours = qsk::run(dequantBnbInt8Rows, *ck, w, SimdPath(path));
         // Hand-worked: q = 127, SCB = 127 -> 16129 * fl32(1/127) = 126.99999953 -> f32 127.
         QCOMPARE(ours[1], 127.0f);
@@ -218,12 +229,14 @@ private slots:
     void badInput()
     {
         QTemporaryDir tmp;
-        const std::string js = "{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"float16\", \"shape\": [4, 64]}";
-        const auto ck = qsk::openFile(qsk::write(tmp.path(), "bad.safetensors",
-                                                 {{"m.weight", DType::U8, {128, 1}, std::vector<uint8_t>(128)},
-                                                  {"m.weight.absmax", DType::F32, {3}, qsk::bytesOf(std::vector<float>{1, 2, 3})},
-                                                  {"m.weight.quant_map", DType::F32, {16}, qsk::bytesOf(std::vector<float>(16))},
-                                                  {"m.weight.quant_state.bitsandbytes__nf4", DType::U8, {js.size()}, jsonBytes(js)}}));
+        const std::string js =
+            "{\"quant_type\": \"nf4\", \"blocksize\": 64, \"dtype\": \"float16\", \"shape\": [4, 64]}";
+        const auto ck = qsk::openFile(
+            qsk::write(tmp.path(), "bad.safetensors",
+                       {{"m.weight", DType::U8, {128, 1}, std::vector<uint8_t>(128)},
+                        {"m.weight.absmax", DType::F32, {3}, qsk::bytesOf(std::vector<float>{1, 2, 3})},
+                        {"m.weight.quant_map", DType::F32, {16}, qsk::bytesOf(std::vector<float>(16))},
+                        {"m.weight.quant_state.bitsandbytes__nf4", DType::U8, {js.size()}, jsonBytes(js)}}));
         const LogicalWeight w = bnbWeight(*ck, "m", false, false, {4, 64});
         try {
             qsk::run(dequantBnb4Rows, *ck, w, SimdPath::Scalar);
@@ -251,7 +264,8 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(int, path);
         const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
-        const auto ck = openCheckpoint((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
+        const auto ck = openCheckpoint(
+            (dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
         const auto ref = qsk::openFixture(variant, "ref.safetensors");
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {
@@ -277,7 +291,8 @@ private slots:
     {
         QFETCH(QString, variant);
         const auto ck = openCheckpoint(
-            (qstest::fixture(QStringLiteral("safetensors/") + variant) + QStringLiteral("/model.safetensors")).toStdString());
+            (qstest::fixture(QStringLiteral("safetensors/") + variant) + QStringLiteral("/model.safetensors"))
+                .toStdString());
         const LogicalWeight& w = ck->weights.at(0);
         const Bnb4 state = bnb4State(WeightData{*ck, w});
         const LayoutSpec* spec = findLayoutSpec(w.format);

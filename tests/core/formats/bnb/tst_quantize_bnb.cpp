@@ -20,14 +20,16 @@ namespace {
 
 std::vector<float> sourceF16(const char* name)
 {
-    static const auto src = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+    static const auto src =
+        qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
     const qs::TensorEntry* t = src->find(name);
     if (!t)
         return {};
     const auto b = src->bytes(*t);
     std::vector<float> x(b.size() / 4);
     std::memcpy(x.data(), b.data(), x.size() * 4);
-    for (float& f : x) f = qs::halfToFloat(qs::floatToHalf(f)); // bnb quantized the float16 weight
+    for (float& f : x)
+        f = qs::halfToFloat(qs::floatToHalf(f)); // bnb quantized the float16 weight
     return x;
 }
 
@@ -47,14 +49,17 @@ private slots:
             {"model.layers.0.mlp.gate_proj", "stories260K.layers.0.w1"}};
         for (const char* v : {"bnb-nf4", "bnb-fp4", "bnb-nf4-doublequant", "bnb-fp4-doublequant"})
             for (const auto& [mod, src] : mods)
-                QTest::addRow("%s %s", v, mod) << QString::fromLatin1(v) << QString::fromLatin1(mod) << QString::fromLatin1(src);
+                QTest::addRow("%s %s", v, mod)
+                    << QString::fromLatin1(v) << QString::fromLatin1(mod) << QString::fromLatin1(src);
     }
     void matchesFixture()
     {
         QFETCH(QString, variant);
         QFETCH(QString, module);
         QFETCH(QString, source);
-        const auto ck = qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
+        const auto ck = qs::openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors"))
+                .toStdString());
         const bool nested = variant.contains(QStringLiteral("doublequant"));
         const bool nf4 = variant.contains(QStringLiteral("nf4"));
         const std::string w = module.toStdString() + ".weight";
@@ -83,14 +88,17 @@ private slots:
         const auto map = ck->bytes(*ck->find(w + ".nested_quant_map"));
         QVERIFY(std::memcmp(map.data(), qs::bnbDynamicMap().data(), 1024) == 0);
         const auto state = ck->bytes(*ck->find(w + ".quant_state.bitsandbytes__" + (nf4 ? "nf4" : "fp4")));
-        const QJsonObject js = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(state.data()), qsizetype(state.size()))).object();
+        const QJsonObject js =
+            QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(state.data()), qsizetype(state.size())))
+                .object();
         QCOMPARE(q.nestedOffset, float(js.value(QStringLiteral("nested_offset")).toDouble()));
     }
 
     void parallelEqualsSerial()
     {
         std::vector<float> x(64 * 300 + 37); // odd length: a short last block and a padded nibble
-        for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(float(i) * 0.37f) * float(1 + i % 7);
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = std::sin(float(i) * 0.37f) * float(1 + i % 7);
         for (qs::Bnb4Type t : {qs::Bnb4Type::Nf4, qs::Bnb4Type::Fp4}) {
             const auto a = qs::quantizeBnb4(x.data(), x.size(), t, 64, true, std::nullopt, false);
             const auto b = qs::quantizeBnb4(x.data(), x.size(), t, 64, true, std::nullopt, true);

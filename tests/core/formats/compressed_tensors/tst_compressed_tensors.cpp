@@ -56,17 +56,29 @@ private slots:
         QTest::addColumn<int>("bits");
         QTest::addColumn<int>("group");
         QTest::addColumn<int>("path");
-        struct V { const char* name; int bits; int group; std::vector<const char*> modules; };
+        struct V {
+            const char* name;
+            int bits;
+            int group;
+            std::vector<const char*> modules;
+        };
         const std::vector<V> vs{
-            {"ct-pack-w4a16-channel-asym", 4, 0, {"model.layers.0.mlp.down_proj", "model.layers.0.mlp.gate_proj", "model.layers.0.self_attn.q_proj"}},
+            {"ct-pack-w4a16-channel-asym",
+             4,
+             0,
+             {"model.layers.0.mlp.down_proj", "model.layers.0.mlp.gate_proj", "model.layers.0.self_attn.q_proj"}},
             {"ct-pack-w4a16-g128-sym", 4, 128, {"model.layers.0.mlp.down_proj"}},
             {"ct-pack-w4a16-g32-asym", 4, 32, {"model.layers.0.mlp.down_proj", "model.layers.0.self_attn.q_proj"}},
-            {"ct-pack-w8a16-channel-sym", 8, 0, {"model.layers.0.mlp.down_proj", "model.layers.0.mlp.gate_proj", "model.layers.0.self_attn.q_proj"}},
+            {"ct-pack-w8a16-channel-sym",
+             8,
+             0,
+             {"model.layers.0.mlp.down_proj", "model.layers.0.mlp.gate_proj", "model.layers.0.self_attn.q_proj"}},
         };
         for (const auto& v : vs)
             for (const char* m : v.modules)
                 for (SimdPath p : qsk::simdPaths())
-                    QTest::addRow("%s %s %s", v.name, m, simdPathName(p).data()) << v.name << m << v.bits << v.group << int(p);
+                    QTest::addRow("%s %s %s", v.name, m, simdPathName(p).data())
+                        << v.name << m << v.bits << v.group << int(p);
     }
     void fixtures()
     {
@@ -78,11 +90,13 @@ private slots:
         const auto ck = qsk::openFixture(variant, "model.safetensors");
         const auto ref = qsk::openFixture(variant, "ref.safetensors");
         const std::string m = module.toStdString();
-        std::vector<std::pair<std::string, std::string>> roles{
-            {"weight_packed", m + ".weight_packed"}, {"weight_scale", m + ".weight_scale"}, {"weight_shape", m + ".weight_shape"}};
+        std::vector<std::pair<std::string, std::string>> roles{{"weight_packed", m + ".weight_packed"},
+                                                               {"weight_scale", m + ".weight_scale"},
+                                                               {"weight_shape", m + ".weight_shape"}};
         if (ck->find(m + ".weight_zero_point"))
             roles.emplace_back("weight_zero_point", m + ".weight_zero_point");
-        const LogicalWeight w = qsk::weight(*ck, m, "compressed-tensors", ref->find(m + ".weight")->shape, roles, bits, group);
+        const LogicalWeight w =
+            qsk::weight(*ck, m, "compressed-tensors", ref->find(m + ".weight")->shape, roles, bits, group);
         const auto ours = qsk::run(dequantCtRows, *ck, w, SimdPath(path));
         QSK_COMPARE_BITS(ours, qsk::floats(*ref, m + ".weight"), DType::F32);
     }
@@ -90,30 +104,35 @@ private slots:
     void handMade_data()
     {
         QTest::addColumn<int>("bits");
-        QTest::addColumn<int>("group");    // 0 = channel
-        QTest::addColumn<int>("zp");       // 0 none, 1 packed, 2 unpacked I8
+        QTest::addColumn<int>("group"); // 0 = channel
+        QTest::addColumn<int>("zp"); // 0 none, 1 packed, 2 unpacked I8
         QTest::addColumn<bool>("actorder");
         QTest::addColumn<int>("scaleType");
         QTest::addColumn<int>("probe");
         QTest::addColumn<int>("cols");
         QTest::addColumn<bool>("special"); // Inf, NaN, subnormal and -0 scales
         const std::vector<std::tuple<int, int, int, bool, DType>> cases{
-            {3, 0, 1, false, DType::F32}, {3, 16, 2, false, DType::F16}, {4, 16, 1, false, DType::BF16},
-            {4, 8, 1, true, DType::F32},  {8, 0, 2, false, DType::F32},  {8, 16, 1, false, DType::F16},
+            {3, 0, 1, false, DType::F32},  {3, 16, 2, false, DType::F16}, {4, 16, 1, false, DType::BF16},
+            {4, 8, 1, true, DType::F32},   {8, 0, 2, false, DType::F32},  {8, 16, 1, false, DType::F16},
             {2, 16, 1, false, DType::F32}, {5, 0, 1, false, DType::F32},  {6, 16, 0, false, DType::F32},
             {4, 0, 0, false, DType::F16},
         };
         for (const auto& [b, g, zp, act, st] : cases)
             for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random, qsk::Probe::AllMax})
-                QTest::addRow("w%d g%d zp%d%s %s %s", b, g, zp, act ? " actorder" : "", dtypeName(st).data(), qsk::probeName(p))
+                QTest::addRow("w%d g%d zp%d%s %s %s", b, g, zp, act ? " actorder" : "", dtypeName(st).data(),
+                              qsk::probeName(p))
                     << b << g << zp << act << int(st) << int(p) << 48 << false;
         // More than 16 groups a row (the AVX-512 path reads a row's zero points 16 at a time), a
         // short last group, special scales.
         for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random}) {
-            QTest::addRow("w4 g16 zp1 K320 special %s", qsk::probeName(p)) << 4 << 16 << 1 << false << int(DType::BF16) << int(p) << 320 << true;
-            QTest::addRow("w8 g16 zp1 K320 special %s", qsk::probeName(p)) << 8 << 16 << 1 << false << int(DType::F16) << int(p) << 320 << true;
-            QTest::addRow("w4 g32 zp1 K48 %s", qsk::probeName(p)) << 4 << 32 << 1 << false << int(DType::F32) << int(p) << 48 << false;
-            QTest::addRow("w4 channel zp1 K56 special %s", qsk::probeName(p)) << 4 << 0 << 1 << false << int(DType::F32) << int(p) << 56 << true;
+            QTest::addRow("w4 g16 zp1 K320 special %s", qsk::probeName(p))
+                << 4 << 16 << 1 << false << int(DType::BF16) << int(p) << 320 << true;
+            QTest::addRow("w8 g16 zp1 K320 special %s", qsk::probeName(p))
+                << 8 << 16 << 1 << false << int(DType::F16) << int(p) << 320 << true;
+            QTest::addRow("w4 g32 zp1 K48 %s", qsk::probeName(p))
+                << 4 << 32 << 1 << false << int(DType::F32) << int(p) << 48 << false;
+            QTest::addRow("w4 channel zp1 K56 special %s", qsk::probeName(p))
+                << 4 << 0 << 1 << false << int(DType::F32) << int(p) << 56 << true;
         }
     }
     void handMade()
@@ -136,20 +155,30 @@ private slots:
             scales[i] = qs::roundToDtype((i % 3 == 1 ? -1.0f : 1.0f) * 0.0037f * static_cast<float>(i + 1), st);
         if (special)
             for (uint64_t i = 0; i < scales.size(); i += 5)
-                scales[i] = qs::roundToDtype(std::array{std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
-                                                        std::ldexp(1.0f, -130), -0.0f, -std::numeric_limits<float>::infinity()}[i / 5 % 5], st);
+                scales[i] = qs::roundToDtype(std::array{std::numeric_limits<float>::infinity(),
+                                                        std::numeric_limits<float>::quiet_NaN(), std::ldexp(1.0f, -130),
+                                                        -0.0f, -std::numeric_limits<float>::infinity()}[i / 5 % 5],
+                                             st);
         std::vector<int32_t> gidx(K);
         for (uint64_t k = 0; k < K; ++k)
             gidx[k] = actorder ? static_cast<int32_t>((k * 5 + 3) % G) : static_cast<int32_t>(group ? k / group : 0);
         const std::vector<int64_t> shape{static_cast<int64_t>(N), static_cast<int64_t>(K)};
-        std::vector<qsk::T> ts{{"m.weight_packed", DType::I32, {N, (K + 32 / bits - 1) / (32 / bits)}, qsk::bytesOf(packLastDim(q, N, K, bits))},
-                               {"m.weight_shape", DType::I64, {2}, qsk::bytesOf(shape)},
-                               {"m.weight_scale", st, {N, G}, st == DType::F32 ? qsk::bytesOf(scales) : qsk::halfBytes(scales, st)}};
-        std::vector<std::pair<std::string, std::string>> roles{
-            {"weight_packed", "m.weight_packed"}, {"weight_scale", "m.weight_scale"}, {"weight_shape", "m.weight_shape"}};
+        std::vector<qsk::T> ts{
+            {"m.weight_packed",
+             DType::I32,
+             {N, (K + 32 / bits - 1) / (32 / bits)},
+             qsk::bytesOf(packLastDim(q, N, K, bits))},
+            {"m.weight_shape", DType::I64, {2}, qsk::bytesOf(shape)},
+            {"m.weight_scale", st, {N, G}, st == DType::F32 ? qsk::bytesOf(scales) : qsk::halfBytes(scales, st)}};
+        std::vector<std::pair<std::string, std::string>> roles{{"weight_packed", "m.weight_packed"},
+                                                               {"weight_scale", "m.weight_scale"},
+                                                               {"weight_shape", "m.weight_shape"}};
         const int half = 1 << (bits - 1);
         if (zp == 1) {
-            ts.push_back({"m.weight_zero_point", DType::I32, {(N + 32 / bits - 1) / (32 / bits), G}, qsk::bytesOf(packDim0(zq, N, G, bits))});
+            ts.push_back({"m.weight_zero_point",
+                          DType::I32,
+                          {(N + 32 / bits - 1) / (32 / bits), G},
+                          qsk::bytesOf(packDim0(zq, N, G, bits))});
         } else if (zp == 2) {
             std::vector<int8_t> z;
             for (unsigned v : zq)
@@ -168,7 +197,8 @@ private slots:
         for (uint64_t n = 0; n < N; ++n) {
             const std::vector<uint8_t> row(q.begin() + n * K, q.begin() + (n + 1) * K);
             const auto oracle = bitstream::packSlots(row, bits, 32);
-            QVERIFY(oracle.size() == wpr * 4 && std::memcmp(oracle.data(), packedRows.data() + n * wpr, oracle.size()) == 0);
+            QVERIFY(oracle.size() == wpr * 4
+                    && std::memcmp(oracle.data(), packedRows.data() + n * wpr, oracle.size()) == 0);
         }
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "ct.safetensors", ts));
@@ -178,7 +208,8 @@ private slots:
             for (uint64_t k = 0; k < K; ++k) {
                 const uint64_t g = static_cast<uint64_t>(gidx[k]);
                 const int z = zp ? static_cast<int>(zq[n * G + g]) - half : 0;
-                expect[n * K + k] = qsk::mul32(static_cast<float>(static_cast<int>(q[n * K + k]) - half - z), scales[n * G + g]);
+                expect[n * K + k] =
+                    qsk::mul32(static_cast<float>(static_cast<int>(q[n * K + k]) - half - z), scales[n * G + g]);
             }
         const auto scalar = qsk::run(dequantCtRows, *ck, w, SimdPath::Scalar);
         QSK_COMPARE_BITS(scalar, expect, DType::F32);
@@ -195,12 +226,16 @@ private slots:
     {
         QTemporaryDir tmp;
         const std::vector<int64_t> shape{4, 64};
-        const auto ck = qsk::openFile(qsk::write(tmp.path(), "bad.safetensors",
-                                                 {{"m.weight_packed", DType::I32, {4, 7}, std::vector<uint8_t>(4 * 7 * 4)},
-                                                  {"m.weight_shape", DType::I64, {2}, qsk::bytesOf(shape)},
-                                                  {"m.weight_scale", DType::F32, {4, 1}, std::vector<uint8_t>(16)}}));
+        const auto ck =
+            qsk::openFile(qsk::write(tmp.path(), "bad.safetensors",
+                                     {{"m.weight_packed", DType::I32, {4, 7}, std::vector<uint8_t>(4 * 7 * 4)},
+                                      {"m.weight_shape", DType::I64, {2}, qsk::bytesOf(shape)},
+                                      {"m.weight_scale", DType::F32, {4, 1}, std::vector<uint8_t>(16)}}));
         const LogicalWeight w = qsk::weight(*ck, "m", "compressed-tensors", {4, 64},
-                                            {{"weight_packed", "m.weight_packed"}, {"weight_scale", "m.weight_scale"}, {"weight_shape", "m.weight_shape"}}, 4);
+                                            {{"weight_packed", "m.weight_packed"},
+                                             {"weight_scale", "m.weight_scale"},
+                                             {"weight_shape", "m.weight_shape"}},
+                                            4);
         try {
             qsk::run(dequantCtRows, *ck, w, SimdPath::Scalar);
             QFAIL("a [4, 7] weight_packed for K = 64 was accepted");
@@ -228,10 +263,11 @@ private slots:
                     {"m.weight_scale", DType::F16, {4, 1}, std::vector<uint8_t>(8)}});
         QFile cfg(tmp.filePath(QStringLiteral("config.json")));
         QVERIFY(cfg.open(QIODevice::WriteOnly));
-        cfg.write(QStringLiteral(R"({"quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+        cfg.write(
+            QStringLiteral(R"({"quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
             "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": %1, "type": "int"}}}}})")
-                      .arg(bits)
-                      .toUtf8());
+                .arg(bits)
+                .toUtf8());
         cfg.close();
         const auto ck = openCheckpoint(tmp.path().toStdString());
         const LogicalWeight* w = ck->findWeight("m");
@@ -245,7 +281,8 @@ private slots:
     {
         QTest::addColumn<QString>("variant");
         QTest::addColumn<int>("path");
-        for (const char* v : {"ct-pack-w4a16-channel-asym", "ct-pack-w4a16-g128-sym", "ct-pack-w4a16-g32-asym", "ct-pack-w8a16-channel-sym"})
+        for (const char* v : {"ct-pack-w4a16-channel-asym", "ct-pack-w4a16-g128-sym", "ct-pack-w4a16-g32-asym",
+                              "ct-pack-w8a16-channel-sym"})
             for (SimdPath p : qsk::simdPaths())
                 QTest::addRow("%s %s", v, simdPathName(p).data()) << v << int(p);
     }
@@ -254,7 +291,8 @@ private slots:
         QFETCH(QString, variant);
         QFETCH(int, path);
         const QString dir = qstest::fixture(QStringLiteral("safetensors/") + variant);
-        const auto ck = openCheckpoint((dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
+        const auto ck = openCheckpoint(
+            (dir + QStringLiteral("/model.safetensors")).toStdString()); // ref.safetensors beside it repeats the names
         const auto ref = qsk::openFixture(variant, "ref.safetensors");
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {
@@ -323,9 +361,11 @@ private slots:
         for (uint64_t i = 0; i < z.size(); ++i)
             z[i] = static_cast<int8_t>(static_cast<int>(i * 29 % 256) - 128);
         std::vector<qsk::T> ts{{"m.weight", t, {N, K}, q},
-                               hugeScales ? qsk::T{"m.weight_scale", DType::F32, {N, G}, qsk::bytesOf(scales)}
-                                          : qsk::T{"m.weight_scale", DType::F16, {N, G}, qsk::halfBytes(scales, DType::F16)}};
-        std::vector<std::pair<std::string, std::string>> roles{{"weight", "m.weight"}, {"weight_scale", "m.weight_scale"}};
+                               hugeScales
+                                   ? qsk::T{"m.weight_scale", DType::F32, {N, G}, qsk::bytesOf(scales)}
+                                   : qsk::T{"m.weight_scale", DType::F16, {N, G}, qsk::halfBytes(scales, DType::F16)}};
+        std::vector<std::pair<std::string, std::string>> roles{{"weight", "m.weight"},
+                                                               {"weight_scale", "m.weight_scale"}};
         if (zp) {
             ts.push_back({"m.weight_zero_point", DType::I8, {N, G}, qsk::bytesOf(z)});
             roles.emplace_back("weight_zero_point", "m.weight_zero_point");
@@ -339,8 +379,9 @@ private slots:
         for (uint64_t n = 0; n < N; ++n)
             for (uint64_t k = 0; k < K; ++k) {
                 const uint64_t g = group ? k / group : 0;
-                const float v = t == DType::I8 ? static_cast<float>(static_cast<int8_t>(q[n * K + k]) - (zp ? z[n * G + g] : 0))
-                                               : f8.at(n * K + k);
+                const float v = t == DType::I8
+                    ? static_cast<float>(static_cast<int8_t>(q[n * K + k]) - (zp ? z[n * G + g] : 0))
+                    : f8.at(n * K + k);
                 expect[n * K + k] = qsk::mul32(v, scales[n * G + g]);
             }
         for (SimdPath p : qsk::simdPaths())

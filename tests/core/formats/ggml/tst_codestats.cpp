@@ -41,7 +41,7 @@ struct CoveredType {
 const std::vector<CoveredType>& coveredTypes()
 {
     static const std::vector<CoveredType> t{
-        {"q4_0", GgmlQ4_0, {0}},      {"q4_1", GgmlQ4_1, {0, 2}}, {"q4_k", GgmlQ4_K, {0, 2}},
+        {"q4_0", GgmlQ4_0, {0}},     {"q4_1", GgmlQ4_1, {0, 2}},  {"q4_k", GgmlQ4_K, {0, 2}},
         {"iq4_nl", GgmlIQ4_NL, {0}}, {"iq4_xs", GgmlIQ4_XS, {0}},
     };
     return t;
@@ -81,8 +81,8 @@ std::vector<uint8_t> adversarialBlocks(const CoveredType& ct, uint64_t randomBlo
     out.insert(out.end(), info.blockBytes, uint8_t(0xFF));
     std::vector<uint8_t> zero = block();
     for (size_t i = 0; i < zero.size(); ++i)
-        if (std::find(ct.halfFields.begin(), ct.halfFields.end(), uint32_t(i)) == ct.halfFields.end() &&
-            std::find(ct.halfFields.begin(), ct.halfFields.end(), uint32_t(i - 1)) == ct.halfFields.end())
+        if (std::find(ct.halfFields.begin(), ct.halfFields.end(), uint32_t(i)) == ct.halfFields.end()
+            && std::find(ct.halfFields.begin(), ct.halfFields.end(), uint32_t(i - 1)) == ct.halfFields.end())
             zero[i] = 0;
     out.insert(out.end(), zero.begin(), zero.end());
     return out;
@@ -285,9 +285,11 @@ private slots:
             for (uint32_t e = 0; e < info.blockWeights; ++e) {
                 QVERIFY(codes[e] < shape.codes);
                 const float v = values[size_t(e / shape.groupWeights) * shape.codes + codes[e]];
-                const uint32_t got = std::bit_cast<uint32_t>(v), want = std::bit_cast<uint32_t>(ref[b * info.blockWeights + e]);
+                const uint32_t got = std::bit_cast<uint32_t>(v),
+                               want = std::bit_cast<uint32_t>(ref[b * info.blockWeights + e]);
                 if (got != want)
-                    QFAIL(qPrintable(QString("block %1 element %2: %3 vs %4").arg(b).arg(e).arg(got, 8, 16).arg(want, 8, 16)));
+                    QFAIL(qPrintable(
+                        QString("block %1 element %2: %3 vs %4").arg(b).arg(e).arg(got, 8, 16).arg(want, 8, 16)));
             }
         }
     }
@@ -305,7 +307,8 @@ private slots:
                     const std::string pn(simdPathName(p));
                     const char* rn = ranged ? "range" : "default";
                     for (const char* prefix : {"synthetic.", "synthetic4096.", "real."})
-                        QTest::addRow("%s%s %s %s", prefix, ct.name, pn.c_str(), rn) << fixture << QString(prefix) + ct.name << p << ranged;
+                        QTest::addRow("%s%s %s %s", prefix, ct.name, pn.c_str(), rn)
+                            << fixture << QString(prefix) + ct.name << p << ranged;
                     QTest::addRow("adversarial %s %s %s", ct.name, pn.c_str(), rn)
                         << QString::fromStdString(m_random) << QString("adv.") + ct.name << p << ranged;
                 }

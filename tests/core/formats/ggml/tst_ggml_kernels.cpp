@@ -25,11 +25,11 @@ using namespace qs;
 
 namespace {
 
-const int kAllTypes[] = {GgmlF32, GgmlF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0, GgmlQ8_1,
-                         GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K, GgmlQ8_K, GgmlIQ2_XXS,
-                         GgmlIQ2_XS, GgmlIQ3_XXS, GgmlIQ1_S, GgmlIQ4_NL, GgmlIQ3_S, GgmlIQ2_S, GgmlIQ4_XS,
-                         GgmlI8, GgmlI16, GgmlI32, GgmlI64, GgmlF64, GgmlIQ1_M, GgmlBF16, GgmlTQ1_0,
-                         GgmlTQ2_0, GgmlMXFP4, GgmlNVFP4, GgmlQ1_0, GgmlQ2_0};
+const int kAllTypes[] = {GgmlF32,     GgmlF16,    GgmlQ4_0,    GgmlQ4_1,  GgmlQ5_0,   GgmlQ5_1,  GgmlQ8_0,
+                         GgmlQ8_1,    GgmlQ2_K,   GgmlQ3_K,    GgmlQ4_K,  GgmlQ5_K,   GgmlQ6_K,  GgmlQ8_K,
+                         GgmlIQ2_XXS, GgmlIQ2_XS, GgmlIQ3_XXS, GgmlIQ1_S, GgmlIQ4_NL, GgmlIQ3_S, GgmlIQ2_S,
+                         GgmlIQ4_XS,  GgmlI8,     GgmlI16,     GgmlI32,   GgmlI64,    GgmlF64,   GgmlIQ1_M,
+                         GgmlBF16,    GgmlTQ1_0,  GgmlTQ2_0,   GgmlMXFP4, GgmlNVFP4,  GgmlQ1_0,  GgmlQ2_0};
 
 std::vector<float> decodeRef(int type, const std::vector<uint8_t>& bytes, uint64_t nrows, uint64_t rowElems)
 {
@@ -38,7 +38,8 @@ std::vector<float> decodeRef(int type, const std::vector<uint8_t>& bytes, uint64
     return out;
 }
 
-std::vector<float> decodeFast(int type, const std::vector<uint8_t>& bytes, uint64_t nrows, uint64_t rowElems, SimdPath path)
+std::vector<float> decodeFast(int type, const std::vector<uint8_t>& bytes, uint64_t nrows, uint64_t rowElems,
+                              SimdPath path)
 {
     std::vector<float> out(nrows * rowElems);
     dequantizeGgmlRows(type, bytes.data(), nrows, rowElems, out.data(), path);
@@ -54,14 +55,17 @@ int64_t firstBitMismatch(const float* a, const float* b, size_t n)
     return -1;
 }
 
-#define QS_COMPARE_BITS_ON(where, a, b, n)                                                           \
-    do {                                                                                             \
-        const int64_t bad_ = firstBitMismatch((a), (b), (n));                                        \
-        if (bad_ >= 0)                                                                               \
-            QFAIL(qPrintable(QStringLiteral("%6element %1: %2 (0x%3) vs %4 (0x%5)")                  \
-                                 .arg(bad_).arg(double((a)[bad_])).arg(std::bit_cast<uint32_t>((a)[bad_]), 8, 16, QChar('0')) \
-                                 .arg(double((b)[bad_])).arg(std::bit_cast<uint32_t>((b)[bad_]), 8, 16, QChar('0')) \
-                                 .arg(QString::fromLatin1(where))));                                 \
+#define QS_COMPARE_BITS_ON(where, a, b, n)                                                                             \
+    do {                                                                                                               \
+        const int64_t bad_ = firstBitMismatch((a), (b), (n));                                                          \
+        if (bad_ >= 0)                                                                                                 \
+            QFAIL(qPrintable(QStringLiteral("%6element %1: %2 (0x%3) vs %4 (0x%5)")                                    \
+                                 .arg(bad_)                                                                            \
+                                 .arg(double((a)[bad_]))                                                               \
+                                 .arg(std::bit_cast<uint32_t>((a)[bad_]), 8, 16, QChar('0'))                           \
+                                 .arg(double((b)[bad_]))                                                               \
+                                 .arg(std::bit_cast<uint32_t>((b)[bad_]), 8, 16, QChar('0'))                           \
+                                 .arg(QString::fromLatin1(where))));                                                   \
     } while (0)
 #define QS_COMPARE_BITS(a, b, n) QS_COMPARE_BITS_ON("", a, b, n)
 
@@ -79,13 +83,16 @@ std::vector<SimdPath> fastPaths()
     p.erase(p.begin()); // scalar: the fast paths are compared with it
     return p;
 }
-std::string pathPrefix(SimdPath p) { return std::string(simdPathName(p)) + " path: "; }
+std::string pathPrefix(SimdPath p)
+{
+    return std::string(simdPathName(p)) + " path: ";
+}
 
 // Every fast path's output of the rows against `want`.
-#define QS_COMPARE_FAST(want, type, bytes, nrows, rowElems)                                          \
-    for (SimdPath path_ : fastPaths()) {                                                             \
-        const std::vector<float> got_ = decodeFast((type), (bytes), (nrows), (rowElems), path_);     \
-        QS_COMPARE_BITS_ON(pathPrefix(path_).c_str(), (want).data(), got_.data(), (want).size());    \
+#define QS_COMPARE_FAST(want, type, bytes, nrows, rowElems)                                                            \
+    for (SimdPath path_ : fastPaths()) {                                                                               \
+        const std::vector<float> got_ = decodeFast((type), (bytes), (nrows), (rowElems), path_);                       \
+        QS_COMPARE_BITS_ON(pathPrefix(path_).c_str(), (want).data(), got_.data(), (want).size());                      \
     }
 
 std::vector<uint8_t> hexBytes(const char* hex)
@@ -167,40 +174,60 @@ float decodeFromPieces(int type, const uint8_t* blk, uint32_t e)
     auto half = [&](GgmlPieceRole r) { return halfToFloat(uint16_t(bits(r))); };
     const uint32_t code = uint32_t(bits(GgmlPieceRole::Code));
     const auto sign = [&](float v) {
-        if (loc.count && std::any_of(loc.view().begin(), loc.view().end(), [](const GgmlBitPiece& p) { return p.role == GgmlPieceRole::SignIndex; }))
+        if (loc.count && std::any_of(loc.view().begin(), loc.view().end(), [](const GgmlBitPiece& p) {
+                return p.role == GgmlPieceRole::SignIndex;
+            }))
             return v * ((ggml::kKsignsIq2xs[bits(GgmlPieceRole::SignIndex)] >> (e % 8)) & 1 ? -1.f : 1.f);
         return v * (bits(GgmlPieceRole::Sign) ? -1.f : 1.f);
     };
     switch (type) {
     case GgmlQ4_0: return float(int(code) - 8) * half(GgmlPieceRole::SuperScale);
-    case GgmlQ4_1: case GgmlQ5_1: return float(code) * half(GgmlPieceRole::SuperScale) + half(GgmlPieceRole::SuperMin);
+    case GgmlQ4_1:
+    case GgmlQ5_1: return float(code) * half(GgmlPieceRole::SuperScale) + half(GgmlPieceRole::SuperMin);
     case GgmlQ5_0: return float(int(code) - 16) * half(GgmlPieceRole::SuperScale);
-    case GgmlQ8_0: case GgmlQ8_1: return float(int8_t(code)) * half(GgmlPieceRole::SuperScale);
+    case GgmlQ8_0:
+    case GgmlQ8_1: return float(int8_t(code)) * half(GgmlPieceRole::SuperScale);
     case GgmlQ8_K: return std::bit_cast<float>(uint32_t(bits(GgmlPieceRole::SuperScale))) * float(int8_t(code));
     case GgmlIQ4_NL: return half(GgmlPieceRole::SuperScale) * float(ggml::kValuesIq4nl[code]);
-    case GgmlIQ4_XS: return (half(GgmlPieceRole::SuperScale) * float(int(bits(GgmlPieceRole::SubScale)) - 32)) * float(ggml::kValuesIq4nl[code]);
-    case GgmlQ2_K: case GgmlQ4_K: case GgmlQ5_K:
+    case GgmlIQ4_XS:
+        return (half(GgmlPieceRole::SuperScale) * float(int(bits(GgmlPieceRole::SubScale)) - 32))
+            * float(ggml::kValuesIq4nl[code]);
+    case GgmlQ2_K:
+    case GgmlQ4_K:
+    case GgmlQ5_K:
         return (half(GgmlPieceRole::SuperScale) * float(bits(GgmlPieceRole::SubScale))) * float(code)
             - half(GgmlPieceRole::SuperMin) * float(bits(GgmlPieceRole::SubMin));
     case GgmlQ3_K: // code = q2 | hbit << 2; a clear high bit subtracts 4
-        return (half(GgmlPieceRole::SuperScale) * float(int(bits(GgmlPieceRole::SubScale)) - 32)) * float(int(code & 3) - (code & 4 ? 0 : 4));
-    case GgmlQ6_K: return (half(GgmlPieceRole::SuperScale) * float(int8_t(bits(GgmlPieceRole::SubScale)))) * float(int(code) - 32);
-    case GgmlTQ2_0: case GgmlQ2_0: return float(int(code) - 1) * half(GgmlPieceRole::SuperScale);
+        return (half(GgmlPieceRole::SuperScale) * float(int(bits(GgmlPieceRole::SubScale)) - 32))
+            * float(int(code & 3) - (code & 4 ? 0 : 4));
+    case GgmlQ6_K:
+        return (half(GgmlPieceRole::SuperScale) * float(int8_t(bits(GgmlPieceRole::SubScale)))) * float(int(code) - 32);
+    case GgmlTQ2_0:
+    case GgmlQ2_0: return float(int(code) - 1) * half(GgmlPieceRole::SuperScale);
     case GgmlTQ1_0: {
         static constexpr int pow3[5] = {1, 3, 9, 27, 81};
         const uint8_t q = uint8_t(uint8_t(bits(GgmlPieceRole::TritByte)) * pow3[loc.lane]);
         return float(((q * 3) >> 8) - 1) * half(GgmlPieceRole::SuperScale);
     }
-    case GgmlQ1_0: { const float d = half(GgmlPieceRole::SuperScale); return code ? d : -d; }
+    case GgmlQ1_0: {
+        const float d = half(GgmlPieceRole::SuperScale);
+        return code ? d : -d;
+    }
     case GgmlMXFP4: return float(ggml::kValuesFp4[code]) * std::ldexp(1.0f, int(bits(GgmlPieceRole::SuperScale)) - 128);
     case GgmlNVFP4: {
         const uint32_t u = uint32_t(bits(GgmlPieceRole::SubScale));
         const int ex = (u >> 3) & 0xF, m = u & 7;
-        const float s = (u == 0 || u == 0x7F) ? 0.f : (ex == 0 ? std::ldexp(float(m), -9) : std::ldexp(1.f + float(m) / 8.f, ex - 7)) * 0.5f;
+        const float s = (u == 0 || u == 0x7F)
+            ? 0.f
+            : (ex == 0 ? std::ldexp(float(m), -9) : std::ldexp(1.f + float(m) / 8.f, ex - 7)) * 0.5f;
         return float(ggml::kValuesFp4[code]) * s;
     }
-    case GgmlIQ2_XXS: case GgmlIQ2_XS: case GgmlIQ2_S: {
-        const uint64_t* grid = type == GgmlIQ2_XXS ? ggml::kIq2xxsGrid : type == GgmlIQ2_XS ? ggml::kIq2xsGrid : ggml::kIq2sGrid;
+    case GgmlIQ2_XXS:
+    case GgmlIQ2_XS:
+    case GgmlIQ2_S: {
+        const uint64_t* grid = type == GgmlIQ2_XXS ? ggml::kIq2xxsGrid
+            : type == GgmlIQ2_XS                   ? ggml::kIq2xsGrid
+                                                   : ggml::kIq2sGrid;
         const float db = half(GgmlPieceRole::SuperScale) * (0.5f + float(bits(GgmlPieceRole::SubScale))) * 0.25f;
         return sign(db * float(uint8_t(grid[bits(GgmlPieceRole::GridIndex)] >> (8 * loc.lane))));
     }
@@ -212,7 +239,8 @@ float decodeFromPieces(int type, const uint8_t* blk, uint32_t e)
         const float db = half(GgmlPieceRole::SuperScale) * float(1 + 2 * int(bits(GgmlPieceRole::SubScale)));
         return sign(db * float(uint8_t(ggml::kIq3sGrid[bits(GgmlPieceRole::GridIndex)] >> (8 * loc.lane))));
     }
-    case GgmlIQ1_S: case GgmlIQ1_M: {
+    case GgmlIQ1_S:
+    case GgmlIQ1_M: {
         const float dl = half(GgmlPieceRole::SuperScale) * float(2 * int(bits(GgmlPieceRole::SubScale)) + 1);
         const float delta = bits(GgmlPieceRole::Delta) ? -0.125f : 0.125f;
         return dl * (float(int8_t(ggml::kIq1sGrid[bits(GgmlPieceRole::GridIndex)] >> (8 * loc.lane))) + delta);
@@ -306,25 +334,35 @@ private slots:
 
         auto row = [](const char* name, int type, std::vector<uint8_t> b, float others, std::vector<Expect> ex) {
             QVector<float> l;
-            for (const Expect& e : ex) l << float(e.index) << e.value;
-            QTest::addRow("%s", name) << type << QByteArray(reinterpret_cast<const char*>(b.data()), qsizetype(b.size())) << others << l;
+            for (const Expect& e : ex)
+                l << float(e.index) << e.value;
+            QTest::addRow("%s", name) << type
+                                      << QByteArray(reinterpret_cast<const char*>(b.data()), qsizetype(b.size()))
+                                      << others << l;
         };
         {
             std::vector<Expect> ex;
-            for (int j = 0; j < 16; ++j) { ex.push_back({j, -4.0f + 0.5f * float(j)}); ex.push_back({16 + j, 3.5f - 0.5f * float(j)}); }
+            for (int j = 0; j < 16; ++j) {
+                ex.push_back({j, -4.0f + 0.5f * float(j)});
+                ex.push_back({16 + j, 3.5f - 0.5f * float(j)});
+            }
             row("TV1_q4_0", GgmlQ4_0, hexBytes("00 38 F0 E1 D2 C3 B4 A5 96 87 78 69 5A 4B 3C 2D 1E 0F"), NAN, ex);
         }
         {
             std::vector<uint8_t> b = {0x00, 0x38};
             std::vector<Expect> ex;
-            for (int e = 0; e < 32; ++e) { b.push_back(uint8_t(e - 16)); ex.push_back({e, -8.0f + 0.5f * float(e)}); }
+            for (int e = 0; e < 32; ++e) {
+                b.push_back(uint8_t(e - 16));
+                ex.push_back({e, -8.0f + 0.5f * float(e)});
+            }
             row("TV2_q8_0", GgmlQ8_0, b, NAN, ex);
         }
         {
             std::vector<uint8_t> b = {0x00, 0x3C, 0x00, 0xC0};
             b.insert(b.end(), 16, 0x21);
             std::vector<Expect> ex;
-            for (int e = 0; e < 16; ++e) ex.push_back({e, -1.0f});
+            for (int e = 0; e < 16; ++e)
+                ex.push_back({e, -1.0f});
             row("TV3_q4_1", GgmlQ4_1, b, 0.0f, ex);
         }
         {
@@ -337,33 +375,44 @@ private slots:
             b.insert(b.end(), 128, 0x53);
             std::vector<Expect> ex;
             const float sub[8] = {3, 5, 3, 5, 19, 55, 19, 55};
-            for (int e = 0; e < 256; ++e) ex.push_back({e, sub[e / 32]});
+            for (int e = 0; e < 256; ++e)
+                ex.push_back({e, sub[e / 32]});
             row("TV5_q4_k", GgmlQ4_K, b, NAN, ex);
         }
         {
             std::vector<uint8_t> b(210, 0);
-            b[0] = 0x1F; b[32] = 0x2E; b[128] = 0xE4;
+            b[0] = 0x1F;
+            b[32] = 0x2E;
+            b[128] = 0xE4;
             const uint8_t sc[16] = {2, 1, 1, 1, 1, 1, 0xFF, 1, 1, 1, 1, 1, 1, 1, 1, 1};
             std::memcpy(&b[192], sc, 16);
-            b[208] = 0x00; b[209] = 0x3C;
+            b[208] = 0x00;
+            b[209] = 0x3C;
             std::vector<Expect> ex = {{0, -34}, {16, -32}, {32, -2}, {64, 1}, {96, -18}, {112, -32}, {255, -32}};
-            for (int e = 1; e < 16; ++e) ex.push_back({e, -64});
-            for (int e = 97; e < 112; ++e) ex.push_back({e, 32});
+            for (int e = 1; e < 16; ++e)
+                ex.push_back({e, -64});
+            for (int e = 97; e < 112; ++e)
+                ex.push_back({e, 32});
             row("TV6_q6_k", GgmlQ6_K, b, NAN, ex);
         }
         {
             std::vector<uint8_t> b(110, 0);
-            b[0] = 0x11; b[32] = 0x07;
+            b[0] = 0x11;
+            b[32] = 0x07;
             const uint8_t sc[12] = {0x31, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0xAA, 0xAA, 0xAA, 0xAA};
             std::memcpy(&b[96], sc, 12);
             b[109] = 0x3C;
             std::vector<Expect> ex = {{0, 3}, {1, -4}, {16, -4}, {32, -3}, {33, -4}, {128, 0}, {144, -4}, {255, -4}};
-            for (int e = 129; e < 144; ++e) ex.push_back({e, -12});
+            for (int e = 129; e < 144; ++e)
+                ex.push_back({e, -12});
             row("TV7_q3_k", GgmlQ3_K, b, NAN, ex);
         }
         {
             std::vector<Expect> ex;
-            for (int j = 0; j < 16; ++j) { ex.push_back({j, float(ggml::kValuesIq4nl[j])}); ex.push_back({16 + j, float(ggml::kValuesIq4nl[15 - j])}); }
+            for (int j = 0; j < 16; ++j) {
+                ex.push_back({j, float(ggml::kValuesIq4nl[j])});
+                ex.push_back({16 + j, float(ggml::kValuesIq4nl[15 - j])});
+            }
             row("TV8_iq4_nl", GgmlIQ4_NL, hexBytes("00 3C F0 E1 D2 C3 B4 A5 96 87 78 69 5A 4B 3C 2D 1E 0F"), NAN, ex);
         }
         {
@@ -373,12 +422,14 @@ private slots:
         }
         {
             std::vector<uint8_t> b(66, 0);
-            b[0] = 0x93; b[65] = 0x3C;
+            b[0] = 0x93;
+            b[65] = 0x3C;
             row("TV10_tq2_0", GgmlTQ2_0, b, -1.0f, {{0, 2.0f}, {32, -1.0f}, {64, 0.0f}, {96, 1.0f}});
         }
         {
             std::vector<uint8_t> b(54, 0);
-            b[0] = 201; b[53] = 0x3C;
+            b[0] = 201;
+            b[53] = 0x3C;
             row("TV11_tq1_0", GgmlTQ1_0, b, -1.0f, {{0, 1.0f}, {32, 0.0f}, {64, -1.0f}, {96, -1.0f}, {128, 0.0f}});
         }
         {
@@ -390,15 +441,19 @@ private slots:
             std::vector<uint8_t> b = hexBytes("00 3C 00 00 00 00 01 00 00 10");
             b.resize(66, 0);
             std::vector<Expect> ex = {{0, -3.0f}, {7, -3.0f}};
-            for (int e = 1; e < 7; ++e) ex.push_back({e, 3.0f});
-            for (int e = 8; e < 32; ++e) ex.push_back({e, 3.0f});
+            for (int e = 1; e < 7; ++e)
+                ex.push_back({e, 3.0f});
+            for (int e = 8; e < 32; ++e)
+                ex.push_back({e, 3.0f});
             row("TV13_iq2_xxs", GgmlIQ2_XXS, b, 1.0f, ex);
         }
         {
             std::vector<uint8_t> b(50, 0);
-            b[1] = 0x3C; b[35] = 0x80;
+            b[1] = 0x3C;
+            b[35] = 0x80;
             std::vector<Expect> ex;
-            for (int e = 0; e < 32; ++e) ex.push_back({e, -1.125f});
+            for (int e = 0; e < 32; ++e)
+                ex.push_back({e, -1.125f});
             row("TV14_iq1_s", GgmlIQ1_S, b, -0.875f, ex);
         }
         {
@@ -413,17 +468,22 @@ private slots:
         }
         {
             // UE4M3 0x7F reads as zero but 0xFF does not (upstream compares the whole byte):
-            // 0xFF = 1.875 * 2^8, halved = 240; 0x80 = zero; 0x08 = 2^-6, halved; code 2 (doubled E2M1 1.0) -> 2 * scale.
-            std::vector<uint8_t> b = hexBytes("FF 7F 80 08 02 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 02");
+            // 0xFF = 1.875 * 2^8, halved = 240; 0x80 = zero; 0x08 = 2^-6, halved; code 2 (doubled E2M1 1.0) -> 2 *
+            // scale.
+            std::vector<uint8_t> b =
+                hexBytes("FF 7F 80 08 02 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 02 00 00 00 00 00 00 00 02");
             b.resize(36, 0);
-            row("nvfp4_scale_byte_7f_vs_ff", GgmlNVFP4, b, 0.0f, {{0, 480.0f}, {16, 0.0f}, {32, 0.0f}, {48, 2.0f * std::ldexp(1.0f, -6) * 0.5f}});
+            row("nvfp4_scale_byte_7f_vs_ff", GgmlNVFP4, b, 0.0f,
+                {{0, 480.0f}, {16, 0.0f}, {32, 0.0f}, {48, 2.0f * std::ldexp(1.0f, -6) * 0.5f}});
         }
         {
             // Q8_1: s (= d*sum) must not act as a minimum.
             std::vector<uint8_t> b = {0x00, 0x38, 0x00, 0x4C};
-            for (int e = 0; e < 32; ++e) b.push_back(uint8_t(e - 16));
+            for (int e = 0; e < 32; ++e)
+                b.push_back(uint8_t(e - 16));
             std::vector<Expect> ex;
-            for (int e = 0; e < 32; ++e) ex.push_back({e, -8.0f + 0.5f * float(e)});
+            for (int e = 0; e < 32; ++e)
+                ex.push_back({e, -8.0f + 0.5f * float(e)});
             row("q8_1_sum_is_not_a_min", GgmlQ8_1, b, NAN, ex);
         }
         {
@@ -432,7 +492,10 @@ private slots:
             const float d = 0.25f;
             std::memcpy(b.data(), &d, 4);
             std::vector<Expect> ex;
-            for (int e = 0; e < 256; ++e) { b[4 + size_t(e)] = uint8_t(e - 128); ex.push_back({e, 0.25f * float(e - 128)}); }
+            for (int e = 0; e < 256; ++e) {
+                b[4 + size_t(e)] = uint8_t(e - 128);
+                ex.push_back({e, 0.25f * float(e - 128)});
+            }
             row("q8_k_f32_scale", GgmlQ8_K, b, NAN, ex);
         }
     }
@@ -452,12 +515,16 @@ private slots:
             const int e = int(listed[i]);
             seen[size_t(e)] = true;
             if (a[size_t(e)] != listed[i + 1])
-                QFAIL(qPrintable(QStringLiteral("element %1: %2, expected %3").arg(e).arg(double(a[size_t(e)])).arg(double(listed[i + 1]))));
+                QFAIL(qPrintable(QStringLiteral("element %1: %2, expected %3")
+                                     .arg(e)
+                                     .arg(double(a[size_t(e)]))
+                                     .arg(double(listed[i + 1]))));
         }
         if (!std::isnan(others))
             for (uint32_t e = 0; e < tr.blockWeights; ++e)
                 if (!seen[e] && a[e] != others)
-                    QFAIL(qPrintable(QStringLiteral("element %1: %2, expected %3").arg(e).arg(double(a[e])).arg(double(others))));
+                    QFAIL(qPrintable(
+                        QStringLiteral("element %1: %2, expected %3").arg(e).arg(double(a[e])).arg(double(others))));
         if (listed.isEmpty())
             QVERIFY(std::all_of(a.begin(), a.end(), [](float v) { return std::isfinite(v); }));
     }
@@ -474,7 +541,8 @@ private slots:
         QFETCH(int, type);
         const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
         // 3 rows of 2 super-blocks (or 512 weights) each.
-        const uint64_t rowElems = tr.blockWeights == 1 ? 509 : tr.blockWeights * 2 * (256 / std::min<uint32_t>(256, tr.blockWeights));
+        const uint64_t rowElems =
+            tr.blockWeights == 1 ? 509 : tr.blockWeights * 2 * (256 / std::min<uint32_t>(256, tr.blockWeights));
         const uint64_t nrows = 3;
         const uint64_t nblocks = nrows * rowElems / tr.blockWeights;
         const std::vector<uint8_t> bytes = randomBlocks(type, nblocks, 1234u + uint32_t(type));
@@ -496,9 +564,10 @@ private slots:
     {
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("half");
-        const std::pair<const char*, int> specials[] = {{"nan", 0x7E00}, {"snan", 0x7C01}, {"neg_nan", 0xFE01},
-                                                        {"inf", 0x7C00}, {"neg_inf", 0xFC00}, {"subnormal", 0x0001},
-                                                        {"neg_subnormal", 0x83FF}, {"neg_zero", 0x8000}, {"max", 0x7BFF}};
+        const std::pair<const char*, int> specials[] = {
+            {"nan", 0x7E00},           {"snan", 0x7C01},     {"neg_nan", 0xFE01},
+            {"inf", 0x7C00},           {"neg_inf", 0xFC00},  {"subnormal", 0x0001},
+            {"neg_subnormal", 0x83FF}, {"neg_zero", 0x8000}, {"max", 0x7BFF}};
         for (int t : kAllTypes)
             if (hasHalfScale(t))
                 for (const auto& [n, h] : specials)
@@ -526,13 +595,15 @@ private slots:
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("d");
         QTest::addColumn<int>("m");
-        const std::pair<const char*, int> specials[] = {{"nan", 0x7E00}, {"nan2", 0x7E55}, {"snan", 0x7C01}, {"neg_nan", 0xFE01},
-                                                        {"inf", 0x7C00}, {"neg_inf", 0xFC00}, {"subnormal", 0x0001},
-                                                        {"neg_subnormal", 0x83FF}, {"zero", 0x0000}, {"one", 0x3C00}};
+        const std::pair<const char*, int> specials[] = {
+            {"nan", 0x7E00},  {"nan2", 0x7E55},    {"snan", 0x7C01},      {"neg_nan", 0xFE01},
+            {"inf", 0x7C00},  {"neg_inf", 0xFC00}, {"subnormal", 0x0001}, {"neg_subnormal", 0x83FF},
+            {"zero", 0x0000}, {"one", 0x3C00}};
         for (int t : {GgmlQ4_1, GgmlQ5_1, GgmlQ2_K, GgmlQ4_K, GgmlQ5_K})
             for (const auto& [dn, dh] : specials)
                 for (const auto& [mn, mh] : specials)
-                    QTest::addRow("%s_d_%s_m_%s", std::string(ggmlTypeTraits(t)->name).c_str(), dn, mn) << t << dh << mh;
+                    QTest::addRow("%s_d_%s_m_%s", std::string(ggmlTypeTraits(t)->name).c_str(), dn, mn)
+                        << t << dh << mh;
     }
     void specialScaleAndMin()
     {
@@ -554,17 +625,18 @@ private slots:
         // payload survives is the operand order the compiler emits. GCC, the product's compiler
         // (the normal build), keeps the source's order and is checked bit for bit; clang (the
         // sanitizer build) commutes the fast paths' adds, so there only NaN-ness is compared.
-        const bool twoNaNs = (type == GgmlQ4_1 || type == GgmlQ5_1) && (d & 0x7C00) == 0x7C00 &&
-                             (m & 0x7C00) == 0x7C00 && (m & 0x03FF) != 0;
+        const bool twoNaNs = (type == GgmlQ4_1 || type == GgmlQ5_1) && (d & 0x7C00) == 0x7C00 && (m & 0x7C00) == 0x7C00
+            && (m & 0x03FF) != 0;
         if (!twoNaNs || !kCompilerMayCommuteAdds) {
             QS_COMPARE_FAST(a, type, bytes, 2, rowElems);
         } else {
             for (SimdPath path : fastPaths()) {
                 const std::vector<float> got = decodeFast(type, bytes, 2, rowElems, path);
                 for (size_t i = 0; i < a.size(); ++i)
-                    if (std::bit_cast<uint32_t>(a[i]) != std::bit_cast<uint32_t>(got[i]) &&
-                        !(std::isnan(a[i]) && std::isnan(got[i])))
-                        QFAIL((pathPrefix(path) + "element " + std::to_string(i) + " differs beyond its NaN payload").c_str());
+                    if (std::bit_cast<uint32_t>(a[i]) != std::bit_cast<uint32_t>(got[i])
+                        && !(std::isnan(a[i]) && std::isnan(got[i])))
+                        QFAIL((pathPrefix(path) + "element " + std::to_string(i) + " differs beyond its NaN payload")
+                                  .c_str());
             }
         }
         // The reference's own bits where they are defined by value: a finite d and m give finite
@@ -580,7 +652,10 @@ private slots:
     {
         // Every half through the F16 type, both paths, against half.h.
         std::vector<uint8_t> bytes(65536 * 2);
-        for (uint32_t h = 0; h < 65536; ++h) { bytes[2 * h] = uint8_t(h); bytes[2 * h + 1] = uint8_t(h >> 8); }
+        for (uint32_t h = 0; h < 65536; ++h) {
+            bytes[2 * h] = uint8_t(h);
+            bytes[2 * h + 1] = uint8_t(h >> 8);
+        }
         const std::vector<float> a = decodeRef(GgmlF16, bytes, 1, 65536);
         QS_COMPARE_FAST(a, GgmlF16, bytes, 1, 65536);
         for (uint32_t h = 0; h < 65536; ++h)
@@ -688,7 +763,8 @@ private slots:
         // Byte 0 = 0x21: element 0 gets 1, element 16 (not 1) gets 2, for every half-interleaved type.
         for (int type : {GgmlQ4_0, GgmlQ4_1, GgmlIQ4_NL, GgmlMXFP4, GgmlQ5_0, GgmlQ5_1}) {
             const GgmlTypeInfo& tr = *ggmlTypeTraits(type);
-            const GgmlElementLocation l0 = ggmlLocateElement(type, 0), l16 = ggmlLocateElement(type, 16), l1 = ggmlLocateElement(type, 1);
+            const GgmlElementLocation l0 = ggmlLocateElement(type, 0), l16 = ggmlLocateElement(type, 16),
+                                      l1 = ggmlLocateElement(type, 1);
             QCOMPARE(l0.pieces[0].byteOffset, l16.pieces[0].byteOffset);
             QCOMPARE(l16.pieces[0].bitOffset, uint8_t(4));
             QCOMPARE(l1.pieces[0].byteOffset, uint16_t(l0.pieces[0].byteOffset + 1));
@@ -708,7 +784,14 @@ private slots:
     {
         // hmask clear subtracts 4; scale 8 comes from the high nibble of byte 0 (TV7).
         std::vector<uint8_t> b(110, 0);
-        b[96] = 0x31; b[97] = 0x11; b[98] = 0x11; b[99] = 0x11; b[100] = 0x11; b[101] = 0x11; b[102] = 0x11; b[103] = 0x11;
+        b[96] = 0x31;
+        b[97] = 0x11;
+        b[98] = 0x11;
+        b[99] = 0x11;
+        b[100] = 0x11;
+        b[101] = 0x11;
+        b[102] = 0x11;
+        b[103] = 0x11;
         b[104] = b[105] = b[106] = b[107] = 0xAA;
         b[109] = 0x3C;
         b[0] = 0x01; // element 0: high bit set -> q = 0
@@ -721,8 +804,9 @@ private slots:
     {
         // qh byte 3, bit 5 -> element 32*5 + 3 gets +16; nothing else moves.
         std::vector<uint8_t> b(176, 0);
-        b[1] = 0x3C;                 // d = 1
-        b[4] = b[5] = b[6] = b[7] = 1; b[12] = b[13] = b[14] = b[15] = 1; // all scales 1, mins 0
+        b[1] = 0x3C; // d = 1
+        b[4] = b[5] = b[6] = b[7] = 1;
+        b[12] = b[13] = b[14] = b[15] = 1; // all scales 1, mins 0
         b[16 + 3] = 1 << 5;
         const std::vector<float> y = decodeRef(GgmlQ5_K, b, 1, 256);
         for (int e = 0; e < 256; ++e)
@@ -745,13 +829,16 @@ private slots:
         // Scale nibble 1, grid entry 0: IQ3_S d*(1+2s) = 3 -> 3*1; IQ3_XXS d*(0.5+s)*0.5 = 0.75 -> 0.75*4;
         // IQ2_XS d*(0.5+s)*0.25 = 0.375 -> 0.375*8.
         std::vector<uint8_t> s3(110, 0);
-        s3[1] = 0x3C; s3[106] = 0x01;
+        s3[1] = 0x3C;
+        s3[106] = 0x01;
         QCOMPARE(decodeRef(GgmlIQ3_S, s3, 1, 256)[0], 3.0f);
         std::vector<uint8_t> x3(98, 0);
-        x3[1] = 0x3C; x3[66 + 3] = 0x10;
+        x3[1] = 0x3C;
+        x3[66 + 3] = 0x10;
         QCOMPARE(decodeRef(GgmlIQ3_XXS, x3, 1, 256)[0], 3.0f);
         std::vector<uint8_t> x2(74, 0);
-        x2[1] = 0x3C; x2[66] = 0x11;
+        x2[1] = 0x3C;
+        x2[66] = 0x11;
         QCOMPARE(decodeRef(GgmlIQ2_XS, x2, 1, 256)[0], 3.0f);
     }
     void pitfall07_fp4TablesAreDoubled()
@@ -759,20 +846,22 @@ private slots:
         QCOMPARE(int(ggml::kValuesFp4[7]), 12);
         // e = 127 is 2^0 in E8M0: code 7 (E2M1 6.0) must decode to 6, not 12.
         std::vector<uint8_t> b(17, 0);
-        b[0] = 127; b[1] = 0x07;
+        b[0] = 127;
+        b[1] = 0x07;
         QCOMPARE(decodeRef(GgmlMXFP4, b, 1, 32)[0], 6.0f);
         for (SimdPath path : fastPaths())
             QCOMPARE(decodeFast(GgmlMXFP4, b, 1, 32, path)[0], 6.0f);
         std::vector<uint8_t> n(36, 0);
-        n[0] = 0x38; n[4] = 0x07; // UE4M3 1.0
+        n[0] = 0x38;
+        n[4] = 0x07; // UE4M3 1.0
         QCOMPARE(decodeRef(GgmlNVFP4, n, 1, 64)[0], 6.0f);
     }
     void pitfall08_blockSizes()
     {
         const std::map<int, std::pair<uint32_t, uint32_t>> sizes = {
-            {GgmlQ8_1, {32, 36}}, {GgmlQ2_K, {256, 84}}, {GgmlIQ1_S, {256, 50}}, {GgmlIQ4_NL, {32, 18}},
-            {GgmlQ3_K, {256, 110}}, {GgmlIQ3_S, {256, 110}}, {GgmlMXFP4, {32, 17}}, {GgmlTQ1_0, {256, 54}},
-            {GgmlNVFP4, {64, 36}}, {GgmlQ1_0, {128, 18}}, {GgmlQ2_0, {64, 18}}, {GgmlQ8_K, {256, 292}}};
+            {GgmlQ8_1, {32, 36}},   {GgmlQ2_K, {256, 84}},   {GgmlIQ1_S, {256, 50}}, {GgmlIQ4_NL, {32, 18}},
+            {GgmlQ3_K, {256, 110}}, {GgmlIQ3_S, {256, 110}}, {GgmlMXFP4, {32, 17}},  {GgmlTQ1_0, {256, 54}},
+            {GgmlNVFP4, {64, 36}},  {GgmlQ1_0, {128, 18}},   {GgmlQ2_0, {64, 18}},   {GgmlQ8_K, {256, 292}}};
         for (const auto& [t, s] : sizes) {
             QCOMPARE(ggmlTypeTraits(t)->blockWeights, s.first);
             QCOMPARE(ggmlTypeTraits(t)->blockBytes, s.second);
@@ -782,7 +871,9 @@ private slots:
     {
         // Q8_1's second f16 is a sum, not a minimum; IQ4_NL blocks are 32 weights.
         std::vector<uint8_t> b(36, 0);
-        b[1] = 0x3C; b[3] = 0x4C; b[4] = 3;
+        b[1] = 0x3C;
+        b[3] = 0x4C;
+        b[4] = 3;
         const std::vector<float> y = decodeRef(GgmlQ8_1, b, 1, 32);
         QCOMPARE(y[0], 3.0f);
         QCOMPARE(y[1], 0.0f);
@@ -823,7 +914,8 @@ private slots:
         const uint64_t nblocks = 64; // 4 scale bytes each
         std::vector<uint8_t> bytes = randomBlocks(GgmlNVFP4, nblocks, 4242u);
         for (uint64_t i = 0; i < nblocks; ++i)
-            for (uint64_t s = 0; s < 4; ++s) bytes[i * tr.blockBytes + s] = uint8_t(4 * i + s);
+            for (uint64_t s = 0; s < 4; ++s)
+                bytes[i * tr.blockBytes + s] = uint8_t(4 * i + s);
         const std::vector<float> a = decodeRef(GgmlNVFP4, bytes, 1, nblocks * tr.blockWeights);
         QCOMPARE(a[0x7F / 4 * 64 + 0x7F % 4 * 16 + 1], 0.0f);
         QS_COMPARE_FAST(a, GgmlNVFP4, bytes, 1, nblocks * tr.blockWeights);
@@ -835,9 +927,10 @@ private slots:
     void tierKernelsPresent()
     {
 #if QS_ARCH_X86
-        for (int t : {GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0, GgmlQ8_1, GgmlIQ4_NL, GgmlMXFP4,
-                      GgmlNVFP4, GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K, GgmlIQ4_XS, GgmlTQ1_0, GgmlTQ2_0,
-                      GgmlIQ2_XXS, GgmlIQ2_XS, GgmlIQ2_S, GgmlIQ3_XXS, GgmlIQ3_S, GgmlIQ1_S, GgmlIQ1_M, GgmlQ1_0, GgmlQ2_0})
+        for (int t : {GgmlF16,   GgmlBF16,    GgmlQ4_0,   GgmlQ4_1,  GgmlQ5_0,  GgmlQ5_1,    GgmlQ8_0,
+                      GgmlQ8_1,  GgmlIQ4_NL,  GgmlMXFP4,  GgmlNVFP4, GgmlQ2_K,  GgmlQ3_K,    GgmlQ4_K,
+                      GgmlQ5_K,  GgmlQ6_K,    GgmlIQ4_XS, GgmlTQ1_0, GgmlTQ2_0, GgmlIQ2_XXS, GgmlIQ2_XS,
+                      GgmlIQ2_S, GgmlIQ3_XXS, GgmlIQ3_S,  GgmlIQ1_S, GgmlIQ1_M, GgmlQ1_0,    GgmlQ2_0})
             QVERIFY2(ggml::avx512BlocksFn(t), std::string(ggmlTypeTraits(t)->name).c_str());
 #elif QS_ARCH_ARM64
         for (int t : {GgmlF16, GgmlBF16, GgmlQ4_0, GgmlQ8_0, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K, GgmlIQ4_NL, GgmlIQ4_XS})
@@ -861,8 +954,10 @@ private slots:
         QCOMPARE(byteValues(ggml::kIq2xxsGrid, sizeof(ggml::kIq2xxsGrid), false), (std::vector<int>{8, 25, 43}));
         QCOMPARE(byteValues(ggml::kIq2xsGrid, sizeof(ggml::kIq2xsGrid), false), (std::vector<int>{8, 25, 43}));
         QCOMPARE(byteValues(ggml::kIq2sGrid, sizeof(ggml::kIq2sGrid), false), (std::vector<int>{8, 25, 43}));
-        QCOMPARE(byteValues(ggml::kIq3xxsGrid, sizeof(ggml::kIq3xxsGrid), false), (std::vector<int>{4, 12, 20, 28, 36, 44, 52, 62}));
-        QCOMPARE(byteValues(ggml::kIq3sGrid, sizeof(ggml::kIq3sGrid), false), (std::vector<int>{1, 3, 5, 7, 9, 11, 13, 15}));
+        QCOMPARE(byteValues(ggml::kIq3xxsGrid, sizeof(ggml::kIq3xxsGrid), false),
+                 (std::vector<int>{4, 12, 20, 28, 36, 44, 52, 62}));
+        QCOMPARE(byteValues(ggml::kIq3sGrid, sizeof(ggml::kIq3sGrid), false),
+                 (std::vector<int>{1, 3, 5, 7, 9, 11, 13, 15}));
         QCOMPARE(byteValues(ggml::kIq1sGrid, sizeof(ggml::kIq1sGrid), true), (std::vector<int>{-1, 0, 1}));
         QCOMPARE(ggml::kIq2xxsGrid[0], 0x0808080808080808ull);
         QCOMPARE(ggml::kIq1sGrid[0], 0xFFFFFFFFFFFFFFFFull);
@@ -879,7 +974,11 @@ private slots:
             QCOMPARE(int(ggml::kValuesFp4[i]), fp4[i]);
         }
         // Grid entries are distinct (a mis-transcribed duplicate would show here).
-        auto distinct = [](const auto* t, size_t n) { std::vector<uint64_t> v(t, t + n); std::sort(v.begin(), v.end()); return std::adjacent_find(v.begin(), v.end()) == v.end(); };
+        auto distinct = [](const auto* t, size_t n) {
+            std::vector<uint64_t> v(t, t + n);
+            std::sort(v.begin(), v.end());
+            return std::adjacent_find(v.begin(), v.end()) == v.end();
+        };
         QVERIFY(distinct(ggml::kIq2xxsGrid, 256));
         QVERIFY(distinct(ggml::kIq2xsGrid, 512));
         QVERIFY(distinct(ggml::kIq2sGrid, 1024));
@@ -917,7 +1016,9 @@ private slots:
                 const GgmlBlockField& f = fields[p.field];
                 const uint32_t firstBit = p.byteOffset * 8u + p.bitOffset, lastBit = firstBit + p.width - 1;
                 if (firstBit < f.offset * 8 || lastBit >= (f.offset + f.size) * 8)
-                    QFAIL(qPrintable(QStringLiteral("element %1: piece outside field %2").arg(e).arg(QString::fromUtf8(f.name.data(), qsizetype(f.name.size())))));
+                    QFAIL(qPrintable(QStringLiteral("element %1: piece outside field %2")
+                                         .arg(e)
+                                         .arg(QString::fromUtf8(f.name.data(), qsizetype(f.name.size())))));
                 QVERIFY(p.bitOffset < 8 && p.width >= 1);
             }
         }
@@ -938,7 +1039,10 @@ private slots:
         const size_t n = std::min<size_t>(s.size(), size_t(ggmlTypeTraits(t.ggmlType)->blockBytes) * 16);
         checkElementMap(t.ggmlType, std::vector<uint8_t>(s.begin(), s.begin() + ptrdiff_t(n)));
     }
-    void elementMapOnRandomBlocks_data() { blockFields_data(); }
+    void elementMapOnRandomBlocks_data()
+    {
+        blockFields_data();
+    }
     void elementMapOnRandomBlocks()
     {
         QFETCH(int, type);
@@ -957,8 +1061,13 @@ private:
             for (uint32_t e = 0; e < tr.blockWeights; ++e) {
                 const float got = decodeFromPieces(type, bytes.data() + i * tr.blockBytes, e);
                 const float ref = want[i * tr.blockWeights + e];
-                if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(ref) && !(std::isnan(got) && std::isnan(ref)))
-                    QFAIL(qPrintable(QStringLiteral("block %1 element %2: pieces give %3, kernel %4").arg(i).arg(e).arg(double(got)).arg(double(ref))));
+                if (std::bit_cast<uint32_t>(got) != std::bit_cast<uint32_t>(ref)
+                    && !(std::isnan(got) && std::isnan(ref)))
+                    QFAIL(qPrintable(QStringLiteral("block %1 element %2: pieces give %3, kernel %4")
+                                         .arg(i)
+                                         .arg(e)
+                                         .arg(double(got))
+                                         .arg(double(ref))));
             }
     }
 };

@@ -27,7 +27,8 @@ namespace {
 // The role whose bits are the element's code in the block map.
 GgmlPieceRole codeRoleOf(const GgmlElementLocation& loc)
 {
-    for (GgmlPieceRole r : {GgmlPieceRole::Value, GgmlPieceRole::Code, GgmlPieceRole::GridIndex, GgmlPieceRole::TritByte})
+    for (GgmlPieceRole r :
+         {GgmlPieceRole::Value, GgmlPieceRole::Code, GgmlPieceRole::GridIndex, GgmlPieceRole::TritByte})
         for (const GgmlBitPiece& p : loc.view())
             if (p.role == r)
                 return r;
@@ -104,7 +105,8 @@ private slots:
                 const uint64_t want = ggmlExtractBits(bytes.data() + block * t.blockBytes, loc, codeRoleOf(loc));
                 QCOMPARE(qsk::readPieces(bytes, e.wordBits, e.pieces, e.pieceCount), want);
                 if (e.zeroPieceCount) {
-                    const uint64_t min = ggmlExtractBits(bytes.data() + block * t.blockBytes, loc, GgmlPieceRole::SuperMin);
+                    const uint64_t min =
+                        ggmlExtractBits(bytes.data() + block * t.blockBytes, loc, GgmlPieceRole::SuperMin);
                     QCOMPARE(qsk::readPieces(bytes, e.wordBits, e.zeroPieces, e.zeroPieceCount), min);
                 }
             }
@@ -115,7 +117,8 @@ private slots:
         QTest::addColumn<QString>("name");
         for (const char* type : {"q4_0", "q5_0", "q6_k", "q4_k"})
             for (const char* src : {"synthetic", "synthetic4096", "real"})
-                QTest::addRow("%s.%s", src, type) << QStringLiteral("%1.%2").arg(QLatin1String(src), QLatin1String(type));
+                QTest::addRow("%s.%s", src, type)
+                    << QStringLiteral("%1.%2").arg(QLatin1String(src), QLatin1String(type));
     }
     void fixture()
     {
@@ -153,7 +156,8 @@ private slots:
     void blockValues_data()
     {
         QTest::addColumn<QString>("name");
-        for (const char* type : {"q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "q4_1"})
+        for (const char* type :
+             {"q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "iq2_xxs", "iq2_xs", "iq2_s", "iq3_xxs", "iq3_s", "q4_1"})
             QTest::addRow("%s", type) << QStringLiteral("real.%1").arg(QLatin1String(type));
     }
     void blockValues()
@@ -168,7 +172,8 @@ private slots:
         const auto bytes = quantFile()->bytes(t);
         const float* want = reinterpret_cast<const float*>(refFile()->bytes(*rt).data());
         const int type = t.ggmlType;
-        const bool kQuant = type == GgmlQ2_K || type == GgmlQ3_K || type == GgmlQ4_K || type == GgmlQ5_K || type == GgmlQ6_K;
+        const bool kQuant =
+            type == GgmlQ2_K || type == GgmlQ3_K || type == GgmlQ4_K || type == GgmlQ5_K || type == GgmlQ6_K;
         auto find = [](const BlockValues& b, BlockValueKind kind) -> const BlockValue* {
             for (const BlockValue& v : b.values)
                 if (v.kind == kind)
@@ -191,7 +196,8 @@ private slots:
                 if (type == GgmlQ4_1) { // y = d q + m: the block's own d and m
                     const BlockValue* m = find(b, BlockValueKind::Min);
                     QVERIFY(m && !find(b, BlockValueKind::SubScale));
-                    QCOMPARE(std::bit_cast<uint32_t>(float(d->value) * float(code) + float(m->value)), std::bit_cast<uint32_t>(y));
+                    QCOMPARE(std::bit_cast<uint32_t>(float(d->value) * float(code) + float(m->value)),
+                             std::bit_cast<uint32_t>(y));
                     continue;
                 }
                 if (kQuant) {

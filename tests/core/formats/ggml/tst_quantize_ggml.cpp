@@ -180,11 +180,11 @@ private slots:
         const auto b = qs::quantizeGgml(2, x.data(), 1, 32);
         QCOMPARE(b.size(), size_t(18));
         QCOMPARE(halfAt(b, 0), 0.5f);
-        QCOMPARE(b[2] & 0xF, 0);      // x[0]
-        QCOMPARE(b[3] & 0xF, 15);     // x[1]: 3.5/0.5 + 8.5 = 15.5 -> min(15, 15)
-        QCOMPARE(b[2] >> 4, 10);      // x[16]
-        QCOMPARE(b[3] >> 4, 9);       // x[17]
-        QCOMPARE(b[4] & 0xF, 8);      // zeros -> 8
+        QCOMPARE(b[2] & 0xF, 0); // x[0]
+        QCOMPARE(b[3] & 0xF, 15); // x[1]: 3.5/0.5 + 8.5 = 15.5 -> min(15, 15)
+        QCOMPARE(b[2] >> 4, 10); // x[16]
+        QCOMPARE(b[3] >> 4, 9); // x[17]
+        QCOMPARE(b[4] & 0xF, 8); // zeros -> 8
     }
 
     void q8_0RoundsHalfAwayFromZero()
@@ -205,7 +205,8 @@ private slots:
     void q4_1UsesMinAndRange()
     {
         std::vector<float> x(32);
-        for (int i = 0; i < 32; ++i) x[size_t(i)] = -1.0f + float(i % 16) * 0.25f; // min -1, max 2.75
+        for (int i = 0; i < 32; ++i)
+            x[size_t(i)] = -1.0f + float(i % 16) * 0.25f; // min -1, max 2.75
         const auto b = qs::quantizeGgml(3, x.data(), 1, 32);
         QCOMPARE(halfAt(b, 0), 0.25f); // 3.75 / 15
         QCOMPARE(halfAt(b, 2), -1.0f);
@@ -229,9 +230,11 @@ private slots:
         // Every scale is zero, so every weight decodes to zero; check the scale fields.
         if (type == 2 || type == 6 || type == 8) {
             const uint32_t bs = qs::ggmlQuantBlockBytes(type);
-            for (size_t blk = 0; blk < 8; ++blk) QCOMPARE(halfAt(b, blk * bs), 0.0f);
+            for (size_t blk = 0; blk < 8; ++blk)
+                QCOMPARE(halfAt(b, blk * bs), 0.0f);
         } else if (type == 14) {
-            for (uint8_t v : b) QCOMPARE(v, uint8_t(0));
+            for (uint8_t v : b)
+                QCOMPARE(v, uint8_t(0));
         } else {
             const size_t dOff = type == 10 ? 80 : type == 11 ? 108 : 0;
             QCOMPARE(halfAt(b, dOff), 0.0f);

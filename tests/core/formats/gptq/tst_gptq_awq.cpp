@@ -33,10 +33,10 @@ namespace {
 struct Logical {
     int bits = 4;
     uint64_t K = 0, N = 0, groups = 0, groupSize = 0;
-    std::vector<uint8_t> codes;    // [N][K]
-    std::vector<int32_t> zeros;    // [G][N]
-    std::vector<uint16_t> scales;  // [G][N] f16 bits
-    std::vector<int32_t> gIdx;     // [K] (empty: k / groupSize)
+    std::vector<uint8_t> codes; // [N][K]
+    std::vector<int32_t> zeros; // [G][N]
+    std::vector<uint16_t> scales; // [G][N] f16 bits
+    std::vector<int32_t> gIdx; // [K] (empty: k / groupSize)
 };
 
 // The shape and the three packed tensors of a GPTQ-style weight; kind and conventions are the caller's.
@@ -150,7 +150,10 @@ void checkAll(const PackedLinear& p, F want)
             dequantPackedRows(p, r[0], r[1], fast.data(), path);
             for (uint64_t i = 0; i < (r[1] - r[0]) * p.K; ++i)
                 if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(ref[r[0] * p.K + i]))
-                    QFAIL(qPrintable(QStringLiteral("%4 rows %1..%2, element %3 differs").arg(r[0]).arg(r[1]).arg(i)
+                    QFAIL(qPrintable(QStringLiteral("%4 rows %1..%2, element %3 differs")
+                                         .arg(r[0])
+                                         .arg(r[1])
+                                         .arg(i)
                                          .arg(QString::fromLatin1(simdPathName(path)))));
         }
     }
@@ -174,10 +177,14 @@ private slots:
             for (bool v1 : {true, false}) {
                 const char* v = v1 ? "v1" : "v2";
                 QTest::addRow("b%d-%s-g32", bits, v) << bits << 256 << 72 << 32 << v1 << false << int(GIdx::None);
-                QTest::addRow("b%d-%s-g64-actorder", bits, v) << bits << 192 << 40 << 64 << v1 << false << int(GIdx::ActOrder);
-                QTest::addRow("b%d-%s-g64-gidx-arange", bits, v) << bits << 192 << 40 << 64 << v1 << false << int(GIdx::Arange);
-                QTest::addRow("b%d-%s-g32-gidx-uneven", bits, v) << bits << 320 << 40 << 32 << v1 << false << int(GIdx::Uneven);
-                QTest::addRow("b%d-%s-perchannel", bits, v) << bits << 128 << 32 << 128 << v1 << false << int(GIdx::None);
+                QTest::addRow("b%d-%s-g64-actorder", bits, v)
+                    << bits << 192 << 40 << 64 << v1 << false << int(GIdx::ActOrder);
+                QTest::addRow("b%d-%s-g64-gidx-arange", bits, v)
+                    << bits << 192 << 40 << 64 << v1 << false << int(GIdx::Arange);
+                QTest::addRow("b%d-%s-g32-gidx-uneven", bits, v)
+                    << bits << 320 << 40 << 32 << v1 << false << int(GIdx::Uneven);
+                QTest::addRow("b%d-%s-perchannel", bits, v)
+                    << bits << 128 << 32 << 128 << v1 << false << int(GIdx::None);
             }
         // Odd sizes: K not a multiple of the pack factor (last word zero-padded), N not of 8;
         // groups that are not whole vectors.
@@ -192,9 +199,11 @@ private slots:
         QTest::addRow("b4-v2-K200-N40-g16") << 4 << 200 << 40 << 16 << false << false << int(GIdx::None);
         QTest::addRow("b8-v1-K72-N40-g16") << 8 << 72 << 40 << 16 << true << false << int(GIdx::None);
         for (int bits : {2, 3, 4, 5, 6, 7, 8})
-            QTest::addRow("planar-b%d", bits) << bits << 128 << 64 << 32 << false << true << int(bits == 5 ? GIdx::ActOrder : GIdx::None);
+            QTest::addRow("planar-b%d", bits)
+                << bits << 128 << 64 << 32 << false << true << int(bits == 5 ? GIdx::ActOrder : GIdx::None);
         for (int bits : {3, 5})
-            QTest::addRow("planar-b%d-gidx-uneven", bits) << bits << 256 << 32 << 32 << false << true << int(GIdx::Uneven);
+            QTest::addRow("planar-b%d-gidx-uneven", bits)
+                << bits << 256 << 32 << 32 << false << true << int(GIdx::Uneven);
         // Groups that are not whole 16-code vectors (the AVX-512 kernel's groups per k, not per vector).
         for (int bits : {6, 7})
             QTest::addRow("planar-b%d-g24", bits) << bits << 96 << 64 << 24 << false << true << int(GIdx::None);
@@ -395,7 +404,7 @@ private slots:
         QFETCH(bool, bf16);
         Logical l = makeLogical(4, uint64_t(K), 24, uint64_t(groupSize), uint32_t(groupSize + K));
         QCOMPARE(awqGemvZeroWords(l.K, l.groupSize), uint64_t(zeroWords));
-        const uint16_t special[2][5] = {{0x7E00, 0x7C00, 0x0001, 0x83FF, 0xFC00},  // NaN, +Inf, subnormals, -Inf
+        const uint16_t special[2][5] = {{0x7E00, 0x7C00, 0x0001, 0x83FF, 0xFC00}, // NaN, +Inf, subnormals, -Inf
                                         {0x7FC0, 0x7F80, 0x0001, 0x807F, 0xFF80}}; // the same in BF16
         for (uint64_t g = 0; g < l.groups; ++g)
             for (int i = 0; i < 5; ++i)
@@ -409,7 +418,8 @@ private slots:
         checkAll(p, [&](uint64_t n, uint64_t k) {
             const uint64_t g = k / l.groupSize;
             const uint16_t s = l.scales[g * l.N + n];
-            return (bf16 ? bf16ToFloat(s) : halfToFloat(s)) * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
+            return (bf16 ? bf16ToFloat(s) : halfToFloat(s))
+                * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
         });
     }
 
@@ -436,7 +446,8 @@ private slots:
         checkAll(p, [&](uint64_t n, uint64_t k) {
             // fp16 q*s, then fp16 + bias; worked out in double, which holds both exactly.
             const uint64_t g = k / l.groupSize;
-            const float prod = halfToFloat(floatToHalf(float(l.codes[n * l.K + k]) * halfToFloat(l.scales[g * l.N + n])));
+            const float prod =
+                halfToFloat(floatToHalf(float(l.codes[n * l.K + k]) * halfToFloat(l.scales[g * l.N + n])));
             const double sum = double(prod) + double(halfToFloat(biases[g * l.N + n]));
             // Sums of these magnitudes are exact in float, so one rounding to half is right.
             inexact |= double(float(sum)) != sum;
@@ -520,7 +531,8 @@ private slots:
         if (bf16)
             for (uint64_t g = 0; g < l.groups; ++g)
                 for (int i = 0; i < 4; ++i)
-                    l.scales[g * l.N + (5 * g + 7 * uint64_t(i)) % l.N] = std::array<uint16_t, 4>{0x7FC0, 0xFF80, 0x0001, 0x807F}[size_t(i)];
+                    l.scales[g * l.N + (5 * g + 7 * uint64_t(i)) % l.N] =
+                        std::array<uint16_t, 4>{0x7FC0, 0xFF80, 0x0001, 0x807F}[size_t(i)];
         std::fill(l.zeros.begin(), l.zeros.end(), 1 << (bits - 1));
         const PackedOutput po = packMarlin(l.codes, l.scales, bits, l.K, l.N, l.groups);
         PackedLinear p;
@@ -549,7 +561,9 @@ private slots:
             for (bool bf16 : {false, true})
                 for (GIdx g : {GIdx::None, GIdx::ActOrder, GIdx::Uneven})
                     QTest::addRow("b%d-%s-%s", bits, bf16 ? "bf16" : "f16",
-                                  g == GIdx::None ? "groups" : g == GIdx::ActOrder ? "actorder" : "uneven")
+                                  g == GIdx::None           ? "groups"
+                                      : g == GIdx::ActOrder ? "actorder"
+                                                            : "uneven")
                         << bits << bf16 << int(g);
     }
     void specialScales()
@@ -563,7 +577,7 @@ private slots:
         const GIdx gi = GIdx(gIdxKind);
         Logical l = makeLogical(bits, 72, 40, 24, uint32_t(5 + bits), gi == GIdx::ActOrder);
         setGIdx(l, gi, uint32_t(bits));
-        const uint16_t special[2][5] = {{0x7E00, 0x7C00, 0x0001, 0x83FF, 0xFC00},  // NaN, +Inf, subnormals, -Inf
+        const uint16_t special[2][5] = {{0x7E00, 0x7C00, 0x0001, 0x83FF, 0xFC00}, // NaN, +Inf, subnormals, -Inf
                                         {0x7FC0, 0x7F80, 0x0001, 0x807F, 0xFF80}}; // the same in BF16
         for (uint64_t g = 0; g < l.groups; ++g)
             for (int i = 0; i < 5; ++i)
@@ -581,7 +595,8 @@ private slots:
         checkAll(p, [&](uint64_t n, uint64_t k) {
             const uint64_t g = groupOf(k);
             const uint16_t s = l.scales[g * l.N + n];
-            return (bf16 ? bf16ToFloat(s) : halfToFloat(s)) * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
+            return (bf16 ? bf16ToFloat(s) : halfToFloat(s))
+                * float(int32_t(l.codes[n * l.K + k]) - l.zeros[g * l.N + n]);
         });
         QVERIFY(std::isnan(p.valueAt(0, k0)));
         QVERIFY(std::isnan(p.valueAt(4, k0)));
@@ -626,11 +641,15 @@ private slots:
         QVERIFY(tmp.isValid());
         const auto fileOf = [&](const Logical& l) {
             const PackedOutput po = packGptq(l.codes, l.zeros, l.scales, 4, K, N, l.groups, true, false);
-            const std::string path = qsk::write(tmp.path(), "m.safetensors",
-                std::vector<qsk::T>{{"m.qweight", DType::I32, po.qweight.shape, po.qweight.bytes},
-                                    {"m.qzeros", DType::I32, po.qzeros.shape, po.qzeros.bytes},
-                                    {"m.scales", DType::F16, po.scales.shape, po.scales.bytes},
-                                    {"m.g_idx", DType::I32, {K}, std::vector<uint8_t>(bytesOf(l.gIdx).begin(), bytesOf(l.gIdx).end())}});
+            const std::string path =
+                qsk::write(tmp.path(), "m.safetensors",
+                           std::vector<qsk::T>{{"m.qweight", DType::I32, po.qweight.shape, po.qweight.bytes},
+                                               {"m.qzeros", DType::I32, po.qzeros.shape, po.qzeros.bytes},
+                                               {"m.scales", DType::F16, po.scales.shape, po.scales.bytes},
+                                               {"m.g_idx",
+                                                DType::I32,
+                                                {K},
+                                                std::vector<uint8_t>(bytesOf(l.gIdx).begin(), bytesOf(l.gIdx).end())}});
             QFile f(QString::fromStdString(path));
             return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
         };
@@ -648,15 +667,20 @@ private slots:
                     std::memcpy(memory.data(), second.constData(), size_t(second.size()));
                 QCOMPARE(reinterpret_cast<const uint8_t*>(memory.constData()), at);
                 const auto ck = Checkpoint::readMemory({{"m.safetensors", {at, size_t(memory.size())}}});
-                const LogicalWeight w = qsk::weight(*ck, "m", "gptq-v1", {N, K},
-                    {{"qweight", "m.qweight"}, {"qzeros", "m.qzeros"}, {"scales", "m.scales"}, {"g_idx", "m.g_idx"}}, 4, int64_t(G));
+                const LogicalWeight w = qsk::weight(
+                    *ck, "m", "gptq-v1", {N, K},
+                    {{"qweight", "m.qweight"}, {"qzeros", "m.qzeros"}, {"scales", "m.scales"}, {"g_idx", "m.g_idx"}}, 4,
+                    int64_t(G));
                 std::vector<float> out(N * K);
                 dequantizeRows(*ck, w, 0, N, out.data(), path);
                 for (uint64_t n = 0; n < N; ++n)
                     for (uint64_t k = 0; k < K; ++k)
                         if (std::bit_cast<uint32_t>(out[n * K + k]) != std::bit_cast<uint32_t>(expected(*l, n, k)))
-                            QFAIL(qPrintable(QStringLiteral("%1, checkpoint %2: (%3, %4) differs").arg(QLatin1String(simdPathName(path)))
-                                                 .arg(l == &a ? 1 : 2).arg(n).arg(k)));
+                            QFAIL(qPrintable(QStringLiteral("%1, checkpoint %2: (%3, %4) differs")
+                                                 .arg(QLatin1String(simdPathName(path)))
+                                                 .arg(l == &a ? 1 : 2)
+                                                 .arg(n)
+                                                 .arg(k)));
             }
         }
     }
@@ -689,7 +713,8 @@ private slots:
             p.bits = bits;
             p.validate();
             std::vector<float> out(p.N * p.K);
-            QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()), qPrintable(QStringLiteral("planar GPTQ-%1").arg(bits)));
+            QVERIFY2(avx512::dequantPackedRows(p, 0, p.N, out.data()),
+                     qPrintable(QStringLiteral("planar GPTQ-%1").arg(bits)));
         }
         {
             // A permuted g_idx over more than 128 groups stays with the AVX2 path.
@@ -730,7 +755,8 @@ private slots:
         QTest::addColumn<QString>("dir");
         QTest::addColumn<QString>("module");
         const QDir root(qstest::fixture(QStringLiteral("safetensors")));
-        const QStringList dirs = root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-*")}, QDir::Dirs, QDir::Name);
+        const QStringList dirs =
+            root.entryList({QStringLiteral("gptq-*"), QStringLiteral("awq-*")}, QDir::Dirs, QDir::Name);
         QVERIFY(dirs.size() >= 10);
         for (const QString& d : dirs) {
             const auto ckpt = openCheckpoint(root.filePath(d + QStringLiteral("/model.safetensors")).toStdString());
@@ -738,7 +764,8 @@ private slots:
                 const QString name = QString::fromStdString(t.name);
                 if (name.endsWith(QLatin1String(".qweight"))) {
                     const QString module = name.chopped(8);
-                    QTest::addRow("%s/%s", qPrintable(d), qPrintable(module.section(QLatin1Char('.'), -1))) << d << module;
+                    QTest::addRow("%s/%s", qPrintable(d), qPrintable(module.section(QLatin1Char('.'), -1)))
+                        << d << module;
                 }
             }
         }
@@ -781,9 +808,17 @@ private slots:
                 const uint16_t wantBits = floatToHalf(refValues[i]);
                 QCOMPARE(halfToFloat(wantBits), refValues[i]); // the reference really is fp16
                 if (floatToHalf(scalar[i]) != wantBits)
-                    QFAIL(qPrintable(QStringLiteral("scalar (%1, %2): %3, reference %4").arg(i / K).arg(i % K).arg(scalar[i]).arg(refValues[i])));
+                    QFAIL(qPrintable(QStringLiteral("scalar (%1, %2): %3, reference %4")
+                                         .arg(i / K)
+                                         .arg(i % K)
+                                         .arg(scalar[i])
+                                         .arg(refValues[i])));
                 if (std::bit_cast<uint32_t>(fast[i]) != std::bit_cast<uint32_t>(scalar[i]))
-                    QFAIL(qPrintable(QStringLiteral("fast (%1, %2): %3, scalar %4").arg(i / K).arg(i % K).arg(fast[i]).arg(scalar[i])));
+                    QFAIL(qPrintable(QStringLiteral("fast (%1, %2): %3, scalar %4")
+                                         .arg(i / K)
+                                         .arg(i % K)
+                                         .arg(fast[i])
+                                         .arg(scalar[i])));
             }
             // And through the whole-weight helper (OpenMP over row chunks).
             const std::vector<float> whole = dequantizeWeight(*ckpt, w, path, 2);
@@ -815,7 +850,8 @@ private slots:
         // v1 cannot store a zero of 0.
         Logical z = l;
         z.zeros[0] = 0;
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, packGptq(z.codes, z.zeros, z.scales, 4, z.K, z.N, z.groups, true, false));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 packGptq(z.codes, z.zeros, z.scales, 4, z.K, z.N, z.groups, true, false));
     }
 
     // The kernel's variant and zero convention come from each format's registered LayoutSpec:

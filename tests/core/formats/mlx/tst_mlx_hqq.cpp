@@ -38,7 +38,10 @@ std::vector<uint8_t> floatBytes(const std::vector<float>& v, DType t)
     return t == DType::F32 ? qsk::bytesOf(v) : qsk::halfBytes(v, t);
 }
 
-std::vector<uint8_t> str(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+std::vector<uint8_t> str(const std::string& s)
+{
+    return std::vector<uint8_t>(s.begin(), s.end());
+}
 
 } // namespace
 
@@ -52,11 +55,14 @@ private slots:
         // + bias 0.5 -> 0.7998046875 (exact in f16). q = 15, s < 0 checks negative scales.
         QTemporaryDir tmp;
         const std::vector<unsigned> q{3, 15, 0, 1, 2, 4, 8, 3};
-        const auto ck = qsk::openFile(qsk::write(tmp.path(), "m.safetensors",
-            {{"m.weight", DType::U32, {1, 1}, qsk::bytesOf(packMlx(q, 1, 8, 4))},
-             {"m.scales", DType::F16, {1, 1}, qsk::halfBytes({0.1f}, DType::F16)},
-             {"m.biases", DType::F16, {1, 1}, qsk::halfBytes({0.5f}, DType::F16)}}));
-        const LogicalWeight w = qsk::weight(*ck, "m", "mlx-affine", {1, 8}, {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}}, 4, 8);
+        const auto ck =
+            qsk::openFile(qsk::write(tmp.path(), "m.safetensors",
+                                     {{"m.weight", DType::U32, {1, 1}, qsk::bytesOf(packMlx(q, 1, 8, 4))},
+                                      {"m.scales", DType::F16, {1, 1}, qsk::halfBytes({0.1f}, DType::F16)},
+                                      {"m.biases", DType::F16, {1, 1}, qsk::halfBytes({0.5f}, DType::F16)}}));
+        const LogicalWeight w =
+            qsk::weight(*ck, "m", "mlx-affine", {1, 8},
+                        {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}}, 4, 8);
         for (SimdPath p : qsk::simdPaths()) {
             const auto out = qsk::run(dequantMlxRows, *ck, w, p);
             QCOMPARE(out[0], 0.7998046875f);
@@ -74,7 +80,8 @@ private slots:
             for (int g : {32, 20, 64, 160}) // 64, MLX's default, takes the AVX-512 path's unrolled group loop
                 for (DType t : {DType::F16, DType::BF16, DType::F32})
                     for (auto p : {qsk::Probe::Patterned, qsk::Probe::Random, qsk::Probe::AllMax})
-                        QTest::addRow("b%d g%d %s %s", b, g, dtypeName(t).data(), qsk::probeName(p)) << b << g << int(t) << int(p);
+                        QTest::addRow("b%d g%d %s %s", b, g, dtypeName(t).data(), qsk::probeName(p))
+                            << b << g << int(t) << int(p);
     }
     void mlx()
     {
@@ -102,14 +109,17 @@ private slots:
         for (uint64_t r = 0; r < rows; ++r) {
             const std::vector<uint8_t> row(q.begin() + r * K, q.begin() + (r + 1) * K);
             const auto oracle = bitstream::packStream(row, bits, 32);
-            QVERIFY(oracle.size() == K * bits / 8 && std::memcmp(oracle.data(), packed.data() + r * K * bits / 32, oracle.size()) == 0);
+            QVERIFY(oracle.size() == K * bits / 8
+                    && std::memcmp(oracle.data(), packed.data() + r * K * bits / 32, oracle.size()) == 0);
         }
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "m.safetensors",
-            {{"m.weight", DType::U32, {E, N, K * bits / 32}, qsk::bytesOf(packed)},
-             {"m.scales", t, {E, N, G}, floatBytes(s, t)},
-             {"m.biases", t, {E, N, G}, floatBytes(b, t)}}));
-        const LogicalWeight w = qsk::weight(*ck, "m", "mlx-affine", {E, N, K}, {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}}, bits, group);
+                                                 {{"m.weight", DType::U32, {E, N, K * bits / 32}, qsk::bytesOf(packed)},
+                                                  {"m.scales", t, {E, N, G}, floatBytes(s, t)},
+                                                  {"m.biases", t, {E, N, G}, floatBytes(b, t)}}));
+        const LogicalWeight w =
+            qsk::weight(*ck, "m", "mlx-affine", {E, N, K},
+                        {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}}, bits, group);
         std::vector<float> expect(rows * K);
         for (uint64_t r = 0; r < rows; ++r)
             for (uint64_t k = 0; k < K; ++k) {
@@ -139,11 +149,12 @@ private slots:
     {
         QTemporaryDir tmp;
         const auto ck = qsk::openFile(qsk::write(tmp.path(), "m.safetensors",
-            {{"m.weight", DType::U32, {2, 7}, std::vector<uint8_t>(56)},
-             {"m.scales", DType::F16, {2, 2}, std::vector<uint8_t>(8)},
-             {"m.biases", DType::F16, {2, 2}, std::vector<uint8_t>(8)}}));
+                                                 {{"m.weight", DType::U32, {2, 7}, std::vector<uint8_t>(56)},
+                                                  {"m.scales", DType::F16, {2, 2}, std::vector<uint8_t>(8)},
+                                                  {"m.biases", DType::F16, {2, 2}, std::vector<uint8_t>(8)}}));
         // 7 words = 224 bits: K = 32 would be 7 bits, which MLX does not have.
-        const LogicalWeight w = qsk::weight(*ck, "m", "mlx-affine", {2, 32}, {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}});
+        const LogicalWeight w = qsk::weight(*ck, "m", "mlx-affine", {2, 32},
+                                            {{"weight", "m.weight"}, {"scales", "m.scales"}, {"biases", "m.biases"}});
         try {
             qsk::run(dequantMlxRows, *ck, w, SimdPath::Scalar);
             QFAIL("7-bit MLX accepted");
@@ -171,18 +182,22 @@ private slots:
         // inside a view row.
         for (int b : {2, 3, 4, 5, 8})
             for (DType t : {DType::F16, DType::BF16, DType::F32})
-                QTest::addRow("b%d axis1 g16 %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 8 << 16 << false;
+                QTest::addRow("b%d axis1 g16 %s", b, dtypeName(t).data())
+                    << b << 1 << int(t) << int(qsk::Probe::Random) << 8 << 16 << false;
         // [80, 40] in groups of 16: 200 view rows, more than one batch of scale rows of the
         // AVX-512 path inside one part; special values.
         for (int b : {1, 2, 3, 4, 8})
             for (DType t : {DType::F16, DType::BF16, DType::F32})
-                QTest::addRow("b%d axis1 g16 N80 special %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 80 << 16 << true;
+                QTest::addRow("b%d axis1 g16 N80 special %s", b, dtypeName(t).data())
+                    << b << 1 << int(t) << int(qsk::Probe::Random) << 80 << 16 << true;
         // Groups of 64 (HQQ's default): the AVX-512 path's loop with the view row's four vectors fixed.
         for (int b : {2, 3, 4})
             for (DType t : {DType::F16, DType::BF16, DType::F32}) {
-                QTest::addRow("b%d axis1 g64 %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 32 << 64 << false;
+                QTest::addRow("b%d axis1 g64 %s", b, dtypeName(t).data())
+                    << b << 1 << int(t) << int(qsk::Probe::Random) << 32 << 64 << false;
                 if (b != 2)
-                    QTest::addRow("b%d axis1 g64 N80 special %s", b, dtypeName(t).data()) << b << 1 << int(t) << int(qsk::Probe::Random) << 80 << 64 << true;
+                    QTest::addRow("b%d axis1 g64 N80 special %s", b, dtypeName(t).data())
+                        << b << 1 << int(t) << int(qsk::Probe::Random) << 80 << 64 << true;
             }
     }
     void hqq()
@@ -232,23 +247,33 @@ private slots:
             }
         }
         const std::vector<int64_t> shape{static_cast<int64_t>(N), static_cast<int64_t>(K)};
-        const std::string cd = t == DType::F16 ? "torch.float16" : t == DType::BF16 ? "torch.bfloat16" : "torch.float32";
+        const std::string cd = t == DType::F16 ? "torch.float16"
+            : t == DType::BF16                 ? "torch.bfloat16"
+                                               : "torch.float32";
         const std::string packing = std::to_string(bits) + (bits == 3 ? "bit_32" : "bit_u8");
         const std::vector<uint64_t> metaShape = axis == 1 ? std::vector<uint64_t>{M, 1} : std::vector<uint64_t>{1, M};
         QTemporaryDir tmp;
-        const auto ck = qsk::openFile(qsk::write(tmp.path(), "h.safetensors",
-            {{"m.W_q", parts == 10 ? DType::I32 : DType::U8, {step, C}, wq},
-             {"m.scale", t, metaShape, floatBytes(s, t)},
-             {"m.zero", t, metaShape, floatBytes(z, t)},
-             {"m.shape", DType::I64, {2}, qsk::bytesOf(shape)},
-             {"m.nbits", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{bits})},
-             {"m.group_size", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{static_cast<int32_t>(g)})},
-             {"m.axis", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{axis})},
-             {"m.packing", DType::U8, {packing.size()}, str(packing)},
-             {"m.compute_dtype", DType::U8, {cd.size()}, str(cd)}}));
+        const auto ck = qsk::openFile(
+            qsk::write(tmp.path(), "h.safetensors",
+                       {{"m.W_q", parts == 10 ? DType::I32 : DType::U8, {step, C}, wq},
+                        {"m.scale", t, metaShape, floatBytes(s, t)},
+                        {"m.zero", t, metaShape, floatBytes(z, t)},
+                        {"m.shape", DType::I64, {2}, qsk::bytesOf(shape)},
+                        {"m.nbits", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{bits})},
+                        {"m.group_size", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{static_cast<int32_t>(g)})},
+                        {"m.axis", DType::I32, {}, qsk::bytesOf(std::vector<int32_t>{axis})},
+                        {"m.packing", DType::U8, {packing.size()}, str(packing)},
+                        {"m.compute_dtype", DType::U8, {cd.size()}, str(cd)}}));
         const LogicalWeight w = qsk::weight(*ck, "m", "hqq", {N, K},
-            {{"W_q", "m.W_q"}, {"scale", "m.scale"}, {"zero", "m.zero"}, {"shape", "m.shape"}, {"nbits", "m.nbits"},
-             {"group_size", "m.group_size"}, {"axis", "m.axis"}, {"packing", "m.packing"}, {"compute_dtype", "m.compute_dtype"}});
+                                            {{"W_q", "m.W_q"},
+                                             {"scale", "m.scale"},
+                                             {"zero", "m.zero"},
+                                             {"shape", "m.shape"},
+                                             {"nbits", "m.nbits"},
+                                             {"group_size", "m.group_size"},
+                                             {"axis", "m.axis"},
+                                             {"packing", "m.packing"},
+                                             {"compute_dtype", "m.compute_dtype"}});
         std::vector<float> expect(total);
         for (uint64_t e = 0; e < total; ++e) {
             const uint64_t r = e / C, c = e % C, m = axis == 1 ? r : c;

@@ -20,7 +20,10 @@ std::vector<uint8_t> allBytes()
     return b;
 }
 
-uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
+uint32_t bits(float f)
+{
+    return std::bit_cast<uint32_t>(f);
+}
 
 } // namespace
 
@@ -33,10 +36,10 @@ private slots:
         QCOMPARE(f8e4m3ToF32(0x38), 1.0f);
         QCOMPARE(f8e4m3ToF32(0x7E), 448.0f);
         QCOMPARE(f8e4m3ToF32(0xFE), -448.0f);
-        QCOMPARE(f8e4m3ToF32(0x08), std::ldexp(1.0f, -6));  // smallest normal
-        QCOMPARE(f8e4m3ToF32(0x01), std::ldexp(1.0f, -9));  // smallest subnormal
+        QCOMPARE(f8e4m3ToF32(0x08), std::ldexp(1.0f, -6)); // smallest normal
+        QCOMPARE(f8e4m3ToF32(0x01), std::ldexp(1.0f, -9)); // smallest subnormal
         QCOMPARE(f8e4m3ToF32(0x07), 7 * std::ldexp(1.0f, -9));
-        QCOMPARE(f8e4m3ToF32(0x78), 256.0f);                // e = 15 is a normal exponent
+        QCOMPARE(f8e4m3ToF32(0x78), 256.0f); // e = 15 is a normal exponent
         QVERIFY(std::isnan(f8e4m3ToF32(0x7F)) && std::isnan(f8e4m3ToF32(0xFF)));
         QCOMPARE(bits(f8e4m3ToF32(0x80)), 0x80000000u);
         // float8_e5m2: bias 15, IEEE inf / NaN, max 57344.
@@ -90,8 +93,8 @@ private slots:
             data = qsk::bytesOf(f);
         } else {
             // F64 -> f32 rounds to nearest even (torch .float()); 1 + 2^-24 is a tie that goes to 1.
-            const std::vector<double> d{1.0 + std::ldexp(1.0, -24), 1.0 + 3 * std::ldexp(1.0, -24), 1e300, -1e-300,
-                                        0.1, -2.5, 1e-40, 65504.0};
+            const std::vector<double> d{
+                1.0 + std::ldexp(1.0, -24), 1.0 + 3 * std::ldexp(1.0, -24), 1e300, -1e-300, 0.1, -2.5, 1e-40, 65504.0};
             expect = {1.0f, 1.0f + std::ldexp(1.0f, -22), INFINITY, -0.0f, 0.1f, -2.5f, 1e-40f, 65504.0f};
             data = qsk::bytesOf(d);
         }
@@ -107,8 +110,10 @@ private slots:
         }
         const uint64_t n = expect.size(), rows = n / 8;
         QTemporaryDir tmp;
-        const auto ck = qsk::openFile(qsk::write(tmp.path(), "f.safetensors", {{"x.weight", t, {2, rows / 2, 8}, data}}));
-        const LogicalWeight w = qsk::weight(*ck, "x.weight", std::string(dtypeName(t)), {2, rows / 2, 8}, {{"weight", "x.weight"}});
+        const auto ck =
+            qsk::openFile(qsk::write(tmp.path(), "f.safetensors", {{"x.weight", t, {2, rows / 2, 8}, data}}));
+        const LogicalWeight w =
+            qsk::weight(*ck, "x.weight", std::string(dtypeName(t)), {2, rows / 2, 8}, {{"weight", "x.weight"}});
         for (SimdPath p : qsk::simdPaths()) {
             const auto ours = qsk::run(dequantFloatRows, *ck, w, p);
             QSK_COMPARE_BITS(ours, expect, DType::F32);
@@ -122,7 +127,8 @@ private slots:
     void notDecodable()
     {
         QTemporaryDir tmp;
-        const auto ck = qsk::openFile(qsk::write(tmp.path(), "f4.safetensors", {{"x.weight", DType::F4, {4, 8}, std::vector<uint8_t>(16)}}));
+        const auto ck = qsk::openFile(
+            qsk::write(tmp.path(), "f4.safetensors", {{"x.weight", DType::F4, {4, 8}, std::vector<uint8_t>(16)}}));
         const LogicalWeight w = qsk::weight(*ck, "x.weight", "f4", {4, 8}, {{"weight", "x.weight"}});
         try {
             qsk::run(dequantFloatRows, *ck, w, SimdPath::Scalar);
