@@ -2,6 +2,7 @@
 
 #include "qtext.h"
 
+#include "base/cancel.h"
 #include "base/error.h"
 
 #include <QCoreApplication>
@@ -46,6 +47,8 @@ void JobRunner::start(const QString& key, const QString& title, Work work)
     m_pool.start([this, key, serial, control, work = std::move(work)] {
         Continuation continuation;
         QString error;
+        // What the job reads from a remote checkpoint is fetched under its cancel flag.
+        const qs::CancelScope scope(&control->cancelFlag());
         try {
             continuation = work(*control);
         } catch (const qs::Error& e) {

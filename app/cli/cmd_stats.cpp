@@ -244,7 +244,9 @@ struct StatsCli {
     {
         parser.setApplicationDescription(QStringLiteral("Error of each weight against a float reference (--ref, "
                                                         "matched by name), or value/code/scale histograms."));
-        parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+        parser.addPositionalArgument(
+            QStringLiteral("PATH"),
+            QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
         parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("only this weight (optional)"),
                                      QStringLiteral("[WEIGHT]"));
         parser.addOptions({ref, act, json, bins, range, requant, bits, group, sym, imatrix, approx});
@@ -403,6 +405,8 @@ int runStats(const QStringList& args)
     const QStringList pos = parser.positionalArguments();
     const bool requantize = parser.isSet(o.requant), approximate = parser.isSet(o.approx);
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    if (pos.size() == 1)
+        qscli::stateRemoteFetch(*ckpt);
     const std::vector<const qs::LogicalWeight*> todo = weightsToReport(*ckpt, pos, requantize);
     if (todo.empty())
         return 2;

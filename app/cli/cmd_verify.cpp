@@ -29,7 +29,9 @@ int runVerify(const QStringList& args)
         "absmax, all-zero weights, rows, groups and blocks, and zero scales, naming the first few places. Exit 1 when "
         "a "
         "finding is an error; warnings (upstream quirks such as the GPTQ v1 zero-0 spill, zero rows) do not fail."));
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOption(jsonOpt);
     if (const auto code = parseOrUsage(parser, args))
@@ -39,6 +41,7 @@ int runVerify(const QStringList& args)
         return usageError(args);
     }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    qscli::stateRemoteFetch(*ckpt);
     const qs::VerifyReport r = qs::verifyCheckpoint(*ckpt);
     if (parser.isSet(jsonOpt)) {
         QJsonArray findings, checked, unchecked;
