@@ -375,7 +375,9 @@ void MainWindow::createActions()
     m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
     m_exportTableAction = fileMenu->addAction(tr("Export &Table as CSV…"), this, &MainWindow::exportTableDialog);
     m_exportTableAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_E);
-    m_exportTableAction->setToolTip(tr("The stored tensors, the Diff view's list or the Error view's statistics"));
+    m_exportTableAction->setToolTip(
+        tr("The table of the current tab: stored tensors, metadata, the Diff list, Verify's findings, the Recipe's "
+           "weights or the Error view's statistics"));
     // Enabled while the current tab has a table (checked when the menu opens: a view's
     // table comes and goes with its results).
     connect(fileMenu, &QMenu::aboutToShow, this,
@@ -601,6 +603,8 @@ AnalysisView* MainWindow::analysisView(const QString& name) const
 
 bool MainWindow::exportCurrentView(const QString& path, QString* error)
 {
+    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0)
+        return exportCurrentTable(path, error);
     auto* view = qobject_cast<AnalysisView*>(m_tabs->currentWidget());
     if (!view) {
         *error = tr("The current tab is not an analysis view.");
@@ -648,8 +652,11 @@ void MainWindow::exportViewDialog()
 
 QString MainWindow::currentTableCsv() const
 {
-    if (m_tabs->currentWidget() && m_tabs->currentWidget()->objectName() == QLatin1String("tensors"))
+    const QString tab = m_tabs->currentWidget() ? m_tabs->currentWidget()->objectName() : QString();
+    if (tab == QLatin1String("tensors"))
         return m_snapshot ? modelCsv(*m_tensorProxy) : QString();
+    if (tab == QLatin1String("metadata"))
+        return m_snapshot ? modelCsv(*m_metadataProxy) : QString();
     if (auto* view = qobject_cast<AnalysisView*>(m_tabs->currentWidget()))
         return view->tableCsv();
     return {};

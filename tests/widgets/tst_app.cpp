@@ -3,7 +3,8 @@
 // --lang de speaks German, a bad path exits 2 with the reader's message, and the
 // committed German translation has no unfinished entry and covers every tr() string
 // (lupdate over the sources), and --help/--version and usage errors need no display;
-// --export writes the shown view as PNG, SVG or PDF. --screenshot and --export go through the
+// --export writes the shown view as PNG, SVG or PDF, or its table as CSV (in English and the C
+// locale whatever --lang says; a view without a table exits 2). --screenshot and --export go through the
 // output guard every writer shares: never over the checkpoint (by any path), a file it read
 // (config.json, a split) or into an opened folder, never over a FIFO or a symlink; exit 2
 // naming the path, nothing written.
@@ -88,6 +89,8 @@ private slots:
     void screenshot();
     void exportView_data();
     void exportView();
+    void exportTable_data();
+    void exportTable();
     void germanHelp();
     void outputNeverOverAnInput_data();
     void outputNeverOverAnInput();
@@ -166,6 +169,44 @@ void TestApp::exportView()
     const Run unknown = runApp({"--view", "error", "--export", m_dir.filePath(QStringLiteral("x.bmpx"))});
     QCOMPARE(unknown.exitCode, 2);
     QVERIFY2(unknown.err.contains("bmpx"), unknown.err.constData());
+}
+
+void TestApp::exportTable_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QByteArray>("header");
+    QTest::addRow("tensors") << "tensors" << QByteArray("tensor,type,shape,file,offset,bytes,weight\r\n");
+    QTest::addRow("metadata") << "metadata" << QByteArray("key,type,value,source\r\n");
+    QTest::addRow("diff") << "diff" << QByteArray("name_a,name_b,rmse,max_abs,sqnr_db,status\r\n");
+    QTest::addRow("verify") << "verify" << QByteArray("severity,weight,check,where,finding\r\n");
+    QTest::addRow("recipe") << "recipe"
+                            << QByteArray("name,layer,role,type,elements,bytes,bpw,kind,extra_bits,reason\r\n");
+}
+
+// `quantscope FILE --view NAME --export FILE.csv` writes the view's table and exits 0, German UI or not;
+// a view without a table exits 2 saying so and writes nothing.
+void TestApp::exportTable()
+{
+    QFETCH(QString, view);
+    QFETCH(QByteArray, header);
+    const QString folder = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder"));
+    const QString file = m_dir.filePath(QStringLiteral("table-%1.csv").arg(view));
+    const Run r = runApp({folder, "--lang", "de", "--diff", folder + QStringLiteral("/ref.safetensors"), "--view", view,
+                          "--export", file});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QVERIFY2(bytes.startsWith(header), bytes.left(200).constData());
+    QVERIFY2(bytes.count("\r\n") > 1, bytes.constData());
+
+    if (view != QLatin1String("tensors"))
+        return;
+    const QString never = m_dir.filePath(QStringLiteral("never-bitmap.csv"));
+    const Run bad = runApp({folder, "--view", "bitmap", "--export", never});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("no table"), bad.err.constData());
+    QVERIFY(!QFileInfo::exists(never));
 }
 
 void TestApp::germanHelp()
