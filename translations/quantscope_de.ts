@@ -2985,17 +2985,26 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4</source>
         <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4</translation>
     </message>
-    <message>
-        <source>%1 groups of %2</source>
-        <translation>%1 Gruppen zu %2</translation>
+    <message numerus="yes">
+        <source>%n group(s) of %1</source>
+        <translation>
+            <numerusform>%n Gruppe zu %1</numerusform>
+            <numerusform>%n Gruppen zu %1</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>%1 blocks of %2</source>
-        <translation>%1 Blöcke zu %2</translation>
+    <message numerus="yes">
+        <source>%n block(s) of %1</source>
+        <translation>
+            <numerusform>%n Block zu %1</numerusform>
+            <numerusform>%n Blöcke zu %1</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>%1 sub-blocks of %2</source>
-        <translation>%1 Unterblöcke zu %2</translation>
+    <message numerus="yes">
+        <source>%n sub-block(s) of %1</source>
+        <translation>
+            <numerusform>%n Unterblock zu %1</numerusform>
+            <numerusform>%n Unterblöcke zu %1</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="902"/>

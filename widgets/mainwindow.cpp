@@ -469,8 +469,10 @@ void MainWindow::createActions()
     nextView->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageDown)});
     auto* previousView = m_viewMenu->addAction(tr("&Previous View"), this, [this] { stepView(-1); });
     previousView->setObjectName(QStringLiteral("previousView"));
-    previousView->setShortcuts(
-        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
+    // Shift+Tab arrives as Backtab; the menu shows the first, which says what is pressed.
+    previousView->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab),
+                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab),
+                                QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
     for (QAction* a : {nextView, previousView})
         a->setShortcutContext(Qt::WindowShortcut);
 

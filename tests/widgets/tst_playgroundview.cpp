@@ -481,8 +481,9 @@ void TestPlaygroundView::blockFormats()
     // A block format's buckets are a block's (here a Q4_K sub-block's), never a "group".
     QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · sub-block 1 of block 0 · 32 values · colour = code"));
     QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect sub-block:"));
-    QVERIFY2(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("sub-blocks of 32")),
-             qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
+    QVERIFY2(
+        view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("8 sub-block(s) of 32")),
+        qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
 
     // Every block format from a synthetic source: core's bytes, words and a drawn view.
     view.setSource(PlaygroundView::Source::Normal);
@@ -587,7 +588,7 @@ void TestPlaygroundView::bnbBlocksizeAndNested()
             QCOMPARE(view.words()->content().words.front().index, uint64_t(bs / 2));
             QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · block 1 · %1 values · colour = code").arg(bs));
             QCOMPARE(summary().contains(QStringLiteral("second-level scale")), n);
-            QVERIFY2(summary().contains(QStringLiteral("%1 blocks of %2").arg(8192 / bs).arg(bs)),
+            QVERIFY2(summary().contains(QStringLiteral("%1 block(s) of %2").arg(8192 / bs).arg(bs)),
                      qPrintable(summary()));
         }
     view.setBlockFormat(qs::findFormat("gguf-q4_0"));

@@ -1268,9 +1268,9 @@ void PlaygroundView::updateSummary()
               .arg(grp.clippedLow + grp.clippedHigh);
     text += QStringLiteral(" &nbsp;<span style='color:%1'>|</span>&nbsp; ").arg(muted);
     const int groups = int(r.groups.size());
-    const QString grouping = !r.options.block ? tr("%1 groups of %2").arg(groups).arg(r.quantized.groupSize)
-        : grp.subBlock >= 0                   ? tr("%1 sub-blocks of %2").arg(groups).arg(r.quantized.groupSize)
-                                              : tr("%1 blocks of %2").arg(groups).arg(r.quantized.groupSize);
+    const QString grouping = !r.options.block ? tr("%n group(s) of %1", nullptr, groups).arg(r.quantized.groupSize)
+        : grp.subBlock >= 0                   ? tr("%n sub-block(s) of %1", nullptr, groups).arg(r.quantized.groupSize)
+                                              : tr("%n block(s) of %1", nullptr, groups).arg(r.quantized.groupSize);
     text +=
         tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4")
             .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4), grouping);
