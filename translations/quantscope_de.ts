@@ -1485,9 +1485,12 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>als</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="177"/>
-        <source>Cancelled. Change a setting or select the weight again to restart.</source>
-        <translation>Abgebrochen. Ändern Sie eine Einstellung oder wählen Sie das Gewicht erneut, um neu zu starten.</translation>
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <source>&amp;Compute again</source>
+        <translation>&amp;Erneut berechnen</translation>
     </message>
     <message>
         <location filename="../widgets/views/errorview.cpp" line="180"/>

@@ -22,6 +22,7 @@
 #include <qcustomplot.h>
 
 #include <QPainter>
+#include <QPushButton>
 #include <QScopeGuard>
 #include <QSvgRenderer>
 #include <QSet>
@@ -247,6 +248,14 @@ private slots:
         QTest::qWait(100);
         QVERIFY(!f.view.result());
         // The worker notices the flag and stops: the runner's pool drains quickly.
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        // Computing again needs no other weight and back: the message offers it.
+        auto* again = f.view.findChild<QPushButton*>(QStringLiteral("computeAgain"));
+        QVERIFY(again && again->isVisible());
+        QTest::mouseClick(again, Qt::LeftButton);
+        QVERIFY(context.jobs()->isRunning(QStringLiteral("error")));
+        QVERIFY(!again->isVisible());
+        context.jobs()->cancel(QStringLiteral("error"));
         QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
     }
 

@@ -246,10 +246,13 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent)
         if (key == kErrorJob || key == kOpenJob)
             showMessage(message);
     });
+    m_stack->button()->setText(tr("&Compute again"));
+    m_stack->button()->setObjectName(QStringLiteral("computeAgain"));
+    connect(m_stack->button(), &QPushButton::clicked, this, [this] { recompute(); });
     connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
         if (key == kErrorJob) {
             m_dirty = true;
-            showMessage(tr("Cancelled. Change a setting or select the weight again to restart."));
+            m_stack->showMessage(tr("Cancelled."), true);
         }
     });
     updateRequantizeControls();
