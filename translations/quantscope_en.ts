@@ -94,6 +94,16 @@
     </message>
 </context>
 <context>
+    <name>qsw::OpenUrlDialog</name>
+    <message numerus="yes">
+        <source>%n file(s); pick one, or open the repository as a folder.</source>
+        <translation>
+            <numerusform>%n file; pick one, or open the repository as a folder.</numerusform>
+            <numerusform>%n files; pick one, or open the repository as a folder.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>qsw::PlaygroundView</name>
     <message numerus="yes">
         <source>%n clamped</source>

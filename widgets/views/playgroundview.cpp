@@ -9,7 +9,6 @@
 #include "base/error.h"
 #include "formats/layoutspec.h"
 #include "formats/dequant.h"
-#include "qtext.h"
 
 #include <QCheckBox>
 #include <QComboBox>
