@@ -67,6 +67,7 @@ public:
     QString viewName() const override { return QStringLiteral("recipe"); }
     QString title() const override { return tr("Recipe"); }
     void renderExport(QPainter& painter, const QRect& target) override;
+    QString tableCsv() const override;
 
     // Opens `path` as the second checkpoint in the background and compares the recipes.
     Q_INVOKABLE void openComparison(const QString& path);

@@ -34,6 +34,7 @@ public:
 
     QString viewName() const override { return QStringLiteral("verify"); }
     QString title() const override { return tr("Verify"); }
+    QString tableCsv() const override;
 
     // Runs the checks on the open checkpoint (the job kJob).
     void run();
