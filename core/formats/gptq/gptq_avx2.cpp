@@ -301,15 +301,18 @@ inline __m256i slotCodes(const uint8_t* qw, uint64_t N, int l, uint64_t k)
 
 // GPTQ with whole codes per word (b = 2, 4, 8) and groups in runs along k: each row's codes
 // come from its broadcast word shifted into k order, no transpose. Rows of words are N*4
-// bytes apart, which for a power-of-two N puts them all in one L1 set: a span of eight rows
-// of words (64 codes at 4 bits) is read for all R rows while those few lines stay cached, and
-// each output row is still written in runs of whole cache lines. Vectors whose lanes straddle
-// two runs (a g_idx with runs not in whole vectors) take per-lane scales and zeros.
+// bytes apart, which for a power-of-two N puts them all in one L1 set: a span of 16 rows of
+// words (128 codes at 4 bits) is copied for all R rows into a small buffer first, and each
+// output row is written in runs of whole cache lines, the rows alternating between two spans.
+// Vectors whose lanes straddle two runs (a g_idx with runs not in whole vectors) take per-lane
+// scales and zeros.
 template <int B, int R>
 void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint64_t n, float* rows,
                    const GroupVectors* gv)
 {
-    constexpr uint64_t Span = 8 * 32 / B;
+    constexpr uint64_t SpanRows = 16; // rows of words in a span (eight measured slower)
+    constexpr uint64_t Span = SpanRows * 32 / B;
+    using SpanWords = int32_t[SpanRows + 1][R]; // one more: 2-bit spans from the middle of a word
     const uint64_t K = p.K, N = p.N, fullK = K / 8 * 8;
     const uint8_t* qw = p.qweight.data() + 4 * n;
     RowGroupVectors<R> rg;
@@ -337,43 +340,75 @@ void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint
             continue;
         }
         rg.set(gv, uint64_t(sg.group));
-        for (uint64_t kb = sg.k0; kb < sg.k1; kb += Span) {
-            const uint64_t ke = std::min(sg.k1, kb + Span);
-            const uint8_t* w0 = qw + 4 * (kb * B / 32) * N;
-            // Each row of words is its own page for large N: no hardware prefetcher follows
-            // that stride, so the rows of words two spans ahead are fetched now.
-            for (uint64_t i = 0; i < 8; ++i) {
-                const uint64_t ahead = kb * B / 32 + 48 + i;
-                if (ahead < K * B / 32)
-                    _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * ahead * N), _MM_HINT_T0);
-            }
-            for (int l = 0; l < R; ++l) {
-                float* row = rows + uint64_t(l) * K;
-                const RowAffine a = rg.row(l);
-                uint64_t k = kb;
-                const uint8_t* w = w0 + 4 * l;
-                if constexpr (B == 4) {
-                    // Pointer steps only: one word per eight codes, the next row of words 4N on.
-                    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF);
-                    for (; k < ke; k += 8, w += 4 * N) {
-                        int32_t word;
-                        std::memcpy(&word, w, 4);
-                        _mm256_storeu_ps(row + k,
-                                         a(_mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), mask)));
-                    }
-                } else if constexpr (B == 8) {
-                    for (; k < ke; k += 8, w += 8 * N) {
-                        int32_t lo, hi;
-                        std::memcpy(&lo, w, 4);
-                        std::memcpy(&hi, w + 4 * N, 4);
-                        _mm256_storeu_ps(row + k,
-                                         a(_mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(lo), hi, 1))));
-                    }
-                } else {
-                    for (; k < ke; k += 8)
-                        _mm256_storeu_ps(row + k, a(codes2(qw + 4 * (k / 16) * N, l, k)));
+        // Row l's codes [k, ke) of the span from kb whose word rows are in `words`.
+        const auto put = [&](int l, const SpanWords& words, uint64_t kb, uint64_t k, uint64_t ke) {
+            float* row = rows + uint64_t(l) * K;
+            const RowAffine a = rg.row(l);
+            if constexpr (B == 4) {
+                const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF);
+                for (; k < ke; k += 8)
+                    _mm256_storeu_ps(
+                        row + k,
+                        a(_mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(words[k / 8 - kb / 8][l]), sh), mask)));
+            } else if constexpr (B == 8) {
+                // The two words as lanes 0..3 and 4..7 (broadcast loads and a blend), each lane
+                // its byte by one in-lane shuffle: no insert, no widening on the shuffle port.
+                const __m256i spread = _mm256_setr_epi8(0, -1, -1, -1, 1, -1, -1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 4,
+                                                        -1, -1, -1, 5, -1, -1, -1, 6, -1, -1, -1, 7, -1, -1, -1);
+                for (; k < ke; k += 8) {
+                    const uint64_t r = k / 4 - kb / 4;
+                    const __m256i both =
+                        _mm256_blend_epi32(_mm256_set1_epi32(words[r][l]), _mm256_set1_epi32(words[r + 1][l]), 0xF0);
+                    _mm256_storeu_ps(row + k, a(_mm256_shuffle_epi8(both, spread)));
+                }
+            } else {
+                const __m256i mask = _mm256_set1_epi32(3);
+                for (; k < ke; k += 8) {
+                    const __m256i sh = (k % 16) ? _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30)
+                                                : _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+                    _mm256_storeu_ps(row + k,
+                                     a(_mm256_and_si256(
+                                         _mm256_srlv_epi32(_mm256_set1_epi32(words[k / 16 - kb / 16][l]), sh), mask)));
                 }
             }
+        };
+        // The span's rows of words, R words each, into `words`: read once for all R rows (one
+        // or two lines each), where the rows' own word loads, 4N bytes apart, met their rows of
+        // words in one L1 set again and again (GPTQ-4 .43 of memcpy). The rows of words two spans
+        // ahead are fetched now: for large N each is its own page, and no hardware prefetcher
+        // follows that stride.
+        const uint64_t wordRows = (K * B + 31) / 32;
+        const auto load = [&](SpanWords& words, uint64_t kb, uint64_t ke) {
+            const uint64_t r0 = kb * B / 32, r1 = std::min(wordRows, (ke * B + 31) / 32);
+            for (uint64_t r = r0; r < r1; ++r)
+                std::memcpy(words[r - r0], qw + 4 * r * N, 4 * R);
+            for (uint64_t r = r0 + 2 * SpanRows; r < std::min(wordRows, r0 + 3 * SpanRows); ++r)
+                _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N), _MM_HINT_T0);
+        };
+        alignas(64) SpanWords words[2];
+        for (uint64_t kb = sg.k0; kb < sg.k1;) {
+            if (kb + 2 * Span <= sg.k1) {
+                // Two spans at once, the rows alternating between them: the R rows' lines at one
+                // column share an L1 set when 4K is a multiple of 4 KiB, and stores to one set
+                // from row after row run at half the speed (as in the AVX-512 gptqBlock).
+                load(words[0], kb, kb + Span);
+                load(words[1], kb + Span, kb + 2 * Span);
+                for (int l = 0; l < R; ++l) {
+                    const uint64_t h = uint64_t(l % 2), from = kb + h * Span;
+                    put(l, words[h], from, from, from + Span);
+                }
+                for (int l = 0; l < R; ++l) {
+                    const uint64_t h = uint64_t(1 - l % 2), from = kb + h * Span;
+                    put(l, words[h], from, from, from + Span);
+                }
+                kb += 2 * Span;
+                continue;
+            }
+            const uint64_t ke = std::min(sg.k1, kb + Span);
+            load(words[0], kb, ke);
+            for (int l = 0; l < R; ++l)
+                put(l, words[0], kb, kb, ke);
+            kb = ke;
         }
     }
     for (uint64_t l = 0; l < uint64_t(R); ++l)
