@@ -661,36 +661,42 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             for (uint64_t g = 0; g < p.groups; ++g)
                 sc[r * p.groups + g] = p.scaleAt(g, n);
         }
-        for (uint64_t kt = 0; kt < tiles; ++kt) {
-            const uint64_t g = 16 * kt / p.groupSize;
+        // Spans of up to eight tiles in one group, each row writing its 128 floats of them in a
+        // run: tile by tile, the 16 rows' lines (16 KiB apart for K = 4096) crowd one L1 set.
+        for (uint64_t kt0 = 0; kt0 < tiles;) {
+            const uint64_t g = 16 * kt0 / p.groupSize;
+            const uint64_t kt1 = std::min({tiles, kt0 + 8, (g + 1) * p.groupSize / 16});
             for (uint64_t r = 0; r < count; ++r) {
                 const Row& row = rows[r];
-                const uint8_t* w = row.col + 4 * kt * wordsPerTile;
-                __m256i v;
-                if constexpr (B == 4) {
-                    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-                    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
-                    v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx),
-                                           _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
-                } else {
-                    // Built in registers: four 4-byte stores read back as one vector would
-                    // miss store forwarding on every tile.
-                    int32_t m0, m1, m2, m3;
-                    std::memcpy(&m0, w, 4);
-                    std::memcpy(&m1, w + 32, 4);
-                    std::memcpy(&m2, w + 64, 4);
-                    std::memcpy(&m3, w + 96, 4);
-                    const __m128i x = _mm_insert_epi32(
-                        _mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(m0), m1, 1), m2, 2), m3, 3);
-                    v = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(x),
-                                                    _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
-                }
                 const __m256 s = _mm256_set1_ps(sc[r * p.groups + g]);
-                const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shLo), mask), zero);
-                const __m256i q1 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shHi), mask), zero);
-                _mm256_storeu_ps(row.out + 16 * kt, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q0)));
-                _mm256_storeu_ps(row.out + 16 * kt + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q1)));
+                for (uint64_t kt = kt0; kt < kt1; ++kt) {
+                    const uint8_t* w = row.col + 4 * kt * wordsPerTile;
+                    __m256i v;
+                    if constexpr (B == 4) {
+                        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+                        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+                        v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx),
+                                               _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
+                    } else {
+                        // Lanes (m0, m0, m1, m1, m2, m2, m3, m3) of the four words 32 bytes apart:
+                        // broadcast loads and blends, nothing on the shuffle port (inserts and a
+                        // permute cost four shuffles a tile).
+                        int32_t m0, m1, m2, m3;
+                        std::memcpy(&m0, w, 4);
+                        std::memcpy(&m1, w + 32, 4);
+                        std::memcpy(&m2, w + 64, 4);
+                        std::memcpy(&m3, w + 96, 4);
+                        v = _mm256_blend_epi32(_mm256_set1_epi32(m0), _mm256_set1_epi32(m1), 0x0C);
+                        v = _mm256_blend_epi32(v, _mm256_set1_epi32(m2), 0x30);
+                        v = _mm256_blend_epi32(v, _mm256_set1_epi32(m3), 0xC0);
+                    }
+                    const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shLo), mask), zero);
+                    const __m256i q1 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shHi), mask), zero);
+                    _mm256_storeu_ps(row.out + 16 * kt, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q0)));
+                    _mm256_storeu_ps(row.out + 16 * kt + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q1)));
+                }
             }
+            kt0 = kt1;
         }
     }
 }
