@@ -14,6 +14,8 @@
 // machine wants one. On a busy machine a second thread waits for a core, and the region's end
 // waits for it: the bench's all-thread rate fell to a tenth of one thread's under a load of 12
 // on 2 cores (libgomp's workers, woken for each region, queue behind the other work).
+#include "base/cancel.h"
+
 #include <omp.h>
 
 #include <atomic>
@@ -36,12 +38,16 @@ template <typename State = NoChunkState, typename Body, typename AfterChunk>
 bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Body&& body, AfterChunk&& afterChunk)
 {
     const int team = threads > 0 ? threads : defaultTeam();
+    // Every thread of the team passes the flag (else the caller's, base/cancel.h) on to what it
+    // calls: a remote file's fetch stops with the work it is part of.
+    const std::atomic<bool>* passedOn = cancel ? cancel : currentCancelFlag();
     std::exception_ptr failure;
     std::atomic<bool> stop{false};
     std::atomic<uint64_t> next{0};
 #pragma omp parallel num_threads(team)
     {
         State state;
+        const CancelScope scope(passedOn);
         // A team of one is not an active region: without this the kernels' own parallel
         // loops would fork inside a run asked to use one thread.
         if (team == 1)
@@ -85,7 +91,7 @@ bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Bo
     return runChunks<State>(chunks, threads, cancel, static_cast<Body&&>(body), [] {});
 }
 
-// body(i) for every i in [0, count): through runChunks on OpenMP's default team when `parallel`
+// body(i) for every i in [0, count): through runChunks on its default team when `parallel`
 // (the first exception reaches the caller, the other indices are not started), else in order on
 // the calling thread without opening a region. The order of the indices is not defined.
 template <typename Body>
