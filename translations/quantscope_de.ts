@@ -109,8 +109,8 @@
 <context>
     <name>main</name>
     <message>
-        <source>Export the view shown (--view) to FILE as PNG, SVG or PDF, by its extension, and exit.</source>
-        <translation>Die gezeigte Ansicht (--view) als PNG, SVG oder PDF (nach der Endung) in FILE exportieren und beenden.</translation>
+        <source>Export the view shown (--view) to FILE as PNG, SVG or PDF, or its table as CSV (tensors, metadata, diff, verify, recipe, error), by the extension, and exit.</source>
+        <translation>Die gezeigte Ansicht (--view) als PNG, SVG oder PDF oder ihre Tabelle als CSV (tensors, metadata, diff, verify, recipe, error), nach der Endung, in FILE exportieren und beenden.</translation>
     </message>
     <message>
         <location filename="../widgets/launchoptions.cpp" line="27"/>
@@ -1478,9 +1478,12 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>als</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="177"/>
-        <source>Cancelled. Change a setting or select the weight again to restart.</source>
-        <translation>Abgebrochen. Ändern Sie eine Einstellung oder wählen Sie das Gewicht erneut, um neu zu starten.</translation>
+        <source>Cancelled.</source>
+        <translation>Abgebrochen.</translation>
+    </message>
+    <message>
+        <source>&amp;Compute again</source>
+        <translation>&amp;Erneut berechnen</translation>
     </message>
     <message>
         <location filename="../widgets/views/errorview.cpp" line="180"/>
@@ -1654,10 +1657,35 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <source>groups</source>
         <translation>Gruppen</translation>
     </message>
+    <message numerus="yes">
+        <source>%n of %1 columns each</source>
+        <translation>
+            <numerusform>%n zu je %1 Spalten</numerusform>
+            <numerusform>%n zu je %1 Spalten</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n, columns assigned by g_idx (act-order)</source>
+        <translation>
+            <numerusform>%n, Spalten nach g_idx zugeordnet (Act-Order)</numerusform>
+            <numerusform>%n, Spalten nach g_idx zugeordnet (Act-Order)</numerusform>
+        </translation>
+    </message>
     <message>
-        <location filename="../widgets/views/errorview.cpp" line="421"/>
-        <source>%1 of %2 columns each</source>
-        <translation>%1 zu je %2 Spalten</translation>
+        <source>Error per group (act-order: columns by g_idx)</source>
+        <translation>Fehler je Gruppe (Act-Order: Spalten nach g_idx)</translation>
+    </message>
+    <message>
+        <source>a symmetric scale is 2·max|w| / (2^b − 1) of the original weights, whose largest |w| lies between two levels; the dequantized values&apos; largest is a level (%1 or %2 steps), so the requantizer finds another scale and rounds every value anew</source>
+        <translation>eine symmetrische Skala ist 2·max|w| / (2^b − 1) der ursprünglichen Gewichte, deren größtes |w| zwischen zwei Stufen liegt; das größte der dequantisierten Werte ist eine Stufe (%1 oder %2 Schritte), also findet der Requantisierer eine andere Skala und rundet jeden Wert neu</translation>
+    </message>
+    <message>
+        <source>its groups follow g_idx (act-order), the requantizer&apos;s are columns k / %1</source>
+        <translation>seine Gruppen folgen g_idx (Act-Order), die des Requantisierers sind die Spalten k / %1</translation>
+    </message>
+    <message>
+        <source>Requantizing this weight to its own format cannot reproduce its codes: %1. The error shown is that of quantizing twice, not a fault of the file, nor what quantization cost.</source>
+        <translation>Dieses Gewicht in sein eigenes Format zu requantisieren kann seine Codes nicht reproduzieren: %1. Der gezeigte Fehler ist der einer zweifachen Quantisierung, kein Fehler der Datei und nicht, was die Quantisierung gekostet hat.</translation>
     </message>
     <message>
         <location filename="../widgets/views/errorview.cpp" line="424"/>
@@ -1967,8 +1995,8 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>&amp;Tabelle als CSV exportieren…</translation>
     </message>
     <message>
-        <source>The stored tensors, the Diff view&apos;s list or the Error view&apos;s statistics</source>
-        <translation>Die gespeicherten Tensoren, die Liste der Diff-Ansicht oder die Statistik der Fehleransicht</translation>
+        <source>The table of the current tab: stored tensors, metadata, the Diff list, Verify&apos;s findings, the Recipe&apos;s weights or the Error view&apos;s statistics</source>
+        <translation>Die Tabelle des aktuellen Reiters: gespeicherte Tensoren, Metadaten, die Diff-Liste, die Befunde der Prüfung, die Gewichte des Rezepts oder die Statistik der Fehleransicht</translation>
     </message>
     <message>
         <source>The current tab shows no table to export.</source>
@@ -2482,8 +2510,54 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>&lt;b&gt;Codes&lt;/b&gt;: alle %1 reproduzieren die gespeicherten Codes dieser Zeile</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Codes&lt;/b&gt;: %1 of %2 reproduce the stored codes of this row; the stored weight&apos;s quantizer chose the others (error feedback, act-order, its own range)</source>
-        <translation>&lt;b&gt;Codes&lt;/b&gt;: %1 von %2 reproduzieren die gespeicherten Codes dieser Zeile; die übrigen wählte der Quantisierer des gespeicherten Gewichts (Fehlerrückführung, Act-Order, eigener Bereich)</translation>
+        <source>&lt;b&gt;Codes&lt;/b&gt;: %1 of %2 reproduce the stored codes of this row</source>
+        <translation>&lt;b&gt;Codes&lt;/b&gt;: %1 von %2 reproduzieren die gespeicherten Codes dieser Zeile</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Codes&lt;/b&gt;: all %1 codes and %n scale(s) reproduce the stored ones of this row</source>
+        <translation>
+            <numerusform>&lt;b&gt;Codes&lt;/b&gt;: alle %1 Codes und die %n Skala reproduzieren die gespeicherten dieser Zeile</numerusform>
+            <numerusform>&lt;b&gt;Codes&lt;/b&gt;: alle %1 Codes und %n Skalen reproduzieren die gespeicherten dieser Zeile</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Codes&lt;/b&gt;: %1 of %2 codes and %3 of %n scale(s) reproduce the stored ones of this row</source>
+        <translation>
+            <numerusform>&lt;b&gt;Codes&lt;/b&gt;: %1 von %2 Codes und %3 von %n Skala reproduzieren die gespeicherten dieser Zeile</numerusform>
+            <numerusform>&lt;b&gt;Codes&lt;/b&gt;: %1 von %2 Codes und %3 von %n Skalen reproduzieren die gespeicherten dieser Zeile</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>: a symmetric scale is 2·max|w| / (2^b − 1) of the original weights, whose largest |w| lies between two levels; rounding the stored values again starts from a level and finds another scale</source>
+        <translation>: eine symmetrische Skala ist 2·max|w| / (2^b − 1) der ursprünglichen Gewichte, deren größtes |w| zwischen zwei Stufen liegt; das erneute Runden der gespeicherten Werte geht von einer Stufe aus und findet eine andere Skala</translation>
+    </message>
+    <message>
+        <source>: the stored weight&apos;s quantizer chose another range (clipping, a search for the scale)</source>
+        <translation>: der Quantisierer des gespeicherten Gewichts wählte einen anderen Bereich (Abschneiden, Suche nach der Skala)</translation>
+    </message>
+    <message>
+        <source>: with the same scales, the stored weight&apos;s quantizer rounded the others differently (error feedback, as GPTQ&apos;s)</source>
+        <translation>: bei gleichen Skalen rundete der Quantisierer des gespeicherten Gewichts die übrigen anders (Fehlerrückführung wie bei GPTQ)</translation>
+    </message>
+    <message>
+        <source>position k of the row in g_idx order (act-order)</source>
+        <translation>Position k der Zeile in g_idx-Reihenfolge (Act-Order)</translation>
+    </message>
+    <message>
+        <source>Stored words %1–%2 of %3 holding group %4 · %5</source>
+        <translation>Gespeicherte Wörter %1–%2 von %3 mit Gruppe %4 · %5</translation>
+    </message>
+    <message>
+        <source>as the file holds them; %1</source>
+        <translation>wie die Datei sie enthält; %1</translation>
+    </message>
+    <message>
+        <source>as the file holds them; k is the position in g_idx order</source>
+        <translation>wie die Datei sie enthält; k ist die Position in g_idx-Reihenfolge</translation>
+    </message>
+    <message>
+        <source>%1 (stored %2)</source>
+        <translation>%1 (gespeichert %2)</translation>
     </message>
     <message>
         <source>&lt;b&gt;Codes&lt;/b&gt;: not compared with the stored ones: these settings are not the weight&apos;s own (%1, %2 bits, %3, %4)</source>
@@ -2819,17 +2893,26 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <source>&lt;b&gt;Row&lt;/b&gt;: RMSE %1 · max error %2 · SQNR %3 dB · %4</source>
         <translation>&lt;b&gt;Zeile&lt;/b&gt;: RMSE %1 · max. Fehler %2 · SQNR %3 dB · %4</translation>
     </message>
-    <message>
-        <source>%1 groups of %2</source>
-        <translation>%1 Gruppen zu %2</translation>
+    <message numerus="yes">
+        <source>%n group(s) of %1</source>
+        <translation>
+            <numerusform>%n Gruppe zu %1</numerusform>
+            <numerusform>%n Gruppen zu %1</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>%1 blocks of %2</source>
-        <translation>%1 Blöcke zu %2</translation>
+    <message numerus="yes">
+        <source>%n block(s) of %1</source>
+        <translation>
+            <numerusform>%n Block zu %1</numerusform>
+            <numerusform>%n Blöcke zu %1</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>%1 sub-blocks of %2</source>
-        <translation>%1 Unterblöcke zu %2</translation>
+    <message numerus="yes">
+        <source>%n sub-block(s) of %1</source>
+        <translation>
+            <numerusform>%n Unterblock zu %1</numerusform>
+            <numerusform>%n Unterblöcke zu %1</numerusform>
+        </translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="902"/>

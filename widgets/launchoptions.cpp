@@ -74,7 +74,9 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     const QCommandLineOption exportView(
         QStringLiteral("export"),
         QCoreApplication::translate(
-            "main", "Export the view shown (--view) to FILE as PNG, SVG or PDF, by its extension, and exit."),
+            "main",
+            "Export the view shown (--view) to FILE as PNG, SVG or PDF, or its table as CSV (tensors, "
+            "metadata, diff, verify, recipe, error), by the extension, and exit."),
         QStringLiteral("file"));
     parser.addOptions({view, weight, screenshot, exportView, lang, theme, diff, imatrix});
     if (!parser.parse(arguments)) {

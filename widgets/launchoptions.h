@@ -18,7 +18,7 @@ enum class ThemeMode;
 struct LaunchOptions {
     QString path; // empty: the demo checkpoint
     QString view, weight, diff, imatrix, screenshot, lang;
-    QString exportFile; // --export: the shown view as PNG, SVG or PDF
+    QString exportFile; // --export: the shown view as PNG, SVG or PDF, or its table as CSV
     std::optional<ThemeMode> theme;
     bool help = false, version = false;
 };

@@ -396,7 +396,9 @@ void MainWindow::createActions()
     m_exportAction->setEnabled(qobject_cast<AnalysisView*>(m_tabs->currentWidget()) != nullptr);
     m_exportTableAction = fileMenu->addAction(tr("Export &Table as CSV…"), this, &MainWindow::exportTableDialog);
     m_exportTableAction->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_E);
-    m_exportTableAction->setToolTip(tr("The stored tensors, the Diff view's list or the Error view's statistics"));
+    m_exportTableAction->setToolTip(
+        tr("The table of the current tab: stored tensors, metadata, the Diff list, Verify's findings, the Recipe's "
+           "weights or the Error view's statistics"));
     // Enabled while the current tab has a table (checked when the menu opens: a view's
     // table comes and goes with its results).
     connect(fileMenu, &QMenu::aboutToShow, this,
@@ -489,8 +491,10 @@ void MainWindow::createActions()
     nextView->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageDown)});
     auto* previousView = m_viewMenu->addAction(tr("&Previous View"), this, [this] { stepView(-1); });
     previousView->setObjectName(QStringLiteral("previousView"));
-    previousView->setShortcuts(
-        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab), QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
+    // Shift+Tab arrives as Backtab; the menu shows the first, which says what is pressed.
+    previousView->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab),
+                                QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab),
+                                QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
     for (QAction* a : {nextView, previousView})
         a->setShortcutContext(Qt::WindowShortcut);
 
@@ -650,6 +654,8 @@ AnalysisView* MainWindow::analysisView(const QString& name) const
 
 bool MainWindow::exportCurrentView(const QString& path, QString* error)
 {
+    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0)
+        return exportCurrentTable(path, error);
     auto* view = qobject_cast<AnalysisView*>(m_tabs->currentWidget());
     if (!view) {
         *error = tr("The current tab is not an analysis view.");
@@ -697,8 +703,11 @@ void MainWindow::exportViewDialog()
 
 QString MainWindow::currentTableCsv() const
 {
-    if (m_tabs->currentWidget() && m_tabs->currentWidget()->objectName() == QLatin1String("tensors"))
+    const QString tab = m_tabs->currentWidget() ? m_tabs->currentWidget()->objectName() : QString();
+    if (tab == QLatin1String("tensors"))
         return m_snapshot ? modelCsv(*m_tensorProxy) : QString();
+    if (tab == QLatin1String("metadata"))
+        return m_snapshot ? modelCsv(*m_metadataProxy) : QString();
     if (auto* view = qobject_cast<AnalysisView*>(m_tabs->currentWidget()))
         return view->tableCsv();
     return {};

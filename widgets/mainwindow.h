@@ -120,7 +120,8 @@ public:
     ViewContext* viewContext() const { return m_context; }
     JobRunner* jobRunner() const;
     AnalysisView* analysisView(const QString& name) const; // nullptr when unknown
-    // Exports the current analysis view (PNG, SVG or PDF by extension).
+    // Exports the current analysis view (PNG, SVG or PDF by extension), or the current tab's
+    // table for .csv (exportCurrentTable).
     bool exportCurrentView(const QString& path, QString* error);
     // Whether a file may be written at `path` (the output guard, outputfile.h): never over or
     // into what the window has open (the checkpoint with every file it read, the Error view's
@@ -129,8 +130,9 @@ public:
     bool checkOutputFile(const QString& path, QString* error) const;
     // The window as a PNG at `path` (--screenshot), through the same guard. False with `error` set.
     bool saveScreenshot(const QString& path, QString* error);
-    // Exports the current tab's table as CSV: the stored tensors (as filtered and sorted),
-    // the Diff view's list, the Error view's statistics. Atomic, never over an input.
+    // Exports the current tab's table as CSV (tablecsv.h: for a parser, in any UI language): the
+    // stored tensors (as filtered and sorted), the metadata, the Diff view's list, Verify's
+    // findings, the Recipe's weights, the Error view's statistics. Atomic, never over an input.
     bool exportCurrentTable(const QString& path, QString* error);
     // Writes the open checkpoint's report (.html, .md, .pdf) as a background job "report"
     // with progress and cancel; atomic. Emits reportExported or shows the failure. The

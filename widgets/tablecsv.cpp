@@ -3,6 +3,9 @@
 #include "outputfile.h"
 
 #include <QAbstractItemModel>
+#include <QLocale>
+
+#include <cmath>
 
 namespace qsw {
 
@@ -19,16 +22,30 @@ QString csvLine(const QStringList& fields)
     return out.join(QLatin1Char(',')) + QLatin1String("\r\n");
 }
 
+QString csvNumber(double v)
+{
+    if (std::isnan(v))
+        return QStringLiteral("nan");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("inf") : QStringLiteral("-inf");
+    return QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+
+QString csvCount(uint64_t n)
+{
+    return QString::number(qulonglong(n));
+}
+
 QString modelCsv(const QAbstractItemModel& model)
 {
     QStringList header;
     for (int c = 0; c < model.columnCount(); ++c)
-        header << model.headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        header << model.headerData(c, Qt::Horizontal, CsvRole).toString();
     QString csv = csvLine(header);
     for (int r = 0; r < model.rowCount(); ++r) {
         QStringList row;
         for (int c = 0; c < model.columnCount(); ++c)
-            row << model.index(r, c).data(Qt::DisplayRole).toString();
+            row << model.index(r, c).data(CsvRole).toString();
         csv += csvLine(row);
     }
     return csv;

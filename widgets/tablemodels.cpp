@@ -2,6 +2,7 @@
 
 #include "numbers.h"
 #include "qtext.h"
+#include "tablecsv.h"
 
 #include "container/checkpoint.h"
 
@@ -69,6 +70,20 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         case WeightColumn: return shownText(weightText());
         default: return {};
         }
+    case CsvRole:
+        switch (index.column()) {
+        case NameColumn: return qtext(t.name);
+        case OffsetColumn: return csvCount(t.offset);
+        case BytesColumn: return csvCount(t.nbytes);
+        case WeightColumn:
+            return weight < 0 ? QString()
+                              : QStringLiteral("%1 (%2)").arg(
+                                  qtext(ckpt.weights[size_t(weight)].name),
+                                  qtext(ckpt.weights[size_t(weight)]
+                                            .members[size_t(m_snapshot->tensorMember[size_t(index.row())])]
+                                            .first));
+        default: return data(index, Qt::DisplayRole);
+        }
     case SortRole:
         switch (index.column()) {
         case NameColumn: return qtext(t.name);
@@ -106,6 +121,10 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
 
 QVariant TensorTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == CsvRole) {
+        static const char* const names[] = {"tensor", "type", "shape", "file", "offset", "bytes", "weight"};
+        return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -285,6 +304,13 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const Node* n = nodeOf(index);
+    // CSV: the top-level rows, their values not shortened to 200 characters (a GGUF array's value
+    // lists its first 16 items, as in the tooltip).
+    if (role == CsvRole && n->metaRow >= 0) {
+        const MetaRow m = m_snapshot->metadata[n->metaRow];
+        const QString texts[] = {m.key, m.type, m.value, m.source};
+        return index.column() < ColumnCount ? texts[index.column()] : QVariant();
+    }
     if (role == Qt::DisplayRole || role == Qt::UserRole + 1) {
         if (n->metaRow >= 0) {
             const MetaRow m = m_snapshot->metadata[n->metaRow];
@@ -325,6 +351,10 @@ QVariant MetadataModel::data(const QModelIndex& index, int role) const
 
 QVariant MetadataModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == CsvRole) {
+        static const char* const names[] = {"key", "type", "value", "source"};
+        return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractItemModel::headerData(section, orientation, role);
     switch (section) {

@@ -41,8 +41,11 @@ void installTranslators(QCoreApplication& app, const QLocale& locale)
     if (qtbase->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
                      QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QCoreApplication::installTranslator(qtbase);
+    // A language without a translation of its own (and the C locale) reads English, with
+    // English plurals ("%n weight(s)" -> "1 weight").
     auto* own = new QTranslator(&app);
-    if (own->load(locale, QStringLiteral("quantscope"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+    if (own->load(locale, QStringLiteral("quantscope"), QStringLiteral("_"), QStringLiteral(":/i18n"))
+        || own->load(QStringLiteral(":/i18n/quantscope_en")))
         QCoreApplication::installTranslator(own);
 }
 

@@ -542,4 +542,69 @@ int64_t playgroundStoredMatches(const Checkpoint& ckpt, const LogicalWeight& wei
     return same;
 }
 
+std::vector<PlaygroundWord> playgroundStoredWords(const Checkpoint& ckpt, const LogicalWeight& weight,
+                                                  uint64_t rowBegin, uint64_t rows,
+                                                  const std::vector<uint64_t>& columns, size_t maxWords)
+{
+    std::vector<PlaygroundWord> out;
+    const FormatInfo* format = findFormat(weight.format);
+    const LayoutSpec* spec = format && format->integerCodes ? findLayoutSpec(format->id) : nullptr;
+    const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
+    if (!spec || !spec->locate || spec->wordBits != 32 || maxWords == 0 || rows == 0 || rowBegin >= N || K == 0)
+        return out;
+    const LayoutParams lp = layoutParams(weight);
+    const int m = weight.member(spec->locate(lp, rowBegin, 0).tensor);
+    if (m < 0 || size_t(m) >= ckpt.tensors.size())
+        return out;
+    const TensorEntry& tensor = ckpt.tensors[size_t(m)];
+    const std::span<const uint8_t> bytes = ckpt.bytes(tensor);
+    const uint64_t wordCount = bytes.size() / 4;
+    const std::string what = ckpt.path + " " + weight.name + " tensor " + tensor.name;
+
+    std::map<uint64_t, PlaygroundWord> words;
+    for (const uint64_t k : columns) {
+        if (k >= K)
+            continue;
+        const ElementLocation e = spec->locate(lp, rowBegin, k);
+        for (int p = 0; p < e.pieceCount; ++p)
+            if (e.pieces[p].word < wordCount)
+                words[e.pieces[p].word].index = e.pieces[p].word;
+    }
+    while (words.size() > maxWords)
+        words.erase(std::prev(words.end()));
+    if (words.empty())
+        return out;
+    for (uint64_t i = 0; i < rows; ++i) {
+        const uint64_t row = (rowBegin + i) % N;
+        for (uint64_t k = 0; k < K; ++k) {
+            const ElementLocation e = spec->locate(lp, row, k);
+            std::optional<uint8_t> code;
+            for (int p = 0; p < e.pieceCount; ++p) {
+                const auto it = words.find(e.pieces[p].word);
+                if (it == words.end())
+                    continue;
+                if (!code)
+                    code = uint8_t(readPieces(bytes, std::span(e.pieces, e.pieceCount), e.wordBits, what));
+                PlaygroundField f;
+                f.bit = e.pieces[p].bit;
+                f.width = e.pieces[p].width;
+                f.row = i;
+                f.col = k;
+                f.slot = e.slot;
+                f.piece = p;
+                f.pieces = e.pieceCount;
+                f.code = *code;
+                it->second.fields.push_back(f);
+            }
+        }
+    }
+    for (auto& [index, word] : words) {
+        std::memcpy(&word.value, bytes.data() + index * 4, 4); // little-endian host (x86-64)
+        std::sort(word.fields.begin(), word.fields.end(),
+                  [](const PlaygroundField& a, const PlaygroundField& b) { return a.bit < b.bit; });
+        out.push_back(std::move(word));
+    }
+    return out;
+}
+
 } // namespace qs

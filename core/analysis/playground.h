@@ -144,5 +144,14 @@ int playgroundWordBits(const PlaygroundResult& r);
 // when it is too short.
 int64_t playgroundStoredMatches(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row,
                                 const PlaygroundResult& r);
+// The words of `weight`'s code tensor as the file holds them (32-bit words of an integer-code
+// format with a LayoutSpec: GPTQ, AWQ, Marlin, compressed-tensors, ...) that carry the codes of
+// `columns` of row rowBegin, ascending, at most maxWords, each with every element of rows
+// rowBegin .. rowBegin + rows - 1 (modulo the weight's rows; field row i) in it, its code read
+// from the file: what the Playground shows beside its own packing of a stored row. Empty when
+// the format has no such layout. Throws qs::Error naming the tensor when it is too short.
+std::vector<PlaygroundWord> playgroundStoredWords(const Checkpoint& ckpt, const LogicalWeight& weight,
+                                                  uint64_t rowBegin, uint64_t rows,
+                                                  const std::vector<uint64_t>& columns, size_t maxWords);
 
 } // namespace qs

@@ -5,6 +5,7 @@
 #include "formats/affine/quantize_affine.h"
 #include "formats/bnb/quantize_bnb.h"
 #include "formats/ggml/quantize_ggml.h"
+#include "analysis/groupscales.h"
 #include "analysis/valuescan.h"
 #include "base/error.h"
 #include "base/shapetext.h"
@@ -242,8 +243,10 @@ struct ErrorPartial {
 using RowLoader = std::function<void(uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s)>;
 
 // The error figures of candidate against reference, streamed in chunks of `rows` rows.
+// `columnGroup` (act-order): the group of each input column, g_idx; empty: column k in group k / groupSize.
 WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K, uint64_t groupSize, uint64_t rows,
-                                const StatsOptions& opt, const std::string& name, const RowLoader& load)
+                                const StatsOptions& opt, const std::string& name, const RowLoader& load,
+                                const std::vector<int32_t>& columnGroup = {})
 {
     checkBins(opt, where);
     WeightComparison res;
@@ -272,7 +275,19 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
                     + " values, not K = " + std::to_string(K) + " per matrix of the " + std::to_string(N) + " rows");
     const uint64_t rowsPerMatrix = matrices ? N / matrices : 0;
     const uint64_t gs = groupSize > 0 && groupSize < K ? groupSize : 0;
-    const uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
+    const bool byIndex = gs && columnGroup.size() == K;
+    uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
+    std::vector<uint64_t> groupColumns; // columns per group
+    if (byIndex) {
+        for (const int32_t g : columnGroup)
+            if (g < 0)
+                throw Error(where + ": g_idx holds the negative group " + std::to_string(g));
+            else
+                nGroups = std::max(nGroups, uint64_t(g) + 1);
+        groupColumns.assign(size_t(nGroups), 0);
+        for (const int32_t g : columnGroup)
+            ++groupColumns[size_t(g)];
+    }
     const RangeBins range = rangeBins(opt);
     std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
     const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
@@ -325,11 +340,20 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
                     sumSigned += e.sumSigned;
                     refSq += e.refSq;
                     maxAbs = std::max(maxAbs, e.maxAbs);
-                    if (gs) {
+                    if (gs && !byIndex) {
                         p.gSq[k0 / gs] += e.sumSq;
                         p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
                     }
                 }
+            // Act-order: a group's columns lie anywhere in the row, so each error goes to g_idx's group.
+            if (byIndex)
+                for (uint64_t row = 0; row < r1 - r0; ++row)
+                    for (uint64_t k = 0; k < K; ++k) {
+                        const double e = std::fabs(double(q[row * K + k]) - double(r[row * K + k]));
+                        const size_t g = size_t(columnGroup[size_t(k)]);
+                        p.gSq[g] += e * e;
+                        p.gMax[g] = std::max(p.gMax[g], e);
+                    }
             p.sumSq = sumSq;
             p.sumAbs = sumAbs;
             p.sumSigned = sumSigned;
@@ -528,9 +552,11 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     s.p99 = pv[2];
     s.p999 = pv[3];
     s.groupSize = nGroups ? gs : 0;
+    if (byIndex)
+        s.columnGroup = columnGroup;
     for (uint64_t g = 0; g < nGroups; ++g) {
-        const uint64_t cols = std::min(gs, K - g * gs);
-        s.groups.push_back({g, std::sqrt(t.gSq[g] / double(cols * N)), t.gMax[g]});
+        const uint64_t cols = byIndex ? groupColumns[size_t(g)] : std::min(gs, K - g * gs);
+        s.groups.push_back({g, cols ? std::sqrt(t.gSq[g] / double(cols * N)) : 0.0, t.gMax[g]});
     }
     res.output.tokens = T;
     res.output.relativeError = t.yRefSq > 0 ? std::sqrt(t.yDiffSq / t.yRefSq) : (t.yDiffSq > 0 ? 1.0 : 0.0);
@@ -618,6 +644,19 @@ std::vector<float> defaultActivations(uint64_t tokens, uint64_t K, uint64_t seed
     return x;
 }
 
+namespace {
+
+// The group of each input column of an act-order weight (its g_idx, as the dequantizer applies
+// it); empty for any other weight, whose groups are k / groupSize.
+std::vector<int32_t> actOrderGroups(const Checkpoint& ckpt, const LogicalWeight& weight)
+{
+    if (!weight.actOrder || !hasGroupScales(ckpt, weight))
+        return {};
+    return groupScales(ckpt, weight).gIdx;
+}
+
+} // namespace
+
 WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
                                const TensorEntry& refTensor, const StatsOptions& opt)
 {
@@ -632,11 +671,13 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
         throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
-    WeightComparison res = compareStreams(where, N, K, gs, statsChunkRows(opt, K), opt, weight.name,
-                                          [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
-                                              dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
-                                              readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
-                                          });
+    WeightComparison res = compareStreams(
+        where, N, K, gs, statsChunkRows(opt, K), opt, weight.name,
+        [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
+            dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
+            readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
+        },
+        actOrderGroups(ckpt, weight));
     res.weight = weight.name;
     res.reference = refTensor.name;
     return res;
@@ -661,13 +702,14 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
         if (t->permuteHeads)
             align = std::lcm(align, N / t->permuteHeads);
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
-    WeightComparison res =
-        compareStreams(where, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
-                       [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
-                           s.tmp.resize(size_t((r1 - r0) * K));
-                           loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
-                           loadMatchedRows(ref, rw, match.referenceSide, r0, r1, r, s.tmp.data(), opt.path);
-                       });
+    WeightComparison res = compareStreams(
+        where, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
+        [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
+            s.tmp.resize(size_t((r1 - r0) * K));
+            loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
+            loadMatchedRows(ref, rw, match.referenceSide, r0, r1, r, s.tmp.data(), opt.path);
+        },
+        actOrderGroups(ckpt, weight));
     res.weight = weight.name;
     res.reference = refTensor.name;
     res.note = match.note;

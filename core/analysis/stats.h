@@ -29,7 +29,7 @@ struct Histogram {
 };
 
 struct GroupError {
-    uint64_t group = 0; // column block k / groupSize (storage groups, before g_idx)
+    uint64_t group = 0; // the stored group: k / groupSize, or g_idx[k] for an act-order weight
     double rmse = 0;
     double maxAbs = 0;
 };
@@ -52,6 +52,9 @@ struct ErrorStats {
     Histogram signedError;
     std::vector<GroupError> groups; // empty when the weight is not grouped
     uint64_t groupSize = 0; // columns per group of `groups` (the last may be shorter); 0: none
+    // Act-order (compared against a reference): the group of each input column, the weight's
+    // g_idx, as the Bit map and Scales name it; empty when column k is in group k / groupSize.
+    std::vector<int32_t> columnGroup;
     // With StatsOptions::importance: the importance-weighted squared error, the sum over
     // elements of importance[column] * error^2 (the weighting an imatrix gives llama-quantize's
     // error, imatrix.h), its mean per element, and relative to the weighted sum of reference^2.

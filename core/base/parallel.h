@@ -9,6 +9,11 @@
 // shape's 2^40 chunks). The first exception a chunk throws is rethrown on the calling thread;
 // afterChunk() runs on the team's thread 0 (the caller) after each of its chunks (progress
 // reports). Returns false when cancelled or stopped by an error.
+//
+// The default team (threads <= 0) is defaultTeam(): every core only when no other thread on the
+// machine wants one. On a busy machine a second thread waits for a core, and the region's end
+// waits for it: the bench's all-thread rate fell to a tenth of one thread's under a load of 12
+// on 2 cores (libgomp's workers, woken for each region, queue behind the other work).
 #include "base/cancel.h"
 
 #include <omp.h>
@@ -21,10 +26,18 @@ namespace qs {
 
 struct NoChunkState { };
 
+// The team a run with OpenMP's default would start: omp_get_max_threads() less the cores that
+// other runnable threads on the machine hold now (platform::runnableThreads, without this
+// thread and the workers of our last team, which may still be spinning in libgomp's wait), at
+// least one; one inside a parallel region. Asked again at most every few milliseconds.
+int defaultTeam();
+// Called after a region of `team` > 1 threads ends (runChunks): its workers spin for a while.
+void teamEnded(int team);
+
 template <typename State = NoChunkState, typename Body, typename AfterChunk>
 bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Body&& body, AfterChunk&& afterChunk)
 {
-    const int team = threads > 0 ? threads : omp_get_max_threads();
+    const int team = threads > 0 ? threads : defaultTeam();
     // Every thread of the team passes the flag (else the caller's, base/cancel.h) on to what it
     // calls: a remote file's fetch stops with the work it is part of.
     const std::atomic<bool>* passedOn = cancel ? cancel : currentCancelFlag();
@@ -65,6 +78,8 @@ bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Bo
                 afterChunk();
         }
     }
+    if (team > 1)
+        teamEnded(team);
     if (failure)
         std::rethrow_exception(failure);
     return !stop;
@@ -76,7 +91,7 @@ bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Bo
     return runChunks<State>(chunks, threads, cancel, static_cast<Body&&>(body), [] {});
 }
 
-// body(i) for every i in [0, count): through runChunks on OpenMP's default team when `parallel`
+// body(i) for every i in [0, count): through runChunks on its default team when `parallel`
 // (the first exception reaches the caller, the other indices are not started), else in order on
 // the calling thread without opening a region. The order of the indices is not defined.
 template <typename Body>

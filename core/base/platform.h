@@ -17,5 +17,8 @@ uint64_t residentBytes(const void* data, uint64_t size);
 uint64_t privateResidentBytes();
 // Whether standard error is a terminal (the CLI's progress lines).
 bool stderrIsTerminal();
+// The threads on the whole machine that are running or waiting for a core now, the caller
+// included (Linux: /proc/loadavg's fourth field); 0 when unknown.
+int runnableThreads();
 
 } // namespace qs::platform

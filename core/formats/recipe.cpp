@@ -100,6 +100,10 @@ RecipeVerdict configRecipeJudgeOne(const detect::QuantConfig& cfg, const RecipeN
     if (configRecipeMatches(n, w))
         return {};
     const bool quantized = configRecipeQuantized(w);
+    // A 1-D tensor (a norm, a bias) is never quantized, whatever a per-module entry matching its
+    // layer's prefix says of the layer's linear weights.
+    if (!quantized && w.shape.size() < 2)
+        return {RecipeKind::KeptFloat, "1-D tensor: only linear weights are quantized"};
     if (const auto d = cfg.dynamicFor(w.name)) {
         if (d->skip)
             return {RecipeKind::Excluded, "dynamic[" + d->key + "] skips this module"};
@@ -119,8 +123,6 @@ RecipeVerdict configRecipeJudgeOne(const detect::QuantConfig& cfg, const RecipeN
             return {RecipeKind::Excluded, cfg.ctSource() + ": no config group targets this module"};
     }
     if (!quantized) {
-        if (w.shape.size() < 2)
-            return {RecipeKind::KeptFloat, "1-D tensor: only linear weights are quantized"};
         if (n.groupSize > 0 && w.inFeatures() % uint64_t(n.groupSize) != 0)
             return {RecipeKind::KeptFloat,
                     "in_features " + std::to_string(w.inFeatures()) + " is not a multiple of the group size "

@@ -253,6 +253,9 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
                 Figure f = figure(FigureKind::ScaleHeatmap,
                                   "Scales of " + w->name + " [" + std::to_string(codes.groups) + " groups x "
                                       + std::to_string(codes.rows) + " out_features]");
+                // Act-order: group g is the stored group g_idx names, as every view calls it.
+                if (codes.actOrder())
+                    f.axisLabel = "group (act-order: columns by g_idx)";
                 decimate(f, codes.scales, codes.groups, codes.rows, 256, 512);
                 f.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-scales";
                 figs.blocks.push_back(figureBlock(doc.figures.size()));

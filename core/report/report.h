@@ -41,7 +41,7 @@ struct Figure {
     // ScaleHeatmap: the grid before mean-pooling, and source rows/cols per cell.
     uint64_t sourceRows = 0, sourceCols = 0, rowStep = 1, colStep = 1;
     Histogram histogram; // ErrorHistogram
-    std::string axisLabel; // ErrorHistogram: what was binned
+    std::string axisLabel; // ErrorHistogram: what was binned; ScaleHeatmap: the group axis when not "group"
 };
 
 struct Block {

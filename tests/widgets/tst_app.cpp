@@ -3,7 +3,8 @@
 // --lang de speaks German, a bad path exits 2 with the reader's message, and the
 // committed German translation has no unfinished entry and covers every tr() string
 // (lupdate over the sources), and --help/--version and usage errors need no display;
-// --export writes the shown view as PNG, SVG or PDF. --screenshot and --export go through the
+// --export writes the shown view as PNG, SVG or PDF, or its table as CSV (in English and the C
+// locale whatever --lang says; a view without a table exits 2). --screenshot and --export go through the
 // output guard every writer shares: never over the checkpoint (by any path), a file it read
 // (config.json, a split) or into an opened folder, never over a FIFO or a symlink; exit 2
 // naming the path, nothing written.
@@ -88,6 +89,8 @@ private slots:
     void screenshot();
     void exportView_data();
     void exportView();
+    void exportTable_data();
+    void exportTable();
     void germanHelp();
     void outputNeverOverAnInput_data();
     void outputNeverOverAnInput();
@@ -98,6 +101,7 @@ private slots:
     void helpNeedsNoDisplay();
     void usageErrorNeedsNoDisplay();
     void everyTrStringHasGerman();
+    void everyPluralHasEnglish();
 
 private:
     QTemporaryDir m_dir;
@@ -166,6 +170,44 @@ void TestApp::exportView()
     const Run unknown = runApp({"--view", "error", "--export", m_dir.filePath(QStringLiteral("x.bmpx"))});
     QCOMPARE(unknown.exitCode, 2);
     QVERIFY2(unknown.err.contains("bmpx"), unknown.err.constData());
+}
+
+void TestApp::exportTable_data()
+{
+    QTest::addColumn<QString>("view");
+    QTest::addColumn<QByteArray>("header");
+    QTest::addRow("tensors") << "tensors" << QByteArray("tensor,type,shape,file,offset,bytes,weight\r\n");
+    QTest::addRow("metadata") << "metadata" << QByteArray("key,type,value,source\r\n");
+    QTest::addRow("diff") << "diff" << QByteArray("name_a,name_b,rmse,max_abs,sqnr_db,status\r\n");
+    QTest::addRow("verify") << "verify" << QByteArray("severity,weight,check,where,finding\r\n");
+    QTest::addRow("recipe") << "recipe"
+                            << QByteArray("name,layer,role,type,elements,bytes,bpw,kind,extra_bits,reason\r\n");
+}
+
+// `quantscope FILE --view NAME --export FILE.csv` writes the view's table and exits 0, German UI or not;
+// a view without a table exits 2 saying so and writes nothing.
+void TestApp::exportTable()
+{
+    QFETCH(QString, view);
+    QFETCH(QByteArray, header);
+    const QString folder = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder"));
+    const QString file = m_dir.filePath(QStringLiteral("table-%1.csv").arg(view));
+    const Run r = runApp({folder, "--lang", "de", "--diff", folder + QStringLiteral("/ref.safetensors"), "--view", view,
+                          "--export", file});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    QVERIFY2(bytes.startsWith(header), bytes.left(200).constData());
+    QVERIFY2(bytes.count("\r\n") > 1, bytes.constData());
+
+    if (view != QLatin1String("tensors"))
+        return;
+    const QString never = m_dir.filePath(QStringLiteral("never-bitmap.csv"));
+    const Run bad = runApp({folder, "--view", "bitmap", "--export", never});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("no table"), bad.err.constData());
+    QVERIFY(!QFileInfo::exists(never));
 }
 
 void TestApp::germanHelp()
@@ -331,21 +373,28 @@ void TestApp::usageErrorNeedsNoDisplay()
 }
 
 // lupdate over the application's sources finds no string the committed German lacks.
-void TestApp::everyTrStringHasGerman()
+namespace {
+
+// lupdate over the sources into a copy of the committed `name` (with `options`): the entries it
+// finds unfinished, and (English) the plural forms still spelled "(s)". Empty: complete.
+QStringList untranslated(const QString& dir, const QString& name, const QStringList& options)
 {
-    const QString ts = m_dir.filePath(QStringLiteral("check_de.ts"));
-    QVERIFY(QFile::copy(QStringLiteral(QS_SOURCE_DIR "/translations/quantscope_de.ts"), ts));
+    const QString ts = dir + QLatin1Char('/') + name;
+    if (!QFile::copy(QStringLiteral(QS_SOURCE_DIR "/translations/") + name, ts))
+        return {QStringLiteral("no translations/") + name};
     QFile(ts).setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     QProcess lupdate;
     lupdate.setWorkingDirectory(QStringLiteral(QS_SOURCE_DIR));
     lupdate.start(QStringLiteral(QS_LUPDATE),
-                  {QStringLiteral("-no-obsolete"), QStringLiteral("-locations"), QStringLiteral("none"),
-                   QStringLiteral("app/gui"), QStringLiteral("widgets"), QStringLiteral("core"), QStringLiteral("-ts"),
-                   ts});
-    QVERIFY(lupdate.waitForFinished(60000));
-    QCOMPARE(lupdate.exitCode(), 0);
+                  options
+                      + QStringList{QStringLiteral("-no-obsolete"), QStringLiteral("-locations"),
+                                    QStringLiteral("none"), QStringLiteral("app/gui"), QStringLiteral("widgets"),
+                                    QStringLiteral("core"), QStringLiteral("-ts"), ts});
+    if (!lupdate.waitForFinished(60000) || lupdate.exitCode() != 0)
+        return {QStringLiteral("lupdate failed: ") + QString::fromLocal8Bit(lupdate.readAllStandardError())};
     QFile f(ts);
-    QVERIFY(f.open(QIODevice::ReadOnly));
+    if (!f.open(QIODevice::ReadOnly))
+        return {QStringLiteral("cannot read ") + ts};
     QXmlStreamReader xml(&f);
     QString context, source;
     QStringList missing;
@@ -358,8 +407,28 @@ void TestApp::everyTrStringHasGerman()
             source = xml.readElementText();
         else if (xml.name() == QLatin1String("translation") && xml.attributes().hasAttribute(QStringLiteral("type")))
             missing << context + QStringLiteral(": ") + source;
+        else if (xml.name() == QLatin1String("numerusform") && xml.readElementText().contains(QLatin1String("(s)")))
+            missing << context + QStringLiteral(": ") + source + QStringLiteral(" (a form says \"(s)\")");
     }
-    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    if (xml.hasError())
+        missing << xml.errorString();
+    return missing;
+}
+
+} // namespace
+
+void TestApp::everyTrStringHasGerman()
+{
+    const QStringList missing = untranslated(m_dir.path(), QStringLiteral("quantscope_de.ts"), {});
+    QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char('\n'))));
+}
+
+// Every "%n weight(s)" reads "1 weight" / "2 weights" in English and in any language without a
+// translation of its own (the C locale included): quantscope_en.ts has each plural's forms.
+void TestApp::everyPluralHasEnglish()
+{
+    const QStringList missing =
+        untranslated(m_dir.path(), QStringLiteral("quantscope_en.ts"), {QStringLiteral("-pluralonly")});
     QVERIFY2(missing.isEmpty(), qPrintable(missing.join(QLatin1Char('\n'))));
 }
 

@@ -4,9 +4,11 @@
 // the table writes numbers in the application's locale; log-scale bars stand at their
 // counts, the CLI's range and a zoom apply, any affine bits and group size, a quantized
 // checkpoint is offered the float reference beside it, and exports say what they show.
+#include "analysis/groupscales.h"
 #include "analysis/stats.h"
 #include "container/checkpoint.h"
 #include "container/safetensors.h"
+#include "demo.h"
 #include "jobrunner.h"
 #include "base/half.h"
 #include "testsupport.h"
@@ -14,11 +16,13 @@
 #include "figures/errorhistogram.h"
 #include "theme.h"
 #include "views/errorview.h"
+#include "formats/dequant.h"
 #include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
 #include <QPainter>
+#include <QPushButton>
 #include <QScopeGuard>
 #include <QSvgRenderer>
 #include <QSet>
@@ -245,6 +249,14 @@ private slots:
         QVERIFY(!f.view.result());
         // The worker notices the flag and stops: the runner's pool drains quickly.
         QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
+        // Computing again needs no other weight and back: the message offers it.
+        auto* again = f.view.findChild<QPushButton*>(QStringLiteral("computeAgain"));
+        QVERIFY(again && again->isVisible());
+        QTest::mouseClick(again, Qt::LeftButton);
+        QVERIFY(context.jobs()->isRunning(QStringLiteral("error")));
+        QVERIFY(!again->isVisible());
+        context.jobs()->cancel(QStringLiteral("error"));
+        QVERIFY(context.jobs()->waitForIdle(kJobTimeoutMs));
     }
 
     // A click on the per-group chart selects that group's first element in the context.
@@ -270,13 +282,91 @@ private slots:
         const QPointF pixel(x->coordToPixel(last), y->coordToPixel(y->range().center()));
         const ElementRef e = view.groupElementAt(pixel);
         QCOMPARE(e.weight, index);
-        QCOMPARE(e.col, int64_t(last) * w.groupSize);
+        // Act-order: the group's lowest column by g_idx, as Scales names it.
+        const qs::GroupScales scales = qs::groupScales(*f.ckpt, w);
+        QCOMPARE(e.col, int64_t(scales.firstColumn(uint64_t(last))));
         QSignalSpy spy(&context, &ViewContext::selectedChanged);
         QTest::mouseClick(plot, Qt::LeftButton, {}, pixel.toPoint());
         QCOMPARE(spy.count(), 1);
         QCOMPARE(context.selected(), e);
         // Outside the groups: nothing.
         QVERIFY(!view.groupElementAt(QPointF(x->coordToPixel(double(groups) + 0.8), pixel.y())).isValid());
+    }
+
+    // Act-order: element (3, k) is in group g_idx[k] in the Error view as in the Bit map and
+    // Scales, and each group's error is that of the columns g_idx puts in it.
+    void actOrderGroupsAreGIdxGroups()
+    {
+        const QString dir = QStringLiteral("gptq-w4-g128-asym-actorder");
+        Fixture f(fixtureModel(dir));
+        const auto ref = fixtureReference(dir);
+        const int index = firstQuantized(*f.ckpt);
+        QVERIFY(index >= 0);
+        const qs::LogicalWeight& w = f.ckpt->weights[size_t(index)];
+        QVERIFY(w.actOrder);
+        f.view.addReference(ref);
+        QVERIFY(f.select(index));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        const std::vector<int32_t> gIdx = qs::groupScales(*f.ckpt, w).gIdx;
+        const uint64_t K = w.inFeatures(), N = w.outFeatures(), gs = uint64_t(w.groupSize);
+        QCOMPARE(gIdx.size(), size_t(K));
+        int64_t k = 0;
+        while (uint64_t(k) < K && uint64_t(gIdx[size_t(k)]) == uint64_t(k) / gs)
+            ++k;
+        QVERIFY2(uint64_t(k) < K, "the fixture's g_idx is k / group size everywhere");
+        f.context.setSelected({index, 3, k});
+        QCOMPARE(f.view.groupOfColumn(k), std::optional<uint64_t>(uint64_t(gIdx[size_t(k)])));
+
+        const qs::ReferenceMatch match = qs::findReference(*f.ckpt, w, *ref);
+        QVERIFY(match.found());
+        const std::vector<float> q = qs::dequantizeWeight(*f.ckpt, w, qs::SimdPath::Scalar);
+        const std::vector<float> r = qs::dequantizeWeight(*ref, *match.reference, qs::SimdPath::Scalar);
+        const std::vector<qs::GroupError>& groups = f.view.result()->error.groups;
+        std::vector<double> sq(groups.size(), 0.0);
+        std::vector<uint64_t> count(groups.size(), 0);
+        for (uint64_t n = 0; n < N; ++n)
+            for (uint64_t c = 0; c < K; ++c) {
+                const double e = double(q[n * K + c]) - double(r[n * K + c]);
+                sq[size_t(gIdx[c])] += e * e;
+                ++count[size_t(gIdx[c])];
+            }
+        for (size_t g = 0; g < groups.size(); ++g)
+            QVERIFY2(std::fabs(groups[g].rmse - std::sqrt(sq[g] / double(count[g]))) <= 1e-12 * groups[g].rmse,
+                     qPrintable(QStringLiteral("group %1").arg(g)));
+    }
+
+    // "Requantizing to its own format shows whether its codes are reproduced (error 0 when they
+    // are)" holds where the view says it: on the demo (made by Quantscope's own round-to-nearest
+    // quantizer) the asymmetric AWQ layer comes back exactly; the symmetric GPTQ layers cannot
+    // (their scale came from the original max |w|), and the view says so instead.
+    void ownFormatCheckIsTruthfulOnTheDemo_data()
+    {
+        QTest::addColumn<QString>("weight");
+        QTest::addColumn<bool>("reproducible");
+        QTest::addRow("layer 0: gptq 4-bit sym act-order") << "model.layers.0.mlp.down_proj" << false;
+        QTest::addRow("layer 1: gptq 3-bit sym") << "model.layers.1.mlp.down_proj" << false;
+        QTest::addRow("layer 2: awq 4-bit asym") << "model.layers.2.mlp.down_proj" << true;
+    }
+    void ownFormatCheckIsTruthfulOnTheDemo()
+    {
+        QFETCH(QString, weight);
+        QFETCH(bool, reproducible);
+        Fixture f(extractDemoCheckpoint());
+        const qs::LogicalWeight* w = f.ckpt->findWeight(weight.toStdString());
+        QVERIFY(w);
+        QVERIFY(f.select(int(w - f.ckpt->weights.data())));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        const QString hint = f.view.hintText();
+        if (reproducible) {
+            QVERIFY2(hint.contains(QStringLiteral("error 0 when they are")), qPrintable(hint));
+            QCOMPARE(f.view.result()->error.maxAbs, 0.0);
+        } else {
+            QVERIFY2(hint.contains(QStringLiteral("cannot reproduce")) && hint.contains(QStringLiteral("symmetric")),
+                     qPrintable(hint));
+            QVERIFY(!hint.contains(QStringLiteral("error 0 when they are")));
+            QCOMPARE(hint.contains(QStringLiteral("g_idx")), w->actOrder);
+            QVERIFY(f.view.result()->error.maxAbs > 0);
+        }
     }
 
     // A float weight has no format of its own: the view shows what GPTQ 4-bit g128 would cost.

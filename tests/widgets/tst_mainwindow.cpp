@@ -98,6 +98,7 @@ private slots:
     void exportsReport();
     void reportUsesReferenceAndWeight();
     void exportsTablesAsCsv();
+    void csvIsMachineReadableInGerman();
     void exportsNeverOverSideFilesOrSpecialFiles();
     void folderOfSeveralCheckpointsAsks();
 
@@ -559,13 +560,13 @@ void TestMainWindow::exportsTablesAsCsv()
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().split('\n');
     QCOMPARE(lines.size() - 2, qsizetype(w.snapshot()->tensors.size())); // header, one per tensor, final "\r\n"
-    QVERIFY(lines[0].contains(w.tensorModel()->headerData(0, Qt::Horizontal).toString().toUtf8()));
+    QVERIFY(lines[0].startsWith("tensor,type,shape,file,offset,bytes,weight"));
     QVERIFY(!w.exportCurrentTable(model, &error));
     QVERIFY2(error.contains(QStringLiteral("model.safetensors")), qPrintable(error));
 
-    QVERIFY(w.showView(QStringLiteral("metadata")));
-    QVERIFY(!w.exportCurrentTable(dir.filePath(QStringLiteral("meta.csv")), &error));
-    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("meta.csv"))));
+    QVERIFY(w.showView(QStringLiteral("bitmap")));
+    QVERIFY(!w.exportCurrentTable(dir.filePath(QStringLiteral("bitmap.csv")), &error));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("bitmap.csv"))));
 
     QVERIFY(w.selectWeight(QString::fromStdString(w.viewContext()->checkpoint()->weights.back().name)));
     QVERIFY(w.showView(QStringLiteral("error")));
@@ -579,6 +580,125 @@ void TestMainWindow::exportsTablesAsCsv()
     const QByteArray csv = statsFile.readAll();
     QVERIFY(csv.startsWith("weight,reference,quantity,value\r\n"));
     QVERIFY(csv.contains(",rmse," + QByteArray::number(view->result()->error.rmse, 'g', 17) + "\r\n"));
+}
+
+namespace {
+
+// RFC 4180 records (fields quoted where they hold a comma, quote or line break).
+QList<QStringList> parseCsv(const QString& text)
+{
+    QList<QStringList> records;
+    QStringList record;
+    QString field;
+    bool quoted = false;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (quoted) {
+            if (c == QLatin1Char('"') && i + 1 < text.size() && text[i + 1] == QLatin1Char('"'))
+                field += text[++i];
+            else if (c == QLatin1Char('"'))
+                quoted = false;
+            else
+                field += c;
+        } else if (c == QLatin1Char('"')) {
+            quoted = true;
+        } else if (c == QLatin1Char(',')) {
+            record << field;
+            field.clear();
+        } else if (c == QLatin1Char('\n')) {
+            record << field;
+            records << record;
+            record.clear();
+            field.clear();
+        } else if (c != QLatin1Char('\r')) {
+            field += c;
+        }
+    }
+    return records;
+}
+
+QList<QStringList> exportedCsv(MainWindow& w, const QString& view, const QString& path)
+{
+    QString error;
+    if (!w.showView(view) || !w.waitForIdle(kOpenTimeoutMs) || !w.exportCurrentTable(path, &error)) {
+        qWarning("%s: %s", qPrintable(view), qPrintable(error));
+        return {};
+    }
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? parseCsv(QString::fromUtf8(f.readAll())) : QList<QStringList>();
+}
+
+} // namespace
+
+// Every table's CSV is for a parser, whatever the UI's language: C-locale numbers that read back
+// as the very values shown (an offset of 27000 is "27000", not "27.000"; an RMSE to the last bit,
+// not to 4 digits), names in full, stable English headers and status words.
+void TestMainWindow::csvIsMachineReadableInGerman()
+{
+    const QLocale before;
+    QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+    const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+    const QString a = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder"));
+    LaunchOptions o;
+    o.path = a;
+    o.diff = a + QStringLiteral("/ref.safetensors");
+    MainWindow w(MainWindow::Options{false});
+    w.resize(1600, 1000);
+    w.show();
+    applyLaunchOptions(w, o);
+    waitOpened(w);
+    QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+    QTemporaryDir dir;
+    const qs::Checkpoint& ckpt = *w.checkpoint();
+
+    const QList<QStringList> tensors = exportedCsv(w, QStringLiteral("tensors"), dir.filePath(QStringLiteral("t.csv")));
+    QCOMPARE(tensors.value(0), (QStringList{"tensor", "type", "shape", "file", "offset", "bytes", "weight"}));
+    QCOMPARE(tensors.size() - 1, qsizetype(ckpt.tensors.size()));
+    bool sawLargeOffset = false;
+    for (const QStringList& row : tensors.mid(1)) {
+        const auto t = std::find_if(ckpt.tensors.begin(), ckpt.tensors.end(),
+                                    [&](const qs::TensorEntry& e) { return QString::fromStdString(e.name) == row[0]; });
+        QVERIFY2(t != ckpt.tensors.end(), qPrintable(row[0]));
+        QCOMPARE(row[4], QString::number(t->offset));
+        QCOMPARE(row[5], QString::number(t->nbytes));
+        sawLargeOffset = sawLargeOffset || t->offset >= 1000;
+    }
+    QVERIFY(sawLargeOffset); // where German groups digits
+
+    const QList<QStringList> meta = exportedCsv(w, QStringLiteral("metadata"), dir.filePath(QStringLiteral("m.csv")));
+    QCOMPARE(meta.value(0), (QStringList{"key", "type", "value", "source"}));
+    QVERIFY(meta.size() > 1);
+
+    const QList<QStringList> diff = exportedCsv(w, QStringLiteral("diff"), dir.filePath(QStringLiteral("d.csv")));
+    QCOMPARE(diff.value(0), (QStringList{"name_a", "name_b", "rmse", "max_abs", "sqnr_db", "status"}));
+    auto* diffView = qobject_cast<DiffView*>(w.analysisView(QStringLiteral("diff")));
+    QVERIFY(diffView && diffView->model()->result());
+    int pairs = 0;
+    for (const qs::WeightDiff& d : diffView->model()->result()->weights) {
+        const auto row = std::find_if(diff.begin(), diff.end(),
+                                      [&](const QStringList& r) { return r[0] == QString::fromStdString(d.nameA); });
+        QVERIFY(row != diff.end());
+        QCOMPARE((*row)[2].toDouble(), d.rmse); // bit for bit
+        QCOMPARE((*row)[3].toDouble(), d.maxAbs);
+        QVERIFY2(QStringList({"identical", "within tolerance", "over tolerance"}).contains((*row)[5]),
+                 qPrintable((*row)[5]));
+        ++pairs;
+    }
+    QVERIFY(pairs > 0);
+
+    const QList<QStringList> verify = exportedCsv(w, QStringLiteral("verify"), dir.filePath(QStringLiteral("v.csv")));
+    QCOMPARE(verify.value(0), (QStringList{"severity", "weight", "check", "where", "finding"}));
+    QVERIFY(verify.size() > 1);
+    for (const QStringList& row : verify.mid(1))
+        QVERIFY2(QStringList({"error", "warning", "not checked", "none"}).contains(row[0]), qPrintable(row[0]));
+
+    const QList<QStringList> recipe = exportedCsv(w, QStringLiteral("recipe"), dir.filePath(QStringLiteral("r.csv")));
+    QCOMPARE(
+        recipe.value(0),
+        (QStringList{"name", "layer", "role", "type", "elements", "bytes", "bpw", "kind", "extra_bits", "reason"}));
+    QCOMPARE(recipe.size() - 1, qsizetype(ckpt.weights.size()));
+    for (const QStringList& row : recipe.mid(1))
+        QVERIFY2(!row[6].contains(QLatin1Char(',')) && row[6].toDouble() > 0, qPrintable(row.join(QLatin1Char('|'))));
 }
 
 // A folder of two checkpoints and nothing that says which: the window lists them, opens the

@@ -4,6 +4,10 @@
 // bad settings show an error inside the view, the view and its export are not blank, and
 // hovering a real row's codes links to the weight's element in the other views.
 #include "analysis/playground.h"
+#include "demo.h"
+#include "formats/codes.h"
+#include "formats/wordmap.h"
+#include "numbers.h"
 #include "container/checkpoint.h"
 #include "jobrunner.h"
 #include "formats/dequant.h"
@@ -133,6 +137,9 @@ private slots:
     void hoverLinksToWeight();
     void blockFormats();
     void bnbBlocksizeAndNested();
+    void storedRowShowsStoredScaleAndWords_data();
+    void storedRowShowsStoredScaleAndWords();
+    void actOrderRowInGIdxOrder();
 };
 
 void TestPlaygroundView::showsCoreNumbers_data()
@@ -474,8 +481,9 @@ void TestPlaygroundView::blockFormats()
     // A block format's buckets are a block's (here a Q4_K sub-block's), never a "group".
     QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · sub-block 1 of block 0 · 32 values · colour = code"));
     QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect sub-block:"));
-    QVERIFY2(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("sub-blocks of 32")),
-             qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
+    QVERIFY2(
+        view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("8 sub-block(s) of 32")),
+        qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
 
     // Every block format from a synthetic source: core's bytes, words and a drawn view.
     view.setSource(PlaygroundView::Source::Normal);
@@ -580,11 +588,112 @@ void TestPlaygroundView::bnbBlocksizeAndNested()
             QCOMPARE(view.words()->content().words.front().index, uint64_t(bs / 2));
             QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · block 1 · %1 values · colour = code").arg(bs));
             QCOMPARE(summary().contains(QStringLiteral("second-level scale")), n);
-            QVERIFY2(summary().contains(QStringLiteral("%1 blocks of %2").arg(8192 / bs).arg(bs)),
+            QVERIFY2(summary().contains(QStringLiteral("%1 block(s) of %2").arg(8192 / bs).arg(bs)),
                      qPrintable(summary()));
         }
     view.setBlockFormat(qs::findFormat("gguf-q4_0"));
     QVERIFY(!nested->isVisible() && !sizes->isVisible() && groupSize->isVisible());
+}
+
+void TestPlaygroundView::storedRowShowsStoredScaleAndWords_data()
+{
+    QTest::addColumn<QString>("weight");
+    QTest::addRow("layer 0: gptq 4-bit g32 sym act-order") << "model.layers.0.mlp.down_proj";
+    QTest::addRow("layer 1: gptq 3-bit g64 sym") << "model.layers.1.mlp.down_proj";
+    QTest::addRow("layer 2: awq 4-bit g64 asym") << "model.layers.2.mlp.down_proj";
+}
+
+// A stored row at its own settings: the words panel holds the words as the file holds them (not
+// this packing's), the summary the stored scale beside the playground's, and the codes check
+// names the reason that is true of the weight: the demo (round to nearest, no error feedback)
+// is not told "error feedback, act-order" when its symmetric scale is what differs.
+void TestPlaygroundView::storedRowShowsStoredScaleAndWords()
+{
+    QFETCH(QString, weight);
+    const auto ckpt = qs::openCheckpoint(extractDemoCheckpoint().toStdString());
+    const qs::LogicalWeight* w = ckpt->findWeight(weight.toStdString());
+    QVERIFY(w);
+    const int index = int(w - ckpt->weights.data());
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, index, 1, &error), qPrintable(error));
+    PlaygroundView& view = shown.view;
+    QVERIFY(view.matchesWeight());
+    const qs::PlaygroundResult& r = *view.result();
+    const qs::WeightCodes stored = qs::extractCodes(*ckpt, *w);
+    const PlaygroundView::CodeCheck check = view.codeCheck();
+    QCOMPARE(check.storedScales.size(), size_t(stored.groups));
+    for (uint64_t g = 0; g < stored.groups; ++g)
+        QCOMPARE(check.storedScales[g], stored.scales[g * stored.rows + 1]);
+
+    for (int g : {0, int(r.groups.size()) - 1}) {
+        view.setInspectedGroup(g);
+        const QString summary = view.findChild<QLabel*>(QStringLiteral("summary"))->text();
+        QVERIFY2(summary.contains(localNumber(check.storedScales[size_t(g)], 'g', 5)), qPrintable(summary));
+        // Every word shown is the file's word at its index.
+        const auto& words = view.words()->content().words;
+        QVERIFY(!words.empty());
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(w->format);
+        QVERIFY(spec);
+        const qs::ElementLocation e = spec->locate(qs::layoutParams(*w), 1, 0);
+        const std::span<const uint8_t> bytes = ckpt->bytes(ckpt->tensors[size_t(w->member(e.tensor))]);
+        for (const qs::PlaygroundWord& word : words) {
+            uint32_t value = 0;
+            std::memcpy(&value, bytes.data() + word.index * 4, 4);
+            QCOMPARE(word.value, value);
+        }
+        QVERIFY(view.words()->content().title.startsWith(QStringLiteral("Stored words")));
+    }
+    const QString summary = view.findChild<QLabel*>(QStringLiteral("summary"))->text();
+    QVERIFY2(!summary.contains(QStringLiteral("error feedback")) || check.scalesMatched == check.storedScales.size(),
+             qPrintable(summary));
+    if (w->symmetric && check.scalesMatched < check.storedScales.size())
+        QVERIFY2(summary.contains(QStringLiteral("symmetric")), qPrintable(summary));
+}
+
+// An act-order weight at its own settings: the row in g_idx order, so the playground's group g
+// holds the columns g_idx puts in group g; selecting element (3, k) elsewhere shows row 3 and
+// group g_idx[k], as the Bit map and Scales name it (not k / group size).
+void TestPlaygroundView::actOrderRowInGIdxOrder()
+{
+    const auto ckpt = qs::openCheckpoint(
+        qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder/model.safetensors")).toStdString());
+    int index = -1;
+    for (size_t i = 0; i < ckpt->weights.size() && index < 0; ++i)
+        if (ckpt->weights[i].actOrder)
+            index = int(i);
+    QVERIFY(index >= 0);
+    const qs::LogicalWeight& w = ckpt->weights[size_t(index)];
+    const qs::WeightCodes stored = qs::extractCodes(*ckpt, w);
+    WeightPlayground shown;
+    QString error;
+    QVERIFY2(shown.open(ckpt, index, 0, &error), qPrintable(error));
+    PlaygroundView& view = shown.view;
+    const std::vector<uint64_t>& columns = view.shownColumns();
+    QCOMPARE(columns.size(), size_t(w.inFeatures()));
+    for (const qs::PlaygroundGroup& g : view.result()->groups)
+        for (uint64_t p = g.begin; p < g.end; ++p)
+            QCOMPARE(uint64_t(stored.gIdx[size_t(columns[p])]), uint64_t(&g - view.result()->groups.data()));
+    // The codes check pairs each position with its column.
+    qint64 same = 0;
+    for (uint64_t p = 0; p < w.inFeatures(); ++p)
+        same += view.result()->quantized.codes[p] == stored.codes[columns[p]];
+    QCOMPARE(view.codeCheck().matched, same);
+
+    const uint64_t gs = uint64_t(w.groupSize);
+    uint64_t k = 0;
+    while (k < w.inFeatures() && uint64_t(stored.gIdx[k]) == k / gs)
+        ++k;
+    QVERIFY(k < w.inFeatures());
+    shown.context.setSelected({index, 3, int64_t(k)});
+    view.recompute();
+    QVERIFY(shown.context.jobs()->waitForIdle(20000));
+    QCOMPARE(view.findChild<QSpinBox*>(QStringLiteral("inspectedGroup"))->value(), stored.gIdx[k]);
+    std::vector<float> row(w.inFeatures()), shownRow(w.inFeatures());
+    qs::dequantizeRows(*ckpt, w, 3, 4, row.data(), qs::SimdPath::Scalar);
+    for (uint64_t p = 0; p < w.inFeatures(); ++p)
+        shownRow[p] = row[columns[p]];
+    QCOMPARE(view.result()->values, shownRow);
 }
 
 QTEST_MAIN(TestPlaygroundView)

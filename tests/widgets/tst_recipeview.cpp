@@ -5,6 +5,8 @@
 // tensor, and the selected weight's channel plot holds its importance.
 #include "analysis/recipe.h"
 #include "container/checkpoint.h"
+#include "demo.h"
+#include "formats/formatid.h"
 #include "formats/opencheckpoint.h"
 #include "jobrunner.h"
 #include "snapshot.h"
@@ -104,6 +106,23 @@ private slots:
             QCOMPARE(barsB->data()->at(i)->value, view.comparison()->layers[size_t(i)].bitsB);
         view.clearComparison();
         QCOMPARE(differingCells(view.grid()), 0);
+    }
+
+    // The demo's config.json holds one per-module entry (GPTQModel's dynamic) per quantized layer;
+    // the layers' f16 norms fall under those entries' prefixes but are never quantized: kept float,
+    // not counted among the quantized weights (they were: "27 quantized weights" of 21).
+    void normsAreNotQuantizedWeights()
+    {
+        const auto demo = qs::openCheckpoint(extractDemoCheckpoint().toStdString());
+        const qs::RecipeSummary s = qs::summarizeRecipe(*demo);
+        uint64_t quantized = 0;
+        for (const qs::LogicalWeight& w : demo->weights)
+            quantized += qs::findFormat(w.format) && qs::findFormat(w.format)->quantized;
+        QVERIFY(quantized > 0);
+        QCOMPARE(s.quantizable, quantized);
+        for (const qs::RecipeTensor& t : s.tensors)
+            if (t.name.find("norm") != std::string::npos)
+                QVERIFY2(t.verdict.kind == qs::RecipeKind::KeptFloat, t.name.c_str());
     }
 
     // A GPTQ type label ("gptq-v1 4-bit g32") stands whole in its cell: the columns take the

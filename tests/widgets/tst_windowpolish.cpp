@@ -102,6 +102,10 @@ private slots:
         QCOMPARE(w.currentView(), names[1]);
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(w.currentView(), names[0]);
+        // The menu names the keys pressed, not Qt's Backtab.
+        auto* previous = w.findChild<QAction*>(QStringLiteral("previousView"));
+        QVERIFY(previous);
+        QCOMPARE(previous->shortcut().toString(QKeySequence::PortableText), QStringLiteral("Ctrl+Shift+Tab"));
         // It wraps around.
         QTest::keyClick(QApplication::focusWidget(), Qt::Key_PageUp, Qt::ControlModifier);
         QCOMPARE(w.currentView(), names.last());

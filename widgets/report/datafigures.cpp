@@ -38,6 +38,7 @@ void buildHeatmap(QCustomPlot* plot, const qs::report::Figure& f, const Theme& t
     GridHeatmapLabels labels;
     labels.title = QString::fromStdString(f.caption);
     labels.groups = f.sourceRows ? f.sourceRows : f.rows;
+    labels.xLabel = QString::fromStdString(f.axisLabel); // act-order: its groups are g_idx's
     labels.rows = f.sourceCols ? f.sourceCols : f.cols;
     labels.colourLabel = grid.rowStep > 1 || grid.colStep > 1
         ? QCoreApplication::translate("qsw::DataFigures", "mean scale per cell")

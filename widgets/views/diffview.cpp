@@ -130,7 +130,7 @@ void DiffListModel::rebuild()
         return;
     const qs::DiffResult& r = *m_result;
     for (const qs::WeightDiff& d : r.weights)
-        m_rows.push_back({Kind::Pair, d.nameA, d.nameB, &d, {}, d.nonFinite > 0 || d.maxAbs > m_tolerance});
+        m_rows.push_back({Kind::Pair, d.nameA, d.nameB, &d, {}, {}, d.nonFinite > 0 || d.maxAbs > m_tolerance});
     auto posA = [this](const std::string& name) {
         const auto it = m_orderA.find(name);
         return it == m_orderA.end() ? INT32_MAX : it->second;
@@ -148,13 +148,14 @@ void DiffListModel::rebuild()
     });
     for (const qs::ShapeMismatch& s : r.shapeMismatches)
         m_rows.push_back({Kind::ShapeMismatch, s.nameA, s.nameB, nullptr,
-                          tr("%1 vs %2").arg(qtext(qs::shapeText(s.shapeA)), qtext(qs::shapeText(s.shapeB))), true});
+                          tr("%1 vs %2").arg(qtext(qs::shapeText(s.shapeA)), qtext(qs::shapeText(s.shapeB))),
+                          qs::shapeText(s.shapeA) + " vs " + qs::shapeText(s.shapeB), true});
     for (const qs::SkippedPair& s : r.skipped)
-        m_rows.push_back({Kind::Skipped, s.nameA, s.nameB, nullptr, qtext(s.reason), false});
+        m_rows.push_back({Kind::Skipped, s.nameA, s.nameB, nullptr, qtext(s.reason), s.reason, false});
     for (const std::string& name : r.onlyInA)
-        m_rows.push_back({Kind::OnlyInA, name, {}, nullptr, {}, false});
+        m_rows.push_back({Kind::OnlyInA, name, {}, nullptr, {}, {}, false});
     for (const std::string& name : r.onlyInB)
-        m_rows.push_back({Kind::OnlyInB, {}, name, nullptr, {}, false});
+        m_rows.push_back({Kind::OnlyInB, {}, name, nullptr, {}, {}, false});
 }
 
 const DiffListModel::Row* DiffListModel::rowAt(int row) const
@@ -224,6 +225,29 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
         }
         return {};
     }
+    if (role == CsvRole) {
+        switch (column) {
+        case NameA: return qtext(r->nameA);
+        case NameB: return qtext(r->nameB);
+        case Rmse: return d ? csvNumber(d->rmse) : QString();
+        case MaxAbs: return d ? csvNumber(d->maxAbs) : QString();
+        case Sqnr: return d ? csvNumber(d->sqnrDb) : QString();
+        case Status:
+            // A stable word, then what it is about: "shape mismatch: [4, 8] vs [8, 4]", "non-finite: 3".
+            switch (r->kind) {
+            case Kind::ShapeMismatch: return QStringLiteral("shape mismatch: ") + qtext(r->csvDetail);
+            case Kind::Skipped: return QStringLiteral("skipped: ") + qtext(r->csvDetail);
+            case Kind::OnlyInA: return QStringLiteral("only in A");
+            case Kind::OnlyInB: return QStringLiteral("only in B");
+            case Kind::Pair:
+                return d->nonFinite     ? QStringLiteral("non-finite: ") + csvCount(d->nonFinite)
+                    : d->differing == 0 ? QStringLiteral("identical")
+                    : r->over           ? QStringLiteral("over tolerance")
+                                        : QStringLiteral("within tolerance");
+            }
+        }
+        return {};
+    }
     if (role == SortRole) {
         if (d && column == Rmse)
             return d->rmse;
@@ -277,6 +301,10 @@ QVariant DiffListModel::data(const QModelIndex& index, int role) const
 
 QVariant DiffListModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == CsvRole) {
+        static const char* const names[] = {"name_a", "name_b", "rmse", "max_abs", "sqnr_db", "status"};
+        return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {

@@ -54,6 +54,7 @@ public:
         std::string nameA, nameB;
         const qs::WeightDiff* diff = nullptr; // Pair only
         QString detail; // shapes or the reason a pair was skipped
+        std::string csvDetail; // the same in English, for CSV
         bool over = false; // max |a - b| over the tolerance, or a non-finite difference
     };
 

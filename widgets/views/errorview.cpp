@@ -245,10 +245,13 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent)
         if (key == kErrorJob || key == kOpenJob)
             showMessage(message);
     });
+    m_stack->button()->setText(tr("&Compute again"));
+    m_stack->button()->setObjectName(QStringLiteral("computeAgain"));
+    connect(m_stack->button(), &QPushButton::clicked, this, [this] { recompute(); });
     connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
         if (key == kErrorJob) {
             m_dirty = true;
-            showMessage(tr("Cancelled. Change a setting or select the weight again to restart."));
+            m_stack->showMessage(tr("Cancelled."), true);
         }
     });
     updateRequantizeControls();
@@ -332,12 +335,15 @@ void ErrorView::updateHint()
     const bool requantizing = m_reference->currentIndex() == 0;
     QString text;
     if (w && quantized && requantizing) {
-        text = m_target->currentIndex() == 0
-            ? tr("Requantizing a quantized weight to its own format shows whether its codes are reproduced "
-                 "(error 0 when they are), not what quantization cost.")
-            : tr("This is what %1 would add on top of the stored, already quantized values, not the error "
-                 "against the original weights.")
-                  .arg(m_target->currentText());
+        if (m_target->currentIndex() != 0)
+            text = tr("This is what %1 would add on top of the stored, already quantized values, not the error "
+                      "against the original weights.")
+                       .arg(m_target->currentText());
+        else if (info->affineCodes && (w->symmetric || w->actOrder))
+            text = ownFormatCannotReproduce(*w);
+        else
+            text = tr("Requantizing a quantized weight to its own format shows whether its codes are reproduced "
+                      "(error 0 when they are), not what quantization cost.");
         text += QLatin1Char(' ');
         text += m_found.isEmpty()
             ? tr("A float reference of the same model (“Reference…”) gives the real error.")
@@ -347,6 +353,24 @@ void ErrorView::updateHint()
     m_hint->setVisible(!text.isEmpty());
     m_useFound->setVisible(!text.isEmpty() && !m_found.isEmpty());
     m_useFound->setText(tr("Use %1 as reference").arg(QFileInfo(m_found).fileName()));
+}
+
+QString ErrorView::ownFormatCannotReproduce(const qs::LogicalWeight& w)
+{
+    // Requantizing runs the round-to-nearest quantizer on the dequantized values; two of the
+    // stored weight's own choices are not in them.
+    QStringList why;
+    if (w.symmetric)
+        why << tr("a symmetric scale is 2·max|w| / (2^b − 1) of the original weights, whose largest |w| lies "
+                  "between two levels; the dequantized values' largest is a level (%1 or %2 steps), so the "
+                  "requantizer finds another scale and rounds every value anew")
+                   .arg(1 << (w.bits - 1))
+                   .arg((1 << (w.bits - 1)) - 1);
+    if (w.actOrder)
+        why << tr("its groups follow g_idx (act-order), the requantizer's are columns k / %1").arg(w.groupSize);
+    return tr("Requantizing this weight to its own format cannot reproduce its codes: %1. The error shown is that "
+              "of quantizing twice, not a fault of the file, nor what quantization cost.")
+        .arg(why.join(QStringLiteral("; ")));
 }
 
 void ErrorView::searchReferences()
@@ -662,7 +686,10 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     t += row(tr("activations"), tr("%1 tokens, outlier channels").arg(localCount(r.output.tokens)));
     if (!e.groups.empty()) {
         t += head(tr("Groups"));
-        t += row(tr("groups"), tr("%1 of %2 columns each").arg(e.groups.size()).arg(m_groupSize));
+        t +=
+            row(tr("groups"),
+                e.columnGroup.empty() ? tr("%n of %1 columns each", nullptr, int(e.groups.size())).arg(m_groupSize)
+                                      : tr("%n, columns assigned by g_idx (act-order)", nullptr, int(e.groups.size())));
         const auto worst =
             std::max_element(e.groups.begin(), e.groups.end(),
                              [](const qs::GroupError& a, const qs::GroupError& b) { return a.rmse < b.rmse; });
@@ -710,7 +737,10 @@ void ErrorView::redraw()
     m_groupMarker = nullptr;
     if (grouped) {
         QCPBars* bars = buildGroupErrorChart(m_groups, m_result->error.groups,
-                                             tr("Error per group of %1 columns").arg(m_groupSize), theme);
+                                             m_result->error.columnGroup.empty()
+                                                 ? tr("Error per group of %1 columns").arg(m_groupSize)
+                                                 : tr("Error per group (act-order: columns by g_idx)"),
+                                             theme);
         // Groups are whole numbers: no ticks between them; few groups read better as points.
         QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
         ticker->setTickStep(1);
@@ -739,11 +769,11 @@ void ErrorView::updateGroupMarker()
     if (!m_groupMarker || !m_result)
         return;
     const ElementRef sel = context()->selected();
-    const bool on = sel.weight == m_weight && m_groupSize > 0 && sel.col >= 0
-        && uint64_t(sel.col) / m_groupSize < m_result->error.groups.size();
+    const std::optional<uint64_t> group = sel.weight == m_weight ? groupOfColumn(sel.col) : std::nullopt;
+    const bool on = group.has_value();
     m_groupMarker->setVisible(on);
     if (on) {
-        const double g = double(uint64_t(sel.col) / m_groupSize);
+        const double g = double(*group);
         const QCPRange y = m_groupMarker->topLeft->valueAxis()->range();
         m_groupMarker->topLeft->setCoords(g - 0.5, y.upper);
         m_groupMarker->bottomRight->setCoords(g + 0.5, y.lower);
@@ -762,8 +792,23 @@ ElementRef ErrorView::groupElementAt(const QPointF& pixel) const
     const double g = std::floor(x->pixelToCoord(pixel.x()) + 0.5);
     if (g < 0 || g >= double(m_result->error.groups.size()))
         return {};
-    // A group spans every row: select its first element.
-    return {m_weight, 0, int64_t(uint64_t(g) * m_groupSize)};
+    // A group spans every row: select its first element (act-order: its lowest column).
+    const std::vector<int32_t>& columnGroup = m_result->error.columnGroup;
+    if (columnGroup.empty())
+        return {m_weight, 0, int64_t(uint64_t(g) * m_groupSize)};
+    const auto first = std::find(columnGroup.begin(), columnGroup.end(), int32_t(g));
+    return first == columnGroup.end() ? ElementRef{} : ElementRef{m_weight, 0, int64_t(first - columnGroup.begin())};
+}
+
+std::optional<uint64_t> ErrorView::groupOfColumn(int64_t col) const
+{
+    if (!m_result || m_groupSize == 0 || col < 0)
+        return std::nullopt;
+    const std::vector<int32_t>& columnGroup = m_result->error.columnGroup;
+    const uint64_t g = columnGroup.empty()   ? uint64_t(col) / m_groupSize
+        : uint64_t(col) < columnGroup.size() ? uint64_t(columnGroup[size_t(col)])
+                                             : m_result->error.groups.size();
+    return g < m_result->error.groups.size() ? std::optional<uint64_t>(g) : std::nullopt;
 }
 
 void ErrorView::clickGroup(QMouseEvent* event)

@@ -77,6 +77,12 @@ public:
     QCustomPlot* groupPlot() const { return m_groups; }
     uint64_t groupSize() const { return m_groupSize; }
     ElementRef groupElementAt(const QPointF& pixel) const;
+    // The group of the chart that input column `col` belongs to (act-order: g_idx[col], as the
+    // Bit map and Scales name it); nullopt when the chart has no such group.
+    std::optional<uint64_t> groupOfColumn(int64_t col) const;
+    // Why requantizing `w` to its own format (round to nearest on its dequantized values) cannot
+    // give its stored codes back: a symmetric range, act-order groups.
+    static QString ownFormatCannotReproduce(const qs::LogicalWeight& w);
 
 protected:
     void showEvent(QShowEvent* event) override;

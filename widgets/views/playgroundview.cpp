@@ -26,6 +26,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -114,6 +115,7 @@ PlaygroundView::PlaygroundView(ViewContext* context, QWidget* parent)
     connect(context, &ViewContext::checkpointChanged, this, [this] { updateWeight(); });
     connect(context, &ViewContext::themeChanged, this, [this] { applyTheme(); });
     connect(context, &ViewContext::hoveredChanged, this, &PlaygroundView::showLinkedHover);
+    connect(context, &ViewContext::selectedChanged, this, &PlaygroundView::followSelection);
     connect(m_words, &PlaygroundWords::hoveredField, this, [this](qint64 row, qint64 col) { hoverElement(row, col); });
     connect(m_row_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
         const double k = m_errorRect->axis(QCPAxis::atBottom)->pixelToCoord(event->position().x());
@@ -145,7 +147,36 @@ ElementRef PlaygroundView::weightElement(qint64 blockRow, qint64 col) const
     if (!m_result || blockRow < 0 || col < 0 || uint64_t(blockRow) >= m_result->rows || uint64_t(col) >= m_result->cols
         || m_shownWeight < 0 || m_shownWeight != context()->weight() || m_shownWeightRows == 0)
         return {};
-    return {m_shownWeight, int64_t((m_shownBlockStart + uint64_t(blockRow)) % m_shownWeightRows), col};
+    return {m_shownWeight, int64_t((m_shownBlockStart + uint64_t(blockRow)) % m_shownWeightRows),
+            int64_t(weightColumn(uint64_t(col)))};
+}
+
+uint64_t PlaygroundView::weightColumn(uint64_t position) const
+{
+    return position < m_shownColumns.size() ? m_shownColumns[position] : position;
+}
+
+std::optional<uint64_t> PlaygroundView::positionOf(uint64_t column) const
+{
+    if (m_shownColumns.empty())
+        return column;
+    const auto it = std::find(m_shownColumns.begin(), m_shownColumns.end(), column);
+    return it == m_shownColumns.end() ? std::nullopt : std::optional<uint64_t>(uint64_t(it - m_shownColumns.begin()));
+}
+
+void PlaygroundView::followSelection(const ElementRef& element)
+{
+    if (!element.isValid() || element.weight != context()->weight() || element.row < 0
+        || m_source->currentData().toInt() != int(Source::WeightRow))
+        return;
+    // The group holding the element's column: the stored group (g_idx) where the row is shown in
+    // g_idx order, as the Bit map and Scales name it.
+    if (m_result && element.col >= 0 && m_shownWeight == element.weight)
+        if (const std::optional<uint64_t> position = positionOf(uint64_t(element.col)))
+            for (size_t g = 0; g < m_result->groups.size(); ++g)
+                if (*position >= m_result->groups[g].begin && *position < m_result->groups[g].end)
+                    setInspectedGroup(int(g));
+    setRow(int(element.row));
 }
 
 void PlaygroundView::hoverElement(qint64 blockRow, qint64 col)
@@ -171,7 +202,8 @@ void PlaygroundView::showLinkedHover(const ElementRef& element)
     if (m_result && element.isValid() && element.weight == m_shownWeight && m_shownWeightRows > 0 && element.col >= 0)
         for (uint64_t i = 0; i < m_result->rows; ++i)
             if ((m_shownBlockStart + i) % m_shownWeightRows == uint64_t(element.row)) {
-                lit = std::pair(i, uint64_t(element.col));
+                if (const std::optional<uint64_t> position = positionOf(uint64_t(element.col)))
+                    lit = std::pair(i, *position);
                 break;
             }
     m_words->setHighlighted(lit);
@@ -644,6 +676,7 @@ void PlaygroundView::recompute()
             self->m_shownWeight = weight;
             self->m_shownBlockStart = blockStart;
             self->m_shownWeightRows = weightRows;
+            self->m_shownColumns.clear();
             self->setResult(r);
         };
     };
@@ -688,36 +721,56 @@ void PlaygroundView::recompute()
             [ckpt, index, n, k, first, blockRows, opt, check, codes,
              self](JobControl&) mutable -> JobRunner::Continuation {
                 const qs::LogicalWeight& weight = ckpt->weights[index];
+                if (check && !opt.block && !codes)
+                    codes = std::make_shared<const qs::WeightCodes>(qs::extractCodes(*ckpt, weight));
+                // Act-order at its own settings: the row in g_idx order (stable), so that the groups
+                // quantized here are the stored ones.
+                std::vector<uint64_t> columns;
+                if (codes && weight.actOrder && codes->gIdx.size() == k) {
+                    columns.resize(k);
+                    std::iota(columns.begin(), columns.end(), uint64_t(0));
+                    std::stable_sort(columns.begin(), columns.end(),
+                                     [&](uint64_t a, uint64_t b) { return codes->gIdx[a] < codes->gIdx[b]; });
+                }
+                const auto column = [&](uint64_t i) { return columns.empty() ? i : columns[i]; };
                 std::vector<float> values(blockRows * k);
+                std::vector<float> natural(k);
                 // The block's row 0 is the chosen row; AWQ's 8-row block wraps at the end.
                 for (uint64_t i = 0; i < blockRows; ++i) {
                     const uint64_t r = (first + i) % n;
-                    qs::dequantizeRows(*ckpt, weight, r, r + 1, values.data() + i * k, qs::bestSimdPath());
+                    qs::dequantizeRows(*ckpt, weight, r, r + 1, natural.data(), qs::bestSimdPath());
+                    for (uint64_t j = 0; j < k; ++j)
+                        values[i * k + j] = natural[column(j)];
                 }
                 auto result = std::make_shared<const qs::PlaygroundResult>(
                     qs::runPlayground(std::move(values), blockRows, k, opt));
-                // With the weight's own settings: do its codes come back?
+                // With the weight's own settings: do its codes (and scales) come back?
                 CodeCheck codeCheck;
                 if (check && opt.block) {
                     codeCheck.matched = qs::playgroundStoredMatches(*ckpt, weight, first, *result);
                     codeCheck.total = k;
                 } else if (check) {
-                    if (!codes)
-                        codes = std::make_shared<const qs::WeightCodes>(qs::extractCodes(*ckpt, weight));
-                    if (codes->codes.size() >= (first + 1) * k && result->quantized.codes.size() >= k) {
+                    const qs::AffineQuantized& q = result->quantized;
+                    if (codes->codes.size() >= (first + 1) * k && q.codes.size() >= k) {
                         codeCheck.total = k;
-                        codeCheck.matched = std::inner_product(
-                            result->quantized.codes.begin(), result->quantized.codes.begin() + qint64(k),
-                            codes->codes.begin() + qint64(first * k), qint64(0), std::plus<>(),
-                            [](uint8_t a, uint8_t b) { return qint64(a == b); });
+                        codeCheck.matched = 0;
+                        for (uint64_t j = 0; j < k; ++j)
+                            codeCheck.matched += q.codes[j] == codes->codes[first * k + column(j)];
                     }
+                    if (codes->groups == q.groups && codes->rows > first
+                        && codes->scales.size() >= codes->groups * codes->rows)
+                        for (uint64_t g = 0; g < q.groups; ++g) {
+                            codeCheck.storedScales.push_back(codes->scales[g * codes->rows + first]);
+                            codeCheck.scalesMatched += codeCheck.storedScales.back() == q.scales[g * q.rows];
+                        }
                 }
-                return [self, result, index, first, n, codeCheck, codes] {
+                return [self, result, index, first, n, codeCheck, codes, columns] {
                     if (!self)
                         return;
                     self->m_shownWeight = int(index);
                     self->m_shownBlockStart = first;
                     self->m_shownWeightRows = n;
+                    self->m_shownColumns = columns;
                     if (codes && self->context()->weight() == int(index)) {
                         self->m_codes = codes;
                         self->m_codesWeight = int(index);
@@ -1029,7 +1082,8 @@ void PlaygroundView::drawRow()
     QCPAxis* ex = m_errorRect->axis(QCPAxis::atBottom);
     QCPAxis* ey = m_errorRect->axis(QCPAxis::atLeft);
     ex->setRange(-0.5, K - 0.5);
-    ex->setLabel(tr("element k of the row"));
+    ex->setLabel(m_shownColumns.empty() ? tr("element k of the row")
+                                        : tr("position k of the row in g_idx order (act-order)"));
     m_rowTitle->setText(tr("Codes and error along the row"));
     ey->setLabel(tr("error ŵ − w"));
     // ±half a step per group: round to nearest stays inside; clamped values do not.
@@ -1128,13 +1182,34 @@ void PlaygroundView::updateWords()
         c.title = tr("Packed words");
         c.note = tr("no layout spec for %1").arg(format);
     } else {
-        c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
-        if (m_shownWeight >= 0) // the weight's own word numbers, as the Bit map shows them
-            qs::numberAsStored(c.words, r, m_shownWeightRows, m_shownBlockStart);
+        // A stored row at its own settings: the words as the file holds them (the codes check in the
+        // summary says whether this packing reproduces them).
+        const bool stored = m_codeCheck.matched >= 0 && m_shownWeight >= 0 && m_shownWeight == context()->weight();
+        QString storedError;
+        if (stored) {
+            std::vector<uint64_t> columns;
+            for (uint64_t p = grp.begin; p < grp.end; ++p)
+                columns.push_back(weightColumn(p));
+            try {
+                c.words = qs::playgroundStoredWords(*context()->checkpoint(), *context()->logicalWeight(),
+                                                    m_shownBlockStart, r.rows, columns, kMaxWords);
+            } catch (const qs::Error& e) {
+                storedError = QString::fromStdString(e.what());
+            }
+            // Fields name positions of the row shown, as the plots do.
+            for (qs::PlaygroundWord& word : c.words)
+                for (qs::PlaygroundField& f : word.fields)
+                    f.col = positionOf(f.col).value_or(f.col);
+        } else {
+            c.words = qs::playgroundWords(r, grp.begin, grp.end, kMaxWords);
+            if (m_shownWeight >= 0) // the weight's own word numbers, as the Bit map shows them
+                qs::numberAsStored(c.words, r, m_shownWeightRows, m_shownBlockStart);
+        }
         const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::affineTargetName(r.options.target));
         const QString first = c.words.empty() ? QString() : QString::number(c.words.front().index);
         const QString last = c.words.empty() ? QString() : QString::number(c.words.back().index);
-        c.title = tr("Packed words %1–%2 of %3 holding group %4 · %5")
+        c.title = (stored ? tr("Stored words %1–%2 of %3 holding group %4 · %5")
+                          : tr("Packed words %1–%2 of %3 holding group %4 · %5"))
                       .arg(first, last, QString::fromStdString(r.codeTensor))
                       .arg(g)
                       .arg(spec ? QString::fromStdString(spec->name) : format);
@@ -1149,6 +1224,10 @@ void PlaygroundView::updateWords()
                 tr("%1 codes per word, the top %2 bits stay zero").arg(32 / r.options.bits).arg(32 % r.options.bits);
         else
             c.note = tr("%1 codes per word, element k in slot k mod %1").arg(32 / r.options.bits);
+        if (stored)
+            c.note = !storedError.isEmpty() ? storedError
+                : m_shownColumns.empty()    ? tr("as the file holds them; %1").arg(c.note)
+                                            : tr("as the file holds them; k is the position in g_idx order");
     }
     m_words->setContent(std::move(c));
 }
@@ -1174,29 +1253,54 @@ void PlaygroundView::updateSummary()
               .arg(grp.begin)
               .arg(grp.end - 1)
               .arg(localNumber(grp.min, 'g', 4), localNumber(grp.max, 'g', 4), localNumber(grp.lowLevel, 'g', 4),
-                   localNumber(grp.highLevel, 'g', 4), localNumber(grp.scale, 'g', 4), mlx ? tr("bias") : tr("zero"),
-                   localNumber(grp.zero, 'g', 4))
+                   localNumber(grp.highLevel, 'g', 4),
+                   g < m_codeCheck.storedScales.size()
+                       ? tr("%1 (stored %2)")
+                             .arg(localNumber(grp.scale, 'g', 5), localNumber(m_codeCheck.storedScales[g], 'g', 5))
+                       : localNumber(grp.scale, 'g', 4),
+                   mlx ? tr("bias") : tr("zero"), localNumber(grp.zero, 'g', 4))
               .arg(grp.clippedLow + grp.clippedHigh);
     text += QStringLiteral(" &nbsp;<span style='color:%1'>|</span>&nbsp; ").arg(muted);
     const int groups = int(r.groups.size());
-    const QString grouping = !r.options.block ? tr("%1 groups of %2").arg(groups).arg(r.quantized.groupSize)
-        : grp.subBlock >= 0                   ? tr("%1 sub-blocks of %2").arg(groups).arg(r.quantized.groupSize)
-                                              : tr("%1 blocks of %2").arg(groups).arg(r.quantized.groupSize);
+    const QString grouping = !r.options.block ? tr("%n group(s) of %1", nullptr, groups).arg(r.quantized.groupSize)
+        : grp.subBlock >= 0                   ? tr("%n sub-block(s) of %1", nullptr, groups).arg(r.quantized.groupSize)
+                                              : tr("%n block(s) of %1", nullptr, groups).arg(r.quantized.groupSize);
     text +=
         tr("<b>Row</b>: RMSE %1 · max error %2 · SQNR %3 dB · %4")
             .arg(localNumber(r.rmse, 'g', 4), localNumber(r.maxAbs, 'g', 4), localNumber(r.sqnrDb, 'g', 4), grouping);
     if (m_source->currentData().toInt() == int(Source::WeightRow)) {
         text += QStringLiteral("<br>");
         const qs::LogicalWeight* w = context()->logicalWeight();
-        if (m_codeCheck.matched >= 0 && uint64_t(m_codeCheck.matched) == m_codeCheck.total)
-            text += tr("<b>Codes</b>: all %1 reproduce the stored codes of this row").arg(m_codeCheck.total);
-        else if (m_codeCheck.matched >= 0)
-            text +=
-                tr("<b>Codes</b>: %1 of %2 reproduce the stored codes of this row; the stored weight's quantizer chose "
-                   "the others (error feedback, act-order, its own range)")
-                    .arg(m_codeCheck.matched)
-                    .arg(m_codeCheck.total);
-        else if (w)
+        const CodeCheck& check = m_codeCheck;
+        const uint64_t scales = check.storedScales.size();
+        const bool codesBack = check.matched >= 0 && uint64_t(check.matched) == check.total;
+        const bool scalesBack = check.scalesMatched == scales;
+        if (check.matched >= 0 && codesBack && scalesBack)
+            text += scales > 0 ? tr("<b>Codes</b>: all %1 codes and %n scale(s) reproduce the stored ones of this row",
+                                    nullptr, int(scales))
+                                     .arg(check.total)
+                               : tr("<b>Codes</b>: all %1 reproduce the stored codes of this row").arg(check.total);
+        else if (check.matched >= 0) {
+            text += scales > 0
+                ? tr("<b>Codes</b>: %1 of %2 codes and %3 of %n scale(s) reproduce the stored ones of this row",
+                     nullptr, int(scales))
+                      .arg(check.matched)
+                      .arg(check.total)
+                      .arg(check.scalesMatched)
+                : tr("<b>Codes</b>: %1 of %2 reproduce the stored codes of this row")
+                      .arg(check.matched)
+                      .arg(check.total);
+            // Why, from what differs: the range rounding chose, or the codes under the same range.
+            if (!scalesBack && w && w->symmetric)
+                text += tr(": a symmetric scale is 2·max|w| / (2^b − 1) of the original weights, whose largest |w| "
+                           "lies between two levels; rounding the stored values again starts from a level and finds "
+                           "another scale");
+            else if (!scalesBack)
+                text += tr(": the stored weight's quantizer chose another range (clipping, a search for the scale)");
+            else
+                text += tr(": with the same scales, the stored weight's quantizer rounded the others differently "
+                           "(error feedback, as GPTQ's)");
+        } else if (w)
             text += tr("<b>Codes</b>: not compared with the stored ones: these settings are not the weight's own (%1, "
                        "%2 bits, %3, %4)")
                         .arg(QString::fromStdString(w->format))

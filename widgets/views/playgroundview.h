@@ -17,6 +17,8 @@
 #include "viewcontext.h"
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -72,9 +74,13 @@ public:
     QString errorText() const;
     // The codes check of the result on screen: matching codes of the focus row, and the row
     // length; matched < 0 when they were not compared (settings not the weight's own).
+    // Affine formats also compare the row's scales with the stored ones (storedScales: one per
+    // group of the row, as the file holds them).
     struct CodeCheck {
         qint64 matched = -1;
         uint64_t total = 0;
+        std::vector<float> storedScales;
+        uint64_t scalesMatched = 0;
     };
     CodeCheck codeCheck() const { return m_codeCheck; }
     // The settings match the selected weight's own format, bits, group size and symmetry.
@@ -89,6 +95,10 @@ public:
     // context's hovered element, so the bit map outlines the same element.
     void hoverElement(qint64 blockRow, qint64 col);
     PlaygroundWords* words() const { return m_words; }
+    // An act-order weight's row at its own settings is quantized in g_idx order, so that the
+    // playground's group g is the stored group g: the weight column at each position of the row
+    // shown (empty: position k is column k).
+    const std::vector<uint64_t>& shownColumns() const { return m_shownColumns; }
 
 signals:
     void resultChanged();
@@ -99,6 +109,11 @@ protected:
 
 private:
     ElementRef weightElement(qint64 blockRow, qint64 col) const;
+    // Position <-> weight column of the row shown (m_shownColumns).
+    uint64_t weightColumn(uint64_t position) const;
+    std::optional<uint64_t> positionOf(uint64_t column) const;
+    // Follows an element selected in another view: its row, and the group holding it.
+    void followSelection(const ElementRef& element);
     void showLinkedHover(const ElementRef& element);
     void buildControls();
     void scheduleRecompute();
@@ -164,6 +179,7 @@ private:
     int m_shownWeight = -1;
     uint64_t m_shownBlockStart = 0;
     uint64_t m_shownWeightRows = 0;
+    std::vector<uint64_t> m_shownColumns;
     ElementRef m_ownHover; // the context's hovered element when this view set it
     uint64_t m_blockStart = 0; // first weight row of the block (weight source)
     uint64_t m_blockRowsOfWeight = 0;

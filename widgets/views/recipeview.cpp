@@ -4,6 +4,7 @@
 #include "jobrunner.h"
 #include "numbers.h"
 #include "qtext.h"
+#include "tablecsv.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -904,6 +905,23 @@ void RecipeView::redrawManyLayers()
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     applyPlotTheme(m_plot, theme);
     replotIfSized(m_plot);
+}
+
+QString RecipeView::tableCsv() const
+{
+    if (!m_summary || m_summary->tensors.empty())
+        return {};
+    // One line a weight, the fields the CLI's `recipe --json` gives each tensor.
+    QString csv =
+        csvLine({QStringLiteral("name"), QStringLiteral("layer"), QStringLiteral("role"), QStringLiteral("type"),
+                 QStringLiteral("elements"), QStringLiteral("bytes"), QStringLiteral("bpw"), QStringLiteral("kind"),
+                 QStringLiteral("extra_bits"), QStringLiteral("reason")});
+    for (const qs::RecipeTensor& t : m_summary->tensors)
+        csv += csvLine({qtext(t.name), t.layer >= 0 ? QString::number(t.layer) : QString(), qtext(t.role),
+                        qtext(t.label), csvCount(t.elements), csvCount(t.bytes), csvNumber(t.bitsPerWeight()),
+                        QString::fromLatin1(qs::recipeKindName(t.verdict.kind)), csvNumber(t.extraBits),
+                        qtext(t.verdict.reason)});
+    return csv;
 }
 
 void RecipeView::renderExport(QPainter& painter, const QRect& target)

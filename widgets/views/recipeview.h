@@ -65,6 +65,7 @@ public:
     ~RecipeView() override;
 
     void renderExport(QPainter& painter, const QRect& target) override;
+    QString tableCsv() const override;
 
     // Opens `path` as the second checkpoint in the background and compares the recipes.
     Q_INVOKABLE void openComparison(const QString& path);

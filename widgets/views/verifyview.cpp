@@ -3,6 +3,7 @@
 #include "jobrunner.h"
 #include "numbers.h"
 #include "qtext.h"
+#include "tablecsv.h"
 #include "viewcontext.h"
 
 #include "analysis/verify.h"
@@ -62,6 +63,9 @@ VerifyView::VerifyView(ViewContext* context, QWidget* parent)
     m_list->setAlternatingRowColors(true);
     m_list->setColumnCount(ColumnCount);
     m_list->setHeaderLabels({tr("Severity"), tr("Weight"), tr("Check"), tr("Where"), tr("Finding")});
+    const char* const csvHeader[] = {"severity", "weight", "check", "where", "finding"};
+    for (int c = 0; c < ColumnCount; ++c)
+        m_list->headerItem()->setData(c, CsvRole, QString::fromLatin1(csvHeader[c]));
     m_list->header()->setStretchLastSection(true);
     m_list->setWordWrap(true); // a finding's message wraps in its row
 
@@ -168,6 +172,21 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
             return tr("row %1, column %2").arg(localCount(uint64_t(p.row)), localCount(uint64_t(p.col)));
         return tr("row %1").arg(localCount(uint64_t(p.row)));
     };
+    // The same in English with plain numbers, for CSV.
+    const auto csvPlace = [](const qs::FindingPlace& p) {
+        QString text = QStringLiteral("row %1").arg(p.row);
+        if (p.block >= 0)
+            text += QStringLiteral(", block %1").arg(p.block);
+        else if (p.group >= 0)
+            text += QStringLiteral(", group %1").arg(p.group);
+        else if (p.col >= 0)
+            text += QStringLiteral(", column %1").arg(p.col);
+        return text;
+    };
+    const auto setCsv = [](QTreeWidgetItem* item, const QStringList& fields) {
+        for (int c = 0; c < fields.size(); ++c)
+            item->setData(c, CsvRole, fields[c]);
+    };
     for (const qs::VerifyFinding& f : r.findings) {
         QString where;
         if (!f.places.empty()) {
@@ -179,6 +198,12 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         auto* item = new QTreeWidgetItem(
             {f.warning ? tr("warning") : tr("error"), shownText(qtext(f.weight)), qtext(f.check), where, message});
         item->setData(SeverityColumn, Qt::UserRole, f.warning);
+        QString csvWhere = f.places.empty() ? QString() : csvPlace(f.places.front());
+        if (f.count > 1 && !f.places.empty())
+            csvWhere += QStringLiteral(" (of %1)").arg(f.count);
+        setCsv(item,
+               {f.warning ? QStringLiteral("warning") : QStringLiteral("error"), qtext(f.weight), qtext(f.check),
+                csvWhere, qtext(f.message.text())});
         item->setData(WeightColumn, WeightIndexRole, weightIndex(f.weight));
         item->setToolTip(MessageColumn, message);
         if (!f.places.empty() && f.places.front().row >= 0) {
@@ -201,6 +226,9 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         auto* item = new QTreeWidgetItem(
             {tr("not checked"), shownText(qtext(name)), QString(), QString(), tr("no check covers this format")});
         item->setData(WeightColumn, WeightIndexRole, weightIndex(name));
+        setCsv(item,
+               {QStringLiteral("not checked"), qtext(name), QString(), QString(),
+                QStringLiteral("no check covers this format")});
         items << item;
     }
     if (items.isEmpty()) {
@@ -223,6 +251,9 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
                       nullptr, int(r.checked.size()))
                        .arg(counts.join(QStringLiteral(", ")))});
         item->setData(WeightColumn, WeightIndexRole, -1);
+        setCsv(item,
+               {QStringLiteral("none"), QString(), QString(), QString(),
+                QStringLiteral("%1 quantized weights checked: no errors, no warnings").arg(r.checked.size())});
         items << item;
     }
     m_list->addTopLevelItems(items);
@@ -241,6 +272,11 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
     for (int c = SeverityColumn; c < MessageColumn; ++c)
         m_list->resizeColumnToContents(c);
     followWeight();
+}
+
+QString VerifyView::tableCsv() const
+{
+    return m_report ? modelCsv(*m_list->model()) : QString();
 }
 
 void VerifyView::applyTheme()

@@ -32,6 +32,8 @@ class VerifyView : public AnalysisView {
 public:
     explicit VerifyView(ViewContext* context, QWidget* parent = nullptr);
 
+    QString tableCsv() const override;
+
     // Runs the checks on the open checkpoint (the job kJob).
     void run();
 

@@ -301,15 +301,18 @@ inline __m256i slotCodes(const uint8_t* qw, uint64_t N, int l, uint64_t k)
 
 // GPTQ with whole codes per word (b = 2, 4, 8) and groups in runs along k: each row's codes
 // come from its broadcast word shifted into k order, no transpose. Rows of words are N*4
-// bytes apart, which for a power-of-two N puts them all in one L1 set: a span of eight rows
-// of words (64 codes at 4 bits) is read for all R rows while those few lines stay cached, and
-// each output row is still written in runs of whole cache lines. Vectors whose lanes straddle
-// two runs (a g_idx with runs not in whole vectors) take per-lane scales and zeros.
+// bytes apart, which for a power-of-two N puts them all in one L1 set: a span of 16 rows of
+// words (128 codes at 4 bits) is copied for all R rows into a small buffer first, and each
+// output row is written in runs of whole cache lines, the rows alternating between two spans.
+// Vectors whose lanes straddle two runs (a g_idx with runs not in whole vectors) take per-lane
+// scales and zeros.
 template <int B, int R>
 void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint64_t n, float* rows,
                    const GroupVectors* gv)
 {
-    constexpr uint64_t Span = 8 * 32 / B;
+    constexpr uint64_t SpanRows = 16; // rows of words in a span (eight measured slower)
+    constexpr uint64_t Span = SpanRows * 32 / B;
+    using SpanWords = int32_t[SpanRows + 1][R]; // one more: 2-bit spans from the middle of a word
     const uint64_t K = p.K, N = p.N, fullK = K / 8 * 8;
     const uint8_t* qw = p.qweight.data() + 4 * n;
     RowGroupVectors<R> rg;
@@ -337,43 +340,75 @@ void gptqSlotBlock(const PackedLinear& p, const std::vector<Segment>& segs, uint
             continue;
         }
         rg.set(gv, uint64_t(sg.group));
-        for (uint64_t kb = sg.k0; kb < sg.k1; kb += Span) {
-            const uint64_t ke = std::min(sg.k1, kb + Span);
-            const uint8_t* w0 = qw + 4 * (kb * B / 32) * N;
-            // Each row of words is its own page for large N: no hardware prefetcher follows
-            // that stride, so the rows of words two spans ahead are fetched now.
-            for (uint64_t i = 0; i < 8; ++i) {
-                const uint64_t ahead = kb * B / 32 + 48 + i;
-                if (ahead < K * B / 32)
-                    _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * ahead * N), _MM_HINT_T0);
-            }
-            for (int l = 0; l < R; ++l) {
-                float* row = rows + uint64_t(l) * K;
-                const RowAffine a = rg.row(l);
-                uint64_t k = kb;
-                const uint8_t* w = w0 + 4 * l;
-                if constexpr (B == 4) {
-                    // Pointer steps only: one word per eight codes, the next row of words 4N on.
-                    const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF);
-                    for (; k < ke; k += 8, w += 4 * N) {
-                        int32_t word;
-                        std::memcpy(&word, w, 4);
-                        _mm256_storeu_ps(row + k,
-                                         a(_mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(word), sh), mask)));
-                    }
-                } else if constexpr (B == 8) {
-                    for (; k < ke; k += 8, w += 8 * N) {
-                        int32_t lo, hi;
-                        std::memcpy(&lo, w, 4);
-                        std::memcpy(&hi, w + 4 * N, 4);
-                        _mm256_storeu_ps(row + k,
-                                         a(_mm256_cvtepu8_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(lo), hi, 1))));
-                    }
-                } else {
-                    for (; k < ke; k += 8)
-                        _mm256_storeu_ps(row + k, a(codes2(qw + 4 * (k / 16) * N, l, k)));
+        // Row l's codes [k, ke) of the span from kb whose word rows are in `words`.
+        const auto put = [&](int l, const SpanWords& words, uint64_t kb, uint64_t k, uint64_t ke) {
+            float* row = rows + uint64_t(l) * K;
+            const RowAffine a = rg.row(l);
+            if constexpr (B == 4) {
+                const __m256i sh = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), mask = _mm256_set1_epi32(0xF);
+                for (; k < ke; k += 8)
+                    _mm256_storeu_ps(
+                        row + k,
+                        a(_mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(words[k / 8 - kb / 8][l]), sh), mask)));
+            } else if constexpr (B == 8) {
+                // The two words as lanes 0..3 and 4..7 (broadcast loads and a blend), each lane
+                // its byte by one in-lane shuffle: no insert, no widening on the shuffle port.
+                const __m256i spread = _mm256_setr_epi8(0, -1, -1, -1, 1, -1, -1, -1, 2, -1, -1, -1, 3, -1, -1, -1, 4,
+                                                        -1, -1, -1, 5, -1, -1, -1, 6, -1, -1, -1, 7, -1, -1, -1);
+                for (; k < ke; k += 8) {
+                    const uint64_t r = k / 4 - kb / 4;
+                    const __m256i both =
+                        _mm256_blend_epi32(_mm256_set1_epi32(words[r][l]), _mm256_set1_epi32(words[r + 1][l]), 0xF0);
+                    _mm256_storeu_ps(row + k, a(_mm256_shuffle_epi8(both, spread)));
+                }
+            } else {
+                const __m256i mask = _mm256_set1_epi32(3);
+                for (; k < ke; k += 8) {
+                    const __m256i sh = (k % 16) ? _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30)
+                                                : _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+                    _mm256_storeu_ps(row + k,
+                                     a(_mm256_and_si256(
+                                         _mm256_srlv_epi32(_mm256_set1_epi32(words[k / 16 - kb / 16][l]), sh), mask)));
                 }
             }
+        };
+        // The span's rows of words, R words each, into `words`: read once for all R rows (one
+        // or two lines each), where the rows' own word loads, 4N bytes apart, met their rows of
+        // words in one L1 set again and again (GPTQ-4 .43 of memcpy). The rows of words two spans
+        // ahead are fetched now: for large N each is its own page, and no hardware prefetcher
+        // follows that stride.
+        const uint64_t wordRows = (K * B + 31) / 32;
+        const auto load = [&](SpanWords& words, uint64_t kb, uint64_t ke) {
+            const uint64_t r0 = kb * B / 32, r1 = std::min(wordRows, (ke * B + 31) / 32);
+            for (uint64_t r = r0; r < r1; ++r)
+                std::memcpy(words[r - r0], qw + 4 * r * N, 4 * R);
+            for (uint64_t r = r0 + 2 * SpanRows; r < std::min(wordRows, r0 + 3 * SpanRows); ++r)
+                _mm_prefetch(reinterpret_cast<const char*>(qw + 4 * r * N), _MM_HINT_T0);
+        };
+        alignas(64) SpanWords words[2];
+        for (uint64_t kb = sg.k0; kb < sg.k1;) {
+            if (kb + 2 * Span <= sg.k1) {
+                // Two spans at once, the rows alternating between them: the R rows' lines at one
+                // column share an L1 set when 4K is a multiple of 4 KiB, and stores to one set
+                // from row after row run at half the speed (as in the AVX-512 gptqBlock).
+                load(words[0], kb, kb + Span);
+                load(words[1], kb + Span, kb + 2 * Span);
+                for (int l = 0; l < R; ++l) {
+                    const uint64_t h = uint64_t(l % 2), from = kb + h * Span;
+                    put(l, words[h], from, from, from + Span);
+                }
+                for (int l = 0; l < R; ++l) {
+                    const uint64_t h = uint64_t(1 - l % 2), from = kb + h * Span;
+                    put(l, words[h], from, from, from + Span);
+                }
+                kb += 2 * Span;
+                continue;
+            }
+            const uint64_t ke = std::min(sg.k1, kb + Span);
+            load(words[0], kb, ke);
+            for (int l = 0; l < R; ++l)
+                put(l, words[0], kb, kb, ke);
+            kb = ke;
         }
     }
     for (uint64_t l = 0; l < uint64_t(R); ++l)
@@ -626,36 +661,42 @@ void marlinRows(const PackedLinear& p, uint64_t n0, uint64_t n1, float* out)
             for (uint64_t g = 0; g < p.groups; ++g)
                 sc[r * p.groups + g] = p.scaleAt(g, n);
         }
-        for (uint64_t kt = 0; kt < tiles; ++kt) {
-            const uint64_t g = 16 * kt / p.groupSize;
+        // Spans of up to eight tiles in one group, each row writing its 128 floats of them in a
+        // run: tile by tile, the 16 rows' lines (16 KiB apart for K = 4096) crowd one L1 set.
+        for (uint64_t kt0 = 0; kt0 < tiles;) {
+            const uint64_t g = 16 * kt0 / p.groupSize;
+            const uint64_t kt1 = std::min({tiles, kt0 + 8, (g + 1) * p.groupSize / 16});
             for (uint64_t r = 0; r < count; ++r) {
                 const Row& row = rows[r];
-                const uint8_t* w = row.col + 4 * kt * wordsPerTile;
-                __m256i v;
-                if constexpr (B == 4) {
-                    const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
-                    const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
-                    v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx),
-                                           _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
-                } else {
-                    // Built in registers: four 4-byte stores read back as one vector would
-                    // miss store forwarding on every tile.
-                    int32_t m0, m1, m2, m3;
-                    std::memcpy(&m0, w, 4);
-                    std::memcpy(&m1, w + 32, 4);
-                    std::memcpy(&m2, w + 64, 4);
-                    std::memcpy(&m3, w + 96, 4);
-                    const __m128i x = _mm_insert_epi32(
-                        _mm_insert_epi32(_mm_insert_epi32(_mm_cvtsi32_si128(m0), m1, 1), m2, 2), m3, 3);
-                    v = _mm256_permutevar8x32_epi32(_mm256_castsi128_si256(x),
-                                                    _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3));
-                }
                 const __m256 s = _mm256_set1_ps(sc[r * p.groups + g]);
-                const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shLo), mask), zero);
-                const __m256i q1 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shHi), mask), zero);
-                _mm256_storeu_ps(row.out + 16 * kt, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q0)));
-                _mm256_storeu_ps(row.out + 16 * kt + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q1)));
+                for (uint64_t kt = kt0; kt < kt1; ++kt) {
+                    const uint8_t* w = row.col + 4 * kt * wordsPerTile;
+                    __m256i v;
+                    if constexpr (B == 4) {
+                        const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w));
+                        const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32));
+                        v = _mm256_blend_epi32(_mm256_permutevar8x32_epi32(lo, row.idx),
+                                               _mm256_permutevar8x32_epi32(hi, row.idx), 0xF0);
+                    } else {
+                        // Lanes (m0, m0, m1, m1, m2, m2, m3, m3) of the four words 32 bytes apart:
+                        // broadcast loads and blends, nothing on the shuffle port (inserts and a
+                        // permute cost four shuffles a tile).
+                        int32_t m0, m1, m2, m3;
+                        std::memcpy(&m0, w, 4);
+                        std::memcpy(&m1, w + 32, 4);
+                        std::memcpy(&m2, w + 64, 4);
+                        std::memcpy(&m3, w + 96, 4);
+                        v = _mm256_blend_epi32(_mm256_set1_epi32(m0), _mm256_set1_epi32(m1), 0x0C);
+                        v = _mm256_blend_epi32(v, _mm256_set1_epi32(m2), 0x30);
+                        v = _mm256_blend_epi32(v, _mm256_set1_epi32(m3), 0xC0);
+                    }
+                    const __m256i q0 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shLo), mask), zero);
+                    const __m256i q1 = _mm256_sub_epi32(_mm256_and_si256(_mm256_srlv_epi32(v, row.shHi), mask), zero);
+                    _mm256_storeu_ps(row.out + 16 * kt, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q0)));
+                    _mm256_storeu_ps(row.out + 16 * kt + 8, _mm256_mul_ps(s, _mm256_cvtepi32_ps(q1)));
+                }
             }
+            kt0 = kt1;
         }
     }
 }

@@ -31,8 +31,12 @@ void floatElementsAvx2(const FloatTensor& t, uint64_t e0, uint64_t n, float* out
     } else if (t.dtype == DType::F8_E5M2 || t.dtype == DType::F8_E4M3) {
         const uint8_t* src = p + e0;
         if (t.dtype == DType::F8_E4M3)
-            for (; i + 8 <= n; i += 8)
-                _mm256_storeu_ps(out + i, f8e4m3x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i))));
+            for (; i + 16 <= n; i += 16) {
+                __m256 v[2];
+                f8e4m3x16Scaled(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)), _mm256_set1_ps(256.0f), v);
+                _mm256_storeu_ps(out + i, v[0]);
+                _mm256_storeu_ps(out + i + 8, v[1]);
+            }
         else
             for (; i + 8 <= n; i += 8)
                 _mm256_storeu_ps(out + i, f8e5m2x8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + i))));

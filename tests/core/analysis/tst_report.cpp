@@ -213,6 +213,21 @@ private slots:
         QVERIFY(hist >= 1);
         QVERIFY(fact(d, "Pack axis").rfind("in (K)", 0) == 0); // the gptq-v1 chapter follows
     }
+
+    // An act-order weight's scale figure names its groups as the views do: by g_idx.
+    void checkpointReportActOrderGroups()
+    {
+        const auto ckpt =
+            openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder")).toStdString());
+        const Document d = checkpointReport(*ckpt, CheckpointOptions{}, Control{});
+        int heat = 0;
+        for (const Figure& f : d.figures)
+            if (f.kind == FigureKind::ScaleHeatmap) {
+                ++heat;
+                QCOMPARE(f.axisLabel, std::string("group (act-order: columns by g_idx)"));
+            }
+        QVERIFY(heat >= 1);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestReport)

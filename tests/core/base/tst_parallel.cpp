@@ -5,11 +5,13 @@
 // shape's 2^40..2^61 chunks.)
 #include "base/error.h"
 #include "base/parallel.h"
+#include "base/platform.h"
 
 #include <QTest>
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -182,6 +184,36 @@ private slots:
         }
         // Stopped: the other thread may run a timeslice of empty indices first, never 2^40 of them.
         QVERIFY2(after.load() < (uint64_t(1) << 30), qPrintable(QString::number(after.load())));
+    }
+
+    // Issue 34: the default team leaves the cores other runnable threads want. With more busy
+    // threads than cores a run asked for OpenMP's default team runs on one thread (the team of
+    // every core was a tenth of one thread's rate under load: each region's end waited for a
+    // worker queued behind the other work).
+    void defaultTeamLeavesBusyCoresAlone()
+    {
+        if (omp_get_max_threads() < 2)
+            QSKIP("one core: the default team is one thread anyway");
+        if (qs::platform::runnableThreads() == 0)
+            QSKIP("the runnable threads are unknown on this system");
+        std::atomic<bool> stop{false};
+        std::vector<std::thread> busy;
+        for (int i = 0; i <= omp_get_max_threads(); ++i)
+            busy.emplace_back([&stop] {
+                while (!stop.load(std::memory_order_relaxed)) { }
+            });
+        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // past defaultTeam's last decision
+        std::atomic<int> team{0};
+        qs::runChunks(64, 0, nullptr,
+                      [&](uint64_t, qs::NoChunkState&) { team = std::max(team.load(), omp_get_num_threads()); });
+        stop = true;
+        for (std::thread& t : busy)
+            t.join();
+        QCOMPARE(team.load(), 1);
+        // Asked for explicitly, a team is what was asked.
+        std::atomic<int> asked{0};
+        qs::runChunks(64, 2, nullptr, [&](uint64_t, qs::NoChunkState&) { asked = omp_get_num_threads(); });
+        QCOMPARE(asked.load(), 2);
     }
 };
 

@@ -185,6 +185,14 @@ private slots:
                     << bits << 320 << 40 << 32 << v1 << false << int(GIdx::Uneven);
                 QTest::addRow("b%d-%s-perchannel", bits, v)
                     << bits << 128 << 32 << 128 << v1 << false << int(GIdx::None);
+                // Runs long enough for the AVX2 slot kernel's paired spans (two of 16 rows of
+                // words), a last partial span; runs starting in the middle of a 2-bit word.
+                if (bits != 3) {
+                    QTest::addRow("b%d-%s-perchannel-K1032", bits, v)
+                        << bits << 1032 << 40 << 1032 << v1 << false << int(GIdx::None);
+                    QTest::addRow("b%d-%s-g520-gidx-arange", bits, v)
+                        << bits << 1040 << 40 << 520 << v1 << false << int(GIdx::Arange);
+                }
             }
         // Odd sizes: K not a multiple of the pack factor (last word zero-padded), N not of 8;
         // groups that are not whole vectors.
