@@ -95,7 +95,7 @@ private:
 int quantizableGgmlType(const FormatInfo& format)
 {
     const int t = ggufFormatType(format);
-    return t >= 0 && ggmlCanQuantize(t) && ggmlQuantBlockWeights(t) > 1 ? t : -1;
+    return t >= 0 && ggmlQuantizeTarget(t) ? t : -1;
 }
 
 Requantizer ggmlRequantizer(const FormatInfo& format, const RequantizeSpec&, uint64_t K, const std::string& where)
