@@ -8,6 +8,8 @@
 # widgets/; a core file cannot reach widgets/ when built, the check names it all the same). The check must still see: it fails when it no longer finds the
 # family folders' own includes of their headers, `FormatFamily::` in core/formats/family.h, or
 # the downward includes every layer makes.
+# A violation not yet cleared is listed in `allowed` below: printed on every run, and the check
+# fails when a listed one is gone, so the list only shrinks.
 # Usage: layering.sh SOURCE_DIR
 set -euo pipefail
 cd "$1"
@@ -32,6 +34,11 @@ is_family_header() {
   done
   return 1
 }
+
+# Still to clear (issue 30): the Playground's affine targets, which need a playground hook.
+allowed=(
+  "core/analysis/playground.h includes the family header core/formats/affine/quantize_affine.h"
+)
 
 failures=()
 seen_family=0 seen_down=0
@@ -81,9 +88,20 @@ if [ ${#blind[@]} -gt 0 ]; then
   printf 'the check went blind: %s\n' "${blind[@]}" >&2
   exit 1
 fi
-if [ ${#failures[@]} -gt 0 ]; then
-  printf '%s\n' "${failures[@]}"
-  echo "${#failures[@]} layering violations"
+remaining=()
+for f in "${failures[@]}"; do
+  listed=0
+  for a in "${allowed[@]}"; do [ "$f" = "$a" ] && listed=1; done
+  if [ "$listed" = 1 ]; then echo "allowed, still to clear: $f"; else remaining+=("$f"); fi
+done
+for a in "${allowed[@]}"; do
+  found=0
+  for f in "${failures[@]}"; do [ "$f" = "$a" ] && found=1; done
+  [ "$found" = 1 ] || remaining+=("cleared, remove it from the allow-list: $a")
+done
+if [ ${#remaining[@]} -gt 0 ]; then
+  printf '%s\n' "${remaining[@]}"
+  echo "${#remaining[@]} layering violations"
   exit 1
 fi
-echo "layering holds: $seen_down downward includes resolved, no family header or FormatFamily:: outside core/formats"
+echo "layering holds: $seen_down downward includes resolved, no family header or FormatFamily:: outside core/formats (${#allowed[@]} allowed)"
