@@ -119,8 +119,8 @@
     </message>
     <message>
         <location filename="../widgets/launchoptions.cpp" line="31"/>
-        <source>A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens.</source>
-        <translation>Eine .gguf- oder .safetensors-Datei oder ein Checkpoint-Ordner. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
+        <source>A .gguf or .safetensors file, a checkpoint folder, an http(s) URL or hf://ORG/REPO. Without it the demo checkpoint opens.</source>
+        <translation>Eine .gguf- oder .safetensors-Datei, ein Checkpoint-Ordner, eine http(s)-URL oder hf://ORG/REPO. Ohne Angabe öffnet sich der Demo-Checkpoint.</translation>
     </message>
     <message>
         <location filename="../widgets/launchoptions.cpp" line="34"/>
@@ -238,6 +238,14 @@
 </context>
 <context>
     <name>qsw::BitMapView</name>
+    <message>
+        <source>Fetching %1 of %2 from the server…</source>
+        <translation>Lade %1 von %2 vom Server…</translation>
+    </message>
+    <message>
+        <source>Fetching %1</source>
+        <translation>Lade %1</translation>
+    </message>
     <message>
         <source>No weight with a layout is shown.</source>
         <translation>Es wird kein Gewicht mit Layout angezeigt.</translation>
@@ -2029,6 +2037,26 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
             <numerusform>%n Schicht: zu viele, um sie auf einmal aufzuklappen; klappen Sie die benötigten auf.</numerusform>
             <numerusform>%n Schichten: zu viele, um sie auf einmal aufzuklappen; klappen Sie die benötigten auf.</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Open &amp;URL…</source>
+        <translation>&amp;URL öffnen…</translation>
+    </message>
+    <message>
+        <source>Bytes of the remote checkpoint held in the cache (%1), against the size of its files: a weight&apos;s bytes are fetched when a view needs them</source>
+        <translation>Bytes des entfernten Checkpoints im Zwischenspeicher (%1), gegenüber der Größe seiner Dateien: die Bytes eines Gewichts werden geladen, wenn eine Ansicht sie braucht</translation>
+    </message>
+    <message>
+        <source>%1 of %2 fetched</source>
+        <translation>%1 von %2 geladen</translation>
+    </message>
+    <message>
+        <source>Fetching %1: %2 of %3</source>
+        <translation>Lade %1: %2 von %3</translation>
+    </message>
+    <message>
+        <source>%1 on the server</source>
+        <translation>%1 auf dem Server</translation>
     </message>
     <message>
         <source>%1: cannot encode PNG</source>
@@ -4960,6 +4988,44 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>
             <numerusform>…(%n Zeichen)…</numerusform>
             <numerusform>…(%n Zeichen)…</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>qsw::OpenUrlDialog</name>
+    <message>
+        <source>Open URL</source>
+        <translation>URL öffnen</translation>
+    </message>
+    <message>
+        <source>An http(s) URL of a .gguf or .safetensors file or a *.safetensors.index.json, or a Hugging Face repository (ORG/REPO, hf://ORG/REPO@REVISION). Only the headers are read now; a weight&apos;s bytes are fetched when a view needs them.</source>
+        <translation>Eine http(s)-URL einer .gguf- oder .safetensors-Datei oder einer *.safetensors.index.json, oder ein Hugging-Face-Repository (ORG/REPO, hf://ORG/REPO@REVISION). Jetzt werden nur die Header gelesen; die Bytes eines Gewichts werden geladen, wenn eine Ansicht sie braucht.</translation>
+    </message>
+    <message>
+        <source>https://… or ORG/REPO</source>
+        <translation>https://… oder ORG/REPO</translation>
+    </message>
+    <message>
+        <source>&amp;List Files</source>
+        <translation>Dateien &amp;auflisten</translation>
+    </message>
+    <message>
+        <source>List the repository&apos;s files to pick one (a repository opens as a folder does)</source>
+        <translation>Die Dateien des Repositorys auflisten, um eine auszuwählen (ein Repository öffnet sich wie ein Ordner)</translation>
+    </message>
+    <message>
+        <source>Listing %1…</source>
+        <translation>Liste %1 auf…</translation>
+    </message>
+    <message>
+        <source>%1  (%2)</source>
+        <translation>%1  (%2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s); pick one, or open the repository as a folder.</source>
+        <translation>
+            <numerusform>%n Datei; eine auswählen oder das Repository als Ordner öffnen.</numerusform>
+            <numerusform>%n Dateien; eine auswählen oder das Repository als Ordner öffnen.</numerusform>
         </translation>
     </message>
 </context>

@@ -1,5 +1,6 @@
 #include "jobrunner.h"
 
+#include "base/cancel.h"
 #include "base/error.h"
 
 #include <QCoreApplication>
@@ -44,6 +45,8 @@ void JobRunner::start(const QString& key, const QString& title, Work work)
     m_pool.start([this, key, serial, control, work = std::move(work)] {
         Continuation continuation;
         QString error;
+        // What the job reads from a remote checkpoint is fetched under its cancel flag.
+        const qs::CancelScope scope(&control->cancelFlag());
         try {
             continuation = work(*control);
         } catch (const qs::Error& e) {

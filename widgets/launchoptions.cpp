@@ -40,8 +40,9 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     const QCommandLineOption version = parser.addVersionOption();
     parser.addPositionalArgument(
         QStringLiteral("path"),
-        QCoreApplication::translate(
-            "main", "A .gguf or .safetensors file, or a checkpoint folder. Without it the demo checkpoint opens."),
+        QCoreApplication::translate("main",
+                                    "A .gguf or .safetensors file, a checkpoint folder, an http(s) URL or "
+                                    "hf://ORG/REPO. Without it the demo checkpoint opens."),
         QStringLiteral("[path]"));
     const QCommandLineOption view(QStringLiteral("view"),
                                   QCoreApplication::translate("main", "Show the view NAME: %1.")

@@ -9,9 +9,13 @@
 #include "inspector.h"
 #include "jobrunner.h"
 #include "numbers.h"
+#include "openurldialog.h"
 #include "outputfile.h"
 #include "report/report.h"
 #include "report/reportwriter.h"
+#include "remote/cache.h"
+#include "remote/remotefile.h"
+#include "remote/url.h"
 #include "sortproxy.h"
 #include "tablecsv.h"
 #include "tablemodels.h"
@@ -64,6 +68,12 @@
 namespace qsw {
 
 namespace {
+
+// An http(s) URL or hf:// path: kept as typed in the recent list, never looked for on disk.
+bool isRemote(const QString& path)
+{
+    return qs::remote::isRemotePath(path.toStdString());
+}
 
 constexpr int kRecentMax = 10;
 constexpr int kStateVersion = 2; // 2: the inspector sits below the browser
@@ -365,6 +375,9 @@ void MainWindow::createActions()
     open->setShortcuts(QKeySequence::Open);
     auto* openFolder = fileMenu->addAction(tr("Open &Folder…"), this, &MainWindow::openFolderDialog);
     openFolder->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
+    auto* openUrl = fileMenu->addAction(tr("Open &URL…"), this, &MainWindow::openUrlDialog);
+    openUrl->setObjectName(QStringLiteral("openUrl"));
+    openUrl->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_U);
     m_recentMenu = fileMenu->addMenu(tr("Open &Recent"));
     auto* demo = fileMenu->addAction(tr("Open &Demo Checkpoint"), this, &MainWindow::openDemo);
     m_reloadAction = fileMenu->addAction(tr("Re&load"), this, &MainWindow::reload);
@@ -417,6 +430,7 @@ void MainWindow::createActions()
     quit->setMenuRole(QAction::QuitRole);
     toolbar->addAction(open);
     toolbar->addAction(openFolder);
+    toolbar->addAction(openUrl);
     toolbar->addAction(demo);
     connect(m_context, &ViewContext::referenceChanged, this, &MainWindow::updateSessionActions);
     connect(m_context, &ViewContext::comparisonChanged, this, &MainWindow::updateSessionActions);
@@ -525,6 +539,13 @@ void MainWindow::createStatusBar()
     m_residentLabel = new QLabel(this);
     m_residentLabel->setObjectName(QStringLiteral("residentLabel"));
     statusBar()->addPermanentWidget(m_residentLabel);
+    m_fetchedLabel = new QLabel(this);
+    m_fetchedLabel->setObjectName(QStringLiteral("fetchedLabel"));
+    m_fetchedLabel->setToolTip(tr("Bytes of the remote checkpoint held in the cache (%1), against the size of its "
+                                  "files: a weight's bytes are fetched when a view needs them")
+                                   .arg(QString::fromStdString(qs::remote::cacheRoot())));
+    m_fetchedLabel->hide();
+    statusBar()->addPermanentWidget(m_fetchedLabel);
     m_memoryLabel = new QLabel(this);
     m_memoryLabel->setObjectName(QStringLiteral("memoryLabel"));
     m_memoryLabel->setToolTip(tr("Memory this process holds for itself (private resident memory), mapped checkpoint "
@@ -552,11 +573,31 @@ void MainWindow::updateMemory()
             resident += r;
             parts << tr("%1: %2").arg(QFileInfo(QString::fromStdString(c->path)).fileName(), localBytes(uint64_t(r)));
         }
+    updateFetched();
     m_residentLabel->setVisible(!parts.isEmpty());
     m_residentLabel->setText(tr("%1 of the checkpoint in RAM").arg(localBytes(uint64_t(resident))));
     m_residentLabel->setToolTip(tr("Pages of the mapped checkpoint files that have been read and are held in the page "
                                    "cache (the system drops them when it needs the memory):\n%1")
                                     .arg(parts.join(QLatin1Char('\n'))));
+}
+
+void MainWindow::updateFetched()
+{
+    if (!m_fetchedLabel)
+        return; // the status bar is being built
+    const qs::Checkpoint::RemoteBytes bytes =
+        m_checkpoint ? m_checkpoint->remoteBytes() : qs::Checkpoint::RemoteBytes();
+    m_fetchedLabel->setVisible(bytes.any());
+    if (bytes.any())
+        m_fetchedLabel->setText(tr("%1 of %2 fetched").arg(localBytes(bytes.cached), localBytes(bytes.size)));
+}
+
+void MainWindow::openUrlDialog()
+{
+    auto* dialog = new OpenUrlDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { openPath(dialog->path()); });
+    dialog->open();
 }
 
 void MainWindow::openPath(const QString& path)
@@ -742,12 +783,22 @@ void MainWindow::updateJobStatus()
     m_jobLabel->setVisible(busy);
     m_jobProgress->setVisible(busy);
     m_jobCancel->setVisible(busy);
+    updateFetched();
     if (!busy) {
         m_jobTimer->stop();
         return;
     }
     if (!m_jobTimer->isActive())
         m_jobTimer->start();
+    // A job waiting for a remote weight's bytes shows the fetch (Cancel stops it too).
+    if (const qs::remote::FetchStatus fetch = qs::remote::currentFetch(); fetch.active && fetch.total > 0) {
+        m_jobProgress->setRange(0, 1000);
+        m_jobProgress->setValue(int(1000.0 * double(fetch.done) / double(fetch.total)));
+        m_jobLabel->setText(
+            tr("Fetching %1: %2 of %3")
+                .arg(QString::fromStdString(fetch.name), localBytes(fetch.done), localBytes(fetch.total)));
+        return;
+    }
     const int permille = jobs->currentPermille();
     if (permille < 0)
         m_jobProgress->setRange(0, 0);
@@ -1020,7 +1071,9 @@ void MainWindow::updateStatus()
                                   : QDir::toNativeSeparators(m_snapshot->path));
     m_countLabel->setText(tr("%n tensor(s), ", nullptr, int(m_snapshot->tensors.size()))
                           + tr("%n weight(s)", nullptr, int(m_snapshot->weights.size())));
-    m_sizeLabel->setText(tr("%1 on disk").arg(localBytes(m_snapshot->diskBytes)));
+    m_sizeLabel->setText(m_checkpoint && m_checkpoint->remoteBytes().any()
+                             ? tr("%1 on the server").arg(localBytes(m_checkpoint->remoteBytes().size))
+                             : tr("%1 on disk").arg(localBytes(m_snapshot->diskBytes)));
     m_mappedLabel->setText(
         tr("%1 mapped in %n file(s)", nullptr, int(m_snapshot->files.size())).arg(localBytes(m_snapshot->mappedBytes)));
     updateMemory();
@@ -1028,10 +1081,11 @@ void MainWindow::updateStatus()
 
 QStringList MainWindow::updatedRecentFiles(QStringList list, const QString& path)
 {
-    const QString clean = QFileInfo(path).absoluteFilePath();
+    const QString clean = isRemote(path) ? path : QFileInfo(path).absoluteFilePath();
     list.removeAll(clean);
     list.prepend(clean);
-    list.erase(std::remove_if(list.begin(), list.end(), [](const QString& p) { return !QFileInfo::exists(p); }),
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [](const QString& p) { return !isRemote(p) && !QFileInfo::exists(p); }),
                list.end());
     while (list.size() > kRecentMax)
         list.removeLast();
@@ -1054,8 +1108,8 @@ void MainWindow::updateRecentMenu()
 {
     m_recentMenu->clear();
     QStringList files = m_options.persistent ? recentFiles() : QStringList();
-    const auto missing =
-        std::remove_if(files.begin(), files.end(), [](const QString& p) { return !QFileInfo::exists(p); });
+    const auto missing = std::remove_if(files.begin(), files.end(),
+                                        [](const QString& p) { return !isRemote(p) && !QFileInfo::exists(p); });
     if (missing != files.end()) {
         files.erase(missing, files.end());
         QSettings().setValue(QStringLiteral("recentFiles"), files);

@@ -188,6 +188,8 @@ private:
     QString currentTableCsv() const;
     void updateJobStatus();
     void updateMemory();
+    void updateFetched(); // a remote checkpoint's bytes in the cache against its size
+    void openUrlDialog();
     void updateSessionActions();
     void fetchMoreMetadata();
     void fitWeightColumns();
@@ -233,6 +235,7 @@ private:
     QLabel* m_mappedLabel = nullptr;
     QLabel* m_memoryLabel = nullptr; // private memory of the process
     QLabel* m_residentLabel = nullptr; // checkpoint pages in RAM
+    QLabel* m_fetchedLabel = nullptr; // a remote checkpoint's bytes fetched
     QProgressBar* m_busy = nullptr;
     ViewContext* m_context = nullptr;
     QList<AnalysisView*> m_views;

@@ -88,21 +88,6 @@ CheckpointSummary summarise(const qs::Checkpoint& c)
     return s;
 }
 
-// "1.00 GiB", "85.0 KiB": bytes in the binary unit that suits them.
-std::string sizeText(uint64_t bytes)
-{
-    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double v = double(bytes);
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, u ? "%.2f %s" : "%.0f %s", v, units[u]);
-    return buf;
-}
-
 const char* layerKindName(qs::LayerMemory k)
 {
     switch (k) {

@@ -23,7 +23,9 @@ int runCodes(const QStringList& args)
     parser.setApplicationDescription(
         QStringLiteral("Write a weight's logical codes (uint8 [out, in]), scales, zeros and g_idx as .npy files."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("WEIGHT"),
                                  QStringLiteral("logical weight name or any member tensor name"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output folder"),

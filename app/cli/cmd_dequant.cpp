@@ -45,7 +45,9 @@ int runDequant(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Dequantize one weight to a float .npy file, C order [out, in]."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("WEIGHT"),
                                  QStringLiteral("logical weight name or any member tensor name"));
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")}, QStringLiteral("output .npy file"),

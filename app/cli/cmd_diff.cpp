@@ -76,7 +76,8 @@ int runDiff(const QStringList& args)
         "exceeds the tolerance or a difference is NaN/Inf; exit 1 when any weight fails or two matched weights have "
         "different shapes. Weights on one side only are listed."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("A"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("A"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("checkpoint file or folder (the reference)"));
     const QCommandLineOption weightOpt(QStringLiteral("weight"),
                                        QStringLiteral("only this weight (either side's name)"), QStringLiteral("NAME"));
@@ -103,6 +104,8 @@ int runDiff(const QStringList& args)
     }
     const auto a = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     const auto b = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(1)));
+    qscli::stateRemoteFetch(*a);
+    qscli::stateRemoteFetch(*b);
 
     qs::DiffOptions opt;
     opt.weight = parser.value(weightOpt).toStdString();

@@ -22,7 +22,9 @@ int runQuantize(const QStringList& args)
         "Quantize F32/F16/BF16 weights into a checkpoint other tools load: a folder (model.safetensors, config.json "
         "with the quantization config, quantize_config.json for GPTQ) or a .gguf file. Other tensors are copied."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("weights to quantize (or --all)"),
                                  QStringLiteral("[WEIGHT...]"));
     const QCommandLineOption allOpt(

@@ -27,7 +27,9 @@ int runRepack(const QStringList& args)
         "reinterpreting words). Act-order weights going to a layout without g_idx get their input channels sorted into "
         "contiguous groups and a <module>.input_perm tensor. Then both are dequantized and compared."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("SRC"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("SRC"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     QString targets;
     for (const std::string& t : qs::repackTargets())
         targets += (targets.isEmpty() ? QString() : QStringLiteral(", ")) + QString::fromStdString(t);

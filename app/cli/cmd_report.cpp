@@ -55,8 +55,10 @@ int runReport(const QStringList& args)
                        "  quantscope-cli report PATH [--weight NAME] [--ref REF] -o OUT\n"
                        "OUT ends in .html (self-contained), .md (PNG figures beside it) or .pdf."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"),
-                                 QStringLiteral("[PATH]"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"),
+        QStringLiteral("[PATH]"));
     const QCommandLineOption formatOpt(QStringLiteral("format"), QStringLiteral("format id (see inspect --formats)"),
                                        QStringLiteral("ID"));
     const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("code width"), QStringLiteral("B"));
@@ -128,6 +130,7 @@ int runReport(const QStringList& args)
         doc = qs::report::formatReport(*spec, p, control);
     } else {
         const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.front()));
+        qscli::stateRemoteFetch(*ckpt);
         qs::report::CheckpointOptions o;
         o.weight = parser.value(weightOpt).toStdString();
         if (parser.isSet(refOpt)) {

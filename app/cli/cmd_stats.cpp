@@ -212,7 +212,9 @@ int runStats(const QStringList& args)
     parser.setApplicationDescription(QStringLiteral(
         "Error of each weight against a float reference (--ref, matched by name), or value/code/scale histograms."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("only this weight (optional)"),
                                  QStringLiteral("[WEIGHT]"));
     const QCommandLineOption refOpt(QStringLiteral("ref"), QStringLiteral("float reference checkpoint"),
@@ -312,6 +314,8 @@ int runStats(const QStringList& args)
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    if (pos.size() == 1)
+        qscli::stateRemoteFetch(*ckpt);
     std::vector<const qs::LogicalWeight*> todo;
     if (pos.size() == 2) {
         const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());

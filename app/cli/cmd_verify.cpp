@@ -30,7 +30,9 @@ int runVerify(const QStringList& args)
         "a "
         "finding is an error; warnings (upstream quirks such as the GPTQ v1 zero-0 spill, zero rows) do not fail."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("checkpoint file or folder"));
+    parser.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOption(jsonOpt);
     if (!parser.parse(args)) {
@@ -47,6 +49,7 @@ int runVerify(const QStringList& args)
         return 2;
     }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
+    qscli::stateRemoteFetch(*ckpt);
     const qs::VerifyReport r = qs::verifyCheckpoint(*ckpt);
     if (parser.isSet(jsonOpt)) {
         QJsonArray findings, checked, unchecked;

@@ -14,6 +14,10 @@
 #include <string>
 #include <vector>
 
+namespace qs {
+class Checkpoint;
+}
+
 namespace qscli {
 
 int runInspect(const QStringList& args);
@@ -60,6 +64,29 @@ inline std::string sciText(double v)
     std::snprintf(buf, sizeof buf, "%.4g", v);
     return buf;
 }
+
+// "1.00 GiB", "85.0 KiB": bytes in the binary unit that suits them.
+inline std::string sizeText(uint64_t bytes)
+{
+    static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = double(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+    return buf;
+}
+
+// Remote checkpoints (http(s), hf://; app/cli/remote.cpp). Fetch progress on stderr when it is a
+// terminal, set up by main before a command runs.
+void installFetchProgress();
+// Before a run over a whole remote checkpoint: "fetching up to N of the M bytes ..." on stderr.
+void stateRemoteFetch(const qs::Checkpoint& ckpt);
+// After a command that read a remote file: the bytes fetched and the requests sent, on stderr.
+void printFetchSummary();
 
 // Cells wider than this do not widen their column (they stand whole and push the rest of their
 // row along): one absurdly long name must not pad every row of a long table to its width.

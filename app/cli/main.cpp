@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/mapguard.h"
 #include "base/simd.h"
+#include "remote/remotefile.h"
 
 #include <QCoreApplication>
 #include <QTextStream>
@@ -104,7 +105,11 @@ void printUsage(FILE* to)
     std::fprintf(to, "Usage: quantscope-cli COMMAND [options]\n\nCommands:\n");
     for (const auto& [name, cmd] : commands())
         std::fprintf(to, "  %-10s %s\n", qPrintable(name), cmd.summary);
-    std::fprintf(to, "\nRun 'quantscope-cli COMMAND --help' for a command's options.\n");
+    std::fprintf(to,
+                 "\nPATH may be a file, a folder, an http(s) URL of a .gguf, .safetensors or *.safetensors.index.json\n"
+                 "file, or hf://ORG/REPO[@REVISION][/FILE] (read by byte range into $XDG_CACHE_HOME/quantscope).\n"
+                 "  --download-whole  (any command) download a remote file whole when its server ignores Range\n"
+                 "\nRun 'quantscope-cli COMMAND --help' for a command's options.\n");
 }
 
 } // namespace
@@ -120,6 +125,9 @@ int main(int argc, char** argv)
 
     QStringList args = qscli::commandLine(argc, argv);
     args.removeFirst();
+    // Any command: a remote file whose server ignores Range may be downloaded whole.
+    if (args.removeAll(QStringLiteral("--download-whole")) > 0)
+        qs::remote::setWholeDownloadAllowed(true);
     if (args.isEmpty()) {
         printUsage(stderr);
         return 2;
@@ -145,6 +153,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "quantscope-cli: unknown command '%s' (try --help)\n", qPrintable(name));
         return 2;
     }
+    qscli::installFetchProgress();
     HeldOutput held;
     // Every file this process maps is an input of the command: a file it writes from a changed
     // input is not put in place.
@@ -155,9 +164,11 @@ int main(int argc, char** argv)
         // (or zeros, where it was cut): none of them is shown.
         qs::mapguard::checkUnchangedSinceStart();
         held.release();
+        qscli::printFetchSummary();
         return code;
     } catch (const qs::Error& e) {
         std::fprintf(stderr, "quantscope-cli %s: %s\n", qPrintable(name), e.what());
+        qscli::printFetchSummary();
         return 2;
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "quantscope-cli %s: out of memory\n", qPrintable(name));

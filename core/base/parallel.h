@@ -9,6 +9,8 @@
 // shape's 2^40 chunks). The first exception a chunk throws is rethrown on the calling thread;
 // afterChunk() runs on the team's thread 0 (the caller) after each of its chunks (progress
 // reports). Returns false when cancelled or stopped by an error.
+#include "base/cancel.h"
+
 #include <omp.h>
 
 #include <atomic>
@@ -23,12 +25,16 @@ template <typename State = NoChunkState, typename Body, typename AfterChunk>
 bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Body&& body, AfterChunk&& afterChunk)
 {
     const int team = threads > 0 ? threads : omp_get_max_threads();
+    // Every thread of the team passes the flag (else the caller's, base/cancel.h) on to what it
+    // calls: a remote file's fetch stops with the work it is part of.
+    const std::atomic<bool>* passedOn = cancel ? cancel : currentCancelFlag();
     std::exception_ptr failure;
     std::atomic<bool> stop{false};
     std::atomic<uint64_t> next{0};
 #pragma omp parallel num_threads(team)
     {
         State state;
+        const CancelScope scope(passedOn);
         // A team of one is not an active region: without this the kernels' own parallel
         // loops would fork inside a run asked to use one thread.
         if (team == 1)

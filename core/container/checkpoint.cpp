@@ -2,6 +2,9 @@
 
 #include "container/folder.h"
 #include "container/gguf.h"
+#include "container/remotefolder.h"
+#include "remote/remotefile.h"
+#include "remote/url.h"
 #include "container/safetensors.h"
 #include "base/error.h"
 
@@ -159,6 +162,23 @@ std::optional<std::string> Checkpoint::changedOnDisk() const
     return std::nullopt;
 }
 
+Checkpoint::RemoteBytes Checkpoint::remoteBytes() const
+{
+    RemoteBytes r;
+    for (const auto& map : m_maps)
+        if (const remote::RemoteFile* f = map->remoteFile()) {
+            r.size += f->size();
+            r.cached += f->cachedBytes();
+        }
+    return r;
+}
+
+uint64_t Checkpoint::missingBytes(const TensorEntry& t) const
+{
+    const remote::RemoteFile* f = m_maps.at(t.file)->remoteFile();
+    return f ? f->missingBytes(t.offset, t.nbytes) : 0;
+}
+
 uint64_t Checkpoint::residentBytes() const
 {
     uint64_t bytes = 0;
@@ -250,7 +270,7 @@ void readFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<s
             ckpt.openedAs = set.label;
         }
         ckpt.container = Container::Gguf;
-        readGguf(ckpt, folder.open(first));
+        readGguf(ckpt, folder.open(first), &folder);
     } else {
         ckpt.container = Container::Safetensors;
         readSafetensorsFolder(ckpt, folder, chosen);
@@ -263,6 +283,42 @@ void readFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<s
             ckpt.leftOut.push_back(name);
 }
 
+// A URL or hf:// path: a repository or folder opens as a folder does; a file as the same file
+// on disk would, its configs looked for beside it; an index as its folder.
+void readRemote(Checkpoint& ckpt, const std::string& path, const std::vector<std::string>& chosen)
+{
+    RemoteLocation loc = remoteLocation(path);
+    if (loc.file.empty()) {
+        readFolder(ckpt, loc.folder, chosen);
+        return;
+    }
+    if (!chosen.empty())
+        fail(path, "not a folder, so no files can be chosen in it");
+    const std::string& file = loc.file;
+    if (file.ends_with(".safetensors.index.json")) {
+        // This index, not another one beside it.
+        std::erase_if(loc.folder.names,
+                      [&](const std::string& n) { return n != file && n.ends_with(".safetensors.index.json"); });
+        ckpt.container = Container::Safetensors;
+        readSafetensorsFolder(ckpt, loc.folder);
+        return;
+    }
+    const std::shared_ptr<MappedFile> map = loc.folder.open(file);
+    map->ensure(0, 4);
+    const auto head = map->bytes().first(std::min<uint64_t>(4, map->size()));
+    const std::string magic(reinterpret_cast<const char*>(head.data()), head.size());
+    if (magic == "GGUF") {
+        ckpt.container = Container::Gguf;
+        readGguf(ckpt, map, &loc.folder);
+    } else if (file.ends_with(".safetensors")) {
+        ckpt.container = Container::Safetensors;
+        readSafetensorsMapped(ckpt, map);
+        readHuggingFaceConfigs(ckpt, loc.folder);
+    } else {
+        fail(map->path(), "not a GGUF file: it starts with " + shownMagic(magic) + ", not 'GGUF'");
+    }
+}
+
 } // namespace
 
 std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path, const std::vector<std::string>& chosen)
@@ -270,7 +326,9 @@ std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path, const std:
     namespace fs = std::filesystem;
     auto ckpt = std::make_shared<Checkpoint>();
     ckpt->path = path;
-    if (isFolderPath(path)) {
+    if (remote::isRemotePath(path)) {
+        readRemote(*ckpt, path, chosen);
+    } else if (isFolderPath(path)) {
         readFolder(*ckpt, diskFolder(path), chosen);
     } else if (!chosen.empty()) {
         fail(path, "not a folder, so no files can be chosen in it");

@@ -1,5 +1,6 @@
 #pragma once
-// A checkpoint as opened from disk: one or more memory-mapped files (shards), the stored
+// A checkpoint as opened from disk or a remote location (http(s), hf://: read by byte range into
+// a cache, container/remotefolder.h): one or more memory-mapped files (shards), the stored
 // tensors they hold (listing never touches tensor data), the container's metadata, the
 // Hugging Face configs beside it, and the logical weights that format detection found
 // (formats/opencheckpoint.h reads and detects; the container readers leave `weights` empty).
@@ -124,6 +125,15 @@ public:
     std::vector<std::string> sources() const;
     // Bytes of the mapped files now held in RAM (MappedFile::residentBytes summed).
     uint64_t residentBytes() const;
+    // Remote files (http(s), hf://): their bytes, and how many of them the cache holds; zeros for
+    // a local checkpoint. A tensor's bytes come in when bytes() asks for them.
+    struct RemoteBytes {
+        uint64_t size = 0, cached = 0;
+        bool any() const { return size != 0; }
+    };
+    RemoteBytes remoteBytes() const;
+    // Bytes of `t` that bytes(t) would fetch (0 for a local file).
+    uint64_t missingBytes(const TensorEntry& t) const;
     // Why what was read from the mapped files can no longer be trusted (MappedFile::changed of the
     // first that changed), or nothing.
     std::optional<std::string> changedOnDisk() const;

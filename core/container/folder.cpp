@@ -10,7 +10,7 @@ namespace fs = std::filesystem;
 
 bool FolderFiles::has(std::string_view name) const
 {
-    return std::binary_search(names.begin(), names.end(), name, std::less<>());
+    return std::binary_search(names.begin(), names.end(), name, std::less<>()) || (probe && probe(std::string(name)));
 }
 
 std::string FolderFiles::pathOf(const std::string& name) const

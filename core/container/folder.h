@@ -21,6 +21,8 @@ struct FolderFiles {
     std::vector<std::string> names; // the regular files, sorted
     // Maps one of `names`; throws qs::Error naming the file.
     std::function<std::shared_ptr<MappedFile>(const std::string& name)> open;
+    // Where `names` is no listing (a URL's folder): whether a file not in it is there.
+    std::function<bool(const std::string& name)> probe;
 
     bool has(std::string_view name) const;
     std::string pathOf(const std::string& name) const;

@@ -146,7 +146,8 @@ private:
 class Cursor {
 public:
     Cursor(const MappedFile& f, bool v1)
-        : m_path(f.path())
+        : m_file(f)
+        , m_path(f.path())
         , m_data(f.bytes().data())
         , m_size(f.size())
         , m_v1(v1)
@@ -170,6 +171,7 @@ public:
             failAt(field,
                    std::string(part) + std::string(suffix) + " needs " + num(n) + " bytes at offset " + num(m_pos)
                        + ", past the end of the file (" + num(m_size) + " bytes)");
+        m_file.ensure(m_pos, n); // a remote file's header comes in as it is parsed
     }
 
     template <class T>
@@ -195,12 +197,14 @@ public:
             failAt(field, std::string(part) + " length " + num(n) + " exceeds the 1 GiB limit");
         if (n > left())
             need(n, field, part, " of " + num(n) + " bytes");
+        m_file.ensure(m_pos, n);
         const std::string_view s(reinterpret_cast<const char*>(m_data + m_pos), n);
         m_pos += n;
         return s;
     }
 
 private:
+    const MappedFile& m_file;
     const std::string& m_path;
     const uint8_t* m_data;
     uint64_t m_size;
@@ -770,7 +774,7 @@ void readGguf(Checkpoint& ckpt, const std::string& path)
     readGguf(ckpt, std::make_shared<MappedFile>(path));
 }
 
-void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
+void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map, const FolderFiles* folder)
 {
     const std::string path = map->path();
     GgufFile first = parseGgufFile(std::move(map));
@@ -809,11 +813,12 @@ void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         if (k == *splitNo)
             continue;
         const std::string sibling = ggufSplitPath(prefix, k + 1, count);
+        const std::string siblingName = std::filesystem::path(sibling).filename().string();
         std::error_code ec;
-        if (!std::filesystem::exists(sibling, ec))
+        if (folder ? !folder->has(siblingName) : !std::filesystem::exists(sibling, ec))
             fail(sibling,
                  "split " + num(k + 1) + " of " + num(count) + " is missing (the set was opened from " + path + ")");
-        splits[k] = parseGgufFile(std::make_shared<MappedFile>(sibling));
+        splits[k] = parseGgufFile(folder ? folder->open(siblingName) : std::make_shared<MappedFile>(sibling));
         const auto no = metaCount(splits[k], "split.no");
         const auto cnt = metaCount(splits[k], "split.count");
         if (no != k || cnt != count)

@@ -1,6 +1,7 @@
 #pragma once
 // GGUF reader and writer, v1..v3 (../shared/spec/gguf.md, section 1).
 #include "container/checkpoint.h"
+#include "container/folder.h"
 
 #include <cstdint>
 #include <span>
@@ -14,8 +15,9 @@ namespace qs {
 // and tensors to `ckpt`. Opening any split of a set opens the whole set, in split order.
 // Little-endian only: a big-endian file is recognised and refused with a clear error.
 void readGguf(Checkpoint& ckpt, const std::string& path);
-// The same for a file already mapped (or in memory); its siblings are looked for on disk.
-void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map);
+// The same for a file already mapped (or in memory, or remote); its siblings are looked for in
+// `folder` by file name when given (a remote location's), else on disk.
+void readGguf(Checkpoint& ckpt, std::shared_ptr<MappedFile> map, const FolderFiles* folder = nullptr);
 
 using GgufMetadata = std::vector<std::pair<std::string, MetaValue>>;
 

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/mapguard.h"
 #include "base/platform.h"
+#include "remote/remotefile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -88,6 +89,41 @@ MappedFile::MappedFile(const std::string& path)
     ::close(fd);
 }
 
+MappedFile::MappedFile(std::shared_ptr<remote::RemoteFile> remote)
+    : m_path(remote->name())
+    , m_remote(std::move(remote))
+    , m_size(m_remote->size())
+{
+    const std::string& cache = m_remote->dataPath();
+    const int fd = ::open(cache.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        fail(cache, std::string("cannot open the cache file: ") + std::strerror(errno));
+    if (m_size > 0) {
+        // Shared: the bytes fetched after mapping (written into the cache file) show through. Not
+        // registered with mapguard: every fetch moves the cache file's modification time; a remote
+        // file that changes is caught by its validator on every response instead.
+        void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_SHARED, fd, 0);
+        if (p == MAP_FAILED) {
+            const int err = errno;
+            ::close(fd);
+            fail(cache, std::string("cannot map the cache file: ") + std::strerror(err));
+        }
+        m_data = static_cast<const uint8_t*>(p);
+        m_mapped = true;
+    }
+    ::close(fd);
+}
+
+void MappedFile::fetch(uint64_t offset, uint64_t length) const
+{
+    m_remote->ensure(offset, length);
+}
+
+const std::string& MappedFile::localPath() const
+{
+    return m_remote ? m_remote->dataPath() : m_path;
+}
+
 MappedFile::MappedFile(std::string name, std::span<const uint8_t> bytes)
     : m_path(std::move(name))
     , m_data(bytes.data())
@@ -112,12 +148,18 @@ uint64_t MappedFile::residentBytes() const
     return m_mapped ? platform::residentBytes(m_data, m_size) : 0;
 }
 
-std::span<const uint8_t> MappedFile::range(uint64_t offset, uint64_t length, const std::string& what) const
+void MappedFile::checkRange(uint64_t offset, uint64_t length, const std::string& what) const
 {
     if (offset > m_size || length > m_size - offset)
         fail(m_path,
              what + ": bytes " + std::to_string(offset) + "+" + std::to_string(length)
                  + " lie past the end of the file (" + std::to_string(m_size) + " bytes)");
+}
+
+std::span<const uint8_t> MappedFile::range(uint64_t offset, uint64_t length, const std::string& what) const
+{
+    checkRange(offset, length, what);
+    ensure(offset, length);
     return {m_data + offset, static_cast<size_t>(length)};
 }
 

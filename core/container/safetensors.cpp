@@ -162,6 +162,7 @@ json::Value readJsonFile(const MappedFile& f)
         fail(path,
              "file is " + std::to_string(f.size()) + " bytes; JSON side files are limited to "
                  + std::to_string(kJsonSideFileMax) + " bytes");
+    f.ensure(0, f.size());
     const auto b = f.bytes();
     try {
         return json::parse(std::string_view(reinterpret_cast<const char*>(b.data()), b.size()),
@@ -192,6 +193,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
     if (size < 8)
         fail(path,
              "header too small: the file has " + std::to_string(size) + " bytes, fewer than the 8-byte header length");
+    map->ensure(0, 8);
     const uint8_t* p = map->bytes().data();
     uint64_t n = 0;
     for (int i = 7; i >= 0; --i)
@@ -204,6 +206,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         fail(path,
              "invalid header length: " + std::to_string(n) + " bytes of header do not fit in the "
                  + std::to_string(size - 8) + " bytes after the length field");
+    map->ensure(8, n);
     const std::string_view header(reinterpret_cast<const char*>(p + 8), static_cast<size_t>(n));
 
     std::vector<Message> notes;

@@ -410,11 +410,13 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
         return std::nullopt;
     }
     try {
-        m_ckpt.mappedFile(t.file).range(t.offset, t.nbytes, "tensor '" + t.name + "'"); // bounds only
+        // Bounds, and a remote file's bytes fetched; read from the file, not the mapping.
+        const MappedFile& file = m_ckpt.mappedFile(t.file);
+        file.range(t.offset, t.nbytes, "tensor '" + t.name + "'");
         if (m_fds.size() < m_ckpt.files.size())
             m_fds.resize(m_ckpt.files.size(), -1);
         int& fd = m_fds[t.file];
-        if (fd < 0 && (fd = ::open(m_ckpt.files[t.file].c_str(), O_RDONLY | O_CLOEXEC)) < 0)
+        if (fd < 0 && (fd = ::open(file.localPath().c_str(), O_RDONLY | O_CLOEXEC)) < 0)
             fail(m_ckpt.files[t.file], std::string("cannot open: ") + std::strerror(errno));
         m_buf.resize(static_cast<size_t>(t.nbytes));
         size_t done = 0;

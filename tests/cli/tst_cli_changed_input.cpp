@@ -12,6 +12,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <string>
+#include <vector>
+
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -139,6 +142,15 @@ private slots:
         QTemporaryDir dir;
         const std::string base = dir.path().toStdString();
         const std::string model = base + "/model-\xff\xfe.gguf", out = base + "/out-\xe9.npy";
+        // QTemporaryDir cannot remove names that are not UTF-8: they go first, however the test ends.
+        const struct RemoveByBytes {
+            std::vector<std::string> paths;
+            ~RemoveByBytes()
+            {
+                for (const std::string& p : paths)
+                    ::unlink(p.c_str());
+            }
+        } removeByBytes{{model, out}};
         QVERIFY(QFile::copy(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")),
                             dir.filePath(QStringLiteral("plain.gguf"))));
         QCOMPARE(::rename((base + "/plain.gguf").c_str(), model.c_str()), 0);

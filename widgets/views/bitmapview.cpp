@@ -3,6 +3,7 @@
 #include "messagestack.h"
 #include "numbers.h"
 #include "qtext.h"
+#include "jobrunner.h"
 #include "viewcontext.h"
 
 #include "container/checkpoint.h"
@@ -18,6 +19,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -213,7 +215,31 @@ void BitMapView::rebuild()
                           .arg(shownText(QString::fromStdString(w->name)), QString::fromUtf8(e.what()));
         }
     }
-    m_canvas->setLayout(context()->checkpoint(), m_map ? w : nullptr, m_map);
+    // A remote weight's bytes come in off the GUI thread first (a job, with progress and cancel);
+    // the canvas reads them from the cache afterwards.
+    const std::shared_ptr<const qs::Checkpoint> ckpt = context()->checkpoint();
+    uint64_t missing = 0;
+    if (m_map && ckpt)
+        for (const auto& [role, idx] : w->members)
+            missing += ckpt->missingBytes(ckpt->tensors.at(idx));
+    if (missing > 0) {
+        m_canvas->setLayout(nullptr, nullptr, nullptr);
+        m_map.reset();
+        problem = tr("Fetching %1 of %2 from the server…").arg(localBytes(missing), QString::fromStdString(w->name));
+        QPointer<BitMapView> self(this);
+        const int index = context()->weight();
+        context()->jobs()->start(QStringLiteral("bitmap-fetch"), tr("Fetching %1").arg(QString::fromStdString(w->name)),
+                                 [ckpt, index, self](JobControl&) -> JobRunner::Continuation {
+                                     for (const auto& [role, idx] : ckpt->weights.at(size_t(index)).members)
+                                         ckpt->bytes(ckpt->tensors.at(idx));
+                                     return [self, ckpt, index] {
+                                         if (self && self->context()->checkpoint() == ckpt
+                                             && self->context()->weight() == index)
+                                             self->rebuild();
+                                     };
+                                 });
+    }
+    m_canvas->setLayout(ckpt, m_map ? w : nullptr, m_map);
     if (!m_map) {
         m_stack->showMessage(problem);
         m_summary->clear();
