@@ -9,7 +9,7 @@
 #include "formats/dequant.h"
 #include "formats/detect.h"
 #include "formats/opencheckpoint.h"
-#include "formats/plain/halfrow.h"
+#include "base/halfrow.h"
 
 #include <QCommandLineParser>
 

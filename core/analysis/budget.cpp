@@ -173,15 +173,7 @@ std::string budgetBreakdown(const BudgetFormat& f, uint64_t n, uint64_t k)
 
 std::vector<BudgetFormat> budgetFormats()
 {
-    std::vector<BudgetFormat> out;
-    // The table's order: the baselines, then GGUF, then the safetensors families.
-    for (FormatFamily family : {FormatFamily::Plain, FormatFamily::Gguf, FormatFamily::Gptq,
-                                FormatFamily::CompressedTensors, FormatFamily::Mlx, FormatFamily::Bitsandbytes}) {
-        const FamilyRow* row = familyRow(family);
-        if (row && row->targets && row->targets->budget)
-            row->targets->budget(out);
-    }
-    return out;
+    return familyBudgetRows();
 }
 
 const BudgetFormat* budgetFormat(const std::string& id)

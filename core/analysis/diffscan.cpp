@@ -1,5 +1,5 @@
 #include "analysis/diffscan.h"
-#include "analysis/lanesum.h"
+#include "base/lanesum.h"
 
 #include <cmath>
 

@@ -6,7 +6,7 @@
 #include "container/gguf.h"
 #include "formats/dequant.h"
 #include "formats/formatid.h"
-#include "formats/ggml/quantize_ggml.h"
+#include "formats/target.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -17,11 +17,6 @@
 namespace qs {
 
 namespace {
-
-bool isGgufTarget(const FormatInfo& f)
-{
-    return f.family == FormatFamily::Gguf;
-}
 
 const FamilyTargets& targetsOf(const FormatInfo& f)
 {
@@ -96,7 +91,7 @@ std::vector<std::string> quantizeTargets()
     std::vector<std::string> out, gguf;
     for (const FormatInfo& f : formatInfos())
         if (f.quantizeTarget)
-            (isGgufTarget(f) ? gguf : out).push_back(f.id);
+            (ggufOutput(f).on() ? gguf : out).push_back(f.id);
     out.insert(out.end(), gguf.begin(), gguf.end());
     return out;
 }
@@ -157,7 +152,8 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     QuantScheme scheme;
     scheme.format = &parseQuantizeTarget(opt.format);
     const FormatInfo& target = *scheme.format;
-    const bool gguf = isGgufTarget(target);
+    const GgufOutput ggufOut = ggufOutput(target);
+    const bool gguf = ggufOut.on();
     checkOutputPath(out, src.sources(), gguf ? OutputKind::File : OutputKind::Folder);
     const FamilyTargets& targets = targetsOf(target);
     targets.quantizeScheme(opt, scheme);
@@ -211,7 +207,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     if (todo.empty())
         fail(src.path, "no F32/F16/BF16 weight matrix to quantize");
 
-    const int ggmlT = gguf ? ggufFormatType(target) : -1;
+    const int ggmlT = ggufOut.type;
     const SimdPath path = bestSimdPath();
     std::map<size_t, const LogicalWeight*> byTensor; // source tensor index -> weight to quantize
     for (const LogicalWeight* w : todo)
@@ -223,7 +219,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
             opt.progress(done, todo.size(), name);
     };
     // A weight GGUF cannot hold (ne0 not whole blocks) stays in float; known before any data.
-    const auto ggufKeeps = [&](const LogicalWeight& w) { return w.inFeatures() % ggmlQuantBlockWeights(ggmlT) != 0; };
+    const auto ggufKeeps = [&](const LogicalWeight& w) { return w.inFeatures() % ggufOut.blockWeights != 0; };
     const auto keep = [&](const LogicalWeight& w, DType dtype, const std::string& why) {
         if (!opt.weights.empty())
             fail(src.path, "weight '" + w.name + "': " + why);
@@ -289,9 +285,9 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
                 }
                 keep(*it->second, entryDtype(t),
                      "ne0 " + std::to_string(it->second->inFeatures()) + " is not a multiple of the " + target.alias
-                         + " block (" + std::to_string(ggmlQuantBlockWeights(ggmlT)) + ")");
+                         + " block (" + std::to_string(ggufOut.blockWeights) + ")");
             }
-            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggufPlainType(t.dtype);
+            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggufOut.plainType(t.dtype);
             if (type < 0)
                 fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
             plan.push_back(GgufTensor{t.name, type, ne, {}});

@@ -41,9 +41,9 @@ std::optional<std::pair<int, std::string>> splitLayer(const std::string& name, s
     return std::nullopt;
 }
 
-// The family whose rules judge the checkpoint: that of the quantized format holding the most
-// parameters, else that of the format holding the most.
-FormatFamily recipeFamily(const Checkpoint& ckpt)
+// The row whose rules judge the checkpoint: that of the family of the quantized format holding
+// the most parameters, else that of the format holding the most; nullptr when it has none.
+const FamilyRow* recipeRow(const Checkpoint& ckpt)
 {
     std::map<FormatFamily, uint64_t> quantized, all;
     for (const LogicalWeight& w : ckpt.weights)
@@ -53,11 +53,11 @@ FormatFamily recipeFamily(const Checkpoint& ckpt)
                 quantized[f->family] += w.elementCount();
         }
     const auto& pick = quantized.empty() ? all : quantized;
-    FormatFamily best = FormatFamily::Unknown;
+    const FamilyRow* best = nullptr;
     uint64_t most = 0;
     for (const auto& [family, n] : pick)
         if (n > most) {
-            best = family;
+            best = familyRow(family);
             most = n;
         }
     return best;
@@ -115,7 +115,7 @@ RecipeSummary summarizeRecipe(const Checkpoint& ckpt, RecipeDetail detail)
 {
     RecipeSummary s;
     s.path = ckpt.path;
-    const FamilyRow* row = familyRow(recipeFamily(ckpt));
+    const FamilyRow* row = recipeRow(ckpt);
     const RecipeRules* rules = row ? row->recipe : nullptr;
     std::vector<RecipeVerdict> verdicts;
     if (rules && rules->nominal(ckpt, s.nominal)) {

@@ -9,7 +9,6 @@
 #include "container/safetensors.h"
 #include "formats/dequant.h"
 #include "formats/family.h"
-#include "formats/ggml/quantize_ggml.h"
 #include "formats/opencheckpoint.h"
 #include "formats/target.h"
 
@@ -27,11 +26,6 @@ namespace {
 std::string weightError(const Checkpoint& c, const LogicalWeight& w, const std::string& what)
 {
     return c.path + ": weight '" + w.name + "': " + what;
-}
-
-bool isGgufRepackTarget(const FormatInfo& f)
-{
-    return f.family == FormatFamily::Gguf;
 }
 
 // The permutation that makes the groups contiguous (stable sort by group) when the target has
@@ -84,7 +78,7 @@ std::vector<std::string> repackTargets()
     std::vector<std::string> out, gguf;
     for (const FormatInfo& f : formatInfos())
         if (f.repackTarget)
-            (isGgufRepackTarget(f) ? gguf : out).push_back(f.id);
+            (ggufOutput(f).on() ? gguf : out).push_back(f.id);
     out.insert(out.end(), gguf.begin(), gguf.end());
     return out;
 }
@@ -106,11 +100,12 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     const FormatInfo& target = parseRepackTarget(opt.to);
     const std::string& to = target.id;
     const FamilyTargets& targets = *familyTargets(target);
-    const bool gguf = isGgufRepackTarget(target);
-    const int ggmlT = gguf ? ggufFormatType(target) : -1;
+    const GgufOutput ggufOut = ggufOutput(target);
+    const bool gguf = ggufOut.on();
+    const int ggmlT = ggufOut.type;
     // GGUF blocks are whole along K; a weight whose K is not (llama.cpp checks every
     // weight's ne against the model, so it cannot be padded) is written as F32.
-    const auto ggufFallback = [&](uint64_t K) { return K % ggmlQuantBlockWeights(ggmlT) != 0; };
+    const auto ggufFallback = [&](uint64_t K) { return K % ggufOut.blockWeights != 0; };
     RepackResult res;
     res.output = out;
     checkOutputPath(out, src.sources(), gguf ? OutputKind::File : OutputKind::Folder);
@@ -158,7 +153,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
                 // llama.cpp's quantize keeps such a tensor in float (F16) too; F32 holds it exactly.
                 std::vector<float> x = dequantizeWeight(src, w, bestSimdPath(), opt.threads);
                 rw.note = "K = " + std::to_string(w.inFeatures()) + " is not a whole number of "
-                    + std::to_string(ggmlQuantBlockWeights(ggmlT)) + "-weight blocks: stored as F32";
+                    + std::to_string(ggufOut.blockWeights) + "-weight blocks: stored as F32";
                 t.push_back(storedTensor("weight", DType::F32, {w.outFeatures(), w.inFeatures()}, x));
                 progress(w.name);
                 return t;
@@ -219,7 +214,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
             }
             if (member[i])
                 continue;
-            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggufPlainType(t.dtype);
+            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggufOut.plainType(t.dtype);
             if (type < 0)
                 fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
             plan.push_back(GgufTensor{t.name, type, {t.shape.rbegin(), t.shape.rend()}, {}});

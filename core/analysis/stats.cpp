@@ -1,23 +1,14 @@
 #include "analysis/stats.h"
 
-#include "formats/gptq/codecount.h"
-#include "formats/ggml/codestats.h"
-#include "formats/affine/quantize_affine.h"
-#include "formats/bnb/quantize_bnb.h"
-#include "formats/ggml/quantize_ggml.h"
 #include "analysis/groupscales.h"
 #include "analysis/valuescan.h"
 #include "base/error.h"
-#include "base/shapetext.h"
-#include "base/parallel.h"
-#include "formats/formatid.h"
-#include "formats/dequant.h"
-#include "formats/plain/floats.h"
-#include "formats/ggml/ggml.h"
-#include "formats/ggml/ggml_blocks.h"
-#include "formats/gptq/gptq.h"
-#include "base/half.h"
 #include "base/intmath.h"
+#include "base/parallel.h"
+#include "base/shapetext.h"
+#include "formats/dequant.h"
+#include "formats/family.h"
+#include "formats/formatid.h"
 
 #include <Eigen/Dense>
 #include <omp.h>
@@ -115,33 +106,6 @@ uint64_t statsChunkRows(const StatsOptions& opt, uint64_t K, uint64_t align = 1)
     return ceilDiv(opt.rowChunk, align) * align;
 }
 
-// The plain float type of a reference tensor: safetensors F32/F16/BF16, or GGUF's F32, F16
-// and BF16 ggml types; nullopt for anything else.
-std::optional<DType> plainFloatType(const TensorEntry& t)
-{
-    if (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16)
-        return t.dtype;
-    if (t.dtype == DType::Ggml)
-        switch (t.ggmlType) {
-        case GgmlF32: return DType::F32;
-        case GgmlF16: return DType::F16;
-        case GgmlBF16: return DType::BF16;
-        default: break;
-        }
-    return std::nullopt;
-}
-
-// Rows [r0, r1) of a plain float tensor of type `type` laid out [N, K] (F16 and BF16 through
-// the float kernels' conversions).
-void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, DType type, uint64_t K, uint64_t r0, uint64_t r1,
-                   float* out, SimdPath path)
-{
-    const FloatTensor ft{type, ckpt.bytes(t), 0, K};
-    const auto kernel =
-        simdKernel(path, SimdKernels<FloatElementsFn>{nullptr, QS_X86(floatElementsAvx2), QS_NEON(floatElementsNeon)});
-    (kernel ? kernel : floatElementsScalar)(ft, r0 * K, (r1 - r0) * K, out);
-}
-
 float bitsFloat(uint32_t u)
 {
     float f;
@@ -186,7 +150,6 @@ std::vector<RankTarget> rankTargets(const std::vector<uint64_t>& coarse, const s
 
 struct Scratch {
     std::vector<float> a, b, c, tmp;
-    std::vector<uint8_t> bytes;
 };
 
 // Runs body(chunk, r0, r1, scratch) over row chunks of `rows` on an OpenMP team: exceptions
@@ -565,20 +528,19 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     return res;
 }
 
-// The ggml type id of a GGUF block format the ggml quantizers produce; -1 otherwise.
-int quantizableGgmlType(const FormatInfo& format)
+// The family row's requantizer of a format; nullptr when it has none.
+RequantizeFn requantizerOf(const FormatInfo& format)
 {
-    const int t = ggufFormatType(format);
-    return t >= 0 && ggmlCanQuantize(t) && ggmlQuantBlockWeights(t) > 1 ? t : -1;
+    const FamilyRow* row = familyRow(format.family);
+    return row && row->requantize ? row->requantize(format) : nullptr;
 }
 
-// What has a reference quantizer here, for the refusal: the ids with a requantize rule.
+// What has a reference quantizer here, for the refusal.
 std::string requantizableIds()
 {
     std::string list;
     for (const FormatInfo& f : formatInfos())
-        if (f.requantize != RequantizeRule::None
-            && (f.requantize != RequantizeRule::Ggml || quantizableGgmlType(f) >= 0))
+        if (requantizerOf(f))
             list += (list.empty() ? "" : ", ") + f.id;
     return list;
 }
@@ -721,58 +683,18 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     const std::string where = ckpt.path + " " + weight.name + " requantized to " + spec.format;
-    // The format's requantize rule says which reference quantizer reproduces it.
+    // The format's family row gives the reference quantizer that reproduces it.
     const FormatInfo* format = resolveFormatId(spec.format);
-    const RequantizeRule rule = format ? format->requantize : RequantizeRule::None;
-    const int ggml = rule == RequantizeRule::Ggml ? quantizableGgmlType(*format) : -1;
-    const bool affine = rule == RequantizeRule::GptqAffine || rule == RequantizeRule::Awq;
-    const bool bnb4 = rule == RequantizeRule::Bnb4;
-    uint64_t groupSize = 0, align = 1;
-    if (ggml >= 0) {
-        groupSize = ggmlQuantBlockWeights(ggml);
-        if (K % groupSize != 0)
-            throw Error(where + ": " + std::to_string(K) + " input features are not a whole number of "
-                        + std::to_string(groupSize) + "-weight blocks");
-    } else if (affine) {
-        if (spec.groupSize == 0 || spec.bits < 2 || spec.bits > 8)
-            throw Error(where + ": bits must be 2..8 and the group size positive");
-        groupSize = std::min<uint64_t>(spec.groupSize, K);
-    } else if (bnb4) {
-        groupSize = 64;
-        align = 64 / std::gcd<uint64_t>(K ? K : 1, 64); // whole blocks of 64 per chunk
-    } else {
+    const RequantizeFn requantizer = format ? requantizerOf(*format) : nullptr;
+    if (!requantizer)
         throw Error(where + ": cannot requantize to '" + spec.format + "' (" + requantizableIds() + ")");
-    }
-    AffineOptions ao;
-    ao.bits = spec.bits;
-    ao.groupSize = groupSize;
-    ao.symmetric = spec.symmetric;
-    ao.rule = rule == RequantizeRule::Awq ? AffineRule::Awq : AffineRule::Gptq;
-    ao.codeScale = DType::F16;
+    const Requantizer rq = requantizer(*format, spec, K, where);
     WeightComparison res;
     try {
-        res = compareStreams(where, N, K, groupSize, statsChunkRows(opt, K, align), opt, weight.name,
-                             [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
-                                 const uint64_t rows = r1 - r0, n = rows * K;
+        res = compareStreams(where, N, K, rq.groupSize, statsChunkRows(opt, K, rq.rowAlign), opt, weight.name,
+                             [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
                                  dequantizeRows(ckpt, weight, r0, r1, r, opt.path);
-                                 if (ggml >= 0) {
-                                     s.bytes.resize(size_t(ggmlQuantizedBytes(ggml, rows, K)));
-                                     quantizeGgmlInto(ggml, r, rows, K, s.bytes.data(), false);
-                                     dequantizeGgmlRows(ggml, s.bytes.data(), rows, K, q, opt.path);
-                                 } else if (affine) {
-                                     const std::vector<float> d =
-                                         dequantizeAffine(quantizeAffine(r, rows, K, ao, false));
-                                     std::memcpy(q, d.data(), size_t(n) * 4);
-                                 } else {
-                                     // bitsandbytes quantizes the f16 model weight.
-                                     s.c.resize(size_t(n));
-                                     for (uint64_t i = 0; i < n; ++i)
-                                         s.c[i] = halfToFloat(floatToHalf(r[i]));
-                                     const Bnb4Type type = bnb4TypeOf(*format);
-                                     const std::vector<float> d = dequantizeBnb4(
-                                         quantizeBnb4(s.c.data(), n, type, 64, false, std::nullopt, false), type);
-                                     std::memcpy(q, d.data(), size_t(n) * 4);
-                                 }
+                                 rq.roundTrip(r, r1 - r0, K, q, opt.path);
                              });
     } catch (const Error& e) {
         // dequantizeRows' errors name the checkpoint and the weight; the quantizers' name neither.
@@ -844,64 +766,19 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     h.bits = weight.bits;
     h.count = N * K;
 
-    // Integer codes and per-group scales where the layout has them.
-    std::optional<PackedLinear> packed;
-    const FormatInfo* format = findFormat(weight.format);
-    const bool gguf = format && format->family == FormatFamily::Gguf;
-    if (format && format->storage == StorageKind::PackedLinear) {
-        try {
-            packed = describePacked(WeightData{ckpt, weight});
-        } catch (const Error& e) {
-            throw Error(ckpt.path + ": " + e.what());
-        }
-        if (packed->N != N || packed->K != K)
-            packed.reset();
-    }
-    const bool codes = packed && h.bits > 0 && h.bits <= 8;
-    std::vector<float> scales;
-    // GGUF block types: the f16 scale d of every block, counted per f16 pattern (per thread).
-    const GgmlTypeInfo* gt = nullptr;
-    uint32_t dOffset = 0;
-    std::span<const uint8_t> blob;
-    if (packed) {
-        scales.resize(size_t(packed->groups * N));
-    } else if (gguf && weight.member("weight") >= 0) {
-        const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
-        gt = ggmlTypeTraits(t.ggmlType);
-        bool found = false;
-        if (gt && gt->blockWeights > 1 && K % gt->blockWeights == 0)
-            for (const GgmlBlockField& f : ggmlBlockFields(t.ggmlType))
-                if (f.kind == GgmlFieldKind::F16Scale) {
-                    dOffset = f.offset;
-                    found = true;
-                    break;
-                }
-        blob = ckpt.bytes(t);
-        if (!found || blob.size() / gt->blockBytes < N * (K / gt->blockWeights) || N * K == 0)
-            gt = nullptr;
-    }
-    // GGUF types counted in the code domain (codestats.h), on the sizes dequantGgufWeightRows
-    // checks; the rest dequantized.
-    int codeType = -1;
-    uint64_t codeRowBytes = 0, codeRowBlocks = 0;
-    std::span<const uint8_t> codeBlob;
-    if (gguf && weight.member("weight") >= 0) {
-        const TensorEntry& t = ckpt.tensors[size_t(weight.member("weight"))];
-        const GgmlTypeInfo* info = ggmlTypeTraits(t.ggmlType);
-        if (info && codeDomainStats(t.ggmlType) && K && K % info->blockWeights == 0) {
-            codeBlob = ckpt.bytes(t);
-            codeRowBlocks = K / info->blockWeights;
-            codeRowBytes = codeRowBlocks * info->blockBytes;
-            if (N <= codeBlob.size() / codeRowBytes)
-                codeType = t.ggmlType;
-        }
-    }
+    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    // The family's code-domain steps: integer codes, stored scales, values tallied from codes.
+    const FamilyRow* row = familyRowOf(weight.format);
+    const std::unique_ptr<WeightTally> tally = row && row->weightTally ? row->weightTally(ckpt, weight, team) : nullptr;
+    const bool codes = tally && tally->codeBits() > 0;
+    const bool scales = tally && tally->hasScales();
+    const bool codeDomain = tally && tally->talliesValues();
 
     // Approximate: of every `every` runs of `unit` rows (whole kernel blocks, a few thousand
     // values, so the kernels' per-call cost stays small) one is read, the j-th period's at
     // offset frac(j * golden ratio) * every: spread evenly, and in no fixed phase a periodic
     // row structure (heads, experts, interleaved projections) could alias with.
-    const uint64_t align = packed ? kDequantRowBlock : 1;
+    const uint64_t align = tally ? tally->rowAlign() : 1;
     const uint64_t unit = ceilDiv(ceilDiv(4096, std::max<uint64_t>(K, 1)), align) * align;
     const uint64_t every = opt.sampleEvery > 1 && N * K >= kApproximateMinElements ? opt.sampleEvery : 0;
     const uint64_t period = unit * every;
@@ -936,16 +813,14 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     const uint64_t rows = statsChunkRows(opt, K);
     // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
     // packed layouts whole kernel blocks.
-    const uint64_t sliceAlign = packed ? kDequantRowBlock : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
+    const uint64_t sliceAlign = align > 1 ? align : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
     const uint64_t sliceRows =
         std::min(rows, std::max(sliceAlign, (uint64_t(1) << 13) / std::max<uint64_t>(K, 1) / sliceAlign * sliceAlign));
     std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));
-    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
     // Per thread: the bfloat16-bucket histogram (65536 keys), the caller's bins + below +
     // above when a range is given, and the code counts.
     std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
-    std::vector<std::vector<uint64_t>> halfCounts(static_cast<size_t>(team));
     h.cancelled =
         !forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
             const size_t t = size_t(omp_get_thread_num());
@@ -964,21 +839,20 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
                 dequantizeRows(ckpt, weight, r0, r1, s.b.data(), opt.path);
                 minMaxValues(s.b.data(), (r1 - r0) * K, p.loBits, p.hiBits, opt.path);
             }
-            if (codeType >= 0) {
-                CodeTally tally;
+            if (codeDomain) {
+                CodeTally values;
                 eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
                     for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
                         const uint64_t s1 = std::min(b, s0 + sliceRows);
                         keys.makeRoom((s1 - s0) * K);
-                        tallyGgmlBlocks(codeType, codeBlob.data() + s0 * codeRowBytes, (s1 - s0) * codeRowBlocks, tally,
-                                        keys.split.data(), range.on() ? &range : nullptr,
-                                        range.on() ? ranged[t].data() : nullptr, opt.path);
+                        tally->tallyValues(s0, s1, values, keys.split.data(), range.on() ? &range : nullptr,
+                                           range.on() ? ranged[t].data() : nullptr, opt.path);
                     }
                 });
-                p.sum = tally.total();
-                p.sumSq = tally.totalSq();
-                p.loBits = std::min(p.loBits, tally.lo);
-                p.hiBits = std::max(p.hiBits, tally.hi);
+                p.sum = values.total();
+                p.sumSq = values.totalSq();
+                p.loBits = std::min(p.loBits, values.lo);
+                p.hiBits = std::max(p.hiBits, values.hi);
             } else {
                 // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
                 // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
@@ -1006,26 +880,13 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
             }
             eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
                 if (codes) {
-                    std::vector<uint64_t>& cc = codeCounts[size_t(omp_get_thread_num())];
+                    std::vector<uint64_t>& cc = codeCounts[t];
                     if (cc.empty())
-                        cc.assign(size_t(1) << h.bits, 0);
-                    countCodes(*packed, a, b, cc);
+                        cc.assign(size_t(1) << tally->codeBits(), 0);
+                    tally->countCodes(a, b, cc);
                 }
-                if (packed) {
-                    for (uint64_t g = 0; g < packed->groups; ++g)
-                        for (uint64_t row = a; row < b; ++row)
-                            scales[size_t(g * N + row)] = packed->scaleAt(g, row);
-                } else if (gt) {
-                    std::vector<uint64_t>& hc = halfCounts[t];
-                    if (hc.empty())
-                        hc.assign(65536, 0);
-                    const uint64_t perRow = K / gt->blockWeights;
-                    for (uint64_t blk = a * perRow; blk < b * perRow; ++blk) {
-                        uint16_t d;
-                        std::memcpy(&d, blob.data() + blk * gt->blockBytes + dOffset, 2);
-                        ++hc[d];
-                    }
-                }
+                if (scales)
+                    tally->addScales(a, b, int(t));
             });
         });
     if (h.cancelled)
@@ -1041,7 +902,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         sum += p.sum;
         sumSq += p.sumSq;
     }
-    if ((codeType >= 0 || every) && loBits <= hiBits) {
+    if ((codeDomain || every) && loBits <= hiBits) {
         lo = bitsFloat(unorderedBits(loBits));
         hi = bitsFloat(unorderedBits(hiBits));
     }
@@ -1084,30 +945,15 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         }
     }
     if (codes) {
-        h.codes.assign(size_t(1) << h.bits, 0);
+        h.codes.assign(size_t(1) << tally->codeBits(), 0);
         for (const std::vector<uint64_t>& cc : codeCounts)
             for (size_t i = 0; i < cc.size(); ++i)
                 h.codes[i] += cc[i];
     }
-    if (!scales.empty()) {
+    if (scales)
         h.scales = finiteSpanHistogram(opt.bins, [&](const auto& visit) {
-            for (uint64_t g = 0; g < packed->groups; ++g)
-                eachRange(0, N, [&](uint64_t a, uint64_t b) {
-                    for (uint64_t row = a; row < b; ++row)
-                        visit(scales[size_t(g * N + row)], 1);
-                });
+            tally->visitScales([&](uint64_t a, uint64_t b, const auto& f) { eachRange(a, b, f); }, visit);
         });
-    } else if (gt) {
-        std::vector<uint64_t> merged(65536, 0);
-        for (const std::vector<uint64_t>& hc : halfCounts)
-            for (size_t i = 0; i < hc.size(); ++i)
-                merged[i] += hc[i];
-        h.scales = finiteSpanHistogram(opt.bins, [&](const auto& visit) {
-            for (uint32_t d = 0; d < 65536; ++d)
-                if (merged[d])
-                    visit(halfToFloat(uint16_t(d)), merged[d]);
-        });
-    }
     return h;
 }
 

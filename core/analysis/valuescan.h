@@ -4,55 +4,12 @@
 // lane i % 8; finite values only (NaN and Inf are skipped). The AVX2 and AVX-512 paths give the same bits as the scalar
 // reference: the same lanes, the same order within each lane, the lanes combined by combine().
 #include "base/simd.h"
+#include "base/valuekeys.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace qs {
-
-struct ValueLanes {
-    double sum[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    double sumSq[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    float lo[8], hi[8];
-    ValueLanes();
-    // ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)); min and max over the lanes.
-    void combine(double& sumOut, double& sumSqOut, float& loOut, float& hiOut) const;
-};
-
-// The order-preserving 16-bit key of a float: its top 16 bits with every bit of a negative
-// flipped and the sign bit of a positive set (so keys sort as the values do).
-inline uint32_t valueKey(uint32_t bits)
-{
-    const uint32_t flip = uint32_t(int32_t(bits) >> 31) | 0x80000000u;
-    return (bits ^ flip) >> 16;
-}
-
-inline constexpr uint64_t kKeyCount = 65536;
-// A key histogram as the scans fill it: kKeySplit interleaved 32-bit copies of every key's
-// counter (element i of a call counts in copy i % kKeySplit, at key * kKeySplit + copy), so a
-// run of equal keys, common in dequantized data, does not wait on its own store; the copies
-// are folded into 64-bit totals before any could overflow.
-// The one read-modify-write per element is the cost floor (about one per cycle on Zen 5, twice
-// the Q4_K dequantization per element). The AVX-512 scan is at it: about 16.5 cycles per 16
-// values in cache, its work without the increments 10.5; the AVX-512 dequantization of Q8_0
-// takes about 0.1 cycle per element in cache, 0.6 reading the weights from memory, so stats
-// of the element-scanned types costs at least 1.6x it even when the scan hides wholly behind
-// the memory reads (about 10x in cache). Dequantized k-quants, whose values repeat within a
-// block (equal keys four elements apart then land in the same counter copy), take about 1.6
-// cycles per element on the AVX2 and AVX-512 paths (distinct floats 1.1). Measured without
-// gain: 8 or 16 copies, 16-bit counters, a table over a window of exponents (the keys a weight
-// touches already fit in L1/L2). Counted, not built: de-duplicating the keys of 32 values in
-// registers takes more vector operations than the increments it saves.
-inline constexpr uint64_t kKeySplit = 4;
-struct KeyCounts {
-    std::vector<uint32_t> split; // kKeyCount * kKeySplit
-    std::vector<uint64_t> totals; // kKeyCount; complete after flush()
-    uint64_t pending = 0; // elements counted in `split` since the last flush
-    KeyCounts();
-    // Call before scanning n more elements: flushes when a copy could pass 2^32 - 1.
-    void makeRoom(uint64_t n);
-    void flush();
-};
 
 // Adds v[0..n) to the lanes and counts valueKey(bits) of every element in `split`
 // (kKeyCount * kKeySplit counters; NaN and Inf included, under their own keys).
@@ -70,7 +27,7 @@ void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split);
 void scanValues(const float* v, uint64_t n, ValueLanes& lanes, uint32_t* split, SimdPath path);
 
 // The extremes of the finite values of v[0..n), which an approximate weightHistograms takes
-// from every row while it samples the rest: lo and hi as orderedBits (codestats.h: -0 below
+// from every row while it samples the rest: lo and hi as orderedBits (base/valuekeys.h: -0 below
 // +0, so the same whatever the order, chunks and path), lo > hi while there are none. The
 // fast paths take a float min and max per vector, a fraction of the dequantization feeding them.
 void minMaxValues(const float* v, uint64_t n, uint32_t& lo, uint32_t& hi);

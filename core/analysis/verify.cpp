@@ -71,7 +71,7 @@ bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
         }
     };
     if (!f || !f->quantized) {
-        if (f && f->family == FormatFamily::Unknown)
+        if (f && f->unrecognised())
             rep.unchecked.push_back(w.name + " (" + f->id + ")");
         // Float weights: NaN, Inf and zeros as in any other weight (what llama.cpp's tensor
         // validation looks for); they are not "checked", which is about quantized layouts.

@@ -6,6 +6,7 @@
 #include "formats/kernel.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,14 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
 void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads = 0);
 std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, SimdPath path,
                                     int threads = 0);
+
+// The plain float type of a reference tensor: safetensors F32/F16/BF16, or GGUF's F32, F16
+// and BF16 ggml types; nullopt for anything else (formats/plain/plain_reference.cpp).
+std::optional<DType> plainFloatType(const TensorEntry& t);
+// Rows [r0, r1) of a plain float tensor of type `type` laid out [N, K] (F16 and BF16 through
+// the float kernels' conversions).
+void readFloatRows(const Checkpoint& ckpt, const TensorEntry& t, DType type, uint64_t K, uint64_t r0, uint64_t r1,
+                   float* out, SimdPath path);
 
 // Throws qs::Error for formats without integer codes.
 WeightCodes extractCodes(const Checkpoint& ckpt, const LogicalWeight& weight);

@@ -455,46 +455,6 @@ std::optional<std::vector<int64_t>> Context::ints(int idx, LogicalWeight& w)
     return v;
 }
 
-void Context::readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, uint64_t G)
-{
-    const TensorEntry& t = tensor(ig);
-    const auto v = ints(ig, w);
-    if (!v)
-        return;
-    if (v->size() != K) {
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' has %2 entries for K = %3"),
-                           {t.name, std::to_string(v->size()), std::to_string(K)}});
-        return;
-    }
-    if (groupSize <= 0) {
-        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "group size unknown: act-order (g_idx) not checked"));
-        return;
-    }
-    bool trivial = true;
-    uint64_t outOfRange = 0;
-    for (size_t k = 0; k < v->size(); ++k) {
-        const int64_t x = (*v)[k];
-        if (x < 0 || static_cast<uint64_t>(x) >= G)
-            ++outOfRange;
-        if (x != static_cast<int64_t>(k / static_cast<uint64_t>(groupSize)))
-            trivial = false;
-    }
-    w.actOrder = !trivial;
-    w.evidence.push_back(
-        trivial ? QT_TRANSLATE_NOOP("qs::Message", "g_idx read: g_idx[k] == k / group_size for every k (sequential)")
-                : QT_TRANSLATE_NOOP("qs::Message", "g_idx read: non-trivial (act-order)"));
-    if (outOfRange)
-        w.notes.push_back(
-            {QT_TRANSLATE_NOOP("qs::Message", "%1 g_idx entries are not a group index (there are %2 groups)"),
-             {std::to_string(outOfRange), std::to_string(G)}});
-    if (w.descAct && trivial)
-        w.notes.push_back(QT_TRANSLATE_NOOP(
-            "qs::Message", "config says desc_act true, but g_idx is sequential: no act-order in the stored data"));
-    if (!w.descAct && !trivial)
-        w.notes.push_back(QT_TRANSLATE_NOOP(
-            "qs::Message", "g_idx is not sequential although desc_act is not set: act-order in the stored data"));
-}
-
 } // namespace detect
 
 namespace {
@@ -528,70 +488,6 @@ std::pair<std::string, std::string> splitName(const std::string& name)
     if (dot == std::string::npos)
         return {"", name};
     return {name.substr(0, dot), name.substr(dot + 1)};
-}
-
-// ---------------------------------------------------------------------------------------
-// The formats detection only names (FormatFamily::Other: no family row, never decoded).
-
-bool detectNamedOnly(Context& cx, const Group& g)
-{
-    std::string format;
-    std::vector<std::string> roles;
-    if (g.find("q_weight") >= 0) {
-        format = "exl2";
-        roles = {"q_weight", "q_scale", "q_scale_max", "q_groups", "q_group_map", "q_perm", "q_invperm"};
-    } else if (g.find("trellis") >= 0) {
-        format = "exl3";
-        roles = {"trellis", "suh", "svh", "mcg", "mul1"};
-    } else if (g.find("codes") >= 0 && g.find("codebooks") >= 0) {
-        format = "aqlm";
-        roles = {"codes", "codebooks", "scales"};
-    } else if (g.find("weight._data") >= 0) {
-        format = "quanto";
-        roles = {"weight._data", "weight._scale", "weight._shift", "input_scale", "output_scale"};
-    } else {
-        return false;
-    }
-    LogicalWeight w;
-    w.name = g.prefix;
-    w.format = format;
-    for (const auto& r : roles)
-        cx.add(w, r, g.find(r));
-    const auto dims = [&](const char* role) {
-        const int i = g.find(role);
-        return i < 0 ? std::vector<uint64_t>{} : cx.tensor(i).shape;
-    };
-    if (format == "exl2") {
-        const auto q = dims("q_weight"), p = dims("q_invperm");
-        if (q.size() == 2 && p.size() == 1 && p[0]) {
-            w.shape = {q[1], p[0]};
-            if (const auto qBits = mulChecked(q[0], 32); qBits && *qBits % p[0] == 0 && *qBits / p[0] <= 64)
-                w.bits = static_cast<int>(*qBits / p[0]);
-        }
-    } else if (format == "aqlm") {
-        const auto c = dims("codes"), cb = dims("codebooks");
-        if (c.size() == 3 && cb.size() == 4) {
-            const auto out = mulChecked(c[0], cb[2]), in = mulChecked(c[1], cb[3]);
-            if (out && in)
-                w.shape = {*out, *in};
-        }
-    } else if (format == "quanto") {
-        const int d = g.find("weight._data");
-        if (cx.tensor(d).dtype == DType::I8 || isFp8(cx.tensor(d).dtype)) {
-            w.shape = cx.tensor(d).shape;
-            w.bits = 8;
-        }
-    } else if (format == "exl3") {
-        const auto u = dims("suh"), v = dims("svh");
-        if (u.size() == 1 && v.size() == 1)
-            w.shape = {v[0], u[0]};
-    }
-    w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "member names %1 uses"), {format}});
-    w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 is named by detection only: not decoded"), {format}});
-    if (w.shape.empty())
-        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "logical shape unknown"));
-    cx.finish(std::move(w));
-    return true;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -654,7 +550,6 @@ void detectGroup(Context& cx, const Group& g)
     for (const FamilyRow& row : familyRows())
         if (row.detectGroup && row.detectGroup(cx, g))
             return;
-    detectNamedOnly(cx, g);
 }
 
 // File order of each weight's first member: a stable, familiar listing order. Sorted as a

@@ -145,9 +145,6 @@ public:
     std::optional<std::span<const uint8_t>> small(int idx, LogicalWeight& w, uint64_t cap = kSmallTensorCap);
     // A small integer member's values, or nullopt with a note.
     std::optional<std::vector<int64_t>> ints(int idx, LogicalWeight& w);
-    // Reads a g_idx member (GPTQ, compressed-tensors actorder): sets w.actOrder, with evidence
-    // and notes on entries that are no group index and on disagreement with desc_act.
-    void readGidx(LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, uint64_t G);
 
 private:
     const Checkpoint& m_ckpt;

@@ -11,6 +11,7 @@
 #include "formats/kernel.h"
 #include "formats/probecheck.h"
 #include "formats/scalegrid.h"
+#include "formats/tally.h"
 
 #include <span>
 #include <vector>
@@ -76,6 +77,15 @@ struct FamilyRow {
     // The id of the budget table's row (analysis/budget.h) for the format at these parameters,
     // which the layout report compares with its own count; "" or nullptr: the table has none.
     std::string (*budgetPreset)(const FormatInfo& format, const LayoutParams& p) = nullptr;
+
+    // ---- the statistics (analysis/stats.cpp, formats/tally.h) ----
+    // The code-domain steps of weightHistograms for a weight (its code histogram, its stored
+    // scales, its values tallied without dequantizing); nullptr, or a null result: the values
+    // are dequantized and scanned, and no codes or scales are counted.
+    WeightTallyFn weightTally = nullptr;
+    // The reference round trip of one of the family's formats (compareRequantized); nullptr: the
+    // format has none. A format can be requantized exactly when its row gives one.
+    RequantizeFn (*requantize)(const FormatInfo& format) = nullptr;
 
     // ---- the recipe summary (analysis/recipe.h, formats/recipe.h) ----
     // The nominal type and each weight's verdict against it; nullptr: the family has no recipe.

@@ -4,6 +4,7 @@
 #include "base/error.h"
 #include "container/ggmltype.h"
 #include "formats/ggml/ggml.h"
+#include "formats/ggml/quantize_ggml.h"
 
 #include <algorithm>
 #include <cctype>
@@ -175,19 +176,6 @@ constexpr QuantRow kQuant[] = {
     {"quanto", Other, 0, StorageKind::None, Named, false, false, NoRule, false, false, "",
      "optimum-quanto (weight._data, weight._scale): named, not decoded"},
 };
-
-// The GGUF types the ggml quantizers write (quantize --format) and the ones repack writes.
-bool ggmlQuantizeTarget(int type)
-{
-    for (int t : {GgmlQ4_0, GgmlQ4_1, GgmlQ5_0, GgmlQ5_1, GgmlQ8_0, GgmlQ2_K, GgmlQ3_K, GgmlQ4_K, GgmlQ5_K, GgmlQ6_K})
-        if (t == type)
-            return true;
-    return false;
-}
-bool ggmlRepackTarget(int type)
-{
-    return type == GgmlQ4_1 || type == GgmlQ5_1 || type == GgmlQ8_0;
-}
 
 FormatInfo makeFormatInfo(std::string id, std::string what, FormatFamily family, int bits, bool quantized)
 {

@@ -65,6 +65,8 @@ struct FormatInfo {
     bool quantizeTarget = false; // `quantize --format` can write it from float weights
     bool repackTarget = false; // `repack --to` can write it from another format's codes
     std::string alias; // a shorter name users type ("gptq", "awq", "nf4", "q4_k"); may be empty
+    // "unknown": detection recognised no format (listed, never decoded).
+    bool unrecognised() const { return family == FormatFamily::Unknown; }
 };
 
 // Every registered id, in a stable order: plain types, GGUF types (ggml id order), then

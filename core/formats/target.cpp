@@ -16,6 +16,24 @@ const FamilyTargets* familyTargets(const FormatInfo& format)
     return row ? row->targets : nullptr;
 }
 
+std::vector<BudgetFormat> familyBudgetRows()
+{
+    std::vector<BudgetFormat> out;
+    for (FormatFamily family : {FormatFamily::Plain, FormatFamily::Gguf, FormatFamily::Gptq,
+                                FormatFamily::CompressedTensors, FormatFamily::Mlx, FormatFamily::Bitsandbytes}) {
+        const FamilyRow* row = familyRow(family);
+        if (row && row->targets && row->targets->budget)
+            row->targets->budget(out);
+    }
+    return out;
+}
+
+GgufOutput ggufOutput(const FormatInfo& target)
+{
+    const FamilyTargets* t = familyTargets(target);
+    return t && t->gguf ? t->gguf(target) : GgufOutput{};
+}
+
 BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group,
                        bool symmetric)
 {

@@ -157,6 +157,16 @@ struct PlaygroundBlocks {
     std::string formula; // how a code becomes a value, e.g. "w = d * (q - 8)"
 };
 
+// How a target is written into a GGUF file: its ggml type, the weights of one of its blocks
+// along K (a weight whose K is not whole blocks is stored as F32), and the GGUF type that stores
+// a dtype element for element (-1: none), for the tensors copied beside the weights.
+struct GgufOutput {
+    int type = -1; // -1: the target is written as a safetensors folder
+    uint32_t blockWeights = 0;
+    int (*plainType)(DType dtype) = nullptr;
+    bool on() const { return type >= 0; }
+};
+
 struct FamilyTargets {
     // ---- quantize (the formats whose FormatInfo::quantizeTarget is set) ----
     // Fills bits, groupSize and symmetric of `s` (s.format is the target) from the request;
@@ -197,6 +207,11 @@ struct FamilyTargets {
     // qs::Error when the tensors are not what it writes.
     PlaygroundBlocks (*playgroundDecode)(const FormatInfo& format, const std::vector<StoredTensor>& tensors,
                                          uint64_t rows, uint64_t cols) = nullptr;
+
+    // ---- GGUF output (quantize, repack) ----
+    // How a target is written into a GGUF file; nullptr: every target of the family is written
+    // as a safetensors folder.
+    GgufOutput (*gguf)(const FormatInfo& target) = nullptr;
 };
 
 // Each writing family's targets (defined in <folder>/<folder>_targets.cpp).
@@ -207,11 +222,18 @@ const FamilyTargets& compressedTensorsTargets();
 const FamilyTargets& mlxTargets();
 const FamilyTargets& plainTargets();
 
+// Every writing family's budget table rows, in the table's order: the baselines, then GGUF,
+// then the safetensors families.
+std::vector<BudgetFormat> familyBudgetRows();
+
 // Every family's Playground block formats, the families in FormatFamily order.
 std::vector<PlaygroundBlockFormat> playgroundBlockFormats();
 
 // The family's targets of a format; nullptr when its family writes nothing.
 const FamilyTargets* familyTargets(const FormatInfo& format);
+
+// The family's GgufOutput of a target; off (type -1) for a target written as a safetensors folder.
+GgufOutput ggufOutput(const FormatInfo& target);
 
 // "float16", "bfloat16", "float32": torch's name of a model dtype, as configs spell it.
 std::string torchDtypeName(DType t);

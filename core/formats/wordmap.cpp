@@ -360,11 +360,6 @@ bool readBlockScale(const LayoutSpec& spec, std::span<const uint8_t> bytes, uint
     return false;
 }
 
-bool isPackedFormat(std::string_view id)
-{
-    return id.starts_with("gptq-") || id.starts_with("awq-");
-}
-
 } // namespace
 
 ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight, const LayoutSpec& spec,
@@ -376,7 +371,7 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
     ElementValues v;
     v.zeroKind = spec.zeroPoint;
     const WeightData data{ckpt, weight};
-    if (isPackedFormat(weight.format)) {
+    if (const FormatInfo* f = findFormat(weight.format); f && f->storage == StorageKind::PackedLinear) {
         // The kernels' own reader: g_idx and the v1 zero rules are applied as when dequantizing.
         const PackedLinear p = describePacked(data);
         v.code = p.codeAt(row, col);

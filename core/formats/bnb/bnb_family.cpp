@@ -6,6 +6,7 @@
 #include "formats/target.h"
 #include "formats/wordmap.h"
 #include "formats/bnb/bnb.h"
+#include "formats/bnb/bnb_requantize.h"
 
 namespace qs {
 namespace {
@@ -83,6 +84,7 @@ const FamilyRow& bnbFamily()
         r.groupScales = bnbGroupScales;
         r.blockValues = bnbBlockValues;
         r.recipe = &recipeFromConfig();
+        r.requantize = bnbRequantize;
         return r;
     }();
     return row;

@@ -7,6 +7,7 @@
 #include "formats/layoutspec.h"
 #include "formats/target.h"
 #include "formats/compressed_tensors/ct.h"
+#include "formats/affine/affine_requantize.h"
 
 namespace qs {
 namespace {
@@ -81,6 +82,7 @@ const FamilyRow& compressedTensorsFamily()
         r.verify = ctVerify;
         r.groupScales = ctGroupScalesOf;
         r.recipe = &recipeFromConfig();
+        r.requantize = affineRequantize;
         return r;
     }();
     return row;

@@ -6,6 +6,7 @@
 #include "base/shapetext.h"
 #include "container/checkpoint.h"
 #include "formats/detectutil.h"
+#include "formats/gptq/gptq.h"
 
 #include <algorithm>
 
@@ -164,7 +165,7 @@ bool detectCtPacked(Context& cx, const Group& g)
         w.params[QT_TRANSLATE_NOOP("qs::Message", "actorder")] = ao.toString().toStdString();
     w.descAct = w.params.count("actorder") && (w.params["actorder"] == "group" || w.params["actorder"] == "dynamic");
     if (const int ig = w.member("weight_g_idx"); ig >= 0 && K)
-        cx.readGidx(w, ig, K, w.groupSize, G);
+        readGidx(cx, w, ig, K, w.groupSize, G);
     cx.finish(std::move(w));
     return true;
 }

@@ -5,6 +5,7 @@
 #include "formats/layoutspec.h"
 #include "formats/target.h"
 #include "formats/ggml/ggml.h"
+#include "formats/ggml/ggml_tally.h"
 
 namespace qs {
 namespace {
@@ -44,6 +45,8 @@ const FamilyRow& ggmlFamily()
         r.packProbe = ggmlProbe;
         r.blockValues = ggufBlockValues;
         r.recipe = &ggmlRecipeRules();
+        r.weightTally = ggmlWeightTally;
+        r.requantize = ggmlRequantize;
         return r;
     }();
     return row;

@@ -6,7 +6,7 @@
 
 #include "container/ggmltype.h"
 #include "formats/ggml/ggml_tables.h"
-#include "formats/plain/half_neon.h"
+#include "base/half_neon.h"
 
 #include <arm_neon.h>
 

@@ -211,6 +211,12 @@ PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vecto
     return out;
 }
 
+GgufOutput ggmlGgufOutput(const FormatInfo& target)
+{
+    const int type = ggufFormatType(target);
+    return type < 0 ? GgufOutput{} : GgufOutput{type, ggmlQuantBlockWeights(type), ggufPlainType};
+}
+
 } // namespace
 
 const FamilyTargets& ggmlTargets()
@@ -224,7 +230,8 @@ const FamilyTargets& ggmlTargets()
                                  ggmlBudget,
                                  ggmlRequantizePresets,
                                  ggmlPlaygroundFormats,
-                                 ggmlPlaygroundDecode};
+                                 ggmlPlaygroundDecode,
+                                 ggmlGgufOutput};
     return t;
 }
 

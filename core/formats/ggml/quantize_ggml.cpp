@@ -750,6 +750,16 @@ std::span<const int> ggmlQuantizableTypes()
 {
     return kTypes;
 }
+bool ggmlQuantizeTarget(int ggmlType)
+{
+    return ggmlCanQuantize(ggmlType) && ggmlQuantBlockWeights(ggmlType) > 1;
+}
+
+bool ggmlRepackTarget(int ggmlType)
+{
+    return ggmlType == GgmlQ4_1 || ggmlType == GgmlQ5_1 || ggmlType == GgmlQ8_0;
+}
+
 uint32_t ggmlQuantBlockWeights(int ggmlType)
 {
     return quantTypeInfo(ggmlType).weights;

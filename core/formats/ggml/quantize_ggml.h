@@ -22,6 +22,11 @@ int ggufPlainType(DType dtype);
 // Q2_K, Q3_K, Q4_K, Q5_K, Q6_K.
 bool ggmlCanQuantize(int ggmlType);
 std::span<const int> ggmlQuantizableTypes();
+// The GGUF block types `quantize --format` writes (the quantizable ones but F32, F16 and BF16),
+// and those `repack --to` writes (the ones holding affine codes with a float min: Q4_1, Q5_1,
+// and Q8_0): the traits' quantizeTarget and repackTarget (formats/formatid.cpp).
+bool ggmlQuantizeTarget(int ggmlType);
+bool ggmlRepackTarget(int ggmlType);
 
 // Weights per block and bytes per block of the quantizable types (1 and the element size
 // for F32/F16/BF16); 0 for a type this file does not produce.

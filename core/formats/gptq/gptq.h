@@ -214,6 +214,9 @@ struct Group;
 // Detection (gptq_detect.cpp), reached through the family row (formats/family.h).
 bool gptqGroup(Context& cx, const Group& group);
 void gptqAcrossWeights(std::vector<LogicalWeight>& weights);
+// Reads a g_idx member (GPTQ, compressed-tensors actorder): sets w.actOrder, with evidence
+// and notes on entries that are no group index and on disagreement with desc_act.
+void readGidx(Context& cx, LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, uint64_t G);
 } // namespace detect
 
 } // namespace qs

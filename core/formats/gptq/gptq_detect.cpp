@@ -151,7 +151,7 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
     }
     w.groupSize = gs;
     if (ig >= 0 && K)
-        cx.readGidx(w, ig, K, gs, G);
+        readGidx(cx, w, ig, K, gs, G);
 
     // v1 / v2: the label, then the stored zeros (B.1.1), which win when they disagree.
     const std::string lab = label.value_or("gptq");
@@ -437,6 +437,46 @@ void gptqAcrossWeights(std::vector<LogicalWeight>& weights)
                                        "(%1 weights v1, %2 v2); this one reads as %3 by its own zeros"),
                      {std::to_string(v1.size()), std::to_string(v2.size()), group == &v2 ? "v2" : "v1"}});
             }
+}
+
+void readGidx(Context& cx, LogicalWeight& w, int ig, uint64_t K, int64_t groupSize, uint64_t G)
+{
+    const TensorEntry& t = cx.tensor(ig);
+    const auto v = cx.ints(ig, w);
+    if (!v)
+        return;
+    if (v->size() != K) {
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' has %2 entries for K = %3"),
+                           {t.name, std::to_string(v->size()), std::to_string(K)}});
+        return;
+    }
+    if (groupSize <= 0) {
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "group size unknown: act-order (g_idx) not checked"));
+        return;
+    }
+    bool trivial = true;
+    uint64_t outOfRange = 0;
+    for (size_t k = 0; k < v->size(); ++k) {
+        const int64_t x = (*v)[k];
+        if (x < 0 || static_cast<uint64_t>(x) >= G)
+            ++outOfRange;
+        if (x != static_cast<int64_t>(k / static_cast<uint64_t>(groupSize)))
+            trivial = false;
+    }
+    w.actOrder = !trivial;
+    w.evidence.push_back(
+        trivial ? QT_TRANSLATE_NOOP("qs::Message", "g_idx read: g_idx[k] == k / group_size for every k (sequential)")
+                : QT_TRANSLATE_NOOP("qs::Message", "g_idx read: non-trivial (act-order)"));
+    if (outOfRange)
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "%1 g_idx entries are not a group index (there are %2 groups)"),
+             {std::to_string(outOfRange), std::to_string(G)}});
+    if (w.descAct && trivial)
+        w.notes.push_back(QT_TRANSLATE_NOOP(
+            "qs::Message", "config says desc_act true, but g_idx is sequential: no act-order in the stored data"));
+    if (!w.descAct && !trivial)
+        w.notes.push_back(QT_TRANSLATE_NOOP(
+            "qs::Message", "g_idx is not sequential although desc_act is not set: act-order in the stored data"));
 }
 
 } // namespace qs::detect

@@ -5,6 +5,8 @@
 #include "formats/layoutspec.h"
 #include "formats/target.h"
 #include "formats/gptq/gptq.h"
+#include "formats/affine/affine_requantize.h"
+#include "formats/gptq/gptq_tally.h"
 
 namespace qs {
 namespace {
@@ -88,6 +90,8 @@ const FamilyRow& gptqFamily()
         r.packProbe = packedProbe;
         r.budgetPreset = gptqBudgetPreset;
         r.recipe = &recipeFromConfig();
+        r.weightTally = gptqWeightTally;
+        r.requantize = affineRequantize;
         return r;
     }();
     return row;

@@ -4,6 +4,7 @@
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
 #include "formats/hqq/hqq.h"
+#include "formats/affine/affine_requantize.h"
 
 namespace qs {
 namespace {
@@ -37,6 +38,7 @@ const FamilyRow& hqqFamily()
         // detection
         r.detectGroup = detect::hqqGroup;
         r.recipe = &recipeFromConfig();
+        r.requantize = affineRequantize;
         return r;
     }();
     return row;

@@ -5,6 +5,7 @@
 #include "formats/layoutspec.h"
 #include "formats/target.h"
 #include "formats/mlx/mlx.h"
+#include "formats/affine/affine_requantize.h"
 
 namespace qs {
 namespace {
@@ -56,6 +57,7 @@ const FamilyRow& mlxFamily()
         r.verify = mlxVerify;
         r.groupScales = mlxGroupScalesOf;
         r.recipe = &recipeFromConfig();
+        r.requantize = affineRequantize;
         return r;
     }();
     return row;

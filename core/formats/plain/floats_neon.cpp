@@ -3,7 +3,7 @@
 // so everything is read as bytes.
 #include "formats/plain/floats.h"
 
-#include "formats/plain/half_neon.h"
+#include "base/half_neon.h"
 
 #include <cstring>
 

@@ -4,6 +4,7 @@
 #include "formats/layoutspec.h"
 #include "formats/target.h"
 #include "formats/plain/floats.h"
+#include "formats/plain/plain_detect.h"
 
 namespace qs {
 namespace {
@@ -24,8 +25,12 @@ DequantRowsFn plainDequant(const FormatInfo& format)
 
 const FamilyRow& plainFamily()
 {
-    static const FamilyRow row{FormatFamily::Plain, "plain", registerPlainLayouts,
-                               plainDequant,        nullptr, &plainTargets()};
+    static const FamilyRow row = [] {
+        FamilyRow r{FormatFamily::Plain, "plain", registerPlainLayouts, plainDequant, nullptr, &plainTargets()};
+        // detection: the named-only formats; what no row claims stays a plain weight
+        r.detectGroup = detect::namedOnlyGroup;
+        return r;
+    }();
     return row;
 }
 

@@ -1,6 +1,6 @@
 // half.h: exact f16/bf16 <-> f32 conversions (RNE), and the F16C rows agree bit for bit.
 #include "base/half.h"
-#include "formats/plain/halfrow.h"
+#include "base/halfrow.h"
 
 #include <QTest>
 

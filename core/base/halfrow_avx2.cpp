@@ -1,4 +1,4 @@
-#include "formats/plain/halfrow.h"
+#include "base/halfrow.h"
 
 #include "base/half.h"
 #include "base/simd_tier.h"

@@ -1,7 +1,7 @@
 #pragma once
 // Rows of f16/bf16 <-> f32, with the scalar conversions of half.h as the reference and an
 // F16C/AVX2 path that gives the same bits.
-#include "formats/kernel.h"
+#include "base/simd.h"
 
 #include <cstddef>
 #include <cstdint>

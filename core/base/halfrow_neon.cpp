@@ -1,8 +1,8 @@
 // NEON rows of f16 / bf16 -> f32 (arm64), bit for bit the scalar conversions of half.h.
-#include "formats/plain/halfrow.h"
+#include "base/halfrow.h"
 
 #include "base/half.h"
-#include "formats/plain/half_neon.h"
+#include "base/half_neon.h"
 
 namespace qs::neon {
 
