@@ -520,11 +520,6 @@
         <source>Value</source>
         <translation>Wert</translation>
     </message>
-    <message>
-        <location filename="../widgets/views/bitmapview.h" line="35"/>
-        <source>Bit map</source>
-        <translation>Bitkarte</translation>
-    </message>
 </context>
 <context>
     <name>qsw::BudgetChart</name>
@@ -764,11 +759,6 @@ passt ins Budget</translation>
 does not fit the budget</source>
         <translation>
 passt nicht ins Budget</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/budgetview.h" line="27"/>
-        <source>Budget</source>
-        <translation>Budget</translation>
     </message>
     <message>
         <location filename="../widgets/views/budgetview.cpp" line="254"/>
@@ -1269,11 +1259,6 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <translation>%1 ist nur in B.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.h" line="94"/>
-        <source>Diff</source>
-        <translation>Vergleich</translation>
-    </message>
-    <message>
         <source>Close B</source>
         <translation>B schließen</translation>
     </message>
@@ -1718,11 +1703,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Vorzeichenbehafteter Fehler, %1 Klassen</translation>
     </message>
     <message>
-        <location filename="../widgets/views/errorview.h" line="39"/>
-        <source>Error</source>
-        <translation>Fehler</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/errorview.cpp" line="223"/>
         <source>%1 (the weight is %2)</source>
         <translation>%1 (das Gewicht ist %2)</translation>
@@ -1755,90 +1735,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::GuideDialog</name>
     <message>
-        <source>Stored tensors</source>
-        <translation>Gespeicherte Tensoren</translation>
-    </message>
-    <message>
-        <source>Every tensor as the file stores it: type, shape, file, byte offset and size, and the logical weight it belongs to with its role (qweight, scales, qzeros, ...). Double-click a row to select its weight. Tensors of a type Quantscope cannot decode are listed in the error colour.</source>
-        <translation>Jeder Tensor so, wie die Datei ihn speichert: Typ, Form, Datei, Byte-Offset und Größe sowie das logische Gewicht, zu dem er gehört, mit seiner Rolle (qweight, scales, qzeros, ...). Ein Doppelklick auf eine Zeile wählt ihr Gewicht aus. Tensoren eines Typs, den Quantscope nicht dekodieren kann, stehen in der Fehlerfarbe.</translation>
-    </message>
-    <message>
-        <source>Metadata</source>
-        <translation>Metadaten</translation>
-    </message>
-    <message>
-        <source>The container&apos;s key/value pairs and the configs beside it. Nested JSON (quantization_config) and GGUF arrays open as a tree; a long array such as a vocabulary loads a page at a time as you scroll. general.file_type is shown by the name llama.cpp gives it.</source>
-        <translation>Die Schlüssel/Wert-Paare des Containers und die Konfigurationen daneben. Verschachteltes JSON (quantization_config) und GGUF-Arrays öffnen sich als Baum; ein langes Array wie ein Vokabular lädt beim Blättern seitenweise. general.file_type erscheint mit dem Namen, den llama.cpp ihm gibt.</translation>
-    </message>
-    <message>
-        <source>Bit map</source>
-        <translation>Bitkarte</translation>
-    </message>
-    <message>
-        <source>What each bit of each stored word of the selected weight means: every field of a word or GGUF block in the colour of its element. Hover a cell for the word, bit range, element, code, group, scale, zero and value; click to select the element in every view. Start here to see how a 4-bit code sits in a 32-bit word.</source>
-        <translation>Was jedes Bit jedes gespeicherten Worts des gewählten Gewichts bedeutet: jedes Feld eines Worts oder GGUF-Blocks in der Farbe seines Elements. Über einer Zelle erscheinen Wort, Bitbereich, Element, Code, Gruppe, Skala, Nullpunkt und Wert; ein Klick wählt das Element in allen Ansichten aus. Beginnen Sie hier, um zu sehen, wie ein 4-Bit-Code in einem 32-Bit-Wort liegt.</translation>
-    </message>
-    <message>
-        <source>Slot order</source>
-        <translation>Slot-Reihenfolge</translation>
-    </message>
-    <message>
-        <source>Which logical element lands in which slot of a packed word or block: the interleaving that makes GPTQ, AWQ, Marlin and the GGUF k-quants differ although they store the same codes.</source>
-        <translation>Welches logische Element in welchem Slot eines gepackten Worts oder Blocks landet: die Verschränkung, in der sich GPTQ, AWQ, Marlin und die GGUF-k-Quants unterscheiden, obwohl sie dieselben Codes speichern.</translation>
-    </message>
-    <message>
-        <source>Scales</source>
-        <translation>Skalen</translation>
-    </message>
-    <message>
-        <source>The per-group scales (or zero points) as a heatmap, groups across and output rows down. Outlier rows and dead groups stand out; hover for the values, click to open the element in the bit map.</source>
-        <translation>Die Skalen (oder Nullpunkte) je Gruppe als Heatmap, Gruppen waagerecht, Ausgabezeilen senkrecht. Ausreißerzeilen und tote Gruppen fallen auf; über einer Zelle erscheinen die Werte, ein Klick öffnet das Element in der Bitkarte.</translation>
-    </message>
-    <message>
-        <source>Error</source>
-        <translation>Fehler</translation>
-    </message>
-    <message>
-        <source>How far the stored values are from a float reference: a histogram of the error and its statistics per weight. Open the float checkpoint the quantized one was made from to see the real error; without one the view requantizes the weight to show what other formats would cost.</source>
-        <translation>Wie weit die gespeicherten Werte von einer Gleitkomma-Referenz entfernt sind: ein Histogramm des Fehlers und seine Statistik je Gewicht. Öffnen Sie den Gleitkomma-Checkpoint, aus dem der quantisierte entstand, um den echten Fehler zu sehen; ohne ihn quantisiert die Ansicht das Gewicht neu und zeigt, was andere Formate kosten würden.</translation>
-    </message>
-    <message>
-        <source>Budget</source>
-        <translation>Budget</translation>
-    </message>
-    <message>
-        <source>Bits per weight and memory of every format for a model of the size you choose, against your RAM or VRAM, with the KV cache and buffers of a context length and a GPU offload split. The open checkpoint is marked.</source>
-        <translation>Bits pro Gewicht und Speicher jedes Formats für ein Modell der gewählten Größe, gemessen an Ihrem RAM oder VRAM, mit KV-Cache und Puffern für eine Kontextlänge und einer Aufteilung auf die GPU. Der geöffnete Checkpoint ist markiert.</translation>
-    </message>
-    <message>
-        <source>Diff</source>
-        <translation>Vergleich</translation>
-    </message>
-    <message>
-        <source>The open checkpoint (A) against a second one (B), weight by weight, Hugging Face and GGUF names paired: a list worst first and a heatmap of |a − b| for the selected weight. Hover the heatmap for both values.</source>
-        <translation>Der geöffnete Checkpoint (A) gegen einen zweiten (B), Gewicht für Gewicht, Hugging-Face- und GGUF-Namen gepaart: eine Liste, das Schlechteste zuerst, und eine Heatmap von |a − b| für das gewählte Gewicht. Über der Heatmap erscheinen beide Werte.</translation>
-    </message>
-    <message>
-        <source>Recipe</source>
-        <translation>Rezept</translation>
-    </message>
-    <message>
-        <source>The type the file is labelled with (general.file_type or the quantization config) and every weight stored otherwise, with the reason: the mix llama-quantize or the quantizer chose.</source>
-        <translation>Der Typ, mit dem die Datei beschriftet ist (general.file_type oder die Quantisierungskonfiguration), und jedes anders gespeicherte Gewicht mit dem Grund: die Mischung, die llama-quantize oder der Quantisierer gewählt hat.</translation>
-    </message>
-    <message>
-        <source>Verify</source>
-        <translation>Prüfen</translation>
-    </message>
-    <message>
-        <source>Playground</source>
-        <translation>Spielwiese</translation>
-    </message>
-    <message>
-        <source>A row of real weights or a synthetic distribution, quantized and packed as a format does it: the bucket edges, code levels, scale and zero, the codes, the packed words and the error, updating as you change bits, group size and symmetry. Made for teaching what a quantizer does.</source>
-        <translation>Eine Zeile echter Gewichte oder eine synthetische Verteilung, quantisiert und gepackt wie ein Format es tut: Intervallgrenzen, Code-Stufen, Skala und Nullpunkt, die Codes, die gepackten Wörter und der Fehler, laufend aktualisiert, während Sie Bits, Gruppengröße und Symmetrie ändern. Gemacht, um zu zeigen, was ein Quantisierer tut.</translation>
-    </message>
-    <message>
         <source>&lt;h2&gt;Quantscope guide&lt;/h2&gt;&lt;p&gt;Quantscope shows how quantized LLM weights are laid out in memory and checks them. Every view follows the weight selected in the &lt;b&gt;tensor browser&lt;/b&gt; on the left, and an element selected in one view is selected in all.&lt;/p&gt;</source>
         <translation>&lt;h2&gt;Quantscope-Leitfaden&lt;/h2&gt;&lt;p&gt;Quantscope zeigt, wie quantisierte LLM-Gewichte im Speicher liegen, und prüft sie. Jede Ansicht folgt dem im &lt;b&gt;Tensor-Browser&lt;/b&gt; links gewählten Gewicht, und ein in einer Ansicht gewähltes Element ist in allen gewählt.&lt;/p&gt;</translation>
     </message>
@@ -1857,10 +1753,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>Quantscope Guide</source>
         <translation>Quantscope-Leitfaden</translation>
-    </message>
-    <message>
-        <source>Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words against what the packers make of their fields, shapes, g_idx, plausible zero points, the config against the tensors; and a scan of every weight for NaN and Inf values, scales, zeros and absmax, all-zero weights, rows and blocks, and zero scales. Click a finding to select its weight and place in every view; double-click to open the place in the Bit map or Scales view.</source>
-        <translation>Strukturprüfungen jedes quantisierten Gewichts, wie quantscope-cli verify sie ausführt: gespeicherte Wörter gegen das, was die Packer aus ihren Feldern machen, Formen, g_idx, plausible Nullpunkte, die Konfiguration gegen die Tensoren; dazu eine Suche in jedem Gewicht nach NaN und Inf in Werten, Skalen, Nullpunkten und absmax, nach ganz genullten Gewichten, Zeilen und Blöcken und nach Skalen null. Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle in allen Ansichten aus; ein Doppelklick öffnet die Stelle in der Bitkarte oder der Skalenansicht.</translation>
     </message>
 </context>
 <context>
@@ -2166,19 +2058,9 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Gespeicherte Tensoren filtern</translation>
     </message>
     <message>
-        <location filename="../widgets/mainwindow.cpp" line="205"/>
-        <source>Stored tensors</source>
-        <translation>Gespeicherte Tensoren</translation>
-    </message>
-    <message>
         <location filename="../widgets/mainwindow.cpp" line="215"/>
         <source>Filter metadata</source>
         <translation>Metadaten filtern</translation>
-    </message>
-    <message>
-        <location filename="../widgets/mainwindow.cpp" line="217"/>
-        <source>Metadata</source>
-        <translation>Metadaten</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="247"/>
@@ -2680,11 +2562,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>&lt;b&gt;Codes&lt;/b&gt;: not compared with the stored ones: these settings are not the weight&apos;s own (%1, %2 bits, %3, %4)</source>
         <translation>&lt;b&gt;Codes&lt;/b&gt;: nicht mit den gespeicherten verglichen: Diese Einstellungen sind nicht die des Gewichts (%1, %2 Bit, %3, %4)</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="177"/>
-        <source>Playground</source>
-        <translation>Spielwiese</translation>
     </message>
     <message>
         <location filename="../widgets/views/playgroundview.cpp" line="198"/>
@@ -3371,11 +3248,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 <context>
     <name>qsw::SlotOrderView</name>
     <message>
-        <location filename="../widgets/views/slotorderview.h" line="24"/>
-        <source>Slot Order</source>
-        <translation>Slot-Reihenfolge</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/slotorderview.cpp" line="85"/>
         <source>Format:</source>
         <translation>Format:</translation>
@@ -3567,10 +3439,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         </translation>
     </message>
     <message>
-        <source>Verify</source>
-        <translation>Prüfen</translation>
-    </message>
-    <message>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
     </message>
@@ -3630,6 +3498,97 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source> Click a finding to select its weight and place; double-click to open the place.</source>
         <translation> Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle aus; ein Doppelklick öffnet die Stelle.</translation>
+    </message>
+</context>
+<context>
+    <name>qsw::ViewRow</name>
+    <message>
+        <source>Stored tensors</source>
+        <translation>Gespeicherte Tensoren</translation>
+    </message>
+    <message>
+        <source>Every tensor as the file stores it: type, shape, file, byte offset and size, and the logical weight it belongs to with its role (qweight, scales, qzeros, ...). Double-click a row to select its weight. Tensors of a type Quantscope cannot decode are listed in the error colour.</source>
+        <translation>Jeder Tensor so, wie die Datei ihn speichert: Typ, Form, Datei, Byte-Offset und Größe sowie das logische Gewicht, zu dem er gehört, mit seiner Rolle (qweight, scales, qzeros, ...). Ein Doppelklick auf eine Zeile wählt ihr Gewicht aus. Tensoren eines Typs, den Quantscope nicht dekodieren kann, stehen in der Fehlerfarbe.</translation>
+    </message>
+    <message>
+        <source>Metadata</source>
+        <translation>Metadaten</translation>
+    </message>
+    <message>
+        <source>The container&apos;s key/value pairs and the configs beside it. Nested JSON (quantization_config) and GGUF arrays open as a tree; a long array such as a vocabulary loads a page at a time as you scroll. general.file_type is shown by the name llama.cpp gives it.</source>
+        <translation>Die Schlüssel/Wert-Paare des Containers und die Konfigurationen daneben. Verschachteltes JSON (quantization_config) und GGUF-Arrays öffnen sich als Baum; ein langes Array wie ein Vokabular lädt beim Blättern seitenweise. general.file_type erscheint mit dem Namen, den llama.cpp ihm gibt.</translation>
+    </message>
+    <message>
+        <source>Bit map</source>
+        <translation>Bitkarte</translation>
+    </message>
+    <message>
+        <source>What each bit of each stored word of the selected weight means: every field of a word or GGUF block in the colour of its element. Hover a cell for the word, bit range, element, code, group, scale, zero and value; click to select the element in every view. Start here to see how a 4-bit code sits in a 32-bit word.</source>
+        <translation>Was jedes Bit jedes gespeicherten Worts des gewählten Gewichts bedeutet: jedes Feld eines Worts oder GGUF-Blocks in der Farbe seines Elements. Über einer Zelle erscheinen Wort, Bitbereich, Element, Code, Gruppe, Skala, Nullpunkt und Wert; ein Klick wählt das Element in allen Ansichten aus. Beginnen Sie hier, um zu sehen, wie ein 4-Bit-Code in einem 32-Bit-Wort liegt.</translation>
+    </message>
+    <message>
+        <source>Slot Order</source>
+        <translation>Slot-Reihenfolge</translation>
+    </message>
+    <message>
+        <source>Which logical element lands in which slot of a packed word or block: the interleaving that makes GPTQ, AWQ, Marlin and the GGUF k-quants differ although they store the same codes.</source>
+        <translation>Welches logische Element in welchem Slot eines gepackten Worts oder Blocks landet: die Verschränkung, in der sich GPTQ, AWQ, Marlin und die GGUF-k-Quants unterscheiden, obwohl sie dieselben Codes speichern.</translation>
+    </message>
+    <message>
+        <source>Scales</source>
+        <translation>Skalen</translation>
+    </message>
+    <message>
+        <source>The per-group scales (or zero points) as a heatmap, groups across and output rows down. Outlier rows and dead groups stand out; hover for the values, click to open the element in the bit map.</source>
+        <translation>Die Skalen (oder Nullpunkte) je Gruppe als Heatmap, Gruppen waagerecht, Ausgabezeilen senkrecht. Ausreißerzeilen und tote Gruppen fallen auf; über einer Zelle erscheinen die Werte, ein Klick öffnet das Element in der Bitkarte.</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>Fehler</translation>
+    </message>
+    <message>
+        <source>How far the stored values are from a float reference: a histogram of the error and its statistics per weight. Open the float checkpoint the quantized one was made from to see the real error; without one the view requantizes the weight to show what other formats would cost.</source>
+        <translation>Wie weit die gespeicherten Werte von einer Gleitkomma-Referenz entfernt sind: ein Histogramm des Fehlers und seine Statistik je Gewicht. Öffnen Sie den Gleitkomma-Checkpoint, aus dem der quantisierte entstand, um den echten Fehler zu sehen; ohne ihn quantisiert die Ansicht das Gewicht neu und zeigt, was andere Formate kosten würden.</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <source>Bits per weight and memory of every format for a model of the size you choose, against your RAM or VRAM, with the KV cache and buffers of a context length and a GPU offload split. The open checkpoint is marked.</source>
+        <translation>Bits pro Gewicht und Speicher jedes Formats für ein Modell der gewählten Größe, gemessen an Ihrem RAM oder VRAM, mit KV-Cache und Puffern für eine Kontextlänge und einer Aufteilung auf die GPU. Der geöffnete Checkpoint ist markiert.</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>Vergleich</translation>
+    </message>
+    <message>
+        <source>The open checkpoint (A) against a second one (B), weight by weight, Hugging Face and GGUF names paired: a list worst first and a heatmap of |a − b| for the selected weight. Hover the heatmap for both values.</source>
+        <translation>Der geöffnete Checkpoint (A) gegen einen zweiten (B), Gewicht für Gewicht, Hugging-Face- und GGUF-Namen gepaart: eine Liste, das Schlechteste zuerst, und eine Heatmap von |a − b| für das gewählte Gewicht. Über der Heatmap erscheinen beide Werte.</translation>
+    </message>
+    <message>
+        <source>Recipe</source>
+        <translation>Rezept</translation>
+    </message>
+    <message>
+        <source>The type the file is labelled with (general.file_type or the quantization config) and every weight stored otherwise, with the reason: the mix llama-quantize or the quantizer chose.</source>
+        <translation>Der Typ, mit dem die Datei beschriftet ist (general.file_type oder die Quantisierungskonfiguration), und jedes anders gespeicherte Gewicht mit dem Grund: die Mischung, die llama-quantize oder der Quantisierer gewählt hat.</translation>
+    </message>
+    <message>
+        <source>Verify</source>
+        <translation>Prüfen</translation>
+    </message>
+    <message>
+        <source>Structural checks of every quantized weight, as quantscope-cli verify runs them: stored words against what the packers make of their fields, shapes, g_idx, plausible zero points, the config against the tensors; and a scan of every weight for NaN and Inf values, scales, zeros and absmax, all-zero weights, rows and blocks, and zero scales. Click a finding to select its weight and place in every view; double-click to open the place in the Bit map or Scales view.</source>
+        <translation>Strukturprüfungen jedes quantisierten Gewichts, wie quantscope-cli verify sie ausführt: gespeicherte Wörter gegen das, was die Packer aus ihren Feldern machen, Formen, g_idx, plausible Nullpunkte, die Konfiguration gegen die Tensoren; dazu eine Suche in jedem Gewicht nach NaN und Inf in Werten, Skalen, Nullpunkten und absmax, nach ganz genullten Gewichten, Zeilen und Blöcken und nach Skalen null. Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle in allen Ansichten aus; ein Doppelklick öffnet die Stelle in der Bitkarte oder der Skalenansicht.</translation>
+    </message>
+    <message>
+        <source>Playground</source>
+        <translation>Spielwiese</translation>
+    </message>
+    <message>
+        <source>A row of real weights or a synthetic distribution, quantized and packed as a format does it: the bucket edges, code levels, scale and zero, the codes, the packed words and the error, updating as you change bits, group size and symmetry. Made for teaching what a quantizer does.</source>
+        <translation>Eine Zeile echter Gewichte oder eine synthetische Verteilung, quantisiert und gepackt wie ein Format es tut: Intervallgrenzen, Code-Stufen, Skala und Nullpunkt, die Codes, die gepackten Wörter und der Fehler, laufend aktualisiert, während Sie Bits, Gruppengröße und Symmetrie ändern. Gemacht, um zu zeigen, was ein Quantisierer tut.</translation>
     </message>
 </context>
 <context>
@@ -3889,10 +3848,6 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>bits per weight</source>
         <translation>Bits pro Gewicht</translation>
-    </message>
-    <message>
-        <source>Recipe</source>
-        <translation>Rezept</translation>
     </message>
     <message numerus="yes">
         <source>%n tensor(s) differ in type (outlined), %1 on both sides</source>

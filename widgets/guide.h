@@ -8,8 +8,8 @@ class QTextBrowser;
 
 namespace qsw {
 
-// The guide as HTML: a section with an anchor and a link "view:NAME" for every name of
-// centralViewNames().
+// The guide as HTML: a section with an anchor and a link "view:NAME" for every row of
+// viewRows().
 QString guideHtml();
 
 class GuideDialog : public QDialog {

@@ -1,5 +1,7 @@
 #include "jobrunner.h"
 
+#include "qtext.h"
+
 #include "base/cancel.h"
 #include "base/error.h"
 
@@ -50,7 +52,7 @@ void JobRunner::start(const QString& key, const QString& title, Work work)
         try {
             continuation = work(*control);
         } catch (const qs::Error& e) {
-            error = QString::fromStdString(e.what());
+            error = qtext(e); // translated when core raised it with a message
         } catch (const std::bad_alloc&) {
             error = tr("out of memory");
         } catch (const std::exception& e) {

@@ -63,6 +63,7 @@
 #include <QtConcurrent>
 
 #include <algorithm>
+#include <map>
 #include <new>
 
 namespace qsw {
@@ -215,8 +216,6 @@ void MainWindow::createCentralViews()
     m_tensorView->setModel(m_tensorProxy);
     m_tensorView->sortByColumn(-1, Qt::AscendingOrder);
     auto* tensorsPage = withFilter(m_tabs, m_tensorView, m_tensorProxy, tr("Filter stored tensors"));
-    tensorsPage->setObjectName(QStringLiteral("tensors"));
-    m_tabs->addTab(tensorsPage, tr("Stored tensors"));
     connect(m_tensorView, &QTreeView::activated, this, [this](const QModelIndex& index) {
         const int weight = index.data(TensorTableModel::WeightIndexRole).toInt();
         if (weight >= 0)
@@ -233,13 +232,22 @@ void MainWindow::createCentralViews()
             fetchMoreMetadata();
     });
     auto* metadataPage = withFilter(m_tabs, m_metadataView, m_metadataProxy, tr("Filter metadata"));
-    metadataPage->setObjectName(QStringLiteral("metadata"));
-    m_tabs->addTab(metadataPage, tr("Metadata"));
 
-    m_views = createAnalysisViews(m_context, m_tabs);
-    for (AnalysisView* view : m_views) {
-        view->setObjectName(view->viewName());
-        m_tabs->addTab(view, view->title());
+    // The tabs, one per row of viewregistry.cpp: the analysis views made from their rows, the two
+    // table pages built above.
+    const std::map<QString, QWidget*> tablePages{{QStringLiteral("tensors"), tensorsPage},
+                                                 {QStringLiteral("metadata"), metadataPage}};
+    for (const ViewRow& row : viewRows()) {
+        QWidget* page;
+        if (row.create) {
+            AnalysisView* view = row.create(m_context, m_tabs);
+            m_views << view;
+            page = view;
+        } else {
+            page = tablePages.at(QLatin1String(row.name));
+        }
+        page->setObjectName(QLatin1String(row.name));
+        m_tabs->addTab(page, viewTitle(row));
     }
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         if (m_exportAction)

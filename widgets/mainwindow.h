@@ -81,8 +81,8 @@ public:
     // nullptr when none is shown. Its "Keep" button restores them.
     QMessageBox* keepSessionBox() const { return m_keepBox; }
 
-    // Central views by stable name ("tensors", "metadata", then each AnalysisView's
-    // viewName()); false when unknown.
+    // Central views by stable name, the tabs in the order of viewRows() (views/viewregistry.h);
+    // false when unknown.
     QStringList viewNames() const;
     bool showView(const QString& name);
     QString currentView() const;

@@ -13,7 +13,6 @@
 #include "formats/opencheckpoint.h"
 
 #include <QCommandLineParser>
-#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -113,15 +112,24 @@ QJsonObject budgetFigures(const qs::RunBudget& r)
     return o;
 }
 
-// The budget of running the model: `budget PATH --context N ...` or `budget --arch NAME ...`.
-int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const std::vector<double>& memory)
+// What `budget PATH --context N ...` or `budget --arch NAME ...` computed: the model, its
+// weights, the options and the budget at the asked context and at the common ones.
+struct MemoryBudget {
+    QString label; // PATH or the --arch name
+    qs::ModelArch arch;
+    std::string weightsNote;
+    qs::RunOptions options;
+    std::vector<double> memory; // GiB: RAM, then each GPU
+    qs::RunBudget run;
+    std::optional<uint64_t> maxContext;
+    std::optional<int> fitType; // the cache type that makes the asked context fit
+    std::vector<qs::RunBudget> contexts;
+};
+
+// --context, --parallel, --ubatch, the cache types and the flags as llama.cpp takes them; the
+// -ngl given in `gpuLayers` (the default needs the architecture). nullopt after printing an error.
+std::optional<qs::RunOptions> runOptionsOf(const QCommandLineParser& p, std::optional<int>& gpuLayers)
 {
-    const QString archName = p.value(QStringLiteral("arch"));
-    if (pos.isEmpty() == archName.isEmpty()) {
-        std::fprintf(stderr,
-                     "quantscope-cli budget: give a checkpoint PATH or --arch NAME (not both) with --context\n");
-        return 2;
-    }
     qs::RunOptions o;
     auto number = [&](const char* name, uint64_t lo, uint64_t hi, uint64_t& out) {
         if (!p.isSet(QLatin1String(name)))
@@ -136,10 +144,12 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
         out = v;
         return true;
     };
-    uint64_t parallel = 1, gpuLayers = 0, ubatch = 512;
+    uint64_t parallel = 1, layers = 0, ubatch = 512;
     if (!number("context", 1, uint64_t(1) << 26, o.context) || !number("parallel", 1, 256, parallel)
-        || !number("gpu-layers", 0, 100000, gpuLayers) || !number("ubatch", 1, 1 << 20, ubatch))
-        return 2;
+        || !number("gpu-layers", 0, 100000, layers) || !number("ubatch", 1, 1 << 20, ubatch))
+        return std::nullopt;
+    if (p.isSet(QStringLiteral("gpu-layers")))
+        gpuLayers = int(layers);
     o.parallel = uint32_t(parallel);
     o.ubatch = uint32_t(ubatch);
     o.swaFull = p.isSet(QStringLiteral("swa-full"));
@@ -148,7 +158,7 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
     const bool both = p.isSet(QStringLiteral("cache-type"));
     if (both && (p.isSet(QStringLiteral("cache-type-k")) || p.isSet(QStringLiteral("cache-type-v")))) {
         std::fprintf(stderr, "quantscope-cli budget: --cache-type or --cache-type-k/--cache-type-v, not both\n");
-        return 2;
+        return std::nullopt;
     }
     for (const auto& [option, slot] : {std::pair{"cache-type-k", &o.typeK}, std::pair{"cache-type-v", &o.typeV}}) {
         const QString name = both ? p.value(QStringLiteral("cache-type")) : p.value(QLatin1String(option));
@@ -161,172 +171,196 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
                 list += (list.empty() ? "" : ", ") + qs::kvCacheTypeName(k);
             std::fprintf(stderr, "quantscope-cli budget: unknown cache type '%s' (%s)\n", qPrintable(name),
                          list.c_str());
-            return 2;
+            return std::nullopt;
         }
         *slot = *t;
     }
+    return o;
+}
 
-    qs::ModelArch arch;
-    qs::WeightSplit weights;
-    std::string weightsNote;
-    if (!archName.isEmpty()) {
-        const auto a = qs::archPreset(archName.toStdString());
-        if (!a) {
-            std::string list;
-            for (const std::string& n : qs::archPresetNames())
-                list += (list.empty() ? "" : ", ") + n;
-            std::fprintf(stderr, "quantscope-cli budget: unknown --arch '%s' (%s)\n", qPrintable(archName),
-                         list.c_str());
-            return 2;
-        }
-        arch = *a;
-        const std::string formatId = p.isSet(QStringLiteral("weights"))
-            ? p.value(QStringLiteral("weights")).toStdString()
-            : qs::publishedWeightsFormat().id;
-        const qs::BudgetFormat* f = qs::budgetFormat(formatId);
-        if (!f) {
-            std::fprintf(stderr,
-                         "quantscope-cli budget: unknown --weights format '%s' (a format id of the budget table)\n",
-                         formatId.c_str());
-            return 2;
-        }
-        const double bpw = qs::budgetBitsPerWeight(*f, 4096, 4096);
-        weights = qs::weightSplitOfParams(arch, arch.params, bpw);
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%s parameters at %s (%.4f bits per weight)", countText(arch.params).c_str(),
-                      formatId.c_str(), bpw);
-        weightsNote = buf;
-    } else {
+// The architecture and its weights: a published preset priced in --weights, or the
+// checkpoint's own. False after printing an error.
+bool modelOf(const QCommandLineParser& p, const QStringList& pos, MemoryBudget& b, qs::WeightSplit& weights)
+{
+    const QString archName = p.value(QStringLiteral("arch"));
+    if (archName.isEmpty()) {
         if (p.isSet(QStringLiteral("weights"))) {
             std::fprintf(
                 stderr,
                 "quantscope-cli budget: --weights prices an --arch preset; a checkpoint's weights are its own\n");
-            return 2;
+            return false;
         }
         const auto c = qs::Checkpoint::read(qs::encodeLocalBytes(pos.first()));
-        arch = qs::modelArchOf(*c);
-        weights = qs::weightSplitOf(*c, arch);
-        weightsNote = "the checkpoint's stored tensors";
+        b.arch = qs::modelArchOf(*c);
+        weights = qs::weightSplitOf(*c, b.arch);
+        b.weightsNote = "the checkpoint's stored tensors";
+        return true;
     }
-    // -ngl: with GPU memory sizes and no --gpu-layers, every block and the output layer.
-    o.gpuLayers = p.isSet(QStringLiteral("gpu-layers")) ? int(gpuLayers) : memory.size() > 1 ? int(arch.layers) + 1 : 0;
+    const auto a = qs::archPreset(archName.toStdString());
+    if (!a) {
+        std::string list;
+        for (const std::string& n : qs::archPresetNames())
+            list += (list.empty() ? "" : ", ") + n;
+        std::fprintf(stderr, "quantscope-cli budget: unknown --arch '%s' (%s)\n", qPrintable(archName), list.c_str());
+        return false;
+    }
+    b.arch = *a;
+    const std::string formatId = p.isSet(QStringLiteral("weights")) ? p.value(QStringLiteral("weights")).toStdString()
+                                                                    : qs::publishedWeightsFormat().id;
+    const qs::BudgetFormat* f = qs::budgetFormat(formatId);
+    if (!f) {
+        std::fprintf(stderr, "quantscope-cli budget: unknown --weights format '%s' (a format id of the budget table)\n",
+                     formatId.c_str());
+        return false;
+    }
+    const double bpw = qs::budgetBitsPerWeight(*f, 4096, 4096);
+    weights = qs::weightSplitOfParams(b.arch, b.arch.params, bpw);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s parameters at %s (%.4f bits per weight)", countText(b.arch.params).c_str(),
+                  formatId.c_str(), bpw);
+    b.weightsNote = buf;
+    return true;
+}
 
-    const qs::RunBudget r = qs::runBudget(arch, weights, o, memory);
-    std::optional<uint64_t> maxCtx;
-    std::optional<int> fitType;
-    if (!memory.empty()) {
-        maxCtx = qs::maxContext(arch, weights, o, memory);
-        if (!r.fits())
-            fitType = qs::cacheTypeThatFits(arch, weights, o, memory);
+// The budget at the asked context, the largest context and cache type that fit, and the
+// common contexts.
+void computeMemoryBudget(MemoryBudget& b, const qs::WeightSplit& weights)
+{
+    b.run = qs::runBudget(b.arch, weights, b.options, b.memory);
+    if (!b.memory.empty()) {
+        b.maxContext = qs::maxContext(b.arch, weights, b.options, b.memory);
+        if (!b.run.fits())
+            b.fitType = qs::cacheTypeThatFits(b.arch, weights, b.options, b.memory);
     }
-    std::vector<qs::RunBudget> table;
-    for (uint64_t ctx : qs::commonContexts(arch)) {
-        qs::RunOptions t = o;
+    for (uint64_t ctx : qs::commonContexts(b.arch)) {
+        qs::RunOptions t = b.options;
         t.context = ctx;
         try {
-            table.push_back(qs::runBudget(arch, weights, t, memory));
+            b.contexts.push_back(qs::runBudget(b.arch, weights, t, b.memory));
         } catch (const qs::Error&) {
             // a context too short for the sequences: left out of the table
         }
     }
+}
 
-    if (p.isSet(QStringLiteral("json"))) {
-        QJsonObject root = budgetFigures(r);
-        QJsonObject a;
-        a[QStringLiteral("arch")] = QString::fromStdString(arch.arch);
-        a[QStringLiteral("source")] = QString::fromStdString(arch.source);
-        a[QStringLiteral("layers")] = qint64(arch.layers);
-        a[QStringLiteral("embedding_length")] = qint64(arch.embd);
-        a[QStringLiteral("vocab_size")] = qint64(arch.vocab);
-        a[QStringLiteral("context_length")] = qint64(arch.contextLength);
-        a[QStringLiteral("key_length")] = qint64(arch.keyLength);
-        a[QStringLiteral("value_length")] = qint64(arch.valueLength);
-        a[QStringLiteral("sliding_window")] = qint64(arch.slidingWindow);
-        a[QStringLiteral("mla")] = arch.mla;
-        a[QStringLiteral("expert_count")] = qint64(arch.experts);
-        a[QStringLiteral("expert_used_count")] = qint64(arch.expertsUsed);
-        root[QStringLiteral("architecture")] = a;
-        root[QStringLiteral("weights_source")] = QString::fromStdString(weightsNote);
-        root[QStringLiteral("parallel")] = qint64(o.parallel);
-        root[QStringLiteral("cache_type_k")] = QString::fromStdString(qs::kvCacheTypeName(o.typeK));
-        root[QStringLiteral("cache_type_v")] = QString::fromStdString(qs::kvCacheTypeName(o.typeV));
-        root[QStringLiteral("gpu_layers")] = o.gpuLayers;
-        root[QStringLiteral("swa_full")] = o.swaFull;
-        root[QStringLiteral("kv_unified")] = o.unifiedKv;
-        root[QStringLiteral("flash_attention")] = o.flashAttention;
-        root[QStringLiteral("cells_per_stream")] = qint64(r.cellsPerStream);
-        root[QStringLiteral("streams")] = qint64(r.streams);
-        root[QStringLiteral("kv_bytes_per_token")] = qint64(r.kvBytesPerToken);
-        QJsonArray devices;
-        for (const qs::DeviceBudget& d : r.devices) {
-            QJsonObject j;
-            j[QStringLiteral("name")] = QString::fromStdString(d.name);
-            j[QStringLiteral("layers")] = d.layers;
-            j[QStringLiteral("output_layer")] = d.hasOutput;
-            j[QStringLiteral("weights_bytes")] = qint64(d.weights);
-            j[QStringLiteral("weights_mapped")] = &d == &r.devices.front();
-            j[QStringLiteral("kv_cache_bytes")] = qint64(d.kvCache);
-            j[QStringLiteral("recurrent_bytes")] = qint64(d.recurrent);
-            j[QStringLiteral("output_bytes")] = qint64(d.output);
-            j[QStringLiteral("compute_bytes_estimate")] = qint64(d.compute);
-            j[QStringLiteral("total_bytes")] = qint64(d.total());
-            if (d.capacity) {
-                j[QStringLiteral("memory_bytes")] = qint64(*d.capacity);
-                j[QStringLiteral("fits")] = d.fits();
-            }
-            devices.append(j);
+QJsonObject archJson(const qs::ModelArch& arch)
+{
+    QJsonObject a;
+    a[QStringLiteral("arch")] = QString::fromStdString(arch.arch);
+    a[QStringLiteral("source")] = QString::fromStdString(arch.source);
+    a[QStringLiteral("layers")] = qint64(arch.layers);
+    a[QStringLiteral("embedding_length")] = qint64(arch.embd);
+    a[QStringLiteral("vocab_size")] = qint64(arch.vocab);
+    a[QStringLiteral("context_length")] = qint64(arch.contextLength);
+    a[QStringLiteral("key_length")] = qint64(arch.keyLength);
+    a[QStringLiteral("value_length")] = qint64(arch.valueLength);
+    a[QStringLiteral("sliding_window")] = qint64(arch.slidingWindow);
+    a[QStringLiteral("mla")] = arch.mla;
+    a[QStringLiteral("expert_count")] = qint64(arch.experts);
+    a[QStringLiteral("expert_used_count")] = qint64(arch.expertsUsed);
+    return a;
+}
+
+QJsonArray devicesJson(const qs::RunBudget& r)
+{
+    QJsonArray devices;
+    for (const qs::DeviceBudget& d : r.devices) {
+        QJsonObject j;
+        j[QStringLiteral("name")] = QString::fromStdString(d.name);
+        j[QStringLiteral("layers")] = d.layers;
+        j[QStringLiteral("output_layer")] = d.hasOutput;
+        j[QStringLiteral("weights_bytes")] = qint64(d.weights);
+        j[QStringLiteral("weights_mapped")] = &d == &r.devices.front();
+        j[QStringLiteral("kv_cache_bytes")] = qint64(d.kvCache);
+        j[QStringLiteral("recurrent_bytes")] = qint64(d.recurrent);
+        j[QStringLiteral("output_bytes")] = qint64(d.output);
+        j[QStringLiteral("compute_bytes_estimate")] = qint64(d.compute);
+        j[QStringLiteral("total_bytes")] = qint64(d.total());
+        if (d.capacity) {
+            j[QStringLiteral("memory_bytes")] = qint64(*d.capacity);
+            j[QStringLiteral("fits")] = d.fits();
         }
-        root[QStringLiteral("devices")] = devices;
-        QJsonArray layers;
-        for (const qs::LayerBudget& l : r.layers) {
-            QJsonObject j;
-            j[QStringLiteral("layer")] = qint64(l.layer);
-            j[QStringLiteral("kind")] = QLatin1String(layerKindName(l.kind));
-            j[QStringLiteral("cells")] = qint64(l.cells);
-            j[QStringLiteral("k_bytes")] = qint64(l.kBytes);
-            j[QStringLiteral("v_bytes")] = qint64(l.vBytes);
-            j[QStringLiteral("state_bytes")] = qint64(l.stateBytes);
-            j[QStringLiteral("device")] = QString::fromStdString(r.devices[size_t(l.device)].name);
-            layers.append(j);
-        }
-        root[QStringLiteral("layers")] = layers;
-        QJsonArray contexts;
-        for (const qs::RunBudget& t : table) {
-            QJsonObject j = budgetFigures(t);
-            if (!memory.empty())
-                j[QStringLiteral("fits")] = t.fits();
-            contexts.append(j);
-        }
-        root[QStringLiteral("contexts")] = contexts;
-        if (!memory.empty()) {
-            QJsonArray m;
-            for (double v : memory)
-                m.append(v);
-            root[QStringLiteral("memory_gib")] = m;
-            root[QStringLiteral("fits")] = r.fits();
-            root[QStringLiteral("max_context")] = maxCtx ? QJsonValue(qint64(*maxCtx)) : QJsonValue();
-            if (!r.fits())
-                root[QStringLiteral("cache_type_that_fits")] =
-                    fitType ? QJsonValue(QString::fromStdString(qs::kvCacheTypeName(*fitType))) : QJsonValue();
-        }
-        QJsonArray notes;
-        for (const qs::Message& n : arch.notes)
-            notes.append(QString::fromStdString(n.text()));
-        for (const qs::Message& n : r.notes)
-            notes.append(QString::fromStdString(n.text()));
-        root[QStringLiteral("notes")] = notes;
-        std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
-        return 0;
+        devices.append(j);
     }
+    return devices;
+}
 
+QJsonArray layersJson(const qs::RunBudget& r)
+{
+    QJsonArray layers;
+    for (const qs::LayerBudget& l : r.layers) {
+        QJsonObject j;
+        j[QStringLiteral("layer")] = qint64(l.layer);
+        j[QStringLiteral("kind")] = QLatin1String(layerKindName(l.kind));
+        j[QStringLiteral("cells")] = qint64(l.cells);
+        j[QStringLiteral("k_bytes")] = qint64(l.kBytes);
+        j[QStringLiteral("v_bytes")] = qint64(l.vBytes);
+        j[QStringLiteral("state_bytes")] = qint64(l.stateBytes);
+        j[QStringLiteral("device")] = QString::fromStdString(r.devices[size_t(l.device)].name);
+        layers.append(j);
+    }
+    return layers;
+}
+
+void printMemoryBudgetJson(const MemoryBudget& b)
+{
+    const qs::RunBudget& r = b.run;
+    const qs::RunOptions& o = b.options;
+    QJsonObject root = budgetFigures(r);
+    root[QStringLiteral("architecture")] = archJson(b.arch);
+    root[QStringLiteral("weights_source")] = QString::fromStdString(b.weightsNote);
+    root[QStringLiteral("parallel")] = qint64(o.parallel);
+    root[QStringLiteral("cache_type_k")] = QString::fromStdString(qs::kvCacheTypeName(o.typeK));
+    root[QStringLiteral("cache_type_v")] = QString::fromStdString(qs::kvCacheTypeName(o.typeV));
+    root[QStringLiteral("gpu_layers")] = o.gpuLayers;
+    root[QStringLiteral("swa_full")] = o.swaFull;
+    root[QStringLiteral("kv_unified")] = o.unifiedKv;
+    root[QStringLiteral("flash_attention")] = o.flashAttention;
+    root[QStringLiteral("cells_per_stream")] = qint64(r.cellsPerStream);
+    root[QStringLiteral("streams")] = qint64(r.streams);
+    root[QStringLiteral("kv_bytes_per_token")] = qint64(r.kvBytesPerToken);
+    root[QStringLiteral("devices")] = devicesJson(r);
+    root[QStringLiteral("layers")] = layersJson(r);
+    QJsonArray contexts;
+    for (const qs::RunBudget& t : b.contexts) {
+        QJsonObject j = budgetFigures(t);
+        if (!b.memory.empty())
+            j[QStringLiteral("fits")] = t.fits();
+        contexts.append(j);
+    }
+    root[QStringLiteral("contexts")] = contexts;
+    if (!b.memory.empty()) {
+        QJsonArray m;
+        for (double v : b.memory)
+            m.append(v);
+        root[QStringLiteral("memory_gib")] = m;
+        root[QStringLiteral("fits")] = r.fits();
+        root[QStringLiteral("max_context")] = b.maxContext ? QJsonValue(qint64(*b.maxContext)) : QJsonValue();
+        if (!r.fits())
+            root[QStringLiteral("cache_type_that_fits")] =
+                b.fitType ? QJsonValue(QString::fromStdString(qs::kvCacheTypeName(*b.fitType))) : QJsonValue();
+    }
+    QJsonArray notes;
+    for (const qs::Message& n : b.arch.notes)
+        notes.append(QString::fromStdString(n.text()));
+    for (const qs::Message& n : r.notes)
+        notes.append(QString::fromStdString(n.text()));
+    root[QStringLiteral("notes")] = notes;
+    std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
+}
+
+// The model's line, the weights and the options the budget was taken with.
+void printMemoryBudgetHeader(const MemoryBudget& b)
+{
+    const qs::ModelArch& arch = b.arch;
+    const qs::RunOptions& o = b.options;
     uint32_t full = 0, sliding = 0, recurrent = 0;
     for (qs::LayerMemory k : arch.kinds) {
         full += k == qs::LayerMemory::Full;
         sliding += k == qs::LayerMemory::Sliding;
         recurrent += k == qs::LayerMemory::Recurrent;
     }
-    std::printf("%s: %s (%s), %u blocks", pos.isEmpty() ? qPrintable(archName) : qPrintable(pos.first()),
-                arch.arch.c_str(), arch.source.c_str(), arch.layers);
+    std::printf("%s: %s (%s), %u blocks", qPrintable(b.label), arch.arch.c_str(), arch.source.c_str(), arch.layers);
     if (full + sliding)
         std::printf(", K %u x V %u per KV head%s", arch.keyLength, arch.mla ? 0u : arch.valueLength,
                     arch.mla ? " (MLA: V is a view of K)" : "");
@@ -336,17 +370,23 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
         std::printf(", %u recurrent", recurrent);
     if (arch.contextLength)
         std::printf(", trained context %llu", static_cast<unsigned long long>(arch.contextLength));
-    std::printf("\nweights: %s\n", weightsNote.c_str());
+    std::printf("\nweights: %s\n", b.weightsNote.c_str());
     std::printf(
         "context %llu = %llu cells (%u stream%s of %llu), K %s, V %s, %u sequence%s%s, flash attention %s, -ngl %d\n\n",
-        static_cast<unsigned long long>(o.context), static_cast<unsigned long long>(r.nCtx), r.streams,
-        r.streams == 1 ? "" : "s", static_cast<unsigned long long>(r.cellsPerStream),
+        static_cast<unsigned long long>(o.context), static_cast<unsigned long long>(b.run.nCtx), b.run.streams,
+        b.run.streams == 1 ? "" : "s", static_cast<unsigned long long>(b.run.cellsPerStream),
         qs::kvCacheTypeName(o.typeK).c_str(), qs::kvCacheTypeName(o.typeV).c_str(), o.parallel,
         o.parallel == 1 ? "" : "s",
         !sliding        ? ""
             : o.swaFull ? ", full-size SWA cache"
                         : ", window-sized SWA cache",
         o.flashAttention ? "on" : "off", o.gpuLayers);
+}
+
+void printMemoryBudgetText(const MemoryBudget& b)
+{
+    const qs::RunBudget& r = b.run;
+    printMemoryBudgetHeader(b);
     std::printf("%-20s %16s %12s\n", "", "bytes", "");
     const std::pair<const char*, uint64_t> lines[] = {{"weights", r.weightsBytes},
                                                       {"KV cache", r.kvCacheBytes},
@@ -368,28 +408,268 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
                     d.capacity ? (d.fits() ? "  fits" : "  over") : "");
     }
     std::printf("(* an estimate; CPU weights are memory-mapped from the file)\n");
-    if (!memory.empty()) {
-        if (maxCtx)
-            std::printf("\nlargest context that fits: %llu%s\n", static_cast<unsigned long long>(*maxCtx),
-                        arch.contextLength && *maxCtx == arch.contextLength ? " (the whole trained context)" : "");
+    if (!b.memory.empty()) {
+        if (b.maxContext)
+            std::printf("\nlargest context that fits: %llu%s\n", static_cast<unsigned long long>(*b.maxContext),
+                        b.arch.contextLength && *b.maxContext == b.arch.contextLength ? " (the whole trained context)"
+                                                                                      : "");
         else
             std::printf("\nlargest context that fits: none (not even 256 tokens)\n");
         if (!r.fits())
-            std::printf("cache type that makes context %llu fit: %s\n", static_cast<unsigned long long>(o.context),
-                        fitType ? qs::kvCacheTypeName(*fitType).c_str() : "none");
+            std::printf("cache type that makes context %llu fit: %s\n",
+                        static_cast<unsigned long long>(b.options.context),
+                        b.fitType ? qs::kvCacheTypeName(*b.fitType).c_str() : "none");
     }
-    std::printf("\n%-10s %12s %12s%s\n", "context", "KV cache", "total", memory.empty() ? "" : "   fits");
-    for (const qs::RunBudget& t : table)
+    std::printf("\n%-10s %12s %12s%s\n", "context", "KV cache", "total", b.memory.empty() ? "" : "   fits");
+    for (const qs::RunBudget& t : b.contexts)
         std::printf("%-10llu %12s %12s%s\n", static_cast<unsigned long long>(t.options.context),
                     sizeText(t.kvCacheBytes + t.recurrentBytes).c_str(), sizeText(t.totalBytes()).c_str(),
-                    memory.empty() ? ""
-                        : t.fits() ? "   yes"
-                                   : "   no");
-    for (const qs::Message& n : arch.notes)
+                    b.memory.empty() ? ""
+                        : t.fits()   ? "   yes"
+                                     : "   no");
+    for (const qs::Message& n : b.arch.notes)
         std::printf("note: %s\n", n.text().c_str());
     for (const qs::Message& n : r.notes)
         std::printf("note: %s\n", n.text().c_str());
+}
+
+// The budget of running the model: `budget PATH --context N ...` or `budget --arch NAME ...`.
+int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const std::vector<double>& memory)
+{
+    const QString archName = p.value(QStringLiteral("arch"));
+    if (pos.isEmpty() == archName.isEmpty()) {
+        std::fprintf(stderr,
+                     "quantscope-cli budget: give a checkpoint PATH or --arch NAME (not both) with --context\n");
+        return 2;
+    }
+    std::optional<int> gpuLayers;
+    const std::optional<qs::RunOptions> options = runOptionsOf(p, gpuLayers);
+    if (!options)
+        return 2;
+    MemoryBudget b;
+    b.label = pos.isEmpty() ? archName : pos.first();
+    b.options = *options;
+    b.memory = memory;
+    qs::WeightSplit weights;
+    if (!modelOf(p, pos, b, weights))
+        return 2;
+    // -ngl: with GPU memory sizes and no --gpu-layers, every block and the output layer.
+    b.options.gpuLayers = gpuLayers ? *gpuLayers : memory.size() > 1 ? int(b.arch.layers) + 1 : 0;
+    computeMemoryBudget(b, weights);
+    if (p.isSet(QStringLiteral("json")))
+        printMemoryBudgetJson(b);
+    else
+        printMemoryBudgetText(b);
     return 0;
+}
+
+// The options of the format table and of running a model, as --help lists them.
+void addBudgetOptions(QCommandLineParser& p)
+{
+    p.setApplicationDescription(
+        QStringLiteral("Effective bits per weight of every format and the memory a model needs in each."));
+    p.addPositionalArgument(
+        QStringLiteral("PATH"),
+        QStringLiteral(
+            "Optional checkpoint: its parameter count replaces the defaults and its own bits per weight are shown."),
+        QStringLiteral("[PATH]"));
+    p.addOptions({
+        {QStringLiteral("params"),
+         QStringLiteral("Parameter counts, comma separated (7B, 1.5B, 350M, 405e9). Default: 1B,7B,13B,70B,405B."),
+         QStringLiteral("N")},
+        {QStringLiteral("memory"),
+         QStringLiteral("Memory in GiB: mark which sizes fit. With --context: "
+                        "RAM[,GPU0[,GPU1...]], the largest context that fits."),
+         QStringLiteral("GiB")},
+        {QStringLiteral("layer"),
+         QStringLiteral(
+             "Layer shape N x K the per-layer costs (g_idx, tables) are amortised over. Default: 4096x4096."),
+         QStringLiteral("NxK")},
+        {QStringLiteral("json"), QStringLiteral("Print JSON.")},
+    });
+    // Running the model (llama.cpp's allocation).
+    p.addOptions({
+        {QStringLiteral("context"),
+         QStringLiteral(
+             "Context length as llama.cpp's -c (shared by the sequences): the memory for running the model."),
+         QStringLiteral("N")},
+        {QStringLiteral("arch"),
+         QStringLiteral("A published architecture instead of PATH: %1.").arg(QString::fromStdString([] {
+             std::string l;
+             for (const std::string& n : qs::archPresetNames())
+                 l += (l.empty() ? "" : ", ") + n;
+             return l;
+         }())),
+         QStringLiteral("NAME")},
+        {QStringLiteral("weights"),
+         QStringLiteral("With --arch: the format the weights are priced in (a format id above). Default: bf16."),
+         QStringLiteral("FORMAT")},
+        {QStringLiteral("parallel"), QStringLiteral("Parallel sequences (-np). Default: 1."), QStringLiteral("P")},
+        {QStringLiteral("cache-type"),
+         QStringLiteral("K and V cache type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl. Default: f16."),
+         QStringLiteral("T")},
+        {QStringLiteral("cache-type-k"), QStringLiteral("K cache type (-ctk)."), QStringLiteral("T")},
+        {QStringLiteral("cache-type-v"), QStringLiteral("V cache type (-ctv)."), QStringLiteral("T")},
+        {QStringLiteral("gpu-layers"),
+         QStringLiteral("Layers on the GPU (-ngl): the last L blocks; blocks + 1 adds the output layer. "
+                        "Default: all with GPU memory given, else 0."),
+         QStringLiteral("L")},
+        {QStringLiteral("ubatch"), QStringLiteral("Physical batch (-ub). Default: 512."), QStringLiteral("N")},
+        {QStringLiteral("swa-full"), QStringLiteral("Size sliding-window layers like the others (--swa-full).")},
+        {QStringLiteral("kv-unified"), QStringLiteral("One KV stream for all sequences (--kv-unified).")},
+        {QStringLiteral("no-flash-attn"),
+         QStringLiteral("Without flash attention (-fa off): V transposed, no quantized V cache.")},
+    });
+}
+
+// What `budget [PATH] [--params ...]` computed: a table of every format per parameter count.
+struct FormatTables {
+    QString path; // the checkpoint, when one was given
+    std::optional<CheckpointSummary> checkpoint;
+    std::vector<uint64_t> counts;
+    std::optional<double> memGiB;
+    uint64_t layerN = 4096, layerK = 4096;
+    std::vector<std::vector<qs::BudgetRow>> tables; // one per count, the same format order
+};
+
+void printFormatTablesJson(const FormatTables& t)
+{
+    QJsonObject root;
+    root[QStringLiteral("layer")] = QJsonArray{qint64(t.layerN), qint64(t.layerK)};
+    QJsonArray pc;
+    for (uint64_t n : t.counts)
+        pc.append(qint64(n));
+    root[QStringLiteral("params")] = pc;
+    if (t.memGiB)
+        root[QStringLiteral("memory_gib")] = *t.memGiB;
+    if (const auto& ckpt = t.checkpoint) {
+        QJsonObject c;
+        c[QStringLiteral("path")] = t.path;
+        c[QStringLiteral("elements")] = qint64(ckpt->elements);
+        c[QStringLiteral("stored_bytes")] = qint64(ckpt->storedBytes);
+        c[QStringLiteral("weights")] = qint64(ckpt->weights);
+        c[QStringLiteral("bpw")] = ckpt->elements ? double(ckpt->storedBytes) * 8.0 / double(ckpt->elements) : 0.0;
+        root[QStringLiteral("checkpoint")] = c;
+    }
+    QJsonArray formats;
+    for (size_t f = 0; f < t.tables.front().size(); ++f) {
+        const qs::BudgetRow& r0 = t.tables.front()[f];
+        QJsonObject o;
+        o[QStringLiteral("id")] = QString::fromStdString(r0.format.id);
+        o[QStringLiteral("bpw")] = r0.bitsPerWeight;
+        o[QStringLiteral("asymptotic_bpw")] = qs::budgetAsymptoticBits(r0.format);
+        o[QStringLiteral("breakdown")] = QString::fromStdString(qs::budgetBreakdown(r0.format, t.layerN, t.layerK));
+        QJsonArray sizes;
+        for (size_t i = 0; i < t.tables.size(); ++i) {
+            const qs::BudgetRow& r = t.tables[i][f];
+            QJsonObject s;
+            s[QStringLiteral("params")] = qint64(t.counts[i]);
+            s[QStringLiteral("bytes")] = r.bytes;
+            s[QStringLiteral("gb")] = r.gb;
+            s[QStringLiteral("gib")] = r.gib;
+            if (r.fits)
+                s[QStringLiteral("fits")] = *r.fits;
+            sizes.append(s);
+        }
+        o[QStringLiteral("sizes")] = sizes;
+        formats.append(o);
+    }
+    root[QStringLiteral("formats")] = formats;
+    std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
+}
+
+void printFormatTablesText(const FormatTables& t)
+{
+    if (const auto& ckpt = t.checkpoint)
+        std::printf("%s: %llu elements in %llu bytes = %.4f bits per weight (%llu logical weights)\n\n",
+                    qPrintable(t.path), static_cast<unsigned long long>(ckpt->elements),
+                    static_cast<unsigned long long>(ckpt->storedBytes),
+                    ckpt->elements ? double(ckpt->storedBytes) * 8.0 / double(ckpt->elements) : 0.0,
+                    static_cast<unsigned long long>(ckpt->weights));
+    std::string fitNote;
+    if (t.memGiB) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " (* = fits in %g GiB)", *t.memGiB);
+        fitNote = buf;
+    }
+    std::printf("Bits per weight amortised over a %llu x %llu layer; sizes as GB / GiB%s.\n\n",
+                static_cast<unsigned long long>(t.layerN), static_cast<unsigned long long>(t.layerK), fitNote.c_str());
+    std::printf("%-20s %9s", "format", "bpw");
+    for (uint64_t n : t.counts)
+        std::printf(" %20s", countText(n).c_str());
+    std::printf("\n");
+    for (size_t f = 0; f < t.tables.front().size(); ++f) {
+        const qs::BudgetRow& r0 = t.tables.front()[f];
+        std::printf("%-20s %9.4f", r0.format.id.c_str(), r0.bitsPerWeight);
+        for (const std::vector<qs::BudgetRow>& table : t.tables) {
+            const qs::BudgetRow& r = table[f];
+            char cell[64];
+            std::snprintf(cell, sizeof cell, "%.2f / %.2f%s", r.gb, r.gib, r.fits ? (*r.fits ? " *" : "  ") : "");
+            std::printf(" %20s", cell);
+        }
+        std::printf("\n");
+    }
+}
+
+// The format table: --memory as one size, --layer, the checkpoint's own count.
+int runFormatTables(const QCommandLineParser& p, const QStringList& pos, std::vector<uint64_t> counts)
+{
+    FormatTables t;
+    if (p.isSet(QStringLiteral("memory"))) {
+        bool ok = false;
+        const double m = p.value(QStringLiteral("memory")).toDouble(&ok);
+        if (!ok || !(m > 0) || !std::isfinite(m)) {
+            std::fprintf(stderr, "quantscope-cli budget: --memory needs a positive number of GiB\n");
+            return 2;
+        }
+        t.memGiB = m;
+    }
+    if (p.isSet(QStringLiteral("layer"))) {
+        const QStringList nk = p.value(QStringLiteral("layer")).toLower().split(QLatin1Char('x'));
+        bool okN = false, okK = false;
+        if (nk.size() == 2) {
+            t.layerN = nk[0].toULongLong(&okN);
+            t.layerK = nk[1].toULongLong(&okK);
+        }
+        if (!okN || !okK || t.layerN == 0 || t.layerK == 0 || t.layerN > (1ull << 32) || t.layerK > (1ull << 32)) {
+            std::fprintf(stderr, "quantscope-cli budget: --layer needs N x K, e.g. 4096x11008\n");
+            return 2;
+        }
+    }
+    if (!pos.isEmpty()) {
+        t.path = pos.first();
+        const auto c = qs::openCheckpoint(qs::encodeLocalBytes(pos.first()));
+        t.checkpoint = summarise(*c);
+        if (!p.isSet(QStringLiteral("params")))
+            counts = {std::max<uint64_t>(t.checkpoint->elements, 1)};
+    }
+    t.counts = counts.empty() ? qs::budgetDefaultParamCounts() : counts;
+    for (uint64_t n : t.counts)
+        t.tables.push_back(qs::budgetTable(n, t.memGiB, t.layerN, t.layerK));
+    if (p.isSet(QStringLiteral("json")))
+        printFormatTablesJson(t);
+    else
+        printFormatTablesText(t);
+    return 0;
+}
+
+// --memory RAM[,GPU0[,GPU1...]] in GiB; nullopt after printing an error.
+std::optional<std::vector<double>> memorySizes(const QCommandLineParser& p)
+{
+    std::vector<double> mem;
+    if (p.isSet(QStringLiteral("memory")))
+        for (const QString& s : p.value(QStringLiteral("memory")).split(QLatin1Char(','))) {
+            bool ok = false;
+            const double m = s.toDouble(&ok);
+            if (!ok || !(m > 0) || !std::isfinite(m)) {
+                std::fprintf(stderr,
+                             "quantscope-cli budget: --memory needs positive GiB, RAM first then each GPU: '%s'\n",
+                             qPrintable(s));
+                return std::nullopt;
+            }
+            mem.push_back(m);
+        }
+    return mem;
 }
 
 } // namespace
@@ -397,84 +677,9 @@ int runMemoryBudget(const QCommandLineParser& p, const QStringList& pos, const s
 int runBudget(const QStringList& args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(QCoreApplication::translate(
-        "budget", "Effective bits per weight of every format and the memory a model needs in each."));
-    p.addHelpOption();
-    p.addPositionalArgument(
-        QStringLiteral("PATH"),
-        QCoreApplication::translate(
-            "budget",
-            "Optional checkpoint: its parameter count replaces the defaults and its own bits per weight are shown."),
-        QStringLiteral("[PATH]"));
-    const QCommandLineOption params(
-        QStringLiteral("params"),
-        QCoreApplication::translate(
-            "budget", "Parameter counts, comma separated (7B, 1.5B, 350M, 405e9). Default: 1B,7B,13B,70B,405B."),
-        QStringLiteral("N"));
-    const QCommandLineOption memory(QStringLiteral("memory"),
-                                    QCoreApplication::translate("budget",
-                                                                "Memory in GiB: mark which sizes fit. With --context: "
-                                                                "RAM[,GPU0[,GPU1...]], the largest context that fits."),
-                                    QStringLiteral("GiB"));
-    const QCommandLineOption layer(
-        QStringLiteral("layer"),
-        QCoreApplication::translate(
-            "budget", "Layer shape N x K the per-layer costs (g_idx, tables) are amortised over. Default: 4096x4096."),
-        QStringLiteral("NxK"));
-    const QCommandLineOption json(QStringLiteral("json"), QCoreApplication::translate("budget", "Print JSON."));
-    p.addOptions({params, memory, layer, json});
-    // Running the model (llama.cpp's allocation).
-    p.addOptions({
-        {QStringLiteral("context"),
-         QCoreApplication::translate(
-             "budget", "Context length as llama.cpp's -c (shared by the sequences): the memory for running the model."),
-         QStringLiteral("N")},
-        {QStringLiteral("arch"),
-         QCoreApplication::translate("budget", "A published architecture instead of PATH: %1.")
-             .arg(QString::fromStdString([] {
-                 std::string l;
-                 for (const std::string& n : qs::archPresetNames())
-                     l += (l.empty() ? "" : ", ") + n;
-                 return l;
-             }())),
-         QStringLiteral("NAME")},
-        {QStringLiteral("weights"),
-         QCoreApplication::translate(
-             "budget", "With --arch: the format the weights are priced in (a format id above). Default: bf16."),
-         QStringLiteral("FORMAT")},
-        {QStringLiteral("parallel"), QCoreApplication::translate("budget", "Parallel sequences (-np). Default: 1."),
-         QStringLiteral("P")},
-        {QStringLiteral("cache-type"),
-         QCoreApplication::translate(
-             "budget", "K and V cache type: f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl. Default: f16."),
-         QStringLiteral("T")},
-        {QStringLiteral("cache-type-k"), QCoreApplication::translate("budget", "K cache type (-ctk)."),
-         QStringLiteral("T")},
-        {QStringLiteral("cache-type-v"), QCoreApplication::translate("budget", "V cache type (-ctv)."),
-         QStringLiteral("T")},
-        {QStringLiteral("gpu-layers"),
-         QCoreApplication::translate("budget",
-                                     "Layers on the GPU (-ngl): the last L blocks; blocks + 1 adds the output layer. "
-                                     "Default: all with GPU memory given, else 0."),
-         QStringLiteral("L")},
-        {QStringLiteral("ubatch"), QCoreApplication::translate("budget", "Physical batch (-ub). Default: 512."),
-         QStringLiteral("N")},
-        {QStringLiteral("swa-full"),
-         QCoreApplication::translate("budget", "Size sliding-window layers like the others (--swa-full).")},
-        {QStringLiteral("kv-unified"),
-         QCoreApplication::translate("budget", "One KV stream for all sequences (--kv-unified).")},
-        {QStringLiteral("no-flash-attn"),
-         QCoreApplication::translate("budget",
-                                     "Without flash attention (-fa off): V transposed, no quantized V cache.")},
-    });
-    if (!p.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli budget: %s\n", qPrintable(p.errorText()));
-        return 2;
-    }
-    if (p.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(p.helpText()), stdout);
-        return 0;
-    }
+    addBudgetOptions(p);
+    if (const auto code = parseOrUsage(p, args))
+        return *code;
     const QStringList pos = p.positionalArguments();
     if (pos.size() > 1) {
         std::fprintf(stderr, "quantscope-cli budget: at most one PATH\n");
@@ -482,8 +687,8 @@ int runBudget(const QStringList& args)
     }
 
     std::vector<uint64_t> counts;
-    if (p.isSet(params)) {
-        for (const QString& s : p.value(params).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+    if (p.isSet(QStringLiteral("params"))) {
+        for (const QString& s : p.value(QStringLiteral("params")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             const auto n = parseCount(s);
             if (!n) {
                 std::fprintf(stderr, "quantscope-cli budget: bad parameter count '%s'\n", qPrintable(s));
@@ -502,153 +707,27 @@ int runBudget(const QStringList& args)
     bool running = false;
     for (const char* o : runOptions)
         running = running || p.isSet(QLatin1String(o));
-    if (running) {
-        if (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("arch"))) {
-            std::fprintf(stderr,
-                         "quantscope-cli budget: the options of running a model need --context N (or --arch NAME)\n");
-            return 2;
-        }
-        if (p.isSet(params) || p.isSet(layer)) {
-            std::fprintf(stderr,
-                         "quantscope-cli budget: --params and --layer belong to the format table, not to --context\n");
-            return 2;
-        }
-        // --memory RAM[,GPU0[,GPU1...]] in GiB.
-        std::vector<double> mem;
-        if (p.isSet(memory))
-            for (const QString& s : p.value(memory).split(QLatin1Char(','))) {
-                bool ok = false;
-                const double m = s.toDouble(&ok);
-                if (!ok || !(m > 0) || !std::isfinite(m)) {
-                    std::fprintf(stderr,
-                                 "quantscope-cli budget: --memory needs positive GiB, RAM first then each GPU: '%s'\n",
-                                 qPrintable(s));
-                    return 2;
-                }
-                mem.push_back(m);
-            }
-        try {
-            return runMemoryBudget(p, pos, mem);
-        } catch (const qs::Error& e) {
-            std::fprintf(stderr, "quantscope-cli budget: %s\n", e.what());
-            return 2;
-        }
+    if (!running)
+        return runFormatTables(p, pos, counts);
+    if (!p.isSet(QStringLiteral("context")) && !p.isSet(QStringLiteral("arch"))) {
+        std::fprintf(stderr,
+                     "quantscope-cli budget: the options of running a model need --context N (or --arch NAME)\n");
+        return 2;
     }
-    std::optional<double> memGiB;
-    if (p.isSet(memory)) {
-        bool ok = false;
-        const double m = p.value(memory).toDouble(&ok);
-        if (!ok || !(m > 0) || !std::isfinite(m)) {
-            std::fprintf(stderr, "quantscope-cli budget: --memory needs a positive number of GiB\n");
-            return 2;
-        }
-        memGiB = m;
+    if (p.isSet(QStringLiteral("params")) || p.isSet(QStringLiteral("layer"))) {
+        std::fprintf(stderr,
+                     "quantscope-cli budget: --params and --layer belong to the format table, not to --context\n");
+        return 2;
     }
-    uint64_t layerN = 4096, layerK = 4096;
-    if (p.isSet(layer)) {
-        const QStringList nk = p.value(layer).toLower().split(QLatin1Char('x'));
-        bool okN = false, okK = false;
-        if (nk.size() == 2) {
-            layerN = nk[0].toULongLong(&okN);
-            layerK = nk[1].toULongLong(&okK);
-        }
-        if (!okN || !okK || layerN == 0 || layerK == 0 || layerN > (1ull << 32) || layerK > (1ull << 32)) {
-            std::fprintf(stderr, "quantscope-cli budget: --layer needs N x K, e.g. 4096x11008\n");
-            return 2;
-        }
+    const std::optional<std::vector<double>> mem = memorySizes(p);
+    if (!mem)
+        return 2;
+    try {
+        return runMemoryBudget(p, pos, *mem);
+    } catch (const qs::Error& e) {
+        std::fprintf(stderr, "quantscope-cli budget: %s\n", e.what());
+        return 2;
     }
-
-    std::optional<CheckpointSummary> ckpt;
-    if (!pos.isEmpty()) {
-        const auto c = qs::openCheckpoint(qs::encodeLocalBytes(pos.first()));
-        ckpt = summarise(*c);
-        if (!p.isSet(params))
-            counts = {std::max<uint64_t>(ckpt->elements, 1)};
-    }
-    if (counts.empty())
-        counts = qs::budgetDefaultParamCounts();
-
-    // One table per parameter count, same format order.
-    std::vector<std::vector<qs::BudgetRow>> tables;
-    for (uint64_t n : counts)
-        tables.push_back(qs::budgetTable(n, memGiB, layerN, layerK));
-
-    if (p.isSet(json)) {
-        QJsonObject root;
-        root[QStringLiteral("layer")] = QJsonArray{qint64(layerN), qint64(layerK)};
-        QJsonArray pc;
-        for (uint64_t n : counts)
-            pc.append(qint64(n));
-        root[QStringLiteral("params")] = pc;
-        if (memGiB)
-            root[QStringLiteral("memory_gib")] = *memGiB;
-        if (ckpt) {
-            QJsonObject c;
-            c[QStringLiteral("path")] = pos.first();
-            c[QStringLiteral("elements")] = qint64(ckpt->elements);
-            c[QStringLiteral("stored_bytes")] = qint64(ckpt->storedBytes);
-            c[QStringLiteral("weights")] = qint64(ckpt->weights);
-            c[QStringLiteral("bpw")] = ckpt->elements ? double(ckpt->storedBytes) * 8.0 / double(ckpt->elements) : 0.0;
-            root[QStringLiteral("checkpoint")] = c;
-        }
-        QJsonArray formats;
-        for (size_t f = 0; f < tables.front().size(); ++f) {
-            const qs::BudgetRow& r0 = tables.front()[f];
-            QJsonObject o;
-            o[QStringLiteral("id")] = QString::fromStdString(r0.format.id);
-            o[QStringLiteral("bpw")] = r0.bitsPerWeight;
-            o[QStringLiteral("asymptotic_bpw")] = qs::budgetAsymptoticBits(r0.format);
-            o[QStringLiteral("breakdown")] = QString::fromStdString(qs::budgetBreakdown(r0.format, layerN, layerK));
-            QJsonArray sizes;
-            for (size_t t = 0; t < tables.size(); ++t) {
-                const qs::BudgetRow& r = tables[t][f];
-                QJsonObject s;
-                s[QStringLiteral("params")] = qint64(counts[t]);
-                s[QStringLiteral("bytes")] = r.bytes;
-                s[QStringLiteral("gb")] = r.gb;
-                s[QStringLiteral("gib")] = r.gib;
-                if (r.fits)
-                    s[QStringLiteral("fits")] = *r.fits;
-                sizes.append(s);
-            }
-            o[QStringLiteral("sizes")] = sizes;
-            formats.append(o);
-        }
-        root[QStringLiteral("formats")] = formats;
-        std::fputs(QJsonDocument(root).toJson(QJsonDocument::Indented).constData(), stdout);
-        return 0;
-    }
-
-    if (ckpt)
-        std::printf("%s: %llu elements in %llu bytes = %.4f bits per weight (%llu logical weights)\n\n",
-                    qPrintable(pos.first()), static_cast<unsigned long long>(ckpt->elements),
-                    static_cast<unsigned long long>(ckpt->storedBytes),
-                    ckpt->elements ? double(ckpt->storedBytes) * 8.0 / double(ckpt->elements) : 0.0,
-                    static_cast<unsigned long long>(ckpt->weights));
-    std::string fitNote;
-    if (memGiB) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, " (* = fits in %g GiB)", *memGiB);
-        fitNote = buf;
-    }
-    std::printf("Bits per weight amortised over a %llu x %llu layer; sizes as GB / GiB%s.\n\n",
-                static_cast<unsigned long long>(layerN), static_cast<unsigned long long>(layerK), fitNote.c_str());
-    std::printf("%-20s %9s", "format", "bpw");
-    for (uint64_t n : counts)
-        std::printf(" %20s", countText(n).c_str());
-    std::printf("\n");
-    for (size_t f = 0; f < tables.front().size(); ++f) {
-        const qs::BudgetRow& r0 = tables.front()[f];
-        std::printf("%-20s %9.4f", r0.format.id.c_str(), r0.bitsPerWeight);
-        for (size_t t = 0; t < tables.size(); ++t) {
-            const qs::BudgetRow& r = tables[t][f];
-            char cell[64];
-            std::snprintf(cell, sizeof cell, "%.2f / %.2f%s", r.gb, r.gib, r.fits ? (*r.fits ? " *" : "  ") : "");
-            std::printf(" %20s", cell);
-        }
-        std::printf("\n");
-    }
-    return 0;
 }
 
 } // namespace qscli

@@ -22,7 +22,6 @@ int runCodes(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Write a weight's logical codes (uint8 [out, in]), scales, zeros and g_idx as .npy files."));
-    parser.addHelpOption();
     parser.addPositionalArgument(
         QStringLiteral("PATH"),
         QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
@@ -32,18 +31,11 @@ int runCodes(const QStringList& args)
                                     QStringLiteral("DIR"));
     const QCommandLineOption forceOpt(QStringLiteral("force"), forceHelp());
     parser.addOptions({outOpt, forceOpt});
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli codes: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
     if (pos.size() != 2 || !parser.isSet(outOpt)) {
-        std::fprintf(stderr, "usage: quantscope-cli codes PATH WEIGHT -o DIR [--force]\n");
-        return 2;
+        return usageError(args);
     }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     const std::string dir = qs::encodeLocalBytes(parser.value(outOpt));

@@ -44,7 +44,6 @@ int runDequant(const QStringList& args)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Dequantize one weight to a float .npy file, C order [out, in]."));
-    parser.addHelpOption();
     parser.addPositionalArgument(
         QStringLiteral("PATH"),
         QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
@@ -59,14 +58,8 @@ int runDequant(const QStringList& args)
     parser.addOption(outOpt);
     parser.addOption(dtypeOpt);
     parser.addOption(threadsOpt);
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli dequant: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
     // The output element type, spelled as the dtype's name in lower case.
     const qs::DType dtype = parser.value(dtypeOpt) == dtypeOption(qs::DType::F16) ? qs::DType::F16 : qs::DType::F32;
@@ -75,8 +68,7 @@ int runDequant(const QStringList& args)
     const QString dtypeText = parser.value(dtypeOpt);
     if (pos.size() != 2 || !parser.isSet(outOpt)
         || (dtypeText != dtypeOption(qs::DType::F32) && dtypeText != dtypeOption(qs::DType::F16))) {
-        std::fprintf(stderr, "usage: quantscope-cli dequant PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]\n");
-        return 2;
+        return usageError(args);
     }
     // OpenMP starts the team it is asked for: 100000 threads crashed it.
     if (!threadsOk || threads < 0 || threads > kMaxThreads) {

@@ -75,7 +75,6 @@ int runDiff(const QStringList& args)
         "Gemma's norm +1 are undone). B is the reference for SQNR and relative error. A weight fails when max |a - b| "
         "exceeds the tolerance or a difference is NaN/Inf; exit 1 when any weight fails or two matched weights have "
         "different shapes. Weights on one side only are listed."));
-    parser.addHelpOption();
     parser.addPositionalArgument(
         QStringLiteral("A"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("checkpoint file or folder (the reference)"));
@@ -87,20 +86,13 @@ int runDiff(const QStringList& args)
         QStringLiteral("0"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOptions({weightOpt, tolOpt, jsonOpt});
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli diff: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
     bool tolOk = false;
     const double tolerance = parser.value(tolOpt).toDouble(&tolOk);
     if (pos.size() != 2 || !tolOk || !(tolerance >= 0) || !std::isfinite(tolerance)) {
-        std::fprintf(stderr, "usage: quantscope-cli diff A B [--weight NAME] [--tolerance T >= 0] [--json]\n");
-        return 2;
+        return usageError(args);
     }
     const auto a = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     const auto b = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(1)));

@@ -351,29 +351,16 @@ int runInspect(const QStringList& args)
     parser.setApplicationDescription(QStringLiteral(
         "List a checkpoint's container, metadata, stored tensors and logical weights (format, bits, group "
         "size, logical shape [out, in], members, effective bits per weight)."));
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print JSON (schema in the README) instead of tables."));
-    parser.addOption(help);
     parser.addOption(json);
     parser.addPositionalArgument(QStringLiteral("PATH"),
                                  QStringLiteral("A .gguf or .safetensors file, a GGUF split, or a checkpoint folder."));
-    // parse(), not process(): process() exits with 1 on a usage error, and usage errors exit 2 here.
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli inspect: %s (try --help)\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(help)) {
-        std::printf("Usage: quantscope-cli inspect PATH [--json]\n\n%s\n",
-                    qPrintable(parser.helpText().section(QLatin1Char('\n'), 1)));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
-    if (pos.size() != 1) {
-        std::fprintf(stderr, "quantscope-cli inspect: %s (usage: quantscope-cli inspect PATH [--json])\n",
-                     pos.isEmpty() ? "missing PATH" : "expected exactly one PATH");
-        return 2;
-    }
+    if (pos.size() != 1)
+        return usageError(args, pos.isEmpty() ? "missing PATH" : "expected exactly one PATH");
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.first()));
     if (parser.isSet(json))
         printJson(stdout, *ckpt);

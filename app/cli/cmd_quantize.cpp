@@ -21,7 +21,6 @@ int runQuantize(const QStringList& args)
     parser.setApplicationDescription(QStringLiteral(
         "Quantize F32/F16/BF16 weights into a checkpoint other tools load: a folder (model.safetensors, config.json "
         "with the quantization config, quantize_config.json for GPTQ) or a .gguf file. Other tensors are copied."));
-    parser.addHelpOption();
     parser.addPositionalArgument(
         QStringLiteral("PATH"),
         QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
@@ -52,22 +51,13 @@ int runQuantize(const QStringList& args)
                                     QStringLiteral("output folder (safetensors) or .gguf file"), QStringLiteral("OUT"));
     const QCommandLineOption forceOpt(QStringLiteral("force"), forceHelp());
     parser.addOptions({allOpt, formatOpt, bitsOpt, groupOpt, symOpt, asymOpt, clipOpt, dqOpt, outOpt, forceOpt});
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli quantize: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
     const bool all = parser.isSet(allOpt);
     if (pos.isEmpty() || !parser.isSet(formatOpt) || !parser.isSet(outOpt) || (pos.size() == 1) == !all
         || (parser.isSet(symOpt) && parser.isSet(asymOpt))) {
-        std::fprintf(stderr,
-                     "usage: quantscope-cli quantize PATH WEIGHT...|--all --format ID [--bits B] [--group-size G] "
-                     "[--sym|--asym] [--clip R] [--double-quant] -o OUT [--force]\n");
-        return 2;
+        return usageError(args);
     }
     qs::QuantizeCheckpointOptions opt;
     opt.format = parser.value(formatOpt).toStdString();

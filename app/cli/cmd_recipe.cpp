@@ -410,7 +410,6 @@ int runRecipe(const QStringList& args)
         "(general.file_type, the quantization config) and every weight stored otherwise, with the reason "
         "(fallback, the mix, a per-module override) and the bits it costs. With two checkpoints, the two "
         "recipes side by side."));
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
     const QCommandLineOption json(QStringLiteral("json"),
                                   QStringLiteral("Print JSON (schema in the README) instead of tables."));
     const QCommandLineOption imatrixOpt(QStringLiteral("imatrix"),
@@ -424,38 +423,20 @@ int runRecipe(const QStringList& args)
     const QCommandLineOption requantOpt(
         QStringLiteral("requantize"),
         QStringLiteral("with --imatrix: rank by the error of requantizing each weight to ID"), QStringLiteral("ID"));
-    parser.addOption(help);
     parser.addOption(json);
     parser.addOptions({imatrixOpt, refOpt, requantOpt});
     parser.addPositionalArgument(QStringLiteral("PATH"), QStringLiteral("A checkpoint (file or folder)."));
     parser.addPositionalArgument(QStringLiteral("[B]"), QStringLiteral("A second checkpoint to compare with."));
-    const char* usage = "usage: quantscope-cli recipe PATH [B] [--json] | recipe PATH --imatrix FILE [--ref REF | "
-                        "--requantize ID] [--json]";
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli recipe: %s (try --help)\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(help)) {
-        std::printf("Usage: quantscope-cli recipe PATH [B] [--json]\n"
-                    "       quantscope-cli recipe PATH --imatrix FILE [--ref REF | --requantize ID] [--json]\n\n%s\n",
-                    qPrintable(parser.helpText().section(QLatin1Char('\n'), 1)));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
-    if (pos.isEmpty() || pos.size() > 2) {
-        std::fprintf(stderr, "quantscope-cli recipe: %s (%s)\n",
-                     pos.isEmpty() ? "missing PATH" : "at most two checkpoints", usage);
-        return 2;
-    }
+    if (pos.isEmpty() || pos.size() > 2)
+        return usageError(args, pos.isEmpty() ? "missing PATH" : "at most two checkpoints");
     const bool withImatrix = parser.isSet(imatrixOpt);
     if ((withImatrix && pos.size() != 1) || (!withImatrix && (parser.isSet(refOpt) || parser.isSet(requantOpt)))
-        || (parser.isSet(refOpt) && parser.isSet(requantOpt))) {
-        std::fprintf(stderr,
-                     "quantscope-cli recipe: --imatrix takes one checkpoint, --ref and --requantize need "
-                     "--imatrix and exclude each other (%s)\n",
-                     usage);
-        return 2;
-    }
+        || (parser.isSet(refOpt) && parser.isSet(requantOpt)))
+        return usageError(
+            args, "--imatrix takes one checkpoint, --ref and --requantize need --imatrix and exclude each other");
     std::string out;
     const auto a = qs::openCheckpoint(qs::encodeLocalBytes(pos[0]));
     if (pos.size() == 1) {

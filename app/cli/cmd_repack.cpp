@@ -26,7 +26,6 @@ int runRepack(const QStringList& args)
         "Repack a quantized checkpoint into another layout through the logical codes, scales and zeros (never by "
         "reinterpreting words). Act-order weights going to a layout without g_idx get their input channels sorted into "
         "contiguous groups and a <module>.input_perm tensor. Then both are dequantized and compared."));
-    parser.addHelpOption();
     parser.addPositionalArgument(
         QStringLiteral("SRC"),
         QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
@@ -41,18 +40,11 @@ int runRepack(const QStringList& args)
                                          QStringLiteral("skip the dequantize-and-compare step"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOptions({toOpt, outOpt, forceOpt, noVerifyOpt, jsonOpt});
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli repack: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
     if (pos.size() != 1 || !parser.isSet(toOpt) || !parser.isSet(outOpt)) {
-        std::fprintf(stderr, "usage: quantscope-cli repack SRC --to ID -o DST [--force] [--no-verify] [--json]\n");
-        return 2;
+        return usageError(args);
     }
     qs::RepackOptions opt;
     opt.to = parser.value(toOpt).toStdString();

@@ -50,11 +50,8 @@ int runReport(const QStringList& args)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral("Write a layout specification for a format, or a report for a checkpoint.\n"
-                       "  quantscope-cli report --format ID [--bits B] [--group-size G] [--k K --n N] -o OUT\n"
-                       "  quantscope-cli report PATH [--weight NAME] [--ref REF] -o OUT\n"
-                       "OUT ends in .html (self-contained), .md (PNG figures beside it) or .pdf."));
-    parser.addHelpOption();
+        QStringLiteral("Write a layout specification for a format, or a report for a checkpoint. OUT ends in .html "
+                       "(self-contained), .md (PNG figures beside it) or .pdf."));
     parser.addPositionalArgument(
         QStringLiteral("PATH"),
         QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"),
@@ -76,25 +73,15 @@ int runReport(const QStringList& args)
     const QCommandLineOption outOpt({QStringLiteral("o"), QStringLiteral("output")},
                                     QStringLiteral("output file (.html, .md, .pdf)"), QStringLiteral("OUT"));
     parser.addOptions({formatOpt, bitsOpt, groupOpt, kOpt, nOpt, weightOpt, refOpt, outOpt});
-    const char* usage =
-        "usage: quantscope-cli report (--format ID [--bits B] [--group-size G] [--k K --n N] | PATH [--weight NAME] "
-        "[--ref REF]) -o OUT.{html,md,pdf}\n";
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli report: %s\n%s", qPrintable(parser.errorText()), usage);
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
     const bool byFormat = parser.isSet(formatOpt);
     if (!parser.isSet(outOpt) || byFormat == (pos.size() == 1) || pos.size() > 1
         || (byFormat && (parser.isSet(weightOpt) || parser.isSet(refOpt)))
         || (!byFormat
             && (parser.isSet(bitsOpt) || parser.isSet(groupOpt) || parser.isSet(kOpt) || parser.isSet(nOpt)))) {
-        std::fprintf(stderr, "%s", usage);
-        return 2;
+        return usageError(args);
     }
     const QString out = parser.value(outOpt);
     if (!qsw::reportFormatFor(out)) {

@@ -9,6 +9,7 @@
 #include "analysis/imatrix.h"
 #include "analysis/stats.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/localpath.h"
 #include "base/platform.h"
 #include "container/checkpoint.h"
@@ -134,7 +135,7 @@ void printHistogram(const char* title, const qs::Histogram& h)
     const double width = n ? (h.hi - h.lo) / double(n) : 0;
     for (size_t i = 0; i < n; ++i) {
         const double a = h.lo + width * double(i), b = i + 1 == n ? h.hi : h.lo + width * double(i + 1);
-        const int bar = most ? int((h.counts[i] * 40 + most - 1) / most) : 0;
+        const int bar = most ? int(qs::ceilDiv(h.counts[i] * 40, most)) : 0;
         std::printf("    [%11.4g, %11.4g%c %10llu%s%s\n", a, b, i + 1 == n ? ']' : ')',
                     static_cast<unsigned long long>(h.counts[i]), bar ? " " : "",
                     std::string(size_t(bar), '#').c_str());
@@ -204,73 +205,67 @@ std::vector<float> readActivations(const std::string& path, uint64_t K)
     return x;
 }
 
-} // namespace
-
-int runStats(const QStringList& args)
-{
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Error of each weight against a float reference (--ref, matched by name), or value/code/scale histograms."));
-    parser.addHelpOption();
-    parser.addPositionalArgument(
-        QStringLiteral("PATH"),
-        QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
-    parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("only this weight (optional)"),
-                                 QStringLiteral("[WEIGHT]"));
-    const QCommandLineOption refOpt(QStringLiteral("ref"), QStringLiteral("float reference checkpoint"),
-                                    QStringLiteral("REF"));
-    const QCommandLineOption actOpt(
-        QStringLiteral("activations"),
-        QStringLiteral("activations [tokens, in] .npy (default: seeded normal with outliers)"),
-        QStringLiteral("X.npy"));
-    const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
-    const QCommandLineOption binsOpt(QStringLiteral("bins"), QStringLiteral("histogram bins (default 32)"),
-                                     QStringLiteral("N"), QStringLiteral("32"));
-    const QCommandLineOption rangeOpt(QStringLiteral("range"),
-                                      QStringLiteral("histogram range (signed error with a reference, values without); "
-                                                     "outside values are counted as below/above"),
-                                      QStringLiteral("LO,HI"));
-    const QCommandLineOption requantOpt(
-        QStringLiteral("requantize"),
-        QStringLiteral("reference = each weight as stored; candidate = it quantized to ID "
-                       "(gguf-q4_0..gguf-q8_0, gguf-q2_k..gguf-q6_k, gptq, awq, bnb-nf4, "
-                       "bnb-fp4) and dequantized"),
-        QStringLiteral("ID"));
-    const QCommandLineOption bitsOpt(QStringLiteral("bits"),
-                                     QStringLiteral("--requantize gptq/awq: code bits (default 4)"),
-                                     QStringLiteral("B"), QStringLiteral("4"));
-    const QCommandLineOption groupOpt(QStringLiteral("group-size"),
-                                      QStringLiteral("--requantize gptq/awq: group size (default 128)"),
-                                      QStringLiteral("G"), QStringLiteral("128"));
-    const QCommandLineOption symOpt(QStringLiteral("sym"), QStringLiteral("--requantize gptq/awq: symmetric"));
-    const QCommandLineOption imatrixOpt(QStringLiteral("imatrix"),
-                                        QStringLiteral("llama-imatrix output (GGUF or legacy .dat): with --ref or "
-                                                       "--requantize, also the importance-weighted error"),
-                                        QStringLiteral("FILE"));
-    const QCommandLineOption approxOpt(
+// The options of stats, as --help lists them.
+struct StatsCli {
+    QCommandLineOption ref{QStringLiteral("ref"), QStringLiteral("float reference checkpoint"), QStringLiteral("REF")};
+    QCommandLineOption act{QStringLiteral("activations"),
+                           QStringLiteral("activations [tokens, in] .npy (default: seeded normal with outliers)"),
+                           QStringLiteral("X.npy")};
+    QCommandLineOption json{QStringLiteral("json"), QStringLiteral("machine-readable output")};
+    QCommandLineOption bins{QStringLiteral("bins"), QStringLiteral("histogram bins (default 32)"), QStringLiteral("N"),
+                            QStringLiteral("32")};
+    QCommandLineOption range{QStringLiteral("range"),
+                             QStringLiteral("histogram range (signed error with a reference, values without); "
+                                            "outside values are counted as below/above"),
+                             QStringLiteral("LO,HI")};
+    QCommandLineOption requant{QStringLiteral("requantize"),
+                               QStringLiteral("reference = each weight as stored; candidate = it quantized to ID "
+                                              "(gguf-q4_0..gguf-q8_0, gguf-q2_k..gguf-q6_k, gptq, awq, bnb-nf4, "
+                                              "bnb-fp4) and dequantized"),
+                               QStringLiteral("ID")};
+    QCommandLineOption bits{QStringLiteral("bits"), QStringLiteral("--requantize gptq/awq: code bits (default 4)"),
+                            QStringLiteral("B"), QStringLiteral("4")};
+    QCommandLineOption group{QStringLiteral("group-size"),
+                             QStringLiteral("--requantize gptq/awq: group size (default 128)"), QStringLiteral("G"),
+                             QStringLiteral("128")};
+    QCommandLineOption sym{QStringLiteral("sym"), QStringLiteral("--requantize gptq/awq: symmetric")};
+    QCommandLineOption imatrix{QStringLiteral("imatrix"),
+                               QStringLiteral("llama-imatrix output (GGUF or legacy .dat): with --ref or "
+                                              "--requantize, also the importance-weighted error"),
+                               QStringLiteral("FILE")};
+    QCommandLineOption approx{
         QStringLiteral("approximate"),
         QStringLiteral("without --ref or --requantize: mean, RMS and histograms from one run of rows in %1 (weights "
                        "under %2 elements read whole; min and max exact), several times faster; the output says so")
             .arg(qs::kApproximateSampleEvery)
-            .arg(qs::kApproximateMinElements));
-    parser.addOptions(
-        {refOpt, actOpt, jsonOpt, binsOpt, rangeOpt, requantOpt, bitsOpt, groupOpt, symOpt, imatrixOpt, approxOpt});
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli stats: %s\n", qPrintable(parser.errorText()));
-        return 2;
+            .arg(qs::kApproximateMinElements)};
+
+    void addTo(QCommandLineParser& parser) const
+    {
+        parser.setApplicationDescription(QStringLiteral("Error of each weight against a float reference (--ref, "
+                                                        "matched by name), or value/code/scale histograms."));
+        parser.addPositionalArgument(
+            QStringLiteral("PATH"),
+            QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
+        parser.addPositionalArgument(QStringLiteral("WEIGHT"), QStringLiteral("only this weight (optional)"),
+                                     QStringLiteral("[WEIGHT]"));
+        parser.addOptions({ref, act, json, bins, range, requant, bits, group, sym, imatrix, approx});
     }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+};
+
+// The histogram and requantization parameters of the command line, checked; nullopt after
+// printing a usage error.
+std::optional<qs::StatsOptions> statsOptionsOf(const QCommandLineParser& parser, const StatsCli& o,
+                                               const QStringList& args, qs::RequantizeSpec& spec)
+{
     const QStringList pos = parser.positionalArguments();
     bool binsOk = false, bitsOk = false, groupOk = false, rangeOk = true;
-    const int bins = parser.value(binsOpt).toInt(&binsOk);
-    const int bits = parser.value(bitsOpt).toInt(&bitsOk);
-    const qulonglong groupSize = parser.value(groupOpt).toULongLong(&groupOk);
+    const int bins = parser.value(o.bins).toInt(&binsOk);
+    const int bits = parser.value(o.bits).toInt(&bitsOk);
+    const qulonglong groupSize = parser.value(o.group).toULongLong(&groupOk);
     double lo = 0, hi = 0;
-    if (parser.isSet(rangeOpt)) {
-        const QStringList r = parser.value(rangeOpt).split(QLatin1Char(','));
+    if (parser.isSet(o.range)) {
+        const QStringList r = parser.value(o.range).split(QLatin1Char(','));
         bool a = false, b = false;
         if (r.size() == 2) {
             lo = r.at(0).toDouble(&a);
@@ -278,96 +273,151 @@ int runStats(const QStringList& args)
         }
         rangeOk = a && b && std::isfinite(lo) && std::isfinite(hi) && hi > lo;
     }
-    const bool requantize = parser.isSet(requantOpt);
+    const bool requantize = parser.isSet(o.requant);
     if (pos.isEmpty() || pos.size() > 2 || !binsOk || bins < 1 || bins > 100000 || !rangeOk || !bitsOk || !groupOk
-        || (requantize && parser.isSet(refOpt)) || (parser.isSet(imatrixOpt) && !requantize && !parser.isSet(refOpt))
-        || (parser.isSet(approxOpt) && (requantize || parser.isSet(refOpt)))) {
-        std::fprintf(stderr,
-                     "usage: quantscope-cli stats PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] "
-                     "[--group-size G] [--sym]] [--activations X.npy] [--imatrix FILE] [--json] [--bins N] "
-                     "[--range LO,HI] [--approximate]\n");
-        return 2;
+        || (requantize && parser.isSet(o.ref)) || (parser.isSet(o.imatrix) && !requantize && !parser.isSet(o.ref))
+        || (parser.isSet(o.approx) && (requantize || parser.isSet(o.ref)))) {
+        usageError(args);
+        return std::nullopt;
     }
     // --bits, --group-size and --sym shape an affine requantization; anywhere else they would be
     // ignored without a word. (An unknown --requantize ID is refused by the comparison.)
     const qs::FormatInfo* target =
-        requantize ? qs::resolveFormatId(parser.value(requantOpt).trimmed().toLower().toStdString()) : nullptr;
+        requantize ? qs::resolveFormatId(parser.value(o.requant).trimmed().toLower().toStdString()) : nullptr;
     if (!requantize || target) {
         const bool affine = target
             && (target->requantize == qs::RequantizeRule::GptqAffine || target->requantize == qs::RequantizeRule::Awq);
-        for (const QCommandLineOption* o : {&bitsOpt, &groupOpt, &symOpt})
-            if (parser.isSet(*o) && !affine) {
+        for (const QCommandLineOption* option : {&o.bits, &o.group, &o.sym})
+            if (parser.isSet(*option) && !affine) {
                 std::fprintf(stderr,
                              "quantscope-cli stats: --%s applies to --requantize with an affine target (gptq, awq)%s\n",
-                             qPrintable(o->names().constFirst()),
+                             qPrintable(option->names().constFirst()),
                              target ? qPrintable(QStringLiteral(", not ") + QString::fromStdString(target->id)) : "");
-                return 2;
+                return std::nullopt;
             }
     }
-    if (parser.isSet(bitsOpt) && (bits < 2 || bits > 8)) {
+    if (parser.isSet(o.bits) && (bits < 2 || bits > 8)) {
         std::fprintf(stderr, "quantscope-cli stats: --bits %s: an affine requantization has 2 .. 8 bits\n",
-                     qPrintable(parser.value(bitsOpt)));
-        return 2;
+                     qPrintable(parser.value(o.bits)));
+        return std::nullopt;
     }
-    if (parser.isSet(groupOpt) && groupSize == 0) {
+    if (parser.isSet(o.group) && groupSize == 0) {
         std::fprintf(stderr, "quantscope-cli stats: --group-size 0: a group size is a whole number from 1 up\n");
-        return 2;
+        return std::nullopt;
     }
+    qs::StatsOptions opt;
+    opt.bins = bins;
+    opt.rangeLo = lo;
+    opt.rangeHi = hi;
+    opt.path = qs::bestSimdPath();
+    if (parser.isSet(o.approx))
+        opt.sampleEvery = qs::kApproximateSampleEvery;
+    spec.format = parser.value(o.requant).trimmed().toLower().toStdString();
+    spec.bits = bits;
+    spec.groupSize = groupSize;
+    spec.symmetric = parser.isSet(o.sym);
+    return opt;
+}
+
+// The weights to report: the one named, else the quantized ones; with --requantize, or when
+// the checkpoint holds none (a float checkpoint, alone or against its float reference), every
+// matrix that can be dequantized (norms and other vectors left out). Empty after printing an
+// error (no weight of that name).
+std::vector<const qs::LogicalWeight*> weightsToReport(const qs::Checkpoint& ckpt, const QStringList& pos,
+                                                      bool requantize)
+{
+    std::vector<const qs::LogicalWeight*> todo;
+    if (pos.size() == 2) {
+        if (const qs::LogicalWeight* w = ckpt.findWeight(pos.at(1).toStdString()))
+            todo.push_back(w);
+        else
+            std::fprintf(stderr, "quantscope-cli stats: %s: no weight or member tensor named '%s'\n", ckpt.path.c_str(),
+                         qPrintable(pos.at(1)));
+        return todo;
+    }
+    const auto pick = [&](bool quantizedOnly) {
+        for (const qs::LogicalWeight& w : ckpt.weights) {
+            const qs::FormatInfo* f = qs::findFormat(w.format);
+            if (qs::canDequantize(w.format) && f && (quantizedOnly ? f->quantized : w.shape.size() >= 2))
+                todo.push_back(&w);
+        }
+    };
+    pick(!requantize);
+    if (todo.empty() && !requantize) {
+        pick(false);
+        if (!todo.empty())
+            std::fprintf(stderr,
+                         "quantscope-cli stats: note: %s holds no quantized weight: reporting its float "
+                         "matrices (%zu)\n",
+                         ckpt.path.c_str(), todo.size());
+    }
+    if (todo.empty()) {
+        // Why a weight that looks like one is left out (a refused shape, no dequantizer).
+        std::string why;
+        for (const qs::LogicalWeight& w : ckpt.weights)
+            if (const std::string reason = qs::whyNotDecoded(w); !reason.empty() && w.shape.size() != 1) {
+                why = "; " + w.name + ": " + reason;
+                break;
+            }
+        throw qs::Error(ckpt.path
+                        + ": nothing to report: no quantized weight and no float matrix that can be "
+                          "decoded ("
+                        + std::to_string(ckpt.weights.size()) + " weights, " + std::to_string(ckpt.tensors.size())
+                        + " tensors)" + why);
+    }
+    return todo;
+}
+
+void printHistograms(const qs::WeightHistograms& h, bool histogram)
+{
+    std::string sampling;
+    if (h.sampleEvery)
+        sampling = " (approximate: rows sampled 1 in " + std::to_string(h.sampleEvery) + ", "
+            + std::to_string(h.sampled) + " of " + std::to_string(h.count) + " elements)";
+    printValueLine(h, sampling);
+    if (histogram)
+        printHistogram(h.sampleEvery ? "values (sampled)" : "values", h.values);
+    if (!h.codes.empty()) {
+        std::printf("  codes:");
+        for (uint64_t c : h.codes)
+            std::printf(" %llu", static_cast<unsigned long long>(c));
+        std::printf("\n");
+    }
+    if (!h.scales.counts.empty())
+        std::printf("  scales: %.6g .. %.6g (%llu)\n", h.scales.lo, h.scales.hi,
+                    static_cast<unsigned long long>(h.scales.total()));
+}
+
+} // namespace
+
+int runStats(const QStringList& args)
+{
+    QCommandLineParser parser;
+    const StatsCli o;
+    o.addTo(parser);
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
+    qs::RequantizeSpec spec;
+    std::optional<qs::StatsOptions> options = statsOptionsOf(parser, o, args, spec);
+    if (!options)
+        return 2;
+    qs::StatsOptions& opt = *options;
+    const QStringList pos = parser.positionalArguments();
+    const bool requantize = parser.isSet(o.requant), approximate = parser.isSet(o.approx);
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     if (pos.size() == 1)
         qscli::stateRemoteFetch(*ckpt);
-    std::vector<const qs::LogicalWeight*> todo;
-    if (pos.size() == 2) {
-        const qs::LogicalWeight* w = ckpt->findWeight(pos.at(1).toStdString());
-        if (!w) {
-            std::fprintf(stderr, "quantscope-cli stats: %s: no weight or member tensor named '%s'\n",
-                         ckpt->path.c_str(), qPrintable(pos.at(1)));
-            return 2;
-        }
-        todo.push_back(w);
-    } else {
-        // Quantized weights; with --requantize, or when the checkpoint holds none (a float
-        // checkpoint, alone or against its float reference), every matrix that can be
-        // dequantized (norms and other vectors left out).
-        const auto pick = [&](bool quantizedOnly) {
-            for (const qs::LogicalWeight& w : ckpt->weights) {
-                const qs::FormatInfo* f = qs::findFormat(w.format);
-                if (qs::canDequantize(w.format) && f && (quantizedOnly ? f->quantized : w.shape.size() >= 2))
-                    todo.push_back(&w);
-            }
-        };
-        pick(!requantize);
-        if (todo.empty() && !requantize) {
-            pick(false);
-            if (!todo.empty())
-                std::fprintf(stderr,
-                             "quantscope-cli stats: note: %s holds no quantized weight: reporting its float "
-                             "matrices (%zu)\n",
-                             ckpt->path.c_str(), todo.size());
-        }
-        if (todo.empty()) {
-            // Why a weight that looks like one is left out (a refused shape, no dequantizer).
-            std::string why;
-            for (const qs::LogicalWeight& w : ckpt->weights)
-                if (const std::string reason = qs::whyNotDecoded(w); !reason.empty() && w.shape.size() != 1) {
-                    why = "; " + w.name + ": " + reason;
-                    break;
-                }
-            throw qs::Error(ckpt->path
-                            + ": nothing to report: no quantized weight and no float matrix that can be "
-                              "decoded ("
-                            + std::to_string(ckpt->weights.size()) + " weights, " + std::to_string(ckpt->tensors.size())
-                            + " tensors)" + why);
-        }
-    }
+    const std::vector<const qs::LogicalWeight*> todo = weightsToReport(*ckpt, pos, requantize);
+    if (todo.empty())
+        return 2;
     std::shared_ptr<const qs::Checkpoint> ref;
-    if (parser.isSet(refOpt))
-        ref = qs::openCheckpoint(qs::encodeLocalBytes(parser.value(refOpt)));
+    if (parser.isSet(o.ref))
+        ref = qs::openCheckpoint(qs::encodeLocalBytes(parser.value(o.ref)));
     // The weights the imatrix does not fit are compared unweighted, each named on stderr.
     std::optional<qs::Imatrix> imatrix;
     qs::ImatrixMatch imatrixMatch;
-    if (parser.isSet(imatrixOpt)) {
-        imatrix = qs::readImatrix(qs::encodeLocalBytes(parser.value(imatrixOpt)));
+    if (parser.isSet(o.imatrix)) {
+        imatrix = qs::readImatrix(qs::encodeLocalBytes(parser.value(o.imatrix)));
         imatrixMatch = qs::matchImatrix(*imatrix, *ckpt);
     }
     const auto importanceOf = [&](const qs::LogicalWeight& w) -> const std::vector<float>* {
@@ -380,20 +430,6 @@ int runStats(const QStringList& args)
                      m ? m->problem.c_str() : "not a matrix");
         return nullptr;
     };
-
-    qs::StatsOptions opt;
-    opt.bins = bins;
-    opt.rangeLo = lo;
-    opt.rangeHi = hi;
-    opt.path = qs::bestSimdPath();
-    const bool approximate = parser.isSet(approxOpt);
-    if (approximate)
-        opt.sampleEvery = qs::kApproximateSampleEvery;
-    qs::RequantizeSpec spec;
-    spec.format = parser.value(requantOpt).trimmed().toLower().toStdString();
-    spec.bits = bits;
-    spec.groupSize = groupSize;
-    spec.symmetric = parser.isSet(symOpt);
     // Progress over the elements of every weight, from the core's per-chunk callback.
     uint64_t all = 0, before = 0;
     for (const qs::LogicalWeight* w : todo)
@@ -407,9 +443,21 @@ int runStats(const QStringList& args)
                 std::fprintf(stderr, "\r[%3d%%] %s\033[K", pct, name.c_str());
             }
         };
-    const bool json = parser.isSet(jsonOpt);
+    const bool json = parser.isSet(o.json);
     // The text output is a line per weight; asking for bins or a range adds the histogram.
-    const bool histogram = parser.isSet(binsOpt) || parser.isSet(rangeOpt);
+    const bool histogram = parser.isSet(o.bins) || parser.isSet(o.range);
+    // A comparison with the activations of --activations and the weight's importance.
+    const auto compare = [&](const qs::LogicalWeight& w, const auto& run) {
+        std::vector<float> x;
+        if (parser.isSet(o.act)) {
+            x = readActivations(qs::encodeLocalBytes(parser.value(o.act)), w.inFeatures());
+            opt.activations = &x;
+        }
+        opt.importance = importanceOf(w);
+        const qs::WeightComparison c = run();
+        opt.activations = nullptr;
+        return c;
+    };
     QJsonArray out;
     int skipped = 0;
     for (size_t i = 0; i < todo.size(); ++i) {
@@ -419,57 +467,25 @@ int runStats(const QStringList& args)
         if (const std::string why = qs::whyNotDecoded(w); !why.empty())
             throw qs::Error(ckpt->path + " " + w.name + ": " + why);
         if (requantize) {
-            std::vector<float> x;
-            if (parser.isSet(actOpt)) {
-                x = readActivations(qs::encodeLocalBytes(parser.value(actOpt)), w.inFeatures());
-                opt.activations = &x;
-            }
-            opt.importance = importanceOf(w);
-            const qs::WeightComparison c = qs::compareRequantized(*ckpt, w, spec, opt);
-            opt.activations = nullptr;
-            printComparison(c, json, histogram, out);
-            continue;
-        }
-        if (!ref) {
+            printComparison(compare(w, [&] { return qs::compareRequantized(*ckpt, w, spec, opt); }), json, histogram,
+                            out);
+        } else if (!ref) {
             const qs::WeightHistograms h = qs::weightHistograms(*ckpt, w, opt);
-            if (json) {
+            if (json)
                 out.append(histogramsJson(h, approximate));
-            } else {
-                std::string sampling;
-                if (h.sampleEvery)
-                    sampling = " (approximate: rows sampled 1 in " + std::to_string(h.sampleEvery) + ", "
-                        + std::to_string(h.sampled) + " of " + std::to_string(h.count) + " elements)";
-                printValueLine(h, sampling);
-                if (histogram)
-                    printHistogram(h.sampleEvery ? "values (sampled)" : "values", h.values);
-                if (!h.codes.empty()) {
-                    std::printf("  codes:");
-                    for (uint64_t c : h.codes)
-                        std::printf(" %llu", static_cast<unsigned long long>(c));
-                    std::printf("\n");
-                }
-                if (!h.scales.counts.empty())
-                    std::printf("  scales: %.6g .. %.6g (%llu)\n", h.scales.lo, h.scales.hi,
-                                static_cast<unsigned long long>(h.scales.total()));
+            else
+                printHistograms(h, histogram);
+        } else {
+            // Paired as diff pairs weights: Hugging Face <-> GGUF names, q/k permutation undone.
+            const qs::ReferenceMatch match = qs::findReference(*ckpt, w, *ref);
+            if (!match.found()) {
+                std::fprintf(stderr, "quantscope-cli stats: %s\n", match.problem.c_str());
+                ++skipped;
+                continue;
             }
-            continue;
+            printComparison(compare(w, [&] { return qs::compareWeight(*ckpt, w, *ref, match, opt); }), json, histogram,
+                            out);
         }
-        // Paired as diff pairs weights: Hugging Face <-> GGUF names, q/k permutation undone.
-        const qs::ReferenceMatch match = qs::findReference(*ckpt, w, *ref);
-        if (!match.found()) {
-            std::fprintf(stderr, "quantscope-cli stats: %s\n", match.problem.c_str());
-            ++skipped;
-            continue;
-        }
-        std::vector<float> x;
-        if (parser.isSet(actOpt)) {
-            x = readActivations(qs::encodeLocalBytes(parser.value(actOpt)), w.inFeatures());
-            opt.activations = &x;
-        }
-        opt.importance = importanceOf(w);
-        const qs::WeightComparison c = qs::compareWeight(*ckpt, w, *ref, match, opt);
-        opt.activations = nullptr;
-        printComparison(c, json, histogram, out);
     }
     if (shown >= 0)
         std::fprintf(stderr, "\r\033[K");

@@ -29,24 +29,16 @@ int runVerify(const QStringList& args)
         "absmax, all-zero weights, rows, groups and blocks, and zero scales, naming the first few places. Exit 1 when "
         "a "
         "finding is an error; warnings (upstream quirks such as the GPTQ v1 zero-0 spill, zero rows) do not fail."));
-    parser.addHelpOption();
     parser.addPositionalArgument(
         QStringLiteral("PATH"),
         QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOption(jsonOpt);
-    if (!parser.parse(args)) {
-        std::fprintf(stderr, "quantscope-cli verify: %s\n", qPrintable(parser.errorText()));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("help"))) {
-        std::printf("%s", qPrintable(parser.helpText()));
-        return 0;
-    }
+    if (const auto code = parseOrUsage(parser, args))
+        return *code;
     const QStringList pos = parser.positionalArguments();
     if (pos.size() != 1) {
-        std::fprintf(stderr, "usage: quantscope-cli verify PATH [--json]\n");
-        return 2;
+        return usageError(args);
     }
     const auto ckpt = qs::openCheckpoint(qs::encodeLocalBytes(pos.at(0)));
     qscli::stateRemoteFetch(*ckpt);

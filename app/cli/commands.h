@@ -1,6 +1,8 @@
 #pragma once
-// Each subcommand of quantscope-cli: parses its own arguments (args[0] is the command
-// name) and returns the process exit code: 0 ok, 1 failed check, 2 bad input or usage.
+// The commands of quantscope-cli, one row each in main.cpp's table: its name, the line
+// `quantscope-cli --help` shows, its usage and the function that runs it. A run function parses
+// its own arguments (args[0] is the command name) through parseOrUsage and returns the process
+// exit code: 0 ok, 1 failed check, 2 bad input or usage.
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonValue>
@@ -10,7 +12,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,7 +23,30 @@ namespace qs {
 class Checkpoint;
 }
 
+class QCommandLineParser;
+
 namespace qscli {
+
+struct Command {
+    const char* name;
+    const char* summary; // one line for quantscope-cli --help
+    // The arguments after "quantscope-cli NAME"; a command with two forms puts a '\n' between them.
+    const char* usage;
+    int (*run)(const QStringList& args);
+};
+// Every command, in the order quantscope-cli --help lists them.
+std::span<const Command> commands();
+const Command* findCommand(const QString& name);
+
+// Adds -h/--help to `parser` and parses args (args[0] is the command name). nullopt: the
+// arguments parsed and `valid` (when given) accepts them, the command goes on. Else the exit
+// code the command returns: 0 after printing its help (its usage, then the parser's options),
+// 2 after a parse error or, when `valid` refuses the arguments, the usage (usageError).
+std::optional<int> parseOrUsage(QCommandLineParser& parser, const QStringList& args,
+                                const std::function<bool()>& valid = {});
+// A usage error, one line on stderr: "quantscope-cli NAME: PROBLEM (usage: quantscope-cli NAME
+// USAGE)", or without a problem "usage: quantscope-cli NAME USAGE". Returns 2.
+int usageError(const QStringList& args, const char* problem = nullptr);
 
 int runInspect(const QStringList& args);
 int runDequant(const QStringList& args);

@@ -12,40 +12,60 @@
 #include <cstring>
 #include <unistd.h>
 #include <exception>
-#include <functional>
-#include <map>
+
+namespace qscli {
 
 namespace {
 
-struct Command {
-    int (*run)(const QStringList&);
-    const char* summary;
+// One row per command, in the order --help lists them.
+const Command kCommands[] = {
+    {"budget", "bits per weight of every format and the memory a model needs",
+     "[PATH | --arch NAME] [--params N,...] [--memory GiB[,GPU...]] [--layer NxK] [--context N ...] [--json]",
+     runBudget},
+    {"codes", "write a weight's integer codes, scales, zeros and g_idx as .npy", "PATH WEIGHT -o DIR [--force]",
+     runCodes},
+    {"dequant", "dequantize one weight to a float32/float16 .npy [out, in]",
+     "PATH WEIGHT -o OUT.npy [--dtype f32|f16] [--threads N]", runDequant},
+    {"diff", "compare two checkpoints weight by weight (HF <-> GGUF names), worst first",
+     "A B [--weight NAME] [--tolerance T >= 0] [--json]", runDiff},
+    {"inspect", "list a checkpoint's metadata, tensors and logical weights", "PATH [--json]", runInspect},
+    {"quantize", "quantize float weights into a GPTQ/AWQ/CT/MLX/bnb/GGUF checkpoint",
+     "PATH WEIGHT...|--all --format ID [--bits B] [--group-size G] [--sym|--asym] [--clip R] [--double-quant] -o OUT "
+     "[--force]",
+     runQuantize},
+    {"recipe", "which weight got which type, the fallbacks and their cost; two recipes side by side",
+     "PATH [B] [--json]\nPATH --imatrix FILE [--ref REF | --requantize ID] [--json]", runRecipe},
+    {"repack", "convert a quantized checkpoint to another layout through the logical codes",
+     "SRC --to ID -o DST [--force] [--no-verify] [--json]", runRepack},
+    {"report", "write a layout specification (format or checkpoint) as HTML, Markdown or PDF",
+     "--format ID [--bits B] [--group-size G] [--k K --n N] -o OUT.{html,md,pdf}\nPATH [--weight NAME] [--ref REF] "
+     "-o OUT.{html,md,pdf}",
+     runReport},
+    {"stats", "error against a float reference, output error y = Wx, histograms",
+     "PATH [WEIGHT] [--ref REF | --requantize ID [--bits B] [--group-size G] [--sym]] [--activations X.npy] "
+     "[--imatrix FILE] [--json] [--bins N] [--range LO,HI] [--approximate]",
+     runStats},
+    {"verify", "check packed weights: round trip, shapes, g_idx, scales, zero points", "PATH [--json]", runVerify},
 };
 
-const std::map<QString, Command>& commands()
+} // namespace
+
+std::span<const Command> commands()
 {
-    static const std::map<QString, Command> table{
-        {QStringLiteral("inspect"), {qscli::runInspect, "list a checkpoint's metadata, tensors and logical weights"}},
-        {QStringLiteral("dequant"), {qscli::runDequant, "dequantize one weight to a float32/float16 .npy [out, in]"}},
-        {QStringLiteral("codes"), {qscli::runCodes, "write a weight's integer codes, scales, zeros and g_idx as .npy"}},
-        {QStringLiteral("budget"), {qscli::runBudget, "bits per weight of every format and the memory a model needs"}},
-        {QStringLiteral("stats"),
-         {qscli::runStats, "error against a float reference, output error y = Wx, histograms"}},
-        {QStringLiteral("diff"),
-         {qscli::runDiff, "compare two checkpoints weight by weight (HF <-> GGUF names), worst first"}},
-        {QStringLiteral("verify"),
-         {qscli::runVerify, "check packed weights: round trip, shapes, g_idx, scales, zero points"}},
-        {QStringLiteral("quantize"),
-         {qscli::runQuantize, "quantize float weights into a GPTQ/AWQ/CT/MLX/bnb/GGUF checkpoint"}},
-        {QStringLiteral("repack"),
-         {qscli::runRepack, "convert a quantized checkpoint to another layout through the logical codes"}},
-        {QStringLiteral("recipe"),
-         {qscli::runRecipe, "which weight got which type, the fallbacks and their cost; two recipes side by side"}},
-        {QStringLiteral("report"),
-         {qscli::runReport, "write a layout specification (format or checkpoint) as HTML, Markdown or PDF"}},
-    };
-    return table;
+    return kCommands;
 }
+
+const Command* findCommand(const QString& name)
+{
+    for (const Command& c : kCommands)
+        if (name == QLatin1String(c.name))
+            return &c;
+    return nullptr;
+}
+
+} // namespace qscli
+
+namespace {
 
 // Standard output held in an unnamed temporary file while a command runs, and passed on by
 // release(); dropped when the command fails.
@@ -103,8 +123,8 @@ private:
 void printUsage(FILE* to)
 {
     std::fprintf(to, "Usage: quantscope-cli COMMAND [options]\n\nCommands:\n");
-    for (const auto& [name, cmd] : commands())
-        std::fprintf(to, "  %-10s %s\n", qPrintable(name), cmd.summary);
+    for (const qscli::Command& c : qscli::commands())
+        std::fprintf(to, "  %-10s %s\n", c.name, c.summary);
     std::fprintf(to,
                  "\nPATH may be a file, a folder, an http(s) URL of a .gguf, .safetensors or *.safetensors.index.json\n"
                  "file, or hf://ORG/REPO[@REVISION][/FILE] (read by byte range into $XDG_CACHE_HOME/quantscope).\n"
@@ -148,8 +168,8 @@ int main(int argc, char** argv)
         std::printf("quantscope-cli %s\nSIMD path: %s\n", QUANTSCOPE_VERSION, qs::simdSummary().c_str());
         return 0;
     }
-    const auto it = commands().find(name);
-    if (it == commands().end()) {
+    const qscli::Command* command = qscli::findCommand(name);
+    if (!command) {
         std::fprintf(stderr, "quantscope-cli: unknown command '%s' (try --help)\n", qPrintable(name));
         return 2;
     }
@@ -159,7 +179,7 @@ int main(int argc, char** argv)
     // input is not put in place.
     qs::mapguard::setCheckBeforeWrites(true);
     try {
-        const int code = it->second.run(args);
+        const int code = command->run(args);
         // A checkpoint that changed while it was read gave results that are half old, half new
         // (or zeros, where it was cut): none of them is shown.
         qs::mapguard::checkUnchangedSinceStart();

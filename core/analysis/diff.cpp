@@ -45,7 +45,7 @@ bool forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
-    const uint64_t chunks = (N + rows - 1) / rows;
+    const uint64_t chunks = ceilDiv(N, rows);
     struct Buffers {
         std::vector<float> a, b, tmp;
     };
@@ -80,7 +80,7 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
         throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " "
                     + shapeText(p.b->shape) + ": shapes differ");
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
-    std::vector<DiffSums> parts(size_t((N + rows - 1) / rows));
+    std::vector<DiffSums> parts(size_t(ceilDiv(N, rows)));
     cancelled = !forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
                                   [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
                                       const uint64_t n = (r1 - r0) * K;
@@ -207,10 +207,10 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
     DiffMap m;
     m.rows = N;
     m.cols = K;
-    m.rowsPerCell = std::max<uint64_t>(1, (N + maxRows - 1) / maxRows);
-    m.colsPerCell = std::max<uint64_t>(1, (K + maxCols - 1) / maxCols);
-    m.cellRows = (N + m.rowsPerCell - 1) / m.rowsPerCell;
-    m.cellCols = (K + m.colsPerCell - 1) / m.colsPerCell;
+    m.rowsPerCell = std::max<uint64_t>(1, ceilDiv(N, maxRows));
+    m.colsPerCell = std::max<uint64_t>(1, ceilDiv(K, maxCols));
+    m.cellRows = ceilDiv(N, m.rowsPerCell);
+    m.cellCols = ceilDiv(K, m.colsPerCell);
     const size_t cells = size_t(m.cellRows * m.cellCols);
     m.cells.assign(cells, 0.0f);
     std::vector<std::vector<float>> perThread(

@@ -1,5 +1,6 @@
 #include "analysis/groupscales.h"
 
+#include "base/intmath.h"
 #include "formats/family.h"
 #include "formats/scalegrid_util.h"
 
@@ -60,10 +61,10 @@ DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64
     DecimatedGrid d;
     if (rows == 0 || cols == 0 || maxRows == 0 || maxCols == 0 || grid.size() / cols < rows)
         return d;
-    d.rowStep = (rows + maxRows - 1) / maxRows;
-    d.colStep = (cols + maxCols - 1) / maxCols;
-    d.rows = (rows + d.rowStep - 1) / d.rowStep;
-    d.cols = (cols + d.colStep - 1) / d.colStep;
+    d.rowStep = ceilDiv(rows, maxRows);
+    d.colStep = ceilDiv(cols, maxCols);
+    d.rows = ceilDiv(rows, d.rowStep);
+    d.cols = ceilDiv(cols, d.colStep);
     const float nan = std::numeric_limits<float>::quiet_NaN();
     d.cells.assign(d.rows * d.cols, nan);
     for (uint64_t r = 0; r < rows; ++r) {

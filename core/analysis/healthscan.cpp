@@ -3,6 +3,7 @@
 #include "analysis/groupscales.h"
 #include "analysis/spanscan.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/parallel.h"
 #include "base/simd.h"
 #include "formats/dequant.h"
@@ -149,7 +150,7 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     // The values, chunk by chunk: spans of the grid's groups, or before it is read of the
     // weight's group size.
     const uint64_t rows = opt.rowChunk ? opt.rowChunk : dequantChunkRows(K, uint64_t(1) << 18);
-    const uint64_t chunks = (N + rows - 1) / rows;
+    const uint64_t chunks = ceilDiv(N, rows);
     const SimdPath path = bestSimdPath();
     struct Scratch {
         std::vector<float> values;
@@ -158,7 +159,7 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     const auto scanValues = [&](Found& found, bool progress) {
         const uint64_t span = grid ? (actOrder ? K : grid->groupSize)
                                    : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
-        const uint64_t spans = (K + span - 1) / span;
+        const uint64_t spans = ceilDiv(K, span);
         std::mutex merging;
         std::atomic<uint64_t> done{0};
         uint64_t reported = 0;

@@ -146,17 +146,6 @@ const StoredTensor* findStored(const PlaygroundResult& r, std::string_view suffi
 
 } // namespace
 
-std::string_view sampleDistributionName(SampleDistribution d)
-{
-    switch (d) {
-    case SampleDistribution::Normal: return "normal";
-    case SampleDistribution::NormalOutliers: return "normal-outliers";
-    case SampleDistribution::Uniform: return "uniform";
-    case SampleDistribution::Laplace: return "laplace";
-    }
-    return "?";
-}
-
 std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64_t length, uint64_t seed)
 {
     uint64_t total = 0;

@@ -15,13 +15,11 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace qs {
 
 enum class SampleDistribution { Normal, NormalOutliers, Uniform, Laplace };
-std::string_view sampleDistributionName(SampleDistribution d);
 
 // rows x length values with the spread of an LLM weight (standard deviation 0.02), the
 // same for a seed on every platform (own generator; <random>'s distributions are not portable).

@@ -3,6 +3,7 @@
 #include "analysis/budget.h"
 #include "base/asciicase.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
 #include "formats/formatid.h"
@@ -21,7 +22,7 @@ constexpr uint64_t kCtxPad = 256;
 
 uint64_t padTo(uint64_t v, uint64_t n)
 {
-    return (v + n - 1) / n * n;
+    return ceilDiv(v, n) * n;
 }
 
 // ---- GGUF metadata ----

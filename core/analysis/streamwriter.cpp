@@ -3,6 +3,7 @@
 #include "container/json.h"
 #include "container/safetensors.h"
 #include "base/error.h"
+#include "base/intmath.h"
 
 namespace qs {
 
@@ -54,7 +55,7 @@ uint64_t SafetensorsStreamWriter::metadataBound(const std::map<std::string, std:
 
 SafetensorsStreamWriter::SafetensorsStreamWriter(const std::string& path, uint64_t headerReserve)
     : m_file(path)
-    , m_reserve((headerReserve + 2 + 7) / 8 * 8)
+    , m_reserve(ceilDiv(headerReserve + 2, 8) * 8)
 {
     if (m_reserve > kSafetensorsMaxHeader)
         fail(path, "the header would need up to " + std::to_string(m_reserve) + " bytes, over the reference limit");

@@ -1,5 +1,7 @@
 #include "base/bitstream.h"
 
+#include "base/intmath.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -43,15 +45,15 @@ size_t streamBytes(size_t count, int bits, int wordBits)
 {
     checkWidths(bits, wordBits);
     const size_t wordBytes = size_t(wordBits / 8);
-    const size_t bytes = (count * size_t(bits) + 7) / 8;
-    return (bytes + wordBytes - 1) / wordBytes * wordBytes;
+    const size_t bytes = ceilDiv(count * size_t(bits), 8);
+    return ceilDiv(bytes, wordBytes) * wordBytes;
 }
 
 size_t slotBytes(size_t count, int bits, int wordBits)
 {
     checkWidths(bits, wordBits);
     const size_t perWord = size_t(wordBits / bits);
-    return (count + perWord - 1) / perWord * size_t(wordBits / 8);
+    return ceilDiv(count, perWord) * size_t(wordBits / 8);
 }
 
 std::vector<uint8_t> packStream(std::span<const uint8_t> codes, int bits, int wordBits)
@@ -74,7 +76,7 @@ std::vector<uint8_t> packStream(std::span<const uint8_t> codes, int bits, int wo
 void unpackStream(std::span<const uint8_t> bytes, int bits, std::span<uint8_t> codes)
 {
     checkWidths(bits, 8);
-    if (bytes.size() < (codes.size() * size_t(bits) + 7) / 8)
+    if (bytes.size() < ceilDiv(codes.size() * size_t(bits), 8))
         throw std::invalid_argument("bitstream: " + std::to_string(bytes.size()) + " bytes cannot hold "
                                     + std::to_string(codes.size()) + " codes of " + std::to_string(bits) + " bits");
     for (size_t i = 0; i < codes.size(); ++i) {

@@ -24,11 +24,5 @@ inline __m512i nibbleLanes16(const uint8_t* src)
     return _mm512_multishift_epi64_epi8(offsets, _mm512_set1_epi64(int64_t(w)));
 }
 
-// (lo, hi) as one vector (AVX-512F only: vinsertf32x8 needs DQ, which the flags leave out).
-inline __m512 joinHalves(__m256 lo, __m256 hi)
-{
-    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
-}
-
 } // namespace
 } // namespace qs

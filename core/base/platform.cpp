@@ -1,5 +1,7 @@
 #include "base/platform.h"
 
+#include "base/intmath.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -51,7 +53,7 @@ uint64_t residentBytes(const void* data, uint64_t size)
     // checkpoints of many GiB.
     constexpr uint64_t kWindowPages = 1 << 16;
     const uint64_t page = pageSize();
-    const uint64_t pages = (size + page - 1) / page;
+    const uint64_t pages = ceilDiv(size, page);
 #if defined(__APPLE__)
     std::vector<char> resident(size_t(std::min(pages, kWindowPages)));
 #else

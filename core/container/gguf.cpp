@@ -1,5 +1,6 @@
 #include "container/gguf.h"
 
+#include "base/intmath.h"
 #include "container/ggmltype.h"
 #include "base/atomicfile.h"
 #include "base/error.h"
@@ -940,7 +941,7 @@ std::vector<std::string> writeGgufSplits(const std::string& prefix, const GgufMe
 {
     if (tensorsPerSplit == 0)
         fail(prefix, "cannot split with 0 tensors per split");
-    const size_t count = std::max<size_t>(1, (tensors.size() + tensorsPerSplit - 1) / tensorsPerSplit);
+    const size_t count = std::max<size_t>(1, ceilDiv(tensors.size(), tensorsPerSplit));
     if (count > 99999)
         fail(prefix, "too many splits (" + num(count) + ")");
     std::vector<std::string> paths;

@@ -47,7 +47,6 @@ public:
     bool isString() const { return type == Type::String; }
     bool isArray() const { return type == Type::Array; }
     bool isObject() const { return type == Type::Object; }
-    bool isNumber() const { return type == Type::UInt || type == Type::Int || type == Type::Float; }
     // The first member named `key`, or nullptr (also when this is not an object).
     const Value* find(std::string_view key) const;
 };

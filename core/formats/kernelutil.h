@@ -65,7 +65,7 @@ void forRowChunks(uint64_t rowBegin, uint64_t rowEnd, uint64_t rowsPerChunk, Fn 
 {
     if (rowsPerChunk == 0)
         rowsPerChunk = 1;
-    const int64_t chunks = static_cast<int64_t>((rowEnd - rowBegin + rowsPerChunk - 1) / rowsPerChunk);
+    const int64_t chunks = static_cast<int64_t>(ceilDiv(rowEnd - rowBegin, rowsPerChunk));
     if (chunks <= 1) { // an inactive parallel region still costs a team set-up per call
         if (chunks == 1)
             fn(rowBegin, rowEnd);

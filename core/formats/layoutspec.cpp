@@ -18,19 +18,6 @@ std::string_view packAxisName(PackAxis a)
     return "?";
 }
 
-std::string_view zeroPointName(ZeroPointKind z)
-{
-    switch (z) {
-    case ZeroPointKind::None: return "none";
-    case ZeroPointKind::Stored: return "stored z";
-    case ZeroPointKind::StoredMinusOne: return "stored z-1";
-    case ZeroPointKind::Implicit: return "implicit 2^(b-1)";
-    case ZeroPointKind::FloatBias: return "float bias";
-    case ZeroPointKind::BlockMin: return "block min";
-    }
-    return "?";
-}
-
 void LayoutRegistry::add(LayoutSpec spec)
 {
     const auto it = std::find_if(m_specs.begin(), m_specs.end(), [&](const LayoutSpec& s) { return s.id == spec.id; });

@@ -6,6 +6,8 @@
 // A family registers its specs with a function `void registerXxxLayouts(LayoutRegistry&)`
 // that its row of the family table names (formats/family.h), e.g. GPTQ/AWQ/Marlin in
 // gptq/layoutspec_gptq.cpp.
+#include "base/intmath.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -20,7 +22,7 @@ struct LayoutParams {
     uint64_t N = 0; // out_features (product of the other dims)
     int bits = 4; // code width
     uint64_t groupSize = 0; // 0 or >= K: one group per row/column
-    uint64_t groups() const { return groupSize == 0 || groupSize >= K ? 1 : (K + groupSize - 1) / groupSize; }
+    uint64_t groups() const { return groupSize == 0 || groupSize >= K ? 1 : ceilDiv(K, groupSize); }
     uint64_t effectiveGroupSize() const { return groupSize == 0 || groupSize >= K ? K : groupSize; }
 };
 
@@ -47,7 +49,6 @@ enum class ZeroPointKind {
     BlockMin, // ggml: d * q + m with a per-block min
 };
 std::string_view packAxisName(PackAxis a);
-std::string_view zeroPointName(ZeroPointKind z);
 
 // One stored tensor of the format and its shape as a function of K, N, bits, group size.
 struct LayoutTensor {

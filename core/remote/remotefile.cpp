@@ -2,6 +2,7 @@
 
 #include "base/atomicfile.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "remote/cache.h"
 #include "remote/http.h"
 
@@ -98,7 +99,7 @@ std::shared_ptr<RemoteFile> RemoteFile::open(const std::string& url, const std::
     f->m_size = *r.contentLength;
     f->m_etag = !r.etag.empty();
     f->m_validator = f->m_etag ? r.etag : r.lastModified;
-    f->m_blockCount = (f->m_size + kBlockBytes - 1) / kBlockBytes;
+    f->m_blockCount = ceilDiv(f->m_size, kBlockBytes); // a server's Content-Length near 2^64 must not wrap
     f->m_blocks.reset(new std::atomic<uint8_t>[f->m_blockCount]());
 
     f->m_dir = cacheEntryDir(url, f->m_validator, f->m_size);

@@ -7,8 +7,10 @@
 #include "analysis/stats.h"
 #include "analysis/verify.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "formats/formatid.h"
 #include "formats/dequant.h"
+#include "formats/wordmap.h"
 #include "report/specmath.h"
 
 #include <algorithm>
@@ -40,9 +42,9 @@ bool isQuantized(const LogicalWeight& w)
 // Mean-pools a [rows x cols] map to at most maxRows x maxCols.
 void decimate(Figure& f, const std::vector<float>& v, uint64_t rows, uint64_t cols, uint64_t maxRows, uint64_t maxCols)
 {
-    const uint64_t sr = (rows + maxRows - 1) / maxRows, sc = (cols + maxCols - 1) / maxCols;
-    f.rows = (rows + sr - 1) / sr;
-    f.cols = (cols + sc - 1) / sc;
+    const uint64_t sr = ceilDiv(rows, maxRows), sc = ceilDiv(cols, maxCols);
+    f.rows = ceilDiv(rows, sr);
+    f.cols = ceilDiv(cols, sc);
     f.sourceRows = rows;
     f.sourceCols = cols;
     f.rowStep = sr;
@@ -62,16 +64,6 @@ void decimate(Figure& f, const std::vector<float>& v, uint64_t rows, uint64_t co
 }
 
 } // namespace
-
-LayoutParams weightParams(const LogicalWeight& w)
-{
-    LayoutParams p;
-    p.K = w.inFeatures();
-    p.N = w.outFeatures();
-    p.bits = w.bits;
-    p.groupSize = w.groupSize > 0 ? uint64_t(w.groupSize) : 0;
-    return p;
-}
 
 Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Control& control)
 {
@@ -305,7 +297,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             return a->elementCount() < b->elementCount();
         });
         try {
-            appendFormatChapter(doc, *spec, weightParams(*big), control);
+            appendFormatChapter(doc, *spec, layoutParams(*big), control);
         } catch (const Cancelled&) {
             throw;
         } catch (const Error& e) {

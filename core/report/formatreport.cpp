@@ -4,6 +4,7 @@
 
 #include "analysis/budget.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "formats/family.h"
 #include "report/specmath.h"
 
@@ -193,7 +194,7 @@ void checkParams(const LayoutSpec& spec, const LayoutParams& p)
         throw Error(where + "locate() names a tensor without a fixed shape");
     const uint64_t bytes = tensorBytes(spec, *t, p);
     for (int i = 0; i < e.pieceCount; ++i)
-        if ((e.pieces[i].word * e.wordBits + e.pieces[i].bit + e.pieces[i].width + 7) / 8 > bytes)
+        if (ceilDiv(e.pieces[i].word * e.wordBits + e.pieces[i].bit + e.pieces[i].width, 8) > bytes)
             throw Error(where + "K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N)
                         + " do not fit the packing (" + spec.padding + ")");
 }

@@ -6,6 +6,7 @@
 #include "report/report.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 #include "container/ggmltype.h"
 #include "formats/family.h"
 #include "formats/probecheck.h"
@@ -48,7 +49,7 @@ int pieceWidth(const BitPiece* pieces, int count)
 bool inBounds(const BitPiece& pc, uint32_t wordBits, size_t bytes)
 {
     const uint64_t first = pc.word * wordBits + pc.bit;
-    return pc.word < (uint64_t(1) << 40) && (first + pc.width + 7) / 8 <= bytes;
+    return pc.word < (uint64_t(1) << 40) && ceilDiv(first + pc.width, 8) <= bytes;
 }
 
 void writePieces(std::vector<uint8_t>& bytes, uint32_t wordBits, const BitPiece* pieces, int count, uint64_t value)

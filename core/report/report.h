@@ -180,7 +180,4 @@ struct CheckpointOptions {
 };
 Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Control& control = {});
 
-// Layout parameters of a detected weight (K, N, bits, group size).
-LayoutParams weightParams(const LogicalWeight& w);
-
 } // namespace qs::report

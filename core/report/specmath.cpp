@@ -2,6 +2,7 @@
 
 #include "container/dtype.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "formats/formatid.h"
 
 #include <cmath>
@@ -48,7 +49,7 @@ uint64_t tensorBytes(const LayoutSpec& spec, const LayoutTensor& t, const Layout
         unit = g->blockBytes;
     } else if (const auto d = dtypeFromName(t.dtype); d && dtypeBits(*d)) {
         if (dtypeBits(*d) % 8) // sub-byte elements (F4, F6): packed, the last byte padded
-            return count / 8 * dtypeBits(*d) + (count % 8 * dtypeBits(*d) + 7) / 8;
+            return count / 8 * dtypeBits(*d) + ceilDiv(count % 8 * dtypeBits(*d), 8);
         unit = dtypeBits(*d) / 8;
     } else if (const GgmlTypeInfo* g = ggmlTypeOfSpec(spec)) {
         unit = g->blockBytes; // plain ggml types (I8, F64 ...) with one weight per "block"

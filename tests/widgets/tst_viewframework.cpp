@@ -2,7 +2,9 @@
 // progress, can be cancelled or replaced, and report failures; views export as PNG, SVG
 // and PDF atomically; the main window's export action follows the current tab.
 #include "base/error.h"
+#include "base/message.h"
 #include "jobrunner.h"
+#include "testsupport.h"
 #include "mainwindow.h"
 #include "viewcontext.h"
 #include "views/analysisview.h"
@@ -26,8 +28,6 @@ namespace {
 class SwatchView : public AnalysisView {
 public:
     using AnalysisView::AnalysisView;
-    QString viewName() const override { return QStringLiteral("swatch"); }
-    QString title() const override { return QStringLiteral("Swatch"); }
     QSize exportSize() const override { return {200, 100}; }
     void renderExport(QPainter& p, const QRect& target) override
     {
@@ -46,6 +46,7 @@ private slots:
     void cancelledJobDropsResult();
     void replacedJobDropsResult();
     void failingJobReportsMessage();
+    void failingJobMessageIsTranslated();
     void exportFormats_data();
     void exportFormats();
     void exportUnknownSuffixWritesNothing();
@@ -126,6 +127,23 @@ void TestViewFramework::failingJobReportsMessage()
     QVERIFY(runner.waitForIdle(10000));
     QCOMPARE(failed.count(), 1);
     QVERIFY(failed.at(0).at(1).toString().contains(QStringLiteral("blk.0.attn_q.weight")));
+}
+
+void TestViewFramework::failingJobMessageIsTranslated()
+{
+    const qstest::GermanScope de;
+    QVERIFY2(de.installed(), qPrintable(qstest::germanCatalogue()));
+    JobRunner runner;
+    QSignalSpy failed(&runner, &JobRunner::failed);
+    runner.start(QStringLiteral("k"), QStringLiteral("bad"), [](JobControl&) -> JobRunner::Continuation {
+        throw qs::Error(
+            qs::Message("%1: %2 is missing (needed for the memory budget)", {"config.json", "num_hidden_layers"}));
+    });
+    QVERIFY(runner.waitForIdle(10000));
+    QCOMPARE(failed.count(), 1);
+    // The German of the message, not its English what().
+    QCOMPARE(failed.at(0).at(1).toString(),
+             QStringLiteral("config.json: num_hidden_layers fehlt (f\u00fcr das Speicherbudget n\u00f6tig)"));
 }
 
 void TestViewFramework::exportFormats_data()

@@ -12,6 +12,7 @@
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/verifyview.h"
+#include "views/analysisview.h"
 #include "views/viewregistry.h"
 #include "weighttreemodel.h"
 
@@ -58,6 +59,23 @@ private slots:
         MainWindow w(MainWindow::Options{false});
         QCOMPARE(w.viewNames(), centralViewNames());
         QVERIFY(w.analysisView(QStringLiteral("verify")));
+        // Each tab's title, and each view's name and title, are its row's.
+        const auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("views"));
+        QVERIFY(tabs);
+        int analysisViews = 0;
+        for (int i = 0; i < tabs->count(); ++i) {
+            const ViewRow& row = viewRows()[size_t(i)];
+            QCOMPARE(tabs->tabText(i), viewTitle(row));
+            if (auto* view = qobject_cast<AnalysisView*>(tabs->widget(i))) {
+                ++analysisViews;
+                QCOMPARE(view->viewName(), QString::fromLatin1(row.name));
+                QCOMPARE(view->title(), viewTitle(row));
+                QCOMPARE(view->metaObject(), row.type);
+            } else {
+                QVERIFY(!row.create);
+            }
+        }
+        QCOMPARE(analysisViews, 9);
         // --help lists every one of them.
         QCommandLineParser parser;
         QString error;

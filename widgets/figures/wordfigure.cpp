@@ -2,6 +2,8 @@
 
 #include "figurepainter.h"
 
+#include "base/intmath.h"
+
 #include <QCoreApplication>
 #include <QFontMetricsF>
 #include <QPainter>
@@ -33,7 +35,7 @@ WordFigure::WordFigure(const qs::LayoutSpec& spec, const qs::LayoutParams& param
 QSizeF WordFigure::naturalSize() const
 {
     if (isBlock()) {
-        const int rows = int((m_blockBytes + kBytesPerRow - 1) / kBytesPerRow);
+        const int rows = int(qs::ceilDiv(m_blockBytes, kBytesPerRow));
         return {2 * kFigureMargin + kBytesPerRow * kByteW + 60,
                 kFigureMargin + kFigureTitle + rows * (kByteH + 4) + 10 + double(m_spec.blockFields.size()) * kFieldLine
                     + kFigureMargin};
@@ -130,7 +132,7 @@ void WordFigure::paintBlock(QPainter& painter, const Theme& theme) const
         painter.setPen(QPen(theme.text, 2));
         painter.drawLine(r.topLeft(), r.bottomLeft());
     }
-    const int rows = int((m_blockBytes + kBytesPerRow - 1) / kBytesPerRow);
+    const int rows = int(qs::ceilDiv(m_blockBytes, kBytesPerRow));
     double y = top + rows * (kByteH + 4) + 10;
     painter.setFont(base);
     const QFontMetricsF fm(base);

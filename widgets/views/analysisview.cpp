@@ -2,6 +2,7 @@
 
 #include "outputfile.h"
 #include "viewcontext.h"
+#include "viewregistry.h"
 
 #include "container/checkpoint.h"
 
@@ -30,6 +31,18 @@ void AnalysisView::renderExport(QPainter& painter, const QRect& target)
         painter.scale(double(target.width()) / source.width(), double(target.height()) / source.height());
     render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
     painter.restore();
+}
+
+QString AnalysisView::viewName() const
+{
+    const ViewRow* row = viewRowOf(metaObject());
+    return row ? QLatin1String(row->name) : QString();
+}
+
+QString AnalysisView::title() const
+{
+    const ViewRow* row = viewRowOf(metaObject());
+    return row ? viewTitle(*row) : QString();
 }
 
 QString AnalysisView::exportCaption() const

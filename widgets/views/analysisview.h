@@ -1,7 +1,7 @@
 #pragma once
 // Base of the central analysis views (bit map, slot order, scales, error, budget, diff,
 // playground). A view reads the ViewContext, draws core's data, and can paint itself for
-// export. New views are listed in viewregistry.cpp.
+// export. Each view class has one row in viewregistry.cpp, which names and titles it.
 #include <QWidget>
 
 #include <string>
@@ -18,10 +18,10 @@ class AnalysisView : public QWidget {
 public:
     explicit AnalysisView(ViewContext* context, QWidget* parent = nullptr);
 
-    // Stable name for --view and showView(); also the widget's objectName.
-    virtual QString viewName() const = 0;
-    // Tab title, translated.
-    virtual QString title() const = 0;
+    // The name (--view, showView(), the objectName) and the translated tab title from the
+    // class's row in viewregistry.cpp; empty for a class without one.
+    QString viewName() const;
+    QString title() const;
     // The size the export paints at (logical pixels); the view's current size by default.
     virtual QSize exportSize() const { return size(); }
     // Paints the view into `target` for export. Vector views (QCustomPlot, QPainter diagrams)

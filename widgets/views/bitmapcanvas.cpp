@@ -1,5 +1,6 @@
 #include "bitmapcanvas.h"
 
+#include "base/intmath.h"
 #include "container/checkpoint.h"
 #include "base/error.h"
 #include "formats/wordmap.h"
@@ -117,7 +118,7 @@ void BitMapCanvas::setLayout(std::shared_ptr<const qs::Checkpoint> checkpoint, c
         if (member >= 0 && size_t(member) < m_checkpoint->tensors.size())
             m_codeBytes = m_checkpoint->bytes(m_checkpoint->tensors[size_t(member)]);
         // Every word of the stored tensor, padding included.
-        m_words = (uint64_t(m_codeBytes.size()) * 8 + m_map->wordBits() - 1) / m_map->wordBits();
+        m_words = qs::ceilDiv(uint64_t(m_codeBytes.size()) * 8, m_map->wordBits());
         m_blockBytes = qs::blockBytesOf(m_map->spec());
     }
     updateGeometry();
@@ -203,7 +204,7 @@ uint64_t BitMapCanvas::rowCount() const
         return 0;
     if (!m_stored)
         return m_map->params().N;
-    return (m_words + m_wordsPerRow - 1) / m_wordsPerRow;
+    return qs::ceilDiv(m_words, m_wordsPerRow);
 }
 
 uint64_t BitMapCanvas::firstRow() const

@@ -72,7 +72,6 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
     , m_zoom(new QSpinBox(this))
     , m_goTo(new QLineEdit(this))
 {
-    setObjectName(viewName());
     m_canvas->setObjectName(QStringLiteral("bitmapCanvas"));
     m_order->addItem(tr("As stored"));
     m_order->addItem(tr("Logical matrix"));

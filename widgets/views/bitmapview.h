@@ -31,9 +31,6 @@ public:
     explicit BitMapView(ViewContext* context, QWidget* parent = nullptr);
     ~BitMapView() override;
 
-    QString viewName() const override { return QStringLiteral("bitmap"); }
-    QString title() const override { return tr("Bit map"); }
-
     BitMapCanvas* canvas() const { return m_canvas; }
     // "as stored" (true) or "logical matrix" order; the toggle in the tool row.
     void setStoredOrder(bool stored);

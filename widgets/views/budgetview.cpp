@@ -64,7 +64,6 @@ uint64_t contextCap(const std::optional<qs::ModelArch>& arch)
 BudgetView::BudgetView(ViewContext* context, QWidget* parent)
     : AnalysisView(context, parent)
 {
-    setObjectName(viewName());
     m_paramsBox = new QComboBox(this);
     m_paramsBox->setEditable(true);
     m_paramsBox->setInsertPolicy(QComboBox::NoInsert);
@@ -265,11 +264,6 @@ void BudgetView::setCacheTypes(int typeK, int typeV)
 {
     m_cacheK->setCurrentIndex(m_cacheK->findData(typeK));
     m_cacheV->setCurrentIndex(m_cacheV->findData(typeV));
-}
-
-void BudgetView::setParallel(int sequences)
-{
-    m_parallel->setValue(sequences);
 }
 
 void BudgetView::setGpuLayers(int layers)

@@ -31,8 +31,6 @@ public:
     explicit BudgetView(ViewContext* context, QWidget* parent = nullptr);
     ~BudgetView() override;
 
-    QString viewName() const override { return QStringLiteral("budget"); }
-    QString title() const override { return tr("Budget"); }
     void renderExport(QPainter& painter, const QRect& target) override;
     QSize exportSize() const override;
 
@@ -49,12 +47,10 @@ public:
     bool setArchitecture(const QString& name);
     void setContext(uint64_t tokens);
     void setCacheTypes(int typeK, int typeV); // ggml type ids
-    void setParallel(int sequences);
     void setGpuLayers(int layers);
     void setGpuMemoryGiB(double gib); // 0: no GPU
     const std::optional<qs::RunBudget>& run() const { return m_run; }
     std::optional<uint64_t> maxContext() const { return m_maxContext; }
-    QCustomPlot* devicePlot() const { return m_devicePlot; }
     const DeviceChart& deviceChart() const { return m_deviceChart; }
     QString runSummary() const;
 

@@ -323,7 +323,6 @@ QVariant DiffListModel::headerData(int section, Qt::Orientation orientation, int
 DiffView::DiffView(ViewContext* context, QWidget* parent)
     : AnalysisView(context, parent)
 {
-    setObjectName(viewName());
     setAcceptDrops(true);
 
     m_open = new QPushButton(tr("Open B…"), this);

@@ -91,8 +91,6 @@ class DiffView : public AnalysisView {
 public:
     explicit DiffView(ViewContext* context, QWidget* parent = nullptr);
 
-    QString viewName() const override { return QStringLiteral("diff"); }
-    QString title() const override { return tr("Diff"); }
     void renderExport(QPainter& painter, const QRect& target) override;
     QString tableCsv() const override;
     QString exportCaption() const override;

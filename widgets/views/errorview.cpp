@@ -82,7 +82,6 @@ bool affineTarget(const qs::RequantizeSpec& spec)
 ErrorView::ErrorView(ViewContext* context, QWidget* parent)
     : AnalysisView(context, parent)
 {
-    setObjectName(viewName());
     m_targets = {{tr("the weight's own format"), {}}};
     for (const qs::RequantizePreset& p : qs::requantizePresets())
         m_targets.push_back({QCoreApplication::translate("qs::RequantizePreset", p.label), p.spec, p.forFloat});
@@ -282,11 +281,6 @@ void ErrorView::setLogScale(bool on)
 void ErrorView::setRequantizeTarget(int index)
 {
     m_target->setCurrentIndex(index);
-}
-
-void ErrorView::setReferenceIndex(int index)
-{
-    m_reference->setCurrentIndex(index);
 }
 
 void ErrorView::setRange(double lo, double hi)

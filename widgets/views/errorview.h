@@ -42,8 +42,6 @@ class ErrorView : public AnalysisView {
 public:
     explicit ErrorView(ViewContext* context, QWidget* parent = nullptr);
 
-    QString viewName() const override { return QStringLiteral("error"); }
-    QString title() const override { return tr("Error"); }
     void renderExport(QPainter& painter, const QRect& target) override;
     QString exportCaption() const override;
     QString tableCsv() const override;
@@ -61,8 +59,6 @@ public:
     // Makes an opened float checkpoint the session's reference (ViewContext::setReference)
     // and selects it.
     void addReference(std::shared_ptr<const qs::Checkpoint> reference);
-    // The reference combo: 0 = requantize, 1 = the session's reference.
-    void setReferenceIndex(int index);
     // The histogram range (the CLI's --range LO,HI); lo >= hi: the default ±max|error|.
     void setRange(double lo, double hi);
     // Bits and group size of an affine "as" target (any, not only the presets').

@@ -209,11 +209,6 @@ void PlaygroundView::showLinkedHover(const ElementRef& element)
     m_words->setHighlighted(lit);
 }
 
-QString PlaygroundView::title() const
-{
-    return tr("Playground");
-}
-
 void PlaygroundView::buildControls()
 {
     m_building = true;

@@ -42,8 +42,6 @@ public:
     explicit PlaygroundView(ViewContext* context, QWidget* parent = nullptr);
     ~PlaygroundView() override;
 
-    QString viewName() const override { return QStringLiteral("playground"); }
-    QString title() const override;
     QSize exportSize() const override;
     void renderExport(QPainter& painter, const QRect& target) override;
     bool hasPendingWork() const override;

@@ -64,8 +64,6 @@ public:
     explicit RecipeView(ViewContext* context, QWidget* parent = nullptr);
     ~RecipeView() override;
 
-    QString viewName() const override { return QStringLiteral("recipe"); }
-    QString title() const override { return tr("Recipe"); }
     void renderExport(QPainter& painter, const QRect& target) override;
     QString tableCsv() const override;
 

@@ -29,7 +29,6 @@ const QString kScalesJob = QStringLiteral("scales");
 ScalesView::ScalesView(ViewContext* context, QWidget* parent)
     : AnalysisView(context, parent)
 {
-    setObjectName(viewName());
     m_caption = new QLabel(this);
     m_caption->setObjectName(QStringLiteral("caption"));
     m_caption->setWordWrap(true);
@@ -95,11 +94,6 @@ QString ScalesView::message() const
 void ScalesView::setField(ScaleField field)
 {
     m_field->setCurrentIndex(m_field->findData(int(field)));
-}
-
-void ScalesView::setReduce(qs::CellReduce reduce)
-{
-    m_reduce->setCurrentIndex(m_reduce->findData(int(reduce)));
 }
 
 qs::GgufScaleLevel ScalesView::level() const

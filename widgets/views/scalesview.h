@@ -27,8 +27,6 @@ class ScalesView : public AnalysisView {
 public:
     explicit ScalesView(ViewContext* context, QWidget* parent = nullptr);
 
-    QString viewName() const override { return QStringLiteral("scales"); }
-    QString title() const override { return tr("Scales"); }
     void renderExport(QPainter& painter, const QRect& target) override;
     QString exportCaption() const override;
 
@@ -38,7 +36,6 @@ public:
     std::shared_ptr<const qs::GroupScales> scales() const { return m_scales; }
     QString message() const;
     void setField(ScaleField field);
-    void setReduce(qs::CellReduce reduce);
     // The element a plot position points at, as a click would select it.
     ElementRef elementAt(const QPointF& pixel) const;
 

@@ -6,6 +6,7 @@
 #include "viewcontext.h"
 
 #include "container/logicalweight.h"
+#include "formats/wordmap.h"
 
 #include <cmath>
 
@@ -85,7 +86,6 @@ private:
 SlotOrderView::SlotOrderView(ViewContext* context, QWidget* parent)
     : AnalysisView(context, parent)
 {
-    setObjectName(viewName());
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Format:"), this));
     m_format = new QComboBox(this);
@@ -183,7 +183,7 @@ void SlotOrderView::followWeight()
         m_format->setCurrentIndex(m_format->findData(QString::fromStdString(spec->id)));
     }
     m_spec = spec;
-    m_params = qs::report::weightParams(*w);
+    m_params = qs::layoutParams(*w);
     if (std::find(spec->bitWidths.begin(), spec->bitWidths.end(), m_params.bits) == spec->bitWidths.end()
         && !spec->bitWidths.empty())
         m_params.bits = spec->bitWidths.front();
@@ -234,11 +234,6 @@ void SlotOrderView::setZoom(double zoom)
 bool SlotOrderView::fitsToView() const
 {
     return m_fit->isChecked();
-}
-
-void SlotOrderView::setFitToView(bool fit)
-{
-    m_fit->setChecked(fit);
 }
 
 bool SlotOrderView::eventFilter(QObject* watched, QEvent* event)

@@ -20,8 +20,6 @@ class SlotOrderView : public AnalysisView {
     Q_OBJECT
 public:
     explicit SlotOrderView(ViewContext* context, QWidget* parent = nullptr);
-    QString viewName() const override { return QStringLiteral("slots"); }
-    QString title() const override { return tr("Slot Order"); }
     QSize exportSize() const override;
     void renderExport(QPainter& painter, const QRect& target) override;
 
@@ -35,7 +33,6 @@ public:
     void setZoom(double zoom);
     // On by default: the zoom follows the view's size so the diagrams fill it.
     bool fitsToView() const;
-    void setFitToView(bool fit);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -50,7 +50,6 @@ QStringList fileStamps(const qs::Checkpoint& ckpt)
 VerifyView::VerifyView(ViewContext* context, QWidget* parent)
     : AnalysisView(context, parent)
 {
-    setObjectName(viewName());
     m_run = new QPushButton(tr("&Refresh"), this);
     m_run->setObjectName(QStringLiteral("runChecks"));
     m_run->setToolTip(tr("Check every quantized weight again, as quantscope-cli verify does (the findings are kept "

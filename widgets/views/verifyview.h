@@ -32,8 +32,6 @@ class VerifyView : public AnalysisView {
 public:
     explicit VerifyView(ViewContext* context, QWidget* parent = nullptr);
 
-    QString viewName() const override { return QStringLiteral("verify"); }
-    QString title() const override { return tr("Verify"); }
     QString tableCsv() const override;
 
     // Runs the checks on the open checkpoint (the job kJob).

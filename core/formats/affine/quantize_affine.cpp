@@ -1,6 +1,7 @@
 #include "formats/affine/quantize_affine.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/parallel.h"
 #include "base/bitstream.h"
 #include "formats/gptq/gptq.h"
@@ -241,7 +242,7 @@ AffineQuantized quantizeAffine(const float* w, uint64_t rows, uint64_t cols, con
     if (opt.rule == AffineRule::Mlx && cols % q.groupSize != 0)
         throw Error("quantize: MLX needs the group size (" + std::to_string(q.groupSize) + ") to divide K ("
                     + std::to_string(cols) + ")");
-    q.groups = cols == 0 ? 0 : (cols + q.groupSize - 1) / q.groupSize;
+    q.groups = cols == 0 ? 0 : ceilDiv(cols, q.groupSize);
     if (!opt.groupIndex.empty()) {
         if (opt.granularity != AffineGranularity::Group || opt.rule == AffineRule::Mlx)
             throw Error("quantize: a group index needs per-group quantization and an integer-zero rule");
@@ -413,7 +414,7 @@ std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget targ
         case AffineTarget::CompressedTensors: {
             // floor(32/b) codes per int32 along K (natural slots, unused top bits zero);
             // zero points (already offset by 2^(b-1)) packed the same way along N.
-            const uint64_t pf = 32 / b, words = (K + pf - 1) / pf;
+            const uint64_t pf = 32 / b, words = ceilDiv(K, pf);
             std::vector<uint8_t> packed;
             packed.reserve(N * words * 4);
             for (uint64_t n = 0; n < N; ++n) {
@@ -424,7 +425,7 @@ std::vector<StoredTensor> packAffine(const AffineQuantized& q, AffineTarget targ
             out.push_back(StoredTensor{"weight_packed", DType::I32, {N, words}, std::move(packed)});
             out.push_back(floats("weight_scale", q.scales, G, N, scaleType, true));
             if (!q.symmetric) {
-                const uint64_t zw = (N + pf - 1) / pf;
+                const uint64_t zw = ceilDiv(N, pf);
                 std::vector<uint32_t> zp(zw * G, 0);
                 for (uint64_t g = 0; g < G; ++g) {
                     std::vector<uint8_t> col(N);

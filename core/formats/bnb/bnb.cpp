@@ -1,5 +1,6 @@
 #include "formats/bnb/bnb.h"
 #include "formats/statecache.h"
+#include "base/intmath.h"
 #include "base/shapetext.h"
 
 #include <QByteArray>
@@ -147,7 +148,7 @@ Bnb4 bnb4State(const WeightData& w)
                            + " blocks");
         if (s.nestedMap.size() < 256)
             failWeight(lw, "nested_quant_map holds fewer than 256 values");
-        if (s.nestedAbsmax.size() < (nblocks + s.nestedBlocksize - 1) / s.nestedBlocksize)
+        if (s.nestedAbsmax.size() < ceilDiv(nblocks, s.nestedBlocksize))
             failWeight(lw,
                        "nested_absmax holds " + std::to_string(s.nestedAbsmax.size()) + " values, too few for "
                            + std::to_string(nblocks) + " blocks");

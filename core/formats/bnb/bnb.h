@@ -2,6 +2,7 @@
 // bitsandbytes dequantization (spec B.5, B.6): 4-bit NF4 / FP4 with and without nested
 // (double-quantized) absmax, and LLM.int8 with SCB. Output is the exact f32 the upstream
 // default kernels compute before their final cast to the quant state's dtype.
+#include "base/intmath.h"
 #include "formats/findings.h"
 #include "formats/kernelutil.h"
 #include "formats/kernel.h"
@@ -33,7 +34,7 @@ struct Bnb4 {
     float nestedOffset = 0.0f;
 
     const float* table() const { return fp4 ? kBnbFp4 : kBnbNf4; }
-    uint64_t blocks() const { return (rows * cols + blocksize - 1) / blocksize; }
+    uint64_t blocks() const { return ceilDiv(rows * cols, blocksize); }
     // The block's absmax in f32: nested = fl32(fl32(map[u8] * nested_absmax[b / 256]) + offset).
     float blockAbsmax(uint64_t block) const;
 };

@@ -8,6 +8,7 @@
 #include "container/logicalweight.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -188,7 +189,7 @@ PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector
     const StoredTensor* absmax = storedTensorNamed(tensors, "weight.absmax");
     const StoredTensor* state = storedTensorNamed(tensors, "weight.quant_state.", true);
     const uint64_t n = rows * cols;
-    if (!packed || !absmax || !state || packed->bytes.size() != (n + 1) / 2)
+    if (!packed || !absmax || !state || packed->bytes.size() != ceilDiv(n, 2))
         throw Error(what + ": not what the quantizer writes");
     const QJsonObject json = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(state->bytes.data()),
                                                                 qsizetype(state->bytes.size())))
@@ -206,8 +207,7 @@ PlaygroundBlocks bnbPlaygroundDecode(const FormatInfo& format, const std::vector
         const StoredTensor* map = storedTensorNamed(tensors, "weight.nested_quant_map");
         s.nestedBlocksize = uint64_t(json.value(QStringLiteral("nested_blocksize")).toInt());
         if (!scales || !map || absmax->dtype != DType::U8 || absmax->bytes.size() != blocks || s.nestedBlocksize == 0
-            || scales->bytes.size() != (blocks + s.nestedBlocksize - 1) / s.nestedBlocksize * 4
-            || map->bytes.size() != 256 * 4)
+            || scales->bytes.size() != ceilDiv(blocks, s.nestedBlocksize) * 4 || map->bytes.size() != 256 * 4)
             throw Error(what + ": the nested absmax does not match the quant_state");
         s.absmaxCodes = absmax->bytes;
         s.nestedAbsmax = FloatView(scales->bytes, scales->dtype, what);

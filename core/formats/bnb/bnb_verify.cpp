@@ -3,6 +3,7 @@
 #include "formats/bnb/bnb.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 #include "formats/bnb/quantize_bnb.h"
 #include "formats/verify_util.h"
 
@@ -28,7 +29,7 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     else
         checkSpecShapes(add, ckpt, w, s.cols, s.rows, 4, s.blocksize, {"absmax", "quant_map", "nested_quant_map"});
     // Nibble round trip: the only bits a repacking can change are the padding nibble of an odd count.
-    std::vector<uint8_t> repacked((n + 1) / 2, 0);
+    std::vector<uint8_t> repacked(ceilDiv(n, 2), 0);
     for (uint64_t e = 0; e < n; ++e) {
         const uint8_t q = (s.packed[e / 2] >> (e % 2 ? 0 : 4)) & 0x0F;
         repacked[e / 2] |= uint8_t(q << (e % 2 ? 0 : 4));

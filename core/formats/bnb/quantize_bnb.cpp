@@ -1,6 +1,7 @@
 #include "formats/bnb/quantize_bnb.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/parallel.h"
 
 #include <algorithm>
@@ -158,7 +159,7 @@ void quantizeBnbBlockwise(const float* src, uint64_t n, const std::array<float, 
 {
     if (blocksize == 0)
         throw Error("quantize: bitsandbytes block size must be positive");
-    const uint64_t nblocks = (n + blocksize - 1) / blocksize;
+    const uint64_t nblocks = ceilDiv(n, blocksize);
     for (uint64_t b = 0; b < nblocks; ++b) {
         const uint64_t begin = b * blocksize;
         const uint64_t len = std::min<uint64_t>(blocksize, n - begin);
@@ -180,9 +181,9 @@ Bnb4Quantized quantizeBnb4(const float* src, uint64_t n, Bnb4Type type, uint32_t
     q.elements = n;
     q.blocksize = blocksize;
     q.nested = nested;
-    const uint64_t nblocks = (n + blocksize - 1) / blocksize;
+    const uint64_t nblocks = ceilDiv(n, blocksize);
     q.absmax.resize(nblocks);
-    q.packed.assign((n + 1) / 2, 0);
+    q.packed.assign(ceilDiv(n, 2), 0);
     const MidpointSearch& search = search4(type);
     // Blocks have an even size, so each byte belongs to exactly one block.
     parallelFor(nblocks, parallel && nblocks > 64, [&](uint64_t b) {
@@ -216,7 +217,7 @@ Bnb4Quantized quantizeBnb4(const float* src, uint64_t n, Bnb4Type type, uint32_t
     for (uint64_t i = 0; i < nblocks; ++i)
         centred[i] = q.absmax[i] - q.nestedOffset;
     q.absmaxCodes.resize(nblocks);
-    q.nestedAbsmax.resize((nblocks + 255) / 256);
+    q.nestedAbsmax.resize(ceilDiv(nblocks, 256));
     const std::array<float, 256>& map = bnbDynamicMap();
     quantizeBnbBlockwise(centred.data(), nblocks, map, 256, q.absmaxCodes.data(), q.nestedAbsmax.data());
     for (uint64_t i = 0; i < nblocks; ++i)

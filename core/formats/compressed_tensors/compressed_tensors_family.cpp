@@ -1,6 +1,7 @@
 #include "formats/family.h"
 #include "formats/recipe.h"
 
+#include "base/intmath.h"
 #include "base/parallel.h"
 #include "formats/codes.h"
 #include "formats/layoutspec.h"
@@ -36,7 +37,7 @@ bool ctCodes(const WeightData& data, WeightCodes& c, CodeParts parts)
     }
     c.groups = s.groups;
     // The config's group size when there is no g_idx, else ceil(K / G).
-    c.groupSize = s.gidx.empty() && s.groupSize ? s.groupSize : (s.cols + s.groups - 1) / s.groups;
+    c.groupSize = s.gidx.empty() && s.groupSize ? s.groupSize : ceilDiv(s.cols, s.groups);
     c.scaleType = s.scale.dtype();
     c.scales.resize(s.groups * s.rows);
     c.zeros.resize(s.groups * s.rows);

@@ -1,5 +1,6 @@
 #include "formats/compressed_tensors/ct.h"
 #include "formats/statecache.h"
+#include "base/intmath.h"
 #include "base/shapetext.h"
 
 namespace qs {
@@ -47,7 +48,7 @@ CtPacked ctPackedState(const WeightData& w)
 
     if (w.has("weight_packed")) {
         const TensorEntry& p = w.entry("weight_packed");
-        s.wordsPerRow = (s.cols + s.pf - 1) / s.pf;
+        s.wordsPerRow = ceilDiv(s.cols, s.pf);
         if (p.dtype != DType::I32 && p.dtype != DType::U32)
             failWeight(lw, "weight_packed '" + p.name + "' is " + std::string(dtypeName(p.dtype)) + ", expected I32");
         if (p.shape.size() != 2 || p.shape[0] != s.rows || p.shape[1] != s.wordsPerRow)
@@ -112,12 +113,12 @@ CtPacked ctPackedState(const WeightData& w)
         }
     } else if (s.groups > 1) {
         // G = ceil(K / g); the config's group_size when known, else the only size that fits.
-        s.groupSize = lw.groupSize > 0 ? static_cast<uint64_t>(lw.groupSize) : (s.cols + s.groups - 1) / s.groups;
-        if ((s.cols + s.groupSize - 1) / s.groupSize != s.groups)
+        s.groupSize = lw.groupSize > 0 ? static_cast<uint64_t>(lw.groupSize) : ceilDiv(s.cols, s.groups);
+        if (ceilDiv(s.cols, s.groupSize) != s.groups)
             failWeight(lw,
                        "weight_scale has " + std::to_string(s.groups) + " groups, K = " + std::to_string(s.cols)
                            + " with group size " + std::to_string(s.groupSize) + " needs "
-                           + std::to_string((s.cols + s.groupSize - 1) / s.groupSize));
+                           + std::to_string(ceilDiv(s.cols, s.groupSize)));
     }
 
     if (w.has("weight_zero_point")) {
@@ -126,7 +127,7 @@ CtPacked ctPackedState(const WeightData& w)
             failWeight(lw, "weight_zero_point '" + z.name + "' is not an integer tensor for integer codes");
         s.zp = w.ckpt.bytes(z);
         s.zpDtype = z.dtype;
-        const uint64_t packedRows = (s.rows + s.pf - 1) / s.pf;
+        const uint64_t packedRows = ceilDiv(s.rows, s.pf);
         const uint64_t count = z.elementCount();
         const uint64_t g = s.tensorScale ? 1 : s.groups;
         if (s.source == CtPacked::Source::Packed && (z.dtype == DType::I32 || z.dtype == DType::U32)

@@ -4,6 +4,7 @@
 
 #include "base/bitstream.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "formats/verify_util.h"
 
 #include <cmath>
@@ -36,7 +37,7 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
                                       "%1 scales are zero or negative (compressed-tensors clamps scales to eps)"),
                     {std::to_string(nonPositive)}));
     if (!s.gidx.empty())
-        checkGroups(add, K, G, (K + G - 1) / G, [&](uint64_t k) { return s.group(k); });
+        checkGroups(add, K, G, ceilDiv(K, G), [&](uint64_t k) { return s.group(k); });
     if (s.source == CtPacked::Source::Packed) {
         const int b = s.bits;
         const int off = 1 << (b - 1);
@@ -54,7 +55,7 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
                                          "stored weight_packed words differ from their repacking (nonzero padding or "
                                          "sign-extended fields?): %1"));
         if (s.zpKind == CtPacked::Zp::Packed) {
-            const uint64_t zw = (N + s.pf - 1) / s.pf;
+            const uint64_t zw = ceilDiv(N, s.pf);
             std::vector<uint32_t> zp(zw * G, 0);
             std::vector<uint8_t> col(N);
             for (uint64_t g = 0; g < G; ++g) {

@@ -5,6 +5,7 @@
 #include "formats/ggml/ggml.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/parallel.h"
 #include "formats/ggml/ggml_tables.h"
 #include "base/half.h"
@@ -643,7 +644,7 @@ void dequantizeGgmlRows(int ggmlType, const uint8_t* src, uint64_t nrows, uint64
     const uint64_t bw = t.blockWeights, bb = t.blockBytes;
     // Chunks of ~64 Ki weights: threads only pay off well above that.
     const uint64_t chunkBlocks = std::max<uint64_t>(1, (uint64_t(1) << 16) / bw);
-    const uint64_t nchunks = (nblocks + chunkBlocks - 1) / chunkBlocks;
+    const uint64_t nchunks = ceilDiv(nblocks, chunkBlocks);
     if (nchunks < 4 || omp_get_max_threads() < 2 || omp_in_parallel()) {
         fn(src, nblocks, out);
         return;

@@ -1,5 +1,7 @@
 #include "formats/gptq/codecount.h"
 
+#include "base/intmath.h"
+
 #include <array>
 
 namespace qs {
@@ -56,7 +58,7 @@ void countByElement(const PackedLinear& p, uint64_t r0, uint64_t r1, uint64_t k0
 void countAlongN(const PackedLinear& p, uint64_t r0, uint64_t r1, uint64_t per, uint64_t outer, uint64_t wordBytes,
                  ByteCounts& bytes, std::vector<uint64_t>& counts)
 {
-    const uint64_t w0 = (r0 + per - 1) / per, w1 = r1 / per;
+    const uint64_t w0 = ceilDiv(r0, per), w1 = r1 / per;
     if (w0 >= w1) {
         countByElement(p, r0, r1, 0, p.K, counts);
         return;
@@ -95,7 +97,7 @@ void countCodes(const PackedLinear& p, uint64_t r0, uint64_t r1, std::vector<uin
         break;
     case PackedKind::AwqGemvFast: {
         // [N/4, K] int16: row group g's K words (a permutation of k) hold rows 4g .. 4g+3.
-        const uint64_t g0 = (r0 + 3) / 4, g1 = r1 / 4;
+        const uint64_t g0 = ceilDiv(r0, 4), g1 = r1 / 4;
         if (g0 < g1) {
             bytes.add(p.qweight.data() + g0 * p.K * 2, (g1 - g0) * p.K * 2);
             countByElement(p, r0, g0 * 4, 0, p.K, counts);
@@ -108,7 +110,7 @@ void countCodes(const PackedLinear& p, uint64_t r0, uint64_t r1, std::vector<uin
     }
     case PackedKind::AwqGemv: {
         // [N, ceil(K/8)] words along K: the whole words of each row, its padded last word by element.
-        const uint64_t rowWords = (p.K + 7) / 8, full = p.K / 8;
+        const uint64_t rowWords = ceilDiv(p.K, 8), full = p.K / 8;
         for (uint64_t n = r0; n < r1; ++n)
             bytes.add(p.qweight.data() + n * rowWords * 4, full * 4);
         countByElement(p, r0, r1, full * 8, p.K, counts);

@@ -59,16 +59,6 @@ uint16_t addHalves(uint16_t a, uint16_t b)
 
 } // namespace
 
-std::string_view v1ZeroRuleName(V1ZeroRule r)
-{
-    switch (r) {
-    case V1ZeroRule::Reference: return "reference";
-    case V1ZeroRule::NoWrap: return "no-wrap";
-    case V1ZeroRule::Wrap: return "wrap";
-    }
-    return "?";
-}
-
 std::vector<int> gptqPlanes(int bits)
 {
     switch (bits) {

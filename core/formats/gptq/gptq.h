@@ -45,7 +45,6 @@ enum class ZeroConvention {
 //  NoWrap:    f + 1 always (qlinear_cuda / exllama; a field 2^b - 1 gives z = 2^b);
 //  Wrap:      (f + 1) & (2^b - 1) always.
 enum class V1ZeroRule { Reference, NoWrap, Wrap };
-std::string_view v1ZeroRuleName(V1ZeroRule r);
 
 enum class ScaleType { F16, BF16, F32 };
 

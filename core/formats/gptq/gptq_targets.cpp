@@ -7,6 +7,7 @@
 #include "formats/target.h"
 
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/half.h"
 #include "base/parallel.h"
 
@@ -136,7 +137,7 @@ std::vector<uint16_t> gptqScaleBits(const WeightCodes& m, DType t)
 std::vector<uint32_t> gptqV1Zeros(const WeightCodes& m)
 {
     const int b = m.bits;
-    const uint64_t N = m.rows, cols = (N * uint64_t(b) + 31) / 32;
+    const uint64_t N = m.rows, cols = ceilDiv(N * uint64_t(b), 32);
     std::vector<uint32_t> out(m.groups * cols, 0);
     for (uint64_t g = 0; g < m.groups; ++g) {
         uint32_t* row = out.data() + g * cols;
@@ -192,7 +193,7 @@ std::vector<StoredTensor> gptqPackAwq(const WeightCodes& m, DType st)
     const std::vector<uint16_t> sb = gptqScaleBits(m, st);
     const uint64_t words = N / 8, groups = m.groups;
     std::vector<uint8_t> qweight(K * words * 4), qzeros(groups * words * 4);
-    runChunks((N + 63) / 64, 0, nullptr, [&](uint64_t b, NoChunkState&) {
+    runChunks(ceilDiv(N, 64), 0, nullptr, [&](uint64_t b, NoChunkState&) {
         const uint64_t n0 = b * 64, nb = std::min<uint64_t>(64, N - n0);
         std::vector<int32_t> z(groups * nb);
         std::vector<uint16_t> sc(groups * nb);

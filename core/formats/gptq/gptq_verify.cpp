@@ -4,6 +4,7 @@
 
 #include "base/bitstream.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/half.h"
 #include "formats/verify_util.h"
 
@@ -68,7 +69,7 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
     std::vector<int32_t> raw;
     if (p.zeros == ZeroConvention::StoredMinusOne || p.zeros == ZeroConvention::Stored) {
         raw.resize(G * N);
-        const uint64_t rowBytes = 4 * ((N * uint64_t(b) + 31) / 32);
+        const uint64_t rowBytes = 4 * ceilDiv(N * uint64_t(b), 32);
         for (uint64_t g = 0; g < G; ++g)
             for (uint64_t n = 0; n < N; ++n)
                 raw[g * N + n] = p.kind == PackedKind::Gptq

@@ -7,6 +7,7 @@
 
 #include "container/checkpoint.h"
 #include "base/error.h"
+#include "base/intmath.h"
 
 #include <algorithm>
 
@@ -159,7 +160,7 @@ PackedLinear describePacked(const WeightData& w)
         p.groupSize = p.K / p.groups; // no config: infer from the scales (must divide, checked by validate)
     }
     if (p.groups == 0 || p.kind == PackedKind::AwqGemv || p.kind == PackedKind::AwqGemvFast)
-        p.groups = p.groupSize ? (p.K + p.groupSize - 1) / p.groupSize : 0;
+        p.groups = p.groupSize ? ceilDiv(p.K, p.groupSize) : 0;
     if ((p.kind == PackedKind::Gptq || p.kind == PackedKind::GptqPlanar) && w.has("g_idx")) {
         const TensorEntry& gi = w.entry("g_idx");
         expectDtype(w, gi, {DType::I32});

@@ -1,4 +1,5 @@
 #include "formats/hqq/hqq.h"
+#include "base/intmath.h"
 #include "formats/statecache.h"
 
 #include <string>
@@ -82,7 +83,7 @@ Hqq hqqState(const WeightData& w)
     if (!packing.empty() && packing != std::to_string(s.bits) + (s.bits == 3 ? "bit_32" : "bit_u8"))
         failWeight(lw, "packing '" + packing + "' does not match nbits " + std::to_string(s.bits));
     if (s.parts == 10) {
-        s.step = (s.viewRows + 9) / 10;
+        s.step = ceilDiv(s.viewRows, 10);
     } else {
         if (s.viewRows % s.parts)
             failWeight(lw,

@@ -9,6 +9,7 @@
 // Axis 0 goes to the AVX2 path.
 #include "formats/hqq/hqq.h"
 
+#include "base/intmath.h"
 #include "base/simd_tier.h"
 #include "container/dtype.h"
 #include "formats/kernelutil.h"
@@ -46,7 +47,7 @@ void hqqRows512(const Hqq& s, uint64_t e0, uint64_t n, float* out)
     float scales[kHqqBatchRows], zeros[kHqqBatchRows];
     float* o = out;
     for (uint64_t e = e0; e < end;) {
-        const uint64_t batch = std::min(kHqqBatchRows, (end - r * C + C - 1) / C);
+        const uint64_t batch = std::min(kHqqBatchRows, ceilDiv(end - r * C, C));
         readFloatsF16c(s.scale, r, batch, scales);
         readFloatsF16c(s.zero, r, batch, zeros);
         for (uint64_t j = 0; j < batch; ++j, ++r, c0 = 0) {
