@@ -96,6 +96,10 @@ std::shared_ptr<RemoteFile> RemoteFile::open(const std::string& url, const std::
         fail(name,
              "the server gives neither an ETag nor a Last-Modified date, so a file replaced between two "
              "requests could not be told from the one being read: refused");
+    if (*r.contentLength > kMaxRemoteBytes)
+        fail(name,
+             "the server says the file holds " + std::to_string(*r.contentLength) + " bytes, more than the "
+                 + std::to_string(kMaxRemoteBytes >> 40) + " TiB a remote checkpoint file may have: refused");
     f->m_size = *r.contentLength;
     f->m_etag = !r.etag.empty();
     f->m_validator = f->m_etag ? r.etag : r.lastModified;

@@ -20,6 +20,9 @@
 namespace qs::remote {
 
 inline constexpr uint64_t kBlockBytes = 256 * 1024;
+// The largest file read from a server: far above any checkpoint file, and it bounds what a
+// server's Content-Length can make us allocate (a byte per block: 16 MiB here).
+inline constexpr uint64_t kMaxRemoteBytes = uint64_t(4) << 40;
 
 // What the fetches report: `name` (the file as shown), bytes of this request received and asked for.
 using FetchObserver = std::function<void(const std::string& name, uint64_t done, uint64_t total)>;

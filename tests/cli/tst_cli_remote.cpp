@@ -393,6 +393,22 @@ private slots:
         QCOMPARE(recordedBlocks(m_cache), 0);
     }
 
+    // A size no checkpoint file has (a sparse file nginx serves) is refused before anything is
+    // allocated for it: the record of fetched blocks grows with the size the server announces.
+    void sizeBeyondAnyCheckpoint()
+    {
+        QFile huge(m_dir.filePath(QStringLiteral("www/files/huge.gguf")));
+        QVERIFY(huge.open(QIODevice::WriteOnly));
+        QVERIFY2(huge.resize(qint64(5) << 40), qPrintable(huge.errorString()));
+        huge.close();
+        const auto r = qstest::runCli({QStringLiteral("inspect"), m_base + "/files/huge.gguf"});
+        QFile::remove(huge.fileName());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("huge.gguf: the server says the file holds 5497558138880 bytes, more than the 4 TiB"),
+                 r.err.constData());
+        QCOMPARE(recordedBlocks(m_cache), 0);
+    }
+
     // A server that keeps answering 503: retried with back-off, then a clear error.
     void serverError()
     {
