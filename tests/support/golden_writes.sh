@@ -50,9 +50,10 @@ mapfile -t rtargets < <(targets repack --to)
 ext() { case $1 in gguf-*) echo .gguf ;; *) echo "" ;; esac; }
 
 # A loose safetensors file under GGUF names (GGUF output from a safetensors input, its architecture
-# from no config): sources.safetensors' first 1280 data bytes as an F32 [4, 64] weight and a norm.
+# from no config, its safetensors metadata carried): sources.safetensors' first 1280 data bytes as an
+# F32 [4, 64] weight and a norm.
 ggufnames="$work/gguf-names.safetensors"
-header='{"blk.0.ffn_up.weight":{"dtype":"F32","shape":[4,64],"data_offsets":[0,1024]},'
+header='{"__metadata__":{"format":"pt"},"blk.0.ffn_up.weight":{"dtype":"F32","shape":[4,64],"data_offsets":[0,1024]},'
 header+='"output_norm.weight":{"dtype":"F32","shape":[64],"data_offsets":[1024,1280]}}'
 while [ $((${#header} % 8)) -ne 0 ]; do header+=' '; done
 {
