@@ -112,6 +112,7 @@ std::vector<const LogicalWeight*> repackedWeights(const Checkpoint& src, std::ve
 
 // What repacking one weight gave beside its tensors.
 struct Repacked {
+    size_t converted = 0; // its index among the writer's converted weights
     std::vector<int32_t> perm; // the input permutation written with it (act-order into no g_idx)
     std::string inexactNote; // why its read-back can differ
 };
@@ -218,6 +219,26 @@ const LogicalWeight& readBackWeight(const Checkpoint& dst, const std::string& ou
     return *b;
 }
 
+// Reads the output back and compares each weight with its source; `progress` after each.
+void verifyRepacked(const Checkpoint& src, const std::string& out, const CheckpointWriter& writer,
+                    const std::vector<const LogicalWeight*>& todo, const std::vector<Repacked>& extras,
+                    const RepackOptions& opt, std::vector<RepackWeight>& weights,
+                    const std::function<void(const std::string&)>& progress)
+{
+    const auto dst = openCheckpoint(out);
+    for (size_t wi = 0; wi < todo.size(); ++wi) {
+        if (opt.cancel && opt.cancel->load())
+            throw Error("repack: cancelled");
+        RepackWeight& rw = weights[wi];
+        const LogicalWeight& a = *todo[wi];
+        const LogicalWeight& b = readBackWeight(*dst, out, writer.readBack(extras[wi].converted), rw, a);
+        compareRepacked(src, a, *dst, b, extras[wi].perm, opt.threads, rw);
+        if (!rw.exact && !extras[wi].inexactNote.empty())
+            rw.note += (rw.note.empty() ? "" : "; ") + extras[wi].inexactNote;
+        progress(rw.name);
+    }
+}
+
 } // namespace
 
 RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, const RepackOptions& opt)
@@ -245,14 +266,14 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     // The output in the input's tensor order, each weight in place of its first member. Whether
     // a weight gets an input permutation is known from its g_idx alone (no codes read).
     const bool keepsGroupIndex = targets.packKeepsGroupIndex(target);
-    std::vector<size_t> order, converted(todo.size()); // converted index -> todo index, and back
+    std::vector<size_t> order; // converted index -> todo index
     for (size_t i = 0; i < src.tensors.size(); ++i) {
         if (const auto it = firstMember.find(i); it != firstMember.end()) {
             const LogicalWeight& w = *todo[it->second];
             const auto permutes = [&src, &w, keepsGroupIndex] {
                 return !keepsGroupIndex && readLogicalMatrix(src, w, false).actOrder();
             };
-            converted[it->second] = order.size();
+            extras[it->second].converted = order.size();
             order.push_back(it->second);
             writer->convert({i,
                              w.name,
@@ -296,20 +317,8 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     res.copied = writer->copied();
     res.leftAlone = writer->leftAlone();
 
-    if (opt.verify) {
-        const auto dst = openCheckpoint(out);
-        for (size_t wi = 0; wi < todo.size(); ++wi) {
-            if (opt.cancel && opt.cancel->load())
-                throw Error("repack: cancelled");
-            RepackWeight& rw = res.weights[wi];
-            const LogicalWeight& a = *todo[wi];
-            const LogicalWeight& b = readBackWeight(*dst, out, writer->readBack(converted[wi]), rw, a);
-            compareRepacked(src, a, *dst, b, extras[wi].perm, opt.threads, rw);
-            if (!rw.exact && !extras[wi].inexactNote.empty())
-                rw.note += (rw.note.empty() ? "" : "; ") + extras[wi].inexactNote;
-            progress(rw.name);
-        }
-    }
+    if (opt.verify)
+        verifyRepacked(src, out, *writer, todo, extras, opt, res.weights, progress);
     for (const RepackWeight& rw : res.weights)
         if (!rw.note.empty())
             res.notes.push_back(rw.name + ": " + rw.note);
