@@ -268,6 +268,16 @@ private:
 
 } // namespace
 
+std::vector<std::string> writtenFormats(bool FormatInfo::*trait)
+{
+    std::vector<std::string> out, gguf;
+    for (const FormatInfo& f : formatInfos())
+        if (f.*trait)
+            (ggufOutput(f).on() ? gguf : out).push_back(f.id);
+    out.insert(out.end(), gguf.begin(), gguf.end());
+    return out;
+}
+
 std::unique_ptr<CheckpointWriter> CheckpointWriter::open(const Checkpoint& src, const std::string& out,
                                                          const FormatInfo& target, bool force, bool inheritAnyMetadata)
 {

@@ -43,6 +43,10 @@ struct ReadBack {
     std::string format;
 };
 
+// The ids of the formats whose `trait` is set (FormatInfo::quantizeTarget, repackTarget), those
+// written as safetensors folders first, then those written as GGUF files.
+std::vector<std::string> writtenFormats(bool FormatInfo::*trait);
+
 class CheckpointWriter {
 public:
     // The writer of `target` at `out` (a .gguf file, or a folder for a safetensors target),

@@ -90,12 +90,7 @@ std::vector<const LogicalWeight*> quantizedWeights(const Checkpoint& src, const 
 
 std::vector<std::string> quantizeTargets()
 {
-    std::vector<std::string> out, gguf;
-    for (const FormatInfo& f : formatInfos())
-        if (f.quantizeTarget)
-            (ggufOutput(f).on() ? gguf : out).push_back(f.id);
-    out.insert(out.end(), gguf.begin(), gguf.end());
-    return out;
+    return writtenFormats(&FormatInfo::quantizeTarget);
 }
 
 const FormatInfo& parseQuantizeTarget(std::string_view text)

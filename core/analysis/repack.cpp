@@ -70,12 +70,7 @@ WeightCodes readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w, bo
 
 std::vector<std::string> repackTargets()
 {
-    std::vector<std::string> out, gguf;
-    for (const FormatInfo& f : formatInfos())
-        if (f.repackTarget)
-            (ggufOutput(f).on() ? gguf : out).push_back(f.id);
-    out.insert(out.end(), gguf.begin(), gguf.end());
-    return out;
+    return writtenFormats(&FormatInfo::repackTarget);
 }
 
 const FormatInfo& parseRepackTarget(std::string_view text)
