@@ -9,6 +9,7 @@
 #include "inspector.h"
 #include "jobrunner.h"
 #include "numbers.h"
+#include "qtext.h"
 #include "openurldialog.h"
 #include "outputfile.h"
 #include "report/report.h"
@@ -60,7 +61,6 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <algorithm>
 #include <map>
@@ -77,6 +77,7 @@ bool isRemote(const QString& path)
 }
 
 constexpr int kRecentMax = 10;
+const QString kLoadJob = QStringLiteral("load");
 constexpr int kStateVersion = 2; // 2: the inspector sits below the browser
 
 const QPalette& systemPalette()
@@ -167,8 +168,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
             selectWeight(m_snapshot->weightName(weight));
     });
 
-    m_watcher = new QFutureWatcher<LoadResult>(this);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::loadFinished);
+    connect(m_context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
+        if (key == kLoadJob)
+            statusBar()->showMessage(tr("Opening %1 cancelled").arg(m_loadingPath), 5000);
+    });
 
     createCentralViews();
     createDocks();
@@ -195,11 +198,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_inspector->setSnapshot(nullptr);
 }
 
-MainWindow::~MainWindow()
-{
-    // A load still running finishes on its own; nobody reads its result.
-    m_watcher->disconnect(this);
-}
+MainWindow::~MainWindow() = default;
 
 QSortFilterProxyModel* MainWindow::weightProxy() const
 {
@@ -512,11 +511,6 @@ void MainWindow::createStatusBar()
     m_countLabel = new QLabel(this);
     m_sizeLabel = new QLabel(this);
     m_mappedLabel = new QLabel(this);
-    m_busy = new QProgressBar(this);
-    m_busy->setRange(0, 0); // busy: listing has no meaningful progress
-    m_busy->setMaximumWidth(140);
-    m_busy->setTextVisible(false);
-    m_busy->hide();
     m_fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_fileLabel, 1);
 
@@ -544,7 +538,6 @@ void MainWindow::createStatusBar()
     connect(m_context->jobs(), &JobRunner::failed, this,
             [this](const QString&, const QString& message) { statusBar()->showMessage(message, 10000); });
     updateJobStatus();
-    statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_countLabel);
     statusBar()->addPermanentWidget(m_sizeLabel);
     statusBar()->addPermanentWidget(m_mappedLabel);
@@ -624,7 +617,7 @@ void MainWindow::openDemo()
 
 bool MainWindow::isLoading() const
 {
-    return m_watcher->isRunning();
+    return m_context->jobs()->isRunning(kLoadJob);
 }
 
 bool MainWindow::isBusy() const
@@ -830,47 +823,47 @@ void MainWindow::updateJobStatus()
 
 void MainWindow::startLoad(const QString& path, bool demo, const std::vector<std::string>& chosen)
 {
-    if (m_watcher->isRunning()) {
+    JobRunner* jobs = m_context->jobs();
+    if (jobs->isRunning(kLoadJob)) {
         // One load at a time; a folder of shards may take a moment.
         statusBar()->showMessage(tr("Still opening %1…").arg(m_loadingPath), 3000);
         return;
     }
     m_loadingPath = demo ? tr("the demo checkpoint") : QDir::toNativeSeparators(path);
-    m_busy->show();
-    statusBar()->showMessage(tr("Opening %1…").arg(m_loadingPath));
-    m_watcher->setFuture(QtConcurrent::run([path, demo, chosen]() -> LoadResult {
-        LoadResult r;
-        r.demo = demo;
-        r.path = path;
-        try {
-            if (demo)
-                r.path = extractDemoCheckpoint();
-            r.checkpoint = qs::openCheckpoint(r.path.toStdString(), chosen);
-            r.snapshot = CheckpointSnapshot::fromCheckpoint(r.checkpoint);
-        } catch (const qs::FolderChoiceError& e) {
-            r.error = QString::fromStdString(e.what());
-            r.candidates = e.candidates();
-        } catch (const qs::Error& e) {
-            r.error = QString::fromStdString(e.what());
-        } catch (const std::bad_alloc&) {
-            r.error = tr("%1: out of memory").arg(r.path);
-        } catch (const std::exception& e) {
-            r.error = tr("%1: internal error: %2").arg(r.path, QString::fromStdString(e.what()));
-        }
-        return r;
-    }));
+    QPointer<MainWindow> self(this);
+    // Listing and detecting is I/O: it runs beside a compute job, and Cancel (or a remote
+    // fetch's cancel under it) drops it and what it mapped.
+    jobs->start(
+        kLoadJob, tr("Opening %1…").arg(m_loadingPath),
+        [self, path, demo, chosen](JobControl&) -> JobRunner::Continuation {
+            auto r = std::make_shared<LoadResult>();
+            r->demo = demo;
+            r->path = path;
+            try {
+                if (demo)
+                    r->path = extractDemoCheckpoint();
+                r->checkpoint = qs::openCheckpoint(r->path.toStdString(), chosen);
+                r->snapshot = CheckpointSnapshot::fromCheckpoint(r->checkpoint);
+            } catch (const qs::FolderChoiceError& e) {
+                r->error = QString::fromStdString(e.what());
+                r->candidates = e.candidates();
+            } catch (const qs::Error& e) {
+                r->error = qtext(e);
+            } catch (const std::bad_alloc&) {
+                r->error = tr("%1: out of memory").arg(r->path);
+            } catch (const std::exception& e) {
+                r->error = tr("%1: internal error: %2").arg(r->path, QString::fromStdString(e.what()));
+            }
+            return [self, r] {
+                if (self)
+                    self->loadFinished(*r);
+            };
+        },
+        JobRunner::Kind::Io);
 }
 
-void MainWindow::loadFinished()
+void MainWindow::loadFinished(const LoadResult& result)
 {
-    // The empty future set below reports "finished" too.
-    if (m_watcher->future().resultCount() == 0)
-        return;
-    m_busy->hide();
-    statusBar()->clearMessage();
-    const LoadResult result = m_watcher->result();
-    // The watcher's future keeps its result: let go of it, or a closed checkpoint stays mapped.
-    m_watcher->setFuture(QFuture<LoadResult>());
     if (!result.candidates.empty()) {
         askFolderChoice(result);
         return;

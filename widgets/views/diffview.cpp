@@ -573,18 +573,20 @@ void DiffView::startMatch(const QString& path, std::shared_ptr<const qs::Checkpo
                 : tr("Opening %1…").arg(QFileInfo(path).fileName()));
     QPointer<DiffView> self(this);
     const std::string file = path.toStdString();
-    context()->jobs()->start(kOpenJob, tr("Opening %1 as B").arg(QFileInfo(path).fileName()),
-                             [a, b, file, self](JobControl&) -> JobRunner::Continuation {
-                                 Opened o;
-                                 o.a = a;
-                                 o.b = b ? b : qs::openCheckpoint(file);
-                                 o.snapshotB = CheckpointSnapshot::fromCheckpoint(o.b);
-                                 o.match = std::make_shared<const qs::WeightMatch>(qs::matchWeights(*a, *o.b));
-                                 return [self, o] {
-                                     if (self)
-                                         self->setOpened(o);
-                                 };
-                             });
+    context()->jobs()->start(
+        kOpenJob, tr("Opening %1 as B").arg(QFileInfo(path).fileName()),
+        [a, b, file, self](JobControl&) -> JobRunner::Continuation {
+            Opened o;
+            o.a = a;
+            o.b = b ? b : qs::openCheckpoint(file);
+            o.snapshotB = CheckpointSnapshot::fromCheckpoint(o.b);
+            o.match = std::make_shared<const qs::WeightMatch>(qs::matchWeights(*a, *o.b));
+            return [self, o] {
+                if (self)
+                    self->setOpened(o);
+            };
+        },
+        JobRunner::Kind::Io);
 }
 
 void DiffView::setOpened(const Opened& o)

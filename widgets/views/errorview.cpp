@@ -441,14 +441,16 @@ void ErrorView::openReference(const QString& path)
 {
     QPointer<ErrorView> self(this);
     const std::string file = path.toStdString();
-    context()->jobs()->start(kOpenJob, tr("Opening %1").arg(QFileInfo(path).fileName()),
-                             [file, self](JobControl&) -> JobRunner::Continuation {
-                                 auto ref = qs::openCheckpoint(file);
-                                 return [self, ref] {
-                                     if (self)
-                                         self->addReference(ref);
-                                 };
-                             });
+    context()->jobs()->start(
+        kOpenJob, tr("Opening %1").arg(QFileInfo(path).fileName()),
+        [file, self](JobControl&) -> JobRunner::Continuation {
+            auto ref = qs::openCheckpoint(file);
+            return [self, ref] {
+                if (self)
+                    self->addReference(ref);
+            };
+        },
+        JobRunner::Kind::Io);
 }
 
 void ErrorView::showEvent(QShowEvent* event)
