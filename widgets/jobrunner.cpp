@@ -4,6 +4,7 @@
 
 #include "base/cancel.h"
 #include "base/error.h"
+#include "base/progress.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -61,6 +62,8 @@ void JobRunner::start(const QString& key, const QString& title, Work work, Kind 
         try {
             if (!control->cancelled()) // cancelled while queued
                 continuation = work(*control);
+        } catch (const qs::Cancelled&) {
+            control->cancel(); // the work stopped on a flag of its own: reported as cancelled
         } catch (const qs::Error& e) {
             error = qtext(e); // translated when core raised it with a message
         } catch (const std::bad_alloc&) {

@@ -752,9 +752,11 @@ void MainWindow::exportReport(const QString& path, const QString& weight)
     m_context->jobs()->start(
         QStringLiteral("report"), title,
         [ckpt, path, self, format, title, options](JobControl& job) -> JobRunner::Continuation {
-            qs::report::Control control;
+            qs::Progress control;
             control.cancel = &job.cancelFlag();
-            control.progress = [&job](double f) { job.setProgress(0.6 * f); };
+            control.report = [&job](uint64_t done, uint64_t total, const std::string&) {
+                job.setProgress(0.6 * double(done) / double(total));
+            };
             auto doc =
                 std::make_shared<const qs::report::Document>(qs::report::checkpointReport(*ckpt, options, control));
             return [self, doc, path, format, title] {
@@ -770,9 +772,11 @@ void MainWindow::exportReport(const QString& path, const QString& weight)
                 self->m_context->jobs()->start(
                     QStringLiteral("report"), title,
                     [self, doc, path, figures](JobControl& job) -> JobRunner::Continuation {
-                        qs::report::Control control;
+                        qs::Progress control;
                         control.cancel = &job.cancelFlag();
-                        control.progress = [&job](double f) { job.setProgress(0.7 + 0.3 * f); };
+                        control.report = [&job](uint64_t done, uint64_t total, const std::string&) {
+                            job.setProgress(0.7 + 0.3 * double(done) / double(total));
+                        };
                         writeReport(*doc, path, figures, control);
                         return [self, path] {
                             if (!self)

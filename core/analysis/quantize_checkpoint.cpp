@@ -215,7 +215,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     size_t done = 0;
     const auto progress = [&](const std::string& name) {
         ++done;
-        if (opt.progress)
+        if (opt.progress.report)
             opt.progress(done, todo.size(), name);
     };
     // A weight GGUF cannot hold (ne0 not whole blocks) stays in float; known before any data.
@@ -231,8 +231,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     // Quantizes one weight into its output tensors (only this weight's output is in memory);
     // empty when the weight is kept as it is.
     const auto quantizeOne = [&](const LogicalWeight& w) -> std::vector<StoredTensor> {
-        if (opt.cancel && opt.cancel->load())
-            throw Error("quantize: cancelled");
+        opt.progress.check();
         const TensorEntry& t = src.tensors[size_t(w.members.at(0).second)];
         const DType dtype = entryDtype(t);
         scheme.modelDtype = dtype;

@@ -136,14 +136,13 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     size_t done = 0;
     const auto progress = [&](const std::string& name) {
         ++done;
-        if (opt.progress)
+        if (opt.progress.report)
             opt.progress(done, todo.size() * (opt.verify ? 2 : 1), name);
     };
     // Reads, repacks and forgets one weight: only its own tensors are in memory at a time.
     const auto repackOne = [&](size_t wi) -> std::vector<StoredTensor> {
         const LogicalWeight& w = *todo[wi];
-        if (opt.cancel && opt.cancel->load())
-            throw Error("repack: cancelled");
+        opt.progress.check();
         RepackWeight& rw = res.weights[wi];
         rw.name = w.name;
         rw.from = w.format;
@@ -305,8 +304,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     const auto dst = openCheckpoint(out);
     const SimdPath path = bestSimdPath();
     for (RepackWeight& rw : res.weights) {
-        if (opt.cancel && opt.cancel->load())
-            throw Error("repack: cancelled");
+        opt.progress.check();
         const LogicalWeight* a = src.findWeight(rw.name);
         const LogicalWeight* b = dst->findWeight(gguf ? rw.name + ".weight" : rw.name);
         const std::string expect = fallback.count(rw.name) ? ggufFormatId(ggmlTypeName(GgmlF32)) : to;
@@ -363,7 +361,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         if (const auto why = inexactNotes.find(rw.name); !rw.exact && why != inexactNotes.end())
             rw.note += (rw.note.empty() ? "" : "; ") + why->second;
         ++done;
-        if (opt.progress)
+        if (opt.progress.report)
             opt.progress(done, todo.size() * 2, rw.name);
     }
     return collectNotes();

@@ -632,13 +632,11 @@ void DiffView::compareAll()
             qs::DiffOptions opt;
             opt.tolerance = tolerance;
             opt.path = qs::bestSimdPath();
-            opt.cancel = &control.cancelFlag();
-            opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
+            opt.progress.cancel = &control.cancelFlag();
+            opt.progress.report = [&control](uint64_t done, uint64_t total, const std::string&) {
                 control.setProgress(total ? double(done) / double(total) : 1.0);
             };
             auto result = std::make_shared<const qs::DiffResult>(qs::diffCheckpoints(*a, *b, opt));
-            if (result->cancelled)
-                return {};
             return [self, a, result] {
                 if (self && self->m_matchedA == a)
                     self->showResult(result);
@@ -804,14 +802,12 @@ void DiffView::updateWeight()
                              [a, bCkpt, match, index, weight, self](JobControl& control) -> JobRunner::Continuation {
                                  qs::DiffOptions opt;
                                  opt.path = qs::bestSimdPath();
-                                 opt.cancel = &control.cancelFlag();
-                                 opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
+                                 opt.progress.cancel = &control.cancelFlag();
+                                 opt.progress.report = [&control](uint64_t done, uint64_t total, const std::string&) {
                                      control.setProgress(total ? double(done) / double(total) : 1.0);
                                  };
                                  auto map = std::make_shared<const qs::DiffMap>(
                                      qs::diffMap(*a, *bCkpt, match->pairs[index], kMapRows, kMapCols, opt));
-                                 if (map->cancelled)
-                                     return {};
                                  return [self, weight, map] {
                                      if (self && self->context()->weight() == weight)
                                          self->setMap(weight, map);

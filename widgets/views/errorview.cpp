@@ -594,12 +594,10 @@ void ErrorView::recompute()
         context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
                                  [ckpt, imatrix, index, opt, spec = *s, job, finish,
                                   progress](JobControl& control) mutable -> JobRunner::Continuation {
-                                     opt.cancel = &control.cancelFlag();
-                                     opt.progress = progress(control);
+                                     opt.progress.cancel = &control.cancelFlag();
+                                     opt.progress.report = progress(control);
                                      auto r = std::make_shared<const qs::WeightComparison>(
                                          qs::compareRequantized(*ckpt, ckpt->weights.at(size_t(index)), spec, opt));
-                                     if (r->cancelled)
-                                         return {};
                                      return finish(job, r);
                                  });
         return;
@@ -626,13 +624,11 @@ void ErrorView::recompute()
     context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
                              [ckpt, ref, imatrix, index, match, opt, job, finish,
                               progress](JobControl& control) mutable -> JobRunner::Continuation {
-                                 opt.cancel = &control.cancelFlag();
-                                 opt.progress = progress(control);
+                                 opt.progress.cancel = &control.cancelFlag();
+                                 opt.progress.report = progress(control);
                                  const qs::LogicalWeight& weight = ckpt->weights.at(size_t(index));
                                  auto r = std::make_shared<const qs::WeightComparison>(
                                      qs::compareWeight(*ckpt, weight, *ref, match, opt));
-                                 if (r->cancelled)
-                                     return {};
                                  return finish(job, r);
                              });
 }
