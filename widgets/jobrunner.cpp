@@ -72,8 +72,13 @@ void JobRunner::start(const QString& key, const QString& title, Work work, Kind 
             error = tr("internal error: %1").arg(QString::fromUtf8(e.what()));
         }
         // The runner outlives its workers (the destructor waits), so `this` is valid here.
+        // Moved, not copied: the worker keeps no share of the result (a closed checkpoint would
+        // stay in memory until this thread ran again).
         QMetaObject::invokeMethod(
-            this, [this, key, serial, continuation, error] { complete(key, serial, continuation, error); },
+            this,
+            [this, key, serial, continuation = std::move(continuation), error] {
+                complete(key, serial, continuation, error);
+            },
             Qt::QueuedConnection);
     });
     emit started(key, title);

@@ -69,6 +69,8 @@
 
 namespace qsw {
 
+const QString MainWindow::kLoadJob = QStringLiteral("load");
+
 namespace {
 
 // An http(s) URL or hf:// path: kept as typed in the recent list, never looked for on disk.
@@ -78,7 +80,6 @@ bool isRemote(const QString& path)
 }
 
 constexpr int kRecentMax = 10;
-const QString kLoadJob = QStringLiteral("load");
 constexpr int kStateVersion = 2; // 2: the inspector sits below the browser
 
 const QPalette& systemPalette()

@@ -56,6 +56,7 @@ public:
         bool persistent = true; // read and write settings: geometry, state, theme, recent files (off for screenshots)
         SessionCarry carry = SessionCarry::Ask;
     };
+    static const QString kLoadJob; // the job that opens a checkpoint (JobRunner::Kind::Io)
     explicit MainWindow(QWidget* parent = nullptr);
     explicit MainWindow(Options options, QWidget* parent = nullptr);
     ~MainWindow() override;
