@@ -742,6 +742,94 @@ void countNonFiniteValues(const Checkpoint& ckpt, const LogicalWeight& weight, c
 
 } // namespace
 
+namespace {
+
+// Approximate: of every `every` runs of `unit` rows (whole kernel blocks, a few thousand
+// values, so the kernels' per-call cost stays small) one is read, the j-th period's at
+// offset frac(j * golden ratio) * every: spread evenly, and in no fixed phase a periodic
+// row structure (heads, experts, interleaved projections) could alias with. every == 0: exact.
+struct RowSample {
+    uint64_t unit, every, period;
+    RowSample(uint64_t N, uint64_t K, uint64_t align, uint64_t sampleEvery)
+        : unit(ceilDiv(ceilDiv(4096, std::max<uint64_t>(K, 1)), align) * align)
+        , every(sampleEvery > 1 && N * K >= kApproximateMinElements ? sampleEvery : 0)
+        , period(unit * every)
+    {
+    }
+    // The rows of [r0, r1) the figures count, as ranges passed to f(a, b).
+    template <typename F>
+    void each(uint64_t r0, uint64_t r1, const F& f) const
+    {
+        if (!every) {
+            f(r0, r1);
+            return;
+        }
+        for (uint64_t j = r0 / period; j * period < r1; ++j) {
+            const uint64_t phase = (((j + 1) * 0x9E3779B97F4A7C15ull) >> 32) * every >> 32;
+            const uint64_t a = std::max(r0, j * period + phase * unit),
+                           b = std::min(r1, j * period + (phase + 1) * unit);
+            if (a < b)
+                f(a, b);
+        }
+    }
+};
+
+// One row chunk's value figures.
+struct ValuePart {
+    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+    double sum = 0, sumSq = 0;
+    uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's or minMaxValues' extremes (orderedBits)
+};
+
+// The chunks' figures in chunk order; min and max from the ordered bits when `fromBits` (the
+// code domain's and a sampled scan's extremes).
+ValuePart mergeParts(const std::vector<ValuePart>& parts, bool fromBits)
+{
+    ValuePart t;
+    for (const ValuePart& p : parts) {
+        t.lo = std::min(t.lo, p.lo);
+        t.hi = std::max(t.hi, p.hi);
+        t.loBits = std::min(t.loBits, p.loBits);
+        t.hiBits = std::max(t.hiBits, p.hiBits);
+        t.sum += p.sum;
+        t.sumSq += p.sumSq;
+    }
+    if (fromBits && t.loBits <= t.hiBits) {
+        t.lo = bitsFloat(unorderedBits(t.loBits));
+        t.hi = bitsFloat(unorderedBits(t.hiBits));
+    }
+    return t;
+}
+
+// The value histogram: the caller's range's bins merged over the threads, else the bfloat16
+// keys' counts binned over [h.minValue, h.maxValue].
+Histogram valueHistogram(const WeightHistograms& h, const RangeBins& range,
+                         const std::vector<std::vector<uint64_t>>& ranged, const std::vector<uint64_t>& keyTotals,
+                         int bins)
+{
+    if (range.on()) {
+        std::vector<uint64_t> merged(range.n + 2, 0);
+        for (const std::vector<uint64_t>& f : ranged)
+            for (size_t i = 0; i < f.size(); ++i)
+                merged[i] += f[i];
+        return fromRange(range, merged);
+    }
+    Histogram values;
+    values.lo = h.minValue;
+    values.hi = h.maxValue;
+    values.counts.assign(size_t(bins), 0);
+    for (uint32_t key = 0; key < 65536; ++key) {
+        if (!keyTotals[key])
+            continue;
+        // The key's value truncated to bfloat16 (NaN and Inf are not binned).
+        const uint32_t top = (key & 0x8000u) ? (key & 0x7FFFu) : (~key & 0xFFFFu);
+        addToHistogram(values, bitsFloat(top << 16), keyTotals[key]);
+    }
+    return values;
+}
+
+} // namespace
+
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt)
 {
     checkBins(opt, ckpt.path + " " + weight.name);
@@ -759,28 +847,10 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     const bool scales = tally && tally->hasScales();
     const bool codeDomain = tally && tally->talliesValues();
 
-    // Approximate: of every `every` runs of `unit` rows (whole kernel blocks, a few thousand
-    // values, so the kernels' per-call cost stays small) one is read, the j-th period's at
-    // offset frac(j * golden ratio) * every: spread evenly, and in no fixed phase a periodic
-    // row structure (heads, experts, interleaved projections) could alias with.
     const uint64_t align = tally ? tally->rowAlign() : 1;
-    const uint64_t unit = ceilDiv(ceilDiv(4096, std::max<uint64_t>(K, 1)), align) * align;
-    const uint64_t every = opt.sampleEvery > 1 && N * K >= kApproximateMinElements ? opt.sampleEvery : 0;
-    const uint64_t period = unit * every;
-    // The rows of [r0, r1) the figures count, as ranges passed to f(a, b).
-    const auto eachRange = [&](uint64_t r0, uint64_t r1, const auto& f) {
-        if (!every) {
-            f(r0, r1);
-            return;
-        }
-        for (uint64_t j = r0 / period; j * period < r1; ++j) {
-            const uint64_t phase = (((j + 1) * 0x9E3779B97F4A7C15ull) >> 32) * every >> 32;
-            const uint64_t a = std::max(r0, j * period + phase * unit),
-                           b = std::min(r1, j * period + (phase + 1) * unit);
-            if (a < b)
-                f(a, b);
-        }
-    };
+    const RowSample sample(N, K, align, opt.sampleEvery);
+    const uint64_t every = sample.every;
+    const auto eachRange = [&sample](uint64_t r0, uint64_t r1, const auto& f) { sample.each(r0, r1, f); };
     uint64_t countedRows = N;
     if (every) {
         countedRows = 0;
@@ -790,18 +860,13 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     h.sampled = countedRows * K;
 
     const RangeBins range = rangeBins(opt);
-    struct Part {
-        double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
-        double sum = 0, sumSq = 0;
-        uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's or minMaxValues' extremes (orderedBits)
-    };
     const uint64_t rows = statsChunkRows(opt, K);
     // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
     // packed layouts whole kernel blocks.
     const uint64_t sliceAlign = align > 1 ? align : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
     const uint64_t sliceRows =
         std::min(rows, std::max(sliceAlign, (uint64_t(1) << 13) / std::max<uint64_t>(K, 1) / sliceAlign * sliceAlign));
-    std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));
+    std::vector<ValuePart> parts(size_t(N ? (N + rows - 1) / rows : 0));
     // Per thread: the bfloat16-bucket histogram (65536 keys), the caller's bins + below +
     // above when a range is given, and the code counts.
     std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
@@ -813,7 +878,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         KeyCounts& keys = *fine[t];
         if (range.on() && ranged[t].empty())
             ranged[t].assign(range.n + 2, 0);
-        Part& p = parts[c];
+        ValuePart& p = parts[c];
         if (every) {
             // Sampling would miss the outliers users look for: every row is dequantized for its
             // extremes, a fraction of the cost of the counting it skips; the sampled rows are
@@ -873,20 +938,8 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
                 tally->addScales(a, b, int(t));
         });
     });
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0, sumSq = 0;
-    uint32_t loBits = 0xFFFFFFFFu, hiBits = 0;
-    for (const Part& p : parts) {
-        lo = std::min(lo, p.lo);
-        hi = std::max(hi, p.hi);
-        loBits = std::min(loBits, p.loBits);
-        hiBits = std::max(hiBits, p.hiBits);
-        sum += p.sum;
-        sumSq += p.sumSq;
-    }
-    if ((codeDomain || every) && loBits <= hiBits) {
-        lo = bitsFloat(unorderedBits(loBits));
-        hi = bitsFloat(unorderedBits(hiBits));
-    }
+    const ValuePart all = mergeParts(parts, codeDomain || every);
+    const double lo = all.lo, hi = all.hi, sum = all.sum, sumSq = all.sumSq;
     // Every value has its key counted, NaN and Inf included (the range too counts keys).
     std::vector<uint64_t> keyTotals(kKeyCount, 0);
     for (std::optional<KeyCounts>& f : fine)
@@ -905,25 +958,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         h.meanValue = sum / double(h.finite());
         h.rmsValue = std::sqrt(sumSq / double(h.finite()));
     }
-    if (range.on()) {
-        std::vector<uint64_t> merged(range.n + 2, 0);
-        for (const std::vector<uint64_t>& f : ranged)
-            for (size_t i = 0; i < f.size(); ++i)
-                merged[i] += f[i];
-        h.values = fromRange(range, merged);
-    } else {
-        const std::vector<uint64_t>& merged = keyTotals;
-        h.values.lo = h.minValue;
-        h.values.hi = h.maxValue;
-        h.values.counts.assign(size_t(opt.bins), 0);
-        for (uint32_t key = 0; key < 65536; ++key) {
-            if (!merged[key])
-                continue;
-            // The key's value truncated to bfloat16 (NaN and Inf are not binned).
-            const uint32_t top = (key & 0x8000u) ? (key & 0x7FFFu) : (~key & 0xFFFFu);
-            addToHistogram(h.values, bitsFloat(top << 16), merged[key]);
-        }
-    }
+    h.values = valueHistogram(h, range, ranged, keyTotals, opt.bins);
     if (codes) {
         h.codes.assign(size_t(1) << tally->codeBits(), 0);
         for (const std::vector<uint64_t>& cc : codeCounts)
