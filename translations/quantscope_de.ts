@@ -2203,6 +2203,11 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>%1 wird noch geöffnet …</translation>
     </message>
     <message>
+        <location filename="../widgets/mainwindow.cpp" line="160"/>
+        <source>Opening %1 cancelled</source>
+        <translation>Öffnen von %1 abgebrochen</translation>
+    </message>
+    <message>
         <location filename="../widgets/mainwindow.cpp" line="559"/>
         <location filename="../widgets/mainwindow.cpp" line="588"/>
         <source>the demo checkpoint</source>

@@ -4,10 +4,13 @@
 
 #include "base/cancel.h"
 #include "base/error.h"
+#include "base/progress.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QThread>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <new>
@@ -23,18 +26,19 @@ void JobControl::setProgress(double fraction)
 JobRunner::JobRunner(QObject* parent)
     : QObject(parent)
 {
-    // Leave a core for the GUI thread when there are few.
-    m_pool.setMaxThreadCount(std::max(1, QThread::idealThreadCount() - 1));
+    m_compute.setMaxThreadCount(1);
+    m_io.setMaxThreadCount(2);
 }
 
 JobRunner::~JobRunner()
 {
     for (auto& [key, job] : m_jobs)
         job.control->cancel();
-    m_pool.waitForDone();
+    m_compute.waitForDone();
+    m_io.waitForDone();
 }
 
-void JobRunner::start(const QString& key, const QString& title, Work work)
+void JobRunner::start(const QString& key, const QString& title, Work work, Kind kind)
 {
     cancel(key);
     Job job;
@@ -44,13 +48,22 @@ void JobRunner::start(const QString& key, const QString& title, Work work)
     m_jobs[key] = job;
     const uint64_t serial = job.serial;
     auto control = job.control;
-    m_pool.start([this, key, serial, control, work = std::move(work)] {
+    QThreadPool& pool = kind == Kind::Compute ? m_compute : m_io;
+    pool.start([this, key, serial, control, kind, work = std::move(work)] {
         Continuation continuation;
         QString error;
         // What the job reads from a remote checkpoint is fetched under its cancel flag.
         const qs::CancelScope scope(&control->cancelFlag());
+        // An I/O job's parallel loops (base/parallel.h) take a team of one: the cores are the
+        // compute job's. (The setting is this thread's own, and the I/O pool's threads run
+        // nothing else.)
+        if (kind == Kind::Io)
+            omp_set_num_threads(1);
         try {
-            continuation = work(*control);
+            if (!control->cancelled()) // cancelled while queued
+                continuation = work(*control);
+        } catch (const qs::Cancelled&) {
+            control->cancel(); // the work stopped on a flag of its own: reported as cancelled
         } catch (const qs::Error& e) {
             error = qtext(e); // translated when core raised it with a message
         } catch (const std::bad_alloc&) {
@@ -59,8 +72,13 @@ void JobRunner::start(const QString& key, const QString& title, Work work)
             error = tr("internal error: %1").arg(QString::fromUtf8(e.what()));
         }
         // The runner outlives its workers (the destructor waits), so `this` is valid here.
+        // Moved, not copied: the worker keeps no share of the result (a closed checkpoint would
+        // stay in memory until this thread ran again).
         QMetaObject::invokeMethod(
-            this, [this, key, serial, continuation, error] { complete(key, serial, continuation, error); },
+            this,
+            [this, key, serial, continuation = std::move(continuation), error] {
+                complete(key, serial, continuation, error);
+            },
             Qt::QueuedConnection);
     });
     emit started(key, title);

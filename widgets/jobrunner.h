@@ -1,7 +1,10 @@
 #pragma once
-// Background jobs for the views: statistics, requantizing, diffing, reports. Work runs on
-// the runner's own thread pool with a progress fraction and a cancel flag; its result comes
-// back to the GUI thread as a continuation. The window stays responsive throughout.
+// Background jobs for the views and the window: statistics, requantizing, diffing, reports, and
+// opening a checkpoint. Work runs off the GUI thread with a progress fraction and a cancel flag;
+// its result comes back to the GUI thread as a continuation. The window stays responsive
+// throughout. Compute jobs run one at a time, each with the whole OpenMP team (two at once gave
+// two full teams on the same cores); I/O jobs (listing and detecting a checkpoint, a remote
+// file's headers) run beside them, each on one thread.
 #include <QObject>
 #include <QString>
 #include <QThreadPool>
@@ -38,11 +41,17 @@ public:
     // Runs on a worker thread. Throwing qs::Error (or any std::exception) reports failed().
     using Work = std::function<Continuation(JobControl&)>;
 
+    enum class Kind {
+        Compute, // one at a time, the others queued in the order started
+        Io, // beside the compute job, each serial (a team of one)
+    };
+
     explicit JobRunner(QObject* parent = nullptr);
     ~JobRunner() override; // cancels every job and waits for the workers
 
-    // Starts `work`; a running job with the same key is cancelled and its result dropped.
-    void start(const QString& key, const QString& title, Work work);
+    // Starts `work` (queued behind the running compute job for Kind::Compute); a job with the
+    // same key is cancelled and its result dropped. A job cancelled before it began never runs.
+    void start(const QString& key, const QString& title, Work work, Kind kind = Kind::Compute);
     void cancel(const QString& key);
     void cancelAll();
     bool isRunning(const QString& key) const;
@@ -74,7 +83,8 @@ private:
     };
     void complete(const QString& key, uint64_t serial, const Continuation& continuation, const QString& error);
 
-    QThreadPool m_pool;
+    QThreadPool m_compute; // one thread: one OpenMP team at a time
+    QThreadPool m_io;
     std::map<QString, Job> m_jobs;
     uint64_t m_serial = 0;
 };

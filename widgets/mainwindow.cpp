@@ -10,6 +10,7 @@
 #include "inspector.h"
 #include "jobrunner.h"
 #include "numbers.h"
+#include "qtext.h"
 #include "openurldialog.h"
 #include "outputfile.h"
 #include "report/report.h"
@@ -61,13 +62,14 @@
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 
 #include <algorithm>
 #include <map>
 #include <new>
 
 namespace qsw {
+
+const QString MainWindow::kLoadJob = QStringLiteral("load");
 
 namespace {
 
@@ -168,8 +170,10 @@ MainWindow::MainWindow(Options options, QWidget* parent)
             selectWeight(m_snapshot->weightName(weight));
     });
 
-    m_watcher = new QFutureWatcher<LoadResult>(this);
-    connect(m_watcher, &QFutureWatcherBase::finished, this, &MainWindow::loadFinished);
+    connect(m_context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
+        if (key == kLoadJob)
+            statusBar()->showMessage(tr("Opening %1 cancelled").arg(m_loadingPath), 5000);
+    });
 
     createCentralViews();
     createDocks();
@@ -196,11 +200,7 @@ MainWindow::MainWindow(Options options, QWidget* parent)
     m_inspector->setSnapshot(nullptr);
 }
 
-MainWindow::~MainWindow()
-{
-    // A load still running finishes on its own; nobody reads its result.
-    m_watcher->disconnect(this);
-}
+MainWindow::~MainWindow() = default;
 
 QSortFilterProxyModel* MainWindow::weightProxy() const
 {
@@ -527,11 +527,6 @@ void MainWindow::createStatusBar()
     m_countLabel = new QLabel(this);
     m_sizeLabel = new QLabel(this);
     m_mappedLabel = new QLabel(this);
-    m_busy = new QProgressBar(this);
-    m_busy->setRange(0, 0); // busy: listing has no meaningful progress
-    m_busy->setMaximumWidth(140);
-    m_busy->setTextVisible(false);
-    m_busy->hide();
     m_fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusBar()->addWidget(m_fileLabel, 1);
 
@@ -559,7 +554,6 @@ void MainWindow::createStatusBar()
     connect(m_context->jobs(), &JobRunner::failed, this,
             [this](const QString&, const QString& message) { statusBar()->showMessage(message, 10000); });
     updateJobStatus();
-    statusBar()->addPermanentWidget(m_busy);
     statusBar()->addPermanentWidget(m_countLabel);
     statusBar()->addPermanentWidget(m_sizeLabel);
     statusBar()->addPermanentWidget(m_mappedLabel);
@@ -639,7 +633,7 @@ void MainWindow::openDemo()
 
 bool MainWindow::isLoading() const
 {
-    return m_watcher->isRunning();
+    return m_context->jobs()->isRunning(kLoadJob);
 }
 
 bool MainWindow::isBusy() const
@@ -774,9 +768,11 @@ void MainWindow::exportReport(const QString& path, const QString& weight)
     m_context->jobs()->start(
         QStringLiteral("report"), title,
         [ckpt, path, self, format, title, options](JobControl& job) -> JobRunner::Continuation {
-            qs::report::Control control;
+            qs::Progress control;
             control.cancel = &job.cancelFlag();
-            control.progress = [&job](double f) { job.setProgress(0.6 * f); };
+            control.report = [&job](uint64_t done, uint64_t total, const std::string&) {
+                job.setProgress(0.6 * double(done) / double(total));
+            };
             auto doc =
                 std::make_shared<const qs::report::Document>(qs::report::checkpointReport(*ckpt, options, control));
             return [self, doc, path, format, title] {
@@ -792,9 +788,11 @@ void MainWindow::exportReport(const QString& path, const QString& weight)
                 self->m_context->jobs()->start(
                     QStringLiteral("report"), title,
                     [self, doc, path, figures](JobControl& job) -> JobRunner::Continuation {
-                        qs::report::Control control;
+                        qs::Progress control;
                         control.cancel = &job.cancelFlag();
-                        control.progress = [&job](double f) { job.setProgress(0.7 + 0.3 * f); };
+                        control.report = [&job](uint64_t done, uint64_t total, const std::string&) {
+                            job.setProgress(0.7 + 0.3 * double(done) / double(total));
+                        };
                         writeReport(*doc, path, figures, control);
                         return [self, path] {
                             if (!self)
@@ -845,47 +843,47 @@ void MainWindow::updateJobStatus()
 
 void MainWindow::startLoad(const QString& path, bool demo, const std::vector<std::string>& chosen)
 {
-    if (m_watcher->isRunning()) {
+    JobRunner* jobs = m_context->jobs();
+    if (jobs->isRunning(kLoadJob)) {
         // One load at a time; a folder of shards may take a moment.
         statusBar()->showMessage(tr("Still opening %1…").arg(m_loadingPath), 3000);
         return;
     }
     m_loadingPath = demo ? tr("the demo checkpoint") : QDir::toNativeSeparators(path);
-    m_busy->show();
-    statusBar()->showMessage(tr("Opening %1…").arg(m_loadingPath));
-    m_watcher->setFuture(QtConcurrent::run([path, demo, chosen]() -> LoadResult {
-        LoadResult r;
-        r.demo = demo;
-        r.path = path;
-        try {
-            if (demo)
-                r.path = extractDemoCheckpoint();
-            r.checkpoint = qs::openCheckpoint(r.path.toStdString(), chosen);
-            r.snapshot = CheckpointSnapshot::fromCheckpoint(r.checkpoint);
-        } catch (const qs::FolderChoiceError& e) {
-            r.error = QString::fromStdString(e.what());
-            r.candidates = e.candidates();
-        } catch (const qs::Error& e) {
-            r.error = QString::fromStdString(e.what());
-        } catch (const std::bad_alloc&) {
-            r.error = tr("%1: out of memory").arg(r.path);
-        } catch (const std::exception& e) {
-            r.error = tr("%1: internal error: %2").arg(r.path, QString::fromStdString(e.what()));
-        }
-        return r;
-    }));
+    QPointer<MainWindow> self(this);
+    // Listing and detecting is I/O: it runs beside a compute job, and Cancel (or a remote
+    // fetch's cancel under it) drops it and what it mapped.
+    jobs->start(
+        kLoadJob, tr("Opening %1…").arg(m_loadingPath),
+        [self, path, demo, chosen](JobControl&) -> JobRunner::Continuation {
+            auto r = std::make_shared<LoadResult>();
+            r->demo = demo;
+            r->path = path;
+            try {
+                if (demo)
+                    r->path = extractDemoCheckpoint();
+                r->checkpoint = qs::openCheckpoint(r->path.toStdString(), chosen);
+                r->snapshot = CheckpointSnapshot::fromCheckpoint(r->checkpoint);
+            } catch (const qs::FolderChoiceError& e) {
+                r->error = QString::fromStdString(e.what());
+                r->candidates = e.candidates();
+            } catch (const qs::Error& e) {
+                r->error = qtext(e);
+            } catch (const std::bad_alloc&) {
+                r->error = tr("%1: out of memory").arg(r->path);
+            } catch (const std::exception& e) {
+                r->error = tr("%1: internal error: %2").arg(r->path, QString::fromStdString(e.what()));
+            }
+            return [self, r] {
+                if (self)
+                    self->loadFinished(*r);
+            };
+        },
+        JobRunner::Kind::Io);
 }
 
-void MainWindow::loadFinished()
+void MainWindow::loadFinished(const LoadResult& result)
 {
-    // The empty future set below reports "finished" too.
-    if (m_watcher->future().resultCount() == 0)
-        return;
-    m_busy->hide();
-    statusBar()->clearMessage();
-    const LoadResult result = m_watcher->result();
-    // The watcher's future keeps its result: let go of it, or a closed checkpoint stays mapped.
-    m_watcher->setFuture(QFuture<LoadResult>());
     if (!result.candidates.empty()) {
         askFolderChoice(result);
         return;

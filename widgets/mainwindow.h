@@ -5,7 +5,6 @@
 #include "snapshot.h"
 #include "theme.h"
 
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QPointer>
@@ -57,6 +56,7 @@ public:
         bool persistent = true; // read and write settings: geometry, state, theme, recent files (off for screenshots)
         SessionCarry carry = SessionCarry::Ask;
     };
+    static const QString kLoadJob; // the job that opens a checkpoint (JobRunner::Kind::Io)
     explicit MainWindow(QWidget* parent = nullptr);
     explicit MainWindow(Options options, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -172,7 +172,7 @@ private:
     void startLoad(const QString& path, bool demo, const std::vector<std::string>& chosen = {});
     // Lists a folder's checkpoints (a non-blocking dialog) and opens the one the user picks.
     void askFolderChoice(const LoadResult& result);
-    void loadFinished();
+    void loadFinished(const LoadResult& result);
     void showSnapshot(const LoadResult& result);
     void showError(const QString& path, const QString& message);
     void updateStatus();
@@ -206,7 +206,6 @@ private:
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
     std::shared_ptr<const CheckpointSnapshot> m_snapshot;
     bool m_isDemo = false;
-    QFutureWatcher<LoadResult>* m_watcher = nullptr;
     QString m_loadingPath;
     QString m_lastError;
     QPointer<QMessageBox> m_errorBox;
@@ -240,7 +239,6 @@ private:
     QLabel* m_memoryLabel = nullptr; // private memory of the process
     QLabel* m_residentLabel = nullptr; // checkpoint pages in RAM
     QLabel* m_fetchedLabel = nullptr; // a remote checkpoint's bytes fetched
-    QProgressBar* m_busy = nullptr;
     ViewContext* m_context = nullptr;
     QList<AnalysisView*> m_views;
     QLabel* m_jobLabel = nullptr;

@@ -106,7 +106,7 @@ int runDiff(const QStringList& args)
     const bool progress = qs::platform::stderrIsTerminal();
     int shown = -1;
     if (progress)
-        opt.progress = [&shown](uint64_t done, uint64_t total, const std::string& w) {
+        opt.progress.report = [&shown](uint64_t done, uint64_t total, const std::string& w) {
             const int pct = total ? int(done * 100 / total) : 100;
             if (pct == shown)
                 return;

@@ -95,7 +95,7 @@ int runQuantize(const QStringList& args)
     for (qsizetype i = 1; i < pos.size(); ++i)
         opt.weights.push_back(pos.at(i).toStdString());
     if (qs::platform::stderrIsTerminal())
-        opt.progress = [](size_t done, size_t total, const std::string& name) {
+        opt.progress.report = [](size_t done, size_t total, const std::string& name) {
             std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, name.c_str());
             if (done == total)
                 std::fprintf(stderr, "\n");

@@ -51,7 +51,7 @@ int runRepack(const QStringList& args)
     opt.verify = !parser.isSet(noVerifyOpt);
     opt.force = parser.isSet(forceOpt);
     if (qs::platform::stderrIsTerminal())
-        opt.progress = [](size_t done, size_t total, const std::string& name) {
+        opt.progress.report = [](size_t done, size_t total, const std::string& name) {
             std::fprintf(stderr, "\r[%zu/%zu] %s\033[K", done, total, name.c_str());
             if (done == total)
                 std::fprintf(stderr, "\n");

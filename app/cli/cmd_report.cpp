@@ -100,9 +100,11 @@ int runReport(const QStringList& args)
     };
 
     const bool progress = qs::platform::stderrIsTerminal();
-    qs::report::Control control;
+    qs::Progress control;
     if (progress)
-        control.progress = [](double f) { std::fprintf(stderr, "\rreport: %3d%%", int(f * 100)); };
+        control.report = [](uint64_t done, uint64_t total, const std::string&) {
+            std::fprintf(stderr, "\rreport: %3d%%", int(100 * done / total));
+        };
     qs::report::Document doc;
     if (byFormat) {
         const qs::FormatInfo& info = qs::parseFormatId(parser.value(formatOpt).toStdString());

@@ -436,7 +436,7 @@ int runStats(const QStringList& args)
         all += w->elementCount();
     int shown = -1;
     if (qs::platform::stderrIsTerminal())
-        opt.progress = [&](uint64_t done, uint64_t, const std::string& name) {
+        opt.progress.report = [&](uint64_t done, uint64_t, const std::string& name) {
             const int pct = all ? int((before + done) * 100 / all) : 100;
             if (pct != shown) {
                 shown = pct;

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/intmath.h"
 #include "base/parallel.h"
+#include "base/progress.h"
 #include "formats/detect.h"
 #include "formats/dequant.h"
 #include "base/shapetext.h"
@@ -38,9 +39,9 @@ uint64_t diffChunkRows(const WeightPair& p, uint64_t N, uint64_t K, uint64_t ele
 
 // Runs body(chunkIndex, r0, r1, bufA, bufB) over the row chunks of a pair on an OpenMP team,
 // each thread with its own buffers; exceptions are carried out of the team, cancel is
-// polled before each chunk, and progress is reported from the calling thread.
+// polled before each chunk (Cancelled thrown), and progress is reported from the calling thread.
 template <typename Body>
-bool forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
+void forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
                       uint64_t progressBase, uint64_t progressTotal, Body&& body)
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
@@ -51,7 +52,7 @@ bool forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair
     };
     std::atomic<uint64_t> done{0};
     const bool finished = runChunks<Buffers>(
-        chunks, opt.threads, opt.cancel,
+        chunks, opt.threads, opt.progress.cancel,
         [&](uint64_t c, Buffers& buf) {
             const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
             const size_t n = size_t((r1 - r0) * K);
@@ -63,17 +64,14 @@ bool forEachDiffChunk(const Checkpoint& a, const Checkpoint& b, const WeightPair
             body(c, r0, r1, buf.a.data(), buf.b.data());
             done += n;
         },
-        [&] {
-            if (opt.progress)
-                opt.progress(progressBase + done.load(), progressTotal, p.a->name);
-        });
-    if (opt.progress)
-        opt.progress(progressBase + done.load(), progressTotal, p.a->name);
-    return finished;
+        [&] { opt.progress(progressBase + done.load(), progressTotal, p.a->name); });
+    if (!finished)
+        throw Cancelled();
+    opt.progress(progressBase + done.load(), progressTotal, p.a->name);
 }
 
 WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, const DiffOptions& opt,
-                    uint64_t progressBase, uint64_t progressTotal, bool& cancelled)
+                    uint64_t progressBase, uint64_t progressTotal)
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (N != p.b->outFeatures() || K != p.b->inFeatures())
@@ -81,13 +79,13 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
                     + shapeText(p.b->shape) + ": shapes differ");
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     std::vector<DiffSums> parts(size_t(ceilDiv(N, rows)));
-    cancelled = !forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
-                                  [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
-                                      const uint64_t n = (r1 - r0) * K;
-                                      DiffLanes lanes;
-                                      scanDiff(x, y, n, r0 * K, lanes, opt.path);
-                                      parts[c] = mergeLanes(lanes);
-                                  });
+    forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
+                     [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
+                         const uint64_t n = (r1 - r0) * K;
+                         DiffLanes lanes;
+                         scanDiff(x, y, n, r0 * K, lanes, opt.path);
+                         parts[c] = mergeLanes(lanes);
+                     });
     DiffSums t;
     for (const DiffSums& s : parts) { // chunk order: the same sums for any thread count
         t.sumSq += s.sumSq;
@@ -140,8 +138,7 @@ bool DiffResult::passed() const
 
 WeightDiff diffWeights(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, const DiffOptions& opt)
 {
-    bool cancelled = false;
-    return diffPair(a, b, pair, opt, 0, pair.a->elementCount(), cancelled);
+    return diffPair(a, b, pair, opt, 0, pair.a->elementCount());
 }
 
 DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffOptions& opt)
@@ -177,12 +174,7 @@ DiffResult diffCheckpoints(const Checkpoint& a, const Checkpoint& b, const DiffO
                 if (note.startsWith(kZeroConventionNote))
                     r.warnings.push_back(c->path + ": " + w->name + ": " + note.text());
     for (const WeightPair& p : m.pairs) {
-        bool cancelled = false;
-        WeightDiff d = diffPair(a, b, p, opt, done, total, cancelled);
-        if (cancelled) {
-            r.cancelled = true;
-            break;
-        }
+        WeightDiff d = diffPair(a, b, p, opt, done, total);
         done += p.a->elementCount();
         r.weights.push_back(std::move(d));
     }
@@ -215,24 +207,23 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
     m.cells.assign(cells, 0.0f);
     std::vector<std::vector<float>> perThread(
         size_t(std::max(1, opt.threads > 0 ? opt.threads : omp_get_max_threads())));
-    m.cancelled = !forEachDiffChunk(
-        a, b, p, opt, 0, N * K, [&](uint64_t, uint64_t r0, uint64_t r1, const float* x, const float* y) {
-            std::vector<float>& c = perThread[size_t(omp_get_thread_num()) % perThread.size()];
-            if (c.empty())
-                c.assign(cells, 0.0f);
-            for (uint64_t r = r0; r < r1; ++r) {
-                float* row = c.data() + (storedRow(p.ta, r, N) / m.rowsPerCell) * m.cellCols;
-                const float* xr = x + (r - r0) * K;
-                const float* yr = y + (r - r0) * K;
-                for (uint64_t k = 0; k < K; ++k) {
-                    float d = std::fabs(xr[k] - yr[k]);
-                    if (std::isnan(d))
-                        d = xr[k] == yr[k] ? 0.0f : std::numeric_limits<float>::infinity();
-                    float& cell = row[k / m.colsPerCell];
-                    cell = std::max(cell, d);
-                }
+    forEachDiffChunk(a, b, p, opt, 0, N * K, [&](uint64_t, uint64_t r0, uint64_t r1, const float* x, const float* y) {
+        std::vector<float>& c = perThread[size_t(omp_get_thread_num()) % perThread.size()];
+        if (c.empty())
+            c.assign(cells, 0.0f);
+        for (uint64_t r = r0; r < r1; ++r) {
+            float* row = c.data() + (storedRow(p.ta, r, N) / m.rowsPerCell) * m.cellCols;
+            const float* xr = x + (r - r0) * K;
+            const float* yr = y + (r - r0) * K;
+            for (uint64_t k = 0; k < K; ++k) {
+                float d = std::fabs(xr[k] - yr[k]);
+                if (std::isnan(d))
+                    d = xr[k] == yr[k] ? 0.0f : std::numeric_limits<float>::infinity();
+                float& cell = row[k / m.colsPerCell];
+                cell = std::max(cell, d);
             }
-        });
+        }
+    });
     for (const std::vector<float>& c : perThread)
         for (size_t i = 0; i < c.size(); ++i)
             m.cells[i] = std::max(m.cells[i], c[i]);

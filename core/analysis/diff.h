@@ -6,6 +6,7 @@
 // per-weight error figures come back worst first. B is the reference side: SQNR and the
 // relative error divide by B's energy.
 #include "analysis/namemap.h"
+#include "base/progress.h"
 #include "container/checkpoint.h"
 #include "formats/kernel.h"
 
@@ -23,10 +24,9 @@ struct DiffOptions {
     uint64_t chunkElements = 0; // floats per side per chunk; 0 = about 256 Ki (1 MiB) in whole kernel row blocks
     int threads = 0; // OpenMP threads; <= 0 = the default
     SimdPath path = SimdPath::Scalar;
-    const std::atomic<bool>* cancel = nullptr; // polled between chunks
-    // Called on the calling thread: elements compared so far, elements in all pairs, and the
-    // weight being compared.
-    std::function<void(uint64_t done, uint64_t total, const std::string& weight)> progress;
+    // Cancel polled between chunks (a cancelled call throws Cancelled); progress: elements
+    // compared so far, elements in all pairs, and the weight being compared.
+    Progress progress;
 };
 
 struct WeightDiff {
@@ -55,7 +55,6 @@ struct DiffResult {
     // Detection notes on the compared weights that put the figures in doubt ("<weight>: zero
     // convention: ..." for GPTQ v1/v2 zeros mixed), in A's then B's order.
     std::vector<std::string> warnings;
-    bool cancelled = false;
     // No weight over the tolerance and no shape mismatch (one-sided weights are only listed).
     bool passed() const;
 };
@@ -77,7 +76,6 @@ struct DiffMap {
     uint64_t rowsPerCell = 1, colsPerCell = 1; // cell (i, j) covers rows [i*rowsPerCell, ...)
     std::vector<float> cells; // cellRows * cellCols
     float maxAbs = 0;
-    bool cancelled = false;
 };
 DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& pair, uint64_t maxRows, uint64_t maxCols,
                 const DiffOptions& opt);

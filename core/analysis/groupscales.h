@@ -19,8 +19,8 @@ namespace qs {
 // GGUF block types with a scale field).
 bool hasGroupScales(const Checkpoint& ckpt, const LogicalWeight& weight);
 // Throws qs::Error naming the file and weight for float weights, formats without per-group
-// parameters and malformed tensors. `cancel` is polled between rows; a cancelled call returns
-// what it has with `scales` empty.
+// parameters and malformed tensors. `cancel` is polled between rows; a cancelled call throws
+// Cancelled (base/progress.h).
 GroupScales groupScales(const Checkpoint& ckpt, const LogicalWeight& weight,
                         GgufScaleLevel level = GgufScaleLevel::Block, const std::atomic<bool>* cancel = nullptr);
 // True for GGUF k-quant types whose blocks carry integer sub-block scales.

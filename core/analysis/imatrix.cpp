@@ -2,6 +2,7 @@
 
 #include "analysis/namemap.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "base/shapetext.h"
 #include "container/gguf.h"
 #include "container/mappedfile.h"
@@ -406,8 +407,6 @@ ImportanceRanking rankByImportance(const Checkpoint& ckpt, const ImatrixMatch& m
             } else {
                 c = compareRequantized(ckpt, w, *spec, o);
             }
-            if (c.cancelled)
-                return out;
             ImportanceRankRow r;
             r.weight = w.name;
             r.format = w.format;
@@ -416,6 +415,8 @@ ImportanceRanking rankByImportance(const Checkpoint& ckpt, const ImatrixMatch& m
             r.mse = c.error.rmse * c.error.rmse;
             r.weightedSumSq = c.error.weightedSumSq;
             out.rows.push_back(std::move(r));
+        } catch (const Cancelled&) {
+            throw;
         } catch (const Error& e) {
             out.skipped.push_back(w.name + ": " + e.what());
         }

@@ -126,7 +126,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     size_t done = 0;
     const auto progress = [&](const std::string& name) {
         ++done;
-        if (opt.progress)
+        if (opt.progress.report)
             opt.progress(done, todo.size(), name);
     };
     const auto keep = [&](const LogicalWeight& w, DType dtype, const std::string& why) {
@@ -169,8 +169,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     // empty when the weight is kept as it is.
     const auto quantizeOne = [&](size_t c) -> std::vector<StoredTensor> {
         const LogicalWeight& w = *converted[c];
-        if (opt.cancel && opt.cancel->load())
-            throw Error("quantize: cancelled");
+        opt.progress.check();
         const DType dtype = entryDtype(src.tensors[size_t(w.members.at(0).second)]);
         scheme.modelDtype = dtype;
         std::vector<StoredTensor> tensors;

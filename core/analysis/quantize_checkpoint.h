@@ -9,6 +9,7 @@
 //   GGUF targets (a .gguf file): gguf-q4_0 .. gguf-q8_0, gguf-q2_k .. gguf-q6_k, with the input's
 //   metadata, general.file_type and general.quantization_version. Tensor names are kept: GGUF
 //   output needs a GGUF input or GGUF-style names (HF -> GGUF naming is not done here).
+#include "base/progress.h"
 #include "container/checkpoint.h"
 #include "formats/target.h"
 
@@ -36,9 +37,9 @@ struct QuantizeCheckpointOptions : QuantizeRequest {
     std::string format; // what the user typed: parseQuantizeTarget()
     std::vector<std::string> weights; // names (tensor or module) to quantize; empty: every eligible weight
     int threads = 0; // 1: serial; otherwise OpenMP across rows/blocks (0: its default count)
-    // Called after each weight (done of total, the weight's name); from the calling thread.
-    std::function<void(size_t done, size_t total, const std::string& weight)> progress;
-    const std::atomic<bool>* cancel = nullptr; // checked between weights: throws qs::Error "cancelled"
+    // Cancel checked between weights (a cancelled call throws Cancelled); progress after each
+    // weight (done of total, the weight's name), from the calling thread.
+    Progress progress;
     bool force = false; // write into a non-empty output folder (replacing only the files quantize writes)
 };
 

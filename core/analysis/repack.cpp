@@ -222,8 +222,7 @@ void verifyRepacked(const Checkpoint& src, const std::string& out, const Checkpo
 {
     const auto dst = openCheckpoint(out);
     for (size_t wi = 0; wi < todo.size(); ++wi) {
-        if (opt.cancel && opt.cancel->load())
-            throw Error("repack: cancelled");
+        opt.progress.check();
         RepackWeight& rw = weights[wi];
         const LogicalWeight& a = *todo[wi];
         const LogicalWeight& b = readBackWeight(*dst, out, writer.readBack(extras[wi].converted), rw, a);
@@ -255,7 +254,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     size_t done = 0;
     const auto progress = [&](const std::string& name) {
         ++done;
-        if (opt.progress)
+        if (opt.progress.report)
             opt.progress(done, todo.size() * (opt.verify ? 2 : 1), name);
     };
     // The output in the input's tensor order, each weight in place of its first member. Whether
@@ -287,8 +286,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     const auto repackOne = [&](size_t c) -> std::vector<StoredTensor> {
         const size_t wi = order[c];
         const LogicalWeight& w = *todo[wi];
-        if (opt.cancel && opt.cancel->load())
-            throw Error("repack: cancelled");
+        opt.progress.check();
         RepackWeight& rw = res.weights[wi];
         rw.name = w.name;
         rw.from = w.format;

@@ -16,6 +16,7 @@
 // the model, so a padded tensor would not load: such a weight is written as F32 (exact; llama.cpp's
 // quantize falls back to float for it as well) with a note. AWQ GEMM needs N % 8 == 0 and whole
 // groups (AutoAWQ asserts both): refused with that reason. MLX needs groups of 32, 64 or 128.
+#include "base/progress.h"
 #include "container/checkpoint.h"
 #include "formats/codes.h"
 #include "formats/formatid.h"
@@ -46,8 +47,9 @@ struct RepackOptions {
     std::string to; // what the user typed: parseRepackTarget()
     bool verify = true; // dequantize source and target and compare
     int threads = 0; // the comparison's OpenMP team across row chunks (0: OpenMP default)
-    std::function<void(size_t done, size_t total, const std::string& weight)> progress;
-    const std::atomic<bool>* cancel = nullptr;
+    // Cancel checked between weights (a cancelled call throws Cancelled); progress after each
+    // weight (done of total, the weight's name), from the calling thread.
+    Progress progress;
     bool force = false; // write into a non-empty output folder (replacing only the files repack writes)
 };
 

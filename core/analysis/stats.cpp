@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/intmath.h"
 #include "base/parallel.h"
+#include "base/progress.h"
 #include "base/shapetext.h"
 #include "formats/dequant.h"
 #include "formats/family.h"
@@ -153,28 +154,25 @@ struct Scratch {
 };
 
 // Runs body(chunk, r0, r1, scratch) over row chunks of `rows` on an OpenMP team: exceptions
-// carried out, cancel polled before each chunk, progress reported from the calling thread.
-// Returns false when cancelled.
+// carried out, cancel polled before each chunk (Cancelled thrown), progress reported from the
+// calling thread.
 template <typename Body>
-bool forEachStatsChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name,
+void forEachStatsChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions& opt, const std::string& name,
                        Body&& body)
 {
     const uint64_t chunks = N ? (N + rows - 1) / rows : 0;
     std::atomic<uint64_t> done{0};
     const bool finished = runChunks<Scratch>(
-        chunks, opt.threads, opt.cancel,
+        chunks, opt.threads, opt.progress.cancel,
         [&](uint64_t c, Scratch& s) {
             const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
             body(c, r0, r1, s);
             done += (r1 - r0) * K;
         },
-        [&] {
-            if (opt.progress)
-                opt.progress(done.load(), N * K, name);
-        });
-    if (opt.progress)
-        opt.progress(done.load(), N * K, name);
-    return finished;
+        [&] { opt.progress(done.load(), N * K, name); });
+    if (!finished)
+        throw Cancelled();
+    opt.progress(done.load(), N * K, name);
 }
 
 std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std::string& where, uint64_t& T)
@@ -264,102 +262,98 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     // progress is the second half of the weight's.
     const bool secondPass = stride > 1 && !range.on();
     StatsOptions firstOpt = opt;
-    if (secondPass && opt.progress)
-        firstOpt.progress = [&opt](uint64_t done, uint64_t all, const std::string& w) {
+    if (secondPass && opt.progress.report)
+        firstOpt.progress.report = [&opt](uint64_t done, uint64_t all, const std::string& w) {
             opt.progress(done / 2, all, w);
         };
-    res.cancelled =
-        !forEachStatsChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-            const uint64_t n = (r1 - r0) * K, first = r0 * K;
-            const size_t t = size_t(omp_get_thread_num());
-            if (coarse[t].empty())
-                coarse[t].assign(kCoarseKeys * kKeySplit, 0);
-            if (range.on() && ranged[t].empty())
-                ranged[t].assign(range.n + 2, 0);
-            s.a.resize(size_t(n));
-            s.b.resize(size_t(n));
-            load(r0, r1, s.a.data(), s.b.data(), s);
-            const float* q = s.a.data();
-            const float* r = s.b.data();
-            // Unsampled, the errors go straight to their kept slots.
-            float* err = kept + first;
-            if (stride > 1) {
-                s.c.resize(size_t(n));
-                err = s.c.data();
+    forEachStatsChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+        const uint64_t n = (r1 - r0) * K, first = r0 * K;
+        const size_t t = size_t(omp_get_thread_num());
+        if (coarse[t].empty())
+            coarse[t].assign(kCoarseKeys * kKeySplit, 0);
+        if (range.on() && ranged[t].empty())
+            ranged[t].assign(range.n + 2, 0);
+        s.a.resize(size_t(n));
+        s.b.resize(size_t(n));
+        load(r0, r1, s.a.data(), s.b.data(), s);
+        const float* q = s.a.data();
+        const float* r = s.b.data();
+        // Unsampled, the errors go straight to their kept slots.
+        float* err = kept + first;
+        if (stride > 1) {
+            s.c.resize(size_t(n));
+            err = s.c.data();
+        }
+        ErrorPartial& p = parts[c];
+        p.gSq.assign(size_t(nGroups), 0.0);
+        p.gMax.assign(size_t(nGroups), 0.0);
+        // Each span (a group's columns of a row, or the row) summed by the lane scan, the
+        // spans added in order.
+        double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
+        const uint64_t span = gs ? gs : K;
+        for (uint64_t row = 0; row < r1 - r0; ++row)
+            for (uint64_t k0 = 0; k0 < K; k0 += span) {
+                const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
+                const ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
+                sumSq += e.sumSq;
+                sumAbs += e.sumAbs;
+                sumSigned += e.sumSigned;
+                refSq += e.refSq;
+                maxAbs = std::max(maxAbs, e.maxAbs);
+                if (gs && !byIndex) {
+                    p.gSq[k0 / gs] += e.sumSq;
+                    p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
+                }
             }
-            ErrorPartial& p = parts[c];
-            p.gSq.assign(size_t(nGroups), 0.0);
-            p.gMax.assign(size_t(nGroups), 0.0);
-            // Each span (a group's columns of a row, or the row) summed by the lane scan, the
-            // spans added in order.
-            double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
-            const uint64_t span = gs ? gs : K;
+        // Act-order: a group's columns lie anywhere in the row, so each error goes to g_idx's group.
+        if (byIndex)
             for (uint64_t row = 0; row < r1 - r0; ++row)
-                for (uint64_t k0 = 0; k0 < K; k0 += span) {
-                    const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
-                    const ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
-                    sumSq += e.sumSq;
-                    sumAbs += e.sumAbs;
-                    sumSigned += e.sumSigned;
-                    refSq += e.refSq;
-                    maxAbs = std::max(maxAbs, e.maxAbs);
-                    if (gs && !byIndex) {
-                        p.gSq[k0 / gs] += e.sumSq;
-                        p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
-                    }
+                for (uint64_t k = 0; k < K; ++k) {
+                    const double e = std::fabs(double(q[row * K + k]) - double(r[row * K + k]));
+                    const size_t g = size_t(columnGroup[size_t(k)]);
+                    p.gSq[g] += e * e;
+                    p.gMax[g] = std::max(p.gMax[g], e);
                 }
-            // Act-order: a group's columns lie anywhere in the row, so each error goes to g_idx's group.
-            if (byIndex)
-                for (uint64_t row = 0; row < r1 - r0; ++row)
-                    for (uint64_t k = 0; k < K; ++k) {
-                        const double e = std::fabs(double(q[row * K + k]) - double(r[row * K + k]));
-                        const size_t g = size_t(columnGroup[size_t(k)]);
-                        p.gSq[g] += e * e;
-                        p.gMax[g] = std::max(p.gMax[g], e);
-                    }
-            p.sumSq = sumSq;
-            p.sumAbs = sumAbs;
-            p.sumSigned = sumSigned;
-            p.refSq = refSq;
-            p.maxAbs = maxAbs;
-            if (imp)
-                for (uint64_t row = 0; row < r1 - r0; ++row) {
-                    const float* w = imp->data() + (r0 + row) / rowsPerMatrix * K;
-                    double wSq = 0, wRefSq = 0;
-                    for (uint64_t k = 0; k < K; ++k) {
-                        const double e = double(q[row * K + k]) - double(r[row * K + k]);
-                        wSq += double(w[k]) * e * e;
-                        wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
-                    }
-                    p.wSq += wSq;
-                    p.wRefSq += wRefSq;
+        p.sumSq = sumSq;
+        p.sumAbs = sumAbs;
+        p.sumSigned = sumSigned;
+        p.refSq = refSq;
+        p.maxAbs = maxAbs;
+        if (imp)
+            for (uint64_t row = 0; row < r1 - r0; ++row) {
+                const float* w = imp->data() + (r0 + row) / rowsPerMatrix * K;
+                double wSq = 0, wRefSq = 0;
+                for (uint64_t k = 0; k < K; ++k) {
+                    const double e = double(q[row * K + k]) - double(r[row * K + k]);
+                    wSq += double(w[k]) * e * e;
+                    wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
                 }
-            float* keptHere = err;
-            uint64_t keptN = n;
-            if (stride > 1) {
-                const uint64_t g0 = (first + stride - 1) / stride * stride;
-                keptHere = kept + g0 / stride;
-                keptN = 0;
-                for (uint64_t g = g0; g < first + n; g += stride)
-                    keptHere[keptN++] = err[g - first];
+                p.wSq += wSq;
+                p.wRefSq += wRefSq;
             }
-            countCoarse(keptHere, keptN, coarse[t].data(), opt.path);
-            if (range.on())
-                for (uint64_t i = 0; i < n; ++i)
-                    range.add(ranged[t].data(), double(q[i]) - double(r[i]));
-            const auto nr = Eigen::Index(r1 - r0);
-            const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
-            const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
-            const MatD Yq = X * Wq.transpose();
-            const MatD Yr = X * Wr.transpose();
-            p.yDiffSq = (Yq - Yr).squaredNorm();
-            p.yRefSq = Yr.squaredNorm();
-            p.yQSq = Yq.squaredNorm();
-            p.yDot = Yq.cwiseProduct(Yr).sum();
-        });
-    if (res.cancelled)
-        return res;
-
+        float* keptHere = err;
+        uint64_t keptN = n;
+        if (stride > 1) {
+            const uint64_t g0 = (first + stride - 1) / stride * stride;
+            keptHere = kept + g0 / stride;
+            keptN = 0;
+            for (uint64_t g = g0; g < first + n; g += stride)
+                keptHere[keptN++] = err[g - first];
+        }
+        countCoarse(keptHere, keptN, coarse[t].data(), opt.path);
+        if (range.on())
+            for (uint64_t i = 0; i < n; ++i)
+                range.add(ranged[t].data(), double(q[i]) - double(r[i]));
+        const auto nr = Eigen::Index(r1 - r0);
+        const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
+        const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
+        const MatD Yq = X * Wq.transpose();
+        const MatD Yr = X * Wr.transpose();
+        p.yDiffSq = (Yq - Yr).squaredNorm();
+        p.yRefSq = Yr.squaredNorm();
+        p.yQSq = Yq.squaredNorm();
+        p.yDot = Yq.cwiseProduct(Yr).sum();
+    });
     ErrorPartial t;
     t.gSq.assign(size_t(nGroups), 0.0);
     t.gMax.assign(size_t(nGroups), 0.0);
@@ -441,27 +435,24 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     if (secondPass) {
         std::vector<std::vector<uint64_t>> perThread(static_cast<size_t>(team));
         StatsOptions secondOpt = opt;
-        if (opt.progress)
-            secondOpt.progress = [&opt, total](uint64_t done, uint64_t all, const std::string& w) {
+        if (opt.progress.report)
+            secondOpt.progress.report = [&opt, total](uint64_t done, uint64_t all, const std::string& w) {
                 opt.progress(total / 2 + done / 2, all, w);
             };
-        res.cancelled =
-            !forEachStatsChunk(N, K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
-                const uint64_t n = (r1 - r0) * K;
-                std::vector<uint64_t>& h = perThread[size_t(omp_get_thread_num())];
-                if (h.empty())
-                    h.assign(size_t(opt.bins), 0);
-                sc.a.resize(size_t(n));
-                sc.b.resize(size_t(n));
-                load(r0, r1, sc.a.data(), sc.b.data(), sc);
-                for (uint64_t i = 0; i < n; ++i) {
-                    const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
-                    if (std::isfinite(e))
-                        ++h[errorBin(e)];
-                }
-            });
-        if (res.cancelled)
-            return res;
+        forEachStatsChunk(N, K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
+            const uint64_t n = (r1 - r0) * K;
+            std::vector<uint64_t>& h = perThread[size_t(omp_get_thread_num())];
+            if (h.empty())
+                h.assign(size_t(opt.bins), 0);
+            sc.a.resize(size_t(n));
+            sc.b.resize(size_t(n));
+            load(r0, r1, sc.a.data(), sc.b.data(), sc);
+            for (uint64_t i = 0; i < n; ++i) {
+                const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
+                if (std::isfinite(e))
+                    ++h[errorBin(e)];
+            }
+        });
         for (const std::vector<uint64_t>& h : perThread)
             for (size_t i = 0; i < h.size(); ++i)
                 s.signedError.counts[i] += h[i];
@@ -714,11 +705,11 @@ namespace {
 // The keys of the non-finite floats (valueKey): exponent all ones, negative [0, kNegInfKey],
 // positive [kPosInfKey, 0xFFFF]. An infinity shares its key with the NaNs whose payload is in the
 // low 16 bits only (an f16 NaN's can be), so a weight with either key is read once more to tell
-// them apart. False when cancelled.
+// them apart.
 constexpr uint32_t kNegInfKey = 0x007Fu, kPosInfKey = 0xFF80u;
 
 template <typename EachRange>
-bool countNonFiniteValues(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt, uint64_t rows,
+void countNonFiniteValues(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt, uint64_t rows,
                           const EachRange& eachRange, const std::vector<uint64_t>& keys, WeightHistograms& h)
 {
     uint64_t nonFinite = 0;
@@ -728,31 +719,113 @@ bool countNonFiniteValues(const Checkpoint& ckpt, const LogicalWeight& weight, c
         nonFinite += keys[k];
     h.nanCount = nonFinite;
     if (!keys[kNegInfKey] && !keys[kPosInfKey])
-        return true;
+        return;
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     std::vector<std::array<uint64_t, 2>> infinities(size_t((N + rows - 1) / rows), {0, 0});
     StatsOptions quiet = opt;
-    quiet.progress = nullptr;
-    const bool finished =
-        forEachStatsChunk(N, K, rows, quiet, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-            eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-                s.a.resize(size_t((b - a) * K));
-                dequantizeRows(ckpt, weight, a, b, s.a.data(), opt.path);
-                for (float x : s.a)
-                    if (std::isinf(x))
-                        ++infinities[c][x < 0];
-            });
+    quiet.progress.report = nullptr;
+    forEachStatsChunk(N, K, rows, quiet, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+        eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+            s.a.resize(size_t((b - a) * K));
+            dequantizeRows(ckpt, weight, a, b, s.a.data(), opt.path);
+            for (float x : s.a)
+                if (std::isinf(x))
+                    ++infinities[c][x < 0];
         });
-    if (!finished) {
-        h.cancelled = true;
-        return false;
-    }
+    });
     for (const auto& [pos, neg] : infinities) {
         h.posInfCount += pos;
         h.negInfCount += neg;
     }
     h.nanCount -= h.posInfCount + h.negInfCount;
-    return true;
+}
+
+} // namespace
+
+namespace {
+
+// Approximate: of every `every` runs of `unit` rows (whole kernel blocks, a few thousand
+// values, so the kernels' per-call cost stays small) one is read, the j-th period's at
+// offset frac(j * golden ratio) * every: spread evenly, and in no fixed phase a periodic
+// row structure (heads, experts, interleaved projections) could alias with. every == 0: exact.
+struct RowSample {
+    uint64_t unit, every, period;
+    RowSample(uint64_t N, uint64_t K, uint64_t align, uint64_t sampleEvery)
+        : unit(ceilDiv(ceilDiv(4096, std::max<uint64_t>(K, 1)), align) * align)
+        , every(sampleEvery > 1 && N * K >= kApproximateMinElements ? sampleEvery : 0)
+        , period(unit * every)
+    {
+    }
+    // The rows of [r0, r1) the figures count, as ranges passed to f(a, b).
+    template <typename F>
+    void each(uint64_t r0, uint64_t r1, const F& f) const
+    {
+        if (!every) {
+            f(r0, r1);
+            return;
+        }
+        for (uint64_t j = r0 / period; j * period < r1; ++j) {
+            const uint64_t phase = (((j + 1) * 0x9E3779B97F4A7C15ull) >> 32) * every >> 32;
+            const uint64_t a = std::max(r0, j * period + phase * unit),
+                           b = std::min(r1, j * period + (phase + 1) * unit);
+            if (a < b)
+                f(a, b);
+        }
+    }
+};
+
+// One row chunk's value figures.
+struct ValuePart {
+    double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+    double sum = 0, sumSq = 0;
+    uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's or minMaxValues' extremes (orderedBits)
+};
+
+// The chunks' figures in chunk order; min and max from the ordered bits when `fromBits` (the
+// code domain's and a sampled scan's extremes).
+ValuePart mergeParts(const std::vector<ValuePart>& parts, bool fromBits)
+{
+    ValuePart t;
+    for (const ValuePart& p : parts) {
+        t.lo = std::min(t.lo, p.lo);
+        t.hi = std::max(t.hi, p.hi);
+        t.loBits = std::min(t.loBits, p.loBits);
+        t.hiBits = std::max(t.hiBits, p.hiBits);
+        t.sum += p.sum;
+        t.sumSq += p.sumSq;
+    }
+    if (fromBits && t.loBits <= t.hiBits) {
+        t.lo = bitsFloat(unorderedBits(t.loBits));
+        t.hi = bitsFloat(unorderedBits(t.hiBits));
+    }
+    return t;
+}
+
+// The value histogram: the caller's range's bins merged over the threads, else the bfloat16
+// keys' counts binned over [h.minValue, h.maxValue].
+Histogram valueHistogram(const WeightHistograms& h, const RangeBins& range,
+                         const std::vector<std::vector<uint64_t>>& ranged, const std::vector<uint64_t>& keyTotals,
+                         int bins)
+{
+    if (range.on()) {
+        std::vector<uint64_t> merged(range.n + 2, 0);
+        for (const std::vector<uint64_t>& f : ranged)
+            for (size_t i = 0; i < f.size(); ++i)
+                merged[i] += f[i];
+        return fromRange(range, merged);
+    }
+    Histogram values;
+    values.lo = h.minValue;
+    values.hi = h.maxValue;
+    values.counts.assign(size_t(bins), 0);
+    for (uint32_t key = 0; key < 65536; ++key) {
+        if (!keyTotals[key])
+            continue;
+        // The key's value truncated to bfloat16 (NaN and Inf are not binned).
+        const uint32_t top = (key & 0x8000u) ? (key & 0x7FFFu) : (~key & 0xFFFFu);
+        addToHistogram(values, bitsFloat(top << 16), keyTotals[key]);
+    }
+    return values;
 }
 
 } // namespace
@@ -774,28 +847,10 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     const bool scales = tally && tally->hasScales();
     const bool codeDomain = tally && tally->talliesValues();
 
-    // Approximate: of every `every` runs of `unit` rows (whole kernel blocks, a few thousand
-    // values, so the kernels' per-call cost stays small) one is read, the j-th period's at
-    // offset frac(j * golden ratio) * every: spread evenly, and in no fixed phase a periodic
-    // row structure (heads, experts, interleaved projections) could alias with.
     const uint64_t align = tally ? tally->rowAlign() : 1;
-    const uint64_t unit = ceilDiv(ceilDiv(4096, std::max<uint64_t>(K, 1)), align) * align;
-    const uint64_t every = opt.sampleEvery > 1 && N * K >= kApproximateMinElements ? opt.sampleEvery : 0;
-    const uint64_t period = unit * every;
-    // The rows of [r0, r1) the figures count, as ranges passed to f(a, b).
-    const auto eachRange = [&](uint64_t r0, uint64_t r1, const auto& f) {
-        if (!every) {
-            f(r0, r1);
-            return;
-        }
-        for (uint64_t j = r0 / period; j * period < r1; ++j) {
-            const uint64_t phase = (((j + 1) * 0x9E3779B97F4A7C15ull) >> 32) * every >> 32;
-            const uint64_t a = std::max(r0, j * period + phase * unit),
-                           b = std::min(r1, j * period + (phase + 1) * unit);
-            if (a < b)
-                f(a, b);
-        }
-    };
+    const RowSample sample(N, K, align, opt.sampleEvery);
+    const uint64_t every = sample.every;
+    const auto eachRange = [&sample](uint64_t r0, uint64_t r1, const auto& f) { sample.each(r0, r1, f); };
     uint64_t countedRows = N;
     if (every) {
         countedRows = 0;
@@ -805,107 +860,86 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
     h.sampled = countedRows * K;
 
     const RangeBins range = rangeBins(opt);
-    struct Part {
-        double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
-        double sum = 0, sumSq = 0;
-        uint32_t loBits = 0xFFFFFFFFu, hiBits = 0; // the code domain's or minMaxValues' extremes (orderedBits)
-    };
     const uint64_t rows = statsChunkRows(opt, K);
     // About 8 Ki floats (32 KiB: read back from L1 by the scan), a multiple of 8 values; for
     // packed layouts whole kernel blocks.
     const uint64_t sliceAlign = align > 1 ? align : 8 / std::gcd<uint64_t>(K ? K : 8, 8);
     const uint64_t sliceRows =
         std::min(rows, std::max(sliceAlign, (uint64_t(1) << 13) / std::max<uint64_t>(K, 1) / sliceAlign * sliceAlign));
-    std::vector<Part> parts(size_t(N ? (N + rows - 1) / rows : 0));
+    std::vector<ValuePart> parts(size_t(N ? (N + rows - 1) / rows : 0));
     // Per thread: the bfloat16-bucket histogram (65536 keys), the caller's bins + below +
     // above when a range is given, and the code counts.
     std::vector<std::optional<KeyCounts>> fine(static_cast<size_t>(team));
     std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team)), codeCounts(static_cast<size_t>(team));
-    h.cancelled =
-        !forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-            const size_t t = size_t(omp_get_thread_num());
-            if (!fine[t])
-                fine[t].emplace();
-            KeyCounts& keys = *fine[t];
-            if (range.on() && ranged[t].empty())
-                ranged[t].assign(range.n + 2, 0);
-            Part& p = parts[c];
-            if (every) {
-                // Sampling would miss the outliers users look for: every row is dequantized for its
-                // extremes, a fraction of the cost of the counting it skips; the sampled rows are
-                // scanned from the same floats. The whole chunk in one call: per row, the dispatch
-                // cost about as much as a k-quant's kernel.
-                s.b.resize(size_t((r1 - r0) * K));
-                dequantizeRows(ckpt, weight, r0, r1, s.b.data(), opt.path);
-                minMaxValues(s.b.data(), (r1 - r0) * K, p.loBits, p.hiBits, opt.path);
-            }
-            if (codeDomain) {
-                CodeTally values;
-                eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-                    for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
-                        const uint64_t s1 = std::min(b, s0 + sliceRows);
-                        keys.makeRoom((s1 - s0) * K);
-                        tally->tallyValues(s0, s1, values, keys.split.data(), range.on() ? &range : nullptr,
-                                           range.on() ? ranged[t].data() : nullptr, opt.path);
-                    }
-                });
-                p.sum = values.total();
-                p.sumSq = values.totalSq();
-                p.loBits = std::min(p.loBits, values.lo);
-                p.hiBits = std::max(p.hiBits, values.hi);
-            } else {
-                // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
-                // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
-                // the chunk) and the figures are those of one scan over the whole chunk.
-                if (!every)
-                    s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
-                ValueLanes lanes;
-                eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-                    for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
-                        const uint64_t s1 = std::min(b, s0 + sliceRows), n = (s1 - s0) * K;
-                        const float* v = every ? s.b.data() + (s0 - r0) * K : s.a.data();
-                        if (!every)
-                            dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
-                        keys.makeRoom(n);
-                        scanValues(v, n, lanes, keys.split.data(), opt.path);
-                        if (range.on())
-                            for (uint64_t i = 0; i < n; ++i)
-                                range.add(ranged[t].data(), v[i]);
-                    }
-                });
-                float lo = 0, hi = 0;
-                lanes.combine(p.sum, p.sumSq, lo, hi);
-                p.lo = lo;
-                p.hi = hi;
-            }
+    forEachStatsChunk(N, K, rows, opt, weight.name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+        const size_t t = size_t(omp_get_thread_num());
+        if (!fine[t])
+            fine[t].emplace();
+        KeyCounts& keys = *fine[t];
+        if (range.on() && ranged[t].empty())
+            ranged[t].assign(range.n + 2, 0);
+        ValuePart& p = parts[c];
+        if (every) {
+            // Sampling would miss the outliers users look for: every row is dequantized for its
+            // extremes, a fraction of the cost of the counting it skips; the sampled rows are
+            // scanned from the same floats. The whole chunk in one call: per row, the dispatch
+            // cost about as much as a k-quant's kernel.
+            s.b.resize(size_t((r1 - r0) * K));
+            dequantizeRows(ckpt, weight, r0, r1, s.b.data(), opt.path);
+            minMaxValues(s.b.data(), (r1 - r0) * K, p.loBits, p.hiBits, opt.path);
+        }
+        if (codeDomain) {
+            CodeTally values;
             eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
-                if (codes) {
-                    std::vector<uint64_t>& cc = codeCounts[t];
-                    if (cc.empty())
-                        cc.assign(size_t(1) << tally->codeBits(), 0);
-                    tally->countCodes(a, b, cc);
+                for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
+                    const uint64_t s1 = std::min(b, s0 + sliceRows);
+                    keys.makeRoom((s1 - s0) * K);
+                    tally->tallyValues(s0, s1, values, keys.split.data(), range.on() ? &range : nullptr,
+                                       range.on() ? ranged[t].data() : nullptr, opt.path);
                 }
-                if (scales)
-                    tally->addScales(a, b, int(t));
             });
+            p.sum = values.total();
+            p.sumSq = values.totalSq();
+            p.loBits = std::min(p.loBits, values.lo);
+            p.hiBits = std::max(p.hiBits, values.hi);
+        } else {
+            // Dequantized a slice at a time and scanned while the slice is in cache. Every slice
+            // but the last holds a multiple of 8 values, so each value keeps its lane (i % 8 over
+            // the chunk) and the figures are those of one scan over the whole chunk.
+            if (!every)
+                s.a.resize(size_t(std::min(r1 - r0, sliceRows) * K));
+            ValueLanes lanes;
+            eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+                for (uint64_t s0 = a; s0 < b; s0 += sliceRows) {
+                    const uint64_t s1 = std::min(b, s0 + sliceRows), n = (s1 - s0) * K;
+                    const float* v = every ? s.b.data() + (s0 - r0) * K : s.a.data();
+                    if (!every)
+                        dequantizeRows(ckpt, weight, s0, s1, s.a.data(), opt.path);
+                    keys.makeRoom(n);
+                    scanValues(v, n, lanes, keys.split.data(), opt.path);
+                    if (range.on())
+                        for (uint64_t i = 0; i < n; ++i)
+                            range.add(ranged[t].data(), v[i]);
+                }
+            });
+            float lo = 0, hi = 0;
+            lanes.combine(p.sum, p.sumSq, lo, hi);
+            p.lo = lo;
+            p.hi = hi;
+        }
+        eachRange(r0, r1, [&](uint64_t a, uint64_t b) {
+            if (codes) {
+                std::vector<uint64_t>& cc = codeCounts[t];
+                if (cc.empty())
+                    cc.assign(size_t(1) << tally->codeBits(), 0);
+                tally->countCodes(a, b, cc);
+            }
+            if (scales)
+                tally->addScales(a, b, int(t));
         });
-    if (h.cancelled)
-        return h;
-
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0, sumSq = 0;
-    uint32_t loBits = 0xFFFFFFFFu, hiBits = 0;
-    for (const Part& p : parts) {
-        lo = std::min(lo, p.lo);
-        hi = std::max(hi, p.hi);
-        loBits = std::min(loBits, p.loBits);
-        hiBits = std::max(hiBits, p.hiBits);
-        sum += p.sum;
-        sumSq += p.sumSq;
-    }
-    if ((codeDomain || every) && loBits <= hiBits) {
-        lo = bitsFloat(unorderedBits(loBits));
-        hi = bitsFloat(unorderedBits(hiBits));
-    }
+    });
+    const ValuePart all = mergeParts(parts, codeDomain || every);
+    const double lo = all.lo, hi = all.hi, sum = all.sum, sumSq = all.sumSq;
     // Every value has its key counted, NaN and Inf included (the range too counts keys).
     std::vector<uint64_t> keyTotals(kKeyCount, 0);
     for (std::optional<KeyCounts>& f : fine)
@@ -914,8 +948,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
             for (size_t i = 0; i < kKeyCount; ++i)
                 keyTotals[i] += f->totals[i];
         }
-    if (!countNonFiniteValues(ckpt, weight, opt, rows, eachRange, keyTotals, h))
-        return h;
+    countNonFiniteValues(ckpt, weight, opt, rows, eachRange, keyTotals, h);
     if (h.count && lo <= hi) {
         h.hasFinite = true;
         h.minValue = lo;
@@ -925,25 +958,7 @@ WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& w
         h.meanValue = sum / double(h.finite());
         h.rmsValue = std::sqrt(sumSq / double(h.finite()));
     }
-    if (range.on()) {
-        std::vector<uint64_t> merged(range.n + 2, 0);
-        for (const std::vector<uint64_t>& f : ranged)
-            for (size_t i = 0; i < f.size(); ++i)
-                merged[i] += f[i];
-        h.values = fromRange(range, merged);
-    } else {
-        const std::vector<uint64_t>& merged = keyTotals;
-        h.values.lo = h.minValue;
-        h.values.hi = h.maxValue;
-        h.values.counts.assign(size_t(opt.bins), 0);
-        for (uint32_t key = 0; key < 65536; ++key) {
-            if (!merged[key])
-                continue;
-            // The key's value truncated to bfloat16 (NaN and Inf are not binned).
-            const uint32_t top = (key & 0x8000u) ? (key & 0x7FFFu) : (~key & 0xFFFFu);
-            addToHistogram(h.values, bitsFloat(top << 16), merged[key]);
-        }
-    }
+    h.values = valueHistogram(h, range, ranged, keyTotals, opt.bins);
     if (codes) {
         h.codes.assign(size_t(1) << tally->codeBits(), 0);
         for (const std::vector<uint64_t>& cc : codeCounts)

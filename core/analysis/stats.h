@@ -9,6 +9,7 @@
 // apart from the |error| store for the percentiles (exact up to kExactPercentileLimit values, see
 // ErrorStats::percentilesExact) and the per-group scales.
 #include "analysis/namemap.h"
+#include "base/progress.h"
 #include "container/checkpoint.h"
 #include "formats/kernel.h"
 #include "formats/target.h"
@@ -92,9 +93,9 @@ struct StatsOptions {
     uint64_t sampleEvery = 0;
     SimdPath path = SimdPath::Scalar;
     int threads = 0; // OpenMP threads across row chunks; <= 0 = the default
-    const std::atomic<bool>* cancel = nullptr; // polled between chunks; a cancelled result says so
-    // Called on the calling thread: elements done and in all, and the weight in progress.
-    std::function<void(uint64_t done, uint64_t total, const std::string& weight)> progress;
+    // Cancel polled between chunks (a cancelled call throws Cancelled); progress: elements done
+    // and in all, and the weight in progress.
+    Progress progress;
 };
 
 static constexpr uint64_t kExactPercentileLimit = uint64_t(1) << 24;
@@ -107,7 +108,6 @@ struct WeightComparison {
     std::vector<uint64_t> shape; // [N, K]
     ErrorStats error;
     OutputError output;
-    bool cancelled = false;
 };
 
 // A float reference stored as a plain F32/F16/BF16 tensor [N, K] (or N*K elements), read as
@@ -180,7 +180,6 @@ struct WeightHistograms {
     // Per-group scales (GPTQ/AWQ/Marlin), or each block's f16 scale d (GGUF block types);
     // empty counts when there are none.
     Histogram scales;
-    bool cancelled = false;
 };
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt);
 

@@ -6,9 +6,9 @@
 // OpenMP's dynamic schedule), and a thread takes no new chunk once a chunk has thrown or
 // `cancel` (polled before each chunk) is set: the run ends after the chunks already started,
 // however many are left (an OpenMP `for` cannot be left early: it walked all of a wrapped
-// shape's 2^40 chunks). The first exception a chunk throws is rethrown on the calling thread;
-// afterChunk() runs on the team's thread 0 (the caller) after each of its chunks (progress
-// reports). Returns false when cancelled or stopped by an error.
+// shape's 2^40 chunks). The first exception a chunk, a State's constructor or afterChunk throws
+// is rethrown on the calling thread; afterChunk() runs on the team's thread 0 (the caller) after
+// each of its chunks (progress reports). Returns false when cancelled or stopped by an error.
 //
 // The default team (threads <= 0) is defaultTeam(): every core only when no other thread on the
 // machine wants one. On a busy machine a second thread waits for a core, and the region's end
@@ -46,36 +46,38 @@ bool runChunks(uint64_t chunks, int threads, const std::atomic<bool>* cancel, Bo
     std::atomic<uint64_t> next{0};
 #pragma omp parallel num_threads(team)
     {
-        State state;
         const CancelScope scope(passedOn);
         // A team of one is not an active region: without this the kernels' own parallel
         // loops would fork inside a run asked to use one thread.
         if (team == 1)
             omp_set_num_threads(1);
         const bool reports = omp_get_thread_num() == 0;
-        while (!stop.load(std::memory_order_relaxed)) {
-            if (cancel && cancel->load(std::memory_order_relaxed)) {
-                stop = true;
-                break;
-            }
-            // Never past `chunks`: a counter that wrapped would hand out chunk 0 again.
-            uint64_t c = next.load(std::memory_order_relaxed);
-            do {
+        // Everything that can throw inside the region is caught: the state's construction and
+        // the progress report too (an exception leaving an OpenMP region ends the program).
+        try {
+            State state;
+            while (!stop.load(std::memory_order_relaxed)) {
+                if (cancel && cancel->load(std::memory_order_relaxed)) {
+                    stop = true;
+                    break;
+                }
+                // Never past `chunks`: a counter that wrapped would hand out chunk 0 again.
+                uint64_t c = next.load(std::memory_order_relaxed);
+                do {
+                    if (c >= chunks)
+                        break;
+                } while (!next.compare_exchange_weak(c, c + 1, std::memory_order_relaxed));
                 if (c >= chunks)
                     break;
-            } while (!next.compare_exchange_weak(c, c + 1, std::memory_order_relaxed));
-            if (c >= chunks)
-                break;
-            try {
                 body(c, state);
-            } catch (...) {
-#pragma omp critical(qs_run_chunks_failure)
-                if (!failure)
-                    failure = std::current_exception();
-                stop = true;
+                if (reports)
+                    afterChunk();
             }
-            if (reports)
-                afterChunk();
+        } catch (...) {
+#pragma omp critical(qs_run_chunks_failure)
+            if (!failure)
+                failure = std::current_exception();
+            stop = true;
         }
     }
     if (team > 1)

@@ -1,14 +1,16 @@
 #pragma once
 // Small helpers shared by the bnb, compressed-tensors, MLX, HQQ and float kernels:
 // unaligned little-endian loads from mapped bytes, typed float views over scale tensors,
-// checked shape arithmetic and the OpenMP split of a row range.
+// checked shape arithmetic and the one row dispatch of their kernels (dispatchRows).
 #include "container/checkpoint.h"
 #include "base/error.h"
 #include "base/half.h"
 #include "base/intmath.h"
 #include "base/parallel.h"
 #include "formats/kernel.h"
+#include "formats/statecache.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -59,29 +61,51 @@ bool dtypeIsInteger(DType t);
 // "weight 'x' (fmt): message"
 [[noreturn]] void failWeight(const LogicalWeight& w, const std::string& what);
 
-// Splits [rowBegin, rowEnd) into chunks run in parallel (base/parallel.h); fn(r0, r1).
-template <typename Fn>
-void forRowChunks(uint64_t rowBegin, uint64_t rowEnd, uint64_t rowsPerChunk, Fn fn)
-{
-    if (rowsPerChunk == 0)
-        rowsPerChunk = 1;
-    const int64_t chunks = static_cast<int64_t>(ceilDiv(rowEnd - rowBegin, rowsPerChunk));
-    if (chunks <= 1) { // an inactive parallel region still costs a team set-up per call
-        if (chunks == 1)
-            fn(rowBegin, rowEnd);
-        return;
-    }
-    parallelFor(uint64_t(chunks), true, [&](uint64_t c) {
-        const uint64_t r0 = rowBegin + c * rowsPerChunk;
-        const uint64_t r1 = r0 + rowsPerChunk < rowEnd ? r0 + rowsPerChunk : rowEnd;
-        fn(r0, r1);
-    });
-}
-
 // Rows per parallel chunk so that a chunk covers about 64k output elements.
 inline uint64_t rowsPerChunkFor(uint64_t inFeatures)
 {
     return inFeatures >= 65536 ? 1 : 65536 / (inFeatures ? inFeatures : 1);
+}
+
+// How a family's kernel is given its rows: fn(state, r0, r1, out), or the flat elements they
+// hold, fn(state, r0 * cols, (r1 - r0) * cols, out). `out` holds the first of them.
+enum class RowSpan { Rows, Elements };
+
+// The one DequantRowsFn body of the families whose kernels read parsed state (bnb, compressed-
+// tensors, MLX, HQQ, plain floats): the State (with `rows` and `cols`) parsed once per thread and
+// weight (cachedState), the row range checked against it, then `scalar` over the whole range
+// when `fast` is nullptr (the path has no kernel), else `fast` over chunks of about 64k elements
+// in parallel (base/parallel.h: a kernel's exception reaches the caller).
+template <typename State, RowSpan Span, typename Fn>
+void dispatchRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out,
+                  State (*parse)(const WeightData&), Fn scalar, Fn fast)
+{
+    const State& s = cachedState<State>(w, parse);
+    if (rowBegin > rowEnd || rowEnd > s.rows)
+        failWeight(w.weight, "row range out of bounds");
+    const uint64_t K = s.cols;
+    const auto run = [&](Fn fn, uint64_t r0, uint64_t r1) {
+        float* o = out + (r0 - rowBegin) * K;
+        if constexpr (Span == RowSpan::Rows)
+            fn(s, r0, r1, o);
+        else
+            fn(s, r0 * K, (r1 - r0) * K, o);
+    };
+    if (!fast) {
+        run(scalar, rowBegin, rowEnd);
+        return;
+    }
+    const uint64_t rowsPerChunk = rowsPerChunkFor(K);
+    const uint64_t chunks = ceilDiv(rowEnd - rowBegin, rowsPerChunk);
+    if (chunks <= 1) { // an inactive parallel region still costs a team set-up per call
+        if (chunks == 1)
+            run(fast, rowBegin, rowEnd);
+        return;
+    }
+    parallelFor(chunks, true, [&](uint64_t c) {
+        const uint64_t r0 = rowBegin + c * rowsPerChunk;
+        run(fast, r0, std::min(r0 + rowsPerChunk, rowEnd));
+    });
 }
 
 } // namespace qs

@@ -49,8 +49,8 @@ enum class GgufScaleLevel {
 };
 
 // One weight's per-group parameters. Throws qs::Error naming the file and weight on malformed
-// tensors; `cancel` is polled between rows (a cancelled call returns what it has with `scales`
-// empty). Only GGUF k-quants read `level`.
+// tensors; `cancel` is polled between rows (a cancelled call throws Cancelled, base/progress.h). Only GGUF k-quants
+// read `level`.
 using GroupScalesFn = GroupScales (*)(const Checkpoint& ckpt, const LogicalWeight& weight, GgufScaleLevel level,
                                       const std::atomic<bool>* cancel);
 

@@ -16,11 +16,6 @@ uint64_t GroupScales::firstColumn(uint64_t g) const
     return cols;
 }
 
-bool scalesCancelled(const std::atomic<bool>* cancel)
-{
-    return cancel && cancel->load(std::memory_order_relaxed);
-}
-
 void failScales(const Checkpoint& ckpt, const LogicalWeight& w, const std::string& what)
 {
     throw Error(ckpt.path + ": weight '" + w.name + "': " + what);

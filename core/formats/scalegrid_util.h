@@ -1,16 +1,13 @@
 #pragma once
 // What the families' group scale readers (<family>_scales.cpp) share: errors that name the
-// file and the weight, overflow-checked grid sizes, and the cancel poll.
+// file and the weight, overflow-checked grid sizes.
 #include "base/error.h"
 #include "container/checkpoint.h"
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 
 namespace qs {
-
-bool scalesCancelled(const std::atomic<bool>* cancel);
 
 // Throws qs::Error "<file>: weight '<name>': <what>".
 [[noreturn]] void failScales(const Checkpoint& ckpt, const LogicalWeight& w, const std::string& what);

@@ -65,7 +65,7 @@ void decimate(Figure& f, const std::vector<float>& v, uint64_t rows, uint64_t co
 
 } // namespace
 
-Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Control& control)
+Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Progress& control)
 {
     Document doc;
     doc.title = "Checkpoint report";
@@ -74,7 +74,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     if (opt.ref)
         for (const std::string& s : opt.ref->sources())
             doc.inputs.push_back(s);
-    control.report(0);
+    control(0, 1);
 
     std::vector<const LogicalWeight*> weights;
     if (!opt.weight.empty()) {
@@ -149,7 +149,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     size_t step = 0;
     for (const LogicalWeight* w : weights) {
         control.check();
-        control.report(double(++step) / double(steps));
+        control(++step, steps);
         std::vector<std::string> row = {w->name,
                                         w->format,
                                         shapeText(w->shape),
@@ -188,7 +188,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     health.cancel = control.cancel; // the health scan stops between row chunks
     for (const LogicalWeight* w : weights) {
         control.check();
-        control.report(double(++step) / double(steps));
+        control(++step, steps);
         if (!verifyWeight(ckpt, *w, vr, health))
             control.check();
     }
@@ -282,7 +282,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
         h.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-hist";
         figs.blocks.push_back(figureBlock(doc.figures.size()));
         doc.figures.push_back(std::move(h));
-        control.report(double(++step) / double(steps));
+        control(++step, steps);
     }
     if (!figs.blocks.empty())
         doc.sections.push_back(std::move(figs));
@@ -306,7 +306,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             doc.sections.push_back(std::move(none));
         }
     }
-    control.report(1);
+    control(1, 1);
     return doc;
 }
 

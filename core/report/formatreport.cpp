@@ -109,18 +109,6 @@ std::string locationText(const ElementLocation& e)
 
 } // namespace
 
-void Control::check() const
-{
-    if (cancel && cancel->load(std::memory_order_relaxed))
-        throw Cancelled();
-}
-
-void Control::report(double fraction) const
-{
-    if (progress)
-        progress(std::clamp(fraction, 0.0, 1.0));
-}
-
 BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool withOptional)
 {
     BitsBreakdown b;
@@ -199,7 +187,7 @@ void checkParams(const LayoutSpec& spec, const LayoutParams& p)
                         + " do not fit the packing (" + spec.padding + ")");
 }
 
-void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Control& control)
+void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Progress& control)
 {
     checkParams(spec, p);
     const bool gguf = spec.container == LayoutContainer::Gguf;
@@ -388,14 +376,14 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     }
 }
 
-Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Control& control)
+Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Progress& control)
 {
     Document doc;
     doc.title = "Layout specification: " + spec.id;
     doc.subtitle = spec.name;
-    control.report(0);
+    control(0, 1);
     appendFormatChapter(doc, spec, p, control);
-    control.report(1);
+    control(1, 1);
     return doc;
 }
 

@@ -5,6 +5,7 @@
 // the figures themselves) lives in widgets/report; this part needs Qt6::Core only.
 #include "analysis/stats.h"
 #include "base/error.h"
+#include "base/progress.h"
 #include "container/checkpoint.h"
 #include "formats/layoutspec.h"
 
@@ -110,23 +111,6 @@ struct Document {
     std::vector<std::string> inputs; // the checkpoints it was made from: never written over
 };
 
-// Thrown when the caller's cancel flag is set.
-class Cancelled : public Error {
-public:
-    Cancelled()
-        : Error("report cancelled")
-    {
-    }
-};
-
-// Cancel and progress for long reports; both optional.
-struct Control {
-    const std::atomic<bool>* cancel = nullptr;
-    std::function<void(double)> progress; // fraction 0..1
-    void check() const; // throws Cancelled
-    void report(double fraction) const;
-};
-
 // ---- Seed probes against our packer and reader, run at report time. ----
 struct ProbeResult {
     std::string probe; // patterned, random, allmax
@@ -168,8 +152,8 @@ LayoutParams defaultParams(const LayoutSpec& spec);
 void checkParams(const LayoutSpec& spec, const LayoutParams& p);
 
 // Appends the format's chapter (and its two figures) to `doc`.
-void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Control& control);
-Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Control& control = {});
+void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Progress& control);
+Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Progress& control = {});
 
 struct CheckpointOptions {
     std::string weight; // only this weight (name or member); empty = all
@@ -178,6 +162,6 @@ struct CheckpointOptions {
     int figureWeights = 2; // heatmap + histogram for this many largest weights
     uint64_t budgetParams = 7000000000ull; // parameter count of the budget table
 };
-Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Control& control = {});
+Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Progress& control = {});
 
 } // namespace qs::report

@@ -35,6 +35,7 @@
 #include <QSet>
 #include <QSortFilterProxyModel>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QTreeView>
 #include <QtTest>
 
@@ -80,6 +81,7 @@ private slots:
     void initTestCase();
     void init();
     void demoOpensWithItsFormats();
+    void loadCancels();
     void browserSelectionDrivesInspectorAndTensors();
     void filterSaysWhenItHidesTheSelection();
     void corruptFileShowsErrorAndKeepsPrevious_data();
@@ -171,6 +173,30 @@ void TestMainWindow::demoOpensWithItsFormats()
     QCOMPARE(w.weightModel()->rowCount(), 4 + 2); // four layers, embeddings, final norm
     QCOMPARE(w.tensorModel()->rowCount(), snap->tensors.size());
     QVERIFY(w.metadataModel()->rowCount() > 0);
+}
+
+// Issue 30: opening a checkpoint is a job (it ran on QtConcurrent, which nothing could cancel):
+// the status bar's Cancel stops it, nothing opens, and the window says so.
+void TestMainWindow::loadCancels()
+{
+    MainWindow w;
+    w.show();
+    w.openDemo();
+    QVERIFY(w.isLoading());
+    auto* cancel = w.findChild<QToolButton*>(QStringLiteral("jobCancel"));
+    QVERIFY(cancel);
+    QVERIFY(cancel->isVisible());
+    cancel->click();
+    QVERIFY(!w.isLoading());
+    QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+    QVERIFY(!w.snapshot());
+    QVERIFY(w.lastError().isEmpty());
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("cancelled")),
+             qPrintable(w.statusBar()->currentMessage()));
+    // The next open goes ahead.
+    w.openDemo();
+    waitOpened(w);
+    QVERIFY(w.snapshot());
 }
 
 void TestMainWindow::browserSelectionDrivesInspectorAndTensors()

@@ -79,14 +79,14 @@ private slots:
         QTemporaryDir dir;
         const Document doc = formatReport(*qs::findLayoutSpec("awq-gemm"), {256, 64, 4, 64});
         std::atomic<bool> cancel{false};
-        Control c;
+        qs::Progress c;
         c.cancel = &cancel;
         int calls = 0;
-        c.progress = [&](double) {
+        c.report = [&](uint64_t, uint64_t, const std::string&) {
             if (++calls == 2)
                 cancel = true; // after the first figure
         };
-        QVERIFY_THROWS_EXCEPTION(Cancelled, writeReport(doc, dir.filePath(name), c));
+        QVERIFY_THROWS_EXCEPTION(qs::Cancelled, writeReport(doc, dir.filePath(name), c));
         QVERIFY(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot).isEmpty());
         // The same document writes fine without the cancel.
         writeReport(doc, dir.filePath(name));

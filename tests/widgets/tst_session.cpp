@@ -182,7 +182,8 @@ private slots:
         const auto keys = [&] {
             QStringList k;
             for (const QList<QVariant>& call : started)
-                k << call.at(0).toString();
+                if (call.at(0).toString() != MainWindow::kLoadJob) // opening is a job too, no view's work
+                    k << call.at(0).toString();
             return k;
         };
         open(w, kA); // selects its first weight

@@ -17,6 +17,9 @@
 #include <QTimer>
 #include <QtTest>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -47,6 +50,7 @@ private slots:
     void replacedJobDropsResult();
     void failingJobReportsMessage();
     void failingJobMessageIsTranslated();
+    void computeJobsOneAtATimeIoBeside();
     void exportFormats_data();
     void exportFormats();
     void exportUnknownSuffixWritesNothing();
@@ -84,13 +88,16 @@ void TestViewFramework::cancelledJobDropsResult()
     JobRunner runner;
     QSignalSpy cancelled(&runner, &JobRunner::cancelled);
     bool done = false;
-    std::atomic<bool> sawCancel{false};
+    std::atomic<bool> began{false}, sawCancel{false};
     runner.start(QStringLiteral("k"), QStringLiteral("Long"), [&](JobControl& c) -> JobRunner::Continuation {
+        began = true;
         while (!c.cancelled())
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
         sawCancel = true;
         return [&] { done = true; };
     });
+    // Cancelled once running (a job cancelled before it begins never runs).
+    QTRY_VERIFY(began.load());
     runner.cancel(QStringLiteral("k"));
     QVERIFY(!runner.isBusy());
     QCOMPARE(cancelled.count(), 1);
@@ -144,6 +151,50 @@ void TestViewFramework::failingJobMessageIsTranslated()
     // The German of the message, not its English what().
     QCOMPARE(failed.at(0).at(1).toString(),
              QStringLiteral("config.json: num_hidden_layers fehlt (f\u00fcr das Speicherbudget n\u00f6tig)"));
+}
+
+// Issue 30: compute jobs run one at a time, each with the whole OpenMP team (the runner ran
+// idealThreadCount() - 1 of them at once, each with a full team); an I/O job runs beside them on
+// a team of one; a job cancelled while queued never runs.
+void TestViewFramework::computeJobsOneAtATimeIoBeside()
+{
+    JobRunner runner;
+    std::atomic<bool> release{false}, ioRan{false}, queuedRan{false};
+    std::atomic<int> running{0}, most{0}, ioTeam{0}, computeTeam{0};
+    const auto compute = [&](JobControl&) -> JobRunner::Continuation {
+        const int now = ++running;
+        most = std::max(most.load(), now);
+        computeTeam = omp_get_max_threads();
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        --running;
+        return {};
+    };
+    for (int i = 0; i < 4; ++i)
+        runner.start(QStringLiteral("c%1").arg(i), QStringLiteral("compute"), compute);
+    runner.start(QStringLiteral("queued"), QStringLiteral("queued"), [&](JobControl&) -> JobRunner::Continuation {
+        queuedRan = true;
+        return {};
+    });
+    runner.cancel(QStringLiteral("queued"));
+    // The I/O job finishes while the first compute job still holds its thread.
+    runner.start(
+        QStringLiteral("io"), QStringLiteral("io"),
+        [&](JobControl&) -> JobRunner::Continuation {
+            ioTeam = omp_get_max_threads();
+            ioRan = true;
+            return {};
+        },
+        JobRunner::Kind::Io);
+    QTRY_VERIFY(ioRan.load());
+    QTRY_VERIFY(!runner.isRunning(QStringLiteral("io")));
+    QCOMPARE(ioTeam.load(), 1);
+    QCOMPARE(running.load(), 1);
+    release = true;
+    QVERIFY(runner.waitForIdle(10000));
+    QCOMPARE(most.load(), 1);
+    QCOMPARE(computeTeam.load(), omp_get_max_threads());
+    QVERIFY(!queuedRan.load());
 }
 
 void TestViewFramework::exportFormats_data()

@@ -236,7 +236,7 @@ QString reportMarkdown(const Document& doc, const QString& figurePrefix)
     return m;
 }
 
-std::vector<QImage> renderReportFigures(const Document& doc, ReportFormat format, const Control& control)
+std::vector<QImage> renderReportFigures(const Document& doc, ReportFormat format, const qs::Progress& control)
 {
     // Data figures draw through a QCustomPlot, a widget.
     if (QThread::currentThread() != QCoreApplication::instance()->thread())
@@ -246,26 +246,27 @@ std::vector<QImage> renderReportFigures(const Document& doc, ReportFormat format
     for (size_t i = 0; i < doc.figures.size(); ++i) {
         control.check();
         images.push_back(renderFigure(doc.figures[i], theme, format == ReportFormat::Pdf ? 2.5 : 2.0));
-        control.report(double(i + 1) / double(doc.figures.size()));
+        control(i + 1, doc.figures.size());
     }
     control.check();
     return images;
 }
 
-void writeReport(const Document& doc, const QString& path, const Control& control)
+void writeReport(const Document& doc, const QString& path, const qs::Progress& control)
 {
     const auto format = reportFormatFor(path);
     if (!format)
         failWrite(path, QStringLiteral("unknown report format (use .html, .md or .pdf)"));
     qs::checkOutputPath(path.toStdString(), doc.inputs, qs::OutputKind::File); // before the slow part
     // Figures first: the slow part, with progress and cancel between them.
-    Control figures = control;
-    figures.progress = [&control](double f) { control.report(0.8 * f); };
+    qs::Progress figures = control; // the first 80 %
+    figures.report = [&control](uint64_t done, uint64_t total, const std::string&) { control(4 * done, 5 * total); };
     const std::vector<QImage> images = renderReportFigures(doc, *format, figures);
     writeReport(doc, path, images, control);
 }
 
-void writeReport(const Document& doc, const QString& path, const std::vector<QImage>& images, const Control& control)
+void writeReport(const Document& doc, const QString& path, const std::vector<QImage>& images,
+                 const qs::Progress& control)
 {
     const auto format = reportFormatFor(path);
     if (!format)
@@ -333,7 +334,7 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
         control.check();
         writeBytes(path, pdf);
     }
-    control.report(1);
+    control(1, 1);
 }
 
 } // namespace qsw

@@ -37,13 +37,13 @@ QString reportMarkdown(const qs::report::Document& doc, const QString& figurePre
 // Every figure of `doc` as an image at the resolution `format` wants. The data figures draw
 // through QCustomPlot (a widget), so this runs on the GUI thread (qs::Error otherwise).
 std::vector<QImage> renderReportFigures(const qs::report::Document& doc, ReportFormat format,
-                                        const qs::report::Control& control = {});
+                                        const qs::Progress& control = {});
 
-// Throws qs::Error (naming the path) on failure and qs::report::Cancelled when cancelled.
+// Throws qs::Error (naming the path) on failure and qs::Cancelled when cancelled.
 // Renders the figures, then writes: GUI thread.
-void writeReport(const qs::report::Document& doc, const QString& path, const qs::report::Control& control = {});
+void writeReport(const qs::report::Document& doc, const QString& path, const qs::Progress& control = {});
 // Writes with figures from renderReportFigures (one per doc.figures); safe on a worker thread.
 void writeReport(const qs::report::Document& doc, const QString& path, const std::vector<QImage>& figures,
-                 const qs::report::Control& control = {});
+                 const qs::Progress& control = {});
 
 } // namespace qsw

@@ -227,16 +227,17 @@ void BitMapView::rebuild()
         problem = tr("Fetching %1 of %2 from the server…").arg(localBytes(missing), QString::fromStdString(w->name));
         QPointer<BitMapView> self(this);
         const int index = context()->weight();
-        context()->jobs()->start(QStringLiteral("bitmap-fetch"), tr("Fetching %1").arg(QString::fromStdString(w->name)),
-                                 [ckpt, index, self](JobControl&) -> JobRunner::Continuation {
-                                     for (const auto& [role, idx] : ckpt->weights.at(size_t(index)).members)
-                                         ckpt->bytes(ckpt->tensors.at(idx));
-                                     return [self, ckpt, index] {
-                                         if (self && self->context()->checkpoint() == ckpt
-                                             && self->context()->weight() == index)
-                                             self->rebuild();
-                                     };
-                                 });
+        context()->jobs()->start(
+            QStringLiteral("bitmap-fetch"), tr("Fetching %1").arg(QString::fromStdString(w->name)),
+            [ckpt, index, self](JobControl&) -> JobRunner::Continuation {
+                for (const auto& [role, idx] : ckpt->weights.at(size_t(index)).members)
+                    ckpt->bytes(ckpt->tensors.at(idx));
+                return [self, ckpt, index] {
+                    if (self && self->context()->checkpoint() == ckpt && self->context()->weight() == index)
+                        self->rebuild();
+                };
+            },
+            JobRunner::Kind::Io);
     }
     m_canvas->setLayout(ckpt, m_map ? w : nullptr, m_map);
     if (!m_map) {

@@ -325,6 +325,48 @@ DiffView::DiffView(ViewContext* context, QWidget* parent)
 {
     setAcceptDrops(true);
 
+    QHBoxLayout* bar = createBar();
+
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    m_modelA = new WeightTreeModel(this);
+    m_modelB = new WeightTreeModel(this);
+    m_listA = makeWeightList(this, m_modelA, QStringLiteral("weightsA"));
+    m_listB = makeWeightList(this, m_modelB, QStringLiteral("weightsB"));
+    m_titleA = new QLabel(this);
+    m_titleB = new QLabel(this);
+    auto* lists = new QSplitter(Qt::Horizontal, this);
+    lists->addWidget(column(this, {m_titleA, m_listA}));
+    lists->addWidget(column(this, {m_titleB, m_listB}));
+
+    createMap();
+    createTables();
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(lists);
+    split->addWidget(column(this, {m_mapCaption, m_plot}));
+    split->addWidget(column(this, {m_warnings, m_table}, 4));
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 4);
+    split->setStretchFactor(2, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_status);
+    layout->addWidget(split, 1);
+
+    connectControls();
+    m_modelA->setSnapshot(context->snapshot());
+    expandLayers(m_listA);
+    setStatus(openHint());
+    applyTheme();
+    updateWeight();
+}
+
+QHBoxLayout* DiffView::createBar()
+{
     m_open = new QPushButton(tr("Open B…"), this);
     m_open->setToolTip(
         tr("Open a second checkpoint (file or folder) to compare with this one; or drop it on this view"));
@@ -349,21 +391,11 @@ DiffView::DiffView(ViewContext* context, QWidget* parent)
     bar->addWidget(m_bName, 1);
     bar->addWidget(m_tolerance);
     bar->addWidget(m_compare);
+    return bar;
+}
 
-    m_status = new QLabel(this);
-    m_status->setWordWrap(true);
-    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
-
-    m_modelA = new WeightTreeModel(this);
-    m_modelB = new WeightTreeModel(this);
-    m_listA = makeWeightList(this, m_modelA, QStringLiteral("weightsA"));
-    m_listB = makeWeightList(this, m_modelB, QStringLiteral("weightsB"));
-    m_titleA = new QLabel(this);
-    m_titleB = new QLabel(this);
-    auto* lists = new QSplitter(Qt::Horizontal, this);
-    lists->addWidget(column(this, {m_titleA, m_listA}));
-    lists->addWidget(column(this, {m_titleB, m_listB}));
-
+void DiffView::createMap()
+{
     m_mapCaption = new QLabel(this);
     m_mapCaption->setWordWrap(true);
     m_plot = new QCustomPlot(this);
@@ -384,7 +416,11 @@ DiffView::DiffView(ViewContext* context, QWidget* parent)
     m_colorScale->axis()->setLabel(tr("|a − b| (max per cell)"));
     m_marker = new QCPItemRect(m_plot);
     m_marker->setVisible(false);
+}
 
+// The warnings above the list of pairs, and the list.
+void DiffView::createTables()
+{
     // core's warnings (GPTQ zero conventions mixed, ...) sit above the list they qualify.
     m_warningTitle = new QLabel(this);
     m_warningList = new QListWidget(this);
@@ -408,20 +444,10 @@ DiffView::DiffView(ViewContext* context, QWidget* parent)
     m_table->header()->setStretchLastSection(false);
     for (int c = DiffListModel::Rmse; c < DiffListModel::ColumnCount; ++c)
         m_table->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+}
 
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(lists);
-    split->addWidget(column(this, {m_mapCaption, m_plot}));
-    split->addWidget(column(this, {m_warnings, m_table}, 4));
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 4);
-    split->setStretchFactor(2, 3);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar);
-    layout->addWidget(m_status);
-    layout->addWidget(split, 1);
-
+void DiffView::connectControls()
+{
     connect(m_model, &QAbstractItemModel::modelReset, this, &DiffView::updateWarnings);
     connect(m_open, &QPushButton::clicked, this, &DiffView::openDialog);
     connect(m_compare, &QPushButton::clicked, this, &DiffView::compareAll);
@@ -439,8 +465,8 @@ DiffView::DiffView(ViewContext* context, QWidget* parent)
     connect(m_table, &QTreeView::activated, this, &DiffView::tableActivated);
     connect(m_plot, &QCustomPlot::mousePress, this, &DiffView::clickMap);
     connect(m_plot, &QCustomPlot::mouseMove, this, &DiffView::hoverMap);
-    connect(m_closeB, &QPushButton::clicked, this, [this] { this->context()->setComparison(nullptr); });
-    connect(context, &ViewContext::checkpointChanged, this, [this] {
+    connect(m_closeB, &QPushButton::clicked, this, [this] { context()->setComparison(nullptr); });
+    connect(context(), &ViewContext::checkpointChanged, this, [this] {
         // The old A's rows and pairs go at once; the new A's list (a million rows lay out in
         // seconds) and its pairing with B wait until the view is in front.
         m_modelA->setSnapshot(nullptr);
@@ -450,29 +476,24 @@ DiffView::DiffView(ViewContext* context, QWidget* parent)
         setMap(-1, nullptr);
         whenInFront([this] { showCheckpoint(); });
     });
-    connect(context, &ViewContext::comparisonChanged, this, [this] {
-        const auto b = this->context()->comparison();
+    connect(context(), &ViewContext::comparisonChanged, this, [this] {
+        const auto b = context()->comparison();
         if (!b)
             closeB();
         else if (b != m_b)
             startMatch(qtext(b->path), b);
     });
-    connect(context, &ViewContext::weightChanged, this, [this] { updateWeight(); });
-    connect(context, &ViewContext::selectedChanged, this, [this] { updateMarker(); });
-    connect(context, &ViewContext::themeChanged, this, [this] { applyTheme(); });
-    connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
+    connect(context(), &ViewContext::weightChanged, this, [this] { updateWeight(); });
+    connect(context(), &ViewContext::selectedChanged, this, [this] { updateMarker(); });
+    connect(context(), &ViewContext::themeChanged, this, [this] { applyTheme(); });
+    connect(context()->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
         if (key == kOpenJob || key == kCompareJob || key == kMapJob)
             setStatus(message, true);
     });
-    connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
+    connect(context()->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
         if (key == kCompareJob)
             setStatus(tr("Comparison cancelled. Press “Compare again” to restart it."));
     });
-    m_modelA->setSnapshot(context->snapshot());
-    expandLayers(m_listA);
-    setStatus(openHint());
-    applyTheme();
-    updateWeight();
 }
 
 QString DiffView::openHint()
@@ -581,18 +602,20 @@ void DiffView::startMatch(const QString& path, std::shared_ptr<const qs::Checkpo
                 : tr("Opening %1…").arg(QFileInfo(path).fileName()));
     QPointer<DiffView> self(this);
     const std::string file = path.toStdString();
-    context()->jobs()->start(kOpenJob, tr("Opening %1 as B").arg(QFileInfo(path).fileName()),
-                             [a, b, file, self](JobControl&) -> JobRunner::Continuation {
-                                 Opened o;
-                                 o.a = a;
-                                 o.b = b ? b : qs::openCheckpoint(file);
-                                 o.snapshotB = CheckpointSnapshot::fromCheckpoint(o.b);
-                                 o.match = std::make_shared<const qs::WeightMatch>(qs::matchWeights(*a, *o.b));
-                                 return [self, o] {
-                                     if (self)
-                                         self->setOpened(o);
-                                 };
-                             });
+    context()->jobs()->start(
+        kOpenJob, tr("Opening %1 as B").arg(QFileInfo(path).fileName()),
+        [a, b, file, self](JobControl&) -> JobRunner::Continuation {
+            Opened o;
+            o.a = a;
+            o.b = b ? b : qs::openCheckpoint(file);
+            o.snapshotB = CheckpointSnapshot::fromCheckpoint(o.b);
+            o.match = std::make_shared<const qs::WeightMatch>(qs::matchWeights(*a, *o.b));
+            return [self, o] {
+                if (self)
+                    self->setOpened(o);
+            };
+        },
+        JobRunner::Kind::Io);
 }
 
 void DiffView::setOpened(const Opened& o)
@@ -638,13 +661,11 @@ void DiffView::compareAll()
             qs::DiffOptions opt;
             opt.tolerance = tolerance;
             opt.path = qs::bestSimdPath();
-            opt.cancel = &control.cancelFlag();
-            opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
+            opt.progress.cancel = &control.cancelFlag();
+            opt.progress.report = [&control](uint64_t done, uint64_t total, const std::string&) {
                 control.setProgress(total ? double(done) / double(total) : 1.0);
             };
             auto result = std::make_shared<const qs::DiffResult>(qs::diffCheckpoints(*a, *b, opt));
-            if (result->cancelled)
-                return {};
             return [self, a, result] {
                 if (self && self->m_matchedA == a)
                     self->showResult(result);
@@ -810,14 +831,12 @@ void DiffView::updateWeight()
                              [a, bCkpt, match, index, weight, self](JobControl& control) -> JobRunner::Continuation {
                                  qs::DiffOptions opt;
                                  opt.path = qs::bestSimdPath();
-                                 opt.cancel = &control.cancelFlag();
-                                 opt.progress = [&control](uint64_t done, uint64_t total, const std::string&) {
+                                 opt.progress.cancel = &control.cancelFlag();
+                                 opt.progress.report = [&control](uint64_t done, uint64_t total, const std::string&) {
                                      control.setProgress(total ? double(done) / double(total) : 1.0);
                                  };
                                  auto map = std::make_shared<const qs::DiffMap>(
                                      qs::diffMap(*a, *bCkpt, match->pairs[index], kMapRows, kMapCols, opt));
-                                 if (map->cancelled)
-                                     return {};
                                  return [self, weight, map] {
                                      if (self && self->context()->weight() == weight)
                                          self->setMap(weight, map);

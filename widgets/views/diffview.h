@@ -27,6 +27,7 @@ class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
 class QListWidget;
+class QHBoxLayout;
 class QMouseEvent;
 class QPushButton;
 class QTreeView;
@@ -133,6 +134,12 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // The constructor's parts: the bar above, the heatmap, the warnings and the list of pairs,
+    // the signals.
+    QHBoxLayout* createBar();
+    void createMap();
+    void createTables();
+    void connectControls();
     struct Opened {
         std::shared_ptr<const qs::Checkpoint> a, b;
         std::shared_ptr<const CheckpointSnapshot> snapshotB;

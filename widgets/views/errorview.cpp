@@ -86,6 +86,15 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent)
     for (const qs::RequantizePreset& p : qs::requantizePresets())
         m_targets.push_back({QCoreApplication::translate("qs::RequantizePreset", p.label), p.spec, p.forFloat});
 
+    createControls();
+    layOut();
+    connectControls();
+    updateRequantizeControls();
+    showMessage(tr("Select a weight to see its error."));
+}
+
+void ErrorView::createControls()
+{
     m_caption = new QLabel(this);
     m_caption->setWordWrap(true);
     m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -129,7 +138,10 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent)
     m_hint->setObjectName(QStringLiteral("hint"));
     m_useFound = new QPushButton(this);
     m_useFound->hide();
+}
 
+void ErrorView::layOut()
+{
     auto* controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Reference:"), this));
     controls->addWidget(m_reference);
@@ -189,7 +201,10 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent)
     layout->addLayout(histogramControls);
     layout->addLayout(hintRow);
     layout->addWidget(m_stack, 1);
+}
 
+void ErrorView::connectControls()
+{
     connect(m_reference, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_target->setEnabled(i == 0);
         recompute();
@@ -219,43 +234,41 @@ ErrorView::ErrorView(ViewContext* context, QWidget* parent)
     connect(m_bins, &QSpinBox::valueChanged, this, [this] { recompute(); });
     connect(m_log, &QCheckBox::toggled, this, [this] { redraw(); });
     connect(m_browse, &QPushButton::clicked, this, &ErrorView::chooseReferenceFile);
-    connect(context, &ViewContext::checkpointChanged, this, [this] {
+    connect(context(), &ViewContext::checkpointChanged, this, [this] {
         m_cache.clear();
         m_dirty = true;
         m_found.clear();
         m_searched = false;
-        this->context()->jobs()->cancel(kSearchJob);
+        context()->jobs()->cancel(kSearchJob);
         updateHint();
     });
-    connect(context, &ViewContext::referenceChanged, this, &ErrorView::updateReferenceChoice);
-    connect(context, &ViewContext::imatrixChanged, this, [this] {
+    connect(context(), &ViewContext::referenceChanged, this, &ErrorView::updateReferenceChoice);
+    connect(context(), &ViewContext::imatrixChanged, this, [this] {
         m_dirty = true;
         if (isVisible())
             recompute();
     });
-    connect(context, &ViewContext::weightChanged, this, [this] {
+    connect(context(), &ViewContext::weightChanged, this, [this] {
         m_dirty = true;
         if (isVisible())
             recompute();
     });
-    connect(context, &ViewContext::themeChanged, this, [this] { redraw(); });
-    connect(context, &ViewContext::selectedChanged, this, [this] { updateGroupMarker(); });
+    connect(context(), &ViewContext::themeChanged, this, [this] { redraw(); });
+    connect(context(), &ViewContext::selectedChanged, this, [this] { updateGroupMarker(); });
     connect(m_groups, &QCustomPlot::mousePress, this, &ErrorView::clickGroup);
-    connect(context->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
+    connect(context()->jobs(), &JobRunner::failed, this, [this](const QString& key, const QString& message) {
         if (key == kErrorJob || key == kOpenJob)
             showMessage(message);
     });
     m_stack->button()->setText(tr("&Compute again"));
     m_stack->button()->setObjectName(QStringLiteral("computeAgain"));
     connect(m_stack->button(), &QPushButton::clicked, this, [this] { recompute(); });
-    connect(context->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
+    connect(context()->jobs(), &JobRunner::cancelled, this, [this](const QString& key) {
         if (key == kErrorJob) {
             m_dirty = true;
             m_stack->showMessage(tr("Cancelled."), true);
         }
     });
-    updateRequantizeControls();
-    showMessage(tr("Select a weight to see its error."));
 }
 
 QString ErrorView::message() const
@@ -446,14 +459,16 @@ void ErrorView::openReference(const QString& path)
 {
     QPointer<ErrorView> self(this);
     const std::string file = path.toStdString();
-    context()->jobs()->start(kOpenJob, tr("Opening %1").arg(QFileInfo(path).fileName()),
-                             [file, self](JobControl&) -> JobRunner::Continuation {
-                                 auto ref = qs::openCheckpoint(file);
-                                 return [self, ref] {
-                                     if (self)
-                                         self->addReference(ref);
-                                 };
-                             });
+    context()->jobs()->start(
+        kOpenJob, tr("Opening %1").arg(QFileInfo(path).fileName()),
+        [file, self](JobControl&) -> JobRunner::Continuation {
+            auto ref = qs::openCheckpoint(file);
+            return [self, ref] {
+                if (self)
+                    self->addReference(ref);
+            };
+        },
+        JobRunner::Kind::Io);
 }
 
 void ErrorView::showEvent(QShowEvent* event)
@@ -597,12 +612,10 @@ void ErrorView::recompute()
         context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
                                  [ckpt, imatrix, index, opt, spec = *s, job, finish,
                                   progress](JobControl& control) mutable -> JobRunner::Continuation {
-                                     opt.cancel = &control.cancelFlag();
-                                     opt.progress = progress(control);
+                                     opt.progress.cancel = &control.cancelFlag();
+                                     opt.progress.report = progress(control);
                                      auto r = std::make_shared<const qs::WeightComparison>(
                                          qs::compareRequantized(*ckpt, ckpt->weights.at(size_t(index)), spec, opt));
-                                     if (r->cancelled)
-                                         return {};
                                      return finish(job, r);
                                  });
         return;
@@ -629,13 +642,11 @@ void ErrorView::recompute()
     context()->jobs()->start(kErrorJob, tr("Error of %1").arg(name),
                              [ckpt, ref, imatrix, index, match, opt, job, finish,
                               progress](JobControl& control) mutable -> JobRunner::Continuation {
-                                 opt.cancel = &control.cancelFlag();
-                                 opt.progress = progress(control);
+                                 opt.progress.cancel = &control.cancelFlag();
+                                 opt.progress.report = progress(control);
                                  const qs::LogicalWeight& weight = ckpt->weights.at(size_t(index));
                                  auto r = std::make_shared<const qs::WeightComparison>(
                                      qs::compareWeight(*ckpt, weight, *ref, match, opt));
-                                 if (r->cancelled)
-                                     return {};
                                  return finish(job, r);
                              });
 }

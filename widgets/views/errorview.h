@@ -89,6 +89,10 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    // The constructor's three parts: the controls, their layout with the plots, their signals.
+    void createControls();
+    void layOut();
+    void connectControls();
     struct Target {
         QString label;
         qs::RequantizeSpec spec; // format empty: the weight's own format

@@ -211,33 +211,16 @@ void bnbInt8RowsScalar(const BnbInt8& s, uint64_t r0, uint64_t r1, float* out)
 
 void dequantBnb4Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const Bnb4& s = cachedState<Bnb4>(w, bnb4State);
-    if (rowBegin > rowEnd || rowEnd > s.rows)
-        failWeight(w.weight, "row range out of bounds");
-    const uint64_t K = s.cols;
-    const auto kernel =
-        simdKernel(path, SimdKernels<Bnb4ElementsFn>{QS_X86(bnb4ElementsAvx512), QS_X86(bnb4ElementsAvx2)});
-    if (!kernel) {
-        bnb4ElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
-        return;
-    }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K),
-                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K); });
+    dispatchRows<Bnb4, RowSpan::Elements>(
+        w, rowBegin, rowEnd, out, bnb4State, bnb4ElementsScalar,
+        simdKernel(path, SimdKernels<Bnb4ElementsFn>{QS_X86(bnb4ElementsAvx512), QS_X86(bnb4ElementsAvx2)}));
 }
 
 void dequantBnbInt8Rows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const BnbInt8 s = bnbInt8State(w);
-    if (rowBegin > rowEnd || rowEnd > s.rows)
-        failWeight(w.weight, "row range out of bounds");
-    const auto kernel =
-        simdKernel(path, SimdKernels<BnbInt8RowsFn>{QS_X86(bnbInt8RowsAvx512), QS_X86(bnbInt8RowsAvx2)});
-    if (!kernel) {
-        bnbInt8RowsScalar(s, rowBegin, rowEnd, out);
-        return;
-    }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols),
-                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols); });
+    dispatchRows<BnbInt8, RowSpan::Rows>(
+        w, rowBegin, rowEnd, out, bnbInt8State, bnbInt8RowsScalar,
+        simdKernel(path, SimdKernels<BnbInt8RowsFn>{QS_X86(bnbInt8RowsAvx512), QS_X86(bnbInt8RowsAvx2)}));
 }
 
 } // namespace qs

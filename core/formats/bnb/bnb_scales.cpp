@@ -2,6 +2,7 @@
 // one block's decoded absmax fields.
 #include "formats/bnb/bnb.h"
 
+#include "base/progress.h"
 #include "formats/scalegrid_util.h"
 #include "formats/wordmap.h"
 
@@ -33,8 +34,7 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
         failScales(ckpt, w, "absmax holds fewer blocks than the weight needs");
     std::vector<float> scales(cells);
     for (uint64_t n = 0; n < b.rows; ++n) {
-        if (scalesCancelled(cancel))
-            return s;
+        throwIfCancelled(cancel);
         for (uint64_t g = 0; g < s.groups; ++g)
             scales[g * b.rows + n] = b.blockAbsmax(n * s.groups + g);
     }

@@ -162,16 +162,9 @@ void ctRowsScalar(const CtPacked& s, uint64_t r0, uint64_t r1, float* out)
 
 void dequantCtRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const CtPacked& s = cachedState<CtPacked>(w, ctPackedState);
-    if (rowBegin > rowEnd || rowEnd > s.rows)
-        failWeight(w.weight, "row range out of bounds");
-    const auto kernel = simdKernel(path, SimdKernels<CtRowsFn>{QS_X86(ctRowsAvx512), QS_X86(ctRowsAvx2)});
-    if (!kernel) {
-        ctRowsScalar(s, rowBegin, rowEnd, out);
-        return;
-    }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols),
-                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols); });
+    dispatchRows<CtPacked, RowSpan::Rows>(
+        w, rowBegin, rowEnd, out, ctPackedState, ctRowsScalar,
+        simdKernel(path, SimdKernels<CtRowsFn>{QS_X86(ctRowsAvx512), QS_X86(ctRowsAvx2)}));
 }
 
 } // namespace qs

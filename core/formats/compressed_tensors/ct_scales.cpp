@@ -1,6 +1,7 @@
 // The group scales and zero points of compressed-tensors integer weights (packed or int8).
 #include "formats/compressed_tensors/ct.h"
 
+#include "base/progress.h"
 #include "formats/scalegrid_util.h"
 
 namespace qs {
@@ -25,8 +26,7 @@ GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufSc
         failScales(ckpt, w, "weight_scale holds fewer than rows x groups values");
     std::vector<float> scales(cells), zeros(zp ? cells : 0);
     for (uint64_t n = 0; n < c.rows; ++n) {
-        if (scalesCancelled(cancel))
-            return s;
+        throwIfCancelled(cancel);
         for (uint64_t g = 0; g < s.groups; ++g) {
             scales[g * c.rows + n] = c.scaleAt(n, g);
             if (zp)

@@ -6,6 +6,7 @@
 #include "formats/ggml/ggml_blocks.h"
 #include "formats/ggml/ggml_tables.h"
 #include "formats/wordmap.h"
+#include "base/progress.h"
 #include "formats/scalegrid_util.h"
 
 #include <cmath>
@@ -169,8 +170,7 @@ GroupScales ggufGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
     for (uint32_t j = 0; sub && j < perBlock; ++j)
         locs.push_back(ggmlLocateElement(blob.type, j * subSize));
     for (uint64_t n = 0; n < s.rows; ++n) {
-        if (scalesCancelled(cancel))
-            return s;
+        throwIfCancelled(cancel);
         for (uint64_t b = 0; b < blob.blocksPerRow; ++b) {
             const uint8_t* block = blob.bytes.data() + (n * blob.blocksPerRow + b) * info.blockBytes;
             const float d = readScaleField(block, fields[size_t(dField)]);

@@ -1,6 +1,7 @@
 // The group scales and zeros of GPTQ, AWQ and Marlin weights, as PackedLinear reads them.
 #include "formats/gptq/gptq.h"
 
+#include "base/progress.h"
 #include "formats/scalegrid_util.h"
 
 namespace qs {
@@ -22,8 +23,7 @@ GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gg
     const uint64_t cells = scalesCheckedMul(ckpt, w, p.groups, p.N);
     std::vector<float> scales(cells), zeros(cells);
     for (uint64_t g = 0; g < p.groups; ++g) {
-        if (scalesCancelled(cancel))
-            return s;
+        throwIfCancelled(cancel);
         for (uint64_t n = 0; n < p.N; ++n) {
             scales[g * p.N + n] = p.scaleAt(g, n);
             zeros[g * p.N + n] = bias ? p.biasAt(g, n) : float(p.zeroAt(g, n));

@@ -129,18 +129,9 @@ void hqqElementsScalar(const Hqq& s, uint64_t e0, uint64_t n, float* out)
 
 void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const Hqq& s = cachedState<Hqq>(w, hqqState);
-    if (rowBegin > rowEnd || rowEnd > s.rows)
-        failWeight(w.weight, "row range out of bounds");
-    const uint64_t K = s.cols;
-    const auto kernel =
-        simdKernel(path, SimdKernels<HqqElementsFn>{QS_X86(hqqElementsAvx512), QS_X86(hqqElementsAvx2)});
-    if (!kernel) {
-        hqqElementsScalar(s, rowBegin * K, (rowEnd - rowBegin) * K, out);
-        return;
-    }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K),
-                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K); });
+    dispatchRows<Hqq, RowSpan::Elements>(
+        w, rowBegin, rowEnd, out, hqqState, hqqElementsScalar,
+        simdKernel(path, SimdKernels<HqqElementsFn>{QS_X86(hqqElementsAvx512), QS_X86(hqqElementsAvx2)}));
 }
 
 } // namespace qs

@@ -88,17 +88,9 @@ void mlxRowsScalar(const MlxAffine& s, uint64_t r0, uint64_t r1, float* out)
 
 void dequantMlxRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const MlxAffine s = mlxState(w);
-    if (rowBegin > rowEnd || rowEnd > s.rows)
-        failWeight(w.weight, "row range out of bounds");
-    const auto kernel =
-        simdKernel(path, SimdKernels<MlxRowsFn>{QS_X86(mlxRowsAvx512), QS_X86(mlxRowsAvx2), QS_NEON(mlxRowsNeon)});
-    if (!kernel) {
-        mlxRowsScalar(s, rowBegin, rowEnd, out);
-        return;
-    }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(s.cols),
-                 [&](uint64_t r0, uint64_t r1) { kernel(s, r0, r1, out + (r0 - rowBegin) * s.cols); });
+    dispatchRows<MlxAffine, RowSpan::Rows>(
+        w, rowBegin, rowEnd, out, mlxState, mlxRowsScalar,
+        simdKernel(path, SimdKernels<MlxRowsFn>{QS_X86(mlxRowsAvx512), QS_X86(mlxRowsAvx2), QS_NEON(mlxRowsNeon)}));
 }
 
 } // namespace qs

@@ -1,6 +1,7 @@
 // The group scales and biases of MLX affine weights.
 #include "formats/mlx/mlx.h"
 
+#include "base/progress.h"
 #include "formats/scalegrid_util.h"
 
 namespace qs {
@@ -22,8 +23,7 @@ GroupScales mlxGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufS
         failScales(ckpt, w, "scales or biases hold fewer than rows x groups values");
     std::vector<float> scales(cells), zeros(cells);
     for (uint64_t n = 0; n < m.rows; ++n) {
-        if (scalesCancelled(cancel))
-            return s;
+        throwIfCancelled(cancel);
         for (uint64_t g = 0; g < m.groups; ++g) {
             scales[g * m.rows + n] = m.scales.at(n * m.groups + g);
             zeros[g * m.rows + n] = m.biases.at(n * m.groups + g);

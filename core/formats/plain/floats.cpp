@@ -223,39 +223,35 @@ bool simdDtype(DType d, SimdPath path)
     return d == DType::F16 || d == DType::BF16 || d == DType::F32 || d == DType::F8_E4M3 || d == DType::F8_E5M2;
 }
 
-void floatElementsFast(const FloatTensor& t, uint64_t e0, uint64_t n, float* out, SimdPath path)
+void f8TableElements(const FloatTensor& t, uint64_t e0, uint64_t n, float* out)
 {
+    const float* lut = f8Table(t.dtype);
     const uint8_t* p = t.bytes.data();
+    for (uint64_t i = 0; i < n; ++i)
+        out[i] = lut[p[e0 + i]];
+}
+
+// The fast path's kernel for t's dtype: the SIMD kernel where `path` has one for it, else the
+// 8-bit floats' table, else the scalar loop; nullptr on the scalar path.
+FloatElementsFn floatElementsFast(DType dtype, SimdPath path)
+{
+    if (path == SimdPath::Scalar)
+        return nullptr;
     const auto kernel = simdKernel(path,
                                    SimdKernels<FloatElementsFn>{QS_X86(floatElementsAvx512), QS_X86(floatElementsAvx2),
                                                                 QS_NEON(floatElementsNeon)});
-    if (kernel && simdDtype(t.dtype, path)) {
-        kernel(t, e0, n, out);
-        return;
-    }
-    if (const float* lut = f8Table(t.dtype)) {
-        for (uint64_t i = 0; i < n; ++i)
-            out[i] = lut[p[e0 + i]];
-        return;
-    }
-    floatElementsScalar(t, e0, n, out);
+    if (kernel && simdDtype(dtype, path))
+        return kernel;
+    return f8Table(dtype) ? f8TableElements : floatElementsScalar;
 }
 
 } // namespace
 
 void dequantFloatRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
-    const FloatTensor t = floatTensor(w);
-    if (rowBegin > rowEnd || rowEnd > t.rows)
-        failWeight(w.weight, "row range out of bounds");
-    const uint64_t K = t.cols;
-    if (path == SimdPath::Scalar) {
-        floatElementsScalar(t, rowBegin * K, (rowEnd - rowBegin) * K, out);
-        return;
-    }
-    forRowChunks(rowBegin, rowEnd, rowsPerChunkFor(K), [&](uint64_t r0, uint64_t r1) {
-        floatElementsFast(t, r0 * K, (r1 - r0) * K, out + (r0 - rowBegin) * K, path);
-    });
+    const TensorEntry& e = floatEntry(w);
+    dispatchRows<FloatTensor, RowSpan::Elements>(w, rowBegin, rowEnd, out, floatTensor, floatElementsScalar,
+                                                 floatElementsFast(e.dtype, path));
 }
 
 } // namespace qs

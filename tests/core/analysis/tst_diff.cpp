@@ -572,7 +572,7 @@ private slots:
         opt.threads = 2;
         std::atomic<int> calls{0};
         uint64_t last = 0;
-        opt.progress = [&](uint64_t done, uint64_t total, const std::string&) {
+        opt.progress.report = [&](uint64_t done, uint64_t total, const std::string&) {
             ++calls;
             QVERIFY(done <= total && total == x.size());
             last = done;
@@ -615,7 +615,7 @@ private slots:
 
         // Same figures on one thread (sums reduced in chunk order).
         opt.threads = 1;
-        opt.progress = nullptr;
+        opt.progress.report = nullptr;
         const DiffResult one = diffCheckpoints(*q, *ref, opt);
         QCOMPARE(one.weights[0].rmse, d.rmse);
         QCOMPARE(one.weights[0].cosine, d.cosine);
@@ -638,9 +638,9 @@ private slots:
 
         // Cancelled before the first chunk.
         std::atomic<bool> cancel{true};
-        opt.cancel = &cancel;
-        QVERIFY(diffCheckpoints(*q, *ref, opt).cancelled);
-        opt.cancel = nullptr;
+        opt.progress.cancel = &cancel;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, diffCheckpoints(*q, *ref, opt));
+        opt.progress.cancel = nullptr;
 
         opt.weight = "no.such.weight";
         QVERIFY_THROWS_EXCEPTION(Error, diffCheckpoints(*q, *ref, opt));

@@ -129,7 +129,7 @@ private slots:
         o.groupSize = group;
         o.symmetric = sym;
         size_t calls = 0;
-        o.progress = [&](size_t done, size_t total, const std::string&) {
+        o.progress.report = [&](size_t done, size_t total, const std::string&) {
             ++calls;
             QVERIFY(done <= total);
         };
@@ -396,8 +396,8 @@ private slots:
         std::atomic<bool> cancel{true};
         o.format = "gptq-v2";
         o.weights.clear();
-        o.cancel = &cancel;
-        QVERIFY_THROWS_EXCEPTION(Error, quantizeCheckpoint(*src, out, o));
+        o.progress.cancel = &cancel;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, quantizeCheckpoint(*src, out, o));
         QVERIFY(!QFile::exists(QString::fromStdString(out)));
     }
 };

@@ -228,6 +228,21 @@ private slots:
         }
     }
 
+    // Issue 30: a cancelled repack throws Cancelled, as every long piece of work does (it threw a
+    // plain Error "repack: cancelled"), and leaves no output behind.
+    void cancelThrowsCancelled()
+    {
+        QTemporaryDir tmp;
+        const auto a = fixture(QStringLiteral("gptq-w4-g128-asym-actorder"));
+        const std::atomic<bool> cancel{true};
+        RepackOptions o;
+        o.to = "awq-gemm";
+        o.progress.cancel = &cancel;
+        const QString out = tmp.filePath(QStringLiteral("awq"));
+        QVERIFY_THROWS_EXCEPTION(Cancelled, repackCheckpoint(*a, out.toStdString(), o));
+        QVERIFY(!QFileInfo::exists(out) || QDir(out).isEmpty());
+    }
+
     void actOrderToAwq()
     {
         QTemporaryDir tmp;
@@ -484,7 +499,7 @@ private slots:
         o.verify = false; // the writer's memory, not the comparison's two float copies
         const uint64_t before = rssAnonKiB();
         uint64_t peak = before;
-        o.progress = [&](size_t, size_t, const std::string&) { peak = std::max(peak, rssAnonKiB()); };
+        o.progress.report = [&](size_t, size_t, const std::string&) { peak = std::max(peak, rssAnonKiB()); };
         const RepackResult r = repackCheckpoint(*a, tmp.filePath(QStringLiteral("awq")).toStdString(), o);
         QCOMPARE(r.weights.size(), size_t(weights));
         const uint64_t outputKiB =

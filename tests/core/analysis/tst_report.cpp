@@ -173,7 +173,7 @@ private slots:
     void cancel()
     {
         std::atomic<bool> flag{true};
-        Control c;
+        qs::Progress c;
         c.cancel = &flag;
         QVERIFY_THROWS_EXCEPTION(Cancelled, formatReport(*findLayoutSpec("gptq-v1"), {128, 64, 4, 32}, c));
     }
@@ -186,8 +186,9 @@ private slots:
             qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym/ref.safetensors")).toStdString());
         double last = -1;
         bool monotonic = true;
-        Control c;
-        c.progress = [&](double f) {
+        qs::Progress c;
+        c.report = [&](uint64_t done, uint64_t total, const std::string&) {
+            const double f = double(done) / double(total);
             monotonic = monotonic && f >= last;
             last = f;
         };
@@ -219,7 +220,7 @@ private slots:
     {
         const auto ckpt =
             openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder")).toStdString());
-        const Document d = checkpointReport(*ckpt, CheckpointOptions{}, Control{});
+        const Document d = checkpointReport(*ckpt, CheckpointOptions{}, qs::Progress{});
         int heat = 0;
         for (const Figure& f : d.figures)
             if (f.kind == FigureKind::ScaleHeatmap) {

@@ -205,7 +205,7 @@ private slots:
         opt.tokens = 1;
         uint64_t last = 0, calls = 0;
         bool monotonic = true;
-        opt.progress = [&](uint64_t done, uint64_t all, const std::string&) {
+        opt.progress.report = [&](uint64_t done, uint64_t all, const std::string&) {
             monotonic = monotonic && done >= last && all == total;
             last = done;
             ++calls;
@@ -388,7 +388,7 @@ private slots:
         opt.threads = 2;
         uint64_t last = 0;
         int calls = 0;
-        opt.progress = [&](uint64_t done, uint64_t total, const std::string& name) {
+        opt.progress.report = [&](uint64_t done, uint64_t total, const std::string& name) {
             QCOMPARE(total, uint64_t(128 * 256));
             QCOMPARE(name, w->name);
             last = done;
@@ -402,9 +402,9 @@ private slots:
         QVERIFY(calls > 0);
         QCOMPARE(last, uint64_t(128 * 256));
         std::atomic<bool> cancel{true};
-        opt.cancel = &cancel;
-        QVERIFY(compareWeight(*ckpt, *w, *src, *src->find("synthetic.W_128x256"), opt).cancelled);
-        QVERIFY(weightHistograms(*ckpt, *w, opt).cancelled);
+        opt.progress.cancel = &cancel;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, compareWeight(*ckpt, *w, *src, *src->find("synthetic.W_128x256"), opt));
+        QVERIFY_THROWS_EXCEPTION(Cancelled, weightHistograms(*ckpt, *w, opt));
     }
 
     void chosenRange()

@@ -186,6 +186,42 @@ private slots:
         QVERIFY2(after.load() < (uint64_t(1) << 30), qPrintable(QString::number(after.load())));
     }
 
+    // Issue 30: what throws inside the region outside a chunk, a thread's State being built (its
+    // scratch buffers: a bad_alloc) or the progress report after a chunk, reaches the caller too
+    // (it ended the program: only the chunk itself was inside the try).
+    void stateAndProgressErrorsReachTheCaller_data()
+    {
+        QTest::addColumn<int>("threads");
+        QTest::addRow("one thread") << 1;
+        QTest::addRow("two threads") << 2;
+    }
+    void stateAndProgressErrorsReachTheCaller()
+    {
+        QFETCH(int, threads);
+        struct ThrowingState {
+            ThrowingState() { throw std::length_error("scratch"); }
+        };
+        try {
+            qs::runChunks<ThrowingState>(100, threads, nullptr, [](uint64_t, ThrowingState&) {});
+            QFAIL("the State's error did not reach the caller");
+        } catch (const std::length_error& e) {
+            QCOMPARE(std::string(e.what()), std::string("scratch"));
+        }
+        std::atomic<int> reports{0};
+        try {
+            qs::runChunks(
+                uint64_t(1) << 40, threads, nullptr, [](uint64_t, qs::NoChunkState&) {},
+                [&reports] {
+                    if (++reports == 3)
+                        throw qs::Error("progress");
+                });
+            QFAIL("the progress report's error did not reach the caller");
+        } catch (const qs::Error& e) {
+            QCOMPARE(std::string(e.what()), std::string("progress"));
+        }
+        QCOMPARE(reports.load(), 3);
+    }
+
     // Issue 34: the default team leaves the cores other runnable threads want. With more busy
     // threads than cores a run asked for OpenMP's default team runs on one thread (the team of
     // every core was a tenth of one thread's rate under load: each region's end waited for a
