@@ -328,7 +328,7 @@ private slots:
         o.format = "gguf-q4_0";
         std::vector<std::string> names;
         size_t total = 0;
-        o.progress = [&](size_t done, size_t t, const std::string& name) {
+        o.progress.report = [&](size_t done, size_t t, const std::string& name) {
             QCOMPARE(done, names.size() + 1);
             total = t;
             names.push_back(name);
@@ -343,10 +343,10 @@ private slots:
         QCOMPARE(names, expect);
 
         std::atomic<bool> cancel{false};
-        o.cancel = &cancel;
-        o.progress = [&](size_t done, size_t, const std::string&) { cancel = done == 8; };
+        o.progress.cancel = &cancel;
+        o.progress.report = [&](size_t done, size_t, const std::string&) { cancel = done == 8; };
         const std::string cancelled = tmp.filePath(QStringLiteral("cancelled.gguf")).toStdString();
-        QVERIFY_THROWS_EXCEPTION(Error, quantizeCheckpoint(*src, cancelled, o));
+        QVERIFY_THROWS_EXCEPTION(Cancelled, quantizeCheckpoint(*src, cancelled, o));
         QVERIFY(!QFile::exists(QString::fromStdString(cancelled)));
         QCOMPARE(QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("out.gguf")});
     }

@@ -538,7 +538,7 @@ private slots:
         RepackOptions o;
         o.to = to.toStdString();
         std::vector<size_t> done;
-        o.progress = [&](size_t d, size_t total, const std::string& w) {
+        o.progress.report = [&](size_t d, size_t total, const std::string& w) {
             QCOMPARE(total, size_t(2));
             QCOMPARE(w, std::string("model.layers.0.mlp.down_proj"));
             done.push_back(d);
@@ -548,8 +548,8 @@ private slots:
 
         QTemporaryDir empty;
         std::atomic<bool> cancel{true};
-        o.cancel = &cancel;
-        QVERIFY_THROWS_EXCEPTION(Error, repackCheckpoint(*src, empty.filePath(name).toStdString(), o));
+        o.progress.cancel = &cancel;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, repackCheckpoint(*src, empty.filePath(name).toStdString(), o));
         QCOMPARE(QDir(empty.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
     }
 
