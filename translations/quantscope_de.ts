@@ -530,41 +530,6 @@
         <translation>Gleitkomma</translation>
     </message>
     <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="94"/>
-        <source>GGUF</source>
-        <translation>GGUF</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="95"/>
-        <source>GPTQ</source>
-        <translation>GPTQ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="96"/>
-        <source>AWQ</source>
-        <translation>AWQ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="97"/>
-        <source>compressed-tensors</source>
-        <translation>compressed-tensors</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="98"/>
-        <source>MLX</source>
-        <translation>MLX</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="99"/>
-        <source>bitsandbytes 4-bit</source>
-        <translation>bitsandbytes 4 Bit</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="100"/>
-        <source>bitsandbytes int8</source>
-        <translation>bitsandbytes int8</translation>
-    </message>
-    <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="165"/>
         <source>bits per weight (every scale, zero and index counted)</source>
         <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
@@ -3667,6 +3632,49 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
             <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
             <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>qs::FamilyName</name>
+    <message>
+        <source>float</source>
+        <translation>Gleitkomma</translation>
+    </message>
+    <message>
+        <source>integer</source>
+        <translation>Ganzzahl</translation>
+    </message>
+    <message>
+        <source>GGUF</source>
+        <translation>GGUF</translation>
+    </message>
+    <message>
+        <source>GPTQ</source>
+        <translation>GPTQ</translation>
+    </message>
+    <message>
+        <source>AWQ</source>
+        <translation>AWQ</translation>
+    </message>
+    <message>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <source>MLX</source>
+        <translation>MLX</translation>
+    </message>
+    <message>
+        <source>HQQ</source>
+        <translation>HQQ</translation>
+    </message>
+    <message>
+        <source>bitsandbytes 4-bit</source>
+        <translation>bitsandbytes 4 Bit</translation>
+    </message>
+    <message>
+        <source>bitsandbytes int8</source>
+        <translation>bitsandbytes int8</translation>
     </message>
 </context>
 <context>

@@ -36,4 +36,10 @@ const FamilyRow* familyRowOf(std::string_view formatId)
     return f ? familyRow(f->family) : nullptr;
 }
 
+const char* familyDisplayName(const FormatInfo& format)
+{
+    const FamilyRow* row = familyRow(format.family);
+    return row && row->displayName ? row->displayName(format) : "";
+}
+
 } // namespace qs

@@ -30,6 +30,9 @@ class Context;
 struct Group;
 } // namespace detect
 
+// The context of the names FamilyRow::displayName gives: the widgets translate them in it.
+inline constexpr const char* kFamilyNameContext = "qs::FamilyName";
+
 struct FamilyRow {
     FormatFamily family = FormatFamily::Unknown;
     std::string_view name; // the folder: "gptq", "ggml", ...
@@ -43,6 +46,10 @@ struct FamilyRow {
 
     // ---- writing the family's formats: quantize, repack, the budget table (formats/target.h) ----
     const FamilyTargets* targets = nullptr;
+    // What the views call one of the family's formats where they group formats ("GPTQ", "AWQ",
+    // "bitsandbytes 4-bit": the Budget view's format filter), marked
+    // QT_TRANSLATE_NOOP("qs::FamilyName", ...).
+    const char* (*displayName)(const FormatInfo& format) = nullptr;
 
     // ---- Detection (formats/detect.cpp asks the rows in table order; formats/detectutil.h) ----
     // Claims every tensor of a checkpoint whose container the family owns (GGUF); false
@@ -74,9 +81,6 @@ struct FamilyRow {
     // the family stores none beyond the element's scale and zero.
     BlockValues (*blockValues)(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row, uint64_t col,
                                bool wholeBlock) = nullptr;
-    // The id of the budget table's row (analysis/budget.h) for the format at these parameters,
-    // which the layout report compares with its own count; "" or nullptr: the table has none.
-    std::string (*budgetPreset)(const FormatInfo& format, const LayoutParams& p) = nullptr;
 
     // ---- the statistics (analysis/stats.cpp, formats/tally.h) ----
     // The code-domain steps of weightHistograms for a weight (its code histogram, its stored
@@ -97,6 +101,8 @@ std::span<const FamilyRow> familyRows();
 const FamilyRow* familyRow(FormatFamily family);
 // The row of a format id's family; nullptr when the id is unknown or its family has no row.
 const FamilyRow* familyRowOf(std::string_view formatId);
+// The row's displayName of `format`; "" when its family has none.
+const char* familyDisplayName(const FormatInfo& format);
 
 // Each family's row (defined in its folder).
 const FamilyRow& ggmlFamily();

@@ -16,34 +16,21 @@ const FamilyTargets* familyTargets(const FormatInfo& format)
     return row ? row->targets : nullptr;
 }
 
-std::vector<BudgetFormat> familyBudgetRows()
-{
-    std::vector<BudgetFormat> out;
-    for (FormatFamily family : {FormatFamily::Plain, FormatFamily::Gguf, FormatFamily::Gptq,
-                                FormatFamily::CompressedTensors, FormatFamily::Mlx, FormatFamily::Bitsandbytes}) {
-        const FamilyRow* row = familyRow(family);
-        if (row && row->targets && row->targets->budget)
-            row->targets->budget(out);
-    }
-    return out;
-}
-
 GgufOutput ggufOutput(const FormatInfo& target)
 {
     const FamilyTargets* t = familyTargets(target);
     return t && t->gguf ? t->gguf(target) : GgufOutput{};
 }
 
-BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group,
-                       bool symmetric)
+BudgetFormat budgetRow(std::string id, const FormatInfo* info, int bits, uint64_t group,
+                       std::vector<BudgetTensor> tensors)
 {
     BudgetFormat f;
     f.id = std::move(id);
     f.info = info;
-    f.kind = kind;
     f.bits = bits;
     f.groupSize = group;
-    f.symmetric = symmetric;
+    f.tensors = std::move(tensors);
     return f;
 }
 
@@ -78,6 +65,11 @@ std::vector<T> collectFromFamilies(void (*FamilyTargets::*collect)(std::vector<T
 std::vector<RequantizePreset> requantizePresets()
 {
     return collectFromFamilies(&FamilyTargets::requantizePresets);
+}
+
+std::vector<BudgetFormat> familyBudgetRows()
+{
+    return collectFromFamilies(&FamilyTargets::budget);
 }
 
 std::vector<PlaygroundBlockFormat> playgroundBlockFormats()

@@ -5,7 +5,6 @@
 #include "analysis/budget.h"
 #include "base/error.h"
 #include "base/intmath.h"
-#include "formats/family.h"
 #include "report/specmath.h"
 
 #include <algorithm>
@@ -86,15 +85,6 @@ std::string kindOfField(const BlockField& f)
     return "data";
 }
 
-std::string budgetIdFor(const LayoutSpec& spec, const LayoutParams& p)
-{
-    if (spec.container == LayoutContainer::Gguf)
-        return spec.id;
-    const FormatInfo* f = findFormat(spec.id);
-    const FamilyRow* row = f ? familyRow(f->family) : nullptr;
-    return row && row->budgetPreset ? row->budgetPreset(*f, p) : std::string();
-}
-
 std::string locationText(const ElementLocation& e)
 {
     std::string out;
@@ -143,15 +133,13 @@ BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool 
         b.bytes += part.bytes;
     }
     b.bitsPerWeight = double(b.bytes) * 8.0 / weights;
-    b.budgetId = budgetIdFor(spec, p);
-    if (const BudgetFormat* f = b.budgetId.empty() ? nullptr : budgetFormat(b.budgetId)) {
+    if (const BudgetFormat* f = reportedBudgetFormat(spec, p)) {
+        b.budgetId = f->id;
         try {
             b.budgetBits = budgetBitsPerWeight(*f, p.N, p.K);
         } catch (const Error&) {
             b.budgetBits = -1;
         }
-    } else {
-        b.budgetId.clear();
     }
     return b;
 }

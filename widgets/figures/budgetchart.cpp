@@ -81,21 +81,6 @@ QString memoryText(double gib)
     return BudgetChartText::tr("%L1 %2").arg(v, 0, 'f', v < 10 ? 2 : 1).arg(unit.name);
 }
 
-QString budgetFamilyName(qs::BudgetKind kind)
-{
-    switch (kind) {
-    case qs::BudgetKind::Float: return BudgetChartText::tr("float");
-    case qs::BudgetKind::Gguf: return BudgetChartText::tr("GGUF");
-    case qs::BudgetKind::Gptq: return BudgetChartText::tr("GPTQ");
-    case qs::BudgetKind::Awq: return BudgetChartText::tr("AWQ");
-    case qs::BudgetKind::CompressedTensors: return BudgetChartText::tr("compressed-tensors");
-    case qs::BudgetKind::Mlx: return BudgetChartText::tr("MLX");
-    case qs::BudgetKind::Bnb4: return BudgetChartText::tr("bitsandbytes 4-bit");
-    case qs::BudgetKind::BnbInt8: return BudgetChartText::tr("bitsandbytes int8");
-    }
-    return {};
-}
-
 int budgetChartHeight(const QCustomPlot* plot, int rows)
 {
     const QFontMetrics metrics(plot->font()); // the axes' label font

@@ -238,12 +238,23 @@ void gptqBudget(std::vector<BudgetFormat>& out)
 {
     const FormatInfo* gptq = findFormat("gptq-v1");
     const FormatInfo* awq = findFormat("awq-gemm");
+    // AutoGPTQ and GPTQModel write g_idx even when it is trivial; AWQ stores none.
+    const std::vector<BudgetTensor> gptqTensors = {{"qweight", BudgetPart::Codes},
+                                                   {"scales", BudgetPart::Scales},
+                                                   {"qzeros", BudgetPart::Zeros},
+                                                   {"g_idx", BudgetPart::Index}};
     for (int b : {2, 3, 4, 8})
-        for (uint64_t g : {32, 64, 128, 0})
-            out.push_back(budgetRow("gptq-" + std::to_string(b) + (g ? "-g" + std::to_string(g) : "-channel"), gptq,
-                                    BudgetKind::Gptq, b, g, false));
-    for (uint64_t g : {32, 64, 128})
-        out.push_back(budgetRow("awq-4-g" + std::to_string(g), awq, BudgetKind::Awq, 4, g, false));
+        for (uint64_t g : {32, 64, 128, 0}) {
+            out.push_back(budgetRow("gptq-" + std::to_string(b) + (g ? "-g" + std::to_string(g) : "-channel"), gptq, b,
+                                    g, gptqTensors));
+            out.back().reportedBy = {"gptq-v1", "gptq-v2"};
+        }
+    for (uint64_t g : {32, 64, 128}) {
+        out.push_back(
+            budgetRow("awq-4-g" + std::to_string(g), awq, 4, g,
+                      {{"qweight", BudgetPart::Codes}, {"scales", BudgetPart::Scales}, {"qzeros", BudgetPart::Zeros}}));
+        out.back().reportedBy = {"awq-gemm"};
+    }
     markBudgetPresets(out,
                       {{"gptq-8-g128", BudgetPreset::Common},
                        {"gptq-4-g128", BudgetPreset::Headline},

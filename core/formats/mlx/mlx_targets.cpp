@@ -93,8 +93,10 @@ void mlxBudget(std::vector<BudgetFormat>& out)
     const FormatInfo* mlx = findFormat("mlx-affine");
     for (int b : {2, 3, 4, 5, 6, 8})
         for (uint64_t g : {32, 64, 128})
-            out.push_back(
-                budgetRow("mlx-" + std::to_string(b) + "-g" + std::to_string(g), mlx, BudgetKind::Mlx, b, g, false));
+            out.push_back(budgetRow("mlx-" + std::to_string(b) + "-g" + std::to_string(g), mlx, b, g,
+                                    {{"weight", BudgetPart::Codes},
+                                     {"scales", BudgetPart::Scales},
+                                     {"biases", BudgetPart::Zeros, "bias"}}));
     markBudgetPresets(out, {{"mlx-4-g64", BudgetPreset::Headline}, {"mlx-8-g64", BudgetPreset::Common}});
 }
 
