@@ -2574,31 +2574,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>&amp;Länge:</translation>
     </message>
     <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="228"/>
-        <source>GPTQ v1</source>
-        <translation>GPTQ v1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="229"/>
-        <source>GPTQ v2</source>
-        <translation>GPTQ v2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="230"/>
-        <source>AWQ GEMM</source>
-        <translation>AWQ GEMM</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="231"/>
-        <source>compressed-tensors</source>
-        <translation>compressed-tensors</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="232"/>
-        <source>MLX affine</source>
-        <translation>MLX affin</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/playgroundview.cpp" line="233"/>
         <source>&amp;Format:</source>
         <translation>&amp;Format:</translation>
@@ -3675,6 +3650,29 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>bitsandbytes int8</source>
         <translation>bitsandbytes int8</translation>
+    </message>
+</context>
+<context>
+    <name>qs::PlaygroundFormat</name>
+    <message>
+        <source>GPTQ v1</source>
+        <translation>GPTQ v1</translation>
+    </message>
+    <message>
+        <source>GPTQ v2</source>
+        <translation>GPTQ v2</translation>
+    </message>
+    <message>
+        <source>AWQ GEMM</source>
+        <translation>AWQ GEMM</translation>
+    </message>
+    <message>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <source>MLX affine</source>
+        <translation>MLX affin</translation>
     </message>
 </context>
 <context>

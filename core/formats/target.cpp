@@ -77,6 +77,11 @@ std::vector<PlaygroundBlockFormat> playgroundBlockFormats()
     return collectFromFamilies(&FamilyTargets::playgroundFormats);
 }
 
+std::vector<PlaygroundAffineFormat> playgroundAffineFormats()
+{
+    return collectFromFamilies(&FamilyTargets::playgroundAffineFormats);
+}
+
 std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric)
 {
     switch (format.requantize) {

@@ -7,6 +7,7 @@
 // pieces only through it, and pick targets by their traits (FormatInfo::quantizeTarget,
 // repackTarget), never by id.
 #include "container/dtype.h"
+#include "formats/affinecodes.h"
 #include "formats/formatid.h"
 #include "formats/wordmap.h"
 
@@ -175,6 +176,29 @@ struct PlaygroundBlocks {
     std::string formula; // how a code becomes a value, e.g. "w = d * (q - 8)"
 };
 
+// What the Playground's affine formats return for a block of rows: the codes the format's
+// tool chooses, the values they stand for, and the tensors it writes (or why it cannot).
+struct PlaygroundAffineRun {
+    AffineQuantized quantized;
+    std::vector<float> dequantized; // [rows, cols]
+    std::vector<StoredTensor> stored; // empty when packError is set
+    std::string packError;
+};
+
+// An affine format the Playground quantizes to (analysis/playground.h), in menu order.
+struct PlaygroundAffineFormat {
+    const FormatInfo* format = nullptr;
+    // The menu's name, marked QT_TRANSLATE_NOOP("qs::PlaygroundFormat", ...).
+    const char* label = "";
+    AffineRule rule = AffineRule::Gptq; // the rounding of the format's tool
+    uint64_t blockRows = 1; // rows quantized together: 8 for AWQ GEMM (one word holds 8 output rows)
+    // Quantizes rows x cols values with `options` (its rule is `rule`) and packs them as the
+    // format's tool does, scales rounded once to `scaleType`. Throws qs::Error on options the
+    // quantizer refuses; a format that cannot hold the codes sets packError.
+    PlaygroundAffineRun (*run)(const FormatInfo& format, const float* values, uint64_t rows, uint64_t cols,
+                               const AffineOptions& options, DType scaleType) = nullptr;
+};
+
 // How a target is written into a GGUF file: its ggml type, the weights of one of its blocks
 // along K (a weight whose K is not whole blocks is stored as F32), and the GGUF type that stores
 // a dtype element for element (-1: none), for the tensors copied beside the weights.
@@ -230,6 +254,10 @@ struct FamilyTargets {
     // How a target is written into a GGUF file; nullptr: every target of the family is written
     // as a safetensors folder.
     GgufOutput (*gguf)(const FormatInfo& target) = nullptr;
+
+    // ---- the Playground's affine formats (analysis/playground.h) ----
+    // Appends the family's affine formats the Playground offers, in menu order.
+    void (*playgroundAffineFormats)(std::vector<PlaygroundAffineFormat>& out) = nullptr;
 };
 
 // Each writing family's targets (defined in <folder>/<folder>_targets.cpp).
@@ -245,6 +273,8 @@ std::vector<BudgetFormat> familyBudgetRows();
 
 // Every family's Playground block formats, the families in FormatFamily order.
 std::vector<PlaygroundBlockFormat> playgroundBlockFormats();
+// Every family's Playground affine formats, the families in FormatFamily order.
+std::vector<PlaygroundAffineFormat> playgroundAffineFormats();
 
 // The family's targets of a format; nullptr when its family writes nothing.
 const FamilyTargets* familyTargets(const FormatInfo& format);

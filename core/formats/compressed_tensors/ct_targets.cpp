@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 
+#include <QtGlobal>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -81,6 +82,12 @@ PackedWeight ctPack(const WeightCodes& m, QuantScheme&)
     return out;
 }
 
+void ctPlaygroundFormats(std::vector<PlaygroundAffineFormat>& out)
+{
+    out.push_back({findFormat("compressed-tensors"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "compressed-tensors"),
+                   AffineRule::CompressedTensors, 1, affinePlaygroundRun});
+}
+
 void ctBudget(std::vector<BudgetFormat>& out)
 {
     const FormatInfo* ct = findFormat("compressed-tensors");
@@ -105,7 +112,11 @@ void ctBudget(std::vector<BudgetFormat>& out)
 
 const FamilyTargets& compressedTensorsTargets()
 {
-    static const FamilyTargets t{ctQuantizeScheme, ctQuantize, ctConfig, nullptr, ctKeepsGroupIndex, ctPack, ctBudget};
+    static const FamilyTargets t = [] {
+        FamilyTargets t{ctQuantizeScheme, ctQuantize, ctConfig, nullptr, ctKeepsGroupIndex, ctPack, ctBudget};
+        t.playgroundAffineFormats = ctPlaygroundFormats;
+        return t;
+    }();
     return t;
 }
 

@@ -264,6 +264,17 @@ void gptqBudget(std::vector<BudgetFormat>& out)
                        {"awq-4-g128", BudgetPreset::Headline}});
 }
 
+void gptqPlaygroundFormats(std::vector<PlaygroundAffineFormat>& out)
+{
+    out.push_back({findFormat("gptq-v1"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "GPTQ v1"), AffineRule::Gptq, 1,
+                   affinePlaygroundRun});
+    out.push_back({findFormat("gptq-v2"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "GPTQ v2"), AffineRule::Gptq, 1,
+                   affinePlaygroundRun});
+    // One word holds column k of 8 output rows.
+    out.push_back({findFormat("awq-gemm"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "AWQ GEMM"), AffineRule::Awq, 8,
+                   affinePlaygroundRun});
+}
+
 void gptqRequantizePresets(std::vector<RequantizePreset>& out)
 {
     out.push_back({QT_TRANSLATE_NOOP("qs::RequantizePreset", "GPTQ 8-bit g128 sym"), {"gptq", 8, 128, true}});
@@ -279,8 +290,12 @@ void gptqRequantizePresets(std::vector<RequantizePreset>& out)
 
 const FamilyTargets& gptqTargets()
 {
-    static const FamilyTargets t{gptqQuantizeScheme,  gptqQuantize, gptqConfig, gptqSideConfig,
-                                 gptqKeepsGroupIndex, gptqPack,     gptqBudget, gptqRequantizePresets};
+    static const FamilyTargets t = [] {
+        FamilyTargets t{gptqQuantizeScheme,  gptqQuantize, gptqConfig, gptqSideConfig,
+                        gptqKeepsGroupIndex, gptqPack,     gptqBudget, gptqRequantizePresets};
+        t.playgroundAffineFormats = gptqPlaygroundFormats;
+        return t;
+    }();
     return t;
 }
 

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/half.h"
 
+#include <QtGlobal>
 #include <QJsonObject>
 
 #include <algorithm>
@@ -88,6 +89,12 @@ PackedWeight mlxPack(const WeightCodes& m, QuantScheme& s)
     return out;
 }
 
+void mlxPlaygroundFormats(std::vector<PlaygroundAffineFormat>& out)
+{
+    out.push_back({findFormat("mlx-affine"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "MLX affine"), AffineRule::Mlx,
+                   1, affinePlaygroundRun});
+}
+
 void mlxBudget(std::vector<BudgetFormat>& out)
 {
     const FormatInfo* mlx = findFormat("mlx-affine");
@@ -104,8 +111,11 @@ void mlxBudget(std::vector<BudgetFormat>& out)
 
 const FamilyTargets& mlxTargets()
 {
-    static const FamilyTargets t{mlxQuantizeScheme,  mlxQuantize, mlxConfig, nullptr,
-                                 mlxKeepsGroupIndex, mlxPack,     mlxBudget};
+    static const FamilyTargets t = [] {
+        FamilyTargets t{mlxQuantizeScheme, mlxQuantize, mlxConfig, nullptr, mlxKeepsGroupIndex, mlxPack, mlxBudget};
+        t.playgroundAffineFormats = mlxPlaygroundFormats;
+        return t;
+    }();
     return t;
 }
 
