@@ -172,6 +172,26 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent)
     deviceControls->addWidget(new QLabel(tr("GPU memory:"), this));
     deviceControls->addWidget(m_gpuMemory);
     deviceControls->addStretch(1);
+    buildPlots();
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addLayout(runControls);
+    layout->addLayout(contextControls);
+    layout->addLayout(deviceControls);
+    layout->addWidget(m_runSummary);
+    layout->addWidget(m_devicePlot);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_plotScroll, 1);
+
+    connectControls();
+    connect(context, &ViewContext::checkpointChanged, this, &BudgetView::checkpointChanged);
+    connect(context, &ViewContext::themeChanged, this, [this] { rebuild(); });
+    checkpointChanged();
+}
+
+// The run's summary and device plot, the table's summary and its scrolling chart.
+void BudgetView::buildPlots()
+{
     m_runSummary = new QLabel(this);
     m_runSummary->setObjectName(QStringLiteral("runSummary"));
     m_runSummary->setWordWrap(true);
@@ -195,16 +215,11 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent)
     m_plotScroll->setFrameShape(QFrame::NoFrame);
     m_plotScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_plotScroll->setWidget(m_plot);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(controls);
-    layout->addLayout(runControls);
-    layout->addLayout(contextControls);
-    layout->addLayout(deviceControls);
-    layout->addWidget(m_runSummary);
-    layout->addWidget(m_devicePlot);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_plotScroll, 1);
+}
 
+// Every control rebuilds the figures; the context field and its slider follow each other.
+void BudgetView::connectControls()
+{
     connect(m_paramsBox, &QComboBox::activated, this, [this] { paramsEdited(); });
     connect(m_paramsBox->lineEdit(), &QLineEdit::editingFinished, this, [this] { paramsEdited(); });
     connect(m_memory, &QDoubleSpinBox::valueChanged, this, [this] { rebuild(); });
@@ -234,9 +249,6 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent)
         rebuild();
     });
     connect(m_swaFull, &QCheckBox::toggled, this, [this] { rebuild(); });
-    connect(context, &ViewContext::checkpointChanged, this, &BudgetView::checkpointChanged);
-    connect(context, &ViewContext::themeChanged, this, [this] { rebuild(); });
-    checkpointChanged();
 }
 
 BudgetView::~BudgetView()

@@ -332,6 +332,18 @@ void PlaygroundView::buildControls()
     m_error->hide();
     outer->addWidget(m_error);
 
+    outer->addLayout(buildPlots(), 1);
+
+    connectControls();
+    m_clipValue->setText(localNumber(1.0, 'f', 2));
+    updateBlockControls();
+    m_building = false;
+    updateSourceControls();
+}
+
+// The affine map, the buckets, the row plot and the packed words, two by two.
+QGridLayout* PlaygroundView::buildPlots()
+{
     auto* grid = new QGridLayout;
     grid->setSpacing(6);
     m_map = new QCustomPlot(this);
@@ -379,8 +391,12 @@ void PlaygroundView::buildControls()
     grid->setColumnStretch(1, 1);
     grid->setRowStretch(0, 1);
     grid->setRowStretch(1, 1);
-    outer->addLayout(grid, 1);
+    return grid;
+}
 
+// Every setting recomputes; the group box and a click on the row plot only redraw.
+void PlaygroundView::connectControls()
+{
     // Clicking the row plot inspects the group under the mouse.
     connect(m_row_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
         if (!m_result || m_result->quantized.groupSize == 0)
@@ -425,10 +441,6 @@ void PlaygroundView::buildControls()
         m_wantedGroup = group;
         redraw();
     });
-    m_clipValue->setText(localNumber(1.0, 'f', 2));
-    updateBlockControls();
-    m_building = false;
-    updateSourceControls();
 }
 
 const qs::PlaygroundBlockFormat* PlaygroundView::blockChoice() const

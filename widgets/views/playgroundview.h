@@ -25,6 +25,7 @@ class QComboBox;
 class QCPAxisRect;
 class QCPTextElement;
 class QCustomPlot;
+class QGridLayout;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -117,6 +118,8 @@ private:
     void followSelection(const ElementRef& element);
     void showLinkedHover(const ElementRef& element);
     void buildControls();
+    QGridLayout* buildPlots();
+    void connectControls();
     void scheduleRecompute();
     void setResult(std::shared_ptr<const qs::PlaygroundResult> result);
     void showError(const QString& message);
