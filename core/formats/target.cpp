@@ -84,17 +84,13 @@ std::vector<PlaygroundAffineFormat> playgroundAffineFormats()
 
 std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric)
 {
-    switch (format.requantize) {
-    case RequantizeRule::Ggml:
-    case RequantizeRule::Bnb4: return RequantizeSpec{format.id};
-    case RequantizeRule::GptqAffine: // GPTQ, Marlin, MLX, compressed-tensors, HQQ: affine codes
-        if (bits < 2 || bits > 8)
-            return std::nullopt;
-        [[fallthrough]];
-    case RequantizeRule::Awq: return RequantizeSpec{format.id, bits, groupSize, symmetric};
-    case RequantizeRule::None: break;
-    }
-    return std::nullopt;
+    if (!hasRequantizer(format))
+        return std::nullopt;
+    if (!requantizerTakesShape(format)) // GGUF types, bnb NF4/FP4: the format fixes everything
+        return RequantizeSpec{format.id};
+    if (bits < 2 || bits > 8) // the affine rules' widths
+        return std::nullopt;
+    return RequantizeSpec{format.id, bits, groupSize, symmetric};
 }
 
 std::string torchDtypeName(DType t)

@@ -91,6 +91,7 @@ const FamilyRow& compressedTensorsFamily()
         r.groupScales = ctGroupScalesOf;
         r.recipe = &recipeFromConfig();
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

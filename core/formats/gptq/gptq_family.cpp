@@ -7,6 +7,7 @@
 #include "formats/gptq/gptq.h"
 #include "formats/affine/affine_requantize.h"
 #include "formats/gptq/gptq_tally.h"
+#include "formats/wordmap.h"
 
 #include <QtGlobal>
 
@@ -71,6 +72,18 @@ const char* gptqDisplayName(const FormatInfo& format)
                                          : QT_TRANSLATE_NOOP("qs::FamilyName", "GPTQ");
 }
 
+// The kernels' own reader: g_idx and the v1 zero rules are applied as when dequantizing.
+void packedElementValues(const WeightData& data, uint64_t row, uint64_t col, ElementValues& v)
+{
+    const PackedLinear p = describePacked(data);
+    v.code = p.codeAt(row, col);
+    v.group = p.groupOf(col);
+    v.hasScale = true;
+    v.scale = p.scaleAt(v.group, row);
+    v.hasZero = true;
+    v.zero = p.zeros == ZeroConvention::FloatBias ? p.biasAt(v.group, row) : p.zeroAt(v.group, row);
+}
+
 } // namespace
 
 const FamilyRow& gptqFamily()
@@ -86,9 +99,11 @@ const FamilyRow& gptqFamily()
         r.verify = gptqVerify;
         r.groupScales = gptqGroupScales;
         r.packProbe = packedProbe;
+        r.elementValues = packedElementValues;
         r.recipe = &recipeFromConfig();
         r.weightTally = gptqWeightTally;
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

@@ -47,6 +47,7 @@ const FamilyRow& hqqFamily()
         r.displayName = hqqDisplayName;
         r.recipe = &recipeFromConfig();
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

@@ -66,6 +66,7 @@ const FamilyRow& mlxFamily()
         r.groupScales = mlxGroupScalesOf;
         r.recipe = &recipeFromConfig();
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

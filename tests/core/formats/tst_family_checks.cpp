@@ -181,6 +181,28 @@ private slots:
                 QVERIFY2(row.verify, std::string(row.name).c_str());
     }
 
+    // A format can be requantized exactly when its row gives a round trip: "its own format" is
+    // offered for those and only those (before, every GGUF type was offered, also those ggml
+    // has no reference quantizer for), with a shape exactly for the affine rows.
+    void requantizers()
+    {
+        int with = 0, without = 0;
+        for (const FormatInfo& f : formatInfos()) {
+            const std::optional<RequantizeSpec> own = ownRequantizeSpec(f, 4, 64, false);
+            QVERIFY2(own.has_value() == hasRequantizer(f), f.id.c_str());
+            (hasRequantizer(f) ? with : without) += 1;
+            if (own)
+                QCOMPARE(own->groupSize, requantizerTakesShape(f) ? uint64_t(64) : RequantizeSpec{}.groupSize);
+        }
+        QVERIFY(with > 10 && without > 10);
+        for (const char* id : {"gptq-v1", "awq-gemm", "compressed-tensors", "mlx-affine", "hqq"})
+            QVERIFY2(requantizerTakesShape(*findFormat(id)), id);
+        for (const char* id : {"gguf-q4_k", "bnb-nf4"})
+            QVERIFY2(hasRequantizer(*findFormat(id)) && !requantizerTakesShape(*findFormat(id)), id);
+        for (const char* id : {"bnb-int8", "compressed-tensors-fp8", "f16", "exl2"})
+            QVERIFY2(!hasRequantizer(*findFormat(id)), id);
+    }
+
     // Every format the budget table lists has a family name for the views' filters (an unnamed
     // one would fall in a nameless group), and formats the tools name apart are named apart.
     void displayNames()
