@@ -8,6 +8,7 @@
 #include "guide.h"
 #include "inspector.h"
 #include "jobrunner.h"
+#include "namecolumns.h"
 #include "numbers.h"
 #include "openurldialog.h"
 #include "outputfile.h"
@@ -77,7 +78,9 @@ bool isRemote(const QString& path)
 }
 
 constexpr int kRecentMax = 10;
-constexpr int kStateVersion = 2; // 2: the inspector sits below the browser
+// 2: the inspector sits below the browser; 3: the docks have a minimum width (states saved
+// before could hold a dock of a few pixels)
+constexpr int kStateVersion = 3;
 
 const QPalette& systemPalette()
 {
@@ -344,10 +347,8 @@ void MainWindow::createDocks()
     m_weightView->sortByColumn(-1, Qt::AscendingOrder);
     m_weightView->setAlternatingRowColors(true);
     m_weightView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_weightView->header()->setStretchLastSection(false);
-    m_weightView->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Stretch);
     m_weightView->header()->setMinimumSectionSize(m_weightView->fontMetrics().averageCharWidth() * 4);
-    m_weightView->setTextElideMode(Qt::ElideMiddle);
+    keepNamesReadable(m_weightView, {WeightTreeModel::NameColumn});
     m_weightView->setIndentation(m_weightView->fontMetrics().averageCharWidth() * 2); // names keep the room
     connect(m_weightView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &MainWindow::onWeightSelectionChanged);
@@ -368,6 +369,9 @@ void MainWindow::createDocks()
     // inspector's tables a few characters wide at 1600 px.
     addDockWidget(Qt::LeftDockWidgetArea, inspectorDock);
     splitDockWidget(browserDock, inspectorDock, Qt::Vertical);
+    // A dock narrower than this showed names and the inspector a letter or two a line.
+    for (QDockWidget* dock : {browserDock, inspectorDock})
+        dock->widget()->setMinimumWidth(2 * readableNameWidth(this));
     resizeDocks({browserDock}, {600}, Qt::Horizontal);
     resizeDocks({browserDock, inspectorDock}, {560, 380}, Qt::Vertical);
 }

@@ -16,6 +16,17 @@ namespace {
 // Internal ids: 0 for top-level rows, group + 1 for the weights inside a group.
 constexpr quintptr kTopLevel = 0;
 
+// What the tree does not already say: inside a layer the prefix is in the parent row, and
+// every row is a weight, so a ".weight" suffix tells nothing either.
+QString shownWeightName(const QString& name, int layerLength)
+{
+    QStringView shown = layerLength == 0 ? QStringView(name) : QStringView(name).mid(layerLength + 1);
+    const QLatin1String kSuffix(".weight");
+    if (shown.size() > kSuffix.size() && shown.endsWith(kSuffix))
+        shown.chop(kSuffix.size());
+    return shown.toString();
+}
+
 QString bpwText(double bpw)
 {
     return localNumber(bpw, 'f', 3);
@@ -189,11 +200,7 @@ QVariant WeightTreeModel::weightData(int weightIndex, int column, int role) cons
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn: {
-            // Inside a layer the prefix is in the parent row already.
-            const QString name = qtext(w.name);
-            return shownText(layer == 0 ? name : name.mid(layer + 1));
-        }
+        case NameColumn: return shownText(shownWeightName(qtext(w.name), layer));
         case FormatColumn: return format();
         case ShapeColumn: return shapeText(QVector<uint64_t>(w.shape.begin(), w.shape.end()));
         case BitsColumn: return w.bits ? QVariant(w.bits) : QVariant();
