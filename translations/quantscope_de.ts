@@ -1578,6 +1578,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>mittlerer vorzeichenbehafteter Fehler</translation>
     </message>
     <message>
+        <source>NaN or Inf</source>
+        <translation>NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 left out of every figure; the first at (%2, %3)</source>
+        <translation>%1 aus allen Kennzahlen ausgelassen; das erste bei (%2, %3)</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/errorview.cpp" line="409"/>
         <source>SQNR</source>
         <translation>SQNR</translation>

@@ -21,6 +21,9 @@
 
 #include <qcustomplot.h>
 
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QPainter>
 #include <QPushButton>
 #include <QScopeGuard>
@@ -87,6 +90,35 @@ QString fixtureModel(const QString& dir)
 std::shared_ptr<const qs::Checkpoint> fixtureReference(const QString& dir)
 {
     return qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/ref.safetensors").arg(dir)).toStdString());
+}
+
+// A copy of the GPTQ fixture `dir` whose first quantized weight's first scale is NaN: the
+// broken checkpoint a converter writes when a group's range is 0/0.
+QString withNanScale(const QTemporaryDir& tmp, const QString& dir)
+{
+    const QString src = qstest::fixture(QStringLiteral("safetensors/") + dir);
+    const QString dst = tmp.filePath(QStringLiteral("nan-scale"));
+    if (!QDir().mkpath(dst))
+        return {};
+    for (const QFileInfo& f : QDir(src).entryInfoList(QDir::Files))
+        if (!QFile::copy(f.filePath(), dst + QLatin1Char('/') + f.fileName()))
+            return {};
+    const QString model = dst + QStringLiteral("/model.safetensors");
+    const auto c = qs::openCheckpoint(model.toStdString());
+    const int w = firstQuantized(*c);
+    if (w < 0)
+        return {};
+    for (const auto& [role, tensor] : c->weights[size_t(w)].members)
+        if (role == "scales") {
+            const qs::TensorEntry& t = c->tensors[tensor];
+            QFile file(model);
+            const char nan[2] = {'\x00', '\x7e'}; // f16 0x7E00
+            if (t.dtype != qs::DType::F16 || !file.open(QIODevice::ReadWrite) || !file.seek(qint64(t.offset))
+                || file.write(nan, 2) != 2)
+                return {};
+            return model;
+        }
+    return {};
 }
 
 } // namespace
@@ -411,6 +443,32 @@ private slots:
         }
         QVERIFY(table.contains(german.toString(f.view.result()->output.cosine, 'f', 6)));
         QVERIFY(table.contains(german.toString(qulonglong(e.count))));
+    }
+
+    // A NaN scale: its group's values are counted apart with their place, and every figure is
+    // that of the finite ones (RMSE was NaN beside a finite max |error| and a cosine of 0).
+    void nonFiniteValuesCountedApart()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = QStringLiteral("gptq-w4-g128-sym");
+        const QString path = withNanScale(tmp, dir);
+        QVERIFY(!path.isEmpty());
+        Fixture f(path);
+        f.view.addReference(fixtureReference(dir));
+        QVERIFY(f.select(firstQuantized(*f.ckpt)));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        const qs::WeightComparison& r = *f.view.result();
+        QVERIFY(r.error.nonFinite > 0);
+        QVERIFY(std::isfinite(r.error.rmse) && std::isfinite(r.output.cosine) && r.output.cosine > 0.5);
+        const QString table = f.view.statisticsText();
+        QVERIFY2(table.contains(QStringLiteral("%1 left out of every figure; the first at (%2, %3)")
+                                    .arg(r.error.nonFinite)
+                                    .arg(r.error.firstNonFinite / r.shape[1])
+                                    .arg(r.error.firstNonFinite % r.shape[1])),
+                 qPrintable(table));
+        QVERIFY2(!table.contains(QStringLiteral(">nan<"), Qt::CaseInsensitive), qPrintable(table)); // no figure is NaN
+        QVERIFY(f.view.tableCsv().contains(QStringLiteral("non_finite,%1").arg(r.error.nonFinite)));
     }
 
     // Log-scale bars stand at their counts (a count of 1 on the 1 line), and an all-zero
