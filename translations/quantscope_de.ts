@@ -3067,6 +3067,10 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::ScaleHeatmap</name>
     <message>
+        <source>■ NaN or Inf: %1 of %2 values; the first at group %3, row %4</source>
+        <translation>■ NaN oder Inf: %1 von %2 Werten; der erste bei Gruppe %3, Zeile %4</translation>
+    </message>
+    <message>
         <location filename="../widgets/figures/scaleheatmap.cpp" line="21"/>
         <source>%1 (weight units)</source>
         <translation>%1 (Gewichtseinheiten)</translation>

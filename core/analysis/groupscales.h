@@ -34,8 +34,10 @@ enum class CellReduce { MaxAbs, Min, Max };
 struct DecimatedGrid {
     uint64_t rows = 0, cols = 0; // cells
     uint64_t rowStep = 1, colStep = 1; // source elements per cell along each axis
-    std::vector<float> cells; // [rows, cols]
-    float lo = 0, hi = 0;
+    std::vector<float> cells; // [rows, cols]; NaN where a value covered is NaN or Inf
+    float lo = 0, hi = 0; // of the finite cells
+    // Source values that are NaN or Inf, and the first one's place in the source grid.
+    uint64_t nonFinite = 0, firstNonFiniteRow = 0, firstNonFiniteCol = 0;
 };
 DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64_t cols, uint64_t maxRows,
                            uint64_t maxCols, CellReduce reduce);

@@ -21,9 +21,6 @@
 
 #include <qcustomplot.h>
 
-#include <QDir>
-#include <QFile>
-#include <QFileInfo>
 #include <QPainter>
 #include <QPushButton>
 #include <QScopeGuard>
@@ -90,35 +87,6 @@ QString fixtureModel(const QString& dir)
 std::shared_ptr<const qs::Checkpoint> fixtureReference(const QString& dir)
 {
     return qs::openCheckpoint(qstest::fixture(QStringLiteral("safetensors/%1/ref.safetensors").arg(dir)).toStdString());
-}
-
-// A copy of the GPTQ fixture `dir` whose first quantized weight's first scale is NaN: the
-// broken checkpoint a converter writes when a group's range is 0/0.
-QString withNanScale(const QTemporaryDir& tmp, const QString& dir)
-{
-    const QString src = qstest::fixture(QStringLiteral("safetensors/") + dir);
-    const QString dst = tmp.filePath(QStringLiteral("nan-scale"));
-    if (!QDir().mkpath(dst))
-        return {};
-    for (const QFileInfo& f : QDir(src).entryInfoList(QDir::Files))
-        if (!QFile::copy(f.filePath(), dst + QLatin1Char('/') + f.fileName()))
-            return {};
-    const QString model = dst + QStringLiteral("/model.safetensors");
-    const auto c = qs::openCheckpoint(model.toStdString());
-    const int w = firstQuantized(*c);
-    if (w < 0)
-        return {};
-    for (const auto& [role, tensor] : c->weights[size_t(w)].members)
-        if (role == "scales") {
-            const qs::TensorEntry& t = c->tensors[tensor];
-            QFile file(model);
-            const char nan[2] = {'\x00', '\x7e'}; // f16 0x7E00
-            if (t.dtype != qs::DType::F16 || !file.open(QIODevice::ReadWrite) || !file.seek(qint64(t.offset))
-                || file.write(nan, 2) != 2)
-                return {};
-            return model;
-        }
-    return {};
 }
 
 } // namespace
@@ -452,7 +420,7 @@ private slots:
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
         const QString dir = QStringLiteral("gptq-w4-g128-sym");
-        const QString path = withNanScale(tmp, dir);
+        const QString path = qstest::copyWithNanScale(tmp.path(), dir);
         QVERIFY(!path.isEmpty());
         Fixture f(path);
         f.view.addReference(fixtureReference(dir));

@@ -1,5 +1,6 @@
 #include "scaleheatmap.h"
 
+#include "numbers.h"
 #include "plottheme.h"
 #include "qtext.h"
 
@@ -94,13 +95,27 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
     out.colorScale->setType(QCPAxis::atRight);
     out.colorScale->setBarWidth(14);
     out.map->setColorScale(out.colorScale);
-    out.map->setGradient(sequentialGradient());
+    QCPColorGradient gradient = sequentialGradient();
+    gradient.setNanHandling(QCPColorGradient::nhNanColor); // a NaN or Inf scale is a cell of its own colour
+    gradient.setNanColor(theme.error);
+    out.map->setGradient(gradient);
     const double lo = g.lo, hi = g.hi > g.lo ? g.hi : g.lo + (g.lo == 0 ? 1.0 : std::fabs(g.lo) * 1e-3);
     out.map->setDataRange(QCPRange(lo, hi));
     out.colorScale->axis()->setLabel(labels.colourLabel);
     auto* margins = new QCPMarginGroup(plot);
     rect->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     out.colorScale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+
+    QCPTextElement* legend = nullptr;
+    if (g.nonFinite > 0) { // the legend of those cells, with the first one's place
+        legend = new QCPTextElement(plot,
+                                    ScaleHeatmapText::tr("■ NaN or Inf: %1 of %2 values; the first at group %3, row %4")
+                                        .arg(localCount(g.nonFinite), localCount(labels.groups * labels.rows))
+                                        .arg(g.firstNonFiniteRow)
+                                        .arg(g.firstNonFiniteCol));
+        legend->setObjectName(QStringLiteral("nonFiniteLegend"));
+        plot->plotLayout()->addElement(row + 1, 0, legend);
+    }
 
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
@@ -122,6 +137,8 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
     out.colorScale->axis()->setSubTickPen(QPen(theme.mutedText));
     out.colorScale->axis()->setTickLabelColor(theme.text);
     out.colorScale->axis()->setLabelColor(theme.text);
+    if (legend)
+        legend->setTextColor(theme.error);
     return out;
 }
 
