@@ -3366,6 +3366,14 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 <context>
     <name>qsw::VerifyView</name>
     <message>
+        <source>note</source>
+        <translation>Hinweis</translation>
+    </message>
+    <message>
+        <source>Nothing was checked, so this is not a pass: the note says why.</source>
+        <translation>Nichts wurde geprüft, das ist also kein Bestehen: der Hinweis sagt, warum.</translation>
+    </message>
+    <message>
         <source>&amp;Refresh</source>
         <translation>&amp;Aktualisieren</translation>
     </message>
@@ -3605,6 +3613,14 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
 </context>
 <context>
     <name>qsw::WeightTreeModel</name>
+    <message>
+        <source>Verify found errors in this layer.</source>
+        <translation>Die Prüfung hat Fehler in dieser Schicht gefunden.</translation>
+    </message>
+    <message>
+        <source>Verify found errors in this weight: its findings are in the Verify view.</source>
+        <translation>Die Prüfung hat Fehler in diesem Gewicht gefunden: die Befunde stehen in der Ansicht Prüfen.</translation>
+    </message>
     <message numerus="yes">
         <location filename="../widgets/weighttreemodel.cpp" line="160"/>
         <source>%n weight(s) in %1</source>

@@ -165,6 +165,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
     m_context = new ViewContext(this);
     connect(m_context, &ViewContext::viewRequested, this, [this](const QString& name) { showView(name); });
+    connect(m_context, &ViewContext::flaggedWeightsChanged, this,
+            [this] { m_weightModel->setFlagged(m_context->flaggedWeights()); });
     connect(m_context, &ViewContext::weightRequested, this, [this](int weight) {
         if (m_snapshot && weight >= 0 && weight < m_snapshot->weights.size())
             selectWeight(m_snapshot->weightName(weight));

@@ -5,6 +5,7 @@
 // follow the selection; the tensor browser's columns fit the dock; the file dialogs for a
 // reference or B start in the checkpoint's folder.
 #include "container/checkpoint.h"
+#include "container/gguf.h"
 #include "container/safetensors.h"
 #include "guide.h"
 #include "launchoptions.h"
@@ -218,6 +219,13 @@ private slots:
                 finding = view->list()->topLevelItem(i);
         QVERIFY(finding);
         QCOMPARE(finding->text(VerifyView::PlaceColumn), QStringLiteral("row 9, column 21"));
+        // The browser marks the weight with errors, and only it (issue 33).
+        for (int i = 0; i < w.snapshot()->weights.size(); ++i) {
+            const QModelIndex row = w.weightModel()->indexOfWeight(i);
+            const bool broken = w.snapshot()->weightName(i) == QLatin1String("m.weight");
+            QCOMPARE(row.data(Qt::ToolTipRole).toString().contains(QLatin1String("Verify found errors")), broken);
+            QCOMPARE(row.data(Qt::DecorationRole).isValid(), broken);
+        }
         QVERIFY(w.selectWeight(QStringLiteral("a.weight")));
         QTest::mouseClick(view->list()->viewport(), Qt::LeftButton, {}, view->list()->visualItemRect(finding).center());
         QCOMPARE(w.snapshot()->weights[w.selectedWeight()].name, QStringLiteral("m.weight"));
@@ -226,6 +234,35 @@ private slots:
         emit view->list()->itemActivated(finding, 0);
         QCOMPARE(w.currentView(), QStringLiteral("bitmap"));
         QCOMPARE(w.viewContext()->selected(), (ElementRef{w.selectedWeight(), 9, 21}));
+    }
+
+    // A vocabulary GGUF (metadata, no tensor) has nothing to check: the table says so as a
+    // note in the muted colour, not as a red error, and the summary does not count it as one;
+    // it is no pass either (issue 33).
+    void nothingCheckedIsANote()
+    {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("vocab.gguf"));
+        qs::MetaValue arch;
+        arch.value = std::string("llama");
+        qs::writeGguf(path.toStdString(), {{"general.architecture", arch}}, {});
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        w.openPath(path);
+        waitOpened(w);
+        QVERIFY2(w.snapshot(), qPrintable(w.lastError()));
+        auto* view = qobject_cast<VerifyView*>(w.analysisView(QStringLiteral("verify")));
+        QVERIFY(w.showView(QStringLiteral("verify")));
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QVERIFY2(view->report(), qPrintable(view->summaryText()));
+        QCOMPARE(view->list()->topLevelItemCount(), 1);
+        QTreeWidgetItem* line = view->list()->topLevelItem(0);
+        QCOMPARE(line->text(VerifyView::CheckColumn), QStringLiteral("nothing-checked"));
+        QCOMPARE(line->text(VerifyView::SeverityColumn), QStringLiteral("note"));
+        QCOMPARE(line->foreground(VerifyView::SeverityColumn).color(), w.viewContext()->theme().mutedText);
+        QVERIFY2(!view->summaryText().contains(QLatin1String("error")), qPrintable(view->summaryText()));
+        QVERIFY2(view->summaryText().contains(QLatin1String("not a pass")), qPrintable(view->summaryText()));
     }
 
     // Findings are kept per checkpoint: a view switch, coming back and a reload of the same
