@@ -17,6 +17,9 @@
 #if defined(__APPLE__)
 #include <sys/sysctl.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace qs::platform {
 
@@ -88,6 +91,13 @@ uint64_t privateResidentBytes()
         }
 #endif
     return 0;
+}
+
+void returnFreedMemory()
+{
+#if defined(__GLIBC__)
+    ::malloc_trim(0);
+#endif
 }
 
 bool stderrIsTerminal()

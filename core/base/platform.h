@@ -15,6 +15,9 @@ uint64_t physicalMemoryBytes();
 uint64_t residentBytes(const void* data, uint64_t size);
 // This process's private resident memory (anonymous pages, without mapped files); 0 when unknown.
 uint64_t privateResidentBytes();
+// Hands the memory the allocator keeps after frees back to the system (glibc keeps it: a closed
+// checkpoint of a million tensors left hundreds of MiB counted as the process's own).
+void returnFreedMemory();
 // Whether standard error is a terminal (the CLI's progress lines).
 bool stderrIsTerminal();
 // The threads on the whole machine that are running or waiting for a core now, the caller

@@ -32,6 +32,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeView>
+#include <QTabWidget>
 #include <QtTest>
 
 #include <optional>
@@ -286,6 +287,43 @@ private slots:
 
     // A theme switched while the view is hidden is drawn when it shows again (the plot kept
     // its old picture), and a new A without B leaves no frame with the old weight's axes.
+    // Behind another tab, a new A lists nothing yet and the previous A is let go; the list is
+    // laid out when the tab comes to the front (a million rows took seconds and 67 MiB at
+    // every open, for a view nobody was looking at).
+    void newAWaitsForTheFront()
+    {
+        ViewContext context;
+        QTabWidget tabs;
+        auto* other = new QWidget;
+        tabs.addTab(other, QStringLiteral("other"));
+        auto* view = new DiffView(&context);
+        tabs.addTab(view, QStringLiteral("diff"));
+        tabs.resize(1200, 800);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        tabs.setCurrentWidget(view);
+        const auto open = [](const char* mix) {
+            return qs::openCheckpoint(
+                qstest::fixture(
+                    QStringLiteral("real/generated-llama-quantize/stories260K-mix-%1.gguf").arg(QLatin1String(mix)))
+                    .toStdString());
+        };
+        auto a = open("Q4_K_M");
+        context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
+        QVERIFY(view->listA()->model()->rowCount() > 0);
+
+        tabs.setCurrentWidget(other);
+        const std::weak_ptr<const qs::Checkpoint> old = a;
+        a.reset();
+        const auto b = open("Q5_K_M");
+        context.setCheckpoint(b, CheckpointSnapshot::fromCheckpoint(*b));
+        QCOMPARE(view->listA()->model()->rowCount(), 0);
+        QVERIFY2(old.expired(), "the view behind the tab still holds the previous checkpoint");
+
+        tabs.setCurrentWidget(view);
+        QVERIFY(view->listA()->model()->rowCount() > 0);
+    }
+
     void hiddenChangesAreDrawn()
     {
         Pair p;

@@ -17,6 +17,7 @@
 #include <qcustomplot.h>
 
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -52,6 +53,39 @@ void putI32(std::string& out, int32_t v)
 class TestRecipeView : public QObject {
     Q_OBJECT
 private slots:
+    // Behind another tab, opening a checkpoint summarizes nothing and lets the previous one go;
+    // the summary is made when the tab comes to the front (issue 33: no heavy job for a view
+    // nobody looks at; issue 29: a million-weight recipe was built at every open).
+    void summarizesOnlyInFront()
+    {
+        ViewContext context;
+        QTabWidget tabs;
+        auto* other = new QWidget;
+        tabs.addTab(other, QStringLiteral("other"));
+        auto* view = new RecipeView(&context);
+        tabs.addTab(view, QStringLiteral("recipe"));
+        tabs.resize(1200, 800);
+        tabs.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+        tabs.setCurrentWidget(view);
+        auto a = qs::openCheckpoint(mix("Q4_K_M").toStdString());
+        context.setCheckpoint(a, CheckpointSnapshot::fromCheckpoint(*a));
+        QVERIFY(view->summary());
+
+        tabs.setCurrentWidget(other);
+        const std::weak_ptr<const qs::Checkpoint> old = a;
+        a.reset();
+        const auto b = qs::openCheckpoint(mix("Q5_K_M").toStdString());
+        context.setCheckpoint(b, CheckpointSnapshot::fromCheckpoint(*b));
+        QVERIFY(!view->summary());
+        QVERIFY(!context.jobs()->isRunning(RecipeView::kSummaryJob));
+        QVERIFY2(old.expired(), "the view behind the tab still holds the previous checkpoint");
+
+        tabs.setCurrentWidget(view);
+        QVERIFY(view->summary());
+        QVERIFY(view->summaryText().contains(QStringLiteral("MOSTLY_Q5_K_M")));
+    }
+
     void gridChartClickAndComparison()
     {
         ViewContext context;

@@ -12,6 +12,7 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QStackedWidget>
 #include <QSvgGenerator>
 
 namespace qsw {
@@ -20,6 +21,32 @@ AnalysisView::AnalysisView(ViewContext* context, QWidget* parent)
     : QWidget(parent)
     , m_context(context)
 {
+}
+
+void AnalysisView::whenInFront(std::function<void()> work)
+{
+    m_waiting = nullptr;
+    if (inFront())
+        work();
+    else
+        m_waiting = std::move(work);
+}
+
+bool AnalysisView::inFront() const
+{
+    // A QTabWidget keeps its pages in a QStackedWidget; a view on its own (tests, exports) is in front.
+    for (const QWidget* w = this; w->parentWidget(); w = w->parentWidget())
+        if (const auto* stack = qobject_cast<const QStackedWidget*>(w->parentWidget());
+            stack && stack->currentWidget() != w)
+            return false;
+    return true;
+}
+
+void AnalysisView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_waiting)
+        std::exchange(m_waiting, nullptr)();
 }
 
 void AnalysisView::renderExport(QPainter& painter, const QRect& target)

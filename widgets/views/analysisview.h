@@ -4,6 +4,7 @@
 // export. Each view class has one row in viewregistry.cpp, which names and titles it.
 #include <QWidget>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,20 @@ public:
 
 protected:
     ViewContext* context() const { return m_context; }
+    // Runs `work` now when the view is in front (no tab or stack of the window shows another
+    // page over it), else when it next comes to the front; a later call replaces work still
+    // waiting. A checkpoint opened behind another tab costs that view nothing until it is
+    // looked at (a million-weight recipe is seconds and hundreds of MiB).
+    void whenInFront(std::function<void()> work);
+    // Whether work is waiting for the view to come to the front.
+    bool waitingForFront() const { return bool(m_waiting); }
+    void showEvent(QShowEvent* event) override;
 
 private:
+    bool inFront() const;
+
     ViewContext* m_context;
+    std::function<void()> m_waiting;
 };
 
 // Writes `view` to `path` as PNG (at twice the logical size), SVG or PDF, chosen by the

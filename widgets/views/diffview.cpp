@@ -439,19 +439,14 @@ DiffView::DiffView(ViewContext* context, QWidget* parent)
     connect(m_plot, &QCustomPlot::mouseMove, this, &DiffView::hoverMap);
     connect(m_closeB, &QPushButton::clicked, this, [this] { this->context()->setComparison(nullptr); });
     connect(context, &ViewContext::checkpointChanged, this, [this] {
-        m_modelA->setSnapshot(this->context()->snapshot());
-        expandLayers(m_listA);
+        // The old A's rows and pairs go at once; the new A's list (a million rows lay out in
+        // seconds) and its pairing with B wait until the view is in front.
+        m_modelA->setSnapshot(nullptr);
         m_match.reset();
         m_matchedA.reset();
         m_model->setResult(nullptr, {}, m_tolerance->value());
         setMap(-1, nullptr);
-        // B kept for the new A: pair it again; else it went with the old A.
-        const auto b = this->context()->comparison();
-        if (b && this->context()->checkpoint())
-            startMatch(qtext(b->path), b);
-        else
-            closeB();
-        updateWeight();
+        whenInFront([this] { showCheckpoint(); });
     });
     connect(context, &ViewContext::comparisonChanged, this, [this] {
         const auto b = this->context()->comparison();
@@ -482,6 +477,19 @@ QString DiffView::openHint()
 {
     return tr("Open a second checkpoint (B) to compare it with this one weight by weight: “Open B…”, drop it here, "
               "or start with quantscope A --diff B.");
+}
+
+void DiffView::showCheckpoint()
+{
+    m_modelA->setSnapshot(context()->snapshot());
+    expandLayers(m_listA);
+    // B kept for the new A: pair it again; else it went with the old A.
+    const auto b = context()->comparison();
+    if (b && context()->checkpoint())
+        startMatch(qtext(b->path), b);
+    else
+        closeB();
+    updateWeight();
 }
 
 void DiffView::closeB()

@@ -140,6 +140,7 @@ private:
     };
     void openDialog();
     // Forgets B (the session's comparison was closed or went with the old A).
+    void showCheckpoint(); // the context's checkpoint as A, paired with B when one is kept
     void closeB();
     static QString openHint();
     void startMatch(const QString& path, std::shared_ptr<const qs::Checkpoint> b);

@@ -508,17 +508,17 @@ RecipeView::RecipeView(ViewContext* context, QWidget* parent)
     connect(context, &ViewContext::checkpointChanged, this, [this] {
         m_comparison.reset();
         m_clear->setEnabled(false);
-        rebuild();
+        rebuildInFront();
         rebuildImportance();
     });
     connect(context, &ViewContext::themeChanged, this, [this] {
-        rebuild();
+        rebuildInFront();
         redrawChannels();
     });
     connect(context, &ViewContext::weightChanged, m_grid, qOverload<>(&QWidget::update));
     connect(context, &ViewContext::weightChanged, this, &RecipeView::redrawChannels);
     connect(context, &ViewContext::imatrixChanged, this, &RecipeView::rebuildImportance);
-    rebuild();
+    rebuildInFront();
     rebuildImportance();
 }
 
@@ -726,16 +726,29 @@ struct RecipeView::Built {
     QStringList lines;
 };
 
+void RecipeView::rebuildInFront()
+{
+    // What is shown belongs to the checkpoint that was open: it goes now, with its memory.
+    context()->jobs()->cancel(kSummaryJob);
+    showNothing(context()->checkpoint() ? QString() : tr("Open a checkpoint to see its quantization recipe."));
+    whenInFront([this] { rebuild(); });
+}
+
+void RecipeView::showNothing(const QString& text)
+{
+    m_summary.reset();
+    m_gridNotes.clear();
+    m_summaryLabel->setText(text);
+    m_grid->setContents({}, nullptr);
+    redrawChart();
+}
+
 void RecipeView::rebuild()
 {
     const auto ckpt = context()->checkpoint();
     context()->jobs()->cancel(kSummaryJob);
     if (!ckpt) {
-        m_summary.reset();
-        m_gridNotes.clear();
-        m_summaryLabel->setText(tr("Open a checkpoint to see its quantization recipe."));
-        m_grid->setContents({}, nullptr);
-        redrawChart();
+        showNothing(tr("Open a checkpoint to see its quantization recipe."));
         return;
     }
     auto make = [ckpt, comparison = m_comparison, theme = context()->theme()] {
@@ -762,11 +775,7 @@ void RecipeView::rebuild()
         return;
     }
     // Summarizing a million weights takes seconds: in the background, the view saying so.
-    m_summary.reset();
-    m_gridNotes.clear();
-    m_grid->setContents({}, nullptr);
-    redrawChart();
-    m_summaryLabel->setText(
+    showNothing(
         tr("Summarizing the recipe of %n weight(s)…", nullptr, int(std::min<size_t>(ckpt->weights.size(), INT_MAX))));
     QPointer<RecipeView> self(this);
     context()->jobs()->start(kSummaryJob, tr("Summarizing the recipe"),

@@ -106,6 +106,9 @@ public:
 
 private:
     struct Built;
+    // Drops what is shown at once and rebuilds when the view is in front (AnalysisView::whenInFront).
+    void rebuildInFront();
+    void showNothing(const QString& text);
     void rebuild();
     void apply(Built built);
     void redrawChart();
