@@ -566,8 +566,10 @@
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="165"/>
-        <source>bits per weight (every scale, zero and index counted)</source>
-        <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
+        <source>bits per weight
+(every scale, zero and index counted)</source>
+        <translation>Bits pro Gewicht
+(jede Skala, jeder Nullpunkt und Index gezählt)</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="174"/>
@@ -626,8 +628,10 @@
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="189"/>
-        <source>; budget %1 off scale →</source>
-        <translation>; Budget %1 außerhalb der Skala →</translation>
+        <source>
+budget %1 off scale →</source>
+        <translation>
+Budget %1 außerhalb der Skala →</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="196"/>
@@ -646,13 +650,17 @@
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="176"/>
-        <source>%1 for %2 parameters (%3)</source>
-        <translation>%1 für %2 Parameter (%3)</translation>
+        <source>%1 for %2 parameters
+(%3)</source>
+        <translation>%1 für %2 Parameter
+(%3)</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="177"/>
-        <source>%1 (%2)</source>
-        <translation>%1 (%2)</translation>
+        <source>%1
+(%2)</source>
+        <translation>%1
+(%2)</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="264"/>
