@@ -84,6 +84,8 @@ private slots:
     void bitLabelsNeverCollide();
     void zoomKeepsSelectionInView();
     void goToSaysWhatIsWrong();
+    void gutterShowsFileOffsets_data();
+    void gutterShowsFileOffsets();
 };
 
 // Cells large enough carry their bit's 0 or 1: the inside of a cell is not one flat colour.
@@ -318,6 +320,39 @@ void TestBitMapView::goToSaysWhatIsWrong()
     f.context.setWeight(CheckpointSnapshot::fromCheckpoint(*f.ckpt)->findWeight(QStringLiteral("real.q4_k")));
     QVERIFY(box->text().isEmpty());
     QVERIFY(message->text().isEmpty());
+}
+
+// The gutter names each row's offset in the file, as a hex editor does, not in the tensor
+// (issue 33): the code tensor's offset plus the row's bytes.
+void TestBitMapView::gutterShowsFileOffsets_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QString>("tensor");
+    QTest::addRow("gguf q4_k") << "gguf/ggml-types.gguf"
+                               << "real.q4_k"
+                               << "real.q4_k";
+    QTest::addRow("gptq") << "safetensors/gptq-w4-g32-asym"
+                          << ""
+                          << "qweight";
+}
+void TestBitMapView::gutterShowsFileOffsets()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, weight);
+    QFETCH(QString, tensor);
+    Fixture f(qstest::fixture(path).toStdString(), weight);
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    const qs::TensorEntry* codes = nullptr;
+    for (const auto& [role, index] : f.logical().members)
+        if (role == tensor.toStdString() || f.ckpt->tensors[index].name == tensor.toStdString())
+            codes = &f.ckpt->tensors[index];
+    QVERIFY(codes && codes->offset > 0);
+    BitMapCanvas* canvas = f.view->canvas();
+    for (uint64_t row : {uint64_t(0), uint64_t(1), uint64_t(7)}) {
+        const uint64_t bytes = row * canvas->wordsPerRow() * canvas->wordMap()->wordBits() / 8;
+        QCOMPARE(canvas->gutterLabels(row).second, QStringLiteral("0x%1").arg(codes->offset + bytes, 0, 16));
+    }
 }
 
 // At the default zoom the header numbers each bit (31, 30, ... 0), not every fourth, and a
