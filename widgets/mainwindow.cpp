@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "base/error.h"
+#include "analysis/recipe.h"
 #include "base/platform.h"
 #include "container/checkpoint.h"
 #include "demo.h"
@@ -956,18 +957,11 @@ void MainWindow::showSnapshot(const LoadResult& result)
     watchFiles();
     checkChangedOnDisk();
     const QString again = std::exchange(m_reloadWeight, QString());
-    // After a reload, the weight that was selected; else the first quantized weight, so that the
-    // views have something to show.
+    // After a reload, the weight that was selected; else a typical quantized layer, so that the
+    // views have something to show (and the Error view in front does not start on token_embd).
     if (!again.isEmpty() && selectWeight(again)) {
     } else if (!m_snapshot->weights.isEmpty()) {
-        int first = 0;
-        const auto& weights = m_checkpoint->weights;
-        for (int i = 0; i < int(weights.size()); ++i)
-            if (weights[size_t(i)].bits > 0 && weights[size_t(i)].bits < 16) {
-                first = i;
-                break;
-            }
-        selectWeight(m_snapshot->weightName(first));
+        selectWeight(m_snapshot->weightName(int(qs::firstWeightToShow(*m_checkpoint))));
     }
     emit checkpointOpened(m_snapshot->path);
 }

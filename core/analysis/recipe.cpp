@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 namespace qs {
 namespace {
@@ -109,6 +110,23 @@ std::pair<int, std::string> recipeLayerRole(const std::string& name, std::string
     if (auto s = splitLayer(name, "layers."))
         return *s;
     return {-1, stripParamSuffix(name)};
+}
+
+size_t firstWeightToShow(const Checkpoint& ckpt)
+{
+    const std::string arch = ggufArchOf(checkpointArchitecture(ckpt));
+    const auto quantized = [](const LogicalWeight& w) { return w.bits > 0 && w.bits < 16; };
+    std::optional<size_t> firstQuantized;
+    for (size_t i = 0; i < ckpt.weights.size(); ++i) {
+        const LogicalWeight& w = ckpt.weights[i];
+        if (!quantized(w))
+            continue;
+        if (recipeLayerRole(w.name, arch).first >= 0)
+            return i;
+        if (!firstQuantized)
+            firstQuantized = i;
+    }
+    return firstQuantized.value_or(0);
 }
 
 RecipeSummary summarizeRecipe(const Checkpoint& ckpt, RecipeDetail detail)

@@ -81,6 +81,11 @@ std::vector<Message> recipeOverview(const RecipeSummary& s);
 // without ".weight"} outside the blocks.
 std::pair<int, std::string> recipeLayerRole(const std::string& name, std::string_view ggufArch);
 
+// The weight a viewer shows first: the first quantized weight in a repeating block (a typical
+// layer, not the output or a vocabulary-sized embedding table whose analysis takes seconds),
+// else the first quantized weight, else the first; 0 when there are none.
+size_t firstWeightToShow(const Checkpoint& ckpt);
+
 // Two recipes side by side: weights matched by layer and role (so a GGUF file meets its
 // Hugging Face source), the rows whose stored type differs or that one side lacks.
 struct RecipeComparison {

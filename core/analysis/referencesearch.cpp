@@ -25,12 +25,18 @@ size_t floatReferencePairs(const Checkpoint& ckpt, const Checkpoint& other)
 ReferenceSearch findFloatReferenceBeside(const Checkpoint& ckpt, const std::atomic<bool>* cancel, size_t maxLooked)
 {
     const QFileInfo self(QString::fromStdString(ckpt.path));
-    const QDir dir = self.isDir() ? QDir(self.absoluteFilePath() + QStringLiteral("/..")) : self.absoluteDir();
     QSet<QString> own{self.canonicalFilePath()};
     for (const std::string& f : ckpt.sources())
         own.insert(QFileInfo(QString::fromStdString(f)).canonicalFilePath());
+    // A folder's own files first (its ref.safetensors, left out of the checkpoint), then what
+    // sits beside the folder or file.
+    QFileInfoList candidates;
+    if (self.isDir())
+        candidates = QDir(self.absoluteFilePath()).entryInfoList(QDir::Files, QDir::Name);
+    const QDir beside = self.isDir() ? QDir(self.absoluteFilePath() + QStringLiteral("/..")) : self.absoluteDir();
+    candidates += beside.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
     ReferenceSearch best;
-    for (const QFileInfo& e : dir.entryInfoList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+    for (const QFileInfo& e : candidates) {
         if ((cancel && cancel->load()) || best.looked >= maxLooked)
             break;
         const QString suffix = e.suffix().toLower();

@@ -19,9 +19,9 @@ struct ReferenceSearch {
     size_t pairs = 0; // how many it pairs
     size_t looked = 0; // candidates opened (at most maxLooked)
 };
-// Opens each .gguf / .safetensors file and folder beside `ckpt` (never ckpt's own files) in
-// name order, at most `maxLooked` of them; what does not open is no reference. `cancel` stops
-// the search between candidates, with what was found so far.
+// Opens each .gguf / .safetensors file inside `ckpt` when it is a folder, then each file and
+// folder beside it (never ckpt's own files), in name order, at most `maxLooked` of them; what does not open is no
+// reference. `cancel` stops the search between candidates, with what was found so far.
 ReferenceSearch findFloatReferenceBeside(const Checkpoint& ckpt, const std::atomic<bool>* cancel = nullptr,
                                          size_t maxLooked = 64);
 

@@ -125,6 +125,21 @@ private slots:
         QCOMPARE(f.view.result()->note, std::string("q/k row permutation undone (4 heads)"));
     }
 
+    // While the next weight is computed, the caption names it, not the weight shown before.
+    void captionFollowsTheWeightAtOnce()
+    {
+        Fixture f(fixtureModel(QStringLiteral("gptq-w4-g32-asym")));
+        QVERIFY(f.ckpt->weights.size() >= 2);
+        const QString before = shownText(QString::fromStdString(f.ckpt->weights[0].name)).toHtmlEscaped();
+        const QString next = shownText(QString::fromStdString(f.ckpt->weights[1].name)).toHtmlEscaped();
+        QVERIFY(f.select(0));
+        QVERIFY(f.view.caption().contains(before));
+        f.context.setWeight(1);
+        QVERIFY2(f.view.caption().contains(next) && !f.view.caption().contains(before), qPrintable(f.view.caption()));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY(f.view.caption().contains(next));
+    }
+
     void countsEqualCoreAgainstReference_data()
     {
         QTest::addColumn<QString>("dir");

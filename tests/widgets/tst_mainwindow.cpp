@@ -89,6 +89,7 @@ private slots:
     void launchUsageErrors_data();
     void launchUsageErrors();
     void viewsByName();
+    void opensOnATypicalLayer();
     void themes();
     void recentFilesCappedAndPruned();
     void screenshotIsNotBlank();
@@ -363,6 +364,21 @@ void TestMainWindow::viewsByName()
     QCOMPARE(w.currentView(), QStringLiteral("tensors"));
     QVERIFY(!w.showView(QStringLiteral("nonsense")));
     QCOMPARE(w.currentView(), QStringLiteral("tensors"));
+}
+
+// Opened with the Error view in front, llama-quantize's output starts on block 0's first
+// quantized weight, not on output.weight or token_embd.weight (on a 7B model the Error view
+// started a 10 s requantization of the 131M-element embedding table).
+void TestMainWindow::opensOnATypicalLayer()
+{
+    MainWindow w(MainWindow::Options{false});
+    w.show();
+    QVERIFY(w.showView(QStringLiteral("error")));
+    w.openPath(qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-Q4_K_M.gguf")));
+    waitOpened(w);
+    QVERIFY(w.checkpoint());
+    QCOMPARE(w.checkpoint()->weights[size_t(w.selectedWeight())].name, std::string("blk.0.attn_k.weight"));
+    QVERIFY(w.waitForIdle(kOpenTimeoutMs));
 }
 
 void TestMainWindow::themes()

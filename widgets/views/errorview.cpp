@@ -263,6 +263,11 @@ QString ErrorView::message() const
     return m_stack->message();
 }
 
+QString ErrorView::caption() const
+{
+    return m_caption->text();
+}
+
 QString ErrorView::statisticsText() const
 {
     return m_stats->text();
@@ -562,6 +567,8 @@ void ErrorView::recompute()
     }
     const int index = job.weight;
     const QString name = shownText(QString::fromStdString(w->name));
+    // The weight being computed, not the one shown before, until its result replaces it.
+    m_caption->setText(QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
     QPointer<ErrorView> self(this);
     auto finish = [self](const Job& job, std::shared_ptr<const qs::WeightComparison> r) -> JobRunner::Continuation {
         return [self, job, r] {
@@ -581,8 +588,6 @@ void ErrorView::recompute()
         QString why;
         const std::optional<qs::RequantizeSpec> s = requantizeSpec(*w, &job.reference, &why);
         if (!s) {
-            m_caption->setText(
-                QStringLiteral("<b>%1</b> · %2").arg(name.toHtmlEscaped(), QString::fromStdString(w->format)));
             showMessage(why);
             return;
         }

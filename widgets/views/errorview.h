@@ -51,6 +51,7 @@ public:
     QCPBars* histogramBars() const { return m_bars; }
     std::shared_ptr<const qs::WeightComparison> result() const { return m_result; }
     QString message() const;
+    QString caption() const; // the line above the plots: the weight and what it is compared with
     QString statisticsText() const;
     void setBins(int bins);
     void setLogScale(bool on);

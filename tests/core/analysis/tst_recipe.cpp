@@ -88,6 +88,23 @@ LogicalWeight configWeight(const std::string& name, const std::string& format, i
 class TestRecipe : public QObject {
     Q_OBJECT
 private slots:
+    // A viewer starts on a typical layer: llama-quantize's output lists output.weight (Q8_0)
+    // and token_embd.weight (Q5_0) before block 0; the demo-sized safetensors fixtures start in
+    // model.layers.0; a float checkpoint starts at its first weight.
+    void firstWeightToShowIsInABlock()
+    {
+        const auto gguf = openCheckpoint(
+            qstest::fixture(QStringLiteral("real/generated-llama-quantize/stories260K-mix-Q4_K_M.gguf")).toStdString());
+        QCOMPARE(gguf->weights.front().name, std::string("output.weight"));
+        QCOMPARE(gguf->weights[firstWeightToShow(*gguf)].name, std::string("blk.0.attn_k.weight"));
+        const auto gptq = openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/model.safetensors")).toStdString());
+        QCOMPARE(gptq->weights[firstWeightToShow(*gptq)].name, std::string("model.layers.0.mlp.down_proj"));
+        const auto ref = openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym/ref.safetensors")).toStdString());
+        QCOMPARE(firstWeightToShow(*ref), size_t(0));
+    }
+
     void fallbacksNamedWithReasonAndCost()
     {
         QTemporaryDir dir;

@@ -1,7 +1,7 @@
 // The float reference beside a quantized checkpoint (analysis/referencesearch.h): the fixture's
-// ref.safetensors is found and pairs every quantized weight; a folder without one finds
-// nothing; the checkpoint's own files, other files and what does not open are no reference; a
-// cancelled search opens nothing; maxLooked bounds the candidates opened.
+// ref.safetensors is found, for the model file and for its folder, and pairs every quantized weight; a folder without
+// one finds nothing; the checkpoint's own files, other files and what does not open are no reference; a cancelled
+// search opens nothing; maxLooked bounds the candidates opened.
 #include "analysis/referencesearch.h"
 #include "container/checkpoint.h"
 #include "formats/formatid.h"
@@ -57,6 +57,18 @@ private slots:
         const auto ref = openCheckpoint(r.path);
         QCOMPARE(floatReferencePairs(*ckpt, *ref), r.pairs);
         QCOMPARE(floatReferencePairs(*ref, *ckpt), size_t(0)); // the float side has no quantized weights
+    }
+
+    // Opened as a folder, the reference is one of the folder's own files, left out of the
+    // checkpoint (the GUI offered it for model.safetensors, not for its folder).
+    void findsTheFloatCheckpointInsideItsFolder()
+    {
+        const QString folder = QFileInfo(model(QStringLiteral("gptq-w4-g32-asym"))).absolutePath();
+        const auto ckpt = openCheckpoint(folder.toStdString());
+        const ReferenceSearch r = findFloatReferenceBeside(*ckpt);
+        QCOMPARE(QFileInfo(QString::fromStdString(r.path)).fileName(), QStringLiteral("ref.safetensors"));
+        QCOMPARE(QFileInfo(QString::fromStdString(r.path)).absolutePath(), folder);
+        QCOMPARE(r.pairs, quantizedWeights(*ckpt));
     }
 
     void findsNothingAlone()
