@@ -67,7 +67,6 @@ DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64
     d.cols = ceilDiv(cols, d.colStep);
     const float nan = std::numeric_limits<float>::quiet_NaN();
     d.cells.assign(d.rows * d.cols, nan);
-    std::vector<bool> broken(d.cells.size(), false); // cells covering a NaN or Inf: drawn as such
     for (uint64_t r = 0; r < rows; ++r) {
         const float* src = grid.data() + r * cols;
         float* out = d.cells.data() + (r / d.rowStep) * d.cols;
@@ -78,7 +77,9 @@ DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64
                     d.firstNonFiniteRow = r;
                     d.firstNonFiniteCol = c;
                 }
-                broken[(r / d.rowStep) * d.cols + c / d.colStep] = true;
+                if (d.coversNonFinite.empty())
+                    d.coversNonFinite.assign(d.cells.size(), false);
+                d.coversNonFinite[(r / d.rowStep) * d.cols + c / d.colStep] = true;
                 continue;
             }
             if (reduce == CellReduce::MaxAbs)
@@ -88,9 +89,6 @@ DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64
                 cell = v;
         }
     }
-    for (size_t i = 0; i < d.cells.size(); ++i)
-        if (broken[i])
-            d.cells[i] = nan;
     bool any = false;
     for (float v : d.cells) {
         if (std::isnan(v))

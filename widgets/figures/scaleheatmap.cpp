@@ -8,6 +8,8 @@
 
 #include <QCoreApplication>
 
+#include <limits>
+
 namespace qsw {
 
 // The figures are free functions: their strings get a context of their own.
@@ -85,9 +87,13 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
         out.map->data()->setSize(int(nx), int(ny));
         out.map->data()->setRange(range(g.rows, double(g.rowStep)), range(g.cols, double(g.colStep)));
         for (uint64_t i = 0; i < nx; ++i)
-            for (uint64_t j = 0; j < ny; ++j)
+            for (uint64_t j = 0; j < ny; ++j) {
+                const uint64_t at = std::min(i, g.rows - 1) * g.cols + std::min(j, g.cols - 1);
+                // A cell covering a NaN or Inf is drawn as one (the NaN colour), not as its finite neighbours.
+                const bool broken = !g.coversNonFinite.empty() && g.coversNonFinite[at];
                 out.map->data()->setCell(int(i), int(j),
-                                         double(g.cells[std::min(i, g.rows - 1) * g.cols + std::min(j, g.cols - 1)]));
+                                         broken ? std::numeric_limits<double>::quiet_NaN() : double(g.cells[at]));
+            }
     }
 
     out.colorScale = new QCPColorScale(plot);
