@@ -441,8 +441,8 @@
     </message>
     <message>
         <location filename="../widgets/views/bitmapview.cpp" line="288"/>
-        <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words. Arrow keys move the selection; Ctrl+wheel zooms.</source>
-        <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code. Pfeiltasten bewegen die Auswahl; Strg+Mausrad zoomt.</translation>
+        <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words. Arrow keys move the selection; Ctrl+wheel zooms; Ctrl+C copies the selected row as hex with its file offset.</source>
+        <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code. Pfeiltasten bewegen die Auswahl; Strg+Mausrad zoomt; Strg+C kopiert die Zeile der Auswahl als Hex mit ihrem Dateiversatz.</translation>
     </message>
     <message>
         <location filename="../widgets/views/bitmapview.cpp" line="303"/>

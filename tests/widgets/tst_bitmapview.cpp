@@ -17,6 +17,7 @@
 #include "formats/ggml/ggml.h"
 #include "formats/opencheckpoint.h"
 
+#include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -353,6 +354,20 @@ void TestBitMapView::gutterShowsFileOffsets()
         const uint64_t bytes = row * canvas->wordsPerRow() * canvas->wordMap()->wordBits() / 8;
         QCOMPARE(canvas->gutterLabels(row).second, QStringLiteral("0x%1").arg(codes->offset + bytes, 0, 16));
     }
+    // Ctrl+C copies the selected element's row as a hex editor's line: file offset, then bytes.
+    const qs::ElementLocation e = canvas->wordMap()->spec().locate(canvas->wordMap()->params(), 3, 5);
+    QVERIFY(e.pieceCount > 0);
+    const uint64_t row = e.pieces[0].word / canvas->wordsPerRow();
+    const uint64_t rowBytes = canvas->wordsPerRow() * canvas->wordMap()->wordBits() / 8;
+    const std::span<const uint8_t> stored = f.ckpt->bytes(*codes);
+    QVERIFY(stored.size() >= (row + 1) * rowBytes);
+    QString want = QStringLiteral("%1 ").arg(codes->offset + row * rowBytes, 8, 16, QLatin1Char('0'));
+    for (uint64_t i = row * rowBytes; i < (row + 1) * rowBytes; ++i)
+        want += QStringLiteral(" %1").arg(stored[i], 2, 16, QLatin1Char('0'));
+    QGuiApplication::clipboard()->clear();
+    canvas->setSelected(std::pair<uint64_t, uint64_t>{3, 5});
+    QTest::keySequence(canvas, QKeySequence::Copy);
+    QCOMPARE(QGuiApplication::clipboard()->text(), want);
 }
 
 // At the default zoom the header numbers each bit (31, 30, ... 0), not every fourth, and a

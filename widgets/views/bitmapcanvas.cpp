@@ -5,6 +5,8 @@
 #include "base/error.h"
 #include "formats/wordmap.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -702,8 +704,39 @@ void BitMapCanvas::leaveEvent(QEvent* event)
     emit hoveredAt(std::nullopt);
 }
 
+QString BitMapCanvas::hexOfRow(uint64_t row) const
+{
+    if (!m_map)
+        return {};
+    const uint64_t rowBytes = m_wordsPerRow * m_map->wordBits() / 8, first = row * rowBytes;
+    if (rowBytes == 0 || first >= m_codeBytes.size())
+        return {};
+    // As a hex editor copies a line: the file offset, then the bytes in stored order.
+    QString line = QStringLiteral("%1 ").arg(m_fileOffset + first, 8, 16, QLatin1Char('0'));
+    for (uint64_t i = first; i < std::min<uint64_t>(first + rowBytes, m_codeBytes.size()); ++i)
+        line += QStringLiteral(" %1").arg(m_codeBytes[i], 2, 16, QLatin1Char('0'));
+    return line;
+}
+
+void BitMapCanvas::copySelectedRow() const
+{
+    uint64_t row = firstRow();
+    if (m_selected && m_stored) {
+        const qs::ElementLocation e = m_map->spec().locate(m_map->params(), m_selected->first, m_selected->second);
+        if (e.pieceCount > 0)
+            row = e.pieces[0].word / m_wordsPerRow;
+    }
+    if (const QString hex = hexOfRow(row); !hex.isEmpty())
+        QGuiApplication::clipboard()->setText(hex);
+}
+
 void BitMapCanvas::keyPressEvent(QKeyEvent* event)
 {
+    if (event->matches(QKeySequence::Copy)) {
+        copySelectedRow();
+        event->accept();
+        return;
+    }
     switch (event->key()) {
     case Qt::Key_Left: emit stepSelection(0, -1); break;
     case Qt::Key_Right: emit stepSelection(0, 1); break;

@@ -93,6 +93,10 @@ public:
     // The gutter's labels of stored row `row`: its first word's index (the block's number where
     // a block starts) and its offset in the file, in hex.
     std::pair<QString, QString> gutterLabels(uint64_t row) const;
+    // Stored row `row` as a hex editor's line: its file offset and its bytes in hex; what
+    // Ctrl+C copies for the row holding the selected element (the first row shown without one).
+    QString hexOfRow(uint64_t row) const;
+    void copySelectedRow() const;
 
 signals:
     void hoveredAt(std::optional<BitMapHit> hit);
