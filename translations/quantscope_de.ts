@@ -2089,6 +2089,11 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>Nach Name oder Format filtern (%1)</translation>
     </message>
     <message>
+        <location filename="../widgets/mainwindow.cpp" line="1200"/>
+        <source>The filter hides the selected weight %1. &lt;a href=&quot;show&quot;&gt;Show it&lt;/a&gt;</source>
+        <translation>Der Filter verbirgt das ausgewählte Gewicht %1. &lt;a href=&quot;show&quot;&gt;Anzeigen&lt;/a&gt;</translation>
+    </message>
+    <message>
         <location filename="../widgets/mainwindow.cpp" line="255"/>
         <source>Inspector</source>
         <translation>Inspektor</translation>

@@ -358,10 +358,22 @@ void MainWindow::createDocks()
 
     auto* browserDock = new QDockWidget(tr("Tensor browser"), this);
     browserDock->setObjectName(QStringLiteral("browserDock"));
-    browserDock->setWidget(withFilter(
+    QWidget* browser = withFilter(
         browserDock, m_weightView, m_weightProxy,
         tr("Filter by name or format (%1)").arg(QKeySequence(QKeySequence::Find).toString(QKeySequence::NativeText)),
-        &m_filter));
+        &m_filter);
+    // The views keep showing a weight the filter hides; the browser says so.
+    m_hiddenSelectionNote = new QLabel(browser);
+    m_hiddenSelectionNote->setObjectName(QStringLiteral("hiddenSelectionNote"));
+    m_hiddenSelectionNote->setWordWrap(true);
+    m_hiddenSelectionNote->hide();
+    qobject_cast<QVBoxLayout*>(browser->layout())->insertWidget(1, m_hiddenSelectionNote);
+    connect(m_hiddenSelectionNote, &QLabel::linkActivated, this, [this] {
+        if (m_snapshot && m_context->weight() >= 0)
+            selectWeight(m_snapshot->weightName(m_context->weight()));
+    });
+    connect(m_filter, &QLineEdit::textChanged, this, &MainWindow::updateHiddenSelectionNote);
+    browserDock->setWidget(browser);
     addDockWidget(Qt::LeftDockWidgetArea, browserDock);
 
     m_inspector = new Inspector(this);
@@ -452,6 +464,8 @@ void MainWindow::createActions()
     connect(m_context, &ViewContext::referenceChanged, this, &MainWindow::updateSessionActions);
     connect(m_context, &ViewContext::comparisonChanged, this, &MainWindow::updateSessionActions);
     connect(m_context, &ViewContext::checkpointChanged, this, &MainWindow::updateSessionActions);
+    connect(m_context, &ViewContext::checkpointChanged, this, &MainWindow::updateHiddenSelectionNote);
+    connect(m_context, &ViewContext::weightChanged, this, &MainWindow::updateHiddenSelectionNote);
     updateSessionActions();
 
     auto* editMenu = menuBar()->addMenu(tr("&Edit"));
@@ -1194,9 +1208,23 @@ int MainWindow::selectedWeight() const
     return m_inspector->weight();
 }
 
+void MainWindow::updateHiddenSelectionNote()
+{
+    const int weight = m_context->weight();
+    const bool hidden = m_snapshot && weight >= 0 && !m_filter->text().isEmpty()
+        && !m_weightProxy->mapFromSource(m_weightModel->indexOfWeight(weight)).isValid();
+    if (hidden)
+        m_hiddenSelectionNote->setText(tr("The filter hides the selected weight %1. <a href=\"show\">Show it</a>")
+                                           .arg(shownText(m_snapshot->weightName(weight)).toHtmlEscaped()));
+    m_hiddenSelectionNote->setVisible(hidden);
+}
+
 void MainWindow::onWeightSelectionChanged()
 {
     const QModelIndex current = m_weightView->currentIndex();
+    // The filter took the row out of view: the weight stays selected (updateHiddenSelectionNote).
+    if (!current.isValid() && !m_filter->text().isEmpty() && m_context->weight() >= 0)
+        return;
     const int weight = current.isValid() ? current.data(WeightTreeModel::WeightIndexRole).toInt() : -1;
     m_inspector->showWeight(weight);
     m_context->setWeight(weight);

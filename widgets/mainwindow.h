@@ -179,6 +179,7 @@ private:
     void updateRecentMenu();
     void addRecentFile(const QString& path);
     void onWeightSelectionChanged();
+    void updateHiddenSelectionNote();
     void applyTheme();
     void openFileDialog();
     void openFolderDialog();
@@ -227,6 +228,7 @@ private:
     QTreeView* m_tensorView = nullptr;
     QTreeView* m_metadataView = nullptr;
     QLineEdit* m_filter = nullptr;
+    QLabel* m_hiddenSelectionNote = nullptr; // under the filter when it hides the selected weight
     Inspector* m_inspector = nullptr;
     QTabWidget* m_tabs = nullptr;
     QMenu* m_recentMenu = nullptr;

@@ -72,33 +72,30 @@ struct Found {
     Places nonFinite, zeroRows, zeroGroups, zeroScale;
 };
 
-} // namespace
-
-bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const HealthOptions& opt)
-{
-    const uint64_t N = w.outFeatures(), K = w.inFeatures();
-    if (N == 0 || K == 0)
-        return true;
-
-    // The stored scales, zeros or absmax, where the family reads them. A non-finite one makes
-    // non-finite values (NaN * x, Inf * 0) and a zero scale zero values, so the grid is read
-    // only when the values show either; act-order weights, whose groups are no spans of a
-    // row, read it first. A grid the family cannot read leaves the value findings.
+// The stored scales, zeros or absmax, where the family reads them, and what they show: the
+// non-finite ones, and for act-order weights (whose groups are no spans of a row) each group's
+// columns and the cells with a zero scale.
+struct ScaleCheck {
     std::optional<GroupScales> grid;
     bool actOrder = false;
     std::vector<uint32_t> groupCols; // act-order: each group's columns (a counting sort of g_idx)
     std::vector<uint64_t> groupStart;
     std::vector<std::pair<uint64_t, uint64_t>> zeroScaleCells; // act-order: (row, group) with a zero scale
     Places badScales, badZeros;
-    const auto place = [&](uint64_t n, uint64_t col, uint64_t g) {
+
+    FindingPlace place(uint64_t n, uint64_t col, uint64_t g) const
+    {
         FindingPlace p{int64_t(n), int64_t(col)};
         if (grid && grid->blocks)
             p.block = int64_t(n * grid->groups + g);
         else
             p.group = int64_t(g);
         return p;
-    };
-    const auto readGrid = [&] {
+    }
+
+    // A grid the family cannot read leaves `grid` empty (and the value findings alone).
+    void read(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t N, uint64_t K, const HealthOptions& opt)
+    {
         try {
             grid = groupScales(ckpt, w, GgufScaleLevel::Block, opt.cancel);
         } catch (const Error&) {
@@ -139,97 +136,88 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
             }
         }
         std::sort(zeroScaleCells.begin(), zeroScaleCells.end());
-    };
-    const bool hasGrid = hasGroupScales(ckpt, w);
-    if (hasGrid && w.actOrder) {
-        readGrid();
-        if (opt.cancel && opt.cancel->load())
-            return false;
     }
+};
 
-    // The values, chunk by chunk: spans of the grid's groups, or before it is read of the
-    // weight's group size.
-    const uint64_t rows = opt.rowChunk ? opt.rowChunk : dequantChunkRows(K, uint64_t(1) << 18);
+// The values, chunk by chunk (row chunks of `rows`): spans of the grid's groups, or before it is
+// read of the weight's group size. `progress`: report the elements scanned. False when cancelled.
+bool scanHealthValues(const Checkpoint& ckpt, const LogicalWeight& w, const HealthOptions& opt, const ScaleCheck& sc,
+                      uint64_t rows, Found& found, bool progress)
+{
+    const uint64_t N = w.outFeatures(), K = w.inFeatures();
     const uint64_t chunks = ceilDiv(N, rows);
     const SimdPath path = bestSimdPath();
     struct Scratch {
         std::vector<float> values;
         std::vector<uint8_t> zero; // per span of a row: all zero
     };
-    const auto scanValues = [&](Found& found, bool progress) {
-        const uint64_t span = grid ? (actOrder ? K : grid->groupSize)
-                                   : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
-        const uint64_t spans = ceilDiv(K, span);
-        std::mutex merging;
-        std::atomic<uint64_t> done{0};
-        uint64_t reported = 0;
-        const bool finished = runChunks<Scratch>(
-            chunks, opt.threads, opt.cancel,
-            [&](uint64_t c, Scratch& s) {
-                const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
-                s.values.resize((r1 - r0) * K);
-                dequantizeRows(ckpt, w, r0, r1, s.values.data(), path);
-                Found local;
-                s.zero.resize(spans);
-                auto cell = std::lower_bound(zeroScaleCells.begin(), zeroScaleCells.end(), std::pair(r0, uint64_t(0)));
-                for (uint64_t n = r0; n < r1; ++n) {
-                    const float* v = s.values.data() + (n - r0) * K;
-                    if (const uint64_t bad = scanSpans(v, K, span, s.zero.data(), path)) {
-                        local.nonFinite.count += bad;
-                        for (uint64_t k = 0; k < K && local.nonFinite.wants({int64_t(n), int64_t(k)}); ++k)
-                            if (!std::isfinite(v[k]))
-                                local.nonFinite.keep({int64_t(n), int64_t(k)});
-                    }
-                    if (std::all_of(s.zero.begin(), s.zero.end(), [](uint8_t z) { return z != 0; })) {
-                        local.zeroRows.add({int64_t(n)});
-                        for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) { }
-                        continue;
-                    }
-                    for (uint64_t g = 0; spans > 1 && g < spans; ++g)
-                        if (s.zero[g])
-                            (grid && grid->scaleAt(g, n) == 0.0f ? local.zeroScale : local.zeroGroups)
-                                .add(place(n, g * span, g));
-                    for (; cell != zeroScaleCells.end() && cell->first == n; ++cell) {
-                        const uint64_t g = cell->second;
-                        if (groupStart[g] < groupStart[g + 1]
-                            && allZero(v, groupCols, groupStart[g], groupStart[g + 1]))
-                            local.zeroScale.add(place(n, groupCols[groupStart[g]], g));
-                    }
+    const uint64_t span = sc.grid ? (sc.actOrder ? K : sc.grid->groupSize)
+                                  : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
+    const uint64_t spans = ceilDiv(K, span);
+    std::mutex merging;
+    std::atomic<uint64_t> done{0};
+    uint64_t reported = 0;
+    const bool finished = runChunks<Scratch>(
+        chunks, opt.threads, opt.cancel,
+        [&](uint64_t c, Scratch& s) {
+            const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+            s.values.resize((r1 - r0) * K);
+            dequantizeRows(ckpt, w, r0, r1, s.values.data(), path);
+            Found local;
+            s.zero.resize(spans);
+            auto cell =
+                std::lower_bound(sc.zeroScaleCells.begin(), sc.zeroScaleCells.end(), std::pair(r0, uint64_t(0)));
+            for (uint64_t n = r0; n < r1; ++n) {
+                const float* v = s.values.data() + (n - r0) * K;
+                if (const uint64_t bad = scanSpans(v, K, span, s.zero.data(), path)) {
+                    local.nonFinite.count += bad;
+                    for (uint64_t k = 0; k < K && local.nonFinite.wants({int64_t(n), int64_t(k)}); ++k)
+                        if (!std::isfinite(v[k]))
+                            local.nonFinite.keep({int64_t(n), int64_t(k)});
                 }
-                done += (r1 - r0) * K;
-                const std::lock_guard lock(merging);
-                found.nonFinite.merge(local.nonFinite);
-                found.zeroRows.merge(local.zeroRows);
-                found.zeroGroups.merge(local.zeroGroups);
-                found.zeroScale.merge(local.zeroScale);
-            },
-            [&] {
-                if (progress && opt.progress) {
-                    const uint64_t now = done.load();
-                    opt.progress(now - reported);
-                    reported = now;
+                if (std::all_of(s.zero.begin(), s.zero.end(), [](uint8_t z) { return z != 0; })) {
+                    local.zeroRows.add({int64_t(n)});
+                    for (; cell != sc.zeroScaleCells.end() && cell->first == n; ++cell) { }
+                    continue;
                 }
-            });
-        if (finished && progress && opt.progress && done.load() > reported)
-            opt.progress(done.load() - reported);
-        return finished;
-    };
-    Found found;
-    if (!scanValues(found, true))
-        return false;
-    if (hasGrid && !grid && (found.nonFinite.count || found.zeroGroups.count)) {
-        readGrid();
-        if (opt.cancel && opt.cancel->load())
-            return false;
-        // The zero spans again, now as the grid's groups with their scales.
-        if (grid && found.zeroGroups.count) {
-            found = {};
-            if (!scanValues(found, false))
-                return false;
-        }
-    }
+                for (uint64_t g = 0; spans > 1 && g < spans; ++g)
+                    if (s.zero[g])
+                        (sc.grid && sc.grid->scaleAt(g, n) == 0.0f ? local.zeroScale : local.zeroGroups)
+                            .add(sc.place(n, g * span, g));
+                for (; cell != sc.zeroScaleCells.end() && cell->first == n; ++cell) {
+                    const uint64_t g = cell->second;
+                    if (sc.groupStart[g] < sc.groupStart[g + 1]
+                        && allZero(v, sc.groupCols, sc.groupStart[g], sc.groupStart[g + 1]))
+                        local.zeroScale.add(sc.place(n, sc.groupCols[sc.groupStart[g]], g));
+                }
+            }
+            done += (r1 - r0) * K;
+            const std::lock_guard lock(merging);
+            found.nonFinite.merge(local.nonFinite);
+            found.zeroRows.merge(local.zeroRows);
+            found.zeroGroups.merge(local.zeroGroups);
+            found.zeroScale.merge(local.zeroScale);
+        },
+        [&] {
+            if (progress && opt.progress) {
+                const uint64_t now = done.load();
+                opt.progress(now - reported);
+                reported = now;
+            }
+        });
+    if (finished && progress && opt.progress && done.load() > reported)
+        opt.progress(done.load() - reported);
+    return finished;
+}
+
+// The findings of a scanned weight, appended to `rep`.
+void addHealthFindings(const LogicalWeight& w, VerifyReport& rep, const Found& found, const ScaleCheck& sc)
+{
+    const uint64_t N = w.outFeatures(), K = w.inFeatures();
+    const std::optional<GroupScales>& grid = sc.grid;
+    const Places &badScales = sc.badScales, &badZeros = sc.badZeros;
     const uint64_t G = grid ? grid->groups : 1;
-    const uint64_t span = grid && !actOrder
+    const uint64_t span = grid && !sc.actOrder
         ? grid->groupSize
         : (w.groupSize > 0 && uint64_t(w.groupSize) < K ? uint64_t(w.groupSize) : K);
 
@@ -276,7 +264,7 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
                     : QT_TRANSLATE_NOOP("qs::Message", "all %1 values are zero"),
              {count(N * K)}},
             {}, !matrix);
-        return true;
+        return;
     }
     if (found.zeroRows.count)
         add("zero-row",
@@ -308,6 +296,42 @@ bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
                      "%1 all-zero group(s) of %2 columns in rows that are not all zero, the first at (row, group) %3"),
              {count(found.zeroGroups.count), count(span), placesText(found.zeroGroups, row, blocks ? blk : grp)}},
             found.zeroGroups, true);
+}
+
+} // namespace
+
+bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const HealthOptions& opt)
+{
+    const uint64_t N = w.outFeatures(), K = w.inFeatures();
+    if (N == 0 || K == 0)
+        return true;
+
+    // A non-finite scale makes non-finite values (NaN * x, Inf * 0) and a zero scale zero
+    // values, so the grid is read only when the values show either; act-order weights, whose
+    // groups are no spans of a row, read it first.
+    ScaleCheck sc;
+    const bool hasGrid = hasGroupScales(ckpt, w);
+    if (hasGrid && w.actOrder) {
+        sc.read(ckpt, w, N, K, opt);
+        if (opt.cancel && opt.cancel->load())
+            return false;
+    }
+    const uint64_t rows = opt.rowChunk ? opt.rowChunk : dequantChunkRows(K, uint64_t(1) << 18);
+    Found found;
+    if (!scanHealthValues(ckpt, w, opt, sc, rows, found, true))
+        return false;
+    if (hasGrid && !sc.grid && (found.nonFinite.count || found.zeroGroups.count)) {
+        sc.read(ckpt, w, N, K, opt);
+        if (opt.cancel && opt.cancel->load())
+            return false;
+        // The zero spans again, now as the grid's groups with their scales.
+        if (sc.grid && found.zeroGroups.count) {
+            found = {};
+            if (!scanHealthValues(ckpt, w, opt, sc, rows, found, false))
+                return false;
+        }
+    }
+    addHealthFindings(w, rep, found, sc);
     return true;
 }
 

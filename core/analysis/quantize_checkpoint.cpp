@@ -1,17 +1,12 @@
 #include "analysis/quantize_checkpoint.h"
 
-#include "analysis/streamwriter.h"
+#include "analysis/checkpointwriter.h"
 #include "base/error.h"
 #include "container/ggmltype.h"
-#include "container/gguf.h"
 #include "formats/dequant.h"
 #include "formats/formatid.h"
 #include "formats/target.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-
-#include <algorithm>
 #include <map>
 
 namespace qs {
@@ -24,12 +19,6 @@ const FamilyTargets& targetsOf(const FormatInfo& f)
     if (!t || !t->quantizeScheme || !t->quantize)
         throw Error("quantize: no quantizer writes " + f.id);
     return *t;
-}
-
-void writeJsonFile(const std::string& path, const QJsonObject& o)
-{
-    const QByteArray json = QJsonDocument(o).toJson(QJsonDocument::Indented);
-    writeFileAtomically(path, std::string_view(json.constData(), size_t(json.size())));
 }
 
 // Module prefix of "a.b.weight" ("a.b"); the name itself when it has no ".weight" suffix.
@@ -48,15 +37,6 @@ bool isFloatSource(const LogicalWeight& w)
     return f && f->storage == StorageKind::Float && (f->bits == 16 || f->bits == 32);
 }
 
-// Names llama.cpp's converters give GGUF tensors (blk.N.*, token_embd, output, ...).
-bool ggufStyleName(const std::string& n)
-{
-    for (const char* p : {"blk.", "token_embd", "output", "rope_", "pos_embd", "token_types", "cls", "enc.", "dec."})
-        if (n.rfind(p, 0) == 0)
-            return true;
-    return false;
-}
-
 DType entryDtype(const TensorEntry& t)
 {
     if (t.dtype != DType::Ggml)
@@ -64,113 +44,12 @@ DType entryDtype(const TensorEntry& t)
     return t.ggmlType == GgmlBF16 ? DType::BF16 : t.ggmlType == GgmlF16 ? DType::F16 : DType::F32;
 }
 
-} // namespace
-
-int llamaFileType(int t)
+// The weights to quantize: the named ones, which must exist, be float and be matrices; with none
+// named, every float matrix named *.weight, except embeddings and the output head (listed as
+// skipped) when the output names tensors by module (GGUF: every float matrix named *weight).
+std::vector<const LogicalWeight*> quantizedWeights(const Checkpoint& src, const QuantizeCheckpointOptions& opt,
+                                                   bool byModule, QuantScheme& scheme)
 {
-    switch (t) {
-    case GgmlF32: return 0;
-    case GgmlF16: return 1;
-    case GgmlQ4_0: return 2;
-    case GgmlQ4_1: return 3;
-    case GgmlQ8_0: return 7;
-    case GgmlQ5_0: return 8;
-    case GgmlQ5_1: return 9;
-    case GgmlQ2_K: return 10;
-    case GgmlQ3_K: return 11; // Q3_K_S: every tensor Q3_K
-    case GgmlQ4_K: return 14; // Q4_K_S
-    case GgmlQ5_K: return 16; // Q5_K_S
-    case GgmlQ6_K: return 18;
-    case GgmlBF16: return 32;
-    default: return -1;
-    }
-}
-
-std::vector<std::string> quantizeTargets()
-{
-    std::vector<std::string> out, gguf;
-    for (const FormatInfo& f : formatInfos())
-        if (f.quantizeTarget)
-            (ggufOutput(f).on() ? gguf : out).push_back(f.id);
-    out.insert(out.end(), gguf.begin(), gguf.end());
-    return out;
-}
-
-const FormatInfo& parseQuantizeTarget(std::string_view text)
-{
-    const FormatInfo* f = resolveFormatId(text);
-    if (f && f->quantizeTarget)
-        return *f;
-    std::string list;
-    for (const std::string& t : quantizeTargets())
-        list += (list.empty() ? "" : ", ") + t;
-    throw Error("--format: quantize cannot produce '" + std::string(text) + "'; targets: " + list);
-}
-
-QJsonObject quantizedConfig(const QJsonObject& base, const QuantScheme& s)
-{
-    QJsonObject cfg = base;
-    if (const FamilyTargets* t = familyTargets(*s.format); t && t->config)
-        t->config(s, cfg);
-    if (!s.inputPermutations.empty()) {
-        QJsonArray mods;
-        for (const std::string& m : s.inputPermutations)
-            mods.append(QString::fromStdString(m));
-        QJsonObject qc = cfg.value(QStringLiteral("quantization_config")).toObject();
-        qc.insert(QStringLiteral("input_permutations"),
-                  QJsonObject{{QStringLiteral("modules"), mods},
-                              {QStringLiteral("note"),
-                               QStringLiteral("act-order columns sorted into contiguous groups: "
-                                              "<module>.input_perm (I32 [K]) gathers the layer "
-                                              "input, x' = x[perm], before this weight applies")}});
-        cfg.insert(QStringLiteral("quantization_config"), qc);
-    }
-    if (!cfg.contains(QStringLiteral("torch_dtype")))
-        cfg.insert(QStringLiteral("torch_dtype"), QString::fromStdString(torchDtypeName(s.modelDtype)));
-    return cfg;
-}
-
-std::pair<std::string, QJsonObject> quantizeSideConfig(const QuantScheme& s)
-{
-    std::pair<std::string, QJsonObject> side;
-    if (const FamilyTargets* t = familyTargets(*s.format); t && t->sideConfig)
-        side.first = t->sideConfig(s, side.second);
-    return side;
-}
-
-void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s)
-{
-    writeJsonFile(dir + "/config.json", quantizedConfig(baseConfig, s));
-    const auto side = quantizeSideConfig(s);
-    if (!side.first.empty())
-        writeJsonFile(dir + "/" + side.first, side.second);
-}
-
-QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::string& out,
-                                            const QuantizeCheckpointOptions& opt)
-{
-    QuantScheme scheme;
-    scheme.format = &parseQuantizeTarget(opt.format);
-    const FormatInfo& target = *scheme.format;
-    const GgufOutput ggufOut = ggufOutput(target);
-    const bool gguf = ggufOut.on();
-    checkOutputPath(out, src.sources(), gguf ? OutputKind::File : OutputKind::Folder);
-    const FamilyTargets& targets = targetsOf(target);
-    targets.quantizeScheme(opt, scheme);
-    scheme.clipRatio = opt.clipRatio;
-    if (gguf && src.container != Container::Gguf)
-        for (const TensorEntry& t : src.tensors)
-            if (!ggufStyleName(t.name))
-                fail(src.path,
-                     "GGUF output keeps tensor names, and '" + t.name
-                         + "' is not a GGUF name (blk.N.*, token_embd, output...): quantize a GGUF input, or "
-                           "convert the names first");
-    if (!gguf && src.container != Container::Safetensors)
-        fail(src.path,
-             "safetensors targets need a safetensors input (GGUF names and metadata have no safetensors form here)");
-
-    // Which weights: named ones must exist and be float; --all takes every float matrix
-    // named *.weight (GGUF: every float matrix) except embeddings and the output head on safetensors.
     std::vector<const LogicalWeight*> todo;
     for (const std::string& n : opt.weights) {
         const LogicalWeight* w = src.findWeight(n);
@@ -184,13 +63,11 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
             fail(src.path, "weight '" + w->name + "' is not a matrix");
         todo.push_back(w);
     }
-    QuantizeCheckpointResult res;
-    res.output = out;
     if (opt.weights.empty()) {
         for (const LogicalWeight& w : src.weights) {
             if (!isFloatSource(w) || w.shape.size() < 2)
                 continue;
-            if (!gguf) {
+            if (byModule) {
                 const std::string m = modulePrefix(w.name);
                 if (m == w.name)
                     continue;
@@ -206,8 +83,42 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     }
     if (todo.empty())
         fail(src.path, "no F32/F16/BF16 weight matrix to quantize");
+    return todo;
+}
 
-    const int ggmlT = ggufOut.type;
+} // namespace
+
+std::vector<std::string> quantizeTargets()
+{
+    return writtenFormats(&FormatInfo::quantizeTarget);
+}
+
+const FormatInfo& parseQuantizeTarget(std::string_view text)
+{
+    const FormatInfo* f = resolveFormatId(text);
+    if (f && f->quantizeTarget)
+        return *f;
+    std::string list;
+    for (const std::string& t : quantizeTargets())
+        list += (list.empty() ? "" : ", ") + t;
+    throw Error("--format: quantize cannot produce '" + std::string(text) + "'; targets: " + list);
+}
+
+QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::string& out,
+                                            const QuantizeCheckpointOptions& opt)
+{
+    QuantScheme scheme;
+    scheme.format = &parseQuantizeTarget(opt.format);
+    const FormatInfo& target = *scheme.format;
+    const auto writer = CheckpointWriter::open(src, out, target, opt.force, true);
+    const FamilyTargets& targets = targetsOf(target);
+    targets.quantizeScheme(opt, scheme);
+    scheme.clipRatio = opt.clipRatio;
+    writer->checkInput(true);
+    const std::vector<const LogicalWeight*> todo = quantizedWeights(src, opt, writer->namesByModule(), scheme);
+
+    QuantizeCheckpointResult res;
+    res.output = out;
     const SimdPath path = bestSimdPath();
     std::map<size_t, const LogicalWeight*> byTensor; // source tensor index -> weight to quantize
     for (const LogicalWeight* w : todo)
@@ -218,31 +129,56 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         if (opt.progress)
             opt.progress(done, todo.size(), name);
     };
-    // A weight GGUF cannot hold (ne0 not whole blocks) stays in float; known before any data.
-    const auto ggufKeeps = [&](const LogicalWeight& w) { return w.inFeatures() % ggufOut.blockWeights != 0; };
     const auto keep = [&](const LogicalWeight& w, DType dtype, const std::string& why) {
         if (!opt.weights.empty())
             fail(src.path, "weight '" + w.name + "': " + why);
         res.notes.push_back(w.name + " kept as " + std::string(dtypeName(dtype)) + ": " + why);
-        if (!gguf)
+        if (writer->namesByModule())
             scheme.skipped.push_back(modulePrefix(w.name));
         progress(w.name);
     };
+
+    // Output in the input's tensor order, replacements in place of their source. A weight the
+    // target cannot hold (K not whole blocks) stays as it is; known before any data.
+    std::vector<const LogicalWeight*> converted;
+    for (size_t i = 0; i < src.tensors.size(); ++i) {
+        const TensorEntry& t = src.tensors[i];
+        if (const auto it = byTensor.find(i); it != byTensor.end()) {
+            const LogicalWeight& w = *it->second;
+            const uint32_t block = writer->floatFallback(w.inFeatures());
+            if (!block) {
+                // bnb writes the most tensors per weight (6) with the longest suffix
+                // (".weight.quant_state.bitsandbytes__nf4").
+                writer->convert({i, modulePrefix(w.name), t.name, t.shape, t.name.size() + 40, {}});
+                converted.push_back(&w);
+                continue;
+            }
+            keep(w, entryDtype(t),
+                 "ne0 " + std::to_string(w.inFeatures()) + " is not a multiple of the " + target.alias + " block ("
+                     + std::to_string(block) + ")");
+        }
+        writer->copy(i);
+    }
+    const auto nothingQuantized = [&] {
+        fail(src.path, "no weight could be quantized to " + target.id + ": " + res.notes.front());
+    };
+    if (converted.empty())
+        nothingQuantized();
+
     // Quantizes one weight into its output tensors (only this weight's output is in memory);
     // empty when the weight is kept as it is.
-    const auto quantizeOne = [&](const LogicalWeight& w) -> std::vector<StoredTensor> {
+    const auto quantizeOne = [&](size_t c) -> std::vector<StoredTensor> {
+        const LogicalWeight& w = *converted[c];
         if (opt.cancel && opt.cancel->load())
             throw Error("quantize: cancelled");
-        const TensorEntry& t = src.tensors[size_t(w.members.at(0).second)];
-        const DType dtype = entryDtype(t);
+        const DType dtype = entryDtype(src.tensors[size_t(w.members.at(0).second)]);
         scheme.modelDtype = dtype;
         std::vector<StoredTensor> tensors;
         try {
             const std::vector<float> x = dequantizeWeight(src, w, path, opt.threads);
             tensors = targets.quantize(scheme, x.data(), w.outFeatures(), w.inFeatures(), opt.threads != 1);
         } catch (const Error& e) {
-            // The GGUF header already names this tensor's type: no way back to float there.
-            if (gguf)
+            if (writer->fixedLayout()) // the header already names this tensor's type: no way back to float
                 fail(src.path, "weight '" + w.name + "': " + e.what());
             keep(w, dtype, e.what());
             return {};
@@ -251,90 +187,15 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         progress(w.name);
         return tensors;
     };
-
-    // Output in the input's tensor order, replacements in place of their source.
-    if (gguf) {
-        GgufMetadata meta;
-        bool hasArch = false;
-        for (const auto& [k, v] : src.metadata) {
-            if (k == "general.file_type" || k == "general.quantization_version" || k.rfind("split.", 0) == 0)
-                continue;
-            hasArch |= k == "general.architecture";
-            meta.emplace_back(k, v);
-        }
-        if (!hasArch) {
-            const QString arch = src.config.value(QStringLiteral("model_type")).toString(QStringLiteral("llama"));
-            meta.insert(
-                meta.begin(),
-                {"general.architecture", MetaValue{MetaValue::Type::String, MetaValue::Type::U8, arch.toStdString()}});
-        }
-        meta.emplace_back("general.quantization_version",
-                          MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
-        meta.emplace_back("general.file_type",
-                          MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(llamaFileType(ggmlT))});
-        std::vector<GgufTensor> plan;
-        std::vector<bool> quantized(src.tensors.size(), false);
-        for (size_t i = 0; i < src.tensors.size(); ++i) {
-            const TensorEntry& t = src.tensors[i];
-            std::vector<uint64_t> ne(t.shape.rbegin(), t.shape.rend());
-            if (const auto it = byTensor.find(i); it != byTensor.end()) {
-                if (!ggufKeeps(*it->second)) {
-                    quantized[i] = true;
-                    plan.push_back(GgufTensor{t.name, ggmlT, ne, {}});
-                    continue;
-                }
-                keep(*it->second, entryDtype(t),
-                     "ne0 " + std::to_string(it->second->inFeatures()) + " is not a multiple of the " + target.alias
-                         + " block (" + std::to_string(ggufOut.blockWeights) + ")");
-            }
-            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggufOut.plainType(t.dtype);
-            if (type < 0)
-                fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
-            plan.push_back(GgufTensor{t.name, type, ne, {}});
-        }
-        if (std::find(quantized.begin(), quantized.end(), true) == quantized.end())
-            fail(src.path, "no weight could be quantized to " + target.id + ": " + res.notes.front());
-        GgufStreamWriter writer(out, meta, plan);
-        for (size_t i = 0; i < src.tensors.size(); ++i) {
-            if (quantized[i]) {
-                writer.append(quantizeOne(*byTensor.at(i)).front().bytes);
-                continue;
-            }
-            writer.append(src.bytes(src.tensors[i]));
-            res.copied.push_back(src.tensors[i].name);
-        }
-        writer.commit();
-        return res;
-    }
-
-    const std::map<std::string, std::string> stMeta{{"format", "pt"}};
-    uint64_t reserve = SafetensorsStreamWriter::metadataBound(stMeta);
-    for (size_t i = 0; i < src.tensors.size(); ++i) {
-        const TensorEntry& t = src.tensors[i];
-        // bnb writes the most tensors per weight (6) with the longest suffix (".weight.quant_state.bitsandbytes__nf4").
-        reserve += byTensor.count(i) ? 6 * SafetensorsStreamWriter::entryBound(t.name + std::string(40, ' '), 2)
-                                     : SafetensorsStreamWriter::entryBound(t.name, t.shape.size());
-    }
-    res.leftAlone = writeIntoFolder(out, opt.force, [&] {
-        SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
-        for (size_t i = 0; i < src.tensors.size(); ++i) {
-            const TensorEntry& t = src.tensors[i];
-            if (const auto it = byTensor.find(i); it != byTensor.end()) {
-                const std::string prefix = modulePrefix(it->second->name);
-                const std::vector<StoredTensor> q = quantizeOne(*it->second);
-                for (const StoredTensor& o : q)
-                    writer.append(prefix + "." + o.suffix, o.dtype, o.shape, o.bytes);
-                if (!q.empty())
-                    continue;
-            }
-            writer.append(t.name, t.dtype, t.shape, src.bytes(t));
-            res.copied.push_back(t.name);
-        }
-        if (res.quantized.empty())
-            fail(src.path, "no weight could be quantized to " + target.id + ": " + res.notes.front());
-        writer.commit(stMeta);
-        writeQuantizedConfigs(out, src.config, scheme);
-    });
+    writer->write(
+        quantizeOne,
+        [&] {
+            if (res.quantized.empty())
+                nothingQuantized();
+        },
+        scheme, src.config);
+    res.copied = writer->copied();
+    res.leftAlone = writer->leftAlone();
     return res;
 }
 

@@ -12,28 +12,16 @@
 #include "container/checkpoint.h"
 #include "formats/target.h"
 
-#include <QJsonObject>
-
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace qs {
 
 // QuantScheme (what the written config describes) is in formats/target.h.
-
-// `base` (the input's config.json, may be empty) with the target's quantization config
-// inserted, as the upstream tool writes it.
-QJsonObject quantizedConfig(const QJsonObject& base, const QuantScheme& s);
-// quantize_config.json (GPTQ) or quant_config.json (AWQ) when the target has one; empty otherwise.
-std::pair<std::string, QJsonObject> quantizeSideConfig(const QuantScheme& s);
-// config.json and the side config only, into the existing `dir` (model.safetensors streamed
-// by the caller). Atomic per file.
-void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s);
 
 // A format id or alias (parseFormatId) whose format quantize writes (FormatInfo::quantizeTarget);
 // throws qs::Error "--format: quantize cannot produce 'x'; targets: ..." otherwise.
@@ -67,9 +55,5 @@ struct QuantizeCheckpointResult {
 // that is missing, not float or does not fit the target, cancel).
 QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::string& out,
                                             const QuantizeCheckpointOptions& opt);
-
-// llama.cpp's general.file_type (LLAMA_FTYPE_MOSTLY_*) for a model whose 2-D weights are all of
-// `ggmlType` (the _S mix for k-quants); -1 when there is none.
-int llamaFileType(int ggmlType);
 
 } // namespace qs

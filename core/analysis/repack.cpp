@@ -1,12 +1,9 @@
 #include "analysis/repack.h"
 
-#include "analysis/quantize_checkpoint.h"
-#include "analysis/streamwriter.h"
+#include "analysis/checkpointwriter.h"
 #include "base/error.h"
+#include "base/intmath.h"
 #include "base/parallel.h"
-#include "container/ggmltype.h"
-#include "container/gguf.h"
-#include "container/safetensors.h"
 #include "formats/dequant.h"
 #include "formats/family.h"
 #include "formats/opencheckpoint.h"
@@ -15,7 +12,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <exception>
 #include <map>
 #include <numeric>
 
@@ -50,8 +46,7 @@ std::vector<int32_t> makeContiguous(WeightCodes& m)
     return perm;
 }
 
-// The module's output tensors when the target is a safetensors format, for the header bound.
-constexpr size_t kMaxTensorsPerWeight = 6;
+// The longest suffix a safetensors target gives a weight's tensors, for the header bound.
 constexpr size_t kMaxSuffix = 24; // ".weight_zero_point", ".input_perm", ...
 
 } // namespace
@@ -75,12 +70,7 @@ WeightCodes readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w, bo
 
 std::vector<std::string> repackTargets()
 {
-    std::vector<std::string> out, gguf;
-    for (const FormatInfo& f : formatInfos())
-        if (f.repackTarget)
-            (ggufOutput(f).on() ? gguf : out).push_back(f.id);
-    out.insert(out.end(), gguf.begin(), gguf.end());
-    return out;
+    return writtenFormats(&FormatInfo::repackTarget);
 }
 
 const FormatInfo& parseRepackTarget(std::string_view text)
@@ -95,52 +85,207 @@ const FormatInfo& parseRepackTarget(std::string_view text)
     throw Error("--to: repack cannot produce '" + std::string(text) + "'; targets: " + list);
 }
 
-RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, const RepackOptions& opt)
-{
-    const FormatInfo& target = parseRepackTarget(opt.to);
-    const std::string& to = target.id;
-    const FamilyTargets& targets = *familyTargets(target);
-    const GgufOutput ggufOut = ggufOutput(target);
-    const bool gguf = ggufOut.on();
-    const int ggmlT = ggufOut.type;
-    // GGUF blocks are whole along K; a weight whose K is not (llama.cpp checks every
-    // weight's ne against the model, so it cannot be padded) is written as F32.
-    const auto ggufFallback = [&](uint64_t K) { return K % ggufOut.blockWeights != 0; };
-    RepackResult res;
-    res.output = out;
-    checkOutputPath(out, src.sources(), gguf ? OutputKind::File : OutputKind::Folder);
-    if (!gguf && src.container != Container::Safetensors)
-        fail(src.path, "safetensors targets need a safetensors input");
+namespace {
 
+// The quantized weights, in the input's weight order; `member` marks their tensors.
+std::vector<const LogicalWeight*> repackedWeights(const Checkpoint& src, std::vector<bool>& member)
+{
     std::vector<const LogicalWeight*> todo;
-    std::vector<bool> member(src.tensors.size(), false);
-    std::map<size_t, size_t> firstMember; // tensor index -> index into todo
+    member.assign(src.tensors.size(), false);
     for (const LogicalWeight& w : src.weights) {
         const FormatInfo* f = findFormat(w.format);
         if (!f || !f->quantized)
             continue;
-        firstMember[w.members.front().second] = todo.size();
         todo.push_back(&w);
         for (const auto& [role, idx] : w.members)
             member[idx] = true;
     }
     if (todo.empty())
         fail(src.path, "no quantized weight to repack");
+    return todo;
+}
 
-    QuantScheme scheme;
-    scheme.format = &target;
-    std::map<std::string, std::string> inexactNotes; // added to a weight's note when its read-back differs
-    std::map<std::string, std::vector<int32_t>> perms;
-    std::map<std::string, bool> fallback; // GGUF: weights stored as F32 (K not whole blocks)
+// What repacking one weight gave beside its tensors.
+struct Repacked {
+    size_t converted = 0; // its index among the writer's converted weights
+    std::vector<int32_t> perm; // the input permutation written with it (act-order into no g_idx)
+    std::string inexactNote; // why its read-back can differ
+};
+
+// One weight's logical codes in the target's tensors, or in F32 when the output stores it in
+// float (`floatBlock`: the block width its K is not whole in); `scheme` takes its parameters.
+std::vector<StoredTensor> repackWeight(const Checkpoint& src, const LogicalWeight& w, const FormatInfo& target,
+                                       uint32_t floatBlock, int threads, QuantScheme& scheme, RepackWeight& rw,
+                                       Repacked& extra)
+{
+    std::vector<StoredTensor> t;
+    if (floatBlock) {
+        // llama.cpp's quantize keeps such a tensor in float (F16) too; F32 holds it exactly.
+        std::vector<float> x = dequantizeWeight(src, w, bestSimdPath(), threads);
+        rw.note = "K = " + std::to_string(w.inFeatures()) + " is not a whole number of " + std::to_string(floatBlock)
+            + "-weight blocks: stored as F32";
+        t.push_back(storedTensor("weight", DType::F32, {w.outFeatures(), w.inFeatures()}, x));
+        return t;
+    }
+    const FamilyTargets& targets = *familyTargets(target);
+    WeightCodes m = readLogicalMatrix(src, w);
+    const bool keepsGroupIndex = targets.packKeepsGroupIndex(target);
+    if (!keepsGroupIndex && m.actOrder()) {
+        extra.perm = makeContiguous(m);
+        rw.permuted = true;
+    }
+    scheme.bits = m.bits;
+    scheme.groupSize = m.groups == 1 ? -1 : int64_t(m.groupSize);
+    scheme.symmetric = m.symmetric();
+    scheme.actOrder |= m.actOrder() && keepsGroupIndex;
+    scheme.modelDtype = m.scaleType;
+    PackedWeight packed = targets.pack(m, scheme);
+    t = std::move(packed.tensors);
+    rw.note = std::move(packed.note);
+    extra.inexactNote = std::move(packed.inexactNote);
+    if (!extra.perm.empty()) {
+        t.push_back(storedTensor("input_perm", DType::I32, {m.cols}, extra.perm));
+        scheme.inputPermutations.push_back(w.name);
+    }
+    return t;
+}
+
+// Dequantizes source `a` and output `b` in row chunks of about 1 MiB per side, OpenMP across
+// chunks, partial sums combined in chunk order (constant memory, the same figures for any thread
+// count), and fills rw's comparison; `perm` gathers the source's columns.
+void compareRepacked(const Checkpoint& src, const LogicalWeight& a, const Checkpoint& dst, const LogicalWeight& b,
+                     const std::vector<int32_t>& perm, int threads, RepackWeight& rw)
+{
+    const SimdPath path = bestSimdPath();
+    const uint64_t K = a.inFeatures(), N = a.outFeatures();
+    const uint64_t rows = dequantChunkRows(K, uint64_t(1) << 18);
+    const int64_t chunks = int64_t(ceilDiv(N, rows));
+    std::vector<double> sums(size_t(chunks), 0.0), maxima(size_t(chunks), 0.0);
+    std::vector<uint64_t> mismatches(size_t(chunks), 0);
+    struct Rows {
+        std::vector<float> x, y;
+    };
+    runChunks<Rows>(uint64_t(chunks), threads, nullptr, [&](uint64_t c, Rows& buf) {
+        const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
+        buf.x.resize(size_t((r1 - r0) * K));
+        buf.y.resize(buf.x.size());
+        dequantizeRows(src, a, r0, r1, buf.x.data(), path);
+        dequantizeRows(dst, b, r0, r1, buf.y.data(), path);
+        double sum = 0, mx = 0;
+        uint64_t differ = 0;
+        for (uint64_t n = 0; n < r1 - r0; ++n)
+            for (uint64_t i = 0; i < K; ++i) {
+                const float xs = buf.x[n * K + (perm.empty() ? i : uint64_t(perm[i]))];
+                const float yt = buf.y[n * K + i];
+                differ += std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt);
+                const double d = double(yt) - double(xs);
+                sum += d * d;
+                mx = std::max(mx, std::fabs(d));
+            }
+        sums[c] = sum;
+        maxima[c] = mx;
+        mismatches[c] = differ;
+    });
+    double sum = 0;
+    for (int64_t c = 0; c < chunks; ++c) {
+        sum += sums[size_t(c)];
+        rw.maxAbsError = std::max(rw.maxAbsError, maxima[size_t(c)]);
+        rw.mismatches += mismatches[size_t(c)];
+    }
+    rw.rmse = N && K ? std::sqrt(sum / double(N * K)) : 0;
+    rw.exact = rw.mismatches == 0;
+    rw.verified = true;
+}
+
+// The output weight `rw` reads back as, checked against what was written.
+const LogicalWeight& readBackWeight(const Checkpoint& dst, const std::string& out, const ReadBack& expect,
+                                    const RepackWeight& rw, const LogicalWeight& a)
+{
+    const LogicalWeight* b = dst.findWeight(expect.name);
+    if (!b)
+        fail(out, "the repacked weight '" + rw.name + "' is not found when the output is read back");
+    if (b->format != expect.format)
+        fail(out, "weight '" + rw.name + "' reads back as " + b->format + ", not " + expect.format);
+    const uint64_t K = a.inFeatures(), N = a.outFeatures();
+    if (b->inFeatures() != K || b->outFeatures() != N)
+        fail(out,
+             "weight '" + rw.name + "' reads back as [" + std::to_string(b->outFeatures()) + ", "
+                 + std::to_string(b->inFeatures()) + "], not [" + std::to_string(N) + ", " + std::to_string(K) + "]");
+    return *b;
+}
+
+// Reads the output back and compares each weight with its source; `progress` after each.
+void verifyRepacked(const Checkpoint& src, const std::string& out, const CheckpointWriter& writer,
+                    const std::vector<const LogicalWeight*>& todo, const std::vector<Repacked>& extras,
+                    const RepackOptions& opt, std::vector<RepackWeight>& weights,
+                    const std::function<void(const std::string&)>& progress)
+{
+    const auto dst = openCheckpoint(out);
+    for (size_t wi = 0; wi < todo.size(); ++wi) {
+        if (opt.cancel && opt.cancel->load())
+            throw Error("repack: cancelled");
+        RepackWeight& rw = weights[wi];
+        const LogicalWeight& a = *todo[wi];
+        const LogicalWeight& b = readBackWeight(*dst, out, writer.readBack(extras[wi].converted), rw, a);
+        compareRepacked(src, a, *dst, b, extras[wi].perm, opt.threads, rw);
+        if (!rw.exact && !extras[wi].inexactNote.empty())
+            rw.note += (rw.note.empty() ? "" : "; ") + extras[wi].inexactNote;
+        progress(rw.name);
+    }
+}
+
+} // namespace
+
+RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, const RepackOptions& opt)
+{
+    const FormatInfo& target = parseRepackTarget(opt.to);
+    const FamilyTargets& targets = *familyTargets(target);
+    const auto writer = CheckpointWriter::open(src, out, target, opt.force, false);
+    writer->checkInput(false);
+    std::vector<bool> member;
+    const std::vector<const LogicalWeight*> todo = repackedWeights(src, member);
+    std::map<size_t, size_t> firstMember; // tensor index -> index into todo
+    for (size_t wi = 0; wi < todo.size(); ++wi)
+        firstMember[todo[wi]->members.front().second] = wi;
+
+    RepackResult res;
+    res.output = out;
     res.weights.resize(todo.size());
+    std::vector<Repacked> extras(todo.size());
     size_t done = 0;
     const auto progress = [&](const std::string& name) {
         ++done;
         if (opt.progress)
             opt.progress(done, todo.size() * (opt.verify ? 2 : 1), name);
     };
+    // The output in the input's tensor order, each weight in place of its first member. Whether
+    // a weight gets an input permutation is known from its g_idx alone (no codes read).
+    const bool keepsGroupIndex = targets.packKeepsGroupIndex(target);
+    std::vector<size_t> order; // converted index -> todo index
+    for (size_t i = 0; i < src.tensors.size(); ++i) {
+        if (const auto it = firstMember.find(i); it != firstMember.end()) {
+            const LogicalWeight& w = *todo[it->second];
+            const auto permutes = [&src, &w, keepsGroupIndex] {
+                return !keepsGroupIndex && readLogicalMatrix(src, w, false).actOrder();
+            };
+            extras[it->second].converted = order.size();
+            order.push_back(it->second);
+            writer->convert({i,
+                             w.name,
+                             w.name + ".weight",
+                             {w.outFeatures(), w.inFeatures()},
+                             w.name.size() + kMaxSuffix,
+                             permutes});
+        } else if (!member[i]) {
+            writer->copy(i);
+        }
+    }
+
+    QuantScheme scheme;
+    scheme.format = &target;
     // Reads, repacks and forgets one weight: only its own tensors are in memory at a time.
-    const auto repackOne = [&](size_t wi) -> std::vector<StoredTensor> {
+    const auto repackOne = [&](size_t c) -> std::vector<StoredTensor> {
+        const size_t wi = order[c];
         const LogicalWeight& w = *todo[wi];
         if (opt.cancel && opt.cancel->load())
             throw Error("repack: cancelled");
@@ -149,224 +294,30 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         rw.from = w.format;
         std::vector<StoredTensor> t;
         try {
-            if (gguf && ggufFallback(w.inFeatures())) {
-                // llama.cpp's quantize keeps such a tensor in float (F16) too; F32 holds it exactly.
-                std::vector<float> x = dequantizeWeight(src, w, bestSimdPath(), opt.threads);
-                rw.note = "K = " + std::to_string(w.inFeatures()) + " is not a whole number of "
-                    + std::to_string(ggufOut.blockWeights) + "-weight blocks: stored as F32";
-                t.push_back(storedTensor("weight", DType::F32, {w.outFeatures(), w.inFeatures()}, x));
-                progress(w.name);
-                return t;
-            }
-            WeightCodes m = readLogicalMatrix(src, w);
-            const bool keepsGroupIndex = targets.packKeepsGroupIndex(target);
-            std::vector<int32_t> perm;
-            if (!keepsGroupIndex && m.actOrder()) {
-                perm = makeContiguous(m);
-                rw.permuted = true;
-            }
-            scheme.bits = m.bits;
-            scheme.groupSize = m.groups == 1 ? -1 : int64_t(m.groupSize);
-            scheme.symmetric = m.symmetric();
-            scheme.actOrder |= m.actOrder() && keepsGroupIndex;
-            scheme.modelDtype = m.scaleType;
-            PackedWeight packed = targets.pack(m, scheme);
-            t = std::move(packed.tensors);
-            rw.note = std::move(packed.note);
-            if (!packed.inexactNote.empty())
-                inexactNotes[w.name] = std::move(packed.inexactNote);
-            if (!perm.empty()) {
-                t.push_back(storedTensor("input_perm", DType::I32, {m.cols}, perm));
-                if (!gguf) // GGUF names them in its metadata, laid out before any weight is read
-                    scheme.inputPermutations.push_back(w.name);
-                perms[w.name] = std::move(perm);
-            }
+            t = repackWeight(src, w, target, writer->floatFallback(w.inFeatures()), opt.threads, scheme, rw,
+                             extras[wi]);
         } catch (const Error& e) {
             const std::string msg = e.what();
             if (msg.rfind(src.path, 0) == 0)
                 throw;
-            fail(src.path, "weight '" + w.name + "' (" + w.format + " -> " + to + "): " + msg);
+            fail(src.path, "weight '" + w.name + "' (" + w.format + " -> " + target.id + "): " + msg);
         }
         progress(w.name);
         return t;
     };
+    QJsonObject base = src.config;
+    base.remove(QStringLiteral("quantization"));
+    base.remove(QStringLiteral("quantization_config"));
+    writer->write(repackOne, {}, scheme, base);
+    res.copied = writer->copied();
+    res.leftAlone = writer->leftAlone();
 
-    if (gguf) {
-        // The tensor infos come first in a GGUF file: each weight's output tensors are known
-        // from its shape and g_idx alone (no codes read).
-        std::vector<GgufTensor> plan;
-        for (size_t i = 0; i < src.tensors.size(); ++i) {
-            const TensorEntry& t = src.tensors[i];
-            if (const auto it = firstMember.find(i); it != firstMember.end()) {
-                const LogicalWeight& w = *todo[it->second];
-                const uint64_t N = w.outFeatures(), K = w.inFeatures();
-                if (ggufFallback(K)) {
-                    fallback[w.name] = true;
-                    plan.push_back(GgufTensor{w.name + ".weight", GgmlF32, {K, N}, {}});
-                    continue;
-                }
-                plan.push_back(GgufTensor{w.name + ".weight", ggmlT, {K, N}, {}});
-                if (!targets.packKeepsGroupIndex(target) && readLogicalMatrix(src, w, false).actOrder()) {
-                    plan.push_back(GgufTensor{w.name + ".input_perm", GgmlI32, {K}, {}});
-                    scheme.inputPermutations.push_back(w.name);
-                }
-                continue;
-            }
-            if (member[i])
-                continue;
-            const int type = t.dtype == DType::Ggml ? t.ggmlType : ggufOut.plainType(t.dtype);
-            if (type < 0)
-                fail(src.path, "tensor '" + t.name + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
-            plan.push_back(GgufTensor{t.name, type, {t.shape.rbegin(), t.shape.rend()}, {}});
-        }
-        GgufMetadata meta;
-        bool hasArch = false;
-        for (const auto& [k, v] : src.metadata) {
-            if (k == "general.file_type" || k == "general.quantization_version" || k.rfind("split.", 0) == 0)
-                continue;
-            hasArch |= k == "general.architecture";
-            if (src.container == Container::Gguf)
-                meta.emplace_back(k, v);
-        }
-        if (!hasArch)
-            meta.insert(
-                meta.begin(),
-                {"general.architecture",
-                 MetaValue{
-                     MetaValue::Type::String, MetaValue::Type::U8,
-                     src.config.value(QStringLiteral("model_type")).toString(QStringLiteral("llama")).toStdString()}});
-        meta.emplace_back("general.quantization_version",
-                          MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(2)});
-        meta.emplace_back("general.file_type",
-                          MetaValue{MetaValue::Type::U32, MetaValue::Type::U8, uint64_t(llamaFileType(ggmlT))});
-        if (!scheme.inputPermutations.empty()) {
-            std::vector<MetaValue> names;
-            for (const std::string& p : scheme.inputPermutations) {
-                MetaValue v; // built in place: GCC 12 misreads the variant's copy from a temporary as uninitialized
-                v.value = p + ".input_perm";
-                names.push_back(std::move(v));
-            }
-            meta.emplace_back("quantscope.input_permutations",
-                              MetaValue{MetaValue::Type::Array, MetaValue::Type::String, std::move(names)});
-        }
-        GgufStreamWriter writer(out, meta, plan);
-        for (size_t i = 0; i < src.tensors.size(); ++i) {
-            if (const auto it = firstMember.find(i); it != firstMember.end()) {
-                for (const StoredTensor& o : repackOne(it->second))
-                    writer.append(o.bytes);
-                continue;
-            }
-            if (member[i])
-                continue;
-            writer.append(src.bytes(src.tensors[i]));
-            res.copied.push_back(src.tensors[i].name);
-        }
-        writer.commit();
-    } else {
-        const std::map<std::string, std::string> stMeta{{"format", "pt"}};
-        uint64_t reserve = SafetensorsStreamWriter::metadataBound(stMeta);
-        for (size_t i = 0; i < src.tensors.size(); ++i) {
-            if (const auto it = firstMember.find(i); it != firstMember.end())
-                reserve += kMaxTensorsPerWeight
-                    * SafetensorsStreamWriter::entryBound(todo[it->second]->name + std::string(kMaxSuffix, ' '), 2);
-            else if (!member[i])
-                reserve += SafetensorsStreamWriter::entryBound(src.tensors[i].name, src.tensors[i].shape.size());
-        }
-        res.leftAlone = writeIntoFolder(out, opt.force, [&] {
-            SafetensorsStreamWriter writer(out + "/model.safetensors", reserve);
-            for (size_t i = 0; i < src.tensors.size(); ++i) {
-                const TensorEntry& t = src.tensors[i];
-                if (const auto it = firstMember.find(i); it != firstMember.end()) {
-                    const std::string& name = todo[it->second]->name;
-                    for (const StoredTensor& o : repackOne(it->second))
-                        writer.append(name + "." + o.suffix, o.dtype, o.shape, o.bytes);
-                    continue;
-                }
-                if (member[i])
-                    continue;
-                writer.append(t.name, t.dtype, t.shape, src.bytes(t));
-                res.copied.push_back(t.name);
-            }
-            writer.commit(stMeta);
-            QJsonObject base = src.config;
-            base.remove(QStringLiteral("quantization"));
-            base.remove(QStringLiteral("quantization_config"));
-            writeQuantizedConfigs(out, base, scheme);
-        });
-    }
-    const auto collectNotes = [&res] {
-        for (const RepackWeight& rw : res.weights)
-            if (!rw.note.empty())
-                res.notes.push_back(rw.name + ": " + rw.note);
-        return res;
-    };
-    if (!opt.verify)
-        return collectNotes();
-    const auto dst = openCheckpoint(out);
-    const SimdPath path = bestSimdPath();
-    for (RepackWeight& rw : res.weights) {
-        if (opt.cancel && opt.cancel->load())
-            throw Error("repack: cancelled");
-        const LogicalWeight* a = src.findWeight(rw.name);
-        const LogicalWeight* b = dst->findWeight(gguf ? rw.name + ".weight" : rw.name);
-        const std::string expect = fallback.count(rw.name) ? ggufFormatId(ggmlTypeName(GgmlF32)) : to;
-        if (!b)
-            fail(out, "the repacked weight '" + rw.name + "' is not found when the output is read back");
-        if (b->format != expect)
-            fail(out, "weight '" + rw.name + "' reads back as " + b->format + ", not " + expect);
-        const uint64_t K = a->inFeatures(), N = a->outFeatures();
-        if (b->inFeatures() != K || b->outFeatures() != N)
-            fail(out,
-                 "weight '" + rw.name + "' reads back as [" + std::to_string(b->outFeatures()) + ", "
-                     + std::to_string(b->inFeatures()) + "], not [" + std::to_string(N) + ", " + std::to_string(K)
-                     + "]");
-        // Row chunks of about 1 MiB per side, OpenMP across chunks, partial sums combined in
-        // chunk order: constant memory and the same figures for any thread count.
-        const auto it = perms.find(rw.name);
-        const uint64_t rows = dequantChunkRows(K, uint64_t(1) << 18);
-        const int64_t chunks = int64_t((N + rows - 1) / rows);
-        std::vector<double> sums(size_t(chunks), 0.0), maxima(size_t(chunks), 0.0);
-        std::vector<uint64_t> mismatches(size_t(chunks), 0);
-        struct Rows {
-            std::vector<float> x, y;
-        };
-        runChunks<Rows>(uint64_t(chunks), opt.threads, nullptr, [&](uint64_t c, Rows& buf) {
-            const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
-            buf.x.resize(size_t((r1 - r0) * K));
-            buf.y.resize(buf.x.size());
-            dequantizeRows(src, *a, r0, r1, buf.x.data(), path);
-            dequantizeRows(*dst, *b, r0, r1, buf.y.data(), path);
-            double sum = 0, mx = 0;
-            uint64_t differ = 0;
-            for (uint64_t n = 0; n < r1 - r0; ++n)
-                for (uint64_t i = 0; i < K; ++i) {
-                    const float xs = buf.x[n * K + (it == perms.end() ? i : uint64_t(it->second[i]))];
-                    const float yt = buf.y[n * K + i];
-                    differ += std::bit_cast<uint32_t>(xs) != std::bit_cast<uint32_t>(yt);
-                    const double d = double(yt) - double(xs);
-                    sum += d * d;
-                    mx = std::max(mx, std::fabs(d));
-                }
-            sums[c] = sum;
-            maxima[c] = mx;
-            mismatches[c] = differ;
-        });
-        double sum = 0;
-        for (int64_t c = 0; c < chunks; ++c) {
-            sum += sums[size_t(c)];
-            rw.maxAbsError = std::max(rw.maxAbsError, maxima[size_t(c)]);
-            rw.mismatches += mismatches[size_t(c)];
-        }
-        rw.rmse = N && K ? std::sqrt(sum / double(N * K)) : 0;
-        rw.exact = rw.mismatches == 0;
-        rw.verified = true;
-        if (const auto why = inexactNotes.find(rw.name); !rw.exact && why != inexactNotes.end())
-            rw.note += (rw.note.empty() ? "" : "; ") + why->second;
-        ++done;
-        if (opt.progress)
-            opt.progress(done, todo.size() * 2, rw.name);
-    }
-    return collectNotes();
+    if (opt.verify)
+        verifyRepacked(src, out, *writer, todo, extras, opt, res.weights, progress);
+    for (const RepackWeight& rw : res.weights)
+        if (!rw.note.empty())
+            res.notes.push_back(rw.name + ": " + rw.note);
+    return res;
 }
 
 } // namespace qs

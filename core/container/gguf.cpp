@@ -361,31 +361,17 @@ void checkMagicAndVersion(Cursor& c, const MappedFile& f, int& version)
     version = static_cast<int>(v);
 }
 
-GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
+// Where a tensor's data lies, as its info says, until the data section is placed.
+struct PendingData {
+    uint64_t offset;
+    uint32_t type;
+    bool sized; // its type has a size: nbytes is set
+};
+
+// The metadata records: every record kept (a repeated key noted, lookups use its first record).
+void readMetadata(Cursor& c, GgufFile& out, uint64_t kvCount)
 {
-    GgufFile out;
-    out.map = std::move(map);
-    const std::string path = out.map->path();
-    const MappedFile& f = *out.map;
-    Cursor c(f, false);
-    checkMagicAndVersion(c, f, out.version);
-    const bool v1 = out.version == 1;
-    c.setV1(v1);
-
-    const uint64_t tensorCount = c.count("header", "tensor_count");
-    const uint64_t kvCount = c.count("header", "kv_count");
-    // Tensor info: name length + n_dims + type + offset at least; KV: key length + type + 1 byte.
-    const uint64_t minInfo = (v1 ? 4 : 8) + 4 + 4 + 8;
-    const uint64_t minKv = (v1 ? 4 : 8) + 4 + 1;
-    if (tensorCount > kMaxSigned || tensorCount > c.left() / minInfo)
-        c.failAt("header",
-                 "tensor_count " + num(tensorCount) + " is impossible: each tensor info needs at least " + num(minInfo)
-                     + " bytes and only " + num(c.left()) + " bytes follow the header");
-    if (kvCount > kMaxSigned || kvCount > c.left() / minKv)
-        c.failAt("header",
-                 "kv_count " + num(kvCount) + " is impossible: each metadata record needs at least " + num(minKv)
-                     + " bytes and only " + num(c.left()) + " bytes follow the header");
-
+    const std::string& path = out.map->path();
     ParseState st;
     std::string nonBinaryBoolKey; // the first key holding such a bool, as shownName gives it
     StringIndex keys(modest(kvCount));
@@ -452,14 +438,13 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
             {QT_TRANSLATE_NOOP("qs::Message",
                                "%1: metadata key %2: a bool value is neither 0 nor 1; read as true, as ggml does"),
              {path, nonBinaryBoolKey}});
-    out.alignment = alignmentOf(path, out.metadata);
+}
 
-    struct Pending {
-        uint64_t offset;
-        uint32_t type;
-        bool sized;
-    };
-    std::vector<Pending> pending;
+// The tensor infos: name, shape, type and size where the type has one (TensorEntry::offset set
+// later by placeTensorData).
+std::vector<PendingData> readTensorInfos(Cursor& c, GgufFile& out, uint64_t tensorCount)
+{
+    std::vector<PendingData> pending;
     pending.reserve(modest(tensorCount));
     out.tensors.reserve(modest(tensorCount));
     StringIndex names(modest(tensorCount));
@@ -520,10 +505,18 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
         pending.push_back({offset, type, sized});
     }
 
+    return pending;
+}
+
+// Each tensor's data in the data section, checked against the alignment and the file's end.
+void placeTensorData(Cursor& c, GgufFile& out, const std::vector<PendingData>& pending)
+{
+    const std::string& path = out.map->path();
+    const MappedFile& f = *out.map;
     // ggml only pads up to the data section when there are tensors.
     const uint64_t infoEnd = c.pos();
     const uint64_t dataStart = padTo(infoEnd, out.alignment);
-    if (tensorCount > 0 && dataStart > f.size())
+    if (!out.tensors.empty() && dataStart > f.size())
         fail(path,
              "data section: starts at offset " + num(dataStart) + " (tensor infos end at " + num(infoEnd)
                  + ", padded to the alignment " + num(out.alignment) + "), past the end of the file (" + num(f.size())
@@ -532,7 +525,7 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
     const uint64_t room = f.size() - std::min(dataStart, f.size());
     for (size_t i = 0; i < out.tensors.size(); ++i) {
         TensorEntry& t = out.tensors[i];
-        const Pending& p = pending[i];
+        const PendingData& p = pending[i];
         const Field field = Field::tensor(t.name);
         if (p.offset % out.alignment != 0)
             c.failAt(field,
@@ -544,9 +537,14 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
                          + ") lies past the end of the file (" + num(f.size()) + " bytes)");
         t.offset = dataStart + p.offset;
     }
+}
 
-    // Sizes of tensors whose type we cannot size: up to the next tensor or the end of the
-    // file (offsets are explicit, so every other tensor stays readable). Then overlaps.
+// Sizes of tensors whose type we cannot size: up to the next tensor or the end of the file
+// (offsets are explicit, so every other tensor stays readable). Then overlaps; then a note when
+// the data is not packed in tensor-info order.
+void sizeAndCheckExtents(GgufFile& out, const std::vector<PendingData>& pending)
+{
+    const std::string& path = out.map->path();
     std::vector<size_t> order(out.tensors.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
@@ -555,7 +553,7 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
     });
     // Walked backwards, `end` is the first offset past the current one: linear even when
     // many tensors share an offset.
-    uint64_t end = f.size();
+    uint64_t end = out.map->size();
     for (size_t k = order.size(); k-- > 0;) {
         TensorEntry& t = out.tensors[order[k]];
         if (k + 1 < order.size() && out.tensors[order[k + 1]].offset > t.offset)
@@ -598,6 +596,37 @@ GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
         }
         expected += padTo(out.tensors[i].nbytes, out.alignment);
     }
+}
+
+GgufFile parseGgufFile(std::shared_ptr<MappedFile> map)
+{
+    GgufFile out;
+    out.map = std::move(map);
+    const MappedFile& f = *out.map;
+    Cursor c(f, false);
+    checkMagicAndVersion(c, f, out.version);
+    const bool v1 = out.version == 1;
+    c.setV1(v1);
+
+    const uint64_t tensorCount = c.count("header", "tensor_count");
+    const uint64_t kvCount = c.count("header", "kv_count");
+    // Tensor info: name length + n_dims + type + offset at least; KV: key length + type + 1 byte.
+    const uint64_t minInfo = (v1 ? 4 : 8) + 4 + 4 + 8;
+    const uint64_t minKv = (v1 ? 4 : 8) + 4 + 1;
+    if (tensorCount > kMaxSigned || tensorCount > c.left() / minInfo)
+        c.failAt("header",
+                 "tensor_count " + num(tensorCount) + " is impossible: each tensor info needs at least " + num(minInfo)
+                     + " bytes and only " + num(c.left()) + " bytes follow the header");
+    if (kvCount > kMaxSigned || kvCount > c.left() / minKv)
+        c.failAt("header",
+                 "kv_count " + num(kvCount) + " is impossible: each metadata record needs at least " + num(minKv)
+                     + " bytes and only " + num(c.left()) + " bytes follow the header");
+
+    readMetadata(c, out, kvCount);
+    out.alignment = alignmentOf(f.path(), out.metadata);
+    const std::vector<PendingData> pending = readTensorInfos(c, out, tensorCount);
+    placeTensorData(c, out, pending);
+    sizeAndCheckExtents(out, pending);
     return out;
 }
 

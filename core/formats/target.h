@@ -157,13 +157,18 @@ struct PlaygroundBlocks {
     std::string formula; // how a code becomes a value, e.g. "w = d * (q - 8)"
 };
 
-// How a target is written into a GGUF file: its ggml type, the weights of one of its blocks
-// along K (a weight whose K is not whole blocks is stored as F32), and the GGUF type that stores
-// a dtype element for element (-1: none), for the tensors copied beside the weights.
+// How a target is written into a GGUF file (the ggml family's rules): its ggml type, the
+// weights of one of its blocks along K, llama.cpp's general.file_type for a model of it, the
+// type a converted weight of K columns is stored as, and the GGUF type that stores a dtype
+// element for element (-1: none), for the tensors copied beside the weights.
 struct GgufOutput {
     int type = -1; // -1: the target is written as a safetensors folder
     uint32_t blockWeights = 0;
+    int fileType = -1; // LLAMA_FTYPE_MOSTLY_* (the _S mix for k-quants)
     int (*plainType)(DType dtype) = nullptr;
+    // `type` when K is whole blocks; else F32 (llama.cpp checks every weight's ne against the
+    // model, so a padded tensor would not load; its quantize keeps such a tensor in float too).
+    int (*weightType)(int type, uint64_t k) = nullptr;
     bool on() const { return type >= 0; }
 };
 

@@ -81,6 +81,7 @@ private slots:
     void init();
     void demoOpensWithItsFormats();
     void browserSelectionDrivesInspectorAndTensors();
+    void filterSaysWhenItHidesTheSelection();
     void corruptFileShowsErrorAndKeepsPrevious_data();
     void corruptFileShowsErrorAndKeepsPrevious();
     void dropOpensAndRemembers();
@@ -199,6 +200,35 @@ void TestMainWindow::browserSelectionDrivesInspectorAndTensors()
     QCOMPARE(w.weightProxy()->rowCount(), 1);
     QVERIFY(w.selectWeight(QStringLiteral("model.norm.weight")));
     QVERIFY(w.filterEdit()->text().isEmpty());
+}
+
+// A filter that hides the selected weight leaves it shown in the views and the inspector, and
+// the browser says so under the filter, with a link that brings the weight back into view.
+void TestMainWindow::filterSaysWhenItHidesTheSelection()
+{
+    MainWindow w;
+    w.show();
+    w.openDemo();
+    waitOpened(w);
+    const QString name = QStringLiteral("model.layers.1.mlp.down_proj");
+    QVERIFY(w.selectWeight(name));
+    const int weight = w.snapshot()->findWeight(name);
+    auto* note = w.findChild<QLabel*>(QStringLiteral("hiddenSelectionNote"));
+    QVERIFY(note);
+    QVERIFY(!note->isVisible());
+    w.filterEdit()->setText(QStringLiteral("awq"));
+    QCOMPARE(w.weightProxy()->rowCount(), 1);
+    QCOMPARE(w.selectedWeight(), weight);
+    QVERIFY(note->isVisible());
+    QVERIFY2(note->text().contains(name), qPrintable(note->text()));
+    emit note->linkActivated(QStringLiteral("show"));
+    QVERIFY(w.filterEdit()->text().isEmpty());
+    QVERIFY(!note->isVisible());
+    QCOMPARE(w.weightView()->currentIndex().data(WeightTreeModel::WeightIndexRole).toInt(), weight);
+    // A filter the selection matches says nothing.
+    w.filterEdit()->setText(QStringLiteral("down_proj"));
+    QVERIFY(!note->isVisible());
+    QCOMPARE(w.selectedWeight(), weight);
 }
 
 void TestMainWindow::corruptFileShowsErrorAndKeepsPrevious_data()

@@ -197,13 +197,11 @@ std::span<const GgmlBlockField> ggmlBlockFields(int ggmlType)
     return {};
 }
 
-GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
+namespace {
+
+// The plain types (the whole element) and the blocks of one scale: the legacy quants, TQ, MXFP4, NVFP4.
+bool locatePlainOrSmallBlock(Builder& b, int ggmlType, uint32_t e, uint32_t blockBytes)
 {
-    const GgmlTypeInfo* tr = ggmlTypeTraits(ggmlType);
-    if (!tr || e >= tr->blockWeights)
-        return {};
-    Builder b;
-    const uint32_t ib = e / 32, l = (e % 32) / 8, j = e % 8; // IQ: block of 32, group of 8, lane
     switch (ggmlType) {
     case GgmlF32:
     case GgmlF16:
@@ -212,7 +210,7 @@ GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
     case GgmlI8:
     case GgmlI16:
     case GgmlI32:
-    case GgmlI64: b.add(0, 0, tr->blockBytes * 8, 0, R::Value); break;
+    case GgmlI64: b.add(0, 0, blockBytes * 8, 0, R::Value); break;
     case GgmlQ4_0:
     case GgmlIQ4_NL:
         b.add(2 + e % 16, 4 * (e / 16), 4, 1, R::Code);
@@ -246,6 +244,51 @@ GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
         b.add(4 + e, 0, 8, 1, R::Code);
         b.add(0, 0, 32, 0, R::SuperScale);
         break;
+    case GgmlTQ1_0: {
+        if (e < 160) {
+            b.add(e % 32, 0, 8, 0, R::TritByte);
+            b.loc.lane = uint8_t(e / 32);
+        } else if (e < 240) {
+            b.add(32 + (e - 160) % 16, 0, 8, 0, R::TritByte);
+            b.loc.lane = uint8_t((e - 160) / 16);
+        } else {
+            b.add(48 + (e - 240) % 4, 0, 8, 1, R::TritByte);
+            b.loc.lane = uint8_t((e - 240) / 4);
+        }
+        b.add(52, 0, 16, 2, R::SuperScale);
+        break;
+    }
+    case GgmlTQ2_0:
+        b.add(32 * (e / 128) + e % 32, 2 * ((e % 128) / 32), 2, 0, R::Code);
+        b.add(64, 0, 16, 1, R::SuperScale);
+        break;
+    case GgmlMXFP4:
+        b.add(1 + e % 16, 4 * (e / 16), 4, 1, R::Code);
+        b.add(0, 0, 8, 0, R::SuperScale);
+        break;
+    case GgmlNVFP4: {
+        const uint32_t s = e / 16, r = e % 16;
+        b.add(4 + 8 * s + r % 8, 4 * (r / 8), 4, 1, R::Code);
+        b.add(s, 0, 8, 0, R::SubScale);
+        break;
+    }
+    case GgmlQ1_0:
+        b.add(2 + e / 8, e % 8, 1, 1, R::Code);
+        b.add(0, 0, 16, 0, R::SuperScale);
+        break;
+    case GgmlQ2_0:
+        b.add(2 + e / 4, 2 * (e % 4), 2, 1, R::Code);
+        b.add(0, 0, 16, 0, R::SuperScale);
+        break;
+    default: return false;
+    }
+    return true;
+}
+
+// The k-quants and IQ4_XS: codes with sub-block scales (and mins) under a super-block scale.
+bool locateKQuant(Builder& b, int ggmlType, uint32_t e)
+{
+    switch (ggmlType) {
     case GgmlQ2_K: {
         const uint32_t h = e / 128, jj = (e % 128) / 32, ll = e % 32;
         b.add(16 + 32 * h + ll, 2 * jj, 2, 1, R::Code);
@@ -294,49 +337,23 @@ GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
         break;
     }
     case GgmlIQ4_XS: {
-        const uint32_t r = e % 32;
+        const uint32_t ib = e / 32, r = e % 32; // block of 32
         b.add(8 + 16 * ib + r % 16, 4 * (r / 16), 4, 3, R::Code);
         b.add(4 + ib / 2, 4 * (ib % 2), 4, 2, R::SubScale);
         b.add(2, 2 * ib, 2, 1, R::SubScale);
         b.add(0, 0, 16, 0, R::SuperScale);
         break;
     }
-    case GgmlTQ1_0: {
-        if (e < 160) {
-            b.add(e % 32, 0, 8, 0, R::TritByte);
-            b.loc.lane = uint8_t(e / 32);
-        } else if (e < 240) {
-            b.add(32 + (e - 160) % 16, 0, 8, 0, R::TritByte);
-            b.loc.lane = uint8_t((e - 160) / 16);
-        } else {
-            b.add(48 + (e - 240) % 4, 0, 8, 1, R::TritByte);
-            b.loc.lane = uint8_t((e - 240) / 4);
-        }
-        b.add(52, 0, 16, 2, R::SuperScale);
-        break;
+    default: return false;
     }
-    case GgmlTQ2_0:
-        b.add(32 * (e / 128) + e % 32, 2 * ((e % 128) / 32), 2, 0, R::Code);
-        b.add(64, 0, 16, 1, R::SuperScale);
-        break;
-    case GgmlMXFP4:
-        b.add(1 + e % 16, 4 * (e / 16), 4, 1, R::Code);
-        b.add(0, 0, 8, 0, R::SuperScale);
-        break;
-    case GgmlNVFP4: {
-        const uint32_t s = e / 16, r = e % 16;
-        b.add(4 + 8 * s + r % 8, 4 * (r / 8), 4, 1, R::Code);
-        b.add(s, 0, 8, 0, R::SubScale);
-        break;
-    }
-    case GgmlQ1_0:
-        b.add(2 + e / 8, e % 8, 1, 1, R::Code);
-        b.add(0, 0, 16, 0, R::SuperScale);
-        break;
-    case GgmlQ2_0:
-        b.add(2 + e / 4, 2 * (e % 4), 2, 1, R::Code);
-        b.add(0, 0, 16, 0, R::SuperScale);
-        break;
+    return true;
+}
+
+// The IQ grid types: grid indices, signs and sub-scales of blocks of 32, groups of 8, lanes.
+bool locateIqGrid(Builder& b, int ggmlType, uint32_t e)
+{
+    const uint32_t ib = e / 32, l = (e % 32) / 8, j = e % 8; // block of 32, group of 8, lane
+    switch (ggmlType) {
     case GgmlIQ2_XXS:
         b.add(2 + 8 * ib + l, 0, 8, 1, R::GridIndex);
         b.add(6 + 8 * ib, 7 * l, 7, 1, R::SignIndex);
@@ -391,8 +408,22 @@ GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
             b.add(49 + 2 * w, 4, 4, 2, R::SuperScale);
         b.loc.lane = uint8_t(j);
         break;
-    default: return {};
+    default: return false;
     }
+    return true;
+}
+
+} // namespace
+
+GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
+{
+    const GgmlTypeInfo* tr = ggmlTypeTraits(ggmlType);
+    if (!tr || e >= tr->blockWeights)
+        return {};
+    Builder b;
+    if (!locatePlainOrSmallBlock(b, ggmlType, e, tr->blockBytes) && !locateKQuant(b, ggmlType, e)
+        && !locateIqGrid(b, ggmlType, e))
+        return {};
     return b.loc;
 }
 

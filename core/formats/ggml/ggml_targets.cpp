@@ -1,5 +1,6 @@
 // The GGUF block types as targets: quantize's scheme and quantizer (ggml's reference
-// quantizers), repack's Q4_1 / Q5_1 / Q8_0 block writer, and the budget table's GGUF rows.
+// quantizers), repack's Q4_1 / Q5_1 / Q8_0 block writer, how a target goes into a GGUF file
+// (its file type, the float fallback), and the budget table's GGUF rows.
 #include "formats/ggml/quantize_ggml.h"
 #include "formats/codes.h"
 #include "formats/ggml/ggml.h"
@@ -39,6 +40,26 @@ int ggufPlainType(DType t)
     case DType::I32: return GgmlI32;
     case DType::I64: return GgmlI64;
     case DType::F64: return GgmlF64;
+    default: return -1;
+    }
+}
+
+int llamaFileType(int t)
+{
+    switch (t) {
+    case GgmlF32: return 0;
+    case GgmlF16: return 1;
+    case GgmlQ4_0: return 2;
+    case GgmlQ4_1: return 3;
+    case GgmlQ8_0: return 7;
+    case GgmlQ5_0: return 8;
+    case GgmlQ5_1: return 9;
+    case GgmlQ2_K: return 10;
+    case GgmlQ3_K: return 11; // Q3_K_S: every tensor Q3_K
+    case GgmlQ4_K: return 14; // Q4_K_S
+    case GgmlQ5_K: return 16; // Q5_K_S
+    case GgmlQ6_K: return 18;
+    case GgmlBF16: return 32;
     default: return -1;
     }
 }
@@ -211,10 +232,16 @@ PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vecto
     return out;
 }
 
+int ggmlWeightType(int type, uint64_t k)
+{
+    return k % ggmlQuantBlockWeights(type) == 0 ? type : GgmlF32;
+}
+
 GgufOutput ggmlGgufOutput(const FormatInfo& target)
 {
     const int type = ggufFormatType(target);
-    return type < 0 ? GgufOutput{} : GgufOutput{type, ggmlQuantBlockWeights(type), ggufPlainType};
+    return type < 0 ? GgufOutput{}
+                    : GgufOutput{type, ggmlQuantBlockWeights(type), llamaFileType(type), ggufPlainType, ggmlWeightType};
 }
 
 } // namespace

@@ -17,6 +17,9 @@ int ggufFormatType(const FormatInfo& format);
 // The GGUF type that stores a dtype element for element (F32, F16, BF16, F64, I8 .. I64); -1
 // when there is none.
 int ggufPlainType(DType dtype);
+// llama.cpp's general.file_type (LLAMA_FTYPE_MOSTLY_*) for a model whose 2-D weights are all of
+// `ggmlType` (the _S mix for k-quants); -1 when there is none.
+int llamaFileType(int ggmlType);
 
 // The ggml type ids this file can produce: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
 // Q2_K, Q3_K, Q4_K, Q5_K, Q6_K.

@@ -66,32 +66,13 @@ ZeroScan scanFields(std::span<const uint8_t> bytes, uint64_t rows, uint64_t rowB
     return z;
 }
 
-void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, int is, int ig)
+// K and the code width: K from the g_idx length, else groups x group size (independent of the
+// bits label, so a wrong label shows), else qweight rows and the configured bits; the bits from
+// qweight's rows for that K, noted where the config disagrees or they cannot be derived.
+int gptqBits(Context& cx, LogicalWeight& w, const TensorEntry& q, int ig, uint64_t G, std::optional<int64_t> cfgBits,
+             std::optional<int64_t> cfgGroup, uint64_t& K)
 {
-    const TensorEntry& q = cx.tensor(iq);
-    const auto& S = cx.tensor(is).shape;
-    cx.add(w, "qweight", iq);
-    cx.add(w, "qzeros", iz);
-    cx.add(w, "scales", is);
-    cx.add(w, "g_idx", ig);
-    const uint64_t a = q.shape[0], N = S[1], G = S[0];
-    const uint64_t P = dtypeBits(q.dtype); // container width: int32 normally (GPTQModel pack_dtype)
-    w.evidence.push_back(
-        {QT_TRANSLATE_NOOP("qs::Message",
-                           "qweight %1 %2, scales %3: qweight.cols == scales.cols (GPTQ, packed along K)"),
-         {std::string(dtypeName(q.dtype)), shapeText(q.shape), shapeText(S)}});
-
-    const auto cfgBits = cx.config().intFor(g.prefix, {"bits", "w_bit"}, &w);
-    const auto cfgGroup = cx.config().intFor(g.prefix, {"group_size", "q_group_size", "groupsize"}, &w);
-    w.descAct = cx.config().boolFor(g.prefix, {"desc_act"}, &w).value_or(false);
-    const auto cfgSym = cx.config().boolFor(g.prefix, {"sym"}, &w);
-    auto label = cx.config().strFor(g.prefix, {"checkpoint_format", "format"}, &w);
-    if (!label && cx.config().boolFor(g.prefix, {"is_marlin_format"}, &w).value_or(false))
-        label = "marlin";
-
-    // K: the g_idx length, else groups x group size (independent of the bits label, so a
-    // wrong label shows), else qweight rows and the configured bits.
-    uint64_t K = 0;
+    const uint64_t a = q.shape[0], P = dtypeBits(q.dtype);
     // The bits qweight's rows hold (a qweight without columns may claim any number of rows:
     // a product that overflows derives nothing).
     const uint64_t aP = mulChecked(a, P).value_or(0);
@@ -124,19 +105,13 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
                                "config says bits %1, but qweight %2 for K = %3 holds %4-bit codes: %4 bits"),
              {std::to_string(*cfgBits), shapeText(q.shape), std::to_string(K), std::to_string(b)}});
     }
-    w.bits = b;
-    w.shape = {N, K};
-    w.format = "gptq-v1";
-    // qzeros is [G, ceil(N * b / P)] words; any other rank or width holds no zero per column.
-    const bool zerosFit = iz >= 0 && b > 0 && cx.tensor(iz).shape.size() == 2
-        && cx.tensor(iz).shape[1] == ceilDiv(mulChecked(N, uint64_t(b)).value_or(UINT64_MAX), P);
-    if (iz >= 0 && b > 0 && !zerosFit)
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros %1 does not hold %2 %3-bit fields per group"),
-                           {shapeText(cx.tensor(iz).shape), std::to_string(N), std::to_string(b)}});
-    if (iz < 0)
-        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "no qzeros: zero points cannot be checked"));
+    return b;
+}
 
-    // Group size.
+// The group size: the config's where it gives the stored number of groups, else derived from
+// the groups (noted).
+int64_t gptqGroupSize(LogicalWeight& w, std::optional<int64_t> cfgGroup, uint64_t K, uint64_t G)
+{
     int64_t gs = 0;
     if (cfgGroup && (*cfgGroup <= 0 || static_cast<uint64_t>(*cfgGroup) >= K))
         gs = static_cast<int64_t>(K);
@@ -149,28 +124,15 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
                  {std::to_string(gs), std::to_string(G), std::to_string(K)}});
         gs = G <= 1 ? static_cast<int64_t>(K) : (K % G == 0 ? static_cast<int64_t>(K / G) : 0);
     }
-    w.groupSize = gs;
-    if (ig >= 0 && K)
-        readGidx(cx, w, ig, K, gs, G);
+    return gs;
+}
 
-    // v1 / v2: the label, then the stored zeros (B.1.1), which win when they disagree.
-    const std::string lab = label.value_or("gptq");
-    w.params[QT_TRANSLATE_NOOP("qs::Message", "checkpoint_format")] = lab;
-    if (lab == "gptq_p" || (b >= 5 && b <= 7)) {
-        w.format = "gptq-planar";
-        w.symmetric = cfgSym.value_or(true);
-        return;
-    }
-    if (lab == "marlin" || lab == "bitblas")
-        w.notes.push_back(
-            {QT_TRANSLATE_NOOP("qs::Message",
-                               "config says checkpoint_format %1, but the tensors have the plain GPTQ layout"),
-             {lab}});
+// v1 / v2 and symmetry from the stored zeros (B.1.1), which win over the label when they
+// disagree; `label` is the config's checkpoint_format, `lab` what is assumed without one.
+void readGptqZeros(Context& cx, LogicalWeight& w, int iz, uint64_t N, int b, const std::optional<std::string>& label,
+                   const std::string& lab, std::optional<bool> cfgSym)
+{
     const bool labelV2 = lab == "gptq_v2";
-    w.format = labelV2 ? "gptq-v2" : "gptq-v1";
-    w.symmetric = cfgSym.value_or(true);
-    if (iz < 0 || b <= 0 || b > 8 || cx.tensor(iz).shape.size() != 2) // a 1-D qzeros has no rows of fields to read
-        return;
     const TensorEntry& zt = cx.tensor(iz);
     const auto zb = cx.small(iz, w);
     if (!zb)
@@ -241,6 +203,69 @@ void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, i
                                              "these are ambiguous or corrupt"),
                            {std::to_string(z.allOnes), std::to_string(z.fields), std::to_string((1u << b) - 1)}});
     }
+}
+
+void detectGptq(Context& cx, const Group& g, LogicalWeight& w, int iq, int iz, int is, int ig)
+{
+    const TensorEntry& q = cx.tensor(iq);
+    const auto& S = cx.tensor(is).shape;
+    cx.add(w, "qweight", iq);
+    cx.add(w, "qzeros", iz);
+    cx.add(w, "scales", is);
+    cx.add(w, "g_idx", ig);
+    const uint64_t N = S[1], G = S[0];
+    const uint64_t P = dtypeBits(q.dtype); // container width: int32 normally (GPTQModel pack_dtype)
+    w.evidence.push_back(
+        {QT_TRANSLATE_NOOP("qs::Message",
+                           "qweight %1 %2, scales %3: qweight.cols == scales.cols (GPTQ, packed along K)"),
+         {std::string(dtypeName(q.dtype)), shapeText(q.shape), shapeText(S)}});
+
+    const auto cfgBits = cx.config().intFor(g.prefix, {"bits", "w_bit"}, &w);
+    const auto cfgGroup = cx.config().intFor(g.prefix, {"group_size", "q_group_size", "groupsize"}, &w);
+    w.descAct = cx.config().boolFor(g.prefix, {"desc_act"}, &w).value_or(false);
+    const auto cfgSym = cx.config().boolFor(g.prefix, {"sym"}, &w);
+    auto label = cx.config().strFor(g.prefix, {"checkpoint_format", "format"}, &w);
+    if (!label && cx.config().boolFor(g.prefix, {"is_marlin_format"}, &w).value_or(false))
+        label = "marlin";
+
+    uint64_t K = 0;
+    const int b = gptqBits(cx, w, q, ig, G, cfgBits, cfgGroup, K);
+    w.bits = b;
+    w.shape = {N, K};
+    w.format = "gptq-v1";
+    // qzeros is [G, ceil(N * b / P)] words; any other rank or width holds no zero per column.
+    const bool zerosFit = iz >= 0 && b > 0 && cx.tensor(iz).shape.size() == 2
+        && cx.tensor(iz).shape[1] == ceilDiv(mulChecked(N, uint64_t(b)).value_or(UINT64_MAX), P);
+    if (iz >= 0 && b > 0 && !zerosFit)
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "qzeros %1 does not hold %2 %3-bit fields per group"),
+                           {shapeText(cx.tensor(iz).shape), std::to_string(N), std::to_string(b)}});
+    if (iz < 0)
+        w.notes.push_back(QT_TRANSLATE_NOOP("qs::Message", "no qzeros: zero points cannot be checked"));
+
+    const int64_t gs = gptqGroupSize(w, cfgGroup, K, G);
+    w.groupSize = gs;
+    if (ig >= 0 && K)
+        readGidx(cx, w, ig, K, gs, G);
+
+    // v1 / v2: the label, then the stored zeros (B.1.1), which win when they disagree.
+    const std::string lab = label.value_or("gptq");
+    w.params[QT_TRANSLATE_NOOP("qs::Message", "checkpoint_format")] = lab;
+    if (lab == "gptq_p" || (b >= 5 && b <= 7)) {
+        w.format = "gptq-planar";
+        w.symmetric = cfgSym.value_or(true);
+        return;
+    }
+    if (lab == "marlin" || lab == "bitblas")
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "config says checkpoint_format %1, but the tensors have the plain GPTQ layout"),
+             {lab}});
+    const bool labelV2 = lab == "gptq_v2";
+    w.format = labelV2 ? "gptq-v2" : "gptq-v1";
+    w.symmetric = cfgSym.value_or(true);
+    if (iz < 0 || b <= 0 || b > 8 || cx.tensor(iz).shape.size() != 2) // a 1-D qzeros has no rows of fields to read
+        return;
+    readGptqZeros(cx, w, iz, N, b, label, lab, cfgSym);
 }
 
 void detectAwq(Context& cx, const Group& g, LogicalWeight& w, const std::string& version, int iq, int iz, int is)

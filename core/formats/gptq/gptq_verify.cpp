@@ -20,25 +20,11 @@ uint16_t packedScaleBits(float v, ScaleType t)
     return t == ScaleType::BF16 ? floatToBf16(v) : floatToHalf(v);
 }
 
-} // namespace
-
-void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep)
+// The scales' signs and the groups g_idx assigns (non-finite scales are the health scan's,
+// analysis/healthscan.h, with their places).
+void checkPackedGroups(const FindingSink& add, const LogicalWeight& w, const PackedLinear& p)
 {
-    const FindingSink add{w, rep};
-    const WeightData wd{ckpt, w};
-    PackedLinear p;
-    try {
-        p = describePacked(wd); // validates every size, shape and g_idx entry
-    } catch (const Error& e) {
-        add("shape", e.what());
-        return;
-    }
-    const int b = p.bits;
-    const uint32_t maxq = (1u << b) - 1u;
     const uint64_t N = p.N, K = p.K, G = p.groups;
-    checkSpecShapes(add, ckpt, w, K, N, b, p.groupSize);
-
-    // Non-finite scales are the health scan's (analysis/healthscan.h), with their places.
     uint64_t nonPositive = 0;
     for (uint64_t g = 0; g < G; ++g)
         for (uint64_t n = 0; n < N; ++n) {
@@ -59,13 +45,14 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
                 "qs::Message",
                 "desc_act is true but g_idx is sequential: static groups, or the act-order permutation was dropped")),
             true);
+}
 
-    // Codes: unpack every element, repack with the oracle packer, compare with the stored words.
-    std::vector<uint8_t> codes(N * K);
-    for (uint64_t n = 0; n < N; ++n)
-        for (uint64_t k = 0; k < K; ++k)
-            codes[n * K + k] = uint8_t(p.codeAt(n, k));
-    // Raw zero fields as stored (v1: z - 1), so the zeros round trip is independent of the v1 rule.
+// The zero fields as stored (v1: z - 1), so the zeros round trip is independent of the v1
+// rule; empty when the layout stores none.
+std::vector<int32_t> storedZeroFields(const PackedLinear& p)
+{
+    const int b = p.bits;
+    const uint64_t N = p.N, G = p.groups;
     std::vector<int32_t> raw;
     if (p.zeros == ZeroConvention::StoredMinusOne || p.zeros == ZeroConvention::Stored) {
         raw.resize(G * N);
@@ -76,6 +63,20 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
                     ? int32_t(bitstream::readField(p.qzeros.data() + g * rowBytes, n * uint64_t(b), b))
                     : p.zeroAt(g, n);
     }
+    return raw;
+}
+
+// Every element unpacked and repacked with the oracle packer, compared with the stored words
+// (codes, zeros, and the scales of the layouts that pad or permute them); false when the
+// decoded fields cannot be repacked (said).
+bool checkPackedRoundTrip(const FindingSink& add, const PackedLinear& p, const std::vector<int32_t>& raw)
+{
+    const int b = p.bits;
+    const uint64_t N = p.N, K = p.K, G = p.groups;
+    std::vector<uint8_t> codes(N * K);
+    for (uint64_t n = 0; n < N; ++n)
+        for (uint64_t k = 0; k < K; ++k)
+            codes[n * K + k] = uint8_t(p.codeAt(n, k));
     std::vector<uint16_t> scaleBits(G * N, 0);
     const bool halfScales = p.scaleType != ScaleType::F32;
     if (halfScales)
@@ -109,7 +110,7 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
     } catch (const std::exception& e) {
         add("qweight-roundtrip",
             Message(QT_TRANSLATE_NOOP("qs::Message", "the decoded fields cannot be repacked: %1"), {e.what()}));
-        return;
+        return false;
     }
     checkRoundTrip(
         add, "qweight-roundtrip", p.qweight, out.qweight.bytes,
@@ -127,7 +128,16 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
                                          "or sign-extended fields?): %1"),
                        2);
 
-    // Zero-point conventions.
+    return true;
+}
+
+// The zero-point conventions: v1's -1 spill, the v1/v2 label against the zeros, symmetric zeros.
+void checkZeroConventions(const FindingSink& add, const LogicalWeight& w, const PackedLinear& p,
+                          const std::vector<int32_t>& raw)
+{
+    const int b = p.bits;
+    const uint32_t maxq = (1u << b) - 1u;
+    const uint64_t N = p.N, G = p.groups;
     if (p.zeros == ZeroConvention::StoredMinusOne) {
         // AutoGPTQ writes z = 0 as -1 OR-ed in after shifting: that field and every higher field of
         // its word are all ones. Upstream readers disagree on it (spec B.1.1): a warning. Fields of
@@ -188,6 +198,27 @@ void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRe
                 Message(QT_TRANSLATE_NOOP("qs::Message", "%1 zero fields of a symmetric checkpoint are not %2"),
                         {std::to_string(raw.size() - ok), std::to_string(expect)}));
     }
+}
+
+} // namespace
+
+void verifyPackedWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep)
+{
+    const FindingSink add{w, rep};
+    const WeightData wd{ckpt, w};
+    PackedLinear p;
+    try {
+        p = describePacked(wd); // validates every size, shape and g_idx entry
+    } catch (const Error& e) {
+        add("shape", e.what());
+        return;
+    }
+    checkSpecShapes(add, ckpt, w, p.K, p.N, p.bits, p.groupSize);
+    checkPackedGroups(add, w, p);
+    const std::vector<int32_t> raw = storedZeroFields(p);
+    if (!checkPackedRoundTrip(add, p, raw))
+        return;
+    checkZeroConventions(add, w, p, raw);
 }
 
 } // namespace qs

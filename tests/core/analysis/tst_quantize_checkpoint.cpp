@@ -16,6 +16,7 @@
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
+#include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -312,6 +313,42 @@ private slots:
         QVERIFY(dst->meta("general.architecture"));
         QVERIFY(dst->meta("general.quantization_version"));
         QCOMPARE(dst->tensors.size(), src->tensors.size());
+    }
+
+    // GGUF output: the weights kept in float (K not whole blocks) are reported first, when the
+    // layout is made, then each quantized weight in tensor order, out of one fixed total; a
+    // cancel between weights leaves no file.
+    void progressAndCancelGguf()
+    {
+        QTemporaryDir tmp;
+        const auto src =
+            openCheckpoint(qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString());
+        const std::string out = tmp.filePath(QStringLiteral("out.gguf")).toStdString();
+        QuantizeCheckpointOptions o;
+        o.format = "gguf-q4_0";
+        std::vector<std::string> names;
+        size_t total = 0;
+        o.progress = [&](size_t done, size_t t, const std::string& name) {
+            QCOMPARE(done, names.size() + 1);
+            total = t;
+            names.push_back(name);
+        };
+        const QuantizeCheckpointResult r = quantizeCheckpoint(*src, out, o);
+        QCOMPARE(names.size(), total);
+        QCOMPARE(r.notes.size(), size_t(5));
+        std::vector<std::string> expect;
+        for (int b = 0; b < 5; ++b)
+            expect.push_back("blk." + std::to_string(b) + ".ffn_down.weight");
+        expect.insert(expect.end(), r.quantized.begin(), r.quantized.end());
+        QCOMPARE(names, expect);
+
+        std::atomic<bool> cancel{false};
+        o.cancel = &cancel;
+        o.progress = [&](size_t done, size_t, const std::string&) { cancel = done == 8; };
+        const std::string cancelled = tmp.filePath(QStringLiteral("cancelled.gguf")).toStdString();
+        QVERIFY_THROWS_EXCEPTION(Error, quantizeCheckpoint(*src, cancelled, o));
+        QVERIFY(!QFile::exists(QString::fromStdString(cancelled)));
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden), QStringList{QStringLiteral("out.gguf")});
     }
 
     // The targets are the formats whose traits say so; ids and aliases through the one parser.

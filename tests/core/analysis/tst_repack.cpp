@@ -503,6 +503,41 @@ private slots:
     }
 
     // The targets are the formats whose traits say so; ids and aliases through the one parser.
+    // A cancel between weights, into either output, throws and leaves nothing behind; progress
+    // counts each weight written, then each weight verified, out of twice their number.
+    void progressAndCancel_data()
+    {
+        QTest::addColumn<QString>("to");
+        QTest::addColumn<QString>("name");
+        QTest::addRow("gguf") << "gguf-q8_0"
+                              << "out.gguf";
+        QTest::addRow("safetensors") << "awq-gemm"
+                                     << "out";
+    }
+    void progressAndCancel()
+    {
+        QFETCH(QString, to);
+        QFETCH(QString, name);
+        QTemporaryDir tmp;
+        const auto src = fixture(QStringLiteral("gptq-w4-g128-asym-actorder"));
+        RepackOptions o;
+        o.to = to.toStdString();
+        std::vector<size_t> done;
+        o.progress = [&](size_t d, size_t total, const std::string& w) {
+            QCOMPARE(total, size_t(2));
+            QCOMPARE(w, std::string("model.layers.0.mlp.down_proj"));
+            done.push_back(d);
+        };
+        repackCheckpoint(*src, tmp.filePath(name).toStdString(), o);
+        QCOMPARE(done, (std::vector<size_t>{1, 2}));
+
+        QTemporaryDir empty;
+        std::atomic<bool> cancel{true};
+        o.cancel = &cancel;
+        QVERIFY_THROWS_EXCEPTION(Error, repackCheckpoint(*src, empty.filePath(name).toStdString(), o));
+        QCOMPARE(QDir(empty.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+    }
+
     void targets()
     {
         QCOMPARE(repackTargets(),
