@@ -942,7 +942,6 @@ void MainWindow::showSnapshot(const LoadResult& result)
         offerToKeepSession(std::move(oldReference), std::move(oldComparison));
     oldReference.reset();
     oldComparison.reset();
-    qs::platform::returnFreedMemory(); // what the previous checkpoint held
     expandLayers(m_weightView);
     fitWeightColumns();
     for (int c = 0; c < TensorTableModel::WeightColumn; ++c)
@@ -1025,7 +1024,6 @@ void MainWindow::closeCheckpoint()
     setWindowFilePath(QString());
     watchFiles();
     checkChangedOnDisk();
-    qs::platform::returnFreedMemory();
     updateStatus();
 }
 
