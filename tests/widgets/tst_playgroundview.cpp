@@ -301,7 +301,7 @@ void TestPlaygroundView::rangeLabelsStandAboveTheStaircase()
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.setSource(PlaygroundView::Source::Uniform);
-    view.setTarget(qs::AffineTarget::GptqV1);
+    view.setTarget(fmtOf(qs::AffineTarget::GptqV1));
     view.setGroupSize(32);
     view.recompute();
     QVERIFY2(view.result(), qPrintable(view.errorText()));
