@@ -1030,6 +1030,9 @@ void MainWindow::closeCheckpoint()
     setWindowFilePath(QString());
     watchFiles();
     checkChangedOnDisk();
+    // What the models and views freed after the checkpoint itself (whose destruction returns
+    // what it held, base/platform.h) goes back too.
+    qs::platform::returnFreedMemory();
     updateStatus();
 }
 
