@@ -948,7 +948,6 @@ void MainWindow::showSnapshot(const LoadResult& result)
         offerToKeepSession(std::move(oldReference), std::move(oldComparison));
     oldReference.reset();
     oldComparison.reset();
-    qs::platform::returnFreedMemory(); // what the previous checkpoint held
     expandLayers(m_weightView);
     fitWeightColumns();
     for (int c = 0; c < TensorTableModel::WeightColumn; ++c)
@@ -1031,6 +1030,8 @@ void MainWindow::closeCheckpoint()
     setWindowFilePath(QString());
     watchFiles();
     checkChangedOnDisk();
+    // What the models and views freed after the checkpoint itself (whose destruction returns
+    // what it held, base/platform.h) goes back too.
     qs::platform::returnFreedMemory();
     updateStatus();
 }

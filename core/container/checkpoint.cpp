@@ -7,6 +7,7 @@
 #include "remote/url.h"
 #include "container/safetensors.h"
 #include "base/error.h"
+#include "base/platform.h"
 
 #include <algorithm>
 #include <atomic>
@@ -160,6 +161,11 @@ std::optional<std::string> Checkpoint::changedOnDisk() const
         if (std::optional<std::string> why = map->changed())
             return why;
     return std::nullopt;
+}
+
+Checkpoint::ReturnsFreedMemory::~ReturnsFreedMemory()
+{
+    platform::returnFreedMemory();
 }
 
 Checkpoint::RemoteBytes Checkpoint::remoteBytes() const

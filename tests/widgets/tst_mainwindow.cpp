@@ -571,8 +571,9 @@ void TestMainWindow::memoryReturnedOnClose()
         waitOpened(w);
         QVERIFY(w.snapshot());
         QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        const std::weak_ptr<const qs::Checkpoint> closed = w.checkpoint();
         w.closeCheckpoint();
-        QCoreApplication::processEvents();
+        QTRY_VERIFY_WITH_TIMEOUT(closed.expired(), kOpenTimeoutMs);
     };
     openAndClose();
     const uint64_t before = qs::platform::privateResidentBytes();
@@ -580,8 +581,10 @@ void TestMainWindow::memoryReturnedOnClose()
     waitOpened(w);
     QVERIFY(w.waitForIdle(kOpenTimeoutMs));
     const uint64_t open = qs::platform::privateResidentBytes();
+    // Jobs that were reading the checkpoint when it closed let it go when they end.
+    const std::weak_ptr<const qs::Checkpoint> closed = w.checkpoint();
     w.closeCheckpoint();
-    QCoreApplication::processEvents();
+    QTRY_VERIFY_WITH_TIMEOUT(closed.expired(), kOpenTimeoutMs);
     const uint64_t after = qs::platform::privateResidentBytes();
     qInfo("private memory: %.1f MiB before, %.1f MiB open, %.1f MiB after closing", before / 1048576.0,
           open / 1048576.0, after / 1048576.0);
