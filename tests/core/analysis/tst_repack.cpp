@@ -517,6 +517,32 @@ private slots:
         QCOMPARE(b->weights.back().format, std::string("awq-gemm"));
     }
 
+    // quantize's per-channel asymmetric GPTQ of K = 100 (every row's zero comes out 7) into v2,
+    // and back: the v2 output, whose constant zeros look like v1's symmetric ones, reads back as
+    // gptq-v2 by its checkpoint_format and dequantizes bit for bit (it failed verify, issue 29).
+    void perChannelAsymmetricIntoV2()
+    {
+        QTemporaryDir tmp;
+        QuantizeCheckpointOptions q;
+        q.format = "gptq-v1";
+        q.groupSize = -1;
+        const std::string k100 = tmp.filePath(QStringLiteral("k100")).toStdString();
+        quantizeCheckpoint(
+            *openCheckpoint(qstest::fixture(QStringLiteral("real/ollama/minicpm3-4b-model.safetensors")).toStdString()),
+            k100, q);
+        const auto src = openCheckpoint(k100);
+        const RepackResult v2 = repackTo(*src, tmp.filePath(QStringLiteral("v2")), QStringLiteral("gptq-v2"));
+        QCOMPARE(v2.weights.size(), size_t(8));
+        for (const RepackWeight& w : v2.weights)
+            QVERIFY2(w.verified && w.exact, w.name.c_str());
+        const auto b = openCheckpoint(v2.output);
+        for (const LogicalWeight& w : b->weights)
+            if (w.name.ends_with("_proj"))
+                QCOMPARE(w.format, std::string("gptq-v2"));
+        const RepackResult v1 = repackTo(*b, tmp.filePath(QStringLiteral("v1")), QStringLiteral("gptq-v1"));
+        sameTensors(*src, *openCheckpoint(v1.output));
+    }
+
     // The targets are the formats whose traits say so; ids and aliases through the one parser.
     // A cancel between weights, into either output, throws and leaves nothing behind; progress
     // counts each weight written, then each weight verified, out of twice their number.

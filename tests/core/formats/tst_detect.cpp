@@ -340,6 +340,7 @@ private slots:
     void ggufUnknownType();
     void gptqLabelSaysV1ZerosSayV2();
     void gptqLabelSaysV2ZerosSayV1();
+    void gptqAsymmetricConstantZerosKeepTheLabel();
     void gptq3BitV2Zeros();
     void gptqMislabeledBits();
     void configNumbersBeyondInt64();
@@ -574,6 +575,41 @@ void TestDetect::gptqLabelSaysV2ZerosSayV1()
     const auto ok = w2.open();
     QCOMPARE(ok->weights.at(0).format, std::string("gptq-v2"));
     QVERIFY2(ok->weights.at(0).notes.empty(), allNotes(ok->weights.at(0)).c_str());
+}
+
+// A config that says sym false keeps its checkpoint_format when every zero field happens to be
+// a symmetric zero (an asymmetric per-channel quantization of symmetric rows gives every row
+// zero 7: quantize's K = 100 checkpoint repacked to gptq-v2 read back as v1, issue 29).
+void TestDetect::gptqAsymmetricConstantZerosKeepTheLabel()
+{
+    const QByteArray asymConfig = R"({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32,
+        "sym": false, "desc_act": false, "checkpoint_format": "%1"}})";
+    struct Case {
+        const char* label;
+        uint32_t zeros;
+        const char* format;
+        const char* note; // empty: the zero test and the label agree
+    };
+    for (const Case& c : {Case{"gptq_v2", 0x77777777, "gptq-v2",
+                               "config says sym false: every zero field is 7, as symmetric v1 zeros would be; read "
+                               "as v2 by checkpoint_format"},
+                          Case{"gptq", 0x88888888, "gptq-v1",
+                               "config says sym false: every zero field is 8, as symmetric v2 zeros would be; read "
+                               "as v1 by checkpoint_format"},
+                          Case{"gptq_v2", 0x88888888, "gptq-v2", ""}}) {
+        QTemporaryDir dir;
+        Writer w(dir);
+        gptqLayer(w, "model.layers.0.mlp.up_proj", 4, c.zeros);
+        w.config(QString::fromLatin1(asymConfig).arg(QString::fromLatin1(c.label)).toUtf8());
+        const auto ckpt = w.open();
+        const LogicalWeight& l = ckpt->weights.at(0);
+        QCOMPARE(l.format, std::string(c.format));
+        QVERIFY(!l.symmetric);
+        if (*c.note)
+            QVERIFY2(hasNote(l, c.note), allNotes(l).c_str());
+        else
+            QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+    }
 }
 
 void TestDetect::gptq3BitV2Zeros()
