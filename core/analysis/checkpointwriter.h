@@ -10,7 +10,9 @@
 //     from the names to come), then config.json with the target's quantization config and the
 //     side config its tool writes, into the folder through writeIntoFolder.
 // Both pass the output guard (checkOutputPath against everything the input read) when opened
-// and write atomically: an exception on the way leaves nothing behind.
+// and write atomically: an exception on the way leaves nothing behind. A caller that reads the
+// output back (repack's verification) reads the temporary files, before anything is renamed
+// into place, so that a check that fails or a cancel there leaves nothing behind either.
 #include "container/checkpoint.h"
 #include "formats/target.h"
 
@@ -83,8 +85,11 @@ public:
     // Streams the plan; `finish` runs after the last tensor, before anything is committed (a
     // check there that throws leaves nothing behind). `scheme` is what the configs (safetensors)
     // say, read once the data is written; `baseConfig` the config.json they are inserted into.
+    // `verify`, when given, gets the output as written (read from the temporary files, configs
+    // included, weights detected) before anything is committed: what it throws leaves nothing.
+    using Verify = std::function<void(const Checkpoint& written)>;
     virtual void write(const Produce& produce, const std::function<void()>& finish, const QuantScheme& scheme,
-                       const QJsonObject& baseConfig) = 0;
+                       const QJsonObject& baseConfig, const Verify& verify = {}) = 0;
 
     // After write(): the input tensors written unchanged, the entries of an existing output
     // folder it left alone, and where each converted weight reads back.

@@ -579,6 +579,42 @@ private slots:
         QCOMPARE(QDir(empty.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
     }
 
+    // The output is verified before it is committed: a cancel during verification leaves
+    // nothing under the output's name and no temporary file, and an existing folder written
+    // into with force keeps its files as they were (issue 29: the verified output was already
+    // in place, and a failed verification exited 2 with it left there).
+    void cancelDuringVerifyLeavesNothing_data() { progressAndCancel_data(); }
+    void cancelDuringVerifyLeavesNothing()
+    {
+        QFETCH(QString, to);
+        QFETCH(QString, name);
+        const auto src = fixture(QStringLiteral("gptq-w4-g128-asym-actorder"));
+        RepackOptions o;
+        o.to = to.toStdString();
+        std::atomic<bool> cancel{false};
+        o.progress.cancel = &cancel;
+        o.progress.report = [&](size_t done, size_t, const std::string&) { cancel = done == 1; }; // 1 weight written
+        QTemporaryDir empty;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, repackCheckpoint(*src, empty.filePath(name).toStdString(), o));
+        QCOMPARE(QDir(empty.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+        if (name.endsWith(QStringLiteral(".gguf")))
+            return;
+        QTemporaryDir existing;
+        const QString out = existing.filePath(name);
+        QDir().mkpath(out);
+        QFile old(out + QStringLiteral("/config.json"));
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("old");
+        old.close();
+        o.force = true;
+        cancel = false;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, repackCheckpoint(*src, out.toStdString(), o));
+        QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{QStringLiteral("config.json")});
+        QVERIFY(old.open(QIODevice::ReadOnly));
+        QCOMPARE(old.readAll(), QByteArray("old"));
+    }
+
     void targets()
     {
         QCOMPARE(repackTargets(),

@@ -341,6 +341,7 @@ private slots:
     void gptqLabelSaysV1ZerosSayV2();
     void gptqLabelSaysV2ZerosSayV1();
     void gptqAsymmetricConstantZerosKeepTheLabel();
+    void memoryCheckpointReadsSideTensors();
     void gptq3BitV2Zeros();
     void gptqMislabeledBits();
     void configNumbersBeyondInt64();
@@ -609,6 +610,32 @@ void TestDetect::gptqAsymmetricConstantZerosKeepTheLabel()
             QVERIFY2(hasNote(l, c.note), allNotes(l).c_str());
         else
             QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+    }
+}
+
+// A checkpoint read from memory (repack verifies its output so, before committing it) reads the
+// small side tensors detection needs from memory: compressed-tensors' weight_shape gives K (it
+// was looked for as a file, "<memory>/model.safetensors: cannot open", and K became the packed width).
+void TestDetect::memoryCheckpointReadsSideTensors()
+{
+    const QString dir = qstest::fixture(QStringLiteral("safetensors/ct-pack-w4a16-g32-asym"));
+    QByteArray model, config;
+    for (auto [name, bytes] : {std::pair{"model.safetensors", &model}, std::pair{"config.json", &config}}) {
+        QFile f(dir + QLatin1Char('/') + QString::fromLatin1(name));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        *bytes = f.readAll();
+    }
+    const auto span = [](const QByteArray& b) {
+        return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.constData()), size_t(b.size()));
+    };
+    const auto mem = Checkpoint::readMemory({{"model.safetensors", span(model)}, {"config.json", span(config)}});
+    mem->weights = detectWeights(*mem);
+    const auto disk = openCheckpoint(dir.toStdString());
+    QCOMPARE(mem->weights.size(), disk->weights.size());
+    for (size_t i = 0; i < disk->weights.size(); ++i) {
+        QCOMPARE(mem->weights[i].format, disk->weights[i].format);
+        QCOMPARE(mem->weights[i].shape, disk->weights[i].shape);
+        QVERIFY2(mem->weights[i].notes.size() == disk->weights[i].notes.size(), allNotes(mem->weights[i]).c_str());
     }
 }
 
