@@ -530,41 +530,6 @@
         <translation>Gleitkomma</translation>
     </message>
     <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="94"/>
-        <source>GGUF</source>
-        <translation>GGUF</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="95"/>
-        <source>GPTQ</source>
-        <translation>GPTQ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="96"/>
-        <source>AWQ</source>
-        <translation>AWQ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="97"/>
-        <source>compressed-tensors</source>
-        <translation>compressed-tensors</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="98"/>
-        <source>MLX</source>
-        <translation>MLX</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="99"/>
-        <source>bitsandbytes 4-bit</source>
-        <translation>bitsandbytes 4 Bit</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="100"/>
-        <source>bitsandbytes int8</source>
-        <translation>bitsandbytes int8</translation>
-    </message>
-    <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="165"/>
         <source>bits per weight (every scale, zero and index counted)</source>
         <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
@@ -2619,31 +2584,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>&amp;Länge:</translation>
     </message>
     <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="228"/>
-        <source>GPTQ v1</source>
-        <translation>GPTQ v1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="229"/>
-        <source>GPTQ v2</source>
-        <translation>GPTQ v2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="230"/>
-        <source>AWQ GEMM</source>
-        <translation>AWQ GEMM</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="231"/>
-        <source>compressed-tensors</source>
-        <translation>compressed-tensors</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="232"/>
-        <source>MLX affine</source>
-        <translation>MLX affin</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/playgroundview.cpp" line="233"/>
         <source>&amp;Format:</source>
         <translation>&amp;Format:</translation>
@@ -3677,6 +3617,72 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
             <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
             <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>qs::FamilyName</name>
+    <message>
+        <source>float</source>
+        <translation>Gleitkomma</translation>
+    </message>
+    <message>
+        <source>integer</source>
+        <translation>Ganzzahl</translation>
+    </message>
+    <message>
+        <source>GGUF</source>
+        <translation>GGUF</translation>
+    </message>
+    <message>
+        <source>GPTQ</source>
+        <translation>GPTQ</translation>
+    </message>
+    <message>
+        <source>AWQ</source>
+        <translation>AWQ</translation>
+    </message>
+    <message>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <source>MLX</source>
+        <translation>MLX</translation>
+    </message>
+    <message>
+        <source>HQQ</source>
+        <translation>HQQ</translation>
+    </message>
+    <message>
+        <source>bitsandbytes 4-bit</source>
+        <translation>bitsandbytes 4 Bit</translation>
+    </message>
+    <message>
+        <source>bitsandbytes int8</source>
+        <translation>bitsandbytes int8</translation>
+    </message>
+</context>
+<context>
+    <name>qs::PlaygroundFormat</name>
+    <message>
+        <source>GPTQ v1</source>
+        <translation>GPTQ v1</translation>
+    </message>
+    <message>
+        <source>GPTQ v2</source>
+        <translation>GPTQ v2</translation>
+    </message>
+    <message>
+        <source>AWQ GEMM</source>
+        <translation>AWQ GEMM</translation>
+    </message>
+    <message>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <source>MLX affine</source>
+        <translation>MLX affin</translation>
     </message>
 </context>
 <context>

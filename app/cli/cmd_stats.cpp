@@ -15,6 +15,7 @@
 #include "container/checkpoint.h"
 #include "container/npy.h"
 #include "formats/dequant.h"
+#include "formats/family.h"
 #include "formats/formatid.h"
 #include "formats/opencheckpoint.h"
 
@@ -285,8 +286,7 @@ std::optional<qs::StatsOptions> statsOptionsOf(const QCommandLineParser& parser,
     const qs::FormatInfo* target =
         requantize ? qs::resolveFormatId(parser.value(o.requant).trimmed().toLower().toStdString()) : nullptr;
     if (!requantize || target) {
-        const bool affine = target
-            && (target->requantize == qs::RequantizeRule::GptqAffine || target->requantize == qs::RequantizeRule::Awq);
+        const bool affine = target && qs::requantizerTakesShape(*target);
         for (const QCommandLineOption* option : {&o.bits, &o.group, &o.sym})
             if (parser.isSet(*option) && !affine) {
                 std::fprintf(stderr,

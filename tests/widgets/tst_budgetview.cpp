@@ -8,10 +8,12 @@
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/budgetview.h"
+#include "qtext.h"
 #include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
+#include <QComboBox>
 #include <QFontMetrics>
 #include <QLabel>
 #include <QSet>
@@ -77,6 +79,31 @@ private slots:
         }
         QCOMPARE(chart.fits->data()->size(), fitting);
         QCOMPARE(chart.over->data()->size(), int(table.size()) - fitting);
+    }
+
+    // The family entries split the table: every row is shown under exactly one of them, and
+    // the rows under one share their family's name (GPTQ and AWQ, bnb 4-bit and int8 apart).
+    void familyFiltersPartitionTheTable()
+    {
+        ViewContext context;
+        BudgetView view(&context);
+        view.setParams(7000000000ull);
+        const auto* box = view.findChild<QComboBox*>(QStringLiteral("familyFilter"));
+        QVERIFY(box);
+        QCOMPARE(box->count(), 2 + 8); // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8
+        std::map<std::string, int> seen;
+        for (int i = 2; i < box->count(); ++i) {
+            view.setFamilyFilter(i);
+            QVERIFY(!view.chart().rows.empty());
+            for (const qs::BudgetRow& r : view.chart().rows) {
+                ++seen[r.format.id];
+                QCOMPARE(box->itemText(i), familyName(*r.format.info));
+            }
+        }
+        const std::vector<qs::BudgetRow> table = qs::budgetTable(7000000000ull);
+        QCOMPARE(seen.size(), table.size());
+        for (const qs::BudgetRow& r : table)
+            QVERIFY2(seen[r.format.id] == 1, r.format.id.c_str());
     }
 
     // "All formats": some 75 bars, each format name at least a line below the previous one

@@ -12,6 +12,7 @@
 #include "analysis/referencesearch.h"
 #include "container/checkpoint.h"
 #include "base/error.h"
+#include "formats/family.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
 #include "formats/opencheckpoint.h"
@@ -74,7 +75,7 @@ const QString kSearchJob = QStringLiteral("error-search");
 bool affineTarget(const qs::RequantizeSpec& spec)
 {
     const qs::FormatInfo* f = qs::resolveFormatId(spec.format);
-    return f && (f->requantize == qs::RequantizeRule::GptqAffine || f->requantize == qs::RequantizeRule::Awq);
+    return f && qs::requantizerTakesShape(*f);
 }
 
 } // namespace
