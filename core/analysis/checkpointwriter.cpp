@@ -94,16 +94,16 @@ public:
     {
     }
 
-    void checkInput(bool keepNames) const override
+    void checkInput() const override
     {
-        if (!keepNames || m_src.container == Container::Gguf)
+        if (m_src.container == Container::Gguf)
             return;
         for (const TensorEntry& t : m_src.tensors)
             if (!ggufStyleName(t.name))
                 fail(m_src.path,
                      "GGUF output keeps tensor names, and '" + t.name
-                         + "' is not a GGUF name (blk.N.*, token_embd, output...): quantize a GGUF input, or "
-                           "convert the names first");
+                         + "' is not a GGUF name (blk.N.*, token_embd, output...), which llama.cpp cannot load: "
+                           "use a GGUF input, or convert the names first");
     }
 
     uint32_t floatFallback(uint64_t cols) const override
@@ -216,13 +216,12 @@ public:
     {
     }
 
-    void checkInput(bool keepNames) const override
+    void checkInput() const override
     {
         if (m_src.container != Container::Safetensors)
             fail(m_src.path,
-                 keepNames ? "safetensors targets need a safetensors input (GGUF names and metadata have "
-                             "no safetensors form here)"
-                           : "safetensors targets need a safetensors input");
+                 "safetensors targets need a safetensors input (GGUF names and metadata have no safetensors form "
+                 "here)");
     }
 
     uint32_t floatFallback(uint64_t) const override { return 0; }

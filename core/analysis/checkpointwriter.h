@@ -60,9 +60,10 @@ public:
     virtual ~CheckpointWriter() = default;
 
     // Throws qs::Error naming the input when the output cannot take it: a safetensors folder
-    // needs a safetensors input; with `keepNames` (quantize: HF -> GGUF naming is not done), a
-    // GGUF file from another container needs the names llama.cpp's converters give.
-    virtual void checkInput(bool keepNames) const = 0;
+    // needs a safetensors input; a GGUF file from another container needs the names llama.cpp's
+    // converters give (tensor names are kept: no HF -> GGUF naming is done, and llama.cpp
+    // cannot load model.layers.N.* names).
+    virtual void checkInput() const = 0;
     // 0 when a converted weight of `cols` columns is stored in the target; otherwise the block
     // width that `cols` is not a whole number of, and the weight is stored in float.
     virtual uint32_t floatFallback(uint64_t cols) const = 0;

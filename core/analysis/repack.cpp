@@ -239,7 +239,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     const FormatInfo& target = parseRepackTarget(opt.to);
     const FamilyTargets& targets = *familyTargets(target);
     const auto writer = CheckpointWriter::open(src, out, target, opt.force, false);
-    writer->checkInput(false);
+    writer->checkInput();
     std::vector<bool> member;
     const std::vector<const LogicalWeight*> todo = repackedWeights(src, member);
     std::map<size_t, size_t> firstMember; // tensor index -> index into todo

@@ -92,6 +92,13 @@ inline constexpr bool kAsan = false;
 // llama.cpp's names, q and k rows permuted per head unless `permute` is false).
 void writeConvertedLlama(const QString& dir, bool permute = true);
 
+// The safetensors checkpoint `src` (a folder or a file) copied into the folder `dir` under
+// GGUF-style names, which a GGUF output keeps (llama.cpp loads no Hugging Face names):
+// model.layers.N.* -> blk.N.*, model.embed_tokens -> token_embd, model.norm -> output_norm,
+// lm_head -> output (the rest of a name kept); config.json and quantize_config.json copied.
+// Returns `dir`.
+QString ggufNamedCopy(const QString& src, const QString& dir);
+
 // Settings and caches of the widget suites go to `dir`, never the user's: Qt's test mode for
 // QStandardPaths, INI settings under `dir`/settings, and (when given) the application's name.
 void sandboxSettings(const QString& dir, const QString& applicationName = QString());
