@@ -79,6 +79,12 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
                      {QStringLiteral("relative_error"), c.output.relativeError},
                      {QStringLiteral("cosine"), c.output.cosine}}},
     };
+    if (e.nonFinite) // left out of every figure above; the first one's place
+        o.insert(QStringLiteral("non_finite"),
+                 QJsonObject{
+                     {QStringLiteral("count"), qint64(e.nonFinite)},
+                     {QStringLiteral("first"),
+                      QJsonArray{qint64(e.firstNonFinite / c.shape.at(1)), qint64(e.firstNonFinite % c.shape.at(1))}}});
     if (!c.note.empty()) // how the pair was matched: "q/k row permutation undone (32 heads)", ...
         o.insert(QStringLiteral("note"), QString::fromStdString(c.note));
     if (e.weighted)
@@ -179,6 +185,11 @@ void printComparison(const qs::WeightComparison& c, bool json, bool histogram, Q
                 " | y=Wx rel %.4g cos %.6f\n",
                 c.weight.c_str(), reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99, e.p999,
                 e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
+    if (e.nonFinite)
+        std::printf("  %llu NaN or Inf %s left out of these figures, the first at (%llu, %llu)\n",
+                    static_cast<unsigned long long>(e.nonFinite), e.nonFinite == 1 ? "element" : "elements",
+                    static_cast<unsigned long long>(e.firstNonFinite / c.shape.at(1)),
+                    static_cast<unsigned long long>(e.firstNonFinite % c.shape.at(1)));
     if (e.weighted)
         std::printf("  importance-weighted: mse %.6g (plain %.6g) sum %.6g relative %.6g\n", e.weightedMse,
                     e.rmse * e.rmse, e.weightedSumSq, e.weightedRelative);

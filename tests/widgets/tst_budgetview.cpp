@@ -17,6 +17,7 @@
 #include <QFontMetrics>
 #include <QLabel>
 #include <QSet>
+#include <QScopeGuard>
 #include <QtTest>
 
 #include <map>
@@ -210,6 +211,37 @@ private slots:
         QCOMPARE(got.has_value(), want != 0);
         if (got)
             QCOMPARE(qulonglong(*got), want);
+    }
+
+    // In German the size reads "623,7K" and parses back; the two charts' axis titles fit their
+    // own halves instead of running into each other (issue 33).
+    void sizeAndTitlesReadInGerman()
+    {
+        const QLocale before;
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        QCOMPARE(BudgetView::parseParamCount(QStringLiteral("623,7K")), std::optional<uint64_t>(623700));
+        QCOMPARE(BudgetView::parseParamCount(QStringLiteral("1.5B")), std::optional<uint64_t>(1500000000));
+        ViewContext context;
+        BudgetView view(&context);
+        view.resize(1100, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setMemoryGiB(23.5);
+        view.setParams(623700);
+        const BudgetChart& chart = view.chart();
+        const QString label = chart.memoryRect->axis(QCPAxis::atBottom)->label();
+        QVERIFY2(label.contains(QLatin1String("623,7K")), qPrintable(label));
+        chart.memoryRect->parentPlot()->replot();
+        for (QCPAxisRect* rect : {chart.bitsRect, chart.memoryRect}) {
+            QCPAxis* axis = rect->axis(QCPAxis::atBottom);
+            const QFontMetrics fm(axis->labelFont());
+            const int wide = fm.boundingRect(QRect(), Qt::TextDontClip, axis->label()).width();
+            QVERIFY2(
+                wide <= rect->outerRect().width(),
+                qPrintable(
+                    QStringLiteral("%1: %2 px in %3").arg(axis->label()).arg(wide).arg(rect->outerRect().width())));
+        }
     }
 
     void defaultsFollowCheckpointAndMachine()

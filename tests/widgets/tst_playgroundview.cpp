@@ -140,6 +140,7 @@ private slots:
     void weightRowComesFromDequantizer();
     void bigRowRunsAsJob();
     void badSettingsShowError();
+    void rangeLabelsStandAboveTheStaircase();
     void notBlankAndExports();
     void hoverLinksToWeight_data();
     void opensInTheWeightsOwnSettings_data();
@@ -288,6 +289,39 @@ void TestPlaygroundView::badSettingsShowError()
     view.recompute();
     QVERIFY(view.result());
     QVERIFY(view.errorText().isEmpty());
+}
+
+// The min and max labels stand in a band above the top code: "max" was drawn over the
+// staircase's top steps (issue 33).
+void TestPlaygroundView::rangeLabelsStandAboveTheStaircase()
+{
+    ViewContext context;
+    PlaygroundView view(&context);
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setSource(PlaygroundView::Source::Uniform);
+    view.setTarget(qs::AffineTarget::GptqV1);
+    view.setGroupSize(32);
+    view.recompute();
+    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    auto* map = view.findChild<QCustomPlot*>(QStringLiteral("affineMap"));
+    QVERIFY(map);
+    map->replot();
+    const int codes = 1 << view.result()->options.bits;
+    const double topStep = map->yAxis->coordToPixel(codes - 1);
+    int seen = 0;
+    for (int i = 0; i < map->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(map->item(i));
+            t && (t->text() == QLatin1String("min") || t->text() == QLatin1String("max"))) {
+            ++seen;
+            QVERIFY2(t->bottom->pixelPosition().y() < topStep - 2,
+                     qPrintable(QStringLiteral("%1 reaches down to %2, the top code is at %3")
+                                    .arg(t->text())
+                                    .arg(t->bottom->pixelPosition().y())
+                                    .arg(topStep)));
+        }
+    QCOMPARE(seen, 2);
 }
 
 void TestPlaygroundView::notBlankAndExports()

@@ -214,7 +214,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         maxGiB = std::max(maxGiB, r.gib);
     }
     QCPAxis* bx = out.bitsRect->axis(QCPAxis::atBottom);
-    bx->setLabel(BudgetChartText::tr("bits per weight (every scale, zero and index counted)"));
+    // Two lines each: the two charts' one-line titles ran into each other at 1600 px.
+    bx->setLabel(BudgetChartText::tr("bits per weight\n(every scale, zero and index counted)"));
     bx->setRange(0, std::max(maxBits, options.currentBpw) * 1.08 + 0.01);
 
     // Memory, split by whether it fits, in the unit that suits the largest bar: a
@@ -233,15 +234,15 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
     const QString what = options.memoryWhat.isEmpty() ? BudgetChartText::tr("weights only") : options.memoryWhat;
     QString axisLabel = options.params
-        ? BudgetChartText::tr("%1 for %2 parameters (%3)").arg(unit.name, options.paramsText, what)
-        : BudgetChartText::tr("%1 (%2)").arg(unit.name, what);
+        ? BudgetChartText::tr("%1 for %2 parameters\n(%3)").arg(unit.name, options.paramsText, what)
+        : BudgetChartText::tr("%1\n(%2)").arg(unit.name, what);
     // A budget far beyond every bar stays off the axis (named in its label) so the bars
     // keep a readable length.
     const double barsTop = maxGiB * unit.perGiB;
     const double budget = options.memoryGiB ? *options.memoryGiB * unit.perGiB : 0;
     out.budgetOnAxis = options.memoryGiB && budget <= 3 * barsTop;
     if (options.memoryGiB && !out.budgetOnAxis)
-        axisLabel += BudgetChartText::tr("; budget %1 off scale →").arg(memoryText(*options.memoryGiB));
+        axisLabel += BudgetChartText::tr("\nbudget %1 off scale →").arg(memoryText(*options.memoryGiB));
     mx->setLabel(axisLabel);
     mx->setRange(0, std::max(barsTop, out.budgetOnAxis ? budget : 0.0) * 1.1 + 1e-9);
     // A tall chart ("All formats": some 75 bars) scrolls: the scales and what they measure

@@ -33,16 +33,17 @@ namespace {
 
 enum Filter { FilterCommon, FilterAll, FilterFirstFamily };
 
-// "7B", "1.5B", "623.7K": the notation parseParamCount reads back (not localised).
+// "7B", "1.5B", "623.7K" ("623,7K" in German): the notation parseParamCount reads back.
 QString countText(uint64_t n)
 {
     const double v = double(n);
+    const QLocale locale;
     if (v >= 1e9)
-        return QString::number(v / 1e9, 'g', 4) + QLatin1Char('B');
+        return locale.toString(v / 1e9, 'g', 4) + QLatin1Char('B');
     if (v >= 1e6)
-        return QString::number(v / 1e6, 'g', 4) + QLatin1Char('M');
+        return locale.toString(v / 1e6, 'g', 4) + QLatin1Char('M');
     if (v >= 1e3)
-        return QString::number(v / 1e3, 'g', 4) + QLatin1Char('K');
+        return locale.toString(v / 1e3, 'g', 4) + QLatin1Char('K');
     return QString::number(n);
 }
 
@@ -307,8 +308,12 @@ std::optional<uint64_t> BudgetView::parseParamCount(const QString& text)
             s.chop(1);
         }
     }
+    // The UI's notation first (what countText shows), then the C locale's ("1.5B" typed in German).
     bool ok = false;
-    const double v = QLocale::c().toDouble(s, &ok) * mult;
+    double v = QLocale().toDouble(s, &ok);
+    if (!ok)
+        v = QLocale::c().toDouble(s, &ok);
+    v *= mult;
     if (!ok || !(v >= 1) || v > 1e16)
         return std::nullopt;
     return uint64_t(std::llround(v));

@@ -87,6 +87,27 @@ QCPItemStraightLine* vline(QCustomPlot* plot, QCPAxisRect* rect, double x, const
     return line;
 }
 
+// Ticks at codes only: none above the highest code, in the band that holds the labels.
+class CodeTicker : public QCPAxisTicker {
+public:
+    explicit CodeTicker(int highest)
+        : m_highest(highest)
+    {
+    }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
+    {
+        QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [this](double t) { return t > m_highest + 1e-9; }),
+                    ticks.end());
+        return ticks;
+    }
+
+private:
+    int m_highest;
+};
+
 QCPItemText* label(QCustomPlot* plot, QCPAxisRect* rect, double x, double y, const QString& text, Qt::Alignment align,
                    const QColor& color)
 {
@@ -926,8 +947,12 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     // Two's complement codes (Q8_0) stand on the axis at their signed value, so the levels rise.
     auto codeY = [&](int c) { return r.signedCodes && c >= codes / 2 ? c - codes : c; };
     const int yLow = r.signedCodes ? -codes / 2 : 0, yHigh = r.signedCodes ? codes / 2 - 1 : codes - 1;
-    y->setRange(yLow - 0.6, yHigh + 0.6);
-    y->ticker()->setTickCount(std::min(codes, 9));
+    // A band above the top code holds the min and max labels, which stood over the staircase.
+    const double labelBand = std::max(1.2, 0.08 * codes), yTop = yHigh + 0.6 + labelBand;
+    y->setRange(yLow - 0.6, yTop);
+    auto ticker = QSharedPointer<CodeTicker>::create(yHigh); // no code number in the label band
+    ticker->setTickCount(std::min(codes, 9));
+    y->setTicker(ticker);
 
     // Beyond the outer levels by more than half a step every value lands on an end code.
     const double lowClamp = grp.lowLevel - 0.5 * grp.step, highClamp = grp.highLevel + 0.5 * grp.step;
@@ -983,8 +1008,8 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     // The data range and where w = 0 lands.
     for (double v : {double(grp.min), double(grp.max)})
         vline(m_map, m_map->axisRect(), v, QPen(t.warning, 1, Qt::DashLine));
-    label(m_map, m_map->axisRect(), grp.min, yHigh + 0.5, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
-    label(m_map, m_map->axisRect(), grp.max, yHigh + 0.5, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
+    label(m_map, m_map->axisRect(), grp.min, yTop, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
+    label(m_map, m_map->axisRect(), grp.max, yTop, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
     if (r.options.block) {
         // A block format: its levels come from the block's fields, named in the title.
         m_mapTitle->setText(tr("Levels · %1 · %2").arg(groupName(grp), blockFieldsText(grp, false)));
