@@ -4471,8 +4471,8 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>kein checkpoint_format in der Konfiguration (gptq angenommen), gelesene Nullpunkte %1: %2</translation>
     </message>
     <message>
-        <source>config says sym false, but every zero field is %1: symmetric</source>
-        <translation>Konfiguration nennt sym false, aber jedes Nullpunktfeld ist %1: symmetrisch</translation>
+        <source>config says sym false: every zero field is %1, as symmetric %2 zeros would be; read as %3 by checkpoint_format</source>
+        <translation>Konfiguration nennt sym false: jedes Nullpunktfeld ist %1, wie es symmetrische %2-Nullpunkte wären; nach checkpoint_format als %3 gelesen</translation>
     </message>
     <message>
         <source>zero convention: qzeros mix GPTQ v1 and v2 symmetric zeros: %1 fields are %2 (v1), %3 are %4 (v2); read as %5 by the label, so the other groups are off by one</source>

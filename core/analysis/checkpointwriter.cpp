@@ -5,6 +5,9 @@
 #include "base/outputpath.h"
 #include "container/ggmltype.h"
 #include "container/gguf.h"
+#include "container/mappedfile.h"
+#include "formats/detect.h"
+#include "formats/opencheckpoint.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,12 +17,6 @@
 namespace qs {
 
 namespace {
-
-void writeJsonFile(const std::string& path, const QJsonObject& o)
-{
-    const QByteArray json = QJsonDocument(o).toJson(QJsonDocument::Indented);
-    writeFileAtomically(path, std::string_view(json.constData(), size_t(json.size())));
-}
 
 // `base` (the input's config.json, may be empty) with the target's quantization config
 // inserted, as the upstream tool writes it.
@@ -46,15 +43,31 @@ QJsonObject quantizedConfig(const QJsonObject& base, const QuantScheme& s)
     return cfg;
 }
 
+// A file of the output folder, written into its temporary file and not yet committed.
+struct PendingFile {
+    std::string name;
+    QByteArray bytes;
+    std::unique_ptr<AtomicFile> file;
+};
+
 // config.json and the side config the target's tool writes (quantize_config.json ...) into `dir`.
-void writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig, const QuantScheme& s)
+std::vector<PendingFile> writeQuantizedConfigs(const std::string& dir, const QJsonObject& baseConfig,
+                                               const QuantScheme& s)
 {
-    writeJsonFile(dir + "/config.json", quantizedConfig(baseConfig, s));
+    std::vector<PendingFile> files;
+    const auto add = [&](const std::string& name, const QJsonObject& o) {
+        PendingFile f{name, QJsonDocument(o).toJson(QJsonDocument::Indented),
+                      std::make_unique<AtomicFile>(dir + "/" + name)};
+        f.file->write({reinterpret_cast<const uint8_t*>(f.bytes.constData()), size_t(f.bytes.size())});
+        files.push_back(std::move(f));
+    };
+    add("config.json", quantizedConfig(baseConfig, s));
     QJsonObject side;
     const FamilyTargets* t = familyTargets(*s.format);
     const std::string name = t && t->sideConfig ? t->sideConfig(s, side) : std::string();
     if (!name.empty())
-        writeJsonFile(dir + "/" + name, side);
+        add(name, side);
+    return files;
 }
 
 // Names llama.cpp's converters give GGUF tensors (blk.N.*, token_embd, output, ...).
@@ -81,16 +94,16 @@ public:
     {
     }
 
-    void checkInput(bool keepNames) const override
+    void checkInput() const override
     {
-        if (!keepNames || m_src.container == Container::Gguf)
+        if (m_src.container == Container::Gguf)
             return;
         for (const TensorEntry& t : m_src.tensors)
             if (!ggufStyleName(t.name))
                 fail(m_src.path,
                      "GGUF output keeps tensor names, and '" + t.name
-                         + "' is not a GGUF name (blk.N.*, token_embd, output...): quantize a GGUF input, or "
-                           "convert the names first");
+                         + "' is not a GGUF name (blk.N.*, token_embd, output...), which llama.cpp cannot load: "
+                           "use a GGUF input, or convert the names first");
     }
 
     uint32_t floatFallback(uint64_t cols) const override
@@ -124,8 +137,8 @@ public:
         m_converted.push_back(std::move(w));
     }
 
-    void write(const Produce& produce, const std::function<void()>& finish, const QuantScheme&,
-               const QJsonObject&) override
+    void write(const Produce& produce, const std::function<void()>& finish, const QuantScheme&, const QJsonObject&,
+               const Verify& verify) override
     {
         GgufStreamWriter writer(m_out, metadata(), m_plan);
         for (const Item& item : m_items) {
@@ -140,6 +153,9 @@ public:
         }
         if (finish)
             finish();
+        writer.finish();
+        if (verify)
+            verify(*openCheckpoint(writer.tempPath()));
         writer.commit();
     }
 
@@ -200,13 +216,12 @@ public:
     {
     }
 
-    void checkInput(bool keepNames) const override
+    void checkInput() const override
     {
         if (m_src.container != Container::Safetensors)
             fail(m_src.path,
-                 keepNames ? "safetensors targets need a safetensors input (GGUF names and metadata have "
-                             "no safetensors form here)"
-                           : "safetensors targets need a safetensors input");
+                 "safetensors targets need a safetensors input (GGUF names and metadata have no safetensors form "
+                 "here)");
     }
 
     uint32_t floatFallback(uint64_t) const override { return 0; }
@@ -228,7 +243,7 @@ public:
     }
 
     void write(const Produce& produce, const std::function<void()>& finish, const QuantScheme& scheme,
-               const QJsonObject& baseConfig) override
+               const QJsonObject& baseConfig, const Verify& verify) override
     {
         const std::map<std::string, std::string> meta{{"format", "pt"}};
         m_leftAlone = writeIntoFolder(m_out, m_force, [&] {
@@ -251,8 +266,21 @@ public:
             }
             if (finish)
                 finish();
-            writer.commit(meta);
-            writeQuantizedConfigs(m_out, baseConfig, scheme);
+            writer.finish(meta);
+            std::vector<PendingFile> configs = writeQuantizedConfigs(m_out, baseConfig, scheme);
+            if (verify) {
+                const MappedFile model(writer.tempPath());
+                std::vector<MemoryFile> files{{"model.safetensors", model.bytes()}};
+                for (const PendingFile& f : configs)
+                    files.push_back(
+                        {f.name, {reinterpret_cast<const uint8_t*>(f.bytes.constData()), size_t(f.bytes.size())}});
+                const auto written = Checkpoint::readMemory(files);
+                written->weights = detectWeights(*written);
+                verify(*written);
+            }
+            writer.commit();
+            for (PendingFile& f : configs)
+                f.file->commit();
         });
     }
 

@@ -10,7 +10,9 @@
 //     from the names to come), then config.json with the target's quantization config and the
 //     side config its tool writes, into the folder through writeIntoFolder.
 // Both pass the output guard (checkOutputPath against everything the input read) when opened
-// and write atomically: an exception on the way leaves nothing behind.
+// and write atomically: an exception on the way leaves nothing behind. A caller that reads the
+// output back (repack's verification) reads the temporary files, before anything is renamed
+// into place, so that a check that fails or a cancel there leaves nothing behind either.
 #include "container/checkpoint.h"
 #include "formats/target.h"
 
@@ -58,9 +60,10 @@ public:
     virtual ~CheckpointWriter() = default;
 
     // Throws qs::Error naming the input when the output cannot take it: a safetensors folder
-    // needs a safetensors input; with `keepNames` (quantize: HF -> GGUF naming is not done), a
-    // GGUF file from another container needs the names llama.cpp's converters give.
-    virtual void checkInput(bool keepNames) const = 0;
+    // needs a safetensors input; a GGUF file from another container needs the names llama.cpp's
+    // converters give (tensor names are kept: no HF -> GGUF naming is done, and llama.cpp
+    // cannot load model.layers.N.* names).
+    virtual void checkInput() const = 0;
     // 0 when a converted weight of `cols` columns is stored in the target; otherwise the block
     // width that `cols` is not a whole number of, and the weight is stored in float.
     virtual uint32_t floatFallback(uint64_t cols) const = 0;
@@ -83,8 +86,11 @@ public:
     // Streams the plan; `finish` runs after the last tensor, before anything is committed (a
     // check there that throws leaves nothing behind). `scheme` is what the configs (safetensors)
     // say, read once the data is written; `baseConfig` the config.json they are inserted into.
+    // `verify`, when given, gets the output as written (read from the temporary files, configs
+    // included, weights detected) before anything is committed: what it throws leaves nothing.
+    using Verify = std::function<void(const Checkpoint& written)>;
     virtual void write(const Produce& produce, const std::function<void()>& finish, const QuantScheme& scheme,
-                       const QJsonObject& baseConfig) = 0;
+                       const QJsonObject& baseConfig, const Verify& verify = {}) = 0;
 
     // After write(): the input tensors written unchanged, the entries of an existing output
     // folder it left alone, and where each converted weight reads back.

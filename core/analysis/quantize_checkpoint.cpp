@@ -114,7 +114,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     const FamilyTargets& targets = targetsOf(target);
     targets.quantizeScheme(opt, scheme);
     scheme.clipRatio = opt.clipRatio;
-    writer->checkInput(true);
+    writer->checkInput();
     const std::vector<const LogicalWeight*> todo = quantizedWeights(src, opt, writer->namesByModule(), scheme);
 
     QuantizeCheckpointResult res;

@@ -6,7 +6,6 @@
 #include "base/parallel.h"
 #include "formats/dequant.h"
 #include "formats/family.h"
-#include "formats/opencheckpoint.h"
 #include "formats/target.h"
 
 #include <algorithm>
@@ -214,19 +213,19 @@ const LogicalWeight& readBackWeight(const Checkpoint& dst, const std::string& ou
     return *b;
 }
 
-// Reads the output back and compares each weight with its source; `progress` after each.
-void verifyRepacked(const Checkpoint& src, const std::string& out, const CheckpointWriter& writer,
-                    const std::vector<const LogicalWeight*>& todo, const std::vector<Repacked>& extras,
-                    const RepackOptions& opt, std::vector<RepackWeight>& weights,
+// Compares each weight of the output as written (`dst`, not yet committed as `out`) with its
+// source; `progress` after each.
+void verifyRepacked(const Checkpoint& src, const Checkpoint& dst, const std::string& out,
+                    const CheckpointWriter& writer, const std::vector<const LogicalWeight*>& todo,
+                    const std::vector<Repacked>& extras, const RepackOptions& opt, std::vector<RepackWeight>& weights,
                     const std::function<void(const std::string&)>& progress)
 {
-    const auto dst = openCheckpoint(out);
     for (size_t wi = 0; wi < todo.size(); ++wi) {
         opt.progress.check();
         RepackWeight& rw = weights[wi];
         const LogicalWeight& a = *todo[wi];
-        const LogicalWeight& b = readBackWeight(*dst, out, writer.readBack(extras[wi].converted), rw, a);
-        compareRepacked(src, a, *dst, b, extras[wi].perm, opt.threads, rw);
+        const LogicalWeight& b = readBackWeight(dst, out, writer.readBack(extras[wi].converted), rw, a);
+        compareRepacked(src, a, dst, b, extras[wi].perm, opt.threads, rw);
         if (!rw.exact && !extras[wi].inexactNote.empty())
             rw.note += (rw.note.empty() ? "" : "; ") + extras[wi].inexactNote;
         progress(rw.name);
@@ -240,7 +239,7 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     const FormatInfo& target = parseRepackTarget(opt.to);
     const FamilyTargets& targets = *familyTargets(target);
     const auto writer = CheckpointWriter::open(src, out, target, opt.force, false);
-    writer->checkInput(false);
+    writer->checkInput();
     std::vector<bool> member;
     const std::vector<const LogicalWeight*> todo = repackedWeights(src, member);
     std::map<size_t, size_t> firstMember; // tensor index -> index into todo
@@ -306,12 +305,15 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
     QJsonObject base = src.config;
     base.remove(QStringLiteral("quantization"));
     base.remove(QStringLiteral("quantization_config"));
-    writer->write(repackOne, {}, scheme, base);
+    // Verified before it is committed: a weight that reads back wrong, or a cancel, leaves nothing.
+    CheckpointWriter::Verify verify;
+    if (opt.verify)
+        verify = [&](const Checkpoint& dst) {
+            verifyRepacked(src, dst, out, *writer, todo, extras, opt, res.weights, progress);
+        };
+    writer->write(repackOne, {}, scheme, base, verify);
     res.copied = writer->copied();
     res.leftAlone = writer->leftAlone();
-
-    if (opt.verify)
-        verifyRepacked(src, out, *writer, todo, extras, opt, res.weights, progress);
     for (const RepackWeight& rw : res.weights)
         if (!rw.note.empty())
             res.notes.push_back(rw.name + ": " + rw.note);

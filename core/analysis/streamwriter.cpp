@@ -32,10 +32,15 @@ void GgufStreamWriter::append(std::span<const uint8_t> data)
     m_file.writeZeros(end - m_file.size());
 }
 
-void GgufStreamWriter::commit()
+void GgufStreamWriter::finish() const
 {
     if (m_next != m_names.size())
         fail(m_file.path(), "tensor '" + m_names[m_next] + "' was laid out but its data never came");
+}
+
+void GgufStreamWriter::commit()
+{
+    finish();
     m_file.commit();
 }
 
@@ -88,7 +93,7 @@ void SafetensorsStreamWriter::append(const std::string& name, DType dtype, const
     m_data += bytes;
 }
 
-void SafetensorsStreamWriter::commit(const std::map<std::string, std::string>& metadata)
+void SafetensorsStreamWriter::finish(const std::map<std::string, std::string>& metadata)
 {
     const std::string& path = m_file.path();
     std::string header = "{";
@@ -132,6 +137,13 @@ void SafetensorsStreamWriter::commit(const std::map<std::string, std::string>& m
     }
     m_file.writeAt(0, {length, 8});
     m_file.writeAt(8, {reinterpret_cast<const uint8_t*>(header.data()), header.size()});
+    m_finished = true;
+}
+
+void SafetensorsStreamWriter::commit()
+{
+    if (!m_finished)
+        fail(m_file.path(), "committed before its header was written");
     m_file.commit();
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Writers that take a checkpoint one tensor at a time, so that repack and quantize hold one
 // weight's output in memory, never the whole checkpoint. Both write through an AtomicFile:
-// renamed into place on commit(); destroyed uncommitted (an exception on the way), they leave
-// nothing behind.
+// finish() completes the temporary file (tempPath(), to read back before it counts), commit()
+// renames it into place; destroyed uncommitted (an exception on the way), they leave nothing
+// behind.
 //   GgufStreamWriter: the tensor infos are known up front (name, type, ne), so the header is
 //     laid out first (layoutGguf) and each tensor's data follows, padded, in the given order.
 //   SafetensorsStreamWriter: the header space is reserved up front (an upper bound from the
@@ -29,6 +30,9 @@ public:
     GgufStreamWriter(const std::string& path, const GgufMetadata& metadata, const std::vector<GgufTensor>& tensors,
                      uint32_t version = 3);
     void append(std::span<const uint8_t> data);
+    // Throws naming the first tensor laid out whose data never came.
+    void finish() const;
+    const std::string& tempPath() const { return m_file.tempPath(); }
     void commit();
 
 private:
@@ -48,7 +52,10 @@ public:
     SafetensorsStreamWriter(const std::string& path, uint64_t headerReserve);
     void append(const std::string& name, DType dtype, const std::vector<uint64_t>& shape,
                 std::span<const uint8_t> data);
-    void commit(const std::map<std::string, std::string>& metadata = {});
+    // Writes the header into its reserved space.
+    void finish(const std::map<std::string, std::string>& metadata = {});
+    const std::string& tempPath() const { return m_file.tempPath(); }
+    void commit();
 
 private:
     struct Entry {
@@ -60,6 +67,7 @@ private:
     AtomicFile m_file;
     uint64_t m_reserve = 0;
     uint64_t m_data = 0;
+    bool m_finished = false;
     std::vector<Entry> m_entries;
     std::set<std::string> m_names;
 };

@@ -28,6 +28,8 @@ public:
     void writeAt(uint64_t offset, std::span<const uint8_t> data);
     void commit();
     const std::string& path() const { return m_path; }
+    // The temporary file written until commit(): what was written can be read back there first.
+    const std::string& tempPath() const { return m_tmp; }
     uint64_t size() const { return m_size; }
 
 private:

@@ -128,6 +128,7 @@ MappedFile::MappedFile(std::string name, std::span<const uint8_t> bytes)
     : m_path(std::move(name))
     , m_data(bytes.data())
     , m_size(bytes.size())
+    , m_borrowed(true)
 {
 }
 

@@ -54,6 +54,8 @@ public:
     const remote::RemoteFile* remoteFile() const { return m_remote.get(); }
     // The file that is mapped: path(), or a remote file's cache file.
     const std::string& localPath() const;
+    // Bytes borrowed from memory (the second constructor): no file at localPath().
+    bool inMemory() const { return m_borrowed; }
     // Why what was read from the file can no longer be trusted: a read hit a part the file no
     // longer has, or the file at the path is not the one mapped (base/mapguard.h); or nothing.
     std::optional<std::string> changed() const;
@@ -65,7 +67,8 @@ private:
     std::shared_ptr<remote::RemoteFile> m_remote;
     const uint8_t* m_data = nullptr;
     uint64_t m_size = 0;
-    bool m_mapped = false; // false: borrowed memory, nothing to unmap
+    bool m_mapped = false; // false: borrowed memory (or an empty file), nothing to unmap
+    bool m_borrowed = false;
     int m_guard = -1; // mapguard handle
 };
 

@@ -412,7 +412,9 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
     try {
         // Bounds, and a remote file's bytes fetched; read from the file, not the mapping.
         const MappedFile& file = m_ckpt.mappedFile(t.file);
-        file.range(t.offset, t.nbytes, "tensor '" + t.name + "'");
+        const std::span<const uint8_t> mapped = file.range(t.offset, t.nbytes, "tensor '" + t.name + "'");
+        if (file.inMemory()) // Checkpoint::readMemory: no file to read, nothing that can change
+            return mapped;
         if (m_fds.size() < m_ckpt.files.size())
             m_fds.resize(m_ckpt.files.size(), -1);
         int& fd = m_fds[t.file];

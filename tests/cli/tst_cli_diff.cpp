@@ -218,13 +218,15 @@ private slots:
         QVERIFY(text.out.contains("SHAPE x.weight [8x4] vs x.weight [4x8]"));
     }
 
-    // repack keeps the Hugging Face names in the GGUF it writes: diff pairs every weight
-    // with its source, and reports the worst element in each side's coordinates.
+    // repack keeps the tensor names in the GGUF it writes (GGUF-style ones: it refuses Hugging
+    // Face names): diff pairs every weight with its source, and reports the worst element in
+    // each side's coordinates.
     void repackedGgufAgainstSource()
     {
         QTemporaryDir tmp;
         QVERIFY(tmp.isValid());
-        const QString src = variantFile(QStringLiteral("gptq-w4-g32-asym"));
+        const QString src =
+            qstest::ggufNamedCopy(variantFile(QStringLiteral("gptq-w4-g32-asym")), tmp.filePath(QStringLiteral("src")));
         const QString out = tmp.filePath(QStringLiteral("q8.gguf"));
         const auto rp = qstest::runCli(
             {QStringLiteral("repack"), src, QStringLiteral("--to"), QStringLiteral("q8_0"), QStringLiteral("-o"), out});

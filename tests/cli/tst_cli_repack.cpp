@@ -58,17 +58,29 @@ private slots:
         }
     }
 
+    // GGUF targets, from inputs under GGUF names (Hugging Face names are refused, as quantize
+    // refuses them, with exit 2 and nothing written).
     void ggufError()
     {
         QTemporaryDir tmp;
+        const auto ggufNamed = [&](const QString& variant) {
+            return qstest::ggufNamedCopy(model(variant), tmp.filePath(variant));
+        };
         const QString out = tmp.filePath(QStringLiteral("q41.gguf"));
-        const auto r = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("awq-gemm-w4-g128")),
+        const auto refused =
+            qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("awq-gemm-w4-g128")), QStringLiteral("--to"),
+                            QStringLiteral("q4_1"), QStringLiteral("-o"), out});
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains("'model.layers.0.mlp.down_proj.qweight' is not a GGUF name"),
+                 refused.err.constData());
+        QVERIFY(!QFile::exists(out));
+        const auto r = qstest::runCli({QStringLiteral("repack"), ggufNamed(QStringLiteral("awq-gemm-w4-g128")),
                                        QStringLiteral("--to"), QStringLiteral("q4_1"), QStringLiteral("-o"), out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QVERIFY(r.out.contains("elements differ, max |error|"));
-        const auto text = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-asym-actorder")),
-                                          QStringLiteral("--to"), QStringLiteral("q8_0"), QStringLiteral("-o"),
-                                          tmp.filePath(QStringLiteral("q8.gguf"))});
+        const auto text = qstest::runCli(
+            {QStringLiteral("repack"), ggufNamed(QStringLiteral("gptq-w4-g128-asym-actorder")), QStringLiteral("--to"),
+             QStringLiteral("q8_0"), QStringLiteral("-o"), tmp.filePath(QStringLiteral("q8.gguf"))});
         QVERIFY2(text.exitCode == 0, text.err.constData());
         QVERIFY(text.out.contains("(input channels permuted): bit-identical"));
         QCOMPARE(qstest::runCli({QStringLiteral("verify"), tmp.filePath(QStringLiteral("q8.gguf"))}).exitCode, 0);

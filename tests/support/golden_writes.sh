@@ -114,7 +114,8 @@ run "quantize-errors.not-float" "$work/qo.notfloat" quantize "$fixtures/safetens
 run "quantize-errors.into-source" "$fixtures/gguf/ggml-types.ref.gguf" quantize "$fixtures/gguf/ggml-types.ref.gguf" \
   source.synthetic --format gguf-q8_0 -o "$fixtures/gguf/ggml-types.ref.gguf"
 
-# repack: quantized sources, including ones quantize wrote above (K = 100 for GGUF's F32 fallback).
+# repack: quantized sources, including ones quantize wrote above (K = 100 for GGUF's F32 fallback;
+# GGUF names, which a GGUF output needs from a safetensors source).
 run "quantize-for-repack.k100" "$work/k100" quantize "$fixtures/real/ollama/minicpm3-4b-model.safetensors" --all \
   --format gptq-v1 --group-size -1 -o "$work/k100"
 run "quantize-for-repack.mlx" "$work/mlxsrc" quantize "$k256" --all --format mlx-affine -o "$work/mlxsrc"
@@ -124,6 +125,7 @@ rsrc=(
   safetensors/awq-gemm-w4-g32 safetensors/ct-pack-w4a16-channel-asym safetensors/ct-pack-w8a16-channel-sym
   safetensors/ct-pack-w4a16-g32-asym safetensors/bnb-nf4 gguf/ggml-types.gguf
   real/generated-llama-quantize/stories260K-mix-Q4_K_M.gguf WORK/k100 WORK/mlxsrc
+  WORK/q.st-gguf-names.gptq-v1 WORK/q.st-gguf-names.compressed-tensors
 )
 for s in "${rsrc[@]}"; do
   src=${s/#WORK/$work}

@@ -211,6 +211,30 @@ long childrenPeakRssKiB()
     return getrusage(RUSAGE_CHILDREN, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
+QString ggufNamedCopy(const QString& src, const QString& dir)
+{
+    const auto ckpt = qs::Checkpoint::read(src.toStdString());
+    const auto rename = [](std::string n) {
+        for (const auto& [from, to] : {std::pair<std::string, std::string>{"model.layers.", "blk."},
+                                       {"model.embed_tokens", "token_embd"},
+                                       {"model.norm", "output_norm"},
+                                       {"lm_head", "output"}})
+            if (n.rfind(from, 0) == 0)
+                return to + n.substr(from.size());
+        return n;
+    };
+    std::vector<qs::SafetensorsTensor> tensors;
+    for (const qs::TensorEntry& t : ckpt->tensors)
+        tensors.push_back({rename(t.name), t.dtype, t.shape, ckpt->bytes(t)});
+    QDir().mkpath(dir);
+    qs::writeSafetensors((dir + QStringLiteral("/model.safetensors")).toStdString(), tensors);
+    const QString from = QFileInfo(src).isDir() ? src : QFileInfo(src).path();
+    for (const QString& config : {QStringLiteral("config.json"), QStringLiteral("quantize_config.json")})
+        if (QFile::exists(from + QLatin1Char('/') + config))
+            QFile::copy(from + QLatin1Char('/') + config, dir + QLatin1Char('/') + config);
+    return dir;
+}
+
 QString copyWithNanScale(const QString& dir, const QString& fixtureDir, uint64_t group, uint64_t row)
 {
     const QString dst = QDir(dir).filePath(QStringLiteral("nan-scale"));

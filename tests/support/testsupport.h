@@ -92,6 +92,13 @@ inline constexpr bool kAsan = false;
 // llama.cpp's names, q and k rows permuted per head unless `permute` is false).
 void writeConvertedLlama(const QString& dir, bool permute = true);
 
+// The safetensors checkpoint `src` (a folder or a file) copied into the folder `dir` under
+// GGUF-style names, which a GGUF output keeps (llama.cpp loads no Hugging Face names):
+// model.layers.N.* -> blk.N.*, model.embed_tokens -> token_embd, model.norm -> output_norm,
+// lm_head -> output (the rest of a name kept); config.json and quantize_config.json copied.
+// Returns `dir`.
+QString ggufNamedCopy(const QString& src, const QString& dir);
+
 // A copy of the fixture folder safetensors/`fixtureDir` (GPTQ or AWQ) in `dir`/nan-scale whose first
 // weight with F16 "scales" holds NaN (0x7E00) at [group, row]: what a converter writes for a group whose
 // range was 0/0. Returns the copy's model.safetensors; "" when it could not be made.

@@ -128,7 +128,9 @@ int64_t gptqGroupSize(LogicalWeight& w, std::optional<int64_t> cfgGroup, uint64_
 }
 
 // v1 / v2 and symmetry from the stored zeros (B.1.1), which win over the label when they
-// disagree; `label` is the config's checkpoint_format, `lab` what is assumed without one.
+// disagree; `label` is the config's checkpoint_format, `lab` what is assumed without one. A
+// config that says sym false keeps its label: an asymmetric quantizer can give every group the
+// same zero (one group per row, a symmetric range), and 7 is then a 4-bit v2 zero, not v1's 8.
 void readGptqZeros(Context& cx, LogicalWeight& w, int iz, uint64_t N, int b, const std::optional<std::string>& label,
                    const std::string& lab, std::optional<bool> cfgSym)
 {
@@ -144,7 +146,8 @@ void readGptqZeros(Context& cx, LogicalWeight& w, int iz, uint64_t N, int b, con
         return;
     const ZeroScan z = scanFields(*zb, zt.shape[0], *rowBytes, N, b);
     const uint32_t v1Sym = (1u << (b - 1)) - 1, v2Sym = 1u << (b - 1);
-    if (z.fields && z.allSame && (z.first == v1Sym || z.first == v2Sym)) {
+    const bool constantSym = z.fields && z.allSame && (z.first == v1Sym || z.first == v2Sym);
+    if (constantSym && !(cfgSym && !*cfgSym)) {
         const bool v2 = z.first == v2Sym;
         w.symmetric = true;
         w.params[QT_TRANSLATE_NOOP("qs::Message", "zero_test")] = v2
@@ -160,10 +163,6 @@ void readGptqZeros(Context& cx, LogicalWeight& w, int iz, uint64_t N, int b, con
                 {QT_TRANSLATE_NOOP("qs::Message",
                                    "no checkpoint_format in the config (gptq assumed), zeros read %1: %2"),
                  {z.leadWords, v2 ? "v2" : "v1"}});
-        if (cfgSym && !*cfgSym)
-            w.notes.push_back(
-                {QT_TRANSLATE_NOOP("qs::Message", "config says sym false, but every zero field is %1: symmetric"),
-                 {std::to_string(z.first)}});
         w.format = v2 ? "gptq-v2" : "gptq-v1";
         return;
     }
@@ -189,6 +188,12 @@ void readGptqZeros(Context& cx, LogicalWeight& w, int iz, uint64_t N, int b, con
     else
         w.evidence.push_back(QT_TRANSLATE_NOOP(
             "qs::Message", "qzeros read: the zero fields vary (asymmetric), so the label decides v1/v2"));
+    if (constantSym && (z.first == v2Sym) != labelV2) // the zero test alone would have read the other convention
+        w.notes.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message",
+                               "config says sym false: every zero field is %1, as symmetric %2 zeros would be; "
+                               "read as %3 by checkpoint_format"),
+             {std::to_string(z.first), z.first == v2Sym ? "v2" : "v1", labelV2 ? "v2" : "v1"}});
     if (cfgSym && *cfgSym && z.allSame)
         w.notes.push_back(
             {QT_TRANSLATE_NOOP("qs::Message", "config says sym true, but every zero field is %1: asymmetric"),

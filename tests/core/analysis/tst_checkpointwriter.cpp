@@ -179,6 +179,47 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, w->write({}, [] { throw Error("no"); }, scheme, {}));
         QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
     }
+
+    // The output is read back before it is committed: the check sees everything written (the
+    // tensors, the configs, the weights detected) while nothing is under the output's name yet,
+    // and what it throws leaves nothing behind.
+    void verifyBeforeCommit_data() { finishThrowsNothingLeft_data(); }
+    void verifyBeforeCommit()
+    {
+        QFETCH(QString, target);
+        QFETCH(QString, name);
+        QTemporaryDir tmp;
+        const auto src = open("safetensors/sources.safetensors");
+        const FormatInfo& format = *findFormat(target.toStdString());
+        const std::string out = tmp.filePath(name).toStdString();
+        QuantScheme scheme;
+        scheme.format = &format;
+        for (const bool pass : {false, true}) {
+            const auto w = CheckpointWriter::open(*src, out, format, false, false);
+            w->copy(0);
+            bool seen = false;
+            const auto verify = [&](const Checkpoint& written) {
+                seen = true;
+                QCOMPARE(written.tensors.size(), size_t(1));
+                QCOMPARE(written.weights.size(), size_t(1));
+                QCOMPARE(written.weights[0].name, src->tensors[0].name);
+                QCOMPARE(written.config.isEmpty(), w->fixedLayout()); // a folder's config.json is read back too
+                QVERIFY(
+                    !QFileInfo::exists(QString::fromStdString(out + (w->fixedLayout() ? "" : "/model.safetensors"))));
+                if (!pass)
+                    throw Error("reads back wrong");
+            };
+            if (pass) {
+                w->write({}, {}, scheme, {}, verify);
+                QVERIFY(QFileInfo::exists(QString::fromStdString(out)));
+            } else {
+                QVERIFY_THROWS_EXCEPTION(Error, w->write({}, {}, scheme, {}, verify));
+                QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                         QStringList());
+            }
+            QVERIFY(seen);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCheckpointWriter)

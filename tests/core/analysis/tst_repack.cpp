@@ -39,6 +39,14 @@ std::shared_ptr<const Checkpoint> fixture(const QString& variant)
         qstest::fixture(QStringLiteral("safetensors/") + variant + QStringLiteral("/model.safetensors")).toStdString());
 }
 
+// A fixture under GGUF-style names (blk.0.mlp.down_proj...), which a GGUF output keeps.
+std::shared_ptr<const Checkpoint> ggufNamed(const QTemporaryDir& tmp, const QString& variant)
+{
+    return openCheckpoint(qstest::ggufNamedCopy(qstest::fixture(QStringLiteral("safetensors/") + variant),
+                                                tmp.filePath(variant + QStringLiteral("-gguf-names")))
+                              .toStdString());
+}
+
 RepackResult repackTo(const Checkpoint& src, const QString& dir, const QString& to)
 {
     RepackOptions o;
@@ -306,7 +314,7 @@ private slots:
         QFETCH(QString, to);
         QFETCH(bool, exact);
         QTemporaryDir tmp;
-        const auto a = fixture(variant);
+        const auto a = ggufNamed(tmp, variant);
         const RepackResult r = repackTo(*a, tmp.filePath(QStringLiteral("out.gguf")), to);
         const auto b = openCheckpoint(r.output);
         QCOMPARE(b->container, Container::Gguf);
@@ -424,7 +432,10 @@ private slots:
         }
 
         // GGUF: K = 75 is not whole 32-weight blocks: F32, exact, with a note.
-        const RepackResult g = repackTo(*oddBoth, tmp.filePath(QStringLiteral("odd.gguf")), QStringLiteral("q8_0"));
+        const auto oddBothGguf = openCheckpoint(
+            qstest::ggufNamedCopy(QString::fromStdString(oddBoth->path), tmp.filePath(QStringLiteral("nk-gguf-names")))
+                .toStdString());
+        const RepackResult g = repackTo(*oddBothGguf, tmp.filePath(QStringLiteral("odd.gguf")), QStringLiteral("q8_0"));
         QVERIFY(exactAll(g));
         QVERIFY(QString::fromStdString(g.weights.front().note).contains(QStringLiteral("F32")));
         const auto gb = openCheckpoint(g.output);
@@ -517,6 +528,32 @@ private slots:
         QCOMPARE(b->weights.back().format, std::string("awq-gemm"));
     }
 
+    // quantize's per-channel asymmetric GPTQ of K = 100 (every row's zero comes out 7) into v2,
+    // and back: the v2 output, whose constant zeros look like v1's symmetric ones, reads back as
+    // gptq-v2 by its checkpoint_format and dequantizes bit for bit (it failed verify, issue 29).
+    void perChannelAsymmetricIntoV2()
+    {
+        QTemporaryDir tmp;
+        QuantizeCheckpointOptions q;
+        q.format = "gptq-v1";
+        q.groupSize = -1;
+        const std::string k100 = tmp.filePath(QStringLiteral("k100")).toStdString();
+        quantizeCheckpoint(
+            *openCheckpoint(qstest::fixture(QStringLiteral("real/ollama/minicpm3-4b-model.safetensors")).toStdString()),
+            k100, q);
+        const auto src = openCheckpoint(k100);
+        const RepackResult v2 = repackTo(*src, tmp.filePath(QStringLiteral("v2")), QStringLiteral("gptq-v2"));
+        QCOMPARE(v2.weights.size(), size_t(8));
+        for (const RepackWeight& w : v2.weights)
+            QVERIFY2(w.verified && w.exact, w.name.c_str());
+        const auto b = openCheckpoint(v2.output);
+        for (const LogicalWeight& w : b->weights)
+            if (w.name.ends_with("_proj"))
+                QCOMPARE(w.format, std::string("gptq-v2"));
+        const RepackResult v1 = repackTo(*b, tmp.filePath(QStringLiteral("v1")), QStringLiteral("gptq-v1"));
+        sameTensors(*src, *openCheckpoint(v1.output));
+    }
+
     // The targets are the formats whose traits say so; ids and aliases through the one parser.
     // A cancel between weights, into either output, throws and leaves nothing behind; progress
     // counts each weight written, then each weight verified, out of twice their number.
@@ -534,13 +571,15 @@ private slots:
         QFETCH(QString, to);
         QFETCH(QString, name);
         QTemporaryDir tmp;
-        const auto src = fixture(QStringLiteral("gptq-w4-g128-asym-actorder"));
+        const bool gguf = name.endsWith(QStringLiteral(".gguf"));
+        const QString variant = QStringLiteral("gptq-w4-g128-asym-actorder");
+        const auto src = gguf ? ggufNamed(tmp, variant) : fixture(variant);
         RepackOptions o;
         o.to = to.toStdString();
         std::vector<size_t> done;
         o.progress.report = [&](size_t d, size_t total, const std::string& w) {
             QCOMPARE(total, size_t(2));
-            QCOMPARE(w, std::string("model.layers.0.mlp.down_proj"));
+            QCOMPARE(w, std::string(gguf ? "blk.0.mlp.down_proj" : "model.layers.0.mlp.down_proj"));
             done.push_back(d);
         };
         repackCheckpoint(*src, tmp.filePath(name).toStdString(), o);
@@ -551,6 +590,76 @@ private slots:
         o.progress.cancel = &cancel;
         QVERIFY_THROWS_EXCEPTION(Cancelled, repackCheckpoint(*src, empty.filePath(name).toStdString(), o));
         QCOMPARE(QDir(empty.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+    }
+
+    // The output is verified before it is committed: a cancel during verification leaves
+    // nothing under the output's name and no temporary file, and an existing folder written
+    // into with force keeps its files as they were (issue 29: the verified output was already
+    // in place, and a failed verification exited 2 with it left there).
+    void cancelDuringVerifyLeavesNothing_data() { progressAndCancel_data(); }
+    void cancelDuringVerifyLeavesNothing()
+    {
+        QFETCH(QString, to);
+        QFETCH(QString, name);
+        QTemporaryDir names;
+        const QString variant = QStringLiteral("gptq-w4-g128-asym-actorder");
+        const auto src = name.endsWith(QStringLiteral(".gguf")) ? ggufNamed(names, variant) : fixture(variant);
+        RepackOptions o;
+        o.to = to.toStdString();
+        std::atomic<bool> cancel{false};
+        o.progress.cancel = &cancel;
+        o.progress.report = [&](size_t done, size_t, const std::string&) { cancel = done == 1; }; // 1 weight written
+        QTemporaryDir empty;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, repackCheckpoint(*src, empty.filePath(name).toStdString(), o));
+        QCOMPARE(QDir(empty.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+        if (name.endsWith(QStringLiteral(".gguf")))
+            return;
+        QTemporaryDir existing;
+        const QString out = existing.filePath(name);
+        QDir().mkpath(out);
+        QFile old(out + QStringLiteral("/config.json"));
+        QVERIFY(old.open(QIODevice::WriteOnly));
+        old.write("old");
+        old.close();
+        o.force = true;
+        cancel = false;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, repackCheckpoint(*src, out.toStdString(), o));
+        QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot),
+                 QStringList{QStringLiteral("config.json")});
+        QVERIFY(old.open(QIODevice::ReadOnly));
+        QCOMPARE(old.readAll(), QByteArray("old"));
+    }
+
+    // A GGUF output keeps tensor names and llama.cpp loads no Hugging Face names: repack refuses
+    // them by the rule quantize follows, with the same message naming the tensor, and writes
+    // nothing (it wrote model.layers.0.mlp.down_proj.weight into the GGUF file, issue 29).
+    void ggufRefusesHuggingFaceNames()
+    {
+        QTemporaryDir tmp;
+        const QString out = tmp.filePath(QStringLiteral("out.gguf"));
+        std::string repackError, quantizeError;
+        try {
+            repackTo(*fixture(QStringLiteral("gptq-w4-g128-sym")), out, QStringLiteral("q8_0"));
+        } catch (const Error& e) {
+            repackError = e.what();
+        }
+        QVERIFY2(repackError.find("'model.layers.0.mlp.down_proj.g_idx' is not a GGUF name") != std::string::npos,
+                 repackError.c_str());
+        QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot), QStringList());
+        QuantizeCheckpointOptions q;
+        q.format = "q8_0";
+        const auto floats =
+            openCheckpoint(qstest::fixture(QStringLiteral("safetensors/sources.safetensors")).toStdString());
+        try {
+            quantizeCheckpoint(*floats, out.toStdString(), q);
+        } catch (const Error& e) {
+            quantizeError = e.what();
+        }
+        const std::string rule = "is not a GGUF name (blk.N.*, token_embd, output...), which llama.cpp cannot load: "
+                                 "use a GGUF input, or convert the names first";
+        QVERIFY2(repackError.find(rule) != std::string::npos, repackError.c_str());
+        QVERIFY2(quantizeError.find(rule) != std::string::npos, quantizeError.c_str());
+        QVERIFY(!QFile::exists(out));
     }
 
     void targets()

@@ -340,6 +340,8 @@ private slots:
     void ggufUnknownType();
     void gptqLabelSaysV1ZerosSayV2();
     void gptqLabelSaysV2ZerosSayV1();
+    void gptqAsymmetricConstantZerosKeepTheLabel();
+    void memoryCheckpointReadsSideTensors();
     void gptq3BitV2Zeros();
     void gptqMislabeledBits();
     void configNumbersBeyondInt64();
@@ -574,6 +576,67 @@ void TestDetect::gptqLabelSaysV2ZerosSayV1()
     const auto ok = w2.open();
     QCOMPARE(ok->weights.at(0).format, std::string("gptq-v2"));
     QVERIFY2(ok->weights.at(0).notes.empty(), allNotes(ok->weights.at(0)).c_str());
+}
+
+// A config that says sym false keeps its checkpoint_format when every zero field happens to be
+// a symmetric zero (an asymmetric per-channel quantization of symmetric rows gives every row
+// zero 7: quantize's K = 100 checkpoint repacked to gptq-v2 read back as v1, issue 29).
+void TestDetect::gptqAsymmetricConstantZerosKeepTheLabel()
+{
+    const QByteArray asymConfig = R"({"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 32,
+        "sym": false, "desc_act": false, "checkpoint_format": "%1"}})";
+    struct Case {
+        const char* label;
+        uint32_t zeros;
+        const char* format;
+        const char* note; // empty: the zero test and the label agree
+    };
+    for (const Case& c : {Case{"gptq_v2", 0x77777777, "gptq-v2",
+                               "config says sym false: every zero field is 7, as symmetric v1 zeros would be; read "
+                               "as v2 by checkpoint_format"},
+                          Case{"gptq", 0x88888888, "gptq-v1",
+                               "config says sym false: every zero field is 8, as symmetric v2 zeros would be; read "
+                               "as v1 by checkpoint_format"},
+                          Case{"gptq_v2", 0x88888888, "gptq-v2", ""}}) {
+        QTemporaryDir dir;
+        Writer w(dir);
+        gptqLayer(w, "model.layers.0.mlp.up_proj", 4, c.zeros);
+        w.config(QString::fromLatin1(asymConfig).arg(QString::fromLatin1(c.label)).toUtf8());
+        const auto ckpt = w.open();
+        const LogicalWeight& l = ckpt->weights.at(0);
+        QCOMPARE(l.format, std::string(c.format));
+        QVERIFY(!l.symmetric);
+        if (*c.note)
+            QVERIFY2(hasNote(l, c.note), allNotes(l).c_str());
+        else
+            QVERIFY2(l.notes.empty(), allNotes(l).c_str());
+    }
+}
+
+// A checkpoint read from memory (repack verifies its output so, before committing it) reads the
+// small side tensors detection needs from memory: compressed-tensors' weight_shape gives K (it
+// was looked for as a file, "<memory>/model.safetensors: cannot open", and K became the packed width).
+void TestDetect::memoryCheckpointReadsSideTensors()
+{
+    const QString dir = qstest::fixture(QStringLiteral("safetensors/ct-pack-w4a16-g32-asym"));
+    QByteArray model, config;
+    for (auto [name, bytes] : {std::pair{"model.safetensors", &model}, std::pair{"config.json", &config}}) {
+        QFile f(dir + QLatin1Char('/') + QString::fromLatin1(name));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        *bytes = f.readAll();
+    }
+    const auto span = [](const QByteArray& b) {
+        return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.constData()), size_t(b.size()));
+    };
+    const auto mem = Checkpoint::readMemory({{"model.safetensors", span(model)}, {"config.json", span(config)}});
+    mem->weights = detectWeights(*mem);
+    const auto disk = openCheckpoint(dir.toStdString());
+    QCOMPARE(mem->weights.size(), disk->weights.size());
+    for (size_t i = 0; i < disk->weights.size(); ++i) {
+        QCOMPARE(mem->weights[i].format, disk->weights[i].format);
+        QCOMPARE(mem->weights[i].shape, disk->weights[i].shape);
+        QVERIFY2(mem->weights[i].notes.size() == disk->weights[i].notes.size(), allNotes(mem->weights[i]).c_str());
+    }
 }
 
 void TestDetect::gptq3BitV2Zeros()
