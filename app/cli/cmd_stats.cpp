@@ -189,7 +189,7 @@ std::vector<float> readActivations(const std::string& path, uint64_t K)
 {
     const qs::npy::Array a = qs::npy::read(path);
     if (a.shape.empty() || a.shape.back() != K)
-        throw qs::Error(path + ": activations must be [tokens, " + std::to_string(K) + "]");
+        throw qs::Error(qs::ErrorContext{path}, "activations must be [tokens, " + std::to_string(K) + "]");
     std::vector<float> x(a.count());
     if (a.descr == "<f4") {
         std::memcpy(x.data(), a.data.data(), x.size() * 4);
@@ -200,7 +200,7 @@ std::vector<float> readActivations(const std::string& path, uint64_t K)
             x[i] = float(d);
         }
     } else {
-        throw qs::Error(path + ": activations must be float32 or float64, not " + a.descr);
+        throw qs::Error(qs::ErrorContext{path}, "activations must be float32 or float64, not " + a.descr);
     }
     return x;
 }
