@@ -7,6 +7,7 @@
 #include "remote/url.h"
 #include "container/safetensors.h"
 #include "base/error.h"
+#include "base/progress.h"
 
 #include <algorithm>
 #include <atomic>
@@ -234,6 +235,8 @@ void readSafetensorsOrExplain(Checkpoint& ckpt, const std::string& path, const s
     }
     try {
         readSafetensorsFile(ckpt, path);
+    } catch (const Cancelled&) {
+        throw;
     } catch (const Error& e) {
         // The safetensors reader's error names this file: said once, in front.
         ErrorContext inner = e.context();
