@@ -441,8 +441,8 @@
     </message>
     <message>
         <location filename="../widgets/views/bitmapview.cpp" line="288"/>
-        <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words. Arrow keys move the selection; Ctrl+wheel zooms.</source>
-        <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code. Pfeiltasten bewegen die Auswahl; Strg+Mausrad zoomt.</translation>
+        <source>Hover a bit to see which element it belongs to; click to select it. Hue: the element&apos;s place in the layout&apos;s repeating tile. Lightness: its code (dark = low). A notch marks a code split over two words. Arrow keys move the selection; Ctrl+wheel zooms; Ctrl+C copies the selected row as hex with its file offset.</source>
+        <translation>Zeigen Sie auf ein Bit, um zu sehen, zu welchem Element es gehört; klicken Sie, um es auszuwählen. Farbton: die Stelle des Elements in der sich wiederholenden Kachel des Layouts. Helligkeit: sein Code (dunkel = niedrig). Eine Kerbe markiert einen auf zwei Wörter verteilten Code. Pfeiltasten bewegen die Auswahl; Strg+Mausrad zoomt; Strg+C kopiert die Zeile der Auswahl als Hex mit ihrem Dateiversatz.</translation>
     </message>
     <message>
         <location filename="../widgets/views/bitmapview.cpp" line="303"/>
@@ -530,44 +530,11 @@
         <translation>Gleitkomma</translation>
     </message>
     <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="94"/>
-        <source>GGUF</source>
-        <translation>GGUF</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="95"/>
-        <source>GPTQ</source>
-        <translation>GPTQ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="96"/>
-        <source>AWQ</source>
-        <translation>AWQ</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="97"/>
-        <source>compressed-tensors</source>
-        <translation>compressed-tensors</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="98"/>
-        <source>MLX</source>
-        <translation>MLX</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="99"/>
-        <source>bitsandbytes 4-bit</source>
-        <translation>bitsandbytes 4 Bit</translation>
-    </message>
-    <message>
-        <location filename="../widgets/figures/budgetchart.cpp" line="100"/>
-        <source>bitsandbytes int8</source>
-        <translation>bitsandbytes int8</translation>
-    </message>
-    <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="165"/>
-        <source>bits per weight (every scale, zero and index counted)</source>
-        <translation>Bits pro Gewicht (jede Skala, jeder Nullpunkt und Index gezählt)</translation>
+        <source>bits per weight
+(every scale, zero and index counted)</source>
+        <translation>Bits pro Gewicht
+(jede Skala, jeder Nullpunkt und Index gezählt)</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="174"/>
@@ -626,8 +593,10 @@
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="189"/>
-        <source>; budget %1 off scale →</source>
-        <translation>; Budget %1 außerhalb der Skala →</translation>
+        <source>
+budget %1 off scale →</source>
+        <translation>
+Budget %1 außerhalb der Skala →</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="196"/>
@@ -646,13 +615,17 @@
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="176"/>
-        <source>%1 for %2 parameters (%3)</source>
-        <translation>%1 für %2 Parameter (%3)</translation>
+        <source>%1 for %2 parameters
+(%3)</source>
+        <translation>%1 für %2 Parameter
+(%3)</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="177"/>
-        <source>%1 (%2)</source>
-        <translation>%1 (%2)</translation>
+        <source>%1
+(%2)</source>
+        <translation>%1
+(%2)</translation>
     </message>
     <message>
         <location filename="../widgets/figures/budgetchart.cpp" line="264"/>
@@ -1576,6 +1549,14 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <location filename="../widgets/views/errorview.cpp" line="408"/>
         <source>mean signed error</source>
         <translation>mittlerer vorzeichenbehafteter Fehler</translation>
+    </message>
+    <message>
+        <source>NaN or Inf</source>
+        <translation>NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 left out of every figure; the first at (%2, %3)</source>
+        <translation>%1 aus allen Kennzahlen ausgelassen; das erste bei (%2, %3)</translation>
     </message>
     <message>
         <location filename="../widgets/views/errorview.cpp" line="409"/>
@@ -2619,31 +2600,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>&amp;Länge:</translation>
     </message>
     <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="228"/>
-        <source>GPTQ v1</source>
-        <translation>GPTQ v1</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="229"/>
-        <source>GPTQ v2</source>
-        <translation>GPTQ v2</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="230"/>
-        <source>AWQ GEMM</source>
-        <translation>AWQ GEMM</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="231"/>
-        <source>compressed-tensors</source>
-        <translation>compressed-tensors</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/playgroundview.cpp" line="232"/>
-        <source>MLX affine</source>
-        <translation>MLX affin</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/playgroundview.cpp" line="233"/>
         <source>&amp;Format:</source>
         <translation>&amp;Format:</translation>
@@ -3069,6 +3025,10 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
 <context>
     <name>qsw::ScaleHeatmap</name>
     <message>
+        <source>■ NaN or Inf: %1 of %2 values; the first at group %3, row %4</source>
+        <translation>■ NaN oder Inf: %1 von %2 Werten; der erste bei Gruppe %3, Zeile %4</translation>
+    </message>
+    <message>
         <location filename="../widgets/figures/scaleheatmap.cpp" line="21"/>
         <source>%1 (weight units)</source>
         <translation>%1 (Gewichtseinheiten)</translation>
@@ -3364,6 +3324,14 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
 <context>
     <name>qsw::VerifyView</name>
     <message>
+        <source>note</source>
+        <translation>Hinweis</translation>
+    </message>
+    <message>
+        <source>Nothing was checked, so this is not a pass: the note says why.</source>
+        <translation>Nichts wurde geprüft, das ist also kein Bestehen: der Hinweis sagt, warum.</translation>
+    </message>
+    <message>
         <source>&amp;Refresh</source>
         <translation>&amp;Aktualisieren</translation>
     </message>
@@ -3603,6 +3571,14 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
 </context>
 <context>
     <name>qsw::WeightTreeModel</name>
+    <message>
+        <source>Verify found errors in this layer.</source>
+        <translation>Die Prüfung hat Fehler in dieser Schicht gefunden.</translation>
+    </message>
+    <message>
+        <source>Verify found errors in this weight: its findings are in the Verify view.</source>
+        <translation>Die Prüfung hat Fehler in diesem Gewicht gefunden: die Befunde stehen in der Ansicht Prüfen.</translation>
+    </message>
     <message numerus="yes">
         <location filename="../widgets/weighttreemodel.cpp" line="160"/>
         <source>%n weight(s) in %1</source>
@@ -3677,6 +3653,72 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
             <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
             <numerusform>%n davon mit Anmerkungen der Erkennung</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>qs::FamilyName</name>
+    <message>
+        <source>float</source>
+        <translation>Gleitkomma</translation>
+    </message>
+    <message>
+        <source>integer</source>
+        <translation>Ganzzahl</translation>
+    </message>
+    <message>
+        <source>GGUF</source>
+        <translation>GGUF</translation>
+    </message>
+    <message>
+        <source>GPTQ</source>
+        <translation>GPTQ</translation>
+    </message>
+    <message>
+        <source>AWQ</source>
+        <translation>AWQ</translation>
+    </message>
+    <message>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <source>MLX</source>
+        <translation>MLX</translation>
+    </message>
+    <message>
+        <source>HQQ</source>
+        <translation>HQQ</translation>
+    </message>
+    <message>
+        <source>bitsandbytes 4-bit</source>
+        <translation>bitsandbytes 4 Bit</translation>
+    </message>
+    <message>
+        <source>bitsandbytes int8</source>
+        <translation>bitsandbytes int8</translation>
+    </message>
+</context>
+<context>
+    <name>qs::PlaygroundFormat</name>
+    <message>
+        <source>GPTQ v1</source>
+        <translation>GPTQ v1</translation>
+    </message>
+    <message>
+        <source>GPTQ v2</source>
+        <translation>GPTQ v2</translation>
+    </message>
+    <message>
+        <source>AWQ GEMM</source>
+        <translation>AWQ GEMM</translation>
+    </message>
+    <message>
+        <source>compressed-tensors</source>
+        <translation>compressed-tensors</translation>
+    </message>
+    <message>
+        <source>MLX affine</source>
+        <translation>MLX affin</translation>
     </message>
 </context>
 <context>

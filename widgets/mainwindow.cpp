@@ -9,6 +9,7 @@
 #include "guide.h"
 #include "inspector.h"
 #include "jobrunner.h"
+#include "namecolumns.h"
 #include "numbers.h"
 #include "qtext.h"
 #include "openurldialog.h"
@@ -80,7 +81,9 @@ bool isRemote(const QString& path)
 }
 
 constexpr int kRecentMax = 10;
-constexpr int kStateVersion = 2; // 2: the inspector sits below the browser
+// 2: the inspector sits below the browser; 3: the docks have a minimum width (states saved
+// before could hold a dock of a few pixels)
+constexpr int kStateVersion = 3;
 
 const QPalette& systemPalette()
 {
@@ -165,6 +168,8 @@ MainWindow::MainWindow(Options options, QWidget* parent)
 
     m_context = new ViewContext(this);
     connect(m_context, &ViewContext::viewRequested, this, [this](const QString& name) { showView(name); });
+    connect(m_context, &ViewContext::flaggedWeightsChanged, this,
+            [this] { m_weightModel->setFlagged(m_context->flaggedWeights()); });
     connect(m_context, &ViewContext::weightRequested, this, [this](int weight) {
         if (m_snapshot && weight >= 0 && weight < m_snapshot->weights.size())
             selectWeight(m_snapshot->weightName(weight));
@@ -345,10 +350,8 @@ void MainWindow::createDocks()
     m_weightView->sortByColumn(-1, Qt::AscendingOrder);
     m_weightView->setAlternatingRowColors(true);
     m_weightView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_weightView->header()->setStretchLastSection(false);
-    m_weightView->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Stretch);
     m_weightView->header()->setMinimumSectionSize(m_weightView->fontMetrics().averageCharWidth() * 4);
-    m_weightView->setTextElideMode(Qt::ElideMiddle);
+    keepNamesReadable(m_weightView, {WeightTreeModel::NameColumn});
     m_weightView->setIndentation(m_weightView->fontMetrics().averageCharWidth() * 2); // names keep the room
     connect(m_weightView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &MainWindow::onWeightSelectionChanged);
@@ -381,6 +384,9 @@ void MainWindow::createDocks()
     // inspector's tables a few characters wide at 1600 px.
     addDockWidget(Qt::LeftDockWidgetArea, inspectorDock);
     splitDockWidget(browserDock, inspectorDock, Qt::Vertical);
+    // A dock narrower than this showed names and the inspector a letter or two a line.
+    for (QDockWidget* dock : {browserDock, inspectorDock})
+        dock->widget()->setMinimumWidth(2 * readableNameWidth(this));
     resizeDocks({browserDock}, {600}, Qt::Horizontal);
     resizeDocks({browserDock, inspectorDock}, {560, 380}, Qt::Vertical);
 }

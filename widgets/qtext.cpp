@@ -1,5 +1,7 @@
 #include "qtext.h"
 
+#include "formats/family.h"
+
 #include <QLocale>
 
 namespace qsw {
@@ -35,6 +37,11 @@ QString qtext(const qs::Message& m)
         for (const qs::Message& part : m.parts())
             args.push_back(qtext(part).toStdString());
     return QString::fromStdString(qs::fillMessage(tmpl.toStdString(), args));
+}
+
+QString familyName(const qs::FormatInfo& format)
+{
+    return QCoreApplication::translate(qs::kFamilyNameContext, qs::familyDisplayName(format));
 }
 
 } // namespace qsw

@@ -8,6 +8,10 @@
 
 #include <string>
 
+namespace qs {
+struct FormatInfo;
+}
+
 namespace qsw {
 
 inline QString qtext(const std::string& s)
@@ -32,6 +36,10 @@ inline QString qword(const std::string& s)
 // and a decimal argument ("2.50", "+12.3", core writes them in the C locale) with the locale's
 // decimal point, as localNumber writes it.
 QString qtext(const qs::Message& m);
+
+// What the views call a format where they group formats by family ("GPTQ", "AWQ",
+// "bitsandbytes 4-bit": its row's displayName), in the UI's language.
+QString familyName(const qs::FormatInfo& format);
 
 // An error as the user reads it: the same text as the CLI's what(), its context (file, weight,
 // tensor) in front and the message translated when core raised it with one.

@@ -73,11 +73,20 @@ void ViewContext::setCheckpoint(std::shared_ptr<const qs::Checkpoint> checkpoint
         m_comparison.reset();
     }
     emit checkpointChanged();
+    setFlaggedWeights({});
     if (hadReference && !m_reference)
         emit referenceChanged();
     if (hadComparison && !m_comparison)
         emit comparisonChanged();
     emit weightChanged(-1);
+}
+
+void ViewContext::setFlaggedWeights(const QSet<int>& weights)
+{
+    if (weights == m_flagged)
+        return;
+    m_flagged = weights;
+    emit flaggedWeightsChanged();
 }
 
 void ViewContext::setReference(std::shared_ptr<const qs::Checkpoint> reference)

@@ -6,6 +6,7 @@
 #include "theme.h"
 
 #include <QObject>
+#include <QSet>
 
 #include <cstdint>
 #include <memory>
@@ -59,6 +60,10 @@ public:
     // The importance matrix the Recipe view opened (analysis/imatrix.h). It stays when another
     // checkpoint opens: one imatrix serves every quantization of the same model.
     std::shared_ptr<const qs::Imatrix> imatrix() const { return m_imatrix; }
+    // The weights Verify found errors in (indices of checkpoint()->weights), which the browser
+    // marks; cleared with the checkpoint.
+    const QSet<int>& flaggedWeights() const { return m_flagged; }
+    void setFlaggedWeights(const QSet<int>& weights);
     // Every file the session reads (checkpoint, reference, B, imatrix): what an export must not overwrite.
     std::vector<std::string> inputs() const;
 
@@ -92,6 +97,7 @@ signals:
     void selectedChanged(const ElementRef& element);
     void viewRequested(const QString& name);
     void weightRequested(int weight);
+    void flaggedWeightsChanged();
 
 private:
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
@@ -108,6 +114,7 @@ private:
     ElementRef m_hovered;
     ElementRef m_selected;
     JobRunner* m_jobs = nullptr;
+    QSet<int> m_flagged;
 };
 
 } // namespace qsw

@@ -16,6 +16,17 @@ namespace {
 // Internal ids: 0 for top-level rows, group + 1 for the weights inside a group.
 constexpr quintptr kTopLevel = 0;
 
+// What the tree does not already say: inside a layer the prefix is in the parent row, and
+// every row is a weight, so a ".weight" suffix tells nothing either.
+QString shownWeightName(const QString& name, int layerLength)
+{
+    QStringView shown = layerLength == 0 ? QStringView(name) : QStringView(name).mid(layerLength + 1);
+    const QLatin1String kSuffix(".weight");
+    if (shown.size() > kSuffix.size() && shown.endsWith(kSuffix))
+        shown.chop(kSuffix.size());
+    return shown.toString();
+}
+
 QString bpwText(double bpw)
 {
     return localNumber(bpw, 'f', 3);
@@ -37,6 +48,22 @@ QIcon noteMarkIcon(const QColor& colour, const QColor& mark)
     return QIcon(pixmap);
 }
 
+// A round mark with "!" in the theme's error colour: a weight Verify found errors in.
+QIcon errorMarkIcon(const QColor& colour, const QColor& mark)
+{
+    QPixmap pixmap(32, 32);
+    pixmap.fill(Qt::transparent);
+    QPainter p(&pixmap);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(Qt::NoPen);
+    p.setBrush(colour);
+    p.drawEllipse(QPointF(16, 16), 14, 14);
+    p.setPen(QPen(mark, 3.5, Qt::SolidLine, Qt::RoundCap));
+    p.drawLine(QPointF(16, 8), QPointF(16, 18));
+    p.drawPoint(QPointF(16, 24));
+    return QIcon(pixmap);
+}
+
 } // namespace
 
 WeightTreeModel::WeightTreeModel(QObject* parent)
@@ -49,15 +76,17 @@ void WeightTreeModel::setSnapshot(std::shared_ptr<const CheckpointSnapshot> snap
     beginResetModel();
     m_snapshot = std::move(snapshot);
     m_groups = m_snapshot ? &m_snapshot->groups : nullptr;
+    m_flagged.clear();
+    m_flaggedGroups.clear();
     endResetModel();
 }
 
 void WeightTreeModel::setTheme(const Theme& theme)
 {
     m_theme = theme;
-    m_noteIcon = theme.warning.isValid()
-        ? noteMarkIcon(theme.warning, theme.background.isValid() ? theme.background : Qt::white)
-        : QIcon();
+    const QColor mark = theme.background.isValid() ? theme.background : QColor(Qt::white);
+    m_noteIcon = theme.warning.isValid() ? noteMarkIcon(theme.warning, mark) : QIcon();
+    m_errorIcon = theme.error.isValid() ? errorMarkIcon(theme.error, mark) : QIcon();
     if (!m_groups || m_groups->groups.empty())
         return;
     // One signal for the top level; the views repaint what they show of the children with it.
@@ -73,6 +102,24 @@ void WeightTreeModel::setTheme(const Theme& theme)
             emit dataChanged(index(0, 0, parent), index(n - 1, ColumnCount - 1, parent),
                              {Qt::ForegroundRole, Qt::DecorationRole});
     }
+}
+
+void WeightTreeModel::setFlagged(const QSet<int>& weights)
+{
+    m_flagged = weights;
+    m_flaggedGroups.clear();
+    if (m_groups)
+        for (int w : weights)
+            if (w >= 0 && size_t(w) < m_groups->groupOf.size())
+                m_flaggedGroups.insert(m_groups->groupOf[size_t(w)]);
+    if (rowCount() == 0)
+        return;
+    // Only the name column's mark and tooltip change; the views ask again for what they paint.
+    emit dataChanged(index(0, NameColumn), index(rowCount() - 1, NameColumn), {Qt::DecorationRole, Qt::ToolTipRole});
+    for (int g : std::as_const(m_flaggedGroups))
+        if (const int n = rowCount(index(g, 0)))
+            emit dataChanged(index(0, NameColumn, index(g, 0)), index(n - 1, NameColumn, index(g, 0)),
+                             {Qt::DecorationRole, Qt::ToolTipRole});
 }
 
 QModelIndex WeightTreeModel::indexOfWeight(int weight) const
@@ -165,12 +212,18 @@ QVariant WeightTreeModel::groupData(int group, int column, int role) const
     case WeightIndexRole: return -1;
     case Qt::BackgroundRole: return m_theme.groupHeader.isValid() ? QVariant(m_theme.groupHeader) : QVariant();
     case Qt::DecorationRole:
-        // A collapsed layer still shows that a weight inside has notes.
-        return column == NameColumn && g.withNotes > 0 && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
+        // A collapsed layer still shows that a weight inside has errors or notes.
+        if (column != NameColumn)
+            return {};
+        if (m_flaggedGroups.contains(group) && !m_errorIcon.isNull())
+            return m_errorIcon;
+        return g.withNotes > 0 && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
     case Qt::ToolTipRole: {
         QString tip = tr("%n weight(s) in %1", nullptr, g.count).arg(shownText(groupName(g)));
         if (g.withNotes > 0)
             tip += QLatin1Char('\n') + tr("%n of them with notes from detection", nullptr, g.withNotes);
+        if (m_flaggedGroups.contains(group))
+            tip += QLatin1Char('\n') + tr("Verify found errors in this layer.");
         return tip;
     }
     case Qt::TextAlignmentRole:
@@ -189,11 +242,7 @@ QVariant WeightTreeModel::weightData(int weightIndex, int column, int role) cons
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case NameColumn: {
-            // Inside a layer the prefix is in the parent row already.
-            const QString name = qtext(w.name);
-            return shownText(layer == 0 ? name : name.mid(layer + 1));
-        }
+        case NameColumn: return shownText(shownWeightName(qtext(w.name), layer));
         case FormatColumn: return format();
         case ShapeColumn: return shapeText(QVector<uint64_t>(w.shape.begin(), w.shape.end()));
         case BitsColumn: return w.bits ? QVariant(w.bits) : QVariant();
@@ -228,9 +277,15 @@ QVariant WeightTreeModel::weightData(int weightIndex, int column, int role) cons
             return m_theme.warning;
         return {};
     case Qt::DecorationRole:
-        return column == NameColumn && !w.notes.empty() && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
+        if (column != NameColumn)
+            return {};
+        if (m_flagged.contains(weightIndex) && !m_errorIcon.isNull())
+            return m_errorIcon;
+        return !w.notes.empty() && !m_noteIcon.isNull() ? QVariant(m_noteIcon) : QVariant();
     case Qt::ToolTipRole: {
         QString tip = shownText(qtext(w.name));
+        if (m_flagged.contains(weightIndex))
+            tip += QLatin1Char('\n') + tr("Verify found errors in this weight: its findings are in the Verify view.");
         for (const qs::Message& n : w.notes)
             tip += QLatin1Char('\n') + qtext(n);
         return tip;

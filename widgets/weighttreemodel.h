@@ -7,6 +7,7 @@
 
 #include <QAbstractItemModel>
 #include <QIcon>
+#include <QSet>
 
 class QTreeView;
 
@@ -36,6 +37,8 @@ public:
 
     void setSnapshot(std::shared_ptr<const CheckpointSnapshot> snapshot);
     void setTheme(const Theme& theme);
+    // Weights Verify found errors in (indices of the snapshot's weights): marked, and their layer.
+    void setFlagged(const QSet<int>& weights);
     QModelIndex indexOfWeight(int weight) const;
 
 public: // QAbstractItemModel API
@@ -56,6 +59,8 @@ private:
     const WeightGroups* m_groups = nullptr;
     Theme m_theme;
     QIcon m_noteIcon; // the warning mark of weights with notes
+    QIcon m_errorIcon; // the mark of weights Verify found errors in
+    QSet<int> m_flagged, m_flaggedGroups;
 };
 
 // Expands every layer of a tree `view` shows, when it has at most kExpandLayers top-level rows

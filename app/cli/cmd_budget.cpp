@@ -557,7 +557,7 @@ void printFormatTablesJson(const FormatTables& t)
         QJsonObject o;
         o[QStringLiteral("id")] = QString::fromStdString(r0.format.id);
         o[QStringLiteral("bpw")] = r0.bitsPerWeight;
-        o[QStringLiteral("asymptotic_bpw")] = qs::budgetAsymptoticBits(r0.format);
+        o[QStringLiteral("asymptotic_bpw")] = qs::asymptoticBitsPerWeight(r0.format);
         o[QStringLiteral("breakdown")] = QString::fromStdString(qs::budgetBreakdown(r0.format, t.layerN, t.layerK));
         QJsonArray sizes;
         for (size_t i = 0; i < t.tables.size(); ++i) {

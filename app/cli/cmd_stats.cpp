@@ -15,6 +15,7 @@
 #include "container/checkpoint.h"
 #include "container/npy.h"
 #include "formats/dequant.h"
+#include "formats/family.h"
 #include "formats/formatid.h"
 #include "formats/opencheckpoint.h"
 
@@ -78,6 +79,12 @@ QJsonObject comparisonJson(const qs::WeightComparison& c)
                      {QStringLiteral("relative_error"), c.output.relativeError},
                      {QStringLiteral("cosine"), c.output.cosine}}},
     };
+    if (e.nonFinite) // left out of every figure above; the first one's place
+        o.insert(QStringLiteral("non_finite"),
+                 QJsonObject{
+                     {QStringLiteral("count"), qint64(e.nonFinite)},
+                     {QStringLiteral("first"),
+                      QJsonArray{qint64(e.firstNonFinite / c.shape.at(1)), qint64(e.firstNonFinite % c.shape.at(1))}}});
     if (!c.note.empty()) // how the pair was matched: "q/k row permutation undone (32 heads)", ...
         o.insert(QStringLiteral("note"), QString::fromStdString(c.note));
     if (e.weighted)
@@ -178,6 +185,11 @@ void printComparison(const qs::WeightComparison& c, bool json, bool histogram, Q
                 " | y=Wx rel %.4g cos %.6f\n",
                 c.weight.c_str(), reference.c_str(), e.rmse, e.meanAbs, e.maxAbs, e.sqnrDb, e.p50, e.p95, e.p99, e.p999,
                 e.percentilesExact ? "" : " (sampled)", c.output.relativeError, c.output.cosine);
+    if (e.nonFinite)
+        std::printf("  %llu NaN or Inf %s left out of these figures, the first at (%llu, %llu)\n",
+                    static_cast<unsigned long long>(e.nonFinite), e.nonFinite == 1 ? "element" : "elements",
+                    static_cast<unsigned long long>(e.firstNonFinite / c.shape.at(1)),
+                    static_cast<unsigned long long>(e.firstNonFinite % c.shape.at(1)));
     if (e.weighted)
         std::printf("  importance-weighted: mse %.6g (plain %.6g) sum %.6g relative %.6g\n", e.weightedMse,
                     e.rmse * e.rmse, e.weightedSumSq, e.weightedRelative);
@@ -285,8 +297,7 @@ std::optional<qs::StatsOptions> statsOptionsOf(const QCommandLineParser& parser,
     const qs::FormatInfo* target =
         requantize ? qs::resolveFormatId(parser.value(o.requant).trimmed().toLower().toStdString()) : nullptr;
     if (!requantize || target) {
-        const bool affine = target
-            && (target->requantize == qs::RequantizeRule::GptqAffine || target->requantize == qs::RequantizeRule::Awq);
+        const bool affine = target && qs::requantizerTakesShape(*target);
         for (const QCommandLineOption* option : {&o.bits, &o.group, &o.sym})
             if (parser.isSet(*option) && !affine) {
                 std::fprintf(stderr,
@@ -490,8 +501,9 @@ int runStats(const QStringList& args)
     if (shown >= 0)
         std::fprintf(stderr, "\r\033[K");
     if (ref && size_t(skipped) == todo.size())
-        throw qs::Error(ckpt->path + ": nothing compared: none of its " + std::to_string(todo.size())
-                        + " weights has a match in " + ref->path);
+        throw qs::Error(qs::ErrorContext{ckpt->path},
+                        "nothing compared: none of its " + std::to_string(todo.size()) + " weights has a match in "
+                            + ref->path);
     if (json)
         std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("weights"), out}}).toJson().constData());
     return skipped ? 2 : 0;

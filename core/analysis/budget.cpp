@@ -2,24 +2,25 @@
 
 #include "base/error.h"
 #include "base/intmath.h"
-#include "container/ggmltype.h"
-#include "formats/family.h"
+#include "formats/layoutsize.h"
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 
 namespace qs {
 namespace {
 
-// Byte counts of one weight's stored tensors, by role.
-struct Parts {
-    uint64_t codes = 0, scales = 0, zeros = 0, index = 0, tables = 0;
-    uint64_t total() const { return codes + scales + zeros + index + tables; }
+// Byte counts of one weight's stored tensors, by BudgetPart, each with the name the breakdown
+// gives it.
+struct Part {
+    uint64_t bytes = 0;
+    std::string label;
 };
-
-uint64_t groupsOf(const BudgetFormat& f, uint64_t k)
-{
-    return f.groupSize ? ceilDiv(k, f.groupSize) : 1;
-}
+struct Parts {
+    std::array<Part, 5> part; // indexed by BudgetPart
+    uint64_t total = 0;
+};
 
 [[noreturn]] void unfit(const BudgetFormat& f, uint64_t n, uint64_t k, const std::string& why)
 {
@@ -27,83 +28,33 @@ uint64_t groupsOf(const BudgetFormat& f, uint64_t k)
                 + "] weight: " + why);
 }
 
-Parts budgetParts(const BudgetFormat& f, uint64_t n, uint64_t k)
+// The row's tensors at [N, K], as its LayoutSpec lays them out.
+Parts storedParts(const BudgetFormat& f, uint64_t n, uint64_t k)
 {
     if (n == 0 || k == 0 || n > (uint64_t(1) << 32) || k > (uint64_t(1) << 32))
         unfit(f, n, k, "dimensions must be 1 .. 2^32");
-    Parts p;
-    const uint64_t b = uint64_t(f.bits);
-    const uint64_t g = groupsOf(f, k);
-    switch (f.kind) {
-    case BudgetKind::Float: p.codes = n * k * b / 8; break;
-    case BudgetKind::Gguf: {
-        const GgmlTypeInfo* t = ggmlType(f.ggmlType);
-        if (!t || !t->hasSize())
-            unfit(f, n, k, "unknown ggml type");
-        if (k % t->blockWeights != 0)
-            unfit(f, n, k, "K is not a multiple of the block size " + std::to_string(t->blockWeights));
-        // Scales and mins live inside each block; the block is the unit of storage.
-        p.codes = n * t->rowBytes(k);
-        break;
+    const LayoutSpec* spec = f.info ? findLayoutSpec(f.info->id) : nullptr;
+    if (!spec)
+        unfit(f, n, k, "its format has no layout spec");
+    const LayoutParams p{k, n, f.bits, f.groupSize};
+    if (spec->refuses)
+        if (const std::string why = spec->refuses(p); !why.empty())
+            unfit(f, n, k, why);
+    static constexpr const char* kPartNames[] = {"code", "scale", "zero", "g_idx", "tables"};
+    Parts parts;
+    for (const BudgetTensor& t : f.tensors) {
+        const LayoutTensor* stored = findTensor(*spec, t.role);
+        if (!stored || !stored->shape)
+            unfit(f, n, k, spec->id + " has no tensor " + t.role + " of a known shape");
+        Part& part = parts.part[size_t(t.part)];
+        const uint64_t bytes = tensorBytes(*spec, *stored, p, t.dtype);
+        if (__builtin_add_overflow(parts.total, bytes, &parts.total))
+            unfit(f, n, k, "its size overflows 64 bits");
+        part.bytes += bytes;
+        if (part.label.empty())
+            part.label = t.label.empty() ? kPartNames[size_t(t.part)] : t.label;
     }
-    case BudgetKind::Gptq:
-        // qweight [ceil(K*b/32), N] and qzeros [G, ceil(N*b/32)] as int32, scales [G, N],
-        // g_idx [K] int32 (AutoGPTQ and GPTQModel write it even when it is trivial).
-        p.codes = ceilDiv(k * b, 32) * n * 4;
-        p.zeros = g * ceilDiv(n * b, 32) * 4;
-        p.scales = g * n * uint64_t(f.scaleBytes);
-        p.index = k * 4;
-        break;
-    case BudgetKind::Awq:
-        if (f.groupSize && k % f.groupSize != 0)
-            unfit(f, n, k, "the group size must divide K");
-        // qweight [K, N*b/32] and qzeros [G, N*b/32] as int32, scales [G, N].
-        p.codes = k * ceilDiv(n * b, 32) * 4;
-        p.zeros = g * ceilDiv(n * b, 32) * 4;
-        p.scales = g * n * uint64_t(f.scaleBytes);
-        break;
-    case BudgetKind::CompressedTensors: {
-        // floor(32/b) codes per int32 (no straddling), weight_shape int64 [2], zero points
-        // packed along N when asymmetric, g_idx with act-order.
-        const uint64_t pf = 32 / b;
-        p.codes = n * ceilDiv(k, pf) * 4;
-        p.scales = n * g * uint64_t(f.scaleBytes);
-        p.zeros = f.symmetric ? 0 : ceilDiv(n, pf) * g * 4;
-        p.index = (f.gIdx ? k * 4 : 0) + 16;
-        break;
-    }
-    case BudgetKind::Mlx:
-        if (f.groupSize == 0 || k % f.groupSize != 0)
-            unfit(f, n, k, "the group size must divide K");
-        if (k * b % 32 != 0)
-            unfit(f, n, k, "K * bits must be a multiple of 32");
-        p.codes = n * (k * b / 32) * 4;
-        p.scales = n * (k / f.groupSize) * uint64_t(f.scaleBytes);
-        p.zeros = p.scales; // biases
-        break;
-    case BudgetKind::Bnb4: {
-        // weight ceil(N*K/2) bytes; absmax f32 per block, or u8 per block + f32 per 256
-        // blocks + the 256-entry f32 nested map; quant_map f32 [16]. The quant_state JSON
-        // (about 80 to 170 bytes per weight) is not counted.
-        const uint64_t blocks = ceilDiv(n * k, f.groupSize ? f.groupSize : 64);
-        p.codes = ceilDiv(n * k, 2);
-        if (f.nested) {
-            p.scales = blocks + ceilDiv(blocks, 256) * 4;
-            p.tables = 16 * 4 + 256 * 4;
-        } else {
-            p.scales = blocks * 4;
-            p.tables = 16 * 4;
-        }
-        break;
-    }
-    case BudgetKind::BnbInt8:
-        // weight int8 [N, K], SCB f32 [N], weight_format u8 [].
-        p.codes = n * k;
-        p.scales = n * 4;
-        p.tables = 1;
-        break;
-    }
-    return p;
+    return parts;
 }
 
 std::string fmt(double v)
@@ -117,7 +68,7 @@ std::string fmt(double v)
 
 uint64_t budgetStoredBytes(const BudgetFormat& f, uint64_t n, uint64_t k)
 {
-    return budgetParts(f, n, k).total();
+    return storedParts(f, n, k).total;
 }
 
 double budgetBitsPerWeight(const BudgetFormat& f, uint64_t n, uint64_t k)
@@ -125,49 +76,26 @@ double budgetBitsPerWeight(const BudgetFormat& f, uint64_t n, uint64_t k)
     return double(budgetStoredBytes(f, n, k)) * 8.0 / (double(n) * double(k));
 }
 
-double budgetAsymptoticBits(const BudgetFormat& f)
+double asymptoticBitsPerWeight(const BudgetFormat& f)
 {
-    const double b = f.bits, s = 8.0 * f.scaleBytes;
-    const double g = double(f.groupSize);
-    switch (f.kind) {
-    case BudgetKind::Float: return b;
-    case BudgetKind::Gguf: {
-        const GgmlTypeInfo* t = ggmlType(f.ggmlType);
-        return t && t->hasSize() ? t->blockBytes * 8.0 / t->blockWeights : 0.0;
-    }
-    case BudgetKind::Gptq:
-    case BudgetKind::Awq: return f.groupSize ? b + (b + s) / g : b;
-    case BudgetKind::CompressedTensors: {
-        const double codeBits = 32.0 / double(32 / f.bits);
-        const double perGroup = s + (f.symmetric ? 0.0 : codeBits);
-        return f.groupSize ? codeBits + perGroup / g : codeBits;
-    }
-    case BudgetKind::Mlx: return b + 2 * s / g;
-    case BudgetKind::Bnb4: {
-        const double block = f.groupSize ? g : 64.0;
-        return f.nested ? 4.0 + 8.0 / block + 32.0 / (block * 256.0) : 4.0 + 32.0 / block;
-    }
-    case BudgetKind::BnbInt8: return 8.0;
-    }
-    return 0.0;
+    // At N = K = jL a tensor's bytes are a*(jL)^2 + b*jL + c when L is a multiple of every
+    // packing unit (words, blocks, groups, bnb's 256 nested blocks, CT's 10 3-bit codes a word),
+    // so the second difference over j = 1, 2, 3 leaves 2*a*L^2 exactly: a per weight is what
+    // the format costs as the layer grows, without its per-row and per-layer constants.
+    constexpr uint64_t L = (uint64_t(1) << 14) * 105;
+    const uint64_t b1 = budgetStoredBytes(f, L, L), b2 = budgetStoredBytes(f, 2 * L, 2 * L),
+                   b3 = budgetStoredBytes(f, 3 * L, 3 * L);
+    return double((b3 + b1 - 2 * b2) * 8) / double(2 * L * L);
 }
 
 std::string budgetBreakdown(const BudgetFormat& f, uint64_t n, uint64_t k)
 {
-    const Parts p = budgetParts(f, n, k);
+    const Parts parts = storedParts(f, n, k);
     const double w = double(n) * double(k);
-    auto bits = [&](uint64_t bytes) { return fmt(double(bytes) * 8.0 / w); };
-    if (f.kind == BudgetKind::Gguf)
-        return bits(p.total()) + " (blocks of weights and their scales)";
-    std::string s = bits(p.codes) + " code";
-    if (p.scales)
-        s += " + " + bits(p.scales) + (f.kind == BudgetKind::Bnb4 ? " absmax" : " scale");
-    if (p.zeros)
-        s += " + " + bits(p.zeros) + (f.kind == BudgetKind::Mlx ? " bias" : " zero");
-    if (p.index)
-        s += " + " + bits(p.index) + (f.kind == BudgetKind::Gptq ? " g_idx" : " shape/g_idx");
-    if (p.tables)
-        s += " + " + bits(p.tables) + " tables";
+    std::string s;
+    for (const Part& part : parts.part)
+        if (part.bytes)
+            s += (s.empty() ? "" : " + ") + fmt(double(part.bytes) * 8.0 / w) + " " + part.label;
     return s;
 }
 
@@ -181,6 +109,19 @@ const BudgetFormat* budgetFormat(const std::string& id)
     static const std::vector<BudgetFormat> all = budgetFormats();
     for (const BudgetFormat& f : all)
         if (f.id == id)
+            return &f;
+    return nullptr;
+}
+
+const BudgetFormat* reportedBudgetFormat(const LayoutSpec& spec, const LayoutParams& p)
+{
+    if (spec.container == LayoutContainer::Gguf)
+        return budgetFormat(spec.id);
+    static const std::vector<BudgetFormat> all = budgetFormats();
+    const uint64_t group = p.groupSize >= p.K ? 0 : p.groupSize;
+    for (const BudgetFormat& f : all)
+        if (f.bits == p.bits && f.groupSize == group
+            && std::find(f.reportedBy.begin(), f.reportedBy.end(), spec.id) != f.reportedBy.end())
             return &f;
     return nullptr;
 }

@@ -72,8 +72,16 @@ DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64
         float* out = d.cells.data() + (r / d.rowStep) * d.cols;
         for (uint64_t c = 0; c < cols; ++c) {
             float v = src[c];
-            if (!std::isfinite(v))
+            if (!std::isfinite(v)) {
+                if (d.nonFinite++ == 0) {
+                    d.firstNonFiniteRow = r;
+                    d.firstNonFiniteCol = c;
+                }
+                if (d.coversNonFinite.empty())
+                    d.coversNonFinite.assign(d.cells.size(), false);
+                d.coversNonFinite[(r / d.rowStep) * d.cols + c / d.colStep] = true;
                 continue;
+            }
             if (reduce == CellReduce::MaxAbs)
                 v = std::fabs(v);
             float& cell = out[c / d.colStep];

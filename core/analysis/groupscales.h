@@ -34,8 +34,12 @@ enum class CellReduce { MaxAbs, Min, Max };
 struct DecimatedGrid {
     uint64_t rows = 0, cols = 0; // cells
     uint64_t rowStep = 1, colStep = 1; // source elements per cell along each axis
-    std::vector<float> cells; // [rows, cols]
-    float lo = 0, hi = 0;
+    std::vector<float> cells; // [rows, cols]: of the finite values covered; NaN where there is none
+    float lo = 0, hi = 0; // of the finite cells
+    // Source values that are NaN or Inf, the first one's place in the source grid, and the cells
+    // covering one ([rows, cols], empty when there is none), which a heatmap draws as such.
+    uint64_t nonFinite = 0, firstNonFiniteRow = 0, firstNonFiniteCol = 0;
+    std::vector<bool> coversNonFinite;
 };
 DecimatedGrid decimateGrid(const std::vector<float>& grid, uint64_t rows, uint64_t cols, uint64_t maxRows,
                            uint64_t maxCols, CellReduce reduce);

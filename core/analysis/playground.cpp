@@ -175,34 +175,26 @@ std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64
     return out;
 }
 
-std::optional<AffineTarget> playgroundTargetOf(const FormatInfo& format)
+const PlaygroundAffineFormat* playgroundAffineFormatOf(const FormatInfo& format)
 {
-    // The registry's record of each target's id: the same record, the same format.
-    for (AffineTarget t : {AffineTarget::GptqV1, AffineTarget::GptqV2, AffineTarget::AwqGemm,
-                           AffineTarget::CompressedTensors, AffineTarget::Mlx})
-        if (findFormat(affineTargetName(t)) == &format)
-            return t;
-    return std::nullopt;
-}
-
-uint64_t playgroundBlockRows(AffineTarget t)
-{
-    return t == AffineTarget::AwqGemm ? 8 : 1;
-}
-
-AffineRule playgroundRule(AffineTarget t)
-{
-    switch (t) {
-    case AffineTarget::GptqV1:
-    case AffineTarget::GptqV2: return AffineRule::Gptq;
-    case AffineTarget::AwqGemm: return AffineRule::Awq;
-    case AffineTarget::CompressedTensors: return AffineRule::CompressedTensors;
-    case AffineTarget::Mlx: return AffineRule::Mlx;
-    }
-    return AffineRule::Gptq;
+    static const std::vector<PlaygroundAffineFormat> formats = playgroundAffineFormats();
+    for (const PlaygroundAffineFormat& f : formats)
+        if (f.format == &format)
+            return &f;
+    return nullptr;
 }
 
 namespace {
+
+// The affine format the options name; the first of the menu (GPTQ v1) when they name none.
+const PlaygroundAffineFormat& affineFormatOf(const PlaygroundOptions& opt)
+{
+    static const std::vector<PlaygroundAffineFormat> formats = playgroundAffineFormats();
+    const PlaygroundAffineFormat* f = opt.affine ? playgroundAffineFormatOf(*opt.affine) : &formats.front();
+    if (!f || !f->run)
+        throw Error("playground: " + opt.affine->id + " is not a playground affine format");
+    return *f;
+}
 
 // Quantizes with the block format's own checkpoint quantizer and lets its family decode the
 // tensors: the bytes are those a quantized file holds.
@@ -280,14 +272,17 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
 
     PlaygroundResult r;
     r.options = opt;
-    r.rule = playgroundRule(opt.target);
     r.rows = rows;
     r.cols = cols;
     r.values = std::move(values);
 
+    PlaygroundAffineRun packed;
     if (opt.block) {
         quantizeBlocks(r, *opt.block);
     } else {
+        const PlaygroundAffineFormat& affine = affineFormatOf(opt);
+        r.options.affine = affine.format;
+        r.rule = affine.rule;
         AffineOptions ao;
         ao.bits = opt.bits;
         ao.granularity = opt.groupSize == 0 ? AffineGranularity::Channel : AffineGranularity::Group;
@@ -296,8 +291,9 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
         ao.clipRatio = opt.clipRatio;
         ao.rule = r.rule;
         ao.codeScale = opt.scaleType;
-        r.quantized = quantizeAffine(r.values.data(), rows, cols, ao, false);
-        r.dequantized = dequantizeAffine(r.quantized);
+        packed = affine.run(*affine.format, r.values.data(), rows, cols, ao, opt.scaleType);
+        r.quantized = std::move(packed.quantized);
+        r.dequantized = std::move(packed.dequantized);
     }
 
     r.error.resize(cols);
@@ -315,13 +311,9 @@ PlaygroundResult runPlayground(std::vector<float> values, uint64_t rows, uint64_
     if (opt.block)
         return r;
 
-    try {
-        r.stored = packAffine(r.quantized, opt.target, opt.scaleType);
-    } catch (const Error& e) {
-        r.packError = e.what();
-    }
-    if (const LayoutSpec* spec = findLayoutSpec(affineTargetName(opt.target));
-        spec && spec->locate && r.packError.empty()) {
+    r.stored = std::move(packed.stored);
+    r.packError = std::move(packed.packError);
+    if (const LayoutSpec* spec = findLayoutSpec(r.options.affine->id); spec && spec->locate && r.packError.empty()) {
         const LayoutParams lp{cols, rows, opt.bits, r.quantized.groupSize};
         r.codeTensor = std::string(spec->locate(lp, 0, 0).tensor);
         r.hasLayout = spec->wordBits == 32 && findStored(r, r.codeTensor) != nullptr;
@@ -433,7 +425,7 @@ std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t 
             return out;
         return playgroundBlockWords(r, *spec, *tensor, colBegin, colEnd, maxWords);
     }
-    const LayoutSpec* spec = findLayoutSpec(affineTargetName(r.options.target));
+    const LayoutSpec* spec = findLayoutSpec(r.options.affine->id);
     const StoredTensor* tensor = r.hasLayout ? findStored(r, r.codeTensor) : nullptr;
     colEnd = std::min(colEnd, r.cols);
     if (!spec || !tensor || colBegin >= colEnd || maxWords == 0)
@@ -506,7 +498,7 @@ void numberAsStored(std::vector<PlaygroundWord>& words, const PlaygroundResult& 
                 }
         return;
     }
-    const LayoutSpec* spec = findLayoutSpec(affineTargetName(r.options.target));
+    const LayoutSpec* spec = findLayoutSpec(r.options.affine->id);
     if (!spec || !spec->locate || weightRows < r.rows || firstRow > weightRows - r.rows)
         return;
     const LayoutParams weight{r.cols, weightRows, r.options.bits, r.quantized.groupSize};

@@ -1,14 +1,15 @@
 #pragma once
 // The quantization playground's numbers. A row of weights (for AWQ GEMM a block of 8 rows,
-// since 8 output rows share one packed word) is quantized with quantizeAffine and packed with
-// packAffine exactly as the chosen storage format's tool does; this file derives everything a
+// since 8 output rows share one packed word) is quantized and packed exactly as the chosen
+// storage format's tool does, through its family's PlaygroundAffineFormat (formats/target.h:
+// playgroundAffineFormats(), the affine rounding rules); this file derives everything a
 // teaching view draws from that result: each group's code levels and decision edges, the
 // values that fall on each code, the error per element, and which bits of which stored word
 // hold which element (from the format's LayoutSpec). The view only draws.
 // A block format (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4/FP4: playgroundBlockFormats()) is quantized
 // by its own checkpoint quantizer instead (FamilyTargets::quantize) and decoded by its family
 // (FamilyTargets::playgroundDecode): the same codes, block fields and bytes a file would hold.
-#include "formats/affine/quantize_affine.h"
+#include "formats/affinecodes.h"
 #include "formats/formatid.h"
 #include "formats/target.h"
 
@@ -26,12 +27,9 @@ enum class SampleDistribution { Normal, NormalOutliers, Uniform, Laplace };
 // NormalOutliers: 1 value in 64 is a 6 to 12 sigma outlier. Throws qs::Error above 2^26 values.
 std::vector<float> playgroundSamples(SampleDistribution d, uint64_t rows, uint64_t length, uint64_t seed);
 
-// Rows quantized together: 8 for AWQ GEMM (one word holds 8 output rows), else 1.
-uint64_t playgroundBlockRows(AffineTarget t);
-// The rule of the target's own tool: GPTQ v1/v2 -> Gptq, AWQ -> Awq, ...
-AffineRule playgroundRule(AffineTarget t);
-// The target that writes `format` (the weight's own packing); nullopt when none does.
-std::optional<AffineTarget> playgroundTargetOf(const FormatInfo& format);
+// The Playground affine format of `format` (its family's PlaygroundAffineFormat: the rule of
+// its tool, the rows quantized together, how it packs); nullptr when the Playground has none.
+const PlaygroundAffineFormat* playgroundAffineFormatOf(const FormatInfo& format);
 
 class Checkpoint;
 struct LogicalWeight;
@@ -41,13 +39,15 @@ const PlaygroundBlockFormat* playgroundBlockFormatOf(const FormatInfo& format);
 
 struct PlaygroundOptions {
     // A block format (playgroundBlockFormats()): quantized by that format's own quantizer;
-    // target, bits, groupSize, symmetric, clipRatio and scaleType do not apply. nullptr: affine.
+    // affine, bits, groupSize, symmetric, clipRatio and scaleType do not apply. nullptr: affine.
     const FormatInfo* block = nullptr;
     // Block formats that offer them (PlaygroundBlockFormat::blocksizes, nestedOf): elements
     // per block (0: the format's default) and nested (double-quantized) block scales.
     uint32_t blocksize = 0;
     bool nested = false;
-    AffineTarget target = AffineTarget::GptqV1;
+    // An affine format (playgroundAffineFormats()) when block is nullptr; nullptr: the first
+    // of them (GPTQ v1). The result names the one it used.
+    const FormatInfo* affine = nullptr;
     int bits = 4;
     uint64_t groupSize = 32; // 0: the whole row is one group
     bool symmetric = false;

@@ -682,8 +682,10 @@ bool RunBudget::fits() const
     return std::all_of(devices.begin(), devices.end(), [](const DeviceBudget& d) { return d.fits(); });
 }
 
-RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const RunOptions& o,
-                    const std::vector<double>& memoryGiB)
+namespace {
+
+// The architecture, the weights' split and the options runBudget takes, refused with a message.
+void checkRunInputs(const ModelArch& arch, const WeightSplit& weights, const RunOptions& o)
 {
     if (arch.layers == 0 || arch.kinds.size() != arch.layers || arch.headsKv.size() != arch.layers)
         throw Error(Message(QT_TRANSLATE_NOOP("qs::Message", "budget: the architecture has no layers")));
@@ -706,6 +708,55 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
         throw Error(Message(
             QT_TRANSLATE_NOOP("qs::Message", "budget: llama.cpp quantizes the V cache (%1) only with flash attention"),
             {kvCacheTypeName(o.typeV)}));
+}
+
+// Compute buffer: an estimate of ggml-alloc's peak for one ubatch (the allocator reuses
+// memory, so the peak is the largest live set, not the sum of the graph), per device.
+void estimateCompute(RunBudget& r, const ModelArch& arch, uint64_t ubatch)
+{
+    const RunOptions& o = r.options;
+    uint64_t kvCells = 0;
+    uint32_t maxHeads = 0;
+    for (const LayerBudget& l : r.layers)
+        if (l.kind == LayerMemory::Full || l.kind == LayerMemory::Sliding)
+            kvCells = std::max(kvCells, l.cells);
+    for (uint32_t h : arch.heads)
+        maxHeads = std::max(maxHeads, h);
+    const uint64_t hidden = ubatch * arch.embd * 4;
+    const uint64_t attention = o.flashAttention
+        ? ubatch * kvCells * 2 + ubatch * uint64_t(maxHeads) * arch.keyLength * 4
+        : ubatch * kvCells * uint64_t(maxHeads) * 4;
+    const uint64_t ffnWidth = arch.experts ? arch.expertFfn * std::max<uint32_t>(1, arch.expertsUsed) : arch.ffn;
+    const uint64_t ffn = ubatch * ffnWidth * 2 * 4;
+    const uint64_t state = arch.recurrentElements() * 4 * std::max<uint32_t>(1, o.parallel) * 2;
+    const uint64_t layerPeak = hidden + std::max({attention, ffn, state});
+    const uint64_t logitsPeak = hidden + ubatch * arch.vocab * 4;
+    for (DeviceBudget& d : r.devices) {
+        uint64_t c = d.layers ? layerPeak : 0;
+        if (d.hasOutput)
+            c = std::max(c, logitsPeak);
+        d.compute = std::max(c, &d == &r.devices[0] ? hidden : uint64_t(0)); // the CPU looks up the embeddings
+    }
+}
+
+// The devices' figures summed into the run's.
+void sumDevices(RunBudget& r)
+{
+    for (const DeviceBudget& d : r.devices) {
+        r.weightsBytes += d.weights;
+        r.kvCacheBytes += d.kvCache;
+        r.recurrentBytes += d.recurrent;
+        r.outputBytes += d.output;
+        r.computeEstimate += d.compute;
+    }
+}
+
+} // namespace
+
+RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const RunOptions& o,
+                    const std::vector<double>& memoryGiB)
+{
+    checkRunInputs(arch, weights, o);
 
     RunBudget r;
     r.options = o;
@@ -809,38 +860,9 @@ RunBudget runBudget(const ModelArch& arch, const WeightSplit& weights, const Run
     // llama-context output_reserve(n_seq_max): n_vocab floats per sequence, in host memory.
     r.devices[0].output = arch.vocab * 4 * o.parallel;
 
-    // Compute buffer: an estimate of ggml-alloc's peak for one ubatch (the allocator reuses
-    // memory, so the peak is the largest live set, not the sum of the graph).
-    uint64_t kvCells = 0;
-    uint32_t maxHeads = 0;
-    for (const LayerBudget& l : r.layers)
-        if (l.kind == LayerMemory::Full || l.kind == LayerMemory::Sliding)
-            kvCells = std::max(kvCells, l.cells);
-    for (uint32_t h : arch.heads)
-        maxHeads = std::max(maxHeads, h);
-    const uint64_t hidden = ubatch * arch.embd * 4;
-    const uint64_t attention = o.flashAttention
-        ? ubatch * kvCells * 2 + ubatch * uint64_t(maxHeads) * arch.keyLength * 4
-        : ubatch * kvCells * uint64_t(maxHeads) * 4;
-    const uint64_t ffnWidth = arch.experts ? arch.expertFfn * std::max<uint32_t>(1, arch.expertsUsed) : arch.ffn;
-    const uint64_t ffn = ubatch * ffnWidth * 2 * 4;
-    const uint64_t state = arch.recurrentElements() * 4 * std::max<uint32_t>(1, o.parallel) * 2;
-    const uint64_t layerPeak = hidden + std::max({attention, ffn, state});
-    const uint64_t logitsPeak = hidden + ubatch * arch.vocab * 4;
-    for (DeviceBudget& d : r.devices) {
-        uint64_t c = d.layers ? layerPeak : 0;
-        if (d.hasOutput)
-            c = std::max(c, logitsPeak);
-        d.compute = std::max(c, &d == &r.devices[0] ? hidden : uint64_t(0)); // the CPU looks up the embeddings
-    }
+    estimateCompute(r, arch, ubatch);
 
-    for (const DeviceBudget& d : r.devices) {
-        r.weightsBytes += d.weights;
-        r.kvCacheBytes += d.kvCache;
-        r.recurrentBytes += d.recurrent;
-        r.outputBytes += d.output;
-        r.computeEstimate += d.compute;
-    }
+    sumDevices(r);
     r.notes = weights.notes;
     if (o.context != r.nCtx)
         r.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "llama.cpp rounds the context %1 to %2 cells"),

@@ -194,10 +194,39 @@ std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std
 
 struct ErrorPartial {
     double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
+    uint64_t nonFinite = 0, firstNonFinite = 0; // elements left out; the flat index of the first
     double yDiffSq = 0, yRefSq = 0, yQSq = 0, yDot = 0;
     double wSq = 0, wRefSq = 0; // importance-weighted error^2 and reference^2
     std::vector<double> gSq, gMax;
+    std::vector<uint64_t> gLeft; // elements of each group left out (non-finite)
 };
+
+bool finitePair(float q, float r)
+{
+    return std::isfinite(q) && std::isfinite(r);
+}
+
+// scanError's sums over the elements where both values are finite, for a span where one is not
+// (one NaN would make every figure NaN); counts the others into `p`, `at` being the span's
+// flat index.
+ErrorSums finiteErrorSums(const float* q, const float* r, uint64_t n, uint64_t at, ErrorPartial& p)
+{
+    ErrorSums e;
+    for (uint64_t i = 0; i < n; ++i) {
+        if (!finitePair(q[i], r[i])) {
+            if (p.nonFinite++ == 0)
+                p.firstNonFinite = at + i;
+            continue;
+        }
+        const double d = double(q[i]) - double(r[i]);
+        e.sumSq += d * d;
+        e.sumAbs += std::fabs(d);
+        e.sumSigned += d;
+        e.refSq += double(r[i]) * double(r[i]);
+        e.maxAbs = std::max(e.maxAbs, std::fabs(d));
+    }
+    return e;
+}
 
 // Loads rows [r0, r1) of the candidate into q and of the reference into r (each
 // (r1 - r0) * K floats, sized by the caller).
@@ -285,8 +314,10 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             err = s.c.data();
         }
         ErrorPartial& p = parts[c];
+        p.nonFinite = 0;
         p.gSq.assign(size_t(nGroups), 0.0);
         p.gMax.assign(size_t(nGroups), 0.0);
+        p.gLeft.assign(size_t(nGroups), 0);
         // Each span (a group's columns of a row, or the row) summed by the lane scan, the
         // spans added in order.
         double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
@@ -294,7 +325,13 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         for (uint64_t row = 0; row < r1 - r0; ++row)
             for (uint64_t k0 = 0; k0 < K; k0 += span) {
                 const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
-                const ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
+                ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
+                if (!std::isfinite(e.sumAbs) || !std::isfinite(e.refSq)) {
+                    const uint64_t before = p.nonFinite;
+                    e = finiteErrorSums(q + at, r + at, len, first + at, p);
+                    if (gs && !byIndex)
+                        p.gLeft[k0 / gs] += p.nonFinite - before;
+                }
                 sumSq += e.sumSq;
                 sumAbs += e.sumAbs;
                 sumSigned += e.sumSigned;
@@ -309,8 +346,12 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         if (byIndex)
             for (uint64_t row = 0; row < r1 - r0; ++row)
                 for (uint64_t k = 0; k < K; ++k) {
-                    const double e = std::fabs(double(q[row * K + k]) - double(r[row * K + k]));
                     const size_t g = size_t(columnGroup[size_t(k)]);
+                    if (!finitePair(q[row * K + k], r[row * K + k])) {
+                        ++p.gLeft[g];
+                        continue;
+                    }
+                    const double e = std::fabs(double(q[row * K + k]) - double(r[row * K + k]));
                     p.gSq[g] += e * e;
                     p.gMax[g] = std::max(p.gMax[g], e);
                 }
@@ -324,6 +365,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
                 const float* w = imp->data() + (r0 + row) / rowsPerMatrix * K;
                 double wSq = 0, wRefSq = 0;
                 for (uint64_t k = 0; k < K; ++k) {
+                    if (!finitePair(q[row * K + k], r[row * K + k]))
+                        continue;
                     const double e = double(q[row * K + k]) - double(r[row * K + k]);
                     wSq += double(w[k]) * e * e;
                     wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
@@ -345,8 +388,12 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             for (uint64_t i = 0; i < n; ++i)
                 range.add(ranged[t].data(), double(q[i]) - double(r[i]));
         const auto nr = Eigen::Index(r1 - r0);
-        const MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
-        const MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
+        MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
+        MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
+        if (p.nonFinite) // the output over the finite elements: the others count as 0 on both sides
+            for (Eigen::Index i = 0; i < Wq.size(); ++i)
+                if (!finitePair(q[i], r[i]))
+                    Wq.data()[i] = Wr.data()[i] = 0;
         const MatD Yq = X * Wq.transpose();
         const MatD Yr = X * Wr.transpose();
         p.yDiffSq = (Yq - Yr).squaredNorm();
@@ -357,6 +404,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     ErrorPartial t;
     t.gSq.assign(size_t(nGroups), 0.0);
     t.gMax.assign(size_t(nGroups), 0.0);
+    t.gLeft.assign(size_t(nGroups), 0);
     for (const ErrorPartial& p : parts) { // chunk order: the same sums for any thread count
         t.sumSq += p.sumSq;
         t.sumAbs += p.sumAbs;
@@ -369,18 +417,24 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         t.yDot += p.yDot;
         t.wSq += p.wSq;
         t.wRefSq += p.wRefSq;
+        if (p.nonFinite && t.nonFinite == 0)
+            t.firstNonFinite = p.firstNonFinite;
+        t.nonFinite += p.nonFinite;
         for (uint64_t g = 0; g < nGroups; ++g) {
             t.gSq[g] += p.gSq[g];
             t.gMax[g] = std::max(t.gMax[g], p.gMax[g]);
+            t.gLeft[g] += p.gLeft[g];
         }
     }
 
     ErrorStats& s = res.error;
     s.count = total;
-    if (total) {
-        s.rmse = std::sqrt(t.sumSq / double(total));
-        s.meanAbs = t.sumAbs / double(total);
-        s.meanSigned = t.sumSigned / double(total);
+    s.nonFinite = t.nonFinite;
+    s.firstNonFinite = t.firstNonFinite;
+    if (const uint64_t finiteCount = total - t.nonFinite) {
+        s.rmse = std::sqrt(t.sumSq / double(finiteCount));
+        s.meanAbs = t.sumAbs / double(finiteCount);
+        s.meanSigned = t.sumSigned / double(finiteCount);
     }
     s.maxAbs = t.maxAbs;
     s.sqnrDb = t.sumSq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(t.refSq / t.sumSq);
@@ -388,7 +442,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     if (imp) {
         s.weighted = true;
         s.weightedSumSq = t.wSq;
-        s.weightedMse = total ? t.wSq / double(total) : 0;
+        s.weightedMse = total > t.nonFinite ? t.wSq / double(total - t.nonFinite) : 0;
         s.weightedRelative = t.wRefSq > 0 ? t.wSq / t.wRefSq : 0;
     }
 
@@ -414,7 +468,7 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     } else {
         // [-maxAbs, maxAbs], over the largest finite |e| when an error is infinite.
         double hi = t.maxAbs;
-        if (!std::isfinite(hi)) {
+        if (!std::isfinite(hi) || t.nonFinite) {
             hi = 0;
             for (uint64_t i = 0; i < keptCount; ++i)
                 if (std::isfinite(kept[i]))
@@ -510,7 +564,8 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
         s.columnGroup = columnGroup;
     for (uint64_t g = 0; g < nGroups; ++g) {
         const uint64_t cols = byIndex ? groupColumns[size_t(g)] : std::min(gs, K - g * gs);
-        s.groups.push_back({g, cols ? std::sqrt(t.gSq[g] / double(cols * N)) : 0.0, t.gMax[g]});
+        const uint64_t counted = cols * N - t.gLeft[g];
+        s.groups.push_back({g, counted ? std::sqrt(t.gSq[g] / double(counted)) : 0.0, t.gMax[g]});
     }
     res.output.tokens = T;
     res.output.relativeError = t.yRefSq > 0 ? std::sqrt(t.yDiffSq / t.yRefSq) : (t.yDiffSq > 0 ? 1.0 : 0.0);

@@ -37,6 +37,9 @@ struct GroupError {
 
 struct ErrorStats {
     uint64_t count = 0;
+    // Elements where the weight or the reference is NaN or Inf: counted apart, every figure
+    // below is over the others; the flat index (row * K + column) of the first.
+    uint64_t nonFinite = 0, firstNonFinite = 0;
     double rmse = 0, meanAbs = 0, maxAbs = 0;
     double meanSigned = 0;
     double sqnrDb = 0; // 10 log10(sum ref^2 / sum err^2); +inf when the error is 0

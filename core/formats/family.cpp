@@ -36,4 +36,21 @@ const FamilyRow* familyRowOf(std::string_view formatId)
     return f ? familyRow(f->family) : nullptr;
 }
 
+bool hasRequantizer(const FormatInfo& format)
+{
+    const FamilyRow* row = familyRow(format.family);
+    return row && row->requantize && row->requantize(format);
+}
+
+bool requantizerTakesShape(const FormatInfo& format)
+{
+    return hasRequantizer(format) && familyRow(format.family)->requantizeShaped;
+}
+
+const char* familyDisplayName(const FormatInfo& format)
+{
+    const FamilyRow* row = familyRow(format.family);
+    return row && row->displayName ? row->displayName(format) : "";
+}
+
 } // namespace qs

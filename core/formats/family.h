@@ -23,12 +23,16 @@ struct WeightCodes;
 struct FamilyTargets;
 struct RecipeRules;
 struct BlockValues;
+struct ElementValues;
 enum class CodeParts : uint8_t;
 struct LogicalWeight;
 namespace detect {
 class Context;
 struct Group;
 } // namespace detect
+
+// The context of the names FamilyRow::displayName gives: the widgets translate them in it.
+inline constexpr const char* kFamilyNameContext = "qs::FamilyName";
 
 struct FamilyRow {
     FormatFamily family = FormatFamily::Unknown;
@@ -43,6 +47,10 @@ struct FamilyRow {
 
     // ---- writing the family's formats: quantize, repack, the budget table (formats/target.h) ----
     const FamilyTargets* targets = nullptr;
+    // What the views call one of the family's formats where they group formats ("GPTQ", "AWQ",
+    // "bitsandbytes 4-bit": the Budget view's format filter), marked
+    // QT_TRANSLATE_NOOP("qs::FamilyName", ...).
+    const char* (*displayName)(const FormatInfo& format) = nullptr;
 
     // ---- Detection (formats/detect.cpp asks the rows in table order; formats/detectutil.h) ----
     // Claims every tensor of a checkpoint whose container the family owns (GGUF); false
@@ -74,9 +82,10 @@ struct FamilyRow {
     // the family stores none beyond the element's scale and zero.
     BlockValues (*blockValues)(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_t row, uint64_t col,
                                bool wholeBlock) = nullptr;
-    // The id of the budget table's row (analysis/budget.h) for the format at these parameters,
-    // which the layout report compares with its own count; "" or nullptr: the table has none.
-    std::string (*budgetPreset)(const FormatInfo& format, const LayoutParams& p) = nullptr;
+    // An element's code, group, scale and zero as the family's kernels read them (GPTQ: g_idx
+    // and the v1 zero rules applied), into `out` (zeroKind is set); nullptr: read where the
+    // LayoutSpec's locate() puts them (formats/wordmap.h: elementValues).
+    void (*elementValues)(const WeightData& weight, uint64_t row, uint64_t col, ElementValues& out) = nullptr;
 
     // ---- the statistics (analysis/stats.cpp, formats/tally.h) ----
     // The code-domain steps of weightHistograms for a weight (its code histogram, its stored
@@ -86,6 +95,9 @@ struct FamilyRow {
     // The reference round trip of one of the family's formats (compareRequantized); nullptr: the
     // format has none. A format can be requantized exactly when its row gives one.
     RequantizeFn (*requantize)(const FormatInfo& format) = nullptr;
+    // Whether that round trip takes a code width, group size and symmetry (the affine rules:
+    // stats --bits/--group-size/--sym, the Error view's settings); false: the format fixes them.
+    bool requantizeShaped = false;
 
     // ---- the recipe summary (analysis/recipe.h, formats/recipe.h) ----
     // The nominal type and each weight's verdict against it; nullptr: the family has no recipe.
@@ -97,6 +109,12 @@ std::span<const FamilyRow> familyRows();
 const FamilyRow* familyRow(FormatFamily family);
 // The row of a format id's family; nullptr when the id is unknown or its family has no row.
 const FamilyRow* familyRowOf(std::string_view formatId);
+// Whether the format's row gives a reference round trip for it (FamilyRow::requantize), and
+// whether that one takes a code width, group size and symmetry (FamilyRow::requantizeShaped).
+bool hasRequantizer(const FormatInfo& format);
+bool requantizerTakesShape(const FormatInfo& format);
+// The row's displayName of `format`; "" when its family has none.
+const char* familyDisplayName(const FormatInfo& format);
 
 // Each family's row (defined in its folder).
 const FamilyRow& ggmlFamily();

@@ -12,14 +12,15 @@ namespace qs {
 
 // The family a format belongs to: one folder under core/formats/ and one row of the family
 // table (formats/family.h) each. AWQ and Marlin live with GPTQ (one PackedLinear kernel);
-// block FP8 with compressed-tensors (the same scaled-float reader).
+// block FP8 with compressed-tensors (the same scaled-float reader). The order is that of every
+// list the families fill (formats/target.h: the budget table, the presets, the Playground's formats).
 enum class FormatFamily : uint8_t {
     Plain, // an unquantized tensor: f16, bf16, i32, ...
     Gguf, // a ggml block or plain type stored in GGUF
     Gptq, // GPTQ, AWQ and Marlin
-    Bitsandbytes,
     CompressedTensors, // and block FP8
     Mlx,
+    Bitsandbytes,
     Hqq,
     Other, // named by detection only (EXL2, AQLM, ...): listed, never decoded
     Unknown,

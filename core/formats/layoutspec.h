@@ -109,6 +109,10 @@ struct LayoutSpec {
     std::vector<LayoutTensor> tensors;
     std::vector<BlockField> blockFields;
     std::string padding; // what happens when K or N is not a multiple of the pack factor
+    // Why the format cannot hold an [N, K] weight at these parameters ("the group size must
+    // divide K"), what `padding` says in words; empty when it can. Unset: every shape whose
+    // tensors the formulas give. The budget table leaves a format out at a shape it refuses.
+    std::function<std::string(const LayoutParams&)> refuses;
     std::vector<std::string> notes;
     // Exact and cheap; row < N, col < K. `group` ignores g_idx (the caller owns it).
     // Empty for the formats detection only names (FormatFamily::Other): nothing is modelled.

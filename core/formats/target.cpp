@@ -16,34 +16,21 @@ const FamilyTargets* familyTargets(const FormatInfo& format)
     return row ? row->targets : nullptr;
 }
 
-std::vector<BudgetFormat> familyBudgetRows()
-{
-    std::vector<BudgetFormat> out;
-    for (FormatFamily family : {FormatFamily::Plain, FormatFamily::Gguf, FormatFamily::Gptq,
-                                FormatFamily::CompressedTensors, FormatFamily::Mlx, FormatFamily::Bitsandbytes}) {
-        const FamilyRow* row = familyRow(family);
-        if (row && row->targets && row->targets->budget)
-            row->targets->budget(out);
-    }
-    return out;
-}
-
 GgufOutput ggufOutput(const FormatInfo& target)
 {
     const FamilyTargets* t = familyTargets(target);
     return t && t->gguf ? t->gguf(target) : GgufOutput{};
 }
 
-BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group,
-                       bool symmetric)
+BudgetFormat budgetRow(std::string id, const FormatInfo* info, int bits, uint64_t group,
+                       std::vector<BudgetTensor> tensors)
 {
     BudgetFormat f;
     f.id = std::move(id);
     f.info = info;
-    f.kind = kind;
     f.bits = bits;
     f.groupSize = group;
-    f.symmetric = symmetric;
+    f.tensors = std::move(tensors);
     return f;
 }
 
@@ -80,24 +67,30 @@ std::vector<RequantizePreset> requantizePresets()
     return collectFromFamilies(&FamilyTargets::requantizePresets);
 }
 
+std::vector<BudgetFormat> familyBudgetRows()
+{
+    return collectFromFamilies(&FamilyTargets::budget);
+}
+
 std::vector<PlaygroundBlockFormat> playgroundBlockFormats()
 {
     return collectFromFamilies(&FamilyTargets::playgroundFormats);
 }
 
+std::vector<PlaygroundAffineFormat> playgroundAffineFormats()
+{
+    return collectFromFamilies(&FamilyTargets::playgroundAffineFormats);
+}
+
 std::optional<RequantizeSpec> ownRequantizeSpec(const FormatInfo& format, int bits, uint64_t groupSize, bool symmetric)
 {
-    switch (format.requantize) {
-    case RequantizeRule::Ggml:
-    case RequantizeRule::Bnb4: return RequantizeSpec{format.id};
-    case RequantizeRule::GptqAffine: // GPTQ, Marlin, MLX, compressed-tensors, HQQ: affine codes
-        if (bits < 2 || bits > 8)
-            return std::nullopt;
-        [[fallthrough]];
-    case RequantizeRule::Awq: return RequantizeSpec{format.id, bits, groupSize, symmetric};
-    case RequantizeRule::None: break;
-    }
-    return std::nullopt;
+    if (!hasRequantizer(format))
+        return std::nullopt;
+    if (!requantizerTakesShape(format)) // GGUF types, bnb NF4/FP4: the format fixes everything
+        return RequantizeSpec{format.id};
+    if (bits < 2 || bits > 8) // the affine rules' widths
+        return std::nullopt;
+    return RequantizeSpec{format.id, bits, groupSize, symmetric};
 }
 
 std::string torchDtypeName(DType t)

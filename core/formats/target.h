@@ -7,6 +7,7 @@
 // pieces only through it, and pick targets by their traits (FormatInfo::quantizeTarget,
 // repackTarget), never by id.
 #include "container/dtype.h"
+#include "formats/affinecodes.h"
 #include "formats/formatid.h"
 #include "formats/wordmap.h"
 
@@ -79,31 +80,49 @@ struct PackedWeight {
     std::string inexactNote; // why the read-back can differ; added when it does
 };
 
-// What the budget table's rows cost (analysis/budget.h computes it per kind).
-enum class BudgetKind { Float, Gguf, Gptq, Awq, CompressedTensors, Mlx, Bnb4, BnbInt8 };
-
 // How prominent a budget row is, each level including the ones below it: the Budget view's
 // "common" filter shows the Common rows (what people usually choose between), the layout
 // report's comparison table the Headline rows, and the view starts on the Default row (one
 // in the whole table: the format most people run).
 enum class BudgetPreset : uint8_t { None, Common, Headline, Default };
 
-// One row of the budget table: a stored format with its parameters.
+// The part of a format's cost a stored tensor counts in, in the order budgetBreakdown names them.
+enum class BudgetPart : uint8_t { Codes, Scales, Zeros, Index, Tables };
+
+// One tensor a budget row stores: a role of the row's LayoutSpec, which gives its shape and
+// dtype; the part it counts in and what the breakdown calls that part when not the part's own
+// name ("absmax", "bias", "shape/g_idx"); its dtype when the row stores it otherwise than the
+// spec's default (bnb's nested absmax: U8 codes).
+struct BudgetTensor {
+    BudgetTensor(std::string role_, BudgetPart part_, std::string label_ = {}, std::string dtype_ = {})
+        : role(std::move(role_))
+        , part(part_)
+        , label(std::move(label_))
+        , dtype(std::move(dtype_))
+    {
+    }
+    std::string role;
+    BudgetPart part;
+    std::string label;
+    std::string dtype;
+};
+
+// One row of the budget table: a LayoutSpec (that of the format the row stores) at a code
+// width and group size, with the tensors the row stores. Its bytes are the spec's tensors'
+// (analysis/budget.h), the same count the layout report prints.
 struct BudgetFormat {
     std::string id; // the row's name: "gguf-q4_k", "gptq-4-g128", "awq-4-g128", "bnb-nf4-nested", ...
-    const FormatInfo* info = nullptr; // the format the row stores (family, colour)
-    BudgetKind kind = BudgetKind::Float;
-    int bits = 16; // code width (Float: element width)
-    uint64_t groupSize = 0; // 0: one group per row (per channel)
-    bool symmetric = true; // asymmetric formats store zero points
-    bool gIdx = false; // GPTQ / compressed-tensors act-order: an int32 g_idx of K entries
-    bool nested = false; // bnb double quant
-    int ggmlType = -1; // Gguf
-    int scaleBytes = 2; // scale (and MLX bias) element size: f16/bf16 = 2, f32 = 4
+    const FormatInfo* info = nullptr; // the format the row stores (its spec, family, colour)
+    int bits = 16; // LayoutParams::bits
+    uint64_t groupSize = 0; // LayoutParams::groupSize; 0: one group per row (per channel)
+    std::vector<BudgetTensor> tensors;
+    // The formats whose layout report compares its own count with this row at the same bits and
+    // group size (GGUF specs find their row by id).
+    std::vector<std::string> reportedBy;
     BudgetPreset preset = BudgetPreset::None;
 };
-BudgetFormat budgetRow(std::string id, const FormatInfo* info, BudgetKind kind, int bits, uint64_t group = 0,
-                       bool symmetric = true);
+BudgetFormat budgetRow(std::string id, const FormatInfo* info, int bits, uint64_t group,
+                       std::vector<BudgetTensor> tensors);
 // Sets the preset of the rows named in `presets` (a family marks its own rows).
 void markBudgetPresets(std::vector<BudgetFormat>& rows,
                        std::initializer_list<std::pair<std::string_view, BudgetPreset>> presets);
@@ -155,6 +174,29 @@ struct PlaygroundBlocks {
     std::vector<uint8_t> codes; // [rows * cols]: each element's stored code, as the LayoutSpec locates it
     std::vector<BlockValues> blocks; // each block's fields (d, dmin, sub-block scales and mins; absmax), whole block
     std::string formula; // how a code becomes a value, e.g. "w = d * (q - 8)"
+};
+
+// What the Playground's affine formats return for a block of rows: the codes the format's
+// tool chooses, the values they stand for, and the tensors it writes (or why it cannot).
+struct PlaygroundAffineRun {
+    AffineQuantized quantized;
+    std::vector<float> dequantized; // [rows, cols]
+    std::vector<StoredTensor> stored; // empty when packError is set
+    std::string packError;
+};
+
+// An affine format the Playground quantizes to (analysis/playground.h), in menu order.
+struct PlaygroundAffineFormat {
+    const FormatInfo* format = nullptr;
+    // The menu's name, marked QT_TRANSLATE_NOOP("qs::PlaygroundFormat", ...).
+    const char* label = "";
+    AffineRule rule = AffineRule::Gptq; // the rounding of the format's tool
+    uint64_t blockRows = 1; // rows quantized together: 8 for AWQ GEMM (one word holds 8 output rows)
+    // Quantizes rows x cols values with `options` (its rule is `rule`) and packs them as the
+    // format's tool does, scales rounded once to `scaleType`. Throws qs::Error on options the
+    // quantizer refuses; a format that cannot hold the codes sets packError.
+    PlaygroundAffineRun (*run)(const FormatInfo& format, const float* values, uint64_t rows, uint64_t cols,
+                               const AffineOptions& options, DType scaleType) = nullptr;
 };
 
 // How a target is written into a GGUF file (the ggml family's rules): its ggml type, the
@@ -217,6 +259,10 @@ struct FamilyTargets {
     // How a target is written into a GGUF file; nullptr: every target of the family is written
     // as a safetensors folder.
     GgufOutput (*gguf)(const FormatInfo& target) = nullptr;
+
+    // ---- the Playground's affine formats (analysis/playground.h) ----
+    // Appends the family's affine formats the Playground offers, in menu order.
+    void (*playgroundAffineFormats)(std::vector<PlaygroundAffineFormat>& out) = nullptr;
 };
 
 // Each writing family's targets (defined in <folder>/<folder>_targets.cpp).
@@ -227,12 +273,13 @@ const FamilyTargets& compressedTensorsTargets();
 const FamilyTargets& mlxTargets();
 const FamilyTargets& plainTargets();
 
-// Every writing family's budget table rows, in the table's order: the baselines, then GGUF,
-// then the safetensors families.
+// Every writing family's budget table rows, the families in FormatFamily order.
 std::vector<BudgetFormat> familyBudgetRows();
 
 // Every family's Playground block formats, the families in FormatFamily order.
 std::vector<PlaygroundBlockFormat> playgroundBlockFormats();
+// Every family's Playground affine formats, the families in FormatFamily order.
+std::vector<PlaygroundAffineFormat> playgroundAffineFormats();
 
 // The family's targets of a format; nullptr when its family writes nothing.
 const FamilyTargets* familyTargets(const FormatInfo& format);

@@ -3,7 +3,6 @@
 
 #include "container/checkpoint.h"
 #include "base/error.h"
-#include "formats/gptq/gptq.h"
 #include "base/half.h"
 #include "formats/family.h"
 #include "formats/kernel.h"
@@ -371,20 +370,8 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
     ElementValues v;
     v.zeroKind = spec.zeroPoint;
     const WeightData data{ckpt, weight};
-    if (const FormatInfo* f = findFormat(weight.format); f && f->storage == StorageKind::PackedLinear) {
-        // The kernels' own reader: g_idx and the v1 zero rules are applied as when dequantizing.
-        const PackedLinear p = describePacked(data);
-        v.code = p.codeAt(row, col);
-        v.group = p.groupOf(col);
-        v.hasScale = true;
-        v.scale = p.scaleAt(v.group, row);
-        if (p.zeros == ZeroConvention::FloatBias) {
-            v.hasZero = true;
-            v.zero = p.biasAt(v.group, row);
-        } else {
-            v.hasZero = true;
-            v.zero = p.zeroAt(v.group, row);
-        }
+    if (const FamilyRow* family = familyRowOf(weight.format); family && family->elementValues) {
+        family->elementValues(data, row, col, v);
         return v;
     }
     const ElementLocation e = spec.locate(params, row, col);

@@ -63,30 +63,38 @@ void decimate(Figure& f, const std::vector<float>& v, uint64_t rows, uint64_t co
         }
 }
 
-} // namespace
+// The weights of each format, formats in the order they first appear.
+struct WeightsByFormat {
+    std::map<std::string, std::vector<const LogicalWeight*>> weights;
+    std::vector<std::string> order;
+};
 
-Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Progress& control)
+WeightsByFormat weightsByFormat(const std::vector<const LogicalWeight*>& weights)
 {
-    Document doc;
-    doc.title = "Checkpoint report";
-    doc.subtitle = ckpt.path;
-    doc.inputs = ckpt.sources();
-    if (opt.ref)
-        for (const std::string& s : opt.ref->sources())
-            doc.inputs.push_back(s);
-    control(0, 1);
-
-    std::vector<const LogicalWeight*> weights;
-    if (!opt.weight.empty()) {
-        const LogicalWeight* w = ckpt.findWeight(opt.weight);
-        if (!w)
-            throw Error(ErrorContext{ckpt.path}, "no weight '" + opt.weight + "'");
-        weights.push_back(w);
-    } else {
-        for (const LogicalWeight& w : ckpt.weights)
-            weights.push_back(&w);
+    WeightsByFormat out;
+    for (const LogicalWeight* w : weights) {
+        if (!out.weights.count(w->format))
+            out.order.push_back(w->format);
+        out.weights[w->format].push_back(w);
     }
+    return out;
+}
 
+// The report's progress: one step per weight in the table, in verify and per figure weight.
+struct ReportProgress {
+    const Progress& control;
+    size_t steps = 1;
+    size_t step = 0;
+    void report() { control(++step, steps); }
+    void next()
+    {
+        control.check();
+        report();
+    }
+};
+
+Section overviewSection(const Checkpoint& ckpt, const CheckpointOptions& opt)
+{
     Section overview = section(1, "Checkpoint");
     Block facts = factsBlock();
     facts.facts = {
@@ -105,20 +113,16 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     overview.blocks.push_back(facts);
     for (const Message& n : ckpt.notes)
         overview.blocks.push_back(paragraph("Note: " + n.text()));
-    doc.sections.push_back(std::move(overview));
+    return overview;
+}
 
-    // Detection: one entry per format (evidence of its first weight) with the recorded
-    // version and convention parameters.
+// Detection: one entry per format (evidence of its first weight) with the recorded version and
+// convention parameters.
+Section detectionSection(const WeightsByFormat& byFormat)
+{
     Section detection = section(2, "Detection");
-    std::map<std::string, std::vector<const LogicalWeight*>> byFormat;
-    std::vector<std::string> formatOrder;
-    for (const LogicalWeight* w : weights) {
-        if (!byFormat.count(w->format))
-            formatOrder.push_back(w->format);
-        byFormat[w->format].push_back(w);
-    }
-    for (const std::string& f : formatOrder) {
-        const auto& ws = byFormat[f];
+    for (const std::string& f : byFormat.order) {
+        const auto& ws = byFormat.weights.at(f);
         const FormatInfo* info = findFormat(f);
         Block b = factsBlock();
         b.facts.push_back({"Format", f + (info ? " - " + info->description : std::string())});
@@ -131,25 +135,23 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             b.facts.push_back({"Note", n.text()});
         detection.blocks.push_back(b);
     }
-    doc.sections.push_back(std::move(detection));
-    control.check();
+    return detection;
+}
 
-    // Per-weight table, with error statistics when a reference is given.
+// Per-weight table, with error statistics when a reference is given (their histograms kept for
+// the figures).
+Section weightsSection(const Checkpoint& ckpt, const CheckpointOptions& opt,
+                       const std::vector<const LogicalWeight*>& weights, const StatsOptions& so,
+                       std::map<const LogicalWeight*, Histogram>& errorHist, ReportProgress& progress)
+{
     Section table = section(2, "Weights");
     Block wt = tableBlock({});
     wt.table.header = {"weight", "format", "shape", "bits", "group", "bpw", "bytes"};
     if (opt.ref)
         for (const char* h : {"RMSE", "max |err|", "SQNR dB"})
             wt.table.header.push_back(h);
-    StatsOptions so;
-    so.bins = 48;
-    so.path = bestSimdPath();
-    std::map<const LogicalWeight*, Histogram> errorHist;
-    const size_t steps = weights.size() * 2 + 4;
-    size_t step = 0;
     for (const LogicalWeight* w : weights) {
-        control.check();
-        control(++step, steps);
+        progress.next();
         std::vector<std::string> row = {w->name,
                                         w->format,
                                         shapeText(w->shape),
@@ -179,18 +181,20 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
         wt.table.rows.push_back(std::move(row));
     }
     table.blocks.push_back(wt);
-    doc.sections.push_back(std::move(table));
+    return table;
+}
 
-    // Verify.
+Section verifySection(const Checkpoint& ckpt, const std::vector<const LogicalWeight*>& weights,
+                      ReportProgress& progress)
+{
     Section verify = section(2, "Verify findings");
     VerifyReport vr;
     HealthOptions health;
-    health.cancel = control.cancel; // the health scan stops between row chunks
+    health.cancel = progress.control.cancel; // the health scan stops between row chunks
     for (const LogicalWeight* w : weights) {
-        control.check();
-        control(++step, steps);
+        progress.next();
         if (!verifyWeight(ckpt, *w, vr, health))
-            control.check();
+            progress.control.check();
     }
     verify.blocks.push_back(paragraph(std::to_string(vr.checked.size()) + " weights checked, "
                                       + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "
@@ -202,23 +206,25 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             fb.table.rows.push_back({f.weight, f.check, f.message.text()});
         verify.blocks.push_back(fb);
     }
-    doc.sections.push_back(std::move(verify));
+    return verify;
+}
 
-    // Budget: what this checkpoint stores per format, then the same parameter count in
-    // common formats.
+// Budget: what this checkpoint stores per format, then the same parameter count in common formats.
+Section budgetSection(const WeightsByFormat& byFormat)
+{
     Section budget = section(2, "Memory budget");
     Block used = tableBlock({});
     used.table.header = {"format", "weights", "parameters", "stored bytes", "bits per weight"};
     uint64_t params = 0;
-    for (const std::string& f : formatOrder) {
+    for (const std::string& f : byFormat.order) {
         uint64_t el = 0, by = 0;
-        for (const LogicalWeight* w : byFormat[f]) {
+        for (const LogicalWeight* w : byFormat.weights.at(f)) {
             el += w->elementCount();
             by += w->storedBytes;
         }
         params += el;
-        used.table.rows.push_back({f, std::to_string(byFormat[f].size()), std::to_string(el), bytesText(double(by)),
-                                   num(el ? double(by) * 8.0 / double(el) : 0.0, 5)});
+        used.table.rows.push_back({f, std::to_string(byFormat.weights.at(f).size()), std::to_string(el),
+                                   bytesText(double(by)), num(el ? double(by) * 8.0 / double(el) : 0.0, 5)});
     }
     budget.blocks.push_back(used);
     if (params) {
@@ -232,10 +238,14 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
                 other.table.rows.push_back({r.format.id, num(r.bitsPerWeight, 5), bytesText(r.bytes)});
         budget.blocks.push_back(other);
     }
-    doc.sections.push_back(std::move(budget));
-    control.check();
+    return budget;
+}
 
-    // Figures for the largest quantized weights.
+// Figures for the largest quantized weights: their scales and error (or value) histograms.
+void appendLargestWeights(Document& doc, const Checkpoint& ckpt, const CheckpointOptions& opt,
+                          const std::vector<const LogicalWeight*>& weights, const StatsOptions& so,
+                          const std::map<const LogicalWeight*, Histogram>& errorHist, ReportProgress& progress)
+{
     std::vector<const LogicalWeight*> largest;
     for (const LogicalWeight* w : weights)
         if (isQuantized(*w) && canDequantize(w->format))
@@ -246,7 +256,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     largest.resize(std::min(largest.size(), size_t(std::max(0, opt.figureWeights))));
     Section figs = section(2, "Largest weights");
     for (const LogicalWeight* w : largest) {
-        control.check();
+        progress.control.check();
         try {
             const WeightCodes codes = extractCodes(ckpt, *w);
             if (!codes.scales.empty() && codes.groups) {
@@ -282,20 +292,23 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
         h.stem = "fig" + std::to_string(doc.figures.size() + 1) + "-hist";
         figs.blocks.push_back(figureBlock(doc.figures.size()));
         doc.figures.push_back(std::move(h));
-        control(++step, steps);
+        progress.report();
     }
     if (!figs.blocks.empty())
         doc.sections.push_back(std::move(figs));
+}
 
-    // The chapter of every format with a layout spec, at its largest weight's shape.
-    for (const std::string& f : formatOrder) {
+// The chapter of every format with a layout spec, at its largest weight's shape.
+void appendFormatChapters(Document& doc, const WeightsByFormat& byFormat, const Progress& control)
+{
+    for (const std::string& f : byFormat.order) {
         control.check();
         const LayoutSpec* spec = findLayoutSpec(f);
         if (!spec)
             continue;
-        const LogicalWeight* big = *std::max_element(byFormat[f].begin(), byFormat[f].end(), [](auto* a, auto* b) {
-            return a->elementCount() < b->elementCount();
-        });
+        const LogicalWeight* big =
+            *std::max_element(byFormat.weights.at(f).begin(), byFormat.weights.at(f).end(),
+                              [](auto* a, auto* b) { return a->elementCount() < b->elementCount(); });
         try {
             appendFormatChapter(doc, *spec, layoutParams(*big), control);
         } catch (const Cancelled&) {
@@ -306,6 +319,48 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
             doc.sections.push_back(std::move(none));
         }
     }
+}
+
+} // namespace
+
+Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, const Progress& control)
+{
+    Document doc;
+    doc.title = "Checkpoint report";
+    doc.subtitle = ckpt.path;
+    doc.inputs = ckpt.sources();
+    if (opt.ref)
+        for (const std::string& s : opt.ref->sources())
+            doc.inputs.push_back(s);
+    control(0, 1);
+
+    std::vector<const LogicalWeight*> weights;
+    if (!opt.weight.empty()) {
+        const LogicalWeight* w = ckpt.findWeight(opt.weight);
+        if (!w)
+            throw Error(ErrorContext{ckpt.path}, "no weight '" + opt.weight + "'");
+        weights.push_back(w);
+    } else {
+        for (const LogicalWeight& w : ckpt.weights)
+            weights.push_back(&w);
+    }
+
+    doc.sections.push_back(overviewSection(ckpt, opt));
+    const WeightsByFormat byFormat = weightsByFormat(weights);
+    doc.sections.push_back(detectionSection(byFormat));
+    control.check();
+
+    StatsOptions so;
+    so.bins = 48;
+    so.path = bestSimdPath();
+    std::map<const LogicalWeight*, Histogram> errorHist;
+    ReportProgress progress{control, weights.size() * 2 + 4};
+    doc.sections.push_back(weightsSection(ckpt, opt, weights, so, errorHist, progress));
+    doc.sections.push_back(verifySection(ckpt, weights, progress));
+    doc.sections.push_back(budgetSection(byFormat));
+    control.check();
+    appendLargestWeights(doc, ckpt, opt, weights, so, errorHist, progress);
+    appendFormatChapters(doc, byFormat, control);
     control(1, 1);
     return doc;
 }

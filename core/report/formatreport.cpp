@@ -5,7 +5,6 @@
 #include "analysis/budget.h"
 #include "base/error.h"
 #include "base/intmath.h"
-#include "formats/family.h"
 #include "report/specmath.h"
 
 #include <algorithm>
@@ -86,15 +85,6 @@ std::string kindOfField(const BlockField& f)
     return "data";
 }
 
-std::string budgetIdFor(const LayoutSpec& spec, const LayoutParams& p)
-{
-    if (spec.container == LayoutContainer::Gguf)
-        return spec.id;
-    const FormatInfo* f = findFormat(spec.id);
-    const FamilyRow* row = f ? familyRow(f->family) : nullptr;
-    return row && row->budgetPreset ? row->budgetPreset(*f, p) : std::string();
-}
-
 std::string locationText(const ElementLocation& e)
 {
     std::string out;
@@ -131,15 +121,13 @@ BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool 
         b.bytes += part.bytes;
     }
     b.bitsPerWeight = double(b.bytes) * 8.0 / weights;
-    b.budgetId = budgetIdFor(spec, p);
-    if (const BudgetFormat* f = b.budgetId.empty() ? nullptr : budgetFormat(b.budgetId)) {
+    if (const BudgetFormat* f = reportedBudgetFormat(spec, p)) {
+        b.budgetId = f->id;
         try {
             b.budgetBits = budgetBitsPerWeight(*f, p.N, p.K);
         } catch (const Error&) {
             b.budgetBits = -1;
         }
-    } else {
-        b.budgetId.clear();
     }
     return b;
 }
@@ -187,9 +175,11 @@ void checkParams(const LayoutSpec& spec, const LayoutParams& p)
                         + " do not fit the packing (" + spec.padding + ")");
 }
 
-void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Progress& control)
+namespace {
+
+// The chapter's first section: the format's facts and the parameters its numbers are evaluated at.
+Section formatFactsSection(const LayoutSpec& spec, const LayoutParams& p)
 {
-    checkParams(spec, p);
     const bool gguf = spec.container == LayoutContainer::Gguf;
     const GgmlTypeInfo* g = ggmlTypeOfSpec(spec);
     Section s;
@@ -246,8 +236,12 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
         params.facts.push_back({"groups G", std::to_string(p.groups())});
     s.blocks.push_back(paragraph("The numbers below are evaluated at:"));
     s.blocks.push_back(params);
-    doc.sections.push_back(std::move(s));
+    return s;
+}
 
+// Every stored tensor at the parameters, the block fields and the padding.
+Section storedTensorsSection(const LayoutSpec& spec, const LayoutParams& p)
+{
     Section tensors = section(2, "Stored tensors");
     Block tt = tableBlock({});
     tt.table.header = {"tensor", "dtype", "shape (formula)", "shape", "bytes", "meaning"};
@@ -267,17 +261,13 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     }
     tensors.blocks.push_back(
         paragraph("Padding: " + (spec.padding.empty() ? std::string("none") : spec.padding) + "."));
-    doc.sections.push_back(std::move(tensors));
-    control.check();
+    return tensors;
+}
 
-    if (!spec.locate) {
-        Section none = section(2, "Layout");
-        none.blocks.push_back(
-            paragraph("Format detection only names this format; its element layout is not modelled, so there are no "
-                      "figures, bit budget or probes."));
-        doc.sections.push_back(std::move(none));
-        return;
-    }
+// The slot-order and block figures and locate() for sample elements.
+void appendLayoutSection(Document& doc, const LayoutSpec& spec, const LayoutParams& p)
+{
+    const GgmlTypeInfo* g = ggmlTypeOfSpec(spec);
     // Figures, then a few element locations as text (the figures' facts, searchable).
     Section layout = section(2, "Where each element lives");
     const size_t slotFig = doc.figures.size();
@@ -316,7 +306,12 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
     layout.blocks.push_back(paragraph("locate() for sample elements (word indices are flat, in words of the tensor):"));
     layout.blocks.push_back(loc);
     doc.sections.push_back(std::move(layout));
+}
 
+// The bytes per tensor (or block field) as bits per weight, and the budget table's count beside it.
+Section bitsSection(const LayoutSpec& spec, const LayoutParams& p)
+{
+    const GgmlTypeInfo* g = ggmlTypeOfSpec(spec);
     Section bits = section(2, "Effective bits per weight");
     const BitsBreakdown bd = bitsBreakdown(spec, p, false);
     Block bt = tableBlock({});
@@ -344,9 +339,13 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
                                                : withOpt ? " (agrees, counting the optional tensors)."
                                                          : " (DISAGREES).")));
     }
-    doc.sections.push_back(std::move(bits));
-    control.check();
+    return bits;
+}
 
+// The seed probes run at report time.
+Section probesSection(const LayoutSpec& spec, const LayoutParams& p)
+{
+    const bool gguf = spec.container == LayoutContainer::Gguf;
     Section probes = section(2, "Seed probes");
     const ProbeRun run = runProbes(spec, p);
     if (!run.skipped.empty()) {
@@ -366,7 +365,30 @@ void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutPara
             pt.table.rows.push_back({r.probe, r.check, r.pass ? "pass" : "fail", r.detail});
         probes.blocks.push_back(pt);
     }
-    doc.sections.push_back(std::move(probes));
+    return probes;
+}
+
+} // namespace
+
+void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Progress& control)
+{
+    checkParams(spec, p);
+    doc.sections.push_back(formatFactsSection(spec, p));
+    doc.sections.push_back(storedTensorsSection(spec, p));
+    control.check();
+
+    if (!spec.locate) {
+        Section none = section(2, "Layout");
+        none.blocks.push_back(
+            paragraph("Format detection only names this format; its element layout is not modelled, so there are no "
+                      "figures, bit budget or probes."));
+        doc.sections.push_back(std::move(none));
+        return;
+    }
+    appendLayoutSection(doc, spec, p);
+    doc.sections.push_back(bitsSection(spec, p));
+    control.check();
+    doc.sections.push_back(probesSection(spec, p));
 
     if (!spec.notes.empty()) {
         Section notes = section(2, "Notes");

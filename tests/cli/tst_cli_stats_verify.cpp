@@ -387,6 +387,39 @@ private slots:
     // against F32 printed {"weights": []}, exit 0); alone, its floats are reported; a checkpoint
     // with nothing that decodes, or whose weights match nothing in the reference, is exit 2
     // with the reason.
+    // One NaN in the weight is counted apart with its place, not an RMSE of NaN (issue 29).
+    void statsCountsNonFiniteApart()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        std::vector<float> ref(8 * 16), w(ref.size());
+        for (size_t i = 0; i < ref.size(); ++i) {
+            ref[i] = 0.125f * float(int(i % 7) - 3);
+            w[i] = ref[i] + 0.5f;
+        }
+        w[2 * 16 + 5] = std::nanf("");
+        const auto bytes = [](const std::vector<float>& v) {
+            return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4);
+        };
+        const QString a = tmp.filePath(QStringLiteral("a.safetensors")),
+                      b = tmp.filePath(QStringLiteral("b.safetensors"));
+        qs::writeSafetensors(a.toStdString(), {{"l.weight", qs::DType::F32, {8, 16}, bytes(w)}});
+        qs::writeSafetensors(b.toStdString(), {{"l.weight", qs::DType::F32, {8, 16}, bytes(ref)}});
+        const auto r =
+            qstest::runCli({QStringLiteral("stats"), a, QStringLiteral("--ref"), b, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject o = weightsOf(r.out).at(0).toObject();
+        QCOMPARE(o.value(QStringLiteral("rmse")).toDouble(-1), 0.5);
+        const QJsonObject left = o.value(QStringLiteral("non_finite")).toObject();
+        QCOMPARE(left.value(QStringLiteral("count")).toInteger(), qint64(1));
+        QCOMPARE(left.value(QStringLiteral("first")).toArray(), (QJsonArray{2, 5}));
+        const auto text = qstest::runCli({QStringLiteral("stats"), a, QStringLiteral("--ref"), b});
+        QVERIFY2(text.out.contains("rmse 0.5 ")
+                     && text.out.contains("1 NaN or Inf element left out of these figures, "
+                                          "the first at (2, 5)"),
+                 text.out.constData());
+    }
+
     void statsOfFloatCheckpoints()
     {
         QTemporaryDir tmp;

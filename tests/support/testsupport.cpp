@@ -4,6 +4,7 @@
 #include "container/gguf.h"
 #include "container/safetensors.h"
 #include "formats/ggml/quantize_ggml.h"
+#include "formats/opencheckpoint.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -208,6 +209,32 @@ long childrenPeakRssKiB()
 {
     rusage ru{};
     return getrusage(RUSAGE_CHILDREN, &ru) == 0 ? ru.ru_maxrss : -1;
+}
+
+QString copyWithNanScale(const QString& dir, const QString& fixtureDir, uint64_t group, uint64_t row)
+{
+    const QString dst = QDir(dir).filePath(QStringLiteral("nan-scale"));
+    if (!QDir().mkpath(dst))
+        return {};
+    for (const QFileInfo& f : QDir(fixture(QStringLiteral("safetensors/") + fixtureDir)).entryInfoList(QDir::Files))
+        if (!QFile::copy(f.filePath(), dst + QLatin1Char('/') + f.fileName()))
+            return {};
+    const QString model = dst + QStringLiteral("/model.safetensors");
+    const auto c = qs::openCheckpoint(model.toStdString());
+    for (const qs::LogicalWeight& w : c->weights)
+        for (const auto& [role, tensor] : w.members) {
+            const qs::TensorEntry& t = c->tensors[tensor];
+            if (role != "scales" || t.dtype != qs::DType::F16 || t.shape.size() != 2 || group >= t.shape[0]
+                || row >= t.shape[1])
+                continue;
+            QFile file(model);
+            const char nan[2] = {'\x00', '\x7e'};
+            if (!file.open(QIODevice::ReadWrite) || !file.seek(qint64(t.offset + (group * t.shape[1] + row) * 2))
+                || file.write(nan, 2) != 2)
+                return {};
+            return model;
+        }
+    return {};
 }
 
 void writeConvertedLlama(const QString& dir, bool permute)

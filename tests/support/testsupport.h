@@ -92,6 +92,11 @@ inline constexpr bool kAsan = false;
 // llama.cpp's names, q and k rows permuted per head unless `permute` is false).
 void writeConvertedLlama(const QString& dir, bool permute = true);
 
+// A copy of the fixture folder safetensors/`fixtureDir` (GPTQ or AWQ) in `dir`/nan-scale whose first
+// weight with F16 "scales" holds NaN (0x7E00) at [group, row]: what a converter writes for a group whose
+// range was 0/0. Returns the copy's model.safetensors; "" when it could not be made.
+QString copyWithNanScale(const QString& dir, const QString& fixtureDir, uint64_t group = 0, uint64_t row = 5);
+
 // Settings and caches of the widget suites go to `dir`, never the user's: Qt's test mode for
 // QStandardPaths, INI settings under `dir`/settings, and (when given) the application's name.
 void sandboxSettings(const QString& dir, const QString& applicationName = QString());

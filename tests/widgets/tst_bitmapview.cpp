@@ -17,6 +17,7 @@
 #include "formats/ggml/ggml.h"
 #include "formats/opencheckpoint.h"
 
+#include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -84,6 +85,8 @@ private slots:
     void bitLabelsNeverCollide();
     void zoomKeepsSelectionInView();
     void goToSaysWhatIsWrong();
+    void gutterShowsFileOffsets_data();
+    void gutterShowsFileOffsets();
 };
 
 // Cells large enough carry their bit's 0 or 1: the inside of a cell is not one flat colour.
@@ -318,6 +321,53 @@ void TestBitMapView::goToSaysWhatIsWrong()
     f.context.setWeight(CheckpointSnapshot::fromCheckpoint(*f.ckpt)->findWeight(QStringLiteral("real.q4_k")));
     QVERIFY(box->text().isEmpty());
     QVERIFY(message->text().isEmpty());
+}
+
+// The gutter names each row's offset in the file, as a hex editor does, not in the tensor
+// (issue 33): the code tensor's offset plus the row's bytes.
+void TestBitMapView::gutterShowsFileOffsets_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QString>("tensor");
+    QTest::addRow("gguf q4_k") << "gguf/ggml-types.gguf"
+                               << "real.q4_k"
+                               << "real.q4_k";
+    QTest::addRow("gptq") << "safetensors/gptq-w4-g32-asym"
+                          << ""
+                          << "qweight";
+}
+void TestBitMapView::gutterShowsFileOffsets()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, weight);
+    QFETCH(QString, tensor);
+    Fixture f(qstest::fixture(path).toStdString(), weight);
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    const qs::TensorEntry* codes = nullptr;
+    for (const auto& [role, index] : f.logical().members)
+        if (role == tensor.toStdString() || f.ckpt->tensors[index].name == tensor.toStdString())
+            codes = &f.ckpt->tensors[index];
+    QVERIFY(codes && codes->offset > 0);
+    BitMapCanvas* canvas = f.view->canvas();
+    for (uint64_t row : {uint64_t(0), uint64_t(1), uint64_t(7)}) {
+        const uint64_t bytes = row * canvas->wordsPerRow() * canvas->wordMap()->wordBits() / 8;
+        QCOMPARE(canvas->gutterLabels(row).second, QStringLiteral("0x%1").arg(codes->offset + bytes, 0, 16));
+    }
+    // Ctrl+C copies the selected element's row as a hex editor's line: file offset, then bytes.
+    const qs::ElementLocation e = canvas->wordMap()->spec().locate(canvas->wordMap()->params(), 3, 5);
+    QVERIFY(e.pieceCount > 0);
+    const uint64_t row = e.pieces[0].word / canvas->wordsPerRow();
+    const uint64_t rowBytes = canvas->wordsPerRow() * canvas->wordMap()->wordBits() / 8;
+    const std::span<const uint8_t> stored = f.ckpt->bytes(*codes);
+    QVERIFY(stored.size() >= (row + 1) * rowBytes);
+    QString want = QStringLiteral("%1 ").arg(codes->offset + row * rowBytes, 8, 16, QLatin1Char('0'));
+    for (uint64_t i = row * rowBytes; i < (row + 1) * rowBytes; ++i)
+        want += QStringLiteral(" %1").arg(stored[i], 2, 16, QLatin1Char('0'));
+    QGuiApplication::clipboard()->clear();
+    canvas->setSelected(std::pair<uint64_t, uint64_t>{3, 5});
+    QTest::keySequence(canvas, QKeySequence::Copy);
+    QCOMPARE(QGuiApplication::clipboard()->text(), want);
 }
 
 // At the default zoom the header numbers each bit (31, 30, ... 0), not every fourth, and a

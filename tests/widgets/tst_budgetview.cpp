@@ -8,13 +8,16 @@
 #include "testsupport.h"
 #include "viewcontext.h"
 #include "views/budgetview.h"
+#include "qtext.h"
 #include "formats/opencheckpoint.h"
 
 #include <qcustomplot.h>
 
+#include <QComboBox>
 #include <QFontMetrics>
 #include <QLabel>
 #include <QSet>
+#include <QScopeGuard>
 #include <QtTest>
 
 #include <map>
@@ -77,6 +80,31 @@ private slots:
         }
         QCOMPARE(chart.fits->data()->size(), fitting);
         QCOMPARE(chart.over->data()->size(), int(table.size()) - fitting);
+    }
+
+    // The family entries split the table: every row is shown under exactly one of them, and
+    // the rows under one share their family's name (GPTQ and AWQ, bnb 4-bit and int8 apart).
+    void familyFiltersPartitionTheTable()
+    {
+        ViewContext context;
+        BudgetView view(&context);
+        view.setParams(7000000000ull);
+        const auto* box = view.findChild<QComboBox*>(QStringLiteral("familyFilter"));
+        QVERIFY(box);
+        QCOMPARE(box->count(), 2 + 8); // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8
+        std::map<std::string, int> seen;
+        for (int i = 2; i < box->count(); ++i) {
+            view.setFamilyFilter(i);
+            QVERIFY(!view.chart().rows.empty());
+            for (const qs::BudgetRow& r : view.chart().rows) {
+                ++seen[r.format.id];
+                QCOMPARE(box->itemText(i), familyName(*r.format.info));
+            }
+        }
+        const std::vector<qs::BudgetRow> table = qs::budgetTable(7000000000ull);
+        QCOMPARE(seen.size(), table.size());
+        for (const qs::BudgetRow& r : table)
+            QVERIFY2(seen[r.format.id] == 1, r.format.id.c_str());
     }
 
     // "All formats": some 75 bars, each format name at least a line below the previous one
@@ -183,6 +211,37 @@ private slots:
         QCOMPARE(got.has_value(), want != 0);
         if (got)
             QCOMPARE(qulonglong(*got), want);
+    }
+
+    // In German the size reads "623,7K" and parses back; the two charts' axis titles fit their
+    // own halves instead of running into each other (issue 33).
+    void sizeAndTitlesReadInGerman()
+    {
+        const QLocale before;
+        const auto restore = qScopeGuard([&] { QLocale::setDefault(before); });
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        QCOMPARE(BudgetView::parseParamCount(QStringLiteral("623,7K")), std::optional<uint64_t>(623700));
+        QCOMPARE(BudgetView::parseParamCount(QStringLiteral("1.5B")), std::optional<uint64_t>(1500000000));
+        ViewContext context;
+        BudgetView view(&context);
+        view.resize(1100, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setMemoryGiB(23.5);
+        view.setParams(623700);
+        const BudgetChart& chart = view.chart();
+        const QString label = chart.memoryRect->axis(QCPAxis::atBottom)->label();
+        QVERIFY2(label.contains(QLatin1String("623,7K")), qPrintable(label));
+        chart.memoryRect->parentPlot()->replot();
+        for (QCPAxisRect* rect : {chart.bitsRect, chart.memoryRect}) {
+            QCPAxis* axis = rect->axis(QCPAxis::atBottom);
+            const QFontMetrics fm(axis->labelFont());
+            const int wide = fm.boundingRect(QRect(), Qt::TextDontClip, axis->label()).width();
+            QVERIFY2(
+                wide <= rect->outerRect().width(),
+                qPrintable(
+                    QStringLiteral("%1: %2 px in %3").arg(axis->label()).arg(wide).arg(rect->outerRect().width())));
+        }
     }
 
     void defaultsFollowCheckpointAndMachine()

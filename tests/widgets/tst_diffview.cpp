@@ -24,6 +24,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QListWidget>
 #include <QMimeData>
 #include <QScopeGuard>
@@ -453,6 +454,26 @@ private slots:
             ++decimals;
         }
         QVERIFY(decimals >= 2);
+    }
+
+    // The list keeps its names readable at the view's narrowest (issue 33).
+    void namesStayReadable()
+    {
+        Pair p;
+        Fixture f(p.a);
+        f.view.resize(f.view.minimumSizeHint().width(), 700);
+        QVERIFY(f.open(p.b));
+        QCoreApplication::processEvents();
+        const int readable = f.view.fontMetrics().averageCharWidth() * 20;
+        auto* list = f.view.findChild<QTreeView*>(QStringLiteral("diffList"));
+        QVERIFY(list);
+        for (int c : {DiffListModel::NameA, DiffListModel::NameB})
+            QVERIFY2(list->header()->sectionSize(c) >= readable,
+                     qPrintable(QString::number(list->header()->sectionSize(c))));
+        auto* weightsA = f.view.findChild<QTreeView*>(QStringLiteral("weightsA"));
+        QVERIFY(weightsA);
+        QVERIFY2(weightsA->header()->sectionSize(WeightTreeModel::NameColumn) >= readable,
+                 qPrintable(QString::number(weightsA->header()->sectionSize(WeightTreeModel::NameColumn))));
     }
 
     // core's warnings on the compared weights are listed above the list, one item each, the

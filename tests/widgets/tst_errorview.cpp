@@ -428,6 +428,32 @@ private slots:
         QVERIFY(table.contains(german.toString(qulonglong(e.count))));
     }
 
+    // A NaN scale: its group's values are counted apart with their place, and every figure is
+    // that of the finite ones (RMSE was NaN beside a finite max |error| and a cosine of 0).
+    void nonFiniteValuesCountedApart()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = QStringLiteral("gptq-w4-g128-sym");
+        const QString path = qstest::copyWithNanScale(tmp.path(), dir);
+        QVERIFY(!path.isEmpty());
+        Fixture f(path);
+        f.view.addReference(fixtureReference(dir));
+        QVERIFY(f.select(firstQuantized(*f.ckpt)));
+        QVERIFY2(f.view.result(), qPrintable(f.view.message()));
+        const qs::WeightComparison& r = *f.view.result();
+        QVERIFY(r.error.nonFinite > 0);
+        QVERIFY(std::isfinite(r.error.rmse) && std::isfinite(r.output.cosine) && r.output.cosine > 0.5);
+        const QString table = f.view.statisticsText();
+        QVERIFY2(table.contains(QStringLiteral("%1 left out of every figure; the first at (%2, %3)")
+                                    .arg(r.error.nonFinite)
+                                    .arg(r.error.firstNonFinite / r.shape[1])
+                                    .arg(r.error.firstNonFinite % r.shape[1])),
+                 qPrintable(table));
+        QVERIFY2(!table.contains(QStringLiteral(">nan<"), Qt::CaseInsensitive), qPrintable(table)); // no figure is NaN
+        QVERIFY(f.view.tableCsv().contains(QStringLiteral("non_finite,%1").arg(r.error.nonFinite)));
+    }
+
     // Log-scale bars stand at their counts (a count of 1 on the 1 line), and an all-zero
     // error draws its one bar at 0.
     void histogramBarsStandAtTheirCounts()

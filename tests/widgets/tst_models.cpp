@@ -205,6 +205,11 @@ void TestModels::weightTreeGroupsByLayer()
     QCOMPARE(model.index(1, WeightTreeModel::BytesColumn).data(WeightTreeModel::SortRole).toULongLong(), 8448ull + 512);
     QCOMPARE(model.index(1, WeightTreeModel::FormatColumn).data().toString(), QStringLiteral("gptq-v1, f16"));
     QCOMPARE(model.rowCount(model.index(3, 0)), 0);
+    // The tree says the layer and that these are weights: names drop both (issue 33).
+    QCOMPARE(model.index(3, 0).data().toString(), QStringLiteral("model.embed_tokens"));
+    QCOMPARE(model.index(3, 0).data(WeightTreeModel::FullNameRole).toString(),
+             QStringLiteral("model.embed_tokens.weight"));
+    QCOMPARE(model.index(1, 0, model.index(0, 0)).data().toString(), QStringLiteral("input_layernorm"));
     QCOMPARE(model.index(3, 0).data(WeightTreeModel::WeightIndexRole).toInt(), 6);
     QVERIFY(model.index(3, 0).data(Qt::ToolTipRole).toString().contains(QLatin1String("a note from detection")));
     for (int w = 0; w < snap->weights.size(); ++w)

@@ -5,6 +5,7 @@
 // hovering a real row's codes links to the weight's element in the other views.
 #include "analysis/playground.h"
 #include "demo.h"
+#include "formats/affine/quantize_affine.h"
 #include "formats/codes.h"
 #include "formats/wordmap.h"
 #include "numbers.h"
@@ -42,6 +43,15 @@ Q_DECLARE_METATYPE(qs::AffineTarget)
 
 namespace {
 
+const qs::FormatInfo& fmtOf(qs::AffineTarget t)
+{
+    return *qs::findFormat(qs::affineTargetName(t));
+}
+
+} // namespace
+
+namespace {
+
 int distinctColours(const QImage& image)
 {
     QSet<QRgb> colours;
@@ -70,7 +80,7 @@ struct DemoRow {
             return *error = QStringLiteral("no up_proj or no playground view"), false;
         view = qobject_cast<PlaygroundView*>(window.analysisView(QStringLiteral("playground")));
         view->setSource(PlaygroundView::Source::WeightRow);
-        view->setTarget(target);
+        view->setTarget(fmtOf(target));
         view->setRow(row);
         view->recompute();
         if (!window.waitForIdle(20000) || !view->result())
@@ -130,6 +140,7 @@ private slots:
     void weightRowComesFromDequantizer();
     void bigRowRunsAsJob();
     void badSettingsShowError();
+    void rangeLabelsStandAboveTheStaircase();
     void notBlankAndExports();
     void hoverLinksToWeight_data();
     void opensInTheWeightsOwnSettings_data();
@@ -169,7 +180,7 @@ void TestPlaygroundView::showsCoreNumbers()
     view.setSource(PlaygroundView::Source::NormalOutliers);
     view.setSeed(42);
     view.setLength(512);
-    view.setTarget(target);
+    view.setTarget(fmtOf(target));
     view.setBits(bits);
     view.setGroupSize(groupSize);
     view.setSymmetric(symmetric);
@@ -179,14 +190,14 @@ void TestPlaygroundView::showsCoreNumbers()
     const auto r = view.result();
     QVERIFY2(r, qPrintable(view.errorText()));
 
-    const uint64_t rows = qs::playgroundBlockRows(target);
+    const uint64_t rows = qs::playgroundAffineFormatOf(fmtOf(target))->blockRows;
     const std::vector<float> w = qs::playgroundSamples(qs::SampleDistribution::NormalOutliers, rows, 512, 42);
     qs::AffineOptions o;
     o.bits = bits;
     o.groupSize = uint64_t(groupSize);
     o.symmetric = symmetric;
     o.clipRatio = float(clipPercent / 100.0);
-    o.rule = qs::playgroundRule(target);
+    o.rule = qs::playgroundAffineFormatOf(fmtOf(target))->rule;
     o.codeScale = qs::DType::F16;
     const qs::AffineQuantized q = qs::quantizeAffine(w.data(), rows, 512, o);
     QVERIFY(r->values == w);
@@ -263,7 +274,7 @@ void TestPlaygroundView::badSettingsShowError()
     PlaygroundView view(&context);
     view.setSource(PlaygroundView::Source::Uniform);
     view.setLength(100);
-    view.setTarget(qs::AffineTarget::Mlx);
+    view.setTarget(fmtOf(qs::AffineTarget::Mlx));
     view.setGroupSize(64);
     view.recompute();
     QVERIFY(!view.result());
@@ -278,6 +289,39 @@ void TestPlaygroundView::badSettingsShowError()
     view.recompute();
     QVERIFY(view.result());
     QVERIFY(view.errorText().isEmpty());
+}
+
+// The min and max labels stand in a band above the top code: "max" was drawn over the
+// staircase's top steps (issue 33).
+void TestPlaygroundView::rangeLabelsStandAboveTheStaircase()
+{
+    ViewContext context;
+    PlaygroundView view(&context);
+    view.resize(1400, 900);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setSource(PlaygroundView::Source::Uniform);
+    view.setTarget(qs::AffineTarget::GptqV1);
+    view.setGroupSize(32);
+    view.recompute();
+    QVERIFY2(view.result(), qPrintable(view.errorText()));
+    auto* map = view.findChild<QCustomPlot*>(QStringLiteral("affineMap"));
+    QVERIFY(map);
+    map->replot();
+    const int codes = 1 << view.result()->options.bits;
+    const double topStep = map->yAxis->coordToPixel(codes - 1);
+    int seen = 0;
+    for (int i = 0; i < map->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(map->item(i));
+            t && (t->text() == QLatin1String("min") || t->text() == QLatin1String("max"))) {
+            ++seen;
+            QVERIFY2(t->bottom->pixelPosition().y() < topStep - 2,
+                     qPrintable(QStringLiteral("%1 reaches down to %2, the top code is at %3")
+                                    .arg(t->text())
+                                    .arg(t->bottom->pixelPosition().y())
+                                    .arg(topStep)));
+        }
+    QCOMPARE(seen, 2);
 }
 
 void TestPlaygroundView::notBlankAndExports()
@@ -419,7 +463,8 @@ void TestPlaygroundView::opensInTheWeightsOwnSettings()
     QCOMPARE(o.bits, bits);
     QCOMPARE(o.groupSize, uint64_t(groupSize));
     QCOMPARE(o.symmetric, symmetric);
-    QCOMPARE(std::optional(o.target), qs::playgroundTargetOf(*qs::findFormat(w.format)));
+    QCOMPARE(o.affine, qs::findFormat(w.format));
+    QVERIFY(qs::playgroundAffineFormatOf(*o.affine));
     QVERIFY(view.matchesWeight());
     QCOMPARE(view.codeCheck().total, w.inFeatures());
     QVERIFY(view.codeCheck().matched >= 0);
@@ -526,7 +571,7 @@ void TestPlaygroundView::blockFormats()
         QVERIFY2(view.findChild<QLabel*>(QStringLiteral("summary"))->text().contains(QStringLiteral("8 Blöcke zu 64")),
                  qPrintable(view.findChild<QLabel*>(QStringLiteral("summary"))->text()));
     }
-    view.setTarget(qs::AffineTarget::GptqV1);
+    view.setTarget(fmtOf(qs::AffineTarget::GptqV1));
     view.recompute();
     QVERIFY(context.jobs()->waitForIdle(20000));
     QVERIFY(!view.result()->options.block);

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -42,9 +43,10 @@ struct Fixture {
     ScalesView view{&context};
     std::shared_ptr<const qs::Checkpoint> ckpt;
 
-    bool open(const QString& rel, int weight)
+    bool open(const QString& rel, int weight) { return openPath(qstest::fixture(rel), weight); }
+    bool openPath(const QString& path, int weight)
     {
-        ckpt = openFixture(rel);
+        ckpt = qs::openCheckpoint(path.toStdString());
         context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
         view.resize(900, 700);
         view.show();
@@ -105,6 +107,38 @@ private slots:
                     QCOMPARE(h.map->data()->cell(int(g), int(n)), want);
                 }
         }
+    }
+
+    // A NaN scale is a cell of the theme's error colour with a legend naming its place; it
+    // was a blank cell that nothing explained (issue 33).
+    void nonFiniteScalesAreDrawnAndNamed()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString path = qstest::copyWithNanScale(tmp.path(), QStringLiteral("gptq-w4-g128-sym"), 1, 5);
+        QVERIFY(!path.isEmpty());
+        Fixture f;
+        const Theme theme = Theme::fromPalette(lightPalette());
+        f.context.setTheme(theme);
+        QVERIFY(f.openPath(path, 0));
+        QVERIFY2(f.view.scales(), qPrintable(f.view.message()));
+        const ScaleHeatmap& h = f.view.heatmap();
+        QCOMPARE(h.grid.nonFinite, uint64_t(1));
+        QCOMPARE(h.grid.firstNonFiniteRow, uint64_t(1));
+        QCOMPARE(h.grid.firstNonFiniteCol, uint64_t(5));
+        QCustomPlot* plot = h.map->parentPlot();
+        QCPTextElement* legend = nullptr;
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+            if (auto* t = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i));
+                t && t->objectName() == QLatin1String("nonFiniteLegend"))
+                legend = t;
+        QVERIFY(legend);
+        QVERIFY2(legend->text().contains(QLatin1String("group 1, row 5")), qPrintable(legend->text()));
+        QCOMPARE(legend->textColor(), theme.error);
+        plot->replot();
+        const QImage image = plot->toPixmap(plot->width(), plot->height(), 1.0).toImage();
+        const QPoint cell(int(h.map->keyAxis()->coordToPixel(1.0)), int(h.map->valueAxis()->coordToPixel(5.0)));
+        QCOMPARE(QColor(image.pixel(cell)), theme.error);
     }
 
     // Each cell of a decimated map is the max |scale| (or min, max) of the block it covers.

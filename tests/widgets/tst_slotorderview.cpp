@@ -213,6 +213,30 @@ private slots:
         }
     }
 
+    // Everything the figure draws stands inside its natural size: the legend wraps within the
+    // width (its first line was cut at "lef" in German, issue 33).
+    void legendStaysInsideTheFigure()
+    {
+        QVERIFY(m_window->selectWeight(QStringLiteral("model.layers.0.mlp.down_proj")));
+        const qstest::GermanScope german;
+        QVERIFY(german.installed());
+        const SlotOrderFigure fig(*m_view->spec(), m_view->params());
+        const QSize natural = fig.naturalSize().toSize();
+        QImage image(natural + QSize(800, 200), QImage::Format_ARGB32);
+        image.fill(Qt::transparent);
+        QPainter painter(&image);
+        fig.paint(painter, QRectF(QPointF(0, 0), fig.naturalSize()), Theme::fromPalette(lightPalette()));
+        painter.end();
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                if ((x > natural.width() || y > natural.height()) && qAlpha(image.pixel(x, y)) != 0)
+                    QFAIL(qPrintable(QStringLiteral("drawn at (%1, %2), outside the figure's %3 x %4")
+                                         .arg(x)
+                                         .arg(y)
+                                         .arg(natural.width())
+                                         .arg(natural.height())));
+    }
+
     void zoomResizesCanvas()
     {
         QVERIFY(m_view->showFormat(QStringLiteral("awq-gemm")));

@@ -5,6 +5,7 @@
 // follow the selection; the tensor browser's columns fit the dock; the file dialogs for a
 // reference or B start in the checkpoint's folder.
 #include "container/checkpoint.h"
+#include "container/gguf.h"
 #include "container/safetensors.h"
 #include "guide.h"
 #include "launchoptions.h"
@@ -17,6 +18,7 @@
 #include "weighttreemodel.h"
 
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QDir>
 #include <QFontMetrics>
 #include <QSortFilterProxyModel>
@@ -217,6 +219,13 @@ private slots:
                 finding = view->list()->topLevelItem(i);
         QVERIFY(finding);
         QCOMPARE(finding->text(VerifyView::PlaceColumn), QStringLiteral("row 9, column 21"));
+        // The browser marks the weight with errors, and only it (issue 33).
+        for (int i = 0; i < w.snapshot()->weights.size(); ++i) {
+            const QModelIndex row = w.weightModel()->indexOfWeight(i);
+            const bool broken = w.snapshot()->weightName(i) == QLatin1String("m.weight");
+            QCOMPARE(row.data(Qt::ToolTipRole).toString().contains(QLatin1String("Verify found errors")), broken);
+            QCOMPARE(row.data(Qt::DecorationRole).isValid(), broken);
+        }
         QVERIFY(w.selectWeight(QStringLiteral("a.weight")));
         QTest::mouseClick(view->list()->viewport(), Qt::LeftButton, {}, view->list()->visualItemRect(finding).center());
         QCOMPARE(w.snapshot()->weights[w.selectedWeight()].name, QStringLiteral("m.weight"));
@@ -225,6 +234,35 @@ private slots:
         emit view->list()->itemActivated(finding, 0);
         QCOMPARE(w.currentView(), QStringLiteral("bitmap"));
         QCOMPARE(w.viewContext()->selected(), (ElementRef{w.selectedWeight(), 9, 21}));
+    }
+
+    // A vocabulary GGUF (metadata, no tensor) has nothing to check: the table says so as a
+    // note in the muted colour, not as a red error, and the summary does not count it as one;
+    // it is no pass either (issue 33).
+    void nothingCheckedIsANote()
+    {
+        QTemporaryDir tmp;
+        const QString path = tmp.filePath(QStringLiteral("vocab.gguf"));
+        qs::MetaValue arch;
+        arch.value = std::string("llama");
+        qs::writeGguf(path.toStdString(), {{"general.architecture", arch}}, {});
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        w.openPath(path);
+        waitOpened(w);
+        QVERIFY2(w.snapshot(), qPrintable(w.lastError()));
+        auto* view = qobject_cast<VerifyView*>(w.analysisView(QStringLiteral("verify")));
+        QVERIFY(w.showView(QStringLiteral("verify")));
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QVERIFY2(view->report(), qPrintable(view->summaryText()));
+        QCOMPARE(view->list()->topLevelItemCount(), 1);
+        QTreeWidgetItem* line = view->list()->topLevelItem(0);
+        QCOMPARE(line->text(VerifyView::CheckColumn), QStringLiteral("nothing-checked"));
+        QCOMPARE(line->text(VerifyView::SeverityColumn), QStringLiteral("note"));
+        QCOMPARE(line->foreground(VerifyView::SeverityColumn).color(), w.viewContext()->theme().mutedText);
+        QVERIFY2(!view->summaryText().contains(QLatin1String("error")), qPrintable(view->summaryText()));
+        QVERIFY2(view->summaryText().contains(QLatin1String("not a pass")), qPrintable(view->summaryText()));
     }
 
     // Findings are kept per checkpoint: a view switch, coming back and a reload of the same
@@ -305,6 +343,70 @@ private slots:
             }
         }
         QVERIFY(header->sectionSize(WeightTreeModel::NameColumn) > 0);
+    }
+
+    // Issue 33: on a real model every name read "attn...ight" and the Name column opened as
+    // "Nar"; a smaller window left the dock ~70 px wide. The tree drops what its grouping says
+    // (the layer, ".weight"), a name column keeps about 20 characters, a dock about 40.
+    void namesStayReadable()
+    {
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.openDemo();
+        waitOpened(w);
+        QVERIFY2(w.snapshot(), qPrintable(w.lastError()));
+        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("browserDock"));
+        QVERIFY(dock);
+        w.resizeDocks({dock}, {40}, Qt::Horizontal);
+        QCoreApplication::processEvents();
+        QTreeView* view = w.weightView();
+        const int readable = view->fontMetrics().averageCharWidth() * 20;
+        QVERIFY2(dock->width() >= 2 * readable, qPrintable(QString::number(dock->width())));
+        QVERIFY2(view->header()->sectionSize(WeightTreeModel::NameColumn) >= readable,
+                 qPrintable(QString::number(view->header()->sectionSize(WeightTreeModel::NameColumn))));
+        int norm = -1;
+        for (int i = 0; i < w.snapshot()->weights.size() && norm < 0; ++i)
+            if (w.snapshot()->weightName(i) == QLatin1String("model.layers.0.input_layernorm.weight"))
+                norm = i;
+        QVERIFY(norm >= 0);
+        QCOMPARE(w.weightModel()->indexOfWeight(norm).data().toString(), QStringLiteral("input_layernorm"));
+    }
+
+    // A layout saved with a dock a few pixels wide comes back with the dock at its minimum
+    // (states saved before the minimum existed are dropped: kStateVersion 3); one whose docks
+    // would leave the views no room still leaves them room.
+    void savedLayoutComesBackUsable()
+    {
+        const auto saveWithBrowserAt = [](int width) {
+            MainWindow w;
+            w.resize(1280, 720);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            auto* browser = w.findChild<QDockWidget*>(QStringLiteral("browserDock"));
+            browser->widget()->setMinimumWidth(0); // as versions without a minimum let it be saved
+            w.resizeDocks({browser}, {width}, Qt::Horizontal);
+            QCoreApplication::processEvents();
+            w.close();
+        };
+        const auto restored = [](MainWindow& w) {
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QCoreApplication::processEvents();
+        };
+        const int readable = QFontMetrics(QApplication::font()).averageCharWidth() * 20;
+        saveWithBrowserAt(30);
+        {
+            MainWindow w;
+            restored(w);
+            const auto* browser = w.findChild<QDockWidget*>(QStringLiteral("browserDock"));
+            QVERIFY2(browser->width() >= 2 * readable, qPrintable(QString::number(browser->width())));
+        }
+        saveWithBrowserAt(1260);
+        MainWindow w;
+        restored(w);
+        QVERIFY2(w.centralWidget()->width() >= 3 * readable, qPrintable(QString::number(w.centralWidget()->width())));
     }
 
     void dialogsStartInTheCheckpointsFolder()

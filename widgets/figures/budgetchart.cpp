@@ -81,21 +81,6 @@ QString memoryText(double gib)
     return BudgetChartText::tr("%L1 %2").arg(v, 0, 'f', v < 10 ? 2 : 1).arg(unit.name);
 }
 
-QString budgetFamilyName(qs::BudgetKind kind)
-{
-    switch (kind) {
-    case qs::BudgetKind::Float: return BudgetChartText::tr("float");
-    case qs::BudgetKind::Gguf: return BudgetChartText::tr("GGUF");
-    case qs::BudgetKind::Gptq: return BudgetChartText::tr("GPTQ");
-    case qs::BudgetKind::Awq: return BudgetChartText::tr("AWQ");
-    case qs::BudgetKind::CompressedTensors: return BudgetChartText::tr("compressed-tensors");
-    case qs::BudgetKind::Mlx: return BudgetChartText::tr("MLX");
-    case qs::BudgetKind::Bnb4: return BudgetChartText::tr("bitsandbytes 4-bit");
-    case qs::BudgetKind::BnbInt8: return BudgetChartText::tr("bitsandbytes int8");
-    }
-    return {};
-}
-
 int budgetChartHeight(const QCustomPlot* plot, int rows)
 {
     const QFontMetrics metrics(plot->font()); // the axes' label font
@@ -103,6 +88,71 @@ int budgetChartHeight(const QCustomPlot* plot, int rows)
     // the legend and the top and bottom axes with their labels.
     return int(std::ceil((1.4 * rows + 11) * metrics.height()));
 }
+
+namespace {
+
+// The checkpoint's marker on both plots: the legend names it, the lines carry only the figures,
+// so the labels stay short enough for the narrow plots. nullptr without a current bpw.
+QCPGraph* addCheckpointMarker(QCustomPlot* plot, const BudgetChart& out, const BudgetChartOptions& options,
+                              const Theme& theme)
+{
+    QCPAxis* bx = out.bitsRect->axis(QCPAxis::atBottom);
+    QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
+    const double perGiB = out.memoryScale;
+    // A marker label sits right of its line in the left part of the plot, else left of it
+    // (a long label, German, would be clipped at the right edge).
+    auto placeLabel = [](QCPItemText* label, QCPAxis* axis, double x) {
+        const bool right = x > axis->range().lower + 0.4 * axis->range().size();
+        label->position->setCoords(x, 1);
+        label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+    };
+    QCPGraph* marker = nullptr;
+    if (options.currentBpw > 0) {
+        const QPen pen(theme.accent, 2, Qt::DashDotLine);
+        marker = new QCPGraph(out.bitsRect->axis(QCPAxis::atBottom), out.bitsRect->axis(QCPAxis::atLeft));
+        marker->setPen(pen);
+        marker->setName(options.currentLabel);
+        verticalLine(plot, out.bitsRect, options.currentBpw, pen);
+        auto* bitsLabel = lineLabel(plot, out.bitsRect, options.currentBpw,
+                                    BudgetChartText::tr("%L1 bpw").arg(options.currentBpw, 0, 'f', 3), theme.accent,
+                                    theme.background, Qt::AlignLeft);
+        placeLabel(bitsLabel, bx, options.currentBpw);
+        if (options.params) {
+            const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB + options.extraGiB;
+            verticalLine(plot, out.memoryRect, gib * perGiB, pen);
+            auto* label = lineLabel(plot, out.memoryRect, gib * perGiB, memoryText(gib), theme.accent, theme.background,
+                                    Qt::AlignLeft);
+            placeLabel(label, mx, gib * perGiB);
+        }
+    }
+    return marker;
+}
+
+// A legend of the storage kinds, the memory colours and the marker, in one row above the plots.
+void addBudgetLegend(QCustomPlot* plot, int layoutRow, const BudgetChart& out, const BudgetChartOptions& options,
+                     QCPGraph* marker, const Theme& theme)
+{
+    auto* legend = new QCPLegend;
+    plot->plotLayout()->insertRow(layoutRow);
+    plot->plotLayout()->addElement(layoutRow, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(layoutRow, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setLayer(QStringLiteral("legend"));
+    for (QCPBars* b : out.bitsBars)
+        b->addToLegend(legend);
+    // The memory bars' colours: "fits" / "does not fit" against a budget, else one colour.
+    out.fits->addToLegend(legend);
+    if (options.memoryGiB)
+        out.over->addToLegend(legend);
+    if (marker)
+        marker->addToLegend(legend);
+    legend->setBrush(withAlpha(theme.background, 220));
+    legend->setBorderPen(QPen(theme.mutedText));
+    legend->setTextColor(theme.text);
+    legend->setFont(QFont(plot->font().family(), 8));
+}
+
+} // namespace
 
 BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows, const BudgetChartOptions& options,
                              const Theme& theme)
@@ -164,7 +214,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         maxGiB = std::max(maxGiB, r.gib);
     }
     QCPAxis* bx = out.bitsRect->axis(QCPAxis::atBottom);
-    bx->setLabel(BudgetChartText::tr("bits per weight (every scale, zero and index counted)"));
+    // Two lines each: the two charts' one-line titles ran into each other at 1600 px.
+    bx->setLabel(BudgetChartText::tr("bits per weight\n(every scale, zero and index counted)"));
     bx->setRange(0, std::max(maxBits, options.currentBpw) * 1.08 + 0.01);
 
     // Memory, split by whether it fits, in the unit that suits the largest bar: a
@@ -183,15 +234,15 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
     QCPAxis* mx = out.memoryRect->axis(QCPAxis::atBottom);
     const QString what = options.memoryWhat.isEmpty() ? BudgetChartText::tr("weights only") : options.memoryWhat;
     QString axisLabel = options.params
-        ? BudgetChartText::tr("%1 for %2 parameters (%3)").arg(unit.name, options.paramsText, what)
-        : BudgetChartText::tr("%1 (%2)").arg(unit.name, what);
+        ? BudgetChartText::tr("%1 for %2 parameters\n(%3)").arg(unit.name, options.paramsText, what)
+        : BudgetChartText::tr("%1\n(%2)").arg(unit.name, what);
     // A budget far beyond every bar stays off the axis (named in its label) so the bars
     // keep a readable length.
     const double barsTop = maxGiB * unit.perGiB;
     const double budget = options.memoryGiB ? *options.memoryGiB * unit.perGiB : 0;
     out.budgetOnAxis = options.memoryGiB && budget <= 3 * barsTop;
     if (options.memoryGiB && !out.budgetOnAxis)
-        axisLabel += BudgetChartText::tr("; budget %1 off scale →").arg(memoryText(*options.memoryGiB));
+        axisLabel += BudgetChartText::tr("\nbudget %1 off scale →").arg(memoryText(*options.memoryGiB));
     mx->setLabel(axisLabel);
     mx->setRange(0, std::max(barsTop, out.budgetOnAxis ? budget : 0.0) * 1.1 + 1e-9);
     // A tall chart ("All formats": some 75 bars) scrolls: the scales and what they measure
@@ -212,53 +263,8 @@ BudgetChart buildBudgetChart(QCustomPlot* plot, std::vector<qs::BudgetRow> rows,
         lineLabel(plot, out.memoryRect, budget, BudgetChartText::tr("budget %1").arg(memoryText(*options.memoryGiB)),
                   theme.text, theme.background, Qt::AlignRight);
     }
-    // A marker label sits right of its line in the left part of the plot, else left of it
-    // (a long label, German, would be clipped at the right edge).
-    auto placeLabel = [](QCPItemText* label, QCPAxis* axis, double x) {
-        const bool right = x > axis->range().lower + 0.4 * axis->range().size();
-        label->position->setCoords(x, 1);
-        label->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
-    };
-    // The checkpoint's marker: the legend names it, the lines carry only the figures, so the
-    // labels stay short enough for the narrow plots.
-    QCPGraph* marker = nullptr;
-    if (options.currentBpw > 0) {
-        const QPen pen(theme.accent, 2, Qt::DashDotLine);
-        marker = new QCPGraph(out.bitsRect->axis(QCPAxis::atBottom), out.bitsRect->axis(QCPAxis::atLeft));
-        marker->setPen(pen);
-        marker->setName(options.currentLabel);
-        verticalLine(plot, out.bitsRect, options.currentBpw, pen);
-        auto* bitsLabel = lineLabel(plot, out.bitsRect, options.currentBpw,
-                                    BudgetChartText::tr("%L1 bpw").arg(options.currentBpw, 0, 'f', 3), theme.accent,
-                                    theme.background, Qt::AlignLeft);
-        placeLabel(bitsLabel, bx, options.currentBpw);
-        if (options.params) {
-            const double gib = double(options.params) * options.currentBpw / 8 / qs::kBytesPerGiB + options.extraGiB;
-            verticalLine(plot, out.memoryRect, gib * unit.perGiB, pen);
-            auto* label = lineLabel(plot, out.memoryRect, gib * unit.perGiB, memoryText(gib), theme.accent,
-                                    theme.background, Qt::AlignLeft);
-            placeLabel(label, mx, gib * unit.perGiB);
-        }
-    }
-    // A legend of the storage kinds and the marker, in one row above the plots.
-    auto* legend = new QCPLegend;
-    plot->plotLayout()->insertRow(layoutRow);
-    plot->plotLayout()->addElement(layoutRow, 0, legend);
-    plot->plotLayout()->setRowStretchFactor(layoutRow, 0.001);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setLayer(QStringLiteral("legend"));
-    for (QCPBars* b : out.bitsBars)
-        b->addToLegend(legend);
-    // The memory bars' colours: "fits" / "does not fit" against a budget, else one colour.
-    out.fits->addToLegend(legend);
-    if (options.memoryGiB)
-        out.over->addToLegend(legend);
-    if (marker)
-        marker->addToLegend(legend);
-    legend->setBrush(withAlpha(theme.background, 220));
-    legend->setBorderPen(QPen(theme.mutedText));
-    legend->setTextColor(theme.text);
-    legend->setFont(QFont(plot->font().family(), 8));
+    QCPGraph* marker = addCheckpointMarker(plot, out, options, theme);
+    addBudgetLegend(plot, layoutRow, out, options, marker, theme);
     return out;
 }
 

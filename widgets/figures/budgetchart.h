@@ -69,7 +69,4 @@ DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const 
 // "23.5 GiB", "584.2 KiB": a memory size in the unit that suits it.
 QString memoryText(double gib);
 
-// "GGUF", "GPTQ", ... for a budget format.
-QString budgetFamilyName(qs::BudgetKind kind);
-
 } // namespace qsw

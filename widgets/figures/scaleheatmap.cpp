@@ -1,11 +1,14 @@
 #include "scaleheatmap.h"
 
+#include "numbers.h"
 #include "plottheme.h"
 #include "qtext.h"
 
 #include <qcustomplot.h>
 
 #include <QCoreApplication>
+
+#include <limits>
 
 namespace qsw {
 
@@ -84,9 +87,13 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
         out.map->data()->setSize(int(nx), int(ny));
         out.map->data()->setRange(range(g.rows, double(g.rowStep)), range(g.cols, double(g.colStep)));
         for (uint64_t i = 0; i < nx; ++i)
-            for (uint64_t j = 0; j < ny; ++j)
+            for (uint64_t j = 0; j < ny; ++j) {
+                const uint64_t at = std::min(i, g.rows - 1) * g.cols + std::min(j, g.cols - 1);
+                // A cell covering a NaN or Inf is drawn as one (the NaN colour), not as its finite neighbours.
+                const bool broken = !g.coversNonFinite.empty() && g.coversNonFinite[at];
                 out.map->data()->setCell(int(i), int(j),
-                                         double(g.cells[std::min(i, g.rows - 1) * g.cols + std::min(j, g.cols - 1)]));
+                                         broken ? std::numeric_limits<double>::quiet_NaN() : double(g.cells[at]));
+            }
     }
 
     out.colorScale = new QCPColorScale(plot);
@@ -94,13 +101,27 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
     out.colorScale->setType(QCPAxis::atRight);
     out.colorScale->setBarWidth(14);
     out.map->setColorScale(out.colorScale);
-    out.map->setGradient(sequentialGradient());
+    QCPColorGradient gradient = sequentialGradient();
+    gradient.setNanHandling(QCPColorGradient::nhNanColor); // a NaN or Inf scale is a cell of its own colour
+    gradient.setNanColor(theme.error);
+    out.map->setGradient(gradient);
     const double lo = g.lo, hi = g.hi > g.lo ? g.hi : g.lo + (g.lo == 0 ? 1.0 : std::fabs(g.lo) * 1e-3);
     out.map->setDataRange(QCPRange(lo, hi));
     out.colorScale->axis()->setLabel(labels.colourLabel);
     auto* margins = new QCPMarginGroup(plot);
     rect->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     out.colorScale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+
+    QCPTextElement* legend = nullptr;
+    if (g.nonFinite > 0) { // the legend of those cells, with the first one's place
+        legend = new QCPTextElement(plot,
+                                    ScaleHeatmapText::tr("■ NaN or Inf: %1 of %2 values; the first at group %3, row %4")
+                                        .arg(localCount(g.nonFinite), localCount(labels.groups * labels.rows))
+                                        .arg(g.firstNonFiniteRow)
+                                        .arg(g.firstNonFiniteCol));
+        legend->setObjectName(QStringLiteral("nonFiniteLegend"));
+        plot->plotLayout()->addElement(row + 1, 0, legend);
+    }
 
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
@@ -122,6 +143,8 @@ ScaleHeatmap buildGridHeatmap(QCustomPlot* plot, qs::DecimatedGrid grid, const G
     out.colorScale->axis()->setSubTickPen(QPen(theme.mutedText));
     out.colorScale->axis()->setTickLabelColor(theme.text);
     out.colorScale->axis()->setLabelColor(theme.text);
+    if (legend)
+        legend->setTextColor(theme.error);
     return out;
 }
 

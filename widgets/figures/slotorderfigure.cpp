@@ -214,16 +214,62 @@ SlotOrderFigure::SlotOrderFigure(const qs::LayoutSpec& spec, const qs::LayoutPar
 QSizeF SlotOrderFigure::naturalSize() const
 {
     const double w = std::max(760.0, stripWidth() + 2 * kFigureMargin);
-    return {w, kFigureMargin + kFigureTitle + kBox + kCurves + kStrip + kBelow + 4 * kLegendLine + kFigureMargin};
+    return {w, kFigureMargin + kFigureTitle + kBox + kCurves + kStrip + kBelow + legendHeight(w) + kFigureMargin};
+}
+
+QFont SlotOrderFigure::baseFont()
+{
+    QFont base;
+    base.setPixelSize(12);
+    return base;
+}
+
+QString SlotOrderFigure::slotOrderText() const
+{
+    if (m_spec.slotOrder.empty())
+        return SlotText::tr("natural");
+    QStringList l;
+    for (int s : m_spec.slotOrder)
+        l << QString::number(s);
+    return l.join(QStringLiteral(", "));
+}
+
+QStringList SlotOrderFigure::legendLines() const
+{
+    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? SlotText::tr("n = output row")
+        : m_spec.packAxis == qs::PackAxis::Block              ? SlotText::tr("element index within the block")
+                                                              : SlotText::tr("k = input column, n = output row");
+    QStringList lines{
+        SlotText::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, "
+                     "the most significant bit on the left.")
+            .arg(axis, m_diagram.tensor)};
+    if (!m_diagram.elided.isEmpty())
+        lines << m_diagram.elided;
+    if (std::any_of(m_diagram.elements.begin(), m_diagram.elements.end(),
+                    [](const SlotDiagram::Element& el) { return el.pieces.size() > 1; }))
+        lines << SlotText::tr(
+            "Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits.");
+    if (!m_spec.slotOrder.empty())
+        lines << SlotText::tr("Slot s holds the word's element order[s]: %1.").arg(slotOrderText());
+    return lines;
+}
+
+// Each legend line wraps within the figure's width (a line longer than it was cut off).
+double SlotOrderFigure::legendHeight(double width) const
+{
+    const QFontMetricsF fm(baseFont());
+    double h = 0;
+    for (const QString& line : legendLines())
+        h += std::max(kLegendLine,
+                      fm.boundingRect(QRectF(0, 0, width - 2 * kFigureMargin, 1e6), Qt::TextWordWrap, line).height());
+    return std::max(h, 4 * kLegendLine);
 }
 
 void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme& theme) const
 {
     const QSizeF size = naturalSize();
     beginFigure(painter, target, size, theme.background);
-
-    QFont base = painter.font();
-    base.setPixelSize(12);
+    const QFont base = baseFont();
     QFont bold = base;
     bold.setBold(true);
     bold.setPixelSize(16);
@@ -234,30 +280,37 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
     painter.drawText(QPointF(kFigureMargin, kFigureMargin + 14), QString::fromStdString(m_spec.name));
     painter.setFont(base);
     painter.setPen(theme.mutedText);
-    const QString order = m_spec.slotOrder.empty() ? SlotText::tr("natural") : [&] {
-        QStringList l;
-        for (int s : m_spec.slotOrder)
-            l << QString::number(s);
-        return l.join(QStringLiteral(", "));
-    }();
     painter.drawText(QPointF(kFigureMargin, kFigureMargin + 34),
                      SlotText::tr("%1 · b = %2 · pack axis %3 · %4-bit words · slot order %5")
                          .arg(QString::fromStdString(m_spec.id))
                          .arg(m_params.bits)
                          .arg(QString::fromUtf8(qs::packAxisName(m_spec.packAxis).data()))
                          .arg(m_diagram.wordBits)
-                         .arg(order));
+                         .arg(slotOrderText()));
     if (!m_diagram.error.isEmpty()) {
         painter.setPen(theme.error);
         painter.drawText(QPointF(kFigureMargin, kFigureMargin + kFigureTitle + 20), m_diagram.error);
         painter.restore();
         return;
     }
+    paintStrip(painter, theme, base, small);
+    paintElements(painter, theme, base, small);
 
+    painter.setFont(base);
+    painter.setPen(theme.mutedText);
+    double y = kFigureMargin + kFigureTitle + kBox + kCurves + kStrip + kBelow + kLegendLine - 13;
+    for (const QString& line : legendLines()) {
+        QRectF box;
+        painter.drawText(QRectF(kFigureMargin, y, size.width() - 2 * kFigureMargin, 1e6), Qt::TextWordWrap, line, &box);
+        y += std::max(kLegendLine, box.height());
+    }
+    painter.restore();
+}
+
+void SlotOrderFigure::paintStrip(QPainter& painter, const Theme& theme, const QFont& base, const QFont& small) const
+{
     const double stripY = kFigureMargin + kFigureTitle + kBox + kCurves;
     const std::vector<double> wordX = wordLefts();
-    const double stripWidth = this->stripWidth();
-    const double stripLeft = wordX.empty() ? kFigureMargin : wordX.front();
     painter.setPen(theme.mutedText);
     for (size_t i = 1; i < m_diagram.words.size(); ++i)
         if (m_diagram.words[i] != m_diagram.words[i - 1] + 1)
@@ -346,7 +399,17 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
         painter.drawText(QRectF(wr.left(), stripY + kStrip + 14, wr.width(), 14), Qt::AlignHCenter | Qt::AlignTop,
                          name);
     }
+}
 
+void SlotOrderFigure::paintElements(QPainter& painter, const Theme& theme, const QFont& base, const QFont& small) const
+{
+    const double stripY = kFigureMargin + kFigureTitle + kBox + kCurves;
+    const std::vector<double> wordX = wordLefts();
+    const double stripWidth = this->stripWidth();
+    const double stripLeft = wordX.empty() ? kFigureMargin : wordX.front();
+    const int n = int(m_diagram.elements.size());
+    const QFontMetricsF fm(base);
+    auto cellX = [&](uint64_t word, int bit) { return bitRect(word, bit).left(); };
     // Elements on top, curves to each piece.
     const double topY = kFigureMargin + kFigureTitle;
     const double span = std::max(stripWidth, 600.0);
@@ -390,31 +453,6 @@ void SlotOrderFigure::paint(QPainter& painter, const QRectF& target, const Theme
                              SlotText::tr("slot %1").arg(el.slot));
         }
     }
-
-    // Legend.
-    painter.setFont(base);
-    painter.setPen(theme.mutedText);
-    double ly = stripY + kStrip + kBelow;
-    const QString axis = m_spec.packAxis == qs::PackAxis::Out ? SlotText::tr("n = output row")
-        : m_spec.packAxis == qs::PackAxis::Block              ? SlotText::tr("element index within the block")
-                                                              : SlotText::tr("k = input column, n = output row");
-    painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
-                     SlotText::tr("Top: logical elements (%1), colour by element. Bottom: bits of the stored %2 words, "
-                                  "the most significant bit on the left.")
-                         .arg(axis, m_diagram.tensor));
-    if (!m_diagram.elided.isEmpty())
-        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine), m_diagram.elided);
-    bool split = false;
-    for (const auto& el : m_diagram.elements)
-        split = split || el.pieces.size() > 1;
-    if (split)
-        painter.drawText(
-            QPointF(kFigureMargin, ly += kLegendLine),
-            SlotText::tr("Elements with pieces ₀ ₁ are split across words or bit planes: piece ₀ holds the low bits."));
-    if (!m_spec.slotOrder.empty())
-        painter.drawText(QPointF(kFigureMargin, ly += kLegendLine),
-                         SlotText::tr("Slot s holds the word's element order[s]: %1.").arg(order));
-    painter.restore();
 }
 
 } // namespace qsw

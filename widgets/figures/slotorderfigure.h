@@ -10,9 +10,11 @@
 #include "theme.h"
 
 #include <QColor>
+#include <QFont>
 #include <QRectF>
 #include <QSizeF>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <vector>
@@ -59,6 +61,13 @@ public:
 private:
     double stripWidth() const;
     std::vector<double> wordLefts() const;
+    static QFont baseFont(); // the labels' and legend's font
+    QString slotOrderText() const;
+    QStringList legendLines() const;
+    double legendHeight(double width) const;
+    // The stored words' cells, pieces and labels; the logical elements above them with their curves.
+    void paintStrip(QPainter& painter, const Theme& theme, const QFont& base, const QFont& small) const;
+    void paintElements(QPainter& painter, const Theme& theme, const QFont& base, const QFont& small) const;
 
     const qs::LayoutSpec& m_spec;
     qs::LayoutParams m_params;

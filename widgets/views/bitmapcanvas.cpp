@@ -5,6 +5,8 @@
 #include "base/error.h"
 #include "formats/wordmap.h"
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -104,6 +106,7 @@ void BitMapCanvas::setLayout(std::shared_ptr<const qs::Checkpoint> checkpoint, c
     m_cache.clear();
     m_computedWords = 0;
     m_codeBytes = {};
+    m_fileOffset = 0;
     m_words = 0;
     m_blockBytes = 0;
     m_hovered.reset();
@@ -115,8 +118,10 @@ void BitMapCanvas::setLayout(std::shared_ptr<const qs::Checkpoint> checkpoint, c
         for (uint8_t i = 0; i < first.pieceCount; ++i)
             m_codeBits += first.pieces[i].width;
         const int member = m_weight->member(first.tensor);
-        if (member >= 0 && size_t(member) < m_checkpoint->tensors.size())
+        if (member >= 0 && size_t(member) < m_checkpoint->tensors.size()) {
             m_codeBytes = m_checkpoint->bytes(m_checkpoint->tensors[size_t(member)]);
+            m_fileOffset = m_checkpoint->tensors[size_t(member)].offset;
+        }
         // Every word of the stored tensor, padding included.
         m_words = qs::ceilDiv(uint64_t(m_codeBytes.size()) * 8, m_map->wordBits());
         m_blockBytes = qs::blockBytesOf(m_map->spec());
@@ -174,11 +179,22 @@ void BitMapCanvas::setSelected(std::optional<std::pair<uint64_t, uint64_t>> elem
     viewport()->update();
 }
 
+std::pair<QString, QString> BitMapCanvas::gutterLabels(uint64_t row) const
+{
+    const uint64_t word = row * m_wordsPerRow;
+    const uint64_t byte = m_map ? word * m_map->wordBits() / 8 : 0;
+    // Offsets in the file, as a hex editor shows them (ImHex, Okteta), not in the tensor.
+    const QString offset = QStringLiteral("0x%1").arg(m_fileOffset + byte, 0, 16);
+    if (m_blockBytes > 0 && byte % m_blockBytes == 0)
+        return {tr("block %1").arg(byte / m_blockBytes), offset};
+    return {QString::number(word), offset};
+}
+
 int BitMapCanvas::gutterWidth() const
 {
-    // As wide as the largest word index and byte offset (or block number) need.
+    // As wide as the largest word index (or block number) and file offset need.
     const uint64_t bytes = m_map ? m_words * m_map->wordBits() / 8 : 0;
-    const QString widest = QStringLiteral("%1  0x%2").arg(m_words).arg(bytes, 0, 16);
+    const QString widest = QStringLiteral("%1  0x%2").arg(tr("block %1").arg(m_words)).arg(m_fileOffset + bytes, 0, 16);
     const QString label = m_stored ? tr("word  ·  bit") : tr("row %1").arg(m_map ? m_map->params().N : 0);
     return std::max(fontMetrics().horizontalAdvance(widest), fontMetrics().horizontalAdvance(label)) + 16;
 }
@@ -442,14 +458,10 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
         p.restore();
         return;
     }
-    const QFontMetrics fm = p.fontMetrics();
     const int gutter = gutterWidth(), header = headerHeight(), rh = rowHeight();
     const int visibleRows = (area.height() - header) / rh + 1;
     const uint64_t first = firstRow();
     const int scrollX = firstColPixels();
-    const QColor grid = mix(m_theme.background, m_theme.text, 0.18);
-    const QColor unused = mix(m_theme.background, m_theme.mutedText, 0.25);
-    const bool digits = m_cell >= bitDigitMinCell();
     const int ax = area.left(), ay = area.top();
 
     // Cells.
@@ -457,7 +469,6 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
     p.setClipRect(QRect(ax + gutter, ay + header, area.width() - gutter, area.height() - header));
     if (m_stored) {
         const int W = int(m_map->wordBits());
-        std::vector<QColor> fills(static_cast<size_t>(W));
         for (int r = 0; r < visibleRows; ++r) {
             const uint64_t row = first + uint64_t(r);
             if (row >= rowCount())
@@ -468,104 +479,138 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
                 if (word >= m_words)
                     break;
                 const int x0 = ax + gutter + int(k) * wordWidth() - scrollX;
-                if (x0 > area.right() || x0 + W * m_cell < ax + gutter)
-                    continue;
-                // Bits no element uses: block metadata (scales, mins) or padding.
-                for (int b = 0; b < W; ++b) {
-                    const QRect cell(x0 + (W - 1 - b) * m_cell, y, m_cell, m_cell);
-                    const int field = fieldIndexAt(word, b);
-                    fills[size_t(b)] = field < 0 ? unused : m_theme.fieldColor(field);
-                    p.fillRect(cell, fills[size_t(b)]);
-                }
-                const auto& pieces = piecesOf(word);
-                for (const Piece& piece : pieces) {
-                    const QRect r(x0 + (W - piece.bit - piece.width) * m_cell, y, piece.width * m_cell, m_cell);
-                    const QColor fill = colorOf(piece.row, piece.col, piece.code);
-                    p.fillRect(r, fill);
-                    for (int b = piece.bit; b < piece.bit + piece.width && b < W; ++b)
-                        fills[size_t(b)] = fill;
-                    if (piece.pieceCount > 1 && m_cell >= 6) {
-                        // A split code: a notch on the edge where it continues elsewhere.
-                        const QColor mark = m_theme.text;
-                        const int notch = std::max(2, m_cell / 3);
-                        const bool continuesAbove = piece.piece + 1 < piece.pieceCount; // higher bits elsewhere
-                        const int nx = continuesAbove ? r.left() : r.right() - notch + 1;
-                        QPolygon tri;
-                        if (continuesAbove)
-                            tri << QPoint(nx, r.top()) << QPoint(nx + notch, r.top()) << QPoint(nx, r.top() + notch);
-                        else
-                            tri << QPoint(nx + notch, r.top()) << QPoint(nx + notch, r.top() + notch)
-                                << QPoint(nx, r.top());
-                        p.setPen(Qt::NoPen);
-                        p.setBrush(mark);
-                        p.drawPolygon(tri);
-                    }
-                }
-                if (digits) {
-                    // Each bit's value, on whatever colour its cell has.
-                    if (const auto value = wordValue(word))
-                        for (int b = 0; b < W; ++b) {
-                            p.setPen(textOn(fills[size_t(b)]));
-                            p.drawText(QRect(x0 + (W - 1 - b) * m_cell, y, m_cell, m_cell), Qt::AlignCenter,
-                                       ((*value >> b) & 1) ? QStringLiteral("1") : QStringLiteral("0"));
-                        }
-                }
-                if (m_cell >= 6) {
-                    // Element edges, and byte edges as slightly stronger ticks.
-                    p.setPen(QPen(m_theme.background, 1));
-                    for (const Piece& piece : pieces) {
-                        const int xl = x0 + (W - piece.bit - piece.width) * m_cell;
-                        p.drawLine(xl, y, xl, y + m_cell - 1);
-                    }
-                    p.setPen(QPen(grid, 1));
-                    for (int b = 8; b < W; b += 8) {
-                        const int xb = x0 + (W - b) * m_cell;
-                        p.drawLine(xb, y + m_cell, xb, y + m_cell + kStoredRowGap - 1);
-                    }
-                }
-                // GGUF: field names where a field starts inside this word and there is room
-                // (the bits' own digits take the room when they are shown).
-                if (m_blockBytes > 0 && m_cell >= 10 && !digits) {
-                    p.setPen(m_theme.text);
-                    for (int b = 0; b < W; b += 8) {
-                        const uint64_t byte = (word * uint64_t(W) + uint64_t(b)) / 8;
-                        for (const qs::BlockField& f : m_map->spec().blockFields) {
-                            if (byte % m_blockBytes != f.byteOffset || !piecesOf(word).empty())
-                                continue;
-                            const QRect r(x0 + (W - b - 8) * m_cell, y, 8 * m_cell, m_cell);
-                            p.drawText(r.adjusted(2, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
-                                       fm.elidedText(QString::fromStdString(f.name), Qt::ElideRight, r.width() - 2));
-                        }
-                    }
-                }
+                if (x0 <= area.right() && x0 + W * m_cell >= ax + gutter)
+                    paintStoredWord(p, word, x0, y);
             }
         }
     } else {
-        const qs::LayoutParams& lp = m_map->params();
-        const uint64_t c0 = uint64_t(scrollX / m_cell);
-        const int cols = (area.width() - gutter) / m_cell + 2;
-        for (int r = 0; r < visibleRows; ++r) {
-            const uint64_t row = first + uint64_t(r);
-            if (row >= lp.N)
-                break;
-            const int y = ay + header + r * rh;
-            for (int c = 0; c < cols; ++c) {
-                const uint64_t col = c0 + uint64_t(c);
-                if (col >= lp.K)
-                    break;
-                const int x = ax + gutter + int(int64_t(col) * m_cell - scrollX);
-                const QRect cell(x, y, m_cell, m_cell);
-                p.fillRect(m_cell >= 6 ? cell.adjusted(0, 0, -1, -1) : cell, colorOf(row, col, codeOf(row, col)));
-            }
-        }
+        paintLogicalCells(p, area, visibleRows);
     }
     if (m_selected)
         outlineElement(p, m_selected->first, m_selected->second, m_theme.text, 3, area);
     if (m_hovered)
         outlineElement(p, m_hovered->first, m_hovered->second, m_theme.accent, 2, area);
     p.restore();
+    paintHeader(p, area);
+    paintGutter(p, area, visibleRows);
+    p.fillRect(QRect(ax, ay, gutter, header), m_theme.alternate);
+    p.setPen(m_theme.mutedText);
+    p.drawText(QRect(ax + 6, ay, gutter - 12, header), Qt::AlignLeft | Qt::AlignVCenter,
+               m_stored ? tr("word  ·  bit") : tr("out \\ in"));
+    p.restore();
+}
 
-    // Header: bit numbers (stored) or column indices (logical).
+// One stored word at (x0, y): its bits' colours, split-code notches, digits, edges and field names.
+void BitMapCanvas::paintStoredWord(QPainter& p, uint64_t word, int x0, int y)
+{
+    const int W = int(m_map->wordBits());
+    const QFontMetrics fm = p.fontMetrics();
+    const QColor grid = mix(m_theme.background, m_theme.text, 0.18);
+    const QColor unused = mix(m_theme.background, m_theme.mutedText, 0.25);
+    const bool digits = m_cell >= bitDigitMinCell();
+    std::vector<QColor> fills(static_cast<size_t>(W));
+    // Bits no element uses: block metadata (scales, mins) or padding.
+    for (int b = 0; b < W; ++b) {
+        const QRect cell(x0 + (W - 1 - b) * m_cell, y, m_cell, m_cell);
+        const int field = fieldIndexAt(word, b);
+        fills[size_t(b)] = field < 0 ? unused : m_theme.fieldColor(field);
+        p.fillRect(cell, fills[size_t(b)]);
+    }
+    const auto& pieces = piecesOf(word);
+    for (const Piece& piece : pieces) {
+        const QRect r(x0 + (W - piece.bit - piece.width) * m_cell, y, piece.width * m_cell, m_cell);
+        const QColor fill = colorOf(piece.row, piece.col, piece.code);
+        p.fillRect(r, fill);
+        for (int b = piece.bit; b < piece.bit + piece.width && b < W; ++b)
+            fills[size_t(b)] = fill;
+        if (piece.pieceCount > 1 && m_cell >= 6) {
+            // A split code: a notch on the edge where it continues elsewhere.
+            const QColor mark = m_theme.text;
+            const int notch = std::max(2, m_cell / 3);
+            const bool continuesAbove = piece.piece + 1 < piece.pieceCount; // higher bits elsewhere
+            const int nx = continuesAbove ? r.left() : r.right() - notch + 1;
+            QPolygon tri;
+            if (continuesAbove)
+                tri << QPoint(nx, r.top()) << QPoint(nx + notch, r.top()) << QPoint(nx, r.top() + notch);
+            else
+                tri << QPoint(nx + notch, r.top()) << QPoint(nx + notch, r.top() + notch) << QPoint(nx, r.top());
+            p.setPen(Qt::NoPen);
+            p.setBrush(mark);
+            p.drawPolygon(tri);
+        }
+    }
+    if (digits) {
+        // Each bit's value, on whatever colour its cell has.
+        if (const auto value = wordValue(word))
+            for (int b = 0; b < W; ++b) {
+                p.setPen(textOn(fills[size_t(b)]));
+                p.drawText(QRect(x0 + (W - 1 - b) * m_cell, y, m_cell, m_cell), Qt::AlignCenter,
+                           ((*value >> b) & 1) ? QStringLiteral("1") : QStringLiteral("0"));
+            }
+    }
+    if (m_cell >= 6) {
+        // Element edges, and byte edges as slightly stronger ticks.
+        p.setPen(QPen(m_theme.background, 1));
+        for (const Piece& piece : pieces) {
+            const int xl = x0 + (W - piece.bit - piece.width) * m_cell;
+            p.drawLine(xl, y, xl, y + m_cell - 1);
+        }
+        p.setPen(QPen(grid, 1));
+        for (int b = 8; b < W; b += 8) {
+            const int xb = x0 + (W - b) * m_cell;
+            p.drawLine(xb, y + m_cell, xb, y + m_cell + kStoredRowGap - 1);
+        }
+    }
+    // GGUF: field names where a field starts inside this word and there is room
+    // (the bits' own digits take the room when they are shown).
+    if (m_blockBytes > 0 && m_cell >= 10 && !digits) {
+        p.setPen(m_theme.text);
+        for (int b = 0; b < W; b += 8) {
+            const uint64_t byte = (word * uint64_t(W) + uint64_t(b)) / 8;
+            for (const qs::BlockField& f : m_map->spec().blockFields) {
+                if (byte % m_blockBytes != f.byteOffset || !piecesOf(word).empty())
+                    continue;
+                const QRect r(x0 + (W - b - 8) * m_cell, y, 8 * m_cell, m_cell);
+                p.drawText(r.adjusted(2, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                           fm.elidedText(QString::fromStdString(f.name), Qt::ElideRight, r.width() - 2));
+            }
+        }
+    }
+}
+
+// The logical matrix: one cell per element, coloured by its tile and code.
+void BitMapCanvas::paintLogicalCells(QPainter& p, const QRect& area, int visibleRows)
+{
+    const int gutter = gutterWidth(), header = headerHeight(), rh = rowHeight();
+    const uint64_t first = firstRow();
+    const int scrollX = firstColPixels();
+    const int ax = area.left(), ay = area.top();
+    const qs::LayoutParams& lp = m_map->params();
+    const uint64_t c0 = uint64_t(scrollX / m_cell);
+    const int cols = (area.width() - gutter) / m_cell + 2;
+    for (int r = 0; r < visibleRows; ++r) {
+        const uint64_t row = first + uint64_t(r);
+        if (row >= lp.N)
+            break;
+        const int y = ay + header + r * rh;
+        for (int c = 0; c < cols; ++c) {
+            const uint64_t col = c0 + uint64_t(c);
+            if (col >= lp.K)
+                break;
+            const int x = ax + gutter + int(int64_t(col) * m_cell - scrollX);
+            const QRect cell(x, y, m_cell, m_cell);
+            p.fillRect(m_cell >= 6 ? cell.adjusted(0, 0, -1, -1) : cell, colorOf(row, col, codeOf(row, col)));
+        }
+    }
+}
+
+// Bit numbers (stored) or column indices (logical) above the cells.
+void BitMapCanvas::paintHeader(QPainter& p, const QRect& area)
+{
+    const QFontMetrics fm = p.fontMetrics();
+    const int gutter = gutterWidth(), header = headerHeight();
+    const int scrollX = firstColPixels();
+    const int ax = area.left(), ay = area.top();
     p.fillRect(QRect(ax, ay, area.width(), header), m_theme.alternate);
     p.setPen(m_theme.mutedText);
     p.save();
@@ -589,8 +634,15 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
         }
     }
     p.restore();
+}
 
-    // Gutter: word index and byte offset (stored), row index (logical).
+// Word index and file offset (stored), row index (logical), left of the cells.
+void BitMapCanvas::paintGutter(QPainter& p, const QRect& area, int visibleRows)
+{
+    const QFontMetrics fm = p.fontMetrics();
+    const int gutter = gutterWidth(), header = headerHeight(), rh = rowHeight();
+    const uint64_t first = firstRow();
+    const int ax = area.left(), ay = area.top();
     p.fillRect(QRect(ax, ay + header, gutter, area.height() - header), m_theme.alternate);
     p.save();
     p.setClipRect(QRect(ax, ay + header, gutter, area.height() - header));
@@ -603,25 +655,16 @@ void BitMapCanvas::paintContent(QPainter& p, const QRect& area)
             continue;
         const QRect line(ax + 6, ay + header + r * rh + m_cell / 2 - fm.height() / 2, gutter - 12, fm.height());
         if (m_stored) {
-            const uint64_t word = row * m_wordsPerRow;
-            const uint64_t byte = word * m_map->wordBits() / 8;
+            const auto [index, offset] = gutterLabels(row);
             p.setPen(m_theme.text);
-            p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, QString::number(word));
+            p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, index);
             p.setPen(m_theme.mutedText);
-            const QString offset = m_blockBytes > 0 && byte % m_blockBytes == 0
-                ? tr("block %1").arg(byte / m_blockBytes)
-                : QStringLiteral("0x%1").arg(byte, 0, 16);
             p.drawText(line, Qt::AlignRight | Qt::AlignVCenter, offset);
         } else {
             p.setPen(m_theme.text);
             p.drawText(line, Qt::AlignLeft | Qt::AlignVCenter, tr("row %1").arg(row));
         }
     }
-    p.restore();
-    p.fillRect(QRect(ax, ay, gutter, header), m_theme.alternate);
-    p.setPen(m_theme.mutedText);
-    p.drawText(QRect(ax + 6, ay, gutter - 12, header), Qt::AlignLeft | Qt::AlignVCenter,
-               m_stored ? tr("word  ·  bit") : tr("out \\ in"));
     p.restore();
 }
 
@@ -661,8 +704,39 @@ void BitMapCanvas::leaveEvent(QEvent* event)
     emit hoveredAt(std::nullopt);
 }
 
+QString BitMapCanvas::hexOfRow(uint64_t row) const
+{
+    if (!m_map)
+        return {};
+    const uint64_t rowBytes = m_wordsPerRow * m_map->wordBits() / 8, first = row * rowBytes;
+    if (rowBytes == 0 || first >= m_codeBytes.size())
+        return {};
+    // As a hex editor copies a line: the file offset, then the bytes in stored order.
+    QString line = QStringLiteral("%1 ").arg(m_fileOffset + first, 8, 16, QLatin1Char('0'));
+    for (uint64_t i = first; i < std::min<uint64_t>(first + rowBytes, m_codeBytes.size()); ++i)
+        line += QStringLiteral(" %1").arg(m_codeBytes[i], 2, 16, QLatin1Char('0'));
+    return line;
+}
+
+void BitMapCanvas::copySelectedRow() const
+{
+    uint64_t row = firstRow();
+    if (m_selected && m_stored) {
+        const qs::ElementLocation e = m_map->spec().locate(m_map->params(), m_selected->first, m_selected->second);
+        if (e.pieceCount > 0)
+            row = e.pieces[0].word / m_wordsPerRow;
+    }
+    if (const QString hex = hexOfRow(row); !hex.isEmpty())
+        QGuiApplication::clipboard()->setText(hex);
+}
+
 void BitMapCanvas::keyPressEvent(QKeyEvent* event)
 {
+    if (event->matches(QKeySequence::Copy)) {
+        copySelectedRow();
+        event->accept();
+        return;
+    }
     switch (event->key()) {
     case Qt::Key_Left: emit stepSelection(0, -1); break;
     case Qt::Key_Right: emit stepSelection(0, 1); break;

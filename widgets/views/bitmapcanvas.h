@@ -76,6 +76,7 @@ public:
     void setSelected(std::optional<std::pair<uint64_t, uint64_t>> element);
     std::optional<std::pair<uint64_t, uint64_t>> hovered() const { return m_hovered; }
 
+    const qs::WordMap* wordMap() const { return m_map.get(); }
     uint64_t wordCount() const { return m_words; }
     uint64_t wordsPerRow() const { return m_wordsPerRow; }
     void scrollToWord(uint64_t word);
@@ -89,6 +90,13 @@ public:
     uint64_t computedWords() const { return m_computedWords; }
     // Paints the visible part into `painter` (export and paintEvent).
     void paintContent(QPainter& painter, const QRect& area);
+    // The gutter's labels of stored row `row`: its first word's index (the block's number where
+    // a block starts) and its offset in the file, in hex.
+    std::pair<QString, QString> gutterLabels(uint64_t row) const;
+    // Stored row `row` as a hex editor's line: its file offset and its bytes in hex; what
+    // Ctrl+C copies for the row holding the selected element (the first row shown without one).
+    QString hexOfRow(uint64_t row) const;
+    void copySelectedRow() const;
 
 signals:
     void hoveredAt(std::optional<BitMapHit> hit);
@@ -129,11 +137,16 @@ private:
     uint64_t firstRow() const;
     int firstColPixels() const;
     void outlineElement(QPainter& p, uint64_t row, uint64_t col, const QColor& color, int width, const QRect& area);
+    void paintStoredWord(QPainter& p, uint64_t word, int x0, int y);
+    void paintLogicalCells(QPainter& p, const QRect& area, int visibleRows);
+    void paintHeader(QPainter& p, const QRect& area);
+    void paintGutter(QPainter& p, const QRect& area, int visibleRows);
 
     std::shared_ptr<const qs::Checkpoint> m_checkpoint;
     const qs::LogicalWeight* m_weight = nullptr;
     std::shared_ptr<const qs::WordMap> m_map;
     std::span<const uint8_t> m_codeBytes;
+    uint64_t m_fileOffset = 0; // of m_codeBytes in its file
     uint64_t m_words = 0;
     uint64_t m_blockBytes = 0; // GGUF block size (rows start at block edges), 0 otherwise
     uint64_t m_wordsPerRow = 1;

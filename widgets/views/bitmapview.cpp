@@ -401,7 +401,8 @@ void BitMapView::showElement(const ElementRef& element)
                                "Hue: the element's place in the layout's repeating tile. "
                                "Lightness: its code (dark = low). "
                                "A notch marks a code split over two words. "
-                               "Arrow keys move the selection; Ctrl+wheel zooms.")
+                               "Arrow keys move the selection; Ctrl+wheel zooms; Ctrl+C copies the selected "
+                               "row as hex with its file offset.")
                                 .toHtmlEscaped());
         }
         m_details->setText(html);

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
+#include "formats/family.h"
 
 #include <qcustomplot.h>
 
@@ -32,20 +33,17 @@ namespace {
 
 enum Filter { FilterCommon, FilterAll, FilterFirstFamily };
 
-const qs::BudgetKind kFamilies[] = {qs::BudgetKind::Float, qs::BudgetKind::Gguf,   qs::BudgetKind::Gptq,
-                                    qs::BudgetKind::Awq,   qs::BudgetKind::Mlx,    qs::BudgetKind::CompressedTensors,
-                                    qs::BudgetKind::Bnb4,  qs::BudgetKind::BnbInt8};
-
-// "7B", "1.5B", "623.7K": the notation parseParamCount reads back (not localised).
+// "7B", "1.5B", "623.7K" ("623,7K" in German): the notation parseParamCount reads back.
 QString countText(uint64_t n)
 {
     const double v = double(n);
+    const QLocale locale;
     if (v >= 1e9)
-        return QString::number(v / 1e9, 'g', 4) + QLatin1Char('B');
+        return locale.toString(v / 1e9, 'g', 4) + QLatin1Char('B');
     if (v >= 1e6)
-        return QString::number(v / 1e6, 'g', 4) + QLatin1Char('M');
+        return locale.toString(v / 1e6, 'g', 4) + QLatin1Char('M');
     if (v >= 1e3)
-        return QString::number(v / 1e3, 'g', 4) + QLatin1Char('K');
+        return locale.toString(v / 1e3, 'g', 4) + QLatin1Char('K');
     return QString::number(n);
 }
 
@@ -71,10 +69,14 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent)
     m_paramsBox->setToolTip(tr("Parameter count: a preset or a number such as 8B, 1.5B, 350M or 70e9"));
     m_paramsError = new QLabel(this);
     m_family = new QComboBox(this);
+    m_family->setObjectName(QStringLiteral("familyFilter"));
     m_family->addItem(tr("Common formats"));
     m_family->addItem(tr("All formats"));
-    for (qs::BudgetKind k : kFamilies)
-        m_family->addItem(budgetFamilyName(k));
+    // One entry per family name the table's rows carry, in table order; the data is the
+    // untranslated name the filter compares.
+    for (const qs::BudgetFormat& f : qs::budgetFormats())
+        if (const QString name = QString::fromUtf8(qs::familyDisplayName(*f.info)); m_family->findData(name) < 0)
+            m_family->addItem(familyName(*f.info), name);
     m_memory = new QDoubleSpinBox(this);
     m_memory->setRange(0.5, 1000000);
     m_memory->setDecimals(1);
@@ -171,6 +173,26 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent)
     deviceControls->addWidget(new QLabel(tr("GPU memory:"), this));
     deviceControls->addWidget(m_gpuMemory);
     deviceControls->addStretch(1);
+    buildPlots();
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addLayout(runControls);
+    layout->addLayout(contextControls);
+    layout->addLayout(deviceControls);
+    layout->addWidget(m_runSummary);
+    layout->addWidget(m_devicePlot);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_plotScroll, 1);
+
+    connectControls();
+    connect(context, &ViewContext::checkpointChanged, this, &BudgetView::checkpointChanged);
+    connect(context, &ViewContext::themeChanged, this, [this] { rebuild(); });
+    checkpointChanged();
+}
+
+// The run's summary and device plot, the table's summary and its scrolling chart.
+void BudgetView::buildPlots()
+{
     m_runSummary = new QLabel(this);
     m_runSummary->setObjectName(QStringLiteral("runSummary"));
     m_runSummary->setWordWrap(true);
@@ -194,16 +216,11 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent)
     m_plotScroll->setFrameShape(QFrame::NoFrame);
     m_plotScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_plotScroll->setWidget(m_plot);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(controls);
-    layout->addLayout(runControls);
-    layout->addLayout(contextControls);
-    layout->addLayout(deviceControls);
-    layout->addWidget(m_runSummary);
-    layout->addWidget(m_devicePlot);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_plotScroll, 1);
+}
 
+// Every control rebuilds the figures; the context field and its slider follow each other.
+void BudgetView::connectControls()
+{
     connect(m_paramsBox, &QComboBox::activated, this, [this] { paramsEdited(); });
     connect(m_paramsBox->lineEdit(), &QLineEdit::editingFinished, this, [this] { paramsEdited(); });
     connect(m_memory, &QDoubleSpinBox::valueChanged, this, [this] { rebuild(); });
@@ -233,9 +250,6 @@ BudgetView::BudgetView(ViewContext* context, QWidget* parent)
         rebuild();
     });
     connect(m_swaFull, &QCheckBox::toggled, this, [this] { rebuild(); });
-    connect(context, &ViewContext::checkpointChanged, this, &BudgetView::checkpointChanged);
-    connect(context, &ViewContext::themeChanged, this, [this] { rebuild(); });
-    checkpointChanged();
 }
 
 BudgetView::~BudgetView()
@@ -294,8 +308,12 @@ std::optional<uint64_t> BudgetView::parseParamCount(const QString& text)
             s.chop(1);
         }
     }
+    // The UI's notation first (what countText shows), then the C locale's ("1.5B" typed in German).
     bool ok = false;
-    const double v = QLocale::c().toDouble(s, &ok) * mult;
+    double v = QLocale().toDouble(s, &ok);
+    if (!ok)
+        v = QLocale::c().toDouble(s, &ok);
+    v *= mult;
     if (!ok || !(v >= 1) || v > 1e16)
         return std::nullopt;
     return uint64_t(std::llround(v));
@@ -549,7 +567,8 @@ void BudgetView::rebuild()
     const int filter = m_family->currentIndex();
     for (const qs::BudgetRow& r : all) {
         const bool keep = filter == FilterAll || (filter == FilterCommon && r.format.preset != qs::BudgetPreset::None)
-            || (filter >= FilterFirstFamily && r.format.kind == kFamilies[filter - FilterFirstFamily]);
+            || (filter >= FilterFirstFamily
+                && m_family->currentData().toString() == QString::fromUtf8(qs::familyDisplayName(*r.format.info)));
         if (keep)
             rows.push_back(r);
     }

@@ -65,6 +65,8 @@ protected:
 private:
     void checkpointChanged();
     void paramsEdited();
+    void buildPlots();
+    void connectControls();
     void rebuild();
     void hover(QMouseEvent* event);
     void architectureChanged();

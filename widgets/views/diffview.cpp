@@ -1,4 +1,5 @@
 #include "diffview.h"
+#include "namecolumns.h"
 
 #include "tablecsv.h"
 
@@ -69,8 +70,7 @@ QTreeView* makeWeightList(QWidget* parent, WeightTreeModel* model, const QString
     // Name, format and shape are what pairing is about; the browser has the rest.
     for (int c = WeightTreeModel::BitsColumn; c < WeightTreeModel::ColumnCount; ++c)
         view->setColumnHidden(c, true);
-    view->header()->setSectionResizeMode(WeightTreeModel::NameColumn, QHeaderView::Stretch);
-    view->header()->setStretchLastSection(false);
+    keepNamesReadable(view, {WeightTreeModel::NameColumn});
     return view;
 }
 
@@ -439,11 +439,9 @@ void DiffView::createTables()
     m_table->setUniformRowHeights(true);
     m_table->setAlternatingRowColors(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->header()->setSectionResizeMode(DiffListModel::NameA, QHeaderView::Stretch);
-    m_table->header()->setSectionResizeMode(DiffListModel::NameB, QHeaderView::Stretch);
-    m_table->header()->setStretchLastSection(false);
     for (int c = DiffListModel::Rmse; c < DiffListModel::ColumnCount; ++c)
         m_table->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    keepNamesReadable(m_table, {DiffListModel::NameA, DiffListModel::NameB});
 }
 
 void DiffView::connectControls()

@@ -12,6 +12,7 @@
 #include "analysis/referencesearch.h"
 #include "container/checkpoint.h"
 #include "base/error.h"
+#include "formats/family.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
 #include "formats/opencheckpoint.h"
@@ -74,7 +75,7 @@ const QString kSearchJob = QStringLiteral("error-search");
 bool affineTarget(const qs::RequantizeSpec& spec)
 {
     const qs::FormatInfo* f = qs::resolveFormatId(spec.format);
-    return f && (f->requantize == qs::RequantizeRule::GptqAffine || f->requantize == qs::RequantizeRule::Awq);
+    return f && qs::requantizerTakesShape(*f);
 }
 
 } // namespace
@@ -675,6 +676,15 @@ void ErrorView::showResult(const Job& job, std::shared_ptr<const qs::WeightCompa
     QString t = QStringLiteral("<table cellspacing='3'>");
     t += head(tr("Weight error"));
     t += row(tr("elements"), localCount(e.count));
+    if (e.nonFinite > 0 && r.shape.size() > 1 && r.shape[1] > 0)
+        t += row(tr("NaN or Inf"),
+                 QStringLiteral("<span style='color:%1'>%2</span>")
+                     .arg(context()->theme().warning.name(),
+                          tr("%1 left out of every figure; the first at (%2, %3)")
+                              .arg(localCount(e.nonFinite))
+                              .arg(e.firstNonFinite / r.shape[1])
+                              .arg(e.firstNonFinite % r.shape[1])
+                              .toHtmlEscaped()));
     t += row(tr("RMSE"), localNumber(e.rmse, 'g', 5));
     t += row(tr("mean |error|"), localNumber(e.meanAbs, 'g', 5));
     t += row(tr("max |error|"), localNumber(e.maxAbs, 'g', 5));
@@ -855,6 +865,11 @@ QString ErrorView::tableCsv() const
         csv += csvLine({weight, m_shown.reference, QLatin1String(quantity), QString::number(v, 'g', 17)});
     };
     add("elements", double(e.count));
+    if (e.nonFinite > 0 && m_result->shape.size() > 1 && m_result->shape[1] > 0) {
+        add("non_finite", double(e.nonFinite));
+        add("first_non_finite_row", double(e.firstNonFinite / m_result->shape[1]));
+        add("first_non_finite_column", double(e.firstNonFinite % m_result->shape[1]));
+    }
     add("rmse", e.rmse);
     add("mean_abs", e.meanAbs);
     add("max_abs", e.maxAbs);

@@ -87,6 +87,27 @@ QCPItemStraightLine* vline(QCustomPlot* plot, QCPAxisRect* rect, double x, const
     return line;
 }
 
+// Ticks at codes only: none above the highest code, in the band that holds the labels.
+class CodeTicker : public QCPAxisTicker {
+public:
+    explicit CodeTicker(int highest)
+        : m_highest(highest)
+    {
+    }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
+    {
+        QVector<double> ticks = QCPAxisTicker::createTickVector(tickStep, range);
+        ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [this](double t) { return t > m_highest + 1e-9; }),
+                    ticks.end());
+        return ticks;
+    }
+
+private:
+    int m_highest;
+};
+
 QCPItemText* label(QCustomPlot* plot, QCPAxisRect* rect, double x, double y, const QString& text, Qt::Alignment align,
                    const QColor& color)
 {
@@ -257,11 +278,9 @@ void PlaygroundView::buildControls()
 
     m_target = new QComboBox(this);
     m_target->setObjectName(QStringLiteral("format"));
-    m_target->addItem(tr("GPTQ v1"), int(qs::AffineTarget::GptqV1));
-    m_target->addItem(tr("GPTQ v2"), int(qs::AffineTarget::GptqV2));
-    m_target->addItem(tr("AWQ GEMM"), int(qs::AffineTarget::AwqGemm));
-    m_target->addItem(tr("compressed-tensors"), int(qs::AffineTarget::CompressedTensors));
-    m_target->addItem(tr("MLX affine"), int(qs::AffineTarget::Mlx));
+    m_affineFormats = qs::playgroundAffineFormats();
+    for (size_t i = 0; i < m_affineFormats.size(); ++i)
+        m_target->addItem(QCoreApplication::translate("qs::PlaygroundFormat", m_affineFormats[i].label), int(i));
     m_blockFormats = qs::playgroundBlockFormats();
     for (size_t i = 0; i < m_blockFormats.size(); ++i) {
         const qs::LayoutSpec* spec = qs::findLayoutSpec(m_blockFormats[i].format->id);
@@ -334,6 +353,18 @@ void PlaygroundView::buildControls()
     m_error->hide();
     outer->addWidget(m_error);
 
+    outer->addLayout(buildPlots(), 1);
+
+    connectControls();
+    m_clipValue->setText(localNumber(1.0, 'f', 2));
+    updateBlockControls();
+    m_building = false;
+    updateSourceControls();
+}
+
+// The affine map, the buckets, the row plot and the packed words, two by two.
+QGridLayout* PlaygroundView::buildPlots()
+{
     auto* grid = new QGridLayout;
     grid->setSpacing(6);
     m_map = new QCustomPlot(this);
@@ -381,8 +412,12 @@ void PlaygroundView::buildControls()
     grid->setColumnStretch(1, 1);
     grid->setRowStretch(0, 1);
     grid->setRowStretch(1, 1);
-    outer->addLayout(grid, 1);
+    return grid;
+}
 
+// Every setting recomputes; the group box and a click on the row plot only redraw.
+void PlaygroundView::connectControls()
+{
     // Clicking the row plot inspects the group under the mouse.
     connect(m_row_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
         if (!m_result || m_result->quantized.groupSize == 0)
@@ -399,14 +434,17 @@ void PlaygroundView::buildControls()
     for (QSpinBox* spin : {m_row, m_seed, m_length, m_bits})
         connect(spin, &QSpinBox::valueChanged, this, &PlaygroundView::scheduleRecompute);
     connect(m_target, &QComboBox::currentIndexChanged, this, [this] {
-        // AWQ GEMM stores 4-bit codes only; a block format has its own bits, blocks and scales.
-        const bool awq = m_target->currentData().toInt() == int(qs::AffineTarget::AwqGemm);
+        // A format of one code width (AWQ GEMM: 4 bits) fixes the bits; a block format has its
+        // own bits, blocks and scales.
+        const qs::PlaygroundAffineFormat* affine = affineChoice();
+        const qs::LayoutSpec* spec = affine ? qs::findLayoutSpec(affine->format->id) : nullptr;
+        const bool fixed = spec && spec->bitWidths.size() == 1;
         const qs::FormatInfo* block = blockFormat();
-        if (awq)
-            m_bits->setValue(4);
+        if (fixed)
+            m_bits->setValue(spec->bitWidths.front());
         else if (block)
             m_bits->setValue(block->bits);
-        m_bits->setEnabled(!awq && !block);
+        m_bits->setEnabled(!fixed && !block);
         for (QWidget* w : std::initializer_list<QWidget*>{m_groupSize, m_symmetric, m_clip})
             w->setEnabled(!block);
         updateBlockControls();
@@ -424,10 +462,6 @@ void PlaygroundView::buildControls()
         m_wantedGroup = group;
         redraw();
     });
-    m_clipValue->setText(localNumber(1.0, 'f', 2));
-    updateBlockControls();
-    m_building = false;
-    updateSourceControls();
 }
 
 const qs::PlaygroundBlockFormat* PlaygroundView::blockChoice() const
@@ -480,9 +514,17 @@ void PlaygroundView::setLength(int length)
     m_length->setValue(length);
 }
 
-void PlaygroundView::setTarget(qs::AffineTarget target)
+void PlaygroundView::setTarget(const qs::FormatInfo& format)
 {
-    m_target->setCurrentIndex(m_target->findData(int(target)));
+    for (size_t i = 0; i < m_affineFormats.size(); ++i)
+        if (m_affineFormats[i].format == &format)
+            m_target->setCurrentIndex(m_target->findData(int(i)));
+}
+
+const qs::PlaygroundAffineFormat* PlaygroundView::affineChoice() const
+{
+    const int i = m_target->currentData().toInt();
+    return i >= 0 && size_t(i) < m_affineFormats.size() ? &m_affineFormats[size_t(i)] : nullptr;
 }
 
 void PlaygroundView::setBlockFormat(const qs::FormatInfo* format)
@@ -596,8 +638,8 @@ void PlaygroundView::matchWeight()
         return;
     const bool building = m_building;
     m_building = true; // one recompute for all of it
-    if (const std::optional<qs::AffineTarget> t = qs::playgroundTargetOf(*info))
-        setTarget(*t);
+    if (qs::playgroundAffineFormatOf(*info))
+        setTarget(*info);
     if (w->bits >= m_bits->minimum() && w->bits <= m_bits->maximum())
         m_bits->setValue(w->bits);
     setGroupSize(w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? int(w->groupSize) : 0);
@@ -618,11 +660,10 @@ bool PlaygroundView::matchesWeight() const
     }
     if (!info->integerCodes)
         return false;
-    const std::optional<qs::AffineTarget> own = qs::playgroundTargetOf(*info);
     const qs::PlaygroundOptions o = options();
     const uint64_t group = w->groupSize > 0 && uint64_t(w->groupSize) < w->inFeatures() ? uint64_t(w->groupSize) : 0;
-    return own && *own == o.target && o.bits == w->bits && o.groupSize == group && o.symmetric == w->symmetric
-        && o.clipRatio == 1.0f;
+    return qs::playgroundAffineFormatOf(*info) && o.affine == info && o.bits == w->bits && o.groupSize == group
+        && o.symmetric == w->symmetric && o.clipRatio == 1.0f;
 }
 
 bool PlaygroundView::hasPendingWork() const
@@ -647,7 +688,7 @@ qs::PlaygroundOptions PlaygroundView::options() const
     qs::PlaygroundOptions o;
     o.block = blockFormat();
     if (!o.block)
-        o.target = qs::AffineTarget(m_target->currentData().toInt());
+        o.affine = affineChoice()->format;
     if (const qs::PlaygroundBlockFormat* block = blockChoice()) {
         o.blocksize = block->blocksizes.empty() ? 0 : uint32_t(m_blocksize->currentData().toInt());
         o.nested = block->nestedOf && m_nested->isChecked();
@@ -664,7 +705,7 @@ void PlaygroundView::recompute()
     m_debounce->stop();
     m_stale = false;
     const qs::PlaygroundOptions opt = options();
-    const uint64_t blockRows = opt.block ? 1 : qs::playgroundBlockRows(opt.target);
+    const uint64_t blockRows = opt.block ? 1 : qs::playgroundAffineFormatOf(*opt.affine)->blockRows;
     const auto source = Source(m_source->currentData().toInt());
     QPointer<PlaygroundView> self(this);
     // Where the result's rows came from travels with it: the row box may change meanwhile.
@@ -906,8 +947,12 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     // Two's complement codes (Q8_0) stand on the axis at their signed value, so the levels rise.
     auto codeY = [&](int c) { return r.signedCodes && c >= codes / 2 ? c - codes : c; };
     const int yLow = r.signedCodes ? -codes / 2 : 0, yHigh = r.signedCodes ? codes / 2 - 1 : codes - 1;
-    y->setRange(yLow - 0.6, yHigh + 0.6);
-    y->ticker()->setTickCount(std::min(codes, 9));
+    // A band above the top code holds the min and max labels, which stood over the staircase.
+    const double labelBand = std::max(1.2, 0.08 * codes), yTop = yHigh + 0.6 + labelBand;
+    y->setRange(yLow - 0.6, yTop);
+    auto ticker = QSharedPointer<CodeTicker>::create(yHigh); // no code number in the label band
+    ticker->setTickCount(std::min(codes, 9));
+    y->setTicker(ticker);
 
     // Beyond the outer levels by more than half a step every value lands on an end code.
     const double lowClamp = grp.lowLevel - 0.5 * grp.step, highClamp = grp.highLevel + 0.5 * grp.step;
@@ -963,8 +1008,8 @@ void PlaygroundView::drawMap(const qs::PlaygroundGroup& grp)
     // The data range and where w = 0 lands.
     for (double v : {double(grp.min), double(grp.max)})
         vline(m_map, m_map->axisRect(), v, QPen(t.warning, 1, Qt::DashLine));
-    label(m_map, m_map->axisRect(), grp.min, yHigh + 0.5, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
-    label(m_map, m_map->axisRect(), grp.max, yHigh + 0.5, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
+    label(m_map, m_map->axisRect(), grp.min, yTop, tr("min"), Qt::AlignLeft | Qt::AlignTop, t.warning);
+    label(m_map, m_map->axisRect(), grp.max, yTop, tr("max"), Qt::AlignRight | Qt::AlignTop, t.warning);
     if (r.options.block) {
         // A block format: its levels come from the block's fields, named in the title.
         m_mapTitle->setText(tr("Levels · %1 · %2").arg(groupName(grp), blockFieldsText(grp, false)));
@@ -1174,7 +1219,7 @@ void PlaygroundView::updateWords()
         m_words->setContent(std::move(c));
         return;
     }
-    const QString format = QString::fromLatin1(qs::affineTargetName(r.options.target).data());
+    const QString format = QString::fromStdString(r.options.affine->id);
     if (!r.packError.empty()) {
         c.title = tr("Packed words: %1 cannot store this").arg(format);
         c.note = QString::fromStdString(r.packError);
@@ -1205,7 +1250,7 @@ void PlaygroundView::updateWords()
             if (m_shownWeight >= 0) // the weight's own word numbers, as the Bit map shows them
                 qs::numberAsStored(c.words, r, m_shownWeightRows, m_shownBlockStart);
         }
-        const qs::LayoutSpec* spec = qs::findLayoutSpec(qs::affineTargetName(r.options.target));
+        const qs::LayoutSpec* spec = qs::findLayoutSpec(r.options.affine->id);
         const QString first = c.words.empty() ? QString() : QString::number(c.words.front().index);
         const QString last = c.words.empty() ? QString() : QString::number(c.words.back().index);
         c.title = (stored ? tr("Stored words %1–%2 of %3 holding group %4 · %5")
@@ -1213,10 +1258,10 @@ void PlaygroundView::updateWords()
                       .arg(first, last, QString::fromStdString(r.codeTensor))
                       .arg(g)
                       .arg(spec ? QString::fromStdString(spec->name) : format);
-        if (r.options.target == qs::AffineTarget::AwqGemm)
+        if (spec && spec->packAxis == qs::PackAxis::Out) // AWQ GEMM
             c.note = tr("AWQ packs column k of 8 output rows per word, nibbles in order n0 n2 n4 n6 n1 n3 n5 n7; "
                         "the chosen row is outlined");
-        else if (32 % r.options.bits != 0 && r.options.target != qs::AffineTarget::CompressedTensors)
+        else if (32 % r.options.bits != 0 && spec && spec->straddles)
             c.note = tr("%1-bit codes form one LSB-first bit stream: a code can straddle two words (·lo, ·hi)")
                          .arg(r.options.bits);
         else if (32 % r.options.bits != 0)

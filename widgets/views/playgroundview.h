@@ -25,6 +25,7 @@ class QComboBox;
 class QCPAxisRect;
 class QCPTextElement;
 class QCustomPlot;
+class QGridLayout;
 class QLabel;
 class QSlider;
 class QSpinBox;
@@ -51,7 +52,8 @@ public:
     void setRow(int row);
     void setSeed(int seed);
     void setLength(int length);
-    void setTarget(qs::AffineTarget target);
+    // The affine format the Playground quantizes to (one of playgroundAffineFormats()).
+    void setTarget(const qs::FormatInfo& format);
     // A block format of qs::playgroundBlockFormats() (GGUF Q4_0 ..., bnb NF4/FP4) as the target.
     void setBlockFormat(const qs::FormatInfo* format);
     // The block format chosen; nullptr for an affine target.
@@ -116,6 +118,8 @@ private:
     void followSelection(const ElementRef& element);
     void showLinkedHover(const ElementRef& element);
     void buildControls();
+    QGridLayout* buildPlots();
+    void connectControls();
     void scheduleRecompute();
     void setResult(std::shared_ptr<const qs::PlaygroundResult> result);
     void showError(const QString& message);
@@ -133,6 +137,7 @@ private:
     qs::PlaygroundOptions options() const;
     // The block format chosen, as playgroundBlockFormats() lists it; nullptr for an affine target.
     const qs::PlaygroundBlockFormat* blockChoice() const;
+    const qs::PlaygroundAffineFormat* affineChoice() const; // nullptr: a block format is chosen
     // Shows the block size and nested controls the chosen block format offers (its sizes listed).
     void updateBlockControls();
     QString settingsCaption() const;
@@ -191,6 +196,7 @@ private:
     // The stored codes of the weight m_codesWeight, read once for the codes check.
     std::shared_ptr<const qs::WeightCodes> m_codes;
     int m_codesWeight = -1;
+    std::vector<qs::PlaygroundAffineFormat> m_affineFormats; // the format box's affine formats, data 0, 1, ...
     std::vector<qs::PlaygroundBlockFormat> m_blockFormats; // the format box's block formats
 };
 

@@ -144,6 +144,86 @@ QString PlaygroundWords::fieldLabel(const qs::PlaygroundField& f) const
     return text;
 }
 
+// The word `w` at `position` of the line at `y`: its bits in their elements' colours, each
+// field outlined and labelled, a code running on into the next word named in the gutter.
+void PlaygroundWords::paintWord(QPainter& p, size_t w, int position, int y, const Geometry& g, int left,
+                                const QFont& small) const
+{
+    const QFontMetrics fm(font());
+    const double cell = g.cell;
+    const int W = std::clamp(m_content.wordBits, 1, 32);
+    const double maxCode = double((1 << m_content.bits) - 1);
+    auto cellX = [&](int pos, int bit) { return g.cellsLeft + (pos * W + W - 1 - bit) * cell; };
+    const int pos = position;
+    const qs::PlaygroundWord& word = m_content.words[w];
+    // Which field owns each bit.
+    int owner[32];
+    std::fill(std::begin(owner), std::end(owner), -1);
+    for (size_t i = 0; i < word.fields.size(); ++i)
+        for (int b = word.fields[i].bit; b < word.fields[i].bit + word.fields[i].width && b < W; ++b)
+            owner[b] = int(i);
+
+    p.setFont(small);
+    for (int bit = W - 1; bit >= 0; --bit) {
+        const QRectF r(cellX(pos, bit), y, cell, kCellHeight);
+        QColor fill = m_theme.alternate;
+        if (owner[bit] >= 0) {
+            const qs::PlaygroundField& f = word.fields[size_t(owner[bit])];
+            if (f.field >= 0) {
+                fill = m_theme.fieldColor(f.field);
+            } else {
+                const int hue = m_content.packsRows ? int(f.row)
+                    : f.tile >= 0                   ? int(f.tile)
+                    : f.slot >= 0                   ? f.slot
+                                                    : int(f.col % 32);
+                fill = m_theme.elementColor(hue, maxCode > 0 ? f.code / maxCode : 0);
+            }
+        }
+        p.fillRect(r, fill);
+        p.setPen(QPen(m_theme.background, 1));
+        p.drawRect(r);
+        p.setPen(owner[bit] < 0 ? m_theme.mutedText : (fill.lightness() > 140 ? QColor(Qt::black) : QColor(Qt::white)));
+        p.drawText(r, Qt::AlignCenter, QString::number((word.value >> bit) & 1u));
+    }
+    // Field outlines and labels.
+    for (const qs::PlaygroundField& f : word.fields) {
+        const int hi = std::min(f.bit + f.width - 1, W - 1);
+        const QRectF box(cellX(pos, hi), y, cell * (hi - f.bit + 1), kCellHeight);
+        const bool focus = f.field < 0 && f.row == 0 && f.col >= m_content.focusBegin && f.col < m_content.focusEnd;
+        const bool lit =
+            f.field < 0 && m_highlighted && m_highlighted->first == f.row && m_highlighted->second == f.col;
+        p.setPen(lit ? QPen(m_theme.accent, 3.0)
+                     : QPen(focus && m_content.packsRows ? m_theme.accent : m_theme.text,
+                            focus && m_content.packsRows ? 2.0 : 1.0));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(box);
+        p.setPen(focus || f.field >= 0 ? m_theme.text : m_theme.mutedText);
+        const QString label = fieldLabel(f);
+        const QRectF labelBox(box.left(), y + kCellHeight, box.width(), kLabelHeight);
+        if (fm.horizontalAdvance(label) * 0.8 <= labelBox.width() + 2)
+            p.drawText(labelBox, Qt::AlignCenter, label);
+        // A code that runs on into the next word: named in the gutter, where it fits.
+        if (f.pieces > 1 && f.piece + 1 < f.pieces)
+            for (size_t n = w + 1; n < m_content.words.size(); ++n) {
+                const auto& next = m_content.words[n].fields;
+                if (std::any_of(next.begin(), next.end(), [&](const qs::PlaygroundField& o) {
+                        return o.field < 0 && o.row == f.row && o.col == f.col && o.piece == f.piece + 1;
+                    })) {
+                    p.setPen(m_theme.text);
+                    p.drawText(QRect(left, y + kCellHeight, kGutter - 4, kLabelHeight),
+                               Qt::AlignLeft | Qt::AlignVCenter,
+                               tr("k%1 → word %2").arg(f.col).arg(m_content.words[n].index));
+                    break;
+                }
+            }
+    }
+    if (position > 0) {
+        // Word edges inside a line.
+        p.setPen(QPen(m_theme.text, 2));
+        p.drawLine(QPointF(cellX(pos, W - 1), y), QPointF(cellX(pos, W - 1), y + kCellHeight));
+    }
+}
+
 void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
 {
     p.save();
@@ -190,7 +270,6 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
                 p.drawText(QRectF(cellX(position, bit), y, cell, kHeader), Qt::AlignCenter, QString::number(bit));
     y += kHeader;
 
-    const double maxCode = double((1 << m_content.bits) - 1);
     const auto all = lines();
     for (size_t l = 0; l < all.size(); ++l) {
         const std::vector<size_t>& line = all[l];
@@ -228,79 +307,8 @@ void PlaygroundWords::paint(QPainter& p, const QRect& rect) const
         p.drawText(QRect(left, y + kCellHeight / 2 - 2, kGutter, kCellHeight / 2 + 6), Qt::AlignLeft | Qt::AlignVCenter,
                    hex);
 
-        for (size_t position = 0; position < line.size(); ++position) {
-            const size_t w = line[position];
-            const qs::PlaygroundWord& word = m_content.words[w];
-            const int pos = int(position);
-            // Which field owns each bit.
-            int owner[32];
-            std::fill(std::begin(owner), std::end(owner), -1);
-            for (size_t i = 0; i < word.fields.size(); ++i)
-                for (int b = word.fields[i].bit; b < word.fields[i].bit + word.fields[i].width && b < W; ++b)
-                    owner[b] = int(i);
-
-            p.setFont(small);
-            for (int bit = W - 1; bit >= 0; --bit) {
-                const QRectF r(cellX(pos, bit), y, cell, kCellHeight);
-                QColor fill = m_theme.alternate;
-                if (owner[bit] >= 0) {
-                    const qs::PlaygroundField& f = word.fields[size_t(owner[bit])];
-                    if (f.field >= 0) {
-                        fill = m_theme.fieldColor(f.field);
-                    } else {
-                        const int hue = m_content.packsRows ? int(f.row)
-                            : f.tile >= 0                   ? int(f.tile)
-                            : f.slot >= 0                   ? f.slot
-                                                            : int(f.col % 32);
-                        fill = m_theme.elementColor(hue, maxCode > 0 ? f.code / maxCode : 0);
-                    }
-                }
-                p.fillRect(r, fill);
-                p.setPen(QPen(m_theme.background, 1));
-                p.drawRect(r);
-                p.setPen(owner[bit] < 0 ? m_theme.mutedText
-                                        : (fill.lightness() > 140 ? QColor(Qt::black) : QColor(Qt::white)));
-                p.drawText(r, Qt::AlignCenter, QString::number((word.value >> bit) & 1u));
-            }
-            // Field outlines and labels.
-            for (const qs::PlaygroundField& f : word.fields) {
-                const int hi = std::min(f.bit + f.width - 1, W - 1);
-                const QRectF box(cellX(pos, hi), y, cell * (hi - f.bit + 1), kCellHeight);
-                const bool focus =
-                    f.field < 0 && f.row == 0 && f.col >= m_content.focusBegin && f.col < m_content.focusEnd;
-                const bool lit =
-                    f.field < 0 && m_highlighted && m_highlighted->first == f.row && m_highlighted->second == f.col;
-                p.setPen(lit ? QPen(m_theme.accent, 3.0)
-                             : QPen(focus && m_content.packsRows ? m_theme.accent : m_theme.text,
-                                    focus && m_content.packsRows ? 2.0 : 1.0));
-                p.setBrush(Qt::NoBrush);
-                p.drawRect(box);
-                p.setPen(focus || f.field >= 0 ? m_theme.text : m_theme.mutedText);
-                const QString label = fieldLabel(f);
-                const QRectF labelBox(box.left(), y + kCellHeight, box.width(), kLabelHeight);
-                if (fm.horizontalAdvance(label) * 0.8 <= labelBox.width() + 2)
-                    p.drawText(labelBox, Qt::AlignCenter, label);
-                // A code that runs on into the next word: named in the gutter, where it fits.
-                if (f.pieces > 1 && f.piece + 1 < f.pieces)
-                    for (size_t n = w + 1; n < m_content.words.size(); ++n) {
-                        const auto& next = m_content.words[n].fields;
-                        if (std::any_of(next.begin(), next.end(), [&](const qs::PlaygroundField& o) {
-                                return o.field < 0 && o.row == f.row && o.col == f.col && o.piece == f.piece + 1;
-                            })) {
-                            p.setPen(m_theme.text);
-                            p.drawText(QRect(left, y + kCellHeight, kGutter - 4, kLabelHeight),
-                                       Qt::AlignLeft | Qt::AlignVCenter,
-                                       tr("k%1 → word %2").arg(f.col).arg(m_content.words[n].index));
-                            break;
-                        }
-                    }
-            }
-            if (position > 0) {
-                // Word edges inside a line.
-                p.setPen(QPen(m_theme.text, 2));
-                p.drawLine(QPointF(cellX(pos, W - 1), y), QPointF(cellX(pos, W - 1), y + kCellHeight));
-            }
-        }
+        for (size_t position = 0; position < line.size(); ++position)
+            paintWord(p, line[position], int(position), y, g, left, small);
         y += g.pitch;
     }
     p.restore();

@@ -69,6 +69,7 @@ private:
     // The words of each line (consecutive words, 32 bits a line), by index into content().words.
     std::vector<std::vector<size_t>> lines() const;
     QString fieldLabel(const qs::PlaygroundField& f) const;
+    void paintWord(QPainter& p, size_t w, int position, int y, const Geometry& g, int left, const QFont& small) const;
 
     Content m_content;
     Theme m_theme;

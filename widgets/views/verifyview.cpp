@@ -187,7 +187,11 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         for (int c = 0; c < fields.size(); ++c)
             item->setData(c, CsvRole, fields[c]);
     };
+    // "Nothing was checked" is no pass, but no fault of the file either (a vocabulary GGUF):
+    // a note, drawn muted.
+    const auto isNote = [](const qs::VerifyFinding& f) { return f.check == "nothing-checked"; };
     for (const qs::VerifyFinding& f : r.findings) {
+        const bool note = isNote(f);
         QString where;
         if (!f.places.empty()) {
             where = placeText(f.places.front());
@@ -195,15 +199,20 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
                 where = tr("%1 (of %2)").arg(where, localCount(f.count));
         }
         const QString message = shownText(qtext(f.message), kMaxShownMessage);
-        auto* item = new QTreeWidgetItem(
-            {f.warning ? tr("warning") : tr("error"), shownText(qtext(f.weight)), qtext(f.check), where, message});
+        auto* item = new QTreeWidgetItem({note            ? tr("note")
+                                              : f.warning ? tr("warning")
+                                                          : tr("error"),
+                                          shownText(qtext(f.weight)), qtext(f.check), where, message});
         item->setData(SeverityColumn, Qt::UserRole, f.warning);
+        item->setData(SeverityColumn, NoteRole, note);
         QString csvWhere = f.places.empty() ? QString() : csvPlace(f.places.front());
         if (f.count > 1 && !f.places.empty())
             csvWhere += QStringLiteral(" (of %1)").arg(f.count);
         setCsv(item,
-               {f.warning ? QStringLiteral("warning") : QStringLiteral("error"), qtext(f.weight), qtext(f.check),
-                csvWhere, qtext(f.message.text())});
+               {note            ? QStringLiteral("note")
+                    : f.warning ? QStringLiteral("warning")
+                                : QStringLiteral("error"),
+                qtext(f.weight), qtext(f.check), csvWhere, qtext(f.message.text())});
         item->setData(WeightColumn, WeightIndexRole, weightIndex(f.weight));
         item->setToolTip(MessageColumn, message);
         if (!f.places.empty() && f.places.front().row >= 0) {
@@ -257,14 +266,24 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         items << item;
     }
     m_list->addTopLevelItems(items);
-    const size_t errors = r.errors(), warnings = r.findings.size() - errors;
-    QString text = tr("%n weight(s) checked: ", nullptr, int(r.checked.size()));
-    text += errors == 0 && warnings == 0
-        ? tr("no findings.")
-        : tr("%1 error(s), %2 warning(s).").arg(localCount(errors), localCount(warnings));
+    QSet<int> flagged; // the browser marks the weights with errors
+    for (const qs::VerifyFinding& f : r.findings)
+        if (const int w = weightIndex(f.weight); w >= 0 && !f.warning && !isNote(f))
+            flagged.insert(w);
+    context()->setFlaggedWeights(flagged);
+    const size_t notes = size_t(std::count_if(r.findings.begin(), r.findings.end(), isNote));
+    const size_t errors = r.errors() - notes, warnings = r.findings.size() - notes - errors;
+    QString text;
+    if (r.checked.empty() && errors == 0 && warnings == 0)
+        text = tr("Nothing was checked, so this is not a pass: the note says why.");
+    else
+        text = tr("%n weight(s) checked: ", nullptr, int(r.checked.size()))
+            + (errors == 0 && warnings == 0
+                   ? tr("no findings.")
+                   : tr("%1 error(s), %2 warning(s).").arg(localCount(errors), localCount(warnings)));
     if (!r.unchecked.empty())
         text += tr(" %n quantized weight(s) not covered by any check.", nullptr, int(r.unchecked.size()));
-    if (!r.findings.empty() || !r.unchecked.empty())
+    if (errors + warnings > 0 || !r.unchecked.empty())
         text += tr(" Click a finding to select its weight and place; double-click to open the place.");
     m_summary->setText(text);
     applyTheme();
@@ -284,10 +303,16 @@ void VerifyView::applyTheme()
     const Theme& t = context()->theme();
     const QIcon errorIcon = style()->standardIcon(QStyle::SP_MessageBoxCritical);
     const QIcon warningIcon = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+    const QIcon noteIcon = style()->standardIcon(QStyle::SP_MessageBoxInformation);
     for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
         QTreeWidgetItem* item = m_list->topLevelItem(i);
         const bool unchecked = item->text(CheckColumn).isEmpty(); // or the nothing-found line
         const bool warning = item->data(SeverityColumn, Qt::UserRole).toBool();
+        if (item->data(SeverityColumn, NoteRole).toBool()) {
+            item->setIcon(SeverityColumn, noteIcon);
+            item->setForeground(SeverityColumn, t.mutedText);
+            continue;
+        }
         if (unchecked) {
             item->setForeground(SeverityColumn, t.mutedText);
             continue;

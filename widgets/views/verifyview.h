@@ -44,6 +44,7 @@ public:
     // absent for findings without a place. The view that shows it: "bitmap" or "scales".
     static constexpr int PlaceRole = Qt::UserRole + 2;
     static constexpr int PlaceViewRole = Qt::UserRole + 3;
+    static constexpr int NoteRole = Qt::UserRole + 4; // on the severity column: a note, not an error
 
     // For tests.
     const qs::VerifyReport* report() const { return m_report.get(); }

@@ -3,6 +3,8 @@
 #include "base/error.h"
 #include "formats/codes.h"
 
+#include <optional>
+
 namespace qs {
 
 void affineScheme(const QuantizeRequest& request, int64_t defaultGroup, bool defaultSymmetric, QuantScheme& s)
@@ -30,6 +32,28 @@ std::vector<StoredTensor> quantizeAffineTensors(const QuantScheme& s, const floa
     ao.granularity = s.groupSize < 0 ? AffineGranularity::Channel : AffineGranularity::Group;
     ao.groupSize = affineGroupSize(s, cols);
     return packAffine(quantizeAffine(weight, rows, cols, ao, parallel), target, scaleType);
+}
+
+PlaygroundAffineRun affinePlaygroundRun(const FormatInfo& format, const float* values, uint64_t rows, uint64_t cols,
+                                        const AffineOptions& options, DType scaleType)
+{
+    // The target whose registry record is the format's.
+    std::optional<AffineTarget> target;
+    for (AffineTarget t : {AffineTarget::GptqV1, AffineTarget::GptqV2, AffineTarget::AwqGemm,
+                           AffineTarget::CompressedTensors, AffineTarget::Mlx})
+        if (findFormat(affineTargetName(t)) == &format)
+            target = t;
+    if (!target)
+        throw Error("playground: " + format.id + " is not an affine target");
+    PlaygroundAffineRun r;
+    r.quantized = quantizeAffine(values, rows, cols, options, false);
+    r.dequantized = dequantizeAffine(r.quantized);
+    try {
+        r.stored = packAffine(r.quantized, *target, scaleType);
+    } catch (const Error& e) {
+        r.packError = e.what();
+    }
+    return r;
 }
 
 AffineQuantized affineFromCodes(const WeightCodes& m, AffineRule rule)

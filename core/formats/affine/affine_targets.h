@@ -19,6 +19,11 @@ uint64_t affineGroupSize(const QuantScheme& s, uint64_t cols);
 std::vector<StoredTensor> quantizeAffineTensors(const QuantScheme& s, const float* weight, uint64_t rows, uint64_t cols,
                                                 AffineRule rule, AffineTarget target, DType scaleType, bool parallel);
 
+// The Playground's run of an affine target (PlaygroundAffineFormat::run): quantizeAffine with
+// the options, dequantizeAffine, and packAffine as the target that writes `format`.
+PlaygroundAffineRun affinePlaygroundRun(const FormatInfo& format, const float* values, uint64_t rows, uint64_t cols,
+                                        const AffineOptions& options, DType scaleType);
+
 // Logical codes with integer zeros as packAffine takes them (zeros as floats; MLX callers
 // replace them with biases).
 AffineQuantized affineFromCodes(const WeightCodes& codes, AffineRule rule);

@@ -11,6 +11,7 @@
 //   Mlx:   mlx affine quantize (scale signed so the larger-magnitude edge is exact, bias = edge).
 // Codes are unsigned (0..2^b-1); compressed-tensors' signed q is stored as q + 2^(b-1).
 #include "container/dtype.h"
+#include "formats/affinecodes.h"
 #include "formats/target.h" // StoredTensor
 
 #include <cstdint>
@@ -19,47 +20,6 @@
 #include <vector>
 
 namespace qs {
-
-enum class AffineRule { Gptq, Awq, CompressedTensors, Mlx };
-std::string_view affineRuleName(AffineRule r);
-
-enum class AffineGranularity { Tensor, Channel, Group };
-
-struct AffineOptions {
-    int bits = 4;
-    AffineGranularity granularity = AffineGranularity::Group;
-    uint64_t groupSize = 128; // Group only: weights of one row of K that share a scale
-    bool symmetric = false;
-    float clipRatio = 1.0f; // (0, 1]: the min/max range is multiplied by it before the scale is chosen
-    AffineRule rule = AffineRule::Gptq;
-    // F32: codes and zeros against the float32 scale, as the upstream quantizers compute them.
-    // F16/BF16: the scale (and MLX bias) is rounded to the stored type first (a zero scale
-    // becomes the smallest positive value) and zeros and codes are computed against it, so
-    // the stored values dequantize to the nearest grid point.
-    DType codeScale = DType::F32;
-    // Act-order: the group of each input column (K entries, 0 .. G-1); empty = k / groupSize.
-    // Group granularity with the Gptq, Awq or CompressedTensors rule only.
-    std::vector<int32_t> groupIndex;
-};
-
-struct AffineQuantized {
-    uint64_t rows = 0; // N
-    uint64_t cols = 0; // K
-    int bits = 0;
-    uint64_t groupSize = 0; // effective: K for per channel and per tensor
-    uint64_t groups = 0; // G = ceil(K / groupSize)
-    AffineRule rule = AffineRule::Gptq;
-    bool symmetric = false;
-    std::vector<uint8_t> codes; // [N, K]
-    std::vector<float> scales; // [G, N]
-    // [G, N]: the real zero point z in code units (w = s * (q - z)); for Mlx the float bias
-    // (w = s * q + bias).
-    std::vector<float> zeros;
-
-    std::vector<int32_t> groupIndex; // as given in the options (empty: k / groupSize)
-
-    uint64_t group(uint64_t k) const { return groupIndex.empty() ? k / groupSize : uint64_t(groupIndex[k]); }
-};
 
 // Throws qs::Error on bits outside 1..8 (2..8 for compressed-tensors and symmetric AWQ), a
 // bad group index, a zero group size, a clip ratio outside (0, 1], an

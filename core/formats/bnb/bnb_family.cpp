@@ -8,6 +8,8 @@
 #include "formats/bnb/bnb.h"
 #include "formats/bnb/bnb_requantize.h"
 
+#include <QtGlobal>
+
 namespace qs {
 namespace {
 
@@ -70,6 +72,12 @@ BlockValues bnbBlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint6
     return {};
 }
 
+const char* bnbDisplayName(const FormatInfo& format)
+{
+    return format.id == "bnb-int8" ? QT_TRANSLATE_NOOP("qs::FamilyName", "bitsandbytes int8")
+                                   : QT_TRANSLATE_NOOP("qs::FamilyName", "bitsandbytes 4-bit");
+}
+
 } // namespace
 
 const FamilyRow& bnbFamily()
@@ -79,6 +87,7 @@ const FamilyRow& bnbFamily()
         // detection
         r.detectGroup = detect::bnbGroup;
         r.targets = &bnbTargets();
+        r.displayName = bnbDisplayName;
         // verify and group scales
         r.verify = bnbVerify;
         r.groupScales = bnbGroupScales;

@@ -135,14 +135,23 @@ void bnbConfig(const QuantScheme& s, QJsonObject& cfg)
 
 void bnbBudget(std::vector<BudgetFormat>& out)
 {
+    // Blocks of 64; the quant_state JSON (about 80 to 170 bytes per weight) is not counted.
     for (const char* id : {"bnb-nf4", "bnb-fp4"}) {
-        BudgetFormat f = budgetRow(id, findFormat(id), BudgetKind::Bnb4, 4, 64);
-        out.push_back(f);
-        f.id += "-nested";
-        f.nested = true;
-        out.push_back(f);
+        out.push_back(budgetRow(id, findFormat(id), 4, 64,
+                                {{"weight", BudgetPart::Codes},
+                                 {"absmax", BudgetPart::Scales, "absmax"},
+                                 {"quant_map", BudgetPart::Tables}}));
+        // Nested: u8 absmax codes, an f32 absmax per 256 blocks and the 256-entry nested map.
+        out.push_back(budgetRow(std::string(id) + "-nested", findFormat(id), 4, 64,
+                                {{"weight", BudgetPart::Codes},
+                                 {"absmax", BudgetPart::Scales, "absmax", "U8"},
+                                 {"nested_absmax", BudgetPart::Scales},
+                                 {"quant_map", BudgetPart::Tables},
+                                 {"nested_quant_map", BudgetPart::Tables}}));
     }
-    out.push_back(budgetRow("bnb-int8", findFormat("bnb-int8"), BudgetKind::BnbInt8, 8));
+    out.push_back(
+        budgetRow("bnb-int8", findFormat("bnb-int8"), 8, 0,
+                  {{"weight", BudgetPart::Codes}, {"SCB", BudgetPart::Scales}, {"weight_format", BudgetPart::Tables}}));
     markBudgetPresets(out,
                       {{"bnb-nf4", BudgetPreset::Headline},
                        {"bnb-nf4-nested", BudgetPreset::Common},

@@ -9,6 +9,8 @@
 #include "formats/compressed_tensors/ct.h"
 #include "formats/affine/affine_requantize.h"
 
+#include <QtGlobal>
+
 namespace qs {
 namespace {
 
@@ -68,6 +70,11 @@ GroupScalesFn ctGroupScalesOf(const FormatInfo& format)
     return ctIntegerFormat(format) ? ctGroupScales : nullptr;
 }
 
+const char* ctDisplayName(const FormatInfo&)
+{
+    return QT_TRANSLATE_NOOP("qs::FamilyName", "compressed-tensors");
+}
+
 } // namespace
 
 const FamilyRow& compressedTensorsFamily()
@@ -78,11 +85,13 @@ const FamilyRow& compressedTensorsFamily()
         // detection
         r.detectGroup = detect::compressedTensorsGroup;
         r.targets = &compressedTensorsTargets();
+        r.displayName = ctDisplayName;
         // verify and group scales
         r.verify = ctVerify;
         r.groupScales = ctGroupScalesOf;
         r.recipe = &recipeFromConfig();
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

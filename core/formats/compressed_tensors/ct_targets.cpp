@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 
+#include <QtGlobal>
 #include <QJsonArray>
 #include <QJsonObject>
 
@@ -81,14 +82,29 @@ PackedWeight ctPack(const WeightCodes& m, QuantScheme&)
     return out;
 }
 
+void ctPlaygroundFormats(std::vector<PlaygroundAffineFormat>& out)
+{
+    out.push_back({findFormat("compressed-tensors"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "compressed-tensors"),
+                   AffineRule::CompressedTensors, 1, affinePlaygroundRun});
+}
+
 void ctBudget(std::vector<BudgetFormat>& out)
 {
     const FormatInfo* ct = findFormat("compressed-tensors");
-    out.push_back(budgetRow("ct-w4-g128-sym", ct, BudgetKind::CompressedTensors, 4, 128, true));
-    out.push_back(budgetRow("ct-w4-g128-asym", ct, BudgetKind::CompressedTensors, 4, 128, false));
-    out.push_back(budgetRow("ct-w4-g32-asym", ct, BudgetKind::CompressedTensors, 4, 32, false));
-    out.push_back(budgetRow("ct-w4-channel-sym", ct, BudgetKind::CompressedTensors, 4, 0, true));
-    out.push_back(budgetRow("ct-w8-channel-sym", ct, BudgetKind::CompressedTensors, 8, 0, true));
+    // Zero points only when asymmetric; weight_shape always, no g_idx (no actorder).
+    const auto row = [&](std::string id, int bits, uint64_t group, bool symmetric) {
+        std::vector<BudgetTensor> tensors = {{"weight_packed", BudgetPart::Codes},
+                                             {"weight_scale", BudgetPart::Scales},
+                                             {"weight_shape", BudgetPart::Index, "shape/g_idx"}};
+        if (!symmetric)
+            tensors.push_back({"weight_zero_point", BudgetPart::Zeros});
+        out.push_back(budgetRow(std::move(id), ct, bits, group, std::move(tensors)));
+    };
+    row("ct-w4-g128-sym", 4, 128, true);
+    row("ct-w4-g128-asym", 4, 128, false);
+    row("ct-w4-g32-asym", 4, 32, false);
+    row("ct-w4-channel-sym", 4, 0, true);
+    row("ct-w8-channel-sym", 8, 0, true);
     markBudgetPresets(out, {{"ct-w4-g128-sym", BudgetPreset::Common}, {"ct-w8-channel-sym", BudgetPreset::Common}});
 }
 
@@ -96,7 +112,11 @@ void ctBudget(std::vector<BudgetFormat>& out)
 
 const FamilyTargets& compressedTensorsTargets()
 {
-    static const FamilyTargets t{ctQuantizeScheme, ctQuantize, ctConfig, nullptr, ctKeepsGroupIndex, ctPack, ctBudget};
+    static const FamilyTargets t = [] {
+        FamilyTargets t{ctQuantizeScheme, ctQuantize, ctConfig, nullptr, ctKeepsGroupIndex, ctPack, ctBudget};
+        t.playgroundAffineFormats = ctPlaygroundFormats;
+        return t;
+    }();
     return t;
 }
 

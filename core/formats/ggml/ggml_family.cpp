@@ -7,6 +7,8 @@
 #include "formats/ggml/ggml.h"
 #include "formats/ggml/ggml_tally.h"
 
+#include <QtGlobal>
+
 namespace qs {
 namespace {
 
@@ -28,6 +30,11 @@ GroupScalesFn ggmlGroupScales(const FormatInfo&)
     return ggufGroupScales;
 }
 
+const char* ggmlDisplayName(const FormatInfo&)
+{
+    return QT_TRANSLATE_NOOP("qs::FamilyName", "GGUF");
+}
+
 } // namespace
 
 const FamilyRow& ggmlFamily()
@@ -37,6 +44,7 @@ const FamilyRow& ggmlFamily()
         // detection
         r.detectCheckpoint = detect::ggufCheckpoint;
         r.targets = &ggmlTargets();
+        r.displayName = ggmlDisplayName;
         // verify, group scales, the layout report
         r.verify = ggmlVerify;
         r.groupScales = ggmlGroupScales;

@@ -138,9 +138,9 @@ void ggmlBudget(std::vector<BudgetFormat>& out)
         if (t.removed || !t.storage || t.blockWeights <= 1)
             continue;
         const std::string id = ggufFormatId(t.name);
-        BudgetFormat f = budgetRow(id, findFormat(id), BudgetKind::Gguf, int(t.blockBytes * 8 / t.blockWeights));
-        f.ggmlType = t.id;
-        out.push_back(f);
+        // Scales and mins live inside each block; the block is the unit of storage.
+        out.push_back(budgetRow(id, findFormat(id), int(t.blockBytes * 8 / t.blockWeights), 0,
+                                {{"weight", BudgetPart::Codes, "(blocks of weights and their scales)"}}));
     }
     markBudgetPresets(out,
                       {{"gguf-q8_0", BudgetPreset::Headline},

@@ -132,6 +132,10 @@ LayoutSpec ggufSpec(int type, const GgmlTypeInfo& t)
         s.blockFields.push_back(
             {std::string(f.name), f.offset, f.size, std::string(ggmlFieldKindName(f.kind)), std::string(f.meaning)});
     s.padding = plain ? "none" : "K must be a multiple of " + bw + " (ggml rejects other rows); no padding exists";
+    if (!plain)
+        s.refuses = [bw, blockWeights = uint64_t(t.blockWeights)](const LayoutParams& p) {
+            return p.K % blockWeights ? "K is not a multiple of the block size " + bw : std::string();
+        };
     if (!plain) {
         s.notes.push_back(
             "locate(): pieces are " + std::string(ggmlPieceRoleName(codeRole(loc0))) + " bits in "

@@ -7,6 +7,9 @@
 #include "formats/gptq/gptq.h"
 #include "formats/affine/affine_requantize.h"
 #include "formats/gptq/gptq_tally.h"
+#include "formats/wordmap.h"
+
+#include <QtGlobal>
 
 namespace qs {
 namespace {
@@ -62,16 +65,23 @@ GroupScalesFn gptqGroupScales(const FormatInfo&)
     return packedGroupScales;
 }
 
-// The budget table lists GPTQ and AWQ GEMM by bits and group size ("gptq-4-g128", "awq-4-channel").
-std::string gptqBudgetPreset(const FormatInfo& format, const LayoutParams& p)
+// AWQ's layouts (GEMM, GEMV, Marlin) are named apart from GPTQ's, as their tools are.
+const char* gptqDisplayName(const FormatInfo& format)
 {
-    const uint64_t g = p.groupSize == 0 || p.groupSize >= p.K ? 0 : p.groupSize;
-    const std::string gs = g ? "-g" + std::to_string(g) : "-channel";
-    if (format.id == "gptq-v1" || format.id == "gptq-v2")
-        return "gptq-" + std::to_string(p.bits) + gs;
-    if (format.id == "awq-gemm")
-        return "awq-" + std::to_string(p.bits) + gs;
-    return {};
+    return format.id.starts_with("awq-") ? QT_TRANSLATE_NOOP("qs::FamilyName", "AWQ")
+                                         : QT_TRANSLATE_NOOP("qs::FamilyName", "GPTQ");
+}
+
+// The kernels' own reader: g_idx and the v1 zero rules are applied as when dequantizing.
+void packedElementValues(const WeightData& data, uint64_t row, uint64_t col, ElementValues& v)
+{
+    const PackedLinear p = describePacked(data);
+    v.code = p.codeAt(row, col);
+    v.group = p.groupOf(col);
+    v.hasScale = true;
+    v.scale = p.scaleAt(v.group, row);
+    v.hasZero = true;
+    v.zero = p.zeros == ZeroConvention::FloatBias ? p.biasAt(v.group, row) : p.zeroAt(v.group, row);
 }
 
 } // namespace
@@ -84,14 +94,16 @@ const FamilyRow& gptqFamily()
         r.detectGroup = detect::gptqGroup;
         r.detectAcross = detect::gptqAcrossWeights;
         r.targets = &gptqTargets();
+        r.displayName = gptqDisplayName;
         // verify, group scales, the layout report
         r.verify = gptqVerify;
         r.groupScales = gptqGroupScales;
         r.packProbe = packedProbe;
-        r.budgetPreset = gptqBudgetPreset;
+        r.elementValues = packedElementValues;
         r.recipe = &recipeFromConfig();
         r.weightTally = gptqWeightTally;
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

@@ -238,12 +238,23 @@ void gptqBudget(std::vector<BudgetFormat>& out)
 {
     const FormatInfo* gptq = findFormat("gptq-v1");
     const FormatInfo* awq = findFormat("awq-gemm");
+    // AutoGPTQ and GPTQModel write g_idx even when it is trivial; AWQ stores none.
+    const std::vector<BudgetTensor> gptqTensors = {{"qweight", BudgetPart::Codes},
+                                                   {"scales", BudgetPart::Scales},
+                                                   {"qzeros", BudgetPart::Zeros},
+                                                   {"g_idx", BudgetPart::Index}};
     for (int b : {2, 3, 4, 8})
-        for (uint64_t g : {32, 64, 128, 0})
-            out.push_back(budgetRow("gptq-" + std::to_string(b) + (g ? "-g" + std::to_string(g) : "-channel"), gptq,
-                                    BudgetKind::Gptq, b, g, false));
-    for (uint64_t g : {32, 64, 128})
-        out.push_back(budgetRow("awq-4-g" + std::to_string(g), awq, BudgetKind::Awq, 4, g, false));
+        for (uint64_t g : {32, 64, 128, 0}) {
+            out.push_back(budgetRow("gptq-" + std::to_string(b) + (g ? "-g" + std::to_string(g) : "-channel"), gptq, b,
+                                    g, gptqTensors));
+            out.back().reportedBy = {"gptq-v1", "gptq-v2"};
+        }
+    for (uint64_t g : {32, 64, 128}) {
+        out.push_back(
+            budgetRow("awq-4-g" + std::to_string(g), awq, 4, g,
+                      {{"qweight", BudgetPart::Codes}, {"scales", BudgetPart::Scales}, {"qzeros", BudgetPart::Zeros}}));
+        out.back().reportedBy = {"awq-gemm"};
+    }
     markBudgetPresets(out,
                       {{"gptq-8-g128", BudgetPreset::Common},
                        {"gptq-4-g128", BudgetPreset::Headline},
@@ -251,6 +262,17 @@ void gptqBudget(std::vector<BudgetFormat>& out)
                        {"gptq-3-g128", BudgetPreset::Headline},
                        {"gptq-2-g64", BudgetPreset::Common},
                        {"awq-4-g128", BudgetPreset::Headline}});
+}
+
+void gptqPlaygroundFormats(std::vector<PlaygroundAffineFormat>& out)
+{
+    out.push_back({findFormat("gptq-v1"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "GPTQ v1"), AffineRule::Gptq, 1,
+                   affinePlaygroundRun});
+    out.push_back({findFormat("gptq-v2"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "GPTQ v2"), AffineRule::Gptq, 1,
+                   affinePlaygroundRun});
+    // One word holds column k of 8 output rows.
+    out.push_back({findFormat("awq-gemm"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "AWQ GEMM"), AffineRule::Awq, 8,
+                   affinePlaygroundRun});
 }
 
 void gptqRequantizePresets(std::vector<RequantizePreset>& out)
@@ -268,8 +290,12 @@ void gptqRequantizePresets(std::vector<RequantizePreset>& out)
 
 const FamilyTargets& gptqTargets()
 {
-    static const FamilyTargets t{gptqQuantizeScheme,  gptqQuantize, gptqConfig, gptqSideConfig,
-                                 gptqKeepsGroupIndex, gptqPack,     gptqBudget, gptqRequantizePresets};
+    static const FamilyTargets t = [] {
+        FamilyTargets t{gptqQuantizeScheme,  gptqQuantize, gptqConfig, gptqSideConfig,
+                        gptqKeepsGroupIndex, gptqPack,     gptqBudget, gptqRequantizePresets};
+        t.playgroundAffineFormats = gptqPlaygroundFormats;
+        return t;
+    }();
     return t;
 }
 

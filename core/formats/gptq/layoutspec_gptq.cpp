@@ -144,6 +144,13 @@ LayoutSpec awqGemm()
             "bias", "F16", "[N]", [](const LayoutParams& p) { return std::vector<uint64_t>{p.N}; }, "layer bias", true),
     };
     s.padding = "N must be a multiple of 8 and K of the group size (AutoAWQ); no padding exists";
+    s.refuses = [](const LayoutParams& p) -> std::string {
+        if (p.groupSize && p.K % p.groupSize != 0)
+            return "the group size must divide K";
+        if (p.N % 8 != 0)
+            return "N must be a multiple of 8";
+        return {};
+    };
     s.locate = [](const LayoutParams& p, uint64_t row, uint64_t col) {
         ElementLocation e;
         e.tensor = "qweight";

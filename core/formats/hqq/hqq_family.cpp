@@ -6,6 +6,8 @@
 #include "formats/hqq/hqq.h"
 #include "formats/affine/affine_requantize.h"
 
+#include <QtGlobal>
+
 namespace qs {
 namespace {
 
@@ -29,6 +31,11 @@ bool hqqCodes(const WeightData& data, WeightCodes& c, CodeParts)
     return true;
 }
 
+const char* hqqDisplayName(const FormatInfo&)
+{
+    return QT_TRANSLATE_NOOP("qs::FamilyName", "HQQ");
+}
+
 } // namespace
 
 const FamilyRow& hqqFamily()
@@ -37,8 +44,10 @@ const FamilyRow& hqqFamily()
         FamilyRow r{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes};
         // detection
         r.detectGroup = detect::hqqGroup;
+        r.displayName = hqqDisplayName;
         r.recipe = &recipeFromConfig();
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

@@ -67,6 +67,13 @@ LayoutSpec mlx(const Mode& m)
             },
             "per-group bias added after scaling (-z*s for converted integer zeros)"));
     s.padding = "none: K % g == 0 and K*b % 32 == 0 are required";
+    s.refuses = [m](const LayoutParams& p) -> std::string {
+        if (p.K % mlxGroupOf(m, p) != 0)
+            return "the group size must divide K";
+        if (p.K * bitsOf(m, p) % 32 != 0)
+            return "K * bits must be a multiple of 32";
+        return {};
+    };
     s.notes = {"leading dims ([E, N, K*b/32] for MoE experts) fold into N: row = flat index over them",
                "b and g are not fixed by the shapes alone (32 * words / groups = b * g): take them from the config"};
     if (affine)

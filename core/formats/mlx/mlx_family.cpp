@@ -7,6 +7,8 @@
 #include "formats/mlx/mlx.h"
 #include "formats/affine/affine_requantize.h"
 
+#include <QtGlobal>
+
 namespace qs {
 namespace {
 
@@ -44,6 +46,11 @@ GroupScalesFn mlxGroupScalesOf(const FormatInfo& format)
     return format.id == "mlx-affine" ? mlxGroupScales : nullptr;
 }
 
+const char* mlxDisplayName(const FormatInfo&)
+{
+    return QT_TRANSLATE_NOOP("qs::FamilyName", "MLX");
+}
+
 } // namespace
 
 const FamilyRow& mlxFamily()
@@ -53,11 +60,13 @@ const FamilyRow& mlxFamily()
         // detection
         r.detectGroup = detect::mlxGroup;
         r.targets = &mlxTargets();
+        r.displayName = mlxDisplayName;
         // verify and group scales
         r.verify = mlxVerify;
         r.groupScales = mlxGroupScalesOf;
         r.recipe = &recipeFromConfig();
         r.requantize = affineRequantize;
+        r.requantizeShaped = true;
         return r;
     }();
     return row;

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/half.h"
 
+#include <QtGlobal>
 #include <QJsonObject>
 
 #include <algorithm>
@@ -88,13 +89,21 @@ PackedWeight mlxPack(const WeightCodes& m, QuantScheme& s)
     return out;
 }
 
+void mlxPlaygroundFormats(std::vector<PlaygroundAffineFormat>& out)
+{
+    out.push_back({findFormat("mlx-affine"), QT_TRANSLATE_NOOP("qs::PlaygroundFormat", "MLX affine"), AffineRule::Mlx,
+                   1, affinePlaygroundRun});
+}
+
 void mlxBudget(std::vector<BudgetFormat>& out)
 {
     const FormatInfo* mlx = findFormat("mlx-affine");
     for (int b : {2, 3, 4, 5, 6, 8})
         for (uint64_t g : {32, 64, 128})
-            out.push_back(
-                budgetRow("mlx-" + std::to_string(b) + "-g" + std::to_string(g), mlx, BudgetKind::Mlx, b, g, false));
+            out.push_back(budgetRow("mlx-" + std::to_string(b) + "-g" + std::to_string(g), mlx, b, g,
+                                    {{"weight", BudgetPart::Codes},
+                                     {"scales", BudgetPart::Scales},
+                                     {"biases", BudgetPart::Zeros, "bias"}}));
     markBudgetPresets(out, {{"mlx-4-g64", BudgetPreset::Headline}, {"mlx-8-g64", BudgetPreset::Common}});
 }
 
@@ -102,8 +111,11 @@ void mlxBudget(std::vector<BudgetFormat>& out)
 
 const FamilyTargets& mlxTargets()
 {
-    static const FamilyTargets t{mlxQuantizeScheme,  mlxQuantize, mlxConfig, nullptr,
-                                 mlxKeepsGroupIndex, mlxPack,     mlxBudget};
+    static const FamilyTargets t = [] {
+        FamilyTargets t{mlxQuantizeScheme, mlxQuantize, mlxConfig, nullptr, mlxKeepsGroupIndex, mlxPack, mlxBudget};
+        t.playgroundAffineFormats = mlxPlaygroundFormats;
+        return t;
+    }();
     return t;
 }
 

@@ -6,6 +6,8 @@
 #include "formats/plain/floats.h"
 #include "formats/plain/plain_detect.h"
 
+#include <QtGlobal>
+
 namespace qs {
 namespace {
 
@@ -21,6 +23,12 @@ DequantRowsFn plainDequant(const FormatInfo& format)
     return nullptr;
 }
 
+const char* plainDisplayName(const FormatInfo& format)
+{
+    return format.storage == StorageKind::Float ? QT_TRANSLATE_NOOP("qs::FamilyName", "float")
+                                                : QT_TRANSLATE_NOOP("qs::FamilyName", "integer");
+}
+
 } // namespace
 
 const FamilyRow& plainFamily()
@@ -29,6 +37,7 @@ const FamilyRow& plainFamily()
         FamilyRow r{FormatFamily::Plain, "plain", registerPlainLayouts, plainDequant, nullptr, &plainTargets()};
         // detection: the named-only formats; what no row claims stays a plain weight
         r.detectGroup = detect::namedOnlyGroup;
+        r.displayName = plainDisplayName;
         return r;
     }();
     return row;

@@ -9,7 +9,7 @@ void plainBudget(std::vector<BudgetFormat>& out)
 {
     for (DType t : {DType::F32, DType::F16, DType::BF16}) {
         const std::string id = plainFormatId(t);
-        out.push_back(budgetRow(id, findFormat(id), BudgetKind::Float, int(dtypeBits(t))));
+        out.push_back(budgetRow(id, findFormat(id), int(dtypeBits(t)), 0, {{"weight", BudgetPart::Codes}}));
     }
     markBudgetPresets(out, {{"f16", BudgetPreset::Headline}, {"bf16", BudgetPreset::Common}});
 }

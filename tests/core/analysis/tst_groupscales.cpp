@@ -257,6 +257,13 @@ private slots:
         const qs::DecimatedGrid one = qs::decimateGrid(grid, 2, 2, 1, 1, qs::CellReduce::MaxAbs);
         QCOMPARE(one.cells.size(), size_t(1));
         QCOMPARE(one.cells[0], 3.0f);
+        // Counted, with the first one's place and the cells covering one (issue 33).
+        QCOMPARE(same.nonFinite, uint64_t(2));
+        QCOMPARE(same.firstNonFiniteRow, uint64_t(0));
+        QCOMPARE(same.firstNonFiniteCol, uint64_t(1));
+        QCOMPARE(same.coversNonFinite, (std::vector<bool>{false, true, false, true}));
+        QCOMPARE(one.coversNonFinite, std::vector<bool>{true});
+        QVERIFY(qs::decimateGrid({1, 2, 3, 4}, 2, 2, 10, 10, qs::CellReduce::Max).coversNonFinite.empty());
     }
 };
 

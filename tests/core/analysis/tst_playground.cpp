@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/half.h"
 #include "container/checkpoint.h"
+#include "formats/affine/quantize_affine.h"
 #include "formats/bnb/quantize_bnb.h"
 #include "formats/dequant.h"
 #include "formats/formatid.h"
@@ -27,6 +28,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 using namespace qs;
 
@@ -41,6 +43,16 @@ struct Case {
     uint64_t length;
 };
 
+const FormatInfo* affineFormat(AffineTarget t)
+{
+    return findFormat(affineTargetName(t));
+}
+
+uint64_t blockRowsOf(AffineTarget t)
+{
+    return playgroundAffineFormatOf(*affineFormat(t))->blockRows;
+}
+
 AffineOptions affineOptionsFor(const PlaygroundOptions& o, uint64_t cols)
 {
     AffineOptions a;
@@ -49,7 +61,7 @@ AffineOptions affineOptionsFor(const PlaygroundOptions& o, uint64_t cols)
     a.groupSize = o.groupSize == 0 ? cols : o.groupSize;
     a.symmetric = o.symmetric;
     a.clipRatio = o.clipRatio;
-    a.rule = playgroundRule(o.target);
+    a.rule = playgroundAffineFormatOf(*o.affine)->rule;
     a.codeScale = o.scaleType;
     return a;
 }
@@ -89,6 +101,7 @@ private slots:
     void blockFormatRefusesPartialBlocks();
     void targetNamesAreFormatIds_data();
     void targetNamesAreFormatIds();
+    void affineFormatsFromTheRows();
 };
 
 void TestPlayground::samplesAreReproducible_data()
@@ -152,10 +165,10 @@ void TestPlayground::matchesQuantizeAndPack()
     QFETCH(int, groupSize);
     QFETCH(bool, symmetric);
     QFETCH(double, clip);
-    const uint64_t rows = playgroundBlockRows(target), cols = 256;
+    const uint64_t rows = blockRowsOf(target), cols = 256;
     const std::vector<float> w = playgroundSamples(SampleDistribution::NormalOutliers, rows, cols, 11);
     PlaygroundOptions o;
-    o.target = target;
+    o.affine = affineFormat(target);
     o.bits = bits;
     o.groupSize = uint64_t(groupSize);
     o.symmetric = symmetric;
@@ -225,9 +238,9 @@ void TestPlayground::wordsReadBackCodes()
     QFETCH(int, groupSize);
     QFETCH(bool, symmetric);
     QFETCH(double, clip);
-    const uint64_t rows = playgroundBlockRows(target), cols = 256;
+    const uint64_t rows = blockRowsOf(target), cols = 256;
     PlaygroundOptions o;
-    o.target = target;
+    o.affine = affineFormat(target);
     o.bits = bits;
     o.groupSize = uint64_t(groupSize);
     o.symmetric = symmetric;
@@ -266,7 +279,7 @@ void TestPlayground::wordsReadBackCodes()
 void TestPlayground::awqSlotOrder()
 {
     PlaygroundOptions o;
-    o.target = AffineTarget::AwqGemm;
+    o.affine = affineFormat(AffineTarget::AwqGemm);
     o.groupSize = 64;
     const PlaygroundResult r = runPlayground(playgroundSamples(SampleDistribution::Normal, 8, 128, 5), 8, 128, o);
     const std::vector<PlaygroundWord> words = playgroundWords(r, 5, 6, 10);
@@ -287,7 +300,7 @@ void TestPlayground::awqSlotOrder()
 void TestPlayground::wordsNumberedAsStored()
 {
     PlaygroundOptions o;
-    o.target = AffineTarget::GptqV1;
+    o.affine = affineFormat(AffineTarget::GptqV1);
     o.groupSize = 32;
     const PlaygroundResult r = runPlayground(playgroundSamples(SampleDistribution::Normal, 1, 64, 7), 1, 64, o);
     std::vector<PlaygroundWord> words = playgroundWords(r, 8, 24, 10);
@@ -310,7 +323,7 @@ void TestPlayground::wordsNumberedAsStored()
 void TestPlayground::gptq3Straddles()
 {
     PlaygroundOptions o;
-    o.target = AffineTarget::GptqV2;
+    o.affine = affineFormat(AffineTarget::GptqV2);
     o.bits = 3;
     o.groupSize = 32;
     const PlaygroundResult r = runPlayground(playgroundSamples(SampleDistribution::Uniform, 1, 64, 2), 1, 64, o);
@@ -332,7 +345,7 @@ void TestPlayground::clippingCounts()
 {
     const std::vector<float> w = playgroundSamples(SampleDistribution::NormalOutliers, 1, 512, 9);
     PlaygroundOptions o;
-    o.target = AffineTarget::GptqV2;
+    o.affine = affineFormat(AffineTarget::GptqV2);
     o.groupSize = 0;
     const PlaygroundResult full = runPlayground(w, 1, 512, o);
     QCOMPARE(full.groups.size(), size_t(1));
@@ -358,7 +371,7 @@ void TestPlayground::exactRowHasInfiniteSqnr()
     for (int i = 0; i < 16; ++i)
         w[size_t(i)] = float(i - 5) / 8.0f;
     PlaygroundOptions o;
-    o.target = AffineTarget::GptqV2;
+    o.affine = affineFormat(AffineTarget::GptqV2);
     o.groupSize = 16;
     const PlaygroundResult r = runPlayground(w, 1, 16, o);
     QCOMPARE(r.maxAbs, 0.0);
@@ -370,7 +383,7 @@ void TestPlayground::exactRowHasInfiniteSqnr()
 void TestPlayground::unpackableTargetKeepsCodes()
 {
     PlaygroundOptions o;
-    o.target = AffineTarget::AwqGemm;
+    o.affine = affineFormat(AffineTarget::AwqGemm);
     o.bits = 3;
     o.groupSize = 32;
     const PlaygroundResult r = runPlayground(playgroundSamples(SampleDistribution::Normal, 8, 64, 1), 8, 64, o);
@@ -388,7 +401,7 @@ void TestPlayground::refusesBadInput()
     QVERIFY_THROWS_EXCEPTION(qs::Error, runPlayground({}, 0, 0, o));
     QVERIFY_THROWS_EXCEPTION(qs::Error, runPlayground({1, NAN, 3, 4}, 1, 4, o));
     QVERIFY_THROWS_EXCEPTION(qs::Error, playgroundSamples(SampleDistribution::Normal, uint64_t(1) << 40, 1 << 20, 1));
-    o.target = AffineTarget::Mlx;
+    o.affine = affineFormat(AffineTarget::Mlx);
     o.groupSize = 3; // must divide K
     QVERIFY_THROWS_EXCEPTION(qs::Error, runPlayground({1, 2, 3, 4}, 1, 4, o));
 }
@@ -414,6 +427,36 @@ void TestPlayground::targetNamesAreFormatIds()
     QCOMPARE(QString::fromLatin1(name.data(), qsizetype(name.size())), id);
     QVERIFY(findFormat(name) != nullptr);
     QVERIFY(findLayoutSpec(name) != nullptr);
+}
+
+// The Playground's affine formats come from the family rows, each with its tool's rounding
+// rule and the rows one of its words spans.
+void TestPlayground::affineFormatsFromTheRows()
+{
+    const std::vector<PlaygroundAffineFormat> formats = playgroundAffineFormats();
+    const std::vector<std::tuple<std::string, AffineRule, uint64_t>> want = {
+        {"gptq-v1", AffineRule::Gptq, 1},
+        {"gptq-v2", AffineRule::Gptq, 1},
+        {"awq-gemm", AffineRule::Awq, 8},
+        {"compressed-tensors", AffineRule::CompressedTensors, 1},
+        {"mlx-affine", AffineRule::Mlx, 1}};
+    QCOMPARE(formats.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        const auto& [id, rule, rows] = want[i];
+        QVERIFY(formats[i].format && formats[i].run && *formats[i].label);
+        QCOMPARE(formats[i].format->id, id);
+        QCOMPARE(int(formats[i].rule), int(rule));
+        QCOMPARE(formats[i].blockRows, rows);
+        QCOMPARE(playgroundAffineFormatOf(*formats[i].format)->format, formats[i].format);
+    }
+    QVERIFY(!playgroundAffineFormatOf(*findFormat("gptq-marlin")));
+    // Without a format named, GPTQ v1 (the menu's first).
+    PlaygroundOptions o;
+    o.bits = 4;
+    o.groupSize = 32;
+    const PlaygroundResult r = runPlayground(playgroundSamples(SampleDistribution::Normal, 1, 64, 1), 1, 64, o);
+    QCOMPARE(r.options.affine, findFormat("gptq-v1"));
+    QCOMPARE(r.codeTensor, std::string("qweight"));
 }
 
 void TestPlayground::blockFormatsMatchTheirQuantizers_data()

@@ -180,6 +180,46 @@ private slots:
         }
     }
 
+    // One NaN or Inf on either side is counted apart, with its place; every figure is that of
+    // the finite elements (one NaN scale made RMSE NaN, issues 29 and 33).
+    void nonFiniteErrorsCountedApart()
+    {
+        const uint64_t N = 16, K = 64;
+        std::vector<float> q(N * K), r(N * K);
+        for (uint64_t i = 0; i < N * K; ++i) {
+            r[i] = float(int(i % 13) - 6) * 0.125f;
+            q[i] = r[i] + (i % 2 ? 0.25f : -0.25f); // every finite error 0.25 in size
+        }
+        q[70] = std::numeric_limits<float>::quiet_NaN();
+        r[200] = std::numeric_limits<float>::infinity();
+        q[201] = -std::numeric_limits<float>::infinity();
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const std::string path = tmp.filePath(QStringLiteral("pair.safetensors")).toStdString();
+        writeSafetensors(
+            path, {{"w.weight", DType::F32, {N, K}, floatBytes(q)}, {"ref.weight", DType::F32, {N, K}, floatBytes(r)}});
+        const auto ckpt = openCheckpoint(path);
+        for (const SimdPath simd : {SimdPath::Scalar, bestSimdPath()})
+            for (const int threads : {1, 2}) {
+                StatsOptions opt;
+                opt.path = simd;
+                opt.threads = threads;
+                opt.rowChunk = 3;
+                const WeightComparison c =
+                    compareWeight(*ckpt, *ckpt->findWeight("w.weight"), *ckpt, *ckpt->find("ref.weight"), opt);
+                QCOMPARE(c.error.count, N * K);
+                QCOMPARE(c.error.nonFinite, uint64_t(3));
+                QCOMPARE(c.error.firstNonFinite, uint64_t(70));
+                QCOMPARE(c.error.rmse, 0.25);
+                QCOMPARE(c.error.meanAbs, 0.25);
+                QCOMPARE(c.error.maxAbs, 0.25);
+                QVERIFY(std::isfinite(c.error.sqnrDb));
+                QCOMPARE(c.error.signedError.total(), N * K - 3);
+                QVERIFY(std::isfinite(c.output.relativeError) && c.output.relativeError > 0);
+                QVERIFY(std::isfinite(c.output.cosine) && c.output.cosine > 0.5);
+            }
+    }
+
     // Above kExactPercentileLimit elements the percentiles come from a sample, but the
     // signed-error histogram still counts every element (a second pass).
     void largeWeightHistogramCountsEveryError()

@@ -1,5 +1,5 @@
 // The family rows' verify, group scales and report hooks (FamilyRow::verify, groupScales,
-// packProbe, budgetPreset), checked against what the table itself says rather than a copy of
+// packProbe, displayName), checked against what the table itself says rather than a copy of
 // its wiring: whatever quantize or repack writes, verify checks; every hook a row declares runs
 // on real weights of its formats (the fixtures, and the quantizer's output where no fixture has
 // the format) without an error; a scale reader reads the scales extractCodes decodes, on the
@@ -179,21 +179,42 @@ private slots:
         for (const FamilyRow& row : familyRows())
             if (row.packProbe)
                 QVERIFY2(row.verify, std::string(row.name).c_str());
-        const FamilyRow* gptq = familyRow(FormatFamily::Gptq);
-        QVERIFY(gptq && gptq->budgetPreset);
-        LayoutParams p;
-        p.K = 4096;
-        p.N = 4096;
-        p.bits = 4;
-        p.groupSize = 128;
-        QCOMPARE(gptq->budgetPreset(*findFormat("gptq-v1"), p), std::string("gptq-4-g128"));
-        QCOMPARE(gptq->budgetPreset(*findFormat("gptq-v2"), p), std::string("gptq-4-g128"));
-        QCOMPARE(gptq->budgetPreset(*findFormat("awq-gemm"), p), std::string("awq-4-g128"));
-        QCOMPARE(gptq->budgetPreset(*findFormat("gptq-marlin"), p), std::string());
-        p.groupSize = 0;
-        QCOMPARE(gptq->budgetPreset(*findFormat("gptq-v1"), p), std::string("gptq-4-channel"));
-        p.groupSize = 4096; // a group as wide as the row is per channel
-        QCOMPARE(gptq->budgetPreset(*findFormat("awq-gemm"), p), std::string("awq-4-channel"));
+    }
+
+    // A format can be requantized exactly when its row gives a round trip: "its own format" is
+    // offered for those and only those (before, every GGUF type was offered, also those ggml
+    // has no reference quantizer for), with a shape exactly for the affine rows.
+    void requantizers()
+    {
+        int with = 0, without = 0;
+        for (const FormatInfo& f : formatInfos()) {
+            const std::optional<RequantizeSpec> own = ownRequantizeSpec(f, 4, 64, false);
+            QVERIFY2(own.has_value() == hasRequantizer(f), f.id.c_str());
+            (hasRequantizer(f) ? with : without) += 1;
+            if (own)
+                QCOMPARE(own->groupSize, requantizerTakesShape(f) ? uint64_t(64) : RequantizeSpec{}.groupSize);
+        }
+        QVERIFY(with > 10 && without > 10);
+        for (const char* id : {"gptq-v1", "awq-gemm", "compressed-tensors", "mlx-affine", "hqq"})
+            QVERIFY2(requantizerTakesShape(*findFormat(id)), id);
+        for (const char* id : {"gguf-q4_k", "bnb-nf4"})
+            QVERIFY2(hasRequantizer(*findFormat(id)) && !requantizerTakesShape(*findFormat(id)), id);
+        for (const char* id : {"bnb-int8", "compressed-tensors-fp8", "f16", "exl2"})
+            QVERIFY2(!hasRequantizer(*findFormat(id)), id);
+    }
+
+    // Every format the budget table lists has a family name for the views' filters (an unnamed
+    // one would fall in a nameless group), and formats the tools name apart are named apart.
+    void displayNames()
+    {
+        for (const BudgetFormat& f : familyBudgetRows())
+            QVERIFY2(*familyDisplayName(*f.info), f.id.c_str());
+        QCOMPARE(std::string(familyDisplayName(*findFormat("gptq-v1"))), std::string("GPTQ"));
+        QCOMPARE(std::string(familyDisplayName(*findFormat("awq-gemm"))), std::string("AWQ"));
+        QCOMPARE(std::string(familyDisplayName(*findFormat("bnb-nf4"))), std::string("bitsandbytes 4-bit"));
+        QCOMPARE(std::string(familyDisplayName(*findFormat("bnb-int8"))), std::string("bitsandbytes int8"));
+        QCOMPARE(std::string(familyDisplayName(*findFormat("bf16"))), std::string("float"));
+        QCOMPARE(std::string(familyDisplayName(*findFormat("exl2"))), std::string());
     }
 };
 
