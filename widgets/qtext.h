@@ -41,10 +41,12 @@ QString qtext(const qs::Message& m);
 // "bitsandbytes 4-bit": its row's displayName), in the UI's language.
 QString familyName(const qs::FormatInfo& format);
 
-// An error as the user reads it: translated when core raised it with a message, else what().
+// An error as the user reads it: the same text as the CLI's what(), its context (file, weight,
+// tensor) in front and the message translated when core raised it with one.
 inline QString qtext(const qs::Error& e)
 {
-    return e.message() ? qtext(*e.message()) : QString::fromStdString(e.what());
+    return e.message() ? QString::fromStdString(e.contextText()) + qtext(*e.message())
+                       : QString::fromStdString(e.what());
 }
 
 } // namespace qsw

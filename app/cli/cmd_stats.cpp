@@ -201,7 +201,7 @@ std::vector<float> readActivations(const std::string& path, uint64_t K)
 {
     const qs::npy::Array a = qs::npy::read(path);
     if (a.shape.empty() || a.shape.back() != K)
-        throw qs::Error(path + ": activations must be [tokens, " + std::to_string(K) + "]");
+        throw qs::Error(qs::ErrorContext{path}, "activations must be [tokens, " + std::to_string(K) + "]");
     std::vector<float> x(a.count());
     if (a.descr == "<f4") {
         std::memcpy(x.data(), a.data.data(), x.size() * 4);
@@ -212,7 +212,7 @@ std::vector<float> readActivations(const std::string& path, uint64_t K)
             x[i] = float(d);
         }
     } else {
-        throw qs::Error(path + ": activations must be float32 or float64, not " + a.descr);
+        throw qs::Error(qs::ErrorContext{path}, "activations must be float32 or float64, not " + a.descr);
     }
     return x;
 }
@@ -501,8 +501,9 @@ int runStats(const QStringList& args)
     if (shown >= 0)
         std::fprintf(stderr, "\r\033[K");
     if (ref && size_t(skipped) == todo.size())
-        throw qs::Error(ckpt->path + ": nothing compared: none of its " + std::to_string(todo.size())
-                        + " weights has a match in " + ref->path);
+        throw qs::Error(qs::ErrorContext{ckpt->path},
+                        "nothing compared: none of its " + std::to_string(todo.size()) + " weights has a match in "
+                            + ref->path);
     if (json)
         std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("weights"), out}}).toJson().constData());
     return skipped ? 2 : 0;

@@ -384,7 +384,7 @@ ImportanceRanking rankByImportance(const Checkpoint& ckpt, const ImatrixMatch& m
 {
     ImportanceRanking out;
     if (!ref && !spec)
-        throw Error(ckpt.path + ": ranking by importance needs a reference or a format to requantize to");
+        throw Error(ErrorContext{ckpt.path}, "ranking by importance needs a reference or a format to requantize to");
     for (const ImatrixWeightMatch& m : match.weights) {
         if (!m.fits())
             continue;

@@ -131,7 +131,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
     };
     const auto keep = [&](const LogicalWeight& w, DType dtype, const std::string& why) {
         if (!opt.weights.empty())
-            fail(src.path, "weight '" + w.name + "': " + why);
+            throw Error(ErrorContext{src.path, w.name}, why);
         res.notes.push_back(w.name + " kept as " + std::string(dtypeName(dtype)) + ": " + why);
         if (writer->namesByModule())
             scheme.skipped.push_back(modulePrefix(w.name));
@@ -176,9 +176,11 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
         try {
             const std::vector<float> x = dequantizeWeight(src, w, path, opt.threads);
             tensors = targets.quantize(scheme, x.data(), w.outFeatures(), w.inFeatures(), opt.threads != 1);
-        } catch (const Error& e) {
-            if (writer->fixedLayout()) // the header already names this tensor's type: no way back to float
-                fail(src.path, "weight '" + w.name + "': " + e.what());
+        } catch (Error& e) {
+            if (writer->fixedLayout()) { // the header already names this tensor's type: no way back to float
+                e.addContext(ErrorContext{src.path, w.name});
+                throw;
+            }
             keep(w, dtype, e.what());
             return {};
         }

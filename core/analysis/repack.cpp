@@ -18,11 +18,6 @@ namespace qs {
 
 namespace {
 
-std::string weightError(const Checkpoint& c, const LogicalWeight& w, const std::string& what)
-{
-    return c.path + ": weight '" + w.name + "': " + what;
-}
-
 // The permutation that makes the groups contiguous (stable sort by group) when the target has
 // no g_idx; applies it to the codes. Throws when the groups are not all full.
 std::vector<int32_t> makeContiguous(WeightCodes& m)
@@ -55,13 +50,13 @@ WeightCodes readLogicalMatrix(const Checkpoint& ckpt, const LogicalWeight& w, bo
     const FormatInfo* f = findFormat(w.format);
     const FamilyRow* row = f && f->affineCodes ? familyRow(f->family) : nullptr;
     WeightCodes m;
-    try {
-        if (!row || !row->codes || !row->codes(WeightData{ckpt, w}, m, withCodes ? CodeParts::All : CodeParts::Groups))
-            throw Error("format '" + w.format + "' has no integer codes and zero points to repack");
-    } catch (const Error& e) {
-        const std::string msg = e.what();
-        throw Error(msg.rfind(ckpt.path, 0) == 0 ? msg : weightError(ckpt, w, msg));
-    }
+    // The codes' kernels name the weight in their messages; the checkpoint is what they lack.
+    const bool read = row && row->codes && withContext(ErrorContext{ckpt.path}, [&] {
+                          return row->codes(WeightData{ckpt, w}, m, withCodes ? CodeParts::All : CodeParts::Groups);
+                      });
+    if (!read)
+        throw Error(ErrorContext{ckpt.path, w.name},
+                    "format '" + w.format + "' has no integer codes and zero points to repack");
     if (m.groupSize == 0)
         m.groupSize = m.cols;
     return m;
@@ -128,9 +123,11 @@ std::vector<StoredTensor> repackWeight(const Checkpoint& src, const LogicalWeigh
     }
     const FamilyTargets& targets = *familyTargets(target);
     WeightCodes m = readLogicalMatrix(src, w);
+    // The reads above name the file and weight; the steps below name neither.
+    const ErrorContext here{src.path, w.name};
     const bool keepsGroupIndex = targets.packKeepsGroupIndex(target);
     if (!keepsGroupIndex && m.actOrder()) {
-        extra.perm = makeContiguous(m);
+        extra.perm = withContext(here, [&] { return makeContiguous(m); });
         rw.permuted = true;
     }
     scheme.bits = m.bits;
@@ -138,7 +135,7 @@ std::vector<StoredTensor> repackWeight(const Checkpoint& src, const LogicalWeigh
     scheme.symmetric = m.symmetric();
     scheme.actOrder |= m.actOrder() && keepsGroupIndex;
     scheme.modelDtype = m.scaleType;
-    PackedWeight packed = targets.pack(m, scheme);
+    PackedWeight packed = withContext(here, [&] { return targets.pack(m, scheme); });
     t = std::move(packed.tensors);
     rw.note = std::move(packed.note);
     extra.inexactNote = std::move(packed.inexactNote);
@@ -289,16 +286,8 @@ RepackResult repackCheckpoint(const Checkpoint& src, const std::string& out, con
         RepackWeight& rw = res.weights[wi];
         rw.name = w.name;
         rw.from = w.format;
-        std::vector<StoredTensor> t;
-        try {
-            t = repackWeight(src, w, target, writer->floatFallback(w.inFeatures()), opt.threads, scheme, rw,
-                             extras[wi]);
-        } catch (const Error& e) {
-            const std::string msg = e.what();
-            if (msg.rfind(src.path, 0) == 0)
-                throw;
-            fail(src.path, "weight '" + w.name + "' (" + w.format + " -> " + target.id + "): " + msg);
-        }
+        std::vector<StoredTensor> t =
+            repackWeight(src, w, target, writer->floatFallback(w.inFeatures()), opt.threads, scheme, rw, extras[wi]);
         progress(w.name);
         return t;
     };

@@ -735,21 +735,13 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
     if (!requantizer)
         throw Error(where + ": cannot requantize to '" + spec.format + "' (" + requantizableIds() + ")");
     const Requantizer rq = requantizer(*format, spec, K, where);
-    WeightComparison res;
-    try {
-        res = compareStreams(where, N, K, rq.groupSize, statsChunkRows(opt, K, rq.rowAlign), opt, weight.name,
-                             [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
-                                 dequantizeRows(ckpt, weight, r0, r1, r, opt.path);
-                                 rq.roundTrip(r, r1 - r0, K, q, opt.path);
-                             });
-    } catch (const Error& e) {
-        // dequantizeRows' errors name the checkpoint and the weight; the quantizers' name neither.
-        // (The weight's name alone is no test: "quantize: group size must be positive" contains "m".)
-        const std::string what = e.what();
-        if (what.find(ckpt.path) != std::string::npos && what.find(weight.name) != std::string::npos)
-            throw;
-        throw Error(where + ": " + what);
-    }
+    // dequantizeRows' errors name the checkpoint and the weight; the quantizers' name neither.
+    const ErrorContext here{ckpt.path, weight.name};
+    WeightComparison res = compareStreams(where, N, K, rq.groupSize, statsChunkRows(opt, K, rq.rowAlign), opt,
+                                          weight.name, [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
+                                              dequantizeRows(ckpt, weight, r0, r1, r, opt.path);
+                                              withContext(here, [&] { rq.roundTrip(r, r1 - r0, K, q, opt.path); });
+                                          });
     res.weight = weight.name;
     res.reference = weight.name + " (as stored)";
     return res;

@@ -17,7 +17,7 @@ namespace qs {
 class Cancelled : public Error {
 public:
     Cancelled()
-        : Error("cancelled")
+        : Error(Bare{}, "cancelled")
     {
     }
 };

@@ -8,6 +8,7 @@
 #include "container/safetensors.h"
 #include "base/error.h"
 #include "base/platform.h"
+#include "base/progress.h"
 
 #include <algorithm>
 #include <atomic>
@@ -240,15 +241,19 @@ void readSafetensorsOrExplain(Checkpoint& ckpt, const std::string& path, const s
     }
     try {
         readSafetensorsFile(ckpt, path);
+    } catch (const Cancelled&) {
+        throw;
     } catch (const Error& e) {
-        std::string why = e.what();
-        if (why.rfind(path + ": ", 0) == 0)
-            why = why.substr(path.size() + 2);
-        std::string msg = path + ": not a GGUF file: it starts with " + shownMagic(magic) + ", not 'GGUF'";
+        // The safetensors reader's error names this file: said once, in front.
+        ErrorContext inner = e.context();
+        if (inner.file == path)
+            inner.file.clear();
+        std::string msg = "not a GGUF file: it starts with " + shownMagic(magic) + ", not 'GGUF'";
         if (prerelease)
             msg += " ('FUGG' is the magic of pre-release GGUF files that gguf.py wrote in July and August 2023, "
                    "before the format was released; llama.cpp refuses them too)";
-        throw Error(msg + "; read as safetensors it fails as well: " + why);
+        throw Error(ErrorContext{path},
+                    msg + "; read as safetensors it fails as well: " + Error(inner, e.detail()).what());
     }
 }
 

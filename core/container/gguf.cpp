@@ -4,6 +4,8 @@
 #include "container/ggmltype.h"
 #include "base/atomicfile.h"
 #include "base/error.h"
+#include "base/cancel.h"
+#include "base/progress.h"
 #include "base/message.h"
 #include "base/stringindex.h"
 
@@ -387,6 +389,7 @@ void readMetadata(Cursor& c, GgufFile& out, uint64_t kvCount)
     uint64_t repeatsUnnamed = 0;
     out.metadata.reserve(modest(kvCount));
     for (uint64_t i = 0; i < kvCount; ++i) {
+        throwIfCancelled(currentCancelFlag()); // a million records is seconds: Cancel stops the listing
         const std::string_view key = c.string(Field::metadataRecord(i), "key");
         const Field field = Field::metadataKey(key);
         const size_t first = keys.findOrInsert(key, out.metadata.size(), keyAt);
@@ -450,6 +453,7 @@ std::vector<PendingData> readTensorInfos(Cursor& c, GgufFile& out, uint64_t tens
     StringIndex names(modest(tensorCount));
     const auto nameAt = [&](size_t k) -> const std::string& { return out.tensors[k].name; };
     for (uint64_t i = 0; i < tensorCount; ++i) {
+        throwIfCancelled(currentCancelFlag());
         const std::string_view name = c.string(Field::tensorInfo(i), "name");
         const Field field = Field::tensor(name);
         if (const size_t seen = names.findOrInsert(name, out.tensors.size(), nameAt); seen != StringIndex::npos)

@@ -1,5 +1,7 @@
 #include "container/safetensors.h"
 
+#include "base/cancel.h"
+#include "base/progress.h"
 #include "container/folder.h"
 #include "container/json.h"
 #include "base/atomicfile.h"
@@ -239,6 +241,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
     // reported as such wherever it is.
     std::optional<Error> schemaError;
     const auto onMember = [&](std::string&& key, json::Value&& value, size_t) {
+        throwIfCancelled(currentCancelFlag()); // a million tensors is seconds: Cancel stops the listing
         if (schemaError)
             return;
         try {

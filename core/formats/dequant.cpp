@@ -13,23 +13,6 @@
 
 namespace qs {
 
-namespace {
-
-// The kernels name the weight and tensor; a message must also name the checkpoint.
-template <typename F>
-auto namingCheckpoint(const Checkpoint& ckpt, F&& f)
-{
-    try {
-        return f();
-    } catch (const Error& e) {
-        if (std::string_view(e.what()).find(ckpt.path) != std::string_view::npos)
-            throw;
-        throw Error(ckpt.path + ": " + e.what());
-    }
-}
-
-} // namespace
-
 uint64_t dequantChunkRows(uint64_t cols, uint64_t elements, uint64_t align)
 {
     const uint64_t block = std::lcm(kDequantRowBlock, std::max<uint64_t>(align, 1));
@@ -63,21 +46,23 @@ void dequantizeRows(const Checkpoint& ckpt, const LogicalWeight& weight, uint64_
 {
     const DequantRowsFn fn = dequantFunction(weight.format);
     if (!fn || refusedShape(weight))
-        throw Error(ckpt.path + ": weight '" + weight.name + "': " + whyNotDecoded(weight));
+        throw Error(ErrorContext{ckpt.path, weight.name}, whyNotDecoded(weight));
     if (rowBegin > rowEnd || rowEnd > weight.outFeatures())
-        throw Error(ckpt.path + ": weight '" + weight.name + "': rows " + std::to_string(rowBegin) + ".."
-                    + std::to_string(rowEnd) + " outside 0.." + std::to_string(weight.outFeatures()));
+        throw Error(ErrorContext{ckpt.path, weight.name},
+                    "rows " + std::to_string(rowBegin) + ".." + std::to_string(rowEnd) + " outside 0.."
+                        + std::to_string(weight.outFeatures()));
     // Nothing to write: an empty weight's spans may be null, and memcpy(null, null, 0) is UB.
     if (rowBegin == rowEnd || weight.inFeatures() == 0)
         return;
     const WeightData data{ckpt, weight};
-    namingCheckpoint(ckpt, [&] { fn(data, rowBegin, rowEnd, out, path); });
+    // The kernels name the weight in their messages; the checkpoint is what they lack.
+    withContext(ErrorContext{ckpt.path}, [&] { fn(data, rowBegin, rowEnd, out, path); });
 }
 
 void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float* out, SimdPath path, int threads)
 {
     if (const std::string why = whyNotDecoded(weight); !why.empty())
-        throw Error(ckpt.path + ": weight '" + weight.name + "': " + why);
+        throw Error(ErrorContext{ckpt.path, weight.name}, why);
     const uint64_t rows = weight.outFeatures(), cols = weight.inFeatures();
     if (rows == 0 || cols == 0) // else 2^40 rows of nothing still loop over every chunk
         return;
@@ -96,7 +81,7 @@ void dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, float
 std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight& weight, SimdPath path, int threads)
 {
     if (const std::string why = whyNotDecoded(weight); !why.empty())
-        throw Error(ckpt.path + ": weight '" + weight.name + "': " + why);
+        throw Error(ErrorContext{ckpt.path, weight.name}, why);
     std::vector<float> out(weight.elementCount());
     dequantizeWeight(ckpt, weight, out.data(), path, threads);
     return out;
@@ -105,15 +90,15 @@ std::vector<float> dequantizeWeight(const Checkpoint& ckpt, const LogicalWeight&
 WeightCodes extractCodes(const Checkpoint& ckpt, const LogicalWeight& weight)
 {
     if (const Message* refused = refusedShape(weight))
-        throw Error(ckpt.path + ": weight '" + weight.name + "': " + refused->text());
+        throw Error(ErrorContext{ckpt.path, weight.name}, refused->text());
     const FormatInfo* f = findFormat(weight.format);
     const FamilyRow* row = f && f->integerCodes ? familyRow(f->family) : nullptr;
     WeightCodes c;
     const WeightData data{ckpt, weight};
-    if (row && row->codes && namingCheckpoint(ckpt, [&] { return row->codes(data, c, CodeParts::All); }))
+    if (row && row->codes && withContext(ErrorContext{ckpt.path}, [&] { return row->codes(data, c, CodeParts::All); }))
         return c;
-    throw Error(ckpt.path + ": weight '" + weight.name + "': format '" + weight.format
-                + "' has no integer codes to extract here");
+    throw Error(ErrorContext{ckpt.path, weight.name},
+                "format '" + weight.format + "' has no integer codes to extract here");
 }
 
 } // namespace qs

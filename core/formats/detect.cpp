@@ -1,3 +1,5 @@
+#include "base/cancel.h"
+#include "base/progress.h"
 #include "formats/detect.h"
 #include "formats/detectutil.h"
 
@@ -595,6 +597,7 @@ void detectModules(Context& cx)
         StringIndex byPrefix(ckpt.tensors.size());
         const auto prefixOf = [&](size_t g) -> const std::string& { return groups[g].prefix; };
         for (size_t i = 0; i < ckpt.tensors.size(); ++i) {
+            throwIfCancelled(currentCancelFlag()); // detection of a million tensors takes seconds too
             auto [prefix, suffix] = splitName(ckpt.tensors[i].name);
             size_t g = byPrefix.findOrInsert(prefix, groups.size(), prefixOf);
             if (g == StringIndex::npos) {
@@ -603,12 +606,16 @@ void detectModules(Context& cx)
             }
             groups[g].members.emplace_back(std::move(suffix), i);
         }
-        for (const auto& g : groups)
+        for (const auto& g : groups) {
+            throwIfCancelled(currentCancelFlag());
             detectGroup(cx, g);
+        }
     }
-    for (size_t i = 0; i < ckpt.tensors.size(); ++i)
+    for (size_t i = 0; i < ckpt.tensors.size(); ++i) {
+        throwIfCancelled(currentCancelFlag());
         if (!cx.claimed(i))
             detectPlain(cx, i);
+    }
     sortByFirstMember(cx.weights());
 }
 

@@ -18,7 +18,7 @@ uint64_t GroupScales::firstColumn(uint64_t g) const
 
 void failScales(const Checkpoint& ckpt, const LogicalWeight& w, const std::string& what)
 {
-    throw Error(ckpt.path + ": weight '" + w.name + "': " + what);
+    throw Error(ErrorContext{ckpt.path, w.name}, what);
 }
 
 uint64_t scalesCheckedMul(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t a, uint64_t b)

@@ -365,8 +365,8 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
                             const LayoutParams& params, uint64_t row, uint64_t col)
 {
     if (row >= params.N || col >= params.K)
-        throw Error(ckpt.path + ": weight '" + weight.name + "': element (" + std::to_string(row) + ", "
-                    + std::to_string(col) + ") outside the matrix");
+        throw Error(ErrorContext{ckpt.path, weight.name},
+                    "element (" + std::to_string(row) + ", " + std::to_string(col) + ") outside the matrix");
     ElementValues v;
     v.zeroKind = spec.zeroPoint;
     const WeightData data{ckpt, weight};
@@ -447,8 +447,8 @@ BlockValues blockValues(const Checkpoint& ckpt, const LogicalWeight& weight, uin
     if (!family || !family->blockValues)
         return {};
     if (row >= weight.outFeatures() || col >= weight.inFeatures())
-        throw Error(ckpt.path + ": weight '" + weight.name + "': element (" + std::to_string(row) + ", "
-                    + std::to_string(col) + ") outside the matrix");
+        throw Error(ErrorContext{ckpt.path, weight.name},
+                    "element (" + std::to_string(row) + ", " + std::to_string(col) + ") outside the matrix");
     return family->blockValues(ckpt, weight, row, col, wholeBlock);
 }
 

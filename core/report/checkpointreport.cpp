@@ -338,7 +338,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     if (!opt.weight.empty()) {
         const LogicalWeight* w = ckpt.findWeight(opt.weight);
         if (!w)
-            throw Error(ckpt.path + ": no weight '" + opt.weight + "'");
+            throw Error(ErrorContext{ckpt.path}, "no weight '" + opt.weight + "'");
         weights.push_back(w);
     } else {
         for (const LogicalWeight& w : ckpt.weights)

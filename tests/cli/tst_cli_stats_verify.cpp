@@ -10,10 +10,13 @@
 #include "formats/ggml/quantize_ggml.h"
 #include "testsupport.h"
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -512,6 +515,51 @@ private slots:
                 for (const char* k : {"min", "max", "mean", "rms"})
                     QVERIFY2(o.value(QLatin1String(k)).isNull(), k);
             }
+        }
+    }
+
+    // An error deep in a kernel (a GPTQ g_idx entry out of range, found when stats reads the
+    // weight's packed layout) reaches the message with the file and the weight, each once: the
+    // code-domain tally wrote the checkpoint folder in front of the layout's own "file: weight"
+    // ("m: m/model.safetensors: ...").
+    void kernelErrorNamesFileOnce()
+    {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString dir = tmp.filePath(QStringLiteral("m"));
+        QVERIFY(QDir().mkpath(dir));
+        for (const char* f : {"config.json", "quantize_config.json", "model.safetensors"})
+            QVERIFY(QFile::copy(variantDir(QStringLiteral("gptq-w4-g32-sym-actorder/")) + QLatin1String(f),
+                                dir + QLatin1Char('/') + QLatin1String(f)));
+        const QString model = dir + QStringLiteral("/model.safetensors");
+        const char* weight = "model.layers.0.mlp.down_proj";
+        {
+            QFile file(model);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            QByteArray bytes = file.readAll();
+            quint64 headerLength = 0;
+            std::memcpy(&headerLength, bytes.constData(), 8);
+            const QJsonObject header = QJsonDocument::fromJson(bytes.mid(8, qsizetype(headerLength))).object();
+            const QJsonArray at = header.value(QLatin1String(weight) + QStringLiteral(".g_idx"))
+                                      .toObject()
+                                      .value(QStringLiteral("data_offsets"))
+                                      .toArray();
+            QCOMPARE(at.size(), 2);
+            const int32_t outside = 100000;
+            std::memcpy(bytes.data() + 8 + headerLength + at[0].toInteger(), &outside, 4);
+            QVERIFY(file.seek(0));
+            QCOMPARE(file.write(bytes), bytes.size());
+        }
+        // A relative path too, as a user types it.
+        const QString cwd = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(tmp.path()));
+        const auto back = qScopeGuard([&] { QDir::setCurrent(cwd); });
+        for (const QString& path : {dir, QStringLiteral("m")}) {
+            const auto r = qstest::runCli({QStringLiteral("stats"), path});
+            QCOMPARE(r.exitCode, 2);
+            QCOMPARE(r.err,
+                     "quantscope-cli stats: " + path.toUtf8() + "/model.safetensors: " + QByteArray(weight)
+                         + ": g_idx[0] = 100000 is outside 0..7\n");
         }
     }
 

@@ -15,7 +15,7 @@ GroupScales bnb4GroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gguf
                             const std::atomic<bool>* cancel)
 {
     const WeightData data{ckpt, w};
-    const Bnb4 b = namingScalesFile(ckpt, [&] { return bnb4State(data); });
+    const Bnb4 b = withContext(ErrorContext{ckpt.path}, [&] { return bnb4State(data); });
     if (b.blocksize == 0 || b.cols % b.blocksize != 0)
         failScales(ckpt, w,
                    "blocks of " + std::to_string(b.blocksize) + " do not tile rows of " + std::to_string(b.cols)
@@ -73,7 +73,7 @@ BlockValues bnb4BlockFields(const Bnb4& b, uint64_t block)
 BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t row, uint64_t col, bool)
 {
     const WeightData data{ckpt, w};
-    const Bnb4 b = namingScalesFile(ckpt, [&] { return bnb4State(data); });
+    const Bnb4 b = withContext(ErrorContext{ckpt.path}, [&] { return bnb4State(data); });
     const uint64_t block = (row * b.cols + col) / b.blocksize;
     if (block >= (b.nested ? uint64_t(b.absmaxCodes.size()) : b.absmax.size()))
         failScales(ckpt, w, "absmax holds fewer blocks than the weight needs");

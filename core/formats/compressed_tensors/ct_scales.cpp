@@ -10,7 +10,7 @@ GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufSc
                           const std::atomic<bool>* cancel)
 {
     const WeightData data{ckpt, w};
-    const CtPacked c = namingScalesFile(ckpt, [&] { return ctPackedState(data); });
+    const CtPacked c = withContext(ErrorContext{ckpt.path}, [&] { return ctPackedState(data); });
     GroupScales s;
     s.rows = c.rows;
     s.cols = c.cols;

@@ -1,5 +1,7 @@
 // Detection of GGUF tensors: one logical weight per tensor, named by its ggml type.
 #include "formats/ggml/ggml.h"
+#include "base/cancel.h"
+#include "base/progress.h"
 
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
@@ -72,6 +74,7 @@ bool ggufCheckpoint(Context& cx)
     std::vector<GgmlTypeWeight> byId(kTableIds);
     std::map<int, GgmlTypeWeight> otherIds;
     for (size_t i = 0; i < cx.checkpoint().tensors.size(); ++i) {
+        throwIfCancelled(currentCancelFlag()); // a million tensors is seconds: Cancel stops detection
         const TensorEntry& t = cx.tensor(i);
         GgmlTypeWeight& type =
             t.ggmlType >= 0 && t.ggmlType < kTableIds ? byId[size_t(t.ggmlType)] : otherIds[t.ggmlType];

@@ -30,10 +30,12 @@ uint16_t loadU16(const uint8_t* p)
 // a * b * c with overflow checks (shapes come from files).
 uint64_t checkedMul(const PackedLinear& p, std::initializer_list<uint64_t> factors)
 {
-    uint64_t r = 1;
-    for (uint64_t f : factors)
-        r = qs::checkedMul(r, f, p.name);
-    return r;
+    return withContext(ErrorContext{p.file}, [&] {
+        uint64_t r = 1;
+        for (uint64_t f : factors)
+            r = qs::checkedMul(r, f, p.name);
+        return r;
+    });
 }
 
 unsigned scaleBytes(ScaleType t)
@@ -112,7 +114,7 @@ uint64_t marlinScaleIndex(uint64_t grp, uint64_t n, uint64_t N, uint64_t groups)
 
 void PackedLinear::validate() const
 {
-    auto bad = [&](const std::string& what) { throw Error(name + ": " + what); };
+    auto bad = [&](const std::string& what) { throw Error(ErrorContext{file}, name + ": " + what); };
     if (K == 0 || N == 0)
         bad("empty shape");
     if (groupSize == 0 || groups == 0)

@@ -72,7 +72,8 @@ struct PackedLinear {
     uint64_t zeroWords = 0; // GEMV: words per qzeros row (Zw)
     uint64_t scaleRows = 0; // GEMV: scale columns per row; GEMV_FAST: scale rows (8*Zw)
     std::span<const uint8_t> qweight, qzeros, scales, gIdx; // gIdx empty: group = k / groupSize
-    std::string name = "weight"; // for error messages: "file: tensor"
+    std::string name = "weight"; // for error messages: "<file>: <name>: ..."
+    std::string file; // the file its tensors are in: its errors' context
 
     // Maximal runs of k in one group, when groups never decrease along k (no g_idx, or the
     // g_idx GPTQ writes for desc_act=False and a repack leaves): the kernels then read a

@@ -22,8 +22,9 @@ void gptqStreamCodes(const PackedLinear& p, uint8_t* codes)
     const uint64_t N = p.N, K = p.K, bits = uint64_t(p.bits);
     const uint64_t wordRows = ceilDiv(K * bits, 32);
     if (p.qweight.size() / 4 / wordRows < N)
-        throw Error(p.name + ": qweight holds fewer words than " + std::to_string(wordRows) + " x "
-                    + std::to_string(N));
+        throw Error(ErrorContext{p.file},
+                    p.name + ": qweight holds fewer words than " + std::to_string(wordRows) + " x "
+                        + std::to_string(N));
     const uint64_t mask = (uint64_t(1) << bits) - 1;
     runChunks(ceilDiv(N, 64), 0, nullptr, [&](uint64_t b, NoChunkState&) {
         const uint64_t n0 = b * 64, w = std::min<uint64_t>(64, N - n0);

@@ -10,7 +10,7 @@ GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gg
                               const std::atomic<bool>* cancel)
 {
     const WeightData data{ckpt, w};
-    const PackedLinear p = namingScalesFile(ckpt, [&] { return describePacked(data); });
+    const PackedLinear p = withContext(ErrorContext{ckpt.path}, [&] { return describePacked(data); });
     GroupScales s;
     s.rows = p.N;
     s.cols = p.K;

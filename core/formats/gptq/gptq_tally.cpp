@@ -56,12 +56,9 @@ std::unique_ptr<WeightTally> gptqWeightTally(const Checkpoint& ckpt, const Logic
     const FormatInfo* format = findFormat(weight.format);
     if (!format || format->storage != StorageKind::PackedLinear)
         return nullptr;
-    PackedLinear packed;
-    try {
-        packed = describePacked(WeightData{ckpt, weight});
-    } catch (const Error& e) {
-        throw Error(ckpt.path + ": " + e.what());
-    }
+    PackedLinear packed = withContext(ErrorContext{ckpt.path}, [&] {
+        return describePacked(WeightData{ckpt, weight});
+    });
     if (packed.N != weight.outFeatures() || packed.K != weight.inFeatures())
         return nullptr;
     return std::make_unique<PackedTally>(std::move(packed), weight.bits);

@@ -79,7 +79,8 @@ PackedLinear describePacked(const WeightData& w)
     const LogicalWeight& lw = w.weight;
     const std::string& f = lw.format;
     PackedLinear p;
-    p.name = (w.ckpt.files.empty() ? w.ckpt.path : w.ckpt.files.front()) + ": " + lw.name;
+    p.file = w.ckpt.files.empty() ? w.ckpt.path : w.ckpt.files.front();
+    p.name = lw.name;
     const auto param = [&](const char* key) {
         const auto it = lw.params.find(key);
         return it == lw.params.end() ? std::string() : it->second;
@@ -88,7 +89,7 @@ PackedLinear describePacked(const WeightData& w)
     const LayoutSpec* spec = info && info->storage == StorageKind::PackedLinear ? findLayoutSpec(f) : nullptr;
     const std::optional<PackedLayout> layout = spec ? packedLayoutOf(*spec) : std::nullopt;
     if (!layout)
-        throw Error(p.name + ": format '" + f + "' is not a GPTQ/AWQ/Marlin layout");
+        throw Error(ErrorContext{p.file}, p.name + ": format '" + f + "' is not a GPTQ/AWQ/Marlin layout");
     p.kind = layout->kind;
     p.zeros = layout->zeros;
     const std::string rule = param("v1_zero_rule");
@@ -183,8 +184,9 @@ void dequantPackedWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t ro
 {
     const PackedLinear& p = cachedState<PackedLinear>(w, describePacked);
     if (rowBegin > rowEnd || rowEnd > p.N)
-        throw Error(p.name + ": rows " + std::to_string(rowBegin) + ".." + std::to_string(rowEnd) + " outside 0.."
-                    + std::to_string(p.N));
+        throw Error(ErrorContext{p.file},
+                    p.name + ": rows " + std::to_string(rowBegin) + ".." + std::to_string(rowEnd) + " outside 0.."
+                        + std::to_string(p.N));
     dequantPackedRows(p, rowBegin, rowEnd, out, path);
 }
 

@@ -10,7 +10,7 @@ GroupScales mlxGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufS
                            const std::atomic<bool>* cancel)
 {
     const WeightData data{ckpt, w};
-    const MlxAffine m = namingScalesFile(ckpt, [&] { return mlxState(data); });
+    const MlxAffine m = withContext(ErrorContext{ckpt.path}, [&] { return mlxState(data); });
     GroupScales s;
     s.rows = m.rows;
     s.cols = m.cols;
