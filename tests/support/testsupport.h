@@ -1,13 +1,50 @@
 #pragma once
 // Shared test helpers: where the fixtures are, temporary folders, running the CLI, and what a
 // process costs in memory.
+#include <QByteArray>
 #include <QString>
 #include <QStringList>
 #include <QTranslator>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace qstest {
+
+// Little-endian bytes of a hand-made file: values, length-prefixed strings (GGUF's u64 form),
+// raw bytes, a GGUF v3 header.
+struct Bytes {
+    QByteArray b;
+    template <typename T>
+    Bytes& put(T v)
+    {
+        b.append(reinterpret_cast<const char*>(&v), sizeof v);
+        return *this;
+    }
+    Bytes& str(const QByteArray& s)
+    {
+        put<uint64_t>(uint64_t(s.size()));
+        b.append(s);
+        return *this;
+    }
+    Bytes& raw(const QByteArray& s)
+    {
+        b.append(s);
+        return *this;
+    }
+    Bytes& gguf(uint64_t tensors, uint64_t kvs)
+    {
+        b.append("GGUF", 4);
+        return put<uint32_t>(3).put<uint64_t>(tensors).put<uint64_t>(kvs);
+    }
+};
+
+// A safetensors file's start: the header length (or `claimed`, when larger) and the JSON.
+inline QByteArray safetensorsHeader(const QByteArray& json, uint64_t claimed = 0)
+{
+    return Bytes{}.put<uint64_t>(std::max<uint64_t>(claimed, uint64_t(json.size()))).raw(json).b;
+}
 
 // ../shared (override with QS_SHARED_DIR); tests only read from it.
 QString sharedDir();

@@ -557,9 +557,7 @@ void TestMainWindow::memoryReturnedOnClose()
     {
         QFile f(path);
         QVERIFY(f.open(QIODevice::WriteOnly));
-        const quint64 length = quint64(header.size());
-        f.write(reinterpret_cast<const char*>(&length), 8);
-        f.write(header);
+        f.write(qstest::safetensorsHeader(header));
         QVERIFY(f.resize(8 + header.size() + qint64(kTensors) * 32));
     }
     MainWindow w(MainWindow::Options{false});

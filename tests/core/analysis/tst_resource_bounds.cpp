@@ -26,31 +26,8 @@
 
 namespace {
 
-struct Bytes {
-    QByteArray b;
-    template <typename T>
-    Bytes& put(T v)
-    {
-        b.append(reinterpret_cast<const char*>(&v), sizeof v);
-        return *this;
-    }
-    Bytes& str(const QByteArray& s)
-    {
-        put<uint64_t>(uint64_t(s.size()));
-        b.append(s);
-        return *this;
-    }
-    Bytes& raw(const QByteArray& s)
-    {
-        b.append(s);
-        return *this;
-    }
-    Bytes& gguf(uint64_t tensors, uint64_t kvs)
-    {
-        b.append("GGUF", 4);
-        return put<uint32_t>(3).put<uint64_t>(tensors).put<uint64_t>(kvs);
-    }
-};
+using qstest::Bytes;
+using qstest::safetensorsHeader;
 
 struct Result {
     bool refused = false;
@@ -117,11 +94,6 @@ QByteArray repeated(const QByteArray& unit, qsizetype n)
 
 // A safetensors file whose header is `json`; `claimed`, when larger, is the header length
 // written, the rest of the header left sparse (zeros the parser never reaches).
-QByteArray safetensorsHeader(const QByteArray& json, uint64_t claimed = 0)
-{
-    return Bytes{}.put<uint64_t>(std::max<uint64_t>(claimed, uint64_t(json.size()))).raw(json).b;
-}
-
 // Peak-RSS bound for opening 200,000 tensors. Measured: GGUF 167 MiB (~0.85 KiB a tensor: the
 // record, and the detected weight with its params and evidence), unknown types 203 MiB (their
 // notes), safetensors 139 MiB. Before the lean records (a hash-map name index, std::map

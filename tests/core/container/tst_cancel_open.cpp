@@ -6,6 +6,7 @@
 #include "base/cancel.h"
 #include "base/progress.h"
 #include "container/checkpoint.h"
+#include "testsupport.h"
 #include "container/safetensors.h"
 #include "formats/detect.h"
 
@@ -22,28 +23,11 @@ namespace {
 
 constexpr int kTensors = 20000;
 
-struct Bytes {
-    QByteArray b;
-    template <typename T>
-    Bytes& put(T v)
-    {
-        b.append(reinterpret_cast<const char*>(&v), sizeof v);
-        return *this;
-    }
-    Bytes& str(const QByteArray& s)
-    {
-        put<uint64_t>(uint64_t(s.size()));
-        b.append(s);
-        return *this;
-    }
-};
-
 // A GGUF v3 file of `n` F32 tensors of one element each, 32-byte aligned.
 QByteArray manyTensorGguf(int n)
 {
-    Bytes g;
-    g.b.append("GGUF", 4);
-    g.put<uint32_t>(3).put<uint64_t>(uint64_t(n)).put<uint64_t>(1);
+    qstest::Bytes g;
+    g.gguf(uint64_t(n), 1);
     g.str("general.architecture").put<uint32_t>(8).str("llama");
     for (int i = 0; i < n; ++i)
         g.str("blk." + QByteArray::number(i) + ".w")
