@@ -13,20 +13,22 @@
 #include <limits>
 #include <map>
 #include <numbers>
+#include <numeric>
 #include <optional>
-#include <ranges>
 
 namespace qs {
 namespace {
 
 // The words (the first maxWords by index) holding a piece of element (row, k) for each k of
-// `columns`; words past the tensor's `wordCount` are left out.
-template <class Columns>
+// `columns` below `cols`; words past the tensor's `wordCount` are left out.
 std::map<uint64_t, PlaygroundWord> wordsHolding(const LayoutSpec& spec, const LayoutParams& lp, uint64_t row,
-                                                Columns&& columns, uint64_t wordCount, size_t maxWords)
+                                                std::span<const uint64_t> columns, uint64_t cols,
+                                                uint64_t wordCount, size_t maxWords)
 {
     std::map<uint64_t, PlaygroundWord> words;
     for (const uint64_t k : columns) {
+        if (k >= cols)
+            continue;
         const ElementLocation e = spec.locate(lp, row, k);
         for (int p = 0; p < e.pieceCount; ++p)
             if (e.pieces[p].word < wordCount)
@@ -452,8 +454,9 @@ std::vector<PlaygroundWord> playgroundWords(const PlaygroundResult& r, uint64_t 
     const LayoutParams lp{r.cols, r.rows, r.options.bits, r.quantized.groupSize};
     const uint64_t wordCount = tensor->bytes.size() / 4;
 
-    std::map<uint64_t, PlaygroundWord> words =
-        wordsHolding(*spec, lp, 0, std::views::iota(colBegin, colEnd), wordCount, maxWords);
+    std::vector<uint64_t> columns(colEnd - colBegin);
+    std::iota(columns.begin(), columns.end(), colBegin);
+    std::map<uint64_t, PlaygroundWord> words = wordsHolding(*spec, lp, 0, columns, r.cols, wordCount, maxWords);
     if (words.empty())
         return out;
     // Every element whose bits can share these words: a word holds at most 32 codes of a
@@ -565,8 +568,7 @@ std::vector<PlaygroundWord> playgroundStoredWords(const Checkpoint& ckpt, const 
     const uint64_t wordCount = bytes.size() / 4;
     const std::string what = ckpt.path + " " + weight.name + " tensor " + tensor.name;
 
-    std::map<uint64_t, PlaygroundWord> words = wordsHolding(
-        *spec, lp, rowBegin, columns | std::views::filter([K](uint64_t k) { return k < K; }), wordCount, maxWords);
+    std::map<uint64_t, PlaygroundWord> words = wordsHolding(*spec, lp, rowBegin, columns, K, wordCount, maxWords);
     if (words.empty())
         return out;
     for (uint64_t i = 0; i < rows; ++i) {

@@ -13,7 +13,7 @@
 
 namespace qs {
 
-struct Checkpoint;
+class Checkpoint;
 struct LogicalWeight;
 struct FormatInfo;
 struct RequantizeSpec;
