@@ -92,10 +92,10 @@ Histogram fromRange(const RangeBins& r, const std::vector<uint64_t>& counts)
     return h;
 }
 
-void checkBins(const StatsOptions& opt, const std::string& where)
+void checkBins(const StatsOptions& opt)
 {
     if (opt.bins <= 0 || opt.bins > 100000)
-        throw Error(where + ": bins must be 1..100000");
+        throw Error("bins must be 1..100000");
 }
 
 // Default chunks of about 1 MiB of floats, whole kernel blocks (dequantChunkRows) and `align`;
@@ -175,21 +175,17 @@ void forEachStatsChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions
     opt.progress(done.load(), N * K, name);
 }
 
-std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std::string& where, uint64_t& T)
+std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, uint64_t& T)
 {
     if (opt.activations) {
         if (K == 0 || opt.activations->size() % K != 0 || opt.activations->empty())
-            throw Error(where + ": activations hold " + std::to_string(opt.activations->size())
+            throw Error("activations hold " + std::to_string(opt.activations->size())
                         + " values, not a multiple of K = " + std::to_string(K));
         T = opt.activations->size() / K;
         return *opt.activations;
     }
     T = opt.tokens;
-    try {
-        return defaultActivations(T, K, opt.seed, opt.outlierChannels);
-    } catch (const Error& e) {
-        throw Error(where + ": " + e.what());
-    }
+    return defaultActivations(T, K, opt.seed, opt.outlierChannels);
 }
 
 struct ErrorPartial {
@@ -256,14 +252,14 @@ struct ErrorStream {
 };
 
 // The checks and the set-up of compareStreams (its arguments), in the order it throws.
-ErrorStream planErrorStream(const std::string& where, uint64_t N, uint64_t K, uint64_t groupSize,
-                            const StatsOptions& opt, const std::vector<int32_t>& columnGroup)
+ErrorStream planErrorStream(uint64_t N, uint64_t K, uint64_t groupSize, const StatsOptions& opt,
+                            const std::vector<int32_t>& columnGroup)
 {
-    checkBins(opt, where);
+    checkBins(opt);
     ErrorStream es;
     es.N = N;
     es.K = K;
-    const std::vector<float> x = activationsFor(opt, K, where, es.T);
+    const std::vector<float> x = activationsFor(opt, K, es.T);
     es.X = Eigen::Map<const MatF>(x.data(), Eigen::Index(es.T), Eigen::Index(K)).cast<double>();
 
     es.total = N * K;
@@ -279,8 +275,8 @@ ErrorStream planErrorStream(const std::string& where, uint64_t N, uint64_t K, ui
     const std::vector<float>* imp = es.imp;
     const uint64_t matrices = imp && K ? imp->size() / K : 0;
     if (imp && (K == 0 || imp->empty() || imp->size() % K != 0 || N % matrices != 0))
-        throw Error(where + ": the importance holds " + std::to_string(imp->size())
-                    + " values, not K = " + std::to_string(K) + " per matrix of the " + std::to_string(N) + " rows");
+        throw Error("the importance holds " + std::to_string(imp->size()) + " values, not K = " + std::to_string(K)
+                    + " per matrix of the " + std::to_string(N) + " rows");
     es.rowsPerMatrix = matrices ? N / matrices : 0;
     es.gs = groupSize > 0 && groupSize < K ? groupSize : 0;
     es.byIndex = es.gs && columnGroup.size() == K;
@@ -289,7 +285,7 @@ ErrorStream planErrorStream(const std::string& where, uint64_t N, uint64_t K, ui
     if (es.byIndex) {
         for (const int32_t g : columnGroup)
             if (g < 0)
-                throw Error(where + ": g_idx holds the negative group " + std::to_string(g));
+                throw Error("g_idx holds the negative group " + std::to_string(g));
             else
                 es.nGroups = std::max(es.nGroups, uint64_t(g) + 1);
         es.groupColumns.assign(size_t(es.nGroups), 0);
@@ -644,11 +640,12 @@ void setGroupErrors(ErrorStats& s, const ErrorStream& es, const ErrorPartial& t)
 
 // The error figures of candidate against reference, streamed in chunks of `rows` rows.
 // `columnGroup` (act-order): the group of each input column, g_idx; empty: column k in group k / groupSize.
-WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K, uint64_t groupSize, uint64_t rows,
+// The options' and the weight's errors name `at`, the candidate; the loader's name their own.
+WeightComparison compareStreams(const ErrorContext& at, uint64_t N, uint64_t K, uint64_t groupSize, uint64_t rows,
                                 const StatsOptions& opt, const std::string& name, const RowLoader& load,
                                 const std::vector<int32_t>& columnGroup = {})
 {
-    const ErrorStream es = planErrorStream(where, N, K, groupSize, opt, columnGroup);
+    const ErrorStream es = withContext(at, [&] { return planErrorStream(N, K, groupSize, opt, columnGroup); });
     WeightComparison res;
     res.shape = {N, K};
     std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
@@ -776,24 +773,33 @@ std::vector<int32_t> actOrderGroups(const Checkpoint& ckpt, const LogicalWeight&
     return groupScales(ckpt, weight).gIdx;
 }
 
+// "the reference REF tensor 'NAME'", what the reference checks' errors say beside the weight's
+// context.
+std::string referenceText(const Checkpoint& ref, const TensorEntry& tensor)
+{
+    return "the reference " + ref.path + " tensor '" + tensor.name + "'";
+}
+
 } // namespace
 
 WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
                                const TensorEntry& refTensor, const StatsOptions& opt)
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + refTensor.name;
+    const ErrorContext at{ckpt.path, weight.name};
+    const std::string reference = referenceText(ref, refTensor);
     const std::optional<DType> refType = plainFloatType(refTensor);
     if (!refType)
-        throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
+        throw Error(at, reference + " must be F32, F16 or BF16, is " + refTensor.typeName);
     if (refTensor.elementCount() != N * K || (refTensor.shape.size() >= 2 && refTensor.shape.back() != K))
-        throw Error(where + ": reference has " + std::to_string(refTensor.elementCount()) + " elements, the weight is ["
-                    + std::to_string(N) + ", " + std::to_string(K) + "]");
+        throw Error(at,
+                    reference + " has " + std::to_string(refTensor.elementCount()) + " elements, the weight is ["
+                        + std::to_string(N) + ", " + std::to_string(K) + "]");
     if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
-        throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
+        throw Error(at, reference + " holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
     WeightComparison res = compareStreams(
-        where, N, K, gs, statsChunkRows(opt, K), opt, weight.name,
+        at, N, K, gs, statsChunkRows(opt, K), opt, weight.name,
         [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
             dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
             readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
@@ -807,16 +813,17 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
 WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
                                const ReferenceMatch& match, const StatsOptions& opt)
 {
+    const ErrorContext at{ckpt.path, weight.name};
     if (!match.found())
-        throw Error(ckpt.path + " " + weight.name + ": " + (match.problem.empty() ? "no reference" : match.problem));
+        throw Error(at, match.problem.empty() ? "no reference" : match.problem);
     const LogicalWeight& rw = *match.reference;
     const TensorEntry& refTensor = *match.tensor;
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + refTensor.name;
+    const std::string reference = referenceText(ref, refTensor);
     if (!plainFloatType(refTensor))
-        throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
+        throw Error(at, reference + " must be F32, F16 or BF16, is " + refTensor.typeName);
     if (rw.outFeatures() != N || rw.inFeatures() != K)
-        throw Error(where + ": the reference is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
+        throw Error(at, reference + " is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
     // Chunks of whole permutation head blocks on a permuted side.
     uint64_t align = 1;
     for (const SideTransform* t : {&match.weightSide, &match.referenceSide})
@@ -824,7 +831,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
             align = std::lcm(align, N / t->permuteHeads);
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
     WeightComparison res = compareStreams(
-        where, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
+        at, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
         [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
             s.tmp.resize(size_t((r1 - r0) * K));
             loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
@@ -841,16 +848,15 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
                                     const StatsOptions& opt)
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " requantized to " + spec.format;
+    // dequantizeRows' errors name the checkpoint and the weight; the quantizers' name neither.
+    const ErrorContext here{ckpt.path, weight.name};
     // The format's family row gives the reference quantizer that reproduces it.
     const FormatInfo* format = resolveFormatId(spec.format);
     const RequantizeFn requantizer = format ? requantizerOf(*format) : nullptr;
     if (!requantizer)
-        throw Error(where + ": cannot requantize to '" + spec.format + "' (" + requantizableIds() + ")");
-    const Requantizer rq = requantizer(*format, spec, K, where);
-    // dequantizeRows' errors name the checkpoint and the weight; the quantizers' name neither.
-    const ErrorContext here{ckpt.path, weight.name};
-    WeightComparison res = compareStreams(where, N, K, rq.groupSize, statsChunkRows(opt, K, rq.rowAlign), opt,
+        throw Error(here, "cannot requantize to '" + spec.format + "' (" + requantizableIds() + ")");
+    const Requantizer rq = withContext(here, [&] { return requantizer(*format, spec, K); });
+    WeightComparison res = compareStreams(here, N, K, rq.groupSize, statsChunkRows(opt, K, rq.rowAlign), opt,
                                           weight.name, [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
                                               dequantizeRows(ckpt, weight, r0, r1, r, opt.path);
                                               withContext(here, [&] { rq.roundTrip(r, r1 - r0, K, q, opt.path); });
@@ -992,7 +998,7 @@ Histogram valueHistogram(const WeightHistograms& h, const RangeBins& range,
 
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt)
 {
-    checkBins(opt, ckpt.path + " " + weight.name);
+    withContext(ErrorContext{ckpt.path, weight.name}, [&] { checkBins(opt); });
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     WeightHistograms h;
     h.weight = weight.name;
