@@ -29,6 +29,7 @@ struct LogicalWeight;
 namespace detect {
 class Context;
 struct Group;
+class QuantConfig;
 } // namespace detect
 
 // The context of the names FamilyRow::displayName gives: the widgets translate them in it.
@@ -53,6 +54,9 @@ struct FamilyRow {
     const char* (*displayName)(const FormatInfo& format) = nullptr;
 
     // ---- Detection (formats/detect.cpp asks the rows in table order; formats/detectutil.h) ----
+    // Adds the parts of the quantization config only this family defines (its sources, its
+    // ConfigPart: GPTQModel's `dynamic`, MLX's per-module entries, compressed-tensors' groups).
+    void (*readConfig)(const Checkpoint& ckpt, detect::QuantConfig& config) = nullptr;
     // Claims every tensor of a checkpoint whose container the family owns (GGUF); false
     // for any other container.
     bool (*detectCheckpoint)(detect::Context& cx) = nullptr;

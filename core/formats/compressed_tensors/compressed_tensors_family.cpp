@@ -83,6 +83,7 @@ const FamilyRow& compressedTensorsFamily()
         FamilyRow r{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant,
                     ctCodes};
         // detection
+        r.readConfig = detect::ctReadConfig;
         r.detectGroup = detect::compressedTensorsGroup;
         r.targets = &compressedTensorsTargets();
         r.displayName = ctDisplayName;

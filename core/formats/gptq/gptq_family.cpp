@@ -91,6 +91,7 @@ const FamilyRow& gptqFamily()
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes};
         // detection
+        r.readConfig = detect::gptqReadConfig;
         r.detectGroup = detect::gptqGroup;
         r.detectAcross = detect::gptqAcrossWeights;
         r.targets = &gptqTargets();

@@ -58,6 +58,7 @@ const FamilyRow& mlxFamily()
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes};
         // detection
+        r.readConfig = detect::mlxReadConfig;
         r.detectGroup = detect::mlxGroup;
         r.targets = &mlxTargets();
         r.displayName = mlxDisplayName;
