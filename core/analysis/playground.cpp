@@ -1,7 +1,6 @@
 #include "analysis/playground.h"
 
 #include "base/error.h"
-#include "base/half.h"
 #include "base/intmath.h"
 #include "container/checkpoint.h"
 #include "formats/layoutspec.h"
@@ -22,8 +21,8 @@ namespace {
 // The words (the first maxWords by index) holding a piece of element (row, k) for each k of
 // `columns` below `cols`; words past the tensor's `wordCount` are left out.
 std::map<uint64_t, PlaygroundWord> wordsHolding(const LayoutSpec& spec, const LayoutParams& lp, uint64_t row,
-                                                std::span<const uint64_t> columns, uint64_t cols,
-                                                uint64_t wordCount, size_t maxWords)
+                                                std::span<const uint64_t> columns, uint64_t cols, uint64_t wordCount,
+                                                size_t maxWords)
 {
     std::map<uint64_t, PlaygroundWord> words;
     for (const uint64_t k : columns) {
@@ -239,11 +238,9 @@ void quantizeBlocks(PlaygroundResult& r, const FormatInfo& format)
     QuantScheme scheme;
     scheme.format = &format;
     targets->quantizeScheme(request, scheme);
-    // bitsandbytes quantizes the model's f16 weight; the error is against the values as given.
     std::vector<float> input = r.values;
-    if (format.requantize == RequantizeRule::Bnb4)
-        for (float& v : input)
-            v = halfToFloat(floatToHalf(v));
+    if (own && own->toolInput)
+        own->toolInput(input);
     try {
         r.stored = targets->quantize(scheme, input.data(), r.rows, r.cols, false);
     } catch (const Error& e) {

@@ -326,7 +326,7 @@ private slots:
         int forFloat = 0;
         for (const RequantizePreset& p : presets) {
             const FormatInfo* f = resolveFormatId(p.spec.format);
-            QVERIFY2(f && f->requantize != RequantizeRule::None, p.label);
+            QVERIFY2(f && hasRequantizer(*f), p.label);
             QVERIFY2(labels.insert(p.label).second, p.label);
             forFloat += p.forFloat;
         }
