@@ -410,22 +410,21 @@ using detect::isFp8;
 // ---------------------------------------------------------------------------------------
 // Grouping by module prefix.
 
-// Member suffixes that contain a dot themselves; every other name splits at its last dot.
-constexpr std::string_view kCompoundSuffixes[] = {
-    "weight.quant_state.bitsandbytes__nf4",
-    "weight.quant_state.bitsandbytes__fp4",
-    "weight.nested_quant_map",
-    "weight.nested_absmax",
-    "weight.quant_map",
-    "weight.absmax",
-    "weight._data",
-    "weight._scale",
-    "weight._shift",
-};
+// Every row's member names (FamilyRow::dottedMembers or memberNames), gathered once.
+std::vector<std::string_view> rowsMemberNames(std::span<const std::string_view> FamilyRow::*names)
+{
+    std::vector<std::string_view> all;
+    for (const FamilyRow& row : familyRows())
+        all.insert(all.end(), (row.*names).begin(), (row.*names).end());
+    return all;
+}
 
+// A tensor name split into module prefix and member: before a member name with a dot of its own
+// (no such name ends another), else at the last dot.
 std::pair<std::string, std::string> splitName(const std::string& name)
 {
-    for (std::string_view s : kCompoundSuffixes)
+    static const std::vector<std::string_view> dotted = rowsMemberNames(&FamilyRow::dottedMembers);
+    for (std::string_view s : dotted)
         if (name.size() > s.size() + 1 && name.ends_with(s) && name[name.size() - s.size() - 1] == '.')
             return {name.substr(0, name.size() - s.size() - 1), std::string(s)};
     const size_t dot = name.rfind('.');
@@ -459,20 +458,8 @@ void detectPlain(Context& cx, size_t i)
     }();
     w.evidence.push_back(unquantized[size_t(t.dtype)]);
     const std::string suffix = splitName(t.name).second;
-    static constexpr std::string_view stray[] = {"qweight",
-                                                 "qzeros",
-                                                 "scales",
-                                                 "g_idx",
-                                                 "SCB",
-                                                 "weight_scale",
-                                                 "weight_zero_point",
-                                                 "weight_packed",
-                                                 "weight_shape",
-                                                 "weight.absmax",
-                                                 "weight.quant_map",
-                                                 "biases",
-                                                 "weight_scale_inv"};
-    if (std::find(std::begin(stray), std::end(stray), suffix) != std::end(stray))
+    static const std::vector<std::string_view> stray = rowsMemberNames(&FamilyRow::memberNames);
+    if (std::find(stray.begin(), stray.end(), suffix) != stray.end())
         w.notes.push_back(
             {QT_TRANSLATE_NOOP(
                  "qs::Message",

@@ -66,6 +66,12 @@ struct FamilyRow {
     // Runs once every weight is detected, for notes that need them all (GPTQ: v1 and v2
     // symmetric zeros mixed across weights).
     void (*detectAcross)(std::vector<LogicalWeight>& weights) = nullptr;
+    // Member names with a dot of their own ("weight.absmax"): a tensor name splits into module
+    // prefix and member before one of them rather than at its last dot.
+    std::span<const std::string_view> dottedMembers = {};
+    // Member names of the family's quantized weights: a tensor no row claims that is named so is
+    // noted as a stray member.
+    std::span<const std::string_view> memberNames = {};
 
     // --- verify, group scales, the layout report (analysis/verify.cpp, analysis/groupscales.cpp, report/) ---
     // The format checks of one of the family's formats; nullptr when the format has none

@@ -84,6 +84,9 @@ void packedElementValues(const WeightData& data, uint64_t row, uint64_t col, Ele
     v.zero = p.zeros == ZeroConvention::FloatBias ? p.biasAt(v.group, row) : p.zeroAt(v.group, row);
 }
 
+// The members detection notes as stray on a tensor no row claimed.
+constexpr std::string_view kGptqMembers[] = {"qweight", "qzeros", "scales", "g_idx"};
+
 } // namespace
 
 const FamilyRow& gptqFamily()
@@ -93,6 +96,7 @@ const FamilyRow& gptqFamily()
         // detection
         r.readConfig = detect::gptqReadConfig;
         r.detectGroup = detect::gptqGroup;
+        r.memberNames = kGptqMembers;
         r.detectAcross = detect::gptqAcrossWeights;
         r.targets = &gptqTargets();
         r.displayName = gptqDisplayName;
