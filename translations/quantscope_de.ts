@@ -5127,6 +5127,10 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>%1 von %2 Zeilen sind ganz null, die erste %3</translation>
     </message>
     <message>
+        <source>the scales could not be read, so they were not checked: %1</source>
+        <translation>die Skalen konnten nicht gelesen werden und wurden daher nicht geprüft: %1</translation>
+    </message>
+    <message>
         <source>%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2</source>
         <translation>%1 Block/Blöcke mit absmax null, das alle ihre Werte zu null macht, der erste bei (Zeile, Block) %2</translation>
     </message>
