@@ -37,9 +37,8 @@ Parts storedParts(const BudgetFormat& f, uint64_t n, uint64_t k)
     if (!spec)
         unfit(f, n, k, "its format has no layout spec");
     const LayoutParams p{k, n, f.bits, f.groupSize};
-    if (spec->refuses)
-        if (const std::string why = spec->refuses(p); !why.empty())
-            unfit(f, n, k, why);
+    if (const std::string why = layoutRefusal(*spec, p); !why.empty())
+        unfit(f, n, k, why);
     static constexpr const char* kPartNames[] = {"code", "scale", "zero", "g_idx", "tables"};
     Parts parts;
     for (const BudgetTensor& t : f.tensors) {

@@ -17,8 +17,8 @@ namespace qs {
 // a LayoutSpec at a code width and group size with the tensors it stores.
 
 // Bytes one [N, K] weight occupies in the format: its spec's tensors at those dimensions.
-// Throws qs::Error when the shape does not fit it (LayoutSpec::refuses: a GGUF row that is
-// not a whole number of blocks, MLX/AWQ group not dividing K).
+// Throws qs::Error when the spec refuses the shape (formats/layoutsize.h layoutRefusal: a GGUF
+// row that is not a whole number of blocks, MLX/AWQ group not dividing K).
 uint64_t budgetStoredBytes(const BudgetFormat& f, uint64_t n, uint64_t k);
 // budgetStoredBytes * 8 / (N * K).
 double budgetBitsPerWeight(const BudgetFormat& f, uint64_t n, uint64_t k);

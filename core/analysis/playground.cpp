@@ -1,7 +1,6 @@
 #include "analysis/playground.h"
 
 #include "base/error.h"
-#include "base/half.h"
 #include "base/intmath.h"
 #include "container/checkpoint.h"
 #include "formats/layoutspec.h"
@@ -239,11 +238,9 @@ void quantizeBlocks(PlaygroundResult& r, const FormatInfo& format)
     QuantScheme scheme;
     scheme.format = &format;
     targets->quantizeScheme(request, scheme);
-    // bitsandbytes quantizes the model's f16 weight; the error is against the values as given.
     std::vector<float> input = r.values;
-    if (format.requantize == RequantizeRule::Bnb4)
-        for (float& v : input)
-            v = halfToFloat(floatToHalf(v));
+    if (own && own->toolInput)
+        own->toolInput(input);
     try {
         r.stored = targets->quantize(scheme, input.data(), r.rows, r.cols, false);
     } catch (const Error& e) {

@@ -114,6 +114,12 @@ std::optional<bool> jsonBool(const QJsonValue& v)
     return std::nullopt;
 }
 
+bool matchesFromStart(const QString& pattern, const QString& name)
+{
+    const QRegularExpression re(QStringLiteral("\\A(?:") + pattern + QStringLiteral(")"));
+    return re.isValid() && re.match(name).hasMatch();
+}
+
 // ---------------------------------------------------------------------------------------
 // The quantization config.
 
@@ -133,31 +139,17 @@ QuantConfig::QuantConfig(const Checkpoint& ckpt)
     if (!ckpt.quantizeConfig.isEmpty())
         m_sources.push_back(
             {ckpt.quantizeConfigFile.empty() ? "quantize_config.json" : ckpt.quantizeConfigFile, ckpt.quantizeConfig});
-    const QJsonValue mlx = ckpt.config.value(QStringLiteral("quantization"));
-    if (mlx.isObject()) {
-        m_mlx = mlx.toObject();
-        m_sources.push_back({"config.json quantization", m_mlx});
-    }
-    // AutoGPTQ's safetensors __metadata__ keys (gptq_bits, ...), lowest priority.
-    QJsonObject meta;
-    for (const auto& [k, v] : ckpt.metadata)
-        if (k.starts_with("gptq_") && v.type == MetaValue::Type::String)
-            meta.insert(QString::fromStdString(k.substr(5)), QString::fromStdString(std::get<std::string>(v.value)));
-    if (!meta.isEmpty()) {
-        if (meta.contains(QStringLiteral("groupsize")) && !meta.contains(QStringLiteral("group_size")))
-            meta.insert(QStringLiteral("group_size"), meta.value(QStringLiteral("groupsize")));
-        m_sources.push_back({"safetensors __metadata__ gptq_*", meta});
-    }
-    for (const auto& s : m_sources) {
-        const QJsonValue d = s.obj.value(QStringLiteral("dynamic"));
-        if (d.isObject())
-            m_dynamic = d.toObject();
-        if (m_ctGroups.isEmpty() && s.obj.value(QStringLiteral("config_groups")).isObject()) {
-            m_ctGroups = s.obj.value(QStringLiteral("config_groups")).toObject();
-            m_ctSource = s.name;
-            m_ctFormat = s.obj.value(QStringLiteral("format")).toString().toStdString();
-        }
-    }
+    for (const FamilyRow& row : familyRows())
+        if (row.readConfig)
+            row.readConfig(ckpt, *this);
+    for (Source& s : m_fallbacks)
+        m_sources.push_back(std::move(s));
+    m_fallbacks.clear();
+}
+
+void QuantConfig::addSource(std::string name, QJsonObject obj, bool fallback)
+{
+    (fallback ? m_fallbacks : m_sources).push_back({std::move(name), std::move(obj)});
 }
 
 std::optional<Hit> QuantConfig::get(std::initializer_list<const char*> keys) const
@@ -173,26 +165,9 @@ std::optional<Hit> QuantConfig::get(std::initializer_list<const char*> keys) con
 
 std::optional<Hit> QuantConfig::getFor(const std::string& prefix, std::initializer_list<const char*> keys) const
 {
-    const QString name = QString::fromStdString(prefix);
-    for (auto it = m_dynamic.begin(); it != m_dynamic.end(); ++it) {
-        QString pat = it.key();
-        if (pat.startsWith(QLatin1String("-:")) || !it.value().isObject())
-            continue;
-        if (pat.startsWith(QLatin1String("+:")))
-            pat = pat.mid(2);
-        const QRegularExpression re(QStringLiteral("\\A(?:") + pat + QStringLiteral(")"));
-        if (!re.isValid() || !re.match(name).hasMatch())
-            continue;
-        const QJsonObject o = it.value().toObject();
-        for (const char* k : keys)
-            if (o.contains(QLatin1String(k)))
-                return Hit{o.value(QLatin1String(k)), "dynamic[" + it.key().toStdString() + "]: " + k};
-    }
-    const QJsonValue m = m_mlx.value(name);
-    if (m.isObject())
-        for (const char* k : keys)
-            if (m.toObject().contains(QLatin1String(k)))
-                return Hit{m.toObject().value(QLatin1String(k)), "config.json quantization[" + prefix + "]: " + k};
+    for (const auto& p : m_parts)
+        if (auto h = p->moduleValue(prefix, keys))
+            return h;
     return get(keys);
 }
 
@@ -235,88 +210,53 @@ std::string QuantConfig::method() const
 {
     if (const auto h = get({"quant_method", "method"}); h && h->value.isString())
         return asciiLower(h->value.toString().toStdString());
-    return m_mlx.isEmpty() ? std::string() : std::string("mlx");
+    for (const auto& p : m_parts)
+        if (std::string m = p->method(); !m.empty())
+            return m;
+    return {};
 }
 
-bool QuantConfig::mlxModuleDisabled(const std::string& prefix) const
+bool QuantConfig::skipsModule(const std::string& prefix) const
 {
-    if (m_mlx.isEmpty())
-        return false;
-    const QJsonValue m = m_mlx.value(QString::fromStdString(prefix));
-    return m.isBool() && !m.toBool();
-}
-
-QJsonValue QuantConfig::mlxModule(const std::string& prefix) const
-{
-    if (m_mlx.isEmpty())
-        return {};
-    return m_mlx.value(QString::fromStdString(prefix));
-}
-
-std::optional<QuantConfig::DynamicHit> QuantConfig::dynamicFor(const std::string& prefix) const
-{
-    // GPTQModel takes the first matching key; a QJsonObject iterates its keys sorted, as getFor does.
-    const QString name = QString::fromStdString(prefix);
-    for (auto it = m_dynamic.begin(); it != m_dynamic.end(); ++it) {
-        QString pat = it.key();
-        const bool skip = pat.startsWith(QLatin1String("-:"));
-        if (skip || pat.startsWith(QLatin1String("+:")))
-            pat = pat.mid(2);
-        const QRegularExpression re(QStringLiteral("\\A(?:") + pat + QStringLiteral(")"));
-        if (re.isValid() && re.match(name).hasMatch())
-            return DynamicHit{it.key().toStdString(), skip, it.value().toObject()};
-    }
-    return std::nullopt;
+    return std::any_of(m_parts.begin(), m_parts.end(), [&](const auto& p) { return p->skipsModule(prefix); });
 }
 
 std::optional<std::string> QuantConfig::excludedBy(const std::string& prefix) const
 {
     const QString name = QString::fromStdString(prefix);
     for (const auto& s : m_sources) {
-        for (const char* key : {"modules_to_not_convert", "llm_int8_skip_modules", "skip_modules", "ignore"}) {
-            const bool ct = std::string_view(key) == "ignore";
+        for (const char* key : {"modules_to_not_convert", "llm_int8_skip_modules", "skip_modules"}) {
             for (const QJsonValue e : s.obj.value(QLatin1String(key)).toArray()) {
                 const QString entry = e.toString();
-                if (entry.isEmpty())
-                    continue;
-                bool hit = false;
-                if (ct && entry.startsWith(QLatin1String("re:"))) {
-                    const QRegularExpression re(QStringLiteral("\\A(?:") + entry.mid(3) + QStringLiteral(")"));
-                    hit = re.isValid() && re.match(name).hasMatch();
-                } else if (ct) {
-                    hit = entry == name;
-                } else {
-                    hit = entry == name || name.contains(entry + QLatin1Char('.'))
-                        || name.endsWith(QLatin1Char('.') + entry);
-                }
-                if (hit)
+                if (!entry.isEmpty()
+                    && (entry == name || name.contains(entry + QLatin1Char('.'))
+                        || name.endsWith(QLatin1Char('.') + entry)))
                     return s.name + ": " + key + " lists " + entry.toStdString();
             }
         }
     }
+    for (const auto& p : m_parts)
+        if (auto e = p->excludedBy(prefix))
+            return e;
     return std::nullopt;
 }
 
-std::optional<std::pair<std::string, QJsonObject>> QuantConfig::ctGroupFor(const std::string& prefix) const
+std::optional<ModuleEntry> QuantConfig::moduleEntry(const std::string& prefix, bool quantized) const
 {
-    const QString name = QString::fromStdString(prefix);
-    std::optional<std::pair<std::string, QJsonObject>> byClass;
-    for (auto it = m_ctGroups.begin(); it != m_ctGroups.end(); ++it) {
-        const QJsonObject g = it.value().toObject();
-        for (const QJsonValue t : g.value(QStringLiteral("targets")).toArray()) {
-            const QString s = t.toString();
-            if (s.startsWith(QLatin1String("re:"))) {
-                const QRegularExpression re(QStringLiteral("\\A(?:") + s.mid(3) + QStringLiteral(")"));
-                if (re.isValid() && re.match(name).hasMatch())
-                    return std::make_pair(it.key().toStdString(), g);
-            } else if (s == name) {
-                return std::make_pair(it.key().toStdString(), g);
-            } else if (!byClass && !s.isEmpty() && s.at(0).isUpper() && !s.contains(QLatin1Char('.'))) {
-                byClass = std::make_pair(it.key().toStdString(), g);
-            }
-        }
-    }
-    return byClass;
+    const auto entryOf = [&](ConfigPart::EntryOrder order) -> std::optional<ModuleEntry> {
+        for (const auto& p : m_parts)
+            if (p->entryOrder() == order)
+                if (auto e = p->moduleEntry(prefix, quantized))
+                    return e;
+        return std::nullopt;
+    };
+    if (auto e = entryOf(ConfigPart::EntryOrder::BeforeExclusions))
+        return e;
+    if (auto e = excludedBy(prefix))
+        return ModuleEntry{true, std::move(*e)};
+    if (auto e = entryOf(ConfigPart::EntryOrder::AfterExclusions))
+        return e;
+    return entryOf(ConfigPart::EntryOrder::Last);
 }
 
 int Group::find(std::string_view suffix) const
@@ -470,22 +410,21 @@ using detect::isFp8;
 // ---------------------------------------------------------------------------------------
 // Grouping by module prefix.
 
-// Member suffixes that contain a dot themselves; every other name splits at its last dot.
-constexpr std::string_view kCompoundSuffixes[] = {
-    "weight.quant_state.bitsandbytes__nf4",
-    "weight.quant_state.bitsandbytes__fp4",
-    "weight.nested_quant_map",
-    "weight.nested_absmax",
-    "weight.quant_map",
-    "weight.absmax",
-    "weight._data",
-    "weight._scale",
-    "weight._shift",
-};
+// Every row's member names (FamilyRow::dottedMembers or memberNames), gathered once.
+std::vector<std::string_view> rowsMemberNames(std::span<const std::string_view> FamilyRow::*names)
+{
+    std::vector<std::string_view> all;
+    for (const FamilyRow& row : familyRows())
+        all.insert(all.end(), (row.*names).begin(), (row.*names).end());
+    return all;
+}
 
+// A tensor name split into module prefix and member: before a member name with a dot of its own
+// (no such name ends another), else at the last dot.
 std::pair<std::string, std::string> splitName(const std::string& name)
 {
-    for (std::string_view s : kCompoundSuffixes)
+    static const std::vector<std::string_view> dotted = rowsMemberNames(&FamilyRow::dottedMembers);
+    for (std::string_view s : dotted)
         if (name.size() > s.size() + 1 && name.ends_with(s) && name[name.size() - s.size() - 1] == '.')
             return {name.substr(0, name.size() - s.size() - 1), std::string(s)};
     const size_t dot = name.rfind('.');
@@ -519,20 +458,8 @@ void detectPlain(Context& cx, size_t i)
     }();
     w.evidence.push_back(unquantized[size_t(t.dtype)]);
     const std::string suffix = splitName(t.name).second;
-    static constexpr std::string_view stray[] = {"qweight",
-                                                 "qzeros",
-                                                 "scales",
-                                                 "g_idx",
-                                                 "SCB",
-                                                 "weight_scale",
-                                                 "weight_zero_point",
-                                                 "weight_packed",
-                                                 "weight_shape",
-                                                 "weight.absmax",
-                                                 "weight.quant_map",
-                                                 "biases",
-                                                 "weight_scale_inv"};
-    if (std::find(std::begin(stray), std::end(stray), suffix) != std::end(stray))
+    static const std::vector<std::string_view> stray = rowsMemberNames(&FamilyRow::memberNames);
+    if (std::find(stray.begin(), stray.end(), suffix) != stray.end())
         w.notes.push_back(
             {QT_TRANSLATE_NOOP(
                  "qs::Message",
@@ -547,7 +474,7 @@ void detectGroup(Context& cx, const Group& g)
 {
     if (g.prefix.empty())
         return;
-    if (cx.config().mlxModuleDisabled(g.prefix))
+    if (cx.config().skipsModule(g.prefix))
         return;
     // Most specific first: the families in table order, each claiming its members; what is
     // left is plain.

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +37,9 @@ int64_t intAt(std::span<const uint8_t> b, DType t, size_t i);
 std::string jsonValueString(const QJsonValue& v);
 std::optional<int64_t> jsonInt(const QJsonValue& v); // numbers and numeric strings
 std::optional<bool> jsonBool(const QJsonValue& v); // bools, "true"/"1"/..., numbers
+// Whether the regular expression `pattern` matches `name` from its start, as Python's re.match
+// does (the configs' patterns are Python's); false for an invalid pattern.
+bool matchesFromStart(const QString& pattern, const QString& name);
 
 // Refuses w's shape (kRefusedShapeNote, detect.h): a note naming its format and shape and `why`,
 // then the shape becomes unknown and a decodable format "unknown". Families call it where a shape
@@ -52,7 +56,46 @@ struct Hit {
     std::string describe() const { return where + "=" + jsonValueString(value); }
 };
 
-// The quantization config, merged from every place a checkpoint may carry it (Part C order).
+// How a per-module entry of the config says a module is stored (the recipe's verdicts):
+// kept unquantized, or quantized with other parameters; `reason` names the entry.
+struct ModuleEntry {
+    bool excluded = false;
+    std::string reason; // "dynamic[-:.*lm_head] skips this module", "config.json quantization[x]: {...}"
+};
+
+// A part of the quantization config that one family defines (GPTQModel's `dynamic`, MLX's
+// per-module entries, compressed-tensors' config groups and ignore list). The family reads
+// it in its row's readConfig (formats/family.h) and adds it to the QuantConfig, which asks
+// its parts, in table order, and knows none of them.
+class ConfigPart {
+public:
+    virtual ~ConfigPart() = default;
+    // The module's own value of one of `keys` (synonyms in preference order), ahead of the
+    // config's global values (QuantConfig::getFor).
+    virtual std::optional<Hit> moduleValue(const std::string&, std::initializer_list<const char*>) const
+    {
+        return std::nullopt;
+    }
+    // Whether the config keeps the module unquantized so that detection leaves its tensors plain.
+    virtual bool skipsModule(const std::string&) const { return false; }
+    // A list of the part keeping the module unquantized, "source: key lists entry"; asked after
+    // the lists every config may carry (QuantConfig::moduleEntry).
+    virtual std::optional<std::string> excludedBy(const std::string&) const { return std::nullopt; }
+    // The module's entry (`quantized`: whether the weight is stored quantized); nullopt when the
+    // part says nothing of it.
+    virtual std::optional<ModuleEntry> moduleEntry(const std::string&, bool) const { return std::nullopt; }
+    // Where moduleEntry stands among the config's answers: GPTQModel's `dynamic` is its config's
+    // most specific word and comes before the exclusion lists; a module's own entry (MLX) after
+    // them; a rule over every module (compressed-tensors' group targets) last.
+    enum class EntryOrder : uint8_t { BeforeExclusions, AfterExclusions, Last };
+    virtual EntryOrder entryOrder() const { return EntryOrder::AfterExclusions; }
+    // The method a config holding this part is when it names none ("mlx"); "" for none.
+    virtual std::string method() const { return {}; }
+};
+
+// The quantization config, merged from every place a checkpoint may carry it (Part C order):
+// the quantization_config objects of config.json (and of its text_config / llm_config) and
+// quantize_config.json, then what each family's row adds (its sources and its ConfigPart).
 class QuantConfig {
 public:
     explicit QuantConfig(const Checkpoint& ckpt);
@@ -61,8 +104,7 @@ public:
 
     // The first source holding any of `keys` (synonyms, in preference order).
     std::optional<Hit> get(std::initializer_list<const char*> keys) const;
-    // Like get(), but per-module overrides come first: GPTQModel `dynamic` (regex keys,
-    // matched from the start of the name as re.match does) and MLX per-path entries.
+    // Like get(), but per-module values of the parts (ConfigPart::moduleValue) come first.
     std::optional<Hit> getFor(const std::string& prefix, std::initializer_list<const char*> keys) const;
     // Typed getFor(); a value found is added to ev's evidence when ev is given.
     std::optional<int64_t> intFor(const std::string& prefix, std::initializer_list<const char*> keys,
@@ -72,41 +114,41 @@ public:
     std::optional<std::string> strFor(const std::string& prefix, std::initializer_list<const char*> keys,
                                       LogicalWeight* ev) const;
 
-    std::string method() const; // quant_method, lowercase; "mlx" for an MLX config; "" when none
-    bool mlxModuleDisabled(const std::string& prefix) const;
-    // The MLX per-path entry of a module (an object of overrides, or false); undefined when none.
-    QJsonValue mlxModule(const std::string& prefix) const;
-    // The GPTQModel `dynamic` key matching a module: the first negative one ("-:...", the
-    // module is skipped) or the first positive one with its overrides; nullopt when none.
-    struct DynamicHit {
-        std::string key;
-        bool skip = false;
-        QJsonObject overrides;
-    };
-    std::optional<DynamicHit> dynamicFor(const std::string& prefix) const;
-    // Where a config keeps a module unquantized: modules_to_not_convert (matched as transformers
-    // does: the name, or a dotted part of it), llm_int8_skip_modules, skip_modules, and the
-    // compressed-tensors ignore list (exact names and "re:" patterns). "source: key lists entry".
-    std::optional<std::string> excludedBy(const std::string& prefix) const;
-    bool hasCtGroups() const { return !m_ctGroups.isEmpty(); }
+    // quant_method, lowercase; else the first part's method(); "" when none.
+    std::string method() const;
+    // Whether a part keeps the module unquantized for detection (ConfigPart::skipsModule).
+    bool skipsModule(const std::string& prefix) const;
+    // Why the config stores the module otherwise than its global settings say: the parts'
+    // entries in their EntryOrder, the exclusion lists (modules_to_not_convert, matched as
+    // transformers does: the name or a dotted part of it; llm_int8_skip_modules; skip_modules;
+    // then the parts' own lists) after the first. nullopt when nothing applies.
+    std::optional<ModuleEntry> moduleEntry(const std::string& prefix, bool quantized) const;
 
-    // The compressed-tensors config group whose targets match `prefix`: regex targets
-    // ("re:...", matched from the start) and exact names before class names ("Linear").
-    std::optional<std::pair<std::string, QJsonObject>> ctGroupFor(const std::string& prefix) const;
-    const std::string& ctSource() const { return m_ctSource; }
-    const std::string& ctFormat() const { return m_ctFormat; }
-
-private:
+    // ---- for the families' readConfig ----
     struct Source {
-        std::string name;
+        std::string name; // "config.json quantization_config"
         QJsonObject obj;
     };
+    const std::vector<Source>& sources() const { return m_sources; }
+    // Adds a source after those found so far; a fallback one goes after every other source.
+    void addSource(std::string name, QJsonObject obj, bool fallback = false);
+    void addPart(std::shared_ptr<const ConfigPart> part) { m_parts.push_back(std::move(part)); }
+    // The part of type T a family added; nullptr when none.
+    template <class T>
+    const T* part() const
+    {
+        for (const auto& p : m_parts)
+            if (const T* t = dynamic_cast<const T*>(p.get()))
+                return t;
+        return nullptr;
+    }
+
+private:
+    std::optional<std::string> excludedBy(const std::string& prefix) const;
+
     std::vector<Source> m_sources;
-    QJsonObject m_mlx;
-    QJsonObject m_dynamic;
-    QJsonObject m_ctGroups;
-    std::string m_ctSource;
-    std::string m_ctFormat;
+    std::vector<Source> m_fallbacks; // appended to m_sources once every row has read
+    std::vector<std::shared_ptr<const ConfigPart>> m_parts;
 };
 
 // The tensors sharing one module prefix ("model.layers.0.mlp.down_proj").

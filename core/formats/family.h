@@ -29,6 +29,7 @@ struct LogicalWeight;
 namespace detect {
 class Context;
 struct Group;
+class QuantConfig;
 } // namespace detect
 
 // The context of the names FamilyRow::displayName gives: the widgets translate them in it.
@@ -53,6 +54,9 @@ struct FamilyRow {
     const char* (*displayName)(const FormatInfo& format) = nullptr;
 
     // ---- Detection (formats/detect.cpp asks the rows in table order; formats/detectutil.h) ----
+    // Adds the parts of the quantization config only this family defines (its sources, its
+    // ConfigPart: GPTQModel's `dynamic`, MLX's per-module entries, compressed-tensors' groups).
+    void (*readConfig)(const Checkpoint& ckpt, detect::QuantConfig& config) = nullptr;
     // Claims every tensor of a checkpoint whose container the family owns (GGUF); false
     // for any other container.
     bool (*detectCheckpoint)(detect::Context& cx) = nullptr;
@@ -62,6 +66,12 @@ struct FamilyRow {
     // Runs once every weight is detected, for notes that need them all (GPTQ: v1 and v2
     // symmetric zeros mixed across weights).
     void (*detectAcross)(std::vector<LogicalWeight>& weights) = nullptr;
+    // Member names with a dot of their own ("weight.absmax"): a tensor name splits into module
+    // prefix and member before one of them rather than at its last dot.
+    std::span<const std::string_view> dottedMembers = {};
+    // Member names of the family's quantized weights: a tensor no row claims that is named so is
+    // noted as a stray member.
+    std::span<const std::string_view> memberNames = {};
 
     // --- verify, group scales, the layout report (analysis/verify.cpp, analysis/groupscales.cpp, report/) ---
     // The format checks of one of the family's formats; nullptr when the format has none

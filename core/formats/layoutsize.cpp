@@ -5,6 +5,8 @@
 #include "container/dtype.h"
 #include "formats/formatid.h"
 
+#include <algorithm>
+
 namespace qs {
 
 const GgmlTypeInfo* ggmlTypeOfSpec(const LayoutSpec& spec)
@@ -56,6 +58,36 @@ const LayoutTensor* findTensor(const LayoutSpec& spec, std::string_view role)
         if (t.role == role)
             return &t;
     return nullptr;
+}
+
+std::string layoutRefusal(const LayoutSpec& spec, const LayoutParams& p)
+{
+    if (spec.container != LayoutContainer::Gguf && !spec.bitWidths.empty()
+        && std::find(spec.bitWidths.begin(), spec.bitWidths.end(), p.bits) == spec.bitWidths.end()) {
+        std::string list;
+        for (int b : spec.bitWidths)
+            list += (list.empty() ? "" : ", ") + std::to_string(b);
+        return std::to_string(p.bits) + " bits not supported (supported: " + list + ")";
+    }
+    if (spec.refuses)
+        if (std::string why = spec.refuses(p); !why.empty())
+            return why;
+    for (const LayoutTensor& t : spec.tensors)
+        if (!t.optional && t.shape && shapeProduct(t.shape(p), t.role) == 0)
+            return t.role + " has no elements at K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N);
+    if (!spec.locate)
+        return {};
+    // The last element must lie inside its tensor: catches K or N that the packing cannot hold.
+    const ElementLocation e = spec.locate(p, p.N - 1, p.K - 1);
+    const LayoutTensor* t = findTensor(spec, e.tensor);
+    if (!t || !t->shape)
+        return "locate() names a tensor without a fixed shape";
+    const uint64_t bytes = tensorBytes(spec, *t, p);
+    for (int i = 0; i < e.pieceCount; ++i)
+        if (ceilDiv(e.pieces[i].word * e.wordBits + e.pieces[i].bit + e.pieces[i].width, 8) > bytes)
+            return "K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N) + " do not fit the packing ("
+                + spec.padding + ")";
+    return {};
 }
 
 } // namespace qs

@@ -19,5 +19,10 @@ uint64_t shapeProduct(const std::vector<uint64_t>& shape, const std::string& wha
 // `dtype` when one is given (a tensor a variant stores in another dtype: bnb's nested absmax codes).
 uint64_t tensorBytes(const LayoutSpec& spec, const LayoutTensor& t, const LayoutParams& p, std::string_view dtype = {});
 const LayoutTensor* findTensor(const LayoutSpec& spec, std::string_view role);
+// Why `spec` cannot lay out an [N, K] weight at `p`, empty when it can: a code width it does not
+// list, the spec's own refuses() (its padding rule), a tensor without elements, or a last element
+// that falls outside its tensor. The one judge of a layout's parameters: the budget table leaves
+// out a row it refuses, the layout report refuses to describe them.
+std::string layoutRefusal(const LayoutSpec& spec, const LayoutParams& p);
 
 } // namespace qs

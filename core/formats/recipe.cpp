@@ -1,13 +1,12 @@
 // The recipe rules of the safetensors families, read from the quantization config that
-// detection merges (formats/detectutil.h): bits and group size, GPTQModel `dynamic`, MLX
-// per-module entries, compressed-tensors config groups and ignore lists, modules_to_not_convert.
+// detection merges (formats/detectutil.h): bits and group size, and each module's entry
+// (the exclusion lists, and the families' own parts: GPTQModel `dynamic`, MLX per-module
+// entries, compressed-tensors config groups and ignore lists).
 #include "formats/recipe.h"
 
 #include "container/checkpoint.h"
 #include "formats/detectutil.h"
 #include "formats/formatid.h"
-
-#include <QJsonDocument>
 
 #include <map>
 #include <tuple>
@@ -90,11 +89,6 @@ bool configRecipeNominal(const Checkpoint& ckpt, RecipeNominal& out)
     return true;
 }
 
-std::string compactJson(const QJsonObject& o)
-{
-    return QJsonDocument(o).toJson(QJsonDocument::Compact).toStdString();
-}
-
 RecipeVerdict configRecipeJudgeOne(const detect::QuantConfig& cfg, const RecipeNominal& n, const LogicalWeight& w)
 {
     if (configRecipeMatches(n, w))
@@ -104,24 +98,8 @@ RecipeVerdict configRecipeJudgeOne(const detect::QuantConfig& cfg, const RecipeN
     // layer's prefix says of the layer's linear weights.
     if (!quantized && w.shape.size() < 2)
         return {RecipeKind::KeptFloat, "1-D tensor: only linear weights are quantized"};
-    if (const auto d = cfg.dynamicFor(w.name)) {
-        if (d->skip)
-            return {RecipeKind::Excluded, "dynamic[" + d->key + "] skips this module"};
-        return {RecipeKind::Override, "dynamic[" + d->key + "]: " + compactJson(d->overrides)};
-    }
-    if (const auto e = cfg.excludedBy(w.name))
-        return {RecipeKind::Excluded, *e};
-    const QJsonValue mlx = cfg.mlxModule(w.name);
-    if (mlx.isBool() && !mlx.toBool())
-        return {RecipeKind::Excluded, "config.json quantization[" + w.name + "] = false"};
-    if (mlx.isObject())
-        return {RecipeKind::Override, "config.json quantization[" + w.name + "]: " + compactJson(mlx.toObject())};
-    if (cfg.hasCtGroups()) {
-        if (const auto g = cfg.ctGroupFor(w.name); g && quantized)
-            return {RecipeKind::Override, cfg.ctSource() + ": config_groups." + g->first + " targets this module"};
-        if (!quantized && !cfg.ctGroupFor(w.name))
-            return {RecipeKind::Excluded, cfg.ctSource() + ": no config group targets this module"};
-    }
+    if (auto e = cfg.moduleEntry(w.name, quantized))
+        return {e->excluded ? RecipeKind::Excluded : RecipeKind::Override, std::move(e->reason)};
     if (!quantized) {
         if (n.groupSize > 0 && w.inFeatures() % uint64_t(n.groupSize) != 0)
             return {RecipeKind::KeptFloat,

@@ -161,6 +161,10 @@ struct PlaygroundBlockFormat {
     // Set when the block scales can be stored nested (bitsandbytes double quant): whether a
     // stored weight's are.
     bool (*nestedOf)(const LogicalWeight& weight) = nullptr;
+    // What the format's tool quantizes in place of the values as given, changed in place
+    // (bitsandbytes: the model's f16 weight); nullptr: the values themselves. The Playground's
+    // error stays against the values as given.
+    void (*toolInput)(std::vector<float>& values) = nullptr;
 };
 
 // What `quantize` wrote for a block of rows of a PlaygroundBlockFormat, decoded by the family:

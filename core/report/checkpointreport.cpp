@@ -298,8 +298,10 @@ void appendLargestWeights(Document& doc, const Checkpoint& ckpt, const Checkpoin
         doc.sections.push_back(std::move(figs));
 }
 
-// The chapter of every format with a layout spec, at its largest weight's shape.
-void appendFormatChapters(Document& doc, const WeightsByFormat& byFormat, const Progress& control)
+// The chapter of every format with a layout spec, at its largest weight's shape, its spec
+// checked against the bytes that weight stores.
+void appendFormatChapters(Document& doc, const Checkpoint& ckpt, const WeightsByFormat& byFormat,
+                          const Progress& control)
 {
     for (const std::string& f : byFormat.order) {
         control.check();
@@ -310,7 +312,8 @@ void appendFormatChapters(Document& doc, const WeightsByFormat& byFormat, const 
             *std::max_element(byFormat.weights.at(f).begin(), byFormat.weights.at(f).end(),
                               [](auto* a, auto* b) { return a->elementCount() < b->elementCount(); });
         try {
-            appendFormatChapter(doc, *spec, layoutParams(*big), control);
+            const StoredWeight stored{&ckpt, big};
+            appendFormatChapter(doc, *spec, layoutParams(*big), control, &stored);
         } catch (const Cancelled&) {
             throw;
         } catch (const Error& e) {
@@ -360,7 +363,7 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     doc.sections.push_back(budgetSection(byFormat));
     control.check();
     appendLargestWeights(doc, ckpt, opt, weights, so, errorHist, progress);
-    appendFormatChapters(doc, byFormat, control);
+    appendFormatChapters(doc, ckpt, byFormat, control);
     control(1, 1);
     return doc;
 }

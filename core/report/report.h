@@ -147,12 +147,19 @@ BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool 
 // Default parameters for a format: its first bit width, group 128 when it has groups,
 // K = N = 4096 (rounded to what the format needs).
 LayoutParams defaultParams(const LayoutSpec& spec);
-// Throws qs::Error when the params do not fit the spec (unsupported bits, K or N not a
-// multiple of what the format packs).
+// Throws qs::Error when K or N is outside 1 .. 2^31 or the spec refuses the params
+// (formats/layoutsize.h: layoutRefusal).
 void checkParams(const LayoutSpec& spec, const LayoutParams& p);
 
-// Appends the format's chapter (and its two figures) to `doc`.
-void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Progress& control);
+// A checkpoint's weight of the chapter's format, evaluated at its parameters.
+struct StoredWeight {
+    const Checkpoint* ckpt = nullptr;
+    const LogicalWeight* weight = nullptr;
+};
+// Appends the format's chapter (and its two figures) to `doc`. With `stored`, the chapter also
+// checks the spec's tensors against the bytes that weight stores, "agrees" or "DISAGREES" a tensor.
+void appendFormatChapter(Document& doc, const LayoutSpec& spec, const LayoutParams& p, const Progress& control,
+                         const StoredWeight* stored = nullptr);
 Document formatReport(const LayoutSpec& spec, const LayoutParams& p, const Progress& control = {});
 
 struct CheckpointOptions {

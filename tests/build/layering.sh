@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The layering ARCHITECTURE.md draws, checked on the sources:
 # - outside core/formats/ no file includes a family folder's header (core/formats/<family>/) or
-#   names `FormatFamily::`: generic code reaches a family through its row in the family table;
+#   names `FormatFamily::` or `RequantizeRule::`: generic code reaches a family through its row in
+#   the family table (a format's round trip: hasRequantizer, requantizerTakesShape);
 # - no include runs upward: base < remote < container < formats < analysis < report (core/) < widgets < app,
 #   each folder including only those before it (so core includes nothing of widgets or app).
 # Each include is resolved as the compiler does (the including file's folder, then core/, then
@@ -71,14 +72,17 @@ while IFS= read -r file; do
   done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/p' "$file")
 done < <(find core widgets app -name '*.cpp' -o -name '*.h' | sort)
 
-family_refs=$(grep -rn --include='*.cpp' --include='*.h' 'FormatFamily::' core widgets app | grep -v '^core/formats/' || true)
-if [ -n "$family_refs" ]; then
-  while IFS= read -r line; do failures+=("FormatFamily:: outside core/formats: $line"); done <<< "$family_refs"
-fi
+for name in FormatFamily RequantizeRule; do
+  family_refs=$(grep -rn --include='*.cpp' --include='*.h' "$name::" core widgets app | grep -v '^core/formats/' || true)
+  if [ -n "$family_refs" ]; then
+    while IFS= read -r line; do failures+=("$name:: outside core/formats: $line"); done <<< "$family_refs"
+  fi
+done
 
 blind=()
 [ "$seen_family" = 1 ] || blind+=("no include of a family header found even inside core/formats")
 grep -q 'FormatFamily::' core/formats/family.h || blind+=("the pattern no longer finds FormatFamily:: in core/formats/family.h")
+grep -q 'RequantizeRule::' core/formats/formatid.h || blind+=("the pattern no longer finds RequantizeRule:: in core/formats/formatid.h")
 for i in 1 2 3 4 5 6 7; do
   [ -n "${seen_layer_down[$i]:-}" ] || blind+=("no include from ${layers[$i]} into an earlier layer resolved")
 done
@@ -102,4 +106,4 @@ if [ ${#remaining[@]} -gt 0 ]; then
   echo "${#remaining[@]} layering violations"
   exit 1
 fi
-echo "layering holds: $seen_down downward includes resolved, no family header or FormatFamily:: outside core/formats (${#allowed[@]} allowed)"
+echo "layering holds: $seen_down downward includes resolved, no family header, FormatFamily:: or RequantizeRule:: outside core/formats (${#allowed[@]} allowed)"

@@ -78,6 +78,17 @@ const char* bnbDisplayName(const FormatInfo& format)
                                    : QT_TRANSLATE_NOOP("qs::FamilyName", "bitsandbytes 4-bit");
 }
 
+// bitsandbytes' member names with a dot of their own, and those noted as stray.
+constexpr std::string_view kBnbDottedMembers[] = {
+    "weight.quant_state.bitsandbytes__nf4",
+    "weight.quant_state.bitsandbytes__fp4",
+    "weight.nested_quant_map",
+    "weight.nested_absmax",
+    "weight.quant_map",
+    "weight.absmax",
+};
+constexpr std::string_view kBnbMembers[] = {"SCB", "weight.absmax", "weight.quant_map"};
+
 } // namespace
 
 const FamilyRow& bnbFamily()
@@ -86,6 +97,8 @@ const FamilyRow& bnbFamily()
         FamilyRow r{FormatFamily::Bitsandbytes, "bnb", registerBnbLayouts, bnbDequant, bnbCodes};
         // detection
         r.detectGroup = detect::bnbGroup;
+        r.dottedMembers = kBnbDottedMembers;
+        r.memberNames = kBnbMembers;
         r.targets = &bnbTargets();
         r.displayName = bnbDisplayName;
         // verify and group scales

@@ -4,7 +4,6 @@
 
 #include "formats/formatid.h"
 #include "formats/target.h"
-#include "base/half.h"
 #include "formats/bnb/quantize_bnb.h"
 
 #include <cstring>
@@ -23,8 +22,7 @@ Requantizer bnb4Requantizer(const FormatInfo& format, const RequantizeSpec&, uin
         const uint64_t n = rows * K;
         static thread_local std::vector<float> half;
         half.resize(size_t(n));
-        for (uint64_t i = 0; i < n; ++i)
-            half[i] = halfToFloat(floatToHalf(w[i]));
+        roundToModelHalf(w, half.data(), n);
         const std::vector<float> d =
             dequantizeBnb4(quantizeBnb4(half.data(), n, type, 64, false, std::nullopt, false), type);
         std::memcpy(q, d.data(), size_t(n) * 4);

@@ -169,11 +169,16 @@ bool bnbStoredNested(const LogicalWeight& w)
     return w.member("nested_absmax") >= 0;
 }
 
+void bnbToolInput(std::vector<float>& values)
+{
+    roundToModelHalf(values.data(), values.data(), values.size());
+}
+
 void bnbPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
 {
     const std::vector<uint32_t> sizes(std::begin(kBnbBlocksizes), std::end(kBnbBlocksizes));
     for (const char* id : {"bnb-nf4", "bnb-fp4"})
-        out.push_back({findFormat(id), 64, sizes, bnbStoredNested});
+        out.push_back({findFormat(id), 64, sizes, bnbStoredNested, bnbToolInput});
 }
 
 // The tensor named `suffix`, or with `prefix` the first whose name starts with it.

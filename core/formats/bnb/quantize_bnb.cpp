@@ -1,6 +1,7 @@
 #include "formats/bnb/quantize_bnb.h"
 
 #include "base/error.h"
+#include "base/half.h"
 #include "base/intmath.h"
 #include "base/parallel.h"
 
@@ -235,6 +236,12 @@ std::vector<float> dequantizeBnb4(const Bnb4Quantized& q, Bnb4Type type)
         out[e] = table[c] * q.absmax[e / q.blocksize];
     }
     return out;
+}
+
+void roundToModelHalf(const float* in, float* out, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; ++i)
+        out[i] = halfToFloat(floatToHalf(in[i]));
 }
 
 } // namespace qs

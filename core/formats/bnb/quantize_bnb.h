@@ -35,6 +35,10 @@ struct Bnb4Quantized {
     float nestedOffset = 0; // nested: mean of the block absmax
 };
 
+// bitsandbytes quantizes the model's f16 weight: out[i] = in[i] rounded to f16 (in == out
+// allowed). The reference round trip and the Playground quantize these values, not the input.
+void roundToModelHalf(const float* in, float* out, uint64_t n);
+
 // Quantizes n flattened weights. `offset` replaces the computed mean of the block absmax
 // for the nested step (torch's float32 summation order is not reproduced here; pass the
 // file's nested_offset to requantize bit for bit).

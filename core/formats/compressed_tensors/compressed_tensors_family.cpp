@@ -75,6 +75,10 @@ const char* ctDisplayName(const FormatInfo&)
     return QT_TRANSLATE_NOOP("qs::FamilyName", "compressed-tensors");
 }
 
+// The members detection notes as stray on a tensor no row claimed.
+constexpr std::string_view kCtMembers[] = {"weight_scale", "weight_zero_point", "weight_packed", "weight_shape",
+                                           "weight_scale_inv"};
+
 } // namespace
 
 const FamilyRow& compressedTensorsFamily()
@@ -83,7 +87,9 @@ const FamilyRow& compressedTensorsFamily()
         FamilyRow r{FormatFamily::CompressedTensors, "compressed_tensors", registerCompressedTensorsLayouts, ctDequant,
                     ctCodes};
         // detection
+        r.readConfig = detect::ctReadConfig;
         r.detectGroup = detect::compressedTensorsGroup;
+        r.memberNames = kCtMembers;
         r.targets = &compressedTensorsTargets();
         r.displayName = ctDisplayName;
         // verify and group scales

@@ -74,8 +74,11 @@ GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufSc
 namespace detect {
 class Context;
 struct Group;
-// Detection (ct_detect.cpp), reached through the family row (formats/family.h).
+class QuantConfig;
+// Detection (ct_detect.cpp), reached through the family row (formats/family.h), and the
+// config's config_groups and ignore list it reads.
 bool compressedTensorsGroup(Context& cx, const Group& group);
+void ctReadConfig(const Checkpoint& ckpt, QuantConfig& cfg);
 } // namespace detect
 
 } // namespace qs

@@ -8,10 +8,94 @@
 #include "formats/detectutil.h"
 #include "formats/gptq/gptq.h"
 
+#include <QJsonArray>
+
 #include <algorithm>
 
 namespace qs::detect {
 namespace {
+
+// compressed-tensors' parts of the config: `config_groups` (the first source holding them),
+// each group's `targets` naming the modules it quantizes, and the `ignore` list.
+class CtConfig final : public ConfigPart {
+public:
+    struct GroupHit {
+        std::string name; // the config_groups key
+        QJsonObject group;
+    };
+
+    CtConfig(const QuantConfig& cfg, QJsonObject groups, std::string source, std::string format)
+        : m_groups(std::move(groups))
+        , m_source(std::move(source))
+        , m_format(std::move(format))
+    {
+        for (const auto& s : cfg.sources())
+            if (const QJsonArray ignore = s.obj.value(QStringLiteral("ignore")).toArray(); !ignore.isEmpty())
+                m_ignore.push_back({s.name, ignore});
+    }
+    bool empty() const { return m_groups.isEmpty() && m_ignore.empty(); }
+
+    // The group whose targets match `prefix`: regex targets ("re:...", matched from the start)
+    // and exact names before class names ("Linear").
+    std::optional<GroupHit> groupFor(const std::string& prefix) const
+    {
+        const QString name = QString::fromStdString(prefix);
+        std::optional<GroupHit> byClass;
+        for (auto it = m_groups.begin(); it != m_groups.end(); ++it) {
+            const QJsonObject g = it.value().toObject();
+            for (const QJsonValue t : g.value(QStringLiteral("targets")).toArray()) {
+                const QString s = t.toString();
+                if (s.startsWith(QLatin1String("re:")) ? matchesFromStart(s.mid(3), name) : s == name)
+                    return GroupHit{it.key().toStdString(), g};
+                if (!byClass && !s.isEmpty() && s.at(0).isUpper() && !s.contains(QLatin1Char('.')))
+                    byClass = GroupHit{it.key().toStdString(), g};
+            }
+        }
+        return byClass;
+    }
+    const std::string& source() const { return m_source; } // where config_groups was found
+    const std::string& format() const { return m_format; } // the config's "format"
+
+    // The ignore list: exact names and "re:" patterns.
+    std::optional<std::string> excludedBy(const std::string& prefix) const override
+    {
+        const QString name = QString::fromStdString(prefix);
+        for (const auto& [source, ignore] : m_ignore)
+            for (const QJsonValue e : ignore) {
+                const QString entry = e.toString();
+                if (entry.isEmpty())
+                    continue;
+                if (entry.startsWith(QLatin1String("re:")) ? matchesFromStart(entry.mid(3), name) : entry == name)
+                    return source + ": ignore lists " + entry.toStdString();
+            }
+        return std::nullopt;
+    }
+
+    EntryOrder entryOrder() const override { return EntryOrder::Last; }
+    std::optional<ModuleEntry> moduleEntry(const std::string& prefix, bool quantized) const override
+    {
+        if (m_groups.isEmpty())
+            return std::nullopt;
+        const auto g = groupFor(prefix);
+        if (g && quantized)
+            return ModuleEntry{false, m_source + ": config_groups." + g->name + " targets this module"};
+        if (!quantized && !g)
+            return ModuleEntry{true, m_source + ": no config group targets this module"};
+        return std::nullopt;
+    }
+
+private:
+    QJsonObject m_groups;
+    std::string m_source;
+    std::string m_format;
+    std::vector<std::pair<std::string, QJsonArray>> m_ignore;
+};
+
+std::optional<CtConfig::GroupHit> ctGroupFor(const Context& cx, const std::string& prefix)
+{
+    const CtConfig* ct = cx.config().part<CtConfig>();
+    return ct ? ct->groupFor(prefix) : std::nullopt;
+}
 
 // Words of `perWord` codes each that hold `codes` codes. 0 when not even one code fits a
 // word (a sub-byte dtype such as F4 under a wider num_bits), so only an empty tensor matches.
@@ -36,14 +120,15 @@ bool detectCtPacked(Context& cx, const Group& g)
     cx.add(w, "weight_g_idx", g.find("weight_g_idx"));
     cx.add(w, "weight_global_scale", g.find("weight_global_scale"));
     cx.add(w, "input_global_scale", g.find("input_global_scale"));
-    const auto grp = cx.config().ctGroupFor(g.prefix);
+    const auto grp = ctGroupFor(cx, g.prefix);
     QJsonObject wcfg;
     if (grp) {
-        wcfg = grp->second.value(QStringLiteral("weights")).toObject();
-        w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: config_groups.%2 targets this module"),
-                              {cx.config().ctSource(), grp->first}});
-        const std::string fmt = grp->second.value(QStringLiteral("format")).toString().toStdString();
-        w.params[QT_TRANSLATE_NOOP("qs::Message", "ct_format")] = fmt.empty() ? cx.config().ctFormat() : fmt;
+        const CtConfig& ct = *cx.config().part<CtConfig>();
+        wcfg = grp->group.value(QStringLiteral("weights")).toObject();
+        w.evidence.push_back(
+            {QT_TRANSLATE_NOOP("qs::Message", "%1: config_groups.%2 targets this module"), {ct.source(), grp->name}});
+        const std::string fmt = grp->group.value(QStringLiteral("format")).toString().toStdString();
+        w.params[QT_TRANSLATE_NOOP("qs::Message", "ct_format")] = fmt.empty() ? ct.format() : fmt;
     }
     uint64_t N = p.shape[0], K = 0;
     if (ishape >= 0) {
@@ -212,9 +297,9 @@ bool detectScaledWeight(Context& cx, const Group& g)
         return false;
     }
     w.bits = 8;
-    if (const auto grp = cx.config().ctGroupFor(g.prefix))
+    if (const auto grp = ctGroupFor(cx, g.prefix))
         if (const auto nb =
-                jsonInt(grp->second.value(QStringLiteral("weights")).toObject().value(QStringLiteral("num_bits"))))
+                jsonInt(grp->group.value(QStringLiteral("weights")).toObject().value(QStringLiteral("num_bits"))))
             w.bits = static_cast<int>(*nb);
     cx.finish(std::move(w));
     return true;
@@ -225,6 +310,22 @@ bool detectScaledWeight(Context& cx, const Group& g)
 bool compressedTensorsGroup(Context& cx, const Group& g)
 {
     return detectCtPacked(cx, g) || detectScaledWeight(cx, g);
+}
+
+void ctReadConfig(const Checkpoint&, QuantConfig& cfg)
+{
+    QJsonObject groups;
+    std::string source, format;
+    for (const auto& s : cfg.sources())
+        if (const QJsonValue g = s.obj.value(QStringLiteral("config_groups")); g.isObject()) {
+            groups = g.toObject();
+            source = s.name;
+            format = s.obj.value(QStringLiteral("format")).toString().toStdString();
+            break;
+        }
+    auto part = std::make_shared<CtConfig>(cfg, std::move(groups), std::move(source), std::move(format));
+    if (!part->empty())
+        cfg.addPart(std::move(part));
 }
 
 } // namespace qs::detect

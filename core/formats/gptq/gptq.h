@@ -212,8 +212,11 @@ std::vector<ProbeCheck> packedProbe(const ProbeInput& in);
 namespace detect {
 class Context;
 struct Group;
+class QuantConfig;
 // Detection (gptq_detect.cpp), reached through the family row (formats/family.h).
 bool gptqGroup(Context& cx, const Group& group);
+// AutoGPTQ's __metadata__ keys and GPTQModel's `dynamic` rules (gptq_config.cpp).
+void gptqReadConfig(const Checkpoint& ckpt, QuantConfig& cfg);
 void gptqAcrossWeights(std::vector<LogicalWeight>& weights);
 // Reads a g_idx member (GPTQ, compressed-tensors actorder): sets w.actOrder, with evidence
 // and notes on entries that are no group index and on disagreement with desc_act.

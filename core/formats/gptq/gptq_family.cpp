@@ -84,6 +84,9 @@ void packedElementValues(const WeightData& data, uint64_t row, uint64_t col, Ele
     v.zero = p.zeros == ZeroConvention::FloatBias ? p.biasAt(v.group, row) : p.zeroAt(v.group, row);
 }
 
+// The members detection notes as stray on a tensor no row claimed.
+constexpr std::string_view kGptqMembers[] = {"qweight", "qzeros", "scales", "g_idx"};
+
 } // namespace
 
 const FamilyRow& gptqFamily()
@@ -91,7 +94,9 @@ const FamilyRow& gptqFamily()
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Gptq, "gptq", registerGptqAwqLayouts, gptqFamilyDequant, gptqFamilyCodes};
         // detection
+        r.readConfig = detect::gptqReadConfig;
         r.detectGroup = detect::gptqGroup;
+        r.memberNames = kGptqMembers;
         r.detectAcross = detect::gptqAcrossWeights;
         r.targets = &gptqTargets();
         r.displayName = gptqDisplayName;

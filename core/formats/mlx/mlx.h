@@ -56,8 +56,11 @@ GroupScales mlxGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufS
 namespace detect {
 class Context;
 struct Group;
-// Detection (mlx_detect.cpp), reached through the family row (formats/family.h).
+class QuantConfig;
+// Detection (mlx_detect.cpp), reached through the family row (formats/family.h), and the
+// config.json "quantization" entries it reads.
 bool mlxGroup(Context& cx, const Group& group);
+void mlxReadConfig(const Checkpoint& ckpt, QuantConfig& cfg);
 } // namespace detect
 
 } // namespace qs

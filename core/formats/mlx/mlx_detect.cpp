@@ -7,9 +7,67 @@
 #include "container/checkpoint.h"
 #include "formats/detectutil.h"
 
+#include <QJsonDocument>
+
 #include <algorithm>
 
 namespace qs::detect {
+namespace {
+
+// MLX's config: config.json "quantization" holds the global bits and group size and, keyed by
+// module path, a module's own entry (an object of overrides, or false: left unquantized).
+class MlxConfig final : public ConfigPart {
+public:
+    explicit MlxConfig(QJsonObject quantization)
+        : m_quantization(std::move(quantization))
+    {
+    }
+
+    std::optional<Hit> moduleValue(const std::string& prefix, std::initializer_list<const char*> keys) const override
+    {
+        const QJsonValue m = m_quantization.value(QString::fromStdString(prefix));
+        if (m.isObject())
+            for (const char* k : keys)
+                if (m.toObject().contains(QLatin1String(k)))
+                    return Hit{m.toObject().value(QLatin1String(k)), "config.json quantization[" + prefix + "]: " + k};
+        return std::nullopt;
+    }
+
+    bool skipsModule(const std::string& prefix) const override
+    {
+        const QJsonValue m = m_quantization.value(QString::fromStdString(prefix));
+        return m.isBool() && !m.toBool();
+    }
+
+    std::optional<ModuleEntry> moduleEntry(const std::string& prefix, bool) const override
+    {
+        const QJsonValue m = m_quantization.value(QString::fromStdString(prefix));
+        if (m.isBool() && !m.toBool())
+            return ModuleEntry{true, "config.json quantization[" + prefix + "] = false"};
+        if (m.isObject())
+            return ModuleEntry{false,
+                               "config.json quantization[" + prefix
+                                   + "]: " + QJsonDocument(m.toObject()).toJson(QJsonDocument::Compact).toStdString()};
+        return std::nullopt;
+    }
+
+    std::string method() const override { return "mlx"; }
+
+private:
+    QJsonObject m_quantization;
+};
+
+} // namespace
+
+void mlxReadConfig(const Checkpoint& ckpt, QuantConfig& cfg)
+{
+    const QJsonValue q = ckpt.config.value(QStringLiteral("quantization"));
+    if (!q.isObject())
+        return;
+    cfg.addSource("config.json quantization", q.toObject());
+    if (!q.toObject().isEmpty())
+        cfg.addPart(std::make_shared<MlxConfig>(q.toObject()));
+}
 
 bool mlxGroup(Context& cx, const Group& g)
 {

@@ -51,6 +51,9 @@ const char* mlxDisplayName(const FormatInfo&)
     return QT_TRANSLATE_NOOP("qs::FamilyName", "MLX");
 }
 
+// The members detection notes as stray on a tensor no row claimed.
+constexpr std::string_view kMlxMembers[] = {"scales", "biases"};
+
 } // namespace
 
 const FamilyRow& mlxFamily()
@@ -58,7 +61,9 @@ const FamilyRow& mlxFamily()
     static const FamilyRow row = [] {
         FamilyRow r{FormatFamily::Mlx, "mlx", registerMlxLayouts, mlxDequant, mlxCodes};
         // detection
+        r.readConfig = detect::mlxReadConfig;
         r.detectGroup = detect::mlxGroup;
+        r.memberNames = kMlxMembers;
         r.targets = &mlxTargets();
         r.displayName = mlxDisplayName;
         // verify and group scales

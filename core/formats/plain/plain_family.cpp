@@ -29,6 +29,9 @@ const char* plainDisplayName(const FormatInfo& format)
                                                 : QT_TRANSLATE_NOOP("qs::FamilyName", "integer");
 }
 
+// optimum-quanto's member names with a dot of their own (a named-only format).
+constexpr std::string_view kQuantoDottedMembers[] = {"weight._data", "weight._scale", "weight._shift"};
+
 } // namespace
 
 const FamilyRow& plainFamily()
@@ -37,6 +40,7 @@ const FamilyRow& plainFamily()
         FamilyRow r{FormatFamily::Plain, "plain", registerPlainLayouts, plainDequant, nullptr, &plainTargets()};
         // detection: the named-only formats; what no row claims stays a plain weight
         r.detectGroup = detect::namedOnlyGroup;
+        r.dottedMembers = kQuantoDottedMembers;
         r.displayName = plainDisplayName;
         return r;
     }();

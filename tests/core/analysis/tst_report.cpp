@@ -2,11 +2,15 @@
 // weight that the spec documents (facts written here by hand from ../shared/spec/*.md, not
 // taken from our output); the probes pass; cancel and bad parameters behave.
 #include "container/checkpoint.h"
+#include "container/safetensors.h"
 #include "formats/layoutspec.h"
+#include "formats/wordmap.h"
 #include "report/report.h"
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <atomic>
@@ -43,6 +47,15 @@ std::string cell(const Table* t, const std::string& key, size_t column)
         if (!row.empty() && row[0] == key && column < row.size())
             return row[column];
     return "<no row " + key + ">";
+}
+
+bool hasParagraph(const Document& d, const std::string& text)
+{
+    for (const Section& s : d.sections)
+        for (const Block& b : s.blocks)
+            if (b.kind == Block::Kind::Paragraph && b.text.find(text) != std::string::npos)
+                return true;
+    return false;
 }
 
 } // namespace
@@ -168,6 +181,65 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, formatReport(awq, {4096, 12, 4, 128})); // N not a multiple of 8
         QVERIFY_THROWS_EXCEPTION(Error, formatReport(*findLayoutSpec("gguf-q4_k"), {100, 4, 4, 0}));
         QVERIFY_THROWS_EXCEPTION(Error, formatReport(awq, {0, 8, 4, 128}));
+    }
+
+    // The report asks the spec which parameters it refuses (layoutRefusal, as the budget table
+    // does): AWQ's group size must divide K, though every element of K = 100 lies in its words.
+    void refusesWhatTheSpecRefuses()
+    {
+        try {
+            formatReport(*findLayoutSpec("awq-gemm"), {100, 8, 4, 64});
+            QFAIL("a group size that does not divide K was described");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("the group size must divide K") != std::string::npos, e.what());
+        }
+    }
+
+    // Each chapter of a checkpoint's report checks the spec's tensors against the bytes its largest
+    // weight stores: on a fixture every tensor the spec models agrees...
+    void storedBytesAgree()
+    {
+        const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")).toStdString());
+        const Document d = checkpointReport(*ckpt, CheckpointOptions{}, qs::Progress{});
+        const Table* t = tableWithHeader(d, "tensor", 1); // the first is the spec's own tensor table
+        QVERIFY(t);
+        QCOMPARE(t->header.back(), std::string("result"));
+        QCOMPARE(cell(t, "qweight", 5), std::string("agrees"));
+        QCOMPARE(cell(t, "scales", 5), std::string("agrees"));
+        QVERIFY(hasParagraph(d, "(agrees)."));
+        QVERIFY(!hasParagraph(d, "DISAGREES"));
+    }
+
+    // ...and a hand-made MLX weight whose biases hold twice the groups its scales do (detection
+    // notes it and keeps the weight) disagrees, and the chapter says so.
+    void storedBytesDisagree()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::vector<uint8_t> weight(8 * 8 * 4), scales(8 * 2 * 2), biases(8 * 4 * 2);
+        writeSafetensors(dir.filePath(QStringLiteral("model.safetensors")).toStdString(),
+                         {{"layer.weight", DType::U32, {8, 8}, weight},
+                          {"layer.scales", DType::F16, {8, 2}, scales},
+                          {"layer.biases", DType::F16, {8, 4}, biases}});
+        QFile config(dir.filePath(QStringLiteral("config.json")));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(R"({"quantization": {"bits": 4, "group_size": 32}})");
+        config.close();
+        const auto ckpt = openCheckpoint(dir.path().toStdString());
+        QCOMPARE(ckpt->weights.size(), size_t(1));
+        const LogicalWeight& w = ckpt->weights[0];
+        QCOMPARE(w.format, std::string("mlx-affine"));
+        Document d;
+        const StoredWeight stored{ckpt.get(), &w};
+        appendFormatChapter(d, *findLayoutSpec(w.format), layoutParams(w), qs::Progress{}, &stored);
+        const Table* t = tableWithHeader(d, "tensor", 1);
+        QVERIFY(t);
+        QCOMPARE(cell(t, "weight", 5), std::string("agrees"));
+        QCOMPARE(cell(t, "scales", 5), std::string("agrees"));
+        QCOMPARE(cell(t, "biases", 3), std::string("64"));
+        QCOMPARE(cell(t, "biases", 4), std::string("32"));
+        QCOMPARE(cell(t, "biases", 5), std::string("DISAGREES"));
+        QVERIFY(hasParagraph(d, "Stored 352 bytes; the spec gives 320 (DISAGREES)."));
     }
 
     void cancel()

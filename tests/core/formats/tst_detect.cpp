@@ -6,6 +6,8 @@
 #include "container/safetensors.h"
 #include "base/error.h"
 #include "formats/detect.h"
+#include "formats/detectutil.h"
+#include "formats/family.h"
 #include "formats/formatid.h"
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
@@ -342,6 +344,7 @@ private slots:
     void gptqLabelSaysV2ZerosSayV1();
     void gptqAsymmetricConstantZerosKeepTheLabel();
     void memoryCheckpointReadsSideTensors();
+    void configPartsFromRows();
     void gptq3BitV2Zeros();
     void gptqMislabeledBits();
     void configNumbersBeyondInt64();
@@ -637,6 +640,49 @@ void TestDetect::memoryCheckpointReadsSideTensors()
         QCOMPARE(mem->weights[i].shape, disk->weights[i].shape);
         QVERIFY2(mem->weights[i].notes.size() == disk->weights[i].notes.size(), allNotes(mem->weights[i]).c_str());
     }
+}
+
+// The quantization config knows no family: GPTQ's (__metadata__, `dynamic`), MLX's
+// (`quantization` entries) and compressed-tensors' (config_groups, ignore) parts reach it through
+// their rows' readConfig and answer through its generic questions, in the order they did when
+// the config read them itself.
+void TestDetect::configPartsFromRows()
+{
+    for (FormatFamily f : {FormatFamily::Gptq, FormatFamily::Mlx, FormatFamily::CompressedTensors})
+        QVERIFY(familyRow(f)->readConfig);
+    const QByteArray model = qstest::safetensorsHeader(R"({"__metadata__": {"gptq_bits": "2"}})");
+    const QByteArray config = R"({
+        "quantization": {"bits": 4, "group_size": 64, "m.off": false, "m.own": {"bits": 8}},
+        "quantization_config": {"quant_method": "gptq", "ignore": ["m.ign"],
+            "dynamic": {"-:m\\.skip": {}, "+:m\\.dyn": {"bits": 3}},
+            "config_groups": {"group_0": {"targets": ["re:m\\.ct.*"]}}}})";
+    const auto span = [](const QByteArray& b) {
+        return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(b.constData()), size_t(b.size()));
+    };
+    const auto ckpt = Checkpoint::readMemory({{"model.safetensors", span(model)}, {"config.json", span(config)}});
+    const detect::QuantConfig cfg(*ckpt);
+    QCOMPARE(cfg.method(), std::string("gptq"));
+    const auto where = [&](const char* module) {
+        const auto h = cfg.getFor(module, {"bits"});
+        return h ? h->describe() : std::string("<none>");
+    };
+    QCOMPARE(where("m.dyn"), std::string("dynamic[+:m\\.dyn]: bits=3"));
+    QCOMPARE(where("m.own"), std::string("config.json quantization[m.own]: bits=8"));
+    QCOMPARE(where("m.other"), std::string("config.json quantization: bits=4"));
+    QCOMPARE(cfg.sources().back().name, std::string("safetensors __metadata__ gptq_*")); // lowest priority
+    QVERIFY(cfg.skipsModule("m.off"));
+    QVERIFY(!cfg.skipsModule("m.skip")); // GPTQModel's skip is the recipe's, detection still reads the tensors
+    const auto entry = [&](const char* module, bool quantized) {
+        const auto e = cfg.moduleEntry(module, quantized);
+        return e ? (e->excluded ? "excluded: " : "override: ") + e->reason : std::string("<none>");
+    };
+    QCOMPARE(entry("m.skip", false), std::string("excluded: dynamic[-:m\\.skip] skips this module"));
+    QCOMPARE(entry("m.ign", false), std::string("excluded: config.json quantization_config: ignore lists m.ign"));
+    QCOMPARE(entry("m.off", false), std::string("excluded: config.json quantization[m.off] = false"));
+    QCOMPARE(entry("m.ct1", true),
+             std::string("override: config.json quantization_config: config_groups.group_0 targets this module"));
+    QCOMPARE(entry("m.plain", false),
+             std::string("excluded: config.json quantization_config: no config group targets this module"));
 }
 
 void TestDetect::gptq3BitV2Zeros()

@@ -316,6 +316,20 @@ private slots:
         QCOMPARE(size_t(found), res.quantized.size());
     }
 
+    // Detection splits a tensor name before a dotted member name a row gives (bnb's
+    // "weight.absmax"): none may end another, or the split would follow the table's order.
+    void dottedMembersAreUnambiguous()
+    {
+        std::vector<std::string_view> dotted;
+        for (const FamilyRow& r : familyRows())
+            dotted.insert(dotted.end(), r.dottedMembers.begin(), r.dottedMembers.end());
+        QVERIFY(dotted.size() >= 9);
+        for (std::string_view a : dotted)
+            for (std::string_view b : dotted)
+                QVERIFY2(!(b.size() > a.size() && b.ends_with(a) && b[b.size() - a.size() - 1] == '.'),
+                         (std::string(a) + " ends " + std::string(b)).c_str());
+    }
+
     // The Error view's "as" list comes from the rows: each preset names a format with a
     // reference quantizer, labels are distinct, and exactly one is the float weights' default.
     void requantizePresets()
@@ -326,7 +340,7 @@ private slots:
         int forFloat = 0;
         for (const RequantizePreset& p : presets) {
             const FormatInfo* f = resolveFormatId(p.spec.format);
-            QVERIFY2(f && f->requantize != RequantizeRule::None, p.label);
+            QVERIFY2(f && hasRequantizer(*f), p.label);
             QVERIFY2(labels.insert(p.label).second, p.label);
             forFloat += p.forFloat;
         }
