@@ -906,6 +906,24 @@ std::vector<std::pair<QString, int>> BitMapCanvas::fieldRuns(uint64_t row) const
 {
     // Each field once per run of its bytes; a block's first byte is announced by its number.
     std::vector<std::pair<QString, int>> runs;
+    if (m_map && m_blockBytes == 0) {
+        // A packed format: the elements of each word the row holds, as (row, first–last col).
+        const uint64_t wordBytes = std::max<uint64_t>(1, m_map->wordBits() / 8);
+        for (uint64_t word = row * kBytesPerRow / wordBytes;
+             word < (row + 1) * kBytesPerRow / wordBytes && word * wordBytes < m_codeBytes.size(); ++word) {
+            const auto& pieces = piecesOf(word);
+            if (pieces.empty())
+                continue;
+            const auto [lo, hi] = std::minmax_element(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+                return std::pair(a.row, a.col) < std::pair(b.row, b.col);
+            });
+            runs.emplace_back(lo->row == hi->row && lo->col != hi->col
+                                  ? QStringLiteral("(%1, %2–%3)").arg(lo->row).arg(lo->col).arg(hi->col)
+                                  : QStringLiteral("(%1, %2)").arg(lo->row).arg(lo->col),
+                              -1);
+        }
+        return runs;
+    }
     int lastField = -1;
     for (uint64_t i = 0; i < kBytesPerRow; ++i) {
         const uint64_t byte = row * kBytesPerRow + i;
