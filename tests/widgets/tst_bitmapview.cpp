@@ -468,16 +468,19 @@ void TestBitMapView::bytesCopyAsHex()
     const qs::TensorEntry* codes = codeTensor(f, QStringLiteral("qweight"));
     QVERIFY(codes);
     const std::span<const uint8_t> stored = f.ckpt->bytes(*codes);
-    // Column 10 of a 3-bit GPTQ word straddles bits 30..32: two words, so bytes 3 and 4 of row 2's words.
-    const qs::ElementLocation e = canvas->wordMap()->spec().locate(canvas->wordMap()->params(), 2, 10);
-    QCOMPARE(int(e.pieceCount), 2);
-    const uint64_t first = (e.pieces[0].word * 32 + e.pieces[0].bit) / 8;
-    const uint64_t last = (e.pieces[1].word * 32 + e.pieces[1].bit + e.pieces[1].width - 1) / 8;
-    f.context.setSelected({f.weight, 2, 10});
-    QCOMPARE(canvas->byteSelection(), std::optional(std::pair(std::min(first, last), std::max(first, last))));
-    QGuiApplication::clipboard()->clear();
-    QTest::keySequence(canvas, QKeySequence::Copy);
-    QCOMPARE(QGuiApplication::clipboard()->text(), hexBytes(stored, std::min(first, last), std::max(first, last)));
+    // Column 8 of a 3-bit GPTQ word holds bits 24..26: one byte. Column 10 straddles bits 30..32,
+    // whose high bit is in the next word of its column, a qweight row (N words) further on: its
+    // selection is the byte of its low bits.
+    for (const uint64_t col : {uint64_t(8), uint64_t(10)}) {
+        const qs::ElementLocation e = canvas->wordMap()->spec().locate(canvas->wordMap()->params(), 2, col);
+        QCOMPARE(int(e.pieceCount), col == 10 ? 2 : 1);
+        const uint64_t first = (e.pieces[0].word * 32 + e.pieces[0].bit) / 8;
+        f.context.setSelected({f.weight, 2, int64_t(col)});
+        QCOMPARE(canvas->byteSelection(), std::optional(std::pair(first, first)));
+        QGuiApplication::clipboard()->clear();
+        QTest::keySequence(canvas, QKeySequence::Copy);
+        QCOMPARE(QGuiApplication::clipboard()->text(), hexBytes(stored, first, first));
+    }
     // A range of bytes, copied as hex-editor lines (two rows).
     canvas->setByteSelection(14, 17);
     QTest::keySequence(canvas, QKeySequence::Copy);
@@ -524,6 +527,19 @@ void TestBitMapView::byteSelectionRoundTrip()
     QCoreApplication::sendEvent(canvas->viewport(), &move);
     QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, to);
     QCOMPARE(canvas->byteSelection(), std::optional(std::pair(uint64_t(3), uint64_t(18))));
+
+    // A Q5_0 code's high bit lies in qh, apart from its low bits in qs: the selection is the
+    // low bits' byte, not every byte between the two.
+    Fixture q5(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString(), QStringLiteral("real.q5_0"));
+    q5.view->setMode(BitMapMode::Bytes);
+    const qs::WordMap& q5map = *q5.view->canvas()->wordMap();
+    const qs::ElementLocation split = q5map.spec().locate(q5map.params(), 0, 20);
+    QCOMPARE(int(split.pieceCount), 2);
+    const uint64_t low = (split.pieces[0].word * split.wordBits + split.pieces[0].bit) / 8;
+    const uint64_t high = (split.pieces[1].word * split.wordBits + split.pieces[1].bit) / 8;
+    QVERIFY(low > high + 1);
+    q5.context.setSelected({q5.weight, 0, 20});
+    QCOMPARE(q5.view->canvas()->byteSelection(), std::optional(std::pair(low, low)));
 }
 
 // Logical order is a heatmap of codes on Theme::codeColor's scale (issue 33: tile hues made the

@@ -496,8 +496,8 @@ void BitMapCanvas::outlineElement(QPainter& p, uint64_t row, uint64_t col, const
     p.setPen(QPen(color, width));
     p.setBrush(Qt::NoBrush);
     if (m_mode == BitMapMode::Bytes) {
-        if (const auto bytes = elementBytes(row, col))
-            for (uint64_t b = bytes->first; b <= bytes->second; ++b)
+        for (const auto& [lo, hi] : pieceBytes(row, col))
+            for (uint64_t b = lo; b <= hi; ++b)
                 if (const auto c = byteCenter(b)) {
                     const int cw = hexCharWidth(), h = rowHeight();
                     p.drawRect(QRect(c->x() - 3 * cw / 2, c->y() - h / 2, 3 * cw, h - 1).translated(area.topLeft()));
@@ -821,17 +821,29 @@ std::array<QColor, 8> BitMapCanvas::byteFills(uint64_t byte) const
     return fills;
 }
 
+std::vector<std::pair<uint64_t, uint64_t>> BitMapCanvas::pieceBytes(uint64_t row, uint64_t col) const
+{
+    const qs::ElementLocation e = m_map->spec().locate(m_map->params(), row, col);
+    std::vector<std::pair<uint64_t, uint64_t>> out;
+    for (uint8_t i = 0; i < e.pieceCount; ++i) {
+        const uint64_t first = e.pieces[i].word * e.wordBits + e.pieces[i].bit;
+        out.emplace_back(first / 8, (first + e.pieces[i].width - 1) / 8);
+    }
+    return out;
+}
+
 std::optional<std::pair<uint64_t, uint64_t>> BitMapCanvas::elementBytes(uint64_t row, uint64_t col) const
 {
     if (!m_map || row >= m_map->params().N || col >= m_map->params().K || m_codeBytes.empty())
         return std::nullopt;
-    const qs::ElementLocation e = m_map->spec().locate(m_map->params(), row, col);
+    // The bytes of its pieces where they touch (a code straddling a word edge); a code whose
+    // high bits lie apart (Q5_0's qh) selects the bytes of its low bits only, not the ones between.
     std::optional<std::pair<uint64_t, uint64_t>> out;
-    for (uint8_t i = 0; i < e.pieceCount; ++i) {
-        const uint64_t first = e.pieces[i].word * e.wordBits + e.pieces[i].bit;
-        const uint64_t lo = first / 8, hi = (first + e.pieces[i].width - 1) / 8;
-        out = out ? std::pair(std::min(out->first, lo), std::max(out->second, hi)) : std::pair(lo, hi);
-    }
+    for (const auto& [lo, hi] : pieceBytes(row, col))
+        if (!out)
+            out = std::pair(lo, hi);
+        else if (lo <= out->second + 1 && hi + 1 >= out->first)
+            out = std::pair(std::min(out->first, lo), std::max(out->second, hi));
     if (out && out->first >= m_codeBytes.size())
         return std::nullopt;
     if (out)
@@ -924,18 +936,20 @@ std::vector<std::pair<QString, int>> BitMapCanvas::fieldRuns(uint64_t row) const
         }
         return runs;
     }
+    // A one-field block (a plain dtype's element) is named once a row, not once a block.
+    const bool oneField = m_map && m_map->spec().blockFields.size() == 1;
     int lastField = -1;
     for (uint64_t i = 0; i < kBytesPerRow; ++i) {
         const uint64_t byte = row * kBytesPerRow + i;
         if (!m_map || byte >= m_codeBytes.size())
             break;
         const qs::ByteContent c = qs::byteContent(*m_map, byte);
-        if (c.field < 0 || (c.field == lastField && !c.fieldStart)) {
+        if (c.field < 0 || (c.field == lastField && (!c.fieldStart || oneField))) {
             lastField = c.field;
             continue;
         }
         const qs::BlockField& field = m_map->spec().blockFields[size_t(c.field)];
-        if (c.fieldStart && field.byteOffset == 0)
+        if (c.fieldStart && field.byteOffset == 0 && !oneField)
             runs.emplace_back(tr("block %1").arg(c.block), -1);
         runs.emplace_back(QString::fromStdString(field.name), c.field);
         lastField = c.field;

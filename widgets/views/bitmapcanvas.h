@@ -194,6 +194,7 @@ private:
     QColor byteTint(int index) const;
     // The fill of each bit of byte `byte` (LSB first): its field's or its code's slot tint.
     std::array<QColor, 8> byteFills(uint64_t byte) const;
+    std::vector<std::pair<uint64_t, uint64_t>> pieceBytes(uint64_t row, uint64_t col) const; // first, last byte
     std::optional<std::pair<uint64_t, uint64_t>> elementBytes(uint64_t row, uint64_t col) const;
     void paintBytes(QPainter& p, const QRect& area, int visibleRows);
     void paintBytesFooter(QPainter& p, const QRect& area);
