@@ -800,24 +800,18 @@ int BitMapCanvas::fieldsX() const
     return asciiX() + (int(kBytesPerRow) + 2) * hexCharWidth();
 }
 
-QColor BitMapCanvas::byteTint(int index) const
-{
-    // Light tints of the element hues: the hex digits stay readable on them in either theme.
-    return mix(m_theme.background, m_theme.elementColor(index), m_theme.dark ? 0.5 : 0.42);
-}
-
 std::array<QColor, 8> BitMapCanvas::byteFills(uint64_t byte) const
 {
     std::array<QColor, 8> fills;
     fills.fill(mix(m_theme.background, m_theme.mutedText, 0.12)); // padding
     const qs::ByteContent content = qs::byteContent(*m_map, byte);
     if (content.field >= 0) {
-        fills.fill(byteTint(content.field));
+        fills.fill(m_theme.byteColor(content.field));
         return fills;
     }
     for (const qs::ByteCode& code : content.codes)
         for (int b = code.bit; b < code.bit + code.width && b < 8; ++b)
-            fills[size_t(b)] = byteTint(code.place);
+            fills[size_t(b)] = m_theme.byteColor(code.place);
     return fills;
 }
 
@@ -972,13 +966,13 @@ std::vector<ByteLegendEntry> BitMapCanvas::byteLegend() const
         return out;
     if (m_blockBytes > 0) {
         for (size_t i = 0; i < m_map->spec().blockFields.size(); ++i)
-            out.push_back({QString::fromStdString(m_map->spec().blockFields[i].name), byteTint(int(i))});
+            out.push_back({QString::fromStdString(m_map->spec().blockFields[i].name), m_theme.byteColor(int(i))});
         return out;
     }
     // A packed word: its codes by place (the slots), LSB first.
     const size_t places = m_map->piecesIn(0).size();
     for (size_t i = 0; i < places; ++i)
-        out.push_back({tr("slot %1").arg(i), byteTint(int(i))});
+        out.push_back({tr("slot %1").arg(i), m_theme.byteColor(int(i))});
     return out;
 }
 
@@ -1026,7 +1020,7 @@ void BitMapCanvas::paintBytes(QPainter& p, const QRect& area, int visibleRows)
         for (const auto& [name, field] : fieldRuns(row)) {
             const int w = uiMetrics.horizontalAdvance(name) + 8;
             if (field >= 0)
-                p.fillRect(QRect(x, y + 1, w, rh - 3), byteTint(field));
+                p.fillRect(QRect(x, y + 1, w, rh - 3), m_theme.byteColor(field));
             p.setPen(field >= 0 ? m_theme.text : m_theme.mutedText);
             p.drawText(QRect(x, y, w, rh), Qt::AlignCenter, name);
             x += w + cw / 2;

@@ -191,7 +191,6 @@ private:
     int hexX(int column) const; // left of column `column`'s hex digits, from the cells' left edge
     int asciiX() const;
     int fieldsX() const;
-    QColor byteTint(int index) const;
     // The fill of each bit of byte `byte` (LSB first): its field's or its code's slot tint.
     std::array<QColor, 8> byteFills(uint64_t byte) const;
     std::vector<std::pair<uint64_t, uint64_t>> pieceBytes(uint64_t row, uint64_t col) const; // first, last byte
