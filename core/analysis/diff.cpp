@@ -8,6 +8,7 @@
 #include "base/progress.h"
 #include "formats/detect.h"
 #include "formats/dequant.h"
+#include "formats/formatid.h"
 #include "base/shapetext.h"
 
 #include <omp.h>
@@ -80,12 +81,18 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
                         + shapeText(p.b->shape));
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     std::vector<DiffSums> parts(size_t(ceilDiv(N, rows)));
+    std::vector<double> maxB(parts.size(), 0.0);
     forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
                      [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
                          const uint64_t n = (r1 - r0) * K;
                          DiffLanes lanes;
                          scanDiff(x, y, n, r0 * K, lanes, opt.path);
                          parts[c] = mergeLanes(lanes);
+                         float m = 0;
+                         for (uint64_t i = 0; i < n; ++i)
+                             if (std::isfinite(y[i]))
+                                 m = std::max(m, std::fabs(y[i]));
+                         maxB[c] = m;
                      });
     DiffSums t;
     for (const DiffSums& s : parts) { // chunk order: the same sums for any thread count
@@ -124,11 +131,27 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
     d.cosine = t.aSq > 0 && t.bSq > 0 ? t.dot / (std::sqrt(t.aSq) * std::sqrt(t.bSq)) : (t.aSq == t.bSq ? 1.0 : 0.0);
     d.nonFinite = t.nonFinite;
     d.differing = t.differing;
-    d.pass = d.nonFinite == 0 && d.maxAbs <= opt.tolerance;
+    d.maxAbsB = maxB.empty() ? 0.0 : *std::max_element(maxB.begin(), maxB.end());
+    d.tolerance = opt.tolerance ? *opt.tolerance : automaticTolerance(*p.a, *p.b, d.maxAbsB);
+    d.pass = d.nonFinite == 0 && d.maxAbs <= d.tolerance;
     return d;
 }
 
 } // namespace
+
+double automaticTolerance(const LogicalWeight& a, const LogicalWeight& b, double maxAbsB)
+{
+    const FormatInfo* fa = findFormat(a.format);
+    const FormatInfo* fb = findFormat(b.format);
+    const bool qa = fa && fa->quantized, qb = fb && fb->quantized;
+    if (qa == qb)
+        return 0;
+    const LogicalWeight& q = qa ? a : b;
+    const int bits = q.bits > 0 ? q.bits : (qa ? fa : fb)->bits;
+    if (bits <= 0 || bits > 16)
+        return 0;
+    return 2.0 * maxAbsB / double((uint32_t(1) << bits) - 1);
+}
 
 bool DiffResult::passed() const
 {

@@ -251,10 +251,10 @@ void verifyCoverage(const Checkpoint& ckpt, VerifyReport& rep)
                        "no weight was checked: the checkpoint holds no tensors (metadata only, e.g. "
                        "a vocabulary file) of a format verify covers, so verify cannot vouch for anything"))
             : (covered ? QT_TRANSLATE_NOOP("qs::Message",
-                                           "no weight was checked: the checkpoint holds %1 tensors and no quantized "
+                                           "no weight was checked: the checkpoint holds tensors (%1) but no quantized "
                                            "weight, so verify cannot vouch for anything")
                        : QT_TRANSLATE_NOOP("qs::Message",
-                                           "no weight was checked: the checkpoint holds %1 tensors and no quantized "
+                                           "no weight was checked: the checkpoint holds tensors (%1) but no quantized "
                                            "weight of a format verify covers, so verify cannot vouch for anything"));
         rep.findings.push_back({ckpt.path, "nothing-checked", {what, {std::to_string(ckpt.tensors.size())}}});
     }

@@ -65,7 +65,7 @@ std::vector<BitLabel> BitMapCanvas::bitLabels() const
         return out;
     const QFontMetrics fm = fontMetrics();
     const int W = int(m_map->wordBits()), step = bitLabelStep(), gutter = gutterWidth();
-    const int right = viewport()->width();
+    const int right = m_figureWidth > 0 ? m_figureWidth : viewport()->width();
     for (uint64_t k = 0; k < m_wordsPerRow; ++k) {
         const int x0 = gutter + int(k) * wordWidth() - firstColPixels();
         int lastRight = INT_MIN;
@@ -261,6 +261,13 @@ int BitMapCanvas::firstColPixels() const
     return horizontalScrollBar()->value();
 }
 
+uint64_t BitMapCanvas::contentWidth() const
+{
+    return m_mode == BitMapMode::Bits ? m_wordsPerRow * uint64_t(wordWidth())
+        : m_mode == BitMapMode::Bytes ? uint64_t(fieldsX() + 40 * hexCharWidth())
+                                      : m_map->params().K * uint64_t(m_cell);
+}
+
 void BitMapCanvas::updateGeometry()
 {
     if (!m_map) {
@@ -289,9 +296,7 @@ void BitMapCanvas::updateGeometry()
     const uint64_t rows = rowCount();
     verticalScrollBar()->setRange(0, clampToInt(rows > uint64_t(visibleRows) ? rows - uint64_t(visibleRows) + 1 : 0));
     verticalScrollBar()->setPageStep(visibleRows);
-    const uint64_t contentWidth = m_mode == BitMapMode::Bits ? m_wordsPerRow * uint64_t(wordWidth())
-        : m_mode == BitMapMode::Bytes                        ? uint64_t(fieldsX() + 40 * hexCharWidth())
-                                                             : m_map->params().K * uint64_t(m_cell);
+    const uint64_t contentWidth = this->contentWidth();
     const int viewWidth = std::max(1, viewport()->width() - gutterWidth());
     horizontalScrollBar()->setRange(
         0, clampToInt(contentWidth > uint64_t(viewWidth) ? contentWidth - uint64_t(viewWidth) : 0));
@@ -1100,6 +1105,41 @@ void BitMapCanvas::paintLogicalFooter(QPainter& p, const QRect& area)
                Qt::AlignRight | Qt::AlignVCenter, QStringLiteral("0"));
     p.drawText(QRect(bar.right() + 6, top, 200, footer), Qt::AlignLeft | Qt::AlignVCenter,
                tr("%1 (largest code, %2 bits)").arg(QString::number(maxCode(), 'f', 0)).arg(m_codeBits));
+}
+
+QSize BitMapCanvas::figureSize(uint64_t rows) const
+{
+    if (!m_map)
+        return {};
+    // The bytes mode's legend and binary row, and the heatmap's colour scale, belong to the figure.
+    return QSize(clampToInt(uint64_t(gutterWidth()) + contentWidth()),
+                 clampToInt(uint64_t(headerHeight()) + std::min(rows, rowCount()) * uint64_t(rowHeight())
+                            + uint64_t(footerHeight())));
+}
+
+void BitMapCanvas::paintFigure(QPainter& painter, const QRect& area, uint64_t first)
+{
+    // paintContent draws from the scroll position: put it at `first` and the left edge for the
+    // figure, and back afterwards without a repaint or a scroll signal.
+    QScrollBar* vertical = verticalScrollBar();
+    QScrollBar* horizontal = horizontalScrollBar();
+    const QSignalBlocker blockV(vertical), blockH(horizontal);
+    const int v = vertical->value(), h = horizontal->value();
+    const int range = vertical->maximum();
+    vertical->setMaximum(std::max(range, clampToInt(first)));
+    vertical->setValue(clampToInt(first));
+    horizontal->setValue(0);
+    m_figureWidth = area.width(); // the header numbers every bit the figure shows, not only those in view
+    paintContent(painter, area);
+    m_figureWidth = 0;
+    vertical->setValue(v);
+    vertical->setMaximum(range);
+    horizontal->setValue(h);
+}
+
+uint64_t BitMapCanvas::shownRows() const
+{
+    return uint64_t(std::max(1, (viewport()->height() - headerHeight() - footerHeight()) / rowHeight()));
 }
 
 void BitMapCanvas::paintEvent(QPaintEvent*)
