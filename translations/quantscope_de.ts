@@ -230,6 +230,42 @@
 <context>
     <name>qsw::BitMapCanvas</name>
     <message>
+        <source>Offset</source>
+        <translation>Offset</translation>
+    </message>
+    <message>
+        <source>ASCII</source>
+        <translation>ASCII</translation>
+    </message>
+    <message>
+        <source>Fields</source>
+        <translation>Felder</translation>
+    </message>
+    <message>
+        <source>Copy as Hex</source>
+        <translation>Als Hex kopieren</translation>
+    </message>
+    <message>
+        <source>Copy as Hex-Editor Lines</source>
+        <translation>Als Hex-Editor-Zeilen kopieren</translation>
+    </message>
+    <message>
+        <source>slot %1</source>
+        <translation>Slot %1</translation>
+    </message>
+    <message>
+        <source>Legend</source>
+        <translation>Legende</translation>
+    </message>
+    <message>
+        <source>Code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>%1 (largest code, %2 bits)</source>
+        <translation>%1 (größter Code, %2 Bit)</translation>
+    </message>
+    <message>
         <location filename="../widgets/views/bitmapcanvas.cpp" line="138"/>
         <location filename="../widgets/views/bitmapcanvas.cpp" line="567"/>
         <source>word  ·  bit</source>
@@ -254,6 +290,30 @@
 </context>
 <context>
     <name>qsw::BitMapView</name>
+    <message>
+        <source> · stored bytes, 16 a row: file offsets 0x%1–0x%2 (bytes %3–%4 of %5)</source>
+        <translation> · gespeicherte Bytes, 16 pro Zeile: Datei-Offsets 0x%1–0x%2 (Bytes %3–%4 von %5)</translation>
+    </message>
+    <message>
+        <source>Bytes (hex)</source>
+        <translation>Bytes (hex)</translation>
+    </message>
+    <message>
+        <source>Stored words bit by bit, the stored bytes as a hex editor shows them, or the logical [out, in] matrix as a heatmap of codes</source>
+        <translation>Gespeicherte Wörter Bit für Bit, die gespeicherten Bytes wie in einem Hex-Editor oder die logische [out, in]-Matrix als Heatmap der Codes</translation>
+    </message>
+    <message>
+        <source>File offset</source>
+        <translation>Datei-Offset</translation>
+    </message>
+    <message>
+        <source>The code tensor&apos;s bytes as a hex editor shows them: file offsets, 16 bytes a row, their characters, and the block fields or a word&apos;s slots tinted behind the hex (the legend below names them; the Fields column names a row&apos;s fields). Click a byte to select its element, drag to select bytes; Ctrl+C copies the selection as hex, Ctrl+Shift+C as hex-editor lines. The selection&apos;s row is shown in binary below.</source>
+        <translation>Die Bytes des Code-Tensors wie in einem Hex-Editor: Datei-Offsets, 16 Bytes pro Zeile, ihre Zeichen und die Blockfelder oder die Slots eines Worts farbig hinter den Hex-Ziffern (die Legende unten benennt sie; die Spalte „Felder“ nennt die Felder einer Zeile). Ein Klick auf ein Byte wählt sein Element aus, Ziehen wählt Bytes aus; Strg+C kopiert die Auswahl als Hex, Strg+Umschalt+C als Hex-Editor-Zeilen. Die Zeile der Auswahl steht unten in Binärdarstellung.</translation>
+    </message>
+    <message>
+        <source>The logical [out, in] matrix, one cell per element, coloured by its stored code on the scale below. Hover a cell for its code and value; click to select it.</source>
+        <translation>Die logische [out, in]-Matrix, eine Zelle pro Element, gefärbt nach ihrem gespeicherten Code auf der Skala unten. Zeigen Sie auf eine Zelle für Code und Wert; klicken Sie, um sie auszuwählen.</translation>
+    </message>
     <message>
         <source>Fetching %1 of %2 from the server…</source>
         <translation>Lade %1 von %2 vom Server…</translation>
@@ -363,11 +423,6 @@
         <location filename="../widgets/views/bitmapview.cpp" line="48"/>
         <source>Logical matrix</source>
         <translation>Logische Matrix</translation>
-    </message>
-    <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="49"/>
-        <source>Stored words bit by bit, or the logical [out, in] matrix one code per cell</source>
-        <translation>Gespeicherte Wörter Bit für Bit oder die logische [out, in]-Matrix mit einem Code pro Zelle</translation>
     </message>
     <message>
         <location filename="../widgets/views/bitmapview.cpp" line="52"/>

@@ -78,6 +78,11 @@ QColor Theme::fieldColor(int field) const
     return mix(background, blockFormat, field % 3 == 0 ? 0.42 : field % 3 == 1 ? 0.26 : 0.56);
 }
 
+QColor Theme::byteColor(int index) const
+{
+    return mix(background, elementColor(index), dark ? 0.5 : 0.42);
+}
+
 QColor Theme::formatColor(qs::ColourRole role) const
 {
     switch (role) {

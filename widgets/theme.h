@@ -40,6 +40,9 @@ struct Theme {
     // A block struct's field (d, dmin, scales, ...; qs::BlockField index) where no element's
     // code lies: muted tints of the block colour, apart from the element hues.
     QColor fieldColor(int field) const;
+    // Behind hex digits (the Bit map's bytes mode): a block field's or a word slot's light tint of
+    // elementColor(index), distinct for every index and readable under text in either theme.
+    QColor byteColor(int index) const;
     // The colour of a format's colour role (qs::FormatInfo::colour), and of a registered
     // format id's role (mutedText when the id is not registered).
     QColor formatColor(qs::ColourRole role) const;

@@ -433,6 +433,28 @@ int blockFieldAt(const LayoutSpec& spec, uint64_t byte)
     return -1;
 }
 
+ByteContent byteContent(const WordMap& map, uint64_t byte)
+{
+    ByteContent out;
+    const LayoutSpec& spec = map.spec();
+    if (const uint32_t blockBytes = blockBytesOf(spec); blockBytes > 0) {
+        out.field = blockFieldAt(spec, byte);
+        out.block = byte / blockBytes;
+        out.fieldStart = out.field >= 0 && byte % blockBytes == spec.blockFields[size_t(out.field)].byteOffset;
+    }
+    const uint32_t wordBits = map.wordBits();
+    const uint64_t word = byte * 8 / wordBits;
+    const int first = int(byte * 8 % wordBits); // the byte's first bit in its word
+    const std::vector<WordPiece> pieces = map.piecesIn(word);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+        const WordPiece& p = pieces[i];
+        const int lo = std::max(int(p.bit), first), hi = std::min(int(p.bit) + int(p.width), first + 8);
+        if (lo < hi)
+            out.codes.push_back({p.row, p.col, uint8_t(lo - first), uint8_t(hi - lo), uint8_t(i)});
+    }
+    return out;
+}
+
 uint64_t WordMap::tileIndex(uint64_t row, uint64_t col) const
 {
     if (m_flat)

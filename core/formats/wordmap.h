@@ -141,6 +141,24 @@ BlockValues blockValues(const Checkpoint& ckpt, const LogicalWeight& weight, uin
 uint32_t blockBytesOf(const LayoutSpec& spec);
 int blockFieldAt(const LayoutSpec& spec, uint64_t byte);
 
+// What one byte of a weight's stored code tensor holds, for a hex view: the block field it lies
+// in and the element codes with bits in it, so a view colours and names bytes without reading
+// a format's bytes itself.
+struct ByteCode {
+    uint64_t row = 0, col = 0; // the element
+    uint8_t bit = 0; // first bit of the code's part inside the byte (LSB = 0)
+    uint8_t width = 0; // bits of the code inside the byte
+    uint8_t place = 0; // the code's place in its word, counted from the LSB (a packed word's slot)
+};
+struct ByteContent {
+    int field = -1; // index into spec.blockFields, -1 for none
+    uint64_t block = 0; // block formats: the block holding the byte
+    bool fieldStart = false; // the byte is its field's first in the block
+    std::vector<ByteCode> codes; // sorted by bit; empty for a field's or padding's byte
+};
+// Byte `byte` of the code tensor that `map` describes (words are whole bytes: wordBits % 8 == 0).
+ByteContent byteContent(const WordMap& map, uint64_t byte);
+
 // The concatenated (LSB first) bits of `pieces` in little-endian words of `wordBits`.
 uint64_t readPieces(std::span<const uint8_t> bytes, std::span<const BitPiece> pieces, uint32_t wordBits,
                     const std::string& what);

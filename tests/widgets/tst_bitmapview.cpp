@@ -17,6 +17,8 @@
 #include "formats/ggml/ggml.h"
 #include "formats/opencheckpoint.h"
 
+#include <QScrollBar>
+
 #include <QClipboard>
 #include <QComboBox>
 #include <QLabel>
@@ -89,6 +91,11 @@ private slots:
     void goToSaysWhatIsWrong();
     void gutterShowsFileOffsets_data();
     void gutterShowsFileOffsets();
+    void bytesModeIsAHexView_data();
+    void bytesModeIsAHexView();
+    void bytesCopyAsHex();
+    void byteSelectionRoundTrip();
+    void logicalOrderIsACodeHeatmap();
     void exportIsTheWholeFigure();
 };
 
@@ -373,6 +380,195 @@ void TestBitMapView::gutterShowsFileOffsets()
     QCOMPARE(QGuiApplication::clipboard()->text(), want);
 }
 
+namespace {
+
+const qs::TensorEntry* codeTensor(const Fixture& f, const QString& tensor)
+{
+    for (const auto& [role, index] : f.logical().members)
+        if (role == tensor.toStdString() || f.ckpt->tensors[index].name == tensor.toStdString())
+            return &f.ckpt->tensors[index];
+    return nullptr;
+}
+
+QString hexBytes(std::span<const uint8_t> bytes, uint64_t first, uint64_t last)
+{
+    QStringList out;
+    for (uint64_t i = first; i <= last; ++i)
+        out << QStringLiteral("%1").arg(bytes[i], 2, 16, QLatin1Char('0'));
+    return out.join(QLatin1Char(' '));
+}
+
+} // namespace
+
+// Bytes mode (issue 33): 16 bytes a row as a hex editor shows them, the first row at the file
+// offset of the weight's first byte, the block fields (GGUF) or a word's slots (GPTQ) named.
+void TestBitMapView::bytesModeIsAHexView_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("weight");
+    QTest::addColumn<QString>("tensor");
+    QTest::addColumn<QStringList>("firstRowLabels");
+    QTest::addColumn<QStringList>("legend");
+    QTest::addRow("gguf q4_k") << "gguf/ggml-types.gguf"
+                               << "real.q4_k"
+                               << "real.q4_k" << QStringList{"block 0", "d", "dmin", "scales"}
+                               << QStringList{"d", "dmin", "scales", "qs"};
+    QTest::addRow("gguf q4_0") << "gguf/ggml-types.gguf"
+                               << "real.q4_0"
+                               << "real.q4_0" << QStringList{"block 0", "d", "qs"} << QStringList{"d", "qs"};
+    QTest::addRow("gptq") << "safetensors/gptq-w4-g32-asym"
+                          << ""
+                          << "qweight" << QStringList{"(0, 0–7)", "(1, 0–7)", "(2, 0–7)", "(3, 0–7)"}
+                          << QStringList{"slot 0", "slot 1", "slot 2", "slot 3",
+                                         "slot 4", "slot 5", "slot 6", "slot 7"};
+}
+void TestBitMapView::bytesModeIsAHexView()
+{
+    QFETCH(QString, path);
+    QFETCH(QString, weight);
+    QFETCH(QString, tensor);
+    QFETCH(QStringList, firstRowLabels);
+    QFETCH(QStringList, legend);
+    Fixture f(qstest::fixture(path).toStdString(), weight);
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    const qs::TensorEntry* codes = codeTensor(f, tensor);
+    QVERIFY(codes && codes->offset > 0);
+    const std::span<const uint8_t> stored = f.ckpt->bytes(*codes);
+    f.view->setMode(BitMapMode::Bytes);
+    BitMapCanvas* canvas = f.view->canvas();
+    QCOMPARE(canvas->mode(), BitMapMode::Bytes);
+    QCOMPARE(canvas->byteCount(), uint64_t(stored.size()));
+    // Row 0 starts at the weight's first byte in the file and holds 16 bytes.
+    QCOMPARE(canvas->hexOfRow(0),
+             QStringLiteral("%1  ").arg(codes->offset, 8, 16, QLatin1Char('0')) + hexBytes(stored, 0, 15));
+    QCOMPARE(canvas->hexOfRow(2),
+             QStringLiteral("%1  ").arg(codes->offset + 32, 8, 16, QLatin1Char('0')) + hexBytes(stored, 32, 47));
+    // Each byte's hex digits sit in its row and column: byte 17 is row 1, column 1.
+    const auto b17 = canvas->byteCenter(17), b16 = canvas->byteCenter(16), b1 = canvas->byteCenter(1);
+    QVERIFY(b17 && b16 && b1);
+    QCOMPARE(b17->y(), b16->y());
+    QCOMPARE(b17->x(), b1->x());
+    QVERIFY(b17->y() > b1->y());
+    QCOMPARE(canvas->hitTest(*b17)->byte, std::optional<uint64_t>(17));
+    QCOMPARE(canvas->rowFieldLabels(0), firstRowLabels);
+    QStringList legendNames;
+    for (const ByteLegendEntry& e : canvas->byteLegend())
+        legendNames << e.name;
+    QCOMPARE(legendNames, legend);
+    // The fields are tinted apart behind the hex: the first two legend colours differ.
+    QVERIFY(canvas->byteLegend().at(0).color != canvas->byteLegend().at(1).color);
+    QVERIFY(distinctColours(f.view->grab().toImage()) > 20);
+}
+
+// Copy: Ctrl+C gives the selected element's bytes in hex, Ctrl+Shift+C its row as a hex
+// editor's line, both read from the stored tensor.
+void TestBitMapView::bytesCopyAsHex()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w3-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    f.view->setMode(BitMapMode::Bytes);
+    BitMapCanvas* canvas = f.view->canvas();
+    const qs::TensorEntry* codes = codeTensor(f, QStringLiteral("qweight"));
+    QVERIFY(codes);
+    const std::span<const uint8_t> stored = f.ckpt->bytes(*codes);
+    // Column 8 of a 3-bit GPTQ word holds bits 24..26: one byte. Column 10 straddles bits 30..32,
+    // whose high bit is in the next word of its column, a qweight row (N words) further on: its
+    // selection is the byte of its low bits.
+    for (const uint64_t col : {uint64_t(8), uint64_t(10)}) {
+        const qs::ElementLocation e = canvas->wordMap()->spec().locate(canvas->wordMap()->params(), 2, col);
+        QCOMPARE(int(e.pieceCount), col == 10 ? 2 : 1);
+        const uint64_t first = (e.pieces[0].word * 32 + e.pieces[0].bit) / 8;
+        f.context.setSelected({f.weight, 2, int64_t(col)});
+        QCOMPARE(canvas->byteSelection(), std::optional(std::pair(first, first)));
+        QGuiApplication::clipboard()->clear();
+        QTest::keySequence(canvas, QKeySequence::Copy);
+        QCOMPARE(QGuiApplication::clipboard()->text(), hexBytes(stored, first, first));
+    }
+    // A range of bytes, copied as hex-editor lines (two rows).
+    canvas->setByteSelection(14, 17);
+    QTest::keySequence(canvas, QKeySequence::Copy);
+    QCOMPARE(QGuiApplication::clipboard()->text(), hexBytes(stored, 14, 17));
+    QTest::keySequence(canvas, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    QCOMPARE(QGuiApplication::clipboard()->text(),
+             QStringLiteral("%1  ").arg(codes->offset, 8, 16, QLatin1Char('0')) + hexBytes(stored, 0, 15)
+                 + QLatin1Char('\n') + QStringLiteral("%1  ").arg(codes->offset + 16, 8, 16, QLatin1Char('0'))
+                 + hexBytes(stored, 16, 31));
+}
+
+// A click on a byte's hex digit selects the element whose code those bits hold (the left digit
+// the high nibble); selecting an element elsewhere selects its bytes; a drag selects a range.
+void TestBitMapView::byteSelectionRoundTrip()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    f.view->setMode(BitMapMode::Bytes);
+    BitMapCanvas* canvas = f.view->canvas();
+    const qs::WordMap& map = *canvas->wordMap();
+    const uint64_t byte = 21;
+    const qs::ByteContent content = qs::byteContent(map, byte);
+    QCOMPARE(content.codes.size(), size_t(2)); // low nibble, high nibble
+    const QPoint centre = *canvas->byteCenter(byte);
+    const int half = 4; // pixels left or right of the boundary between the two hex digits
+    for (const auto& [dx, code] : {std::pair(-half, content.codes[1]), std::pair(half, content.codes[0])}) {
+        QTest::mouseClick(canvas->viewport(), Qt::LeftButton, {}, centre + QPoint(dx, 0));
+        QCOMPARE(f.context.selected(), (ElementRef{f.weight, int64_t(code.row), int64_t(code.col)}));
+        QCOMPARE(canvas->byteSelection(), std::optional(std::pair(byte, byte)));
+    }
+    // Selected from another view: its byte is selected and scrolled into view.
+    const qs::LayoutParams& p = map.params();
+    const qs::ElementLocation last = map.spec().locate(p, p.N - 1, p.K - 1);
+    const uint64_t lastByte = (last.pieces[0].word * 32 + last.pieces[0].bit) / 8;
+    f.context.setSelected({f.weight, int64_t(p.N - 1), int64_t(p.K - 1)});
+    QCOMPARE(canvas->byteSelection(), std::optional(std::pair(lastByte, lastByte)));
+    QVERIFY(canvas->byteCenter(lastByte));
+    // A drag from one byte to another selects the range between them.
+    canvas->verticalScrollBar()->setValue(0);
+    const QPoint from = *canvas->byteCenter(3), to = *canvas->byteCenter(18);
+    QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, from);
+    QMouseEvent move(QEvent::MouseMove, to, canvas->viewport()->mapToGlobal(to), Qt::NoButton, Qt::LeftButton,
+                     Qt::NoModifier);
+    QCoreApplication::sendEvent(canvas->viewport(), &move);
+    QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, to);
+    QCOMPARE(canvas->byteSelection(), std::optional(std::pair(uint64_t(3), uint64_t(18))));
+
+    // A Q5_0 code's high bit lies in qh, apart from its low bits in qs: the selection is the
+    // low bits' byte, not every byte between the two.
+    Fixture q5(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString(), QStringLiteral("real.q5_0"));
+    q5.view->setMode(BitMapMode::Bytes);
+    const qs::WordMap& q5map = *q5.view->canvas()->wordMap();
+    const qs::ElementLocation split = q5map.spec().locate(q5map.params(), 0, 20);
+    QCOMPARE(int(split.pieceCount), 2);
+    const uint64_t low = (split.pieces[0].word * split.wordBits + split.pieces[0].bit) / 8;
+    const uint64_t high = (split.pieces[1].word * split.wordBits + split.pieces[1].bit) / 8;
+    QVERIFY(low > high + 1);
+    q5.context.setSelected({q5.weight, 0, 20});
+    QCOMPARE(q5.view->canvas()->byteSelection(), std::optional(std::pair(low, low)));
+}
+
+// Logical order is a heatmap of codes on Theme::codeColor's scale (issue 33: tile hues made the
+// codes unreadable): a cell's colour is its code's, whatever its place in the tile.
+void TestBitMapView::logicalOrderIsACodeHeatmap()
+{
+    Fixture f(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString(), QStringLiteral("real.q4_0"));
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    f.view->setStoredOrder(false);
+    BitMapCanvas* canvas = f.view->canvas();
+    const qs::LayoutParams& p = canvas->wordMap()->params();
+    const QImage shot = canvas->viewport()->grab().toImage();
+    const Theme& theme = f.context.theme();
+    int checked = 0;
+    for (uint64_t row = 0; row < 4; ++row)
+        for (uint64_t col = 0; col < 24; ++col) {
+            const auto centre = canvas->cellCenter(row, col);
+            QVERIFY(centre);
+            const uint64_t code = qs::elementValues(*f.ckpt, f.logical(), canvas->wordMap()->spec(), p, row, col).code;
+            QCOMPARE(shot.pixel(*centre), theme.codeColor(double(code) / 15.0).rgb());
+            QCOMPARE(canvas->codeHeatColor(code).rgb(), theme.codeColor(double(code) / 15.0).rgb());
+            ++checked;
+        }
+    QCOMPARE(checked, 96);
+}
+
 // At the default zoom the header numbers each bit (31, 30, ... 0), not every fourth, and a
 // whole 32-bit word still fits the view at 1400 pixels.
 void TestBitMapView::defaultCellNumbersEveryBit()
@@ -495,9 +691,12 @@ void TestBitMapView::toggleAndScreenshots()
         QVERIFY(QTest::qWaitForWindowExposed(f.view));
         auto* order = f.view->findChild<QComboBox*>();
         QVERIFY(order);
-        for (int index : {0, 1}) {
+        for (int index : {0, 1, 2}) {
             order->setCurrentIndex(index);
-            QCOMPARE(f.view->canvas()->storedOrder(), index == 0);
+            QCOMPARE(f.view->canvas()->mode(),
+                     index == 0       ? BitMapMode::Bits
+                         : index == 1 ? BitMapMode::Bytes
+                                      : BitMapMode::Logical);
             const QImage shot = f.view->grab().toImage();
             QVERIFY2(distinctColours(shot) > 40, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(shot))));
         }
@@ -600,6 +799,14 @@ void TestBitMapView::tenMillionWords()
     QVERIFY(hit && hit->isElement);
     QCOMPARE(hit->row, N - 1);
     QCOMPARE(hit->col, K - 1);
+    // Bytes mode at the tensor's end: the last byte (the last element's high nibble) is on screen.
+    f.view->setMode(BitMapMode::Bytes);
+    canvas->scrollToWord(canvas->wordCount() - 1);
+    QVERIFY(!f.view->grab().toImage().isNull());
+    const auto lastByte = canvas->byteCenter(canvas->byteCount() - 1);
+    QVERIFY(lastByte);
+    QCOMPARE(canvas->hitTest(*lastByte)->byte, std::optional(canvas->byteCount() - 1));
+    QVERIFY2(canvas->computedWords() < 20000, qPrintable(QString::number(canvas->computedWords())));
 }
 
 QTEST_MAIN(TestBitMapView)

@@ -74,8 +74,10 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
 {
     m_canvas->setObjectName(QStringLiteral("bitmapCanvas"));
     m_order->addItem(tr("As stored"));
+    m_order->addItem(tr("Bytes (hex)"));
     m_order->addItem(tr("Logical matrix"));
-    m_order->setToolTip(tr("Stored words bit by bit, or the logical [out, in] matrix one code per cell"));
+    m_order->setToolTip(tr("Stored words bit by bit, the stored bytes as a hex editor shows them, or the logical "
+                           "[out, in] matrix as a heatmap of codes"));
     m_zoom->setRange(3, 40);
     m_zoom->setValue(m_canvas->cellSize());
     m_zoom->setSuffix(tr(" px"));
@@ -125,7 +127,11 @@ BitMapView::BitMapView(ViewContext* ctx, QWidget* parent)
     layout->addWidget(m_summary);
     layout->addLayout(m_body, 1);
 
-    connect(m_order, &QComboBox::currentIndexChanged, this, [this](int i) { m_canvas->setStoredOrder(i == 0); });
+    connect(m_order, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_canvas->setMode(i == 0 ? BitMapMode::Bits : i == 1 ? BitMapMode::Bytes : BitMapMode::Logical);
+        m_zoom->setEnabled(i != 1); // the hex text has the font's size
+        showElement(context()->hovered().isValid() ? context()->hovered() : context()->selected());
+    });
     connect(m_zoom, &QSpinBox::valueChanged, m_canvas, &BitMapCanvas::setCellSize);
     connect(m_canvas, &BitMapCanvas::cellSizeChanged, m_zoom, &QSpinBox::setValue); // Ctrl+wheel
     connect(m_canvas, &BitMapCanvas::stepSelection, this, &BitMapView::stepSelection);
@@ -186,7 +192,12 @@ void BitMapView::applyTheme()
 
 void BitMapView::setStoredOrder(bool stored)
 {
-    m_order->setCurrentIndex(stored ? 0 : 1);
+    setMode(stored ? BitMapMode::Bits : BitMapMode::Logical);
+}
+
+void BitMapView::setMode(BitMapMode mode)
+{
+    m_order->setCurrentIndex(mode == BitMapMode::Bits ? 0 : mode == BitMapMode::Bytes ? 1 : 2);
 }
 
 void BitMapView::rebuild()
@@ -292,7 +303,8 @@ bool BitMapView::goTo(const QString& text)
             return false;
         }
         setGoToProblem({});
-        setStoredOrder(true);
+        if (m_canvas->mode() == BitMapMode::Logical)
+            setStoredOrder(true);
         m_canvas->scrollToWord(w);
         const auto pieces = m_map->piecesIn(w);
         if (!pieces.empty())
@@ -370,15 +382,15 @@ void BitMapView::showElement(const ElementRef& element)
     const QString muted = t.mutedText.name();
     QString html;
     auto line = [&](const QString& label, const QString& value) { html += panelRow(muted, label, value); };
-    const bool hitHere = m_hasHit && m_canvas->storedOrder();
+    const bool hitHere = m_hasHit && m_canvas->mode() != BitMapMode::Logical;
     if (!element.isValid() || element.weight != context()->weight()) {
         if (hitHere) {
             html += QStringLiteral("<table>");
             line(tr("Word"), QString::number(m_lastHit.word));
             line(tr("Bit"), QString::number(m_lastHit.bit));
-            line(tr("Byte offset"),
-                 QStringLiteral("0x%1").arg(m_lastHit.word * m_map->wordBits() / 8 + uint64_t(m_lastHit.bit) / 8, 0,
-                                            16));
+            const uint64_t byte = m_lastHit.word * m_map->wordBits() / 8 + uint64_t(m_lastHit.bit) / 8;
+            line(tr("Byte offset"), QStringLiteral("0x%1").arg(byte, 0, 16));
+            line(tr("File offset"), QStringLiteral("0x%1").arg(m_canvas->fileOffset() + byte, 0, 16));
             if (!m_lastHit.field.isEmpty())
                 line(tr("Block field"), m_lastHit.field);
             else
@@ -394,6 +406,23 @@ void BitMapView::showElement(const ElementRef& element)
                         html += QStringLiteral("<p style='color:%1'>%2: %3</p>")
                                     .arg(muted, QString::fromStdString(f.kind).toHtmlEscaped(),
                                          QString::fromStdString(f.meaning).toHtmlEscaped());
+        } else if (m_canvas->mode() == BitMapMode::Bytes) {
+            html = QStringLiteral("<p style='color:%1'>%2</p>")
+                       .arg(muted,
+                            tr("The code tensor's bytes as a hex editor shows them: file offsets, 16 bytes a "
+                               "row, their characters, and the block fields or a word's slots tinted behind "
+                               "the hex (the legend below names them; the Fields column names a row's "
+                               "fields). Click a byte to select its element, drag to select bytes; Ctrl+C "
+                               "copies the selection as hex, Ctrl+Shift+C as hex-editor lines. The selection's "
+                               "row is shown in binary below.")
+                                .toHtmlEscaped());
+        } else if (m_canvas->mode() == BitMapMode::Logical) {
+            html = QStringLiteral("<p style='color:%1'>%2</p>")
+                       .arg(muted,
+                            tr("The logical [out, in] matrix, one cell per element, coloured by its stored "
+                               "code on the scale below. Hover a cell for its code and value; click to select "
+                               "it.")
+                                .toHtmlEscaped());
         } else {
             html = QStringLiteral("<p style='color:%1'>%2</p>")
                        .arg(muted,
@@ -592,6 +621,17 @@ QString BitMapView::exportCaption() const
                   .arg(first * perRow)
                   .arg(last - 1)
                   .arg(m_canvas->wordCount());
+    }
+    if (m_canvas->mode() == BitMapMode::Bytes) {
+        const uint64_t perRow = BitMapCanvas::kBytesPerRow;
+        const uint64_t last = std::min(m_canvas->byteCount(), (first + rows) * perRow);
+        return text
+            + tr(" · stored bytes, 16 a row: file offsets 0x%1–0x%2 (bytes %3–%4 of %5)")
+                  .arg(m_canvas->fileOffset() + first * perRow, 0, 16)
+                  .arg(m_canvas->fileOffset() + last - 1, 0, 16)
+                  .arg(first * perRow)
+                  .arg(last - 1)
+                  .arg(m_canvas->byteCount());
     }
     return text
         + tr(" · logical matrix, one code per cell: rows %1–%2 of %3, every column")

@@ -2,7 +2,8 @@
 // View 1, the bit map: what each bit of each stored word means. Words (GGUF: blocks, field by
 // field) are rows of bit cells coloured by logical element; hovering names the word, bit
 // range, element (row, col), code, group, scale, zero and dequantized value, and is shared
-// with every other view through the ViewContext. Toggles between stored and logical order.
+// with every other view through the ViewContext. Shows the stored bits, the stored bytes as a
+// hex editor does, or the logical matrix as a heatmap of codes.
 #include "analysisview.h"
 #include "bitmapcanvas.h"
 
@@ -34,6 +35,8 @@ public:
     BitMapCanvas* canvas() const { return m_canvas; }
     // "as stored" (true) or "logical matrix" order; the toggle in the tool row.
     void setStoredOrder(bool stored);
+    // Bits as stored, bytes (hex) or logical matrix: the mode box in the tool row.
+    void setMode(BitMapMode mode);
     // Accepts a word index ("1234") or an element ("row, col"); false when it cannot parse or
     // lies outside the weight, and goToProblem() (shown beside the box) says which.
     bool goTo(const QString& text);

@@ -166,6 +166,80 @@ private slots:
         }
     }
 
+    // A hex view's byte: every bit of a packed word's byte belongs to the code locate() puts
+    // there (straddling GPTQ-3 codes show their part), with its place in the word.
+    void byteContentPacked_data()
+    {
+        QTest::addColumn<int>("bits");
+        QTest::addRow("gptq-4") << 4;
+        QTest::addRow("gptq-3") << 3;
+    }
+    void byteContentPacked()
+    {
+        QFETCH(int, bits);
+        const LayoutSpec* spec = findLayoutSpec("gptq-v1");
+        const LayoutParams p{128, 24, bits, 32};
+        const WordMap map(*spec, p);
+        for (uint64_t byte = 0; byte < 64; ++byte) {
+            const ByteContent c = byteContent(map, byte);
+            QCOMPARE(c.field, -1);
+            int covered = 0;
+            for (const ByteCode& code : c.codes) {
+                const ElementLocation e = spec->locate(p, code.row, code.col);
+                bool found = false;
+                for (uint8_t i = 0; i < e.pieceCount; ++i) {
+                    const uint64_t lo = e.pieces[i].word * 32 + e.pieces[i].bit, hi = lo + e.pieces[i].width;
+                    found |= lo <= byte * 8 + code.bit && byte * 8 + code.bit + code.width <= hi;
+                }
+                QVERIFY2(found, qPrintable(QStringLiteral("byte %1 bit %2").arg(byte).arg(code.bit)));
+                covered += code.width;
+            }
+            QCOMPARE(covered, 8);
+        }
+        // 4-bit: byte 1 of word 0 holds its slots 2 (low nibble) and 3.
+        if (bits == 4) {
+            const ByteContent c = byteContent(map, 1);
+            QCOMPARE(c.codes.size(), size_t(2));
+            QCOMPARE(int(c.codes[0].place), 2);
+            QCOMPARE(int(c.codes[0].bit), 0);
+            QCOMPARE(int(c.codes[1].place), 3);
+            QCOMPARE(int(c.codes[1].bit), 4);
+            QCOMPARE(spec->locate(p, c.codes[1].row, c.codes[1].col).pieces[0].bit, uint8_t(12));
+        }
+    }
+
+    // GGUF Q4_K: d, dmin and scales bytes name their field and hold no code; a qs byte holds
+    // two codes; the block number follows the 144-byte blocks.
+    void byteContentGguf()
+    {
+        const auto ckpt = open(QStringLiteral("gguf/ggml-types.gguf"));
+        const LogicalWeight* w = ckpt->findWeight("real.q4_k");
+        QVERIFY(w);
+        const LayoutSpec* spec = findLayoutSpec(w->format);
+        const WordMap map(*spec, layoutParams(*w));
+        QCOMPARE(blockBytesOf(*spec), 144u);
+        auto fieldName = [&](uint64_t byte) {
+            const ByteContent c = byteContent(map, byte);
+            return c.field < 0 ? std::string() : spec->blockFields[size_t(c.field)].name;
+        };
+        QCOMPARE(fieldName(0), std::string("d"));
+        QCOMPARE(fieldName(2), std::string("dmin"));
+        QCOMPARE(fieldName(4), std::string("scales"));
+        QCOMPARE(fieldName(16), std::string("qs"));
+        QVERIFY(byteContent(map, 0).fieldStart);
+        QVERIFY(!byteContent(map, 1).fieldStart);
+        QVERIFY(byteContent(map, 4).codes.empty());
+        const ByteContent qs = byteContent(map, 144 + 16);
+        QCOMPARE(qs.block, uint64_t(1));
+        QVERIFY(qs.fieldStart);
+        QCOMPARE(qs.codes.size(), size_t(2));
+        QCOMPARE(int(qs.codes[0].width) + int(qs.codes[1].width), 8);
+        for (const ByteCode& code : qs.codes) {
+            const ElementLocation e = spec->locate(map.params(), code.row, code.col);
+            QCOMPARE(e.pieces[0].word * e.wordBits / 8 + e.pieces[0].bit / 8, uint64_t(144 + 16));
+        }
+    }
+
     void noLocate()
     {
         LayoutSpec s;
