@@ -22,8 +22,8 @@ namespace {
 // The words (the first maxWords by index) holding a piece of element (row, k) for each k of
 // `columns` below `cols`; words past the tensor's `wordCount` are left out.
 std::map<uint64_t, PlaygroundWord> wordsHolding(const LayoutSpec& spec, const LayoutParams& lp, uint64_t row,
-                                                std::span<const uint64_t> columns, uint64_t cols,
-                                                uint64_t wordCount, size_t maxWords)
+                                                std::span<const uint64_t> columns, uint64_t cols, uint64_t wordCount,
+                                                size_t maxWords)
 {
     std::map<uint64_t, PlaygroundWord> words;
     for (const uint64_t k : columns) {
