@@ -222,6 +222,10 @@
         <source>%1: unknown export format &quot;%2&quot; (use .png, .svg or .pdf)</source>
         <translation>%1: unbekanntes Exportformat „%2“ (.png, .svg oder .pdf verwenden)</translation>
     </message>
+    <message>
+        <source>%1: not written: %2</source>
+        <translation>%1: nicht geschrieben: %2</translation>
+    </message>
 </context>
 <context>
     <name>qsw::BitMapCanvas</name>
@@ -531,6 +535,14 @@
         <location filename="../widgets/views/bitmapview.cpp" line="343"/>
         <source>Value</source>
         <translation>Wert</translation>
+    </message>
+    <message>
+        <source> · stored words, most significant bit left: words %1–%2 of %3</source>
+        <translation> · gespeicherte Wörter, höchstwertiges Bit links: Wörter %1–%2 von %3</translation>
+    </message>
+    <message>
+        <source> · logical matrix, one code per cell: rows %1–%2 of %3, every column</source>
+        <translation> · logische Matrix, ein Code pro Zelle: Zeilen %1–%2 von %3, alle Spalten</translation>
     </message>
 </context>
 <context>
@@ -929,6 +941,18 @@ passt nicht ins Budget</translation>
         <source> Bits per weight are amortised over a 4096 × 4096 layer; memory counts the weights, the KV cache and the buffers at the chosen context, against RAM plus GPU memory.</source>
         <translation> Bits pro Gewicht sind über eine 4096 × 4096-Schicht gerechnet; der Speicher zählt Gewichte, KV-Cache und Puffer beim gewählten Kontext, gegen Arbeitsspeicher plus GPU-Speicher.</translation>
     </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source> · %1 parameters, memory budget %2</source>
+        <translation> · %1 Parameter, Speicherbudget %2</translation>
+    </message>
+    <message>
+        <source> · running %1 at %2 tokens</source>
+        <translation> · %1 läuft mit %2 Tokens</translation>
+    </message>
 </context>
 <context>
     <name>qsw::DataFigures</name>
@@ -1062,8 +1086,8 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
     </message>
     <message>
         <location filename="../widgets/views/diffview.cpp" line="308"/>
-        <source>A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)</source>
-        <translation>Ein Paar liegt über der Toleranz, wenn sein max. |a − b| sie übersteigt (oder eine Differenz nicht endlich ist)</translation>
+        <source>A pair is over its tolerance when its max |a − b| exceeds it (or a difference is not finite). Automatic: one code step, 2 max|b| / (2^bits − 1), where a quantized weight meets a float one, else 0, as quantscope-cli diff judges without --tolerance</source>
+        <translation>Ein Paar liegt über seiner Toleranz, wenn sein max. |a − b| sie übersteigt (oder eine Differenz nicht endlich ist). Automatisch: eine Codestufe, 2 max|b| / (2^Bits − 1), wo ein quantisiertes Gewicht auf ein Float-Gewicht trifft, sonst 0, wie quantscope-cli diff ohne --tolerance urteilt</translation>
     </message>
     <message>
         <location filename="../widgets/views/diffview.cpp" line="309"/>
@@ -1266,6 +1290,14 @@ b %4
 cell (%1 rows × %2 columns): max %3</source>
         <translation>
 Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
+    </message>
+    <message>
+        <source>the Diff view compares nothing yet. %1</source>
+        <translation>die Diff-Ansicht vergleicht noch nichts. %1</translation>
+    </message>
+    <message>
+        <source>tolerance: automatic</source>
+        <translation>Toleranz: automatisch</translation>
     </message>
 </context>
 <context>
@@ -4703,12 +4735,12 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>kein Gewicht geprüft: der Checkpoint enthält keine Tensoren (nur Metadaten, z. B. eine Vokabulardatei) eines Formats, das verify abdeckt, verify kann also für nichts bürgen</translation>
     </message>
     <message>
-        <source>no weight was checked: the checkpoint holds %1 tensors and no quantized weight, so verify cannot vouch for anything</source>
-        <translation>kein Gewicht geprüft: der Checkpoint enthält %1 Tensoren und kein quantisiertes Gewicht, verify kann also für nichts bürgen</translation>
+        <source>no weight was checked: the checkpoint holds tensors (%1) but no quantized weight, so verify cannot vouch for anything</source>
+        <translation>kein Gewicht geprüft: der Checkpoint enthält Tensoren (%1), aber kein quantisiertes Gewicht, verify kann also für nichts bürgen</translation>
     </message>
     <message>
-        <source>no weight was checked: the checkpoint holds %1 tensors and no quantized weight of a format verify covers, so verify cannot vouch for anything</source>
-        <translation>kein Gewicht geprüft: der Checkpoint enthält %1 Tensoren und kein quantisiertes Gewicht eines Formats, das verify abdeckt, verify kann also für nichts bürgen</translation>
+        <source>no weight was checked: the checkpoint holds tensors (%1) but no quantized weight of a format verify covers, so verify cannot vouch for anything</source>
+        <translation>kein Gewicht geprüft: der Checkpoint enthält Tensoren (%1), aber kein quantisiertes Gewicht eines Formats, das verify abdeckt, verify kann also für nichts bürgen</translation>
     </message>
     <message>
         <source>stored 4-bit codes differ from their repacking (nonzero padding or sign-extended fields?): %1</source>
@@ -4891,16 +4923,16 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>Rezept: %1 (%2): nominell %3</translation>
     </message>
     <message>
-        <source>Stored:     %1 quantized weights at %2 bits per weight (%3% over the nominal); %4 of them as the nominal type; all %5 weights: %6 bits per weight</source>
-        <translation>Gespeichert: %1 quantisierte Gewichte mit %2 Bits pro Gewicht (%3 % über dem Nennwert); %4 davon im Nenntyp; alle %5 Gewichte: %6 Bits pro Gewicht</translation>
+        <source>Stored:     quantized weights: %1, at %2 bits per weight (%3% over the nominal); as the nominal type: %4; all weights: %5, at %6 bits per weight</source>
+        <translation>Gespeichert: quantisierte Gewichte: %1, mit %2 Bits pro Gewicht (%3 % über dem Nennwert); im Nenntyp: %4; alle Gewichte: %5, mit %6 Bits pro Gewicht</translation>
     </message>
     <message>
-        <source>Stored:     %1 quantized weights at %2 bits per weight; %3 of them as the nominal type; all %4 weights: %5 bits per weight</source>
-        <translation>Gespeichert: %1 quantisierte Gewichte mit %2 Bits pro Gewicht; %3 davon im Nenntyp; alle %4 Gewichte: %5 Bits pro Gewicht</translation>
+        <source>Stored:     quantized weights: %1, at %2 bits per weight; as the nominal type: %3; all weights: %4, at %5 bits per weight</source>
+        <translation>Gespeichert: quantisierte Gewichte: %1, mit %2 Bits pro Gewicht; im Nenntyp: %3; alle Gewichte: %4, mit %5 Bits pro Gewicht</translation>
     </message>
     <message>
-        <source>Fell back:  %1 of %2 quantized weights did not fit the nominal type&apos;s block, costing %3 bytes (%4 bits per weight)</source>
-        <translation>Ausgewichen: %1 von %2 quantisierten Gewichten passten nicht in den Block des Nenntyps, Kosten %3 Bytes (%4 Bits pro Gewicht)</translation>
+        <source>Fell back:  quantized weights that did not fit the nominal type&apos;s block: %1 of %2, costing %3 bytes (%4 bits per weight)</source>
+        <translation>Ausgewichen: quantisierte Gewichte, die nicht in den Block des Nenntyps passten: %1 von %2, Kosten %3 Bytes (%4 Bits pro Gewicht)</translation>
     </message>
     <message>
         <source>Otherwise:  %1 by the mix, %2 by per-module overrides, %3 unexplained</source>
@@ -5125,6 +5157,10 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>%1 of %2 rows are all zero, the first %3</source>
         <translation>%1 von %2 Zeilen sind ganz null, die erste %3</translation>
+    </message>
+    <message>
+        <source>the scales could not be read, so they were not checked: %1</source>
+        <translation>die Skalen konnten nicht gelesen werden und wurden daher nicht geprüft: %1</translation>
     </message>
     <message>
         <source>%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2</source>

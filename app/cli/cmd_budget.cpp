@@ -4,6 +4,7 @@
 // With --context or --arch: the memory for running the model as llama.cpp allocates it
 // (weights per device, KV cache, buffers) and the largest context that fits --memory.
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "analysis/budget.h"
 #include "analysis/runbudget.h"
@@ -360,7 +361,8 @@ void printMemoryBudgetHeader(const MemoryBudget& b)
         sliding += k == qs::LayerMemory::Sliding;
         recurrent += k == qs::LayerMemory::Recurrent;
     }
-    std::printf("%s: %s (%s), %u blocks", qPrintable(b.label), arch.arch.c_str(), arch.source.c_str(), arch.layers);
+    std::printf("%s: %s (%s), %s", qPrintable(b.label), arch.arch.c_str(), arch.source.c_str(),
+                qs::counted(arch.layers, "block", "blocks").c_str());
     if (full + sliding)
         std::printf(", K %u x V %u per KV head%s", arch.keyLength, arch.mla ? 0u : arch.valueLength,
                     arch.mla ? " (MLA: V is a view of K)" : "");
@@ -581,11 +583,11 @@ void printFormatTablesJson(const FormatTables& t)
 void printFormatTablesText(const FormatTables& t)
 {
     if (const auto& ckpt = t.checkpoint)
-        std::printf("%s: %llu elements in %llu bytes = %.4f bits per weight (%llu logical weights)\n\n",
-                    qPrintable(t.path), static_cast<unsigned long long>(ckpt->elements),
-                    static_cast<unsigned long long>(ckpt->storedBytes),
+        std::printf("%s: %s in %s = %.4f bits per weight (%s)\n\n", qPrintable(t.path),
+                    qs::counted(ckpt->elements, "element", "elements").c_str(),
+                    qs::counted(ckpt->storedBytes, "byte", "bytes").c_str(),
                     ckpt->elements ? double(ckpt->storedBytes) * 8.0 / double(ckpt->elements) : 0.0,
-                    static_cast<unsigned long long>(ckpt->weights));
+                    qs::counted(ckpt->weights, "logical weight", "logical weights").c_str());
     std::string fitNote;
     if (t.memGiB) {
         char buf[64];

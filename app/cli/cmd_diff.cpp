@@ -1,9 +1,10 @@
 // quantscope-cli diff A B [--weight NAME] [--tolerance T] [--json]: every weight of A against
 // the weight of B with the same name (Hugging Face <-> GGUF names for llama-family archs,
 // q/k permutation undone), as dequantized float32 matrices, worst first. The tolerance is
-// on max |a - b| per weight; exit 1 when a weight exceeds it (or a NaN/Inf difference, or a
-// shape mismatch), 2 on bad input.
+// on max |a - b| per weight (core's automaticTolerance without --tolerance); exit 1 when a weight
+// exceeds it (or a NaN/Inf difference, or a shape mismatch), 2 on bad input.
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "analysis/diff.h"
 #include "base/localpath.h"
@@ -59,6 +60,8 @@ QJsonObject weightJson(const qs::WeightDiff& d)
         {QStringLiteral("sqnr_db"), finiteOrNull(d.sqnrDb)},
         {QStringLiteral("relative_error"), finiteOrNull(d.relativeError)},
         {QStringLiteral("cosine"), d.cosine},
+        {QStringLiteral("max_abs_b"), d.maxAbsB},
+        {QStringLiteral("tolerance"), d.tolerance},
         {QStringLiteral("pass"), d.pass},
         {QStringLiteral("note"), QString::fromStdString(d.note)},
     };
@@ -73,8 +76,10 @@ int runDiff(const QStringList& args)
         "Compare two checkpoints weight by weight through their dequantized float32 matrices. Weights are matched by "
         "name, also between Hugging Face and GGUF names (llama-family archs; llama.cpp's q/k row permutation and "
         "Gemma's norm +1 are undone). B is the reference for SQNR and relative error. A weight fails when max |a - b| "
-        "exceeds the tolerance or a difference is NaN/Inf; exit 1 when any weight fails or two matched weights have "
-        "different shapes. Weights on one side only are listed."));
+        "exceeds its tolerance or a difference is NaN/Inf; exit 1 when any weight fails or two matched weights have "
+        "different shapes. Without --tolerance a quantized weight against a float one may differ by one code step "
+        "(2 max|b| / (2^bits - 1)), two quantized or two float weights not at all. Weights on one side only are "
+        "listed."));
     parser.addPositionalArgument(
         QStringLiteral("A"), QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"));
     parser.addPositionalArgument(QStringLiteral("B"), QStringLiteral("checkpoint file or folder (the reference)"));
@@ -82,15 +87,16 @@ int runDiff(const QStringList& args)
                                        QStringLiteral("only this weight (either side's name)"), QStringLiteral("NAME"));
     const QCommandLineOption tolOpt(
         QStringLiteral("tolerance"),
-        QStringLiteral("largest allowed max |a - b| per weight (default 0: any difference fails)"), QStringLiteral("T"),
-        QStringLiteral("0"));
+        QStringLiteral("largest allowed max |a - b| per weight (default: automatic, one code step between a quantized "
+                       "and a float weight, else 0)"),
+        QStringLiteral("T"));
     const QCommandLineOption jsonOpt(QStringLiteral("json"), QStringLiteral("machine-readable output"));
     parser.addOptions({weightOpt, tolOpt, jsonOpt});
     if (const auto code = parseOrUsage(parser, args))
         return *code;
     const QStringList pos = parser.positionalArguments();
-    bool tolOk = false;
-    const double tolerance = parser.value(tolOpt).toDouble(&tolOk);
+    bool tolOk = !parser.isSet(tolOpt);
+    const double tolerance = tolOk ? 0.0 : parser.value(tolOpt).toDouble(&tolOk);
     if (pos.size() != 2 || !tolOk || !(tolerance >= 0) || !std::isfinite(tolerance)) {
         return usageError(args);
     }
@@ -101,7 +107,8 @@ int runDiff(const QStringList& args)
 
     qs::DiffOptions opt;
     opt.weight = parser.value(weightOpt).toStdString();
-    opt.tolerance = tolerance;
+    if (parser.isSet(tolOpt))
+        opt.tolerance = tolerance;
     opt.path = qs::bestSimdPath();
     const bool progress = qs::platform::stderrIsTerminal();
     int shown = -1;
@@ -131,19 +138,21 @@ int runDiff(const QStringList& args)
             skipped.append(QJsonObject{{QStringLiteral("name_a"), QString::fromStdString(s.nameA)},
                                        {QStringLiteral("name_b"), QString::fromStdString(s.nameB)},
                                        {QStringLiteral("reason"), QString::fromStdString(s.reason)}});
-        std::printf("%s",
-                    QJsonDocument(QJsonObject{{QStringLiteral("a"), QString::fromStdString(a->path)},
-                                              {QStringLiteral("b"), QString::fromStdString(b->path)},
-                                              {QStringLiteral("tolerance"), tolerance},
-                                              {QStringLiteral("passed"), passed},
-                                              {QStringLiteral("weights"), weights},
-                                              {QStringLiteral("only_in_a"), namesJson(r.onlyInA)},
-                                              {QStringLiteral("only_in_b"), namesJson(r.onlyInB)},
-                                              {QStringLiteral("shape_mismatches"), mismatches},
-                                              {QStringLiteral("skipped"), skipped},
-                                              {QStringLiteral("warnings"), namesJson(r.warnings)}})
-                        .toJson()
-                        .constData());
+        std::printf(
+            "%s",
+            QJsonDocument(QJsonObject{{QStringLiteral("a"), QString::fromStdString(a->path)},
+                                      {QStringLiteral("b"), QString::fromStdString(b->path)},
+                                      {QStringLiteral("tolerance"),
+                                       opt.tolerance ? QJsonValue(tolerance) : QJsonValue(QStringLiteral("auto"))},
+                                      {QStringLiteral("passed"), passed},
+                                      {QStringLiteral("weights"), weights},
+                                      {QStringLiteral("only_in_a"), namesJson(r.onlyInA)},
+                                      {QStringLiteral("only_in_b"), namesJson(r.onlyInB)},
+                                      {QStringLiteral("shape_mismatches"), mismatches},
+                                      {QStringLiteral("skipped"), skipped},
+                                      {QStringLiteral("warnings"), namesJson(r.warnings)}})
+                .toJson()
+                .constData());
         return passed ? 0 : 1;
     }
 
@@ -157,10 +166,10 @@ int runDiff(const QStringList& args)
             + (d.maxRowA == d.maxRowB
                    ? std::string()
                    : " in A, (" + std::to_string(d.maxRowB) + ", " + std::to_string(d.maxCol) + ") in B");
-        std::printf("%-4s %s [%s] %s vs %s: max|a-b| %.6g at %s, rmse %.6g, rel %.4g, cos %.8f, sqnr %.2f dB, "
-                    "%llu of %llu differ%s%s%s\n",
+        std::printf("%-4s %s [%s] %s vs %s: max|a-b| %.6g (tolerance %.6g) at %s, rmse %.6g, rel %.4g, cos %.8f, "
+                    "sqnr %.2f dB, %llu of %llu differ%s%s%s\n",
                     d.pass ? "ok" : "FAIL", name.c_str(), dimsText(d.shape).c_str(), d.formatA.c_str(),
-                    d.formatB.c_str(), d.maxAbs, at.c_str(), d.rmse, d.relativeError, d.cosine, d.sqnrDb,
+                    d.formatB.c_str(), d.maxAbs, d.tolerance, at.c_str(), d.rmse, d.relativeError, d.cosine, d.sqnrDb,
                     static_cast<unsigned long long>(d.differing), static_cast<unsigned long long>(d.count),
                     d.nonFinite ? (", " + std::to_string(d.nonFinite) + " NaN/Inf").c_str() : "",
                     d.note.empty() ? "" : "; ", d.note.c_str());
@@ -176,9 +185,11 @@ int runDiff(const QStringList& args)
         std::printf("only in A: %s\n", n.c_str());
     for (const std::string& n : r.onlyInB)
         std::printf("only in B: %s\n", n.c_str());
-    std::printf("%zu of %zu weights within tolerance %g (max |a - b|), %zu shape mismatches, %zu only in A, %zu only "
-                "in B, %zu skipped\n",
-                r.weights.size() - failed, r.weights.size(), tolerance, r.shapeMismatches.size(), r.onlyInA.size(),
+    const std::string within = opt.tolerance ? "within tolerance " + QString::number(tolerance).toStdString()
+                                             : std::string("within their automatic tolerance");
+    std::printf("%zu of %s %s (max |a - b|), %s, %zu only in A, %zu only in B, %zu skipped\n",
+                r.weights.size() - failed, qs::counted(r.weights.size(), "weight", "weights").c_str(), within.c_str(),
+                qs::counted(r.shapeMismatches.size(), "shape mismatch", "shape mismatches").c_str(), r.onlyInA.size(),
                 r.onlyInB.size(), r.skipped.size());
     return passed ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 // quantscope-cli inspect PATH [--json]: the container, its metadata, every stored tensor
 // and every logical weight with its format and effective bits per weight.
 #include "commands.h"
+#include "base/counttext.h"
 #include "jsonstream.h"
 
 #include "analysis/recipe.h"
@@ -279,8 +280,8 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
         for (const auto& line : qs::recipeOverview(recipe))
             out += line.text() + "\n";
         if (recipe.count(qs::RecipeKind::Fallback))
-            out += "Note: " + std::to_string(recipe.count(qs::RecipeKind::Fallback))
-                + " weights fell back from the nominal type; `quantscope-cli recipe` lists them\n";
+            out += "Note: " + qs::counted(recipe.count(qs::RecipeKind::Fallback), "weight", "weights")
+                + " fell back from the nominal type; `quantscope-cli recipe` lists them\n";
     }
 
     out += "\nMetadata (" + std::to_string(c.metadata.size()) + ")\n";
@@ -335,11 +336,12 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
 
     const auto all = qs::summarizeBits(c.weights);
     const auto quant = qs::summarizeBits(c.weights, true);
-    out += "\nTotal: " + std::to_string(all.weights) + " weights, " + std::to_string(all.elements) + " elements in "
-        + std::to_string(all.storedBytes) + " bytes = " + fixedText(all.bitsPerWeight(), 4) + " bits per weight\n";
+    out += "\nTotal: " + qs::counted(all.weights, "weight", "weights") + ", "
+        + qs::counted(all.elements, "element", "elements") + " in " + qs::counted(all.storedBytes, "byte", "bytes")
+        + " = " + fixedText(all.bitsPerWeight(), 4) + " bits per weight\n";
     if (quant.weights)
-        out += "Quantized only: " + std::to_string(quant.weights) + " weights, " + fixedText(quant.bitsPerWeight(), 4)
-            + " bits per weight\n";
+        out += "Quantized only: " + qs::counted(quant.weights, "weight", "weights") + ", "
+            + fixedText(quant.bitsPerWeight(), 4) + " bits per weight\n";
     flush();
 }
 

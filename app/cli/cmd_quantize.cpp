@@ -2,6 +2,7 @@
 // [--clip R] [--double-quant] -o OUT [--force]: float weights to a real checkpoint of the target
 // format. OUT must lie outside PATH.
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "analysis/quantize_checkpoint.h"
 #include "base/localpath.h"
@@ -106,8 +107,10 @@ int runQuantize(const QStringList& args)
     for (const std::string& n : r.notes)
         std::fprintf(stderr, "note: %s\n", n.c_str());
     printLeftAlone(r.output, r.leftAlone);
-    std::printf("%s: %zu weights quantized to %s, %zu tensors copied\n", r.output.c_str(), r.quantized.size(),
-                qs::parseQuantizeTarget(opt.format).id.c_str(), r.copied.size());
+    std::printf("%s: %s quantized to %s, %s copied\n", r.output.c_str(),
+                qs::counted(r.quantized.size(), "weight", "weights").c_str(),
+                qs::parseQuantizeTarget(opt.format).id.c_str(),
+                qs::counted(r.copied.size(), "tensor", "tensors").c_str());
     return 0;
 }
 

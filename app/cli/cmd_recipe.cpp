@@ -4,6 +4,7 @@
 // weights, tensor by tensor, the importance per tensor and, with --ref REF or --requantize ID,
 // the weights ranked by importance-weighted error (where more bits would help most).
 #include "commands.h"
+#include "base/counttext.h"
 #include "jsonstream.h"
 
 #include "analysis/imatrix.h"
@@ -278,8 +279,8 @@ std::string comparisonText(const qs::RecipeComparison& c)
         layers.add({l.layer < 0 ? "other" : std::to_string(l.layer), fixedText(l.bitsA, 2), fixedText(l.bitsB, 2),
                     fixedText(l.bitsB - l.bitsA, 2)});
     out += layers.render();
-    out += "\nDiffering tensors (" + std::to_string(c.differing.size()) + "; " + std::to_string(c.matched)
-        + " weights on both sides)\n";
+    out += "\nDiffering tensors (" + std::to_string(c.differing.size()) + "; "
+        + qs::counted(c.matched, "weight", "weights") + " on both sides)\n";
     TextTable rows({"LAYER", "ROLE", "TYPE A", "TYPE B", "BPW A", "BPW B"}, {true, false, false, false, true, true});
     for (const auto& r : c.differing)
         rows.add({layerText(r.layer), r.role, r.labelA.empty() ? "(absent)" : r.labelA,
@@ -354,10 +355,10 @@ std::string imatrixText(const ImatrixSection& s)
 {
     const qs::Imatrix& im = s.imatrix;
     std::string out = "\nImportance matrix: " + im.path + " (" + std::string(qs::imatrixFormatName(im.format)) + ", "
-        + std::to_string(im.entries.size()) + " entries";
+        + qs::counted(im.entries.size(), "entry", "entries");
     if (im.chunkCount)
-        out += ", " + std::to_string(im.chunkCount) + " chunks"
-            + (im.chunkSize ? " of " + std::to_string(im.chunkSize) + " tokens" : std::string());
+        out += ", " + qs::counted(im.chunkCount, "chunk", "chunks")
+            + (im.chunkSize ? " of " + qs::counted(im.chunkSize, "token", "tokens") : std::string());
     for (size_t i = 0; i < im.datasets.size(); ++i)
         out += (i ? ", " : "; dataset ") + im.datasets[i];
     out += ")\n";

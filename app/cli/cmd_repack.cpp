@@ -2,6 +2,7 @@
 // quantized weight through its logical codes (streamed to DST one weight at a time), then
 // dequantize source and target and compare. DST must lie outside SRC.
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "analysis/repack.h"
 #include "base/localpath.h"
@@ -99,7 +100,9 @@ int runRepack(const QStringList& args)
         if (!w.note.empty())
             std::printf("  note: %s\n", w.note.c_str());
     }
-    std::printf("%s: %zu weights repacked, %zu tensors copied\n", r.output.c_str(), r.weights.size(), r.copied.size());
+    std::printf("%s: %s repacked, %s copied\n", r.output.c_str(),
+                qs::counted(r.weights.size(), "weight", "weights").c_str(),
+                qs::counted(r.copied.size(), "tensor", "tensors").c_str());
     return 0;
 }
 

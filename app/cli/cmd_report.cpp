@@ -3,6 +3,7 @@
 // A layout specification written by the tool: .html (self-contained), .md (PNG figures
 // beside it) or .pdf, by the extension of OUT. Exit 1 when a seed probe fails.
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "base/error.h"
 #include "base/localpath.h"
@@ -131,7 +132,8 @@ int runReport(const QStringList& args)
     qsw::writeReport(doc, out, control);
     if (progress)
         std::fprintf(stderr, "\r");
-    std::printf("wrote %s (%zu sections, %zu figures)\n", qPrintable(out), doc.sections.size(), doc.figures.size());
+    std::printf("wrote %s (%s, %s)\n", qPrintable(out), qs::counted(doc.sections.size(), "section", "sections").c_str(),
+                qs::counted(doc.figures.size(), "figure", "figures").c_str());
     if (anyProbeFailed(doc)) {
         std::fprintf(stderr, "quantscope-cli report: a seed probe failed (see the report)\n");
         return 1;

@@ -5,6 +5,7 @@
 // histograms without one (exact, or with --approximate from a sample of rows). Weights stream a
 // row slice at a time.
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "analysis/imatrix.h"
 #include "analysis/stats.h"
@@ -373,8 +374,8 @@ std::vector<const qs::LogicalWeight*> weightsToReport(const qs::Checkpoint& ckpt
         throw qs::Error(ckpt.path
                         + ": nothing to report: no quantized weight and no float matrix that can be "
                           "decoded ("
-                        + std::to_string(ckpt.weights.size()) + " weights, " + std::to_string(ckpt.tensors.size())
-                        + " tensors)" + why);
+                        + qs::counted(ckpt.weights.size(), "weight", "weights") + ", "
+                        + qs::counted(ckpt.tensors.size(), "tensor", "tensors") + ")" + why);
     }
     return todo;
 }
@@ -502,8 +503,8 @@ int runStats(const QStringList& args)
         std::fprintf(stderr, "\r\033[K");
     if (ref && size_t(skipped) == todo.size())
         throw qs::Error(qs::ErrorContext{ckpt->path},
-                        "nothing compared: none of its " + std::to_string(todo.size()) + " weights has a match in "
-                            + ref->path);
+                        "nothing compared: none of its " + qs::counted(todo.size(), "weight", "weights")
+                            + " has a match in " + ref->path);
     if (json)
         std::printf("%s", QJsonDocument(QJsonObject{{QStringLiteral("weights"), out}}).toJson().constData());
     return skipped ? 2 : 0;

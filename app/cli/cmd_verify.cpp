@@ -1,6 +1,7 @@
 // quantscope-cli verify PATH [--json]: structural checks of every quantized weight; exit 1
 // when a finding is an error (warnings are printed and do not fail).
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "analysis/verify.h"
 #include "base/localpath.h"
@@ -90,8 +91,9 @@ int runVerify(const QStringList& args)
                         f.message.text().c_str());
         for (const std::string& s : r.unchecked)
             std::printf("not checked: %s\n", s.c_str());
-        std::printf("%zu weights checked, %zu errors, %zu warnings\n", r.checked.size(), r.errors(),
-                    r.findings.size() - r.errors());
+        std::printf("%s checked, %s, %s\n", qs::counted(r.checked.size(), "weight", "weights").c_str(),
+                    qs::counted(r.errors(), "error", "errors").c_str(),
+                    qs::counted(r.findings.size() - r.errors(), "warning", "warnings").c_str());
     }
     return r.errors() == 0 ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 // What the CLI says about remote checkpoints: fetch progress, the total a whole run will fetch,
 // and the bytes fetched.
 #include "commands.h"
+#include "base/counttext.h"
 
 #include "base/platform.h"
 #include "container/checkpoint.h"
@@ -46,9 +47,9 @@ void stateRemoteFetch(const qs::Checkpoint& ckpt)
 void printFetchSummary()
 {
     if (const uint64_t requests = qs::remote::requestsSent())
-        std::fprintf(stderr, "fetched %llu bytes (%s) in %llu requests\n",
-                     (unsigned long long)qs::remote::bytesReceived(), sizeText(qs::remote::bytesReceived()).c_str(),
-                     (unsigned long long)requests);
+        std::fprintf(
+            stderr, "fetched %s (%s) in %s\n", qs::counted(qs::remote::bytesReceived(), "byte", "bytes").c_str(),
+            sizeText(qs::remote::bytesReceived()).c_str(), qs::counted(requests, "request", "requests").c_str());
 }
 
 } // namespace qscli

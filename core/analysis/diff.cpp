@@ -8,6 +8,7 @@
 #include "base/progress.h"
 #include "formats/detect.h"
 #include "formats/dequant.h"
+#include "formats/formatid.h"
 #include "base/shapetext.h"
 
 #include <omp.h>
@@ -75,16 +76,23 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " "
-                    + shapeText(p.b->shape) + ": shapes differ");
+        throw Error(ErrorContext{a.path, p.a->name},
+                    "shapes differ: " + shapeText(p.a->shape) + " vs " + b.path + " weight '" + p.b->name + "' "
+                        + shapeText(p.b->shape));
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     std::vector<DiffSums> parts(size_t(ceilDiv(N, rows)));
+    std::vector<double> maxB(parts.size(), 0.0);
     forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
                      [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
                          const uint64_t n = (r1 - r0) * K;
                          DiffLanes lanes;
                          scanDiff(x, y, n, r0 * K, lanes, opt.path);
                          parts[c] = mergeLanes(lanes);
+                         float m = 0;
+                         for (uint64_t i = 0; i < n; ++i)
+                             if (std::isfinite(y[i]))
+                                 m = std::max(m, std::fabs(y[i]));
+                         maxB[c] = m;
                      });
     DiffSums t;
     for (const DiffSums& s : parts) { // chunk order: the same sums for any thread count
@@ -123,11 +131,27 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
     d.cosine = t.aSq > 0 && t.bSq > 0 ? t.dot / (std::sqrt(t.aSq) * std::sqrt(t.bSq)) : (t.aSq == t.bSq ? 1.0 : 0.0);
     d.nonFinite = t.nonFinite;
     d.differing = t.differing;
-    d.pass = d.nonFinite == 0 && d.maxAbs <= opt.tolerance;
+    d.maxAbsB = maxB.empty() ? 0.0 : *std::max_element(maxB.begin(), maxB.end());
+    d.tolerance = opt.tolerance ? *opt.tolerance : automaticTolerance(*p.a, *p.b, d.maxAbsB);
+    d.pass = d.nonFinite == 0 && d.maxAbs <= d.tolerance;
     return d;
 }
 
 } // namespace
+
+double automaticTolerance(const LogicalWeight& a, const LogicalWeight& b, double maxAbsB)
+{
+    const FormatInfo* fa = findFormat(a.format);
+    const FormatInfo* fb = findFormat(b.format);
+    const bool qa = fa && fa->quantized, qb = fb && fb->quantized;
+    if (qa == qb)
+        return 0;
+    const LogicalWeight& q = qa ? a : b;
+    const int bits = q.bits > 0 ? q.bits : (qa ? fa : fb)->bits;
+    if (bits <= 0 || bits > 16)
+        return 0;
+    return 2.0 * maxAbsB / double((uint32_t(1) << bits) - 1);
+}
 
 bool DiffResult::passed() const
 {
@@ -193,9 +217,11 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + " vs " + b.path + " " + p.b->name + ": shapes differ");
+        throw Error(ErrorContext{a.path, p.a->name},
+                    "shapes differ: " + shapeText(p.a->shape) + " vs " + b.path + " weight '" + p.b->name + "' "
+                        + shapeText(p.b->shape));
     if (maxRows == 0 || maxCols == 0 || maxRows > 16384 || maxCols > 16384)
-        throw Error(a.path + " " + p.a->name + ": the difference map must be 1..16384 cells each way");
+        throw Error(ErrorContext{a.path, p.a->name}, "the difference map must be 1..16384 cells each way");
     DiffMap m;
     m.rows = N;
     m.cols = K;
@@ -237,8 +263,9 @@ DiffValues diffValuesAt(const Checkpoint& a, const Checkpoint& b, const WeightPa
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (row >= N || col >= K || N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + ": element (" + std::to_string(row) + ", " + std::to_string(col)
-                    + ") is outside " + shapeText(p.a->shape) + " or B's shape differs");
+        throw Error(ErrorContext{a.path, p.a->name},
+                    "element (" + std::to_string(row) + ", " + std::to_string(col) + ") is outside "
+                        + shapeText(p.a->shape) + " or B's shape differs");
     // Rows load in blocks that both sides' permutations keep whole (a permutation moves rows
     // only within a head).
     const uint64_t blockA = p.ta.permuteHeads ? N / p.ta.permuteHeads : 1;
@@ -249,7 +276,7 @@ DiffValues diffValuesAt(const Checkpoint& a, const Checkpoint& b, const WeightPa
     while (h < r1 && storedRow(p.ta, h, N) != row)
         ++h;
     if (h == r1)
-        throw Error(a.path + " " + p.a->name + ": row " + std::to_string(row) + " is not in its head block");
+        throw Error(ErrorContext{a.path, p.a->name}, "row " + std::to_string(row) + " is not in its head block");
     const size_t n = size_t((r1 - r0) * K);
     std::vector<float> x(n), y(n), tmp(n);
     loadMatchedRows(a, *p.a, p.ta, r0, r1, x.data(), tmp.data(), path);

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ namespace qs {
 
 struct DiffOptions {
     std::string weight; // only this weight (either side's name); empty = every pair
-    double tolerance = 0; // a pair passes when max |a - b| <= tolerance (and all finite)
+    // A pair passes when max |a - b| <= its tolerance and every difference is finite: this one for
+    // every pair, or, unset, automaticTolerance's for each pair.
+    std::optional<double> tolerance;
     uint64_t chunkElements = 0; // floats per side per chunk; 0 = about 256 Ki (1 MiB) in whole kernel row blocks
     int threads = 0; // OpenMP threads; <= 0 = the default
     SimdPath path = SimdPath::Scalar;
@@ -44,6 +47,8 @@ struct WeightDiff {
     double cosine = 0; // <a, b> / (||a|| ||b||); 1 when both are zero
     uint64_t nonFinite = 0; // elements where a - b is NaN or infinite
     uint64_t differing = 0; // elements with a != b
+    double maxAbsB = 0; // the largest finite |b|
+    double tolerance = 0; // the one the pair was judged by
     bool pass = true;
 };
 
@@ -58,6 +63,15 @@ struct DiffResult {
     // No weight over the tolerance and no shape mismatch (one-sided weights are only listed).
     bool passed() const;
 };
+
+// The tolerance a pair is judged by when the caller gives none. Between a quantized weight and a
+// float one (a checkpoint against its float reference): one code step of a uniform grid of the
+// quantized side's code width over B's range, 2 max|b| / (2^bits - 1). A correct quantization
+// with per-group (or per-block) scales stays within it, each group's step being at most that
+// (NF4's and FP8's uneven grids may not, at their largest values); a decoding error (a wrong zero
+// point, order or scale) leaves it. Between two quantized or two float weights: 0, as a converter
+// or repacker must give every value back.
+double automaticTolerance(const LogicalWeight& a, const LogicalWeight& b, double maxAbsB);
 
 // Throws qs::Error naming the file and weight for malformed data, when `opt.weight` names no
 // weight of either checkpoint, and when no pair is left to compare (no weight, shape mismatch

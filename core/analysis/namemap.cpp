@@ -1,5 +1,6 @@
 #include "analysis/namemap.h"
 
+#include "base/counttext.h"
 #include "base/asciicase.h"
 #include "formats/dequant.h"
 
@@ -358,7 +359,7 @@ std::string namingHint(const Checkpoint& c)
     std::string t = hf > gguf ? "Hugging Face names"
         : gguf > hf           ? "GGUF names"
                               : "names of neither Hugging Face nor GGUF";
-    t += " (" + std::to_string(c.weights.size()) + " weights";
+    t += " (" + counted(c.weights.size(), "weight", "weights");
     for (size_t i = 0; i < c.weights.size() && i < 3; ++i)
         t += (i ? ", " : ": ") + c.weights[i].name;
     return t + (c.weights.size() > 3 ? ", ...)" : ")");

@@ -233,21 +233,21 @@ std::vector<Message> recipeOverview(const RecipeSummary& s)
     if (n.bitsPerWeight > 0 && s.quantizableElements)
         out.push_back(
             {QT_TRANSLATE_NOOP("qs::Message",
-                               "Stored:     %1 quantized weights at %2 bits per weight (%3% over the nominal); "
-                               "%4 of them as the nominal type; all %5 weights: %6 bits per weight"),
+                               "Stored:     quantized weights: %1, at %2 bits per weight (%3% over the nominal); "
+                               "as the nominal type: %4; all weights: %5, at %6 bits per weight"),
              {quantized, bpw,
               std::string(s.quantizableBitsPerWeight() >= n.bitsPerWeight ? "+" : "")
                   + num(100.0 * (s.quantizableBitsPerWeight() / n.bitsPerWeight - 1.0), 1),
               asNominal, all, num(s.bitsPerWeight(), 2)}});
     else
         out.push_back({QT_TRANSLATE_NOOP("qs::Message",
-                                         "Stored:     %1 quantized weights at %2 bits per weight; "
-                                         "%3 of them as the nominal type; all %4 weights: %5 bits per weight"),
+                                         "Stored:     quantized weights: %1, at %2 bits per weight; "
+                                         "as the nominal type: %3; all weights: %4, at %5 bits per weight"),
                        {quantized, bpw, asNominal, all, num(s.bitsPerWeight(), 2)}});
     if (const size_t fb = s.count(RecipeKind::Fallback))
         out.push_back(
             {QT_TRANSLATE_NOOP("qs::Message",
-                               "Fell back:  %1 of %2 quantized weights did not fit the nominal type's block, "
+                               "Fell back:  quantized weights that did not fit the nominal type's block: %1 of %2, "
                                "costing %3 bytes (%4 bits per weight)"),
              {std::to_string(fb), quantized, num(s.extraBits(RecipeKind::Fallback) / 8.0, 0),
               num(s.quantizableElements ? s.extraBits(RecipeKind::Fallback) / double(s.quantizableElements) : 0, 2)}});

@@ -2,6 +2,7 @@
 // statistics against a reference), verify's findings, the memory budget, scale heatmaps and
 // error histograms of the largest weights, and the chapter of every format it uses.
 #include "report/report.h"
+#include "base/counttext.h"
 
 #include "analysis/budget.h"
 #include "analysis/stats.h"
@@ -190,15 +191,14 @@ Section verifySection(const Checkpoint& ckpt, const std::vector<const LogicalWei
     Section verify = section(2, "Verify findings");
     VerifyReport vr;
     HealthOptions health;
-    health.cancel = progress.control.cancel; // the health scan stops between row chunks
+    health.progress.cancel = progress.control.cancel; // the health scan stops between row chunks
     for (const LogicalWeight* w : weights) {
         progress.next();
-        if (!verifyWeight(ckpt, *w, vr, health))
-            progress.control.check();
+        verifyWeight(ckpt, *w, vr, health);
     }
-    verify.blocks.push_back(paragraph(std::to_string(vr.checked.size()) + " weights checked, "
+    verify.blocks.push_back(paragraph(counted(vr.checked.size(), "weight", "weights") + " checked, "
                                       + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "
-                                      + std::to_string(vr.findings.size()) + " findings."));
+                                      + counted(vr.findings.size(), "finding", "findings") + "."));
     if (!vr.findings.empty()) {
         Block fb = tableBlock({});
         fb.table.header = {"weight", "check", "finding"};
@@ -261,7 +261,7 @@ void appendLargestWeights(Document& doc, const Checkpoint& ckpt, const Checkpoin
             const WeightCodes codes = extractCodes(ckpt, *w);
             if (!codes.scales.empty() && codes.groups) {
                 Figure f = figure(FigureKind::ScaleHeatmap,
-                                  "Scales of " + w->name + " [" + std::to_string(codes.groups) + " groups x "
+                                  "Scales of " + w->name + " [" + counted(codes.groups, "group", "groups") + " x "
                                       + std::to_string(codes.rows) + " out_features]");
                 // Act-order: group g is the stored group g_idx names, as every view calls it.
                 if (codes.actOrder())

@@ -1,6 +1,7 @@
 // A format's chapter, generated from its LayoutSpec: every sentence below is filled from the
 // spec's fields (or from the kernels and budget it shares), so no format has its own text.
 #include "report/report.h"
+#include "base/counttext.h"
 
 #include "analysis/budget.h"
 #include "base/error.h"
@@ -196,7 +197,7 @@ Section formatFactsSection(const LayoutSpec& spec, const LayoutParams& p)
                  + " weights, addressed as little-endian " + std::to_string(spec.wordBits) + "-bit words"
              : "little-endian " + std::to_string(spec.wordBits) + "-bit words"},
         {"Code width",
-         std::to_string(p.bits) + " bits" +
+         counted(uint64_t(p.bits), "bit", "bits") +
              [&] {
                  std::string list;
                  for (int b : spec.bitWidths)

@@ -69,6 +69,7 @@ private slots:
     void manyTensorsLean_data();
     void manyTensorsLean();
     void longNameKeepsColumns();
+    void countsAgreeWithTheirNumber();
 };
 
 void TestCliInspect::gptqJson()
@@ -396,6 +397,22 @@ void TestCliInspect::longNameKeepsColumns()
     QVERIFY(row != lines.end());
     QCOMPARE_LT(row->size(), 400);
     QCOMPARE_LT(r.out.size(), 4 << 20);
+}
+
+// A count of one reads "1 weight", never "1 weights" (issue 33), in the totals and the recipe
+// line; verify counts the same way.
+void TestCliInspect::countsAgreeWithTheirNumber()
+{
+    const QString path = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym"));
+    const auto r = qstest::runCli({QStringLiteral("inspect"), path});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("Total: 1 weight, 32768 elements in "), r.out.constData());
+    QVERIFY2(r.out.contains("Quantized only: 1 weight, "), r.out.constData());
+    QVERIFY2(r.out.contains("quantized weights: 1, at "), r.out.constData());
+    const auto verify = qstest::runCli({QStringLiteral("verify"), path});
+    QVERIFY2(verify.out.contains("1 weight checked, 0 errors, 0 warnings"), verify.out.constData());
+    for (const auto* run : {&r, &verify})
+        QVERIFY2(!run->out.contains(" 1 weights") && !run->out.contains("(s)"), run->out.constData());
 }
 
 QTEST_GUILESS_MAIN(TestCliInspect)

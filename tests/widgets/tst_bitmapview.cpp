@@ -21,9 +21,11 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPainter>
 #include <QSpinBox>
 #include <QWheelEvent>
 #include <QFile>
+#include <QFileInfo>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -87,6 +89,7 @@ private slots:
     void goToSaysWhatIsWrong();
     void gutterShowsFileOffsets_data();
     void gutterShowsFileOffsets();
+    void exportIsTheWholeFigure();
 };
 
 // Cells large enough carry their bit's 0 or 1: the inside of a cell is not one flat colour.
@@ -499,6 +502,53 @@ void TestBitMapView::toggleAndScreenshots()
             QVERIFY2(distinctColours(shot) > 40, qPrintable(QStringLiteral("%1 colours").arg(distinctColours(shot))));
         }
     }
+}
+
+// An export is the figure alone, whole: in a view too narrow for one word (bit 0 cut off on
+// screen) it still draws bit 0 where the canvas draws it when there is room, with no tool row,
+// panel or scroll bar (it was a grab of the widget, issue 33); its caption names the words drawn.
+// With no weight there is nothing to export.
+void TestBitMapView::exportIsTheWholeFigure()
+{
+    Fixture f(qstest::fixture(QStringLiteral("safetensors/gptq-w4-g32-asym")).toStdString(), QString());
+    QVERIFY(QTest::qWaitForWindowExposed(f.view));
+    BitMapCanvas* canvas = f.view->canvas();
+    canvas->setCellSize(std::max(canvas->bitDigitMinCell(), 16));
+    const std::optional<QPoint> bit0 = canvas->bitCenter(0, 0);
+    QVERIFY(bit0);
+    const QImage wide = canvas->viewport()->grab().toImage();
+    const QRgb onScreen = wide.pixel(*bit0);
+    const std::vector<BitLabel> labels = canvas->bitLabels();
+    const auto label0 = std::find_if(labels.begin(), labels.end(), [](const BitLabel& l) { return l.bit == 0; });
+    QVERIFY(label0 != labels.end() && label0->rect.left() < bit0->x() + canvas->cellSize());
+
+    f.view->resize(420, 700);
+    QTRY_VERIFY(!canvas->bitCenter(0, 0)); // cut off on screen
+    const QSize size = f.view->exportSize();
+    QVERIFY(size.width() > bit0->x() && size.height() > bit0->y());
+    QImage figure(size, QImage::Format_ARGB32_Premultiplied);
+    figure.fill(Qt::transparent);
+    {
+        QPainter painter(&figure);
+        f.view->renderExport(painter, QRect(QPoint(0, 0), size));
+    }
+    QCOMPARE(figure.pixel(*bit0), onScreen);
+    // Its header numbers bit 0 as the wide view does (the labels past the viewport were dropped).
+    QCOMPARE(figure.copy(label0->rect).convertToFormat(QImage::Format_RGB32),
+             wide.copy(label0->rect).convertToFormat(QImage::Format_RGB32));
+    // 4096 words, one per row, are too tall for one figure: the rows in view, named in the caption.
+    const QString caption = f.view->exportCaption();
+    QVERIFY2(caption.contains(QStringLiteral("words 0–")) && caption.contains(QStringLiteral(" of 4096")),
+             qPrintable(caption));
+    QCOMPARE(canvas->wordCount(), uint64_t(4096));
+
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(exportView(f.view, dir.filePath(QStringLiteral("bitmap.png")), &error), qPrintable(error));
+    f.context.setWeight(-1);
+    QVERIFY(!exportView(f.view, dir.filePath(QStringLiteral("none.png")), &error));
+    QVERIFY2(error.contains(f.view->messageText()), qPrintable(error));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("none.png"))));
 }
 
 void TestBitMapView::formatWithoutSpec()

@@ -342,6 +342,54 @@ private slots:
                  qPrintable(summary->text()));
     }
 
+    // A new checkpoint starts from its own default context (its trained 2048 here, under llama.cpp's
+    // 4096), not from the context set for the previous one (the demo's 512 stayed, issue 33).
+    void contextStartsFromTheCheckpoint()
+    {
+        ViewContext context;
+        const std::string path =
+            qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString();
+        const auto first = qs::openCheckpoint(path);
+        context.setCheckpoint(first, CheckpointSnapshot::fromCheckpoint(*first));
+        BudgetView view(&context);
+        QVERIFY(view.run());
+        QCOMPARE(view.run()->nCtx, uint64_t(2048));
+        view.setContext(512);
+        QCOMPARE(view.run()->nCtx, uint64_t(512));
+        const auto second = qs::openCheckpoint(path);
+        context.setCheckpoint(second, CheckpointSnapshot::fromCheckpoint(*second));
+        QVERIFY(view.run());
+        QCOMPARE(view.run()->nCtx, uint64_t(2048));
+    }
+
+    // The export draws the per-device chart of a running model above the table's chart.
+    void exportHasTheDeviceChart()
+    {
+        ViewContext context;
+        const auto ckpt = qs::openCheckpoint(
+            qstest::fixture(QStringLiteral("real/python-gen-worker/stories260K.gguf")).toStdString());
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        BudgetView view(&context);
+        view.resize(1200, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(view.run());
+        QCustomPlot* device = nullptr;
+        for (QCustomPlot* plot : view.findChildren<QCustomPlot*>())
+            if (plot != view.plot())
+                device = plot;
+        QVERIFY(device && device->isVisible());
+        const int chart = std::max(view.plot()->height(), view.plot()->minimumHeight());
+        QCOMPARE(view.exportSize().height(), chart + device->height());
+        // The caption says what the charts price, not the weight selected elsewhere.
+        const QString caption = view.exportCaption();
+        QVERIFY2(caption.contains(QStringLiteral("stories260K.gguf")) && caption.contains(QStringLiteral("parameters"))
+                     && caption.contains(QStringLiteral("2048 tokens")),
+                 qPrintable(caption));
+        QVERIFY(view.setArchitecture(QString()));
+        QCOMPARE(view.exportSize().height(), std::max(view.plot()->height(), view.plot()->minimumHeight()));
+    }
+
     // With the German catalogue, what core says about running a model reads in German: a
     // checkpoint whose config lacks a field the budget needs, an architecture it does not know,
     // and llama.cpp's notes (the context rounded to whole cells), which the summary shows.

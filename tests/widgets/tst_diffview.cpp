@@ -257,6 +257,69 @@ private slots:
         QCOMPARE(f.context.selected(), e);
     }
 
+    // In a view the size a 1280 x 720 window leaves it, the heatmap's cells are readable: at
+    // least kMapMinHeight tall (they were some 90 px, issue 33).
+    void heatmapHasReadableHeight()
+    {
+        Pair p;
+        Fixture f(p.a);
+        f.view.resize(1000, 560);
+        QVERIFY(f.open(p.b));
+        f.context.setWeight(f.weight("model.layers.0.mlp.down_proj.weight"));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(f.view.map(), qPrintable(f.view.statusText()));
+        f.view.plot()->replot();
+        QVERIFY2(f.view.plot()->axisRect()->height() >= DiffView::kMapMinHeight,
+                 qPrintable(QString::number(f.view.plot()->axisRect()->height())));
+    }
+
+    // By default a quantized A against its float B is judged as quantscope-cli diff judges it,
+    // by one code step: the 4-bit GPTQ weight against its float reference is within it (at the old
+    // default 0 every quantized-vs-float pair was painted "over tolerance", issue 33); tolerance 0
+    // set in the box marks it over, as `diff --tolerance 0` fails it.
+    void quantizedAgainstFloatWithinByDefault()
+    {
+        const QString dir = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym"));
+        Fixture f((dir + QStringLiteral("/model.safetensors")).toStdString());
+        QVERIFY(f.open((dir + QStringLiteral("/ref.safetensors")).toStdString()));
+        QVERIFY2(f.view.model()->result(), qPrintable(f.view.statusText()));
+        QCOMPARE(f.view.model()->rowCount(), 1);
+        QCOMPARE(f.view.model()->overCount(), 0);
+        const qs::WeightDiff& d = f.view.model()->result()->weights.at(0);
+        QVERIFY(d.maxAbs > 0 && d.pass);
+        f.view.setTolerance(0);
+        QCOMPARE(f.view.model()->overCount(), 1);
+        f.view.setTolerance(DiffView::kAutomaticTolerance);
+        QCOMPARE(f.view.model()->overCount(), 0);
+    }
+
+    // A Diff export with no B has no figure: it fails with a message and writes nothing (it
+    // wrote the empty view, issue 33).
+    void exportWithoutBFails()
+    {
+        Pair p;
+        Fixture f(p.a);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("diff.png"));
+        QString error;
+        QVERIFY(!exportView(&f.view, path, &error));
+        QVERIFY2(error.contains(QStringLiteral("compares nothing")), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path));
+        QVERIFY(f.open(p.b));
+        f.context.setWeight(f.weight("model.layers.0.mlp.down_proj.weight"));
+        QVERIFY(f.context.jobs()->waitForIdle(kJobTimeoutMs));
+        QVERIFY2(exportView(&f.view, path, &error), qPrintable(error));
+        QVERIFY(QFileInfo::exists(path));
+        // The figure is the heatmap at the matrix's aspect (600 x 1100), not the view's shape.
+        QVERIFY2(f.view.map(), qPrintable(f.view.statusText()));
+        f.view.plot()->replot();
+        const QRect cells = f.view.plot()->axisRect()->rect();
+        const QSize size = f.view.exportSize();
+        QCOMPARE(size.width(), f.view.plot()->width());
+        QVERIFY2(std::abs(size.height() - (f.view.plot()->height() - cells.height()) - cells.width() * 600 / 1100) <= 1,
+                 qPrintable(QStringLiteral("%1 x %2").arg(size.width()).arg(size.height())));
+    }
+
     // Hovering the heatmap tells the element, both values and their difference, as the
     // Scales heatmap tells its cell.
     void hoverShowsBothValues()

@@ -2,9 +2,12 @@
 // report theme; a cancelled or failed write leaves no file; HTML is well-formed XML.
 #include "formats/layoutspec.h"
 #include "report/report.h"
+#include "report/pdfreport.h"
 #include "report/reportwriter.h"
 
+#include <QBuffer>
 #include <QDir>
+#include <QPdfWriter>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -49,6 +52,115 @@ private slots:
             }
         }
         QVERIFY(specs >= 20);
+    }
+
+    // The PDF's pages: a figure taller than a page and one wider are each whole on one page at
+    // their aspect ratio, with the caption under them; tables and text run the page's width; a
+    // table longer than a page runs onto the next; the page number sits below every piece of its
+    // page. (QTextDocument::print split and stretched figures, drew the number over them and set
+    // tables at half the page, issue 33.)
+    void pdfPagesKeepFiguresWhole()
+    {
+        Document doc;
+        doc.title = "Checkpoint report";
+        doc.subtitle = "/a/path/to/model";
+        const std::vector<QImage> images{QImage(500, 4000, QImage::Format_RGB32),
+                                         QImage(5000, 600, QImage::Format_RGB32)};
+        for (size_t i = 0; i < images.size(); ++i) {
+            doc.figures.push_back(figure(FigureKind::ScaleHeatmap, "a figure"));
+            doc.figures.back().stem = "fig" + std::to_string(i);
+        }
+        Section s = section(1, "Weights");
+        s.blocks.push_back(paragraph(std::string(600, 'x') + " words"));
+        s.blocks.push_back(figureBlock(0));
+        Block table = tableBlock({"weight", "format", "shape", "bits"});
+        for (int i = 0; i < 150; ++i)
+            table.table.rows.push_back(
+                {"model.layers." + std::to_string(i) + ".mlp.down_proj", "gptq-v1", "[4096, 11008]", "4"});
+        s.blocks.push_back(table);
+        s.blocks.push_back(figureBlock(1));
+        doc.sections.push_back(s);
+
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QPdfWriter writer(&buffer);
+        setReportPage(writer);
+        const PdfLayout layout = pdfReportLayout(doc, images, 2.5, writer);
+        QVERIFY(layout.pages >= 4);
+        QCOMPARE(layout.body.width(), double(writer.width()));
+        int figures = 0, tablePages = 0, numbers = 0;
+        for (const PdfPiece& p : layout.pieces) {
+            switch (p.kind) {
+            case PdfPiece::Kind::Figure: {
+                ++figures;
+                QVERIFY(layout.body.adjusted(-0.5, -0.5, 0.5, 0.5).contains(p.rect));
+                const QImage& image = images.at(p.figure);
+                const double aspect = double(image.width()) / image.height();
+                QVERIFY2(std::abs(p.rect.width() / p.rect.height() - aspect) < 0.01 * aspect,
+                         qPrintable(QStringLiteral("%1 x %2").arg(p.rect.width()).arg(p.rect.height())));
+                break;
+            }
+            case PdfPiece::Kind::Table:
+                ++tablePages;
+                QCOMPARE(p.rect.width(), layout.body.width());
+                QVERIFY(layout.body.adjusted(-0.5, -0.5, 0.5, 0.5).contains(p.rect));
+                break;
+            case PdfPiece::Kind::PageNumber:
+                ++numbers;
+                QVERIFY(p.rect.top() >= layout.body.bottom());
+                QVERIFY(p.rect.bottom() <= writer.height());
+                break;
+            default: QVERIFY(layout.body.adjusted(-0.5, -0.5, 0.5, 0.5).contains(p.rect)); break;
+            }
+        }
+        QCOMPARE(figures, 2);
+        QVERIFY(tablePages >= 2);
+        QCOMPARE(numbers, layout.pages);
+        // No two pieces of a page overlap, and a caption follows its figure on the same page.
+        for (size_t i = 0; i < layout.pieces.size(); ++i)
+            for (size_t j = i + 1; j < layout.pieces.size(); ++j) {
+                const PdfPiece &a = layout.pieces[i], &b = layout.pieces[j];
+                if (a.page == b.page)
+                    QVERIFY(!a.rect.intersected(b.rect).isValid() || a.rect.intersected(b.rect).height() < 1);
+            }
+        for (size_t i = 0; i + 1 < layout.pieces.size(); ++i)
+            if (layout.pieces[i].kind == PdfPiece::Kind::Figure) {
+                QCOMPARE(layout.pieces[i + 1].kind, PdfPiece::Kind::Caption);
+                QCOMPARE(layout.pieces[i + 1].page, layout.pieces[i].page);
+            }
+    }
+
+    // A heading never stands alone at the foot of a page: a figure fills most of the first page,
+    // and the next section's heading moves to the second page with its table.
+    void pdfHeadingStaysWithItsTable()
+    {
+        Document doc;
+        doc.title = "Report";
+        doc.figures.push_back(figure(FigureKind::ScaleHeatmap, "a tall figure"));
+        const std::vector<QImage> images{QImage(1600, 2000, QImage::Format_RGB32)};
+        Section first = section(1, "Scales");
+        first.blocks.push_back(figureBlock(0));
+        doc.sections.push_back(first);
+        Section second = section(1, "Stored tensors");
+        Block table = tableBlock({"tensor", "dtype", "shape"});
+        for (int i = 0; i < 10; ++i)
+            table.table.rows.push_back({"qweight", "I32", "[32, 128]"});
+        second.blocks.push_back(table);
+        doc.sections.push_back(second);
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QPdfWriter writer(&buffer);
+        setReportPage(writer);
+        const PdfLayout layout = pdfReportLayout(doc, images, 2.5, writer);
+        QCOMPARE(layout.pages, 2);
+        const auto placed = std::find_if(layout.pieces.begin(), layout.pieces.end(),
+                                         [](const PdfPiece& p) { return p.kind == PdfPiece::Kind::Table; });
+        QVERIFY(placed != layout.pieces.end() && placed != layout.pieces.begin());
+        QCOMPARE(placed->page, 1);
+        QCOMPARE((placed - 1)->kind, PdfPiece::Kind::Text); // the heading, right above it
+        QCOMPARE((placed - 1)->page, 1);
     }
 
     void htmlIsXml()

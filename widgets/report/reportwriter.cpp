@@ -2,6 +2,7 @@
 
 #include "figures/slotorderfigure.h"
 #include "figures/wordfigure.h"
+#include "report/pdfreport.h"
 #include "qtext.h"
 #include "report/datafigures.h"
 
@@ -12,13 +13,9 @@
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
-#include <QPageLayout>
-#include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QTextDocument>
 #include <QThread>
-#include <QUrl>
 
 #include <cmath>
 #include <memory>
@@ -28,6 +25,9 @@ namespace qsw {
 namespace {
 
 using namespace qs::report;
+
+// PDF figures are rendered at this many pixels per logical pixel: sharp in print.
+constexpr double kPdfFigureScale = 2.5;
 
 QString htmlText(const std::string& s)
 {
@@ -117,6 +117,48 @@ QImage renderFigure(const Figure& f, const Theme& theme, double scale)
     return image;
 }
 
+QString reportBlockHtml(const Block& b)
+{
+    QString h;
+    switch (b.kind) {
+    case Block::Kind::Paragraph: h += QStringLiteral("<p>%1</p>\n").arg(htmlText(b.text)); break;
+    case Block::Kind::Code: h += QStringLiteral("<pre>%1</pre>\n").arg(htmlText(b.text)); break;
+    case Block::Kind::Facts:
+        // A two-column table renders the same in browsers and QTextDocument.
+        h +=
+            QStringLiteral("<table class=\"facts\" width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
+        for (const auto& [label, value] : b.facts)
+            h += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(htmlText(label), htmlText(value));
+        h += QStringLiteral("</table>\n");
+        break;
+    case Block::Kind::Table: {
+        // The header row in <thead>: a PDF repeats it on every page the table runs onto.
+        h += QStringLiteral("<table width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<thead><tr>");
+        for (const std::string& c : b.table.header)
+            h += QStringLiteral("<th>%1</th>").arg(htmlText(c));
+        h += QStringLiteral("</tr></thead>\n");
+        for (const auto& row : b.table.rows) {
+            h += QStringLiteral("<tr>");
+            for (size_t i = 0; i < row.size(); ++i) {
+                if (int(i) == b.verdictColumn)
+                    h += row[i] == "fail"
+                        ? QStringLiteral("<td class=\"fail\"><font color=\"#c0392b\"><b>%1</b></font></td>")
+                              .arg(htmlText(row[i]))
+                        : QStringLiteral("<td class=\"pass\"><font color=\"#388b42\">%1</font></td>")
+                              .arg(htmlText(row[i]));
+                else
+                    h += QStringLiteral("<td>%1</td>").arg(htmlText(row[i]));
+            }
+            h += QStringLiteral("</tr>\n");
+        }
+        h += QStringLiteral("</table>\n");
+        break;
+    }
+    case Block::Kind::Figure: break;
+    }
+    return h;
+}
+
 QString reportHtml(const Document& doc, const std::function<QString(size_t)>& imageSource, int imageWidth)
 {
     QString h;
@@ -138,38 +180,10 @@ QString reportHtml(const Document& doc, const std::function<QString(size_t)>& im
         h += QStringLiteral("<h%1>%2</h%1>\n").arg(level).arg(htmlText(s.title));
         for (const Block& b : s.blocks) {
             switch (b.kind) {
-            case Block::Kind::Paragraph: h += QStringLiteral("<p>%1</p>\n").arg(htmlText(b.text)); break;
-            case Block::Kind::Code: h += QStringLiteral("<pre>%1</pre>\n").arg(htmlText(b.text)); break;
+            case Block::Kind::Paragraph:
+            case Block::Kind::Code:
             case Block::Kind::Facts:
-                // A two-column table renders the same in browsers and QTextDocument.
-                h += QStringLiteral(
-                    "<table class=\"facts\" width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n");
-                for (const auto& [label, value] : b.facts)
-                    h += QStringLiteral("<tr><th>%1</th><td>%2</td></tr>\n").arg(htmlText(label), htmlText(value));
-                h += QStringLiteral("</table>\n");
-                break;
-            case Block::Kind::Table: {
-                h += QStringLiteral("<table width=\"100%\" border=\"1\" cellspacing=\"0\" cellpadding=\"3\">\n<tr>");
-                for (const std::string& c : b.table.header)
-                    h += QStringLiteral("<th>%1</th>").arg(htmlText(c));
-                h += QStringLiteral("</tr>\n");
-                for (const auto& row : b.table.rows) {
-                    h += QStringLiteral("<tr>");
-                    for (size_t i = 0; i < row.size(); ++i) {
-                        if (int(i) == b.verdictColumn)
-                            h += row[i] == "fail"
-                                ? QStringLiteral("<td class=\"fail\"><font color=\"#c0392b\"><b>%1</b></font></td>")
-                                      .arg(htmlText(row[i]))
-                                : QStringLiteral("<td class=\"pass\"><font color=\"#388b42\">%1</font></td>")
-                                      .arg(htmlText(row[i]));
-                        else
-                            h += QStringLiteral("<td>%1</td>").arg(htmlText(row[i]));
-                    }
-                    h += QStringLiteral("</tr>\n");
-                }
-                h += QStringLiteral("</table>\n");
-                break;
-            }
+            case Block::Kind::Table: h += reportBlockHtml(b); break;
             case Block::Kind::Figure: {
                 const Figure& f = doc.figures.at(b.figure);
                 h += QStringLiteral("<figure><p><img src=\"%1\" width=\"%2\" alt=\"%3\"/></p><figcaption><p>Figure %4. "
@@ -245,7 +259,7 @@ std::vector<QImage> renderReportFigures(const Document& doc, ReportFormat format
     std::vector<QImage> images;
     for (size_t i = 0; i < doc.figures.size(); ++i) {
         control.check();
-        images.push_back(renderFigure(doc.figures[i], theme, format == ReportFormat::Pdf ? 2.5 : 2.0));
+        images.push_back(renderFigure(doc.figures[i], theme, format == ReportFormat::Pdf ? kPdfFigureScale : 2.0));
         control(i + 1, doc.figures.size());
     }
     control.check();
@@ -317,19 +331,8 @@ void writeReport(const Document& doc, const QString& path, const std::vector<QIm
             QPdfWriter writer(&buffer);
             writer.setTitle(qtext(doc.title));
             writer.setCreator(QStringLiteral("Quantscope"));
-            writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(15, 15, 15, 15),
-                                             QPageLayout::Millimeter));
-            writer.setResolution(150);
-            QTextDocument text;
-            QFont font = text.defaultFont();
-            font.setPointSizeF(9);
-            text.setDefaultFont(font);
-            for (size_t i = 0; i < images.size(); ++i)
-                text.addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("fig:%1").arg(i)), images[i]);
-            text.setHtml(reportHtml(
-                doc, [](size_t i) { return QStringLiteral("fig:%1").arg(i); }, 620));
-            control.check();
-            text.print(&writer);
+            setReportPage(writer);
+            paintPdfReport(doc, images, kPdfFigureScale, writer);
         }
         control.check();
         writeBytes(path, pdf);

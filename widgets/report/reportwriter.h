@@ -1,6 +1,6 @@
 #pragma once
 // Renders a report Document: self-contained HTML (figures as base64 PNG, XHTML-compatible
-// markup), Markdown with PNG figures beside it, or PDF through QTextDocument + QPdfWriter.
+// markup), Markdown with PNG figures beside it, or PDF laid out page by page (pdfreport.h).
 // The extension picks the format. Writing is atomic (qs::AtomicFile): a failed or cancelled
 // export leaves no file behind, and no path of the report's inputs is written over. Needs a QApplication: data figures
 // are QCustomPlot widgets.
@@ -30,6 +30,8 @@ QSizeF figureSize(const qs::report::Figure& figure);
 void paintFigure(QPainter& painter, const QRectF& target, const qs::report::Figure& figure, const Theme& theme);
 QImage renderFigure(const qs::report::Figure& figure, const Theme& theme, double scale = 2.0);
 
+// A text block (paragraph, code, facts, table) as HTML; empty for a figure.
+QString reportBlockHtml(const qs::report::Block& block);
 // The markup the HTML file holds; `imageSource(i)` gives figure i's src attribute.
 QString reportHtml(const qs::report::Document& doc, const std::function<QString(size_t)>& imageSource, int imageWidth);
 QString reportMarkdown(const qs::report::Document& doc, const QString& figurePrefix);

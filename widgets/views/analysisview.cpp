@@ -130,6 +130,10 @@ bool exportView(AnalysisView* view, const QString& path, QString* error)
         *error = AnalysisView::tr("%1: unknown export format \"%2\" (use .png, .svg or .pdf)").arg(path, suffix);
         return false;
     }
+    if (const QString problem = view->exportProblem(); !problem.isEmpty()) {
+        *error = AnalysisView::tr("%1: not written: %2").arg(path, problem);
+        return false;
+    }
     const QSize viewSize = view->exportSize().expandedTo(QSize(1, 1));
     const QString caption = view->exportCaption();
     const int band = captionHeight(view, caption, viewSize.width());

@@ -31,6 +31,8 @@ public:
     // What an export shows, drawn above it: the view, checkpoint and weight by default; views
     // add what they show of it (quantity, reference, target). Empty: nothing is open.
     virtual QString exportCaption() const;
+    // Why the view has no figure to export now (the Diff view without a B), empty when it has one.
+    virtual QString exportProblem() const { return {}; }
     // The view's table as CSV (File > Export Table), empty when it shows none.
     virtual QString tableCsv() const { return {}; }
     // The files an export must not overwrite (the session's inputs).
@@ -60,7 +62,8 @@ private:
 // Writes `view` to `path` as PNG (at twice the logical size), SVG or PDF, chosen by the
 // extension, with the view's exportCaption() above it. Through the output guard (outputfile.h:
 // atomic, never over or into an input, only ever replacing a regular file), checked before
-// the view is drawn: a failed export leaves no file. Returns false with `error` set.
+// the view is drawn: a failed export leaves no file. A view with an exportProblem() writes
+// nothing. Returns false with `error` set.
 bool exportView(AnalysisView* view, const QString& path, QString* error);
 // "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 QString exportFilter();

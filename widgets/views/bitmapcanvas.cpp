@@ -60,7 +60,7 @@ std::vector<BitLabel> BitMapCanvas::bitLabels() const
         return out;
     const QFontMetrics fm = fontMetrics();
     const int W = int(m_map->wordBits()), step = bitLabelStep(), gutter = gutterWidth();
-    const int right = viewport()->width();
+    const int right = m_figureWidth > 0 ? m_figureWidth : viewport()->width();
     for (uint64_t k = 0; k < m_wordsPerRow; ++k) {
         const int x0 = gutter + int(k) * wordWidth() - firstColPixels();
         int lastRight = INT_MIN;
@@ -666,6 +666,40 @@ void BitMapCanvas::paintGutter(QPainter& p, const QRect& area, int visibleRows)
         }
     }
     p.restore();
+}
+
+QSize BitMapCanvas::figureSize(uint64_t rows) const
+{
+    if (!m_map)
+        return {};
+    const uint64_t cells = m_stored ? m_wordsPerRow * uint64_t(wordWidth()) : m_map->params().K * uint64_t(m_cell);
+    return QSize(clampToInt(uint64_t(gutterWidth()) + cells),
+                 clampToInt(uint64_t(headerHeight()) + std::min(rows, rowCount()) * uint64_t(rowHeight())));
+}
+
+void BitMapCanvas::paintFigure(QPainter& painter, const QRect& area, uint64_t first)
+{
+    // paintContent draws from the scroll position: put it at `first` and the left edge for the
+    // figure, and back afterwards without a repaint or a scroll signal.
+    QScrollBar* vertical = verticalScrollBar();
+    QScrollBar* horizontal = horizontalScrollBar();
+    const QSignalBlocker blockV(vertical), blockH(horizontal);
+    const int v = vertical->value(), h = horizontal->value();
+    const int range = vertical->maximum();
+    vertical->setMaximum(std::max(range, clampToInt(first)));
+    vertical->setValue(clampToInt(first));
+    horizontal->setValue(0);
+    m_figureWidth = area.width(); // the header numbers every bit the figure shows, not only those in view
+    paintContent(painter, area);
+    m_figureWidth = 0;
+    vertical->setValue(v);
+    vertical->setMaximum(range);
+    horizontal->setValue(h);
+}
+
+uint64_t BitMapCanvas::shownRows() const
+{
+    return uint64_t(std::max(1, (viewport()->height() - headerHeight()) / rowHeight()));
 }
 
 void BitMapCanvas::paintEvent(QPaintEvent*)

@@ -90,6 +90,14 @@ public:
     uint64_t computedWords() const { return m_computedWords; }
     // Paints the visible part into `painter` (export and paintEvent).
     void paintContent(QPainter& painter, const QRect& area);
+    // The export's figure: `rows` whole rows from row `first` (stored order: every word of a row, bit 0
+    // included; logical order: every column), with header and gutter, as if scrolled to the left edge.
+    QSize figureSize(uint64_t rows) const;
+    void paintFigure(QPainter& painter, const QRect& area, uint64_t first);
+    // Rows (of words, or of the matrix) in all, the first one shown and how many the viewport shows.
+    uint64_t totalRows() const { return rowCount(); }
+    uint64_t firstShownRow() const { return firstRow(); }
+    uint64_t shownRows() const;
     // The gutter's labels of stored row `row`: its first word's index (the block's number where
     // a block starts) and its offset in the file, in hex.
     std::pair<QString, QString> gutterLabels(uint64_t row) const;
@@ -157,6 +165,7 @@ private:
     std::optional<std::pair<uint64_t, uint64_t>> m_hovered, m_selected;
     mutable std::unordered_map<uint64_t, std::vector<Piece>> m_cache;
     mutable uint64_t m_computedWords = 0;
+    int m_figureWidth = 0; // while paintFigure paints: the figure's width, which the header labels fill
 };
 
 } // namespace qsw

@@ -540,4 +540,69 @@ QString BitMapView::blockLines(uint64_t row, uint64_t col, bool wholeBlock, cons
     return html;
 }
 
+namespace {
+
+// A figure is drawn whole up to this size (logical pixels); a wider one is scaled to this width, a
+// taller one drawn from the rows in view.
+constexpr int kMaxFigureSide = 4096;
+
+} // namespace
+
+std::pair<uint64_t, uint64_t> BitMapView::exportRows() const
+{
+    const uint64_t total = m_canvas->totalRows();
+    if (m_canvas->figureSize(total).height() <= kMaxFigureSide)
+        return {0, total};
+    const uint64_t first = m_canvas->firstShownRow();
+    return {first, std::min(m_canvas->shownRows(), total - std::min(first, total))};
+}
+
+QSize BitMapView::exportSize() const
+{
+    const QSize figure = m_canvas->figureSize(exportRows().second);
+    if (figure.width() <= kMaxFigureSide)
+        return figure;
+    return QSize(kMaxFigureSide, std::max(1, int(int64_t(figure.height()) * kMaxFigureSide / figure.width())));
+}
+
+void BitMapView::renderExport(QPainter& painter, const QRect& target)
+{
+    const auto [first, rows] = exportRows();
+    const QSize figure = m_canvas->figureSize(rows);
+    if (figure.isEmpty())
+        return;
+    painter.save();
+    painter.translate(target.topLeft());
+    painter.scale(double(target.width()) / figure.width(), double(target.height()) / figure.height());
+    m_canvas->paintFigure(painter, QRect(QPoint(0, 0), figure), first);
+    painter.restore();
+}
+
+QString BitMapView::exportCaption() const
+{
+    QString text = AnalysisView::exportCaption();
+    if (text.isEmpty() || !m_map)
+        return text;
+    const auto [first, rows] = exportRows();
+    if (m_canvas->storedOrder()) {
+        const uint64_t perRow = m_canvas->wordsPerRow();
+        const uint64_t last = std::min(m_canvas->wordCount(), (first + rows) * perRow);
+        return text
+            + tr(" · stored words, most significant bit left: words %1–%2 of %3")
+                  .arg(first * perRow)
+                  .arg(last - 1)
+                  .arg(m_canvas->wordCount());
+    }
+    return text
+        + tr(" · logical matrix, one code per cell: rows %1–%2 of %3, every column")
+              .arg(first)
+              .arg(first + rows - 1)
+              .arg(m_canvas->totalRows());
+}
+
+QString BitMapView::exportProblem() const
+{
+    return m_map ? QString() : messageText();
+}
+
 } // namespace qsw

@@ -42,6 +42,13 @@ public:
     QString detailsText() const;
     QString messageText() const;
 
+    // Exports draw the canvas's figure alone: whole rows (every bit of every word, every column
+    // of the matrix), the whole tensor when it is small, else the rows in view.
+    QSize exportSize() const override;
+    void renderExport(QPainter& painter, const QRect& target) override;
+    QString exportCaption() const override;
+    QString exportProblem() const override;
+
 protected:
     void resizeEvent(QResizeEvent* event) override;
 
@@ -56,6 +63,8 @@ private:
     QString wordLines(uint64_t word) const;
     QString blockLines(uint64_t row, uint64_t col, bool wholeBlock, const QString& onlyField) const;
     void applyTheme();
+    // The rows an export draws: [first, first + count).
+    std::pair<uint64_t, uint64_t> exportRows() const;
 
     BitMapCanvas* m_canvas;
     MessageStack* m_stack;

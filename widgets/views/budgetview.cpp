@@ -15,6 +15,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -26,6 +27,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <utility>
 
 namespace qsw {
 
@@ -395,6 +397,7 @@ void BudgetView::checkpointChanged()
     m_paramsBox->setCurrentIndex(0);
     m_paramsBox->blockSignals(false);
     m_params = m_paramsBox->currentData().value<uint64_t>();
+    m_newCheckpoint = true;
     architectureChanged();
 }
 
@@ -410,6 +413,7 @@ std::optional<qs::ModelArch> BudgetView::currentArch() const
 
 void BudgetView::architectureChanged()
 {
+    const bool newCheckpoint = std::exchange(m_newCheckpoint, false);
     const std::optional<qs::ModelArch> arch = currentArch();
     const bool running = arch.has_value();
     for (QWidget* w : std::initializer_list<QWidget*>{m_weightsAs, m_contextSlider, m_context, m_cacheK, m_cacheV,
@@ -430,7 +434,10 @@ void BudgetView::architectureChanged()
             m_params = arch->params;
             m_paramsBox->setEditText(countText(m_params));
         }
-        if (uint64_t(m_context->value()) > cap || m_context->value() < int(std::min<uint64_t>(cap, kMinContext)))
+        // A new checkpoint starts from its own default context (llama.cpp's 4096, or less when it was
+        // trained on less), not from what was set for the previous one.
+        if (newCheckpoint || uint64_t(m_context->value()) > cap
+            || m_context->value() < int(std::min<uint64_t>(cap, kMinContext)))
             m_context->setValue(int(std::min<uint64_t>(cap, 4096)));
     }
     rebuild();
@@ -646,13 +653,34 @@ void BudgetView::showEvent(QShowEvent* event)
 
 QSize BudgetView::exportSize() const
 {
-    // The whole chart, also the part scrolled out of sight.
-    return QSize(m_plot->width(), std::max(m_plot->height(), m_plot->minimumHeight()));
+    // The per-device chart of the run (when a model runs) above the whole table chart, also the
+    // part scrolled out of sight.
+    return QSize(m_plot->width(), std::max(m_plot->height(), m_plot->minimumHeight()) + deviceExportHeight());
+}
+
+int BudgetView::deviceExportHeight() const
+{
+    return m_devicePlot->isVisibleTo(this) ? std::max(m_devicePlot->height(), m_devicePlot->minimumHeight()) : 0;
+}
+
+QString BudgetView::exportCaption() const
+{
+    // The view and checkpoint (the selected weight plays no part), then what the charts price.
+    const auto ckpt = context()->checkpoint();
+    QString text =
+        ckpt ? tr("%1 · %2").arg(title(), QFileInfo(QString::fromStdString(ckpt->path)).fileName()) : title();
+    text += tr(" · %1 parameters, memory budget %2").arg(countText(m_params), memoryText(m_memory->value()));
+    if (m_run)
+        text += tr(" · running %1 at %2 tokens").arg(m_arch->currentText()).arg(m_context->value());
+    return text;
 }
 
 void BudgetView::renderExport(QPainter& painter, const QRect& target)
 {
-    paintPlot(m_plot, painter, target);
+    const int device = deviceExportHeight();
+    if (device > 0)
+        paintPlot(m_devicePlot, painter, QRect(target.topLeft(), QSize(target.width(), device)));
+    paintPlot(m_plot, painter, target.adjusted(0, device, 0, 0));
 }
 
 } // namespace qsw

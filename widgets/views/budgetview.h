@@ -33,6 +33,7 @@ public:
 
     void renderExport(QPainter& painter, const QRect& target) override;
     QSize exportSize() const override;
+    QString exportCaption() const override;
 
     // For tests.
     QCustomPlot* plot() const { return m_plot; }
@@ -75,6 +76,8 @@ private:
     std::optional<qs::ModelArch> currentArch() const;
     std::vector<double> deviceMemory() const;
     void rebuildRun();
+    // The per-device chart's height in an export, 0 when no model runs.
+    int deviceExportHeight() const;
 
     QScrollArea* m_plotScroll;
     QComboBox* m_paramsBox;
@@ -99,6 +102,7 @@ private:
     DeviceChart m_deviceChart;
     std::optional<qs::ModelArch> m_checkpointArch;
     QString m_checkpointArchError;
+    bool m_newCheckpoint = false; // the next architectureChanged() starts the context from its default
     qs::WeightSplit m_checkpointWeights;
     std::optional<qs::RunBudget> m_run;
     std::optional<uint64_t> m_maxContext;

@@ -130,7 +130,13 @@ void DiffListModel::rebuild()
         return;
     const qs::DiffResult& r = *m_result;
     for (const qs::WeightDiff& d : r.weights)
-        m_rows.push_back({Kind::Pair, d.nameA, d.nameB, &d, {}, {}, d.nonFinite > 0 || d.maxAbs > m_tolerance});
+        m_rows.push_back({Kind::Pair,
+                          d.nameA,
+                          d.nameB,
+                          &d,
+                          {},
+                          {},
+                          d.nonFinite > 0 || d.maxAbs > (m_tolerance < 0 ? d.tolerance : m_tolerance)});
     auto posA = [this](const std::string& name) {
         const auto it = m_orderA.find(name);
         return it == m_orderA.end() ? INT32_MAX : it->second;
@@ -374,11 +380,16 @@ QHBoxLayout* DiffView::createBar()
     m_bName->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_tolerance = new QDoubleSpinBox(this);
     m_tolerance->setDecimals(6);
-    m_tolerance->setRange(0, 1e6);
+    // Below 0: core's automatic tolerance per pair, as quantscope-cli diff judges without --tolerance.
+    m_tolerance->setRange(-1, 1e6);
     m_tolerance->setSingleStep(0.001);
     m_tolerance->setPrefix(tr("tolerance: "));
+    m_tolerance->setSpecialValueText(tr("tolerance: automatic"));
+    m_tolerance->setValue(kAutomaticTolerance);
     m_tolerance->setToolTip(
-        tr("A pair is over the tolerance when its max |a − b| exceeds it (or a difference is not finite)"));
+        tr("A pair is over its tolerance when its max |a − b| exceeds it (or a difference is not finite). Automatic: "
+           "one code step, 2 max|b| / (2^bits − 1), where a quantized weight meets a float one, else 0, as "
+           "quantscope-cli diff judges without --tolerance"));
     m_compare = new QPushButton(tr("Compare again"), this);
     m_compare->setEnabled(false);
     m_closeB = new QPushButton(tr("Close B"), this);
@@ -399,7 +410,9 @@ void DiffView::createMap()
     m_mapCaption = new QLabel(this);
     m_mapCaption->setWordWrap(true);
     m_plot = new QCustomPlot(this);
-    m_plot->setMinimumHeight(160);
+    // The map's cells at least kMapMinHeight tall, with room for the axes' ticks and titles below
+    // them: at 160 px in all the cells were some 90 px, unreadable.
+    m_plot->setMinimumHeight(kMapMinHeight + 5 * fontMetrics().lineSpacing());
     m_plot->setMouseTracking(true);
     m_colorMap = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_colorScale = new QCPColorScale(m_plot);
@@ -650,14 +663,13 @@ void DiffView::compareAll()
     if (!a || !b || a != context()->checkpoint())
         return;
     setStatus(tr("Comparing every weight of A with its match in B…"));
-    const double tolerance = m_tolerance->value();
     QPointer<DiffView> self(this);
     context()->jobs()->start(
         kCompareJob,
         tr("Comparing %1 with %2").arg(QFileInfo(qtext(a->path)).fileName(), QFileInfo(qtext(b->path)).fileName()),
-        [a, b, tolerance, self](JobControl& control) -> JobRunner::Continuation {
+        [a, b, self](JobControl& control) -> JobRunner::Continuation {
+            // Each pair keeps its automatic tolerance; a tolerance set in the box re-marks the list.
             qs::DiffOptions opt;
-            opt.tolerance = tolerance;
             opt.path = qs::bestSimdPath();
             opt.progress.cancel = &control.cancelFlag();
             opt.progress.report = [&control](uint64_t done, uint64_t total, const std::string&) {
@@ -1051,9 +1063,27 @@ QString DiffView::exportCaption() const
     return text;
 }
 
+QString DiffView::exportProblem() const
+{
+    if (!context()->checkpoint() || !context()->comparison())
+        return tr("the Diff view compares nothing yet. %1").arg(openHint());
+    return {};
+}
+
 QString DiffView::tableCsv() const
 {
     return m_model->rowCount() > 0 ? modelCsv(*m_table->model()) : QString();
+}
+
+QSize DiffView::exportSize() const
+{
+    if (!m_map || !m_colorMap->visible())
+        return AnalysisView::exportSize();
+    // The whole matrix at its aspect ratio (cells about square), as wide as the plot on screen.
+    const QRect cells = m_plot->axisRect()->rect();
+    const double aspect = double(m_map->rows) / double(std::max<uint64_t>(m_map->cols, 1));
+    const int height = std::clamp(int(cells.width() * aspect), kMapMinHeight, std::max(kMapMinHeight, cells.width()));
+    return QSize(m_plot->width(), height + m_plot->height() - cells.height());
 }
 
 void DiffView::renderExport(QPainter& painter, const QRect& target)

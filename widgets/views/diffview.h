@@ -56,7 +56,7 @@ public:
         const qs::WeightDiff* diff = nullptr; // Pair only
         QString detail; // shapes or the reason a pair was skipped
         std::string csvDetail; // the same in English, for CSV
-        bool over = false; // max |a - b| over the tolerance, or a non-finite difference
+        bool over = false; // max |a - b| over the tolerance (the pair's own below 0), or a non-finite difference
     };
 
     explicit DiffListModel(QObject* parent = nullptr);
@@ -82,7 +82,7 @@ private:
 
     std::shared_ptr<const qs::DiffResult> m_result;
     std::unordered_map<std::string, int> m_orderA;
-    double m_tolerance = 0;
+    double m_tolerance = -1; // below 0: each pair's automatic tolerance
     std::vector<Row> m_rows;
     Theme m_theme;
 };
@@ -92,9 +92,11 @@ class DiffView : public AnalysisView {
 public:
     explicit DiffView(ViewContext* context, QWidget* parent = nullptr);
 
+    QSize exportSize() const override;
     void renderExport(QPainter& painter, const QRect& target) override;
     QString tableCsv() const override;
     QString exportCaption() const override;
+    QString exportProblem() const override;
 
     // Opens `path` as B in the background (it becomes the session's comparison, ViewContext), pairs its weights with
     // A's and compares them all.
@@ -102,7 +104,9 @@ public:
     // The whole-checkpoint comparison as a job with progress and cancel.
     void compareAll();
     void cancelComparison();
+    // A tolerance below 0 (kAutomaticTolerance): each pair's automatic one (qs::automaticTolerance).
     void setTolerance(double tolerance);
+    static constexpr double kAutomaticTolerance = -1;
 
     // For tests.
     std::shared_ptr<const qs::Checkpoint> other() const { return m_b; }
@@ -127,6 +131,8 @@ public:
     static const QString kOpenJob, kCompareJob, kMapJob;
     // The heatmap's resolution: at most this many cells each way.
     static constexpr uint64_t kMapRows = 256, kMapCols = 512;
+    // The heatmap's cells (its axis rect) are never less tall than this, in logical pixels.
+    static constexpr int kMapMinHeight = 220;
 
 protected:
     void showEvent(QShowEvent* event) override;

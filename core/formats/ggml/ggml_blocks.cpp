@@ -445,4 +445,21 @@ uint64_t ggmlExtractBits(const uint8_t* block, const GgmlElementLocation& loc, G
     return out;
 }
 
+void ggmlDepositBits(uint8_t* block, const GgmlElementLocation& loc, GgmlPieceRole role, uint64_t value)
+{
+    unsigned at = 0;
+    for (const GgmlBitPiece& p : loc.view()) {
+        if (p.role != role)
+            continue;
+        uint64_t word = 0;
+        const unsigned nbytes = (p.bitOffset + p.width + 7) / 8;
+        std::memcpy(&word, block + p.byteOffset, nbytes);
+        const uint64_t mask = p.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << p.width) - 1;
+        const uint64_t v = at < 64 ? (value >> at) & mask : 0;
+        word = (word & ~(mask << p.bitOffset)) | (v << p.bitOffset);
+        std::memcpy(block + p.byteOffset, &word, nbytes);
+        at += p.width;
+    }
+}
+
 } // namespace qs

@@ -77,5 +77,7 @@ GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e);
 
 // The bits named by every piece of `role`, concatenated LSB first in piece order.
 uint64_t ggmlExtractBits(const uint8_t* block, const GgmlElementLocation& loc, GgmlPieceRole role);
+// Writes `value` into those bits (its low bits into the first piece), the inverse of ggmlExtractBits.
+void ggmlDepositBits(uint8_t* block, const GgmlElementLocation& loc, GgmlPieceRole role, uint64_t value);
 
 } // namespace qs

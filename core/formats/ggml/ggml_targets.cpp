@@ -5,7 +5,6 @@
 #include "formats/codes.h"
 #include "formats/ggml/ggml.h"
 #include "formats/ggml/ggml_blocks.h"
-#include "formats/ggml/ggml_codes.h"
 #include "formats/target.h"
 
 #include "base/error.h"
@@ -168,15 +167,67 @@ void ggmlRequantizePresets(std::vector<RequantizePreset>& out)
 
 void ggmlPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
 {
-    for (const char* id : {"gguf-q4_0", "gguf-q4_1", "gguf-q8_0", "gguf-q4_k"}) {
+    // The block types whose every element is a plain code (no grid index or sign bits) that
+    // ggml's reference quantizer writes: the legacy types and every k-quant.
+    for (const char* id : {"gguf-q4_0", "gguf-q4_1", "gguf-q5_0", "gguf-q5_1", "gguf-q8_0", "gguf-q2_k", "gguf-q3_k",
+                           "gguf-q4_k", "gguf-q5_k", "gguf-q6_k"}) {
         const FormatInfo* f = findFormat(id);
-        out.push_back({f, ggmlQuantBlockWeights(ggufFormatType(*f)), {}, nullptr});
+        const int type = f ? ggufFormatType(*f) : -1;
+        if (type >= 0 && ggmlQuantizeTarget(type))
+            out.push_back({f, ggmlQuantBlockWeights(type), {}, nullptr});
+    }
+}
+
+// The pieces of an element's sub-block scale: equal for the elements of one sub-block.
+std::vector<std::pair<uint16_t, uint8_t>> ggmlSubScaleBits(int type, uint32_t e)
+{
+    std::vector<std::pair<uint16_t, uint8_t>> out;
+    for (const GgmlBitPiece& p : ggmlLocateElement(type, e).view())
+        if (p.role == GgmlPieceRole::SubScale)
+            out.emplace_back(p.byteOffset, p.bitOffset);
+    return out;
+}
+
+// Elements per level table: a k-quant's sub-block (the elements sharing a sub-block scale), else
+// the block.
+uint32_t ggmlLevelGroup(int type)
+{
+    const uint32_t bw = ggmlQuantBlockWeights(type);
+    const auto first = ggmlSubScaleBits(type, 0);
+    uint32_t n = 1;
+    while (n < bw && ggmlSubScaleBits(type, n) == first)
+        ++n;
+    return first.empty() ? bw : n;
+}
+
+int ggmlCodeBits(int type)
+{
+    int bits = 0;
+    for (const GgmlBitPiece& p : ggmlLocateElement(type, 0).view())
+        if (p.role == GgmlPieceRole::Code)
+            bits += p.width;
+    return bits;
+}
+
+const char* ggmlPlaygroundFormula(int type)
+{
+    switch (type) {
+    case GgmlQ4_0: return "w = d * (q - 8)";
+    case GgmlQ5_0: return "w = d * (q - 16)";
+    case GgmlQ4_1:
+    case GgmlQ5_1: return "w = d * q + m";
+    case GgmlQ8_0: return "w = d * q, q a signed byte";
+    case GgmlQ3_K: return "w = d * (sc[j] - 32) * (q - 4), sub-block j";
+    case GgmlQ6_K: return "w = d * sc[j] * (q - 32), sub-block j";
+    default: return "w = d * sc[j] * q - dmin * m[j], sub-block j";
     }
 }
 
 // One ggml block tensor as the Playground shows it: the reference dequantizer's values, each
-// element's code bits (ggmlLocateElement), each group's code values (ggmlBlockCodes; Q8_0's
-// signed byte times d, as its dequantizer multiplies) and the decoded block fields.
+// element's code bits (ggmlLocateElement) and the decoded block fields. The value each code
+// stands for in each level group is the reference dequantizer's too: the code written into the
+// group's first element of a copy of the block, every group at once (an element's value depends
+// only on its code and its group's fields).
 PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vector<StoredTensor>& tensors, uint64_t rows,
                                       uint64_t cols)
 {
@@ -186,35 +237,38 @@ PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vecto
         || tensors[0].bytes.size() != ggmlQuantizedBytes(type, rows, cols))
         throw Error("playground: not a " + format.id + " tensor of " + std::to_string(rows) + " x "
                     + std::to_string(cols));
+    const int codeBits = ggmlCodeBits(type);
+    if (codeBits < 1 || codeBits > 8)
+        throw Error("playground: " + format.id + " has no plain codes");
     const uint8_t* bytes = tensors[0].bytes.data();
     const uint64_t blocks = rows * cols / bw;
     PlaygroundBlocks out;
     out.dequantized.resize(size_t(rows * cols));
     dequantizeGgmlRowsRef(type, bytes, rows, cols, out.dequantized.data());
     out.blockWeights = bw;
-    GgmlCodeShape shape;
-    const bool tables = ggmlCodeShape(type, shape);
-    if (!tables && type != GgmlQ8_0)
-        throw Error("playground: " + format.id + " has no code table here");
-    out.groupSize = tables ? shape.groupWeights : bw;
-    out.codeCount = tables ? shape.codes : 256;
-    const uint64_t groupsPerBlock = bw / out.groupSize;
+    out.groupSize = ggmlLevelGroup(type);
+    out.codeCount = 1u << codeBits;
+    const uint32_t groupsPerBlock = bw / out.groupSize;
     out.levels.resize(size_t(blocks * groupsPerBlock * out.codeCount));
     out.codes.resize(size_t(rows * cols));
+    std::vector<GgmlElementLocation> where(bw);
+    for (uint32_t e = 0; e < bw; ++e)
+        where[e] = ggmlLocateElement(type, e);
+    std::vector<uint8_t> copy(bb);
+    std::vector<float> values(bw);
     for (uint64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = bytes + b * bb;
         float* levels = out.levels.data() + b * groupsPerBlock * out.codeCount;
-        std::vector<uint8_t> tableCodes(bw);
-        if (tables) {
-            ggmlBlockCodes(type, block, levels, tableCodes.data());
-        } else {
-            const float d = halfAt(block);
-            for (uint32_t c = 0; c < 256; ++c)
-                levels[c] = float(int8_t(uint8_t(c))) * d;
+        for (uint32_t c = 0; c < out.codeCount; ++c) {
+            std::memcpy(copy.data(), block, bb);
+            for (uint32_t g = 0; g < groupsPerBlock; ++g)
+                ggmlDepositBits(copy.data(), where[g * out.groupSize], GgmlPieceRole::Code, c);
+            dequantizeGgmlRowsRef(type, copy.data(), 1, bw, values.data());
+            for (uint32_t g = 0; g < groupsPerBlock; ++g)
+                levels[g * out.codeCount + c] = values[g * out.groupSize];
         }
         for (uint32_t e = 0; e < bw; ++e)
-            out.codes[size_t(b * bw + e)] =
-                uint8_t(ggmlExtractBits(block, ggmlLocateElement(type, e), GgmlPieceRole::Code));
+            out.codes[size_t(b * bw + e)] = uint8_t(ggmlExtractBits(block, where[e], GgmlPieceRole::Code));
         BlockValues v;
         v.hasBlock = true;
         v.block = b;
@@ -223,12 +277,7 @@ PlaygroundBlocks ggmlPlaygroundDecode(const FormatInfo& format, const std::vecto
         v.values = ggufBlockValuesOf(type, block, 0, true);
         out.blocks.push_back(std::move(v));
     }
-    switch (type) {
-    case GgmlQ4_0: out.formula = "w = d * (q - 8)"; break;
-    case GgmlQ4_1: out.formula = "w = d * q + m"; break;
-    case GgmlQ8_0: out.formula = "w = d * q, q a signed byte"; break;
-    default: out.formula = "w = d * sc[j] * q - dmin * m[j], sub-block j"; break;
-    }
+    out.formula = ggmlPlaygroundFormula(type);
     return out;
 }
 

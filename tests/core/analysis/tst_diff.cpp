@@ -24,6 +24,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <vector>
 
 using namespace qs;
 
@@ -328,6 +329,37 @@ private slots:
         QCOMPARE(r.onlyInA, ggufFirst ? ggOnly : hfOnly);
         QCOMPARE(r.onlyInB, ggufFirst ? hfOnly : ggOnly);
         QVERIFY(r.passed());
+    }
+
+    // Without a tolerance given, a quantized weight against a float one is judged by one code step
+    // of its width over B's range (either side quantized); two quantized or two float weights by 0.
+    void automaticToleranceIsOneCodeStep()
+    {
+        LogicalWeight gptq, q4k, f16;
+        gptq.format = "gptq-v1";
+        gptq.bits = 4;
+        q4k.format = "gguf-q4_k";
+        f16.format = "f16";
+        f16.bits = 16;
+        QCOMPARE(automaticTolerance(gptq, f16, 0.3), 2 * 0.3 / 15);
+        QCOMPARE(automaticTolerance(f16, gptq, 0.3), 2 * 0.3 / 15);
+        QCOMPARE(automaticTolerance(q4k, f16, 1.0), 2.0 / 15); // the format's width when the weight gives none
+        QCOMPARE(automaticTolerance(gptq, q4k, 1.0), 0.0);
+        QCOMPARE(automaticTolerance(f16, f16, 1.0), 0.0);
+        // A diff without a tolerance judges each pair by it: the GPTQ weight against its float
+        // reference is within one step; at tolerance 0 it is not.
+        const QString dir = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym"));
+        const auto a = openCheckpoint((dir + QStringLiteral("/model.safetensors")).toStdString());
+        const auto b = openCheckpoint((dir + QStringLiteral("/ref.safetensors")).toStdString());
+        const DiffResult automatic = diffCheckpoints(*a, *b, {});
+        QCOMPARE(automatic.weights.size(), size_t(1));
+        const WeightDiff& d = automatic.weights[0];
+        QVERIFY(d.maxAbsB > 0);
+        QCOMPARE(d.tolerance, 2 * d.maxAbsB / 15);
+        QVERIFY(d.maxAbs > 0 && d.pass && automatic.passed());
+        DiffOptions exact;
+        exact.tolerance = 0;
+        QVERIFY(!diffCheckpoints(*a, *b, exact).passed());
     }
 
     void unpermutedGgufIsCaught()
@@ -635,6 +667,19 @@ private slots:
         }
         QCOMPARE(map.cells, expect);
         QCOMPARE(double(map.maxAbs), double(float(mx)));
+        // Refusals name A's file and weight as their context (qs::ErrorContext), not in the text.
+        for (const std::function<void()>& refused : std::vector<std::function<void()>>{
+                 [&] { diffMap(*q, *ref, m.pairs[0], 0, 20, opt); },
+                 [&] { diffValuesAt(*q, *ref, m.pairs[0], 128, 0, SimdPath::Scalar); }}) {
+            try {
+                refused();
+                QFAIL("no error");
+            } catch (const Error& e) {
+                QCOMPARE(e.context().file, q->path);
+                QCOMPARE(e.context().weight, m.pairs[0].a->name);
+                QCOMPARE(std::string(e.what()), q->path + ": weight '" + m.pairs[0].a->name + "': " + e.detail());
+            }
+        }
 
         // Cancelled before the first chunk.
         std::atomic<bool> cancel{true};

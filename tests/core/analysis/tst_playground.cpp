@@ -1,7 +1,7 @@
 // The playground's numbers: the same codes, scales, zeros and packed words as calling
 // quantizeAffine and packAffine directly; levels, edges, counts and errors that agree with
 // those codes; packed-word fields that read back the codes bit by bit, in the layout's slots.
-// Block formats (GGUF Q4_0, Q4_1, Q8_0, Q4_K, bnb NF4): bytes identical to ggml's and
+// Block formats (GGUF Q4_0, Q4_1, Q5_0, Q5_1, Q8_0 and every k-quant, bnb NF4): bytes identical to ggml's and
 // bitsandbytes' own quantizers, values identical to their dequantizers, the block's fields and
 // bytes, and the stored codes of a GGUF weight compared as the view does.
 #include "analysis/playground.h"
@@ -465,11 +465,19 @@ void TestPlayground::blockFormatsMatchTheirQuantizers_data()
     QTest::addColumn<int>("ggmlType"); // -1: bitsandbytes NF4
     QTest::addColumn<int>("bits");
     QTest::addColumn<int>("groupSize"); // elements per level table
-    QTest::addRow("q4_0") << "gguf-q4_0" << int(GgmlQ4_0) << 4 << 32;
-    QTest::addRow("q4_1") << "gguf-q4_1" << int(GgmlQ4_1) << 4 << 32;
-    QTest::addRow("q8_0") << "gguf-q8_0" << int(GgmlQ8_0) << 8 << 32;
-    QTest::addRow("q4_k") << "gguf-q4_k" << int(GgmlQ4_K) << 4 << 32;
-    QTest::addRow("nf4") << "bnb-nf4" << -1 << 4 << 64;
+    QTest::addColumn<int>("dOffset"); // of the block's f16 d
+    QTest::addRow("q4_0") << "gguf-q4_0" << int(GgmlQ4_0) << 4 << 32 << 0;
+    QTest::addRow("q4_1") << "gguf-q4_1" << int(GgmlQ4_1) << 4 << 32 << 0;
+    QTest::addRow("q5_0") << "gguf-q5_0" << int(GgmlQ5_0) << 5 << 32 << 0;
+    QTest::addRow("q5_1") << "gguf-q5_1" << int(GgmlQ5_1) << 5 << 32 << 0;
+    QTest::addRow("q8_0") << "gguf-q8_0" << int(GgmlQ8_0) << 8 << 32 << 0;
+    // Every k-quant (issue 33: the Playground offered Q4_K alone); a level table per sub-block.
+    QTest::addRow("q2_k") << "gguf-q2_k" << int(GgmlQ2_K) << 2 << 16 << 80;
+    QTest::addRow("q3_k") << "gguf-q3_k" << int(GgmlQ3_K) << 3 << 16 << 108;
+    QTest::addRow("q4_k") << "gguf-q4_k" << int(GgmlQ4_K) << 4 << 32 << 0;
+    QTest::addRow("q5_k") << "gguf-q5_k" << int(GgmlQ5_K) << 5 << 32 << 0;
+    QTest::addRow("q6_k") << "gguf-q6_k" << int(GgmlQ6_K) << 6 << 16 << 208;
+    QTest::addRow("nf4") << "bnb-nf4" << -1 << 4 << 64 << 0;
 }
 
 // The Playground's block formats are the registry's, their bytes byte-identical to the
@@ -481,6 +489,7 @@ void TestPlayground::blockFormatsMatchTheirQuantizers()
     QFETCH(int, ggmlType);
     QFETCH(int, bits);
     QFETCH(int, groupSize);
+    QFETCH(int, dOffset);
     const FormatInfo* format = findFormat(id.toStdString());
     QVERIFY(format);
     QVERIFY(playgroundBlockFormatOf(*format));
@@ -507,13 +516,13 @@ void TestPlayground::blockFormatsMatchTheirQuantizers()
         QCOMPARE(weight->bytes, quantizeGgml(ggmlType, x.data(), 1, K, false));
         dequantizeGgmlRowsRef(ggmlType, weight->bytes.data(), 1, K, expect.data());
         QCOMPARE(r.blocks.blockWeights, ggmlQuantBlockWeights(ggmlType));
-        // Each block's d as its first two bytes hold it (d leads every one of these blocks).
+        // Each block's d as its bytes hold it.
         for (size_t b = 0; b < r.blocks.blocks.size(); ++b) {
             const auto& v = r.blocks.blocks[b].values;
             const auto d =
                 std::find_if(v.begin(), v.end(), [](const BlockValue& f) { return f.kind == BlockValueKind::Scale; });
             QVERIFY(d != v.end());
-            QCOMPARE(d->value, double(halfAt(weight->bytes.data() + b * ggmlQuantBlockBytes(ggmlType))));
+            QCOMPARE(d->value, double(halfAt(weight->bytes.data() + b * ggmlQuantBlockBytes(ggmlType) + dOffset)));
         }
         if (ggmlType == GgmlQ4_K) { // 8 sub-block scales and mins per block, with d x sc
             const auto& v = r.blocks.blocks[0].values;

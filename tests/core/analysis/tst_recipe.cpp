@@ -159,7 +159,9 @@ private slots:
 
         const auto lines = recipeOverview(s);
         QVERIFY(lines.size() >= 3);
-        QVERIFY(lines[2].text().find("Fell back:  6 of 8") == 0);
+        QVERIFY2(lines[2].text().find("Fell back:  quantized weights that did not fit the nominal type's block: 6 of 8")
+                     == 0,
+                 lines[2].text().c_str());
     }
 
     void sideBySideListsExactlyTheDifferences()
