@@ -4,21 +4,39 @@
 
 namespace qs {
 
+namespace {
+
+// The `listed` numbers of formats/families.def (the FormatFamily values): 0, 1, 2 ... each once.
+constexpr int kListed[] = {
+#define QS_FAMILY(value, row, listed) listed,
+#include "formats/families.def"
+#undef QS_FAMILY
+};
+
+constexpr bool listedOnceEach()
+{
+    const int n = int(std::size(kListed));
+    for (int i = 0; i < n; ++i) {
+        if (kListed[i] < 0 || kListed[i] >= n)
+            return false;
+        for (int j = 0; j < i; ++j)
+            if (kListed[i] == kListed[j])
+                return false;
+    }
+    return int(FormatFamily::Other) == n;
+}
+static_assert(listedOnceEach(), "formats/families.def: the listed numbers are 0, 1, 2 ..., each once");
+
+} // namespace
+
 std::span<const FamilyRow> familyRows()
 {
-    // One line per family. Detection asks them in this order, most specific member names
-    // first: changing it changes which family claims an ambiguous module.
-    // clang-format off
-    static const std::array<FamilyRow, 7> rows = {
-        gptqFamily(),
-        ggmlFamily(),
-        bnbFamily(),
-        compressedTensorsFamily(),
-        mlxFamily(),
-        hqqFamily(),
-        plainFamily(),
+    // In the order of formats/families.def: detection asks the rows in it.
+    static const std::array rows = {
+#define QS_FAMILY(value, row, listed) row##Family(),
+#include "formats/families.def"
+#undef QS_FAMILY
     };
-    // clang-format on
     return rows;
 }
 

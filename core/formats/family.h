@@ -4,8 +4,8 @@
 // row, and asks a format's traits (formats/formatid.h) instead of comparing ids, as Tiled
 // reaches map formats only through its registry and ggml reads one type_traits row per type.
 //
-// A family fills its row in <folder>/<folder>_family.cpp; family.cpp lists the rows, one
-// line each.
+// A family fills its row in <folder>/<folder>_family.cpp; formats/families.def lists the rows,
+// one line each.
 #include "formats/findings.h"
 #include "formats/formatid.h"
 #include "formats/kernel.h"
@@ -38,6 +38,8 @@ inline constexpr const char* kFamilyNameContext = "qs::FamilyName";
 struct FamilyRow {
     FormatFamily family = FormatFamily::Unknown;
     std::string_view name; // the folder: "gptq", "ggml", ...
+    // Adds the family's format ids with their traits (formatInfos() lists them).
+    void (*formats)(FormatList& out) = nullptr;
     // Adds the family's LayoutSpecs (one per format id).
     void (*registerLayouts)(LayoutRegistry&) = nullptr;
     // The rows kernel of one of the family's formats; nullptr when that format is not decoded.
@@ -126,13 +128,9 @@ bool requantizerTakesShape(const FormatInfo& format);
 // The row's displayName of `format`; "" when its family has none.
 const char* familyDisplayName(const FormatInfo& format);
 
-// Each family's row (defined in its folder).
-const FamilyRow& ggmlFamily();
-const FamilyRow& gptqFamily();
-const FamilyRow& bnbFamily();
-const FamilyRow& compressedTensorsFamily();
-const FamilyRow& mlxFamily();
-const FamilyRow& hqqFamily();
-const FamilyRow& plainFamily();
+// Each family's row (defined in its folder), one per line of formats/families.def.
+#define QS_FAMILY(value, row, listed) const FamilyRow& row##Family();
+#include "formats/families.def"
+#undef QS_FAMILY
 
 } // namespace qs

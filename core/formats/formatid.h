@@ -7,24 +7,27 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace qs {
 
-// The family a format belongs to: one folder under core/formats/ and one row of the family
-// table (formats/family.h) each. AWQ and Marlin live with GPTQ (one PackedLinear kernel);
-// block FP8 with compressed-tensors (the same scaled-float reader). The order is that of every
-// list the families fill (formats/target.h: the budget table, the presets, the Playground's formats).
+// The family a format belongs to: one folder under core/formats/ and one line of the family
+// table (formats/families.def, which numbers the values: their order is that of every list the
+// families fill, formats/target.h: the budget table, the presets, the Playground's formats).
+// clang-format off
 enum class FormatFamily : uint8_t {
-    Plain, // an unquantized tensor: f16, bf16, i32, ...
-    Gguf, // a ggml block or plain type stored in GGUF
-    Gptq, // GPTQ, AWQ and Marlin
-    CompressedTensors, // and block FP8
-    Mlx,
-    Bitsandbytes,
-    Hqq,
-    Other, // named by detection only (EXL2, AQLM, ...): listed, never decoded
+#define QS_FAMILY(value, row, listed) value = listed,
+#include "formats/families.def"
+#undef QS_FAMILY
+    // named by detection only (EXL2, AQLM, ...): listed, never decoded
+    Other = 0
+#define QS_FAMILY(value, row, listed) + 1
+#include "formats/families.def"
+#undef QS_FAMILY
+    ,
     Unknown,
 };
+// clang-format on
 
 // How a format's stored values become weights. Generic code asks this, never the id.
 enum class StorageKind : uint8_t {
@@ -70,8 +73,55 @@ struct FormatInfo {
     bool unrecognised() const { return family == FormatFamily::Unknown; }
 };
 
-// Every registered id, in a stable order: plain types, GGUF types (ggml id order), then
-// the safetensors quantization formats, then "unknown".
+// A quantized format as its family's row gives it (FamilyRow::formats), as constants: the
+// traits of FormatInfo in the order of its fields.
+struct FormatRow {
+    std::string_view id;
+    int bits;
+    StorageKind storage;
+    ColourRole colour;
+    bool integerCodes, affineCodes;
+    RequantizeRule requantize;
+    bool quantizeTarget, repackTarget;
+    std::string_view alias;
+    std::string_view description;
+};
+
+// Short names for the families' FormatRow tables (`using namespace formatrow;` in a family's file).
+namespace formatrow {
+using enum StorageKind;
+constexpr ColourRole Int = ColourRole::Integer, Flt = ColourRole::Float, Book = ColourRole::Codebook,
+                     Named = ColourRole::None;
+constexpr RequantizeRule NoRule = RequantizeRule::None, Ggml = RequantizeRule::Ggml,
+                         GptqAffine = RequantizeRule::GptqAffine, Awq = RequantizeRule::Awq,
+                         Bnb4 = RequantizeRule::Bnb4;
+} // namespace formatrow
+
+// What a row's FamilyRow::formats adds its ids to; formatInfos() lists them.
+class FormatList {
+public:
+    explicit FormatList(FormatFamily family)
+        : m_family(family)
+    {
+    }
+    // One of the family's formats, listed with the family's others in the order added.
+    void add(FormatInfo format);
+    void add(const FormatRow& row);
+    // One of the family's formats listed after every family's own ids (block FP8: where it was
+    // published).
+    void addAfterFamilies(const FormatRow& row);
+    // A format detection names but nothing decodes (family Other), listed after the families' ids.
+    void addNamedOnly(const FormatRow& row);
+
+    std::vector<FormatInfo> own, afterFamilies;
+
+private:
+    FormatFamily m_family;
+};
+
+// Every registered id, in a stable order: plain types, GGUF types (ggml id order), then the
+// other families' ids in table order (formats/families.def), then the ids rows list after those
+// (FormatList::addAfterFamilies, addNamedOnly), then "unknown".
 std::span<const FormatInfo> formatInfos();
 // Exact lookup (ids are lowercase; the lookup ignores case). nullptr when unknown.
 const FormatInfo* findFormat(std::string_view id);

@@ -3,9 +3,8 @@
 // slot-order views, the spec report and the probes all read the same description, so a
 // picture or a report cannot drift from what the kernel does.
 //
-// A family registers its specs with a function `void registerXxxLayouts(LayoutRegistry&)`
-// that its row of the family table names (formats/family.h), e.g. GPTQ/AWQ/Marlin in
-// gptq/layoutspec_gptq.cpp.
+// A family registers its specs with the function its row of the family table names
+// (FamilyRow::registerLayouts, formats/family.h), e.g. GPTQ/AWQ/Marlin in gptq/layoutspec_gptq.cpp.
 #include "base/intmath.h"
 
 #include <cstdint>
@@ -137,14 +136,5 @@ private:
 // Every registered spec (built once, thread-safe).
 const LayoutRegistry& layoutRegistry();
 const LayoutSpec* findLayoutSpec(std::string_view id);
-
-// Family registration functions (one per family; its FamilyRow names it).
-void registerGptqAwqLayouts(LayoutRegistry& r);
-void registerGgufLayouts(LayoutRegistry& r);
-void registerBnbLayouts(LayoutRegistry& r);
-void registerCompressedTensorsLayouts(LayoutRegistry& r);
-void registerMlxLayouts(LayoutRegistry& r);
-void registerHqqLayouts(LayoutRegistry& r);
-void registerPlainLayouts(LayoutRegistry& r); // plain dtypes and the named-only formats
 
 } // namespace qs

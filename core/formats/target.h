@@ -269,14 +269,6 @@ struct FamilyTargets {
     void (*playgroundAffineFormats)(std::vector<PlaygroundAffineFormat>& out) = nullptr;
 };
 
-// Each writing family's targets (defined in <folder>/<folder>_targets.cpp).
-const FamilyTargets& gptqTargets();
-const FamilyTargets& ggmlTargets();
-const FamilyTargets& bnbTargets();
-const FamilyTargets& compressedTensorsTargets();
-const FamilyTargets& mlxTargets();
-const FamilyTargets& plainTargets();
-
 // Every writing family's budget table rows, the families in FormatFamily order.
 std::vector<BudgetFormat> familyBudgetRows();
 

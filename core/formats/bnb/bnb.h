@@ -77,6 +77,12 @@ BlockValues bnb4BlockValues(const Checkpoint& ckpt, const LogicalWeight& w, uint
                             bool wholeBlock);
 BlockValues bnb4BlockFields(const Bnb4& b, uint64_t block);
 
+class LayoutRegistry;
+struct FamilyTargets;
+// The row's layouts (layoutspec_bnb.cpp) and what the family writes (bnb_targets.cpp).
+void registerBnbLayouts(LayoutRegistry& r);
+const FamilyTargets& bnbTargets();
+
 namespace detect {
 class Context;
 struct Group;

@@ -2,6 +2,7 @@
 // B.6). locate() uses the element order of formats/bnb/bnb.h: the [N, K] weight flattened row-major,
 // element 2i in the HIGH nibble of byte i, one absmax per `blocksize` flat elements.
 #include "formats/layoutspec_util.h"
+#include "formats/bnb/bnb.h"
 
 namespace qs {
 

@@ -71,6 +71,12 @@ void verifyCtWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport
 GroupScales ctGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                           const std::atomic<bool>* cancel);
 
+class LayoutRegistry;
+struct FamilyTargets;
+// The row's layouts (layoutspec_ct.cpp) and what the family writes (ct_targets.cpp).
+void registerCompressedTensorsLayouts(LayoutRegistry& r);
+const FamilyTargets& compressedTensorsTargets();
+
 namespace detect {
 class Context;
 struct Group;

@@ -1,6 +1,7 @@
 // compressed-tensors pack-quantized as a target: quantize's scheme, quantizer and config
 // (llm-compressor's quantization_config), repack's packer, and the budget table's rows.
 #include "formats/affine/affine_targets.h"
+#include "formats/compressed_tensors/ct.h"
 #include "formats/codes.h"
 #include "formats/target.h"
 

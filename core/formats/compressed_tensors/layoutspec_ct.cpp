@@ -2,6 +2,7 @@
 // the unpacked int- and float-quantized forms, nvfp4-pack-quantized, and DeepSeek-style block
 // FP8 (B.10). locate() uses the word arithmetic of formats/compressed_tensors/ct.h.
 #include "formats/layoutspec_util.h"
+#include "formats/compressed_tensors/ct.h"
 
 namespace qs {
 

@@ -66,6 +66,12 @@ std::vector<BlockValue> ggufBlockValuesOf(int type, const uint8_t* block, uint32
 // The report's seed probe checks of the block map and the row dequantizers (ggml_probe.cpp).
 std::vector<ProbeCheck> ggmlProbe(const ProbeInput& in);
 
+class LayoutRegistry;
+struct FamilyTargets;
+// The row's layouts (layoutspec_gguf.cpp) and what the family writes (ggml_targets.cpp).
+void registerGgufLayouts(LayoutRegistry& r);
+const FamilyTargets& ggmlTargets();
+
 namespace detect {
 class Context;
 struct Group;

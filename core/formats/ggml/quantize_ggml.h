@@ -27,7 +27,7 @@ bool ggmlCanQuantize(int ggmlType);
 std::span<const int> ggmlQuantizableTypes();
 // The GGUF block types `quantize --format` writes (the quantizable ones but F32, F16 and BF16),
 // and those `repack --to` writes (the ones holding affine codes with a float min: Q4_1, Q5_1,
-// and Q8_0): the traits' quantizeTarget and repackTarget (formats/formatid.cpp).
+// and Q8_0): the traits' quantizeTarget and repackTarget (ggml_family.cpp's ids).
 bool ggmlQuantizeTarget(int ggmlType);
 bool ggmlRepackTarget(int ggmlType);
 

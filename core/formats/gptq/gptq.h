@@ -209,6 +209,12 @@ GroupScales packedGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, Gg
 // The report's seed probe checks of our packers and reader (gptq_probe.cpp).
 std::vector<ProbeCheck> packedProbe(const ProbeInput& in);
 
+class LayoutRegistry;
+struct FamilyTargets;
+// The row's layouts (layoutspec_gptq.cpp) and what the family writes (gptq_targets.cpp).
+void registerGptqAwqLayouts(LayoutRegistry& r);
+const FamilyTargets& gptqTargets();
+
 namespace detect {
 class Context;
 struct Group;

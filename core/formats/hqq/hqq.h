@@ -52,6 +52,10 @@ void hqqElementsAvx512(const Hqq& s, uint64_t e0, uint64_t n, float* out);
 
 void dequantHqqRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path);
 
+class LayoutRegistry;
+// The row's layouts (layoutspec_hqq.cpp).
+void registerHqqLayouts(LayoutRegistry& r);
+
 namespace detect {
 class Context;
 struct Group;

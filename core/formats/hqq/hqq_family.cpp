@@ -36,12 +36,33 @@ const char* hqqDisplayName(const FormatInfo&)
     return QT_TRANSLATE_NOOP("qs::FamilyName", "HQQ");
 }
 
+using namespace formatrow;
+
+// Part B of ../shared/spec/safetensors-quant.md.
+//  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+constexpr FormatRow kHqq = {"hqq",
+                            0,
+                            GroupAffine,
+                            Int,
+                            true,
+                            false,
+                            GptqAffine,
+                            false,
+                            false,
+                            "",
+                            "HQQ: W_q packed by halves of the grouped view, float scale and zero"};
+
+void hqqFormats(FormatList& out)
+{
+    out.add(kHqq);
+}
+
 } // namespace
 
 const FamilyRow& hqqFamily()
 {
     static const FamilyRow row = [] {
-        FamilyRow r{FormatFamily::Hqq, "hqq", registerHqqLayouts, hqqDequant, hqqCodes};
+        FamilyRow r{FormatFamily::Hqq, "hqq", hqqFormats, registerHqqLayouts, hqqDequant, hqqCodes};
         // detection
         r.detectGroup = detect::hqqGroup;
         r.displayName = hqqDisplayName;

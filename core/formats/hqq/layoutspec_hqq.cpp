@@ -4,6 +4,7 @@
 // so element e = n*K + k sits in view row r = e / g, and view rows r and r + R/parts share a
 // byte. locate() uses the arithmetic of formats/hqq/hqq.h.
 #include "formats/layoutspec_util.h"
+#include "formats/hqq/hqq.h"
 
 namespace qs {
 

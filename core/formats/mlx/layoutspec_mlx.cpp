@@ -3,6 +3,7 @@
 // Every mode packs codes as one LSB-first bitstream per row along K in uint32 words, as
 // formats/mlx/mlx.h reads them; leading batch dims (MoE experts) fold into N.
 #include "formats/layoutspec_util.h"
+#include "formats/mlx/mlx.h"
 
 namespace qs {
 

@@ -53,6 +53,12 @@ void verifyMlxWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepor
 GroupScales mlxGroupScales(const Checkpoint& ckpt, const LogicalWeight& w, GgufScaleLevel level,
                            const std::atomic<bool>* cancel);
 
+class LayoutRegistry;
+struct FamilyTargets;
+// The row's layouts (layoutspec_mlx.cpp) and what the family writes (mlx_targets.cpp).
+void registerMlxLayouts(LayoutRegistry& r);
+const FamilyTargets& mlxTargets();
+
 namespace detect {
 class Context;
 struct Group;

@@ -1,6 +1,7 @@
 // MLX affine as a target: quantize's scheme, quantizer and config (mlx-lm's "quantization"),
 // repack's packer (bias = -scale * zero in the weight's dtype), and the budget table's rows.
 #include "formats/affine/affine_targets.h"
+#include "formats/mlx/mlx.h"
 #include "formats/codes.h"
 #include "formats/target.h"
 

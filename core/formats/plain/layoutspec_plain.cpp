@@ -2,6 +2,7 @@
 // packAxis None, one stored value per element) and of the formats detection only names
 // (EXL2, EXL3, AQLM, quanto: their member tensors are listed, no locate()).
 #include "formats/layoutspec_util.h"
+#include "formats/plain/plain.h"
 
 #include "container/dtype.h"
 #include "formats/formatid.h"

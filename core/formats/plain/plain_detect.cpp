@@ -1,4 +1,4 @@
-#include "formats/plain/plain_detect.h"
+#include "formats/plain/plain.h"
 
 #include "base/intmath.h"
 #include "container/checkpoint.h"

@@ -1,5 +1,6 @@
 // Plain floats in the budget table (the unquantized baselines); nothing is written in them.
 #include "formats/target.h"
+#include "formats/plain/plain.h"
 
 namespace qs {
 

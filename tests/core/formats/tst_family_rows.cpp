@@ -1,6 +1,9 @@
 // The interface suite of the family table (Okteta's abstract-interface tests, one case per
 // implementation): every FamilyRow in familyRows() runs the same checks.
-//  - its layouts: what the row registers is exactly the specs of its family's format ids;
+//  - the table: one row per line of formats/families.def, in its order, for its FormatFamily value;
+//  - its ids: the row gives some, every listed id comes from exactly one row, and each has the
+//    hooks its traits promise (a kernel, codes, a round trip);
+//  - its layouts: what the row registers is exactly the specs of the ids it gives;
 //  - its traits: a decoded format has a rows kernel; integerCodes means the row reads codes;
 //  - its checkpoints (upstream fixtures, else files the suite writes) detect as its family;
 //    every SIMD path this machine has writes the scalar reference's bits for every weight;
@@ -71,6 +74,17 @@ const std::vector<RowCase>& rowCases()
          nullptr},
     };
     return cases;
+}
+
+// The ids a row gives the registry (FamilyRow::formats), its own and those listed after the families'.
+std::vector<FormatInfo> rowFormats(const FamilyRow& row)
+{
+    FormatList list(row.family);
+    if (row.formats)
+        row.formats(list);
+    std::vector<FormatInfo> out = list.own;
+    out.insert(out.end(), list.afterFamilies.begin(), list.afterFamilies.end());
+    return out;
 }
 
 const RowCase* caseOf(std::string_view family)
@@ -196,9 +210,82 @@ private slots:
         QVERIFY(familyRows().size() >= 7);
         for (const FamilyRow& row : familyRows()) {
             QVERIFY2(caseOf(row.name), std::string(row.name).c_str());
-            QVERIFY2(row.registerLayouts && row.dequant, std::string(row.name).c_str());
+            QVERIFY2(row.formats && row.registerLayouts && row.dequant, std::string(row.name).c_str());
+            QVERIFY2(row.detectGroup || row.detectCheckpoint, std::string(row.name).c_str());
             QCOMPARE(familyRow(row.family), &row);
         }
+    }
+
+    // familyRows() is formats/families.def: its lines in order, each row filled for its own value,
+    // and every FormatFamily value below Other has its row.
+    void rowsAreTheTableLines()
+    {
+        struct Line {
+            FormatFamily value;
+            const FamilyRow& (*row)();
+        };
+        const Line lines[] = {
+#define QS_FAMILY(value, row, listed) {FormatFamily::value, row##Family},
+#include "formats/families.def"
+#undef QS_FAMILY
+        };
+        QCOMPARE(familyRows().size(), std::size(lines));
+        for (size_t i = 0; i < std::size(lines); ++i) {
+            QCOMPARE(std::string(familyRows()[i].name), std::string(lines[i].row().name));
+            QCOMPARE(int(familyRows()[i].family), int(lines[i].value));
+        }
+        for (int v = 0; v < int(FormatFamily::Other); ++v)
+            QVERIFY2(familyRow(FormatFamily(v)), std::to_string(v).c_str());
+        QVERIFY(!familyRow(FormatFamily::Other) && !familyRow(FormatFamily::Unknown));
+    }
+
+    // formatInfos() is exactly what the rows give, each id from one row, plus "unknown".
+    void everyIdFromOneRow()
+    {
+        std::multiset<std::string> given;
+        for (const FamilyRow& row : familyRows())
+            for (const FormatInfo& f : rowFormats(row))
+                given.insert(f.id);
+        std::multiset<std::string> listed;
+        for (const FormatInfo& f : formatInfos())
+            if (!f.unrecognised())
+                listed.insert(f.id);
+        QVERIFY(given == listed);
+        QCOMPARE(std::set<std::string>(listed.begin(), listed.end()).size(), listed.size());
+    }
+
+    void formats_data()
+    {
+        QTest::addColumn<int>("index");
+        for (size_t i = 0; i < familyRows().size(); ++i)
+            QTest::addRow("%s", std::string(familyRows()[i].name).c_str()) << int(i);
+    }
+    // A row gives ids of its own family (or of Other: named by detection, never decoded), and each
+    // has the hooks its traits promise.
+    void formats()
+    {
+        QFETCH(int, index);
+        const FamilyRow& row = familyRows()[size_t(index)];
+        const std::vector<FormatInfo> given = rowFormats(row);
+        QVERIFY2(!given.empty(), "the row gives no format id");
+        int own = 0;
+        for (const FormatInfo& g : given) {
+            const FormatInfo* f = findFormat(g.id);
+            QVERIFY2(f && f->family == g.family && f->description == g.description, g.id.c_str());
+            if (f->family == FormatFamily::Other) {
+                QVERIFY2(f->storage == StorageKind::None && !row.dequant(*f), g.id.c_str());
+                continue;
+            }
+            QCOMPARE(int(f->family), int(row.family));
+            ++own;
+            if (f->integerCodes)
+                QVERIFY2(row.codes, (f->id + ": integer codes but the row reads none").c_str());
+            // The trait names the rule; the row gives the round trip where it has one (not every
+            // GGUF type has a ggml reference quantizer).
+            if (hasRequantizer(*f))
+                QVERIFY2(f->requantize != RequantizeRule::None, (f->id + ": a round trip without a rule").c_str());
+        }
+        QVERIFY2(own > 0, "the row gives no id of its own family");
     }
 
     void layouts_data()
@@ -207,7 +294,7 @@ private slots:
         for (size_t i = 0; i < familyRows().size(); ++i)
             QTest::addRow("%s", std::string(familyRows()[i].name).c_str()) << int(i);
     }
-    // What a row registers is its own family's ids, and every decoded id of the family has a spec.
+    // What a row registers is the specs of the ids it gives, one for each.
     void layouts()
     {
         QFETCH(int, index);
@@ -215,20 +302,14 @@ private slots:
         LayoutRegistry r;
         row.registerLayouts(r);
         QVERIFY(!r.all().empty());
+        const std::vector<FormatInfo> given = rowFormats(row);
         for (const LayoutSpec& s : r.all()) {
-            const FormatInfo* f = findFormat(s.id);
-            QVERIFY2(f, s.id.c_str());
-            // The plain row also names the formats detection only lists (family Other).
-            QVERIFY2(f->family == row.family || (row.family == FormatFamily::Plain && f->family == FormatFamily::Other),
-                     s.id.c_str());
+            QVERIFY2(std::any_of(given.begin(), given.end(), [&](const FormatInfo& f) { return f.id == s.id; }),
+                     (s.id + ": a spec for an id the row does not give").c_str());
             QCOMPARE(findLayoutSpec(s.id)->name, s.name);
         }
-        for (const FormatInfo& f : formatInfos()) {
-            if (f.family != row.family)
-                continue;
+        for (const FormatInfo& f : given) {
             QVERIFY2(r.find(f.id), (f.id + " has no layout spec in its row").c_str());
-            if (f.integerCodes)
-                QVERIFY2(row.codes, (f.id + ": integer codes but the row reads none").c_str());
             if (f.quantizeTarget || f.repackTarget || f.affineCodes)
                 QVERIFY2(row.dequant(f), (f.id + ": written or repacked but not decoded").c_str());
         }

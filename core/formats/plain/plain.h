@@ -1,0 +1,22 @@
+#pragma once
+// The plain row's hooks defined apart from its row: its layouts, its budget rows, its detection.
+namespace qs {
+
+class LayoutRegistry;
+struct FamilyTargets;
+// The plain element types' layouts and the named-only formats' (layoutspec_plain.cpp).
+void registerPlainLayouts(LayoutRegistry& r);
+// The plain floats' budget rows (plain_targets.cpp).
+const FamilyTargets& plainTargets();
+
+// The plain row's detection (formats/detectutil.h).
+namespace detect {
+
+class Context;
+struct Group;
+// Claims a module whose members name a format detection only lists (EXL2, EXL3, AQLM,
+// quanto); the plain row's detectGroup, the last asked.
+bool namedOnlyGroup(Context& cx, const Group& group);
+
+} // namespace detect
+} // namespace qs
