@@ -22,8 +22,8 @@ namespace {
 // The words (the first maxWords by index) holding a piece of element (row, k) for each k of
 // `columns` below `cols`; words past the tensor's `wordCount` are left out.
 std::map<uint64_t, PlaygroundWord> wordsHolding(const LayoutSpec& spec, const LayoutParams& lp, uint64_t row,
-                                                std::span<const uint64_t> columns, uint64_t cols,
-                                                uint64_t wordCount, size_t maxWords)
+                                                std::span<const uint64_t> columns, uint64_t cols, uint64_t wordCount,
+                                                size_t maxWords)
 {
     std::map<uint64_t, PlaygroundWord> words;
     for (const uint64_t k : columns) {
@@ -566,7 +566,7 @@ std::vector<PlaygroundWord> playgroundStoredWords(const Checkpoint& ckpt, const 
     const TensorEntry& tensor = ckpt.tensors[size_t(m)];
     const std::span<const uint8_t> bytes = ckpt.bytes(tensor);
     const uint64_t wordCount = bytes.size() / 4;
-    const std::string what = ckpt.path + " " + weight.name + " tensor " + tensor.name;
+    const std::string what = ckpt.path + " " + weight.name + " tensor " + std::string(tensor.name);
 
     std::map<uint64_t, PlaygroundWord> words = wordsHolding(*spec, lp, rowBegin, columns, K, wordCount, maxWords);
     if (words.empty())

@@ -669,10 +669,10 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
                                const TensorEntry& refTensor, const StatsOptions& opt)
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + refTensor.name;
+    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + std::string(refTensor.name);
     const std::optional<DType> refType = plainFloatType(refTensor);
     if (!refType)
-        throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
+        throw Error(where + ": the reference must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
     if (refTensor.elementCount() != N * K || (refTensor.shape.size() >= 2 && refTensor.shape.back() != K))
         throw Error(where + ": reference has " + std::to_string(refTensor.elementCount()) + " elements, the weight is ["
                     + std::to_string(N) + ", " + std::to_string(K) + "]");
@@ -699,9 +699,9 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     const LogicalWeight& rw = *match.reference;
     const TensorEntry& refTensor = *match.tensor;
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + refTensor.name;
+    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + std::string(refTensor.name);
     if (!plainFloatType(refTensor))
-        throw Error(where + ": the reference must be F32, F16 or BF16, is " + refTensor.typeName);
+        throw Error(where + ": the reference must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
     if (rw.outFeatures() != N || rw.inFeatures() != K)
         throw Error(where + ": the reference is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
     // Chunks of whole permutation head blocks on a permuted side.
