@@ -179,6 +179,18 @@
         <source>Open the importance matrix FILE (llama-imatrix output) in the Recipe view.</source>
         <translation>Die Wichtigkeitsmatrix FILE (Ausgabe von llama-imatrix) in der Rezeptansicht öffnen.</translation>
     </message>
+    <message>
+        <source>Open the demo at step N (1-%1) of the guide&apos;s walk for a learner.</source>
+        <translation>Den Demo-Checkpoint bei Schritt N (1-%1) des Rundgangs für Lernende im Leitfaden öffnen.</translation>
+    </message>
+    <message>
+        <source>quantscope: --walk takes a step from 1 to %1</source>
+        <translation>quantscope: --walk erwartet einen Schritt von 1 bis %1</translation>
+    </message>
+    <message>
+        <source>quantscope: --walk opens the demo at its own view and weight</source>
+        <translation>quantscope: --walk öffnet den Demo-Checkpoint bei eigener Ansicht und eigenem Gewicht</translation>
+    </message>
 </context>
 <context>
     <name>qsw::AnalysisView</name>
@@ -1734,6 +1746,74 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     <message>
         <source>Quantscope Guide</source>
         <translation>Quantscope-Leitfaden</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;The first five minutes&lt;/h3&gt;&lt;p&gt;A walk on the demo checkpoint for a learner: each step opens the demo at the weight, element and view it talks about.&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;Die ersten fünf Minuten&lt;/h3&gt;&lt;p&gt;Ein Rundgang durch den Demo-Checkpoint für Lernende: Jeder Schritt öffnet die Demo bei dem Gewicht, dem Element und der Ansicht, von denen er spricht.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Codes in a word</source>
+        <translation>Codes in einem Wort</translation>
+    </message>
+    <message>
+        <source>A quantized weight stores small integer codes, not numbers. In this GPTQ layer every 32-bit word of qweight holds the 4-bit codes of eight neighbouring input columns of one output feature: column k sits at bits 4 × (k mod 8). The Bit map colours each code by its element and outlines the selected one; hover a code for its value.</source>
+        <translation>Ein quantisiertes Gewicht speichert kleine ganzzahlige Codes, keine Zahlen. In dieser GPTQ-Schicht hält jedes 32-Bit-Wort von qweight die 4-Bit-Codes von acht benachbarten Eingangsspalten eines Ausgangsmerkmals: Spalte k liegt in den Bits 4 × (k mod 8). Die Bitkarte färbt jeden Code nach seinem Element und umrandet das gewählte; zeigen Sie auf einen Code, um seinen Wert zu sehen.</translation>
+    </message>
+    <message>
+        <source>Scale: one step per group</source>
+        <translation>Skala: eine Stufe je Gruppe</translation>
+    </message>
+    <message>
+        <source>A code becomes a value as scale × (code − zero). The 64 input columns of a group share one scale per output feature: the heatmap has a cell per group (across) and output row (down). The bright lines are groups holding an outlier (the demo makes 0.5 % of its weights 8 times larger): one large weight sets its group&apos;s step, so every other weight of the group is rounded more coarsely. Smaller groups lose less, and store more scales.</source>
+        <translation>Ein Code wird zum Wert als Skala × (Code − Nullpunkt). Die 64 Eingangsspalten einer Gruppe teilen sich eine Skala je Ausgangsmerkmal: Die Heatmap hat eine Zelle je Gruppe (quer) und Ausgangszeile (abwärts). Die hellen Linien sind Gruppen mit einem Ausreißer (die Demo macht 0,5 % ihrer Gewichte 8-mal größer): Ein großes Gewicht bestimmt die Stufe seiner Gruppe, also wird jedes andere Gewicht der Gruppe gröber gerundet. Kleinere Gruppen verlieren weniger und speichern mehr Skalen.</translation>
+    </message>
+    <message>
+        <source>Zero point</source>
+        <translation>Nullpunkt</translation>
+    </message>
+    <message>
+        <source>Symmetric GPTQ (layers 0 and 1) centres every group on its middle code, so the zero point is fixed. This AWQ layer is asymmetric: each group also stores a zero point (in qzeros), chosen so that its smallest and largest weight land on codes 0 and 15. Switch the view from scales to zero points to see them.</source>
+        <translation>Symmetrisches GPTQ (Schichten 0 und 1) zentriert jede Gruppe auf ihren mittleren Code, der Nullpunkt ist also fest. Diese AWQ-Schicht ist asymmetrisch: Jede Gruppe speichert auch einen Nullpunkt (in qzeros), so gewählt, dass ihr kleinstes und größtes Gewicht auf den Codes 0 und 15 landen. Schalten Sie die Ansicht von Skalen auf Nullpunkte um, um sie zu sehen.</translation>
+    </message>
+    <message>
+        <source>Groups in act-order</source>
+        <translation>Gruppen in Act-Order</translation>
+    </message>
+    <message>
+        <source>With act-order, GPTQ quantizes the input columns by importance and forms its groups in that order; g_idx stores each column&apos;s group. Group 0 holds the loudest columns, so its scales are the largest, and they shrink from group to group. Column 3 is in group 3, not in group 0 as its position (3 / 32) would say: the outlined cell follows g_idx, as do the Bit map, the Error view and the Playground.</source>
+        <translation>Mit Act-Order quantisiert GPTQ die Eingangsspalten nach Wichtigkeit und bildet seine Gruppen in dieser Reihenfolge; g_idx speichert die Gruppe jeder Spalte. Gruppe 0 enthält die lautesten Spalten, also sind ihre Skalen die größten, und sie werden von Gruppe zu Gruppe kleiner. Spalte 3 liegt in Gruppe 3, nicht in Gruppe 0, wie ihre Position (3 / 32) sagen würde: Die umrandete Zelle folgt g_idx, ebenso die Bitkarte, die Fehleransicht und die Spielwiese.</translation>
+    </message>
+    <message>
+        <source>Codes across words</source>
+        <translation>Codes über Wortgrenzen</translation>
+    </message>
+    <message>
+        <source>3 bits do not divide 32: 32 codes fill exactly three words, and column 10&apos;s code has its two low bits at the top of word 0 and its last bit at the bottom of word 128, the next word along the input axis (a row of qweight is 128 words). The Bit map draws it in two pieces; the panel beside it shows both words.</source>
+        <translation>3 Bit teilen 32 nicht: 32 Codes füllen genau drei Wörter, und der Code von Spalte 10 hat seine zwei niedrigen Bits oben in Wort 0 und sein letztes Bit unten in Wort 128, dem nächsten Wort entlang der Eingangsachse (eine Zeile von qweight ist 128 Wörter lang). Die Bitkarte zeichnet ihn in zwei Teilen; die Tafel daneben zeigt beide Wörter.</translation>
+    </message>
+    <message>
+        <source>Slot order</source>
+        <translation>Slot-Reihenfolge</translation>
+    </message>
+    <message>
+        <source>AWQ&apos;s GEMM layout packs eight output features per word in the order 0, 2, 4, 6, 1, 3, 5, 7, which its GPU kernel unpacks cheaply. Pick a GPTQ format in the view to see the natural order: the same codes in another order are another file, and a reader that assumes the wrong order decodes every value wrongly.</source>
+        <translation>Das GEMM-Layout von AWQ packt acht Ausgangsmerkmale je Wort in der Reihenfolge 0, 2, 4, 6, 1, 3, 5, 7, die sein GPU-Kernel günstig entpackt. Wählen Sie in der Ansicht ein GPTQ-Format, um die natürliche Reihenfolge zu sehen: Dieselben Codes in anderer Reihenfolge sind eine andere Datei, und ein Leser, der die falsche Reihenfolge annimmt, dekodiert jeden Wert falsch.</translation>
+    </message>
+    <message>
+        <source>Fewer bits, more error</source>
+        <translation>Weniger Bits, mehr Fehler</translation>
+    </message>
+    <message>
+        <source>Quantize a row of this unquantized (bf16) layer yourself: lower the bits from 4 to 3 and watch the SQNR fall by about 6 dB for the bit taken away; a smaller group size lowers the error and stores one more scale per group.</source>
+        <translation>Quantisieren Sie selbst eine Zeile dieser unquantisierten (bf16) Schicht: Senken Sie die Bits von 4 auf 3 und sehen Sie, wie das SQNR um etwa 6 dB für das weggenommene Bit fällt; eine kleinere Gruppengröße senkt den Fehler und speichert eine Skala mehr je Gruppe.</translation>
+    </message>
+    <message>
+        <source>The whole weight&apos;s error</source>
+        <translation>Der Fehler des ganzen Gewichts</translation>
+    </message>
+    <message>
+        <source>The Error view quantizes the whole weight to a target format and shows the error of every element as a histogram, with its statistics (SQNR, percentiles, the error of y = W x): pick another target to see what a conversion would cost before you make it.</source>
+        <translation>Die Fehleransicht quantisiert das ganze Gewicht in ein Zielformat und zeigt den Fehler jedes Elements als Histogramm mit seinen Kennzahlen (SQNR, Perzentile, der Fehler von y = W x): Wählen Sie ein anderes Ziel, um zu sehen, was eine Umwandlung kosten würde, bevor Sie sie vornehmen.</translation>
     </message>
 </context>
 <context>
@@ -5045,6 +5125,10 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>%1 of %2 rows are all zero, the first %3</source>
         <translation>%1 von %2 Zeilen sind ganz null, die erste %3</translation>
+    </message>
+    <message>
+        <source>the scales could not be read, so they were not checked: %1</source>
+        <translation>die Skalen konnten nicht gelesen werden und wurden daher nicht geprüft: %1</translation>
     </message>
     <message>
         <source>%1 block(s) with a zero absmax, which zeros all their values, the first at (row, block) %2</source>

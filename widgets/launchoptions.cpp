@@ -1,5 +1,7 @@
 #include "launchoptions.h"
 
+#include "guide.h"
+
 #include "mainwindow.h"
 #include "views/diffview.h"
 #include "views/recipeview.h"
@@ -78,7 +80,12 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
             "Export the view shown (--view) to FILE as PNG, SVG or PDF, or its table as CSV (tensors, "
             "metadata, diff, verify, recipe, error), by the extension, and exit."),
         QStringLiteral("file"));
-    parser.addOptions({view, weight, screenshot, exportView, lang, theme, diff, imatrix});
+    const QCommandLineOption walk(
+        QStringLiteral("walk"),
+        QCoreApplication::translate("main", "Open the demo at step N (1-%1) of the guide's walk for a learner.")
+            .arg(walkSteps().size()),
+        QStringLiteral("N"));
+    parser.addOptions({view, weight, screenshot, exportView, lang, theme, diff, imatrix, walk});
     if (!parser.parse(arguments)) {
         *error = QStringLiteral("quantscope: ") + parser.errorText();
         return std::nullopt;
@@ -99,6 +106,21 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
         return std::nullopt;
     }
     o.weight = parser.value(weight);
+    if (parser.isSet(walk)) {
+        bool isNumber = false;
+        const int step = parser.value(walk).toInt(&isNumber);
+        if (!isNumber || step < 1 || size_t(step) > walkSteps().size()) {
+            *error = QCoreApplication::translate("main", "quantscope: --walk takes a step from 1 to %1")
+                         .arg(walkSteps().size());
+            return std::nullopt;
+        }
+        if (!o.path.isEmpty() || !o.view.isEmpty() || !o.weight.isEmpty()) {
+            *error =
+                QCoreApplication::translate("main", "quantscope: --walk opens the demo at its own view and weight");
+            return std::nullopt;
+        }
+        o.walkStep = step - 1;
+    }
     o.diff = parser.value(diff);
     o.imatrix = parser.value(imatrix);
     o.screenshot = parser.value(screenshot);
@@ -135,6 +157,8 @@ void applyLaunchOptions(MainWindow& window, const LaunchOptions& o, std::functio
             fail(noViewMessage(view));
             return;
         }
+        if (o.walkStep >= 0)
+            window.showWalkStep(o.walkStep);
         if (!o.weight.isEmpty() && !window.selectWeight(o.weight)) {
             fail(QCoreApplication::translate("main", "quantscope: %1 has no weight '%2'")
                      .arg(QFileInfo(window.snapshot()->path).fileName(), o.weight));

@@ -1,7 +1,7 @@
 #pragma once
 // The quantscope command line: `quantscope [path] [--view NAME] [--weight NAME] [--diff B]
-// [--imatrix FILE] [--theme NAME] [--lang CODE] [--screenshot FILE] [--export FILE]`, parsed without exiting (so tests
-// can drive it) and applied to a main window.
+// [--imatrix FILE] [--theme NAME] [--lang CODE] [--walk N] [--screenshot FILE] [--export FILE]`, parsed without exiting
+// (so tests can drive it) and applied to a main window.
 #include <QString>
 #include <QStringList>
 
@@ -20,6 +20,7 @@ struct LaunchOptions {
     QString view, weight, diff, imatrix, screenshot, lang;
     QString exportFile; // --export: the shown view as PNG, SVG or PDF, or its table as CSV
     std::optional<ThemeMode> theme;
+    int walkStep = -1; // --walk N: step N - 1 of the guide's walk on the demo (walkSteps())
     bool help = false, version = false;
 };
 

@@ -974,6 +974,8 @@ void MainWindow::showSnapshot(const LoadResult& result)
     } else if (!m_snapshot->weights.isEmpty()) {
         selectWeight(m_snapshot->weightName(int(qs::firstWeightToShow(*m_checkpoint))));
     }
+    if (const int walk = std::exchange(m_pendingWalkStep, -1); walk >= 0 && m_isDemo)
+        showWalkStep(walk);
     emit checkpointOpened(m_snapshot->path);
 }
 
@@ -1353,10 +1355,27 @@ void MainWindow::showGuide()
     if (!m_guide) {
         m_guide = new GuideDialog(this);
         connect(m_guide, &GuideDialog::viewRequested, this, [this](const QString& name) { showView(name); });
+        connect(m_guide, &GuideDialog::walkStepRequested, this, &MainWindow::showWalkStep);
     }
     m_guide->show();
     m_guide->raise();
     m_guide->activateWindow();
+}
+
+void MainWindow::showWalkStep(int step)
+{
+    if (step < 0 || size_t(step) >= walkSteps().size())
+        return;
+    if (!m_isDemo || !m_snapshot) {
+        m_pendingWalkStep = step;
+        openDemo();
+        return;
+    }
+    const WalkStep& s = walkSteps()[size_t(step)];
+    if (!selectWeight(QString::fromLatin1(s.weight)))
+        return;
+    m_context->setSelected({selectedWeight(), s.row, s.col});
+    showView(QString::fromLatin1(s.view));
 }
 
 GuideDialog* MainWindow::guide() const

@@ -99,6 +99,9 @@ public:
 
     // The in-app guide (Help > Guide, F1); a "view:NAME" link in it shows that view.
     void showGuide();
+    // Step N of the guide's walk (walkSteps()): opens the demo first when another checkpoint (or
+    // none) is open, then selects the step's weight and element and shows its view.
+    void showWalkStep(int step);
     GuideDialog* guide() const;
     // Whether the guide was shown in an earlier session (the application shows it on the first start).
     bool guideShownBefore() const;
@@ -260,6 +263,7 @@ private:
     QLabel* m_changedLabel = nullptr;
     QString m_changedWhy;
     QString m_reloadWeight; // the weight to select again once a reload has opened
+    int m_pendingWalkStep = -1; // the guide's walk step to show once the demo has opened
 };
 
 } // namespace qsw

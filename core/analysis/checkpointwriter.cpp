@@ -119,8 +119,8 @@ public:
         const TensorEntry& t = m_src.tensors[tensor];
         const int type = t.dtype == DType::Ggml ? t.ggmlType : m_gguf.plainType(t.dtype);
         if (type < 0)
-            fail(m_src.path,
-                 "tensor '" + std::string(t.name) + "': " + std::string(dtypeName(t.dtype)) + " has no GGUF type");
+            throw Error(ErrorContext{m_src.path, {}, std::string(t.name)},
+                        std::string(dtypeName(t.dtype)) + " has no GGUF type");
         m_plan.push_back(GgufTensor{std::string(t.name), type, {t.shape.rbegin(), t.shape.rend()}, {}});
         m_items.push_back({tensor, false});
     }

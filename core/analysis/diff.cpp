@@ -75,8 +75,9 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + " " + shapeText(p.a->shape) + " vs " + b.path + " " + p.b->name + " "
-                    + shapeText(p.b->shape) + ": shapes differ");
+        throw Error(ErrorContext{a.path, p.a->name},
+                    "shapes differ: " + shapeText(p.a->shape) + " vs " + b.path + " weight '" + p.b->name + "' "
+                        + shapeText(p.b->shape));
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     std::vector<DiffSums> parts(size_t(ceilDiv(N, rows)));
     forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
@@ -193,9 +194,11 @@ DiffMap diffMap(const Checkpoint& a, const Checkpoint& b, const WeightPair& p, u
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + " vs " + b.path + " " + p.b->name + ": shapes differ");
+        throw Error(ErrorContext{a.path, p.a->name},
+                    "shapes differ: " + shapeText(p.a->shape) + " vs " + b.path + " weight '" + p.b->name + "' "
+                        + shapeText(p.b->shape));
     if (maxRows == 0 || maxCols == 0 || maxRows > 16384 || maxCols > 16384)
-        throw Error(a.path + " " + p.a->name + ": the difference map must be 1..16384 cells each way");
+        throw Error(ErrorContext{a.path, p.a->name}, "the difference map must be 1..16384 cells each way");
     DiffMap m;
     m.rows = N;
     m.cols = K;
@@ -237,8 +240,9 @@ DiffValues diffValuesAt(const Checkpoint& a, const Checkpoint& b, const WeightPa
 {
     const uint64_t N = p.a->outFeatures(), K = p.a->inFeatures();
     if (row >= N || col >= K || N != p.b->outFeatures() || K != p.b->inFeatures())
-        throw Error(a.path + " " + p.a->name + ": element (" + std::to_string(row) + ", " + std::to_string(col)
-                    + ") is outside " + shapeText(p.a->shape) + " or B's shape differs");
+        throw Error(ErrorContext{a.path, p.a->name},
+                    "element (" + std::to_string(row) + ", " + std::to_string(col) + ") is outside "
+                        + shapeText(p.a->shape) + " or B's shape differs");
     // Rows load in blocks that both sides' permutations keep whole (a permutation moves rows
     // only within a head).
     const uint64_t blockA = p.ta.permuteHeads ? N / p.ta.permuteHeads : 1;
@@ -249,7 +253,7 @@ DiffValues diffValuesAt(const Checkpoint& a, const Checkpoint& b, const WeightPa
     while (h < r1 && storedRow(p.ta, h, N) != row)
         ++h;
     if (h == r1)
-        throw Error(a.path + " " + p.a->name + ": row " + std::to_string(row) + " is not in its head block");
+        throw Error(ErrorContext{a.path, p.a->name}, "row " + std::to_string(row) + " is not in its head block");
     const size_t n = size_t((r1 - r0) * K);
     std::vector<float> x(n), y(n), tmp(n);
     loadMatchedRows(a, *p.a, p.ta, r0, r1, x.data(), tmp.data(), path);

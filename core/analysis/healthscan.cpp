@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/intmath.h"
 #include "base/parallel.h"
+#include "base/progress.h"
 #include "base/simd.h"
 #include "formats/dequant.h"
 #include "formats/formatid.h"
@@ -77,6 +78,9 @@ struct Found {
 // columns and the cells with a zero scale.
 struct ScaleCheck {
     std::optional<GroupScales> grid;
+    // Why the family's reader refused the grid (the findings say it: scales that cannot be read
+    // are not scales that passed); empty when it read one.
+    std::string refused;
     bool actOrder = false;
     std::vector<uint32_t> groupCols; // act-order: each group's columns (a counting sort of g_idx)
     std::vector<uint64_t> groupStart;
@@ -93,18 +97,27 @@ struct ScaleCheck {
         return p;
     }
 
-    // A grid the family cannot read leaves `grid` empty (and the value findings alone).
+    // A grid the family cannot read leaves `grid` empty and says why in `refused`; a cancel
+    // goes on to the caller.
     void read(const Checkpoint& ckpt, const LogicalWeight& w, uint64_t N, uint64_t K, const HealthOptions& opt)
     {
         try {
-            grid = groupScales(ckpt, w, GgufScaleLevel::Block, opt.cancel);
-        } catch (const Error&) {
+            grid = groupScales(ckpt, w, GgufScaleLevel::Block, opt.progress.cancel);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const Error& e) {
+            refused = e.what();
         }
         if (grid
             && (grid->rows != N || grid->cols != K || grid->groups == 0 || grid->groupSize == 0
                 || grid->scales.size() != grid->groups * N
-                || (!grid->zeros.empty() && grid->zeros.size() != grid->scales.size())))
+                || (!grid->zeros.empty() && grid->zeros.size() != grid->scales.size()))) {
+            refused = "the grid read is " + std::to_string(grid->rows) + " rows x " + std::to_string(grid->cols)
+                + " columns in " + std::to_string(grid->groups) + " groups of " + std::to_string(grid->groupSize)
+                + " with " + std::to_string(grid->scales.size()) + " scales and " + std::to_string(grid->zeros.size())
+                + " zeros, not the weight's " + std::to_string(N) + " x " + std::to_string(K);
             grid.reset();
+        }
         if (!grid)
             return;
         const uint64_t G = grid->groups;
@@ -140,8 +153,8 @@ struct ScaleCheck {
 };
 
 // The values, chunk by chunk (row chunks of `rows`): spans of the grid's groups, or before it is
-// read of the weight's group size. `progress`: report the elements scanned. False when cancelled.
-bool scanHealthValues(const Checkpoint& ckpt, const LogicalWeight& w, const HealthOptions& opt, const ScaleCheck& sc,
+// read of the weight's group size. `progress`: report the elements scanned. Throws Cancelled.
+void scanHealthValues(const Checkpoint& ckpt, const LogicalWeight& w, const HealthOptions& opt, const ScaleCheck& sc,
                       uint64_t rows, Found& found, bool progress)
 {
     const uint64_t N = w.outFeatures(), K = w.inFeatures();
@@ -156,9 +169,8 @@ bool scanHealthValues(const Checkpoint& ckpt, const LogicalWeight& w, const Heal
     const uint64_t spans = ceilDiv(K, span);
     std::mutex merging;
     std::atomic<uint64_t> done{0};
-    uint64_t reported = 0;
     const bool finished = runChunks<Scratch>(
-        chunks, opt.threads, opt.cancel,
+        chunks, opt.threads, opt.progress.cancel,
         [&](uint64_t c, Scratch& s) {
             const uint64_t r0 = c * rows, r1 = std::min(N, r0 + rows);
             s.values.resize((r1 - r0) * K);
@@ -199,15 +211,13 @@ bool scanHealthValues(const Checkpoint& ckpt, const LogicalWeight& w, const Heal
             found.zeroScale.merge(local.zeroScale);
         },
         [&] {
-            if (progress && opt.progress) {
-                const uint64_t now = done.load();
-                opt.progress(now - reported);
-                reported = now;
-            }
+            if (progress)
+                opt.progress(done.load(), N * K, w.name);
         });
-    if (finished && progress && opt.progress && done.load() > reported)
-        opt.progress(done.load() - reported);
-    return finished;
+    if (!finished)
+        throw Cancelled();
+    if (progress)
+        opt.progress(done.load(), N * K, w.name);
 }
 
 // The findings of a scanned weight, appended to `rep`.
@@ -228,6 +238,11 @@ void addHealthFindings(const LogicalWeight& w, VerifyReport& rep, const Found& f
     const bool blocks = grid && grid->blocks;
     constexpr auto row = &FindingPlace::row, col = &FindingPlace::col, grp = &FindingPlace::group,
                    blk = &FindingPlace::block;
+    if (!sc.refused.empty())
+        add("scales",
+            {QT_TRANSLATE_NOOP("qs::Message", "the scales could not be read, so they were not checked: %1"),
+             {sc.refused}},
+            {}, false);
     if (found.nonFinite.count)
         add("nonfinite-value",
             {QT_TRANSLATE_NOOP("qs::Message", "%1 of %2 values are NaN or Inf, the first at (row, column) %3"),
@@ -300,39 +315,31 @@ void addHealthFindings(const LogicalWeight& w, VerifyReport& rep, const Found& f
 
 } // namespace
 
-bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const HealthOptions& opt)
+void scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const HealthOptions& opt)
 {
     const uint64_t N = w.outFeatures(), K = w.inFeatures();
     if (N == 0 || K == 0)
-        return true;
+        return;
 
     // A non-finite scale makes non-finite values (NaN * x, Inf * 0) and a zero scale zero
     // values, so the grid is read only when the values show either; act-order weights, whose
     // groups are no spans of a row, read it first.
     ScaleCheck sc;
     const bool hasGrid = hasGroupScales(ckpt, w);
-    if (hasGrid && w.actOrder) {
+    if (hasGrid && w.actOrder)
         sc.read(ckpt, w, N, K, opt);
-        if (opt.cancel && opt.cancel->load())
-            return false;
-    }
     const uint64_t rows = opt.rowChunk ? opt.rowChunk : dequantChunkRows(K, uint64_t(1) << 18);
     Found found;
-    if (!scanHealthValues(ckpt, w, opt, sc, rows, found, true))
-        return false;
-    if (hasGrid && !sc.grid && (found.nonFinite.count || found.zeroGroups.count)) {
+    scanHealthValues(ckpt, w, opt, sc, rows, found, true);
+    if (hasGrid && !sc.grid && sc.refused.empty() && (found.nonFinite.count || found.zeroGroups.count)) {
         sc.read(ckpt, w, N, K, opt);
-        if (opt.cancel && opt.cancel->load())
-            return false;
         // The zero spans again, now as the grid's groups with their scales.
         if (sc.grid && found.zeroGroups.count) {
             found = {};
-            if (!scanHealthValues(ckpt, w, opt, sc, rows, found, false))
-                return false;
+            scanHealthValues(ckpt, w, opt, sc, rows, found, false);
         }
     }
     addHealthFindings(w, rep, found, sc);
-    return true;
 }
 
 } // namespace qs

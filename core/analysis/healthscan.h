@@ -10,19 +10,18 @@
 // layer computes NaN or nothing); an all-zero row, group or block, a zero scale and an all-zero
 // float tensor or vector are warnings (padded vocabulary rows, all-zero input blocks, a LoRA B
 // before training and zero biases are real).
+#include "base/progress.h"
 #include "container/checkpoint.h"
 #include "formats/findings.h"
 
-#include <atomic>
 #include <cstdint>
-#include <functional>
 
 namespace qs {
 
 struct HealthOptions {
-    const std::atomic<bool>* cancel = nullptr; // polled before each chunk
-    // On the calling thread after each of its chunks: the elements scanned since the last call.
-    std::function<void(uint64_t)> progress;
+    // Cancel polled before each row chunk (a cancelled scan throws Cancelled); progress: the
+    // weight's elements scanned so far, of its N x K, and its name.
+    Progress progress;
     int threads = 0; // <= 0: OpenMP's default
     uint64_t rowChunk = 0; // rows per chunk; 0: about 1 MiB of floats (tests set it)
 };
@@ -30,9 +29,10 @@ struct HealthOptions {
 // How many places a finding lists.
 inline constexpr size_t kHealthPlaces = 5;
 
-// Appends the findings about `weight` to `report`; false when cancelled (nothing is appended
-// then). Throws qs::Error on tensors the kernel refuses.
-bool scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& weight, VerifyReport& report,
+// Appends the findings about `weight` to `report`. Throws Cancelled when cancelled (nothing is
+// appended then) and qs::Error on tensors the kernel refuses; a scale grid the family's reader
+// refuses is a finding ("scales") beside what the values show.
+void scanWeightHealth(const Checkpoint& ckpt, const LogicalWeight& weight, VerifyReport& report,
                       const HealthOptions& options = {});
 
 } // namespace qs

@@ -92,10 +92,10 @@ Histogram fromRange(const RangeBins& r, const std::vector<uint64_t>& counts)
     return h;
 }
 
-void checkBins(const StatsOptions& opt, const std::string& where)
+void checkBins(const StatsOptions& opt)
 {
     if (opt.bins <= 0 || opt.bins > 100000)
-        throw Error(where + ": bins must be 1..100000");
+        throw Error("bins must be 1..100000");
 }
 
 // Default chunks of about 1 MiB of floats, whole kernel blocks (dequantChunkRows) and `align`;
@@ -175,21 +175,17 @@ void forEachStatsChunk(uint64_t N, uint64_t K, uint64_t rows, const StatsOptions
     opt.progress(done.load(), N * K, name);
 }
 
-std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, const std::string& where, uint64_t& T)
+std::vector<float> activationsFor(const StatsOptions& opt, uint64_t K, uint64_t& T)
 {
     if (opt.activations) {
         if (K == 0 || opt.activations->size() % K != 0 || opt.activations->empty())
-            throw Error(where + ": activations hold " + std::to_string(opt.activations->size())
+            throw Error("activations hold " + std::to_string(opt.activations->size())
                         + " values, not a multiple of K = " + std::to_string(K));
         T = opt.activations->size() / K;
         return *opt.activations;
     }
     T = opt.tokens;
-    try {
-        return defaultActivations(T, K, opt.seed, opt.outlierChannels);
-    } catch (const Error& e) {
-        throw Error(where + ": " + e.what());
-    }
+    return defaultActivations(T, K, opt.seed, opt.outlierChannels);
 }
 
 struct ErrorPartial {
@@ -232,180 +228,218 @@ ErrorSums finiteErrorSums(const float* q, const float* r, uint64_t n, uint64_t a
 // (r1 - r0) * K floats, sized by the caller).
 using RowLoader = std::function<void(uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s)>;
 
-// The error figures of candidate against reference, streamed in chunks of `rows` rows.
-// `columnGroup` (act-order): the group of each input column, g_idx; empty: column k in group k / groupSize.
-WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K, uint64_t groupSize, uint64_t rows,
-                                const StatsOptions& opt, const std::string& name, const RowLoader& load,
-                                const std::vector<int32_t>& columnGroup = {})
-{
-    checkBins(opt, where);
-    WeightComparison res;
-    res.shape = {N, K};
-    uint64_t T = 0;
-    const std::vector<float> x = activationsFor(opt, K, where, T);
-    using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    using MatF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-    const MatD X = Eigen::Map<const MatF>(x.data(), Eigen::Index(T), Eigen::Index(K)).cast<double>();
+using MatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-    const uint64_t total = N * K;
-    const uint64_t stride =
-        total > kExactPercentileLimit ? (total + kExactPercentileLimit - 1) / kExactPercentileLimit : 1;
+// What compareStreams' passes share, set up before the first chunk: the shape, the activations,
+// the kept errors, the importance and the groups.
+struct ErrorStream {
+    uint64_t N = 0, K = 0, total = 0;
+    uint64_t T = 0; // activation tokens
+    MatD X; // the activations [T, K]
     // The signed errors float(e) at multiples of stride; every slot is written unless cancelled.
+    uint64_t stride = 1, keptCount = 0;
+    float* kept = nullptr;
+    const std::vector<float>* imp = nullptr;
+    uint64_t rowsPerMatrix = 0;
+    uint64_t gs = 0; // the group size; 0: no groups
+    bool byIndex = false; // act-order: columnGroup names each column's group
+    const std::vector<int32_t>* columnGroup = nullptr;
+    uint64_t nGroups = 0;
+    std::vector<uint64_t> groupColumns; // act-order: columns per group
+    RangeBins range;
+    int team = 1;
+};
+
+// The checks and the set-up of compareStreams (its arguments), in the order it throws.
+ErrorStream planErrorStream(uint64_t N, uint64_t K, uint64_t groupSize, const StatsOptions& opt,
+                            const std::vector<int32_t>& columnGroup)
+{
+    checkBins(opt);
+    ErrorStream es;
+    es.N = N;
+    es.K = K;
+    const std::vector<float> x = activationsFor(opt, K, es.T);
+    es.X = Eigen::Map<const MatF>(x.data(), Eigen::Index(es.T), Eigen::Index(K)).cast<double>();
+
+    es.total = N * K;
+    es.stride = es.total > kExactPercentileLimit ? (es.total + kExactPercentileLimit - 1) / kExactPercentileLimit : 1;
     // Kept by the calling thread from one weight to the next: a fresh 64 MiB every weight
     // spends more on page faults than the scan spends on the errors.
-    const uint64_t keptCount = (total + stride - 1) / stride;
+    es.keptCount = (es.total + es.stride - 1) / es.stride;
     static thread_local std::vector<float> keptStore;
-    if (keptStore.size() < keptCount)
-        keptStore.resize(size_t(keptCount));
-    float* const kept = keptStore.data();
-    const std::vector<float>* imp = opt.importance;
+    if (keptStore.size() < es.keptCount)
+        keptStore.resize(size_t(es.keptCount));
+    es.kept = keptStore.data();
+    es.imp = opt.importance;
+    const std::vector<float>* imp = es.imp;
     const uint64_t matrices = imp && K ? imp->size() / K : 0;
     if (imp && (K == 0 || imp->empty() || imp->size() % K != 0 || N % matrices != 0))
-        throw Error(where + ": the importance holds " + std::to_string(imp->size())
-                    + " values, not K = " + std::to_string(K) + " per matrix of the " + std::to_string(N) + " rows");
-    const uint64_t rowsPerMatrix = matrices ? N / matrices : 0;
-    const uint64_t gs = groupSize > 0 && groupSize < K ? groupSize : 0;
-    const bool byIndex = gs && columnGroup.size() == K;
-    uint64_t nGroups = gs ? (K + gs - 1) / gs : 0;
-    std::vector<uint64_t> groupColumns; // columns per group
-    if (byIndex) {
+        throw Error("the importance holds " + std::to_string(imp->size()) + " values, not K = " + std::to_string(K)
+                    + " per matrix of the " + std::to_string(N) + " rows");
+    es.rowsPerMatrix = matrices ? N / matrices : 0;
+    es.gs = groupSize > 0 && groupSize < K ? groupSize : 0;
+    es.byIndex = es.gs && columnGroup.size() == K;
+    es.columnGroup = &columnGroup;
+    es.nGroups = es.gs ? (K + es.gs - 1) / es.gs : 0;
+    if (es.byIndex) {
         for (const int32_t g : columnGroup)
             if (g < 0)
-                throw Error(where + ": g_idx holds the negative group " + std::to_string(g));
+                throw Error("g_idx holds the negative group " + std::to_string(g));
             else
-                nGroups = std::max(nGroups, uint64_t(g) + 1);
-        groupColumns.assign(size_t(nGroups), 0);
+                es.nGroups = std::max(es.nGroups, uint64_t(g) + 1);
+        es.groupColumns.assign(size_t(es.nGroups), 0);
         for (const int32_t g : columnGroup)
-            ++groupColumns[size_t(g)];
+            ++es.groupColumns[size_t(g)];
     }
-    const RangeBins range = rangeBins(opt);
-    std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
-    const int team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
-    // Per thread (integer counts: the merge order does not matter): the coarse |error| keys of
-    // the kept errors, and the caller's bins + below + above.
-    std::vector<std::vector<uint32_t>> coarse(static_cast<size_t>(team));
-    std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(team));
+    es.range = rangeBins(opt);
+    es.team = opt.threads > 0 ? opt.threads : omp_get_max_threads();
+    return es;
+}
 
-    // A sampled weight's default-range histogram needs the final max |error| before any error
-    // is binned and the sample does not hold every error: a second pass bins them all. Its
-    // progress is the second half of the weight's.
-    const bool secondPass = stride > 1 && !range.on();
-    StatsOptions firstOpt = opt;
-    if (secondPass && opt.progress.report)
-        firstOpt.progress.report = [&opt](uint64_t done, uint64_t all, const std::string& w) {
-            opt.progress(done / 2, all, w);
-        };
-    forEachStatsChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
-        const uint64_t n = (r1 - r0) * K, first = r0 * K;
-        const size_t t = size_t(omp_get_thread_num());
-        if (coarse[t].empty())
-            coarse[t].assign(kCoarseKeys * kKeySplit, 0);
-        if (range.on() && ranged[t].empty())
-            ranged[t].assign(range.n + 2, 0);
-        s.a.resize(size_t(n));
-        s.b.resize(size_t(n));
-        load(r0, r1, s.a.data(), s.b.data(), s);
-        const float* q = s.a.data();
-        const float* r = s.b.data();
-        // Unsampled, the errors go straight to their kept slots.
-        float* err = kept + first;
-        if (stride > 1) {
-            s.c.resize(size_t(n));
-            err = s.c.data();
-        }
-        ErrorPartial& p = parts[c];
-        p.nonFinite = 0;
-        p.gSq.assign(size_t(nGroups), 0.0);
-        p.gMax.assign(size_t(nGroups), 0.0);
-        p.gLeft.assign(size_t(nGroups), 0);
-        // Each span (a group's columns of a row, or the row) summed by the lane scan, the
-        // spans added in order.
-        double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
-        const uint64_t span = gs ? gs : K;
-        for (uint64_t row = 0; row < r1 - r0; ++row)
-            for (uint64_t k0 = 0; k0 < K; k0 += span) {
-                const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
-                ErrorSums e = scanError(q + at, r + at, len, err + at, opt.path);
-                if (!std::isfinite(e.sumAbs) || !std::isfinite(e.refSq)) {
-                    const uint64_t before = p.nonFinite;
-                    e = finiteErrorSums(q + at, r + at, len, first + at, p);
-                    if (gs && !byIndex)
-                        p.gLeft[k0 / gs] += p.nonFinite - before;
-                }
-                sumSq += e.sumSq;
-                sumAbs += e.sumAbs;
-                sumSigned += e.sumSigned;
-                refSq += e.refSq;
-                maxAbs = std::max(maxAbs, e.maxAbs);
-                if (gs && !byIndex) {
-                    p.gSq[k0 / gs] += e.sumSq;
-                    p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
-                }
+// The error sums of rows [r0, r1) (q and r from row r0) into `p`: each span (a group's columns of
+// a row, or the row) summed by the lane scan, the spans added in order; the errors to `err`.
+void spanErrorSums(const ErrorStream& es, SimdPath path, const float* q, const float* r, uint64_t r0, uint64_t r1,
+                   float* err, ErrorPartial& p)
+{
+    const uint64_t K = es.K, gs = es.gs, first = r0 * K;
+    double sumSq = 0, sumAbs = 0, sumSigned = 0, refSq = 0, maxAbs = 0;
+    const uint64_t span = gs ? gs : K;
+    for (uint64_t row = 0; row < r1 - r0; ++row)
+        for (uint64_t k0 = 0; k0 < K; k0 += span) {
+            const uint64_t at = row * K + k0, len = std::min(K, k0 + span) - k0;
+            ErrorSums e = scanError(q + at, r + at, len, err + at, path);
+            if (!std::isfinite(e.sumAbs) || !std::isfinite(e.refSq)) {
+                const uint64_t before = p.nonFinite;
+                e = finiteErrorSums(q + at, r + at, len, first + at, p);
+                if (gs && !es.byIndex)
+                    p.gLeft[k0 / gs] += p.nonFinite - before;
             }
-        // Act-order: a group's columns lie anywhere in the row, so each error goes to g_idx's group.
-        if (byIndex)
-            for (uint64_t row = 0; row < r1 - r0; ++row)
-                for (uint64_t k = 0; k < K; ++k) {
-                    const size_t g = size_t(columnGroup[size_t(k)]);
-                    if (!finitePair(q[row * K + k], r[row * K + k])) {
-                        ++p.gLeft[g];
-                        continue;
-                    }
-                    const double e = std::fabs(double(q[row * K + k]) - double(r[row * K + k]));
-                    p.gSq[g] += e * e;
-                    p.gMax[g] = std::max(p.gMax[g], e);
-                }
-        p.sumSq = sumSq;
-        p.sumAbs = sumAbs;
-        p.sumSigned = sumSigned;
-        p.refSq = refSq;
-        p.maxAbs = maxAbs;
-        if (imp)
-            for (uint64_t row = 0; row < r1 - r0; ++row) {
-                const float* w = imp->data() + (r0 + row) / rowsPerMatrix * K;
-                double wSq = 0, wRefSq = 0;
-                for (uint64_t k = 0; k < K; ++k) {
-                    if (!finitePair(q[row * K + k], r[row * K + k]))
-                        continue;
-                    const double e = double(q[row * K + k]) - double(r[row * K + k]);
-                    wSq += double(w[k]) * e * e;
-                    wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
-                }
-                p.wSq += wSq;
-                p.wRefSq += wRefSq;
+            sumSq += e.sumSq;
+            sumAbs += e.sumAbs;
+            sumSigned += e.sumSigned;
+            refSq += e.refSq;
+            maxAbs = std::max(maxAbs, e.maxAbs);
+            if (gs && !es.byIndex) {
+                p.gSq[k0 / gs] += e.sumSq;
+                p.gMax[k0 / gs] = std::max(p.gMax[k0 / gs], e.maxAbs);
             }
-        float* keptHere = err;
-        uint64_t keptN = n;
-        if (stride > 1) {
-            const uint64_t g0 = (first + stride - 1) / stride * stride;
-            keptHere = kept + g0 / stride;
-            keptN = 0;
-            for (uint64_t g = g0; g < first + n; g += stride)
-                keptHere[keptN++] = err[g - first];
         }
-        countCoarse(keptHere, keptN, coarse[t].data(), opt.path);
-        if (range.on())
-            for (uint64_t i = 0; i < n; ++i)
-                range.add(ranged[t].data(), double(q[i]) - double(r[i]));
-        const auto nr = Eigen::Index(r1 - r0);
-        MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(K)).cast<double>();
-        MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(K)).cast<double>();
-        if (p.nonFinite) // the output over the finite elements: the others count as 0 on both sides
-            for (Eigen::Index i = 0; i < Wq.size(); ++i)
-                if (!finitePair(q[i], r[i]))
-                    Wq.data()[i] = Wr.data()[i] = 0;
-        const MatD Yq = X * Wq.transpose();
-        const MatD Yr = X * Wr.transpose();
-        p.yDiffSq = (Yq - Yr).squaredNorm();
-        p.yRefSq = Yr.squaredNorm();
-        p.yQSq = Yq.squaredNorm();
-        p.yDot = Yq.cwiseProduct(Yr).sum();
-    });
+    p.sumSq = sumSq;
+    p.sumAbs = sumAbs;
+    p.sumSigned = sumSigned;
+    p.refSq = refSq;
+    p.maxAbs = maxAbs;
+}
+
+// Act-order: a group's columns lie anywhere in the row, so each error goes to g_idx's group.
+void actOrderGroupErrors(const ErrorStream& es, const float* q, const float* r, uint64_t rows, ErrorPartial& p)
+{
+    const uint64_t K = es.K;
+    for (uint64_t row = 0; row < rows; ++row)
+        for (uint64_t k = 0; k < K; ++k) {
+            const size_t g = size_t((*es.columnGroup)[size_t(k)]);
+            if (!finitePair(q[row * K + k], r[row * K + k])) {
+                ++p.gLeft[g];
+                continue;
+            }
+            const double e = std::fabs(double(q[row * K + k]) - double(r[row * K + k]));
+            p.gSq[g] += e * e;
+            p.gMax[g] = std::max(p.gMax[g], e);
+        }
+}
+
+// The importance-weighted error^2 and reference^2 of rows [r0, r1) into `p`.
+void importanceErrors(const ErrorStream& es, const float* q, const float* r, uint64_t r0, uint64_t r1, ErrorPartial& p)
+{
+    const uint64_t K = es.K;
+    for (uint64_t row = 0; row < r1 - r0; ++row) {
+        const float* w = es.imp->data() + (r0 + row) / es.rowsPerMatrix * K;
+        double wSq = 0, wRefSq = 0;
+        for (uint64_t k = 0; k < K; ++k) {
+            if (!finitePair(q[row * K + k], r[row * K + k]))
+                continue;
+            const double e = double(q[row * K + k]) - double(r[row * K + k]);
+            wSq += double(w[k]) * e * e;
+            wRefSq += double(w[k]) * double(r[row * K + k]) * double(r[row * K + k]);
+        }
+        p.wSq += wSq;
+        p.wRefSq += wRefSq;
+    }
+}
+
+// The output figures y = X W^T of `rows` rows (q and r) into `p`.
+void outputErrors(const ErrorStream& es, const float* q, const float* r, uint64_t rows, ErrorPartial& p)
+{
+    const auto nr = Eigen::Index(rows);
+    MatD Wq = Eigen::Map<const MatF>(q, nr, Eigen::Index(es.K)).cast<double>();
+    MatD Wr = Eigen::Map<const MatF>(r, nr, Eigen::Index(es.K)).cast<double>();
+    if (p.nonFinite) // the output over the finite elements: the others count as 0 on both sides
+        for (Eigen::Index i = 0; i < Wq.size(); ++i)
+            if (!finitePair(q[i], r[i]))
+                Wq.data()[i] = Wr.data()[i] = 0;
+    const MatD Yq = es.X * Wq.transpose();
+    const MatD Yr = es.X * Wr.transpose();
+    p.yDiffSq = (Yq - Yr).squaredNorm();
+    p.yRefSq = Yr.squaredNorm();
+    p.yQSq = Yq.squaredNorm();
+    p.yDot = Yq.cwiseProduct(Yr).sum();
+}
+
+// The first pass over rows [r0, r1): their sums into `p`, their errors into the kept slots, the
+// coarse |error| keys of the kept ones into `coarse` and the caller's range bins into `ranged`.
+void firstPassChunk(const ErrorStream& es, const StatsOptions& opt, const RowLoader& load, uint64_t r0, uint64_t r1,
+                    Scratch& s, ErrorPartial& p, std::vector<uint32_t>& coarse, std::vector<uint64_t>& ranged)
+{
+    const uint64_t K = es.K, n = (r1 - r0) * K, first = r0 * K;
+    if (coarse.empty())
+        coarse.assign(kCoarseKeys * kKeySplit, 0);
+    if (es.range.on() && ranged.empty())
+        ranged.assign(es.range.n + 2, 0);
+    s.a.resize(size_t(n));
+    s.b.resize(size_t(n));
+    load(r0, r1, s.a.data(), s.b.data(), s);
+    const float* q = s.a.data();
+    const float* r = s.b.data();
+    // Unsampled, the errors go straight to their kept slots.
+    float* err = es.kept + first;
+    if (es.stride > 1) {
+        s.c.resize(size_t(n));
+        err = s.c.data();
+    }
+    p.nonFinite = 0;
+    p.gSq.assign(size_t(es.nGroups), 0.0);
+    p.gMax.assign(size_t(es.nGroups), 0.0);
+    p.gLeft.assign(size_t(es.nGroups), 0);
+    spanErrorSums(es, opt.path, q, r, r0, r1, err, p);
+    if (es.byIndex)
+        actOrderGroupErrors(es, q, r, r1 - r0, p);
+    if (es.imp)
+        importanceErrors(es, q, r, r0, r1, p);
+    float* keptHere = err;
+    uint64_t keptN = n;
+    if (es.stride > 1) {
+        const uint64_t g0 = (first + es.stride - 1) / es.stride * es.stride;
+        keptHere = es.kept + g0 / es.stride;
+        keptN = 0;
+        for (uint64_t g = g0; g < first + n; g += es.stride)
+            keptHere[keptN++] = err[g - first];
+    }
+    countCoarse(keptHere, keptN, coarse.data(), opt.path);
+    if (es.range.on())
+        for (uint64_t i = 0; i < n; ++i)
+            es.range.add(ranged.data(), double(q[i]) - double(r[i]));
+    outputErrors(es, q, r, r1 - r0, p);
+}
+
+// The chunks' sums, added in chunk order: the same sums for any thread count.
+ErrorPartial mergeErrorPartials(const std::vector<ErrorPartial>& parts, uint64_t nGroups)
+{
     ErrorPartial t;
     t.gSq.assign(size_t(nGroups), 0.0);
     t.gMax.assign(size_t(nGroups), 0.0);
     t.gLeft.assign(size_t(nGroups), 0);
-    for (const ErrorPartial& p : parts) { // chunk order: the same sums for any thread count
+    for (const ErrorPartial& p : parts) {
         t.sumSq += p.sumSq;
         t.sumAbs += p.sumAbs;
         t.sumSigned += p.sumSigned;
@@ -426,8 +460,13 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
             t.gLeft[g] += p.gLeft[g];
         }
     }
+    return t;
+}
 
-    ErrorStats& s = res.error;
+// The figures of the merged sums `t`: rmse, mean, max, SQNR and the weighted ones.
+void setErrorSums(ErrorStats& s, const ErrorStream& es, const ErrorPartial& t)
+{
+    const uint64_t total = es.total;
     s.count = total;
     s.nonFinite = t.nonFinite;
     s.firstNonFinite = t.firstNonFinite;
@@ -438,14 +477,18 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     }
     s.maxAbs = t.maxAbs;
     s.sqnrDb = t.sumSq == 0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(t.refSq / t.sumSq);
-    s.percentilesExact = stride == 1;
-    if (imp) {
+    s.percentilesExact = es.stride == 1;
+    if (es.imp) {
         s.weighted = true;
         s.weightedSumSq = t.wSq;
         s.weightedMse = total > t.nonFinite ? t.wSq / double(total - t.nonFinite) : 0;
         s.weightedRelative = t.wRefSq > 0 ? t.wSq / t.wRefSq : 0;
     }
+}
 
+// The percentiles' rank targets from the threads' coarse key counts.
+std::vector<RankTarget> percentileTargets(const std::vector<std::vector<uint32_t>>& coarse)
+{
     std::vector<uint64_t> keyCounts(kCoarseKeys, 0);
     for (const std::vector<uint32_t>& cc : coarse)
         for (size_t i = 0; i < cc.size(); ++i)
@@ -454,81 +497,102 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     for (uint32_t k = 0; k < kCoarseNonFinite; ++k)
         finite += keyCounts[k];
     const std::vector<double> ps{0.50, 0.95, 0.99, 0.999};
-    std::vector<RankTarget> targets = rankTargets(keyCounts, ps, finite);
-    std::array<uint8_t, kCoarseKeys> targetOf{}; // 1 + the target index; 0: none
-    for (size_t i = 0; i < targets.size(); ++i)
-        targetOf[targets[i].key] = uint8_t(i + 1);
+    return rankTargets(keyCounts, ps, finite);
+}
 
-    if (range.on()) {
-        std::vector<uint64_t> merged(range.n + 2, 0);
+// The signed error histogram's range: the caller's, binned already (`ranged`, per thread), or
+// [-maxAbs, maxAbs], over the largest finite |e| when an error is infinite, with empty bins.
+void errorHistogramRange(Histogram& h, const ErrorStream& es, const ErrorPartial& t,
+                         const std::vector<std::vector<uint64_t>>& ranged, int bins)
+{
+    if (es.range.on()) {
+        std::vector<uint64_t> merged(es.range.n + 2, 0);
         for (const std::vector<uint64_t>& f : ranged)
             for (size_t i = 0; i < f.size(); ++i)
                 merged[i] += f[i];
-        s.signedError = fromRange(range, merged);
-    } else {
-        // [-maxAbs, maxAbs], over the largest finite |e| when an error is infinite.
-        double hi = t.maxAbs;
-        if (!std::isfinite(hi) || t.nonFinite) {
-            hi = 0;
-            for (uint64_t i = 0; i < keptCount; ++i)
-                if (std::isfinite(kept[i]))
-                    hi = std::max(hi, double(std::fabs(kept[i])));
+        h = fromRange(es.range, merged);
+        return;
+    }
+    double hi = t.maxAbs;
+    if (!std::isfinite(hi) || t.nonFinite) {
+        hi = 0;
+        for (uint64_t i = 0; i < es.keptCount; ++i)
+            if (std::isfinite(es.kept[i]))
+                hi = std::max(hi, double(std::fabs(es.kept[i])));
+    }
+    h.lo = -hi;
+    h.hi = hi;
+    h.counts.assign(size_t(bins), 0);
+}
+
+// The default range's bins as the caller's range bins them (RangeBins::bin: an error of 0 in the
+// bin that holds 0); a degenerate range puts every error in the middle bin, as binOf does.
+struct ErrorBinner {
+    ErrorBinner(const Histogram& h, int bins)
+        : spread(h.hi > h.lo)
+        , over(spread ? RangeBins::over(h.lo, h.hi, size_t(bins)) : RangeBins{})
+        , mid(size_t(bins) / 2)
+    {
+    }
+    size_t operator()(double e) const { return spread ? over.bin(e) : mid; }
+    bool spread;
+    RangeBins over;
+    size_t mid;
+};
+
+// A sampled weight's default-range histogram: every error binned in a second pass over the
+// rows, its progress the second half of the weight's.
+void binAllErrors(Histogram& h, const ErrorStream& es, const StatsOptions& opt, uint64_t rows, const std::string& name,
+                  const RowLoader& load, const ErrorBinner& errorBin)
+{
+    std::vector<std::vector<uint64_t>> perThread(static_cast<size_t>(es.team));
+    StatsOptions secondOpt = opt;
+    if (opt.progress.report)
+        secondOpt.progress.report = [&opt, total = es.total](uint64_t done, uint64_t all, const std::string& w) {
+            opt.progress(total / 2 + done / 2, all, w);
+        };
+    forEachStatsChunk(es.N, es.K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
+        const uint64_t n = (r1 - r0) * es.K;
+        std::vector<uint64_t>& c = perThread[size_t(omp_get_thread_num())];
+        if (c.empty())
+            c.assign(size_t(opt.bins), 0);
+        sc.a.resize(size_t(n));
+        sc.b.resize(size_t(n));
+        load(r0, r1, sc.a.data(), sc.b.data(), sc);
+        for (uint64_t i = 0; i < n; ++i) {
+            const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
+            if (std::isfinite(e))
+                ++c[errorBin(e)];
         }
-        s.signedError.lo = -hi;
-        s.signedError.hi = hi;
-        s.signedError.counts.assign(size_t(opt.bins), 0);
-    }
-    // The default range's bins as the caller's range bins them (RangeBins::bin: an error of 0
-    // in the bin that holds 0); a degenerate range puts every error in the middle bin, as
-    // binOf does.
-    const bool spread = s.signedError.hi > s.signedError.lo;
-    const RangeBins errorBins =
-        spread ? RangeBins::over(s.signedError.lo, s.signedError.hi, size_t(opt.bins)) : RangeBins{};
-    const size_t midBin = size_t(opt.bins) / 2;
-    const auto errorBin = [&](double e) { return spread ? errorBins.bin(e) : midBin; };
-    if (secondPass) {
-        std::vector<std::vector<uint64_t>> perThread(static_cast<size_t>(team));
-        StatsOptions secondOpt = opt;
-        if (opt.progress.report)
-            secondOpt.progress.report = [&opt, total](uint64_t done, uint64_t all, const std::string& w) {
-                opt.progress(total / 2 + done / 2, all, w);
-            };
-        forEachStatsChunk(N, K, rows, secondOpt, name, [&](uint64_t, uint64_t r0, uint64_t r1, Scratch& sc) {
-            const uint64_t n = (r1 - r0) * K;
-            std::vector<uint64_t>& h = perThread[size_t(omp_get_thread_num())];
-            if (h.empty())
-                h.assign(size_t(opt.bins), 0);
-            sc.a.resize(size_t(n));
-            sc.b.resize(size_t(n));
-            load(r0, r1, sc.a.data(), sc.b.data(), sc);
-            for (uint64_t i = 0; i < n; ++i) {
-                const float e = float(double(sc.a[i]) - double(sc.b[i])); // as scanError keeps it
-                if (std::isfinite(e))
-                    ++h[errorBin(e)];
-            }
-        });
-        for (const std::vector<uint64_t>& h : perThread)
-            for (size_t i = 0; i < h.size(); ++i)
-                s.signedError.counts[i] += h[i];
-    }
-    // One parallel pass over the kept errors: the values under the rank keys, and the
-    // default-range histogram when they are every error.
-    const bool binHere = !range.on() && !secondPass;
-    const uint64_t block = uint64_t(1) << 16, blocks = (keptCount + block - 1) / block;
-    std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(team));
-    std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(team));
+    });
+    for (const std::vector<uint64_t>& c : perThread)
+        for (size_t i = 0; i < c.size(); ++i)
+            h.counts[i] += c[i];
+}
+
+// One parallel pass over the kept errors: the values under the rank keys, selected into the
+// percentiles, and the default-range histogram when `binHere` (the kept errors are every error).
+void rankKeptErrors(ErrorStats& s, const ErrorStream& es, std::vector<RankTarget>& targets, bool binHere, int bins,
+                    const ErrorBinner& errorBin)
+{
+    std::array<uint8_t, kCoarseKeys> targetOf{}; // 1 + the target index; 0: none
+    for (size_t i = 0; i < targets.size(); ++i)
+        targetOf[targets[i].key] = uint8_t(i + 1);
+    const uint64_t block = uint64_t(1) << 16, blocks = (es.keptCount + block - 1) / block;
+    std::vector<std::vector<uint64_t>> binned(static_cast<size_t>(es.team));
+    std::vector<std::vector<std::vector<float>>> gathered(static_cast<size_t>(es.team));
     // The gathered values are only ranked (nth_element), so the order blocks run in is free.
-    runChunks(blocks, team, nullptr, [&](uint64_t bi, NoChunkState&) {
+    runChunks(blocks, es.team, nullptr, [&](uint64_t bi, NoChunkState&) {
         const size_t th = size_t(omp_get_thread_num());
         std::vector<uint64_t>& h = binned[th];
         std::vector<std::vector<float>>& g = gathered[th];
         if (binHere && h.empty())
-            h.assign(size_t(opt.bins), 0);
+            h.assign(size_t(bins), 0);
         if (g.empty())
             g.resize(targets.size());
-        const uint64_t i1 = std::min(keptCount, (bi + 1) * block);
+        const uint64_t i1 = std::min(es.keptCount, (bi + 1) * block);
         for (uint64_t i = bi * block; i < i1; ++i) {
-            const float e = kept[i];
+            const float e = es.kept[i];
             uint32_t u;
             std::memcpy(&u, &e, 4);
             if (const uint8_t tg = targetOf[coarseKey(u)])
@@ -559,15 +623,61 @@ WeightComparison compareStreams(const std::string& where, uint64_t N, uint64_t K
     s.p95 = pv[1];
     s.p99 = pv[2];
     s.p999 = pv[3];
-    s.groupSize = nGroups ? gs : 0;
-    if (byIndex)
-        s.columnGroup = columnGroup;
-    for (uint64_t g = 0; g < nGroups; ++g) {
-        const uint64_t cols = byIndex ? groupColumns[size_t(g)] : std::min(gs, K - g * gs);
-        const uint64_t counted = cols * N - t.gLeft[g];
+}
+
+// Each group's RMS and max |error| over its finite elements.
+void setGroupErrors(ErrorStats& s, const ErrorStream& es, const ErrorPartial& t)
+{
+    s.groupSize = es.nGroups ? es.gs : 0;
+    if (es.byIndex)
+        s.columnGroup = *es.columnGroup;
+    for (uint64_t g = 0; g < es.nGroups; ++g) {
+        const uint64_t cols = es.byIndex ? es.groupColumns[size_t(g)] : std::min(es.gs, es.K - g * es.gs);
+        const uint64_t counted = cols * es.N - t.gLeft[g];
         s.groups.push_back({g, counted ? std::sqrt(t.gSq[g] / double(counted)) : 0.0, t.gMax[g]});
     }
-    res.output.tokens = T;
+}
+
+// The error figures of candidate against reference, streamed in chunks of `rows` rows.
+// `columnGroup` (act-order): the group of each input column, g_idx; empty: column k in group k / groupSize.
+// The options' and the weight's errors name `at`, the candidate; the loader's name their own.
+WeightComparison compareStreams(const ErrorContext& at, uint64_t N, uint64_t K, uint64_t groupSize, uint64_t rows,
+                                const StatsOptions& opt, const std::string& name, const RowLoader& load,
+                                const std::vector<int32_t>& columnGroup = {})
+{
+    const ErrorStream es = withContext(at, [&] { return planErrorStream(N, K, groupSize, opt, columnGroup); });
+    WeightComparison res;
+    res.shape = {N, K};
+    std::vector<ErrorPartial> parts(size_t(N ? (N + rows - 1) / rows : 0));
+    // Per thread (integer counts: the merge order does not matter): the coarse |error| keys of
+    // the kept errors, and the caller's bins + below + above.
+    std::vector<std::vector<uint32_t>> coarse(static_cast<size_t>(es.team));
+    std::vector<std::vector<uint64_t>> ranged(static_cast<size_t>(es.team));
+
+    // A sampled weight's default-range histogram needs the final max |error| before any error
+    // is binned and the sample does not hold every error: a second pass bins them all. Its
+    // progress is the second half of the weight's.
+    const bool secondPass = es.stride > 1 && !es.range.on();
+    StatsOptions firstOpt = opt;
+    if (secondPass && opt.progress.report)
+        firstOpt.progress.report = [&opt](uint64_t done, uint64_t all, const std::string& w) {
+            opt.progress(done / 2, all, w);
+        };
+    forEachStatsChunk(N, K, rows, firstOpt, name, [&](uint64_t c, uint64_t r0, uint64_t r1, Scratch& s) {
+        const size_t t = size_t(omp_get_thread_num());
+        firstPassChunk(es, opt, load, r0, r1, s, parts[c], coarse[t], ranged[t]);
+    });
+    const ErrorPartial t = mergeErrorPartials(parts, es.nGroups);
+    ErrorStats& s = res.error;
+    setErrorSums(s, es, t);
+    std::vector<RankTarget> targets = percentileTargets(coarse);
+    errorHistogramRange(s.signedError, es, t, ranged, opt.bins);
+    const ErrorBinner errorBin(s.signedError, opt.bins);
+    if (secondPass)
+        binAllErrors(s.signedError, es, opt, rows, name, load, errorBin);
+    rankKeptErrors(s, es, targets, !es.range.on() && !secondPass, opt.bins, errorBin);
+    setGroupErrors(s, es, t);
+    res.output.tokens = es.T;
     res.output.relativeError = t.yRefSq > 0 ? std::sqrt(t.yDiffSq / t.yRefSq) : (t.yDiffSq > 0 ? 1.0 : 0.0);
     res.output.cosine =
         t.yQSq > 0 && t.yRefSq > 0 ? t.yDot / (std::sqrt(t.yQSq) * std::sqrt(t.yRefSq)) : (t.yDiffSq == 0 ? 1.0 : 0.0);
@@ -663,24 +773,33 @@ std::vector<int32_t> actOrderGroups(const Checkpoint& ckpt, const LogicalWeight&
     return groupScales(ckpt, weight).gIdx;
 }
 
+// "the reference REF tensor 'NAME'", what the reference checks' errors say beside the weight's
+// context.
+std::string referenceText(const Checkpoint& ref, const TensorEntry& tensor)
+{
+    return "the reference " + ref.path + " tensor '" + std::string(tensor.name) + "'";
+}
+
 } // namespace
 
 WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
                                const TensorEntry& refTensor, const StatsOptions& opt)
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + std::string(refTensor.name);
+    const ErrorContext at{ckpt.path, weight.name};
+    const std::string reference = referenceText(ref, refTensor);
     const std::optional<DType> refType = plainFloatType(refTensor);
     if (!refType)
-        throw Error(where + ": the reference must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
+        throw Error(at, reference + " must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
     if (refTensor.elementCount() != N * K || (refTensor.shape.size() >= 2 && refTensor.shape.back() != K))
-        throw Error(where + ": reference has " + std::to_string(refTensor.elementCount()) + " elements, the weight is ["
-                    + std::to_string(N) + ", " + std::to_string(K) + "]");
+        throw Error(at,
+                    reference + " has " + std::to_string(refTensor.elementCount()) + " elements, the weight is ["
+                        + std::to_string(N) + ", " + std::to_string(K) + "]");
     if (ref.bytes(refTensor).size() / (*refType == DType::F32 ? 4 : 2) < N * K)
-        throw Error(where + ": the reference holds fewer bytes than its " + std::to_string(N * K) + " elements need");
+        throw Error(at, reference + " holds fewer bytes than its " + std::to_string(N * K) + " elements need");
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
     WeightComparison res = compareStreams(
-        where, N, K, gs, statsChunkRows(opt, K), opt, weight.name,
+        at, N, K, gs, statsChunkRows(opt, K), opt, weight.name,
         [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
             dequantizeRows(ckpt, weight, r0, r1, q, opt.path);
             readFloatRows(ref, refTensor, *refType, K, r0, r1, r, opt.path);
@@ -694,16 +813,17 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
 WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weight, const Checkpoint& ref,
                                const ReferenceMatch& match, const StatsOptions& opt)
 {
+    const ErrorContext at{ckpt.path, weight.name};
     if (!match.found())
-        throw Error(ckpt.path + " " + weight.name + ": " + (match.problem.empty() ? "no reference" : match.problem));
+        throw Error(at, match.problem.empty() ? "no reference" : match.problem);
     const LogicalWeight& rw = *match.reference;
     const TensorEntry& refTensor = *match.tensor;
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " vs " + ref.path + " " + std::string(refTensor.name);
+    const std::string reference = referenceText(ref, refTensor);
     if (!plainFloatType(refTensor))
-        throw Error(where + ": the reference must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
+        throw Error(at, reference + " must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
     if (rw.outFeatures() != N || rw.inFeatures() != K)
-        throw Error(where + ": the reference is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
+        throw Error(at, reference + " is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
     // Chunks of whole permutation head blocks on a permuted side.
     uint64_t align = 1;
     for (const SideTransform* t : {&match.weightSide, &match.referenceSide})
@@ -711,7 +831,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
             align = std::lcm(align, N / t->permuteHeads);
     const uint64_t gs = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
     WeightComparison res = compareStreams(
-        where, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
+        at, N, K, gs, statsChunkRows(opt, K, align), opt, weight.name,
         [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch& s) {
             s.tmp.resize(size_t((r1 - r0) * K));
             loadMatchedRows(ckpt, weight, match.weightSide, r0, r1, q, s.tmp.data(), opt.path);
@@ -728,16 +848,15 @@ WeightComparison compareRequantized(const Checkpoint& ckpt, const LogicalWeight&
                                     const StatsOptions& opt)
 {
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
-    const std::string where = ckpt.path + " " + weight.name + " requantized to " + spec.format;
+    // dequantizeRows' errors name the checkpoint and the weight; the quantizers' name neither.
+    const ErrorContext here{ckpt.path, weight.name};
     // The format's family row gives the reference quantizer that reproduces it.
     const FormatInfo* format = resolveFormatId(spec.format);
     const RequantizeFn requantizer = format ? requantizerOf(*format) : nullptr;
     if (!requantizer)
-        throw Error(where + ": cannot requantize to '" + spec.format + "' (" + requantizableIds() + ")");
-    const Requantizer rq = requantizer(*format, spec, K, where);
-    // dequantizeRows' errors name the checkpoint and the weight; the quantizers' name neither.
-    const ErrorContext here{ckpt.path, weight.name};
-    WeightComparison res = compareStreams(where, N, K, rq.groupSize, statsChunkRows(opt, K, rq.rowAlign), opt,
+        throw Error(here, "cannot requantize to '" + spec.format + "' (" + requantizableIds() + ")");
+    const Requantizer rq = withContext(here, [&] { return requantizer(*format, spec, K); });
+    WeightComparison res = compareStreams(here, N, K, rq.groupSize, statsChunkRows(opt, K, rq.rowAlign), opt,
                                           weight.name, [&](uint64_t r0, uint64_t r1, float* q, float* r, Scratch&) {
                                               dequantizeRows(ckpt, weight, r0, r1, r, opt.path);
                                               withContext(here, [&] { rq.roundTrip(r, r1 - r0, K, q, opt.path); });
@@ -879,7 +998,7 @@ Histogram valueHistogram(const WeightHistograms& h, const RangeBins& range,
 
 WeightHistograms weightHistograms(const Checkpoint& ckpt, const LogicalWeight& weight, const StatsOptions& opt)
 {
-    checkBins(opt, ckpt.path + " " + weight.name);
+    withContext(ErrorContext{ckpt.path, weight.name}, [&] { checkBins(opt); });
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     WeightHistograms h;
     h.weight = weight.name;

@@ -24,9 +24,9 @@ void GgufStreamWriter::append(std::span<const uint8_t> data)
         fail(path, "more tensor data than the " + std::to_string(m_names.size()) + " tensors laid out");
     const size_t i = m_next++;
     if (data.size() != m_layout.sizes[i])
-        fail(path,
-             "tensor '" + m_names[i] + "': data holds " + std::to_string(data.size()) + " bytes, its type and ne need "
-                 + std::to_string(m_layout.sizes[i]));
+        throw Error(ErrorContext{path, {}, m_names[i]},
+                    "data holds " + std::to_string(data.size()) + " bytes, its type and ne need "
+                        + std::to_string(m_layout.sizes[i]));
     m_file.write(data);
     const uint64_t end = i + 1 < m_names.size() ? m_layout.head.size() + m_layout.offsets[i + 1] : m_layout.fileSize;
     m_file.writeZeros(end - m_file.size());
@@ -77,17 +77,17 @@ void SafetensorsStreamWriter::append(const std::string& name, DType dtype, const
         fail(path, "duplicate tensor name '" + name + "'");
     const unsigned bits = dtype == DType::Ggml ? 0 : dtypeBits(dtype);
     if (bits == 0 || bits % 8 != 0)
-        fail(path,
-             "tensor '" + name + "': dtype " + std::string(dtypeName(dtype)) + " cannot be stored in safetensors");
+        throw Error(ErrorContext{path, {}, name},
+                    "dtype " + std::string(dtypeName(dtype)) + " cannot be stored in safetensors");
     uint64_t count = 1;
     for (uint64_t d : shape)
         if (__builtin_mul_overflow(count, d, &count))
-            fail(path, "tensor '" + name + "': its shape overflows");
+            throw Error(ErrorContext{path, {}, name}, "its shape overflows");
     uint64_t bytes = 0;
     if (__builtin_mul_overflow(count, uint64_t(bits / 8), &bytes) || bytes != data.size())
-        fail(path,
-             "tensor '" + name + "': data holds " + std::to_string(data.size()) + " bytes, its shape and "
-                 + std::string(dtypeName(dtype)) + " need " + std::to_string(count) + " elements");
+        throw Error(ErrorContext{path, {}, name},
+                    "data holds " + std::to_string(data.size()) + " bytes, its shape and "
+                        + std::string(dtypeName(dtype)) + " need " + std::to_string(count) + " elements");
     m_file.write(data);
     m_entries.push_back({name, dtype, shape, m_data, m_data + bytes});
     m_data += bytes;

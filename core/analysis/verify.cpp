@@ -48,26 +48,28 @@ constexpr ConfigNote kConfigNotes[] = {
 
 } // namespace
 
-bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const HealthOptions& health)
+void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& rep, const HealthOptions& health)
 {
     // A shape detection refused (it overflows, outgrows its bytes or disagrees with the stored
     // data) is an error: the weight is not decoded, so nothing else about it can be checked.
     if (const Message* refused = refusedShape(w)) {
         rep.findings.push_back({w.name, "shape", *refused});
         rep.checked.push_back(w.name);
-        return true;
+        return;
     }
     const FormatInfo* f = findFormat(w.format);
     // The health scan; a weight whose tensors the kernel refuses gets a "shape" finding, unless
-    // the format check has already said why (from `first` on, the weight's findings).
+    // the format check has already said why (from `first` on, the weight's findings). A cancel
+    // is no finding: it goes on to the caller.
     const auto scan = [&](size_t first) {
         try {
-            return scanWeightHealth(ckpt, w, rep, health);
+            scanWeightHealth(ckpt, w, rep, health);
+        } catch (const Cancelled&) {
+            throw;
         } catch (const Error& e) {
             if (std::none_of(rep.findings.begin() + ptrdiff_t(first), rep.findings.end(),
                              [](const VerifyFinding& x) { return x.check == "shape"; }))
                 FindingSink{w, rep}("shape", e.what());
-            return true;
         }
     };
     if (!f || !f->quantized) {
@@ -76,8 +78,8 @@ bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
         // Float weights: NaN, Inf and zeros as in any other weight (what llama.cpp's tensor
         // validation looks for); they are not "checked", which is about quantized layouts.
         if (f && f->storage == StorageKind::Float && canDequantize(w.format))
-            return scan(rep.findings.size());
-        return true;
+            scan(rep.findings.size());
+        return;
     }
     // Detection goes by the tensors; a config declaring another method, version or width means
     // the writer packed something other than what it labelled (a wrong axis, a wrong layout).
@@ -114,10 +116,11 @@ bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyReport& 
              true});
     else {
         rep.unchecked.push_back(w.name + " (" + w.format + ": no decoder, nothing to check against)");
-        return true;
+        return;
     }
     rep.checked.push_back(w.name);
-    return !canDequantize(w.format) || scan(before);
+    if (canDequantize(w.format))
+        scan(before);
 }
 
 namespace {
@@ -259,31 +262,24 @@ void verifyCoverage(const Checkpoint& ckpt, VerifyReport& rep)
 
 } // namespace
 
-VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const std::atomic<bool>* cancel,
-                              const std::function<void(size_t, size_t)>& progress)
+VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const Progress& progress)
 {
     VerifyReport rep;
     // Progress in elements (each weight one more, so that weights the scan skips count too).
-    uint64_t total = 0, done = 0;
+    uint64_t total = 0, through = 0;
     for (const LogicalWeight& w : ckpt.weights)
         total += 1 + w.elementCount();
     HealthOptions health;
-    health.cancel = cancel;
-    if (progress)
-        health.progress = [&](uint64_t elements) {
-            done += elements;
-            progress(size_t(done), size_t(total));
+    health.progress.cancel = progress.cancel;
+    if (progress.report)
+        health.progress.report = [&](uint64_t done, uint64_t, const std::string& weight) {
+            progress(through + done, total, weight);
         };
-    uint64_t through = 0;
     for (const LogicalWeight& w : ckpt.weights) {
-        if (cancel && cancel->load(std::memory_order_relaxed))
-            return rep;
-        if (!verifyWeight(ckpt, w, rep, health))
-            return rep;
+        progress.check();
+        verifyWeight(ckpt, w, rep, health);
         through += 1 + w.elementCount();
-        done = through;
-        if (progress)
-            progress(size_t(done), size_t(total));
+        progress(through, total, w.name);
     }
     verifyInputPermutations(ckpt, rep);
     verifyCoverage(ckpt, rep);

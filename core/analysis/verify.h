@@ -10,22 +10,19 @@
 // The format checks live in the family folders (<family>_verify.cpp, FamilyRow::verify); the
 // report types in formats/findings.h.
 #include "analysis/healthscan.h"
+#include "base/progress.h"
 #include "container/checkpoint.h"
 #include "formats/findings.h"
-
-#include <atomic>
-#include <functional>
 
 namespace qs {
 
 // Besides the format checks, every decodable weight, float ones included, goes through the
-// health scan (analysis/healthscan.h). `cancel` is polled between weights and between the
-// scan's row chunks (a cancelled run returns what it has; the caller knows it cancelled);
-// `progress` hears (done, in all) in elements, each weight counting one more.
-VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const std::atomic<bool>* cancel = nullptr,
-                              const std::function<void(size_t, size_t)>& progress = {});
-// One weight; appends to `report`. False when `health.cancel` stopped its scan.
-bool verifyWeight(const Checkpoint& ckpt, const LogicalWeight& weight, VerifyReport& report,
+// health scan (analysis/healthscan.h). The cancel is polled between weights and between the
+// scan's row chunks (a cancelled run throws Cancelled: no partial report); progress hears the
+// elements done, of all, in elements, each weight counting one more, and the weight.
+VerifyReport verifyCheckpoint(const Checkpoint& ckpt, const Progress& progress = {});
+// One weight; appends to `report`. Throws Cancelled when `health.progress` is cancelled.
+void verifyWeight(const Checkpoint& ckpt, const LogicalWeight& weight, VerifyReport& report,
                   const HealthOptions& health = {});
 
 } // namespace qs

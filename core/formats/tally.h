@@ -56,11 +56,10 @@ struct Requantizer {
 };
 
 // The row hooks (formats/family.h): a weight's tally, nullptr when it has no code-domain step;
-// a format's round trip at a spec for K input features, which throws (naming `where`) when the
-// spec or K does not fit the format.
+// a format's round trip at a spec for K input features, which throws (naming the format; the
+// caller adds the checkpoint and weight) when the spec or K does not fit the format.
 using WeightTallyFn = std::unique_ptr<WeightTally> (*)(const Checkpoint& ckpt, const LogicalWeight& weight,
                                                        int threads);
-using RequantizeFn = Requantizer (*)(const FormatInfo& format, const RequantizeSpec& spec, uint64_t K,
-                                     const std::string& where);
+using RequantizeFn = Requantizer (*)(const FormatInfo& format, const RequantizeSpec& spec, uint64_t K);
 
 } // namespace qs

@@ -190,11 +190,10 @@ Section verifySection(const Checkpoint& ckpt, const std::vector<const LogicalWei
     Section verify = section(2, "Verify findings");
     VerifyReport vr;
     HealthOptions health;
-    health.cancel = progress.control.cancel; // the health scan stops between row chunks
+    health.progress.cancel = progress.control.cancel; // the health scan stops between row chunks
     for (const LogicalWeight* w : weights) {
         progress.next();
-        if (!verifyWeight(ckpt, *w, vr, health))
-            progress.control.check();
+        verifyWeight(ckpt, *w, vr, health);
     }
     verify.blocks.push_back(paragraph(std::to_string(vr.checked.size()) + " weights checked, "
                                       + std::to_string(vr.unchecked.size()) + " of formats verify does not cover, "

@@ -397,6 +397,10 @@ void TestMainWindow::launchUsageErrors_data()
     QTest::addRow("unknown theme") << QStringList{"--theme", "sepia"} << "sepia";
     QTest::addRow("unknown option") << QStringList{"--bogus"} << "bogus";
     QTest::addRow("--diff without B") << QStringList{"a.gguf", "--diff"} << "diff";
+    QTest::addRow("walk step 0") << QStringList{"--walk", "0"} << "from 1 to 8";
+    QTest::addRow("walk step 9") << QStringList{"--walk", "9"} << "from 1 to 8";
+    QTest::addRow("walk with a path") << QStringList{"a.gguf", "--walk", "2"} << "its own view and weight";
+    QTest::addRow("walk with a view") << QStringList{"--walk", "2", "--view", "budget"} << "its own view and weight";
 }
 
 void TestMainWindow::launchUsageErrors()

@@ -12,6 +12,7 @@
 #include "mainwindow.h"
 #include "testsupport.h"
 #include "viewcontext.h"
+#include "views/scalesview.h"
 #include "views/verifyview.h"
 #include "views/analysisview.h"
 #include "views/viewregistry.h"
@@ -157,6 +158,47 @@ private slots:
         QVERIFY(w.guide() && w.guide()->isVisible());
         emit w.guide()->browser()->anchorClicked(QUrl(QStringLiteral("view:budget")));
         QCOMPARE(w.currentView(), QStringLiteral("budget"));
+    }
+
+    // The learner's walk: each step's link opens the demo (here from another checkpoint) at the
+    // weight, element and view it talks about, and what the text claims holds there.
+    void guideWalksTheDemo()
+    {
+        const QString html = guideHtml();
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        w.openPath(qstest::fixture(QStringLiteral("safetensors/gptq-w2-g32-asym")));
+        waitOpened(w);
+        QVERIFY(!w.isDemo());
+        w.showGuide();
+        for (size_t i = 0; i < walkSteps().size(); ++i) {
+            const WalkStep& step = walkSteps()[i];
+            const QString link = QStringLiteral("walk:%1").arg(i);
+            QVERIFY2(html.contains(QStringLiteral("href=\"%1\"").arg(link)), qPrintable(link));
+            emit w.guide()->browser()->anchorClicked(QUrl(link));
+            QTRY_VERIFY2_WITH_TIMEOUT(w.isDemo() && w.currentView() == QLatin1String(step.view),
+                                      qPrintable(QStringLiteral("%1 %2 %3 %4")
+                                                     .arg(w.isDemo())
+                                                     .arg(w.currentView())
+                                                     .arg(w.lastError())
+                                                     .arg(w.isLoading())),
+                                      kOpenTimeoutMs);
+            QCOMPARE(w.snapshot()->weightName(w.selectedWeight()), QLatin1String(step.weight));
+            QCOMPARE(w.viewContext()->selected(), (ElementRef{w.selectedWeight(), step.row, step.col}));
+        }
+        // "Column 3 is in group 3, not in group 0": the act-order step's claim, read from the weight.
+        const auto act = std::find_if(walkSteps().begin(), walkSteps().end(),
+                                      [](const WalkStep& s) { return QByteArray(s.title).contains("act-order"); });
+        QVERIFY(act != walkSteps().end());
+        emit w.guide()->browser()->anchorClicked(QUrl(QStringLiteral("walk:%1").arg(act - walkSteps().begin())));
+        auto* scales = qobject_cast<ScalesView*>(w.analysisView(QStringLiteral("scales")));
+        QVERIFY(scales);
+        QTRY_VERIFY_WITH_TIMEOUT(scales->scales() && scales->scales()->weight == act->weight, kOpenTimeoutMs);
+        const qs::GroupScales& g = *scales->scales();
+        QCOMPARE(g.groupSize, uint64_t(32));
+        QCOMPARE(g.gIdx.at(size_t(act->col)), 3);
+        QCOMPARE(uint64_t(act->col) / g.groupSize, uint64_t(0));
     }
 
     // The w2 fixture holds AutoGPTQ's v1 zero spill, which verify reports as a warning.

@@ -128,12 +128,14 @@ void VerifyView::run()
     const QStringList stamps = fileStamps(*ckpt);
     context()->jobs()->start(kJob, tr("Verifying %1").arg(QFileInfo(qtext(ckpt->path)).fileName()),
                              [ckpt, self, stamps](JobControl& job) -> JobRunner::Continuation {
-                                 auto report = std::make_shared<const qs::VerifyReport>(
-                                     qs::verifyCheckpoint(*ckpt, &job.cancelFlag(), [&job](size_t done, size_t total) {
-                                         job.setProgress(double(done) / double(total));
-                                     }));
-                                 if (job.cancelled())
-                                     return {};
+                                 // A cancelled check throws Cancelled, which the runner reports.
+                                 qs::Progress progress;
+                                 progress.cancel = &job.cancelFlag();
+                                 progress.report = [&job](uint64_t done, uint64_t total, const std::string&) {
+                                     job.setProgress(total ? double(done) / double(total) : 1.0);
+                                 };
+                                 auto report =
+                                     std::make_shared<const qs::VerifyReport>(qs::verifyCheckpoint(*ckpt, progress));
                                  return [self, ckpt, report, stamps] {
                                      if (self && self->context()->checkpoint() == ckpt) {
                                          self->m_checked = ckpt;

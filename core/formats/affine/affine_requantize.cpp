@@ -13,11 +13,10 @@
 namespace qs {
 namespace {
 
-Requantizer affineRequantizer(const FormatInfo& format, const RequantizeSpec& spec, uint64_t K,
-                              const std::string& where)
+Requantizer affineRequantizer(const FormatInfo& format, const RequantizeSpec& spec, uint64_t K)
 {
     if (spec.groupSize == 0 || spec.bits < 2 || spec.bits > 8)
-        throw Error(where + ": bits must be 2..8 and the group size positive");
+        throw Error("requantized to " + format.id + ": bits must be 2..8 and the group size positive");
     Requantizer r;
     r.groupSize = std::min<uint64_t>(spec.groupSize, K);
     AffineOptions ao;

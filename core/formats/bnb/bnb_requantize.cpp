@@ -13,7 +13,7 @@
 namespace qs {
 namespace {
 
-Requantizer bnb4Requantizer(const FormatInfo& format, const RequantizeSpec&, uint64_t K, const std::string&)
+Requantizer bnb4Requantizer(const FormatInfo& format, const RequantizeSpec&, uint64_t K)
 {
     Requantizer r;
     r.groupSize = 64;

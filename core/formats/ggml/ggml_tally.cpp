@@ -98,14 +98,14 @@ int quantizableGgmlType(const FormatInfo& format)
     return t >= 0 && ggmlQuantizeTarget(t) ? t : -1;
 }
 
-Requantizer ggmlRequantizer(const FormatInfo& format, const RequantizeSpec&, uint64_t K, const std::string& where)
+Requantizer ggmlRequantizer(const FormatInfo& format, const RequantizeSpec&, uint64_t K)
 {
     const int ggml = quantizableGgmlType(format);
     Requantizer r;
     r.groupSize = ggmlQuantBlockWeights(ggml);
     if (K % r.groupSize != 0)
-        throw Error(where + ": " + std::to_string(K) + " input features are not a whole number of "
-                    + std::to_string(r.groupSize) + "-weight blocks");
+        throw Error("requantized to " + format.id + ": " + std::to_string(K)
+                    + " input features are not a whole number of " + std::to_string(r.groupSize) + "-weight blocks");
     r.roundTrip = [ggml](const float* w, uint64_t rows, uint64_t K, float* q, SimdPath path) {
         static thread_local std::vector<uint8_t> bytes;
         bytes.resize(size_t(ggmlQuantizedBytes(ggml, rows, K)));

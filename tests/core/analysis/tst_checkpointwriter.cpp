@@ -4,6 +4,7 @@
 // a weight's source when the weight gives no tensors, and nothing left behind when a check
 // before the commit throws.
 #include "analysis/checkpointwriter.h"
+#include "analysis/streamwriter.h"
 #include "base/error.h"
 #include "container/checkpoint.h"
 #include "container/ggmltype.h"
@@ -129,7 +130,35 @@ private slots:
         } catch (const Error& e) {
             QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(std::string(src->tensors[u8].name))),
                      e.what());
+            // The tensor is the error's context, not words in its text.
+            QCOMPARE(e.context().file, src->path);
+            QCOMPARE(e.context().tensor, std::string(src->tensors[u8].name));
+            QCOMPARE(e.detail(), std::string("U8 has no GGUF type"));
         }
+    }
+
+    // The stream writer's refusals of a tensor name it as their context.
+    void streamWriterNamesTensor()
+    {
+        QTemporaryDir tmp;
+        const std::string path = tmp.filePath(QStringLiteral("o.safetensors")).toStdString();
+        SafetensorsStreamWriter w(path, 4096);
+        const std::vector<uint8_t> six(6, 0);
+        // Each refusal under a name of its own (a refused name stays taken).
+        const auto refused = [&](const std::string& name, DType dtype, const std::vector<uint64_t>& shape,
+                                 const std::string& detail) {
+            try {
+                w.append(name, dtype, shape, six);
+                QFAIL("accepted");
+            } catch (const Error& e) {
+                QCOMPARE(e.context().file, path);
+                QCOMPARE(e.context().tensor, name);
+                QCOMPARE(e.detail(), detail);
+                QCOMPARE(std::string(e.what()), path + ": tensor '" + name + "': " + detail);
+            }
+        };
+        refused("a.weight", DType::F32, {2}, "data holds 6 bytes, its shape and F32 need 2 elements");
+        refused("b.weight", DType::F16, {uint64_t(1) << 40, uint64_t(1) << 40}, "its shape overflows");
     }
 
     // A safetensors target: a weight that gives no tensors is copied from its source; the

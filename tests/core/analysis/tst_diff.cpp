@@ -24,6 +24,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <vector>
 
 using namespace qs;
 
@@ -635,6 +636,19 @@ private slots:
         }
         QCOMPARE(map.cells, expect);
         QCOMPARE(double(map.maxAbs), double(float(mx)));
+        // Refusals name A's file and weight as their context (qs::ErrorContext), not in the text.
+        for (const std::function<void()>& refused : std::vector<std::function<void()>>{
+                 [&] { diffMap(*q, *ref, m.pairs[0], 0, 20, opt); },
+                 [&] { diffValuesAt(*q, *ref, m.pairs[0], 128, 0, SimdPath::Scalar); }}) {
+            try {
+                refused();
+                QFAIL("no error");
+            } catch (const Error& e) {
+                QCOMPARE(e.context().file, q->path);
+                QCOMPARE(e.context().weight, m.pairs[0].a->name);
+                QCOMPARE(std::string(e.what()), q->path + ": weight '" + m.pairs[0].a->name + "': " + e.detail());
+            }
+        }
 
         // Cancelled before the first chunk.
         std::atomic<bool> cancel{true};

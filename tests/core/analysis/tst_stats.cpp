@@ -31,7 +31,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <vector>
 
 using namespace qs;
@@ -1145,6 +1147,53 @@ private slots:
         const LogicalWeight* w = ckpt->findWeight("model.layers.0.mlp.down_proj");
         QVERIFY(w);
         QVERIFY_THROWS_EXCEPTION(Error, compareWeight(*ckpt, *w, *src, *src->find("stories260K.layers.0.wq"), {}));
+    }
+
+    // stats' errors carry the checkpoint and the weight as their context (qs::ErrorContext), not
+    // glued into the text: the GUI and the CLI print them once, in one form.
+    void errorsCarryTheirContext()
+    {
+        const auto caught = [](const std::function<void()>& f) -> std::optional<Error> {
+            try {
+                f();
+            } catch (const Error& e) {
+                return e;
+            }
+            return std::nullopt;
+        };
+        const auto src = openCheckpoint(fixturePath(QStringLiteral("sources.safetensors")));
+        const LogicalWeight* w = src->findWeight("stories260K.layers.0.wq"); // [64, 64]
+        QVERIFY(w);
+        const auto names = [&](const std::optional<Error>& e, const LogicalWeight& weight, const Checkpoint& c,
+                               const std::string& detail) {
+            QVERIFY(e);
+            QCOMPARE(e->context().file, c.path);
+            QCOMPARE(e->context().weight, weight.name);
+            QVERIFY2(e->detail().find(detail) != std::string::npos, e->what());
+            QCOMPARE(std::string(e->what()), c.path + ": weight '" + weight.name + "': " + e->detail());
+        };
+        RequantizeSpec spec;
+        spec.format = "gguf-q4_k"; // 64 is not a whole 256-block
+        names(caught([&] { compareRequantized(*src, *w, spec, {}); }), *w, *src,
+              "requantized to gguf-q4_k: 64 input features are not a whole number of 256-weight blocks");
+        spec.format = "exl2";
+        names(caught([&] { compareRequantized(*src, *w, spec, {}); }), *w, *src, "cannot requantize to 'exl2'");
+        spec.format = "gguf-q8_0";
+        StatsOptions bins;
+        bins.bins = 0;
+        names(caught([&] { compareRequantized(*src, *w, spec, bins); }), *w, *src, "bins must be 1..100000");
+        names(caught([&] { weightHistograms(*src, *w, bins); }), *w, *src, "bins must be 1..100000");
+        StatsOptions acts;
+        const std::vector<float> three(3, 1.0f);
+        acts.activations = &three;
+        names(caught([&] { compareRequantized(*src, *w, spec, acts); }), *w, *src,
+              "activations hold 3 values, not a multiple of K = 64");
+
+        const auto ckpt = openCheckpoint(fixturePath(QStringLiteral("gptq-w4-g128-sym/model.safetensors")));
+        const LogicalWeight* q = ckpt->findWeight("model.layers.0.mlp.down_proj");
+        QVERIFY(q);
+        names(caught([&] { compareWeight(*ckpt, *q, *src, *src->find("stories260K.layers.0.wq"), {}); }), *q, *ckpt,
+              "the reference " + src->path + " tensor 'stories260K.layers.0.wq' has 4096 elements");
     }
 };
 

@@ -609,7 +609,7 @@ private slots:
         }
     }
 
-    // The scan stops at a cancel between row chunks, and reports nothing then.
+    // The scan stops at a cancel between row chunks with Cancelled, and reports nothing then.
     void healthCancel()
     {
         QTemporaryDir tmp;
@@ -623,24 +623,84 @@ private slots:
         std::atomic<bool> cancel{false};
         uint64_t scanned = 0;
         HealthOptions o;
-        o.cancel = &cancel;
+        o.progress.cancel = &cancel;
         o.threads = 1;
         o.rowChunk = 16;
-        o.progress = [&](uint64_t n) {
-            scanned += n;
+        o.progress.report = [&](uint64_t done, uint64_t total, const std::string& weight) {
+            QCOMPARE(total, uint64_t(v.size()));
+            QCOMPARE(weight, std::string("m.weight"));
+            scanned = done;
             cancel = true;
         };
         VerifyReport r;
-        QVERIFY(!scanWeightHealth(*c, c->weights.front(), r, o));
+        QVERIFY_THROWS_EXCEPTION(Cancelled, scanWeightHealth(*c, c->weights.front(), r, o));
         QCOMPARE(scanned, uint64_t(16 * 64)); // one chunk of the 256
         QVERIFY(r.findings.empty());
-        o.cancel = nullptr;
-        o.progress = [&](uint64_t n) { scanned += n; };
+        o.progress.cancel = nullptr;
+        o.progress.report = [&](uint64_t done, uint64_t, const std::string&) { scanned = done; };
         scanned = 0;
-        QVERIFY(scanWeightHealth(*c, c->weights.front(), r, o));
+        scanWeightHealth(*c, c->weights.front(), r, o);
         QCOMPARE(scanned, uint64_t(v.size()));
         QCOMPARE(r.findings.size(), size_t(1));
         QCOMPARE(r.findings.front().places.front(), (FindingPlace{4095, 63}));
+    }
+    // A cancelled verify throws Cancelled, as stats, diff, quantize and repack do, wherever the
+    // cancel comes: between weights, in a scan's row chunks or in an act-order weight's scale
+    // read (which ran first and swallowed it). Never a partial report, and never a finding.
+    void verifyCancel_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<int>("reports"); // progress reports before the cancel is set
+        for (const char* d : {"gptq-w4-g32-sym-actorder", "gptq-w4-g32-asym", "bnb-nf4"})
+            for (const int n : {0, 1, 2})
+                QTest::addRow("%s after %d", d, n) << variantDir(QLatin1String(d)) << n;
+    }
+    void verifyCancel()
+    {
+        QFETCH(QString, path);
+        QFETCH(int, reports);
+        const auto c = openCheckpoint(path.toStdString());
+        QVERIFY(c->weights.size() > 1);
+        std::atomic<bool> cancel{reports == 0};
+        int heard = 0;
+        uint64_t last = 0, all = 0;
+        Progress progress;
+        progress.cancel = &cancel;
+        progress.report = [&](uint64_t done, uint64_t total, const std::string& weight) {
+            QVERIFY(done >= last && done <= total);
+            QVERIFY(!weight.empty());
+            last = done;
+            all = total;
+            if (++heard == reports)
+                cancel = true;
+        };
+        QVERIFY_THROWS_EXCEPTION(Cancelled, verifyCheckpoint(*c, progress));
+        // A cancel set in a scan's last progress report stops the run at the next weight.
+        QVERIFY(heard >= reports);
+        QVERIFY(reports == 0 || last < all);
+        // Not cancelled, the same progress runs to the end.
+        cancel = false;
+        heard = -1000;
+        last = 0;
+        const VerifyReport r = verifyCheckpoint(*c, progress);
+        QCOMPARE(last, all);
+        QVERIFY(!r.checked.empty());
+    }
+    // One act-order weight whose scale grid is read before its values: a cancel there is
+    // Cancelled out of verifyWeight, and the weight gets no finding for it.
+    void verifyWeightCancelInScaleRead()
+    {
+        const auto c = openCheckpoint(variantDir(QStringLiteral("gptq-w4-g32-sym-actorder")).toStdString());
+        const auto w =
+            std::find_if(c->weights.begin(), c->weights.end(), [](const LogicalWeight& x) { return x.actOrder; });
+        QVERIFY(w != c->weights.end());
+        std::atomic<bool> cancel{true};
+        HealthOptions health;
+        health.progress.cancel = &cancel;
+        VerifyReport r;
+        QVERIFY_THROWS_EXCEPTION(Cancelled, verifyWeight(*c, *w, r, health));
+        for (const VerifyFinding& f : r.findings)
+            QVERIFY2(f.message.text().find("cancel") == std::string::npos, f.message.text().c_str());
     }
     // A symmetric GPTQ checkpoint whose writer mixed the zero conventions (v1 stores z - 1 = 7,
     // v2 stores z = 8 for 4 bits): within one weight (half the fields each way) and across
