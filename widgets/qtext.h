@@ -7,6 +7,7 @@
 #include <QString>
 
 #include <string>
+#include <string_view>
 
 namespace qs {
 struct FormatInfo;
@@ -14,9 +15,9 @@ struct FormatInfo;
 
 namespace qsw {
 
-inline QString qtext(const std::string& s)
+inline QString qtext(std::string_view s)
 {
-    return QString::fromStdString(s);
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
 inline QString qtext(const char* s)

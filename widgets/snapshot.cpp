@@ -104,7 +104,7 @@ WeightRow makeWeightRow(const CheckpointSnapshot& s, qsizetype i)
             continue;
         const qs::TensorEntry& t = ckpt.tensors[idx];
         r.members.push_back({qtext(role), qtext(t.name),
-                             qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName),
+                             qtext(t.typeName.empty() ? qs::dtypeName(t.dtype) : t.typeName),
                              shapeText(toVector(t.shape)), t.nbytes, int(idx)});
     }
     for (const auto& [k, v] : w.params)
@@ -122,7 +122,7 @@ TensorRow makeTensorRow(const CheckpointSnapshot& s, qsizetype i)
     const qs::TensorEntry& t = ckpt.tensors[size_t(i)];
     TensorRow r;
     r.name = qtext(t.name);
-    r.type = qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName);
+    r.type = qtext(t.typeName.empty() ? qs::dtypeName(t.dtype) : t.typeName);
     r.shape = toVector(t.shape);
     r.file = int(t.file);
     r.offset = t.offset;

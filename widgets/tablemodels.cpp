@@ -57,7 +57,7 @@ QVariant TensorTableModel::data(const QModelIndex& index, int role) const
         return tr("%1 (%2)").arg(qtext(w.name),
                                  qtext(w.members[size_t(m_snapshot->tensorMember[size_t(index.row())])].first));
     };
-    const auto type = [&] { return qtext(t.typeName.empty() ? std::string(qs::dtypeName(t.dtype)) : t.typeName); };
+    const auto type = [&] { return qtext(t.typeName.empty() ? qs::dtypeName(t.dtype) : t.typeName); };
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {

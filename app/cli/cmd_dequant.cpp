@@ -99,8 +99,7 @@ int runDequant(const QStringList& args)
     const auto values = std::make_unique_for_overwrite<float[]>(n);
     qs::dequantizeWeight(*ckpt, *w, values.get(), qs::bestSimdPath(), threads);
     // A vector stays a vector (its shape as inspect shows it); matrices and stacks of them are [out, in].
-    const std::vector<uint64_t> shape =
-        w->shape.size() == 1 ? w->shape : std::vector<uint64_t>{w->outFeatures(), w->inFeatures()};
+    const std::vector<uint64_t> shape = w->shape.size() == 1 ? w->shape : qs::Shape{w->outFeatures(), w->inFeatures()};
     if (dtype == qs::DType::F16) {
         const auto half = std::make_unique_for_overwrite<uint16_t[]>(n);
         qs::floatToHalfRow(values.get(), half.get(), n, qs::bestSimdPath());

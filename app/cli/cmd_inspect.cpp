@@ -42,7 +42,7 @@ constexpr size_t kJsonItems = 16;
 
 std::string tensorType(const qs::TensorEntry& t)
 {
-    return t.dtype == qs::DType::Ggml ? t.typeName : std::string(qs::dtypeName(t.dtype));
+    return std::string(t.dtype == qs::DType::Ggml ? t.typeName : qs::dtypeName(t.dtype));
 }
 
 QJsonObject bitsJson(const qs::BitsSummary& s)
@@ -299,12 +299,9 @@ void printText(std::FILE* f, const qs::Checkpoint& c)
     printTable(f, {"NAME", "DTYPE", "SHAPE", "FILE", "OFFSET", "BYTES"}, {false, false, false, true, true, true},
                c.tensors.size(), [&](size_t i) {
                    const qs::TensorEntry& t = c.tensors[i];
-                   return std::vector<std::string>{t.name,
-                                                   tensorType(t),
-                                                   qs::shapeText(t.shape),
-                                                   std::to_string(t.file),
-                                                   std::to_string(t.offset),
-                                                   std::to_string(t.nbytes)};
+                   return std::vector<std::string>{std::string(t.name),      tensorType(t),
+                                                   qs::shapeText(t.shape),   std::to_string(t.file),
+                                                   std::to_string(t.offset), std::to_string(t.nbytes)};
                });
 
     out += "\nLogical weights (" + std::to_string(c.weights.size()) + ")\n";

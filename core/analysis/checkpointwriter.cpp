@@ -71,7 +71,7 @@ std::vector<PendingFile> writeQuantizedConfigs(const std::string& dir, const QJs
 }
 
 // Names llama.cpp's converters give GGUF tensors (blk.N.*, token_embd, output, ...).
-bool ggufStyleName(const std::string& n)
+bool ggufStyleName(std::string_view n)
 {
     for (const char* p : {"blk.", "token_embd", "output", "rope_", "pos_embd", "token_types", "cls", "enc.", "dec."})
         if (n.rfind(p, 0) == 0)
@@ -101,7 +101,7 @@ public:
         for (const TensorEntry& t : m_src.tensors)
             if (!ggufStyleName(t.name))
                 fail(m_src.path,
-                     "GGUF output keeps tensor names, and '" + t.name
+                     "GGUF output keeps tensor names, and '" + std::string(t.name)
                          + "' is not a GGUF name (blk.N.*, token_embd, output...), which llama.cpp cannot load: "
                            "use a GGUF input, or convert the names first");
     }
@@ -119,8 +119,9 @@ public:
         const TensorEntry& t = m_src.tensors[tensor];
         const int type = t.dtype == DType::Ggml ? t.ggmlType : m_gguf.plainType(t.dtype);
         if (type < 0)
-            throw Error(ErrorContext{m_src.path, {}, t.name}, std::string(dtypeName(t.dtype)) + " has no GGUF type");
-        m_plan.push_back(GgufTensor{t.name, type, {t.shape.rbegin(), t.shape.rend()}, {}});
+            throw Error(ErrorContext{m_src.path, {}, std::string(t.name)},
+                        std::string(dtypeName(t.dtype)) + " has no GGUF type");
+        m_plan.push_back(GgufTensor{std::string(t.name), type, {t.shape.rbegin(), t.shape.rend()}, {}});
         m_items.push_back({tensor, false});
     }
 
@@ -149,7 +150,7 @@ public:
             }
             const TensorEntry& t = m_src.tensors[item.index];
             writer.append(m_src.bytes(t));
-            m_copied.push_back(t.name);
+            m_copied.emplace_back(t.name);
         }
         if (finish)
             finish();
@@ -261,8 +262,8 @@ public:
                     copy = w.source;
                 }
                 const TensorEntry& t = m_src.tensors[copy];
-                writer.append(t.name, t.dtype, t.shape, m_src.bytes(t));
-                m_copied.push_back(t.name);
+                writer.append(std::string(t.name), t.dtype, t.shape, m_src.bytes(t));
+                m_copied.emplace_back(t.name);
             }
             if (finish)
                 finish();

@@ -189,14 +189,15 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
 
     std::map<std::string, std::pair<const TensorEntry*, const TensorEntry*>> pairs; // sums, counts
     for (const TensorEntry& t : c.tensors) {
-        std::string name = t.name;
+        std::string name(t.name);
         if (stripSuffix(name, kSumsSuffix))
             pairs[name].first = &t;
         else if (stripSuffix(name, kCountsSuffix))
             pairs[name].second = &t;
         else if (!stripSuffix(name, kActivationSumsSuffix))
             fail(path,
-                 "tensor '" + t.name + "' is none of <weight>.in_sum2, .counts, .in_sum: not an importance matrix");
+                 "tensor '" + std::string(t.name)
+                     + "' is none of <weight>.in_sum2, .counts, .in_sum: not an importance matrix");
     }
     if (pairs.empty())
         fail(path, "no <weight>.in_sum2 tensors: not an importance matrix");
@@ -206,7 +207,7 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
             fail(path, "entry '" + name + "': " + (sums ? kCountsSuffix : kSumsSuffix) + " is missing");
         for (const TensorEntry* t : {sums, counts})
             if (t->ggmlType != 0) // GGML_TYPE_F32
-                fail(path, "tensor '" + t->name + "' is " + t->typeName + ", not F32");
+                fail(path, "tensor '" + std::string(t->name) + "' is " + std::string(t->typeName) + ", not F32");
         ImatrixEntry e;
         e.name = name;
         e.matrices = counts->elementCount();
@@ -214,9 +215,9 @@ Imatrix readGgufImatrix(const std::string& path, std::shared_ptr<MappedFile> map
         if (e.matrices == 0 || all == 0 || all % e.matrices != 0
             || (sums->shape.size() >= 2 && sums->shape.front() != e.matrices))
             fail(path,
-                 "entry '" + name + "': " + sums->name + " is " + shapeText(sums->shape) + ", not ["
+                 "entry '" + name + "': " + std::string(sums->name) + " is " + shapeText(sums->shape) + ", not ["
                      + std::to_string(e.matrices) + ", channels] for the " + std::to_string(e.matrices) + " counts of "
-                     + counts->name);
+                     + std::string(counts->name));
         e.columns = all / e.matrices;
         e.counts = floatsOf(c.bytes(*counts), e.matrices);
         const std::vector<float> s = floatsOf(c.bytes(*sums), all);

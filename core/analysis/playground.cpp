@@ -563,7 +563,7 @@ std::vector<PlaygroundWord> playgroundStoredWords(const Checkpoint& ckpt, const 
     const TensorEntry& tensor = ckpt.tensors[size_t(m)];
     const std::span<const uint8_t> bytes = ckpt.bytes(tensor);
     const uint64_t wordCount = bytes.size() / 4;
-    const std::string what = ckpt.path + " " + weight.name + " tensor " + tensor.name;
+    const std::string what = ckpt.path + " " + weight.name + " tensor " + std::string(tensor.name);
 
     std::map<uint64_t, PlaygroundWord> words = wordsHolding(*spec, lp, rowBegin, columns, K, wordCount, maxWords);
     if (words.empty())

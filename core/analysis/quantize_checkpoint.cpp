@@ -149,7 +149,7 @@ QuantizeCheckpointResult quantizeCheckpoint(const Checkpoint& src, const std::st
             if (!block) {
                 // bnb writes the most tensors per weight (6) with the longest suffix
                 // (".weight.quant_state.bitsandbytes__nf4").
-                writer->convert({i, modulePrefix(w.name), t.name, t.shape, t.name.size() + 40, {}});
+                writer->convert({i, modulePrefix(w.name), std::string(t.name), t.shape, t.name.size() + 40, {}});
                 converted.push_back(&w);
                 continue;
             }

@@ -288,24 +288,24 @@ uint64_t rowBytesOf(int type, uint64_t width, uint32_t layer, const char* which)
     return t->rowBytes(width);
 }
 
-bool isTokenEmbedding(const std::string& n)
+bool isTokenEmbedding(std::string_view n)
 {
     return n.rfind("token_embd.", 0) == 0 || n.find("embed_tokens.") != std::string::npos || n.rfind("wte.", 0) == 0
         || n.find(".wte.") != std::string::npos;
 }
 
-bool isInputTensor(const std::string& n)
+bool isInputTensor(std::string_view n)
 {
     return isTokenEmbedding(n) || n.rfind("token_types.", 0) == 0 || n.rfind("position_embd.", 0) == 0;
 }
 
-bool isOutputProjection(const std::string& n)
+bool isOutputProjection(std::string_view n)
 {
     return n == "output.weight" || n.find("lm_head.") != std::string::npos;
 }
 
 // "blk.12.attn_q.weight" / "model.layers.12.self_attn..." -> 12.
-std::optional<uint64_t> blockOf(const std::string& n)
+std::optional<uint64_t> blockOf(std::string_view n)
 {
     size_t pos = std::string::npos;
     if (n.rfind("blk.", 0) == 0)

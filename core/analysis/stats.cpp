@@ -777,7 +777,7 @@ std::vector<int32_t> actOrderGroups(const Checkpoint& ckpt, const LogicalWeight&
 // context.
 std::string referenceText(const Checkpoint& ref, const TensorEntry& tensor)
 {
-    return "the reference " + ref.path + " tensor '" + tensor.name + "'";
+    return "the reference " + ref.path + " tensor '" + std::string(tensor.name) + "'";
 }
 
 } // namespace
@@ -790,7 +790,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     const std::string reference = referenceText(ref, refTensor);
     const std::optional<DType> refType = plainFloatType(refTensor);
     if (!refType)
-        throw Error(at, reference + " must be F32, F16 or BF16, is " + refTensor.typeName);
+        throw Error(at, reference + " must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
     if (refTensor.elementCount() != N * K || (refTensor.shape.size() >= 2 && refTensor.shape.back() != K))
         throw Error(at,
                     reference + " has " + std::to_string(refTensor.elementCount()) + " elements, the weight is ["
@@ -821,7 +821,7 @@ WeightComparison compareWeight(const Checkpoint& ckpt, const LogicalWeight& weig
     const uint64_t N = weight.outFeatures(), K = weight.inFeatures();
     const std::string reference = referenceText(ref, refTensor);
     if (!plainFloatType(refTensor))
-        throw Error(at, reference + " must be F32, F16 or BF16, is " + refTensor.typeName);
+        throw Error(at, reference + " must be F32, F16 or BF16, is " + std::string(refTensor.typeName));
     if (rw.outFeatures() != N || rw.inFeatures() != K)
         throw Error(at, reference + " is " + shapeText(rw.shape) + ", the weight " + shapeText(weight.shape));
     // Chunks of whole permutation head blocks on a permuted side.

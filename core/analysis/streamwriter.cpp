@@ -44,7 +44,7 @@ void GgufStreamWriter::commit()
     m_file.commit();
 }
 
-uint64_t SafetensorsStreamWriter::entryBound(const std::string& name, size_t rank)
+uint64_t SafetensorsStreamWriter::entryBound(std::string_view name, size_t rank)
 {
     // ,"<name escaped>":{"dtype":"XXXX","shape":[<rank x 20 digits + commas>],"data_offsets":[<20>,<20>]}
     return 6 * name.size() + 2 + 64 + rank * 21 + 42;

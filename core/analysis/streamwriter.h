@@ -45,7 +45,7 @@ private:
 class SafetensorsStreamWriter {
 public:
     // The most header bytes one entry can take: its name and a shape of `rank` dimensions.
-    static uint64_t entryBound(const std::string& name, size_t rank);
+    static uint64_t entryBound(std::string_view name, size_t rank);
     // `headerReserve`: the sum of entryBound over the tensors to come plus the metadata's length
     // (metadataBound).
     static uint64_t metadataBound(const std::map<std::string, std::string>& metadata);

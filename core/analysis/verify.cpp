@@ -235,10 +235,10 @@ void verifyCoverage(const Checkpoint& ckpt, VerifyReport& rep)
     for (size_t i = 0; i < ckpt.tensors.size(); ++i)
         if (!claimed[i])
             rep.findings.push_back(
-                {ckpt.tensors[i].name,
+                {std::string(ckpt.tensors[i].name),
                  "unmatched",
                  {QT_TRANSLATE_NOOP("qs::Message", "tensor %1 belongs to no weight that detection found"),
-                  {ckpt.tensors[i].name}}});
+                  {std::string(ckpt.tensors[i].name)}}});
     if (rep.checked.empty()) {
         const bool covered = rep.unchecked.empty();
         const char* what = ckpt.tensors.empty()

@@ -90,6 +90,40 @@ uint64_t TensorEntry::elementCount() const
     return n;
 }
 
+std::string_view NameArena::keep(std::string_view name)
+{
+    // Blocks of 64 KiB; a name of more than a quarter of one gets a block of its own.
+    constexpr size_t kBlock = size_t(64) << 10;
+    if (name.size() > m_left) {
+        if (name.size() > kBlock / 4) {
+            // The current block keeps its free space.
+            m_blocks.push_back(std::make_unique<char[]>(name.size()));
+            std::memcpy(m_blocks.back().get(), name.data(), name.size());
+            return {m_blocks.back().get(), name.size()};
+        }
+        m_blocks.push_back(std::make_unique<char[]>(kBlock));
+        m_free = m_blocks.back().get();
+        m_left = kBlock;
+    }
+    if (name.empty())
+        return {};
+    std::memcpy(m_free, name.data(), name.size());
+    const std::string_view kept(m_free, name.size());
+    m_free += name.size();
+    m_left -= name.size();
+    return kept;
+}
+
+void NameArena::take(NameArena&& other)
+{
+    // Other's free space is given up; this arena goes on filling its own current block.
+    m_blocks.insert(m_blocks.end(), std::make_move_iterator(other.m_blocks.begin()),
+                    std::make_move_iterator(other.m_blocks.end()));
+    other.m_blocks.clear();
+    other.m_free = nullptr;
+    other.m_left = 0;
+}
+
 uint32_t Checkpoint::addFile(std::shared_ptr<MappedFile> file)
 {
     files.push_back(file->path());
@@ -113,14 +147,14 @@ void Checkpoint::buildIndex()
         if (t.name == tensors[m_index[k - 1]].name) {
             const auto& first = tensors[std::min(m_index[k], m_index[k - 1])];
             const auto& second = tensors[std::max(m_index[k], m_index[k - 1])];
-            fail(files.at(second.file), "duplicate tensor name '" + first.name + "'");
+            fail(files.at(second.file), "duplicate tensor name '" + std::string(first.name) + "'");
         }
     }
 }
 
 std::span<const uint8_t> Checkpoint::bytes(const TensorEntry& t) const
 {
-    return m_maps.at(t.file)->range(t.offset, t.nbytes, "tensor '" + t.name + "'");
+    return m_maps.at(t.file)->range(t.offset, t.nbytes, "tensor '" + std::string(t.name) + "'");
 }
 
 int Checkpoint::indexOf(std::string_view name) const

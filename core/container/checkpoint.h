@@ -9,6 +9,7 @@
 #include "container/logicalweight.h"
 #include "base/error.h"
 #include "base/message.h"
+#include "base/smallvector.h"
 
 #include <QJsonObject>
 
@@ -41,15 +42,17 @@ struct MetaValue {
 };
 std::string_view metaTypeName(MetaValue::Type t);
 
+// One stored tensor: 128 bytes and no allocation of its own for a name of any length and a shape
+// of up to four dimensions (a million tensors were ~250 MB as strings and vectors).
 struct TensorEntry {
-    std::string name;
-    DType dtype = DType::U8;
-    int ggmlType = -1; // GGUF only: the ggml type id
-    std::string typeName; // "F16", "I32", "Q4_K", "unknown(99)"
-    std::vector<uint64_t> shape; // row-major, outermost first (GGUF: ne reversed, ne0 last)
-    uint32_t file = 0; // index into Checkpoint::files
+    std::string_view name; // kept by the checkpoint (Checkpoint::keepName): valid as long as it is
+    std::string_view typeName; // "F16", "I32", "Q4_K" (static), "unknown(99)" (kept like the name)
+    Shape shape; // row-major, outermost first (GGUF: ne reversed, ne0 last)
     uint64_t offset = 0; // absolute byte offset inside that file
     uint64_t nbytes = 0;
+    uint32_t file = 0; // index into Checkpoint::files
+    int ggmlType = -1; // GGUF only: the ggml type id
+    DType dtype = DType::U8;
     bool known = true; // false: type unknown to us; listed, never decoded
     Message note; // why it is not decoded (empty() when it is)
 
@@ -68,6 +71,19 @@ struct FolderCandidate {
     std::vector<std::string> files; // file names inside the folder, in shard order
 };
 // A folder holding several checkpoints and nothing that says which one to open (container/folder.h).
+// Names copied once each into blocks that never move, so views of them stay valid as the arena
+// grows; what TensorEntry::name views.
+class NameArena {
+public:
+    std::string_view keep(std::string_view name);
+    void take(NameArena&& other); // other's names, still valid, owned here from now on
+
+private:
+    std::vector<std::unique_ptr<char[]>> m_blocks;
+    char* m_free = nullptr;
+    size_t m_left = 0;
+};
+
 class FolderChoiceError : public Error {
 public:
     FolderChoiceError(const std::string& message, std::vector<FolderCandidate> candidates)
@@ -150,7 +166,10 @@ public:
     // first that changed), or nothing.
     std::optional<std::string> changedOnDisk() const;
 
-    // Used by the readers while building.
+    // Used by the readers while building (and tests that build a checkpoint by hand): a name
+    // kept in this checkpoint's arena, shared with its copies, for TensorEntry::name.
+    std::string_view keepName(std::string_view name) { return m_names->keep(name); }
+    void takeNames(NameArena&& names) { m_names->take(std::move(names)); }
     uint32_t addFile(std::shared_ptr<MappedFile> file);
     void buildIndex(); // throws on duplicate tensor names
     const MappedFile& mappedFile(uint32_t i) const { return *m_maps.at(i); }
@@ -158,6 +177,7 @@ public:
 private:
     static uint64_t nextSerial();
     std::vector<std::shared_ptr<MappedFile>> m_maps;
+    std::shared_ptr<NameArena> m_names = std::make_shared<NameArena>();
     // Tensor indices sorted by name: 4 bytes a tensor (a hash map of copied names cost ~100),
     // and valid however `tensors` moves.
     std::vector<uint32_t> m_index;

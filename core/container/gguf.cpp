@@ -331,6 +331,7 @@ struct GgufFile {
     uint64_t alignment = kDefaultAlignment;
     GgufMetadata metadata;
     std::vector<TensorEntry> tensors; // TensorEntry::file still 0
+    NameArena names; // the tensors' names
     std::vector<Message> notes;
 };
 
@@ -451,7 +452,7 @@ std::vector<PendingData> readTensorInfos(Cursor& c, GgufFile& out, uint64_t tens
     pending.reserve(modest(tensorCount));
     out.tensors.reserve(modest(tensorCount));
     StringIndex names(modest(tensorCount));
-    const auto nameAt = [&](size_t k) -> const std::string& { return out.tensors[k].name; };
+    const auto nameAt = [&](size_t k) { return out.tensors[k].name; };
     for (uint64_t i = 0; i < tensorCount; ++i) {
         throwIfCancelled(currentCancelFlag());
         const std::string_view name = c.string(Field::tensorInfo(i), "name");
@@ -484,12 +485,12 @@ std::vector<PendingData> readTensorInfos(Cursor& c, GgufFile& out, uint64_t tens
         }
 
         TensorEntry t;
-        t.name = std::string(name);
+        t.name = out.names.keep(name);
         t.dtype = DType::Ggml;
         t.ggmlType = static_cast<int>(std::min<uint32_t>(type, INT32_MAX));
-        t.typeName = ggmlTypeName(type);
-        t.shape.assign(std::make_reverse_iterator(ne + nDims), std::make_reverse_iterator(ne));
         const GgmlTypeInfo* info = ggmlType(type);
+        t.typeName = info ? info->name : out.names.keep(ggmlTypeName(type));
+        t.shape.assign(std::make_reverse_iterator(ne + nDims), std::make_reverse_iterator(ne));
         const bool sized = info && info->hasSize();
         if (sized) {
             if (ne[0] % info->blockWeights != 0)
@@ -570,7 +571,7 @@ void sizeAndCheckExtents(GgufFile& out, const std::vector<PendingData>& pending)
             ? Message(QT_TRANSLATE_NOOP("qs::Message",
                                         "ggml type %1 (%2) was removed from ggml; not decoded; its extent "
                                         "is taken up to the next tensor or the end of the file (%3 bytes)"),
-                      {num(type), t.typeName, num(t.nbytes)})
+                      {num(type), std::string(t.typeName), num(t.nbytes)})
             : Message(QT_TRANSLATE_NOOP("qs::Message",
                                         "ggml type id %1 is unknown; not decoded; its extent is taken "
                                         "up to the next tensor or the end of the file (%2 bytes)"),
@@ -682,6 +683,7 @@ void appendFile(Checkpoint& ckpt, GgufFile& g)
         std::move(g.tensors.begin(), g.tensors.end(), std::back_inserter(ckpt.tensors));
     }
     g.tensors = {};
+    ckpt.takeNames(std::move(g.names));
     for (auto& n : g.notes)
         ckpt.notes.push_back(std::move(n));
 }

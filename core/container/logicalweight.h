@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/message.h"
+#include "base/smallvector.h"
 
 namespace qs {
 
@@ -45,8 +46,9 @@ struct LogicalWeight {
     bool symmetric = true;
     bool descAct = false; // as the config says
     bool actOrder = false; // g_idx really is non-trivial
-    std::vector<uint64_t> shape; // logical, row-major: [..., out_features, in_features]
-    std::vector<std::pair<std::string, size_t>> members; // role -> index into Checkpoint::tensors
+    Shape shape; // logical, row-major: [..., out_features, in_features]
+    // role -> index into Checkpoint::tensors; one held inline (every GGUF and plain weight)
+    SmallVector<std::pair<std::string, size_t>, 1> members;
     uint64_t storedBytes = 0; // every member's bytes: data, scales, zeros, indices, padding
     WeightParams params; // format-specific: checkpoint_format, version, ...
     std::vector<Message> evidence; // why this format: names, shapes, config keys

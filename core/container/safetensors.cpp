@@ -27,9 +27,9 @@ std::string offsetsString(uint64_t begin, uint64_t end)
     return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
 }
 
-std::string named(const std::string& name)
+std::string named(std::string_view name)
 {
-    return "'" + name + "'";
+    return "'" + std::string(name) + "'";
 }
 
 std::string jsonTypeOf(const json::Value& v)
@@ -39,7 +39,7 @@ std::string jsonTypeOf(const json::Value& v)
 
 // Bytes for `shape` of `dtype`, as the reference computes them: checked element count,
 // checked bit count, whole bytes only. Returns false with `why` set on failure.
-bool tensorByteSize(DType dtype, const std::vector<uint64_t>& shape, uint64_t& bytes, std::string& why)
+bool tensorByteSize(DType dtype, std::span<const uint64_t> shape, uint64_t& bytes, std::string& why)
 {
     uint64_t count = 1;
     for (uint64_t d : shape) {
@@ -63,9 +63,9 @@ bool tensorByteSize(DType dtype, const std::vector<uint64_t>& shape, uint64_t& b
 }
 
 struct HeaderTensor {
-    std::string name;
+    std::string_view name; // kept by the checkpoint
     DType dtype = DType::U8;
-    std::vector<uint64_t> shape;
+    Shape shape;
     uint64_t begin = 0;
     uint64_t end = 0;
 };
@@ -73,7 +73,7 @@ struct HeaderTensor {
 // A field that must be a non-negative integer ("shape[2]" is field "shape", index 2).
 // Values above int64 are refused: later code does signed arithmetic on shapes and
 // offsets, and no real file comes near that.
-uint64_t nonNegativeInteger(const std::string& path, const std::string& tensor, const char* field, size_t index,
+uint64_t nonNegativeInteger(const std::string& path, std::string_view tensor, const char* field, size_t index,
                             const json::Value& v)
 {
     if (v.type == json::Value::Type::UInt && v.uint <= uint64_t(INT64_MAX))
@@ -85,11 +85,11 @@ uint64_t nonNegativeInteger(const std::string& path, const std::string& tensor, 
     fail(path, where + " is " + shown + ", not a non-negative integer");
 }
 
-HeaderTensor parseTensorInfo(const std::string& path, std::string&& name, const json::Value& v,
+HeaderTensor parseTensorInfo(const std::string& path, std::string_view name, const json::Value& v,
                              std::set<std::string>& ignoredFields)
 {
     HeaderTensor t;
-    t.name = std::move(name);
+    t.name = name;
     const auto who = [&t] { return "tensor " + named(t.name); };
     if (!v.isObject())
         fail(path, who() + ": header entry is a " + jsonTypeOf(v) + ", not an object");
@@ -235,7 +235,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
         }
         if (key.empty())
             notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1: a tensor has an empty name"), {path}});
-        infos.push_back(parseTensorInfo(path, std::move(key), value, ignoredFields));
+        infos.push_back(parseTensorInfo(path, ckpt.keepName(key), value, ignoredFields));
     };
     // A schema error is held back until the whole header has parsed, so that broken JSON is
     // reported as such wherever it is.
@@ -324,9 +324,9 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
     ckpt.tensors.reserve(ckpt.tensors.size() + infos.size());
     for (auto& t : infos) {
         TensorEntry e;
-        e.name = std::move(t.name);
+        e.name = t.name;
         e.dtype = t.dtype;
-        e.typeName = std::string(dtypeName(t.dtype));
+        e.typeName = dtypeName(t.dtype);
         e.shape = std::move(t.shape);
         e.file = file;
         e.offset = 8 + n + t.begin;
@@ -393,7 +393,7 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
         const size_t first = ckpt.tensors.size();
         readSafetensorsMapped(ckpt, folder.open(s));
         for (size_t i = first; i < ckpt.tensors.size(); ++i) {
-            const std::string& name = ckpt.tensors[i].name;
+            const std::string_view name = ckpt.tensors[i].name;
             const size_t k = byName.find(name, entryName);
             if (k == StringIndex::npos)
                 fail(shardPath,

@@ -348,13 +348,13 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
     if (t.nbytes > cap) {
         w.notes.push_back(
             {QT_TRANSLATE_NOOP("qs::Message", "'%1' not read: %2 bytes is over the %3-byte limit for detection"),
-             {t.name, std::to_string(t.nbytes), std::to_string(cap)}});
+             {std::string(t.name), std::to_string(t.nbytes), std::to_string(cap)}});
         return std::nullopt;
     }
     try {
         // Bounds, and a remote file's bytes fetched; read from the file, not the mapping.
         const MappedFile& file = m_ckpt.mappedFile(t.file);
-        const std::span<const uint8_t> mapped = file.range(t.offset, t.nbytes, "tensor '" + t.name + "'");
+        const std::span<const uint8_t> mapped = file.range(t.offset, t.nbytes, "tensor '" + std::string(t.name) + "'");
         if (file.inMemory()) // Checkpoint::readMemory: no file to read, nothing that can change
             return mapped;
         if (m_fds.size() < m_ckpt.files.size())
@@ -371,7 +371,8 @@ std::optional<std::span<const uint8_t>> Context::small(int idx, LogicalWeight& w
                 continue;
             if (n <= 0)
                 fail(m_ckpt.files[t.file],
-                     "cannot read tensor '" + t.name + "'" + (n < 0 ? ": " + std::string(std::strerror(errno)) : ""));
+                     "cannot read tensor '" + std::string(t.name) + "'"
+                         + (n < 0 ? ": " + std::string(std::strerror(errno)) : ""));
             done += static_cast<size_t>(n);
         }
         return std::span<const uint8_t>(m_buf);
@@ -386,7 +387,7 @@ std::optional<std::vector<int64_t>> Context::ints(int idx, LogicalWeight& w)
     const TensorEntry& t = tensor(idx);
     if (!isIntDType(t.dtype)) {
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' is %2, expected an integer dtype"),
-                           {t.name, std::string(dtypeName(t.dtype))}});
+                           {std::string(t.name), std::string(dtypeName(t.dtype))}});
         return std::nullopt;
     }
     const auto b = small(idx, w);
@@ -421,16 +422,16 @@ std::vector<std::string_view> rowsMemberNames(std::span<const std::string_view> 
 
 // A tensor name split into module prefix and member: before a member name with a dot of its own
 // (no such name ends another), else at the last dot.
-std::pair<std::string, std::string> splitName(const std::string& name)
+std::pair<std::string, std::string> splitName(std::string_view name)
 {
     static const std::vector<std::string_view> dotted = rowsMemberNames(&FamilyRow::dottedMembers);
     for (std::string_view s : dotted)
         if (name.size() > s.size() + 1 && name.ends_with(s) && name[name.size() - s.size() - 1] == '.')
-            return {name.substr(0, name.size() - s.size() - 1), std::string(s)};
+            return {std::string(name.substr(0, name.size() - s.size() - 1)), std::string(s)};
     const size_t dot = name.rfind('.');
-    if (dot == std::string::npos)
-        return {"", name};
-    return {name.substr(0, dot), name.substr(dot + 1)};
+    if (dot == std::string_view::npos)
+        return {"", std::string(name)};
+    return {std::string(name.substr(0, dot)), std::string(name.substr(dot + 1))};
 }
 
 // ---------------------------------------------------------------------------------------
@@ -446,7 +447,7 @@ void detectPlain(Context& cx, size_t i)
     w.format = t.known ? plainFormatId(t.dtype) : std::string();
     if (w.format.empty()) {
         w.format = "unknown";
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "dtype %1 is not decoded"), {t.typeName}});
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "dtype %1 is not decoded"), {std::string(t.typeName)}});
     }
     w.bits = static_cast<int>(dtypeBits(t.dtype));
     // One message per dtype, shared by every weight that carries it.

@@ -381,7 +381,7 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
     v.group = e.group;
     if (!e.scaleTensor.empty()) {
         const TensorEntry& t = data.entry(e.scaleTensor);
-        const std::string what = where + " tensor " + t.name;
+        const std::string what = where + " tensor " + std::string(t.name);
         if (t.dtype == DType::Ggml)
             v.hasScale = readBlockScale(spec, data.bytes(e.scaleTensor), e.scaleIndex, v.scale, what);
         else if (dtypeIsFloat(t.dtype) && dtypeBits(t.dtype) >= 16) { // quantized scales (bnb nested) are not read here
@@ -393,7 +393,7 @@ ElementValues elementValues(const Checkpoint& ckpt, const LogicalWeight& weight,
         const TensorEntry& t = data.entry(e.zeroTensor);
         const uint32_t bits = t.dtype == DType::Ggml ? e.wordBits : dtypeBits(t.dtype);
         const uint64_t raw = readPieces(data.bytes(e.zeroTensor), std::span(e.zeroPieces, e.zeroPieceCount), bits,
-                                        where + " tensor " + t.name);
+                                        where + " tensor " + std::string(t.name));
         v.hasZero = true;
         switch (spec.zeroPoint) {
         case ZeroPointKind::StoredMinusOne: v.zero = double(raw) + 1; break;

@@ -45,7 +45,7 @@ private slots:
                 if (w.member("scales") >= 0) // the folder's ref.safetensors is listed too
                     QTest::addRow("%s/%s", qPrintable(d), w.name.c_str())
                         << d << QString::fromStdString(w.name)
-                        << QString::fromStdString(ckpt->tensors.at(size_t(w.member("scales"))).name);
+                        << QString::fromStdString(std::string(ckpt->tensors.at(size_t(w.member("scales"))).name));
         }
     }
     void safetensorsFixtures()

@@ -54,7 +54,7 @@ private slots:
             const qs::TensorEntry* u = cc->find(t.name);
             QVERIFY(u);
             const auto p = ca->bytes(t), q = cc->bytes(*u);
-            QVERIFY2(std::equal(p.begin(), p.end(), q.begin(), q.end()), t.name.c_str());
+            QVERIFY2(std::equal(p.begin(), p.end(), q.begin(), q.end()), std::string(t.name).c_str());
         }
     }
 

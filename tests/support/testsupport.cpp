@@ -225,7 +225,7 @@ QString ggufNamedCopy(const QString& src, const QString& dir)
     };
     std::vector<qs::SafetensorsTensor> tensors;
     for (const qs::TensorEntry& t : ckpt->tensors)
-        tensors.push_back({rename(t.name), t.dtype, t.shape, ckpt->bytes(t)});
+        tensors.push_back({rename(std::string(t.name)), t.dtype, t.shape, ckpt->bytes(t)});
     QDir().mkpath(dir);
     qs::writeSafetensors((dir + QStringLiteral("/model.safetensors")).toStdString(), tensors);
     const QString from = QFileInfo(src).isDir() ? src : QFileInfo(src).path();

@@ -788,8 +788,9 @@ void TestMainWindow::csvIsMachineReadableInGerman()
     QCOMPARE(tensors.size() - 1, qsizetype(ckpt.tensors.size()));
     bool sawLargeOffset = false;
     for (const QStringList& row : tensors.mid(1)) {
-        const auto t = std::find_if(ckpt.tensors.begin(), ckpt.tensors.end(),
-                                    [&](const qs::TensorEntry& e) { return QString::fromStdString(e.name) == row[0]; });
+        const auto t = std::find_if(ckpt.tensors.begin(), ckpt.tensors.end(), [&](const qs::TensorEntry& e) {
+            return QString::fromStdString(std::string(e.name)) == row[0];
+        });
         QVERIFY2(t != ckpt.tensors.end(), qPrintable(row[0]));
         QCOMPARE(row[4], QString::number(t->offset));
         QCOMPARE(row[5], QString::number(t->nbytes));

@@ -40,7 +40,7 @@ std::shared_ptr<qs::Checkpoint> handMade()
     c->path = "/nowhere/model.safetensors";
     auto addTensor = [&](const std::string& name, const char* type, std::vector<uint64_t> shape, uint64_t bytes) {
         qs::TensorEntry t;
-        t.name = name;
+        t.name = c->keepName(name);
         t.typeName = type;
         t.shape = std::move(shape);
         t.nbytes = bytes;
@@ -591,7 +591,7 @@ void TestModels::longNamesShownShortened()
     auto ckpt = handMade();
     const std::string longName(1 << 20, 'x');
     qs::TensorEntry t;
-    t.name = longName;
+    t.name = ckpt->keepName(longName);
     t.typeName = "F16";
     t.shape = {4};
     t.nbytes = 8;
@@ -646,7 +646,7 @@ void TestModels::manyWeightsLean()
     ckpt->weights.resize(kWeights);
     for (int i = 0; i < kWeights; ++i) {
         qs::TensorEntry& t = ckpt->tensors[size_t(i)];
-        t.name = "blk." + std::to_string(i) + ".ffn_down.weight";
+        t.name = ckpt->keepName("blk." + std::to_string(i) + ".ffn_down.weight");
         t.typeName = "F32";
         t.shape = {8};
         t.offset = uint64_t(i) * 32;

@@ -289,7 +289,7 @@ private slots:
         ckpt->weights.resize(kWeights);
         for (size_t i = 0; i < kWeights; ++i) {
             qs::TensorEntry& t = ckpt->tensors[i];
-            t.name = "blk." + std::to_string(i) + ".ffn_down.weight";
+            t.name = ckpt->keepName("blk." + std::to_string(i) + ".ffn_down.weight");
             t.typeName = "F32";
             t.shape = {8};
             t.offset = i * 32;

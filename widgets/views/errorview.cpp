@@ -635,7 +635,9 @@ void ErrorView::recompute()
         return;
     }
     job.reference =
-        tr("%1 in %2").arg(shownText(QString::fromStdString(match.tensor->name)), m_reference->currentText());
+        tr("%1 in %2")
+            .arg(shownText(QString::fromUtf8(match.tensor->name.data(), qsizetype(match.tensor->name.size()))),
+                 m_reference->currentText());
     if (!match.note.empty())
         job.reference += QStringLiteral(" (%1)").arg(QString::fromStdString(match.note));
     showMessage(tr("Comparing %1 with %2…").arg(name, QString::fromStdString(ref->path)));

@@ -70,7 +70,7 @@ namespace {
 FloatView floatMember(const WeightData& w, std::string_view role)
 {
     const TensorEntry& e = w.entry(role);
-    return FloatView(w.ckpt.bytes(e), e.dtype, "weight '" + w.weight.name + "' tensor '" + e.name + "'");
+    return FloatView(w.ckpt.bytes(e), e.dtype, "weight '" + w.weight.name + "' tensor '" + std::string(e.name) + "'");
 }
 
 uint64_t jsonCount(const LogicalWeight& lw, const QJsonValue& v, const char* key)
@@ -135,7 +135,9 @@ Bnb4 bnb4State(const WeightData& w)
     if (s.nested) {
         const TensorEntry& a = w.entry("absmax");
         if (a.dtype != DType::U8)
-            failWeight(lw, "nested absmax '" + a.name + "' is " + std::string(dtypeName(a.dtype)) + ", expected U8");
+            failWeight(lw,
+                       "nested absmax '" + std::string(a.name) + "' is " + std::string(dtypeName(a.dtype))
+                           + ", expected U8");
         s.absmaxCodes = w.ckpt.bytes(a);
         s.nestedAbsmax = floatMember(w, "nested_absmax");
         s.nestedMap = floatMember(w, "nested_quant_map");
@@ -179,16 +181,16 @@ BnbInt8 bnbInt8State(const WeightData& w)
     BnbInt8 s;
     const TensorEntry& q = w.entry("weight");
     if (q.dtype != DType::I8)
-        failWeight(lw, "weight '" + q.name + "' is " + std::string(dtypeName(q.dtype)) + ", expected I8");
+        failWeight(lw, "weight '" + std::string(q.name) + "' is " + std::string(dtypeName(q.dtype)) + ", expected I8");
     if (q.shape.size() != 2)
-        failWeight(lw, "weight '" + q.name + "' is not 2-D");
+        failWeight(lw, "weight '" + std::string(q.name) + "' is not 2-D");
     s.rows = q.shape[0];
     s.cols = q.shape[1];
     s.q = w.ckpt.bytes(q);
     if (s.q.size() != checkedMul(s.rows, s.cols, lw.name))
         failWeight(lw, "weight bytes do not match its shape");
     if (!lw.shape.empty() && (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols))
-        failWeight(lw, "detected shape disagrees with weight '" + q.name + "'");
+        failWeight(lw, "detected shape disagrees with weight '" + std::string(q.name) + "'");
     s.scb = floatMember(w, "SCB");
     if (s.scb.size() < s.rows)
         failWeight(lw, "SCB holds " + std::to_string(s.scb.size()) + " values for " + std::to_string(s.rows) + " rows");

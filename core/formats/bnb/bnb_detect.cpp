@@ -43,7 +43,8 @@ bool detectBnb4(Context& cx, const Group& g)
     cx.add(w, "quant_state", iqs);
     w.evidence.push_back(
         {QT_TRANSLATE_NOOP("qs::Message", "'%1' %2 %3 with absmax/quant_map/quant_state members (bitsandbytes 4-bit)"),
-         {cx.tensor(iw).name, std::string(dtypeName(cx.tensor(iw).dtype)), shapeText(cx.tensor(iw).shape)}});
+         {std::string(cx.tensor(iw).name), std::string(dtypeName(cx.tensor(iw).dtype)),
+          shapeText(cx.tensor(iw).shape)}});
     std::string quantType = typeFromName;
     int64_t blocksize = 64;
     if (iqs >= 0) {
@@ -53,7 +54,7 @@ bool detectBnb4(Context& cx, const Group& g)
                 QByteArray(reinterpret_cast<const char*>(js->data()), static_cast<qsizetype>(js->size())), &err);
             if (!doc.isObject()) {
                 w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' is not a JSON object: %2"),
-                                   {cx.tensor(iqs).name, err.errorString().toStdString()}});
+                                   {std::string(cx.tensor(iqs).name), err.errorString().toStdString()}});
             } else {
                 const QJsonObject o = doc.object();
                 w.evidence.push_back(QT_TRANSLATE_NOOP("qs::Message", "quant_state JSON read"));

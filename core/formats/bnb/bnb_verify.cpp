@@ -62,16 +62,18 @@ void verifyBnb4Weight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
             return;
         const TensorEntry& t = ckpt.tensors[size_t(idx)];
         try {
-            const FloatView v(ckpt.bytes(t), t.dtype, t.name);
+            const FloatView v(ckpt.bytes(t), t.dtype, std::string(t.name));
             if (v.size() != count) {
-                add("shape", Message(sizeMessage, {t.name, std::to_string(v.size()), std::to_string(count)}));
+                add("shape",
+                    Message(sizeMessage, {std::string(t.name), std::to_string(v.size()), std::to_string(count)}));
                 return;
             }
             for (size_t i = 0; i < count; ++i)
                 if (!(v.at(i) == table[i])) {
                     add("quant_map",
                         Message(valueMessage,
-                                {t.name, std::to_string(i), std::to_string(v.at(i)), std::to_string(table[i])}));
+                                {std::string(t.name), std::to_string(i), std::to_string(v.at(i)),
+                                 std::to_string(table[i])}));
                     return;
                 }
         } catch (const Error& e) {

@@ -31,7 +31,7 @@ CtPacked ctPackedState(const WeightData& w)
         const TensorEntry& e = w.entry("weight_shape");
         const auto b = w.ckpt.bytes(e);
         if (!dtypeIsInteger(e.dtype) || e.elementCount() != 2)
-            failWeight(lw, "weight_shape '" + e.name + "' is not an integer [2] tensor");
+            failWeight(lw, "weight_shape '" + std::string(e.name) + "' is not an integer [2] tensor");
         const int64_t n = readInt(b, e.dtype, 0), k = readInt(b, e.dtype, 1);
         if (n <= 0 || k <= 0)
             failWeight(lw, "weight_shape holds " + std::to_string(n) + " x " + std::to_string(k));
@@ -50,10 +50,12 @@ CtPacked ctPackedState(const WeightData& w)
         const TensorEntry& p = w.entry("weight_packed");
         s.wordsPerRow = ceilDiv(s.cols, s.pf);
         if (p.dtype != DType::I32 && p.dtype != DType::U32)
-            failWeight(lw, "weight_packed '" + p.name + "' is " + std::string(dtypeName(p.dtype)) + ", expected I32");
+            failWeight(lw,
+                       "weight_packed '" + std::string(p.name) + "' is " + std::string(dtypeName(p.dtype))
+                           + ", expected I32");
         if (p.shape.size() != 2 || p.shape[0] != s.rows || p.shape[1] != s.wordsPerRow)
             failWeight(lw,
-                       "weight_packed '" + p.name + "' should be [" + std::to_string(s.rows) + ", "
+                       "weight_packed '" + std::string(p.name) + "' should be [" + std::to_string(s.rows) + ", "
                            + std::to_string(s.wordsPerRow) + "] for " + std::to_string(s.bits) + "-bit codes");
         s.packed = w.ckpt.bytes(p);
         if (s.packed.size() != checkedMul(checkedMul(s.rows, s.wordsPerRow, what), 4, what))
@@ -68,31 +70,36 @@ CtPacked ctPackedState(const WeightData& w)
             s.source = CtPacked::Source::Fp8;
             s.fp8Dtype = q.dtype;
         } else {
-            failWeight(lw, "weight '" + q.name + "' is " + std::string(dtypeName(q.dtype)) + ", expected I8 or F8");
+            failWeight(lw,
+                       "weight '" + std::string(q.name) + "' is " + std::string(dtypeName(q.dtype))
+                           + ", expected I8 or F8");
         }
         s.pf = 1;
         if (q.shape.size() != 2)
-            failWeight(lw, "weight '" + q.name + "' is not 2-D");
+            failWeight(lw, "weight '" + std::string(q.name) + "' is not 2-D");
         if (w.has("weight_shape") && (q.shape[0] != s.rows || q.shape[1] != s.cols))
-            failWeight(lw, "weight '" + q.name + "' disagrees with weight_shape");
+            failWeight(lw, "weight '" + std::string(q.name) + "' disagrees with weight_shape");
         s.rows = q.shape[0];
         s.cols = q.shape[1];
         if (lw.outFeatures() != s.rows || lw.inFeatures() != s.cols)
-            failWeight(lw, "detected shape " + shapeText(lw.shape) + " disagrees with weight '" + q.name + "'");
+            failWeight(
+                lw, "detected shape " + shapeText(lw.shape) + " disagrees with weight '" + std::string(q.name) + "'");
         s.packed = w.ckpt.bytes(q);
         if (s.packed.size() != checkedMul(s.rows, s.cols, what))
             failWeight(lw, "weight bytes do not match its shape");
     }
 
     const TensorEntry& sc = w.entry("weight_scale");
-    s.scale = FloatView(w.ckpt.bytes(sc), sc.dtype, what + " tensor '" + sc.name + "'");
+    s.scale = FloatView(w.ckpt.bytes(sc), sc.dtype, what + " tensor '" + std::string(sc.name) + "'");
     if (sc.elementCount() == 1 && (sc.shape.size() < 2 || s.rows != 1)) {
         s.tensorScale = true;
         s.groups = 1;
     } else if (sc.shape.size() == 2 && sc.shape[0] == s.rows && sc.shape[1] >= 1) {
         s.groups = sc.shape[1];
     } else {
-        failWeight(lw, "weight_scale '" + sc.name + "' shape does not fit [" + std::to_string(s.rows) + ", groups]");
+        failWeight(lw,
+                   "weight_scale '" + std::string(sc.name) + "' shape does not fit [" + std::to_string(s.rows)
+                       + ", groups]");
     }
     if (s.scale.size() != (s.tensorScale ? 1 : s.rows * s.groups))
         failWeight(lw, "weight_scale bytes do not match its shape");
@@ -101,7 +108,8 @@ CtPacked ctPackedState(const WeightData& w)
         const TensorEntry& g = w.entry("weight_g_idx");
         if (!dtypeIsInteger(g.dtype) || g.elementCount() != s.cols)
             failWeight(lw,
-                       "weight_g_idx '" + g.name + "' should be an integer [" + std::to_string(s.cols) + "] tensor");
+                       "weight_g_idx '" + std::string(g.name) + "' should be an integer [" + std::to_string(s.cols)
+                           + "] tensor");
         s.gidx = w.ckpt.bytes(g);
         s.gidxDtype = g.dtype;
         for (uint64_t k = 0; k < s.cols; ++k) {
@@ -124,7 +132,8 @@ CtPacked ctPackedState(const WeightData& w)
     if (w.has("weight_zero_point")) {
         const TensorEntry& z = w.entry("weight_zero_point");
         if (!dtypeIsInteger(z.dtype) || s.source == CtPacked::Source::Fp8)
-            failWeight(lw, "weight_zero_point '" + z.name + "' is not an integer tensor for integer codes");
+            failWeight(lw,
+                       "weight_zero_point '" + std::string(z.name) + "' is not an integer tensor for integer codes");
         s.zp = w.ckpt.bytes(z);
         s.zpDtype = z.dtype;
         const uint64_t packedRows = ceilDiv(s.rows, s.pf);
@@ -138,9 +147,9 @@ CtPacked ctPackedState(const WeightData& w)
             s.zpKind = CtPacked::Zp::Unpacked;
         } else {
             failWeight(lw,
-                       "weight_zero_point '" + z.name + "' holds " + std::to_string(count) + " values: neither packed ["
-                           + std::to_string(packedRows) + ", " + std::to_string(g) + "] nor unpacked ["
-                           + std::to_string(s.rows) + ", " + std::to_string(g) + "]");
+                       "weight_zero_point '" + std::string(z.name) + "' holds " + std::to_string(count)
+                           + " values: neither packed [" + std::to_string(packedRows) + ", " + std::to_string(g)
+                           + "] nor unpacked [" + std::to_string(s.rows) + ", " + std::to_string(g) + "]");
         }
     }
     return s;

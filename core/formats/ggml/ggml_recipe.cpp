@@ -119,7 +119,7 @@ RecipeVerdict ggmlJudgeOne(const Checkpoint& ckpt, int nominal, const LogicalWei
 
     const GgmlTypeInfo* nt = ggmlType(nominal);
     const GgmlTypeInfo* st = ggmlType(stored);
-    const std::string storedName = st ? std::string(st->name) : t.typeName;
+    const std::string storedName(st ? st->name : t.typeName);
     const uint64_t nx = w.inFeatures();
     const std::string row = "row length " + std::to_string(nx);
     // The types llama-quantize could have chosen that fall back to the stored one on this row.
@@ -170,7 +170,7 @@ void ggmlRecipeJudge(const Checkpoint& ckpt, const RecipeNominal& nominal, std::
 std::string ggmlRecipeLabel(const Checkpoint& ckpt, const LogicalWeight& w)
 {
     const int m = w.member("weight");
-    return m < 0 ? w.format : ckpt.tensors[static_cast<size_t>(m)].typeName;
+    return m < 0 ? w.format : std::string(ckpt.tensors[static_cast<size_t>(m)].typeName);
 }
 
 } // namespace

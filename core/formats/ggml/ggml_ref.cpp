@@ -659,7 +659,7 @@ void dequantizeGgmlRows(int ggmlType, const uint8_t* src, uint64_t nrows, uint64
 void dequantGgufWeightRows(const WeightData& w, uint64_t rowBegin, uint64_t rowEnd, float* out, SimdPath path)
 {
     const TensorEntry& t = w.entry("weight");
-    const std::string where = "tensor '" + t.name + "' (" + t.typeName + ")";
+    const std::string where = "tensor '" + std::string(t.name) + "' (" + std::string(t.typeName) + ")";
     if (!ggmlTypeDecodable(t.ggmlType))
         throw Error(where + ": ggml type " + std::to_string(t.ggmlType) + " cannot be decoded");
     const GgmlTypeInfo& tr = *ggmlTypeTraits(t.ggmlType);

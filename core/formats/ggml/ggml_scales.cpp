@@ -41,7 +41,8 @@ const GgufBlob* ggufBlob(const Checkpoint& ckpt, const LogicalWeight& w, GgufBlo
     if (!out.info || out.info->blockWeights <= 1 || K % out.info->blockWeights != 0) {
         if (throwing)
             failScales(ckpt, w,
-                       "type " + t.typeName + " has no scale blocks that divide the row of " + std::to_string(K));
+                       "type " + std::string(t.typeName) + " has no scale blocks that divide the row of "
+                           + std::to_string(K));
         return nullptr;
     }
     out.blocksPerRow = K / out.info->blockWeights;
@@ -52,7 +53,7 @@ const GgufBlob* ggufBlob(const Checkpoint& ckpt, const LogicalWeight& w, GgufBlo
         scalesCheckedMul(ckpt, w, scalesCheckedMul(ckpt, w, w.outFeatures(), out.blocksPerRow), out.info->blockBytes);
     if (out.bytes.size() < need)
         failScales(ckpt, w,
-                   "tensor '" + t.name + "' holds " + std::to_string(out.bytes.size()) + " bytes, "
+                   "tensor '" + std::string(t.name) + "' holds " + std::to_string(out.bytes.size()) + " bytes, "
                        + std::to_string(need) + " needed");
     return &out;
 }

@@ -17,21 +17,22 @@ void verifyGgufWeight(const Checkpoint& ckpt, const LogicalWeight& w, VerifyRepo
     const TensorEntry& t = ckpt.tensors[size_t(w.members.at(0).second)];
     const GgmlTypeInfo* info = ggmlTypeTraits(t.ggmlType);
     if (!info || !info->hasSize()) {
-        add("shape", Message(QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 has no block geometry"), {t.typeName}));
+        add("shape",
+            Message(QT_TRANSLATE_NOOP("qs::Message", "ggml type %1 has no block geometry"), {std::string(t.typeName)}));
         return;
     }
     const uint64_t K = w.inFeatures(), N = w.outFeatures();
     if (K % info->blockWeights != 0) {
         add("shape",
             Message(QT_TRANSLATE_NOOP("qs::Message", "ne0 = %1 is not a multiple of the %2 block (%3)"),
-                    {std::to_string(K), t.typeName, std::to_string(info->blockWeights)}));
+                    {std::to_string(K), std::string(t.typeName), std::to_string(info->blockWeights)}));
         return;
     }
     const uint64_t blocks = N * (K / info->blockWeights);
     if (t.nbytes != blocks * info->blockBytes) {
         add("shape",
             Message(QT_TRANSLATE_NOOP("qs::Message", "the tensor holds %1 bytes, %2 blocks of %3 need %4"),
-                    {std::to_string(t.nbytes), std::to_string(blocks), t.typeName,
+                    {std::to_string(t.nbytes), std::to_string(blocks), std::string(t.typeName),
                      std::to_string(blocks * info->blockBytes)}));
         return;
     }

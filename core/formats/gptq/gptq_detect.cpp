@@ -366,7 +366,7 @@ bool detectQweight(Context& cx, const Group& g)
     const auto& S = cx.tensor(is).shape;
     const uint64_t a = q.shape[0], c = q.shape[1];
     const bool hasZ = iz >= 0 && cx.tensor(iz).shape.size() == 2;
-    const auto Z = hasZ ? cx.tensor(iz).shape : std::vector<uint64_t>{0, 0};
+    const Shape Z = hasZ ? cx.tensor(iz).shape : Shape{0, 0};
     const bool gptqShape = c == S[1] && (!hasZ || Z[0] == S[0]);
     const bool gemmShape = hasZ && mulChecked(c, 8) == S[1] && Z[0] == S[0] && Z[1] == c;
     const bool gemvShape = hasZ && a == S[0] && Z[0] == a && S[1] == 8 * Z[1];
@@ -477,7 +477,7 @@ void readGidx(Context& cx, LogicalWeight& w, int ig, uint64_t K, int64_t groupSi
         return;
     if (v->size() != K) {
         w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "'%1' has %2 entries for K = %3"),
-                           {t.name, std::to_string(v->size()), std::to_string(K)}});
+                           {std::string(t.name), std::to_string(v->size()), std::to_string(K)}});
         return;
     }
     if (groupSize <= 0) {

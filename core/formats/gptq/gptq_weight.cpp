@@ -28,14 +28,14 @@ void expectDtype(const WeightData& w, const TensorEntry& t, std::initializer_lis
     for (DType d : ok)
         if (t.dtype == d)
             return;
-    throw Error(w.weight.name + ": tensor '" + t.name + "' has dtype " + std::string(dtypeName(t.dtype)) + ", not what "
-                + w.weight.format + " stores there");
+    throw Error(w.weight.name + ": tensor '" + std::string(t.name) + "' has dtype " + std::string(dtypeName(t.dtype))
+                + ", not what " + w.weight.format + " stores there");
 }
 
 void expectRank(const WeightData& w, const TensorEntry& t, size_t rank)
 {
     if (t.shape.size() != rank)
-        throw Error(w.weight.name + ": tensor '" + t.name + "' has " + std::to_string(t.shape.size())
+        throw Error(w.weight.name + ": tensor '" + std::string(t.name) + "' has " + std::to_string(t.shape.size())
                     + " dimensions, expected " + std::to_string(rank));
 }
 

@@ -14,7 +14,7 @@ bool intValue(const WeightData& w, const std::string& role, int64_t& v)
     if (w.has(role)) {
         const TensorEntry& e = w.entry(role);
         if (!dtypeIsInteger(e.dtype) || e.elementCount() < 1)
-            failWeight(w.weight, "'" + e.name + "' is not an integer scalar");
+            failWeight(w.weight, "'" + std::string(e.name) + "' is not an integer scalar");
         v = readInt(w.ckpt.bytes(e), e.dtype, 0);
         return true;
     }
@@ -60,7 +60,7 @@ Hqq hqqState(const WeightData& w)
     if (w.has("shape")) {
         const TensorEntry& e = w.entry("shape");
         if (!dtypeIsInteger(e.dtype) || e.elementCount() != 2)
-            failWeight(lw, "shape '" + e.name + "' is not an integer [2] tensor");
+            failWeight(lw, "shape '" + std::string(e.name) + "' is not an integer [2] tensor");
         const auto b = w.ckpt.bytes(e);
         const int64_t n = readInt(b, e.dtype, 0), k = readInt(b, e.dtype, 1);
         if (n <= 0 || k <= 0)
@@ -98,8 +98,8 @@ Hqq hqqState(const WeightData& w)
 
     const TensorEntry& sc = w.entry("scale");
     const TensorEntry& z = w.entry("zero");
-    s.scale = FloatView(w.ckpt.bytes(sc), sc.dtype, what + " tensor '" + sc.name + "'");
-    s.zero = FloatView(w.ckpt.bytes(z), z.dtype, what + " tensor '" + z.name + "'");
+    s.scale = FloatView(w.ckpt.bytes(sc), sc.dtype, what + " tensor '" + std::string(sc.name) + "'");
+    s.zero = FloatView(w.ckpt.bytes(z), z.dtype, what + " tensor '" + std::string(z.name) + "'");
     const uint64_t nmeta = s.axis == 1 ? s.viewRows : s.viewCols;
     if (s.scale.size() != nmeta || s.zero.size() != nmeta)
         failWeight(lw, "scale and zero need " + std::to_string(nmeta) + " values each");

@@ -11,7 +11,7 @@ MlxAffine mlxState(const WeightData& w)
     const TensorEntry& sc = w.entry("scales");
     const TensorEntry& bi = w.entry("biases");
     if (p.dtype != DType::U32 && p.dtype != DType::I32)
-        failWeight(lw, "weight '" + p.name + "' is " + std::string(dtypeName(p.dtype)) + ", expected U32");
+        failWeight(lw, "weight '" + std::string(p.name) + "' is " + std::string(dtypeName(p.dtype)) + ", expected U32");
     if (p.shape.size() < 2 || sc.shape.size() != p.shape.size() || bi.shape != sc.shape)
         failWeight(lw, "weight, scales and biases must have the same rank (>= 2) and scales == biases in shape");
     for (size_t i = 0; i + 1 < p.shape.size(); ++i)
@@ -31,7 +31,7 @@ MlxAffine mlxState(const WeightData& w)
     if (!lw.shape.empty()) {
         s.cols = lw.inFeatures();
         if (lw.outFeatures() != s.rows)
-            failWeight(lw, "detected shape disagrees with weight '" + p.name + "'");
+            failWeight(lw, "detected shape disagrees with weight '" + std::string(p.name) + "'");
         if (s.cols == 0 || bitsTotal % s.cols)
             failWeight(lw,
                        "K = " + std::to_string(s.cols) + " does not divide the row's " + std::to_string(bitsTotal)
@@ -63,8 +63,8 @@ MlxAffine mlxState(const WeightData& w)
     s.packed = w.ckpt.bytes(p);
     if (s.packed.size() != checkedMul(checkedMul(s.rows, s.wordsPerRow, what), 4, what))
         failWeight(lw, "weight bytes do not match its shape");
-    s.scales = FloatView(w.ckpt.bytes(sc), sc.dtype, what + " tensor '" + sc.name + "'");
-    s.biases = FloatView(w.ckpt.bytes(bi), bi.dtype, what + " tensor '" + bi.name + "'");
+    s.scales = FloatView(w.ckpt.bytes(sc), sc.dtype, what + " tensor '" + std::string(sc.name) + "'");
+    s.biases = FloatView(w.ckpt.bytes(bi), bi.dtype, what + " tensor '" + std::string(bi.name) + "'");
     const uint64_t ng = checkedMul(s.rows, s.groups, what);
     if (s.scales.size() != ng || s.biases.size() != ng)
         failWeight(lw, "scales or biases bytes do not match their shape");

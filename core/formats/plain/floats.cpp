@@ -166,7 +166,7 @@ const TensorEntry& floatEntry(const WeightData& w)
 FloatTensor floatTensor(const WeightData& w)
 {
     const TensorEntry& e = floatEntry(w);
-    const std::string what = "weight '" + w.weight.name + "' tensor '" + e.name + "'";
+    const std::string what = "weight '" + w.weight.name + "' tensor '" + std::string(e.name) + "'";
     const unsigned bits = dtypeBits(e.dtype);
     if (!dtypeIsFloat(e.dtype) || bits < 8 || e.dtype == DType::C64)
         throw Error(what + ": dtype " + std::string(dtypeName(e.dtype)) + " is not decodable (raw bytes only)");

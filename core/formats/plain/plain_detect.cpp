@@ -36,7 +36,7 @@ bool namedOnlyGroup(Context& cx, const Group& g)
         cx.add(w, r, g.find(r));
     const auto dims = [&](const char* role) {
         const int i = g.find(role);
-        return i < 0 ? std::vector<uint64_t>{} : cx.tensor(i).shape;
+        return i < 0 ? Shape{} : cx.tensor(i).shape;
     };
     if (format == "exl2") {
         const auto q = dims("q_weight"), p = dims("q_invperm");

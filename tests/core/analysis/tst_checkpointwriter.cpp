@@ -128,10 +128,11 @@ private slots:
             w->copy(u8);
             QFAIL("copied a U8 tensor into GGUF");
         } catch (const Error& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(src->tensors[u8].name)), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QString::fromStdString(std::string(src->tensors[u8].name))),
+                     e.what());
             // The tensor is the error's context, not words in its text.
             QCOMPARE(e.context().file, src->path);
-            QCOMPARE(e.context().tensor, src->tensors[u8].name);
+            QCOMPARE(e.context().tensor, std::string(src->tensors[u8].name));
             QCOMPARE(e.detail(), std::string("U8 has no GGUF type"));
         }
     }
@@ -175,7 +176,7 @@ private slots:
         QuantScheme scheme;
         scheme.format = findFormat("gptq-v1");
         w->write([](size_t) { return std::vector<StoredTensor>{}; }, {}, scheme, {});
-        QCOMPARE(w->copied(), std::vector<std::string>{src->tensors[0].name});
+        QCOMPARE(w->copied(), std::vector<std::string>{std::string(src->tensors[0].name)});
         QCOMPARE(w->readBack(0).name, std::string("m"));
         QVERIFY(QFileInfo::exists(QString::fromStdString(out + "/config.json")));
         const auto dst = openCheckpoint(out);

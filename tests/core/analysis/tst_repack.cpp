@@ -102,11 +102,11 @@ void sameTensors(const Checkpoint& a, const Checkpoint& c)
     QCOMPARE(c.tensors.size(), a.tensors.size());
     for (const TensorEntry& t : a.tensors) {
         const TensorEntry* u = c.find(t.name);
-        QVERIFY2(u, t.name.c_str());
+        QVERIFY2(u, std::string(t.name).c_str());
         QCOMPARE(u->dtype, t.dtype);
         QCOMPARE(u->shape, t.shape);
         const auto x = a.bytes(t), y = c.bytes(*u);
-        QVERIFY2(std::equal(x.begin(), x.end(), y.begin(), y.end()), t.name.c_str());
+        QVERIFY2(std::equal(x.begin(), x.end(), y.begin(), y.end()), std::string(t.name).c_str());
     }
 }
 
@@ -168,11 +168,11 @@ private slots:
         const auto c = openCheckpoint(r2.output);
         for (const TensorEntry& t : a->tensors) {
             const TensorEntry* u = c->find(t.name);
-            QVERIFY2(u, t.name.c_str());
+            QVERIFY2(u, std::string(t.name).c_str());
             QCOMPARE(u->dtype, t.dtype);
             QCOMPARE(u->shape, t.shape);
             const auto x = a->bytes(t), y = c->bytes(*u);
-            QVERIFY2(std::equal(x.begin(), x.end(), y.begin(), y.end()), t.name.c_str());
+            QVERIFY2(std::equal(x.begin(), x.end(), y.begin(), y.end()), std::string(t.name).c_str());
         }
         QCOMPARE(c->tensors.size(), a->tensors.size());
         for (const LogicalWeight& w : b->weights)

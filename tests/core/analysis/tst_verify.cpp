@@ -95,7 +95,7 @@ void rewrite(const QString& srcDir, const QString& dstDir,
     std::vector<OwnedTensor> ts;
     for (const TensorEntry& t : c->tensors) {
         const auto b = c->bytes(t);
-        ts.push_back({t.name, t.dtype, t.shape, {b.begin(), b.end()}});
+        ts.push_back({std::string(t.name), t.dtype, t.shape, {b.begin(), b.end()}});
     }
     edit(*c, ts);
     QDir().mkpath(dstDir);
@@ -273,7 +273,7 @@ private slots:
         QCOMPARE(r.errors(), dropped.members.size() + 1);
         QVERIFY(hasCheck(r, c->path, "nothing-checked"));
         for (const auto& [role, index] : dropped.members)
-            QVERIFY(hasCheck(r, c->tensors[index].name, "unmatched"));
+            QVERIFY(hasCheck(r, std::string(c->tensors[index].name), "unmatched"));
     }
 
     void broken_data()

@@ -37,7 +37,7 @@ std::vector<std::string> tensorNames(const Checkpoint& c)
 {
     std::vector<std::string> out;
     for (const auto& t : c.tensors)
-        out.push_back(t.name);
+        out.push_back(std::string(t.name));
     std::sort(out.begin(), out.end());
     return out;
 }

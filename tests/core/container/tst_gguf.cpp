@@ -444,7 +444,7 @@ private slots:
         ckpt.buildIndex();
         const qs::TensorEntry* t = ckpt.find(tensor.toStdString());
         QVERIFY(t);
-        QCOMPARE(QString::fromStdString(t->typeName), type);
+        QCOMPARE(QString::fromStdString(std::string(t->typeName)), type);
         QCOMPARE(t->ggmlType, qs::ggmlTypeByName(type.toStdString())->id);
         QCOMPARE(t->dtype, qs::DType::Ggml);
         QVERIFY(t->known);
@@ -514,7 +514,7 @@ private slots:
         std::vector<qs::GgufTensor> tensors;
         for (const auto& t : ckpt.tensors) {
             std::vector<uint64_t> ne(t.shape.rbegin(), t.shape.rend());
-            tensors.push_back({t.name, t.ggmlType, ne, ckpt.bytes(t)});
+            tensors.push_back({std::string(t.name), t.ggmlType, ne, ckpt.bytes(t)});
         }
         QTemporaryDir dir;
         const std::string out = tmpPath(dir, "copy.gguf");

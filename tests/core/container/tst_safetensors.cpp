@@ -651,7 +651,7 @@ private slots:
         // Writing what was read gives the same file, byte for byte.
         std::vector<qs::SafetensorsTensor> again;
         for (const auto& t : c.tensors)
-            again.push_back({t.name, t.dtype, t.shape, c.bytes(t)});
+            again.push_back({std::string(t.name), t.dtype, t.shape, c.bytes(t)});
         const std::string path2 = (dir.path() + QStringLiteral("/again.safetensors")).toStdString();
         qs::writeSafetensors(path2, again, meta);
         QCOMPARE(readAll(path2), readAll(path));
@@ -667,7 +667,7 @@ private slots:
             qs::readSafetensorsFile(c, path);
             std::vector<qs::SafetensorsTensor> tensors;
             for (const auto& t : c.tensors)
-                tensors.push_back({t.name, t.dtype, t.shape, c.bytes(t)});
+                tensors.push_back({std::string(t.name), t.dtype, t.shape, c.bytes(t)});
             std::map<std::string, std::string> meta;
             for (const auto& [k, v] : c.metadata)
                 meta.emplace(k, std::get<std::string>(v.value));
@@ -679,12 +679,12 @@ private slots:
             QCOMPARE(r.mappedFile(0).size(),
                      c.mappedFile(0).size() - c.tensors.front().offset + r.tensors.front().offset);
             for (const auto& t : c.tensors) {
-                const auto* u = findTensor(r, t.name);
-                QVERIFY2(u, t.name.c_str());
+                const auto* u = findTensor(r, std::string(t.name));
+                QVERIFY2(u, std::string(t.name).c_str());
                 QCOMPARE(u->dtype, t.dtype);
                 QCOMPARE(u->shape, t.shape);
                 const auto a = c.bytes(t), b = r.bytes(*u);
-                QVERIFY2(std::equal(a.begin(), a.end(), b.begin(), b.end()), t.name.c_str());
+                QVERIFY2(std::equal(a.begin(), a.end(), b.begin(), b.end()), std::string(t.name).c_str());
             }
             QCOMPARE(r.metadata.size(), c.metadata.size());
             QCOMPARE(r.meta("format")->toDisplayString(), std::string("pt"));

@@ -398,7 +398,8 @@ void TestDetect::fixtureWeight()
     QCOMPARE(w->shape, (std::vector<uint64_t>{e.out, e.in}));
     QCOMPARE(sortedRoles(*w), std::string(e.roles));
     for (const auto& [role, idx] : w->members)
-        QVERIFY2(ckpt->tensors[idx].name.starts_with(std::string(e.name) + "."), ckpt->tensors[idx].name.c_str());
+        QVERIFY2(ckpt->tensors[idx].name.starts_with(std::string(e.name) + "."),
+                 std::string(ckpt->tensors[idx].name).c_str());
     QCOMPARE(w->storedBytes, e.storedBytes);
     QCOMPARE(w->bitsPerWeight(), double(e.storedBytes) * 8.0 / double(e.out * e.in));
     QVERIFY(!w->evidence.empty());

@@ -296,12 +296,12 @@ private slots:
         const auto ref = qsk::openFixture(variant, "ref.safetensors");
         int checked = 0;
         for (const TensorEntry& r : ref->tensors) {
-            const std::string module = r.name.substr(0, r.name.size() - 7); // strip ".weight"
+            const std::string module(r.name.substr(0, r.name.size() - 7)); // strip ".weight"
             const LogicalWeight* w = ck->findWeight(module);
             QVERIFY2(w, module.c_str());
             QCOMPARE(w->format, std::string("compressed-tensors"));
             const auto ours = dequantizeWeight(*ck, *w, SimdPath(path));
-            QSK_COMPARE_BITS(ours, qsk::floats(*ref, r.name), DType::F32);
+            QSK_COMPARE_BITS(ours, qsk::floats(*ref, std::string(r.name)), DType::F32);
             ++checked;
         }
         QVERIFY(checked > 0);

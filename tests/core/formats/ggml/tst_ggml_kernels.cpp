@@ -298,7 +298,7 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         for (const TensorEntry& t : quantFile()->tensors)
-            QTest::addRow("%s", t.name.c_str()) << QString::fromStdString(t.name);
+            QTest::addRow("%s", std::string(t.name).c_str()) << QString::fromStdString(std::string(t.name));
         QVERIFY(quantFile()->tensors.size() >= 72);
     }
     void fixtures()
@@ -693,7 +693,7 @@ private slots:
             const TensorEntry& t = q.tensors[size_t(idx)];
             LogicalWeight w;
             w.name = name;
-            w.format = "gguf-" + QString::fromStdString(t.typeName).toLower().toStdString();
+            w.format = "gguf-" + QString::fromStdString(std::string(t.typeName)).toLower().toStdString();
             w.shape = t.shape;
             w.members = {{"weight", size_t(idx)}};
             const WeightData wd{q, w};
@@ -1029,7 +1029,7 @@ private slots:
         QTest::addColumn<QString>("source");
         for (const TensorEntry& t : quantFile()->tensors)
             if (t.name.starts_with("real."))
-                QTest::addRow("%s", t.name.c_str()) << QString::fromStdString(t.name);
+                QTest::addRow("%s", std::string(t.name).c_str()) << QString::fromStdString(std::string(t.name));
     }
     void elementMapOnFixtures()
     {

@@ -769,7 +769,7 @@ private slots:
         for (const QString& d : dirs) {
             const auto ckpt = openCheckpoint(root.filePath(d + QStringLiteral("/model.safetensors")).toStdString());
             for (const TensorEntry& t : ckpt->tensors) {
-                const QString name = QString::fromStdString(t.name);
+                const QString name = QString::fromStdString(std::string(t.name));
                 if (name.endsWith(QLatin1String(".qweight"))) {
                     const QString module = name.chopped(8);
                     QTest::addRow("%s/%s", qPrintable(d), qPrintable(module.section(QLatin1Char('.'), -1)))
