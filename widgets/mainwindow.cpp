@@ -557,6 +557,13 @@ void MainWindow::createStatusBar()
     connect(m_context->jobs(), &JobRunner::activityChanged, this, &MainWindow::updateJobStatus);
     // A job may have read past the end of a file cut under it (it read zeros there): say so.
     connect(m_context->jobs(), &JobRunner::activityChanged, this, &MainWindow::checkChangedOnDisk);
+    // Jobs that still held a closed checkpoint's results free them when they end: return that too.
+    connect(m_context->jobs(), &JobRunner::activityChanged, this, [this] {
+        if (m_returnMemoryWhenIdle && !m_context->jobs()->isBusy()) {
+            m_returnMemoryWhenIdle = false;
+            qs::platform::returnFreedMemory();
+        }
+    });
     connect(m_context->jobs(), &JobRunner::failed, this,
             [this](const QString&, const QString& message) { statusBar()->showMessage(message, 10000); });
     updateJobStatus();
@@ -1033,8 +1040,9 @@ void MainWindow::closeCheckpoint()
     watchFiles();
     checkChangedOnDisk();
     // What the models and views freed after the checkpoint itself (whose destruction returns
-    // what it held, base/platform.h) goes back too.
+    // what it held, base/platform.h) goes back too, and what running jobs free once they end.
     qs::platform::returnFreedMemory();
+    m_returnMemoryWhenIdle = m_context->jobs()->isBusy();
     updateStatus();
 }
 

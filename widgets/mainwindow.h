@@ -263,6 +263,7 @@ private:
     QLabel* m_changedLabel = nullptr;
     QString m_changedWhy;
     QString m_reloadWeight; // the weight to select again once a reload has opened
+    bool m_returnMemoryWhenIdle = false; // a checkpoint closed while jobs ran (closeCheckpoint)
     int m_pendingWalkStep = -1; // the guide's walk step to show once the demo has opened
 };
 

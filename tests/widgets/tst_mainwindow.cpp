@@ -97,7 +97,6 @@ private slots:
     void recentFilesCappedAndPruned();
     void screenshotIsNotBlank();
     void statusBarShowsFileAndMemory();
-    void memoryReturnedOnClose();
     void inspectorHasRoomAt1600();
     void fileMenuHasEachActionOnce();
     void exportsReport_data();
@@ -544,56 +543,6 @@ void TestMainWindow::statusBarShowsFileAndMemory()
 // closing everything): a safetensors file of 200,000 small tensors, opened and closed twice
 // (the first round warms up Qt's own caches), leaves the private memory within a few MiB of
 // where it was before.
-void TestMainWindow::memoryReturnedOnClose()
-{
-    if (qstest::kAsan)
-        QSKIP("ASan keeps freed memory in its quarantine");
-    constexpr int kTensors = 200000;
-    QByteArray header = "{";
-    for (int i = 0; i < kTensors; ++i)
-        header += QByteArray(i ? "," : "") + "\"blk." + QByteArray::number(i)
-            + ".ffn_down.weight\":{\"dtype\":\"F32\",\"shape\":[8],\"data_offsets\":["
-            + QByteArray::number(qint64(i) * 32) + "," + QByteArray::number(qint64(i) * 32 + 32) + "]}";
-    header += "}";
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString path = dir.filePath(QStringLiteral("many.safetensors"));
-    {
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(qstest::safetensorsHeader(header));
-        QVERIFY(f.resize(8 + header.size() + qint64(kTensors) * 32));
-    }
-    MainWindow w(MainWindow::Options{false});
-    w.resize(1280, 800);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    const auto openAndClose = [&] {
-        w.openPath(path);
-        waitOpened(w);
-        QVERIFY(w.snapshot());
-        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
-        const std::weak_ptr<const qs::Checkpoint> closed = w.checkpoint();
-        w.closeCheckpoint();
-        QTRY_VERIFY_WITH_TIMEOUT(closed.expired(), kOpenTimeoutMs);
-    };
-    openAndClose();
-    const uint64_t before = qs::platform::privateResidentBytes();
-    w.openPath(path);
-    waitOpened(w);
-    QVERIFY(w.waitForIdle(kOpenTimeoutMs));
-    const uint64_t open = qs::platform::privateResidentBytes();
-    // Jobs that were reading the checkpoint when it closed let it go when they end.
-    const std::weak_ptr<const qs::Checkpoint> closed = w.checkpoint();
-    w.closeCheckpoint();
-    QTRY_VERIFY_WITH_TIMEOUT(closed.expired(), kOpenTimeoutMs);
-    const uint64_t after = qs::platform::privateResidentBytes();
-    qInfo("private memory: %.1f MiB before, %.1f MiB open, %.1f MiB after closing", before / 1048576.0,
-          open / 1048576.0, after / 1048576.0);
-    QVERIFY2(open > before + (uint64_t(32) << 20), "the checkpoint took too little memory to tell");
-    QVERIFY2(after < before + (uint64_t(8) << 20), "closing the checkpoint kept its memory");
-}
-
 void TestMainWindow::inspectorHasRoomAt1600()
 {
     MainWindow w(MainWindow::Options{false});
