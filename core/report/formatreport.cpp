@@ -231,7 +231,8 @@ void appendStoredCheck(Section& s, const LayoutSpec& spec, const LayoutParams& p
     for (const auto& [role, idx] : w.members) {
         const TensorEntry& te = stored.ckpt->tensors[idx];
         const LayoutTensor* t = findTensor(spec, role);
-        std::vector<std::string> row = {role, std::string(te.name), std::string(dtypeName(te.dtype)), withThousands(te.nbytes)};
+        std::vector<std::string> row = {role, std::string(te.name), std::string(dtypeName(te.dtype)),
+                                        withThousands(te.nbytes)};
         if (!t || !t->shape) {
             row.insert(row.end(), {"-", "not in the spec"});
         } else {
