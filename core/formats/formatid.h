@@ -87,7 +87,8 @@ struct FormatRow {
     std::string_view description;
 };
 
-// Short names for the families' FormatRow tables (`using namespace formatrow;` in a family's file).
+// Short names for the families' FormatRow tables (`using namespace formatrow;` inside the function
+// that lists a family's formats: at namespace scope it would reach the other files of a unity batch).
 namespace formatrow {
 using enum StorageKind;
 constexpr ColourRole Int = ColourRole::Integer, Flt = ColourRole::Float, Book = ColourRole::Codebook,

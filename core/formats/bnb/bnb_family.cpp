@@ -89,21 +89,20 @@ constexpr std::string_view kBnbDottedMembers[] = {
 };
 constexpr std::string_view kBnbMembers[] = {"SCB", "weight.absmax", "weight.quant_map"};
 
-using namespace formatrow;
-
-// Part B of ../shared/spec/safetensors-quant.md.
-//  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
-constexpr FormatRow kFormats[] = {
-    {"bnb-nf4", 4, Codebook, Book, true, false, RequantizeRule::Bnb4, true, false, "nf4",
-     "bitsandbytes 4-bit NormalFloat, blockwise absmax (optionally nested)"},
-    {"bnb-fp4", 4, Codebook, Book, true, false, RequantizeRule::Bnb4, true, false, "fp4",
-     "bitsandbytes 4-bit float (its own E2M1 variant), blockwise absmax"},
-    {"bnb-int8", 8, RowInt8, Int, true, false, NoRule, false, false, "",
-     "bitsandbytes LLM.int8: int8 rows with per-row absmax (SCB)"},
-};
-
 void bnbFormats(FormatList& out)
 {
+    using namespace formatrow;
+    // Part B of ../shared/spec/safetensors-quant.md.
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kFormats[] = {
+        {"bnb-nf4", 4, Codebook, Book, true, false, RequantizeRule::Bnb4, true, false, "nf4",
+         "bitsandbytes 4-bit NormalFloat, blockwise absmax (optionally nested)"},
+        {"bnb-fp4", 4, Codebook, Book, true, false, RequantizeRule::Bnb4, true, false, "fp4",
+         "bitsandbytes 4-bit float (its own E2M1 variant), blockwise absmax"},
+        {"bnb-int8", 8, RowInt8, Int, true, false, NoRule, false, false, "",
+         "bitsandbytes LLM.int8: int8 rows with per-row absmax (SCB)"},
+    };
+
     for (const FormatRow& f : kFormats)
         out.add(f);
 }

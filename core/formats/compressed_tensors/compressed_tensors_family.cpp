@@ -79,34 +79,33 @@ const char* ctDisplayName(const FormatInfo&)
 constexpr std::string_view kCtMembers[] = {"weight_scale", "weight_zero_point", "weight_packed", "weight_shape",
                                            "weight_scale_inv"};
 
-using namespace formatrow;
-
-// Part B of ../shared/spec/safetensors-quant.md.
-//  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
-constexpr FormatRow kFormats[] = {
-    {"compressed-tensors", 0, GroupAffine, Int, true, true, GptqAffine, true, true, "ct",
-     "compressed-tensors pack-quantized: signed codes +2^(b-1) packed along K in int32"},
-    {"compressed-tensors-int", 0, GroupAffine, Int, true, true, GptqAffine, false, false, "",
-     "compressed-tensors int-/naive-quantized: unpacked int8 codes + weight_scale"},
-    {"compressed-tensors-fp8", 8, ScaledFloat, Int, false, false, NoRule, false, false, "",
-     "compressed-tensors float-quantized: FP8 weight + weight_scale"},
-    {"compressed-tensors-nvfp4", 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
-     "compressed-tensors nvfp4-pack-quantized: FP4 E2M1 pairs, FP8 scales per 16, global scale"},
-};
-constexpr FormatRow kFp8Block = {"fp8-block",
-                                 8,
-                                 ScaledFloat,
-                                 Flt,
-                                 false,
-                                 false,
-                                 NoRule,
-                                 false,
-                                 false,
-                                 "",
-                                 "block FP8 (DeepSeek style): FP8 weight + weight_scale_inv per 128x128"};
-
 void ctFormats(FormatList& out)
 {
+    using namespace formatrow;
+    // Part B of ../shared/spec/safetensors-quant.md.
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kFormats[] = {
+        {"compressed-tensors", 0, GroupAffine, Int, true, true, GptqAffine, true, true, "ct",
+         "compressed-tensors pack-quantized: signed codes +2^(b-1) packed along K in int32"},
+        {"compressed-tensors-int", 0, GroupAffine, Int, true, true, GptqAffine, false, false, "",
+         "compressed-tensors int-/naive-quantized: unpacked int8 codes + weight_scale"},
+        {"compressed-tensors-fp8", 8, ScaledFloat, Int, false, false, NoRule, false, false, "",
+         "compressed-tensors float-quantized: FP8 weight + weight_scale"},
+        {"compressed-tensors-nvfp4", 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
+         "compressed-tensors nvfp4-pack-quantized: FP4 E2M1 pairs, FP8 scales per 16, global scale"},
+    };
+    static constexpr FormatRow kFp8Block = {"fp8-block",
+                                            8,
+                                            ScaledFloat,
+                                            Flt,
+                                            false,
+                                            false,
+                                            NoRule,
+                                            false,
+                                            false,
+                                            "",
+                                            "block FP8 (DeepSeek style): FP8 weight + weight_scale_inv per 128x128"};
+
     for (const FormatRow& f : kFormats)
         out.add(f);
     out.addAfterFamilies(kFp8Block);

@@ -87,32 +87,31 @@ void packedElementValues(const WeightData& data, uint64_t row, uint64_t col, Ele
 // The members detection notes as stray on a tensor no row claimed.
 constexpr std::string_view kGptqMembers[] = {"qweight", "qzeros", "scales", "g_idx"};
 
-using namespace formatrow;
-
-// Part B of ../shared/spec/safetensors-quant.md.
-//  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
-constexpr FormatRow kFormats[] = {
-    {"gptq-v1", 0, StorageKind::PackedLinear, Int, true, true, GptqAffine, true, true, "gptq",
-     "GPTQ (AutoGPTQ checkpoint_format gptq): qweight packed along K, zeros stored as z-1"},
-    {"gptq-v2", 0, StorageKind::PackedLinear, Int, true, true, GptqAffine, true, true, "",
-     "GPTQ v2 (GPTQModel gptq_v2): qweight packed along K, zeros stored as z"},
-    {"gptq-planar", 0, StorageKind::PackedLinear, Int, true, true, GptqAffine, false, false, "",
-     "GPTQModel split-plane layout (format gptq_p; 5/6/7-bit), v2 zeros"},
-    {"awq-gemm", 4, StorageKind::PackedLinear, Int, true, true, Awq, true, true, "awq",
-     "AutoAWQ GEMM: qweight [K, N/8] packed along N in AWQ order, zeros as-is"},
-    {"awq-gemv", 4, StorageKind::PackedLinear, Int, true, true, Awq, false, false, "",
-     "AutoAWQ GEMV: qweight [N, K/8] packed along K, padded zeros and scales"},
-    // Its zeros are stored folded into float biases (-s*z): codes yes, integer zeros no.
-    {"awq-gemv-fast", 4, StorageKind::PackedLinear, Int, true, false, Awq, false, false, "",
-     "llm-awq GEMV_FAST: int16 qweight [N/4, K] interleaved, f16 scales and -s*z biases"},
-    {"gptq-marlin", 4, StorageKind::PackedLinear, Int, true, true, GptqAffine, false, false, "",
-     "Marlin tiles (B, s): symmetric GPTQ, 16x16 tiles permuted for mma"},
-    {"awq-marlin", 4, StorageKind::PackedLinear, Int, true, true, GptqAffine, false, false, "",
-     "AutoAWQ version marlin: symmetric 4-bit Marlin tiles (qweight, scales)"},
-};
-
 void gptqFormats(FormatList& out)
 {
+    using namespace formatrow;
+    // Part B of ../shared/spec/safetensors-quant.md.
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kFormats[] = {
+        {"gptq-v1", 0, StorageKind::PackedLinear, Int, true, true, GptqAffine, true, true, "gptq",
+         "GPTQ (AutoGPTQ checkpoint_format gptq): qweight packed along K, zeros stored as z-1"},
+        {"gptq-v2", 0, StorageKind::PackedLinear, Int, true, true, GptqAffine, true, true, "",
+         "GPTQ v2 (GPTQModel gptq_v2): qweight packed along K, zeros stored as z"},
+        {"gptq-planar", 0, StorageKind::PackedLinear, Int, true, true, GptqAffine, false, false, "",
+         "GPTQModel split-plane layout (format gptq_p; 5/6/7-bit), v2 zeros"},
+        {"awq-gemm", 4, StorageKind::PackedLinear, Int, true, true, Awq, true, true, "awq",
+         "AutoAWQ GEMM: qweight [K, N/8] packed along N in AWQ order, zeros as-is"},
+        {"awq-gemv", 4, StorageKind::PackedLinear, Int, true, true, Awq, false, false, "",
+         "AutoAWQ GEMV: qweight [N, K/8] packed along K, padded zeros and scales"},
+        // Its zeros are stored folded into float biases (-s*z): codes yes, integer zeros no.
+        {"awq-gemv-fast", 4, StorageKind::PackedLinear, Int, true, false, Awq, false, false, "",
+         "llm-awq GEMV_FAST: int16 qweight [N/4, K] interleaved, f16 scales and -s*z biases"},
+        {"gptq-marlin", 4, StorageKind::PackedLinear, Int, true, true, GptqAffine, false, false, "",
+         "Marlin tiles (B, s): symmetric GPTQ, 16x16 tiles permuted for mma"},
+        {"awq-marlin", 4, StorageKind::PackedLinear, Int, true, true, GptqAffine, false, false, "",
+         "AutoAWQ version marlin: symmetric 4-bit Marlin tiles (qweight, scales)"},
+    };
+
     for (const FormatRow& f : kFormats)
         out.add(f);
 }

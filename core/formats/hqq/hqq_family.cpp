@@ -36,24 +36,23 @@ const char* hqqDisplayName(const FormatInfo&)
     return QT_TRANSLATE_NOOP("qs::FamilyName", "HQQ");
 }
 
-using namespace formatrow;
-
-// Part B of ../shared/spec/safetensors-quant.md.
-//  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
-constexpr FormatRow kHqq = {"hqq",
-                            0,
-                            GroupAffine,
-                            Int,
-                            true,
-                            false,
-                            GptqAffine,
-                            false,
-                            false,
-                            "",
-                            "HQQ: W_q packed by halves of the grouped view, float scale and zero"};
-
 void hqqFormats(FormatList& out)
 {
+    using namespace formatrow;
+    // Part B of ../shared/spec/safetensors-quant.md.
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kHqq = {"hqq",
+                                       0,
+                                       GroupAffine,
+                                       Int,
+                                       true,
+                                       false,
+                                       GptqAffine,
+                                       false,
+                                       false,
+                                       "",
+                                       "HQQ: W_q packed by halves of the grouped view, float scale and zero"};
+
     out.add(kHqq);
 }
 

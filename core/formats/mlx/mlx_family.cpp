@@ -54,23 +54,22 @@ const char* mlxDisplayName(const FormatInfo&)
 // The members detection notes as stray on a tensor no row claimed.
 constexpr std::string_view kMlxMembers[] = {"scales", "biases"};
 
-using namespace formatrow;
-
-// Part B of ../shared/spec/safetensors-quant.md.
-//  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
-constexpr FormatRow kFormats[] = {
-    {"mlx-affine", 0, GroupAffine, Int, true, false, GptqAffine, true, true, "mlx",
-     "MLX affine: uint32 words packed along K, scales and biases per group"},
-    {"mlx-mxfp4", 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
-     "MLX mxfp4: FP4 codes in uint32 words, E8M0 scales per 32"},
-    {"mlx-nvfp4", 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
-     "MLX nvfp4: FP4 codes in uint32 words, FP8 scales per 16"},
-    {"mlx-mxfp8", 8, ScaledFloat, Int, false, false, NoRule, false, false, "",
-     "MLX mxfp8: FP8 codes in uint32 words, E8M0 scales per 32"},
-};
-
 void mlxFormats(FormatList& out)
 {
+    using namespace formatrow;
+    // Part B of ../shared/spec/safetensors-quant.md.
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kFormats[] = {
+        {"mlx-affine", 0, GroupAffine, Int, true, false, GptqAffine, true, true, "mlx",
+         "MLX affine: uint32 words packed along K, scales and biases per group"},
+        {"mlx-mxfp4", 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
+         "MLX mxfp4: FP4 codes in uint32 words, E8M0 scales per 32"},
+        {"mlx-nvfp4", 4, ScaledFloat, Int, false, false, NoRule, false, false, "",
+         "MLX nvfp4: FP4 codes in uint32 words, FP8 scales per 16"},
+        {"mlx-mxfp8", 8, ScaledFloat, Int, false, false, NoRule, false, false, "",
+         "MLX mxfp8: FP8 codes in uint32 words, E8M0 scales per 32"},
+    };
+
     for (const FormatRow& f : kFormats)
         out.add(f);
 }

@@ -64,22 +64,22 @@ constexpr PlainRow kPlain[] = {
     {DType::BOOL, "bool", "booleans, one byte each"},
 };
 
-using namespace formatrow;
-
-// The formats detection only names (plain_detect.cpp): listed, never decoded.
-//  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
-constexpr FormatRow kNamedOnly[] = {
-    {"exl2", 0, None, Named, false, false, NoRule, false, false, "",
-     "ExLlamaV2 EXL2 (q_weight, q_scale, q_perm ...): named, not decoded"},
-    {"exl3", 0, None, Named, false, false, NoRule, false, false, "", "ExLlamaV3 EXL3 (trellis): named, not decoded"},
-    {"aqlm", 0, None, Named, false, false, NoRule, false, false, "",
-     "AQLM additive codebooks (codes, codebooks, scales): named, not decoded"},
-    {"quanto", 0, None, Named, false, false, NoRule, false, false, "",
-     "optimum-quanto (weight._data, weight._scale): named, not decoded"},
-};
-
 void plainFormats(FormatList& out)
 {
+    using namespace formatrow;
+    // The formats detection only names (plain_detect.cpp): listed, never decoded.
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kNamedOnly[] = {
+        {"exl2", 0, None, Named, false, false, NoRule, false, false, "",
+         "ExLlamaV2 EXL2 (q_weight, q_scale, q_perm ...): named, not decoded"},
+        {"exl3", 0, None, Named, false, false, NoRule, false, false, "",
+         "ExLlamaV3 EXL3 (trellis): named, not decoded"},
+        {"aqlm", 0, None, Named, false, false, NoRule, false, false, "",
+         "AQLM additive codebooks (codes, codebooks, scales): named, not decoded"},
+        {"quanto", 0, None, Named, false, false, NoRule, false, false, "",
+         "optimum-quanto (weight._data, weight._scale): named, not decoded"},
+    };
+
     for (const PlainRow& p : kPlain) {
         FormatInfo f;
         f.id = std::string(p.id);
