@@ -331,7 +331,7 @@ void seedFolders(const fs::path& tiny)
     const auto src = qs::openCheckpoint(tiny.string());
     std::vector<qs::SafetensorsTensor> all;
     for (const auto& t : src->tensors)
-        all.push_back({t.name, t.dtype, t.shape, src->bytes(t)});
+        all.push_back({std::string(t.name), t.dtype, t.shape, src->bytes(t)});
     const std::vector<qs::SafetensorsTensor> first(all.begin(), all.begin() + 2), second(all.begin() + 2, all.end());
 
     const fs::path sharded = tmp / "sharded";
