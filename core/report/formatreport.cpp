@@ -233,10 +233,8 @@ void appendStoredCheck(Section& s, const LayoutSpec& spec, const LayoutParams& p
         const LayoutTensor* t = findTensor(spec, role);
         std::vector<std::string> row = {role, std::string(te.name), std::string(dtypeName(te.dtype)),
                                         withThousands(te.nbytes)};
-        if (!t) {
+        if (!t || !t->shape) {
             row.insert(row.end(), {"-", "not in the spec"});
-        } else if (!t->shape) {
-            row.insert(row.end(), {"-", "not set by the parameters"});
         } else {
             // A block tensor counts whole blocks of the spec's type, whatever dtype holds them.
             const bool ownDtype = t->dtype != "block" && te.dtype != DType::Ggml && dtypeBits(te.dtype) != 0;

@@ -210,20 +210,6 @@ private slots:
         QVERIFY(!hasParagraph(d, "DISAGREES"));
     }
 
-    // bitsandbytes' quant_state is a JSON blob whose length no parameter sets: it is listed and
-    // left out of the sums, not compared with a size the spec cannot give (it read "1 byte").
-    void storedBytesLeaveOutAJsonBlob()
-    {
-        const auto ckpt = openCheckpoint(qstest::fixture(QStringLiteral("safetensors/bnb-nf4")).toStdString());
-        const Document d = checkpointReport(*ckpt, CheckpointOptions{}, qs::Progress{});
-        const Table* t = tableWithHeader(d, "tensor", 1);
-        QVERIFY(t);
-        QCOMPARE(cell(t, "quant_state", 5), std::string("not set by the parameters"));
-        QCOMPARE(cell(t, "weight", 5), std::string("agrees"));
-        QVERIFY(hasParagraph(d, "(agrees)."));
-        QVERIFY(!hasParagraph(d, "DISAGREES"));
-    }
-
     // ...and a hand-made MLX weight whose biases hold twice the groups its scales do (detection
     // notes it and keeps the weight) disagrees, and the chapter says so.
     void storedBytesDisagree()
