@@ -92,7 +92,8 @@ uint64_t TensorEntry::elementCount() const
 
 std::string_view NameArena::keep(std::string_view name)
 {
-    // Blocks of 64 KiB; a name of more than a quarter of one gets a block of its own.
+    // Blocks growing from 1 to 64 KiB (a checkpoint of a few tensors stays small); a name of more
+    // than a quarter of the largest block gets a block of its own.
     constexpr size_t kBlock = size_t(64) << 10;
     if (name.size() > m_left) {
         if (name.size() > kBlock / 4) {
@@ -101,9 +102,11 @@ std::string_view NameArena::keep(std::string_view name)
             std::memcpy(m_blocks.back().get(), name.data(), name.size());
             return {m_blocks.back().get(), name.size()};
         }
-        m_blocks.push_back(std::make_unique<char[]>(kBlock));
+        const size_t size = std::max(m_nextBlock, name.size());
+        m_blocks.push_back(std::make_unique<char[]>(size));
         m_free = m_blocks.back().get();
-        m_left = kBlock;
+        m_left = size;
+        m_nextBlock = std::min(kBlock, m_nextBlock * 2);
     }
     if (name.empty())
         return {};

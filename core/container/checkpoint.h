@@ -82,6 +82,7 @@ private:
     std::vector<std::unique_ptr<char[]>> m_blocks;
     char* m_free = nullptr;
     size_t m_left = 0;
+    size_t m_nextBlock = 1024;
 };
 
 class FolderChoiceError : public Error {

@@ -182,7 +182,8 @@ void ggmlPlaygroundFormats(std::vector<PlaygroundBlockFormat>& out)
 std::vector<std::pair<uint16_t, uint8_t>> ggmlSubScaleBits(int type, uint32_t e)
 {
     std::vector<std::pair<uint16_t, uint8_t>> out;
-    for (const GgmlBitPiece& p : ggmlLocateElement(type, e).view())
+    const auto element = ggmlLocateElement(type, e); // view() points into it: keep it alive
+    for (const GgmlBitPiece& p : element.view())
         if (p.role == GgmlPieceRole::SubScale)
             out.emplace_back(p.byteOffset, p.bitOffset);
     return out;
@@ -203,7 +204,8 @@ uint32_t ggmlLevelGroup(int type)
 int ggmlCodeBits(int type)
 {
     int bits = 0;
-    for (const GgmlBitPiece& p : ggmlLocateElement(type, 0).view())
+    const auto element = ggmlLocateElement(type, 0); // view() points into it: keep it alive
+    for (const GgmlBitPiece& p : element.view())
         if (p.role == GgmlPieceRole::Code)
             bits += p.width;
     return bits;
