@@ -427,6 +427,23 @@ GgmlElementLocation ggmlLocateElement(int ggmlType, uint32_t e)
     return b.loc;
 }
 
+namespace {
+
+// The bytes a piece spans, read as one little-endian word, and its mask at bit 0.
+struct PieceWord {
+    uint64_t word = 0;
+    unsigned nbytes;
+    uint64_t mask;
+    PieceWord(const uint8_t* block, const GgmlBitPiece& p)
+        : nbytes((p.bitOffset + p.width + 7) / 8)
+        , mask(p.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << p.width) - 1)
+    {
+        std::memcpy(&word, block + p.byteOffset, nbytes);
+    }
+};
+
+} // namespace
+
 uint64_t ggmlExtractBits(const uint8_t* block, const GgmlElementLocation& loc, GgmlPieceRole role)
 {
     uint64_t out = 0;
@@ -434,11 +451,8 @@ uint64_t ggmlExtractBits(const uint8_t* block, const GgmlElementLocation& loc, G
     for (const GgmlBitPiece& p : loc.view()) {
         if (p.role != role)
             continue;
-        uint64_t word = 0;
-        const unsigned nbytes = (p.bitOffset + p.width + 7) / 8;
-        std::memcpy(&word, block + p.byteOffset, nbytes);
-        const uint64_t mask = p.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << p.width) - 1;
-        const uint64_t v = (word >> p.bitOffset) & mask;
+        const PieceWord w(block, p);
+        const uint64_t v = (w.word >> p.bitOffset) & w.mask;
         out |= at < 64 ? v << at : 0;
         at += p.width;
     }
@@ -451,13 +465,10 @@ void ggmlDepositBits(uint8_t* block, const GgmlElementLocation& loc, GgmlPieceRo
     for (const GgmlBitPiece& p : loc.view()) {
         if (p.role != role)
             continue;
-        uint64_t word = 0;
-        const unsigned nbytes = (p.bitOffset + p.width + 7) / 8;
-        std::memcpy(&word, block + p.byteOffset, nbytes);
-        const uint64_t mask = p.width >= 64 ? ~uint64_t(0) : (uint64_t(1) << p.width) - 1;
-        const uint64_t v = at < 64 ? (value >> at) & mask : 0;
-        word = (word & ~(mask << p.bitOffset)) | (v << p.bitOffset);
-        std::memcpy(block + p.byteOffset, &word, nbytes);
+        PieceWord w(block, p);
+        const uint64_t v = at < 64 ? (value >> at) & w.mask : 0;
+        w.word = (w.word & ~(w.mask << p.bitOffset)) | (v << p.bitOffset);
+        std::memcpy(block + p.byteOffset, &w.word, w.nbytes);
         at += p.width;
     }
 }
