@@ -15,6 +15,8 @@ void blockFloatBudget(std::vector<BudgetFormat>& out)
         {{"weight", BudgetPart::Codes}, {"weight_scale", BudgetPart::Scales}, {"weight_scale_2", BudgetPart::Scales}}));
     out.push_back(budgetRow("modelopt-fp8", findFormat("modelopt-fp8"), 8, 0,
                             {{"weight", BudgetPart::Codes}, {"weight_scale", BudgetPart::Scales}}));
+    // gpt-oss and NVIDIA's FP4 exports: what people choose between among 4-bit floats.
+    markBudgetPresets(out, {{"hf-mxfp4", BudgetPreset::Common}, {"modelopt-nvfp4", BudgetPreset::Common}});
 }
 
 } // namespace
