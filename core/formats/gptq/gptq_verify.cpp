@@ -68,33 +68,18 @@ std::vector<int32_t> storedZeroFields(const PackedLinear& p)
     return raw;
 }
 
-// The stored words with every bit outside a field cleared; word i's field bits are
-// mask[(i / repeat) % mask.size()] (mask: 32-bit words of the oracle's packing of all-ones codes).
-// Only the words of a mask with a zero bit are touched: a GPTQ stream's last row, say.
-std::vector<uint8_t> fieldBitsOnly(std::span<const uint8_t> stored, const std::vector<uint8_t>& mask, uint64_t repeat)
-{
-    std::vector<uint8_t> out(stored.begin(), stored.end());
-    const uint64_t maskWords = mask.size() / 4, words = out.size() / 4;
-    for (uint64_t mw = 0; mw < maskWords; ++mw) {
-        uint32_t m;
-        std::memcpy(&m, mask.data() + 4 * mw, 4);
-        if (m == ~0u)
-            continue;
-        for (uint64_t start = mw * repeat; start < words; start += maskWords * repeat)
-            for (uint64_t i = start; i < std::min(words, start + repeat); ++i) {
-                uint32_t w;
-                std::memcpy(&w, out.data() + 4 * i, 4);
-                w &= m;
-                std::memcpy(out.data() + 4 * i, &w, 4);
-            }
-    }
-    return out;
-}
+// The field bits of the layouts whose fields lie alike in every column (GPTQ's stream along K,
+// AWQ-GEMM's words of eight 4-bit slots): the oracle's packing of all-ones codes, for one
+// column's words along K (qweight word i: q[(i / qRepeat) % q words]) and one group's row of
+// zeros (qzeros word i: z[i % z words]).
+struct FieldMasks {
+    std::vector<uint8_t> q, z;
+    uint64_t qRepeat = 1;
+};
 
-// The fast round trip of the layouts whose field bits are the same in every column (GPTQ's
-// stream along K, AWQ-GEMM's words of eight 4-bit slots), or nothing when the sizes are not the
-// packer's (the oracle then says how they differ).
-std::optional<Repacked> repackedByFieldBits(const PackedLinear& p)
+// Nothing for the other layouts, or when the sizes are not the packer's (the oracle then says
+// how they differ).
+std::optional<FieldMasks> fieldMasks(const PackedLinear& p)
 {
     const bool gptq = p.kind == PackedKind::Gptq;
     if (!gptq && p.kind != PackedKind::AwqGemm)
@@ -104,30 +89,69 @@ std::optional<Repacked> repackedByFieldBits(const PackedLinear& p)
     const auto allOnes = [](uint64_t count, int bits) {
         return std::vector<uint8_t>(count, uint8_t((1u << bits) - 1));
     };
-    // One column's words along K and one group's row of zeros (GPTQ), or one word (AWQ-GEMM).
-    const std::vector<uint8_t> qMask =
-        gptq ? bitstream::packStream(allOnes(K, b), b, 32) : bitstream::packSlots(allOnes(8, 4), 4, 32);
-    const std::vector<uint8_t> zMask =
-        gptq ? bitstream::packStream(allOnes(N, b), b, 32) : bitstream::packSlots(allOnes(8, 4), 4, 32);
-    const uint64_t qBytes = gptq ? qMask.size() * N : K * (N / 8) * 4;
-    const uint64_t zBytes = gptq ? zMask.size() * G : G * (N / 8) * 4;
-    const bool zeros = p.zeros != ZeroConvention::Implicit;
-    if ((!gptq && N % 8) || p.qweight.size() != qBytes || (zeros && p.qzeros.size() != zBytes))
+    FieldMasks m;
+    m.q = gptq ? bitstream::packStream(allOnes(K, b), b, 32) : bitstream::packSlots(allOnes(8, 4), 4, 32);
+    m.z = gptq ? bitstream::packStream(allOnes(N, b), b, 32) : bitstream::packSlots(allOnes(8, 4), 4, 32);
+    m.qRepeat = gptq ? N : 1;
+    const uint64_t qBytes = gptq ? m.q.size() * N : K * (N / 8) * 4;
+    const uint64_t zBytes = gptq ? m.z.size() * G : G * (N / 8) * 4;
+    if ((!gptq && N % 8) || p.qweight.size() != qBytes
+        || (p.zeros != ZeroConvention::Implicit && p.qzeros.size() != zBytes))
         return std::nullopt;
-    Repacked r;
-    r.qweight = fieldBitsOnly(p.qweight, qMask, gptq ? N : 1);
-    if (zeros)
-        r.qzeros = fieldBitsOnly(p.qzeros, zMask, 1);
-    return r;
+    return m;
+}
+
+// f(i, m) for each word i whose mask m has a bit outside every field (a GPTQ stream's last
+// row, say); word i's mask is mask[(i / repeat) % mask words].
+template <typename F>
+void forEachPaddedWord(uint64_t bytes, const std::vector<uint8_t>& mask, uint64_t repeat, F&& f)
+{
+    const uint64_t maskWords = mask.size() / 4, words = bytes / 4;
+    for (uint64_t mw = 0; mw < maskWords; ++mw) {
+        uint32_t m;
+        std::memcpy(&m, mask.data() + 4 * mw, 4);
+        if (m != ~0u)
+            for (uint64_t start = mw * repeat; start < words; start += maskWords * repeat)
+                for (uint64_t i = start; i < std::min(words, start + repeat); ++i)
+                    f(i, m);
+    }
+}
+
+// The stored words with every bit outside a field cleared.
+std::vector<uint8_t> fieldBitsOnly(std::span<const uint8_t> stored, const std::vector<uint8_t>& mask, uint64_t repeat)
+{
+    std::vector<uint8_t> out(stored.begin(), stored.end());
+    forEachPaddedWord(out.size(), mask, repeat, [&](uint64_t i, uint32_t m) {
+        uint32_t w;
+        std::memcpy(&w, out.data() + 4 * i, 4);
+        w &= m;
+        std::memcpy(out.data() + 4 * i, &w, 4);
+    });
+    return out;
+}
+
+bool paddingClear(std::span<const uint8_t> stored, const std::vector<uint8_t>& mask, uint64_t repeat)
+{
+    bool clear = true;
+    forEachPaddedWord(stored.size(), mask, repeat, [&](uint64_t i, uint32_t m) {
+        uint32_t w;
+        std::memcpy(&w, stored.data() + 4 * i, 4);
+        clear = clear && !(w & ~m);
+    });
+    return clear;
 }
 
 } // namespace
 
 Repacked repackedWords(const PackedLinear& p, std::span<const int32_t> raw, bool oracle)
 {
-    if (!oracle)
-        if (std::optional<Repacked> r = repackedByFieldBits(p))
-            return std::move(*r);
+    if (const std::optional<FieldMasks> m = oracle ? std::nullopt : fieldMasks(p)) {
+        Repacked r;
+        r.qweight = fieldBitsOnly(p.qweight, m->q, m->qRepeat);
+        if (p.zeros != ZeroConvention::Implicit)
+            r.qzeros = fieldBitsOnly(p.qzeros, m->z, 1);
+        return r;
+    }
     const int b = p.bits;
     const uint64_t N = p.N, K = p.K, G = p.groups;
     std::vector<uint8_t> codes(N * K);
@@ -179,6 +203,10 @@ namespace {
 // (said).
 bool checkPackedRoundTrip(const FindingSink& add, const PackedLinear& p, const std::vector<int32_t>& raw)
 {
+    // Nothing set outside a field: the repacking is the stored words, found without a copy.
+    if (const std::optional<FieldMasks> m = fieldMasks(p); m && paddingClear(p.qweight, m->q, m->qRepeat)
+        && (p.zeros == ZeroConvention::Implicit || paddingClear(p.qzeros, m->z, 1)))
+        return true;
     Repacked out;
     try {
         out = repackedWords(p, raw, false);

@@ -446,6 +446,28 @@ private slots:
             QCOMPARE(oracle.qweight, cleanQ);
             QCOMPARE(oracle.qzeros, cleanZ);
             const bool anyPadding = po.qweight.bytes != cleanQ || po.qzeros.bytes != cleanZ;
+            if (!awq) { // verify's check on the same words: a finding exactly when a padding bit is set
+                QTemporaryDir tmp;
+                QVERIFY(tmp.isValid());
+                const std::string path =
+                    qsk::write(tmp.path(), "m.safetensors",
+                               std::vector<qsk::T>{{"m.qweight", DType::I32, po.qweight.shape, po.qweight.bytes},
+                                                   {"m.qzeros", DType::I32, po.qzeros.shape, po.qzeros.bytes},
+                                                   {"m.scales", DType::F16, po.scales.shape, po.scales.bytes}});
+                const auto ck = qsk::openFile(path);
+                const LogicalWeight w =
+                    qsk::weight(*ck, "m", "gptq-v2", {l.N, l.K},
+                                {{"qweight", "m.qweight"}, {"qzeros", "m.qzeros"}, {"scales", "m.scales"}}, bits,
+                                int64_t(groupSize));
+                VerifyReport rep;
+                verifyPackedWeight(*ck, w, rep);
+                const auto found = [&](const char* check) {
+                    return std::any_of(rep.findings.begin(), rep.findings.end(),
+                                       [&](const VerifyFinding& f) { return f.check == check; });
+                };
+                QCOMPARE(found("qweight-roundtrip"), po.qweight.bytes != cleanQ);
+                QCOMPARE(found("qzeros-roundtrip"), po.qzeros.bytes != cleanZ);
+            }
             // AWQ-GEMM's words are eight 4-bit fields each: nothing outside a field.
             QCOMPARE(anyPadding,
                      padded && !awq && (uint64_t(K) * uint64_t(bits) % 32 || uint64_t(N) * uint64_t(bits) % 32));
