@@ -51,18 +51,22 @@ void fp4RowsAvx2(const Fp4Blocks& s, uint64_t r0, uint64_t r1, float* out)
     scales.resize(s.blocksPerRow);
     const __m256 lo = _mm256_loadu_ps(s.values), hi = _mm256_loadu_ps(s.values + 8);
     const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-    const uint64_t whole = s.cols / 8 * 8; // block sizes (16, 32) are multiples of 8
+    const uint64_t blocks = s.cols / s.blockSize; // whole blocks; block sizes (16, 32) are whole vectors
     for (uint64_t n = r0; n < r1; ++n) {
         rowScalesAvx2(s, n, scales.data());
         const uint8_t* row = s.codes.data() + n * s.rowBytes;
         float* o = out + (n - r0) * s.cols;
-        for (uint64_t k = 0; k < whole; k += 8) {
-            uint32_t w;
-            std::memcpy(&w, row + k / 2, 4);
-            const __m256i idx = _mm256_srlv_epi32(_mm256_set1_epi32(int(w)), shifts);
-            _mm256_storeu_ps(o + k, _mm256_mul_ps(select16(lo, hi, idx), _mm256_set1_ps(scales[k / s.blockSize])));
+        uint64_t k = 0;
+        for (uint64_t b = 0; b < blocks; ++b) {
+            const __m256 scale = _mm256_set1_ps(scales[b]);
+            for (const uint64_t end = k + s.blockSize; k < end; k += 8) {
+                uint32_t w;
+                std::memcpy(&w, row + k / 2, 4);
+                const __m256i idx = _mm256_srlv_epi32(_mm256_set1_epi32(int(w)), shifts);
+                _mm256_storeu_ps(o + k, _mm256_mul_ps(select16(lo, hi, idx), scale));
+            }
         }
-        for (uint64_t k = whole; k < s.cols; ++k)
+        for (; k < s.cols; ++k)
             o[k] = s.values[s.code(n, k)] * scales[k / s.blockSize];
     }
 }

@@ -57,16 +57,18 @@ void fp4RowsAvx512(const Fp4Blocks& s, uint64_t r0, uint64_t r1, float* out)
     thread_local std::vector<float> scales;
     scales.resize(s.blocksPerRow);
     const __m512 table = _mm512_loadu_ps(s.values);
-    const uint64_t whole = s.cols / 16 * 16;
+    const uint64_t blocks = s.cols / s.blockSize; // whole blocks; block sizes (16, 32) are whole vectors
     for (uint64_t n = r0; n < r1; ++n) {
         rowScalesAvx512(s, n, scales.data());
         const uint8_t* row = s.codes.data() + n * s.rowBytes;
         float* o = out + (n - r0) * s.cols;
-        for (uint64_t k = 0; k < whole; k += 16)
-            _mm512_storeu_ps(o + k,
-                             _mm512_mul_ps(_mm512_permutexvar_ps(nibbleLanes16(row + k / 2), table),
-                                           _mm512_set1_ps(scales[k / s.blockSize])));
-        for (uint64_t k = whole; k < s.cols; ++k)
+        uint64_t k = 0;
+        for (uint64_t b = 0; b < blocks; ++b) {
+            const __m512 scale = _mm512_set1_ps(scales[b]);
+            for (const uint64_t end = k + s.blockSize; k < end; k += 16)
+                _mm512_storeu_ps(o + k, _mm512_mul_ps(_mm512_permutexvar_ps(nibbleLanes16(row + k / 2), table), scale));
+        }
+        for (; k < s.cols; ++k)
             o[k] = s.values[s.code(n, k)] * scales[k / s.blockSize];
     }
 }
