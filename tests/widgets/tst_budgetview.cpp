@@ -91,7 +91,8 @@ private slots:
         view.setParams(7000000000ull);
         const auto* box = view.findChild<QComboBox*>(QStringLiteral("familyFilter"));
         QVERIFY(box);
-        QCOMPARE(box->count(), 2 + 8); // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8
+        // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8, gpt-oss MXFP4, ModelOpt
+        QCOMPARE(box->count(), 2 + 10);
         std::map<std::string, int> seen;
         for (int i = 2; i < box->count(); ++i) {
             view.setFamilyFilter(i);
