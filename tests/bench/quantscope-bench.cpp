@@ -289,8 +289,8 @@ std::vector<uint8_t> bytesOf(const std::vector<V>& v)
     return b;
 }
 
-// bitsandbytes, compressed-tensors, MLX, HQQ, GEMV_FAST and the plain float dtypes: random
-// codes, plausible scales.
+// bitsandbytes, compressed-tensors, MXFP4 / ModelOpt, MLX, HQQ, GEMV_FAST and the plain float
+// dtypes: random codes, plausible scales.
 std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
 {
     struct Spec {
@@ -365,6 +365,31 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
                      0,
                      {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 52)},
                       {"weight_scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)}}});
+    {
+        // Block-scaled floats: exponents around 2^-7, FP8 block scales as random bytes.
+        std::vector<uint8_t> exps(N * K / 32);
+        for (size_t i = 0; i < exps.size(); ++i)
+            exps[i] = uint8_t(114 + i % 13);
+        specs.push_back({"MXFP4",
+                         "hf-mxfp4",
+                         4,
+                         32,
+                         {{"blocks", DType::U8, {N, K / 32, 16}, randomBytes(N * K / 2, 53)},
+                          {"scales", DType::U8, {N, K / 32}, exps}}});
+        specs.push_back({"NVFP4",
+                         "modelopt-nvfp4",
+                         4,
+                         16,
+                         {{"weight", DType::U8, {N, K / 2}, randomBytes(N * K / 2, 54)},
+                          {"weight_scale", DType::F8_E4M3, {N, K / 16}, randomBytes(N * K / 16, 55)},
+                          {"weight_scale_2", DType::F32, {}, bytesOf(std::vector<float>{0.0005f})}}});
+        specs.push_back({"MO-FP8",
+                         "modelopt-fp8",
+                         8,
+                         0,
+                         {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 56)},
+                          {"weight_scale", DType::F32, {}, bytesOf(std::vector<float>{0.003f})}}});
+    }
     for (int b : {2, 3, 4, 8}) {
         const uint64_t words = K * uint64_t(b) / 32;
         specs.push_back({"MLX-" + std::to_string(b),
