@@ -8,7 +8,7 @@ usage: tests/support/make_torch_files.py [OUT_DIR] [FIXTURES_DIR]
 What torch.save wrote itself:
   dtypes.pt          f32, f16, bf16, f64, i64, i32, i16, i8, u8 and bool tensors of known values
   views.pt           one storage shared by two tensors, views with an offset, a transposed and an
-                     expanded view (strided: listed, not decoded)
+                     expanded view (strided: listed, not decoded), a [2, 32] weight to quantize
   module.pt          nn.Linear(4, 2).state_dict() (with its _metadata); parameters.pt: its parameters
   nested.pt          a training checkpoint: {"state_dict": {...}, "epoch", "lr", "name", "best", "none",
                      "history": [tensor, 2]}
@@ -71,6 +71,7 @@ views["tail"] = base[4:]  # storage offset 4
 views["row1"] = base.view(2, 4)[1]  # storage offset 4
 views["transposed"] = base.view(2, 4).t()  # stride (1, 4)
 views["expanded"] = torch.arange(3, dtype=torch.float32).expand(2, 3)  # stride (0, 1)
+views["proj.weight"] = torch.tensor(values(64, 0.03125, -1.0), dtype=torch.float32).reshape(2, 32)  # to quantize
 torch.save(views, path("views.pt"))
 
 state = collections.OrderedDict()
