@@ -2457,8 +2457,8 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="862"/>
-        <source>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;All files (*)</source>
-        <translation>Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF (*.gguf);;safetensors (*.safetensors);;Alle Dateien (*)</translation>
+        <source>Checkpoints (*.gguf *.safetensors *.safetensors.index.json *.bin *.pt *.pth);;GGUF (*.gguf);;safetensors (*.safetensors);;PyTorch (*.bin *.pt *.pth);;All files (*)</source>
+        <translation>Checkpoints (*.gguf *.safetensors *.safetensors.index.json *.bin *.pt *.pth);;GGUF (*.gguf);;safetensors (*.safetensors);;PyTorch (*.bin *.pt *.pth);;Alle Dateien (*)</translation>
     </message>
     <message>
         <location filename="../widgets/mainwindow.cpp" line="872"/>
@@ -5156,6 +5156,18 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>%1: a tensor has an empty name</source>
         <translation>%1: ein Tensor hat einen leeren Namen</translation>
+    </message>
+    <message>
+        <source>stored as a strided view of its storage (stride %1, where row-major order would be %2); listed, not decoded</source>
+        <translation>als Ansicht mit eigenen Schrittweiten auf seinen Speicher abgelegt (Schrittweiten %1, zeilenweise wären es %2); aufgeführt, nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>%1: %2 values in data.pkl are neither tensors, numbers nor strings (tuples, bare storages); not listed</source>
+        <translation>%1: %2 Werte in data.pkl sind weder Tensoren noch Zahlen noch Zeichenketten (Tupel, bloße Speicher); nicht aufgeführt</translation>
+    </message>
+    <message>
+        <source>%1: several *.bin.index.json files; using %2</source>
+        <translation>%1: mehrere *.bin.index.json-Dateien; verwendet wird %2</translation>
     </message>
     <message>
         <source>%1: header starts with whitespace, not &apos;{&apos; (the reference reader accepts this; stricter readers do not)</source>

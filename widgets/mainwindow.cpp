@@ -97,7 +97,9 @@ bool isCheckpointUrl(const QUrl& url)
     if (!url.isLocalFile())
         return false;
     const QFileInfo fi(url.toLocalFile());
-    return fi.isDir() || fi.suffix() == QLatin1String("gguf") || fi.suffix() == QLatin1String("safetensors")
+    static const QStringList suffixes{QStringLiteral("gguf"), QStringLiteral("safetensors"), QStringLiteral("bin"),
+                                      QStringLiteral("pt"), QStringLiteral("pth")};
+    return fi.isDir() || suffixes.contains(fi.suffix())
         || fi.fileName().endsWith(QLatin1String(".safetensors.index.json"));
 }
 
@@ -1323,8 +1325,9 @@ void MainWindow::openFileDialog()
     const QString dir = settings.value(QStringLiteral("lastDir")).toString();
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Open Checkpoint"), dir,
-                                     tr("Checkpoints (*.gguf *.safetensors *.safetensors.index.json);;GGUF "
-                                        "(*.gguf);;safetensors (*.safetensors);;All files (*)"));
+                                     tr("Checkpoints (*.gguf *.safetensors *.safetensors.index.json *.bin *.pt "
+                                        "*.pth);;GGUF (*.gguf);;safetensors (*.safetensors);;PyTorch (*.bin *.pt "
+                                        "*.pth);;All files (*)"));
     if (path.isEmpty())
         return;
     settings.setValue(QStringLiteral("lastDir"), QFileInfo(path).absolutePath());

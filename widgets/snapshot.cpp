@@ -195,8 +195,8 @@ std::shared_ptr<const CheckpointSnapshot> CheckpointSnapshot::fromCheckpoint(std
     for (const auto& f : s->files)
         dirs.insert(QFileInfo(f).absolutePath());
     for (const auto& dir : dirs)
-        for (const char* name :
-             {"config.json", "quantize_config.json", "quant_config.json", "model.safetensors.index.json"}) {
+        for (const char* name : {"config.json", "quantize_config.json", "quant_config.json",
+                                 "model.safetensors.index.json", "pytorch_model.bin.index.json"}) {
             const QFileInfo fi(dir + QLatin1Char('/') + QLatin1String(name));
             if (fi.isFile())
                 s->diskBytes += uint64_t(fi.size());

@@ -219,10 +219,10 @@ public:
 
     void checkInput() const override
     {
-        if (m_src.container != Container::Safetensors)
+        if (m_src.container == Container::Gguf)
             fail(m_src.path,
-                 "safetensors targets need a safetensors input (GGUF names and metadata have no safetensors form "
-                 "here)");
+                 "safetensors targets need a safetensors or PyTorch input (GGUF names and metadata have no "
+                 "safetensors form here)");
     }
 
     uint32_t floatFallback(uint64_t) const override { return 0; }
@@ -232,6 +232,9 @@ public:
     void copy(size_t tensor) override
     {
         const TensorEntry& t = m_src.tensors[tensor];
+        // Its bytes are not its shape's (a PyTorch strided view): copied, they would be a wrong tensor.
+        if (!t.known)
+            fail(m_src.path, "tensor '" + std::string(t.name) + "' cannot be copied: " + t.note.text());
         m_reserve += SafetensorsStreamWriter::entryBound(t.name, t.shape.size());
         m_items.push_back({tensor, false});
     }

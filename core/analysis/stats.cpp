@@ -736,8 +736,10 @@ ReferenceMatch findReference(const Checkpoint& ckpt, const LogicalWeight& weight
         if (!other.empty())
             also = other;
     r.problem = ref.path + ": no reference tensor for " + weight.name
-        + (also != weight.name && ckpt.container != ref.container ? " or " + also : std::string()) + "; it has "
-        + namingHint(ref);
+        + (also != weight.name && (ckpt.container == Container::Gguf) != (ref.container == Container::Gguf)
+               ? " or " + also
+               : std::string())
+        + "; it has " + namingHint(ref);
     return r;
 }
 

@@ -2,6 +2,7 @@
 
 #include "container/folder.h"
 #include "container/gguf.h"
+#include "container/pytorch.h"
 #include "container/remotefolder.h"
 #include "remote/remotefile.h"
 #include "remote/url.h"
@@ -29,7 +30,7 @@ uint64_t Checkpoint::nextSerial()
 
 std::string_view containerName(Container c)
 {
-    return c == Container::Gguf ? "gguf" : "safetensors";
+    return c == Container::Gguf ? "gguf" : c == Container::Pytorch ? "pytorch" : "safetensors";
 }
 
 std::string_view metaTypeName(MetaValue::Type t)
@@ -294,17 +295,20 @@ void readSafetensorsOrExplain(Checkpoint& ckpt, const std::string& path, const s
     }
 }
 
-// A folder's checkpoint: its GGUF when it holds no safetensors (or a GGUF was chosen), else
-// its safetensors checkpoint; every other checkpoint file in it is listed as left out.
+// A folder's checkpoint, as the loaders prefer: its safetensors checkpoint, else its GGUF, else its
+// PyTorch one (or what `chosen` names); every other checkpoint file in it is listed as left out.
 void readFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<std::string>& chosen)
 {
     const auto isSafetensors = [](const std::string& n) {
         return n.ends_with(".safetensors") || n.ends_with(".safetensors.index.json");
     };
-    const bool hasSafetensors = std::any_of(folder.names.begin(), folder.names.end(), isSafetensors);
-    const bool chosenGguf = !chosen.empty() && chosen.front().ends_with(".gguf");
+    const auto isPytorch = [](const std::string& n) { return isPytorchFileName(n) || n.ends_with(".bin.index.json"); };
+    const auto any = [&](const auto& is) { return std::any_of(folder.names.begin(), folder.names.end(), is); };
     const std::vector<FileSet> ggufs = fileSets(folder.names, ".gguf");
-    if (chosenGguf || (!hasSafetensors && !ggufs.empty())) {
+    const bool chosenGguf = !chosen.empty() && chosen.front().ends_with(".gguf");
+    const bool chosenPytorch = !chosen.empty() && isPytorchFileName(chosen.front());
+    const bool safetensors = chosen.empty() && any(isSafetensors);
+    if (chosenGguf || (chosen.empty() && !safetensors && !ggufs.empty())) {
         // A split set opens from any of its splits (readGguf finds the siblings).
         std::string first;
         if (chosenGguf) {
@@ -319,6 +323,9 @@ void readFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<s
         }
         ckpt.container = Container::Gguf;
         readGguf(ckpt, folder.open(first), &folder);
+    } else if (chosenPytorch || (chosen.empty() && !safetensors && any(isPytorch))) {
+        ckpt.container = Container::Pytorch;
+        readPytorchFolder(ckpt, folder, chosen);
     } else {
         ckpt.container = Container::Safetensors;
         readSafetensorsFolder(ckpt, folder, chosen);
@@ -327,7 +334,8 @@ void readFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<s
     for (const auto& f : ckpt.files)
         read.insert(std::filesystem::path(f).filename().string());
     for (const auto& name : folder.names)
-        if ((isSafetensors(name) || name.ends_with(".gguf")) && !read.count(name) && name != ckpt.openedAs)
+        if ((isSafetensors(name) || isPytorch(name) || name.ends_with(".gguf")) && !read.count(name)
+            && name != ckpt.openedAs)
             ckpt.leftOut.push_back(name);
 }
 
@@ -351,6 +359,13 @@ void readRemote(Checkpoint& ckpt, const std::string& path, const std::vector<std
         readSafetensorsFolder(ckpt, loc.folder);
         return;
     }
+    if (file.ends_with(".bin.index.json")) {
+        std::erase_if(loc.folder.names,
+                      [&](const std::string& n) { return n != file && n.ends_with(".bin.index.json"); });
+        ckpt.container = Container::Pytorch;
+        readPytorchFolder(ckpt, loc.folder);
+        return;
+    }
     const std::shared_ptr<MappedFile> map = loc.folder.open(file);
     map->ensure(0, 4);
     const auto head = map->bytes().first(std::min<uint64_t>(4, map->size()));
@@ -361,6 +376,10 @@ void readRemote(Checkpoint& ckpt, const std::string& path, const std::vector<std
     } else if (file.ends_with(".safetensors")) {
         ckpt.container = Container::Safetensors;
         readSafetensorsMapped(ckpt, map);
+        readHuggingFaceConfigs(ckpt, loc.folder);
+    } else if (isPytorchFileName(file)) {
+        ckpt.container = Container::Pytorch;
+        readPytorchMapped(ckpt, map);
         readHuggingFaceConfigs(ckpt, loc.folder);
     } else {
         fail(map->path(), "not a GGUF file: it starts with " + shownMagic(magic) + ", not 'GGUF'");
@@ -383,6 +402,10 @@ std::shared_ptr<Checkpoint> Checkpoint::read(const std::string& path, const std:
     } else if (const std::string magic = magicOf(path); magic == "GGUF") {
         ckpt->container = Container::Gguf;
         readGguf(*ckpt, path);
+    } else if (magic == "PK\x03\x04" || isPytorchFileName(path)) {
+        ckpt->container = Container::Pytorch;
+        readPytorchFile(*ckpt, path);
+        readHuggingFaceConfigs(*ckpt, fs::path(path).parent_path().string());
     } else {
         ckpt->container = Container::Safetensors;
         readSafetensorsOrExplain(*ckpt, path, magic);

@@ -26,7 +26,7 @@
 
 namespace qs {
 
-enum class Container { Safetensors, Gguf };
+enum class Container { Safetensors, Gguf, Pytorch };
 std::string_view containerName(Container c);
 
 // A typed metadata value. Types and their numbering are GGUF's (0..12); safetensors

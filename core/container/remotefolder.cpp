@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "container/json.h"
+#include "container/pytorch.h"
 #include "remote/http.h"
 #include "remote/remotefile.h"
 #include "remote/url.h"
@@ -138,10 +139,11 @@ RemoteLocation remoteLocation(const std::string& path)
     const std::string base = remote::urlParent(path);
     loc.file = remote::urlFileName(path);
     if (!loc.file.ends_with(".gguf") && !loc.file.ends_with(".safetensors")
-        && !loc.file.ends_with(".safetensors.index.json"))
+        && !loc.file.ends_with(".safetensors.index.json") && !isPytorchFileName(loc.file)
+        && !loc.file.ends_with(".bin.index.json"))
         fail(path,
-             "a URL opens a .gguf or .safetensors file or a *.safetensors.index.json (a folder has no "
-             "listing over HTTP; an hf:// repository has)");
+             "a URL opens a .gguf, .safetensors, .bin, .pt or .pth file or a *.safetensors.index.json or "
+             "*.bin.index.json (a folder has no listing over HTTP; an hf:// repository has)");
     const std::string named = path;
     loc.folder = remoteFolderFiles(
         base, {loc.file},

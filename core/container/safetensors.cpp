@@ -337,9 +337,7 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map)
     ckpt.notes.insert(ckpt.notes.end(), notes.begin(), notes.end());
 }
 
-namespace {
-
-void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::string& indexName)
+void readIndexedShards(Checkpoint& ckpt, const FolderFiles& folder, const std::string& indexName, ShardReader readShard)
 {
     const std::string indexPath = folder.pathOf(indexName);
     ckpt.sideFiles.push_back(indexPath);
@@ -391,7 +389,7 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
     for (const auto& [s, id] : shardIds) {
         const std::string shardPath = folder.pathOf(s);
         const size_t first = ckpt.tensors.size();
-        readSafetensorsMapped(ckpt, folder.open(s));
+        readShard(ckpt, folder.open(s));
         for (size_t i = first; i < ckpt.tensors.size(); ++i) {
             const std::string_view name = ckpt.tensors[i].name;
             const size_t k = byName.find(name, entryName);
@@ -430,8 +428,6 @@ void readShardedFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::s
     }
 }
 
-} // namespace
-
 void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<std::string>& chosen)
 {
     const std::string& dir = folder.dir;
@@ -455,7 +451,7 @@ void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const st
                 ckpt.notes.push_back(
                     {QT_TRANSLATE_NOOP("qs::Message", "%1: several *.safetensors.index.json files; using %2"),
                      {dir, index}});
-            readShardedFolder(ckpt, folder, index);
+            readIndexedShards(ckpt, folder, index, readSafetensorsMapped);
             ckpt.openedAs = index;
         } else if (folder.has("model.safetensors")) {
             readSafetensorsMapped(ckpt, folder.open("model.safetensors"));

@@ -35,6 +35,12 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map);
 // `chosen` files; plus the configs. Sets ckpt.openedAs. Throws when it holds no checkpoint,
 // FolderChoiceError when it holds several.
 void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<std::string>& chosen = {});
+// The shards a weight_map index names ({"weight_map": {tensor: shard file}}), each read by
+// `readShard`, checked against the index both ways (a tensor in no shard or in another one than
+// the index says is an error); the index is added to ckpt.sideFiles. Shared with the PyTorch reader.
+using ShardReader = void (*)(Checkpoint&, std::shared_ptr<MappedFile>);
+void readIndexedShards(Checkpoint& ckpt, const FolderFiles& folder, const std::string& indexName,
+                       ShardReader readShard);
 // config.json, quantize_config.json / quant_config.json (else ModelOpt's hf_quant_config.json) from the folder,
 // when present.
 void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder);

@@ -447,7 +447,9 @@ void detectPlain(Context& cx, size_t i)
     w.format = t.known ? plainFormatId(t.dtype) : std::string();
     if (w.format.empty()) {
         w.format = "unknown";
-        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "dtype %1 is not decoded"), {std::string(t.typeName)}});
+        // A tensor the reader left undecoded says why in its note (below).
+        if (t.note.empty())
+            w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "dtype %1 is not decoded"), {std::string(t.typeName)}});
     }
     w.bits = static_cast<int>(dtypeBits(t.dtype));
     // One message per dtype, shared by every weight that carries it.

@@ -14,7 +14,9 @@
 // - from CORPUS_DIR (tests/corpus), every entry into every target that reads its kind: a folder
 //   or a .safetensors packed for the folder targets, a .gguf as it is for fuzz_gguf and
 //   fuzz_imatrix (and packed for the folder targets), each JSON file and safetensors header for
-//   fuzz_json, and the files of a fuzz_<target>/ folder (a target's own finding) as they are.
+//   fuzz_json, and the files of a fuzz_<target>/ folder (a target's own finding) as they are;
+// - fuzz_pytorch: every packed folder above, and CORPUS_DIR/../data/pytorch's archives whole, their
+//   data.pkl alone and their folders packed.
 // usage: make_seeds FIXTURES_DIR OUT_DIR [CORPUS_DIR]
 //        make_seeds --corpus CORPUS_DIR OUT_DIR   (the corpus only: replay-corpus.sh)
 #include "analysis/quantize_checkpoint.h"
@@ -101,6 +103,7 @@ std::string pairedInput(const std::string& a, const std::string& b)
 void seedPacked(const std::string& name, const std::string& packed)
 {
     writeSeed("fuzz_safetensors", name, char(2) + packed);
+    writeSeed("fuzz_pytorch", name, char(2) + packed);
     writeSeed("fuzz_detect_dequant", name, folderMode(0) + packed);
     writeSeed("fuzz_verify", name, folderMode(0) + packed);
     // A requantization that changes from seed to seed (the fuzzer mutates it anyway).
@@ -154,6 +157,35 @@ void seedCorpus(const fs::path& corpus)
                 writeSeed("fuzz_safetensors", name + "-file", char(0) + text(bytes));
                 seedHeader(name, bytes);
             }
+        }
+    }
+}
+
+// tests/data/pytorch (torch.save archives, hostile ones included) for fuzz_pytorch: each file as
+// it is, its data.pkl alone (found through its stored record's local header) for the unpickler,
+// and each folder packed.
+void seedPytorch(const fs::path& dir)
+{
+    for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = "torch-" + e.path().filename().string();
+        if (fs::is_directory(e)) {
+            writeSeed("fuzz_pytorch", name, char(2) + packDir(e.path()));
+            continue;
+        }
+        const std::vector<uint8_t> b = readAll(e.path());
+        writeSeed("fuzz_pytorch", name, char(1) + text(b));
+        const std::string_view bytes(reinterpret_cast<const char*>(b.data()), b.size());
+        for (size_t at = bytes.find("PK\x03\x04"); at != std::string_view::npos && at + 30 <= b.size();
+             at = bytes.find("PK\x03\x04", at + 4)) {
+            const size_t nameLen = b[at + 26] | size_t(b[at + 27]) << 8,
+                         extraLen = b[at + 28] | size_t(b[at + 29]) << 8;
+            const size_t stored =
+                b[at + 22] | size_t(b[at + 23]) << 8 | size_t(b[at + 24]) << 16 | size_t(b[at + 25]) << 24;
+            const size_t data = at + 30 + nameLen + extraLen;
+            // torch writes a record's sizes after its data (flag bit 3): then it runs to the next signature.
+            const size_t size = stored ? stored : std::min(bytes.find("PK", data), b.size()) - std::min(data, b.size());
+            if (data + size <= b.size() && bytes.substr(at + 30, nameLen).ends_with("/data.pkl"))
+                writeSeed("fuzz_pytorch", name + "-data.pkl", char(0) + std::string(bytes.substr(data, size)));
         }
     }
 }
@@ -436,8 +468,11 @@ int main(int argc, char** argv)
             std::printf("%zu seeds\n", seedCount);
             return 0;
         }
-        if (argc == 4)
+        if (argc == 4) {
             seedCorpus(argv[3]);
+            if (const fs::path torch = fs::path(argv[3]) / ".." / "data" / "pytorch"; fs::is_directory(torch))
+                seedPytorch(torch);
+        }
         fs::create_directories(outDir + "/tmp");
         seedFixtureTensors(std::string(argv[1]) + "/gguf/ggml-types.gguf");
         seedFixtureFolders(argv[1]);

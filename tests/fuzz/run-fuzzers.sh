@@ -18,7 +18,7 @@ jobs="${QS_FUZZ_JOBS:-1}"
 fixtures="${QS_SHARED_DIR:-$here/../../../shared}/fixtures"
 [ -d "$fixtures" ] || { echo "no fixtures at $fixtures (set QS_SHARED_DIR)" >&2; exit 2; }
 # QS_FUZZ_TARGETS="fuzz_stats fuzz_diff" runs only those, in that order.
-read -r -a targets <<< "${QS_FUZZ_TARGETS:-fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant fuzz_imatrix fuzz_stats fuzz_diff fuzz_verify}"
+read -r -a targets <<< "${QS_FUZZ_TARGETS:-fuzz_gguf fuzz_safetensors fuzz_json fuzz_detect_dequant fuzz_imatrix fuzz_stats fuzz_diff fuzz_verify fuzz_pytorch}"
 
 seeds="$out/seeds"
 for target in "${targets[@]}"; do mkdir -p "$seeds/$target"; done

@@ -43,6 +43,11 @@ QString fixture(const QString& relative)
     return sharedDir() + QStringLiteral("/fixtures/") + relative;
 }
 
+QString testData(const QString& relative)
+{
+    return QStringLiteral(QS_TEST_DATA_DIR "/") + relative;
+}
+
 QStringList emulator()
 {
     return QString::fromLocal8Bit(qgetenv("QS_TEST_EMULATOR")).split(QLatin1Char(' '), Qt::SkipEmptyParts);

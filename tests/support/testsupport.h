@@ -49,6 +49,7 @@ inline QByteArray safetensorsHeader(const QByteArray& json, uint64_t claimed = 0
 // ../shared (override with QS_SHARED_DIR); tests only read from it.
 QString sharedDir();
 QString fixture(const QString& relative); // sharedDir()/fixtures/<relative>
+QString testData(const QString& relative); // the repository's tests/data/<relative>
 
 struct CliResult {
     int exitCode = -1;
