@@ -33,7 +33,7 @@ struct LayoutParams {
     // Row groups of their own code width along K, in stored order (EXL2's q_groups); empty:
     // every row at `bits`. A weight's come from its "row_groups" parameter (layoutParams,
     // formats/wordmap.h; rowGroupsText writes it).
-    std::vector<RowGroup> rowGroups = {}; // "= {}": the aggregate initialisers that leave it out
+    std::vector<RowGroup> rowGroups = {}; // "= {}": LayoutParams{K, N, bits, group} leaves it out
     uint64_t groups() const { return groupSize == 0 || groupSize >= K ? 1 : ceilDiv(K, groupSize); }
     uint64_t effectiveGroupSize() const { return groupSize == 0 || groupSize >= K ? K : groupSize; }
 };
