@@ -3857,6 +3857,10 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>HQQ</translation>
     </message>
     <message>
+        <source>EXL2</source>
+        <translation>EXL2</translation>
+    </message>
+    <message>
         <source>bitsandbytes 4-bit</source>
         <translation>bitsandbytes 4 Bit</translation>
     </message>
@@ -4556,6 +4560,42 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>member names %1 uses</source>
         <translation>Mitgliedsnamen, die %1 verwendet</translation>
+    </message>
+    <message>
+        <source>row_groups</source>
+        <translation>Zeilengruppen (row_groups)</translation>
+    </message>
+    <message>
+        <source>code_bits_average</source>
+        <translation>mittlere Codebits (code_bits_average)</translation>
+    </message>
+    <message>
+        <source>q_groups do not describe q_weight: %1</source>
+        <translation>q_groups beschreibt q_weight nicht: %1</translation>
+    </message>
+    <message>
+        <source>config says quant_method %1, but the tensors are EXL2&apos;s</source>
+        <translation>Konfiguration nennt quant_method %1, aber die Tensoren sind die von EXL2</translation>
+    </message>
+    <message>
+        <source>q_weight %1 with q_groups and the row permutation (EXL2)</source>
+        <translation>q_weight %1 mit q_groups und der Zeilenpermutation (EXL2)</translation>
+    </message>
+    <message>
+        <source>q_perm is not the inverse of q_invperm (first at %1)</source>
+        <translation>q_perm ist nicht die Umkehrung von q_invperm (zuerst bei %1)</translation>
+    </message>
+    <message>
+        <source>%1 of %2 q_scale_max values are NaN or Inf</source>
+        <translation>%1 von %2 q_scale_max-Werten sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1, %2 bits per weight on average (head %3)</source>
+        <translation>%1, im Mittel %2 Bit pro Gewicht (Kopf %3)</translation>
+    </message>
+    <message>
+        <source>%1, %2 bits per weight on average</source>
+        <translation>%1, im Mittel %2 Bit pro Gewicht</translation>
     </message>
     <message>
         <source>%1 is named by detection only: not decoded</source>

@@ -15,12 +15,25 @@
 
 namespace qs {
 
+// A run of input rows (along K) coded at its own width: EXL2's row groups. firstRow and
+// firstWord (its first row of 32-bit words per output column) are the sums over the groups before.
+struct RowGroup {
+    int bits = 0;
+    uint64_t rows = 0;
+    uint64_t firstRow = 0, firstWord = 0;
+    bool operator==(const RowGroup&) const = default;
+};
+
 // The logical dimensions a spec's formulas are evaluated at.
 struct LayoutParams {
     uint64_t K = 0; // in_features (GGUF ne0)
     uint64_t N = 0; // out_features (product of the other dims)
     int bits = 4; // code width
     uint64_t groupSize = 0; // 0 or >= K: one group per row/column
+    // Row groups of their own code width along K, in stored order (EXL2's q_groups); empty:
+    // every row at `bits`. A weight's come from its "row_groups" parameter (layoutParams,
+    // formats/wordmap.h; rowGroupsText writes it).
+    std::vector<RowGroup> rowGroups = {}; // "= {}": LayoutParams{K, N, bits, group} leaves it out
     uint64_t groups() const { return groupSize == 0 || groupSize >= K ? 1 : ceilDiv(K, groupSize); }
     uint64_t effectiveGroupSize() const { return groupSize == 0 || groupSize >= K ? K : groupSize; }
 };
@@ -48,6 +61,13 @@ enum class ZeroPointKind {
     BlockMin, // ggml: d * q + m with a per-block min
 };
 std::string_view packAxisName(PackAxis a);
+// LayoutParams::rowGroups as a weight parameter, runs of equal groups together ("8b 2x32, 4b 4x32":
+// two 8-bit groups of 32 rows, then four 4-bit ones), and back; parseRowGroups gives {} for text
+// it cannot read or that holds more than `maxRows` rows.
+std::string rowGroupsText(const std::vector<RowGroup>& groups);
+std::vector<RowGroup> parseRowGroups(std::string_view text, uint64_t maxRows);
+// The group holding input row `row` (the last one for rows past the end); groups is not empty.
+const RowGroup& rowGroupOf(const std::vector<RowGroup>& groups, uint64_t row);
 
 // One stored tensor of the format and its shape as a function of K, N, bits, group size.
 struct LayoutTensor {

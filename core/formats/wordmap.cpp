@@ -61,6 +61,8 @@ LayoutParams layoutParams(const LogicalWeight& weight)
     p.N = weight.outFeatures();
     p.bits = weight.bits;
     p.groupSize = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
+    if (const auto it = weight.params.find("row_groups"); it != weight.params.end())
+        p.rowGroups = parseRowGroups(it->second, p.K);
     return p;
 }
 
@@ -75,11 +77,16 @@ WordMap::WordMap(const LayoutSpec& spec, const LayoutParams& params)
     m_wordBits = spec.locate(params, 0, 0).wordBits;
 
     const bool flatFirst = spec.packAxis == PackAxis::None || spec.packAxis == PackAxis::Block;
+    // Row groups of several widths or sizes (EXL2) repeat nothing along K: a shorter period could
+    // pass the search's window and then miss the groups past it.
+    const bool mixed = std::any_of(params.rowGroups.begin(), params.rowGroups.end(), [&](const RowGroup& g) {
+        return g.bits != params.rowGroups[0].bits || g.rows != params.rowGroups[0].rows;
+    });
     auto search2d = [&] {
         // Smallest tile first, so the table stays small.
         std::vector<std::pair<uint64_t, uint64_t>> pairs;
         for (uint64_t tr : periodCandidates(params.N))
-            for (uint64_t tc : periodCandidates(params.K))
+            for (uint64_t tc : mixed ? std::vector<uint64_t>{params.K} : periodCandidates(params.K))
                 if (tr <= kMaxTileElements / tc) // tr * tc, which wraps for two axes near 2^32
                     pairs.emplace_back(tr, tc);
         std::stable_sort(pairs.begin(), pairs.end(),
@@ -90,7 +97,7 @@ WordMap::WordMap(const LayoutSpec& spec, const LayoutParams& params)
         return false;
     };
     auto searchFlat = [&] {
-        if (params.N > ~uint64_t(0) / params.K)
+        if (mixed || params.N > ~uint64_t(0) / params.K)
             return false;
         for (uint64_t te : periodCandidates(params.N * params.K))
             if (te <= kMaxTileElements && tryPeriodFlat(te))

@@ -52,6 +52,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <numeric>
 #include <random>
 #include <tuple>
 #include <utility>
@@ -417,6 +418,31 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
                          // A row's codes fill whole bytes (4-bit) or words (3-bit) shared with the
                          // other parts; its scale and zero are two halfs per 64 weights.
                          (b == 4 ? K : 4 * K) + K / 16});
+    }
+    {
+        // EXL2 as its converter mixes widths: the first quarter of the stored rows at 5 bits (codes
+        // crossing words), the rest at 4, groups of 32 rows, the rows act-order permuted.
+        std::vector<int16_t> groups;
+        uint64_t packed = 0;
+        for (uint64_t row = 0; row < K; row += 32) {
+            const int b = row < K / 4 ? 5 : 4;
+            groups.push_back(int16_t(b));
+            groups.push_back(int16_t(packed));
+            packed += uint64_t(b);
+        }
+        const uint64_t G = K / 32;
+        std::vector<int32_t> invperm(K);
+        std::iota(invperm.begin(), invperm.end(), 0);
+        std::shuffle(invperm.begin(), invperm.end(), std::mt19937(60));
+        specs.push_back({"EXL2-4.25",
+                         "exl2",
+                         5,
+                         32,
+                         {{"q_weight", DType::I32, {packed, N}, randomBytes(packed * N * 4, 61)},
+                          {"q_scale", DType::I32, {G, N / 8}, randomBytes(G * N / 2, 62)},
+                          {"q_scale_max", DType::F16, {G}, halfs(G, 0.5f)},
+                          {"q_groups", DType::I16, {2 * G}, bytesOf(groups)},
+                          {"q_invperm", DType::I32, {K}, bytesOf(invperm)}}});
     }
     specs.push_back({"F16", "f16", 16, 0, {{"weight", DType::F16, {N, K}, halfs(N * K, 0.001f)}}});
     specs.push_back({"BF16", "bf16", 16, 0, {{"weight", DType::BF16, {N, K}, randomBytes(N * K * 2, 50)}}});

@@ -127,7 +127,7 @@ private slots:
                  2); // neither WEIGHT nor --all
         QCOMPARE(qstest::runCli(base
                                 + QStringList{QStringLiteral("--all"), QStringLiteral("--format"),
-                                              QStringLiteral("exl2"), QStringLiteral("-o"), out})
+                                              QStringLiteral("exl3"), QStringLiteral("-o"), out})
                      .exitCode,
                  2);
         const auto missing = qstest::runCli(base

@@ -140,7 +140,7 @@ private slots:
                      .exitCode,
                  2);
         QCOMPARE(qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w4-g128-sym")),
-                                 QStringLiteral("--to"), QStringLiteral("exl2"), QStringLiteral("-o"), out})
+                                 QStringLiteral("--to"), QStringLiteral("exl3"), QStringLiteral("-o"), out})
                      .exitCode,
                  2);
         const auto refused = qstest::runCli({QStringLiteral("repack"), model(QStringLiteral("gptq-w8-g128-sym")),

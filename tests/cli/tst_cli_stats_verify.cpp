@@ -362,9 +362,9 @@ private slots:
         QVERIFY(rmse4 > 0 && rmse3 > rmse4);
         // A format the requantizer cannot make, --ref with --requantize, a bad range: exit 2.
         const auto bad =
-            qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("exl2")});
+            qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"), QStringLiteral("exl3")});
         QCOMPARE(bad.exitCode, 2);
-        QVERIFY(bad.err.contains("exl2"));
+        QVERIFY(bad.err.contains("exl3"));
         QCOMPARE(qstest::runCli({QStringLiteral("stats"), src, QStringLiteral("--requantize"),
                                  QStringLiteral("gguf-q4_0"), QStringLiteral("--ref"), src})
                      .exitCode,

@@ -8,16 +8,13 @@ namespace qs {
 namespace detect {
 
 // The formats detection only names (FormatFamily::Other: listed by the plain row's LayoutSpecs,
-// never decoded): EXL2, EXL3, AQLM, quanto, by their member names.
+// never decoded): EXL3, AQLM, quanto, by their member names.
 
 bool namedOnlyGroup(Context& cx, const Group& g)
 {
     std::string format;
     std::vector<std::string> roles;
-    if (g.find("q_weight") >= 0) {
-        format = "exl2";
-        roles = {"q_weight", "q_scale", "q_scale_max", "q_groups", "q_group_map", "q_perm", "q_invperm"};
-    } else if (g.find("trellis") >= 0) {
+    if (g.find("trellis") >= 0) {
         format = "exl3";
         roles = {"trellis", "suh", "svh", "mcg", "mul1"};
     } else if (g.find("codes") >= 0 && g.find("codebooks") >= 0) {
@@ -38,14 +35,7 @@ bool namedOnlyGroup(Context& cx, const Group& g)
         const int i = g.find(role);
         return i < 0 ? Shape{} : cx.tensor(i).shape;
     };
-    if (format == "exl2") {
-        const auto q = dims("q_weight"), p = dims("q_invperm");
-        if (q.size() == 2 && p.size() == 1 && p[0]) {
-            w.shape = {q[1], p[0]};
-            if (const auto qBits = mulChecked(q[0], 32); qBits && *qBits % p[0] == 0 && *qBits / p[0] <= 64)
-                w.bits = static_cast<int>(*qBits / p[0]);
-        }
-    } else if (format == "aqlm") {
+    if (format == "aqlm") {
         const auto c = dims("codes"), cb = dims("codebooks");
         if (c.size() == 3 && cb.size() == 4) {
             const auto out = mulChecked(c[0], cb[2]), in = mulChecked(c[1], cb[3]);

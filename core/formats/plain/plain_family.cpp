@@ -70,8 +70,6 @@ void plainFormats(FormatList& out)
     // The formats detection only names (plain_detect.cpp): listed, never decoded.
     //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
     static constexpr FormatRow kNamedOnly[] = {
-        {"exl2", 0, None, Named, false, false, NoRule, false, false, "",
-         "ExLlamaV2 EXL2 (q_weight, q_scale, q_perm ...): named, not decoded"},
         {"exl3", 0, None, Named, false, false, NoRule, false, false, "",
          "ExLlamaV3 EXL3 (trellis): named, not decoded"},
         {"aqlm", 0, None, Named, false, false, NoRule, false, false, "",

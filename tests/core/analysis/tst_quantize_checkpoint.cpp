@@ -391,7 +391,7 @@ private slots:
         o.format = "gptq-v1";
         o.weights = {"model.missing"};
         QVERIFY_THROWS_EXCEPTION(Error, quantizeCheckpoint(*src, out, o));
-        o.format = "exl2";
+        o.format = "exl3";
         QVERIFY_THROWS_EXCEPTION(Error, quantizeCheckpoint(*src, out, o));
         std::atomic<bool> cancel{true};
         o.format = "gptq-v2";

@@ -715,7 +715,7 @@ private slots:
         RequantizeSpec spec;
         spec.format = "gguf-q4_k"; // 64 is not a whole 256-block
         QVERIFY_THROWS_EXCEPTION(Error, compareRequantized(*src, *w, spec, {}));
-        spec.format = "exl2";
+        spec.format = "exl3";
         QVERIFY_THROWS_EXCEPTION(Error, compareRequantized(*src, *w, spec, {}));
         spec.format = "gguf-q8_0";
         const WeightComparison q8 = compareRequantized(*src, *w, spec, {});
@@ -1176,8 +1176,8 @@ private slots:
         spec.format = "gguf-q4_k"; // 64 is not a whole 256-block
         names(caught([&] { compareRequantized(*src, *w, spec, {}); }), *w, *src,
               "requantized to gguf-q4_k: 64 input features are not a whole number of 256-weight blocks");
-        spec.format = "exl2";
-        names(caught([&] { compareRequantized(*src, *w, spec, {}); }), *w, *src, "cannot requantize to 'exl2'");
+        spec.format = "exl3";
+        names(caught([&] { compareRequantized(*src, *w, spec, {}); }), *w, *src, "cannot requantize to 'exl3'");
         spec.format = "gguf-q8_0";
         StatsOptions bins;
         bins.bins = 0;

@@ -1167,18 +1167,16 @@ void TestDetect::namedOnlyFormats()
     QTemporaryDir dir;
     Writer w(dir);
     const std::string p = "model.layers.0.mlp.up_proj";
-    w.zeros(p + ".q_weight", DType::I32, {40, 64}); // 5 bits average over K = 256
-    w.zeros(p + ".q_scale", DType::I32, {2, 8});
-    w.zeros(p + ".q_scale_max", DType::F16, {2});
-    w.zeros(p + ".q_groups", DType::I16, {4});
-    w.zeros(p + ".q_invperm", DType::I16, {256});
+    w.zeros(p + ".trellis", DType::I16, {4, 16, 256}); // EXL3: K = 64, N = 256 in 16x16 tiles
+    w.zeros(p + ".suh", DType::F16, {64});
+    w.zeros(p + ".svh", DType::F16, {256});
+    w.zeros(p + ".mcg", DType::I32, {1});
     const auto ckpt = w.open();
     const LogicalWeight& l = ckpt->weights.at(0);
-    QCOMPARE(l.format, std::string("exl2"));
-    QCOMPARE(l.shape, (std::vector<uint64_t>{64, 256}));
-    QCOMPARE(l.bits, 5);
+    QCOMPARE(l.format, std::string("exl3"));
+    QCOMPARE(l.shape, (std::vector<uint64_t>{256, 64}));
     QVERIFY(hasNote(l, "not decoded"));
-    QCOMPARE(l.members.size(), size_t(5));
+    QCOMPARE(l.members.size(), size_t(4));
 }
 
 void TestDetect::hostileShapes()

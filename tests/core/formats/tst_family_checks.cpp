@@ -33,6 +33,7 @@ std::vector<std::string> fixtureCheckpoints()
             paths.push_back(dir.filePath(name).toStdString());
     }
     paths.push_back(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
+    paths.push_back(qstest::fixture(QStringLiteral("new-formats/exl2")).toStdString());
     return paths;
 }
 
@@ -201,7 +202,7 @@ private slots:
             QVERIFY2(requantizerTakesShape(*findFormat(id)), id);
         for (const char* id : {"gguf-q4_k", "bnb-nf4"})
             QVERIFY2(hasRequantizer(*findFormat(id)) && !requantizerTakesShape(*findFormat(id)), id);
-        for (const char* id : {"bnb-int8", "compressed-tensors-fp8", "f16", "exl2"})
+        for (const char* id : {"bnb-int8", "compressed-tensors-fp8", "f16", "exl3"})
             QVERIFY2(!hasRequantizer(*findFormat(id)), id);
     }
 
@@ -216,7 +217,7 @@ private slots:
         QCOMPARE(std::string(familyDisplayName(*findFormat("bnb-nf4"))), std::string("bitsandbytes 4-bit"));
         QCOMPARE(std::string(familyDisplayName(*findFormat("bnb-int8"))), std::string("bitsandbytes int8"));
         QCOMPARE(std::string(familyDisplayName(*findFormat("bf16"))), std::string("float"));
-        QCOMPARE(std::string(familyDisplayName(*findFormat("exl2"))), std::string());
+        QCOMPARE(std::string(familyDisplayName(*findFormat("exl3"))), std::string());
     }
 };
 

@@ -74,6 +74,7 @@ const std::vector<RowCase>& rowCases()
         // mlx's rounding in tst_quantize_affine), HQQ from a file this suite writes.
         {"mlx", {}, "safetensors/gptq-w4-g128-sym/ref.safetensors"},
         {"hqq", {}, nullptr},
+        {"exl2", {"new-formats/exl2/model.safetensors"}, nullptr},
         {"plain",
          {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"},
          nullptr},
