@@ -69,6 +69,10 @@ const std::vector<RowCase>& rowCases()
         // mlx's rounding in tst_quantize_affine), HQQ from a file this suite writes.
         {"mlx", {}, "safetensors/gptq-w4-g128-sym/ref.safetensors"},
         {"hqq", {}, nullptr},
+        {"quanto",
+         {"new-formats/quanto-qint2-bf16/model.safetensors", "new-formats/quanto-qint4-f32/model.safetensors",
+          "new-formats/quanto-qint8-bf16/model.safetensors", "new-formats/quanto-qfloat8-f32/model.safetensors"},
+         nullptr},
         {"plain",
          {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"},
          nullptr},
