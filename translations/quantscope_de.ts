@@ -3861,6 +3861,10 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>EXL2</translation>
     </message>
     <message>
+        <source>optimum-quanto</source>
+        <translation>optimum-quanto</translation>
+    </message>
+    <message>
         <source>bitsandbytes 4-bit</source>
         <translation>bitsandbytes 4 Bit</translation>
     </message>
@@ -4776,6 +4780,70 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>zero convention: this checkpoint mixes GPTQ v1 and v2 symmetric zeros (%1 weights v1, %2 v2); this one reads as %3 by its own zeros</source>
         <translation>Nullpunktkonvention: dieser Checkpoint mischt symmetrische Nullpunkte von GPTQ v1 und v2 (%1 Gewichte v1, %2 v2); dieses wird nach seinen eigenen Nullpunkten als %3 gelesen</translation>
+    </message>
+    <message>
+        <source>%1 %2 %3 + weight._scale (optimum-quanto)</source>
+        <translation>%1 %2 %3 + weight._scale (optimum-quanto)</translation>
+    </message>
+    <message>
+        <source>quanto_qmap.json names %1 modules that have no tensors here: %2</source>
+        <translation>quanto_qmap.json nennt %1 Module, die hier keine Tensoren haben: %2</translation>
+    </message>
+    <message>
+        <source>weight._scale is missing: not decoded</source>
+        <translation>weight._scale fehlt: nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>the bias holds %1 values: no quanto grouping of the %2 x %3 view gives them</source>
+        <translation>der Bias enthält %1 Werte: keine quanto-Gruppierung der Ansicht %2 x %3 ergibt sie</translation>
+    </message>
+    <message>
+        <source>shown as stored, %1 x %2: quanto groups a weight of more than 128 inputs in rows of %2, and its [out, in] is not in the file</source>
+        <translation>wie gespeichert gezeigt, %1 x %2: quanto gruppiert ein Gewicht mit mehr als 128 Eingängen in Zeilen zu %2, und sein [out, in] steht nicht in der Datei</translation>
+    </message>
+    <message>
+        <source>weight._data._data %1 %2 does not pack the %3 scales in 2 or 4 bits</source>
+        <translation>weight._data._data %1 %2 packt die %3 Skalen weder in 2 noch in 4 Bit</translation>
+    </message>
+    <message>
+        <source>weight._data._data I32 %1: Marlin-packed qfloat8, not decoded</source>
+        <translation>weight._data._data I32 %1: Marlin-gepacktes qfloat8, nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>quanto_qmap.json says %1, the data is %2</source>
+        <translation>quanto_qmap.json sagt %1, die Daten sind %2</translation>
+    </message>
+    <message>
+        <source>weight._data is %1: not a quanto data dtype</source>
+        <translation>weight._data ist %1: kein quanto-Datentyp</translation>
+    </message>
+    <message>
+        <source>quanto_qmap.json says %1, the tensors hold %2</source>
+        <translation>quanto_qmap.json sagt %1, die Tensoren enthalten %2</translation>
+    </message>
+    <message>
+        <source>quanto_qmap.json: weights %1</source>
+        <translation>quanto_qmap.json: weights %1</translation>
+    </message>
+    <message>
+        <source>quanto_qmap.json has no entry for this module</source>
+        <translation>quanto_qmap.json hat keinen Eintrag für dieses Modul</translation>
+    </message>
+    <message>
+        <source>%1 packed fields past the last of the %2 rows are nonzero (optimum-quanto leaves them zero)</source>
+        <translation>%1 gepackte Felder hinter der letzten der %2 Zeilen sind nicht null (optimum-quanto lässt sie null)</translation>
+    </message>
+    <message>
+        <source>%1 of %2 weight._scale values are NaN or Inf</source>
+        <translation>%1 von %2 Werten von weight._scale sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 of %2 weight._shift values are NaN or Inf</source>
+        <translation>%1 von %2 Werten von weight._shift sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>shift (subtracted after scaling)</source>
+        <translation>Verschiebung (nach dem Skalieren abgezogen)</translation>
     </message>
     <message>
         <source>HQQ shape tensor missing: logical shape unknown</source>

@@ -133,6 +133,8 @@ public:
     QJsonObject config; // config.json (empty when absent)
     QJsonObject quantizeConfig; // quantize_config.json, quant_config.json or hf_quant_config.json
     std::string quantizeConfigFile; // which of them, or empty
+    // The JSON side files a family's detection reads (quanto_qmap.json), by file name.
+    std::vector<std::pair<std::string, QJsonObject>> sideConfigs;
     std::vector<LogicalWeight> weights; // format detection's result
     std::vector<Message> notes; // container-level warnings
     // A folder: what it opened as (its index, model.safetensors, a shard set, ...) and the

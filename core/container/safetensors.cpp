@@ -468,6 +468,9 @@ void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const st
     readHuggingFaceConfigs(ckpt, folder);
 }
 
+// The JSON side files a family reads besides the quantization configs (Checkpoint::sideConfigs).
+constexpr const char* kSideConfigFiles[] = {"quanto_qmap.json"};
+
 // The configs only steer format detection. A broken or oversized config must not hide a
 // checkpoint whose tensors validated strictly, so it becomes a note (shown by inspect)
 // and detection falls back to tensor names, dtypes and shapes.
@@ -499,13 +502,19 @@ void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder)
             break;
         }
     }
+    for (const char* name : kSideConfigFiles) {
+        QJsonObject side;
+        if (load(name, side))
+            ckpt.sideConfigs.emplace_back(name, std::move(side));
+    }
 }
 
 void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir)
 {
     // Only the configs: the folder of a single file may be large or unlistable.
-    FolderFiles folder =
-        diskFolder(dir, {"config.json", "quant_config.json", "quantize_config.json", "hf_quant_config.json"});
+    std::vector<std::string> names{"config.json", "quant_config.json", "quantize_config.json", "hf_quant_config.json"};
+    names.insert(names.end(), std::begin(kSideConfigFiles), std::end(kSideConfigFiles));
+    FolderFiles folder = diskFolder(dir, names);
     readHuggingFaceConfigs(ckpt, folder);
 }
 

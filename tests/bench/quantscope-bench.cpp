@@ -444,6 +444,33 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
                           {"q_groups", DType::I16, {2 * G}, bytesOf(groups)},
                           {"q_invperm", DType::I32, {K}, bytesOf(invperm)}}});
     }
+    // optimum-quanto: qint4/qint2 grouped by 128 (the [N*K/128, 128] view packed along its rows),
+    // qint8 and qfloat8 with a scale per row; bf16, the dtype diffusion pipelines quantize.
+    for (int b : {4, 2}) {
+        const uint64_t R = N * K / 128, packed = R / uint64_t(8 / b);
+        specs.push_back({"Quanto-" + std::to_string(b),
+                         "quanto-qint" + std::to_string(b),
+                         b,
+                         128,
+                         {{"weight._data._data", DType::U8, {packed, 128}, randomBytes(packed * 128, 60 + uint32_t(b))},
+                          {"weight._scale", DType::BF16, {R, 1}, halfs(R, 0.01f, true)},
+                          {"weight._shift", DType::BF16, {R, 1}, halfs(R, 0.05f, true)}},
+                         // A row's codes share bytes with the rows of the other parts; its scale and
+                         // shift are two bf16 per 128 weights.
+                         K + K / 32});
+    }
+    specs.push_back({"Quanto-8",
+                     "quanto-qint8",
+                     8,
+                     0,
+                     {{"weight._data", DType::I8, {N, K}, randomBytes(N * K, 64)},
+                      {"weight._scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)}}});
+    specs.push_back({"Quanto-FP8",
+                     "quanto-qfloat8",
+                     8,
+                     0,
+                     {{"weight._data", DType::F8_E4M3, {N, K}, randomBytes(N * K, 65)},
+                      {"weight._scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)}}});
     specs.push_back({"F16", "f16", 16, 0, {{"weight", DType::F16, {N, K}, halfs(N * K, 0.001f)}}});
     specs.push_back({"BF16", "bf16", 16, 0, {{"weight", DType::BF16, {N, K}, randomBytes(N * K * 2, 50)}}});
     specs.push_back({"F8_E4M3", "f8_e4m3", 8, 0, {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 51)}}});

@@ -91,8 +91,9 @@ private slots:
         view.setParams(7000000000ull);
         const auto* box = view.findChild<QComboBox*>(QStringLiteral("familyFilter"));
         QVERIFY(box);
-        // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8, gpt-oss MXFP4, ModelOpt
-        QCOMPARE(box->count(), 2 + 10);
+        // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8, gpt-oss MXFP4, ModelOpt, EXL2,
+        // optimum-quanto
+        QCOMPARE(box->count(), 2 + 12);
         std::map<std::string, int> seen;
         for (int i = 2; i < box->count(); ++i) {
             view.setFamilyFilter(i);

@@ -1,6 +1,6 @@
 // Layout specs of the unquantized element types (every plain format id of formats/formatid.h:
 // packAxis None, one stored value per element) and of the formats detection only names
-// (EXL3, AQLM, quanto: their member tensors are listed, no locate()).
+// (EXL3, AQLM: their member tensors are listed, no locate()).
 #include "formats/layoutspec_util.h"
 #include "formats/plain/plain.h"
 
@@ -88,8 +88,6 @@ void registerPlainLayouts(LayoutRegistry& r)
     r.add(namedOnly("exl3", "ExLlamaV3 EXL3", {"trellis", "suh", "svh", "mcg", "mul1"}, "trellis-coded quantization"));
     r.add(namedOnly("aqlm", "AQLM additive codebooks", {"codes", "codebooks", "scales"},
                     "sums of learned codebook vectors"));
-    r.add(namedOnly("quanto", "optimum-quanto", {"weight._data", "weight._scale", "weight._shift"},
-                    "qtensor data with scale (and shift)"));
 }
 
 } // namespace qs

@@ -14,7 +14,7 @@ namespace detect {
 
 class Context;
 struct Group;
-// Claims a module whose members name a format detection only lists (EXL3, AQLM, quanto); the
+// Claims a module whose members name a format detection only lists (EXL3, AQLM); the
 // plain row's detectGroup, the last asked.
 bool namedOnlyGroup(Context& cx, const Group& group);
 

@@ -8,7 +8,7 @@ namespace qs {
 namespace detect {
 
 // The formats detection only names (FormatFamily::Other: listed by the plain row's LayoutSpecs,
-// never decoded): EXL3, AQLM, quanto, by their member names.
+// never decoded): EXL3, AQLM, by their member names.
 
 bool namedOnlyGroup(Context& cx, const Group& g)
 {
@@ -20,9 +20,6 @@ bool namedOnlyGroup(Context& cx, const Group& g)
     } else if (g.find("codes") >= 0 && g.find("codebooks") >= 0) {
         format = "aqlm";
         roles = {"codes", "codebooks", "scales"};
-    } else if (g.find("weight._data") >= 0) {
-        format = "quanto";
-        roles = {"weight._data", "weight._scale", "weight._shift", "input_scale", "output_scale"};
     } else {
         return false;
     }
@@ -41,12 +38,6 @@ bool namedOnlyGroup(Context& cx, const Group& g)
             const auto out = mulChecked(c[0], cb[2]), in = mulChecked(c[1], cb[3]);
             if (out && in)
                 w.shape = {*out, *in};
-        }
-    } else if (format == "quanto") {
-        const int d = g.find("weight._data");
-        if (cx.tensor(d).dtype == DType::I8 || isFp8(cx.tensor(d).dtype)) {
-            w.shape = cx.tensor(d).shape;
-            w.bits = 8;
         }
     } else if (format == "exl3") {
         const auto u = dims("suh"), v = dims("svh");

@@ -30,9 +30,6 @@ const char* plainDisplayName(const FormatInfo& format)
                                                 : QT_TRANSLATE_NOOP("qs::FamilyName", "integer");
 }
 
-// optimum-quanto's member names with a dot of their own (a named-only format).
-constexpr std::string_view kQuantoDottedMembers[] = {"weight._data", "weight._scale", "weight._shift"};
-
 struct PlainRow {
     DType dtype;
     std::string_view id;
@@ -74,8 +71,6 @@ void plainFormats(FormatList& out)
          "ExLlamaV3 EXL3 (trellis): named, not decoded"},
         {"aqlm", 0, None, Named, false, false, NoRule, false, false, "",
          "AQLM additive codebooks (codes, codebooks, scales): named, not decoded"},
-        {"quanto", 0, None, Named, false, false, NoRule, false, false, "",
-         "optimum-quanto (weight._data, weight._scale): named, not decoded"},
     };
 
     for (const PlainRow& p : kPlain) {
@@ -100,7 +95,6 @@ const FamilyRow& plainFamily()
                     plainDequant,        nullptr, &plainTargets()};
         // detection: the named-only formats; what no row claims stays a plain weight
         r.detectGroup = detect::namedOnlyGroup;
-        r.dottedMembers = kQuantoDottedMembers;
         r.displayName = plainDisplayName;
         return r;
     }();

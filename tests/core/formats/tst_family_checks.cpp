@@ -23,7 +23,7 @@ using namespace qs;
 
 namespace {
 
-// The upstream checkpoints: every fixture folder under safetensors/ and the GGUF type zoo.
+// The upstream checkpoints: every fixture folder under safetensors/ and new-formats/, and the GGUF type zoo.
 std::vector<std::string> fixtureCheckpoints()
 {
     std::vector<std::string> paths;
@@ -33,7 +33,6 @@ std::vector<std::string> fixtureCheckpoints()
             paths.push_back(dir.filePath(name).toStdString());
     }
     paths.push_back(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
-    paths.push_back(qstest::fixture(QStringLiteral("new-formats/exl2")).toStdString());
     return paths;
 }
 
