@@ -144,6 +144,11 @@ struct LayoutSpec {
     // Exact and cheap; row < N, col < K. `group` ignores g_idx (the caller owns it).
     // Empty for the formats detection only names (FormatFamily::Other): nothing is modelled.
     std::function<ElementLocation(const LayoutParams&, uint64_t row, uint64_t col)> locate;
+    // The elements (row, col) with bits in `word` of locate()'s tensor, for a layout that repeats
+    // no tile (optimum-quanto's parts: view rows i, i + P, ... share a byte, so a window of a few
+    // tiles cannot tell a period from the wrap at P): WordMap asks it instead of searching, and
+    // confirms each with locate(). Empty for the layouts that tile.
+    std::function<std::vector<std::pair<uint64_t, uint64_t>>(const LayoutParams&, uint64_t word)> elementsIn;
 
     // ---- Word arrangement the packed-word kernel reads (formats/gptq: PackedLinear takes its
     // variant from these with packAxis, wordBits, slotOrder and zeroPoint; others ignore them) ----

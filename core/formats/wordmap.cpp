@@ -6,6 +6,7 @@
 #include "base/half.h"
 #include "formats/family.h"
 #include "formats/kernel.h"
+#include "formats/layoutsize.h"
 
 #include <algorithm>
 #include <cmath>
@@ -75,6 +76,17 @@ WordMap::WordMap(const LayoutSpec& spec, const LayoutParams& params)
     if (params.K == 0 || params.N == 0)
         throw Error("layout '" + spec.id + "': empty weight");
     m_wordBits = spec.locate(params, 0, 0).wordBits;
+    if (spec.elementsIn) {
+        // No tile: every word is answered by the spec; elements are coloured by their flat
+        // index, and the word count is the code tensor's size.
+        const LayoutTensor* codes = findTensor(spec, spec.locate(params, 0, 0).tensor);
+        if (!codes || !sizedByParams(*codes))
+            throw Error("layout '" + spec.id + "': locate() names a tensor without a fixed shape");
+        m_flat = true;
+        m_tileCols = std::min(params.N * params.K, kMaxTileElements);
+        m_wordCount = tensorBytes(spec, *codes, params) * 8 / m_wordBits;
+        return;
+    }
 
     const bool flatFirst = spec.packAxis == PackAxis::None || spec.packAxis == PackAxis::Block;
     // Row groups of several widths or sizes (EXL2) repeat nothing along K: a shorter period could
@@ -218,6 +230,12 @@ void WordMap::buildTable()
 void WordMap::appendCandidates(uint64_t word, std::vector<std::pair<uint64_t, uint64_t>>& out) const
 {
     const LayoutParams& p = m_params;
+    if (m_spec->elementsIn) {
+        for (const auto& [r, c] : m_spec->elementsIn(p, word))
+            if (r < p.N && c < p.K)
+                out.emplace_back(r, c);
+        return;
+    }
     // Tiles (i, j) with i*SR + j*SC == d, i < m_tilesRow, j < m_tilesCol.
     auto tiles = [&](uint64_t d, auto&& take) {
         const bool rowsMove = m_tilesRow > 1 && m_strideRow > 0;

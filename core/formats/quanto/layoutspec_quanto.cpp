@@ -88,6 +88,15 @@ LayoutSpec qbits(int bits)
         e.zeroTensor = "weight._shift";
         return e;
     };
+    s.elementsIn = [parts](const LayoutParams& p, uint64_t word) {
+        const uint64_t C = viewColsOf(p), R = viewRowsOf(p), P = ceilDiv(R, parts), i = word / C, c = word % C;
+        std::vector<std::pair<uint64_t, uint64_t>> out;
+        for (uint64_t part = 0; part < parts && i + part * P < R; ++part) {
+            const uint64_t e0 = (i + part * P) * C + c;
+            out.emplace_back(e0 / p.K, e0 % p.K);
+        }
+        return out;
+    };
     return s;
 }
 
