@@ -109,6 +109,19 @@ void ggmlFormats(FormatList& out)
         f.alias = asciiLower(t.name);
         out.add(std::move(f));
     }
+    // The types of llama.cpp's forks that the GGUF reader names (container/ggmltype.h): listed,
+    // never decoded.
+    using namespace formatrow;
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kForkTypes[] = {
+        {"gguf-ik", 0, None, Named, false, false, NoRule, false, false, "",
+         "GGUF types of ik_llama.cpp (IQ2_K ... IQ6_K, IQ*_KS, IQ*_KT, IQ*_BN, Q6_0, *_R4/_R8 rows): named, "
+         "not decoded"},
+        {"gguf-i2_s", 2, None, Named, false, false, NoRule, false, false, "",
+         "GGUF I2_S of BitNet (id 36, reused): ternary codes four a byte and one f32 scale; named, not decoded"},
+    };
+    for (const FormatRow& f : kForkTypes)
+        out.addNamedOnly(f);
 }
 
 } // namespace
