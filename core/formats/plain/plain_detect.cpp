@@ -8,18 +8,18 @@ namespace qs {
 namespace detect {
 
 // The formats detection only names (FormatFamily::Other: listed by the plain row's LayoutSpecs,
-// never decoded): EXL2, EXL3, AQLM, quanto, by their member names.
+// never decoded): AMD Quark by its config, EXL3 (named_detect.cpp), EXL2, AQLM, quanto by their
+// member names.
 
 bool namedOnlyGroup(Context& cx, const Group& g)
 {
+    if (quarkGroup(cx, g) || exl3Group(cx, g))
+        return true;
     std::string format;
     std::vector<std::string> roles;
     if (g.find("q_weight") >= 0) {
         format = "exl2";
         roles = {"q_weight", "q_scale", "q_scale_max", "q_groups", "q_group_map", "q_perm", "q_invperm"};
-    } else if (g.find("trellis") >= 0) {
-        format = "exl3";
-        roles = {"trellis", "suh", "svh", "mcg", "mul1"};
     } else if (g.find("codes") >= 0 && g.find("codebooks") >= 0) {
         format = "aqlm";
         roles = {"codes", "codebooks", "scales"};
@@ -58,10 +58,6 @@ bool namedOnlyGroup(Context& cx, const Group& g)
             w.shape = cx.tensor(d).shape;
             w.bits = 8;
         }
-    } else if (format == "exl3") {
-        const auto u = dims("suh"), v = dims("svh");
-        if (u.size() == 1 && v.size() == 1)
-            w.shape = {v[0], u[0]};
     }
     w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "member names %1 uses"), {format}});
     w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "%1 is named by detection only: not decoded"), {format}});
