@@ -69,6 +69,8 @@ const std::vector<RowCase>& rowCases()
         // mlx's rounding in tst_quantize_affine), HQQ from a file this suite writes.
         {"mlx", {}, "safetensors/gptq-w4-g128-sym/ref.safetensors"},
         {"hqq", {}, nullptr},
+        // No upstream-written torchao safetensors file exists: tests/data/torchao holds ours.
+        {"torchao", {}, nullptr},
         {"plain",
          {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"},
          nullptr},
@@ -341,6 +343,13 @@ private slots:
             const auto ck = openCheckpoint(writeHqq(tmp.path()));
             weights += checkCheckpoint(row, *ck);
         }
+        if (row.family == FormatFamily::Torchao)
+            for (const char* folder : {"float8-v1", "int8-float8-v2"})
+                weights += checkCheckpoint(
+                    row,
+                    *openCheckpoint(QStringLiteral(QT_TESTCASE_SOURCEDIR "/data/torchao/%1/model.safetensors")
+                                        .arg(QLatin1String(folder))
+                                        .toStdString()));
         // The quantizer's output stands in for a missing fixture (MLX) and is checked like one.
         if (c->fixtures.empty() && c->quantizeSource) {
             QTemporaryDir tmp;
