@@ -17,10 +17,11 @@
 namespace qs {
 namespace {
 
-// Every GGUF type, plain ones included, goes through the ggml row kernels.
-DequantRowsFn ggmlDequant(const FormatInfo&)
+// Every GGUF type, plain ones included, goes through the ggml row kernels; the forks' types it
+// only names do not.
+DequantRowsFn ggmlDequant(const FormatInfo& format)
 {
-    return dequantGgufWeightRows;
+    return format.storage == StorageKind::None ? nullptr : dequantGgufWeightRows;
 }
 
 VerifyFn ggmlVerify(const FormatInfo& format)
