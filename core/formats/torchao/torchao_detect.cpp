@@ -217,6 +217,13 @@ bool torchaoGroup(Context& cx, const Group& g)
                     QT_TRANSLATE_NOOP("qs::Message", "torchao %1 '%2' refused: %3; named, not decoded"),
                     {Message::verbatim(kind), Message::verbatim(tensorName), why}));
         } else if (packed != std::end(kPackedKinds)) {
+            // The logical shape a packed kind keeps among its attributes (Int4TilePackedTo4dTensor's `shape`).
+            Shape shape;
+            for (const QJsonValue d : data.value(QStringLiteral("shape")).toArray())
+                if (const auto n = jsonInt(d); n && *n > 0)
+                    shape.push_back(uint64_t(*n));
+            if (!shape.empty() && shape.size() == size_t(data.value(QStringLiteral("shape")).toArray().size()))
+                w.shape = shape;
             w.notes.push_back(
                 Message::quoting(QT_TRANSLATE_NOOP("qs::Message", "torchao %1 (%2): packed, named, not decoded"),
                                  {Message::verbatim(kind), Message(packed->what)}));

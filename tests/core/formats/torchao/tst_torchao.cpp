@@ -175,6 +175,8 @@ private slots:
         QVERIFY2(noted(*w, note.toUtf8().constData()), notesOf(*w).c_str());
         for (const auto& [role, idx] : w->members)
             QVERIFY(ck->tensors[idx].name.find(role) != std::string_view::npos);
+        if (weight == QLatin1String("model.layers.0.mlp.down_proj")) // its metadata's shape attribute
+            QCOMPARE(w->shape, (std::vector<uint64_t>{64, 256}));
         // Every tensor of the file belongs to a torchao weight: none is listed as a plain integer.
         for (const LogicalWeight& o : ck->weights)
             QCOMPARE(o.format, std::string("torchao"));
