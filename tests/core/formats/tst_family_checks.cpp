@@ -27,9 +27,11 @@ namespace {
 std::vector<std::string> fixtureCheckpoints()
 {
     std::vector<std::string> paths;
-    const QDir dir(qstest::fixture(QStringLiteral("safetensors")));
-    for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
-        paths.push_back(dir.filePath(name).toStdString());
+    for (const char* folder : {"safetensors", "new-formats"}) {
+        const QDir dir(qstest::fixture(QLatin1String(folder)));
+        for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
+            paths.push_back(dir.filePath(name).toStdString());
+    }
     paths.push_back(qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")).toStdString());
     return paths;
 }
