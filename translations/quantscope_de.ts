@@ -3873,6 +3873,10 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>bitsandbytes int8</translation>
     </message>
     <message>
+        <source>torchao</source>
+        <translation>torchao</translation>
+    </message>
+    <message>
         <source>gpt-oss MXFP4</source>
         <translation>gpt-oss MXFP4</translation>
     </message>
@@ -5368,6 +5372,170 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>%1: the config does not describe the stored data, but reading it as declared gives the same values</source>
         <translation>%1: die Konfiguration beschreibt die gespeicherten Daten nicht, aber sie wie angegeben zu lesen ergibt dieselben Werte</translation>
+    </message>
+    <message>
+        <source>ggml type id 36: the %1 bytes before the next tensor fit both BitNet&apos;s I2_S (%2 bytes for %3 weights) and IQ4_NL_4_4, which mainline ggml removed (%4): which one it is stays open; not decoded</source>
+        <translation>ggml-Typ-ID 36: die %1 Bytes vor dem nächsten Tensor passen sowohl zu BitNets I2_S (%2 Bytes für %3 Gewichte) als auch zu IQ4_NL_4_4, das ggml entfernt hat (%4): welcher es ist, bleibt offen; nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>ggml type id 36 read as BitNet&apos;s I2_S (ternary codes, four a byte, then one f32 scale): %1 weights take %2 bytes by its size rule (weights / 4 + 32), which fill the %3 bytes before the next tensor; IQ4_NL_4_4, which mainline ggml gave id 36 and removed, would take %4. Not decoded: the order of the codes depends on the machine that quantized it (x86: 128 weights in 32 bytes, ARM: 64 in 16, or four rows interleaved) and the file does not say which</source>
+        <translation>ggml-Typ-ID 36 als BitNets I2_S gelesen (ternäre Codes, vier je Byte, danach eine f32-Skala): %1 Gewichte belegen nach seiner Größenregel (Gewichte / 4 + 32) %2 Bytes, die die %3 Bytes vor dem nächsten Tensor füllen; IQ4_NL_4_4, dem ggml die ID 36 gab und das es entfernte, bräuchte %4. Nicht dekodiert: die Reihenfolge der Codes hängt vom Rechner ab, der quantisiert hat (x86: 128 Gewichte in 32 Bytes, ARM: 64 in 16, oder vier Zeilen verschränkt), und die Datei sagt nicht, welcher</translation>
+    </message>
+    <message>
+        <source>ggml type id 36 fits no size rule: %1 bytes lie before the next tensor or the end of the file, BitNet&apos;s I2_S takes %2 for %3 weights and IQ4_NL_4_4, which mainline ggml removed, %4; not decoded</source>
+        <translation>ggml-Typ-ID 36 passt zu keiner Größenregel: %1 Bytes liegen vor dem nächsten Tensor oder dem Dateiende, BitNets I2_S belegt %2 für %3 Gewichte und das von ggml entfernte IQ4_NL_4_4 %4; nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>ik_llama.cpp&apos;s type %1 (id %2): listed, not decoded; no size rule is checked for it, its extent is taken up to the next tensor or the end of the file (%3 bytes)</source>
+        <translation>Typ %1 von ik_llama.cpp (ID %2): aufgeführt, nicht dekodiert; für ihn wird keine Größenregel geprüft, sein Umfang reicht bis zum nächsten Tensor oder zum Dateiende (%3 Bytes)</translation>
+    </message>
+    <message>
+        <source>ik_llama.cpp&apos;s type %1 (id %2) does not fit its size rule: %3 rows of %4 weights take %5 bytes (ne[0] a multiple of %6, %7 bytes of blocks and %8 of row scale a row), %9 bytes lie before the next tensor or the end of the file; not decoded</source>
+        <translation>Typ %1 von ik_llama.cpp (ID %2) passt nicht zu seiner Größenregel: %3 Zeilen zu %4 Gewichten belegen %5 Bytes (ne[0] ein Vielfaches von %6, je Zeile %7 Bytes Blöcke und %8 Bytes Zeilenskala), vor dem nächsten Tensor oder dem Dateiende liegen %9 Bytes; nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>ik_llama.cpp&apos;s type %1 (id %2): listed, not decoded; its %3 bytes follow ik_llama.cpp&apos;s row size (%4 rows of %5 bytes)</source>
+        <translation>Typ %1 von ik_llama.cpp (ID %2): aufgeführt, nicht dekodiert; seine %3 Bytes folgen der Zeilengröße von ik_llama.cpp (%4 Zeilen zu %5 Bytes)</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is named like a member of a quantized weight but has no module name, which every format reads a weight by: listed as a plain tensor</source>
+        <translation>&apos;%1&apos; heißt wie ein Mitglied eines quantisierten Gewichts, hat aber keinen Modulnamen, über den jedes Format ein Gewicht liest: als einfacher Tensor aufgeführt</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; sits at the top level beside &apos;%2&apos;, which is named like a member of a quantized weight: no format reads a weight without a module name; listed as a plain tensor</source>
+        <translation>&apos;%1&apos; liegt auf oberster Ebene neben &apos;%2&apos;, das wie ein Mitglied eines quantisierten Gewichts heißt: kein Format liest ein Gewicht ohne Modulnamen; als einfacher Tensor aufgeführt</translation>
+    </message>
+    <message>
+        <source>trellis %1 holds [%2, %3] weights, suh and svh say %4 x %5</source>
+        <translation>trellis %1 enthält [%2, %3] Gewichte, suh und svh sagen %4 x %5</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is %2 %3, not the I16 [K/16, N/16, 16*bits] of EXL3</source>
+        <translation>&apos;%1&apos; ist %2 %3, nicht das I16 [K/16, N/16, 16*bits] von EXL3</translation>
+    </message>
+    <message>
+        <source>bits</source>
+        <translation>Bits (bits)</translation>
+    </message>
+    <message>
+        <source>codebook</source>
+        <translation>Codebuch (codebook)</translation>
+    </message>
+    <message>
+        <source>EXL3 trellis codes (%1 bits a weight, %2 codebook) in 16x16 tiles of a basis rotated by Hadamard transforms and the sign vectors suh and svh: named, not decoded; exllamav3 decodes them on the GPU only (CUDA and Triton kernels), so there is no CPU reference to check a decoder against</source>
+        <translation>EXL3-Trellis-Codes (%1 Bit je Gewicht, Codebuch %2) in 16x16-Kacheln einer durch Hadamard-Transformationen und die Vorzeichenvektoren suh und svh gedrehten Basis: benannt, nicht dekodiert; exllamav3 dekodiert sie nur auf der GPU (CUDA- und Triton-Kernel), es gibt also keine CPU-Referenz, an der sich ein Decoder prüfen ließe</translation>
+    </message>
+    <message>
+        <source>dtype</source>
+        <translation>Datentyp (dtype)</translation>
+    </message>
+    <message>
+        <source>qscheme</source>
+        <translation>Schema (qscheme)</translation>
+    </message>
+    <message>
+        <source>group_size</source>
+        <translation>Gruppengröße (group_size)</translation>
+    </message>
+    <message>
+        <source>scale_format</source>
+        <translation>Skalenformat (scale_format)</translation>
+    </message>
+    <message>
+        <source>symmetric</source>
+        <translation>symmetrisch (symmetric)</translation>
+    </message>
+    <message>
+        <source>quantization_config quant_method quark</source>
+        <translation>quantization_config quant_method quark</translation>
+    </message>
+    <message>
+        <source>AMD Quark export, weights %1 %2: named, not decoded; its codes are &apos;weight&apos; (%3 %4), their scales &apos;weight_scale&apos; (%5), zero points &apos;weight_zero_point&apos;</source>
+        <translation>AMD-Quark-Export, Gewichte %1 %2: benannt, nicht dekodiert; seine Codes sind &apos;weight&apos; (%3 %4), ihre Skalen &apos;weight_scale&apos; (%5), Nullpunkte &apos;weight_zero_point&apos;</translation>
+    </message>
+    <message>
+        <source>int4 codes two a byte with a scale and zero_point per group (fbgemm)</source>
+        <translation>int4-Codes, zwei je Byte, mit scale und zero_point je Gruppe (fbgemm)</translation>
+    </message>
+    <message>
+        <source>int4 codes tile-packed into a 4-D int32 qdata for tinygemm, scale and zero together in scale_and_zero</source>
+        <translation>int4-Codes kachelweise in ein vierdimensionales int32-qdata für tinygemm gepackt, Skala und Nullpunkt zusammen in scale_and_zero</translation>
+    </message>
+    <message>
+        <source>int4 codes eight to an int32 with a scale and zero_point per group</source>
+        <translation>int4-Codes, acht je int32, mit scale und zero_point je Gruppe</translation>
+    </message>
+    <message>
+        <source>int4 codes in a CPU kernel&apos;s own packing with scale_and_zero</source>
+        <translation>int4-Codes in der eigenen Packung eines CPU-Kernels mit scale_and_zero</translation>
+    </message>
+    <message>
+        <source>1- to 8-bit codes one a byte with a scale and zero_point per group</source>
+        <translation>1- bis 8-Bit-Codes, einer je Byte, mit scale und zero_point je Gruppe</translation>
+    </message>
+    <message>
+        <source>MX elements (FP8, FP6 or FP4) with an E8M0 scale per 32</source>
+        <translation>MX-Elemente (FP8, FP6 oder FP4) mit einer E8M0-Skala je 32</translation>
+    </message>
+    <message>
+        <source>FP4 E2M1 pairs with an FP8 E4M3 scale per 16 and a per-tensor scale</source>
+        <translation>FP4-E2M1-Paare mit einer FP8-E4M3-Skala je 16 und einer Skala je Tensor</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; has no scale member</source>
+        <translation>&apos;%1&apos; hat kein scale-Mitglied</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is %2, not %3</source>
+        <translation>&apos;%1&apos; ist %2, nicht %3</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is a scalar</source>
+        <translation>&apos;%1&apos; ist ein Skalar</translation>
+    </message>
+    <message>
+        <source>scale &apos;%1&apos; %2 does not tile qdata &apos;%3&apos; %4</source>
+        <translation>scale &apos;%1&apos; %2 kachelt qdata &apos;%3&apos; %4 nicht</translation>
+    </message>
+    <message>
+        <source>block_size [%1] in the metadata, the scale &apos;%2&apos; %3 gives %4</source>
+        <translation>block_size [%1] in den Metadaten, die Skala &apos;%2&apos; %3 ergibt %4</translation>
+    </message>
+    <message>
+        <source>dtype %1 is not float32, float16 or bfloat16</source>
+        <translation>dtype %1 ist nicht float32, float16 oder bfloat16</translation>
+    </message>
+    <message>
+        <source>naming</source>
+        <translation>Benennung (naming)</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; looks like the codes of a torchao tensor subclass, but the safetensors header has no torchao metadata for &apos;%2&apos; (tensor_names and its _type): its kind is unknown; named, not decoded</source>
+        <translation>&apos;%1&apos; sieht wie die Codes einer torchao-Tensorunterklasse aus, aber der safetensors-Header hat keine torchao-Metadaten für &apos;%2&apos; (tensor_names und sein _type): seine Art ist unbekannt; benannt, nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>kind</source>
+        <translation>Art (kind)</translation>
+    </message>
+    <message>
+        <source>torchao metadata &apos;%1&apos;: _type %2</source>
+        <translation>torchao-Metadaten &apos;%1&apos;: _type %2</translation>
+    </message>
+    <message>
+        <source>its metadata lists %1, the file has no &apos;%2&apos; member</source>
+        <translation>seine Metadaten nennen %1, die Datei hat kein Mitglied &apos;%2&apos;</translation>
+    </message>
+    <message>
+        <source>torchao %1 &apos;%2&apos; refused: %3; named, not decoded</source>
+        <translation>torchao-%1 &apos;%2&apos; abgelehnt: %3; benannt, nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>torchao %1 (%2): packed, named, not decoded</source>
+        <translation>torchao-%1 (%2): gepackt, benannt, nicht dekodiert</translation>
+    </message>
+    <message>
+        <source>torchao metadata gives &apos;%1&apos; the _type %2, which is not one of torchao&apos;s serialized subclasses; named, not decoded</source>
+        <translation>torchao-Metadaten geben &apos;%1&apos; den _type %2, der keine der serialisierten Unterklassen von torchao ist; benannt, nicht dekodiert</translation>
     </message>
     <message>
         <source>%1 U8 %2 + %3 U8 %4 (MXFP4: E2M1 pairs, E8M0 per 32)</source>

@@ -89,7 +89,74 @@ constexpr std::array<std::string_view, 42> kFileTypes{
 };
 constexpr uint32_t kFileTypeGuessed = 1024;
 
+// ik_llama.cpp's own ids (ggml/include/ggml.h enum ggml_type) with the type traits of ggml.c
+// (blck_size, sizeof(block_*) in ggml-common.h, row_meta_size) for the types whose byte count is
+// checked; the trellis (_KT), IQ2_KL and row-interleaved types are only named.
+constexpr IkLlamaType kIkTypes[] = {
+    {98, "Q8_0_X4"},
+    {99, "Q8_1_X4"},
+    {133, "Q6_0", 32, 26, 0},
+    {134, "IQ1_BN", 64, 13, 2},
+    {135, "IQ2_BN", 64, 16, 4},
+    {136, "Q8_K64"},
+    {137, "IQ2_K", 256, 76, 0},
+    {138, "IQ3_K", 256, 110, 0},
+    {139, "IQ4_K", 256, 144, 0},
+    {140, "IQ5_K", 256, 176, 0},
+    {141, "IQ6_K", 256, 212, 0},
+    {144, "IQ4_KS", 256, 136, 4},
+    {145, "IQ2_KS", 256, 70, 2},
+    {146, "IQ4_KSS", 256, 128, 4},
+    {147, "Q8_K16"},
+    {148, "Q8_K32"},
+    {149, "Q8_KR8"},
+    {150, "Q8_K128"},
+    {151, "Q8_KV"},
+    {152, "IQ5_KS", 256, 168, 4},
+    {153, "IQ2_KT"},
+    {154, "IQ3_KT"},
+    {155, "IQ4_KT"},
+    {156, "IQ3_KS", 256, 102, 2},
+    {157, "IQ2_KL"},
+    {158, "IQ1_KT"},
+    {202, "Q4_0_R8"},
+    {206, "Q5_0_R4"},
+    {208, "Q8_0_R8"},
+    {210, "Q2_K_R4"},
+    {211, "Q3_K_R4"},
+    {212, "Q4_K_R4"},
+    {213, "Q5_K_R4"},
+    {214, "Q6_K_R4"},
+    {216, "IQ2_XXS_R4"},
+    {217, "IQ2_XS_R4"},
+    {218, "IQ3_XXS_R4"},
+    {219, "IQ1_S_R4"},
+    {220, "IQ4_NL_R4"},
+    {221, "IQ3_S_R4"},
+    {222, "IQ2_S_R4"},
+    {223, "IQ4_XS_R8"},
+    {229, "IQ1_M_R4"},
+    {230, "BF16_R16"},
+    {233, "Q6_0_R4"},
+    {335, "IQ2_BN_R4"},
+    {337, "IQ2_K_R4"},
+    {338, "IQ3_K_R4"},
+    {339, "IQ4_K_R4"},
+    {340, "IQ5_K_R4"},
+    {344, "IQ4_KS_R4"},
+    {398, "Q8_KV_R8"},
+    {399, "Q8_K_R8"},
+};
+
 } // namespace
+
+const IkLlamaType* ikLlamaType(int64_t id)
+{
+    for (const IkLlamaType& t : kIkTypes)
+        if (t.id == id)
+            return &t;
+    return nullptr;
+}
 
 std::span<const GgmlTypeInfo> ggmlTypes()
 {

@@ -74,6 +74,31 @@ const GgmlTypeInfo* ggmlTypeByName(std::string_view name);
 // "Q4_K" for known ids (removed ones keep their old name), "unknown(<id>)" otherwise.
 std::string ggmlTypeName(int64_t id);
 
+// A type id of ik_llama.cpp (ikawrakow/ik_llama.cpp, ggml/include/ggml.h) that mainline ggml does
+// not define: its IQ*_K, IQ*_KS, IQ*_KT, IQ*_BN, Q6_0 types, their row-interleaved *_R4/_R8/_R16
+// variants and its dot-product intermediates (Q8_K64 ...). Listed, never decoded.
+struct IkLlamaType {
+    int id = 0;
+    std::string_view name; // ik_llama.cpp's spelling: "IQ4_KS"
+    // Its type traits where the byte count is checked: a row is rowMetaBytes (a row scale in
+    // front) + ne0 / blockWeights * blockBytes. blockWeights 0: no size rule known here.
+    uint32_t blockWeights = 0;
+    uint32_t blockBytes = 0;
+    uint32_t rowMetaBytes = 0;
+};
+// nullptr for ids ik_llama.cpp shares with mainline (or does not have).
+const IkLlamaType* ikLlamaType(int64_t id);
+
+// BitNet's I2_S (microsoft/BitNet, its llama.cpp fork): 2-bit ternary codes, four a byte, then
+// one f32 scale for the whole tensor in 32 bytes kept for it. Its forks (and ik_llama.cpp) give
+// it id 36, the id mainline ggml gave IQ4_NL_4_4 and removed; the byte count tells them apart.
+inline constexpr int kGgmlI2S = 36;
+// ggml_nbytes of an I2_S tensor of `elements` weights in BitNet's fork: elements / 4 + 32.
+inline uint64_t bitnetI2sBytes(uint64_t elements)
+{
+    return elements / 4 + 32;
+}
+
 // general.file_type as llama.cpp names it without the LLAMA_FTYPE_ prefix ("MOSTLY_Q4_K_M",
 // "ALL_F32"); removed values are named too; "GUESSED" flag (1024) is appended as "|GUESSED";
 // anything else is "unknown(<value>)".

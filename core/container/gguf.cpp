@@ -489,7 +489,8 @@ std::vector<PendingData> readTensorInfos(Cursor& c, GgufFile& out, uint64_t tens
         t.dtype = DType::Ggml;
         t.ggmlType = static_cast<int>(std::min<uint32_t>(type, INT32_MAX));
         const GgmlTypeInfo* info = ggmlType(type);
-        t.typeName = info ? info->name : out.names.keep(ggmlTypeName(type));
+        const IkLlamaType* ik = info ? nullptr : ikLlamaType(type);
+        t.typeName = info ? info->name : ik ? ik->name : out.names.keep(ggmlTypeName(type));
         t.shape.assign(std::make_reverse_iterator(ne + nDims), std::make_reverse_iterator(ne));
         const bool sized = info && info->hasSize();
         if (sized) {
@@ -544,9 +545,89 @@ void placeTensorData(Cursor& c, GgufFile& out, const std::vector<PendingData>& p
     }
 }
 
+// Whether `need` bytes fill an extent up to the next tensor, the padding to the alignment aside.
+bool fillsExtent(uint64_t need, uint64_t extent, uint64_t alignment)
+{
+    return need <= extent && extent - need < alignment;
+}
+
+// The size of a tensor whose type mainline ggml cannot size, and why it is not decoded: its
+// extent up to the next tensor or the end of the file, checked against the size rule of the
+// fork that defines the id where one is known (BitNet's I2_S in id 36, ik_llama.cpp's types).
+Message sizeForkTensor(TensorEntry& t, uint32_t type, uint64_t extent, uint64_t alignment)
+{
+    t.nbytes = extent;
+    const uint64_t elements = t.elementCount(), ne0 = t.shape.empty() ? 1 : t.shape.back();
+    const uint64_t rows = ne0 ? elements / ne0 : 0;
+    if (type == kGgmlI2S) {
+        const uint64_t i2s = bitnetI2sBytes(elements);
+        // Mainline's IQ4_NL_4_4 (removed): IQ4_NL blocks of 32 weights in 18 bytes, four rows interleaved.
+        const std::string nl = ne0 % 32 == 0 ? num(elements / 32 * 18) : "?";
+        const bool nlFits = nl != "?" && fillsExtent(elements / 32 * 18, extent, alignment);
+        if (fillsExtent(i2s, extent, alignment) && nlFits)
+            return {QT_TRANSLATE_NOOP("qs::Message",
+                                      "ggml type id 36: the %1 bytes before the next tensor fit both BitNet's I2_S "
+                                      "(%2 bytes for %3 weights) and IQ4_NL_4_4, which mainline ggml removed (%4): "
+                                      "which one it is stays open; not decoded"),
+                    {num(extent), num(i2s), num(elements), nl}};
+        if (fillsExtent(i2s, extent, alignment)) {
+            t.typeName = "I2_S";
+            t.nbytes = i2s;
+            return {QT_TRANSLATE_NOOP("qs::Message",
+                                      "ggml type id 36 read as BitNet's I2_S (ternary codes, four a byte, then one f32 "
+                                      "scale): %1 weights take %2 bytes by its size rule (weights / 4 + 32), which "
+                                      "fill the %3 bytes before the next tensor; IQ4_NL_4_4, which mainline ggml "
+                                      "gave id 36 and removed, would take %4. Not decoded: the order of the codes "
+                                      "depends on the machine that quantized it (x86: 128 weights in 32 bytes, ARM: "
+                                      "64 in 16, or four rows interleaved) and the file does not say which"),
+                    {num(elements), num(i2s), num(extent), nl}};
+        }
+        if (!nlFits)
+            return {QT_TRANSLATE_NOOP("qs::Message",
+                                      "ggml type id 36 fits no size rule: %1 bytes lie before the next tensor or the "
+                                      "end of the file, BitNet's I2_S takes %2 for %3 weights and IQ4_NL_4_4, which "
+                                      "mainline ggml removed, %4; not decoded"),
+                    {num(extent), num(i2s), num(elements), nl}};
+    }
+    if (const IkLlamaType* ik = ikLlamaType(type)) {
+        const std::string name(ik->name);
+        if (!ik->blockWeights)
+            return {QT_TRANSLATE_NOOP("qs::Message",
+                                      "ik_llama.cpp's type %1 (id %2): listed, not decoded; no size rule is checked "
+                                      "for it, its extent is taken up to the next tensor or the end of the file (%3 "
+                                      "bytes)"),
+                    {name, num(type), num(extent)}};
+        const uint64_t rowBytes = ik->rowMetaBytes + ne0 / ik->blockWeights * uint64_t(ik->blockBytes);
+        const std::optional<uint64_t> need = ne0 % ik->blockWeights == 0 ? mulChecked(rows, rowBytes) : std::nullopt;
+        if (!need || !fillsExtent(*need, extent, alignment))
+            return {QT_TRANSLATE_NOOP("qs::Message",
+                                      "ik_llama.cpp's type %1 (id %2) does not fit its size rule: %3 rows of %4 "
+                                      "weights take %5 bytes (ne[0] a multiple of %6, %7 bytes of blocks and %8 of "
+                                      "row scale a row), %9 bytes lie before the next tensor or the end of the file; "
+                                      "not decoded"),
+                    {name, num(type), num(rows), num(ne0), need ? num(*need) : "?", num(ik->blockWeights),
+                     num(ne0 / ik->blockWeights * uint64_t(ik->blockBytes)), num(ik->rowMetaBytes), num(extent)}};
+        t.nbytes = *need;
+        return {QT_TRANSLATE_NOOP("qs::Message",
+                                  "ik_llama.cpp's type %1 (id %2): listed, not decoded; its %3 bytes follow "
+                                  "ik_llama.cpp's row size (%4 rows of %5 bytes)"),
+                {name, num(type), num(*need), num(rows), num(rowBytes)}};
+    }
+    return ggmlType(type) ? Message(QT_TRANSLATE_NOOP("qs::Message",
+                                                      "ggml type %1 (%2) was removed from ggml; not decoded; its "
+                                                      "extent is taken up to the next tensor or the end of the file "
+                                                      "(%3 bytes)"),
+                                    {num(type), std::string(t.typeName), num(extent)})
+                          : Message(QT_TRANSLATE_NOOP("qs::Message",
+                                                      "ggml type id %1 is unknown; not decoded; its extent is taken "
+                                                      "up to the next tensor or the end of the file (%2 bytes)"),
+                                    {num(type), num(extent)});
+}
+
 // Sizes of tensors whose type we cannot size: up to the next tensor or the end of the file
-// (offsets are explicit, so every other tensor stays readable). Then overlaps; then a note when
-// the data is not packed in tensor-info order.
+// (offsets are explicit, so every other tensor stays readable), checked against a fork's size
+// rule where one is known. Then overlaps; then a note when the data is not packed in tensor-info
+// order.
 void sizeAndCheckExtents(GgufFile& out, const std::vector<PendingData>& pending)
 {
     const std::string& path = out.map->path();
@@ -565,17 +646,7 @@ void sizeAndCheckExtents(GgufFile& out, const std::vector<PendingData>& pending)
             end = out.tensors[order[k + 1]].offset;
         if (pending[order[k]].sized)
             continue;
-        t.nbytes = end - t.offset;
-        const uint32_t type = pending[order[k]].type;
-        t.note = ggmlType(type)
-            ? Message(QT_TRANSLATE_NOOP("qs::Message",
-                                        "ggml type %1 (%2) was removed from ggml; not decoded; its extent "
-                                        "is taken up to the next tensor or the end of the file (%3 bytes)"),
-                      {num(type), std::string(t.typeName), num(t.nbytes)})
-            : Message(QT_TRANSLATE_NOOP("qs::Message",
-                                        "ggml type id %1 is unknown; not decoded; its extent is taken "
-                                        "up to the next tensor or the end of the file (%2 bytes)"),
-                      {num(type), num(t.nbytes)});
+        t.note = sizeForkTensor(t, pending[order[k]].type, end - t.offset, out.alignment);
     }
     for (size_t k = 0; k + 1 < order.size(); ++k) {
         const TensorEntry& a = out.tensors[order[k]];

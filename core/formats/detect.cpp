@@ -437,7 +437,9 @@ std::pair<std::string, std::string> splitName(std::string_view name)
 // ---------------------------------------------------------------------------------------
 // What no family claimed: one plain weight per tensor.
 
-void detectPlain(Context& cx, size_t i)
+// `besideMember`: a member name of quantized weights among the top-level tensors (no module
+// name), which no row reads; empty when there is none.
+void detectPlain(Context& cx, size_t i, const std::string& besideMember)
 {
     const TensorEntry& t = cx.tensor(i);
     LogicalWeight w;
@@ -460,9 +462,20 @@ void detectPlain(Context& cx, size_t i)
         return m;
     }();
     w.evidence.push_back(unquantized[size_t(t.dtype)]);
-    const std::string suffix = splitName(t.name).second;
+    const auto [prefix, suffix] = splitName(t.name);
     static const std::vector<std::string_view> stray = rowsMemberNames(&FamilyRow::memberNames);
-    if (std::find(stray.begin(), stray.end(), suffix) != stray.end())
+    if (prefix.empty() && suffix == besideMember)
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                             "'%1' is named like a member of a quantized weight but has no module "
+                                             "name, which every format reads a weight by: listed as a plain tensor"),
+                           {suffix}});
+    else if (prefix.empty() && !besideMember.empty())
+        w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message",
+                                             "'%1' sits at the top level beside '%2', which is named like a member of "
+                                             "a quantized weight: no format reads a weight without a module name; "
+                                             "listed as a plain tensor"),
+                           {suffix, besideMember}});
+    else if (std::find(stray.begin(), stray.end(), suffix) != stray.end())
         w.notes.push_back(
             {QT_TRANSLATE_NOOP(
                  "qs::Message",
@@ -520,6 +533,7 @@ void sortByFirstMember(std::vector<LogicalWeight>& weights)
 void detectModules(Context& cx)
 {
     const Checkpoint& ckpt = cx.checkpoint();
+    std::string besideMember; // a member name among the top-level tensors (detectPlain)
     {
         // Freed before the plain tensors become weights: the grouping (~250 bytes a tensor) and
         // the full list of weights are never held together.
@@ -536,15 +550,20 @@ void detectModules(Context& cx)
             }
             groups[g].members.emplace_back(std::move(suffix), i);
         }
+        static const std::vector<std::string_view> members = rowsMemberNames(&FamilyRow::memberNames);
         for (const auto& g : groups) {
             throwIfCancelled(currentCancelFlag());
             detectGroup(cx, g);
+            if (g.prefix.empty())
+                for (const auto& [suffix, idx] : g.members)
+                    if (besideMember.empty() && std::find(members.begin(), members.end(), suffix) != members.end())
+                        besideMember = suffix;
         }
     }
     for (size_t i = 0; i < ckpt.tensors.size(); ++i) {
         throwIfCancelled(currentCancelFlag());
         if (!cx.claimed(i))
-            detectPlain(cx, i);
+            detectPlain(cx, i, besideMember);
     }
     sortByFirstMember(cx.weights());
 }

@@ -56,4 +56,20 @@ inline ElementLocation plainElement(std::string_view role, uint32_t bits, const 
     return e;
 }
 
+// The spec of a format detection only names: its member tensors listed, no locate().
+inline LayoutSpec namedOnly(std::string id, std::string name, std::vector<std::string> roles, std::string note)
+{
+    LayoutSpec s;
+    s.id = std::move(id);
+    s.name = std::move(name);
+    s.packAxis = PackAxis::None;
+    s.formula = "not decoded: named by detection only";
+    for (std::string& r : roles)
+        s.tensors.push_back(tensor(
+            std::move(r), "?", "not modelled", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
+            "member tensor detection recognises", true));
+    s.notes = {std::move(note), "no locate(): the element layout is not modelled"};
+    return s;
+}
+
 } // namespace qs::layout

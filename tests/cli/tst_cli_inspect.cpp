@@ -59,6 +59,7 @@ private slots:
     void gptqJson();
     void everyFixtureFormat_data();
     void everyFixtureFormat();
+    void torchaoJson();
     void ggufJson();
     void ggufFileTypeAndArrays();
     void humanTable();
@@ -180,6 +181,30 @@ void TestCliInspect::everyFixtureFormat()
                      / double(o.value(QStringLiteral("elements")).toInteger()));
         QVERIFY(bpw > 2 && bpw < 9);
     }
+}
+
+// torchao's kinds in the JSON: the decoded ones by their format id and parameters, the rest
+// named with the note that says why they are not decoded.
+void TestCliInspect::torchaoJson()
+{
+    const QString data = QStringLiteral(QT_TESTCASE_SOURCEDIR "/data/torchao/");
+    const QJsonObject decoded = inspectJson(data + QStringLiteral("float8-v1/model.safetensors"));
+    const QJsonObject q = weightNamed(decoded, QStringLiteral("model.layers.0.self_attn.q_proj"));
+    QCOMPARE(q.value(QStringLiteral("format")).toString(), QStringLiteral("torchao-float8"));
+    const QJsonObject params = q.value(QStringLiteral("params")).toObject();
+    QCOMPARE(params.value(QStringLiteral("kind")).toString(), QStringLiteral("Float8Tensor"));
+    QCOMPARE(params.value(QStringLiteral("block")).toString(), QStringLiteral("1x64"));
+    QCOMPARE(q.value(QStringLiteral("notes")).toArray().size(), 0);
+
+    const QJsonObject named = inspectJson(data + QStringLiteral("named-v2/model.safetensors"));
+    const QJsonObject packed = weightNamed(named, QStringLiteral("model.layers.0.mlp.down_proj"));
+    QCOMPARE(packed.value(QStringLiteral("format")).toString(), QStringLiteral("torchao"));
+    const QJsonArray notes = packed.value(QStringLiteral("notes")).toArray();
+    QVERIFY(std::any_of(notes.begin(), notes.end(), [](const QJsonValue& n) {
+        return n.toString().startsWith(QStringLiteral("torchao Int4TilePackedTo4dTensor ("));
+    }));
+    for (const QJsonValue w : named.value(QStringLiteral("weights")).toArray())
+        QVERIFY(!w.toObject().value(QStringLiteral("notes")).toArray().isEmpty());
 }
 
 void TestCliInspect::ggufJson()

@@ -259,7 +259,9 @@ bool detectCtPacked(Context& cx, const Group& g)
 bool detectScaledWeight(Context& cx, const Group& g)
 {
     const int iw = g.find("weight");
-    if (iw < 0)
+    // AMD Quark names its FP8 and int8 members as compressed-tensors does: its config tells them
+    // apart (the plain row names Quark's weights).
+    if (iw < 0 || cx.config().method() == "quark")
         return false;
     const TensorEntry& t = cx.tensor(iw);
     const int inv = g.find("weight_scale_inv"), is = g.find("weight_scale");

@@ -85,8 +85,17 @@ bool ggufCheckpoint(Context& cx)
         w.shape = t.shape;
         cx.add(w, "weight", static_cast<int>(i));
         if (!t.known || type.format.empty()) {
-            w.format = "unknown";
-            w.notes = type.format.empty() ? type.notes : std::vector<Message>{};
+            // A fork's type the reader named (BitNet's I2_S in id 36, ik_llama.cpp's ids): named,
+            // not decoded; the reader's note says what it is and whether its bytes fit its size rule.
+            const bool i2s = t.typeName == "I2_S", ik = ikLlamaType(t.ggmlType) != nullptr;
+            w.format = i2s ? "gguf-i2_s" : ik ? "gguf-ik" : "unknown";
+            w.notes = type.format.empty() && !i2s && !ik ? type.notes : std::vector<Message>{};
+            if (i2s || ik) {
+                w.bits = i2s ? 2 : 0;
+                w.params[QT_TRANSLATE_NOOP("qs::Message", "ggml_type")] = std::to_string(t.ggmlType);
+                w.evidence.push_back({QT_TRANSLATE_NOOP("qs::Message", "GGUF tensor type %1 (id %2)"),
+                                      {std::string(t.typeName), std::to_string(t.ggmlType)}});
+            }
             if (!type.format.empty()) // sized by the table, yet not known: what the reader noted
                 w.notes.push_back({QT_TRANSLATE_NOOP("qs::Message", "unknown ggml type id %1: listed, not decoded"),
                                    {std::to_string(t.ggmlType)}});

@@ -17,10 +17,11 @@
 namespace qs {
 namespace {
 
-// Every GGUF type, plain ones included, goes through the ggml row kernels.
-DequantRowsFn ggmlDequant(const FormatInfo&)
+// Every GGUF type, plain ones included, goes through the ggml row kernels; the forks' types it
+// only names do not.
+DequantRowsFn ggmlDequant(const FormatInfo& format)
 {
-    return dequantGgufWeightRows;
+    return format.storage == StorageKind::None ? nullptr : dequantGgufWeightRows;
 }
 
 VerifyFn ggmlVerify(const FormatInfo& format)
@@ -109,6 +110,19 @@ void ggmlFormats(FormatList& out)
         f.alias = asciiLower(t.name);
         out.add(std::move(f));
     }
+    // The types of llama.cpp's forks that the GGUF reader names (container/ggmltype.h): listed,
+    // never decoded.
+    using namespace formatrow;
+    //  id  bits  storage  colour  integerCodes affineCodes  requantize  quantize repack  alias
+    static constexpr FormatRow kForkTypes[] = {
+        {"gguf-ik", 0, None, Named, false, false, NoRule, false, false, "",
+         "GGUF types of ik_llama.cpp (IQ2_K ... IQ6_K, IQ*_KS, IQ*_KT, IQ*_BN, Q6_0, *_R4/_R8 rows): named, "
+         "not decoded"},
+        {"gguf-i2_s", 2, None, Named, false, false, NoRule, false, false, "",
+         "GGUF I2_S of BitNet (id 36, reused): ternary codes four a byte and one f32 scale; named, not decoded"},
+    };
+    for (const FormatRow& f : kForkTypes)
+        out.addNamedOnly(f);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // data in formats/ggml/ggml_blocks.h and the type table in container/ggmltype.h: nothing here is
 // written per type, so the spec cannot drift from the block map the views and tests use.
 #include "formats/layoutspec.h"
+#include "formats/layoutspec_util.h"
 
 #include "container/ggmltype.h"
 #include "formats/formatid.h"
@@ -174,6 +175,18 @@ void registerGgufLayouts(LayoutRegistry& r)
     for (const GgmlTypeInfo& t : ggmlTypes())
         if (ggmlTypeDecodable(t.id))
             r.add(ggufSpec(t.id, t));
+    r.add(
+        layout::namedOnly("gguf-ik", "ik_llama.cpp GGUF types", {"weight"},
+                          "ik_llama.cpp's own ggml type ids (133 and up: IQ2_K ... IQ6_K, IQ*_KS, IQ*_KT, IQ*_BN, "
+                          "Q6_0, the row-interleaved *_R4/_R8): one tensor a weight, rows of blocks after a row "
+                          "scale for the _KS/_KT/_BN types; the reader checks a tensor's bytes against ik_llama.cpp's "
+                          "row size where its type traits are known"));
+    r.add(layout::namedOnly("gguf-i2_s", "BitNet I2_S (GGUF)", {"weight"},
+                            "BitNet's ggml fork: 2-bit codes 0, 1, 2 for -1, 0, +1, four a byte, then one f32 scale "
+                            "(32 bytes kept), weights / 4 + 32 bytes in all; id 36 is mainline's removed IQ4_NL_4_4, "
+                            "told apart by that size. The order of the codes depends on the quantizing machine (x86: "
+                            "128 weights in 32 bytes, element j at byte j % 32, bits 6 - 2 * (j / 32); ARM: 64 in 16; "
+                            "or four rows a byte)"));
 }
 
 } // namespace qs

@@ -31,6 +31,10 @@ bool hqqCodes(const WeightData& data, WeightCodes& c, CodeParts)
     return true;
 }
 
+// The member detection notes on a tensor no row claimed (HQQ's scale and zero are names too
+// common to count).
+constexpr std::string_view kHqqMembers[] = {"W_q"};
+
 const char* hqqDisplayName(const FormatInfo&)
 {
     return QT_TRANSLATE_NOOP("qs::FamilyName", "HQQ");
@@ -64,6 +68,7 @@ const FamilyRow& hqqFamily()
         FamilyRow r{FormatFamily::Hqq, "hqq", hqqFormats, registerHqqLayouts, hqqDequant, hqqCodes};
         // detection
         r.detectGroup = detect::hqqGroup;
+        r.memberNames = kHqqMembers;
         r.displayName = hqqDisplayName;
         r.recipe = &recipeFromConfig();
         r.requantize = affineRequantize;

@@ -1,6 +1,6 @@
 // Layout specs of the unquantized element types (every plain format id of formats/formatid.h:
 // packAxis None, one stored value per element) and of the formats detection only names
-// (EXL3, AQLM: their member tensors are listed, no locate()).
+// (EXL3, AQLM, AMD Quark: their member tensors are listed, no locate()).
 #include "formats/layoutspec_util.h"
 #include "formats/plain/plain.h"
 
@@ -11,6 +11,7 @@ namespace qs {
 
 namespace {
 
+using layout::namedOnly;
 using layout::tensor;
 
 constexpr DType kPlainTypes[] = {DType::BOOL,    DType::U8,          DType::I8,          DType::U16,     DType::I16,
@@ -64,28 +65,23 @@ LayoutSpec plainSpec(DType t)
     return s;
 }
 
-LayoutSpec namedOnly(const char* id, const char* name, std::vector<std::string> roles, const char* note)
-{
-    LayoutSpec s;
-    s.id = id;
-    s.name = name;
-    s.packAxis = PackAxis::None;
-    s.formula = "not decoded: named by detection only";
-    for (std::string& r : roles)
-        s.tensors.push_back(tensor(
-            std::move(r), "?", "not modelled", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-            "member tensor detection recognises", true));
-    s.notes = {note, "no locate(): the element layout is not modelled"};
-    return s;
-}
-
 } // namespace
 
 void registerPlainLayouts(LayoutRegistry& r)
 {
     for (DType t : kPlainTypes)
         r.add(plainSpec(t));
-    r.add(namedOnly("exl3", "ExLlamaV3 EXL3", {"trellis", "suh", "svh", "mcg", "mul1"}, "trellis-coded quantization"));
+    r.add(namedOnly("exl3", "ExLlamaV3 EXL3", {"trellis", "suh", "svh", "su", "sv", "mcg", "mul1"},
+                    "trellis codes (QTIP): I16 trellis [K/16, N/16, 16*bits], 256 weights a 16x16 tile, in a "
+                    "Hadamard-rotated basis with the F16 sign vectors suh [K] and svh [N] (su, sv: the same as "
+                    "packed bits in older files); mcg or mul1 holds the multiplier of another codebook than the "
+                    "default. Not decoded: exllamav3 decodes on the GPU only (CUDA and Triton kernels)"));
+    r.add(namedOnly("quark", "AMD Quark",
+                    {"weight", "weight_scale", "weight_zero_point", "input_scale", "input_zero_point", "output_scale",
+                     "output_zero_point"},
+                    "recognised by quantization_config quant_method \"quark\": codes in weight (FP8, int8, or "
+                    "int4/FP4/FP6 packed in bytes), scales in weight_scale (E8M0 bytes for MX formats), zero points "
+                    "in weight_zero_point; the element type and scheme come from global_quant_config.weight"));
     r.add(namedOnly("aqlm", "AQLM additive codebooks", {"codes", "codebooks", "scales"},
                     "sums of learned codebook vectors"));
 }

@@ -5,6 +5,8 @@
 #include "container/gguf.h"
 #include "base/error.h"
 #include "testsupport.h"
+#include "formats/dequant.h"
+#include "formats/formatid.h"
 #include "formats/opencheckpoint.h"
 
 #include <QTemporaryDir>
@@ -14,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -869,12 +872,13 @@ private slots:
     }
 
     // An unknown or removed type id lists the tensor, bounds its bytes by the next tensor or
-    // the end of the file, and leaves every other tensor readable.
+    // the end of the file, and leaves every other tensor readable. (77: no fork uses it; 99 is
+    // ik_llama.cpp's Q8_1_X4, forkTypes.)
     void unknownTypes()
     {
         Bytes b;
         b.header(3, 4, 1).kvStr("general.architecture", "llama");
-        b.info("a", {8}, 0, 0).info("fork", {1000, 3}, 99, 32).info("b", {2}, 1, 96).info("old", {32, 2}, 31, 128);
+        b.info("a", {8}, 0, 0).info("fork", {1000, 3}, 77, 32).info("b", {2}, 1, 96).info("old", {32, 2}, 31, 128);
         b.pad();
         const size_t start = b.b.size();
         b.data(32, 1).data(64, 2).data(32, 3).data(40, 4);
@@ -885,12 +889,12 @@ private slots:
         QCOMPARE(ckpt->tensors.size(), size_t(4));
         const auto& fork = ckpt->tensors[1];
         QVERIFY(!fork.known);
-        QCOMPARE(fork.typeName, std::string("unknown(99)"));
-        QCOMPARE(fork.ggmlType, 99);
+        QCOMPARE(fork.typeName, std::string("unknown(77)"));
+        QCOMPARE(fork.ggmlType, 77);
         QCOMPARE(fork.shape, (std::vector<uint64_t>{3, 1000}));
         QCOMPARE(fork.offset, uint64_t(start + 32));
         QCOMPARE(fork.nbytes, uint64_t(64));
-        QVERIFY(fork.note.text().find("ggml type id 99 is unknown") != std::string::npos);
+        QVERIFY(fork.note.text().find("ggml type id 77 is unknown") != std::string::npos);
         QVERIFY(fork.note.text().find("64 bytes") != std::string::npos);
         const auto& old = ckpt->tensors[3];
         QVERIFY(!old.known);
@@ -904,6 +908,67 @@ private slots:
         QCOMPARE(a[31], uint8_t(1));
         QCOMPARE(bb.size(), size_t(4));
         QCOMPARE(bb[0], uint8_t(3));
+    }
+
+    // The types of llama.cpp's forks: ik_llama.cpp's ids named with its size rule checked where
+    // its type traits are known, BitNet's I2_S told from mainline's removed IQ4_NL_4_4 (both id
+    // 36) by the bytes before the next tensor; none decoded, each listed with a note naming it.
+    void forkTypes()
+    {
+        Bytes b;
+        b.header(3, 6, 1).kvStr("general.architecture", "bitnet");
+        b.info("ik.fits", {256, 2}, 144, 0) // IQ4_KS: 2 rows of 4 + 136 bytes
+            .info("i2s", {128, 4}, 36, 288) // I2_S: 512 / 4 + 32 = 160 bytes
+            .info("nl", {64, 4}, 36, 448) // IQ4_NL_4_4: 256 / 32 * 18 = 144 (I2_S would be 96)
+            .info("kt", {256, 1}, 153, 608) // IQ2_KT: no size rule checked
+            .info("ik.short", {256, 2}, 144, 672) // IQ4_KS: 224 of its 280 bytes before the next tensor
+            .info("both", {32, 4}, 36, 896); // the last 72 bytes: I2_S 64, IQ4_NL_4_4 72
+        b.pad().data(896 + 72, 7);
+        QTemporaryDir dir;
+        const std::string path = tmpPath(dir, "forks.gguf");
+        writeBytes(path, b.b);
+        const auto ckpt = qs::openCheckpoint(path);
+        QCOMPARE(ckpt->tensors.size(), size_t(6));
+        const auto note = [&](size_t i) { return QString::fromStdString(ckpt->tensors[i].note.text()); };
+        QCOMPARE(ckpt->tensors[0].typeName, std::string("IQ4_KS"));
+        QCOMPARE(ckpt->tensors[0].nbytes, uint64_t(280));
+        QVERIFY2(note(0).contains(QStringLiteral("ik_llama.cpp's type IQ4_KS (id 144)"))
+                     && note(0).contains(QStringLiteral("2 rows of 140 bytes")),
+                 qPrintable(note(0)));
+        QCOMPARE(ckpt->tensors[1].typeName, std::string("I2_S"));
+        QCOMPARE(ckpt->tensors[1].nbytes, uint64_t(160));
+        QVERIFY2(note(1).contains(QStringLiteral("read as BitNet's I2_S")), qPrintable(note(1)));
+        QCOMPARE(ckpt->tensors[2].typeName, std::string("IQ4_NL_4_4"));
+        QVERIFY2(note(2).contains(QStringLiteral("removed")), qPrintable(note(2)));
+        QCOMPARE(ckpt->tensors[3].typeName, std::string("IQ2_KT"));
+        QVERIFY2(note(3).contains(QStringLiteral("no size rule is checked")), qPrintable(note(3)));
+        QCOMPARE(ckpt->tensors[4].nbytes, uint64_t(224));
+        QVERIFY2(note(4).contains(QStringLiteral("does not fit its size rule"))
+                     && note(4).contains(QStringLiteral("take 280 bytes"))
+                     && note(4).contains(QStringLiteral("224 bytes lie before")),
+                 qPrintable(note(4)));
+        QCOMPARE(ckpt->tensors[5].typeName, std::string("IQ4_NL_4_4"));
+        QVERIFY2(note(5).contains(QStringLiteral("fit both")), qPrintable(note(5)));
+        for (const auto& t : ckpt->tensors)
+            QVERIFY(!t.known);
+
+        // Detection names them as the forks' formats (listed, never decoded), the note kept.
+        const std::vector<std::string> formats = {"gguf-ik", "gguf-i2_s", "unknown", "gguf-ik", "gguf-ik", "unknown"};
+        QCOMPARE(ckpt->weights.size(), formats.size());
+        for (size_t i = 0; i < formats.size(); ++i) {
+            const qs::LogicalWeight& w = ckpt->weights[i];
+            QCOMPARE(w.format, formats[i]);
+            QVERIFY(!qs::dequantFunction(w.format));
+            QVERIFY2(std::any_of(w.notes.begin(), w.notes.end(),
+                                 [&](const qs::Message& m) { return m.text() == ckpt->tensors[i].note.text(); }),
+                     w.name.c_str());
+            QVERIFY2(std::none_of(
+                         w.notes.begin(), w.notes.end(),
+                         [](const qs::Message& m) { return m.text().find("unknown ggml type") != std::string::npos; }),
+                     w.name.c_str());
+        }
+        QCOMPARE(ckpt->weights[1].bits, 2);
+        QVERIFY(qs::findFormat("gguf-ik") && qs::findFormat("gguf-i2_s"));
     }
 
     // Accepted but flagged: what ggml's stricter reader would refuse.

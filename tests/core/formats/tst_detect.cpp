@@ -5,6 +5,7 @@
 #include "container/ggmltype.h"
 #include "container/safetensors.h"
 #include "base/error.h"
+#include "formats/dequant.h"
 #include "formats/detect.h"
 #include "formats/detectutil.h"
 #include "formats/family.h"
@@ -368,6 +369,9 @@ private slots:
     void gptqModelDynamicOverride();
     void bnbQuantTypeDisagreement();
     void namedOnlyFormats();
+    void exl3Trellis();
+    void quarkFromConfig();
+    void topLevelMembers();
     void hostileShapes();
     void formatRegistry();
     void parseFormatIds();
@@ -524,8 +528,8 @@ void TestDetect::ggufUnknownType()
     known.nbytes = 4 * 144;
     TensorEntry unknown = known;
     unknown.name = "b";
-    unknown.ggmlType = 99;
-    unknown.typeName = "unknown(99)";
+    unknown.ggmlType = 77; // no fork uses it (99 is ik_llama.cpp's Q8_1_X4)
+    unknown.typeName = "unknown(77)";
     unknown.known = false;
     TensorEntry removed = known;
     removed.name = "c";
@@ -539,7 +543,7 @@ void TestDetect::ggufUnknownType()
     QCOMPARE(w[0].format, std::string("gguf-q4_k"));
     QCOMPARE(w[0].bitsPerWeight(), 4.5);
     QCOMPARE(w[1].format, std::string("unknown"));
-    QVERIFY(hasNote(w[1], "unknown ggml type id 99"));
+    QVERIFY(hasNote(w[1], "unknown ggml type id 77"));
     QCOMPARE(w[2].format, std::string("unknown"));
     QVERIFY(hasNote(w[2], "Q4_2 (id 4) was removed"));
 }
@@ -1177,6 +1181,97 @@ void TestDetect::namedOnlyFormats()
     QCOMPARE(l.shape, (std::vector<uint64_t>{256, 64}));
     QVERIFY(hasNote(l, "not decoded"));
     QCOMPARE(l.members.size(), size_t(4));
+}
+
+// EXL3 by its trellis (exllamav3's LinearEXL3): shape and bits from the trellis, checked against
+// suh and svh, the codebook from mcg / mul1; named with why it is not decoded.
+void TestDetect::exl3Trellis()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    const std::string p = "model.layers.0.mlp.up_proj", q = "model.layers.0.mlp.down_proj";
+    w.zeros(p + ".trellis", DType::I16, {16, 8, 64}); // K 256, N 128, 4 bits
+    w.zeros(p + ".suh", DType::F16, {256});
+    w.zeros(p + ".svh", DType::F16, {128});
+    w.values(p + ".mcg", DType::I32, {1}, std::vector<int32_t>{int32_t(0xCBAC1FED)});
+    w.zeros(q + ".trellis", DType::I16, {16, 8, 40}); // 2.5 bits
+    w.zeros(q + ".suh", DType::F16, {256});
+    w.zeros(q + ".svh", DType::F16, {100}); // not the trellis' 128
+    w.zeros(q + ".mul1", DType::I32, {1});
+    const auto ckpt = w.open();
+    const LogicalWeight* up = ckpt->findWeight(p);
+    QVERIFY(up);
+    QCOMPARE(up->format, std::string("exl3"));
+    QCOMPARE(up->shape, (std::vector<uint64_t>{128, 256}));
+    QCOMPARE(up->bits, 4);
+    QCOMPARE(up->params.at("codebook"), std::string("mcg"));
+    QCOMPARE(up->members.size(), size_t(4));
+    QVERIFY2(hasNote(*up, "4 bits a weight, mcg codebook") && hasNote(*up, "on the GPU only (CUDA and Triton kernels)"),
+             allNotes(*up).c_str());
+    QVERIFY(!dequantFunction(up->format));
+    const LogicalWeight* down = ckpt->findWeight(q);
+    QVERIFY(down);
+    QCOMPARE(down->format, std::string("exl3"));
+    QVERIFY(down->shape.empty());
+    QCOMPARE(down->params.at("bits"), std::string("2.5"));
+    QVERIFY2(hasNote(*down, "shape refused")
+                 && hasNote(*down,
+                            "trellis [16, 8, 40] holds [128, 256] weights, suh and "
+                            "svh say 100 x 256"),
+             allNotes(*down).c_str());
+}
+
+// AMD Quark by its config: its FP8 weight with weight_scale is Quark's, not compressed-tensors'.
+void TestDetect::quarkFromConfig()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    const std::string p = "model.layers.0.mlp.up_proj";
+    w.zeros(p + ".weight", DType::F8_E4M3, {16, 32});
+    w.values(p + ".weight_scale", DType::F32, {}, std::vector<float>{0.5f});
+    w.values(p + ".input_scale", DType::F32, {}, std::vector<float>{0.25f});
+    w.zeros("lm_head.weight", DType::F32, {4, 32});
+    w.config(R"({"quantization_config": {"quant_method": "quark", "exclude": ["lm_head"],
+                "global_quant_config": {"weight": {"dtype": "fp8_e4m3", "qscheme": "per_tensor", "is_dynamic": false},
+                                        "input_tensors": {"dtype": "fp8_e4m3", "qscheme": "per_tensor"}}}})");
+    const auto ckpt = w.open();
+    const LogicalWeight* up = ckpt->findWeight(p);
+    QVERIFY(up);
+    QCOMPARE(up->format, std::string("quark"));
+    QCOMPARE(up->shape, (std::vector<uint64_t>{16, 32}));
+    QCOMPARE(up->params.at("dtype"), std::string("fp8_e4m3"));
+    QCOMPARE(up->params.at("qscheme"), std::string("per_tensor"));
+    QCOMPARE(up->members.size(), size_t(3));
+    QVERIFY2(hasNote(*up,
+                     "AMD Quark export, weights fp8_e4m3 per_tensor: named, not decoded; its codes are 'weight' "
+                     "(F8_E4M3 [16, 32]), their scales 'weight_scale' (F32)"),
+             allNotes(*up).c_str());
+    QVERIFY(!dequantFunction(up->format));
+    QCOMPARE(ckpt->findWeight("lm_head.weight")->format, std::string("f32"));
+}
+
+// Tensors without a module name that are named like a member of a quantized weight (an HQQ
+// layer saved at the top level): listed as plain tensors, each with a note, not as silent integers.
+void TestDetect::topLevelMembers()
+{
+    QTemporaryDir dir;
+    Writer w(dir);
+    w.zeros("W_q", DType::U8, {32, 64});
+    w.zeros("scale", DType::F16, {64, 1});
+    w.zeros("zero", DType::F16, {64, 1});
+    w.zeros("model.norm.weight", DType::F32, {64});
+    const auto ckpt = w.open();
+    const LogicalWeight* wq = ckpt->findWeight("W_q");
+    QVERIFY(wq);
+    QCOMPARE(wq->format, std::string("u8"));
+    QVERIFY2(hasNote(*wq, "'W_q' is named like a member of a quantized weight but has no module name"),
+             allNotes(*wq).c_str());
+    for (const char* name : {"scale", "zero"}) {
+        const LogicalWeight* t = ckpt->findWeight(name);
+        QVERIFY(t);
+        QVERIFY2(hasNote(*t, "sits at the top level beside 'W_q'"), allNotes(*t).c_str());
+    }
+    QVERIFY(ckpt->findWeight("model.norm.weight")->notes.empty());
 }
 
 void TestDetect::hostileShapes()

@@ -79,6 +79,8 @@ const std::vector<RowCase>& rowCases()
          {"new-formats/quanto-qint2-bf16/model.safetensors", "new-formats/quanto-qint4-f32/model.safetensors",
           "new-formats/quanto-qint8-bf16/model.safetensors", "new-formats/quanto-qfloat8-f32/model.safetensors"},
          nullptr},
+        // No upstream-written torchao safetensors file exists: tests/data/torchao holds ours.
+        {"torchao", {}, nullptr},
         {"plain",
          {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"},
          nullptr},
@@ -351,6 +353,13 @@ private slots:
             const auto ck = openCheckpoint(writeHqq(tmp.path()));
             weights += checkCheckpoint(row, *ck);
         }
+        if (row.family == FormatFamily::Torchao)
+            for (const char* folder : {"float8-v1", "int8-float8-v2"})
+                weights += checkCheckpoint(
+                    row,
+                    *openCheckpoint(QStringLiteral(QT_TESTCASE_SOURCEDIR "/data/torchao/%1/model.safetensors")
+                                        .arg(QLatin1String(folder))
+                                        .toStdString()));
         // The quantizer's output stands in for a missing fixture (MLX) and is checked like one.
         if (c->fixtures.empty() && c->quantizeSource) {
             QTemporaryDir tmp;
