@@ -61,6 +61,8 @@ LayoutParams layoutParams(const LogicalWeight& weight)
     p.N = weight.outFeatures();
     p.bits = weight.bits;
     p.groupSize = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
+    if (const FamilyRow* row = familyRowOf(weight.format); row && row->layoutParams)
+        row->layoutParams(weight, p);
     return p;
 }
 

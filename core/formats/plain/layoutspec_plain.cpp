@@ -1,6 +1,6 @@
 // Layout specs of the unquantized element types (every plain format id of formats/formatid.h:
 // packAxis None, one stored value per element) and of the formats detection only names
-// (EXL2, EXL3, AQLM, quanto: their member tensors are listed, no locate()).
+// (EXL2, EXL3, quanto: their member tensors are listed, no locate()).
 #include "formats/layoutspec_util.h"
 #include "formats/plain/plain.h"
 
@@ -89,8 +89,6 @@ void registerPlainLayouts(LayoutRegistry& r)
                     {"q_weight", "q_scale", "q_scale_max", "q_groups", "q_group_map", "q_perm", "q_invperm"},
                     "mixed 2..8-bit groups with a row permutation"));
     r.add(namedOnly("exl3", "ExLlamaV3 EXL3", {"trellis", "suh", "svh", "mcg", "mul1"}, "trellis-coded quantization"));
-    r.add(namedOnly("aqlm", "AQLM additive codebooks", {"codes", "codebooks", "scales"},
-                    "sums of learned codebook vectors"));
     r.add(namedOnly("quanto", "optimum-quanto", {"weight._data", "weight._scale", "weight._shift"},
                     "qtensor data with scale (and shift)"));
 }

@@ -14,7 +14,7 @@ namespace detect {
 
 class Context;
 struct Group;
-// Claims a module whose members name a format detection only lists (EXL2, EXL3, AQLM,
+// Claims a module whose members name a format detection only lists (EXL2, EXL3,
 // quanto); the plain row's detectGroup, the last asked.
 bool namedOnlyGroup(Context& cx, const Group& group);
 

@@ -8,7 +8,7 @@ namespace qs {
 namespace detect {
 
 // The formats detection only names (FormatFamily::Other: listed by the plain row's LayoutSpecs,
-// never decoded): EXL2, EXL3, AQLM, quanto, by their member names.
+// never decoded): EXL2, EXL3, quanto, by their member names.
 
 bool namedOnlyGroup(Context& cx, const Group& g)
 {
@@ -20,9 +20,6 @@ bool namedOnlyGroup(Context& cx, const Group& g)
     } else if (g.find("trellis") >= 0) {
         format = "exl3";
         roles = {"trellis", "suh", "svh", "mcg", "mul1"};
-    } else if (g.find("codes") >= 0 && g.find("codebooks") >= 0) {
-        format = "aqlm";
-        roles = {"codes", "codebooks", "scales"};
     } else if (g.find("weight._data") >= 0) {
         format = "quanto";
         roles = {"weight._data", "weight._scale", "weight._shift", "input_scale", "output_scale"};
@@ -44,13 +41,6 @@ bool namedOnlyGroup(Context& cx, const Group& g)
             w.shape = {q[1], p[0]};
             if (const auto qBits = mulChecked(q[0], 32); qBits && *qBits % p[0] == 0 && *qBits / p[0] <= 64)
                 w.bits = static_cast<int>(*qBits / p[0]);
-        }
-    } else if (format == "aqlm") {
-        const auto c = dims("codes"), cb = dims("codebooks");
-        if (c.size() == 3 && cb.size() == 4) {
-            const auto out = mulChecked(c[0], cb[2]), in = mulChecked(c[1], cb[3]);
-            if (out && in)
-                w.shape = {*out, *in};
         }
     } else if (format == "quanto") {
         const int d = g.find("weight._data");

@@ -74,8 +74,6 @@ void plainFormats(FormatList& out)
          "ExLlamaV2 EXL2 (q_weight, q_scale, q_perm ...): named, not decoded"},
         {"exl3", 0, None, Named, false, false, NoRule, false, false, "",
          "ExLlamaV3 EXL3 (trellis): named, not decoded"},
-        {"aqlm", 0, None, Named, false, false, NoRule, false, false, "",
-         "AQLM additive codebooks (codes, codebooks, scales): named, not decoded"},
         {"quanto", 0, None, Named, false, false, NoRule, false, false, "",
          "optimum-quanto (weight._data, weight._scale): named, not decoded"},
     };

@@ -69,6 +69,10 @@ const std::vector<RowCase>& rowCases()
         // mlx's rounding in tst_quantize_affine), HQQ from a file this suite writes.
         {"mlx", {}, "safetensors/gptq-w4-g128-sym/ref.safetensors"},
         {"hqq", {}, nullptr},
+        {"aqlm",
+         {"new-formats/aqlm-1x16-in8/model.safetensors", "new-formats/aqlm-2x8-in8/model.safetensors",
+          "new-formats/aqlm-1x8-out4-in4/model.safetensors"},
+         nullptr},
         {"plain",
          {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"},
          nullptr},
