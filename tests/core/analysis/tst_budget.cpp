@@ -174,7 +174,7 @@ private slots:
             last = int(f.info->family);
         }
         QCOMPARE(qs::budgetFormats().front().id, std::string("f32"));
-        QCOMPARE(qs::budgetFormats().back().id, std::string("bnb-int8"));
+        QCOMPARE(qs::budgetFormats().back().id, std::string("aqlm-2x8-g8"));
     }
 
     // The layout report compares its count with the row of the same layout, bits and group.
