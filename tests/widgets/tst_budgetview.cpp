@@ -91,7 +91,7 @@ private slots:
         view.setParams(7000000000ull);
         const auto* box = view.findChild<QComboBox*>(QStringLiteral("familyFilter"));
         QVERIFY(box);
-        QCOMPARE(box->count(), 2 + 8); // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8
+        QCOMPARE(box->count(), 2 + 9); // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8, AQLM
         std::map<std::string, int> seen;
         for (int i = 2; i < box->count(); ++i) {
             view.setFamilyFilter(i);
