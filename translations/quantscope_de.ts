@@ -3868,6 +3868,14 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <source>bitsandbytes int8</source>
         <translation>bitsandbytes int8</translation>
     </message>
+    <message>
+        <source>gpt-oss MXFP4</source>
+        <translation>gpt-oss MXFP4</translation>
+    </message>
+    <message>
+        <source>ModelOpt</source>
+        <translation>ModelOpt</translation>
+    </message>
 </context>
 <context>
     <name>qs::PlaygroundFormat</name>
@@ -5280,6 +5288,98 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>%1: the config does not describe the stored data, but reading it as declared gives the same values</source>
         <translation>%1: die Konfiguration beschreibt die gespeicherten Daten nicht, aber sie wie angegeben zu lesen ergibt dieselben Werte</translation>
+    </message>
+    <message>
+        <source>%1 U8 %2 + %3 U8 %4 (MXFP4: E2M1 pairs, E8M0 per 32)</source>
+        <translation>%1 U8 %2 + %3 U8 %4 (MXFP4: E2M1-Paare, E8M0 je 32)</translation>
+    </message>
+    <message>
+        <source>config: quant_method mxfp4</source>
+        <translation>Konfiguration: quant_method mxfp4</translation>
+    </message>
+    <message>
+        <source>no quant_method mxfp4 in the config: detected from member names</source>
+        <translation>kein quant_method mxfp4 in der Konfiguration: an den Mitgliedsnamen erkannt</translation>
+    </message>
+    <message>
+        <source>%1 %2 and %3 %4 are not [..., N, K/32, 16] and [..., N, K/32]</source>
+        <translation>%1 %2 und %3 %4 sind nicht [..., N, K/32, 16] und [..., N, K/32]</translation>
+    </message>
+    <message>
+        <source>rows</source>
+        <translation>Zeilen (rows)</translation>
+    </message>
+    <message>
+        <source>gate and up interleaved as stored (gate 0::2, up 1::2)</source>
+        <translation>gate und up verschränkt wie gespeichert (gate 0::2, up 1::2)</translation>
+    </message>
+    <message>
+        <source>config.json says %1 = %2, %3 gives %4</source>
+        <translation>config.json nennt %1 = %2, %3 ergibt %4</translation>
+    </message>
+    <message>
+        <source>weight %1 %2 + weight_scale %3 %4 (ModelOpt %5)</source>
+        <translation>weight %1 %2 + weight_scale %3 %4 (ModelOpt %5)</translation>
+    </message>
+    <message>
+        <source>no ModelOpt config: detected from weight_scale_2 and the dtypes</source>
+        <translation>keine ModelOpt-Konfiguration: an weight_scale_2 und den Datentypen erkannt</translation>
+    </message>
+    <message>
+        <source>%1: quant_method modelopt, quant_algo %2</source>
+        <translation>%1: quant_method modelopt, quant_algo %2</translation>
+    </message>
+    <message>
+        <source>%1: quant_algo %2</source>
+        <translation>%1: quant_algo %2</translation>
+    </message>
+    <message>
+        <source>%1 says quant_algo %2, %3 says %4</source>
+        <translation>%1 nennt quant_algo %2, %3 nennt %4</translation>
+    </message>
+    <message>
+        <source>the config says quant_algo %1, the tensors are %2</source>
+        <translation>die Konfiguration nennt quant_algo %1, die Tensoren sind %2</translation>
+    </message>
+    <message>
+        <source>%1 says group_size %2, NVFP4 scales every 16</source>
+        <translation>%1 nennt group_size %2, NVFP4 skaliert je 16</translation>
+    </message>
+    <message>
+        <source>weight_scale %1 %2 is not F8_E4M3 [%3, %4]</source>
+        <translation>weight_scale %1 %2 ist nicht F8_E4M3 [%3, %4]</translation>
+    </message>
+    <message>
+        <source>%1, but the module holds quantized tensors</source>
+        <translation>%1, aber das Modul enthält quantisierte Tensoren</translation>
+    </message>
+    <message>
+        <source>block scale 2^(e - 127)</source>
+        <translation>Blockskala 2^(e - 127)</translation>
+    </message>
+    <message>
+        <source>block scale fp8 * weight_scale_2</source>
+        <translation>Blockskala fp8 * weight_scale_2</translation>
+    </message>
+    <message>
+        <source>%1 of %2 %3 values are not finite and positive</source>
+        <translation>%1 von %2 Werten von %3 sind nicht endlich und positiv</translation>
+    </message>
+    <message>
+        <source>%1 of %2 block scales are 0xFF, NaN in the OCP MX spec</source>
+        <translation>%1 von %2 Blockskalen sind 0xFF, NaN laut OCP-MX-Spezifikation</translation>
+    </message>
+    <message>
+        <source>%1 blocks with scale 254 hold codes that overflow to +-inf</source>
+        <translation>%1 Blöcke mit Skala 254 enthalten Codes, die zu +-inf überlaufen</translation>
+    </message>
+    <message>
+        <source>%1 of %2 FP8 block scales are NaN or Inf</source>
+        <translation>%1 von %2 FP8-Blockskalen sind NaN oder Inf</translation>
+    </message>
+    <message>
+        <source>%1 of %2 FP8 block scales are negative</source>
+        <translation>%1 von %2 FP8-Blockskalen sind negativ</translation>
     </message>
 </context>
 <context>

@@ -124,15 +124,15 @@ public:
     std::string path; // what was opened
     std::vector<std::string> files; // every mapped file, in shard order
     // Every other file the reader opened: the shard index, config.json, quantize_config.json or
-    // quant_config.json (also one that was unreadable and became a note), in the order read.
+    // quant_config.json or hf_quant_config.json (also one that was unreadable and became a note), in the order read.
     std::vector<std::string> sideFiles;
     std::vector<TensorEntry> tensors; // in file order
     std::vector<std::pair<std::string, MetaValue>> metadata; // in file order
     int ggufVersion = 0;
     uint64_t ggufAlignment = 0;
     QJsonObject config; // config.json (empty when absent)
-    QJsonObject quantizeConfig; // quantize_config.json or quant_config.json
-    std::string quantizeConfigFile; // which of the two, or empty
+    QJsonObject quantizeConfig; // quantize_config.json, quant_config.json or hf_quant_config.json
+    std::string quantizeConfigFile; // which of them, or empty
     std::vector<LogicalWeight> weights; // format detection's result
     std::vector<Message> notes; // container-level warnings
     // A folder: what it opened as (its index, model.safetensors, a shard set, ...) and the

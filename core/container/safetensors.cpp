@@ -497,7 +497,7 @@ void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder)
         }
     };
     load("config.json", ckpt.config);
-    for (const char* name : {"quantize_config.json", "quant_config.json"}) {
+    for (const char* name : {"quantize_config.json", "quant_config.json", "hf_quant_config.json"}) {
         if (load(name, ckpt.quantizeConfig)) {
             ckpt.quantizeConfigFile = name;
             break;
@@ -508,7 +508,8 @@ void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder)
 void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir)
 {
     // Only the configs: the folder of a single file may be large or unlistable.
-    FolderFiles folder = diskFolder(dir, {"config.json", "quant_config.json", "quantize_config.json"});
+    FolderFiles folder =
+        diskFolder(dir, {"config.json", "quant_config.json", "quantize_config.json", "hf_quant_config.json"});
     readHuggingFaceConfigs(ckpt, folder);
 }
 

@@ -35,7 +35,8 @@ void readSafetensorsMapped(Checkpoint& ckpt, std::shared_ptr<MappedFile> map);
 // `chosen` files; plus the configs. Sets ckpt.openedAs. Throws when it holds no checkpoint,
 // FolderChoiceError when it holds several.
 void readSafetensorsFolder(Checkpoint& ckpt, const FolderFiles& folder, const std::vector<std::string>& chosen = {});
-// config.json, quantize_config.json / quant_config.json from the folder, when present.
+// config.json, quantize_config.json / quant_config.json (else ModelOpt's hf_quant_config.json) from the folder,
+// when present.
 void readHuggingFaceConfigs(Checkpoint& ckpt, const FolderFiles& folder);
 void readHuggingFaceConfigs(Checkpoint& ckpt, const std::string& dir);
 

@@ -18,7 +18,10 @@
 // Each SIMD path's ratio is followed by whether it meets the format's aim (issue 34: .8 of memcpy
 // for 4- and 8-bit codes and wider types, .6 for the other widths, .4 for the IQ grids). The
 // all-thread figure runs the chunks through runChunks (base/parallel.h) with its default team, as
-// the program does; the load the run met (/proc/loadavg) is printed at its start and its end.
+// the program does; nT/1T compares it with the L2-resident one-thread rate, nT/1Tw with one thread
+// over the same chunks (the same working set: whether the team ever costs); the load the run met
+// (/proc/loadavg) is printed at its start and its end, the medians and minima of both ratios at
+// the end.
 //
 // Usage: quantscope-bench [--quick] [--stream] [--profile] [FORMAT-ID ...]
 // --profile runs only the single-thread fast path of each chosen format for a few seconds and
@@ -286,8 +289,8 @@ std::vector<uint8_t> bytesOf(const std::vector<V>& v)
     return b;
 }
 
-// bitsandbytes, compressed-tensors, MLX, HQQ, GEMV_FAST and the plain float dtypes: random
-// codes, plausible scales.
+// bitsandbytes, compressed-tensors, MXFP4 / ModelOpt, MLX, HQQ, GEMV_FAST and the plain float
+// dtypes: random codes, plausible scales.
 std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
 {
     struct Spec {
@@ -362,6 +365,31 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
                      0,
                      {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 52)},
                       {"weight_scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)}}});
+    {
+        // Block-scaled floats: exponents around 2^-7, FP8 block scales as random bytes.
+        std::vector<uint8_t> exps(N * K / 32);
+        for (size_t i = 0; i < exps.size(); ++i)
+            exps[i] = uint8_t(114 + i % 13);
+        specs.push_back({"MXFP4",
+                         "hf-mxfp4",
+                         4,
+                         32,
+                         {{"blocks", DType::U8, {N, K / 32, 16}, randomBytes(N * K / 2, 53)},
+                          {"scales", DType::U8, {N, K / 32}, exps}}});
+        specs.push_back({"NVFP4",
+                         "modelopt-nvfp4",
+                         4,
+                         16,
+                         {{"weight", DType::U8, {N, K / 2}, randomBytes(N * K / 2, 54)},
+                          {"weight_scale", DType::F8_E4M3, {N, K / 16}, randomBytes(N * K / 16, 55)},
+                          {"weight_scale_2", DType::F32, {}, bytesOf(std::vector<float>{0.0005f})}}});
+        specs.push_back({"MO-FP8",
+                         "modelopt-fp8",
+                         8,
+                         0,
+                         {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 56)},
+                          {"weight_scale", DType::F32, {}, bytesOf(std::vector<float>{0.003f})}}});
+    }
     for (int b : {2, 3, 4, 8}) {
         const uint64_t words = K * uint64_t(b) / 32;
         specs.push_back({"MLX-" + std::to_string(b),
@@ -582,7 +610,8 @@ int main(int argc, char** argv)
     std::printf("%-12s %12s %9s %5s", "format", "scalar Mw/s", "scal/mcpy", "aim");
     for (SimdPath p : paths)
         std::printf(" %14s", (std::string(simdPathName(p)) + "/mcpy met").c_str());
-    std::printf(" %8s %12s %12s %9s\n", "set KiB", "best 1T Mw/s", "best nT Mw/s", "nT/1T");
+    std::printf(" %8s %12s %12s %9s %9s\n", "set KiB", "best 1T Mw/s", "best nT Mw/s", "nT/1T", "nT/1Tw");
+    std::vector<double> teamRatios, teamSameRatios;
     std::vector<int> met(paths.size(), 0);
     std::vector<double> logSum(paths.size() + 1, 0.0); // scalar, then each path
     int measured = 0;
@@ -632,14 +661,21 @@ int main(int argc, char** argv)
                                    fast);
                 });
             }};
-            std::vector<Contender*> all{&scalar, &copy, &fastN};
+            // One thread over every chunk: the all-thread figure's work on a team of one.
+            Contender fast1{[&] {
+                runChunks(chunks, 1, nullptr, [&](uint64_t i, NoChunkState&) {
+                    const uint64_t b = i * rowsPerChunk;
+                    dequantizeRows(*c.ckpt, c.weight, b, b + rowsPerChunk, outs[0].data(), fast);
+                });
+            }};
+            std::vector<Contender*> all{&scalar, &copy, &fastN, &fast1};
             for (Contender& s : simd)
                 all.push_back(&s);
             race(all, seconds);
             const double w = double(chunkWeights);
             const double rScalar = w / scalar.best, rCopy = w / copy.best;
             const double rFast = simd.empty() ? rScalar : w / simd.back().best;
-            const double rFastN = double(chunks) * w / fastN.best;
+            const double rFastN = double(chunks) * w / fastN.best, rFast1 = double(chunks) * w / fast1.best;
             const double aim = aimFor(c);
             std::printf("%-12s %12.0f %9.2f %5.2f", c.label.c_str(), rScalar / 1e6, rScalar / rCopy, aim);
             logSum[0] += std::log(rScalar / rCopy);
@@ -650,9 +686,11 @@ int main(int argc, char** argv)
                 logSum[i + 1] += std::log(ratio);
             }
             ++measured;
-            std::printf(" %8llu %12.0f %12.0f %9.2f\n",
+            std::printf(" %8llu %12.0f %12.0f %9.2f %9.2f\n",
                         (unsigned long long)((inputBytes(c, cycle * rowsPerChunk) + 4 * chunkWeights) / 1024),
-                        rFast / 1e6, rFastN / 1e6, rFastN / rFast);
+                        rFast / 1e6, rFastN / 1e6, rFastN / rFast, rFastN / rFast1);
+            teamRatios.push_back(rFastN / rFast);
+            teamSameRatios.push_back(rFastN / rFast1);
         } catch (const std::exception& e) {
             std::printf("%-12s error: %s\n", c.label.c_str(), e.what());
         }
@@ -665,6 +703,14 @@ int main(int argc, char** argv)
         std::printf("\n%-12s %12s %9s %5s", "aims met", "", "", "");
         for (size_t i = 0; i < paths.size(); ++i)
             std::printf(" %8d/%-5d", met[i], measured);
+        const auto medianAndMin = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return std::pair{v[v.size() / 2], v.front()};
+        };
+        const auto [team, teamMin] = medianAndMin(teamRatios);
+        const auto [same, sameMin] = medianAndMin(teamSameRatios);
+        std::printf("\nthreads: nT/1T median %.2f (lowest %.2f); nT/1Tw median %.2f (lowest %.2f)", team, teamMin, same,
+                    sameMin);
         std::printf("\nload at end (/proc/loadavg): %s\n", loadAverage().c_str());
     }
     return 0;

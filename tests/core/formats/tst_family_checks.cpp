@@ -23,13 +23,12 @@ using namespace qs;
 
 namespace {
 
-// The upstream checkpoints: every fixture folder under safetensors/ and new-formats/, and the
-// GGUF type zoo.
+// The upstream checkpoints: every fixture folder under safetensors/ and the GGUF type zoo.
 std::vector<std::string> fixtureCheckpoints()
 {
     std::vector<std::string> paths;
     for (const char* folder : {"safetensors", "new-formats"}) {
-        const QDir dir(qstest::fixture(QString::fromLatin1(folder)));
+        const QDir dir(qstest::fixture(QLatin1String(folder)));
         for (const QString& name : dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name))
             paths.push_back(dir.filePath(name).toStdString());
     }
