@@ -3865,6 +3865,10 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
         <translation>optimum-quanto</translation>
     </message>
     <message>
+        <source>AQLM</source>
+        <translation>AQLM</translation>
+    </message>
+    <message>
         <source>bitsandbytes 4-bit</source>
         <translation>bitsandbytes 4 Bit</translation>
     </message>
@@ -4740,6 +4744,42 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source>qweight %1 = [K/16, %2], no qzeros (AWQ Marlin tiles)</source>
         <translation>qweight %1 = [K/16, %2], keine qzeros (AWQ-Marlin-Kacheln)</translation>
+    </message>
+    <message>
+        <source>num_codebooks</source>
+        <translation>Anzahl der Codebooks (num_codebooks)</translation>
+    </message>
+    <message>
+        <source>out_group_size</source>
+        <translation>Ausgangsgruppengröße (out_group_size)</translation>
+    </message>
+    <message>
+        <source>in_group_size</source>
+        <translation>Eingangsgruppengröße (in_group_size)</translation>
+    </message>
+    <message>
+        <source>config says %1 = %2, the AQLM tensors hold %3</source>
+        <translation>Konfiguration nennt %1 = %2, die AQLM-Tensoren enthalten %3</translation>
+    </message>
+    <message>
+        <source>AQLM codes and codebooks have %1 and %2 dimensions, not 3 and 4: logical shape unknown</source>
+        <translation>AQLM-Codes und -Codebooks haben %1 und %2 Dimensionen, nicht 3 und 4: logische Form unbekannt</translation>
+    </message>
+    <message>
+        <source>config says quant_method %1, but the tensors are AQLM codes and codebooks</source>
+        <translation>Konfiguration nennt quant_method %1, aber die Tensoren sind AQLM-Codes und -Codebooks</translation>
+    </message>
+    <message>
+        <source>codes + codebooks + scales (AQLM)</source>
+        <translation>codes + codebooks + scales (AQLM)</translation>
+    </message>
+    <message>
+        <source>codes are stored as %1; aqlm packs %2-bit indices as %3</source>
+        <translation>Codes sind als %1 gespeichert; aqlm speichert %2-Bit-Indizes als %3</translation>
+    </message>
+    <message>
+        <source>%1 of %2 codebook values are NaN or Inf</source>
+        <translation>%1 von %2 Codebook-Werten sind NaN oder Inf</translation>
     </message>
     <message>
         <source>config says bits %1, the shapes give %2</source>

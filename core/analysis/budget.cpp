@@ -36,7 +36,7 @@ Parts storedParts(const BudgetFormat& f, uint64_t n, uint64_t k)
     const LayoutSpec* spec = f.info ? findLayoutSpec(f.info->id) : nullptr;
     if (!spec)
         unfit(f, n, k, "its format has no layout spec");
-    const LayoutParams p{k, n, f.bits, f.groupSize};
+    const LayoutParams p{k, n, f.bits, f.groupSize, f.codebooks};
     if (const std::string why = layoutRefusal(*spec, p); !why.empty())
         unfit(f, n, k, why);
     static constexpr const char* kPartNames[] = {"code", "scale", "zero", "g_idx", "tables"};
@@ -119,7 +119,7 @@ const BudgetFormat* reportedBudgetFormat(const LayoutSpec& spec, const LayoutPar
     static const std::vector<BudgetFormat> all = budgetFormats();
     const uint64_t group = p.groupSize >= p.K ? 0 : p.groupSize;
     for (const BudgetFormat& f : all)
-        if (f.bits == p.bits && f.groupSize == group
+        if (f.bits == p.bits && f.groupSize == group && f.codebooks == p.codebooks
             && std::find(f.reportedBy.begin(), f.reportedBy.end(), spec.id) != f.reportedBy.end())
             return &f;
     return nullptr;

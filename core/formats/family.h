@@ -24,6 +24,7 @@ struct FamilyTargets;
 struct RecipeRules;
 struct BlockValues;
 struct ElementValues;
+struct LayoutParams;
 enum class CodeParts : uint8_t;
 struct LogicalWeight;
 namespace detect {
@@ -98,6 +99,9 @@ struct FamilyRow {
     // and the v1 zero rules applied), into `out` (zeroKind is set); nullptr: read where the
     // LayoutSpec's locate() puts them (formats/wordmap.h: elementValues).
     void (*elementValues)(const WeightData& weight, uint64_t row, uint64_t col, ElementValues& out) = nullptr;
+    // The locate() parameters a weight's format takes beyond K, N, bits and group size
+    // (LayoutParams: AQLM's codebooks and out_group), from the detected weight; nullptr: none.
+    void (*layoutParams)(const LogicalWeight& weight, LayoutParams& params) = nullptr;
 
     // ---- the statistics (analysis/stats.cpp, formats/tally.h) ----
     // The code-domain steps of weightHistograms for a weight (its code histogram, its stored

@@ -24,7 +24,8 @@ struct FindingPlace {
 struct VerifyFinding {
     std::string weight;
     // "shape", "qweight-roundtrip", "qzeros-roundtrip", "scales-roundtrip", "g_idx", "scale", "zero-convention",
-    // "v1-zero-spill", "quant_map", "codes", "config", "input-perm", "roundtrip-not-applicable",
+    // "v1-zero-spill", "quant_map", "codes", "codes-dtype", "codebooks", "config", "input-perm",
+    // "roundtrip-not-applicable",
     // "zero-convention-mixed" (a warning: detection found GPTQ v1 and v2 zeros mixed); the
     // health scan's (analysis/healthscan.h) "nonfinite-value", "nonfinite-scale", "nonfinite-zero",
     // "nonfinite-absmax", "zero-weight", "zero-row", "zero-group", "zero-block", "zero-scale";

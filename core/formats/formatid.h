@@ -19,7 +19,7 @@ enum class FormatFamily : uint8_t {
 #define QS_FAMILY(value, row, listed) value = listed,
 #include "formats/families.def"
 #undef QS_FAMILY
-    // named by detection only (EXL3, AQLM, ...): listed, never decoded
+    // named by detection only (EXL3, AMD Quark, ...): listed, never decoded
     Other = 0
 #define QS_FAMILY(value, row, listed) + 1
 #include "formats/families.def"

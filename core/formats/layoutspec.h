@@ -34,6 +34,10 @@ struct LayoutParams {
     // every row at `bits`. A weight's come from its "row_groups" parameter (layoutParams,
     // formats/wordmap.h; rowGroupsText writes it).
     std::vector<RowGroup> rowGroups = {}; // "= {}": LayoutParams{K, N, bits, group} leaves it out
+    // Additive codebook formats (AQLM): the codebooks summed per code group and the output rows
+    // a code group spans (its in_group is groupSize); 1 for every other format.
+    int codebooks = 1;
+    uint64_t outGroupSize = 1;
     uint64_t groups() const { return groupSize == 0 || groupSize >= K ? 1 : ceilDiv(K, groupSize); }
     uint64_t effectiveGroupSize() const { return groupSize == 0 || groupSize >= K ? K : groupSize; }
 };

@@ -115,6 +115,7 @@ struct BudgetFormat {
     const FormatInfo* info = nullptr; // the format the row stores (its spec, family, colour)
     int bits = 16; // LayoutParams::bits
     uint64_t groupSize = 0; // LayoutParams::groupSize; 0: one group per row (per channel)
+    int codebooks = 1; // LayoutParams::codebooks
     std::vector<BudgetTensor> tensors;
     // The formats whose layout report compares its own count with this row at the same bits and
     // group size (GGUF specs find their row by id).

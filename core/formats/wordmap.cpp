@@ -64,6 +64,8 @@ LayoutParams layoutParams(const LogicalWeight& weight)
     p.groupSize = weight.groupSize > 0 ? uint64_t(weight.groupSize) : 0;
     if (const auto it = weight.params.find("row_groups"); it != weight.params.end())
         p.rowGroups = parseRowGroups(it->second, p.K);
+    if (const FamilyRow* row = familyRowOf(weight.format); row && row->layoutParams)
+        row->layoutParams(weight, p);
     return p;
 }
 

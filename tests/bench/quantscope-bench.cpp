@@ -471,6 +471,22 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
                      0,
                      {{"weight._data", DType::F8_E4M3, {N, K}, randomBytes(N * K, 65)},
                       {"weight._scale", DType::BF16, {N, 1}, halfs(N, 0.01f, true)}}});
+    // AQLM's two published schemes over groups of 8 columns: a row reads its K / 8 code words per
+    // codebook and its scale; the codebooks (1 MiB for 1x16) are a table its lookups read.
+    for (const auto& [codebooks, bits] : {std::pair{uint64_t(1), 16}, std::pair{uint64_t(2), 8}}) {
+        const uint64_t entries = uint64_t(1) << bits, codeBytes = bits / 8;
+        specs.push_back({"AQLM-" + std::to_string(codebooks) + "x" + std::to_string(bits),
+                         "aqlm",
+                         bits,
+                         8,
+                         {{"codes",
+                           bits > 8 ? DType::I16 : DType::I8,
+                           {N, K / 8, codebooks},
+                           randomBytes(N * K / 8 * codebooks * codeBytes, 60 + uint32_t(bits))},
+                          {"codebooks", DType::F16, {codebooks, entries, 1, 8}, halfs(codebooks * entries * 8, 0.01f)},
+                          {"scales", DType::F16, {N, 1, 1, 1}, halfs(N, 0.01f)}},
+                         K / 8 * codebooks * codeBytes + 2});
+    }
     specs.push_back({"F16", "f16", 16, 0, {{"weight", DType::F16, {N, K}, halfs(N * K, 0.001f)}}});
     specs.push_back({"BF16", "bf16", 16, 0, {{"weight", DType::BF16, {N, K}, randomBytes(N * K * 2, 50)}}});
     specs.push_back({"F8_E4M3", "f8_e4m3", 8, 0, {{"weight", DType::F8_E4M3, {N, K}, randomBytes(N * K, 51)}}});

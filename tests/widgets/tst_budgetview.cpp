@@ -92,8 +92,8 @@ private slots:
         const auto* box = view.findChild<QComboBox*>(QStringLiteral("familyFilter"));
         QVERIFY(box);
         // common, all, then float, GGUF, GPTQ, AWQ, CT, MLX, bnb 4-bit and int8, gpt-oss MXFP4, ModelOpt, EXL2,
-        // optimum-quanto
-        QCOMPARE(box->count(), 2 + 12);
+        // optimum-quanto, AQLM
+        QCOMPARE(box->count(), 2 + 13);
         std::map<std::string, int> seen;
         for (int i = 2; i < box->count(); ++i) {
             view.setFamilyFilter(i);

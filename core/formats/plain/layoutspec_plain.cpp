@@ -1,6 +1,6 @@
 // Layout specs of the unquantized element types (every plain format id of formats/formatid.h:
 // packAxis None, one stored value per element) and of the formats detection only names
-// (EXL3, AQLM, AMD Quark: their member tensors are listed, no locate()).
+// (EXL3, AMD Quark: their member tensors are listed, no locate()).
 #include "formats/layoutspec_util.h"
 #include "formats/plain/plain.h"
 
@@ -82,8 +82,6 @@ void registerPlainLayouts(LayoutRegistry& r)
                     "recognised by quantization_config quant_method \"quark\": codes in weight (FP8, int8, or "
                     "int4/FP4/FP6 packed in bytes), scales in weight_scale (E8M0 bytes for MX formats), zero points "
                     "in weight_zero_point; the element type and scheme come from global_quant_config.weight"));
-    r.add(namedOnly("aqlm", "AQLM additive codebooks", {"codes", "codebooks", "scales"},
-                    "sums of learned codebook vectors"));
 }
 
 } // namespace qs

@@ -14,8 +14,8 @@ namespace detect {
 
 class Context;
 struct Group;
-// Claims a module whose members name a format detection only lists (EXL3, AQLM) or whose
-// config is AMD Quark's; the plain row's detectGroup, the last asked.
+// Claims a module whose members name a format detection only lists (EXL3) or whose config is
+// AMD Quark's; the plain row's detectGroup, the last asked.
 bool namedOnlyGroup(Context& cx, const Group& group);
 // EXL3 by its trellis, AMD Quark by quantization_config quant_method "quark" (named_detect.cpp).
 bool exl3Group(Context& cx, const Group& group);

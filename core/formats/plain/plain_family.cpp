@@ -71,8 +71,6 @@ void plainFormats(FormatList& out)
          "ExLlamaV3 EXL3 (trellis, suh, svh): named, not decoded (upstream decodes on the GPU only)"},
         {"quark", 0, None, Named, false, false, NoRule, false, false, "",
          "AMD Quark (quant_method quark: weight, weight_scale, weight_zero_point): named, not decoded"},
-        {"aqlm", 0, None, Named, false, false, NoRule, false, false, "",
-         "AQLM additive codebooks (codes, codebooks, scales): named, not decoded"},
     };
 
     for (const PlainRow& p : kPlain) {

@@ -81,6 +81,10 @@ const std::vector<RowCase>& rowCases()
          nullptr},
         // No upstream-written torchao safetensors file exists: tests/data/torchao holds ours.
         {"torchao", {}, nullptr},
+        {"aqlm",
+         {"new-formats/aqlm-1x16-in8/model.safetensors", "new-formats/aqlm-2x8-in8/model.safetensors",
+          "new-formats/aqlm-1x8-out4-in4/model.safetensors"},
+         nullptr},
         {"plain",
          {"real/safetensors-samples/overall.safetensors", "safetensors/gptq-w4-g128-sym/ref.safetensors"},
          nullptr},
