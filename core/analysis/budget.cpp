@@ -43,7 +43,7 @@ Parts storedParts(const BudgetFormat& f, uint64_t n, uint64_t k)
     Parts parts;
     for (const BudgetTensor& t : f.tensors) {
         const LayoutTensor* stored = findTensor(*spec, t.role);
-        if (!stored || !stored->shape)
+        if (!stored || !sizedByParams(*stored))
             unfit(f, n, k, spec->id + " has no tensor " + t.role + " of a known shape");
         Part& part = parts.part[size_t(t.part)];
         const uint64_t bytes = tensorBytes(*spec, *stored, p, t.dtype);

@@ -81,18 +81,12 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
                         + shapeText(p.b->shape));
     const uint64_t rows = diffChunkRows(p, N, K, opt.chunkElements);
     std::vector<DiffSums> parts(size_t(ceilDiv(N, rows)));
-    std::vector<double> maxB(parts.size(), 0.0);
     forEachDiffChunk(a, b, p, opt, progressBase, progressTotal,
                      [&](uint64_t c, uint64_t r0, uint64_t r1, const float* x, const float* y) {
                          const uint64_t n = (r1 - r0) * K;
                          DiffLanes lanes;
                          scanDiff(x, y, n, r0 * K, lanes, opt.path);
                          parts[c] = mergeLanes(lanes);
-                         float m = 0;
-                         for (uint64_t i = 0; i < n; ++i)
-                             if (std::isfinite(y[i]))
-                                 m = std::max(m, std::fabs(y[i]));
-                         maxB[c] = m;
                      });
     DiffSums t;
     for (const DiffSums& s : parts) { // chunk order: the same sums for any thread count
@@ -104,6 +98,7 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
         t.dot += s.dot;
         t.nonFinite += s.nonFinite;
         t.differing += s.differing;
+        t.maxAbsB = std::max(t.maxAbsB, s.maxAbsB);
         if (s.maxAbs > t.maxAbs) {
             t.maxAbs = s.maxAbs;
             t.maxAt = s.maxAt;
@@ -131,7 +126,7 @@ WeightDiff diffPair(const Checkpoint& a, const Checkpoint& b, const WeightPair& 
     d.cosine = t.aSq > 0 && t.bSq > 0 ? t.dot / (std::sqrt(t.aSq) * std::sqrt(t.bSq)) : (t.aSq == t.bSq ? 1.0 : 0.0);
     d.nonFinite = t.nonFinite;
     d.differing = t.differing;
-    d.maxAbsB = maxB.empty() ? 0.0 : *std::max_element(maxB.begin(), maxB.end());
+    d.maxAbsB = t.maxAbsB;
     d.tolerance = opt.tolerance ? *opt.tolerance : automaticTolerance(*p.a, *p.b, d.maxAbsB);
     d.pass = d.nonFinite == 0 && d.maxAbs <= d.tolerance;
     return d;

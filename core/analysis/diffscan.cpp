@@ -1,6 +1,7 @@
 #include "analysis/diffscan.h"
 #include "base/lanesum.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace qs {
@@ -19,6 +20,8 @@ DiffSums mergeLanes(const DiffLanes& L)
             s.maxAbs = L.maxAbs[l];
             s.maxAt = L.maxAt[l];
         }
+    for (const double m : L.maxAbsB)
+        s.maxAbsB = std::max(s.maxAbsB, m);
     s.nonFinite = L.nonFinite;
     s.differing = L.differing;
     return s;
@@ -32,7 +35,7 @@ void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLan
 void scanDiff(const float* a, const float* b, uint64_t n, uint64_t base, DiffLanes& lanes, SimdPath path)
 {
     using ScanFn = void (*)(const float*, const float*, uint64_t, uint64_t, DiffLanes&);
-    const ScanFn scan = simdKernel(path, SimdKernels<ScanFn>{nullptr, QS_X86(avx2::scanDiff)});
+    const ScanFn scan = simdKernel(path, SimdKernels<ScanFn>{QS_X86(avx512::scanDiff), QS_X86(avx2::scanDiff)});
     (scan ? scan : static_cast<ScanFn>(scanDiff))(a, b, n, base, lanes);
 }
 
@@ -40,12 +43,14 @@ void scanDiffRange(const float* a, const float* b, uint64_t from, uint64_t n, ui
 {
     for (uint64_t i = from; i < n; ++i) {
         const double xa = a[i], yb = b[i], e = xa - yb;
+        const size_t l = size_t(i % 8);
+        if (std::isfinite(yb))
+            L.maxAbsB[l] = std::max(L.maxAbsB[l], std::fabs(yb));
         L.differing += !(xa == yb);
         if (!std::isfinite(e)) {
             L.nonFinite += !(xa == yb); // equal infinities are equal
             continue;
         }
-        const size_t l = size_t(i % 8);
         const double ae = std::fabs(e);
         L.sumSq[l] += e * e;
         L.sumAbs[l] += ae;

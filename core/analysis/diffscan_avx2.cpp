@@ -14,7 +14,7 @@ namespace qs::avx2 {
 namespace {
 
 struct Half {
-    __m256d sumSq, sumAbs, sumSigned, aSq, bSq, dot, maxAbs;
+    __m256d sumSq, sumAbs, sumSigned, aSq, bSq, dot, maxAbs, maxAbsB;
     __m256i maxAt;
 
     void load(const DiffLanes& L, int o)
@@ -26,6 +26,7 @@ struct Half {
         bSq = _mm256_loadu_pd(L.bSq + o);
         dot = _mm256_loadu_pd(L.dot + o);
         maxAbs = _mm256_loadu_pd(L.maxAbs + o);
+        maxAbsB = _mm256_loadu_pd(L.maxAbsB + o);
         maxAt = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(L.maxAt + o));
     }
     void store(DiffLanes& L, int o) const
@@ -37,6 +38,7 @@ struct Half {
         _mm256_storeu_pd(L.bSq + o, bSq);
         _mm256_storeu_pd(L.dot + o, dot);
         _mm256_storeu_pd(L.maxAbs + o, maxAbs);
+        _mm256_storeu_pd(L.maxAbsB + o, maxAbsB);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(L.maxAt + o), maxAt);
     }
     // Four pairs; returns the bits of the lanes whose difference is finite.
@@ -44,7 +46,10 @@ struct Half {
     {
         const __m256d absMask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFF));
         const __m256d e = _mm256_sub_pd(xa, yb);
-        const __m256d finite = _mm256_cmp_pd(_mm256_and_pd(e, absMask), _mm256_set1_pd(__builtin_inf()), _CMP_LT_OQ);
+        const __m256d inf = _mm256_set1_pd(__builtin_inf());
+        const __m256d finite = _mm256_cmp_pd(_mm256_and_pd(e, absMask), inf, _CMP_LT_OQ);
+        const __m256d ab = _mm256_and_pd(yb, absMask);
+        maxAbsB = _mm256_max_pd(maxAbsB, _mm256_and_pd(ab, _mm256_cmp_pd(ab, inf, _CMP_LT_OQ)));
         const __m256d em = _mm256_and_pd(e, finite), am = _mm256_and_pd(xa, finite), bm = _mm256_and_pd(yb, finite);
         const __m256d ae = _mm256_and_pd(em, absMask);
         sumSq = _mm256_add_pd(sumSq, _mm256_mul_pd(em, em));

@@ -73,14 +73,14 @@ std::string layoutRefusal(const LayoutSpec& spec, const LayoutParams& p)
         if (std::string why = spec.refuses(p); !why.empty())
             return why;
     for (const LayoutTensor& t : spec.tensors)
-        if (!t.optional && t.shape && shapeProduct(t.shape(p), t.role) == 0)
+        if (!t.optional && sizedByParams(t) && shapeProduct(t.shape(p), t.role) == 0)
             return t.role + " has no elements at K = " + std::to_string(p.K) + ", N = " + std::to_string(p.N);
     if (!spec.locate)
         return {};
     // The last element must lie inside its tensor: catches K or N that the packing cannot hold.
     const ElementLocation e = spec.locate(p, p.N - 1, p.K - 1);
     const LayoutTensor* t = findTensor(spec, e.tensor);
-    if (!t || !t->shape)
+    if (!t || !sizedByParams(*t))
         return "locate() names a tensor without a fixed shape";
     const uint64_t bytes = tensorBytes(spec, *t, p);
     for (int i = 0; i < e.pieceCount; ++i)

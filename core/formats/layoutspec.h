@@ -54,12 +54,20 @@ struct LayoutTensor {
     std::string role; // member role: qweight, qzeros, scales, g_idx, B, s, weight, ...
     std::string dtype; // safetensors dtype name ("I32", "F16") or "block"
     std::string shapeFormula; // human-readable, e.g. "[ceil(K*b/32), N]"
-    // {} when the shape does not follow from the parameters (a JSON blob, a scalar, or a
-    // format detection only names).
+    // {} for a scalar, and for a tensor whose size is its own (ownLength) or that a format
+    // detection only names.
     std::function<std::vector<uint64_t>(const LayoutParams&)> shape;
     std::string meaning;
     bool optional = false;
+    // A blob whose length is its own (a JSON, a name in ASCII): no size follows from the
+    // parameters, so size checks, budgets and bits-per-weight leave it out.
+    bool ownLength = false;
 };
+// Whether the parameters give the tensor's size.
+inline bool sizedByParams(const LayoutTensor& t)
+{
+    return t.shape && !t.ownLength;
+}
 
 // A field of a block struct (GGUF types), as data for the views and the report.
 struct BlockField {

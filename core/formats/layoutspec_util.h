@@ -18,6 +18,17 @@ inline LayoutTensor tensor(std::string role, std::string dtype, std::string form
     return {std::move(role), std::move(dtype), std::move(formula), std::move(shape), std::move(meaning), optional};
 }
 
+// A tensor whose length is its own (LayoutTensor::ownLength).
+inline LayoutTensor blobTensor(std::string role, std::string dtype, std::string formula, std::string meaning,
+                               bool optional = false)
+{
+    LayoutTensor t = tensor(
+        std::move(role), std::move(dtype), std::move(formula),
+        [](const LayoutParams&) { return std::vector<uint64_t>{}; }, std::move(meaning), optional);
+    t.ownLength = true;
+    return t;
+}
+
 // A `width`-bit field at bit `bit` of an LSB-first stream of `wordBits`-bit words starting at
 // word `firstWord`; a field crossing a word edge gives two pieces, low bits first.
 inline uint8_t streamPieces(BitPiece* out, uint64_t bit, int width, uint64_t firstWord, uint32_t wordBits)

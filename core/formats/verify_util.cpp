@@ -91,7 +91,7 @@ void checkSpecShapes(const FindingSink& add, const Checkpoint& ckpt, const Logic
     const LayoutParams lp{K, N, bits, groupSize};
     for (const LayoutTensor& t : spec->tensors) {
         const int idx = w.member(t.role);
-        if (idx < 0 || !t.shape || t.role == "bias"
+        if (idx < 0 || !sizedByParams(t) || t.role == "bias"
             || (roles.size() && std::find(roles.begin(), roles.end(), t.role) == roles.end()))
             continue;
         const std::vector<uint64_t> want = t.shape(lp);

@@ -112,7 +112,7 @@ BitsBreakdown bitsBreakdown(const LayoutSpec& spec, const LayoutParams& p, bool 
     } else {
         const std::string code = spec.locate ? std::string(spec.locate(p, 0, 0).tensor) : std::string();
         for (const LayoutTensor& t : spec.tensors) {
-            if (t.role == "bias" || (t.optional && !withOptional) || !t.shape)
+            if (t.role == "bias" || (t.optional && !withOptional) || !sizedByParams(t))
                 continue;
             b.parts.push_back({t.role, kindOfRole(spec, t.role, code), tensorBytes(spec, t, p), 0});
         }
@@ -233,8 +233,8 @@ void appendStoredCheck(Section& s, const LayoutSpec& spec, const LayoutParams& p
         const LayoutTensor* t = findTensor(spec, role);
         std::vector<std::string> row = {role, std::string(te.name), std::string(dtypeName(te.dtype)),
                                         withThousands(te.nbytes)};
-        if (!t || !t->shape) {
-            row.insert(row.end(), {"-", "not in the spec"});
+        if (!t || !sizedByParams(*t)) {
+            row.insert(row.end(), {"-", t && t->ownLength ? "its own length" : "not in the spec"});
         } else {
             // A block tensor counts whole blocks of the spec's type, whatever dtype holds them.
             const bool ownDtype = t->dtype != "block" && te.dtype != DType::Ggml && dtypeBits(te.dtype) != 0;
@@ -266,8 +266,8 @@ Section storedTensorsSection(const LayoutSpec& spec, const LayoutParams& p, cons
     tt.table.header = {"tensor", "dtype", "shape (formula)", "shape", "bytes", "meaning"};
     for (const LayoutTensor& t : spec.tensors)
         tt.table.rows.push_back({t.role + (t.optional ? " (optional)" : ""), t.dtype, t.shapeFormula,
-                                 t.shape ? shapeText(t.shape(p)) : "-",
-                                 t.shape ? withThousands(tensorBytes(spec, t, p)) : "-", t.meaning});
+                                 sizedByParams(t) ? shapeText(t.shape(p)) : "-",
+                                 sizedByParams(t) ? withThousands(tensorBytes(spec, t, p)) : "-", t.meaning});
     tensors.blocks.push_back(tt);
     if (!spec.blockFields.empty()) {
         tensors.blocks.push_back(paragraph("Block fields, in byte order:"));

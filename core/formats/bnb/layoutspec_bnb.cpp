@@ -8,6 +8,7 @@ namespace qs {
 
 namespace {
 
+using layout::blobTensor;
 using layout::tensor;
 
 // LayoutParams::groupSize carries the blocksize (flat elements per absmax); 0 = bnb's default 64.
@@ -57,9 +58,8 @@ LayoutSpec bnb4(bool fp4)
         tensor(
             "nested_quant_map", "F32", "[256]", [](const LayoutParams&) { return std::vector<uint64_t>{256}; },
             "nested only: the 8-bit signed dynamic map of the absmax codes", true),
-        tensor(
-            "quant_state", "U8", "[bytes of the JSON]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-            "JSON: quant_type, blocksize, dtype, shape [N, K], nested_blocksize, nested_offset"),
+        blobTensor("quant_state", "U8", "[bytes of the JSON]",
+                   "JSON: quant_type, blocksize, dtype, shape [N, K], nested_blocksize, nested_offset"),
     };
     s.padding = "when N*K is odd the last low nibble is padding; the last block may be short";
     s.notes = {"the original shape lives only in the quant_state JSON (the weight is a flat byte column)",

@@ -153,6 +153,16 @@ PackedOutput packGptq(std::span<const uint8_t> codes, std::span<const int32_t> z
                       int bits, uint64_t K, uint64_t N, uint64_t groups, bool v1, bool planar);
 PackedOutput packAwqGemm(std::span<const uint8_t> codes, std::span<const int32_t> zeros,
                          std::span<const uint16_t> scales, uint64_t K, uint64_t N, uint64_t groupSize);
+// The words verify's round trip compares the stored ones with: the oracle packers' words for
+// the decoded fields (raw: the stored zero fields, v1 z - 1 as stored), qzeros empty where the
+// layout stores none, scales only for the layouts that pad or permute them. `oracle` repacks
+// every element; without it the layouts whose field bits are the same in every column (GPTQ's
+// stream along K, AWQ-GEMM) keep the stored field bits and clear the rest, which is what the
+// oracle gives (a field is read from and packed into the same bits) at memory speed.
+struct Repacked {
+    std::vector<uint8_t> qweight, qzeros, scales;
+};
+Repacked repackedWords(const PackedLinear& p, std::span<const int32_t> raw, bool oracle);
 // Zw as AutoAWQ computes it for GEMV (B.2.2).
 uint64_t awqGemvZeroWords(uint64_t K, uint64_t groupSize);
 PackedOutput packAwqGemv(std::span<const uint8_t> codes, std::span<const int32_t> zeros,

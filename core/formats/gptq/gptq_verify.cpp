@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <optional>
 
 namespace qs {
 
@@ -66,11 +68,90 @@ std::vector<int32_t> storedZeroFields(const PackedLinear& p)
     return raw;
 }
 
-// Every element unpacked and repacked with the oracle packer, compared with the stored words
-// (codes, zeros, and the scales of the layouts that pad or permute them); false when the
-// decoded fields cannot be repacked (said).
-bool checkPackedRoundTrip(const FindingSink& add, const PackedLinear& p, const std::vector<int32_t>& raw)
+// The field bits of the layouts whose fields lie alike in every column (GPTQ's stream along K,
+// AWQ-GEMM's words of eight 4-bit slots): the oracle's packing of all-ones codes, for one
+// column's words along K (qweight word i: q[(i / qRepeat) % q words]) and one group's row of
+// zeros (qzeros word i: z[i % z words]).
+struct FieldMasks {
+    std::vector<uint8_t> q, z;
+    uint64_t qRepeat = 1;
+};
+
+// Nothing for the other layouts, or when the sizes are not the packer's (the oracle then says
+// how they differ).
+std::optional<FieldMasks> fieldMasks(const PackedLinear& p)
 {
+    const bool gptq = p.kind == PackedKind::Gptq;
+    if (!gptq && p.kind != PackedKind::AwqGemm)
+        return std::nullopt;
+    const int b = p.bits;
+    const uint64_t N = p.N, K = p.K, G = p.groups;
+    const auto allOnes = [](uint64_t count, int bits) {
+        return std::vector<uint8_t>(count, uint8_t((1u << bits) - 1));
+    };
+    FieldMasks m;
+    m.q = gptq ? bitstream::packStream(allOnes(K, b), b, 32) : bitstream::packSlots(allOnes(8, 4), 4, 32);
+    m.z = gptq ? bitstream::packStream(allOnes(N, b), b, 32) : bitstream::packSlots(allOnes(8, 4), 4, 32);
+    m.qRepeat = gptq ? N : 1;
+    const uint64_t qBytes = gptq ? m.q.size() * N : K * (N / 8) * 4;
+    const uint64_t zBytes = gptq ? m.z.size() * G : G * (N / 8) * 4;
+    if ((!gptq && N % 8) || p.qweight.size() != qBytes
+        || (p.zeros != ZeroConvention::Implicit && p.qzeros.size() != zBytes))
+        return std::nullopt;
+    return m;
+}
+
+// f(i, m) for each word i whose mask m has a bit outside every field (a GPTQ stream's last
+// row, say); word i's mask is mask[(i / repeat) % mask words].
+template <typename F>
+void forEachPaddedWord(uint64_t bytes, const std::vector<uint8_t>& mask, uint64_t repeat, F&& f)
+{
+    const uint64_t maskWords = mask.size() / 4, words = bytes / 4;
+    for (uint64_t mw = 0; mw < maskWords; ++mw) {
+        uint32_t m;
+        std::memcpy(&m, mask.data() + 4 * mw, 4);
+        if (m != ~0u)
+            for (uint64_t start = mw * repeat; start < words; start += maskWords * repeat)
+                for (uint64_t i = start; i < std::min(words, start + repeat); ++i)
+                    f(i, m);
+    }
+}
+
+// The stored words with every bit outside a field cleared.
+std::vector<uint8_t> fieldBitsOnly(std::span<const uint8_t> stored, const std::vector<uint8_t>& mask, uint64_t repeat)
+{
+    std::vector<uint8_t> out(stored.begin(), stored.end());
+    forEachPaddedWord(out.size(), mask, repeat, [&](uint64_t i, uint32_t m) {
+        uint32_t w;
+        std::memcpy(&w, out.data() + 4 * i, 4);
+        w &= m;
+        std::memcpy(out.data() + 4 * i, &w, 4);
+    });
+    return out;
+}
+
+bool paddingClear(std::span<const uint8_t> stored, const std::vector<uint8_t>& mask, uint64_t repeat)
+{
+    bool clear = true;
+    forEachPaddedWord(stored.size(), mask, repeat, [&](uint64_t i, uint32_t m) {
+        uint32_t w;
+        std::memcpy(&w, stored.data() + 4 * i, 4);
+        clear = clear && !(w & ~m);
+    });
+    return clear;
+}
+
+} // namespace
+
+Repacked repackedWords(const PackedLinear& p, std::span<const int32_t> raw, bool oracle)
+{
+    if (const std::optional<FieldMasks> m = oracle ? std::nullopt : fieldMasks(p)) {
+        Repacked r;
+        r.qweight = fieldBitsOnly(p.qweight, m->q, m->qRepeat);
+        if (p.zeros != ZeroConvention::Implicit)
+            r.qzeros = fieldBitsOnly(p.qzeros, m->z, 1);
+        return r;
+    }
     const int b = p.bits;
     const uint64_t N = p.N, K = p.K, G = p.groups;
     std::vector<uint8_t> codes(N * K);
@@ -85,44 +166,66 @@ bool checkPackedRoundTrip(const FindingSink& add, const PackedLinear& p, const s
                 scaleBits[g * N + n] = packedScaleBits(p.scaleAt(g, n), p.scaleType);
     PackedOutput out;
     bool compareScales = halfScales; // the layouts that pad or permute scales
+    switch (p.kind) {
+    case PackedKind::Gptq:
+    case PackedKind::GptqPlanar:
+        out = packGptq(codes, raw, scaleBits, b, K, N, G, false, p.kind == PackedKind::GptqPlanar);
+        compareScales = false; // plain [G, N]: nothing to pad
+        break;
+    case PackedKind::AwqGemm:
+        out = packAwqGemm(codes, raw, scaleBits, K, N, p.groupSize);
+        compareScales = false;
+        break;
+    case PackedKind::AwqGemv: out = packAwqGemv(codes, raw, scaleBits, K, N, p.groupSize); break;
+    case PackedKind::AwqGemvFast: {
+        std::vector<uint16_t> biases(G * N);
+        for (uint64_t g = 0; g < G; ++g)
+            for (uint64_t n = 0; n < N; ++n)
+                biases[g * N + n] = floatToHalf(p.biasAt(g, n));
+        out = packAwqGemvFast(codes, biases, scaleBits, K, N, p.groupSize);
+        break;
+    }
+    case PackedKind::Marlin: out = packMarlin(codes, scaleBits, b, K, N, G); break;
+    }
+    Repacked r;
+    r.qweight = std::move(out.qweight.bytes);
+    if (p.zeros != ZeroConvention::Implicit)
+        r.qzeros = std::move(out.qzeros.bytes);
+    if (compareScales)
+        r.scales = std::move(out.scales.bytes);
+    return r;
+}
+
+namespace {
+
+// verify's round trip: the stored words against their repacking (codes, zeros, and the scales
+// of the layouts that pad or permute them); false when the decoded fields cannot be repacked
+// (said).
+bool checkPackedRoundTrip(const FindingSink& add, const PackedLinear& p, const std::vector<int32_t>& raw)
+{
+    // Nothing set outside a field: the repacking is the stored words, found without a copy.
+    if (const std::optional<FieldMasks> m = fieldMasks(p); m && paddingClear(p.qweight, m->q, m->qRepeat)
+        && (p.zeros == ZeroConvention::Implicit || paddingClear(p.qzeros, m->z, 1)))
+        return true;
+    Repacked out;
     try {
-        switch (p.kind) {
-        case PackedKind::Gptq:
-        case PackedKind::GptqPlanar:
-            out = packGptq(codes, raw, scaleBits, b, K, N, G, false, p.kind == PackedKind::GptqPlanar);
-            compareScales = false; // plain [G, N]: nothing to pad
-            break;
-        case PackedKind::AwqGemm:
-            out = packAwqGemm(codes, raw, scaleBits, K, N, p.groupSize);
-            compareScales = false;
-            break;
-        case PackedKind::AwqGemv: out = packAwqGemv(codes, raw, scaleBits, K, N, p.groupSize); break;
-        case PackedKind::AwqGemvFast: {
-            std::vector<uint16_t> biases(G * N);
-            for (uint64_t g = 0; g < G; ++g)
-                for (uint64_t n = 0; n < N; ++n)
-                    biases[g * N + n] = floatToHalf(p.biasAt(g, n));
-            out = packAwqGemvFast(codes, biases, scaleBits, K, N, p.groupSize);
-            break;
-        }
-        case PackedKind::Marlin: out = packMarlin(codes, scaleBits, b, K, N, G); break;
-        }
+        out = repackedWords(p, raw, false);
     } catch (const std::exception& e) {
         add("qweight-roundtrip",
             Message(QT_TRANSLATE_NOOP("qs::Message", "the decoded fields cannot be repacked: %1"), {e.what()}));
         return false;
     }
     checkRoundTrip(
-        add, "qweight-roundtrip", p.qweight, out.qweight.bytes,
+        add, "qweight-roundtrip", p.qweight, out.qweight,
         QT_TRANSLATE_NOOP("qs::Message",
                           "stored codes differ from their repacking (nonzero padding or sign-extended fields?): %1"));
     if (p.zeros != ZeroConvention::Implicit)
-        checkRoundTrip(add, "qzeros-roundtrip", p.qzeros, out.qzeros.bytes,
+        checkRoundTrip(add, "qzeros-roundtrip", p.qzeros, out.qzeros,
                        QT_TRANSLATE_NOOP(
                            "qs::Message",
                            "stored zeros differ from their repacking (nonzero padding or sign-extended fields?): %1"));
-    if (compareScales)
-        checkRoundTrip(add, "scales-roundtrip", p.scales, out.scales.bytes,
+    if (!out.scales.empty())
+        checkRoundTrip(add, "scales-roundtrip", p.scales, out.scales,
                        QT_TRANSLATE_NOOP("qs::Message",
                                          "stored scales (padding, order) differ from their repacking (nonzero padding "
                                          "or sign-extended fields?): %1"),

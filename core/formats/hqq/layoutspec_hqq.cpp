@@ -10,6 +10,7 @@ namespace qs {
 
 namespace {
 
+using layout::blobTensor;
 using layout::tensor;
 
 uint64_t hqqGroupOf(const LayoutParams& p)
@@ -79,12 +80,8 @@ LayoutSpec hqq()
         hqqScalarTensor("nbits", "I32", "code width"),
         hqqScalarTensor("group_size", "I32", "g"),
         hqqScalarTensor("axis", "I32", "1 (rows of g) or 0 (columns of g)"),
-        tensor(
-            "packing", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-            "ASCII, e.g. 4bit_u8 or 3bit_32", true),
-        tensor(
-            "compute_dtype", "U8", "[len]", [](const LayoutParams&) { return std::vector<uint64_t>{}; },
-            "ASCII torch dtype the arithmetic rounds to", true),
+        blobTensor("packing", "U8", "[len]", "ASCII, e.g. 4bit_u8 or 3bit_32", true),
+        blobTensor("compute_dtype", "U8", "[len]", "ASCII torch dtype the arithmetic rounds to", true),
     };
     s.padding = "N*K must be a multiple of g and R of parts; 3-bit pads R to a multiple of 10 with zero rows";
     s.notes = {"locate() describes axis 1 (the transformers default); with axis 0 the view is [g, N*K/g] and "

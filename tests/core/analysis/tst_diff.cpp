@@ -521,9 +521,9 @@ private slots:
         }
     }
 
-    // The AVX2 comparison loop gives the scalar reference's bits: sums, the first index of
-    // the largest |a - b| (a tie placed before it in another lane), non-finite and differing
-    // counts, for lengths with and without a tail.
+    // Every SIMD path's comparison loop gives the scalar reference's bits: sums, the first index of
+    // the largest |a - b| (a tie placed before it in another lane), the largest finite |b|,
+    // non-finite and differing counts, for lengths with and without a tail.
     void scanPaths_data()
     {
         QTest::addColumn<int>("n");
@@ -558,7 +558,8 @@ private slots:
                                        {s.aSq, v.aSq},
                                        {s.bSq, v.bSq},
                                        {s.dot, v.dot},
-                                       {s.maxAbs, v.maxAbs}})
+                                       {s.maxAbs, v.maxAbs},
+                                       {s.maxAbsB, v.maxAbsB}})
                 QCOMPARE(std::memcmp(p, q, 8 * sizeof(double)), 0);
             QCOMPARE(std::memcmp(s.maxAt, v.maxAt, sizeof s.maxAt), 0);
             QCOMPARE(s.nonFinite, v.nonFinite);
@@ -567,6 +568,11 @@ private slots:
             QCOMPARE(m.maxAbs, 2.0);
             QCOMPARE(m.maxAt, uint64_t(1005));
             QCOMPARE(m.nonFinite, uint64_t(2));
+            double maxAbsB = 0;
+            for (const float y : b)
+                if (std::isfinite(y))
+                    maxAbsB = std::max(maxAbsB, double(std::fabs(y)));
+            QCOMPARE(m.maxAbsB, maxAbsB);
             uint64_t differing = 0;
             double sumSigned = 0;
             for (size_t i = 0; i < a.size(); ++i) {

@@ -390,6 +390,90 @@ private slots:
         checkAll(p, [&](uint64_t n, uint64_t k) { return expected(l, n, k); });
     }
 
+    // verify's round trip without the oracle over every element (GPTQ's stream, AWQ-GEMM)
+    // gives the oracle's words: with clean padding, and with every bit outside a field set in
+    // qweight and qzeros (the finding then names the same first word and value).
+    void roundTripByFieldBits_data()
+    {
+        QTest::addColumn<bool>("awq");
+        QTest::addColumn<int>("bits");
+        QTest::addColumn<int>("K");
+        QTest::addColumn<int>("N");
+        QTest::addColumn<int>("groupSize");
+        for (int bits : {2, 3, 4, 8})
+            QTest::addRow("gptq-b%d-K256-N72", bits) << false << bits << 256 << 72 << 32;
+        QTest::addRow("gptq-b4-K40-N12") << false << 4 << 40 << 12 << 8;
+        QTest::addRow("gptq-b2-K20-N7") << false << 2 << 20 << 7 << 5;
+        QTest::addRow("gptq-b8-K36-N9") << false << 8 << 36 << 9 << 12;
+        QTest::addRow("gptq-b3-K40-N12") << false << 3 << 40 << 12 << 8;
+        QTest::addRow("gptq-b3-K64-N32") << false << 3 << 64 << 32 << 20;
+        QTest::addRow("awq-K100-N24") << true << 4 << 100 << 24 << 20;
+        QTest::addRow("awq-K256-N128") << true << 4 << 256 << 128 << 128;
+    }
+    void roundTripByFieldBits()
+    {
+        QFETCH(bool, awq);
+        QFETCH(int, bits);
+        QFETCH(int, K);
+        QFETCH(int, N);
+        QFETCH(int, groupSize);
+        const Logical l = makeLogical(bits, uint64_t(K), uint64_t(N), uint64_t(groupSize), uint32_t(K * N + bits));
+        PackedOutput po = awq ? packAwqGemm(l.codes, l.zeros, l.scales, l.K, l.N, l.groupSize)
+                              : packGptq(l.codes, l.zeros, l.scales, bits, l.K, l.N, l.groups, false, false);
+        const std::vector<uint8_t> cleanQ = po.qweight.bytes, cleanZ = po.qzeros.bytes;
+        for (const bool padded : {false, true}) {
+            if (padded) {
+                // Every bit the oracle leaves zero when it packs all-ones codes and zeros.
+                Logical ones = l;
+                std::fill(ones.codes.begin(), ones.codes.end(), uint8_t((1u << bits) - 1));
+                std::fill(ones.zeros.begin(), ones.zeros.end(), int32_t((1u << bits) - 1));
+                const PackedOutput full = awq
+                    ? packAwqGemm(ones.codes, ones.zeros, ones.scales, l.K, l.N, l.groupSize)
+                    : packGptq(ones.codes, ones.zeros, ones.scales, bits, l.K, l.N, l.groups, false, false);
+                for (size_t i = 0; i < cleanQ.size(); ++i)
+                    po.qweight.bytes[i] = uint8_t(cleanQ[i] | ~full.qweight.bytes[i]);
+                for (size_t i = 0; i < cleanZ.size(); ++i)
+                    po.qzeros.bytes[i] = uint8_t(cleanZ[i] | ~full.qzeros.bytes[i]);
+            }
+            PackedLinear p = linearOf(l, po);
+            p.kind = awq ? PackedKind::AwqGemm : PackedKind::Gptq;
+            p.bits = bits;
+            p.zeros = ZeroConvention::Stored;
+            const Repacked oracle = repackedWords(p, l.zeros, true), fast = repackedWords(p, l.zeros, false);
+            QCOMPARE(fast.qweight, oracle.qweight);
+            QCOMPARE(fast.qzeros, oracle.qzeros);
+            QCOMPARE(fast.scales, oracle.scales);
+            QCOMPARE(oracle.qweight, cleanQ);
+            QCOMPARE(oracle.qzeros, cleanZ);
+            const bool anyPadding = po.qweight.bytes != cleanQ || po.qzeros.bytes != cleanZ;
+            if (!awq) { // verify's check on the same words: a finding exactly when a padding bit is set
+                QTemporaryDir tmp;
+                QVERIFY(tmp.isValid());
+                const std::string path =
+                    qsk::write(tmp.path(), "m.safetensors",
+                               std::vector<qsk::T>{{"m.qweight", DType::I32, po.qweight.shape, po.qweight.bytes},
+                                                   {"m.qzeros", DType::I32, po.qzeros.shape, po.qzeros.bytes},
+                                                   {"m.scales", DType::F16, po.scales.shape, po.scales.bytes}});
+                const auto ck = qsk::openFile(path);
+                const LogicalWeight w =
+                    qsk::weight(*ck, "m", "gptq-v2", {l.N, l.K},
+                                {{"qweight", "m.qweight"}, {"qzeros", "m.qzeros"}, {"scales", "m.scales"}}, bits,
+                                int64_t(groupSize));
+                VerifyReport rep;
+                verifyPackedWeight(*ck, w, rep);
+                const auto found = [&](const char* check) {
+                    return std::any_of(rep.findings.begin(), rep.findings.end(),
+                                       [&](const VerifyFinding& f) { return f.check == check; });
+                };
+                QCOMPARE(found("qweight-roundtrip"), po.qweight.bytes != cleanQ);
+                QCOMPARE(found("qzeros-roundtrip"), po.qzeros.bytes != cleanZ);
+            }
+            // AWQ-GEMM's words are eight 4-bit fields each: nothing outside a field.
+            QCOMPARE(anyPadding,
+                     padded && !awq && (uint64_t(K) * uint64_t(bits) % 32 || uint64_t(N) * uint64_t(bits) % 32));
+        }
+    }
+
     void awqGemv_data()
     {
         QTest::addColumn<int>("K");
