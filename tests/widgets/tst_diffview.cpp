@@ -246,6 +246,23 @@ private slots:
                  qPrintable(f.view.statusText()));
     }
 
+    // B under a long path: the bar names B's file (the path in the tooltip) and the view stays
+    // narrow enough for a 1280 px window (the whole path widened it past, issue 33).
+    void longPathOfBKeepsTheViewNarrow()
+    {
+        QTemporaryDir dir;
+        const QString deep =
+            dir.filePath(QString(120, QLatin1Char('d')) + QLatin1Char('/') + QString(120, QLatin1Char('e')));
+        QVERIFY(QDir().mkpath(deep));
+        Pair p;
+        QVERIFY(QFile::copy(QString::fromStdString(p.b), deep + QStringLiteral("/b.safetensors")));
+        Fixture f(p.a);
+        QVERIFY(f.open((deep + QStringLiteral("/b.safetensors")).toStdString()));
+        QVERIFY2(f.view.model()->result(), qPrintable(f.view.statusText()));
+        QVERIFY2(f.view.minimumSizeHint().width() < 1000,
+                 qPrintable(QString::number(f.view.minimumSizeHint().width())));
+    }
+
     void heatmapEqualsDiffMap()
     {
         Pair p;

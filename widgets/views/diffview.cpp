@@ -23,6 +23,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -378,6 +379,7 @@ QHBoxLayout* DiffView::createBar()
         tr("Open a second checkpoint (file or folder) to compare with this one; or drop it on this view"));
     m_bName = new QLabel(this);
     m_bName->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_bName->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_tolerance = new QDoubleSpinBox(this);
     m_tolerance->setDecimals(6);
     // Below 0: core's automatic tolerance per pair, as quantscope-cli diff judges without --tolerance.
@@ -642,7 +644,10 @@ void DiffView::setOpened(const Opened& o)
     expandLayers(m_listB);
     m_model->setResult(nullptr, {}, m_tolerance->value());
     m_compare->setEnabled(true);
-    m_bName->setText(tr("B: <b>%1</b>").arg(qtext(m_b->path).toHtmlEscaped()));
+    // The name alone (the whole path in the tooltip): a long path widened the view past a
+    // 1280 px window.
+    m_bName->setText(tr("B: <b>%1</b>").arg(QFileInfo(qtext(m_b->path)).fileName().toHtmlEscaped()));
+    m_bName->setToolTip(QDir::toNativeSeparators(qtext(m_b->path)));
     setMap(-1, nullptr);
     updateWeight();
     compareAll();

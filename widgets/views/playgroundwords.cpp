@@ -134,7 +134,9 @@ PlaygroundWords::Geometry PlaygroundWords::layoutIn(const QRect& rect) const
     const QFontMetrics fm(font());
     Geometry g;
     g.firstTop = rect.top() + kMargin + titleHeight(fm, !m_content.note.isEmpty()) + kHeader;
-    g.gutter = gutterWidth();
+    // The gutter gives way to the narrowest cells (a note is elided then) rather than widen the
+    // window: at 1280x720 the wider gutter made the Playground push the window to 1310 px.
+    g.gutter = std::clamp(rect.width() - 2 * kMargin - 32 * 10, kMinGutter, gutterWidth());
     g.cellsLeft = rect.left() + kMargin + g.gutter;
     g.cell = std::clamp((rect.right() - kMargin - g.cellsLeft) / 32.0, 10.0, 34.0);
     g.pitch = kCellHeight + kLabelHeight + kRowGap;
@@ -228,7 +230,7 @@ QSize PlaygroundWords::minimumSizeHint() const
 {
     // Every word: in a scroll area, the words scroll rather than being cut off.
     // At least the narrowest cells layoutIn draws (10 px).
-    return {gutterWidth() + 32 * 10 + 2 * kMargin, std::max(120, sizeHint().height())};
+    return {kMinGutter + 32 * 10 + 2 * kMargin, std::max(120, sizeHint().height())};
 }
 
 QString PlaygroundWords::fieldLabel(const qs::PlaygroundField& f) const
