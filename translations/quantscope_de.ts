@@ -128,11 +128,6 @@
         <translation>Das logische Gewicht NAME auswählen.</translation>
     </message>
     <message>
-        <location filename="../widgets/launchoptions.cpp" line="35"/>
-        <source>Render the window at 1600x1000 to FILE (PNG) and exit.</source>
-        <translation>Das Fenster in 1600x1000 als DATEI (PNG) speichern und beenden.</translation>
-    </message>
-    <message>
         <location filename="../widgets/launchoptions.cpp" line="37"/>
         <source>Use the language CODE (de, en, ...) instead of the system&apos;s.</source>
         <translation>Die Sprache CODE (de, en, …) statt der Systemsprache verwenden.</translation>
@@ -190,6 +185,26 @@
     <message>
         <source>quantscope: --walk opens the demo at its own view and weight</source>
         <translation>quantscope: --walk öffnet den Demo-Checkpoint bei eigener Ansicht und eigenem Gewicht</translation>
+    </message>
+    <message>
+        <source>Show the Bit map&apos;s MODE: bits (as stored), bytes (hex) or matrix (logical).</source>
+        <translation>Die Bitkarte im MODUS zeigen: bits (wie gespeichert), bytes (hex) oder matrix (logisch).</translation>
+    </message>
+    <message>
+        <source>Render the window (1600x1000, or --size) to FILE (PNG) and exit.</source>
+        <translation>Das Fenster (1600x1000 oder --size) als DATEI (PNG) speichern und beenden.</translation>
+    </message>
+    <message>
+        <source>Make the main window WxH pixels (e.g. 1280x720), before --screenshot or --walk.</source>
+        <translation>Das Hauptfenster WxH Pixel groß machen (Breite x Höhe, z. B. 1280x720), vor --screenshot oder --walk.</translation>
+    </message>
+    <message>
+        <source>quantscope: unknown Bit map mode &apos;%1&apos; (bits, bytes, matrix)</source>
+        <translation>quantscope: unbekannter Modus der Bitkarte „%1“ (bits, bytes, matrix)</translation>
+    </message>
+    <message>
+        <source>quantscope: --size takes WxH from 640x480 to 8192x8192, not &apos;%1&apos;</source>
+        <translation>quantscope: --size nimmt WxH (Breite x Höhe) von 640x480 bis 8192x8192, nicht „%1“</translation>
     </message>
 </context>
 <context>
@@ -465,11 +480,6 @@
         <translation>Die Wörter von %1 lassen sich nicht zuordnen: %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/bitmapview.cpp" line="186"/>
-        <source>%1 elements</source>
-        <translation>%1 Elemente</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/bitmapview.cpp" line="187"/>
         <source>%1 × %2</source>
         <translation>%1 × %2</translation>
@@ -598,6 +608,13 @@
     <message>
         <source> · logical matrix, one code per cell: rows %1–%2 of %3, every column</source>
         <translation> · logische Matrix, ein Code pro Zelle: Zeilen %1–%2 von %3, alle Spalten</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln element(s)</source>
+        <translation>
+            <numerusform>%Ln Element</numerusform>
+            <numerusform>%Ln Elemente</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1012,14 +1029,13 @@ passt nicht ins Budget</translation>
 <context>
     <name>qsw::DataFigures</name>
     <message>
-        <location filename="../widgets/report/datafigures.cpp" line="43"/>
-        <source>mean scale per cell</source>
-        <translation>mittlere Skala je Zelle</translation>
-    </message>
-    <message>
         <location filename="../widgets/report/datafigures.cpp" line="44"/>
         <source>scale</source>
         <translation>Skala</translation>
+    </message>
+    <message>
+        <source>max |scale| per cell</source>
+        <translation>max. |Skala| je Zelle</translation>
     </message>
 </context>
 <context>
@@ -1220,11 +1236,6 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <translation>Vergleiche %1 mit %2</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="575"/>
-        <source>%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · %7 only in B</source>
-        <translation>%1 Paare verglichen: %2 identisch, %3 über der Toleranz · %4 mit verschiedener Form · %5 übersprungen · %6 nur in A · %7 nur in B</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/diffview.cpp" line="610"/>
         <source>%1 · %2: the zero points mix GPTQ v1 (z − 1) and v2 (z) conventions, so some groups may read one zero step off and the figures of this weight are in doubt.</source>
         <translation>%1 · %2: Die Nullpunkte mischen die GPTQ-Konventionen v1 (z − 1) und v2 (z); manche Gruppen werden daher womöglich um eine Nullpunktstufe versetzt gelesen, und die Werte dieses Gewichts sind fraglich.</translation>
@@ -1303,11 +1314,6 @@ mittlere |a − b| %6, relativer Fehler %7, Kosinus %8
         <translation>&lt;b&gt;%1&lt;/b&gt;: |a − b| je Element, Maximum %2.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/diffview.cpp" line="802"/>
-        <source> Decimated: each cell is the max over %1 rows × %2 columns.</source>
-        <translation> Ausgedünnt: Jede Zelle ist das Maximum über %1 Zeilen × %2 Spalten.</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/diffview.cpp" line="803"/>
         <source> Click selects the element.</source>
         <translation> Ein Klick wählt das Element aus.</translation>
@@ -1341,18 +1347,58 @@ b %4
 |a − b| %5</translation>
     </message>
     <message>
-        <source>
-cell (%1 rows × %2 columns): max %3</source>
-        <translation>
-Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
-    </message>
-    <message>
         <source>the Diff view compares nothing yet. %1</source>
         <translation>die Diff-Ansicht vergleicht noch nichts. %1</translation>
     </message>
     <message>
         <source>tolerance: automatic</source>
         <translation>Toleranz: automatisch</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pair(s) compared</source>
+        <translation>
+            <numerusform>%n Paar verglichen</numerusform>
+            <numerusform>%n Paare verglichen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>: %1 identical, %2 over the tolerance</source>
+        <translation>: %1 identisch, %2 über der Toleranz</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n shape mismatch(es)</source>
+        <translation>
+            <numerusform>%n mit verschiedener Form</numerusform>
+            <numerusform>%n mit verschiedener Form</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> · %1 skipped · %2 only in A · %3 only in B</source>
+        <translation> · %1 übersprungen · %2 nur in A · %3 nur in B</translation>
+    </message>
+    <message>
+        <source> Decimated: each cell is the max over %1 × %2.</source>
+        <translation> Ausgedünnt: Jede Zelle ist das Maximum über %1 × %2.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln row(s)</source>
+        <translation>
+            <numerusform>%Ln Zeile</numerusform>
+            <numerusform>%Ln Zeilen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln column(s)</source>
+        <translation>
+            <numerusform>%Ln Spalte</numerusform>
+            <numerusform>%Ln Spalten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>
+cell (%1 × %2): max %3</source>
+        <translation>
+Zelle (%1 × %2): max. %3</translation>
     </message>
 </context>
 <context>
@@ -3188,6 +3234,34 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <source>byte %1</source>
         <translation>Byte %1</translation>
     </message>
+    <message>
+        <source>·hi of k%1</source>
+        <translation>·hi von k%1</translation>
+    </message>
+    <message>
+        <source>·hi of k%1–k%2</source>
+        <translation>·hi von k%1–k%2</translation>
+    </message>
+    <message>
+        <source>k%1 → byte %2</source>
+        <translation>k%1 → Byte %2</translation>
+    </message>
+    <message>
+        <source>·hi → word %1</source>
+        <translation>·hi → Wort %1</translation>
+    </message>
+    <message>
+        <source>·hi → byte %1</source>
+        <translation>·hi → Byte %1</translation>
+    </message>
+    <message>
+        <source>·hi → words %1–%2</source>
+        <translation>·hi → Wörter %1–%2</translation>
+    </message>
+    <message>
+        <source>·hi → bytes %1–%2</source>
+        <translation>·hi → Bytes %1–%2</translation>
+    </message>
 </context>
 <context>
     <name>qsw::ScaleHeatmap</name>
@@ -3349,11 +3423,6 @@ Zelle (%1 Zeilen × %2 Spalten): max. %3</translation>
         <translation>&lt;b&gt;%1&lt;/b&gt; · %2 · %3 Zeilen × %4 Gruppen&lt;br&gt;%5.</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="209"/>
-        <source> Decimated: each cell covers %1 groups × %2 rows.</source>
-        <translation> Ausgedünnt: jede Zelle umfasst %1 Gruppen × %2 Zeilen.</translation>
-    </message>
-    <message>
         <location filename="../widgets/views/scalesview.cpp" line="272"/>
         <source>group %1, row %2
 scale %3</source>
@@ -3375,11 +3444,28 @@ first column %1</source>
 erste Spalte %1</translation>
     </message>
     <message>
-        <location filename="../widgets/views/scalesview.cpp" line="281"/>
-        <source>
-cell (%1 groups × %2 rows): %3</source>
+        <source> Decimated: each cell covers %1 × %2.</source>
+        <translation> Ausgedünnt: Jede Zelle umfasst %1 × %2.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln group(s)</source>
         <translation>
-Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
+            <numerusform>%Ln Gruppe</numerusform>
+            <numerusform>%Ln Gruppen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln row(s)</source>
+        <translation>
+            <numerusform>%Ln Zeile</numerusform>
+            <numerusform>%Ln Zeilen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>
+cell (%1 × %2): %3</source>
+        <translation>
+Zelle (%1 × %2): %3</translation>
     </message>
 </context>
 <context>
@@ -3572,10 +3658,6 @@ Zelle (%1 Gruppen × %2 Zeilen): %3</translation>
         <source>no findings.</source>
         <translation>keine Befunde.</translation>
     </message>
-    <message>
-        <source>%1 error(s), %2 warning(s).</source>
-        <translation>%1 Fehler, %2 Warnung(en).</translation>
-    </message>
     <message numerus="yes">
         <source> %n quantized weight(s) not covered by any check.</source>
         <translation>
@@ -3643,6 +3725,20 @@ Ein Doppelklick öffnet sie in der Ansicht %2.</translation>
     <message>
         <source> Click a finding to select its weight and place; double-click to open the place.</source>
         <translation> Ein Klick auf einen Befund wählt sein Gewicht und seine Stelle aus; ein Doppelklick öffnet die Stelle.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln error(s)</source>
+        <translation>
+            <numerusform>%Ln Fehler</numerusform>
+            <numerusform>%Ln Fehler</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln warning(s).</source>
+        <translation>
+            <numerusform>%Ln Warnung.</numerusform>
+            <numerusform>%Ln Warnungen.</numerusform>
+        </translation>
     </message>
 </context>
 <context>

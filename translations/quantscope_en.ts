@@ -2,12 +2,50 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en">
 <context>
+    <name>qsw::BitMapView</name>
+    <message numerus="yes">
+        <source>%Ln element(s)</source>
+        <translation>
+            <numerusform>%Ln element</numerusform>
+            <numerusform>%Ln elements</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>qsw::DiffView</name>
     <message numerus="yes">
         <source>&lt;b&gt;%n warning(s)&lt;/b&gt; about the compared weights:</source>
         <translation>
             <numerusform>&lt;b&gt;%n warning&lt;/b&gt; about the compared weights:</numerusform>
             <numerusform>&lt;b&gt;%n warnings&lt;/b&gt; about the compared weights:</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n pair(s) compared</source>
+        <translation>
+            <numerusform>%n pair compared</numerusform>
+            <numerusform>%n pairs compared</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n shape mismatch(es)</source>
+        <translation>
+            <numerusform>%n shape mismatch</numerusform>
+            <numerusform>%n shape mismatches</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln row(s)</source>
+        <translation>
+            <numerusform>%Ln row</numerusform>
+            <numerusform>%Ln rows</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln column(s)</source>
+        <translation>
+            <numerusform>%Ln column</numerusform>
+            <numerusform>%Ln columns</numerusform>
         </translation>
     </message>
 </context>
@@ -183,6 +221,23 @@
     </message>
 </context>
 <context>
+    <name>qsw::ScalesView</name>
+    <message numerus="yes">
+        <source>%Ln group(s)</source>
+        <translation>
+            <numerusform>%Ln group</numerusform>
+            <numerusform>%Ln groups</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln row(s)</source>
+        <translation>
+            <numerusform>%Ln row</numerusform>
+            <numerusform>%Ln rows</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>qsw::VerifyView</name>
     <message numerus="yes">
         <source>Checking %n weight(s)…</source>
@@ -210,6 +265,20 @@
         <translation>
             <numerusform> %n quantized weight not covered by any check.</numerusform>
             <numerusform> %n quantized weights not covered by any check.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln error(s)</source>
+        <translation>
+            <numerusform>%Ln error</numerusform>
+            <numerusform>%Ln errors</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln warning(s).</source>
+        <translation>
+            <numerusform>%Ln warning.</numerusform>
+            <numerusform>%Ln warnings.</numerusform>
         </translation>
     </message>
 </context>

@@ -3,6 +3,7 @@
 #include "guide.h"
 
 #include "mainwindow.h"
+#include "views/bitmapview.h"
 #include "views/diffview.h"
 #include "views/recipeview.h"
 #include "views/viewregistry.h"
@@ -11,6 +12,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <cstdio>
 #include <memory>
@@ -53,10 +55,20 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
     const QCommandLineOption weight(QStringLiteral("weight"),
                                     QCoreApplication::translate("main", "Select the logical weight NAME."),
                                     QStringLiteral("name"));
+    const QCommandLineOption bitmapMode(
+        QStringLiteral("bitmap-mode"),
+        QCoreApplication::translate("main",
+                                    "Show the Bit map's MODE: bits (as stored), bytes (hex) or matrix (logical)."),
+        QStringLiteral("mode"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
-        QCoreApplication::translate("main", "Render the window at 1600x1000 to FILE (PNG) and exit."),
+        QCoreApplication::translate("main", "Render the window (1600x1000, or --size) to FILE (PNG) and exit."),
         QStringLiteral("file"));
+    const QCommandLineOption size(
+        QStringLiteral("size"),
+        QCoreApplication::translate("main",
+                                    "Make the main window WxH pixels (e.g. 1280x720), before --screenshot or --walk."),
+        QStringLiteral("WxH"));
     const QCommandLineOption lang(
         QStringLiteral("lang"),
         QCoreApplication::translate("main", "Use the language CODE (de, en, ...) instead of the system's."),
@@ -85,7 +97,7 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
         QCoreApplication::translate("main", "Open the demo at step N (1-%1) of the guide's walk for a learner.")
             .arg(walkSteps().size()),
         QStringLiteral("N"));
-    parser.addOptions({view, weight, screenshot, exportView, lang, theme, diff, imatrix, walk});
+    parser.addOptions({view, bitmapMode, weight, screenshot, size, exportView, lang, theme, diff, imatrix, walk});
     if (!parser.parse(arguments)) {
         *error = QStringLiteral("quantscope: ") + parser.errorText();
         return std::nullopt;
@@ -106,6 +118,33 @@ std::optional<LaunchOptions> parseLaunchArguments(QCommandLineParser& parser, co
         return std::nullopt;
     }
     o.weight = parser.value(weight);
+    if (parser.isSet(bitmapMode)) {
+        const QString name = parser.value(bitmapMode);
+        if (name == QLatin1String("bits"))
+            o.bitmapMode = BitMapMode::Bits;
+        else if (name == QLatin1String("bytes"))
+            o.bitmapMode = BitMapMode::Bytes;
+        else if (name == QLatin1String("matrix"))
+            o.bitmapMode = BitMapMode::Logical;
+        else {
+            *error = QCoreApplication::translate("main", "quantscope: unknown Bit map mode '%1' (bits, bytes, matrix)")
+                         .arg(name);
+            return std::nullopt;
+        }
+    }
+    if (parser.isSet(size)) {
+        // Small enough to stay a window on any screen, large enough for the docks and a view.
+        static const QRegularExpression wxh(QStringLiteral("^(\\d{3,5})x(\\d{3,5})$"));
+        const QRegularExpressionMatch m = wxh.match(parser.value(size));
+        o.size = m.hasMatch() ? QSize(m.captured(1).toInt(), m.captured(2).toInt()) : QSize();
+        if (!o.size.isValid() || o.size.width() < 640 || o.size.height() < 480 || o.size.width() > 8192
+            || o.size.height() > 8192) {
+            *error =
+                QCoreApplication::translate("main", "quantscope: --size takes WxH from 640x480 to 8192x8192, not '%1'")
+                    .arg(parser.value(size));
+            return std::nullopt;
+        }
+    }
     if (parser.isSet(walk)) {
         bool isNumber = false;
         const int step = parser.value(walk).toInt(&isNumber);
@@ -148,6 +187,8 @@ void applyLaunchOptions(MainWindow& window, const LaunchOptions& o, std::functio
         fail = warn;
     if (o.theme)
         window.setThemeMode(*o.theme);
+    if (o.size.isValid())
+        window.resize(o.size);
     // View, weight and B apply once, to the first checkpoint that opens.
     auto connection = std::make_shared<QMetaObject::Connection>();
     *connection = QObject::connect(&window, &MainWindow::checkpointOpened, &window, [&window, o, connection, fail] {
@@ -164,6 +205,9 @@ void applyLaunchOptions(MainWindow& window, const LaunchOptions& o, std::functio
                      .arg(QFileInfo(window.snapshot()->path).fileName(), o.weight));
             return;
         }
+        if (o.bitmapMode)
+            if (auto* bitmap = qobject_cast<BitMapView*>(window.analysisView(QStringLiteral("bitmap"))))
+                bitmap->setMode(*o.bitmapMode);
         if (!o.diff.isEmpty())
             if (auto* diff = qobject_cast<DiffView*>(window.analysisView(QStringLiteral("diff"))))
                 diff->openComparison(QDir::fromNativeSeparators(o.diff));

@@ -1,7 +1,8 @@
 // quantscope-cli report --format ID [--bits B] [--group-size G] [--k K --n N] -o OUT
 // quantscope-cli report PATH [--weight NAME] [--ref REF] -o OUT
 // A layout specification written by the tool: .html (self-contained), .md (PNG figures
-// beside it) or .pdf, by the extension of OUT. Exit 1 when a seed probe fails.
+// beside it) or .pdf, by the extension of OUT. Exit 1 when a seed probe fails or a weight is
+// refused (the report lists it with the reason and covers the others).
 #include "commands.h"
 #include "base/counttext.h"
 
@@ -57,7 +58,17 @@ int runReport(const QStringList& args)
         QStringLiteral("PATH"),
         QStringLiteral("checkpoint file or folder, an http(s) URL or hf://ORG/REPO[@REV][/FILE]"),
         QStringLiteral("[PATH]"));
-    const QCommandLineOption formatOpt(QStringLiteral("format"), QStringLiteral("format id (see inspect --formats)"),
+    // The ids a layout specification models (the formats detection only names have none).
+    const QCommandLineOption formatOpt(QStringLiteral("format"),
+                                       QString::fromStdString("format id: " +
+                                                              [] {
+                                                                  std::string s;
+                                                                  for (const qs::LayoutSpec& spec :
+                                                                       qs::layoutRegistry().all())
+                                                                      if (spec.locate)
+                                                                          s += (s.empty() ? "" : ", ") + spec.id;
+                                                                  return s;
+                                                              }()),
                                        QStringLiteral("ID"));
     const QCommandLineOption bitsOpt(QStringLiteral("bits"), QStringLiteral("code width"), QStringLiteral("B"));
     const QCommandLineOption groupOpt(QStringLiteral("group-size"), QStringLiteral("group size (0 = per channel)"),
@@ -134,11 +145,12 @@ int runReport(const QStringList& args)
         std::fprintf(stderr, "\r");
     std::printf("wrote %s (%s, %s)\n", qPrintable(out), qs::counted(doc.sections.size(), "section", "sections").c_str(),
                 qs::counted(doc.figures.size(), "figure", "figures").c_str());
-    if (anyProbeFailed(doc)) {
+    for (const qs::report::RefusedWeight& r : doc.refused)
+        std::fprintf(stderr, "quantscope-cli report: %s refused: %s\n", r.weight.c_str(), r.why.c_str());
+    const bool probeFailed = anyProbeFailed(doc);
+    if (probeFailed)
         std::fprintf(stderr, "quantscope-cli report: a seed probe failed (see the report)\n");
-        return 1;
-    }
-    return 0;
+    return probeFailed || !doc.refused.empty() ? 1 : 0;
 }
 
 } // namespace qscli

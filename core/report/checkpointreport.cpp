@@ -5,10 +5,11 @@
 #include "base/counttext.h"
 
 #include "analysis/budget.h"
+#include "analysis/groupscales.h"
 #include "analysis/stats.h"
 #include "analysis/verify.h"
 #include "base/error.h"
-#include "base/intmath.h"
+#include "formats/detect.h"
 #include "formats/formatid.h"
 #include "formats/dequant.h"
 #include "formats/wordmap.h"
@@ -40,28 +41,18 @@ bool isQuantized(const LogicalWeight& w)
     return f && f->quantized;
 }
 
-// Mean-pools a [rows x cols] map to at most maxRows x maxCols.
+// Reduces a [rows x cols] map to at most maxRows x maxCols cells of max |value|, as the Scales
+// view does (the report's mean per cell hid the outlier groups the view shows).
 void decimate(Figure& f, const std::vector<float>& v, uint64_t rows, uint64_t cols, uint64_t maxRows, uint64_t maxCols)
 {
-    const uint64_t sr = ceilDiv(rows, maxRows), sc = ceilDiv(cols, maxCols);
-    f.rows = ceilDiv(rows, sr);
-    f.cols = ceilDiv(cols, sc);
+    DecimatedGrid d = decimateGrid(v, rows, cols, maxRows, maxCols, CellReduce::MaxAbs);
+    f.rows = d.rows;
+    f.cols = d.cols;
     f.sourceRows = rows;
     f.sourceCols = cols;
-    f.rowStep = sr;
-    f.colStep = sc;
-    f.values.assign(f.rows * f.cols, 0.f);
-    for (uint64_t r = 0; r < f.rows; ++r)
-        for (uint64_t c = 0; c < f.cols; ++c) {
-            double sum = 0;
-            uint64_t n = 0;
-            for (uint64_t i = r * sr; i < std::min(rows, (r + 1) * sr); ++i)
-                for (uint64_t j = c * sc; j < std::min(cols, (c + 1) * sc); ++j) {
-                    sum += v[i * cols + j];
-                    ++n;
-                }
-            f.values[r * f.cols + c] = n ? float(sum / double(n)) : 0.f;
-        }
+    f.rowStep = d.rowStep;
+    f.colStep = d.colStep;
+    f.values = std::move(d.cells);
 }
 
 // The weights of each format, formats in the order they first appear.
@@ -280,7 +271,18 @@ void appendLargestWeights(Document& doc, const Checkpoint& ckpt, const Checkpoin
             h.axisLabel = "signed error (dequantized - reference)";
             h.caption = "Error histogram of " + w->name;
         } else {
-            const WeightHistograms values = weightHistograms(ckpt, *w, so);
+            // A weight whose bytes the kernel refuses is reported as refused; the others go on.
+            WeightHistograms values;
+            try {
+                values = weightHistograms(ckpt, *w, so);
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const Error& e) {
+                figs.blocks.push_back(paragraph(w->name + ": refused (" + e.what() + ")"));
+                doc.refused.push_back({w->name, e.what()});
+                progress.report();
+                continue;
+            }
             h.histogram = values.values;
             h.axisLabel = "dequantized value";
             h.caption =
@@ -362,8 +364,26 @@ Document checkpointReport(const Checkpoint& ckpt, const CheckpointOptions& opt, 
     doc.sections.push_back(verifySection(ckpt, weights, progress));
     doc.sections.push_back(budgetSection(byFormat));
     control.check();
+    // Shapes detection refused are never decoded: listed with the note that says why.
+    for (const LogicalWeight* w : weights)
+        if (const Message* why = refusedShape(*w))
+            doc.refused.push_back({w->name, why->text()});
     appendLargestWeights(doc, ckpt, opt, weights, so, errorHist, progress);
     appendFormatChapters(doc, ckpt, byFormat, control);
+    if (!doc.refused.empty()) {
+        // After the weights table: what the rest of the report leaves out, and why.
+        Section refused = section(2, "Refused weights");
+        refused.blocks.push_back(paragraph(counted(doc.refused.size(), "weight was", "weights were")
+                                           + " refused and left out of the figures and statistics; the others are "
+                                             "reported."));
+        Block table = tableBlock({"weight", "why"});
+        for (const RefusedWeight& r : doc.refused)
+            table.table.rows.push_back({r.weight, r.why});
+        refused.blocks.push_back(std::move(table));
+        const auto at = std::find_if(doc.sections.begin(), doc.sections.end(),
+                                     [](const Section& s) { return s.title == "Weights"; });
+        doc.sections.insert(at == doc.sections.end() ? at : at + 1, std::move(refused));
+    }
     control(1, 1);
     return doc;
 }

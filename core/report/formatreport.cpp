@@ -292,9 +292,11 @@ void appendLayoutSection(Document& doc, const LayoutSpec& spec, const LayoutPara
     // Figures, then a few element locations as text (the figures' facts, searchable).
     Section layout = section(2, "Where each element lives");
     const size_t slotFig = doc.figures.size();
-    Figure order = figure(FigureKind::SlotOrder,
-                          "Slot order of " + spec.id + " (b = " + std::to_string(p.bits)
-                              + "): logical elements (top) and the bits that hold them (bottom), bit 0 on the left");
+    Figure order = figure(
+        FigureKind::SlotOrder,
+        "Slot order of " + spec.id + " (b = " + std::to_string(p.bits)
+            + "): logical elements (top) and the bits that hold them (bottom), most significant bit on the left, as in "
+              "the Bit map");
     order.stem = "fig" + std::to_string(slotFig + 1) + "-slots-" + spec.id;
     order.formatId = spec.id;
     order.params = p;

@@ -103,12 +103,20 @@ inline Figure figure(FigureKind kind, std::string caption)
     return f;
 }
 
+// A weight the report could not read: its shape refused at detection, or its bytes refused by
+// the kernel. Listed with the reason; the report goes on with the others.
+struct RefusedWeight {
+    std::string weight;
+    std::string why;
+};
+
 struct Document {
     std::string title;
     std::string subtitle;
     std::vector<Section> sections;
     std::vector<Figure> figures;
     std::vector<std::string> inputs; // the checkpoints it was made from: never written over
+    std::vector<RefusedWeight> refused; // checkpoint reports: also in their "Refused weights" section
 };
 
 // ---- Seed probes against our packer and reader, run at report time. ----

@@ -1,10 +1,14 @@
 // quantscope-cli report: format and checkpoint reports as HTML (parses as XML, figures are
 // embedded non-blank PNGs, facts from the spec files), Markdown (figures beside it) and PDF
-// (pdftoppm renders its pages); bad input exits 2 and leaves no file.
+// (pdftoppm renders its pages); bad input exits 2 and leaves no file; a weight the report cannot
+// read is listed as refused and the others are reported (exit 1).
 #include "testsupport.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -37,6 +41,33 @@ QString parseXhtml(const QByteArray& html, QStringList* images, QString* text)
             text->append(xml.text());
     }
     return xml.hasError() ? xml.errorString() + QStringLiteral(" at line %1").arg(xml.lineNumber()) : QString();
+}
+
+// A copy of the fixture folder `name` in `dir` whose tensor `tensor` has its first four bytes
+// replaced by `bytes`; empty when it could not be written.
+QString copyWithBytes(const QString& dir, const QString& name, const QString& tensor, const QByteArray& bytes)
+{
+    const QString dst = QDir(dir).filePath(QStringLiteral("broken"));
+    if (!QDir().mkpath(dst))
+        return {};
+    for (const QFileInfo& f : QDir(qstest::fixture(QStringLiteral("safetensors/") + name)).entryInfoList(QDir::Files))
+        if (!QFile::copy(f.filePath(), dst + QLatin1Char('/') + f.fileName())
+            || !QFile(dst + QLatin1Char('/') + f.fileName())
+                    .setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner))
+            return {};
+    QFile file(dst + QStringLiteral("/model.safetensors"));
+    if (!file.open(QIODevice::ReadWrite))
+        return {};
+    const QByteArray size = file.read(8);
+    quint64 n = 0;
+    for (int i = 7; i >= 0; --i)
+        n = n << 8 | quint8(size[i]);
+    const QJsonObject header = QJsonDocument::fromJson(file.read(qint64(n))).object();
+    const qint64 begin =
+        header.value(tensor).toObject().value(QStringLiteral("data_offsets")).toArray().at(0).toInteger(-1);
+    if (begin < 0 || !file.seek(8 + qint64(n) + begin) || file.write(bytes) != bytes.size())
+        return {};
+    return dst;
 }
 
 } // namespace
@@ -139,6 +170,29 @@ private slots:
         QVERIFY(text.contains(QLatin1String("SQNR dB")));
         QVERIFY(text.contains(QLatin1String("Verify findings")));
         QVERIFY(images.size() >= 4); // heatmap + histogram, then the format's two figures
+    }
+
+    // One weight refused (q_proj's g_idx names a group 2^31 - 1 of a weight with 8): the report is
+    // written, lists it under "Refused weights" with the reason, reports down_proj, and exits 1
+    // naming the weight; it failed outright with exit 2 and no file (issue 33).
+    void refusedWeightIsReported()
+    {
+        QTemporaryDir dir;
+        const QString model =
+            copyWithBytes(dir.path(), QStringLiteral("gptq-w4-g32-sym-actorder"),
+                          QStringLiteral("model.layers.0.self_attn.q_proj.g_idx"), QByteArray("\xff\xff\xff\x7f", 4));
+        QVERIFY(!model.isEmpty());
+        const QString out = dir.filePath(QStringLiteral("ckpt.html"));
+        const qstest::CliResult r = qstest::runCli({QStringLiteral("report"), model, QStringLiteral("-o"), out});
+        QVERIFY2(r.exitCode == 1, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(r.err.constData())));
+        QVERIFY2(r.err.contains("model.layers.0.self_attn.q_proj refused: "), r.err.constData());
+        QVERIFY2(!r.err.contains("down_proj"), r.err.constData());
+        QStringList images;
+        QString text;
+        QVERIFY(parseXhtml(readAll(out), &images, &text).isEmpty());
+        QVERIFY(text.contains(QLatin1String("Refused weights")));
+        QVERIFY(text.contains(QLatin1String("Value histogram of model.layers.0.mlp.down_proj")));
+        QVERIFY(!images.isEmpty());
     }
 
     void badInputLeavesNoFile_data()

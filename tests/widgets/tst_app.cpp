@@ -1,5 +1,6 @@
-// The quantscope executable: --screenshot renders 1600x1000 offscreen and exits 0 with no
-// QPainter warning (also for `A --diff B`),
+// The quantscope executable: --screenshot renders 1600x1000 (or --size) offscreen and exits 0
+// with no QPainter warning (also for `A --diff B`, and the Bit map's hex view by --bitmap-mode),
+// --help names only options it declares,
 // --lang de speaks German, a bad path exits 2 with the reader's message, and the
 // committed German translation has no unfinished entry and covers every tr() string
 // (lupdate over the sources), and --help/--version and usage errors need no display;
@@ -17,6 +18,7 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
@@ -99,6 +101,7 @@ private slots:
     void germanTranslationComplete();
     void helpNeedsNoDisplay_data();
     void helpNeedsNoDisplay();
+    void helpNamesOnlyItsOptions();
     void usageErrorNeedsNoDisplay();
     void everyTrStringHasGerman();
     void everyPluralHasEnglish();
@@ -110,26 +113,35 @@ private:
 void TestApp::screenshot_data()
 {
     QTest::addColumn<QStringList>("args");
-    QTest::addRow("demo, light") << QStringList{"--theme", "light", "--weight", "model.layers.1.mlp.down_proj"};
+    QTest::addColumn<QSize>("size");
+    QTest::addRow("demo, light") << QStringList{"--theme", "light", "--weight", "model.layers.1.mlp.down_proj"}
+                                 << QSize(1600, 1000);
     QTest::addRow("demo, dark, German, metadata")
-        << QStringList{"--theme", "dark", "--lang", "de", "--view", "metadata"};
+        << QStringList{"--theme", "dark", "--lang", "de", "--view", "metadata"} << QSize(1600, 1000);
     QTest::addRow("gguf fixture") << QStringList{qstest::fixture(QStringLiteral("gguf/ggml-types.gguf")), "--theme",
-                                                 "light"};
-    QTest::addRow("A --diff B") << QStringList{
-        qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")), "--diff",
-        qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/ref.safetensors"))};
+                                                 "light"}
+                                  << QSize(1600, 1000);
+    QTest::addRow("A --diff B") << QStringList{qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym")),
+                                               "--diff",
+                                               qstest::fixture(
+                                                   QStringLiteral("safetensors/gptq-w4-g128-sym/ref.safetensors"))}
+                                << QSize(1600, 1000);
+    // A scripted walk's window size, and the Bit map's hex view by name.
+    QTest::addRow("--size 1280x720, bytes")
+        << QStringList{"--size", "1280x720", "--view", "bitmap", "--bitmap-mode", "bytes"} << QSize(1280, 720);
 }
 
 void TestApp::screenshot()
 {
     QFETCH(QStringList, args);
+    QFETCH(QSize, size);
     const QString png = m_dir.filePath(QStringLiteral("%1.png").arg(QTest::currentDataTag()));
     const Run r = runApp(args << QStringLiteral("--screenshot") << png);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     // A plot painted at zero size (a hidden tab's, squeezed by its layout) warns so.
     QVERIFY2(!r.err.contains("QPainter::begin"), r.err.constData());
     const QImage image(png);
-    QCOMPARE(image.size(), QSize(1600, 1000));
+    QCOMPARE(image.size(), size);
     QSet<QRgb> colours;
     for (int y = 0; y < image.height(); y += 5)
         for (int x = 0; x < image.width(); x += 5)
@@ -361,6 +373,29 @@ void TestApp::helpNeedsNoDisplay()
     const Run r = runApp({flag}, false);
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY2(r.out.contains(needle), r.out.constData());
+}
+
+// Every --option the help names is one it declares, in English and German (as
+// tst_cli_commands checks the CLI's).
+void TestApp::helpNamesOnlyItsOptions()
+{
+    for (const QStringList& args : {QStringList{"--help"}, QStringList{"--help", "--lang", "de"}}) {
+        const Run r = runApp(args, false);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QString help = QString::fromUtf8(r.out);
+        static const QRegularExpression declared(QStringLiteral("^  (?:-[a-zA-Z?], )?--?([a-zA-Z0-9][a-z0-9-]*)"),
+                                                 QRegularExpression::MultilineOption);
+        QSet<QString> options;
+        for (auto it = declared.globalMatch(help); it.hasNext();)
+            options << it.next().captured(1);
+        QVERIFY2(options.contains(QStringLiteral("size")) && options.contains(QStringLiteral("bitmap-mode")),
+                 qPrintable(help));
+        static const QRegularExpression named(QStringLiteral("(?<![\\w-])--([a-z0-9][a-z0-9-]*)"));
+        for (auto it = named.globalMatch(help); it.hasNext();) {
+            const QString o = it.next().captured(1);
+            QVERIFY2(options.contains(o), qPrintable(QStringLiteral("--%1 is no option:\n%2").arg(o, help)));
+        }
+    }
 }
 
 // A mistyped option over ssh gets the usage error and exit 2, not a platform-plugin abort.

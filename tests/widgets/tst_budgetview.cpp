@@ -21,6 +21,7 @@
 #include <QtTest>
 
 #include <map>
+#include <optional>
 
 using namespace qsw;
 
@@ -244,6 +245,64 @@ private slots:
                 qPrintable(
                     QStringLiteral("%1: %2 px in %3").arg(axis->label()).arg(wide).arg(rect->outerRect().width())));
         }
+    }
+
+    // Every legend entry, "this checkpoint" last, lies inside the plot at the widths a 1280x720
+    // and a 1600x1000 window leave the view, in English and German: in one row it ran past the
+    // right edge and "this checkpoint" was cut off (issue 33).
+    void legendStaysInsideThePlot_data()
+    {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<bool>("german");
+        for (int width : {560, 760, 1100})
+            for (bool german : {false, true})
+                QTest::addRow("%d px%s", width, german ? ", German" : "") << width << german;
+    }
+    void legendStaysInsideThePlot()
+    {
+        QFETCH(int, width);
+        QFETCH(bool, german);
+        std::optional<qstest::GermanScope> translation;
+        if (german) {
+            translation.emplace();
+            QVERIFY2(translation->installed(), qPrintable(qstest::germanCatalogue()));
+        }
+        ViewContext context;
+        const auto ckpt = qs::openCheckpoint(
+            qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-sym/model.safetensors")).toStdString());
+        context.setCheckpoint(ckpt, CheckpointSnapshot::fromCheckpoint(*ckpt));
+        BudgetView view(&context);
+        view.resize(width, 700);
+        view.setMemoryGiB(8);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCustomPlot* plot = view.plot();
+        plot->replot();
+        QCPLegend* legend = nullptr;
+        for (QCPLayoutElement* e : plot->plotLayout()->elements(true))
+            if (auto* l = qobject_cast<QCPLegend*>(e))
+                legend = l;
+        QVERIFY(legend);
+        QStringList names;
+        for (int i = 0; i < legend->itemCount(); ++i) {
+            auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+            QVERIFY(item);
+            names << item->plottable()->name();
+            const QRect r = item->outerRect();
+            QVERIFY2(r.left() >= 0 && r.right() <= plot->viewport().right(),
+                     qPrintable(QStringLiteral("%1: x %2 to %3 in a plot %4 px wide")
+                                    .arg(item->plottable()->name())
+                                    .arg(r.left())
+                                    .arg(r.right())
+                                    .arg(plot->viewport().width())));
+            const int text = QFontMetrics(item->font()).horizontalAdvance(item->plottable()->name());
+            QVERIFY2(
+                text <= r.width(),
+                qPrintable(
+                    QStringLiteral("%1: %2 px of text in %3").arg(item->plottable()->name()).arg(text).arg(r.width())));
+        }
+        QVERIFY2(names.contains(german ? QStringLiteral("dieser Checkpoint") : QStringLiteral("this checkpoint")),
+                 qPrintable(names.join(QLatin1String(", "))));
     }
 
     void defaultsFollowCheckpointAndMachine()

@@ -222,6 +222,47 @@ private slots:
         QCOMPARE(m->rowAt(m->rowOfB("model.layers.0.self_attn.v_proj.weight"))->kind, DiffListModel::Kind::OnlyInB);
     }
 
+    // The status counts in the plural form their number takes: one pair and one shape mismatch
+    // read "1 Paar verglichen", "1 mit verschiedener Form" (it read "1 Paare verglichen", and
+    // "1 pairs compared" in English, issue 33).
+    void statusCountsTakeTheirPlural()
+    {
+        QTemporaryDir dir;
+        const Tensor one = makeTensor("model.layers.0.mlp.up_proj.weight", 16, 32, 1);
+        const Tensor shapeA = makeTensor("model.layers.0.self_attn.o_proj.weight", 8, 32, 2);
+        const Tensor shapeB = makeTensor("model.layers.0.self_attn.o_proj.weight", 32, 8, 2);
+        const std::string a = write(dir, QStringLiteral("a.safetensors"), {one, shapeA});
+        const std::string b = write(dir, QStringLiteral("b.safetensors"), {one, shapeB});
+        const qstest::GermanScope german;
+        QVERIFY2(german.installed(), qPrintable(qstest::germanCatalogue()));
+        Fixture f(a);
+        QVERIFY(f.open(b));
+        QVERIFY2(f.view.model()->result(), qPrintable(f.view.statusText()));
+        QCOMPARE(f.view.model()->result()->weights.size(), size_t(1));
+        QCOMPARE(f.view.model()->result()->shapeMismatches.size(), size_t(1));
+        QVERIFY2(f.view.statusText().startsWith(QStringLiteral("1 Paar verglichen: 1 identisch")),
+                 qPrintable(f.view.statusText()));
+        QVERIFY2(f.view.statusText().contains(QStringLiteral(" · 1 mit verschiedener Form · ")),
+                 qPrintable(f.view.statusText()));
+    }
+
+    // B under a long path: the bar names B's file (the path in the tooltip) and the view stays
+    // narrow enough for a 1280 px window (the whole path widened it past, issue 33).
+    void longPathOfBKeepsTheViewNarrow()
+    {
+        QTemporaryDir dir;
+        const QString deep =
+            dir.filePath(QString(120, QLatin1Char('d')) + QLatin1Char('/') + QString(120, QLatin1Char('e')));
+        QVERIFY(QDir().mkpath(deep));
+        Pair p;
+        QVERIFY(QFile::copy(QString::fromStdString(p.b), deep + QStringLiteral("/b.safetensors")));
+        Fixture f(p.a);
+        QVERIFY(f.open((deep + QStringLiteral("/b.safetensors")).toStdString()));
+        QVERIFY2(f.view.model()->result(), qPrintable(f.view.statusText()));
+        QVERIFY2(f.view.minimumSizeHint().width() < 1000,
+                 qPrintable(QString::number(f.view.minimumSizeHint().width())));
+    }
+
     void heatmapEqualsDiffMap()
     {
         Pair p;

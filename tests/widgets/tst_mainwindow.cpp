@@ -15,6 +15,7 @@
 #include "testsupport.h"
 #include "formats/opencheckpoint.h"
 #include "viewcontext.h"
+#include "views/bitmapview.h"
 #include "views/diffview.h"
 #include "views/errorview.h"
 #include "weighttreemodel.h"
@@ -90,6 +91,7 @@ private slots:
     void dropFolderOnWindowAndFileOnDiff();
     void launchWithDiff();
     void launchUsageErrors_data();
+    void launchBitmapModeAndSize();
     void launchUsageErrors();
     void viewsByName();
     void opensOnATypicalLayer();
@@ -400,6 +402,42 @@ void TestMainWindow::launchUsageErrors_data()
     QTest::addRow("walk step 9") << QStringList{"--walk", "9"} << "from 1 to 8";
     QTest::addRow("walk with a path") << QStringList{"a.gguf", "--walk", "2"} << "its own view and weight";
     QTest::addRow("walk with a view") << QStringList{"--walk", "2", "--view", "budget"} << "its own view and weight";
+    QTest::addRow("unknown bitmap mode") << QStringList{"--bitmap-mode", "nibbles"} << "nibbles";
+    QTest::addRow("size without x") << QStringList{"--size", "1280"} << "1280";
+    QTest::addRow("size too small") << QStringList{"--size", "320x200"} << "320x200";
+}
+
+// `--view bitmap --bitmap-mode bytes --size 1280x720` (a scripted walk's options): the Bit map
+// shows its hex view, the window its size; every mode by name (the hex view could not be chosen
+// from the command line, issue 33).
+void TestMainWindow::launchBitmapModeAndSize()
+{
+    const QString a = qstest::fixture(QStringLiteral("safetensors/gptq-w4-g128-asym-actorder"));
+    for (const auto& [name, mode] :
+         {std::pair(QStringLiteral("bits"), BitMapMode::Bits), std::pair(QStringLiteral("bytes"), BitMapMode::Bytes),
+          std::pair(QStringLiteral("matrix"), BitMapMode::Logical)}) {
+        QCommandLineParser parser;
+        QString error;
+        const auto o = parseLaunchArguments(parser,
+                                            {QStringLiteral("quantscope"), a, QStringLiteral("--view"),
+                                             QStringLiteral("bitmap"), QStringLiteral("--bitmap-mode"), name,
+                                             QStringLiteral("--size"), QStringLiteral("1280x720")},
+                                            &error);
+        QVERIFY2(o, qPrintable(error));
+        QVERIFY(o->bitmapMode && *o->bitmapMode == mode);
+        QCOMPARE(o->size, QSize(1280, 720));
+        MainWindow w(MainWindow::Options{false});
+        w.resize(1600, 1000);
+        w.show();
+        applyLaunchOptions(w, *o);
+        waitOpened(w);
+        QVERIFY(w.waitForIdle(kOpenTimeoutMs));
+        QCOMPARE(w.size(), QSize(1280, 720));
+        QCOMPARE(w.currentView(), QStringLiteral("bitmap"));
+        auto* bitmap = qobject_cast<BitMapView*>(w.analysisView(QStringLiteral("bitmap")));
+        QVERIFY(bitmap);
+        QCOMPARE(bitmap->canvas()->mode(), mode);
+    }
 }
 
 void TestMainWindow::launchUsageErrors()

@@ -147,6 +147,8 @@ private slots:
     void opensInTheWeightsOwnSettings();
     void hoverLinksToWeight();
     void blockFormats();
+    void splitCodeNotesAreReadable_data();
+    void splitCodeNotesAreReadable();
     void bnbBlocksizeAndNested();
     void storedRowShowsStoredScaleAndWords_data();
     void storedRowShowsStoredScaleAndWords();
@@ -578,6 +580,66 @@ void TestPlaygroundView::blockFormats()
     QCOMPARE(bucketsTitle(view), QStringLiteral("Buckets · group 1 · 32 values · colour = code"));
     QCOMPARE(inspectLabel(view), QStringLiteral("&Inspect group:"));
     QVERIFY(view.findChild<QSpinBox*>(QStringLiteral("bits"))->isEnabled());
+}
+
+void TestPlaygroundView::splitCodeNotesAreReadable_data()
+{
+    QTest::addColumn<QString>("format");
+    QTest::addColumn<QSize>("window");
+    for (const char* format : {"gguf-q3_k", "gguf-q5_k", "gguf-q6_k"})
+        for (const QSize size : {QSize(1280, 720), QSize(1600, 1000)})
+            QTest::addRow("%s %dx%d", format, size.width(), size.height()) << QString::fromLatin1(format) << size;
+}
+
+// The k-quants whose codes lie in two places (Q3_K's hmask, Q5_K's and Q6_K's qh hold their high
+// bits): every text of the words panel stands in a box of its own, none over another, each as
+// wide as its text, and one note a line says where the high bits are, in a window that keeps
+// its size. A note per code stood eight deep in the gutter (issue 33).
+void TestPlaygroundView::splitCodeNotesAreReadable()
+{
+    QFETCH(QString, format);
+    QFETCH(QSize, window);
+    MainWindow w(MainWindow::Options{false});
+    w.resize(window);
+    w.show();
+    w.openDemo();
+    QVERIFY(QTest::qWaitFor([&] { return w.snapshot() != nullptr; }, 20000));
+    QVERIFY(w.showView(QStringLiteral("playground")));
+    auto* view = qobject_cast<PlaygroundView*>(w.analysisView(QStringLiteral("playground")));
+    QVERIFY(view);
+    view->setSource(PlaygroundView::Source::Normal);
+    view->setLength(512);
+    view->setBlockFormat(qs::findFormat(format.toStdString()));
+    view->recompute();
+    QVERIFY(w.waitForIdle(20000));
+    QVERIFY2(view->result(), qPrintable(view->errorText()));
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    for (int group : {0, 1, 5}) {
+        view->setInspectedGroup(group);
+        QCoreApplication::processEvents();
+        // The notes' gutter gives way rather than widen the window (it pushed 1280 to 1310 px).
+        QCOMPARE(w.width(), window.width());
+        const PlaygroundWords* words = view->words();
+        const std::vector<PlaygroundWords::Label> labels = words->labels(words->rect());
+        int notes = 0;
+        for (size_t i = 0; i < labels.size(); ++i) {
+            const PlaygroundWords::Label& a = labels[i];
+            notes += a.kind == PlaygroundWords::Label::Continuation;
+            const double wide = QFontMetricsF(words->labelFont(a.kind)).horizontalAdvance(a.text);
+            QVERIFY2(wide <= a.box.width() + 0.5,
+                     qPrintable(QStringLiteral("group %1: \"%2\" is %3 px in %4")
+                                    .arg(group)
+                                    .arg(a.text)
+                                    .arg(wide)
+                                    .arg(a.box.width())));
+            for (size_t j = i + 1; j < labels.size(); ++j)
+                QVERIFY2(
+                    !a.box.intersects(labels[j].box),
+                    qPrintable(
+                        QStringLiteral("group %1: \"%2\" and \"%3\" overlap").arg(group).arg(a.text, labels[j].text)));
+        }
+        QVERIFY2(notes > 0, qPrintable(QStringLiteral("group %1: no note says where the high bits are").arg(group)));
+    }
 }
 
 // bitsandbytes NF4: a nested fixture opens with its own blocksize and nested absmax and its

@@ -1,6 +1,14 @@
 // Report rendering: every registered spec's two figures paint something (not blank) in the
-// report theme; a cancelled or failed write leaves no file; HTML is well-formed XML.
+// report theme; a cancelled or failed write leaves no file; HTML is well-formed XML; the
+// figures say what they draw (most significant bit left; max |scale| per heatmap cell, as the
+// Scales view reduces it).
+#include "analysis/groupscales.h"
+#include "analysis/quantize_checkpoint.h"
+#include "container/safetensors.h"
+#include "formats/codes.h"
+#include "formats/dequant.h"
 #include "formats/layoutspec.h"
+#include "formats/opencheckpoint.h"
 #include "report/report.h"
 #include "report/pdfreport.h"
 #include "report/reportwriter.h"
@@ -52,6 +60,61 @@ private slots:
             }
         }
         QVERIFY(specs >= 20);
+    }
+
+    // The slot-order figure draws the most significant bit on the left, and its caption says so
+    // (it said "bit 0 on the left", issue 33). A checkpoint report's scale heatmap reduces each
+    // cell to max |scale| as the Scales view does (it took the mean, which hid outlier rows).
+    void figuresSayWhatTheyDraw()
+    {
+        const qs::LayoutSpec* spec = qs::findLayoutSpec("gptq-v1");
+        QVERIFY(spec);
+        const Document spec_doc = formatReport(*spec, defaultParams(*spec));
+        bool sawSlots = false;
+        for (const Figure& f : spec_doc.figures)
+            if (f.kind == FigureKind::SlotOrder) {
+                sawSlots = true;
+                QVERIFY2(f.caption.find("most significant bit on the left") != std::string::npos
+                             && f.caption.find("bit 0 on the left") == std::string::npos,
+                         f.caption.c_str());
+            }
+        QVERIFY(sawSlots);
+
+        // 1024 rows (two heatmap rows a cell) of 64 columns, every third row ten times louder.
+        QTemporaryDir dir;
+        std::vector<float> values(1024 * 64);
+        uint32_t state = 7;
+        for (size_t i = 0; i < values.size(); ++i) {
+            state = state * 1664525u + 1013904223u;
+            values[i] = float(int(state >> 8) - (1 << 23)) / float(1 << 23) * ((i / 64) % 3 == 0 ? 0.5f : 0.05f);
+        }
+        const std::string source = dir.filePath(QStringLiteral("f32.safetensors")).toStdString();
+        qs::writeSafetensors(source,
+                             {{"model.layers.0.mlp.down_proj.weight",
+                               qs::DType::F32,
+                               {1024, 64},
+                               {reinterpret_cast<const uint8_t*>(values.data()), values.size() * 4}}});
+        qs::QuantizeCheckpointOptions o;
+        o.format = "gptq";
+        o.groupSize = 32;
+        const std::string out = dir.filePath(QStringLiteral("gptq")).toStdString();
+        qs::quantizeCheckpoint(*qs::openCheckpoint(source), out, o);
+        const auto ckpt = qs::openCheckpoint(out);
+        const qs::LogicalWeight& w = ckpt->weights.at(0);
+        const qs::WeightCodes codes = qs::extractCodes(*ckpt, w);
+        const qs::DecimatedGrid want =
+            qs::decimateGrid(codes.scales, codes.groups, codes.rows, 256, 512, qs::CellReduce::MaxAbs);
+        QVERIFY(want.colStep > 1);
+        const Document doc = checkpointReport(*ckpt, {});
+        const Figure* heatmap = nullptr;
+        for (const Figure& f : doc.figures)
+            if (f.kind == FigureKind::ScaleHeatmap)
+                heatmap = &f;
+        QVERIFY(heatmap);
+        QCOMPARE(heatmap->rows, want.rows);
+        QCOMPARE(heatmap->cols, want.cols);
+        QCOMPARE(heatmap->colStep, want.colStep);
+        QCOMPARE(heatmap->values, want.cells);
     }
 
     // The PDF's pages: a figure taller than a page and one wider are each whole on one page at

@@ -6,7 +6,9 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 namespace qsw {
 
@@ -72,6 +74,50 @@ MemoryUnit memoryUnitFor(double gib)
     return {BudgetChartText::tr("KiB"), 1024.0 * 1024};
 }
 
+// As many legend entries a row as the plot's width holds, re-laid before every replot (the
+// plot is resized with its view and for exports): seven entries in one row (German: longer
+// words) ran past the plot's right edge, where "this checkpoint" was cut off.
+void wrapToWidth(QCustomPlot* plot, QCPLegend* legend)
+{
+    const int n = legend->itemCount();
+    if (n == 0)
+        return;
+    const int room = plot->viewport().width() - legend->margins().left() - legend->margins().right() - 2;
+    int wrap = n;
+    for (; wrap > 1; --wrap) {
+        // The widest entry of each column, as QCPLayoutGrid sizes its columns.
+        std::vector<int> columns(size_t(wrap), 0);
+        for (int i = 0; i < n; ++i)
+            columns[size_t(i % wrap)] =
+                std::max(columns[size_t(i % wrap)], legend->item(i)->minimumOuterSizeHint().width());
+        int wide = legend->columnSpacing() * (wrap - 1);
+        for (int c : columns)
+            wide += c;
+        if (wide <= room)
+            break;
+    }
+    if (legend->wrap() != wrap)
+        legend->setWrap(wrap);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+}
+
+// A legend in one row (or as many as its entries need) in row `layoutRow` of the plot's layout.
+QCPLegend* addLegendRow(QCustomPlot* plot, int layoutRow, const Theme& theme)
+{
+    auto* legend = new QCPLegend;
+    plot->plotLayout()->insertRow(layoutRow);
+    plot->plotLayout()->addElement(layoutRow, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(layoutRow, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setLayer(QStringLiteral("legend"));
+    legend->setBrush(withAlpha(theme.background, 220));
+    legend->setBorderPen(QPen(theme.mutedText));
+    legend->setTextColor(theme.text);
+    legend->setFont(QFont(plot->font().family(), 8));
+    QObject::connect(plot, &QCustomPlot::beforeReplot, legend, [plot, legend] { wrapToWidth(plot, legend); });
+    return legend;
+}
+
 } // namespace
 
 QString memoryText(double gib)
@@ -132,12 +178,7 @@ QCPGraph* addCheckpointMarker(QCustomPlot* plot, const BudgetChart& out, const B
 void addBudgetLegend(QCustomPlot* plot, int layoutRow, const BudgetChart& out, const BudgetChartOptions& options,
                      QCPGraph* marker, const Theme& theme)
 {
-    auto* legend = new QCPLegend;
-    plot->plotLayout()->insertRow(layoutRow);
-    plot->plotLayout()->addElement(layoutRow, 0, legend);
-    plot->plotLayout()->setRowStretchFactor(layoutRow, 0.001);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setLayer(QStringLiteral("legend"));
+    QCPLegend* legend = addLegendRow(plot, layoutRow, theme);
     for (QCPBars* b : out.bitsBars)
         b->addToLegend(legend);
     // The memory bars' colours: "fits" / "does not fit" against a budget, else one colour.
@@ -146,10 +187,6 @@ void addBudgetLegend(QCustomPlot* plot, int layoutRow, const BudgetChart& out, c
         out.over->addToLegend(legend);
     if (marker)
         marker->addToLegend(legend);
-    legend->setBrush(withAlpha(theme.background, 220));
-    legend->setBorderPen(QPen(theme.mutedText));
-    legend->setTextColor(theme.text);
-    legend->setFont(QFont(plot->font().family(), 8));
 }
 
 } // namespace
@@ -317,19 +354,10 @@ DeviceChart buildDeviceChart(QCustomPlot* plot, const qs::RunBudget& run, const 
     x->setLabel(label);
     x->setRange(0, scaled(uint64_t(top)) * 1.12 + 1e-9);
     applyPlotTheme(plot, theme);
-    // The legend in one row above the bars, as in the formats chart.
-    auto* legend = new QCPLegend;
-    plot->plotLayout()->insertRow(0);
-    plot->plotLayout()->addElement(0, 0, legend);
-    plot->plotLayout()->setRowStretchFactor(0, 0.001);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setLayer(QStringLiteral("legend"));
+    // The legend above the bars, as in the formats chart.
+    QCPLegend* legend = addLegendRow(plot, 0, theme);
     for (QCPBars* b : {out.weights, out.cache, out.buffers})
         b->addToLegend(legend);
-    legend->setBrush(withAlpha(theme.background, 220));
-    legend->setBorderPen(QPen(theme.mutedText));
-    legend->setTextColor(theme.text);
-    legend->setFont(QFont(plot->font().family(), 8));
     // Each device's memory: a tick across its bar, in the warning colour when the bar passes it.
     for (int i = 0; i < n; ++i) {
         const qs::DeviceBudget& d = run.devices[size_t(i)];

@@ -21,7 +21,8 @@ constexpr int kWidth = 900, kHeight = 420;
 
 void buildHeatmap(QCustomPlot* plot, const qs::report::Figure& f, const Theme& theme)
 {
-    // The core pooled [groups, out_features] by mean; the builder draws such a grid as is.
+    // The core reduced [groups, out_features] to max |scale| per cell, as the Scales view does;
+    // the builder draws such a grid as is.
     qs::DecimatedGrid grid;
     grid.rows = f.rows;
     grid.cols = f.cols;
@@ -41,7 +42,7 @@ void buildHeatmap(QCustomPlot* plot, const qs::report::Figure& f, const Theme& t
     labels.xLabel = QString::fromStdString(f.axisLabel); // act-order: its groups are g_idx's
     labels.rows = f.sourceCols ? f.sourceCols : f.cols;
     labels.colourLabel = grid.rowStep > 1 || grid.colStep > 1
-        ? QCoreApplication::translate("qsw::DataFigures", "mean scale per cell")
+        ? QCoreApplication::translate("qsw::DataFigures", "max |scale| per cell")
         : QCoreApplication::translate("qsw::DataFigures", "scale");
     buildGridHeatmap(plot, std::move(grid), labels, theme);
 }

@@ -259,7 +259,7 @@ void BitMapView::rebuild()
     }
     m_stack->showContent();
     const qs::LayoutParams& p = m_map->params();
-    const QString tile = m_map->tileRows() == 0 ? tr("%1 elements").arg(m_map->tileCols())
+    const QString tile = m_map->tileRows() == 0 ? tr("%Ln element(s)", nullptr, int(m_map->tileCols()))
                                                 : tr("%1 × %2").arg(m_map->tileRows()).arg(m_map->tileCols());
     m_summary->setText(tr("%1 · %2-bit words · %3 words · [%4, %5] · repeats every %6")
                            .arg(QString::fromStdString(m_map->spec().name))

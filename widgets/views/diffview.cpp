@@ -23,6 +23,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -378,6 +379,7 @@ QHBoxLayout* DiffView::createBar()
         tr("Open a second checkpoint (file or folder) to compare with this one; or drop it on this view"));
     m_bName = new QLabel(this);
     m_bName->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_bName->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_tolerance = new QDoubleSpinBox(this);
     m_tolerance->setDecimals(6);
     // Below 0: core's automatic tolerance per pair, as quantscope-cli diff judges without --tolerance.
@@ -642,7 +644,10 @@ void DiffView::setOpened(const Opened& o)
     expandLayers(m_listB);
     m_model->setResult(nullptr, {}, m_tolerance->value());
     m_compare->setEnabled(true);
-    m_bName->setText(tr("B: <b>%1</b>").arg(qtext(m_b->path).toHtmlEscaped()));
+    // The name alone (the whole path in the tooltip): a long path widened the view past a
+    // 1280 px window.
+    m_bName->setText(tr("B: <b>%1</b>").arg(QFileInfo(qtext(m_b->path)).fileName().toHtmlEscaped()));
+    m_bName->setToolTip(QDir::toNativeSeparators(qtext(m_b->path)));
     setMap(-1, nullptr);
     updateWeight();
     compareAll();
@@ -697,17 +702,15 @@ void DiffView::showResult(std::shared_ptr<const qs::DiffResult> result)
     for (const qs::WeightDiff& d : r.weights)
         identical += d.differing == 0 && d.nonFinite == 0;
     const int over = m_model->overCount();
-    setStatus(
-        tr("%1 pairs compared: %2 identical, %3 over the tolerance · %4 shape mismatches · %5 skipped · %6 only in A · "
-           "%7 only in B")
-            .arg(r.weights.size())
-            .arg(identical)
-            .arg(over)
-            .arg(r.shapeMismatches.size())
-            .arg(r.skipped.size())
-            .arg(r.onlyInA.size())
-            .arg(r.onlyInB.size()),
-        over > 0 || !r.shapeMismatches.empty());
+    // Counts that name a noun take its plural form: "1 pair compared", never "1 pairs".
+    setStatus(tr("%n pair(s) compared", nullptr, int(r.weights.size()))
+                  + tr(": %1 identical, %2 over the tolerance").arg(identical).arg(over) + QStringLiteral(" · ")
+                  + tr("%n shape mismatch(es)", nullptr, int(r.shapeMismatches.size()))
+                  + tr(" · %1 skipped · %2 only in A · %3 only in B")
+                        .arg(r.skipped.size())
+                        .arg(r.onlyInA.size())
+                        .arg(r.onlyInB.size()),
+              over > 0 || !r.shapeMismatches.empty());
     updateWeight();
 }
 
@@ -936,7 +939,8 @@ void DiffView::redrawMap()
         : tr("<b>%1</b>: |a − b| per element, max %2.").arg(name, localNumber(d.maxAbs, 'g', 4));
     if (d.rowsPerCell > 1 || d.colsPerCell > 1)
         caption +=
-            tr(" Decimated: each cell is the max over %1 rows × %2 columns.").arg(d.rowsPerCell).arg(d.colsPerCell);
+            tr(" Decimated: each cell is the max over %1 × %2.")
+                .arg(tr("%Ln row(s)", nullptr, int(d.rowsPerCell)), tr("%Ln column(s)", nullptr, int(d.colsPerCell)));
     caption += tr(" Click selects the element.");
     m_mapCaption->setText(caption);
     updateMarker();
@@ -991,8 +995,9 @@ QString DiffView::hoverText(const QPointF& pixel) const
     if (d.rowsPerCell > 1 || d.colsPerCell > 1) {
         const float cell =
             d.cells[size_t(uint64_t(e.row) / d.rowsPerCell * d.cellCols + uint64_t(e.col) / d.colsPerCell)];
-        text += tr("\ncell (%1 rows × %2 columns): max %3")
-                    .arg(localCount(d.rowsPerCell), localCount(d.colsPerCell), localNumber(cell));
+        text += tr("\ncell (%1 × %2): max %3")
+                    .arg(tr("%Ln row(s)", nullptr, int(d.rowsPerCell)),
+                         tr("%Ln column(s)", nullptr, int(d.colsPerCell)), localNumber(cell));
     }
     return text;
 }

@@ -203,7 +203,8 @@ void ScalesView::rebuild()
     m_reduce->setEnabled(g.rowStep > 1 || g.colStep > 1);
     QString caption = m_captionText;
     if (g.rowStep > 1 || g.colStep > 1)
-        caption += tr(" Decimated: each cell covers %1 groups × %2 rows.").arg(g.rowStep).arg(g.colStep);
+        caption += tr(" Decimated: each cell covers %1 × %2.")
+                       .arg(tr("%Ln group(s)", nullptr, int(g.rowStep)), tr("%Ln row(s)", nullptr, int(g.colStep)));
     m_caption->setText(caption);
     m_stack->showContent();
     updateSelection();
@@ -275,7 +276,9 @@ void ScalesView::hover(QMouseEvent* event)
     const qs::DecimatedGrid& d = m_heatmap.grid;
     if (d.rowStep > 1 || d.colStep > 1) {
         const float cell = d.cells[(g / d.rowStep) * d.cols + r / d.colStep];
-        text += tr("\ncell (%1 groups × %2 rows): %3").arg(d.rowStep).arg(d.colStep).arg(localNumber(cell));
+        text += tr("\ncell (%1 × %2): %3")
+                    .arg(tr("%Ln group(s)", nullptr, int(d.rowStep)), tr("%Ln row(s)", nullptr, int(d.colStep)),
+                         localNumber(cell));
     }
     QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
     context()->setHovered(elementAt(event->position()));

@@ -280,9 +280,9 @@ void VerifyView::showReport(std::shared_ptr<const qs::VerifyReport> report)
         text = tr("Nothing was checked, so this is not a pass: the note says why.");
     else
         text = tr("%n weight(s) checked: ", nullptr, int(r.checked.size()))
-            + (errors == 0 && warnings == 0
-                   ? tr("no findings.")
-                   : tr("%1 error(s), %2 warning(s).").arg(localCount(errors), localCount(warnings)));
+            + (errors == 0 && warnings == 0 ? tr("no findings.")
+                                            : tr("%Ln error(s)", nullptr, int(errors)) + QStringLiteral(", ")
+                       + tr("%Ln warning(s).", nullptr, int(warnings)));
     if (!r.unchecked.empty())
         text += tr(" %n quantized weight(s) not covered by any check.", nullptr, int(r.unchecked.size()));
     if (errors + warnings > 0 || !r.unchecked.empty())
