@@ -30,14 +30,14 @@ struct LayoutParams {
     uint64_t N = 0; // out_features (product of the other dims)
     int bits = 4; // code width
     uint64_t groupSize = 0; // 0 or >= K: one group per row/column
-    // Row groups of their own code width along K, in stored order (EXL2's q_groups); empty:
-    // every row at `bits`. A weight's come from its "row_groups" parameter (layoutParams,
-    // formats/wordmap.h; rowGroupsText writes it).
-    std::vector<RowGroup> rowGroups = {}; // "= {}": LayoutParams{K, N, bits, group} leaves it out
     // Additive codebook formats (AQLM): the codebooks summed per code group and the output rows
     // a code group spans (its in_group is groupSize); 1 for every other format.
     int codebooks = 1;
     uint64_t outGroupSize = 1;
+    // Row groups of their own code width along K, in stored order (EXL2's q_groups); empty:
+    // every row at `bits`. A weight's come from its "row_groups" parameter (layoutParams,
+    // formats/wordmap.h; rowGroupsText writes it).
+    std::vector<RowGroup> rowGroups = {}; // "= {}": LayoutParams{K, N, bits, group} leaves it out
     uint64_t groups() const { return groupSize == 0 || groupSize >= K ? 1 : ceilDiv(K, groupSize); }
     uint64_t effectiveGroupSize() const { return groupSize == 0 || groupSize >= K ? K : groupSize; }
 };
