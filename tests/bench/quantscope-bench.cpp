@@ -371,13 +371,13 @@ std::vector<Case> otherCases(const std::string& dir, uint64_t K, uint64_t N)
         std::vector<uint8_t> exps(N * K / 32);
         for (size_t i = 0; i < exps.size(); ++i)
             exps[i] = uint8_t(114 + i % 13);
-        specs.push_back({"MXFP4",
+        specs.push_back({"HF-MXFP4",
                          "hf-mxfp4",
                          4,
                          32,
                          {{"blocks", DType::U8, {N, K / 32, 16}, randomBytes(N * K / 2, 53)},
                           {"scales", DType::U8, {N, K / 32}, exps}}});
-        specs.push_back({"NVFP4",
+        specs.push_back({"MO-NVFP4",
                          "modelopt-nvfp4",
                          4,
                          16,
