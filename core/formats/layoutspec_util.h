@@ -44,6 +44,23 @@ inline uint8_t streamPieces(BitPiece* out, uint64_t bit, int width, uint64_t fir
     return 2;
 }
 
+// Two 4-bit codes a byte, low nibble first, rows of ceil(K/2) bytes, one scale per `block`
+// elements of a row (NVFP4, MXFP4): element (row, col).
+inline ElementLocation nibbleBlockElement(std::string_view codes, std::string_view scales, uint64_t block,
+                                          const LayoutParams& p, uint64_t row, uint64_t col)
+{
+    ElementLocation e;
+    e.tensor = codes;
+    e.wordBits = 8;
+    e.slot = int(col % 2);
+    e.pieceCount = 1;
+    e.pieces[0] = {row * ceilDiv(p.K, 2) + col / 2, uint8_t(4 * (col % 2)), 4};
+    e.group = col / block;
+    e.scaleTensor = scales;
+    e.scaleIndex = row * ceilDiv(p.K, block) + e.group;
+    return e;
+}
+
 // One whole stored value per element: element (row, col) of a row-major [N, K] tensor.
 inline ElementLocation plainElement(std::string_view role, uint32_t bits, const LayoutParams& p, uint64_t row,
                                     uint64_t col)

@@ -11,21 +11,6 @@ namespace {
 using layout::tensor;
 
 // Element (row, col) of two E2M1 codes a byte along K, a scale byte per `block` codes.
-ElementLocation fp4Element(std::string_view codes, std::string_view scales, uint64_t block, const LayoutParams& p,
-                           uint64_t row, uint64_t col)
-{
-    ElementLocation e;
-    e.tensor = codes;
-    e.wordBits = 8;
-    e.slot = int(col % 2);
-    e.pieceCount = 1;
-    e.pieces[0] = {row * ceilDiv(p.K, 2) + col / 2, uint8_t(4 * (col % 2)), 4};
-    e.group = col / block;
-    e.scaleTensor = scales;
-    e.scaleIndex = row * ceilDiv(p.K, block) + e.group;
-    return e;
-}
-
 LayoutSpec fp4Base(const char* id, const char* name)
 {
     LayoutSpec s;
@@ -68,7 +53,7 @@ LayoutSpec mxfp4()
                "code 8 decodes to -0.0 (transformers' and gpt-oss' FP4_VALUES)",
                "scale byte 255 (NaN in the OCP MX spec) decodes as transformers' ldexp does: +-inf, 0 * inf = NaN"};
     s.locate = [](const LayoutParams& p, uint64_t row, uint64_t col) {
-        return fp4Element("blocks", "scales", 32, p, row, col);
+        return layout::nibbleBlockElement("blocks", "scales", 32, p, row, col);
     };
     return s;
 }
@@ -112,7 +97,7 @@ LayoutSpec nvfp4()
     s.notes = {"group size is fixed at 16 (LayoutParams::groupSize is ignored)",
                "code 8 decodes to +0.0: ModelOpt's e2m1_values table has +0 there"};
     s.locate = [](const LayoutParams& p, uint64_t row, uint64_t col) {
-        return fp4Element("weight", "weight_scale", 16, p, row, col);
+        return layout::nibbleBlockElement("weight", "weight_scale", 16, p, row, col);
     };
     return s;
 }

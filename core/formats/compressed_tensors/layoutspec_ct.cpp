@@ -172,16 +172,7 @@ LayoutSpec nvfp4()
     s.notes = {"group size is fixed at 16 (LayoutParams::groupSize is ignored)",
                "detected and laid out only: no dequantizer is registered for this format"};
     s.locate = [](const LayoutParams& p, uint64_t row, uint64_t col) {
-        ElementLocation e;
-        e.tensor = "weight_packed";
-        e.wordBits = 8;
-        e.slot = int(col % 2);
-        e.pieceCount = 1;
-        e.pieces[0] = {row * ceilDiv(p.K, 2) + col / 2, uint8_t(4 * (col % 2)), 4};
-        e.group = col / 16;
-        e.scaleTensor = "weight_scale";
-        e.scaleIndex = row * ceilDiv(p.K, 16) + e.group;
-        return e;
+        return layout::nibbleBlockElement("weight_packed", "weight_scale", 16, p, row, col);
     };
     return s;
 }
